@@ -1,0 +1,37 @@
+/**
+ * POST /topics/{topic}/api/events: accepts events and queues their deliveries.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import { createAwsClients } from '../shared/aws';
+import { readConfig } from '../shared/config';
+import { emptyResult, type HttpEvent, type HttpResult, header, pathParam, rawBody } from '../shared/http';
+import { flushMetrics, httpErrors, lazyHandler } from '../shared/middleware';
+import type { Publisher } from '../shared/publisher';
+import { buildPublisher, createObservability, type Observability } from '../shared/wiring';
+
+export interface PublishHandlerDeps {
+  publisher: Publisher;
+  observability: Observability;
+}
+
+export function createPublishHandler({ publisher, observability }: PublishHandlerDeps) {
+  const publish = async (event: HttpEvent): Promise<HttpResult> => {
+    await publisher.publish({
+      topic: pathParam(event, 'topic'),
+      accessKey: header(event, 'aeg-sas-key') ?? event.queryStringParameters?.['aeg-sas-key'],
+      body: rawBody(event),
+    });
+    return emptyResult(200);
+  };
+  return middy<HttpEvent, HttpResult>(publish)
+    .use(injectLambdaContext(observability.logger))
+    .use(flushMetrics(observability.buffer, observability.metrics))
+    .use(httpErrors(observability.logger));
+}
+
+export const handler = lazyHandler(() => {
+  const observability = createObservability('publish');
+  const runtime = { config: readConfig(), clients: createAwsClients() };
+  return createPublishHandler({ publisher: buildPublisher(runtime, observability), observability });
+});

@@ -1,0 +1,44 @@
+/**
+ * AWS SDK clients, created once and passed to whatever needs them. Endpoints come from
+ * configuration, so the same code talks to AWS or to the local emulators.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+export interface AwsClients {
+  sqs: SQSClient;
+  dynamo: DynamoDBDocumentClient;
+  s3: S3Client;
+}
+
+export interface LocalEndpoints {
+  sqs: string;
+  s3: string;
+  dynamodb: string;
+}
+
+/** Credentials the local emulators accept (they check the signature's shape, not the secret). */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'gridwire', secretAccessKey: 'gridwire-local' } as const;
+export const LOCAL_REGION = 'us-east-1';
+
+/**
+ * Clients for AWS (no argument: region and credentials from the Lambda environment) or for the
+ * local emulators (`endpoints`).
+ */
+export function createAwsClients(endpoints?: LocalEndpoints): AwsClients {
+  const local = endpoints === undefined ? {} : { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const dynamo = new DynamoDBClient({ ...local, ...(endpoints ? { endpoint: endpoints.dynamodb } : {}) });
+  return {
+    sqs: new SQSClient({ ...local, ...(endpoints ? { endpoint: endpoints.sqs } : {}) }),
+    dynamo: DynamoDBDocumentClient.from(dynamo, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    }),
+    s3: new S3Client({
+      ...local,
+      ...(endpoints ? { endpoint: endpoints.s3, forcePathStyle: true } : {}),
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+    }),
+  };
+}

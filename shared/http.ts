@@ -1,0 +1,67 @@
+/**
+ * Helpers for API Gateway HTTP API (payload format 2.0) events and results.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ApiError, badRequest, payloadTooLarge } from './errors';
+
+export type HttpEvent = APIGatewayProxyEventV2;
+export type HttpResult = APIGatewayProxyStructuredResultV2;
+
+export const jsonResult = (statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult => ({
+  statusCode,
+  headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  body: JSON.stringify(body),
+});
+
+export const emptyResult = (statusCode: number): HttpResult => ({ statusCode, body: '' });
+
+export const errorResult = (error: ApiError): HttpResult => jsonResult(error.statusCode, error.toBody());
+
+/** The raw request body as a Buffer (API Gateway may base64-encode it). */
+export function rawBody(event: HttpEvent): Buffer {
+  if (event.body === undefined || event.body === null) return Buffer.alloc(0);
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+}
+
+/** Parses a JSON body, refusing one larger than `maxBytes` with a 413 that names the limit. */
+export const parseJsonBody = (event: HttpEvent, maxBytes: number): unknown => parseJsonBytes(rawBody(event), maxBytes);
+
+export function parseJsonBytes(bytes: Buffer, maxBytes: number): unknown {
+  if (bytes.length > maxBytes) {
+    throw payloadTooLarge(`The request body is ${bytes.length} bytes; the limit is ${maxBytes} bytes.`);
+  }
+  if (bytes.length === 0) throw badRequest('The request body is empty; a JSON document is required.');
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw badRequest(`The request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Case-insensitive header lookup (API Gateway lower-cases names, other callers may not). */
+export function header(event: HttpEvent, name: string): string | undefined {
+  const headers = event.headers ?? {};
+  const direct = headers[name];
+  if (direct !== undefined) return direct;
+  const lower = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === lower) return value;
+  }
+  return undefined;
+}
+
+export function pathParam(event: HttpEvent, name: string): string {
+  const value = event.pathParameters?.[name];
+  if (value === undefined || value === '') throw badRequest(`The path parameter '${name}' is missing.`);
+  return decodeURIComponent(value);
+}
+
+/** The externally visible base URL of the API this request came through. */
+export function publicBaseUrl(event: HttpEvent, override?: string): string {
+  if (override !== undefined && override !== '') return override.replace(/\/+$/, '');
+  const proto = header(event, 'x-forwarded-proto') ?? 'https';
+  const host = event.requestContext.domainName ?? header(event, 'host') ?? 'localhost';
+  const stage = event.requestContext.stage;
+  const stagePrefix = stage !== undefined && stage !== '$default' ? `/${stage}` : '';
+  return `${proto}://${host}${stagePrefix}`;
+}

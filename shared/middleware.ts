@@ -1,0 +1,64 @@
+/**
+ * Middy middlewares shared by the handlers.
+ */
+import type { MiddlewareObj } from '@middy/core';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { Context } from 'aws-lambda';
+import { ApiError } from './errors';
+import { errorResult, type HttpEvent, type HttpResult } from './http';
+import type { LoggerLike } from './logging';
+import type { MetricBuffer, MetricPoint } from './telemetry';
+
+/**
+ * Turns `ApiError`s into their HTTP answers, and anything else into a logged 500 that says
+ * nothing about internals.
+ */
+export const httpErrors = (logger: LoggerLike): MiddlewareObj<HttpEvent, HttpResult, Error, Context> => ({
+  onError: async (request) => {
+    const error = request.error;
+    if (error instanceof ApiError) {
+      request.response = errorResult(error);
+      return;
+    }
+    logger.error('unhandled error', { error: error?.message, stack: error?.stack, route: request.event.routeKey });
+    request.response = errorResult(
+      new ApiError(500, 'InternalServerError', 'The request failed unexpectedly; it has been logged.'),
+    );
+  },
+});
+
+/** Emits buffered metric points through Powertools Metrics (one EMF record per dimension set). */
+export function publishMetricPoints(points: readonly MetricPoint[], metrics: Metrics): void {
+  const byDimensions = new Map<string, MetricPoint[]>();
+  for (const point of points) {
+    const key = JSON.stringify(Object.entries(point.dimensions).sort(([a], [b]) => a.localeCompare(b)));
+    byDimensions.set(key, [...(byDimensions.get(key) ?? []), point]);
+  }
+  for (const group of byDimensions.values()) {
+    const first = group[0];
+    if (first === undefined) continue;
+    metrics.addDimensions({ ...first.dimensions });
+    for (const point of group) {
+      for (const value of point.values) metrics.addMetric(point.name, point.unit, value);
+    }
+    metrics.publishStoredMetrics();
+  }
+}
+
+/** Flushes the invocation's metric buffer when the handler finishes, successfully or not. */
+export const flushMetrics = (buffer: MetricBuffer, metrics: Metrics): MiddlewareObj => {
+  const flush = async () => publishMetricPoints(buffer.drain(), metrics);
+  return { after: flush, onError: flush };
+};
+
+/**
+ * A Lambda handler built on first use: configuration is read and clients are created once per
+ * cold start, and importing the module (the local stack, tests) has no side effects.
+ */
+export function lazyHandler<E, R>(build: () => (event: E, context: Context) => Promise<R>) {
+  let built: ((event: E, context: Context) => Promise<R>) | undefined;
+  return (event: E, context: Context): Promise<R> => {
+    built ??= build();
+    return built(event, context);
+  };
+}

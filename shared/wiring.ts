@@ -1,0 +1,123 @@
+/**
+ * Builds each function's dependencies from configuration. Lambda (from environment variables)
+ * and the local stack (from its own options) go through these same builders.
+ */
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { AwsClients } from './aws';
+import { TtlCache } from './cache';
+import { type Clock, type Random, systemClock, systemRandom } from './clock';
+import type { RuntimeConfig } from './config';
+import { DropRecorder } from './dead-letter';
+import { DeliveryEngine, type SubscriptionSource } from './delivery-engine';
+import { SqsJobQueue } from './job-queue';
+import type { ManagementDeps } from './management';
+import type { Subscription } from './model';
+import { Publisher } from './publisher';
+import { scaleProfile, TOPIC_PROFILE } from './retry-policy';
+import { Store } from './store';
+import { MetricBuffer } from './telemetry';
+import { UndiciWebhookSender, type WebhookSender } from './webhook';
+
+export const METRICS_NAMESPACE = 'Gridwire';
+export const SERVICE_NAME = 'gridwire';
+
+/** Logging and metrics of one function. */
+export interface Observability {
+  logger: Logger;
+  metrics: Metrics;
+  buffer: MetricBuffer;
+}
+
+export interface ObservabilityOptions {
+  /** Where EMF metric records go (default: stdout, which CloudWatch reads in Lambda). */
+  metricsLogger?: { log(message: string): void; info(...args: unknown[]): void; warn(...args: unknown[]): void; error(...args: unknown[]): void; debug(...args: unknown[]): void };
+  logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+}
+
+export function createObservability(functionName: string, options: ObservabilityOptions = {}): Observability {
+  return {
+    logger: new Logger({
+      serviceName: SERVICE_NAME,
+      ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
+      persistentKeys: { function: functionName },
+    }),
+    metrics: new Metrics({
+      namespace: METRICS_NAMESPACE,
+      serviceName: SERVICE_NAME,
+      ...(options.metricsLogger === undefined ? {} : { logger: options.metricsLogger }),
+    }),
+    buffer: new MetricBuffer(),
+  };
+}
+
+export interface Runtime {
+  config: RuntimeConfig;
+  clients: AwsClients;
+  clock?: Clock;
+  random?: Random;
+}
+
+const storeOf = (runtime: Runtime) => new Store(runtime.clients.dynamo, runtime.config.tableName);
+
+const queueOf = (runtime: Runtime) =>
+  new SqsJobQueue(runtime.clients.sqs, {
+    delivery: runtime.config.deliveryQueueUrl,
+    retry: runtime.config.retryQueueUrl,
+  });
+
+export function buildPublisher(runtime: Runtime, observability: Observability): Publisher {
+  return new Publisher({
+    store: storeOf(runtime),
+    queue: queueOf(runtime),
+    clock: runtime.clock ?? systemClock,
+    metrics: observability.buffer,
+    logger: observability.logger,
+    newId: randomUUID,
+    topicCacheMs: runtime.config.topicCacheMs,
+  });
+}
+
+export function buildManagementDeps(runtime: Runtime): ManagementDeps {
+  return {
+    store: storeOf(runtime),
+    clock: runtime.clock ?? systemClock,
+    allowHttpEndpoints: runtime.config.allowHttpEndpoints,
+    ...(runtime.config.publicUrl === undefined ? {} : { publicUrl: runtime.config.publicUrl }),
+  };
+}
+
+/** Subscriptions read through a short-lived cache (deleted ones are cached as missing too). */
+export function cachedSubscriptions(store: Store, ttlMs: number, clock: Clock): SubscriptionSource {
+  const cache = new TtlCache<Subscription | undefined>(ttlMs, clock.now);
+  return {
+    get: (topic, name) =>
+      cache.get(`${topic.toLowerCase()}#${name.toLowerCase()}`, () => store.getSubscription(topic, name)),
+  };
+}
+
+export function buildDeliveryEngine(
+  runtime: Runtime,
+  observability: Observability,
+  options: { sender?: WebhookSender } = {},
+): DeliveryEngine {
+  const clock = runtime.clock ?? systemClock;
+  const store = storeOf(runtime);
+  const drops = new DropRecorder(observability.buffer, observability.logger);
+  return new DeliveryEngine({
+    clock,
+    random: runtime.random ?? systemRandom,
+    profile: scaleProfile(TOPIC_PROFILE, runtime.config.timeScale),
+    timeScale: runtime.config.timeScale,
+    subscriptions: cachedSubscriptions(store, runtime.config.subscriptionCacheMs, clock),
+    sender: options.sender ?? new UndiciWebhookSender({ clock }),
+    queue: queueOf(runtime),
+    history: { record: (records) => store.recordAttempts(records, runtime.config.historyRetentionDays) },
+    deadLetters: drops,
+    drops,
+    metrics: observability.buffer,
+    logger: observability.logger,
+    concurrency: runtime.config.deliveryConcurrency,
+  });
+}
