@@ -46,7 +46,7 @@ export function createDeliveryHandler({ engine, observability, clock = systemClo
   };
   return middy<SQSEvent, SQSBatchResponse>(deliver)
     .use(injectLambdaContext(observability.logger))
-    .use(flushMetrics(observability.buffer, observability.metrics));
+    .use(flushMetrics(observability.buffer, observability.publishMetrics));
 }
 
 export const handler = lazyHandler(() => {

@@ -26,7 +26,7 @@ export function createPublishHandler({ publisher, observability }: PublishHandle
   };
   return middy<HttpEvent, HttpResult>(publish)
     .use(injectLambdaContext(observability.logger))
-    .use(flushMetrics(observability.buffer, observability.metrics))
+    .use(flushMetrics(observability.buffer, observability.publishMetrics))
     .use(httpErrors(observability.logger));
 }
 

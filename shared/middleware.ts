@@ -45,9 +45,15 @@ export function publishMetricPoints(points: readonly MetricPoint[], metrics: Met
   }
 }
 
-/** Flushes the invocation's metric buffer when the handler finishes, successfully or not. */
-export const flushMetrics = (buffer: MetricBuffer, metrics: Metrics): MiddlewareObj => {
-  const flush = async () => publishMetricPoints(buffer.drain(), metrics);
+/** Hands the invocation's metric points over when the handler finishes, successfully or not. */
+export const flushMetrics = (
+  buffer: MetricBuffer,
+  publish: (points: readonly MetricPoint[]) => void,
+): MiddlewareObj => {
+  const flush = async () => {
+    const points = buffer.drain();
+    if (points.length > 0) publish(points);
+  };
   return { after: flush, onError: flush };
 };
 

@@ -93,6 +93,8 @@ export const TABLE = {
   sortKey: 'sk',
   /** Epoch seconds; DynamoDB deletes expired attempt-history items. */
   ttlAttribute: 'expiresAt',
+  /** Sparse index over topic items, for listing topics without a scan. */
+  topicsIndex: { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
 } as const;
 
 export const BUCKET = {

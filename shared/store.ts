@@ -25,7 +25,7 @@ import {
 import type { AttemptRecord, InputSchema, Subscription, Topic, TopicKeys } from './model';
 import { TABLE } from './resources';
 
-export const TOPICS_INDEX = { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' } as const;
+const TOPICS_INDEX = TABLE.topicsIndex;
 
 const lower = (name: string) => name.toLowerCase();
 export const topicPk = (topic: string) => `TOPIC#${lower(topic)}`;

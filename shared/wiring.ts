@@ -17,7 +17,8 @@ import type { Subscription } from './model';
 import { Publisher } from './publisher';
 import { scaleProfile, TOPIC_PROFILE } from './retry-policy';
 import { Store } from './store';
-import { MetricBuffer } from './telemetry';
+import { publishMetricPoints } from './middleware';
+import { MetricBuffer, type MetricPoint } from './telemetry';
 import { UndiciWebhookSender, type WebhookSender } from './webhook';
 
 export const METRICS_NAMESPACE = 'Gridwire';
@@ -26,29 +27,32 @@ export const SERVICE_NAME = 'gridwire';
 /** Logging and metrics of one function. */
 export interface Observability {
   logger: Logger;
-  metrics: Metrics;
+  /** Metric points of the current invocation. */
   buffer: MetricBuffer;
+  /** Where an invocation's metric points go when it ends (CloudWatch EMF on AWS). */
+  publishMetrics: (points: readonly MetricPoint[]) => void;
 }
 
 export interface ObservabilityOptions {
-  /** Where EMF metric records go (default: stdout, which CloudWatch reads in Lambda). */
-  metricsLogger?: { log(message: string): void; info(...args: unknown[]): void; warn(...args: unknown[]): void; error(...args: unknown[]): void; debug(...args: unknown[]): void };
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  /** Replaces CloudWatch EMF output (the local stack aggregates in memory). */
+  publishMetrics?: (points: readonly MetricPoint[]) => void;
 }
 
 export function createObservability(functionName: string, options: ObservabilityOptions = {}): Observability {
+  let publishMetrics = options.publishMetrics;
+  if (publishMetrics === undefined) {
+    const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+    publishMetrics = (points) => publishMetricPoints(points, metrics);
+  }
   return {
     logger: new Logger({
       serviceName: SERVICE_NAME,
       ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
       persistentKeys: { function: functionName },
     }),
-    metrics: new Metrics({
-      namespace: METRICS_NAMESPACE,
-      serviceName: SERVICE_NAME,
-      ...(options.metricsLogger === undefined ? {} : { logger: options.metricsLogger }),
-    }),
     buffer: new MetricBuffer(),
+    publishMetrics,
   };
 }
 

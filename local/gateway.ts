@@ -1,0 +1,195 @@
+/**
+ * The local stand-in for API Gateway (HTTP API): matches the routes of `shared/resources.ts`,
+ * enforces the admin bearer token where AWS would enforce IAM, and invokes the same handlers
+ * with API Gateway payload format 2.0 events.
+ */
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Context } from 'aws-lambda';
+import type { HttpEvent, HttpResult } from '../shared/http';
+import type { LoggerLike } from '../shared/logging';
+import { FUNCTIONS, type FunctionKey, ROUTES, type RouteDefinition } from '../shared/resources';
+import { lambdaContext } from './lambda-context';
+
+export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
+
+/** API Gateway HTTP APIs accept bodies up to 10 MB. */
+export const MAX_GATEWAY_BODY_BYTES = 10 * 1024 * 1024;
+
+export interface GatewayOptions {
+  host: string;
+  port: number;
+  adminToken: string;
+  handlers: Readonly<Partial<Record<FunctionKey, HttpHandler>>>;
+  logger: LoggerLike;
+}
+
+export interface Gateway {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+interface CompiledRoute {
+  route: RouteDefinition;
+  pattern: RegExp;
+  params: string[];
+}
+
+function compile(route: RouteDefinition): CompiledRoute {
+  const params: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      const match = /^\{(\w+)\}$/.exec(segment);
+      if (match?.[1] === undefined) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      params.push(match[1]);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}/?$`), params };
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+export function isAdminAuthorized(header: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
+  if (match?.[1] === undefined) return false;
+  return timingSafeEqual(digest(match[1].trim()), digest(token));
+}
+
+function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(body);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_GATEWAY_BODY_BYTES) return 'too-large';
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function toHttpEvent(req: IncomingMessage, url: URL, route: CompiledRoute, match: RegExpExecArray, body: Buffer): HttpEvent {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  headers['x-forwarded-proto'] = 'http';
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const pathParameters: Record<string, string> = {};
+  route.params.forEach((name, index) => {
+    pathParameters[name] = match[index + 1] ?? '';
+  });
+  const now = Date.now();
+  const routeKey = `${route.route.method} ${route.route.path}`;
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.replace(/^\?/, ''),
+    headers,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+    ...(route.params.length > 0 ? { pathParameters } : {}),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? url.host,
+      domainPrefix: 'local',
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: new Date(now).toISOString(),
+      timeEpoch: now,
+    },
+    body: body.toString('utf8'),
+    isBase64Encoded: false,
+  };
+}
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const routes = ROUTES.filter((route) => options.handlers[route.function] !== undefined).map(compile);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    let found: { route: CompiledRoute; match: RegExpExecArray } | undefined;
+    for (const route of routes) {
+      if (route.route.method !== req.method) continue;
+      const match = route.pattern.exec(url.pathname);
+      if (match !== null) {
+        found = { route, match };
+        break;
+      }
+    }
+    if (found === undefined) {
+      req.resume();
+      send(res, 404, JSON.stringify({ message: 'Not Found' }));
+      return;
+    }
+    if (found.route.route.auth === 'admin' && !isAdminAuthorized(req.headers.authorization, options.adminToken)) {
+      req.resume();
+      send(
+        res,
+        401,
+        JSON.stringify({
+          error: {
+            code: 'Unauthorized',
+            message: 'The admin API needs "Authorization: Bearer <token>" (the token is in the data directory).',
+          },
+        }),
+      );
+      return;
+    }
+    const body = await readBody(req);
+    if (body === 'too-large') {
+      send(res, 413, JSON.stringify({ message: 'Request Entity Too Large' }));
+      return;
+    }
+    const fnKey = found.route.route.function;
+    const handler = options.handlers[fnKey] as HttpHandler;
+    const result = await handler(toHttpEvent(req, url, found.route, found.match, body), lambdaContext(FUNCTIONS[fnKey]));
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+    const payload = result.body === undefined ? '' : result.body;
+    res.writeHead(result.statusCode ?? 200, headers);
+    res.end(result.isBase64Encoded === true ? Buffer.from(payload, 'base64') : payload);
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: Error) => {
+      options.logger.error('local gateway failed to handle a request', { error: error.message, stack: error.stack });
+      if (!res.headersSent) send(res, 500, JSON.stringify({ message: 'Internal Server Error' }));
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${options.host}:${port}`,
+    port,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * A Lambda `Context` for handlers invoked by the local stack, with a real countdown to the
+ * function's timeout.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+import type { FunctionDefinition } from '../shared/resources';
+
+export function lambdaContext(fn: FunctionDefinition, now: () => number = Date.now): Context {
+  const deadline = now() + fn.timeoutSeconds * 1000;
+  const requestId = randomUUID();
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `gridwire-local-${fn.id}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:gridwire-local-${fn.id}`,
+    memoryLimitInMB: String(fn.memoryMb),
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/gridwire-local-${fn.id}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - now()),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}

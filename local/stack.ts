@@ -1,0 +1,308 @@
+/**
+ * The whole pipeline on one machine: emulators, resources from the shared definitions, the HTTP
+ * API in front of the publish and management handlers, and pollers that feed the delivery
+ * handler like Lambda's SQS event source mappings.
+ */
+import { randomBytes } from 'node:crypto';
+import { access, constants, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { GetQueueAttributesCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { createDeliveryHandler } from '../functions/delivery';
+import { createManagementHandler } from '../functions/management';
+import { createPublishHandler } from '../functions/publish';
+import { type AwsClients, createAwsClients, type LocalEndpoints } from '../shared/aws';
+import type { Clock, Random } from '../shared/clock';
+import { CONFIG_DEFAULTS, type RuntimeConfig } from '../shared/config';
+import { FUNCTIONS, QUEUES, type QueueKey } from '../shared/resources';
+import type { WebhookSender } from '../shared/webhook';
+import {
+  buildDeliveryEngine,
+  buildManagementDeps,
+  buildPublisher,
+  createObservability,
+  type ObservabilityOptions,
+} from '../shared/wiring';
+import { type Emulators, startEmulators } from './emulators';
+import { type Gateway, type HttpHandler, startGateway } from './gateway';
+import { LocalMetrics } from './metrics';
+import { type InvocationStats, QueuePoller } from './poller';
+import { type LocalResources, provisionLocalResources } from './provision';
+
+export interface LocalStackOptions {
+  /** Directory for DynamoDB files, the admin token, endpoints.json and saved queue contents. */
+  dataDir: string;
+  /** API port; 0 picks a free one. */
+  port?: number;
+  host?: string;
+  /** Divides every delivery delay and TTL (demos and tests). */
+  timeScale?: number;
+  /** Fixed admin token; otherwise the one stored in the data directory (created on first start). */
+  adminToken?: string;
+  logLevel?: ObservabilityOptions['logLevel'];
+  /** Queue visibility timeout override (tests that crash a worker on purpose). */
+  visibilityTimeoutSeconds?: number;
+  /** How long delivery trusts a cached subscription (default 2 s locally). */
+  subscriptionCacheSeconds?: number;
+  deliveryConcurrency?: number;
+  /** Receive loops per queue (concurrent delivery invocations). */
+  pollersPerQueue?: number;
+  clock?: Clock;
+  random?: Random;
+  sender?: WebhookSender;
+  onInvocation?: (stats: InvocationStats) => void;
+}
+
+export interface LocalStack {
+  apiUrl: string;
+  adminToken: string;
+  dataDir: string;
+  endpoints: LocalEndpoints;
+  resources: LocalResources;
+  config: RuntimeConfig;
+  clients: AwsClients;
+  metrics: LocalMetrics;
+  stop(): Promise<void>;
+}
+
+/** A start-up problem the user can fix (port taken, data directory unusable). */
+export class LocalStackError extends Error {
+  override readonly name = 'LocalStackError';
+}
+
+export const ENDPOINTS_FILE = 'endpoints.json';
+export const ADMIN_TOKEN_FILE = 'admin-token';
+export const SAVED_QUEUES_FILE = 'queues.json';
+
+async function prepareDataDir(dataDir: string): Promise<void> {
+  try {
+    await mkdir(dataDir, { recursive: true });
+    await access(dataDir, constants.W_OK | constants.R_OK);
+  } catch (error) {
+    throw new LocalStackError(
+      `The data directory ${dataDir} is not usable (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Choose another with --data-dir.`,
+    );
+  }
+}
+
+async function loadAdminToken(dataDir: string, fixed: string | undefined): Promise<string> {
+  if (fixed !== undefined && fixed !== '') return fixed;
+  const file = join(dataDir, ADMIN_TOKEN_FILE);
+  try {
+    const stored = (await readFile(file, 'utf8')).trim();
+    if (stored !== '') return stored;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const token = randomBytes(24).toString('base64url');
+  await writeFile(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+interface SavedQueues {
+  savedAt: string;
+  queues: Record<string, string[]>;
+}
+
+/** Keeps queued messages across a clean restart (the SQS emulator holds them in memory only). */
+async function saveQueues(emulators: Emulators, dataDir: string): Promise<number> {
+  const saved: SavedQueues = { savedAt: new Date().toISOString(), queues: {} };
+  let count = 0;
+  for (const queue of Object.values(QUEUES)) {
+    for (const name of [queue.localName, queue.redrive.localName]) {
+      const state = emulators.fauxqs.inspectQueue(name);
+      if (state === undefined) continue;
+      const bodies = [
+        ...state.messages.ready.map((message) => message.body),
+        ...state.messages.delayed.map((message) => message.body),
+        ...state.messages.inflight.map((entry) => entry.message.body),
+      ];
+      if (bodies.length > 0) saved.queues[name] = bodies;
+      count += bodies.length;
+    }
+  }
+  const file = join(dataDir, SAVED_QUEUES_FILE);
+  if (count === 0) {
+    await rm(file, { force: true });
+    return 0;
+  }
+  await writeFile(`${file}.tmp`, JSON.stringify(saved));
+  await rename(`${file}.tmp`, file);
+  return count;
+}
+
+/**
+ * Puts saved messages back. Jobs carry their own due time, so they go in without a delay and the
+ * delivery engine waits (or hops) as it would have.
+ */
+async function restoreQueues(clients: AwsClients, resources: LocalResources, dataDir: string): Promise<number> {
+  const file = join(dataDir, SAVED_QUEUES_FILE);
+  let saved: SavedQueues;
+  try {
+    saved = JSON.parse(await readFile(file, 'utf8')) as SavedQueues;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw new LocalStackError(`Could not read saved queue contents from ${file}: ${(error as Error).message}`);
+  }
+  const urlByName = new Map<string, string>();
+  for (const [key, queue] of Object.entries(QUEUES) as [QueueKey, (typeof QUEUES)[QueueKey]][]) {
+    urlByName.set(queue.localName, resources.queueUrls[key]);
+    urlByName.set(queue.redrive.localName, resources.redriveQueueUrls[key]);
+  }
+  let count = 0;
+  for (const [name, bodies] of Object.entries(saved.queues)) {
+    const url = urlByName.get(name);
+    if (url === undefined) continue;
+    for (let start = 0; start < bodies.length; start += 10) {
+      const batch = bodies.slice(start, start + 10);
+      await clients.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: url,
+          Entries: batch.map((body, index) => ({ Id: String(index), MessageBody: body })),
+        }),
+      );
+      count += batch.length;
+    }
+  }
+  await rm(file, { force: true });
+  return count;
+}
+
+async function writeEndpoints(dataDir: string, apiUrl: string, endpoints: LocalEndpoints, adminToken: string) {
+  const file = join(dataDir, ENDPOINTS_FILE);
+  const content = { api: apiUrl, sqs: endpoints.sqs, s3: endpoints.s3, dynamodb: endpoints.dynamodb, adminToken };
+  await writeFile(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const dataDir = resolve(options.dataDir);
+  const host = options.host ?? '127.0.0.1';
+  const timeScale = options.timeScale ?? 1;
+  if (!(timeScale >= 1)) throw new LocalStackError(`--time-scale must be a number >= 1 (got ${options.timeScale})`);
+  await prepareDataDir(dataDir);
+  const adminToken = await loadAdminToken(dataDir, options.adminToken);
+
+  let emulators: Emulators;
+  try {
+    emulators = await startEmulators({ dataDir, host });
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/lock/i.test(message)) {
+      throw new LocalStackError(
+        `The data directory ${dataDir} is in use by another Gridwire local stack (${message}). Stop it, or use another --data-dir.`,
+      );
+    }
+    throw error;
+  }
+
+  let gateway: Gateway | undefined;
+  const pollers: QueuePoller[] = [];
+  // Stop order matters: no new requests, then no new invocations (waiting for those running),
+  // then save what is still queued, then the emulators.
+  const stopAll = async () => {
+    await gateway?.stop();
+    await Promise.all(pollers.map((poller) => poller.stop()));
+    await saveQueues(emulators, dataDir);
+    await emulators.stop();
+  };
+  try {
+    const clients = createAwsClients(emulators.endpoints);
+    const resources = await provisionLocalResources(clients, {
+      ...(options.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
+    });
+    const restored = await restoreQueues(clients, resources, dataDir);
+
+    const config: RuntimeConfig = {
+      tableName: resources.tableName,
+      deliveryQueueUrl: resources.queueUrls.delivery,
+      retryQueueUrl: resources.queueUrls.retry,
+      timeScale,
+      allowHttpEndpoints: true,
+      subscriptionCacheMs: (options.subscriptionCacheSeconds ?? 2) * 1000,
+      topicCacheMs: CONFIG_DEFAULTS.topicCacheMs,
+      deliveryConcurrency: options.deliveryConcurrency ?? CONFIG_DEFAULTS.deliveryConcurrency,
+      historyRetentionDays: CONFIG_DEFAULTS.historyRetentionDays,
+    };
+    const runtime = {
+      config,
+      clients,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.random === undefined ? {} : { random: options.random }),
+    };
+    const metrics = new LocalMetrics();
+    const observability = (name: string) =>
+      createObservability(name, { logLevel: options.logLevel ?? 'WARN', publishMetrics: metrics.publish });
+
+    const publishObs = observability('publish');
+    const managementObs = observability('management');
+    const deliveryObs = observability('delivery');
+    const handlers = {
+      publish: createPublishHandler({ publisher: buildPublisher(runtime, publishObs), observability: publishObs }),
+      management: createManagementHandler({ management: buildManagementDeps(runtime), observability: managementObs }),
+    };
+    const deliveryHandler = createDeliveryHandler({
+      engine: buildDeliveryEngine(runtime, deliveryObs, options.sender === undefined ? {} : { sender: options.sender }),
+      observability: deliveryObs,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
+
+    for (const key of Object.keys(QUEUES) as QueueKey[]) {
+      const url = resources.queueUrls[key];
+      const { Attributes } = await clients.sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+      );
+      pollers.push(
+        new QueuePoller({
+          sqs: clients.sqs,
+          queueUrl: url,
+          queueArn: Attributes?.QueueArn ?? url,
+          batchSize: QUEUES[key].consumer.batchSize,
+          concurrency: options.pollersPerQueue ?? 2,
+          fn: FUNCTIONS.delivery,
+          handler: deliveryHandler,
+          logger: deliveryObs.logger,
+          ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
+        }),
+      );
+    }
+
+    try {
+      gateway = await startGateway({
+        host,
+        port: options.port ?? 4000,
+        adminToken,
+        handlers: handlers as unknown as Record<'publish' | 'management', HttpHandler>,
+        logger: managementObs.logger,
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new LocalStackError(
+          `Port ${options.port ?? 4000} on ${host} is already in use. Stop what is using it, or choose another port with --port (or GRIDWIRE_PORT).`,
+        );
+      }
+      throw error;
+    }
+    for (const poller of pollers) poller.start();
+
+    await writeEndpoints(dataDir, gateway.url, emulators.endpoints, adminToken);
+    if (restored > 0) publishObs.logger.info('restored queued deliveries', { messages: restored });
+
+    let stopping: Promise<void> | undefined;
+    return {
+      apiUrl: gateway.url,
+      adminToken,
+      dataDir,
+      endpoints: emulators.endpoints,
+      resources,
+      config,
+      clients,
+      metrics,
+      stop: () => {
+        stopping ??= stopAll();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
