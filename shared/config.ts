@@ -7,8 +7,9 @@ import { ENV } from './resources';
 
 export interface RuntimeConfig {
   tableName: string;
-  deliveryQueueUrl: string;
-  retryQueueUrl: string;
+  /** Set for functions that send to or read from the queue (not for the management function). */
+  deliveryQueueUrl?: string;
+  retryQueueUrl?: string;
   /** Divides every delivery delay and TTL; 1 on AWS. */
   timeScale: number;
   allowHttpEndpoints: boolean;
@@ -39,11 +40,17 @@ const positive = (key: string, value: number, min = 1): number => {
 export function readConfig(): RuntimeConfig {
   const required = (key: string) =>
     getStringFromEnv({ key, errorMessage: `Environment variable ${key} is required (set by the Gridwire stack)` });
-  const publicUrl = getStringFromEnv({ key: ENV.publicUrl, defaultValue: '' });
+  const optional = (key: string) => {
+    const value = getStringFromEnv({ key, defaultValue: '' });
+    return value === '' ? undefined : value;
+  };
+  const publicUrl = optional(ENV.publicUrl);
+  const deliveryQueueUrl = optional(ENV.deliveryQueueUrl);
+  const retryQueueUrl = optional(ENV.retryQueueUrl);
   return {
     tableName: required(ENV.tableName),
-    deliveryQueueUrl: required(ENV.deliveryQueueUrl),
-    retryQueueUrl: required(ENV.retryQueueUrl),
+    ...(deliveryQueueUrl === undefined ? {} : { deliveryQueueUrl }),
+    ...(retryQueueUrl === undefined ? {} : { retryQueueUrl }),
     timeScale: positive(ENV.timeScale, getNumberFromEnv({ key: ENV.timeScale, defaultValue: CONFIG_DEFAULTS.timeScale })),
     allowHttpEndpoints: getBooleanFromEnv({ key: ENV.allowHttpEndpoints, defaultValue: false }),
     subscriptionCacheMs:
@@ -61,6 +68,14 @@ export function readConfig(): RuntimeConfig {
       ENV.historyRetentionDays,
       getNumberFromEnv({ key: ENV.historyRetentionDays, defaultValue: CONFIG_DEFAULTS.historyRetentionDays }),
     ),
-    ...(publicUrl === '' ? {} : { publicUrl }),
+    ...(publicUrl === undefined ? {} : { publicUrl }),
   };
+}
+
+/** A setting this function needs; throws naming the environment variable when it is absent. */
+export function requireSetting<T>(value: T | undefined, envName: string): T {
+  if (value === undefined) {
+    throw new Error(`Environment variable ${envName} is required by this function (set by the Gridwire stack)`);
+  }
+  return value;
 }

@@ -39,13 +39,14 @@ export function batchJobs(jobs: readonly OutgoingJob[], maxBatchBytes = SQS_LIMI
 export class SqsJobQueue implements JobQueue {
   constructor(
     private readonly sqs: SQSClient,
-    private readonly urls: Readonly<Record<QueueKey, string>>,
+    private readonly urls: Readonly<Partial<Record<QueueKey, string>>>,
     private readonly options: { maxRetries?: number; parallelRequests?: number; backoffMs?: number } = {},
   ) {}
 
   async send(queue: QueueKey, jobs: readonly OutgoingJob[]): Promise<void> {
     if (jobs.length === 0) return;
     const url = this.urls[queue];
+    if (url === undefined) throw new Error(`no URL configured for the ${queue} queue`);
     await mapWithConcurrency(batchJobs(jobs), this.options.parallelRequests ?? 8, (batch) => this.sendBatch(url, batch));
   }
 

@@ -8,13 +8,14 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { AwsClients } from './aws';
 import { TtlCache } from './cache';
 import { type Clock, type Random, systemClock, systemRandom } from './clock';
-import type { RuntimeConfig } from './config';
+import { type RuntimeConfig, requireSetting } from './config';
 import { DropRecorder } from './dead-letter';
 import { DeliveryEngine, type SubscriptionSource } from './delivery-engine';
 import { SqsJobQueue } from './job-queue';
 import type { ManagementDeps } from './management';
 import type { Subscription } from './model';
 import { Publisher } from './publisher';
+import { QUEUES, type QueueKey } from './resources';
 import { scaleProfile, TOPIC_PROFILE } from './retry-policy';
 import { Store } from './store';
 import { publishMetricPoints } from './middleware';
@@ -65,16 +66,18 @@ export interface Runtime {
 
 const storeOf = (runtime: Runtime) => new Store(runtime.clients.dynamo, runtime.config.tableName);
 
-const queueOf = (runtime: Runtime) =>
-  new SqsJobQueue(runtime.clients.sqs, {
-    delivery: runtime.config.deliveryQueueUrl,
-    retry: runtime.config.retryQueueUrl,
-  });
+/** The job queue; a function only needs (and checks for) the URLs of the queues it sends to. */
+const queueOf = (runtime: Runtime, sendsTo: readonly QueueKey[]) => {
+  const configured = { delivery: runtime.config.deliveryQueueUrl, retry: runtime.config.retryQueueUrl };
+  const urls: Partial<Record<QueueKey, string>> = {};
+  for (const key of sendsTo) urls[key] = requireSetting(configured[key], QUEUES[key].urlEnv);
+  return new SqsJobQueue(runtime.clients.sqs, urls);
+};
 
 export function buildPublisher(runtime: Runtime, observability: Observability): Publisher {
   return new Publisher({
     store: storeOf(runtime),
-    queue: queueOf(runtime),
+    queue: queueOf(runtime, ['delivery']),
     clock: runtime.clock ?? systemClock,
     metrics: observability.buffer,
     logger: observability.logger,
@@ -116,7 +119,7 @@ export function buildDeliveryEngine(
     timeScale: runtime.config.timeScale,
     subscriptions: cachedSubscriptions(store, runtime.config.subscriptionCacheMs, clock),
     sender: options.sender ?? new UndiciWebhookSender({ clock }),
-    queue: queueOf(runtime),
+    queue: queueOf(runtime, ['retry']),
     history: { record: (records) => store.recordAttempts(records, runtime.config.historyRetentionDays) },
     deadLetters: drops,
     drops,

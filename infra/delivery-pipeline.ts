@@ -1,0 +1,240 @@
+import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { CONFIG_DEFAULTS } from '../shared/config';
+import { BUCKET, ENV, FUNCTIONS, QUEUES, type QueueKey, ROUTES, SQS_LIMITS, TABLE } from '../shared/resources';
+import { PipelineFunction } from './pipeline-function';
+
+export interface DeliveryPipelineProps {
+  /**
+   * What happens to the table and the dead-letter bucket when the stack is deleted.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Days function and API access logs are kept.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * Webhook requests one delivery invocation keeps in flight.
+   * @default 32
+   */
+  readonly deliveryConcurrency?: number;
+  /**
+   * Upper bound on concurrent delivery invocations per queue (Lambda's minimum is 2).
+   * @default the `consumer.maxConcurrency` of each queue in shared/resources.ts (50 fresh, 20 retries)
+   */
+  readonly maxDeliveryInvocations?: Partial<Record<QueueKey, number>>;
+  /**
+   * Days the failed-attempt history is kept in the table.
+   * @default 7
+   */
+  readonly historyRetentionDays?: number;
+  /**
+   * Seconds a delivery function trusts a cached subscription before reading it again.
+   * @default 10
+   */
+  readonly subscriptionCacheSeconds?: number;
+  /**
+   * Base URL that topic `endpoint` properties use (for a custom domain in front of the API).
+   * @default the API's own URL, taken from each request
+   */
+  readonly publicUrl?: string;
+  /**
+   * An existing bucket for dead letters.
+   * @default a new bucket: public access blocked, S3-managed encryption, TLS only
+   */
+  readonly deadLetterBucket?: s3.IBucket;
+}
+
+/**
+ * Gridwire's delivery pipeline: an HTTP API in front of the publish and management functions,
+ * a delivery queue and a retry queue (each with a redrive queue) consumed by the delivery
+ * function with partial batch failures, one DynamoDB table, and a dead-letter bucket.
+ *
+ * Every name comes from `shared/resources.ts`, which the local stack builds from too.
+ */
+export class DeliveryPipeline extends Construct {
+  readonly api: HttpApi;
+  readonly table: dynamodb.TableV2;
+  readonly queues: Readonly<Record<QueueKey, sqs.Queue>>;
+  readonly redriveQueues: Readonly<Record<QueueKey, sqs.Queue>>;
+  readonly deadLetterBucket: s3.IBucket;
+  readonly publishFunction: PipelineFunction;
+  readonly managementFunction: PipelineFunction;
+  readonly deliveryFunction: PipelineFunction;
+
+  constructor(scope: Construct, id: string, props: DeliveryPipelineProps = {}) {
+    super(scope, id);
+    validateProps(props);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+
+    this.table = new dynamodb.TableV2(this, TABLE.id, {
+      partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
+      billing: dynamodb.Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: TABLE.ttlAttribute,
+      globalSecondaryIndexes: [
+        {
+          indexName: TABLE.topicsIndex.name,
+          partitionKey: { name: TABLE.topicsIndex.partitionKey, type: dynamodb.AttributeType.STRING },
+          sortKey: { name: TABLE.topicsIndex.sortKey, type: dynamodb.AttributeType.STRING },
+        },
+      ],
+      removalPolicy,
+    });
+
+    this.deadLetterBucket =
+      props.deadLetterBucket ??
+      new s3.Bucket(this, BUCKET.id, {
+        blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+        encryption: s3.BucketEncryption.S3_MANAGED,
+        enforceSSL: true,
+        removalPolicy,
+        autoDeleteObjects: false,
+      });
+
+    const queues = {} as Record<QueueKey, sqs.Queue>;
+    const redriveQueues = {} as Record<QueueKey, sqs.Queue>;
+    for (const key of Object.keys(QUEUES) as QueueKey[]) {
+      const definition = QUEUES[key];
+      redriveQueues[key] = new sqs.Queue(this, definition.redrive.id, {
+        retentionPeriod: Duration.days(definition.redrive.retentionDays),
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        maxMessageSizeBytes: SQS_LIMITS.maxMessageBytes,
+      });
+      queues[key] = new sqs.Queue(this, definition.id, {
+        visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        maxMessageSizeBytes: SQS_LIMITS.maxMessageBytes,
+        deadLetterQueue: { queue: redriveQueues[key], maxReceiveCount: definition.maxReceiveCount },
+      });
+    }
+    this.queues = queues;
+    this.redriveQueues = redriveQueues;
+
+    const settings: Record<string, string> = {
+      [ENV.deliveryConcurrency]: String(props.deliveryConcurrency ?? CONFIG_DEFAULTS.deliveryConcurrency),
+      [ENV.historyRetentionDays]: String(props.historyRetentionDays ?? CONFIG_DEFAULTS.historyRetentionDays),
+      [ENV.subscriptionCacheSeconds]: String(props.subscriptionCacheSeconds ?? CONFIG_DEFAULTS.subscriptionCacheSeconds),
+      ...(props.publicUrl === undefined ? {} : { [ENV.publicUrl]: props.publicUrl }),
+    };
+
+    this.publishFunction = new PipelineFunction(this, { definition: FUNCTIONS.publish, logRetention, environment: settings })
+      .bindTable(this.table, TABLE.nameEnv, 'read')
+      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send');
+
+    this.managementFunction = new PipelineFunction(this, {
+      definition: FUNCTIONS.management,
+      logRetention,
+      environment: settings,
+    }).bindTable(this.table, TABLE.nameEnv, 'readWrite');
+
+    this.deliveryFunction = new PipelineFunction(this, { definition: FUNCTIONS.delivery, logRetention, environment: settings })
+      .bindTable(this.table, TABLE.nameEnv, 'readWrite')
+      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'consume')
+      .bindQueue(queues.retry, QUEUES.retry.urlEnv, 'sendAndConsume')
+      .bindBucket(this.deadLetterBucket, BUCKET.nameEnv, 'readWrite');
+    for (const key of Object.keys(QUEUES) as QueueKey[]) {
+      const consumer = QUEUES[key].consumer;
+      this.deliveryFunction.addEventSource(
+        new SqsEventSource(queues[key], {
+          batchSize: consumer.batchSize,
+          reportBatchItemFailures: true,
+          maxConcurrency: props.maxDeliveryInvocations?.[key] ?? consumer.maxConcurrency,
+        }),
+      );
+    }
+
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy });
+    this.api = new HttpApi(this, 'Api', {
+      description: 'Gridwire: publish events and manage topics and event subscriptions',
+      createDefaultStage: false,
+    });
+    new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs) },
+    });
+    const integrations = {
+      publish: new HttpLambdaIntegration('PublishIntegration', this.publishFunction),
+      management: new HttpLambdaIntegration('ManagementIntegration', this.managementFunction),
+    };
+    const adminAuthorizer = new HttpIamAuthorizer();
+    for (const route of ROUTES) {
+      if (route.function === 'delivery') continue;
+      this.api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: integrations[route.function],
+        ...(route.auth === 'admin' ? { authorizer: adminAuthorizer } : {}),
+      });
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL of the Gridwire API' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'DeadLetterBucketName', { value: this.deadLetterBucket.bucketName });
+    for (const key of Object.keys(QUEUES) as QueueKey[]) {
+      new CfnOutput(this, `${QUEUES[key].id}Url`, { value: queues[key].queueUrl });
+      new CfnOutput(this, `${QUEUES[key].redrive.id}Url`, { value: redriveQueues[key].queueUrl });
+    }
+  }
+
+  /** Lets `grantee` call the admin API (`/admin/*`) with SigV4-signed requests. */
+  grantAdmin(grantee: iam.IGrantable): iam.Grant {
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['execute-api:Invoke'],
+      resourceArns: [this.api.arnForExecuteApi('*', '/admin/*')],
+    });
+  }
+}
+
+function validateProps(props: DeliveryPipelineProps): void {
+  const problems: string[] = [];
+  const check = (ok: boolean, message: string) => {
+    if (!ok) problems.push(message);
+  };
+  if (props.deliveryConcurrency !== undefined) {
+    check(
+      Number.isInteger(props.deliveryConcurrency) && props.deliveryConcurrency >= 1 && props.deliveryConcurrency <= 1000,
+      `deliveryConcurrency must be an integer from 1 to 1000 (got ${props.deliveryConcurrency})`,
+    );
+  }
+  for (const [key, value] of Object.entries(props.maxDeliveryInvocations ?? {})) {
+    check(
+      Number.isInteger(value) && (value as number) >= 2 && (value as number) <= 1000,
+      `maxDeliveryInvocations.${key} must be an integer from 2 to 1000 (got ${value})`,
+    );
+  }
+  if (props.historyRetentionDays !== undefined) {
+    check(
+      Number.isInteger(props.historyRetentionDays) && props.historyRetentionDays >= 1 && props.historyRetentionDays <= 365,
+      `historyRetentionDays must be an integer from 1 to 365 (got ${props.historyRetentionDays})`,
+    );
+  }
+  if (props.subscriptionCacheSeconds !== undefined) {
+    check(
+      props.subscriptionCacheSeconds >= 0 && props.subscriptionCacheSeconds <= 300,
+      `subscriptionCacheSeconds must be from 0 to 300 (got ${props.subscriptionCacheSeconds})`,
+    );
+  }
+  if (props.publicUrl !== undefined) {
+    check(/^https:\/\/[^/]+/.test(props.publicUrl), `publicUrl must be an https URL (got ${props.publicUrl})`);
+  }
+  if (problems.length > 0) throw new Error(`Invalid DeliveryPipeline props: ${problems.join('; ')}`);
+}
