@@ -80,13 +80,16 @@ program
     ];
     console.log(lines.join('\n'));
 
-    let stopping = false;
+    let stoppingSince: number | undefined;
     const shutdown = async (signal: string) => {
-      if (stopping) {
+      // One Ctrl-C can arrive more than once (from the terminal and relayed by npm/tsx);
+      // only a second press after a moment means "stop now".
+      if (stoppingSince !== undefined) {
+        if (Date.now() - stoppingSince < 2000) return;
         console.error('gridwire: stopping now without saving queued deliveries.');
         process.exit(130);
       }
-      stopping = true;
+      stoppingSince = Date.now();
       console.log(`\n${signal}: stopping (waiting for deliveries in progress)...`);
       await stack.stop();
       console.log('Gridwire local stack stopped; queued deliveries are saved for the next start.');

@@ -1,16 +1,16 @@
 /**
- * The AWS-API-compatible emulators behind the local stack, started in this process:
- * fauxqs (SQS and S3, in memory) and dynalite (DynamoDB on LevelDB, on disk).
+ * Starts the AWS-API-compatible emulators in a child process (see `emulator-host.ts`): fauxqs
+ * (SQS and S3, in memory) and dynalite (DynamoDB on LevelDB, on disk).
  */
-import type { AddressInfo } from 'node:net';
+import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import dynalite from 'dynalite';
-import type { FauxqsServer } from 'fauxqs';
 import type { LocalEndpoints } from '../shared/aws';
+import type { EmulatorHostOptions, HostMessage, HostRequest } from './emulator-host';
 
 export interface Emulators {
   endpoints: LocalEndpoints;
-  fauxqs: FauxqsServer;
+  /** Bodies of every message in a queue (ready, delayed, in flight); null if there is no such queue. */
+  inspectQueue(name: string): Promise<string[] | null>;
   stop(): Promise<void>;
 }
 
@@ -22,38 +22,61 @@ export interface EmulatorOptions {
   dynamodbPort?: number;
 }
 
+const HOST_SCRIPT = join(__dirname, 'emulator-host.ts');
+const PROJECT_ROOT = join(__dirname, '..');
+
 export async function startEmulators(options: EmulatorOptions = {}): Promise<Emulators> {
   const host = options.host ?? '127.0.0.1';
-  const { startFauxqs } = await import('fauxqs');
-  const fauxqs = await startFauxqs({ port: options.sqsPort ?? 0, host, logger: false });
-
-  const dynamo = dynalite({
-    ...(options.dataDir === undefined ? {} : { path: join(options.dataDir, 'dynamodb') }),
-    createTableMs: 0,
-    deleteTableMs: 0,
-    updateTableMs: 0,
+  const hostOptions: EmulatorHostOptions = {
+    host,
+    sqsPort: options.sqsPort ?? 0,
+    dynamodbPort: options.dynamodbPort ?? 0,
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+  };
+  const child: ChildProcess = fork(HOST_SCRIPT, [], {
+    cwd: PROJECT_ROOT,
+    execArgv: ['--import', 'tsx', '--no-warnings'],
+    env: { ...process.env, GRIDWIRE_EMULATOR_OPTIONS: JSON.stringify(hostOptions) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      dynamo.once('error', reject);
-      dynamo.listen(options.dynamodbPort ?? 0, host, () => {
-        dynamo.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    await fauxqs.stop();
-    throw error;
-  }
-  const dynamoPort = (dynamo.address() as AddressInfo).port;
-  const sqsUrl = `http://${host}:${fauxqs.port}`;
+
+  const ready = await new Promise<Extract<HostMessage, { type: 'ready' }>>((resolve, reject) => {
+    const onMessage = (message: HostMessage) => {
+      if (message.type === 'ready') resolve(message);
+      if (message.type === 'failed') reject(new Error(`the emulators did not start: ${message.message}`));
+    };
+    child.on('message', onMessage);
+    child.once('exit', (code) => reject(new Error(`the emulator process exited (code ${code}) before it was ready`)));
+    child.once('error', reject);
+  });
+
+  let nextId = 0;
+  const pending = new Map<number, (bodies: string[] | null) => void>();
+  child.on('message', (message: HostMessage) => {
+    if (message.type === 'inspect') {
+      pending.get(message.id)?.(message.bodies);
+      pending.delete(message.id);
+    }
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const request = (message: HostRequest) => child.send(message);
+
+  const sqs = `http://${host}:${ready.sqsPort}`;
   return {
-    endpoints: { sqs: sqsUrl, s3: sqsUrl, dynamodb: `http://${host}:${dynamoPort}` },
-    fauxqs,
+    endpoints: { sqs, s3: sqs, dynamodb: `http://${host}:${ready.dynamodbPort}` },
+    inspectQueue: (name) =>
+      new Promise((resolve) => {
+        const id = nextId;
+        nextId += 1;
+        pending.set(id, resolve);
+        request({ type: 'inspect', id, queue: name });
+      }),
     stop: async () => {
-      dynamo.closeAllConnections();
-      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
-      await fauxqs.stop();
+      if (child.exitCode !== null) return;
+      request({ type: 'stop' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }

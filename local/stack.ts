@@ -109,14 +109,9 @@ async function saveQueues(emulators: Emulators, dataDir: string): Promise<number
   let count = 0;
   for (const queue of Object.values(QUEUES)) {
     for (const name of [queue.localName, queue.redrive.localName]) {
-      const state = emulators.fauxqs.inspectQueue(name);
-      if (state === undefined) continue;
-      const bodies = [
-        ...state.messages.ready.map((message) => message.body),
-        ...state.messages.delayed.map((message) => message.body),
-        ...state.messages.inflight.map((entry) => entry.message.body),
-      ];
-      if (bodies.length > 0) saved.queues[name] = bodies;
+      const bodies = await emulators.inspectQueue(name);
+      if (bodies === null || bodies.length === 0) continue;
+      saved.queues[name] = bodies;
       count += bodies.length;
     }
   }
