@@ -3,8 +3,8 @@
  * The gridwire command line: `gridwire start` runs the local stack.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ENV } from '../shared/resources';
 import { LocalStackError, startLocalStack } from '../local/stack';
+import { ENV } from '../shared/resources';
 
 // The local stack deliberately runs on the machine's Node.js (20+); Lambda runs 22.
 const emitWarning = process.emitWarning.bind(process);
@@ -35,69 +35,94 @@ const program = new Command()
 program
   .command('start')
   .description('Run the whole pipeline locally (emulated SQS, DynamoDB and S3; no cloud account).')
-  .addOption(new Option('--port <port>', 'API port').env('GRIDWIRE_PORT').default(4000).argParser(integer('--port', 0, 65535)))
+  .addOption(
+    new Option('--port <port>', 'API port')
+      .env('GRIDWIRE_PORT')
+      .default(4000)
+      .argParser(integer('--port', 0, 65535)),
+  )
   .addOption(new Option('--host <host>', 'interface to listen on').env('GRIDWIRE_HOST').default('127.0.0.1'))
-  .addOption(new Option('--data-dir <dir>', 'where state, the admin token and endpoints.json live').env('GRIDWIRE_DATA_DIR').default('.gridwire'))
+  .addOption(
+    new Option('--data-dir <dir>', 'where state, the admin token and endpoints.json live')
+      .env('GRIDWIRE_DATA_DIR')
+      .default('.gridwire'),
+  )
   .addOption(
     new Option('--time-scale <n>', 'divide every delivery delay and TTL by n (demos, tests)')
       .env(ENV.timeScale)
       .default(1)
       .argParser(scale),
   )
-  .addOption(new Option('--admin-token <token>', 'fixed admin token (default: generated once, kept in the data dir)').env('GRIDWIRE_ADMIN_TOKEN'))
+  .addOption(
+    new Option(
+      '--admin-token <token>',
+      'fixed admin token (default: generated once, kept in the data dir)',
+    ).env('GRIDWIRE_ADMIN_TOKEN'),
+  )
   .addOption(
     new Option('--log-level <level>', 'handler log level')
       .env('GRIDWIRE_LOG_LEVEL')
       .choices(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'])
       .default('WARN'),
   )
-  .action(async (options: { port: number; host: string; dataDir: string; timeScale: number; adminToken?: string; logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' }) => {
-    let stack: Awaited<ReturnType<typeof startLocalStack>>;
-    try {
-      stack = await startLocalStack({
-        port: options.port,
-        host: options.host,
-        dataDir: options.dataDir,
-        timeScale: options.timeScale,
-        logLevel: options.logLevel,
-        ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
-      });
-    } catch (error) {
-      if (error instanceof LocalStackError) {
-        console.error(`gridwire: ${error.message}`);
-        process.exit(1);
+  .action(
+    async (options: {
+      port: number;
+      host: string;
+      dataDir: string;
+      timeScale: number;
+      adminToken?: string;
+      logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+    }) => {
+      let stack: Awaited<ReturnType<typeof startLocalStack>>;
+      try {
+        stack = await startLocalStack({
+          port: options.port,
+          host: options.host,
+          dataDir: options.dataDir,
+          timeScale: options.timeScale,
+          logLevel: options.logLevel,
+          ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
+        });
+      } catch (error) {
+        if (error instanceof LocalStackError) {
+          console.error(`gridwire: ${error.message}`);
+          process.exit(1);
+        }
+        throw error;
       }
-      throw error;
-    }
-    const lines = [
-      'Gridwire local stack is running.',
-      `  API          ${stack.apiUrl}`,
-      `  Admin token  ${stack.adminToken}`,
-      `  Publish to   ${stack.apiUrl}/topics/<topic>/api/events  (header aeg-sas-key: <topic key>)`,
-      `  Data dir     ${stack.dataDir}  (endpoints.json has the emulator endpoints)`,
-      ...(options.timeScale === 1 ? [] : [`  Time scale   ${options.timeScale} (delays and TTLs divided by ${options.timeScale})`]),
-      'Press Ctrl-C to stop.',
-    ];
-    console.log(lines.join('\n'));
+      const lines = [
+        'Gridwire local stack is running.',
+        `  API          ${stack.apiUrl}`,
+        `  Admin token  ${stack.adminToken}`,
+        `  Publish to   ${stack.apiUrl}/topics/<topic>/api/events  (header aeg-sas-key: <topic key>)`,
+        `  Data dir     ${stack.dataDir}  (endpoints.json has the emulator endpoints)`,
+        ...(options.timeScale === 1
+          ? []
+          : [`  Time scale   ${options.timeScale} (delays and TTLs divided by ${options.timeScale})`]),
+        'Press Ctrl-C to stop.',
+      ];
+      console.log(lines.join('\n'));
 
-    let stoppingSince: number | undefined;
-    const shutdown = async (signal: string) => {
-      // One Ctrl-C can arrive more than once (from the terminal and relayed by npm/tsx);
-      // only a second press after a moment means "stop now".
-      if (stoppingSince !== undefined) {
-        if (Date.now() - stoppingSince < 2000) return;
-        console.error('gridwire: stopping now without saving queued deliveries.');
-        process.exit(130);
-      }
-      stoppingSince = Date.now();
-      console.log(`\n${signal}: stopping (waiting for deliveries in progress)...`);
-      await stack.stop();
-      console.log('Gridwire local stack stopped; queued deliveries are saved for the next start.');
-      process.exit(0);
-    };
-    process.on('SIGINT', () => void shutdown('SIGINT'));
-    process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  });
+      let stoppingSince: number | undefined;
+      const shutdown = async (signal: string) => {
+        // One Ctrl-C can arrive more than once (from the terminal and relayed by npm/tsx);
+        // only a second press after a moment means "stop now".
+        if (stoppingSince !== undefined) {
+          if (Date.now() - stoppingSince < 2000) return;
+          console.error('gridwire: stopping now without saving queued deliveries.');
+          process.exit(130);
+        }
+        stoppingSince = Date.now();
+        console.log(`\n${signal}: stopping (waiting for deliveries in progress)...`);
+        await stack.stop();
+        console.log('Gridwire local stack stopped; queued deliveries are saved for the next start.');
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void shutdown('SIGINT'));
+      process.on('SIGTERM', () => void shutdown('SIGTERM'));
+    },
+  );
 
 program.parseAsync(process.argv).catch((error: Error) => {
   console.error(`gridwire: ${error.stack ?? error.message}`);

@@ -42,7 +42,10 @@ export function createDeliveryHandler({ engine, observability, clock = systemClo
         throw error;
       }
     };
-    return processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false });
+    return processPartialResponse(event, processRecord, processor, {
+      context,
+      throwOnFullBatchFailure: false,
+    });
   };
   return middy<SQSEvent, SQSBatchResponse>(deliver)
     .use(injectLambdaContext(observability.logger))

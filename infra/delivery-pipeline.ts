@@ -10,7 +10,16 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CONFIG_DEFAULTS } from '../shared/config';
-import { BUCKET, ENV, FUNCTIONS, QUEUES, type QueueKey, ROUTES, SQS_LIMITS, TABLE } from '../shared/resources';
+import {
+  BUCKET,
+  ENV,
+  FUNCTIONS,
+  QUEUES,
+  type QueueKey,
+  ROUTES,
+  SQS_LIMITS,
+  TABLE,
+} from '../shared/resources';
 import { PipelineFunction } from './pipeline-function';
 
 export interface DeliveryPipelineProps {
@@ -129,11 +138,17 @@ export class DeliveryPipeline extends Construct {
     const settings: Record<string, string> = {
       [ENV.deliveryConcurrency]: String(props.deliveryConcurrency ?? CONFIG_DEFAULTS.deliveryConcurrency),
       [ENV.historyRetentionDays]: String(props.historyRetentionDays ?? CONFIG_DEFAULTS.historyRetentionDays),
-      [ENV.subscriptionCacheSeconds]: String(props.subscriptionCacheSeconds ?? CONFIG_DEFAULTS.subscriptionCacheSeconds),
+      [ENV.subscriptionCacheSeconds]: String(
+        props.subscriptionCacheSeconds ?? CONFIG_DEFAULTS.subscriptionCacheSeconds,
+      ),
       ...(props.publicUrl === undefined ? {} : { [ENV.publicUrl]: props.publicUrl }),
     };
 
-    this.publishFunction = new PipelineFunction(this, { definition: FUNCTIONS.publish, logRetention, environment: settings })
+    this.publishFunction = new PipelineFunction(this, {
+      definition: FUNCTIONS.publish,
+      logRetention,
+      environment: settings,
+    })
       .bindTable(this.table, TABLE.nameEnv, 'read')
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send');
 
@@ -143,7 +158,11 @@ export class DeliveryPipeline extends Construct {
       environment: settings,
     }).bindTable(this.table, TABLE.nameEnv, 'readWrite');
 
-    this.deliveryFunction = new PipelineFunction(this, { definition: FUNCTIONS.delivery, logRetention, environment: settings })
+    this.deliveryFunction = new PipelineFunction(this, {
+      definition: FUNCTIONS.delivery,
+      logRetention,
+      environment: settings,
+    })
       .bindTable(this.table, TABLE.nameEnv, 'readWrite')
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'consume')
       .bindQueue(queues.retry, QUEUES.retry.urlEnv, 'sendAndConsume')
@@ -185,7 +204,10 @@ export class DeliveryPipeline extends Construct {
       });
     }
 
-    new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL of the Gridwire API' });
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.api.apiEndpoint,
+      description: 'Base URL of the Gridwire API',
+    });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'DeadLetterBucketName', { value: this.deadLetterBucket.bucketName });
     for (const key of Object.keys(QUEUES) as QueueKey[]) {
@@ -211,7 +233,9 @@ function validateProps(props: DeliveryPipelineProps): void {
   };
   if (props.deliveryConcurrency !== undefined) {
     check(
-      Number.isInteger(props.deliveryConcurrency) && props.deliveryConcurrency >= 1 && props.deliveryConcurrency <= 1000,
+      Number.isInteger(props.deliveryConcurrency) &&
+        props.deliveryConcurrency >= 1 &&
+        props.deliveryConcurrency <= 1000,
       `deliveryConcurrency must be an integer from 1 to 1000 (got ${props.deliveryConcurrency})`,
     );
   }
@@ -223,7 +247,9 @@ function validateProps(props: DeliveryPipelineProps): void {
   }
   if (props.historyRetentionDays !== undefined) {
     check(
-      Number.isInteger(props.historyRetentionDays) && props.historyRetentionDays >= 1 && props.historyRetentionDays <= 365,
+      Number.isInteger(props.historyRetentionDays) &&
+        props.historyRetentionDays >= 1 &&
+        props.historyRetentionDays <= 365,
       `historyRetentionDays must be an integer from 1 to 365 (got ${props.historyRetentionDays})`,
     );
   }
@@ -234,7 +260,10 @@ function validateProps(props: DeliveryPipelineProps): void {
     );
   }
   if (props.publicUrl !== undefined) {
-    check(/^https:\/\/[^/]+/.test(props.publicUrl), `publicUrl must be an https URL (got ${props.publicUrl})`);
+    check(
+      /^https:\/\/[^/]+/.test(props.publicUrl),
+      `publicUrl must be an https URL (got ${props.publicUrl})`,
+    );
   }
   if (problems.length > 0) throw new Error(`Invalid DeliveryPipeline props: ${problems.join('; ')}`);
 }

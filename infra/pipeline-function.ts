@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -6,7 +7,6 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import * as path from 'node:path';
 import type { FunctionDefinition } from '../shared/resources';
 
 /** The Lambda runtime every Gridwire function uses. */

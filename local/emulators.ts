@@ -46,7 +46,9 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       if (message.type === 'failed') reject(new Error(`the emulators did not start: ${message.message}`));
     };
     child.on('message', onMessage);
-    child.once('exit', (code) => reject(new Error(`the emulator process exited (code ${code}) before it was ready`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the emulator process exited (code ${code}) before it was ready`)),
+    );
     child.once('error', reject);
   });
 

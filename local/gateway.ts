@@ -75,14 +75,21 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return Buffer.concat(chunks);
 }
 
-export function toHttpEvent(req: IncomingMessage, url: URL, route: CompiledRoute, match: RegExpExecArray, body: Buffer): HttpEvent {
+export function toHttpEvent(
+  req: IncomingMessage,
+  url: URL,
+  route: CompiledRoute,
+  match: RegExpExecArray,
+  body: Buffer,
+): HttpEvent {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
   headers['x-forwarded-proto'] = 'http';
   const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  for (const [name, value] of url.searchParams)
+    query[name] = name in query ? `${query[name]},${value}` : value;
   const pathParameters: Record<string, string> = {};
   route.params.forEach((name, index) => {
     pathParameters[name] = match[index + 1] ?? '';
@@ -139,7 +146,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       send(res, 404, JSON.stringify({ message: 'Not Found' }));
       return;
     }
-    if (found.route.route.auth === 'admin' && !isAdminAuthorized(req.headers.authorization, options.adminToken)) {
+    if (
+      found.route.route.auth === 'admin' &&
+      !isAdminAuthorized(req.headers.authorization, options.adminToken)
+    ) {
       req.resume();
       send(
         res,
@@ -147,7 +157,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         JSON.stringify({
           error: {
             code: 'Unauthorized',
-            message: 'The admin API needs "Authorization: Bearer <token>" (the token is in the data directory).',
+            message:
+              'The admin API needs "Authorization: Bearer <token>" (the token is in the data directory).',
           },
         }),
       );
@@ -160,7 +171,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     const fnKey = found.route.route.function;
     const handler = options.handlers[fnKey] as HttpHandler;
-    const result = await handler(toHttpEvent(req, url, found.route, found.match, body), lambdaContext(FUNCTIONS[fnKey]));
+    const result = await handler(
+      toHttpEvent(req, url, found.route, found.match, body),
+      lambdaContext(FUNCTIONS[fnKey]),
+    );
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
     const payload = result.body === undefined ? '' : result.body;
@@ -170,7 +184,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: Error) => {
-      options.logger.error('local gateway failed to handle a request', { error: error.message, stack: error.stack });
+      options.logger.error('local gateway failed to handle a request', {
+        error: error.message,
+        stack: error.stack,
+      });
       if (!res.headersSent) send(res, 500, JSON.stringify({ message: 'Internal Server Error' }));
       else res.destroy();
     });

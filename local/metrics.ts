@@ -20,7 +20,9 @@ export class LocalMetrics {
 
   readonly publish = (points: readonly MetricPoint[]): void => {
     for (const point of points) {
-      const dimensions = Object.fromEntries(Object.entries(point.dimensions).sort(([a], [b]) => a.localeCompare(b)));
+      const dimensions = Object.fromEntries(
+        Object.entries(point.dimensions).sort(([a], [b]) => a.localeCompare(b)),
+      );
       const key = `${point.name}|${JSON.stringify(dimensions)}`;
       let total = this.totals.get(key);
       if (total === undefined) {

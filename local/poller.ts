@@ -3,13 +3,18 @@
  * invoke, delete what succeeded, and leave reported failures (or the whole batch, if the handler
  * throws) to reappear after the visibility timeout.
  */
-import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { LoggerLike } from '../shared/logging';
 import type { FunctionDefinition } from '../shared/resources';
 import { lambdaContext } from './lambda-context';
 
-export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined | void>;
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
 export interface InvocationStats {
   queue: string;
@@ -100,7 +105,9 @@ export class QueuePoller {
 
   private async invoke(messages: Message[]): Promise<void> {
     const { sqs, queueUrl, logger, fn } = this.options;
-    const event: SQSEvent = { Records: messages.map((message) => toSqsRecord(message, this.options.queueArn)) };
+    const event: SQSEvent = {
+      Records: messages.map((message) => toSqsRecord(message, this.options.queueArn)),
+    };
     const started = Date.now();
     let failed: Set<string>;
     try {
@@ -131,9 +138,16 @@ export class QueuePoller {
           }),
         );
       } catch (error) {
-        logger.error('delete failed; those messages will be processed again', { error: (error as Error).message });
+        logger.error('delete failed; those messages will be processed again', {
+          error: (error as Error).message,
+        });
       }
     }
-    this.options.onInvocation?.({ queue: queueUrl, records: messages.length, failed: failed.size, durationMs });
+    this.options.onInvocation?.({
+      queue: queueUrl,
+      records: messages.length,
+      failed: failed.size,
+      durationMs,
+    });
   }
 }

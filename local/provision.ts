@@ -21,12 +21,17 @@ export interface ProvisionOptions {
 }
 
 async function createQueue(clients: AwsClients, name: string, attributes: Record<string, string>) {
-  const { QueueUrl } = await clients.sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+  const { QueueUrl } = await clients.sqs.send(
+    new CreateQueueCommand({ QueueName: name, Attributes: attributes }),
+  );
   if (QueueUrl === undefined) throw new Error(`SQS returned no URL for queue ${name}`);
   return QueueUrl;
 }
 
-export async function provisionLocalResources(clients: AwsClients, options: ProvisionOptions = {}): Promise<LocalResources> {
+export async function provisionLocalResources(
+  clients: AwsClients,
+  options: ProvisionOptions = {},
+): Promise<LocalResources> {
   const queueUrls = {} as Record<QueueKey, string>;
   const redriveQueueUrls = {} as Record<QueueKey, string>;
   for (const [key, queue] of Object.entries(QUEUES) as [QueueKey, (typeof QUEUES)[QueueKey]][]) {
@@ -40,7 +45,10 @@ export async function provisionLocalResources(clients: AwsClients, options: Prov
     queueUrls[key] = await createQueue(clients, queue.localName, {
       VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? queue.visibilityTimeoutSeconds),
       MaximumMessageSize: String(SQS_LIMITS.maxMessageBytes),
-      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes?.QueueArn, maxReceiveCount: queue.maxReceiveCount }),
+      RedrivePolicy: JSON.stringify({
+        deadLetterTargetArn: Attributes?.QueueArn,
+        maxReceiveCount: queue.maxReceiveCount,
+      }),
     });
     redriveQueueUrls[key] = redriveUrl;
   }

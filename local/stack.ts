@@ -129,14 +129,20 @@ async function saveQueues(emulators: Emulators, dataDir: string): Promise<number
  * Puts saved messages back. Jobs carry their own due time, so they go in without a delay and the
  * delivery engine waits (or hops) as it would have.
  */
-async function restoreQueues(clients: AwsClients, resources: LocalResources, dataDir: string): Promise<number> {
+async function restoreQueues(
+  clients: AwsClients,
+  resources: LocalResources,
+  dataDir: string,
+): Promise<number> {
   const file = join(dataDir, SAVED_QUEUES_FILE);
   let saved: SavedQueues;
   try {
     saved = JSON.parse(await readFile(file, 'utf8')) as SavedQueues;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw new LocalStackError(`Could not read saved queue contents from ${file}: ${(error as Error).message}`);
+    throw new LocalStackError(
+      `Could not read saved queue contents from ${file}: ${(error as Error).message}`,
+    );
   }
   const urlByName = new Map<string, string>();
   for (const [key, queue] of Object.entries(QUEUES) as [QueueKey, (typeof QUEUES)[QueueKey]][]) {
@@ -162,9 +168,20 @@ async function restoreQueues(clients: AwsClients, resources: LocalResources, dat
   return count;
 }
 
-async function writeEndpoints(dataDir: string, apiUrl: string, endpoints: LocalEndpoints, adminToken: string) {
+async function writeEndpoints(
+  dataDir: string,
+  apiUrl: string,
+  endpoints: LocalEndpoints,
+  adminToken: string,
+) {
   const file = join(dataDir, ENDPOINTS_FILE);
-  const content = { api: apiUrl, sqs: endpoints.sqs, s3: endpoints.s3, dynamodb: endpoints.dynamodb, adminToken };
+  const content = {
+    api: apiUrl,
+    sqs: endpoints.sqs,
+    s3: endpoints.s3,
+    dynamodb: endpoints.dynamodb,
+    adminToken,
+  };
   await writeFile(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
 }
 
@@ -172,7 +189,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const dataDir = resolve(options.dataDir);
   const host = options.host ?? '127.0.0.1';
   const timeScale = options.timeScale ?? 1;
-  if (!(timeScale >= 1)) throw new LocalStackError(`--time-scale must be a number >= 1 (got ${options.timeScale})`);
+  if (!(timeScale >= 1))
+    throw new LocalStackError(`--time-scale must be a number >= 1 (got ${options.timeScale})`);
   await prepareDataDir(dataDir);
   const adminToken = await loadAdminToken(dataDir, options.adminToken);
 
@@ -202,7 +220,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   try {
     const clients = createAwsClients(emulators.endpoints);
     const resources = await provisionLocalResources(clients, {
-      ...(options.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
+      ...(options.visibilityTimeoutSeconds === undefined
+        ? {}
+        : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
     });
     const restored = await restoreQueues(clients, resources, dataDir);
 
@@ -231,11 +251,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const managementObs = observability('management');
     const deliveryObs = observability('delivery');
     const handlers = {
-      publish: createPublishHandler({ publisher: buildPublisher(runtime, publishObs), observability: publishObs }),
-      management: createManagementHandler({ management: buildManagementDeps(runtime), observability: managementObs }),
+      publish: createPublishHandler({
+        publisher: buildPublisher(runtime, publishObs),
+        observability: publishObs,
+      }),
+      management: createManagementHandler({
+        management: buildManagementDeps(runtime),
+        observability: managementObs,
+      }),
     };
     const deliveryHandler = createDeliveryHandler({
-      engine: buildDeliveryEngine(runtime, deliveryObs, options.sender === undefined ? {} : { sender: options.sender }),
+      engine: buildDeliveryEngine(
+        runtime,
+        deliveryObs,
+        options.sender === undefined ? {} : { sender: options.sender },
+      ),
       observability: deliveryObs,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });

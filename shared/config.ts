@@ -2,7 +2,11 @@
  * Function configuration, read once at cold start from the environment variables named in
  * `shared/resources.ts`. A missing or malformed variable fails fast with its name.
  */
-import { getBooleanFromEnv, getNumberFromEnv, getStringFromEnv } from '@aws-lambda-powertools/commons/utils/env';
+import {
+  getBooleanFromEnv,
+  getNumberFromEnv,
+  getStringFromEnv,
+} from '@aws-lambda-powertools/commons/utils/env';
 import { ENV } from './resources';
 
 export interface RuntimeConfig {
@@ -39,7 +43,10 @@ const positive = (key: string, value: number, min = 1): number => {
 
 export function readConfig(): RuntimeConfig {
   const required = (key: string) =>
-    getStringFromEnv({ key, errorMessage: `Environment variable ${key} is required (set by the Gridwire stack)` });
+    getStringFromEnv({
+      key,
+      errorMessage: `Environment variable ${key} is required (set by the Gridwire stack)`,
+    });
   const optional = (key: string) => {
     const value = getStringFromEnv({ key, defaultValue: '' });
     return value === '' ? undefined : value;
@@ -51,12 +58,18 @@ export function readConfig(): RuntimeConfig {
     tableName: required(ENV.tableName),
     ...(deliveryQueueUrl === undefined ? {} : { deliveryQueueUrl }),
     ...(retryQueueUrl === undefined ? {} : { retryQueueUrl }),
-    timeScale: positive(ENV.timeScale, getNumberFromEnv({ key: ENV.timeScale, defaultValue: CONFIG_DEFAULTS.timeScale })),
+    timeScale: positive(
+      ENV.timeScale,
+      getNumberFromEnv({ key: ENV.timeScale, defaultValue: CONFIG_DEFAULTS.timeScale }),
+    ),
     allowHttpEndpoints: getBooleanFromEnv({ key: ENV.allowHttpEndpoints, defaultValue: false }),
     subscriptionCacheMs:
       positive(
         ENV.subscriptionCacheSeconds,
-        getNumberFromEnv({ key: ENV.subscriptionCacheSeconds, defaultValue: CONFIG_DEFAULTS.subscriptionCacheSeconds }),
+        getNumberFromEnv({
+          key: ENV.subscriptionCacheSeconds,
+          defaultValue: CONFIG_DEFAULTS.subscriptionCacheSeconds,
+        }),
         0,
       ) * 1000,
     topicCacheMs: CONFIG_DEFAULTS.topicCacheMs,
@@ -75,7 +88,9 @@ export function readConfig(): RuntimeConfig {
 /** A setting this function needs; throws naming the environment variable when it is absent. */
 export function requireSetting<T>(value: T | undefined, envName: string): T {
   if (value === undefined) {
-    throw new Error(`Environment variable ${envName} is required by this function (set by the Gridwire stack)`);
+    throw new Error(
+      `Environment variable ${envName} is required by this function (set by the Gridwire stack)`,
+    );
   }
   return value;
 }

@@ -36,11 +36,19 @@ export class DropRecorder implements DeadLetterSink {
   }
 
   async handle(subscription: Subscription, ended: readonly EndedDelivery[]): Promise<void> {
-    this.drop(subscription.topic, subscription.name, ended.map((entry) => ({ item: entry.item, reason: entry.reason })));
+    this.drop(
+      subscription.topic,
+      subscription.name,
+      ended.map((entry) => ({ item: entry.item, reason: entry.reason })),
+    );
   }
 
   /** Records drops that happen without a subscription definition (it was deleted). */
-  drop(topic: string, subscription: string, drops: readonly { item: DeliveryItem; reason: DropReason }[]): void {
+  drop(
+    topic: string,
+    subscription: string,
+    drops: readonly { item: DeliveryItem; reason: DropReason }[],
+  ): void {
     const byReason = new Map<DropReason, DeliveryItem[]>();
     for (const { item, reason } of drops) byReason.set(reason, [...(byReason.get(reason) ?? []), item]);
     for (const [reason, items] of byReason) {

@@ -142,11 +142,20 @@ export class DeliveryEngine {
         report.delivered += 1;
         this.deps.metrics.count(METRIC.DeliverySuccessCount, 1, dims);
         if (item.attempts > 0) {
-          records.push(this.record(subscription, item, attemptNumber, decidedAt, { ...result, outcome: 'Delivered', next: { action: 'none' } }));
+          records.push(
+            this.record(subscription, item, attemptNumber, decidedAt, {
+              ...result,
+              outcome: 'Delivered',
+              next: { action: 'none' },
+            }),
+          );
         }
         continue;
       }
-      this.deps.metrics.count(METRIC.DeliveryAttemptFailCount, 1, { ...dims, Error: result.outcome ?? 'GenericError' });
+      this.deps.metrics.count(METRIC.DeliveryAttemptFailCount, 1, {
+        ...dims,
+        Error: result.outcome ?? 'GenericError',
+      });
       const failed: DeliveryItem = {
         ...item,
         attempts: attemptNumber,
@@ -171,11 +180,13 @@ export class DeliveryEngine {
       });
       if (decision.action === 'retry') {
         retries.set(decision.dueAt, [...(retries.get(decision.dueAt) ?? []), failed]);
-        records.push(this.record(subscription, item, attemptNumber, decidedAt, {
+        records.push(
+          this.record(subscription, item, attemptNumber, decidedAt, {
             ...result,
             outcome: result.outcome ?? 'GenericError',
             next: { action: 'retry', dueAt: decision.dueAt },
-          }));
+          }),
+        );
       } else {
         ended.push({ item: failed, reason: decision.reason, endedAt: decidedAt });
         records.push(
@@ -192,7 +203,8 @@ export class DeliveryEngine {
     const envelope = { topic: job.topic, subscription: job.subscription };
     for (const [retryDueAt, items] of retries) {
       const delaySeconds = sqsDelaySeconds(retryDueAt, clock.now());
-      for (const body of packJobs({ ...envelope, dueAt: retryDueAt }, items)) outgoing.push({ body, delaySeconds });
+      for (const body of packJobs({ ...envelope, dueAt: retryDueAt }, items))
+        outgoing.push({ body, delaySeconds });
       report.retried += items.length;
     }
     if (deferred.length > 0) {
@@ -210,7 +222,11 @@ export class DeliveryEngine {
     return report;
   }
 
-  private async attempt(subscription: Subscription, item: DeliveryItem, options: JobOptions): Promise<Attempted> {
+  private async attempt(
+    subscription: Subscription,
+    item: DeliveryItem,
+    options: JobOptions,
+  ): Promise<Attempted> {
     return this.inFlight.run(async () => {
       if (this.deps.clock.now() >= options.attemptDeadline) return { item, result: 'deferred' as const };
       const result = await this.deps.sender.send(buildDeliveryRequest(subscription, [item]));
@@ -242,7 +258,8 @@ export class DeliveryEngine {
     item: DeliveryItem,
     attempt: number,
     at: number,
-    detail: Pick<AttemptRecord, 'outcome' | 'next'> & Partial<Pick<AttemptResult, 'httpStatus' | 'durationMs' | 'error'>>,
+    detail: Pick<AttemptRecord, 'outcome' | 'next'> &
+      Partial<Pick<AttemptResult, 'httpStatus' | 'durationMs' | 'error'>>,
   ): AttemptRecord {
     return {
       topic: subscription.topic,

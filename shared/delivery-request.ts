@@ -10,7 +10,10 @@ export const USER_AGENT = 'Gridwire/0.1';
  * Builds the POST for `items` (one event unless the subscription batches). `aeg-delivery-count`
  * is the number of earlier attempts: 0 on the first.
  */
-export function buildDeliveryRequest(subscription: Subscription, items: readonly DeliveryItem[]): WebhookRequest {
+export function buildDeliveryRequest(
+  subscription: Subscription,
+  items: readonly DeliveryItem[],
+): WebhookRequest {
   const first = items[0];
   if (first === undefined) throw new RangeError('a delivery request needs at least one event');
   const headers: Record<string, string> = {

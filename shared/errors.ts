@@ -48,4 +48,5 @@ export const payloadTooLarge = (message: string): ApiError =>
 export const conflict = (message: string): ApiError => new ApiError(409, 'Conflict', message);
 
 /** A dependency (queue, table) is failing; the caller may retry. */
-export const serviceUnavailable = (message: string): ApiError => new ApiError(503, 'ServiceUnavailable', message);
+export const serviceUnavailable = (message: string): ApiError =>
+  new ApiError(503, 'ServiceUnavailable', message);

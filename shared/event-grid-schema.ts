@@ -20,17 +20,20 @@ export const PUBLISH_LIMITS = {
 } as const;
 
 const nonEmptyString = (field: string) =>
-  z.string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) }).min(
-    1,
-    `${field} must not be empty`,
-  );
+  z
+    .string({
+      error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`),
+    })
+    .min(1, `${field} must not be empty`);
 
 const eventSchema = z.looseObject({
   id: nonEmptyString('id'),
   subject: nonEmptyString('subject'),
   eventType: nonEmptyString('eventType'),
   eventTime: z
-    .string({ error: (issue) => (issue.input === undefined ? 'eventTime is required' : 'eventTime must be a string') })
+    .string({
+      error: (issue) => (issue.input === undefined ? 'eventTime is required' : 'eventTime must be a string'),
+    })
     .refine((value) => !Number.isNaN(Date.parse(value)), 'eventTime must be an ISO 8601 date-time'),
   dataVersion: z.string({ error: 'dataVersion must be a string' }).optional(),
   metadataVersion: z.literal('1', { error: 'metadataVersion must be "1" when present' }).optional(),
@@ -82,4 +85,3 @@ export function parseEventGridEvents(body: unknown, topicName: string): EventGri
   });
   return events;
 }
-

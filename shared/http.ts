@@ -2,12 +2,16 @@
  * Helpers for API Gateway HTTP API (payload format 2.0) events and results.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { ApiError, badRequest, payloadTooLarge } from './errors';
+import { type ApiError, badRequest, payloadTooLarge } from './errors';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
 
-export const jsonResult = (statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult => ({
+export const jsonResult = (
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): HttpResult => ({
   statusCode,
   headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   body: JSON.stringify(body),
@@ -24,7 +28,8 @@ export function rawBody(event: HttpEvent): Buffer {
 }
 
 /** Parses a JSON body, refusing one larger than `maxBytes` with a 413 that names the limit. */
-export const parseJsonBody = (event: HttpEvent, maxBytes: number): unknown => parseJsonBytes(rawBody(event), maxBytes);
+export const parseJsonBody = (event: HttpEvent, maxBytes: number): unknown =>
+  parseJsonBytes(rawBody(event), maxBytes);
 
 export function parseJsonBytes(bytes: Buffer, maxBytes: number): unknown {
   if (bytes.length > maxBytes) {

@@ -2,7 +2,11 @@
  * Sends delivery jobs to the delivery and retry queues with SendMessageBatch (ten entries or
  * 1 MiB per request), re-sending entries SQS reports as failed before giving up.
  */
-import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { mapWithConcurrency } from './concurrency';
 import { type QueueKey, SQS_LIMITS } from './resources';
 
@@ -18,13 +22,19 @@ export interface JobQueue {
 }
 
 /** Groups jobs into SendMessageBatch requests by count and total size. */
-export function batchJobs(jobs: readonly OutgoingJob[], maxBatchBytes = SQS_LIMITS.maxMessageBytes): OutgoingJob[][] {
+export function batchJobs(
+  jobs: readonly OutgoingJob[],
+  maxBatchBytes: number = SQS_LIMITS.maxMessageBytes,
+): OutgoingJob[][] {
   const batches: OutgoingJob[][] = [];
   let current: OutgoingJob[] = [];
   let bytes = 0;
   for (const job of jobs) {
     const size = Buffer.byteLength(job.body, 'utf8');
-    if (current.length > 0 && (current.length === SQS_LIMITS.maxBatchEntries || bytes + size > maxBatchBytes)) {
+    if (
+      current.length > 0 &&
+      (current.length === SQS_LIMITS.maxBatchEntries || bytes + size > maxBatchBytes)
+    ) {
       batches.push(current);
       current = [];
       bytes = 0;
@@ -47,7 +57,9 @@ export class SqsJobQueue implements JobQueue {
     if (jobs.length === 0) return;
     const url = this.urls[queue];
     if (url === undefined) throw new Error(`no URL configured for the ${queue} queue`);
-    await mapWithConcurrency(batchJobs(jobs), this.options.parallelRequests ?? 8, (batch) => this.sendBatch(url, batch));
+    await mapWithConcurrency(batchJobs(jobs), this.options.parallelRequests ?? 8, (batch) =>
+      this.sendBatch(url, batch),
+    );
   }
 
   private async sendBatch(url: string, batch: readonly OutgoingJob[]): Promise<void> {

@@ -35,7 +35,11 @@ const envelopeHead = (envelope: JobEnvelope): string =>
  * the target still goes, alone in its message; one that can't fit SQS's limit at all throws
  * (publish rejects such events up front, so this is a guard, not a path).
  */
-export function packJobs(envelope: JobEnvelope, items: readonly DeliveryItem[], targetBytes = JOB_TARGET_BYTES): string[] {
+export function packJobs(
+  envelope: JobEnvelope,
+  items: readonly DeliveryItem[],
+  targetBytes = JOB_TARGET_BYTES,
+): string[] {
   const head = envelopeHead(envelope);
   const headBytes = Buffer.byteLength(head, 'utf8') + 2; // "]}"
   const bodies: string[] = [];
@@ -90,7 +94,9 @@ export function parseJob(body: string): DeliveryJob {
   const parsed = jobSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`delivery job is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`);
+    throw new Error(
+      `delivery job is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
+    );
   }
   return parsed.data as DeliveryJob;
 }

@@ -56,7 +56,10 @@ export function invalidBody(error: ZodError, what: string): Error {
     const fields = issue.keys.map((key) => (path === '' ? key : `${path}.${key}`));
     const later = fields.filter((field) => NOT_YET_SUPPORTED.has(field));
     if (later.length > 0) {
-      return badRequest(`${later.join(', ')}: not supported yet by this version of Gridwire.`, 'NotSupported');
+      return badRequest(
+        `${later.join(', ')}: not supported yet by this version of Gridwire.`,
+        'NotSupported',
+      );
     }
     return badRequest(`${fields.join(', ')}: unknown field${fields.length > 1 ? 's' : ''} in the ${what}.`);
   }
@@ -67,8 +70,12 @@ const intInRange = (range: Range) =>
   z
     .number({ error: `must be an integer between ${range.min} and ${range.max}` })
     .int({ error: `must be an integer between ${range.min} and ${range.max}` })
-    .min(range.min, { error: `must be an integer between ${range.min} and ${range.max} (got a smaller value)` })
-    .max(range.max, { error: `must be an integer between ${range.min} and ${range.max} (got a larger value)` });
+    .min(range.min, {
+      error: `must be an integer between ${range.min} and ${range.max} (got a smaller value)`,
+    })
+    .max(range.max, {
+      error: `must be an integer between ${range.min} and ${range.max} (got a larger value)`,
+    });
 
 export const topicBodySchema = z.strictObject({
   location: z.string().optional(),
@@ -116,7 +123,9 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
     if (!allowed.includes(url.protocol)) {
       ctx.addIssue({
         code: 'custom',
-        message: allowHttp ? 'must be an http or https URL' : 'must be an https URL (http is allowed in local mode only)',
+        message: allowHttp
+          ? 'must be an http or https URL'
+          : 'must be an https URL (http is allowed in local mode only)',
       });
     }
     if (url.username !== '' || url.password !== '') {
@@ -151,7 +160,9 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
           })
           .optional(),
         eventDeliverySchema: z
-          .literal('EventGridSchema', { error: 'only EventGridSchema is supported by this version of Gridwire' })
+          .literal('EventGridSchema', {
+            error: 'only EventGridSchema is supported by this version of Gridwire',
+          })
           .optional(),
         labels: z.array(z.string()).optional(),
       },
@@ -175,7 +186,9 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
   const limits = TOPIC_PROFILE.limits;
   return {
     endpointUrl: properties.destination.properties.endpointUrl,
-    ...(types === undefined || types.some((type) => type.toLowerCase() === 'all') ? {} : { includedEventTypes: types }),
+    ...(types === undefined || types.some((type) => type.toLowerCase() === 'all')
+      ? {}
+      : { includedEventTypes: types }),
     retryPolicy: {
       maxDeliveryAttempts: properties.retryPolicy?.maxDeliveryAttempts ?? limits.maxDeliveryAttempts.default,
       eventTimeToLiveInMinutes:

@@ -4,7 +4,15 @@
  */
 import type { Clock } from './clock';
 import { ApiError, badRequest, notFound } from './errors';
-import { type HttpEvent, type HttpResult, emptyResult, jsonResult, parseJsonBody, pathParam, publicBaseUrl } from './http';
+import {
+  emptyResult,
+  type HttpEvent,
+  type HttpResult,
+  jsonResult,
+  parseJsonBody,
+  pathParam,
+  publicBaseUrl,
+} from './http';
 import {
   MAX_SUBSCRIPTIONS_PER_TOPIC,
   parseSubscriptionBody,
@@ -29,10 +37,13 @@ export interface ManagementDeps {
 type Operation = (event: HttpEvent, deps: ManagementDeps) => Promise<HttpResult>;
 
 const topicParam = (event: HttpEvent) => validateName('topic', pathParam(event, 'topic'));
-const subscriptionParam = (event: HttpEvent) => validateName('subscription', pathParam(event, 'subscription'));
+const subscriptionParam = (event: HttpEvent) =>
+  validateName('subscription', pathParam(event, 'subscription'));
 const now = (deps: ManagementDeps) => new Date(deps.clock.now());
 const optionalBody = (event: HttpEvent) =>
-  event.body === undefined || event.body === null || event.body === '' ? {} : parseJsonBody(event, MAX_BODY_BYTES);
+  event.body === undefined || event.body === null || event.body === ''
+    ? {}
+    : parseJsonBody(event, MAX_BODY_BYTES);
 
 async function requireTopic(deps: ManagementDeps, name: string) {
   const topic = await deps.store.getTopic(name);
@@ -53,7 +64,8 @@ const keysOf = (keys: TopicKeys) => ({ key1: keys.key1, key2: keys.key2 });
 /** Attempt records as the API shows them: ISO times, grouped by delivery. */
 export function deliveriesDocument(records: readonly AttemptRecord[]) {
   const byDelivery = new Map<string, AttemptRecord[]>();
-  for (const record of records) byDelivery.set(record.deliveryId, [...(byDelivery.get(record.deliveryId) ?? []), record]);
+  for (const record of records)
+    byDelivery.set(record.deliveryId, [...(byDelivery.get(record.deliveryId) ?? []), record]);
   return {
     value: [...byDelivery.entries()].map(([deliveryId, attempts]) => {
       const last = attempts[attempts.length - 1] as AttemptRecord;
@@ -70,7 +82,9 @@ export function deliveriesDocument(records: readonly AttemptRecord[]) {
         deliveryId,
         publishTime: new Date(last.publishedAt).toISOString(),
         status,
-        ...(last.next.action === 'deadLetter' || last.next.action === 'dropped' ? { reason: last.next.reason } : {}),
+        ...(last.next.action === 'deadLetter' || last.next.action === 'dropped'
+          ? { reason: last.next.reason }
+          : {}),
         ...(last.next.action === 'retry' ? { nextAttemptTime: new Date(last.next.dueAt).toISOString() } : {}),
         attempts: attempts.map((record) => ({
           attempt: record.attempt,
@@ -101,12 +115,17 @@ const operations: Readonly<Record<string, Operation>> = {
         `properties.inputSchema: topic '${topic.name}' uses ${topic.inputSchema}; the input schema of an existing topic cannot be changed.`,
       );
     }
-    const current = created ? topic : ((await deps.store.updateTopicTags(name, input.tags, now(deps))) ?? topic);
+    const current = created
+      ? topic
+      : ((await deps.store.updateTopicTags(name, input.tags, now(deps))) ?? topic);
     return jsonResult(created ? 201 : 200, topicDocument(current, publicBaseUrl(event, deps.publicUrl)));
   },
 
   'GET /admin/topics/{topic}': async (event, deps) =>
-    jsonResult(200, topicDocument(await requireTopic(deps, topicParam(event)), publicBaseUrl(event, deps.publicUrl))),
+    jsonResult(
+      200,
+      topicDocument(await requireTopic(deps, topicParam(event)), publicBaseUrl(event, deps.publicUrl)),
+    ),
 
   'DELETE /admin/topics/{topic}': async (event, deps) =>
     emptyResult((await deps.store.deleteTopic(topicParam(event))) ? 200 : 204),
@@ -134,7 +153,9 @@ const operations: Readonly<Record<string, Operation>> = {
   'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) => {
     const topic = await requireTopic(deps, topicParam(event));
     const name = subscriptionParam(event);
-    const input = parseSubscriptionBody(parseJsonBody(event, MAX_BODY_BYTES), { allowHttp: deps.allowHttpEndpoints });
+    const input = parseSubscriptionBody(parseJsonBody(event, MAX_BODY_BYTES), {
+      allowHttp: deps.allowHttpEndpoints,
+    });
     const existing = await deps.store.getSubscription(topic.name, name);
     if (existing === undefined) {
       const count = (await deps.store.listSubscriptions(topic.name)).length;
@@ -162,10 +183,17 @@ const operations: Readonly<Record<string, Operation>> = {
   },
 
   'GET /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) =>
-    jsonResult(200, subscriptionDocument(await requireSubscription(deps, topicParam(event), subscriptionParam(event)))),
+    jsonResult(
+      200,
+      subscriptionDocument(await requireSubscription(deps, topicParam(event), subscriptionParam(event))),
+    ),
 
   'DELETE /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) =>
-    emptyResult((await deps.store.deleteSubscription(topicParam(event), subscriptionParam(event), now(deps))) ? 200 : 204),
+    emptyResult(
+      (await deps.store.deleteSubscription(topicParam(event), subscriptionParam(event), now(deps)))
+        ? 200
+        : 204,
+    ),
 
   'POST /admin/topics/{topic}/eventSubscriptions/{subscription}/getFullUrl': async (event, deps) => {
     const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event));

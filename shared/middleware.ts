@@ -1,8 +1,9 @@
 /**
  * Middy middlewares shared by the handlers.
  */
-import type { MiddlewareObj } from '@middy/core';
+
 import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { ApiError } from './errors';
 import { errorResult, type HttpEvent, type HttpResult } from './http';
@@ -20,7 +21,11 @@ export const httpErrors = (logger: LoggerLike): MiddlewareObj<HttpEvent, HttpRes
       request.response = errorResult(error);
       return;
     }
-    logger.error('unhandled error', { error: error?.message, stack: error?.stack, route: request.event.routeKey });
+    logger.error('unhandled error', {
+      error: error?.message,
+      stack: error?.stack,
+      route: request.event.routeKey,
+    });
     request.response = errorResult(
       new ApiError(500, 'InternalServerError', 'The request failed unexpectedly; it has been logged.'),
     );

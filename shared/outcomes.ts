@@ -19,7 +19,8 @@ const STATUS_OUTCOMES: Readonly<Record<number, DeliveryOutcome>> = {
 };
 
 /** The outcome name for a failed HTTP answer. */
-export const outcomeForStatus = (status: number): DeliveryOutcome => STATUS_OUTCOMES[status] ?? 'GenericError';
+export const outcomeForStatus = (status: number): DeliveryOutcome =>
+  STATUS_OUTCOMES[status] ?? 'GenericError';
 
 const ERROR_CODE_OUTCOMES: Readonly<Record<string, DeliveryOutcome>> = {
   ECONNREFUSED: 'SocketError',
@@ -65,6 +66,8 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  // An HTTP date names a weekday and a month; anything else (`-3`, `soon`) is unreadable.
+  if (!/^[A-Za-z]{3},/.test(trimmed)) return undefined;
   const at = Date.parse(trimmed);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, Math.ceil((at - now) / 1000));

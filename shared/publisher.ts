@@ -65,7 +65,9 @@ export class Publisher {
 
   async publish(request: PublishRequest): Promise<PublishResult> {
     const started = this.deps.clock.now();
-    const topic = await this.topics.get(request.topic.toLowerCase(), () => this.deps.store.getTopic(request.topic));
+    const topic = await this.topics.get(request.topic.toLowerCase(), () =>
+      this.deps.store.getTopic(request.topic),
+    );
     if (topic === undefined) throw notFound(`The topic '${request.topic}' does not exist.`);
     if (request.accessKey === undefined || request.accessKey === '') {
       throw unauthorized(
@@ -75,10 +77,14 @@ export class Publisher {
     if (!isValidKey(topic, request.accessKey)) {
       throw unauthorized(`The access key is not valid for topic '${topic.name}'.`);
     }
-    const events = parseEventGridEvents(parseJsonBytes(request.body, PUBLISH_LIMITS.maxRequestBytes), topic.name);
+    const events = parseEventGridEvents(
+      parseJsonBytes(request.body, PUBLISH_LIMITS.maxRequestBytes),
+      topic.name,
+    );
 
-    const subscriptions = await this.subscriptionLists.get(`${topic.name.toLowerCase()}#${topic.subscriptionsVersion}`, () =>
-      this.deps.store.listSubscriptions(topic.name),
+    const subscriptions = await this.subscriptionLists.get(
+      `${topic.name.toLowerCase()}#${topic.subscriptionsVersion}`,
+      () => this.deps.store.listSubscriptions(topic.name),
     );
     const publishId = this.deps.newId();
     const matchedEvents = new Set<number>();
@@ -107,7 +113,10 @@ export class Publisher {
         bodies.map((body) => ({ body, delaySeconds: 0 })),
       );
     } catch (error) {
-      this.deps.logger.error('could not queue published events', { topic: topic.name, error: (error as Error).message });
+      this.deps.logger.error('could not queue published events', {
+        topic: topic.name,
+        error: (error as Error).message,
+      });
       throw serviceUnavailable(
         'The events could not all be stored. Retry the request; events stored before the failure may be delivered twice.',
       );

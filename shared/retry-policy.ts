@@ -100,7 +100,10 @@ export function scheduledDelayMs(profile: DeliveryProfile, failedAttempts: numbe
 }
 
 /** The minimum wait the failed attempt's answer imposes, `Retry-After` included. */
-export function retryFloorMs(profile: DeliveryProfile, result: Pick<AttemptResult, 'httpStatus' | 'retryAfterSeconds'>): number {
+export function retryFloorMs(
+  profile: DeliveryProfile,
+  result: Pick<AttemptResult, 'httpStatus' | 'retryAfterSeconds'>,
+): number {
   const statusFloor =
     result.httpStatus === undefined
       ? profile.defaultFloorMs
@@ -125,7 +128,10 @@ export function jitterMs(profile: DeliveryProfile, delayMs: number, random: numb
 }
 
 /** Whether a failed attempt may be retried at all under this profile. */
-export function isRetriable(profile: DeliveryProfile, result: Pick<AttemptResult, 'httpStatus' | 'outcome'>): boolean {
+export function isRetriable(
+  profile: DeliveryProfile,
+  result: Pick<AttemptResult, 'httpStatus' | 'outcome'>,
+): boolean {
   if (result.httpStatus !== undefined && profile.noRetryStatuses.includes(result.httpStatus)) return false;
   if (result.outcome !== undefined && profile.noRetryOutcomes.includes(result.outcome)) return false;
   return true;
@@ -155,7 +161,8 @@ export interface FailureInput {
 export function decideAfterFailure(input: FailureInput): FailureDecision {
   const { profile, policy, attemptsMade, result, now, random } = input;
   if (!isRetriable(profile, result)) return { action: 'deadLetter', reason: 'NonRetriableOutcome' };
-  if (attemptsMade >= policy.maxDeliveryAttempts) return { action: 'deadLetter', reason: 'MaxDeliveryAttemptsExceeded' };
+  if (attemptsMade >= policy.maxDeliveryAttempts)
+    return { action: 'deadLetter', reason: 'MaxDeliveryAttemptsExceeded' };
   const baseMs = baseDelayMs(profile, attemptsMade, result);
   const delayMs = baseMs + jitterMs(profile, baseMs, random);
   return { action: 'retry', delayMs, dueAt: now + delayMs };

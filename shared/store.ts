@@ -50,7 +50,9 @@ export class Store {
   // ---- topics -------------------------------------------------------------------------------
 
   async getTopic(name: string): Promise<Topic | undefined> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: this.topicKey(name) }));
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: this.topicKey(name) }),
+    );
     return Item === undefined ? undefined : toTopic(Item);
   }
 
@@ -96,7 +98,10 @@ export class Store {
 
   /** Updates the mutable parts of a topic (tags). */
   async updateTopicTags(name: string, tags: Record<string, string>, now: Date): Promise<Topic | undefined> {
-    return this.updateTopic(name, 'SET tags = :tags, updatedAt = :now', { ':tags': tags, ':now': now.toISOString() });
+    return this.updateTopic(name, 'SET tags = :tags, updatedAt = :now', {
+      ':tags': tags,
+      ':now': now.toISOString(),
+    });
   }
 
   async listTopics(): Promise<Topic[]> {
@@ -122,17 +127,24 @@ export class Store {
     // Subscriptions first, the topic last: a half-finished delete can simply be repeated.
     for (const item of items) {
       if (item.sk === TOPIC_SK) continue;
-      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk } }));
+      await this.doc.send(
+        new DeleteCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk } }),
+      );
     }
     await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: this.topicKey(name) }));
     return true;
   }
 
   async regenerateKey(name: string, keyName: keyof TopicKeys, now: Date): Promise<Topic | undefined> {
-    return this.updateTopic(name, `SET #keys.#k = :key, updatedAt = :now`, { ':key': newAccessKey(), ':now': now.toISOString() }, {
-      '#keys': 'keys',
-      '#k': keyName,
-    });
+    return this.updateTopic(
+      name,
+      `SET #keys.#k = :key, updatedAt = :now`,
+      { ':key': newAccessKey(), ':now': now.toISOString() },
+      {
+        '#keys': 'keys',
+        '#k': keyName,
+      },
+    );
   }
 
   // ---- subscriptions ------------------------------------------------------------------------
@@ -252,7 +264,10 @@ export class Store {
   }
 
   private async bumpSubscriptionsVersion(topic: string, at: string): Promise<void> {
-    await this.updateTopic(topic, 'ADD subscriptionsVersion :one SET updatedAt = :now', { ':one': 1, ':now': at });
+    await this.updateTopic(topic, 'ADD subscriptionsVersion :one SET updatedAt = :now', {
+      ':one': 1,
+      ':now': at,
+    });
   }
 
   private async queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {

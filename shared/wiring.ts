@@ -13,12 +13,12 @@ import { DropRecorder } from './dead-letter';
 import { DeliveryEngine, type SubscriptionSource } from './delivery-engine';
 import { SqsJobQueue } from './job-queue';
 import type { ManagementDeps } from './management';
+import { publishMetricPoints } from './middleware';
 import type { Subscription } from './model';
 import { Publisher } from './publisher';
 import { QUEUES, type QueueKey } from './resources';
 import { scaleProfile, TOPIC_PROFILE } from './retry-policy';
 import { Store } from './store';
-import { publishMetricPoints } from './middleware';
 import { MetricBuffer, type MetricPoint } from './telemetry';
 import { UndiciWebhookSender, type WebhookSender } from './webhook';
 

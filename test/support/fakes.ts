@@ -1,0 +1,179 @@
+/**
+ * Test doubles for the delivery engine's ports: a virtual clock, a scripted webhook, a queue and
+ * a history that keep what they are given.
+ */
+import type { Clock } from '../../shared/clock';
+import { DropRecorder } from '../../shared/dead-letter';
+import { DeliveryEngine, type DeliveryEngineDeps } from '../../shared/delivery-engine';
+import type { JobQueue, OutgoingJob } from '../../shared/job-queue';
+import { parseJob } from '../../shared/jobs';
+import { silentLogger } from '../../shared/logging';
+import type {
+  AttemptRecord,
+  AttemptResult,
+  DeliveryItem,
+  DeliveryJob,
+  Subscription,
+} from '../../shared/model';
+import type { QueueKey } from '../../shared/resources';
+import { TOPIC_PROFILE } from '../../shared/retry-policy';
+import { MetricBuffer } from '../../shared/telemetry';
+import type { WebhookRequest, WebhookSender } from '../../shared/webhook';
+
+/** Time that moves only when told to (or when something sleeps on it). */
+export class VirtualClock implements Clock {
+  constructor(public current = Date.UTC(2026, 0, 1)) {}
+  now = (): number => this.current;
+  sleep = async (ms: number): Promise<void> => {
+    this.current += Math.max(0, ms);
+  };
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+export class RecordingQueue implements JobQueue {
+  readonly sent: Array<{ queue: QueueKey; job: OutgoingJob; at: number }> = [];
+  failWith: Error | undefined;
+  constructor(private readonly clock: Clock) {}
+  async send(queue: QueueKey, jobs: readonly OutgoingJob[]): Promise<void> {
+    if (this.failWith !== undefined) throw this.failWith;
+    for (const job of jobs) this.sent.push({ queue, job, at: this.clock.now() });
+  }
+  /** Parsed jobs sent so far, and forget them. */
+  take(): Array<{ queue: QueueKey; job: DeliveryJob; delaySeconds: number; at: number }> {
+    const taken = this.sent.splice(0).map((entry) => ({
+      queue: entry.queue,
+      job: parseJob(entry.job.body),
+      delaySeconds: entry.job.delaySeconds,
+      at: entry.at,
+    }));
+    return taken;
+  }
+}
+
+export type Answer = Partial<AttemptResult> | ((request: WebhookRequest) => Partial<AttemptResult>);
+
+/** A webhook whose answers are scripted; records every request with the clock's time. */
+export class ScriptedSender implements WebhookSender {
+  readonly requests: Array<{ request: WebhookRequest; at: number }> = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  constructor(
+    private readonly clock: Clock,
+    private answer: Answer = { delivered: true, httpStatus: 200 },
+    private readonly latencyMs = 0,
+  ) {}
+  answerWith(answer: Answer): void {
+    this.answer = answer;
+  }
+  async send(request: WebhookRequest): Promise<AttemptResult> {
+    this.requests.push({ request, at: this.clock.now() });
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+      const answer = typeof this.answer === 'function' ? this.answer(request) : this.answer;
+      return { delivered: false, durationMs: 1, ...answer };
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+}
+
+export class MemoryHistory {
+  readonly records: AttemptRecord[] = [];
+  failWith: Error | undefined;
+  async record(records: readonly AttemptRecord[]): Promise<void> {
+    if (this.failWith !== undefined) throw this.failWith;
+    this.records.push(...records);
+  }
+}
+
+export const subscription = (overrides: Partial<Subscription> = {}): Subscription => ({
+  topic: 'orders',
+  name: 'audit',
+  destination: { endpointType: 'WebHook', endpointUrl: 'https://hooks.example.test/in' },
+  filter: {},
+  retryPolicy: { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1440 },
+  eventDeliverySchema: 'EventGridSchema',
+  labels: [],
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  ...overrides,
+});
+
+export const item = (
+  id: string,
+  publishedAt: number,
+  overrides: Partial<DeliveryItem> = {},
+): DeliveryItem => ({
+  deliveryId: `d-${id}`,
+  event: {
+    id,
+    topic: '/gridwire/topics/orders',
+    subject: 'orders/1',
+    eventType: 'Order.Created',
+    eventTime: new Date(publishedAt).toISOString(),
+    data: { id },
+    dataVersion: '1.0',
+    metadataVersion: '1',
+  },
+  attempts: 0,
+  publishedAt,
+  ...overrides,
+});
+
+export const job = (items: DeliveryItem[], dueAt?: number): DeliveryJob => ({
+  v: 1,
+  topic: 'orders',
+  subscription: 'audit',
+  ...(dueAt === undefined ? {} : { dueAt }),
+  items,
+});
+
+export interface EngineHarness {
+  engine: DeliveryEngine;
+  clock: VirtualClock;
+  queue: RecordingQueue;
+  sender: ScriptedSender;
+  history: MemoryHistory;
+  metrics: MetricBuffer;
+  subscriptions: Map<string, Subscription>;
+  draws: number[];
+}
+
+/** A delivery engine wired to test doubles. `randoms` are returned in order, then 0.5 forever. */
+export function engineHarness(
+  options: { randoms?: number[]; concurrency?: number; timeScale?: number; latencyMs?: number } = {},
+): EngineHarness {
+  const clock = new VirtualClock();
+  const queue = new RecordingQueue(clock);
+  const sender = new ScriptedSender(clock, { delivered: true, httpStatus: 200 }, options.latencyMs ?? 0);
+  const history = new MemoryHistory();
+  const metrics = new MetricBuffer();
+  const subscriptions = new Map<string, Subscription>([['orders/audit', subscription()]]);
+  const randoms = [...(options.randoms ?? [])];
+  const draws: number[] = [];
+  const drops = new DropRecorder(metrics, silentLogger);
+  const deps: DeliveryEngineDeps = {
+    clock,
+    random: () => {
+      const value = randoms.shift() ?? 0.5;
+      draws.push(value);
+      return value;
+    },
+    profile: TOPIC_PROFILE,
+    timeScale: options.timeScale ?? 1,
+    subscriptions: { get: async (topic, name) => subscriptions.get(`${topic}/${name}`) },
+    sender,
+    queue,
+    history,
+    deadLetters: drops,
+    drops,
+    metrics,
+    logger: silentLogger,
+    concurrency: options.concurrency ?? 8,
+  };
+  return { engine: new DeliveryEngine(deps), clock, queue, sender, history, metrics, subscriptions, draws };
+}
