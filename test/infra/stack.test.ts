@@ -1,0 +1,271 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { DeliveryPipeline, type DeliveryPipelineProps } from '../../infra/delivery-pipeline';
+import { GridwireStack } from '../../infra/gridwire-stack';
+import { ENV, FUNCTIONS, QUEUES, ROUTES, SQS_LIMITS, TABLE } from '../../shared/resources';
+
+// Skip asset bundling: these tests are about the template, `npm run synth` bundles for real.
+const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+
+const synth = (props?: DeliveryPipelineProps) => {
+  const stack = new GridwireStack(newApp(), 'Test', props === undefined ? {} : { pipeline: props });
+  return { stack, template: Template.fromStack(stack) };
+};
+
+const { template } = synth();
+
+/** The logical id of the resource whose id path ends with `constructId`. */
+function logicalIdOf(type: string, constructId: string): string {
+  const found = Object.entries(template.findResources(type)).find(([, resource]) =>
+    String((resource as { Metadata?: Record<string, string> }).Metadata?.['aws:cdk:path'] ?? '').includes(
+      `/${constructId}/`,
+    ),
+  );
+  if (found !== undefined) return found[0];
+  const byId = Object.keys(template.findResources(type)).find((id) =>
+    id.startsWith(`Pipeline${constructId}`),
+  );
+  if (byId === undefined) throw new Error(`no ${type} for ${constructId}`);
+  return byId;
+}
+
+const functionId = (key: keyof typeof FUNCTIONS) => logicalIdOf('AWS::Lambda::Function', FUNCTIONS[key].id);
+const queueId = (constructId: string) => logicalIdOf('AWS::SQS::Queue', constructId);
+
+/** Every IAM statement attached to a function's role. */
+function statementsOf(key: keyof typeof FUNCTIONS): Array<{ Action: string | string[]; Resource: unknown }> {
+  const fn = template.findResources('AWS::Lambda::Function')[functionId(key)] as {
+    Properties: { Role: { 'Fn::GetAtt': string[] } };
+  };
+  const roleId = fn.Properties.Role['Fn::GetAtt'][0];
+  const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+    JSON.stringify((policy as { Properties: { Roles: unknown } }).Properties.Roles).includes(String(roleId)),
+  );
+  return policies.flatMap(
+    (policy) =>
+      (policy as { Properties: { PolicyDocument: { Statement: [] } } }).Properties.PolicyDocument.Statement,
+  );
+}
+
+const actionsOn = (key: keyof typeof FUNCTIONS, resourceLogicalId: string): string[] =>
+  statementsOf(key)
+    .filter((statement) => JSON.stringify(statement.Resource).includes(resourceLogicalId))
+    .flatMap((statement) => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]));
+
+describe('queues', () => {
+  it.each(Object.values(QUEUES))('$id redrives to its own queue after $maxReceiveCount receives', (queue) => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: queue.visibilityTimeoutSeconds,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [queueId(queue.redrive.id), 'Arn'] },
+        maxReceiveCount: queue.maxReceiveCount,
+      },
+    });
+  });
+
+  it('give the consumer six times the delivery function timeout before a message reappears', () => {
+    for (const queue of Object.values(QUEUES)) {
+      expect(queue.visibilityTimeoutSeconds).toBe(FUNCTIONS.delivery.timeoutSeconds * 6);
+    }
+  });
+
+  it('are encrypted, take 1 MiB messages and refuse plain-text access', () => {
+    const queues = Object.values(template.findResources('AWS::SQS::Queue'));
+    expect(queues).toHaveLength(4);
+    for (const queue of queues) {
+      expect(queue).toMatchObject({
+        Properties: { SqsManagedSseEnabled: true, MaximumMessageSize: SQS_LIMITS.maxMessageBytes },
+      });
+    }
+    const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy'));
+    expect(policies).toHaveLength(4);
+    for (const policy of policies) {
+      expect(JSON.stringify(policy)).toContain('"aws:SecureTransport":"false"');
+    }
+  });
+});
+
+describe('delivery function', () => {
+  it.each(Object.entries(QUEUES))('consumes the %s queue with partial batch failures', (_key, queue) => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId(queue.id), 'Arn'] },
+      FunctionName: { Ref: functionId('delivery') },
+      BatchSize: queue.consumer.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: queue.consumer.maxConcurrency },
+    });
+  });
+
+  it('may send to the retry queue but not to the delivery queue', () => {
+    expect(actionsOn('delivery', queueId(QUEUES.retry.id))).toEqual(
+      expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']),
+    );
+    expect(actionsOn('delivery', queueId(QUEUES.delivery.id))).toContain('sqs:ReceiveMessage');
+    expect(actionsOn('delivery', queueId(QUEUES.delivery.id))).not.toContain('sqs:SendMessage');
+  });
+});
+
+describe('functions', () => {
+  it.each(Object.entries(FUNCTIONS))(
+    '%s runs on Node.js 24 ARM64 with tracing, its memory and timeout',
+    (key, definition) => {
+      const fn = template.findResources('AWS::Lambda::Function')[functionId(key as keyof typeof FUNCTIONS)];
+      expect(fn).toMatchObject({
+        Properties: {
+          Runtime: 'nodejs24.x',
+          Architectures: ['arm64'],
+          TracingConfig: { Mode: 'Active' },
+          MemorySize: definition.memoryMb,
+          Timeout: definition.timeoutSeconds,
+          LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) } },
+        },
+      });
+    },
+  );
+
+  it('get the environment variable of every resource they are granted', () => {
+    const env = (key: keyof typeof FUNCTIONS) =>
+      Object.keys(
+        (
+          template.findResources('AWS::Lambda::Function')[functionId(key)] as {
+            Properties: { Environment: { Variables: object } };
+          }
+        ).Properties.Environment.Variables,
+      );
+    expect(env('publish')).toEqual(expect.arrayContaining([ENV.tableName, ENV.deliveryQueueUrl]));
+    expect(env('publish')).not.toContain(ENV.retryQueueUrl);
+    expect(env('management')).toContain(ENV.tableName);
+    expect(env('management')).not.toContain(ENV.deliveryQueueUrl);
+    expect(env('delivery')).toEqual(
+      expect.arrayContaining([ENV.tableName, ENV.deliveryQueueUrl, ENV.retryQueueUrl, ENV.deadLetterBucket]),
+    );
+  });
+
+  it('publish may read the table but not write it, and may only send to the delivery queue', () => {
+    const tableId = logicalIdOf('AWS::DynamoDB::GlobalTable', TABLE.id);
+    const tableActions = actionsOn('publish', tableId);
+    expect(tableActions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    expect(tableActions).not.toContain('dynamodb:PutItem');
+    expect(actionsOn('publish', queueId(QUEUES.delivery.id))).toContain('sqs:SendMessage');
+    expect(actionsOn('publish', queueId(QUEUES.retry.id))).toEqual([]);
+  });
+});
+
+describe('table', () => {
+  it('is on-demand with point-in-time recovery, a TTL attribute and the topics index', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+      Replicas: [
+        Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
+      ],
+      GlobalSecondaryIndexes: [Match.objectLike({ IndexName: TABLE.topicsIndex.name })],
+    });
+  });
+
+  it('is kept when the stack is deleted, unless told otherwise', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' });
+  });
+});
+
+describe('dead-letter bucket', () => {
+  it('blocks public access, is encrypted and refuses plain-text access', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('HTTP API', () => {
+  it('has exactly the shared routes; admin routes need IAM, publishing does not', () => {
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
+      (route) => (route as { Properties: { RouteKey: string; AuthorizationType?: string } }).Properties,
+    );
+    const expected = ROUTES.filter((route) => route.function !== 'delivery').map((route) => ({
+      key: `${route.method} ${route.path}`,
+      auth: route.auth === 'admin' ? 'AWS_IAM' : 'NONE',
+    }));
+    expect(
+      routes
+        .map((route) => ({ key: route.RouteKey, auth: route.AuthorizationType ?? 'NONE' }))
+        .sort((a, b) => a.key.localeCompare(b.key)),
+    ).toEqual(expected.sort((a, b) => a.key.localeCompare(b.key)));
+  });
+
+  it('logs access on the default stage', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: { DestinationArn: Match.anyValue() },
+    });
+  });
+
+  it('outputs the API URL', () => {
+    expect(Object.keys(template.findOutputs('*')).some((key) => key.includes('ApiUrl'))).toBe(true);
+  });
+});
+
+describe('props', () => {
+  it.each([
+    [{ deliveryConcurrency: 0 }, /deliveryConcurrency must be an integer from 1 to 1000 \(got 0\)/],
+    [
+      { maxDeliveryInvocations: { retry: 1 } },
+      /maxDeliveryInvocations.retry must be an integer from 2 to 1000 \(got 1\)/,
+    ],
+    [{ historyRetentionDays: 400 }, /historyRetentionDays must be an integer from 1 to 365/],
+    [{ subscriptionCacheSeconds: -1 }, /subscriptionCacheSeconds must be from 0 to 300/],
+    [{ publicUrl: 'http://events.example.com' }, /publicUrl must be an https URL/],
+  ])('refuse %j at synth time', (props, message) => {
+    expect(() => new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Pipeline', props)).toThrow(message);
+  });
+
+  it('flow into the functions and event source mappings', () => {
+    const { template: custom } = synth({
+      deliveryConcurrency: 8,
+      maxDeliveryInvocations: { retry: 5 },
+      publicUrl: 'https://events.example.com',
+    });
+    custom.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          [ENV.deliveryConcurrency]: '8',
+          [ENV.publicUrl]: 'https://events.example.com',
+        }),
+      },
+    });
+    custom.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ScalingConfig: { MaximumConcurrency: 5 },
+    });
+  });
+
+  it('grantAdmin lets a principal invoke the admin routes only', () => {
+    const fresh = new GridwireStack(newApp(), 'Granting');
+    const role = new iam.Role(fresh, 'Operator', { assumedBy: new iam.AccountRootPrincipal() });
+    fresh.pipeline.grantAdmin(role);
+    const statements = Template.fromStack(fresh).findResources('AWS::IAM::Policy');
+    const operator = Object.values(statements).find((policy) =>
+      JSON.stringify(policy).includes('execute-api:Invoke'),
+    );
+    expect(JSON.stringify(operator)).toContain('/admin/*');
+  });
+});
