@@ -25,7 +25,7 @@ import {
 import { type Emulators, startEmulators } from './emulators';
 import { type Gateway, type HttpHandler, startGateway } from './gateway';
 import { LocalMetrics } from './metrics';
-import { type InvocationStats, QueuePoller } from './poller';
+import { type InvocationStats, QueuePoller, type SqsHandler } from './poller';
 import { type LocalResources, provisionLocalResources } from './provision';
 
 export interface LocalStackOptions {
@@ -50,6 +50,8 @@ export interface LocalStackOptions {
   random?: Random;
   sender?: WebhookSender;
   onInvocation?: (stats: InvocationStats) => void;
+  /** Wraps the delivery handler the pollers invoke (fault injection in tests). */
+  wrapDeliveryHandler?: (handler: SqsHandler) => SqsHandler;
 }
 
 export interface LocalStack {
@@ -260,7 +262,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         observability: managementObs,
       }),
     };
-    const deliveryHandler = createDeliveryHandler({
+    const realDeliveryHandler: SqsHandler = createDeliveryHandler({
       engine: buildDeliveryEngine(
         runtime,
         deliveryObs,
@@ -269,6 +271,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       observability: deliveryObs,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
+    const deliveryHandler = options.wrapDeliveryHandler?.(realDeliveryHandler) ?? realDeliveryHandler;
 
     for (const key of Object.keys(QUEUES) as QueueKey[]) {
       const url = resources.queueUrls[key];

@@ -1,0 +1,78 @@
+/**
+ * A real HTTP webhook on 127.0.0.1 for integration tests: answers are scripted per path, and
+ * every request is kept with the time it arrived.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  path: string;
+  method: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+export type Responder = (request: ReceivedRequest) => { status: number; headers?: Record<string, string>; delayMs?: number };
+
+export class WebhookServer {
+  readonly received: ReceivedRequest[] = [];
+  private readonly responders = new Map<string, Responder>();
+  private server: Server | undefined;
+  private base = '';
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const request: ReceivedRequest = {
+          path: req.url ?? '/',
+          method: req.method ?? 'GET',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          at: Date.now(),
+        };
+        this.received.push(request);
+        const responder: Responder = this.responders.get(request.path) ?? (() => ({ status: 200 }));
+        const answer = responder(request);
+        const reply = () => {
+          if (res.destroyed) return;
+          res.writeHead(answer.status, answer.headers ?? {});
+          res.end();
+        };
+        if (answer.delayMs === undefined) reply();
+        else setTimeout(reply, answer.delayMs);
+      });
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  /** A URL on this server whose requests get `responder`'s answers. */
+  url(path: string, responder: Responder = () => ({ status: 200 })): string {
+    this.responders.set(path, responder);
+    return `${this.base}${path}`;
+  }
+
+  requestsTo(path: string): ReceivedRequest[] {
+    return this.received.filter((request) => request.path === path);
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
