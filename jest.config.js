@@ -16,6 +16,8 @@ const common = {
 };
 
 module.exports = {
+  // Integration tests wait on real retries (at a compressed time scale).
+  testTimeout: 30_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },

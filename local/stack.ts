@@ -41,6 +41,11 @@ export interface LocalStackOptions {
   logLevel?: ObservabilityOptions['logLevel'];
   /** Queue visibility timeout override (tests that crash a worker on purpose). */
   visibilityTimeoutSeconds?: number;
+  /**
+   * How long publish trusts a cached topic; management calls wait this long so changes are live
+   * when they return. Default 0 locally (one small read per publish request instead).
+   */
+  topicCacheMs?: number;
   /** How long delivery trusts a cached subscription (default 2 s locally). */
   subscriptionCacheSeconds?: number;
   deliveryConcurrency?: number;
@@ -235,7 +240,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       timeScale,
       allowHttpEndpoints: true,
       subscriptionCacheMs: (options.subscriptionCacheSeconds ?? 2) * 1000,
-      topicCacheMs: CONFIG_DEFAULTS.topicCacheMs,
+      topicCacheMs: options.topicCacheMs ?? 0,
       deliveryConcurrency: options.deliveryConcurrency ?? CONFIG_DEFAULTS.deliveryConcurrency,
       historyRetentionDays: CONFIG_DEFAULTS.historyRetentionDays,
     };

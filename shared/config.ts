@@ -19,7 +19,11 @@ export interface RuntimeConfig {
   allowHttpEndpoints: boolean;
   /** How long a delivery function trusts a cached subscription. */
   subscriptionCacheMs: number;
-  /** How long a publish function trusts a cached topic (keys and subscription-list version). */
+  /**
+   * How long a publish function trusts a cached topic (keys and subscription-list version). The
+   * management API waits this long after a change before it answers, so a change is live when
+   * the call returns.
+   */
   topicCacheMs: number;
   deliveryConcurrency: number;
   historyRetentionDays: number;
@@ -72,7 +76,11 @@ export function readConfig(): RuntimeConfig {
         }),
         0,
       ) * 1000,
-    topicCacheMs: CONFIG_DEFAULTS.topicCacheMs,
+    topicCacheMs: positive(
+      ENV.topicCacheMs,
+      getNumberFromEnv({ key: ENV.topicCacheMs, defaultValue: CONFIG_DEFAULTS.topicCacheMs }),
+      0,
+    ),
     deliveryConcurrency: positive(
       ENV.deliveryConcurrency,
       getNumberFromEnv({ key: ENV.deliveryConcurrency, defaultValue: CONFIG_DEFAULTS.deliveryConcurrency }),

@@ -32,7 +32,14 @@ export interface ManagementDeps {
   clock: Clock;
   allowHttpEndpoints: boolean;
   publicUrl?: string;
+  /**
+   * How long publishers may keep using a cached topic. Changes that publishers must see
+   * (subscriptions, keys) are answered only after this long, so they are live on return.
+   */
+  propagationDelayMs: number;
 }
+
+const propagated = (deps: ManagementDeps) => deps.clock.sleep(deps.propagationDelayMs);
 
 type Operation = (event: HttpEvent, deps: ManagementDeps) => Promise<HttpResult>;
 
@@ -141,6 +148,7 @@ const operations: Readonly<Record<string, Operation>> = {
     }
     const topic = await deps.store.regenerateKey(name, body.keyName, now(deps));
     if (topic === undefined) throw notFound(`The topic '${name}' does not exist.`);
+    await propagated(deps);
     return jsonResult(200, keysOf(topic.keys));
   },
 
@@ -179,6 +187,7 @@ const operations: Readonly<Record<string, Operation>> = {
       updatedAt: at,
     };
     const created = await deps.store.putSubscription(subscription);
+    await propagated(deps);
     return jsonResult(created ? 201 : 200, subscriptionDocument(subscription));
   },
 

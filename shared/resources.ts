@@ -16,6 +16,8 @@ export const ENV = {
   timeScale: 'GRIDWIRE_TIME_SCALE',
   /** `true` lets subscriptions use `http://` endpoint URLs (local mode). */
   allowHttpEndpoints: 'GRIDWIRE_ALLOW_HTTP_ENDPOINTS',
+  /** Milliseconds a publish function keeps a topic (keys, subscription-list version). */
+  topicCacheMs: 'GRIDWIRE_TOPIC_CACHE_MS',
   /** Seconds a delivery function keeps a subscription definition before reading it again. */
   subscriptionCacheSeconds: 'GRIDWIRE_SUBSCRIPTION_CACHE_SECONDS',
   /** How many webhook requests one delivery invocation has in flight at once. */

@@ -91,6 +91,7 @@ export function buildManagementDeps(runtime: Runtime): ManagementDeps {
     store: storeOf(runtime),
     clock: runtime.clock ?? systemClock,
     allowHttpEndpoints: runtime.config.allowHttpEndpoints,
+    propagationDelayMs: runtime.config.topicCacheMs,
     ...(runtime.config.publicUrl === undefined ? {} : { publicUrl: runtime.config.publicUrl }),
   };
 }

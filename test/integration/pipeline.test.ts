@@ -27,7 +27,9 @@ describe('management API', () => {
   });
 
   it('creates a topic once, with its publish endpoint and two keys', async () => {
-    const created = await api.call('PUT', '/admin/topics/catalog', { properties: { inputSchema: 'EventGridSchema' } });
+    const created = await api.call('PUT', '/admin/topics/catalog', {
+      properties: { inputSchema: 'EventGridSchema' },
+    });
     expect(created.status).toBe(201);
     expect(created.body.properties.endpoint).toBe(`${api.stack.apiUrl}/topics/catalog/api/events`);
     expect((await api.call('PUT', '/admin/topics/catalog', {})).status).toBe(200);
@@ -39,7 +41,9 @@ describe('management API', () => {
   });
 
   it('rejects other input schemas clearly for now', async () => {
-    const response = await api.call('PUT', '/admin/topics/clouds', { properties: { inputSchema: 'CloudEventSchemaV1_0' } });
+    const response = await api.call('PUT', '/admin/topics/clouds', {
+      properties: { inputSchema: 'CloudEventSchemaV1_0' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.message).toMatch(/properties.inputSchema: only EventGridSchema is supported/);
   });
@@ -47,20 +51,30 @@ describe('management API', () => {
   it('manages subscriptions: create, read, list, full URL, validate, delete', async () => {
     await api.createTopic('inventory');
     const url = webhook.url('/inventory?code=s3cret');
-    await api.subscribe('inventory', 'stock', url, { retryPolicy: { maxDeliveryAttempts: 5, eventTimeToLiveInMinutes: 60 } });
+    await api.subscribe('inventory', 'stock', url, {
+      retryPolicy: { maxDeliveryAttempts: 5, eventTimeToLiveInMinutes: 60 },
+    });
 
     const read = await api.call('GET', '/admin/topics/inventory/eventSubscriptions/stock');
     expect(read.body.properties).toMatchObject({
-      destination: { endpointType: 'WebHook', properties: { endpointBaseUrl: url.replace('?code=s3cret', '') } },
+      destination: {
+        endpointType: 'WebHook',
+        properties: { endpointBaseUrl: url.replace('?code=s3cret', '') },
+      },
       retryPolicy: { maxDeliveryAttempts: 5, eventTimeToLiveInMinutes: 60 },
       filter: { includedEventTypes: null },
     });
     expect(JSON.stringify(read.body)).not.toContain('s3cret');
-    expect((await api.call('POST', '/admin/topics/inventory/eventSubscriptions/stock/getFullUrl')).body).toEqual({ endpointUrl: url });
+    expect(
+      (await api.call('POST', '/admin/topics/inventory/eventSubscriptions/stock/getFullUrl')).body,
+    ).toEqual({ endpointUrl: url });
     expect((await api.call('GET', '/admin/topics/inventory/eventSubscriptions')).body.value).toHaveLength(1);
 
     const invalid = await api.call('PUT', '/admin/topics/inventory/eventSubscriptions/bad', {
-      properties: { destination: { endpointType: 'WebHook', properties: { endpointUrl: url } }, retryPolicy: { eventTimeToLiveInMinutes: 2000 } },
+      properties: {
+        destination: { endpointType: 'WebHook', properties: { endpointUrl: url } },
+        retryPolicy: { eventTimeToLiveInMinutes: 2000 },
+      },
     });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.message).toBe(
@@ -92,15 +106,26 @@ describe('publishing', () => {
   });
 
   it('answers 400 naming the event index and the field', async () => {
-    const response = await api.publish('payments', key, [event('1'), { ...event('2'), eventType: undefined }]);
+    const response = await api.publish('payments', key, [
+      event('1'),
+      { ...event('2'), eventType: undefined },
+    ]);
     expect(response.status).toBe(400);
-    expect(response.body.error).toMatchObject({ code: 'BadRequest', message: 'Event at index 1: eventType is required.' });
+    expect(response.body.error).toMatchObject({
+      code: 'BadRequest',
+      message: 'Event at index 1: eventType is required.',
+    });
   });
 
   it('also takes the key as the aeg-sas-key query parameter', async () => {
-    const response = await api.call('POST', `/topics/payments/api/events?aeg-sas-key=${encodeURIComponent(key)}`, [event('q')], {
-      auth: false,
-    });
+    const response = await api.call(
+      'POST',
+      `/topics/payments/api/events?aeg-sas-key=${encodeURIComponent(key)}`,
+      [event('q')],
+      {
+        auth: false,
+      },
+    );
     expect(response.status).toBe(200);
   });
 });
@@ -113,11 +138,18 @@ describe('delivery', () => {
       filter: { includedEventTypes: ['Order.Shipped'] },
     });
 
-    const published = await api.publish('orders', key, [event('o-1', 'Order.Created'), event('o-2', 'Order.Shipped')]);
+    const published = await api.publish('orders', key, [
+      event('o-1', 'Order.Created'),
+      event('o-2', 'Order.Shipped'),
+    ]);
     expect(published.status).toBe(200);
 
-    const all = await eventually(() => webhook.requestsTo('/orders/all').length === 2 && webhook.requestsTo('/orders/all'));
-    const shipped = await eventually(() => webhook.requestsTo('/orders/shipped').length === 1 && webhook.requestsTo('/orders/shipped'));
+    const all = await eventually(
+      () => webhook.requestsTo('/orders/all').length === 2 && webhook.requestsTo('/orders/all'),
+    );
+    const shipped = await eventually(
+      () => webhook.requestsTo('/orders/shipped').length === 1 && webhook.requestsTo('/orders/shipped'),
+    );
     const first = all.find((request) => request.body.includes('"o-1"'));
     expect(first?.method).toBe('POST');
     expect(first?.headers).toMatchObject({
@@ -127,19 +159,35 @@ describe('delivery', () => {
       'aeg-event-type': 'Notification',
     });
     expect(JSON.parse(first?.body ?? '')).toEqual([
-      { ...event('o-1', 'Order.Created'), topic: '/gridwire/topics/orders', dataVersion: '', metadataVersion: '1' },
+      {
+        ...event('o-1', 'Order.Created'),
+        topic: '/gridwire/topics/orders',
+        dataVersion: '',
+        metadataVersion: '1',
+      },
     ]);
     expect(JSON.parse(shipped[0]?.body ?? '')[0].id).toBe('o-2');
   });
 
   it('retries a failing webhook on the schedule: delivery counts 0, 1, 2 spaced 10 s and 30 s (scaled)', async () => {
     const key = await api.createTopic('flaky');
-    await api.subscribe('flaky', 'down', webhook.url('/flaky', () => ({ status: 500 })));
+    await api.subscribe(
+      'flaky',
+      'down',
+      webhook.url('/flaky', () => ({ status: 500 })),
+    );
 
     await api.publish('flaky', key, [event('f-1')]);
-    const attempts = await eventually(() => webhook.requestsTo('/flaky').length >= 3 && webhook.requestsTo('/flaky'), 15_000);
+    const attempts = await eventually(
+      () => webhook.requestsTo('/flaky').length >= 3 && webhook.requestsTo('/flaky'),
+      15_000,
+    );
 
-    expect(attempts.slice(0, 3).map((request) => request.headers['aeg-delivery-count'])).toEqual(['0', '1', '2']);
+    expect(attempts.slice(0, 3).map((request) => request.headers['aeg-delivery-count'])).toEqual([
+      '0',
+      '1',
+      '2',
+    ]);
     const steps = [10_000 / TIME_SCALE, 30_000 / TIME_SCALE];
     steps.forEach((step, index) => {
       const gap = (attempts[index + 1]?.at ?? 0) - (attempts[index]?.at ?? 0);
@@ -148,7 +196,10 @@ describe('delivery', () => {
       expect(gap).toBeLessThan(step * 1.1 + 500);
     });
 
-    const history = await api.call('GET', '/admin/topics/flaky/eventSubscriptions/down/deliveries?eventId=f-1');
+    const history = await api.call(
+      'GET',
+      '/admin/topics/flaky/eventSubscriptions/down/deliveries?eventId=f-1',
+    );
     expect(history.body.value[0]).toMatchObject({ eventId: 'f-1', status: 'Retrying' });
     expect(history.body.value[0].attempts.slice(0, 2)).toEqual([
       expect.objectContaining({ attempt: 1, outcome: 'GenericError', httpStatus: 500 }),
@@ -158,7 +209,11 @@ describe('delivery', () => {
 
   it('makes exactly one attempt when the webhook answers 400, and records the drop', async () => {
     const key = await api.createTopic('strict');
-    await api.subscribe('strict', 'rejects', webhook.url('/strict', () => ({ status: 400 })));
+    await api.subscribe(
+      'strict',
+      'rejects',
+      webhook.url('/strict', () => ({ status: 400 })),
+    );
 
     await api.publish('strict', key, [event('s-1')]);
     await eventually(() => webhook.requestsTo('/strict').length === 1);
@@ -166,7 +221,10 @@ describe('delivery', () => {
     await new Promise((resolve) => setTimeout(resolve, 2500));
 
     expect(webhook.requestsTo('/strict')).toHaveLength(1);
-    const history = await api.call('GET', '/admin/topics/strict/eventSubscriptions/rejects/deliveries?eventId=s-1');
+    const history = await api.call(
+      'GET',
+      '/admin/topics/strict/eventSubscriptions/rejects/deliveries?eventId=s-1',
+    );
     expect(history.body.value[0]).toMatchObject({ status: 'Dropped', reason: 'NonRetriableOutcome' });
     expect(api.stack.metrics.sum('DroppedEventCount', { DropReason: 'NonRetriableOutcome' })).toBe(1);
   });
@@ -176,7 +234,10 @@ describe('delivery', () => {
     await api.subscribe('happy', 'fine', webhook.url('/happy'));
     await api.publish('happy', key, [event('h-1')]);
     await eventually(() => webhook.requestsTo('/happy').length === 1);
-    const history = await api.call('GET', '/admin/topics/happy/eventSubscriptions/fine/deliveries?eventId=h-1');
+    const history = await api.call(
+      'GET',
+      '/admin/topics/happy/eventSubscriptions/fine/deliveries?eventId=h-1',
+    );
     expect(history.body).toEqual({ value: [] });
   });
 });

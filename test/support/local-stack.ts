@@ -10,7 +10,12 @@ import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../
 export interface TestStack {
   stack: LocalStack;
   /** Calls the API; `auth: false` leaves out the admin token. */
-  call(method: string, path: string, body?: unknown, options?: { auth?: boolean; headers?: Record<string, string> }): Promise<{ status: number; body: any }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { auth?: boolean; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any }>;
   /** Creates a topic and returns its key1. */
   createTopic(name: string): Promise<string>;
   subscribe(topic: string, name: string, endpointUrl: string, extra?: Record<string, unknown>): Promise<void>;
@@ -46,18 +51,25 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
     stack,
     call,
     createTopic: async (name) => {
-      const created = await call('PUT', `/admin/topics/${name}`, { properties: { inputSchema: 'EventGridSchema' } });
-      if (created.status !== 201) throw new Error(`topic ${name}: ${created.status} ${JSON.stringify(created.body)}`);
+      const created = await call('PUT', `/admin/topics/${name}`, {
+        properties: { inputSchema: 'EventGridSchema' },
+      });
+      if (created.status !== 201)
+        throw new Error(`topic ${name}: ${created.status} ${JSON.stringify(created.body)}`);
       return (await call('POST', `/admin/topics/${name}/listKeys`)).body.key1;
     },
     subscribe: async (topic, name, endpointUrl, extra = {}) => {
       const result = await call('PUT', `/admin/topics/${topic}/eventSubscriptions/${name}`, {
         properties: { destination: { endpointType: 'WebHook', properties: { endpointUrl } }, ...extra },
       });
-      if (result.status !== 201) throw new Error(`subscription ${name}: ${result.status} ${JSON.stringify(result.body)}`);
+      if (result.status !== 201)
+        throw new Error(`subscription ${name}: ${result.status} ${JSON.stringify(result.body)}`);
     },
     publish: (topic, key, events) =>
-      call('POST', `/topics/${topic}/api/events?api-version=2018-01-01`, events, { auth: false, headers: { 'aeg-sas-key': key } }),
+      call('POST', `/topics/${topic}/api/events?api-version=2018-01-01`, events, {
+        auth: false,
+        headers: { 'aeg-sas-key': key },
+      }),
     close: async () => {
       await stack.stop();
       await rm(dataDir, { recursive: true, force: true });

@@ -13,7 +13,11 @@ export interface ReceivedRequest {
   at: number;
 }
 
-export type Responder = (request: ReceivedRequest) => { status: number; headers?: Record<string, string>; delayMs?: number };
+export type Responder = (request: ReceivedRequest) => {
+  status: number;
+  headers?: Record<string, string>;
+  delayMs?: number;
+};
 
 export class WebhookServer {
   readonly received: ReceivedRequest[] = [];
@@ -67,7 +71,11 @@ export class WebhookServer {
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -1,0 +1,165 @@
+/**
+ * Each failure class against a real webhook, at time scale 60 (10 s -> 167 ms, 2 min -> 2 s),
+ * with the real sender given a 300 ms timeout so timeouts happen quickly.
+ */
+import { createServer } from 'node:net';
+import { systemClock } from '../../shared/clock';
+import { UndiciWebhookSender } from '../../shared/webhook';
+import { event, startTestStack, type TestStack } from '../support/local-stack';
+import { eventually, WebhookServer } from '../support/webhook-server';
+
+const TIME_SCALE = 60;
+let api: TestStack;
+let webhook: WebhookServer;
+let key: string;
+
+beforeAll(async () => {
+  webhook = await new WebhookServer().start();
+  api = await startTestStack({
+    timeScale: TIME_SCALE,
+    sender: new UndiciWebhookSender({ clock: systemClock, timeoutMs: 300 }),
+  });
+  key = await api.createTopic('failures');
+}, 30_000);
+
+afterAll(async () => {
+  await api?.close();
+  await webhook?.stop();
+});
+
+let counter = 0;
+/** A fresh subscription on the shared topic and an event only it receives. */
+async function scenario(url: string, extra: Record<string, unknown> = {}) {
+  counter += 1;
+  const name = `case-${counter}`;
+  const eventType = `Case.${counter}`;
+  await api.subscribe('failures', name, url, { filter: { includedEventTypes: [eventType] }, ...extra });
+  const id = `ev-${counter}`;
+  expect((await api.publish('failures', key, [event(id, eventType)])).status).toBe(200);
+  const history = async () =>
+    (await api.call('GET', `/admin/topics/failures/eventSubscriptions/${name}/deliveries?eventId=${id}`)).body
+      .value[0];
+  return { name, id, history };
+}
+
+const gaps = (path: string) => {
+  const times = webhook.requestsTo(path).map((request) => request.at);
+  return times.slice(1).map((at, index) => at - (times[index] ?? 0));
+};
+
+it.each([
+  [408, 120_000, 'TimedOut'],
+  [503, 30_000, 'Busy'],
+  [404, 10_000, 'NotFound'],
+  [500, 10_000, 'GenericError'],
+  [302, 10_000, 'GenericError'],
+])(
+  'after a %i the next attempt waits at least %i ms (scaled) and the outcome is %s',
+  async (status, floorMs, outcome) => {
+    const path = `/status-${status}`;
+    const { history } = await scenario(
+      webhook.url(path, () => ({
+        status,
+        headers: status === 302 ? { location: '/elsewhere' } : ({} as Record<string, string>),
+      })),
+    );
+    await eventually(() => webhook.requestsTo(path).length >= 2, 10_000, 'two attempts');
+    const [gap] = gaps(path);
+    const scaled = floorMs / TIME_SCALE;
+    expect(gap).toBeGreaterThanOrEqual(scaled);
+    expect(gap).toBeLessThan(scaled * 1.1 + 500);
+    expect((await history()).attempts[0]).toMatchObject({ outcome, httpStatus: status });
+    expect(webhook.requestsTo('/elsewhere')).toHaveLength(0);
+  },
+);
+
+it('honours Retry-After on 429 as a floor', async () => {
+  const path = '/busy-retry-after';
+  await scenario(webhook.url(path, () => ({ status: 429, headers: { 'retry-after': '120' } })));
+  await eventually(() => webhook.requestsTo(path).length >= 2, 10_000, 'two attempts');
+  expect(gaps(path)[0]).toBeGreaterThanOrEqual(120_000 / TIME_SCALE);
+});
+
+it.each([401, 403, 413])('never retries a %i', async (status) => {
+  const path = `/final-${status}`;
+  const { history } = await scenario(webhook.url(path, () => ({ status })));
+  const last = await eventually(async () => {
+    const entry = await history();
+    return entry?.status === 'Dropped' && entry;
+  });
+  expect(last).toMatchObject({
+    reason: 'NonRetriableOutcome',
+    attempts: [expect.objectContaining({ httpStatus: status })],
+  });
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  expect(webhook.requestsTo(path)).toHaveLength(1);
+});
+
+it('retries when nothing listens (SocketError)', async () => {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+  const { history } = await scenario(`http://127.0.0.1:${port}/gone`);
+  const entry = await eventually(async () => {
+    const current = await history();
+    return current !== undefined && current.attempts.length >= 2 && current;
+  });
+  expect(entry.attempts.slice(0, 2).map((attempt: { outcome: string }) => attempt.outcome)).toEqual([
+    'SocketError',
+    'SocketError',
+  ]);
+  expect(entry.status).toBe('Retrying');
+});
+
+it('counts a webhook that does not answer in time as TimedOut and retries', async () => {
+  const path = '/slow';
+  const { history } = await scenario(webhook.url(path, () => ({ status: 200, delayMs: 1000 })));
+  const entry = await eventually(async () => {
+    const current = await history();
+    return current !== undefined && current.attempts.length >= 2 && current;
+  });
+  expect(entry.attempts[0]).toMatchObject({ outcome: 'TimedOut' });
+  expect(entry.attempts[0].durationMs).toBeGreaterThanOrEqual(300);
+});
+
+it('stops at max attempts', async () => {
+  const path = '/three-strikes';
+  const { history } = await scenario(
+    webhook.url(path, () => ({ status: 500 })),
+    {
+      retryPolicy: { maxDeliveryAttempts: 3, eventTimeToLiveInMinutes: 1440 },
+    },
+  );
+  const entry = await eventually(async () => {
+    const current = await history();
+    return current?.status === 'Dropped' && current;
+  }, 10_000);
+  expect(entry.reason).toBe('MaxDeliveryAttemptsExceeded');
+  expect(webhook.requestsTo(path).map((request) => request.headers['aeg-delivery-count'])).toEqual([
+    '0',
+    '1',
+    '2',
+  ]);
+});
+
+it('checks the TTL when the next attempt comes due, not when it passes', async () => {
+  // TTL 1 min -> 1 s. Attempts at 0, ~0.17 s, ~0.67 s; the next would be due at ~1.67 s.
+  const path = '/short-lived';
+  const { history } = await scenario(
+    webhook.url(path, () => ({ status: 500 })),
+    {
+      retryPolicy: { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1 },
+    },
+  );
+  const entry = await eventually(async () => {
+    const current = await history();
+    return current?.status === 'Dropped' && current;
+  }, 10_000);
+  expect(entry.reason).toBe('TimeToLiveExceeded');
+  expect(webhook.requestsTo(path)).toHaveLength(3);
+  const ended = Date.parse(entry.attempts.at(-1).time) - Date.parse(entry.publishTime);
+  expect(ended).toBeGreaterThanOrEqual(1600);
+});
