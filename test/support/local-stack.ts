@@ -7,6 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack';
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read API answers freely and assert on them.
+export type Json = any;
+
 export interface TestStack {
   stack: LocalStack;
   /** Calls the API; `auth: false` leaves out the admin token. */
@@ -15,11 +18,11 @@ export interface TestStack {
     path: string,
     body?: unknown,
     options?: { auth?: boolean; headers?: Record<string, string> },
-  ): Promise<{ status: number; body: any }>;
+  ): Promise<{ status: number; body: Json }>;
   /** Creates a topic and returns its key1. */
   createTopic(name: string): Promise<string>;
   subscribe(topic: string, name: string, endpointUrl: string, extra?: Record<string, unknown>): Promise<void>;
-  publish(topic: string, key: string, events: unknown): Promise<{ status: number; body: any }>;
+  publish(topic: string, key: string, events: unknown): Promise<{ status: number; body: Json }>;
   close(): Promise<void>;
 }
 
