@@ -20,17 +20,25 @@ it('bundles every function into a module that exports `handler`', () => {
   const template = JSON.parse(readFileSync(join(assembly.directory, 'Bundled.template.json'), 'utf8')) as {
     Resources: Record<string, { Type: string; Metadata?: Record<string, string> }>;
   };
-  const functions = Object.entries(template.Resources).filter(([, resource]) => resource.Type === 'AWS::Lambda::Function');
-  const bundled = functions.filter(([id]) => Object.values(FUNCTIONS).some((definition) => id.includes(definition.id)));
+  const functions = Object.entries(template.Resources).filter(
+    ([, resource]) => resource.Type === 'AWS::Lambda::Function',
+  );
+  const bundled = functions.filter(([id]) =>
+    Object.values(FUNCTIONS).some((definition) => id.includes(definition.id)),
+  );
   expect(bundled).toHaveLength(Object.keys(FUNCTIONS).length);
 
   for (const [id, resource] of bundled) {
     const assetPath = resource.Metadata?.['aws:asset:path'];
     expect(assetPath).toBeDefined();
     const entry = join(assembly.directory, assetPath ?? '', 'index.js');
-    const exported = execFileSync(process.execPath, ['-e', `process.stdout.write(typeof require(${JSON.stringify(entry)}).handler)`], {
-      encoding: 'utf8',
-    });
+    const exported = execFileSync(
+      process.execPath,
+      ['-e', `process.stdout.write(typeof require(${JSON.stringify(entry)}).handler)`],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect([id, exported]).toEqual([id, 'function']);
   }
 }, 60_000);
