@@ -1,12 +1,22 @@
 /**
  * Three layers, run separately by `npm run test:unit|test:infra|test:integration`.
- * Sources are transformed by SWC (type-checking is `tsc --noEmit` in `npm run lint`);
- * middy ships ESM only, so it is transformed too.
+ * ts-jest transpiles each file on its own (type-checking is `tsc --noEmit` in `npm run lint`);
+ * middy ships ESM only, so it is transpiled to CommonJS too.
  */
 const transform = {
   '^.+\\.(t|j)sx?$': [
-    '@swc/jest',
-    { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    'ts-jest',
+    {
+      isolatedModules: true,
+      diagnostics: false,
+      tsconfig: {
+        module: 'commonjs',
+        target: 'es2022',
+        allowJs: true,
+        esModuleInterop: true,
+        isolatedModules: true,
+      },
+    },
   ],
 };
 const common = {
