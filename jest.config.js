@@ -7,7 +7,6 @@ const transform = {
   '^.+\\.(t|j)sx?$': [
     'ts-jest',
     {
-      isolatedModules: true,
       diagnostics: false,
       tsconfig: {
         module: 'commonjs',
