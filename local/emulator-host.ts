@@ -75,6 +75,12 @@ async function main(): Promise<void> {
   send({ type: 'ready', sqsPort: fauxqs.port, dynamodbPort: (dynamo.address() as AddressInfo).port });
 }
 
+// dynalite reports some failures (a database it cannot open) from callbacks; report and leave.
+process.on('uncaughtException', (error) => {
+  process.send?.({ type: 'failed', message: error.message } satisfies HostMessage);
+  process.exit(1);
+});
+
 main().catch((error: Error) => {
   process.send?.({ type: 'failed', message: error.message } satisfies HostMessage);
   process.exit(1);

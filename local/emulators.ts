@@ -20,6 +20,8 @@ export interface EmulatorOptions {
   host?: string;
   sqsPort?: number;
   dynamodbPort?: number;
+  /** Called if the emulator process exits without being asked to. */
+  onUnexpectedExit?: (code: number | null) => void;
 }
 
 const HOST_SCRIPT = join(__dirname, 'emulator-host.ts');
@@ -60,7 +62,13 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       pending.delete(message.id);
     }
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopping = false;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code) => {
+      if (!stopping) options.onUnexpectedExit?.(code);
+      resolve();
+    }),
+  );
   const request = (message: HostRequest) => child.send(message);
 
   const sqs = `http://${host}:${ready.sqsPort}`;
@@ -74,6 +82,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
         request({ type: 'inspect', id, queue: name });
       }),
     stop: async () => {
+      stopping = true;
       if (child.exitCode !== null) return;
       request({ type: 'stop' });
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

@@ -55,6 +55,8 @@ export interface LocalStackOptions {
   random?: Random;
   sender?: WebhookSender;
   onInvocation?: (stats: InvocationStats) => void;
+  /** Called if the stack breaks while running (the emulator process died). Default: print it. */
+  onFatal?: (error: Error) => void;
   /** Wraps the delivery handler the pollers invoke (fault injection in tests). */
   wrapDeliveryHandler?: (handler: SqsHandler) => SqsHandler;
 }
@@ -79,6 +81,34 @@ export class LocalStackError extends Error {
 export const ENDPOINTS_FILE = 'endpoints.json';
 export const ADMIN_TOKEN_FILE = 'admin-token';
 export const SAVED_QUEUES_FILE = 'queues.json';
+export const LOCK_FILE = 'gridwire.pid';
+
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** One local stack per data directory: a pid file, taken over when its owner is gone. */
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  const file = join(dataDir, LOCK_FILE);
+  try {
+    const pid = Number((await readFile(file, 'utf8')).trim());
+    if (Number.isInteger(pid) && pid !== process.pid && isRunning(pid)) {
+      throw new LocalStackError(
+        `The data directory ${dataDir} is in use by another Gridwire local stack (process ${pid}). Stop it, or use another --data-dir.`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof LocalStackError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await writeFile(file, `${process.pid}\n`);
+  return () => rm(file, { force: true });
+}
 
 async function prepareDataDir(dataDir: string): Promise<void> {
   try {
@@ -199,18 +229,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   if (!(timeScale >= 1))
     throw new LocalStackError(`--time-scale must be a number >= 1 (got ${options.timeScale})`);
   await prepareDataDir(dataDir);
-  const adminToken = await loadAdminToken(dataDir, options.adminToken);
-
+  const unlock = await lockDataDir(dataDir);
   let emulators: Emulators;
+  let adminToken: string;
   try {
-    emulators = await startEmulators({ dataDir, host });
+    adminToken = await loadAdminToken(dataDir, options.adminToken);
+    emulators = await startEmulators({
+      dataDir,
+      host,
+      onUnexpectedExit: (code) =>
+        (options.onFatal ?? ((error) => console.error(`gridwire: ${error.message}`)))(
+          new Error(
+            `the emulator process stopped unexpectedly (exit code ${code}); the local stack cannot continue`,
+          ),
+        ),
+    });
   } catch (error) {
-    const message = (error as Error).message;
-    if (/lock/i.test(message)) {
-      throw new LocalStackError(
-        `The data directory ${dataDir} is in use by another Gridwire local stack (${message}). Stop it, or use another --data-dir.`,
-      );
-    }
+    await unlock();
     throw error;
   }
 
@@ -223,6 +258,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await Promise.all(pollers.map((poller) => poller.stop()));
     await saveQueues(emulators, dataDir);
     await emulators.stop();
+    await unlock();
   };
   try {
     const clients = createAwsClients(emulators.endpoints);
