@@ -10,7 +10,7 @@ import type { Context } from 'aws-lambda';
 import type { HttpEvent, HttpResult } from '../shared/http';
 import type { LoggerLike } from '../shared/logging';
 import { FUNCTIONS, type FunctionKey, ROUTES, type RouteDefinition } from '../shared/resources';
-import { lambdaContext } from './lambda-context';
+import { type InvocationStats, lambdaContext } from './lambda-context';
 
 export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 
@@ -23,6 +23,7 @@ export interface GatewayOptions {
   adminToken: string;
   handlers: Readonly<Partial<Record<FunctionKey, HttpHandler>>>;
   logger: LoggerLike;
+  onInvocation?: (stats: InvocationStats) => void;
 }
 
 export interface Gateway {

@@ -4,7 +4,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import type { FunctionDefinition } from '../shared/resources';
+import type { FunctionDefinition, FunctionKey } from '../shared/resources';
+
+/** One handler invocation in the local stack, as Lambda would bill it. */
+export interface InvocationStats {
+  function: FunctionKey;
+  /** Queue URL or route key the invocation came from. */
+  source: string;
+  /** SQS records in the batch (1 for an HTTP request). */
+  records: number;
+  /** Records reported as failed (or all of them when the handler threw). */
+  failed: number;
+  durationMs: number;
+}
 
 export function lambdaContext(fn: FunctionDefinition, now: () => number = Date.now): Context {
   const deadline = now() + fn.timeoutSeconds * 1000;

@@ -11,17 +11,10 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { LoggerLike } from '../shared/logging';
-import type { FunctionDefinition } from '../shared/resources';
-import { lambdaContext } from './lambda-context';
+import type { FunctionDefinition, FunctionKey } from '../shared/resources';
+import { type InvocationStats, lambdaContext } from './lambda-context';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
-
-export interface InvocationStats {
-  queue: string;
-  records: number;
-  failed: number;
-  durationMs: number;
-}
 
 export interface PollerOptions {
   sqs: SQSClient;
@@ -31,6 +24,7 @@ export interface PollerOptions {
   /** Receive loops running side by side (concurrent invocations). */
   concurrency: number;
   fn: FunctionDefinition;
+  fnKey: FunctionKey;
   handler: SqsHandler;
   logger: LoggerLike;
   /** Seconds a receive waits for messages (long polling). */
@@ -144,7 +138,8 @@ export class QueuePoller {
       }
     }
     this.options.onInvocation?.({
-      queue: queueUrl,
+      function: this.options.fnKey,
+      source: queueUrl,
       records: messages.length,
       failed: failed.size,
       durationMs,

@@ -25,7 +25,8 @@ import {
 import { type Emulators, startEmulators } from './emulators';
 import { type Gateway, type HttpHandler, startGateway } from './gateway';
 import { LocalMetrics } from './metrics';
-import { type InvocationStats, QueuePoller, type SqsHandler } from './poller';
+import type { InvocationStats } from './lambda-context';
+import { QueuePoller, type SqsHandler } from './poller';
 import { type LocalResources, provisionLocalResources } from './provision';
 
 export interface LocalStackOptions {
@@ -54,7 +55,10 @@ export interface LocalStackOptions {
   clock?: Clock;
   random?: Random;
   sender?: WebhookSender;
+  /** Called after every handler invocation (HTTP and queue), e.g. to model Lambda cost. */
   onInvocation?: (stats: InvocationStats) => void;
+  /** Called once the AWS SDK clients exist, before anything uses them (e.g. to count requests). */
+  instrumentClients?: (clients: AwsClients) => void;
   /** Called if the stack breaks while running (the emulator process died). Default: print it. */
   onFatal?: (error: Error) => void;
   /** Wraps the delivery handler the pollers invoke (fault injection in tests). */
@@ -262,6 +266,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   try {
     const clients = createAwsClients(emulators.endpoints);
+    options.instrumentClients?.(clients);
     const resources = await provisionLocalResources(clients, {
       ...(options.visibilityTimeoutSeconds === undefined
         ? {}
@@ -327,6 +332,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           batchSize: QUEUES[key].consumer.batchSize,
           concurrency: options.pollersPerQueue ?? 2,
           fn: FUNCTIONS.delivery,
+          fnKey: 'delivery',
           handler: deliveryHandler,
           logger: deliveryObs.logger,
           ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
@@ -341,6 +347,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         adminToken,
         handlers: handlers as unknown as Record<'publish' | 'management', HttpHandler>,
         logger: managementObs.logger,
+        ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
       });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {

@@ -2,7 +2,7 @@
  * Test doubles for the delivery engine's ports: a virtual clock, a scripted webhook, a queue and
  * a history that keep what they are given.
  */
-import type { Clock } from '../../shared/clock';
+import { type Clock, VirtualClock } from '../../shared/clock';
 import { DropRecorder } from '../../shared/dead-letter';
 import { DeliveryEngine, type DeliveryEngineDeps } from '../../shared/delivery-engine';
 import type { JobQueue, OutgoingJob } from '../../shared/job-queue';
@@ -18,19 +18,9 @@ import type {
 import type { QueueKey } from '../../shared/resources';
 import { TOPIC_PROFILE } from '../../shared/retry-policy';
 import { MetricBuffer } from '../../shared/telemetry';
-import type { WebhookRequest, WebhookSender } from '../../shared/webhook';
 
-/** Time that moves only when told to (or when something sleeps on it). */
-export class VirtualClock implements Clock {
-  constructor(public current = Date.UTC(2026, 0, 1)) {}
-  now = (): number => this.current;
-  sleep = async (ms: number): Promise<void> => {
-    this.current += Math.max(0, ms);
-  };
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}
+export { VirtualClock };
+import type { WebhookRequest, WebhookSender } from '../../shared/webhook';
 
 export class RecordingQueue implements JobQueue {
   readonly sent: Array<{ queue: QueueKey; job: OutgoingJob; at: number }> = [];

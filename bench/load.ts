@@ -1,0 +1,162 @@
+/**
+ * Benchmark plumbing: the webhook sink child process, an open-loop publisher, and the usage
+ * collectors (AWS requests, Lambda invocations) around a local stack.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import type { InvocationStats } from '../local/lambda-context';
+import type { AwsClients } from '../shared/aws';
+import { AwsRequestCounter, type RequestCounts } from './aws-counter';
+import { billedGbSeconds, emptyLambdaUsage, type LambdaUsage } from './cost';
+import type { SinkMessage, SinkRequest } from './sink';
+
+export class Sink {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<Sink> {
+    const child = fork(join(__dirname, 'sink.ts'), [], {
+      execArgv: ['--import', 'tsx', '--no-warnings'],
+      cwd: join(__dirname, '..'),
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      child.once('message', (message: SinkMessage) => {
+        if (message.type === 'ready') resolve(message.port);
+      });
+      child.once('exit', (code) => reject(new Error(`sink exited (${code})`)));
+    });
+    return new Sink(child, `http://127.0.0.1:${port}/hook`);
+  }
+
+  configure(failureRate: number): void {
+    this.child.send({ type: 'configure', failureRate } satisfies SinkRequest);
+  }
+
+  take(): Promise<Extract<SinkMessage, { type: 'taken' }>> {
+    return new Promise((resolve) => {
+      const onMessage = (message: SinkMessage) => {
+        if (message.type !== 'taken') return;
+        this.child.off('message', onMessage);
+        resolve(message);
+      };
+      this.child.on('message', onMessage);
+      this.child.send({ type: 'take' } satisfies SinkRequest);
+    });
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.send({ type: 'stop' } satisfies SinkRequest);
+    await exited;
+  }
+}
+
+/** AWS requests and Lambda invocations made by the stack's handlers. */
+export class UsageCollector {
+  readonly aws = new AwsRequestCounter();
+  private lambda = emptyLambdaUsage();
+  httpRequests = 0;
+
+  instrument = (clients: AwsClients): void => this.aws.attach(clients);
+
+  onInvocation = (stats: InvocationStats): void => {
+    const usage = this.lambda[stats.function];
+    usage.invocations += 1;
+    usage.gbSeconds += billedGbSeconds(stats.function, stats.durationMs);
+    if (stats.function !== 'delivery') this.httpRequests += 1;
+  };
+
+  take(): { aws: RequestCounts; lambda: Record<string, LambdaUsage>; httpRequests: number } {
+    const taken = { aws: this.aws.take(), lambda: this.lambda, httpRequests: this.httpRequests };
+    this.lambda = emptyLambdaUsage();
+    this.httpRequests = 0;
+    return taken;
+  }
+}
+
+export interface PublishPlan {
+  apiUrl: string;
+  topic: string;
+  key: string;
+  eventsPerRequest: number;
+  requestsPerSecond: number;
+  durationMs: number;
+  /** Event ids are `${prefix}-${n}`. */
+  prefix: string;
+}
+
+export interface PublishOutcome {
+  requests: number;
+  accepted: number;
+  failedRequests: number;
+  /** Wall time from the first request to the last answer. */
+  elapsedMs: number;
+  publishLatencies: number[];
+}
+
+/**
+ * Publishes at a fixed rate regardless of how fast answers come (open loop), so a slow stack
+ * shows up as latency and backlog rather than as a politely reduced load.
+ */
+export async function publishAtRate(plan: PublishPlan, onSecond?: (sent: number) => void): Promise<PublishOutcome> {
+  const origin = new URL(plan.apiUrl).origin;
+  const pool = new Pool(origin, { connections: 32, pipelining: 1 });
+  const path = `/topics/${plan.topic}/api/events?api-version=2018-01-01`;
+  const total = Math.round((plan.durationMs / 1000) * plan.requestsPerSecond);
+  const interval = 1000 / plan.requestsPerSecond;
+  const started = performance.now();
+  const outcome: PublishOutcome = { requests: 0, accepted: 0, failedRequests: 0, elapsedMs: 0, publishLatencies: [] };
+  let nextEvent = 0;
+  const inFlight: Promise<void>[] = [];
+  let lastReport = started;
+  for (let i = 0; i < total; i += 1) {
+    const due = started + i * interval;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    const t = Date.now();
+    const events = Array.from({ length: plan.eventsPerRequest }, () => {
+      const id = `${plan.prefix}-${nextEvent}`;
+      nextEvent += 1;
+      return { id, subject: `bench/${id}`, eventType: 'Bench.Event', eventTime: new Date(t).toISOString(), data: { t } };
+    });
+    const sentAt = performance.now();
+    outcome.requests += 1;
+    inFlight.push(
+      pool
+        .request({
+          method: 'POST',
+          path,
+          headers: { 'content-type': 'application/json', 'aeg-sas-key': plan.key },
+          body: JSON.stringify(events),
+        })
+        .then(async (response) => {
+          await response.body.dump();
+          outcome.publishLatencies.push(performance.now() - sentAt);
+          if (response.statusCode === 200) outcome.accepted += events.length;
+          else outcome.failedRequests += 1;
+        })
+        .catch(() => {
+          outcome.failedRequests += 1;
+        }),
+    );
+    if (performance.now() - lastReport >= 1000) {
+      lastReport = performance.now();
+      onSecond?.(nextEvent);
+    }
+  }
+  await Promise.all(inFlight);
+  outcome.elapsedMs = performance.now() - started;
+  await pool.close();
+  return outcome;
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = Float64Array.from(values).sort();
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] as number;
+}

@@ -1,0 +1,157 @@
+/**
+ * Writes benchmark results: bench/results/latest.json, docs/BENCHMARKS.md and an SVG chart of
+ * throughput and latency per second.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PRICES } from './prices';
+
+interface Figure {
+  metric: string;
+  value: number | string;
+  unit: string;
+  goal?: string;
+  met?: boolean;
+}
+
+interface Scenario {
+  name: string;
+  description: string;
+  figures: Figure[];
+  details: Record<string, unknown>;
+  timeline?: Array<{ second: number; delivered: number; p50: number; p99: number }>;
+}
+
+export interface Results {
+  date: string;
+  commit: string;
+  quick: boolean;
+  machine: { cpus: number; cpuModel: string; node: string };
+  durationSeconds: number;
+  scenarios: Scenario[];
+}
+
+const ROOT = join(__dirname, '..');
+const verdict = (figure: Figure) => (figure.goal === undefined ? '' : figure.met === undefined ? 'report' : figure.met ? 'met' : 'not met');
+const show = (value: number | string) => (typeof value === 'number' ? value.toLocaleString('en-US') : value);
+
+function textTable(results: Results): string {
+  const rows = results.scenarios.flatMap((scenario) =>
+    scenario.figures.map((figure) => [scenario.name, figure.metric, `${show(figure.value)} ${figure.unit}`.trim(), figure.goal ?? '', verdict(figure)]),
+  );
+  const header = ['scenario', 'metric', 'measured', 'goal', ''];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+function markdownTable(results: Results): string {
+  const lines = ['| scenario | metric | measured | goal | |', '|---|---|---|---|---|'];
+  for (const scenario of results.scenarios) {
+    for (const figure of scenario.figures) {
+      lines.push(`| ${scenario.name} | ${figure.metric} | ${show(figure.value)} ${figure.unit} | ${figure.goal ?? ''} | ${verdict(figure)} |`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** A two-panel line chart: delivered events/s, and p50/p99 latency, per second of each load run. */
+export function chartSvg(results: Results): string {
+  const runs = results.scenarios.filter((scenario) => (scenario.timeline?.length ?? 0) > 0);
+  const width = 760;
+  const panelHeight = 180;
+  const left = 60;
+  const right = 20;
+  const parts: string[] = [];
+  let y = 30;
+  parts.push(`<text x="${left}" y="18" font-size="14" font-weight="bold">Gridwire local stack, ${results.date.slice(0, 10)}, ${results.machine.cpus} CPUs${results.quick ? ' (quick run)' : ''}</text>`);
+  for (const run of runs) {
+    const timeline = run.timeline ?? [];
+    const maxSecond = Math.max(...timeline.map((point) => point.second), 1);
+    const x = (second: number) => left + ((second - 1) / Math.max(1, maxSecond - 1)) * (width - left - right);
+    for (const [label, series, color, max] of [
+      ['delivered events/s', timeline.map((p) => p.delivered), '#1f77b4', Math.max(...timeline.map((p) => p.delivered), 1)],
+      ['latency ms (p50 green, p99 red)', timeline.map((p) => p.p99), '#d62728', Math.max(...timeline.map((p) => (Number.isFinite(p.p99) ? p.p99 : 0)), 1)],
+    ] as const) {
+      const top = y + 20;
+      const bottom = y + panelHeight - 20;
+      const scaleY = (value: number) => bottom - (Math.min(value, max) / max) * (bottom - top);
+      parts.push(`<text x="${left}" y="${y + 12}" font-size="12">${run.name}: ${label}</text>`);
+      parts.push(`<line x1="${left}" y1="${bottom}" x2="${width - right}" y2="${bottom}" stroke="#999"/>`);
+      parts.push(`<line x1="${left}" y1="${top}" x2="${left}" y2="${bottom}" stroke="#999"/>`);
+      parts.push(`<text x="${left - 6}" y="${top + 4}" font-size="10" text-anchor="end">${Math.round(max)}</text>`);
+      parts.push(`<text x="${left - 6}" y="${bottom + 4}" font-size="10" text-anchor="end">0</text>`);
+      parts.push(`<text x="${width - right}" y="${bottom + 14}" font-size="10" text-anchor="end">${maxSecond} s</text>`);
+      const polyline = (values: readonly number[], stroke: string) =>
+        `<polyline fill="none" stroke="${stroke}" stroke-width="1.5" points="${values
+          .map((value, i) => `${x(timeline[i]?.second ?? 1).toFixed(1)},${scaleY(Number.isFinite(value) ? value : 0).toFixed(1)}`)
+          .join(' ')}"/>`;
+      parts.push(polyline(series, color));
+      if (label.startsWith('latency')) parts.push(polyline(timeline.map((p) => p.p50), '#2ca02c'));
+      y += panelHeight;
+    }
+  }
+  const height = y + 10;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
+}
+
+function markdown(results: Results): string {
+  const scenarios = results.scenarios
+    .map((scenario) => `- **${scenario.name}**: ${scenario.description}`)
+    .join('\n');
+  return `# Benchmarks
+
+Generated by \`npm run bench${results.quick ? ' -- --quick' : ''}\` on ${results.date} (commit \`${results.commit}\`),
+${results.machine.cpus} CPUs (${results.machine.cpuModel}), Node.js ${results.machine.node}; the run took
+${results.durationSeconds} s. ${results.quick ? 'This was a **quick** run: shorter load phases, so the throughput goal (60 s sustained) is not judged.' : ''}
+Machine-readable results: [\`bench/results/latest.json\`](../bench/results/latest.json).
+
+${markdownTable(results)}
+
+![Delivered events per second and publish-to-webhook latency per second](benchmarks.svg)
+
+## What was run
+
+${scenarios}
+
+Everything runs on this one machine: the local stack (API, handlers, delivery pollers) in the
+benchmark's process, the emulators (fauxqs, dynalite) in a child process, and the webhook sink
+in another. Publishers send at a fixed rate whatever the answers (open loop), so an overloaded
+stack shows up as latency and backlog, not as a quietly reduced load.
+
+## How to read the numbers
+
+- **Latency** is measured from just before the publish request is sent to when the sink
+  receives the event (\`data.t\` carries the send time). It includes the publish call, the queue,
+  the poller's wait and the webhook request.
+- **AWS requests** are counted by an SDK middleware on the clients the handlers really use, by
+  service and operation. SQS requests are also counted as billed: each 64 KiB of payload is a
+  request. Empty receives are the local pollers' long polls; on AWS the Lambda event source
+  mapping polls too, per queue rather than per event, so the table shows SQS requests with and
+  without them.
+- **Lambda** invocations and durations are measured per invocation in the local runtime, rounded
+  up to 1 ms and billed at the memory size the CDK stack configures (512 MB for publish and
+  delivery). The delivery function's duration is mostly waiting for the webhook.
+- **DynamoDB units** are counted from request shapes (dynalite does not report capacity): one
+  write unit per item written, half a read unit per eventually consistent read.
+- **Cost** multiplies those counts by list prices (${PRICES.source}, taken ${PRICES.takenOn}),
+  without free tiers or volume discounts, and divides by the events delivered.
+
+## What dominates the cost
+
+On the happy path a published request of 100 events becomes one SQS message per subscription,
+received and deleted in batches; no database write happens. The largest items are Lambda
+duration of the delivery function (one HTTP request per event, kept concurrent) and the
+HTTP API request per publish. With failures, each failed attempt adds a history write in
+DynamoDB and retry messages on SQS; events that failed together travel in one retry message.
+`;
+}
+
+export async function writeReports(results: Results): Promise<string> {
+  await mkdir(join(ROOT, 'bench', 'results'), { recursive: true });
+  await writeFile(join(ROOT, 'bench', 'results', 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  await mkdir(join(ROOT, 'docs'), { recursive: true });
+  await writeFile(join(ROOT, 'docs', 'benchmarks.svg'), chartSvg(results));
+  await writeFile(join(ROOT, 'docs', 'BENCHMARKS.md'), markdown(results));
+  return textTable(results);
+}

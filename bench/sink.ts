@@ -1,0 +1,78 @@
+/**
+ * A fast webhook sink for benchmarks, run as a child process so it does not share a core with
+ * the stack. Each event carries its publish time in `data.t`; the sink keeps the latency of
+ * every delivery it acknowledges and the ids it has acknowledged. A configurable share of
+ * answers fail with 500.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { seededRandom } from '../shared/clock';
+
+export type SinkRequest = { type: 'configure'; failureRate: number } | { type: 'take' } | { type: 'stop' };
+export type SinkMessage =
+  | { type: 'ready'; port: number }
+  | {
+      type: 'taken';
+      /** Requests answered 2xx / failed since the last take. */
+      delivered: number;
+      failed: number;
+      /** Publish-to-webhook latency (ms) of each acknowledged event since the last take. */
+      latencies: number[];
+      /** Distinct event ids acknowledged so far (whole run). */
+      distinctDelivered: number;
+    };
+
+function main(): void {
+  let failureRate = 0;
+  const random = seededRandom(42);
+  let delivered = 0;
+  let failed = 0;
+  let latencies: number[] = [];
+  const acknowledged = new Set<string>();
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (failureRate > 0 && random() < failureRate) {
+        failed += 1;
+        res.writeHead(500);
+        res.end();
+        return;
+      }
+      const now = Date.now();
+      try {
+        const events = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Array<{ id: string; data?: { t?: number } }>;
+        for (const event of events) {
+          if (typeof event.data?.t === 'number') latencies.push(now - event.data.t);
+          acknowledged.add(event.id);
+        }
+      } catch {
+        // not an event array: counted, not measured
+      }
+      delivered += 1;
+      res.writeHead(200);
+      res.end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => {
+    process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port } satisfies SinkMessage);
+  });
+  process.on('message', (request: SinkRequest) => {
+    if (request.type === 'configure') {
+      failureRate = request.failureRate;
+      acknowledged.clear();
+    }
+    if (request.type === 'take') {
+      process.send?.({ type: 'taken', delivered, failed, latencies, distinctDelivered: acknowledged.size } satisfies SinkMessage);
+      delivered = 0;
+      failed = 0;
+      latencies = [];
+    }
+    if (request.type === 'stop') server.close(() => process.exit(0));
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+main();
