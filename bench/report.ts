@@ -114,7 +114,8 @@ ${markdownTable(results)}
 
 ${scenarios}
 
-Everything runs on this one machine: the local stack (API, handlers, delivery pollers) in the
+The load scenarios run after three seconds of unmeasured load (JIT compilation, connection
+set-up). Everything runs on this one machine: the local stack (API, handlers, delivery pollers) in the
 benchmark's process, the emulators (fauxqs, dynalite) in a child process, and the webhook sink
 in another. Publishers send at a fixed rate whatever the answers (open loop), so an overloaded
 stack shows up as latency and backlog, not as a quietly reduced load.

@@ -114,7 +114,9 @@ async function loadRun(
   const timeline: Array<{ second: number; delivered: number; p50: number; p99: number }> = [];
   const latencies: number[] = [];
   let delivered = 0;
+  let lastAt = 0;
   let sampling = true;
+  const startedAt = Date.now();
   const started = performance.now();
   const sampler = (async () => {
     let second = 0;
@@ -122,6 +124,7 @@ async function loadRun(
       await new Promise((resolve) => setTimeout(resolve, 1000));
       second += 1;
       const taken = await sink.take();
+      lastAt = Math.max(lastAt, taken.lastAt);
       const eventsThisSecond = taken.latencies.length;
       delivered += eventsThisSecond;
       latencies.push(...taken.latencies);
@@ -146,7 +149,8 @@ async function loadRun(
     prefix: options.name,
   });
   const loadSeconds = (performance.now() - started) / 1000;
-  const deliveredDuringLoad = delivered;
+  const loadEndedAt = Date.now();
+  const loadSecondsWhole = timeline.length;
   const drainStarted = performance.now();
   while (delivered < published.accepted && performance.now() - drainStarted < 120_000) {
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -154,10 +158,26 @@ async function loadRun(
   sampling = false;
   await sampler;
   endProgress();
-  const drainSeconds = (performance.now() - drainStarted) / 1000;
+  // Seconds 2 .. end of load: the pipeline is full and publishers are still sending.
+  const steady = timeline.slice(1, Math.max(2, loadSecondsWhole)).map((point) => point.delivered);
+  const steadyRate = steady.length === 0 ? Number.NaN : steady.reduce((a, b) => a + b, 0) / steady.length;
+  const steadyMin = steady.length === 0 ? Number.NaN : Math.min(...steady);
+  const drainSeconds = Math.max(0, (lastAt - loadEndedAt) / 1000);
+  const totalSeconds = (lastAt - startedAt) / 1000;
   // Let the pollers finish their last deletes before reading the counters.
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  return { published, loadSeconds, deliveredDuringLoad, delivered, drainSeconds, latencies, timeline, usage: live.usage.take() };
+  return {
+    published,
+    loadSeconds,
+    delivered,
+    steadyRate,
+    steadyMin,
+    drainSeconds,
+    totalSeconds,
+    latencies,
+    timeline,
+    usage: live.usage.take(),
+  };
 }
 
 function usageOf(run: Awaited<ReturnType<typeof loadRun>>, events: number): Usage {
@@ -177,6 +197,12 @@ const sqsRequests = (requests: Record<string, number>) =>
   Object.entries(requests)
     .filter(([key]) => key.startsWith('sqs:'))
     .reduce((sum, [, count]) => sum + count, 0);
+
+/** Three seconds of unmeasured load, so JIT compilation and connection set-up are not measured. */
+async function warmUp(live: LiveStack, sink: Sink): Promise<void> {
+  log('warm-up: 3 s at 1,000 events/s (not measured)');
+  await loadRun(live, sink, { name: 'warm-up', eventsPerRequest: 20, eventsPerSecond: 1000, seconds: 3, topic: 'warm-up' });
+}
 
 async function simulationScenario(quick: boolean): Promise<ScenarioResult> {
   log('simulation: 1,000 events against scripted endpoints over 48 virtual hours');
@@ -217,17 +243,17 @@ async function latencyScenario(live: LiveStack, sink: Sink, quick: boolean): Pro
 
 async function throughputScenario(live: LiveStack, sink: Sink, quick: boolean): Promise<ScenarioResult[]> {
   const seconds = quick ? 10 : 60;
-  const target = 5000;
-  log(`throughput: ${target.toLocaleString('en-US')} events/s offered (100 per request) for ${seconds} s`);
+  // Offered a little above the goal: if the stack keeps up, it delivers more than 5,000/s.
+  const offered = 5500;
+  log(`throughput: ${offered.toLocaleString('en-US')} events/s offered (100 per request) for ${seconds} s`);
   const run = await loadRun(live, sink, {
     name: 'throughput',
     eventsPerRequest: 100,
-    eventsPerSecond: target,
+    eventsPerSecond: offered,
     seconds,
     topic: 'throughput',
   });
-  const sustained = run.deliveredDuringLoad / run.loadSeconds;
-  const overall = run.delivered / (run.loadSeconds + run.drainSeconds);
+  const overall = run.delivered / run.totalSeconds;
   const usage = usageOf(run, run.delivered);
   const cost: CostBreakdown = costPerMillionEvents(usage);
   const requests = run.usage.aws.requests;
@@ -238,13 +264,24 @@ async function throughputScenario(live: LiveStack, sink: Sink, quick: boolean): 
   return [
     {
       name: 'throughput',
-      description: `${target.toLocaleString('en-US')} events/s offered for ${seconds} s (50 requests/s of 100 events), one webhook subscription answering 200.`,
+      description: `${offered.toLocaleString('en-US')} events/s offered for ${seconds} s (55 requests/s of 100 events), one webhook subscription answering 200.`,
       figures: [
         { metric: 'events accepted', value: run.published.accepted, unit: 'events' },
-        { metric: 'delivered while publishing', value: round(sustained, 0), unit: 'events/s', goal: '>= 5,000 for 60 s', met: !quick && sustained >= 5000 },
-        { metric: 'delivered including drain', value: round(overall, 0), unit: 'events/s' },
-        { metric: 'backlog drained after load', value: round(run.drainSeconds, 1), unit: 's' },
-        { metric: 'publish -> webhook p50 / p99 under load', value: `${round(percentile(run.latencies, 50), 1)} / ${round(percentile(run.latencies, 99), 1)}`, unit: 'ms' },
+        {
+          metric: 'delivered per second while publishing (mean)',
+          value: round(run.steadyRate, 0),
+          unit: 'events/s',
+          goal: '>= 5,000 for 60 s',
+          ...(quick ? {} : { met: run.steadyRate >= 5000 && run.drainSeconds < 5 }),
+        },
+        { metric: 'slowest second while publishing', value: round(run.steadyMin, 0), unit: 'events/s' },
+        { metric: 'all events delivered, first publish to last delivery', value: round(overall, 0), unit: 'events/s' },
+        { metric: 'last delivery after publishing stopped', value: round(run.drainSeconds, 2), unit: 's' },
+        {
+          metric: 'publish -> webhook p50 / p99 under load',
+          value: `${round(percentile(run.latencies, 50), 1)} / ${round(percentile(run.latencies, 99), 1)}`,
+          unit: 'ms',
+        },
       ],
       details: { published: { ...run.published, publishLatencies: undefined }, loadSeconds: round(run.loadSeconds) },
       timeline: run.timeline,
@@ -354,6 +391,7 @@ async function main(): Promise<void> {
     if (wanted('latency') || wanted('throughput')) {
       const live = await liveStack({ timeScale: 1 });
       try {
+        await warmUp(live, sink);
         if (wanted('latency')) scenarios.push(await latencyScenario(live, sink, quick));
         if (wanted('throughput')) scenarios.push(...(await throughputScenario(live, sink, quick)));
       } finally {

@@ -20,6 +20,8 @@ export type SinkMessage =
       latencies: number[];
       /** Distinct event ids acknowledged so far (whole run). */
       distinctDelivered: number;
+      /** Epoch ms of the last acknowledged delivery (0 if none yet). */
+      lastAt: number;
     };
 
 function main(): void {
@@ -29,6 +31,7 @@ function main(): void {
   let failed = 0;
   let latencies: number[] = [];
   const acknowledged = new Set<string>();
+  let lastAt = 0;
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -51,6 +54,7 @@ function main(): void {
         // not an event array: counted, not measured
       }
       delivered += 1;
+      lastAt = now;
       res.writeHead(200);
       res.end();
     });
@@ -65,7 +69,7 @@ function main(): void {
       acknowledged.clear();
     }
     if (request.type === 'take') {
-      process.send?.({ type: 'taken', delivered, failed, latencies, distinctDelivered: acknowledged.size } satisfies SinkMessage);
+      process.send?.({ type: 'taken', delivered, failed, latencies, distinctDelivered: acknowledged.size, lastAt } satisfies SinkMessage);
       delivered = 0;
       failed = 0;
       latencies = [];
