@@ -34,7 +34,13 @@ export class AwsRequestCounter {
   private counts: RequestCounts = AwsRequestCounter.empty();
 
   static empty(): RequestCounts {
-    return { requests: {}, sqsBilledRequests: 0, sqsEmptyReceives: 0, dynamoWriteUnits: 0, dynamoReadUnits: 0 };
+    return {
+      requests: {},
+      sqsBilledRequests: 0,
+      sqsEmptyReceives: 0,
+      dynamoWriteUnits: 0,
+      dynamoReadUnits: 0,
+    };
   }
 
   attach(clients: AwsClients): void {
@@ -47,7 +53,12 @@ export class AwsRequestCounter {
       (client.middlewareStack as MiddlewareStack).add(
         (next, context) => async (args) => {
           const result = await next(args);
-          this.record(service, String(context.commandName ?? 'Unknown').replace(/Command$/, ''), args.input, result.output);
+          this.record(
+            service,
+            String(context.commandName ?? 'Unknown').replace(/Command$/, ''),
+            args.input,
+            result.output,
+          );
           return result;
         },
         { step: 'initialize', name: `gridwire-bench-counter-${service}` },
@@ -68,8 +79,10 @@ export class AwsRequestCounter {
     if (service === 'sqs') {
       const req = input as { Entries?: Array<{ MessageBody?: string }>; MessageBody?: string };
       const res = output as { Messages?: Array<{ Body?: string }> };
-      if (operation === 'SendMessageBatch') this.counts.sqsBilledRequests += chunks(bodyBytes((req.Entries ?? []).map((e) => e.MessageBody)));
-      else if (operation === 'SendMessage') this.counts.sqsBilledRequests += chunks(bodyBytes([req.MessageBody]));
+      if (operation === 'SendMessageBatch')
+        this.counts.sqsBilledRequests += chunks(bodyBytes((req.Entries ?? []).map((e) => e.MessageBody)));
+      else if (operation === 'SendMessage')
+        this.counts.sqsBilledRequests += chunks(bodyBytes([req.MessageBody]));
       else if (operation === 'ReceiveMessage') {
         const messages = res.Messages ?? [];
         if (messages.length === 0) this.counts.sqsEmptyReceives += 1;
@@ -83,7 +96,10 @@ export class AwsRequestCounter {
       const op = operation.replace(/Item$/, '');
       const writes =
         op === 'BatchWrite'
-          ? Object.values((input as { RequestItems?: Record<string, unknown[]> }).RequestItems ?? {}).reduce((n, items) => n + items.length, 0)
+          ? Object.values((input as { RequestItems?: Record<string, unknown[]> }).RequestItems ?? {}).reduce(
+              (n, items) => n + items.length,
+              0,
+            )
           : ['Put', 'Update', 'Delete'].includes(op)
             ? 1
             : 0;

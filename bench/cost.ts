@@ -53,7 +53,9 @@ export function costPerMillionEvents(usage: Usage): CostBreakdown {
     lambdaDuration: lambdas.reduce((n, l) => n + l.gbSeconds, 0) * PRICES.lambda.perGbSecond * scale,
     sqs: usage.sqsBilledRequests * PRICES.sqs.perRequest * scale,
     dynamodb:
-      (usage.dynamoWriteUnits * PRICES.dynamodb.perWriteUnit + usage.dynamoReadUnits * PRICES.dynamodb.perReadUnit) * scale,
+      (usage.dynamoWriteUnits * PRICES.dynamodb.perWriteUnit +
+        usage.dynamoReadUnits * PRICES.dynamodb.perReadUnit) *
+      scale,
     s3: (usage.s3Puts * PRICES.s3.perPut + usage.s3Gets * PRICES.s3.perGet) * scale,
   };
   const total = Object.values(breakdown).reduce((n, v) => n + v, 0);

@@ -102,14 +102,23 @@ export interface PublishOutcome {
  * Publishes at a fixed rate regardless of how fast answers come (open loop), so a slow stack
  * shows up as latency and backlog rather than as a politely reduced load.
  */
-export async function publishAtRate(plan: PublishPlan, onSecond?: (sent: number) => void): Promise<PublishOutcome> {
+export async function publishAtRate(
+  plan: PublishPlan,
+  onSecond?: (sent: number) => void,
+): Promise<PublishOutcome> {
   const origin = new URL(plan.apiUrl).origin;
   const pool = new Pool(origin, { connections: 32, pipelining: 1 });
   const path = `/topics/${plan.topic}/api/events?api-version=2018-01-01`;
   const total = Math.round((plan.durationMs / 1000) * plan.requestsPerSecond);
   const interval = 1000 / plan.requestsPerSecond;
   const started = performance.now();
-  const outcome: PublishOutcome = { requests: 0, accepted: 0, failedRequests: 0, elapsedMs: 0, publishLatencies: [] };
+  const outcome: PublishOutcome = {
+    requests: 0,
+    accepted: 0,
+    failedRequests: 0,
+    elapsedMs: 0,
+    publishLatencies: [],
+  };
   let nextEvent = 0;
   const inFlight: Promise<void>[] = [];
   let lastReport = started;
@@ -121,7 +130,13 @@ export async function publishAtRate(plan: PublishPlan, onSecond?: (sent: number)
     const events = Array.from({ length: plan.eventsPerRequest }, () => {
       const id = `${plan.prefix}-${nextEvent}`;
       nextEvent += 1;
-      return { id, subject: `bench/${id}`, eventType: 'Bench.Event', eventTime: new Date(t).toISOString(), data: { t } };
+      return {
+        id,
+        subject: `bench/${id}`,
+        eventType: 'Bench.Event',
+        eventTime: new Date(t).toISOString(),
+        data: { t },
+      };
     });
     const sentAt = performance.now();
     outcome.requests += 1;

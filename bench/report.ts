@@ -32,12 +32,19 @@ export interface Results {
 }
 
 const ROOT = join(__dirname, '..');
-const verdict = (figure: Figure) => (figure.goal === undefined ? '' : figure.met === undefined ? 'report' : figure.met ? 'met' : 'not met');
+const verdict = (figure: Figure) =>
+  figure.goal === undefined ? '' : figure.met === undefined ? 'report' : figure.met ? 'met' : 'not met';
 const show = (value: number | string) => (typeof value === 'number' ? value.toLocaleString('en-US') : value);
 
 function textTable(results: Results): string {
   const rows = results.scenarios.flatMap((scenario) =>
-    scenario.figures.map((figure) => [scenario.name, figure.metric, `${show(figure.value)} ${figure.unit}`.trim(), figure.goal ?? '', verdict(figure)]),
+    scenario.figures.map((figure) => [
+      scenario.name,
+      figure.metric,
+      `${show(figure.value)} ${figure.unit}`.trim(),
+      figure.goal ?? '',
+      verdict(figure),
+    ]),
   );
   const header = ['scenario', 'metric', 'measured', 'goal', ''];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
@@ -49,7 +56,9 @@ function markdownTable(results: Results): string {
   const lines = ['| scenario | metric | measured | goal | |', '|---|---|---|---|---|'];
   for (const scenario of results.scenarios) {
     for (const figure of scenario.figures) {
-      lines.push(`| ${scenario.name} | ${figure.metric} | ${show(figure.value)} ${figure.unit} | ${figure.goal ?? ''} | ${verdict(figure)} |`);
+      lines.push(
+        `| ${scenario.name} | ${figure.metric} | ${show(figure.value)} ${figure.unit} | ${figure.goal ?? ''} | ${verdict(figure)} |`,
+      );
     }
   }
   return lines.join('\n');
@@ -64,14 +73,26 @@ export function chartSvg(results: Results): string {
   const right = 20;
   const parts: string[] = [];
   let y = 30;
-  parts.push(`<text x="${left}" y="18" font-size="14" font-weight="bold">Gridwire local stack, ${results.date.slice(0, 10)}, ${results.machine.cpus} CPUs${results.quick ? ' (quick run)' : ''}</text>`);
+  parts.push(
+    `<text x="${left}" y="18" font-size="14" font-weight="bold">Gridwire local stack, ${results.date.slice(0, 10)}, ${results.machine.cpus} CPUs${results.quick ? ' (quick run)' : ''}</text>`,
+  );
   for (const run of runs) {
     const timeline = run.timeline ?? [];
     const maxSecond = Math.max(...timeline.map((point) => point.second), 1);
     const x = (second: number) => left + ((second - 1) / Math.max(1, maxSecond - 1)) * (width - left - right);
     for (const [label, series, color, max] of [
-      ['delivered events/s', timeline.map((p) => p.delivered), '#1f77b4', Math.max(...timeline.map((p) => p.delivered), 1)],
-      ['latency ms (p50 green, p99 red)', timeline.map((p) => p.p99), '#d62728', Math.max(...timeline.map((p) => (Number.isFinite(p.p99) ? p.p99 : 0)), 1)],
+      [
+        'delivered events/s',
+        timeline.map((p) => p.delivered),
+        '#1f77b4',
+        Math.max(...timeline.map((p) => p.delivered), 1),
+      ],
+      [
+        'latency ms (p50 green, p99 red)',
+        timeline.map((p) => p.p99),
+        '#d62728',
+        Math.max(...timeline.map((p) => (Number.isFinite(p.p99) ? p.p99 : 0)), 1),
+      ],
     ] as const) {
       const top = y + 20;
       const bottom = y + panelHeight - 20;
@@ -79,15 +100,28 @@ export function chartSvg(results: Results): string {
       parts.push(`<text x="${left}" y="${y + 12}" font-size="12">${run.name}: ${label}</text>`);
       parts.push(`<line x1="${left}" y1="${bottom}" x2="${width - right}" y2="${bottom}" stroke="#999"/>`);
       parts.push(`<line x1="${left}" y1="${top}" x2="${left}" y2="${bottom}" stroke="#999"/>`);
-      parts.push(`<text x="${left - 6}" y="${top + 4}" font-size="10" text-anchor="end">${Math.round(max)}</text>`);
+      parts.push(
+        `<text x="${left - 6}" y="${top + 4}" font-size="10" text-anchor="end">${Math.round(max)}</text>`,
+      );
       parts.push(`<text x="${left - 6}" y="${bottom + 4}" font-size="10" text-anchor="end">0</text>`);
-      parts.push(`<text x="${width - right}" y="${bottom + 14}" font-size="10" text-anchor="end">${maxSecond} s</text>`);
+      parts.push(
+        `<text x="${width - right}" y="${bottom + 14}" font-size="10" text-anchor="end">${maxSecond} s</text>`,
+      );
       const polyline = (values: readonly number[], stroke: string) =>
         `<polyline fill="none" stroke="${stroke}" stroke-width="1.5" points="${values
-          .map((value, i) => `${x(timeline[i]?.second ?? 1).toFixed(1)},${scaleY(Number.isFinite(value) ? value : 0).toFixed(1)}`)
+          .map(
+            (value, i) =>
+              `${x(timeline[i]?.second ?? 1).toFixed(1)},${scaleY(Number.isFinite(value) ? value : 0).toFixed(1)}`,
+          )
           .join(' ')}"/>`;
       parts.push(polyline(series, color));
-      if (label.startsWith('latency')) parts.push(polyline(timeline.map((p) => p.p50), '#2ca02c'));
+      if (label.startsWith('latency'))
+        parts.push(
+          polyline(
+            timeline.map((p) => p.p50),
+            '#2ca02c',
+          ),
+        );
       y += panelHeight;
     }
   }

@@ -11,6 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { silenceNodeVersionNotice } from '../local/quiet-warnings';
 import { type LocalStack, startLocalStack } from '../local/stack';
 import { type CostBreakdown, costPerMillionEvents, type Usage } from './cost';
 import { percentile, publishAtRate, Sink, UsageCollector } from './load';
@@ -18,11 +19,7 @@ import { PRICES } from './prices';
 import { writeReports } from './report';
 import { runSimulation } from './simulation';
 
-const emitWarning = process.emitWarning.bind(process);
-process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-  const text = typeof warning === 'string' ? warning : warning.message;
-  if (!text.includes('NodeVersionSupportWarning')) (emitWarning as (...args: unknown[]) => void)(warning, ...rest);
-}) as typeof process.emitWarning;
+silenceNodeVersionNotice();
 
 export interface Figure {
   metric: string;
@@ -77,7 +74,8 @@ async function liveStack(options: { timeScale: number }): Promise<LiveStack> {
       headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    if (response.status >= 300)
+      throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
     const text = await response.text();
     return text === '' ? undefined : JSON.parse(text);
   };
@@ -106,7 +104,13 @@ async function topicWithSubscription(live: LiveStack, topic: string, url: string
 async function loadRun(
   live: LiveStack,
   sink: Sink,
-  options: { name: string; eventsPerRequest: number; eventsPerSecond: number; seconds: number; topic: string },
+  options: {
+    name: string;
+    eventsPerRequest: number;
+    eventsPerSecond: number;
+    seconds: number;
+    topic: string;
+  },
 ) {
   const key = await topicWithSubscription(live, options.topic, sink.url);
   await sink.take();
@@ -201,7 +205,13 @@ const sqsRequests = (requests: Record<string, number>) =>
 /** Three seconds of unmeasured load, so JIT compilation and connection set-up are not measured. */
 async function warmUp(live: LiveStack, sink: Sink): Promise<void> {
   log('warm-up: 3 s at 1,000 events/s (not measured)');
-  await loadRun(live, sink, { name: 'warm-up', eventsPerRequest: 20, eventsPerSecond: 1000, seconds: 3, topic: 'warm-up' });
+  await loadRun(live, sink, {
+    name: 'warm-up',
+    eventsPerRequest: 20,
+    eventsPerSecond: 1000,
+    seconds: 3,
+    topic: 'warm-up',
+  });
 }
 
 async function simulationScenario(quick: boolean): Promise<ScenarioResult> {
@@ -209,11 +219,22 @@ async function simulationScenario(quick: boolean): Promise<ScenarioResult> {
   const result = await runSimulation({ events: quick ? 1000 : 1000, hours: 48 });
   return {
     name: 'simulation',
-    description: 'The real delivery engine in virtual time: 1,000 events, 7 scripted endpoint patterns, 48 simulated hours.',
+    description:
+      'The real delivery engine in virtual time: 1,000 events, 7 scripted endpoint patterns, 48 simulated hours.',
     figures: [
       { metric: 'waits checked against the schedule', value: result.waitsChecked, unit: 'waits' },
-      { metric: 'waits outside [step, step + jitter bound)', value: result.violations, unit: 'waits', goal: '0', met: result.violations === 0 },
-      { metric: 'largest jitter applied / allowed', value: `${result.maxJitterMs} / ${result.maxJitterBoundMs}`, unit: 'ms' },
+      {
+        metric: 'waits outside [step, step + jitter bound)',
+        value: result.violations,
+        unit: 'waits',
+        goal: '0',
+        met: result.violations === 0,
+      },
+      {
+        metric: 'largest jitter applied / allowed',
+        value: `${result.maxJitterMs} / ${result.maxJitterBoundMs}`,
+        unit: 'ms',
+      },
       { metric: 'SQS hops for waits over 15 min', value: result.hops, unit: 'hops' },
       { metric: 'wall time', value: result.wallMs, unit: 'ms' },
     ],
@@ -224,7 +245,13 @@ async function simulationScenario(quick: boolean): Promise<ScenarioResult> {
 async function latencyScenario(live: LiveStack, sink: Sink, quick: boolean): Promise<ScenarioResult> {
   const seconds = quick ? 5 : 30;
   log(`latency: 1,000 events/s (20 per request) for ${seconds} s`);
-  const run = await loadRun(live, sink, { name: 'latency', eventsPerRequest: 20, eventsPerSecond: 1000, seconds, topic: 'latency' });
+  const run = await loadRun(live, sink, {
+    name: 'latency',
+    eventsPerRequest: 20,
+    eventsPerSecond: 1000,
+    seconds,
+    topic: 'latency',
+  });
   const p50 = percentile(run.latencies, 50);
   const p99 = percentile(run.latencies, 99);
   return {
@@ -234,9 +261,16 @@ async function latencyScenario(live: LiveStack, sink: Sink, quick: boolean): Pro
       { metric: 'events delivered', value: run.delivered, unit: 'events' },
       { metric: 'publish -> webhook p50', value: round(p50, 1), unit: 'ms' },
       { metric: 'publish -> webhook p99', value: round(p99, 1), unit: 'ms', goal: '< 100', met: p99 < 100 },
-      { metric: 'publish request p99', value: round(percentile(run.published.publishLatencies, 99), 1), unit: 'ms' },
+      {
+        metric: 'publish request p99',
+        value: round(percentile(run.published.publishLatencies, 99), 1),
+        unit: 'ms',
+      },
     ],
-    details: { published: { ...run.published, publishLatencies: undefined }, drainSeconds: round(run.drainSeconds) },
+    details: {
+      published: { ...run.published, publishLatencies: undefined },
+      drainSeconds: round(run.drainSeconds),
+    },
     timeline: run.timeline,
   };
 }
@@ -275,7 +309,11 @@ async function throughputScenario(live: LiveStack, sink: Sink, quick: boolean): 
           ...(quick ? {} : { met: run.steadyRate >= 5000 && run.drainSeconds < 5 }),
         },
         { metric: 'slowest second while publishing', value: round(run.steadyMin, 0), unit: 'events/s' },
-        { metric: 'all events delivered, first publish to last delivery', value: round(overall, 0), unit: 'events/s' },
+        {
+          metric: 'all events delivered, first publish to last delivery',
+          value: round(overall, 0),
+          unit: 'events/s',
+        },
         { metric: 'last delivery after publishing stopped', value: round(run.drainSeconds, 2), unit: 's' },
         {
           metric: 'publish -> webhook p50 / p99 under load',
@@ -283,18 +321,48 @@ async function throughputScenario(live: LiveStack, sink: Sink, quick: boolean): 
           unit: 'ms',
         },
       ],
-      details: { published: { ...run.published, publishLatencies: undefined }, loadSeconds: round(run.loadSeconds) },
+      details: {
+        published: { ...run.published, publishLatencies: undefined },
+        loadSeconds: round(run.loadSeconds),
+      },
       timeline: run.timeline,
     },
     {
       name: 'cost',
-      description: 'AWS usage of the throughput run (happy path: published 100 per request, delivered once to one webhook), priced at list prices.',
+      description:
+        'AWS usage of the throughput run (happy path: published 100 per request, delivered once to one webhook), priced at list prices.',
       figures: [
-        { metric: 'modelled AWS cost per million events', value: round(cost.total, 4), unit: 'USD', goal: '<= 0.25', met: cost.total <= 0.25 },
-        { metric: 'SQS requests per delivered event', value: round(sqsPerEvent, 4), unit: 'requests', goal: '<= 0.1', met: sqsPerEvent <= 0.1 },
-        { metric: 'SQS requests per event, without empty polls', value: round(sqsWorkPerEvent, 4), unit: 'requests' },
-        { metric: 'DynamoDB writes per delivered event', value: round(writesPerEvent, 4), unit: 'writes', goal: '0', met: writesPerEvent === 0 },
-        { metric: 'delivery invocations per 1,000 events', value: round((usage.lambda.delivery.invocations / run.delivered) * 1000, 2), unit: 'invocations' },
+        {
+          metric: 'modelled AWS cost per million events',
+          value: round(cost.total, 4),
+          unit: 'USD',
+          goal: '<= 0.25',
+          met: cost.total <= 0.25,
+        },
+        {
+          metric: 'SQS requests per delivered event',
+          value: round(sqsPerEvent, 4),
+          unit: 'requests',
+          goal: '<= 0.1',
+          met: sqsPerEvent <= 0.1,
+        },
+        {
+          metric: 'SQS requests per event, without empty polls',
+          value: round(sqsWorkPerEvent, 4),
+          unit: 'requests',
+        },
+        {
+          metric: 'DynamoDB writes per delivered event',
+          value: round(writesPerEvent, 4),
+          unit: 'writes',
+          goal: '0',
+          met: writesPerEvent === 0,
+        },
+        {
+          metric: 'delivery invocations per 1,000 events',
+          value: round((usage.lambda.delivery.invocations / run.delivered) * 1000, 2),
+          unit: 'invocations',
+        },
       ],
       details: {
         costBreakdownPerMillion: Object.fromEntries(Object.entries(cost).map(([k, v]) => [k, round(v, 5)])),
@@ -314,7 +382,9 @@ async function throughputScenario(live: LiveStack, sink: Sink, quick: boolean): 
 async function failureScenario(sink: Sink, quick: boolean): Promise<ScenarioResult> {
   const events = quick ? 2000 : 20_000;
   const timeScale = 600;
-  log(`failures: ${events.toLocaleString('en-US')} events, 30% of webhook answers fail, time scale ${timeScale}`);
+  log(
+    `failures: ${events.toLocaleString('en-US')} events, 30% of webhook answers fail, time scale ${timeScale}`,
+  );
   const live = await liveStack({ timeScale });
   try {
     sink.configure(0.3);
@@ -335,10 +405,24 @@ async function failureScenario(sink: Sink, quick: boolean): Promise<ScenarioResu
       name: 'failures',
       description: `${events.toLocaleString('en-US')} events to one webhook where 30% of answers are 500; retries at time scale ${timeScale}.`,
       figures: [
-        { metric: 'events finally delivered', value: distinct, unit: 'events', goal: `${events}`, met: distinct === events },
+        {
+          metric: 'events finally delivered',
+          value: distinct,
+          unit: 'events',
+          goal: `${events}`,
+          met: distinct === events,
+        },
         { metric: 'SQS requests per delivered event', value: round(sqsAll / distinct, 4), unit: 'requests' },
-        { metric: 'DynamoDB writes per delivered event', value: round(run.usage.aws.dynamoWriteUnits / distinct, 4), unit: 'writes' },
-        { metric: 'Lambda invocations per delivered event', value: round(lambdaInvocations / distinct, 4), unit: 'invocations' },
+        {
+          metric: 'DynamoDB writes per delivered event',
+          value: round(run.usage.aws.dynamoWriteUnits / distinct, 4),
+          unit: 'writes',
+        },
+        {
+          metric: 'Lambda invocations per delivered event',
+          value: round(lambdaInvocations / distinct, 4),
+          unit: 'invocations',
+        },
         { metric: 'modelled AWS cost per million events', value: round(cost.total, 4), unit: 'USD' },
       ],
       details: {

@@ -30,8 +30,16 @@ export interface EndpointPattern {
 
 export const PATTERNS: EndpointPattern[] = [
   { name: 'healthy', describe: 'always 200', status: () => 200 },
-  { name: 'flaky-30', describe: '30% of answers are 500', status: (_t, random) => (random() < 0.3 ? 500 : 200) },
-  { name: 'down-2h', describe: '503 for the first 2 hours, then 200', status: (t) => (t < 2 * H ? 503 : 200) },
+  {
+    name: 'flaky-30',
+    describe: '30% of answers are 500',
+    status: (_t, random) => (random() < 0.3 ? 500 : 200),
+  },
+  {
+    name: 'down-2h',
+    describe: '503 for the first 2 hours, then 200',
+    status: (t) => (t < 2 * H ? 503 : 200),
+  },
   { name: 'always-500', describe: '500 forever (ends by TTL)', status: () => 500 },
   { name: 'timeout-408', describe: '408 for 30 minutes, then 200', status: (t) => (t < 30 * M ? 408 : 200) },
   { name: 'rejects-400', describe: '400 (never retried)', status: () => 400 },
@@ -60,14 +68,22 @@ class VirtualQueue implements JobQueue {
       if (job.delaySeconds > 900) throw new RangeError(`DelaySeconds ${job.delaySeconds} exceeds 900`);
       this.sends += 1;
       this.seq += 1;
-      this.messages.push({ body: job.body, visibleAt: this.clock.now() + job.delaySeconds * S, seq: this.seq });
+      this.messages.push({
+        body: job.body,
+        visibleAt: this.clock.now() + job.delaySeconds * S,
+        seq: this.seq,
+      });
     }
   }
   next(): Message | undefined {
     let best = -1;
     this.messages.forEach((message, index) => {
       const current = this.messages[best];
-      if (current === undefined || message.visibleAt < current.visibleAt || (message.visibleAt === current.visibleAt && message.seq < current.seq)) {
+      if (
+        current === undefined ||
+        message.visibleAt < current.visibleAt ||
+        (message.visibleAt === current.visibleAt && message.seq < current.seq)
+      ) {
         best = index;
       }
     });
@@ -99,10 +115,19 @@ export interface SimulationResult {
   hops: number;
   /** SQS messages sent in all (retries, hops, deferrals). */
   sqsSends: number;
-  byPattern: Array<{ pattern: string; describe: string; events: number; delivered: number; attempts: number; ended: Record<string, number> }>;
+  byPattern: Array<{
+    pattern: string;
+    describe: string;
+    events: number;
+    delivered: number;
+    attempts: number;
+    ended: Record<string, number>;
+  }>;
 }
 
-export async function runSimulation(options: { events?: number; seed?: number; hours?: number } = {}): Promise<SimulationResult> {
+export async function runSimulation(
+  options: { events?: number; seed?: number; hours?: number } = {},
+): Promise<SimulationResult> {
   const started = performance.now();
   const eventCount = options.events ?? 1000;
   const hours = options.hours ?? 48;
@@ -187,14 +212,22 @@ export async function runSimulation(options: { events?: number; seed?: number; h
 
   let hops = 0;
   const end = t0 + hours * H;
-  for (let message = queue.next(); message !== undefined && message.visibleAt <= end; message = queue.next()) {
+  for (
+    let message = queue.next();
+    message !== undefined && message.visibleAt <= end;
+    message = queue.next()
+  ) {
     clock.advanceTo(message.visibleAt);
-    const report = await engine.processJob(parseJob(message.body), { attemptDeadline: Number.MAX_SAFE_INTEGER });
+    const report = await engine.processJob(parseJob(message.body), {
+      attemptDeadline: Number.MAX_SAFE_INTEGER,
+    });
     if (report.hopped) hops += 1;
   }
 
   const ended: Record<string, number> = {};
-  const endedByPattern = new Map<string, Record<string, number>>(PATTERNS.map((pattern) => [pattern.name, {}]));
+  const endedByPattern = new Map<string, Record<string, number>>(
+    PATTERNS.map((pattern) => [pattern.name, {}]),
+  );
   for (const point of metrics.drain()) {
     if (point.name !== 'DroppedEventCount') continue;
     const reason = point.dimensions.DropReason ?? '?';

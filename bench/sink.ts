@@ -45,7 +45,10 @@ function main(): void {
       }
       const now = Date.now();
       try {
-        const events = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Array<{ id: string; data?: { t?: number } }>;
+        const events = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Array<{
+          id: string;
+          data?: { t?: number };
+        }>;
         for (const event of events) {
           if (typeof event.data?.t === 'number') latencies.push(now - event.data.t);
           acknowledged.add(event.id);
@@ -69,7 +72,14 @@ function main(): void {
       acknowledged.clear();
     }
     if (request.type === 'take') {
-      process.send?.({ type: 'taken', delivered, failed, latencies, distinctDelivered: acknowledged.size, lastAt } satisfies SinkMessage);
+      process.send?.({
+        type: 'taken',
+        delivered,
+        failed,
+        latencies,
+        distinctDelivered: acknowledged.size,
+        lastAt,
+      } satisfies SinkMessage);
       delivered = 0;
       failed = 0;
       latencies = [];

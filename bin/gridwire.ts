@@ -3,16 +3,11 @@
  * The gridwire command line: `gridwire start` runs the local stack.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { silenceNodeVersionNotice } from '../local/quiet-warnings';
 import { LocalStackError, startLocalStack } from '../local/stack';
 import { ENV } from '../shared/resources';
 
-// The local stack deliberately runs on the machine's Node.js (20+); Lambda runs 22.
-const emitWarning = process.emitWarning.bind(process);
-process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-  const text = typeof warning === 'string' ? warning : warning.message;
-  if (text.includes('NodeVersionSupportWarning')) return;
-  (emitWarning as (...args: unknown[]) => void)(warning, ...rest);
-}) as typeof process.emitWarning;
+silenceNodeVersionNotice();
 
 const integer = (name: string, min: number, max: number) => (value: string) => {
   const parsed = Number(value);

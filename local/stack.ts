@@ -24,8 +24,8 @@ import {
 } from '../shared/wiring';
 import { type Emulators, startEmulators } from './emulators';
 import { type Gateway, type HttpHandler, startGateway } from './gateway';
-import { LocalMetrics } from './metrics';
 import type { InvocationStats } from './lambda-context';
+import { LocalMetrics } from './metrics';
 import { QueuePoller, type SqsHandler } from './poller';
 import { type LocalResources, provisionLocalResources } from './provision';
 

@@ -20,6 +20,7 @@ import { TOPIC_PROFILE } from '../../shared/retry-policy';
 import { MetricBuffer } from '../../shared/telemetry';
 
 export { VirtualClock };
+
 import type { WebhookRequest, WebhookSender } from '../../shared/webhook';
 
 export class RecordingQueue implements JobQueue {

@@ -26,12 +26,23 @@ describe('cost model', () => {
     expect(cost.sqs).toBeCloseTo(0.012, 6);
     expect(cost.dynamodb).toBeCloseTo(0.002_75, 6);
     expect(cost.s3).toBeCloseTo(0.005, 6);
-    expect(cost.total).toBeCloseTo(cost.httpApi + cost.lambdaRequests + cost.lambdaDuration + cost.sqs + cost.dynamodb + cost.s3);
+    expect(cost.total).toBeCloseTo(
+      cost.httpApi + cost.lambdaRequests + cost.lambdaDuration + cost.sqs + cost.dynamodb + cost.s3,
+    );
   });
 
   it('refuses usage without events', () => {
     expect(() =>
-      costPerMillionEvents({ events: 0, httpRequests: 0, lambda: emptyLambdaUsage(), sqsBilledRequests: 0, dynamoWriteUnits: 0, dynamoReadUnits: 0, s3Puts: 0, s3Gets: 0 }),
+      costPerMillionEvents({
+        events: 0,
+        httpRequests: 0,
+        lambda: emptyLambdaUsage(),
+        sqsBilledRequests: 0,
+        dynamoWriteUnits: 0,
+        dynamoReadUnits: 0,
+        s3Puts: 0,
+        s3Gets: 0,
+      }),
     ).toThrow(/at least one event/);
   });
 });

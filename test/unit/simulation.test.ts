@@ -19,10 +19,15 @@ describe('retry engine simulation', () => {
     expect(pattern('flaky-30')?.delivered).toBe(pattern('flaky-30')?.events);
     expect(pattern('down-2h')?.delivered).toBe(pattern('down-2h')?.events);
     expect(pattern('timeout-408')?.delivered).toBe(pattern('timeout-408')?.events);
-    expect(pattern('rejects-400')).toMatchObject({ delivered: 0, ended: { NonRetriableOutcome: pattern('rejects-400')?.events } });
+    expect(pattern('rejects-400')).toMatchObject({
+      delivered: 0,
+      ended: { NonRetriableOutcome: pattern('rejects-400')?.events },
+    });
     expect(pattern('rejects-400')?.attempts).toBe(pattern('rejects-400')?.events);
     expect(pattern('five-attempts')?.attempts).toBe(5 * (pattern('five-attempts')?.events ?? 0));
-    expect(pattern('five-attempts')?.ended).toEqual({ MaxDeliveryAttemptsExceeded: pattern('five-attempts')?.events });
+    expect(pattern('five-attempts')?.ended).toEqual({
+      MaxDeliveryAttemptsExceeded: pattern('five-attempts')?.events,
+    });
     // A default subscription failing forever: 11 attempts in 24 h, then the TTL ends it.
     expect(pattern('always-500')?.attempts).toBe(11 * (pattern('always-500')?.events ?? 0));
     expect(pattern('always-500')?.ended).toEqual({ TimeToLiveExceeded: pattern('always-500')?.events });
@@ -31,7 +36,10 @@ describe('retry engine simulation', () => {
   });
 
   it('is deterministic for a seed', async () => {
-    const [a, b] = await Promise.all([runSimulation({ events: 100, seed: 3 }), runSimulation({ events: 100, seed: 3 })]);
+    const [a, b] = await Promise.all([
+      runSimulation({ events: 100, seed: 3 }),
+      runSimulation({ events: 100, seed: 3 }),
+    ]);
     expect({ ...a, wallMs: 0 }).toEqual({ ...b, wallMs: 0 });
   });
 });
