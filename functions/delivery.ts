@@ -32,7 +32,14 @@ export function createDeliveryHandler({ engine, observability, clock = systemClo
       clock.now() + context.getRemainingTimeInMillis() - DELIVERY_TIMEOUT_MS - FINISHING_MARGIN_MS;
     const processRecord = async (record: SQSRecord) => {
       try {
-        await engine.processJob(parseJob(record.body), { attemptDeadline });
+        const job = parseJob(record.body);
+        const report = await engine.processJob(job, { attemptDeadline });
+        observability.logger.debug('delivery job processed', {
+          topic: job.topic,
+          subscription: job.subscription,
+          events: job.items.length,
+          ...report,
+        });
       } catch (error) {
         observability.logger.error('delivery job failed; it will be retried from the queue', {
           messageId: record.messageId,

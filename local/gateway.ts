@@ -172,10 +172,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     const fnKey = found.route.route.function;
     const handler = options.handlers[fnKey] as HttpHandler;
+    const started = performance.now();
     const result = await handler(
       toHttpEvent(req, url, found.route, found.match, body),
       lambdaContext(FUNCTIONS[fnKey]),
     );
+    options.onInvocation?.({
+      function: fnKey,
+      source: `${found.route.route.method} ${found.route.route.path}`,
+      records: 1,
+      failed: (result.statusCode ?? 200) >= 500 ? 1 : 0,
+      durationMs: performance.now() - started,
+    });
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
     const payload = result.body === undefined ? '' : result.body;

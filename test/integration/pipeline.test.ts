@@ -2,16 +2,18 @@
  * The local stack end to end: real emulators over HTTP through the AWS SDK, the real handlers,
  * and a real webhook server. Time scale 10: the schedule's 10 s / 30 s / 1 min become 1 s / 3 s / 6 s.
  */
+import type { InvocationStats } from '../../local/lambda-context';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 
 const TIME_SCALE = 10;
 let api: TestStack;
 let webhook: WebhookServer;
+const invocations: InvocationStats[] = [];
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack({ timeScale: TIME_SCALE });
+  api = await startTestStack({ timeScale: TIME_SCALE, onInvocation: (stats) => invocations.push(stats) });
 }, 30_000);
 
 afterAll(async () => {
@@ -167,6 +169,13 @@ describe('delivery', () => {
       },
     ]);
     expect(JSON.parse(shipped[0]?.body ?? '')[0].id).toBe('o-2');
+    // Every handler invocation is reported, as Lambda would bill it.
+    expect(
+      invocations.some(
+        (stats) => stats.function === 'publish' && stats.source === 'POST /topics/{topic}/api/events',
+      ),
+    ).toBe(true);
+    expect(invocations.some((stats) => stats.function === 'delivery' && stats.records >= 1)).toBe(true);
   });
 
   it('retries a failing webhook on the schedule: delivery counts 0, 1, 2 spaced 10 s and 30 s (scaled)', async () => {
