@@ -129,6 +129,30 @@ export function chartSvg(results: Results): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
 }
 
+const LABELS: Record<string, string> = {
+  httpApi: 'HTTP API requests',
+  lambdaRequests: 'Lambda requests',
+  lambdaDuration: 'Lambda duration',
+  sqs: 'SQS requests',
+  dynamodb: 'DynamoDB',
+  s3: 'S3',
+};
+
+/** The measured cost items of each priced scenario, largest first. */
+function dominates(results: Results): string {
+  return results.scenarios
+    .filter((scenario) => scenario.details.costBreakdownPerMillion !== undefined)
+    .map((scenario) => {
+      const breakdown = scenario.details.costBreakdownPerMillion as Record<string, number>;
+      const items = Object.entries(breakdown)
+        .filter(([key, value]) => key !== 'total' && value > 0)
+        .sort(([, a], [, b]) => b - a)
+        .map(([key, value]) => `${LABELS[key] ?? key} $${value.toFixed(4)}`);
+      return `- **${scenario.name}** ($${(breakdown.total ?? 0).toFixed(4)} per million events): ${items.join(', ')}.`;
+    })
+    .join('\n');
+}
+
 function markdown(results: Results): string {
   const scenarios = results.scenarios
     .map((scenario) => `- **${scenario.name}**: ${scenario.description}`)
@@ -174,11 +198,14 @@ stack shows up as latency and backlog, not as a quietly reduced load.
 
 ## What dominates the cost
 
+${dominates(results)}
+
 On the happy path a published request of 100 events becomes one SQS message per subscription,
-received and deleted in batches; no database write happens. The largest items are Lambda
-duration of the delivery function (one HTTP request per event, kept concurrent) and the
-HTTP API request per publish. With failures, each failed attempt adds a history write in
-DynamoDB and retry messages on SQS; events that failed together travel in one retry message.
+received and deleted in batches; no database write happens. The local webhook sink answers in
+about a millisecond, so delivery-function duration is small here; a webhook that takes 50 ms
+keeps each delivery invocation busy longer (requests run ${'`'}deliveryConcurrency${'`'} at a time), and
+Lambda duration grows with it. With failures, each failed attempt adds a history write in
+DynamoDB and retry messages on SQS (events that failed together share one retry message).
 `;
 }
 
