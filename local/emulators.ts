@@ -24,6 +24,7 @@ export interface EmulatorOptions {
   onUnexpectedExit?: (code: number | null) => void;
 }
 
+const INSPECT_TIMEOUT_MS = 10_000;
 const HOST_SCRIPT = join(__dirname, 'emulator-host.ts');
 const PROJECT_ROOT = join(__dirname, '..');
 
@@ -55,32 +56,60 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
   });
 
   let nextId = 0;
-  const pending = new Map<number, (bodies: string[] | null) => void>();
+  const pending = new Map<
+    number,
+    { resolve: (bodies: string[] | null) => void; reject: (error: Error) => void }
+  >();
   child.on('message', (message: HostMessage) => {
     if (message.type === 'inspect') {
-      pending.get(message.id)?.(message.bodies);
+      pending.get(message.id)?.resolve(message.bodies);
       pending.delete(message.id);
     }
   });
   let stopping = false;
   const exited = new Promise<void>((resolve) =>
     child.once('exit', (code) => {
+      for (const request of pending.values())
+        request.reject(new Error(`the emulator process exited (code ${code}) before it answered`));
+      pending.clear();
       if (!stopping) options.onUnexpectedExit?.(code);
       resolve();
     }),
   );
   const request = (message: HostRequest) => child.send(message);
+  const inspectQueue = (name: string) =>
+    new Promise<string[] | null>((resolve, reject) => {
+      if (child.exitCode !== null || child.signalCode !== null || !child.connected) {
+        reject(new Error('the emulator process is not running'));
+        return;
+      }
+      const id = nextId;
+      nextId += 1;
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(new Error(`the emulator process did not answer within ${INSPECT_TIMEOUT_MS} ms`));
+      }, INSPECT_TIMEOUT_MS);
+      const settle = () => {
+        clearTimeout(timer);
+        pending.delete(id);
+      };
+      pending.set(id, {
+        resolve: (bodies) => {
+          settle();
+          resolve(bodies);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
+      request({ type: 'inspect', id, queue: name });
+    });
 
   const sqs = `http://${host}:${ready.sqsPort}`;
   return {
     endpoints: { sqs, s3: sqs, dynamodb: `http://${host}:${ready.dynamodbPort}` },
-    inspectQueue: (name) =>
-      new Promise((resolve) => {
-        const id = nextId;
-        nextId += 1;
-        pending.set(id, resolve);
-        request({ type: 'inspect', id, queue: name });
-      }),
+    inspectQueue,
     stop: async () => {
       stopping = true;
       if (child.exitCode !== null) return;

@@ -6,13 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { access, constants, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { GetQueueAttributesCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { createDeliveryHandler } from '../functions/delivery';
 import { createManagementHandler } from '../functions/management';
 import { createPublishHandler } from '../functions/publish';
 import { type AwsClients, createAwsClients, type LocalEndpoints } from '../shared/aws';
 import type { Clock, Random } from '../shared/clock';
 import { CONFIG_DEFAULTS, type RuntimeConfig } from '../shared/config';
+import { sendJobs } from '../shared/job-queue';
 import { FUNCTIONS, QUEUES, type QueueKey } from '../shared/resources';
 import type { WebhookSender } from '../shared/webhook';
 import {
@@ -194,17 +195,21 @@ async function restoreQueues(
   for (const [name, bodies] of Object.entries(saved.queues)) {
     const url = urlByName.get(name);
     if (url === undefined) continue;
-    for (let start = 0; start < bodies.length; start += 10) {
-      const batch = bodies.slice(start, start + 10);
-      await clients.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: url,
-          Entries: batch.map((body, index) => ({ Id: String(index), MessageBody: body })),
-        }),
+    try {
+      await sendJobs(
+        clients.sqs,
+        url,
+        bodies.map((body) => ({ body, delaySeconds: 0 })),
       );
-      count += batch.length;
+    } catch (error) {
+      throw new LocalStackError(
+        `Could not put the saved messages of ${file} back into queue ${name} (${(error as Error).message}). The file is kept; fix or move it and start again.`,
+      );
     }
+    count += bodies.length;
   }
+  // Only now is the file's content safe in the queues. Were this interrupted, the next start
+  // restores it again: duplicates, never loss.
   await rm(file, { force: true });
   return count;
 }
@@ -257,12 +262,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const pollers: QueuePoller[] = [];
   // Stop order matters: no new requests, then no new invocations (waiting for those running),
   // then save what is still queued, then the emulators.
+  // Until the saved queue contents are back in the emulator, the file on disk is the only copy:
+  // a start that fails before then must leave it alone.
+  let restored: number | undefined;
   const stopAll = async () => {
-    await gateway?.stop();
-    await Promise.all(pollers.map((poller) => poller.stop()));
-    await saveQueues(emulators, dataDir);
-    await emulators.stop();
-    await unlock();
+    try {
+      await gateway?.stop();
+      await Promise.all(pollers.map((poller) => poller.stop()));
+      if (restored !== undefined) await saveQueues(emulators, dataDir);
+    } finally {
+      await emulators.stop();
+      await unlock();
+    }
   };
   try {
     const clients = createAwsClients(emulators.endpoints);
@@ -272,7 +283,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ? {}
         : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
     });
-    const restored = await restoreQueues(clients, resources, dataDir);
+    restored = await restoreQueues(clients, resources, dataDir);
 
     const config: RuntimeConfig = {
       tableName: resources.tableName,

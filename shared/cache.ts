@@ -9,7 +9,11 @@ export class TtlCache<V> {
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => number,
-    private readonly maxEntries = 1000,
+    private readonly options: {
+      maxEntries?: number;
+      /** Values for which this returns false are handed out but not kept (e.g. "not found"). */
+      keep?: (value: V) => boolean;
+    } = {},
   ) {}
 
   async get(key: string, load: () => Promise<V>): Promise<V> {
@@ -17,12 +21,19 @@ export class TtlCache<V> {
     if (hit !== undefined && hit.expiresAt > this.now()) return hit.value;
     const value = load();
     this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs });
-    if (this.entries.size > this.maxEntries) {
+    if (this.entries.size > (this.options.maxEntries ?? 1000)) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
     try {
-      return await value;
+      const loaded = await value;
+      if (
+        this.options.keep !== undefined &&
+        !this.options.keep(loaded) &&
+        this.entries.get(key)?.value === value
+      )
+        this.entries.delete(key);
+      return loaded;
     } catch (error) {
       // Failures are not cached.
       if (this.entries.get(key)?.value === value) this.entries.delete(key);

@@ -6,6 +6,19 @@ import type { WebhookRequest } from './webhook';
 
 export const USER_AGENT = 'Gridwire/0.1';
 
+/** Characters HTTP allows in a header value (RFC 9110 field-value: no controls but tab, Latin-1). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Longer values are left out of the headers: webhook servers cap the header block (8-16 KiB). */
+export const MAX_ECHOED_HEADER_CHARS = 1024;
+
+/**
+ * Event ids and data versions are free text; one that cannot travel in a header (a line break,
+ * characters beyond Latin-1, over 1 KiB) is left out of the headers. The body carries it unchanged.
+ */
+function setIfHeaderSafe(headers: Record<string, string>, name: string, value: string): void {
+  if (value.length <= MAX_ECHOED_HEADER_CHARS && HEADER_VALUE.test(value)) headers[name] = value;
+}
+
 /**
  * Builds the POST for `items` (one event unless the subscription batches). `aeg-delivery-count`
  * is the number of earlier attempts: 0 on the first.
@@ -25,8 +38,8 @@ export function buildDeliveryRequest(
     'aeg-metadata-version': '1',
   };
   if (items.length === 1) {
-    headers['aeg-data-version'] = first.event.dataVersion;
-    headers['aeg-output-event-id'] = first.event.id;
+    setIfHeaderSafe(headers, 'aeg-data-version', first.event.dataVersion);
+    setIfHeaderSafe(headers, 'aeg-output-event-id', first.event.id);
   }
   return {
     url: subscription.destination.endpointUrl,

@@ -31,16 +31,59 @@ export function rawBody(event: HttpEvent): Buffer {
 export const parseJsonBody = (event: HttpEvent, maxBytes: number): unknown =>
   parseJsonBytes(rawBody(event), maxBytes);
 
+/**
+ * How deeply a request's JSON may nest. Serializing is recursive, so a document nested thousands
+ * of levels deep would exhaust the stack later on; it is refused up front instead.
+ */
+export const MAX_JSON_DEPTH = 100;
+
 export function parseJsonBytes(bytes: Buffer, maxBytes: number): unknown {
   if (bytes.length > maxBytes) {
     throw payloadTooLarge(`The request body is ${bytes.length} bytes; the limit is ${maxBytes} bytes.`);
   }
   if (bytes.length === 0) throw badRequest('The request body is empty; a JSON document is required.');
+  let parsed: unknown;
   try {
-    return JSON.parse(bytes.toString('utf8'));
+    parsed = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
     throw badRequest(`The request body is not valid JSON: ${(error as Error).message}`);
   }
+  const depth = jsonDepth(bytes);
+  if (depth > MAX_JSON_DEPTH) {
+    throw badRequest(
+      `The request body nests ${depth} levels deep; at most ${MAX_JSON_DEPTH} levels of arrays and objects are allowed.`,
+    );
+  }
+  return parsed;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/** The deepest nesting of arrays and objects in valid JSON text (brackets inside strings skipped). */
+export function jsonDepth(bytes: Uint8Array): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i += 1) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === BACKSLASH) i += 1;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) {
+      inString = true;
+    } else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+    } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) {
+      depth -= 1;
+    }
+  }
+  return deepest;
 }
 
 /** Case-insensitive header lookup (API Gateway lower-cases names, other callers may not). */
@@ -58,7 +101,11 @@ export function header(event: HttpEvent, name: string): string | undefined {
 export function pathParam(event: HttpEvent, name: string): string {
   const value = event.pathParameters?.[name];
   if (value === undefined || value === '') throw badRequest(`The path parameter '${name}' is missing.`);
-  return decodeURIComponent(value);
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw badRequest(`The path parameter '${name}' is not validly percent-encoded.`);
+  }
 }
 
 /** The externally visible base URL of the API this request came through. */

@@ -46,43 +46,70 @@ export function batchJobs(
   return batches;
 }
 
+export interface SendOptions {
+  /** Re-sends of entries SQS reports as failed (throttling, internal errors). */
+  maxRetries?: number;
+  /** SendMessageBatch requests in flight at once. */
+  parallelRequests?: number;
+  backoffMs?: number;
+}
+
+/**
+ * Sends jobs to one queue URL in as few SendMessageBatch requests as the limits allow. Resolves
+ * once every job is in the queue; rejects if SQS refuses one for good.
+ */
+export async function sendJobs(
+  sqs: SQSClient,
+  url: string,
+  jobs: readonly OutgoingJob[],
+  options: SendOptions = {},
+): Promise<void> {
+  if (jobs.length === 0) return;
+  await mapWithConcurrency(batchJobs(jobs), options.parallelRequests ?? 8, (batch) =>
+    sendBatch(sqs, url, batch, options),
+  );
+}
+
+async function sendBatch(
+  sqs: SQSClient,
+  url: string,
+  batch: readonly OutgoingJob[],
+  options: SendOptions,
+): Promise<void> {
+  let entries: SendMessageBatchRequestEntry[] = batch.map((job, index) => ({
+    Id: String(index),
+    MessageBody: job.body,
+    DelaySeconds: Math.max(0, Math.min(SQS_LIMITS.maxDelaySeconds, Math.floor(job.delaySeconds))),
+  }));
+  const maxRetries = options.maxRetries ?? 3;
+  for (let attempt = 0; ; attempt += 1) {
+    const result = await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
+    const failed = result.Failed ?? [];
+    if (failed.length === 0) return;
+    const permanent = failed.find((entry) => entry.SenderFault === true);
+    if (permanent !== undefined || attempt >= maxRetries) {
+      const first = permanent ?? failed[0];
+      throw new Error(
+        `SQS refused ${failed.length} of ${entries.length} messages: ${first?.Code ?? '?'} ${first?.Message ?? ''}`.trim(),
+      );
+    }
+    const failedIds = new Set(failed.map((entry) => entry.Id));
+    entries = entries.filter((entry) => failedIds.has(entry.Id));
+    await new Promise((resolve) => setTimeout(resolve, (options.backoffMs ?? 50) * 2 ** attempt));
+  }
+}
+
 export class SqsJobQueue implements JobQueue {
   constructor(
     private readonly sqs: SQSClient,
     private readonly urls: Readonly<Partial<Record<QueueKey, string>>>,
-    private readonly options: { maxRetries?: number; parallelRequests?: number; backoffMs?: number } = {},
+    private readonly options: SendOptions = {},
   ) {}
 
   async send(queue: QueueKey, jobs: readonly OutgoingJob[]): Promise<void> {
     if (jobs.length === 0) return;
     const url = this.urls[queue];
     if (url === undefined) throw new Error(`no URL configured for the ${queue} queue`);
-    await mapWithConcurrency(batchJobs(jobs), this.options.parallelRequests ?? 8, (batch) =>
-      this.sendBatch(url, batch),
-    );
-  }
-
-  private async sendBatch(url: string, batch: readonly OutgoingJob[]): Promise<void> {
-    let entries: SendMessageBatchRequestEntry[] = batch.map((job, index) => ({
-      Id: String(index),
-      MessageBody: job.body,
-      DelaySeconds: Math.max(0, Math.min(SQS_LIMITS.maxDelaySeconds, Math.floor(job.delaySeconds))),
-    }));
-    const maxRetries = this.options.maxRetries ?? 3;
-    for (let attempt = 0; ; attempt += 1) {
-      const result = await this.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
-      const failed = result.Failed ?? [];
-      if (failed.length === 0) return;
-      const permanent = failed.find((entry) => entry.SenderFault === true);
-      if (permanent !== undefined || attempt >= maxRetries) {
-        const first = permanent ?? failed[0];
-        throw new Error(
-          `SQS refused ${failed.length} of ${entries.length} messages: ${first?.Code ?? '?'} ${first?.Message ?? ''}`.trim(),
-        );
-      }
-      const failedIds = new Set(failed.map((entry) => entry.Id));
-      entries = entries.filter((entry) => failedIds.has(entry.Id));
-      await new Promise((resolve) => setTimeout(resolve, (this.options.backoffMs ?? 50) * 2 ** attempt));
-    }
+    await sendJobs(this.sqs, url, jobs, this.options);
   }
 }

@@ -16,10 +16,15 @@ export const NAME_RULES = {
 /** Subscriptions one topic may hold (the original service's quota). */
 export const MAX_SUBSCRIPTIONS_PER_TOPIC = 500;
 
+export function isValidName(kind: keyof typeof NAME_RULES, name: string): boolean {
+  const rule = NAME_RULES[kind];
+  return name.length >= rule.min && name.length <= rule.max && rule.pattern.test(name);
+}
+
 /** Checks a topic or subscription name from the path; throws a 400 naming the rule. */
 export function validateName(kind: keyof typeof NAME_RULES, name: string): string {
   const rule = NAME_RULES[kind];
-  if (name.length < rule.min || name.length > rule.max || !rule.pattern.test(name)) {
+  if (!isValidName(kind, name)) {
     throw badRequest(
       `The ${kind} name '${name}' is invalid: use ${rule.min} to ${rule.max} characters, letters, digits and hyphens only.`,
       'InvalidName',

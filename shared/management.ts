@@ -134,8 +134,12 @@ const operations: Readonly<Record<string, Operation>> = {
       topicDocument(await requireTopic(deps, topicParam(event)), publicBaseUrl(event, deps.publicUrl)),
     ),
 
-  'DELETE /admin/topics/{topic}': async (event, deps) =>
-    emptyResult((await deps.store.deleteTopic(topicParam(event))) ? 200 : 204),
+  'DELETE /admin/topics/{topic}': async (event, deps) => {
+    const deleted = await deps.store.deleteTopic(topicParam(event));
+    // Publishers may hold the topic in their cache; answer once they have let it go.
+    if (deleted) await propagated(deps);
+    return emptyResult(deleted ? 200 : 204);
+  },
 
   'POST /admin/topics/{topic}/listKeys': async (event, deps) =>
     jsonResult(200, keysOf((await requireTopic(deps, topicParam(event))).keys)),

@@ -32,6 +32,12 @@ export const httpErrors = (logger: LoggerLike): MiddlewareObj<HttpEvent, HttpRes
   },
 });
 
+/**
+ * Values of one metric per EMF record. Powertools flushes by itself when a metric reaches 100
+ * values and clears the dimensions as it does, so records are cut just before that.
+ */
+const MAX_VALUES_PER_RECORD = 99;
+
 /** Emits buffered metric points through Powertools Metrics (one EMF record per dimension set). */
 export function publishMetricPoints(points: readonly MetricPoint[], metrics: Metrics): void {
   const byDimensions = new Map<string, MetricPoint[]>();
@@ -42,9 +48,19 @@ export function publishMetricPoints(points: readonly MetricPoint[], metrics: Met
   for (const group of byDimensions.values()) {
     const first = group[0];
     if (first === undefined) continue;
+    let valuesInRecord = new Map<string, number>();
     metrics.addDimensions({ ...first.dimensions });
     for (const point of group) {
-      for (const value of point.values) metrics.addMetric(point.name, point.unit, value);
+      for (const value of point.values) {
+        const stored = valuesInRecord.get(point.name) ?? 0;
+        if (stored === MAX_VALUES_PER_RECORD) {
+          metrics.publishStoredMetrics();
+          metrics.addDimensions({ ...first.dimensions });
+          valuesInRecord = new Map();
+        }
+        metrics.addMetric(point.name, point.unit, value);
+        valuesInRecord.set(point.name, (valuesInRecord.get(point.name) ?? 0) + 1);
+      }
     }
     metrics.publishStoredMetrics();
   }

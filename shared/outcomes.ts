@@ -40,6 +40,8 @@ const ERROR_CODE_OUTCOMES: Readonly<Record<string, DeliveryOutcome>> = {
   UND_ERR_BODY_TIMEOUT: 'TimedOut',
   TimeoutError: 'TimedOut',
   AbortError: 'Canceled',
+  // The request could not be built (a bad header value): not the network's fault.
+  UND_ERR_INVALID_ARG: 'GenericError',
 };
 
 /**

@@ -9,9 +9,10 @@ import { notFound, serviceUnavailable, unauthorized } from './errors';
 import { PUBLISH_LIMITS, parseEventGridEvents } from './event-grid-schema';
 import { matchesFilter } from './filter';
 import { parseJsonBytes } from './http';
-import type { JobQueue } from './job-queue';
+import type { JobQueue, OutgoingJob } from './job-queue';
 import { packJobs } from './jobs';
 import type { LoggerLike } from './logging';
+import { isValidName } from './management-schema';
 import type { DeliveryItem, Subscription, Topic } from './model';
 import type { Store } from './store';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from './telemetry';
@@ -42,6 +43,9 @@ export interface PublishResult {
   matchedSubscriptions: number;
 }
 
+/** Queued job bytes held before they are sent while fanning out (a few SendMessageBatch calls). */
+export const FAN_OUT_FLUSH_BYTES = 4 * 1024 * 1024;
+
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
 /** Compares a presented key with the topic's keys in constant time. */
@@ -58,16 +62,19 @@ export class Publisher {
   private readonly subscriptionLists: TtlCache<Subscription[]>;
 
   constructor(private readonly deps: PublisherDeps) {
-    this.topics = new TtlCache(deps.topicCacheMs, deps.clock.now);
-    // Keyed by the topic's subscriptionsVersion, so an entry is never stale; the TTL only frees memory.
+    // "No such topic" is not kept: a topic created right after a 404 must work at once.
+    this.topics = new TtlCache(deps.topicCacheMs, deps.clock.now, { keep: (topic) => topic !== undefined });
+    // Keyed by the topic's creation time and subscriptionsVersion, so an entry is never stale (a
+    // deleted and re-created topic starts its versions afresh); the TTL only frees memory.
     this.subscriptionLists = new TtlCache(10 * 60_000, deps.clock.now);
   }
 
   async publish(request: PublishRequest): Promise<PublishResult> {
     const started = this.deps.clock.now();
-    const topic = await this.topics.get(request.topic.toLowerCase(), () =>
-      this.deps.store.getTopic(request.topic),
-    );
+    // A name no topic can have is not looked up (DynamoDB would refuse an oversized key).
+    const topic = isValidName('topic', request.topic)
+      ? await this.topics.get(request.topic.toLowerCase(), () => this.deps.store.getTopic(request.topic))
+      : undefined;
     if (topic === undefined) throw notFound(`The topic '${request.topic}' does not exist.`);
     if (request.accessKey === undefined || request.accessKey === '') {
       throw unauthorized(
@@ -83,35 +90,45 @@ export class Publisher {
     );
 
     const subscriptions = await this.subscriptionLists.get(
-      `${topic.name.toLowerCase()}#${topic.subscriptionsVersion}`,
+      `${topic.name.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
       () => this.deps.store.listSubscriptions(topic.name),
     );
     const publishId = this.deps.newId();
     const matchedEvents = new Set<number>();
-    const bodies: string[] = [];
     let matchedSubscriptions = 0;
-    for (const subscription of subscriptions) {
-      const items: DeliveryItem[] = [];
-      events.forEach((event, index) => {
-        if (!matchesFilter(subscription.filter, event)) return;
-        matchedEvents.add(index);
-        items.push({ deliveryId: `${publishId}.${index}`, event, attempts: 0, publishedAt: started });
-      });
-      if (items.length === 0) continue;
-      matchedSubscriptions += 1;
-      this.deps.metrics.count(
-        METRIC.MatchedEventCount,
-        items.length,
-        subscriptionDimensions(topic.name, subscription.name),
-      );
-      bodies.push(...packJobs({ topic: topic.name, subscription: subscription.name }, items));
-    }
-
+    let jobs = 0;
+    // Jobs go out as the fan-out proceeds, so memory stays bounded with hundreds of subscriptions.
+    let pending: OutgoingJob[] = [];
+    let pendingBytes = 0;
+    const flush = async () => {
+      const sending = pending;
+      pending = [];
+      pendingBytes = 0;
+      await this.deps.queue.send('delivery', sending);
+    };
     try {
-      await this.deps.queue.send(
-        'delivery',
-        bodies.map((body) => ({ body, delaySeconds: 0 })),
-      );
+      for (const subscription of subscriptions) {
+        const items: DeliveryItem[] = [];
+        events.forEach((event, index) => {
+          if (!matchesFilter(subscription.filter, event)) return;
+          matchedEvents.add(index);
+          items.push({ deliveryId: `${publishId}.${index}`, event, attempts: 0, publishedAt: started });
+        });
+        if (items.length === 0) continue;
+        matchedSubscriptions += 1;
+        this.deps.metrics.count(
+          METRIC.MatchedEventCount,
+          items.length,
+          subscriptionDimensions(topic.name, subscription.name),
+        );
+        for (const body of packJobs({ topic: topic.name, subscription: subscription.name }, items)) {
+          pending.push({ body, delaySeconds: 0 });
+          pendingBytes += body.length;
+          jobs += 1;
+        }
+        if (pendingBytes >= FAN_OUT_FLUSH_BYTES) await flush();
+      }
+      await flush();
     } catch (error) {
       this.deps.logger.error('could not queue published events', {
         topic: topic.name,
@@ -125,6 +142,6 @@ export class Publisher {
     this.deps.metrics.count(METRIC.UnmatchedEventCount, events.length - matchedEvents.size, topicDims);
     this.deps.metrics.count(METRIC.PublishSuccessCount, events.length, topicDims);
     this.deps.metrics.duration(METRIC.PublishSuccessLatencyInMs, this.deps.clock.now() - started, topicDims);
-    return { accepted: events.length, jobs: bodies.length, matchedSubscriptions };
+    return { accepted: events.length, jobs, matchedSubscriptions };
   }
 }

@@ -7,9 +7,10 @@
  * | subscription  | `TOPIC#<topic>`                      | `SUB#<subscription>`                |
  * | attempt       | `HISTORY#<topic>#<sub>#<event id>`   | `<publishedAt>#<deliveryId>#<n>`    |
  *
+ * An event id over 512 bytes is keyed as `HISTORYH#<topic>#<sub>#<sha256 of the id>`.
  * Names are case-insensitive (keys use lower case); items keep the name as first written.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
@@ -31,8 +32,13 @@ const lower = (name: string) => name.toLowerCase();
 export const topicPk = (topic: string) => `TOPIC#${lower(topic)}`;
 export const TOPIC_SK = '#TOPIC';
 export const subscriptionSk = (subscription: string) => `SUB#${lower(subscription)}`;
+/** Event ids longer than this (UTF-8 bytes) are keyed by their SHA-256: a DynamoDB key holds 2 KiB. */
+const MAX_KEYED_EVENT_ID_BYTES = 512;
+
 export const historyPk = (topic: string, subscription: string, eventId: string) =>
-  `HISTORY#${lower(topic)}#${lower(subscription)}#${eventId}`;
+  Buffer.byteLength(eventId, 'utf8') > MAX_KEYED_EVENT_ID_BYTES
+    ? `HISTORYH#${lower(topic)}#${lower(subscription)}#${createHash('sha256').update(eventId, 'utf8').digest('hex')}`
+    : `HISTORY#${lower(topic)}#${lower(subscription)}#${eventId}`;
 export const historySk = (record: Pick<AttemptRecord, 'publishedAt' | 'deliveryId' | 'attempt'>) =>
   `${String(record.publishedAt).padStart(15, '0')}#${record.deliveryId}#${String(record.attempt).padStart(3, '0')}`;
 

@@ -96,9 +96,14 @@ export function buildManagementDeps(runtime: Runtime): ManagementDeps {
   };
 }
 
-/** Subscriptions read through a short-lived cache (deleted ones are cached as missing too). */
+/**
+ * Subscriptions read through a short-lived cache. A missing subscription is not cached: jobs for
+ * it are dropped, so a subscription re-created moments after a delete must be seen at once.
+ */
 export function cachedSubscriptions(store: Store, ttlMs: number, clock: Clock): SubscriptionSource {
-  const cache = new TtlCache<Subscription | undefined>(ttlMs, clock.now);
+  const cache = new TtlCache<Subscription | undefined>(ttlMs, clock.now, {
+    keep: (subscription) => subscription !== undefined,
+  });
   return {
     get: (topic, name) =>
       cache.get(`${topic.toLowerCase()}#${name.toLowerCase()}`, () => store.getSubscription(topic, name)),

@@ -249,4 +249,36 @@ describe('delivery', () => {
     );
     expect(history.body).toEqual({ value: [] });
   });
+
+  it('delivers events whose id cannot travel in a header, and keeps the history of a very long id', async () => {
+    const key = await api.createTopic('unusual');
+    let fail = true;
+    await api.subscribe(
+      'unusual',
+      'hook',
+      webhook.url('/unusual', () => ({ status: fail ? 500 : 200 })),
+    );
+    const cyrillic = 'заказ-1';
+    const long = `long-${'x'.repeat(3000)}`;
+    expect((await api.publish('unusual', key, [event(cyrillic), event(long)])).status).toBe(200);
+    await eventually(() => webhook.requestsTo('/unusual').length >= 2);
+    fail = false;
+    const delivered = await eventually(
+      () => webhook.requestsTo('/unusual').length >= 4 && webhook.requestsTo('/unusual'),
+      10_000,
+    );
+    const ids = delivered.map((request) => JSON.parse(request.body)[0].id);
+    expect(ids).toEqual(expect.arrayContaining([cyrillic, long]));
+    for (const request of delivered) expect(request.headers['aeg-output-event-id']).toBeUndefined();
+
+    const history = await api.call(
+      'GET',
+      `/admin/topics/unusual/eventSubscriptions/hook/deliveries?eventId=${encodeURIComponent(long)}`,
+    );
+    expect(history.body.value[0]).toMatchObject({ eventId: long, status: 'Delivered' });
+    expect(history.body.value[0].attempts.map((a: { outcome: string }) => a.outcome)).toEqual([
+      'GenericError',
+      'Delivered',
+    ]);
+  });
 });

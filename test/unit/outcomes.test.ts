@@ -38,6 +38,7 @@ describe('network error to outcome', () => {
     [{ code: 'UND_ERR_HEADERS_TIMEOUT' }, 'TimedOut'],
     [{ name: 'TimeoutError' }, 'TimedOut'],
     [{ name: 'AbortError' }, 'Canceled'],
+    [{ code: 'UND_ERR_INVALID_ARG' }, 'GenericError'],
     [{ message: 'fetch failed', cause: { code: 'ECONNREFUSED' } }, 'SocketError'],
     [{ message: 'something else' }, 'SocketError'],
   ])('%j is %s', (error, outcome) => {

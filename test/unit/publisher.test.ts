@@ -1,7 +1,8 @@
 import { ApiError } from '../../shared/errors';
+import type { OutgoingJob } from '../../shared/job-queue';
 import { silentLogger } from '../../shared/logging';
 import type { Subscription, Topic } from '../../shared/model';
-import { isValidKey, Publisher } from '../../shared/publisher';
+import { FAN_OUT_FLUSH_BYTES, isValidKey, Publisher } from '../../shared/publisher';
 import { METRIC, MetricBuffer } from '../../shared/telemetry';
 import { RecordingQueue, subscription, VirtualClock } from '../support/fakes';
 
@@ -101,7 +102,7 @@ describe('publishing', () => {
     expect(points.find((p) => p.name === METRIC.PublishSuccessCount)?.values).toEqual([3]);
   });
 
-  it('accepts key1 and key2 and compares in constant time', async () => {
+  it('accepts key1 and key2 and nothing else', async () => {
     expect(isValidKey(topic, 'key-one')).toBe(true);
     expect(isValidKey(topic, 'key-two')).toBe(true);
     expect(isValidKey(topic, 'key-one ')).toBe(false);
@@ -158,5 +159,68 @@ describe('publishing', () => {
     clock.advance(1001);
     await publish([event('4')]);
     expect(reads).toEqual({ topics: 3, subscriptions: 2 });
+  });
+
+  it('does not serve a deleted and re-created topic the old subscription list', async () => {
+    const { publish, queue, clock, state } = setup([subscription({ name: 'old' })]);
+    await publish([event('1')]);
+    expect(queue.take().map((j) => j.job.subscription)).toEqual(['old']);
+
+    // Same name and the same subscriptionsVersion as before, but a new topic.
+    state.topic = { ...topic, createdAt: '2026-02-01T00:00:00.000Z' };
+    state.subscriptions = [subscription({ name: 'new' })];
+    clock.advance(1001);
+    await publish([event('2')]);
+    expect(queue.take().map((j) => j.job.subscription)).toEqual(['new']);
+  });
+
+  it('does not remember that a topic was missing', async () => {
+    const { publish, reads, state } = setup();
+    state.topic = undefined;
+    expect(await status(publish([event('1')]))).toBe(404);
+    state.topic = { ...topic };
+    expect(await status(publish([event('2')]))).toBe(200);
+    expect(reads.topics).toBe(2);
+  });
+
+  it('answers 404 for a name no topic can have, without a database read', async () => {
+    const { publish, reads } = setup();
+    expect(await status(publish([event('1')], 'key-one', 'x'.repeat(2000)))).toBe(404);
+    expect(await status(publish([event('1')], 'key-one', 'bad_name'))).toBe(404);
+    expect(reads.topics).toBe(0);
+  });
+
+  it('answers 400 (not a crash) for events nested too deeply', async () => {
+    const { publisher, queue } = setup();
+    const deep = `[{"id":"1","subject":"s","eventType":"t","eventTime":"2026-01-01T00:00:00Z","data":${'['.repeat(10_000)}${']'.repeat(10_000)}}]`;
+    const error = await publisher
+      .publish({ topic: 'orders', accessKey: 'key-one', body: Buffer.from(deep) })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).statusCode).toBe(400);
+    expect((error as ApiError).message).toMatch(/nests 10002 levels deep; at most 100/);
+    expect(queue.sent).toHaveLength(0);
+  });
+
+  it('sends jobs while fanning out, so a wide topic never holds every copy in memory', async () => {
+    const subscriptions = Array.from({ length: 12 }, (_, i) => subscription({ name: `sub-${i}` }));
+    const { publish, queue } = setup(subscriptions);
+    const calls: number[] = [];
+    const send = queue.send.bind(queue);
+    queue.send = async (key, jobs: readonly OutgoingJob[]) => {
+      calls.push(jobs.reduce((sum, job) => sum + job.body.length, 0));
+      return send(key, jobs);
+    };
+    const big = Array.from({ length: 9 }, (_, i) => ({ ...event(`e${i}`), data: 'x'.repeat(100_000) }));
+    const result = await publish(big);
+
+    expect(result.matchedSubscriptions).toBe(12);
+    const events = new Map<string, number>();
+    for (const { job } of queue.take())
+      events.set(job.subscription, (events.get(job.subscription) ?? 0) + job.items.length);
+    expect([...events.entries()]).toEqual(subscriptions.map((s) => [s.name, 9]));
+    expect(calls.length).toBeGreaterThan(1);
+    const perSubscription = calls.reduce((a, b) => a + b, 0) / 12;
+    for (const bytes of calls) expect(bytes).toBeLessThan(FAN_OUT_FLUSH_BYTES + perSubscription);
   });
 });

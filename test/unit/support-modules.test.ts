@@ -1,14 +1,29 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { TtlCache } from '../../shared/cache';
 import { mapWithConcurrency, Semaphore } from '../../shared/concurrency';
 import { readConfig } from '../../shared/config';
+import { buildDeliveryRequest, MAX_ECHOED_HEADER_CHARS } from '../../shared/delivery-request';
 import { badRequest } from '../../shared/errors';
 import { matchesFilter } from '../../shared/filter';
-import { type HttpEvent, header, parseJsonBytes, publicBaseUrl } from '../../shared/http';
+import {
+  type HttpEvent,
+  header,
+  jsonDepth,
+  MAX_JSON_DEPTH,
+  parseJsonBytes,
+  pathParam,
+  publicBaseUrl,
+} from '../../shared/http';
 import { batchJobs, SqsJobQueue } from '../../shared/job-queue';
 import { deliveriesDocument } from '../../shared/management';
+import { publishMetricPoints } from '../../shared/middleware';
+import type { Subscription } from '../../shared/model';
 import { ENV } from '../../shared/resources';
+import { historyPk, type Store } from '../../shared/store';
 import { MetricBuffer } from '../../shared/telemetry';
+import { cachedSubscriptions } from '../../shared/wiring';
+import { item, subscription, VirtualClock } from '../support/fakes';
 
 describe('TtlCache', () => {
   it('serves from memory until the TTL passes, shares concurrent loads and forgets failures', async () => {
@@ -26,6 +41,39 @@ describe('TtlCache', () => {
     expect(await cache.get('k', load)).toBe(2);
     await expect(cache.get('bad', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await cache.get('bad', load)).toBe(3);
+  });
+});
+
+describe('caches in front of the store', () => {
+  it('hands out values it is told not to keep without keeping them', async () => {
+    let loads = 0;
+    const cache = new TtlCache<number | undefined>(1000, () => 0, { keep: (value) => value !== undefined });
+    const load = async () => {
+      loads += 1;
+      return loads < 3 ? undefined : loads;
+    };
+    expect(await cache.get('k', load)).toBeUndefined();
+    expect(await cache.get('k', load)).toBeUndefined();
+    expect(await cache.get('k', load)).toBe(3);
+    expect(await cache.get('k', load)).toBe(3);
+    expect(loads).toBe(3);
+  });
+
+  it('sees a subscription re-created right after it was found missing', async () => {
+    let stored: Subscription | undefined;
+    let reads = 0;
+    const store = {
+      getSubscription: async () => {
+        reads += 1;
+        return stored;
+      },
+    } as unknown as Store;
+    const source = cachedSubscriptions(store, 10_000, new VirtualClock());
+    expect(await source.get('orders', 'hook')).toBeUndefined();
+    stored = subscription({ name: 'hook' });
+    expect(await source.get('orders', 'hook')).toEqual(stored);
+    expect(await source.get('ORDERS', 'HOOK')).toEqual(stored);
+    expect(reads).toBe(2);
   });
 });
 
@@ -109,6 +157,19 @@ describe('HTTP helpers', () => {
     expect(header(event({ 'AEG-SAS-KEY': 'k' }), 'aeg-sas-key')).toBe('k');
   });
 
+  it('measures nesting without counting brackets inside strings', () => {
+    expect(jsonDepth(Buffer.from('{"a":[{"b":"[[[{{{\\"]]"}]}'))).toBe(3);
+    expect(jsonDepth(Buffer.from('"just a string"'))).toBe(0);
+  });
+
+  it('refuses a path parameter that is not validly percent-encoded', () => {
+    const withParam = (topic: string) => ({ pathParameters: { topic } }) as unknown as HttpEvent;
+    expect(pathParam(withParam('my%2Dtopic'), 'topic')).toBe('my-topic');
+    expect(() => pathParam(withParam('bad%E0%A4%A'), 'topic')).toThrow(
+      "The path parameter 'topic' is not validly percent-encoded.",
+    );
+  });
+
   it('builds the public URL from the request, or the configured override', () => {
     expect(publicBaseUrl(event({}))).toBe('https://abc.execute-api.eu-west-1.amazonaws.com');
     expect(publicBaseUrl(event({ 'x-forwarded-proto': 'http' }, 'localhost:4000'))).toBe(
@@ -124,6 +185,11 @@ describe('HTTP helpers', () => {
     );
     expect(() => parseJsonBytes(Buffer.alloc(0), 3)).toThrow(/empty/);
     expect(() => parseJsonBytes(Buffer.from('{'), 3)).toThrow(/not valid JSON/);
+    const nested = (levels: number) => Buffer.from(`${'['.repeat(levels)}${']'.repeat(levels)}`);
+    expect(parseJsonBytes(nested(MAX_JSON_DEPTH), 1000)).toBeDefined();
+    expect(() => parseJsonBytes(nested(MAX_JSON_DEPTH + 1), 1000)).toThrow(
+      'The request body nests 101 levels deep; at most 100 levels of arrays and objects are allowed.',
+    );
     expect(badRequest('x').toBody()).toEqual({
       error: { code: 'BadRequest', message: 'x', details: [{ code: 'InputJsonInvalid', message: 'x' }] },
     });
@@ -211,5 +277,77 @@ describe('delivery history document', () => {
       ['d2', 'Dropped', 1],
     ]);
     expect(doc.value[1]).toMatchObject({ reason: 'NonRetriableOutcome' });
+  });
+});
+
+describe('metric records', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+    jest.restoreAllMocks();
+  });
+
+  it('keeps the dimensions on every record, however many values a metric has', () => {
+    // Development mode writes EMF through the global console (and would be off unless told otherwise).
+    process.env.POWERTOOLS_DEV = 'true';
+    process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+    const lines: string[] = [];
+    jest.spyOn(console, 'log').mockImplementation((line: string) => {
+      lines.push(line);
+    });
+    const metrics = new Metrics({ namespace: 'Test', serviceName: 'test' });
+    const buffer = new MetricBuffer();
+    const dims = { Topic: 'orders', EventSubscriptionName: 'AUDIT' };
+    for (let i = 0; i < 250; i += 1) buffer.duration('DestinationProcessingDurationInMs', i, dims);
+    buffer.count('DeliverySuccessCount', 250, dims);
+    publishMetricPoints(buffer.drain(), metrics);
+
+    const records = lines.map((line) => JSON.parse(line));
+    expect(records.length).toBeGreaterThanOrEqual(3);
+    let durations = 0;
+    for (const record of records) {
+      expect(record).toMatchObject(dims);
+      expect(record._aws.CloudWatchMetrics[0].Dimensions[0]).toEqual(
+        expect.arrayContaining(['Topic', 'EventSubscriptionName']),
+      );
+      const values = record.DestinationProcessingDurationInMs;
+      if (values !== undefined) durations += Array.isArray(values) ? values.length : 1;
+    }
+    expect(durations).toBe(250);
+    expect(records.filter((record) => record.DeliverySuccessCount === 250)).toHaveLength(1);
+  });
+});
+
+describe('delivery request headers', () => {
+  const one = (id: string, dataVersion: string) =>
+    buildDeliveryRequest(subscription(), [item(id, 0, { event: { ...item(id, 0).event, dataVersion } })])
+      .headers;
+
+  it('echo the event id and data version when they can travel in a header', () => {
+    expect(one('order-1', '2.0')).toMatchObject({
+      'aeg-output-event-id': 'order-1',
+      'aeg-data-version': '2.0',
+    });
+  });
+
+  it.each([
+    ['a line break', 'id\r\nx-injected: 1'],
+    ['characters beyond Latin-1', 'заказ-1'],
+    ['more than 1 KiB', 'x'.repeat(MAX_ECHOED_HEADER_CHARS + 1)],
+  ])('leave out a value with %s (the body still carries it)', (_what, value) => {
+    const headers = one(value, value);
+    expect(headers['aeg-output-event-id']).toBeUndefined();
+    expect(headers['aeg-data-version']).toBeUndefined();
+    expect(headers['x-injected']).toBeUndefined();
+  });
+});
+
+describe('attempt history keys', () => {
+  it('keep short event ids readable and hash long ones to fit a DynamoDB key', () => {
+    expect(historyPk('Orders', 'Audit', 'order-1')).toBe('HISTORY#orders#audit#order-1');
+    const long = historyPk('orders', 'audit', 'é'.repeat(300));
+    expect(long).toMatch(/^HISTORYH#orders#audit#[0-9a-f]{64}$/);
+    expect(historyPk('orders', 'audit', 'é'.repeat(300))).toBe(long);
+    expect(historyPk('orders', 'audit', 'é'.repeat(301))).not.toBe(long);
   });
 });

@@ -1,0 +1,152 @@
+/**
+ * The local stack as a product: state that survives a restart, queued retries carried across it,
+ * and clear start-up errors that never cost the saved queue contents.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmulators } from '../../local/emulators';
+import { LocalStackError, SAVED_QUEUES_FILE, startLocalStack } from '../../local/stack';
+import { QUEUES } from '../../shared/resources';
+import { event } from '../support/local-stack';
+import { eventually, WebhookServer } from '../support/webhook-server';
+
+const TIME_SCALE = 10;
+let dataDir: string;
+let webhook: WebhookServer;
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'gridwire-restart-'));
+});
+afterEach(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+beforeAll(async () => {
+  webhook = await new WebhookServer().start();
+});
+afterAll(async () => {
+  await webhook?.stop();
+});
+
+const start = (port = 0) =>
+  startLocalStack({ dataDir, port, logLevel: 'SILENT', timeScale: TIME_SCALE, adminToken: 'test-token' });
+
+async function call(apiUrl: string, method: string, path: string, body?: unknown, headers = {}) {
+  const response = await fetch(`${apiUrl}${path}`, {
+    method,
+    headers: { authorization: 'Bearer test-token', 'content-type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+it('keeps topics, subscriptions and a pending retry across a restart', async () => {
+  let failing = true;
+  const url = webhook.url('/restart', () => ({ status: failing ? 500 : 200 }));
+
+  const first = await start();
+  await call(first.apiUrl, 'PUT', '/admin/topics/durable', {
+    properties: { inputSchema: 'EventGridSchema' },
+  });
+  await call(first.apiUrl, 'PUT', '/admin/topics/durable/eventSubscriptions/hook', {
+    properties: { destination: { endpointType: 'WebHook', properties: { endpointUrl: url } } },
+  });
+  const { key1 } = (await call(first.apiUrl, 'POST', '/admin/topics/durable/listKeys')).body;
+  const published = await call(first.apiUrl, 'POST', '/topics/durable/api/events', [event('r-1')], {
+    'aeg-sas-key': key1,
+  });
+  expect(published.status).toBe(200);
+  await eventually(() => webhook.requestsTo('/restart').length === 1, 10_000, 'the first attempt');
+  // The retry is due 1 s (10 s / 10) after the failure; stop before then.
+  await first.stop();
+  const saved = JSON.parse(await readFile(join(dataDir, SAVED_QUEUES_FILE), 'utf8'));
+  expect(saved.queues[QUEUES.retry.localName]).toHaveLength(1);
+
+  failing = false;
+  const second = await start();
+  try {
+    const topic = await call(second.apiUrl, 'GET', '/admin/topics/durable');
+    expect(topic.status).toBe(200);
+    const keys = (await call(second.apiUrl, 'POST', '/admin/topics/durable/listKeys')).body;
+    expect(keys.key1).toBe(key1);
+    const fullUrl = await call(
+      second.apiUrl,
+      'POST',
+      '/admin/topics/durable/eventSubscriptions/hook/getFullUrl',
+    );
+    expect(fullUrl.body).toEqual({ endpointUrl: url });
+
+    const attempts = await eventually(
+      () => webhook.requestsTo('/restart').length === 2 && webhook.requestsTo('/restart'),
+      10_000,
+      'the retry after the restart',
+    );
+    expect(attempts.map((request) => request.headers['aeg-delivery-count'])).toEqual(['0', '1']);
+    expect(JSON.parse(attempts[1]?.body ?? '[]')[0].id).toBe('r-1');
+    await expect(readFile(join(dataDir, SAVED_QUEUES_FILE), 'utf8')).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
+  } finally {
+    await second.stop();
+  }
+}, 40_000);
+
+it('keeps the saved queue contents when they cannot be restored', async () => {
+  const job = JSON.stringify({ v: 1, topic: 'gone', subscription: 'gone', items: [] });
+  const tooLarge = 'x'.repeat(1_100_000);
+  const savedFile = join(dataDir, SAVED_QUEUES_FILE);
+  const content = JSON.stringify({
+    savedAt: new Date().toISOString(),
+    queues: { [QUEUES.retry.localName]: [job, tooLarge] },
+  });
+  await writeFile(savedFile, content);
+
+  const error = await start().catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(LocalStackError);
+  expect((error as Error).message).toMatch(
+    /Could not put the saved messages of .*queues\.json back.*The file is kept/,
+  );
+  expect(await readFile(savedFile, 'utf8')).toBe(content);
+}, 30_000);
+
+it('says the port is taken, and a failed start keeps the saved queue contents', async () => {
+  const job = JSON.stringify({ v: 1, topic: 'gone', subscription: 'gone', items: [] });
+  const savedFile = join(dataDir, SAVED_QUEUES_FILE);
+  await writeFile(
+    savedFile,
+    JSON.stringify({ savedAt: new Date().toISOString(), queues: { [QUEUES.retry.localName]: [job] } }),
+  );
+  const blocker: Server = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as { port: number }).port;
+  try {
+    const error = await start(port).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LocalStackError);
+    expect((error as Error).message).toMatch(
+      new RegExp(`Port ${port} on 127.0.0.1 is already in use.*--port`),
+    );
+  } finally {
+    await new Promise((resolve) => blocker.close(resolve));
+  }
+  const saved = JSON.parse(await readFile(savedFile, 'utf8'));
+  expect(saved.queues[QUEUES.retry.localName]).toEqual([job]);
+}, 30_000);
+
+it('says when the data directory cannot be used', async () => {
+  const file = join(dataDir, 'not-a-directory');
+  await writeFile(file, '');
+  const error = await startLocalStack({ dataDir: join(file, 'sub'), port: 0, logLevel: 'SILENT' }).catch(
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(LocalStackError);
+  expect((error as Error).message).toMatch(/is not usable \(ENOTDIR\).*--data-dir/);
+});
+
+it('answers queue inspection with an error, not a hang, once the emulators are gone', async () => {
+  const emulators = await startEmulators();
+  expect(await emulators.inspectQueue('no-such-queue')).toBeNull();
+  await emulators.stop();
+  await expect(emulators.inspectQueue('no-such-queue')).rejects.toThrow(/not running/);
+}, 30_000);
