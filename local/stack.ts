@@ -261,9 +261,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let gateway: Gateway | undefined;
   const pollers: QueuePoller[] = [];
   // Stop order matters: no new requests, then no new invocations (waiting for those running),
-  // then save what is still queued, then the emulators.
-  // Until the saved queue contents are back in the emulator, the file on disk is the only copy:
-  // a start that fails before then must leave it alone.
+  // then save what is still queued, then the emulators. Until saved queue contents are back in
+  // the emulator, the file on disk is their only copy: a start that fails before then keeps it.
   let restored: number | undefined;
   const stopAll = async () => {
     try {

@@ -12,7 +12,8 @@ import { QUEUES } from '../../shared/resources';
 import { event } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 
-const TIME_SCALE = 10;
+/** The first retry comes 5 s after a failure: ample time to stop the stack before it is due. */
+const TIME_SCALE = 2;
 let dataDir: string;
 let webhook: WebhookServer;
 
@@ -59,7 +60,7 @@ it('keeps topics, subscriptions and a pending retry across a restart', async () 
   });
   expect(published.status).toBe(200);
   await eventually(() => webhook.requestsTo('/restart').length === 1, 10_000, 'the first attempt');
-  // The retry is due 1 s (10 s / 10) after the failure; stop before then.
+  // The retry is due 5 s (10 s / 2) after the failure; stop before then.
   await first.stop();
   const saved = JSON.parse(await readFile(join(dataDir, SAVED_QUEUES_FILE), 'utf8'));
   expect(saved.queues[QUEUES.retry.localName]).toHaveLength(1);
@@ -80,7 +81,7 @@ it('keeps topics, subscriptions and a pending retry across a restart', async () 
 
     const attempts = await eventually(
       () => webhook.requestsTo('/restart').length === 2 && webhook.requestsTo('/restart'),
-      10_000,
+      15_000,
       'the retry after the restart',
     );
     expect(attempts.map((request) => request.headers['aeg-delivery-count'])).toEqual(['0', '1']);
