@@ -14,6 +14,7 @@ import { Command } from 'commander';
 import { silenceNodeVersionNotice } from '../local/quiet-warnings';
 import { type LocalStack, startLocalStack } from '../local/stack';
 import { type CostBreakdown, costPerMillionEvents, type Usage } from './cost';
+import { MAX_FAILED_ATTEMPTS } from './failure-pattern';
 import { percentile, publishAtRate, Sink, UsageCollector } from './load';
 import { PRICES } from './prices';
 import { writeReports } from './report';
@@ -403,7 +404,7 @@ async function failureScenario(sink: Sink, quick: boolean): Promise<ScenarioResu
     const cost = costPerMillionEvents(usageOf(run, distinct));
     return {
       name: 'failures',
-      description: `${events.toLocaleString('en-US')} events to one webhook where 30% of answers are 500; retries at time scale ${timeScale}.`,
+      description: `${events.toLocaleString('en-US')} events to one webhook where 30% of answers are 500 (decided per event and attempt; attempts from the ${MAX_FAILED_ATTEMPTS + 1}th on succeed); retries at time scale ${timeScale}.`,
       figures: [
         {
           metric: 'events finally delivered',

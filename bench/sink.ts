@@ -2,11 +2,11 @@
  * A fast webhook sink for benchmarks, run as a child process so it does not share a core with
  * the stack. Each event carries its publish time in `data.t`; the sink keeps the latency of
  * every delivery it acknowledges and the ids it has acknowledged. A configurable share of
- * answers fail with 500.
+ * answers fail with 500, as `failure-pattern.ts` decides.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { seededRandom } from '../shared/clock';
+import { failsAttempt } from './failure-pattern';
 
 export type SinkRequest = { type: 'configure'; failureRate: number } | { type: 'take' } | { type: 'stop' };
 export type SinkMessage =
@@ -26,7 +26,6 @@ export type SinkMessage =
 
 function main(): void {
   let failureRate = 0;
-  const random = seededRandom(42);
   let delivered = 0;
   let failed = 0;
   let latencies: number[] = [];
@@ -37,24 +36,23 @@ function main(): void {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      if (failureRate > 0 && random() < failureRate) {
+      const now = Date.now();
+      let events: Array<{ id: string; data?: { t?: number } }> = [];
+      try {
+        events = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        // not an event array: counted, not measured
+      }
+      const deliveryCount = Number(req.headers['aeg-delivery-count'] ?? 0);
+      if (failsAttempt(events[0]?.id ?? '', deliveryCount, failureRate)) {
         failed += 1;
         res.writeHead(500);
         res.end();
         return;
       }
-      const now = Date.now();
-      try {
-        const events = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Array<{
-          id: string;
-          data?: { t?: number };
-        }>;
-        for (const event of events) {
-          if (typeof event.data?.t === 'number') latencies.push(now - event.data.t);
-          acknowledged.add(event.id);
-        }
-      } catch {
-        // not an event array: counted, not measured
+      for (const event of events) {
+        if (typeof event.data?.t === 'number') latencies.push(now - event.data.t);
+        acknowledged.add(event.id);
       }
       delivered += 1;
       lastAt = now;
