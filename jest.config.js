@@ -1,5 +1,6 @@
 /**
- * Three layers, run separately by `npm run test:unit|test:infra|test:integration`.
+ * Four layers, run separately by `npm run test:unit|test:bench|test:infra|test:integration`
+ * (`test:bench` checks the benchmark's own models; the benchmark itself is `npm run bench`).
  * ts-jest transpiles each file on its own (type-checking is `tsc --noEmit` in `npm run lint`);
  * middy ships ESM only, so it is transpiled to CommonJS too.
  */
@@ -29,6 +30,7 @@ module.exports = {
   testTimeout: 30_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'bench', testMatch: ['<rootDir>/test/bench/**/*.test.ts'] },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
     {
       ...common,

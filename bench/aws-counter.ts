@@ -3,7 +3,7 @@
  * middleware on the clients the local stack uses. SQS requests are also counted in billed
  * 64 KiB chunks of payload, as SQS bills them.
  */
-import type { AwsClients } from '../shared/aws';
+import type { AwsClients } from '../shared/platform/aws';
 import { PRICES } from './prices';
 
 export interface RequestCounts {

@@ -1,7 +1,7 @@
 /**
  * The cost model: AWS usage measured in a run, priced per million delivered events.
  */
-import { FUNCTIONS, type FunctionKey } from '../shared/resources';
+import { FUNCTIONS, type FunctionKey } from '../shared/config/resources';
 import { PRICES } from './prices';
 
 export interface LambdaUsage {

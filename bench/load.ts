@@ -6,7 +6,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import type { InvocationStats } from '../local/lambda-context';
-import type { AwsClients } from '../shared/aws';
+import type { AwsClients } from '../shared/platform/aws';
 import { AwsRequestCounter, type RequestCounts } from './aws-counter';
 import { billedGbSeconds, emptyLambdaUsage, type LambdaUsage } from './cost';
 import type { SinkMessage, SinkRequest } from './sink';

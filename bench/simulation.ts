@@ -4,17 +4,18 @@
  * A day of retries for a thousand events runs in about a second, and every attempt is checked
  * against the schedule and its jitter bound.
  */
-import { seededRandom, VirtualClock } from '../shared/clock';
-import { DropRecorder } from '../shared/dead-letter';
-import { DeliveryEngine } from '../shared/delivery-engine';
-import type { JobQueue, OutgoingJob } from '../shared/job-queue';
-import { packJobs, parseJob } from '../shared/jobs';
-import { silentLogger } from '../shared/logging';
-import type { AttemptResult, DeliveryItem, EventGridEvent, Subscription } from '../shared/model';
-import { outcomeForStatus } from '../shared/outcomes';
-import { baseDelayMs, TOPIC_PROFILE } from '../shared/retry-policy';
-import { MetricBuffer } from '../shared/telemetry';
-import type { WebhookRequest, WebhookSender } from '../shared/webhook';
+
+import { DropRecorder } from '../shared/delivery/dead-letter';
+import { DeliveryEngine } from '../shared/delivery/engine';
+import { outcomeForStatus } from '../shared/delivery/rules/outcomes';
+import { baseDelayMs, TOPIC_PROFILE } from '../shared/delivery/rules/retry';
+import type { WebhookRequest, WebhookSender } from '../shared/delivery/webhook-sender';
+import type { AttemptResult, DeliveryItem, EventGridEvent, Subscription } from '../shared/domain/model';
+import { silentLogger } from '../shared/observability/logging';
+import { MetricBuffer } from '../shared/observability/metrics';
+import { seededRandom, VirtualClock } from '../shared/platform/clock';
+import { packJobs, parseJob } from '../shared/queue/job-codec';
+import type { JobQueue, OutgoingJob } from '../shared/queue/sqs-job-queue';
 
 const S = 1000;
 const M = 60 * S;

@@ -5,7 +5,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { silenceNodeVersionNotice } from '../local/quiet-warnings';
 import { LocalStackError, startLocalStack } from '../local/stack';
-import { ENV } from '../shared/resources';
+import { ENV } from '../shared/config/resources';
 
 silenceNodeVersionNotice();
 

@@ -6,14 +6,14 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createAwsClients } from '../shared/aws';
-import { type Clock, systemClock } from '../shared/clock';
-import { readConfig } from '../shared/config';
-import type { DeliveryEngine } from '../shared/delivery-engine';
-import { parseJob } from '../shared/jobs';
-import { flushMetrics, lazyHandler } from '../shared/middleware';
-import { DELIVERY_TIMEOUT_MS } from '../shared/webhook';
-import { buildDeliveryEngine, createObservability, type Observability } from '../shared/wiring';
+import { readConfig } from '../shared/config/runtime';
+import type { DeliveryEngine } from '../shared/delivery/engine';
+import { DELIVERY_TIMEOUT_MS } from '../shared/delivery/webhook-sender';
+import { flushMetrics, lazyHandler } from '../shared/lambda/middleware';
+import { buildDeliveryEngine, createObservability, type Observability } from '../shared/lambda/wiring';
+import { createAwsClients } from '../shared/platform/aws';
+import { type Clock, systemClock } from '../shared/platform/clock';
+import { parseJob } from '../shared/queue/job-codec';
 
 /** Time kept free at the end of an invocation for queueing follow-up jobs. */
 export const FINISHING_MARGIN_MS = 5000;

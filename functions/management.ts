@@ -3,12 +3,12 @@
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import { createAwsClients } from '../shared/aws';
-import { readConfig } from '../shared/config';
-import type { HttpEvent, HttpResult } from '../shared/http';
-import { handleManagement, type ManagementDeps } from '../shared/management';
-import { httpErrors, lazyHandler } from '../shared/middleware';
-import { buildManagementDeps, createObservability, type Observability } from '../shared/wiring';
+import { readConfig } from '../shared/config/runtime';
+import type { HttpEvent, HttpResult } from '../shared/lambda/http';
+import { httpErrors, lazyHandler } from '../shared/lambda/middleware';
+import { buildManagementDeps, createObservability, type Observability } from '../shared/lambda/wiring';
+import { handleManagement, type ManagementDeps } from '../shared/management/api';
+import { createAwsClients } from '../shared/platform/aws';
 
 export interface ManagementHandlerDeps {
   management: ManagementDeps;

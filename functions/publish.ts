@@ -3,12 +3,19 @@
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import { createAwsClients } from '../shared/aws';
-import { readConfig } from '../shared/config';
-import { emptyResult, type HttpEvent, type HttpResult, header, pathParam, rawBody } from '../shared/http';
-import { flushMetrics, httpErrors, lazyHandler } from '../shared/middleware';
-import type { Publisher } from '../shared/publisher';
-import { buildPublisher, createObservability, type Observability } from '../shared/wiring';
+import { readConfig } from '../shared/config/runtime';
+import {
+  emptyResult,
+  type HttpEvent,
+  type HttpResult,
+  header,
+  pathParam,
+  rawBody,
+} from '../shared/lambda/http';
+import { flushMetrics, httpErrors, lazyHandler } from '../shared/lambda/middleware';
+import { buildPublisher, createObservability, type Observability } from '../shared/lambda/wiring';
+import { createAwsClients } from '../shared/platform/aws';
+import type { Publisher } from '../shared/publish/publisher';
 
 export interface PublishHandlerDeps {
   publisher: Publisher;

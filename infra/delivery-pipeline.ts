@@ -9,7 +9,6 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { CONFIG_DEFAULTS } from '../shared/config';
 import {
   BUCKET,
   ENV,
@@ -19,7 +18,8 @@ import {
   ROUTES,
   SQS_LIMITS,
   TABLE,
-} from '../shared/resources';
+} from '../shared/config/resources';
+import { CONFIG_DEFAULTS } from '../shared/config/runtime';
 import { PipelineFunction } from './pipeline-function';
 
 export interface DeliveryPipelineProps {
@@ -40,7 +40,7 @@ export interface DeliveryPipelineProps {
   readonly deliveryConcurrency?: number;
   /**
    * Upper bound on concurrent delivery invocations per queue (Lambda's minimum is 2).
-   * @default the `consumer.maxConcurrency` of each queue in shared/resources.ts (50 fresh, 20 retries)
+   * @default the `consumer.maxConcurrency` of each queue in shared/config/resources.ts (50 fresh, 20 retries)
    */
   readonly maxDeliveryInvocations?: Partial<Record<QueueKey, number>>;
   /**
@@ -70,7 +70,7 @@ export interface DeliveryPipelineProps {
  * a delivery queue and a retry queue (each with a redrive queue) consumed by the delivery
  * function with partial batch failures, one DynamoDB table, and a dead-letter bucket.
  *
- * Every name comes from `shared/resources.ts`, which the local stack builds from too.
+ * Every name comes from `shared/config/resources.ts`, which the local stack builds from too.
  */
 export class DeliveryPipeline extends Construct {
   readonly api: HttpApi;

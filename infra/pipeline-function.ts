@@ -7,7 +7,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { FunctionDefinition } from '../shared/resources';
+import type { FunctionDefinition } from '../shared/config/resources';
 
 /** The Lambda runtime every Gridwire function uses. */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import type { LocalEndpoints } from '../shared/aws';
+import type { LocalEndpoints } from '../shared/platform/aws';
 import type { EmulatorHostOptions, HostMessage, HostRequest } from './emulator-host';
 
 export interface Emulators {

@@ -1,5 +1,5 @@
 /**
- * The local stand-in for API Gateway (HTTP API): matches the routes of `shared/resources.ts`,
+ * The local stand-in for API Gateway (HTTP API): matches the routes of `shared/config/resources.ts`,
  * enforces the admin bearer token where AWS would enforce IAM, and invokes the same handlers
  * with API Gateway payload format 2.0 events.
  */
@@ -7,9 +7,9 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
-import type { HttpEvent, HttpResult } from '../shared/http';
-import type { LoggerLike } from '../shared/logging';
-import { FUNCTIONS, type FunctionKey, ROUTES, type RouteDefinition } from '../shared/resources';
+import { FUNCTIONS, type FunctionKey, ROUTES, type RouteDefinition } from '../shared/config/resources';
+import type { HttpEvent, HttpResult } from '../shared/lambda/http';
+import type { LoggerLike } from '../shared/observability/logging';
 import { type InvocationStats, lambdaContext } from './lambda-context';
 
 export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import type { FunctionDefinition, FunctionKey } from '../shared/resources';
+import type { FunctionDefinition, FunctionKey } from '../shared/config/resources';
 
 /** One handler invocation in the local stack, as Lambda would bill it. */
 export interface InvocationStats {

@@ -2,7 +2,7 @@
  * The local stack's stand-in for CloudWatch metrics: totals of every metric point the handlers
  * emit, by name and dimensions.
  */
-import type { MetricPoint } from '../shared/telemetry';
+import type { MetricPoint } from '../shared/observability/metrics';
 
 export interface MetricTotal {
   name: string;

@@ -10,8 +10,8 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { LoggerLike } from '../shared/logging';
-import type { FunctionDefinition, FunctionKey } from '../shared/resources';
+import type { FunctionDefinition, FunctionKey } from '../shared/config/resources';
+import type { LoggerLike } from '../shared/observability/logging';
 import { type InvocationStats, lambdaContext } from './lambda-context';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;

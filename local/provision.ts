@@ -1,12 +1,12 @@
 /**
  * Creates the local stack's queues, table and bucket from the definitions in
- * `shared/resources.ts`, the same ones the CDK construct deploys. Safe to run on every start.
+ * `shared/config/resources.ts`, the same ones the CDK construct deploys. Safe to run on every start.
  */
 import { CreateTableCommand, DescribeTableCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import type { AwsClients } from '../shared/aws';
-import { BUCKET, QUEUES, type QueueKey, SQS_LIMITS, TABLE } from '../shared/resources';
+import { BUCKET, QUEUES, type QueueKey, SQS_LIMITS, TABLE } from '../shared/config/resources';
+import type { AwsClients } from '../shared/platform/aws';
 
 export interface LocalResources {
   queueUrls: Record<QueueKey, string>;

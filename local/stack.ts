@@ -10,19 +10,19 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { createDeliveryHandler } from '../functions/delivery';
 import { createManagementHandler } from '../functions/management';
 import { createPublishHandler } from '../functions/publish';
-import { type AwsClients, createAwsClients, type LocalEndpoints } from '../shared/aws';
-import type { Clock, Random } from '../shared/clock';
-import { CONFIG_DEFAULTS, type RuntimeConfig } from '../shared/config';
-import { sendJobs } from '../shared/job-queue';
-import { FUNCTIONS, QUEUES, type QueueKey } from '../shared/resources';
-import type { WebhookSender } from '../shared/webhook';
+import { FUNCTIONS, QUEUES, type QueueKey } from '../shared/config/resources';
+import { CONFIG_DEFAULTS, type RuntimeConfig } from '../shared/config/runtime';
+import type { WebhookSender } from '../shared/delivery/webhook-sender';
 import {
   buildDeliveryEngine,
   buildManagementDeps,
   buildPublisher,
   createObservability,
   type ObservabilityOptions,
-} from '../shared/wiring';
+} from '../shared/lambda/wiring';
+import { type AwsClients, createAwsClients, type LocalEndpoints } from '../shared/platform/aws';
+import type { Clock, Random } from '../shared/platform/clock';
+import { sendJobs } from '../shared/queue/sqs-job-queue';
 import { type Emulators, startEmulators } from './emulators';
 import { type Gateway, type HttpHandler, startGateway } from './gateway';
 import type { InvocationStats } from './lambda-context';

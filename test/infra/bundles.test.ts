@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { GridwireStack } from '../../infra/gridwire-stack';
-import { FUNCTIONS } from '../../shared/resources';
+import { FUNCTIONS } from '../../shared/config/resources';
 
 const outdir = mkdtempSync(join(tmpdir(), 'gridwire-synth-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { DeliveryPipeline, type DeliveryPipelineProps } from '../../infra/delivery-pipeline';
 import { GridwireStack } from '../../infra/gridwire-stack';
-import { ENV, FUNCTIONS, QUEUES, ROUTES, SQS_LIMITS, TABLE } from '../../shared/resources';
+import { ENV, FUNCTIONS, QUEUES, ROUTES, SQS_LIMITS, TABLE } from '../../shared/config/resources';
 
 // Skip asset bundling: these tests are about the template, `npm run synth` bundles for real.
 const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });

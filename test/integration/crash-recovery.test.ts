@@ -3,9 +3,13 @@
  * hands it out again after the visibility timeout, and every event arrives (some twice).
  */
 import type { SqsHandler } from '../../local/poller';
-import { systemClock } from '../../shared/clock';
-import type { AttemptResult } from '../../shared/model';
-import { UndiciWebhookSender, type WebhookRequest, type WebhookSender } from '../../shared/webhook';
+import {
+  UndiciWebhookSender,
+  type WebhookRequest,
+  type WebhookSender,
+} from '../../shared/delivery/webhook-sender';
+import type { AttemptResult } from '../../shared/domain/model';
+import { systemClock } from '../../shared/platform/clock';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 

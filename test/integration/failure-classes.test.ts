@@ -3,8 +3,8 @@
  * with the real sender given a 300 ms timeout so timeouts happen quickly.
  */
 import { createServer } from 'node:net';
-import { systemClock } from '../../shared/clock';
-import { UndiciWebhookSender } from '../../shared/webhook';
+import { UndiciWebhookSender } from '../../shared/delivery/webhook-sender';
+import { systemClock } from '../../shared/platform/clock';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 

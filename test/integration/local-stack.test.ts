@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulators } from '../../local/emulators';
 import { LocalStackError, SAVED_QUEUES_FILE, startLocalStack } from '../../local/stack';
-import { QUEUES } from '../../shared/resources';
+import { QUEUES } from '../../shared/config/resources';
 import { event } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 

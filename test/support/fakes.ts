@@ -2,26 +2,27 @@
  * Test doubles for the delivery engine's ports: a virtual clock, a scripted webhook, a queue and
  * a history that keep what they are given.
  */
-import { type Clock, VirtualClock } from '../../shared/clock';
-import { DropRecorder } from '../../shared/dead-letter';
-import { DeliveryEngine, type DeliveryEngineDeps } from '../../shared/delivery-engine';
-import type { JobQueue, OutgoingJob } from '../../shared/job-queue';
-import { parseJob } from '../../shared/jobs';
-import { silentLogger } from '../../shared/logging';
+
+import type { QueueKey } from '../../shared/config/resources';
+import { DropRecorder } from '../../shared/delivery/dead-letter';
+import { DeliveryEngine, type DeliveryEngineDeps } from '../../shared/delivery/engine';
+import { TOPIC_PROFILE } from '../../shared/delivery/rules/retry';
 import type {
   AttemptRecord,
   AttemptResult,
   DeliveryItem,
   DeliveryJob,
   Subscription,
-} from '../../shared/model';
-import type { QueueKey } from '../../shared/resources';
-import { TOPIC_PROFILE } from '../../shared/retry-policy';
-import { MetricBuffer } from '../../shared/telemetry';
+} from '../../shared/domain/model';
+import { silentLogger } from '../../shared/observability/logging';
+import { MetricBuffer } from '../../shared/observability/metrics';
+import { type Clock, VirtualClock } from '../../shared/platform/clock';
+import { parseJob } from '../../shared/queue/job-codec';
+import type { JobQueue, OutgoingJob } from '../../shared/queue/sqs-job-queue';
 
 export { VirtualClock };
 
-import type { WebhookRequest, WebhookSender } from '../../shared/webhook';
+import type { WebhookRequest, WebhookSender } from '../../shared/delivery/webhook-sender';
 
 export class RecordingQueue implements JobQueue {
   readonly sent: Array<{ queue: QueueKey; job: OutgoingJob; at: number }> = [];

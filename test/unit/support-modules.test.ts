@@ -1,11 +1,10 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { TtlCache } from '../../shared/cache';
-import { mapWithConcurrency, Semaphore } from '../../shared/concurrency';
-import { readConfig } from '../../shared/config';
-import { buildDeliveryRequest, MAX_ECHOED_HEADER_CHARS } from '../../shared/delivery-request';
-import { badRequest } from '../../shared/errors';
-import { matchesFilter } from '../../shared/filter';
+import { ENV } from '../../shared/config/resources';
+import { readConfig } from '../../shared/config/runtime';
+import { buildDeliveryRequest, MAX_ECHOED_HEADER_CHARS } from '../../shared/delivery/request';
+import type { Subscription } from '../../shared/domain/model';
+import { badRequest } from '../../shared/lambda/errors';
 import {
   type HttpEvent,
   header,
@@ -14,15 +13,16 @@ import {
   parseJsonBytes,
   pathParam,
   publicBaseUrl,
-} from '../../shared/http';
-import { batchJobs, SqsJobQueue } from '../../shared/job-queue';
-import { deliveriesDocument } from '../../shared/management';
-import { publishMetricPoints } from '../../shared/middleware';
-import type { Subscription } from '../../shared/model';
-import { ENV } from '../../shared/resources';
-import { historyPk, type Store } from '../../shared/store';
-import { MetricBuffer } from '../../shared/telemetry';
-import { cachedSubscriptions } from '../../shared/wiring';
+} from '../../shared/lambda/http';
+import { publishMetricPoints } from '../../shared/lambda/middleware';
+import { cachedSubscriptions } from '../../shared/lambda/wiring';
+import { deliveriesDocument } from '../../shared/management/api';
+import { MetricBuffer } from '../../shared/observability/metrics';
+import { TtlCache } from '../../shared/platform/cache';
+import { mapWithConcurrency, Semaphore } from '../../shared/platform/concurrency';
+import { matchesFilter } from '../../shared/publish/filter';
+import { batchJobs, SqsJobQueue } from '../../shared/queue/sqs-job-queue';
+import { historyPk, type Store } from '../../shared/storage/store';
 import { item, subscription, VirtualClock } from '../support/fakes';
 
 describe('TtlCache', () => {

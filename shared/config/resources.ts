@@ -1,0 +1,178 @@
+/**
+ * The one list of Gridwire's resources: queues, table, bucket, functions and HTTP routes.
+ *
+ * The CDK construct (`infra/delivery-pipeline.ts`) and the local runtime (`local/stack.ts`) both
+ * build from these definitions, and the handlers read the environment variables named here, so
+ * a queue, table or route can't exist in one place and be missing in another.
+ */
+
+/** Environment variables the functions read (set by CDK on AWS, by the local runtime locally). */
+export const ENV = {
+  tableName: 'GRIDWIRE_TABLE_NAME',
+  deliveryQueueUrl: 'GRIDWIRE_DELIVERY_QUEUE_URL',
+  retryQueueUrl: 'GRIDWIRE_RETRY_QUEUE_URL',
+  deadLetterBucket: 'GRIDWIRE_DEAD_LETTER_BUCKET',
+  /** Divides every delivery delay and TTL (local demos and tests only; always 1 on AWS). */
+  timeScale: 'GRIDWIRE_TIME_SCALE',
+  /** `true` lets subscriptions use `http://` endpoint URLs (local mode). */
+  allowHttpEndpoints: 'GRIDWIRE_ALLOW_HTTP_ENDPOINTS',
+  /** Milliseconds a publish function keeps a topic (keys, subscription-list version). */
+  topicCacheMs: 'GRIDWIRE_TOPIC_CACHE_MS',
+  /** Seconds a delivery function keeps a subscription definition before reading it again. */
+  subscriptionCacheSeconds: 'GRIDWIRE_SUBSCRIPTION_CACHE_SECONDS',
+  /** How many webhook requests one delivery invocation has in flight at once. */
+  deliveryConcurrency: 'GRIDWIRE_DELIVERY_CONCURRENCY',
+  /** Days failed-attempt history is kept in the table. */
+  historyRetentionDays: 'GRIDWIRE_HISTORY_RETENTION_DAYS',
+  /** Overrides the base URL used in topic `endpoint` properties (otherwise taken from the request). */
+  publicUrl: 'GRIDWIRE_PUBLIC_URL',
+} as const;
+
+export type QueueKey = 'delivery' | 'retry';
+
+export interface QueueDefinition {
+  /** CDK construct id. */
+  readonly id: string;
+  /** Queue name in the local stack (on AWS, CloudFormation generates names). */
+  readonly localName: string;
+  /** Environment variable carrying the queue URL to the functions. */
+  readonly urlEnv: string;
+  /** Must be at least the consumer's timeout; AWS recommends six times it. */
+  readonly visibilityTimeoutSeconds: number;
+  /** Receives before a message moves to the redrive queue. */
+  readonly maxReceiveCount: number;
+  /** The redrive queue that catches messages the consumer keeps failing on. */
+  readonly redrive: { readonly id: string; readonly localName: string; readonly retentionDays: number };
+  /** Event source mapping settings of the consuming function. */
+  readonly consumer: {
+    readonly batchSize: number;
+    /** Upper bound on concurrent invocations for this queue (AWS minimum is 2). */
+    readonly maxConcurrency: number;
+  };
+}
+
+/**
+ * Delivery function timeout. The queues' visibility timeout is six times this, per AWS guidance
+ * for SQS event sources, so a batch still being worked on is never handed to a second consumer.
+ */
+export const DELIVERY_FUNCTION_TIMEOUT_SECONDS = 120;
+
+export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {
+  /** Fresh deliveries, written by the publish function. */
+  delivery: {
+    id: 'DeliveryQueue',
+    localName: 'gridwire-delivery',
+    urlEnv: ENV.deliveryQueueUrl,
+    visibilityTimeoutSeconds: DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6,
+    maxReceiveCount: 5,
+    redrive: { id: 'DeliveryRedriveQueue', localName: 'gridwire-delivery-redrive', retentionDays: 14 },
+    consumer: { batchSize: 10, maxConcurrency: 50 },
+  },
+  /**
+   * Retries and long waits: messages sit here with a delay (at most 900 s per hop). Kept apart
+   * from fresh deliveries so a sick endpoint's backlog never delays healthy traffic.
+   */
+  retry: {
+    id: 'RetryQueue',
+    localName: 'gridwire-retry',
+    urlEnv: ENV.retryQueueUrl,
+    visibilityTimeoutSeconds: DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6,
+    maxReceiveCount: 5,
+    redrive: { id: 'RetryRedriveQueue', localName: 'gridwire-retry-redrive', retentionDays: 14 },
+    consumer: { batchSize: 10, maxConcurrency: 20 },
+  },
+};
+
+/** SQS's message size limit (1 MiB since 2025) and the largest delay one message can carry. */
+export const SQS_LIMITS = { maxMessageBytes: 1_048_576, maxDelaySeconds: 900, maxBatchEntries: 10 } as const;
+
+/** Single-table layout. Item kinds and key formats live in `shared/storage/store.ts`. */
+export const TABLE = {
+  id: 'StateTable',
+  localName: 'gridwire-state',
+  nameEnv: ENV.tableName,
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Epoch seconds; DynamoDB deletes expired attempt-history items. */
+  ttlAttribute: 'expiresAt',
+  /** Sparse index over topic items, for listing topics without a scan. */
+  topicsIndex: { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+} as const;
+
+export const BUCKET = {
+  id: 'DeadLetterBucket',
+  localName: 'gridwire-dead-letters',
+  nameEnv: ENV.deadLetterBucket,
+} as const;
+
+export type FunctionKey = 'publish' | 'management' | 'delivery';
+
+export interface FunctionDefinition {
+  readonly id: string;
+  /** Handler file, relative to the project root. */
+  readonly entry: string;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  readonly description: string;
+}
+
+export const FUNCTIONS: Readonly<Record<FunctionKey, FunctionDefinition>> = {
+  publish: {
+    id: 'PublishFunction',
+    entry: 'functions/publish.ts',
+    memoryMb: 512,
+    timeoutSeconds: 29,
+    description: 'Accepts published events and queues one delivery job per matching subscription',
+  },
+  management: {
+    id: 'ManagementFunction',
+    entry: 'functions/management.ts',
+    memoryMb: 256,
+    timeoutSeconds: 29,
+    description: 'Topics, keys and event subscriptions (admin API)',
+  },
+  delivery: {
+    id: 'DeliveryFunction',
+    entry: 'functions/delivery.ts',
+    memoryMb: 512,
+    timeoutSeconds: DELIVERY_FUNCTION_TIMEOUT_SECONDS,
+    description: 'Pushes queued events to webhooks and schedules retries',
+  },
+};
+
+export type RouteAuth = 'topicKey' | 'admin';
+
+export interface RouteDefinition {
+  readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE';
+  /** API Gateway route path with `{param}` placeholders. */
+  readonly path: string;
+  readonly function: FunctionKey;
+  /**
+   * `topicKey`: the function checks the topic's access key itself.
+   * `admin`: IAM (SigV4) on AWS, a bearer token in the local stack; enforced by the gateway.
+   */
+  readonly auth: RouteAuth;
+}
+
+const admin = (method: RouteDefinition['method'], path: string): RouteDefinition => ({
+  method,
+  path: `/admin${path}`,
+  function: 'management',
+  auth: 'admin',
+});
+
+export const ROUTES: readonly RouteDefinition[] = [
+  { method: 'POST', path: '/topics/{topic}/api/events', function: 'publish', auth: 'topicKey' },
+  admin('GET', '/topics'),
+  admin('PUT', '/topics/{topic}'),
+  admin('GET', '/topics/{topic}'),
+  admin('DELETE', '/topics/{topic}'),
+  admin('POST', '/topics/{topic}/listKeys'),
+  admin('POST', '/topics/{topic}/regenerateKey'),
+  admin('GET', '/topics/{topic}/eventSubscriptions'),
+  admin('PUT', '/topics/{topic}/eventSubscriptions/{subscription}'),
+  admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}'),
+  admin('DELETE', '/topics/{topic}/eventSubscriptions/{subscription}'),
+  admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/getFullUrl'),
+  admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deliveries'),
+];

@@ -1,0 +1,49 @@
+/**
+ * The HTTP request for one delivery: a JSON array of events plus the service's headers.
+ */
+import type { DeliveryItem, Subscription } from '../domain/model';
+import type { WebhookRequest } from './webhook-sender';
+
+export const USER_AGENT = 'Gridwire/0.1';
+
+/** Characters HTTP allows in a header value (RFC 9110 field-value: no controls but tab, Latin-1). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Longer values are left out of the headers: webhook servers cap the header block (8-16 KiB). */
+export const MAX_ECHOED_HEADER_CHARS = 1024;
+
+/**
+ * Event ids and data versions are free text; one that cannot travel in a header (a line break,
+ * characters beyond Latin-1, over 1 KiB) is left out of the headers. The body carries it unchanged.
+ */
+function setIfHeaderSafe(headers: Record<string, string>, name: string, value: string): void {
+  if (value.length <= MAX_ECHOED_HEADER_CHARS && HEADER_VALUE.test(value)) headers[name] = value;
+}
+
+/**
+ * Builds the POST for `items` (one event unless the subscription batches). `aeg-delivery-count`
+ * is the number of earlier attempts: 0 on the first.
+ */
+export function buildDeliveryRequest(
+  subscription: Subscription,
+  items: readonly DeliveryItem[],
+): WebhookRequest {
+  const first = items[0];
+  if (first === undefined) throw new RangeError('a delivery request needs at least one event');
+  const headers: Record<string, string> = {
+    'content-type': 'application/json; charset=utf-8',
+    'user-agent': USER_AGENT,
+    'aeg-event-type': 'Notification',
+    'aeg-subscription-name': subscription.name.toUpperCase(),
+    'aeg-delivery-count': String(first.attempts),
+    'aeg-metadata-version': '1',
+  };
+  if (items.length === 1) {
+    setIfHeaderSafe(headers, 'aeg-data-version', first.event.dataVersion);
+    setIfHeaderSafe(headers, 'aeg-output-event-id', first.event.id);
+  }
+  return {
+    url: subscription.destination.endpointUrl,
+    headers,
+    body: `[${items.map((item) => JSON.stringify(item.event)).join(',')}]`,
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Mapping HTTP answers and network errors onto the delivery outcome names operators know.
+ */
+import type { DeliveryOutcome } from '../../domain/model';
+
+/** Only these statuses acknowledge a delivery; everything else, redirects included, is a failure. */
+export const isSuccessStatus = (status: number): boolean => status >= 200 && status <= 204;
+
+const STATUS_OUTCOMES: Readonly<Record<number, DeliveryOutcome>> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  408: 'TimedOut',
+  413: 'PayloadTooLarge',
+  429: 'Busy',
+  503: 'Busy',
+  504: 'TimedOut',
+};
+
+/** The outcome name for a failed HTTP answer. */
+export const outcomeForStatus = (status: number): DeliveryOutcome =>
+  STATUS_OUTCOMES[status] ?? 'GenericError';
+
+const ERROR_CODE_OUTCOMES: Readonly<Record<string, DeliveryOutcome>> = {
+  ECONNREFUSED: 'SocketError',
+  ECONNRESET: 'SocketError',
+  EPIPE: 'SocketError',
+  EHOSTUNREACH: 'SocketError',
+  ENETUNREACH: 'SocketError',
+  ECONNABORTED: 'SocketError',
+  UND_ERR_SOCKET: 'SocketError',
+  UND_ERR_CLOSED: 'SocketError',
+  ENOTFOUND: 'ResolutionError',
+  EAI_AGAIN: 'ResolutionError',
+  EAI_NONAME: 'ResolutionError',
+  ETIMEDOUT: 'TimedOut',
+  UND_ERR_CONNECT_TIMEOUT: 'TimedOut',
+  UND_ERR_HEADERS_TIMEOUT: 'TimedOut',
+  UND_ERR_BODY_TIMEOUT: 'TimedOut',
+  TimeoutError: 'TimedOut',
+  AbortError: 'Canceled',
+  // The request could not be built (a bad header value): not the network's fault.
+  UND_ERR_INVALID_ARG: 'GenericError',
+};
+
+/**
+ * The outcome for an error thrown while sending. Looks at `code`, then `name`, then the same on
+ * `cause` (fetch-style errors wrap the socket error).
+ */
+export function outcomeForError(error: unknown): DeliveryOutcome {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth += 1) {
+    const { code, name } = current as { code?: unknown; name?: unknown };
+    for (const key of [code, name]) {
+      if (typeof key === 'string' && ERROR_CODE_OUTCOMES[key] !== undefined) return ERROR_CODE_OUTCOMES[key];
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return 'SocketError';
+}
+
+/**
+ * Parses a `Retry-After` header (delta-seconds or an HTTP date) into whole seconds from `now`.
+ * Returns `undefined` for a missing or unreadable value.
+ */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  // An HTTP date names a weekday and a month; anything else (`-3`, `soon`) is unreadable.
+  if (!/^[A-Za-z]{3},/.test(trimmed)) return undefined;
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, Math.ceil((at - now) / 1000));
+}

@@ -1,0 +1,91 @@
+/**
+ * Middy middlewares shared by the handlers.
+ */
+
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { MiddlewareObj } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { LoggerLike } from '../observability/logging';
+import type { MetricBuffer, MetricPoint } from '../observability/metrics';
+import { ApiError } from './errors';
+import { errorResult, type HttpEvent, type HttpResult } from './http';
+
+/**
+ * Turns `ApiError`s into their HTTP answers, and anything else into a logged 500 that says
+ * nothing about internals.
+ */
+export const httpErrors = (logger: LoggerLike): MiddlewareObj<HttpEvent, HttpResult, Error, Context> => ({
+  onError: async (request) => {
+    const error = request.error;
+    if (error instanceof ApiError) {
+      request.response = errorResult(error);
+      return;
+    }
+    logger.error('unhandled error', {
+      error: error?.message,
+      stack: error?.stack,
+      route: request.event.routeKey,
+    });
+    request.response = errorResult(
+      new ApiError(500, 'InternalServerError', 'The request failed unexpectedly; it has been logged.'),
+    );
+  },
+});
+
+/**
+ * Values of one metric per EMF record. Powertools flushes by itself when a metric reaches 100
+ * values and clears the dimensions as it does, so records are cut just before that.
+ */
+const MAX_VALUES_PER_RECORD = 99;
+
+/** Emits buffered metric points through Powertools Metrics (one EMF record per dimension set). */
+export function publishMetricPoints(points: readonly MetricPoint[], metrics: Metrics): void {
+  const byDimensions = new Map<string, MetricPoint[]>();
+  for (const point of points) {
+    const key = JSON.stringify(Object.entries(point.dimensions).sort(([a], [b]) => a.localeCompare(b)));
+    byDimensions.set(key, [...(byDimensions.get(key) ?? []), point]);
+  }
+  for (const group of byDimensions.values()) {
+    const first = group[0];
+    if (first === undefined) continue;
+    let valuesInRecord = new Map<string, number>();
+    metrics.addDimensions({ ...first.dimensions });
+    for (const point of group) {
+      for (const value of point.values) {
+        const stored = valuesInRecord.get(point.name) ?? 0;
+        if (stored === MAX_VALUES_PER_RECORD) {
+          metrics.publishStoredMetrics();
+          metrics.addDimensions({ ...first.dimensions });
+          valuesInRecord = new Map();
+        }
+        metrics.addMetric(point.name, point.unit, value);
+        valuesInRecord.set(point.name, (valuesInRecord.get(point.name) ?? 0) + 1);
+      }
+    }
+    metrics.publishStoredMetrics();
+  }
+}
+
+/** Hands the invocation's metric points over when the handler finishes, successfully or not. */
+export const flushMetrics = (
+  buffer: MetricBuffer,
+  publish: (points: readonly MetricPoint[]) => void,
+): MiddlewareObj => {
+  const flush = async () => {
+    const points = buffer.drain();
+    if (points.length > 0) publish(points);
+  };
+  return { after: flush, onError: flush };
+};
+
+/**
+ * A Lambda handler built on first use: configuration is read and clients are created once per
+ * cold start, and importing the module (the local stack, tests) has no side effects.
+ */
+export function lazyHandler<E, R>(build: () => (event: E, context: Context) => Promise<R>) {
+  let built: ((event: E, context: Context) => Promise<R>) | undefined;
+  return (event: E, context: Context): Promise<R> => {
+    built ??= build();
+    return built(event, context);
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Builds each function's dependencies from configuration. Lambda (from environment variables)
+ * and the local stack (from its own options) go through these same builders.
+ */
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { QUEUES, type QueueKey } from '../config/resources';
+import { type RuntimeConfig, requireSetting } from '../config/runtime';
+import { DropRecorder } from '../delivery/dead-letter';
+import { DeliveryEngine, type SubscriptionSource } from '../delivery/engine';
+import { scaleProfile, TOPIC_PROFILE } from '../delivery/rules/retry';
+import { UndiciWebhookSender, type WebhookSender } from '../delivery/webhook-sender';
+import type { Subscription } from '../domain/model';
+import type { ManagementDeps } from '../management/api';
+import { MetricBuffer, type MetricPoint } from '../observability/metrics';
+import type { AwsClients } from '../platform/aws';
+import { TtlCache } from '../platform/cache';
+import { type Clock, type Random, systemClock, systemRandom } from '../platform/clock';
+import { Publisher } from '../publish/publisher';
+import { SqsJobQueue } from '../queue/sqs-job-queue';
+import { Store } from '../storage/store';
+import { publishMetricPoints } from './middleware';
+
+export const METRICS_NAMESPACE = 'Gridwire';
+export const SERVICE_NAME = 'gridwire';
+
+/** Logging and metrics of one function. */
+export interface Observability {
+  logger: Logger;
+  /** Metric points of the current invocation. */
+  buffer: MetricBuffer;
+  /** Where an invocation's metric points go when it ends (CloudWatch EMF on AWS). */
+  publishMetrics: (points: readonly MetricPoint[]) => void;
+}
+
+export interface ObservabilityOptions {
+  logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  /** Replaces CloudWatch EMF output (the local stack aggregates in memory). */
+  publishMetrics?: (points: readonly MetricPoint[]) => void;
+}
+
+export function createObservability(functionName: string, options: ObservabilityOptions = {}): Observability {
+  let publishMetrics = options.publishMetrics;
+  if (publishMetrics === undefined) {
+    const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+    publishMetrics = (points) => publishMetricPoints(points, metrics);
+  }
+  return {
+    logger: new Logger({
+      serviceName: SERVICE_NAME,
+      ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
+      persistentKeys: { function: functionName },
+    }),
+    buffer: new MetricBuffer(),
+    publishMetrics,
+  };
+}
+
+export interface Runtime {
+  config: RuntimeConfig;
+  clients: AwsClients;
+  clock?: Clock;
+  random?: Random;
+}
+
+const storeOf = (runtime: Runtime) => new Store(runtime.clients.dynamo, runtime.config.tableName);
+
+/** The job queue; a function only needs (and checks for) the URLs of the queues it sends to. */
+const queueOf = (runtime: Runtime, sendsTo: readonly QueueKey[]) => {
+  const configured = { delivery: runtime.config.deliveryQueueUrl, retry: runtime.config.retryQueueUrl };
+  const urls: Partial<Record<QueueKey, string>> = {};
+  for (const key of sendsTo) urls[key] = requireSetting(configured[key], QUEUES[key].urlEnv);
+  return new SqsJobQueue(runtime.clients.sqs, urls);
+};
+
+export function buildPublisher(runtime: Runtime, observability: Observability): Publisher {
+  return new Publisher({
+    store: storeOf(runtime),
+    queue: queueOf(runtime, ['delivery']),
+    clock: runtime.clock ?? systemClock,
+    metrics: observability.buffer,
+    logger: observability.logger,
+    newId: randomUUID,
+    topicCacheMs: runtime.config.topicCacheMs,
+  });
+}
+
+export function buildManagementDeps(runtime: Runtime): ManagementDeps {
+  return {
+    store: storeOf(runtime),
+    clock: runtime.clock ?? systemClock,
+    allowHttpEndpoints: runtime.config.allowHttpEndpoints,
+    propagationDelayMs: runtime.config.topicCacheMs,
+    ...(runtime.config.publicUrl === undefined ? {} : { publicUrl: runtime.config.publicUrl }),
+  };
+}
+
+/**
+ * Subscriptions read through a short-lived cache. A missing subscription is not cached: jobs for
+ * it are dropped, so a subscription re-created moments after a delete must be seen at once.
+ */
+export function cachedSubscriptions(store: Store, ttlMs: number, clock: Clock): SubscriptionSource {
+  const cache = new TtlCache<Subscription | undefined>(ttlMs, clock.now, {
+    keep: (subscription) => subscription !== undefined,
+  });
+  return {
+    get: (topic, name) =>
+      cache.get(`${topic.toLowerCase()}#${name.toLowerCase()}`, () => store.getSubscription(topic, name)),
+  };
+}
+
+export function buildDeliveryEngine(
+  runtime: Runtime,
+  observability: Observability,
+  options: { sender?: WebhookSender } = {},
+): DeliveryEngine {
+  const clock = runtime.clock ?? systemClock;
+  const store = storeOf(runtime);
+  const drops = new DropRecorder(observability.buffer, observability.logger);
+  return new DeliveryEngine({
+    clock,
+    random: runtime.random ?? systemRandom,
+    profile: scaleProfile(TOPIC_PROFILE, runtime.config.timeScale),
+    timeScale: runtime.config.timeScale,
+    subscriptions: cachedSubscriptions(store, runtime.config.subscriptionCacheMs, clock),
+    sender: options.sender ?? new UndiciWebhookSender({ clock }),
+    queue: queueOf(runtime, ['retry']),
+    history: { record: (records) => store.recordAttempts(records, runtime.config.historyRetentionDays) },
+    deadLetters: drops,
+    drops,
+    metrics: observability.buffer,
+    logger: observability.logger,
+    concurrency: runtime.config.deliveryConcurrency,
+  });
+}

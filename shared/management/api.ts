@@ -1,0 +1,236 @@
+/**
+ * The management API: topics, keys, event subscriptions and delivery history. Authentication
+ * happens before a request gets here (IAM on AWS, a bearer token in the local stack).
+ */
+
+import type { AttemptRecord, Subscription, TopicKeys } from '../domain/model';
+import { ApiError, badRequest, notFound } from '../lambda/errors';
+import {
+  emptyResult,
+  type HttpEvent,
+  type HttpResult,
+  jsonResult,
+  parseJsonBody,
+  pathParam,
+  publicBaseUrl,
+} from '../lambda/http';
+import type { Clock } from '../platform/clock';
+import type { Store } from '../storage/store';
+import {
+  MAX_SUBSCRIPTIONS_PER_TOPIC,
+  parseSubscriptionBody,
+  parseTopicBody,
+  subscriptionDocument,
+  topicDocument,
+  validateName,
+} from './schema';
+
+/** Management request bodies are small; anything larger is a mistake. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+export interface ManagementDeps {
+  store: Store;
+  clock: Clock;
+  allowHttpEndpoints: boolean;
+  publicUrl?: string;
+  /**
+   * How long publishers may keep using a cached topic. Changes that publishers must see
+   * (subscriptions, keys) are answered only after this long, so they are live on return.
+   */
+  propagationDelayMs: number;
+}
+
+const propagated = (deps: ManagementDeps) => deps.clock.sleep(deps.propagationDelayMs);
+
+type Operation = (event: HttpEvent, deps: ManagementDeps) => Promise<HttpResult>;
+
+const topicParam = (event: HttpEvent) => validateName('topic', pathParam(event, 'topic'));
+const subscriptionParam = (event: HttpEvent) =>
+  validateName('subscription', pathParam(event, 'subscription'));
+const now = (deps: ManagementDeps) => new Date(deps.clock.now());
+const optionalBody = (event: HttpEvent) =>
+  event.body === undefined || event.body === null || event.body === ''
+    ? {}
+    : parseJsonBody(event, MAX_BODY_BYTES);
+
+async function requireTopic(deps: ManagementDeps, name: string) {
+  const topic = await deps.store.getTopic(name);
+  if (topic === undefined) throw notFound(`The topic '${name}' does not exist.`);
+  return topic;
+}
+
+async function requireSubscription(deps: ManagementDeps, topic: string, name: string): Promise<Subscription> {
+  const subscription = await deps.store.getSubscription(topic, name);
+  if (subscription === undefined) {
+    throw notFound(`The event subscription '${name}' does not exist on topic '${topic}'.`);
+  }
+  return subscription;
+}
+
+const keysOf = (keys: TopicKeys) => ({ key1: keys.key1, key2: keys.key2 });
+
+/** Attempt records as the API shows them: ISO times, grouped by delivery. */
+export function deliveriesDocument(records: readonly AttemptRecord[]) {
+  const byDelivery = new Map<string, AttemptRecord[]>();
+  for (const record of records)
+    byDelivery.set(record.deliveryId, [...(byDelivery.get(record.deliveryId) ?? []), record]);
+  return {
+    value: [...byDelivery.entries()].map(([deliveryId, attempts]) => {
+      const last = attempts[attempts.length - 1] as AttemptRecord;
+      const status =
+        last.next.action === 'retry'
+          ? 'Retrying'
+          : last.next.action === 'deadLetter'
+            ? 'DeadLettered'
+            : last.next.action === 'dropped'
+              ? 'Dropped'
+              : 'Delivered';
+      return {
+        eventId: last.eventId,
+        deliveryId,
+        publishTime: new Date(last.publishedAt).toISOString(),
+        status,
+        ...(last.next.action === 'deadLetter' || last.next.action === 'dropped'
+          ? { reason: last.next.reason }
+          : {}),
+        ...(last.next.action === 'retry' ? { nextAttemptTime: new Date(last.next.dueAt).toISOString() } : {}),
+        attempts: attempts.map((record) => ({
+          attempt: record.attempt,
+          time: new Date(record.at).toISOString(),
+          outcome: record.outcome,
+          ...(record.httpStatus === undefined ? {} : { httpStatus: record.httpStatus }),
+          ...(record.durationMs === undefined ? {} : { durationMs: record.durationMs }),
+          ...(record.error === undefined ? {} : { error: record.error }),
+        })),
+      };
+    }),
+  };
+}
+
+const operations: Readonly<Record<string, Operation>> = {
+  'GET /admin/topics': async (event, deps) => {
+    const base = publicBaseUrl(event, deps.publicUrl);
+    const topics = await deps.store.listTopics();
+    return jsonResult(200, { value: topics.map((topic) => topicDocument(topic, base)) });
+  },
+
+  'PUT /admin/topics/{topic}': async (event, deps) => {
+    const name = topicParam(event);
+    const input = parseTopicBody(optionalBody(event));
+    const { topic, created } = await deps.store.createTopic(name, input, now(deps));
+    if (!created && topic.inputSchema !== input.inputSchema) {
+      throw badRequest(
+        `properties.inputSchema: topic '${topic.name}' uses ${topic.inputSchema}; the input schema of an existing topic cannot be changed.`,
+      );
+    }
+    const current = created
+      ? topic
+      : ((await deps.store.updateTopicTags(name, input.tags, now(deps))) ?? topic);
+    return jsonResult(created ? 201 : 200, topicDocument(current, publicBaseUrl(event, deps.publicUrl)));
+  },
+
+  'GET /admin/topics/{topic}': async (event, deps) =>
+    jsonResult(
+      200,
+      topicDocument(await requireTopic(deps, topicParam(event)), publicBaseUrl(event, deps.publicUrl)),
+    ),
+
+  'DELETE /admin/topics/{topic}': async (event, deps) => {
+    const deleted = await deps.store.deleteTopic(topicParam(event));
+    // Publishers may hold the topic in their cache; answer once they have let it go.
+    if (deleted) await propagated(deps);
+    return emptyResult(deleted ? 200 : 204);
+  },
+
+  'POST /admin/topics/{topic}/listKeys': async (event, deps) =>
+    jsonResult(200, keysOf((await requireTopic(deps, topicParam(event))).keys)),
+
+  'POST /admin/topics/{topic}/regenerateKey': async (event, deps) => {
+    const name = topicParam(event);
+    const body = optionalBody(event) as { keyName?: unknown };
+    if (body === null || typeof body !== 'object' || (body.keyName !== 'key1' && body.keyName !== 'key2')) {
+      throw badRequest("keyName: must be 'key1' or 'key2'.");
+    }
+    const topic = await deps.store.regenerateKey(name, body.keyName, now(deps));
+    if (topic === undefined) throw notFound(`The topic '${name}' does not exist.`);
+    await propagated(deps);
+    return jsonResult(200, keysOf(topic.keys));
+  },
+
+  'GET /admin/topics/{topic}/eventSubscriptions': async (event, deps) => {
+    const topic = await requireTopic(deps, topicParam(event));
+    const subscriptions = await deps.store.listSubscriptions(topic.name);
+    return jsonResult(200, { value: subscriptions.map(subscriptionDocument) });
+  },
+
+  'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) => {
+    const topic = await requireTopic(deps, topicParam(event));
+    const name = subscriptionParam(event);
+    const input = parseSubscriptionBody(parseJsonBody(event, MAX_BODY_BYTES), {
+      allowHttp: deps.allowHttpEndpoints,
+    });
+    const existing = await deps.store.getSubscription(topic.name, name);
+    if (existing === undefined) {
+      const count = (await deps.store.listSubscriptions(topic.name)).length;
+      if (count >= MAX_SUBSCRIPTIONS_PER_TOPIC) {
+        throw badRequest(
+          `Topic '${topic.name}' already has ${count} event subscriptions; the limit is ${MAX_SUBSCRIPTIONS_PER_TOPIC}.`,
+          'QuotaExceeded',
+        );
+      }
+    }
+    const at = now(deps).toISOString();
+    const subscription: Subscription = {
+      topic: topic.name,
+      name: existing?.name ?? name,
+      destination: { endpointType: 'WebHook', endpointUrl: input.endpointUrl },
+      filter: input.includedEventTypes === undefined ? {} : { includedEventTypes: input.includedEventTypes },
+      retryPolicy: input.retryPolicy,
+      eventDeliverySchema: 'EventGridSchema',
+      labels: input.labels,
+      createdAt: existing?.createdAt ?? at,
+      updatedAt: at,
+    };
+    const created = await deps.store.putSubscription(subscription);
+    await propagated(deps);
+    return jsonResult(created ? 201 : 200, subscriptionDocument(subscription));
+  },
+
+  'GET /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) =>
+    jsonResult(
+      200,
+      subscriptionDocument(await requireSubscription(deps, topicParam(event), subscriptionParam(event))),
+    ),
+
+  'DELETE /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) =>
+    emptyResult(
+      (await deps.store.deleteSubscription(topicParam(event), subscriptionParam(event), now(deps)))
+        ? 200
+        : 204,
+    ),
+
+  'POST /admin/topics/{topic}/eventSubscriptions/{subscription}/getFullUrl': async (event, deps) => {
+    const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event));
+    return jsonResult(200, { endpointUrl: subscription.destination.endpointUrl });
+  },
+
+  'GET /admin/topics/{topic}/eventSubscriptions/{subscription}/deliveries': async (event, deps) => {
+    const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event));
+    const eventId = event.queryStringParameters?.eventId;
+    if (eventId === undefined || eventId === '') {
+      throw badRequest('eventId: the query parameter is required (the id of the published event).');
+    }
+    const records = await deps.store.listAttempts(subscription.topic, subscription.name, eventId);
+    return jsonResult(200, deliveriesDocument(records));
+  },
+};
+
+/** Runs the operation for the request's route; unknown routes get a 404. */
+export async function handleManagement(event: HttpEvent, deps: ManagementDeps): Promise<HttpResult> {
+  const operation = operations[event.routeKey];
+  if (operation === undefined) throw new ApiError(404, 'NotFound', `No operation for ${event.routeKey}.`);
+  return operation(event, deps);
+}
+
+/** Route keys this module serves (checked against the route list in tests). */
+export const MANAGEMENT_ROUTE_KEYS = Object.keys(operations);

@@ -1,0 +1,260 @@
+/**
+ * Request bodies of the management API (ARM-shaped, as the original service takes them) and the
+ * resource documents it returns. Every rejection names the field and the allowed values.
+ */
+import { type ZodError, z } from 'zod';
+import { type DeliveryProfile, type Range, TOPIC_PROFILE } from '../delivery/rules/retry';
+import {
+  INPUT_SCHEMAS,
+  type InputSchema,
+  type RetryPolicy,
+  type Subscription,
+  type Topic,
+} from '../domain/model';
+import { badRequest } from '../lambda/errors';
+import { topicResourceId } from '../publish/event-grid-schema';
+
+export const NAME_RULES = {
+  topic: { min: 3, max: 50, pattern: /^[A-Za-z0-9-]+$/ },
+  subscription: { min: 3, max: 64, pattern: /^[A-Za-z0-9-]+$/ },
+} as const;
+
+/** Subscriptions one topic may hold (the original service's quota). */
+export const MAX_SUBSCRIPTIONS_PER_TOPIC = 500;
+
+export function isValidName(kind: keyof typeof NAME_RULES, name: string): boolean {
+  const rule = NAME_RULES[kind];
+  return name.length >= rule.min && name.length <= rule.max && rule.pattern.test(name);
+}
+
+/** Checks a topic or subscription name from the path; throws a 400 naming the rule. */
+export function validateName(kind: keyof typeof NAME_RULES, name: string): string {
+  const rule = NAME_RULES[kind];
+  if (!isValidName(kind, name)) {
+    throw badRequest(
+      `The ${kind} name '${name}' is invalid: use ${rule.min} to ${rule.max} characters, letters, digits and hyphens only.`,
+      'InvalidName',
+    );
+  }
+  return name;
+}
+
+/** Fields of the original API that later Gridwire versions accept; named so the error says so. */
+const NOT_YET_SUPPORTED = new Set([
+  'properties.deadLetterDestination',
+  'properties.deadLetterWithResourceIdentity',
+  'properties.deliveryWithResourceIdentity',
+  'properties.destination.properties.maxEventsPerBatch',
+  'properties.destination.properties.preferredBatchSizeInKilobytes',
+  'properties.destination.properties.deliveryAttributeMappings',
+  'properties.destination.properties.azureActiveDirectoryTenantId',
+  'properties.destination.properties.azureActiveDirectoryApplicationIdOrUri',
+  'properties.filter.subjectBeginsWith',
+  'properties.filter.subjectEndsWith',
+  'properties.filter.isSubjectCaseSensitive',
+  'properties.filter.advancedFilters',
+  'properties.filter.enableAdvancedFilteringOnArrays',
+  'properties.expirationTimeUtc',
+  'properties.inputSchemaMapping',
+]);
+
+/** Turns the first zod issue into a 400 whose message names the field. */
+export function invalidBody(error: ZodError, what: string): Error {
+  const issue = error.issues[0];
+  if (issue === undefined) return badRequest(`The ${what} is invalid.`);
+  const path = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const fields = issue.keys.map((key) => (path === '' ? key : `${path}.${key}`));
+    const later = fields.filter((field) => NOT_YET_SUPPORTED.has(field));
+    if (later.length > 0) {
+      return badRequest(
+        `${later.join(', ')}: not supported yet by this version of Gridwire.`,
+        'NotSupported',
+      );
+    }
+    return badRequest(`${fields.join(', ')}: unknown field${fields.length > 1 ? 's' : ''} in the ${what}.`);
+  }
+  return badRequest(`${path === '' ? 'body' : path}: ${issue.message}.`);
+}
+
+const intInRange = (range: Range) =>
+  z
+    .number({ error: `must be an integer between ${range.min} and ${range.max}` })
+    .int({ error: `must be an integer between ${range.min} and ${range.max}` })
+    .min(range.min, {
+      error: `must be an integer between ${range.min} and ${range.max} (got a smaller value)`,
+    })
+    .max(range.max, {
+      error: `must be an integer between ${range.min} and ${range.max} (got a larger value)`,
+    });
+
+export const topicBodySchema = z.strictObject({
+  location: z.string().optional(),
+  tags: z.record(z.string(), z.string()).optional(),
+  properties: z
+    .strictObject({
+      inputSchema: z
+        .string({ error: `must be one of ${INPUT_SCHEMAS.join(', ')}` })
+        .refine((value) => (INPUT_SCHEMAS as readonly string[]).includes(value), {
+          error: `must be one of ${INPUT_SCHEMAS.join(', ')}`,
+        })
+        .refine((value) => value === 'EventGridSchema', {
+          error: 'only EventGridSchema is supported by this version of Gridwire',
+        })
+        .optional(),
+      publicNetworkAccess: z.string().optional(),
+    })
+    .optional(),
+});
+
+export interface TopicInput {
+  inputSchema: InputSchema;
+  tags: Record<string, string>;
+}
+
+export function parseTopicBody(body: unknown): TopicInput {
+  const parsed = topicBodySchema.safeParse(body ?? {});
+  if (!parsed.success) throw invalidBody(parsed.error, 'topic definition');
+  return {
+    inputSchema: (parsed.data.properties?.inputSchema as InputSchema | undefined) ?? 'EventGridSchema',
+    tags: parsed.data.tags ?? {},
+  };
+}
+
+function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
+  const endpointUrl = z.string({ error: 'is required and must be a string' }).superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute URL' });
+      return;
+    }
+    const allowed = allowHttp ? ['https:', 'http:'] : ['https:'];
+    if (!allowed.includes(url.protocol)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: allowHttp
+          ? 'must be an http or https URL'
+          : 'must be an https URL (http is allowed in local mode only)',
+      });
+    }
+    if (url.username !== '' || url.password !== '') {
+      ctx.addIssue({ code: 'custom', message: 'must not carry user credentials' });
+    }
+  });
+  return z.strictObject({
+    properties: z.strictObject(
+      {
+        destination: z.strictObject(
+          {
+            endpointType: z.literal('WebHook', { error: "must be 'WebHook'" }),
+            properties: z.strictObject({ endpointUrl }, { error: 'is required' }),
+          },
+          { error: 'is required' },
+        ),
+        filter: z
+          .strictObject({
+            includedEventTypes: z
+              .array(z.string().min(1, { error: 'entries must be non-empty strings' }), {
+                error: 'must be an array of event type names, or null for all',
+              })
+              .max(100, { error: 'holds at most 100 event types' })
+              .nullable()
+              .optional(),
+          })
+          .optional(),
+        retryPolicy: z
+          .strictObject({
+            maxDeliveryAttempts: intInRange(profile.limits.maxDeliveryAttempts).optional(),
+            eventTimeToLiveInMinutes: intInRange(profile.limits.eventTimeToLiveInMinutes).optional(),
+          })
+          .optional(),
+        eventDeliverySchema: z
+          .literal('EventGridSchema', {
+            error: 'only EventGridSchema is supported by this version of Gridwire',
+          })
+          .optional(),
+        labels: z.array(z.string()).optional(),
+      },
+      { error: 'is required' },
+    ),
+  });
+}
+
+export interface SubscriptionInput {
+  endpointUrl: string;
+  includedEventTypes?: string[];
+  retryPolicy: RetryPolicy;
+  labels: string[];
+}
+
+export function parseSubscriptionBody(body: unknown, options: { allowHttp: boolean }): SubscriptionInput {
+  const parsed = subscriptionBodySchema(TOPIC_PROFILE, options.allowHttp).safeParse(body);
+  if (!parsed.success) throw invalidBody(parsed.error, 'event subscription');
+  const { properties } = parsed.data;
+  const types = properties.filter?.includedEventTypes ?? undefined;
+  const limits = TOPIC_PROFILE.limits;
+  return {
+    endpointUrl: properties.destination.properties.endpointUrl,
+    ...(types === undefined || types.some((type) => type.toLowerCase() === 'all')
+      ? {}
+      : { includedEventTypes: types }),
+    retryPolicy: {
+      maxDeliveryAttempts: properties.retryPolicy?.maxDeliveryAttempts ?? limits.maxDeliveryAttempts.default,
+      eventTimeToLiveInMinutes:
+        properties.retryPolicy?.eventTimeToLiveInMinutes ?? limits.eventTimeToLiveInMinutes.default,
+    },
+    labels: properties.labels ?? [],
+  };
+}
+
+const systemData = (resource: { createdAt: string; updatedAt: string }) => ({
+  createdAt: resource.createdAt,
+  lastModifiedAt: resource.updatedAt,
+});
+
+/** The topic as the management API returns it. */
+export function topicDocument(topic: Topic, baseUrl: string) {
+  return {
+    id: topicResourceId(topic.name),
+    name: topic.name,
+    type: 'Microsoft.EventGrid/topics',
+    tags: topic.tags,
+    properties: {
+      provisioningState: 'Succeeded',
+      endpoint: `${baseUrl}/topics/${topic.name}/api/events`,
+      inputSchema: topic.inputSchema,
+    },
+    systemData: systemData(topic),
+  };
+}
+
+/** The endpoint URL without query string or fragment, which may carry secrets. */
+export function endpointBaseUrl(endpointUrl: string): string {
+  const url = new URL(endpointUrl);
+  return `${url.origin}${url.pathname}`;
+}
+
+/** The subscription as the management API returns it (the full endpoint URL only via getFullUrl). */
+export function subscriptionDocument(subscription: Subscription) {
+  const topicId = topicResourceId(subscription.topic);
+  return {
+    id: `${topicId}/eventSubscriptions/${subscription.name}`,
+    name: subscription.name,
+    type: 'Microsoft.EventGrid/eventSubscriptions',
+    properties: {
+      topic: topicId,
+      provisioningState: 'Succeeded',
+      destination: {
+        endpointType: 'WebHook',
+        properties: { endpointBaseUrl: endpointBaseUrl(subscription.destination.endpointUrl) },
+      },
+      filter: { includedEventTypes: subscription.filter.includedEventTypes ?? null },
+      retryPolicy: subscription.retryPolicy,
+      eventDeliverySchema: subscription.eventDeliverySchema,
+      labels: subscription.labels,
+    },
+    systemData: systemData(subscription),
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * Publishing: authenticate against the topic's keys, validate the events, and queue one delivery
+ * job per matching subscription. Answers only after every job is in SQS.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { DeliveryItem, Subscription, Topic } from '../domain/model';
+import { notFound, serviceUnavailable, unauthorized } from '../lambda/errors';
+import { parseJsonBytes } from '../lambda/http';
+import { isValidName } from '../management/schema';
+import type { LoggerLike } from '../observability/logging';
+import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
+import { TtlCache } from '../platform/cache';
+import type { Clock } from '../platform/clock';
+import { packJobs } from '../queue/job-codec';
+import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
+import type { Store } from '../storage/store';
+import { PUBLISH_LIMITS, parseEventGridEvents } from './event-grid-schema';
+import { matchesFilter } from './filter';
+
+export interface PublisherDeps {
+  store: Pick<Store, 'getTopic' | 'listSubscriptions'>;
+  queue: JobQueue;
+  clock: Clock;
+  metrics: MetricBuffer;
+  logger: LoggerLike;
+  /** A unique id per publish request (delivery ids derive from it). */
+  newId: () => string;
+  /** How long a topic (keys, subscription-list version) is trusted without a read. */
+  topicCacheMs: number;
+}
+
+export interface PublishRequest {
+  topic: string;
+  /** The `aeg-sas-key` header or query value. */
+  accessKey: string | undefined;
+  body: Buffer;
+}
+
+export interface PublishResult {
+  accepted: number;
+  /** Delivery jobs queued (one SQS message each). */
+  jobs: number;
+  matchedSubscriptions: number;
+}
+
+/** Queued job bytes held before they are sent while fanning out (a few SendMessageBatch calls). */
+export const FAN_OUT_FLUSH_BYTES = 4 * 1024 * 1024;
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
+/** Compares a presented key with the topic's keys in constant time. */
+export function isValidKey(topic: Pick<Topic, 'keys'>, presented: string): boolean {
+  const presentedDigest = digest(presented);
+  // Both comparisons always run, so timing does not tell which key matched.
+  const one = timingSafeEqual(presentedDigest, digest(topic.keys.key1));
+  const two = timingSafeEqual(presentedDigest, digest(topic.keys.key2));
+  return one || two;
+}
+
+export class Publisher {
+  private readonly topics: TtlCache<Topic | undefined>;
+  private readonly subscriptionLists: TtlCache<Subscription[]>;
+
+  constructor(private readonly deps: PublisherDeps) {
+    // "No such topic" is not kept: a topic created right after a 404 must work at once.
+    this.topics = new TtlCache(deps.topicCacheMs, deps.clock.now, { keep: (topic) => topic !== undefined });
+    // Keyed by the topic's creation time and subscriptionsVersion, so an entry is never stale (a
+    // deleted and re-created topic starts its versions afresh); the TTL only frees memory.
+    this.subscriptionLists = new TtlCache(10 * 60_000, deps.clock.now);
+  }
+
+  async publish(request: PublishRequest): Promise<PublishResult> {
+    const started = this.deps.clock.now();
+    // A name no topic can have is not looked up (DynamoDB would refuse an oversized key).
+    const topic = isValidName('topic', request.topic)
+      ? await this.topics.get(request.topic.toLowerCase(), () => this.deps.store.getTopic(request.topic))
+      : undefined;
+    if (topic === undefined) throw notFound(`The topic '${request.topic}' does not exist.`);
+    if (request.accessKey === undefined || request.accessKey === '') {
+      throw unauthorized(
+        'The request has no access key: send the aeg-sas-key header (or the aeg-sas-key query parameter) with key1 or key2 of the topic.',
+      );
+    }
+    if (!isValidKey(topic, request.accessKey)) {
+      throw unauthorized(`The access key is not valid for topic '${topic.name}'.`);
+    }
+    const events = parseEventGridEvents(
+      parseJsonBytes(request.body, PUBLISH_LIMITS.maxRequestBytes),
+      topic.name,
+    );
+
+    const subscriptions = await this.subscriptionLists.get(
+      `${topic.name.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
+      () => this.deps.store.listSubscriptions(topic.name),
+    );
+    const publishId = this.deps.newId();
+    const matchedEvents = new Set<number>();
+    let matchedSubscriptions = 0;
+    let jobs = 0;
+    // Jobs go out as the fan-out proceeds, so memory stays bounded with hundreds of subscriptions.
+    let pending: OutgoingJob[] = [];
+    let pendingBytes = 0;
+    const flush = async () => {
+      const sending = pending;
+      pending = [];
+      pendingBytes = 0;
+      await this.deps.queue.send('delivery', sending);
+    };
+    try {
+      for (const subscription of subscriptions) {
+        const items: DeliveryItem[] = [];
+        events.forEach((event, index) => {
+          if (!matchesFilter(subscription.filter, event)) return;
+          matchedEvents.add(index);
+          items.push({ deliveryId: `${publishId}.${index}`, event, attempts: 0, publishedAt: started });
+        });
+        if (items.length === 0) continue;
+        matchedSubscriptions += 1;
+        this.deps.metrics.count(
+          METRIC.MatchedEventCount,
+          items.length,
+          subscriptionDimensions(topic.name, subscription.name),
+        );
+        for (const body of packJobs({ topic: topic.name, subscription: subscription.name }, items)) {
+          pending.push({ body, delaySeconds: 0 });
+          pendingBytes += body.length;
+          jobs += 1;
+        }
+        if (pendingBytes >= FAN_OUT_FLUSH_BYTES) await flush();
+      }
+      await flush();
+    } catch (error) {
+      this.deps.logger.error('could not queue published events', {
+        topic: topic.name,
+        error: (error as Error).message,
+      });
+      throw serviceUnavailable(
+        'The events could not all be stored. Retry the request; events stored before the failure may be delivered twice.',
+      );
+    }
+    const topicDims = { Topic: topic.name };
+    this.deps.metrics.count(METRIC.UnmatchedEventCount, events.length - matchedEvents.size, topicDims);
+    this.deps.metrics.count(METRIC.PublishSuccessCount, events.length, topicDims);
+    this.deps.metrics.duration(METRIC.PublishSuccessLatencyInMs, this.deps.clock.now() - started, topicDims);
+    return { accepted: events.length, jobs, matchedSubscriptions };
+  }
+}

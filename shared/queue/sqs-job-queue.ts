@@ -1,0 +1,115 @@
+/**
+ * Sends delivery jobs to the delivery and retry queues with SendMessageBatch (ten entries or
+ * 1 MiB per request), re-sending entries SQS reports as failed before giving up.
+ */
+import {
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { type QueueKey, SQS_LIMITS } from '../config/resources';
+import { mapWithConcurrency } from '../platform/concurrency';
+
+export interface OutgoingJob {
+  body: string;
+  /** 0..900 */
+  delaySeconds: number;
+}
+
+export interface JobQueue {
+  /** Resolves once every job is durably in the queue; rejects otherwise. */
+  send(queue: QueueKey, jobs: readonly OutgoingJob[]): Promise<void>;
+}
+
+/** Groups jobs into SendMessageBatch requests by count and total size. */
+export function batchJobs(
+  jobs: readonly OutgoingJob[],
+  maxBatchBytes: number = SQS_LIMITS.maxMessageBytes,
+): OutgoingJob[][] {
+  const batches: OutgoingJob[][] = [];
+  let current: OutgoingJob[] = [];
+  let bytes = 0;
+  for (const job of jobs) {
+    const size = Buffer.byteLength(job.body, 'utf8');
+    if (
+      current.length > 0 &&
+      (current.length === SQS_LIMITS.maxBatchEntries || bytes + size > maxBatchBytes)
+    ) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(job);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+export interface SendOptions {
+  /** Re-sends of entries SQS reports as failed (throttling, internal errors). */
+  maxRetries?: number;
+  /** SendMessageBatch requests in flight at once. */
+  parallelRequests?: number;
+  backoffMs?: number;
+}
+
+/**
+ * Sends jobs to one queue URL in as few SendMessageBatch requests as the limits allow. Resolves
+ * once every job is in the queue; rejects if SQS refuses one for good.
+ */
+export async function sendJobs(
+  sqs: SQSClient,
+  url: string,
+  jobs: readonly OutgoingJob[],
+  options: SendOptions = {},
+): Promise<void> {
+  if (jobs.length === 0) return;
+  await mapWithConcurrency(batchJobs(jobs), options.parallelRequests ?? 8, (batch) =>
+    sendBatch(sqs, url, batch, options),
+  );
+}
+
+async function sendBatch(
+  sqs: SQSClient,
+  url: string,
+  batch: readonly OutgoingJob[],
+  options: SendOptions,
+): Promise<void> {
+  let entries: SendMessageBatchRequestEntry[] = batch.map((job, index) => ({
+    Id: String(index),
+    MessageBody: job.body,
+    DelaySeconds: Math.max(0, Math.min(SQS_LIMITS.maxDelaySeconds, Math.floor(job.delaySeconds))),
+  }));
+  const maxRetries = options.maxRetries ?? 3;
+  for (let attempt = 0; ; attempt += 1) {
+    const result = await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
+    const failed = result.Failed ?? [];
+    if (failed.length === 0) return;
+    const permanent = failed.find((entry) => entry.SenderFault === true);
+    if (permanent !== undefined || attempt >= maxRetries) {
+      const first = permanent ?? failed[0];
+      throw new Error(
+        `SQS refused ${failed.length} of ${entries.length} messages: ${first?.Code ?? '?'} ${first?.Message ?? ''}`.trim(),
+      );
+    }
+    const failedIds = new Set(failed.map((entry) => entry.Id));
+    entries = entries.filter((entry) => failedIds.has(entry.Id));
+    await new Promise((resolve) => setTimeout(resolve, (options.backoffMs ?? 50) * 2 ** attempt));
+  }
+}
+
+export class SqsJobQueue implements JobQueue {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly urls: Readonly<Partial<Record<QueueKey, string>>>,
+    private readonly options: SendOptions = {},
+  ) {}
+
+  async send(queue: QueueKey, jobs: readonly OutgoingJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const url = this.urls[queue];
+    if (url === undefined) throw new Error(`no URL configured for the ${queue} queue`);
+    await sendJobs(this.sqs, url, jobs, this.options);
+  }
+}

@@ -1,0 +1,328 @@
+/**
+ * Gridwire's DynamoDB table: topics, subscriptions and failed-attempt history in one table.
+ *
+ * | item          | pk                                   | sk                                  |
+ * |---------------|--------------------------------------|-------------------------------------|
+ * | topic         | `TOPIC#<topic>`                      | `#TOPIC` (also `gsi1pk = TOPIC`)    |
+ * | subscription  | `TOPIC#<topic>`                      | `SUB#<subscription>`                |
+ * | attempt       | `HISTORY#<topic>#<sub>#<event id>`   | `<publishedAt>#<deliveryId>#<n>`    |
+ *
+ * An event id over 512 bytes is keyed as `HISTORYH#<topic>#<sub>#<sha256 of the id>`.
+ * Names are case-insensitive (keys use lower case); items keep the name as first written.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  type BatchWriteCommandInput,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { TABLE } from '../config/resources';
+import type { AttemptRecord, InputSchema, Subscription, Topic, TopicKeys } from '../domain/model';
+
+const TOPICS_INDEX = TABLE.topicsIndex;
+
+const lower = (name: string) => name.toLowerCase();
+export const topicPk = (topic: string) => `TOPIC#${lower(topic)}`;
+export const TOPIC_SK = '#TOPIC';
+export const subscriptionSk = (subscription: string) => `SUB#${lower(subscription)}`;
+/** Event ids longer than this (UTF-8 bytes) are keyed by their SHA-256: a DynamoDB key holds 2 KiB. */
+const MAX_KEYED_EVENT_ID_BYTES = 512;
+
+export const historyPk = (topic: string, subscription: string, eventId: string) =>
+  Buffer.byteLength(eventId, 'utf8') > MAX_KEYED_EVENT_ID_BYTES
+    ? `HISTORYH#${lower(topic)}#${lower(subscription)}#${createHash('sha256').update(eventId, 'utf8').digest('hex')}`
+    : `HISTORY#${lower(topic)}#${lower(subscription)}#${eventId}`;
+export const historySk = (record: Pick<AttemptRecord, 'publishedAt' | 'deliveryId' | 'attempt'>) =>
+  `${String(record.publishedAt).padStart(15, '0')}#${record.deliveryId}#${String(record.attempt).padStart(3, '0')}`;
+
+/** A new access key: 32 random bytes, base64, like the original service's keys. */
+export const newAccessKey = (): string => randomBytes(32).toString('base64');
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class Store {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  // ---- topics -------------------------------------------------------------------------------
+
+  async getTopic(name: string): Promise<Topic | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: this.topicKey(name) }),
+    );
+    return Item === undefined ? undefined : toTopic(Item);
+  }
+
+  /**
+   * Creates the topic with fresh keys, or returns the existing one. `created` tells which.
+   */
+  async createTopic(
+    name: string,
+    input: { inputSchema: InputSchema; tags: Record<string, string> },
+    now: Date,
+  ): Promise<{ topic: Topic; created: boolean }> {
+    const topic: Topic = {
+      name,
+      inputSchema: input.inputSchema,
+      keys: { key1: newAccessKey(), key2: newAccessKey() },
+      tags: input.tags,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      subscriptionsVersion: 0,
+    };
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...this.topicKey(name),
+            [TOPICS_INDEX.partitionKey]: 'TOPIC',
+            [TOPICS_INDEX.sortKey]: lower(name),
+            kind: 'topic',
+            ...topic,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return { topic, created: true };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const existing = await this.getTopic(name);
+      if (existing === undefined) return this.createTopic(name, input, now);
+      return { topic: existing, created: false };
+    }
+  }
+
+  /** Updates the mutable parts of a topic (tags). */
+  async updateTopicTags(name: string, tags: Record<string, string>, now: Date): Promise<Topic | undefined> {
+    return this.updateTopic(name, 'SET tags = :tags, updatedAt = :now', {
+      ':tags': tags,
+      ':now': now.toISOString(),
+    });
+  }
+
+  async listTopics(): Promise<Topic[]> {
+    const items = await this.queryAll({
+      TableName: this.tableName,
+      IndexName: TOPICS_INDEX.name,
+      KeyConditionExpression: '#g = :topic',
+      ExpressionAttributeNames: { '#g': TOPICS_INDEX.partitionKey },
+      ExpressionAttributeValues: { ':topic': 'TOPIC' },
+    });
+    return items.map(toTopic);
+  }
+
+  /** Deletes the topic and all its subscriptions. Returns false when there was no such topic. */
+  async deleteTopic(name: string): Promise<boolean> {
+    const items = await this.queryAll({
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': topicPk(name) },
+      ProjectionExpression: 'pk, sk',
+    });
+    if (!items.some((item) => item.sk === TOPIC_SK)) return false;
+    // Subscriptions first, the topic last: a half-finished delete can simply be repeated.
+    for (const item of items) {
+      if (item.sk === TOPIC_SK) continue;
+      await this.doc.send(
+        new DeleteCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk } }),
+      );
+    }
+    await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: this.topicKey(name) }));
+    return true;
+  }
+
+  async regenerateKey(name: string, keyName: keyof TopicKeys, now: Date): Promise<Topic | undefined> {
+    return this.updateTopic(
+      name,
+      `SET #keys.#k = :key, updatedAt = :now`,
+      { ':key': newAccessKey(), ':now': now.toISOString() },
+      {
+        '#keys': 'keys',
+        '#k': keyName,
+      },
+    );
+  }
+
+  // ---- subscriptions ------------------------------------------------------------------------
+
+  async getSubscription(topic: string, name: string): Promise<Subscription | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: { pk: topicPk(topic), sk: subscriptionSk(name) } }),
+    );
+    return Item === undefined ? undefined : toSubscription(Item);
+  }
+
+  async listSubscriptions(topic: string): Promise<Subscription[]> {
+    const items = await this.queryAll({
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sub)',
+      ExpressionAttributeValues: { ':pk': topicPk(topic), ':sub': 'SUB#' },
+    });
+    return items.map(toSubscription);
+  }
+
+  /**
+   * Creates or replaces a subscription and bumps the topic's `subscriptionsVersion`, which tells
+   * publishers to re-read the list. Returns whether it was created.
+   */
+  async putSubscription(subscription: Subscription): Promise<boolean> {
+    const previous = await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          pk: topicPk(subscription.topic),
+          sk: subscriptionSk(subscription.name),
+          kind: 'subscription',
+          ...subscription,
+        },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    await this.bumpSubscriptionsVersion(subscription.topic, subscription.updatedAt);
+    return previous.Attributes === undefined;
+  }
+
+  async deleteSubscription(topic: string, name: string, now: Date): Promise<boolean> {
+    const { Attributes } = await this.doc.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: { pk: topicPk(topic), sk: subscriptionSk(name) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    if (Attributes === undefined) return false;
+    await this.bumpSubscriptionsVersion(topic, now.toISOString());
+    return true;
+  }
+
+  // ---- attempt history ----------------------------------------------------------------------
+
+  /** Writes attempt records (batched, 25 per request), each expiring `retentionDays` after it happened. */
+  async recordAttempts(records: readonly AttemptRecord[], retentionDays: number): Promise<void> {
+    const requests = records.map((record) => ({
+      PutRequest: {
+        Item: {
+          pk: historyPk(record.topic, record.subscription, record.eventId),
+          sk: historySk(record),
+          kind: 'attempt',
+          ...record,
+          [TABLE.ttlAttribute]: Math.ceil(record.at / 1000) + retentionDays * 86_400,
+        },
+      },
+    }));
+    for (let start = 0; start < requests.length; start += 25) {
+      await this.batchWrite({ RequestItems: { [this.tableName]: requests.slice(start, start + 25) } });
+    }
+  }
+
+  /** An event's recorded attempts for one subscription, oldest first. */
+  async listAttempts(topic: string, subscription: string, eventId: string): Promise<AttemptRecord[]> {
+    const items = await this.queryAll({
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': historyPk(topic, subscription, eventId) },
+    });
+    return items.map((item) => {
+      const { pk: _pk, sk: _sk, kind: _kind, [TABLE.ttlAttribute]: _ttl, ...record } = item;
+      return record as unknown as AttemptRecord;
+    });
+  }
+
+  // ---- helpers ------------------------------------------------------------------------------
+
+  private topicKey(name: string) {
+    return { pk: topicPk(name), sk: TOPIC_SK };
+  }
+
+  private async updateTopic(
+    name: string,
+    update: string,
+    values: Record<string, unknown>,
+    names?: Record<string, string>,
+  ): Promise<Topic | undefined> {
+    try {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.topicKey(name),
+          UpdateExpression: update,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: values,
+          ...(names === undefined ? {} : { ExpressionAttributeNames: names }),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes === undefined ? undefined : toTopic(Attributes);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  private async bumpSubscriptionsVersion(topic: string, at: string): Promise<void> {
+    await this.updateTopic(topic, 'ADD subscriptionsVersion :one SET updatedAt = :now', {
+      ':one': 1,
+      ':now': at,
+    });
+  }
+
+  private async queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return items;
+  }
+
+  /** BatchWriteItem, re-sending unprocessed items with backoff; throws if they never go through. */
+  private async batchWrite(input: BatchWriteCommandInput): Promise<void> {
+    let pending = input.RequestItems;
+    for (let attempt = 0; pending !== undefined && Object.keys(pending).length > 0; attempt += 1) {
+      if (attempt > 0) {
+        if (attempt > 5) throw new Error('DynamoDB kept items unprocessed after 5 retries');
+        await sleep(50 * 2 ** attempt);
+      }
+      const result = await this.doc.send(new BatchWriteCommand({ RequestItems: pending }));
+      pending = result.UnprocessedItems;
+    }
+  }
+}
+
+function toTopic(item: Record<string, unknown>): Topic {
+  return {
+    name: item.name as string,
+    inputSchema: item.inputSchema as InputSchema,
+    keys: item.keys as TopicKeys,
+    tags: (item.tags as Record<string, string> | undefined) ?? {},
+    createdAt: item.createdAt as string,
+    updatedAt: item.updatedAt as string,
+    subscriptionsVersion: Number(item.subscriptionsVersion ?? 0),
+  };
+}
+
+function toSubscription(item: Record<string, unknown>): Subscription {
+  return {
+    topic: item.topic as string,
+    name: item.name as string,
+    destination: item.destination as Subscription['destination'],
+    filter: (item.filter as Subscription['filter'] | undefined) ?? {},
+    retryPolicy: item.retryPolicy as Subscription['retryPolicy'],
+    eventDeliverySchema: 'EventGridSchema',
+    labels: (item.labels as string[] | undefined) ?? [],
+    createdAt: item.createdAt as string,
+    updatedAt: item.updatedAt as string,
+  };
+}

@@ -1,0 +1,262 @@
+import { METRIC } from '../../../shared/observability/metrics';
+import { engineHarness, item, job, subscription } from '../../support/fakes';
+
+const S = 1000;
+const M = 60 * S;
+const H = 60 * M;
+const farFuture = Number.MAX_SAFE_INTEGER;
+
+describe('delivery engine', () => {
+  it('delivers a due job with the service headers and writes nothing else on success', async () => {
+    const h = engineHarness();
+    const t0 = h.clock.now();
+
+    const report = await h.engine.processJob(job([item('e1', t0), item('e2', t0)]), {
+      attemptDeadline: farFuture,
+    });
+
+    expect(report).toEqual({ hopped: false, delivered: 2, retried: 0, ended: 0, deferred: 0 });
+    expect(h.sender.requests).toHaveLength(2);
+    const first = h.sender.requests[0]?.request;
+    expect(first?.url).toBe('https://hooks.example.test/in');
+    expect(first?.headers).toMatchObject({
+      'content-type': 'application/json; charset=utf-8',
+      'aeg-delivery-count': '0',
+      'aeg-subscription-name': 'AUDIT',
+      'aeg-event-type': 'Notification',
+    });
+    expect(JSON.parse(first?.body ?? '')).toEqual([item('e1', t0).event]);
+    expect(h.queue.sent).toHaveLength(0);
+    expect(h.history.records).toHaveLength(0);
+    expect(h.metrics.drain().find((p) => p.name === METRIC.DeliverySuccessCount)?.values).toEqual([2]);
+  });
+
+  it('schedules a failed event on the retry queue with its state, due after the schedule plus jitter', async () => {
+    const h = engineHarness({ randoms: [0.5] });
+    h.sender.answerWith({ delivered: false, httpStatus: 500, outcome: 'GenericError' });
+    const t0 = h.clock.now();
+
+    const report = await h.engine.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture });
+
+    expect(report.retried).toBe(1);
+    const [sent] = h.queue.take();
+    expect(sent?.queue).toBe('retry');
+    expect(sent?.job.dueAt).toBe(t0 + 10 * S + 0.5 * S);
+    expect(sent?.delaySeconds).toBe(10);
+    expect(sent?.job.items[0]).toMatchObject({
+      attempts: 1,
+      lastOutcome: 'GenericError',
+      lastHttpStatus: 500,
+      lastAttemptAt: t0,
+      publishedAt: t0,
+    });
+    expect(h.history.records).toEqual([
+      expect.objectContaining({
+        eventId: 'e1',
+        attempt: 1,
+        outcome: 'GenericError',
+        httpStatus: 500,
+        next: { action: 'retry', dueAt: t0 + 10.5 * S },
+      }),
+    ]);
+  });
+
+  it('packs events that failed alike into one retry message with one jitter draw', async () => {
+    const h = engineHarness({ randoms: [0.2, 0.9] });
+    h.sender.answerWith((request) =>
+      request.headers['aeg-output-event-id'] === 'slow'
+        ? { delivered: false, httpStatus: 503, outcome: 'Busy' }
+        : { delivered: false, httpStatus: 500, outcome: 'GenericError' },
+    );
+    const t0 = h.clock.now();
+    const items = ['a', 'b', 'c', 'slow'].map((id) => item(id, t0));
+
+    await h.engine.processJob(job(items), { attemptDeadline: farFuture });
+
+    const sent = h.queue.take();
+    expect(sent.map((s) => s.job.items.map((i) => i.event.id))).toEqual([['a', 'b', 'c'], ['slow']]);
+    expect(sent[0]?.job.dueAt).toBe(t0 + 10 * S + 0.2 * S);
+    expect(sent[1]?.job.dueAt).toBe(t0 + 30 * S + 0.9 * 3 * S);
+    expect(h.draws).toEqual([0.2, 0.9]);
+  });
+
+  it.each([400, 401, 403, 413])(
+    'ends delivery at once on %i and records the drop with its reason',
+    async (status) => {
+      const h = engineHarness();
+      h.sender.answerWith({ delivered: false, httpStatus: status, outcome: 'BadRequest' });
+
+      const report = await h.engine.processJob(job([item('e1', h.clock.now())]), {
+        attemptDeadline: farFuture,
+      });
+
+      expect(report).toMatchObject({ ended: 1, retried: 0 });
+      expect(h.sender.requests).toHaveLength(1);
+      expect(h.queue.sent).toHaveLength(0);
+      expect(h.history.records[0]?.next).toEqual({ action: 'dropped', reason: 'NonRetriableOutcome' });
+      const dropped = h.metrics.drain().find((p) => p.name === METRIC.DroppedEventCount);
+      expect(dropped?.dimensions).toMatchObject({ DropReason: 'NonRetriableOutcome' });
+      expect(dropped?.values).toEqual([1]);
+    },
+  );
+
+  it('hops a job that is not due yet without attempting it', async () => {
+    const h = engineHarness();
+    const t0 = h.clock.now();
+
+    const report = await h.engine.processJob(job([item('e1', t0, { attempts: 8 })], t0 + 3 * H), {
+      attemptDeadline: farFuture,
+    });
+
+    expect(report.hopped).toBe(true);
+    expect(h.sender.requests).toHaveLength(0);
+    const [sent] = h.queue.take();
+    expect(sent?.delaySeconds).toBe(900);
+    expect(sent?.job.dueAt).toBe(t0 + 3 * H);
+    expect(sent?.job.items[0]?.attempts).toBe(8);
+  });
+
+  it('sleeps away the last sub-second instead of hopping, then attempts exactly at the due time', async () => {
+    const h = engineHarness();
+    const t0 = h.clock.now();
+
+    await h.engine.processJob(job([item('e1', t0, { attempts: 1 })], t0 + 400), {
+      attemptDeadline: farFuture,
+    });
+
+    expect(h.sender.requests.map((r) => r.at)).toEqual([t0 + 400]);
+    expect(h.sender.requests[0]?.request.headers['aeg-delivery-count']).toBe('1');
+  });
+
+  it('checks the TTL when a job comes due and ends expired events without an attempt', async () => {
+    const h = engineHarness();
+    h.subscriptions.set(
+      'orders/audit',
+      subscription({ retryPolicy: { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1 } }),
+    );
+    const publishedAt = h.clock.now();
+    h.clock.advance(100 * S);
+
+    const report = await h.engine.processJob(
+      job([item('old', publishedAt, { attempts: 3, lastOutcome: 'GenericError' })], h.clock.now()),
+      { attemptDeadline: farFuture },
+    );
+
+    expect(report.ended).toBe(1);
+    expect(h.sender.requests).toHaveLength(0);
+    expect(h.history.records).toEqual([
+      expect.objectContaining({
+        attempt: 4,
+        outcome: 'NotAttempted',
+        next: { action: 'dropped', reason: 'TimeToLiveExceeded' },
+      }),
+    ]);
+  });
+
+  it('drops pending events of a deleted subscription', async () => {
+    const h = engineHarness();
+    h.subscriptions.clear();
+
+    const report = await h.engine.processJob(job([item('e1', h.clock.now())]), {
+      attemptDeadline: farFuture,
+    });
+
+    expect(report.ended).toBe(1);
+    expect(h.sender.requests).toHaveLength(0);
+    expect(h.metrics.drain().find((p) => p.name === METRIC.DroppedEventCount)?.dimensions).toMatchObject({
+      DropReason: 'SubscriptionDeleted',
+    });
+  });
+
+  it('re-queues untouched what it cannot start before the deadline', async () => {
+    const h = engineHarness();
+    const t0 = h.clock.now();
+
+    const report = await h.engine.processJob(job([item('e1', t0), item('e2', t0)]), { attemptDeadline: t0 });
+
+    expect(report.deferred).toBe(2);
+    expect(h.sender.requests).toHaveLength(0);
+    const [sent] = h.queue.take();
+    expect(sent?.delaySeconds).toBe(0);
+    expect(sent?.job.dueAt).toBeUndefined();
+    expect(sent?.job.items.map((i) => i.attempts)).toEqual([0, 0]);
+  });
+
+  it('fails the job (so SQS gives it back) when follow-up work cannot be queued', async () => {
+    const h = engineHarness();
+    h.sender.answerWith({ delivered: false, httpStatus: 500 });
+    h.queue.failWith = new Error('SQS is down');
+
+    await expect(
+      h.engine.processJob(job([item('e1', h.clock.now())]), { attemptDeadline: farFuture }),
+    ).rejects.toThrow('SQS is down');
+  });
+
+  it('does not fail the job when only the attempt history cannot be written', async () => {
+    const h = engineHarness();
+    h.sender.answerWith({ delivered: false, httpStatus: 500 });
+    h.history.failWith = new Error('table throttled');
+
+    const report = await h.engine.processJob(job([item('e1', h.clock.now())]), {
+      attemptDeadline: farFuture,
+    });
+
+    expect(report.retried).toBe(1);
+  });
+
+  it('records a success that follows failures, so the history shows how it ended', async () => {
+    const h = engineHarness();
+    await h.engine.processJob(job([item('e1', h.clock.now(), { attempts: 2 })]), {
+      attemptDeadline: farFuture,
+    });
+    expect(h.history.records).toEqual([
+      expect.objectContaining({ attempt: 3, outcome: 'Delivered', next: { action: 'none' } }),
+    ]);
+  });
+
+  it('keeps at most `concurrency` webhook requests in flight across jobs', async () => {
+    const h = engineHarness({ concurrency: 3, latencyMs: 5 });
+    const t0 = h.clock.now();
+    const many = Array.from({ length: 20 }, (_, i) => item(`e${i}`, t0));
+
+    await Promise.all([
+      h.engine.processJob(job(many.slice(0, 10)), { attemptDeadline: farFuture }),
+      h.engine.processJob(job(many.slice(10)), { attemptDeadline: farFuture }),
+    ]);
+
+    expect(h.sender.requests).toHaveLength(20);
+    expect(h.sender.maxInFlight).toBe(3);
+  });
+
+  it('runs a day of retries in virtual time: every attempt on schedule within jitter bounds, then TTL', async () => {
+    const h = engineHarness({ randoms: Array.from({ length: 50 }, (_, i) => (i * 0.37) % 1) });
+    h.sender.answerWith({ delivered: false, httpStatus: 500, outcome: 'GenericError' });
+    const t0 = h.clock.now();
+    let pending = [{ job: job([item('e1', t0)]), delaySeconds: 0 }];
+    let hops = 0;
+    while (pending.length > 0) {
+      const [next] = pending;
+      if (next === undefined) break;
+      h.clock.advance(next.delaySeconds * S);
+      const report = await h.engine.processJob(next.job, { attemptDeadline: farFuture });
+      if (report.hopped) hops += 1;
+      pending = h.queue.take();
+    }
+
+    const times = h.sender.requests.map((r) => r.at - t0);
+    const counts = h.sender.requests.map((r) => r.request.headers['aeg-delivery-count']);
+    expect(counts).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
+    const schedule = [10 * S, 30 * S, 1 * M, 5 * M, 10 * M, 30 * M, 1 * H, 3 * H, 6 * H, 12 * H];
+    schedule.forEach((step, index) => {
+      const gap = (times[index + 1] ?? 0) - (times[index] ?? 0);
+      expect(gap).toBeGreaterThanOrEqual(step);
+      expect(gap).toBeLessThan(step + Math.min(step * 0.1, 60 * S));
+    });
+    expect(h.history.records.at(-1)).toMatchObject({
+      outcome: 'NotAttempted',
+      next: { action: 'dropped', reason: 'TimeToLiveExceeded' },
+    });
+    // 12 h waits take 48 hops of 900 s; shorter ones fewer.
+    expect(hops).toBeGreaterThan(48);
+  });
+});

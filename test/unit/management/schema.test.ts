@@ -1,0 +1,164 @@
+import { ApiError } from '../../../shared/lambda/errors';
+import {
+  endpointBaseUrl,
+  parseSubscriptionBody,
+  parseTopicBody,
+  subscriptionDocument,
+  validateName,
+} from '../../../shared/management/schema';
+import { subscription } from '../../support/fakes';
+
+const webhook = (url = 'https://hooks.example.test/in', extra: Record<string, unknown> = {}) => ({
+  properties: { destination: { endpointType: 'WebHook', properties: { endpointUrl: url } }, ...extra },
+});
+
+function rejection(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ApiError && error.statusCode === 400) return error.message;
+    throw error;
+  }
+  throw new Error('expected a 400');
+}
+
+describe('event subscription bodies', () => {
+  it('fills in the defaults: 30 attempts, 1440 minutes, every event type', () => {
+    expect(parseSubscriptionBody(webhook(), { allowHttp: false })).toEqual({
+      endpointUrl: 'https://hooks.example.test/in',
+      retryPolicy: { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1440 },
+      labels: [],
+    });
+  });
+
+  it('keeps a retry policy and event types; `All` means every type', () => {
+    const parsed = parseSubscriptionBody(
+      webhook(undefined, {
+        retryPolicy: { maxDeliveryAttempts: 1, eventTimeToLiveInMinutes: 1 },
+        filter: { includedEventTypes: ['A', 'B'] },
+      }),
+      { allowHttp: false },
+    );
+    expect(parsed.retryPolicy).toEqual({ maxDeliveryAttempts: 1, eventTimeToLiveInMinutes: 1 });
+    expect(parsed.includedEventTypes).toEqual(['A', 'B']);
+    expect(
+      parseSubscriptionBody(webhook(undefined, { filter: { includedEventTypes: ['All'] } }), {
+        allowHttp: false,
+      }).includedEventTypes,
+    ).toBeUndefined();
+  });
+
+  it.each([
+    [
+      { retryPolicy: { maxDeliveryAttempts: 0 } },
+      /properties.retryPolicy.maxDeliveryAttempts: must be an integer between 1 and 30/,
+    ],
+    [
+      { retryPolicy: { maxDeliveryAttempts: 31 } },
+      /maxDeliveryAttempts: must be an integer between 1 and 30 \(got a larger value\)/,
+    ],
+    [
+      { retryPolicy: { maxDeliveryAttempts: 2.5 } },
+      /maxDeliveryAttempts: must be an integer between 1 and 30/,
+    ],
+    [
+      { retryPolicy: { eventTimeToLiveInMinutes: 1441 } },
+      /eventTimeToLiveInMinutes: must be an integer between 1 and 1440/,
+    ],
+    [
+      { retryPolicy: { eventTimeToLiveInMinutes: '60' } },
+      /eventTimeToLiveInMinutes: must be an integer between 1 and 1440/,
+    ],
+    [
+      { retryPolicy: { maxDeliveryAttempts: 3, retries: 2 } },
+      /properties.retryPolicy.retries: unknown field/,
+    ],
+    [{ colour: 'blue' }, /properties.colour: unknown field/],
+    [{ deadLetterDestination: {} }, /properties.deadLetterDestination: not supported yet/],
+    [{ filter: { subjectBeginsWith: 'a' } }, /properties.filter.subjectBeginsWith: not supported yet/],
+    [{ filter: { includedEventTypes: 'A' } }, /includedEventTypes: must be an array of event type names/],
+    [
+      { eventDeliverySchema: 'CloudEventSchemaV1_0' },
+      /eventDeliverySchema: only EventGridSchema is supported/,
+    ],
+  ])('rejects %j naming the field', (extra, message) => {
+    expect(rejection(() => parseSubscriptionBody(webhook(undefined, extra), { allowHttp: false }))).toMatch(
+      message,
+    );
+  });
+
+  it.each([
+    [{}, /properties: is required/],
+    [{ properties: {} }, /properties.destination: is required/],
+    [
+      { properties: { destination: { endpointType: 'EventHub', properties: {} } } },
+      /endpointType: must be 'WebHook'/,
+    ],
+  ])('rejects the incomplete body %j', (body, message) => {
+    expect(rejection(() => parseSubscriptionBody(body, { allowHttp: false }))).toMatch(message);
+  });
+
+  it.each([
+    ['not a url', /endpointUrl: must be an absolute URL/],
+    ['ftp://hooks.example.test/', /endpointUrl: must be an https URL/],
+    ['https://user:pw@hooks.example.test/', /must not carry user credentials/],
+  ])('rejects the endpoint %s', (url, message) => {
+    expect(rejection(() => parseSubscriptionBody(webhook(url), { allowHttp: false }))).toMatch(message);
+  });
+
+  it('allows http endpoints only where configured (local mode)', () => {
+    expect(
+      rejection(() => parseSubscriptionBody(webhook('http://127.0.0.1:9/x'), { allowHttp: false })),
+    ).toMatch(/http is allowed in local mode only/);
+    expect(parseSubscriptionBody(webhook('http://127.0.0.1:9/x'), { allowHttp: true }).endpointUrl).toBe(
+      'http://127.0.0.1:9/x',
+    );
+  });
+});
+
+describe('topic bodies and names', () => {
+  it('defaults to the Event Grid schema, with or without a body', () => {
+    expect(parseTopicBody(undefined)).toEqual({ inputSchema: 'EventGridSchema', tags: {} });
+    expect(
+      parseTopicBody({ location: 'eu-west-1', properties: { inputSchema: 'EventGridSchema' } }).inputSchema,
+    ).toBe('EventGridSchema');
+  });
+
+  it.each([
+    [
+      { properties: { inputSchema: 'CloudEventSchemaV1_0' } },
+      /properties.inputSchema: only EventGridSchema is supported/,
+    ],
+    [
+      { properties: { inputSchema: 'Avro' } },
+      /properties.inputSchema: must be one of EventGridSchema, CloudEventSchemaV1_0/,
+    ],
+    [{ properties: { inputSchemaMapping: {} } }, /properties.inputSchemaMapping: not supported yet/],
+    [{ sku: 'Basic' }, /sku: unknown field/],
+  ])('rejects %j', (body, message) => {
+    expect(rejection(() => parseTopicBody(body))).toMatch(message);
+  });
+
+  it.each(['ab', 'a'.repeat(51), 'has space', 'under_score'])('rejects the topic name %j', (name) => {
+    expect(rejection(() => validateName('topic', name))).toMatch(
+      /use 3 to 50 characters, letters, digits and hyphens/,
+    );
+  });
+
+  it('accepts names with letters, digits and hyphens', () => {
+    expect(validateName('subscription', 'Audit-Log-2')).toBe('Audit-Log-2');
+  });
+});
+
+describe('subscription documents', () => {
+  it('show the endpoint without its query string, which may hold a secret', () => {
+    const doc = subscriptionDocument(
+      subscription({
+        destination: { endpointType: 'WebHook', endpointUrl: 'https://h.example.test/in?code=secret' },
+      }),
+    );
+    expect(doc.properties.destination.properties).toEqual({ endpointBaseUrl: 'https://h.example.test/in' });
+    expect(JSON.stringify(doc)).not.toContain('secret');
+    expect(endpointBaseUrl('https://h.example.test/a/b#frag')).toBe('https://h.example.test/a/b');
+  });
+});

@@ -1,0 +1,81 @@
+import { ApiError } from '../../../shared/lambda/errors';
+import {
+  PUBLISH_LIMITS,
+  parseEventGridEvents,
+  topicResourceId,
+} from '../../../shared/publish/event-grid-schema';
+
+const valid = {
+  id: '1',
+  subject: 'orders/1',
+  eventType: 'Order.Created',
+  eventTime: '2026-01-01T00:00:00Z',
+  data: { n: 1 },
+};
+
+function rejection(body: unknown): ApiError {
+  try {
+    parseEventGridEvents(body, 'orders');
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('Event Grid schema input', () => {
+  it('stamps topic and metadataVersion and defaults dataVersion, keeping everything else', () => {
+    const [event] = parseEventGridEvents([{ ...valid, extra: true }], 'orders');
+    expect(event).toEqual({
+      ...valid,
+      extra: true,
+      topic: '/gridwire/topics/orders',
+      dataVersion: '',
+      metadataVersion: '1',
+    });
+  });
+
+  it('accepts a topic field that names this topic (any case) and an explicit dataVersion', () => {
+    const [event] = parseEventGridEvents(
+      [{ ...valid, topic: topicResourceId('ORDERS'), dataVersion: '2.0' }],
+      'orders',
+    );
+    expect(event?.dataVersion).toBe('2.0');
+  });
+
+  it('accepts an empty array', () => {
+    expect(parseEventGridEvents([], 'orders')).toEqual([]);
+  });
+
+  it.each([
+    [{ ...valid }, 'not an array', 400, /must be a JSON array/],
+    [[valid, 'x'], '', 400, /Event at index 1 must be a JSON object/],
+    [[{ ...valid, id: undefined }], '', 400, /Event at index 0: id is required/],
+    [[valid, { ...valid, id: '' }], '', 400, /Event at index 1: id must not be empty/],
+    [[{ ...valid, subject: 5 }], '', 400, /subject must be a string/],
+    [[{ ...valid, eventType: undefined }], '', 400, /eventType is required/],
+    [[{ ...valid, eventTime: 'yesterday' }], '', 400, /eventTime must be an ISO 8601 date-time/],
+    [[{ ...valid, dataVersion: 1 }], '', 400, /dataVersion must be a string/],
+    [[{ ...valid, metadataVersion: '2' }], '', 400, /metadataVersion must be "1"/],
+    [[{ ...valid, topic: '/other' }], '', 400, /topic '\/other' does not match this topic/],
+  ])('rejects %j %s with %i naming the problem', (body, _label, status, message) => {
+    const error = rejection(body);
+    expect(error.statusCode).toBe(status);
+    expect(error.message).toMatch(message);
+    expect(error.toBody().error.details?.[0]?.message).toMatch(message);
+  });
+
+  it('rejects more than 5,000 events, naming the limit', () => {
+    const error = rejection(Array.from({ length: PUBLISH_LIMITS.maxEventsPerRequest + 1 }, () => valid));
+    expect(error.statusCode).toBe(400);
+    expect(error.message).toMatch(/5001 events; at most 5000/);
+  });
+
+  it('rejects an event over the size limit with 413, naming index and limit', () => {
+    const error = rejection([valid, { ...valid, data: 'x'.repeat(PUBLISH_LIMITS.maxEventBytes) }]);
+    expect(error.statusCode).toBe(413);
+    expect(error.message).toMatch(
+      new RegExp(`Event at index 1 is \\d+ bytes; one event may be at most ${PUBLISH_LIMITS.maxEventBytes}`),
+    );
+  });
+});

@@ -1,0 +1,226 @@
+import type { Subscription, Topic } from '../../../shared/domain/model';
+import { ApiError } from '../../../shared/lambda/errors';
+import { silentLogger } from '../../../shared/observability/logging';
+import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
+import { FAN_OUT_FLUSH_BYTES, isValidKey, Publisher } from '../../../shared/publish/publisher';
+import type { OutgoingJob } from '../../../shared/queue/sqs-job-queue';
+import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
+
+const topic: Topic = {
+  name: 'orders',
+  inputSchema: 'EventGridSchema',
+  keys: { key1: 'key-one', key2: 'key-two' },
+  tags: {},
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  subscriptionsVersion: 1,
+};
+
+const event = (id: string, eventType = 'Order.Created') => ({
+  id,
+  subject: 'orders/1',
+  eventType,
+  eventTime: '2026-01-01T00:00:00Z',
+  data: {},
+});
+
+function setup(subscriptions: Subscription[] = [subscription()]) {
+  const clock = new VirtualClock();
+  const queue = new RecordingQueue(clock);
+  const metrics = new MetricBuffer();
+  const reads = { topics: 0, subscriptions: 0 };
+  const state = { topic: { ...topic } as Topic | undefined, subscriptions };
+  const publisher = new Publisher({
+    store: {
+      getTopic: async () => {
+        reads.topics += 1;
+        return state.topic;
+      },
+      listSubscriptions: async () => {
+        reads.subscriptions += 1;
+        return state.subscriptions;
+      },
+    },
+    queue,
+    clock,
+    metrics,
+    logger: silentLogger,
+    newId: () => 'pub-1',
+    topicCacheMs: 1000,
+  });
+  /** `null` sends no key at all. */
+  const publish = (events: unknown, accessKey: string | null = 'key-one', name = 'orders') =>
+    publisher.publish({
+      topic: name,
+      accessKey: accessKey ?? undefined,
+      body: Buffer.from(JSON.stringify(events)),
+    });
+  return { publisher, publish, queue, clock, metrics, reads, state };
+}
+
+async function status(promise: Promise<unknown>): Promise<number> {
+  try {
+    await promise;
+    return 200;
+  } catch (error) {
+    if (error instanceof ApiError) return error.statusCode;
+    throw error;
+  }
+}
+
+describe('publishing', () => {
+  it('queues one job per matching subscription, packing the request into one message', async () => {
+    const { publish, queue } = setup([subscription({ name: 'a' }), subscription({ name: 'b' })]);
+    const result = await publish(Array.from({ length: 100 }, (_, i) => event(`e${i}`)));
+
+    expect(result).toEqual({ accepted: 100, jobs: 2, matchedSubscriptions: 2 });
+    const jobs = queue.take();
+    expect(jobs.map((j) => [j.queue, j.job.subscription, j.job.items.length, j.delaySeconds])).toEqual([
+      ['delivery', 'a', 100, 0],
+      ['delivery', 'b', 100, 0],
+    ]);
+    expect(jobs[0]?.job.items[7]).toMatchObject({
+      deliveryId: 'pub-1.7',
+      attempts: 0,
+      event: { id: 'e7', topic: '/gridwire/topics/orders' },
+    });
+  });
+
+  it('sends each subscription only the event types it asked for', async () => {
+    const { publish, queue, metrics } = setup([
+      subscription({ name: 'created', filter: { includedEventTypes: ['order.created'] } }),
+      subscription({ name: 'shipped', filter: { includedEventTypes: ['Order.Shipped'] } }),
+    ]);
+    await publish([event('1', 'Order.Created'), event('2', 'Order.Paid'), event('3', 'Order.Shipped')]);
+
+    expect(queue.take().map((j) => [j.job.subscription, j.job.items.map((i) => i.event.id)])).toEqual([
+      ['created', ['1']],
+      ['shipped', ['3']],
+    ]);
+    const points = metrics.drain();
+    expect(points.find((p) => p.name === METRIC.UnmatchedEventCount)?.values).toEqual([1]);
+    expect(points.find((p) => p.name === METRIC.PublishSuccessCount)?.values).toEqual([3]);
+  });
+
+  it('accepts key1 and key2 and nothing else', async () => {
+    expect(isValidKey(topic, 'key-one')).toBe(true);
+    expect(isValidKey(topic, 'key-two')).toBe(true);
+    expect(isValidKey(topic, 'key-one ')).toBe(false);
+    const { publish } = setup();
+    expect(await status(publish([event('1')], 'key-two'))).toBe(200);
+  });
+
+  it.each([
+    [null, 401],
+    ['', 401],
+    ['wrong', 401],
+  ])('answers key %j with %i', async (key, expected) => {
+    const { publish, queue } = setup();
+    expect(await status(publish([event('1')], key))).toBe(expected);
+    expect(queue.sent).toHaveLength(0);
+  });
+
+  it('answers 404 for an unknown topic', async () => {
+    const { publish, state } = setup();
+    state.topic = undefined;
+    expect(await status(publish([event('1')]))).toBe(404);
+  });
+
+  it('answers 400 for malformed events and queues nothing', async () => {
+    const { publish, queue } = setup();
+    expect(await status(publish([event('1'), { ...event('2'), eventTime: 'never' }]))).toBe(400);
+    expect(queue.sent).toHaveLength(0);
+  });
+
+  it('answers 413 for a body over 1 MiB', async () => {
+    const { publisher } = setup();
+    const body = Buffer.alloc(1_048_577, 32);
+    expect(await status(publisher.publish({ topic: 'orders', accessKey: 'key-one', body }))).toBe(413);
+  });
+
+  it('answers 503 (and may be retried) when the queue refuses the jobs', async () => {
+    const { publish, queue } = setup();
+    queue.failWith = new Error('throttled');
+    expect(await status(publish([event('1')]))).toBe(503);
+  });
+
+  it('reads the topic at most once per cache period and the subscription list once per version', async () => {
+    const { publish, clock, reads, state } = setup();
+    await publish([event('1')]);
+    await publish([event('2')]);
+    expect(reads).toEqual({ topics: 1, subscriptions: 1 });
+
+    clock.advance(1001);
+    await publish([event('3')]);
+    expect(reads).toEqual({ topics: 2, subscriptions: 1 });
+
+    state.topic = { ...topic, subscriptionsVersion: 2 };
+    state.subscriptions = [];
+    clock.advance(1001);
+    await publish([event('4')]);
+    expect(reads).toEqual({ topics: 3, subscriptions: 2 });
+  });
+
+  it('does not serve a deleted and re-created topic the old subscription list', async () => {
+    const { publish, queue, clock, state } = setup([subscription({ name: 'old' })]);
+    await publish([event('1')]);
+    expect(queue.take().map((j) => j.job.subscription)).toEqual(['old']);
+
+    // Same name and the same subscriptionsVersion as before, but a new topic.
+    state.topic = { ...topic, createdAt: '2026-02-01T00:00:00.000Z' };
+    state.subscriptions = [subscription({ name: 'new' })];
+    clock.advance(1001);
+    await publish([event('2')]);
+    expect(queue.take().map((j) => j.job.subscription)).toEqual(['new']);
+  });
+
+  it('does not remember that a topic was missing', async () => {
+    const { publish, reads, state } = setup();
+    state.topic = undefined;
+    expect(await status(publish([event('1')]))).toBe(404);
+    state.topic = { ...topic };
+    expect(await status(publish([event('2')]))).toBe(200);
+    expect(reads.topics).toBe(2);
+  });
+
+  it('answers 404 for a name no topic can have, without a database read', async () => {
+    const { publish, reads } = setup();
+    expect(await status(publish([event('1')], 'key-one', 'x'.repeat(2000)))).toBe(404);
+    expect(await status(publish([event('1')], 'key-one', 'bad_name'))).toBe(404);
+    expect(reads.topics).toBe(0);
+  });
+
+  it('answers 400 (not a crash) for events nested too deeply', async () => {
+    const { publisher, queue } = setup();
+    const deep = `[{"id":"1","subject":"s","eventType":"t","eventTime":"2026-01-01T00:00:00Z","data":${'['.repeat(10_000)}${']'.repeat(10_000)}}]`;
+    const error = await publisher
+      .publish({ topic: 'orders', accessKey: 'key-one', body: Buffer.from(deep) })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).statusCode).toBe(400);
+    expect((error as ApiError).message).toMatch(/nests 10002 levels deep; at most 100/);
+    expect(queue.sent).toHaveLength(0);
+  });
+
+  it('sends jobs while fanning out, so a wide topic never holds every copy in memory', async () => {
+    const subscriptions = Array.from({ length: 12 }, (_, i) => subscription({ name: `sub-${i}` }));
+    const { publish, queue } = setup(subscriptions);
+    const calls: number[] = [];
+    const send = queue.send.bind(queue);
+    queue.send = async (key, jobs: readonly OutgoingJob[]) => {
+      calls.push(jobs.reduce((sum, job) => sum + job.body.length, 0));
+      return send(key, jobs);
+    };
+    const big = Array.from({ length: 9 }, (_, i) => ({ ...event(`e${i}`), data: 'x'.repeat(100_000) }));
+    const result = await publish(big);
+
+    expect(result.matchedSubscriptions).toBe(12);
+    const events = new Map<string, number>();
+    for (const { job } of queue.take())
+      events.set(job.subscription, (events.get(job.subscription) ?? 0) + job.items.length);
+    expect([...events.entries()]).toEqual(subscriptions.map((s) => [s.name, 9]));
+    expect(calls.length).toBeGreaterThan(1);
+    const perSubscription = calls.reduce((a, b) => a + b, 0) / 12;
+    for (const bytes of calls) expect(bytes).toBeLessThan(FAN_OUT_FLUSH_BYTES + perSubscription);
+  });
+});
