@@ -40,6 +40,7 @@ export const emptyLambdaUsage = (): Record<FunctionKey, LambdaUsage> => ({
   publish: { invocations: 0, gbSeconds: 0 },
   management: { invocations: 0, gbSeconds: 0 },
   delivery: { invocations: 0, gbSeconds: 0 },
+  deadLetter: { invocations: 0, gbSeconds: 0 },
 });
 
 /** Dollars per million events for the measured usage. */

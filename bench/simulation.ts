@@ -5,12 +5,20 @@
  * against the schedule and its jitter bound.
  */
 
-import { DropRecorder } from '../shared/delivery/dead-letter';
+import type { QueueKey } from '../shared/config/resources';
+import { DeadLetterStep, DropRecorder } from '../shared/delivery/dead-letter';
 import { DeliveryEngine } from '../shared/delivery/engine';
 import { outcomeForStatus } from '../shared/delivery/rules/outcomes';
-import { baseDelayMs, TOPIC_PROFILE } from '../shared/delivery/rules/retry';
+import { DELIVERY_PROFILES, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
+import { baseDelayMs } from '../shared/delivery/rules/retry';
 import type { WebhookRequest, WebhookSender } from '../shared/delivery/webhook-sender';
-import type { AttemptResult, DeliveryItem, EventGridEvent, Subscription } from '../shared/domain/model';
+import type { DeliveryItem, EventGridEvent } from '../shared/domain/delivery';
+import {
+  type AttemptResult,
+  type RetryPolicy,
+  retryLimitsOf,
+  type Subscription,
+} from '../shared/domain/model';
 import { silentLogger } from '../shared/observability/logging';
 import { MetricBuffer } from '../shared/observability/metrics';
 import { seededRandom, VirtualClock } from '../shared/platform/clock';
@@ -26,7 +34,7 @@ export interface EndpointPattern {
   name: string;
   describe: string;
   status(elapsedMs: number, random: () => number): number;
-  retryPolicy?: Subscription['retryPolicy'];
+  retryPolicy?: RetryPolicy;
 }
 
 export const PATTERNS: EndpointPattern[] = [
@@ -61,10 +69,17 @@ interface Message {
 /** An SQS stand-in in virtual time: messages become visible after their delay. */
 class VirtualQueue implements JobQueue {
   readonly messages: Message[] = [];
+  /** Bodies sent to the dead-letter step's queue. */
+  readonly ended: string[] = [];
   sends = 0;
   private seq = 0;
   constructor(private readonly clock: VirtualClock) {}
-  async send(_queue: string, jobs: readonly OutgoingJob[]): Promise<void> {
+  async send(queue: QueueKey, jobs: readonly OutgoingJob[]): Promise<void> {
+    if (queue === 'deadLetter') {
+      this.sends += jobs.length;
+      this.ended.push(...jobs.map((job) => job.body));
+      return;
+    }
     for (const job of jobs) {
       if (job.delaySeconds > 900) throw new RangeError(`DelaySeconds ${job.delaySeconds} exceeds 900`);
       this.sends += 1;
@@ -145,8 +160,12 @@ export async function runSimulation(
         topic: 'sim',
         name: pattern.name,
         destination: { endpointType: 'WebHook', endpointUrl: `https://${pattern.name}.sim.test/` },
+        version: 1,
+        deliveryProfile: 'topic',
         filter: {},
-        retryPolicy: pattern.retryPolicy ?? { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1440 },
+        retry: retryLimitsOf(
+          pattern.retryPolicy ?? { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1440 },
+        ),
         eventDeliverySchema: 'EventGridSchema',
         labels: [],
         createdAt: new Date(t0).toISOString(),
@@ -170,13 +189,11 @@ export async function runSimulation(
   const engine = new DeliveryEngine({
     clock,
     random,
-    profile: TOPIC_PROFILE,
-    timeScale: 1,
+    profiles: DELIVERY_PROFILES,
     subscriptions: { get: async (_topic, name) => subscriptions.get(name) },
     sender,
     queue,
     history: { record: async () => {} },
-    deadLetters: drops,
     drops,
     metrics,
     logger: silentLogger,
@@ -223,6 +240,11 @@ export async function runSimulation(
       attemptDeadline: Number.MAX_SAFE_INTEGER,
     });
     if (report.hopped) hops += 1;
+  }
+  const deadLetterStep = new DeadLetterStep(drops);
+  for (const body of queue.ended) {
+    const job = parseJob(body);
+    if (job.kind === 'ended') await deadLetterStep.handle(job);
   }
 
   const ended: Record<string, number> = {};

@@ -1,20 +1,25 @@
-import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   BUCKET,
   ENV,
   FUNCTIONS,
+  type FunctionKey,
   QUEUES,
   type QueueKey,
+  queueOutputNames,
   ROUTES,
   SQS_LIMITS,
   TABLE,
@@ -63,12 +68,20 @@ export interface DeliveryPipelineProps {
    * @default a new bucket: public access blocked, S3-managed encryption, TLS only
    */
   readonly deadLetterBucket?: s3.IBucket;
+  /**
+   * A topic notified when messages are parked in a redrive queue, and again when the redrive
+   * queue is empty (the parked alarms' alarm and OK actions). For other actions, use
+   * `parkedAlarms`.
+   * @default no actions: the alarms only change state
+   */
+  readonly alarmTopic?: sns.ITopic;
 }
 
 /**
  * Gridwire's delivery pipeline: an HTTP API in front of the publish and management functions,
  * a delivery queue and a retry queue (each with a redrive queue) consumed by the delivery
- * function with partial batch failures, one DynamoDB table, and a dead-letter bucket.
+ * function with partial batch failures, one DynamoDB table, a dead-letter bucket, and an alarm
+ * per redrive queue.
  *
  * Every name comes from `shared/config/resources.ts`, which the local stack builds from too.
  */
@@ -77,10 +90,19 @@ export class DeliveryPipeline extends Construct {
   readonly table: dynamodb.TableV2;
   readonly queues: Readonly<Record<QueueKey, sqs.Queue>>;
   readonly redriveQueues: Readonly<Record<QueueKey, sqs.Queue>>;
+  /**
+   * One alarm per redrive queue, in ALARM while at least one message is parked there (messages
+   * the queue's consumer failed on `maxReceiveCount` times). They have no actions unless
+   * `alarmTopic` is given; add your own with `addAlarmAction`, for example
+   * `pipeline.parkedAlarms.delivery.addAlarmAction(new SnsAction(topic))`.
+   */
+  readonly parkedAlarms: Readonly<Record<QueueKey, cloudwatch.Alarm>>;
   readonly deadLetterBucket: s3.IBucket;
   readonly publishFunction: PipelineFunction;
   readonly managementFunction: PipelineFunction;
   readonly deliveryFunction: PipelineFunction;
+  /** Consumes ended deliveries (the dead-letter step). */
+  readonly deadLetterFunction: PipelineFunction;
 
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps = {}) {
     super(scope, id);
@@ -134,6 +156,7 @@ export class DeliveryPipeline extends Construct {
     }
     this.queues = queues;
     this.redriveQueues = redriveQueues;
+    this.parkedAlarms = createParkedAlarms(this, redriveQueues, props.alarmTopic);
 
     const settings: Record<string, string> = {
       [ENV.deliveryConcurrency]: String(props.deliveryConcurrency ?? CONFIG_DEFAULTS.deliveryConcurrency),
@@ -166,14 +189,32 @@ export class DeliveryPipeline extends Construct {
       .bindTable(this.table, TABLE.nameEnv, 'readWrite')
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'consume')
       .bindQueue(queues.retry, QUEUES.retry.urlEnv, 'sendAndConsume')
+      .bindQueue(queues.deadLetter, QUEUES.deadLetter.urlEnv, 'send');
+
+    this.deadLetterFunction = new PipelineFunction(this, {
+      definition: FUNCTIONS.deadLetter,
+      logRetention,
+      environment: settings,
+    })
+      .bindQueue(queues.deadLetter, QUEUES.deadLetter.urlEnv, 'consume')
       .bindBucket(this.deadLetterBucket, BUCKET.nameEnv, 'readWrite');
+
+    const consumers: Partial<Record<FunctionKey, PipelineFunction>> = {
+      delivery: this.deliveryFunction,
+      deadLetter: this.deadLetterFunction,
+    };
     for (const key of Object.keys(QUEUES) as QueueKey[]) {
       const consumer = QUEUES[key].consumer;
-      this.deliveryFunction.addEventSource(
+      const fn = consumers[consumer.function];
+      if (fn === undefined) throw new Error(`no function defined to consume the ${key} queue`);
+      fn.addEventSource(
         new SqsEventSource(queues[key], {
           batchSize: consumer.batchSize,
           reportBatchItemFailures: true,
           maxConcurrency: props.maxDeliveryInvocations?.[key] ?? consumer.maxConcurrency,
+          ...(consumer.batchingWindowSeconds > 0
+            ? { maxBatchingWindow: Duration.seconds(consumer.batchingWindowSeconds) }
+            : {}),
         }),
       );
     }
@@ -195,7 +236,6 @@ export class DeliveryPipeline extends Construct {
     };
     const adminAuthorizer = new HttpIamAuthorizer();
     for (const route of ROUTES) {
-      if (route.function === 'delivery') continue;
       this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
@@ -210,9 +250,17 @@ export class DeliveryPipeline extends Construct {
     });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'DeadLetterBucketName', { value: this.deadLetterBucket.bucketName });
+    // Output names are fixed (no construct path or hash) so `gridwire parked --stack` finds them.
     for (const key of Object.keys(QUEUES) as QueueKey[]) {
-      new CfnOutput(this, `${QUEUES[key].id}Url`, { value: queues[key].queueUrl });
-      new CfnOutput(this, `${QUEUES[key].redrive.id}Url`, { value: redriveQueues[key].queueUrl });
+      const names = queueOutputNames(key);
+      new CfnOutput(this, `${QUEUES[key].id}Url`, {
+        value: queues[key].queueUrl,
+        description: `URL of the ${key} queue`,
+      }).overrideLogicalId(names.url);
+      new CfnOutput(this, `${QUEUES[key].redrive.id}Url`, {
+        value: redriveQueues[key].queueUrl,
+        description: `URL of the ${key} queue's redrive queue (parked messages)`,
+      }).overrideLogicalId(names.redriveUrl);
     }
   }
 
@@ -224,6 +272,43 @@ export class DeliveryPipeline extends Construct {
       resourceArns: [this.api.arnForExecuteApi('*', '/admin/*')],
     });
   }
+}
+
+/** An alarm per redrive queue: any parked message needs an operator's look. */
+function createParkedAlarms(
+  scope: Construct,
+  redriveQueues: Readonly<Record<QueueKey, sqs.Queue>>,
+  topic: sns.ITopic | undefined,
+): Record<QueueKey, cloudwatch.Alarm> {
+  const stackName = Stack.of(scope).stackName;
+  const alarms = {} as Record<QueueKey, cloudwatch.Alarm>;
+  for (const key of Object.keys(QUEUES) as QueueKey[]) {
+    const definition = QUEUES[key];
+    const alarm = redriveQueues[key]
+      .metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: cloudwatch.Stats.MAXIMUM,
+      })
+      .createAlarm(scope, `${definition.redrive.id}Alarm`, {
+        threshold: 1,
+        evaluationPeriods: 1,
+        datapointsToAlarm: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription:
+          `Gridwire (${stackName}): messages are parked in the ${key} queue's redrive queue: the ` +
+          `${definition.consumer.function} function failed on each of them ` +
+          `${definition.maxReceiveCount} times, and nothing processes them there. Inspect them with ` +
+          `"gridwire parked list --stack ${stackName} --queue ${key}"; after fixing the cause, ` +
+          `move them back with "gridwire parked redrive --stack ${stackName} --queue ${key}".`,
+      });
+    if (topic !== undefined) {
+      alarm.addAlarmAction(new SnsAction(topic));
+      alarm.addOkAction(new SnsAction(topic));
+    }
+    alarms[key] = alarm;
+  }
+  return alarms;
 }
 
 function validateProps(props: DeliveryPipelineProps): void {

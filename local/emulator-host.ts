@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
+import { LOCAL_ENV } from '../shared/config/resources';
 
 export interface EmulatorHostOptions {
   host: string;
@@ -22,7 +23,7 @@ export type HostMessage =
 
 async function main(): Promise<void> {
   const send = (message: HostMessage) => process.send?.(message);
-  const options = JSON.parse(process.env.GRIDWIRE_EMULATOR_OPTIONS ?? '{}') as EmulatorHostOptions;
+  const options = JSON.parse(process.env[LOCAL_ENV.emulatorOptions] ?? '{}') as EmulatorHostOptions;
   const { startFauxqs } = await import('fauxqs');
   const fauxqs = await startFauxqs({ port: options.sqsPort, host: options.host, logger: false });
   const dynamo = dynalite({

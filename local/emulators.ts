@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
+import { LOCAL_ENV } from '../shared/config/resources';
 import type { LocalEndpoints } from '../shared/platform/aws';
 import type { EmulatorHostOptions, HostMessage, HostRequest } from './emulator-host';
 
@@ -39,7 +40,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
   const child: ChildProcess = fork(HOST_SCRIPT, [], {
     cwd: PROJECT_ROOT,
     execArgv: ['--import', 'tsx', '--no-warnings'],
-    env: { ...process.env, GRIDWIRE_EMULATOR_OPTIONS: JSON.stringify(hostOptions) },
+    env: { ...process.env, [LOCAL_ENV.emulatorOptions]: JSON.stringify(hostOptions) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 

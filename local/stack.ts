@@ -7,23 +7,36 @@ import { randomBytes } from 'node:crypto';
 import { access, constants, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { createDeadLetterHandler } from '../functions/dead-letter';
 import { createDeliveryHandler } from '../functions/delivery';
 import { createManagementHandler } from '../functions/management';
 import { createPublishHandler } from '../functions/publish';
-import { FUNCTIONS, QUEUES, type QueueKey } from '../shared/config/resources';
-import { CONFIG_DEFAULTS, type RuntimeConfig } from '../shared/config/runtime';
+import {
+  BUCKET,
+  ENV,
+  FUNCTIONS,
+  LOCAL_ENV,
+  QUEUES,
+  type QueueKey,
+  SQS_LIMITS,
+  TABLE,
+} from '../shared/config/resources';
+import { type RuntimeConfig, readConfig } from '../shared/config/runtime';
 import type { WebhookSender } from '../shared/delivery/webhook-sender';
 import {
+  buildDeadLetterStep,
   buildDeliveryEngine,
   buildManagementDeps,
   buildPublisher,
   createObservability,
   type ObservabilityOptions,
 } from '../shared/lambda/wiring';
+import type { LoggerLike } from '../shared/observability/logging';
 import { type AwsClients, createAwsClients, type LocalEndpoints } from '../shared/platform/aws';
 import type { Clock, Random } from '../shared/platform/clock';
 import { sendJobs } from '../shared/queue/sqs-job-queue';
 import { type Emulators, startEmulators } from './emulators';
+import { ENDPOINTS_FILE, type EndpointsFile, LOCK_FILE } from './endpoints-file';
 import { type Gateway, type HttpHandler, startGateway } from './gateway';
 import type { InvocationStats } from './lambda-context';
 import { LocalMetrics } from './metrics';
@@ -50,7 +63,10 @@ export interface LocalStackOptions {
   topicCacheMs?: number;
   /** How long delivery trusts a cached subscription (default 2 s locally). */
   subscriptionCacheSeconds?: number;
+  /** Webhook requests one delivery invocation has in flight (default as on AWS). */
   deliveryConcurrency?: number;
+  /** Days failed-attempt history is kept (default as on AWS; dynalite never expires items). */
+  historyRetentionDays?: number;
   /** Receive loops per queue (concurrent delivery invocations). */
   pollersPerQueue?: number;
   clock?: Clock;
@@ -83,10 +99,9 @@ export class LocalStackError extends Error {
   override readonly name = 'LocalStackError';
 }
 
-export const ENDPOINTS_FILE = 'endpoints.json';
+export { ENDPOINTS_FILE, LOCK_FILE };
 export const ADMIN_TOKEN_FILE = 'admin-token';
 export const SAVED_QUEUES_FILE = 'queues.json';
-export const LOCK_FILE = 'gridwire.pid';
 
 const isRunning = (pid: number) => {
   try {
@@ -219,24 +234,75 @@ async function writeEndpoints(
   apiUrl: string,
   endpoints: LocalEndpoints,
   adminToken: string,
+  resources: LocalResources,
 ) {
   const file = join(dataDir, ENDPOINTS_FILE);
-  const content = {
+  const queues = {} as EndpointsFile['queues'];
+  for (const key of Object.keys(QUEUES) as QueueKey[]) {
+    queues[key] = { url: resources.queueUrls[key], redriveUrl: resources.redriveQueueUrls[key] };
+  }
+  const content: EndpointsFile = {
     api: apiUrl,
     sqs: endpoints.sqs,
     s3: endpoints.s3,
     dynamodb: endpoints.dynamodb,
     adminToken,
+    queues,
   };
   await writeFile(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** Settings whose local default differs from the functions' default on AWS (`CONFIG_DEFAULTS`). */
+export const LOCAL_CONFIG_DEFAULTS = {
+  /** Publish reads the topic on every request, so admin calls answer at once. */
+  topicCacheMs: 0,
+  subscriptionCacheSeconds: 2,
+} as const;
+
+/**
+ * The function settings the local stack derives from its options, as the environment variables
+ * CDK sets on AWS (resource names and URLs are added once they exist). Options left out are left
+ * out here too, so `readConfig` applies the same defaults as on AWS.
+ */
+export function localFunctionSettings(options: LocalStackOptions): Record<string, string> {
+  const number = (key: string, value: number | undefined) =>
+    value === undefined ? {} : { [key]: String(value) };
+  return {
+    ...number(ENV.timeScale, options.timeScale),
+    [ENV.allowHttpEndpoints]: 'true',
+    [ENV.topicCacheMs]: String(options.topicCacheMs ?? LOCAL_CONFIG_DEFAULTS.topicCacheMs),
+    [ENV.subscriptionCacheSeconds]: String(
+      options.subscriptionCacheSeconds ?? LOCAL_CONFIG_DEFAULTS.subscriptionCacheSeconds,
+    ),
+    ...number(ENV.deliveryConcurrency, options.deliveryConcurrency),
+    ...number(ENV.historyRetentionDays, options.historyRetentionDays),
+  };
+}
+
+/** The whole environment of the local functions: the settings plus the table, bucket and queues. */
+function localFunctionEnv(
+  settings: Record<string, string>,
+  resources: LocalResources,
+): Record<string, string> {
+  const env: Record<string, string> = {
+    ...settings,
+    [TABLE.nameEnv]: resources.tableName,
+    [BUCKET.nameEnv]: resources.bucketName,
+  };
+  for (const key of Object.keys(QUEUES) as QueueKey[]) env[QUEUES[key].urlEnv] = resources.queueUrls[key];
+  return env;
 }
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const dataDir = resolve(options.dataDir);
   const host = options.host ?? '127.0.0.1';
-  const timeScale = options.timeScale ?? 1;
-  if (!(timeScale >= 1))
-    throw new LocalStackError(`--time-scale must be a number >= 1 (got ${options.timeScale})`);
+  const settings = localFunctionSettings(options);
+  // Checked before anything starts, by the same reader the functions use.
+  try {
+    readConfig({ ...settings, [TABLE.nameEnv]: TABLE.localName });
+  } catch (error) {
+    throw new LocalStackError(`Invalid local stack setting: ${(error as Error).message}`);
+  }
   await prepareDataDir(dataDir);
   const unlock = await lockDataDir(dataDir);
   let emulators: Emulators;
@@ -284,17 +350,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     restored = await restoreQueues(clients, resources, dataDir);
 
-    const config: RuntimeConfig = {
-      tableName: resources.tableName,
-      deliveryQueueUrl: resources.queueUrls.delivery,
-      retryQueueUrl: resources.queueUrls.retry,
-      timeScale,
-      allowHttpEndpoints: true,
-      subscriptionCacheMs: (options.subscriptionCacheSeconds ?? 2) * 1000,
-      topicCacheMs: options.topicCacheMs ?? 0,
-      deliveryConcurrency: options.deliveryConcurrency ?? CONFIG_DEFAULTS.deliveryConcurrency,
-      historyRetentionDays: CONFIG_DEFAULTS.historyRetentionDays,
-    };
+    const config = readConfig(localFunctionEnv(settings, resources));
     const runtime = {
       config,
       clients,
@@ -328,8 +384,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
     const deliveryHandler = options.wrapDeliveryHandler?.(realDeliveryHandler) ?? realDeliveryHandler;
+    const deadLetterObs = observability('dead-letter');
+    const consumers: Record<'delivery' | 'deadLetter', { handler: SqsHandler; logger: LoggerLike }> = {
+      delivery: { handler: deliveryHandler, logger: deliveryObs.logger },
+      deadLetter: {
+        handler: createDeadLetterHandler({
+          step: buildDeadLetterStep(deadLetterObs),
+          observability: deadLetterObs,
+        }),
+        logger: deadLetterObs.logger,
+      },
+    };
 
     for (const key of Object.keys(QUEUES) as QueueKey[]) {
+      const consumer = QUEUES[key].consumer;
+      const fnKey = consumer.function;
+      if (fnKey !== 'delivery' && fnKey !== 'deadLetter') throw new Error(`no local consumer for ${fnKey}`);
       const url = resources.queueUrls[key];
       const { Attributes } = await clients.sqs.send(
         new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
@@ -339,12 +409,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           sqs: clients.sqs,
           queueUrl: url,
           queueArn: Attributes?.QueueArn ?? url,
-          batchSize: QUEUES[key].consumer.batchSize,
+          // One receive returns at most ten messages; Lambda's batching window is not emulated.
+          batchSize: Math.min(consumer.batchSize, SQS_LIMITS.maxBatchEntries),
           concurrency: options.pollersPerQueue ?? 2,
-          fn: FUNCTIONS.delivery,
-          fnKey: 'delivery',
-          handler: deliveryHandler,
-          logger: deliveryObs.logger,
+          fn: FUNCTIONS[fnKey],
+          fnKey,
+          handler: consumers[fnKey].handler,
+          logger: consumers[fnKey].logger,
           ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
         }),
       );
@@ -362,14 +433,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
         throw new LocalStackError(
-          `Port ${options.port ?? 4000} on ${host} is already in use. Stop what is using it, or choose another port with --port (or GRIDWIRE_PORT).`,
+          `Port ${options.port ?? 4000} on ${host} is already in use. Stop what is using it, or choose another port with --port (or ${LOCAL_ENV.port}).`,
         );
       }
       throw error;
     }
     for (const poller of pollers) poller.start();
 
-    await writeEndpoints(dataDir, gateway.url, emulators.endpoints, adminToken);
+    await writeEndpoints(dataDir, gateway.url, emulators.endpoints, adminToken, resources);
     if (restored > 0) publishObs.logger.info('restored queued deliveries', { messages: restored });
 
     let stopping: Promise<void> | undefined;

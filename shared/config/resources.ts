@@ -11,6 +11,7 @@ export const ENV = {
   tableName: 'GRIDWIRE_TABLE_NAME',
   deliveryQueueUrl: 'GRIDWIRE_DELIVERY_QUEUE_URL',
   retryQueueUrl: 'GRIDWIRE_RETRY_QUEUE_URL',
+  deadLetterQueueUrl: 'GRIDWIRE_DEAD_LETTER_QUEUE_URL',
   deadLetterBucket: 'GRIDWIRE_DEAD_LETTER_BUCKET',
   /** Divides every delivery delay and TTL (local demos and tests only; always 1 on AWS). */
   timeScale: 'GRIDWIRE_TIME_SCALE',
@@ -28,7 +29,28 @@ export const ENV = {
   publicUrl: 'GRIDWIRE_PUBLIC_URL',
 } as const;
 
-export type QueueKey = 'delivery' | 'retry';
+/**
+ * Environment variables of the local stack's command line (`gridwire start`), beside `ENV`, so
+ * every `GRIDWIRE_*` name is written once. Each stands in for the option of the same name; the
+ * local stack then gives the handlers the `ENV` variables built from those options.
+ * `--time-scale` reads `ENV.timeScale`, the same variable the functions read.
+ */
+export const LOCAL_ENV = {
+  /** `--port`: API port (0 picks a free one). */
+  port: 'GRIDWIRE_PORT',
+  /** `--host`: interface the API and the emulators listen on. */
+  host: 'GRIDWIRE_HOST',
+  /** `--data-dir`: state, the admin token and `endpoints.json`. */
+  dataDir: 'GRIDWIRE_DATA_DIR',
+  /** `--admin-token`: a fixed admin token instead of the one generated into the data directory. */
+  adminToken: 'GRIDWIRE_ADMIN_TOKEN',
+  /** `--log-level`: handler log level. */
+  logLevel: 'GRIDWIRE_LOG_LEVEL',
+  /** Internal: how the local stack passes its settings (JSON) to the emulator child process. */
+  emulatorOptions: 'GRIDWIRE_EMULATOR_OPTIONS',
+} as const;
+
+export type QueueKey = 'delivery' | 'retry' | 'deadLetter';
 
 export interface QueueDefinition {
   /** CDK construct id. */
@@ -48,6 +70,10 @@ export interface QueueDefinition {
     readonly batchSize: number;
     /** Upper bound on concurrent invocations for this queue (AWS minimum is 2). */
     readonly maxConcurrency: number;
+    /** Seconds Lambda gathers messages before invoking (0 = at once; at most 300). */
+    readonly batchingWindowSeconds: number;
+    /** The function that consumes the queue. */
+    readonly function: FunctionKey;
   };
 }
 
@@ -56,6 +82,9 @@ export interface QueueDefinition {
  * for SQS event sources, so a batch still being worked on is never handed to a second consumer.
  */
 export const DELIVERY_FUNCTION_TIMEOUT_SECONDS = 120;
+
+/** Dead-letter function timeout (it writes grouped dead letters; no webhook calls). */
+export const DEAD_LETTER_FUNCTION_TIMEOUT_SECONDS = 60;
 
 export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {
   /** Fresh deliveries, written by the publish function. */
@@ -66,7 +95,7 @@ export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {
     visibilityTimeoutSeconds: DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6,
     maxReceiveCount: 5,
     redrive: { id: 'DeliveryRedriveQueue', localName: 'gridwire-delivery-redrive', retentionDays: 14 },
-    consumer: { batchSize: 10, maxConcurrency: 50 },
+    consumer: { batchSize: 10, maxConcurrency: 50, batchingWindowSeconds: 0, function: 'delivery' },
   },
   /**
    * Retries and long waits: messages sit here with a delay (at most 900 s per hop). Kept apart
@@ -79,9 +108,31 @@ export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {
     visibilityTimeoutSeconds: DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6,
     maxReceiveCount: 5,
     redrive: { id: 'RetryRedriveQueue', localName: 'gridwire-retry-redrive', retentionDays: 14 },
-    consumer: { batchSize: 10, maxConcurrency: 20 },
+    consumer: { batchSize: 10, maxConcurrency: 20, batchingWindowSeconds: 0, function: 'delivery' },
+  },
+  /**
+   * Deliveries that ended without success, on their way to the dead-letter step. Its consumer
+   * gathers messages for up to 300 s, so dead letters are written in few, larger groups.
+   */
+  deadLetter: {
+    id: 'EndedDeliveryQueue',
+    localName: 'gridwire-ended',
+    urlEnv: ENV.deadLetterQueueUrl,
+    visibilityTimeoutSeconds: DEAD_LETTER_FUNCTION_TIMEOUT_SECONDS * 6 + 300,
+    maxReceiveCount: 5,
+    redrive: { id: 'EndedDeliveryRedriveQueue', localName: 'gridwire-ended-redrive', retentionDays: 14 },
+    consumer: { batchSize: 100, maxConcurrency: 2, batchingWindowSeconds: 300, function: 'deadLetter' },
   },
 };
+
+/**
+ * Names of the stack outputs carrying a queue's URL and its redrive queue's URL. The CDK
+ * construct writes them; `gridwire parked --stack` reads them.
+ */
+export function queueOutputNames(key: QueueKey): { readonly url: string; readonly redriveUrl: string } {
+  const queue = QUEUES[key];
+  return { url: `${queue.id}Url`, redriveUrl: `${queue.redrive.id}Url` };
+}
 
 /** SQS's message size limit (1 MiB since 2025) and the largest delay one message can carry. */
 export const SQS_LIMITS = { maxMessageBytes: 1_048_576, maxDelaySeconds: 900, maxBatchEntries: 10 } as const;
@@ -105,7 +156,7 @@ export const BUCKET = {
   nameEnv: ENV.deadLetterBucket,
 } as const;
 
-export type FunctionKey = 'publish' | 'management' | 'delivery';
+export type FunctionKey = 'publish' | 'management' | 'delivery' | 'deadLetter';
 
 export interface FunctionDefinition {
   readonly id: string;
@@ -138,6 +189,13 @@ export const FUNCTIONS: Readonly<Record<FunctionKey, FunctionDefinition>> = {
     timeoutSeconds: DELIVERY_FUNCTION_TIMEOUT_SECONDS,
     description: 'Pushes queued events to webhooks and schedules retries',
   },
+  deadLetter: {
+    id: 'DeadLetterFunction',
+    entry: 'functions/dead-letter.ts',
+    memoryMb: 256,
+    timeoutSeconds: DEAD_LETTER_FUNCTION_TIMEOUT_SECONDS,
+    description: 'Takes deliveries that ended without success (dead-letter step)',
+  },
 };
 
 export type RouteAuth = 'topicKey' | 'admin';
@@ -146,7 +204,7 @@ export interface RouteDefinition {
   readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE';
   /** API Gateway route path with `{param}` placeholders. */
   readonly path: string;
-  readonly function: FunctionKey;
+  readonly function: 'publish' | 'management';
   /**
    * `topicKey`: the function checks the topic's access key itself.
    * `admin`: IAM (SigV4) on AWS, a bearer token in the local stack; enforced by the gateway.

@@ -1,19 +1,21 @@
 /**
  * Function configuration, read once at cold start from the environment variables named in
- * `shared/config/resources.ts`. A missing or malformed variable fails fast with its name.
+ * `shared/config/resources.ts`. On AWS the environment is the process's, set by CDK; the local
+ * stack passes a record built from its options, so every setting is read and checked the same
+ * way in both places. A missing or malformed variable fails fast, naming it and the rule.
  */
-import {
-  getBooleanFromEnv,
-  getNumberFromEnv,
-  getStringFromEnv,
-} from '@aws-lambda-powertools/commons/utils/env';
-import { ENV } from './resources';
+import { ENV, QUEUES, type QueueKey } from './resources';
+
+/** Environment variables as `process.env` holds them. */
+export type Environment = Readonly<Record<string, string | undefined>>;
 
 export interface RuntimeConfig {
   tableName: string;
-  /** Set for functions that send to or read from the queue (not for the management function). */
-  deliveryQueueUrl?: string;
-  retryQueueUrl?: string;
+  /**
+   * URLs of the queues this function was given (each queue's `urlEnv`); a function gets only the
+   * queues it sends to or reads from, none for the management function.
+   */
+  queueUrls: Partial<Record<QueueKey, string>>;
   /** Divides every delivery delay and TTL; 1 on AWS. */
   timeScale: number;
   allowHttpEndpoints: boolean;
@@ -30,65 +32,81 @@ export interface RuntimeConfig {
   publicUrl?: string;
 }
 
+/** Values used when a variable is absent (or empty). */
 export const CONFIG_DEFAULTS = {
   timeScale: 1,
+  allowHttpEndpoints: false,
   subscriptionCacheSeconds: 10,
   topicCacheMs: 1000,
   deliveryConcurrency: 32,
   historyRetentionDays: 7,
 } as const;
 
-const positive = (key: string, value: number, min = 1): number => {
-  if (!Number.isFinite(value) || value < min) {
-    throw new Error(`Environment variable ${key} must be a number >= ${min} (got ${value})`);
-  }
-  return value;
+/** Typed readers over one environment; each throws naming the variable and the rule it breaks. */
+const readers = (env: Environment) => {
+  /** The trimmed value, or undefined when the variable is absent or empty. */
+  const optional = (key: string): string | undefined => {
+    const value = env[key]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const required = (key: string): string => {
+    const value = optional(key);
+    if (value === undefined) {
+      throw new Error(`Environment variable ${key} is required (set by the Gridwire stack)`);
+    }
+    return value;
+  };
+  const number = (key: string, fallback: number, min: number): number => {
+    const raw = optional(key);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min) {
+      throw new Error(`Environment variable ${key} must be a number >= ${min} (got ${raw})`);
+    }
+    return value;
+  };
+  const integer = (key: string, fallback: number, min: number): number => {
+    const raw = optional(key);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) {
+      throw new Error(`Environment variable ${key} must be an integer >= ${min} (got ${raw})`);
+    }
+    return value;
+  };
+  const boolean = (key: string, fallback: boolean): boolean => {
+    const raw = optional(key);
+    if (raw === undefined) return fallback;
+    const value = raw.toLowerCase();
+    if (value === 'true' || value === '1') return true;
+    if (value === 'false' || value === '0') return false;
+    throw new Error(`Environment variable ${key} must be true, false, 1 or 0 (got ${raw})`);
+  };
+  return { optional, required, number, integer, boolean };
 };
 
-export function readConfig(): RuntimeConfig {
-  const required = (key: string) =>
-    getStringFromEnv({
-      key,
-      errorMessage: `Environment variable ${key} is required (set by the Gridwire stack)`,
-    });
-  const optional = (key: string) => {
-    const value = getStringFromEnv({ key, defaultValue: '' });
-    return value === '' ? undefined : value;
-  };
-  const publicUrl = optional(ENV.publicUrl);
-  const deliveryQueueUrl = optional(ENV.deliveryQueueUrl);
-  const retryQueueUrl = optional(ENV.retryQueueUrl);
+/**
+ * Reads the function configuration from `env` (by default the process environment). Optional
+ * values that are absent stay absent, so `requireSetting` can name them where they are needed.
+ */
+export function readConfig(env: Environment = process.env): RuntimeConfig {
+  const read = readers(env);
+  const publicUrl = read.optional(ENV.publicUrl);
+  const queueUrls: Partial<Record<QueueKey, string>> = {};
+  for (const key of Object.keys(QUEUES) as QueueKey[]) {
+    const url = read.optional(QUEUES[key].urlEnv);
+    if (url !== undefined) queueUrls[key] = url;
+  }
   return {
-    tableName: required(ENV.tableName),
-    ...(deliveryQueueUrl === undefined ? {} : { deliveryQueueUrl }),
-    ...(retryQueueUrl === undefined ? {} : { retryQueueUrl }),
-    timeScale: positive(
-      ENV.timeScale,
-      getNumberFromEnv({ key: ENV.timeScale, defaultValue: CONFIG_DEFAULTS.timeScale }),
-    ),
-    allowHttpEndpoints: getBooleanFromEnv({ key: ENV.allowHttpEndpoints, defaultValue: false }),
+    tableName: read.required(ENV.tableName),
+    queueUrls,
+    timeScale: read.number(ENV.timeScale, CONFIG_DEFAULTS.timeScale, 1),
+    allowHttpEndpoints: read.boolean(ENV.allowHttpEndpoints, CONFIG_DEFAULTS.allowHttpEndpoints),
     subscriptionCacheMs:
-      positive(
-        ENV.subscriptionCacheSeconds,
-        getNumberFromEnv({
-          key: ENV.subscriptionCacheSeconds,
-          defaultValue: CONFIG_DEFAULTS.subscriptionCacheSeconds,
-        }),
-        0,
-      ) * 1000,
-    topicCacheMs: positive(
-      ENV.topicCacheMs,
-      getNumberFromEnv({ key: ENV.topicCacheMs, defaultValue: CONFIG_DEFAULTS.topicCacheMs }),
-      0,
-    ),
-    deliveryConcurrency: positive(
-      ENV.deliveryConcurrency,
-      getNumberFromEnv({ key: ENV.deliveryConcurrency, defaultValue: CONFIG_DEFAULTS.deliveryConcurrency }),
-    ),
-    historyRetentionDays: positive(
-      ENV.historyRetentionDays,
-      getNumberFromEnv({ key: ENV.historyRetentionDays, defaultValue: CONFIG_DEFAULTS.historyRetentionDays }),
-    ),
+      read.number(ENV.subscriptionCacheSeconds, CONFIG_DEFAULTS.subscriptionCacheSeconds, 0) * 1000,
+    topicCacheMs: read.number(ENV.topicCacheMs, CONFIG_DEFAULTS.topicCacheMs, 0),
+    deliveryConcurrency: read.integer(ENV.deliveryConcurrency, CONFIG_DEFAULTS.deliveryConcurrency, 1),
+    historyRetentionDays: read.number(ENV.historyRetentionDays, CONFIG_DEFAULTS.historyRetentionDays, 1),
     ...(publicUrl === undefined ? {} : { publicUrl }),
   };
 }

@@ -1,50 +1,21 @@
 /**
- * Where deliveries go when the retry engine gives up on them. The engine hands every ended
- * delivery to one {@link DeadLetterSink}; the S3 dead-letter writer plugs in here.
+ * The dead-letter step: where deliveries go when the retry engine gives up on them. The engine
+ * hands ended deliveries over through a queue (`QUEUES.deadLetter`); the dead-letter function
+ * consumes it. Until subscriptions name a dead-letter destination, every ended delivery is
+ * dropped: counted (`DroppedEventCount` by `DropReason`) and logged with its event id.
  */
-
-import type { DeadLetterReason, DeliveryItem, DropReason, Subscription } from '../domain/model';
+import type { DeliveryItem, EndedJob } from '../domain/delivery';
+import type { DropReason } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 
-/** A delivery that ended without success, with its final state (attempts, last outcome...). */
-export interface EndedDelivery {
-  item: DeliveryItem;
-  reason: DeadLetterReason;
-  /** Epoch ms when delivery ended. */
-  endedAt: number;
-}
-
-export interface DeadLetterSink {
-  /** What the attempt history should say happens to events ended for `subscription`. */
-  disposition(subscription: Subscription): 'deadLetter' | 'dropped';
-  /** Takes ended deliveries; rejects if they could not be kept (the caller retries the job). */
-  handle(subscription: Subscription, ended: readonly EndedDelivery[]): Promise<void>;
-}
-
-/**
- * Drops ended deliveries, counting them (`DroppedEventCount` by `DropReason`) and logging each
- * event id with its reason. Used while a subscription has no dead-letter destination.
- */
-export class DropRecorder implements DeadLetterSink {
+/** Counts and logs dropped events. */
+export class DropRecorder {
   constructor(
     private readonly metrics: MetricBuffer,
     private readonly logger: LoggerLike,
   ) {}
 
-  disposition(): 'dropped' {
-    return 'dropped';
-  }
-
-  async handle(subscription: Subscription, ended: readonly EndedDelivery[]): Promise<void> {
-    this.drop(
-      subscription.topic,
-      subscription.name,
-      ended.map((entry) => ({ item: entry.item, reason: entry.reason })),
-    );
-  }
-
-  /** Records drops that happen without a subscription definition (it was deleted). */
   drop(
     topic: string,
     subscription: string,
@@ -69,5 +40,19 @@ export class DropRecorder implements DeadLetterSink {
         })),
       });
     }
+  }
+}
+
+/** Takes the ended deliveries of one queued job. */
+export class DeadLetterStep {
+  constructor(private readonly drops: DropRecorder) {}
+
+  async handle(job: EndedJob): Promise<{ dropped: number }> {
+    this.drops.drop(
+      job.topic,
+      job.subscription,
+      job.ended.map((entry) => ({ item: entry.item, reason: entry.reason })),
+    );
+    return { dropped: job.ended.length };
   }
 }

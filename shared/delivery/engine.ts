@@ -1,42 +1,43 @@
 /**
- * The delivery engine: takes one delivery job (one SQS message) and carries out the rules of
- * `retry-policy.ts` with real I/O: wait or hop until due, check TTL, attempt, then schedule
- * retries, record failed attempts and hand ended deliveries to the dead-letter sink.
+ * The delivery engine: takes one job (one SQS message) through named phases, each small and
+ * testable on its own:
+ *
+ *   resolve -> wait -> gate -> attempt -> decide -> follow-ups -> record
+ *
+ * - resolve: the subscription (at least at the job's version) and its delivery profile; a
+ *   subscription confirmed deleted ends the job here, also mid-wait.
+ * - wait: not due yet -> hop (send the job round again, at most 900 s a time) or sleep < 1 s.
+ * - gate: the TTL check at the due time (endpoint probation plugs in here).
+ * - attempt: one POST per event, at most `concurrency` in flight across jobs.
+ * - decide: pure (`rules/decide.ts`): delivered, retry at a due time, ended, deferred.
+ * - follow-ups: retries, deferrals and ended deliveries go out together, before the caller
+ *   acknowledges the source message.
+ * - record: metrics and the attempt history (best effort).
  *
  * Everything effectful is a dependency, so the same engine runs in Lambda, in the local stack
  * and in virtual time.
  */
-
-import type {
-  AttemptNext,
-  AttemptRecord,
-  AttemptResult,
-  DeadLetterReason,
-  DeliveryItem,
-  DeliveryJob,
-  Subscription,
-} from '../domain/model';
+import type { DeliveryItem, DeliveryJob, EndedJob, QueuedJob } from '../domain/delivery';
+import type { AttemptRecord, Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock, Random } from '../platform/clock';
 import { Semaphore } from '../platform/concurrency';
-import { packJobs } from '../queue/job-codec';
+import { type JobEnvelope, packEndedJobs, packJobs } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
-import type { DeadLetterSink, DropRecorder, EndedDelivery } from './dead-letter';
+import type { DropRecorder } from './dead-letter';
 import { buildDeliveryRequest } from './request';
-import {
-  baseDelayMs,
-  type DeliveryProfile,
-  decideAfterFailure,
-  expiresAtDue,
-  planWait,
-  sqsDelaySeconds,
-} from './rules/retry';
+import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
+import type { DeliveryProfile, ProfileTable } from './rules/profiles';
+import { expiresAtDue, planWait, sqsDelaySeconds } from './rules/retry';
 import type { WebhookSender } from './webhook-sender';
 
 export interface SubscriptionSource {
-  /** The subscription, or `undefined` if it (or its topic) no longer exists. */
-  get(topic: string, name: string): Promise<Subscription | undefined>;
+  /**
+   * The subscription, at `minVersion` or newer when it exists at all; `undefined` only when a
+   * strongly consistent read confirms it (or its topic) no longer exists.
+   */
+  get(topic: string, name: string, minVersion?: number): Promise<Subscription | undefined>;
 }
 
 export interface AttemptHistory {
@@ -46,15 +47,13 @@ export interface AttemptHistory {
 export interface DeliveryEngineDeps {
   clock: Clock;
   random: Random;
-  /** The delivery profile, already scaled by `timeScale`. */
-  profile: DeliveryProfile;
-  /** Divides TTLs (local mode); 1 on AWS. */
-  timeScale: number;
+  /** Delivery profiles by name, already scaled by the time scale (1 on AWS). */
+  profiles: ProfileTable;
   subscriptions: SubscriptionSource;
   sender: WebhookSender;
   queue: JobQueue;
   history: AttemptHistory;
-  deadLetters: DeadLetterSink;
+  /** Records events dropped because their subscription was deleted. */
   drops: DropRecorder;
   metrics: MetricBuffer;
   logger: LoggerLike;
@@ -72,12 +71,20 @@ export interface JobReport {
   hopped: boolean;
   delivered: number;
   retried: number;
+  /** Ended without success (handed to the dead-letter step, or dropped with their subscription). */
   ended: number;
   /** Not attempted before the deadline; re-queued as they were. */
   deferred: number;
 }
 
-type Attempted = { item: DeliveryItem; result: AttemptResult } | { item: DeliveryItem; result: 'deferred' };
+/** Seconds before ended deliveries parked on the retry queue are handed to the dead-letter step again. */
+export const HANDOFF_RETRY_DELAY_SECONDS = 60;
+
+const emptyReport = (): JobReport => ({ hopped: false, delivered: 0, retried: 0, ended: 0, deferred: 0 });
+
+type Resolved =
+  | { kind: 'deleted' }
+  | { kind: 'found'; subscription: Subscription; profile: DeliveryProfile; version: number };
 
 export class DeliveryEngine {
   private readonly inFlight: Semaphore;
@@ -86,195 +93,193 @@ export class DeliveryEngine {
     this.inFlight = new Semaphore(deps.concurrency);
   }
 
-  async processJob(job: DeliveryJob, options: JobOptions): Promise<JobReport> {
-    const { clock, queue } = this.deps;
-    const report: JobReport = { hopped: false, delivered: 0, retried: 0, ended: 0, deferred: 0 };
+  async processJob(job: QueuedJob, options: JobOptions): Promise<JobReport> {
+    if (job.kind === 'ended') return this.handOffAgain(job);
 
-    const wait = planWait(job.dueAt, clock.now());
-    if (wait.kind === 'hop') {
-      await queue.send('retry', [{ body: JSON.stringify(job), delaySeconds: wait.delaySeconds }]);
-      return { ...report, hopped: true };
-    }
-    if (wait.kind === 'sleep') await clock.sleep(wait.ms);
+    const resolved = await this.resolve(job);
+    if (resolved.kind === 'deleted') return this.dropDeleted(job);
+    const { subscription, profile, version } = resolved;
+    const envelope: JobEnvelope = {
+      topic: job.topic,
+      subscription: job.subscription,
+      subscriptionVersion: version,
+    };
 
-    const subscription = await this.deps.subscriptions.get(job.topic, job.subscription);
-    if (subscription === undefined) {
-      this.deps.drops.drop(
-        job.topic,
-        job.subscription,
-        job.items.map((item) => ({ item, reason: 'SubscriptionDeleted' as const })),
-      );
-      return { ...report, ended: job.items.length };
-    }
+    if (await this.waitOrHop(job, envelope)) return { ...emptyReport(), hopped: true };
 
-    const dueAt = clock.now();
-    const records: AttemptRecord[] = [];
-    const ended: EndedDelivery[] = [];
-    const live: DeliveryItem[] = [];
-    for (const item of job.items) {
-      if (expiresAtDue(item.publishedAt, subscription.retryPolicy, dueAt, this.deps.timeScale)) {
-        ended.push({ item, reason: 'TimeToLiveExceeded', endedAt: dueAt });
-        records.push(
-          this.record(subscription, item, item.attempts + 1, dueAt, {
-            outcome: 'NotAttempted',
-            next: this.endNext(subscription, 'TimeToLiveExceeded'),
-          }),
-        );
-      } else {
-        live.push(item);
-      }
-    }
-
+    const dueAt = this.deps.clock.now();
+    const { live, expired } = this.gate(subscription, profile, job.items, dueAt);
     const attempted = await Promise.all(live.map((item) => this.attempt(subscription, item, options)));
-    const decidedAt = clock.now();
-    const retries = new Map<number, DeliveryItem[]>();
-    const deferred: DeliveryItem[] = [];
-    const draws = new Map<string, number>();
-    const dims = subscriptionDimensions(subscription.topic, subscription.name);
-
-    for (const { item, result } of attempted) {
-      if (result === 'deferred') {
-        deferred.push(item);
-        continue;
-      }
-      this.deps.metrics.duration(METRIC.DestinationProcessingDurationInMs, result.durationMs, dims);
-      const attemptNumber = item.attempts + 1;
-      if (result.delivered) {
-        report.delivered += 1;
-        this.deps.metrics.count(METRIC.DeliverySuccessCount, 1, dims);
-        if (item.attempts > 0) {
-          records.push(
-            this.record(subscription, item, attemptNumber, decidedAt, {
-              ...result,
-              outcome: 'Delivered',
-              next: { action: 'none' },
-            }),
-          );
-        }
-        continue;
-      }
-      this.deps.metrics.count(METRIC.DeliveryAttemptFailCount, 1, {
-        ...dims,
-        Error: result.outcome ?? 'GenericError',
-      });
-      const failed: DeliveryItem = {
-        ...item,
-        attempts: attemptNumber,
-        ...(result.outcome === undefined ? {} : { lastOutcome: result.outcome }),
-        ...(result.httpStatus === undefined ? {} : { lastHttpStatus: result.httpStatus }),
-        lastAttemptAt: decidedAt,
-      };
-      // One jitter draw per group of events that failed alike, so they stay packed together.
-      const group = `${attemptNumber}|${baseDelayMs(this.deps.profile, attemptNumber, result)}`;
-      let draw = draws.get(group);
-      if (draw === undefined) {
-        draw = this.deps.random();
-        draws.set(group, draw);
-      }
-      const decision = decideAfterFailure({
-        profile: this.deps.profile,
-        policy: subscription.retryPolicy,
-        attemptsMade: attemptNumber,
-        result,
-        now: decidedAt,
-        random: draw,
-      });
-      if (decision.action === 'retry') {
-        retries.set(decision.dueAt, [...(retries.get(decision.dueAt) ?? []), failed]);
-        records.push(
-          this.record(subscription, item, attemptNumber, decidedAt, {
-            ...result,
-            outcome: result.outcome ?? 'GenericError',
-            next: { action: 'retry', dueAt: decision.dueAt },
-          }),
-        );
-      } else {
-        ended.push({ item: failed, reason: decision.reason, endedAt: decidedAt });
-        records.push(
-          this.record(subscription, item, attemptNumber, decidedAt, {
-            ...result,
-            outcome: result.outcome ?? 'GenericError',
-            next: this.endNext(subscription, decision.reason),
-          }),
-        );
-      }
-    }
-
-    const outgoing: OutgoingJob[] = [];
-    const envelope = { topic: job.topic, subscription: job.subscription };
-    for (const [retryDueAt, items] of retries) {
-      const delaySeconds = sqsDelaySeconds(retryDueAt, clock.now());
-      for (const body of packJobs({ ...envelope, dueAt: retryDueAt }, items))
-        outgoing.push({ body, delaySeconds });
-      report.retried += items.length;
-    }
-    if (deferred.length > 0) {
-      for (const body of packJobs(envelope, deferred)) outgoing.push({ body, delaySeconds: 0 });
-      report.deferred = deferred.length;
-    }
-    // Order matters for "never lost": follow-up jobs are queued before the source message can be
-    // deleted (the caller deletes it only when this resolves).
-    await queue.send('retry', outgoing);
-    if (ended.length > 0) {
-      await this.deps.deadLetters.handle(subscription, ended);
-      report.ended += ended.length;
-    }
-    await this.writeHistory(records);
-    return report;
+    const decisions = decideJob({
+      topic: subscription.topic,
+      subscription: subscription.name,
+      profile,
+      limits: subscription.retry,
+      attempted,
+      expired,
+      dueAt,
+      now: this.deps.clock.now(),
+      random: this.deps.random,
+    });
+    await this.sendFollowUps(envelope, decisions);
+    await this.record(subscription, decisions);
+    return {
+      hopped: false,
+      delivered: decisions.delivered.length,
+      retried: [...decisions.retries.values()].reduce((sum, items) => sum + items.length, 0),
+      ended: decisions.ended.length,
+      deferred: decisions.deferred.length,
+    };
   }
 
-  private async attempt(
+  // ---- phases -------------------------------------------------------------------------------
+
+  /** The subscription the job is for, at least as new as the version the job was made for. */
+  private async resolve(job: DeliveryJob): Promise<Resolved> {
+    const subscription = await this.deps.subscriptions.get(
+      job.topic,
+      job.subscription,
+      job.subscriptionVersion,
+    );
+    if (subscription === undefined) return { kind: 'deleted' };
+    const profile = this.deps.profiles[subscription.deliveryProfile];
+    return {
+      kind: 'found',
+      subscription,
+      profile,
+      version: Math.max(subscription.version, job.subscriptionVersion ?? 0),
+    };
+  }
+
+  /** Returns true when the job went round again (a hop); sleeps away a final sub-second. */
+  private async waitOrHop(job: DeliveryJob, envelope: JobEnvelope): Promise<boolean> {
+    const wait = planWait(job.dueAt, this.deps.clock.now());
+    if (wait.kind === 'hop') {
+      const bodies = packJobs(
+        { ...envelope, ...(job.dueAt === undefined ? {} : { dueAt: job.dueAt }) },
+        job.items,
+      );
+      await this.deps.queue.send(
+        'retry',
+        bodies.map((body) => ({ body, delaySeconds: wait.delaySeconds })),
+      );
+      return true;
+    }
+    if (wait.kind === 'sleep') await this.deps.clock.sleep(wait.ms);
+    return false;
+  }
+
+  /** Which events may be attempted now. The TTL is checked here, when an attempt comes due. */
+  private gate(
     subscription: Subscription,
-    item: DeliveryItem,
-    options: JobOptions,
-  ): Promise<Attempted> {
-    return this.inFlight.run(async () => {
-      if (this.deps.clock.now() >= options.attemptDeadline) return { item, result: 'deferred' as const };
+    profile: DeliveryProfile,
+    items: readonly DeliveryItem[],
+    now: number,
+  ): { live: DeliveryItem[]; expired: DeliveryItem[] } {
+    const live: DeliveryItem[] = [];
+    const expired: DeliveryItem[] = [];
+    for (const item of items) {
+      (expiresAtDue(item.publishedAt, subscription.retry, now, profile) ? expired : live).push(item);
+    }
+    return { live, expired };
+  }
+
+  private attempt(subscription: Subscription, item: DeliveryItem, options: JobOptions): Promise<Attempted> {
+    return this.inFlight.run(async (): Promise<Attempted> => {
+      const startedAt = this.deps.clock.now();
+      if (startedAt >= options.attemptDeadline) return { kind: 'deferred', item };
       const result = await this.deps.sender.send(buildDeliveryRequest(subscription, [item]));
-      return { item, result };
+      return { kind: 'attempted', item, startedAt, result };
     });
   }
 
-  private endNext(subscription: Subscription, reason: DeadLetterReason): AttemptNext {
-    return this.deps.deadLetters.disposition(subscription) === 'deadLetter'
-      ? { action: 'deadLetter', reason }
-      : { action: 'dropped', reason };
+  /**
+   * Sends every follow-up of the job in one step: retries and deferrals to the retry queue,
+   * ended deliveries to the dead-letter step's queue. The caller acknowledges the source message
+   * only when this resolves, so a redelivered source can never start a second retry chain.
+   *
+   * If the dead-letter queue refuses, the ended deliveries are parked on the retry queue instead
+   * (as an `ended` job the engine hands over again later): the retries already sent stay the only
+   * chain, and no delivered event is sent again. Only when the retry queue itself refuses does
+   * this reject (SQS is then down, and the source message comes back).
+   */
+  private async sendFollowUps(envelope: JobEnvelope, decisions: JobDecisions): Promise<void> {
+    const { queue, clock, logger } = this.deps;
+    const retryJobs: OutgoingJob[] = [];
+    for (const [dueAt, items] of decisions.retries) {
+      const delaySeconds = sqsDelaySeconds(dueAt, clock.now());
+      for (const body of packJobs({ ...envelope, dueAt }, items)) retryJobs.push({ body, delaySeconds });
+    }
+    for (const body of packJobs(envelope, decisions.deferred)) retryJobs.push({ body, delaySeconds: 0 });
+    const endedJobs = packEndedJobs(envelope, decisions.ended).map((body) => ({ body, delaySeconds: 0 }));
+
+    const [retried, handedOff] = await Promise.allSettled([
+      queue.send('retry', retryJobs),
+      queue.send('deadLetter', endedJobs),
+    ]);
+    if (handedOff.status === 'rejected') {
+      logger.warn(
+        'could not hand ended deliveries to the dead-letter step; parking them on the retry queue',
+        {
+          topic: envelope.topic,
+          subscription: envelope.subscription,
+          ended: decisions.ended.length,
+          error: (handedOff.reason as Error).message,
+        },
+      );
+      await queue.send(
+        'retry',
+        endedJobs.map((job) => ({ ...job, delaySeconds: HANDOFF_RETRY_DELAY_SECONDS })),
+      );
+    }
+    if (retried.status === 'rejected') throw retried.reason;
   }
 
-  /** History is for operators; failing to write it must not fail (and so repeat) deliveries. */
-  private async writeHistory(records: readonly AttemptRecord[]): Promise<void> {
-    if (records.length === 0) return;
+  /** Metrics for every attempt; history for failures and what follows them (best effort). */
+  private async record(subscription: Subscription, decisions: JobDecisions): Promise<void> {
+    const { metrics } = this.deps;
+    const dims = subscriptionDimensions(subscription.topic, subscription.name);
+    for (const { result } of [...decisions.delivered, ...decisions.failed]) {
+      metrics.duration(METRIC.DestinationProcessingDurationInMs, result.durationMs, dims);
+    }
+    metrics.count(METRIC.DeliverySuccessCount, decisions.delivered.length, dims);
+    for (const { result } of decisions.failed) {
+      metrics.count(METRIC.DeliveryAttemptFailCount, 1, { ...dims, Error: result.outcome ?? 'GenericError' });
+    }
+    if (decisions.records.length === 0) return;
     try {
-      await this.deps.history.record(records);
+      await this.deps.history.record(decisions.records);
     } catch (error) {
+      // History is for operators; failing to write it must not fail (and so repeat) deliveries.
       this.deps.logger.error('could not record delivery attempts', {
         error: (error as Error).message,
-        records: records.length,
+        records: decisions.records.length,
       });
     }
   }
 
-  private record(
-    subscription: Subscription,
-    item: DeliveryItem,
-    attempt: number,
-    at: number,
-    detail: Pick<AttemptRecord, 'outcome' | 'next'> &
-      Partial<Pick<AttemptResult, 'httpStatus' | 'durationMs' | 'error'>>,
-  ): AttemptRecord {
-    return {
-      topic: subscription.topic,
-      subscription: subscription.name,
-      eventId: item.event.id,
-      deliveryId: item.deliveryId,
-      publishedAt: item.publishedAt,
-      attempt,
-      at,
-      outcome: detail.outcome,
-      ...(detail.httpStatus === undefined ? {} : { httpStatus: detail.httpStatus }),
-      ...(detail.durationMs === undefined ? {} : { durationMs: detail.durationMs }),
-      ...(detail.error === undefined ? {} : { error: detail.error }),
-      next: detail.next,
+  // ---- jobs that end early ------------------------------------------------------------------
+
+  private dropDeleted(job: DeliveryJob): JobReport {
+    this.deps.drops.drop(
+      job.topic,
+      job.subscription,
+      job.items.map((item) => ({ item, reason: 'SubscriptionDeleted' as const })),
+    );
+    return { ...emptyReport(), ended: job.items.length };
+  }
+
+  /** Ended deliveries that were parked on the retry queue: hand them to the dead-letter step. */
+  private async handOffAgain(job: EndedJob): Promise<JobReport> {
+    const envelope = {
+      topic: job.topic,
+      subscription: job.subscription,
+      ...(job.subscriptionVersion === undefined ? {} : { subscriptionVersion: job.subscriptionVersion }),
     };
+    await this.deps.queue.send(
+      'deadLetter',
+      packEndedJobs(envelope, job.ended).map((body) => ({ body, delaySeconds: 0 })),
+    );
+    return { ...emptyReport(), ended: job.ended.length };
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The HTTP request for one delivery: a JSON array of events plus the service's headers.
  */
-import type { DeliveryItem, Subscription } from '../domain/model';
+import type { DeliveryItem } from '../domain/delivery';
+import type { Subscription } from '../domain/model';
 import type { WebhookRequest } from './webhook-sender';
 
 export const USER_AGENT = 'Gridwire/0.1';

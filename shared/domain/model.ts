@@ -50,19 +50,6 @@ export type DropReason = (typeof DROP_REASONS)[number];
 export const INPUT_SCHEMAS = ['EventGridSchema', 'CloudEventSchemaV1_0', 'CustomEventSchema'] as const;
 export type InputSchema = (typeof INPUT_SCHEMAS)[number];
 
-/** An event in the Event Grid schema, as stored and delivered (after the service stamped it). */
-export interface EventGridEvent {
-  id: string;
-  topic: string;
-  subject: string;
-  eventType: string;
-  eventTime: string;
-  data?: unknown;
-  dataVersion: string;
-  metadataVersion: '1';
-  [extra: string]: unknown;
-}
-
 export interface TopicKeys {
   key1: string;
   key2: string;
@@ -79,10 +66,37 @@ export interface Topic {
   subscriptionsVersion: number;
 }
 
+/** A retry policy as the management API takes and shows it. */
 export interface RetryPolicy {
   maxDeliveryAttempts: number;
   eventTimeToLiveInMinutes: number;
 }
+
+/**
+ * A retry policy as the engine applies it, normalised once when a subscription is parsed (from an
+ * API body or from the table). `ttlMs` is real time; a delivery profile's `timeScale` shrinks it.
+ */
+export interface RetryLimits {
+  maxAttempts: number;
+  ttlMs: number;
+}
+
+export const retryLimitsOf = (policy: RetryPolicy): RetryLimits => ({
+  maxAttempts: policy.maxDeliveryAttempts,
+  ttlMs: policy.eventTimeToLiveInMinutes * 60_000,
+});
+
+export const retryPolicyOf = (limits: RetryLimits): RetryPolicy => ({
+  maxDeliveryAttempts: limits.maxAttempts,
+  eventTimeToLiveInMinutes: limits.ttlMs / 60_000,
+});
+
+/**
+ * Delivery profiles by name: the schedule and limits a subscription follows. Classic topics use
+ * `topic`; the profiles themselves (pure data) are in `shared/delivery/rules/profiles.ts`.
+ */
+export const DELIVERY_PROFILE_NAMES = ['topic'] as const;
+export type DeliveryProfileName = (typeof DELIVERY_PROFILE_NAMES)[number];
 
 export interface WebhookDestination {
   endpointType: 'WebHook';
@@ -97,41 +111,20 @@ export interface SubscriptionFilter {
 export interface Subscription {
   topic: string;
   name: string;
+  /**
+   * Grows with every change of the subscription (also across a delete and re-create). Delivery
+   * jobs carry the version they were made for; a cached definition older than that is re-read.
+   */
+  version: number;
+  /** The schedule and limits this subscription's deliveries follow. */
+  deliveryProfile: DeliveryProfileName;
   destination: WebhookDestination;
   filter: SubscriptionFilter;
-  retryPolicy: RetryPolicy;
+  retry: RetryLimits;
   eventDeliverySchema: 'EventGridSchema';
   labels: string[];
   createdAt: string;
   updatedAt: string;
-}
-
-/**
- * One event on its way to one subscription, with everything the retry engine needs. It travels
- * inside SQS messages, so the happy path needs no database write.
- */
-export interface DeliveryItem {
-  /** Unique per (published event, subscription); tells apart events that reuse an `id`. */
-  deliveryId: string;
-  event: EventGridEvent;
-  /** Attempts made so far (the next attempt sends `aeg-delivery-count: attempts`). */
-  attempts: number;
-  /** Epoch ms when the event was accepted (TTL counts from here). */
-  publishedAt: number;
-  lastOutcome?: DeliveryOutcome;
-  lastHttpStatus?: number;
-  /** Epoch ms of the last attempt. */
-  lastAttemptAt?: number;
-}
-
-/** The body of one SQS message: events for one subscription that are due at the same time. */
-export interface DeliveryJob {
-  v: 1;
-  topic: string;
-  subscription: string;
-  /** Epoch ms before which nothing in the job may be attempted; absent means now. */
-  dueAt?: number;
-  items: DeliveryItem[];
 }
 
 /** The result of one HTTP attempt. */
@@ -167,7 +160,7 @@ export interface AttemptRecord {
   publishedAt: number;
   /** 1-based attempt number; 0 for a due-time decision made without an attempt (TTL expiry). */
   attempt: number;
-  /** Epoch ms. */
+  /** Epoch ms when the attempt started (or, for a due-time decision, when it was made). */
   at: number;
   outcome: DeliveryOutcome | 'Delivered' | 'NotAttempted';
   httpStatus?: number;

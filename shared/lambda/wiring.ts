@@ -7,9 +7,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { QUEUES, type QueueKey } from '../config/resources';
 import { type RuntimeConfig, requireSetting } from '../config/runtime';
-import { DropRecorder } from '../delivery/dead-letter';
+import { DeadLetterStep, DropRecorder } from '../delivery/dead-letter';
 import { DeliveryEngine, type SubscriptionSource } from '../delivery/engine';
-import { scaleProfile, TOPIC_PROFILE } from '../delivery/rules/retry';
+import { scaleProfiles } from '../delivery/rules/profiles';
 import { UndiciWebhookSender, type WebhookSender } from '../delivery/webhook-sender';
 import type { Subscription } from '../domain/model';
 import type { ManagementDeps } from '../management/api';
@@ -68,9 +68,8 @@ const storeOf = (runtime: Runtime) => new Store(runtime.clients.dynamo, runtime.
 
 /** The job queue; a function only needs (and checks for) the URLs of the queues it sends to. */
 const queueOf = (runtime: Runtime, sendsTo: readonly QueueKey[]) => {
-  const configured = { delivery: runtime.config.deliveryQueueUrl, retry: runtime.config.retryQueueUrl };
   const urls: Partial<Record<QueueKey, string>> = {};
-  for (const key of sendsTo) urls[key] = requireSetting(configured[key], QUEUES[key].urlEnv);
+  for (const key of sendsTo) urls[key] = requireSetting(runtime.config.queueUrls[key], QUEUES[key].urlEnv);
   return new SqsJobQueue(runtime.clients.sqs, urls);
 };
 
@@ -97,16 +96,27 @@ export function buildManagementDeps(runtime: Runtime): ManagementDeps {
 }
 
 /**
- * Subscriptions read through a short-lived cache. A missing subscription is not cached: jobs for
- * it are dropped, so a subscription re-created moments after a delete must be seen at once.
+ * Subscriptions read through a short-lived cache. A cached definition older than the version a
+ * job was made for is read again, so a change is obeyed by every event published after the
+ * change returned. A miss is confirmed with a strongly consistent read before anything is
+ * dropped, and never cached: a subscription re-created moments after a delete is seen at once.
  */
-export function cachedSubscriptions(store: Store, ttlMs: number, clock: Clock): SubscriptionSource {
+export function cachedSubscriptions(
+  store: Pick<Store, 'getSubscription'>,
+  ttlMs: number,
+  clock: Clock,
+): SubscriptionSource {
   const cache = new TtlCache<Subscription | undefined>(ttlMs, clock.now, {
     keep: (subscription) => subscription !== undefined,
   });
   return {
-    get: (topic, name) =>
-      cache.get(`${topic.toLowerCase()}#${name.toLowerCase()}`, () => store.getSubscription(topic, name)),
+    get: async (topic, name, minVersion = 0) => {
+      const key = `${topic.toLowerCase()}#${name.toLowerCase()}`;
+      const cached = await cache.get(key, () => store.getSubscription(topic, name));
+      if (cached !== undefined && cached.version >= minVersion) return cached;
+      cache.delete(key);
+      return cache.get(key, () => store.getSubscription(topic, name, { consistent: true }));
+    },
   };
 }
 
@@ -117,20 +127,22 @@ export function buildDeliveryEngine(
 ): DeliveryEngine {
   const clock = runtime.clock ?? systemClock;
   const store = storeOf(runtime);
-  const drops = new DropRecorder(observability.buffer, observability.logger);
   return new DeliveryEngine({
     clock,
     random: runtime.random ?? systemRandom,
-    profile: scaleProfile(TOPIC_PROFILE, runtime.config.timeScale),
-    timeScale: runtime.config.timeScale,
+    profiles: scaleProfiles(runtime.config.timeScale),
     subscriptions: cachedSubscriptions(store, runtime.config.subscriptionCacheMs, clock),
     sender: options.sender ?? new UndiciWebhookSender({ clock }),
-    queue: queueOf(runtime, ['retry']),
+    queue: queueOf(runtime, ['retry', 'deadLetter']),
     history: { record: (records) => store.recordAttempts(records, runtime.config.historyRetentionDays) },
-    deadLetters: drops,
-    drops,
+    drops: new DropRecorder(observability.buffer, observability.logger),
     metrics: observability.buffer,
     logger: observability.logger,
     concurrency: runtime.config.deliveryConcurrency,
   });
+}
+
+/** The dead-letter step behind the dead-letter function. */
+export function buildDeadLetterStep(observability: Observability): DeadLetterStep {
+  return new DeadLetterStep(new DropRecorder(observability.buffer, observability.logger));
 }

@@ -67,6 +67,15 @@ async function requireSubscription(deps: ManagementDeps, topic: string, name: st
   return subscription;
 }
 
+/**
+ * A subscription's next version: above its previous one, and at least the change's time in ms, so
+ * versions keep growing across a delete and re-create (whose previous version is gone). Changes
+ * are answered only after the propagation delay, so management clocks would have to be that far
+ * apart to break the order.
+ */
+export const nextSubscriptionVersion = (existing: Pick<Subscription, 'version'> | undefined, nowMs: number) =>
+  Math.max((existing?.version ?? 0) + 1, nowMs);
+
 const keysOf = (keys: TopicKeys) => ({ key1: keys.key1, key2: keys.key2 });
 
 /** Attempt records as the API shows them: ISO times, grouped by delivery. */
@@ -179,17 +188,19 @@ const operations: Readonly<Record<string, Operation>> = {
         );
       }
     }
-    const at = now(deps).toISOString();
+    const at = now(deps);
     const subscription: Subscription = {
       topic: topic.name,
       name: existing?.name ?? name,
+      version: nextSubscriptionVersion(existing, at.getTime()),
+      deliveryProfile: 'topic',
       destination: { endpointType: 'WebHook', endpointUrl: input.endpointUrl },
       filter: input.includedEventTypes === undefined ? {} : { includedEventTypes: input.includedEventTypes },
-      retryPolicy: input.retryPolicy,
+      retry: input.retry,
       eventDeliverySchema: 'EventGridSchema',
       labels: input.labels,
-      createdAt: existing?.createdAt ?? at,
-      updatedAt: at,
+      createdAt: existing?.createdAt ?? at.toISOString(),
+      updatedAt: at.toISOString(),
     };
     const created = await deps.store.putSubscription(subscription);
     await propagated(deps);
@@ -202,12 +213,16 @@ const operations: Readonly<Record<string, Operation>> = {
       subscriptionDocument(await requireSubscription(deps, topicParam(event), subscriptionParam(event))),
     ),
 
-  'DELETE /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) =>
-    emptyResult(
-      (await deps.store.deleteSubscription(topicParam(event), subscriptionParam(event), now(deps)))
-        ? 200
-        : 204,
-    ),
+  'DELETE /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) => {
+    const deleted = await deps.store.deleteSubscription(
+      topicParam(event),
+      subscriptionParam(event),
+      now(deps),
+    );
+    // Publishers stop queueing for it once their cached topic shows the change.
+    if (deleted) await propagated(deps);
+    return emptyResult(deleted ? 200 : 204);
+  },
 
   'POST /admin/topics/{topic}/eventSubscriptions/{subscription}/getFullUrl': async (event, deps) => {
     const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event));

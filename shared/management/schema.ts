@@ -3,11 +3,13 @@
  * resource documents it returns. Every rejection names the field and the allowed values.
  */
 import { type ZodError, z } from 'zod';
-import { type DeliveryProfile, type Range, TOPIC_PROFILE } from '../delivery/rules/retry';
+import { type DeliveryProfile, type Range, TOPIC_PROFILE } from '../delivery/rules/profiles';
 import {
   INPUT_SCHEMAS,
   type InputSchema,
-  type RetryPolicy,
+  type RetryLimits,
+  retryLimitsOf,
+  retryPolicyOf,
   type Subscription,
   type Topic,
 } from '../domain/model';
@@ -185,7 +187,8 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
 export interface SubscriptionInput {
   endpointUrl: string;
   includedEventTypes?: string[];
-  retryPolicy: RetryPolicy;
+  /** Normalised once, here: `{ maxAttempts, ttlMs }`. */
+  retry: RetryLimits;
   labels: string[];
 }
 
@@ -200,11 +203,11 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
     ...(types === undefined || types.some((type) => type.toLowerCase() === 'all')
       ? {}
       : { includedEventTypes: types }),
-    retryPolicy: {
+    retry: retryLimitsOf({
       maxDeliveryAttempts: properties.retryPolicy?.maxDeliveryAttempts ?? limits.maxDeliveryAttempts.default,
       eventTimeToLiveInMinutes:
         properties.retryPolicy?.eventTimeToLiveInMinutes ?? limits.eventTimeToLiveInMinutes.default,
-    },
+    }),
     labels: properties.labels ?? [],
   };
 }
@@ -251,7 +254,7 @@ export function subscriptionDocument(subscription: Subscription) {
         properties: { endpointBaseUrl: endpointBaseUrl(subscription.destination.endpointUrl) },
       },
       filter: { includedEventTypes: subscription.filter.includedEventTypes ?? null },
-      retryPolicy: subscription.retryPolicy,
+      retryPolicy: retryPolicyOf(subscription.retry),
       eventDeliverySchema: subscription.eventDeliverySchema,
       labels: subscription.labels,
     },

@@ -20,7 +20,11 @@ export async function mapWithConcurrency<T, R>(
   return results;
 }
 
-/** A counting semaphore: at most `limit` callers inside `run` at once, across every caller. */
+/**
+ * A counting semaphore: at most `limit` callers inside `run` at once, across every caller.
+ * Waiters get in first come, first served: a finishing caller hands its slot straight to the
+ * longest waiter (`active` stays the same), so a caller arriving in between can't slip in.
+ */
 export class Semaphore {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
@@ -30,13 +34,14 @@ export class Semaphore {
   }
 
   async run<R>(work: () => Promise<R>): Promise<R> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active += 1;
+    if (this.active < this.limit) this.active += 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
     try {
       return await work();
     } finally {
-      this.active -= 1;
-      this.waiting.shift()?.();
+      const next = this.waiting.shift();
+      if (next === undefined) this.active -= 1;
+      else next();
     }
   }
 }

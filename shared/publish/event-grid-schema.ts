@@ -3,17 +3,18 @@
  * the field and the rule.
  */
 import { z } from 'zod';
-import type { EventGridEvent } from '../domain/model';
+import type { EventGridEvent } from '../domain/delivery';
 import { badRequest, payloadTooLarge } from '../lambda/errors';
-import { MAX_QUEUED_EVENT_BYTES } from '../queue/job-codec';
+import { MAX_QUEUED_EVENT_BYTES, sqsSafeJson } from '../queue/job-codec';
 
 /** Publish limits (the original service's numbers). */
 export const PUBLISH_LIMITS = {
   /** The whole request body (1 MiB). */
   maxRequestBytes: 1_048_576,
   /**
-   * One serialized event: 1 MiB less the 2 KiB a delivery job keeps for its own fields, so every
-   * accepted event fits one SQS message.
+   * One serialized event as queued: 1 MiB less the 2 KiB a delivery job keeps for its own fields,
+   * so every accepted event fits one SQS message. Characters beyond U+FFFF are queued as escape
+   * pairs and count 12 bytes each.
    */
   maxEventBytes: MAX_QUEUED_EVENT_BYTES,
   maxEventsPerRequest: 5000,
@@ -75,10 +76,10 @@ export function parseEventGridEvents(body: unknown, topicName: string): EventGri
         `Event at index ${index}: topic '${event.topic}' does not match this topic ('${resourceId}'); leave it out and the service fills it in.`,
       );
     }
-    const size = Buffer.byteLength(JSON.stringify(candidate), 'utf8');
+    const size = Buffer.byteLength(sqsSafeJson(JSON.stringify(candidate)), 'utf8');
     if (size > PUBLISH_LIMITS.maxEventBytes) {
       throw payloadTooLarge(
-        `Event at index ${index} is ${size} bytes; one event may be at most ${PUBLISH_LIMITS.maxEventBytes} bytes.`,
+        `Event at index ${index} is ${size} bytes as queued; one event may be at most ${PUBLISH_LIMITS.maxEventBytes} bytes (characters beyond U+FFFF count 12 bytes each).`,
       );
     }
     events.push({ ...event, topic: resourceId, dataVersion: event.dataVersion ?? '', metadataVersion: '1' });

@@ -2,7 +2,8 @@
  * Which subscriptions receive an event. Event types match exactly, ignoring case; no list (or
  * `All`) matches every type.
  */
-import type { EventGridEvent, SubscriptionFilter } from '../domain/model';
+import type { EventGridEvent } from '../domain/delivery';
+import type { SubscriptionFilter } from '../domain/model';
 
 export function matchesFilter(filter: SubscriptionFilter, event: Pick<EventGridEvent, 'eventType'>): boolean {
   const types = filter.includedEventTypes;

@@ -3,8 +3,9 @@
  * job per matching subscription. Answers only after every job is in SQS.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { DeliveryItem, Subscription, Topic } from '../domain/model';
-import { notFound, serviceUnavailable, unauthorized } from '../lambda/errors';
+import type { DeliveryItem } from '../domain/delivery';
+import type { Subscription, Topic } from '../domain/model';
+import { badRequest, notFound, serviceUnavailable, unauthorized } from '../lambda/errors';
 import { parseJsonBytes } from '../lambda/http';
 import { isValidName } from '../management/schema';
 import type { LoggerLike } from '../observability/logging';
@@ -12,7 +13,7 @@ import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observabil
 import { TtlCache } from '../platform/cache';
 import type { Clock } from '../platform/clock';
 import { packJobs } from '../queue/job-codec';
-import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
+import { type JobQueue, type OutgoingJob, QueueRejectedError } from '../queue/sqs-job-queue';
 import type { Store } from '../storage/store';
 import { PUBLISH_LIMITS, parseEventGridEvents } from './event-grid-schema';
 import { matchesFilter } from './filter';
@@ -73,7 +74,9 @@ export class Publisher {
     const started = this.deps.clock.now();
     // A name no topic can have is not looked up (DynamoDB would refuse an oversized key).
     const topic = isValidName('topic', request.topic)
-      ? await this.topics.get(request.topic.toLowerCase(), () => this.deps.store.getTopic(request.topic))
+      ? await this.topics.get(request.topic.toLowerCase(), () =>
+          this.deps.store.getTopic(request.topic, { consistent: true }),
+        )
       : undefined;
     if (topic === undefined) throw notFound(`The topic '${request.topic}' does not exist.`);
     if (request.accessKey === undefined || request.accessKey === '') {
@@ -121,7 +124,12 @@ export class Publisher {
           items.length,
           subscriptionDimensions(topic.name, subscription.name),
         );
-        for (const body of packJobs({ topic: topic.name, subscription: subscription.name }, items)) {
+        const envelope = {
+          topic: topic.name,
+          subscription: subscription.name,
+          subscriptionVersion: subscription.version,
+        };
+        for (const body of packJobs(envelope, items)) {
           pending.push({ body, delaySeconds: 0 });
           pendingBytes += body.length;
           jobs += 1;
@@ -134,6 +142,13 @@ export class Publisher {
         topic: topic.name,
         error: (error as Error).message,
       });
+      if (error instanceof QueueRejectedError) {
+        // Sending the same events again would be refused again: not a 503.
+        throw badRequest(
+          `The events could not be stored: the queue refused their content (${error.code}). Sending the same request again will not help; events stored before the refusal may be delivered.`,
+          'EventsNotStorable',
+        );
+      }
       throw serviceUnavailable(
         'The events could not all be stored. Retry the request; events stored before the failure may be delivered twice.',
       );

@@ -1,10 +1,17 @@
 /**
- * Delivery jobs: how events for one subscription are packed into SQS message bodies, and read
- * back. Packing many events per message is what keeps SQS requests per event far below one.
+ * Jobs on the wire: how events for one subscription are packed into SQS message bodies, and read
+ * back with the one schema that defines them (`shared/domain/delivery.ts`). Packing many events
+ * per message is what keeps SQS requests per event far below one.
  */
-import { z } from 'zod';
 import { SQS_LIMITS } from '../config/resources';
-import { type DeliveryItem, type DeliveryJob, isDeliveryOutcome } from '../domain/model';
+import {
+  type DeliveryItem,
+  type DeliveryJob,
+  deliveryJobSchema,
+  type EndedDelivery,
+  endedJobSchema,
+  type QueuedJob,
+} from '../domain/delivery';
 
 /**
  * Target size of one job message. SQS bills each 64 KiB of payload as a request, so larger
@@ -22,13 +29,33 @@ export const MAX_QUEUED_EVENT_BYTES = SQS_LIMITS.maxMessageBytes - JOB_ENVELOPE_
 export interface JobEnvelope {
   topic: string;
   subscription: string;
+  subscriptionVersion?: number;
   dueAt?: number;
 }
 
-const envelopeHead = (envelope: JobEnvelope): string =>
-  `{"v":1,"topic":${JSON.stringify(envelope.topic)},"subscription":${JSON.stringify(envelope.subscription)}${
-    envelope.dueAt === undefined ? '' : `,"dueAt":${Math.round(envelope.dueAt)}`
-  },"items":[`;
+/**
+ * Characters some SQS implementations refuse in a message although JSON allows them: everything
+ * beyond U+FFFF (emoji, many CJK and math letters; the local emulator rejects them) and U+FFFE and
+ * U+FFFF (refused by SQS itself). JSON.stringify already escapes control characters and lone
+ * surrogates.
+ */
+const SQS_UNSAFE = /[\uFFFE\uFFFF]|[\u{10000}-\u{10FFFF}]/gu;
+const hex4 = (unit: number) => `\\u${unit.toString(16).padStart(4, '0')}`;
+
+/**
+ * JSON text that any SQS accepts: unsafe characters are written as `\uXXXX` escapes (surrogate
+ * pairs beyond U+FFFF). Lossless: `JSON.parse` gives back exactly the same string values. Only
+ * valid for JSON text, where such characters can occur only inside string literals.
+ */
+export const sqsSafeJson = (json: string): string =>
+  json.replace(SQS_UNSAFE, (char) =>
+    char.length === 2 ? hex4(char.charCodeAt(0)) + hex4(char.charCodeAt(1)) : hex4(char.charCodeAt(0)),
+  );
+
+const envelopeHead = (envelope: JobEnvelope, kind: 'items' | 'ended'): string =>
+  `{"v":1,${kind === 'ended' ? '"kind":"ended",' : ''}"topic":${JSON.stringify(envelope.topic)},"subscription":${JSON.stringify(envelope.subscription)}${
+    envelope.subscriptionVersion === undefined ? '' : `,"subscriptionVersion":${envelope.subscriptionVersion}`
+  }${envelope.dueAt === undefined ? '' : `,"dueAt":${Math.round(envelope.dueAt)}`},"${kind}":[`;
 
 /**
  * Packs items into job message bodies of at most `targetBytes` each (UTF-8). An item bigger than
@@ -40,17 +67,34 @@ export function packJobs(
   items: readonly DeliveryItem[],
   targetBytes = JOB_TARGET_BYTES,
 ): string[] {
-  const head = envelopeHead(envelope);
+  return pack(envelopeHead(envelope, 'items'), items, (item) => item.deliveryId, targetBytes);
+}
+
+/** Packs ended deliveries for the dead-letter step, like {@link packJobs}. */
+export function packEndedJobs(
+  envelope: Omit<JobEnvelope, 'dueAt'>,
+  ended: readonly EndedDelivery[],
+  targetBytes = JOB_TARGET_BYTES,
+): string[] {
+  return pack(envelopeHead(envelope, 'ended'), ended, (entry) => entry.item.deliveryId, targetBytes);
+}
+
+function pack<T>(
+  head: string,
+  entries: readonly T[],
+  idOf: (entry: T) => string,
+  targetBytes: number,
+): string[] {
   const headBytes = Buffer.byteLength(head, 'utf8') + 2; // "]}"
   const bodies: string[] = [];
   let parts: string[] = [];
   let size = headBytes;
-  for (const item of items) {
-    const text = JSON.stringify(item);
+  for (const entry of entries) {
+    const text = sqsSafeJson(JSON.stringify(entry));
     const itemBytes = Buffer.byteLength(text, 'utf8');
     if (headBytes + itemBytes > SQS_LIMITS.maxMessageBytes) {
       throw new RangeError(
-        `delivery item ${item.deliveryId} needs ${headBytes + itemBytes} bytes; an SQS message holds at most ${SQS_LIMITS.maxMessageBytes}`,
+        `delivery item ${idOf(entry)} needs ${headBytes + itemBytes} bytes; an SQS message holds at most ${SQS_LIMITS.maxMessageBytes}`,
       );
     }
     if (parts.length > 0 && size + 1 + itemBytes > targetBytes) {
@@ -65,38 +109,28 @@ export function packJobs(
   return bodies;
 }
 
-const itemSchema = z.object({
-  deliveryId: z.string().min(1),
-  event: z.looseObject({ id: z.string() }),
-  attempts: z.number().int().min(0),
-  publishedAt: z.number(),
-  lastOutcome: z.string().refine(isDeliveryOutcome).optional(),
-  lastHttpStatus: z.number().int().optional(),
-  lastAttemptAt: z.number().optional(),
-});
-
-const jobSchema = z.object({
-  v: z.literal(1),
-  topic: z.string().min(1),
-  subscription: z.string().min(1),
-  dueAt: z.number().optional(),
-  items: z.array(itemSchema).min(1),
-});
-
 /** Reads a job message body; throws with the reason when it isn't one. */
-export function parseJob(body: string): DeliveryJob {
+export function parseJob(body: string): QueuedJob {
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch (error) {
-    throw new Error(`delivery job is not JSON: ${(error as Error).message}`);
+    throw new Error(`job message is not JSON: ${(error as Error).message}`);
   }
-  const parsed = jobSchema.safeParse(json);
+  const isEnded = typeof json === 'object' && json !== null && (json as { kind?: unknown }).kind === 'ended';
+  const parsed = (isEnded ? endedJobSchema : deliveryJobSchema).safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(
-      `delivery job is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
+      `job message is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
     );
   }
-  return parsed.data as DeliveryJob;
+  return parsed.data;
+}
+
+/** Reads a message body that must be a delivery job (not ended deliveries). */
+export function parseDeliveryJob(body: string): DeliveryJob {
+  const job = parseJob(body);
+  if (job.kind === 'ended') throw new Error('expected a delivery job, got ended deliveries');
+  return job;
 }

@@ -16,6 +16,21 @@ export interface OutgoingJob {
   delaySeconds: number;
 }
 
+/**
+ * SQS refused messages for good (`SenderFault`: the content or the request is at fault), so
+ * sending them again cannot help. Transient refusals are re-sent before anything is thrown.
+ */
+export class QueueRejectedError extends Error {
+  override readonly name = 'QueueRejectedError';
+  constructor(
+    message: string,
+    /** SQS's error code for the first refused message (e.g. `InvalidMessageContents`). */
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface JobQueue {
   /** Resolves once every job is durably in the queue; rejects otherwise. */
   send(queue: QueueKey, jobs: readonly OutgoingJob[]): Promise<void>;
@@ -89,9 +104,10 @@ async function sendBatch(
     const permanent = failed.find((entry) => entry.SenderFault === true);
     if (permanent !== undefined || attempt >= maxRetries) {
       const first = permanent ?? failed[0];
-      throw new Error(
-        `SQS refused ${failed.length} of ${entries.length} messages: ${first?.Code ?? '?'} ${first?.Message ?? ''}`.trim(),
-      );
+      const message =
+        `SQS refused ${failed.length} of ${entries.length} messages: ${first?.Code ?? '?'} ${first?.Message ?? ''}`.trim();
+      if (permanent !== undefined) throw new QueueRejectedError(message, permanent.Code ?? 'SenderFault');
+      throw new Error(message);
     }
     const failedIds = new Set(failed.map((entry) => entry.Id));
     entries = entries.filter((entry) => failedIds.has(entry.Id));

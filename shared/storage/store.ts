@@ -23,8 +23,17 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import { TABLE } from '../config/resources';
-import type { AttemptRecord, InputSchema, Subscription, Topic, TopicKeys } from '../domain/model';
+import {
+  type AttemptRecord,
+  DELIVERY_PROFILE_NAMES,
+  type InputSchema,
+  retryLimitsOf,
+  type Subscription,
+  type Topic,
+  type TopicKeys,
+} from '../domain/model';
 
 const TOPICS_INDEX = TABLE.topicsIndex;
 
@@ -47,6 +56,11 @@ export const newAccessKey = (): string => randomBytes(32).toString('base64');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+export interface ReadOptions {
+  /** A strongly consistent read. */
+  consistent?: boolean;
+}
+
 export class Store {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -55,9 +69,14 @@ export class Store {
 
   // ---- topics -------------------------------------------------------------------------------
 
-  async getTopic(name: string): Promise<Topic | undefined> {
+  /** `consistent`: a strongly consistent read (sees every change that has returned). */
+  async getTopic(name: string, options: ReadOptions = {}): Promise<Topic | undefined> {
     const { Item } = await this.doc.send(
-      new GetCommand({ TableName: this.tableName, Key: this.topicKey(name) }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: this.topicKey(name),
+        ...(options.consistent === true ? { ConsistentRead: true } : {}),
+      }),
     );
     return Item === undefined ? undefined : toTopic(Item);
   }
@@ -155,16 +174,27 @@ export class Store {
 
   // ---- subscriptions ------------------------------------------------------------------------
 
-  async getSubscription(topic: string, name: string): Promise<Subscription | undefined> {
+  /** `consistent`: a strongly consistent read (sees every change that has returned). */
+  async getSubscription(
+    topic: string,
+    name: string,
+    options: ReadOptions = {},
+  ): Promise<Subscription | undefined> {
     const { Item } = await this.doc.send(
-      new GetCommand({ TableName: this.tableName, Key: { pk: topicPk(topic), sk: subscriptionSk(name) } }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: topicPk(topic), sk: subscriptionSk(name) },
+        ...(options.consistent === true ? { ConsistentRead: true } : {}),
+      }),
     );
     return Item === undefined ? undefined : toSubscription(Item);
   }
 
+  /** Always a strongly consistent read: publishers act on it right after a change. */
   async listSubscriptions(topic: string): Promise<Subscription[]> {
     const items = await this.queryAll({
       TableName: this.tableName,
+      ConsistentRead: true,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sub)',
       ExpressionAttributeValues: { ':pk': topicPk(topic), ':sub': 'SUB#' },
     });
@@ -313,16 +343,44 @@ function toTopic(item: Record<string, unknown>): Topic {
   };
 }
 
+/**
+ * A subscription item as stored. Items written before subscriptions had a version, a profile
+ * and normalised retry limits are read with version 0, the `topic` profile and their
+ * `retryPolicy` converted.
+ */
+const subscriptionItemSchema = z
+  .object({
+    topic: z.string(),
+    name: z.string(),
+    version: z.number().default(0),
+    deliveryProfile: z.enum(DELIVERY_PROFILE_NAMES).default('topic'),
+    destination: z.object({ endpointType: z.literal('WebHook'), endpointUrl: z.string() }),
+    filter: z.object({ includedEventTypes: z.array(z.string()).optional() }).default({}),
+    retry: z.object({ maxAttempts: z.number(), ttlMs: z.number() }).optional(),
+    retryPolicy: z
+      .object({ maxDeliveryAttempts: z.number(), eventTimeToLiveInMinutes: z.number() })
+      .optional(),
+    eventDeliverySchema: z.literal('EventGridSchema').default('EventGridSchema'),
+    labels: z.array(z.string()).default([]),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .transform(({ retry, retryPolicy, ...rest }, context): Subscription => {
+    const limits = retry ?? (retryPolicy === undefined ? undefined : retryLimitsOf(retryPolicy));
+    if (limits === undefined) {
+      context.addIssue({ code: 'custom', message: 'retry is required' });
+      return z.NEVER;
+    }
+    return { ...rest, retry: limits };
+  });
+
 function toSubscription(item: Record<string, unknown>): Subscription {
-  return {
-    topic: item.topic as string,
-    name: item.name as string,
-    destination: item.destination as Subscription['destination'],
-    filter: (item.filter as Subscription['filter'] | undefined) ?? {},
-    retryPolicy: item.retryPolicy as Subscription['retryPolicy'],
-    eventDeliverySchema: 'EventGridSchema',
-    labels: (item.labels as string[] | undefined) ?? [],
-    createdAt: item.createdAt as string,
-    updatedAt: item.updatedAt as string,
-  };
+  const parsed = subscriptionItemSchema.safeParse(item);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `stored subscription ${String(item.pk)}/${String(item.sk)} is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
+    );
+  }
+  return parsed.data;
 }

@@ -1,9 +1,19 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import { DeliveryPipeline, type DeliveryPipelineProps } from '../../infra/delivery-pipeline';
 import { GridwireStack } from '../../infra/gridwire-stack';
-import { ENV, FUNCTIONS, QUEUES, ROUTES, SQS_LIMITS, TABLE } from '../../shared/config/resources';
+import {
+  ENV,
+  FUNCTIONS,
+  QUEUES,
+  type QueueKey,
+  queueOutputNames,
+  ROUTES,
+  SQS_LIMITS,
+  TABLE,
+} from '../../shared/config/resources';
 
 // Skip asset bundling: these tests are about the template, `npm run synth` bundles for real.
 const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -201,7 +211,7 @@ describe('HTTP API', () => {
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
       (route) => (route as { Properties: { RouteKey: string; AuthorizationType?: string } }).Properties,
     );
-    const expected = ROUTES.filter((route) => route.function !== 'delivery').map((route) => ({
+    const expected = ROUTES.map((route) => ({
       key: `${route.method} ${route.path}`,
       auth: route.auth === 'admin' ? 'AWS_IAM' : 'NONE',
     }));
@@ -267,5 +277,56 @@ describe('props', () => {
       JSON.stringify(policy).includes('execute-api:Invoke'),
     );
     expect(JSON.stringify(operator)).toContain('/admin/*');
+  });
+});
+
+describe('parked messages', () => {
+  it.each(Object.entries(QUEUES))(
+    'raise an alarm as soon as one waits in the %s redrive queue',
+    (key, queue) => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [
+          { Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId(queue.redrive.id), 'QueueName'] } },
+        ],
+        Statistic: 'Maximum',
+        Period: 60,
+        EvaluationPeriods: 1,
+        DatapointsToAlarm: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Threshold: 1,
+        TreatMissingData: 'notBreaching',
+        AlarmDescription: Match.stringLikeRegexp(`gridwire parked list --stack Test --queue ${key}`),
+      });
+    },
+  );
+
+  it('have one alarm per redrive queue, without actions unless a topic is given', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(Object.keys(QUEUES).length);
+    for (const alarm of alarms) expect(alarm).not.toHaveProperty('Properties.AlarmActions');
+  });
+
+  it('notify alarmTopic when parked and when cleared', () => {
+    const stack = new Stack(newApp(), 'Alarmed');
+    const topic = new sns.Topic(stack, 'Operators');
+    const pipeline = new DeliveryPipeline(stack, 'Pipeline', { alarmTopic: topic });
+    expect(Object.keys(pipeline.parkedAlarms).sort()).toEqual(Object.keys(QUEUES).sort());
+    const topicRef = { Ref: stack.getLogicalId(topic.node.defaultChild as sns.CfnTopic) };
+    const alarms = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(Object.keys(QUEUES).length);
+    for (const alarm of alarms) {
+      expect(alarm).toMatchObject({ Properties: { AlarmActions: [topicRef], OKActions: [topicRef] } });
+    }
+  });
+
+  it('output every queue URL and its redrive queue URL under the names the CLI reads', () => {
+    const outputs = template.findOutputs('*');
+    for (const [key, queue] of Object.entries(QUEUES)) {
+      const names = queueOutputNames(key as QueueKey);
+      expect(outputs[names.url]).toMatchObject({ Value: { Ref: queueId(queue.id) } });
+      expect(outputs[names.redriveUrl]).toMatchObject({ Value: { Ref: queueId(queue.redrive.id) } });
+    }
   });
 });

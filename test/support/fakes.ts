@@ -6,14 +6,9 @@
 import type { QueueKey } from '../../shared/config/resources';
 import { DropRecorder } from '../../shared/delivery/dead-letter';
 import { DeliveryEngine, type DeliveryEngineDeps } from '../../shared/delivery/engine';
-import { TOPIC_PROFILE } from '../../shared/delivery/rules/retry';
-import type {
-  AttemptRecord,
-  AttemptResult,
-  DeliveryItem,
-  DeliveryJob,
-  Subscription,
-} from '../../shared/domain/model';
+import { DELIVERY_PROFILES } from '../../shared/delivery/rules/profiles';
+import type { DeliveryItem, DeliveryJob, EndedJob } from '../../shared/domain/delivery';
+import type { AttemptRecord, AttemptResult, Subscription } from '../../shared/domain/model';
 import { silentLogger } from '../../shared/observability/logging';
 import { MetricBuffer } from '../../shared/observability/metrics';
 import { type Clock, VirtualClock } from '../../shared/platform/clock';
@@ -26,20 +21,39 @@ import type { WebhookRequest, WebhookSender } from '../../shared/delivery/webhoo
 
 export class RecordingQueue implements JobQueue {
   readonly sent: Array<{ queue: QueueKey; job: OutgoingJob; at: number }> = [];
+  /** Every send fails with this error. */
   failWith: Error | undefined;
+  /** Sends to these queues fail (the others work). */
+  readonly failing = new Map<QueueKey, Error>();
   constructor(private readonly clock: Clock) {}
   async send(queue: QueueKey, jobs: readonly OutgoingJob[]): Promise<void> {
-    if (this.failWith !== undefined) throw this.failWith;
+    if (jobs.length === 0) return;
+    const failure = this.failWith ?? this.failing.get(queue);
+    if (failure !== undefined) throw failure;
     for (const job of jobs) this.sent.push({ queue, job, at: this.clock.now() });
   }
-  /** Parsed jobs sent so far, and forget them. */
+  /** Parsed delivery jobs sent so far (ended-delivery jobs stay), and forget them. */
   take(): Array<{ queue: QueueKey; job: DeliveryJob; delaySeconds: number; at: number }> {
-    const taken = this.sent.splice(0).map((entry) => ({
-      queue: entry.queue,
-      job: parseJob(entry.job.body),
-      delaySeconds: entry.job.delaySeconds,
-      at: entry.at,
-    }));
+    const taken: Array<{ queue: QueueKey; job: DeliveryJob; delaySeconds: number; at: number }> = [];
+    const kept: typeof this.sent = [];
+    for (const entry of this.sent.splice(0)) {
+      const job = parseJob(entry.job.body);
+      if (job.kind === 'ended') kept.push(entry);
+      else taken.push({ queue: entry.queue, job, delaySeconds: entry.job.delaySeconds, at: entry.at });
+    }
+    this.sent.push(...kept);
+    return taken;
+  }
+  /** Ended-delivery jobs sent so far, with the queue they went to, and forget them. */
+  takeEnded(): Array<{ queue: QueueKey; job: EndedJob; delaySeconds: number }> {
+    const taken: Array<{ queue: QueueKey; job: EndedJob; delaySeconds: number }> = [];
+    const kept: typeof this.sent = [];
+    for (const entry of this.sent.splice(0)) {
+      const job = parseJob(entry.job.body);
+      if (job.kind === 'ended') taken.push({ queue: entry.queue, job, delaySeconds: entry.job.delaySeconds });
+      else kept.push(entry);
+    }
+    this.sent.push(...kept);
     return taken;
   }
 }
@@ -85,9 +99,11 @@ export class MemoryHistory {
 export const subscription = (overrides: Partial<Subscription> = {}): Subscription => ({
   topic: 'orders',
   name: 'audit',
+  version: 1,
+  deliveryProfile: 'topic',
   destination: { endpointType: 'WebHook', endpointUrl: 'https://hooks.example.test/in' },
   filter: {},
-  retryPolicy: { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1440 },
+  retry: { maxAttempts: 30, ttlMs: 1440 * 60_000 },
   eventDeliverySchema: 'EventGridSchema',
   labels: [],
   createdAt: '2026-01-01T00:00:00.000Z',
@@ -132,12 +148,14 @@ export interface EngineHarness {
   history: MemoryHistory;
   metrics: MetricBuffer;
   subscriptions: Map<string, Subscription>;
+  /** Every subscription lookup the engine made, with the version it asked for. */
+  subscriptionReads: Array<{ topic: string; name: string; minVersion: number | undefined }>;
   draws: number[];
 }
 
 /** A delivery engine wired to test doubles. `randoms` are returned in order, then 0.5 forever. */
 export function engineHarness(
-  options: { randoms?: number[]; concurrency?: number; timeScale?: number; latencyMs?: number } = {},
+  options: { randoms?: number[]; concurrency?: number; latencyMs?: number } = {},
 ): EngineHarness {
   const clock = new VirtualClock();
   const queue = new RecordingQueue(clock);
@@ -148,6 +166,7 @@ export function engineHarness(
   const randoms = [...(options.randoms ?? [])];
   const draws: number[] = [];
   const drops = new DropRecorder(metrics, silentLogger);
+  const subscriptionReads: Array<{ topic: string; name: string; minVersion: number | undefined }> = [];
   const deps: DeliveryEngineDeps = {
     clock,
     random: () => {
@@ -155,17 +174,30 @@ export function engineHarness(
       draws.push(value);
       return value;
     },
-    profile: TOPIC_PROFILE,
-    timeScale: options.timeScale ?? 1,
-    subscriptions: { get: async (topic, name) => subscriptions.get(`${topic}/${name}`) },
+    profiles: DELIVERY_PROFILES,
+    subscriptions: {
+      get: async (topic, name, minVersion) => {
+        subscriptionReads.push({ topic, name, minVersion });
+        return subscriptions.get(`${topic}/${name}`);
+      },
+    },
     sender,
     queue,
     history,
-    deadLetters: drops,
     drops,
     metrics,
     logger: silentLogger,
     concurrency: options.concurrency ?? 8,
   };
-  return { engine: new DeliveryEngine(deps), clock, queue, sender, history, metrics, subscriptions, draws };
+  return {
+    engine: new DeliveryEngine(deps),
+    clock,
+    queue,
+    sender,
+    history,
+    metrics,
+    subscriptions,
+    subscriptionReads,
+    draws,
+  };
 }

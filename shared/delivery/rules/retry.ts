@@ -2,94 +2,14 @@
  * The retry engine's rules, as pure functions of their inputs. The clock (`now`) and the random
  * source are always arguments, so every rule, jitter included, is table-tested.
  */
-import type { AttemptResult, DeadLetterReason, DeliveryOutcome, RetryPolicy } from '../../domain/model';
+import type { AttemptResult, DeadLetterReason, RetryLimits } from '../../domain/model';
+import type { DeliveryProfile } from './profiles';
 
 const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
 
-export interface Range {
-  readonly min: number;
-  readonly max: number;
-  readonly default: number;
-}
-
-/** A delivery profile: the schedule and limits one kind of topic follows. Pure data. */
-export interface DeliveryProfile {
-  readonly name: 'topic' | 'namespace';
-  /** 1 in production; {@link scaleProfile} records the divisor it applied to every duration. */
-  readonly timeScale: number;
-  /** Delay before attempt n + 1 after n failed attempts: `retryDelaysMs[n - 1]`, then `repeatDelayMs`. */
-  readonly retryDelaysMs: readonly number[];
-  readonly repeatDelayMs: number;
-  /** HTTP statuses that end delivery at once. */
-  readonly noRetryStatuses: readonly number[];
-  /** Outcomes (without an HTTP status) that end delivery at once. */
-  readonly noRetryOutcomes: readonly DeliveryOutcome[];
-  /** Minimum delay before the next attempt, by the failed attempt's HTTP status. */
-  readonly statusFloorsMs: Readonly<Record<number, number>>;
-  /** Minimum delay for every other failure. */
-  readonly defaultFloorMs: number;
-  /** Jitter added to each delay: uniform in [0, min(ratio * delay, maxMs)). */
-  readonly jitter: { readonly ratio: number; readonly maxMs: number };
-  /** Largest `Retry-After` (429/503) honoured as a floor; longer asks are capped to this. */
-  readonly maxRetryAfterMs: number;
-  readonly limits: { readonly maxDeliveryAttempts: Range; readonly eventTimeToLiveInMinutes: Range };
-}
-
-/** Classic topics: the schedule and limits of DELIVERY.md's `topic` profile. */
-export const TOPIC_PROFILE: DeliveryProfile = {
-  name: 'topic',
-  timeScale: 1,
-  retryDelaysMs: [
-    10 * SECOND,
-    30 * SECOND,
-    1 * MINUTE,
-    5 * MINUTE,
-    10 * MINUTE,
-    30 * MINUTE,
-    1 * HOUR,
-    3 * HOUR,
-    6 * HOUR,
-  ],
-  repeatDelayMs: 12 * HOUR,
-  noRetryStatuses: [400, 401, 403, 413],
-  noRetryOutcomes: [],
-  statusFloorsMs: { 408: 2 * MINUTE, 503: 30 * SECOND },
-  defaultFloorMs: 10 * SECOND,
-  jitter: { ratio: 0.1, maxMs: 1 * MINUTE },
-  maxRetryAfterMs: 1 * HOUR,
-  limits: {
-    maxDeliveryAttempts: { min: 1, max: 30, default: 30 },
-    eventTimeToLiveInMinutes: { min: 1, max: 1440, default: 1440 },
-  },
-};
-
-/**
- * The same profile with every duration divided by `timeScale` (local demos and tests run a day
- * of retries in minutes). Limits stay as they are: they are counts and user-facing minutes.
- */
-export function scaleProfile(profile: DeliveryProfile, timeScale: number): DeliveryProfile {
-  if (!(timeScale >= 1)) throw new RangeError(`timeScale must be a number >= 1 (got ${timeScale})`);
-  if (timeScale === 1) return profile;
-  const scale = (ms: number) => ms / timeScale;
-  return {
-    ...profile,
-    timeScale: profile.timeScale * timeScale,
-    retryDelaysMs: profile.retryDelaysMs.map(scale),
-    repeatDelayMs: scale(profile.repeatDelayMs),
-    statusFloorsMs: Object.fromEntries(
-      Object.entries(profile.statusFloorsMs).map(([status, ms]) => [status, scale(ms)]),
-    ),
-    defaultFloorMs: scale(profile.defaultFloorMs),
-    jitter: { ratio: profile.jitter.ratio, maxMs: scale(profile.jitter.maxMs) },
-    maxRetryAfterMs: scale(profile.maxRetryAfterMs),
-  };
-}
-
-/** The event's time to live in ms, divided by the time scale. */
-export const timeToLiveMs = (policy: RetryPolicy, timeScale = 1): number =>
-  (policy.eventTimeToLiveInMinutes * MINUTE) / timeScale;
+/** The event's time to live in ms under `profile` (divided by its time scale). */
+export const timeToLiveMs = (limits: RetryLimits, profile: Pick<DeliveryProfile, 'timeScale'>): number =>
+  limits.ttlMs / profile.timeScale;
 
 /** The schedule's delay after `failedAttempts` failed attempts (1 = after the first attempt). */
 export function scheduledDelayMs(profile: DeliveryProfile, failedAttempts: number): number {
@@ -143,7 +63,7 @@ export type FailureDecision =
 
 export interface FailureInput {
   readonly profile: DeliveryProfile;
-  readonly policy: RetryPolicy;
+  readonly limits: RetryLimits;
   /** Attempts made, counting the one that just failed. */
   readonly attemptsMade: number;
   readonly result: Pick<AttemptResult, 'httpStatus' | 'outcome' | 'retryAfterSeconds'>;
@@ -159,9 +79,9 @@ export interface FailureInput {
  * the next attempt comes due ({@link expiresAtDue}).
  */
 export function decideAfterFailure(input: FailureInput): FailureDecision {
-  const { profile, policy, attemptsMade, result, now, random } = input;
+  const { profile, limits, attemptsMade, result, now, random } = input;
   if (!isRetriable(profile, result)) return { action: 'deadLetter', reason: 'NonRetriableOutcome' };
-  if (attemptsMade >= policy.maxDeliveryAttempts)
+  if (attemptsMade >= limits.maxAttempts)
     return { action: 'deadLetter', reason: 'MaxDeliveryAttemptsExceeded' };
   const baseMs = baseDelayMs(profile, attemptsMade, result);
   const delayMs = baseMs + jitterMs(profile, baseMs, random);
@@ -172,8 +92,12 @@ export function decideAfterFailure(input: FailureInput): FailureDecision {
  * The TTL check made when an attempt comes due (never in between): an event older than its
  * time to live is not attempted and ends with `TimeToLiveExceeded`.
  */
-export const expiresAtDue = (publishedAt: number, policy: RetryPolicy, now: number, timeScale = 1): boolean =>
-  now - publishedAt >= timeToLiveMs(policy, timeScale);
+export const expiresAtDue = (
+  publishedAt: number,
+  limits: RetryLimits,
+  now: number,
+  profile: Pick<DeliveryProfile, 'timeScale'>,
+): boolean => now - publishedAt >= timeToLiveMs(limits, profile);
 
 /** Below this much remaining wait, a consumer sleeps instead of sending the job round again. */
 export const SHORT_WAIT_MS = 1000;

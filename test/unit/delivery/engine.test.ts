@@ -81,7 +81,7 @@ describe('delivery engine', () => {
   });
 
   it.each([400, 401, 403, 413])(
-    'ends delivery at once on %i and records the drop with its reason',
+    'ends delivery at once on %i and hands the event to the dead-letter step with its reason',
     async (status) => {
       const h = engineHarness();
       h.sender.answerWith({ delivered: false, httpStatus: status, outcome: 'BadRequest' });
@@ -92,11 +92,16 @@ describe('delivery engine', () => {
 
       expect(report).toMatchObject({ ended: 1, retried: 0 });
       expect(h.sender.requests).toHaveLength(1);
-      expect(h.queue.sent).toHaveLength(0);
+      expect(h.queue.take()).toEqual([]);
+      const [handedOff] = h.queue.takeEnded();
+      expect(handedOff?.queue).toBe('deadLetter');
+      expect(handedOff?.job.ended).toEqual([
+        expect.objectContaining({
+          reason: 'NonRetriableOutcome',
+          item: expect.objectContaining({ attempts: 1, lastHttpStatus: status }),
+        }),
+      ]);
       expect(h.history.records[0]?.next).toEqual({ action: 'dropped', reason: 'NonRetriableOutcome' });
-      const dropped = h.metrics.drain().find((p) => p.name === METRIC.DroppedEventCount);
-      expect(dropped?.dimensions).toMatchObject({ DropReason: 'NonRetriableOutcome' });
-      expect(dropped?.values).toEqual([1]);
     },
   );
 
@@ -130,10 +135,7 @@ describe('delivery engine', () => {
 
   it('checks the TTL when a job comes due and ends expired events without an attempt', async () => {
     const h = engineHarness();
-    h.subscriptions.set(
-      'orders/audit',
-      subscription({ retryPolicy: { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1 } }),
-    );
+    h.subscriptions.set('orders/audit', subscription({ retry: { maxAttempts: 30, ttlMs: 60_000 } }));
     const publishedAt = h.clock.now();
     h.clock.advance(100 * S);
 
@@ -144,6 +146,7 @@ describe('delivery engine', () => {
 
     expect(report.ended).toBe(1);
     expect(h.sender.requests).toHaveLength(0);
+    expect(h.queue.takeEnded()[0]?.job.ended[0]).toMatchObject({ reason: 'TimeToLiveExceeded' });
     expect(h.history.records).toEqual([
       expect.objectContaining({
         attempt: 4,
@@ -258,5 +261,122 @@ describe('delivery engine', () => {
     });
     // 12 h waits take 48 hops of 900 s; shorter ones fewer.
     expect(hops).toBeGreaterThan(48);
+  });
+  it('stamps each attempt with its own start time, not the end of the job', async () => {
+    const h = engineHarness({ concurrency: 1 });
+    // Every attempt takes 30 s of the virtual clock (a webhook that times out).
+    h.sender.answerWith(() => {
+      h.clock.advance(30 * S);
+      return { delivered: false, outcome: 'TimedOut' };
+    });
+    const t0 = h.clock.now();
+
+    await h.engine.processJob(job([item('e1', t0), item('e2', t0), item('e3', t0)]), {
+      attemptDeadline: farFuture,
+    });
+
+    expect(h.history.records.map((r) => [r.eventId, r.at - t0])).toEqual([
+      ['e1', 0],
+      ['e2', 30 * S],
+      ['e3', 60 * S],
+    ]);
+    const retried = h.queue.take().flatMap((sent) => sent.job.items);
+    expect(retried.map((i) => [i.event.id, (i.lastAttemptAt ?? 0) - t0])).toEqual([
+      ['e1', 0],
+      ['e2', 30 * S],
+      ['e3', 60 * S],
+    ]);
+  });
+
+  it('keeps one retry chain and never re-delivers when the dead-letter hand-off fails', async () => {
+    const h = engineHarness();
+    h.sender.answerWith((request) => {
+      const id = request.headers['aeg-output-event-id'];
+      if (id === 'ok') return { delivered: true, httpStatus: 200 };
+      if (id === 'retry') return { delivered: false, httpStatus: 500, outcome: 'GenericError' };
+      return { delivered: false, httpStatus: 400, outcome: 'BadRequest' };
+    });
+    h.queue.failing.set('deadLetter', new Error('dead-letter queue unavailable'));
+    const t0 = h.clock.now();
+
+    const report = await h.engine.processJob(job([item('ok', t0), item('retry', t0), item('ends', t0)]), {
+      attemptDeadline: farFuture,
+    });
+
+    // The job succeeds, so SQS does not give the source message back: no second POST of 'ok',
+    // no second retry chain for 'retry'.
+    expect(report).toMatchObject({ delivered: 1, retried: 1, ended: 1 });
+    expect(h.sender.requests).toHaveLength(3);
+    expect(h.queue.take().map((sent) => [sent.queue, sent.job.items.map((i) => i.event.id)])).toEqual([
+      ['retry', ['retry']],
+    ]);
+    // The ended event waits on the retry queue, then goes to the dead-letter step once it works.
+    const [parked] = h.queue.takeEnded();
+    expect(parked).toMatchObject({ queue: 'retry', delaySeconds: 60 });
+    h.queue.failing.clear();
+    await h.engine.processJob(parked?.job as NonNullable<typeof parked>['job'], {
+      attemptDeadline: farFuture,
+    });
+    const [handedOff] = h.queue.takeEnded();
+    expect(handedOff?.queue).toBe('deadLetter');
+    expect(handedOff?.job.ended.map((e) => [e.item.event.id, e.reason])).toEqual([
+      ['ends', 'NonRetriableOutcome'],
+    ]);
+    expect(h.sender.requests).toHaveLength(3);
+  });
+
+  it('fails the job only when the retry queue itself refuses', async () => {
+    const h = engineHarness();
+    h.sender.answerWith({ delivered: false, httpStatus: 500 });
+    h.queue.failing.set('retry', new Error('retry queue unavailable'));
+
+    await expect(
+      h.engine.processJob(job([item('e1', h.clock.now())]), { attemptDeadline: farFuture }),
+    ).rejects.toThrow('retry queue unavailable');
+  });
+
+  it('asks for the subscription at the version the job was made for, and carries it on', async () => {
+    const h = engineHarness();
+    h.subscriptions.set('orders/audit', subscription({ version: 7 }));
+    h.sender.answerWith({ delivered: false, httpStatus: 500 });
+
+    await h.engine.processJob(
+      { ...job([item('e1', h.clock.now())]), subscriptionVersion: 9 },
+      {
+        attemptDeadline: farFuture,
+      },
+    );
+
+    expect(h.subscriptionReads).toEqual([{ topic: 'orders', name: 'audit', minVersion: 9 }]);
+    expect(h.queue.take()[0]?.job.subscriptionVersion).toBe(9);
+  });
+
+  it("follows the subscription's own retry limits and profile, read when the job runs", async () => {
+    const h = engineHarness();
+    h.sender.answerWith({ delivered: false, httpStatus: 500 });
+    h.subscriptions.set('orders/audit', subscription({ retry: { maxAttempts: 1, ttlMs: 60_000 } }));
+
+    const report = await h.engine.processJob(job([item('e1', h.clock.now())]), {
+      attemptDeadline: farFuture,
+    });
+
+    expect(report).toMatchObject({ retried: 0, ended: 1 });
+    expect(h.queue.takeEnded()[0]?.job.ended[0]?.reason).toBe('MaxDeliveryAttemptsExceeded');
+  });
+
+  it("drops a deleted subscription's job on a hop instead of sending it round again", async () => {
+    const h = engineHarness();
+    h.subscriptions.clear();
+    const t0 = h.clock.now();
+
+    const report = await h.engine.processJob(job([item('e1', t0, { attempts: 8 })], t0 + 3 * H), {
+      attemptDeadline: farFuture,
+    });
+
+    expect(report).toMatchObject({ hopped: false, ended: 1 });
+    expect(h.queue.sent).toHaveLength(0);
+    expect(h.metrics.drain().find((p) => p.name === METRIC.DroppedEventCount)?.dimensions).toMatchObject({
+      DropReason: 'SubscriptionDeleted',
+    });
   });
 });

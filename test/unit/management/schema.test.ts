@@ -26,7 +26,7 @@ describe('event subscription bodies', () => {
   it('fills in the defaults: 30 attempts, 1440 minutes, every event type', () => {
     expect(parseSubscriptionBody(webhook(), { allowHttp: false })).toEqual({
       endpointUrl: 'https://hooks.example.test/in',
-      retryPolicy: { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1440 },
+      retry: { maxAttempts: 30, ttlMs: 1440 * 60_000 },
       labels: [],
     });
   });
@@ -39,7 +39,7 @@ describe('event subscription bodies', () => {
       }),
       { allowHttp: false },
     );
-    expect(parsed.retryPolicy).toEqual({ maxDeliveryAttempts: 1, eventTimeToLiveInMinutes: 1 });
+    expect(parsed.retry).toEqual({ maxAttempts: 1, ttlMs: 60_000 });
     expect(parsed.includedEventTypes).toEqual(['A', 'B']);
     expect(
       parseSubscriptionBody(webhook(undefined, { filter: { includedEventTypes: ['All'] } }), {

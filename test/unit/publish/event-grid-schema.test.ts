@@ -75,7 +75,16 @@ describe('Event Grid schema input', () => {
     const error = rejection([valid, { ...valid, data: 'x'.repeat(PUBLISH_LIMITS.maxEventBytes) }]);
     expect(error.statusCode).toBe(413);
     expect(error.message).toMatch(
-      new RegExp(`Event at index 1 is \\d+ bytes; one event may be at most ${PUBLISH_LIMITS.maxEventBytes}`),
+      new RegExp(
+        `Event at index 1 is \\d+ bytes as queued; one event may be at most ${PUBLISH_LIMITS.maxEventBytes}`,
+      ),
     );
+  });
+
+  it('counts characters beyond U+FFFF as queued (escaped), so an accepted event always fits a message', () => {
+    // 200,000 emoji are 800,000 bytes of UTF-8 but 2,400,000 bytes once escaped for SQS.
+    const error = rejection([{ ...valid, data: '🎉'.repeat(200_000) }]);
+    expect(error.statusCode).toBe(413);
+    expect(error.message).toMatch(/characters beyond U\+FFFF count 12 bytes/);
   });
 });

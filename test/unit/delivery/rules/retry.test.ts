@@ -1,3 +1,4 @@
+import { scaleProfile, TOPIC_PROFILE } from '../../../../shared/delivery/rules/profiles';
 import {
   baseDelayMs,
   decideAfterFailure,
@@ -6,13 +7,11 @@ import {
   jitterMs,
   planWait,
   retryFloorMs,
-  scaleProfile,
   scheduledDelayMs,
   sqsDelaySeconds,
-  TOPIC_PROFILE,
   timeToLiveMs,
 } from '../../../../shared/delivery/rules/retry';
-import type { RetryPolicy } from '../../../../shared/domain/model';
+import { type RetryPolicy, retryLimitsOf } from '../../../../shared/domain/model';
 
 const S = 1000;
 const M = 60 * S;
@@ -24,11 +23,12 @@ function simulate(policy: RetryPolicy, status: number, random = 0) {
   const attempts: number[] = [];
   let now = 0;
   for (;;) {
-    if (expiresAtDue(0, policy, now)) return { attempts, end: { reason: 'TimeToLiveExceeded', at: now } };
+    if (expiresAtDue(0, retryLimitsOf(policy), now, TOPIC_PROFILE))
+      return { attempts, end: { reason: 'TimeToLiveExceeded', at: now } };
     attempts.push(now);
     const decision = decideAfterFailure({
       profile: TOPIC_PROFILE,
-      policy,
+      limits: retryLimitsOf(policy),
       attemptsMade: attempts.length,
       result: { httpStatus: status },
       now,
@@ -83,7 +83,7 @@ describe('status codes', () => {
     expect(
       decideAfterFailure({
         profile: TOPIC_PROFILE,
-        policy: DEFAULT_POLICY,
+        limits: retryLimitsOf(DEFAULT_POLICY),
         attemptsMade: 1,
         result: { httpStatus: status },
         now: 0,
@@ -148,7 +148,7 @@ describe('jitter', () => {
   it('is added to the delay the decision returns', () => {
     const decision = decideAfterFailure({
       profile: TOPIC_PROFILE,
-      policy: DEFAULT_POLICY,
+      limits: retryLimitsOf(DEFAULT_POLICY),
       attemptsMade: 2,
       result: { httpStatus: 500 },
       now: 1_000_000,
@@ -164,7 +164,7 @@ describe('limits', () => {
     const decide = (attemptsMade: number) =>
       decideAfterFailure({
         profile: TOPIC_PROFILE,
-        policy,
+        limits: retryLimitsOf(policy),
         attemptsMade,
         result: { httpStatus: 500 },
         now: 0,
@@ -190,8 +190,8 @@ describe('limits', () => {
   it('TTL is checked only when the next attempt comes due, not when it passes', () => {
     const policy = { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1 };
     // Attempts at 0, 10 s, 40 s; the TTL passes at 60 s; the next attempt is due at 100 s.
-    expect(expiresAtDue(0, policy, 59_999)).toBe(false);
-    expect(expiresAtDue(0, policy, 60_000)).toBe(true);
+    expect(expiresAtDue(0, retryLimitsOf(policy), 59_999, TOPIC_PROFILE)).toBe(false);
+    expect(expiresAtDue(0, retryLimitsOf(policy), 60_000, TOPIC_PROFILE)).toBe(true);
     const run = simulate(policy, 500);
     expect(run.attempts).toEqual([0, 10 * S, 40 * S]);
     expect(run.end).toEqual({ reason: 'TimeToLiveExceeded', at: 100 * S });
@@ -287,7 +287,9 @@ describe('time scale', () => {
     expect(scaled.defaultFloorMs).toBe(1 * S);
     expect(scaled.jitter).toEqual({ ratio: 0.1, maxMs: 6 * S });
     expect(scaled.limits).toEqual(TOPIC_PROFILE.limits);
-    expect(timeToLiveMs({ maxDeliveryAttempts: 1, eventTimeToLiveInMinutes: 10 }, 10)).toBe(1 * M);
+    expect(
+      timeToLiveMs(retryLimitsOf({ maxDeliveryAttempts: 1, eventTimeToLiveInMinutes: 10 }), scaled),
+    ).toBe(1 * M);
   });
 
   it('scales Retry-After the same way', () => {

@@ -1,0 +1,153 @@
+/**
+ * Where an operator command finds the queues: a running local stack (its data directory's
+ * `endpoints.json`) or a deployed stack (its CloudFormation outputs).
+ */
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENDPOINTS_FILE, type EndpointsFile, LOCK_FILE } from '../local/endpoints-file';
+import { QUEUES, type QueueKey, queueOutputNames } from '../shared/config/resources';
+import { createAwsClients } from '../shared/platform/aws';
+import { CliError, explainAwsError } from './errors';
+
+export interface QueueUrls {
+  /** The queue its consumer reads. */
+  url: string;
+  /** Its redrive queue, where messages land after `maxReceiveCount` failed receives. */
+  redriveUrl: string;
+}
+
+export interface QueueTarget extends QueueUrls {
+  key: QueueKey;
+}
+
+export interface QueueTargets {
+  sqs: SQSClient;
+  /** Queues this target knows; a stack deployed by an older version may lack newer ones. */
+  queues: Partial<Record<QueueKey, QueueUrls>>;
+  /** For messages: "the local stack in /path" or "stack Gridwire". */
+  where: string;
+}
+
+export const QUEUE_KEYS = Object.keys(QUEUES) as QueueKey[];
+
+/** Checks a queue name given by the user against `QUEUES`. */
+export function parseQueueKey(value: string): QueueKey {
+  if ((QUEUE_KEYS as string[]).includes(value)) return value as QueueKey;
+  throw new CliError(`unknown queue "${value}"; the queues are ${QUEUE_KEYS.join(', ')}`);
+}
+
+/** The named queue, or every queue the target has, in `QUEUES` order. */
+export function selectQueues(targets: QueueTargets, key?: QueueKey): QueueTarget[] {
+  const keys = key === undefined ? QUEUE_KEYS : [key];
+  const selected = keys.flatMap((k) => {
+    const urls = targets.queues[k];
+    return urls === undefined ? [] : [{ key: k, ...urls }];
+  });
+  if (key !== undefined && selected.length === 0) {
+    throw new CliError(`${targets.where} has no ${key} queue; deploy this version of Gridwire first`);
+  }
+  if (selected.length === 0) throw new CliError(`${targets.where} has none of the queues`);
+  return selected;
+}
+
+/** Queues of `QUEUES` that the target lacks (deployed by an older version). */
+export function missingQueues(targets: QueueTargets): QueueKey[] {
+  return QUEUE_KEYS.filter((key) => targets.queues[key] === undefined);
+}
+
+const isProcessRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** The queues of the local stack running in `dataDir`. */
+export async function localTargets(dataDir: string): Promise<QueueTargets> {
+  const dir = resolve(dataDir);
+  const notRunning = new CliError(
+    `the local stack is not running in ${dir}; start it with npm start or pass --stack`,
+  );
+  const file = join(dir, ENDPOINTS_FILE);
+  let endpoints: EndpointsFile;
+  try {
+    endpoints = JSON.parse(await readFile(file, 'utf8')) as EndpointsFile;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notRunning;
+    throw new CliError(`could not read ${file}: ${(error as Error).message}`);
+  }
+  // endpoints.json outlives the stack; the pid file does not.
+  let pid: number;
+  try {
+    pid = Number((await readFile(join(dir, LOCK_FILE), 'utf8')).trim());
+  } catch {
+    throw notRunning;
+  }
+  if (!Number.isInteger(pid) || !isProcessRunning(pid)) throw notRunning;
+  if (typeof endpoints.queues !== 'object' || endpoints.queues === null) {
+    throw new CliError(
+      `${file} has no queue URLs (the running stack is an older version); restart the local stack`,
+    );
+  }
+  const queues: Partial<Record<QueueKey, QueueUrls>> = {};
+  for (const key of QUEUE_KEYS) {
+    const urls = endpoints.queues[key];
+    if (urls !== undefined) queues[key] = { url: urls.url, redriveUrl: urls.redriveUrl };
+  }
+  return {
+    sqs: createAwsClients({ sqs: endpoints.sqs, s3: endpoints.s3, dynamodb: endpoints.dynamodb }).sqs,
+    queues,
+    where: `the local stack in ${dir}`,
+  };
+}
+
+/** Reads the queue URLs from a deployed stack's outputs (named by `queueOutputNames`). */
+export function queueUrlsFromOutputs(outputs: readonly Output[]): Partial<Record<QueueKey, QueueUrls>> {
+  const values = new Map(outputs.map((output) => [output.OutputKey, output.OutputValue]));
+  const queues: Partial<Record<QueueKey, QueueUrls>> = {};
+  for (const key of QUEUE_KEYS) {
+    const names = queueOutputNames(key);
+    const url = values.get(names.url);
+    const redriveUrl = values.get(names.redriveUrl);
+    if (url !== undefined && redriveUrl !== undefined) queues[key] = { url, redriveUrl };
+  }
+  return queues;
+}
+
+/** The queues of a deployed stack, found through its CloudFormation outputs. */
+export async function stackTargets(
+  stackName: string,
+  region?: string,
+  cloudFormation: CloudFormationClient = new CloudFormationClient(region === undefined ? {} : { region }),
+): Promise<QueueTargets> {
+  let outputs: Output[];
+  try {
+    const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
+    outputs = Stacks?.[0]?.Outputs ?? [];
+  } catch (error) {
+    const message = (error as Error).message ?? '';
+    if (/does not exist/.test(message)) {
+      throw new CliError(`stack ${stackName} does not exist${region === undefined ? '' : ` in ${region}`}`);
+    }
+    if (/region is missing/i.test(message)) {
+      throw new CliError('no AWS region configured; pass --region or set AWS_REGION');
+    }
+    throw explainAwsError(error, `reading the outputs of stack ${stackName}`);
+  }
+  const queues = queueUrlsFromOutputs(outputs);
+  if (Object.keys(queues).length === 0) {
+    const expected = QUEUE_KEYS.flatMap((key) => Object.values(queueOutputNames(key)));
+    throw new CliError(
+      `stack ${stackName} has none of the queue outputs (${expected.join(', ')}); is it a Gridwire stack deployed with this version?`,
+    );
+  }
+  return {
+    sqs: new SQSClient(region === undefined ? {} : { region }),
+    queues,
+    where: `stack ${stackName}`,
+  };
+}

@@ -1,0 +1,22 @@
+/** `gridwire webhook`: a webhook that prints every delivery it receives. */
+import { Command, Option } from 'commander';
+import { integer } from './options';
+
+export function webhookCommand(): Command {
+  return new Command('webhook')
+    .description('Run a webhook that prints every delivery it receives (for trying Gridwire out).')
+    .addOption(
+      new Option('--port <port>', 'port to listen on').default(5050).argParser(integer('--port', 0, 65535)),
+    )
+    .addOption(new Option('--host <host>', 'interface to listen on').default('127.0.0.1'))
+    .addOption(
+      new Option('--status <code>', 'HTTP status to answer with (500 to watch retries, 400 to see a drop)')
+        .default(200)
+        .argParser(integer('--status', 100, 599)),
+    )
+    .action(async (options: { port: number; host: string; status: number }) => {
+      const { startDemoWebhook } = await import('../local/demo-webhook');
+      const url = await startDemoWebhook(options);
+      console.log(`Webhook listening on ${url} (answering ${options.status}). Ctrl-C to stop.`);
+    });
+}

@@ -1,0 +1,168 @@
+/**
+ * The decide phase of a delivery job, as a pure function: given what each event's attempt
+ * returned (or that it expired, or was not started in time), say which events were delivered,
+ * which are retried and when, which ended and why, and what the attempt history records.
+ * Time (`now`) and the random source are arguments, so every decision is table-tested.
+ */
+import type { DeliveryItem, EndedDelivery } from '../../domain/delivery';
+import type {
+  AttemptNext,
+  AttemptRecord,
+  AttemptResult,
+  DeadLetterReason,
+  RetryLimits,
+} from '../../domain/model';
+import type { DeliveryProfile } from './profiles';
+import { baseDelayMs, decideAfterFailure } from './retry';
+
+/** What the attempt phase reports for one event. */
+export type Attempted =
+  | {
+      readonly kind: 'attempted';
+      readonly item: DeliveryItem;
+      readonly startedAt: number;
+      readonly result: AttemptResult;
+    }
+  /** Not started: the invocation's deadline came first. */
+  | { readonly kind: 'deferred'; readonly item: DeliveryItem };
+
+export interface DecideInput {
+  readonly topic: string;
+  readonly subscription: string;
+  readonly profile: DeliveryProfile;
+  readonly limits: RetryLimits;
+  readonly attempted: readonly Attempted[];
+  /** Events whose time to live ran out when the job came due (not attempted). */
+  readonly expired: readonly DeliveryItem[];
+  /** When the job came due (the TTL check's time). */
+  readonly dueAt: number;
+  /** When the attempts were over: retry delays count from here. */
+  readonly now: number;
+  /** Uniform draws in [0, 1); one per group of events that failed alike. */
+  readonly random: () => number;
+}
+
+export interface JobDecisions {
+  /** Attempts that succeeded, with their results (for metrics). */
+  readonly delivered: readonly Extract<Attempted, { kind: 'attempted' }>[];
+  /** Attempts that failed, with their results (for metrics). */
+  readonly failed: readonly Extract<Attempted, { kind: 'attempted' }>[];
+  /** Events to try again, by due time (epoch ms), with their state after this attempt. */
+  readonly retries: ReadonlyMap<number, readonly DeliveryItem[]>;
+  /** Events that will not be tried again. */
+  readonly ended: readonly EndedDelivery[];
+  /** Events to re-queue untouched. */
+  readonly deferred: readonly DeliveryItem[];
+  /** History entries: failed attempts, what follows them, and successes after a failure. */
+  readonly records: readonly AttemptRecord[];
+}
+
+/**
+ * What follows an ended delivery. Subscriptions have no dead-letter destination yet, so ended
+ * events are dropped (counted and logged by the dead-letter step).
+ */
+const endedNext = (reason: DeadLetterReason): AttemptNext => ({ action: 'dropped', reason });
+
+export function decideJob(input: DecideInput): JobDecisions {
+  const { profile, limits, now } = input;
+  const record = (
+    item: DeliveryItem,
+    attempt: number,
+    at: number,
+    detail: Pick<AttemptRecord, 'outcome' | 'next'> &
+      Partial<Pick<AttemptResult, 'httpStatus' | 'durationMs' | 'error'>>,
+  ): AttemptRecord => ({
+    topic: input.topic,
+    subscription: input.subscription,
+    eventId: item.event.id,
+    deliveryId: item.deliveryId,
+    publishedAt: item.publishedAt,
+    attempt,
+    at,
+    outcome: detail.outcome,
+    ...(detail.httpStatus === undefined ? {} : { httpStatus: detail.httpStatus }),
+    ...(detail.durationMs === undefined ? {} : { durationMs: detail.durationMs }),
+    ...(detail.error === undefined ? {} : { error: detail.error }),
+    next: detail.next,
+  });
+
+  const delivered: Extract<Attempted, { kind: 'attempted' }>[] = [];
+  const failedAttempts: Extract<Attempted, { kind: 'attempted' }>[] = [];
+  const retries = new Map<number, DeliveryItem[]>();
+  const ended: EndedDelivery[] = [];
+  const deferred: DeliveryItem[] = [];
+  const records: AttemptRecord[] = [];
+
+  for (const item of input.expired) {
+    ended.push({ item, reason: 'TimeToLiveExceeded', endedAt: input.dueAt });
+    records.push(
+      record(item, item.attempts + 1, input.dueAt, {
+        outcome: 'NotAttempted',
+        next: endedNext('TimeToLiveExceeded'),
+      }),
+    );
+  }
+
+  // One jitter draw per group of events that failed alike, so they stay packed together.
+  const draws = new Map<string, number>();
+  for (const entry of input.attempted) {
+    if (entry.kind === 'deferred') {
+      deferred.push(entry.item);
+      continue;
+    }
+    const { item, result, startedAt } = entry;
+    const attemptNumber = item.attempts + 1;
+    if (result.delivered) {
+      delivered.push(entry);
+      if (item.attempts > 0) {
+        records.push(
+          record(item, attemptNumber, startedAt, {
+            ...result,
+            outcome: 'Delivered',
+            next: { action: 'none' },
+          }),
+        );
+      }
+      continue;
+    }
+    failedAttempts.push(entry);
+    const outcome = result.outcome ?? 'GenericError';
+    const failed: DeliveryItem = {
+      ...item,
+      attempts: attemptNumber,
+      lastOutcome: outcome,
+      ...(result.httpStatus === undefined ? {} : { lastHttpStatus: result.httpStatus }),
+      lastAttemptAt: startedAt,
+    };
+    const group = `${attemptNumber}|${baseDelayMs(profile, attemptNumber, result)}`;
+    let draw = draws.get(group);
+    if (draw === undefined) {
+      draw = input.random();
+      draws.set(group, draw);
+    }
+    const decision = decideAfterFailure({
+      profile,
+      limits,
+      attemptsMade: attemptNumber,
+      result,
+      now,
+      random: draw,
+    });
+    if (decision.action === 'retry') {
+      retries.set(decision.dueAt, [...(retries.get(decision.dueAt) ?? []), failed]);
+      records.push(
+        record(item, attemptNumber, startedAt, {
+          ...result,
+          outcome,
+          next: { action: 'retry', dueAt: decision.dueAt },
+        }),
+      );
+    } else {
+      ended.push({ item: failed, reason: decision.reason, endedAt: now });
+      records.push(
+        record(item, attemptNumber, startedAt, { ...result, outcome, next: endedNext(decision.reason) }),
+      );
+    }
+  }
+  return { delivered, failed: failedAttempts, retries, ended, deferred, records };
+}

@@ -1,0 +1,103 @@
+/**
+ * Delivery profiles: the schedule and limits one kind of topic follows, as pure data. A
+ * subscription names its profile; the engine looks it up here, so one delivery function serves
+ * every kind of topic and tests or the local stack shrink time without touching any rule.
+ */
+import type { DeliveryOutcome, DeliveryProfileName } from '../../domain/model';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+export interface Range {
+  readonly min: number;
+  readonly max: number;
+  readonly default: number;
+}
+
+/** A delivery profile: the schedule and limits one kind of topic follows. Pure data. */
+export interface DeliveryProfile {
+  readonly name: DeliveryProfileName;
+  /** 1 in production; {@link scaleProfile} records the divisor it applied to every duration. */
+  readonly timeScale: number;
+  /** Delay before attempt n + 1 after n failed attempts: `retryDelaysMs[n - 1]`, then `repeatDelayMs`. */
+  readonly retryDelaysMs: readonly number[];
+  readonly repeatDelayMs: number;
+  /** HTTP statuses that end delivery at once. */
+  readonly noRetryStatuses: readonly number[];
+  /** Outcomes (without an HTTP status) that end delivery at once. */
+  readonly noRetryOutcomes: readonly DeliveryOutcome[];
+  /** Minimum delay before the next attempt, by the failed attempt's HTTP status. */
+  readonly statusFloorsMs: Readonly<Record<number, number>>;
+  /** Minimum delay for every other failure. */
+  readonly defaultFloorMs: number;
+  /** Jitter added to each delay: uniform in [0, min(ratio * delay, maxMs)). */
+  readonly jitter: { readonly ratio: number; readonly maxMs: number };
+  /** Largest `Retry-After` (429/503) honoured as a floor; longer asks are capped to this. */
+  readonly maxRetryAfterMs: number;
+  readonly limits: { readonly maxDeliveryAttempts: Range; readonly eventTimeToLiveInMinutes: Range };
+}
+
+/** Classic topics: the schedule and limits of DELIVERY.md's `topic` profile. */
+export const TOPIC_PROFILE: DeliveryProfile = {
+  name: 'topic',
+  timeScale: 1,
+  retryDelaysMs: [
+    10 * SECOND,
+    30 * SECOND,
+    1 * MINUTE,
+    5 * MINUTE,
+    10 * MINUTE,
+    30 * MINUTE,
+    1 * HOUR,
+    3 * HOUR,
+    6 * HOUR,
+  ],
+  repeatDelayMs: 12 * HOUR,
+  noRetryStatuses: [400, 401, 403, 413],
+  noRetryOutcomes: [],
+  statusFloorsMs: { 408: 2 * MINUTE, 503: 30 * SECOND },
+  defaultFloorMs: 10 * SECOND,
+  jitter: { ratio: 0.1, maxMs: 1 * MINUTE },
+  maxRetryAfterMs: 1 * HOUR,
+  limits: {
+    maxDeliveryAttempts: { min: 1, max: 30, default: 30 },
+    eventTimeToLiveInMinutes: { min: 1, max: 1440, default: 1440 },
+  },
+};
+
+/**
+ * The same profile with every duration divided by `timeScale` (local demos and tests run a day
+ * of retries in minutes). Limits stay as they are: they are counts and user-facing minutes.
+ */
+export function scaleProfile(profile: DeliveryProfile, timeScale: number): DeliveryProfile {
+  if (!(timeScale >= 1)) throw new RangeError(`timeScale must be a number >= 1 (got ${timeScale})`);
+  if (timeScale === 1) return profile;
+  const scale = (ms: number) => ms / timeScale;
+  return {
+    ...profile,
+    timeScale: profile.timeScale * timeScale,
+    retryDelaysMs: profile.retryDelaysMs.map(scale),
+    repeatDelayMs: scale(profile.repeatDelayMs),
+    statusFloorsMs: Object.fromEntries(
+      Object.entries(profile.statusFloorsMs).map(([status, ms]) => [status, scale(ms)]),
+    ),
+    defaultFloorMs: scale(profile.defaultFloorMs),
+    jitter: { ratio: profile.jitter.ratio, maxMs: scale(profile.jitter.maxMs) },
+    maxRetryAfterMs: scale(profile.maxRetryAfterMs),
+  };
+}
+
+/** Every profile by name, at real time (time scale 1). */
+export const DELIVERY_PROFILES: Readonly<Record<DeliveryProfileName, DeliveryProfile>> = {
+  topic: TOPIC_PROFILE,
+};
+
+export type ProfileTable = Readonly<Record<DeliveryProfileName, DeliveryProfile>>;
+
+/** Every profile divided by `timeScale` (1 on AWS). */
+export function scaleProfiles(timeScale: number, profiles: ProfileTable = DELIVERY_PROFILES): ProfileTable {
+  return Object.fromEntries(
+    Object.entries(profiles).map(([name, profile]) => [name, scaleProfile(profile, timeScale)]),
+  ) as unknown as ProfileTable;
+}

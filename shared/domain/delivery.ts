@@ -1,0 +1,81 @@
+/**
+ * The shapes that travel between the pipeline's steps: events, delivery items and the jobs that
+ * carry them through the queues. Each is defined once, as a schema; its TypeScript type is derived
+ * from the schema, so a field cannot exist in the model and vanish on the wire.
+ */
+import { z } from 'zod';
+import { DEAD_LETTER_REASONS, DELIVERY_OUTCOMES } from './model';
+
+/** An event in the Event Grid schema, as stored and delivered (after the service stamped it). */
+export const eventGridEventSchema = z.looseObject({
+  id: z.string(),
+  topic: z.string(),
+  subject: z.string(),
+  eventType: z.string(),
+  eventTime: z.string(),
+  data: z.unknown().optional(),
+  dataVersion: z.string(),
+  metadataVersion: z.literal('1'),
+});
+export type EventGridEvent = z.infer<typeof eventGridEventSchema>;
+
+/**
+ * One event on its way to one subscription, with everything the retry engine needs. It travels
+ * inside SQS messages, so the happy path needs no database write.
+ */
+export const deliveryItemSchema = z.object({
+  /** Unique per (published event, subscription); tells apart events that reuse an `id`. */
+  deliveryId: z.string().min(1),
+  event: eventGridEventSchema,
+  /** Attempts made so far (the next attempt sends `aeg-delivery-count: attempts`). */
+  attempts: z.number().int().min(0),
+  /** Epoch ms when the event was accepted (TTL counts from here). */
+  publishedAt: z.number(),
+  lastOutcome: z.enum(DELIVERY_OUTCOMES).optional(),
+  lastHttpStatus: z.number().int().optional(),
+  /** Epoch ms when the last attempt started. */
+  lastAttemptAt: z.number().optional(),
+});
+export type DeliveryItem = z.infer<typeof deliveryItemSchema>;
+
+const envelope = {
+  v: z.literal(1),
+  topic: z.string().min(1),
+  subscription: z.string().min(1),
+};
+
+/** Events for one subscription that are due at the same time: the body of one SQS message. */
+export const deliveryJobSchema = z.object({
+  ...envelope,
+  kind: z.literal('deliver').optional(),
+  /**
+   * The subscription version the job was made for. A delivery function holding an older cached
+   * definition reads the subscription again before acting on the job.
+   */
+  subscriptionVersion: z.number().optional(),
+  /** Epoch ms before which nothing in the job may be attempted; absent means now. */
+  dueAt: z.number().optional(),
+  items: z.array(deliveryItemSchema).min(1),
+});
+export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
+
+/** A delivery that ended without success, with its final state (attempts, last outcome...). */
+export const endedDeliverySchema = z.object({
+  item: deliveryItemSchema,
+  reason: z.enum(DEAD_LETTER_REASONS),
+  /** Epoch ms when delivery ended. */
+  endedAt: z.number(),
+});
+export type EndedDelivery = z.infer<typeof endedDeliverySchema>;
+
+/** Ended deliveries of one subscription, on their way to the dead-letter step. */
+export const endedJobSchema = z.object({
+  ...envelope,
+  kind: z.literal('ended'),
+  subscriptionVersion: z.number().optional(),
+  ended: z.array(endedDeliverySchema).min(1),
+});
+export type EndedJob = z.infer<typeof endedJobSchema>;
+
+/** Anything a Gridwire queue carries. A job without `kind` is a delivery job. */
+export type QueuedJob = DeliveryJob | EndedJob;

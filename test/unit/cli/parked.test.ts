@@ -1,0 +1,158 @@
+import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { CliError } from '../../../cli/errors';
+import { formatRedrive, redriveParked, summarizeJob } from '../../../cli/parked';
+import { parseQueueKey, queueUrlsFromOutputs, stackTargets } from '../../../cli/targets';
+import { QUEUES, type QueueKey, queueOutputNames } from '../../../shared/config/resources';
+
+const keys = Object.keys(QUEUES) as QueueKey[];
+
+describe('summarizeJob', () => {
+  it('reads a delivery job envelope and its first event ids', () => {
+    const items = ['a', 'b', 'c', 'd'].map((id) => ({ deliveryId: `d-${id}`, event: { id } }));
+    expect(summarizeJob(JSON.stringify({ v: 1, topic: 't', subscription: 's', items }))).toEqual({
+      kind: 'deliver',
+      topic: 't',
+      subscription: 's',
+      events: 4,
+      eventIds: ['a', 'b', 'c'],
+    });
+  });
+
+  it('reads ended deliveries on their way to the dead-letter step', () => {
+    const ended = [{ item: { event: { id: 'x' } }, reason: 'TimeToLiveExceeded' }];
+    expect(
+      summarizeJob(JSON.stringify({ v: 1, kind: 'ended', topic: 't', subscription: 's', ended })),
+    ).toEqual({ kind: 'ended', topic: 't', subscription: 's', events: 1, eventIds: ['x'] });
+  });
+
+  it.each(['not json', '42', 'null', '{"v":2,"topic":"t","subscription":"s","items":[]}', '{"hello":1}'])(
+    'leaves %s unsummarized',
+    (body) => {
+      expect(summarizeJob(body)).toBeUndefined();
+    },
+  );
+});
+
+describe('queue targets', () => {
+  it('name the allowed queues when given an unknown one', () => {
+    expect(() => parseQueueKey('nope')).toThrow(`unknown queue "nope"; the queues are ${keys.join(', ')}`);
+    expect(parseQueueKey(keys[0] as string)).toBe(keys[0]);
+  });
+
+  it('read every queue from the stack outputs named in shared/config/resources.ts', async () => {
+    const outputs = keys.flatMap((key) => [
+      { OutputKey: queueOutputNames(key).url, OutputValue: `https://sqs/${key}` },
+      { OutputKey: queueOutputNames(key).redriveUrl, OutputValue: `https://sqs/${key}-redrive` },
+    ]);
+    const expected = Object.fromEntries(
+      keys.map((key) => [key, { url: `https://sqs/${key}`, redriveUrl: `https://sqs/${key}-redrive` }]),
+    );
+    expect(queueUrlsFromOutputs(outputs)).toEqual(expected);
+    const cloudFormation = { send: async () => ({ Stacks: [{ Outputs: outputs }] }) };
+    const targets = await stackTargets(
+      'Gridwire',
+      'eu-west-1',
+      cloudFormation as unknown as CloudFormationClient,
+    );
+    expect(targets.queues).toEqual(expected);
+    expect(targets.where).toBe('stack Gridwire');
+  });
+
+  it('say so when the stack does not exist', async () => {
+    const cloudFormation = {
+      send: async () => {
+        throw Object.assign(new Error('Stack with id Nope does not exist'), { name: 'ValidationError' });
+      },
+    };
+    await expect(
+      stackTargets('Nope', 'eu-west-1', cloudFormation as unknown as CloudFormationClient),
+    ).rejects.toThrow(new CliError('stack Nope does not exist in eu-west-1'));
+  });
+});
+
+/** An SQS queue pair in memory; sends of bodies containing "refuse" fail. */
+function fakeSqs(parked: string[]) {
+  const redrive = parked.map((body, index) => ({ id: `m${index}`, body, hidden: false, deleted: false }));
+  const target: string[] = [];
+  const calls: string[] = [];
+  const sqs = {
+    send: async (command: unknown) => {
+      calls.push((command as object).constructor.name);
+      if (command instanceof ReceiveMessageCommand) {
+        const max = command.input.MaxNumberOfMessages ?? 1;
+        const messages = redrive.filter((m) => !m.hidden && !m.deleted).slice(0, max);
+        for (const m of messages) m.hidden = true;
+        return { Messages: messages.map((m) => ({ MessageId: m.id, ReceiptHandle: m.id, Body: m.body })) };
+      }
+      if (command instanceof SendMessageBatchCommand) {
+        const entries = command.input.Entries ?? [];
+        const refused = entries.filter((entry) => entry.MessageBody?.includes('refuse'));
+        const sent = entries.filter((entry) => !refused.includes(entry));
+        for (const entry of sent) {
+          expect(entry.DelaySeconds).toBe(0);
+          target.push(entry.MessageBody ?? '');
+        }
+        return {
+          Successful: sent.map((entry) => ({ Id: entry.Id })),
+          Failed: refused.map((entry) => ({ Id: entry.Id, Code: 'InternalError', SenderFault: false })),
+        };
+      }
+      if (command instanceof DeleteMessageBatchCommand) {
+        for (const entry of command.input.Entries ?? []) {
+          const message = redrive.find((m) => m.id === entry.ReceiptHandle);
+          if (message !== undefined) message.deleted = true;
+        }
+        return { Successful: command.input.Entries?.map((entry) => ({ Id: entry.Id })) };
+      }
+      if (command instanceof ChangeMessageVisibilityBatchCommand) {
+        for (const entry of command.input.Entries ?? []) {
+          const message = redrive.find((m) => m.id === entry.ReceiptHandle);
+          if (message !== undefined) message.hidden = entry.VisibilityTimeout !== 0;
+        }
+        return { Successful: command.input.Entries?.map((entry) => ({ Id: entry.Id })) };
+      }
+      throw new Error(`unexpected ${calls.at(-1)}`);
+    },
+  };
+  return {
+    sqs: sqs as unknown as SQSClient,
+    target,
+    calls,
+    stillParked: () => redrive.filter((m) => !m.deleted),
+  };
+}
+
+const queue = { key: 'delivery' as QueueKey, url: 'https://sqs/delivery', redriveUrl: 'https://sqs/redrive' };
+
+describe('redriveParked', () => {
+  it('deletes only what was sent, and makes the rest visible again', async () => {
+    const bodies = Array.from({ length: 13 }, (_, i) => (i === 4 ? 'refuse me' : `job ${i}`));
+    const fake = fakeSqs(bodies);
+    const result = await redriveParked(fake.sqs, queue, { waitTimeSeconds: 0 });
+    expect(result).toEqual({
+      queue: 'delivery',
+      moved: 12,
+      notDeleted: 0,
+      failed: [{ messageId: 'm4', reason: 'InternalError' }],
+    });
+    expect(fake.target).toEqual(bodies.filter((body) => body !== 'refuse me'));
+    expect(fake.stillParked()).toEqual([{ id: 'm4', body: 'refuse me', hidden: false, deleted: false }]);
+    expect(formatRedrive([result])).toBe(
+      'delivery: moved 12 messages back to the delivery queue\n  m4 stays parked: InternalError',
+    );
+  });
+
+  it('stops at the limit', async () => {
+    const fake = fakeSqs(['a', 'b', 'c']);
+    expect((await redriveParked(fake.sqs, queue, { limit: 2, waitTimeSeconds: 0 })).moved).toBe(2);
+    expect(fake.target).toEqual(['a', 'b']);
+    expect(fake.stillParked().map((m) => m.body)).toEqual(['c']);
+  });
+});

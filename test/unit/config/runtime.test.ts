@@ -1,0 +1,154 @@
+import { ENV, QUEUES } from '../../../shared/config/resources';
+import { CONFIG_DEFAULTS, readConfig, requireSetting } from '../../../shared/config/runtime';
+
+describe('configuration', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  it('fails fast naming a missing variable', () => {
+    delete process.env[ENV.tableName];
+    expect(() => readConfig()).toThrow(`Environment variable ${ENV.tableName} is required`);
+  });
+
+  it('reads values and defaults', () => {
+    process.env[ENV.tableName] = 't';
+    process.env[ENV.retryQueueUrl] = 'http://q';
+    process.env[ENV.timeScale] = '60';
+    delete process.env[ENV.deliveryQueueUrl];
+    const config = readConfig();
+    expect(config).toMatchObject({
+      tableName: 't',
+      queueUrls: { retry: 'http://q' },
+      timeScale: 60,
+      deliveryConcurrency: 32,
+    });
+    expect(config.queueUrls.delivery).toBeUndefined();
+  });
+
+  it('refuses a time scale below 1', () => {
+    process.env[ENV.tableName] = 't';
+    process.env[ENV.timeScale] = '0.5';
+    expect(() => readConfig()).toThrow(`Environment variable ${ENV.timeScale} must be a number >= 1`);
+  });
+});
+
+describe('readConfig(env)', () => {
+  const table = { [ENV.tableName]: 'gridwire-state' };
+
+  it('uses the record it is given, not the process environment', () => {
+    process.env[ENV.timeScale] = '60';
+    try {
+      expect(readConfig(table).timeScale).toBe(1);
+    } finally {
+      delete process.env[ENV.timeScale];
+    }
+  });
+
+  it('applies every default when only the table name is set', () => {
+    expect(readConfig(table)).toEqual({
+      tableName: 'gridwire-state',
+      queueUrls: {},
+      timeScale: CONFIG_DEFAULTS.timeScale,
+      allowHttpEndpoints: false,
+      subscriptionCacheMs: CONFIG_DEFAULTS.subscriptionCacheSeconds * 1000,
+      topicCacheMs: CONFIG_DEFAULTS.topicCacheMs,
+      deliveryConcurrency: CONFIG_DEFAULTS.deliveryConcurrency,
+      historyRetentionDays: CONFIG_DEFAULTS.historyRetentionDays,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = readConfig({
+      ...table,
+      [ENV.deliveryQueueUrl]: 'http://sqs/delivery',
+      [ENV.retryQueueUrl]: 'http://sqs/retry',
+      [ENV.timeScale]: '60',
+      [ENV.allowHttpEndpoints]: 'true',
+      [ENV.topicCacheMs]: '0',
+      [ENV.subscriptionCacheSeconds]: '2.5',
+      [ENV.deliveryConcurrency]: '8',
+      [ENV.historyRetentionDays]: '3',
+      [ENV.publicUrl]: 'https://events.example.com',
+    });
+    expect(config).toMatchObject({
+      tableName: 'gridwire-state',
+      queueUrls: { delivery: 'http://sqs/delivery', retry: 'http://sqs/retry' },
+      timeScale: 60,
+      allowHttpEndpoints: true,
+      topicCacheMs: 0,
+      subscriptionCacheMs: 2500,
+      deliveryConcurrency: 8,
+      historyRetentionDays: 3,
+      publicUrl: 'https://events.example.com',
+    });
+  });
+
+  it('reads each queue URL from the variable its queue definition names', () => {
+    const env = Object.fromEntries(
+      Object.entries(QUEUES).map(([key, queue]) => [queue.urlEnv, `url-${key}`]),
+    );
+    const config = readConfig({ ...table, ...env });
+    expect(config.queueUrls).toEqual(
+      Object.fromEntries(Object.keys(QUEUES).map((key) => [key, `url-${key}`])),
+    );
+  });
+
+  it('treats empty and blank values as absent', () => {
+    const config = readConfig({
+      ...table,
+      [ENV.publicUrl]: '',
+      [ENV.timeScale]: ' ',
+      [ENV.retryQueueUrl]: '',
+    });
+    expect(config.publicUrl).toBeUndefined();
+    expect(config.queueUrls.retry).toBeUndefined();
+    expect(config.timeScale).toBe(1);
+    expect(() => readConfig({ [ENV.tableName]: '  ' })).toThrow(
+      `Environment variable ${ENV.tableName} is required (set by the Gridwire stack)`,
+    );
+  });
+
+  it('names a missing table name', () => {
+    expect(() => readConfig({})).toThrow(
+      `Environment variable ${ENV.tableName} is required (set by the Gridwire stack)`,
+    );
+  });
+
+  it.each([
+    [ENV.timeScale, 'fast', 'must be a number >= 1 (got fast)'],
+    [ENV.timeScale, '0', 'must be a number >= 1 (got 0)'],
+    [ENV.subscriptionCacheSeconds, '-1', 'must be a number >= 0 (got -1)'],
+    [ENV.topicCacheMs, '1s', 'must be a number >= 0 (got 1s)'],
+    [ENV.deliveryConcurrency, '0', 'must be an integer >= 1 (got 0)'],
+    [ENV.deliveryConcurrency, '2.5', 'must be an integer >= 1 (got 2.5)'],
+    [ENV.historyRetentionDays, 'Infinity', 'must be a number >= 1 (got Infinity)'],
+  ])('refuses %s=%s, naming the variable and the rule', (key, value, rule) => {
+    expect(() => readConfig({ ...table, [key]: value })).toThrow(`Environment variable ${key} ${rule}`);
+  });
+
+  it.each([
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['false', false],
+    ['False', false],
+    ['0', false],
+  ])('reads %s as the boolean %s', (value, expected) => {
+    expect(readConfig({ ...table, [ENV.allowHttpEndpoints]: value }).allowHttpEndpoints).toBe(expected);
+  });
+
+  it.each(['yes', 'on', '2'])('refuses %s as a boolean', (value) => {
+    expect(() => readConfig({ ...table, [ENV.allowHttpEndpoints]: value })).toThrow(
+      `Environment variable ${ENV.allowHttpEndpoints} must be true, false, 1 or 0 (got ${value})`,
+    );
+  });
+
+  it('requireSetting names the variable a function needs', () => {
+    expect(requireSetting('x', ENV.retryQueueUrl)).toBe('x');
+    expect(() => requireSetting(undefined, ENV.retryQueueUrl)).toThrow(
+      `Environment variable ${ENV.retryQueueUrl} is required by this function`,
+    );
+  });
+});

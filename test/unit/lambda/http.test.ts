@@ -1,0 +1,57 @@
+import { badRequest } from '../../../shared/lambda/errors';
+import {
+  type HttpEvent,
+  header,
+  jsonDepth,
+  MAX_JSON_DEPTH,
+  parseJsonBytes,
+  pathParam,
+  publicBaseUrl,
+} from '../../../shared/lambda/http';
+
+describe('HTTP helpers', () => {
+  const event = (headers: Record<string, string>, domainName = 'abc.execute-api.eu-west-1.amazonaws.com') =>
+    ({ headers, requestContext: { domainName, stage: '$default' } }) as unknown as HttpEvent;
+
+  it('finds headers whatever their case', () => {
+    expect(header(event({ 'AEG-SAS-KEY': 'k' }), 'aeg-sas-key')).toBe('k');
+  });
+
+  it('measures nesting without counting brackets inside strings', () => {
+    expect(jsonDepth(Buffer.from('{"a":[{"b":"[[[{{{\\"]]"}]}'))).toBe(3);
+    expect(jsonDepth(Buffer.from('"just a string"'))).toBe(0);
+  });
+
+  it('refuses a path parameter that is not validly percent-encoded', () => {
+    const withParam = (topic: string) => ({ pathParameters: { topic } }) as unknown as HttpEvent;
+    expect(pathParam(withParam('my%2Dtopic'), 'topic')).toBe('my-topic');
+    expect(() => pathParam(withParam('bad%E0%A4%A'), 'topic')).toThrow(
+      "The path parameter 'topic' is not validly percent-encoded.",
+    );
+  });
+
+  it('builds the public URL from the request, or the configured override', () => {
+    expect(publicBaseUrl(event({}))).toBe('https://abc.execute-api.eu-west-1.amazonaws.com');
+    expect(publicBaseUrl(event({ 'x-forwarded-proto': 'http' }, 'localhost:4000'))).toBe(
+      'http://localhost:4000',
+    );
+    expect(publicBaseUrl(event({}), 'https://events.example.com/')).toBe('https://events.example.com');
+  });
+
+  it('parses JSON bodies with errors that name the limit or the problem', () => {
+    expect(parseJsonBytes(Buffer.from('[1]'), 10)).toEqual([1]);
+    expect(() => parseJsonBytes(Buffer.from('[1,2,3]'), 3)).toThrow(
+      'The request body is 7 bytes; the limit is 3 bytes.',
+    );
+    expect(() => parseJsonBytes(Buffer.alloc(0), 3)).toThrow(/empty/);
+    expect(() => parseJsonBytes(Buffer.from('{'), 3)).toThrow(/not valid JSON/);
+    const nested = (levels: number) => Buffer.from(`${'['.repeat(levels)}${']'.repeat(levels)}`);
+    expect(parseJsonBytes(nested(MAX_JSON_DEPTH), 1000)).toBeDefined();
+    expect(() => parseJsonBytes(nested(MAX_JSON_DEPTH + 1), 1000)).toThrow(
+      'The request body nests 101 levels deep; at most 100 levels of arrays and objects are allowed.',
+    );
+    expect(badRequest('x').toBody()).toEqual({
+      error: { code: 'BadRequest', message: 'x', details: [{ code: 'InputJsonInvalid', message: 'x' }] },
+    });
+  });
+});

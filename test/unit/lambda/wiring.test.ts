@@ -1,0 +1,78 @@
+import type { Subscription } from '../../../shared/domain/model';
+import { cachedSubscriptions } from '../../../shared/lambda/wiring';
+import { TtlCache } from '../../../shared/platform/cache';
+import type { Store } from '../../../shared/storage/store';
+import { subscription, VirtualClock } from '../../support/fakes';
+
+describe('caches in front of the store', () => {
+  it('hands out values it is told not to keep without keeping them', async () => {
+    let loads = 0;
+    const cache = new TtlCache<number | undefined>(1000, () => 0, { keep: (value) => value !== undefined });
+    const load = async () => {
+      loads += 1;
+      return loads < 3 ? undefined : loads;
+    };
+    expect(await cache.get('k', load)).toBeUndefined();
+    expect(await cache.get('k', load)).toBeUndefined();
+    expect(await cache.get('k', load)).toBe(3);
+    expect(await cache.get('k', load)).toBe(3);
+    expect(loads).toBe(3);
+  });
+
+  /** A store whose eventually consistent reads may lag behind its strongly consistent ones. */
+  const lagging = () => {
+    const state: {
+      current: Subscription | undefined;
+      lagged: Subscription | undefined;
+      reads: Array<'eventual' | 'consistent'>;
+    } = { current: undefined, lagged: undefined, reads: [] };
+    const store = {
+      getSubscription: async (_topic: string, _name: string, options: { consistent?: boolean } = {}) => {
+        state.reads.push(options.consistent === true ? 'consistent' : 'eventual');
+        return options.consistent === true ? state.current : state.lagged;
+      },
+    } as unknown as Store;
+    return { state, source: cachedSubscriptions(store, 10_000, new VirtualClock()) };
+  };
+
+  it('sees a subscription re-created right after it was found missing', async () => {
+    const { state, source } = lagging();
+    expect(await source.get('orders', 'hook')).toBeUndefined();
+    state.current = subscription({ name: 'hook' });
+    state.lagged = state.current;
+    expect(await source.get('orders', 'hook')).toEqual(state.current);
+    expect(await source.get('ORDERS', 'HOOK')).toEqual(state.current);
+    // The miss was confirmed once (eventual + consistent); the hit was read once and then cached.
+    expect(state.reads).toEqual(['eventual', 'consistent', 'eventual']);
+  });
+
+  it('confirms a miss with a strongly consistent read before reporting the subscription gone', async () => {
+    const { state, source } = lagging();
+    state.current = subscription({ name: 'hook' });
+    state.lagged = undefined; // the eventually consistent read has not seen the write yet
+
+    expect(await source.get('orders', 'hook')).toEqual(state.current);
+    expect(state.reads).toEqual(['eventual', 'consistent']);
+  });
+
+  it('re-reads a cached subscription older than the version a job was made for', async () => {
+    const { state, source } = lagging();
+    const v1 = subscription({ name: 'hook', version: 1 });
+    state.current = v1;
+    state.lagged = v1;
+    expect(await source.get('orders', 'hook', 1)).toEqual(v1);
+
+    const v2 = subscription({
+      name: 'hook',
+      version: 2,
+      destination: { endpointType: 'WebHook', endpointUrl: 'https://new.example.test/' },
+    });
+    state.current = v2;
+    // A job made for version 1 may use the cached definition; one made for version 2 may not.
+    expect(await source.get('orders', 'hook', 1)).toEqual(v1);
+    expect(await source.get('orders', 'hook', 2)).toEqual(v2);
+    // And from then on the newer definition is the cached one.
+    expect(await source.get('orders', 'hook')).toEqual(v2);
+    expect(state.reads).toEqual(['eventual', 'consistent']);
+  });
+});
