@@ -74,37 +74,59 @@ describe('queues', () => {
     });
   });
 
-  it('give the consumer six times the delivery function timeout before a message reappears', () => {
+  it('give the consumer six times its function timeout (plus its batching window) before a message reappears', () => {
     for (const queue of Object.values(QUEUES)) {
-      expect(queue.visibilityTimeoutSeconds).toBe(FUNCTIONS.delivery.timeoutSeconds * 6);
+      expect(queue.visibilityTimeoutSeconds).toBe(
+        FUNCTIONS[queue.consumer.function].timeoutSeconds * 6 + queue.consumer.batchingWindowSeconds,
+      );
     }
   });
 
   it('are encrypted, take 1 MiB messages and refuse plain-text access', () => {
     const queues = Object.values(template.findResources('AWS::SQS::Queue'));
-    expect(queues).toHaveLength(4);
+    expect(queues).toHaveLength(Object.keys(QUEUES).length * 2);
     for (const queue of queues) {
       expect(queue).toMatchObject({
         Properties: { SqsManagedSseEnabled: true, MaximumMessageSize: SQS_LIMITS.maxMessageBytes },
       });
     }
     const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy'));
-    expect(policies).toHaveLength(4);
+    expect(policies).toHaveLength(Object.keys(QUEUES).length * 2);
     for (const policy of policies) {
       expect(JSON.stringify(policy)).toContain('"aws:SecureTransport":"false"');
     }
   });
 });
 
-describe('delivery function', () => {
-  it.each(Object.entries(QUEUES))('consumes the %s queue with partial batch failures', (_key, queue) => {
+describe('queue consumers', () => {
+  it.each(Object.entries(QUEUES))('the %s queue is consumed with partial batch failures', (_key, queue) => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [queueId(queue.id), 'Arn'] },
-      FunctionName: { Ref: functionId('delivery') },
+      FunctionName: { Ref: functionId(queue.consumer.function) },
       BatchSize: queue.consumer.batchSize,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: queue.consumer.maxConcurrency },
+      ...(queue.consumer.batchingWindowSeconds > 0
+        ? { MaximumBatchingWindowInSeconds: queue.consumer.batchingWindowSeconds }
+        : {}),
     });
+  });
+
+  it('gathers ended deliveries for 300 s before the dead-letter function runs', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId(QUEUES.deadLetter.id), 'Arn'] },
+      FunctionName: { Ref: functionId('deadLetter') },
+      MaximumBatchingWindowInSeconds: 300,
+    });
+  });
+
+  it('the delivery function hands ended deliveries over by queue: it may send there, not consume', () => {
+    const actions = actionsOn('delivery', queueId(QUEUES.deadLetter.id));
+    expect(actions).toContain('sqs:SendMessage');
+    expect(actions).not.toContain('sqs:ReceiveMessage');
+    expect(actionsOn('deadLetter', queueId(QUEUES.deadLetter.id))).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']),
+    );
   });
 
   it('may send to the retry queue but not to the delivery queue', () => {
@@ -148,8 +170,14 @@ describe('functions', () => {
     expect(env('management')).toContain(ENV.tableName);
     expect(env('management')).not.toContain(ENV.deliveryQueueUrl);
     expect(env('delivery')).toEqual(
-      expect.arrayContaining([ENV.tableName, ENV.deliveryQueueUrl, ENV.retryQueueUrl, ENV.deadLetterBucket]),
+      expect.arrayContaining([
+        ENV.tableName,
+        ENV.deliveryQueueUrl,
+        ENV.retryQueueUrl,
+        ENV.deadLetterQueueUrl,
+      ]),
     );
+    expect(env('deadLetter')).toEqual(expect.arrayContaining([ENV.deadLetterQueueUrl, ENV.deadLetterBucket]));
   });
 
   it('publish may read the table but not write it, and may only send to the delivery queue', () => {

@@ -3,7 +3,7 @@ import { ApiError } from '../../../shared/lambda/errors';
 import { silentLogger } from '../../../shared/observability/logging';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import { FAN_OUT_FLUSH_BYTES, isValidKey, Publisher } from '../../../shared/publish/publisher';
-import type { OutgoingJob } from '../../../shared/queue/sqs-job-queue';
+import { type OutgoingJob, QueueRejectedError } from '../../../shared/queue/sqs-job-queue';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
 
 const topic: Topic = {
@@ -142,6 +142,26 @@ describe('publishing', () => {
     const { publish, queue } = setup();
     queue.failWith = new Error('throttled');
     expect(await status(publish([event('1')]))).toBe(503);
+  });
+
+  it('answers 400, not a retryable 503, when the queue refuses the content for good', async () => {
+    const { publish, queue } = setup();
+    queue.failWith = new QueueRejectedError(
+      'SQS refused 1 of 1 messages: InvalidMessageContents',
+      'InvalidMessageContents',
+    );
+    const error = await publish([event('1')]).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).statusCode).toBe(400);
+    expect((error as ApiError).message).toMatch(
+      /refused their content \(InvalidMessageContents\).*will not help/,
+    );
+  });
+
+  it('queues jobs that carry the subscription version they were made for', async () => {
+    const { publish, queue } = setup([subscription({ version: 1_700_000_000_123 })]);
+    await publish([event('1')]);
+    expect(queue.take()[0]?.job.subscriptionVersion).toBe(1_700_000_000_123);
   });
 
   it('reads the topic at most once per cache period and the subscription list once per version', async () => {

@@ -1,5 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { batchJobs, SqsJobQueue } from '../../../shared/queue/sqs-job-queue';
+import { batchJobs, QueueRejectedError, SqsJobQueue } from '../../../shared/queue/sqs-job-queue';
 
 describe('job queue', () => {
   it('batches at ten entries or the byte limit', () => {
@@ -30,9 +30,11 @@ describe('job queue', () => {
         Failed: [{ Id: '0', SenderFault: true, Code: 'InvalidParameterValue', Message: 'too big' }],
       }),
     } as unknown as SQSClient;
-    await expect(
-      new SqsJobQueue(sqs, { retry: 'q' }).send('retry', [{ body: 'a', delaySeconds: 5 }]),
-    ).rejects.toThrow('SQS refused 1 of 1 messages: InvalidParameterValue too big');
+    const sent = new SqsJobQueue(sqs, { retry: 'q' }).send('retry', [{ body: 'a', delaySeconds: 5 }]);
+    await expect(sent).rejects.toThrow('SQS refused 1 of 1 messages: InvalidParameterValue too big');
+    // A permanent refusal is typed, so callers can tell it from a transient one.
+    await expect(sent).rejects.toBeInstanceOf(QueueRejectedError);
+    await expect(sent).rejects.toMatchObject({ code: 'InvalidParameterValue' });
   });
 
   it('refuses to send to a queue it has no URL for', async () => {
