@@ -18,6 +18,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { type QueueKey, SQS_LIMITS } from '../shared/config/resources';
+import { batchForSend } from '../shared/queue/sqs-job-queue';
 import { CliError, explainAwsError } from './errors';
 import { dataDirOption, integer } from './options';
 import {
@@ -283,31 +284,9 @@ const attributesToSend = (message: Message): Record<string, MessageAttributeValu
   return attributes;
 };
 
-const sizeOf = (message: Message) =>
-  Buffer.byteLength(message.Body ?? '', 'utf8') +
-  Buffer.byteLength(JSON.stringify(message.MessageAttributes ?? {}));
-
-/** SendMessageBatch groups: at most ten messages and SQS's payload limit per request. */
-function sendGroups(messages: readonly Message[]): Message[][] {
-  const groups: Message[][] = [];
-  let current: Message[] = [];
-  let bytes = 0;
-  for (const message of messages) {
-    const size = sizeOf(message);
-    if (
-      current.length > 0 &&
-      (current.length === SQS_LIMITS.maxBatchEntries || bytes + size > SQS_LIMITS.maxMessageBytes)
-    ) {
-      groups.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(message);
-    bytes += size;
-  }
-  if (current.length > 0) groups.push(current);
-  return groups;
-}
+/** What a message weighs in a SendMessageBatch request: its body and its attributes. */
+const payloadOf = (message: Message) =>
+  (message.Body ?? '') + JSON.stringify(message.MessageAttributes ?? {});
 
 /**
  * Moves up to `limit` parked messages (default: all) from `queue`'s redrive queue back to the
@@ -340,7 +319,7 @@ export async function redriveParked(
       for (const message of batch) unmoved.set(message.ReceiptHandle ?? '', message);
       if (fresh.length === 0) break;
       for (const message of fresh) handled.add(message.MessageId ?? '');
-      for (const group of sendGroups(fresh)) {
+      for (const group of batchForSend(fresh, payloadOf)) {
         const sent = await sendGroup(sqs, queue.url, group, result);
         if (sent.length === 0) continue;
         for (const message of sent) unmoved.delete(message.ReceiptHandle ?? '');

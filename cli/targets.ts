@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { ENDPOINTS_FILE, type EndpointsFile, LOCK_FILE } from '../local/endpoints-file';
+import { ENDPOINTS_FILE, type EndpointsFile, isProcessRunning, LOCK_FILE } from '../local/endpoints-file';
 import { QUEUES, type QueueKey, queueOutputNames } from '../shared/config/resources';
 import { createAwsClients } from '../shared/platform/aws';
 import { CliError, explainAwsError } from './errors';
@@ -56,15 +56,6 @@ export function selectQueues(targets: QueueTargets, key?: QueueKey): QueueTarget
 export function missingQueues(targets: QueueTargets): QueueKey[] {
   return QUEUE_KEYS.filter((key) => targets.queues[key] === undefined);
 }
-
-const isProcessRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 /** The queues of the local stack running in `dataDir`. */
 export async function localTargets(dataDir: string): Promise<QueueTargets> {

@@ -18,3 +18,13 @@ export interface EndpointsFile {
   /** Each queue's URL and its redrive queue's URL. */
   queues: Record<QueueKey, { url: string; redriveUrl: string }>;
 }
+
+/** Whether a process with this id is alive (signal 0 only checks). */
+export function isProcessRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -36,7 +36,7 @@ import { type AwsClients, createAwsClients, type LocalEndpoints } from '../share
 import type { Clock, Random } from '../shared/platform/clock';
 import { sendJobs } from '../shared/queue/sqs-job-queue';
 import { type Emulators, startEmulators } from './emulators';
-import { ENDPOINTS_FILE, type EndpointsFile, LOCK_FILE } from './endpoints-file';
+import { ENDPOINTS_FILE, type EndpointsFile, isProcessRunning, LOCK_FILE } from './endpoints-file';
 import { type Gateway, type HttpHandler, startGateway } from './gateway';
 import type { InvocationStats } from './lambda-context';
 import { LocalMetrics } from './metrics';
@@ -103,21 +103,12 @@ export { ENDPOINTS_FILE, LOCK_FILE };
 export const ADMIN_TOKEN_FILE = 'admin-token';
 export const SAVED_QUEUES_FILE = 'queues.json';
 
-const isRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /** One local stack per data directory: a pid file, taken over when its owner is gone. */
 async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   const file = join(dataDir, LOCK_FILE);
   try {
     const pid = Number((await readFile(file, 'utf8')).trim());
-    if (Number.isInteger(pid) && pid !== process.pid && isRunning(pid)) {
+    if (Number.isInteger(pid) && pid !== process.pid && isProcessRunning(pid)) {
       throw new LocalStackError(
         `The data directory ${dataDir} is in use by another Gridwire local stack (process ${pid}). Stop it, or use another --data-dir.`,
       );

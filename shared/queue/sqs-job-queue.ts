@@ -36,16 +36,20 @@ export interface JobQueue {
   send(queue: QueueKey, jobs: readonly OutgoingJob[]): Promise<void>;
 }
 
-/** Groups jobs into SendMessageBatch requests by count and total size. */
-export function batchJobs(
-  jobs: readonly OutgoingJob[],
+/**
+ * Groups entries into SendMessageBatch requests: at most ten per request and at most
+ * `maxBatchBytes` of bodies (an entry larger than that still goes, alone).
+ */
+export function batchForSend<T>(
+  entries: readonly T[],
+  bodyOf: (entry: T) => string,
   maxBatchBytes: number = SQS_LIMITS.maxMessageBytes,
-): OutgoingJob[][] {
-  const batches: OutgoingJob[][] = [];
-  let current: OutgoingJob[] = [];
+): T[][] {
+  const batches: T[][] = [];
+  let current: T[] = [];
   let bytes = 0;
-  for (const job of jobs) {
-    const size = Buffer.byteLength(job.body, 'utf8');
+  for (const entry of entries) {
+    const size = Buffer.byteLength(bodyOf(entry), 'utf8');
     if (
       current.length > 0 &&
       (current.length === SQS_LIMITS.maxBatchEntries || bytes + size > maxBatchBytes)
@@ -54,12 +58,16 @@ export function batchJobs(
       current = [];
       bytes = 0;
     }
-    current.push(job);
+    current.push(entry);
     bytes += size;
   }
   if (current.length > 0) batches.push(current);
   return batches;
 }
+
+/** Groups jobs into SendMessageBatch requests by count and total size. */
+export const batchJobs = (jobs: readonly OutgoingJob[], maxBatchBytes?: number): OutgoingJob[][] =>
+  batchForSend(jobs, (job) => job.body, maxBatchBytes);
 
 export interface SendOptions {
   /** Re-sends of entries SQS reports as failed (throttling, internal errors). */
