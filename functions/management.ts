@@ -4,7 +4,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { readConfig } from '../shared/config/runtime';
-import type { HttpEvent, HttpResult } from '../shared/lambda/http';
+import type { HttpEvent, HttpResult } from '../shared/http/api-gateway';
 import { httpErrors, lazyHandler } from '../shared/lambda/middleware';
 import { buildManagementDeps, createObservability, type Observability } from '../shared/lambda/wiring';
 import { handleManagement, type ManagementDeps } from '../shared/management/api';

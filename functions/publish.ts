@@ -11,7 +11,7 @@ import {
   header,
   pathParam,
   rawBody,
-} from '../shared/lambda/http';
+} from '../shared/http/api-gateway';
 import { flushMetrics, httpErrors, lazyHandler } from '../shared/lambda/middleware';
 import { buildPublisher, createObservability, type Observability } from '../shared/lambda/wiring';
 import { createAwsClients } from '../shared/platform/aws';

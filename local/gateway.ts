@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
 import { FUNCTIONS, type FunctionKey, ROUTES, type RouteDefinition } from '../shared/config/resources';
-import type { HttpEvent, HttpResult } from '../shared/lambda/http';
+import type { HttpEvent, HttpResult } from '../shared/http/api-gateway';
 import type { LoggerLike } from '../shared/observability/logging';
 import { type InvocationStats, lambdaContext } from './lambda-context';
 

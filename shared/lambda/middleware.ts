@@ -5,10 +5,10 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { errorResult, type HttpEvent, type HttpResult } from '../http/api-gateway';
+import { ApiError } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import type { MetricBuffer, MetricPoint } from '../observability/metrics';
-import { ApiError } from './errors';
-import { errorResult, type HttpEvent, type HttpResult } from './http';
 
 /**
  * Turns `ApiError`s into their HTTP answers, and anything else into a logged 500 that says

@@ -4,7 +4,6 @@
  */
 
 import type { AttemptRecord, Subscription, TopicKeys } from '../domain/model';
-import { ApiError, badRequest, notFound } from '../lambda/errors';
 import {
   emptyResult,
   type HttpEvent,
@@ -13,7 +12,8 @@ import {
   parseJsonBody,
   pathParam,
   publicBaseUrl,
-} from '../lambda/http';
+} from '../http/api-gateway';
+import { ApiError, badRequest, notFound } from '../http/errors';
 import type { Clock } from '../platform/clock';
 import type { Store } from '../storage/store';
 import {

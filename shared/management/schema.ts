@@ -13,24 +13,14 @@ import {
   type Subscription,
   type Topic,
 } from '../domain/model';
-import { badRequest } from '../lambda/errors';
-import { topicResourceId } from '../publish/event-grid-schema';
-
-export const NAME_RULES = {
-  topic: { min: 3, max: 50, pattern: /^[A-Za-z0-9-]+$/ },
-  subscription: { min: 3, max: 64, pattern: /^[A-Za-z0-9-]+$/ },
-} as const;
+import { isValidName, NAME_RULES, type NameKind, topicResourceId } from '../domain/names';
+import { badRequest } from '../http/errors';
 
 /** Subscriptions one topic may hold (the original service's quota). */
 export const MAX_SUBSCRIPTIONS_PER_TOPIC = 500;
 
-export function isValidName(kind: keyof typeof NAME_RULES, name: string): boolean {
-  const rule = NAME_RULES[kind];
-  return name.length >= rule.min && name.length <= rule.max && rule.pattern.test(name);
-}
-
 /** Checks a topic or subscription name from the path; throws a 400 naming the rule. */
-export function validateName(kind: keyof typeof NAME_RULES, name: string): string {
+export function validateName(kind: NameKind, name: string): string {
   const rule = NAME_RULES[kind];
   if (!isValidName(kind, name)) {
     throw badRequest(

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import type { EventGridEvent } from '../domain/delivery';
-import { badRequest, payloadTooLarge } from '../lambda/errors';
+import { topicResourceId } from '../domain/names';
+import { badRequest, payloadTooLarge } from '../http/errors';
 import { MAX_QUEUED_EVENT_BYTES, sqsSafeJson } from '../queue/job-codec';
 
 /** Publish limits (the original service's numbers). */
@@ -40,9 +41,6 @@ const eventSchema = z.looseObject({
   metadataVersion: z.literal('1', { error: 'metadataVersion must be "1" when present' }).optional(),
   topic: z.string({ error: 'topic must be a string' }).optional(),
 });
-
-/** The resource id stamped into each event's `topic` field. */
-export const topicResourceId = (topicName: string): string => `/gridwire/topics/${topicName}`;
 
 /**
  * Validates a parsed request body against the Event Grid schema and returns the events as they

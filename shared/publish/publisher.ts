@@ -5,9 +5,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DeliveryItem } from '../domain/delivery';
 import type { Subscription, Topic } from '../domain/model';
-import { badRequest, notFound, serviceUnavailable, unauthorized } from '../lambda/errors';
-import { parseJsonBytes } from '../lambda/http';
-import { isValidName } from '../management/schema';
+import { isValidName } from '../domain/names';
+import { parseJsonBytes } from '../http/api-gateway';
+import { badRequest, notFound, serviceUnavailable, unauthorized } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import { TtlCache } from '../platform/cache';

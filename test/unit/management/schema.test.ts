@@ -1,4 +1,4 @@
-import { ApiError } from '../../../shared/lambda/errors';
+import { ApiError } from '../../../shared/http/errors';
 import {
   endpointBaseUrl,
   parseSubscriptionBody,

@@ -1,9 +1,6 @@
-import { ApiError } from '../../../shared/lambda/errors';
-import {
-  PUBLISH_LIMITS,
-  parseEventGridEvents,
-  topicResourceId,
-} from '../../../shared/publish/event-grid-schema';
+import { topicResourceId } from '../../../shared/domain/names';
+import { ApiError } from '../../../shared/http/errors';
+import { PUBLISH_LIMITS, parseEventGridEvents } from '../../../shared/publish/event-grid-schema';
 
 const valid = {
   id: '1',

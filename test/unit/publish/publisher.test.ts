@@ -1,5 +1,5 @@
 import type { Subscription, Topic } from '../../../shared/domain/model';
-import { ApiError } from '../../../shared/lambda/errors';
+import { ApiError } from '../../../shared/http/errors';
 import { silentLogger } from '../../../shared/observability/logging';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import { FAN_OUT_FLUSH_BYTES, isValidKey, Publisher } from '../../../shared/publish/publisher';

@@ -1,4 +1,3 @@
-import { badRequest } from '../../../shared/lambda/errors';
 import {
   type HttpEvent,
   header,
@@ -7,7 +6,8 @@ import {
   parseJsonBytes,
   pathParam,
   publicBaseUrl,
-} from '../../../shared/lambda/http';
+} from '../../../shared/http/api-gateway';
+import { badRequest } from '../../../shared/http/errors';
 
 describe('HTTP helpers', () => {
   const event = (headers: Record<string, string>, domainName = 'abc.execute-api.eu-west-1.amazonaws.com') =>
