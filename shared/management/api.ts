@@ -178,7 +178,7 @@ const operations: Readonly<Record<string, Operation>> = {
     const input = parseSubscriptionBody(parseJsonBody(event, MAX_BODY_BYTES), {
       allowHttp: deps.allowHttpEndpoints,
     });
-    const existing = await deps.store.getSubscription(topic.name, name);
+    const existing = await deps.store.getSubscription(topic.name, name, { consistent: true });
     if (existing === undefined) {
       const count = (await deps.store.listSubscriptions(topic.name)).length;
       if (count >= MAX_SUBSCRIPTIONS_PER_TOPIC) {
