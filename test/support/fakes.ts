@@ -5,7 +5,11 @@
 
 import type { QueueKey } from '../../shared/config/resources';
 import { DropRecorder } from '../../shared/delivery/dead-letter';
-import { DeliveryEngine, type DeliveryEngineDeps } from '../../shared/delivery/engine';
+import {
+  DeliveryEngine,
+  type DeliveryEngineDeps,
+  type SubscriptionSource,
+} from '../../shared/delivery/engine';
 import { DELIVERY_PROFILES } from '../../shared/delivery/rules/profiles';
 import type { DeliveryItem, DeliveryJob, EndedJob } from '../../shared/domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../../shared/domain/model';
@@ -155,7 +159,13 @@ export interface EngineHarness {
 
 /** A delivery engine wired to test doubles. `randoms` are returned in order, then 0.5 forever. */
 export function engineHarness(
-  options: { randoms?: number[]; concurrency?: number; latencyMs?: number } = {},
+  options: {
+    randoms?: number[];
+    concurrency?: number;
+    latencyMs?: number;
+    /** Replaces the map-backed subscription source (e.g. the real cache over a fake store). */
+    subscriptionSource?: SubscriptionSource;
+  } = {},
 ): EngineHarness {
   const clock = new VirtualClock();
   const queue = new RecordingQueue(clock);
@@ -175,7 +185,7 @@ export function engineHarness(
       return value;
     },
     profiles: DELIVERY_PROFILES,
-    subscriptions: {
+    subscriptions: options.subscriptionSource ?? {
       get: async (topic, name, minVersion) => {
         subscriptionReads.push({ topic, name, minVersion });
         return subscriptions.get(`${topic}/${name}`);

@@ -1,5 +1,7 @@
+import { cachedSubscriptions } from '../../../shared/lambda/wiring';
 import { METRIC } from '../../../shared/observability/metrics';
-import { engineHarness, item, job, subscription } from '../../support/fakes';
+import type { Store } from '../../../shared/storage/store';
+import { engineHarness, item, job, subscription, VirtualClock } from '../../support/fakes';
 
 const S = 1000;
 const M = 60 * S;
@@ -378,5 +380,25 @@ describe('delivery engine', () => {
     expect(h.metrics.drain().find((p) => p.name === METRIC.DroppedEventCount)?.dimensions).toMatchObject({
       DropReason: 'SubscriptionDeleted',
     });
+  });
+  it('delivers, not drops, a job whose first (eventually consistent) subscription read misses', async () => {
+    const clock = new VirtualClock();
+    const reads: string[] = [];
+    const store = {
+      getSubscription: async (_topic: string, _name: string, options: { consistent?: boolean } = {}) => {
+        reads.push(options.consistent === true ? 'consistent' : 'eventual');
+        // A subscription created a moment ago: only a strongly consistent read sees it yet.
+        return options.consistent === true ? subscription() : undefined;
+      },
+    } as unknown as Store;
+    const h = engineHarness({ subscriptionSource: cachedSubscriptions(store, 10_000, clock) });
+
+    const report = await h.engine.processJob(job([item('e1', h.clock.now())]), {
+      attemptDeadline: farFuture,
+    });
+
+    expect(report).toMatchObject({ delivered: 1, ended: 0 });
+    expect(h.sender.requests).toHaveLength(1);
+    expect(reads).toEqual(['eventual', 'consistent']);
   });
 });

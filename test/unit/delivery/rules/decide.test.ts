@@ -1,0 +1,133 @@
+import { type Attempted, type DecideInput, decideJob } from '../../../../shared/delivery/rules/decide';
+import { TOPIC_PROFILE } from '../../../../shared/delivery/rules/profiles';
+import type { AttemptResult } from '../../../../shared/domain/model';
+import { item } from '../../../support/fakes';
+
+const S = 1000;
+const T0 = 1_000_000;
+
+const attempted = (id: string, result: Partial<AttemptResult>, attempts = 0, startedAt = T0): Attempted => ({
+  kind: 'attempted',
+  item: item(id, T0, { attempts }),
+  startedAt,
+  result: { delivered: false, durationMs: 5, ...result },
+});
+
+const input = (overrides: Partial<DecideInput>): DecideInput => ({
+  topic: 'orders',
+  subscription: 'audit',
+  profile: TOPIC_PROFILE,
+  limits: { maxAttempts: 30, ttlMs: 86_400_000 },
+  attempted: [],
+  expired: [],
+  dueAt: T0,
+  now: T0 + 2 * S,
+  random: () => 0,
+  ...overrides,
+});
+
+describe('decideJob', () => {
+  it.each<[string, string, Partial<AttemptResult>, number]>([
+    ['200 on the first attempt', 'delivered', { delivered: true, httpStatus: 200 }, 0],
+    ['500 on the first attempt', 'retry +10 s', { httpStatus: 500, outcome: 'GenericError' }, 0],
+    ['503 on the second attempt', 'retry +30 s', { httpStatus: 503, outcome: 'Busy' }, 1],
+    ['408 on the first attempt (floor 2 min)', 'retry +120 s', { httpStatus: 408, outcome: 'TimedOut' }, 0],
+    ['400', 'ended NonRetriableOutcome', { httpStatus: 400, outcome: 'BadRequest' }, 0],
+    [
+      '500 on the 30th attempt',
+      'ended MaxDeliveryAttemptsExceeded',
+      { httpStatus: 500, outcome: 'GenericError' },
+      29,
+    ],
+  ])('%s -> %s', (_name, expected, result, attempts) => {
+    const decisions = decideJob(input({ attempted: [attempted('e1', result, attempts)] }));
+    const summary =
+      decisions.delivered.length === 1
+        ? 'delivered'
+        : decisions.ended.length === 1
+          ? `ended ${decisions.ended[0]?.reason}`
+          : `retry +${([...decisions.retries.keys()][0] ?? 0) / S - (T0 + 2 * S) / S} s`;
+    expect(summary).toBe(expected);
+  });
+
+  it('counts retry delays from the end of the attempts and stamps each event with its own start', () => {
+    const decisions = decideJob(
+      input({
+        attempted: [
+          attempted('a', { httpStatus: 500 }, 0, T0),
+          attempted('b', { httpStatus: 500 }, 0, T0 + 1500),
+        ],
+      }),
+    );
+    expect([...decisions.retries.entries()]).toEqual([
+      [
+        T0 + 2 * S + 10 * S,
+        [
+          expect.objectContaining({
+            deliveryId: 'd-a',
+            attempts: 1,
+            lastAttemptAt: T0,
+            lastOutcome: 'GenericError',
+          }),
+          expect.objectContaining({ deliveryId: 'd-b', attempts: 1, lastAttemptAt: T0 + 1500 }),
+        ],
+      ],
+    ]);
+    expect(decisions.records.map((record) => record.at)).toEqual([T0, T0 + 1500]);
+  });
+
+  it('draws jitter once per group of events that failed alike', () => {
+    const draws: number[] = [];
+    const random = () => {
+      draws.push(0.5);
+      return 0.5;
+    };
+    decideJob(
+      input({
+        random,
+        attempted: [
+          attempted('a', { httpStatus: 500 }),
+          attempted('b', { httpStatus: 500 }),
+          attempted('c', { httpStatus: 503 }),
+        ],
+      }),
+    );
+    // 500 and 503 share the 10 s step but 503 has a 30 s floor: two groups, two draws.
+    expect(draws).toHaveLength(2);
+  });
+
+  it('ends expired events at the due time without an attempt, and keeps deferred ones untouched', () => {
+    const decisions = decideJob(
+      input({
+        expired: [item('old', T0, { attempts: 3 })],
+        attempted: [{ kind: 'deferred', item: item('late', T0) }],
+      }),
+    );
+    expect(decisions.ended).toEqual([
+      { item: item('old', T0, { attempts: 3 }), reason: 'TimeToLiveExceeded', endedAt: T0 },
+    ]);
+    expect(decisions.records).toEqual([
+      expect.objectContaining({ attempt: 4, at: T0, outcome: 'NotAttempted' }),
+    ]);
+    expect(decisions.deferred).toEqual([item('late', T0)]);
+  });
+
+  it('records a success only when it follows failures', () => {
+    const decisions = decideJob(
+      input({
+        attempted: [
+          attempted('first', { delivered: true, httpStatus: 200 }, 0),
+          attempted('later', { delivered: true, httpStatus: 204 }, 2),
+        ],
+      }),
+    );
+    expect(decisions.records).toEqual([
+      expect.objectContaining({
+        eventId: 'later',
+        attempt: 3,
+        outcome: 'Delivered',
+        next: { action: 'none' },
+      }),
+    ]);
+  });
+});
