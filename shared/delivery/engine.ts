@@ -102,6 +102,7 @@ export class DeliveryEngine {
     const envelope: JobEnvelope = {
       topic: job.topic,
       subscription: job.subscription,
+      ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
       subscriptionVersion: version,
     };
 
@@ -142,6 +143,12 @@ export class DeliveryEngine {
       job.subscriptionVersion,
     );
     if (subscription === undefined) return { kind: 'deleted' };
+    // Deleted and created again under the same name: the job's subscription is gone.
+    const recreated =
+      job.subscriptionUid !== undefined &&
+      subscription.uid !== undefined &&
+      job.subscriptionUid !== subscription.uid;
+    if (recreated) return { kind: 'deleted' };
     const profile = this.deps.profiles[subscription.deliveryProfile];
     return {
       kind: 'found',
@@ -274,6 +281,7 @@ export class DeliveryEngine {
     const envelope = {
       topic: job.topic,
       subscription: job.subscription,
+      ...(job.subscriptionUid === undefined ? {} : { subscriptionUid: job.subscriptionUid }),
       ...(job.subscriptionVersion === undefined ? {} : { subscriptionVersion: job.subscriptionVersion }),
     };
     await this.deps.queue.send(

@@ -48,6 +48,8 @@ const envelope = {
 export const deliveryJobSchema = z.object({
   ...envelope,
   kind: z.literal('deliver').optional(),
+  /** The `uid` of the subscription the job was made for; another uid means it was deleted. */
+  subscriptionUid: z.string().optional(),
   /**
    * The subscription version the job was made for. A delivery function holding an older cached
    * definition reads the subscription again before acting on the job.
@@ -72,6 +74,7 @@ export type EndedDelivery = z.infer<typeof endedDeliverySchema>;
 export const endedJobSchema = z.object({
   ...envelope,
   kind: z.literal('ended'),
+  subscriptionUid: z.string().optional(),
   subscriptionVersion: z.number().optional(),
   ended: z.array(endedDeliverySchema).min(1),
 });

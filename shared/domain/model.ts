@@ -112,6 +112,12 @@ export interface Subscription {
   topic: string;
   name: string;
   /**
+   * Set when the subscription is created and kept by every change: a subscription deleted and
+   * created again under the same name is another subscription, and jobs of the old one are
+   * dropped rather than delivered to the new one. Absent on items written before it existed.
+   */
+  uid?: string;
+  /**
    * Grows with every change of the subscription (also across a delete and re-create). Delivery
    * jobs carry the version they were made for; a cached definition older than that is re-read.
    */
@@ -158,7 +164,7 @@ export interface AttemptRecord {
   eventId: string;
   deliveryId: string;
   publishedAt: number;
-  /** 1-based attempt number; 0 for a due-time decision made without an attempt (TTL expiry). */
+  /** 1-based attempt number; a due-time decision made without an attempt (TTL expiry) takes the number the attempt would have had. */
   attempt: number;
   /** Epoch ms when the attempt started (or, for a due-time decision, when it was made). */
   at: number;

@@ -89,6 +89,7 @@ export function buildManagementDeps(runtime: Runtime): ManagementDeps {
   return {
     store: storeOf(runtime),
     clock: runtime.clock ?? systemClock,
+    newId: randomUUID,
     allowHttpEndpoints: runtime.config.allowHttpEndpoints,
     propagationDelayMs: runtime.config.topicCacheMs,
     ...(runtime.config.publicUrl === undefined ? {} : { publicUrl: runtime.config.publicUrl }),

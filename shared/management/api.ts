@@ -13,9 +13,9 @@ import {
   pathParam,
   publicBaseUrl,
 } from '../http/api-gateway';
-import { ApiError, badRequest, notFound } from '../http/errors';
+import { ApiError, badRequest, conflict, notFound } from '../http/errors';
 import type { Clock } from '../platform/clock';
-import type { Store } from '../storage/store';
+import { ConcurrentChangeError, type Store } from '../storage/store';
 import {
   MAX_SUBSCRIPTIONS_PER_TOPIC,
   parseSubscriptionBody,
@@ -31,6 +31,8 @@ const MAX_BODY_BYTES = 64 * 1024;
 export interface ManagementDeps {
   store: Store;
   clock: Clock;
+  /** A new unique id (subscription `uid`s). */
+  newId: () => string;
   allowHttpEndpoints: boolean;
   publicUrl?: string;
   /**
@@ -54,7 +56,8 @@ const optionalBody = (event: HttpEvent) =>
     : parseJsonBody(event, MAX_BODY_BYTES);
 
 async function requireTopic(deps: ManagementDeps, name: string) {
-  const topic = await deps.store.getTopic(name);
+  // Strongly consistent: a topic created by a call that has returned is always found.
+  const topic = await deps.store.getTopic(name, { consistent: true });
   if (topic === undefined) throw notFound(`The topic '${name}' does not exist.`);
   return topic;
 }
@@ -192,6 +195,7 @@ const operations: Readonly<Record<string, Operation>> = {
     const subscription: Subscription = {
       topic: topic.name,
       name: existing?.name ?? name,
+      uid: existing === undefined ? deps.newId() : (existing.uid ?? deps.newId()),
       version: nextSubscriptionVersion(existing, at.getTime()),
       deliveryProfile: 'topic',
       destination: { endpointType: 'WebHook', endpointUrl: input.endpointUrl },
@@ -202,9 +206,18 @@ const operations: Readonly<Record<string, Operation>> = {
       createdAt: existing?.createdAt ?? at.toISOString(),
       updatedAt: at.toISOString(),
     };
-    const created = await deps.store.putSubscription(subscription);
+    try {
+      await deps.store.putSubscription(subscription, existing?.version);
+    } catch (error) {
+      if (error instanceof ConcurrentChangeError) {
+        throw conflict(
+          `The event subscription '${subscription.name}' was changed by another request at the same time; read it again and repeat the change.`,
+        );
+      }
+      throw error;
+    }
     await propagated(deps);
-    return jsonResult(created ? 201 : 200, subscriptionDocument(subscription));
+    return jsonResult(existing === undefined ? 201 : 200, subscriptionDocument(subscription));
   },
 
   'GET /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) =>

@@ -127,6 +127,7 @@ export class Publisher {
         const envelope = {
           topic: topic.name,
           subscription: subscription.name,
+          ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
           subscriptionVersion: subscription.version,
         };
         for (const body of packJobs(envelope, items)) {

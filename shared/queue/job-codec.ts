@@ -29,6 +29,7 @@ export const MAX_QUEUED_EVENT_BYTES = SQS_LIMITS.maxMessageBytes - JOB_ENVELOPE_
 export interface JobEnvelope {
   topic: string;
   subscription: string;
+  subscriptionUid?: string;
   subscriptionVersion?: number;
   dueAt?: number;
 }
@@ -54,6 +55,10 @@ export const sqsSafeJson = (json: string): string =>
 
 const envelopeHead = (envelope: JobEnvelope, kind: 'items' | 'ended'): string =>
   `{"v":1,${kind === 'ended' ? '"kind":"ended",' : ''}"topic":${JSON.stringify(envelope.topic)},"subscription":${JSON.stringify(envelope.subscription)}${
+    envelope.subscriptionUid === undefined
+      ? ''
+      : `,"subscriptionUid":${JSON.stringify(envelope.subscriptionUid)}`
+  }${
     envelope.subscriptionVersion === undefined ? '' : `,"subscriptionVersion":${envelope.subscriptionVersion}`
   }${envelope.dueAt === undefined ? '' : `,"dueAt":${Math.round(envelope.dueAt)}`},"${kind}":[`;
 

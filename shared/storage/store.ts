@@ -30,6 +30,7 @@ import {
   DELIVERY_PROFILE_NAMES,
   type InputSchema,
   retryLimitsOf,
+  retryPolicyOf,
   type Subscription,
   type Topic,
   type TopicKeys,
@@ -55,6 +56,14 @@ export const historySk = (record: Pick<AttemptRecord, 'publishedAt' | 'deliveryI
 export const newAccessKey = (): string => randomBytes(32).toString('base64');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An item changed between the caller's read and its write. */
+export class ConcurrentChangeError extends Error {
+  override readonly name = 'ConcurrentChangeError';
+  constructor(readonly what: string) {
+    super(`${what} was changed by another request at the same time`);
+  }
+}
 
 export interface ReadOptions {
   /** A strongly consistent read. */
@@ -203,23 +212,45 @@ export class Store {
 
   /**
    * Creates or replaces a subscription and bumps the topic's `subscriptionsVersion`, which tells
-   * publishers to re-read the list. Returns whether it was created.
+   * publishers to re-read the list. `replaces` is the version the caller read (`undefined`: it
+   * found none); if the stored item changed since, nothing is written and this throws
+   * {@link ConcurrentChangeError}, so two racing changes can't leave versions out of order.
    */
-  async putSubscription(subscription: Subscription): Promise<boolean> {
-    const previous = await this.doc.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          pk: topicPk(subscription.topic),
-          sk: subscriptionSk(subscription.name),
-          kind: 'subscription',
-          ...subscription,
-        },
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
+  async putSubscription(subscription: Subscription, replaces: number | undefined): Promise<void> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: topicPk(subscription.topic),
+            sk: subscriptionSk(subscription.name),
+            kind: 'subscription',
+            ...subscription,
+            // Also in the API's shape, so an earlier Gridwire version can still read the item.
+            retryPolicy: retryPolicyOf(subscription.retry),
+          },
+          ...(replaces === undefined
+            ? { ConditionExpression: 'attribute_not_exists(pk)' }
+            : replaces === 0
+              ? {
+                  ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#v) OR #v = :v)',
+                  ExpressionAttributeNames: { '#v': 'version' },
+                  ExpressionAttributeValues: { ':v': 0 },
+                }
+              : {
+                  ConditionExpression: '#v = :v',
+                  ExpressionAttributeNames: { '#v': 'version' },
+                  ExpressionAttributeValues: { ':v': replaces },
+                }),
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ConcurrentChangeError(`subscription ${subscription.topic}/${subscription.name}`);
+      }
+      throw error;
+    }
     await this.bumpSubscriptionsVersion(subscription.topic, subscription.updatedAt);
-    return previous.Attributes === undefined;
   }
 
   async deleteSubscription(topic: string, name: string, now: Date): Promise<boolean> {
@@ -352,6 +383,7 @@ const subscriptionItemSchema = z
   .object({
     topic: z.string(),
     name: z.string(),
+    uid: z.string().optional(),
     version: z.number().default(0),
     deliveryProfile: z.enum(DELIVERY_PROFILE_NAMES).default('topic'),
     destination: z.object({ endpointType: z.literal('WebHook'), endpointUrl: z.string() }),

@@ -115,4 +115,25 @@ describe('subscription changes are live when the call returns', () => {
       'kept',
     ]);
   });
+  it('drops the pending retries of a deleted subscription, even when one is created again under its name', async () => {
+    const key = await api.createTopic('reborn');
+    // 408 asks for at least 2 min (2 s at time scale 60) before the next attempt.
+    await api.subscribe(
+      'reborn',
+      'hook',
+      webhook.url('/gone', () => ({ status: 408 })),
+    );
+    await api.publish('reborn', key, [event('pending')]);
+    await eventually(() => webhook.requestsTo('/gone').length === 1, 10_000, 'first attempt');
+
+    expect((await api.call('DELETE', '/admin/topics/reborn/eventSubscriptions/hook')).status).toBe(200);
+    await api.subscribe('reborn', 'hook', webhook.url('/fresh'));
+    await api.publish('reborn', key, [event('new')]);
+
+    await eventually(() => webhook.requestsTo('/fresh').length === 1, 10_000, 'delivery of the new event');
+    // Past the retry's due time (2 s and jitter): the old event went nowhere.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(webhook.requestsTo('/fresh').map((request) => JSON.parse(request.body)[0].id)).toEqual(['new']);
+    expect(webhook.requestsTo('/gone')).toHaveLength(1);
+  });
 });

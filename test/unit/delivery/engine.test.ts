@@ -401,4 +401,30 @@ describe('delivery engine', () => {
     expect(h.sender.requests).toHaveLength(1);
     expect(reads).toEqual(['eventual', 'consistent']);
   });
+  it('drops, not delivers, the pending events of a subscription deleted and created again under its name', async () => {
+    const h = engineHarness();
+    h.subscriptions.set(
+      'orders/audit',
+      subscription({
+        uid: 'second',
+        version: 9,
+        destination: { endpointType: 'WebHook', endpointUrl: 'https://new.example.test/' },
+      }),
+    );
+
+    const report = await h.engine.processJob(
+      {
+        ...job([item('e1', h.clock.now(), { attempts: 2 })]),
+        subscriptionUid: 'first',
+        subscriptionVersion: 3,
+      },
+      { attemptDeadline: farFuture },
+    );
+
+    expect(report).toMatchObject({ delivered: 0, ended: 1 });
+    expect(h.sender.requests).toHaveLength(0);
+    expect(h.metrics.drain().find((p) => p.name === METRIC.DroppedEventCount)?.dimensions).toMatchObject({
+      DropReason: 'SubscriptionDeleted',
+    });
+  });
 });

@@ -1,0 +1,92 @@
+/**
+ * The table through the real DynamoDB emulator: subscription items written by earlier versions
+ * still read, and racing changes to one subscription can't both win.
+ */
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type Emulators, startEmulators } from '../../local/emulators';
+import { provisionLocalResources } from '../../local/provision';
+import { TABLE } from '../../shared/config/resources';
+import { type AwsClients, createAwsClients } from '../../shared/platform/aws';
+import { ConcurrentChangeError, Store, subscriptionSk, topicPk } from '../../shared/storage/store';
+import { subscription } from '../support/fakes';
+
+let emulators: Emulators;
+let clients: AwsClients;
+let store: Store;
+
+beforeAll(async () => {
+  emulators = await startEmulators();
+  clients = createAwsClients(emulators.endpoints);
+  await provisionLocalResources(clients);
+  store = new Store(clients.dynamo, TABLE.localName);
+  await store.createTopic('orders', { inputSchema: 'EventGridSchema', tags: {} }, new Date());
+}, 30_000);
+
+afterAll(async () => {
+  await emulators?.stop();
+});
+
+describe('subscription items', () => {
+  it('reads an item written before subscriptions had a version, a uid and normalised limits', async () => {
+    await clients.dynamo.send(
+      new PutCommand({
+        TableName: TABLE.localName,
+        Item: {
+          pk: topicPk('orders'),
+          sk: subscriptionSk('legacy'),
+          kind: 'subscription',
+          topic: 'orders',
+          name: 'legacy',
+          destination: { endpointType: 'WebHook', endpointUrl: 'https://hooks.example.test/in' },
+          filter: {},
+          retryPolicy: { maxDeliveryAttempts: 5, eventTimeToLiveInMinutes: 60 },
+          eventDeliverySchema: 'EventGridSchema',
+          labels: [],
+          createdAt: '2026-01-01T00:00:00.000Z',
+          updatedAt: '2026-01-01T00:00:00.000Z',
+        },
+      }),
+    );
+
+    const read = await store.getSubscription('orders', 'legacy', { consistent: true });
+
+    expect(read).toMatchObject({
+      version: 0,
+      deliveryProfile: 'topic',
+      retry: { maxAttempts: 5, ttlMs: 3_600_000 },
+    });
+    expect(read?.uid).toBeUndefined();
+    // The first change of such an item goes through (its missing version counts as 0).
+    await store.putSubscription({ ...subscription({ name: 'legacy', uid: 'u-legacy', version: 5 }) }, 0);
+    expect((await store.getSubscription('orders', 'legacy', { consistent: true }))?.version).toBe(5);
+  });
+
+  it('keeps the API-shaped retry policy in the item, so an earlier version can still read it', async () => {
+    await store.putSubscription(
+      subscription({ name: 'both', retry: { maxAttempts: 3, ttlMs: 120_000 } }),
+      undefined,
+    );
+    const { Item } = await clients.dynamo.send(
+      new GetCommand({
+        TableName: TABLE.localName,
+        Key: { pk: topicPk('orders'), sk: subscriptionSk('both') },
+      }),
+    );
+    expect(Item?.retryPolicy).toEqual({ maxDeliveryAttempts: 3, eventTimeToLiveInMinutes: 2 });
+  });
+
+  it('refuses a change based on a version that is no longer stored', async () => {
+    await store.putSubscription(subscription({ name: 'raced', version: 10 }), undefined);
+    await store.putSubscription(subscription({ name: 'raced', version: 20 }), 10);
+
+    // A second writer that also read version 10 loses, and nothing it wrote is kept.
+    await expect(
+      store.putSubscription(subscription({ name: 'raced', version: 15 }), 10),
+    ).rejects.toBeInstanceOf(ConcurrentChangeError);
+    // Creating what already exists loses too.
+    await expect(
+      store.putSubscription(subscription({ name: 'raced', version: 30 }), undefined),
+    ).rejects.toBeInstanceOf(ConcurrentChangeError);
+    expect((await store.getSubscription('orders', 'raced', { consistent: true }))?.version).toBe(20);
+  });
+});
