@@ -218,7 +218,14 @@ export async function runSimulation(
         dataVersion: '',
         metadataVersion: '1',
       };
-      return { deliveryId: id, event, attempts: 0, publishedAt };
+      return {
+        deliveryId: id,
+        eventId: id,
+        dataVersion: event.dataVersion,
+        eventJson: JSON.stringify(event),
+        attempts: 0,
+        publishedAt,
+      };
     });
     perPattern.set(pattern.name, (perPattern.get(pattern.name) ?? 0) + size);
     for (const body of packJobs({ topic: 'sim', subscription: pattern.name }, items)) {

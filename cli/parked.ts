@@ -100,8 +100,9 @@ export interface RedriveResult {
   failed: Array<{ messageId: string; reason: string }>;
 }
 
+/** Read loosely: a parked message may be parked precisely because it is malformed. */
 const eventIdOf = (item: unknown) => {
-  const id = (item as { event?: { id?: unknown } } | null)?.event?.id;
+  const id = (item as { eventId?: unknown } | null)?.eventId;
   return typeof id === 'string' ? id : '?';
 };
 

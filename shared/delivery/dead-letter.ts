@@ -33,7 +33,7 @@ export class DropRecorder {
         subscription,
         dropReason: reason,
         events: items.map((item) => ({
-          id: item.event.id,
+          id: item.eventId,
           deliveryId: item.deliveryId,
           deliveryAttempts: item.attempts,
           lastDeliveryOutcome: item.lastOutcome,

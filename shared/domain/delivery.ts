@@ -26,7 +26,16 @@ export type EventGridEvent = z.infer<typeof eventGridEventSchema>;
 export const deliveryItemSchema = z.object({
   /** Unique per (published event, subscription); tells apart events that reuse an `id`. */
   deliveryId: z.string().min(1),
-  event: eventGridEventSchema,
+  /** The event's `id`. */
+  eventId: z.string(),
+  /** The event's `dataVersion` (echoed in a header). */
+  dataVersion: z.string(),
+  /**
+   * The event as delivered: the publisher's JSON text, member by member (values exactly as
+   * written), with the fields the service stamps. Never parsed on the way, so big numbers, a
+   * `__proto__` key or the way a number is written arrive as published.
+   */
+  eventJson: z.string().min(2),
   /** Attempts made so far (the next attempt sends `aeg-delivery-count: attempts`). */
   attempts: z.number().int().min(0),
   /** Epoch ms when the event was accepted (TTL counts from here). */

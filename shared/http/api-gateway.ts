@@ -2,6 +2,7 @@
  * Helpers for API Gateway HTTP API (payload format 2.0) events and results.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { jsonDepth } from '../platform/json-text';
 import { type ApiError, badRequest, payloadTooLarge } from './errors';
 
 export type HttpEvent = APIGatewayProxyEventV2;
@@ -38,52 +39,33 @@ export const parseJsonBody = (event: HttpEvent, maxBytes: number): unknown =>
 export const MAX_JSON_DEPTH = 100;
 
 export function parseJsonBytes(bytes: Buffer, maxBytes: number): unknown {
+  return readJson(bytes, maxBytes).value;
+}
+
+/**
+ * Decodes and parses a JSON body, keeping its text (the parts whose exact text matters, such as
+ * published events, are taken from it). Refuses, naming the limit: more than `maxBytes`, an empty
+ * body, invalid JSON, nesting deeper than {@link MAX_JSON_DEPTH}.
+ */
+export function readJson(bytes: Buffer, maxBytes: number): { text: string; value: unknown } {
   if (bytes.length > maxBytes) {
     throw payloadTooLarge(`The request body is ${bytes.length} bytes; the limit is ${maxBytes} bytes.`);
   }
   if (bytes.length === 0) throw badRequest('The request body is empty; a JSON document is required.');
-  let parsed: unknown;
+  const text = bytes.toString('utf8');
+  let value: unknown;
   try {
-    parsed = JSON.parse(bytes.toString('utf8'));
+    value = JSON.parse(text);
   } catch (error) {
     throw badRequest(`The request body is not valid JSON: ${(error as Error).message}`);
   }
-  const depth = jsonDepth(bytes);
+  const depth = jsonDepth(text);
   if (depth > MAX_JSON_DEPTH) {
     throw badRequest(
       `The request body nests ${depth} levels deep; at most ${MAX_JSON_DEPTH} levels of arrays and objects are allowed.`,
     );
   }
-  return parsed;
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-
-/** The deepest nesting of arrays and objects in valid JSON text (brackets inside strings skipped). */
-export function jsonDepth(bytes: Uint8Array): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < bytes.length; i += 1) {
-    const byte = bytes[i];
-    if (inString) {
-      if (byte === BACKSLASH) i += 1;
-      else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) {
-      inString = true;
-    } else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
-      depth += 1;
-      if (depth > deepest) deepest = depth;
-    } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) {
-      depth -= 1;
-    }
-  }
-  return deepest;
+  return { text, value };
 }
 
 /** Case-insensitive header lookup (API Gateway lower-cases names, other callers may not). */

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { EventGridEvent } from '../domain/delivery';
 import { topicResourceId } from '../domain/names';
 import { badRequest, payloadTooLarge } from '../http/errors';
-import { MAX_QUEUED_EVENT_BYTES, sqsSafeJson } from '../queue/job-codec';
+import { arrayElements, objectMembers, objectText } from '../platform/json-text';
+import { MAX_QUEUED_EVENT_BYTES, queuedEventBytes } from '../queue/job-codec';
 
 /** Publish limits (the original service's numbers). */
 export const PUBLISH_LIMITS = {
@@ -14,8 +15,9 @@ export const PUBLISH_LIMITS = {
   maxRequestBytes: 1_048_576,
   /**
    * One serialized event as queued: 1 MiB less the 2 KiB a delivery job keeps for its own fields,
-   * so every accepted event fits one SQS message. Characters beyond U+FFFF are queued as escape
-   * pairs and count 12 bytes each.
+   * so every accepted event fits one SQS message. The event's text travels as a JSON string, so a
+   * double quote or backslash counts 2 bytes and a character beyond U+FFFF (queued as an escape
+   * pair) 12.
    */
   maxEventBytes: MAX_QUEUED_EVENT_BYTES,
   maxEventsPerRequest: 5000,
@@ -42,12 +44,46 @@ const eventSchema = z.looseObject({
   topic: z.string({ error: 'topic must be a string' }).optional(),
 });
 
+/** An accepted event, in the two forms the pipeline needs. */
+export interface PublishedEvent {
+  /** Parsed, with the stamped fields: what filters and headers look at. */
+  event: EventGridEvent;
+  /**
+   * The event as it will be delivered: the publisher's members with their values exactly as
+   * written (numbers beyond double precision, `__proto__`, 1.50 stay as they are), `topic` and
+   * `metadataVersion` stamped and `dataVersion` defaulted to "".
+   */
+  json: string;
+}
+
+/** The delivered text of one event: its own members, values untouched, with the stamped fields. */
+function stampedJson(eventText: string, resourceId: string): string {
+  // A Map, not an object: a member may be called `__proto__` or `constructor`.
+  const stamps = new Map([
+    ['topic', JSON.stringify(resourceId)],
+    ['metadataVersion', '"1"'],
+  ]);
+  const members = objectMembers(eventText).map((member) => {
+    const stamped = stamps.get(member.name);
+    return stamped === undefined ? member : { name: member.name, value: stamped };
+  });
+  const present = new Set(members.map((member) => member.name));
+  for (const [name, value] of [...stamps, ['dataVersion', '""'] as const]) {
+    if (!present.has(name)) members.push({ name, value });
+  }
+  return objectText(members);
+}
+
 /**
- * Validates a parsed request body against the Event Grid schema and returns the events as they
- * will be delivered: `topic` and `metadataVersion` stamped, `dataVersion` defaulted to "".
- * Throws an `ApiError` (400 or 413) naming the first problem found.
+ * Validates a request body against the Event Grid schema and returns the events as they will be
+ * delivered. `text` is the body's JSON text (the default re-serializes `body`, for callers that
+ * have no text). Throws an `ApiError` (400 or 413) naming the first problem found.
  */
-export function parseEventGridEvents(body: unknown, topicName: string): EventGridEvent[] {
+export function parseEventGridEvents(
+  body: unknown,
+  topicName: string,
+  text: string = JSON.stringify(body),
+): PublishedEvent[] {
   if (!Array.isArray(body)) {
     throw badRequest('The request body must be a JSON array of events in the Event Grid schema.');
   }
@@ -58,7 +94,8 @@ export function parseEventGridEvents(body: unknown, topicName: string): EventGri
     );
   }
   const resourceId = topicResourceId(topicName);
-  const events: EventGridEvent[] = [];
+  const texts = arrayElements(text);
+  const events: PublishedEvent[] = [];
   body.forEach((candidate: unknown, index) => {
     if (candidate === null || typeof candidate !== 'object' || Array.isArray(candidate)) {
       throw badRequest(`Event at index ${index} must be a JSON object.`);
@@ -74,13 +111,17 @@ export function parseEventGridEvents(body: unknown, topicName: string): EventGri
         `Event at index ${index}: topic '${event.topic}' does not match this topic ('${resourceId}'); leave it out and the service fills it in.`,
       );
     }
-    const size = Buffer.byteLength(sqsSafeJson(JSON.stringify(candidate)), 'utf8');
+    const json = stampedJson(texts[index] ?? JSON.stringify(candidate), resourceId);
+    const size = queuedEventBytes(json);
     if (size > PUBLISH_LIMITS.maxEventBytes) {
       throw payloadTooLarge(
-        `Event at index ${index} is ${size} bytes as queued; one event may be at most ${PUBLISH_LIMITS.maxEventBytes} bytes (characters beyond U+FFFF count 12 bytes each).`,
+        `Event at index ${index} is ${size} bytes as queued; one event may be at most ${PUBLISH_LIMITS.maxEventBytes} bytes (a double quote or backslash counts 2 bytes, a character beyond U+FFFF 12).`,
       );
     }
-    events.push({ ...event, topic: resourceId, dataVersion: event.dataVersion ?? '', metadataVersion: '1' });
+    events.push({
+      event: { ...event, topic: resourceId, dataVersion: event.dataVersion ?? '', metadataVersion: '1' },
+      json,
+    });
   });
   return events;
 }

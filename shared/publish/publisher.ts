@@ -6,7 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DeliveryItem } from '../domain/delivery';
 import type { Subscription, Topic } from '../domain/model';
 import { isValidName } from '../domain/names';
-import { parseJsonBytes } from '../http/api-gateway';
+import { readJson } from '../http/api-gateway';
 import { badRequest, notFound, serviceUnavailable, unauthorized } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
@@ -87,10 +87,8 @@ export class Publisher {
     if (!isValidKey(topic, request.accessKey)) {
       throw unauthorized(`The access key is not valid for topic '${topic.name}'.`);
     }
-    const events = parseEventGridEvents(
-      parseJsonBytes(request.body, PUBLISH_LIMITS.maxRequestBytes),
-      topic.name,
-    );
+    const body = readJson(request.body, PUBLISH_LIMITS.maxRequestBytes);
+    const events = parseEventGridEvents(body.value, topic.name, body.text);
 
     const subscriptions = await this.subscriptionLists.get(
       `${topic.name.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
@@ -112,10 +110,17 @@ export class Publisher {
     try {
       for (const subscription of subscriptions) {
         const items: DeliveryItem[] = [];
-        events.forEach((event, index) => {
+        events.forEach(({ event, json }, index) => {
           if (!matchesFilter(subscription.filter, event)) return;
           matchedEvents.add(index);
-          items.push({ deliveryId: `${publishId}.${index}`, event, attempts: 0, publishedAt: started });
+          items.push({
+            deliveryId: `${publishId}.${index}`,
+            eventId: event.id,
+            dataVersion: event.dataVersion,
+            eventJson: json,
+            attempts: 0,
+            publishedAt: started,
+          });
         });
         if (items.length === 0) continue;
         matchedSubscriptions += 1;

@@ -53,6 +53,10 @@ export const sqsSafeJson = (json: string): string =>
     char.length === 2 ? hex4(char.charCodeAt(0)) + hex4(char.charCodeAt(1)) : hex4(char.charCodeAt(0)),
   );
 
+/** Bytes an event's JSON text takes inside a queued job (as an SQS-safe JSON string). */
+export const queuedEventBytes = (eventJson: string): number =>
+  Buffer.byteLength(sqsSafeJson(JSON.stringify(eventJson)), 'utf8');
+
 const envelopeHead = (envelope: JobEnvelope, kind: 'items' | 'ended'): string =>
   `{"v":1,${kind === 'ended' ? '"kind":"ended",' : ''}"topic":${JSON.stringify(envelope.topic)},"subscription":${JSON.stringify(envelope.subscription)}${
     envelope.subscriptionUid === undefined

@@ -42,6 +42,26 @@ describe('any valid JSON', () => {
     expect(received?.body).toContain('"id":"🎉-1"');
     expect(JSON.parse(received?.body ?? '[]')[0].data).toEqual(JSON.parse(body)[0].data);
   });
+  it('delivers numbers beyond double precision, __proto__ keys and number formats exactly as published', async () => {
+    const key = await api.createTopic('exact');
+    const path = '/exact';
+    await api.subscribe('exact', 'ledger', webhook.url(path));
+    const data =
+      '{ "account": 9007199254740993, "huge": 1e400, "price": 1.50, "__proto__": {"admin": true} }';
+    const body = `[{"id":"n-1","subject":"s","eventType":"Ledger.Posted","eventTime":"2026-11-01T10:00:00Z","data":${data}}]`;
+
+    const published = await api.call('POST', '/topics/exact/api/events?api-version=2018-01-01', body, {
+      auth: false,
+      headers: { 'aeg-sas-key': key },
+    });
+
+    expect(published.status).toBe(200);
+    const [received] = await eventually(() => {
+      const requests = webhook.requestsTo(path);
+      return requests.length > 0 && requests;
+    });
+    expect(received?.body).toContain(`"data":${data}`);
+  });
 });
 
 describe('subscription changes are live when the call returns', () => {

@@ -11,7 +11,7 @@ import {
   type SubscriptionSource,
 } from '../../shared/delivery/engine';
 import { DELIVERY_PROFILES } from '../../shared/delivery/rules/profiles';
-import type { DeliveryItem, DeliveryJob, EndedJob } from '../../shared/domain/delivery';
+import type { DeliveryItem, DeliveryJob, EndedJob, EventGridEvent } from '../../shared/domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../../shared/domain/model';
 import { silentLogger } from '../../shared/observability/logging';
 import { MetricBuffer } from '../../shared/observability/metrics';
@@ -115,25 +115,35 @@ export const subscription = (overrides: Partial<Subscription> = {}): Subscriptio
   ...overrides,
 });
 
+/** A delivery item for `id`; `event` overrides fields of the event it carries. */
 export const item = (
   id: string,
   publishedAt: number,
-  overrides: Partial<DeliveryItem> = {},
-): DeliveryItem => ({
-  deliveryId: `d-${id}`,
-  event: {
-    id,
-    topic: '/gridwire/topics/orders',
-    subject: 'orders/1',
-    eventType: 'Order.Created',
-    eventTime: new Date(publishedAt).toISOString(),
-    data: { id },
-    dataVersion: '1.0',
-    metadataVersion: '1',
-  },
-  attempts: 0,
-  publishedAt,
-  ...overrides,
+  overrides: Partial<DeliveryItem> & { event?: Partial<EventGridEvent> } = {},
+): DeliveryItem => {
+  const { event: eventOverrides, ...rest } = overrides;
+  const event = { ...eventOf(id, publishedAt), ...eventOverrides };
+  return {
+    deliveryId: `d-${id}`,
+    eventId: event.id,
+    dataVersion: event.dataVersion,
+    eventJson: JSON.stringify(event),
+    attempts: 0,
+    publishedAt,
+    ...rest,
+  };
+};
+
+/** The event `item(id, publishedAt)` carries. */
+export const eventOf = (id: string, publishedAt: number): EventGridEvent => ({
+  id,
+  topic: '/gridwire/topics/orders',
+  subject: 'orders/1',
+  eventType: 'Order.Created',
+  eventTime: new Date(publishedAt).toISOString(),
+  data: { id },
+  dataVersion: '1.0',
+  metadataVersion: '1',
 });
 
 export const job = (items: DeliveryItem[], dueAt?: number): DeliveryJob => ({

@@ -74,7 +74,7 @@ export function decideJob(input: DecideInput): JobDecisions {
   ): AttemptRecord => ({
     topic: input.topic,
     subscription: input.subscription,
-    eventId: item.event.id,
+    eventId: item.eventId,
     deliveryId: item.deliveryId,
     publishedAt: item.publishedAt,
     attempt,

@@ -15,7 +15,7 @@ const keys = Object.keys(QUEUES) as QueueKey[];
 
 describe('summarizeJob', () => {
   it('reads a delivery job envelope and its first event ids', () => {
-    const items = ['a', 'b', 'c', 'd'].map((id) => ({ deliveryId: `d-${id}`, event: { id } }));
+    const items = ['a', 'b', 'c', 'd'].map((id) => ({ deliveryId: `d-${id}`, eventId: id }));
     expect(summarizeJob(JSON.stringify({ v: 1, topic: 't', subscription: 's', items }))).toEqual({
       kind: 'deliver',
       topic: 't',
@@ -26,7 +26,7 @@ describe('summarizeJob', () => {
   });
 
   it('reads ended deliveries on their way to the dead-letter step', () => {
-    const ended = [{ item: { event: { id: 'x' } }, reason: 'TimeToLiveExceeded' }];
+    const ended = [{ item: { eventId: 'x' }, reason: 'TimeToLiveExceeded' }];
     expect(
       summarizeJob(JSON.stringify({ v: 1, kind: 'ended', topic: 't', subscription: 's', ended })),
     ).toEqual({ kind: 'ended', topic: 't', subscription: 's', events: 1, eventIds: ['x'] });

@@ -1,7 +1,7 @@
 import { cachedSubscriptions } from '../../../shared/lambda/wiring';
 import { METRIC } from '../../../shared/observability/metrics';
 import type { Store } from '../../../shared/storage/store';
-import { engineHarness, item, job, subscription, VirtualClock } from '../../support/fakes';
+import { engineHarness, eventOf, item, job, subscription, VirtualClock } from '../../support/fakes';
 
 const S = 1000;
 const M = 60 * S;
@@ -27,7 +27,7 @@ describe('delivery engine', () => {
       'aeg-subscription-name': 'AUDIT',
       'aeg-event-type': 'Notification',
     });
-    expect(JSON.parse(first?.body ?? '')).toEqual([item('e1', t0).event]);
+    expect(JSON.parse(first?.body ?? '')).toEqual([eventOf('e1', t0)]);
     expect(h.queue.sent).toHaveLength(0);
     expect(h.history.records).toHaveLength(0);
     expect(h.metrics.drain().find((p) => p.name === METRIC.DeliverySuccessCount)?.values).toEqual([2]);
@@ -76,7 +76,7 @@ describe('delivery engine', () => {
     await h.engine.processJob(job(items), { attemptDeadline: farFuture });
 
     const sent = h.queue.take();
-    expect(sent.map((s) => s.job.items.map((i) => i.event.id))).toEqual([['a', 'b', 'c'], ['slow']]);
+    expect(sent.map((s) => s.job.items.map((i) => i.eventId))).toEqual([['a', 'b', 'c'], ['slow']]);
     expect(sent[0]?.job.dueAt).toBe(t0 + 10 * S + 0.2 * S);
     expect(sent[1]?.job.dueAt).toBe(t0 + 30 * S + 0.9 * 3 * S);
     expect(h.draws).toEqual([0.2, 0.9]);
@@ -283,7 +283,7 @@ describe('delivery engine', () => {
       ['e3', 60 * S],
     ]);
     const retried = h.queue.take().flatMap((sent) => sent.job.items);
-    expect(retried.map((i) => [i.event.id, (i.lastAttemptAt ?? 0) - t0])).toEqual([
+    expect(retried.map((i) => [i.eventId, (i.lastAttemptAt ?? 0) - t0])).toEqual([
       ['e1', 0],
       ['e2', 30 * S],
       ['e3', 60 * S],
@@ -309,7 +309,7 @@ describe('delivery engine', () => {
     // no second retry chain for 'retry'.
     expect(report).toMatchObject({ delivered: 1, retried: 1, ended: 1 });
     expect(h.sender.requests).toHaveLength(3);
-    expect(h.queue.take().map((sent) => [sent.queue, sent.job.items.map((i) => i.event.id)])).toEqual([
+    expect(h.queue.take().map((sent) => [sent.queue, sent.job.items.map((i) => i.eventId)])).toEqual([
       ['retry', ['retry']],
     ]);
     // The ended event waits on the retry queue, then goes to the dead-letter step once it works.
@@ -321,7 +321,7 @@ describe('delivery engine', () => {
     });
     const [handedOff] = h.queue.takeEnded();
     expect(handedOff?.queue).toBe('deadLetter');
-    expect(handedOff?.job.ended.map((e) => [e.item.event.id, e.reason])).toEqual([
+    expect(handedOff?.job.ended.map((e) => [e.item.eventId, e.reason])).toEqual([
       ['ends', 'NonRetriableOutcome'],
     ]);
     expect(h.sender.requests).toHaveLength(3);

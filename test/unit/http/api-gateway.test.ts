@@ -1,7 +1,6 @@
 import {
   type HttpEvent,
   header,
-  jsonDepth,
   MAX_JSON_DEPTH,
   parseJsonBytes,
   pathParam,
@@ -15,11 +14,6 @@ describe('HTTP helpers', () => {
 
   it('finds headers whatever their case', () => {
     expect(header(event({ 'AEG-SAS-KEY': 'k' }), 'aeg-sas-key')).toBe('k');
-  });
-
-  it('measures nesting without counting brackets inside strings', () => {
-    expect(jsonDepth(Buffer.from('{"a":[{"b":"[[[{{{\\"]]"}]}'))).toBe(3);
-    expect(jsonDepth(Buffer.from('"just a string"'))).toBe(0);
   });
 
   it('refuses a path parameter that is not validly percent-encoded', () => {

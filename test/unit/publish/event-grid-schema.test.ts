@@ -22,8 +22,8 @@ function rejection(body: unknown): ApiError {
 
 describe('Event Grid schema input', () => {
   it('stamps topic and metadataVersion and defaults dataVersion, keeping everything else', () => {
-    const [event] = parseEventGridEvents([{ ...valid, extra: true }], 'orders');
-    expect(event).toEqual({
+    const [published] = parseEventGridEvents([{ ...valid, extra: true }], 'orders');
+    expect(published?.event).toEqual({
       ...valid,
       extra: true,
       topic: '/gridwire/topics/orders',
@@ -37,7 +37,7 @@ describe('Event Grid schema input', () => {
       [{ ...valid, topic: topicResourceId('ORDERS'), dataVersion: '2.0' }],
       'orders',
     );
-    expect(event?.dataVersion).toBe('2.0');
+    expect(event?.event.dataVersion).toBe('2.0');
   });
 
   it('accepts an empty array', () => {
@@ -82,6 +82,33 @@ describe('Event Grid schema input', () => {
     // 200,000 emoji are 800,000 bytes of UTF-8 but 2,400,000 bytes once escaped for SQS.
     const error = rejection([{ ...valid, data: '🎉'.repeat(200_000) }]);
     expect(error.statusCode).toBe(413);
-    expect(error.message).toMatch(/characters beyond U\+FFFF count 12 bytes/);
+    expect(error.message).toMatch(/a character beyond U\+FFFF 12/);
+  });
+  it('keeps each event as the publisher wrote it: big numbers, __proto__ and number formats survive', () => {
+    const text =
+      '[{"id":"big","subject":"s","eventType":"T","eventTime":"2026-01-01T00:00:00Z",' +
+      '"data":{"id":9007199254740993,"huge":1e400,"price":1.50,"__proto__":{"x":1}},"__proto__":"kept"}]';
+
+    const [published] = parseEventGridEvents(JSON.parse(text), 'orders', text);
+
+    expect(published?.json).toBe(
+      '{"id":"big","subject":"s","eventType":"T","eventTime":"2026-01-01T00:00:00Z",' +
+        '"data":{"id":9007199254740993,"huge":1e400,"price":1.50,"__proto__":{"x":1}},"__proto__":"kept",' +
+        '"topic":"/gridwire/topics/orders","metadataVersion":"1","dataVersion":""}',
+    );
+  });
+
+  it('stamps topic and metadataVersion where the publisher put them, and keeps its dataVersion', () => {
+    const text =
+      '[ {"topic": "/GRIDWIRE/TOPICS/ORDERS", "id": "1", "subject": "s", "eventType": "T",' +
+      ' "eventTime": "2026-01-01T00:00:00Z", "dataVersion": "2.0", "metadataVersion": "1", "data": [1, 2] } ]';
+
+    const [published] = parseEventGridEvents(JSON.parse(text), 'orders', text);
+
+    expect(published?.json).toBe(
+      '{"topic":"/gridwire/topics/orders","id":"1","subject":"s","eventType":"T",' +
+        '"eventTime":"2026-01-01T00:00:00Z","dataVersion":"2.0","metadataVersion":"1","data":[1, 2]}',
+    );
+    expect(JSON.parse(published?.json ?? '')).toEqual(published?.event);
   });
 });

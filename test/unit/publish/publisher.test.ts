@@ -82,7 +82,8 @@ describe('publishing', () => {
     expect(jobs[0]?.job.items[7]).toMatchObject({
       deliveryId: 'pub-1.7',
       attempts: 0,
-      event: { id: 'e7', topic: '/gridwire/topics/orders' },
+      eventId: 'e7',
+      eventJson: expect.stringContaining('"topic":"/gridwire/topics/orders"'),
     });
   });
 
@@ -93,7 +94,7 @@ describe('publishing', () => {
     ]);
     await publish([event('1', 'Order.Created'), event('2', 'Order.Paid'), event('3', 'Order.Shipped')]);
 
-    expect(queue.take().map((j) => [j.job.subscription, j.job.items.map((i) => i.event.id)])).toEqual([
+    expect(queue.take().map((j) => [j.job.subscription, j.job.items.map((i) => i.eventId)])).toEqual([
       ['created', ['1']],
       ['shipped', ['3']],
     ]);
