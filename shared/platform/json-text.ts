@@ -16,25 +16,41 @@ const COLON = 0x3a;
 
 const isSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
-/** The deepest nesting of arrays and objects (brackets inside strings skipped). */
-export function jsonDepth(text: string): number {
+/**
+ * Walks the text from `from`, calling `visit` with the nesting depth after each bracket outside
+ * strings; stops when `visit` returns true and returns the index just past that bracket (or the
+ * text's length).
+ */
+function walkBrackets(text: string, from: number, visit: (depth: number) => boolean): number {
   let depth = 0;
-  let deepest = 0;
   let inString = false;
-  for (let i = 0; i < text.length; i += 1) {
+  for (let i = from; i < text.length; i += 1) {
     const code = text.charCodeAt(i);
     if (inString) {
       if (code === BACKSLASH) i += 1;
       else if (code === QUOTE) inString = false;
     } else if (code === QUOTE) {
       inString = true;
-    } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
-      depth += 1;
-      if (depth > deepest) deepest = depth;
-    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
-      depth -= 1;
+    } else if (
+      code === OPEN_BRACKET ||
+      code === OPEN_BRACE ||
+      code === CLOSE_BRACKET ||
+      code === CLOSE_BRACE
+    ) {
+      depth += code === OPEN_BRACKET || code === OPEN_BRACE ? 1 : -1;
+      if (visit(depth)) return i + 1;
     }
   }
+  return text.length;
+}
+
+/** The deepest nesting of arrays and objects (brackets inside strings skipped). */
+export function jsonDepth(text: string): number {
+  let deepest = 0;
+  walkBrackets(text, 0, (depth) => {
+    if (depth > deepest) deepest = depth;
+    return false;
+  });
   return deepest;
 }
 
@@ -55,25 +71,7 @@ function skipValue(text: string, from: number): number {
     }
     return text.length;
   }
-  if (first === OPEN_BRACKET || first === OPEN_BRACE) {
-    let depth = 0;
-    let inString = false;
-    for (let i = from; i < text.length; i += 1) {
-      const code = text.charCodeAt(i);
-      if (inString) {
-        if (code === BACKSLASH) i += 1;
-        else if (code === QUOTE) inString = false;
-      } else if (code === QUOTE) {
-        inString = true;
-      } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
-        depth += 1;
-      } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
-        depth -= 1;
-        if (depth === 0) return i + 1;
-      }
-    }
-    return text.length;
-  }
+  if (first === OPEN_BRACKET || first === OPEN_BRACE) return walkBrackets(text, from, (depth) => depth === 0);
   // A number, true, false or null: up to the next delimiter.
   let i = from;
   while (i < text.length) {
