@@ -43,6 +43,8 @@ export const DROP_REASONS = [
   ...DEAD_LETTER_REASONS,
   /** The subscription (or its topic) was deleted while events were pending. */
   'SubscriptionDeleted',
+  /** The dead-letter location could not be written for the whole retention limit (4 hours). */
+  'DeadLetterStoreUnavailable',
 ] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 
@@ -108,6 +110,16 @@ export interface SubscriptionFilter {
   includedEventTypes?: string[];
 }
 
+/**
+ * Where a subscription's dead letters go: a container, which is a top-level key prefix in the
+ * stack's dead-letter bucket (the original's storage container).
+ */
+export interface DeadLetterDestination {
+  container: string;
+  /** The storage resource id as given (kept and shown, for familiarity; the bucket is the stack's). */
+  resourceId?: string;
+}
+
 export interface Subscription {
   topic: string;
   name: string;
@@ -127,6 +139,8 @@ export interface Subscription {
   destination: WebhookDestination;
   filter: SubscriptionFilter;
   retry: RetryLimits;
+  /** Absent: ended deliveries are dropped (counted and logged). */
+  deadLetter?: DeadLetterDestination;
   eventDeliverySchema: 'EventGridSchema';
   labels: string[];
   createdAt: string;

@@ -201,6 +201,7 @@ const operations: Readonly<Record<string, Operation>> = {
       destination: { endpointType: 'WebHook', endpointUrl: input.endpointUrl },
       filter: input.includedEventTypes === undefined ? {} : { includedEventTypes: input.includedEventTypes },
       retry: input.retry,
+      ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
       eventDeliverySchema: 'EventGridSchema',
       labels: input.labels,
       createdAt: existing?.createdAt ?? at.toISOString(),

@@ -5,6 +5,7 @@
 import { type ZodError, z } from 'zod';
 import { type DeliveryProfile, type Range, TOPIC_PROFILE } from '../delivery/rules/profiles';
 import {
+  type DeadLetterDestination,
   INPUT_SCHEMAS,
   type InputSchema,
   type RetryLimits,
@@ -33,7 +34,6 @@ export function validateName(kind: NameKind, name: string): string {
 
 /** Fields of the original API that later Gridwire versions accept; named so the error says so. */
 const NOT_YET_SUPPORTED = new Set([
-  'properties.deadLetterDestination',
   'properties.deadLetterWithResourceIdentity',
   'properties.deliveryWithResourceIdentity',
   'properties.destination.properties.maxEventsPerBatch',
@@ -168,11 +168,33 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
           })
           .optional(),
         labels: z.array(z.string()).optional(),
+        deadLetterDestination: z
+          .strictObject({
+            endpointType: z.literal('StorageBlob', { error: "must be 'StorageBlob'" }),
+            properties: z.strictObject(
+              {
+                blobContainerName: z.string({ error: 'is required' }).regex(CONTAINER_NAME.pattern, {
+                  error: `must be ${CONTAINER_NAME.min} to ${CONTAINER_NAME.max} lower-case letters, digits and single hyphens, starting and ending with a letter or digit`,
+                }),
+                resourceId: z.string().max(1024, { error: 'is at most 1024 characters' }).optional(),
+              },
+              { error: 'is required' },
+            ),
+          })
+          .nullable()
+          .optional(),
       },
       { error: 'is required' },
     ),
   });
 }
+
+/** The original's storage container rule; the container is the top-level key prefix of dead letters. */
+export const CONTAINER_NAME = {
+  min: 3,
+  max: 63,
+  pattern: /^(?=.{3,63}$)[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9]))*$/,
+} as const;
 
 export interface SubscriptionInput {
   endpointUrl: string;
@@ -180,6 +202,7 @@ export interface SubscriptionInput {
   /** Normalised once, here: `{ maxAttempts, ttlMs }`. */
   retry: RetryLimits;
   labels: string[];
+  deadLetter?: DeadLetterDestination;
 }
 
 export function parseSubscriptionBody(body: unknown, options: { allowHttp: boolean }): SubscriptionInput {
@@ -188,6 +211,7 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
   const { properties } = parsed.data;
   const types = properties.filter?.includedEventTypes ?? undefined;
   const limits = TOPIC_PROFILE.limits;
+  const dead = properties.deadLetterDestination;
   return {
     endpointUrl: properties.destination.properties.endpointUrl,
     ...(types === undefined || types.some((type) => type.toLowerCase() === 'all')
@@ -199,6 +223,14 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
         properties.retryPolicy?.eventTimeToLiveInMinutes ?? limits.eventTimeToLiveInMinutes.default,
     }),
     labels: properties.labels ?? [],
+    ...(dead === undefined || dead === null
+      ? {}
+      : {
+          deadLetter: {
+            container: dead.properties.blobContainerName,
+            ...(dead.properties.resourceId === undefined ? {} : { resourceId: dead.properties.resourceId }),
+          },
+        }),
   };
 }
 
@@ -247,6 +279,19 @@ export function subscriptionDocument(subscription: Subscription) {
       retryPolicy: retryPolicyOf(subscription.retry),
       eventDeliverySchema: subscription.eventDeliverySchema,
       labels: subscription.labels,
+      ...(subscription.deadLetter === undefined
+        ? {}
+        : {
+            deadLetterDestination: {
+              endpointType: 'StorageBlob',
+              properties: {
+                blobContainerName: subscription.deadLetter.container,
+                ...(subscription.deadLetter.resourceId === undefined
+                  ? {}
+                  : { resourceId: subscription.deadLetter.resourceId }),
+              },
+            },
+          }),
     },
     systemData: systemData(subscription),
   };

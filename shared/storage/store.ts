@@ -392,6 +392,7 @@ const subscriptionItemSchema = z
     retryPolicy: z
       .object({ maxDeliveryAttempts: z.number(), eventTimeToLiveInMinutes: z.number() })
       .optional(),
+    deadLetter: z.object({ container: z.string(), resourceId: z.string().optional() }).optional(),
     eventDeliverySchema: z.literal('EventGridSchema').default('EventGridSchema'),
     labels: z.array(z.string()).default([]),
     createdAt: z.string(),

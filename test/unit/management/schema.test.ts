@@ -23,6 +23,23 @@ function rejection(run: () => unknown): string {
 }
 
 describe('event subscription bodies', () => {
+  it('takes a dead-letter destination in the ARM shape: the container is the key prefix', () => {
+    const parsed = parseSubscriptionBody(
+      webhook(undefined, {
+        deadLetterDestination: {
+          endpointType: 'StorageBlob',
+          properties: { blobContainerName: 'dead-letters', resourceId: '/subscriptions/x/storageAccounts/y' },
+        },
+      }),
+      { allowHttp: false },
+    );
+    expect(parsed.deadLetter).toEqual({
+      container: 'dead-letters',
+      resourceId: '/subscriptions/x/storageAccounts/y',
+    });
+    expect(parseSubscriptionBody(webhook(), { allowHttp: false }).deadLetter).toBeUndefined();
+  });
+
   it('fills in the defaults: 30 attempts, 1440 minutes, every event type', () => {
     expect(parseSubscriptionBody(webhook(), { allowHttp: false })).toEqual({
       endpointUrl: 'https://hooks.example.test/in',
@@ -74,7 +91,13 @@ describe('event subscription bodies', () => {
       /properties.retryPolicy.retries: unknown field/,
     ],
     [{ colour: 'blue' }, /properties.colour: unknown field/],
-    [{ deadLetterDestination: {} }, /properties.deadLetterDestination: not supported yet/],
+    [{ deadLetterDestination: {} }, /properties.deadLetterDestination.endpointType: must be 'StorageBlob'/],
+    [
+      {
+        deadLetterDestination: { endpointType: 'StorageBlob', properties: { blobContainerName: 'Bad_Name' } },
+      },
+      /properties.deadLetterDestination.properties.blobContainerName: must be 3 to 63 lower-case letters/,
+    ],
     [{ filter: { subjectBeginsWith: 'a' } }, /properties.filter.subjectBeginsWith: not supported yet/],
     [{ filter: { includedEventTypes: 'A' } }, /includedEventTypes: must be an array of event type names/],
     [
