@@ -6,7 +6,7 @@
  */
 
 import type { QueueKey } from '../shared/config/resources';
-import { DeadLetterStep, DropRecorder } from '../shared/delivery/dead-letter';
+import { DropRecorder } from '../shared/delivery/dead-letter';
 import { DeliveryEngine } from '../shared/delivery/engine';
 import { outcomeForStatus } from '../shared/delivery/rules/outcomes';
 import { DELIVERY_PROFILES, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
@@ -248,11 +248,10 @@ export async function runSimulation(
     });
     if (report.hopped) hops += 1;
   }
-  const deadLetterStep = new DeadLetterStep(drops);
-  for (const body of queue.ended) {
-    const job = parseJob(body);
-    if (job.kind === 'ended') await deadLetterStep.handle(job);
-  }
+  // The simulated subscriptions have no dead-letter destination: ended events are dropped (and
+  // counted) by the engine; nothing reaches the dead-letter queue.
+  if (queue.ended.length > 0)
+    throw new Error('no dead-letter destination is set, yet events were dead-lettered');
 
   const ended: Record<string, number> = {};
   const endedByPattern = new Map<string, Record<string, number>>(

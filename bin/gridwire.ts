@@ -4,6 +4,7 @@
  * puts them together and reports errors.
  */
 import { Command } from 'commander';
+import { deadLettersCommand } from '../cli/deadletters';
 import { CliError } from '../cli/errors';
 import { parkedCommand } from '../cli/parked';
 import { startCommand } from '../cli/start';
@@ -17,7 +18,8 @@ const program = new Command()
   .description('Gridwire: event delivery to webhooks with retries, on AWS or on this machine.')
   .addCommand(startCommand())
   .addCommand(webhookCommand())
-  .addCommand(parkedCommand());
+  .addCommand(parkedCommand())
+  .addCommand(deadLettersCommand());
 
 program.parseAsync(process.argv).catch((error: Error) => {
   console.error(`gridwire: ${error instanceof CliError ? error.message : (error.stack ?? error.message)}`);

@@ -1,6 +1,7 @@
 /**
  * Where an operator command finds the queues: a running local stack (its data directory's
- * `endpoints.json`) or a deployed stack (its CloudFormation outputs).
+ * `endpoints.json`, which also names the local API and its admin token) or a deployed stack
+ * (its CloudFormation outputs).
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -57,11 +58,18 @@ export function missingQueues(targets: QueueTargets): QueueKey[] {
   return QUEUE_KEYS.filter((key) => targets.queues[key] === undefined);
 }
 
-/** The queues of the local stack running in `dataDir`. */
-export async function localTargets(dataDir: string): Promise<QueueTargets> {
+/**
+ * The `endpoints.json` of the local stack running in `dataDir`, with the directory and file it
+ * came from. Fails with "not running" (suggesting `otherwise`, e.g. `--stack`) when the file is
+ * missing or the stack that wrote it has stopped.
+ */
+export async function runningLocalStack(
+  dataDir: string,
+  otherwise: string,
+): Promise<{ dir: string; file: string; endpoints: EndpointsFile }> {
   const dir = resolve(dataDir);
   const notRunning = new CliError(
-    `the local stack is not running in ${dir}; start it with npm start or pass --stack`,
+    `the local stack is not running in ${dir}; start it with npm start or pass ${otherwise}`,
   );
   const file = join(dir, ENDPOINTS_FILE);
   let endpoints: EndpointsFile;
@@ -79,6 +87,12 @@ export async function localTargets(dataDir: string): Promise<QueueTargets> {
     throw notRunning;
   }
   if (!Number.isInteger(pid) || !isProcessRunning(pid)) throw notRunning;
+  return { dir, file, endpoints };
+}
+
+/** The queues of the local stack running in `dataDir`. */
+export async function localTargets(dataDir: string): Promise<QueueTargets> {
+  const { dir, file, endpoints } = await runningLocalStack(dataDir, '--stack');
   if (typeof endpoints.queues !== 'object' || endpoints.queues === null) {
     throw new CliError(
       `${file} has no queue URLs (the running stack is an older version); restart the local stack`,

@@ -1,12 +1,19 @@
 /**
- * SQS consumer for the ended-delivery queue: hands deliveries that ended without success to the
- * dead-letter step. Lambda gathers messages for up to 300 s first, so dead letters are handled in
- * few, larger groups.
+ * SQS consumer for the ended-delivery queue: writes dead letters to S3. Lambda gathers messages
+ * for up to 300 s first, and the whole batch is written grouped by subscription, so a burst of
+ * failures becomes a few blobs. Records that could be neither written nor re-queued are reported
+ * as failures and come back from the queue.
  */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { readConfig } from '../shared/config/runtime';
 import type { DeadLetterStep } from '../shared/delivery/dead-letter';
-import { createJobConsumer } from '../shared/lambda/job-consumer';
-import { lazyHandler } from '../shared/lambda/middleware';
+import type { EndedJob } from '../shared/domain/delivery';
+import { flushMetrics, lazyHandler } from '../shared/lambda/middleware';
 import { buildDeadLetterStep, createObservability, type Observability } from '../shared/lambda/wiring';
+import { createAwsClients } from '../shared/platform/aws';
+import { parseJob } from '../shared/queue/job-codec';
 
 export interface DeadLetterHandlerDeps {
   step: DeadLetterStep;
@@ -14,18 +21,45 @@ export interface DeadLetterHandlerDeps {
 }
 
 export function createDeadLetterHandler({ step, observability }: DeadLetterHandlerDeps) {
-  return createJobConsumer({
-    observability,
-    handle: async (job) => {
-      if (job.kind !== 'ended') {
-        throw new Error('the ended-delivery queue received a delivery job; it belongs on the delivery queue');
+  const write = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const failures: string[] = [];
+    const jobs: EndedJob[] = [];
+    const messageIds: string[] = [];
+    for (const record of event.Records) {
+      try {
+        const job = parseJob(record.body);
+        if (job.kind !== 'ended') {
+          throw new Error(
+            'the ended-delivery queue received a delivery job; it belongs on the delivery queue',
+          );
+        }
+        jobs.push(job);
+        messageIds.push(record.messageId);
+      } catch (error) {
+        observability.logger.error('not an ended-delivery job; it will be received again, then parked', {
+          messageId: record.messageId,
+          error: (error as Error).message,
+        });
+        failures.push(record.messageId);
       }
-      return { ...(await step.handle(job)) };
-    },
-  });
+    }
+    const report = await step.write(jobs);
+    for (const index of report.failed) failures.push(messageIds[index] as string);
+    observability.logger.debug('dead letters handled', {
+      written: report.written,
+      blobs: report.blobs,
+      waiting: report.waiting,
+      dropped: report.dropped,
+    });
+    return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+  };
+  return middy<SQSEvent, SQSBatchResponse>(write)
+    .use(injectLambdaContext(observability.logger))
+    .use(flushMetrics(observability.buffer, observability.publishMetrics));
 }
 
 export const handler = lazyHandler(() => {
   const observability = createObservability('dead-letter');
-  return createDeadLetterHandler({ step: buildDeadLetterStep(observability), observability });
+  const runtime = { config: readConfig(), clients: createAwsClients() };
+  return createDeadLetterHandler({ step: buildDeadLetterStep(runtime, observability), observability });
 });

@@ -175,11 +175,15 @@ export class DeliveryPipeline extends Construct {
       .bindTable(this.table, TABLE.nameEnv, 'read')
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send');
 
+    // Management also lists, reads and marks dead letters, and queues their replays.
     this.managementFunction = new PipelineFunction(this, {
       definition: FUNCTIONS.management,
       logRetention,
       environment: settings,
-    }).bindTable(this.table, TABLE.nameEnv, 'readWrite');
+    })
+      .bindTable(this.table, TABLE.nameEnv, 'readWrite')
+      .bindBucket(this.deadLetterBucket, BUCKET.nameEnv, 'readWrite')
+      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send');
 
     this.deliveryFunction = new PipelineFunction(this, {
       definition: FUNCTIONS.delivery,

@@ -380,7 +380,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       delivery: { handler: deliveryHandler, logger: deliveryObs.logger },
       deadLetter: {
         handler: createDeadLetterHandler({
-          step: buildDeadLetterStep(deadLetterObs),
+          step: buildDeadLetterStep(runtime, deadLetterObs),
           observability: deadLetterObs,
         }),
         logger: deadLetterObs.logger,

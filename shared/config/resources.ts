@@ -233,4 +233,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   admin('DELETE', '/topics/{topic}/eventSubscriptions/{subscription}'),
   admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/getFullUrl'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deliveries'),
+  admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters'),
+  admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/blob'),
+  admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/replay'),
 ];

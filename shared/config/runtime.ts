@@ -10,7 +10,8 @@ import { ENV, QUEUES, type QueueKey } from './resources';
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 export interface RuntimeConfig {
-  tableName: string;
+  /** The state table; every function but the dead-letter one uses it. */
+  tableName?: string;
   /**
    * URLs of the queues this function was given (each queue's `urlEnv`); a function gets only the
    * queues it sends to or reads from, none for the management function.
@@ -30,6 +31,8 @@ export interface RuntimeConfig {
   deliveryConcurrency: number;
   historyRetentionDays: number;
   publicUrl?: string;
+  /** The dead-letter bucket, for the functions that write or read dead letters. */
+  deadLetterBucket?: string;
 }
 
 /** Values used when a variable is absent (or empty). */
@@ -48,13 +51,6 @@ const readers = (env: Environment) => {
   const optional = (key: string): string | undefined => {
     const value = env[key]?.trim();
     return value === undefined || value === '' ? undefined : value;
-  };
-  const required = (key: string): string => {
-    const value = optional(key);
-    if (value === undefined) {
-      throw new Error(`Environment variable ${key} is required (set by the Gridwire stack)`);
-    }
-    return value;
   };
   const number = (key: string, fallback: number, min: number): number => {
     const raw = optional(key);
@@ -82,23 +78,27 @@ const readers = (env: Environment) => {
     if (value === 'false' || value === '0') return false;
     throw new Error(`Environment variable ${key} must be true, false, 1 or 0 (got ${raw})`);
   };
-  return { optional, required, number, integer, boolean };
+  return { optional, number, integer, boolean };
 };
 
 /**
  * Reads the function configuration from `env` (by default the process environment). Optional
  * values that are absent stay absent, so `requireSetting` can name them where they are needed.
  */
+const optionalSetting = <K extends string>(key: K, value: string | undefined) =>
+  (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
+
 export function readConfig(env: Environment = process.env): RuntimeConfig {
   const read = readers(env);
   const publicUrl = read.optional(ENV.publicUrl);
+  const deadLetterBucket = read.optional(ENV.deadLetterBucket);
   const queueUrls: Partial<Record<QueueKey, string>> = {};
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
     const url = read.optional(QUEUES[key].urlEnv);
     if (url !== undefined) queueUrls[key] = url;
   }
   return {
-    tableName: read.required(ENV.tableName),
+    ...optionalSetting('tableName', read.optional(ENV.tableName)),
     queueUrls,
     timeScale: read.number(ENV.timeScale, CONFIG_DEFAULTS.timeScale, 1),
     allowHttpEndpoints: read.boolean(ENV.allowHttpEndpoints, CONFIG_DEFAULTS.allowHttpEndpoints),
@@ -108,6 +108,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     deliveryConcurrency: read.integer(ENV.deliveryConcurrency, CONFIG_DEFAULTS.deliveryConcurrency, 1),
     historyRetentionDays: read.number(ENV.historyRetentionDays, CONFIG_DEFAULTS.historyRetentionDays, 1),
     ...(publicUrl === undefined ? {} : { publicUrl }),
+    ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),
   };
 }
 

@@ -1,13 +1,28 @@
 /**
- * The dead-letter step: where deliveries go when the retry engine gives up on them. The engine
- * hands ended deliveries over through a queue (`QUEUES.deadLetter`); the dead-letter function
- * consumes it. Until subscriptions name a dead-letter destination, every ended delivery is
- * dropped: counted (`DroppedEventCount` by `DropReason`) and logged with its event id.
+ * The dead-letter step: where deliveries go when the retry engine gives up on them. For a
+ * subscription with a dead-letter destination the engine hands them over through a queue
+ * (`QUEUES.deadLetter`, delayed 5 minutes so writes group); the dead-letter function writes them
+ * to S3. Without a destination they are dropped: counted (`DroppedEventCount` by `DropReason`)
+ * and logged with their event ids.
  */
-import type { DeliveryItem, EndedJob } from '../domain/delivery';
-import type { DropReason } from '../domain/model';
+import { SQS_LIMITS } from '../config/resources';
+import type { DeliveryItem, EndedDelivery, EndedJob } from '../domain/delivery';
+import type { DeadLetterFormat, DropReason } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
+import type { Clock } from '../platform/clock';
+import { packEndedJobs } from '../queue/job-codec';
+import type { JobQueue } from '../queue/sqs-job-queue';
+import type { DeadLetterBucket } from '../storage/dead-letter-bucket';
+import {
+  type DeadLetterFacts,
+  type DeadLetterScope,
+  deadLetterBlob,
+  deadLetterKey,
+  deadLetterPrefix,
+  deadLetterRecord,
+} from './rules/dead-letter-layout';
+import type { ProfileTable } from './rules/profiles';
 
 /** Counts and logs dropped events. */
 export class DropRecorder {
@@ -43,16 +58,156 @@ export class DropRecorder {
   }
 }
 
-/** Takes the ended deliveries of one queued job. */
-export class DeadLetterStep {
-  constructor(private readonly drops: DropRecorder) {}
+export interface DeadLetterStepDeps {
+  bucket: Pick<DeadLetterBucket, 'put'>;
+  /** Where ended deliveries wait while the bucket cannot be written. */
+  queue: JobQueue;
+  clock: Clock;
+  /** Delivery profiles by name, scaled like the engine's (their dead-letter timing). */
+  profiles: ProfileTable;
+  drops: DropRecorder;
+  metrics: MetricBuffer;
+  logger: LoggerLike;
+  /** A new unique id (blob names). */
+  newId: () => string;
+}
 
-  async handle(job: EndedJob): Promise<{ dropped: number }> {
-    this.drops.drop(
-      job.topic,
-      job.subscription,
-      job.ended.map((entry) => ({ item: entry.item, reason: entry.reason })),
-    );
-    return { dropped: job.ended.length };
+/** What became of a batch of ended-delivery jobs. */
+export interface DeadLetterReport {
+  written: number;
+  blobs: number;
+  /** Re-queued to be written again later (the bucket refused). */
+  waiting: number;
+  dropped: number;
+  /** Indexes of jobs that could not be written nor re-queued: their messages must come back. */
+  failed: Set<number>;
+}
+
+interface Group {
+  container: string;
+  format: DeadLetterFormat;
+  scope: DeadLetterScope;
+  job: EndedJob;
+  jobIndexes: Set<number>;
+  entries: EndedDelivery[];
+}
+
+/**
+ * The dead-letter step. It writes the ended deliveries of a batch of jobs grouped by
+ * destination and subscription, one blob per group (a JSON array of records), so a burst of
+ * failures costs a few S3 writes. When the bucket refuses, the deliveries wait on the queue and
+ * are tried again every `retryDelayMs` (5 min); once `giveUpAfterMs` (4 h) has passed since they
+ * ended, they are dropped, counted (`DroppedEventCount`, `DeadLetterStoreUnavailable`) and logged.
+ */
+export class DeadLetterStep {
+  constructor(private readonly deps: DeadLetterStepDeps) {}
+
+  async write(jobs: readonly EndedJob[]): Promise<DeadLetterReport> {
+    const report: DeadLetterReport = { written: 0, blobs: 0, waiting: 0, dropped: 0, failed: new Set() };
+    for (const group of groupByBlob(jobs)) {
+      const now = this.deps.clock.now();
+      const key = deadLetterKey(group.container, group.scope, now, this.deps.newId());
+      const body = deadLetterBlob(
+        group.entries.map((entry) => deadLetterRecord(group.format, entry.item.eventJson, factsOf(entry))),
+      );
+      try {
+        await this.deps.bucket.put(key, body);
+      } catch (error) {
+        await this.cannotWrite(group, error as Error, report);
+        continue;
+      }
+      report.written += group.entries.length;
+      report.blobs += 1;
+      this.countDeadLettered(group);
+    }
+    return report;
   }
+
+  private countDeadLettered(group: Group): void {
+    const dims = subscriptionDimensions(group.job.topic, group.job.subscription);
+    for (const entry of group.entries) {
+      this.deps.metrics.count(METRIC.DeadLetteredCount, 1, { ...dims, DeadLetterReason: entry.reason });
+    }
+  }
+
+  /** The bucket refused: drop what is past the limit, re-queue the rest to be tried again. */
+  private async cannotWrite(group: Group, error: Error, report: DeadLetterReport): Promise<void> {
+    const { clock, profiles, logger } = this.deps;
+    const timing = profiles[group.job.deliveryProfile].deadLetter;
+    const now = clock.now();
+    const expired = group.entries.filter((entry) => now - entry.endedAt >= timing.giveUpAfterMs);
+    const waiting = group.entries.filter((entry) => now - entry.endedAt < timing.giveUpAfterMs);
+    logger.warn('could not write dead letters', {
+      topic: group.job.topic,
+      subscription: group.job.subscription,
+      container: group.container,
+      events: group.entries.length,
+      givingUp: expired.length,
+      error: error.message,
+    });
+    if (expired.length > 0) {
+      this.deps.drops.drop(
+        group.job.topic,
+        group.job.subscription,
+        expired.map((entry) => ({ item: entry.item, reason: 'DeadLetterStoreUnavailable' as const })),
+      );
+      report.dropped += expired.length;
+    }
+    if (waiting.length === 0) return;
+    const { ended: _ended, kind: _kind, v: _v, ...envelope } = group.job;
+    const delaySeconds = Math.min(SQS_LIMITS.maxDelaySeconds, Math.floor(timing.retryDelayMs / 1000));
+    try {
+      await this.deps.queue.send(
+        'deadLetter',
+        packEndedJobs(envelope, waiting).map((body) => ({ body, delaySeconds })),
+      );
+      report.waiting += waiting.length;
+    } catch (requeueError) {
+      logger.error('could not re-queue dead letters; their messages will be received again', {
+        error: (requeueError as Error).message,
+      });
+      for (const index of group.jobIndexes) report.failed.add(index);
+    }
+  }
+}
+
+/** The record facts of an ended delivery: its final state, with the real attempt times. */
+function factsOf(entry: EndedDelivery): DeadLetterFacts {
+  const { item, reason } = entry;
+  return {
+    reason,
+    deliveryAttempts: item.attempts,
+    ...(item.lastOutcome === undefined ? {} : { lastDeliveryOutcome: item.lastOutcome }),
+    publishTime: item.publishedAt,
+    ...(item.lastAttemptAt === undefined ? {} : { lastDeliveryAttemptTime: item.lastAttemptAt }),
+  };
+}
+
+/** Ended deliveries of a batch grouped by the blob they go into: destination, format and subscription. */
+function groupByBlob(jobs: readonly EndedJob[]): Group[] {
+  const groups = new Map<string, Group>();
+  jobs.forEach((job, index) => {
+    const scope: DeadLetterScope = { kind: 'topic', subscription: job.subscription };
+    const id = JSON.stringify([
+      job.deadLetter.container,
+      job.deadLetter.format,
+      deadLetterPrefix(job.deadLetter.container, scope),
+      job.topic.toLowerCase(),
+    ]);
+    let group = groups.get(id);
+    if (group === undefined) {
+      group = {
+        container: job.deadLetter.container,
+        format: job.deadLetter.format,
+        scope,
+        job,
+        jobIndexes: new Set(),
+        entries: [],
+      };
+      groups.set(id, group);
+    }
+    group.jobIndexes.add(index);
+    group.entries.push(...job.ended);
+  });
+  return [...groups.values()];
 }

@@ -17,6 +17,8 @@
  * Everything effectful is a dependency, so the same engine runs in Lambda, in the local stack
  * and in virtual time.
  */
+
+import { SQS_LIMITS } from '../config/resources';
 import type { DeliveryItem, DeliveryJob, EndedJob, QueuedJob } from '../domain/delivery';
 import type { AttemptRecord, Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
@@ -121,8 +123,9 @@ export class DeliveryEngine {
       dueAt,
       now: this.deps.clock.now(),
       random: this.deps.random,
+      deadLetters: subscription.deadLetter !== undefined,
     });
-    await this.sendFollowUps(envelope, decisions);
+    await this.sendFollowUps(subscription, profile, envelope, decisions);
     await this.record(subscription, decisions);
     return {
       hopped: false,
@@ -202,15 +205,21 @@ export class DeliveryEngine {
 
   /**
    * Sends every follow-up of the job in one step: retries and deferrals to the retry queue,
-   * ended deliveries to the dead-letter step's queue. The caller acknowledges the source message
-   * only when this resolves, so a redelivered source can never start a second retry chain.
+   * ended deliveries of a subscription with a dead-letter destination to the dead-letter step's
+   * queue, delayed by the profile's write delay (5 min) so that writes group. The caller
+   * acknowledges the source message only when this resolves.
    *
    * If the dead-letter queue refuses, the ended deliveries are parked on the retry queue instead
    * (as an `ended` job the engine hands over again later): the retries already sent stay the only
    * chain, and no delivered event is sent again. Only when the retry queue itself refuses does
    * this reject (SQS is then down, and the source message comes back).
    */
-  private async sendFollowUps(envelope: JobEnvelope, decisions: JobDecisions): Promise<void> {
+  private async sendFollowUps(
+    subscription: Subscription,
+    profile: DeliveryProfile,
+    envelope: JobEnvelope,
+    decisions: JobDecisions,
+  ): Promise<void> {
     const { queue, clock, logger } = this.deps;
     const retryJobs: OutgoingJob[] = [];
     for (const [dueAt, items] of decisions.retries) {
@@ -218,7 +227,22 @@ export class DeliveryEngine {
       for (const body of packJobs({ ...envelope, dueAt }, items)) retryJobs.push({ body, delaySeconds });
     }
     for (const body of packJobs(envelope, decisions.deferred)) retryJobs.push({ body, delaySeconds: 0 });
-    const endedJobs = packEndedJobs(envelope, decisions.ended).map((body) => ({ body, delaySeconds: 0 }));
+    const destination = subscription.deadLetter;
+    const writeDelaySeconds = Math.min(
+      SQS_LIMITS.maxDelaySeconds,
+      Math.floor(profile.deadLetter.writeDelayMs / 1000),
+    );
+    const endedJobs =
+      destination === undefined
+        ? []
+        : packEndedJobs(
+            {
+              ...envelope,
+              deliveryProfile: subscription.deliveryProfile,
+              deadLetter: { container: destination.container, format: subscription.eventDeliverySchema },
+            },
+            decisions.ended,
+          ).map((body) => ({ body, delaySeconds: writeDelaySeconds }));
 
     const [retried, handedOff] = await Promise.allSettled([
       queue.send('retry', retryJobs),
@@ -242,9 +266,19 @@ export class DeliveryEngine {
     if (retried.status === 'rejected') throw retried.reason;
   }
 
-  /** Metrics for every attempt; history for failures and what follows them (best effort). */
+  /**
+   * Metrics for every attempt; drops of ended deliveries when the subscription has no dead-letter
+   * destination; history for failures and what follows them (best effort).
+   */
   private async record(subscription: Subscription, decisions: JobDecisions): Promise<void> {
     const { metrics } = this.deps;
+    if (subscription.deadLetter === undefined && decisions.ended.length > 0) {
+      this.deps.drops.drop(
+        subscription.topic,
+        subscription.name,
+        decisions.ended.map(({ item, reason }) => ({ item, reason })),
+      );
+    }
     const dims = subscriptionDimensions(subscription.topic, subscription.name);
     for (const { result } of [...decisions.delivered, ...decisions.failed]) {
       metrics.duration(METRIC.DestinationProcessingDurationInMs, result.durationMs, dims);
@@ -278,15 +312,10 @@ export class DeliveryEngine {
 
   /** Ended deliveries that were parked on the retry queue: hand them to the dead-letter step. */
   private async handOffAgain(job: EndedJob): Promise<JobReport> {
-    const envelope = {
-      topic: job.topic,
-      subscription: job.subscription,
-      ...(job.subscriptionUid === undefined ? {} : { subscriptionUid: job.subscriptionUid }),
-      ...(job.subscriptionVersion === undefined ? {} : { subscriptionVersion: job.subscriptionVersion }),
-    };
+    const { ended, kind: _kind, v: _v, ...envelope } = job;
     await this.deps.queue.send(
       'deadLetter',
-      packEndedJobs(envelope, job.ended).map((body) => ({ body, delaySeconds: 0 })),
+      packEndedJobs(envelope, ended).map((body) => ({ body, delaySeconds: 0 })),
     );
     return { ...emptyReport(), ended: job.ended.length };
   }

@@ -4,7 +4,7 @@
  * from the schema, so a field cannot exist in the model and vanish on the wire.
  */
 import { z } from 'zod';
-import { DEAD_LETTER_REASONS, DELIVERY_OUTCOMES } from './model';
+import { DEAD_LETTER_FORMATS, DEAD_LETTER_REASONS, DELIVERY_OUTCOMES, DELIVERY_PROFILE_NAMES } from './model';
 
 /** An event in the Event Grid schema, as stored and delivered (after the service stamped it). */
 export const eventGridEventSchema = z.looseObject({
@@ -79,12 +79,19 @@ export const endedDeliverySchema = z.object({
 });
 export type EndedDelivery = z.infer<typeof endedDeliverySchema>;
 
-/** Ended deliveries of one subscription, on their way to the dead-letter step. */
+/**
+ * Ended deliveries of one subscription, on their way to the dead-letter step. They carry where
+ * and how to write them, as the subscription said when they ended, so the step reads nothing.
+ */
 export const endedJobSchema = z.object({
   ...envelope,
   kind: z.literal('ended'),
   subscriptionUid: z.string().optional(),
   subscriptionVersion: z.number().optional(),
+  /** The subscription's delivery profile (its dead-letter timing). */
+  deliveryProfile: z.enum(DELIVERY_PROFILE_NAMES),
+  /** The dead-letter container and record format. */
+  deadLetter: z.object({ container: z.string().min(1), format: z.enum(DEAD_LETTER_FORMATS) }),
   ended: z.array(endedDeliverySchema).min(1),
 });
 export type EndedJob = z.infer<typeof endedJobSchema>;

@@ -114,6 +114,15 @@ export interface SubscriptionFilter {
  * Where a subscription's dead letters go: a container, which is a top-level key prefix in the
  * stack's dead-letter bucket (the original's storage container).
  */
+/** Dead-letter record formats: by delivery schema for classic topics, an envelope for namespace topics. */
+export const DEAD_LETTER_FORMATS = [
+  'EventGridSchema',
+  'CustomInputSchema',
+  'CloudEventSchemaV1_0',
+  'namespace',
+] as const;
+export type DeadLetterFormat = (typeof DEAD_LETTER_FORMATS)[number];
+
 export interface DeadLetterDestination {
   container: string;
   /** The storage resource id as given (kept and shown, for familiarity; the bucket is the stack's). */

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { QUEUES, type QueueKey } from '../config/resources';
+import { ENV, QUEUES, type QueueKey } from '../config/resources';
 import { type RuntimeConfig, requireSetting } from '../config/runtime';
 import { DeadLetterStep, DropRecorder } from '../delivery/dead-letter';
 import { DeliveryEngine, type SubscriptionSource } from '../delivery/engine';
@@ -19,6 +19,7 @@ import { TtlCache } from '../platform/cache';
 import { type Clock, type Random, systemClock, systemRandom } from '../platform/clock';
 import { Publisher } from '../publish/publisher';
 import { SqsJobQueue } from '../queue/sqs-job-queue';
+import { DeadLetterBucket } from '../storage/dead-letter-bucket';
 import { Store } from '../storage/store';
 import { publishMetricPoints } from './middleware';
 
@@ -64,7 +65,8 @@ export interface Runtime {
   random?: Random;
 }
 
-const storeOf = (runtime: Runtime) => new Store(runtime.clients.dynamo, runtime.config.tableName);
+const storeOf = (runtime: Runtime) =>
+  new Store(runtime.clients.dynamo, requireSetting(runtime.config.tableName, ENV.tableName));
 
 /** The job queue; a function only needs (and checks for) the URLs of the queues it sends to. */
 const queueOf = (runtime: Runtime, sendsTo: readonly QueueKey[]) => {
@@ -90,6 +92,12 @@ export function buildManagementDeps(runtime: Runtime): ManagementDeps {
     store: storeOf(runtime),
     clock: runtime.clock ?? systemClock,
     newId: randomUUID,
+    deadLetterBucket: new DeadLetterBucket(
+      runtime.clients.s3,
+      requireSetting(runtime.config.deadLetterBucket, ENV.deadLetterBucket),
+    ),
+    // Replayed dead letters go out as fresh deliveries.
+    queue: queueOf(runtime, ['delivery']),
     allowHttpEndpoints: runtime.config.allowHttpEndpoints,
     propagationDelayMs: runtime.config.topicCacheMs,
     ...(runtime.config.publicUrl === undefined ? {} : { publicUrl: runtime.config.publicUrl }),
@@ -144,6 +152,18 @@ export function buildDeliveryEngine(
 }
 
 /** The dead-letter step behind the dead-letter function. */
-export function buildDeadLetterStep(observability: Observability): DeadLetterStep {
-  return new DeadLetterStep(new DropRecorder(observability.buffer, observability.logger));
+export function buildDeadLetterStep(runtime: Runtime, observability: Observability): DeadLetterStep {
+  return new DeadLetterStep({
+    bucket: new DeadLetterBucket(
+      runtime.clients.s3,
+      requireSetting(runtime.config.deadLetterBucket, ENV.deadLetterBucket),
+    ),
+    queue: queueOf(runtime, ['deadLetter']),
+    clock: runtime.clock ?? systemClock,
+    profiles: scaleProfiles(runtime.config.timeScale),
+    drops: new DropRecorder(observability.buffer, observability.logger),
+    metrics: observability.buffer,
+    logger: observability.logger,
+    newId: randomUUID,
+  });
 }

@@ -1,6 +1,7 @@
 /**
- * The management API: topics, keys, event subscriptions and delivery history. Authentication
- * happens before a request gets here (IAM on AWS, a bearer token in the local stack).
+ * The management API: topics, keys, event subscriptions, delivery history and dead letters.
+ * Authentication happens before a request gets here (IAM on AWS, a bearer token in the local
+ * stack).
  */
 
 import type { AttemptRecord, Subscription, TopicKeys } from '../domain/model';
@@ -15,7 +16,17 @@ import {
 } from '../http/api-gateway';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors';
 import type { Clock } from '../platform/clock';
+import type { JobQueue } from '../queue/sqs-job-queue';
 import { ConcurrentChangeError, type Store } from '../storage/store';
+import {
+  blobDocumentText,
+  type DeadLetterBlobs,
+  DeadLetterService,
+  listDocument,
+  parseReplayRequest,
+  parseWindow,
+  replayDocument,
+} from './dead-letters';
 import {
   MAX_SUBSCRIPTIONS_PER_TOPIC,
   parseSubscriptionBody,
@@ -31,8 +42,12 @@ const MAX_BODY_BYTES = 64 * 1024;
 export interface ManagementDeps {
   store: Store;
   clock: Clock;
-  /** A new unique id (subscription `uid`s). */
+  /** A new unique id (subscription `uid`s, replay ids). */
   newId: () => string;
+  /** The dead-letter bucket (listing, reading and marking blobs replayed). */
+  deadLetterBucket: DeadLetterBlobs;
+  /** Where replayed dead letters are queued (the `delivery` queue). */
+  queue: JobQueue;
   allowHttpEndpoints: boolean;
   publicUrl?: string;
   /**
@@ -50,6 +65,12 @@ const topicParam = (event: HttpEvent) => validateName('topic', pathParam(event, 
 const subscriptionParam = (event: HttpEvent) =>
   validateName('subscription', pathParam(event, 'subscription'));
 const now = (deps: ManagementDeps) => new Date(deps.clock.now());
+/** A JSON answer whose body is already JSON text. */
+const textResult = (statusCode: number, json: string): HttpResult => ({
+  statusCode,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: json,
+});
 const optionalBody = (event: HttpEvent) =>
   event.body === undefined || event.body === null || event.body === ''
     ? {}
@@ -62,8 +83,13 @@ async function requireTopic(deps: ManagementDeps, name: string) {
   return topic;
 }
 
-async function requireSubscription(deps: ManagementDeps, topic: string, name: string): Promise<Subscription> {
-  const subscription = await deps.store.getSubscription(topic, name);
+async function requireSubscription(
+  deps: ManagementDeps,
+  topic: string,
+  name: string,
+  options: { consistent?: boolean } = {},
+): Promise<Subscription> {
+  const subscription = await deps.store.getSubscription(topic, name, options);
   if (subscription === undefined) {
     throw notFound(`The event subscription '${name}' does not exist on topic '${topic}'.`);
   }
@@ -78,6 +104,14 @@ async function requireSubscription(deps: ManagementDeps, topic: string, name: st
  */
 export const nextSubscriptionVersion = (existing: Pick<Subscription, 'version'> | undefined, nowMs: number) =>
   Math.max((existing?.version ?? 0) + 1, nowMs);
+
+const deadLetters = (deps: ManagementDeps) =>
+  new DeadLetterService({
+    bucket: deps.deadLetterBucket,
+    queue: deps.queue,
+    clock: deps.clock,
+    newId: deps.newId,
+  });
 
 const keysOf = (keys: TopicKeys) => ({ key1: keys.key1, key2: keys.key2 });
 
@@ -251,6 +285,32 @@ const operations: Readonly<Record<string, Operation>> = {
     }
     const records = await deps.store.listAttempts(subscription.topic, subscription.name, eventId);
     return jsonResult(200, deliveriesDocument(records));
+  },
+
+  'GET /admin/topics/{topic}/eventSubscriptions/{subscription}/deadLetters': async (event, deps) => {
+    const query = event.queryStringParameters ?? {};
+    const window = parseWindow({ since: query.since, until: query.until });
+    const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event));
+    return jsonResult(200, listDocument(await deadLetters(deps).list(subscription, window)));
+  },
+
+  'GET /admin/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/blob': async (event, deps) => {
+    const key = event.queryStringParameters?.key;
+    if (key === undefined || key === '') {
+      throw badRequest('key: the query parameter is required (a blob key from the dead-letter list).');
+    }
+    const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event));
+    // Built as text, so each record is exactly as stored.
+    return textResult(200, blobDocumentText(await deadLetters(deps).show(subscription, key)));
+  },
+
+  'POST /admin/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/replay': async (event, deps) => {
+    const request = parseReplayRequest(optionalBody(event));
+    // Strongly consistent: replayed jobs carry the subscription's current uid and version.
+    const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event), {
+      consistent: true,
+    });
+    return jsonResult(200, replayDocument(await deadLetters(deps).replay(subscription, request)));
   },
 };
 

@@ -12,6 +12,7 @@ import {
   endedJobSchema,
   type QueuedJob,
 } from '../domain/delivery';
+import type { DeadLetterFormat, DeliveryProfileName } from '../domain/model';
 
 /**
  * Target size of one job message. SQS bills each 64 KiB of payload as a request, so larger
@@ -57,14 +58,25 @@ export const sqsSafeJson = (json: string): string =>
 export const queuedEventBytes = (eventJson: string): number =>
   Buffer.byteLength(sqsSafeJson(JSON.stringify(eventJson)), 'utf8');
 
-const envelopeHead = (envelope: JobEnvelope, kind: 'items' | 'ended'): string =>
-  `{"v":1,${kind === 'ended' ? '"kind":"ended",' : ''}"topic":${JSON.stringify(envelope.topic)},"subscription":${JSON.stringify(envelope.subscription)}${
+/** The envelope of ended deliveries: also where and how the dead-letter step writes them. */
+export interface EndedEnvelope extends Omit<JobEnvelope, 'dueAt'> {
+  deliveryProfile: DeliveryProfileName;
+  deadLetter: { container: string; format: DeadLetterFormat };
+}
+
+const endedFields = (envelope: JobEnvelope | EndedEnvelope): string =>
+  'deadLetter' in envelope
+    ? `"deliveryProfile":${JSON.stringify(envelope.deliveryProfile)},"deadLetter":${JSON.stringify(envelope.deadLetter)},`
+    : '';
+
+const envelopeHead = (envelope: JobEnvelope | EndedEnvelope, kind: 'items' | 'ended'): string =>
+  `{"v":1,${kind === 'ended' ? `"kind":"ended",${endedFields(envelope)}` : ''}"topic":${JSON.stringify(envelope.topic)},"subscription":${JSON.stringify(envelope.subscription)}${
     envelope.subscriptionUid === undefined
       ? ''
       : `,"subscriptionUid":${JSON.stringify(envelope.subscriptionUid)}`
   }${
     envelope.subscriptionVersion === undefined ? '' : `,"subscriptionVersion":${envelope.subscriptionVersion}`
-  }${envelope.dueAt === undefined ? '' : `,"dueAt":${Math.round(envelope.dueAt)}`},"${kind}":[`;
+  }${'dueAt' in envelope && envelope.dueAt !== undefined ? `,"dueAt":${Math.round(envelope.dueAt)}` : ''},"${kind}":[`;
 
 /**
  * Packs items into job message bodies of at most `targetBytes` each (UTF-8). An item bigger than
@@ -81,7 +93,7 @@ export function packJobs(
 
 /** Packs ended deliveries for the dead-letter step, like {@link packJobs}. */
 export function packEndedJobs(
-  envelope: Omit<JobEnvelope, 'dueAt'>,
+  envelope: EndedEnvelope,
   ended: readonly EndedDelivery[],
   targetBytes = JOB_TARGET_BYTES,
 ): string[] {

@@ -5,6 +5,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { DeliveryPipeline, type DeliveryPipelineProps } from '../../infra/delivery-pipeline';
 import { GridwireStack } from '../../infra/gridwire-stack';
 import {
+  BUCKET,
   ENV,
   FUNCTIONS,
   QUEUES,
@@ -167,8 +168,10 @@ describe('functions', () => {
       );
     expect(env('publish')).toEqual(expect.arrayContaining([ENV.tableName, ENV.deliveryQueueUrl]));
     expect(env('publish')).not.toContain(ENV.retryQueueUrl);
-    expect(env('management')).toContain(ENV.tableName);
-    expect(env('management')).not.toContain(ENV.deliveryQueueUrl);
+    expect(env('management')).toEqual(
+      expect.arrayContaining([ENV.tableName, ENV.deadLetterBucket, ENV.deliveryQueueUrl]),
+    );
+    expect(env('management')).not.toContain(ENV.retryQueueUrl);
     expect(env('delivery')).toEqual(
       expect.arrayContaining([
         ENV.tableName,
@@ -187,6 +190,16 @@ describe('functions', () => {
     expect(tableActions).not.toContain('dynamodb:PutItem');
     expect(actionsOn('publish', queueId(QUEUES.delivery.id))).toContain('sqs:SendMessage');
     expect(actionsOn('publish', queueId(QUEUES.retry.id))).toEqual([]);
+  });
+
+  it('management may read and write dead letters and send replays to the delivery queue only', () => {
+    const bucketActions = actionsOn('management', logicalIdOf('AWS::S3::Bucket', BUCKET.id));
+    // Listing, reading blobs and replay markers, and writing markers.
+    expect(bucketActions).toEqual(expect.arrayContaining(['s3:GetObject*', 's3:List*', 's3:PutObject']));
+    expect(actionsOn('management', queueId(QUEUES.delivery.id))).toContain('sqs:SendMessage');
+    expect(actionsOn('management', queueId(QUEUES.delivery.id))).not.toContain('sqs:ReceiveMessage');
+    expect(actionsOn('management', queueId(QUEUES.retry.id))).toEqual([]);
+    expect(actionsOn('management', queueId(QUEUES.deadLetter.id))).toEqual([]);
   });
 });
 

@@ -182,7 +182,9 @@ export function engineHarness(
   const sender = new ScriptedSender(clock, { delivered: true, httpStatus: 200 }, options.latencyMs ?? 0);
   const history = new MemoryHistory();
   const metrics = new MetricBuffer();
-  const subscriptions = new Map<string, Subscription>([['orders/audit', subscription()]]);
+  const subscriptions = new Map<string, Subscription>([
+    ['orders/audit', subscription({ deadLetter: { container: 'dead' } })],
+  ]);
   const randoms = [...(options.randoms ?? [])];
   const draws: number[] = [];
   const drops = new DropRecorder(metrics, silentLogger);

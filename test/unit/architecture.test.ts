@@ -4,7 +4,7 @@
  * that breaks the rule.
  *
  * Allowed: anything inside the same pure folder, type-only imports between the two pure folders,
- * `zod` and `node:crypto`. Everything else (`@aws-sdk/*`, `undici`, `node:fs`, `node:http`,
+ * `zod`, `node:crypto` and the pure text helpers of `shared/platform/json-text.ts`. Everything else (`@aws-sdk/*`, `undici`, `node:fs`, `node:http`,
  * Powertools, `../platform/*`, `../storage/*`, `../queue/*`, ...) is reported.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,6 +13,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 const ROOT = resolve(__dirname, '../..');
 const PURE_FOLDERS = ['shared/domain', 'shared/delivery/rules'] as const;
 const ALLOWED_PACKAGES = new Set(['zod', 'node:crypto']);
+/** Modules outside the pure folders that are pure themselves (string work only). */
+const ALLOWED_MODULES = new Set(['shared/platform/json-text']);
 
 interface ImportStatement {
   specifier: string;
@@ -80,6 +82,7 @@ function violation(file: string, statement: ImportStatement): string | undefined
   const target = relative(ROOT, resolve(ROOT, dirname(file), specifier))
     .split(sep)
     .join('/');
+  if (ALLOWED_MODULES.has(target)) return undefined;
   const from = pureFolderOf(file);
   const to = pureFolderOf(target);
   if (to === undefined) return `${target}, outside ${PURE_FOLDERS.join(' and ')}`;

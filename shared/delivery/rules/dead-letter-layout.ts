@@ -3,7 +3,10 @@
  * The writer (`shared/delivery/dead-letter.ts`) and the operator tools (listing, showing,
  * replaying) all use these, so the layout is decided in one place.
  */
-import type { DeadLetterReason, DeliveryOutcome } from '../../domain/model';
+import type { DeadLetterFormat, DeadLetterReason, DeliveryOutcome } from '../../domain/model';
+
+export type { DeadLetterFormat } from '../../domain/model';
+
 import { objectMembers, objectText } from '../../platform/json-text';
 
 /** Whose dead letters a blob holds: a classic topic's subscription, or a namespace topic's. */
@@ -38,15 +41,6 @@ export function deadLetterKey(
   const folders = [at.getUTCFullYear(), at.getUTCMonth() + 1, at.getUTCDate(), at.getUTCHours()].join('/');
   return `${deadLetterPrefix(container, scope)}${folders}/${uuid}.json`;
 }
-
-/** Record formats: by delivery schema for classic topics, an envelope for namespace topics. */
-export const DEAD_LETTER_FORMATS = [
-  'EventGridSchema',
-  'CustomInputSchema',
-  'CloudEventSchemaV1_0',
-  'namespace',
-] as const;
-export type DeadLetterFormat = (typeof DEAD_LETTER_FORMATS)[number];
 
 /** What a dead letter says about the delivery, beside the event. */
 export interface DeadLetterFacts {

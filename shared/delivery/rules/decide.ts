@@ -40,6 +40,8 @@ export interface DecideInput {
   readonly now: number;
   /** Uniform draws in [0, 1); one per group of events that failed alike. */
   readonly random: () => number;
+  /** Whether the subscription has a dead-letter destination (else ended events are dropped). */
+  readonly deadLetters: boolean;
 }
 
 export interface JobDecisions {
@@ -57,14 +59,11 @@ export interface JobDecisions {
   readonly records: readonly AttemptRecord[];
 }
 
-/**
- * What follows an ended delivery. Subscriptions have no dead-letter destination yet, so ended
- * events are dropped (counted and logged by the dead-letter step).
- */
-const endedNext = (reason: DeadLetterReason): AttemptNext => ({ action: 'dropped', reason });
-
 export function decideJob(input: DecideInput): JobDecisions {
   const { profile, limits, now } = input;
+  /** What follows an ended delivery: dead-lettered with a destination, dropped without. */
+  const endedNext = (reason: DeadLetterReason): AttemptNext =>
+    input.deadLetters ? { action: 'deadLetter', reason } : { action: 'dropped', reason };
   const record = (
     item: DeliveryItem,
     attempt: number,

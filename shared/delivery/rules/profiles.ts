@@ -35,6 +35,12 @@ export interface DeliveryProfile {
   readonly jitter: { readonly ratio: number; readonly maxMs: number };
   /** Largest `Retry-After` (429/503) honoured as a floor; longer asks are capped to this. */
   readonly maxRetryAfterMs: number;
+  /** Dead-letter timing: how long ended deliveries wait (so writes group), how long a failing write is retried, and how often. */
+  readonly deadLetter: {
+    readonly writeDelayMs: number;
+    readonly giveUpAfterMs: number;
+    readonly retryDelayMs: number;
+  };
   readonly limits: { readonly maxDeliveryAttempts: Range; readonly eventTimeToLiveInMinutes: Range };
 }
 
@@ -60,6 +66,7 @@ export const TOPIC_PROFILE: DeliveryProfile = {
   defaultFloorMs: 10 * SECOND,
   jitter: { ratio: 0.1, maxMs: 1 * MINUTE },
   maxRetryAfterMs: 1 * HOUR,
+  deadLetter: { writeDelayMs: 5 * MINUTE, giveUpAfterMs: 4 * HOUR, retryDelayMs: 5 * MINUTE },
   limits: {
     maxDeliveryAttempts: { min: 1, max: 30, default: 30 },
     eventTimeToLiveInMinutes: { min: 1, max: 1440, default: 1440 },
@@ -85,6 +92,11 @@ export function scaleProfile(profile: DeliveryProfile, timeScale: number): Deliv
     defaultFloorMs: scale(profile.defaultFloorMs),
     jitter: { ratio: profile.jitter.ratio, maxMs: scale(profile.jitter.maxMs) },
     maxRetryAfterMs: scale(profile.maxRetryAfterMs),
+    deadLetter: {
+      writeDelayMs: scale(profile.deadLetter.writeDelayMs),
+      giveUpAfterMs: scale(profile.deadLetter.giveUpAfterMs),
+      retryDelayMs: scale(profile.deadLetter.retryDelayMs),
+    },
   };
 }
 

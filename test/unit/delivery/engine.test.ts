@@ -103,7 +103,7 @@ describe('delivery engine', () => {
           item: expect.objectContaining({ attempts: 1, lastHttpStatus: status }),
         }),
       ]);
-      expect(h.history.records[0]?.next).toEqual({ action: 'dropped', reason: 'NonRetriableOutcome' });
+      expect(h.history.records[0]?.next).toEqual({ action: 'deadLetter', reason: 'NonRetriableOutcome' });
     },
   );
 
@@ -137,7 +137,10 @@ describe('delivery engine', () => {
 
   it('checks the TTL when a job comes due and ends expired events without an attempt', async () => {
     const h = engineHarness();
-    h.subscriptions.set('orders/audit', subscription({ retry: { maxAttempts: 30, ttlMs: 60_000 } }));
+    h.subscriptions.set(
+      'orders/audit',
+      subscription({ retry: { maxAttempts: 30, ttlMs: 60_000 }, deadLetter: { container: 'dead' } }),
+    );
     const publishedAt = h.clock.now();
     h.clock.advance(100 * S);
 
@@ -153,7 +156,7 @@ describe('delivery engine', () => {
       expect.objectContaining({
         attempt: 4,
         outcome: 'NotAttempted',
-        next: { action: 'dropped', reason: 'TimeToLiveExceeded' },
+        next: { action: 'deadLetter', reason: 'TimeToLiveExceeded' },
       }),
     ]);
   });
@@ -259,7 +262,7 @@ describe('delivery engine', () => {
     });
     expect(h.history.records.at(-1)).toMatchObject({
       outcome: 'NotAttempted',
-      next: { action: 'dropped', reason: 'TimeToLiveExceeded' },
+      next: { action: 'deadLetter', reason: 'TimeToLiveExceeded' },
     });
     // 12 h waits take 48 hops of 900 s; shorter ones fewer.
     expect(hops).toBeGreaterThan(48);
@@ -356,7 +359,10 @@ describe('delivery engine', () => {
   it("follows the subscription's own retry limits and profile, read when the job runs", async () => {
     const h = engineHarness();
     h.sender.answerWith({ delivered: false, httpStatus: 500 });
-    h.subscriptions.set('orders/audit', subscription({ retry: { maxAttempts: 1, ttlMs: 60_000 } }));
+    h.subscriptions.set(
+      'orders/audit',
+      subscription({ retry: { maxAttempts: 1, ttlMs: 60_000 }, deadLetter: { container: 'dead' } }),
+    );
 
     const report = await h.engine.processJob(job([item('e1', h.clock.now())]), {
       attemptDeadline: farFuture,
@@ -425,6 +431,36 @@ describe('delivery engine', () => {
     expect(h.sender.requests).toHaveLength(0);
     expect(h.metrics.drain().find((p) => p.name === METRIC.DroppedEventCount)?.dimensions).toMatchObject({
       DropReason: 'SubscriptionDeleted',
+    });
+  });
+  it('drops and counts ended events of a subscription without a dead-letter destination', async () => {
+    const h = engineHarness();
+    h.subscriptions.set('orders/audit', subscription());
+    h.sender.answerWith({ delivered: false, httpStatus: 400, outcome: 'BadRequest' });
+
+    const report = await h.engine.processJob(job([item('e1', h.clock.now())]), {
+      attemptDeadline: farFuture,
+    });
+
+    expect(report.ended).toBe(1);
+    expect(h.queue.sent).toHaveLength(0);
+    expect(h.history.records[0]?.next).toEqual({ action: 'dropped', reason: 'NonRetriableOutcome' });
+    const dropped = h.metrics.drain().find((p) => p.name === METRIC.DroppedEventCount);
+    expect(dropped?.dimensions).toMatchObject({ DropReason: 'NonRetriableOutcome' });
+    expect(dropped?.values).toEqual([1]);
+  });
+
+  it('hands ended events over with the write delay and what the dead-letter step needs', async () => {
+    const h = engineHarness();
+    h.sender.answerWith({ delivered: false, httpStatus: 400, outcome: 'BadRequest' });
+
+    await h.engine.processJob(job([item('e1', h.clock.now())]), { attemptDeadline: farFuture });
+
+    const [handedOff] = h.queue.takeEnded();
+    expect(handedOff).toMatchObject({
+      queue: 'deadLetter',
+      delaySeconds: 300,
+      job: { deliveryProfile: 'topic', deadLetter: { container: 'dead', format: 'EventGridSchema' } },
     });
   });
 });

@@ -147,8 +147,14 @@ describe('the job shape is defined once', () => {
         endedAt: 9,
       },
     ];
-    const [body] = packEndedJobs({ ...envelope, subscriptionVersion: 3 }, ended);
-    expect(parseJob(body ?? '')).toEqual({ v: 1, kind: 'ended', ...envelope, subscriptionVersion: 3, ended });
+    const endedEnvelope = {
+      ...envelope,
+      subscriptionVersion: 3,
+      deliveryProfile: 'topic' as const,
+      deadLetter: { container: 'dead', format: 'EventGridSchema' as const },
+    };
+    const [body] = packEndedJobs(endedEnvelope, ended);
+    expect(parseJob(body ?? '')).toEqual({ v: 1, kind: 'ended', ...endedEnvelope, ended });
     expect(() => parseDeliveryJob(body ?? '')).toThrow(/expected a delivery job/);
   });
 });

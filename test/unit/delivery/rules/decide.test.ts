@@ -23,6 +23,7 @@ const input = (overrides: Partial<DecideInput>): DecideInput => ({
   dueAt: T0,
   now: T0 + 2 * S,
   random: () => 0,
+  deadLetters: false,
   ...overrides,
 });
 
@@ -110,6 +111,15 @@ describe('decideJob', () => {
       expect.objectContaining({ attempt: 4, at: T0, outcome: 'NotAttempted' }),
     ]);
     expect(decisions.deferred).toEqual([item('late', T0)]);
+  });
+
+  it('says ended events are dead-lettered when the subscription has a destination, else dropped', () => {
+    const ended = (deadLetters: boolean) =>
+      decideJob(
+        input({ deadLetters, attempted: [attempted('e', { httpStatus: 400, outcome: 'BadRequest' })] }),
+      ).records[0]?.next;
+    expect(ended(true)).toEqual({ action: 'deadLetter', reason: 'NonRetriableOutcome' });
+    expect(ended(false)).toEqual({ action: 'dropped', reason: 'NonRetriableOutcome' });
   });
 
   it('records a success only when it follows failures', () => {

@@ -1,0 +1,682 @@
+/**
+ * `gridwire deadletters list|show|replay`: a client of the management API's dead-letter routes
+ * (`/admin/topics/{topic}/eventSubscriptions/{subscription}/deadLetters...`).
+ *
+ * Talks to the local stack by default (its `endpoints.json` names the API and the admin token),
+ * or to a deployed API with `--api`, signing each request with SigV4 (`execute-api`) and the
+ * caller's AWS credentials, as API Gateway's IAM authorization wants.
+ *
+ * `replay` first asks for a dry run of the whole selection and shows it, asks before replaying
+ * blobs that were replayed before (or needs `--yes`), then replays one blob per call, pacing the
+ * events to `--rate` per second.
+ */
+import { createInterface } from 'node:readline/promises';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { Sha256 } from '@smithy/core/checksum';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEAD_LETTER_REASONS } from '../shared/domain/model';
+import { MAX_REPLAY_KEYS } from '../shared/management/dead-letters';
+import { arrayElements, objectMembers } from '../shared/platform/json-text';
+import { CliError, explainAwsError } from './errors';
+import { dataDirOption } from './options';
+import { runningLocalStack } from './targets';
+
+/** Events per second `replay` sends by default. */
+export const DEFAULT_REPLAY_RATE = 100;
+
+export interface ApiAnswer {
+  status: number;
+  text: string;
+}
+
+/** Where the management API is, and how to call it (authentication included). */
+export interface ApiTarget {
+  /** For messages: "the local stack in /path" or the API URL. */
+  where: string;
+  /** `path` starts with `/admin/` and may carry a query string; `body` is JSON text. */
+  call(method: 'GET' | 'POST', path: string, body?: string): Promise<ApiAnswer>;
+}
+
+const urlOf = (apiUrl: string, path: string) => new URL(`${apiUrl.replace(/\/+$/, '')}${path}`);
+
+async function send(url: URL, init: RequestInit, where: string): Promise<ApiAnswer> {
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new CliError(
+      `could not reach ${where} at ${url.origin} (${cause?.code ?? cause?.message ?? (error as Error).message})`,
+    );
+  }
+  return { status: response.status, text: await response.text() };
+}
+
+/** An API that takes `Authorization: Bearer <token>` (the local stack's admin routes). */
+export function bearerTarget(apiUrl: string, token: string, where = apiUrl): ApiTarget {
+  return {
+    where,
+    call: (method, path, body) =>
+      send(
+        urlOf(apiUrl, path),
+        {
+          method,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body }),
+        },
+        where,
+      ),
+  };
+}
+
+/** The API of the local stack running in `dataDir`, with its admin token. */
+export async function localApiTarget(dataDir: string): Promise<ApiTarget> {
+  const { dir, file, endpoints } = await runningLocalStack(dataDir, '--api');
+  if (typeof endpoints.api !== 'string' || typeof endpoints.adminToken !== 'string') {
+    throw new CliError(`${file} has no API URL or admin token; restart the local stack`);
+  }
+  return bearerTarget(endpoints.api, endpoints.adminToken, `the local stack in ${dir}`);
+}
+
+/** The region in an API Gateway URL (`https://<id>.execute-api.<region>.amazonaws.com`). */
+export function regionOfApiUrl(apiUrl: string): string | undefined {
+  return /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/.exec(new URL(apiUrl).hostname)?.[1];
+}
+
+type SignerCredentials = ConstructorParameters<typeof SignatureV4>[0]['credentials'];
+
+/**
+ * A deployed API whose admin routes use IAM: each request is signed with SigV4 for
+ * `execute-api`. Region: `options.region`, else the one in the URL, else `AWS_REGION`;
+ * credentials: the AWS SDK's default chain (environment, profile, SSO, instance role...).
+ */
+export function sigV4Target(
+  apiUrl: string,
+  options: { region?: string; credentials?: SignerCredentials } = {},
+): ApiTarget {
+  let base: URL;
+  try {
+    base = new URL(apiUrl);
+  } catch {
+    throw new CliError(`--api: not a URL: ${apiUrl}`);
+  }
+  const region =
+    options.region ?? regionOfApiUrl(base.href) ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  if (region === undefined || region === '') {
+    throw new CliError('no AWS region for the API; pass --region or set AWS_REGION');
+  }
+  const signer = new SignatureV4({
+    service: 'execute-api',
+    region,
+    credentials: options.credentials ?? defaultProvider(),
+    sha256: Sha256,
+  });
+  return {
+    where: apiUrl,
+    call: async (method, path, body) => {
+      const url = urlOf(apiUrl, path);
+      const query: Record<string, string> = {};
+      for (const [name, value] of url.searchParams) query[name] = value;
+      let signed: { headers: Record<string, string> };
+      try {
+        signed = await signer.sign({
+          method,
+          protocol: url.protocol,
+          hostname: url.hostname,
+          ...(url.port === '' ? {} : { port: Number(url.port) }),
+          path: url.pathname,
+          query,
+          headers: {
+            host: url.host,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body }),
+        });
+      } catch (error) {
+        throw explainAwsError(error, 'signing the request with your AWS credentials');
+      }
+      // fetch sets Host itself, to the same value.
+      const { host: _host, ...headers } = signed.headers;
+      return send(url, { method, headers, ...(body === undefined ? {} : { body }) }, apiUrl);
+    },
+  };
+}
+
+/** The API's error message (`{"error":{"message":..}}`, or API Gateway's `{"message":..}`). */
+function messageOf(answer: ApiAnswer): string {
+  try {
+    const body = JSON.parse(answer.text) as { error?: { message?: unknown }; message?: unknown };
+    const message = body.error?.message ?? body.message;
+    if (typeof message === 'string') return message;
+  } catch {
+    // Not JSON: the text itself.
+  }
+  return answer.text === '' ? '(no message)' : answer.text;
+}
+
+async function callOk(
+  target: ApiTarget,
+  method: 'GET' | 'POST',
+  path: string,
+  body: unknown,
+  doing: string,
+): Promise<string> {
+  const answer = await target.call(method, path, body === undefined ? undefined : JSON.stringify(body));
+  if (answer.status < 200 || answer.status > 299) {
+    const hint = answer.status === 403 ? ' (on AWS the caller needs execute-api:Invoke on /admin/*)' : '';
+    throw new CliError(`${doing} failed: HTTP ${answer.status}: ${messageOf(answer)}${hint}`);
+  }
+  return answer.text;
+}
+
+export interface SubscriptionRef {
+  topic: string;
+  subscription: string;
+}
+
+const routeOf = (ref: SubscriptionRef) =>
+  `/admin/topics/${encodeURIComponent(ref.topic)}/eventSubscriptions/${encodeURIComponent(ref.subscription)}/deadLetters`;
+
+const named = (ref: SubscriptionRef) => `topic ${ref.topic}, subscription ${ref.subscription}`;
+
+/** A blob as the API lists it (times in ISO 8601). */
+export interface DeadLetterListing {
+  key: string;
+  writtenAt: string;
+  bytes: number;
+  replayedAt?: string;
+}
+
+/** The subscription's dead-letter blobs written in [since, until), newest first. */
+export async function listDeadLetters(
+  target: ApiTarget,
+  options: SubscriptionRef & { since?: string; until?: string },
+): Promise<DeadLetterListing[]> {
+  const query = new URLSearchParams();
+  if (options.since !== undefined) query.set('since', options.since);
+  if (options.until !== undefined) query.set('until', options.until);
+  const search = query.size === 0 ? '' : `?${query}`;
+  const text = await callOk(
+    target,
+    'GET',
+    `${routeOf(options)}${search}`,
+    undefined,
+    `listing the dead letters of ${named(options)}`,
+  );
+  return (JSON.parse(text) as { value: DeadLetterListing[] }).value;
+}
+
+/** One blob: its records, each as the JSON text stored. */
+export interface DeadLetterBlobText {
+  key: string;
+  replayedAt?: string;
+  records: string[];
+}
+
+/** One blob's records; the records stay the exact text the API answered. */
+export async function showDeadLetters(
+  target: ApiTarget,
+  options: SubscriptionRef & { key: string },
+): Promise<DeadLetterBlobText> {
+  const text = await callOk(
+    target,
+    'GET',
+    `${routeOf(options)}/blob?${new URLSearchParams({ key: options.key })}`,
+    undefined,
+    `reading the dead-letter blob ${options.key}`,
+  );
+  const members = new Map(objectMembers(text).map((member) => [member.name, member.value]));
+  const replayedAt = members.get('replayedAt');
+  return {
+    key: JSON.parse(members.get('key') ?? '""') as string,
+    ...(replayedAt === undefined ? {} : { replayedAt: JSON.parse(replayedAt) as string }),
+    records: arrayElements(members.get('records') ?? '[]'),
+  };
+}
+
+/** What the replay route says about one blob. */
+export interface BlobReplayAnswer {
+  key: string;
+  records?: number;
+  matched?: number;
+  queued: number;
+  replayedAt?: string;
+  skipped: boolean;
+}
+
+/** The replay route's answer. */
+export interface ReplayAnswer {
+  dryRun: boolean;
+  blobsSelected: number;
+  recordsMatched: number;
+  eventsQueued: number;
+  blobsSkipped: number;
+  skippedKeys: string[];
+  notFound: string[];
+  blobs: BlobReplayAnswer[];
+}
+
+/** One call of the replay route (`POST .../deadLetters/replay`). */
+export async function callReplay(
+  target: ApiTarget,
+  ref: SubscriptionRef,
+  body: {
+    since?: string;
+    until?: string;
+    keys?: string[];
+    reason?: string[];
+    dryRun?: boolean;
+    force?: boolean;
+  },
+): Promise<ReplayAnswer> {
+  const text = await callOk(
+    target,
+    'POST',
+    `${routeOf(ref)}/replay`,
+    body,
+    `replaying dead letters of ${named(ref)}`,
+  );
+  return JSON.parse(text) as ReplayAnswer;
+}
+
+/** How `replay` talks to the operator (a terminal, or a script in tests). */
+export interface ReplayIo {
+  /** Whether questions can be asked (stdin is a terminal). */
+  interactive: boolean;
+  /** Asks a yes/no question; true for yes. */
+  confirm(question: string): Promise<boolean>;
+  /** The progress line, updated in place on a terminal (ignored elsewhere). */
+  progress(line: string): void;
+  /** Ends the progress line. */
+  progressDone(): void;
+  log(line: string): void;
+  sleep(ms: number): Promise<void>;
+  now(): number;
+}
+
+export interface ReplayOptions extends SubscriptionRef {
+  since?: string;
+  until?: string;
+  /** Exactly these blobs (instead of since/until). */
+  keys?: string[];
+  /** Only records dead-lettered for these reasons. */
+  reasons?: string[];
+  /** Show what would be replayed, replay nothing. */
+  dryRun?: boolean;
+  /** Replay blobs replayed before without asking. */
+  yes?: boolean;
+  /** Events per second (default {@link DEFAULT_REPLAY_RATE}). */
+  rate?: number;
+}
+
+export interface ReplaySummary {
+  dryRun: boolean;
+  /** Blobs replayed (or, in a dry run, that would be), in the order replayed. */
+  blobs: string[];
+  /** Events queued (or, in a dry run, that would be). */
+  events: number;
+  /** Blobs replayed before and left out. */
+  skipped: string[];
+  /** Blobs named or listed that do not exist (any makes the command fail). */
+  missing: string[];
+}
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+const chunks = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, index) =>
+    items.slice(index * size, (index + 1) * size),
+  );
+
+/**
+ * Replays a subscription's dead letters: a dry run of the selection (by keys, or every blob in
+ * [since, until) oldest first), confirmation for blobs replayed before, then one API call per
+ * blob, paced so events go out at `rate` per second on average (a blob's events go together).
+ * Throws a `CliError` when a call fails, saying how far it got: blobs replayed are marked, so
+ * running the same command again continues with the rest.
+ */
+export async function replayDeadLetters(
+  target: ApiTarget,
+  options: ReplayOptions,
+  io: ReplayIo,
+): Promise<ReplaySummary> {
+  const reason =
+    options.reasons === undefined || options.reasons.length === 0 ? {} : { reason: options.reasons };
+  const keys =
+    options.keys !== undefined && options.keys.length > 0
+      ? options.keys
+      : (await listDeadLetters(target, options)).map((blob) => blob.key).reverse();
+  const summary: ReplaySummary = {
+    dryRun: options.dryRun === true,
+    blobs: [],
+    events: 0,
+    skipped: [],
+    missing: [],
+  };
+  if (keys.length === 0) {
+    io.log(`No dead letters of ${named(options)} to replay.`);
+    return summary;
+  }
+
+  // The plan: every selected blob counted, nothing queued.
+  const planned: BlobReplayAnswer[] = [];
+  for (const chunk of chunks(keys, MAX_REPLAY_KEYS)) {
+    const answer = await callReplay(target, options, { keys: chunk, ...reason, dryRun: true });
+    planned.push(...answer.blobs);
+    summary.missing.push(...answer.notFound);
+  }
+  const fresh = planned.filter((blob) => !blob.skipped && (blob.matched ?? 0) > 0);
+  const before = planned.filter((blob) => blob.skipped && (blob.matched ?? 0) > 0);
+  const count = (blobs: readonly BlobReplayAnswer[]) =>
+    blobs.reduce((sum, blob) => sum + (blob.matched ?? 0), 0);
+  const filter =
+    options.reasons === undefined || options.reasons.length === 0
+      ? ''
+      : ` (reason ${options.reasons.join(' or ')})`;
+
+  io.log(
+    `${plural(count(fresh), 'event')}${filter} in ${plural(fresh.length, 'blob')} to replay to ${named(options)}.`,
+  );
+  if (before.length > 0) {
+    io.log(`${plural(before.length, 'blob')} (${plural(count(before), 'event')}) were replayed before:`);
+    for (const blob of before) io.log(`  ${blob.key}  replayed ${blob.replayedAt ?? '?'}`);
+  }
+  for (const key of summary.missing) io.log(`  ${key}: no such blob`);
+
+  let work = fresh;
+  if (before.length > 0) {
+    let again = options.yes === true;
+    if (!again && options.dryRun !== true) {
+      if (!io.interactive) {
+        throw new CliError(
+          `${plural(before.length, 'blob')} of the selection were replayed before; pass --yes to replay them again, or choose blobs with --key`,
+        );
+      }
+      again = await io.confirm(`Replay the ${plural(before.length, 'blob')} replayed before again? [y/N] `);
+    }
+    if (again) work = planned.filter((blob) => (blob.matched ?? 0) > 0);
+    else summary.skipped.push(...before.map((blob) => blob.key));
+  }
+
+  const total = count(work);
+  if (options.dryRun === true) {
+    summary.blobs = work.map((blob) => blob.key);
+    summary.events = total;
+    io.log('Dry run: nothing was replayed.');
+    return summary;
+  }
+  if (work.length === 0) {
+    io.log('Nothing to replay.');
+    return summary;
+  }
+
+  const rate = options.rate ?? DEFAULT_REPLAY_RATE;
+  const started = io.now();
+  for (const [index, blob] of work.entries()) {
+    let answer: ReplayAnswer;
+    try {
+      answer = await callReplay(target, options, { keys: [blob.key], ...reason, force: blob.skipped });
+    } catch (error) {
+      io.progressDone();
+      throw new CliError(
+        `${(error as Error).message}\n${plural(summary.blobs.length, 'blob')} (${plural(summary.events, 'event')}) were replayed before this failure and are marked; running the same command again continues with the rest`,
+      );
+    }
+    summary.events += answer.eventsQueued;
+    if (answer.eventsQueued > 0) summary.blobs.push(blob.key);
+    summary.skipped.push(...answer.skippedKeys);
+    summary.missing.push(...answer.notFound);
+    io.progress(`replaying: ${index + 1}/${work.length} blobs, ${summary.events}/${total} events`);
+    // Pace: the events sent so far may not go faster than `rate` per second on average.
+    const due = started + (summary.events / rate) * 1000;
+    const wait = due - io.now();
+    if (wait > 0 && index < work.length - 1) await io.sleep(wait);
+  }
+  io.progressDone();
+  io.log(
+    `Replayed ${plural(summary.events, 'event')} from ${plural(summary.blobs.length, 'blob')} to ${named(options)}.`,
+  );
+  if (summary.skipped.length > 0) {
+    io.log(`Left out ${plural(summary.skipped.length, 'blob')} replayed before (--yes replays them again).`);
+  }
+  if (summary.missing.length > 0) {
+    io.log(`${plural(summary.missing.length, 'blob')} no longer exist: ${summary.missing.join(', ')}`);
+  }
+  return summary;
+}
+
+/** JSON text indented for reading, token by token: numbers and strings stay exactly as written. */
+export function indentJson(text: string, indent = '  '): string {
+  let out = '';
+  let depth = 0;
+  let inString = false;
+  const newline = () => `\n${indent.repeat(depth)}`;
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text[i] as string;
+    if (inString) {
+      out += char;
+      if (char === '\\') {
+        out += text[i + 1] ?? '';
+        i += 1;
+      } else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"') {
+      inString = true;
+      out += char;
+    } else if (char === '{' || char === '[') {
+      let next = i + 1;
+      while (next < text.length && /\s/.test(text[next] as string)) next += 1;
+      if (text[next] === (char === '{' ? '}' : ']')) {
+        out += `${char}${text[next]}`;
+        i = next;
+      } else {
+        depth += 1;
+        out += `${char}${newline()}`;
+      }
+    } else if (char === '}' || char === ']') {
+      depth -= 1;
+      out += `${newline()}${char}`;
+    } else if (char === ',') {
+      out += `,${newline()}`;
+    } else if (char === ':') {
+      out += ': ';
+    } else if (!/\s/.test(char)) {
+      out += char;
+    }
+  }
+  return out;
+}
+
+/** The human-readable `deadletters list` output. */
+export function formatListing(ref: SubscriptionRef, blobs: readonly DeadLetterListing[]): string {
+  if (blobs.length === 0) return `No dead letters of ${named(ref)}.`;
+  const lines = [`${plural(blobs.length, 'dead-letter blob')} of ${named(ref)}, newest first:`];
+  for (const blob of blobs) {
+    const replayed = blob.replayedAt === undefined ? 'not replayed' : `replayed ${blob.replayedAt}`;
+    lines.push(`  ${blob.key}`);
+    lines.push(`    written ${blob.writtenAt}, ${plural(blob.bytes, 'byte')}, ${replayed}`);
+  }
+  return lines.join('\n');
+}
+
+/** The human-readable `deadletters show` output: each record indented. */
+export function formatBlob(blob: DeadLetterBlobText): string {
+  const replayed = blob.replayedAt === undefined ? 'not replayed' : `replayed ${blob.replayedAt}`;
+  const lines = [`${blob.key}: ${plural(blob.records.length, 'record')}, ${replayed}`];
+  blob.records.forEach((record, index) => {
+    lines.push('', `Record ${index + 1} of ${blob.records.length}:`, indentJson(record));
+  });
+  return lines.join('\n');
+}
+
+/** The terminal: questions on stdin, a `\r` progress line when stdout is a terminal. */
+export function terminalIo(): ReplayIo {
+  let progressShown = false;
+  return {
+    interactive: process.stdin.isTTY === true,
+    confirm: async (question) => {
+      const readline = createInterface({ input: process.stdin, output: process.stdout });
+      try {
+        return /^y(es)?$/i.test((await readline.question(question)).trim());
+      } finally {
+        readline.close();
+      }
+    },
+    progress: (line) => {
+      if (process.stdout.isTTY !== true) return;
+      process.stdout.write(`\r${line}\x1b[K`);
+      progressShown = true;
+    },
+    progressDone: () => {
+      if (progressShown) process.stdout.write('\n');
+      progressShown = false;
+    },
+    log: (line) => console.log(line),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    now: () => Date.now(),
+  };
+}
+
+interface TargetOptions {
+  topic: string;
+  subscription: string;
+  dataDir: string;
+  api?: string;
+  region?: string;
+}
+
+async function resolveTarget(options: TargetOptions): Promise<ApiTarget> {
+  if (options.api !== undefined) {
+    return sigV4Target(options.api, options.region === undefined ? {} : { region: options.region });
+  }
+  if (options.region !== undefined) throw new CliError('--region goes with --api');
+  return localApiTarget(options.dataDir);
+}
+
+function withTargetOptions(command: Command): Command {
+  return command
+    .requiredOption('--topic <name>', 'the topic')
+    .requiredOption('--subscription <name>', 'the event subscription')
+    .addOption(dataDirOption('data directory of the local stack to talk to'))
+    .addOption(
+      new Option(
+        '--api <url>',
+        'a deployed API (the ApiUrl stack output) instead of the local stack; requests are signed with your AWS credentials',
+      ),
+    )
+    .addOption(
+      new Option('--region <region>', "the API's AWS region (default: from the URL, else AWS_REGION)"),
+    );
+}
+
+const windowOptions = (command: Command): Command =>
+  command
+    .option('--since <time>', 'only blobs written at or after this ISO 8601 time (e.g. 2026-11-22T10:00:00Z)')
+    .option('--until <time>', 'only blobs written before this ISO 8601 time');
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const reasonArgument = (value: string, previous: string[] = []) => {
+  if (!(DEAD_LETTER_REASONS as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`must be one of ${DEAD_LETTER_REASONS.join(', ')}.`);
+  }
+  return [...previous, value];
+};
+
+const positive = (value: string) => {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError('must be a number > 0.');
+  return parsed;
+};
+
+export function deadLettersCommand(): Command {
+  const deadletters = new Command('deadletters').description(
+    "A subscription's dead letters (events that could not be delivered): list them, read them, replay them.",
+  );
+
+  deadletters.addCommand(
+    windowOptions(
+      withTargetOptions(new Command('list').description('List the dead-letter blobs, newest first.')),
+    )
+      .option('--json', 'print a JSON array instead of text')
+      .action(async (options: TargetOptions & { since?: string; until?: string; json?: boolean }) => {
+        const target = await resolveTarget(options);
+        const blobs = await listDeadLetters(target, options);
+        console.log(options.json === true ? JSON.stringify(blobs, null, 2) : formatListing(options, blobs));
+      }),
+  );
+
+  deadletters.addCommand(
+    withTargetOptions(new Command('show').description("Print a dead-letter blob's records."))
+      .argument('<key>', 'the blob key (from deadletters list)')
+      .option('--json', 'print the records as a JSON array, exactly as stored')
+      .action(async (key: string, options: TargetOptions & { json?: boolean }) => {
+        const target = await resolveTarget(options);
+        const blob = await showDeadLetters(target, { ...options, key });
+        console.log(options.json === true ? `[${blob.records.join(',')}]` : formatBlob(blob));
+      }),
+  );
+
+  deadletters.addCommand(
+    windowOptions(
+      withTargetOptions(
+        new Command('replay').description(
+          'Deliver dead-lettered events again, as new deliveries to the subscription (a dry run is shown first).',
+        ),
+      ),
+    )
+      .option('--key <key>', 'replay this blob (repeatable); instead of --since/--until', collect)
+      .option(
+        '--reason <reason>',
+        `only records dead-lettered for this reason (repeatable): ${DEAD_LETTER_REASONS.join(', ')}`,
+        reasonArgument,
+      )
+      .option('--dry-run', 'show what would be replayed, and stop')
+      .option('--yes', 'replay blobs that were replayed before without asking')
+      .addOption(
+        new Option('--rate <n>', 'events per second at most, on average')
+          .default(DEFAULT_REPLAY_RATE)
+          .argParser(positive),
+      )
+      .addHelpText(
+        'after',
+        '\nEach replayed event is a new delivery: the original event id, attempt count 0, its time to\n' +
+          'live counted from the replay. A blob is marked replayed once its events are queued;\n' +
+          'replaying it again needs --yes (or a yes on the terminal).',
+      )
+      .action(
+        async (
+          options: TargetOptions & {
+            since?: string;
+            until?: string;
+            key?: string[];
+            reason?: string[];
+            dryRun?: boolean;
+            yes?: boolean;
+            rate: number;
+          },
+        ) => {
+          if (options.key !== undefined && (options.since !== undefined || options.until !== undefined)) {
+            throw new CliError('--key and --since/--until exclude each other');
+          }
+          const target = await resolveTarget(options);
+          const summary = await replayDeadLetters(
+            target,
+            {
+              ...options,
+              ...(options.key === undefined ? {} : { keys: options.key }),
+              ...(options.reason === undefined ? {} : { reasons: options.reason }),
+            },
+            terminalIo(),
+          );
+          if (summary.missing.length > 0) process.exitCode = 1;
+        },
+      ),
+  );
+  return deadletters;
+}

@@ -1,0 +1,463 @@
+/**
+ * The operator side of dead letters: list a subscription's dead-letter blobs, show one, and
+ * replay their events to the subscription as new deliveries.
+ *
+ * The HTTP layer (`api.ts`) finds the subscription and hands it over with the parsed request;
+ * everything here works on injected ports (the bucket, the delivery queue, a clock, an id
+ * source), and the parsing and selection rules are pure functions. Records and events stay JSON
+ * text from the blob to the queue (`platform/json-text.ts`): nothing is parsed and written again,
+ * so an event is replayed exactly as it was dead-lettered, big numbers included.
+ */
+
+import { type DeadLetterFormat, deadLetterPrefix, eventOfRecord } from '../delivery/rules/dead-letter-layout';
+import type { DeliveryItem } from '../domain/delivery';
+import { DEAD_LETTER_REASONS, type DeadLetterReason, type Subscription } from '../domain/model';
+import { ApiError, badRequest, notFound, serviceUnavailable } from '../http/errors';
+import type { Clock } from '../platform/clock';
+import { mapWithConcurrency } from '../platform/concurrency';
+import { arrayElements, objectMembers } from '../platform/json-text';
+import { packJobs } from '../queue/job-codec';
+import type { JobQueue } from '../queue/sqs-job-queue';
+import type { DeadLetterBlobInfo, DeadLetterBucket } from '../storage/dead-letter-bucket';
+
+/** The bucket operations the service uses (a fake in unit tests). */
+export type DeadLetterBlobs = Pick<DeadLetterBucket, 'list' | 'get' | 'replayedAt' | 'markReplayed'>;
+
+export interface DeadLetterServiceDeps {
+  bucket: DeadLetterBlobs;
+  /** Where replayed events go: the `delivery` queue, as if just published. */
+  queue: JobQueue;
+  clock: Pick<Clock, 'now'>;
+  /** A new unique id (one per replay call; delivery ids are `replay-<id>.<n>`). */
+  newId: () => string;
+}
+
+/** Explicit keys one replay call may name. */
+export const MAX_REPLAY_KEYS = 100;
+/**
+ * Blobs one replay call may select. A call reads each of them, so this keeps a call inside the
+ * API's 29 s; `gridwire deadletters replay` makes one call per blob.
+ */
+export const MAX_REPLAY_BLOBS = 500;
+/** Blobs read (and replayed) at once within one call. */
+export const BLOB_CONCURRENCY = 8;
+
+/** Written-at window of a selection, epoch ms: `since` inclusive, `until` exclusive. */
+export interface TimeWindow {
+  since?: number;
+  until?: number;
+}
+
+export interface ReplayRequest {
+  window: TimeWindow;
+  /** Exactly these blobs (instead of a window). */
+  keys?: string[];
+  /** Only records dead-lettered for one of these reasons (default: all). */
+  reasons?: DeadLetterReason[];
+  /** Count only: read and select, queue nothing, mark nothing. */
+  dryRun: boolean;
+  /** Replay blobs already replayed too. */
+  force: boolean;
+}
+
+/** A blob in a listing. */
+export interface DeadLetterEntry {
+  key: string;
+  /** Epoch ms the blob was written. */
+  writtenAt: number;
+  bytes: number;
+  /** Epoch ms of its last replay; absent if it never was. */
+  replayedAt?: number;
+}
+
+/** One blob's records, each as its JSON text exactly as stored. */
+export interface DeadLetterBlobContent {
+  key: string;
+  replayedAt?: number;
+  records: string[];
+}
+
+/** What a replay did (or, with `dryRun`, would do) to one blob. */
+export interface BlobReplay {
+  key: string;
+  /** Records in the blob; absent for a blob skipped without being read. */
+  records?: number;
+  /** Of those, how many the reason filter selected. */
+  matched?: number;
+  /** Events queued from this blob (0 in a dry run). */
+  queued: number;
+  /** Its previous replay, if any (epoch ms). */
+  replayedAt?: number;
+  /** Left alone: it was replayed before and `force` was not given. */
+  skipped: boolean;
+}
+
+export interface ReplayReport {
+  dryRun: boolean;
+  /** Blobs selected (by keys or window), skipped ones included. */
+  blobsSelected: number;
+  /** Records selected by the reason filter in the blobs not skipped. */
+  recordsMatched: number;
+  eventsQueued: number;
+  /** Blobs left alone because they were replayed before (and their keys). */
+  blobsSkipped: number;
+  skippedKeys: string[];
+  /** Named keys (or listed blobs) that no longer exist. */
+  notFound: string[];
+  blobs: BlobReplay[];
+}
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/**
+ * An ISO 8601 time (`2026-11-22T10:00:00Z`, an offset instead of `Z`, or a date meaning its start
+ * in UTC) as epoch ms; absent or empty gives `undefined`. Throws a 400 naming `field`.
+ */
+export function parseTime(field: string, value: unknown): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const at = typeof value === 'string' && ISO_8601.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(at)) {
+    throw badRequest(
+      `${field}: must be an ISO 8601 time such as 2026-11-22T10:00:00Z or a date such as 2026-11-22 (got ${JSON.stringify(value)}).`,
+    );
+  }
+  return at;
+}
+
+/** `since` and `until` as a window; 400 if either is malformed or `since` is not before `until`. */
+export function parseWindow(input: { since?: unknown; until?: unknown }): TimeWindow {
+  const since = parseTime('since', input.since);
+  const until = parseTime('until', input.until);
+  if (since !== undefined && until !== undefined && since >= until) {
+    throw badRequest('since: must be before until.');
+  }
+  return { ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) };
+}
+
+const REPLAY_FIELDS = ['since', 'until', 'keys', 'reason', 'dryRun', 'force'] as const;
+
+/** Dead-letter reasons from `reason`: one name or a list of names. */
+export function parseReasons(value: unknown): DeadLetterReason[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const names = Array.isArray(value) ? value : [value];
+  const allowed = DEAD_LETTER_REASONS as readonly unknown[];
+  const wrong = names.find((name) => !allowed.includes(name));
+  if (names.length === 0 || wrong !== undefined) {
+    throw badRequest(
+      `reason: must be one of ${DEAD_LETTER_REASONS.join(', ')}, or a list of them (got ${JSON.stringify(names.length === 0 ? value : wrong)}).`,
+    );
+  }
+  return [...new Set(names as DeadLetterReason[])];
+}
+
+const optionalBoolean = (field: string, value: unknown): boolean => {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw badRequest(`${field}: must be true or false.`);
+  return value;
+};
+
+/**
+ * The replay request body `{since?, until?, keys?, reason?, dryRun?, force?}`; 400 naming the
+ * field for anything else. `keys` and `since`/`until` exclude each other.
+ */
+export function parseReplayRequest(body: unknown): ReplayRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('The request body must be a JSON object.');
+  }
+  const fields = body as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((name) => !(REPLAY_FIELDS as readonly string[]).includes(name));
+  if (unknown !== undefined) {
+    throw badRequest(`${unknown}: unknown field; the fields are ${REPLAY_FIELDS.join(', ')}.`);
+  }
+  const window = parseWindow(fields);
+  let keys: string[] | undefined;
+  if (fields.keys !== undefined && fields.keys !== null) {
+    const value = fields.keys;
+    if (!Array.isArray(value) || value.length === 0 || value.length > MAX_REPLAY_KEYS) {
+      throw badRequest(`keys: must be a list of 1 to ${MAX_REPLAY_KEYS} blob keys.`);
+    }
+    const wrong = value.findIndex((key) => typeof key !== 'string' || key === '');
+    if (wrong >= 0) throw badRequest(`keys[${wrong}]: must be a blob key (a non-empty string).`);
+    if (window.since !== undefined || window.until !== undefined) {
+      throw badRequest('keys: give either keys or since/until, not both.');
+    }
+    keys = [...new Set(value as string[])];
+  }
+  const reasons = parseReasons(fields.reason);
+  return {
+    window,
+    ...(keys === undefined ? {} : { keys }),
+    ...(reasons === undefined ? {} : { reasons }),
+    dryRun: optionalBoolean('dryRun', fields.dryRun),
+    force: optionalBoolean('force', fields.force),
+  };
+}
+
+/** Where a subscription's dead letters are and how their records are written. */
+export interface DeadLetterPlace {
+  prefix: string;
+  format: DeadLetterFormat;
+}
+
+/** 400 naming the field when the subscription has no dead-letter destination. */
+export function deadLetterPlace(subscription: Subscription): DeadLetterPlace {
+  if (subscription.deadLetter === undefined) {
+    throw badRequest(
+      `properties.deadLetterDestination: the event subscription '${subscription.name}' has no dead-letter destination, so it has no dead letters.`,
+    );
+  }
+  return {
+    prefix: deadLetterPrefix(subscription.deadLetter.container, {
+      kind: 'topic',
+      subscription: subscription.name,
+    }),
+    format: subscription.eventDeliverySchema,
+  };
+}
+
+/** A blob key of this subscription; 400 naming `field` otherwise. */
+export function checkKey(place: DeadLetterPlace, key: string, field: string): string {
+  if (!key.startsWith(place.prefix) || !key.endsWith('.json')) {
+    throw badRequest(
+      `${field}: '${key}' is not a dead-letter blob of this event subscription (its keys start with '${place.prefix}' and end in '.json').`,
+    );
+  }
+  return key;
+}
+
+const unprocessable = (message: string) => new ApiError(422, 'UnprocessableEntity', message);
+
+/** A blob's records as JSON texts; 422 if the blob is not a JSON array of objects. */
+export function blobRecords(key: string, text: string): string[] {
+  let parsed: unknown;
+  try {
+    // Parsed only to check it: the records are taken from the text.
+    parsed = JSON.parse(text);
+  } catch {
+    throw unprocessable(`The blob '${key}' is not JSON; it cannot be shown or replayed.`);
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.some((record) => typeof record !== 'object' || record === null || Array.isArray(record))
+  ) {
+    throw unprocessable(`The blob '${key}' is not a JSON array of records; it cannot be shown or replayed.`);
+  }
+  return arrayElements(text);
+}
+
+const stringMember = (objectJson: string, name: string): string | undefined => {
+  const member = objectMembers(objectJson).find((candidate) => candidate.name === name);
+  if (member === undefined) return undefined;
+  const value: unknown = JSON.parse(member.value);
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** The dead-letter reason a record states (field names by format), if any. */
+export function recordReason(format: DeadLetterFormat, recordJson: string): string | undefined {
+  if (format === 'namespace') {
+    const properties = objectMembers(recordJson).find((member) => member.name === 'deadLetterProperties');
+    return properties === undefined ? undefined : stringMember(properties.value, 'deadLetterReason');
+  }
+  return stringMember(
+    recordJson,
+    format === 'CloudEventSchemaV1_0' ? 'deadletterreason' : 'deadLetterReason',
+  );
+}
+
+/** The records a reason filter selects (all of them without one). */
+export const matchingRecords = (
+  format: DeadLetterFormat,
+  records: readonly string[],
+  reasons: readonly DeadLetterReason[] | undefined,
+): string[] =>
+  reasons === undefined
+    ? [...records]
+    : records.filter((record) => (reasons as readonly unknown[]).includes(recordReason(format, record)));
+
+/**
+ * A record's event as a new delivery: its text without the dead-letter fields, its own `id`,
+ * no attempts yet, published (for its time to live) `now`.
+ */
+export function replayItem(
+  format: DeadLetterFormat,
+  recordJson: string,
+  deliveryId: string,
+  now: number,
+  where = 'the record',
+): DeliveryItem {
+  const eventJson = eventOfRecord(format, recordJson);
+  const eventId = stringMember(eventJson, 'id');
+  if (eventId === undefined) throw unprocessable(`${where} has no event id; it cannot be replayed.`);
+  return {
+    deliveryId,
+    eventId,
+    dataVersion: stringMember(eventJson, 'dataVersion') ?? '',
+    eventJson,
+    attempts: 0,
+    publishedAt: now,
+  };
+}
+
+/** Lists, shows and replays a subscription's dead letters. */
+export class DeadLetterService {
+  constructor(private readonly deps: DeadLetterServiceDeps) {}
+
+  /** The subscription's blobs written in the window, newest first, with when each was replayed. */
+  async list(subscription: Subscription, window: TimeWindow = {}): Promise<DeadLetterEntry[]> {
+    const place = deadLetterPlace(subscription);
+    const blobs = await this.deps.bucket.list(place.prefix, window);
+    return mapWithConcurrency(blobs, BLOB_CONCURRENCY, async (blob) => {
+      const replayedAt = blob.replayed ? await this.deps.bucket.replayedAt(blob.key) : undefined;
+      return {
+        key: blob.key,
+        writtenAt: blob.writtenAt,
+        bytes: blob.bytes,
+        ...(replayedAt === undefined ? {} : { replayedAt }),
+      };
+    });
+  }
+
+  /** One blob's records; 400 for a key of another subscription, 404 if there is no such blob. */
+  async show(subscription: Subscription, key: string): Promise<DeadLetterBlobContent> {
+    const place = deadLetterPlace(subscription);
+    checkKey(place, key, 'key');
+    const [text, replayedAt] = await Promise.all([
+      this.deps.bucket.get(key),
+      this.deps.bucket.replayedAt(key),
+    ]);
+    if (text === undefined) throw notFound(`There is no dead-letter blob '${key}'.`);
+    return { key, ...(replayedAt === undefined ? {} : { replayedAt }), records: blobRecords(key, text) };
+  }
+
+  /**
+   * Queues the selected records' events to the subscription again, as new deliveries (the
+   * original event ids kept, new delivery ids, attempts 0, published now, stamped with the
+   * subscription's current uid and version), blob by blob; each blob from which events were
+   * queued is then marked replayed. Blobs replayed before are skipped unless `force`. A dry run
+   * reads and counts and changes nothing.
+   *
+   * Not atomic across blobs: if queueing fails, the blobs already done stay done (and marked),
+   * and the failing blob is not marked, so running the same replay again continues where it
+   * stopped (events of the failing blob that did reach the queue are delivered twice).
+   */
+  async replay(subscription: Subscription, request: ReplayRequest): Promise<ReplayReport> {
+    const place = deadLetterPlace(subscription);
+    const selected = await this.select(place, request);
+    if (selected.length > MAX_REPLAY_BLOBS) {
+      throw badRequest(
+        `${request.keys === undefined ? 'since' : 'keys'}: ${selected.length} blobs are selected; one call replays at most ${MAX_REPLAY_BLOBS}. Narrow the window with since/until, or name the blobs with keys.`,
+      );
+    }
+    const callId = this.deps.newId();
+    let sequence = 0;
+    const envelope = {
+      topic: subscription.topic,
+      subscription: subscription.name,
+      ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
+      subscriptionVersion: subscription.version,
+    };
+    const notFoundKeys: string[] = [];
+
+    const results = await mapWithConcurrency(
+      selected,
+      BLOB_CONCURRENCY,
+      async (blob): Promise<BlobReplay | undefined> => {
+        const replayedAt = blob.replayed ? await this.deps.bucket.replayedAt(blob.key) : undefined;
+        const skipped = replayedAt !== undefined && !request.force;
+        const previously = replayedAt === undefined ? {} : { replayedAt };
+        // Skipped blobs are read only to count them for a dry run.
+        if (skipped && !request.dryRun) return { key: blob.key, queued: 0, skipped, ...previously };
+        const text = await this.deps.bucket.get(blob.key);
+        if (text === undefined) {
+          notFoundKeys.push(blob.key);
+          return undefined;
+        }
+        const records = blobRecords(blob.key, text);
+        const matched = matchingRecords(place.format, records, request.reasons);
+        const counts = { records: records.length, matched: matched.length };
+        if (skipped || request.dryRun || matched.length === 0) {
+          return { key: blob.key, ...counts, queued: 0, skipped, ...previously };
+        }
+        const now = this.deps.clock.now();
+        const items = matched.map((record) => {
+          sequence += 1;
+          return replayItem(
+            place.format,
+            record,
+            `replay-${callId}.${sequence}`,
+            now,
+            `A record of the blob '${blob.key}'`,
+          );
+        });
+        try {
+          await this.deps.queue.send(
+            'delivery',
+            packJobs(envelope, items).map((body) => ({ body, delaySeconds: 0 })),
+          );
+        } catch {
+          throw serviceUnavailable(
+            `The events of the blob '${blob.key}' could not all be queued; it is not marked as replayed. Blobs replayed before it are marked. Run the replay again to continue (events of this blob that were queued will be delivered twice).`,
+          );
+        }
+        await this.deps.bucket.markReplayed(blob.key, now);
+        return { key: blob.key, ...counts, queued: items.length, skipped, ...previously };
+      },
+    );
+
+    const blobs = results.filter((result): result is BlobReplay => result !== undefined);
+    const skippedKeys = blobs.filter((blob) => blob.skipped).map((blob) => blob.key);
+    return {
+      dryRun: request.dryRun,
+      blobsSelected: selected.length,
+      recordsMatched: blobs.reduce((sum, blob) => sum + (blob.skipped ? 0 : (blob.matched ?? 0)), 0),
+      eventsQueued: blobs.reduce((sum, blob) => sum + blob.queued, 0),
+      blobsSkipped: skippedKeys.length,
+      skippedKeys,
+      notFound: notFoundKeys.sort(),
+      blobs,
+    };
+  }
+
+  /** The blobs a request selects: its keys (checked against the prefix) or the window's blobs. */
+  private async select(
+    place: DeadLetterPlace,
+    request: ReplayRequest,
+  ): Promise<Array<Pick<DeadLetterBlobInfo, 'key' | 'replayed'>>> {
+    if (request.keys === undefined) return this.deps.bucket.list(place.prefix, request.window);
+    request.keys.forEach((key, index) => {
+      checkKey(place, key, `keys[${index}]`);
+    });
+    // Whether a named blob was replayed is read from its marker, not from a listing.
+    return request.keys.map((key) => ({ key, replayed: true }));
+  }
+}
+
+const iso = (epochMs: number) => new Date(epochMs).toISOString();
+
+/** The listing as the API answers it: `{"value":[{key, writtenAt, bytes, replayedAt?}]}`. */
+export const listDocument = (entries: readonly DeadLetterEntry[]) => ({
+  value: entries.map((entry) => ({
+    key: entry.key,
+    writtenAt: iso(entry.writtenAt),
+    bytes: entry.bytes,
+    ...(entry.replayedAt === undefined ? {} : { replayedAt: iso(entry.replayedAt) }),
+  })),
+});
+
+/**
+ * A blob as the API answers it, written by hand so each record is its stored text exactly:
+ * `{"key":..,"replayedAt":..,"records":[..]}`.
+ */
+export const blobDocumentText = (blob: DeadLetterBlobContent): string =>
+  `{"key":${JSON.stringify(blob.key)}${
+    blob.replayedAt === undefined ? '' : `,"replayedAt":${JSON.stringify(iso(blob.replayedAt))}`
+  },"records":[${blob.records.join(',')}]}`;
+
+/** A replay report as the API answers it (times in ISO). */
+export const replayDocument = (report: ReplayReport) => ({
+  ...report,
+  blobs: report.blobs.map(({ replayedAt, ...blob }) => ({
+    ...blob,
+    ...(replayedAt === undefined ? {} : { replayedAt: iso(replayedAt) }),
+  })),
+});

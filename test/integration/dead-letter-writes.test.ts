@@ -1,0 +1,244 @@
+/**
+ * Dead letters end to end: ended deliveries wait the (scaled) 5 minutes, then land in the local
+ * S3 emulator at the documented key, grouped into few blobs. Time scale 60: 5 minutes are 5 s.
+ */
+import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { DeadLetterStep, DropRecorder } from '../../shared/delivery/dead-letter';
+import { DELIVERY_PROFILES } from '../../shared/delivery/rules/profiles';
+import type { EndedJob } from '../../shared/domain/delivery';
+import { silentLogger } from '../../shared/observability/logging';
+import { METRIC, MetricBuffer } from '../../shared/observability/metrics';
+import { DeadLetterBucket } from '../../shared/storage/dead-letter-bucket';
+import { item, RecordingQueue, VirtualClock } from '../support/fakes';
+import { event, startTestStack, type TestStack } from '../support/local-stack';
+import { eventually, WebhookServer } from '../support/webhook-server';
+
+const TIME_SCALE = 60;
+let api: TestStack;
+let webhook: WebhookServer;
+
+beforeAll(async () => {
+  webhook = await new WebhookServer().start();
+  api = await startTestStack({ timeScale: TIME_SCALE });
+}, 30_000);
+
+afterAll(async () => {
+  await api?.close();
+  await webhook?.stop();
+});
+
+const deadLetterDestination = (container: string) => ({
+  endpointType: 'StorageBlob',
+  properties: { blobContainerName: container },
+});
+
+async function blobsUnder(
+  prefix: string,
+): Promise<Array<{ key: string; records: Record<string, unknown>[] }>> {
+  const { s3 } = api.stack.clients;
+  const bucket = api.stack.resources.bucketName;
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+  const store = new DeadLetterBucket(s3, bucket);
+  return Promise.all(
+    (listed.Contents ?? []).map(async (object) => ({
+      key: object.Key ?? '',
+      records: JSON.parse((await store.get(object.Key ?? '')) ?? '[]'),
+    })),
+  );
+}
+
+describe('dead letters in S3', () => {
+  it('writes an event the webhook refused, after the scaled 5-minute delay, as the spec record', async () => {
+    const key = await api.createTopic('refused');
+    await api.subscribe(
+      'refused',
+      'strict-hook',
+      webhook.url('/refused', () => ({ status: 400 })),
+      {
+        deadLetterDestination: deadLetterDestination('dead'),
+      },
+    );
+    const publishedAt = Date.now();
+    expect((await api.publish('refused', key, [event('order-1')])).status).toBe(200);
+    await eventually(() => webhook.requestsTo('/refused').length === 1, 10_000, 'the attempt');
+    const attemptedAt = webhook.requestsTo('/refused')[0]?.at ?? 0;
+
+    const blobs = await eventually(
+      async () => {
+        const found = await blobsUnder('dead/STRICT-HOOK/');
+        return found.length > 0 && found;
+      },
+      15_000,
+      'the dead-letter blob',
+    );
+
+    const written = Date.now();
+    // Not before the 5-minute delay (5 s at time scale 60).
+    expect(written - attemptedAt).toBeGreaterThanOrEqual((5 * 60_000) / TIME_SCALE - 1000);
+    expect(blobs).toHaveLength(1);
+    const now = new Date();
+    expect(blobs[0]?.key).toMatch(
+      new RegExp(
+        `^dead/STRICT-HOOK/${now.getUTCFullYear()}/${now.getUTCMonth() + 1}/\\d{1,2}/\\d{1,2}/[0-9a-f-]{36}\\.json$`,
+      ),
+    );
+    const [record] = blobs[0]?.records ?? [];
+    expect(Object.keys(record ?? {})).toEqual([
+      'id',
+      'subject',
+      'eventType',
+      'eventTime',
+      'data',
+      'topic',
+      'metadataVersion',
+      'dataVersion',
+      'deadLetterReason',
+      'deliveryAttempts',
+      'lastDeliveryOutcome',
+      'publishTime',
+      'lastDeliveryAttemptTime',
+    ]);
+    expect(record).toMatchObject({
+      ...event('order-1'),
+      topic: '/gridwire/topics/refused',
+      metadataVersion: '1',
+      dataVersion: '',
+      deadLetterReason: 'NonRetriableOutcome',
+      deliveryAttempts: 1,
+      lastDeliveryOutcome: 'BadRequest',
+    });
+    const publishTime = Date.parse(String(record?.publishTime));
+    const lastAttempt = Date.parse(String(record?.lastDeliveryAttemptTime));
+    expect(publishTime).toBeGreaterThanOrEqual(publishedAt - 5);
+    expect(lastAttempt).toBeGreaterThanOrEqual(publishTime);
+    expect(Math.abs(lastAttempt - attemptedAt)).toBeLessThan(500);
+    const history = await api.call(
+      'GET',
+      '/admin/topics/refused/eventSubscriptions/strict-hook/deliveries?eventId=order-1',
+    );
+    expect(history.body.value[0]).toMatchObject({ status: 'DeadLettered', reason: 'NonRetriableOutcome' });
+  }, 30_000);
+
+  it('writes a burst of 1,000 refused events in at most 20 blobs', async () => {
+    const key = await api.createTopic('burst');
+    await api.subscribe(
+      'burst',
+      'burst-hook',
+      webhook.url('/burst', () => ({ status: 400 })),
+      {
+        deadLetterDestination: deadLetterDestination('burst-dead'),
+      },
+    );
+    for (let request = 0; request < 10; request += 1) {
+      const events = Array.from({ length: 100 }, (_, i) => event(`b-${request * 100 + i}`));
+      expect((await api.publish('burst', key, events)).status).toBe(200);
+    }
+
+    const blobs = await eventually(
+      async () => {
+        const found = await blobsUnder('burst-dead/BURST-HOOK/');
+        const records = found.reduce((sum, blob) => sum + blob.records.length, 0);
+        return records === 1000 && found;
+      },
+      25_000,
+      'all 1,000 dead letters',
+    );
+
+    expect(blobs.length).toBeLessThanOrEqual(20);
+    const ids = new Set(blobs.flatMap((blob) => blob.records.map((record) => record.id)));
+    expect(ids.size).toBe(1000);
+  }, 40_000);
+
+  it('ends an event whose time to live runs out with TimeToLiveExceeded', async () => {
+    const key = await api.createTopic('expiring');
+    await api.subscribe(
+      'expiring',
+      'slow-hook',
+      webhook.url('/expiring', () => ({ status: 500 })),
+      {
+        deadLetterDestination: deadLetterDestination('dead'),
+        // 1 minute is 1 s at time scale 60; retries come after 10 s, 30 s, 1 min (scaled).
+        retryPolicy: { eventTimeToLiveInMinutes: 1 },
+      },
+    );
+    expect((await api.publish('expiring', key, [event('late-1')])).status).toBe(200);
+
+    const blobs = await eventually(
+      async () => {
+        const found = await blobsUnder('dead/SLOW-HOOK/');
+        return found.length > 0 && found;
+      },
+      20_000,
+      'the dead-letter blob',
+    );
+
+    expect(blobs[0]?.records[0]).toMatchObject({ id: 'late-1', deadLetterReason: 'TimeToLiveExceeded' });
+    expect(Number(blobs[0]?.records[0]?.deliveryAttempts)).toBeGreaterThanOrEqual(2);
+  }, 30_000);
+});
+
+describe('a dead-letter bucket that cannot be written (real S3 emulator, injected clock)', () => {
+  const H = 3_600_000;
+
+  function stepOn(bucketName: string) {
+    const clock = new VirtualClock(Date.now());
+    const queue = new RecordingQueue(clock);
+    const metrics = new MetricBuffer();
+    const step = new DeadLetterStep({
+      bucket: new DeadLetterBucket(api.stack.clients.s3, bucketName),
+      queue,
+      clock,
+      profiles: DELIVERY_PROFILES,
+      drops: new DropRecorder(metrics, silentLogger),
+      metrics,
+      logger: silentLogger,
+      newId: () => `blob-${Math.random().toString(16).slice(2)}`,
+    });
+    const job = (id: string): EndedJob => ({
+      v: 1,
+      kind: 'ended',
+      topic: 'orders',
+      subscription: 'audit',
+      deliveryProfile: 'topic',
+      deadLetter: { container: 'dead', format: 'EventGridSchema' },
+      ended: [
+        {
+          item: item(id, clock.now() - 1000, { attempts: 1 }),
+          reason: 'NonRetriableOutcome',
+          endedAt: clock.now(),
+        },
+      ],
+    });
+    return { clock, queue, metrics, step, job };
+  }
+
+  it('loses nothing when the bucket comes back within 4 hours', async () => {
+    const bucketName = `outage-short-${Date.now()}`;
+    const { clock, queue, step, job } = stepOn(bucketName);
+
+    const first = await step.write([job('kept')]);
+    expect(first).toMatchObject({ written: 0, waiting: 1, dropped: 0 });
+
+    await api.stack.clients.s3.send(new CreateBucketCommand({ Bucket: bucketName }));
+    clock.advance(3 * H);
+    const retried = await step.write(queue.takeEnded().map((entry) => entry.job));
+
+    expect(retried).toMatchObject({ written: 1, dropped: 0 });
+    const listed = await api.stack.clients.s3.send(
+      new ListObjectsV2Command({ Bucket: bucketName, Prefix: 'dead/AUDIT/' }),
+    );
+    expect(listed.Contents).toHaveLength(1);
+  });
+
+  it('drops and counts what it could not write for 4 hours', async () => {
+    const { clock, queue, metrics, step, job } = stepOn(`outage-long-${Date.now()}`);
+    await step.write([job('lost')]);
+    clock.advance(4 * H);
+
+    const report = await step.write(queue.takeEnded().map((entry) => entry.job));
+
+    expect(report).toMatchObject({ written: 0, waiting: 0, dropped: 1 });
+    const dropped = metrics.drain().find((point) => point.name === METRIC.DroppedEventCount);
+    expect(dropped?.dimensions).toMatchObject({ DropReason: 'DeadLetterStoreUnavailable' });
+  });
+});

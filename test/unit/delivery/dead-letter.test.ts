@@ -1,0 +1,161 @@
+import { DeadLetterStep, DropRecorder } from '../../../shared/delivery/dead-letter';
+import { DELIVERY_PROFILES } from '../../../shared/delivery/rules/profiles';
+import type { EndedDelivery, EndedJob } from '../../../shared/domain/delivery';
+import { silentLogger } from '../../../shared/observability/logging';
+import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
+import { item, RecordingQueue, VirtualClock } from '../../support/fakes';
+
+const M = 60_000;
+const H = 60 * M;
+
+class FakeBucket {
+  readonly blobs = new Map<string, string>();
+  down = false;
+  async put(key: string, body: string): Promise<void> {
+    if (this.down) throw new Error('ServiceUnavailable');
+    this.blobs.set(key, body);
+  }
+}
+
+function setup() {
+  const clock = new VirtualClock(Date.parse('2026-08-08T05:10:00Z'));
+  const bucket = new FakeBucket();
+  const queue = new RecordingQueue(clock);
+  const metrics = new MetricBuffer();
+  let ids = 0;
+  const step = new DeadLetterStep({
+    bucket,
+    queue,
+    clock,
+    profiles: DELIVERY_PROFILES,
+    drops: new DropRecorder(metrics, silentLogger),
+    metrics,
+    logger: silentLogger,
+    newId: () => `blob-${++ids}`,
+  });
+  return { clock, bucket, queue, metrics, step };
+}
+
+const ended = (
+  id: string,
+  endedAt: number,
+  reason: EndedDelivery['reason'] = 'NonRetriableOutcome',
+): EndedDelivery => ({
+  item: item(id, endedAt - 1000, {
+    attempts: 1,
+    lastOutcome: 'BadRequest',
+    lastHttpStatus: 400,
+    lastAttemptAt: endedAt - 10,
+  }),
+  reason,
+  endedAt,
+});
+
+const endedJob = (subscription: string, entries: EndedDelivery[], container = 'dead'): EndedJob => ({
+  v: 1,
+  kind: 'ended',
+  topic: 'orders',
+  subscription,
+  subscriptionVersion: 1,
+  deliveryProfile: 'topic',
+  deadLetter: { container, format: 'EventGridSchema' },
+  ended: entries,
+});
+
+describe('the dead-letter step', () => {
+  it('writes one blob per subscription for a whole batch, at the documented key', async () => {
+    const { clock, bucket, step, metrics } = setup();
+    const t = clock.now() - 5 * M;
+    const jobs = [
+      endedJob('audit', [ended('a1', t), ended('a2', t)]),
+      endedJob('audit', [ended('a3', t, 'MaxDeliveryAttemptsExceeded')]),
+      endedJob('billing', [ended('b1', t)]),
+    ];
+
+    const report = await step.write(jobs);
+
+    expect(report).toMatchObject({ written: 4, blobs: 2, waiting: 0, dropped: 0 });
+    expect([...bucket.blobs.keys()].sort()).toEqual([
+      'dead/AUDIT/2026/8/8/5/blob-1.json',
+      'dead/BILLING/2026/8/8/5/blob-2.json',
+    ]);
+    const audit = JSON.parse(bucket.blobs.get('dead/AUDIT/2026/8/8/5/blob-1.json') ?? '[]');
+    expect(audit.map((record: { id: string }) => record.id)).toEqual(['a1', 'a2', 'a3']);
+    expect(audit[2]).toMatchObject({
+      deadLetterReason: 'MaxDeliveryAttemptsExceeded',
+      deliveryAttempts: 1,
+      lastDeliveryOutcome: 'BadRequest',
+      publishTime: new Date(t - 1000).toISOString(),
+      lastDeliveryAttemptTime: new Date(t - 10).toISOString(),
+    });
+    const counted = metrics.drain().filter((point) => point.name === METRIC.DeadLetteredCount);
+    expect(
+      counted.map((point) => [
+        point.dimensions.EventSubscriptionName,
+        point.dimensions.DeadLetterReason,
+        point.values[0],
+      ]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['AUDIT', 'NonRetriableOutcome', 2],
+        ['AUDIT', 'MaxDeliveryAttemptsExceeded', 1],
+        ['BILLING', 'NonRetriableOutcome', 1],
+      ]),
+    );
+  });
+
+  it('keeps deliveries waiting on the queue while the bucket is down for less than 4 hours, then writes them', async () => {
+    const { clock, bucket, queue, step } = setup();
+    const endedAt = clock.now();
+    bucket.down = true;
+
+    const first = await step.write([endedJob('audit', [ended('a1', endedAt), ended('a2', endedAt)])]);
+
+    expect(first).toMatchObject({ written: 0, waiting: 2, dropped: 0 });
+    expect(first.failed.size).toBe(0);
+    // Tried again every 5 minutes for almost 4 hours: nothing is lost.
+    let waiting = queue.takeEnded();
+    for (let elapsed = 5 * M; elapsed < 4 * H; elapsed += 5 * M) {
+      expect(waiting).toHaveLength(1);
+      expect(waiting[0]?.delaySeconds).toBe(300);
+      clock.advance(5 * M);
+      await step.write(waiting.map((entry) => entry.job));
+      waiting = queue.takeEnded();
+    }
+    bucket.down = false;
+    clock.advance(5 * M - 1);
+    const last = await step.write(waiting.map((entry) => entry.job));
+
+    expect(last).toMatchObject({ written: 2, dropped: 0 });
+    expect(bucket.blobs.size).toBe(1);
+  });
+
+  it('drops and counts deliveries the bucket could not take for 4 hours', async () => {
+    const { clock, bucket, queue, step, metrics } = setup();
+    const endedAt = clock.now();
+    bucket.down = true;
+    await step.write([endedJob('audit', [ended('a1', endedAt)])]);
+    clock.advance(4 * H);
+
+    const report = await step.write(queue.takeEnded().map((entry) => entry.job));
+
+    expect(report).toMatchObject({ written: 0, waiting: 0, dropped: 1 });
+    expect(queue.sent).toHaveLength(0);
+    const dropped = metrics.drain().find((point) => point.name === METRIC.DroppedEventCount);
+    expect(dropped?.dimensions).toMatchObject({ DropReason: 'DeadLetterStoreUnavailable' });
+    expect(dropped?.values).toEqual([1]);
+  });
+
+  it('gives the messages back only when it can neither write nor re-queue them', async () => {
+    const { clock, bucket, queue, step } = setup();
+    bucket.down = true;
+    queue.failWith = new Error('SQS down');
+
+    const report = await step.write([
+      endedJob('audit', [ended('a1', clock.now())]),
+      endedJob('other', [ended('o1', clock.now())], 'other-container'),
+    ]);
+
+    expect([...report.failed].sort()).toEqual([0, 1]);
+  });
+});
