@@ -382,7 +382,9 @@ export async function replayDeadLetters(
     `${plural(count(fresh), 'event')}${filter} in ${plural(fresh.length, 'blob')} to replay to ${named(options)}.`,
   );
   if (before.length > 0) {
-    io.log(`${plural(before.length, 'blob')} (${plural(count(before), 'event')}) were replayed before:`);
+    io.log(
+      `${plural(before.length, 'blob')} (${plural(count(before), 'event')}) ${before.length === 1 ? 'was' : 'were'} replayed before:`,
+    );
     for (const blob of before) io.log(`  ${blob.key}  replayed ${blob.replayedAt ?? '?'}`);
   }
   for (const key of summary.missing) io.log(`  ${key}: no such blob`);
@@ -393,7 +395,7 @@ export async function replayDeadLetters(
     if (!again && options.dryRun !== true) {
       if (!io.interactive) {
         throw new CliError(
-          `${plural(before.length, 'blob')} of the selection were replayed before; pass --yes to replay them again, or choose blobs with --key`,
+          `${plural(before.length, 'blob')} of the selection ${before.length === 1 ? 'was' : 'were'} replayed before; pass --yes to replay them again, or choose blobs with --key`,
         );
       }
       again = await io.confirm(`Replay the ${plural(before.length, 'blob')} replayed before again? [y/N] `);
@@ -423,7 +425,7 @@ export async function replayDeadLetters(
     } catch (error) {
       io.progressDone();
       throw new CliError(
-        `${(error as Error).message}\n${plural(summary.blobs.length, 'blob')} (${plural(summary.events, 'event')}) were replayed before this failure and are marked; running the same command again continues with the rest`,
+        `${(error as Error).message}\n${plural(summary.blobs.length, 'blob')} (${plural(summary.events, 'event')}) replayed before this failure are marked; running the same command again continues with the rest`,
       );
     }
     summary.events += answer.eventsQueued;

@@ -1,0 +1,166 @@
+/**
+ * `gridwire deadletters list|show|replay` against the real local stack: a dead-letter blob in
+ * the emulated bucket is listed and read through the management API, then replayed to the
+ * subscription's webhook as a new delivery of the exact event text, and marked replayed.
+ */
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  type ApiTarget,
+  listDeadLetters,
+  localApiTarget,
+  type ReplayIo,
+  replayDeadLetters,
+  showDeadLetters,
+} from '../../cli/deadletters';
+import {
+  deadLetterBlob,
+  deadLetterKey,
+  deadLetterRecord,
+} from '../../shared/delivery/rules/dead-letter-layout';
+import { DeadLetterBucket } from '../../shared/storage/dead-letter-bucket';
+import { startTestStack, type TestStack } from '../support/local-stack';
+import { eventually, WebhookServer } from '../support/webhook-server';
+
+let api: TestStack;
+let webhook: WebhookServer;
+let target: ApiTarget;
+let bucket: DeadLetterBucket;
+
+const ref = { topic: 'dlorders', subscription: 'Keeper' };
+/** The event as it was delivered before it was dead-lettered, with a number beyond double precision. */
+const eventJson =
+  '{"id":"dl-1","topic":"/gridwire/topics/dlorders","subject":"orders/1","eventType":"Order.Created","eventTime":"2026-11-22T09:00:00Z","data":{"big":9007199254740993,"price":1.50},"dataVersion":"1.0","metadataVersion":"1"}';
+let key: string;
+
+/** No terminal: nothing to ask, no waiting beyond the real clock. */
+const io = (): ReplayIo & { lines: string[] } => {
+  const lines: string[] = [];
+  return {
+    lines,
+    interactive: false,
+    confirm: async () => false,
+    progress: () => {},
+    progressDone: () => {},
+    log: (line) => lines.push(line),
+    sleep: (ms) => new Promise((done) => setTimeout(done, ms)),
+    now: () => Date.now(),
+  };
+};
+
+beforeAll(async () => {
+  webhook = await new WebhookServer().start();
+  api = await startTestStack();
+  await api.createTopic(ref.topic);
+  await api.subscribe(ref.topic, ref.subscription, webhook.url('/kept'), {
+    deadLetterDestination: { endpointType: 'StorageBlob', properties: { blobContainerName: 'dead' } },
+  });
+  bucket = new DeadLetterBucket(api.stack.clients.s3, api.stack.resources.bucketName);
+  const writtenAt = Date.now();
+  key = deadLetterKey('dead', { kind: 'topic', subscription: ref.subscription }, writtenAt, 'blob-1');
+  await bucket.put(
+    key,
+    deadLetterBlob([
+      deadLetterRecord('EventGridSchema', eventJson, {
+        reason: 'MaxDeliveryAttemptsExceeded',
+        deliveryAttempts: 3,
+        lastDeliveryOutcome: 'GenericError',
+        publishTime: writtenAt - 60_000,
+        lastDeliveryAttemptTime: writtenAt - 1000,
+      }),
+    ]),
+  );
+  target = await localApiTarget(api.stack.dataDir);
+}, 30_000);
+
+afterAll(async () => {
+  await api?.close();
+  await webhook?.stop();
+});
+
+it('lists and shows the blob through the management API', async () => {
+  const listed = await listDeadLetters(target, ref);
+  expect(listed).toEqual([
+    { key, writtenAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), bytes: expect.any(Number) },
+  ]);
+  expect(await listDeadLetters(target, { ...ref, until: '2000-01-01T00:00:00Z' })).toEqual([]);
+  await expect(listDeadLetters(target, { ...ref, since: 'yesterday' })).rejects.toThrow(
+    /HTTP 400: since: must be an ISO 8601 time/,
+  );
+
+  const blob = await showDeadLetters(target, { ...ref, key });
+  expect(blob.key).toBe(key);
+  expect(blob.records).toHaveLength(1);
+  expect(blob.records[0]).toContain('"big":9007199254740993,"price":1.50');
+  expect(blob.records[0]).toContain('"deadLetterReason":"MaxDeliveryAttemptsExceeded"');
+  await expect(showDeadLetters(target, { ...ref, key: 'dead/OTHER/x.json' })).rejects.toThrow(
+    /HTTP 400: key: /,
+  );
+});
+
+it('replays the event to the webhook as a new first delivery, then skips the replayed blob', async () => {
+  const first = io();
+  const summary = await replayDeadLetters(target, ref, first);
+  expect(summary).toEqual({ dryRun: false, blobs: [key], events: 1, skipped: [], missing: [] });
+
+  const request = await eventually(() => webhook.requestsTo('/kept')[0], 5_000, 'the replayed delivery');
+  expect(request.headers['aeg-delivery-count']).toBe('0');
+  expect(request.headers['aeg-output-event-id']).toBe('dl-1');
+  expect(request.body).toBe(`[${eventJson}]`);
+
+  const listed = await listDeadLetters(target, ref);
+  expect(listed[0]?.replayedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+  expect((await showDeadLetters(target, { ...ref, key })).replayedAt).toBe(listed[0]?.replayedAt);
+
+  // Again, without --yes and no terminal to ask: refused, nothing sent.
+  await expect(replayDeadLetters(target, ref, io())).rejects.toThrow(/was replayed before; pass --yes/);
+  // The API on its own skips it and says so.
+  const answer = await api.call(
+    'POST',
+    `/admin/topics/${ref.topic}/eventSubscriptions/${ref.subscription}/deadLetters/replay`,
+    { keys: [key] },
+  );
+  expect(answer.status).toBe(200);
+  expect(answer.body).toMatchObject({ eventsQueued: 0, blobsSkipped: 1, skippedKeys: [key] });
+  await new Promise((done) => setTimeout(done, 300));
+  expect(webhook.requestsTo('/kept')).toHaveLength(1);
+});
+
+it('answers 400 naming the field for a subscription without dead letters and a bad reason', async () => {
+  await api.subscribe(ref.topic, 'plain', webhook.url('/plain'));
+  const none = await api.call('GET', `/admin/topics/${ref.topic}/eventSubscriptions/plain/deadLetters`);
+  expect(none.status).toBe(400);
+  expect(none.body.error.message).toMatch(/^properties\.deadLetterDestination: /);
+  const reason = await api.call(
+    'POST',
+    `/admin/topics/${ref.topic}/eventSubscriptions/${ref.subscription}/deadLetters/replay`,
+    { reason: 'Nope' },
+  );
+  expect(reason.status).toBe(400);
+  expect(reason.body.error.message).toMatch(/^reason: must be one of/);
+});
+
+it('runs from the command line against the local stack', async () => {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'bin/gridwire.ts',
+      'deadletters',
+      'list',
+      '--topic',
+      ref.topic,
+      '--subscription',
+      ref.subscription,
+      '--data-dir',
+      api.stack.dataDir,
+      '--json',
+    ],
+    { cwd: resolve(__dirname, '../..'), timeout: 15_000 },
+  );
+  expect(JSON.parse(stdout)).toEqual([
+    expect.objectContaining({ key, replayedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }),
+  ]);
+}, 20_000);

@@ -1,0 +1,213 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type ApiTarget,
+  type BlobReplayAnswer,
+  formatBlob,
+  indentJson,
+  type ReplayIo,
+  regionOfApiUrl,
+  replayDeadLetters,
+  sigV4Target,
+} from '../../../cli/deadletters';
+import { CliError } from '../../../cli/errors';
+
+describe('indentJson', () => {
+  it('indents without parsing: numbers, escapes and brackets in strings stay as written', () => {
+    const text = '{"a":9007199254740993,"b":[1.50,{}],"c":"x, [y]: {z} \\" ]","d":[]}';
+    expect(indentJson(text)).toBe(
+      [
+        '{',
+        '  "a": 9007199254740993,',
+        '  "b": [',
+        '    1.50,',
+        '    {}',
+        '  ],',
+        '  "c": "x, [y]: {z} \\" ]",',
+        '  "d": []',
+        '}',
+      ].join('\n'),
+    );
+  });
+
+  it('shows a blob record by record', () => {
+    expect(formatBlob({ key: 'dead/A/1.json', records: ['{"id":"e1"}'] })).toBe(
+      'dead/A/1.json: 1 record, not replayed\n\nRecord 1 of 1:\n{\n  "id": "e1"\n}',
+    );
+  });
+});
+
+describe('SigV4 target', () => {
+  it('finds the region in an API Gateway URL', () => {
+    expect(regionOfApiUrl('https://abc123.execute-api.eu-west-1.amazonaws.com/')).toBe('eu-west-1');
+    expect(regionOfApiUrl('https://api.example.com')).toBeUndefined();
+  });
+
+  it('signs each request for execute-api with the credentials and region given', async () => {
+    const seen: Array<{ method?: string; url?: string; headers: IncomingHttpHeaders; body: string }> = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8');
+      });
+      req.on('end', () => {
+        seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"value":[]}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const target = sigV4Target(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+        region: 'eu-west-1',
+        credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: 'token' },
+      });
+      const answer = await target.call('POST', '/admin/topics/t/x?key=a%2Fb.json', '{"dryRun":true}');
+      expect(answer).toEqual({ status: 200, text: '{"value":[]}' });
+      const request = seen[0];
+      expect(request).toMatchObject({
+        method: 'POST',
+        url: '/admin/topics/t/x?key=a%2Fb.json',
+        body: '{"dryRun":true}',
+      });
+      expect(request?.headers.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/execute-api\/aws4_request, SignedHeaders=[^ ]*host[^ ]*, Signature=[0-9a-f]{64}$/,
+      );
+      expect(request?.headers['x-amz-date']).toMatch(/^\d{8}T\d{6}Z$/);
+      expect(request?.headers['x-amz-security-token']).toBe('token');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('needs a region', () => {
+    const saved = { region: process.env.AWS_REGION, fallback: process.env.AWS_DEFAULT_REGION };
+    delete process.env.AWS_REGION;
+    delete process.env.AWS_DEFAULT_REGION;
+    try {
+      expect(() => sigV4Target('https://api.example.com')).toThrow('pass --region or set AWS_REGION');
+    } finally {
+      if (saved.region !== undefined) process.env.AWS_REGION = saved.region;
+      if (saved.fallback !== undefined) process.env.AWS_DEFAULT_REGION = saved.fallback;
+    }
+  });
+});
+
+/** A replay route with two blobs: `old` (replayed before, 1 event) and `new` (2 events). */
+function scriptedApi() {
+  const replayedBefore = new Set(['dead/S/old.json']);
+  const events: Record<string, number> = { 'dead/S/old.json': 1, 'dead/S/new.json': 2 };
+  const calls: Array<Record<string, unknown>> = [];
+  const target: ApiTarget = {
+    where: 'test',
+    call: async (method, _path, body) => {
+      if (method === 'GET') {
+        return {
+          status: 200,
+          text: JSON.stringify({
+            value: ['dead/S/new.json', 'dead/S/old.json'].map((key) => ({ key, writtenAt: '', bytes: 1 })),
+          }),
+        };
+      }
+      const request = JSON.parse(body ?? '{}') as { keys: string[]; dryRun?: boolean; force?: boolean };
+      calls.push(request);
+      const blobs: BlobReplayAnswer[] = request.keys.map((key) => {
+        const skipped = replayedBefore.has(key) && request.force !== true;
+        const queued = skipped || request.dryRun === true ? 0 : (events[key] ?? 0);
+        if (queued > 0) replayedBefore.add(key);
+        return { key, records: events[key], matched: events[key], queued, skipped };
+      });
+      const answer = {
+        dryRun: request.dryRun === true,
+        blobsSelected: blobs.length,
+        recordsMatched: 0,
+        eventsQueued: blobs.reduce((sum, blob) => sum + blob.queued, 0),
+        blobsSkipped: blobs.filter((blob) => blob.skipped).length,
+        skippedKeys: blobs.filter((blob) => blob.skipped).map((blob) => blob.key),
+        notFound: [],
+        blobs,
+      };
+      return { status: 200, text: JSON.stringify(answer) };
+    },
+  };
+  return { target, calls };
+}
+
+function scriptedIo(options: { interactive: boolean; answer?: boolean }) {
+  let now = 0;
+  const lines: string[] = [];
+  const sleeps: number[] = [];
+  const questions: string[] = [];
+  const io: ReplayIo = {
+    interactive: options.interactive,
+    confirm: async (question) => {
+      questions.push(question);
+      return options.answer === true;
+    },
+    progress: () => {},
+    progressDone: () => {},
+    log: (line) => lines.push(line),
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      now += ms;
+    },
+    now: () => now,
+  };
+  return { io, lines, sleeps, questions };
+}
+
+const ref = { topic: 'orders', subscription: 'S' };
+
+describe('replay', () => {
+  it('refuses blobs replayed before without --yes when it cannot ask, replaying nothing', async () => {
+    const { target, calls } = scriptedApi();
+    const { io } = scriptedIo({ interactive: false });
+    await expect(replayDeadLetters(target, ref, io)).rejects.toThrow(
+      new CliError(
+        '1 blob of the selection was replayed before; pass --yes to replay them again, or choose blobs with --key',
+      ),
+    );
+    expect(calls.every((call) => call.dryRun === true)).toBe(true);
+  });
+
+  it('asks on a terminal; no leaves them out, and the rest is replayed oldest first, one call per blob', async () => {
+    const { target, calls } = scriptedApi();
+    const { io, questions, lines } = scriptedIo({ interactive: true, answer: false });
+    const summary = await replayDeadLetters(target, ref, io);
+    expect(questions).toEqual(['Replay the 1 blob replayed before again? [y/N] ']);
+    expect(summary).toEqual({
+      dryRun: false,
+      blobs: ['dead/S/new.json'],
+      events: 2,
+      skipped: ['dead/S/old.json'],
+      missing: [],
+    });
+    expect(calls).toEqual([
+      { keys: ['dead/S/old.json', 'dead/S/new.json'], dryRun: true },
+      { keys: ['dead/S/new.json'], force: false },
+    ]);
+    expect(lines[0]).toBe('2 events in 1 blob to replay to topic orders, subscription S.');
+  });
+
+  it('replays blobs replayed before with --yes, forcing only those, paced to the rate', async () => {
+    const { target, calls } = scriptedApi();
+    const { io, sleeps } = scriptedIo({ interactive: false });
+    const summary = await replayDeadLetters(target, { ...ref, yes: true, rate: 2 }, io);
+    expect(summary.events).toBe(3);
+    expect(calls.slice(1)).toEqual([
+      { keys: ['dead/S/old.json'], force: true },
+      { keys: ['dead/S/new.json'], force: false },
+    ]);
+    // One event at 2 per second: half a second before the next blob (none after the last).
+    expect(sleeps).toEqual([500]);
+  });
+
+  it('only shows the plan in a dry run', async () => {
+    const { target, calls } = scriptedApi();
+    const { io, lines } = scriptedIo({ interactive: false });
+    const summary = await replayDeadLetters(target, { ...ref, dryRun: true }, io);
+    expect(summary).toMatchObject({ dryRun: true, blobs: ['dead/S/new.json'], events: 2 });
+    expect(calls.every((call) => call.dryRun === true)).toBe(true);
+    expect(lines).toContain('Dry run: nothing was replayed.');
+  });
+});

@@ -1,0 +1,422 @@
+import {
+  type DeadLetterFacts,
+  deadLetterBlob,
+  deadLetterKey,
+  deadLetterRecord,
+} from '../../../shared/delivery/rules/dead-letter-layout';
+import type { DeadLetterReason } from '../../../shared/domain/model';
+import { ApiError } from '../../../shared/http/errors';
+import {
+  blobDocumentText,
+  type DeadLetterBlobs,
+  DeadLetterService,
+  listDocument,
+  MAX_REPLAY_BLOBS,
+  parseReplayRequest,
+  parseTime,
+  parseWindow,
+  type ReplayRequest,
+  replayDocument,
+} from '../../../shared/management/dead-letters';
+import type { DeadLetterBlobInfo } from '../../../shared/storage/dead-letter-bucket';
+import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
+
+/** The bucket in memory: blobs with their write time, and replay markers. */
+class MemoryBucket implements DeadLetterBlobs {
+  readonly blobs = new Map<string, { text: string; writtenAt: number }>();
+  readonly markers = new Map<string, number>();
+
+  async list(prefix: string, window: { since?: number; until?: number } = {}): Promise<DeadLetterBlobInfo[]> {
+    return [...this.blobs.entries()]
+      .filter(([key]) => key.startsWith(prefix))
+      .filter(([, blob]) => window.since === undefined || blob.writtenAt >= window.since)
+      .filter(([, blob]) => window.until === undefined || blob.writtenAt < window.until)
+      .map(([key, blob]) => ({
+        key,
+        writtenAt: blob.writtenAt,
+        bytes: Buffer.byteLength(blob.text),
+        replayed: this.markers.has(key),
+      }))
+      .sort((a, b) => b.writtenAt - a.writtenAt);
+  }
+  async get(key: string) {
+    return this.blobs.get(key)?.text;
+  }
+  async replayedAt(key: string) {
+    return this.markers.get(key);
+  }
+  async markReplayed(key: string, at: number) {
+    this.markers.set(key, at);
+  }
+}
+
+const T0 = Date.parse('2026-11-22T10:00:00Z');
+const HOUR = 3_600_000;
+const sub = subscription({ uid: 'uid-1', version: 42, name: 'Audit', deadLetter: { container: 'dead' } });
+const scope = { kind: 'topic', subscription: 'Audit' } as const;
+const facts = (reason: DeadLetterReason): DeadLetterFacts => ({
+  reason,
+  deliveryAttempts: 3,
+  lastDeliveryOutcome: 'GenericError',
+  publishTime: T0 - HOUR,
+  lastDeliveryAttemptTime: T0 - 1000,
+});
+/** An event as delivered: compact text with a number beyond double precision. */
+const eventJson = (id: string) =>
+  `{"id":${JSON.stringify(id)},"topic":"/gridwire/topics/orders","subject":"orders/1","eventType":"Order.Created","eventTime":"2026-11-22T09:00:00Z","data":{"big":9007199254740993,"price":1.50},"dataVersion":"2.0","metadataVersion":"1"}`;
+
+function harness() {
+  const clock = new VirtualClock(T0 + 5 * HOUR);
+  const bucket = new MemoryBucket();
+  const queue = new RecordingQueue(clock);
+  let ids = 0;
+  const service = new DeadLetterService({
+    bucket,
+    queue,
+    clock,
+    newId: () => {
+      ids += 1;
+      return `call${ids}`;
+    },
+  });
+  /** Writes a blob of records (event id and reason each) at `writtenAt`; returns its key. */
+  const put = (writtenAt: number, records: Array<[string, DeadLetterReason]>, name = String(writtenAt)) => {
+    const key = deadLetterKey('dead', scope, writtenAt, name);
+    const text = deadLetterBlob(
+      records.map(([id, reason]) => deadLetterRecord('EventGridSchema', eventJson(id), facts(reason))),
+    );
+    bucket.blobs.set(key, { text, writtenAt });
+    return key;
+  };
+  return { clock, bucket, queue, service, put };
+}
+
+const request = (overrides: Partial<ReplayRequest> = {}): ReplayRequest => ({
+  window: {},
+  dryRun: false,
+  force: false,
+  ...overrides,
+});
+
+const apiError = async (promise: Promise<unknown> | (() => unknown)) => {
+  try {
+    await (typeof promise === 'function' ? promise() : promise);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ApiError);
+    return error as ApiError;
+  }
+  throw new Error('expected an ApiError');
+};
+
+describe('listing', () => {
+  it('lists the blobs in the window, newest first, with when each was replayed', async () => {
+    const { service, bucket, put } = harness();
+    const a = put(T0, [['e1', 'MaxDeliveryAttemptsExceeded']]);
+    const b = put(T0 + HOUR, [['e2', 'MaxDeliveryAttemptsExceeded']]);
+    const c = put(T0 + 2 * HOUR, [['e3', 'MaxDeliveryAttemptsExceeded']]);
+    bucket.blobs.set('dead/OTHER/2026/11/22/10/x.json', { text: '[]', writtenAt: T0 });
+    bucket.markers.set(b, T0 + 3 * HOUR);
+
+    expect((await service.list(sub)).map((entry) => entry.key)).toEqual([c, b, a]);
+    const window = await service.list(sub, { since: T0 + HOUR, until: T0 + 2 * HOUR });
+    expect(window).toEqual([
+      { key: b, writtenAt: T0 + HOUR, bytes: expect.any(Number), replayedAt: T0 + 3 * HOUR },
+    ]);
+    expect(listDocument(window)).toEqual({
+      value: [
+        {
+          key: b,
+          writtenAt: '2026-11-22T11:00:00.000Z',
+          bytes: window[0]?.bytes,
+          replayedAt: '2026-11-22T13:00:00.000Z',
+        },
+      ],
+    });
+  });
+
+  it('refuses a subscription without a dead-letter destination, naming the field', async () => {
+    const { service } = harness();
+    const { deadLetter: _, ...without } = sub;
+    const error = await apiError(service.list(without));
+    expect(error.statusCode).toBe(400);
+    expect(error.message).toMatch(
+      /^properties\.deadLetterDestination: .*'Audit' has no dead-letter destination/,
+    );
+  });
+});
+
+describe('showing a blob', () => {
+  it('answers the records exactly as stored', async () => {
+    const { service, bucket, put } = harness();
+    const key = put(T0, [
+      ['e1', 'MaxDeliveryAttemptsExceeded'],
+      ['e2', 'NonRetriableOutcome'],
+    ]);
+    bucket.markers.set(key, T0 + HOUR);
+    const blob = await service.show(sub, key);
+    expect(blob.records).toHaveLength(2);
+    expect(blob.records[0]).toContain('"big":9007199254740993,"price":1.50');
+    const text = blobDocumentText(blob);
+    expect(text).toBe(
+      `{"key":${JSON.stringify(key)},"replayedAt":"2026-11-22T11:00:00.000Z","records":[${blob.records.join(',')}]}`,
+    );
+    expect(`[${blob.records.join(',')}]`).toBe(bucket.blobs.get(key)?.text);
+    expect(JSON.parse(text).records[1].deadLetterReason).toBe('NonRetriableOutcome');
+  });
+
+  it('refuses keys of other subscriptions and answers 404 for a missing blob, 422 for a broken one', async () => {
+    const { service, bucket } = harness();
+    const other = await apiError(service.show(sub, 'dead/OTHER/2026/11/22/10/x.json'));
+    expect(other.statusCode).toBe(400);
+    expect(other.message).toMatch(
+      /^key: 'dead\/OTHER\/.*' is not a dead-letter blob of this event subscription/,
+    );
+    expect((await apiError(service.show(sub, 'dead/AUDIT/x.json.replayed'))).statusCode).toBe(400);
+    expect((await apiError(service.show(sub, 'dead/AUDIT/2026/x.json'))).statusCode).toBe(404);
+    bucket.blobs.set('dead/AUDIT/broken.json', { text: '{"not":"an array"}', writtenAt: T0 });
+    expect((await apiError(service.show(sub, 'dead/AUDIT/broken.json'))).statusCode).toBe(422);
+  });
+});
+
+describe('replay', () => {
+  it('queues each record as a new delivery: original id and text, attempts 0, published now, current uid and version', async () => {
+    const { service, queue, bucket, clock, put } = harness();
+    const key = put(T0, [
+      ['e1', 'MaxDeliveryAttemptsExceeded'],
+      ['e2', 'TimeToLiveExceeded'],
+    ]);
+    const report = await service.replay(sub, request());
+    expect(report).toEqual({
+      dryRun: false,
+      blobsSelected: 1,
+      recordsMatched: 2,
+      eventsQueued: 2,
+      blobsSkipped: 0,
+      skippedKeys: [],
+      notFound: [],
+      blobs: [{ key, records: 2, matched: 2, queued: 2, skipped: false }],
+    });
+    const sent = queue.take();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.queue).toBe('delivery');
+    expect(sent[0]?.delaySeconds).toBe(0);
+    expect(sent[0]?.job).toMatchObject({
+      topic: 'orders',
+      subscription: 'Audit',
+      subscriptionUid: 'uid-1',
+      subscriptionVersion: 42,
+    });
+    expect(sent[0]?.job.dueAt).toBeUndefined();
+    expect(sent[0]?.job.items).toEqual([
+      {
+        deliveryId: 'replay-call1.1',
+        eventId: 'e1',
+        dataVersion: '2.0',
+        eventJson: eventJson('e1'),
+        attempts: 0,
+        publishedAt: clock.now(),
+      },
+      {
+        deliveryId: 'replay-call1.2',
+        eventId: 'e2',
+        dataVersion: '2.0',
+        eventJson: eventJson('e2'),
+        attempts: 0,
+        publishedAt: clock.now(),
+      },
+    ]);
+    expect(sent[0]?.job.items[0]?.eventJson).toContain('9007199254740993');
+    expect(bucket.markers.get(key)).toBe(clock.now());
+  });
+
+  it('selects blobs by since/until, and records by reason', async () => {
+    const { service, queue, bucket, put } = harness();
+    const early = put(T0, [['e1', 'MaxDeliveryAttemptsExceeded']]);
+    const middle = put(T0 + HOUR, [
+      ['e2', 'MaxDeliveryAttemptsExceeded'],
+      ['e3', 'NonRetriableOutcome'],
+    ]);
+    const late = put(T0 + 2 * HOUR, [['e4', 'TimeToLiveExceeded']]);
+
+    const report = await service.replay(
+      sub,
+      request({ window: { since: T0 + HOUR }, reasons: ['NonRetriableOutcome'] }),
+    );
+    expect(report).toMatchObject({ blobsSelected: 2, recordsMatched: 1, eventsQueued: 1 });
+    expect(report.blobs).toEqual(
+      expect.arrayContaining([
+        { key: middle, records: 2, matched: 1, queued: 1, skipped: false },
+        { key: late, records: 1, matched: 0, queued: 0, skipped: false },
+      ]),
+    );
+    expect(queue.take().flatMap((entry) => entry.job.items.map((item) => item.eventId))).toEqual(['e3']);
+    // Only a blob events were queued from is marked.
+    expect([...bucket.markers.keys()]).toEqual([middle]);
+
+    await service.replay(sub, request({ window: { until: T0 + HOUR } }));
+    expect(queue.take().flatMap((entry) => entry.job.items.map((item) => item.eventId))).toEqual(['e1']);
+    expect(bucket.markers.has(early)).toBe(true);
+  });
+
+  it('replays exactly the keys given, and refuses a key of another subscription', async () => {
+    const { service, queue, put } = harness();
+    put(T0, [['e1', 'MaxDeliveryAttemptsExceeded']]);
+    const second = put(T0 + HOUR, [['e2', 'MaxDeliveryAttemptsExceeded']]);
+    const missing = deadLetterKey('dead', scope, T0, 'gone');
+
+    const report = await service.replay(sub, request({ keys: [second, missing] }));
+    expect(report).toMatchObject({ blobsSelected: 2, eventsQueued: 1, notFound: [missing] });
+    expect(queue.take().flatMap((entry) => entry.job.items.map((item) => item.eventId))).toEqual(['e2']);
+
+    const error = await apiError(
+      service.replay(sub, request({ keys: [second, 'dead/OTHER/2026/11/22/10/x.json'] })),
+    );
+    expect(error.statusCode).toBe(400);
+    expect(error.message).toMatch(/^keys\[1\]: /);
+    expect(queue.sent).toHaveLength(0);
+  });
+
+  it('skips blobs replayed before and reports them, unless forced', async () => {
+    const { service, queue, bucket, clock, put } = harness();
+    const key = put(T0, [['e1', 'MaxDeliveryAttemptsExceeded']]);
+    await service.replay(sub, request());
+    const firstReplay = clock.now();
+    queue.take();
+    clock.advance(HOUR);
+
+    const again = await service.replay(sub, request());
+    expect(again).toMatchObject({
+      blobsSelected: 1,
+      recordsMatched: 0,
+      eventsQueued: 0,
+      blobsSkipped: 1,
+      skippedKeys: [key],
+    });
+    expect(again.blobs).toEqual([{ key, queued: 0, replayedAt: firstReplay, skipped: true }]);
+    expect(replayDocument(again).blobs[0]?.replayedAt).toBe(new Date(firstReplay).toISOString());
+    expect(queue.take()).toHaveLength(0);
+
+    const forced = await service.replay(sub, request({ force: true }));
+    expect(forced).toMatchObject({ eventsQueued: 1, blobsSkipped: 0 });
+    expect(queue.take()[0]?.job.items[0]?.deliveryId).toBe('replay-call3.1');
+    expect(bucket.markers.get(key)).toBe(clock.now());
+  });
+
+  it('counts in a dry run and changes nothing, already replayed blobs included in the report', async () => {
+    const { service, queue, bucket, put } = harness();
+    const done = put(T0, [['e1', 'MaxDeliveryAttemptsExceeded']]);
+    const fresh = put(T0 + HOUR, [
+      ['e2', 'MaxDeliveryAttemptsExceeded'],
+      ['e3', 'MaxDeliveryAttemptsExceeded'],
+    ]);
+    bucket.markers.set(done, T0 + 2 * HOUR);
+
+    const report = await service.replay(sub, request({ dryRun: true }));
+    expect(report).toMatchObject({
+      dryRun: true,
+      blobsSelected: 2,
+      recordsMatched: 2,
+      eventsQueued: 0,
+      blobsSkipped: 1,
+      skippedKeys: [done],
+    });
+    expect(report.blobs).toEqual([
+      { key: fresh, records: 2, matched: 2, queued: 0, skipped: false },
+      { key: done, records: 1, matched: 1, queued: 0, replayedAt: T0 + 2 * HOUR, skipped: true },
+    ]);
+    expect(queue.sent).toHaveLength(0);
+    expect([...bucket.markers.keys()]).toEqual([done]);
+  });
+
+  it('does not mark a blob whose events could not be queued', async () => {
+    const { service, queue, bucket, put } = harness();
+    const key = put(T0, [['e1', 'MaxDeliveryAttemptsExceeded']]);
+    queue.failWith = new Error('SQS is down');
+    const error = await apiError(service.replay(sub, request()));
+    expect(error.statusCode).toBe(503);
+    expect(error.message).toContain(key);
+    expect(bucket.markers.size).toBe(0);
+  });
+
+  it('refuses a subscription without a dead-letter destination and too large a selection', async () => {
+    const { service, put } = harness();
+    const { deadLetter: _, ...without } = sub;
+    expect((await apiError(service.replay(without, request()))).message).toMatch(
+      /^properties\.deadLetterDestination: /,
+    );
+    for (let index = 0; index <= MAX_REPLAY_BLOBS; index += 1) put(T0 + index, []);
+    const tooMany = await apiError(service.replay(sub, request({ dryRun: true })));
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.message).toContain(`at most ${MAX_REPLAY_BLOBS}`);
+  });
+});
+
+describe('request parsing', () => {
+  it('reads ISO 8601 times and dates', () => {
+    expect(parseTime('since', '2026-11-22T10:00:00Z')).toBe(T0);
+    expect(parseTime('since', '2026-11-22T12:00:00.000+02:00')).toBe(T0);
+    expect(parseTime('since', '2026-11-22')).toBe(Date.parse('2026-11-22T00:00:00Z'));
+    expect(parseTime('since', undefined)).toBeUndefined();
+    expect(parseTime('since', '')).toBeUndefined();
+  });
+
+  it.each([
+    [{ since: 'yesterday' }, /^since: must be an ISO 8601 time/],
+    [{ until: '2026-13-01' }, /^until: must be an ISO 8601 time/],
+    [{ until: '2026-11-22T10:00:00' }, /^until: must be an ISO 8601 time/],
+    [{ since: 1_700_000_000_000 }, /^since: /],
+    [{ since: '2026-11-22T11:00:00Z', until: '2026-11-22T10:00:00Z' }, /^since: must be before until/],
+  ])('refuses the window %j naming the field', (window, message) => {
+    expect(() => parseWindow(window)).toThrow(message);
+  });
+
+  it('reads a replay body', () => {
+    expect(parseReplayRequest({})).toEqual({ window: {}, dryRun: false, force: false });
+    expect(
+      parseReplayRequest({
+        since: '2026-11-22T10:00:00Z',
+        reason: 'NonRetriableOutcome',
+        dryRun: true,
+        force: true,
+      }),
+    ).toEqual({ window: { since: T0 }, reasons: ['NonRetriableOutcome'], dryRun: true, force: true });
+    expect(
+      parseReplayRequest({
+        keys: ['a.json', 'a.json'],
+        reason: ['TimeToLiveExceeded', 'NonRetriableOutcome'],
+      }),
+    ).toEqual({
+      window: {},
+      keys: ['a.json'],
+      reasons: ['TimeToLiveExceeded', 'NonRetriableOutcome'],
+      dryRun: false,
+      force: false,
+    });
+  });
+
+  it.each([
+    [[], /^The request body must be a JSON object/],
+    [{ keyz: [] }, /^keyz: unknown field/],
+    [
+      { reason: 'Timeout' },
+      /^reason: must be one of MaxDeliveryAttemptsExceeded, TimeToLiveExceeded, NonRetriableOutcome/,
+    ],
+    [{ reason: [] }, /^reason: /],
+    [{ keys: 'a.json' }, /^keys: must be a list of 1 to 100 blob keys/],
+    [{ keys: ['a.json', 7] }, /^keys\[1\]: /],
+    [{ keys: ['a.json'], since: '2026-11-22' }, /^keys: give either keys or since\/until/],
+    [{ dryRun: 'yes' }, /^dryRun: must be true or false/],
+    [{ force: 1 }, /^force: must be true or false/],
+    [{ until: 'now' }, /^until: /],
+  ])('refuses %j with a 400 naming the field', (body, message) => {
+    let thrown: unknown;
+    try {
+      parseReplayRequest(body);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ApiError);
+    expect((thrown as ApiError).statusCode).toBe(400);
+    expect((thrown as ApiError).message).toMatch(message);
+  });
+});
