@@ -92,7 +92,7 @@ export class AwsRequestCounter {
     if (service === 'dynamodb') {
       // dynalite does not report consumed capacity; count units from the request shape instead:
       // one write unit per written item (history items are under 1 KB), half a read unit per
-      // eventually consistent read of an item under 4 KB.
+      // eventually consistent read of an item under 4 KB, a whole one per strongly consistent read.
       const op = operation.replace(/Item$/, '');
       const writes =
         op === 'BatchWrite'
@@ -104,10 +104,11 @@ export class AwsRequestCounter {
             ? 1
             : 0;
       this.counts.dynamoWriteUnits += writes;
-      if (op === 'Get') this.counts.dynamoReadUnits += 0.5;
+      const unit = (input as { ConsistentRead?: boolean }).ConsistentRead === true ? 1 : 0.5;
+      if (op === 'Get') this.counts.dynamoReadUnits += unit;
       if (op === 'Query') {
         const items = (output as { Items?: unknown[] }).Items ?? [];
-        this.counts.dynamoReadUnits += Math.max(0.5, Math.ceil(items.length / 4) * 0.5);
+        this.counts.dynamoReadUnits += Math.max(unit, Math.ceil(items.length / 4) * unit);
       }
     }
   }

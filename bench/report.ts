@@ -192,7 +192,8 @@ stack shows up as latency and backlog, not as a quietly reduced load.
   up to 1 ms and billed at the memory size the CDK stack configures (512 MB for publish and
   delivery). The delivery function's duration is mostly waiting for the webhook.
 - **DynamoDB units** are counted from request shapes (dynalite does not report capacity): one
-  write unit per item written, half a read unit per eventually consistent read.
+  write unit per item written, half a read unit per eventually consistent read and a whole one
+  per strongly consistent read (4 KB each).
 - **Cost** multiplies those counts by list prices (${PRICES.source}, taken ${PRICES.takenOn}),
   without free tiers or volume discounts, and divides by the events delivered.
 
