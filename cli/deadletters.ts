@@ -10,12 +10,14 @@
  * blobs that were replayed before (or needs `--yes`), then replays one blob per call, pacing the
  * events to `--rate` per second.
  */
+
 import { createInterface } from 'node:readline/promises';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEAD_LETTER_REASONS } from '../shared/domain/model';
+import type { ReplayReport } from '../shared/management/dead-letters';
 import { MAX_REPLAY_KEYS } from '../shared/management/dead-letters';
 import { arrayElements, objectMembers } from '../shared/platform/json-text';
 import { CliError, explainAwsError } from './errors';
@@ -248,17 +250,8 @@ export interface BlobReplayAnswer {
   skipped: boolean;
 }
 
-/** The replay route's answer. */
-export interface ReplayAnswer {
-  dryRun: boolean;
-  blobsSelected: number;
-  recordsMatched: number;
-  eventsQueued: number;
-  blobsSkipped: number;
-  skippedKeys: string[];
-  notFound: string[];
-  blobs: BlobReplayAnswer[];
-}
+/** The replay route's answer: the service's report, with times as ISO strings. */
+export type ReplayAnswer = Omit<ReplayReport, 'blobs'> & { blobs: BlobReplayAnswer[] };
 
 /** One call of the replay route (`POST .../deadLetters/replay`). */
 export async function callReplay(
