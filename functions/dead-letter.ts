@@ -6,22 +6,27 @@
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readConfig } from '../shared/config/runtime';
 import type { DeadLetterStep } from '../shared/delivery/dead-letter';
 import type { EndedJob } from '../shared/domain/delivery';
 import { flushMetrics, lazyHandler } from '../shared/lambda/middleware';
 import { buildDeadLetterStep, createObservability, type Observability } from '../shared/lambda/wiring';
 import { createAwsClients } from '../shared/platform/aws';
+import { type Clock, systemClock } from '../shared/platform/clock';
 import { parseJob } from '../shared/queue/job-codec';
+
+/** Time kept free at the end of an invocation: one S3 PUT (10 s at most) and the re-queueing. */
+export const WRITE_MARGIN_MS = 15_000;
 
 export interface DeadLetterHandlerDeps {
   step: DeadLetterStep;
   observability: Observability;
+  clock?: Clock;
 }
 
-export function createDeadLetterHandler({ step, observability }: DeadLetterHandlerDeps) {
-  const write = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+export function createDeadLetterHandler({ step, observability, clock = systemClock }: DeadLetterHandlerDeps) {
+  const write = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     const failures: string[] = [];
     const jobs: EndedJob[] = [];
     const messageIds: string[] = [];
@@ -43,7 +48,10 @@ export function createDeadLetterHandler({ step, observability }: DeadLetterHandl
         failures.push(record.messageId);
       }
     }
-    const report = await step.write(jobs);
+    // A slow bucket must not run the invocation out: what is not started by then is re-queued.
+    const report = await step.write(jobs, {
+      deadline: clock.now() + context.getRemainingTimeInMillis() - WRITE_MARGIN_MS,
+    });
     for (const index of report.failed) failures.push(messageIds[index] as string);
     observability.logger.debug('dead letters handled', {
       written: report.written,
@@ -53,7 +61,7 @@ export function createDeadLetterHandler({ step, observability }: DeadLetterHandl
     });
     return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
   };
-  return middy<SQSEvent, SQSBatchResponse>(write)
+  return middy<SQSEvent, SQSBatchResponse, Error, Context>(write)
     .use(injectLambdaContext(observability.logger))
     .use(flushMetrics(observability.buffer, observability.publishMetrics));
 }

@@ -200,8 +200,9 @@ export class DeliveryPipeline extends Construct {
       logRetention,
       environment: settings,
     })
-      .bindQueue(queues.deadLetter, QUEUES.deadLetter.urlEnv, 'consume')
-      .bindBucket(this.deadLetterBucket, BUCKET.nameEnv, 'readWrite');
+      // It re-queues what the bucket refuses, to try again later.
+      .bindQueue(queues.deadLetter, QUEUES.deadLetter.urlEnv, 'sendAndConsume')
+      .bindBucket(this.deadLetterBucket, BUCKET.nameEnv, 'write');
 
     const consumers: Partial<Record<FunctionKey, PipelineFunction>> = {
       delivery: this.deliveryFunction,

@@ -78,10 +78,13 @@ export class PipelineFunction extends NodejsFunction {
     return this;
   }
 
-  /** Access to the bucket, and its name in `envName`. */
-  bindBucket(bucket: s3.IBucket, envName: string, access: 'read' | 'readWrite'): this {
-    if (access === 'read') bucket.grantRead(this);
-    else bucket.grantReadWrite(this);
+  /**
+   * Access to the bucket, and its name in `envName`: `write` puts objects only; `readWrite` also
+   * gets and lists them. Neither may delete.
+   */
+  bindBucket(bucket: s3.IBucket, envName: string, access: 'read' | 'write' | 'readWrite'): this {
+    if (access !== 'write') bucket.grantRead(this);
+    if (access !== 'read') bucket.grantPut(this);
     this.addEnvironment(envName, bucket.bucketName);
     return this;
   }

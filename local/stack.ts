@@ -35,6 +35,7 @@ import type { LoggerLike } from '../shared/observability/logging';
 import { type AwsClients, createAwsClients, type LocalEndpoints } from '../shared/platform/aws';
 import type { Clock, Random } from '../shared/platform/clock';
 import { sendJobs } from '../shared/queue/sqs-job-queue';
+import { restoreBucket, saveBucket } from './bucket-mirror';
 import { type Emulators, startEmulators } from './emulators';
 import { ENDPOINTS_FILE, type EndpointsFile, isProcessRunning, LOCK_FILE } from './endpoints-file';
 import { type Gateway, type HttpHandler, startGateway } from './gateway';
@@ -321,11 +322,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // then save what is still queued, then the emulators. Until saved queue contents are back in
   // the emulator, the file on disk is their only copy: a start that fails before then keeps it.
   let restored: number | undefined;
+  let bucketClient: { s3: AwsClients['s3']; bucket: string } | undefined;
   const stopAll = async () => {
     try {
       await gateway?.stop();
       await Promise.all(pollers.map((poller) => poller.stop()));
       if (restored !== undefined) await saveQueues(emulators, dataDir);
+      if (bucketClient !== undefined) await saveBucket(bucketClient.s3, bucketClient.bucket, dataDir);
     } finally {
       await emulators.stop();
       await unlock();
@@ -340,6 +343,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
     });
     restored = await restoreQueues(clients, resources, dataDir);
+    await restoreBucket(clients.s3, resources.bucketName, dataDir);
+    bucketClient = { s3: clients.s3, bucket: resources.bucketName };
 
     const config = readConfig(localFunctionEnv(settings, resources));
     const runtime = {

@@ -102,10 +102,19 @@ interface Group {
 export class DeadLetterStep {
   constructor(private readonly deps: DeadLetterStepDeps) {}
 
-  async write(jobs: readonly EndedJob[]): Promise<DeadLetterReport> {
+  /**
+   * Writes the jobs' ended deliveries. Groups not started before `deadline` (epoch ms; the
+   * function's time is running out) go back on the queue to be written soon, so a slow bucket
+   * never makes the whole batch come back and be written twice.
+   */
+  async write(jobs: readonly EndedJob[], options: { deadline?: number } = {}): Promise<DeadLetterReport> {
     const report: DeadLetterReport = { written: 0, blobs: 0, waiting: 0, dropped: 0, failed: new Set() };
     for (const group of groupByBlob(jobs)) {
       const now = this.deps.clock.now();
+      if (options.deadline !== undefined && now >= options.deadline) {
+        await this.postpone(group, group.entries, 1, report);
+        continue;
+      }
       const key = deadLetterKey(group.container, group.scope, now, this.deps.newId());
       const body = deadLetterBlob(
         group.entries.map((entry) => deadLetterRecord(group.format, entry.item.eventJson, factsOf(entry))),
@@ -154,14 +163,29 @@ export class DeadLetterStep {
       report.dropped += expired.length;
     }
     if (waiting.length === 0) return;
+    // At least a second, so a large time scale never turns the wait into a tight loop.
+    const delaySeconds = Math.max(
+      1,
+      Math.min(SQS_LIMITS.maxDelaySeconds, Math.floor(timing.retryDelayMs / 1000)),
+    );
+    await this.postpone(group, waiting, delaySeconds, report);
+  }
+
+  /** Puts entries back on the queue, to be written after `delaySeconds`. */
+  private async postpone(
+    group: Group,
+    entries: readonly EndedDelivery[],
+    delaySeconds: number,
+    report: DeadLetterReport,
+  ): Promise<void> {
+    const { logger } = this.deps;
     const { ended: _ended, kind: _kind, v: _v, ...envelope } = group.job;
-    const delaySeconds = Math.min(SQS_LIMITS.maxDelaySeconds, Math.floor(timing.retryDelayMs / 1000));
     try {
       await this.deps.queue.send(
         'deadLetter',
-        packEndedJobs(envelope, waiting).map((body) => ({ body, delaySeconds })),
+        packEndedJobs(envelope, entries).map((body) => ({ body, delaySeconds })),
       );
-      report.waiting += waiting.length;
+      report.waiting += entries.length;
     } catch (requeueError) {
       logger.error('could not re-queue dead letters; their messages will be received again', {
         error: (requeueError as Error).message,

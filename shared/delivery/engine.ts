@@ -313,9 +313,18 @@ export class DeliveryEngine {
   /** Ended deliveries that were parked on the retry queue: hand them to the dead-letter step. */
   private async handOffAgain(job: EndedJob): Promise<JobReport> {
     const { ended, kind: _kind, v: _v, ...envelope } = job;
+    // They already waited on the retry queue; the rest of the write delay groups them again.
+    const delaySeconds = Math.max(
+      0,
+      Math.min(
+        SQS_LIMITS.maxDelaySeconds,
+        Math.floor(this.deps.profiles[job.deliveryProfile].deadLetter.writeDelayMs / 1000) -
+          HANDOFF_RETRY_DELAY_SECONDS,
+      ),
+    );
     await this.deps.queue.send(
       'deadLetter',
-      packEndedJobs(envelope, ended).map((body) => ({ body, delaySeconds: 0 })),
+      packEndedJobs(envelope, ended).map((body) => ({ body, delaySeconds })),
     );
     return { ...emptyReport(), ended: job.ended.length };
   }

@@ -37,6 +37,8 @@ export function createAwsClients(endpoints?: LocalEndpoints): AwsClients {
     }),
     s3: new S3Client({
       ...local,
+      // A dead-letter write that hangs must not hold the function: give up and re-queue instead.
+      requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
       ...(endpoints ? { endpoint: endpoints.s3, forcePathStyle: true } : {}),
       requestChecksumCalculation: 'WHEN_REQUIRED',
     }),

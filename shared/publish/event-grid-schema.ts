@@ -7,7 +7,7 @@ import type { EventGridEvent } from '../domain/delivery';
 import { topicResourceId } from '../domain/names';
 import { badRequest, payloadTooLarge } from '../http/errors';
 import { arrayElements, objectMembers, objectText } from '../platform/json-text';
-import { MAX_QUEUED_EVENT_BYTES, queuedEventBytes } from '../queue/job-codec';
+import { MAX_QUEUED_EVENT_BYTES, queuedItemBytes } from '../queue/job-codec';
 
 /** Publish limits (the original service's numbers). */
 export const PUBLISH_LIMITS = {
@@ -15,9 +15,10 @@ export const PUBLISH_LIMITS = {
   maxRequestBytes: 1_048_576,
   /**
    * One serialized event as queued: 1 MiB less the 2 KiB a delivery job keeps for its own fields,
-   * so every accepted event fits one SQS message. The event's text travels as a JSON string, so a
-   * double quote or backslash counts 2 bytes and a character beyond U+FFFF (queued as an escape
-   * pair) 12.
+   * so every accepted event fits one SQS message, also with its delivery state and when it ends.
+   * The event's text travels as a JSON string, so a double quote or backslash counts 2 bytes and a
+   * character beyond U+FFFF (queued as an escape pair) 12; its id and dataVersion also travel
+   * beside it, so they count twice.
    */
   maxEventBytes: MAX_QUEUED_EVENT_BYTES,
   maxEventsPerRequest: 5000,
@@ -112,10 +113,14 @@ export function parseEventGridEvents(
       );
     }
     const json = stampedJson(texts[index] ?? JSON.stringify(candidate), resourceId);
-    const size = queuedEventBytes(json);
+    const size = queuedItemBytes({
+      eventId: event.id,
+      dataVersion: event.dataVersion ?? '',
+      eventJson: json,
+    });
     if (size > PUBLISH_LIMITS.maxEventBytes) {
       throw payloadTooLarge(
-        `Event at index ${index} is ${size} bytes as queued; one event may be at most ${PUBLISH_LIMITS.maxEventBytes} bytes (a double quote or backslash counts 2 bytes, a character beyond U+FFFF 12).`,
+        `Event at index ${index} is ${size} bytes as queued; one event may be at most ${PUBLISH_LIMITS.maxEventBytes} bytes (a double quote or backslash counts 2 bytes, a character beyond U+FFFF 12, and the id and dataVersion count twice).`,
       );
     }
     events.push({

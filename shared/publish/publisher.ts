@@ -7,7 +7,7 @@ import type { DeliveryItem } from '../domain/delivery';
 import type { Subscription, Topic } from '../domain/model';
 import { isValidName } from '../domain/names';
 import { readJson } from '../http/api-gateway';
-import { badRequest, notFound, serviceUnavailable, unauthorized } from '../http/errors';
+import { badRequest, notFound, payloadTooLarge, serviceUnavailable, unauthorized } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import { TtlCache } from '../platform/cache';
@@ -148,6 +148,10 @@ export class Publisher {
         topic: topic.name,
         error: (error as Error).message,
       });
+      if (error instanceof RangeError) {
+        // An event too large for a message: a guard, as the publish limit already refuses them.
+        throw payloadTooLarge(`An event is too large to queue: ${error.message}.`);
+      }
       if (error instanceof QueueRejectedError) {
         // Sending the same events again would be refused again: not a 503.
         throw badRequest(

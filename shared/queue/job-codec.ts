@@ -21,7 +21,7 @@ import type { DeadLetterFormat, DeliveryProfileName } from '../domain/model';
  */
 export const JOB_TARGET_BYTES = 256 * 1024;
 
-/** Room kept for a job's envelope and an item's delivery state around the event itself. */
+/** Room kept around one item for a job's envelope (an ended-delivery envelope and wrapper included); under 600 bytes at most. */
 export const JOB_ENVELOPE_RESERVE_BYTES = 2048;
 
 /** The largest event (serialized) that fits in a job message on its own. */
@@ -54,9 +54,26 @@ export const sqsSafeJson = (json: string): string =>
     char.length === 2 ? hex4(char.charCodeAt(0)) + hex4(char.charCodeAt(1)) : hex4(char.charCodeAt(0)),
   );
 
-/** Bytes an event's JSON text takes inside a queued job (as an SQS-safe JSON string). */
-export const queuedEventBytes = (eventJson: string): number =>
-  Buffer.byteLength(sqsSafeJson(JSON.stringify(eventJson)), 'utf8');
+/**
+ * The most bytes a delivery item for this event can take in a queued job, whatever its later
+ * state (attempt counts, outcome, times): the event's text as an SQS-safe JSON string plus the
+ * id and data version it also carries. Publish refuses an event for which this exceeds
+ * {@link MAX_QUEUED_EVENT_BYTES}, so every accepted event fits a message, also when it ends.
+ */
+export const queuedItemBytes = (
+  event: Pick<DeliveryItem, 'eventId' | 'dataVersion' | 'eventJson'>,
+): number => {
+  const largest: DeliveryItem = {
+    deliveryId: `${'f'.repeat(36)}.${Number.MAX_SAFE_INTEGER}`,
+    ...event,
+    attempts: Number.MAX_SAFE_INTEGER,
+    publishedAt: Number.MAX_SAFE_INTEGER,
+    lastOutcome: 'InvalidAzureFunctionDestination',
+    lastHttpStatus: 599,
+    lastAttemptAt: Number.MAX_SAFE_INTEGER,
+  };
+  return Buffer.byteLength(sqsSafeJson(JSON.stringify(largest)), 'utf8');
+};
 
 /** The envelope of ended deliveries: also where and how the dead-letter step writes them. */
 export interface EndedEnvelope extends Omit<JobEnvelope, 'dueAt'> {

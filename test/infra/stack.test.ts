@@ -125,8 +125,23 @@ describe('queue consumers', () => {
     const actions = actionsOn('delivery', queueId(QUEUES.deadLetter.id));
     expect(actions).toContain('sqs:SendMessage');
     expect(actions).not.toContain('sqs:ReceiveMessage');
+  });
+
+  it('the dead-letter function consumes the ended-delivery queue and may re-queue what the bucket refuses', () => {
     expect(actionsOn('deadLetter', queueId(QUEUES.deadLetter.id))).toEqual(
-      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']),
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage']),
+    );
+  });
+
+  it('the dead-letter function may put objects in the bucket, not read or delete them', () => {
+    const bucketId = logicalIdOf('AWS::S3::Bucket', BUCKET.id);
+    const actions = actionsOn('deadLetter', bucketId);
+    expect(actions).toEqual(expect.arrayContaining(['s3:PutObject']));
+    expect(
+      actions.some((action) => action.startsWith('s3:Get') || action.startsWith('s3:DeleteObject')),
+    ).toBe(false);
+    expect(actionsOn('management', bucketId).some((action) => action.startsWith('s3:DeleteObject'))).toBe(
+      false,
     );
   });
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startEmulators } from '../../local/emulators';
 import { LocalStackError, SAVED_QUEUES_FILE, startLocalStack } from '../../local/stack';
 import { QUEUES } from '../../shared/config/resources';
+import { DeadLetterBucket } from '../../shared/storage/dead-letter-bucket';
 import { event } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 
@@ -93,6 +94,22 @@ it('keeps topics, subscriptions and a pending retry across a restart', async () 
     await second.stop();
   }
 }, 40_000);
+
+it('keeps dead letters (the emulator holds S3 in memory) across a restart', async () => {
+  const key = 'dead/AUDIT/2026/11/23/3/0b9e6a52-7a8b-4c6e-9a43-3f1d2e5c7b10.json';
+  const blob = '[{"id":"e1","data":{"n":9007199254740993},"deadLetterReason":"NonRetriableOutcome"}]';
+  const first = await start();
+  const bucket = new DeadLetterBucket(first.clients.s3, first.resources.bucketName);
+  await bucket.put(key, blob);
+  await first.stop();
+
+  const second = await start();
+  try {
+    expect(await new DeadLetterBucket(second.clients.s3, second.resources.bucketName).get(key)).toBe(blob);
+  } finally {
+    await second.stop();
+  }
+});
 
 it('keeps the saved queue contents when they cannot be restored', async () => {
   const job = JSON.stringify({ v: 1, topic: 'gone', subscription: 'gone', items: [] });

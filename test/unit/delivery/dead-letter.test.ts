@@ -158,4 +158,21 @@ describe('the dead-letter step', () => {
 
     expect([...report.failed].sort()).toEqual([0, 1]);
   });
+  it('re-queues, without writing or dropping, the groups it has no time left for', async () => {
+    const { clock, bucket, queue, step } = setup();
+    const t = clock.now();
+
+    const report = await step.write(
+      [endedJob('audit', [ended('a1', t)]), endedJob('billing', [ended('b1', t)])],
+      { deadline: clock.now() },
+    );
+
+    expect(report).toMatchObject({ written: 0, waiting: 2, dropped: 0 });
+    expect(report.failed.size).toBe(0);
+    expect(bucket.blobs.size).toBe(0);
+    expect(queue.takeEnded().map((entry) => [entry.job.subscription, entry.delaySeconds])).toEqual([
+      ['audit', 1],
+      ['billing', 1],
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 import { topicResourceId } from '../../../shared/domain/names';
 import { ApiError } from '../../../shared/http/errors';
 import { PUBLISH_LIMITS, parseEventGridEvents } from '../../../shared/publish/event-grid-schema';
+import { packEndedJobs } from '../../../shared/queue/job-codec';
 
 const valid = {
   id: '1',
@@ -110,5 +111,38 @@ describe('Event Grid schema input', () => {
         '"eventTime":"2026-01-01T00:00:00Z","dataVersion":"2.0","metadataVersion":"1","data":[1, 2]}',
     );
     expect(JSON.parse(published?.json ?? '')).toEqual(published?.event);
+  });
+  it('counts the id twice (it travels beside the event), so an accepted event always fits a message, also when it ends', () => {
+    const id = 'i'.repeat(200_000);
+    const near = { ...valid, id, data: 'x'.repeat(PUBLISH_LIMITS.maxEventBytes - 200_000 - 600) };
+    const error = rejection([near]);
+    expect(error.statusCode).toBe(413);
+    expect(error.message).toMatch(/the id and dataVersion count twice/);
+
+    const fitting = { ...valid, id, data: 'x'.repeat(PUBLISH_LIMITS.maxEventBytes - 400_000 - 1000) };
+    const [published] = parseEventGridEvents([fitting], 'orders');
+    const item = {
+      deliveryId: 'd',
+      eventId: id,
+      dataVersion: '',
+      eventJson: published?.json ?? '',
+      attempts: 30,
+      publishedAt: Date.now(),
+      lastOutcome: 'TimedOut' as const,
+      lastHttpStatus: 408,
+      lastAttemptAt: Date.now(),
+    };
+    const ended = packEndedJobs(
+      {
+        topic: 'orders',
+        subscription: 's'.repeat(64),
+        subscriptionUid: 'u'.repeat(36),
+        subscriptionVersion: Date.now(),
+        deliveryProfile: 'topic',
+        deadLetter: { container: 'c'.repeat(63), format: 'CloudEventSchemaV1_0' },
+      },
+      [{ item, reason: 'MaxDeliveryAttemptsExceeded', endedAt: Date.now() }],
+    );
+    expect(ended).toHaveLength(1);
   });
 });
