@@ -244,10 +244,18 @@ export async function showDeadLetters(
 export interface BlobReplayAnswer {
   key: string;
   records?: number;
+  /** Records of another topic in the blob (never replayed to this subscription). */
+  otherTopic?: number;
   matched?: number;
+  /** Of the matched, records left out because their reason was replayed before. */
+  alreadyReplayed?: number;
   queued: number;
+  /** Present when events were queued: whether the blob was then marked replayed. */
+  marked?: boolean;
   replayedAt?: string;
   skipped: boolean;
+  /** Why the blob could not be (fully) replayed. */
+  failed?: string;
 }
 
 /** The replay route's answer: the service's report, with times as ISO strings. */
@@ -316,6 +324,10 @@ export interface ReplaySummary {
   skipped: string[];
   /** Blobs named or listed that do not exist (any makes the command fail). */
   missing: string[];
+  /** Blobs that failed, and why (any makes the command fail; it stops at the first). */
+  failed: Array<{ key: string; reason: string }>;
+  /** Blobs whose events were queued but which could not be marked replayed. */
+  unmarked: string[];
 }
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -325,12 +337,16 @@ const chunks = <T>(items: readonly T[], size: number): T[][] =>
     items.slice(index * size, (index + 1) * size),
   );
 
+/** Events a blob's replay sends without `force`: the matched records not replayed before. */
+const pending = (blob: BlobReplayAnswer) => (blob.matched ?? 0) - (blob.alreadyReplayed ?? 0);
+
 /**
  * Replays a subscription's dead letters: a dry run of the selection (by keys, or every blob in
  * [since, until) oldest first), confirmation for blobs replayed before, then one API call per
  * blob, paced so events go out at `rate` per second on average (a blob's events go together).
- * Throws a `CliError` when a call fails, saying how far it got: blobs replayed are marked, so
- * running the same command again continues with the rest.
+ * A blob that fails (in the dry run or the replay) stops it: the summary lists the failure, and
+ * what was replayed before it (marked, so running the same command again continues with the
+ * rest). Throws a `CliError` when a call fails, saying how far it got.
  */
 export async function replayDeadLetters(
   target: ApiTarget,
@@ -349,6 +365,8 @@ export async function replayDeadLetters(
     events: 0,
     skipped: [],
     missing: [],
+    failed: [],
+    unmarked: [],
   };
   if (keys.length === 0) {
     io.log(`No dead letters of ${named(options)} to replay.`);
@@ -357,15 +375,28 @@ export async function replayDeadLetters(
 
   // The plan: every selected blob counted, nothing queued.
   const planned: BlobReplayAnswer[] = [];
+  let notStarted: string[] = [];
   for (const chunk of chunks(keys, MAX_REPLAY_KEYS)) {
     const answer = await callReplay(target, options, { keys: chunk, ...reason, dryRun: true });
     planned.push(...answer.blobs);
     summary.missing.push(...answer.notFound);
+    notStarted = answer.notStarted ?? [];
+    if (planned.some((blob) => blob.failed !== undefined)) break;
   }
-  const fresh = planned.filter((blob) => !blob.skipped && (blob.matched ?? 0) > 0);
+  const planFailures = planned.filter((blob) => blob.failed !== undefined);
+  if (planFailures.length > 0) {
+    summary.failed = planFailures.map((blob) => ({ key: blob.key, reason: blob.failed as string }));
+    io.log(`The dry run failed for ${plural(planFailures.length, 'blob')}; nothing was replayed:`);
+    for (const failure of summary.failed) io.log(`  ${failure.key}: ${failure.reason}`);
+    if (notStarted.length > 0) io.log(`  (${plural(notStarted.length, 'more blob')} not looked at)`);
+    io.log('Leave the failing blobs out (--key, or --since/--until) to replay the others.');
+    return summary;
+  }
+  const fresh = planned.filter((blob) => !blob.skipped && pending(blob) > 0);
   const before = planned.filter((blob) => blob.skipped && (blob.matched ?? 0) > 0);
   const count = (blobs: readonly BlobReplayAnswer[]) =>
-    blobs.reduce((sum, blob) => sum + (blob.matched ?? 0), 0);
+    blobs.reduce((sum, blob) => sum + (blob.skipped ? (blob.matched ?? 0) : pending(blob)), 0);
+  const otherTopic = planned.reduce((sum, blob) => sum + (blob.otherTopic ?? 0), 0);
   const filter =
     options.reasons === undefined || options.reasons.length === 0
       ? ''
@@ -381,6 +412,11 @@ export async function replayDeadLetters(
     for (const blob of before) io.log(`  ${blob.key}  replayed ${blob.replayedAt ?? '?'}`);
   }
   for (const key of summary.missing) io.log(`  ${key}: no such blob`);
+  if (otherTopic > 0) {
+    io.log(
+      `${plural(otherTopic, 'record')} of another topic's subscription of the same name (same container) left out.`,
+    );
+  }
 
   let work = fresh;
   if (before.length > 0) {
@@ -393,7 +429,7 @@ export async function replayDeadLetters(
       }
       again = await io.confirm(`Replay the ${plural(before.length, 'blob')} replayed before again? [y/N] `);
     }
-    if (again) work = planned.filter((blob) => (blob.matched ?? 0) > 0);
+    if (again) work = planned.filter((blob) => fresh.includes(blob) || before.includes(blob));
     else summary.skipped.push(...before.map((blob) => blob.key));
   }
 
@@ -425,6 +461,15 @@ export async function replayDeadLetters(
     if (answer.eventsQueued > 0) summary.blobs.push(blob.key);
     summary.skipped.push(...answer.skippedKeys);
     summary.missing.push(...answer.notFound);
+    summary.unmarked.push(...(answer.unmarkedKeys ?? []));
+    for (const failed of answer.blobs) {
+      if (failed.failed !== undefined) summary.failed.push({ key: failed.key, reason: failed.failed });
+    }
+    if (summary.failed.length > 0) {
+      io.progressDone();
+      logFailure(io, summary, work.length - index - 1);
+      return summary;
+    }
     io.progress(`replaying: ${index + 1}/${work.length} blobs, ${summary.events}/${total} events`);
     // Pace: the events sent so far may not go faster than `rate` per second on average.
     const due = started + (summary.events / rate) * 1000;
@@ -442,6 +487,21 @@ export async function replayDeadLetters(
     io.log(`${plural(summary.missing.length, 'blob')} no longer exist: ${summary.missing.join(', ')}`);
   }
   return summary;
+}
+
+/** What a replay stopped by a failing blob did, and what the operator can do. */
+function logFailure(io: ReplayIo, summary: ReplaySummary, left: number): void {
+  io.log('Replay stopped by a failure:');
+  for (const failure of summary.failed) io.log(`  FAILED ${failure.key}: ${failure.reason}`);
+  io.log(
+    `Replayed ${plural(summary.events, 'event')} from ${plural(summary.blobs.length, 'blob')} before it; ${plural(left, 'blob')} not started.`,
+  );
+  if (summary.unmarked.length > 0) {
+    io.log(
+      `Queued but NOT marked replayed (running the command again sends their events again; leave them out with --key or --since/--until): ${summary.unmarked.join(', ')}`,
+    );
+  }
+  io.log('Blobs replayed are marked: running the same command again continues with the rest.');
 }
 
 /** JSON text indented for reading, token by token: numbers and strings stay exactly as written. */
@@ -641,8 +701,9 @@ export function deadLettersCommand(): Command {
       .addHelpText(
         'after',
         '\nEach replayed event is a new delivery: the original event id, attempt count 0, its time to\n' +
-          'live counted from the replay. A blob is marked replayed once its events are queued;\n' +
-          'replaying it again needs --yes (or a yes on the terminal).',
+          'live counted from the replay. A blob is marked replayed, with the reasons replayed, once\n' +
+          'its events are queued; replaying those reasons again needs --yes (or a yes on the\n' +
+          'terminal). A failing blob stops the replay, which lists it and exits with code 1.',
       )
       .action(
         async (
@@ -669,7 +730,7 @@ export function deadLettersCommand(): Command {
             },
             terminalIo(),
           );
-          if (summary.missing.length > 0) process.exitCode = 1;
+          if (summary.missing.length > 0 || summary.failed.length > 0) process.exitCode = 1;
         },
       ),
   );

@@ -12,16 +12,20 @@
 import { type DeadLetterFormat, deadLetterPrefix, eventOfRecord } from '../delivery/rules/dead-letter-layout';
 import type { DeliveryItem } from '../domain/delivery';
 import { DEAD_LETTER_REASONS, type DeadLetterReason, type Subscription } from '../domain/model';
-import { ApiError, badRequest, notFound, serviceUnavailable } from '../http/errors';
+import { topicResourceId } from '../domain/names';
+import { ApiError, badRequest, notFound } from '../http/errors';
 import type { Clock } from '../platform/clock';
 import { mapWithConcurrency } from '../platform/concurrency';
 import { arrayElements, objectMembers } from '../platform/json-text';
 import { packJobs } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
-import type { DeadLetterBlobInfo, DeadLetterBucket } from '../storage/dead-letter-bucket';
+import type { DeadLetterBlobInfo, DeadLetterBucket, ReplayMarker } from '../storage/dead-letter-bucket';
 
 /** The bucket operations the service uses (a fake in unit tests). */
-export type DeadLetterBlobs = Pick<DeadLetterBucket, 'list' | 'get' | 'replayedAt' | 'markReplayed'>;
+export type DeadLetterBlobs = Pick<
+  DeadLetterBucket,
+  'list' | 'get' | 'replayedAt' | 'replayMarker' | 'markReplayed'
+>;
 
 export interface DeadLetterServiceDeps {
   bucket: DeadLetterBlobs;
@@ -82,14 +86,31 @@ export interface BlobReplay {
   key: string;
   /** Records in the blob; absent for a blob skipped without being read. */
   records?: number;
-  /** Of those, how many the reason filter selected. */
+  /**
+   * Of those, how many belong to another topic (a subscription of the same name on another topic
+   * writing to the same container): never replayed here. Absent when there are none.
+   */
+  otherTopic?: number;
+  /** Of the records of the subscription's topic, how many the reason filter selected. */
   matched?: number;
+  /**
+   * Of the matched, how many are left out because records of their reason were replayed before
+   * (without `force`); absent when none are.
+   */
+  alreadyReplayed?: number;
   /** Events queued from this blob (0 in a dry run). */
   queued: number;
+  /**
+   * Whether the blob was marked replayed after its events were queued; present only when events
+   * were queued (false: a later replay sends them again).
+   */
+  marked?: boolean;
   /** Its previous replay, if any (epoch ms). */
   replayedAt?: number;
   /** Left alone: it was replayed before and `force` was not given. */
   skipped: boolean;
+  /** Why the blob could not be (fully) replayed; absent when it was. */
+  failed?: string;
 }
 
 export interface ReplayReport {
@@ -104,6 +125,15 @@ export interface ReplayReport {
   skippedKeys: string[];
   /** Named keys (or listed blobs) that no longer exist. */
   notFound: string[];
+  /** Records of another topic in the blobs read (never replayed here). */
+  otherTopic: number;
+  /** Blobs that failed (each says why in `blobs`), and their keys. */
+  blobsFailed: number;
+  failedKeys: string[];
+  /** Blobs whose events were queued but which could not be marked replayed. */
+  unmarkedKeys: string[];
+  /** Selected blobs not started because an earlier blob failed. */
+  notStarted: string[];
   blobs: BlobReplay[];
 }
 
@@ -264,6 +294,22 @@ export function recordReason(format: DeadLetterFormat, recordJson: string): stri
   );
 }
 
+/**
+ * The topic resource id a record's event carries (its `topic` member; for namespace records, the
+ * event's), if any.
+ */
+export function recordTopic(format: DeadLetterFormat, recordJson: string): string | undefined {
+  return stringMember(format === 'namespace' ? eventOfRecord(format, recordJson) : recordJson, 'topic');
+}
+
+/**
+ * Whether a record's event was published to `topic` (a topic name). Keys carry no topic, so two
+ * topics' subscriptions of the same name writing to one container share a prefix; a record
+ * without a topic belongs to none.
+ */
+export const recordOfTopic = (format: DeadLetterFormat, recordJson: string, topic: string): boolean =>
+  recordTopic(format, recordJson)?.toLowerCase() === topicResourceId(topic).toLowerCase();
+
 /** The records a reason filter selects (all of them without one). */
 export const matchingRecords = (
   format: DeadLetterFormat,
@@ -333,12 +379,16 @@ export class DeadLetterService {
    * Queues the selected records' events to the subscription again, as new deliveries (the
    * original event ids kept, new delivery ids, attempts 0, published now, stamped with the
    * subscription's current uid and version), blob by blob; each blob from which events were
-   * queued is then marked replayed. Blobs replayed before are skipped unless `force`. A dry run
-   * reads and counts and changes nothing.
+   * queued is then marked replayed, with the reasons of the records replayed. Only records of the
+   * subscription's topic are replayed (others are counted as `otherTopic`). A blob whose marker
+   * covers every reason selected is skipped, and records of reasons it covers are left out,
+   * unless `force`. A dry run reads and counts and changes nothing.
    *
-   * Not atomic across blobs: if queueing fails, the blobs already done stay done (and marked),
-   * and the failing blob is not marked, so running the same replay again continues where it
-   * stopped (events of the failing blob that did reach the queue are delivered twice).
+   * Not atomic across blobs: a failing blob (unreadable, an event that cannot be queued, the
+   * queue or the marker unavailable) is reported in its entry as `failed`; no further blob is
+   * started, those in flight finish, and the report says what was queued and marked. Running the
+   * same replay again continues where it stopped (events of a failing blob that reached the
+   * queue, or of a blob queued but not marked, are delivered twice).
    */
   async replay(subscription: Subscription, request: ReplayRequest): Promise<ReplayReport> {
     const place = deadLetterPlace(subscription);
@@ -350,62 +400,44 @@ export class DeadLetterService {
     }
     const callId = this.deps.newId();
     let sequence = 0;
-    const envelope = {
-      topic: subscription.topic,
-      subscription: subscription.name,
-      ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
-      subscriptionVersion: subscription.version,
-    };
-    const notFoundKeys: string[] = [];
-
-    const results = await mapWithConcurrency(
-      selected,
-      BLOB_CONCURRENCY,
-      async (blob): Promise<BlobReplay | undefined> => {
-        const replayedAt = blob.replayed ? await this.deps.bucket.replayedAt(blob.key) : undefined;
-        const skipped = replayedAt !== undefined && !request.force;
-        const previously = replayedAt === undefined ? {} : { replayedAt };
-        // Skipped blobs are read only to count them for a dry run.
-        if (skipped && !request.dryRun) return { key: blob.key, queued: 0, skipped, ...previously };
-        const text = await this.deps.bucket.get(blob.key);
-        if (text === undefined) {
-          notFoundKeys.push(blob.key);
-          return undefined;
-        }
-        const records = blobRecords(blob.key, text);
-        const matched = matchingRecords(place.format, records, request.reasons);
-        const counts = { records: records.length, matched: matched.length };
-        if (skipped || request.dryRun || matched.length === 0) {
-          return { key: blob.key, ...counts, queued: 0, skipped, ...previously };
-        }
-        const now = this.deps.clock.now();
-        const items = matched.map((record) => {
-          sequence += 1;
-          return replayItem(
-            place.format,
-            record,
-            `replay-${callId}.${sequence}`,
-            now,
-            `A record of the blob '${blob.key}'`,
-          );
-        });
-        try {
-          await this.deps.queue.send(
-            'delivery',
-            packJobs(envelope, items).map((body) => ({ body, delaySeconds: 0 })),
-          );
-        } catch {
-          throw serviceUnavailable(
-            `The events of the blob '${blob.key}' could not all be queued; it is not marked as replayed. Blobs replayed before it are marked. Run the replay again to continue (events of this blob that were queued will be delivered twice).`,
-          );
-        }
-        await this.deps.bucket.markReplayed(blob.key, now);
-        return { key: blob.key, ...counts, queued: items.length, skipped, ...previously };
+    const context: ReplayContext = {
+      subscription,
+      place,
+      request,
+      envelope: {
+        topic: subscription.topic,
+        subscription: subscription.name,
+        ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
+        subscriptionVersion: subscription.version,
       },
-    );
+      nextDeliveryId: () => {
+        sequence += 1;
+        return `replay-${callId}.${sequence}`;
+      },
+    };
 
-    const blobs = results.filter((result): result is BlobReplay => result !== undefined);
-    const skippedKeys = blobs.filter((blob) => blob.skipped).map((blob) => blob.key);
+    // One blob after another per worker; after the first failure no worker starts another.
+    const results: Array<BlobReplay | 'notFound' | undefined> = new Array(selected.length);
+    let next = 0;
+    let stopped = false;
+    const worker = async () => {
+      while (!stopped && next < selected.length) {
+        const index = next;
+        next += 1;
+        const result = await this.replayBlob(
+          context,
+          selected[index] as Pick<DeadLetterBlobInfo, 'key' | 'replayed'>,
+        );
+        results[index] = result;
+        if (result !== 'notFound' && result.failed !== undefined) stopped = true;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BLOB_CONCURRENCY, selected.length) }, worker));
+
+    const blobs = results.filter((result): result is BlobReplay => typeof result === 'object');
+    const keysOf = (chosen: readonly BlobReplay[]) => chosen.map((blob) => blob.key);
+    const skippedKeys = keysOf(blobs.filter((blob) => blob.skipped));
+    const failedKeys = keysOf(blobs.filter((blob) => blob.failed !== undefined));
     return {
       dryRun: request.dryRun,
       blobsSelected: selected.length,
@@ -413,9 +445,130 @@ export class DeadLetterService {
       eventsQueued: blobs.reduce((sum, blob) => sum + blob.queued, 0),
       blobsSkipped: skippedKeys.length,
       skippedKeys,
-      notFound: notFoundKeys.sort(),
+      notFound: selected
+        .filter((_, index) => results[index] === 'notFound')
+        .map((blob) => blob.key)
+        .sort(),
+      otherTopic: blobs.reduce((sum, blob) => sum + (blob.otherTopic ?? 0), 0),
+      blobsFailed: failedKeys.length,
+      failedKeys,
+      unmarkedKeys: keysOf(blobs.filter((blob) => blob.marked === false)),
+      notStarted: selected.filter((_, index) => results[index] === undefined).map((blob) => blob.key),
       blobs,
     };
+  }
+
+  /** Replays (or counts) one blob; any failure is answered in the entry, not thrown. */
+  private async replayBlob(
+    context: ReplayContext,
+    blob: Pick<DeadLetterBlobInfo, 'key' | 'replayed'>,
+  ): Promise<BlobReplay | 'notFound'> {
+    const { place, request } = context;
+    const { key } = blob;
+    const failure = (why: string, error: unknown, counts: Partial<BlobReplay> = {}): BlobReplay => ({
+      key,
+      ...counts,
+      queued: counts.queued ?? 0,
+      skipped: false,
+      failed: `${why}: ${(error as Error).message}`,
+    });
+
+    let marker: ReplayMarker | undefined;
+    let text: string | undefined;
+    try {
+      marker = blob.replayed ? await this.deps.bucket.replayMarker(key) : undefined;
+      // A marker of every reason skips the blob whatever is selected: read it only to count.
+      if (marker?.reasons !== undefined || marker === undefined || request.force || request.dryRun) {
+        text = await this.deps.bucket.get(key);
+        if (text === undefined) return 'notFound';
+      }
+    } catch (error) {
+      return failure('The blob could not be read', error);
+    }
+    const previously = marker === undefined ? {} : { replayedAt: marker.at };
+    if (text === undefined) return { key, queued: 0, skipped: true, ...previously };
+
+    let records: string[];
+    let own: string[];
+    let matched: string[];
+    try {
+      records = blobRecords(key, text);
+      own = records.filter((record) => recordOfTopic(place.format, record, context.subscription.topic));
+      matched = matchingRecords(place.format, own, request.reasons);
+    } catch (error) {
+      return failure('The blob cannot be replayed', error, previously);
+    }
+    // Records without a reason can only be chosen without a filter, which marks the blob.
+    const covered = (record: string) => {
+      if (marker === undefined) return false;
+      const reason = recordReason(place.format, record);
+      return marker.reasons === undefined || reason === undefined || marker.reasons.includes(reason);
+    };
+    const fresh = matched.filter((record) => !covered(record));
+    const skipped = marker !== undefined && fresh.length === 0 && !request.force;
+    const toSend = request.force ? matched : fresh;
+    const counts = {
+      records: records.length,
+      ...(own.length === records.length ? {} : { otherTopic: records.length - own.length }),
+      matched: matched.length,
+      ...(skipped || toSend.length === matched.length
+        ? {}
+        : { alreadyReplayed: matched.length - toSend.length }),
+    };
+    if (skipped) {
+      return request.dryRun
+        ? { key, ...counts, queued: 0, skipped, ...previously }
+        : { key, queued: 0, skipped, ...previously };
+    }
+    if (toSend.length === 0) return { key, ...counts, queued: 0, skipped, ...previously };
+
+    // Built and packed in a dry run too, so an event that cannot be queued shows there.
+    const now = this.deps.clock.now();
+    let bodies: string[];
+    try {
+      const items = toSend.map((record) =>
+        replayItem(place.format, record, context.nextDeliveryId(), now, `A record of the blob '${key}'`),
+      );
+      bodies = packJobs(context.envelope, items);
+    } catch (error) {
+      const why =
+        error instanceof RangeError
+          ? 'An event is too large to queue, so none of this blob was queued'
+          : 'The blob cannot be replayed';
+      return failure(why, error, { ...counts, ...previously });
+    }
+    if (request.dryRun) return { key, ...counts, queued: 0, skipped, ...previously };
+
+    try {
+      await this.deps.queue.send(
+        'delivery',
+        bodies.map((body) => ({ body, delaySeconds: 0 })),
+      );
+    } catch (error) {
+      return failure(
+        'Its events could not all be queued, so it is not marked as replayed (those that were queued will be delivered again by the next replay)',
+        error,
+        { ...counts, ...previously },
+      );
+    }
+    const queued = { key, ...counts, queued: toSend.length, skipped, ...previously };
+    const replayedReasons = toSend.flatMap((record) => recordReason(place.format, record) ?? []);
+    const reasons =
+      marker === undefined
+        ? replayedReasons
+        : marker.reasons === undefined
+          ? [...DEAD_LETTER_REASONS]
+          : [...marker.reasons, ...replayedReasons];
+    try {
+      await this.deps.bucket.markReplayed(key, now, reasons);
+    } catch (error) {
+      return {
+        ...queued,
+        marked: false,
+        failed: `Its events were queued, but it could not be marked as replayed (a new replay sends them again): ${(error as Error).message}`,
+      };
+    }
+    return { ...queued, marked: true };
   }
 
   /** The blobs a request selects: its keys (checked against the prefix) or the window's blobs. */
@@ -430,6 +583,15 @@ export class DeadLetterService {
     // Whether a named blob was replayed is read from its marker, not from a listing.
     return request.keys.map((key) => ({ key, replayed: true }));
   }
+}
+
+/** What replaying one blob needs from its call. */
+interface ReplayContext {
+  subscription: Subscription;
+  place: DeadLetterPlace;
+  request: ReplayRequest;
+  envelope: Parameters<typeof packJobs>[0];
+  nextDeliveryId: () => string;
 }
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();

@@ -2,12 +2,14 @@
  * The dead-letter bucket: blobs written by the dead-letter step, listed, read and marked as
  * replayed by the operator tools. Keys come from `delivery/rules/dead-letter-layout.ts`.
  *
- * A replay is recorded in a marker object beside the blob (`<key>.replayed`, holding the ISO
- * time), not in an object tag: the local S3 emulator (fauxqs 1.9) has no object tagging and
+ * A replay is recorded in a marker object beside the blob (`<key>.replayed`, holding
+ * `{"at":"<ISO time>","reasons":[...]}`: when, and the dead-letter reasons whose records were
+ * replayed), not in an object tag: the local S3 emulator (fauxqs 1.9) has no object tagging and
  * answers PutObjectTagging by overwriting the blob with the tagging document. A marker works the
  * same on AWS and locally, needs only s3:GetObject and s3:PutObject, and shows in a listing, so
  * a list of blobs knows which were replayed without a request per blob. Listings skip markers
- * (only `.json` keys are blobs).
+ * (only `.json` keys are blobs). Markers written before reasons were recorded hold just the ISO
+ * time; they count as covering every reason.
  */
 import {
   GetObjectCommand,
@@ -22,6 +24,45 @@ export const REPLAYED_MARKER_SUFFIX = '.replayed';
 
 /** The key of the marker object that records when `key` was last replayed. */
 export const replayedMarkerKey = (key: string): string => `${key}${REPLAYED_MARKER_SUFFIX}`;
+
+/** What a blob's replay marker says. */
+export interface ReplayMarker {
+  /** Epoch ms of the last replay. */
+  at: number;
+  /**
+   * The dead-letter reasons whose records were replayed (over all replays); `undefined` for every
+   * reason (a marker from before reasons were recorded).
+   */
+  reasons?: string[];
+}
+
+/**
+ * A marker's content: `{"at":..,"reasons":[..]}`, or (older markers) just the ISO time. A time
+ * that cannot be read counts as `lastModified`; content that is not a marker of reasons counts as
+ * covering every reason.
+ */
+export function parseReplayMarker(text: string, lastModified: number): ReplayMarker {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(trimmed) as { at?: unknown; reasons?: unknown };
+      const at = typeof parsed.at === 'string' ? Date.parse(parsed.at) : Number.NaN;
+      const reasons =
+        Array.isArray(parsed.reasons) && parsed.reasons.every((reason) => typeof reason === 'string')
+          ? (parsed.reasons as string[])
+          : undefined;
+      return { at: Number.isNaN(at) ? lastModified : at, ...(reasons === undefined ? {} : { reasons }) };
+    } catch {
+      return { at: lastModified };
+    }
+  }
+  const at = Date.parse(trimmed);
+  return { at: Number.isNaN(at) ? lastModified : at };
+}
+
+/** A marker's content for a replay at `at` (epoch ms) of the records of these reasons. */
+export const replayMarkerText = (at: number, reasons: readonly string[]): string =>
+  JSON.stringify({ at: new Date(at).toISOString(), reasons: [...new Set(reasons)].sort() });
 
 export interface DeadLetterBlobInfo {
   key: string;
@@ -84,31 +125,36 @@ export class DeadLetterBucket {
     }
   }
 
-  /**
-   * When the blob was last replayed (epoch ms), from its marker; `undefined` if it never was. A
-   * marker whose content is not a time counts as written when the marker was.
-   */
-  async replayedAt(key: string): Promise<number | undefined> {
+  /** The blob's replay marker; `undefined` if it was never replayed. */
+  async replayMarker(key: string): Promise<ReplayMarker | undefined> {
     try {
       const object = await this.s3.send(
         new GetObjectCommand({ Bucket: this.bucketName, Key: replayedMarkerKey(key) }),
       );
-      const at = Date.parse(((await object.Body?.transformToString('utf-8')) ?? '').trim());
-      return Number.isNaN(at) ? (object.LastModified?.getTime() ?? 0) : at;
+      const text = (await object.Body?.transformToString('utf-8')) ?? '';
+      return parseReplayMarker(text, object.LastModified?.getTime() ?? 0);
     } catch (error) {
       if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
       throw error;
     }
   }
 
-  /** Records that the blob was replayed at `at` (epoch ms), replacing an earlier record. */
-  async markReplayed(key: string, at: number): Promise<void> {
+  /** When the blob was last replayed (epoch ms), from its marker; `undefined` if it never was. */
+  async replayedAt(key: string): Promise<number | undefined> {
+    return (await this.replayMarker(key))?.at;
+  }
+
+  /**
+   * Records that the records of `reasons` in the blob were replayed at `at` (epoch ms), replacing
+   * an earlier marker (the caller merges the earlier reasons in).
+   */
+  async markReplayed(key: string, at: number, reasons: readonly string[]): Promise<void> {
     await this.s3.send(
       new PutObjectCommand({
         Bucket: this.bucketName,
         Key: replayedMarkerKey(key),
-        Body: new Date(at).toISOString(),
-        ContentType: 'text/plain; charset=utf-8',
+        Body: replayMarkerText(at, reasons),
+        ContentType: 'application/json; charset=utf-8',
       }),
     );
   }

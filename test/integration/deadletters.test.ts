@@ -19,7 +19,7 @@ import {
   deadLetterKey,
   deadLetterRecord,
 } from '../../shared/delivery/rules/dead-letter-layout';
-import { DeadLetterBucket } from '../../shared/storage/dead-letter-bucket';
+import { DeadLetterBucket, replayedMarkerKey } from '../../shared/storage/dead-letter-bucket';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 
@@ -102,7 +102,15 @@ it('lists and shows the blob through the management API', async () => {
 it('replays the event to the webhook as a new first delivery, then skips the replayed blob', async () => {
   const first = io();
   const summary = await replayDeadLetters(target, ref, first);
-  expect(summary).toEqual({ dryRun: false, blobs: [key], events: 1, skipped: [], missing: [] });
+  expect(summary).toEqual({
+    dryRun: false,
+    blobs: [key],
+    events: 1,
+    skipped: [],
+    missing: [],
+    failed: [],
+    unmarked: [],
+  });
 
   const request = await eventually(() => webhook.requestsTo('/kept')[0], 5_000, 'the replayed delivery');
   expect(request.headers['aeg-delivery-count']).toBe('0');
@@ -164,3 +172,60 @@ it('runs from the command line against the local stack', async () => {
     expect.objectContaining({ key, replayedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }),
   ]);
 }, 20_000);
+
+it('replays only the records of the topic, and records the reasons replayed in the marker', async () => {
+  const writtenAt = Date.now();
+  const record = (id: string, topic: string, reason: 'MaxDeliveryAttemptsExceeded' | 'NonRetriableOutcome') =>
+    deadLetterRecord(
+      'EventGridSchema',
+      eventJson.replace('"dl-1"', `"${id}"`).replace('/dlorders"', `/${topic}"`),
+      {
+        reason,
+        deliveryAttempts: 1,
+        publishTime: writtenAt - 60_000,
+      },
+    );
+  const mixed = deadLetterKey('dead', { kind: 'topic', subscription: ref.subscription }, writtenAt, 'blob-2');
+  // A subscription of the same name on another topic writes under the same prefix.
+  await bucket.put(
+    mixed,
+    deadLetterBlob([
+      record('dl-2', 'dlorders', 'MaxDeliveryAttemptsExceeded'),
+      record('dl-3', 'dlorders', 'NonRetriableOutcome'),
+      record('dl-4', 'billingx', 'MaxDeliveryAttemptsExceeded'),
+    ]),
+  );
+  const route = `/admin/topics/${ref.topic}/eventSubscriptions/${ref.subscription}/deadLetters/replay`;
+
+  const first = await api.call('POST', route, { keys: [mixed], reason: 'MaxDeliveryAttemptsExceeded' });
+  expect(first.status).toBe(200);
+  expect(first.body).toMatchObject({ eventsQueued: 1, otherTopic: 1, blobsFailed: 0, unmarkedKeys: [] });
+  const marker = JSON.parse((await bucket.get(replayedMarkerKey(mixed))) ?? '{}');
+  expect(marker).toEqual({ at: expect.stringMatching(/^\d{4}-/), reasons: ['MaxDeliveryAttemptsExceeded'] });
+
+  // Another reason was never replayed: no --yes needed, and only its record goes.
+  const summary = await replayDeadLetters(
+    target,
+    { ...ref, keys: [mixed], reasons: ['NonRetriableOutcome'] },
+    io(),
+  );
+  expect(summary).toMatchObject({ blobs: [mixed], events: 1, failed: [], unmarked: [] });
+  await eventually(
+    () => (webhook.requestsTo('/kept').length >= 3 ? true : undefined),
+    5_000,
+    'the replayed deliveries',
+  );
+  await new Promise((done) => setTimeout(done, 300));
+  const ids = webhook.requestsTo('/kept').map((request) => JSON.parse(request.body)[0].id);
+  expect(ids.sort()).toEqual(['dl-1', 'dl-2', 'dl-3']);
+  expect(JSON.parse((await bucket.get(replayedMarkerKey(mixed))) ?? '{}').reasons).toEqual([
+    'MaxDeliveryAttemptsExceeded',
+    'NonRetriableOutcome',
+  ]);
+
+  // A marker of the older kind (just the time) still reads, as every reason.
+  await bucket.put(replayedMarkerKey(mixed), '2026-11-22T10:00:00.000Z');
+  expect((await showDeadLetters(target, { ...ref, key: mixed })).replayedAt).toBe('2026-11-22T10:00:00.000Z');
+  const again = await api.call('POST', route, { keys: [mixed], reason: 'NonRetriableOutcome' });
+  expect(again.body).toMatchObject({ eventsQueued: 0, skippedKeys: [mixed] });
+});

@@ -93,10 +93,27 @@ describe('SigV4 target', () => {
   });
 });
 
-/** A replay route with two blobs: `old` (replayed before, 1 event) and `new` (2 events). */
-function scriptedApi() {
+/** How a scripted blob fails: in the dry run too, or on replay (after queueing, if `marked` is false). */
+interface ScriptedFailure {
+  reason: string;
+  inDryRun?: boolean;
+  marked?: false;
+}
+
+/**
+ * A replay route with two blobs: `old` (replayed before, 1 event) and `new` (2 events), plus the
+ * `extra` blobs given (written after them, not replayed before), listed newest first.
+ */
+function scriptedApi(
+  options: {
+    extra?: Record<string, number>;
+    failures?: Record<string, ScriptedFailure>;
+    alreadyReplayed?: Record<string, number>;
+  } = {},
+) {
   const replayedBefore = new Set(['dead/S/old.json']);
-  const events: Record<string, number> = { 'dead/S/old.json': 1, 'dead/S/new.json': 2 };
+  const events: Record<string, number> = { 'dead/S/old.json': 1, 'dead/S/new.json': 2, ...options.extra };
+  const listed = Object.keys(events).reverse();
   const calls: Array<Record<string, unknown>> = [];
   const target: ApiTarget = {
     where: 'test',
@@ -105,7 +122,7 @@ function scriptedApi() {
         return {
           status: 200,
           text: JSON.stringify({
-            value: ['dead/S/new.json', 'dead/S/old.json'].map((key) => ({ key, writtenAt: '', bytes: 1 })),
+            value: listed.map((key) => ({ key, writtenAt: '', bytes: 1 })),
           }),
         };
       }
@@ -113,9 +130,27 @@ function scriptedApi() {
       calls.push(request);
       const blobs: BlobReplayAnswer[] = request.keys.map((key) => {
         const skipped = replayedBefore.has(key) && request.force !== true;
-        const queued = skipped || request.dryRun === true ? 0 : (events[key] ?? 0);
+        const already = request.force === true ? 0 : (options.alreadyReplayed?.[key] ?? 0);
+        const failure = options.failures?.[key];
+        const counts = {
+          records: events[key],
+          matched: events[key],
+          ...(already === 0 ? {} : { alreadyReplayed: already }),
+        };
+        if (failure !== undefined && (failure.inDryRun === true || request.dryRun !== true)) {
+          const queued = failure.marked === false ? (events[key] ?? 0) - already : 0;
+          return {
+            key,
+            ...counts,
+            queued,
+            ...(failure.marked === false ? { marked: false } : {}),
+            skipped: false,
+            failed: failure.reason,
+          };
+        }
+        const queued = skipped || request.dryRun === true ? 0 : (events[key] ?? 0) - already;
         if (queued > 0) replayedBefore.add(key);
-        return { key, records: events[key], matched: events[key], queued, skipped };
+        return { key, ...counts, queued, ...(queued > 0 ? { marked: true } : {}), skipped };
       });
       const answer = {
         dryRun: request.dryRun === true,
@@ -125,6 +160,11 @@ function scriptedApi() {
         blobsSkipped: blobs.filter((blob) => blob.skipped).length,
         skippedKeys: blobs.filter((blob) => blob.skipped).map((blob) => blob.key),
         notFound: [],
+        otherTopic: 0,
+        blobsFailed: blobs.filter((blob) => blob.failed !== undefined).length,
+        failedKeys: blobs.filter((blob) => blob.failed !== undefined).map((blob) => blob.key),
+        unmarkedKeys: blobs.filter((blob) => blob.marked === false).map((blob) => blob.key),
+        notStarted: [],
         blobs,
       };
       return { status: 200, text: JSON.stringify(answer) };
@@ -181,6 +221,8 @@ describe('replay', () => {
       events: 2,
       skipped: ['dead/S/old.json'],
       missing: [],
+      failed: [],
+      unmarked: [],
     });
     expect(calls).toEqual([
       { keys: ['dead/S/old.json', 'dead/S/new.json'], dryRun: true },
@@ -209,5 +251,76 @@ describe('replay', () => {
     expect(summary).toMatchObject({ dryRun: true, blobs: ['dead/S/new.json'], events: 2 });
     expect(calls.every((call) => call.dryRun === true)).toBe(true);
     expect(lines).toContain('Dry run: nothing was replayed.');
+  });
+
+  it('stops at a failing blob, lists it and what was replayed before it', async () => {
+    const { target, calls } = scriptedApi({
+      extra: { 'dead/S/third.json': 1, 'dead/S/fourth.json': 1 },
+      failures: { 'dead/S/third.json': { reason: 'Its events could not all be queued: SQS is down' } },
+    });
+    const { io, lines } = scriptedIo({ interactive: false });
+    const summary = await replayDeadLetters(target, { ...ref, yes: true }, io);
+    expect(summary).toMatchObject({
+      blobs: ['dead/S/old.json', 'dead/S/new.json'],
+      events: 3,
+      failed: [{ key: 'dead/S/third.json', reason: 'Its events could not all be queued: SQS is down' }],
+      unmarked: [],
+    });
+    // The fourth blob is never asked for.
+    expect(calls.slice(1).map((call) => call.keys)).toEqual([
+      ['dead/S/old.json'],
+      ['dead/S/new.json'],
+      ['dead/S/third.json'],
+    ]);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        '  FAILED dead/S/third.json: Its events could not all be queued: SQS is down',
+        'Replayed 3 events from 2 blobs before it; 1 blob not started.',
+      ]),
+    );
+  });
+
+  it('says which blobs were queued but not marked', async () => {
+    const { target } = scriptedApi({
+      failures: { 'dead/S/new.json': { reason: 'could not be marked', marked: false } },
+    });
+    const { io, lines } = scriptedIo({ interactive: false });
+    const summary = await replayDeadLetters(target, { ...ref, keys: ['dead/S/new.json'] }, io);
+    expect(summary).toMatchObject({
+      blobs: ['dead/S/new.json'],
+      events: 2,
+      unmarked: ['dead/S/new.json'],
+      failed: [{ key: 'dead/S/new.json', reason: 'could not be marked' }],
+    });
+    expect(
+      lines.some(
+        (line) => line.startsWith('Queued but NOT marked replayed') && line.includes('dead/S/new.json'),
+      ),
+    ).toBe(true);
+  });
+
+  it('replays nothing when the dry run reports a failing blob', async () => {
+    const { target, calls } = scriptedApi({
+      failures: { 'dead/S/new.json': { reason: 'An event is too large to queue', inDryRun: true } },
+    });
+    const { io, lines } = scriptedIo({ interactive: false });
+    const summary = await replayDeadLetters(target, { ...ref, yes: true }, io);
+    expect(summary).toMatchObject({
+      events: 0,
+      blobs: [],
+      failed: [{ key: 'dead/S/new.json', reason: 'An event is too large to queue' }],
+    });
+    expect(calls.every((call) => call.dryRun === true)).toBe(true);
+    expect(lines).toContain('  dead/S/new.json: An event is too large to queue');
+  });
+
+  it('counts only the events not replayed before in a partly replayed blob, and does not force it', async () => {
+    const { target, calls } = scriptedApi({ alreadyReplayed: { 'dead/S/new.json': 1 } });
+    const { io, lines, questions } = scriptedIo({ interactive: true, answer: false });
+    const summary = await replayDeadLetters(target, ref, io);
+    expect(lines[0]).toBe('1 event in 1 blob to replay to topic orders, subscription S.');
+    expect(summary).toMatchObject({ blobs: ['dead/S/new.json'], events: 1 });
+    expect(questions).toEqual(['Replay the 1 blob replayed before again? [y/N] ']);
+    expect(calls[1]).toEqual({ keys: ['dead/S/new.json'], force: false });
   });
 });

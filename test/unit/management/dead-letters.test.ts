@@ -18,13 +18,20 @@ import {
   type ReplayRequest,
   replayDocument,
 } from '../../../shared/management/dead-letters';
-import type { DeadLetterBlobInfo } from '../../../shared/storage/dead-letter-bucket';
+import {
+  type DeadLetterBlobInfo,
+  parseReplayMarker,
+  type ReplayMarker,
+  replayMarkerText,
+} from '../../../shared/storage/dead-letter-bucket';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
 
-/** The bucket in memory: blobs with their write time, and replay markers. */
+/** The bucket in memory: blobs with their write time, and replay markers (as the bucket reads them). */
 class MemoryBucket implements DeadLetterBlobs {
   readonly blobs = new Map<string, { text: string; writtenAt: number }>();
-  readonly markers = new Map<string, number>();
+  readonly markers = new Map<string, ReplayMarker>();
+  /** Marking these keys fails. */
+  readonly failMarking = new Set<string>();
 
   async list(prefix: string, window: { since?: number; until?: number } = {}): Promise<DeadLetterBlobInfo[]> {
     return [...this.blobs.entries()]
@@ -42,11 +49,26 @@ class MemoryBucket implements DeadLetterBlobs {
   async get(key: string) {
     return this.blobs.get(key)?.text;
   }
-  async replayedAt(key: string) {
+  async replayMarker(key: string) {
     return this.markers.get(key);
   }
-  async markReplayed(key: string, at: number) {
-    this.markers.set(key, at);
+  async replayedAt(key: string) {
+    return this.markers.get(key)?.at;
+  }
+  async markReplayed(key: string, at: number, reasons?: readonly string[]) {
+    if (this.failMarking.has(key)) throw new Error('S3 is down');
+    // Through the marker's text, as the bucket writes and reads it.
+    this.markers.set(
+      key,
+      parseReplayMarker(
+        reasons === undefined ? new Date(at).toISOString() : replayMarkerText(at, reasons),
+        0,
+      ),
+    );
+  }
+  /** An old-style marker: just the time (every reason). */
+  markAll(key: string, at: number) {
+    this.markers.set(key, { at });
   }
 }
 
@@ -62,8 +84,8 @@ const facts = (reason: DeadLetterReason): DeadLetterFacts => ({
   lastDeliveryAttemptTime: T0 - 1000,
 });
 /** An event as delivered: compact text with a number beyond double precision. */
-const eventJson = (id: string) =>
-  `{"id":${JSON.stringify(id)},"topic":"/gridwire/topics/orders","subject":"orders/1","eventType":"Order.Created","eventTime":"2026-11-22T09:00:00Z","data":{"big":9007199254740993,"price":1.50},"dataVersion":"2.0","metadataVersion":"1"}`;
+const eventJson = (id: string, topic = 'orders') =>
+  `{"id":${JSON.stringify(id)},"topic":${JSON.stringify(`/gridwire/topics/${topic}`)},"subject":"orders/1","eventType":"Order.Created","eventTime":"2026-11-22T09:00:00Z","data":{"big":9007199254740993,"price":1.50},"dataVersion":"2.0","metadataVersion":"1"}`;
 
 function harness() {
   const clock = new VirtualClock(T0 + 5 * HOUR);
@@ -79,11 +101,20 @@ function harness() {
       return `call${ids}`;
     },
   });
-  /** Writes a blob of records (event id and reason each) at `writtenAt`; returns its key. */
-  const put = (writtenAt: number, records: Array<[string, DeadLetterReason]>, name = String(writtenAt)) => {
+  /**
+   * Writes a blob of records (event id, reason and, if not `orders`, topic each) at `writtenAt`;
+   * returns its key.
+   */
+  const put = (
+    writtenAt: number,
+    records: Array<[string, DeadLetterReason] | [string, DeadLetterReason, string]>,
+    name = String(writtenAt),
+  ) => {
     const key = deadLetterKey('dead', scope, writtenAt, name);
     const text = deadLetterBlob(
-      records.map(([id, reason]) => deadLetterRecord('EventGridSchema', eventJson(id), facts(reason))),
+      records.map(([id, reason, topic]) =>
+        deadLetterRecord('EventGridSchema', eventJson(id, topic), facts(reason)),
+      ),
     );
     bucket.blobs.set(key, { text, writtenAt });
     return key;
@@ -115,7 +146,7 @@ describe('listing', () => {
     const b = put(T0 + HOUR, [['e2', 'MaxDeliveryAttemptsExceeded']]);
     const c = put(T0 + 2 * HOUR, [['e3', 'MaxDeliveryAttemptsExceeded']]);
     bucket.blobs.set('dead/OTHER/2026/11/22/10/x.json', { text: '[]', writtenAt: T0 });
-    bucket.markers.set(b, T0 + 3 * HOUR);
+    bucket.markAll(b, T0 + 3 * HOUR);
 
     expect((await service.list(sub)).map((entry) => entry.key)).toEqual([c, b, a]);
     const window = await service.list(sub, { since: T0 + HOUR, until: T0 + 2 * HOUR });
@@ -152,7 +183,7 @@ describe('showing a blob', () => {
       ['e1', 'MaxDeliveryAttemptsExceeded'],
       ['e2', 'NonRetriableOutcome'],
     ]);
-    bucket.markers.set(key, T0 + HOUR);
+    bucket.markAll(key, T0 + HOUR);
     const blob = await service.show(sub, key);
     expect(blob.records).toHaveLength(2);
     expect(blob.records[0]).toContain('"big":9007199254740993,"price":1.50');
@@ -194,7 +225,12 @@ describe('replay', () => {
       blobsSkipped: 0,
       skippedKeys: [],
       notFound: [],
-      blobs: [{ key, records: 2, matched: 2, queued: 2, skipped: false }],
+      otherTopic: 0,
+      blobsFailed: 0,
+      failedKeys: [],
+      unmarkedKeys: [],
+      notStarted: [],
+      blobs: [{ key, records: 2, matched: 2, queued: 2, marked: true, skipped: false }],
     });
     const sent = queue.take();
     expect(sent).toHaveLength(1);
@@ -226,7 +262,10 @@ describe('replay', () => {
       },
     ]);
     expect(sent[0]?.job.items[0]?.eventJson).toContain('9007199254740993');
-    expect(bucket.markers.get(key)).toBe(clock.now());
+    expect(bucket.markers.get(key)).toEqual({
+      at: clock.now(),
+      reasons: ['MaxDeliveryAttemptsExceeded', 'TimeToLiveExceeded'],
+    });
   });
 
   it('selects blobs by since/until, and records by reason', async () => {
@@ -245,7 +284,7 @@ describe('replay', () => {
     expect(report).toMatchObject({ blobsSelected: 2, recordsMatched: 1, eventsQueued: 1 });
     expect(report.blobs).toEqual(
       expect.arrayContaining([
-        { key: middle, records: 2, matched: 1, queued: 1, skipped: false },
+        { key: middle, records: 2, matched: 1, queued: 1, marked: true, skipped: false },
         { key: late, records: 1, matched: 0, queued: 0, skipped: false },
       ]),
     );
@@ -299,7 +338,7 @@ describe('replay', () => {
     const forced = await service.replay(sub, request({ force: true }));
     expect(forced).toMatchObject({ eventsQueued: 1, blobsSkipped: 0 });
     expect(queue.take()[0]?.job.items[0]?.deliveryId).toBe('replay-call3.1');
-    expect(bucket.markers.get(key)).toBe(clock.now());
+    expect(bucket.markers.get(key)?.at).toBe(clock.now());
   });
 
   it('counts in a dry run and changes nothing, already replayed blobs included in the report', async () => {
@@ -309,7 +348,7 @@ describe('replay', () => {
       ['e2', 'MaxDeliveryAttemptsExceeded'],
       ['e3', 'MaxDeliveryAttemptsExceeded'],
     ]);
-    bucket.markers.set(done, T0 + 2 * HOUR);
+    bucket.markAll(done, T0 + 2 * HOUR);
 
     const report = await service.replay(sub, request({ dryRun: true }));
     expect(report).toMatchObject({
@@ -328,14 +367,189 @@ describe('replay', () => {
     expect([...bucket.markers.keys()]).toEqual([done]);
   });
 
-  it('does not mark a blob whose events could not be queued', async () => {
+  it('does not mark a blob whose events could not be queued, and answers the report', async () => {
     const { service, queue, bucket, put } = harness();
     const key = put(T0, [['e1', 'MaxDeliveryAttemptsExceeded']]);
     queue.failWith = new Error('SQS is down');
-    const error = await apiError(service.replay(sub, request()));
-    expect(error.statusCode).toBe(503);
-    expect(error.message).toContain(key);
+    const report = await service.replay(sub, request());
+    expect(report).toMatchObject({ eventsQueued: 0, blobsFailed: 1, failedKeys: [key] });
+    expect(report.blobs[0]?.failed).toMatch(/could not all be queued.*SQS is down/);
     expect(bucket.markers.size).toBe(0);
+  });
+
+  it('replays only records of the subscription’s topic, and never marks a blob of another topic', async () => {
+    const { service, queue, bucket, put } = harness();
+    // `billing/Audit` writes to the same container, so its blobs share the prefix dead/AUDIT/.
+    const mixed = put(T0, [
+      ['o1', 'MaxDeliveryAttemptsExceeded'],
+      ['b1', 'MaxDeliveryAttemptsExceeded', 'billing'],
+      ['o2', 'MaxDeliveryAttemptsExceeded', 'ORDERS'],
+    ]);
+    const billing = put(T0 + HOUR, [
+      ['b2', 'MaxDeliveryAttemptsExceeded', 'billing'],
+      ['b3', 'TimeToLiveExceeded', 'billing'],
+    ]);
+
+    const dry = await service.replay(sub, request({ dryRun: true }));
+    expect(dry).toMatchObject({ recordsMatched: 2, otherTopic: 3 });
+
+    const report = await service.replay(sub, request());
+    expect(report).toMatchObject({ recordsMatched: 2, eventsQueued: 2, otherTopic: 3, blobsFailed: 0 });
+    expect(report.blobs).toEqual([
+      { key: billing, records: 2, otherTopic: 2, matched: 0, queued: 0, skipped: false },
+      { key: mixed, records: 3, otherTopic: 1, matched: 2, queued: 2, marked: true, skipped: false },
+    ]);
+    expect(queue.take().flatMap((entry) => entry.job.items.map((item) => item.eventId))).toEqual([
+      'o1',
+      'o2',
+    ]);
+    expect([...bucket.markers.keys()]).toEqual([mixed]);
+
+    // The billing subscription replays its own records only.
+    const billingSub = { ...sub, topic: 'billing' };
+    const forBilling = await service.replay(billingSub, request({ keys: [billing] }));
+    expect(forBilling).toMatchObject({ eventsQueued: 2, otherTopic: 0 });
+    expect(queue.take().flatMap((entry) => entry.job.items.map((item) => item.eventId))).toEqual([
+      'b2',
+      'b3',
+    ]);
+  });
+
+  it('records the reasons replayed: another reason is not "replayed before", and is merged in', async () => {
+    const { service, queue, bucket, clock, put } = harness();
+    const key = put(T0, [
+      ['e1', 'MaxDeliveryAttemptsExceeded'],
+      ['e2', 'NonRetriableOutcome'],
+      ['e3', 'MaxDeliveryAttemptsExceeded'],
+    ]);
+    const sentIds = () => queue.take().flatMap((entry) => entry.job.items.map((item) => item.eventId));
+
+    await service.replay(sub, request({ reasons: ['MaxDeliveryAttemptsExceeded'] }));
+    expect(sentIds()).toEqual(['e1', 'e3']);
+    const first = clock.now();
+    expect(bucket.markers.get(key)).toEqual({ at: first, reasons: ['MaxDeliveryAttemptsExceeded'] });
+    clock.advance(HOUR);
+
+    // The same reason again: replayed before.
+    const again = await service.replay(sub, request({ reasons: ['MaxDeliveryAttemptsExceeded'] }));
+    expect(again).toMatchObject({ eventsQueued: 0, blobsSkipped: 1, skippedKeys: [key] });
+
+    // Another reason: not replayed before; only its records go.
+    const dry = await service.replay(sub, request({ reasons: ['NonRetriableOutcome'], dryRun: true }));
+    expect(dry).toMatchObject({ blobsSkipped: 0, recordsMatched: 1 });
+    expect(dry.blobs).toEqual([
+      { key, records: 3, matched: 1, queued: 0, replayedAt: first, skipped: false },
+    ]);
+    const other = await service.replay(sub, request({ reasons: ['NonRetriableOutcome'] }));
+    expect(other).toMatchObject({ eventsQueued: 1, blobsSkipped: 0 });
+    expect(sentIds()).toEqual(['e2']);
+    expect(bucket.markers.get(key)).toEqual({
+      at: clock.now(),
+      reasons: ['MaxDeliveryAttemptsExceeded', 'NonRetriableOutcome'],
+    });
+
+    // Now every reason in the blob is covered.
+    expect(await service.replay(sub, request())).toMatchObject({ eventsQueued: 0, skippedKeys: [key] });
+    expect(queue.take()).toHaveLength(0);
+  });
+
+  it('without a filter, leaves out the records of reasons replayed before', async () => {
+    const { service, queue, bucket, put } = harness();
+    const key = put(T0, [
+      ['e1', 'MaxDeliveryAttemptsExceeded'],
+      ['e2', 'NonRetriableOutcome'],
+    ]);
+    await service.replay(sub, request({ reasons: ['MaxDeliveryAttemptsExceeded'] }));
+    queue.take();
+    const report = await service.replay(sub, request());
+    expect(report.blobs[0]).toMatchObject({ matched: 2, alreadyReplayed: 1, queued: 1, skipped: false });
+    expect(queue.take().flatMap((entry) => entry.job.items.map((item) => item.eventId))).toEqual(['e2']);
+    expect(bucket.markers.get(key)?.reasons).toEqual(['MaxDeliveryAttemptsExceeded', 'NonRetriableOutcome']);
+  });
+
+  it('reads markers that hold only a time as covering every reason', async () => {
+    const { service, queue, bucket, put } = harness();
+    const key = put(T0, [['e1', 'NonRetriableOutcome']]);
+    bucket.markAll(key, T0 + HOUR);
+    const report = await service.replay(sub, request({ reasons: ['NonRetriableOutcome'] }));
+    expect(report).toMatchObject({ eventsQueued: 0, skippedKeys: [key] });
+    expect(report.blobs).toEqual([{ key, queued: 0, replayedAt: T0 + HOUR, skipped: true }]);
+    expect(queue.take()).toHaveLength(0);
+
+    expect(parseReplayMarker('2026-11-22T11:00:00.000Z\n', 7)).toEqual({ at: T0 + HOUR });
+    expect(parseReplayMarker('not a time', 7)).toEqual({ at: 7 });
+    expect(
+      parseReplayMarker('{"at":"2026-11-22T11:00:00.000Z","reasons":["TimeToLiveExceeded"]}', 7),
+    ).toEqual({
+      at: T0 + HOUR,
+      reasons: ['TimeToLiveExceeded'],
+    });
+    expect(
+      replayMarkerText(T0, ['TimeToLiveExceeded', 'MaxDeliveryAttemptsExceeded', 'TimeToLiveExceeded']),
+    ).toBe(
+      '{"at":"2026-11-22T10:00:00.000Z","reasons":["MaxDeliveryAttemptsExceeded","TimeToLiveExceeded"]}',
+    );
+  });
+
+  it('after a failing blob starts no other, finishes those in flight and answers what was done', async () => {
+    const { service, queue, bucket, put } = harness();
+    const keys = Array.from({ length: 20 }, (_, index) =>
+      put(T0 + index, [[`e${index}`, 'MaxDeliveryAttemptsExceeded']]),
+    );
+    const failing = keys[17] as string;
+    const send = queue.send.bind(queue);
+    queue.send = async (name, jobs) => {
+      if (jobs.some((job) => job.body.includes('"eventId":"e17"'))) throw new Error('SQS is down');
+      return send(name, jobs);
+    };
+
+    const report = await service.replay(sub, request());
+    expect(report.failedKeys).toEqual([failing]);
+    expect(report.blobsFailed).toBe(1);
+    expect(report.blobs.find((blob) => blob.key === failing)).toMatchObject({
+      queued: 0,
+      failed: expect.stringMatching(/could not all be queued.*SQS is down/),
+    });
+    expect(report.notStarted.length).toBeGreaterThan(0);
+    const done = report.blobs.filter((blob) => blob.failed === undefined);
+    // Every selected blob is either answered or not started; those answered were queued and marked.
+    expect(done.length + 1 + report.notStarted.length).toBe(keys.length);
+    expect(done.every((blob) => blob.queued === 1 && blob.marked === true)).toBe(true);
+    expect(report.eventsQueued).toBe(done.length);
+    expect(queue.take()).toHaveLength(done.length);
+    expect([...bucket.markers.keys()].sort()).toEqual(done.map((blob) => blob.key).sort());
+    expect(report.notStarted.some((key) => bucket.markers.has(key))).toBe(false);
+  });
+
+  it('reports an event too large to queue as a failure of its blob, in a dry run too', async () => {
+    const { service, queue, bucket, put } = harness();
+    const key = put(T0, [['e1', 'MaxDeliveryAttemptsExceeded']]);
+    const big = eventJson('huge').replace('"big":', `"pad":"${'x'.repeat(1_100_000)}","big":`);
+    bucket.blobs.set(key, {
+      text: deadLetterBlob([deadLetterRecord('EventGridSchema', big, facts('MaxDeliveryAttemptsExceeded'))]),
+      writtenAt: T0,
+    });
+    for (const dryRun of [true, false]) {
+      const report = await service.replay(sub, request({ dryRun }));
+      expect(report).toMatchObject({ eventsQueued: 0, failedKeys: [key] });
+      expect(report.blobs[0]?.failed).toMatch(/^An event is too large to queue.*at most 1048576/);
+    }
+    expect(queue.sent).toHaveLength(0);
+    expect(bucket.markers.size).toBe(0);
+  });
+
+  it('reports a blob queued but not marked when the marker cannot be written', async () => {
+    const { service, queue, bucket, put } = harness();
+    const key = put(T0, [['e1', 'MaxDeliveryAttemptsExceeded']]);
+    bucket.failMarking.add(key);
+    const report = await service.replay(sub, request());
+    expect(report).toMatchObject({ eventsQueued: 1, unmarkedKeys: [key], failedKeys: [key] });
+    expect(report.blobs[0]).toMatchObject({
+      queued: 1,
+      marked: false,
+      failed: expect.stringMatching(/queued, but it could not be marked.*S3 is down/),
+    });
+    expect(queue.take()).toHaveLength(1);
   });
 
   it('refuses a subscription without a dead-letter destination and too large a selection', async () => {
