@@ -17,7 +17,7 @@ import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEAD_LETTER_REASONS } from '../shared/domain/model';
-import type { ReplayReport } from '../shared/management/dead-letters';
+import type { BlobReplay, ReplayReport } from '../shared/management/dead-letters';
 import { MAX_REPLAY_KEYS } from '../shared/management/dead-letters';
 import { arrayElements, objectMembers } from '../shared/platform/json-text';
 import { CliError, explainAwsError } from './errors';
@@ -240,23 +240,8 @@ export async function showDeadLetters(
   };
 }
 
-/** What the replay route says about one blob. */
-export interface BlobReplayAnswer {
-  key: string;
-  records?: number;
-  /** Records of another topic in the blob (never replayed to this subscription). */
-  otherTopic?: number;
-  matched?: number;
-  /** Of the matched, records left out because their reason was replayed before. */
-  alreadyReplayed?: number;
-  queued: number;
-  /** Present when events were queued: whether the blob was then marked replayed. */
-  marked?: boolean;
-  replayedAt?: string;
-  skipped: boolean;
-  /** Why the blob could not be (fully) replayed. */
-  failed?: string;
-}
+/** What the replay route says about one blob: the service's per-blob result, times as ISO strings. */
+export type BlobReplayAnswer = Omit<BlobReplay, 'replayedAt'> & { replayedAt?: string };
 
 /** The replay route's answer: the service's report, with times as ISO strings. */
 export type ReplayAnswer = Omit<ReplayReport, 'blobs'> & { blobs: BlobReplayAnswer[] };
