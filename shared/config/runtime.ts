@@ -85,20 +85,18 @@ const readers = (env: Environment) => {
  * Reads the function configuration from `env` (by default the process environment). Optional
  * values that are absent stay absent, so `requireSetting` can name them where they are needed.
  */
-const optionalSetting = <K extends string>(key: K, value: string | undefined) =>
-  (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
-
 export function readConfig(env: Environment = process.env): RuntimeConfig {
   const read = readers(env);
   const publicUrl = read.optional(ENV.publicUrl);
   const deadLetterBucket = read.optional(ENV.deadLetterBucket);
+  const tableName = read.optional(ENV.tableName);
   const queueUrls: Partial<Record<QueueKey, string>> = {};
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
     const url = read.optional(QUEUES[key].urlEnv);
     if (url !== undefined) queueUrls[key] = url;
   }
   return {
-    ...optionalSetting('tableName', read.optional(ENV.tableName)),
+    ...(tableName === undefined ? {} : { tableName }),
     queueUrls,
     timeScale: read.number(ENV.timeScale, CONFIG_DEFAULTS.timeScale, 1),
     allowHttpEndpoints: read.boolean(ENV.allowHttpEndpoints, CONFIG_DEFAULTS.allowHttpEndpoints),

@@ -5,7 +5,6 @@
  * to S3. Without a destination they are dropped: counted (`DroppedEventCount` by `DropReason`)
  * and logged with their event ids.
  */
-import { SQS_LIMITS } from '../config/resources';
 import type { DeliveryItem, EndedDelivery, EndedJob } from '../domain/delivery';
 import type { DeadLetterFormat, DropReason } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
@@ -164,10 +163,7 @@ export class DeadLetterStep {
     }
     if (waiting.length === 0) return;
     // At least a second, so a large time scale never turns the wait into a tight loop.
-    const delaySeconds = Math.max(
-      1,
-      Math.min(SQS_LIMITS.maxDelaySeconds, Math.floor(timing.retryDelayMs / 1000)),
-    );
+    const delaySeconds = Math.max(1, timing.retryDelayMs / 1000);
     await this.postpone(group, waiting, delaySeconds, report);
   }
 

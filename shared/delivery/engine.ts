@@ -18,7 +18,6 @@
  * and in virtual time.
  */
 
-import { SQS_LIMITS } from '../config/resources';
 import type { DeliveryItem, DeliveryJob, EndedJob, QueuedJob } from '../domain/delivery';
 import type { AttemptRecord, Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
@@ -228,10 +227,7 @@ export class DeliveryEngine {
     }
     for (const body of packJobs(envelope, decisions.deferred)) retryJobs.push({ body, delaySeconds: 0 });
     const destination = subscription.deadLetter;
-    const writeDelaySeconds = Math.min(
-      SQS_LIMITS.maxDelaySeconds,
-      Math.floor(profile.deadLetter.writeDelayMs / 1000),
-    );
+    const writeDelaySeconds = profile.deadLetter.writeDelayMs / 1000;
     const endedJobs =
       destination === undefined
         ? []
@@ -314,14 +310,8 @@ export class DeliveryEngine {
   private async handOffAgain(job: EndedJob): Promise<JobReport> {
     const { ended, kind: _kind, v: _v, ...envelope } = job;
     // They already waited on the retry queue; the rest of the write delay groups them again.
-    const delaySeconds = Math.max(
-      0,
-      Math.min(
-        SQS_LIMITS.maxDelaySeconds,
-        Math.floor(this.deps.profiles[job.deliveryProfile].deadLetter.writeDelayMs / 1000) -
-          HANDOFF_RETRY_DELAY_SECONDS,
-      ),
-    );
+    const delaySeconds =
+      this.deps.profiles[job.deliveryProfile].deadLetter.writeDelayMs / 1000 - HANDOFF_RETRY_DELAY_SECONDS;
     await this.deps.queue.send(
       'deadLetter',
       packEndedJobs(envelope, ended).map((body) => ({ body, delaySeconds })),

@@ -6,18 +6,21 @@
 import { z } from 'zod';
 import { DEAD_LETTER_FORMATS, DEAD_LETTER_REASONS, DELIVERY_OUTCOMES, DELIVERY_PROFILE_NAMES } from './model';
 
-/** An event in the Event Grid schema, as stored and delivered (after the service stamped it). */
-export const eventGridEventSchema = z.looseObject({
-  id: z.string(),
-  topic: z.string(),
-  subject: z.string(),
-  eventType: z.string(),
-  eventTime: z.string(),
-  data: z.unknown().optional(),
-  dataVersion: z.string(),
-  metadataVersion: z.literal('1'),
-});
-export type EventGridEvent = z.infer<typeof eventGridEventSchema>;
+/**
+ * An event in the Event Grid schema after the service stamped it: what filters and headers look
+ * at. It travels as text (`DeliveryItem.eventJson`), never as this parsed form.
+ */
+export interface EventGridEvent {
+  id: string;
+  topic: string;
+  subject: string;
+  eventType: string;
+  eventTime: string;
+  data?: unknown;
+  dataVersion: string;
+  metadataVersion: '1';
+  [extra: string]: unknown;
+}
 
 /**
  * One event on its way to one subscription, with everything the retry engine needs. It travels

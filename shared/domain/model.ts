@@ -25,8 +25,6 @@ export const DELIVERY_OUTCOMES = [
   'GenericError',
 ] as const;
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
-export const isDeliveryOutcome = (value: unknown): value is DeliveryOutcome =>
-  typeof value === 'string' && (DELIVERY_OUTCOMES as readonly string[]).includes(value);
 
 /** Why an event stopped being retried. */
 export const DEAD_LETTER_REASONS = [

@@ -20,8 +20,7 @@ export interface JobConsumerOptions {
 }
 
 /** Events in a job, for logs. */
-export const jobSize = (job: QueuedJob): number =>
-  job.kind === 'ended' ? job.ended.length : job.items.length;
+const jobSize = (job: QueuedJob): number => (job.kind === 'ended' ? job.ended.length : job.items.length);
 
 export function createJobConsumer({ observability, handle }: JobConsumerOptions) {
   const processor = new BatchProcessor(EventType.SQS);

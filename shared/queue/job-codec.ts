@@ -6,7 +6,6 @@
 import { SQS_LIMITS } from '../config/resources';
 import {
   type DeliveryItem,
-  type DeliveryJob,
   deliveryJobSchema,
   type EndedDelivery,
   endedJobSchema,
@@ -164,11 +163,4 @@ export function parseJob(body: string): QueuedJob {
     );
   }
   return parsed.data;
-}
-
-/** Reads a message body that must be a delivery job (not ended deliveries). */
-export function parseDeliveryJob(body: string): DeliveryJob {
-  const job = parseJob(body);
-  if (job.kind === 'ended') throw new Error('expected a delivery job, got ended deliveries');
-  return job;
 }

@@ -13,6 +13,7 @@ import { mapWithConcurrency } from '../platform/concurrency';
 export interface OutgoingJob {
   body: string;
   /** 0..900 */
+  /** Seconds before the message can be received; floored and clamped to SQS's 0..900 when sent. */
   delaySeconds: number;
 }
 

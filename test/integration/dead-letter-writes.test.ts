@@ -3,13 +3,11 @@
  * S3 emulator at the documented key, grouped into few blobs. Time scale 60: 5 minutes are 5 s.
  */
 import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { DeadLetterStep, DropRecorder } from '../../shared/delivery/dead-letter';
-import { DELIVERY_PROFILES } from '../../shared/delivery/rules/profiles';
 import type { EndedJob } from '../../shared/domain/delivery';
-import { silentLogger } from '../../shared/observability/logging';
-import { METRIC, MetricBuffer } from '../../shared/observability/metrics';
+
+import { METRIC } from '../../shared/observability/metrics';
 import { DeadLetterBucket } from '../../shared/storage/dead-letter-bucket';
-import { item, RecordingQueue, VirtualClock } from '../support/fakes';
+import { deadLetterStepHarness, item } from '../support/fakes';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 
@@ -181,19 +179,9 @@ describe('a dead-letter bucket that cannot be written (real S3 emulator, injecte
   const H = 3_600_000;
 
   function stepOn(bucketName: string) {
-    const clock = new VirtualClock(Date.now());
-    const queue = new RecordingQueue(clock);
-    const metrics = new MetricBuffer();
-    const step = new DeadLetterStep({
-      bucket: new DeadLetterBucket(api.stack.clients.s3, bucketName),
-      queue,
-      clock,
-      profiles: DELIVERY_PROFILES,
-      drops: new DropRecorder(metrics, silentLogger),
-      metrics,
-      logger: silentLogger,
-      newId: () => `blob-${Math.random().toString(16).slice(2)}`,
-    });
+    const { clock, queue, metrics, step } = deadLetterStepHarness(
+      new DeadLetterBucket(api.stack.clients.s3, bucketName),
+    );
     const job = (id: string): EndedJob => ({
       v: 1,
       kind: 'ended',

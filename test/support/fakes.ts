@@ -4,7 +4,7 @@
  */
 
 import type { QueueKey } from '../../shared/config/resources';
-import { DropRecorder } from '../../shared/delivery/dead-letter';
+import { DeadLetterStep, type DeadLetterStepDeps, DropRecorder } from '../../shared/delivery/dead-letter';
 import {
   DeliveryEngine,
   type DeliveryEngineDeps,
@@ -222,4 +222,30 @@ export function engineHarness(
     subscriptionReads,
     draws,
   };
+}
+
+/** Reads a message body that must be a delivery job (tests of what publish and the engine send). */
+export function parseDeliveryJob(body: string): DeliveryJob {
+  const job = parseJob(body);
+  if (job.kind === 'ended') throw new Error('expected a delivery job, got ended deliveries');
+  return job;
+}
+
+/** A dead-letter step wired to a recording queue and a virtual clock, writing to `bucket`. */
+export function deadLetterStepHarness(bucket: DeadLetterStepDeps['bucket'], startAt = Date.now()) {
+  const clock = new VirtualClock(startAt);
+  const queue = new RecordingQueue(clock);
+  const metrics = new MetricBuffer();
+  let ids = 0;
+  const step = new DeadLetterStep({
+    bucket,
+    queue,
+    clock,
+    profiles: DELIVERY_PROFILES,
+    drops: new DropRecorder(metrics, silentLogger),
+    metrics,
+    logger: silentLogger,
+    newId: () => `blob-${++ids}`,
+  });
+  return { clock, queue, metrics, step };
 }

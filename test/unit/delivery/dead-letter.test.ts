@@ -1,9 +1,6 @@
-import { DeadLetterStep, DropRecorder } from '../../../shared/delivery/dead-letter';
-import { DELIVERY_PROFILES } from '../../../shared/delivery/rules/profiles';
 import type { EndedDelivery, EndedJob } from '../../../shared/domain/delivery';
-import { silentLogger } from '../../../shared/observability/logging';
-import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
-import { item, RecordingQueue, VirtualClock } from '../../support/fakes';
+import { METRIC } from '../../../shared/observability/metrics';
+import { deadLetterStepHarness, item } from '../../support/fakes';
 
 const M = 60_000;
 const H = 60 * M;
@@ -18,22 +15,8 @@ class FakeBucket {
 }
 
 function setup() {
-  const clock = new VirtualClock(Date.parse('2026-08-08T05:10:00Z'));
   const bucket = new FakeBucket();
-  const queue = new RecordingQueue(clock);
-  const metrics = new MetricBuffer();
-  let ids = 0;
-  const step = new DeadLetterStep({
-    bucket,
-    queue,
-    clock,
-    profiles: DELIVERY_PROFILES,
-    drops: new DropRecorder(metrics, silentLogger),
-    metrics,
-    logger: silentLogger,
-    newId: () => `blob-${++ids}`,
-  });
-  return { clock, bucket, queue, metrics, step };
+  return { bucket, ...deadLetterStepHarness(bucket, Date.parse('2026-08-08T05:10:00Z')) };
 }
 
 const ended = (

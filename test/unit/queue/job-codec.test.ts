@@ -4,11 +4,10 @@ import {
   MAX_QUEUED_EVENT_BYTES,
   packEndedJobs,
   packJobs,
-  parseDeliveryJob,
   parseJob,
   sqsSafeJson,
 } from '../../../shared/queue/job-codec';
-import { item } from '../../support/fakes';
+import { item, parseDeliveryJob } from '../../support/fakes';
 
 const envelope = { topic: 'orders', subscription: 'audit' };
 const ITEM = item('e', 1);
