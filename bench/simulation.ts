@@ -8,6 +8,7 @@
 import type { QueueKey } from '../shared/config/resources';
 import { DropRecorder } from '../shared/delivery/dead-letter';
 import { DeliveryEngine } from '../shared/delivery/engine';
+import { HealthTracker } from '../shared/delivery/health';
 import { outcomeForStatus } from '../shared/delivery/rules/outcomes';
 import { DELIVERY_PROFILES, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import { baseDelayMs } from '../shared/delivery/rules/retry';
@@ -24,6 +25,7 @@ import { MetricBuffer } from '../shared/observability/metrics';
 import { seededRandom, VirtualClock } from '../shared/platform/clock';
 import { packJobs, parseJob } from '../shared/queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../shared/queue/sqs-job-queue';
+import { MemoryHealthStore } from '../shared/storage/health-store';
 
 const S = 1000;
 const M = 60 * S;
@@ -153,26 +155,29 @@ export async function runSimulation(
   const queue = new VirtualQueue(clock);
   const metrics = new MetricBuffer();
   const drops = new DropRecorder(metrics, silentLogger);
-  const subscriptions = new Map<string, Subscription>(
-    PATTERNS.map((pattern) => [
-      pattern.name,
-      {
-        topic: 'sim',
-        name: pattern.name,
-        destination: { endpointType: 'WebHook', endpointUrl: `https://${pattern.name}.sim.test/` },
-        version: 1,
-        deliveryProfile: 'topic',
-        filter: {},
-        retry: retryLimitsOf(
-          pattern.retryPolicy ?? { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1440 },
-        ),
-        eventDeliverySchema: 'EventGridSchema',
-        labels: [],
-        createdAt: new Date(t0).toISOString(),
-        updatedAt: new Date(t0).toISOString(),
-      },
-    ]),
-  );
+  // Every event has its own subscription (`<pattern>~<event id>`): the schedule of each event is
+  // checked on its own, not mixed with probation that other events' failures begin (the health
+  // rules have their own tests, and the dead-endpoint benchmarks measure them).
+  const subscriptions = new Map<string, Subscription>();
+  const subscriptionFor = (pattern: EndpointPattern, eventId: string): string => {
+    const name = `${pattern.name}~${eventId}`;
+    subscriptions.set(name, {
+      topic: 'sim',
+      name,
+      destination: { endpointType: 'WebHook', endpointUrl: `https://${pattern.name}.sim.test/${eventId}` },
+      version: 1,
+      deliveryProfile: 'topic',
+      filter: {},
+      retry: retryLimitsOf(
+        pattern.retryPolicy ?? { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1440 },
+      ),
+      eventDeliverySchema: 'EventGridSchema',
+      labels: [],
+      createdAt: new Date(t0).toISOString(),
+      updatedAt: new Date(t0).toISOString(),
+    });
+    return name;
+  };
   const attempts = new Map<string, AttemptLog[]>();
   const patternByHost = new Map(PATTERNS.map((pattern) => [`${pattern.name}.sim.test`, pattern]));
   const sender: WebhookSender = {
@@ -198,9 +203,16 @@ export async function runSimulation(
     metrics,
     logger: silentLogger,
     concurrency: 64,
+    health: new HealthTracker({
+      store: new MemoryHealthStore(),
+      clock,
+      logger: silentLogger,
+      cacheMs: 2000,
+      flushIntervalMs: 1000,
+    }),
   });
 
-  // Publish: jobs of 1 to 10 events per pattern, spread over the first hour.
+  // Publish: 1 to 10 events at a time per pattern, spread over the first hour.
   let published = 0;
   const perPattern = new Map<string, number>();
   while (published < eventCount) {
@@ -228,8 +240,11 @@ export async function runSimulation(
       };
     });
     perPattern.set(pattern.name, (perPattern.get(pattern.name) ?? 0) + size);
-    for (const body of packJobs({ topic: 'sim', subscription: pattern.name }, items)) {
-      queue.messages.push({ body, visibleAt: publishedAt, seq: -published });
+    for (const item of items) {
+      const subscription = subscriptionFor(pattern, item.eventId);
+      for (const body of packJobs({ topic: 'sim', subscription }, [item])) {
+        queue.messages.push({ body, visibleAt: publishedAt, seq: -published });
+      }
     }
     published += size;
   }
@@ -262,7 +277,8 @@ export async function runSimulation(
     const reason = point.dimensions.DropReason ?? '?';
     const count = point.values[0] ?? 0;
     ended[reason] = (ended[reason] ?? 0) + count;
-    const forPattern = endedByPattern.get((point.dimensions.EventSubscriptionName ?? '').toLowerCase());
+    const pattern = (point.dimensions.EventSubscriptionName ?? '').toLowerCase().split('~')[0] ?? '';
+    const forPattern = endedByPattern.get(pattern);
     if (forPattern !== undefined) forPattern[reason] = (forPattern[reason] ?? 0) + count;
   }
 

@@ -6,6 +6,7 @@
 import { Command } from 'commander';
 import { deadLettersCommand } from '../cli/deadletters';
 import { CliError } from '../cli/errors';
+import { healthCommand } from '../cli/health';
 import { parkedCommand } from '../cli/parked';
 import { startCommand } from '../cli/start';
 import { webhookCommand } from '../cli/webhook';
@@ -19,7 +20,8 @@ const program = new Command()
   .addCommand(startCommand())
   .addCommand(webhookCommand())
   .addCommand(parkedCommand())
-  .addCommand(deadLettersCommand());
+  .addCommand(deadLettersCommand())
+  .addCommand(healthCommand());
 
 program.parseAsync(process.argv).catch((error: Error) => {
   console.error(`gridwire: ${error instanceof CliError ? error.message : (error.stack ?? error.message)}`);

@@ -2,9 +2,7 @@
  * `gridwire deadletters list|show|replay`: a client of the management API's dead-letter routes
  * (`/admin/topics/{topic}/eventSubscriptions/{subscription}/deadLetters...`).
  *
- * Talks to the local stack by default (its `endpoints.json` names the API and the admin token),
- * or to a deployed API with `--api`, signing each request with SigV4 (`execute-api`) and the
- * caller's AWS credentials, as API Gateway's IAM authorization wants.
+ * Talks to the local stack by default, or to a deployed API with `--api` (see `admin-api.ts`).
  *
  * `replay` first asks for a dry run of the whole selection and shows it, asks before replaying
  * blobs that were replayed before (or needs `--yes`), then replays one blob per call, pacing the
@@ -12,168 +10,22 @@
  */
 
 import { createInterface } from 'node:readline/promises';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEAD_LETTER_REASONS } from '../shared/domain/model';
 import type { BlobReplay, ReplayReport } from '../shared/management/dead-letters';
 import { MAX_REPLAY_KEYS } from '../shared/management/dead-letters';
 import { arrayElements, objectMembers } from '../shared/platform/json-text';
-import { CliError, explainAwsError } from './errors';
-import { dataDirOption } from './options';
-import { runningLocalStack } from './targets';
+import {
+  type ApiTarget,
+  type ApiTargetOptions,
+  callOk,
+  resolveApiTarget,
+  withApiTargetOptions,
+} from './admin-api';
+import { CliError } from './errors';
 
 /** Events per second `replay` sends by default. */
 export const DEFAULT_REPLAY_RATE = 100;
-
-export interface ApiAnswer {
-  status: number;
-  text: string;
-}
-
-/** Where the management API is, and how to call it (authentication included). */
-export interface ApiTarget {
-  /** For messages: "the local stack in /path" or the API URL. */
-  where: string;
-  /** `path` starts with `/admin/` and may carry a query string; `body` is JSON text. */
-  call(method: 'GET' | 'POST', path: string, body?: string): Promise<ApiAnswer>;
-}
-
-const urlOf = (apiUrl: string, path: string) => new URL(`${apiUrl.replace(/\/+$/, '')}${path}`);
-
-async function send(url: URL, init: RequestInit, where: string): Promise<ApiAnswer> {
-  let response: Response;
-  try {
-    response = await fetch(url, init);
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new CliError(
-      `could not reach ${where} at ${url.origin} (${cause?.code ?? cause?.message ?? (error as Error).message})`,
-    );
-  }
-  return { status: response.status, text: await response.text() };
-}
-
-/** An API that takes `Authorization: Bearer <token>` (the local stack's admin routes). */
-export function bearerTarget(apiUrl: string, token: string, where = apiUrl): ApiTarget {
-  return {
-    where,
-    call: (method, path, body) =>
-      send(
-        urlOf(apiUrl, path),
-        {
-          method,
-          headers: {
-            authorization: `Bearer ${token}`,
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          ...(body === undefined ? {} : { body }),
-        },
-        where,
-      ),
-  };
-}
-
-/** The API of the local stack running in `dataDir`, with its admin token. */
-export async function localApiTarget(dataDir: string): Promise<ApiTarget> {
-  const { dir, file, endpoints } = await runningLocalStack(dataDir, '--api');
-  if (typeof endpoints.api !== 'string' || typeof endpoints.adminToken !== 'string') {
-    throw new CliError(`${file} has no API URL or admin token; restart the local stack`);
-  }
-  return bearerTarget(endpoints.api, endpoints.adminToken, `the local stack in ${dir}`);
-}
-
-/** The region in an API Gateway URL (`https://<id>.execute-api.<region>.amazonaws.com`). */
-export function regionOfApiUrl(apiUrl: string): string | undefined {
-  return /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/.exec(new URL(apiUrl).hostname)?.[1];
-}
-
-type SignerCredentials = ConstructorParameters<typeof SignatureV4>[0]['credentials'];
-
-/**
- * A deployed API whose admin routes use IAM: each request is signed with SigV4 for
- * `execute-api`. Region: `options.region`, else the one in the URL, else `AWS_REGION`;
- * credentials: the AWS SDK's default chain (environment, profile, SSO, instance role...).
- */
-export function sigV4Target(
-  apiUrl: string,
-  options: { region?: string; credentials?: SignerCredentials } = {},
-): ApiTarget {
-  let base: URL;
-  try {
-    base = new URL(apiUrl);
-  } catch {
-    throw new CliError(`--api: not a URL: ${apiUrl}`);
-  }
-  const region =
-    options.region ?? regionOfApiUrl(base.href) ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-  if (region === undefined || region === '') {
-    throw new CliError('no AWS region for the API; pass --region or set AWS_REGION');
-  }
-  const signer = new SignatureV4({
-    service: 'execute-api',
-    region,
-    credentials: options.credentials ?? defaultProvider(),
-    sha256: Sha256,
-  });
-  return {
-    where: apiUrl,
-    call: async (method, path, body) => {
-      const url = urlOf(apiUrl, path);
-      const query: Record<string, string> = {};
-      for (const [name, value] of url.searchParams) query[name] = value;
-      let signed: { headers: Record<string, string> };
-      try {
-        signed = await signer.sign({
-          method,
-          protocol: url.protocol,
-          hostname: url.hostname,
-          ...(url.port === '' ? {} : { port: Number(url.port) }),
-          path: url.pathname,
-          query,
-          headers: {
-            host: url.host,
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          ...(body === undefined ? {} : { body }),
-        });
-      } catch (error) {
-        throw explainAwsError(error, 'signing the request with your AWS credentials');
-      }
-      // fetch sets Host itself, to the same value.
-      const { host: _host, ...headers } = signed.headers;
-      return send(url, { method, headers, ...(body === undefined ? {} : { body }) }, apiUrl);
-    },
-  };
-}
-
-/** The API's error message (`{"error":{"message":..}}`, or API Gateway's `{"message":..}`). */
-function messageOf(answer: ApiAnswer): string {
-  try {
-    const body = JSON.parse(answer.text) as { error?: { message?: unknown }; message?: unknown };
-    const message = body.error?.message ?? body.message;
-    if (typeof message === 'string') return message;
-  } catch {
-    // Not JSON: the text itself.
-  }
-  return answer.text === '' ? '(no message)' : answer.text;
-}
-
-async function callOk(
-  target: ApiTarget,
-  method: 'GET' | 'POST',
-  path: string,
-  body: unknown,
-  doing: string,
-): Promise<string> {
-  const answer = await target.call(method, path, body === undefined ? undefined : JSON.stringify(body));
-  if (answer.status < 200 || answer.status > 299) {
-    const hint = answer.status === 403 ? ' (on AWS the caller needs execute-api:Invoke on /admin/*)' : '';
-    throw new CliError(`${doing} failed: HTTP ${answer.status}: ${messageOf(answer)}${hint}`);
-  }
-  return answer.text;
-}
 
 export interface SubscriptionRef {
   topic: string;
@@ -582,36 +434,17 @@ export function terminalIo(): ReplayIo {
   };
 }
 
-interface TargetOptions {
+interface TargetOptions extends ApiTargetOptions {
   topic: string;
   subscription: string;
-  dataDir: string;
-  api?: string;
-  region?: string;
-}
-
-async function resolveTarget(options: TargetOptions): Promise<ApiTarget> {
-  if (options.api !== undefined) {
-    return sigV4Target(options.api, options.region === undefined ? {} : { region: options.region });
-  }
-  if (options.region !== undefined) throw new CliError('--region goes with --api');
-  return localApiTarget(options.dataDir);
 }
 
 function withTargetOptions(command: Command): Command {
-  return command
-    .requiredOption('--topic <name>', 'the topic')
-    .requiredOption('--subscription <name>', 'the event subscription')
-    .addOption(dataDirOption('data directory of the local stack to talk to'))
-    .addOption(
-      new Option(
-        '--api <url>',
-        'a deployed API (the ApiUrl stack output) instead of the local stack; requests are signed with your AWS credentials',
-      ),
-    )
-    .addOption(
-      new Option('--region <region>', "the API's AWS region (default: from the URL, else AWS_REGION)"),
-    );
+  return withApiTargetOptions(
+    command
+      .requiredOption('--topic <name>', 'the topic')
+      .requiredOption('--subscription <name>', 'the event subscription'),
+  );
 }
 
 const windowOptions = (command: Command): Command =>
@@ -645,7 +478,7 @@ export function deadLettersCommand(): Command {
     )
       .option('--json', 'print a JSON array instead of text')
       .action(async (options: TargetOptions & { since?: string; until?: string; json?: boolean }) => {
-        const target = await resolveTarget(options);
+        const target = await resolveApiTarget(options);
         const blobs = await listDeadLetters(target, options);
         console.log(options.json === true ? JSON.stringify(blobs, null, 2) : formatListing(options, blobs));
       }),
@@ -656,7 +489,7 @@ export function deadLettersCommand(): Command {
       .argument('<key>', 'the blob key (from deadletters list)')
       .option('--json', 'print the records as a JSON array, exactly as stored')
       .action(async (key: string, options: TargetOptions & { json?: boolean }) => {
-        const target = await resolveTarget(options);
+        const target = await resolveApiTarget(options);
         const blob = await showDeadLetters(target, { ...options, key });
         console.log(options.json === true ? `[${blob.records.join(',')}]` : formatBlob(blob));
       }),
@@ -705,7 +538,7 @@ export function deadLettersCommand(): Command {
           if (options.key !== undefined && (options.since !== undefined || options.until !== undefined)) {
             throw new CliError('--key and --since/--until exclude each other');
           }
-          const target = await resolveTarget(options);
+          const target = await resolveApiTarget(options);
           const summary = await replayDeadLetters(
             target,
             {

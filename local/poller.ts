@@ -1,7 +1,10 @@
 /**
- * Invokes an SQS-consuming handler the way a Lambda event source mapping does: long-poll a batch,
- * invoke, delete what succeeded, and leave reported failures (or the whole batch, if the handler
- * throws) to reappear after the visibility timeout.
+ * Invokes an SQS-consuming handler the way a Lambda event source mapping does: a few receive
+ * loops long-poll batches and hand each one to an invocation without waiting for it, with at most
+ * `maxConcurrency` invocations in flight per queue; each invocation deletes what succeeded and
+ * leaves reported failures (or the whole batch, if the handler throws) to reappear after the
+ * visibility timeout. One slow invocation (a webhook hanging for 30 s) holds one slot, not a
+ * receive loop, so the queue's other messages keep moving.
  */
 import {
   DeleteMessageBatchCommand,
@@ -21,8 +24,10 @@ export interface PollerOptions {
   queueUrl: string;
   queueArn: string;
   batchSize: number;
-  /** Receive loops running side by side (concurrent invocations). */
-  concurrency: number;
+  /** Receive loops running side by side (Lambda's pollers). */
+  receivers: number;
+  /** Invocations in flight at most (the event source mapping's maximum concurrency). */
+  maxConcurrency: number;
   fn: FunctionDefinition;
   fnKey: FunctionKey;
   handler: SqsHandler;
@@ -52,48 +57,113 @@ export function toSqsRecord(message: Message, queueArn: string): SQSRecord {
   };
 }
 
+/**
+ * Invocation slots: at most `limit` taken at once; `take` waits for one, first come, first served.
+ * A slot is taken before a receive, so messages are received only when an invocation can start.
+ */
+class Slots {
+  private taken = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {
+    if (!(limit >= 1)) throw new RangeError(`maxConcurrency must be >= 1 (got ${limit})`);
+  }
+
+  take(): Promise<void> {
+    if (this.taken < this.limit) {
+      this.taken += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Frees a slot, handing it straight to the longest waiter if there is one. */
+  release(): void {
+    const next = this.waiting.shift();
+    if (next === undefined) this.taken -= 1;
+    else next();
+  }
+
+  /** Lets every waiter go without a slot (stopping). */
+  releaseWaiters(): void {
+    for (const waiter of this.waiting.splice(0)) waiter();
+  }
+}
+
 export class QueuePoller {
   private running = false;
   private readonly abort = new AbortController();
   private loops: Promise<void>[] = [];
+  private readonly slots: Slots;
+  private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly options: PollerOptions) {}
+  constructor(private readonly options: PollerOptions) {
+    this.slots = new Slots(options.maxConcurrency);
+  }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loops = Array.from({ length: this.options.concurrency }, () => this.loop());
+    this.loops = Array.from({ length: this.options.receivers }, () => this.loop());
   }
 
   /** Stops receiving and waits for invocations in progress to finish. */
   async stop(): Promise<void> {
     this.running = false;
     this.abort.abort();
+    this.slots.releaseWaiters();
     await Promise.all(this.loops);
+    // The loops add no invocation once they have ended; wait for those still running.
+    await Promise.all(this.inFlight);
+  }
+
+  /** Invocations in flight now. */
+  get invocations(): number {
+    return this.inFlight.size;
   }
 
   private async loop(): Promise<void> {
-    const { sqs, queueUrl, logger } = this.options;
     while (this.running) {
-      let messages: Message[];
-      try {
-        const received = await sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: this.options.batchSize,
-            WaitTimeSeconds: this.options.waitTimeSeconds ?? 2,
-            MessageSystemAttributeNames: ['All'],
-          }),
-          { abortSignal: this.abort.signal },
-        );
-        messages = received.Messages ?? [];
-      } catch (error) {
-        if (!this.running) return;
-        logger.error('receive failed; polling again shortly', { queueUrl, error: (error as Error).message });
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+      await this.slots.take();
+      if (!this.running) return;
+      const messages = await this.receive();
+      if (messages.length === 0) {
+        this.slots.release();
         continue;
       }
-      if (messages.length > 0) await this.invoke(messages);
+      // Not awaited: the loop receives again as soon as another slot is free. (A batch received
+      // while stopping is still invoked; `stop` waits for it.)
+      const invocation = this.invoke(messages)
+        .catch((error: unknown) =>
+          this.options.logger.error('invocation failed', { error: (error as Error).message }),
+        )
+        .finally(() => {
+          this.inFlight.delete(invocation);
+          this.slots.release();
+        });
+      this.inFlight.add(invocation);
+    }
+  }
+
+  /** One receive; nothing when it fails or the poller is stopping. */
+  private async receive(): Promise<Message[]> {
+    const { sqs, queueUrl, logger } = this.options;
+    try {
+      const received = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: this.options.batchSize,
+          WaitTimeSeconds: this.options.waitTimeSeconds ?? 2,
+          MessageSystemAttributeNames: ['All'],
+        }),
+        { abortSignal: this.abort.signal },
+      );
+      return received.Messages ?? [];
+    } catch (error) {
+      if (!this.running) return [];
+      logger.error('receive failed; polling again shortly', { queueUrl, error: (error as Error).message });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      return [];
     }
   }
 

@@ -68,8 +68,16 @@ export interface LocalStackOptions {
   deliveryConcurrency?: number;
   /** Days failed-attempt history is kept (default as on AWS; dynalite never expires items). */
   historyRetentionDays?: number;
-  /** Receive loops per queue (concurrent delivery invocations). */
+  /**
+   * Receive loops per queue (Lambda's pollers; default 2). Each hands its batches to invocations
+   * without waiting for them, so this bounds receives, not invocations.
+   */
   pollersPerQueue?: number;
+  /**
+   * Lowers the invocations in flight per queue (default: the queue's `consumer.maxConcurrency`,
+   * as on AWS; a larger value is ignored).
+   */
+  maxConcurrency?: number;
   clock?: Clock;
   random?: Random;
   sender?: WebhookSender;
@@ -249,6 +257,8 @@ export const LOCAL_CONFIG_DEFAULTS = {
   /** Publish reads the topic on every request, so admin calls answer at once. */
   topicCacheMs: 0,
   subscriptionCacheSeconds: 2,
+  /** One process, one health tracker: its own verdicts are seen at once; `enable` waits this long. */
+  healthCacheMs: 500,
 } as const;
 
 /**
@@ -267,6 +277,7 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
       options.subscriptionCacheSeconds ?? LOCAL_CONFIG_DEFAULTS.subscriptionCacheSeconds,
     ),
     ...number(ENV.deliveryConcurrency, options.deliveryConcurrency),
+    [ENV.healthCacheMs]: String(LOCAL_CONFIG_DEFAULTS.healthCacheMs),
     ...number(ENV.historyRetentionDays, options.historyRetentionDays),
   };
 }
@@ -407,7 +418,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           queueArn: Attributes?.QueueArn ?? url,
           // One receive returns at most ten messages; Lambda's batching window is not emulated.
           batchSize: Math.min(consumer.batchSize, SQS_LIMITS.maxBatchEntries),
-          concurrency: options.pollersPerQueue ?? 2,
+          receivers: options.pollersPerQueue ?? 2,
+          maxConcurrency: Math.min(
+            consumer.maxConcurrency,
+            options.maxConcurrency ?? Number.POSITIVE_INFINITY,
+          ),
           fn: FUNCTIONS[fnKey],
           fnKey,
           handler: consumers[fnKey].handler,

@@ -23,6 +23,8 @@ export const ENV = {
   subscriptionCacheSeconds: 'GRIDWIRE_SUBSCRIPTION_CACHE_SECONDS',
   /** How many webhook requests one delivery invocation has in flight at once. */
   deliveryConcurrency: 'GRIDWIRE_DELIVERY_CONCURRENCY',
+  /** Milliseconds a delivery function trusts its copy of an endpoint's health (other workers' verdicts). */
+  healthCacheMs: 'GRIDWIRE_HEALTH_CACHE_MS',
   /** Days failed-attempt history is kept in the table. */
   historyRetentionDays: 'GRIDWIRE_HISTORY_RETENTION_DAYS',
   /** Overrides the base URL used in topic `endpoint` properties (otherwise taken from the request). */
@@ -233,6 +235,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   admin('DELETE', '/topics/{topic}/eventSubscriptions/{subscription}'),
   admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/getFullUrl'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deliveries'),
+  admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/health'),
+  admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/enable'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/blob'),
   admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/replay'),

@@ -29,6 +29,11 @@ export interface RuntimeConfig {
    */
   topicCacheMs: number;
   deliveryConcurrency: number;
+  /**
+   * How long a delivery function trusts its copy of an endpoint's health. A probation another
+   * worker began reaches this one within this long; an admin's `enable` waits this long.
+   */
+  healthCacheMs: number;
   historyRetentionDays: number;
   publicUrl?: string;
   /** The dead-letter bucket, for the functions that write or read dead letters. */
@@ -42,6 +47,7 @@ export const CONFIG_DEFAULTS = {
   subscriptionCacheSeconds: 10,
   topicCacheMs: 1000,
   deliveryConcurrency: 32,
+  healthCacheMs: 2000,
   historyRetentionDays: 7,
 } as const;
 
@@ -104,6 +110,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
       read.number(ENV.subscriptionCacheSeconds, CONFIG_DEFAULTS.subscriptionCacheSeconds, 0) * 1000,
     topicCacheMs: read.number(ENV.topicCacheMs, CONFIG_DEFAULTS.topicCacheMs, 0),
     deliveryConcurrency: read.integer(ENV.deliveryConcurrency, CONFIG_DEFAULTS.deliveryConcurrency, 1),
+    healthCacheMs: read.number(ENV.healthCacheMs, CONFIG_DEFAULTS.healthCacheMs, 0),
     historyRetentionDays: read.number(ENV.historyRetentionDays, CONFIG_DEFAULTS.historyRetentionDays, 1),
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),

@@ -7,8 +7,12 @@
  * - resolve: the subscription (at least at the job's version) and its delivery profile; a
  *   subscription confirmed deleted ends the job here, also mid-wait.
  * - wait: not due yet -> hop (send the job round again, at most 900 s a time) or sleep < 1 s.
- * - gate: the TTL check at the due time (endpoint probation plugs in here).
- * - attempt: one POST per event, at most `concurrency` in flight across jobs.
+ * - gate: the TTL check at the due time, then the endpoint's health (`health.ts`): on probation
+ *   the job is held until it ends, without an attempt; a disabled (410) endpoint ends it.
+ * - attempt: one POST per event, at most `concurrency` in flight across jobs and at most
+ *   `subscriptionConcurrency` per subscription; a stalled endpoint's events are held instead of
+ *   queued, and once an outcome puts the endpoint on probation the job's remaining events are
+ *   held too.
  * - decide: pure (`rules/decide.ts`): delivered, retry at a due time, ended, deferred.
  * - follow-ups: retries, deferrals and ended deliveries go out together, before the caller
  *   acknowledges the source message.
@@ -19,16 +23,18 @@
  */
 
 import type { DeliveryItem, DeliveryJob, EndedJob, QueuedJob } from '../domain/delivery';
-import type { AttemptRecord, Subscription } from '../domain/model';
+import type { AttemptRecord, AttemptResult, EndpointHealth, Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock, Random } from '../platform/clock';
-import { Semaphore } from '../platform/concurrency';
+import { KeyedSlots, Semaphore } from '../platform/concurrency';
 import { type JobEnvelope, packEndedJobs, packJobs } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import type { DropRecorder } from './dead-letter';
+import type { HealthTracker } from './health';
 import { buildDeliveryRequest } from './request';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
+import { gateOf, type HealthSignal } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { expiresAtDue, planWait, sqsDelaySeconds } from './rules/retry';
 import type { WebhookSender } from './webhook-sender';
@@ -60,7 +66,20 @@ export interface DeliveryEngineDeps {
   logger: LoggerLike;
   /** Webhook requests in flight at once, across all jobs of this engine. */
   concurrency: number;
+  /** Endpoint health: the gate's verdicts, and where attempt outcomes are reported. */
+  health: HealthTracker;
+  /** Requests in flight at once to one subscription's endpoint (default: half of `concurrency`). */
+  subscriptionConcurrency?: number;
 }
+
+/**
+ * An endpoint whose oldest request in flight is this old (and that has all the requests it may
+ * have in flight) is stalled: its further events are held, not queued. Real time: the 30 s
+ * request timeout is not scaled either.
+ */
+export const STALL_MS = 5000;
+/** How long events refused a slot of a stalled endpoint are held. */
+export const BUSY_HOLD_MS = 5000;
 
 export interface JobOptions {
   /** Epoch ms after which no new attempt starts; later items go back to the queue untouched. */
@@ -76,12 +95,21 @@ export interface JobReport {
   ended: number;
   /** Not attempted before the deadline; re-queued as they were. */
   deferred: number;
+  /** Held back without an attempt (probation, or a stalled endpoint). */
+  held: number;
 }
 
 /** Seconds before ended deliveries parked on the retry queue are handed to the dead-letter step again. */
 export const HANDOFF_RETRY_DELAY_SECONDS = 60;
 
-const emptyReport = (): JobReport => ({ hopped: false, delivered: 0, retried: 0, ended: 0, deferred: 0 });
+const emptyReport = (): JobReport => ({
+  hopped: false,
+  delivered: 0,
+  retried: 0,
+  ended: 0,
+  deferred: 0,
+  held: 0,
+});
 
 type Resolved =
   | { kind: 'deleted' }
@@ -89,9 +117,16 @@ type Resolved =
 
 export class DeliveryEngine {
   private readonly inFlight: Semaphore;
+  private readonly slots: KeyedSlots;
+  private readonly subscriptionConcurrency: number;
 
   constructor(private readonly deps: DeliveryEngineDeps) {
     this.inFlight = new Semaphore(deps.concurrency);
+    this.slots = new KeyedSlots(deps.clock.now);
+    this.subscriptionConcurrency = Math.max(
+      1,
+      Math.min(deps.concurrency, deps.subscriptionConcurrency ?? Math.ceil(deps.concurrency / 2)),
+    );
   }
 
   async processJob(job: QueuedJob, options: JobOptions): Promise<JobReport> {
@@ -111,7 +146,7 @@ export class DeliveryEngine {
 
     const dueAt = this.deps.clock.now();
     const { live, expired } = this.gate(subscription, profile, job.items, dueAt);
-    const attempted = await Promise.all(live.map((item) => this.attempt(subscription, item, options)));
+    const attempted = await this.attemptAll(subscription, profile, live, dueAt, options);
     const decisions = decideJob({
       topic: subscription.topic,
       subscription: subscription.name,
@@ -126,12 +161,15 @@ export class DeliveryEngine {
     });
     await this.sendFollowUps(subscription, profile, envelope, decisions);
     await this.record(subscription, decisions);
+    const count = (groups: ReadonlyMap<number, readonly DeliveryItem[]>) =>
+      [...groups.values()].reduce((sum, items) => sum + items.length, 0);
     return {
       hopped: false,
       delivered: decisions.delivered.length,
-      retried: [...decisions.retries.values()].reduce((sum, items) => sum + items.length, 0),
+      retried: count(decisions.retries),
       ended: decisions.ended.length,
       deferred: decisions.deferred.length,
+      held: count(decisions.held),
     };
   }
 
@@ -193,13 +231,61 @@ export class DeliveryEngine {
     return { live, expired };
   }
 
-  private attempt(subscription: Subscription, item: DeliveryItem, options: JobOptions): Promise<Attempted> {
-    return this.inFlight.run(async (): Promise<Attempted> => {
-      const startedAt = this.deps.clock.now();
-      if (startedAt >= options.attemptDeadline) return { kind: 'deferred', item };
-      const result = await this.deps.sender.send(buildDeliveryRequest(subscription, [item]));
-      return { kind: 'attempted', item, startedAt, result };
-    });
+  /**
+   * The endpoint's health, then one attempt per event: a job that comes due while the endpoint is
+   * on probation is held whole; a disabled endpoint's events end without an attempt.
+   */
+  private async attemptAll(
+    subscription: Subscription,
+    profile: DeliveryProfile,
+    items: readonly DeliveryItem[],
+    now: number,
+    options: JobOptions,
+  ): Promise<Attempted[]> {
+    if (items.length === 0) return [];
+    let gate: ReturnType<typeof gateOf>;
+    try {
+      gate = gateOf(await this.deps.health.current(subscription, profile), now);
+    } catch {
+      gate = { kind: 'open' };
+    }
+    if (gate.kind === 'hold') {
+      return items.map((item) => ({ kind: 'held', item, until: gate.until, reason: 'probation' }));
+    }
+    if (gate.kind === 'disabled') return items.map((item) => ({ kind: 'disabled', item }));
+    return Promise.all(items.map((item) => this.attempt(subscription, profile, item, options)));
+  }
+
+  private async attempt(
+    subscription: Subscription,
+    profile: DeliveryProfile,
+    item: DeliveryItem,
+    options: JobOptions,
+  ): Promise<Attempted> {
+    const { clock, health } = this.deps;
+    const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}`;
+    // While recovering from a probation, one request at a time per worker finds out whether it answers again.
+    const probing = gateOf(health.peek(subscription) ?? freshView, clock.now()).kind === 'probe';
+    const release = await this.slots.acquire(key, probing ? 1 : this.subscriptionConcurrency, STALL_MS);
+    if (release === undefined) {
+      return { kind: 'held', item, until: clock.now() + BUSY_HOLD_MS, reason: 'busy' };
+    }
+    try {
+      return await this.inFlight.run(async (): Promise<Attempted> => {
+        const startedAt = clock.now();
+        if (startedAt >= options.attemptDeadline) return { kind: 'deferred', item };
+        // An outcome of this job (or another on this worker) may have put the endpoint on probation.
+        const view = health.peek(subscription);
+        const gate = view === undefined ? { kind: 'open' as const } : gateOf(view, startedAt);
+        if (gate.kind === 'hold') return { kind: 'held', item, until: gate.until, reason: 'probation' };
+        if (gate.kind === 'disabled') return { kind: 'disabled', item };
+        const result = await this.deps.sender.send(buildDeliveryRequest(subscription, [item]));
+        health.observe(subscription, profile, signalOf(profile, startedAt, result));
+        return { kind: 'attempted', item, startedAt, result };
+      });
+    } finally {
+      release();
+    }
   }
 
   /**
@@ -222,6 +308,10 @@ export class DeliveryEngine {
     const { queue, clock, logger } = this.deps;
     const retryJobs: OutgoingJob[] = [];
     for (const [dueAt, items] of decisions.retries) {
+      const delaySeconds = sqsDelaySeconds(dueAt, clock.now());
+      for (const body of packJobs({ ...envelope, dueAt }, items)) retryJobs.push({ body, delaySeconds });
+    }
+    for (const [dueAt, items] of decisions.held) {
       const delaySeconds = sqsDelaySeconds(dueAt, clock.now());
       for (const body of packJobs({ ...envelope, dueAt }, items)) retryJobs.push({ body, delaySeconds });
     }
@@ -283,6 +373,10 @@ export class DeliveryEngine {
     for (const { result } of decisions.failed) {
       metrics.count(METRIC.DeliveryAttemptFailCount, 1, { ...dims, Error: result.outcome ?? 'GenericError' });
     }
+    const held = [...decisions.held.values()].reduce((sum, items) => sum + items.length, 0);
+    if (held > 0) metrics.count(METRIC.DeliveryHeldCount, held, dims);
+    // Health writes are advisory and never throw; waiting here keeps them inside the invocation.
+    await this.deps.health.settle(subscription);
     if (decisions.records.length === 0) return;
     try {
       await this.deps.history.record(decisions.records);
@@ -318,4 +412,21 @@ export class DeliveryEngine {
     );
     return { ...emptyReport(), ended: job.ended.length };
   }
+}
+
+/** What a subscription with no health on file looks like to the gate. */
+const freshView = { consecutiveFailures: 0, probations: 0 } as EndpointHealth;
+
+/** What an attempt tells the health rules; `Retry-After` (429/503 only) in this profile's time. */
+function signalOf(profile: DeliveryProfile, at: number, result: AttemptResult): HealthSignal {
+  if (result.delivered) return { at, outcome: 'Delivered' };
+  const asksToWait =
+    (result.httpStatus === 429 || result.httpStatus === 503) && result.retryAfterSeconds !== undefined;
+  return {
+    at,
+    outcome: result.outcome ?? 'GenericError',
+    ...(asksToWait
+      ? { retryAfterMs: ((result.retryAfterSeconds as number) * 1000) / profile.timeScale }
+      : {}),
+  };
 }

@@ -32,6 +32,8 @@ export const DEAD_LETTER_REASONS = [
   'TimeToLiveExceeded',
   /** The endpoint gave an answer that retrying can't change (400, 401, 403, 413 for webhooks). */
   'NonRetriableOutcome',
+  /** The endpoint answered 410 Gone: its pending deliveries end until an admin enables it again. */
+  'EndpointDisabled',
 ] as const;
 export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 
@@ -194,4 +196,36 @@ export interface AttemptRecord {
   durationMs?: number;
   error?: string;
   next: AttemptNext;
+}
+
+/** How a subscription's endpoint is doing, as operators see it. */
+export const HEALTH_STATES = ['Healthy', 'Probation', 'Unhealthy', 'Disabled'] as const;
+export type HealthState = (typeof HEALTH_STATES)[number];
+
+/**
+ * What is known of one subscription's endpoint: one item per subscription, written only when it
+ * fails (or recovers), never on the happy path. `rev` grows with every write; a write is made
+ * only over the `rev` it read, so concurrent workers never lose each other's updates.
+ */
+export interface EndpointHealth {
+  topic: string;
+  subscription: string;
+  /** The endpoint this is about; a subscription aimed elsewhere starts healthy again. */
+  endpointUrl: string;
+  /** Failed attempts since the last success. */
+  consecutiveFailures: number;
+  /** Probation periods begun since the last success (each unhealthy one holds longer). */
+  probations: number;
+  /** Epoch ms; no attempt starts before it. */
+  probationUntil?: number;
+  /** The outcome that began the current (or last) probation. */
+  probationOutcome?: DeliveryOutcome;
+  lastOutcome?: DeliveryOutcome | 'Delivered';
+  lastFailureAt?: number;
+  lastSuccessAt?: number;
+  /** Epoch ms when the endpoint turned unhealthy (too many failures in a row); holds grow from here. */
+  unhealthySince?: number;
+  /** Epoch ms of a 410 Gone answer: the endpoint is disabled until an admin enables it. */
+  disabledAt?: number;
+  rev: number;
 }

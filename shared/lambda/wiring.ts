@@ -9,6 +9,7 @@ import { ENV, QUEUES, type QueueKey } from '../config/resources';
 import { type RuntimeConfig, requireSetting } from '../config/runtime';
 import { DeadLetterStep, DropRecorder } from '../delivery/dead-letter';
 import { DeliveryEngine, type SubscriptionSource } from '../delivery/engine';
+import { HealthTracker } from '../delivery/health';
 import { scaleProfiles } from '../delivery/rules/profiles';
 import { UndiciWebhookSender, type WebhookSender } from '../delivery/webhook-sender';
 import type { Subscription } from '../domain/model';
@@ -19,7 +20,9 @@ import { TtlCache } from '../platform/cache';
 import { type Clock, type Random, systemClock, systemRandom } from '../platform/clock';
 import { Publisher } from '../publish/publisher';
 import { SqsJobQueue } from '../queue/sqs-job-queue';
+import { AttemptHistoryTable } from '../storage/attempt-history';
 import { DeadLetterBucket } from '../storage/dead-letter-bucket';
+import { DynamoHealthStore } from '../storage/health-store';
 import { Store } from '../storage/store';
 import { publishMetricPoints } from './middleware';
 
@@ -68,6 +71,16 @@ export interface Runtime {
 const storeOf = (runtime: Runtime) =>
   new Store(runtime.clients.dynamo, requireSetting(runtime.config.tableName, ENV.tableName));
 
+/** The attempt history: packed per job and subscription, kept `historyRetentionDays`. */
+const historyOf = (runtime: Runtime) => {
+  const clock = runtime.clock ?? systemClock;
+  return new AttemptHistoryTable(
+    runtime.clients.dynamo,
+    requireSetting(runtime.config.tableName, ENV.tableName),
+    { retentionDays: runtime.config.historyRetentionDays, now: () => clock.now() },
+  );
+};
+
 /** The job queue; a function only needs (and checks for) the URLs of the queues it sends to. */
 const queueOf = (runtime: Runtime, sendsTo: readonly QueueKey[]) => {
   const urls: Partial<Record<QueueKey, string>> = {};
@@ -90,6 +103,7 @@ export function buildPublisher(runtime: Runtime, observability: Observability): 
 export function buildManagementDeps(runtime: Runtime): ManagementDeps {
   return {
     store: storeOf(runtime),
+    history: historyOf(runtime),
     clock: runtime.clock ?? systemClock,
     newId: randomUUID,
     deadLetterBucket: new DeadLetterBucket(
@@ -100,6 +114,8 @@ export function buildManagementDeps(runtime: Runtime): ManagementDeps {
     queue: queueOf(runtime, ['delivery']),
     allowHttpEndpoints: runtime.config.allowHttpEndpoints,
     propagationDelayMs: runtime.config.topicCacheMs,
+    healthStore: healthStoreOf(runtime),
+    healthCacheMs: runtime.config.healthCacheMs,
     ...(runtime.config.publicUrl === undefined ? {} : { publicUrl: runtime.config.publicUrl }),
   };
 }
@@ -143,13 +159,31 @@ export function buildDeliveryEngine(
     subscriptions: cachedSubscriptions(store, runtime.config.subscriptionCacheMs, clock),
     sender: options.sender ?? new UndiciWebhookSender({ clock }),
     queue: queueOf(runtime, ['retry', 'deadLetter']),
-    history: { record: (records) => store.recordAttempts(records, runtime.config.historyRetentionDays) },
+    history: historyOf(runtime),
     drops: new DropRecorder(observability.buffer, observability.logger),
     metrics: observability.buffer,
     logger: observability.logger,
     concurrency: runtime.config.deliveryConcurrency,
+    health: new HealthTracker({
+      store: healthStoreOf(runtime),
+      clock,
+      logger: observability.logger,
+      cacheMs: runtime.config.healthCacheMs,
+      flushIntervalMs: HEALTH_FLUSH_INTERVAL_MS,
+    }),
   });
 }
+
+/**
+ * Least time between two writes of one endpoint's failure counters by one worker: with every
+ * urgent change (a probation begins, the endpoint recovers) written at once, this bounds what a
+ * failing endpoint costs in writes (see docs/ARCHITECTURE.md, "Endpoint health").
+ */
+export const HEALTH_FLUSH_INTERVAL_MS = 1000;
+
+/** The endpoint-health items of the stack's table. */
+export const healthStoreOf = (runtime: Runtime): DynamoHealthStore =>
+  new DynamoHealthStore(runtime.clients.dynamo, requireSetting(runtime.config.tableName, ENV.tableName));
 
 /** The dead-letter step behind the dead-letter function. */
 export function buildDeadLetterStep(runtime: Runtime, observability: Observability): DeadLetterStep {

@@ -4,6 +4,7 @@
  * stack).
  */
 
+import { currentHealth } from '../delivery/rules/health';
 import type { AttemptRecord, Subscription, TopicKeys } from '../domain/model';
 import {
   emptyResult,
@@ -17,6 +18,8 @@ import {
 import { ApiError, badRequest, conflict, notFound } from '../http/errors';
 import type { Clock } from '../platform/clock';
 import type { JobQueue } from '../queue/sqs-job-queue';
+import type { AttemptHistoryLookup, HistoryWindow } from '../storage/attempt-history';
+import type { HealthStore } from '../storage/health-store';
 import { ConcurrentChangeError, type Store } from '../storage/store';
 import {
   blobDocumentText,
@@ -28,6 +31,7 @@ import {
   replayDocument,
 } from './dead-letters';
 import {
+  healthDocument,
   MAX_SUBSCRIPTIONS_PER_TOPIC,
   parseSubscriptionBody,
   parseTopicBody,
@@ -41,6 +45,8 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 export interface ManagementDeps {
   store: Store;
+  /** The attempt history (the deliveries API); its retention bounds a lookup's window. */
+  history: AttemptHistoryLookup;
   clock: Clock;
   /** A new unique id (subscription `uid`s, replay ids). */
   newId: () => string;
@@ -55,6 +61,13 @@ export interface ManagementDeps {
    * (subscriptions, keys) are answered only after this long, so they are live on return.
    */
   propagationDelayMs: number;
+  /** Endpoint health (read, and removed by `enable` and when a subscription is deleted). */
+  healthStore: HealthStore;
+  /**
+   * How long delivery workers trust their cached copy of an endpoint's health; `enable` is
+   * answered only after this long, so every worker lets deliveries through on return.
+   */
+  healthCacheMs: number;
 }
 
 const propagated = (deps: ManagementDeps) => deps.clock.sleep(deps.propagationDelayMs);
@@ -115,6 +128,29 @@ const deadLetters = (deps: ManagementDeps) =>
 
 const keysOf = (keys: TopicKeys) => ({ key1: keys.key1, key2: keys.key2 });
 
+/**
+ * Removes a deleted subscription's health record, best effort: the delete has happened, and a
+ * record left behind is about an endpoint no subscription uses (a subscription re-created under
+ * the name starts from it only if aimed at the same URL).
+ */
+async function forgetHealth(deps: ManagementDeps, topic: string, subscription: string): Promise<void> {
+  try {
+    await deps.healthStore.remove(topic, subscription);
+  } catch {
+    // Best effort, see above.
+  }
+}
+
+/**
+ * The health of the subscription's endpoint, read strongly consistently; a record about another
+ * endpoint URL (the subscription was aimed elsewhere since) shows as fresh.
+ */
+async function healthOf(deps: ManagementDeps, subscription: Subscription) {
+  const { topic, name, destination } = subscription;
+  const stored = await deps.healthStore.get(topic, name, { consistent: true });
+  return healthDocument(currentHealth(stored, topic, name, destination.endpointUrl), deps.clock.now());
+}
+
 /** Attempt records as the API shows them: ISO times, grouped by delivery. */
 export function deliveriesDocument(records: readonly AttemptRecord[]) {
   const byDelivery = new Map<string, AttemptRecord[]>();
@@ -151,6 +187,31 @@ export function deliveriesDocument(records: readonly AttemptRecord[]) {
       };
     }),
   };
+}
+
+/** The deliveries API's window when the request names neither end. */
+export const DEFAULT_HISTORY_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * The deliveries API's `since` and `until`: ISO 8601 times, `until` exclusive. Without `until` the
+ * window ends now; without `since` it is the 24 hours before `until`. A window longer than the
+ * history's retention is a 400 naming `since`.
+ */
+export function parseHistoryWindow(
+  input: { since?: unknown; until?: unknown },
+  nowMs: number,
+  retentionDays: number,
+): HistoryWindow {
+  const window = parseWindow(input);
+  const until = window.until ?? nowMs;
+  const since = window.since ?? until - DEFAULT_HISTORY_WINDOW_MS;
+  if (since >= until) throw badRequest('since: must be before until (which defaults to now).');
+  if (until - since > retentionDays * 86_400_000) {
+    throw badRequest(
+      `since: the window may span at most ${retentionDays} days, the attempt history's retention (got ${new Date(since).toISOString()} to ${new Date(until).toISOString()}).`,
+    );
+  }
+  return { since, until };
 }
 
 const operations: Readonly<Record<string, Operation>> = {
@@ -269,6 +330,7 @@ const operations: Readonly<Record<string, Operation>> = {
     );
     // Publishers stop queueing for it once their cached topic shows the change.
     if (deleted) await propagated(deps);
+    if (deleted) await forgetHealth(deps, topicParam(event), subscriptionParam(event));
     return emptyResult(deleted ? 200 : 204);
   },
 
@@ -279,12 +341,43 @@ const operations: Readonly<Record<string, Operation>> = {
 
   'GET /admin/topics/{topic}/eventSubscriptions/{subscription}/deliveries': async (event, deps) => {
     const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event));
-    const eventId = event.queryStringParameters?.eventId;
+    const query = event.queryStringParameters ?? {};
+    const eventId = query.eventId;
     if (eventId === undefined || eventId === '') {
       throw badRequest('eventId: the query parameter is required (the id of the published event).');
     }
-    const records = await deps.store.listAttempts(subscription.topic, subscription.name, eventId);
-    return jsonResult(200, deliveriesDocument(records));
+    const window = parseHistoryWindow(
+      { since: query.since, until: query.until },
+      deps.clock.now(),
+      deps.history.retentionDays,
+    );
+    const found = await deps.history.find(subscription.topic, subscription.name, eventId, window);
+    return jsonResult(200, {
+      ...deliveriesDocument(found.records),
+      searched: {
+        since: new Date(found.searched.since).toISOString(),
+        until: new Date(found.searched.until).toISOString(),
+      },
+      truncated: found.truncated,
+    });
+  },
+
+  'GET /admin/topics/{topic}/eventSubscriptions/{subscription}/health': async (event, deps) => {
+    const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event), {
+      consistent: true,
+    });
+    return jsonResult(200, await healthOf(deps, subscription));
+  },
+
+  'POST /admin/topics/{topic}/eventSubscriptions/{subscription}/enable': async (event, deps) => {
+    const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event), {
+      consistent: true,
+    });
+    // Without a record the endpoint is healthy: probation ends, and a disabled (410) one takes
+    // deliveries again. Workers may trust their cached copy this long; answer once they let it go.
+    await deps.healthStore.remove(subscription.topic, subscription.name);
+    await deps.clock.sleep(deps.healthCacheMs);
+    return jsonResult(200, await healthOf(deps, subscription));
   },
 
   'GET /admin/topics/{topic}/eventSubscriptions/{subscription}/deadLetters': async (event, deps) => {

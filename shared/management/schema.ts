@@ -3,9 +3,11 @@
  * resource documents it returns. Every rejection names the field and the allowed values.
  */
 import { type ZodError, z } from 'zod';
+import { healthState } from '../delivery/rules/health';
 import { type DeliveryProfile, type Range, TOPIC_PROFILE } from '../delivery/rules/profiles';
 import {
   type DeadLetterDestination,
+  type EndpointHealth,
   INPUT_SCHEMAS,
   type InputSchema,
   type RetryLimits,
@@ -296,3 +298,27 @@ export function subscriptionDocument(subscription: Subscription) {
     systemData: systemData(subscription),
   };
 }
+
+const isoOrNull = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+
+/**
+ * An endpoint's health as the management API returns it. `health` is already the record about
+ * the subscription's current endpoint (`currentHealth`); `probationUntil` is shown only while it
+ * holds attempts back, and the endpoint URL without its query string, like `endpointBaseUrl`.
+ */
+export function healthDocument(health: EndpointHealth, nowMs: number) {
+  return {
+    state: healthState(health, nowMs),
+    probationUntil:
+      health.probationUntil !== undefined && health.probationUntil > nowMs
+        ? isoOrNull(health.probationUntil)
+        : null,
+    consecutiveFailures: health.consecutiveFailures,
+    lastOutcome: health.lastOutcome ?? null,
+    lastFailureAt: isoOrNull(health.lastFailureAt),
+    lastSuccessAt: isoOrNull(health.lastSuccessAt),
+    endpointUrl: endpointBaseUrl(health.endpointUrl),
+  };
+}
+
+export type HealthDocument = ReturnType<typeof healthDocument>;

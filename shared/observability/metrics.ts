@@ -14,6 +14,8 @@ export const METRIC = {
   DestinationProcessingDurationInMs: 'DestinationProcessingDurationInMs',
   DroppedEventCount: 'DroppedEventCount',
   DeadLetteredCount: 'DeadLetteredCount',
+  /** Deliveries held back without an attempt: the endpoint was on probation or stalled (Gridwire's own). */
+  DeliveryHeldCount: 'DeliveryHeldCount',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 

@@ -1,20 +1,19 @@
 /**
  * Gridwire's DynamoDB table: topics, subscriptions and failed-attempt history in one table.
  *
- * | item          | pk                                   | sk                                  |
- * |---------------|--------------------------------------|-------------------------------------|
- * | topic         | `TOPIC#<topic>`                      | `#TOPIC` (also `gsi1pk = TOPIC`)    |
- * | subscription  | `TOPIC#<topic>`                      | `SUB#<subscription>`                |
- * | attempt       | `HISTORY#<topic>#<sub>#<event id>`   | `<publishedAt>#<deliveryId>#<n>`    |
+ * | item          | pk                                         | sk                                  |
+ * |---------------|--------------------------------------------|-------------------------------------|
+ * | topic         | `TOPIC#<topic>`                            | `#TOPIC` (also `gsi1pk = TOPIC`)    |
+ * | subscription  | `TOPIC#<topic>`                            | `SUB#<subscription>`                |
+ * | attempts      | `HISTORY#<topic>#<sub>#<UTC hour>#<shard>` | `<newest at, 15 digits>#<random>`   |
  *
- * An event id over 512 bytes is keyed as `HISTORYH#<topic>#<sub>#<sha256 of the id>`.
+ * Attempt history items (one per delivery job and subscription, the records packed and
+ * compressed) are written and searched by `attempt-history.ts`.
  * Names are case-insensitive (keys use lower case); items keep the name as first written.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchWriteCommand,
-  type BatchWriteCommandInput,
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
@@ -26,7 +25,6 @@ import {
 import { z } from 'zod';
 import { TABLE } from '../config/resources';
 import {
-  type AttemptRecord,
   DELIVERY_PROFILE_NAMES,
   type InputSchema,
   retryLimitsOf,
@@ -42,20 +40,8 @@ const lower = (name: string) => name.toLowerCase();
 export const topicPk = (topic: string) => `TOPIC#${lower(topic)}`;
 export const TOPIC_SK = '#TOPIC';
 export const subscriptionSk = (subscription: string) => `SUB#${lower(subscription)}`;
-/** Event ids longer than this (UTF-8 bytes) are keyed by their SHA-256: a DynamoDB key holds 2 KiB. */
-const MAX_KEYED_EVENT_ID_BYTES = 512;
-
-export const historyPk = (topic: string, subscription: string, eventId: string) =>
-  Buffer.byteLength(eventId, 'utf8') > MAX_KEYED_EVENT_ID_BYTES
-    ? `HISTORYH#${lower(topic)}#${lower(subscription)}#${createHash('sha256').update(eventId, 'utf8').digest('hex')}`
-    : `HISTORY#${lower(topic)}#${lower(subscription)}#${eventId}`;
-export const historySk = (record: Pick<AttemptRecord, 'publishedAt' | 'deliveryId' | 'attempt'>) =>
-  `${String(record.publishedAt).padStart(15, '0')}#${record.deliveryId}#${String(record.attempt).padStart(3, '0')}`;
-
 /** A new access key: 32 random bytes, base64, like the original service's keys. */
 export const newAccessKey = (): string => randomBytes(32).toString('base64');
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An item changed between the caller's read and its write. */
 export class ConcurrentChangeError extends Error {
@@ -266,39 +252,6 @@ export class Store {
     return true;
   }
 
-  // ---- attempt history ----------------------------------------------------------------------
-
-  /** Writes attempt records (batched, 25 per request), each expiring `retentionDays` after it happened. */
-  async recordAttempts(records: readonly AttemptRecord[], retentionDays: number): Promise<void> {
-    const requests = records.map((record) => ({
-      PutRequest: {
-        Item: {
-          pk: historyPk(record.topic, record.subscription, record.eventId),
-          sk: historySk(record),
-          kind: 'attempt',
-          ...record,
-          [TABLE.ttlAttribute]: Math.ceil(record.at / 1000) + retentionDays * 86_400,
-        },
-      },
-    }));
-    for (let start = 0; start < requests.length; start += 25) {
-      await this.batchWrite({ RequestItems: { [this.tableName]: requests.slice(start, start + 25) } });
-    }
-  }
-
-  /** An event's recorded attempts for one subscription, oldest first. */
-  async listAttempts(topic: string, subscription: string, eventId: string): Promise<AttemptRecord[]> {
-    const items = await this.queryAll({
-      TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': historyPk(topic, subscription, eventId) },
-    });
-    return items.map((item) => {
-      const { pk: _pk, sk: _sk, kind: _kind, [TABLE.ttlAttribute]: _ttl, ...record } = item;
-      return record as unknown as AttemptRecord;
-    });
-  }
-
   // ---- helpers ------------------------------------------------------------------------------
 
   private topicKey(name: string) {
@@ -346,19 +299,6 @@ export class Store {
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined);
     return items;
-  }
-
-  /** BatchWriteItem, re-sending unprocessed items with backoff; throws if they never go through. */
-  private async batchWrite(input: BatchWriteCommandInput): Promise<void> {
-    let pending = input.RequestItems;
-    for (let attempt = 0; pending !== undefined && Object.keys(pending).length > 0; attempt += 1) {
-      if (attempt > 0) {
-        if (attempt > 5) throw new Error('DynamoDB kept items unprocessed after 5 retries');
-        await sleep(50 * 2 ** attempt);
-      }
-      const result = await this.doc.send(new BatchWriteCommand({ RequestItems: pending }));
-      pending = result.UnprocessedItems;
-    }
   }
 }
 

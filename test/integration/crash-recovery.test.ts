@@ -55,7 +55,9 @@ beforeAll(async () => {
     sender,
     wrapDeliveryHandler: sender.wrap,
     visibilityTimeoutSeconds: 2,
+    // One invocation at a time: the crash is one invocation's, as the sender's flag assumes.
     pollersPerQueue: 1,
+    maxConcurrency: 1,
     deliveryConcurrency: 4,
   });
 }, 30_000);

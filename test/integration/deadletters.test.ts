@@ -6,14 +6,8 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import {
-  type ApiTarget,
-  listDeadLetters,
-  localApiTarget,
-  type ReplayIo,
-  replayDeadLetters,
-  showDeadLetters,
-} from '../../cli/deadletters';
+import { type ApiTarget, localApiTarget } from '../../cli/admin-api';
+import { listDeadLetters, type ReplayIo, replayDeadLetters, showDeadLetters } from '../../cli/deadletters';
 import {
   deadLetterBlob,
   deadLetterKey,

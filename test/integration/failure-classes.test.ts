@@ -50,7 +50,8 @@ const gaps = (path: string) => {
 it.each([
   [408, 120_000, 'TimedOut'],
   [503, 30_000, 'Busy'],
-  [404, 10_000, 'NotFound'],
+  // NotFound puts the subscription on probation for 5 minutes, longer than its 10 s floor.
+  [404, 300_000, 'NotFound'],
   [500, 10_000, 'GenericError'],
   [302, 10_000, 'GenericError'],
 ])(

@@ -247,7 +247,18 @@ describe('delivery', () => {
       'GET',
       '/admin/topics/happy/eventSubscriptions/fine/deliveries?eventId=h-1',
     );
-    expect(history.body).toEqual({ value: [] });
+    expect(history.body).toMatchObject({ value: [], truncated: false });
+    // By default the last 24 hours are searched.
+    const { since, until } = history.body.searched;
+    expect(Date.parse(until) - Date.parse(since)).toBe(24 * 3_600_000);
+    expect(Math.abs(Date.parse(until) - Date.now())).toBeLessThan(5000);
+
+    const tooLong = await api.call(
+      'GET',
+      '/admin/topics/happy/eventSubscriptions/fine/deliveries?eventId=h-1&since=2026-01-01T00:00:00Z&until=2026-01-09T00:00:00Z',
+    );
+    expect(tooLong.status).toBe(400);
+    expect(JSON.stringify(tooLong.body)).toContain('since: the window may span at most 7 days');
   });
 
   it('delivers events whose id cannot travel in a header, and keeps the history of a very long id', async () => {

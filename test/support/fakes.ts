@@ -10,6 +10,7 @@ import {
   type DeliveryEngineDeps,
   type SubscriptionSource,
 } from '../../shared/delivery/engine';
+import { HealthTracker } from '../../shared/delivery/health';
 import { DELIVERY_PROFILES } from '../../shared/delivery/rules/profiles';
 import type { DeliveryItem, DeliveryJob, EndedJob, EventGridEvent } from '../../shared/domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../../shared/domain/model';
@@ -18,6 +19,7 @@ import { MetricBuffer } from '../../shared/observability/metrics';
 import { type Clock, VirtualClock } from '../../shared/platform/clock';
 import { parseJob } from '../../shared/queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../../shared/queue/sqs-job-queue';
+import { MemoryHealthStore } from '../../shared/storage/health-store';
 
 export { VirtualClock };
 
@@ -160,6 +162,7 @@ export interface EngineHarness {
   queue: RecordingQueue;
   sender: ScriptedSender;
   history: MemoryHistory;
+  healthStore: MemoryHealthStore;
   metrics: MetricBuffer;
   subscriptions: Map<string, Subscription>;
   /** Every subscription lookup the engine made, with the version it asked for. */
@@ -173,14 +176,22 @@ export function engineHarness(
     randoms?: number[];
     concurrency?: number;
     latencyMs?: number;
+    healthCacheMs?: number;
+    /** Shared by engines that stand for several workers. */
+    healthStore?: MemoryHealthStore;
+    clock?: VirtualClock;
+    /** Replaces the scripted sender as what the engine calls (the scripted one stays unused). */
+    sendVia?: WebhookSender;
+    subscriptionConcurrency?: number;
     /** Replaces the map-backed subscription source (e.g. the real cache over a fake store). */
     subscriptionSource?: SubscriptionSource;
   } = {},
 ): EngineHarness {
-  const clock = new VirtualClock();
+  const clock = options.clock ?? new VirtualClock();
   const queue = new RecordingQueue(clock);
   const sender = new ScriptedSender(clock, { delivered: true, httpStatus: 200 }, options.latencyMs ?? 0);
   const history = new MemoryHistory();
+  const healthStore = options.healthStore ?? new MemoryHealthStore();
   const metrics = new MetricBuffer();
   const subscriptions = new Map<string, Subscription>([
     ['orders/audit', subscription({ deadLetter: { container: 'dead' } })],
@@ -203,13 +214,23 @@ export function engineHarness(
         return subscriptions.get(`${topic}/${name}`);
       },
     },
-    sender,
+    sender: options.sendVia ?? sender,
     queue,
     history,
     drops,
     metrics,
     logger: silentLogger,
     concurrency: options.concurrency ?? 8,
+    health: new HealthTracker({
+      store: healthStore,
+      clock,
+      logger: silentLogger,
+      cacheMs: options.healthCacheMs ?? 1000,
+      flushIntervalMs: 1000,
+    }),
+    ...(options.subscriptionConcurrency === undefined
+      ? {}
+      : { subscriptionConcurrency: options.subscriptionConcurrency }),
   };
   return {
     engine: new DeliveryEngine(deps),
@@ -217,6 +238,7 @@ export function engineHarness(
     queue,
     sender,
     history,
+    healthStore,
     metrics,
     subscriptions,
     subscriptionReads,

@@ -22,6 +22,8 @@ export type Responder = (request: ReceivedRequest) => {
 export class WebhookServer {
   readonly received: ReceivedRequest[] = [];
   private readonly responders = new Map<string, Responder>();
+  /** Answers still waiting for their delay: cleared on stop, so a hanging answer can't keep the process alive. */
+  private readonly delayed = new Set<NodeJS.Timeout>();
   private server: Server | undefined;
   private base = '';
 
@@ -46,7 +48,13 @@ export class WebhookServer {
           res.end();
         };
         if (answer.delayMs === undefined) reply();
-        else setTimeout(reply, answer.delayMs);
+        else {
+          const timer = setTimeout(() => {
+            this.delayed.delete(timer);
+            reply();
+          }, answer.delayMs);
+          this.delayed.add(timer);
+        }
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
@@ -65,6 +73,8 @@ export class WebhookServer {
   }
 
   async stop(): Promise<void> {
+    for (const timer of this.delayed) clearTimeout(timer);
+    this.delayed.clear();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
   }

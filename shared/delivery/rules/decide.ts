@@ -13,7 +13,7 @@ import type {
   RetryLimits,
 } from '../../domain/model';
 import type { DeliveryProfile } from './profiles';
-import { baseDelayMs, decideAfterFailure } from './retry';
+import { baseDelayMs, decideAfterFailure, jitterMs } from './retry';
 
 /** What the attempt phase reports for one event. */
 export type Attempted =
@@ -24,7 +24,19 @@ export type Attempted =
       readonly result: AttemptResult;
     }
   /** Not started: the invocation's deadline came first. */
-  | { readonly kind: 'deferred'; readonly item: DeliveryItem };
+  | { readonly kind: 'deferred'; readonly item: DeliveryItem }
+  /**
+   * Not started, held back until `until`: the endpoint is on probation (`probation`), or it is
+   * stalled and already has all the requests it may have in flight (`busy`). No attempt is used.
+   */
+  | {
+      readonly kind: 'held';
+      readonly item: DeliveryItem;
+      readonly until: number;
+      readonly reason: 'probation' | 'busy';
+    }
+  /** Not started: the endpoint answered 410 Gone and is disabled. */
+  | { readonly kind: 'disabled'; readonly item: DeliveryItem };
 
 export interface DecideInput {
   readonly topic: string;
@@ -55,6 +67,8 @@ export interface JobDecisions {
   readonly ended: readonly EndedDelivery[];
   /** Events to re-queue untouched. */
   readonly deferred: readonly DeliveryItem[];
+  /** Events held back without an attempt, by the time they are due again (jitter included). */
+  readonly held: ReadonlyMap<number, readonly DeliveryItem[]>;
   /** History entries: failed attempts, what follows them, and successes after a failure. */
   readonly records: readonly AttemptRecord[];
 }
@@ -90,7 +104,10 @@ export function decideJob(input: DecideInput): JobDecisions {
   const retries = new Map<number, DeliveryItem[]>();
   const ended: EndedDelivery[] = [];
   const deferred: DeliveryItem[] = [];
+  const held = new Map<number, DeliveryItem[]>();
   const records: AttemptRecord[] = [];
+  /** One jitter draw per hold end, so events held together stay packed together. */
+  const holdDraws = new Map<number, number>();
 
   for (const item of input.expired) {
     ended.push({ item, reason: 'TimeToLiveExceeded', endedAt: input.dueAt });
@@ -107,6 +124,30 @@ export function decideJob(input: DecideInput): JobDecisions {
   for (const entry of input.attempted) {
     if (entry.kind === 'deferred') {
       deferred.push(entry.item);
+      continue;
+    }
+    if (entry.kind === 'held') {
+      let draw = holdDraws.get(entry.until);
+      if (draw === undefined) {
+        draw = input.random();
+        holdDraws.set(entry.until, draw);
+      }
+      const dueAt = entry.until + jitterMs(profile, Math.max(0, entry.until - now), draw);
+      // Probation is what the event last met (the original reports it so); a busy hold changes nothing.
+      const item: DeliveryItem =
+        entry.reason === 'probation' ? { ...entry.item, lastOutcome: 'Probation' } : entry.item;
+      held.set(dueAt, [...(held.get(dueAt) ?? []), item]);
+      continue;
+    }
+    if (entry.kind === 'disabled') {
+      const item: DeliveryItem = { ...entry.item, lastOutcome: 'Probation' };
+      ended.push({ item, reason: 'EndpointDisabled', endedAt: now });
+      records.push(
+        record(entry.item, entry.item.attempts + 1, now, {
+          outcome: 'Probation',
+          next: endedNext('EndpointDisabled'),
+        }),
+      );
       continue;
     }
     const { item, result, startedAt } = entry;
@@ -163,5 +204,5 @@ export function decideJob(input: DecideInput): JobDecisions {
       );
     }
   }
-  return { delivered, failed: failedAttempts, retries, ended, deferred, records };
+  return { delivered, failed: failedAttempts, retries, ended, deferred, held, records };
 }

@@ -12,6 +12,8 @@ const STATUS_OUTCOMES: Readonly<Record<number, DeliveryOutcome>> = {
   403: 'Forbidden',
   404: 'NotFound',
   408: 'TimedOut',
+  /** Gone: the endpoint says it will never take deliveries again. */
+  410: 'Disabled',
   413: 'PayloadTooLarge',
   429: 'Busy',
   503: 'Busy',

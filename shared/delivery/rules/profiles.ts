@@ -42,6 +42,20 @@ export interface DeliveryProfile {
     readonly retryDelayMs: number;
   };
   readonly limits: { readonly maxDeliveryAttempts: Range; readonly eventTimeToLiveInMinutes: Range };
+  /** Endpoint health: probation by outcome, and when (and how long) a failing endpoint is held. */
+  readonly health: {
+    /** Probation after a failure with this outcome; outcomes not listed begin none on their own. */
+    readonly probationMs: Readonly<Partial<Record<DeliveryOutcome, number>>>;
+    /**
+     * Answers about the event rather than the endpoint (400, 413: the endpoint is up and answered):
+     * they end that event and change nothing in the endpoint's health.
+     */
+    readonly neutralOutcomes: readonly DeliveryOutcome[];
+    /** Failures in a row after which the endpoint is unhealthy: every failure then holds it. */
+    readonly unhealthyAfterFailures: number;
+    /** An unhealthy endpoint's hold: `ratio` of the time it has been unhealthy, within [minMs, maxMs]. */
+    readonly unhealthyHold: { readonly minMs: number; readonly maxMs: number; readonly ratio: number };
+  };
 }
 
 /** Classic topics: the schedule and limits of DELIVERY.md's `topic` profile. */
@@ -71,6 +85,23 @@ export const TOPIC_PROFILE: DeliveryProfile = {
     maxDeliveryAttempts: { min: 1, max: 30, default: 30 },
     eventTimeToLiveInMinutes: { min: 1, max: 1440, default: 1440 },
   },
+  health: {
+    probationMs: {
+      Busy: 10 * SECOND,
+      TimedOut: 10 * SECOND,
+      SocketError: 30 * SECOND,
+      NotFound: 5 * MINUTE,
+      ResolutionError: 5 * MINUTE,
+      Unauthorized: 5 * MINUTE,
+      Forbidden: 5 * MINUTE,
+      Disabled: 5 * MINUTE,
+      Full: 5 * MINUTE,
+      InvalidAzureFunctionDestination: 10 * MINUTE,
+    },
+    neutralOutcomes: ['BadRequest', 'PayloadTooLarge'],
+    unhealthyAfterFailures: 10,
+    unhealthyHold: { minMs: 1 * MINUTE, maxMs: 1 * HOUR, ratio: 0.5 },
+  },
 };
 
 /**
@@ -92,6 +123,18 @@ export function scaleProfile(profile: DeliveryProfile, timeScale: number): Deliv
     defaultFloorMs: scale(profile.defaultFloorMs),
     jitter: { ratio: profile.jitter.ratio, maxMs: scale(profile.jitter.maxMs) },
     maxRetryAfterMs: scale(profile.maxRetryAfterMs),
+    health: {
+      probationMs: Object.fromEntries(
+        Object.entries(profile.health.probationMs).map(([outcome, ms]) => [outcome, scale(ms)]),
+      ),
+      neutralOutcomes: profile.health.neutralOutcomes,
+      unhealthyAfterFailures: profile.health.unhealthyAfterFailures,
+      unhealthyHold: {
+        minMs: scale(profile.health.unhealthyHold.minMs),
+        maxMs: scale(profile.health.unhealthyHold.maxMs),
+        ratio: profile.health.unhealthyHold.ratio,
+      },
+    },
     deadLetter: {
       writeDelayMs: scale(profile.deadLetter.writeDelayMs),
       giveUpAfterMs: scale(profile.deadLetter.giveUpAfterMs),

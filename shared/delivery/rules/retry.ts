@@ -80,6 +80,8 @@ export interface FailureInput {
  */
 export function decideAfterFailure(input: FailureInput): FailureDecision {
   const { profile, limits, attemptsMade, result, now, random } = input;
+  // 410 Gone: the endpoint is disabled; its pending deliveries end too (see rules/health.ts).
+  if (result.outcome === 'Disabled') return { action: 'deadLetter', reason: 'EndpointDisabled' };
   if (!isRetriable(profile, result)) return { action: 'deadLetter', reason: 'NonRetriableOutcome' };
   if (attemptsMade >= limits.maxAttempts)
     return { action: 'deadLetter', reason: 'MaxDeliveryAttemptsExceeded' };

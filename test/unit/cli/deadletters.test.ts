@@ -1,14 +1,12 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type ApiTarget, regionOfApiUrl, sigV4Target } from '../../../cli/admin-api';
 import {
-  type ApiTarget,
   type BlobReplayAnswer,
   formatBlob,
   indentJson,
   type ReplayIo,
-  regionOfApiUrl,
   replayDeadLetters,
-  sigV4Target,
 } from '../../../cli/deadletters';
 import { CliError } from '../../../cli/errors';
 

@@ -58,6 +58,7 @@ describe('readConfig(env)', () => {
       subscriptionCacheMs: CONFIG_DEFAULTS.subscriptionCacheSeconds * 1000,
       topicCacheMs: CONFIG_DEFAULTS.topicCacheMs,
       deliveryConcurrency: CONFIG_DEFAULTS.deliveryConcurrency,
+      healthCacheMs: CONFIG_DEFAULTS.healthCacheMs,
       historyRetentionDays: CONFIG_DEFAULTS.historyRetentionDays,
     });
   });

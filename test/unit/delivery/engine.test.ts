@@ -17,7 +17,7 @@ describe('delivery engine', () => {
       attemptDeadline: farFuture,
     });
 
-    expect(report).toEqual({ hopped: false, delivered: 2, retried: 0, ended: 0, deferred: 0 });
+    expect(report).toEqual({ hopped: false, delivered: 2, retried: 0, ended: 0, deferred: 0, held: 0 });
     expect(h.sender.requests).toHaveLength(2);
     const first = h.sender.requests[0]?.request;
     expect(first?.url).toBe('https://hooks.example.test/in');
@@ -223,7 +223,7 @@ describe('delivery engine', () => {
   });
 
   it('keeps at most `concurrency` webhook requests in flight across jobs', async () => {
-    const h = engineHarness({ concurrency: 3, latencyMs: 5 });
+    const h = engineHarness({ concurrency: 3, subscriptionConcurrency: 3, latencyMs: 5 });
     const t0 = h.clock.now();
     const many = Array.from({ length: 20 }, (_, i) => item(`e${i}`, t0));
 

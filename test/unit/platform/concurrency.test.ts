@@ -1,4 +1,4 @@
-import { mapWithConcurrency, Semaphore } from '../../../shared/platform/concurrency';
+import { KeyedSlots, mapWithConcurrency, Semaphore } from '../../../shared/platform/concurrency';
 
 interface Deferred {
   promise: Promise<void>;
@@ -156,5 +156,48 @@ describe('Semaphore', () => {
     await expect(run(async () => 'after')).resolves.toBe('after');
     expect(probe.inside).toBe(0);
     expect(probe.peak).toBe(1);
+  });
+});
+
+describe('KeyedSlots', () => {
+  it('queues callers of a moving key first come, first served, and keys do not share slots', async () => {
+    let now = 0;
+    const slots = new KeyedSlots(() => now);
+    const a1 = await slots.acquire('a', 1, 1000);
+    const b1 = await slots.acquire('b', 1, 1000);
+    expect(a1).toBeDefined();
+    expect(b1).toBeDefined();
+    const order: string[] = [];
+    const a2 = slots.acquire('a', 1, 1000).then((release) => {
+      order.push('a2');
+      return release;
+    });
+    const a3 = slots.acquire('a', 1, 1000).then((release) => {
+      order.push('a3');
+      return release;
+    });
+    now = 500;
+    a1?.();
+    (await a2)?.();
+    (await a3)?.();
+    expect(order).toEqual(['a2', 'a3']);
+    expect(slots.inUse('a')).toBe(0);
+    b1?.();
+  });
+
+  it('refuses new callers of a stalled key at once, and its waiters when any slot is released', async () => {
+    let now = 0;
+    const slots = new KeyedSlots(() => now);
+    const hung = await slots.acquire('slow', 1, 1000);
+    const waiter = slots.acquire('slow', 1, 1000);
+    now = 1000;
+    expect(await slots.acquire('slow', 1, 1000)).toBeUndefined();
+    const other = await slots.acquire('fast', 1, 1000);
+    other?.();
+    expect(await waiter).toBeUndefined();
+    expect(slots.inUse('slow')).toBe(1);
+    hung?.();
+    expect(slots.inUse('slow')).toBe(0);
+    expect(await slots.acquire('slow', 1, 1000)).toBeDefined();
   });
 });

@@ -1,0 +1,147 @@
+/**
+ * `gridwire health`: the endpoint health of a topic's subscriptions (healthy, on probation,
+ * unhealthy, or disabled after a 410 Gone), and `gridwire health enable`, which lets a
+ * subscription's endpoint take deliveries again. A client of the management API
+ * (`.../eventSubscriptions` and `.../eventSubscriptions/{subscription}/health|enable`), local by
+ * default or `--api` (see `admin-api.ts`).
+ */
+import { Command } from 'commander';
+import type { HealthDocument } from '../shared/management/schema';
+import { mapWithConcurrency } from '../shared/platform/concurrency';
+import {
+  type ApiTarget,
+  type ApiTargetOptions,
+  callOk,
+  okText,
+  resolveApiTarget,
+  withApiTargetOptions,
+} from './admin-api';
+
+/** Health reads in flight at once for one topic. */
+export const HEALTH_READS_IN_FLIGHT = 8;
+
+/** One subscription's endpoint health, as the API answers it. */
+export type EndpointHealthAnswer = HealthDocument;
+
+export interface SubscriptionHealth extends EndpointHealthAnswer {
+  subscription: string;
+}
+
+const subscriptionsRoute = (topic: string) => `/admin/topics/${encodeURIComponent(topic)}/eventSubscriptions`;
+const subscriptionRoute = (topic: string, subscription: string) =>
+  `${subscriptionsRoute(topic)}/${encodeURIComponent(subscription)}`;
+
+/**
+ * The health of every subscription of the topic, in the order the API lists them. A
+ * subscription deleted between the list and its health read is left out.
+ */
+export async function topicHealth(target: ApiTarget, topic: string): Promise<SubscriptionHealth[]> {
+  const listed = await callOk(
+    target,
+    'GET',
+    subscriptionsRoute(topic),
+    undefined,
+    `listing the subscriptions of topic ${topic}`,
+  );
+  const names = (JSON.parse(listed) as { value: Array<{ name: string }> }).value.map((item) => item.name);
+  const rows = await mapWithConcurrency(names, HEALTH_READS_IN_FLIGHT, async (subscription) => {
+    const answer = await target.call('GET', `${subscriptionRoute(topic, subscription)}/health`);
+    if (answer.status === 404) return undefined;
+    const text = okText(answer, `reading the health of topic ${topic}, subscription ${subscription}`);
+    return { subscription, ...(JSON.parse(text) as EndpointHealthAnswer) };
+  });
+  return rows.filter((row): row is SubscriptionHealth => row !== undefined);
+}
+
+/** Enables the subscription's endpoint (forgets its failures); answers once workers see it. */
+export async function enableEndpoint(
+  target: ApiTarget,
+  topic: string,
+  subscription: string,
+): Promise<SubscriptionHealth> {
+  const text = await callOk(
+    target,
+    'POST',
+    `${subscriptionRoute(topic, subscription)}/enable`,
+    undefined,
+    `enabling topic ${topic}, subscription ${subscription}`,
+  );
+  return { subscription, ...(JSON.parse(text) as EndpointHealthAnswer) };
+}
+
+const HEADER = [
+  'SUBSCRIPTION',
+  'STATE',
+  'FAILURES',
+  'PROBATION UNTIL',
+  'LAST OUTCOME',
+  'LAST FAILURE',
+  'LAST SUCCESS',
+] as const;
+
+const cellsOf = (row: SubscriptionHealth): string[] => [
+  row.subscription,
+  row.state,
+  String(row.consecutiveFailures),
+  row.probationUntil ?? '-',
+  row.lastOutcome ?? '-',
+  row.lastFailureAt ?? '-',
+  row.lastSuccessAt ?? '-',
+];
+
+/** The human-readable `health` output: one line per subscription, columns aligned. */
+export function formatHealth(topic: string, rows: readonly SubscriptionHealth[]): string {
+  if (rows.length === 0) return `Topic ${topic} has no event subscriptions.`;
+  const table = [[...HEADER], ...rows.map(cellsOf)];
+  const widths = HEADER.map((_, column) => Math.max(...table.map((cells) => (cells[column] ?? '').length)));
+  return table
+    .map((cells) =>
+      cells
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+export function healthCommand(): Command {
+  const health = new Command('health')
+    .description(
+      "Endpoint health of a topic's event subscriptions: Healthy, Probation, Unhealthy or Disabled (answered 410 Gone).",
+    )
+    .addHelpText('after', '\nWithout a command, lists: gridwire health --topic <name> [--json]');
+
+  // The default: `gridwire health --topic T` is `gridwire health list --topic T`.
+  health.addCommand(
+    withApiTargetOptions(
+      new Command('list')
+        .description("Show the endpoint health of each of the topic's event subscriptions.")
+        .requiredOption('--topic <name>', 'the topic')
+        .option('--json', 'print a JSON array instead of a table'),
+    ).action(async (options: ApiTargetOptions & { topic: string; json?: boolean }) => {
+      const rows = await topicHealth(await resolveApiTarget(options), options.topic);
+      console.log(options.json === true ? JSON.stringify(rows, null, 2) : formatHealth(options.topic, rows));
+    }),
+    { isDefault: true },
+  );
+
+  health.addCommand(
+    withApiTargetOptions(
+      new Command('enable')
+        .description(
+          "Let a subscription's endpoint take deliveries again: forgets its failures, ends a probation and re-enables an endpoint disabled by 410 Gone.",
+        )
+        .requiredOption('--topic <name>', 'the topic')
+        .requiredOption('--subscription <name>', 'the event subscription')
+        .option('--json', 'print the health document as JSON'),
+    ).action(async (options: ApiTargetOptions & { topic: string; subscription: string; json?: boolean }) => {
+      const row = await enableEndpoint(await resolveApiTarget(options), options.topic, options.subscription);
+      console.log(
+        options.json === true
+          ? JSON.stringify(row, null, 2)
+          : `Enabled topic ${options.topic}, subscription ${options.subscription}: ${row.state}.`,
+      );
+    }),
+  );
+  return health;
+}

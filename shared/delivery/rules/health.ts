@@ -1,0 +1,170 @@
+/**
+ * Endpoint health as pure rules: which failures put a subscription on probation and for how
+ * long, when a failing endpoint counts as unhealthy and how its holds grow, when it has
+ * recovered, what the gate lets through, and which changes must be written at once.
+ *
+ * Every function takes the time (`at`, `now`) as an argument; the lengths come from the
+ * delivery profile, so `--time-scale` shrinks them with every other delay.
+ */
+import type { DeliveryOutcome, EndpointHealth, HealthState } from '../../domain/model';
+import type { DeliveryProfile } from './profiles';
+
+/** What one attempt told us about the endpoint. */
+export interface HealthSignal {
+  /** When the attempt started (epoch ms). */
+  readonly at: number;
+  readonly outcome: DeliveryOutcome | 'Delivered';
+  /** A `Retry-After` the endpoint asked for (429/503), in ms of this profile's time. */
+  readonly retryAfterMs?: number;
+}
+
+export type HealthProfile = Pick<DeliveryProfile, 'health' | 'maxRetryAfterMs'>;
+
+/** A fresh record for an endpoint that has no failures on file. */
+export const freshHealth = (topic: string, subscription: string, endpointUrl: string): EndpointHealth => ({
+  topic,
+  subscription,
+  endpointUrl,
+  consecutiveFailures: 0,
+  probations: 0,
+  rev: 0,
+});
+
+/**
+ * The stored record if it is about this endpoint; a subscription aimed at another URL (or with
+ * nothing on file) starts fresh.
+ */
+export const currentHealth = (
+  stored: EndpointHealth | undefined,
+  topic: string,
+  subscription: string,
+  endpointUrl: string,
+): EndpointHealth =>
+  stored !== undefined && stored.endpointUrl === endpointUrl
+    ? stored
+    : { ...freshHealth(topic, subscription, endpointUrl), rev: stored?.rev ?? 0 };
+
+/** The probation an outcome calls for on its own (before any unhealthy hold), or 0. */
+export function probationMs(profile: HealthProfile, signal: HealthSignal): number {
+  if (signal.outcome === 'Delivered') return 0;
+  const base = profile.health.probationMs[signal.outcome] ?? 0;
+  if (base === 0 || signal.retryAfterMs === undefined) return base;
+  return Math.max(base, Math.min(signal.retryAfterMs, profile.maxRetryAfterMs));
+}
+
+/**
+ * How long an unhealthy endpoint is held after a failure at `at`: a share of the time it has been
+ * unhealthy, at least `minMs` and at most `maxMs`. Holds grow with the outage (1 min, then about
+ * half the time it has been failing, up to an hour) and need no counter that concurrent workers
+ * could double-count.
+ */
+export function unhealthyHoldMs(profile: HealthProfile, unhealthySince: number, at: number): number {
+  const { minMs, maxMs, ratio } = profile.health.unhealthyHold;
+  return Math.min(maxMs, Math.max(minMs, (at - unhealthySince) * ratio));
+}
+
+/** The health after one more attempt's signal. Signals are folded in the order attempts started. */
+export function applySignal(
+  profile: HealthProfile,
+  health: EndpointHealth,
+  signal: HealthSignal,
+): EndpointHealth {
+  if (signal.outcome === 'Delivered') {
+    const { probationUntil: _p, probationOutcome: _o, unhealthySince: _u, ...rest } = health;
+    return {
+      ...rest,
+      consecutiveFailures: 0,
+      probations: 0,
+      lastOutcome: 'Delivered',
+      lastSuccessAt: Math.max(signal.at, health.lastSuccessAt ?? 0),
+    };
+  }
+  // The endpoint answered; the answer is about the event (it ends that event, nothing else).
+  if (profile.health.neutralOutcomes.includes(signal.outcome)) return health;
+  const failures = health.consecutiveFailures + 1;
+  const unhealthySince =
+    health.unhealthySince ?? (failures >= profile.health.unhealthyAfterFailures ? signal.at : undefined);
+  const holdMs = Math.max(
+    probationMs(profile, signal),
+    unhealthySince === undefined ? 0 : unhealthyHoldMs(profile, unhealthySince, signal.at),
+  );
+  const next: EndpointHealth = {
+    ...health,
+    consecutiveFailures: failures,
+    lastOutcome: signal.outcome,
+    lastFailureAt: Math.max(signal.at, health.lastFailureAt ?? 0),
+    ...(unhealthySince === undefined ? {} : { unhealthySince }),
+    ...(signal.outcome === 'Disabled' && health.disabledAt === undefined ? { disabledAt: signal.at } : {}),
+  };
+  if (holdMs === 0) return next;
+  const until = signal.at + holdMs;
+  const current = health.probationUntil ?? 0;
+  if (until <= current) return next;
+  // A failure inside a probation extends it; one after it begins a new one.
+  const begins = current <= signal.at;
+  return {
+    ...next,
+    probationUntil: until,
+    probationOutcome: signal.outcome,
+    probations: health.probations + (begins ? 1 : 0),
+  };
+}
+
+export const applySignals = (
+  profile: HealthProfile,
+  health: EndpointHealth,
+  signals: readonly HealthSignal[],
+): EndpointHealth =>
+  [...signals].sort((a, b) => a.at - b.at).reduce((h, signal) => applySignal(profile, h, signal), health);
+
+/** What the gate lets through for an endpoint at `now`. */
+export type Gate =
+  | { readonly kind: 'open' }
+  /** Recovering from a probation: one attempt at a time per worker, to see if it answers again. */
+  | { readonly kind: 'probe' }
+  /** On probation (or held while unhealthy): no attempt before `until`. */
+  | { readonly kind: 'hold'; readonly until: number; readonly outcome: DeliveryOutcome | undefined }
+  /** Answered 410 Gone: pending deliveries end until an admin enables it. */
+  | { readonly kind: 'disabled' };
+
+export function gateOf(health: EndpointHealth, now: number): Gate {
+  if (health.disabledAt !== undefined) return { kind: 'disabled' };
+  if (health.probationUntil !== undefined && health.probationUntil > now) {
+    return { kind: 'hold', until: health.probationUntil, outcome: health.probationOutcome };
+  }
+  if (health.probations > 0 && health.consecutiveFailures > 0) return { kind: 'probe' };
+  return { kind: 'open' };
+}
+
+/** The state operators see. */
+export function healthState(health: EndpointHealth, now: number): HealthState {
+  if (health.disabledAt !== undefined) return 'Disabled';
+  if (health.unhealthySince !== undefined) return 'Unhealthy';
+  if (health.probationUntil !== undefined && health.probationUntil > now) return 'Probation';
+  return 'Healthy';
+}
+
+/**
+ * Whether a change must be written at once: it changes what other workers' gates let through
+ * (a probation begins, the endpoint turns unhealthy or is disabled, or it recovered). Anything
+ * else (counters, a probation extended by a failure inside it) can wait for the next time slice,
+ * and a success of an endpoint with no failures on file is never written.
+ */
+export function writeUrgency(
+  before: EndpointHealth,
+  after: EndpointHealth,
+  now: number,
+): 'now' | 'later' | 'none' {
+  const gateBefore = gateOf(before, now).kind;
+  const gateAfter = gateOf(after, now).kind;
+  if (gateBefore !== gateAfter) return 'now';
+  if ((before.unhealthySince === undefined) !== (after.unhealthySince === undefined)) return 'now';
+  if (after.disabledAt !== before.disabledAt) return 'now';
+  const recovered = before.consecutiveFailures > 0 && after.consecutiveFailures === 0;
+  if (recovered) return 'now';
+  if (after.consecutiveFailures === 0 && before.consecutiveFailures === 0) return 'none';
+  return after.consecutiveFailures !== before.consecutiveFailures ||
+    after.probationUntil !== before.probationUntil
+    ? 'later'
+    : 'none';
+}

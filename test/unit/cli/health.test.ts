@@ -1,0 +1,135 @@
+import type { ApiTarget } from '../../../cli/admin-api';
+import { CliError } from '../../../cli/errors';
+import { enableEndpoint, formatHealth, type SubscriptionHealth, topicHealth } from '../../../cli/health';
+
+const healthy = {
+  state: 'Healthy',
+  probationUntil: null,
+  consecutiveFailures: 0,
+  lastOutcome: null,
+  lastFailureAt: null,
+  lastSuccessAt: null,
+  endpointUrl: 'https://a.example.test/in',
+} as const;
+
+const probation = {
+  state: 'Probation',
+  probationUntil: '2026-06-01T12:00:30.000Z',
+  consecutiveFailures: 3,
+  lastOutcome: 'Busy',
+  lastFailureAt: '2026-06-01T12:00:00.000Z',
+  lastSuccessAt: '2026-06-01T11:00:00.000Z',
+  endpointUrl: 'https://b.example.test/in',
+} as const;
+
+/** A management API answering from fixed documents, recording each call. */
+function scriptedApi(answers: Record<string, { status: number; body: unknown }>) {
+  const calls: string[] = [];
+  const target: ApiTarget = {
+    where: 'test',
+    call: async (method, path) => {
+      calls.push(`${method} ${path}`);
+      const answer = answers[`${method} ${path}`] ?? {
+        status: 404,
+        body: { error: { code: 'NotFound', message: 'nothing here' } },
+      };
+      return { status: answer.status, text: JSON.stringify(answer.body) };
+    },
+  };
+  return { target, calls };
+}
+
+const LIST = 'GET /admin/topics/orders/eventSubscriptions';
+const list = (...names: string[]) => ({ status: 200, body: { value: names.map((name) => ({ name })) } });
+
+describe('topicHealth', () => {
+  it("reads each of the topic's subscriptions' health, in the listed order", async () => {
+    const { target, calls } = scriptedApi({
+      [LIST]: list('audit', 'billing'),
+      'GET /admin/topics/orders/eventSubscriptions/audit/health': { status: 200, body: healthy },
+      'GET /admin/topics/orders/eventSubscriptions/billing/health': { status: 200, body: probation },
+    });
+    expect(await topicHealth(target, 'orders')).toEqual([
+      { subscription: 'audit', ...healthy },
+      { subscription: 'billing', ...probation },
+    ]);
+    expect(calls[0]).toBe(LIST);
+    expect(calls).toHaveLength(3);
+  });
+
+  it('leaves out a subscription deleted between the list and its health read', async () => {
+    const { target } = scriptedApi({
+      [LIST]: list('audit', 'gone'),
+      'GET /admin/topics/orders/eventSubscriptions/audit/health': { status: 200, body: healthy },
+    });
+    expect((await topicHealth(target, 'orders')).map((row) => row.subscription)).toEqual(['audit']);
+  });
+
+  it('says what failed, with the API message, when the topic does not exist', async () => {
+    const { target } = scriptedApi({
+      [LIST]: {
+        status: 404,
+        body: { error: { code: 'NotFound', message: "The topic 'orders' does not exist." } },
+      },
+    });
+    await expect(topicHealth(target, 'orders')).rejects.toThrow(
+      new CliError(
+        "listing the subscriptions of topic orders failed: HTTP 404: The topic 'orders' does not exist.",
+      ),
+    );
+  });
+
+  it('fails on any other error reading a health document', async () => {
+    const { target } = scriptedApi({
+      [LIST]: list('audit'),
+      'GET /admin/topics/orders/eventSubscriptions/audit/health': {
+        status: 403,
+        body: { message: 'Forbidden' },
+      },
+    });
+    await expect(topicHealth(target, 'orders')).rejects.toThrow(
+      'reading the health of topic orders, subscription audit failed: HTTP 403: Forbidden (on AWS the caller needs execute-api:Invoke on /admin/*)',
+    );
+  });
+
+  it('encodes names in the path', async () => {
+    const { target, calls } = scriptedApi({});
+    await expect(topicHealth(target, 'a/b')).rejects.toThrow(CliError);
+    expect(calls).toEqual(['GET /admin/topics/a%2Fb/eventSubscriptions']);
+  });
+});
+
+describe('enableEndpoint', () => {
+  it('posts to the enable route and answers the health document', async () => {
+    const { target, calls } = scriptedApi({
+      'POST /admin/topics/orders/eventSubscriptions/audit/enable': { status: 200, body: healthy },
+    });
+    expect(await enableEndpoint(target, 'orders', 'audit')).toEqual({ subscription: 'audit', ...healthy });
+    expect(calls).toEqual(['POST /admin/topics/orders/eventSubscriptions/audit/enable']);
+  });
+
+  it('says what failed', async () => {
+    const { target } = scriptedApi({});
+    await expect(enableEndpoint(target, 'orders', 'audit')).rejects.toThrow(
+      'enabling topic orders, subscription audit failed: HTTP 404: nothing here',
+    );
+  });
+});
+
+describe('formatHealth', () => {
+  it('prints one aligned row per subscription, a dash for what is not known', () => {
+    const rows: SubscriptionHealth[] = [
+      { subscription: 'audit', ...healthy },
+      { subscription: 'billing-ledger', ...probation },
+    ];
+    expect(formatHealth('orders', rows).split('\n')).toEqual([
+      'SUBSCRIPTION    STATE      FAILURES  PROBATION UNTIL           LAST OUTCOME  LAST FAILURE              LAST SUCCESS',
+      'audit           Healthy    0         -                         -             -                         -',
+      'billing-ledger  Probation  3         2026-06-01T12:00:30.000Z  Busy          2026-06-01T12:00:00.000Z  2026-06-01T11:00:00.000Z',
+    ]);
+  });
+
+  it('says when the topic has no subscriptions', () => {
+    expect(formatHealth('orders', [])).toBe('Topic orders has no event subscriptions.');
+  });
+});

@@ -1,0 +1,264 @@
+import { ROUTES } from '../../../shared/config/resources';
+import type { EndpointHealth, Subscription } from '../../../shared/domain/model';
+import type { HttpEvent, HttpResult } from '../../../shared/http/api-gateway';
+import { ApiError } from '../../../shared/http/errors';
+import { handleManagement, MANAGEMENT_ROUTE_KEYS, type ManagementDeps } from '../../../shared/management/api';
+import { MemoryHealthStore } from '../../../shared/storage/health-store';
+import type { Store } from '../../../shared/storage/store';
+import { subscription as subscriptionOf, VirtualClock } from '../../support/fakes';
+
+const SUBSCRIPTION = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
+const HEALTH = `GET ${SUBSCRIPTION}/health`;
+const ENABLE = `POST ${SUBSCRIPTION}/enable`;
+const DELETE = `DELETE ${SUBSCRIPTION}`;
+const URL_NOW = 'https://hooks.example.test/in?code=secret';
+
+/** Subscriptions in memory: the part of the store these routes use. */
+class MemorySubscriptions {
+  readonly items = new Map<string, Subscription>();
+  readonly reads: Array<{ consistent: boolean }> = [];
+  private key = (topic: string, name: string) => `${topic.toLowerCase()}#${name.toLowerCase()}`;
+  add(subscription: Subscription) {
+    this.items.set(this.key(subscription.topic, subscription.name), subscription);
+  }
+  async getSubscription(topic: string, name: string, options: { consistent?: boolean } = {}) {
+    this.reads.push({ consistent: options.consistent === true });
+    return this.items.get(this.key(topic, name));
+  }
+  async deleteSubscription(topic: string, name: string) {
+    return this.items.delete(this.key(topic, name));
+  }
+}
+
+/** The health store, with every call written down (and the clock's time at each). */
+class WatchedHealthStore extends MemoryHealthStore {
+  readonly calls: string[] = [];
+  removeFails = false;
+  constructor(private readonly clock: VirtualClock) {
+    super();
+  }
+  override async get(topic: string, subscription: string, options?: { consistent?: boolean }) {
+    this.calls.push(`get ${options?.consistent === true ? 'consistent' : 'eventual'} @${this.clock.now()}`);
+    return super.get(topic, subscription);
+  }
+  override async remove(topic: string, subscription: string) {
+    this.calls.push(`remove @${this.clock.now()}`);
+    if (this.removeFails) throw new Error('table unavailable');
+    return super.remove(topic, subscription);
+  }
+}
+
+function harness() {
+  const clock = new VirtualClock(Date.UTC(2026, 5, 1, 12));
+  const subscriptions = new MemorySubscriptions();
+  const health = new WatchedHealthStore(clock);
+  subscriptions.add(subscriptionOf({ destination: { endpointType: 'WebHook', endpointUrl: URL_NOW } }));
+  const deps: Pick<
+    ManagementDeps,
+    'store' | 'clock' | 'healthStore' | 'healthCacheMs' | 'propagationDelayMs'
+  > = {
+    store: subscriptions as unknown as Store,
+    clock,
+    healthStore: health,
+    healthCacheMs: 2000,
+    propagationDelayMs: 1000,
+  };
+  const call = (routeKey: string, params: Record<string, string> = {}): Promise<HttpResult> =>
+    handleManagement(
+      {
+        routeKey,
+        pathParameters: { topic: 'orders', subscription: 'audit', ...params },
+      } as unknown as HttpEvent,
+      deps as ManagementDeps,
+    );
+  const record = (fields: Partial<EndpointHealth>): EndpointHealth => ({
+    topic: 'orders',
+    subscription: 'audit',
+    endpointUrl: URL_NOW,
+    consecutiveFailures: 0,
+    probations: 0,
+    rev: 1,
+    ...fields,
+  });
+  return { clock, subscriptions, health, call, record };
+}
+
+const bodyOf = (result: HttpResult) => JSON.parse(result.body as string);
+
+async function apiError(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected an ApiError');
+}
+
+describe('GET .../health', () => {
+  it('shows an endpoint with nothing on file as healthy', async () => {
+    const h = harness();
+    const result = await h.call(HEALTH);
+    expect(result.statusCode).toBe(200);
+    expect(bodyOf(result)).toEqual({
+      state: 'Healthy',
+      probationUntil: null,
+      consecutiveFailures: 0,
+      lastOutcome: null,
+      lastFailureAt: null,
+      lastSuccessAt: null,
+      endpointUrl: 'https://hooks.example.test/in',
+    });
+  });
+
+  it('reads the subscription and the health record strongly consistently', async () => {
+    const h = harness();
+    await h.call(HEALTH);
+    expect(h.subscriptions.reads).toEqual([{ consistent: true }]);
+    expect(h.health.calls).toEqual([`get consistent @${h.clock.now()}`]);
+  });
+
+  it('shows a probation with its end, the failures and the last outcome', async () => {
+    const h = harness();
+    const now = h.clock.now();
+    await h.health.put(
+      h.record({
+        consecutiveFailures: 3,
+        probations: 1,
+        probationUntil: now + 30_000,
+        probationOutcome: 'Busy',
+        lastOutcome: 'Busy',
+        lastFailureAt: now - 1000,
+        lastSuccessAt: now - 60_000,
+      }),
+      undefined,
+    );
+    expect(bodyOf(await h.call(HEALTH))).toEqual({
+      state: 'Probation',
+      probationUntil: new Date(now + 30_000).toISOString(),
+      consecutiveFailures: 3,
+      lastOutcome: 'Busy',
+      lastFailureAt: new Date(now - 1000).toISOString(),
+      lastSuccessAt: new Date(now - 60_000).toISOString(),
+      endpointUrl: 'https://hooks.example.test/in',
+    });
+  });
+
+  it('leaves out a probation that has ended', async () => {
+    const h = harness();
+    const now = h.clock.now();
+    await h.health.put(
+      h.record({ consecutiveFailures: 1, probations: 1, probationUntil: now - 1, lastOutcome: 'Busy' }),
+      undefined,
+    );
+    expect(bodyOf(await h.call(HEALTH))).toMatchObject({ state: 'Healthy', probationUntil: null });
+  });
+
+  it('tells unhealthy and disabled endpoints apart', async () => {
+    const h = harness();
+    const now = h.clock.now();
+    await h.health.put(
+      h.record({
+        consecutiveFailures: 12,
+        probations: 3,
+        unhealthySince: now - 600_000,
+        lastOutcome: 'TimedOut',
+      }),
+      undefined,
+    );
+    expect(bodyOf(await h.call(HEALTH))).toMatchObject({ state: 'Unhealthy', consecutiveFailures: 12 });
+    await h.health.put(
+      h.record({ consecutiveFailures: 1, disabledAt: now - 5000, lastOutcome: 'Disabled', rev: 2 }),
+      1,
+    );
+    expect(bodyOf(await h.call(HEALTH))).toMatchObject({ state: 'Disabled', lastOutcome: 'Disabled' });
+  });
+
+  it('shows a record about the endpoint the subscription had before as fresh', async () => {
+    const h = harness();
+    await h.health.put(
+      h.record({
+        endpointUrl: 'https://old.example.test/hook',
+        consecutiveFailures: 4,
+        disabledAt: h.clock.now(),
+        lastOutcome: 'Disabled',
+      }),
+      undefined,
+    );
+    expect(bodyOf(await h.call(HEALTH))).toEqual({
+      state: 'Healthy',
+      probationUntil: null,
+      consecutiveFailures: 0,
+      lastOutcome: null,
+      lastFailureAt: null,
+      lastSuccessAt: null,
+      endpointUrl: 'https://hooks.example.test/in',
+    });
+  });
+
+  it('answers 404 for a subscription that does not exist', async () => {
+    const h = harness();
+    const error = await apiError(h.call(HEALTH, { subscription: 'missing' }));
+    expect(error.statusCode).toBe(404);
+    expect(error.message).toBe("The event subscription 'missing' does not exist on topic 'orders'.");
+    expect(h.health.calls).toEqual([]);
+  });
+});
+
+describe('POST .../enable', () => {
+  it('removes the record, waits until workers let their cached copy go, then answers healthy', async () => {
+    const h = harness();
+    const start = h.clock.now();
+    await h.health.put(
+      h.record({ consecutiveFailures: 2, disabledAt: start - 1000, lastOutcome: 'Disabled' }),
+      undefined,
+    );
+    const result = await h.call(ENABLE);
+    expect(result.statusCode).toBe(200);
+    expect(bodyOf(result)).toMatchObject({ state: 'Healthy', consecutiveFailures: 0, lastOutcome: null });
+    expect(h.health.items.size).toBe(0);
+    expect(h.health.calls).toEqual([`remove @${start}`, `get consistent @${start + 2000}`]);
+    expect(h.clock.now()).toBe(start + 2000);
+  });
+
+  it('answers 404 for a subscription that does not exist, and removes nothing', async () => {
+    const h = harness();
+    const error = await apiError(h.call(ENABLE, { subscription: 'missing' }));
+    expect(error.statusCode).toBe(404);
+    expect(h.health.calls).toEqual([]);
+  });
+});
+
+describe('DELETE .../{subscription}', () => {
+  it('removes the health record after the delete', async () => {
+    const h = harness();
+    await h.health.put(h.record({ consecutiveFailures: 5, lastOutcome: 'Busy' }), undefined);
+    const result = await h.call(DELETE);
+    expect(result.statusCode).toBe(200);
+    expect(h.subscriptions.items.size).toBe(0);
+    expect(h.health.items.size).toBe(0);
+  });
+
+  it('still answers 200 when the record cannot be removed (best effort)', async () => {
+    const h = harness();
+    h.health.removeFails = true;
+    expect((await h.call(DELETE)).statusCode).toBe(200);
+    expect(h.health.calls).toEqual([expect.stringMatching(/^remove /)]);
+  });
+
+  it('touches no health record when there was nothing to delete', async () => {
+    const h = harness();
+    expect((await h.call(DELETE, { subscription: 'missing' })).statusCode).toBe(204);
+    expect(h.health.calls).toEqual([]);
+  });
+});
+
+describe('management routes', () => {
+  it('are exactly the admin routes of the shared route list', () => {
+    const shared = ROUTES.filter((route) => route.function === 'management').map(
+      (route) => `${route.method} ${route.path}`,
+    );
+    expect([...MANAGEMENT_ROUTE_KEYS].sort()).toEqual([...shared].sort());
+    expect(shared).toEqual(expect.arrayContaining([HEALTH, ENABLE]));
+  });
+});
