@@ -1,24 +1,45 @@
 /**
  * Counts the AWS requests the handlers really make, by service and operation, with an SDK
  * middleware on the clients the local stack uses. SQS requests are also counted in billed
- * 64 KiB chunks of payload, as SQS bills them.
+ * 64 KiB chunks of payload, as SQS bills them, and by queue; DynamoDB writes are counted in write
+ * units from the items' sizes, and by the kind of item written (its partition key's prefix).
+ * Requests that fail are counted too: a conditional write that loses its race is still billed.
  */
 import type { AwsClients } from '../shared/platform/aws';
+import { keyKind, writeUnitsOf } from './dynamo-size';
 import { PRICES } from './prices';
+
+/** DynamoDB writes to one kind of item (`HEALTH`, `HISTORY`, `TOPIC`, ...). */
+export interface WriteCounts {
+  /** Requests that wrote at least one item of this kind. */
+  requests: number;
+  items: number;
+  units: number;
+}
 
 export interface RequestCounts {
   /** `service:Operation` -> requests */
   requests: Record<string, number>;
+  /** `service:Operation` -> requests that failed (included in `requests`). */
+  failedRequests: Record<string, number>;
   /** SQS requests as billed (payload in 64 KiB chunks, at least one per request). */
   sqsBilledRequests: number;
   /** ReceiveMessage calls that returned nothing (polling overhead, not per-event work). */
   sqsEmptyReceives: number;
-  /** DynamoDB capacity units consumed, as reported for the requests. */
+  /** SQS requests by queue name (the queue URL's last segment), empty receives left out. */
+  sqsByQueue: Record<string, number>;
+  /** DynamoDB capacity units, counted from request shapes and item sizes. */
   dynamoWriteUnits: number;
   dynamoReadUnits: number;
+  /** DynamoDB writes by kind of item. */
+  dynamoWrites: Record<string, WriteCounts>;
+  /** Epoch ms of each write to an endpoint-health item, by partition key. */
+  healthWriteTimes: Record<string, number[]>;
 }
 
-const chunks = (bytes: number) => Math.max(1, Math.ceil(bytes / PRICES.sqs.chunkBytes));
+/** Billed SQS requests for one request carrying `bytes` of message bodies. */
+export const sqsBilledChunks = (bytes: number): number =>
+  Math.max(1, Math.ceil(bytes / PRICES.sqs.chunkBytes));
 const bodyBytes = (bodies: Array<string | undefined>) =>
   bodies.reduce((sum, body) => sum + Buffer.byteLength(body ?? '', 'utf8'), 0);
 
@@ -30,16 +51,53 @@ interface MiddlewareStack {
   ): void;
 }
 
+type Item = Record<string, unknown>;
+interface WriteRequest {
+  PutRequest?: { Item?: Item };
+  DeleteRequest?: { Key?: Item };
+}
+
+/** The items one DynamoDB write request writes: kind and write units of each. */
+export function dynamoWritesOf(
+  operation: string,
+  input: unknown,
+): Array<{ kind: string; pk: unknown; units: number }> {
+  const op = operation.replace(/Item$/, '');
+  const request = input as { Item?: Item; Key?: Item; RequestItems?: Record<string, WriteRequest[]> };
+  if (op === 'Put') {
+    const item = request.Item ?? {};
+    return [{ kind: keyKind(item.pk), pk: item.pk, units: writeUnitsOf(item) }];
+  }
+  // An update or delete is billed by the item's size, which the request does not show: one unit.
+  if (op === 'Update' || op === 'Delete') {
+    return [{ kind: keyKind(request.Key?.pk), pk: request.Key?.pk, units: 1 }];
+  }
+  if (op === 'BatchWrite') {
+    return Object.values(request.RequestItems ?? {}).flatMap((requests) =>
+      requests.map((entry) => {
+        const item = entry.PutRequest?.Item;
+        if (item !== undefined) return { kind: keyKind(item.pk), pk: item.pk, units: writeUnitsOf(item) };
+        return { kind: keyKind(entry.DeleteRequest?.Key?.pk), pk: entry.DeleteRequest?.Key?.pk, units: 1 };
+      }),
+    );
+  }
+  return [];
+}
+
 export class AwsRequestCounter {
   private counts: RequestCounts = AwsRequestCounter.empty();
 
   static empty(): RequestCounts {
     return {
       requests: {},
+      failedRequests: {},
       sqsBilledRequests: 0,
       sqsEmptyReceives: 0,
+      sqsByQueue: {},
       dynamoWriteUnits: 0,
       dynamoReadUnits: 0,
+      dynamoWrites: {},
+      healthWriteTimes: {},
     };
   }
 
@@ -52,13 +110,15 @@ export class AwsRequestCounter {
     for (const [service, client] of services) {
       (client.middlewareStack as MiddlewareStack).add(
         (next, context) => async (args) => {
-          const result = await next(args);
-          this.record(
-            service,
-            String(context.commandName ?? 'Unknown').replace(/Command$/, ''),
-            args.input,
-            result.output,
-          );
+          const operation = String(context.commandName ?? 'Unknown').replace(/Command$/, '');
+          let result: { output: unknown };
+          try {
+            result = await next(args);
+          } catch (error) {
+            this.record(service, operation, args.input, undefined);
+            throw error;
+          }
+          this.record(service, operation, args.input, result.output);
           return result;
         },
         { step: 'initialize', name: `gridwire-bench-counter-${service}` },
@@ -73,41 +133,59 @@ export class AwsRequestCounter {
     return taken;
   }
 
-  private record(service: string, operation: string, input: unknown, output: unknown): void {
+  /** Counts one request; `output` is undefined when it failed. */
+  record(service: string, operation: string, input: unknown, output: unknown): void {
     const key = `${service}:${operation}`;
     this.counts.requests[key] = (this.counts.requests[key] ?? 0) + 1;
+    if (output === undefined) this.counts.failedRequests[key] = (this.counts.failedRequests[key] ?? 0) + 1;
     if (service === 'sqs') {
-      const req = input as { Entries?: Array<{ MessageBody?: string }>; MessageBody?: string };
-      const res = output as { Messages?: Array<{ Body?: string }> };
+      const req = input as {
+        QueueUrl?: string;
+        Entries?: Array<{ MessageBody?: string }>;
+        MessageBody?: string;
+      };
+      const res = (output ?? {}) as { Messages?: Array<{ Body?: string }> };
+      const empty =
+        operation === 'ReceiveMessage' && output !== undefined && (res.Messages ?? []).length === 0;
+      const queue = (req.QueueUrl ?? '?').split('/').at(-1) ?? '?';
+      if (!empty) this.counts.sqsByQueue[queue] = (this.counts.sqsByQueue[queue] ?? 0) + 1;
       if (operation === 'SendMessageBatch')
-        this.counts.sqsBilledRequests += chunks(bodyBytes((req.Entries ?? []).map((e) => e.MessageBody)));
+        this.counts.sqsBilledRequests += sqsBilledChunks(
+          bodyBytes((req.Entries ?? []).map((e) => e.MessageBody)),
+        );
       else if (operation === 'SendMessage')
-        this.counts.sqsBilledRequests += chunks(bodyBytes([req.MessageBody]));
+        this.counts.sqsBilledRequests += sqsBilledChunks(bodyBytes([req.MessageBody]));
       else if (operation === 'ReceiveMessage') {
         const messages = res.Messages ?? [];
-        if (messages.length === 0) this.counts.sqsEmptyReceives += 1;
-        this.counts.sqsBilledRequests += chunks(bodyBytes(messages.map((m) => m.Body)));
+        if (empty) this.counts.sqsEmptyReceives += 1;
+        this.counts.sqsBilledRequests += sqsBilledChunks(bodyBytes(messages.map((m) => m.Body)));
       } else this.counts.sqsBilledRequests += 1;
     }
     if (service === 'dynamodb') {
-      // dynalite does not report consumed capacity; count units from the request shape instead:
-      // one write unit per written item (history items are under 1 KB), half a read unit per
+      // dynalite does not report consumed capacity; count units from the request instead: a put
+      // by the item's size (1 KiB a unit), an update or delete one unit; half a read unit per
       // eventually consistent read of an item under 4 KB, a whole one per strongly consistent read.
+      const writes = dynamoWritesOf(operation, input);
+      const kinds = new Set<string>();
+      for (const write of writes) {
+        this.counts.dynamoWriteUnits += write.units;
+        const counts = this.counts.dynamoWrites[write.kind] ?? { requests: 0, items: 0, units: 0 };
+        this.counts.dynamoWrites[write.kind] = counts;
+        counts.items += 1;
+        counts.units += write.units;
+        if (!kinds.has(write.kind)) counts.requests += 1;
+        kinds.add(write.kind);
+        if (write.kind === 'HEALTH') {
+          const times = this.counts.healthWriteTimes[String(write.pk)] ?? [];
+          times.push(Date.now());
+          this.counts.healthWriteTimes[String(write.pk)] = times;
+        }
+      }
       const op = operation.replace(/Item$/, '');
-      const writes =
-        op === 'BatchWrite'
-          ? Object.values((input as { RequestItems?: Record<string, unknown[]> }).RequestItems ?? {}).reduce(
-              (n, items) => n + items.length,
-              0,
-            )
-          : ['Put', 'Update', 'Delete'].includes(op)
-            ? 1
-            : 0;
-      this.counts.dynamoWriteUnits += writes;
       const unit = (input as { ConsistentRead?: boolean }).ConsistentRead === true ? 1 : 0.5;
       if (op === 'Get') this.counts.dynamoReadUnits += unit;
       if (op === 'Query') {
-        const items = (output as { Items?: unknown[] }).Items ?? [];
+        const items = ((output ?? {}) as { Items?: unknown[] }).Items ?? [];
         this.counts.dynamoReadUnits += Math.max(unit, Math.ceil(items.length / 4) * unit);
       }
     }

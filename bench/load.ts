@@ -175,3 +175,13 @@ export function percentile(values: readonly number[], p: number): number {
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[index] as number;
 }
+
+/** The most of `times` (epoch ms) that fall in any one wall-clock second. */
+export function peakPerSecond(times: readonly number[]): number {
+  const perSecond = new Map<number, number>();
+  for (const at of times) {
+    const second = Math.floor(at / 1000);
+    perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+  }
+  return Math.max(0, ...perSecond.values());
+}

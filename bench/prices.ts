@@ -2,7 +2,7 @@
  * AWS list prices used by the cost model: us-east-1, on-demand, without free tiers.
  * Taken from the public pricing pages of each service on 2026-11-22; they are list prices and
  * change over time. Volume discounts (SQS and Lambda tiers) are left out, which overstates cost
- * at very high volume.
+ * at very high volume. The original service's price per operation is here for comparison.
  */
 export const PRICES = {
   source: 'aws.amazon.com/{lambda,sqs,dynamodb,s3,api-gateway}/pricing, us-east-1 list prices',
@@ -31,5 +31,13 @@ export const PRICES = {
   httpApi: {
     /** HTTP API, first 300 million requests a month (each 512 KB counts as a request). */
     perRequest: 1.0 / 1_000_000,
+  },
+  /**
+   * For comparison, the original service (Azure Event Grid, basic tier): every operation (a
+   * published event, each delivery attempt) is billed, after the first 100,000 a month.
+   */
+  eventGrid: {
+    source: 'azure.microsoft.com/pricing/details/event-grid, basic tier',
+    perOperation: 0.6 / 1_000_000,
   },
 } as const;

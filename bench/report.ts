@@ -138,17 +138,27 @@ const LABELS: Record<string, string> = {
   s3: 'S3',
 };
 
-/** The measured cost items of each priced scenario, largest first. */
+/** The measured cost items of each priced scenario (or each of its priced cases), largest first. */
 function dominates(results: Results): string {
+  const line = (label: string, breakdown: Record<string, number>) => {
+    const items = Object.entries(breakdown)
+      .filter(([key, value]) => key !== 'total' && value > 0)
+      .sort(([, a], [, b]) => b - a)
+      .map(([key, value]) => `${LABELS[key] ?? key} $${value.toFixed(4)}`);
+    return `- **${label}** ($${(breakdown.total ?? 0).toFixed(4)} per million events): ${items.join(', ')}.`;
+  };
   return results.scenarios
-    .filter((scenario) => scenario.details.costBreakdownPerMillion !== undefined)
-    .map((scenario) => {
-      const breakdown = scenario.details.costBreakdownPerMillion as Record<string, number>;
-      const items = Object.entries(breakdown)
-        .filter(([key, value]) => key !== 'total' && value > 0)
-        .sort(([, a], [, b]) => b - a)
-        .map(([key, value]) => `${LABELS[key] ?? key} $${value.toFixed(4)}`);
-      return `- **${scenario.name}** ($${(breakdown.total ?? 0).toFixed(4)} per million events): ${items.join(', ')}.`;
+    .flatMap((scenario) => {
+      const single = scenario.details.costBreakdownPerMillion as Record<string, number> | undefined;
+      const several = scenario.details.costBreakdownsPerMillion as
+        | Record<string, Record<string, number>>
+        | undefined;
+      return [
+        ...(single === undefined ? [] : [line(scenario.name, single)]),
+        ...Object.entries(several ?? {}).map(([label, breakdown]) =>
+          line(`${scenario.name}, ${label}`, breakdown),
+        ),
+      ];
     })
     .join('\n');
 }
@@ -191,11 +201,26 @@ stack shows up as latency and backlog, not as a quietly reduced load.
 - **Lambda** invocations and durations are measured per invocation in the local runtime, rounded
   up to 1 ms and billed at the memory size the CDK stack configures (512 MB for publish and
   delivery). The delivery function's duration is mostly waiting for the webhook.
-- **DynamoDB units** are counted from request shapes (dynalite does not report capacity): one
-  write unit per item written, half a read unit per eventually consistent read and a whole one
-  per strongly consistent read (4 KB each).
+- **DynamoDB units** are counted from requests (dynalite does not report capacity): a put costs a
+  write unit per started KiB of the item (sized by DynamoDB's rules), an update or delete one;
+  half a read unit per eventually consistent read and a whole one per strongly consistent read
+  (4 KB each). Requests that fail are counted too: a conditional put that loses its race is
+  billed. Writes are also counted by the kind of item (the partition key's prefix: \`HEALTH#\`
+  endpoint health, \`HISTORY#\` attempt history), with the time of every health write, so a dead
+  endpoint's writes per second on its one key are measured, not estimated.
 - **Cost** multiplies those counts by list prices (${PRICES.source}, taken ${PRICES.takenOn}),
   without free tiers or volume discounts, and divides by the events delivered.
+- **Dead endpoint** runs on the local stack in real time (time scale 1): one worker process, so
+  one health tracker sees every outcome at once. On AWS each delivery instance has its own
+  tracker and learns of another's probation within the health cache time (2 s), so a dead
+  endpoint there receives up to one burst (half an instance's request slots) per instance that
+  meets it before then, and one probe per instance when a probation ends.
+- **Held 24 h** is a model, not a measurement on AWS: the real engine in virtual time, with
+  every SQS, Lambda, DynamoDB and webhook request counted as the code makes it; Lambda duration
+  is the part assumed (see the scenario). An SQS delay is at most 15 minutes, so a held job is
+  received, sent again and deleted every 15 minutes while it waits, and each time it comes due
+  the delivery function sleeps away the last second (SQS delays are whole seconds). The original
+  is priced by its attempts alone ($${(PRICES.eventGrid.perOperation * 1_000_000).toFixed(2)} per million operations, ${PRICES.eventGrid.source}).
 
 ## What dominates the cost
 

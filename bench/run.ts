@@ -2,12 +2,13 @@
  * `npm run bench [-- --quick]`: measures the local stack and models AWS cost.
  *
  * Scenarios: the retry-engine simulation (virtual time), publish-to-webhook latency at
- * 1,000 events/s, sustained throughput at 5,000 events/s with the happy-path cost model, and
- * retries with 30% of webhook answers failing. Results go to bench/results/latest.json and
- * docs/BENCHMARKS.md (with an SVG chart).
+ * 1,000 events/s, sustained throughput at 5,000 events/s with the happy-path cost model,
+ * retries with 30% of webhook answers failing, a dead-letter burst, healthy subscriptions beside
+ * dead endpoints, and what an event held for a day costs (virtual time). Results go to
+ * bench/results/latest.json and docs/BENCHMARKS.md (with an SVG chart).
  */
 import { execSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
@@ -15,10 +16,14 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { silenceNodeVersionNotice } from '../local/quiet-warnings';
 import { type LocalStack, startLocalStack } from '../local/stack';
+import { QUEUES } from '../shared/config/resources';
+import { TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import { DeadLetterBucket } from '../shared/storage/dead-letter-bucket';
+import { healthPk } from '../shared/storage/health-store';
 import { type CostBreakdown, costPerMillionEvents, type Usage } from './cost';
 import { MAX_FAILED_ATTEMPTS } from './failure-pattern';
-import { percentile, publishAtRate, Sink, UsageCollector } from './load';
+import { ASSUMED_MS, EVENT_BYTES, type HeldRun, humanDuration, originalAttemptsIn24h, runHeld } from './held';
+import { peakPerSecond, percentile, publishAtRate, Sink, UsageCollector } from './load';
 import { PRICES } from './prices';
 import { writeReports } from './report';
 import { runSimulation } from './simulation';
@@ -114,11 +119,18 @@ async function loadRun(
     eventsPerSecond: number;
     seconds: number;
     topic: string;
+    /** Creates the topic and its subscriptions and returns its key (default: one on the sink). */
+    subscribe?: () => Promise<string>;
+    /** Deliveries the sink must see before the run ends (default: one per accepted event). */
+    expectedDeliveries?: (accepted: number) => number;
   },
 ) {
-  const key = await topicWithSubscription(live, options.topic, sink.url);
+  const key = await (options.subscribe ?? (() => topicWithSubscription(live, options.topic, sink.url)))();
+  const expected = options.expectedDeliveries ?? ((accepted: number) => accepted);
   await sink.take();
   live.usage.take();
+  const usageStarted = performance.now();
+  const byPath: Record<string, number> = {};
   const timeline: Array<{ second: number; delivered: number; p50: number; p99: number }> = [];
   const latencies: number[] = [];
   let delivered = 0;
@@ -135,6 +147,7 @@ async function loadRun(
       lastAt = Math.max(lastAt, taken.lastAt);
       const eventsThisSecond = taken.latencies.length;
       delivered += eventsThisSecond;
+      for (const [path, count] of Object.entries(taken.byPath)) byPath[path] = (byPath[path] ?? 0) + count;
       latencies.push(...taken.latencies);
       timeline.push({
         second,
@@ -160,7 +173,7 @@ async function loadRun(
   const loadEndedAt = Date.now();
   const loadSecondsWhole = timeline.length;
   const drainStarted = performance.now();
-  while (delivered < published.accepted && performance.now() - drainStarted < 120_000) {
+  while (delivered < expected(published.accepted) && performance.now() - drainStarted < 120_000) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   sampling = false;
@@ -184,7 +197,9 @@ async function loadRun(
     totalSeconds,
     latencies,
     timeline,
+    byPath,
     usage: live.usage.take(),
+    usageSeconds: (performance.now() - usageStarted) / 1000,
   };
 }
 
@@ -536,32 +551,376 @@ async function deadLetterScenario(quick: boolean): Promise<ScenarioResult> {
   }
 }
 
+/** A webhook that answers every request with `status`, counting requests. */
+async function deadWebhook(
+  status: number,
+): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
+  let requests = 0;
+  const server = createServer((request, response) => {
+    requests += 1;
+    request.resume();
+    request.on('end', () => response.writeHead(status).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/dead`,
+    requests: () => requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A local port nothing listens on: connections to it are refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const HEALTHY_SUBSCRIPTIONS = 4;
+
+/**
+ * One topic, four subscriptions on the sink and two dead ones (a webhook answering 503 and a
+ * closed port), at time scale 1: what the dead endpoints cost the healthy ones (latency, the
+ * deliveries), what they are sent, and what they cost in DynamoDB and SQS while they are dead.
+ */
+async function deadEndpointScenario(
+  sink: Sink,
+  quick: boolean,
+  latencyP99: { value: number; from: string } | undefined,
+): Promise<ScenarioResult> {
+  const seconds = quick ? 5 : 15;
+  // As much healthy delivery as the latency scenario: 1,000 deliveries/s in jobs of 20 events.
+  const eventsPerSecond = 1000 / HEALTHY_SUBSCRIPTIONS;
+  const eventsPerRequest = 20;
+  log(
+    `dead endpoint: ${eventsPerSecond} events/s (${eventsPerRequest} per request) for ${seconds} s to ${HEALTHY_SUBSCRIPTIONS} healthy subscriptions, one answering 503 and one refusing connections`,
+  );
+  const dead = await deadWebhook(503);
+  const refusedUrl = `http://127.0.0.1:${await closedPort()}/refused`;
+  const topic = 'dead-endpoint';
+  let opened: LiveStack | undefined;
+  try {
+    const live = await liveStack({ timeScale: 1 });
+    opened = live;
+    await warmUp(live, sink);
+    const healthy = Array.from({ length: HEALTHY_SUBSCRIPTIONS }, (_, i): [string, string] => [
+      `healthy${i + 1}`,
+      `${sink.url}/healthy${i + 1}`,
+    ]);
+    const subscribe = (name: string, subscriptions: Array<[string, string]>) => async () => {
+      await live.call('PUT', `/admin/topics/${name}`, { properties: { inputSchema: 'EventGridSchema' } });
+      for (const [subscription, url] of subscriptions) {
+        await live.call('PUT', `/admin/topics/${name}/eventSubscriptions/${subscription}`, {
+          properties: { destination: { endpointType: 'WebHook', properties: { endpointUrl: url } } },
+        });
+      }
+      const keys = (await live.call('POST', `/admin/topics/${name}/listKeys`)) as { key1: string };
+      return keys.key1;
+    };
+    const load = {
+      eventsPerRequest,
+      eventsPerSecond,
+      seconds,
+      expectedDeliveries: (accepted: number) => accepted * HEALTHY_SUBSCRIPTIONS,
+    };
+    // The same load without the dead subscriptions first: what the healthy ones get on their own.
+    const baseline = await loadRun(live, sink, {
+      ...load,
+      name: 'dead endpoint (baseline, healthy only)',
+      topic: `${topic}-baseline`,
+      subscribe: subscribe(`${topic}-baseline`, healthy),
+    });
+    const metric = (name: string, subscription: string) =>
+      live.stack.metrics.sum(name, { Topic: topic, EventSubscriptionName: subscription.toUpperCase() });
+    const before = {
+      refusedAttempts: metric('DeliveryAttemptFailCount', 'refused'),
+      deadHeld: metric('DeliveryHeldCount', 'dead503'),
+      refusedHeld: metric('DeliveryHeldCount', 'refused'),
+      deadRequests: dead.requests(),
+    };
+    const run = await loadRun(live, sink, {
+      ...load,
+      name: 'dead endpoint',
+      topic,
+      subscribe: subscribe(topic, [...healthy, ['dead503', dead.url], ['refused', refusedUrl]]),
+    });
+    const sent = run.published.accepted;
+    const deadRequests = dead.requests() - before.deadRequests;
+    const refusedAttempts = metric('DeliveryAttemptFailCount', 'refused') - before.refusedAttempts;
+    const aws = run.usage.aws;
+    const healthTimes = Object.entries(aws.healthWriteTimes);
+    const healthOf = (subscription: string) =>
+      healthTimes.find(([pk]) => pk === healthPk(topic, subscription))?.[1] ?? [];
+    const deadHealth = healthOf('dead503');
+    const refusedHealth = healthOf('refused');
+    const history = aws.dynamoWrites.HISTORY ?? { requests: 0, items: 0, units: 0 };
+    const sqsAll = sqsRequests(aws.requests);
+    const retryQueue = aws.sqsByQueue[QUEUES.retry.localName] ?? 0;
+    const p50 = percentile(run.latencies, 50);
+    const p99 = percentile(run.latencies, 99);
+    const healthyPaths = Array.from({ length: HEALTHY_SUBSCRIPTIONS }, (_, i) => `/hook/healthy${i + 1}`);
+    const perHealthy = healthyPaths.map((path) => run.byPath[path] ?? 0);
+    const allDelivered = perHealthy.every((count) => count === sent);
+    const window = run.usageSeconds;
+    const perSecond = (count: number) => round(count / window, 2);
+    return {
+      name: 'dead endpoint',
+      description: `${eventsPerSecond.toLocaleString('en-US')} events/s (${eventsPerRequest} per request) for ${seconds} s to one topic with ${HEALTHY_SUBSCRIPTIONS} subscriptions on the sink (1,000 healthy deliveries/s, as in the latency scenario), one on a webhook answering 503 and one on a closed port (connections refused); time scale 1, after 3 s of warm-up and the same load to the four healthy subscriptions alone (the baseline). Counts cover the ${round(window, 1)} s from the first publish until the healthy deliveries were done. Ten failures in a row make an endpoint unhealthy, held for at least a minute, longer than this run: what a dead endpoint is sent here is what it gets before its first probation ends (the held 24 h scenario follows a whole day).`,
+      figures: [
+        {
+          metric: 'healthy deliveries (4 subscriptions x events accepted)',
+          value: `${perHealthy.reduce((a, b) => a + b, 0).toLocaleString('en-US')} / ${(sent * HEALTHY_SUBSCRIPTIONS).toLocaleString('en-US')}`,
+          unit: 'events',
+          goal: 'all',
+          met: allDelivered,
+        },
+        { metric: 'healthy publish -> webhook p50', value: round(p50, 1), unit: 'ms' },
+        {
+          metric: 'healthy publish -> webhook p99',
+          value: round(p99, 1),
+          unit: 'ms',
+          goal: `< 100 (latency scenario${latencyP99 === undefined ? ': not run' : `${latencyP99.from}: ${latencyP99.value} ms`})`,
+          met: p99 < 100,
+        },
+        {
+          metric: 'healthy p50 / p99, same load without the dead subscriptions (run first)',
+          value: `${round(percentile(baseline.latencies, 50), 1)} / ${round(percentile(baseline.latencies, 99), 1)}`,
+          unit: 'ms',
+        },
+        {
+          metric: 'requests to the 503 webhook / events sent to it',
+          value: `${deadRequests} / ${sent.toLocaleString('en-US')}`,
+          unit: 'requests',
+          goal: `vs ${sent.toLocaleString('en-US')} events sent`,
+        },
+        {
+          metric: 'connection attempts to the closed port / events sent to it',
+          value: `${refusedAttempts} / ${sent.toLocaleString('en-US')}`,
+          unit: 'attempts',
+          goal: `vs ${sent.toLocaleString('en-US')} events sent`,
+        },
+        {
+          metric: 'health item writes, 503 webhook: mean / busiest second',
+          value: `${perSecond(deadHealth.length)} / ${peakPerSecond(deadHealth)}`,
+          unit: 'writes/s',
+          goal: '< 100/s (partition: 1,000)',
+          met: peakPerSecond(deadHealth) < 100,
+        },
+        {
+          metric: 'health item writes, closed port: mean / busiest second',
+          value: `${perSecond(refusedHealth.length)} / ${peakPerSecond(refusedHealth)}`,
+          unit: 'writes/s',
+          goal: '< 100/s (partition: 1,000)',
+          met: peakPerSecond(refusedHealth) < 100,
+        },
+        {
+          metric: 'attempt-history writes (items / write units)',
+          value: `${history.items} / ${history.units}`,
+          unit: 'writes',
+        },
+        {
+          metric: 'SQS requests per published event (6 subscriptions), without empty polls',
+          value: round((sqsAll - aws.sqsEmptyReceives) / sent, 4),
+          unit: 'requests',
+        },
+        {
+          metric: 'retry-queue SQS requests per dead-endpoint event, without empty polls',
+          value: round(retryQueue / (2 * sent), 4),
+          unit: 'requests',
+        },
+      ],
+      details: {
+        published: { ...run.published, publishLatencies: undefined },
+        windowSeconds: round(window, 2),
+        baseline: {
+          accepted: baseline.published.accepted,
+          deliveredBySubscription: baseline.byPath,
+          p50: round(percentile(baseline.latencies, 50), 1),
+          p99: round(percentile(baseline.latencies, 99), 1),
+        },
+        healthyDeliveriesBySubscription: Object.fromEntries(
+          healthyPaths.map((path, i) => [path, perHealthy[i]]),
+        ),
+        deadEndpoint: {
+          requests503: deadRequests,
+          refusedAttempts,
+          heldEvents503: metric('DeliveryHeldCount', 'dead503') - before.deadHeld,
+          heldEventsRefused: metric('DeliveryHeldCount', 'refused') - before.refusedHeld,
+          healthWrites503: deadHealth.length,
+          healthWritesRefused: refusedHealth.length,
+        },
+        dynamoWrites: aws.dynamoWrites,
+        dynamoReadUnits: aws.dynamoReadUnits,
+        sqsByQueue: aws.sqsByQueue,
+        sqsEmptyReceives: aws.sqsEmptyReceives,
+        requests: aws.requests,
+        failedRequests: aws.failedRequests,
+        lambda: run.usage.lambda,
+      },
+      timeline: run.timeline,
+    };
+  } finally {
+    await opened?.close();
+    await dead.close();
+  }
+}
+
+/**
+ * An event held for a day: one job of 1 event, and one of 100, to a subscription whose endpoint
+ * answers 503 for 24 hours, in virtual time with the real engine; every request counted and
+ * priced, beside what the original bills for its attempts.
+ */
+async function heldScenario(): Promise<ScenarioResult> {
+  log('held 24 h: one event, and a job of 100, to an endpoint answering 503 all day (virtual time)');
+  const single = await runHeld({ eventsPerJob: 1 });
+  const hundred = await runHeld({ eventsPerJob: 100 });
+  const original = originalAttemptsIn24h();
+  const originalWith503Floor = originalAttemptsIn24h(TOPIC_PROFILE.statusFloorsMs[503]);
+  const eventGridPerMillion = original.length * PRICES.eventGrid.perOperation * 1_000_000;
+  const costs = {
+    '1-event jobs': costPerMillionEvents(single.usage),
+    '100-event jobs': costPerMillionEvents(hundred.usage),
+  };
+  const both = (f: (run: HeldRun) => number, digits = 2) =>
+    `${round(f(single), digits).toLocaleString('en-US')} / ${round(f(hundred), digits).toLocaleString('en-US')}`;
+  const sqsPerEvent = (run: HeldRun) =>
+    (run.sqs.sendRequests + run.sqs.receiveRequests + run.sqs.deleteRequests) / run.events;
+  const writesPerEvent = (run: HeldRun) => (run.dynamo.healthWrites + run.dynamo.historyItems) / run.events;
+  const perMillion = (breakdown: CostBreakdown) =>
+    Object.fromEntries(Object.entries(breakdown).map(([k, v]) => [k, round(v, 4)]));
+  const { usage: _s, ...singleDetails } = single;
+  const { usage: _h, ...hundredDetails } = hundred;
+  return {
+    name: 'held 24 h',
+    description: `An event (${EVENT_BYTES.toLocaleString('en-US')} bytes as published) sent to a subscription (default limits: 30 attempts, 24 h) whose webhook answers 503 to every request for the whole day, as one job of 1 event and as one job of 100, in virtual time: the real engine, health tracker and subscription cache, one delivery worker, the \`topic\` profile at time scale 1, no dead-letter destination. Counted from the first receive of the published job until every event ended: SQS sends (as the job queue batches them), receives (one per batch) and deletes, delivery invocations, DynamoDB reads and writes (health, packed history, by item size) and webhook requests. Lambda duration: the sub-second waits the engine sleeps, measured in virtual time, plus an assumed ${ASSUMED_MS.perInvocation} ms per invocation and ${ASSUMED_MS.webhookAnswer} ms more when it makes requests. Publishing is not counted, here or for the original. The original's schedule (${TOPIC_PROFILE.retryDelaysMs.map(humanDuration).join(', ')}, then every ${humanDuration(TOPIC_PROFILE.repeatDelayMs)}; at most 30 attempts, 24 h) attempts at ${original.map(humanDuration).join(', ')}: ${original.length} attempts in 24 h (${originalWith503Floor.length} with the 30 s floor after a 503), each billed as an operation at $${(PRICES.eventGrid.perOperation * 1_000_000).toFixed(2)} per million.`,
+    figures: [
+      {
+        metric: 'webhook requests per event in 24 h, 1-event / 100-event jobs',
+        value: both((run) => run.webhookRequestsIn24h / run.events),
+        unit: 'requests',
+      },
+      { metric: 'delivery attempts per event in 24 h, original', value: original.length, unit: 'attempts' },
+      {
+        metric: 'SQS requests per event, 1-event / 100-event jobs',
+        value: both(sqsPerEvent),
+        unit: 'requests',
+      },
+      {
+        metric: 'delivery invocations per event, 1-event / 100-event jobs',
+        value: both((run) => run.lambda.invocations / run.events),
+        unit: 'invocations',
+      },
+      {
+        metric: 'DynamoDB writes (health + history) per event, 1-event / 100-event jobs',
+        value: both(writesPerEvent),
+        unit: 'writes',
+      },
+      {
+        metric: 'last event ended (time to live checked when due), 1-event / 100-event jobs',
+        value: both((run) => run.lastEndedAfterHours, 1),
+        unit: 'h',
+      },
+      {
+        metric: 'modelled AWS cost per million events held, 1-event jobs',
+        value: round(costs['1-event jobs'].total, 2),
+        unit: 'USD',
+      },
+      {
+        metric: 'modelled AWS cost per million events held, 100-event jobs',
+        value: round(costs['100-event jobs'].total, 2),
+        unit: 'USD',
+      },
+      {
+        metric: `original: ${original.length} attempts x $${(PRICES.eventGrid.perOperation * 1_000_000).toFixed(2)} per million operations`,
+        value: round(eventGridPerMillion, 2),
+        unit: 'USD',
+      },
+    ],
+    details: {
+      costBreakdownsPerMillion: {
+        '1-event jobs': perMillion(costs['1-event jobs']),
+        '100-event jobs': perMillion(costs['100-event jobs']),
+      },
+      originalAttemptTimesSeconds: original.map((ms) => ms / 1000),
+      eventGrid: { perMillionEvents: round(eventGridPerMillion, 2), source: PRICES.eventGrid.source },
+      assumedMs: ASSUMED_MS,
+      single: singleDetails,
+      hundred: hundredDetails,
+      prices: { source: PRICES.source, takenOn: PRICES.takenOn },
+    },
+  };
+}
+
+/** The latency scenario's p99 from the last results file, for runs that do not measure it. */
+async function previousLatencyP99(): Promise<{ value: number; from: string } | undefined> {
+  try {
+    const previous = JSON.parse(await readFile(join(__dirname, 'results', 'latest.json'), 'utf8')) as {
+      date: string;
+      scenarios: ScenarioResult[];
+    };
+    const figure = previous.scenarios
+      .find((scenario) => scenario.name === 'latency')
+      ?.figures.find((f) => f.metric === 'publish -> webhook p99');
+    return typeof figure?.value === 'number'
+      ? { value: figure.value, from: `, run of ${previous.date.slice(0, 10)}` }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const SCENARIOS = [
+  'simulation',
+  'latency',
+  'throughput',
+  'failures',
+  'dead-letters',
+  'dead-endpoint',
+  'held-24h',
+];
+
 async function main(): Promise<void> {
   const program = new Command()
     .option('--quick', 'smaller runs that finish in under a minute')
-    .option('--only <scenarios>', 'comma-separated: simulation,latency,throughput,failures,dead-letters')
+    .option('--only <scenarios>', `comma-separated: ${SCENARIOS.join(',')}`)
     .parse(process.argv);
   const options = program.opts<{ quick?: boolean; only?: string }>();
   const quick = options.quick === true;
   const only = options.only?.split(',').map((s) => s.trim());
+  const unknown = only?.filter((name) => !SCENARIOS.includes(name)) ?? [];
+  if (unknown.length > 0)
+    throw new Error(`unknown scenario: ${unknown.join(', ')} (known: ${SCENARIOS.join(', ')})`);
   const wanted = (name: string) => only === undefined || only.includes(name);
   const started = Date.now();
   const scenarios: ScenarioResult[] = [];
 
   if (wanted('simulation')) scenarios.push(await simulationScenario(quick));
+  if (wanted('held-24h')) scenarios.push(await heldScenario());
   const sink = await Sink.start();
+  let latencyP99: { value: number; from: string } | undefined;
   try {
     if (wanted('latency') || wanted('throughput')) {
       const live = await liveStack({ timeScale: 1 });
       try {
         await warmUp(live, sink);
-        if (wanted('latency')) scenarios.push(await latencyScenario(live, sink, quick));
+        if (wanted('latency')) {
+          const latency = await latencyScenario(live, sink, quick);
+          scenarios.push(latency);
+          const p99 = latency.figures.find((f) => f.metric === 'publish -> webhook p99')?.value;
+          if (typeof p99 === 'number') latencyP99 = { value: p99, from: '' };
+        }
         if (wanted('throughput')) scenarios.push(...(await throughputScenario(live, sink, quick)));
       } finally {
         await live.close();
       }
     }
     if (wanted('failures')) scenarios.push(await failureScenario(sink, quick));
+    if (wanted('dead-endpoint')) {
+      latencyP99 ??= await previousLatencyP99();
+      scenarios.push(await deadEndpointScenario(sink, quick, latencyP99));
+    }
   } finally {
     await sink.stop();
   }

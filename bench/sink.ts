@@ -18,6 +18,8 @@ export type SinkMessage =
       failed: number;
       /** Publish-to-webhook latency (ms) of each acknowledged event since the last take. */
       latencies: number[];
+      /** Events acknowledged since the last take, by request path (one path per subscription). */
+      byPath: Record<string, number>;
       /** Distinct event ids acknowledged so far (whole run). */
       distinctDelivered: number;
       /** Epoch ms of the last acknowledged delivery (0 if none yet). */
@@ -29,6 +31,7 @@ function main(): void {
   let delivered = 0;
   let failed = 0;
   let latencies: number[] = [];
+  let byPath: Record<string, number> = {};
   const acknowledged = new Set<string>();
   let lastAt = 0;
 
@@ -54,6 +57,8 @@ function main(): void {
         if (typeof event.data?.t === 'number') latencies.push(now - event.data.t);
         acknowledged.add(event.id);
       }
+      const path = req.url ?? '/';
+      byPath[path] = (byPath[path] ?? 0) + events.length;
       delivered += 1;
       lastAt = now;
       res.writeHead(200);
@@ -75,12 +80,14 @@ function main(): void {
         delivered,
         failed,
         latencies,
+        byPath,
         distinctDelivered: acknowledged.size,
         lastAt,
       } satisfies SinkMessage);
       delivered = 0;
       failed = 0;
       latencies = [];
+      byPath = {};
     }
     if (request.type === 'stop') server.close(() => process.exit(0));
   });

@@ -280,7 +280,7 @@ export class DeliveryEngine {
         if (gate.kind === 'hold') return { kind: 'held', item, until: gate.until, reason: 'probation' };
         if (gate.kind === 'disabled') return { kind: 'disabled', item };
         const result = await this.deps.sender.send(buildDeliveryRequest(subscription, [item]));
-        health.observe(subscription, profile, signalOf(profile, startedAt, result));
+        health.observe(subscription, profile, signalOf(profile, startedAt, clock.now(), result));
         return { kind: 'attempted', item, startedAt, result };
       });
     } finally {
@@ -418,12 +418,18 @@ export class DeliveryEngine {
 const freshView = { consecutiveFailures: 0, probations: 0 } as EndpointHealth;
 
 /** What an attempt tells the health rules; `Retry-After` (429/503 only) in this profile's time. */
-function signalOf(profile: DeliveryProfile, at: number, result: AttemptResult): HealthSignal {
-  if (result.delivered) return { at, outcome: 'Delivered' };
+function signalOf(
+  profile: DeliveryProfile,
+  at: number,
+  endedAt: number,
+  result: AttemptResult,
+): HealthSignal {
+  if (result.delivered) return { at, endedAt, outcome: 'Delivered' };
   const asksToWait =
     (result.httpStatus === 429 || result.httpStatus === 503) && result.retryAfterSeconds !== undefined;
   return {
     at,
+    endedAt,
     outcome: result.outcome ?? 'GenericError',
     ...(asksToWait
       ? { retryAfterMs: ((result.retryAfterSeconds as number) * 1000) / profile.timeScale }

@@ -92,7 +92,7 @@ const envelopeHead = (envelope: JobEnvelope | EndedEnvelope, kind: 'items' | 'en
       : `,"subscriptionUid":${JSON.stringify(envelope.subscriptionUid)}`
   }${
     envelope.subscriptionVersion === undefined ? '' : `,"subscriptionVersion":${envelope.subscriptionVersion}`
-  }${'dueAt' in envelope && envelope.dueAt !== undefined ? `,"dueAt":${Math.round(envelope.dueAt)}` : ''},"${kind}":[`;
+  }${'dueAt' in envelope && envelope.dueAt !== undefined ? `,"dueAt":${Math.ceil(envelope.dueAt)}` : ''},"${kind}":[`;
 
 /**
  * Packs items into job message bodies of at most `targetBytes` each (UTF-8). An item bigger than

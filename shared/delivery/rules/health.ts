@@ -11,8 +11,13 @@ import type { DeliveryProfile } from './profiles';
 
 /** What one attempt told us about the endpoint. */
 export interface HealthSignal {
-  /** When the attempt started (epoch ms). */
+  /** When the attempt started (epoch ms): outcomes are folded in this order. */
   readonly at: number;
+  /**
+   * When its outcome was known (default `at`): a probation runs from here, so a request that
+   * timed out after 30 s still holds the endpoint for its full probation afterwards.
+   */
+  readonly endedAt?: number;
   readonly outcome: DeliveryOutcome | 'Delivered';
   /** A `Retry-After` the endpoint asked for (429/503), in ms of this profile's time. */
   readonly retryAfterMs?: number;
@@ -84,9 +89,10 @@ export function applySignal(
   const failures = health.consecutiveFailures + 1;
   const unhealthySince =
     health.unhealthySince ?? (failures >= profile.health.unhealthyAfterFailures ? signal.at : undefined);
+  const endedAt = Math.max(signal.at, signal.endedAt ?? signal.at);
   const holdMs = Math.max(
     probationMs(profile, signal),
-    unhealthySince === undefined ? 0 : unhealthyHoldMs(profile, unhealthySince, signal.at),
+    unhealthySince === undefined ? 0 : unhealthyHoldMs(profile, unhealthySince, endedAt),
   );
   const next: EndpointHealth = {
     ...health,
@@ -97,11 +103,11 @@ export function applySignal(
     ...(signal.outcome === 'Disabled' && health.disabledAt === undefined ? { disabledAt: signal.at } : {}),
   };
   if (holdMs === 0) return next;
-  const until = signal.at + holdMs;
+  const until = endedAt + holdMs;
   const current = health.probationUntil ?? 0;
   if (until <= current) return next;
   // A failure inside a probation extends it; one after it begins a new one.
-  const begins = current <= signal.at;
+  const begins = current <= endedAt;
   return {
     ...next,
     probationUntil: until,

@@ -269,10 +269,11 @@ describe('delivery engine', () => {
   });
   it('stamps each attempt with its own start time, not the end of the job', async () => {
     const h = engineHarness({ concurrency: 1 });
-    // Every attempt takes 30 s of the virtual clock (a webhook that times out).
+    // Every attempt takes 30 s of the virtual clock and fails with a 500 (which begins no
+    // probation, so every event is attempted).
     h.sender.answerWith(() => {
       h.clock.advance(30 * S);
-      return { delivered: false, outcome: 'TimedOut' };
+      return { delivered: false, httpStatus: 500, outcome: 'GenericError' };
     });
     const t0 = h.clock.now();
 

@@ -68,6 +68,12 @@ describe('endpoint health rules', () => {
     },
   );
 
+  it('runs a probation from when the outcome was known: a 30 s timeout still holds for 10 s after it', () => {
+    const after = applySignal(TOPIC_PROFILE, fresh(), { outcome: 'TimedOut', at: t0, endedAt: t0 + 30 * S });
+    expect(after.probationUntil).toBe(t0 + 40 * S);
+    expect(gateOf(after, t0 + 39 * S).kind).toBe('hold');
+  });
+
   it('honours a longer Retry-After (429/503), capped by the profile, never a shorter one', () => {
     expect(probationMs(TOPIC_PROFILE, fail('Busy', t0, 2 * M))).toBe(2 * M);
     expect(probationMs(TOPIC_PROFILE, fail('Busy', t0, 1 * S))).toBe(10 * S);

@@ -1,0 +1,80 @@
+import { AwsRequestCounter, dynamoWritesOf, sqsBilledChunks } from '../../bench/aws-counter';
+import { PRICES } from '../../bench/prices';
+
+describe('AWS request counter', () => {
+  it('bills SQS payloads in 64 KiB chunks, at least one per request', () => {
+    expect(sqsBilledChunks(0)).toBe(1);
+    expect(sqsBilledChunks(PRICES.sqs.chunkBytes)).toBe(1);
+    expect(sqsBilledChunks(PRICES.sqs.chunkBytes + 1)).toBe(2);
+  });
+
+  it('finds the items a DynamoDB write request writes, and their units', () => {
+    expect(dynamoWritesOf('PutItem', { Item: { pk: 'HEALTH#t#s', sk: '#HEALTH', rev: 1 } })).toEqual([
+      { kind: 'HEALTH', pk: 'HEALTH#t#s', units: 1 },
+    ]);
+    expect(dynamoWritesOf('Update', { Key: { pk: 'TOPIC#t', sk: '#TOPIC' } })).toEqual([
+      { kind: 'TOPIC', pk: 'TOPIC#t', units: 1 },
+    ]);
+    expect(
+      dynamoWritesOf('BatchWriteItem', {
+        RequestItems: {
+          table: [
+            { PutRequest: { Item: { pk: 'HISTORY#t#s#h#0', records: Buffer.alloc(1500) } } },
+            { DeleteRequest: { Key: { pk: 'TOPIC#t', sk: 'SUB#s' } } },
+          ],
+        },
+      }),
+    ).toEqual([
+      { kind: 'HISTORY', pk: 'HISTORY#t#s#h#0', units: 2 },
+      { kind: 'TOPIC', pk: 'TOPIC#t', units: 1 },
+    ]);
+    expect(dynamoWritesOf('GetItem', { Key: { pk: 'TOPIC#t' } })).toEqual([]);
+  });
+
+  it('counts writes by kind, health writes by key with their times, and failed requests', () => {
+    const counter = new AwsRequestCounter();
+    const put = { Item: { pk: 'HEALTH#t#s', sk: '#HEALTH', rev: 2 } };
+    counter.record('dynamodb', 'Put', put, {});
+    // A conditional put that lost its race: failed, and still billed.
+    counter.record('dynamodb', 'Put', put, undefined);
+    counter.record(
+      'dynamodb',
+      'BatchWrite',
+      {
+        RequestItems: {
+          table: [
+            { PutRequest: { Item: { pk: 'HISTORY#a' } } },
+            { PutRequest: { Item: { pk: 'HISTORY#b' } } },
+          ],
+        },
+      },
+      {},
+    );
+    counter.record('dynamodb', 'Get', { Key: { pk: 'TOPIC#t' }, ConsistentRead: true }, {});
+    const counts = counter.take();
+    expect(counts.requests).toEqual({ 'dynamodb:Put': 2, 'dynamodb:BatchWrite': 1, 'dynamodb:Get': 1 });
+    expect(counts.failedRequests).toEqual({ 'dynamodb:Put': 1 });
+    expect(counts.dynamoWrites).toEqual({
+      HEALTH: { requests: 2, items: 2, units: 2 },
+      HISTORY: { requests: 1, items: 2, units: 2 },
+    });
+    expect(counts.dynamoWriteUnits).toBe(4);
+    expect(counts.dynamoReadUnits).toBe(1);
+    expect(Object.keys(counts.healthWriteTimes)).toEqual(['HEALTH#t#s']);
+    expect(counts.healthWriteTimes['HEALTH#t#s']).toHaveLength(2);
+    expect(counter.take().requests).toEqual({});
+  });
+
+  it('counts SQS requests by queue, leaving empty receives out of the per-queue counts', () => {
+    const counter = new AwsRequestCounter();
+    const queueUrl = 'http://127.0.0.1:1/000000000000/gridwire-retry';
+    counter.record('sqs', 'ReceiveMessage', { QueueUrl: queueUrl }, { Messages: [] });
+    counter.record('sqs', 'ReceiveMessage', { QueueUrl: queueUrl }, { Messages: [{ Body: 'x' }] });
+    counter.record('sqs', 'SendMessageBatch', { QueueUrl: queueUrl, Entries: [{ MessageBody: 'y' }] }, {});
+    counter.record('sqs', 'DeleteMessageBatch', { QueueUrl: queueUrl }, {});
+    const counts = counter.take();
+    expect(counts.sqsByQueue).toEqual({ 'gridwire-retry': 3 });
+    expect(counts.sqsEmptyReceives).toBe(1);
+    expect(counts.sqsBilledRequests).toBe(4);
+  });
+});
