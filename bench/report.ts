@@ -230,8 +230,9 @@ On the happy path a published request of 100 events becomes one SQS message per 
 received and deleted in batches; no database write happens. The local webhook sink answers in
 about a millisecond, so delivery-function duration is small here; a webhook that takes 50 ms
 keeps each delivery invocation busy longer (requests run ${'`'}deliveryConcurrency${'`'} at a time), and
-Lambda duration grows with it. With failures, each failed attempt adds a history write in
-DynamoDB and retry messages on SQS (events that failed together share one retry message).
+Lambda duration grows with it. With failures, each job with failed attempts adds one packed
+attempt-history item per subscription in DynamoDB (not one per attempt), and retry messages on
+SQS (events that failed together share one retry message).
 `;
 }
 

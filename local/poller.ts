@@ -1,10 +1,11 @@
 /**
  * Invokes an SQS-consuming handler the way a Lambda event source mapping does: a few receive
- * loops long-poll batches and hand each one to an invocation without waiting for it, with at most
- * `maxConcurrency` invocations in flight per queue; each invocation deletes what succeeded and
- * leaves reported failures (or the whole batch, if the handler throws) to reappear after the
- * visibility timeout. One slow invocation (a webhook hanging for 30 s) holds one slot, not a
- * receive loop, so the queue's other messages keep moving.
+ * loops long-poll batches and start an invocation for each, with at most `maxConcurrency`
+ * invocations in flight per queue; each invocation deletes what succeeded and leaves reported
+ * failures (or the whole batch, if the handler throws) to reappear after the visibility timeout.
+ * A loop waits for its invocation (so the next receive gathers what arrived meanwhile), but only
+ * for `handOffAfterMs`: a slow invocation (a webhook hanging for 30 s) is left running in its
+ * slot and the loop receives again, so the queue's other messages keep moving.
  */
 import {
   DeleteMessageBatchCommand,
@@ -28,6 +29,8 @@ export interface PollerOptions {
   receivers: number;
   /** Invocations in flight at most (the event source mapping's maximum concurrency). */
   maxConcurrency: number;
+  /** How long a loop waits for its invocation before receiving again (default {@link HAND_OFF_AFTER_MS}). */
+  handOffAfterMs?: number;
   fn: FunctionDefinition;
   fnKey: FunctionKey;
   handler: SqsHandler;
@@ -90,6 +93,9 @@ class Slots {
   }
 }
 
+/** How long a receive loop waits for its invocation before it hands it off and receives again. */
+export const HAND_OFF_AFTER_MS = 1000;
+
 export class QueuePoller {
   private running = false;
   private readonly abort = new AbortController();
@@ -131,8 +137,7 @@ export class QueuePoller {
         this.slots.release();
         continue;
       }
-      // Not awaited: the loop receives again as soon as another slot is free. (A batch received
-      // while stopping is still invoked; `stop` waits for it.)
+      // A batch received while stopping is still invoked; `stop` waits for it.
       const invocation = this.invoke(messages)
         .catch((error: unknown) =>
           this.options.logger.error('invocation failed', { error: (error as Error).message }),
@@ -142,6 +147,17 @@ export class QueuePoller {
           this.slots.release();
         });
       this.inFlight.add(invocation);
+      // Like one of Lambda's pollers: wait for the invocation, so the next receive gathers what
+      // arrived meanwhile (fuller batches, fewer invocations), but hand a slow one off after
+      // `handOffAfterMs` and receive again, so a hanging webhook never holds up the queue.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        invocation,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, this.options.handOffAfterMs ?? HAND_OFF_AFTER_MS);
+        }),
+      ]);
+      clearTimeout(timer);
     }
   }
 

@@ -259,6 +259,11 @@ export const LOCAL_CONFIG_DEFAULTS = {
   subscriptionCacheSeconds: 2,
   /** One process, one health tracker: its own verdicts are seen at once; `enable` waits this long. */
   healthCacheMs: 500,
+  /**
+   * One delivery engine serves every local invocation (on AWS each invocation has its own 32), so
+   * it gets more request slots: one subscription may use half of them.
+   */
+  deliveryConcurrency: 64,
 } as const;
 
 /**
@@ -276,7 +281,9 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
     [ENV.subscriptionCacheSeconds]: String(
       options.subscriptionCacheSeconds ?? LOCAL_CONFIG_DEFAULTS.subscriptionCacheSeconds,
     ),
-    ...number(ENV.deliveryConcurrency, options.deliveryConcurrency),
+    [ENV.deliveryConcurrency]: String(
+      options.deliveryConcurrency ?? LOCAL_CONFIG_DEFAULTS.deliveryConcurrency,
+    ),
     [ENV.healthCacheMs]: String(LOCAL_CONFIG_DEFAULTS.healthCacheMs),
     ...number(ENV.historyRetentionDays, options.historyRetentionDays),
   };

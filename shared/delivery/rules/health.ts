@@ -152,9 +152,10 @@ export function healthState(health: EndpointHealth, now: number): HealthState {
 
 /**
  * Whether a change must be written at once: it changes what other workers' gates let through
- * (a probation begins, the endpoint turns unhealthy or is disabled, or it recovered). Anything
- * else (counters, a probation extended by a failure inside it) can wait for the next time slice,
- * and a success of an endpoint with no failures on file is never written.
+ * (a probation begins, the endpoint turns unhealthy or is disabled, or it recovered from a
+ * probation or hold). Anything else (failure counters going up or back to 0 between successes,
+ * a probation extended by a failure inside it) can wait for the next time slice, and a success of
+ * an endpoint with no failures on file is never written.
  */
 export function writeUrgency(
   before: EndpointHealth,
@@ -166,8 +167,6 @@ export function writeUrgency(
   if (gateBefore !== gateAfter) return 'now';
   if ((before.unhealthySince === undefined) !== (after.unhealthySince === undefined)) return 'now';
   if (after.disabledAt !== before.disabledAt) return 'now';
-  const recovered = before.consecutiveFailures > 0 && after.consecutiveFailures === 0;
-  if (recovered) return 'now';
   if (after.consecutiveFailures === 0 && before.consecutiveFailures === 0) return 'none';
   return after.consecutiveFailures !== before.consecutiveFailures ||
     after.probationUntil !== before.probationUntil

@@ -49,7 +49,13 @@ class FakeSqs {
 
 const idsOf = (event: SQSEvent) => event.Records.map((record) => record.body);
 
-function poller(sqs: FakeSqs, handler: SqsHandler, maxConcurrency: number, receivers = 2) {
+function poller(
+  sqs: FakeSqs,
+  handler: SqsHandler,
+  maxConcurrency: number,
+  receivers = 2,
+  handOffAfterMs = 0,
+) {
   return new QueuePoller({
     sqs: sqs as unknown as SQSClient,
     queueUrl: 'http://sqs.local/queue',
@@ -57,6 +63,7 @@ function poller(sqs: FakeSqs, handler: SqsHandler, maxConcurrency: number, recei
     batchSize: 1,
     receivers,
     maxConcurrency,
+    handOffAfterMs,
     fn: FUNCTIONS.delivery,
     fnKey: 'delivery',
     handler,
@@ -112,6 +119,34 @@ describe('QueuePoller', () => {
     await stopped;
     expect(done).toContain('m0');
     expect(sqs.deleted).toHaveLength(12);
+  });
+
+  it('waits for a quick invocation before receiving again, and hands a slow one off', async () => {
+    const sqs = new FakeSqs();
+    sqs.add(6);
+    let running = 0;
+    let most = 0;
+    const done: string[] = [];
+    let releaseHung: () => void = () => {};
+    const hung = new Promise<void>((resolve) => {
+      releaseHung = resolve;
+    });
+    const handler: SqsHandler = async (event) => {
+      running += 1;
+      most = Math.max(most, running);
+      await (idsOf(event)[0] === 'm0' ? hung : new Promise((resolve) => setTimeout(resolve, 5)));
+      running -= 1;
+      done.push(...idsOf(event));
+      return { batchItemFailures: [] };
+    };
+    // One receive loop: quick invocations run one after the other; the hanging one is handed off.
+    const subject = poller(sqs, handler, 4, 1, 100);
+    subject.start();
+    await until(() => done.length === 5, 'the five other messages');
+    expect(most).toBe(2);
+    releaseHung();
+    await subject.stop();
+    expect(done).toContain('m0');
   });
 
   it('receives only when an invocation can start', async () => {

@@ -156,8 +156,12 @@ describe('endpoint health rules', () => {
     expect(writeUrgency(fresh(), counted, t0)).toBe('later');
     const success = applySignal(TOPIC_PROFILE, fresh(), { outcome: 'Delivered', at: t0 });
     expect(writeUrgency(fresh(), success, t0)).toBe('none');
-    const recovered = applySignal(TOPIC_PROFILE, counted, { outcome: 'Delivered', at: t0 + 1 });
-    expect(writeUrgency(counted, recovered, t0 + 1)).toBe('now');
+    // A 500 then a success: the counter goes back to 0; nothing any gate depends on changed.
+    const reset = applySignal(TOPIC_PROFILE, counted, { outcome: 'Delivered', at: t0 + 1 });
+    expect(writeUrgency(counted, reset, t0 + 1)).toBe('later');
+    // Recovering from a probation is written at once: other workers stop holding.
+    const recovered = applySignal(TOPIC_PROFILE, probation, { outcome: 'Delivered', at: t0 + 20_000 });
+    expect(writeUrgency(probation, recovered, t0 + 20_000)).toBe('now');
     const disabled = applySignal(TOPIC_PROFILE, fresh(), fail('Disabled', t0));
     expect(writeUrgency(fresh(), disabled, t0)).toBe('now');
   });
