@@ -94,7 +94,7 @@ class Slots {
 }
 
 /** How long a receive loop waits for its invocation before it hands it off and receives again. */
-export const HAND_OFF_AFTER_MS = 1000;
+export const HAND_OFF_AFTER_MS = 100;
 
 export class QueuePoller {
   private running = false;

@@ -73,11 +73,11 @@ export interface DeliveryEngineDeps {
 }
 
 /**
- * An endpoint whose oldest request in flight is this old (and that has all the requests it may
- * have in flight) is stalled: its further events are held, not queued. Real time: the 30 s
- * request timeout is not scaled either.
+ * An endpoint that has all the requests it may have in flight and has answered none of them for
+ * this long is stalled: its further events are held, not queued. Real time: the 30 s request
+ * timeout is not scaled either.
  */
-export const STALL_MS = 5000;
+export const STALL_MS = 1000;
 /** How long events refused a slot of a stalled endpoint are held. */
 export const BUSY_HOLD_MS = 5000;
 

@@ -48,24 +48,30 @@ export class Semaphore {
 
 type Release = () => void;
 
+interface Waiter {
+  settle(release: Release | undefined): void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
 interface SlotKey {
   limit: number;
   stallMs: number;
-  /** Start times of the slots held, by token. */
-  held: Map<number, number>;
-  waiting: Array<(release: Release | undefined) => void>;
+  held: number;
+  /** When a slot of this key was last taken or given back. */
+  lastProgressAt: number;
+  waiting: Waiter[];
 }
 
 /**
  * Slots per key (a subscription's endpoint): at most `limit` holders per key, first come, first
- * served. A key whose oldest holder has been in for `stallMs` or more is stalled: new callers are
- * refused at once rather than queued behind it, and callers already waiting are refused the next
- * time any slot of any key is released. A key that keeps moving is never stalled, so a busy but
- * healthy key just queues; a hanging one can't collect a queue of callers that hold up theirs.
+ * served. A key whose slots are all taken and none has been given back for `stallMs` is stalled
+ * (a hanging endpoint): new callers are refused at once rather than queued behind it, and callers
+ * already waiting are refused as soon as it has made no progress for `stallMs` (checked by a
+ * timer, and whenever any slot is given back). A key that keeps moving is never stalled, so a
+ * busy but healthy key just queues.
  */
 export class KeyedSlots {
   private readonly keys = new Map<string, SlotKey>();
-  private nextToken = 0;
 
   constructor(private readonly now: () => number) {}
 
@@ -74,54 +80,77 @@ export class KeyedSlots {
     if (!(limit >= 1)) throw new RangeError(`limit must be >= 1 (got ${limit})`);
     let slots = this.keys.get(key);
     if (slots === undefined) {
-      slots = { limit, stallMs, held: new Map(), waiting: [] };
+      slots = { limit, stallMs, held: 0, lastProgressAt: this.now(), waiting: [] };
       this.keys.set(key, slots);
     }
     slots.limit = limit;
     slots.stallMs = stallMs;
-    if (slots.held.size < slots.limit && slots.waiting.length === 0) {
+    if (slots.held < slots.limit && slots.waiting.length === 0) {
       return Promise.resolve(this.grant(key, slots));
     }
     if (this.stalled(slots)) return Promise.resolve(undefined);
-    const queue = slots.waiting;
-    return new Promise((resolve) => queue.push(resolve));
+    const queued = slots;
+    return new Promise((resolve) => {
+      const waiter: Waiter = { settle: resolve };
+      queued.waiting.push(waiter);
+      this.watch(queued, waiter);
+    });
   }
 
   /** Slots held for `key` now. */
   inUse(key: string): number {
-    return this.keys.get(key)?.held.size ?? 0;
+    return this.keys.get(key)?.held ?? 0;
   }
 
   private grant(key: string, slots: SlotKey): Release {
-    const token = this.nextToken++;
-    slots.held.set(token, this.now());
+    slots.held += 1;
+    slots.lastProgressAt = this.now();
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      slots.held.delete(token);
+      slots.held -= 1;
+      slots.lastProgressAt = this.now();
       this.afterRelease(key, slots);
     };
   }
 
   private stalled(slots: SlotKey): boolean {
-    const now = this.now();
-    for (const startedAt of slots.held.values()) if (now - startedAt >= slots.stallMs) return true;
-    return false;
+    return slots.held >= slots.limit && this.now() - slots.lastProgressAt >= slots.stallMs;
+  }
+
+  /** Refuses `waiter` once its key has made no progress for `stallMs`. */
+  private watch(slots: SlotKey, waiter: Waiter): void {
+    const delay = Math.max(1, slots.lastProgressAt + slots.stallMs - this.now());
+    waiter.timer = setTimeout(() => {
+      if (!slots.waiting.includes(waiter)) return;
+      if (!this.stalled(slots)) {
+        this.watch(slots, waiter);
+        return;
+      }
+      slots.waiting.splice(slots.waiting.indexOf(waiter), 1);
+      waiter.settle(undefined);
+    }, delay);
+    // A waiter's watch never keeps the process alive on its own.
+    waiter.timer.unref?.();
   }
 
   private afterRelease(key: string, slots: SlotKey): void {
     // Freed slots go to this key's waiters, oldest first.
-    while (slots.held.size < slots.limit && slots.waiting.length > 0) {
-      const next = slots.waiting.shift() as (release: Release | undefined) => void;
-      next(this.grant(key, slots));
+    while (slots.held < slots.limit && slots.waiting.length > 0) {
+      const next = slots.waiting.shift() as Waiter;
+      clearTimeout(next.timer);
+      next.settle(this.grant(key, slots));
     }
-    // Any release is a moment to look at the other keys: waiters of a stalled key give up.
+    // Any release is also a moment to look at the other keys: waiters of a stalled key give up.
     for (const other of this.keys.values()) {
       if (other.waiting.length > 0 && this.stalled(other)) {
-        for (const waiter of other.waiting.splice(0)) waiter(undefined);
+        for (const waiter of other.waiting.splice(0)) {
+          clearTimeout(waiter.timer);
+          waiter.settle(undefined);
+        }
       }
     }
-    if (slots.held.size === 0 && slots.waiting.length === 0) this.keys.delete(key);
+    if (slots.held === 0 && slots.waiting.length === 0) this.keys.delete(key);
   }
 }

@@ -201,3 +201,22 @@ describe('KeyedSlots', () => {
     expect(await slots.acquire('slow', 1, 1000)).toBeDefined();
   });
 });
+
+describe('KeyedSlots without any other activity', () => {
+  it('refuses a stalled key’s waiters once it has made no progress for stallMs, and lets a moving key’s wait', async () => {
+    const slots = new KeyedSlots(Date.now);
+    const hung = await slots.acquire('slow', 1, 50);
+    const started = Date.now();
+    expect(await slots.acquire('slow', 1, 50)).toBeUndefined();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+
+    const moving = await slots.acquire('busy', 1, 50);
+    const waiter = slots.acquire('busy', 1, 50);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    moving?.();
+    const granted = await waiter;
+    expect(granted).toBeDefined();
+    granted?.();
+    hung?.();
+  });
+});
