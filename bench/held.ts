@@ -13,8 +13,9 @@
  * tracker) handles every job, as a single Lambda instance would. The subscription has no
  * dead-letter destination, so ended events are dropped and cost nothing more.
  *
- * Lambda duration is the one part assumed: the sub-second waits the engine sleeps away (SQS
- * delays are whole seconds) are measured in virtual time; the rest is {@link ASSUMED_MS}.
+ * Lambda duration is the one part assumed: any wait the engine sleeps is measured in virtual time
+ * (at real time there is none: the last hop is rounded up to a whole second); the rest is
+ * {@link ASSUMED_MS}.
  */
 
 import { attemptDeadline } from '../functions/delivery';

@@ -218,8 +218,8 @@ stack shows up as latency and backlog, not as a quietly reduced load.
 - **Held 24 h** is a model, not a measurement on AWS: the real engine in virtual time, with
   every SQS, Lambda, DynamoDB and webhook request counted as the code makes it; Lambda duration
   is the part assumed (see the scenario). An SQS delay is at most 15 minutes, so a held job is
-  received, sent again and deleted every 15 minutes while it waits, and each time it comes due
-  the delivery function sleeps away the last second (SQS delays are whole seconds). The original
+  received, sent again and deleted every 15 minutes while it waits; at real time the last hop is
+  rounded up to a whole second, so no invocation sleeps. The original
   is priced by its attempts alone ($${(PRICES.eventGrid.perOperation * 1_000_000).toFixed(2)} per million operations, ${PRICES.eventGrid.source}).
 
 ## What dominates the cost

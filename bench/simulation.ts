@@ -27,6 +27,8 @@ import { MemoryHealthStore } from '../shared/storage/health-store';
 import { VirtualQueue } from './virtual-queue';
 
 const S = 1000;
+/** How late SQS's whole-second delays may make an attempt at real time (never early). */
+export const SQS_ROUNDING_MS = S;
 const M = 60 * S;
 const H = 60 * M;
 
@@ -75,7 +77,7 @@ export interface SimulationResult {
   ended: Record<string, number>;
   /** Waits between consecutive attempts of one event, checked against the schedule. */
   waitsChecked: number;
-  /** Waits shorter than the schedule step (with its floor) or longer than step + jitter bound. */
+  /** Waits shorter than the schedule step (with its floor) or longer than step + jitter bound + SQS rounding (1 s). */
   violations: number;
   /** Largest wait minus its schedule step, in ms (the jitter actually applied). */
   maxJitterMs: number;
@@ -254,12 +256,13 @@ export async function runSimulation(
     for (let n = 1; n < log.length; n += 1) {
       const previous = log[n - 1] as AttemptLog;
       const base = baseDelayMs(TOPIC_PROFILE, n, { httpStatus: previous.status });
-      const bound = Math.min(base * TOPIC_PROFILE.jitter.ratio, TOPIC_PROFILE.jitter.maxMs);
+      // SQS delays are whole seconds: at real time a job surfaces up to a second after it is due.
+      const bound = Math.min(base * TOPIC_PROFILE.jitter.ratio, TOPIC_PROFILE.jitter.maxMs) + SQS_ROUNDING_MS;
       const wait = (log[n] as AttemptLog).at - previous.at;
       waitsChecked += 1;
       maxJitterMs = Math.max(maxJitterMs, wait - base);
       maxJitterBoundMs = Math.max(maxJitterBoundMs, bound);
-      // Due times travel as whole milliseconds, rounded up (never early): a wait may reach the bound itself.
+      // (`>`: due times travel as whole milliseconds, rounded up, so a wait may reach the bound.)
       if (wait < base || wait > base + bound) violations += 1;
     }
   }

@@ -36,7 +36,7 @@ import { buildDeliveryRequest } from './request';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { gateOf, type HealthSignal } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
-import { expiresAtDue, planWait, sqsDelaySeconds } from './rules/retry';
+import { expiresAtDue, planWait, sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
 import type { WebhookSender } from './webhook-sender';
 
 export interface SubscriptionSource {
@@ -142,7 +142,7 @@ export class DeliveryEngine {
       subscriptionVersion: version,
     };
 
-    if (await this.waitOrHop(job, envelope)) return { ...emptyReport(), hopped: true };
+    if (await this.waitOrHop(job, envelope, profile)) return { ...emptyReport(), hopped: true };
 
     const dueAt = this.deps.clock.now();
     const { live, expired } = this.gate(subscription, profile, job.items, dueAt);
@@ -198,9 +198,13 @@ export class DeliveryEngine {
     };
   }
 
-  /** Returns true when the job went round again (a hop); sleeps away a final sub-second. */
-  private async waitOrHop(job: DeliveryJob, envelope: JobEnvelope): Promise<boolean> {
-    const wait = planWait(job.dueAt, this.deps.clock.now());
+  /** Returns true when the job went round again (a hop); sleeps away a final sub-second when time is scaled. */
+  private async waitOrHop(
+    job: DeliveryJob,
+    envelope: JobEnvelope,
+    profile: DeliveryProfile,
+  ): Promise<boolean> {
+    const wait = planWait(job.dueAt, this.deps.clock.now(), waitPrecisionOf(profile));
     if (wait.kind === 'hop') {
       const bodies = packJobs(
         { ...envelope, ...(job.dueAt === undefined ? {} : { dueAt: job.dueAt }) },
@@ -308,11 +312,11 @@ export class DeliveryEngine {
     const { queue, clock, logger } = this.deps;
     const retryJobs: OutgoingJob[] = [];
     for (const [dueAt, items] of decisions.retries) {
-      const delaySeconds = sqsDelaySeconds(dueAt, clock.now());
+      const delaySeconds = sqsDelaySeconds(dueAt, clock.now(), waitPrecisionOf(profile));
       for (const body of packJobs({ ...envelope, dueAt }, items)) retryJobs.push({ body, delaySeconds });
     }
     for (const [dueAt, items] of decisions.held) {
-      const delaySeconds = sqsDelaySeconds(dueAt, clock.now());
+      const delaySeconds = sqsDelaySeconds(dueAt, clock.now(), waitPrecisionOf(profile));
       for (const body of packJobs({ ...envelope, dueAt }, items)) retryJobs.push({ body, delaySeconds });
     }
     for (const body of packJobs(envelope, decisions.deferred)) retryJobs.push({ body, delaySeconds: 0 });

@@ -11,7 +11,7 @@ import {
   type SubscriptionSource,
 } from '../../shared/delivery/engine';
 import { HealthTracker } from '../../shared/delivery/health';
-import { DELIVERY_PROFILES } from '../../shared/delivery/rules/profiles';
+import { DELIVERY_PROFILES, type ProfileTable } from '../../shared/delivery/rules/profiles';
 import type { DeliveryItem, DeliveryJob, EndedJob, EventGridEvent } from '../../shared/domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../../shared/domain/model';
 import { silentLogger } from '../../shared/observability/logging';
@@ -177,6 +177,8 @@ export function engineHarness(
     concurrency?: number;
     latencyMs?: number;
     healthCacheMs?: number;
+    /** Delivery profiles (default: real time). */
+    profiles?: ProfileTable;
     /** Shared by engines that stand for several workers. */
     healthStore?: MemoryHealthStore;
     clock?: VirtualClock;
@@ -207,7 +209,7 @@ export function engineHarness(
       draws.push(value);
       return value;
     },
-    profiles: DELIVERY_PROFILES,
+    profiles: options.profiles ?? DELIVERY_PROFILES,
     subscriptions: options.subscriptionSource ?? {
       get: async (topic, name, minVersion) => {
         subscriptionReads.push({ topic, name, minVersion });

@@ -104,28 +104,54 @@ export const expiresAtDue = (
 /** Below this much remaining wait, a consumer sleeps instead of sending the job round again. */
 export const SHORT_WAIT_MS = 1000;
 
+/**
+ * How closely a job keeps its due time, given that SQS delays count whole seconds:
+ * - `whole-seconds` (real time): the last hop's delay is rounded up, so the job surfaces at most
+ *   a second after it is due and no invocation waits (a second is a tenth of the shortest step);
+ * - `exact` (time-scaled runs, where a second can stand for minutes): delays are rounded down and
+ *   the final sub-second is slept away in the invocation.
+ * Either way a job is never attempted before it is due.
+ */
+export type WaitPrecision = 'whole-seconds' | 'exact';
+
+/** The precision a profile's jobs keep: exact only when time is scaled. */
+export const waitPrecisionOf = (profile: Pick<DeliveryProfile, 'timeScale'>): WaitPrecision =>
+  profile.timeScale > 1 ? 'exact' : 'whole-seconds';
+
 export type WaitPlan =
   | { readonly kind: 'due' }
-  /** Less than a second left: wait in place (SQS delays count whole seconds). */
+  /** Less than a second left: wait in place (`exact` precision only). */
   | { readonly kind: 'sleep'; readonly ms: number }
   /** Send the job again with this delay; it may need further hops when more than 900 s remain. */
   | { readonly kind: 'hop'; readonly delaySeconds: number };
 
 /**
- * How a consumer handles a job that is due at `dueAt`. Delays are rounded down to whole seconds
- * and capped at SQS's 900 s, so a message never surfaces after its due time because of rounding,
- * and a wait longer than 15 minutes becomes several hops; the last sub-second is slept away.
+ * How a consumer handles a job that is due at `dueAt`. Delays are capped at SQS's 900 s, so a
+ * wait longer than 15 minutes becomes several hops, and rounded as `precision` says.
  */
-export function planWait(dueAt: number | undefined, now: number, maxDelaySeconds = 900): WaitPlan {
+export function planWait(
+  dueAt: number | undefined,
+  now: number,
+  precision: WaitPrecision = 'exact',
+  maxDelaySeconds = 900,
+): WaitPlan {
   if (dueAt === undefined) return { kind: 'due' };
   const remainingMs = dueAt - now;
   if (remainingMs <= 0) return { kind: 'due' };
+  if (precision === 'whole-seconds') {
+    return { kind: 'hop', delaySeconds: Math.min(maxDelaySeconds, Math.ceil(remainingMs / SECOND)) };
+  }
   if (remainingMs < SHORT_WAIT_MS) return { kind: 'sleep', ms: remainingMs };
   return { kind: 'hop', delaySeconds: Math.min(maxDelaySeconds, Math.floor(remainingMs / SECOND)) };
 }
 
-/** The SQS `DelaySeconds` for a job due at `dueAt` sent at `now` (0 when due within a second). */
-export function sqsDelaySeconds(dueAt: number | undefined, now: number, maxDelaySeconds = 900): number {
-  const plan = planWait(dueAt, now, maxDelaySeconds);
+/** The SQS `DelaySeconds` for a job due at `dueAt` sent at `now` (0 when it may go at once). */
+export function sqsDelaySeconds(
+  dueAt: number | undefined,
+  now: number,
+  precision: WaitPrecision = 'exact',
+  maxDelaySeconds = 900,
+): number {
+  const plan = planWait(dueAt, now, precision, maxDelaySeconds);
   return plan.kind === 'hop' ? plan.delaySeconds : 0;
 }

@@ -1,3 +1,4 @@
+import { scaleProfiles } from '../../../shared/delivery/rules/profiles';
 import { cachedSubscriptions } from '../../../shared/lambda/wiring';
 import { METRIC } from '../../../shared/observability/metrics';
 import type { Store } from '../../../shared/storage/store';
@@ -44,7 +45,8 @@ describe('delivery engine', () => {
     const [sent] = h.queue.take();
     expect(sent?.queue).toBe('retry');
     expect(sent?.job.dueAt).toBe(t0 + 10 * S + 0.5 * S);
-    expect(sent?.delaySeconds).toBe(10);
+    // Real time: SQS delays are whole seconds, rounded up so it never surfaces early.
+    expect(sent?.delaySeconds).toBe(11);
     expect(sent?.job.items[0]).toMatchObject({
       attempts: 1,
       lastOutcome: 'GenericError',
@@ -123,8 +125,22 @@ describe('delivery engine', () => {
     expect(sent?.job.items[0]?.attempts).toBe(8);
   });
 
-  it('sleeps away the last sub-second instead of hopping, then attempts exactly at the due time', async () => {
+  it('at real time, sends a job due in under a second round once more (1 s) instead of waiting in the invocation', async () => {
     const h = engineHarness();
+    const t0 = h.clock.now();
+
+    const report = await h.engine.processJob(job([item('e1', t0, { attempts: 1 })], t0 + 400), {
+      attemptDeadline: farFuture,
+    });
+
+    expect(report.hopped).toBe(true);
+    expect(h.clock.now()).toBe(t0);
+    expect(h.sender.requests).toHaveLength(0);
+    expect(h.queue.take().map((sent) => sent.delaySeconds)).toEqual([1]);
+  });
+
+  it('time-scaled, sleeps away the last sub-second instead of hopping, then attempts exactly at the due time', async () => {
+    const h = engineHarness({ profiles: scaleProfiles(60) });
     const t0 = h.clock.now();
 
     await h.engine.processJob(job([item('e1', t0, { attempts: 1 })], t0 + 400), {

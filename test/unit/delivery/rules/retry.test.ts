@@ -10,6 +10,7 @@ import {
   scheduledDelayMs,
   sqsDelaySeconds,
   timeToLiveMs,
+  waitPrecisionOf,
 } from '../../../../shared/delivery/rules/retry';
 import { type RetryPolicy, retryLimitsOf } from '../../../../shared/domain/model';
 
@@ -268,6 +269,24 @@ describe('waiting and hops', () => {
     }
     expect(clock).toBe(dueAt);
     expect([hopCount, sleepCount]).toEqual([hops, sleeps]);
+  });
+
+  it.each([
+    [now - 5, { kind: 'due' }],
+    [now, { kind: 'due' }],
+    [now + 1, { kind: 'hop', delaySeconds: 1 }],
+    [now + 999, { kind: 'hop', delaySeconds: 1 }],
+    [now + 1000, { kind: 'hop', delaySeconds: 1 }],
+    [now + 10_500, { kind: 'hop', delaySeconds: 11 }],
+    [now + 900_999, { kind: 'hop', delaySeconds: 900 }],
+  ])('at real time (whole seconds), due at %s: %j: never a sleep, never early', (dueAt, plan) => {
+    expect(planWait(dueAt, now, 'whole-seconds')).toEqual(plan);
+  });
+
+  it('rounds up at real time and keeps exact time when time is scaled', () => {
+    expect(waitPrecisionOf(TOPIC_PROFILE)).toBe('whole-seconds');
+    expect(waitPrecisionOf(scaleProfile(TOPIC_PROFILE, 60))).toBe('exact');
+    expect(sqsDelaySeconds(now + 12_345, now, 'whole-seconds')).toBe(13);
   });
 
   it('gives SQS a whole-second delay of at most 900 s, 0 when due within a second', () => {
