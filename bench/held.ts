@@ -121,10 +121,6 @@ class CountingHealthStore implements HealthStore {
     if (!written) this.conflicts += 1;
     return written;
   }
-
-  async remove(topic: string, subscription: string): Promise<void> {
-    await this.inner.remove(topic, subscription);
-  }
 }
 
 export interface HeldRun {

@@ -2,11 +2,15 @@
  * Benchmark plumbing: the webhook sink child process, an open-loop publisher, and the usage
  * collectors (AWS requests, Lambda invocations) around a local stack.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import type { InvocationStats } from '../local/lambda-context';
+import type { SqsHandler } from '../local/poller';
+import { FUNCTIONS } from '../shared/config/resources';
 import type { AwsClients } from '../shared/platform/aws';
+import { type Clock, systemClock } from '../shared/platform/clock';
 import { AwsRequestCounter, type RequestCounts } from './aws-counter';
 import { billedGbSeconds, emptyLambdaUsage, type LambdaUsage } from './cost';
 import type { SinkMessage, SinkRequest } from './sink';
@@ -55,13 +59,56 @@ export class Sink {
   }
 }
 
-/** AWS requests and Lambda invocations made by the stack's handlers. */
+/** Total length of the union of `[start, end]` intervals, in ms (overlapping waits count once). */
+export function unionMs(intervals: ReadonlyArray<readonly [number, number]>): number {
+  const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const [start, stop] of sorted) {
+    if (stop <= end) continue;
+    total += stop - Math.max(start, end);
+    end = stop;
+  }
+  return total;
+}
+
+/**
+ * AWS requests and Lambda invocations made by the stack's handlers.
+ *
+ * In a time-scaled run the delivery engine sleeps away waits under a second inside the
+ * invocation (at real time it never does: SQS delays are rounded up instead), so that time is
+ * not what Lambda would bill on AWS. The collector's `clock` notes every sleep made inside a
+ * delivery invocation wrapped by `wrapDelivery`; that time (overlapping sleeps once) is kept out
+ * of the billed duration and reported on its own as `scaledWaitGbSeconds`.
+ */
 export class UsageCollector {
   readonly aws = new AwsRequestCounter();
   private lambda = emptyLambdaUsage();
+  private scaledWaitGbSeconds = 0;
+  private readonly sleeps = new AsyncLocalStorage<Array<[number, number]>>();
   httpRequests = 0;
 
   instrument = (clients: AwsClients): void => this.aws.attach(clients);
+
+  readonly clock: Clock = {
+    now: () => Date.now(),
+    sleep: async (ms) => {
+      const started = Date.now();
+      await systemClock.sleep(ms);
+      this.sleeps.getStore()?.push([started, Date.now()]);
+    },
+  };
+
+  wrapDelivery = (handler: SqsHandler): SqsHandler => {
+    return async (event, context) => {
+      const slept: Array<[number, number]> = [];
+      try {
+        return await this.sleeps.run(slept, () => handler(event, context));
+      } finally {
+        this.scaledWaitGbSeconds += (unionMs(slept) / 1000) * (FUNCTIONS.delivery.memoryMb / 1024);
+      }
+    };
+  };
 
   onInvocation = (stats: InvocationStats): void => {
     const usage = this.lambda[stats.function];
@@ -70,9 +117,19 @@ export class UsageCollector {
     if (stats.function !== 'delivery') this.httpRequests += 1;
   };
 
-  take(): { aws: RequestCounts; lambda: Record<string, LambdaUsage>; httpRequests: number } {
-    const taken = { aws: this.aws.take(), lambda: this.lambda, httpRequests: this.httpRequests };
+  take(): {
+    aws: RequestCounts;
+    lambda: Record<string, LambdaUsage>;
+    httpRequests: number;
+    /** Delivery GB-seconds slept only because time is scaled, already left out of `lambda`. */
+    scaledWaitGbSeconds: number;
+  } {
+    const lambda = this.lambda;
+    const scaledWaitGbSeconds = Math.min(this.scaledWaitGbSeconds, lambda.delivery.gbSeconds);
+    lambda.delivery.gbSeconds -= scaledWaitGbSeconds;
+    const taken = { aws: this.aws.take(), lambda, httpRequests: this.httpRequests, scaledWaitGbSeconds };
     this.lambda = emptyLambdaUsage();
+    this.scaledWaitGbSeconds = 0;
     this.httpRequests = 0;
     return taken;
   }

@@ -213,7 +213,7 @@ stack shows up as latency and backlog, not as a quietly reduced load.
 - **Dead endpoint** runs on the local stack in real time (time scale 1): one worker process, so
   one health tracker sees every outcome at once. On AWS each delivery instance has its own
   tracker and learns of another's probation within the health cache time (2 s), so a dead
-  endpoint there receives up to one burst (half an instance's request slots) per instance that
+  endpoint there receives up to one burst (a quarter of an instance's request slots) per instance that
   meets it before then, and one probe per instance when a probation ends.
 - **Held 24 h** is a model, not a measurement on AWS: the real engine in virtual time, with
   every SQS, Lambda, DynamoDB and webhook request counted as the code makes it; Lambda duration

@@ -261,9 +261,9 @@ export const LOCAL_CONFIG_DEFAULTS = {
   healthCacheMs: 500,
   /**
    * One delivery engine serves every local invocation (on AWS each invocation has its own 32), so
-   * it gets more request slots: one subscription may use half of them.
+   * it gets more request slots: one subscription may use a quarter of them.
    */
-  deliveryConcurrency: 64,
+  deliveryConcurrency: 128,
 } as const;
 
 /**

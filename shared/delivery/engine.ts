@@ -23,7 +23,7 @@
  */
 
 import type { DeliveryItem, DeliveryJob, EndedJob, QueuedJob } from '../domain/delivery';
-import type { AttemptRecord, AttemptResult, EndpointHealth, Subscription } from '../domain/model';
+import type { AttemptRecord, AttemptResult, Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock, Random } from '../platform/clock';
@@ -31,7 +31,7 @@ import { KeyedSlots, Semaphore } from '../platform/concurrency';
 import { type JobEnvelope, packEndedJobs, packJobs } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import type { DropRecorder } from './dead-letter';
-import type { HealthTracker } from './health';
+import { type HealthTracker, isProbing } from './health';
 import { buildDeliveryRequest } from './request';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { gateOf, type HealthSignal } from './rules/health';
@@ -68,7 +68,10 @@ export interface DeliveryEngineDeps {
   concurrency: number;
   /** Endpoint health: the gate's verdicts, and where attempt outcomes are reported. */
   health: HealthTracker;
-  /** Requests in flight at once to one subscription's endpoint (default: half of `concurrency`). */
+  /**
+   * Requests in flight at once to one subscription's endpoint (default: a quarter of
+   * `concurrency`, so it takes four endpoints hanging at once to fill a worker).
+   */
   subscriptionConcurrency?: number;
 }
 
@@ -125,7 +128,7 @@ export class DeliveryEngine {
     this.slots = new KeyedSlots(deps.clock.now);
     this.subscriptionConcurrency = Math.max(
       1,
-      Math.min(deps.concurrency, deps.subscriptionConcurrency ?? Math.ceil(deps.concurrency / 2)),
+      Math.min(deps.concurrency, deps.subscriptionConcurrency ?? Math.ceil(deps.concurrency / 4)),
     );
   }
 
@@ -269,10 +272,12 @@ export class DeliveryEngine {
     const { clock, health } = this.deps;
     const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}`;
     // While recovering from a probation, one request at a time per worker finds out whether it answers again.
-    const probing = gateOf(health.peek(subscription) ?? freshView, clock.now()).kind === 'probe';
+    const probing = isProbing(health.peek(subscription), clock.now());
     const release = await this.slots.acquire(key, probing ? 1 : this.subscriptionConcurrency, STALL_MS);
     if (release === undefined) {
-      return { kind: 'held', item, until: clock.now() + BUSY_HOLD_MS, reason: 'busy' };
+      // Rounded to the second, so the events a job holds at about the same moment stay together.
+      const until = Math.ceil((clock.now() + BUSY_HOLD_MS) / 1000) * 1000;
+      return { kind: 'held', item, until, reason: 'busy' };
     }
     try {
       return await this.inFlight.run(async (): Promise<Attempted> => {
@@ -283,6 +288,8 @@ export class DeliveryEngine {
         const gate = view === undefined ? { kind: 'open' as const } : gateOf(view, startedAt);
         if (gate.kind === 'hold') return { kind: 'held', item, until: gate.until, reason: 'probation' };
         if (gate.kind === 'disabled') return { kind: 'disabled', item };
+        // Waiting for a request slot is not the endpoint's fault: its stall clock starts now.
+        this.slots.progress(key);
         const result = await this.deps.sender.send(buildDeliveryRequest(subscription, [item]));
         health.observe(subscription, profile, signalOf(profile, startedAt, clock.now(), result));
         return { kind: 'attempted', item, startedAt, result };
@@ -417,9 +424,6 @@ export class DeliveryEngine {
     return { ...emptyReport(), ended: job.ended.length };
   }
 }
-
-/** What a subscription with no health on file looks like to the gate. */
-const freshView = { consecutiveFailures: 0, probations: 0 } as EndpointHealth;
 
 /** What an attempt tells the health rules; `Retry-After` (429/503 only) in this profile's time. */
 function signalOf(

@@ -225,6 +225,11 @@ export interface EndpointHealth {
   lastSuccessAt?: number;
   /** Epoch ms when the endpoint turned unhealthy (too many failures in a row); holds grow from here. */
   unhealthySince?: number;
+  /**
+   * Epoch ms of the last reset (an admin's `enable`, or the subscription's delete): outcomes of
+   * attempts started before it count for nothing, so a worker's unwritten ones can't undo it.
+   */
+  resetAt?: number;
   /** Epoch ms of a 410 Gone answer: the endpoint is disabled until an admin enables it. */
   disabledAt?: number;
   rev: number;

@@ -19,7 +19,7 @@ import { ApiError, badRequest, conflict, notFound } from '../http/errors';
 import type { Clock } from '../platform/clock';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { AttemptHistoryLookup, HistoryWindow } from '../storage/attempt-history';
-import type { HealthStore } from '../storage/health-store';
+import { type HealthStore, resetHealth } from '../storage/health-store';
 import { ConcurrentChangeError, type Store } from '../storage/store';
 import {
   blobDocumentText,
@@ -129,13 +129,12 @@ const deadLetters = (deps: ManagementDeps) =>
 const keysOf = (keys: TopicKeys) => ({ key1: keys.key1, key2: keys.key2 });
 
 /**
- * Removes a deleted subscription's health record, best effort: the delete has happened, and a
- * record left behind is about an endpoint no subscription uses (a subscription re-created under
- * the name starts from it only if aimed at the same URL).
+ * Resets a deleted subscription's health, best effort: the delete has happened, and a subscription
+ * created again under the name starts healthy either way once workers' copies expire.
  */
 async function forgetHealth(deps: ManagementDeps, topic: string, subscription: string): Promise<void> {
   try {
-    await deps.healthStore.remove(topic, subscription);
+    await resetHealth(deps.healthStore, topic, subscription, deps.clock.now());
   } catch {
     // Best effort, see above.
   }
@@ -373,9 +372,10 @@ const operations: Readonly<Record<string, Operation>> = {
     const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event), {
       consistent: true,
     });
-    // Without a record the endpoint is healthy: probation ends, and a disabled (410) one takes
-    // deliveries again. Workers may trust their cached copy this long; answer once they let it go.
-    await deps.healthStore.remove(subscription.topic, subscription.name);
+    // A reset record: the endpoint is healthy, probation ends, and a disabled (410) one takes
+    // deliveries again; outcomes workers saw before it no longer count. Workers may trust their
+    // cached copy this long; answer once they let it go.
+    await resetHealth(deps.healthStore, subscription.topic, subscription.name, deps.clock.now());
     await deps.clock.sleep(deps.healthCacheMs);
     return jsonResult(200, await healthOf(deps, subscription));
   },

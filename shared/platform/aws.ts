@@ -29,7 +29,13 @@ export const LOCAL_REGION = 'us-east-1';
  */
 export function createAwsClients(endpoints?: LocalEndpoints): AwsClients {
   const local = endpoints === undefined ? {} : { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
-  const dynamo = new DynamoDBClient({ ...local, ...(endpoints ? { endpoint: endpoints.dynamodb } : {}) });
+  const dynamo = new DynamoDBClient({
+    ...local,
+    // A table call that hangs must not hold a delivery invocation until its timeout (which would
+    // bring the whole batch back): give up and let the caller decide.
+    requestHandler: { connectionTimeout: 3_000, requestTimeout: 5_000 },
+    ...(endpoints ? { endpoint: endpoints.dynamodb } : {}),
+  });
   return {
     sqs: new SQSClient({ ...local, ...(endpoints ? { endpoint: endpoints.sqs } : {}) }),
     dynamo: DynamoDBDocumentClient.from(dynamo, {

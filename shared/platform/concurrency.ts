@@ -1,4 +1,21 @@
 /**
+ * `work`'s result, or `'timed out'` after `ms` of real time (the work itself goes on). The timer
+ * never keeps the process alive.
+ */
+export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | 'timed out'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<'timed out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed out'), ms);
+    timer.unref?.();
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Runs `work` over `items` with at most `limit` in flight, preserving result order.
  */
 export async function mapWithConcurrency<T, R>(
@@ -64,7 +81,7 @@ interface SlotKey {
 
 /**
  * Slots per key (a subscription's endpoint): at most `limit` holders per key, first come, first
- * served. A key whose slots are all taken and none has been given back for `stallMs` is stalled
+ * served. A key whose slots are all taken and none has been given back (or made `progress`) for `stallMs` is stalled
  * (a hanging endpoint): new callers are refused at once rather than queued behind it, and callers
  * already waiting are refused as soon as it has made no progress for `stallMs` (checked by a
  * timer, and whenever any slot is given back). A key that keeps moving is never stalled, so a
@@ -83,8 +100,12 @@ export class KeyedSlots {
       slots = { limit, stallMs, held: 0, lastProgressAt: this.now(), waiting: [] };
       this.keys.set(key, slots);
     }
-    slots.limit = limit;
     slots.stallMs = stallMs;
+    if (limit !== slots.limit) {
+      slots.limit = limit;
+      // A raised limit frees slots for those already waiting.
+      this.handOut(key, slots);
+    }
     if (slots.held < slots.limit && slots.waiting.length === 0) {
       return Promise.resolve(this.grant(key, slots));
     }
@@ -93,8 +114,17 @@ export class KeyedSlots {
     return new Promise((resolve) => {
       const waiter: Waiter = { settle: resolve };
       queued.waiting.push(waiter);
-      this.watch(queued, waiter);
+      this.watch(key, queued, waiter);
     });
+  }
+
+  /**
+   * Notes progress on `key` (a holder got on with its work, e.g. its request started after waiting
+   * for something else): time spent waiting elsewhere does not make the key look stalled.
+   */
+  progress(key: string): void {
+    const slots = this.keys.get(key);
+    if (slots !== undefined) slots.lastProgressAt = this.now();
   }
 
   /** Slots held for `key` now. */
@@ -120,12 +150,16 @@ export class KeyedSlots {
   }
 
   /** Refuses `waiter` once its key has made no progress for `stallMs`. */
-  private watch(slots: SlotKey, waiter: Waiter): void {
+  private watch(key: string, slots: SlotKey, waiter: Waiter): void {
     const delay = Math.max(1, slots.lastProgressAt + slots.stallMs - this.now());
     waiter.timer = setTimeout(() => {
       if (!slots.waiting.includes(waiter)) return;
+      if (slots.held < slots.limit) {
+        this.handOut(key, slots);
+        return;
+      }
       if (!this.stalled(slots)) {
-        this.watch(slots, waiter);
+        this.watch(key, slots, waiter);
         return;
       }
       slots.waiting.splice(slots.waiting.indexOf(waiter), 1);
@@ -135,13 +169,17 @@ export class KeyedSlots {
     waiter.timer.unref?.();
   }
 
-  private afterRelease(key: string, slots: SlotKey): void {
-    // Freed slots go to this key's waiters, oldest first.
+  /** Free slots go to this key's waiters, oldest first. */
+  private handOut(key: string, slots: SlotKey): void {
     while (slots.held < slots.limit && slots.waiting.length > 0) {
       const next = slots.waiting.shift() as Waiter;
       clearTimeout(next.timer);
       next.settle(this.grant(key, slots));
     }
+  }
+
+  private afterRelease(key: string, slots: SlotKey): void {
+    this.handOut(key, slots);
     // Any release is also a moment to look at the other keys: waiters of a stalled key give up.
     for (const other of this.keys.values()) {
       if (other.waiting.length > 0 && this.stalled(other)) {

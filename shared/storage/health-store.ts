@@ -10,7 +10,7 @@
  * update: the loser reads again and re-applies its change.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { DELIVERY_OUTCOMES, type EndpointHealth } from '../domain/model';
 
@@ -31,6 +31,7 @@ const healthItemSchema = z.object({
   lastFailureAt: z.number().optional(),
   lastSuccessAt: z.number().optional(),
   unhealthySince: z.number().optional(),
+  resetAt: z.number().optional(),
   disabledAt: z.number().optional(),
   rev: z.number(),
 });
@@ -47,8 +48,35 @@ export interface HealthStore {
    * `expectedRev` (`undefined`: no item yet). Returns false when another writer came first.
    */
   put(health: EndpointHealth, expectedRev: number | undefined): Promise<boolean>;
-  /** Forgets the endpoint's health (it starts healthy); used when a subscription is deleted or enabled. */
-  remove(topic: string, subscription: string): Promise<void>;
+}
+
+/**
+ * Forgets what is known of a subscription's endpoint (an admin's `enable`, or the subscription's
+ * delete): a fresh record about no endpoint, one revision up, with `resetAt`. Workers drop their
+ * own outcomes of attempts started before it, so nothing they saw earlier brings it back; and the
+ * revision keeps growing, so a worker's write over an older revision is refused.
+ */
+export async function resetHealth(
+  store: HealthStore,
+  topic: string,
+  subscription: string,
+  at: number,
+): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const current = await store.get(topic, subscription, { consistent: true });
+    const rev = current?.rev;
+    const fresh: EndpointHealth = {
+      topic,
+      subscription,
+      endpointUrl: '',
+      consecutiveFailures: 0,
+      probations: 0,
+      resetAt: at,
+      rev: (rev ?? 0) + 1,
+    };
+    if (await store.put(fresh, rev)) return;
+  }
+  throw new Error(`endpoint health of ${topic}/${subscription} kept changing; try again`);
 }
 
 export class DynamoHealthStore implements HealthStore {
@@ -96,15 +124,6 @@ export class DynamoHealthStore implements HealthStore {
       throw error;
     }
   }
-
-  async remove(topic: string, subscription: string): Promise<void> {
-    await this.doc.send(
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: { pk: healthPk(topic, subscription), sk: HEALTH_SK },
-      }),
-    );
-  }
 }
 
 /** Health kept in memory, with the same conditional writes (simulations and tests). */
@@ -127,9 +146,5 @@ export class MemoryHealthStore implements HealthStore {
     this.writes += 1;
     this.items.set(key, { ...health });
     return true;
-  }
-
-  async remove(topic: string, subscription: string): Promise<void> {
-    this.items.delete(healthPk(topic, subscription));
   }
 }

@@ -79,7 +79,12 @@ it('shows a disabled endpoint, and enables it again', async () => {
   // Answered once workers have let their cached copy go.
   expect(Date.now() - started).toBeGreaterThanOrEqual(api.stack.config.healthCacheMs);
   expect(enabled).toEqual({ status: 200, body: { ...healthy, endpointUrl } });
-  expect(await store.get('vitals', 'pulse', { consistent: true })).toBeUndefined();
+  // A reset record: about no endpoint, one revision up, with the time of the reset.
+  expect(await store.get('vitals', 'pulse', { consistent: true })).toMatchObject({
+    endpointUrl: '',
+    consecutiveFailures: 0,
+    resetAt: expect.any(Number),
+  });
   expect(await api.call('GET', HEALTH)).toEqual({ status: 200, body: { ...healthy, endpointUrl } });
 });
 
@@ -114,7 +119,7 @@ it('answers 404 for a subscription that does not exist', async () => {
   expect(enable.status).toBe(404);
 });
 
-it('removes the health item with the subscription', async () => {
+it('resets the health item with the subscription', async () => {
   await api.subscribe('vitals', 'gone', webhook.url('/gone'));
   await store.put(
     {
@@ -129,5 +134,9 @@ it('removes the health item with the subscription', async () => {
     undefined,
   );
   expect((await api.call('DELETE', '/admin/topics/vitals/eventSubscriptions/gone')).status).toBe(200);
-  expect(await store.get('vitals', 'gone', { consistent: true })).toBeUndefined();
+  expect(await store.get('vitals', 'gone', { consistent: true })).toMatchObject({
+    endpointUrl: '',
+    consecutiveFailures: 0,
+    resetAt: expect.any(Number),
+  });
 });

@@ -110,7 +110,7 @@ it('an endpoint that never answers within 30 s, with a backlog of 2,000, does no
   );
 
   expect(worst).toBeLessThanOrEqual(HEALTHY_WITHIN_MS);
-  // Its requests are capped (half of a worker's slots) and the rest of its events held, not queued.
+  // Its requests are capped (a quarter of a worker's slots) and the rest of its events held, not queued.
   expect(webhook.requestsTo(sickPath).length).toBeLessThanOrEqual(40);
   const health = await api.call('GET', '/admin/topics/hang/eventSubscriptions/sick/health');
   expect(health.body).toMatchObject({ state: 'Unhealthy', lastOutcome: 'TimedOut' });

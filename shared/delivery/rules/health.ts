@@ -47,7 +47,11 @@ export const currentHealth = (
 ): EndpointHealth =>
   stored !== undefined && stored.endpointUrl === endpointUrl
     ? stored
-    : { ...freshHealth(topic, subscription, endpointUrl), rev: stored?.rev ?? 0 };
+    : {
+        ...freshHealth(topic, subscription, endpointUrl),
+        rev: stored?.rev ?? 0,
+        ...(stored?.resetAt === undefined ? {} : { resetAt: stored.resetAt }),
+      };
 
 /** The probation an outcome calls for on its own (before any unhealthy hold), or 0. */
 export function probationMs(profile: HealthProfile, signal: HealthSignal): number {
@@ -74,6 +78,8 @@ export function applySignal(
   health: EndpointHealth,
   signal: HealthSignal,
 ): EndpointHealth {
+  // An outcome of an attempt started before the last reset (an admin's enable) counts for nothing.
+  if (health.resetAt !== undefined && signal.at < health.resetAt) return health;
   if (signal.outcome === 'Delivered') {
     const { probationUntil: _p, probationOutcome: _o, unhealthySince: _u, ...rest } = health;
     return {

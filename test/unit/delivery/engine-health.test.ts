@@ -2,7 +2,7 @@ import { BUSY_HOLD_MS, STALL_MS } from '../../../shared/delivery/engine';
 import type { WebhookRequest, WebhookSender } from '../../../shared/delivery/webhook-sender';
 import type { AttemptResult } from '../../../shared/domain/model';
 import { METRIC } from '../../../shared/observability/metrics';
-import { MemoryHealthStore } from '../../../shared/storage/health-store';
+import { MemoryHealthStore, resetHealth } from '../../../shared/storage/health-store';
 import { engineHarness, item, job, subscription, VirtualClock } from '../../support/fakes';
 
 const S = 1000;
@@ -122,8 +122,8 @@ describe('delivery engine: endpoint health', () => {
     expect(await h.engine.processJob(job(items('b', 1, h.clock.now())), run)).toMatchObject({ ended: 1 });
     expect(h.sender.requests).toHaveLength(1);
 
-    // An admin enables it (the health item is removed); workers see it once their copy expires.
-    await h.healthStore.remove('orders', 'audit');
+    // An admin enables it (the health item is reset); workers see it once their copy expires.
+    await resetHealth(h.healthStore, 'orders', 'audit', h.clock.now());
     h.clock.advance(1 * S);
     h.sender.answerWith({ delivered: true, httpStatus: 200 });
     expect(await h.engine.processJob(job(items('c', 1, h.clock.now())), run)).toMatchObject({ delivered: 1 });

@@ -1,7 +1,8 @@
 import { HealthTracker } from '../../../shared/delivery/health';
+import { gateOf } from '../../../shared/delivery/rules/health';
 import { TOPIC_PROFILE } from '../../../shared/delivery/rules/profiles';
 import { silentLogger } from '../../../shared/observability/logging';
-import { MemoryHealthStore } from '../../../shared/storage/health-store';
+import { MemoryHealthStore, resetHealth } from '../../../shared/storage/health-store';
 import { subscription, VirtualClock } from '../../support/fakes';
 
 const tracker = (store: MemoryHealthStore, clock: VirtualClock, flushIntervalMs = 1000) =>
@@ -75,5 +76,61 @@ describe('HealthTracker', () => {
     store.put = put;
     await worker.settle(sub);
     expect(store.writes).toBe(1);
+  });
+});
+
+describe('HealthTracker and resets', () => {
+  it('an admin’s reset is not undone by outcomes a worker saw before it and had not written', async () => {
+    const clock = new VirtualClock();
+    const store = new MemoryHealthStore();
+    const sub = subscription();
+    const worker = tracker(store, clock, 1000);
+    await worker.current(sub, TOPIC_PROFILE);
+    const t0 = clock.now();
+    // Four requests in flight all get 410: the first disables (written at once), the rest wait.
+    for (let i = 0; i < 4; i += 1) worker.observe(sub, TOPIC_PROFILE, { at: t0 + i, outcome: 'Disabled' });
+    await worker.settle(sub);
+    expect((await store.get('orders', 'audit'))?.disabledAt).toBe(t0);
+
+    clock.advance(10);
+    await resetHealth(store, 'orders', 'audit', clock.now());
+    clock.advance(2000);
+    const view = await worker.current(sub, TOPIC_PROFILE);
+    expect(gateOf(view, clock.now()).kind).toBe('open');
+    clock.advance(2000);
+    await worker.settle(sub);
+    expect(await store.get('orders', 'audit')).toMatchObject({ consecutiveFailures: 0, resetAt: t0 + 10 });
+    expect((await store.get('orders', 'audit'))?.disabledAt).toBeUndefined();
+  });
+
+  it('a read that was in flight while this worker wrote a probation does not erase it', async () => {
+    const clock = new VirtualClock();
+    const store = new MemoryHealthStore();
+    const sub = subscription();
+    let answerRead: (value: undefined) => void = () => {};
+    const slowStore = {
+      get: (topic: string, name: string, options?: { consistent?: boolean }) =>
+        options?.consistent === true
+          ? store.get(topic, name)
+          : new Promise<undefined>((resolve) => {
+              answerRead = resolve;
+            }),
+      put: store.put.bind(store),
+    };
+    const worker = new HealthTracker({
+      store: slowStore,
+      clock,
+      logger: silentLogger,
+      cacheMs: 2000,
+      flushIntervalMs: 1000,
+      ioTimeoutMs: 60_000,
+    });
+    const reading = worker.current(sub, TOPIC_PROFILE);
+    worker.observe(sub, TOPIC_PROFILE, { at: clock.now(), outcome: 'Busy', retryAfterMs: 5000 });
+    await worker.settle(sub);
+    expect(store.writes).toBe(1);
+    answerRead(undefined);
+    const view = await reading;
+    expect(gateOf(view, clock.now()).kind).toBe('hold');
   });
 });

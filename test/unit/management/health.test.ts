@@ -33,7 +33,7 @@ class MemorySubscriptions {
 /** The health store, with every call written down (and the clock's time at each). */
 class WatchedHealthStore extends MemoryHealthStore {
   readonly calls: string[] = [];
-  removeFails = false;
+  putFails = false;
   constructor(private readonly clock: VirtualClock) {
     super();
   }
@@ -41,10 +41,10 @@ class WatchedHealthStore extends MemoryHealthStore {
     this.calls.push(`get ${options?.consistent === true ? 'consistent' : 'eventual'} @${this.clock.now()}`);
     return super.get(topic, subscription);
   }
-  override async remove(topic: string, subscription: string) {
-    this.calls.push(`remove @${this.clock.now()}`);
-    if (this.removeFails) throw new Error('table unavailable');
-    return super.remove(topic, subscription);
+  override async put(health: EndpointHealth, expectedRev: number | undefined) {
+    this.calls.push(`put rev ${health.rev} @${this.clock.now()}`);
+    if (this.putFails) throw new Error('table unavailable');
+    return super.put(health, expectedRev);
   }
 }
 
@@ -206,18 +206,25 @@ describe('GET .../health', () => {
 });
 
 describe('POST .../enable', () => {
-  it('removes the record, waits until workers let their cached copy go, then answers healthy', async () => {
+  it('resets the record (one revision up), waits until workers let their cached copy go, then answers healthy', async () => {
     const h = harness();
     const start = h.clock.now();
     await h.health.put(
-      h.record({ consecutiveFailures: 2, disabledAt: start - 1000, lastOutcome: 'Disabled' }),
+      h.record({ consecutiveFailures: 2, disabledAt: start - 1000, lastOutcome: 'Disabled', rev: 1 }),
       undefined,
     );
+    h.health.calls.length = 0;
     const result = await h.call(ENABLE);
     expect(result.statusCode).toBe(200);
     expect(bodyOf(result)).toMatchObject({ state: 'Healthy', consecutiveFailures: 0, lastOutcome: null });
-    expect(h.health.items.size).toBe(0);
-    expect(h.health.calls).toEqual([`remove @${start}`, `get consistent @${start + 2000}`]);
+    expect([...h.health.items.values()]).toEqual([
+      expect.objectContaining({ rev: 2, resetAt: start, consecutiveFailures: 0, endpointUrl: '' }),
+    ]);
+    expect(h.health.calls).toEqual([
+      `get consistent @${start}`,
+      `put rev 2 @${start}`,
+      `get consistent @${start + 2000}`,
+    ]);
     expect(h.clock.now()).toBe(start + 2000);
   });
 
@@ -230,20 +237,22 @@ describe('POST .../enable', () => {
 });
 
 describe('DELETE .../{subscription}', () => {
-  it('removes the health record after the delete', async () => {
+  it('resets the health record after the delete', async () => {
     const h = harness();
-    await h.health.put(h.record({ consecutiveFailures: 5, lastOutcome: 'Busy' }), undefined);
+    await h.health.put(h.record({ consecutiveFailures: 5, lastOutcome: 'Busy', rev: 3 }), undefined);
     const result = await h.call(DELETE);
     expect(result.statusCode).toBe(200);
     expect(h.subscriptions.items.size).toBe(0);
-    expect(h.health.items.size).toBe(0);
+    expect([...h.health.items.values()]).toEqual([
+      expect.objectContaining({ rev: 4, consecutiveFailures: 0, endpointUrl: '' }),
+    ]);
   });
 
-  it('still answers 200 when the record cannot be removed (best effort)', async () => {
+  it('still answers 200 when the record cannot be reset (best effort)', async () => {
     const h = harness();
-    h.health.removeFails = true;
+    h.health.putFails = true;
     expect((await h.call(DELETE)).statusCode).toBe(200);
-    expect(h.health.calls).toEqual([expect.stringMatching(/^remove /)]);
+    expect(h.health.calls).toEqual([expect.stringMatching(/^get /), expect.stringMatching(/^put /)]);
   });
 
   it('touches no health record when there was nothing to delete', async () => {

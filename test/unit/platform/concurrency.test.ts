@@ -220,3 +220,18 @@ describe('KeyedSlots without any other activity', () => {
     hung?.();
   });
 });
+
+describe('KeyedSlots limits', () => {
+  it('hands slots to waiters at once when a caller raises the limit', async () => {
+    const slots = new KeyedSlots(Date.now);
+    const probe = await slots.acquire('endpoint', 1, 60_000);
+    const waiting = slots.acquire('endpoint', 1, 60_000);
+    const raised = await slots.acquire('endpoint', 4, 60_000);
+    const granted = await waiting;
+    expect(raised).toBeDefined();
+    expect(granted).toBeDefined();
+    expect(slots.inUse('endpoint')).toBe(3);
+    for (const release of [probe, raised, granted]) release?.();
+    expect(slots.inUse('endpoint')).toBe(0);
+  });
+});
