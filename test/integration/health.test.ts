@@ -7,6 +7,7 @@
 import { localApiTarget } from '../../cli/admin-api';
 import { topicHealth } from '../../cli/health';
 import { DynamoHealthStore } from '../../shared/storage/health-store';
+import { HEALTHY_DOCUMENT } from '../support/fakes';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 
@@ -30,14 +31,7 @@ afterAll(async () => {
   await webhook?.stop();
 });
 
-const healthy = {
-  state: 'Healthy',
-  probationUntil: null,
-  consecutiveFailures: 0,
-  lastOutcome: null,
-  lastFailureAt: null,
-  lastSuccessAt: null,
-};
+const healthy = HEALTHY_DOCUMENT;
 
 it('shows a disabled endpoint, and enables it again', async () => {
   const endpointUrl = webhook.url('/pulse');

@@ -273,3 +273,13 @@ export function deadLetterStepHarness(bucket: DeadLetterStepDeps['bucket'], star
   });
   return { clock, queue, metrics, step };
 }
+
+/** The health document of an endpoint with nothing against it (without its `endpointUrl`). */
+export const HEALTHY_DOCUMENT = {
+  state: 'Healthy',
+  probationUntil: null,
+  consecutiveFailures: 0,
+  lastOutcome: null,
+  lastFailureAt: null,
+  lastSuccessAt: null,
+} as const;

@@ -1,16 +1,9 @@
 import type { ApiTarget } from '../../../cli/admin-api';
 import { CliError } from '../../../cli/errors';
 import { enableEndpoint, formatHealth, type SubscriptionHealth, topicHealth } from '../../../cli/health';
+import { HEALTHY_DOCUMENT } from '../../support/fakes';
 
-const healthy = {
-  state: 'Healthy',
-  probationUntil: null,
-  consecutiveFailures: 0,
-  lastOutcome: null,
-  lastFailureAt: null,
-  lastSuccessAt: null,
-  endpointUrl: 'https://a.example.test/in',
-} as const;
+const healthy = { ...HEALTHY_DOCUMENT, endpointUrl: 'https://a.example.test/in' } as const;
 
 const probation = {
   state: 'Probation',

@@ -79,31 +79,36 @@ async function until(condition: () => boolean, what: string, ms = 2000): Promise
   }
 }
 
+/** A handler whose first message (`m0`) hangs until released; the others take `quickMs` each. */
+function firstHangs(quickMs: number) {
+  let running = 0;
+  let most = 0;
+  const done: string[] = [];
+  let releaseHung: () => void = () => {};
+  const hung = new Promise<void>((resolve) => {
+    releaseHung = resolve;
+  });
+  const handler: SqsHandler = async (event) => {
+    running += 1;
+    most = Math.max(most, running);
+    await (idsOf(event)[0] === 'm0' ? hung : new Promise((resolve) => setTimeout(resolve, quickMs)));
+    running -= 1;
+    done.push(...idsOf(event));
+    return { batchItemFailures: [] };
+  };
+  return { handler, done, most: () => most, releaseHung: () => releaseHung() };
+}
+
 describe('QueuePoller', () => {
   it('keeps invoking while one invocation hangs, up to maxConcurrency at once', async () => {
     const sqs = new FakeSqs();
     sqs.add(12);
-    let running = 0;
-    let most = 0;
-    const done: string[] = [];
-    let releaseHung: () => void = () => {};
-    const hung = new Promise<void>((resolve) => {
-      releaseHung = resolve;
-    });
-    const handler: SqsHandler = async (event) => {
-      running += 1;
-      most = Math.max(most, running);
-      // The first message's webhook hangs; the others take a moment each.
-      await (idsOf(event)[0] === 'm0' ? hung : new Promise((resolve) => setTimeout(resolve, 10)));
-      running -= 1;
-      done.push(...idsOf(event));
-      return { batchItemFailures: [] };
-    };
+    const { handler, done, most, releaseHung } = firstHangs(10);
     const subject = poller(sqs, handler, 4);
     subject.start();
     await until(() => done.length === 11, 'the eleven other messages');
     expect(done).not.toContain('m0');
-    expect(most).toBe(4);
+    expect(most()).toBe(4);
     expect(sqs.deleted).toHaveLength(11);
 
     const stopped = subject.stop();
@@ -124,26 +129,12 @@ describe('QueuePoller', () => {
   it('waits for a quick invocation before receiving again, and hands a slow one off', async () => {
     const sqs = new FakeSqs();
     sqs.add(6);
-    let running = 0;
-    let most = 0;
-    const done: string[] = [];
-    let releaseHung: () => void = () => {};
-    const hung = new Promise<void>((resolve) => {
-      releaseHung = resolve;
-    });
-    const handler: SqsHandler = async (event) => {
-      running += 1;
-      most = Math.max(most, running);
-      await (idsOf(event)[0] === 'm0' ? hung : new Promise((resolve) => setTimeout(resolve, 5)));
-      running -= 1;
-      done.push(...idsOf(event));
-      return { batchItemFailures: [] };
-    };
+    const { handler, done, most, releaseHung } = firstHangs(5);
     // One receive loop: quick invocations run one after the other; the hanging one is handed off.
     const subject = poller(sqs, handler, 4, 1, 100);
     subject.start();
     await until(() => done.length === 5, 'the five other messages');
-    expect(most).toBe(2);
+    expect(most()).toBe(2);
     releaseHung();
     await subject.stop();
     expect(done).toContain('m0');

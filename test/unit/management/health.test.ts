@@ -5,7 +5,7 @@ import { ApiError } from '../../../shared/http/errors';
 import { handleManagement, MANAGEMENT_ROUTE_KEYS, type ManagementDeps } from '../../../shared/management/api';
 import { MemoryHealthStore } from '../../../shared/storage/health-store';
 import type { Store } from '../../../shared/storage/store';
-import { subscription as subscriptionOf, VirtualClock } from '../../support/fakes';
+import { HEALTHY_DOCUMENT, subscription as subscriptionOf, VirtualClock } from '../../support/fakes';
 
 const SUBSCRIPTION = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
 const HEALTH = `GET ${SUBSCRIPTION}/health`;
@@ -100,15 +100,7 @@ describe('GET .../health', () => {
     const h = harness();
     const result = await h.call(HEALTH);
     expect(result.statusCode).toBe(200);
-    expect(bodyOf(result)).toEqual({
-      state: 'Healthy',
-      probationUntil: null,
-      consecutiveFailures: 0,
-      lastOutcome: null,
-      lastFailureAt: null,
-      lastSuccessAt: null,
-      endpointUrl: 'https://hooks.example.test/in',
-    });
+    expect(bodyOf(result)).toEqual({ ...HEALTHY_DOCUMENT, endpointUrl: 'https://hooks.example.test/in' });
   });
 
   it('reads the subscription and the health record strongly consistently', async () => {
@@ -186,12 +178,7 @@ describe('GET .../health', () => {
       undefined,
     );
     expect(bodyOf(await h.call(HEALTH))).toEqual({
-      state: 'Healthy',
-      probationUntil: null,
-      consecutiveFailures: 0,
-      lastOutcome: null,
-      lastFailureAt: null,
-      lastSuccessAt: null,
+      ...HEALTHY_DOCUMENT,
       endpointUrl: 'https://hooks.example.test/in',
     });
   });
