@@ -15,18 +15,30 @@ import {
 import { flushMetrics, httpErrors, lazyHandler } from '../shared/lambda/middleware';
 import { buildPublisher, createObservability, type Observability } from '../shared/lambda/wiring';
 import { createAwsClients } from '../shared/platform/aws';
-import type { Publisher } from '../shared/publish/publisher';
+import type { PublishCredential, Publisher } from '../shared/publish/publisher';
 
 export interface PublishHandlerDeps {
   publisher: Publisher;
   observability: Observability;
 }
 
+const SAS_AUTHORIZATION = /^SharedAccessSignature\s+(.+)$/i;
+
+/** The publisher's credential: a key (`aeg-sas-key` header or query) or a SAS token. */
+export function credentialOf(event: HttpEvent): PublishCredential | undefined {
+  const key = header(event, 'aeg-sas-key') ?? event.queryStringParameters?.['aeg-sas-key'];
+  if (key !== undefined) return { kind: 'key', key };
+  const token =
+    header(event, 'aeg-sas-token') ?? SAS_AUTHORIZATION.exec(header(event, 'authorization') ?? '')?.[1];
+  return token === undefined ? undefined : { kind: 'sas', token };
+}
+
 export function createPublishHandler({ publisher, observability }: PublishHandlerDeps) {
   const publish = async (event: HttpEvent): Promise<HttpResult> => {
     await publisher.publish({
       topic: pathParam(event, 'topic'),
-      accessKey: header(event, 'aeg-sas-key') ?? event.queryStringParameters?.['aeg-sas-key'],
+      credential: credentialOf(event),
+      path: event.rawPath,
       body: rawBody(event),
     });
     return emptyResult(200);

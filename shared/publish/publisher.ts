@@ -17,6 +17,7 @@ import { type JobQueue, type OutgoingJob, QueueRejectedError } from '../queue/sq
 import type { Store } from '../storage/store';
 import { PUBLISH_LIMITS, parseEventGridEvents } from './event-grid-schema';
 import { matchesFilter } from './filter';
+import { verifySasToken } from './sas';
 
 export interface PublisherDeps {
   store: Pick<Store, 'getTopic' | 'listSubscriptions'>;
@@ -30,10 +31,18 @@ export interface PublisherDeps {
   topicCacheMs: number;
 }
 
+/** How a publisher proves it may publish: a topic key, or a shared access signature made with one. */
+export type PublishCredential =
+  /** The `aeg-sas-key` header or query value. */
+  | { readonly kind: 'key'; readonly key: string }
+  /** The `aeg-sas-token` header, or `Authorization: SharedAccessSignature <token>`. */
+  | { readonly kind: 'sas'; readonly token: string };
+
 export interface PublishRequest {
   topic: string;
-  /** The `aeg-sas-key` header or query value. */
-  accessKey: string | undefined;
+  credential: PublishCredential | undefined;
+  /** The request's path (a SAS token must be for it). */
+  path: string;
   body: Buffer;
 }
 
@@ -70,6 +79,24 @@ export class Publisher {
     this.subscriptionLists = new TtlCache(10 * 60_000, deps.clock.now);
   }
 
+  /** Throws 401 naming what is wrong with the credential. */
+  private authenticate(topic: Topic, request: PublishRequest): void {
+    const { credential } = request;
+    if (credential === undefined || (credential.kind === 'key' ? credential.key : credential.token) === '') {
+      throw unauthorized(
+        'The request has no access key: send the aeg-sas-key header (or the aeg-sas-key query parameter) with key1 or key2 of the topic, or a SAS token in the aeg-sas-token header (or Authorization: SharedAccessSignature <token>).',
+      );
+    }
+    if (credential.kind === 'key') {
+      if (!isValidKey(topic, credential.key)) {
+        throw unauthorized(`The access key is not valid for topic '${topic.name}'.`);
+      }
+      return;
+    }
+    const verdict = verifySasToken(credential.token, topic.keys, request.path, this.deps.clock.now());
+    if (!verdict.valid) throw unauthorized(verdict.reason);
+  }
+
   async publish(request: PublishRequest): Promise<PublishResult> {
     const started = this.deps.clock.now();
     // A name no topic can have is not looked up (DynamoDB would refuse an oversized key).
@@ -79,14 +106,7 @@ export class Publisher {
         )
       : undefined;
     if (topic === undefined) throw notFound(`The topic '${request.topic}' does not exist.`);
-    if (request.accessKey === undefined || request.accessKey === '') {
-      throw unauthorized(
-        'The request has no access key: send the aeg-sas-key header (or the aeg-sas-key query parameter) with key1 or key2 of the topic.',
-      );
-    }
-    if (!isValidKey(topic, request.accessKey)) {
-      throw unauthorized(`The access key is not valid for topic '${topic.name}'.`);
-    }
+    this.authenticate(topic, request);
     const body = readJson(request.body, PUBLISH_LIMITS.maxRequestBytes);
     const events = parseEventGridEvents(body.value, topic.name, body.text);
 

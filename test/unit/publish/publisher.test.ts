@@ -6,6 +6,9 @@ import { FAN_OUT_FLUSH_BYTES, isValidKey, Publisher } from '../../../shared/publ
 import { type OutgoingJob, QueueRejectedError } from '../../../shared/queue/sqs-job-queue';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
 
+const keyOne = { kind: 'key', key: 'key-one' } as const;
+const ORDERS_PATH = '/topics/orders/api/events';
+
 const topic: Topic = {
   name: 'orders',
   inputSchema: 'EventGridSchema',
@@ -52,7 +55,8 @@ function setup(subscriptions: Subscription[] = [subscription()]) {
   const publish = (events: unknown, accessKey: string | null = 'key-one', name = 'orders') =>
     publisher.publish({
       topic: name,
-      accessKey: accessKey ?? undefined,
+      credential: accessKey === null ? undefined : { kind: 'key', key: accessKey },
+      path: `/topics/${name}/api/events`,
       body: Buffer.from(JSON.stringify(events)),
     });
   return { publisher, publish, queue, clock, metrics, reads, state };
@@ -136,7 +140,9 @@ describe('publishing', () => {
   it('answers 413 for a body over 1 MiB', async () => {
     const { publisher } = setup();
     const body = Buffer.alloc(1_048_577, 32);
-    expect(await status(publisher.publish({ topic: 'orders', accessKey: 'key-one', body }))).toBe(413);
+    expect(
+      await status(publisher.publish({ topic: 'orders', credential: keyOne, path: ORDERS_PATH, body })),
+    ).toBe(413);
   });
 
   it('answers 503 (and may be retried) when the queue refuses the jobs', async () => {
@@ -215,7 +221,7 @@ describe('publishing', () => {
     const { publisher, queue } = setup();
     const deep = `[{"id":"1","subject":"s","eventType":"t","eventTime":"2026-01-01T00:00:00Z","data":${'['.repeat(10_000)}${']'.repeat(10_000)}}]`;
     const error = await publisher
-      .publish({ topic: 'orders', accessKey: 'key-one', body: Buffer.from(deep) })
+      .publish({ topic: 'orders', credential: keyOne, path: ORDERS_PATH, body: Buffer.from(deep) })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).statusCode).toBe(400);
