@@ -40,6 +40,7 @@ export function createPublishHandler({ publisher, observability }: PublishHandle
       credential: credentialOf(event),
       path: event.rawPath,
       body: rawBody(event),
+      contentType: header(event, 'content-type'),
     });
     return emptyResult(200);
   };

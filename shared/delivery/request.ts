@@ -1,11 +1,15 @@
 /**
- * The HTTP request for one delivery: a JSON array of events plus the service's headers.
+ * The HTTP request for one delivery: a JSON array of events plus the service's headers. The
+ * content type follows the subscription's delivery schema.
  */
 import type { DeliveryItem } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
 import type { WebhookRequest } from './webhook-sender';
 
 export const USER_AGENT = 'Gridwire/0.1';
+
+/** CloudEvents subscriptions get their events as a batch (a JSON array), as the original sends them. */
+export const CLOUD_EVENTS_BATCH_CONTENT_TYPE = 'application/cloudevents-batch+json; charset=utf-8';
 
 /** Characters HTTP allows in a header value (RFC 9110 field-value: no controls but tab, Latin-1). */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
@@ -30,8 +34,9 @@ export function buildDeliveryRequest(
 ): WebhookRequest {
   const first = items[0];
   if (first === undefined) throw new RangeError('a delivery request needs at least one event');
+  const cloudEvents = subscription.eventDeliverySchema === 'CloudEventSchemaV1_0';
   const headers: Record<string, string> = {
-    'content-type': 'application/json; charset=utf-8',
+    'content-type': cloudEvents ? CLOUD_EVENTS_BATCH_CONTENT_TYPE : 'application/json; charset=utf-8',
     'user-agent': USER_AGENT,
     'aeg-event-type': 'Notification',
     'aeg-subscription-name': subscription.name.toUpperCase(),
@@ -39,7 +44,10 @@ export function buildDeliveryRequest(
     'aeg-metadata-version': '1',
   };
   if (items.length === 1) {
-    setIfHeaderSafe(headers, 'aeg-data-version', first.dataVersion);
+    // A CloudEvent has a data version only when it carries the `dataversion` extension.
+    if (!cloudEvents || first.dataVersion !== '') {
+      setIfHeaderSafe(headers, 'aeg-data-version', first.dataVersion);
+    }
     setIfHeaderSafe(headers, 'aeg-output-event-id', first.eventId);
   }
   return {

@@ -48,9 +48,13 @@ export const DROP_REASONS = [
 ] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 
-/** Input schemas a topic can accept. Only Event Grid schema is accepted so far. */
+/** Input schemas a topic can accept. Event Grid and CloudEvents 1.0 are accepted so far. */
 export const INPUT_SCHEMAS = ['EventGridSchema', 'CloudEventSchemaV1_0', 'CustomEventSchema'] as const;
 export type InputSchema = (typeof INPUT_SCHEMAS)[number];
+
+/** Schemas a subscription can deliver in. */
+export const EVENT_DELIVERY_SCHEMAS = ['EventGridSchema', 'CloudEventSchemaV1_0'] as const;
+export type EventDeliverySchema = (typeof EVENT_DELIVERY_SCHEMAS)[number];
 
 export interface TopicKeys {
   key1: string;
@@ -150,7 +154,8 @@ export interface Subscription {
   retry: RetryLimits;
   /** Absent: ended deliveries are dropped (counted and logged). */
   deadLetter?: DeadLetterDestination;
-  eventDeliverySchema: 'EventGridSchema';
+  /** How events are delivered (and dead-lettered); it follows the topic's input schema. */
+  eventDeliverySchema: EventDeliverySchema;
   labels: string[];
   createdAt: string;
   updatedAt: string;

@@ -31,6 +31,7 @@ import {
   replayDocument,
 } from './dead-letters';
 import {
+  deliverySchemaFor,
   healthDocument,
   MAX_SUBSCRIPTIONS_PER_TOPIC,
   parseSubscriptionBody,
@@ -275,6 +276,7 @@ const operations: Readonly<Record<string, Operation>> = {
     const input = parseSubscriptionBody(parseJsonBody(event, MAX_BODY_BYTES), {
       allowHttp: deps.allowHttpEndpoints,
     });
+    const eventDeliverySchema = deliverySchemaFor(topic.inputSchema, input.eventDeliverySchema);
     const existing = await deps.store.getSubscription(topic.name, name, { consistent: true });
     if (existing === undefined) {
       const count = (await deps.store.listSubscriptions(topic.name)).length;
@@ -296,7 +298,7 @@ const operations: Readonly<Record<string, Operation>> = {
       filter: input.includedEventTypes === undefined ? {} : { includedEventTypes: input.includedEventTypes },
       retry: input.retry,
       ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
-      eventDeliverySchema: 'EventGridSchema',
+      eventDeliverySchema,
       labels: input.labels,
       createdAt: existing?.createdAt ?? at.toISOString(),
       updatedAt: at.toISOString(),

@@ -8,6 +8,7 @@ import { type DeliveryProfile, type Range, TOPIC_PROFILE } from '../delivery/rul
 import {
   type DeadLetterDestination,
   type EndpointHealth,
+  type EventDeliverySchema,
   INPUT_SCHEMAS,
   type InputSchema,
   type RetryLimits,
@@ -82,6 +83,12 @@ const intInRange = (range: Range) =>
       error: `must be an integer between ${range.min} and ${range.max} (got a larger value)`,
     });
 
+/** The input schemas this version accepts for a topic. */
+const SUPPORTED_INPUT_SCHEMAS: readonly string[] = ['EventGridSchema', 'CloudEventSchemaV1_0'];
+
+/** Delivery schemas the original names; those this version can produce depend on the topic. */
+const DELIVERY_SCHEMA_NAMES = ['EventGridSchema', 'CloudEventSchemaV1_0', 'CustomInputSchema'] as const;
+
 export const topicBodySchema = z.strictObject({
   location: z.string().optional(),
   tags: z.record(z.string(), z.string()).optional(),
@@ -92,8 +99,8 @@ export const topicBodySchema = z.strictObject({
         .refine((value) => (INPUT_SCHEMAS as readonly string[]).includes(value), {
           error: `must be one of ${INPUT_SCHEMAS.join(', ')}`,
         })
-        .refine((value) => value === 'EventGridSchema', {
-          error: 'only EventGridSchema is supported by this version of Gridwire',
+        .refine((value) => SUPPORTED_INPUT_SCHEMAS.includes(value), {
+          error: `only ${SUPPORTED_INPUT_SCHEMAS.join(' and ')} are supported by this version of Gridwire`,
         })
         .optional(),
       publicNetworkAccess: z.string().optional(),
@@ -165,9 +172,7 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
           })
           .optional(),
         eventDeliverySchema: z
-          .literal('EventGridSchema', {
-            error: 'only EventGridSchema is supported by this version of Gridwire',
-          })
+          .enum(DELIVERY_SCHEMA_NAMES, { error: `must be one of ${DELIVERY_SCHEMA_NAMES.join(', ')}` })
           .optional(),
         labels: z.array(z.string()).optional(),
         deadLetterDestination: z
@@ -205,6 +210,34 @@ export interface SubscriptionInput {
   retry: RetryLimits;
   labels: string[];
   deadLetter?: DeadLetterDestination;
+  /** As asked for; {@link deliverySchemaFor} decides it against the topic. */
+  eventDeliverySchema?: (typeof DELIVERY_SCHEMA_NAMES)[number];
+}
+
+/**
+ * The delivery schema of a subscription on a topic with `inputSchema`: the topic's own schema by
+ * default. Events are delivered in their input schema only; a conversion (CloudEvents input as
+ * Event Grid schema, which the original refuses too, or Event Grid input as CloudEvents, not built
+ * yet) is a 400 naming `eventDeliverySchema`.
+ */
+export function deliverySchemaFor(
+  inputSchema: InputSchema,
+  requested: SubscriptionInput['eventDeliverySchema'],
+): EventDeliverySchema {
+  if (inputSchema === 'CloudEventSchemaV1_0') {
+    if (requested === undefined || requested === 'CloudEventSchemaV1_0') return 'CloudEventSchemaV1_0';
+    throw badRequest(
+      `properties.eventDeliverySchema: a topic with input schema CloudEventSchemaV1_0 delivers CloudEventSchemaV1_0 only; CloudEvents input can't be converted to ${requested}.`,
+    );
+  }
+  if (inputSchema === 'EventGridSchema') {
+    if (requested === undefined || requested === 'EventGridSchema') return 'EventGridSchema';
+    throw badRequest(
+      `properties.eventDeliverySchema: a topic with input schema EventGridSchema delivers EventGridSchema only in this version of Gridwire (conversion to ${requested} is not supported yet).`,
+      'NotSupported',
+    );
+  }
+  throw badRequest(`The topic's input schema ${inputSchema} is not supported by this version of Gridwire.`);
 }
 
 export function parseSubscriptionBody(body: unknown, options: { allowHttp: boolean }): SubscriptionInput {
@@ -225,6 +258,9 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
         properties.retryPolicy?.eventTimeToLiveInMinutes ?? limits.eventTimeToLiveInMinutes.default,
     }),
     labels: properties.labels ?? [],
+    ...(properties.eventDeliverySchema === undefined
+      ? {}
+      : { eventDeliverySchema: properties.eventDeliverySchema }),
     ...(dead === undefined || dead === null
       ? {}
       : {

@@ -45,6 +45,10 @@ const eventSchema = z.looseObject({
   topic: z.string({ error: 'topic must be a string' }).optional(),
 });
 
+/** A CloudEvent where an Event Grid event was expected: `specversion` and no `eventType`. */
+const looksLikeCloudEvent = (value: unknown): boolean =>
+  value !== null && typeof value === 'object' && 'specversion' in value && !('eventType' in value);
+
 /** An accepted event, in the two forms the pipeline needs. */
 export interface PublishedEvent {
   /** Parsed, with the stamped fields: what filters and headers look at. */
@@ -86,7 +90,11 @@ export function parseEventGridEvents(
   text: string = JSON.stringify(body),
 ): PublishedEvent[] {
   if (!Array.isArray(body)) {
-    throw badRequest('The request body must be a JSON array of events in the Event Grid schema.');
+    throw badRequest(
+      looksLikeCloudEvent(body)
+        ? 'This topic takes events in the EventGridSchema schema, and the request body looks like a CloudEvent (specversion); send a JSON array of Event Grid events, or publish CloudEvents to a topic created with inputSchema CloudEventSchemaV1_0.'
+        : 'The request body must be a JSON array of events in the Event Grid schema.',
+    );
   }
   if (body.length > PUBLISH_LIMITS.maxEventsPerRequest) {
     throw badRequest(
@@ -100,6 +108,11 @@ export function parseEventGridEvents(
   body.forEach((candidate: unknown, index) => {
     if (candidate === null || typeof candidate !== 'object' || Array.isArray(candidate)) {
       throw badRequest(`Event at index ${index} must be a JSON object.`);
+    }
+    if (looksLikeCloudEvent(candidate)) {
+      throw badRequest(
+        `Event at index ${index}: eventType is required: this topic takes events in the EventGridSchema schema (id, subject, eventType, eventTime), and this one looks like a CloudEvent (specversion).`,
+      );
     }
     const parsed = eventSchema.safeParse(candidate);
     if (!parsed.success) {

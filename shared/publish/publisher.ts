@@ -15,6 +15,7 @@ import type { Clock } from '../platform/clock';
 import { packJobs } from '../queue/job-codec';
 import { type JobQueue, type OutgoingJob, QueueRejectedError } from '../queue/sqs-job-queue';
 import type { Store } from '../storage/store';
+import { CLOUD_EVENTS_CONTENT_TYPES, parseCloudEvents } from './cloud-events-schema';
 import { PUBLISH_LIMITS, parseEventGridEvents } from './event-grid-schema';
 import { matchesFilter } from './filter';
 import { verifySasToken } from './sas';
@@ -44,6 +45,8 @@ export interface PublishRequest {
   /** The request's path (a SAS token must be for it). */
   path: string;
   body: Buffer;
+  /** The request's `Content-Type` header, when it has one. */
+  contentType?: string;
 }
 
 export interface PublishResult {
@@ -65,6 +68,62 @@ export function isValidKey(topic: Pick<Topic, 'keys'>, presented: string): boole
   const one = timingSafeEqual(presentedDigest, digest(topic.keys.key1));
   const two = timingSafeEqual(presentedDigest, digest(topic.keys.key2));
   return one || two;
+}
+
+/** An accepted event, whatever its schema: what fan-out, filters and headers need. */
+interface AcceptedEvent {
+  eventId: string;
+  /** Event Grid `eventType`, CloudEvents `type`. */
+  eventType: string;
+  dataVersion: string;
+  /** The text that is queued and delivered. */
+  json: string;
+}
+
+/** The media type of a `Content-Type` value, lower-cased, without parameters. */
+const mediaType = (contentType: string | undefined): string | undefined =>
+  contentType?.split(';')[0]?.trim().toLowerCase() || undefined;
+
+const CLOUD_EVENTS_TYPES: readonly string[] = Object.values(CLOUD_EVENTS_CONTENT_TYPES);
+
+/**
+ * Reads and validates the request body by the topic's input schema and its content type. A
+ * request in the other schema is a 400 that says which one the topic takes.
+ */
+function parseEvents(topic: Topic, request: PublishRequest): AcceptedEvent[] {
+  const type = mediaType(request.contentType);
+  if (topic.inputSchema === 'CloudEventSchemaV1_0') {
+    if (type !== undefined && type !== 'application/json' && !CLOUD_EVENTS_TYPES.includes(type)) {
+      throw badRequest(
+        `Content-Type '${type}' is not accepted: topic '${topic.name}' takes CloudEvents (CloudEventSchemaV1_0) as ${CLOUD_EVENTS_CONTENT_TYPES.single} (one event), ${CLOUD_EVENTS_CONTENT_TYPES.batch} or application/json (an array of events).`,
+      );
+    }
+    const body = readJson(request.body, PUBLISH_LIMITS.maxRequestBytes);
+    const batch = type !== CLOUD_EVENTS_CONTENT_TYPES.single;
+    return parseCloudEvents(body.value, body.text, batch).map((event) => ({
+      eventId: event.id,
+      eventType: event.type,
+      dataVersion: event.dataVersion,
+      json: event.json,
+    }));
+  }
+  if (topic.inputSchema !== 'EventGridSchema') {
+    throw badRequest(
+      `Topic '${topic.name}' has input schema ${topic.inputSchema}, which this version can't take.`,
+    );
+  }
+  if (type !== undefined && CLOUD_EVENTS_TYPES.includes(type)) {
+    throw badRequest(
+      `Content-Type '${type}' carries CloudEvents, but topic '${topic.name}' takes events in the EventGridSchema schema: send a JSON array of Event Grid events as application/json, or publish CloudEvents to a topic created with inputSchema CloudEventSchemaV1_0.`,
+    );
+  }
+  const body = readJson(request.body, PUBLISH_LIMITS.maxRequestBytes);
+  return parseEventGridEvents(body.value, topic.name, body.text).map(({ event, json }) => ({
+    eventId: event.id,
+    eventType: event.eventType,
+    dataVersion: event.dataVersion,
+    json,
+  }));
 }
 
 export class Publisher {
@@ -107,8 +166,7 @@ export class Publisher {
       : undefined;
     if (topic === undefined) throw notFound(`The topic '${request.topic}' does not exist.`);
     this.authenticate(topic, request);
-    const body = readJson(request.body, PUBLISH_LIMITS.maxRequestBytes);
-    const events = parseEventGridEvents(body.value, topic.name, body.text);
+    const events = parseEvents(topic, request);
 
     const subscriptions = await this.subscriptionLists.get(
       `${topic.name.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
@@ -130,13 +188,13 @@ export class Publisher {
     try {
       for (const subscription of subscriptions) {
         const items: DeliveryItem[] = [];
-        events.forEach(({ event, json }, index) => {
-          if (!matchesFilter(subscription.filter, event)) return;
+        events.forEach(({ eventId, eventType, dataVersion, json }, index) => {
+          if (!matchesFilter(subscription.filter, { eventType })) return;
           matchedEvents.add(index);
           items.push({
             deliveryId: `${publishId}.${index}`,
-            eventId: event.id,
-            dataVersion: event.dataVersion,
+            eventId,
+            dataVersion,
             eventJson: json,
             attempts: 0,
             publishedAt: started,

@@ -26,6 +26,7 @@ import { z } from 'zod';
 import { TABLE } from '../config/resources';
 import {
   DELIVERY_PROFILE_NAMES,
+  EVENT_DELIVERY_SCHEMAS,
   type InputSchema,
   retryLimitsOf,
   retryPolicyOf,
@@ -333,7 +334,7 @@ const subscriptionItemSchema = z
       .object({ maxDeliveryAttempts: z.number(), eventTimeToLiveInMinutes: z.number() })
       .optional(),
     deadLetter: z.object({ container: z.string(), resourceId: z.string().optional() }).optional(),
-    eventDeliverySchema: z.literal('EventGridSchema').default('EventGridSchema'),
+    eventDeliverySchema: z.enum(EVENT_DELIVERY_SCHEMAS).default('EventGridSchema'),
     labels: z.array(z.string()).default([]),
     createdAt: z.string(),
     updatedAt: z.string(),

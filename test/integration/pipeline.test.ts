@@ -44,10 +44,12 @@ describe('management API', () => {
 
   it('rejects other input schemas clearly for now', async () => {
     const response = await api.call('PUT', '/admin/topics/clouds', {
-      properties: { inputSchema: 'CloudEventSchemaV1_0' },
+      properties: { inputSchema: 'CustomEventSchema' },
     });
     expect(response.status).toBe(400);
-    expect(response.body.error.message).toMatch(/properties.inputSchema: only EventGridSchema is supported/);
+    expect(response.body.error.message).toMatch(
+      /properties.inputSchema: only EventGridSchema and CloudEventSchemaV1_0 are supported/,
+    );
   });
 
   it('manages subscriptions: create, read, list, full URL, validate, delete', async () => {

@@ -23,3 +23,33 @@ describe('delivery request headers', () => {
     expect(headers['x-injected']).toBeUndefined();
   });
 });
+
+describe('delivery request content type', () => {
+  const cloudEvent = '{"specversion":"1.0","id":"ce-1","source":"/o","type":"t","data":{"n":1.50}}';
+  const ceItem = (dataVersion: string) =>
+    item('ce-1', 0, { eventJson: cloudEvent, eventId: 'ce-1', dataVersion });
+  const ceSubscription = subscription({ eventDeliverySchema: 'CloudEventSchemaV1_0' });
+
+  it('is application/json for Event Grid subscriptions', () => {
+    expect(buildDeliveryRequest(subscription(), [item('a', 0)]).headers['content-type']).toBe(
+      'application/json; charset=utf-8',
+    );
+  });
+
+  it('is the CloudEvents batch type for CloudEvents subscriptions, with the events as published', () => {
+    const request = buildDeliveryRequest(ceSubscription, [ceItem('')]);
+    expect(request.headers).toMatchObject({
+      'content-type': 'application/cloudevents-batch+json; charset=utf-8',
+      'aeg-event-type': 'Notification',
+      'aeg-subscription-name': 'AUDIT',
+      'aeg-delivery-count': '0',
+      'aeg-output-event-id': 'ce-1',
+    });
+    expect(request.body).toBe(`[${cloudEvent}]`);
+  });
+
+  it('sends aeg-data-version for a CloudEvent only when it has a dataversion', () => {
+    expect(buildDeliveryRequest(ceSubscription, [ceItem('')]).headers['aeg-data-version']).toBeUndefined();
+    expect(buildDeliveryRequest(ceSubscription, [ceItem('2.0')]).headers['aeg-data-version']).toBe('2.0');
+  });
+});

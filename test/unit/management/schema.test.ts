@@ -1,5 +1,6 @@
 import { ApiError } from '../../../shared/http/errors';
 import {
+  deliverySchemaFor,
   endpointBaseUrl,
   parseSubscriptionBody,
   parseTopicBody,
@@ -101,8 +102,8 @@ describe('event subscription bodies', () => {
     [{ filter: { subjectBeginsWith: 'a' } }, /properties.filter.subjectBeginsWith: not supported yet/],
     [{ filter: { includedEventTypes: 'A' } }, /includedEventTypes: must be an array of event type names/],
     [
-      { eventDeliverySchema: 'CloudEventSchemaV1_0' },
-      /eventDeliverySchema: only EventGridSchema is supported/,
+      { eventDeliverySchema: 'CloudEventSchema' },
+      /eventDeliverySchema: must be one of EventGridSchema, CloudEventSchemaV1_0, CustomInputSchema/,
     ],
   ])('rejects %j naming the field', (extra, message) => {
     expect(rejection(() => parseSubscriptionBody(webhook(undefined, extra), { allowHttp: false }))).toMatch(
@@ -139,7 +140,55 @@ describe('event subscription bodies', () => {
   });
 });
 
+describe('delivery schemas', () => {
+  it('keeps the delivery schema asked for, for the topic to decide', () => {
+    expect(parseSubscriptionBody(webhook(), { allowHttp: false }).eventDeliverySchema).toBeUndefined();
+    expect(
+      parseSubscriptionBody(webhook(undefined, { eventDeliverySchema: 'CloudEventSchemaV1_0' }), {
+        allowHttp: false,
+      }).eventDeliverySchema,
+    ).toBe('CloudEventSchemaV1_0');
+  });
+
+  it.each([
+    ['EventGridSchema', undefined, 'EventGridSchema'],
+    ['EventGridSchema', 'EventGridSchema', 'EventGridSchema'],
+    ['CloudEventSchemaV1_0', undefined, 'CloudEventSchemaV1_0'],
+    ['CloudEventSchemaV1_0', 'CloudEventSchemaV1_0', 'CloudEventSchemaV1_0'],
+  ] as const)('a %s topic, asked for %s, delivers %s', (inputSchema, requested, expected) => {
+    expect(deliverySchemaFor(inputSchema, requested)).toBe(expected);
+  });
+
+  it.each([
+    ['CloudEventSchemaV1_0', 'EventGridSchema', /CloudEvents input can't be converted to EventGridSchema/],
+    ['CloudEventSchemaV1_0', 'CustomInputSchema', /can't be converted to CustomInputSchema/],
+    ['EventGridSchema', 'CloudEventSchemaV1_0', /conversion to CloudEventSchemaV1_0 is not supported yet/],
+    ['EventGridSchema', 'CustomInputSchema', /conversion to CustomInputSchema is not supported yet/],
+  ] as const)(
+    'a %s topic refuses %s with a 400 naming eventDeliverySchema',
+    (inputSchema, requested, message) => {
+      const refused = rejection(() => deliverySchemaFor(inputSchema, requested));
+      expect(refused).toMatch(/^properties\.eventDeliverySchema: /);
+      expect(refused).toMatch(message);
+    },
+  );
+
+  it('shows the delivery schema in the subscription document', () => {
+    expect(
+      subscriptionDocument(subscription({ eventDeliverySchema: 'CloudEventSchemaV1_0' })).properties
+        .eventDeliverySchema,
+    ).toBe('CloudEventSchemaV1_0');
+  });
+});
+
 describe('topic bodies and names', () => {
+  it('takes the CloudEvents 1.0 input schema', () => {
+    expect(parseTopicBody({ properties: { inputSchema: 'CloudEventSchemaV1_0' } })).toEqual({
+      inputSchema: 'CloudEventSchemaV1_0',
+      tags: {},
+    });
+  });
+
   it('defaults to the Event Grid schema, with or without a body', () => {
     expect(parseTopicBody(undefined)).toEqual({ inputSchema: 'EventGridSchema', tags: {} });
     expect(
@@ -149,8 +198,8 @@ describe('topic bodies and names', () => {
 
   it.each([
     [
-      { properties: { inputSchema: 'CloudEventSchemaV1_0' } },
-      /properties.inputSchema: only EventGridSchema is supported/,
+      { properties: { inputSchema: 'CustomEventSchema' } },
+      /properties.inputSchema: only EventGridSchema and CloudEventSchemaV1_0 are supported/,
     ],
     [
       { properties: { inputSchema: 'Avro' } },
