@@ -13,6 +13,7 @@ import type { Clock } from '../platform/clock';
 import { packEndedJobs } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { DeadLetterBucket } from '../storage/dead-letter-bucket';
+import { eventInDeliverySchema } from './rules/convert';
 import {
   type DeadLetterFacts,
   type DeadLetterScope,
@@ -116,7 +117,9 @@ export class DeadLetterStep {
       }
       const key = deadLetterKey(group.container, group.scope, now, this.deps.newId());
       const body = deadLetterBlob(
-        group.entries.map((entry) => deadLetterRecord(group.format, entry.item.eventJson, factsOf(entry))),
+        group.entries.map((entry) =>
+          deadLetterRecord(group.format, deliveredEvent(group.format, entry.item.eventJson), factsOf(entry)),
+        ),
       );
       try {
         await this.deps.bucket.put(key, body);
@@ -190,6 +193,13 @@ export class DeadLetterStep {
     }
   }
 }
+
+/**
+ * The event as it was sent to the subscription: a record holds the event in the delivery schema, so
+ * an Event Grid event of a CloudEvents subscription is converted as the request converts it.
+ */
+const deliveredEvent = (format: DeadLetterFormat, eventJson: string): string =>
+  format === 'CloudEventSchemaV1_0' ? eventInDeliverySchema(format, eventJson) : eventJson;
 
 /** The record facts of an ended delivery: its final state, with the real attempt times. */
 function factsOf(entry: EndedDelivery): DeadLetterFacts {

@@ -1,9 +1,11 @@
 /**
  * The HTTP request for one delivery: a JSON array of events plus the service's headers. The
- * content type follows the subscription's delivery schema.
+ * content type follows the subscription's delivery schema; Event Grid events going to a
+ * CloudEvents subscription are converted here (`rules/convert.ts`).
  */
 import type { DeliveryItem } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
+import { eventInDeliverySchema } from './rules/convert';
 import type { WebhookRequest } from './webhook-sender';
 
 export const USER_AGENT = 'Gridwire/0.1';
@@ -53,7 +55,8 @@ export function buildDeliveryRequest(
   return {
     url: subscription.destination.endpointUrl,
     headers,
-    // The events' own text: nothing is parsed or re-serialized between publish and webhook.
-    body: `[${items.map((item) => item.eventJson).join(',')}]`,
+    // The events' own text (converted to CloudEvents for such subscriptions of an Event Grid
+    // topic): nothing is parsed or re-serialized between publish and webhook.
+    body: `[${items.map((item) => eventInDeliverySchema(subscription.eventDeliverySchema, item.eventJson)).join(',')}]`,
   };
 }

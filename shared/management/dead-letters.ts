@@ -305,9 +305,12 @@ export function recordTopic(format: DeadLetterFormat, recordJson: string): strin
 /**
  * Whether a record's event was published to `topic` (a topic name). Keys carry no topic, so two
  * topics' subscriptions of the same name writing to one container share a prefix; a record
- * without a topic belongs to none.
+ * without a topic belongs to none. A CloudEvent names its publisher's `source`, not the topic, so
+ * a CloudEvents record can't be told apart this way: every one under the subscription's prefix
+ * counts as its own.
  */
 export const recordOfTopic = (format: DeadLetterFormat, recordJson: string, topic: string): boolean =>
+  format === 'CloudEventSchemaV1_0' ||
   recordTopic(format, recordJson)?.toLowerCase() === topicResourceId(topic).toLowerCase();
 
 /** The records a reason filter selects (all of them without one). */
@@ -337,7 +340,8 @@ export function replayItem(
   return {
     deliveryId,
     eventId,
-    dataVersion: stringMember(eventJson, 'dataVersion') ?? '',
+    dataVersion:
+      stringMember(eventJson, format === 'CloudEventSchemaV1_0' ? 'dataversion' : 'dataVersion') ?? '',
     eventJson,
     attempts: 0,
     publishedAt: now,

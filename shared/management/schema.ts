@@ -216,9 +216,9 @@ export interface SubscriptionInput {
 
 /**
  * The delivery schema of a subscription on a topic with `inputSchema`: the topic's own schema by
- * default. Events are delivered in their input schema only; a conversion (CloudEvents input as
- * Event Grid schema, which the original refuses too, or Event Grid input as CloudEvents, not built
- * yet) is a 400 naming `eventDeliverySchema`.
+ * default. An Event Grid topic may deliver CloudEvents 1.0 too (each event is converted when it is
+ * delivered); CloudEvents input as Event Grid schema, which the original refuses too, and custom
+ * schema output are a 400 naming `eventDeliverySchema`.
  */
 export function deliverySchemaFor(
   inputSchema: InputSchema,
@@ -232,8 +232,9 @@ export function deliverySchemaFor(
   }
   if (inputSchema === 'EventGridSchema') {
     if (requested === undefined || requested === 'EventGridSchema') return 'EventGridSchema';
+    if (requested === 'CloudEventSchemaV1_0') return 'CloudEventSchemaV1_0';
     throw badRequest(
-      `properties.eventDeliverySchema: a topic with input schema EventGridSchema delivers EventGridSchema only in this version of Gridwire (conversion to ${requested} is not supported yet).`,
+      `properties.eventDeliverySchema: a topic with input schema EventGridSchema delivers EventGridSchema or CloudEventSchemaV1_0 in this version of Gridwire (conversion to ${requested} is not supported yet).`,
       'NotSupported',
     );
   }

@@ -158,4 +158,43 @@ describe('the dead-letter step', () => {
       ['billing', 1],
     ]);
   });
+
+  it('writes the converted CloudEvent, with lower-case dead-letter fields, for a CloudEvents subscription of an Event Grid topic', async () => {
+    const { clock, bucket, step } = setup();
+    const t = clock.now() - 5 * M;
+    const entry = ended('c1', t);
+    entry.item.eventJson =
+      '{"id":"c1","subject":"orders/1","eventType":"Order.Created","eventTime":"2026-08-08T05:00:00Z","data":{"big":9007199254740993},"topic":"/gridwire/topics/orders","metadataVersion":"1","dataVersion":"1.0"}';
+    const job = {
+      ...endedJob('cloud', [entry]),
+      deadLetter: { container: 'dead', format: 'CloudEventSchemaV1_0' as const },
+    };
+
+    await step.write([job]);
+
+    const [blob] = [...bucket.blobs.values()];
+    expect(blob).toBe(
+      `[{"specversion":"1.0","id":"c1","source":"/gridwire/topics/orders","type":"Order.Created","subject":"orders/1","time":"2026-08-08T05:00:00Z","dataversion":"1.0","datacontenttype":"application/json","data":{"big":9007199254740993},"deadletterreason":"NonRetriableOutcome","deliveryattempts":1,"lastdeliveryoutcome":"BadRequest","publishtime":"${new Date(t - 1000).toISOString()}","lastdeliveryattempttime":"${new Date(t - 10).toISOString()}"}]`,
+    );
+  });
+
+  it('writes a CloudEvent of a CloudEvents topic as it was published', async () => {
+    const { clock, bucket, step } = setup();
+    const t = clock.now() - 5 * M;
+    const entry = ended('ce-1', t);
+    entry.item.eventJson = '{"specversion":"1.0","id":"ce-1","source":"/o","type":"t","data":{"n":1.50}}';
+    const job = {
+      ...endedJob('cloud', [entry]),
+      deadLetter: { container: 'dead', format: 'CloudEventSchemaV1_0' as const },
+    };
+
+    await step.write([job]);
+
+    const [blob] = [...bucket.blobs.values()];
+    expect(
+      blob?.startsWith(
+        '[{"specversion":"1.0","id":"ce-1","source":"/o","type":"t","data":{"n":1.50},"deadletterreason"',
+      ),
+    ).toBe(true);
+  });
 });

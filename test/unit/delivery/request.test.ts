@@ -53,3 +53,27 @@ describe('delivery request content type', () => {
     expect(buildDeliveryRequest(ceSubscription, [ceItem('2.0')]).headers['aeg-data-version']).toBe('2.0');
   });
 });
+
+describe('delivery request for a CloudEvents subscription of an Event Grid topic', () => {
+  const ceSubscription = subscription({ eventDeliverySchema: 'CloudEventSchemaV1_0' });
+
+  it('sends the events converted to CloudEvents, in a CloudEvents batch', () => {
+    const eventGrid = item('order-1', Date.parse('2026-11-22T10:00:00Z'), {
+      eventJson:
+        '{"id":"order-1","subject":"orders/1","eventType":"Order.Created","eventTime":"2026-11-22T10:00:00Z","data":{"big":9007199254740993},"topic":"/gridwire/topics/orders","metadataVersion":"1","dataVersion":""}',
+      dataVersion: '',
+    });
+    const request = buildDeliveryRequest(ceSubscription, [eventGrid]);
+    expect(request.headers['content-type']).toBe('application/cloudevents-batch+json; charset=utf-8');
+    expect(request.headers['aeg-data-version']).toBeUndefined();
+    expect(request.headers['aeg-output-event-id']).toBe('order-1');
+    expect(request.body).toBe(
+      '[{"specversion":"1.0","id":"order-1","source":"/gridwire/topics/orders","type":"Order.Created","subject":"orders/1","time":"2026-11-22T10:00:00Z","datacontenttype":"application/json","data":{"big":9007199254740993}}]',
+    );
+  });
+
+  it('leaves the Event Grid text of the same event alone for an Event Grid subscription', () => {
+    const eventGrid = item('order-1', 0);
+    expect(buildDeliveryRequest(subscription(), [eventGrid]).body).toBe(`[${eventGrid.eventJson}]`);
+  });
+});

@@ -16,7 +16,9 @@ import {
   parseTime,
   parseWindow,
   type ReplayRequest,
+  recordOfTopic,
   replayDocument,
+  replayItem,
 } from '../../../shared/management/dead-letters';
 import {
   type DeadLetterBlobInfo,
@@ -632,5 +634,32 @@ describe('request parsing', () => {
     expect(thrown).toBeInstanceOf(ApiError);
     expect((thrown as ApiError).statusCode).toBe(400);
     expect((thrown as ApiError).message).toMatch(message);
+  });
+});
+
+describe('CloudEvents records', () => {
+  const record = JSON.stringify({
+    specversion: '1.0',
+    id: 'ce-1',
+    source: 'https://publisher.example.test/orders',
+    type: 'Order.Created',
+    dataversion: '2.0',
+    data: { n: 1 },
+    deadletterreason: 'MaxDeliveryAttemptsExceeded',
+    deliveryattempts: 30,
+  });
+
+  it('count as the subscription’s own (a CloudEvent names its source, not the topic) and replay as the CloudEvent', () => {
+    expect(recordOfTopic('CloudEventSchemaV1_0', record, 'any-topic')).toBe(true);
+    const item = replayItem('CloudEventSchemaV1_0', record, 'd-1', 5);
+    expect(item).toMatchObject({ eventId: 'ce-1', dataVersion: '2.0', attempts: 0, publishedAt: 5 });
+    expect(JSON.parse(item.eventJson)).toEqual({
+      specversion: '1.0',
+      id: 'ce-1',
+      source: 'https://publisher.example.test/orders',
+      type: 'Order.Created',
+      dataversion: '2.0',
+      data: { n: 1 },
+    });
   });
 });
