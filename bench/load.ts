@@ -144,6 +144,8 @@ export interface PublishPlan {
   durationMs: number;
   /** Event ids are `${prefix}-${n}`. */
   prefix: string;
+  /** The topic's input schema (default Event Grid): CloudEvents go as `application/cloudevents-batch+json`. */
+  schema?: 'EventGridSchema' | 'CloudEventSchemaV1_0';
 }
 
 export interface PublishOutcome {
@@ -184,16 +186,22 @@ export async function publishAtRate(
     const wait = due - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
     const t = Date.now();
+    const cloudEvents = plan.schema === 'CloudEventSchemaV1_0';
     const events = Array.from({ length: plan.eventsPerRequest }, () => {
       const id = `${plan.prefix}-${nextEvent}`;
       nextEvent += 1;
-      return {
-        id,
-        subject: `bench/${id}`,
-        eventType: 'Bench.Event',
-        eventTime: new Date(t).toISOString(),
-        data: { t },
-      };
+      const time = new Date(t).toISOString();
+      return cloudEvents
+        ? {
+            specversion: '1.0',
+            id,
+            source: '/bench',
+            subject: `bench/${id}`,
+            type: 'Bench.Event',
+            time,
+            data: { t },
+          }
+        : { id, subject: `bench/${id}`, eventType: 'Bench.Event', eventTime: time, data: { t } };
     });
     const sentAt = performance.now();
     outcome.requests += 1;
@@ -202,7 +210,10 @@ export async function publishAtRate(
         .request({
           method: 'POST',
           path,
-          headers: { 'content-type': 'application/json', 'aeg-sas-key': plan.key },
+          headers: {
+            'content-type': cloudEvents ? 'application/cloudevents-batch+json' : 'application/json',
+            'aeg-sas-key': plan.key,
+          },
           body: JSON.stringify(events),
         })
         .then(async (response) => {

@@ -102,8 +102,13 @@ async function liveStack(options: { timeScale: number }): Promise<LiveStack> {
   };
 }
 
-async function topicWithSubscription(live: LiveStack, topic: string, url: string): Promise<string> {
-  await live.call('PUT', `/admin/topics/${topic}`, { properties: { inputSchema: 'EventGridSchema' } });
+async function topicWithSubscription(
+  live: LiveStack,
+  topic: string,
+  url: string,
+  inputSchema: 'EventGridSchema' | 'CloudEventSchemaV1_0' = 'EventGridSchema',
+): Promise<string> {
+  await live.call('PUT', `/admin/topics/${topic}`, { properties: { inputSchema } });
   await live.call('PUT', `/admin/topics/${topic}/eventSubscriptions/sink`, {
     properties: { destination: { endpointType: 'WebHook', properties: { endpointUrl: url } } },
   });
@@ -125,9 +130,13 @@ async function loadRun(
     subscribe?: () => Promise<string>;
     /** Deliveries the sink must see before the run ends (default: one per accepted event). */
     expectedDeliveries?: (accepted: number) => number;
+    /** The topic's input schema when the run creates it (default Event Grid). */
+    schema?: 'EventGridSchema' | 'CloudEventSchemaV1_0';
   },
 ) {
-  const key = await (options.subscribe ?? (() => topicWithSubscription(live, options.topic, sink.url)))();
+  const key = await (
+    options.subscribe ?? (() => topicWithSubscription(live, options.topic, sink.url, options.schema))
+  )();
   const expected = options.expectedDeliveries ?? ((accepted: number) => accepted);
   await sink.take();
   live.usage.take();
@@ -170,6 +179,7 @@ async function loadRun(
     requestsPerSecond: options.eventsPerSecond / options.eventsPerRequest,
     durationMs: options.seconds * 1000,
     prefix: options.name,
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
   });
   const loadSeconds = (performance.now() - started) / 1000;
   const loadEndedAt = Date.now();
@@ -308,6 +318,17 @@ async function throughputScenario(live: LiveStack, sink: Sink, quick: boolean): 
     seconds,
     topic: 'throughput',
   });
+  // The same load as CloudEvents 1.0 (a batch per request) to a CloudEvents topic, half as long.
+  const cloudSeconds = Math.max(5, Math.round(seconds / 2));
+  log(`throughput, CloudEvents input: ${offered.toLocaleString('en-US')} events/s for ${cloudSeconds} s`);
+  const cloud = await loadRun(live, sink, {
+    name: 'throughput-cloudevents',
+    eventsPerRequest: 100,
+    eventsPerSecond: offered,
+    seconds: cloudSeconds,
+    topic: 'throughput-cloudevents',
+    schema: 'CloudEventSchemaV1_0',
+  });
   const overall = run.delivered / run.totalSeconds;
   const usage = usageOf(run, run.delivered);
   const cost: CostBreakdown = costPerMillionEvents(usage);
@@ -347,6 +368,33 @@ async function throughputScenario(live: LiveStack, sink: Sink, quick: boolean): 
         loadSeconds: round(run.loadSeconds),
       },
       timeline: run.timeline,
+    },
+    {
+      name: 'throughput, CloudEvents input',
+      description: `The throughput load as CloudEvents 1.0 (\`application/cloudevents-batch+json\`, 100 per request) to a CloudEvents topic (\`inputSchema: CloudEventSchemaV1_0\`) for ${cloudSeconds} s: each event validated attribute by attribute, queued and delivered as published.`,
+      figures: [
+        { metric: 'events accepted', value: cloud.published.accepted, unit: 'events' },
+        {
+          metric: 'delivered per second while publishing (mean)',
+          value: round(cloud.steadyRate, 0),
+          unit: 'events/s',
+          goal: '>= 5,000',
+          ...(quick ? {} : { met: cloud.steadyRate >= 5000 && cloud.drainSeconds < 5 }),
+        },
+        { metric: 'slowest second while publishing', value: round(cloud.steadyMin, 0), unit: 'events/s' },
+        {
+          metric: 'publish -> webhook p50 / p99 under load',
+          value: `${round(percentile(cloud.latencies, 50), 1)} / ${round(percentile(cloud.latencies, 99), 1)}`,
+          unit: 'ms',
+        },
+        {
+          metric: 'publish request p99',
+          value: round(percentile(cloud.published.publishLatencies, 99), 1),
+          unit: 'ms',
+        },
+      ],
+      details: { published: { ...cloud.published, publishLatencies: undefined } },
+      timeline: cloud.timeline,
     },
     {
       name: 'cost',
