@@ -44,7 +44,7 @@ import { BATCH_WRITE_LIMIT } from '../shared/storage/batch-write';
 import { HEALTH_SK, type HealthStore, healthPk, MemoryHealthStore } from '../shared/storage/health-store';
 import { billedGbSeconds, emptyLambdaUsage, type Usage } from './cost';
 import { writeUnitsOf } from './dynamo-size';
-import { type VirtualMessage, VirtualQueue } from './virtual-queue';
+import { queuedItem, type VirtualMessage, VirtualQueue } from './virtual-queue';
 
 const S = 1000;
 const H = 3600 * S;
@@ -258,14 +258,7 @@ export async function runHeld(
     };
     const bare = Buffer.byteLength(JSON.stringify(event), 'utf8');
     event.data = { pad: 'x'.repeat(Math.max(0, EVENT_BYTES - bare)) };
-    return {
-      deliveryId: id,
-      eventId: id,
-      dataVersion: '',
-      eventJson: JSON.stringify(event),
-      attempts: 0,
-      publishedAt: t0,
-    };
+    return queuedItem(event, t0);
   });
   for (const body of packJobs({ topic: subscription.topic, subscription: subscription.name }, items)) {
     queue.put(body, t0);

@@ -24,7 +24,7 @@ import { MetricBuffer } from '../shared/observability/metrics';
 import { seededRandom, VirtualClock } from '../shared/platform/clock';
 import { packJobs, parseJob } from '../shared/queue/job-codec';
 import { MemoryHealthStore } from '../shared/storage/health-store';
-import { VirtualQueue } from './virtual-queue';
+import { queuedItem, VirtualQueue } from './virtual-queue';
 
 const S = 1000;
 /** How late SQS's whole-second delays may make an attempt at real time (never early). */
@@ -184,14 +184,7 @@ export async function runSimulation(
         dataVersion: '',
         metadataVersion: '1',
       };
-      return {
-        deliveryId: id,
-        eventId: id,
-        dataVersion: event.dataVersion,
-        eventJson: JSON.stringify(event),
-        attempts: 0,
-        publishedAt,
-      };
+      return queuedItem(event, publishedAt);
     });
     perPattern.set(pattern.name, (perPattern.get(pattern.name) ?? 0) + size);
     for (const item of items) {

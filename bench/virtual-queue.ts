@@ -5,6 +5,7 @@
  * dead-letter step's queue are kept aside (`ended`).
  */
 import type { QueueKey } from '../shared/config/resources';
+import type { DeliveryItem, EventGridEvent } from '../shared/domain/delivery';
 import type { VirtualClock } from '../shared/platform/clock';
 import { batchJobs, type JobQueue, type OutgoingJob } from '../shared/queue/sqs-job-queue';
 import { sqsBilledChunks } from './aws-counter';
@@ -76,3 +77,13 @@ export class VirtualQueue implements JobQueue {
     this.billedRequests += 1;
   }
 }
+
+/** What publish would queue for `event`: a first delivery (its id is the delivery id), published at `publishedAt`. */
+export const queuedItem = (event: EventGridEvent, publishedAt: number): DeliveryItem => ({
+  deliveryId: event.id,
+  eventId: event.id,
+  dataVersion: event.dataVersion,
+  eventJson: JSON.stringify(event),
+  attempts: 0,
+  publishedAt,
+});

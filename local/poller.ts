@@ -16,6 +16,7 @@ import {
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { FunctionDefinition, FunctionKey } from '../shared/config/resources';
 import type { LoggerLike } from '../shared/observability/logging';
+import { Semaphore, withTimeout } from '../shared/platform/concurrency';
 import { type InvocationStats, lambdaContext } from './lambda-context';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
@@ -60,39 +61,6 @@ export function toSqsRecord(message: Message, queueArn: string): SQSRecord {
   };
 }
 
-/**
- * Invocation slots: at most `limit` taken at once; `take` waits for one, first come, first served.
- * A slot is taken before a receive, so messages are received only when an invocation can start.
- */
-class Slots {
-  private taken = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly limit: number) {
-    if (!(limit >= 1)) throw new RangeError(`maxConcurrency must be >= 1 (got ${limit})`);
-  }
-
-  take(): Promise<void> {
-    if (this.taken < this.limit) {
-      this.taken += 1;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  /** Frees a slot, handing it straight to the longest waiter if there is one. */
-  release(): void {
-    const next = this.waiting.shift();
-    if (next === undefined) this.taken -= 1;
-    else next();
-  }
-
-  /** Lets every waiter go without a slot (stopping). */
-  releaseWaiters(): void {
-    for (const waiter of this.waiting.splice(0)) waiter();
-  }
-}
-
 /** How long a receive loop waits for its invocation before it hands it off and receives again. */
 export const HAND_OFF_AFTER_MS = 100;
 
@@ -100,11 +68,11 @@ export class QueuePoller {
   private running = false;
   private readonly abort = new AbortController();
   private loops: Promise<void>[] = [];
-  private readonly slots: Slots;
+  private readonly slots: Semaphore;
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: PollerOptions) {
-    this.slots = new Slots(options.maxConcurrency);
+    this.slots = new Semaphore(options.maxConcurrency);
   }
 
   start(): void {
@@ -117,7 +85,7 @@ export class QueuePoller {
   async stop(): Promise<void> {
     this.running = false;
     this.abort.abort();
-    this.slots.releaseWaiters();
+    // A loop waiting for a slot gets one when an invocation ends, sees the stop and gives it back.
     await Promise.all(this.loops);
     // The loops add no invocation once they have ended; wait for those still running.
     await Promise.all(this.inFlight);
@@ -130,11 +98,15 @@ export class QueuePoller {
 
   private async loop(): Promise<void> {
     while (this.running) {
-      await this.slots.take();
-      if (!this.running) return;
+      // A slot is taken before a receive, so messages are received only when an invocation can start.
+      const release = await this.slots.acquire();
+      if (!this.running) {
+        release();
+        return;
+      }
       const messages = await this.receive();
       if (messages.length === 0) {
-        this.slots.release();
+        release();
         continue;
       }
       // A batch received while stopping is still invoked; `stop` waits for it.
@@ -144,20 +116,13 @@ export class QueuePoller {
         )
         .finally(() => {
           this.inFlight.delete(invocation);
-          this.slots.release();
+          release();
         });
       this.inFlight.add(invocation);
       // Like one of Lambda's pollers: wait for the invocation, so the next receive gathers what
       // arrived meanwhile (fuller batches, fewer invocations), but hand a slow one off after
       // `handOffAfterMs` and receive again, so a hanging webhook never holds up the queue.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        invocation,
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, this.options.handOffAfterMs ?? HAND_OFF_AFTER_MS);
-        }),
-      ]);
-      clearTimeout(timer);
+      await withTimeout(invocation, this.options.handOffAfterMs ?? HAND_OFF_AFTER_MS);
     }
   }
 

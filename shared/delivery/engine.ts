@@ -31,10 +31,10 @@ import { KeyedSlots, Semaphore } from '../platform/concurrency';
 import { type JobEnvelope, packEndedJobs, packJobs } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import type { DropRecorder } from './dead-letter';
-import { type HealthTracker, isProbing } from './health';
+import type { HealthTracker } from './health';
 import { buildDeliveryRequest } from './request';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
-import { gateOf, type HealthSignal } from './rules/health';
+import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { expiresAtDue, planWait, sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
 import type { WebhookSender } from './webhook-sender';
@@ -250,12 +250,8 @@ export class DeliveryEngine {
     options: JobOptions,
   ): Promise<Attempted[]> {
     if (items.length === 0) return [];
-    let gate: ReturnType<typeof gateOf>;
-    try {
-      gate = gateOf(await this.deps.health.current(subscription, profile), now);
-    } catch {
-      gate = { kind: 'open' };
-    }
+    // (The tracker never throws: a health read that fails or is slow counts as healthy.)
+    const gate = gateOf(await this.deps.health.current(subscription, profile), now);
     if (gate.kind === 'hold') {
       return items.map((item) => ({ kind: 'held', item, until: gate.until, reason: 'probation' }));
     }

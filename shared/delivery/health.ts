@@ -28,7 +28,6 @@ import {
   applySignal,
   applySignals,
   currentHealth,
-  gateOf,
   type HealthProfile,
   type HealthSignal,
   writeUrgency,
@@ -309,7 +308,3 @@ export class HealthTracker {
     }
   }
 }
-
-/** Whether the gate lets requests through one at a time (the endpoint is recovering). */
-export const isProbing = (health: EndpointHealth | undefined, now: number): boolean =>
-  health !== undefined && gateOf(health, now).kind === 'probe';

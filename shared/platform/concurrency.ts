@@ -50,15 +50,26 @@ export class Semaphore {
     if (!(limit >= 1)) throw new RangeError(`limit must be >= 1 (got ${limit})`);
   }
 
-  async run<R>(work: () => Promise<R>): Promise<R> {
+  /** Waits for a slot; the function it resolves with gives it back (once). */
+  async acquire(): Promise<() => void> {
     if (this.active < this.limit) this.active += 1;
     else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await work();
-    } finally {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
       const next = this.waiting.shift();
       if (next === undefined) this.active -= 1;
       else next();
+    };
+  }
+
+  async run<R>(work: () => Promise<R>): Promise<R> {
+    const release = await this.acquire();
+    try {
+      return await work();
+    } finally {
+      release();
     }
   }
 }

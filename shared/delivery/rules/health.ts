@@ -148,6 +148,10 @@ export function gateOf(health: EndpointHealth, now: number): Gate {
   return { kind: 'open' };
 }
 
+/** Whether the gate lets requests through one at a time (the endpoint is recovering). */
+export const isProbing = (health: EndpointHealth | undefined, now: number): boolean =>
+  health !== undefined && gateOf(health, now).kind === 'probe';
+
 /** The state operators see. */
 export function healthState(health: EndpointHealth, now: number): HealthState {
   if (health.disabledAt !== undefined) return 'Disabled';

@@ -3,7 +3,7 @@
  * subscription names its profile; the engine looks it up here, so one delivery function serves
  * every kind of topic and tests or the local stack shrink time without touching any rule.
  */
-import type { DeliveryOutcome, DeliveryProfileName } from '../../domain/model';
+import type { DeadLetterReason, DeliveryOutcome, DeliveryProfileName } from '../../domain/model';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -25,8 +25,11 @@ export interface DeliveryProfile {
   readonly repeatDelayMs: number;
   /** HTTP statuses that end delivery at once. */
   readonly noRetryStatuses: readonly number[];
-  /** Outcomes (without an HTTP status) that end delivery at once. */
-  readonly noRetryOutcomes: readonly DeliveryOutcome[];
+  /**
+   * Outcomes that end delivery at once, with the reason recorded (`Disabled`, a 410 Gone: the
+   * endpoint's other pending deliveries end too, see `rules/health.ts`).
+   */
+  readonly endingOutcomes: Readonly<Partial<Record<DeliveryOutcome, DeadLetterReason>>>;
   /** Minimum delay before the next attempt, by the failed attempt's HTTP status. */
   readonly statusFloorsMs: Readonly<Record<number, number>>;
   /** Minimum delay for every other failure. */
@@ -75,7 +78,7 @@ export const TOPIC_PROFILE: DeliveryProfile = {
   ],
   repeatDelayMs: 12 * HOUR,
   noRetryStatuses: [400, 401, 403, 413],
-  noRetryOutcomes: [],
+  endingOutcomes: { Disabled: 'EndpointDisabled' },
   statusFloorsMs: { 408: 2 * MINUTE, 503: 30 * SECOND },
   defaultFloorMs: 10 * SECOND,
   jitter: { ratio: 0.1, maxMs: 1 * MINUTE },

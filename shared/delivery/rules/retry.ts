@@ -53,8 +53,7 @@ export function isRetriable(
   result: Pick<AttemptResult, 'httpStatus' | 'outcome'>,
 ): boolean {
   if (result.httpStatus !== undefined && profile.noRetryStatuses.includes(result.httpStatus)) return false;
-  if (result.outcome !== undefined && profile.noRetryOutcomes.includes(result.outcome)) return false;
-  return true;
+  return result.outcome === undefined || profile.endingOutcomes[result.outcome] === undefined;
 }
 
 export type FailureDecision =
@@ -80,8 +79,8 @@ export interface FailureInput {
  */
 export function decideAfterFailure(input: FailureInput): FailureDecision {
   const { profile, limits, attemptsMade, result, now, random } = input;
-  // 410 Gone: the endpoint is disabled; its pending deliveries end too (see rules/health.ts).
-  if (result.outcome === 'Disabled') return { action: 'deadLetter', reason: 'EndpointDisabled' };
+  const ending = result.outcome === undefined ? undefined : profile.endingOutcomes[result.outcome];
+  if (ending !== undefined) return { action: 'deadLetter', reason: ending };
   if (!isRetriable(profile, result)) return { action: 'deadLetter', reason: 'NonRetriableOutcome' };
   if (attemptsMade >= limits.maxAttempts)
     return { action: 'deadLetter', reason: 'MaxDeliveryAttemptsExceeded' };

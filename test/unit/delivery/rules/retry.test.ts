@@ -93,6 +93,20 @@ describe('status codes', () => {
     ).toEqual({ action: 'deadLetter', reason: 'NonRetriableOutcome' });
   });
 
+  it('410 Gone (Disabled) ends delivery with the reason the profile names: EndpointDisabled', () => {
+    expect(isRetriable(TOPIC_PROFILE, { httpStatus: 410, outcome: 'Disabled' })).toBe(false);
+    expect(
+      decideAfterFailure({
+        profile: TOPIC_PROFILE,
+        limits: retryLimitsOf({ maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1440 }),
+        attemptsMade: 1,
+        result: { httpStatus: 410, outcome: 'Disabled' },
+        now: 0,
+        random: 0,
+      }),
+    ).toEqual({ action: 'deadLetter', reason: 'EndpointDisabled' });
+  });
+
   it('network failures (no status) are retried', () => {
     expect(isRetriable(TOPIC_PROFILE, { outcome: 'SocketError' })).toBe(true);
     expect(isRetriable(TOPIC_PROFILE, { outcome: 'TimedOut' })).toBe(true);
