@@ -48,13 +48,43 @@ export const DROP_REASONS = [
 ] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 
-/** Input schemas a topic can accept. Event Grid and CloudEvents 1.0 are accepted so far. */
+/** Input schemas a topic can accept. */
 export const INPUT_SCHEMAS = ['EventGridSchema', 'CloudEventSchemaV1_0', 'CustomEventSchema'] as const;
 export type InputSchema = (typeof INPUT_SCHEMAS)[number];
 
-/** Schemas a subscription can deliver in. */
-export const EVENT_DELIVERY_SCHEMAS = ['EventGridSchema', 'CloudEventSchemaV1_0'] as const;
+/** Schemas a subscription can deliver in (which ones depends on its topic's input schema). */
+export const EVENT_DELIVERY_SCHEMAS = [
+  'EventGridSchema',
+  'CloudEventSchemaV1_0',
+  'CustomInputSchema',
+] as const;
 export type EventDeliverySchema = (typeof EVENT_DELIVERY_SCHEMAS)[number];
+
+/** Where one Event Grid field of a custom-schema event comes from. */
+export interface MappedField {
+  /** A top-level member of the published event. */
+  sourceField?: string;
+  /** Used when the event has no usable value in `sourceField` (or none is mapped). */
+  defaultValue?: string;
+}
+
+/**
+ * How events of a `CustomEventSchema` topic become Event Grid events (the original's `Json`
+ * input schema mapping). `id`, `topic` and `eventTime` come only from a source field; when unmapped
+ * (or absent from an event) the id is generated and the time is the publish time.
+ */
+export interface InputSchemaMapping {
+  id?: { sourceField: string };
+  topic?: { sourceField: string };
+  eventTime?: { sourceField: string };
+  subject?: MappedField;
+  eventType?: MappedField;
+  dataVersion?: MappedField;
+}
+
+/** The Event Grid fields a mapping can fill, in the order the management API shows them. */
+export const MAPPED_FIELDS = ['id', 'topic', 'eventTime', 'subject', 'eventType', 'dataVersion'] as const;
+export type MappedFieldName = (typeof MAPPED_FIELDS)[number];
 
 export interface TopicKeys {
   key1: string;
@@ -64,6 +94,8 @@ export interface TopicKeys {
 export interface Topic {
   name: string;
   inputSchema: InputSchema;
+  /** Present exactly when `inputSchema` is `CustomEventSchema`. */
+  inputSchemaMapping?: InputSchemaMapping;
   keys: TopicKeys;
   tags: Record<string, string>;
   createdAt: string;

@@ -36,6 +36,7 @@ import {
   MAX_SUBSCRIPTIONS_PER_TOPIC,
   parseSubscriptionBody,
   parseTopicBody,
+  sameMapping,
   subscriptionDocument,
   topicDocument,
   validateName,
@@ -228,6 +229,11 @@ const operations: Readonly<Record<string, Operation>> = {
     if (!created && topic.inputSchema !== input.inputSchema) {
       throw badRequest(
         `properties.inputSchema: topic '${topic.name}' uses ${topic.inputSchema}; the input schema of an existing topic cannot be changed.`,
+      );
+    }
+    if (!created && !sameMapping(topic.inputSchemaMapping, input.inputSchemaMapping)) {
+      throw badRequest(
+        `properties.inputSchemaMapping: topic '${topic.name}' has another mapping; the mapping of an existing topic cannot be changed (delete and re-create the topic).`,
       );
     }
     const current = created

@@ -8,9 +8,13 @@ import { type DeliveryProfile, type Range, TOPIC_PROFILE } from '../delivery/rul
 import {
   type DeadLetterDestination,
   type EndpointHealth,
+  EVENT_DELIVERY_SCHEMAS,
   type EventDeliverySchema,
   INPUT_SCHEMAS,
   type InputSchema,
+  type InputSchemaMapping,
+  MAPPED_FIELDS,
+  type MappedField,
   type RetryLimits,
   retryLimitsOf,
   retryPolicyOf,
@@ -50,7 +54,6 @@ const NOT_YET_SUPPORTED = new Set([
   'properties.filter.advancedFilters',
   'properties.filter.enableAdvancedFilteringOnArrays',
   'properties.expirationTimeUtc',
-  'properties.inputSchemaMapping',
 ]);
 
 /** Turns the first zod issue into a 400 whose message names the field. */
@@ -83,11 +86,67 @@ const intInRange = (range: Range) =>
       error: `must be an integer between ${range.min} and ${range.max} (got a larger value)`,
     });
 
-/** The input schemas this version accepts for a topic. */
-const SUPPORTED_INPUT_SCHEMAS: readonly string[] = ['EventGridSchema', 'CloudEventSchemaV1_0'];
+/** The longest source field name and default value a mapping may hold. */
+export const MAPPING_LIMITS = { sourceFieldChars: 256, defaultValueChars: 1024 } as const;
 
-/** Delivery schemas the original names; those this version can produce depend on the topic. */
-const DELIVERY_SCHEMA_NAMES = ['EventGridSchema', 'CloudEventSchemaV1_0', 'CustomInputSchema'] as const;
+const sourceField = z
+  .string({ error: 'sourceField must be a string naming a top-level member of the published events' })
+  .min(1, 'sourceField must not be empty')
+  .max(
+    MAPPING_LIMITS.sourceFieldChars,
+    `sourceField may be at most ${MAPPING_LIMITS.sourceFieldChars} characters`,
+  );
+
+/** `id`, `topic`, `eventTime`: only from the event (each event needs its own). */
+const sourceOnly = z.strictObject({
+  sourceField,
+  defaultValue: z
+    .never({ error: 'takes no defaultValue: this field comes only from a sourceField' })
+    .optional(),
+});
+
+/** `subject`, `eventType`, `dataVersion`: a source field, a default, or both. */
+const sourceOrDefault = z
+  .strictObject({
+    sourceField: sourceField.optional(),
+    defaultValue: z
+      .string({ error: 'defaultValue must be a string' })
+      .min(1, 'defaultValue must not be empty')
+      .max(
+        MAPPING_LIMITS.defaultValueChars,
+        `defaultValue may be at most ${MAPPING_LIMITS.defaultValueChars} characters`,
+      )
+      .optional(),
+  })
+  .refine((field) => field.sourceField !== undefined || field.defaultValue !== undefined, {
+    error: 'needs a sourceField, a defaultValue or both',
+  });
+
+const inputSchemaMappingSchema = z.strictObject({
+  inputSchemaMappingType: z.literal('Json', { error: 'must be "Json"' }),
+  properties: z
+    .strictObject({
+      id: sourceOnly.optional(),
+      topic: sourceOnly.optional(),
+      eventTime: sourceOnly.optional(),
+      subject: sourceOrDefault.optional(),
+      eventType: sourceOrDefault.optional(),
+      dataVersion: sourceOrDefault.optional(),
+    })
+    .superRefine((fields, ctx) => {
+      // Event Grid events need both; without either, no event could ever be mapped.
+      for (const required of ['eventType', 'subject'] as const) {
+        if (fields[required] === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [required],
+            message:
+              'is required: give a sourceField, a defaultValue or both (every Event Grid event has one)',
+          });
+        }
+      }
+    }),
+});
 
 export const topicBodySchema = z.strictObject({
   location: z.string().optional(),
@@ -99,28 +158,74 @@ export const topicBodySchema = z.strictObject({
         .refine((value) => (INPUT_SCHEMAS as readonly string[]).includes(value), {
           error: `must be one of ${INPUT_SCHEMAS.join(', ')}`,
         })
-        .refine((value) => SUPPORTED_INPUT_SCHEMAS.includes(value), {
-          error: `only ${SUPPORTED_INPUT_SCHEMAS.join(' and ')} are supported by this version of Gridwire`,
-        })
         .optional(),
+      inputSchemaMapping: inputSchemaMappingSchema.optional(),
       publicNetworkAccess: z.string().optional(),
+    })
+    .superRefine((properties, ctx) => {
+      const custom = properties.inputSchema === 'CustomEventSchema';
+      if (custom && properties.inputSchemaMapping === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inputSchemaMapping'],
+          message:
+            'is required with inputSchema CustomEventSchema: {"inputSchemaMappingType": "Json", "properties": {...}} mapping at least eventType and subject',
+        });
+      }
+      if (!custom && properties.inputSchemaMapping !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inputSchemaMapping'],
+          message: 'applies only to topics with inputSchema CustomEventSchema',
+        });
+      }
     })
     .optional(),
 });
 
 export interface TopicInput {
   inputSchema: InputSchema;
+  inputSchemaMapping?: InputSchemaMapping;
   tags: Record<string, string>;
+}
+
+/** The mapping as stored: only the fields given, each with only its given parts. */
+function mappingOf(fields: z.infer<typeof inputSchemaMappingSchema>['properties']): InputSchemaMapping {
+  const mapping: Record<string, MappedField> = {};
+  for (const name of MAPPED_FIELDS) {
+    const field = fields[name];
+    if (field === undefined) continue;
+    mapping[name] = {
+      ...(field.sourceField === undefined ? {} : { sourceField: field.sourceField }),
+      ...('defaultValue' in field && field.defaultValue !== undefined
+        ? { defaultValue: field.defaultValue }
+        : {}),
+    };
+  }
+  return mapping as InputSchemaMapping;
 }
 
 export function parseTopicBody(body: unknown): TopicInput {
   const parsed = topicBodySchema.safeParse(body ?? {});
   if (!parsed.success) throw invalidBody(parsed.error, 'topic definition');
+  const mapping = parsed.data.properties?.inputSchemaMapping;
   return {
     inputSchema: (parsed.data.properties?.inputSchema as InputSchema | undefined) ?? 'EventGridSchema',
+    ...(mapping === undefined ? {} : { inputSchemaMapping: mappingOf(mapping.properties) }),
     tags: parsed.data.tags ?? {},
   };
 }
+
+/** A mapping as the management API shows it (the original's ARM shape). */
+export const inputSchemaMappingDocument = (mapping: InputSchemaMapping) => ({
+  inputSchemaMappingType: 'Json',
+  properties: mapping,
+});
+
+/** Whether two mappings say the same thing (a topic's mapping cannot be changed). */
+export const sameMapping = (a: InputSchemaMapping | undefined, b: InputSchemaMapping | undefined): boolean =>
+  JSON.stringify(a === undefined ? null : mappingOf(a)) ===
+  JSON.stringify(b === undefined ? null : mappingOf(b));
 
 function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
   const endpointUrl = z.string({ error: 'is required and must be a string' }).superRefine((value, ctx) => {
@@ -172,7 +277,7 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
           })
           .optional(),
         eventDeliverySchema: z
-          .enum(DELIVERY_SCHEMA_NAMES, { error: `must be one of ${DELIVERY_SCHEMA_NAMES.join(', ')}` })
+          .enum(EVENT_DELIVERY_SCHEMAS, { error: `must be one of ${EVENT_DELIVERY_SCHEMAS.join(', ')}` })
           .optional(),
         labels: z.array(z.string()).optional(),
         deadLetterDestination: z
@@ -211,34 +316,37 @@ export interface SubscriptionInput {
   labels: string[];
   deadLetter?: DeadLetterDestination;
   /** As asked for; {@link deliverySchemaFor} decides it against the topic. */
-  eventDeliverySchema?: (typeof DELIVERY_SCHEMA_NAMES)[number];
+  eventDeliverySchema?: (typeof EVENT_DELIVERY_SCHEMAS)[number];
 }
 
 /**
- * The delivery schema of a subscription on a topic with `inputSchema`: the topic's own schema by
- * default. An Event Grid topic may deliver CloudEvents 1.0 too (each event is converted when it is
- * delivered); CloudEvents input as Event Grid schema, which the original refuses too, and custom
- * schema output are a 400 naming `eventDeliverySchema`.
+ * The delivery schema of a subscription on a topic with `inputSchema`, by the original's rules.
+ * Event Grid input: Event Grid (default) or CloudEvents 1.0 (converted when delivered). Custom
+ * input: Event Grid through the topic's mapping (default), CloudEvents 1.0 through it too, or
+ * CustomInputSchema (as published). CloudEvents input: CloudEvents only. Anything else is a 400
+ * naming `eventDeliverySchema`.
  */
 export function deliverySchemaFor(
   inputSchema: InputSchema,
   requested: SubscriptionInput['eventDeliverySchema'],
 ): EventDeliverySchema {
-  if (inputSchema === 'CloudEventSchemaV1_0') {
-    if (requested === undefined || requested === 'CloudEventSchemaV1_0') return 'CloudEventSchemaV1_0';
-    throw badRequest(
-      `properties.eventDeliverySchema: a topic with input schema CloudEventSchemaV1_0 delivers CloudEventSchemaV1_0 only; CloudEvents input can't be converted to ${requested}.`,
-    );
+  switch (inputSchema) {
+    case 'CloudEventSchemaV1_0':
+      if (requested === undefined || requested === 'CloudEventSchemaV1_0') return 'CloudEventSchemaV1_0';
+      throw badRequest(
+        `properties.eventDeliverySchema: a topic with input schema CloudEventSchemaV1_0 delivers CloudEventSchemaV1_0 only; CloudEvents input can't be converted to ${requested}.`,
+      );
+    case 'EventGridSchema':
+      if (requested === 'CustomInputSchema') {
+        throw badRequest(
+          'properties.eventDeliverySchema: CustomInputSchema delivers events as their publisher wrote them, which only topics with input schema CustomEventSchema take; this topic delivers EventGridSchema or CloudEventSchemaV1_0.',
+        );
+      }
+      return requested ?? 'EventGridSchema';
+    case 'CustomEventSchema':
+      // As on the original, a custom topic delivers the Event Grid form (through its mapping) by default.
+      return requested ?? 'EventGridSchema';
   }
-  if (inputSchema === 'EventGridSchema') {
-    if (requested === undefined || requested === 'EventGridSchema') return 'EventGridSchema';
-    if (requested === 'CloudEventSchemaV1_0') return 'CloudEventSchemaV1_0';
-    throw badRequest(
-      `properties.eventDeliverySchema: a topic with input schema EventGridSchema delivers EventGridSchema or CloudEventSchemaV1_0 in this version of Gridwire (conversion to ${requested} is not supported yet).`,
-      'NotSupported',
-    );
-  }
-  throw badRequest(`The topic's input schema ${inputSchema} is not supported by this version of Gridwire.`);
 }
 
 export function parseSubscriptionBody(body: unknown, options: { allowHttp: boolean }): SubscriptionInput {
@@ -289,6 +397,9 @@ export function topicDocument(topic: Topic, baseUrl: string) {
       provisioningState: 'Succeeded',
       endpoint: `${baseUrl}/topics/${topic.name}/api/events`,
       inputSchema: topic.inputSchema,
+      ...(topic.inputSchemaMapping === undefined
+        ? {}
+        : { inputSchemaMapping: inputSchemaMappingDocument(topic.inputSchemaMapping) }),
     },
     systemData: systemData(topic),
   };

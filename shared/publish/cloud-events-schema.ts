@@ -3,10 +3,9 @@
  * name the event index and the attribute. Accepted events are queued as their own text, unchanged:
  * the service stamps nothing on a CloudEvent.
  */
-import { badRequest, payloadTooLarge } from '../http/errors';
+import { badRequest } from '../http/errors';
 import { arrayElements, objectMembers } from '../platform/json-text';
-import { queuedItemBytes } from '../queue/job-codec';
-import { PUBLISH_LIMITS } from './event-grid-schema';
+import { checkEventCount, checkQueuedSize, isJsonObject, kindOf } from './limits';
 
 /** Content types a CloudEvents topic takes, and how each carries events. */
 export const CLOUD_EVENTS_CONTENT_TYPES = {
@@ -58,18 +57,13 @@ export function isRfc3339(value: string): boolean {
   );
 }
 
-const kindOf = (value: unknown) =>
-  value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-
 /**
  * Why one event is not a valid CloudEvent, naming the attribute; `undefined` when it is. `text`
  * is the event's JSON text, read for member names (a repeated member is refused: the parsed copy
  * would check one value and the delivered text carry both).
  */
 function problemOf(candidate: unknown, text: string): string | undefined {
-  if (candidate === null || typeof candidate !== 'object' || Array.isArray(candidate)) {
-    return 'must be a JSON object';
-  }
+  if (!isJsonObject(candidate)) return `must be a JSON object (got ${kindOf(candidate)})`;
   const event = candidate as Record<string, unknown>;
   const names = objectMembers(text).map((member) => member.name);
   const seen = new Set<string>();
@@ -144,12 +138,7 @@ export function parseCloudEvents(body: unknown, text: string, batch: boolean): P
     );
   }
   const candidates: unknown[] = batch ? (body as unknown[]) : [body];
-  if (candidates.length > PUBLISH_LIMITS.maxEventsPerRequest) {
-    throw badRequest(
-      `The request holds ${candidates.length} events; at most ${PUBLISH_LIMITS.maxEventsPerRequest} are allowed per request.`,
-      'TooManyEvents',
-    );
-  }
+  checkEventCount(candidates.length);
   const texts = batch ? arrayElements(text) : [text.trim()];
   return candidates.map((candidate, index) => {
     const json = texts[index] ?? JSON.stringify(candidate);
@@ -158,12 +147,7 @@ export function parseCloudEvents(body: unknown, text: string, batch: boolean): P
     const event = candidate as Record<string, unknown>;
     const id = event.id as string;
     const dataVersion = typeof event.dataversion === 'string' ? event.dataversion : '';
-    const size = queuedItemBytes({ eventId: id, dataVersion, eventJson: json });
-    if (size > PUBLISH_LIMITS.maxEventBytes) {
-      throw payloadTooLarge(
-        `Event at index ${index} is ${size} bytes as queued; one event may be at most ${PUBLISH_LIMITS.maxEventBytes} bytes (a double quote or backslash counts 2 bytes, a character beyond U+FFFF 12, and the id and dataVersion count twice).`,
-      );
-    }
+    checkQueuedSize(index, { eventId: id, dataVersion, eventJson: json });
     return { id, type: event.type as string, dataVersion, json };
   });
 }

@@ -5,24 +5,9 @@
 import { z } from 'zod';
 import type { EventGridEvent } from '../domain/delivery';
 import { topicResourceId } from '../domain/names';
-import { badRequest, payloadTooLarge } from '../http/errors';
+import { badRequest } from '../http/errors';
 import { arrayElements, objectMembers, objectText } from '../platform/json-text';
-import { MAX_QUEUED_EVENT_BYTES, queuedItemBytes } from '../queue/job-codec';
-
-/** Publish limits (the original service's numbers). */
-export const PUBLISH_LIMITS = {
-  /** The whole request body (1 MiB). */
-  maxRequestBytes: 1_048_576,
-  /**
-   * One serialized event as queued: 1 MiB less the 2 KiB a delivery job keeps for its own fields,
-   * so every accepted event fits one SQS message, also with its delivery state and when it ends.
-   * The event's text travels as a JSON string, so a double quote or backslash counts 2 bytes and a
-   * character beyond U+FFFF (queued as an escape pair) 12; its id and dataVersion also travel
-   * beside it, so they count twice.
-   */
-  maxEventBytes: MAX_QUEUED_EVENT_BYTES,
-  maxEventsPerRequest: 5000,
-} as const;
+import { checkEventCount, checkQueuedSize, isJsonObject, kindOf } from './limits';
 
 const nonEmptyString = (field: string) =>
   z
@@ -96,18 +81,13 @@ export function parseEventGridEvents(
         : 'The request body must be a JSON array of events in the Event Grid schema.',
     );
   }
-  if (body.length > PUBLISH_LIMITS.maxEventsPerRequest) {
-    throw badRequest(
-      `The request holds ${body.length} events; at most ${PUBLISH_LIMITS.maxEventsPerRequest} are allowed per request.`,
-      'TooManyEvents',
-    );
-  }
+  checkEventCount(body.length);
   const resourceId = topicResourceId(topicName);
   const texts = arrayElements(text);
   const events: PublishedEvent[] = [];
   body.forEach((candidate: unknown, index) => {
-    if (candidate === null || typeof candidate !== 'object' || Array.isArray(candidate)) {
-      throw badRequest(`Event at index ${index} must be a JSON object.`);
+    if (!isJsonObject(candidate)) {
+      throw badRequest(`Event at index ${index} must be a JSON object (got ${kindOf(candidate)}).`);
     }
     if (looksLikeCloudEvent(candidate)) {
       throw badRequest(
@@ -126,16 +106,7 @@ export function parseEventGridEvents(
       );
     }
     const json = stampedJson(texts[index] ?? JSON.stringify(candidate), resourceId);
-    const size = queuedItemBytes({
-      eventId: event.id,
-      dataVersion: event.dataVersion ?? '',
-      eventJson: json,
-    });
-    if (size > PUBLISH_LIMITS.maxEventBytes) {
-      throw payloadTooLarge(
-        `Event at index ${index} is ${size} bytes as queued; one event may be at most ${PUBLISH_LIMITS.maxEventBytes} bytes (a double quote or backslash counts 2 bytes, a character beyond U+FFFF 12, and the id and dataVersion count twice).`,
-      );
-    }
+    checkQueuedSize(index, { eventId: event.id, dataVersion: event.dataVersion ?? '', eventJson: json });
     events.push({
       event: { ...event, topic: resourceId, dataVersion: event.dataVersion ?? '', metadataVersion: '1' },
       json,

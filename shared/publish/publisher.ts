@@ -16,8 +16,10 @@ import { packJobs } from '../queue/job-codec';
 import { type JobQueue, type OutgoingJob, QueueRejectedError } from '../queue/sqs-job-queue';
 import type { Store } from '../storage/store';
 import { CLOUD_EVENTS_CONTENT_TYPES, parseCloudEvents } from './cloud-events-schema';
-import { PUBLISH_LIMITS, parseEventGridEvents } from './event-grid-schema';
+import { parseCustomEvents } from './custom-schema';
+import { parseEventGridEvents } from './event-grid-schema';
 import { matchesFilter } from './filter';
+import { PUBLISH_LIMITS } from './limits';
 import { verifySasToken } from './sas';
 
 export interface PublisherDeps {
@@ -87,43 +89,86 @@ const mediaType = (contentType: string | undefined): string | undefined =>
 const CLOUD_EVENTS_TYPES: readonly string[] = Object.values(CLOUD_EVENTS_CONTENT_TYPES);
 
 /**
- * Reads and validates the request body by the topic's input schema and its content type. A
- * request in the other schema is a 400 that says which one the topic takes.
+ * Media types an Event Grid or custom-schema topic reads as JSON. Like the original, these topics
+ * do not insist on `application/json`: `curl -d` sends `application/x-www-form-urlencoded`, and
+ * the original's own examples publish that way. A type naming another format is refused.
  */
-function parseEvents(topic: Topic, request: PublishRequest): AcceptedEvent[] {
-  const type = mediaType(request.contentType);
+const JSON_BODY_TYPES: readonly string[] = [
+  'application/json',
+  'text/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+];
+
+/** Refuses a `Content-Type` the topic's schema cannot take, saying what it takes. */
+function checkContentType(topic: Topic, type: string | undefined): void {
+  if (type === undefined) return;
   if (topic.inputSchema === 'CloudEventSchemaV1_0') {
-    if (type !== undefined && type !== 'application/json' && !CLOUD_EVENTS_TYPES.includes(type)) {
-      throw badRequest(
-        `Content-Type '${type}' is not accepted: topic '${topic.name}' takes CloudEvents (CloudEventSchemaV1_0) as ${CLOUD_EVENTS_CONTENT_TYPES.single} (one event), ${CLOUD_EVENTS_CONTENT_TYPES.batch} or application/json (an array of events).`,
-      );
-    }
-    const body = readJson(request.body, PUBLISH_LIMITS.maxRequestBytes);
-    const batch = type !== CLOUD_EVENTS_CONTENT_TYPES.single;
-    return parseCloudEvents(body.value, body.text, batch).map((event) => ({
-      eventId: event.id,
-      eventType: event.type,
-      dataVersion: event.dataVersion,
-      json: event.json,
-    }));
-  }
-  if (topic.inputSchema !== 'EventGridSchema') {
+    if (type === 'application/json' || CLOUD_EVENTS_TYPES.includes(type)) return;
     throw badRequest(
-      `Topic '${topic.name}' has input schema ${topic.inputSchema}, which this version can't take.`,
+      `Content-Type '${type}' is not accepted: topic '${topic.name}' takes CloudEvents (CloudEventSchemaV1_0) as ${CLOUD_EVENTS_CONTENT_TYPES.single} (one event), ${CLOUD_EVENTS_CONTENT_TYPES.batch} or application/json (an array of events).`,
+      'InvalidContentType',
     );
   }
-  if (type !== undefined && CLOUD_EVENTS_TYPES.includes(type)) {
+  if (CLOUD_EVENTS_TYPES.includes(type)) {
     throw badRequest(
-      `Content-Type '${type}' carries CloudEvents, but topic '${topic.name}' takes events in the EventGridSchema schema: send a JSON array of Event Grid events as application/json, or publish CloudEvents to a topic created with inputSchema CloudEventSchemaV1_0.`,
+      `Content-Type '${type}' carries CloudEvents, but topic '${topic.name}' takes events in the ${topic.inputSchema} schema: send JSON as application/json, or publish CloudEvents to a topic created with inputSchema CloudEventSchemaV1_0.`,
+      'InvalidContentType',
     );
   }
+  if (!JSON_BODY_TYPES.includes(type) && !type.endsWith('+json')) {
+    throw badRequest(
+      `Content-Type '${type}' is not accepted: topic '${topic.name}' takes a JSON body (send it as application/json).`,
+      'InvalidContentType',
+    );
+  }
+}
+
+/**
+ * Reads and validates the request body by the topic's input schema and its content type. All or
+ * nothing: the first problem refuses the whole request (400 or 413 naming the event and field).
+ */
+function parseEvents(
+  topic: Topic,
+  request: PublishRequest,
+  context: { publishedAt: number; newId: () => string },
+): AcceptedEvent[] {
+  const type = mediaType(request.contentType);
+  checkContentType(topic, type);
   const body = readJson(request.body, PUBLISH_LIMITS.maxRequestBytes);
-  return parseEventGridEvents(body.value, topic.name, body.text).map(({ event, json }) => ({
-    eventId: event.id,
-    eventType: event.eventType,
-    dataVersion: event.dataVersion,
-    json,
-  }));
+  switch (topic.inputSchema) {
+    case 'CloudEventSchemaV1_0': {
+      const batch = type !== CLOUD_EVENTS_CONTENT_TYPES.single;
+      return parseCloudEvents(body.value, body.text, batch).map((event) => ({
+        eventId: event.id,
+        eventType: event.type,
+        dataVersion: event.dataVersion,
+        json: event.json,
+      }));
+    }
+    case 'CustomEventSchema':
+      if (topic.inputSchemaMapping === undefined) {
+        // A guard: the management API never creates such a topic.
+        throw badRequest(`Topic '${topic.name}' has the custom input schema but no inputSchemaMapping.`);
+      }
+      return parseCustomEvents(body.value, body.text, {
+        topicName: topic.name,
+        mapping: topic.inputSchemaMapping,
+        ...context,
+      }).map((event) => ({
+        eventId: event.id,
+        eventType: event.eventType,
+        dataVersion: event.dataVersion,
+        json: event.json,
+      }));
+    case 'EventGridSchema':
+      return parseEventGridEvents(body.value, topic.name, body.text).map(({ event, json }) => ({
+        eventId: event.id,
+        eventType: event.eventType,
+        dataVersion: event.dataVersion,
+        json,
+      }));
+  }
 }
 
 export class Publisher {
@@ -166,7 +211,7 @@ export class Publisher {
       : undefined;
     if (topic === undefined) throw notFound(`The topic '${request.topic}' does not exist.`);
     this.authenticate(topic, request);
-    const events = parseEvents(topic, request);
+    const events = parseEvents(topic, request, { publishedAt: started, newId: this.deps.newId });
 
     const subscriptions = await this.subscriptionLists.get(
       `${topic.name.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,

@@ -28,6 +28,7 @@ import {
   DELIVERY_PROFILE_NAMES,
   EVENT_DELIVERY_SCHEMAS,
   type InputSchema,
+  type InputSchemaMapping,
   retryLimitsOf,
   retryPolicyOf,
   type Subscription,
@@ -82,12 +83,17 @@ export class Store {
    */
   async createTopic(
     name: string,
-    input: { inputSchema: InputSchema; tags: Record<string, string> },
+    input: {
+      inputSchema: InputSchema;
+      inputSchemaMapping?: InputSchemaMapping;
+      tags: Record<string, string>;
+    },
     now: Date,
   ): Promise<{ topic: Topic; created: boolean }> {
     const topic: Topic = {
       name,
       inputSchema: input.inputSchema,
+      ...(input.inputSchemaMapping === undefined ? {} : { inputSchemaMapping: input.inputSchemaMapping }),
       keys: { key1: newAccessKey(), key2: newAccessKey() },
       tags: input.tags,
       createdAt: now.toISOString(),
@@ -307,6 +313,9 @@ function toTopic(item: Record<string, unknown>): Topic {
   return {
     name: item.name as string,
     inputSchema: item.inputSchema as InputSchema,
+    ...(item.inputSchemaMapping === undefined
+      ? {}
+      : { inputSchemaMapping: item.inputSchemaMapping as InputSchemaMapping }),
     keys: item.keys as TopicKeys,
     tags: (item.tags as Record<string, string> | undefined) ?? {},
     createdAt: item.createdAt as string,

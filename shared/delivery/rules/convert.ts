@@ -1,19 +1,39 @@
 /**
- * Delivery-time conversion of an event's text into the subscription's delivery schema. One Event
- * Grid event is queued per subscription whatever its delivery schema; a subscription that
- * delivers CloudEvents 1.0 gets it converted here, as text: `data` is spliced in exactly as
- * published (never parsed and re-serialized), so big numbers and every character stay as they are.
+ * Delivery-time conversion of an event's text into the subscription's delivery schema. One event
+ * is queued per subscription whatever its delivery schema (Event Grid and custom input in the Event
+ * Grid form, CloudEvents as published); a subscription gets it converted here, as text: `data` is
+ * spliced in or taken out exactly as published (never parsed and re-serialized), so big numbers
+ * and every character stay as they are.
  */
 import type { EventDeliverySchema } from '../../domain/model';
 import { objectMembers } from '../../platform/json-text';
 
 /**
  * An event's text in the delivery schema. Only Event Grid events (they have an `eventType`
- * member, which a CloudEvent cannot: its attribute names are lower case) are converted to
- * CloudEvents; a CloudEvent, or any event for an Event Grid subscription, is returned unchanged.
+ * member, which a CloudEvent cannot: its attribute names are lower case) are converted: to
+ * CloudEvents, or, for the custom input schema, back to the object their publisher sent (the
+ * queued form of a custom event carries it as `data`). A CloudEvent, or any event for an Event
+ * Grid subscription, is returned unchanged.
  */
 export function eventInDeliverySchema(schema: EventDeliverySchema, eventJson: string): string {
-  return schema === 'CloudEventSchemaV1_0' ? eventGridToCloudEvent(eventJson) : eventJson;
+  switch (schema) {
+    case 'CloudEventSchemaV1_0':
+      return eventGridToCloudEvent(eventJson);
+    case 'CustomInputSchema':
+      return publishedCustomEvent(eventJson);
+    case 'EventGridSchema':
+      return eventJson;
+  }
+}
+
+/**
+ * The object a custom-schema event was published as: the `data` member of its queued Event Grid
+ * form, as written. A text that is not an Event Grid event with data is returned unchanged.
+ */
+export function publishedCustomEvent(eventJson: string): string {
+  const members = objectMembers(eventJson);
+  if (!members.some((member) => member.name === 'eventType')) return eventJson;
+  return members.findLast((member) => member.name === 'data')?.value ?? eventJson;
 }
 
 /**

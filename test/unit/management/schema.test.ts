@@ -156,6 +156,10 @@ describe('delivery schemas', () => {
     ['EventGridSchema', 'CloudEventSchemaV1_0', 'CloudEventSchemaV1_0'],
     ['CloudEventSchemaV1_0', undefined, 'CloudEventSchemaV1_0'],
     ['CloudEventSchemaV1_0', 'CloudEventSchemaV1_0', 'CloudEventSchemaV1_0'],
+    ['CustomEventSchema', undefined, 'EventGridSchema'],
+    ['CustomEventSchema', 'EventGridSchema', 'EventGridSchema'],
+    ['CustomEventSchema', 'CloudEventSchemaV1_0', 'CloudEventSchemaV1_0'],
+    ['CustomEventSchema', 'CustomInputSchema', 'CustomInputSchema'],
   ] as const)('a %s topic, asked for %s, delivers %s', (inputSchema, requested, expected) => {
     expect(deliverySchemaFor(inputSchema, requested)).toBe(expected);
   });
@@ -163,7 +167,7 @@ describe('delivery schemas', () => {
   it.each([
     ['CloudEventSchemaV1_0', 'EventGridSchema', /CloudEvents input can't be converted to EventGridSchema/],
     ['CloudEventSchemaV1_0', 'CustomInputSchema', /can't be converted to CustomInputSchema/],
-    ['EventGridSchema', 'CustomInputSchema', /conversion to CustomInputSchema is not supported yet/],
+    ['EventGridSchema', 'CustomInputSchema', /only topics with input schema CustomEventSchema take/],
   ] as const)(
     'a %s topic refuses %s with a 400 naming eventDeliverySchema',
     (inputSchema, requested, message) => {
@@ -196,16 +200,93 @@ describe('topic bodies and names', () => {
     ).toBe('EventGridSchema');
   });
 
+  it('takes the custom input schema with its mapping, keeping only what was given', () => {
+    const input = parseTopicBody({
+      properties: {
+        inputSchema: 'CustomEventSchema',
+        inputSchemaMapping: {
+          inputSchemaMappingType: 'Json',
+          properties: {
+            id: { sourceField: 'orderId' },
+            eventTime: { sourceField: 'at' },
+            eventType: { sourceField: 'kind', defaultValue: 'Order.Unknown' },
+            subject: { defaultValue: 'orders' },
+            dataVersion: { defaultValue: '1.0' },
+          },
+        },
+      },
+    });
+    expect(input).toEqual({
+      inputSchema: 'CustomEventSchema',
+      inputSchemaMapping: {
+        id: { sourceField: 'orderId' },
+        eventTime: { sourceField: 'at' },
+        subject: { defaultValue: 'orders' },
+        eventType: { sourceField: 'kind', defaultValue: 'Order.Unknown' },
+        dataVersion: { defaultValue: '1.0' },
+      },
+      tags: {},
+    });
+  });
+
+  const custom = (properties: unknown, type: unknown = 'Json') => ({
+    properties: {
+      inputSchema: 'CustomEventSchema',
+      inputSchemaMapping: { inputSchemaMappingType: type, properties },
+    },
+  });
+  const required = { eventType: { sourceField: 'kind' }, subject: { defaultValue: 's' } };
+
   it.each([
     [
-      { properties: { inputSchema: 'CustomEventSchema' } },
-      /properties.inputSchema: only EventGridSchema and CloudEventSchemaV1_0 are supported/,
+      { properties: { inputSchema: 'Avro' } },
+      /^properties.inputSchema: must be one of EventGridSchema, CloudEventSchemaV1_0, CustomEventSchema/,
     ],
     [
-      { properties: { inputSchema: 'Avro' } },
-      /properties.inputSchema: must be one of EventGridSchema, CloudEventSchemaV1_0/,
+      { properties: { inputSchema: 'CustomEventSchema' } },
+      /^properties.inputSchemaMapping: is required with inputSchema CustomEventSchema/,
     ],
-    [{ properties: { inputSchemaMapping: {} } }, /properties.inputSchemaMapping: not supported yet/],
+    [
+      { properties: { inputSchemaMapping: { inputSchemaMappingType: 'Json', properties: required } } },
+      /^properties.inputSchemaMapping: applies only to topics with inputSchema CustomEventSchema/,
+    ],
+    [custom(required, 'Xml'), /^properties.inputSchemaMapping.inputSchemaMappingType: must be "Json"/],
+    [
+      custom({ subject: { defaultValue: 's' } }),
+      /^properties.inputSchemaMapping.properties.eventType: is required/,
+    ],
+    [
+      custom({ eventType: { sourceField: 'k' } }),
+      /^properties.inputSchemaMapping.properties.subject: is required/,
+    ],
+    [
+      custom({ ...required, id: { defaultValue: 'x' } }),
+      /^properties.inputSchemaMapping.properties.id.sourceField: sourceField must be a string/,
+    ],
+    [
+      custom({ ...required, id: { sourceField: 'i', defaultValue: 'x' } }),
+      /^properties.inputSchemaMapping.properties.id.defaultValue: takes no defaultValue/,
+    ],
+    [
+      custom({ ...required, eventTime: { sourceField: '' } }),
+      /^properties.inputSchemaMapping.properties.eventTime.sourceField: sourceField must not be empty/,
+    ],
+    [
+      custom({ ...required, topic: { sourceField: 't'.repeat(257) } }),
+      /topic.sourceField: sourceField may be at most 256 characters/,
+    ],
+    [
+      custom({ ...required, dataVersion: {} }),
+      /^properties.inputSchemaMapping.properties.dataVersion: needs a sourceField, a defaultValue or both/,
+    ],
+    [
+      custom({ ...required, dataVersion: { defaultValue: 1 } }),
+      /dataVersion.defaultValue: defaultValue must be a string/,
+    ],
+    [
+      custom({ ...required, subjectLine: { sourceField: 'x' } }),
+      /^properties.inputSchemaMapping.properties.subjectLine: unknown field/,
+    ],
     [{ sku: 'Basic' }, /sku: unknown field/],
   ])('rejects %j', (body, message) => {
     expect(rejection(() => parseTopicBody(body))).toMatch(message);

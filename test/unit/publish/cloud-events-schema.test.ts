@@ -3,7 +3,7 @@ import { ApiError } from '../../../shared/http/errors';
 import { silentLogger } from '../../../shared/observability/logging';
 import { MetricBuffer } from '../../../shared/observability/metrics';
 import { isRfc3339 } from '../../../shared/publish/cloud-events-schema';
-import { PUBLISH_LIMITS } from '../../../shared/publish/event-grid-schema';
+import { PUBLISH_LIMITS } from '../../../shared/publish/limits';
 import { Publisher } from '../../../shared/publish/publisher';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
 
@@ -116,9 +116,12 @@ describe('publishing CloudEvents', () => {
     expect(queue.take()[0]?.job.items[0]?.eventJson).toBe(JSON.stringify(cloudEvent('one')));
   });
 
-  it('accepts an empty batch, extension attributes of 20 characters and valid data_base64', async () => {
+  it('refuses an empty batch; accepts extension attributes of 20 characters and valid data_base64', async () => {
     const { publish } = setup();
-    expect((await publish([])).accepted).toBe(0);
+    await expect(publish([])).rejects.toMatchObject({
+      statusCode: 400,
+      message: expect.stringMatching(/no events/),
+    });
     const fine = cloudEvent('x', {
       data: undefined,
       data_base64: 'aGVsbG8=',

@@ -1,6 +1,7 @@
 import { topicResourceId } from '../../../shared/domain/names';
 import { ApiError } from '../../../shared/http/errors';
-import { PUBLISH_LIMITS, parseEventGridEvents } from '../../../shared/publish/event-grid-schema';
+import { parseEventGridEvents } from '../../../shared/publish/event-grid-schema';
+import { PUBLISH_LIMITS } from '../../../shared/publish/limits';
 import { packEndedJobs } from '../../../shared/queue/job-codec';
 
 const valid = {
@@ -41,8 +42,8 @@ describe('Event Grid schema input', () => {
     expect(event?.event.dataVersion).toBe('2.0');
   });
 
-  it('accepts an empty array', () => {
-    expect(parseEventGridEvents([], 'orders')).toEqual([]);
+  it('refuses an empty array (a request must hold an event)', () => {
+    expect(() => parseEventGridEvents([], 'orders')).toThrow(/The request holds no events/);
   });
 
   it.each([

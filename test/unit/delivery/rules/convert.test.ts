@@ -77,3 +77,23 @@ describe('Event Grid to CloudEvents 1.0', () => {
     expect(eventInDeliverySchema('CloudEventSchemaV1_0', text)).toBe(eventGridToCloudEvent(text));
   });
 });
+
+describe('custom input back out of its queued form', () => {
+  const published = '{"kind":"Created","big":9007199254740993,"note":"Zoë \\u00e9","nested":{"a":[1,2]}}';
+  const queued = `{"id":"e-1","eventTime":"2026-11-22T10:00:00.000Z","eventType":"Created","dataVersion":"1.0","metadataVersion":"1","topic":"/gridwire/topics/shop","subject":"s","data":${published}}`;
+
+  it('delivers the published object, byte for byte, for CustomInputSchema subscriptions', () => {
+    expect(eventInDeliverySchema('CustomInputSchema', queued)).toBe(published);
+  });
+
+  it('delivers the mapped Event Grid form as is, and converts it for CloudEvents subscriptions', () => {
+    expect(eventInDeliverySchema('EventGridSchema', queued)).toBe(queued);
+    expect(eventInDeliverySchema('CloudEventSchemaV1_0', queued)).toBe(
+      `{"specversion":"1.0","id":"e-1","source":"/gridwire/topics/shop","type":"Created","subject":"s","time":"2026-11-22T10:00:00.000Z","dataversion":"1.0","datacontenttype":"application/json","data":${published}}`,
+    );
+  });
+
+  it('leaves a text without an Event Grid envelope unchanged', () => {
+    expect(eventInDeliverySchema('CustomInputSchema', published)).toBe(published);
+  });
+});

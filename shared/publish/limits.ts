@@ -1,0 +1,60 @@
+/**
+ * The publish limits every input schema shares (the original service's numbers), and the checks
+ * that apply them with errors naming the limit and, for one event, its index.
+ */
+import { badRequest, payloadTooLarge } from '../http/errors';
+import { MAX_QUEUED_EVENT_BYTES, queuedItemBytes } from '../queue/job-codec';
+
+export const PUBLISH_LIMITS = {
+  /** The whole request body (1 MiB). */
+  maxRequestBytes: 1_048_576,
+  /**
+   * One serialized event as queued: 1 MiB less the 2 KiB a delivery job keeps for its own fields,
+   * so every accepted event fits one SQS message, also with its delivery state and when it ends.
+   * The event's text travels as a JSON string, so a double quote or backslash counts 2 bytes and a
+   * character beyond U+FFFF (queued as an escape pair) 12; its id and dataVersion also travel
+   * beside it, so they count twice.
+   */
+  maxEventBytes: MAX_QUEUED_EVENT_BYTES,
+  maxEventsPerRequest: 5000,
+} as const;
+
+/** Refuses a request with no events or more than the limit (400). */
+export function checkEventCount(count: number): void {
+  if (count === 0) {
+    throw badRequest('The request holds no events: send at least one.', 'NoEvents');
+  }
+  if (count > PUBLISH_LIMITS.maxEventsPerRequest) {
+    throw badRequest(
+      `The request holds ${count} events; at most ${PUBLISH_LIMITS.maxEventsPerRequest} are allowed per request.`,
+      'TooManyEvents',
+    );
+  }
+}
+
+/** Refuses an event whose queued form exceeds the one-event limit (413 naming its index). */
+export function checkQueuedSize(
+  index: number,
+  item: { eventId: string; dataVersion: string; eventJson: string },
+): void {
+  const size = queuedItemBytes(item);
+  if (size > PUBLISH_LIMITS.maxEventBytes) {
+    throw payloadTooLarge(
+      `Event at index ${index} is ${size} bytes as queued; one event may be at most ${PUBLISH_LIMITS.maxEventBytes} bytes (a double quote or backslash counts 2 bytes, a character beyond U+FFFF 12, and the id and dataVersion count twice).`,
+    );
+  }
+}
+
+/** "a string", "an array", "null": what a JSON value is, for error messages. */
+export const kindOf = (value: unknown): string =>
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'an array'
+      : typeof value === 'object'
+        ? 'an object'
+        : `a ${typeof value}`;
+
+/** Whether a parsed JSON value is an object (not an array, not null). */
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
