@@ -140,7 +140,7 @@ describe('custom input schema mapping', () => {
       '[{"kind":{"a":1},"path":"p"}]',
       noDefaults,
       400,
-      /member 'kind' \(mapped to eventType\) must be a string or a number \(got a object\)/,
+      /member 'kind' \(mapped to eventType\) must be a string or a number \(got an object\)/,
     ],
     [
       'a boolean as subject',
