@@ -3,6 +3,7 @@
  * subscription delivering EventGridSchema gets the Event Grid text, one delivering
  * CloudEventSchemaV1_0 gets the same event converted to a CloudEvent at delivery time.
  */
+import { EventGridDeserializer } from '@azure/eventgrid';
 import { CloudEvent, type CloudEventV1, HTTP } from 'cloudevents';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
@@ -57,7 +58,26 @@ it('delivers one published event as Event Grid text to one subscription and as a
     `[{"id":"both-1","subject":"orders/1","eventType":"Order.Paid","eventTime":"2026-11-01T10:00:00Z","dataVersion":"2.0","data":${data},"topic":"/gridwire/topics/grids","metadataVersion":"1"}]`,
   );
 
+  // The official consumer reads it.
+  const [gridEvent, ...moreGrid] = await new EventGridDeserializer().deserializeEventGridEvents(grid.body);
+  expect(moreGrid).toEqual([]);
+  expect(gridEvent).toMatchObject({
+    id: 'both-1',
+    subject: 'orders/1',
+    eventType: 'Order.Paid',
+    dataVersion: '2.0',
+    metadataVersion: '1',
+    topic: '/gridwire/topics/grids',
+    data: { amount: 1.5, note: 'caf\u00e9 ☕ 🚚', items: [1, null, 'x'] },
+  });
+  expect(gridEvent?.eventTime.toISOString()).toBe('2026-11-01T10:00:00.000Z');
+
   const cloud = await deliveredTo('/cloud', 'both-1');
+  // The official consumer reads the CloudEvents delivery too.
+  const [sdkCloud] = await new EventGridDeserializer().deserializeCloudEvents(
+    (await deliveredTo('/cloud', 'both-1')).body,
+  );
+  expect(sdkCloud).toMatchObject({ id: 'both-1', type: 'Order.Paid', source: '/gridwire/topics/grids' });
   expect(cloud.headers['content-type']).toBe('application/cloudevents-batch+json; charset=utf-8');
   expect(cloud.headers).toMatchObject({
     'aeg-event-type': 'Notification',
