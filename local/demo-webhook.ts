@@ -1,9 +1,23 @@
 /**
  * A webhook for trying Gridwire out: prints each delivery (time, delivery count, subscription,
- * event ids and types) and answers with a fixed status.
+ * event ids and types, or the start of events without them) and answers with a fixed status.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/**
+ * One delivered event in a few words: `id (type)` for Event Grid events and CloudEvents, the start
+ * of its JSON for anything else (a custom-schema event delivered as published).
+ */
+export function describeEvent(event: unknown): string {
+  if (event !== null && typeof event === 'object' && !Array.isArray(event)) {
+    const { id, eventType, type } = event as Record<string, unknown>;
+    const kind = typeof eventType === 'string' ? eventType : type;
+    if (typeof id === 'string' && typeof kind === 'string') return `${id} (${kind})`;
+  }
+  const text = JSON.stringify(event) ?? String(event);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
 
 export async function startDemoWebhook(options: {
   port: number;
@@ -17,8 +31,8 @@ export async function startDemoWebhook(options: {
       const body = Buffer.concat(chunks).toString('utf8');
       let summary = `${body.length} bytes`;
       try {
-        const events = JSON.parse(body) as Array<{ id?: string; eventType?: string }>;
-        summary = events.map((e) => `${e.id} (${e.eventType})`).join(', ');
+        const events: unknown = JSON.parse(body);
+        summary = (Array.isArray(events) ? events : [events]).map(describeEvent).join(', ');
       } catch {
         // not JSON: print the size only
       }
