@@ -1,8 +1,10 @@
 /**
- * POST /topics/{topic}/api/events: accepts events and queues their deliveries.
+ * POST /topics/{topic}/api/events (topic key or SAS token) and POST /iam/topics/{topic}/api/events
+ * (IAM, authorized by the gateway): accepts events and queues their deliveries.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
+import { ROUTES } from '../shared/config/resources';
 import { readConfig } from '../shared/config/runtime';
 import {
   emptyResult,
@@ -24,8 +26,22 @@ export interface PublishHandlerDeps {
 
 const SAS_AUTHORIZATION = /^SharedAccessSignature\s+(.+)$/i;
 
-/** The publisher's credential: a key (`aeg-sas-key` header or query) or a SAS token. */
+/** Route keys (`POST /iam/topics/{topic}/api/events`) of the publish routes the gateway authorizes by IAM. */
+const IAM_ROUTE_KEYS: ReadonlySet<string> = new Set(
+  ROUTES.filter((route) => route.function === 'publish' && route.auth === 'iam').map(
+    (route) => `${route.method} ${route.path}`,
+  ),
+);
+
+/**
+ * The publisher's credential. On an IAM route: the caller the gateway let in (its ARN on AWS,
+ * `local` in the local stack), whatever key headers the request carries. Otherwise a key
+ * (`aeg-sas-key` header or query) or a SAS token.
+ */
 export function credentialOf(event: HttpEvent): PublishCredential | undefined {
+  if (IAM_ROUTE_KEYS.has(event.routeKey)) {
+    return { kind: 'iam', caller: event.requestContext?.authorizer?.iam?.userArn ?? 'local' };
+  }
   const key = header(event, 'aeg-sas-key') ?? event.queryStringParameters?.['aeg-sas-key'];
   if (key !== undefined) return { kind: 'key', key };
   const token =

@@ -239,13 +239,15 @@ export class DeliveryPipeline extends Construct {
       publish: new HttpLambdaIntegration('PublishIntegration', this.publishFunction),
       management: new HttpLambdaIntegration('ManagementIntegration', this.managementFunction),
     };
-    const adminAuthorizer = new HttpIamAuthorizer();
+    // Admin routes and IAM publishing: the caller must sign with SigV4 and be allowed
+    // `execute-api:Invoke` on the route (for publishing, per topic through the resource ARN).
+    const iamAuthorizer = new HttpIamAuthorizer();
     for (const route of ROUTES) {
       this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: integrations[route.function],
-        ...(route.auth === 'admin' ? { authorizer: adminAuthorizer } : {}),
+        ...(route.auth === 'admin' || route.auth === 'iam' ? { authorizer: iamAuthorizer } : {}),
       });
     }
 

@@ -147,8 +147,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       send(res, 404, JSON.stringify({ message: 'Not Found' }));
       return;
     }
+    // Where AWS would require IAM (admin API, IAM publishing), the admin token stands in for it.
+    const { auth } = found.route.route;
     if (
-      found.route.route.auth === 'admin' &&
+      (auth === 'admin' || auth === 'iam') &&
       !isAdminAuthorized(req.headers.authorization, options.adminToken)
     ) {
       req.resume();
@@ -159,7 +161,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
           error: {
             code: 'Unauthorized',
             message:
-              'The admin API needs "Authorization: Bearer <token>" (the token is in the data directory).',
+              'This route needs IAM, for which the local stack takes the admin token: send "Authorization: Bearer <token>" (the token is in the data directory).',
           },
         }),
       );

@@ -200,17 +200,25 @@ export const FUNCTIONS: Readonly<Record<FunctionKey, FunctionDefinition>> = {
   },
 };
 
-export type RouteAuth = 'topicKey' | 'admin';
+/**
+ * Who may call a route:
+ * - `topicKey`: anyone holding one of the topic's keys or a SAS token made with one; the
+ *   function checks it itself, and the gateway lets every request through.
+ * - `admin`: the admin API. IAM (SigV4) on AWS, through the gateway's IAM authorizer; the admin
+ *   bearer token in the local stack. Enforced by the gateway.
+ * - `iam`: publishing by AWS principals that sign with their own credentials instead of holding
+ *   topic keys. IAM (SigV4) on AWS, through the gateway's IAM authorizer, so which topics a
+ *   principal may publish to is an IAM policy (`execute-api:Invoke` on the route's resource);
+ *   the admin bearer token in the local stack. Enforced by the gateway; the function ignores keys.
+ */
+export type RouteAuth = 'topicKey' | 'admin' | 'iam';
 
 export interface RouteDefinition {
   readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE';
   /** API Gateway route path with `{param}` placeholders. */
   readonly path: string;
   readonly function: 'publish' | 'management';
-  /**
-   * `topicKey`: the function checks the topic's access key itself.
-   * `admin`: IAM (SigV4) on AWS, a bearer token in the local stack; enforced by the gateway.
-   */
+  /** See {@link RouteAuth}. */
   readonly auth: RouteAuth;
 }
 
@@ -223,6 +231,7 @@ const admin = (method: RouteDefinition['method'], path: string): RouteDefinition
 
 export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/topics/{topic}/api/events', function: 'publish', auth: 'topicKey' },
+  { method: 'POST', path: '/iam/topics/{topic}/api/events', function: 'publish', auth: 'iam' },
   admin('GET', '/topics'),
   admin('PUT', '/topics/{topic}'),
   admin('GET', '/topics/{topic}'),

@@ -1,11 +1,23 @@
 /**
  * Helpers for API Gateway HTTP API (payload format 2.0) events and results.
  */
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type {
+  APIGatewayEventRequestContextV2,
+  APIGatewayProxyEventV2WithRequestContext,
+  APIGatewayProxyStructuredResultV2,
+} from 'aws-lambda';
 import { jsonDepth } from '../platform/json-text';
 import { type ApiError, badRequest, payloadTooLarge } from './errors';
 
-export type HttpEvent = APIGatewayProxyEventV2;
+/**
+ * A payload format 2.0 event. `authorizer.iam` is there when the gateway's IAM authorizer let the
+ * request in (on AWS only; the local gateway sets no authorizer).
+ */
+export type HttpEvent = APIGatewayProxyEventV2WithRequestContext<
+  APIGatewayEventRequestContextV2 & {
+    authorizer?: { readonly iam?: { readonly userArn?: string } };
+  }
+>;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
 
 export const jsonResult = (

@@ -1,6 +1,7 @@
 /**
- * Publishing: authenticate against the topic's keys, validate the events, and queue one delivery
- * job per matching subscription. Answers only after every job is in SQS.
+ * Publishing: authenticate against the topic's keys (unless the gateway authorized the caller by
+ * IAM), validate the events, and queue one delivery job per matching subscription. Answers only
+ * after every job is in SQS.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DeliveryItem } from '../domain/delivery';
@@ -34,12 +35,20 @@ export interface PublisherDeps {
   topicCacheMs: number;
 }
 
-/** How a publisher proves it may publish: a topic key, or a shared access signature made with one. */
+/**
+ * How a publisher proves it may publish: a topic key, a shared access signature made with one, or
+ * (on the IAM route) having been let in by the gateway.
+ */
 export type PublishCredential =
   /** The `aeg-sas-key` header or query value. */
   | { readonly kind: 'key'; readonly key: string }
   /** The `aeg-sas-token` header, or `Authorization: SharedAccessSignature <token>`. */
-  | { readonly kind: 'sas'; readonly token: string };
+  | { readonly kind: 'sas'; readonly token: string }
+  /**
+   * The IAM publish route: the gateway already authorized the caller (IAM on AWS, the admin token
+   * locally), so no key is checked. `caller` is the signer's ARN on AWS, `local` in the local stack.
+   */
+  | { readonly kind: 'iam'; readonly caller: string };
 
 export interface PublishRequest {
   topic: string;
@@ -186,6 +195,22 @@ export class Publisher {
   /** Throws 401 naming what is wrong with the credential. */
   private authenticate(topic: Topic, request: PublishRequest): void {
     const { credential } = request;
+    if (credential?.kind === 'iam') {
+      // IAM matches the path as written; a name spelled another way (case, percent-encoding) could
+      // slip past a Deny written for the topic, so only the exact spelling is taken here.
+      const exact = `/iam/topics/${topic.name}/api/events`;
+      if (request.path !== exact) {
+        throw badRequest(
+          `On the IAM route the path must name the topic exactly as it was created: ${exact} (IAM policies match the path as written).`,
+          'TopicNameNotExact',
+        );
+      }
+      this.deps.logger.debug('publish authorized by the gateway (IAM)', {
+        topic: topic.name,
+        caller: credential.caller,
+      });
+      return;
+    }
     if (credential === undefined || (credential.kind === 'key' ? credential.key : credential.token) === '') {
       throw unauthorized(
         'The request has no access key: send the aeg-sas-key header (or the aeg-sas-key query parameter) with key1 or key2 of the topic, or a SAS token in the aeg-sas-token header (or Authorization: SharedAccessSignature <token>).',

@@ -263,19 +263,33 @@ describe('dead-letter bucket', () => {
 });
 
 describe('HTTP API', () => {
-  it('has exactly the shared routes; admin routes need IAM, publishing does not', () => {
+  it('has exactly the shared routes; admin and IAM publishing routes need IAM, key publishing does not', () => {
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
       (route) => (route as { Properties: { RouteKey: string; AuthorizationType?: string } }).Properties,
     );
     const expected = ROUTES.map((route) => ({
       key: `${route.method} ${route.path}`,
-      auth: route.auth === 'admin' ? 'AWS_IAM' : 'NONE',
+      auth: route.auth === 'topicKey' ? 'NONE' : 'AWS_IAM',
     }));
     expect(
       routes
         .map((route) => ({ key: route.RouteKey, auth: route.AuthorizationType ?? 'NONE' }))
         .sort((a, b) => a.key.localeCompare(b.key)),
     ).toEqual(expected.sort((a, b) => a.key.localeCompare(b.key)));
+  });
+
+  it('has an IAM-authorized publish route beside the key-authorized one', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'POST /iam/topics/{topic}/api/events',
+      AuthorizationType: 'AWS_IAM',
+    });
+    const keyRoute = Object.values(
+      template.findResources('AWS::ApiGatewayV2::Route', {
+        Properties: { RouteKey: 'POST /topics/{topic}/api/events' },
+      }),
+    );
+    expect(keyRoute).toHaveLength(1);
+    expect(keyRoute[0]?.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
   });
 
   it('logs access on the default stage', () => {

@@ -131,6 +131,69 @@ describe('publishing', () => {
     expect(await status(publish([event('1')]))).toBe(404);
   });
 
+  describe('with an IAM credential (the gateway authorized the caller)', () => {
+    const iam = { kind: 'iam', caller: 'arn:aws:iam::123456789012:user/publisher' } as const;
+    const publishIam = (publisher: Publisher, name = 'orders') =>
+      publisher.publish({
+        topic: name,
+        credential: iam,
+        path: `/iam/topics/${name}/api/events`,
+        body: Buffer.from(JSON.stringify([event('1')])),
+      });
+
+    it('accepts the events of an existing topic without a key and queues them', async () => {
+      const { publisher, queue } = setup();
+      expect(await publishIam(publisher)).toEqual({ accepted: 1, jobs: 1, matchedSubscriptions: 1 });
+      expect(queue.take().map((j) => j.job.items.map((i) => i.eventId))).toEqual([['1']]);
+    });
+
+    it('still answers 404 for an unknown topic', async () => {
+      const { publisher, state, queue } = setup();
+      state.topic = undefined;
+      expect(await status(publishIam(publisher, 'missing'))).toBe(404);
+      expect(queue.sent).toHaveLength(0);
+    });
+
+    it('still validates the events', async () => {
+      const { publisher, queue } = setup();
+      const malformed = publisher.publish({
+        topic: 'orders',
+        credential: iam,
+        path: '/iam/topics/orders/api/events',
+        body: Buffer.from(JSON.stringify([{ id: '1' }])),
+      });
+      await expect(malformed).rejects.toMatchObject({
+        statusCode: 400,
+        message: expect.stringMatching(/Event at index 0: subject is required/),
+      });
+      expect(queue.sent).toHaveLength(0);
+    });
+
+    it.each([
+      ['another case', '/iam/topics/ORDERS/api/events', 'ORDERS'],
+      ['percent-encoding', '/iam/topics/%6Frders/api/events', 'orders'],
+      ['the key route', ORDERS_PATH, 'orders'],
+    ])(
+      'takes only the exact spelling of the topic (%s is refused: IAM matches the path as written)',
+      async (_what, path, name) => {
+        const { publisher, queue } = setup();
+        const spelled = publisher.publish({
+          topic: name,
+          credential: iam,
+          path,
+          body: Buffer.from(JSON.stringify([event('1')])),
+        });
+        await expect(spelled).rejects.toMatchObject({
+          statusCode: 400,
+          message: expect.stringMatching(
+            /must name the topic exactly as it was created: \/iam\/topics\/orders\/api\/events/,
+          ),
+        });
+        expect(queue.sent).toHaveLength(0);
+      },
+    );
+  });
+
   it('answers 400 for malformed events and queues nothing', async () => {
     const { publish, queue } = setup();
     expect(await status(publish([event('1'), { ...event('2'), eventTime: 'never' }]))).toBe(400);
