@@ -32,6 +32,7 @@ import { type JobEnvelope, packEndedJobs, packJobs } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import type { DropRecorder } from './dead-letter';
 import type { HealthTracker } from './health';
+import type { SecretOpener } from '../platform/sealing';
 import { buildDeliveryRequest } from './request';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
@@ -73,6 +74,11 @@ export interface DeliveryEngineDeps {
    * `concurrency`, so it takes four endpoints hanging at once to fill a worker).
    */
   subscriptionConcurrency?: number;
+  /**
+   * Opens sealed (secret) custom header values. Without one, a subscription with a secret header
+   * cannot be delivered to (its events are retried, as when a dependency is down).
+   */
+  sealer?: SecretOpener;
 }
 
 /**

@@ -136,9 +136,25 @@ export const retryPolicyOf = (limits: RetryLimits): RetryPolicy => ({
 export const DELIVERY_PROFILE_NAMES = ['topic'] as const;
 export type DeliveryProfileName = (typeof DELIVERY_PROFILE_NAMES)[number];
 
+/**
+ * A custom header sent with every delivery request (the original's delivery attribute mapping).
+ * A secret static value is kept sealed (see `shared/platform/sealing.ts`): it is opened only to
+ * send it, never shown by the management API, logged or written to dead letters.
+ */
+export type DeliveryAttributeMapping =
+  | { readonly name: string; readonly type: 'Static'; readonly isSecret: false; readonly value: string }
+  | { readonly name: string; readonly type: 'Static'; readonly isSecret: true; readonly sealedValue: string }
+  /** `sourceField`: a dotted path into the event as this subscription receives it. */
+  | { readonly name: string; readonly type: 'Dynamic'; readonly sourceField: string };
+
 export interface WebhookDestination {
   endpointType: 'WebHook';
   endpointUrl: string;
+  /** Output batching (either set turns it on; see `shared/delivery/rules/batching.ts`). */
+  maxEventsPerBatch?: number;
+  preferredBatchSizeInKilobytes?: number;
+  /** Custom delivery headers, at most 10. */
+  deliveryAttributeMappings?: DeliveryAttributeMapping[];
 }
 
 export interface SubscriptionFilter {
