@@ -28,13 +28,15 @@ import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock, Random } from '../platform/clock';
 import { KeyedSlots, Semaphore } from '../platform/concurrency';
+import type { SecretOpener } from '../platform/sealing';
 import { type JobEnvelope, packEndedJobs, packJobs } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import type { DropRecorder } from './dead-letter';
 import type { HealthTracker } from './health';
-import type { SecretOpener } from '../platform/sealing';
-import { buildDeliveryRequest } from './request';
+import { buildDeliveryRequest, type OutgoingEvent, outgoingEvents } from './request';
+import { batchPolicyOf, cutBatches, isBatching } from './rules/batching';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
+import { type CustomHeader, customHeadersOf, customHeaderValues } from './rules/headers';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { expiresAtDue, planWait, sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
@@ -128,6 +130,8 @@ export class DeliveryEngine {
   private readonly inFlight: Semaphore;
   private readonly slots: KeyedSlots;
   private readonly subscriptionConcurrency: number;
+  /** Custom headers with secrets opened, by subscription and version. */
+  private readonly openedHeaders = new Map<string, Promise<readonly CustomHeader[]>>();
 
   constructor(private readonly deps: DeliveryEngineDeps) {
     this.inFlight = new Semaphore(deps.concurrency);
@@ -245,8 +249,10 @@ export class DeliveryEngine {
   }
 
   /**
-   * The endpoint's health, then one attempt per event: a job that comes due while the endpoint is
-   * on probation is held whole; a disabled endpoint's events end without an attempt.
+   * The endpoint's health, then one attempt per request: a job that comes due while the endpoint
+   * is on probation is held whole; a disabled endpoint's events end without an attempt. Otherwise
+   * the events are cut into requests (one event each, or batches when the subscription batches)
+   * and every event of a request shares its outcome: a batch succeeds or fails as a whole.
    */
   private async attemptAll(
     subscription: Subscription,
@@ -262,16 +268,51 @@ export class DeliveryEngine {
       return items.map((item) => ({ kind: 'held', item, until: gate.until, reason: 'probation' }));
     }
     if (gate.kind === 'disabled') return items.map((item) => ({ kind: 'disabled', item }));
-    return Promise.all(items.map((item) => this.attempt(subscription, profile, item, options)));
+    const requests = requestsOf(
+      subscription,
+      outgoingEvents(subscription, items),
+      await this.customHeaders(subscription),
+    );
+    const outcomes = await Promise.all(
+      requests.map((request) => this.attempt(subscription, profile, request, options)),
+    );
+    return outcomes.flat();
   }
 
+  /**
+   * The subscription's custom headers with secret values opened, once per subscription version.
+   * Rejects when a secret cannot be opened (no key, or the key store is down): the job's message
+   * then comes back and is tried again, as when any dependency fails.
+   */
+  private customHeaders(subscription: Subscription): Promise<readonly CustomHeader[]> {
+    const mappings = subscription.destination.deliveryAttributeMappings ?? [];
+    if (mappings.length === 0) return Promise.resolve([]);
+    const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}#${subscription.version}`;
+    const cached = this.openedHeaders.get(key);
+    if (cached !== undefined) return cached;
+    const { sealer } = this.deps;
+    const opened = customHeadersOf(mappings, (sealed) => {
+      if (sealer === undefined) {
+        throw new Error('a secret delivery header cannot be opened: this function has no sealing key');
+      }
+      return sealer.open(sealed);
+    });
+    if (this.openedHeaders.size >= MAX_OPENED_HEADER_SETS) this.openedHeaders.clear();
+    this.openedHeaders.set(key, opened);
+    opened.catch(() => this.openedHeaders.delete(key));
+    return opened;
+  }
+
+  /** One request: every event in it gets the request's outcome. */
   private async attempt(
     subscription: Subscription,
     profile: DeliveryProfile,
-    item: DeliveryItem,
+    request: OutgoingRequest,
     options: JobOptions,
-  ): Promise<Attempted> {
+  ): Promise<Attempted[]> {
     const { clock, health } = this.deps;
+    const each = (outcome: (item: DeliveryItem) => Attempted) =>
+      request.events.map((event) => outcome(event.item));
     const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}`;
     // While recovering from a probation, one request at a time per worker finds out whether it answers again.
     const probing = isProbing(health.peek(subscription), clock.now());
@@ -279,22 +320,26 @@ export class DeliveryEngine {
     if (release === undefined) {
       // Rounded to the second, so the events a job holds at about the same moment stay together.
       const until = Math.ceil((clock.now() + BUSY_HOLD_MS) / 1000) * 1000;
-      return { kind: 'held', item, until, reason: 'busy' };
+      return each((item) => ({ kind: 'held', item, until, reason: 'busy' }));
     }
     try {
-      return await this.inFlight.run(async (): Promise<Attempted> => {
+      return await this.inFlight.run(async (): Promise<Attempted[]> => {
         const startedAt = clock.now();
-        if (startedAt >= options.attemptDeadline) return { kind: 'deferred', item };
+        if (startedAt >= options.attemptDeadline) return each((item) => ({ kind: 'deferred', item }));
         // An outcome of this job (or another on this worker) may have put the endpoint on probation.
         const view = health.peek(subscription);
         const gate = view === undefined ? { kind: 'open' as const } : gateOf(view, startedAt);
-        if (gate.kind === 'hold') return { kind: 'held', item, until: gate.until, reason: 'probation' };
-        if (gate.kind === 'disabled') return { kind: 'disabled', item };
+        if (gate.kind === 'hold') {
+          return each((item) => ({ kind: 'held', item, until: gate.until, reason: 'probation' }));
+        }
+        if (gate.kind === 'disabled') return each((item) => ({ kind: 'disabled', item }));
         // Waiting for a request slot is not the endpoint's fault: its stall clock starts now.
         this.slots.progress(key);
-        const result = await this.deps.sender.send(buildDeliveryRequest(subscription, [item]));
+        const result = await this.deps.sender.send(
+          buildDeliveryRequest(subscription, request.events, request.headers),
+        );
         health.observe(subscription, profile, signalOf(profile, startedAt, clock.now(), result));
-        return { kind: 'attempted', item, startedAt, result };
+        return each((item) => ({ kind: 'attempted', item, startedAt, result }));
       });
     } finally {
       release();
@@ -445,4 +490,42 @@ function signalOf(
       ? { retryAfterMs: ((result.retryAfterSeconds as number) * 1000) / profile.timeScale }
       : {}),
   };
+}
+
+/** Subscriptions whose opened custom headers a worker keeps (a bound, not a tuning knob). */
+const MAX_OPENED_HEADER_SETS = 1000;
+
+/** One request's events and its custom header values. */
+interface OutgoingRequest {
+  readonly events: readonly OutgoingEvent[];
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * Cuts a job's events into requests by the subscription's batch policy. Events share a request
+ * only when they have the same attempt count and custom header values, so every header is true
+ * of every event in it.
+ */
+export function requestsOf(
+  subscription: Subscription,
+  events: readonly OutgoingEvent[],
+  custom: readonly CustomHeader[],
+): OutgoingRequest[] {
+  const prepared = events.map((event) => ({
+    events: [event],
+    headers: custom.length === 0 ? {} : customHeaderValues(custom, event.text),
+  }));
+  const policy = batchPolicyOf(subscription.destination);
+  if (!isBatching(policy)) return prepared;
+  const batches = cutBatches(
+    prepared,
+    policy,
+    (entry) => Buffer.byteLength(entry.events[0]?.text ?? ''),
+    (entry) =>
+      `${entry.events[0]?.item.attempts}\n${custom.length === 0 ? '' : JSON.stringify(entry.headers)}`,
+  );
+  return batches.map((batch) => ({
+    events: batch.flatMap((entry) => entry.events),
+    headers: batch[0]?.headers ?? {},
+  }));
 }

@@ -17,6 +17,7 @@ import type { AttemptRecord, AttemptResult, Subscription } from '../../shared/do
 import { silentLogger } from '../../shared/observability/logging';
 import { MetricBuffer } from '../../shared/observability/metrics';
 import { type Clock, VirtualClock } from '../../shared/platform/clock';
+import type { SecretOpener } from '../../shared/platform/sealing';
 import { parseJob } from '../../shared/queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../../shared/queue/sqs-job-queue';
 import { MemoryHealthStore } from '../../shared/storage/health-store';
@@ -187,6 +188,8 @@ export function engineHarness(
     subscriptionConcurrency?: number;
     /** Replaces the map-backed subscription source (e.g. the real cache over a fake store). */
     subscriptionSource?: SubscriptionSource;
+    /** Opens secret custom header values (default: none, as in a function without a key). */
+    sealer?: SecretOpener;
   } = {},
 ): EngineHarness {
   const clock = options.clock ?? new VirtualClock();
@@ -233,6 +236,7 @@ export function engineHarness(
     ...(options.subscriptionConcurrency === undefined
       ? {}
       : { subscriptionConcurrency: options.subscriptionConcurrency }),
+    ...(options.sealer === undefined ? {} : { sealer: options.sealer }),
   };
   return {
     engine: new DeliveryEngine(deps),

@@ -1,4 +1,15 @@
-import { buildDeliveryRequest, MAX_ECHOED_HEADER_CHARS } from '../../../shared/delivery/request';
+import {
+  buildDeliveryRequest as buildFromEvents,
+  MAX_ECHOED_HEADER_CHARS,
+  outgoingEvents,
+} from '../../../shared/delivery/request';
+import type { DeliveryItem } from '../../../shared/domain/delivery';
+import type { Subscription } from '../../../shared/domain/model';
+
+/** The request for `items`, each converted to the subscription's delivery schema. */
+const buildDeliveryRequest = (subscription: Subscription, items: readonly DeliveryItem[]) =>
+  buildFromEvents(subscription, outgoingEvents(subscription, items));
+
 import { item, subscription } from '../../support/fakes';
 
 describe('delivery request headers', () => {
