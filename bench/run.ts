@@ -151,6 +151,8 @@ async function loadRun(
   const timeline: Array<{ second: number; delivered: number; p50: number; p99: number }> = [];
   const latencies: number[] = [];
   let delivered = 0;
+  /** Requests the sink answered 2xx (one per batch when the subscription batches). */
+  let webhookRequests = 0;
   let lastAt = 0;
   let sampling = true;
   const startedAt = Date.now();
@@ -164,6 +166,7 @@ async function loadRun(
       lastAt = Math.max(lastAt, taken.lastAt);
       const eventsThisSecond = taken.latencies.length;
       delivered += eventsThisSecond;
+      webhookRequests += taken.delivered;
       for (const [path, count] of Object.entries(taken.byPath)) byPath[path] = (byPath[path] ?? 0) + count;
       latencies.push(...taken.latencies);
       timeline.push({
@@ -209,6 +212,7 @@ async function loadRun(
     published,
     loadSeconds,
     delivered,
+    webhookRequests,
     steadyRate,
     steadyMin,
     drainSeconds,
@@ -249,6 +253,123 @@ async function warmUp(live: LiveStack, sink: Sink): Promise<void> {
     seconds: 3,
     topic: 'warm-up',
   });
+}
+
+/** A topic whose one subscription on the sink batches up to `maxEventsPerBatch` events. */
+/** Offered load of the batched throughput run (the goal is 50,000 delivered per second). */
+const BATCHED_OFFERED_EVENTS_PER_SECOND = 55_000;
+
+async function batchedTopic(
+  live: LiveStack,
+  topic: string,
+  url: string,
+  maxEventsPerBatch: number,
+): Promise<string> {
+  await live.call('PUT', `/admin/topics/${topic}`, { properties: { inputSchema: 'EventGridSchema' } });
+  await live.call('PUT', `/admin/topics/${topic}/eventSubscriptions/sink`, {
+    properties: {
+      destination: { endpointType: 'WebHook', properties: { endpointUrl: url, maxEventsPerBatch } },
+    },
+  });
+  const keys = (await live.call('POST', `/admin/topics/${topic}/listKeys`)) as { key1: string };
+  return keys.key1;
+}
+
+/**
+ * Output batching: the throughput load to a subscription with `maxEventsPerBatch: 100`, and how
+ * full batches get at 100, 1,000 and 5,000 events/s (Gridwire never waits to fill a batch: a
+ * batch holds what one job holds, the events of one publish request).
+ */
+async function batchingScenario(live: LiveStack, sink: Sink, quick: boolean): Promise<ScenarioResult[]> {
+  const seconds = quick ? 10 : 30;
+  const offered = BATCHED_OFFERED_EVENTS_PER_SECOND;
+  log(
+    `batched throughput: ${offered.toLocaleString('en-US')} events/s offered (100 per request), maxEventsPerBatch 100, for ${seconds} s`,
+  );
+  const run = await loadRun(live, sink, {
+    name: 'batched',
+    eventsPerRequest: 100,
+    eventsPerSecond: offered,
+    seconds,
+    topic: 'batched',
+    subscribe: () => batchedTopic(live, 'batched', sink.url, 100),
+  });
+  const usage = usageOf(run, run.delivered);
+  const cost = costPerMillionEvents(usage);
+  const fills: Array<{ rate: number; perRequest: number; events: number; requests: number }> = [];
+  for (const rate of [100, 1000, 5000]) {
+    for (const perRequest of [1, 20]) {
+      // Single-event publishes at 5,000/s would measure the publish API, not batching.
+      if (perRequest === 1 && rate > 1000) continue;
+      const fillSeconds = quick ? 3 : 10;
+      log(
+        `batch fill: ${rate.toLocaleString('en-US')} events/s, ${perRequest} per publish request, maxEventsPerBatch 1000, ${fillSeconds} s`,
+      );
+      const topic = `fill-${rate}-${perRequest}`;
+      const fill = await loadRun(live, sink, {
+        name: topic,
+        eventsPerRequest: perRequest,
+        eventsPerSecond: rate,
+        seconds: fillSeconds,
+        topic,
+        subscribe: () => batchedTopic(live, topic, sink.url, 1000),
+      });
+      fills.push({ rate, perRequest, events: fill.delivered, requests: fill.webhookRequests });
+    }
+  }
+  const perRequest = run.delivered / Math.max(1, run.webhookRequests);
+  return [
+    {
+      name: 'batched throughput',
+      description: `${offered.toLocaleString('en-US')} events/s offered for ${seconds} s (100 events per publish request) to one subscription with \`maxEventsPerBatch: 100\`, on the sink answering 200.`,
+      figures: [
+        { metric: 'events accepted', value: run.published.accepted, unit: 'events' },
+        {
+          metric: 'delivered per second while publishing (mean)',
+          value: round(run.steadyRate, 0),
+          unit: 'events/s',
+          goal: '>= 50,000',
+          ...(quick ? {} : { met: run.steadyRate >= 50_000 }),
+        },
+        { metric: 'slowest second while publishing', value: round(run.steadyMin, 0), unit: 'events/s' },
+        { metric: 'last delivery after publishing stopped', value: round(run.drainSeconds, 2), unit: 's' },
+        { metric: 'events per webhook request', value: round(perRequest, 1), unit: 'events' },
+        {
+          metric: 'publish -> webhook p50 / p99 under load',
+          value: `${round(percentile(run.latencies, 50), 1)} / ${round(percentile(run.latencies, 99), 1)}`,
+          unit: 'ms',
+        },
+        {
+          metric: 'publish request p99',
+          value: round(percentile(run.published.publishLatencies, 99), 1),
+          unit: 'ms',
+        },
+        { metric: 'modelled AWS cost per million events', value: round(cost.total, 4), unit: 'USD' },
+        {
+          metric: 'delivery Lambda GB-s per million events',
+          value: round(((usage.lambda.delivery?.gbSeconds ?? 0) / Math.max(1, run.delivered)) * 1e6, 2),
+          unit: 'GB-s',
+        },
+      ],
+      details: {
+        published: { ...run.published, publishLatencies: undefined },
+        cost,
+        webhookRequests: run.webhookRequests,
+      },
+      timeline: run.timeline,
+    },
+    {
+      name: 'batch fill',
+      description:
+        'Events per webhook request for a subscription with `maxEventsPerBatch: 1000`, by publish rate and events per publish request. A batch holds what one job holds (the events of one publish request), so fill follows how publishers batch, not the rate.',
+      figures: fills.map((fill) => ({
+        metric: `${fill.rate.toLocaleString('en-US')} events/s, ${fill.perRequest} per publish request`,
+        value: round(fill.events / Math.max(1, fill.requests), 2),
+        unit: 'events per request',
+      })),
+      details: { fills },
+    },
+  ];
 }
 
 async function simulationScenario(quick: boolean): Promise<ScenarioResult> {
@@ -999,6 +1120,7 @@ const SCENARIOS = [
   'simulation',
   'latency',
   'throughput',
+  'batching',
   'failures',
   'dead-letters',
   'dead-endpoint',
@@ -1025,7 +1147,7 @@ async function main(): Promise<void> {
   const sink = await Sink.start();
   let latencyP99: { value: number; from: string } | undefined;
   try {
-    if (wanted('latency') || wanted('throughput')) {
+    if (wanted('latency') || wanted('throughput') || wanted('batching')) {
       const live = await liveStack({ timeScale: 1 });
       try {
         await warmUp(live, sink);
@@ -1036,6 +1158,7 @@ async function main(): Promise<void> {
           if (typeof p99 === 'number') latencyP99 = { value: p99, from: '' };
         }
         if (wanted('throughput')) scenarios.push(...(await throughputScenario(live, sink, quick)));
+        if (wanted('batching')) scenarios.push(...(await batchingScenario(live, sink, quick)));
       } finally {
         await live.close();
       }

@@ -9,6 +9,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -29,7 +30,8 @@ import { PipelineFunction } from './pipeline-function';
 
 export interface DeliveryPipelineProps {
   /**
-   * What happens to the table and the dead-letter bucket when the stack is deleted.
+   * What happens to the table, the dead-letter bucket and the header key secret when the stack
+   * is deleted.
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
@@ -98,6 +100,12 @@ export class DeliveryPipeline extends Construct {
    */
   readonly parkedAlarms: Readonly<Record<QueueKey, cloudwatch.Alarm>>;
   readonly deadLetterBucket: s3.IBucket;
+  /**
+   * The key that seals secret delivery header values in the table. Only the management (seals)
+   * and delivery (opens) functions may read it. It is kept or removed with the table: sealed
+   * values can't be opened without it.
+   */
+  readonly headerKeySecret: secretsmanager.Secret;
   readonly publishFunction: PipelineFunction;
   readonly managementFunction: PipelineFunction;
   readonly deliveryFunction: PipelineFunction;
@@ -135,6 +143,12 @@ export class DeliveryPipeline extends Construct {
         removalPolicy,
         autoDeleteObjects: false,
       });
+
+    this.headerKeySecret = new secretsmanager.Secret(this, 'HeaderKey', {
+      description: 'Gridwire: the key that seals secret delivery header values stored in the table',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy,
+    });
 
     const queues = {} as Record<QueueKey, sqs.Queue>;
     const redriveQueues = {} as Record<QueueKey, sqs.Queue>;
@@ -183,7 +197,9 @@ export class DeliveryPipeline extends Construct {
     })
       .bindTable(this.table, TABLE.nameEnv, 'readWrite')
       .bindBucket(this.deadLetterBucket, BUCKET.nameEnv, 'readWrite')
-      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send');
+      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
+      // Seals secret header values before they are stored.
+      .bindSecret(this.headerKeySecret, ENV.headerKeySecretArn);
 
     this.deliveryFunction = new PipelineFunction(this, {
       definition: FUNCTIONS.delivery,
@@ -193,7 +209,9 @@ export class DeliveryPipeline extends Construct {
       .bindTable(this.table, TABLE.nameEnv, 'readWrite')
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'consume')
       .bindQueue(queues.retry, QUEUES.retry.urlEnv, 'sendAndConsume')
-      .bindQueue(queues.deadLetter, QUEUES.deadLetter.urlEnv, 'send');
+      .bindQueue(queues.deadLetter, QUEUES.deadLetter.urlEnv, 'send')
+      // Opens them to send them.
+      .bindSecret(this.headerKeySecret, ENV.headerKeySecretArn);
 
     this.deadLetterFunction = new PipelineFunction(this, {
       definition: FUNCTIONS.deadLetter,

@@ -5,6 +5,7 @@ import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-l
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { FunctionDefinition } from '../shared/config/resources';
@@ -86,6 +87,13 @@ export class PipelineFunction extends NodejsFunction {
     if (access !== 'write') bucket.grantRead(this);
     if (access !== 'read') bucket.grantPut(this);
     this.addEnvironment(envName, bucket.bucketName);
+    return this;
+  }
+
+  /** Read access to the secret's value, and its ARN in `envName`. */
+  bindSecret(secret: secretsmanager.ISecret, envName: string): this {
+    secret.grantRead(this);
+    this.addEnvironment(envName, secret.secretArn);
     return this;
   }
 }

@@ -110,6 +110,8 @@ export class LocalStackError extends Error {
 
 export { ENDPOINTS_FILE, LOCK_FILE };
 export const ADMIN_TOKEN_FILE = 'admin-token';
+/** The key that seals secret delivery header values (the stack's Secrets Manager secret on AWS). */
+export const HEADER_KEY_FILE = 'header-key';
 export const SAVED_QUEUES_FILE = 'queues.json';
 
 /** One local stack per data directory: a pid file, taken over when its owner is gone. */
@@ -153,6 +155,23 @@ async function loadAdminToken(dataDir: string, fixed: string | undefined): Promi
   const token = randomBytes(24).toString('base64url');
   await writeFile(file, `${token}\n`, { mode: 0o600 });
   return token;
+}
+
+/**
+ * The sealing key of this data directory, created on first start and kept: values sealed with it
+ * (in the table's files) open after a restart. It is never printed.
+ */
+async function loadHeaderKey(dataDir: string): Promise<string> {
+  const file = join(dataDir, HEADER_KEY_FILE);
+  try {
+    const stored = (await readFile(file, 'utf8')).trim();
+    if (stored !== '') return stored;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const key = randomBytes(32).toString('base64url');
+  await writeFile(file, `${key}\n`, { mode: 0o600 });
+  return key;
 }
 
 interface SavedQueues {
@@ -289,13 +308,18 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
   };
 }
 
-/** The whole environment of the local functions: the settings plus the table, bucket and queues. */
+/**
+ * The whole environment of the local functions: the settings plus the table, bucket, queues and
+ * the data directory's sealing key.
+ */
 function localFunctionEnv(
   settings: Record<string, string>,
   resources: LocalResources,
+  headerKey: string,
 ): Record<string, string> {
   const env: Record<string, string> = {
     ...settings,
+    [ENV.headerKey]: headerKey,
     [TABLE.nameEnv]: resources.tableName,
     [BUCKET.nameEnv]: resources.bucketName,
   };
@@ -317,8 +341,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const unlock = await lockDataDir(dataDir);
   let emulators: Emulators;
   let adminToken: string;
+  let headerKey: string;
   try {
     adminToken = await loadAdminToken(dataDir, options.adminToken);
+    headerKey = await loadHeaderKey(dataDir);
     emulators = await startEmulators({
       dataDir,
       host,
@@ -364,7 +390,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await restoreBucket(clients.s3, resources.bucketName, dataDir);
     bucketClient = { s3: clients.s3, bucket: resources.bucketName };
 
-    const config = readConfig(localFunctionEnv(settings, resources));
+    const config = readConfig(localFunctionEnv(settings, resources, headerKey));
     const runtime = {
       config,
       clients,

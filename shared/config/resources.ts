@@ -29,6 +29,13 @@ export const ENV = {
   historyRetentionDays: 'GRIDWIRE_HISTORY_RETENTION_DAYS',
   /** Overrides the base URL used in topic `endpoint` properties (otherwise taken from the request). */
   publicUrl: 'GRIDWIRE_PUBLIC_URL',
+  /**
+   * The Secrets Manager secret whose text is the key that seals secret delivery header values
+   * (AWS; set on the management and delivery functions only).
+   */
+  headerKeySecretArn: 'GRIDWIRE_HEADER_KEY_SECRET_ARN',
+  /** The sealing key's text itself (the local stack only, from its data directory). */
+  headerKey: 'GRIDWIRE_HEADER_KEY',
 } as const;
 
 /**

@@ -38,6 +38,12 @@ export interface RuntimeConfig {
   publicUrl?: string;
   /** The dead-letter bucket, for the functions that write or read dead letters. */
   deadLetterBucket?: string;
+  /**
+   * Where the key that seals secret delivery header values comes from: a Secrets Manager secret
+   * (AWS) or the key's text (the local stack). Neither: secret header values can't be used.
+   */
+  headerKeySecretArn?: string;
+  headerKey?: string;
 }
 
 /** Values used when a variable is absent (or empty). */
@@ -96,6 +102,8 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
   const publicUrl = read.optional(ENV.publicUrl);
   const deadLetterBucket = read.optional(ENV.deadLetterBucket);
   const tableName = read.optional(ENV.tableName);
+  const headerKeySecretArn = read.optional(ENV.headerKeySecretArn);
+  const headerKey = read.optional(ENV.headerKey);
   const queueUrls: Partial<Record<QueueKey, string>> = {};
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
     const url = read.optional(QUEUES[key].urlEnv);
@@ -114,6 +122,8 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     historyRetentionDays: read.number(ENV.historyRetentionDays, CONFIG_DEFAULTS.historyRetentionDays, 1),
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),
+    ...(headerKeySecretArn === undefined ? {} : { headerKeySecretArn }),
+    ...(headerKey === undefined ? {} : { headerKey }),
   };
 }
 

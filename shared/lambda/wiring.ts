@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { ENV, QUEUES, type QueueKey } from '../config/resources';
 import { type RuntimeConfig, requireSetting } from '../config/runtime';
 import { DeadLetterStep, DropRecorder } from '../delivery/dead-letter';
@@ -15,9 +16,10 @@ import { UndiciWebhookSender, type WebhookSender } from '../delivery/webhook-sen
 import type { Subscription } from '../domain/model';
 import type { ManagementDeps } from '../management/api';
 import { MetricBuffer, type MetricPoint } from '../observability/metrics';
-import type { AwsClients } from '../platform/aws';
+import { type AwsClients, createSecretsManagerClient } from '../platform/aws';
 import { TtlCache } from '../platform/cache';
 import { type Clock, type Random, systemClock, systemRandom } from '../platform/clock';
+import { AesGcmSealer, type KeySource, keyText } from '../platform/sealing';
 import { Publisher } from '../publish/publisher';
 import { SqsJobQueue } from '../queue/sqs-job-queue';
 import { AttemptHistoryTable } from '../storage/attempt-history';
@@ -88,6 +90,44 @@ const queueOf = (runtime: Runtime, sendsTo: readonly QueueKey[]) => {
   return new SqsJobQueue(runtime.clients.sqs, urls);
 };
 
+/** The sealing key is read once per container: it changes only with the stack. */
+const KEY_CACHE_SECONDS = 365 * 24 * 3600;
+
+/** The sealing key's text from a Secrets Manager secret, through Powertools Parameters. */
+export function secretKeySource(secretArn: string, provider?: SecretsProvider): KeySource {
+  let secrets = provider;
+  return {
+    keyText: async () => {
+      secrets ??= new SecretsProvider({ awsSdkV3Client: createSecretsManagerClient() });
+      let value: unknown;
+      try {
+        value = await secrets.get(secretArn, { maxAge: KEY_CACHE_SECONDS });
+      } catch (error) {
+        throw new Error(
+          `could not read the key that seals secret header values from ${secretArn} (${ENV.headerKeySecretArn}): ${(error as Error).message}`,
+        );
+      }
+      if (typeof value !== 'string' || value === '') {
+        throw new Error(
+          `the secret ${secretArn} (${ENV.headerKeySecretArn}) must hold the sealing key as non-empty text`,
+        );
+      }
+      return value;
+    },
+  };
+}
+
+/**
+ * The sealer of secret delivery header values: its key from the stack's secret (AWS) or given
+ * inline (the local stack); undefined when there is neither, and secret values can't be used.
+ */
+export function buildSealer(runtime: Runtime): AesGcmSealer | undefined {
+  const { headerKeySecretArn, headerKey } = runtime.config;
+  if (headerKeySecretArn !== undefined) return new AesGcmSealer(secretKeySource(headerKeySecretArn));
+  if (headerKey !== undefined) return new AesGcmSealer(keyText(headerKey));
+  return undefined;
+}
+
 export function buildPublisher(runtime: Runtime, observability: Observability): Publisher {
   return new Publisher({
     store: storeOf(runtime),
@@ -101,6 +141,7 @@ export function buildPublisher(runtime: Runtime, observability: Observability): 
 }
 
 export function buildManagementDeps(runtime: Runtime): ManagementDeps {
+  const sealer = buildSealer(runtime);
   return {
     store: storeOf(runtime),
     history: historyOf(runtime),
@@ -117,6 +158,7 @@ export function buildManagementDeps(runtime: Runtime): ManagementDeps {
     healthStore: healthStoreOf(runtime),
     healthCacheMs: runtime.config.healthCacheMs,
     ...(runtime.config.publicUrl === undefined ? {} : { publicUrl: runtime.config.publicUrl }),
+    ...(sealer === undefined ? {} : { sealer }),
   };
 }
 
@@ -152,6 +194,7 @@ export function buildDeliveryEngine(
 ): DeliveryEngine {
   const clock = runtime.clock ?? systemClock;
   const store = storeOf(runtime);
+  const sealer = buildSealer(runtime);
   return new DeliveryEngine({
     clock,
     random: runtime.random ?? systemRandom,
@@ -171,6 +214,7 @@ export function buildDeliveryEngine(
       cacheMs: runtime.config.healthCacheMs,
       flushIntervalMs: HEALTH_FLUSH_INTERVAL_MS,
     }),
+    ...(sealer === undefined ? {} : { sealer }),
   });
 }
 

@@ -4,8 +4,15 @@
  * stack).
  */
 
+import { ENV } from '../config/resources';
 import { currentHealth } from '../delivery/rules/health';
-import type { AttemptRecord, Subscription, TopicKeys } from '../domain/model';
+import type {
+  AttemptRecord,
+  DeliveryAttributeMapping,
+  Subscription,
+  TopicKeys,
+  WebhookDestination,
+} from '../domain/model';
 import {
   emptyResult,
   type HttpEvent,
@@ -15,8 +22,9 @@ import {
   pathParam,
   publicBaseUrl,
 } from '../http/api-gateway';
-import { ApiError, badRequest, conflict, notFound } from '../http/errors';
+import { ApiError, badRequest, conflict, notFound, serviceUnavailable } from '../http/errors';
 import type { Clock } from '../platform/clock';
+import type { SecretSealer } from '../platform/sealing';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { AttemptHistoryLookup, HistoryWindow } from '../storage/attempt-history';
 import { type HealthStore, resetHealth } from '../storage/health-store';
@@ -36,6 +44,7 @@ import {
   MAX_SUBSCRIPTIONS_PER_TOPIC,
   parseSubscriptionBody,
   parseTopicBody,
+  type SubscriptionInput,
   sameMapping,
   subscriptionDocument,
   topicDocument,
@@ -70,6 +79,11 @@ export interface ManagementDeps {
    * answered only after this long, so every worker lets deliveries through on return.
    */
   healthCacheMs: number;
+  /**
+   * Seals secret delivery header values before they are stored. Absent when the stack has no
+   * sealing key: secret values are then refused (503), other mappings work.
+   */
+  sealer?: SecretSealer;
 }
 
 const propagated = (deps: ManagementDeps) => deps.clock.sleep(deps.propagationDelayMs);
@@ -119,6 +133,43 @@ async function requireSubscription(
  */
 export const nextSubscriptionVersion = (existing: Pick<Subscription, 'version'> | undefined, nowMs: number) =>
   Math.max((existing?.version ?? 0) + 1, nowMs);
+
+const MAPPINGS_FIELD = 'properties.destination.properties.deliveryAttributeMappings';
+
+/**
+ * The destination as stored: batch settings only as given, and each secret static value sealed
+ * (its plain text goes no further than this).
+ */
+async function destinationOf(input: SubscriptionInput, deps: ManagementDeps): Promise<WebhookDestination> {
+  const mappings: DeliveryAttributeMapping[] = [];
+  for (const [index, mapping] of (input.deliveryAttributeMappings ?? []).entries()) {
+    if (mapping.type === 'Dynamic' || !mapping.isSecret) {
+      mappings.push(
+        mapping.type === 'Dynamic'
+          ? { name: mapping.name, type: 'Dynamic', sourceField: mapping.sourceField }
+          : { name: mapping.name, type: 'Static', isSecret: false, value: mapping.value },
+      );
+      continue;
+    }
+    if (deps.sealer === undefined) {
+      throw serviceUnavailable(
+        `${MAPPINGS_FIELD}.${index}.properties.isSecret: this Gridwire stack has no key to seal secret header values (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set), so secret values can't be stored; non-secret mappings work.`,
+      );
+    }
+    // A key that can't be read fails the request as an unexpected error, logged with its cause.
+    const sealedValue = await deps.sealer.seal(mapping.value);
+    mappings.push({ name: mapping.name, type: 'Static', isSecret: true, sealedValue });
+  }
+  return {
+    endpointType: 'WebHook',
+    endpointUrl: input.endpointUrl,
+    ...(input.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: input.maxEventsPerBatch }),
+    ...(input.preferredBatchSizeInKilobytes === undefined
+      ? {}
+      : { preferredBatchSizeInKilobytes: input.preferredBatchSizeInKilobytes }),
+    ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappings }),
+  };
+}
 
 const deadLetters = (deps: ManagementDeps) =>
   new DeadLetterService({
@@ -293,6 +344,7 @@ const operations: Readonly<Record<string, Operation>> = {
         );
       }
     }
+    const destination = await destinationOf(input, deps);
     const at = now(deps);
     const subscription: Subscription = {
       topic: topic.name,
@@ -300,7 +352,7 @@ const operations: Readonly<Record<string, Operation>> = {
       uid: existing === undefined ? deps.newId() : (existing.uid ?? deps.newId()),
       version: nextSubscriptionVersion(existing, at.getTime()),
       deliveryProfile: 'topic',
-      destination: { endpointType: 'WebHook', endpointUrl: input.endpointUrl },
+      destination,
       filter: input.includedEventTypes === undefined ? {} : { includedEventTypes: input.includedEventTypes },
       retry: input.retry,
       ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),

@@ -3,10 +3,12 @@
  * resource documents it returns. Every rejection names the field and the allowed values.
  */
 import { type ZodError, z } from 'zod';
+import { BATCH_LIMITS } from '../delivery/rules/batching';
 import { healthState } from '../delivery/rules/health';
 import { type DeliveryProfile, type Range, TOPIC_PROFILE } from '../delivery/rules/profiles';
 import {
   type DeadLetterDestination,
+  type DeliveryAttributeMapping,
   type EndpointHealth,
   EVENT_DELIVERY_SCHEMAS,
   type EventDeliverySchema,
@@ -20,6 +22,7 @@ import {
   retryPolicyOf,
   type Subscription,
   type Topic,
+  type WebhookDestination,
 } from '../domain/model';
 import { isValidName, NAME_RULES, type NameKind, topicResourceId } from '../domain/names';
 import { badRequest } from '../http/errors';
@@ -43,9 +46,6 @@ export function validateName(kind: NameKind, name: string): string {
 const NOT_YET_SUPPORTED = new Set([
   'properties.deadLetterWithResourceIdentity',
   'properties.deliveryWithResourceIdentity',
-  'properties.destination.properties.maxEventsPerBatch',
-  'properties.destination.properties.preferredBatchSizeInKilobytes',
-  'properties.destination.properties.deliveryAttributeMappings',
   'properties.destination.properties.azureActiveDirectoryTenantId',
   'properties.destination.properties.azureActiveDirectoryApplicationIdOrUri',
   'properties.filter.subjectBeginsWith',
@@ -227,6 +227,151 @@ export const sameMapping = (a: InputSchemaMapping | undefined, b: InputSchemaMap
   JSON.stringify(a === undefined ? null : mappingOf(a)) ===
   JSON.stringify(b === undefined ? null : mappingOf(b));
 
+/** The original's limits on delivery attribute mappings (custom delivery headers). */
+export const DELIVERY_ATTRIBUTE_LIMITS = {
+  maxMappings: 10,
+  nameChars: 100,
+  /** UTF-8 bytes of a static value. */
+  valueBytes: 4096,
+  sourceFieldChars: 256,
+} as const;
+
+export const DELIVERY_ATTRIBUTE_TYPES = ['Static', 'Dynamic'] as const;
+
+/** Prefix of the headers Gridwire itself sends with deliveries (as the original's `aeg-*`). */
+const RESERVED_PREFIX = 'aeg-';
+
+/**
+ * Header names a mapping may not use, and why: Gridwire sets them for each request, or they
+ * control the connection or the message's framing, so a custom value would break the request.
+ */
+export const RESERVED_HEADER_NAMES: Readonly<Record<string, string>> = {
+  host: 'Gridwire sets it from the endpoint URL',
+  'content-type': 'Gridwire sets it for the delivery schema',
+  'content-length': 'Gridwire sets it from the body (it frames the request)',
+  'content-encoding': 'it would make the endpoint decode the body wrongly',
+  'transfer-encoding': 'it frames the request, which Gridwire controls',
+  connection: 'it controls the connection, which Gridwire manages',
+  'keep-alive': 'it controls the connection, which Gridwire manages',
+  te: 'it negotiates transfer codings, which Gridwire controls',
+  trailer: 'it announces trailer fields, which Gridwire never sends',
+  upgrade: 'it asks to switch protocols, which would break the request',
+  expect: 'it changes how the request is sent, which Gridwire controls',
+};
+
+/** RFC 9110 `token`: the characters of a header name. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** RFC 9110 `field-value` characters: tab, space, visible ASCII and obs-text (0x80-0xFF). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+const headerName = z.string({ error: 'must be a string: an HTTP header name' }).superRefine((name, ctx) => {
+  const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
+  if (name.length < 1 || name.length > DELIVERY_ATTRIBUTE_LIMITS.nameChars) {
+    return fail(`must be 1 to ${DELIVERY_ATTRIBUTE_LIMITS.nameChars} characters (got ${name.length})`);
+  }
+  if (!HEADER_NAME.test(name)) {
+    return fail(
+      "must be a valid HTTP header name: letters, digits and !#$%&'*+-.^_`|~ only (no spaces, colons or other characters)",
+    );
+  }
+  const lower = name.toLowerCase();
+  if (lower.startsWith(RESERVED_PREFIX)) {
+    return fail(
+      `must not start with '${RESERVED_PREFIX}': those headers are Gridwire's own delivery headers`,
+    );
+  }
+  const reason = RESERVED_HEADER_NAMES[lower];
+  if (reason !== undefined) return fail(`'${name}' can't be set by a mapping: ${reason}`);
+});
+
+const staticProperties = z.strictObject(
+  {
+    value: z
+      .string({
+        error:
+          'must be a string (a secret value is never shown, so it is given again with every PUT of the subscription)',
+      })
+      .superRefine((value, ctx) => {
+        const bytes = Buffer.byteLength(value, 'utf8');
+        if (bytes > DELIVERY_ATTRIBUTE_LIMITS.valueBytes) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `may be at most ${DELIVERY_ATTRIBUTE_LIMITS.valueBytes} bytes in UTF-8 (got ${bytes} bytes)`,
+          });
+        } else if (!HEADER_VALUE.test(value)) {
+          ctx.addIssue({
+            code: 'custom',
+            message:
+              "holds a character a header value can't carry: only tab, space, visible ASCII and Latin-1 (0x80-0xFF), no CR, LF or other control characters",
+          });
+        }
+      }),
+    isSecret: z.boolean({ error: 'must be true or false' }).optional(),
+  },
+  { error: 'is required: {"value": "...", "isSecret": false}' },
+);
+
+const dynamicProperties = z.strictObject(
+  {
+    sourceField: z
+      .string({ error: 'must be a string: a dotted path into the event, such as data.tenant' })
+      .superRefine((path, ctx) => {
+        const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
+        if (path === '') return fail('must not be empty: a dotted path into the event, such as data.tenant');
+        if (path.length > DELIVERY_ATTRIBUTE_LIMITS.sourceFieldChars) {
+          return fail(
+            `may be at most ${DELIVERY_ATTRIBUTE_LIMITS.sourceFieldChars} characters (got ${path.length})`,
+          );
+        }
+        if (path.split('.').some((segment) => segment === '')) {
+          return fail("must be a dotted path with no empty segments (no leading, trailing or doubled '.')");
+        }
+      }),
+  },
+  { error: 'is required: {"sourceField": "data.tenant"}' },
+);
+
+const deliveryAttributeMappingsSchema = z
+  .array(
+    z.discriminatedUnion(
+      'type',
+      [
+        z.strictObject({ name: headerName, type: z.literal('Static'), properties: staticProperties }),
+        z.strictObject({ name: headerName, type: z.literal('Dynamic'), properties: dynamicProperties }),
+      ],
+      {
+        error: (issue) =>
+          issue.code === 'invalid_union'
+            ? `must be one of ${DELIVERY_ATTRIBUTE_TYPES.join(', ')}`
+            : 'must be an object: {"name": "...", "type": "Static" or "Dynamic", "properties": {...}}',
+      },
+    ),
+    { error: 'must be an array of mappings' },
+  )
+  .superRefine((mappings, ctx) => {
+    if (mappings.length > DELIVERY_ATTRIBUTE_LIMITS.maxMappings) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `holds at most ${DELIVERY_ATTRIBUTE_LIMITS.maxMappings} mappings (got ${mappings.length})`,
+      });
+      return;
+    }
+    const seen = new Map<string, number>();
+    mappings.forEach((mapping, index) => {
+      const key = mapping.name.toLowerCase();
+      const first = seen.get(key);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [index, 'name'],
+          message: `'${mapping.name}' is already the name of mapping ${first} (names are unique, ignoring case)`,
+        });
+      } else {
+        seen.set(key, index);
+      }
+    });
+  });
+
 function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
   const endpointUrl = z.string({ error: 'is required and must be a string' }).superRefine((value, ctx) => {
     let url: URL;
@@ -255,7 +400,17 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
         destination: z.strictObject(
           {
             endpointType: z.literal('WebHook', { error: "must be 'WebHook'" }),
-            properties: z.strictObject({ endpointUrl }, { error: 'is required' }),
+            properties: z.strictObject(
+              {
+                endpointUrl,
+                maxEventsPerBatch: intInRange(BATCH_LIMITS.maxEventsPerBatch).optional(),
+                preferredBatchSizeInKilobytes: intInRange(
+                  BATCH_LIMITS.preferredBatchSizeInKilobytes,
+                ).optional(),
+                deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
+              },
+              { error: 'is required' },
+            ),
           },
           { error: 'is required' },
         ),
@@ -308,8 +463,21 @@ export const CONTAINER_NAME = {
   pattern: /^(?=.{3,63}$)[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9]))*$/,
 } as const;
 
+/**
+ * A delivery attribute mapping as the API takes it: a secret static value still in plain text
+ * (sealed before it is stored; see `shared/management/api.ts`).
+ */
+export type DeliveryAttributeInput =
+  | { name: string; type: 'Static'; isSecret: boolean; value: string }
+  | { name: string; type: 'Dynamic'; sourceField: string };
+
 export interface SubscriptionInput {
   endpointUrl: string;
+  /** Output batching, only the settings given. */
+  maxEventsPerBatch?: number;
+  preferredBatchSizeInKilobytes?: number;
+  /** Custom delivery headers, in the order given; absent when none. */
+  deliveryAttributeMappings?: DeliveryAttributeInput[];
   includedEventTypes?: string[];
   /** Normalised once, here: `{ maxAttempts, ttlMs }`. */
   retry: RetryLimits;
@@ -356,8 +524,31 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
   const types = properties.filter?.includedEventTypes ?? undefined;
   const limits = TOPIC_PROFILE.limits;
   const dead = properties.deadLetterDestination;
+  const destination = properties.destination.properties;
+  const mappings = destination.deliveryAttributeMappings ?? [];
   return {
-    endpointUrl: properties.destination.properties.endpointUrl,
+    endpointUrl: destination.endpointUrl,
+    ...(destination.maxEventsPerBatch === undefined
+      ? {}
+      : { maxEventsPerBatch: destination.maxEventsPerBatch }),
+    ...(destination.preferredBatchSizeInKilobytes === undefined
+      ? {}
+      : { preferredBatchSizeInKilobytes: destination.preferredBatchSizeInKilobytes }),
+    ...(mappings.length === 0
+      ? {}
+      : {
+          deliveryAttributeMappings: mappings.map(
+            (mapping): DeliveryAttributeInput =>
+              mapping.type === 'Static'
+                ? {
+                    name: mapping.name,
+                    type: 'Static',
+                    isSecret: mapping.properties.isSecret ?? false,
+                    value: mapping.properties.value,
+                  }
+                : { name: mapping.name, type: 'Dynamic', sourceField: mapping.properties.sourceField },
+          ),
+        }),
     ...(types === undefined || types.some((type) => type.toLowerCase() === 'all')
       ? {}
       : { includedEventTypes: types }),
@@ -411,6 +602,34 @@ export function endpointBaseUrl(endpointUrl: string): string {
   return `${url.origin}${url.pathname}`;
 }
 
+/** A mapping as the management API shows it: a secret value is never shown, sealed or not. */
+export function deliveryAttributeMappingDocument(mapping: DeliveryAttributeMapping) {
+  if (mapping.type === 'Dynamic') {
+    return { name: mapping.name, type: 'Dynamic', properties: { sourceField: mapping.sourceField } };
+  }
+  return {
+    name: mapping.name,
+    type: 'Static',
+    properties: mapping.isSecret
+      ? { value: null, isSecret: true }
+      : { value: mapping.value, isSecret: false },
+  };
+}
+
+/** The destination's properties as shown: batch settings always (their defaults when not set). */
+function destinationPropertiesDocument(destination: WebhookDestination) {
+  const mappings = destination.deliveryAttributeMappings ?? [];
+  return {
+    endpointBaseUrl: endpointBaseUrl(destination.endpointUrl),
+    maxEventsPerBatch: destination.maxEventsPerBatch ?? BATCH_LIMITS.maxEventsPerBatch.default,
+    preferredBatchSizeInKilobytes:
+      destination.preferredBatchSizeInKilobytes ?? BATCH_LIMITS.preferredBatchSizeInKilobytes.default,
+    ...(mappings.length === 0
+      ? {}
+      : { deliveryAttributeMappings: mappings.map(deliveryAttributeMappingDocument) }),
+  };
+}
+
 /** The subscription as the management API returns it (the full endpoint URL only via getFullUrl). */
 export function subscriptionDocument(subscription: Subscription) {
   const topicId = topicResourceId(subscription.topic);
@@ -423,7 +642,7 @@ export function subscriptionDocument(subscription: Subscription) {
       provisioningState: 'Succeeded',
       destination: {
         endpointType: 'WebHook',
-        properties: { endpointBaseUrl: endpointBaseUrl(subscription.destination.endpointUrl) },
+        properties: destinationPropertiesDocument(subscription.destination),
       },
       filter: { includedEventTypes: subscription.filter.includedEventTypes ?? null },
       retryPolicy: retryPolicyOf(subscription.retry),

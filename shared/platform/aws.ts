@@ -4,6 +4,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
@@ -50,3 +51,10 @@ export function createAwsClients(endpoints?: LocalEndpoints): AwsClients {
     }),
   };
 }
+
+/**
+ * A Secrets Manager client for AWS (the local stack has no Secrets Manager: its key is given
+ * inline). A read that hangs gives up like the table's calls do.
+ */
+export const createSecretsManagerClient = (): SecretsManagerClient =>
+  new SecretsManagerClient({ requestHandler: { connectionTimeout: 3_000, requestTimeout: 5_000 } });

@@ -324,10 +324,22 @@ function toTopic(item: Record<string, unknown>): Topic {
   };
 }
 
+/** A stored delivery attribute mapping; a secret one holds only its sealed value. */
+const deliveryAttributeMappingItemSchema = z.union([
+  z.object({ name: z.string(), type: z.literal('Static'), isSecret: z.literal(false), value: z.string() }),
+  z.object({
+    name: z.string(),
+    type: z.literal('Static'),
+    isSecret: z.literal(true),
+    sealedValue: z.string(),
+  }),
+  z.object({ name: z.string(), type: z.literal('Dynamic'), sourceField: z.string() }),
+]);
+
 /**
  * A subscription item as stored. Items written before subscriptions had a version, a profile
  * and normalised retry limits are read with version 0, the `topic` profile and their
- * `retryPolicy` converted.
+ * `retryPolicy` converted; items written before batching and delivery headers have neither.
  */
 const subscriptionItemSchema = z
   .object({
@@ -336,7 +348,13 @@ const subscriptionItemSchema = z
     uid: z.string().optional(),
     version: z.number().default(0),
     deliveryProfile: z.enum(DELIVERY_PROFILE_NAMES).default('topic'),
-    destination: z.object({ endpointType: z.literal('WebHook'), endpointUrl: z.string() }),
+    destination: z.object({
+      endpointType: z.literal('WebHook'),
+      endpointUrl: z.string(),
+      maxEventsPerBatch: z.number().optional(),
+      preferredBatchSizeInKilobytes: z.number().optional(),
+      deliveryAttributeMappings: z.array(deliveryAttributeMappingItemSchema).optional(),
+    }),
     filter: z.object({ includedEventTypes: z.array(z.string()).optional() }).default({}),
     retry: z.object({ maxAttempts: z.number(), ttlMs: z.number() }).optional(),
     retryPolicy: z

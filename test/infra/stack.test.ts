@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -236,6 +236,53 @@ describe('table', () => {
 
   it('is kept when the stack is deleted, unless told otherwise', () => {
     template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' });
+  });
+});
+
+describe('header key secret', () => {
+  const secretId = () => logicalIdOf('AWS::SecretsManager::Secret', 'HeaderKey');
+  const variablesOf = (key: keyof typeof FUNCTIONS) =>
+    (
+      template.findResources('AWS::Lambda::Function')[functionId(key)] as {
+        Properties: { Environment: { Variables: Record<string, unknown> } };
+      }
+    ).Properties.Environment.Variables;
+
+  it('is one generated 64-character secret without punctuation', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+    });
+  });
+
+  it('is kept when the stack is deleted like the table whose values it seals, unless told otherwise', () => {
+    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
+    const { template: disposable } = synth({ removalPolicy: RemovalPolicy.DESTROY });
+    disposable.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Delete' });
+  });
+
+  it('is readable by the management and delivery functions only', () => {
+    expect(actionsOn('management', secretId())).toContain('secretsmanager:GetSecretValue');
+    expect(actionsOn('delivery', secretId())).toContain('secretsmanager:GetSecretValue');
+    expect(actionsOn('publish', secretId())).toEqual([]);
+    expect(actionsOn('deadLetter', secretId())).toEqual([]);
+    // No other policy in the stack names it.
+    const granting = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify(policy).includes(secretId()),
+    );
+    expect(granting).toHaveLength(2);
+  });
+
+  it('is named to the management and delivery functions only', () => {
+    for (const key of ['management', 'delivery'] as const) {
+      expect(variablesOf(key)[ENV.headerKeySecretArn]).toEqual({ Ref: secretId() });
+    }
+    for (const key of ['publish', 'deadLetter'] as const) {
+      expect(variablesOf(key)).not.toHaveProperty(ENV.headerKeySecretArn);
+    }
+    for (const key of Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[]) {
+      expect(variablesOf(key)).not.toHaveProperty(ENV.headerKey);
+    }
   });
 });
 

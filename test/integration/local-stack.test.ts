@@ -2,12 +2,18 @@
  * The local stack as a product: state that survives a restart, queued retries carried across it,
  * and clear start-up errors that never cost the saved queue contents.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulators } from '../../local/emulators';
-import { LocalStackError, SAVED_QUEUES_FILE, startLocalStack } from '../../local/stack';
+import {
+  ENDPOINTS_FILE,
+  HEADER_KEY_FILE,
+  LocalStackError,
+  SAVED_QUEUES_FILE,
+  startLocalStack,
+} from '../../local/stack';
 import { QUEUES } from '../../shared/config/resources';
 import { DeadLetterBucket } from '../../shared/storage/dead-letter-bucket';
 import { event } from '../support/local-stack';
@@ -90,6 +96,47 @@ it('keeps topics, subscriptions and a pending retry across a restart', async () 
     await expect(readFile(join(dataDir, SAVED_QUEUES_FILE), 'utf8')).rejects.toMatchObject({
       code: 'ENOENT',
     });
+  } finally {
+    await second.stop();
+  }
+}, 40_000);
+
+it('seals secret header values with a key it keeps in the data directory across restarts', async () => {
+  const secretMapping = {
+    name: 'Authorization',
+    type: 'Static',
+    properties: { value: 'Bearer local-s3cret', isSecret: true },
+  };
+  const first = await start();
+  let key: string;
+  try {
+    await call(first.apiUrl, 'PUT', '/admin/topics/sealed', {
+      properties: { inputSchema: 'EventGridSchema' },
+    });
+    const created = await call(first.apiUrl, 'PUT', '/admin/topics/sealed/eventSubscriptions/hook', {
+      properties: {
+        destination: {
+          endpointType: 'WebHook',
+          properties: { endpointUrl: webhook.url('/sealed'), deliveryAttributeMappings: [secretMapping] },
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.properties.destination.properties.deliveryAttributeMappings).toEqual([
+      { name: 'Authorization', type: 'Static', properties: { value: null, isSecret: true } },
+    ]);
+    key = (await readFile(join(dataDir, HEADER_KEY_FILE), 'utf8')).trim();
+    expect(key.length).toBeGreaterThanOrEqual(32);
+    expect((await stat(join(dataDir, HEADER_KEY_FILE))).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(dataDir, ENDPOINTS_FILE), 'utf8')).not.toContain(key);
+  } finally {
+    await first.stop();
+  }
+  const second = await start();
+  try {
+    expect((await readFile(join(dataDir, HEADER_KEY_FILE), 'utf8')).trim()).toBe(key);
+    const read = await call(second.apiUrl, 'GET', '/admin/topics/sealed/eventSubscriptions/hook');
+    expect(JSON.stringify(read.body)).not.toContain('local-s3cret');
   } finally {
     await second.stop();
   }

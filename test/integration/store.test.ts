@@ -75,6 +75,35 @@ describe('subscription items', () => {
     expect(Item?.retryPolicy).toEqual({ maxDeliveryAttempts: 3, eventTimeToLiveInMinutes: 2 });
   });
 
+  it('keeps the batch settings and delivery attribute mappings of the destination', async () => {
+    const destination = {
+      endpointType: 'WebHook' as const,
+      endpointUrl: 'https://hooks.example.test/in',
+      maxEventsPerBatch: 50,
+      preferredBatchSizeInKilobytes: 128,
+      deliveryAttributeMappings: [
+        { name: 'X-Plain', type: 'Static' as const, isSecret: false as const, value: 'hello' },
+        {
+          name: 'Authorization',
+          type: 'Static' as const,
+          isSecret: true as const,
+          sealedValue: 'v1.aaa.bbb',
+        },
+        { name: 'X-Tenant', type: 'Dynamic' as const, sourceField: 'data.tenant' },
+      ],
+    };
+    await store.putSubscription(subscription({ name: 'headers', destination }), undefined);
+    expect((await store.getSubscription('orders', 'headers', { consistent: true }))?.destination).toEqual(
+      destination,
+    );
+    // Items written before these settings read without them.
+    await store.putSubscription(subscription({ name: 'plain' }), undefined);
+    expect((await store.getSubscription('orders', 'plain', { consistent: true }))?.destination).toEqual({
+      endpointType: 'WebHook',
+      endpointUrl: 'https://hooks.example.test/in',
+    });
+  });
+
   it('refuses a change based on a version that is no longer stored', async () => {
     await store.putSubscription(subscription({ name: 'raced', version: 10 }), undefined);
     await store.putSubscription(subscription({ name: 'raced', version: 20 }), 10);

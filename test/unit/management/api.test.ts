@@ -1,4 +1,5 @@
-import type { AttemptRecord } from '../../../shared/domain/model';
+import { ENV } from '../../../shared/config/resources';
+import type { AttemptRecord, Subscription } from '../../../shared/domain/model';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
 import {
@@ -7,6 +8,7 @@ import {
   type ManagementDeps,
   parseHistoryWindow,
 } from '../../../shared/management/api';
+import { AesGcmSealer, keyText } from '../../../shared/platform/sealing';
 import type { HistoryWindow } from '../../../shared/storage/attempt-history';
 import { subscription } from '../../support/fakes';
 
@@ -150,5 +152,107 @@ describe('GET .../deliveries', () => {
     const { result, lookups } = call({ eventId: 'order-1', since: '2026-11-01T00:00:00Z' });
     await expect(result).rejects.toMatchObject({ statusCode: 400 });
     expect(lookups).toEqual([]);
+  });
+});
+
+describe('PUT an event subscription with delivery headers', () => {
+  const topic = { name: 'orders', inputSchema: 'EventGridSchema', keys: {}, tags: {} };
+
+  function put(body: unknown, sealer?: ManagementDeps['sealer']) {
+    const stored: Subscription[] = [];
+    const deps = {
+      store: {
+        getTopic: async () => topic,
+        getSubscription: async () => undefined,
+        listSubscriptions: async () => [],
+        putSubscription: async (written: Subscription) => {
+          stored.push(written);
+        },
+      },
+      clock: { now: () => NOW, sleep: async () => {} },
+      newId: () => 'uid-1',
+      allowHttpEndpoints: false,
+      propagationDelayMs: 0,
+      ...(sealer === undefined ? {} : { sealer }),
+    } as unknown as ManagementDeps;
+    const event = {
+      routeKey: 'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}',
+      pathParameters: { topic: 'orders', subscription: 'audit' },
+      body: JSON.stringify(body),
+    } as unknown as HttpEvent;
+    return { result: handleManagement(event, deps), stored };
+  }
+
+  const body = (mappings: unknown[], extra: Record<string, unknown> = {}) => ({
+    properties: {
+      destination: {
+        endpointType: 'WebHook',
+        properties: {
+          endpointUrl: 'https://hooks.example.test/in',
+          deliveryAttributeMappings: mappings,
+          ...extra,
+        },
+      },
+    },
+  });
+  const secret = {
+    name: 'Authorization',
+    type: 'Static',
+    properties: { value: 'Bearer t0ps3cret', isSecret: true },
+  };
+  const plain = { name: 'X-Plain', type: 'Static', properties: { value: 'hello' } };
+  const dynamic = { name: 'X-Tenant', type: 'Dynamic', properties: { sourceField: 'data.tenant' } };
+
+  it('stores secret values sealed, the batch settings given, and never shows or stores the plain text', async () => {
+    const sealer = new AesGcmSealer(keyText('test key'));
+    const { result, stored } = put(body([plain, secret, dynamic], { maxEventsPerBatch: 10 }), sealer);
+    const answer = await result;
+
+    expect(answer.statusCode).toBe(201);
+    const destination = stored[0]?.destination;
+    expect(destination).toMatchObject({ maxEventsPerBatch: 10 });
+    expect(destination).not.toHaveProperty('preferredBatchSizeInKilobytes');
+    const [first, second, third] = destination?.deliveryAttributeMappings ?? [];
+    expect(first).toEqual({ name: 'X-Plain', type: 'Static', isSecret: false, value: 'hello' });
+    expect(third).toEqual({ name: 'X-Tenant', type: 'Dynamic', sourceField: 'data.tenant' });
+    expect(second).toEqual({
+      name: 'Authorization',
+      type: 'Static',
+      isSecret: true,
+      sealedValue: expect.stringMatching(/^v1\./),
+    });
+    await expect(sealer.open((second as { sealedValue: string }).sealedValue)).resolves.toBe(
+      'Bearer t0ps3cret',
+    );
+    expect(JSON.stringify(stored)).not.toContain('t0ps3cret');
+    expect(answer.body).not.toContain('t0ps3cret');
+    expect(answer.body).not.toContain((second as { sealedValue: string }).sealedValue);
+    expect(JSON.parse(answer.body as string).properties.destination.properties).toMatchObject({
+      maxEventsPerBatch: 10,
+      preferredBatchSizeInKilobytes: 64,
+      deliveryAttributeMappings: [
+        { name: 'X-Plain', properties: { value: 'hello', isSecret: false } },
+        { name: 'Authorization', properties: { value: null, isSecret: true } },
+        { name: 'X-Tenant', properties: { sourceField: 'data.tenant' } },
+      ],
+    });
+  });
+
+  it('without a sealing key, refuses a secret value with a 503 naming the setting, and stores nothing', async () => {
+    const { result, stored } = put(body([plain, secret]));
+    const error = await result.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ statusCode: 503 });
+    expect((error as ApiError).message).toMatch(
+      /^properties\.destination\.properties\.deliveryAttributeMappings\.1\.properties\.isSecret: /,
+    );
+    expect((error as ApiError).message).toContain(ENV.headerKeySecretArn);
+    expect(stored).toEqual([]);
+  });
+
+  it('without a sealing key, takes non-secret mappings', async () => {
+    const { result, stored } = put(body([plain, dynamic]));
+    expect((await result).statusCode).toBe(201);
+    expect(stored[0]?.destination.deliveryAttributeMappings).toHaveLength(2);
   });
 });

@@ -310,8 +310,315 @@ describe('subscription documents', () => {
         destination: { endpointType: 'WebHook', endpointUrl: 'https://h.example.test/in?code=secret' },
       }),
     );
-    expect(doc.properties.destination.properties).toEqual({ endpointBaseUrl: 'https://h.example.test/in' });
+    expect(doc.properties.destination.properties).toEqual({
+      endpointBaseUrl: 'https://h.example.test/in',
+      maxEventsPerBatch: 1,
+      preferredBatchSizeInKilobytes: 64,
+    });
     expect(JSON.stringify(doc)).not.toContain('secret');
     expect(endpointBaseUrl('https://h.example.test/a/b#frag')).toBe('https://h.example.test/a/b');
+  });
+});
+
+const MAPPINGS = 'properties.destination.properties.deliveryAttributeMappings';
+
+/** A subscription body whose destination properties also hold `destination`. */
+const withDestination = (destination: Record<string, unknown>) => ({
+  properties: {
+    destination: {
+      endpointType: 'WebHook',
+      properties: { endpointUrl: 'https://hooks.example.test/in', ...destination },
+    },
+  },
+});
+const withMappings = (...mappings: unknown[]) => withDestination({ deliveryAttributeMappings: mappings });
+const staticMapping = (name: string, value: unknown = 'v', isSecret?: unknown) => ({
+  name,
+  type: 'Static',
+  properties: { value, ...(isSecret === undefined ? {} : { isSecret }) },
+});
+const dynamicMapping = (name: string, sourceField: unknown) => ({
+  name,
+  type: 'Dynamic',
+  properties: { sourceField },
+});
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('output batching settings', () => {
+  it('keeps only the settings given', () => {
+    expect(
+      parseSubscriptionBody(withDestination({ maxEventsPerBatch: 50, preferredBatchSizeInKilobytes: 128 }), {
+        allowHttp: false,
+      }),
+    ).toMatchObject({ maxEventsPerBatch: 50, preferredBatchSizeInKilobytes: 128 });
+    const onlyCount = parseSubscriptionBody(withDestination({ maxEventsPerBatch: 5000 }), {
+      allowHttp: false,
+    });
+    expect(onlyCount.maxEventsPerBatch).toBe(5000);
+    expect(onlyCount).not.toHaveProperty('preferredBatchSizeInKilobytes');
+    expect(parseSubscriptionBody(withDestination({}), { allowHttp: false })).not.toHaveProperty(
+      'maxEventsPerBatch',
+    );
+  });
+
+  it.each([
+    [
+      { maxEventsPerBatch: 0 },
+      'maxEventsPerBatch: must be an integer between 1 and 5000 (got a smaller value)',
+    ],
+    [
+      { maxEventsPerBatch: 5001 },
+      'maxEventsPerBatch: must be an integer between 1 and 5000 (got a larger value)',
+    ],
+    [{ maxEventsPerBatch: 1.5 }, 'maxEventsPerBatch: must be an integer between 1 and 5000'],
+    [{ maxEventsPerBatch: '10' }, 'maxEventsPerBatch: must be an integer between 1 and 5000'],
+    [
+      { preferredBatchSizeInKilobytes: 0 },
+      'preferredBatchSizeInKilobytes: must be an integer between 1 and 1024 (got a smaller value)',
+    ],
+    [
+      { preferredBatchSizeInKilobytes: 1025 },
+      'preferredBatchSizeInKilobytes: must be an integer between 1 and 1024 (got a larger value)',
+    ],
+    [
+      { preferredBatchSizeInKilobytes: 64.5 },
+      'preferredBatchSizeInKilobytes: must be an integer between 1 and 1024',
+    ],
+  ])('rejects %j naming the field and its range', (destination, message) => {
+    expect(rejection(() => parseSubscriptionBody(withDestination(destination), { allowHttp: false }))).toBe(
+      `properties.destination.properties.${message}.`,
+    );
+  });
+});
+
+describe('delivery attribute mappings', () => {
+  it('parse static, secret and dynamic mappings in order; isSecret defaults to false', () => {
+    const parsed = parseSubscriptionBody(
+      withMappings(
+        staticMapping('X-Plain', 'hello'),
+        staticMapping('Authorization', 'Bearer abc', true),
+        staticMapping('X-Explicit', 'v', false),
+        dynamicMapping('X-Tenant', 'data.tenant'),
+      ),
+      { allowHttp: false },
+    );
+    expect(parsed.deliveryAttributeMappings).toEqual([
+      { name: 'X-Plain', type: 'Static', isSecret: false, value: 'hello' },
+      { name: 'Authorization', type: 'Static', isSecret: true, value: 'Bearer abc' },
+      { name: 'X-Explicit', type: 'Static', isSecret: false, value: 'v' },
+      { name: 'X-Tenant', type: 'Dynamic', sourceField: 'data.tenant' },
+    ]);
+  });
+
+  it('leave the input without mappings when none (or an empty list) are given', () => {
+    expect(parseSubscriptionBody(withMappings(), { allowHttp: false })).not.toHaveProperty(
+      'deliveryAttributeMappings',
+    );
+  });
+
+  it('take values at the limits: 10 mappings, 100-character names, 4096-byte values, 256-character paths', () => {
+    const parsed = parseSubscriptionBody(
+      withMappings(
+        staticMapping('n'.repeat(100), 'é'.repeat(2048)),
+        staticMapping("x!#$%&'*+-.^_`|~9", '\tvisible ~ and Latin-1 \u00ff'),
+        staticMapping('X-Empty', ''),
+        dynamicMapping('X-Path', `${'a'.repeat(127)}.${'b'.repeat(128)}`),
+        ...Array.from({ length: 6 }, (_, index) => dynamicMapping(`X-${index}`, 'subject')),
+      ),
+      { allowHttp: false },
+    );
+    expect(parsed.deliveryAttributeMappings).toHaveLength(10);
+  });
+
+  it.each<[string, unknown, string]>([
+    [
+      'more than 10 mappings',
+      Array.from({ length: 11 }, (_, index) => staticMapping(`X-${index}`)),
+      `${MAPPINGS}: holds at most 10 mappings (got 11)`,
+    ],
+    [
+      'a name with a space',
+      [staticMapping('X-Ok'), staticMapping('X Bad')],
+      `${MAPPINGS}.1.name: must be a valid HTTP header name`,
+    ],
+    [
+      'a name with a colon',
+      [staticMapping('X-Bad:')],
+      `${MAPPINGS}.0.name: must be a valid HTTP header name`,
+    ],
+    ['a non-ASCII name', [staticMapping('X-Café')], `${MAPPINGS}.0.name: must be a valid HTTP header name`],
+    ['an empty name', [staticMapping('')], `${MAPPINGS}.0.name: must be 1 to 100 characters (got 0)`],
+    [
+      'a long name',
+      [staticMapping('n'.repeat(101))],
+      `${MAPPINGS}.0.name: must be 1 to 100 characters (got 101)`,
+    ],
+    [
+      'a missing name',
+      [{ type: 'Static', properties: { value: 'v' } }],
+      `${MAPPINGS}.0.name: must be a string`,
+    ],
+    [
+      'an aeg- name',
+      [staticMapping('AEG-Custom')],
+      `${MAPPINGS}.0.name: must not start with 'aeg-': those headers are Gridwire's own delivery headers`,
+    ],
+    [
+      'a duplicate name, ignoring case',
+      [staticMapping('X-One'), dynamicMapping('X-Two', 'id'), staticMapping('x-one')],
+      `${MAPPINGS}.2.name: 'x-one' is already the name of mapping 0 (names are unique, ignoring case)`,
+    ],
+    [
+      'an unknown type',
+      [{ name: 'X-A', type: 'Computed', properties: {} }],
+      `${MAPPINGS}.0.type: must be one of Static, Dynamic`,
+    ],
+    [
+      'a missing type',
+      [{ name: 'X-A', properties: {} }],
+      `${MAPPINGS}.0.type: must be one of Static, Dynamic`,
+    ],
+    ['a mapping that is not an object', ['X-A'], `${MAPPINGS}.0: must be an object`],
+    ['mappings that are not a list', 'X-A', `${MAPPINGS}: must be an array of mappings`],
+    [
+      'a static mapping without properties',
+      [{ name: 'X-A', type: 'Static' }],
+      `${MAPPINGS}.0.properties: is required: {"value": "...", "isSecret": false}`,
+    ],
+    [
+      'a static value that is not a string (as a secret one reads back)',
+      [staticMapping('X-A', null, true)],
+      `${MAPPINGS}.0.properties.value: must be a string (a secret value is never shown, so it is given again with every PUT`,
+    ],
+    [
+      'a static value over 4096 bytes',
+      [staticMapping('X-A', 'é'.repeat(2049))],
+      `${MAPPINGS}.0.properties.value: may be at most 4096 bytes in UTF-8 (got 4098 bytes)`,
+    ],
+    [
+      'a static value with CR LF',
+      [staticMapping('X-A', 'a\r\nInjected: yes')],
+      `${MAPPINGS}.0.properties.value: holds a character a header value can't carry`,
+    ],
+    [
+      'a static value with NUL',
+      [staticMapping('X-A', 'a\u0000')],
+      `${MAPPINGS}.0.properties.value: holds a character`,
+    ],
+    [
+      'a static value with DEL',
+      [staticMapping('X-A', 'a\u007f')],
+      `${MAPPINGS}.0.properties.value: holds a character`,
+    ],
+    [
+      'a static value beyond Latin-1',
+      [staticMapping('X-A', 'snow \u2603')],
+      `${MAPPINGS}.0.properties.value: holds a character`,
+    ],
+    [
+      'a non-boolean isSecret',
+      [staticMapping('X-A', 'v', 'yes')],
+      `${MAPPINGS}.0.properties.isSecret: must be true or false`,
+    ],
+    [
+      'a static mapping with a sourceField',
+      [{ name: 'X-A', type: 'Static', properties: { value: 'v', sourceField: 'id' } }],
+      `${MAPPINGS}.0.properties.sourceField: unknown field`,
+    ],
+    [
+      'a dynamic mapping without properties',
+      [{ name: 'X-A', type: 'Dynamic' }],
+      `${MAPPINGS}.0.properties: is required: {"sourceField": "data.tenant"}`,
+    ],
+    [
+      'an empty sourceField',
+      [dynamicMapping('X-A', '')],
+      `${MAPPINGS}.0.properties.sourceField: must not be empty`,
+    ],
+    [
+      'a sourceField over 256 characters',
+      [dynamicMapping('X-A', 'a'.repeat(257))],
+      `${MAPPINGS}.0.properties.sourceField: may be at most 256 characters (got 257)`,
+    ],
+    ...['.data', 'data.', 'data..tenant'].map((path): [string, unknown, string] => [
+      `the sourceField ${path}`,
+      [dynamicMapping('X-A', path)],
+      `${MAPPINGS}.0.properties.sourceField: must be a dotted path with no empty segments`,
+    ]),
+    [
+      'a sourceField that is not a string',
+      [dynamicMapping('X-A', 3)],
+      `${MAPPINGS}.0.properties.sourceField: must be a string`,
+    ],
+    [
+      'a dynamic mapping with a value',
+      [{ name: 'X-A', type: 'Dynamic', properties: { sourceField: 'id', value: 'v' } }],
+      `${MAPPINGS}.0.properties.value: unknown field`,
+    ],
+  ])('reject %s', (_case, mappings, message) => {
+    expect(
+      rejection(() =>
+        parseSubscriptionBody(withDestination({ deliveryAttributeMappings: mappings }), { allowHttp: false }),
+      ),
+    ).toMatch(new RegExp(`^${escapeRegExp(message)}`));
+  });
+
+  it.each([
+    'host',
+    'Content-Type',
+    'content-length',
+    'Content-Encoding',
+    'Transfer-Encoding',
+    'Connection',
+    'keep-alive',
+    'TE',
+    'Trailer',
+    'Upgrade',
+    'Expect',
+  ])('refuse the header %s, saying why', (name) => {
+    expect(
+      rejection(() => parseSubscriptionBody(withMappings(staticMapping(name)), { allowHttp: false })),
+    ).toMatch(
+      new RegExp(`^${escapeRegExp(`${MAPPINGS}.0.name: '${name}' can't be set by a mapping: `)}\\w+`),
+    );
+  });
+});
+
+describe('subscription documents with batching and delivery headers', () => {
+  const doc = subscriptionDocument(
+    subscription({
+      destination: {
+        endpointType: 'WebHook',
+        endpointUrl: 'https://h.example.test/in',
+        maxEventsPerBatch: 20,
+        deliveryAttributeMappings: [
+          { name: 'X-Plain', type: 'Static', isSecret: false, value: 'hello' },
+          { name: 'Authorization', type: 'Static', isSecret: true, sealedValue: 'v1.sealed-iv.sealed-body' },
+          { name: 'X-Tenant', type: 'Dynamic', sourceField: 'data.tenant' },
+        ],
+      },
+    }),
+  );
+
+  it('show the batch settings, a default for the one not set', () => {
+    expect(doc.properties.destination.properties).toMatchObject({
+      maxEventsPerBatch: 20,
+      preferredBatchSizeInKilobytes: 64,
+    });
+  });
+
+  it('show the mappings in the ARM shape, a secret value as null and never its sealed text', () => {
+    expect(doc.properties.destination.properties.deliveryAttributeMappings).toEqual([
+      { name: 'X-Plain', type: 'Static', properties: { value: 'hello', isSecret: false } },
+      { name: 'Authorization', type: 'Static', properties: { value: null, isSecret: true } },
+      { name: 'X-Tenant', type: 'Dynamic', properties: { sourceField: 'data.tenant' } },
+    ]);
+    expect(JSON.stringify(doc)).not.toContain('sealed');
+  });
+
+  it('leave the mappings out when there are none', () => {
+    expect(subscriptionDocument(subscription()).properties.destination.properties).not.toHaveProperty(
+      'deliveryAttributeMappings',
+    );
   });
 });
