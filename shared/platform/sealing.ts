@@ -65,9 +65,10 @@ export class AesGcmSealer implements SecretSealer {
     const decipher = createDecipheriv('aes-256-gcm', await this.currentKey(), iv);
     decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));
     // Throws when the value was altered or sealed with another key.
-    return Buffer.concat([decipher.update(body.subarray(0, body.length - TAG_BYTES)), decipher.final()]).toString(
-      'utf8',
-    );
+    return Buffer.concat([
+      decipher.update(body.subarray(0, body.length - TAG_BYTES)),
+      decipher.final(),
+    ]).toString('utf8');
   }
 }
 
