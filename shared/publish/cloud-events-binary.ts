@@ -1,0 +1,76 @@
+/**
+ * CloudEvents in the HTTP binary content mode (CloudEvents HTTP protocol binding 1.0): the
+ * attributes travel as `ce-<name>` headers, the body is the event's data and `Content-Type` its
+ * `datacontenttype`. A binary request is turned into the one structured event text it stands
+ * for, which then goes through the same validation as structured events: one set of rules.
+ */
+import { badRequest } from '../http/errors';
+
+const CE_PREFIX = 'ce-';
+
+/** Whether the request carries a CloudEvent in binary mode (a `ce-specversion` header). */
+export const isBinaryCloudEvent = (headers: Readonly<Record<string, string | undefined>>): boolean =>
+  Object.keys(headers).some((name) => name.toLowerCase() === `${CE_PREFIX}specversion`);
+
+/** Media types whose bodies are JSON (`application/json`, `text/json`, `*\/*+json`). */
+const isJsonMediaType = (mediaType: string): boolean =>
+  mediaType === 'application/json' || mediaType === 'text/json' || mediaType.endsWith('+json');
+
+/** A header value as the binding writes it: percent-encoded UTF-8 where needed. */
+function decodeHeaderValue(name: string, value: string): string {
+  if (!value.includes('%')) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw badRequest(`Header ${name}: the value is not valid percent-encoded UTF-8.`);
+  }
+}
+
+/**
+ * The structured JSON text of a binary-mode CloudEvent. Attribute names are the header names
+ * after `ce-`, lower-cased; values stay strings, as headers carry them. `data` is the body as
+ * written when the content type is JSON (400 when it does not parse), otherwise the body in
+ * `data_base64`; an empty body carries no data. Validation of the attributes is left to the
+ * structured rules.
+ */
+export function binaryCloudEventText(
+  headers: Readonly<Record<string, string | undefined>>,
+  body: Buffer,
+): string {
+  const members: string[] = [];
+  let contentType: string | undefined;
+  for (const [rawName, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const name = rawName.toLowerCase();
+    if (name === 'content-type') {
+      contentType = value;
+      continue;
+    }
+    if (!name.startsWith(CE_PREFIX) || name.length === CE_PREFIX.length) continue;
+    const attribute = name.slice(CE_PREFIX.length);
+    if (attribute === 'datacontenttype' || attribute === 'data' || attribute === 'data_base64') {
+      throw badRequest(
+        `Header ${rawName} is not allowed in binary mode: the data is the body and its type is the Content-Type header.`,
+      );
+    }
+    members.push(`${JSON.stringify(attribute)}:${JSON.stringify(decodeHeaderValue(rawName, value))}`);
+  }
+  if (contentType !== undefined) members.push(`"datacontenttype":${JSON.stringify(contentType)}`);
+  if (body.length > 0) {
+    const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+    if (isJsonMediaType(mediaType)) {
+      const text = body.toString('utf8');
+      try {
+        JSON.parse(text);
+      } catch (error) {
+        throw badRequest(
+          `The body is not valid JSON, which its Content-Type '${contentType}' says it is: ${(error as Error).message}`,
+        );
+      }
+      members.push(`"data":${text.trim()}`);
+    } else {
+      members.push(`"data_base64":${JSON.stringify(body.toString('base64'))}`);
+    }
+  }
+  return `{${members.join(',')}}`;
+}

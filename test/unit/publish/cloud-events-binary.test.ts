@@ -1,0 +1,135 @@
+import { CloudEvent, HTTP } from 'cloudevents';
+import { ApiError } from '../../../shared/http/errors';
+import { binaryCloudEventText, isBinaryCloudEvent } from '../../../shared/publish/cloud-events-binary';
+import { parseCloudEvents } from '../../../shared/publish/cloud-events-schema';
+
+/** A binary-mode request as the CloudEvents SDK writes it, read back as one validated event. */
+function roundTrip(event: CloudEvent<unknown>) {
+  const message = HTTP.binary(event);
+  const headers = message.headers as Record<string, string>;
+  const body = Buffer.isBuffer(message.body)
+    ? message.body
+    : Buffer.from(typeof message.body === 'string' ? message.body : JSON.stringify(message.body ?? ''));
+  expect(isBinaryCloudEvent(headers)).toBe(true);
+  const text = binaryCloudEventText(headers, body);
+  const [parsed] = parseCloudEvents(JSON.parse(text), text, false);
+  return { text, parsed, json: JSON.parse(text) as Record<string, unknown> };
+}
+
+describe('CloudEvents in binary mode', () => {
+  it('turns ce-* headers and a JSON body into the structured event, data as written', () => {
+    const { json, parsed } = roundTrip(
+      new CloudEvent({
+        id: 'bin-1',
+        source: '/shop',
+        type: 'Shop.Shipped',
+        subject: 'orders/1',
+        time: '2026-11-23T10:00:00.000Z',
+        tenant: 'acme',
+        datacontenttype: 'application/json',
+        data: { carrier: 'DHL', n: 1.5 },
+      }),
+    );
+    expect(json).toMatchObject({
+      specversion: '1.0',
+      id: 'bin-1',
+      source: '/shop',
+      type: 'Shop.Shipped',
+      subject: 'orders/1',
+      time: '2026-11-23T10:00:00.000Z',
+      tenant: 'acme',
+      datacontenttype: 'application/json',
+      data: { carrier: 'DHL', n: 1.5 },
+    });
+    expect(parsed?.id).toBe('bin-1');
+  });
+
+  it('keeps a JSON body byte for byte (numbers beyond double precision too)', () => {
+    const text = binaryCloudEventText(
+      {
+        'ce-specversion': '1.0',
+        'ce-id': 'x',
+        'ce-source': '/s',
+        'ce-type': 't',
+        'content-type': 'application/json',
+      },
+      Buffer.from('{"big":9007199254740993,"p":1.50}'),
+    );
+    expect(text).toContain('"data":{"big":9007199254740993,"p":1.50}');
+  });
+
+  it('carries a body of another type as data_base64', () => {
+    const body = Buffer.from([0, 1, 2, 250, 255]);
+    const text = binaryCloudEventText(
+      {
+        'ce-specversion': '1.0',
+        'ce-id': 'x',
+        'ce-source': '/s',
+        'ce-type': 't',
+        'content-type': 'application/octet-stream',
+      },
+      body,
+    );
+    const json = JSON.parse(text);
+    expect(json.datacontenttype).toBe('application/octet-stream');
+    expect(Buffer.from(json.data_base64, 'base64')).toEqual(body);
+    expect(parseCloudEvents(json, text, false)).toHaveLength(1);
+  });
+
+  it('percent-decodes header values', () => {
+    const text = binaryCloudEventText(
+      {
+        'ce-specversion': '1.0',
+        'ce-id': 'x',
+        'ce-source': '/s',
+        'ce-type': 't',
+        'ce-subject': 'caf%C3%A9%20au%20lait',
+      },
+      Buffer.alloc(0),
+    );
+    expect(JSON.parse(text).subject).toBe('café au lait');
+  });
+
+  it('leaves data out for an empty body, and is not binary without ce-specversion', () => {
+    expect(
+      JSON.parse(binaryCloudEventText({ 'ce-specversion': '1.0', 'ce-id': 'x' }, Buffer.alloc(0))),
+    ).toEqual({
+      specversion: '1.0',
+      id: 'x',
+    });
+    expect(isBinaryCloudEvent({ 'content-type': 'application/json', 'ce-id': 'x' })).toBe(false);
+  });
+
+  it.each([
+    [{ 'ce-specversion': '1.0', 'content-type': 'application/json' }, '{not json', /body is not valid JSON/],
+    [
+      { 'ce-specversion': '1.0', 'ce-subject': '%E0%A4%A' },
+      '',
+      /Header ce-subject: the value is not valid percent-encoded UTF-8/,
+    ],
+    [
+      { 'ce-specversion': '1.0', 'ce-datacontenttype': 'text/plain' },
+      '',
+      /Header ce-datacontenttype is not allowed in binary mode/,
+    ],
+  ])('refuses %j with a 400 naming the problem', (headers, body, message) => {
+    try {
+      binaryCloudEventText(headers, Buffer.from(body));
+      throw new Error('expected a refusal');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).statusCode).toBe(400);
+      expect((error as Error).message).toMatch(message);
+    }
+  });
+
+  it('leaves attribute validation to the structured rules (a missing type is named there)', () => {
+    const text = binaryCloudEventText(
+      { 'ce-specversion': '1.0', 'ce-id': 'x', 'ce-source': '/s' },
+      Buffer.alloc(0),
+    );
+    expect(() => parseCloudEvents(JSON.parse(text), text, false)).toThrow(
+      /Event at index 0: type is required/,
+    );
+  });
+});
