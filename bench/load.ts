@@ -14,7 +14,46 @@ import type { AwsClients } from '../shared/platform/aws';
 import { type Clock, systemClock } from '../shared/platform/clock';
 import { AwsRequestCounter, type RequestCounts } from './aws-counter';
 import { billedGbSeconds, emptyLambdaUsage, type LambdaUsage } from './cost';
+import type { PublisherMessage, PublisherRequest } from './publisher-process';
 import type { SinkMessage, SinkRequest } from './sink';
+
+/** The load generator in its own process: `run` publishes one plan there and resolves with its outcome. */
+export class Publishers {
+  private constructor(private readonly child: ChildProcess) {}
+
+  static async start(): Promise<Publishers> {
+    const child = fork(join(__dirname, 'publisher-process.ts'), [], {
+      execArgv: ['--import', 'tsx', '--no-warnings'],
+      cwd: join(__dirname, '..'),
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', (message: PublisherMessage) => {
+        if (message.type === 'ready') resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`publisher exited (${code})`)));
+    });
+    return new Publishers(child);
+  }
+
+  run(plan: PublishPlan): Promise<PublishOutcome> {
+    return new Promise((resolve) => {
+      const onMessage = (message: PublisherMessage) => {
+        if (message.type !== 'done') return;
+        this.child.off('message', onMessage);
+        resolve(message.outcome);
+      };
+      this.child.on('message', onMessage);
+      this.child.send({ type: 'run', plan } satisfies PublisherRequest);
+    });
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.send({ type: 'stop' } satisfies PublisherRequest);
+    await exited;
+  }
+}
 
 export class Sink {
   private constructor(
@@ -166,10 +205,7 @@ export interface PublishOutcome {
  * Publishes at a fixed rate regardless of how fast answers come (open loop), so a slow stack
  * shows up as latency and backlog rather than as a politely reduced load.
  */
-export async function publishAtRate(
-  plan: PublishPlan,
-  onSecond?: (sent: number) => void,
-): Promise<PublishOutcome> {
+export async function publishAtRate(plan: PublishPlan): Promise<PublishOutcome> {
   const origin = new URL(plan.apiUrl).origin;
   const pool = new Pool(origin, { connections: 32, pipelining: 1 });
   const path = `/topics/${plan.topic}/api/events?api-version=2018-01-01`;
@@ -185,7 +221,6 @@ export async function publishAtRate(
   };
   let nextEvent = 0;
   const inFlight: Promise<void>[] = [];
-  let lastReport = started;
   for (let i = 0; i < total; i += 1) {
     const due = started + i * interval;
     const wait = due - performance.now();
@@ -237,10 +272,6 @@ export async function publishAtRate(
           outcome.failedRequests += 1;
         }),
     );
-    if (performance.now() - lastReport >= 1000) {
-      lastReport = performance.now();
-      onSecond?.(nextEvent);
-    }
   }
   await Promise.all(inFlight);
   outcome.elapsedMs = performance.now() - started;

@@ -24,7 +24,7 @@ import { healthPk } from '../shared/storage/health-store';
 import { type CostBreakdown, costPerMillionEvents, type Usage } from './cost';
 import { MAX_FAILED_ATTEMPTS } from './failure-pattern';
 import { ASSUMED_MS, EVENT_BYTES, type HeldRun, humanDuration, originalAttemptsIn24h, runHeld } from './held';
-import { BENCH_CUSTOM_MAPPING, peakPerSecond, percentile, publishAtRate, Sink, UsageCollector } from './load';
+import { BENCH_CUSTOM_MAPPING, Publishers, peakPerSecond, percentile, Sink, UsageCollector } from './load';
 import { PRICES } from './prices';
 import { writeReports } from './report';
 import { runSimulation } from './simulation';
@@ -122,6 +122,13 @@ async function topicWithSubscription(
   return keys.key1;
 }
 
+/** The load generator's process, started on first use and stopped when the run ends. */
+let publishers: Promise<Publishers> | undefined;
+const loadGenerator = (): Promise<Publishers> => {
+  publishers ??= Publishers.start();
+  return publishers;
+};
+
 /** Publishes at a fixed rate, samples the sink every second, then waits for the backlog to drain. */
 async function loadRun(
   live: LiveStack,
@@ -180,7 +187,7 @@ async function loadRun(
       );
     }
   })();
-  const published = await publishAtRate({
+  const published = await (await loadGenerator()).run({
     apiUrl: live.stack.apiUrl,
     topic: options.topic,
     key,
@@ -1209,6 +1216,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await sink.stop();
+    if (publishers !== undefined) await (await publishers).stop();
   }
   if (wanted('dead-letters')) scenarios.push(await deadLetterScenario(quick));
 
