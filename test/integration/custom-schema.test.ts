@@ -243,17 +243,8 @@ it('dead-letters custom events in the Event Grid form, with the published object
   expect((await api.publish('shop', key, [published])).status).toBe(200);
   await deliveredTo('/failing', '"doomed-1"');
   const route = '/admin/topics/shop/eventSubscriptions/failing/deadLetters';
-  const listed = await eventually(
-    async () => {
-      const list = await api.call('GET', route);
-      return list.body.value?.length > 0 ? list.body.value : undefined;
-    },
-    20_000,
-    'the dead-letter blob',
-  );
-  const blob = await api.call('GET', `${route}/blob?key=${encodeURIComponent(listed[0].key)}`);
-  expect(blob.status).toBe(200);
-  const [record] = blob.body.records;
+  const blob = await api.firstDeadLetterBlob('shop', 'failing');
+  const [record] = blob.records;
   expect(record).toMatchObject({
     id: 'doomed-1',
     eventType: 'Shop.Doomed',
@@ -268,7 +259,7 @@ it('dead-letters custom events in the Event Grid form, with the published object
   });
 
   // Replayed, it goes out again as the subscription's schema has it: as published.
-  const replay = await api.call('POST', `${route}/replay`, { keys: [listed[0].key] });
+  const replay = await api.call('POST', `${route}/replay`, { keys: [blob.key] });
   expect(replay.status).toBe(200);
   expect(replay.body).toMatchObject({ eventsQueued: 1 });
   const again = await eventually(

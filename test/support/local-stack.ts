@@ -2,10 +2,12 @@
  * Starts the real local stack (emulators, handlers, gateway, pollers) in a temporary data
  * directory, with a small client for its HTTP API.
  */
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack';
+import { eventually } from './webhook-server';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read API answers freely and assert on them.
 export type Json = any;
@@ -23,6 +25,8 @@ export interface TestStack {
   createTopic(name: string): Promise<string>;
   subscribe(topic: string, name: string, endpointUrl: string, extra?: Record<string, unknown>): Promise<void>;
   publish(topic: string, key: string, events: unknown): Promise<{ status: number; body: Json }>;
+  /** Waits for the subscription's first dead-letter blob and reads it: its key and records. */
+  firstDeadLetterBlob(topic: string, subscription: string): Promise<{ key: string; records: Json[] }>;
   close(): Promise<void>;
 }
 
@@ -73,6 +77,20 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
         auth: false,
         headers: { 'aeg-sas-key': key },
       }),
+    firstDeadLetterBlob: async (topic, subscription) => {
+      const route = `/admin/topics/${topic}/eventSubscriptions/${subscription}/deadLetters`;
+      const key = await eventually(
+        async () => {
+          const list = await call('GET', route);
+          return (list.body.value?.[0]?.key as string | undefined) ?? undefined;
+        },
+        20_000,
+        `a dead-letter blob of ${topic}/${subscription}`,
+      );
+      const blob = await call('GET', `${route}/blob?key=${encodeURIComponent(key)}`);
+      if (blob.status !== 200) throw new Error(`dead-letter blob ${key}: ${blob.status}`);
+      return { key, records: blob.body.records };
+    },
     close: async () => {
       await stack.stop();
       await rm(dataDir, { recursive: true, force: true });

@@ -16,6 +16,9 @@ function roundTrip(event: CloudEvent<unknown>) {
   return { text, parsed, json: JSON.parse(text) as Record<string, unknown> };
 }
 
+/** The required attributes as binary-mode headers. */
+const required = { 'ce-specversion': '1.0', 'ce-id': 'x', 'ce-source': '/s', 'ce-type': 't' };
+
 describe('CloudEvents in binary mode', () => {
   it('turns ce-* headers and a JSON body into the structured event, data as written', () => {
     const { json, parsed } = roundTrip(
@@ -46,13 +49,7 @@ describe('CloudEvents in binary mode', () => {
 
   it('keeps a JSON body byte for byte (numbers beyond double precision too)', () => {
     const text = binaryCloudEventText(
-      {
-        'ce-specversion': '1.0',
-        'ce-id': 'x',
-        'ce-source': '/s',
-        'ce-type': 't',
-        'content-type': 'application/json',
-      },
+      { ...required, 'content-type': 'application/json' },
       Buffer.from('{"big":9007199254740993,"p":1.50}'),
     );
     expect(text).toContain('"data":{"big":9007199254740993,"p":1.50}');
@@ -60,16 +57,7 @@ describe('CloudEvents in binary mode', () => {
 
   it('carries a body of another type as data_base64', () => {
     const body = Buffer.from([0, 1, 2, 250, 255]);
-    const text = binaryCloudEventText(
-      {
-        'ce-specversion': '1.0',
-        'ce-id': 'x',
-        'ce-source': '/s',
-        'ce-type': 't',
-        'content-type': 'application/octet-stream',
-      },
-      body,
-    );
+    const text = binaryCloudEventText({ ...required, 'content-type': 'application/octet-stream' }, body);
     const json = JSON.parse(text);
     expect(json.datacontenttype).toBe('application/octet-stream');
     expect(Buffer.from(json.data_base64, 'base64')).toEqual(body);
@@ -78,13 +66,7 @@ describe('CloudEvents in binary mode', () => {
 
   it('percent-decodes header values', () => {
     const text = binaryCloudEventText(
-      {
-        'ce-specversion': '1.0',
-        'ce-id': 'x',
-        'ce-source': '/s',
-        'ce-type': 't',
-        'ce-subject': 'caf%C3%A9%20au%20lait',
-      },
+      { ...required, 'ce-subject': 'caf%C3%A9%20au%20lait' },
       Buffer.alloc(0),
     );
     expect(JSON.parse(text).subject).toBe('café au lait');
