@@ -104,6 +104,30 @@ export interface Topic {
   subscriptionsVersion: number;
 }
 
+/** A namespace: a group of namespace topics sharing two access keys. */
+export interface Namespace {
+  name: string;
+  keys: TopicKeys;
+  tags: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * A topic of a namespace. Its subscriptions name it `<namespace>/<topic>` (see
+ * `namespaceTopicId` in `names.ts`) and deliver with the `namespace` profile.
+ */
+export interface NamespaceTopic {
+  namespace: string;
+  name: string;
+  /** How long events are kept for its subscriptions, 1..7 days; no subscription's time to live exceeds it. */
+  eventRetentionInDays: number;
+  createdAt: string;
+  updatedAt: string;
+  /** Bumped on every subscription change, like a classic topic's. */
+  subscriptionsVersion: number;
+}
+
 /** A retry policy as the management API takes and shows it. */
 export interface RetryPolicy {
   maxDeliveryAttempts: number;
@@ -131,9 +155,10 @@ export const retryPolicyOf = (limits: RetryLimits): RetryPolicy => ({
 
 /**
  * Delivery profiles by name: the schedule and limits a subscription follows. Classic topics use
- * `topic`; the profiles themselves (pure data) are in `shared/delivery/rules/profiles.ts`.
+ * `topic`, push subscriptions of namespace topics `namespace`; the profiles themselves (pure
+ * data) are in `shared/delivery/rules/profiles.ts`.
  */
-export const DELIVERY_PROFILE_NAMES = ['topic'] as const;
+export const DELIVERY_PROFILE_NAMES = ['topic', 'namespace'] as const;
 export type DeliveryProfileName = (typeof DELIVERY_PROFILE_NAMES)[number];
 
 /**

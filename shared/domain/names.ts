@@ -4,6 +4,8 @@
  */
 
 export const NAME_RULES = {
+  /** Namespace topics and their subscriptions follow the `topic` and `subscription` rules. */
+  namespace: { min: 3, max: 50, pattern: /^[A-Za-z0-9-]+$/ },
   topic: { min: 3, max: 50, pattern: /^[A-Za-z0-9-]+$/ },
   subscription: { min: 3, max: 64, pattern: /^[A-Za-z0-9-]+$/ },
 } as const;
@@ -17,3 +19,25 @@ export function isValidName(kind: NameKind, name: string): boolean {
 
 /** The resource id stamped into each event's `topic` field and shown by the management API. */
 export const topicResourceId = (topicName: string): string => `/gridwire/topics/${topicName}`;
+
+/**
+ * The topic identity of a namespace topic where subscriptions and delivery jobs name a topic
+ * (`Subscription.topic`): `<namespace>/<topic>`. Classic topic names hold no `/`, so the two
+ * kinds can never collide, and the same table keys, subscription reads and health items serve
+ * both.
+ */
+export const namespaceTopicId = (namespace: string, topic: string): string => `${namespace}/${topic}`;
+
+/** The namespace and topic of a {@link namespaceTopicId}; `undefined` for a classic topic name. */
+export function splitNamespaceTopicId(topicId: string): { namespace: string; topic: string } | undefined {
+  const slash = topicId.indexOf('/');
+  if (slash < 0) return undefined;
+  return { namespace: topicId.slice(0, slash), topic: topicId.slice(slash + 1) };
+}
+
+/** The resource id of a namespace, as the management API shows it. */
+export const namespaceResourceId = (namespace: string): string => `/gridwire/namespaces/${namespace}`;
+
+/** The resource id of a namespace topic, as the management API shows it. */
+export const namespaceTopicResourceId = (namespace: string, topic: string): string =>
+  `${namespaceResourceId(namespace)}/topics/${topic}`;

@@ -1,109 +1,59 @@
 /**
- * The management API: topics, keys, event subscriptions, delivery history and dead letters.
+ * The management API: topics, keys, event subscriptions, delivery history and dead letters;
+ * namespaces, their topics and push subscriptions come from `namespaces.ts`.
  * Authentication happens before a request gets here (IAM on AWS, a bearer token in the local
  * stack).
  */
 
-import { ENV } from '../config/resources';
 import { currentHealth } from '../delivery/rules/health';
-import type {
-  AttemptRecord,
-  DeliveryAttributeMapping,
-  Subscription,
-  TopicKeys,
-  WebhookDestination,
-} from '../domain/model';
+import type { AttemptRecord, Subscription } from '../domain/model';
 import {
   emptyResult,
   type HttpEvent,
   type HttpResult,
   jsonResult,
   parseJsonBody,
-  pathParam,
   publicBaseUrl,
 } from '../http/api-gateway';
-import { ApiError, badRequest, conflict, notFound, serviceUnavailable } from '../http/errors';
-import type { Clock } from '../platform/clock';
-import type { SecretSealer } from '../platform/sealing';
-import type { JobQueue } from '../queue/sqs-job-queue';
-import type { AttemptHistoryLookup, HistoryWindow } from '../storage/attempt-history';
-import { type HealthStore, resetHealth } from '../storage/health-store';
-import { ConcurrentChangeError, type Store } from '../storage/store';
+import { ApiError, badRequest, notFound } from '../http/errors';
+import type { HistoryWindow } from '../storage/attempt-history';
+import { resetHealth } from '../storage/health-store';
+import {
+  checkSubscriptionQuota,
+  destinationOf,
+  forgetHealth,
+  keysOf,
+  MAX_BODY_BYTES,
+  type ManagementDeps,
+  now,
+  type Operation,
+  optionalBody,
+  propagated,
+  saveSubscription,
+  subscriptionParam,
+  textResult,
+  topicParam,
+} from './common';
 import {
   blobDocumentText,
-  type DeadLetterBlobs,
   DeadLetterService,
   listDocument,
   parseReplayRequest,
   parseWindow,
   replayDocument,
 } from './dead-letters';
+import { namespaceOperations } from './namespaces';
 import {
   deliverySchemaFor,
   healthDocument,
-  MAX_SUBSCRIPTIONS_PER_TOPIC,
   parseSubscriptionBody,
   parseTopicBody,
-  type SubscriptionInput,
   sameMapping,
   subscriptionDocument,
   topicDocument,
-  validateName,
 } from './schema';
 
-/** Management request bodies are small; anything larger is a mistake. */
-const MAX_BODY_BYTES = 64 * 1024;
-
-export interface ManagementDeps {
-  store: Store;
-  /** The attempt history (the deliveries API); its retention bounds a lookup's window. */
-  history: AttemptHistoryLookup;
-  clock: Clock;
-  /** A new unique id (subscription `uid`s, replay ids). */
-  newId: () => string;
-  /** The dead-letter bucket (listing, reading and marking blobs replayed). */
-  deadLetterBucket: DeadLetterBlobs;
-  /** Where replayed dead letters are queued (the `delivery` queue). */
-  queue: JobQueue;
-  allowHttpEndpoints: boolean;
-  publicUrl?: string;
-  /**
-   * How long publishers may keep using a cached topic. Changes that publishers must see
-   * (subscriptions, keys) are answered only after this long, so they are live on return.
-   */
-  propagationDelayMs: number;
-  /** Endpoint health (read, and removed by `enable` and when a subscription is deleted). */
-  healthStore: HealthStore;
-  /**
-   * How long delivery workers trust their cached copy of an endpoint's health; `enable` is
-   * answered only after this long, so every worker lets deliveries through on return.
-   */
-  healthCacheMs: number;
-  /**
-   * Seals secret delivery header values before they are stored. Absent when the stack has no
-   * sealing key: secret values are then refused (503), other mappings work.
-   */
-  sealer?: SecretSealer;
-}
-
-const propagated = (deps: ManagementDeps) => deps.clock.sleep(deps.propagationDelayMs);
-
-type Operation = (event: HttpEvent, deps: ManagementDeps) => Promise<HttpResult>;
-
-const topicParam = (event: HttpEvent) => validateName('topic', pathParam(event, 'topic'));
-const subscriptionParam = (event: HttpEvent) =>
-  validateName('subscription', pathParam(event, 'subscription'));
-const now = (deps: ManagementDeps) => new Date(deps.clock.now());
-/** A JSON answer whose body is already JSON text. */
-const textResult = (statusCode: number, json: string): HttpResult => ({
-  statusCode,
-  headers: { 'content-type': 'application/json; charset=utf-8' },
-  body: json,
-});
-const optionalBody = (event: HttpEvent) =>
-  event.body === undefined || event.body === null || event.body === ''
-    ? {}
-    : parseJsonBody(event, MAX_BODY_BYTES);
+export { type ManagementDeps, nextSubscriptionVersion } from './common';
 
 async function requireTopic(deps: ManagementDeps, name: string) {
   // Strongly consistent: a topic created by a call that has returned is always found.
@@ -125,52 +75,6 @@ async function requireSubscription(
   return subscription;
 }
 
-/**
- * A subscription's next version: above its previous one, and at least the change's time in ms, so
- * versions keep growing across a delete and re-create (whose previous version is gone). Changes
- * are answered only after the propagation delay, so management clocks would have to be that far
- * apart to break the order.
- */
-export const nextSubscriptionVersion = (existing: Pick<Subscription, 'version'> | undefined, nowMs: number) =>
-  Math.max((existing?.version ?? 0) + 1, nowMs);
-
-const MAPPINGS_FIELD = 'properties.destination.properties.deliveryAttributeMappings';
-
-/**
- * The destination as stored: batch settings only as given, and each secret static value sealed
- * (its plain text goes no further than this).
- */
-async function destinationOf(input: SubscriptionInput, deps: ManagementDeps): Promise<WebhookDestination> {
-  const mappings: DeliveryAttributeMapping[] = [];
-  for (const [index, mapping] of (input.deliveryAttributeMappings ?? []).entries()) {
-    if (mapping.type === 'Dynamic' || !mapping.isSecret) {
-      mappings.push(
-        mapping.type === 'Dynamic'
-          ? { name: mapping.name, type: 'Dynamic', sourceField: mapping.sourceField }
-          : { name: mapping.name, type: 'Static', isSecret: false, value: mapping.value },
-      );
-      continue;
-    }
-    if (deps.sealer === undefined) {
-      throw serviceUnavailable(
-        `${MAPPINGS_FIELD}.${index}.properties.isSecret: this Gridwire stack has no key to seal secret header values (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set), so secret values can't be stored; non-secret mappings work.`,
-      );
-    }
-    // A key that can't be read fails the request as an unexpected error, logged with its cause.
-    const sealedValue = await deps.sealer.seal(mapping.value);
-    mappings.push({ name: mapping.name, type: 'Static', isSecret: true, sealedValue });
-  }
-  return {
-    endpointType: 'WebHook',
-    endpointUrl: input.endpointUrl,
-    ...(input.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: input.maxEventsPerBatch }),
-    ...(input.preferredBatchSizeInKilobytes === undefined
-      ? {}
-      : { preferredBatchSizeInKilobytes: input.preferredBatchSizeInKilobytes }),
-    ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappings }),
-  };
-}
-
 const deadLetters = (deps: ManagementDeps) =>
   new DeadLetterService({
     bucket: deps.deadLetterBucket,
@@ -178,20 +82,6 @@ const deadLetters = (deps: ManagementDeps) =>
     clock: deps.clock,
     newId: deps.newId,
   });
-
-const keysOf = (keys: TopicKeys) => ({ key1: keys.key1, key2: keys.key2 });
-
-/**
- * Resets a deleted subscription's health, best effort: the delete has happened, and a subscription
- * created again under the name starts healthy either way once workers' copies expire.
- */
-async function forgetHealth(deps: ManagementDeps, topic: string, subscription: string): Promise<void> {
-  try {
-    await resetHealth(deps.healthStore, topic, subscription, deps.clock.now());
-  } catch {
-    // Best effort, see above.
-  }
-}
 
 /**
  * The health of the subscription's endpoint, read strongly consistently; a record about another
@@ -267,6 +157,7 @@ export function parseHistoryWindow(
 }
 
 const operations: Readonly<Record<string, Operation>> = {
+  ...namespaceOperations,
   'GET /admin/topics': async (event, deps) => {
     const base = publicBaseUrl(event, deps.publicUrl);
     const topics = await deps.store.listTopics();
@@ -335,43 +226,24 @@ const operations: Readonly<Record<string, Operation>> = {
     });
     const eventDeliverySchema = deliverySchemaFor(topic.inputSchema, input.eventDeliverySchema);
     const existing = await deps.store.getSubscription(topic.name, name, { consistent: true });
-    if (existing === undefined) {
-      const count = (await deps.store.listSubscriptions(topic.name)).length;
-      if (count >= MAX_SUBSCRIPTIONS_PER_TOPIC) {
-        throw badRequest(
-          `Topic '${topic.name}' already has ${count} event subscriptions; the limit is ${MAX_SUBSCRIPTIONS_PER_TOPIC}.`,
-          'QuotaExceeded',
-        );
-      }
-    }
+    if (existing === undefined) await checkSubscriptionQuota(deps, topic.name, `Topic '${topic.name}'`);
     const destination = await destinationOf(input, deps);
-    const at = now(deps);
-    const subscription: Subscription = {
-      topic: topic.name,
-      name: existing?.name ?? name,
-      uid: existing === undefined ? deps.newId() : (existing.uid ?? deps.newId()),
-      version: nextSubscriptionVersion(existing, at.getTime()),
-      deliveryProfile: 'topic',
-      destination,
-      filter: input.includedEventTypes === undefined ? {} : { includedEventTypes: input.includedEventTypes },
-      retry: input.retry,
-      ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
-      eventDeliverySchema,
-      labels: input.labels,
-      createdAt: existing?.createdAt ?? at.toISOString(),
-      updatedAt: at.toISOString(),
-    };
-    try {
-      await deps.store.putSubscription(subscription, existing?.version);
-    } catch (error) {
-      if (error instanceof ConcurrentChangeError) {
-        throw conflict(
-          `The event subscription '${subscription.name}' was changed by another request at the same time; read it again and repeat the change.`,
-        );
-      }
-      throw error;
-    }
-    await propagated(deps);
+    const subscription = await saveSubscription(
+      deps,
+      {
+        topic: topic.name,
+        name,
+        deliveryProfile: 'topic',
+        destination,
+        filter:
+          input.includedEventTypes === undefined ? {} : { includedEventTypes: input.includedEventTypes },
+        retry: input.retry,
+        ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
+        eventDeliverySchema,
+        labels: input.labels,
+      },
+      existing,
+    );
     return jsonResult(existing === undefined ? 201 : 200, subscriptionDocument(subscription));
   },
 

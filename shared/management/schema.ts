@@ -75,7 +75,8 @@ export function invalidBody(error: ZodError, what: string): Error {
   return badRequest(`${path === '' ? 'body' : path}: ${issue.message}.`);
 }
 
-const intInRange = (range: Range) =>
+/** An integer in `range`; the message names the range. */
+export const intInRange = (range: Range) =>
   z
     .number({ error: `must be an integer between ${range.min} and ${range.max}` })
     .int({ error: `must be an integer between ${range.min} and ${range.max}` })
@@ -331,7 +332,7 @@ const dynamicProperties = z.strictObject(
   { error: 'is required: {"sourceField": "data.tenant"}' },
 );
 
-const deliveryAttributeMappingsSchema = z
+export const deliveryAttributeMappingsSchema = z
   .array(
     z.discriminatedUnion(
       'type',
@@ -372,7 +373,15 @@ const deliveryAttributeMappingsSchema = z
     });
   });
 
-function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
+/** The original's storage container rule; the container is the top-level key prefix of dead letters. */
+export const CONTAINER_NAME = {
+  min: 3,
+  max: 63,
+  pattern: /^(?=.{3,63}$)[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9]))*$/,
+} as const;
+
+/** A webhook destination (`{"endpointType": "WebHook", "properties": {...}}`) as both kinds of subscription take it. */
+export function webhookDestinationSchema(allowHttp: boolean) {
   const endpointUrl = z.string({ error: 'is required and must be a string' }).superRefine((value, ctx) => {
     let url: URL;
     try {
@@ -394,37 +403,55 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
       ctx.addIssue({ code: 'custom', message: 'must not carry user credentials' });
     }
   });
+  return z.strictObject(
+    {
+      endpointType: z.literal('WebHook', { error: "must be 'WebHook'" }),
+      properties: z.strictObject(
+        {
+          endpointUrl,
+          maxEventsPerBatch: intInRange(BATCH_LIMITS.maxEventsPerBatch).optional(),
+          preferredBatchSizeInKilobytes: intInRange(BATCH_LIMITS.preferredBatchSizeInKilobytes).optional(),
+          deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
+        },
+        { error: 'is required' },
+      ),
+    },
+    { error: 'is required' },
+  );
+}
+
+/** A storage-blob dead-letter destination, as both kinds of subscription take it. */
+export const deadLetterDestinationSchema = z.strictObject(
+  {
+    endpointType: z.literal('StorageBlob', { error: "must be 'StorageBlob'" }),
+    properties: z.strictObject(
+      {
+        blobContainerName: z.string({ error: 'is required' }).regex(CONTAINER_NAME.pattern, {
+          error: `must be ${CONTAINER_NAME.min} to ${CONTAINER_NAME.max} lower-case letters, digits and single hyphens, starting and ending with a letter or digit`,
+        }),
+        resourceId: z.string().max(1024, { error: 'is at most 1024 characters' }).optional(),
+      },
+      { error: 'is required' },
+    ),
+  },
+  { error: 'is required' },
+);
+
+/** Event type filter entries, as both kinds of subscription take them. */
+export const includedEventTypesSchema = z
+  .array(z.string().min(1, { error: 'entries must be non-empty strings' }), {
+    error: 'must be an array of event type names, or null for all',
+  })
+  .max(100, { error: 'holds at most 100 event types' })
+  .nullable()
+  .optional();
+
+function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
   return z.strictObject({
     properties: z.strictObject(
       {
-        destination: z.strictObject(
-          {
-            endpointType: z.literal('WebHook', { error: "must be 'WebHook'" }),
-            properties: z.strictObject(
-              {
-                endpointUrl,
-                maxEventsPerBatch: intInRange(BATCH_LIMITS.maxEventsPerBatch).optional(),
-                preferredBatchSizeInKilobytes: intInRange(
-                  BATCH_LIMITS.preferredBatchSizeInKilobytes,
-                ).optional(),
-                deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
-              },
-              { error: 'is required' },
-            ),
-          },
-          { error: 'is required' },
-        ),
-        filter: z
-          .strictObject({
-            includedEventTypes: z
-              .array(z.string().min(1, { error: 'entries must be non-empty strings' }), {
-                error: 'must be an array of event type names, or null for all',
-              })
-              .max(100, { error: 'holds at most 100 event types' })
-              .nullable()
-              .optional(),
-          })
-          .optional(),
+        destination: webhookDestinationSchema(allowHttp),
+        filter: z.strictObject({ includedEventTypes: includedEventTypesSchema }).optional(),
         retryPolicy: z
           .strictObject({
             maxDeliveryAttempts: intInRange(profile.limits.maxDeliveryAttempts).optional(),
@@ -435,33 +462,12 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
           .enum(EVENT_DELIVERY_SCHEMAS, { error: `must be one of ${EVENT_DELIVERY_SCHEMAS.join(', ')}` })
           .optional(),
         labels: z.array(z.string()).optional(),
-        deadLetterDestination: z
-          .strictObject({
-            endpointType: z.literal('StorageBlob', { error: "must be 'StorageBlob'" }),
-            properties: z.strictObject(
-              {
-                blobContainerName: z.string({ error: 'is required' }).regex(CONTAINER_NAME.pattern, {
-                  error: `must be ${CONTAINER_NAME.min} to ${CONTAINER_NAME.max} lower-case letters, digits and single hyphens, starting and ending with a letter or digit`,
-                }),
-                resourceId: z.string().max(1024, { error: 'is at most 1024 characters' }).optional(),
-              },
-              { error: 'is required' },
-            ),
-          })
-          .nullable()
-          .optional(),
+        deadLetterDestination: deadLetterDestinationSchema.nullable().optional(),
       },
       { error: 'is required' },
     ),
   });
 }
-
-/** The original's storage container rule; the container is the top-level key prefix of dead letters. */
-export const CONTAINER_NAME = {
-  min: 3,
-  max: 63,
-  pattern: /^(?=.{3,63}$)[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9]))*$/,
-} as const;
 
 /**
  * A delivery attribute mapping as the API takes it: a secret static value still in plain text
@@ -517,14 +523,16 @@ export function deliverySchemaFor(
   }
 }
 
-export function parseSubscriptionBody(body: unknown, options: { allowHttp: boolean }): SubscriptionInput {
-  const parsed = subscriptionBodySchema(TOPIC_PROFILE, options.allowHttp).safeParse(body);
-  if (!parsed.success) throw invalidBody(parsed.error, 'event subscription');
-  const { properties } = parsed.data;
-  const types = properties.filter?.includedEventTypes ?? undefined;
-  const limits = TOPIC_PROFILE.limits;
-  const dead = properties.deadLetterDestination;
-  const destination = properties.destination.properties;
+/** The parts of a subscription input its webhook destination gives. */
+export type DestinationInput = Pick<
+  SubscriptionInput,
+  'endpointUrl' | 'maxEventsPerBatch' | 'preferredBatchSizeInKilobytes' | 'deliveryAttributeMappings'
+>;
+
+/** A parsed webhook destination as input: batch settings only as given, mappings in order. */
+export function destinationInputOf(
+  destination: z.infer<ReturnType<typeof webhookDestinationSchema>>['properties'],
+): DestinationInput {
   const mappings = destination.deliveryAttributeMappings ?? [];
   return {
     endpointUrl: destination.endpointUrl,
@@ -549,9 +557,38 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
                 : { name: mapping.name, type: 'Dynamic', sourceField: mapping.properties.sourceField },
           ),
         }),
-    ...(types === undefined || types.some((type) => type.toLowerCase() === 'all')
-      ? {}
-      : { includedEventTypes: types }),
+  };
+}
+
+/** The event type filter as stored: absent (every type) for none, null or `All`. */
+export const includedEventTypesOf = (
+  types: string[] | null | undefined,
+): Pick<SubscriptionInput, 'includedEventTypes'> =>
+  types === undefined || types === null || types.some((type) => type.toLowerCase() === 'all')
+    ? {}
+    : { includedEventTypes: types };
+
+/** A parsed dead-letter destination as stored. */
+export const deadLetterOf = (
+  dead: z.infer<typeof deadLetterDestinationSchema> | null | undefined,
+): Pick<SubscriptionInput, 'deadLetter'> =>
+  dead === undefined || dead === null
+    ? {}
+    : {
+        deadLetter: {
+          container: dead.properties.blobContainerName,
+          ...(dead.properties.resourceId === undefined ? {} : { resourceId: dead.properties.resourceId }),
+        },
+      };
+
+export function parseSubscriptionBody(body: unknown, options: { allowHttp: boolean }): SubscriptionInput {
+  const parsed = subscriptionBodySchema(TOPIC_PROFILE, options.allowHttp).safeParse(body);
+  if (!parsed.success) throw invalidBody(parsed.error, 'event subscription');
+  const { properties } = parsed.data;
+  const limits = TOPIC_PROFILE.limits;
+  return {
+    ...destinationInputOf(properties.destination.properties),
+    ...includedEventTypesOf(properties.filter?.includedEventTypes),
     retry: retryLimitsOf({
       maxDeliveryAttempts: properties.retryPolicy?.maxDeliveryAttempts ?? limits.maxDeliveryAttempts.default,
       eventTimeToLiveInMinutes:
@@ -561,18 +598,12 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
     ...(properties.eventDeliverySchema === undefined
       ? {}
       : { eventDeliverySchema: properties.eventDeliverySchema }),
-    ...(dead === undefined || dead === null
-      ? {}
-      : {
-          deadLetter: {
-            container: dead.properties.blobContainerName,
-            ...(dead.properties.resourceId === undefined ? {} : { resourceId: dead.properties.resourceId }),
-          },
-        }),
+    ...deadLetterOf(properties.deadLetterDestination),
   };
 }
 
-const systemData = (resource: { createdAt: string; updatedAt: string }) => ({
+/** `systemData` of a resource document. */
+export const systemData = (resource: { createdAt: string; updatedAt: string }) => ({
   createdAt: resource.createdAt,
   lastModifiedAt: resource.updatedAt,
 });
@@ -617,7 +648,7 @@ export function deliveryAttributeMappingDocument(mapping: DeliveryAttributeMappi
 }
 
 /** The destination's properties as shown: batch settings always (their defaults when not set). */
-function destinationPropertiesDocument(destination: WebhookDestination) {
+export function destinationPropertiesDocument(destination: WebhookDestination) {
   const mappings = destination.deliveryAttributeMappings ?? [];
   return {
     endpointBaseUrl: endpointBaseUrl(destination.endpointUrl),
@@ -629,6 +660,15 @@ function destinationPropertiesDocument(destination: WebhookDestination) {
       : { deliveryAttributeMappings: mappings.map(deliveryAttributeMappingDocument) }),
   };
 }
+
+/** A dead-letter destination as shown. */
+export const deadLetterDocument = (deadLetter: DeadLetterDestination) => ({
+  endpointType: 'StorageBlob',
+  properties: {
+    blobContainerName: deadLetter.container,
+    ...(deadLetter.resourceId === undefined ? {} : { resourceId: deadLetter.resourceId }),
+  },
+});
 
 /** The subscription as the management API returns it (the full endpoint URL only via getFullUrl). */
 export function subscriptionDocument(subscription: Subscription) {
@@ -650,17 +690,7 @@ export function subscriptionDocument(subscription: Subscription) {
       labels: subscription.labels,
       ...(subscription.deadLetter === undefined
         ? {}
-        : {
-            deadLetterDestination: {
-              endpointType: 'StorageBlob',
-              properties: {
-                blobContainerName: subscription.deadLetter.container,
-                ...(subscription.deadLetter.resourceId === undefined
-                  ? {}
-                  : { resourceId: subscription.deadLetter.resourceId }),
-              },
-            },
-          }),
+        : { deadLetterDestination: deadLetterDocument(subscription.deadLetter) }),
     },
     systemData: systemData(subscription),
   };

@@ -5,11 +5,18 @@
  * |---------------|--------------------------------------------|-------------------------------------|
  * | topic         | `TOPIC#<topic>`                            | `#TOPIC` (also `gsi1pk = TOPIC`)    |
  * | subscription  | `TOPIC#<topic>`                            | `SUB#<subscription>`                |
+ * | namespace     | `NAMESPACE#<namespace>`                    | `#NAMESPACE` (`gsi1pk = NAMESPACE`) |
+ * | ns topic      | `NAMESPACE#<namespace>`                    | `TOPIC#<topic>`                     |
+ * | ns subscription | `TOPIC#<namespace>/<topic>`              | `SUB#<subscription>`                |
  * | attempts      | `HISTORY#<topic>#<sub>#<UTC hour>#<shard>` | `<newest at, 15 digits>#<random>`   |
  *
  * Attempt history items (one per delivery job and subscription, the records packed and
  * compressed) are written and searched by `attempt-history.ts`.
  * Names are case-insensitive (keys use lower case); items keep the name as first written.
+ * A namespace subscription is an ordinary subscription item whose topic is `<namespace>/<topic>`
+ * (`namespaceTopicId`): classic names hold no `/`, so it can't collide with a classic topic, and
+ * delivery reads it like any other. Its topic's item lives in the namespace's partition, so a
+ * namespace's topics are listed (and deleted with it) by one strongly consistent query.
  */
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -29,12 +36,15 @@ import {
   EVENT_DELIVERY_SCHEMAS,
   type InputSchema,
   type InputSchemaMapping,
+  type Namespace,
+  type NamespaceTopic,
   retryLimitsOf,
   retryPolicyOf,
   type Subscription,
   type Topic,
   type TopicKeys,
 } from '../domain/model';
+import { namespaceTopicId, splitNamespaceTopicId } from '../domain/names';
 
 const TOPICS_INDEX = TABLE.topicsIndex;
 
@@ -42,6 +52,9 @@ const lower = (name: string) => name.toLowerCase();
 export const topicPk = (topic: string) => `TOPIC#${lower(topic)}`;
 export const TOPIC_SK = '#TOPIC';
 export const subscriptionSk = (subscription: string) => `SUB#${lower(subscription)}`;
+export const namespacePk = (namespace: string) => `NAMESPACE#${lower(namespace)}`;
+export const NAMESPACE_SK = '#NAMESPACE';
+export const namespaceTopicSk = (topic: string) => `TOPIC#${lower(topic)}`;
 /** A new access key: 32 random bytes, base64, like the original service's keys. */
 export const newAccessKey = (): string => randomBytes(32).toString('base64');
 
@@ -259,6 +272,182 @@ export class Store {
     return true;
   }
 
+  // ---- namespaces ---------------------------------------------------------------------------
+
+  /** `consistent`: a strongly consistent read (sees every change that has returned). */
+  async getNamespace(name: string, options: ReadOptions = {}): Promise<Namespace | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: namespacePk(name), sk: NAMESPACE_SK },
+        ...(options.consistent === true ? { ConsistentRead: true } : {}),
+      }),
+    );
+    return Item === undefined ? undefined : parseItem(namespaceItemSchema, Item);
+  }
+
+  /** Creates the namespace with fresh keys, or returns the existing one. `created` tells which. */
+  async createNamespace(
+    name: string,
+    input: { tags: Record<string, string> },
+    now: Date,
+  ): Promise<{ namespace: Namespace; created: boolean }> {
+    const namespace: Namespace = {
+      name,
+      keys: { key1: newAccessKey(), key2: newAccessKey() },
+      tags: input.tags,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: namespacePk(name),
+            sk: NAMESPACE_SK,
+            [TOPICS_INDEX.partitionKey]: 'NAMESPACE',
+            [TOPICS_INDEX.sortKey]: lower(name),
+            kind: 'namespace',
+            ...namespace,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return { namespace, created: true };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const existing = await this.getNamespace(name, { consistent: true });
+      if (existing === undefined) return this.createNamespace(name, input, now);
+      return { namespace: existing, created: false };
+    }
+  }
+
+  async updateNamespaceTags(
+    name: string,
+    tags: Record<string, string>,
+    now: Date,
+  ): Promise<Namespace | undefined> {
+    const item = await this.updateItem(
+      { pk: namespacePk(name), sk: NAMESPACE_SK },
+      'SET tags = :tags, updatedAt = :now',
+      { ':tags': tags, ':now': now.toISOString() },
+    );
+    return item === undefined ? undefined : parseItem(namespaceItemSchema, item);
+  }
+
+  async listNamespaces(): Promise<Namespace[]> {
+    const items = await this.queryAll({
+      TableName: this.tableName,
+      IndexName: TOPICS_INDEX.name,
+      KeyConditionExpression: '#g = :namespace',
+      ExpressionAttributeNames: { '#g': TOPICS_INDEX.partitionKey },
+      ExpressionAttributeValues: { ':namespace': 'NAMESPACE' },
+    });
+    return items.map((item) => parseItem(namespaceItemSchema, item));
+  }
+
+  async regenerateNamespaceKey(
+    name: string,
+    keyName: keyof TopicKeys,
+    now: Date,
+  ): Promise<Namespace | undefined> {
+    const item = await this.updateItem(
+      { pk: namespacePk(name), sk: NAMESPACE_SK },
+      'SET #keys.#k = :key, updatedAt = :now',
+      { ':key': newAccessKey(), ':now': now.toISOString() },
+      { '#keys': 'keys', '#k': keyName },
+    );
+    return item === undefined ? undefined : parseItem(namespaceItemSchema, item);
+  }
+
+  /** Deletes the namespace, its topics and their subscriptions. False when there was no such namespace. */
+  async deleteNamespace(name: string): Promise<boolean> {
+    return this.deletePartition(namespacePk(name), NAMESPACE_SK, async (sk) => {
+      if (sk.startsWith('TOPIC#')) {
+        await this.deletePartition(topicPk(namespaceTopicId(name, sk.slice('TOPIC#'.length))));
+      }
+    });
+  }
+
+  /** `consistent`: a strongly consistent read (sees every change that has returned). */
+  async getNamespaceTopic(
+    namespace: string,
+    name: string,
+    options: ReadOptions = {},
+  ): Promise<NamespaceTopic | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: namespacePk(namespace), sk: namespaceTopicSk(name) },
+        ...(options.consistent === true ? { ConsistentRead: true } : {}),
+      }),
+    );
+    return Item === undefined ? undefined : parseItem(namespaceTopicItemSchema, Item);
+  }
+
+  /**
+   * Creates the namespace topic, or sets the retention of the existing one. `replaces`: the
+   * existing topic the caller read (`undefined`: it found none); if that changed meanwhile,
+   * nothing is written and this throws {@link ConcurrentChangeError}.
+   */
+  async putNamespaceTopic(
+    topic: NamespaceTopic,
+    replaces: Pick<NamespaceTopic, 'updatedAt'> | undefined,
+  ): Promise<void> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: namespacePk(topic.namespace),
+            sk: namespaceTopicSk(topic.name),
+            kind: 'namespaceTopic',
+            ...topic,
+          },
+          ...(replaces === undefined
+            ? { ConditionExpression: 'attribute_not_exists(pk)' }
+            : {
+                ConditionExpression: 'updatedAt = :was',
+                ExpressionAttributeValues: { ':was': replaces.updatedAt },
+              }),
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ConcurrentChangeError(`namespace topic ${topic.namespace}/${topic.name}`);
+      }
+      throw error;
+    }
+  }
+
+  /** Always a strongly consistent read. */
+  async listNamespaceTopics(namespace: string): Promise<NamespaceTopic[]> {
+    const items = await this.queryAll({
+      TableName: this.tableName,
+      ConsistentRead: true,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :topic)',
+      ExpressionAttributeValues: { ':pk': namespacePk(namespace), ':topic': 'TOPIC#' },
+    });
+    return items.map((item) => parseItem(namespaceTopicItemSchema, item));
+  }
+
+  /** Deletes the namespace topic and its subscriptions. False when there was no such topic. */
+  async deleteNamespaceTopic(namespace: string, name: string): Promise<boolean> {
+    const existing = await this.getNamespaceTopic(namespace, name, { consistent: true });
+    if (existing === undefined) return false;
+    // Subscriptions first, the topic last: a half-finished delete can simply be repeated.
+    await this.deletePartition(topicPk(namespaceTopicId(namespace, name)));
+    const { Attributes } = await this.doc.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: { pk: namespacePk(namespace), sk: namespaceTopicSk(name) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return Attributes !== undefined;
+  }
+
   // ---- helpers ------------------------------------------------------------------------------
 
   private topicKey(name: string) {
@@ -290,11 +479,71 @@ export class Store {
     }
   }
 
+  /** Bumps the version on the subscription's topic: a classic topic's item or a namespace topic's. */
   private async bumpSubscriptionsVersion(topic: string, at: string): Promise<void> {
-    await this.updateTopic(topic, 'ADD subscriptionsVersion :one SET updatedAt = :now', {
-      ':one': 1,
-      ':now': at,
+    const namespaced = splitNamespaceTopicId(topic);
+    await this.updateItem(
+      namespaced === undefined
+        ? this.topicKey(topic)
+        : { pk: namespacePk(namespaced.namespace), sk: namespaceTopicSk(namespaced.topic) },
+      'ADD subscriptionsVersion :one SET updatedAt = :now',
+      { ':one': 1, ':now': at },
+    );
+  }
+
+  /** An update of an existing item; `undefined` when there is none. */
+  private async updateItem(
+    key: { pk: string; sk: string },
+    update: string,
+    values: Record<string, unknown>,
+    names?: Record<string, string>,
+  ): Promise<Record<string, unknown> | undefined> {
+    try {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: update,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: values,
+          ...(names === undefined ? {} : { ExpressionAttributeNames: names }),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes every item of a partition, `keep` (the item that says the resource exists) last;
+   * false, deleting nothing, when `keep` is named and absent. `before` runs before each other item goes.
+   */
+  private async deletePartition(
+    pk: string,
+    keep?: string,
+    before?: (sk: string) => Promise<void>,
+  ): Promise<boolean> {
+    const items = await this.queryAll({
+      TableName: this.tableName,
+      ConsistentRead: true,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ProjectionExpression: 'pk, sk',
     });
+    if (keep !== undefined && !items.some((item) => item.sk === keep)) return false;
+    // The rest first, the item that says it exists last: a half-finished delete can be repeated.
+    for (const item of items) {
+      if (item.sk === keep) continue;
+      await before?.(item.sk as string);
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk: item.sk } }));
+    }
+    if (keep !== undefined) {
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk: keep } }));
+    }
+    return true;
   }
 
   private async queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
@@ -381,6 +630,35 @@ function toSubscription(item: Record<string, unknown>): Subscription {
     const issue = parsed.error.issues[0];
     throw new Error(
       `stored subscription ${String(item.pk)}/${String(item.sk)} is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
+    );
+  }
+  return parsed.data;
+}
+
+const namespaceItemSchema = z.object({
+  name: z.string(),
+  keys: z.object({ key1: z.string(), key2: z.string() }),
+  tags: z.record(z.string(), z.string()).default({}),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const namespaceTopicItemSchema = z.object({
+  namespace: z.string(),
+  name: z.string(),
+  eventRetentionInDays: z.number(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  subscriptionsVersion: z.number().default(0),
+});
+
+/** A stored item parsed by its schema (only the schema's fields); throws naming the item and field. */
+function parseItem<T>(schema: z.ZodType<T>, item: Record<string, unknown>): T {
+  const parsed = schema.safeParse(item);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `stored item ${String(item.pk)}/${String(item.sk)} is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
     );
   }
   return parsed.data;

@@ -119,3 +119,57 @@ describe('subscription items', () => {
     expect((await store.getSubscription('orders', 'raced', { consistent: true }))?.version).toBe(20);
   });
 });
+
+describe('namespace items', () => {
+  const at = new Date('2026-03-01T00:00:00.000Z');
+  const nsTopic = (namespace: string, name: string) => ({
+    namespace,
+    name,
+    eventRetentionInDays: 1,
+    createdAt: at.toISOString(),
+    updatedAt: at.toISOString(),
+    subscriptionsVersion: 0,
+  });
+
+  it('stores a namespace subscription as a subscription of <namespace>/<topic>, read back with its profile', async () => {
+    await store.createNamespace('Shop', { tags: {} }, at);
+    await store.putNamespaceTopic(nsTopic('Shop', 'Orders'), undefined);
+    await store.putSubscription(
+      subscription({
+        topic: 'Shop/Orders',
+        name: 'audit',
+        deliveryProfile: 'namespace',
+        eventDeliverySchema: 'CloudEventSchemaV1_0',
+        retry: { maxAttempts: 10, ttlMs: 20 * 60_000 },
+        version: 1,
+      }),
+      undefined,
+    );
+    // Names are case-insensitive, as for classic topics; the item keeps them as written.
+    const read = await store.getSubscription('shop/orders', 'AUDIT', { consistent: true });
+    expect(read).toMatchObject({
+      topic: 'Shop/Orders',
+      deliveryProfile: 'namespace',
+      retry: { maxAttempts: 10, ttlMs: 20 * 60_000 },
+    });
+    // Its topic's subscriptionsVersion moved, as a classic topic's does.
+    expect(
+      (await store.getNamespaceTopic('shop', 'orders', { consistent: true }))?.subscriptionsVersion,
+    ).toBe(1);
+    // The classic topic 'orders' is another partition.
+    expect((await store.listSubscriptions('orders')).map((sub) => sub.topic)).not.toContain('Shop/Orders');
+  });
+
+  it('refuses a topic change over a version that is no longer stored', async () => {
+    const stale = { ...nsTopic('Shop', 'Orders'), updatedAt: '2000-01-01T00:00:00.000Z' };
+    await expect(store.putNamespaceTopic(stale, stale)).rejects.toBeInstanceOf(ConcurrentChangeError);
+  });
+
+  it('deletes a namespace with its topics and their subscriptions', async () => {
+    expect(await store.deleteNamespace('shop')).toBe(true);
+    expect(await store.getNamespace('shop', { consistent: true })).toBeUndefined();
+    expect(await store.listNamespaceTopics('shop')).toEqual([]);
+    expect(await store.listSubscriptions('shop/orders')).toEqual([]);
+    expect(await store.deleteNamespace('shop')).toBe(false);
+  });
+});

@@ -26,6 +26,12 @@ export interface DeliveryProfile {
   /** HTTP statuses that end delivery at once. */
   readonly noRetryStatuses: readonly number[];
   /**
+   * Outcomes that end delivery at once when the attempt got no HTTP answer at all (transport
+   * conditions: a timeout, a socket error...). An HTTP answer is judged by its status only, so a
+   * 408 or 504 (also `TimedOut`) is not affected.
+   */
+  readonly noRetryTransportOutcomes: readonly DeliveryOutcome[];
+  /**
    * Outcomes that end delivery at once, with the reason recorded (`Disabled`, a 410 Gone: the
    * endpoint's other pending deliveries end too, see `rules/health.ts`).
    */
@@ -44,6 +50,11 @@ export interface DeliveryProfile {
     readonly giveUpAfterMs: number;
     readonly retryDelayMs: number;
   };
+  /**
+   * What a subscription may ask for: attempts (`maxDeliveryAttempts` of classic subscriptions,
+   * `maxDeliveryCount` of namespace ones) and time to live in minutes (`eventTimeToLiveInMinutes`,
+   * or the ISO 8601 `eventTimeToLive` of namespace subscriptions, which has minute precision).
+   */
   readonly limits: { readonly maxDeliveryAttempts: Range; readonly eventTimeToLiveInMinutes: Range };
   /** Endpoint health: probation by outcome, and when (and how long) a failing endpoint is held. */
   readonly health: {
@@ -78,6 +89,7 @@ export const TOPIC_PROFILE: DeliveryProfile = {
   ],
   repeatDelayMs: 12 * HOUR,
   noRetryStatuses: [400, 401, 403, 413],
+  noRetryTransportOutcomes: [],
   endingOutcomes: { Disabled: 'EndpointDisabled' },
   statusFloorsMs: { 408: 2 * MINUTE, 503: 30 * SECOND },
   defaultFloorMs: 10 * SECOND,
@@ -104,6 +116,59 @@ export const TOPIC_PROFILE: DeliveryProfile = {
     neutralOutcomes: ['BadRequest', 'PayloadTooLarge'],
     unhealthyAfterFailures: 10,
     unhealthyHold: { minMs: 1 * MINUTE, maxMs: 1 * HOUR, ratio: 0.5 },
+  },
+};
+
+/**
+ * Delays between attempts from a timeline of attempt times counted from the first attempt:
+ * `[0, 10 s, 30 s]` gives `[10 s, 20 s]`.
+ */
+export function delaysBetween(attemptTimesMs: readonly number[]): number[] {
+  return attemptTimesMs.slice(1).map((at, index) => at - (attemptTimesMs[index] as number));
+}
+
+/**
+ * When a namespace subscription's attempts fall, counted from the first one: the original's
+ * page lists 0 s (at once), 10 s, 30 s, 1 min and 5 min, then one every 5 minutes. Its own
+ * worked example counts these as attempt times (retention 20 minutes: the 8th attempt falls at
+ * 20 minutes, after 0 s, 10 s, 30 s, 1 min, 5 min, 10 min and 15 min), so the profile keeps the
+ * timeline and derives the delays between attempts from it.
+ */
+export const NAMESPACE_ATTEMPT_TIMES_MS: readonly number[] = [
+  0,
+  10 * SECOND,
+  30 * SECOND,
+  1 * MINUTE,
+  5 * MINUTE,
+];
+
+/**
+ * Push subscriptions of namespace topics: DELIVERY.md's `namespace` profile. No status floors
+ * (the schedule itself is the whole rule), a shorter no-retry list that includes 404 and 414 and
+ * the transport conditions (invalid argument, timeout, unauthorized access, cancelled operation,
+ * socket error), at most 10 attempts and up to 7 days to live. Health and dead-letter timing are
+ * the classic ones: the original documents no others.
+ */
+export const NAMESPACE_PROFILE: DeliveryProfile = {
+  ...TOPIC_PROFILE,
+  name: 'namespace',
+  retryDelaysMs: delaysBetween(NAMESPACE_ATTEMPT_TIMES_MS),
+  repeatDelayMs: 5 * MINUTE,
+  noRetryStatuses: [400, 401, 403, 404, 414],
+  noRetryTransportOutcomes: [
+    // A request that could not be built (undici's invalid argument): the original's ArgumentException.
+    'GenericError',
+    'TimedOut',
+    'Unauthorized',
+    'Canceled',
+    'SocketError',
+  ],
+  statusFloorsMs: {},
+  defaultFloorMs: 0,
+  limits: {
+    maxDeliveryAttempts: { min: 1, max: 10, default: 10 },
+    // PT1M .. P7D; a subscription's own default is its topic's retention (see the management API).
+    eventTimeToLiveInMinutes: { min: 1, max: 7 * 24 * 60, default: 7 * 24 * 60 },
   },
 };
 
@@ -149,6 +214,7 @@ export function scaleProfile(profile: DeliveryProfile, timeScale: number): Deliv
 /** Every profile by name, at real time (time scale 1). */
 export const DELIVERY_PROFILES: Readonly<Record<DeliveryProfileName, DeliveryProfile>> = {
   topic: TOPIC_PROFILE,
+  namespace: NAMESPACE_PROFILE,
 };
 
 export type ProfileTable = Readonly<Record<DeliveryProfileName, DeliveryProfile>>;

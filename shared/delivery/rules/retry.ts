@@ -53,6 +53,12 @@ export function isRetriable(
   result: Pick<AttemptResult, 'httpStatus' | 'outcome'>,
 ): boolean {
   if (result.httpStatus !== undefined && profile.noRetryStatuses.includes(result.httpStatus)) return false;
+  if (
+    result.httpStatus === undefined &&
+    result.outcome !== undefined &&
+    profile.noRetryTransportOutcomes.includes(result.outcome)
+  )
+    return false;
   return result.outcome === undefined || profile.endingOutcomes[result.outcome] === undefined;
 }
 

@@ -1,0 +1,188 @@
+/**
+ * What the management operations share: their dependencies, request helpers, subscription
+ * versions, destinations as stored (secret header values sealed) and health resets.
+ */
+import { ENV } from '../config/resources';
+import type { DeliveryAttributeMapping, Subscription, TopicKeys, WebhookDestination } from '../domain/model';
+import { type HttpEvent, type HttpResult, parseJsonBody, pathParam } from '../http/api-gateway';
+import { badRequest, conflict, serviceUnavailable } from '../http/errors';
+import type { Clock } from '../platform/clock';
+import type { SecretSealer } from '../platform/sealing';
+import type { JobQueue } from '../queue/sqs-job-queue';
+import type { AttemptHistoryLookup } from '../storage/attempt-history';
+import { type HealthStore, resetHealth } from '../storage/health-store';
+import { ConcurrentChangeError, type Store } from '../storage/store';
+import type { DeadLetterBlobs } from './dead-letters';
+import { type DestinationInput, MAX_SUBSCRIPTIONS_PER_TOPIC, validateName } from './schema';
+
+/** Management request bodies are small; anything larger is a mistake. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface ManagementDeps {
+  store: Store;
+  /** The attempt history (the deliveries API); its retention bounds a lookup's window. */
+  history: AttemptHistoryLookup;
+  clock: Clock;
+  /** A new unique id (subscription `uid`s, replay ids). */
+  newId: () => string;
+  /** The dead-letter bucket (listing, reading and marking blobs replayed). */
+  deadLetterBucket: DeadLetterBlobs;
+  /** Where replayed dead letters are queued (the `delivery` queue). */
+  queue: JobQueue;
+  allowHttpEndpoints: boolean;
+  publicUrl?: string;
+  /**
+   * How long publishers may keep using a cached topic. Changes that publishers must see
+   * (subscriptions, keys) are answered only after this long, so they are live on return.
+   */
+  propagationDelayMs: number;
+  /** Endpoint health (read, and removed by `enable` and when a subscription is deleted). */
+  healthStore: HealthStore;
+  /**
+   * How long delivery workers trust their cached copy of an endpoint's health; `enable` is
+   * answered only after this long, so every worker lets deliveries through on return.
+   */
+  healthCacheMs: number;
+  /**
+   * Seals secret delivery header values before they are stored. Absent when the stack has no
+   * sealing key: secret values are then refused (503), other mappings work.
+   */
+  sealer?: SecretSealer;
+}
+
+/** Waits until publishers' cached copies show a change (answers are given only then). */
+export const propagated = (deps: ManagementDeps) => deps.clock.sleep(deps.propagationDelayMs);
+
+export type Operation = (event: HttpEvent, deps: ManagementDeps) => Promise<HttpResult>;
+
+export const topicParam = (event: HttpEvent) => validateName('topic', pathParam(event, 'topic'));
+export const subscriptionParam = (event: HttpEvent) =>
+  validateName('subscription', pathParam(event, 'subscription'));
+export const now = (deps: ManagementDeps) => new Date(deps.clock.now());
+/** A JSON answer whose body is already JSON text. */
+export const textResult = (statusCode: number, json: string): HttpResult => ({
+  statusCode,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: json,
+});
+/** A body that may be absent (`{}` then). */
+export const optionalBody = (event: HttpEvent) =>
+  event.body === undefined || event.body === null || event.body === ''
+    ? {}
+    : parseJsonBody(event, MAX_BODY_BYTES);
+
+/**
+ * A subscription's next version: above its previous one, and at least the change's time in ms, so
+ * versions keep growing across a delete and re-create (whose previous version is gone). Changes
+ * are answered only after the propagation delay, so management clocks would have to be that far
+ * apart to break the order.
+ */
+export const nextSubscriptionVersion = (existing: Pick<Subscription, 'version'> | undefined, nowMs: number) =>
+  Math.max((existing?.version ?? 0) + 1, nowMs);
+
+const MAPPINGS_FIELD = 'properties.destination.properties.deliveryAttributeMappings';
+
+/**
+ * The destination as stored: batch settings only as given, and each secret static value sealed
+ * (its plain text goes no further than this).
+ */
+export async function destinationOf(
+  input: DestinationInput,
+  deps: ManagementDeps,
+  /** Where the mappings are in the request body, for the error message. */
+  mappingsField: string = MAPPINGS_FIELD,
+): Promise<WebhookDestination> {
+  const mappings: DeliveryAttributeMapping[] = [];
+  for (const [index, mapping] of (input.deliveryAttributeMappings ?? []).entries()) {
+    if (mapping.type === 'Dynamic' || !mapping.isSecret) {
+      mappings.push(
+        mapping.type === 'Dynamic'
+          ? { name: mapping.name, type: 'Dynamic', sourceField: mapping.sourceField }
+          : { name: mapping.name, type: 'Static', isSecret: false, value: mapping.value },
+      );
+      continue;
+    }
+    if (deps.sealer === undefined) {
+      throw serviceUnavailable(
+        `${mappingsField}.${index}.properties.isSecret: this Gridwire stack has no key to seal secret header values (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set), so secret values can't be stored; non-secret mappings work.`,
+      );
+    }
+    // A key that can't be read fails the request as an unexpected error, logged with its cause.
+    const sealedValue = await deps.sealer.seal(mapping.value);
+    mappings.push({ name: mapping.name, type: 'Static', isSecret: true, sealedValue });
+  }
+  return {
+    endpointType: 'WebHook',
+    endpointUrl: input.endpointUrl,
+    ...(input.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: input.maxEventsPerBatch }),
+    ...(input.preferredBatchSizeInKilobytes === undefined
+      ? {}
+      : { preferredBatchSizeInKilobytes: input.preferredBatchSizeInKilobytes }),
+    ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappings }),
+  };
+}
+
+export const keysOf = (keys: TopicKeys) => ({ key1: keys.key1, key2: keys.key2 });
+
+/**
+ * Resets a deleted subscription's health, best effort: the delete has happened, and a subscription
+ * created again under the name starts healthy either way once workers' copies expire.
+ */
+export async function forgetHealth(deps: ManagementDeps, topic: string, subscription: string): Promise<void> {
+  try {
+    await resetHealth(deps.healthStore, topic, subscription, deps.clock.now());
+  } catch {
+    // Best effort, see above.
+  }
+}
+
+/** Refuses a new subscription when its topic (`topicId`, as subscriptions name it) is full. */
+export async function checkSubscriptionQuota(
+  deps: ManagementDeps,
+  topicId: string,
+  label: string,
+): Promise<void> {
+  const count = (await deps.store.listSubscriptions(topicId)).length;
+  if (count >= MAX_SUBSCRIPTIONS_PER_TOPIC) {
+    throw badRequest(
+      `${label} already has ${count} event subscriptions; the limit is ${MAX_SUBSCRIPTIONS_PER_TOPIC}.`,
+      'QuotaExceeded',
+    );
+  }
+}
+
+/** What a subscription change defines; identity, version and times are added when it is saved. */
+export type SubscriptionDefinition = Omit<Subscription, 'uid' | 'version' | 'createdAt' | 'updatedAt'>;
+
+/**
+ * Writes a subscription over `existing` (the version read, strongly consistent; `undefined`:
+ * none): it keeps the existing name as first written, `uid` and creation time, and takes the next
+ * version. A change that raced another is a 409. Answers once publishers see the change.
+ */
+export async function saveSubscription(
+  deps: ManagementDeps,
+  definition: SubscriptionDefinition,
+  existing: Subscription | undefined,
+): Promise<Subscription> {
+  const at = now(deps);
+  const subscription: Subscription = {
+    ...definition,
+    name: existing?.name ?? definition.name,
+    uid: existing === undefined ? deps.newId() : (existing.uid ?? deps.newId()),
+    version: nextSubscriptionVersion(existing, at.getTime()),
+    createdAt: existing?.createdAt ?? at.toISOString(),
+    updatedAt: at.toISOString(),
+  };
+  try {
+    await deps.store.putSubscription(subscription, existing?.version);
+  } catch (error) {
+    if (error instanceof ConcurrentChangeError) {
+      throw conflict(
+        `The event subscription '${subscription.name}' was changed by another request at the same time; read it again and repeat the change.`,
+      );
+    }
+    throw error;
+  }
+  await propagated(deps);
+  return subscription;
+}

@@ -1,0 +1,290 @@
+/**
+ * Request bodies and documents of namespaces, namespace topics and their push subscriptions
+ * (the original's ARM shapes). The webhook destination, its batching and header settings, the
+ * event type filter and the dead-letter destination are the classic subscription's pieces
+ * (`schema.ts`); the attempt and time-to-live limits are the `namespace` delivery profile's.
+ */
+import { z } from 'zod';
+import { NAMESPACE_PROFILE, type Range } from '../delivery/rules/profiles';
+import type { Namespace, NamespaceTopic, RetryLimits, Subscription } from '../domain/model';
+import { namespaceResourceId, namespaceTopicResourceId, splitNamespaceTopicId } from '../domain/names';
+import { badRequest } from '../http/errors';
+import {
+  type DestinationInput,
+  deadLetterDestinationSchema,
+  deadLetterDocument,
+  deadLetterOf,
+  destinationInputOf,
+  destinationPropertiesDocument,
+  includedEventTypesOf,
+  includedEventTypesSchema,
+  intInRange,
+  invalidBody,
+  systemData,
+  webhookDestinationSchema,
+} from './schema';
+
+const MINUTES_PER_DAY = 24 * 60;
+
+/** A namespace topic's event retention: 1 to 7 days, 1 by default. */
+export const NAMESPACE_TOPIC_LIMITS = {
+  eventRetentionInDays: { min: 1, max: 7, default: 1 } satisfies Range,
+} as const;
+
+/** Topics one namespace may hold (the original's standard tier quota). */
+export const MAX_TOPICS_PER_NAMESPACE = 100;
+
+/** Where a namespace subscription's push settings are in its body (error messages name them). */
+export const PUSH_FIELD = 'properties.deliveryConfiguration.push';
+
+// ---- ISO 8601 durations ------------------------------------------------------------------------
+
+const DURATION = /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
+
+/**
+ * Minutes in an ISO 8601 duration of weeks, days, hours, minutes and seconds (`P1D`, `PT30M`,
+ * `P1DT12H`, `PT120S`); `undefined` when it is not one, has years or months (whose length
+ * varies), or is not a whole number of minutes.
+ */
+export function isoDurationMinutes(text: string): number | undefined {
+  const match = DURATION.exec(text);
+  if (match === null || text === 'P') return undefined;
+  const [weeks, days, hours, minutes, seconds] = match.slice(1).map((part) => Number(part ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const totalSeconds = (((weeks * 7 + days) * 24 + hours) * 60 + minutes) * 60 + seconds;
+  if (totalSeconds % 60 !== 0) return undefined;
+  return totalSeconds / 60;
+}
+
+/** Minutes as the shortest ISO 8601 duration: `P1D`, `PT20M`, `P1DT2H30M`. */
+export function isoDurationOf(totalMinutes: number): string {
+  const days = Math.floor(totalMinutes / MINUTES_PER_DAY);
+  const hours = Math.floor((totalMinutes % MINUTES_PER_DAY) / 60);
+  const minutes = totalMinutes % 60;
+  const time = `${hours > 0 ? `${hours}H` : ''}${minutes > 0 ? `${minutes}M` : ''}`;
+  if (days === 0 && time === '') return 'PT0M';
+  return `P${days > 0 ? `${days}D` : ''}${time === '' ? '' : `T${time}`}`;
+}
+
+const ttlRange = NAMESPACE_PROFILE.limits.eventTimeToLiveInMinutes;
+const TTL_RULE = `must be an ISO 8601 duration with minute precision between ${isoDurationOf(ttlRange.min)} and ${isoDurationOf(ttlRange.max)} (such as PT30M or P1DT12H)`;
+
+/** `eventTimeToLive`: parsed to minutes within the namespace profile's range. */
+const eventTimeToLiveSchema = z.string({ error: TTL_RULE }).transform((text, ctx) => {
+  const minutes = isoDurationMinutes(text);
+  if (minutes === undefined) {
+    ctx.addIssue({ code: 'custom', message: `${TTL_RULE} (got '${text}')` });
+    return z.NEVER;
+  }
+  if (minutes < ttlRange.min || minutes > ttlRange.max) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `${TTL_RULE} (got ${text}, ${minutes < ttlRange.min ? 'shorter' : 'longer'})`,
+    });
+    return z.NEVER;
+  }
+  return minutes;
+});
+
+// ---- request bodies ----------------------------------------------------------------------------
+
+const tagsSchema = z.record(z.string(), z.string(), { error: 'must be an object of string values' });
+
+const namespaceBodySchema = z.strictObject({
+  location: z.string().optional(),
+  tags: tagsSchema.optional(),
+  properties: z.strictObject({}).optional(),
+});
+
+export interface NamespaceInput {
+  tags: Record<string, string>;
+}
+
+export function parseNamespaceBody(body: unknown): NamespaceInput {
+  const parsed = namespaceBodySchema.safeParse(body ?? {});
+  if (!parsed.success) throw invalidBody(parsed.error, 'namespace definition');
+  return { tags: parsed.data.tags ?? {} };
+}
+
+const namespaceTopicBodySchema = z.strictObject({
+  properties: z
+    .strictObject({
+      eventRetentionInDays: intInRange(NAMESPACE_TOPIC_LIMITS.eventRetentionInDays).optional(),
+      inputSchema: z
+        .literal('CloudEventSchemaV1_0', {
+          error: 'must be CloudEventSchemaV1_0 (namespace topics take CloudEvents 1.0 only)',
+        })
+        .optional(),
+      publisherType: z.literal('Custom', { error: "must be 'Custom'" }).optional(),
+    })
+    .optional(),
+});
+
+export interface NamespaceTopicInput {
+  eventRetentionInDays: number;
+}
+
+export function parseNamespaceTopicBody(body: unknown): NamespaceTopicInput {
+  const parsed = namespaceTopicBodySchema.safeParse(body ?? {});
+  if (!parsed.success) throw invalidBody(parsed.error, 'namespace topic definition');
+  return {
+    eventRetentionInDays:
+      parsed.data.properties?.eventRetentionInDays ?? NAMESPACE_TOPIC_LIMITS.eventRetentionInDays.default,
+  };
+}
+
+function namespaceSubscriptionBodySchema(allowHttp: boolean) {
+  return z.strictObject({
+    properties: z.strictObject(
+      {
+        deliveryConfiguration: z.strictObject(
+          {
+            deliveryMode: z.literal('Push', {
+              error: "must be 'Push' (this version of Gridwire delivers namespace events by push only)",
+            }),
+            push: z.strictObject(
+              {
+                maxDeliveryCount: intInRange(NAMESPACE_PROFILE.limits.maxDeliveryAttempts).optional(),
+                eventTimeToLive: eventTimeToLiveSchema.optional(),
+                destination: webhookDestinationSchema(allowHttp),
+                deadLetterDestinationWithResourceIdentity: z
+                  .strictObject(
+                    {
+                      deadLetterDestination: deadLetterDestinationSchema,
+                      // Accepted for familiarity; the stack's own role writes dead letters.
+                      identity: z.record(z.string(), z.unknown()).optional(),
+                    },
+                    { error: 'must be {"deadLetterDestination": {...}}' },
+                  )
+                  .nullable()
+                  .optional(),
+              },
+              { error: 'is required' },
+            ),
+          },
+          { error: 'is required: {"deliveryMode": "Push", "push": {...}}' },
+        ),
+        filtersConfiguration: z.strictObject({ includedEventTypes: includedEventTypesSchema }).optional(),
+        eventDeliverySchema: z
+          .literal('CloudEventSchemaV1_0', {
+            error: 'must be CloudEventSchemaV1_0 (namespace topics deliver CloudEvents 1.0 only)',
+          })
+          .optional(),
+      },
+      { error: 'is required' },
+    ),
+  });
+}
+
+/** A namespace subscription as the API takes it, its limits decided against its topic. */
+export interface NamespaceSubscriptionInput extends DestinationInput {
+  includedEventTypes?: string[];
+  /** `maxDeliveryCount` and `eventTimeToLive`, normalised: `{ maxAttempts, ttlMs }`. */
+  retry: RetryLimits;
+  deadLetter?: Subscription['deadLetter'];
+}
+
+/**
+ * Parses a namespace subscription body for a subscription of `topic`. `eventTimeToLive` may not
+ * exceed the topic's retention, and defaults to it; `maxDeliveryCount` defaults to 10.
+ */
+export function parseNamespaceSubscriptionBody(
+  body: unknown,
+  options: { allowHttp: boolean; topic: Pick<NamespaceTopic, 'name' | 'eventRetentionInDays'> },
+): NamespaceSubscriptionInput {
+  const parsed = namespaceSubscriptionBodySchema(options.allowHttp).safeParse(body);
+  if (!parsed.success) throw invalidBody(parsed.error, 'event subscription');
+  const { properties } = parsed.data;
+  const push = properties.deliveryConfiguration.push;
+  const retentionMinutes = options.topic.eventRetentionInDays * MINUTES_PER_DAY;
+  const ttlMinutes = push.eventTimeToLive ?? Math.min(ttlRange.default, retentionMinutes);
+  if (ttlMinutes > retentionMinutes) {
+    throw badRequest(
+      `${PUSH_FIELD}.eventTimeToLive: must not exceed the retention of topic '${options.topic.name}', ${isoDurationOf(retentionMinutes)} (eventRetentionInDays ${options.topic.eventRetentionInDays}) (got ${isoDurationOf(ttlMinutes)}).`,
+    );
+  }
+  return {
+    ...destinationInputOf(push.destination.properties),
+    ...includedEventTypesOf(properties.filtersConfiguration?.includedEventTypes),
+    retry: {
+      maxAttempts: push.maxDeliveryCount ?? NAMESPACE_PROFILE.limits.maxDeliveryAttempts.default,
+      ttlMs: ttlMinutes * 60_000,
+    },
+    ...deadLetterOf(push.deadLetterDestinationWithResourceIdentity?.deadLetterDestination),
+  };
+}
+
+// ---- documents ---------------------------------------------------------------------------------
+
+/** The namespace as the management API returns it. */
+export function namespaceDocument(namespace: Namespace) {
+  return {
+    id: namespaceResourceId(namespace.name),
+    name: namespace.name,
+    type: 'Microsoft.EventGrid/namespaces',
+    tags: namespace.tags,
+    properties: { provisioningState: 'Succeeded' },
+    systemData: systemData(namespace),
+  };
+}
+
+/** The namespace topic as the management API returns it. */
+export function namespaceTopicDocument(topic: NamespaceTopic) {
+  return {
+    id: namespaceTopicResourceId(topic.namespace, topic.name),
+    name: topic.name,
+    type: 'Microsoft.EventGrid/namespaces/topics',
+    properties: {
+      provisioningState: 'Succeeded',
+      publisherType: 'Custom',
+      inputSchema: 'CloudEventSchemaV1_0',
+      eventRetentionInDays: topic.eventRetentionInDays,
+    },
+    systemData: systemData(topic),
+  };
+}
+
+/**
+ * A namespace subscription as the management API returns it: secret header values masked and
+ * the endpoint without its query string, exactly as for classic subscriptions.
+ */
+export function namespaceSubscriptionDocument(subscription: Subscription) {
+  const parts = splitNamespaceTopicId(subscription.topic);
+  if (parts === undefined) throw new Error(`'${subscription.topic}' is not a namespace topic`);
+  const { namespace, topic } = parts;
+  const topicId = namespaceTopicResourceId(namespace, topic);
+  return {
+    id: `${topicId}/eventSubscriptions/${subscription.name}`,
+    name: subscription.name,
+    type: 'Microsoft.EventGrid/namespaces/topics/eventSubscriptions',
+    properties: {
+      provisioningState: 'Succeeded',
+      deliveryConfiguration: {
+        deliveryMode: 'Push',
+        push: {
+          maxDeliveryCount: subscription.retry.maxAttempts,
+          eventTimeToLive: isoDurationOf(Math.round(subscription.retry.ttlMs / 60_000)),
+          destination: {
+            endpointType: 'WebHook',
+            properties: destinationPropertiesDocument(subscription.destination),
+          },
+          ...(subscription.deadLetter === undefined
+            ? {}
+            : {
+                deadLetterDestinationWithResourceIdentity: {
+                  deadLetterDestination: deadLetterDocument(subscription.deadLetter),
+                },
+              }),
+        },
+      },
+      eventDeliverySchema: 'CloudEventSchemaV1_0',
+      filtersConfiguration: { includedEventTypes: subscription.filter.includedEventTypes ?? null },
+    },
+    systemData: systemData(subscription),
+  };
+}

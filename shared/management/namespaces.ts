@@ -1,0 +1,237 @@
+/**
+ * The management API of namespaces, their topics and their push subscriptions. A namespace
+ * subscription is stored as an ordinary subscription of topic `<namespace>/<topic>` with the
+ * `namespace` delivery profile, so delivery resolves it like a classic one (see `store.ts`).
+ */
+import type { Namespace, NamespaceTopic, Subscription } from '../domain/model';
+import { namespaceTopicId } from '../domain/names';
+import { emptyResult, type HttpEvent, jsonResult, parseJsonBody, pathParam } from '../http/api-gateway';
+import { badRequest, conflict, notFound } from '../http/errors';
+import { ConcurrentChangeError } from '../storage/store';
+import {
+  checkSubscriptionQuota,
+  destinationOf,
+  forgetHealth,
+  keysOf,
+  MAX_BODY_BYTES,
+  type ManagementDeps,
+  now,
+  type Operation,
+  optionalBody,
+  propagated,
+  saveSubscription,
+  subscriptionParam,
+  topicParam,
+} from './common';
+import {
+  isoDurationOf,
+  MAX_TOPICS_PER_NAMESPACE,
+  namespaceDocument,
+  namespaceSubscriptionDocument,
+  namespaceTopicDocument,
+  PUSH_FIELD,
+  parseNamespaceBody,
+  parseNamespaceSubscriptionBody,
+  parseNamespaceTopicBody,
+} from './namespace-schema';
+import { validateName } from './schema';
+
+const namespaceParam = (event: HttpEvent) => validateName('namespace', pathParam(event, 'namespace'));
+
+async function requireNamespace(deps: ManagementDeps, name: string): Promise<Namespace> {
+  // Strongly consistent: a namespace created by a call that has returned is always found.
+  const namespace = await deps.store.getNamespace(name, { consistent: true });
+  if (namespace === undefined) throw notFound(`The namespace '${name}' does not exist.`);
+  return namespace;
+}
+
+async function requireNamespaceTopic(deps: ManagementDeps, event: HttpEvent): Promise<NamespaceTopic> {
+  const namespace = namespaceParam(event);
+  const name = topicParam(event);
+  const topic = await deps.store.getNamespaceTopic(namespace, name, { consistent: true });
+  if (topic === undefined) {
+    // Say which one is missing: the namespace, or the topic in it.
+    await requireNamespace(deps, namespace);
+    throw notFound(`The topic '${name}' does not exist in namespace '${namespace}'.`);
+  }
+  return topic;
+}
+
+/** The topic identity subscriptions of this namespace topic carry (`<namespace>/<topic>`). */
+const topicIdOf = (topic: NamespaceTopic) => namespaceTopicId(topic.namespace, topic.name);
+
+async function requireNamespaceSubscription(deps: ManagementDeps, event: HttpEvent): Promise<Subscription> {
+  const topic = await requireNamespaceTopic(deps, event);
+  const name = subscriptionParam(event);
+  const subscription = await deps.store.getSubscription(topicIdOf(topic), name);
+  if (subscription === undefined) {
+    throw notFound(
+      `The event subscription '${name}' does not exist on topic '${topic.name}' of namespace '${topic.namespace}'.`,
+    );
+  }
+  return subscription;
+}
+
+const minutesOf = (subscription: Subscription) => Math.round(subscription.retry.ttlMs / 60_000);
+
+/** Namespace operations by route key; `api.ts` serves them with the classic ones. */
+export const namespaceOperations: Readonly<Record<string, Operation>> = {
+  'GET /admin/namespaces': async (_event, deps) =>
+    jsonResult(200, { value: (await deps.store.listNamespaces()).map(namespaceDocument) }),
+
+  'PUT /admin/namespaces/{namespace}': async (event, deps) => {
+    const name = namespaceParam(event);
+    const input = parseNamespaceBody(optionalBody(event));
+    const { namespace, created } = await deps.store.createNamespace(name, input, now(deps));
+    const current = created
+      ? namespace
+      : ((await deps.store.updateNamespaceTags(name, input.tags, now(deps))) ?? namespace);
+    return jsonResult(created ? 201 : 200, namespaceDocument(current));
+  },
+
+  'GET /admin/namespaces/{namespace}': async (event, deps) =>
+    jsonResult(200, namespaceDocument(await requireNamespace(deps, namespaceParam(event)))),
+
+  'DELETE /admin/namespaces/{namespace}': async (event, deps) => {
+    const deleted = await deps.store.deleteNamespace(namespaceParam(event));
+    if (deleted) await propagated(deps);
+    return emptyResult(deleted ? 200 : 204);
+  },
+
+  'POST /admin/namespaces/{namespace}/listKeys': async (event, deps) =>
+    jsonResult(200, keysOf((await requireNamespace(deps, namespaceParam(event))).keys)),
+
+  'POST /admin/namespaces/{namespace}/regenerateKey': async (event, deps) => {
+    const name = namespaceParam(event);
+    const body = optionalBody(event) as { keyName?: unknown };
+    if (body === null || typeof body !== 'object' || (body.keyName !== 'key1' && body.keyName !== 'key2')) {
+      throw badRequest("keyName: must be 'key1' or 'key2'.");
+    }
+    const namespace = await deps.store.regenerateNamespaceKey(name, body.keyName, now(deps));
+    if (namespace === undefined) throw notFound(`The namespace '${name}' does not exist.`);
+    await propagated(deps);
+    return jsonResult(200, keysOf(namespace.keys));
+  },
+
+  'GET /admin/namespaces/{namespace}/topics': async (event, deps) => {
+    const namespace = await requireNamespace(deps, namespaceParam(event));
+    const topics = await deps.store.listNamespaceTopics(namespace.name);
+    return jsonResult(200, { value: topics.map(namespaceTopicDocument) });
+  },
+
+  'PUT /admin/namespaces/{namespace}/topics/{topic}': async (event, deps) => {
+    const namespace = await requireNamespace(deps, namespaceParam(event));
+    const name = topicParam(event);
+    const input = parseNamespaceTopicBody(optionalBody(event));
+    const existing = await deps.store.getNamespaceTopic(namespace.name, name, { consistent: true });
+    if (existing === undefined) {
+      const count = (await deps.store.listNamespaceTopics(namespace.name)).length;
+      if (count >= MAX_TOPICS_PER_NAMESPACE) {
+        throw badRequest(
+          `Namespace '${namespace.name}' already has ${count} topics; the limit is ${MAX_TOPICS_PER_NAMESPACE}.`,
+          'QuotaExceeded',
+        );
+      }
+    } else if (input.eventRetentionInDays < existing.eventRetentionInDays) {
+      // No subscription's time to live may exceed its topic's retention.
+      const retentionMinutes = input.eventRetentionInDays * 24 * 60;
+      const longer = (await deps.store.listSubscriptions(topicIdOf(existing))).find(
+        (subscription) => minutesOf(subscription) > retentionMinutes,
+      );
+      if (longer !== undefined) {
+        throw badRequest(
+          `properties.eventRetentionInDays: event subscription '${longer.name}' keeps events for ${isoDurationOf(minutesOf(longer))}, longer than ${input.eventRetentionInDays} day(s); shorten its eventTimeToLive first.`,
+        );
+      }
+    }
+    const at = now(deps).toISOString();
+    const topic: NamespaceTopic = {
+      namespace: namespace.name,
+      name: existing?.name ?? name,
+      eventRetentionInDays: input.eventRetentionInDays,
+      createdAt: existing?.createdAt ?? at,
+      updatedAt: at,
+      subscriptionsVersion: existing?.subscriptionsVersion ?? 0,
+    };
+    try {
+      await deps.store.putNamespaceTopic(topic, existing);
+    } catch (error) {
+      if (error instanceof ConcurrentChangeError) {
+        throw conflict(
+          `The topic '${topic.name}' was changed by another request at the same time; read it again and repeat the change.`,
+        );
+      }
+      throw error;
+    }
+    return jsonResult(existing === undefined ? 201 : 200, namespaceTopicDocument(topic));
+  },
+
+  'GET /admin/namespaces/{namespace}/topics/{topic}': async (event, deps) =>
+    jsonResult(200, namespaceTopicDocument(await requireNamespaceTopic(deps, event))),
+
+  'DELETE /admin/namespaces/{namespace}/topics/{topic}': async (event, deps) => {
+    const deleted = await deps.store.deleteNamespaceTopic(namespaceParam(event), topicParam(event));
+    if (deleted) await propagated(deps);
+    return emptyResult(deleted ? 200 : 204);
+  },
+
+  'GET /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions': async (event, deps) => {
+    const topic = await requireNamespaceTopic(deps, event);
+    const subscriptions = await deps.store.listSubscriptions(topicIdOf(topic));
+    return jsonResult(200, { value: subscriptions.map(namespaceSubscriptionDocument) });
+  },
+
+  'PUT /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}': async (
+    event,
+    deps,
+  ) => {
+    const topic = await requireNamespaceTopic(deps, event);
+    const name = subscriptionParam(event);
+    const input = parseNamespaceSubscriptionBody(parseJsonBody(event, MAX_BODY_BYTES), {
+      allowHttp: deps.allowHttpEndpoints,
+      topic,
+    });
+    const topicId = topicIdOf(topic);
+    const existing = await deps.store.getSubscription(topicId, name, { consistent: true });
+    if (existing === undefined) {
+      await checkSubscriptionQuota(deps, topicId, `Topic '${topic.name}' of namespace '${topic.namespace}'`);
+    }
+    const destination = await destinationOf(
+      input,
+      deps,
+      `${PUSH_FIELD}.destination.properties.deliveryAttributeMappings`,
+    );
+    const subscription = await saveSubscription(
+      deps,
+      {
+        topic: topicId,
+        name,
+        deliveryProfile: 'namespace',
+        destination,
+        filter:
+          input.includedEventTypes === undefined ? {} : { includedEventTypes: input.includedEventTypes },
+        retry: input.retry,
+        ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
+        eventDeliverySchema: 'CloudEventSchemaV1_0',
+        labels: [],
+      },
+      existing,
+    );
+    return jsonResult(existing === undefined ? 201 : 200, namespaceSubscriptionDocument(subscription));
+  },
+
+  'GET /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) =>
+    jsonResult(200, namespaceSubscriptionDocument(await requireNamespaceSubscription(deps, event))),
+
+  'DELETE /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}': async (
+    event,
+    deps,
+  ) => {
+    const topicId = namespaceTopicId(namespaceParam(event), topicParam(event));
+    const name = subscriptionParam(event);
+    const deleted = await deps.store.deleteSubscription(topicId, name, now(deps));
+    if (deleted) await propagated(deps);
+    if (deleted) await forgetHealth(deps, topicId, name);
+    return emptyResult(deleted ? 200 : 204);
+  },
+};

@@ -1,0 +1,71 @@
+import { METRIC } from '../../../shared/observability/metrics';
+import { engineHarness, item, job, subscription } from '../../support/fakes';
+
+const S = 1000;
+const M = 60 * S;
+const farFuture = Number.MAX_SAFE_INTEGER;
+
+describe('delivery engine with the namespace profile', () => {
+  it("runs the original's example: retention 20 minutes, 10 attempts -> 7 attempts, dead-lettered at 20 minutes", async () => {
+    const h = engineHarness({ randoms: Array.from({ length: 20 }, () => 0) });
+    h.subscriptions.set(
+      'shop/orders/audit',
+      subscription({
+        topic: 'shop/orders',
+        deliveryProfile: 'namespace',
+        eventDeliverySchema: 'CloudEventSchemaV1_0',
+        retry: { maxAttempts: 10, ttlMs: 20 * M },
+        deadLetter: { container: 'dead' },
+      }),
+    );
+    h.sender.answerWith({ delivered: false, httpStatus: 500, outcome: 'GenericError' });
+    const t0 = h.clock.now();
+    let pending = [{ job: { ...job([item('e1', t0)]), topic: 'shop/orders' }, delaySeconds: 0 }];
+    while (pending.length > 0) {
+      const [next] = pending;
+      if (next === undefined) break;
+      h.clock.advance(next.delaySeconds * S);
+      await h.engine.processJob(next.job, { attemptDeadline: farFuture });
+      pending = h.queue.take();
+    }
+
+    expect(h.sender.requests.map((r) => r.at - t0)).toEqual([
+      0,
+      10 * S,
+      30 * S,
+      1 * M,
+      5 * M,
+      10 * M,
+      15 * M,
+    ]);
+    expect(h.history.records.at(-1)).toMatchObject({
+      attempt: 8,
+      at: t0 + 20 * M,
+      outcome: 'NotAttempted',
+      next: { action: 'deadLetter', reason: 'TimeToLiveExceeded' },
+    });
+    const handedOff = h.queue.takeEnded();
+    expect(handedOff).toHaveLength(1);
+    expect(handedOff[0]).toMatchObject({ queue: 'deadLetter', job: { deliveryProfile: 'namespace' } });
+    expect(h.metrics.drain().find((p) => p.name === METRIC.DeliveryAttemptFailCount)?.values).toEqual([7]);
+  });
+
+  it('never retries a 404 under the namespace profile (the topic profile does)', async () => {
+    const h = engineHarness();
+    h.subscriptions.set(
+      'shop/orders/audit',
+      subscription({ topic: 'shop/orders', deliveryProfile: 'namespace', deadLetter: { container: 'dead' } }),
+    );
+    h.sender.answerWith({ delivered: false, httpStatus: 404, outcome: 'NotFound' });
+    await h.engine.processJob(
+      { ...job([item('e1', h.clock.now())]), topic: 'shop/orders' },
+      {
+        attemptDeadline: farFuture,
+      },
+    );
+    expect(h.history.records.at(-1)).toMatchObject({
+      attempt: 1,
+      next: { action: 'deadLetter', reason: 'NonRetriableOutcome' },
+    });
+  });
+});
