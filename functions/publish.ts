@@ -1,6 +1,7 @@
 /**
- * POST /topics/{topic}/api/events (topic key or SAS token) and POST /iam/topics/{topic}/api/events
- * (IAM, authorized by the gateway): accepts events and queues their deliveries.
+ * POST /topics/{topic}/api/events (topic key or SAS token), POST /iam/topics/{topic}/api/events
+ * (IAM, authorized by the gateway) and POST /namespaces/{ns}/topics/{topic}:publish (namespace
+ * key): accepts events and queues their deliveries.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -11,9 +12,11 @@ import {
   type HttpEvent,
   type HttpResult,
   header,
+  jsonResult,
   pathParam,
   rawBody,
 } from '../shared/http/api-gateway';
+import { notFound } from '../shared/http/errors';
 import { flushMetrics, httpErrors, lazyHandler } from '../shared/lambda/middleware';
 import { buildPublisher, createObservability, type Observability } from '../shared/lambda/wiring';
 import { createAwsClients } from '../shared/platform/aws';
@@ -49,8 +52,46 @@ export function credentialOf(event: HttpEvent): PublishCredential | undefined {
   return token === undefined ? undefined : { kind: 'sas', token };
 }
 
+/** The route key of namespace topic publishing (`POST /namespaces/{namespace}/topics/{topicAction}`). */
+const NAMESPACE_ROUTE_KEYS: ReadonlySet<string> = new Set(
+  ROUTES.filter((route) => route.function === 'publish' && route.path.startsWith('/namespaces/')).map(
+    (route) => `${route.method} ${route.path}`,
+  ),
+);
+
+const SHARED_ACCESS_KEY = /^SharedAccessKey\s+(.+)$/i;
+const PUBLISH_ACTION = ':publish';
+
+/** Every header of the request, with lower-case names. */
+const headersOf = (event: HttpEvent): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(event.headers ?? {}).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name.toLowerCase(), value]],
+    ),
+  );
+
+/** `POST /namespaces/{ns}/topics/{topic}:publish`, as the namespaces SDK sends it. */
+async function publishToNamespace(publisher: Publisher, event: HttpEvent): Promise<HttpResult> {
+  const topicAction = pathParam(event, 'topicAction');
+  if (!topicAction.endsWith(PUBLISH_ACTION)) {
+    throw notFound(
+      `No such operation: ${topicAction} (a namespace topic takes POST .../topics/<topic>:publish).`,
+    );
+  }
+  await publisher.publishToNamespace({
+    namespace: pathParam(event, 'namespace'),
+    topic: topicAction.slice(0, -PUBLISH_ACTION.length),
+    key: SHARED_ACCESS_KEY.exec(header(event, 'authorization') ?? '')?.[1]?.trim(),
+    body: rawBody(event),
+    headers: headersOf(event),
+  });
+  // The namespaces SDK reads a JSON body (an empty object) from a 200.
+  return jsonResult(200, {});
+}
+
 export function createPublishHandler({ publisher, observability }: PublishHandlerDeps) {
   const publish = async (event: HttpEvent): Promise<HttpResult> => {
+    if (NAMESPACE_ROUTE_KEYS.has(event.routeKey)) return publishToNamespace(publisher, event);
     await publisher.publish({
       topic: pathParam(event, 'topic'),
       credential: credentialOf(event),

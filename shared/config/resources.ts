@@ -209,8 +209,8 @@ export const FUNCTIONS: Readonly<Record<FunctionKey, FunctionDefinition>> = {
 
 /**
  * Who may call a route:
- * - `topicKey`: anyone holding one of the topic's keys or a SAS token made with one; the
- *   function checks it itself, and the gateway lets every request through.
+ * - `topicKey`: anyone holding one of the topic's (or the namespace's) keys or a SAS token made
+ *   with one; the function checks it itself, and the gateway lets every request through.
  * - `admin`: the admin API. IAM (SigV4) on AWS, through the gateway's IAM authorizer; the admin
  *   bearer token in the local stack. Enforced by the gateway.
  * - `iam`: publishing by AWS principals that sign with their own credentials instead of holding
@@ -239,6 +239,13 @@ const admin = (method: RouteDefinition['method'], path: string): RouteDefinition
 export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/topics/{topic}/api/events', function: 'publish', auth: 'topicKey' },
   { method: 'POST', path: '/iam/topics/{topic}/api/events', function: 'publish', auth: 'iam' },
+  // `{topicAction}` is `<topic>:publish`, the path the namespaces SDK calls (a route parameter is a whole segment).
+  {
+    method: 'POST',
+    path: '/namespaces/{namespace}/topics/{topicAction}',
+    function: 'publish',
+    auth: 'topicKey',
+  },
   admin('GET', '/topics'),
   admin('PUT', '/topics/{topic}'),
   admin('GET', '/topics/{topic}'),

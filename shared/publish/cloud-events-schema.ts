@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../http/errors';
 import { arrayElements, objectMembers } from '../platform/json-text';
-import { checkEventCount, checkQueuedSize, isJsonObject, kindOf } from './limits';
+import { checkEventCount, checkQueuedSize, isJsonObject, kindOf, PUBLISH_LIMITS } from './limits';
 
 /** Content types a CloudEvents topic takes, and how each carries events. */
 export const CLOUD_EVENTS_CONTENT_TYPES = {
@@ -126,7 +126,12 @@ function problemOf(candidate: unknown, text: string): string | undefined {
  * (`application/cloudevents-batch+json`, `application/json`) or one event
  * (`application/cloudevents+json`). Throws an `ApiError` (400 or 413) naming the first problem.
  */
-export function parseCloudEvents(body: unknown, text: string, batch: boolean): PublishedCloudEvent[] {
+export function parseCloudEvents(
+  body: unknown,
+  text: string,
+  batch: boolean,
+  maxEvents: number = PUBLISH_LIMITS.maxEventsPerRequest,
+): PublishedCloudEvent[] {
   if (batch && !Array.isArray(body)) {
     throw badRequest(
       'The request body must be a JSON array of CloudEvents; send one event as application/cloudevents+json.',
@@ -138,7 +143,7 @@ export function parseCloudEvents(body: unknown, text: string, batch: boolean): P
     );
   }
   const candidates: unknown[] = batch ? (body as unknown[]) : [body];
-  checkEventCount(candidates.length);
+  checkEventCount(candidates.length, maxEvents);
   const texts = batch ? arrayElements(text) : [text.trim()];
   return candidates.map((candidate, index) => {
     const json = texts[index] ?? JSON.stringify(candidate);

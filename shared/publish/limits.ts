@@ -20,13 +20,13 @@ export const PUBLISH_LIMITS = {
 } as const;
 
 /** Refuses a request with no events or more than the limit (400). */
-export function checkEventCount(count: number): void {
+export function checkEventCount(count: number, max: number = PUBLISH_LIMITS.maxEventsPerRequest): void {
   if (count === 0) {
     throw badRequest('The request holds no events: send at least one.', 'NoEvents');
   }
-  if (count > PUBLISH_LIMITS.maxEventsPerRequest) {
+  if (count > max) {
     throw badRequest(
-      `The request holds ${count} events; at most ${PUBLISH_LIMITS.maxEventsPerRequest} are allowed per request.`,
+      `The request holds ${count} events; at most ${max} are allowed per request.`,
       'TooManyEvents',
     );
   }

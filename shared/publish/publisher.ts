@@ -5,8 +5,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DeliveryItem } from '../domain/delivery';
-import type { Subscription, Topic } from '../domain/model';
-import { isValidName } from '../domain/names';
+import type { Namespace, NamespaceTopic, Subscription, Topic } from '../domain/model';
+import { isValidName, namespaceTopicId } from '../domain/names';
 import { readJson } from '../http/api-gateway';
 import { badRequest, notFound, payloadTooLarge, serviceUnavailable, unauthorized } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
@@ -16,6 +16,7 @@ import type { Clock } from '../platform/clock';
 import { packJobs } from '../queue/job-codec';
 import { type JobQueue, type OutgoingJob, QueueRejectedError } from '../queue/sqs-job-queue';
 import type { Store } from '../storage/store';
+import { binaryCloudEventText, isBinaryCloudEvent } from './cloud-events-binary';
 import { CLOUD_EVENTS_CONTENT_TYPES, parseCloudEvents } from './cloud-events-schema';
 import { parseCustomEvents } from './custom-schema';
 import { parseEventGridEvents } from './event-grid-schema';
@@ -24,7 +25,7 @@ import { PUBLISH_LIMITS } from './limits';
 import { verifySasToken } from './sas';
 
 export interface PublisherDeps {
-  store: Pick<Store, 'getTopic' | 'listSubscriptions'>;
+  store: Pick<Store, 'getTopic' | 'listSubscriptions' | 'getNamespace' | 'getNamespaceTopic'>;
   queue: JobQueue;
   clock: Clock;
   metrics: MetricBuffer;
@@ -58,6 +59,51 @@ export interface PublishRequest {
   body: Buffer;
   /** The request's `Content-Type` header, when it has one. */
   contentType?: string;
+}
+
+/** A publish request to a namespace topic. */
+export interface NamespacePublishRequest {
+  namespace: string;
+  topic: string;
+  /** From `Authorization: SharedAccessKey <key>`. */
+  key: string | undefined;
+  body: Buffer;
+  /** Every request header, lower-case names (binary mode carries the event's attributes in `ce-*` headers). */
+  headers: Readonly<Record<string, string | undefined>>;
+}
+
+/** Namespace topics take fewer events per request than classic topics (the original's limit). */
+export const NAMESPACE_PUBLISH_LIMITS = { maxEventsPerRequest: 1000 } as const;
+
+/**
+ * The CloudEvents of a namespace publish request: binary mode when it carries `ce-specversion`,
+ * else structured (`application/cloudevents+json`, one event) or batch
+ * (`application/cloudevents-batch+json`), validated by the same rules as on classic topics.
+ */
+function parseNamespaceEvents(request: NamespacePublishRequest) {
+  if (isBinaryCloudEvent(request.headers)) {
+    if (request.body.length > PUBLISH_LIMITS.maxRequestBytes) {
+      throw payloadTooLarge(
+        `The request body is ${request.body.length} bytes; the limit is ${PUBLISH_LIMITS.maxRequestBytes} bytes.`,
+      );
+    }
+    const text = binaryCloudEventText(request.headers, request.body);
+    return parseCloudEvents(JSON.parse(text), text, false);
+  }
+  const type = mediaType(request.headers['content-type']);
+  if (type !== CLOUD_EVENTS_CONTENT_TYPES.single && type !== CLOUD_EVENTS_CONTENT_TYPES.batch) {
+    throw badRequest(
+      `Content-Type '${type ?? ''}' is not accepted: a namespace topic takes CloudEvents as ${CLOUD_EVENTS_CONTENT_TYPES.single} (one event), ${CLOUD_EVENTS_CONTENT_TYPES.batch} (an array), or in binary mode (ce-* headers).`,
+      'InvalidContentType',
+    );
+  }
+  const body = readJson(request.body, PUBLISH_LIMITS.maxRequestBytes);
+  return parseCloudEvents(
+    body.value,
+    body.text,
+    type === CLOUD_EVENTS_CONTENT_TYPES.batch,
+    NAMESPACE_PUBLISH_LIMITS.maxEventsPerRequest,
+  );
 }
 
 export interface PublishResult {
@@ -183,10 +229,14 @@ function parseEvents(
 export class Publisher {
   private readonly topics: TtlCache<Topic | undefined>;
   private readonly subscriptionLists: TtlCache<Subscription[]>;
+  private readonly namespaceTopics: TtlCache<{ namespace: Namespace; topic: NamespaceTopic } | undefined>;
 
   constructor(private readonly deps: PublisherDeps) {
     // "No such topic" is not kept: a topic created right after a 404 must work at once.
     this.topics = new TtlCache(deps.topicCacheMs, deps.clock.now, { keep: (topic) => topic !== undefined });
+    this.namespaceTopics = new TtlCache(deps.topicCacheMs, deps.clock.now, {
+      keep: (found) => found !== undefined,
+    });
     // Keyed by the topic's creation time and subscriptionsVersion, so an entry is never stale (a
     // deleted and re-created topic starts its versions afresh); the TTL only frees memory.
     this.subscriptionLists = new TtlCache(10 * 60_000, deps.clock.now);
@@ -237,11 +287,71 @@ export class Publisher {
     if (topic === undefined) throw notFound(`The topic '${request.topic}' does not exist.`);
     this.authenticate(topic, request);
     const events = parseEvents(topic, request, { publishedAt: started, newId: this.deps.newId });
-
     const subscriptions = await this.subscriptionLists.get(
       `${topic.name.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
       () => this.deps.store.listSubscriptions(topic.name),
     );
+    return this.fanOut(topic.name, subscriptions, events, started);
+  }
+
+  /**
+   * Publishes CloudEvents to a namespace topic (`POST /namespaces/{ns}/topics/{topic}:publish`):
+   * the namespace's keys (`Authorization: SharedAccessKey <key>`), CloudEvents in structured,
+   * batch or binary mode, at most {@link NAMESPACE_PUBLISH_LIMITS.maxEventsPerRequest} per request,
+   * then the same fan-out as classic topics to the topic's push subscriptions.
+   */
+  async publishToNamespace(request: NamespacePublishRequest): Promise<PublishResult> {
+    const started = this.deps.clock.now();
+    const found =
+      isValidName('namespace', request.namespace) && isValidName('topic', request.topic)
+        ? await this.namespaceTopics.get(
+            `${request.namespace.toLowerCase()}/${request.topic.toLowerCase()}`,
+            async () => {
+              const namespace = await this.deps.store.getNamespace(request.namespace, { consistent: true });
+              if (namespace === undefined) return undefined;
+              const topic = await this.deps.store.getNamespaceTopic(namespace.name, request.topic, {
+                consistent: true,
+              });
+              return topic === undefined ? undefined : { namespace, topic };
+            },
+          )
+        : undefined;
+    if (found === undefined) {
+      throw notFound(`The topic '${request.topic}' does not exist in namespace '${request.namespace}'.`);
+    }
+    const { namespace, topic } = found;
+    if (request.key === undefined || request.key === '') {
+      throw unauthorized(
+        'The request has no access key: send Authorization: SharedAccessKey <key> with key1 or key2 of the namespace.',
+      );
+    }
+    if (!isValidKey(namespace, request.key)) {
+      throw unauthorized(`The access key is not valid for namespace '${namespace.name}'.`);
+    }
+    const events = parseNamespaceEvents(request).map((event) => ({
+      eventId: event.id,
+      eventType: event.type,
+      dataVersion: event.dataVersion,
+      json: event.json,
+    }));
+    const topicId = namespaceTopicId(namespace.name, topic.name);
+    const subscriptions = await this.subscriptionLists.get(
+      `${topicId.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
+      () => this.deps.store.listSubscriptions(topicId),
+    );
+    return this.fanOut(topicId, subscriptions, events, started);
+  }
+
+  /**
+   * Queues one delivery job per matching subscription of `topicId` (a classic topic's name, or a
+   * namespace topic's `<namespace>/<topic>`). Answers only after every job is in SQS.
+   */
+  private async fanOut(
+    topicId: string,
+    subscriptions: readonly Subscription[],
+    events: readonly AcceptedEvent[],
+    started: number,
+  ): Promise<PublishResult> {
     const publishId = this.deps.newId();
     const matchedEvents = new Set<number>();
     let matchedSubscriptions = 0;
@@ -275,10 +385,10 @@ export class Publisher {
         this.deps.metrics.count(
           METRIC.MatchedEventCount,
           items.length,
-          subscriptionDimensions(topic.name, subscription.name),
+          subscriptionDimensions(topicId, subscription.name),
         );
         const envelope = {
-          topic: topic.name,
+          topic: topicId,
           subscription: subscription.name,
           ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
           subscriptionVersion: subscription.version,
@@ -293,7 +403,7 @@ export class Publisher {
       await flush();
     } catch (error) {
       this.deps.logger.error('could not queue published events', {
-        topic: topic.name,
+        topic: topicId,
         error: (error as Error).message,
       });
       if (error instanceof RangeError) {
@@ -311,7 +421,7 @@ export class Publisher {
         'The events could not all be stored. Retry the request; events stored before the failure may be delivered twice.',
       );
     }
-    const topicDims = { Topic: topic.name };
+    const topicDims = { Topic: topicId };
     this.deps.metrics.count(METRIC.UnmatchedEventCount, events.length - matchedEvents.size, topicDims);
     this.deps.metrics.count(METRIC.PublishSuccessCount, events.length, topicDims);
     this.deps.metrics.duration(METRIC.PublishSuccessLatencyInMs, this.deps.clock.now() - started, topicDims);

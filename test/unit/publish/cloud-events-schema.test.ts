@@ -45,7 +45,12 @@ function setup(
   const clock = new VirtualClock();
   const queue = new RecordingQueue(clock);
   const publisher = new Publisher({
-    store: { getTopic: async () => topicOf(inputSchema), listSubscriptions: async () => subscriptions },
+    store: {
+      getTopic: async () => topicOf(inputSchema),
+      listSubscriptions: async () => subscriptions,
+      getNamespace: async () => undefined,
+      getNamespaceTopic: async () => undefined,
+    },
     queue,
     clock,
     metrics: new MetricBuffer(),

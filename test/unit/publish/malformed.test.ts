@@ -34,6 +34,8 @@ function setup(schema: InputSchema) {
   const publisher = new Publisher({
     store: {
       getTopic: async () => topic,
+      getNamespace: async () => undefined,
+      getNamespaceTopic: async () => undefined,
       listSubscriptions: async () => [subscription({ topic: topic.name })],
     },
     queue,

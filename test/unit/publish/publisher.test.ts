@@ -39,6 +39,8 @@ function setup(subscriptions: Subscription[] = [subscription()]) {
         reads.topics += 1;
         return state.topic;
       },
+      getNamespace: async () => undefined,
+      getNamespaceTopic: async () => undefined,
       listSubscriptions: async () => {
         reads.subscriptions += 1;
         return state.subscriptions;
