@@ -1,0 +1,100 @@
+/**
+ * Push delivery of a namespace topic on the local stack, at time scale 60: a failing endpoint sees
+ * the namespace schedule (attempts at 0 s, 10 s, 30 s, 1 min and 5 min, divided by 60) until
+ * `maxDeliveryCount`, and a 404 is never retried.
+ */
+import { startTestStack, type TestStack } from '../support/local-stack';
+import { eventually, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
+
+const TIME_SCALE = 60;
+let api: TestStack;
+let webhook: WebhookServer;
+let key: string;
+
+const push = (url: string, maxDeliveryCount: number) => ({
+  properties: {
+    deliveryConfiguration: {
+      deliveryMode: 'Push',
+      push: { maxDeliveryCount, destination: { endpointType: 'WebHook', properties: { endpointUrl: url } } },
+    },
+  },
+});
+
+beforeAll(async () => {
+  webhook = await new WebhookServer().start();
+  api = await startTestStack({ timeScale: TIME_SCALE });
+  await api.call('PUT', '/admin/namespaces/shop', { properties: {} });
+  key = (await api.call('POST', '/admin/namespaces/shop/listKeys')).body.key1;
+}, 30_000);
+
+afterAll(async () => {
+  await api?.close();
+  await webhook?.stop();
+});
+
+async function publish(topic: string, id: string): Promise<void> {
+  const response = await fetch(
+    `${api.stack.apiUrl}/namespaces/shop/topics/${topic}:publish?api-version=2024-06-01`,
+    {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/cloudevents+json; charset=utf-8',
+        authorization: `SharedAccessKey ${key}`,
+      },
+      body: JSON.stringify({ specversion: '1.0', id, type: 'Shop.Test', source: '/shop' }),
+    },
+  );
+  expect(response.status).toBe(200);
+}
+
+it('retries a failing endpoint on the namespace schedule until maxDeliveryCount', async () => {
+  await api.call('PUT', '/admin/namespaces/shop/topics/failing', { properties: {} });
+  const subscribed = await api.call(
+    'PUT',
+    '/admin/namespaces/shop/topics/failing/eventSubscriptions/sick',
+    push(
+      webhook.url('/sick', () => ({ status: 500 })),
+      5,
+    ),
+  );
+  expect(subscribed.status).toBe(201);
+  await publish('failing', 'sched-1');
+
+  const attempts = await eventually(
+    () => (webhook.requestsTo('/sick').length >= 5 ? webhook.requestsTo('/sick') : undefined),
+    20_000,
+    'five attempts',
+  );
+  expect(attempts.map((request: ReceivedRequest) => request.headers['aeg-delivery-count'])).toEqual([
+    '0',
+    '1',
+    '2',
+    '3',
+    '4',
+  ]);
+  // Attempt times 0 s, 10 s, 30 s, 1 min, 5 min at time scale 60: gaps of 1/6, 1/3, 1/2 and 4 s.
+  const gaps = attempts.slice(1).map((request, index) => request.at - (attempts[index]?.at ?? 0));
+  const expected = [10_000, 20_000, 30_000, 240_000].map((ms) => ms / TIME_SCALE);
+  gaps.forEach((gap, index) => {
+    expect(gap).toBeGreaterThanOrEqual((expected[index] ?? 0) * 0.8);
+  });
+  // maxDeliveryCount 5: no sixth attempt, even after the next 5-minute step would have come.
+  await new Promise((done) => setTimeout(done, (300_000 / TIME_SCALE) * 1.2));
+  expect(webhook.requestsTo('/sick')).toHaveLength(5);
+}, 40_000);
+
+it('never retries a 404', async () => {
+  await api.call('PUT', '/admin/namespaces/shop/topics/gone', { properties: {} });
+  await api.call(
+    'PUT',
+    '/admin/namespaces/shop/topics/gone/eventSubscriptions/missing',
+    push(
+      webhook.url('/missing', () => ({ status: 404 })),
+      10,
+    ),
+  );
+  await publish('gone', 'nf-1');
+  await eventually(() => webhook.requestsTo('/missing')[0], 10_000, 'the first attempt');
+  await new Promise((done) => setTimeout(done, 1500));
+  expect(webhook.requestsTo('/missing')).toHaveLength(1);
+});
