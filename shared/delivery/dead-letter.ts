@@ -7,6 +7,7 @@
  */
 import type { DeliveryItem, EndedDelivery, EndedJob } from '../domain/delivery';
 import type { DeadLetterFormat, DropReason } from '../domain/model';
+import { splitNamespaceTopicId } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
@@ -21,8 +22,9 @@ import {
   deadLetterKey,
   deadLetterPrefix,
   deadLetterRecord,
+  deadLetterScopeOf,
 } from './rules/dead-letter-layout';
-import type { ProfileTable } from './rules/profiles';
+import { deadLetterRetryDelayMs, type ProfileTable } from './rules/profiles';
 
 /** Counts and logs dropped events. */
 export class DropRecorder {
@@ -96,8 +98,11 @@ interface Group {
  * The dead-letter step. It writes the ended deliveries of a batch of jobs grouped by
  * destination and subscription, one blob per group (a JSON array of records), so a burst of
  * failures costs a few S3 writes. When the bucket refuses, the deliveries wait on the queue and
- * are tried again every `retryDelayMs` (5 min); once `giveUpAfterMs` (4 h) has passed since they
- * ended, they are dropped, counted (`DroppedEventCount`, `DeadLetterStoreUnavailable`) and logged.
+ * are tried again on their profile's schedule (classic: every 5 min; namespace: 10 s, 1 min,
+ * 5 min, then every 5 min; each delivery counts its failed writes); once `giveUpAfterMs` (4 h)
+ * has passed since they ended, they are dropped, counted (`DroppedEventCount`,
+ * `DeadLetterStoreUnavailable`) and logged. Blob keys and records follow the job's record format:
+ * the namespace layout for `namespace`, the classic one otherwise.
  */
 export class DeadLetterStep {
   constructor(private readonly deps: DeadLetterStepDeps) {}
@@ -109,7 +114,18 @@ export class DeadLetterStep {
    */
   async write(jobs: readonly EndedJob[], options: { deadline?: number } = {}): Promise<DeadLetterReport> {
     const report: DeadLetterReport = { written: 0, blobs: 0, waiting: 0, dropped: 0, failed: new Set() };
-    for (const group of groupByBlob(jobs)) {
+    const { groups, unplaced } = groupByBlob(jobs);
+    for (const { index, error } of unplaced) {
+      // Not a job the engine writes (a namespace format without a namespace topic): its message
+      // comes back and, failing again, is parked on the redrive queue, where an alarm sees it.
+      this.deps.logger.error('ended deliveries with no dead-letter place', {
+        topic: jobs[index]?.topic,
+        subscription: jobs[index]?.subscription,
+        error: error.message,
+      });
+      report.failed.add(index);
+    }
+    for (const group of groups) {
       const now = this.deps.clock.now();
       if (options.deadline !== undefined && now >= options.deadline) {
         await this.postpone(group, group.entries, 1, report);
@@ -118,7 +134,12 @@ export class DeadLetterStep {
       const key = deadLetterKey(group.container, group.scope, now, this.deps.newId());
       const body = deadLetterBlob(
         group.entries.map((entry) =>
-          deadLetterRecord(group.format, deliveredEvent(group.format, entry.item.eventJson), factsOf(entry)),
+          deadLetterRecord(
+            group.format,
+            deliveredEvent(group.format, entry.item.eventJson),
+            factsOf(entry),
+            entry.customDeliveryProperties,
+          ),
         ),
       );
       try {
@@ -165,9 +186,15 @@ export class DeadLetterStep {
       report.dropped += expired.length;
     }
     if (waiting.length === 0) return;
-    // At least a second, so a large time scale never turns the wait into a tight loop.
-    const delaySeconds = Math.max(1, timing.retryDelayMs / 1000);
-    await this.postpone(group, waiting, delaySeconds, report);
+    // Each delivery counts its failed writes; those with the same next delay wait together.
+    const byDelay = new Map<number, EndedDelivery[]>();
+    for (const entry of waiting) {
+      const failedWrites = (entry.failedWrites ?? 0) + 1;
+      // At least a second, so a large time scale never turns the wait into a tight loop.
+      const delaySeconds = Math.max(1, deadLetterRetryDelayMs(timing, failedWrites) / 1000);
+      byDelay.set(delaySeconds, [...(byDelay.get(delaySeconds) ?? []), { ...entry, failedWrites }]);
+    }
+    for (const [delaySeconds, entries] of byDelay) await this.postpone(group, entries, delaySeconds, report);
   }
 
   /** Puts entries back on the queue, to be written after `delaySeconds`. */
@@ -199,7 +226,10 @@ export class DeadLetterStep {
  * an Event Grid event of a CloudEvents subscription is converted as the request converts it.
  */
 const deliveredEvent = (format: DeadLetterFormat, eventJson: string): string =>
-  format === 'CloudEventSchemaV1_0' ? eventInDeliverySchema(format, eventJson) : eventJson;
+  // Namespace subscriptions deliver CloudEvents (a CloudEvent is left as it is).
+  format === 'CloudEventSchemaV1_0' || format === 'namespace'
+    ? eventInDeliverySchema('CloudEventSchemaV1_0', eventJson)
+    : eventJson;
 
 /** The record facts of an ended delivery: its final state, with the real attempt times. */
 function factsOf(entry: EndedDelivery): DeadLetterFacts {
@@ -213,11 +243,24 @@ function factsOf(entry: EndedDelivery): DeadLetterFacts {
   };
 }
 
-/** Ended deliveries of a batch grouped by the blob they go into: destination, format and subscription. */
-function groupByBlob(jobs: readonly EndedJob[]): Group[] {
+/**
+ * Ended deliveries of a batch grouped by the blob they go into: destination, format and
+ * subscription (classic or namespace scope, by format); `unplaced` are jobs that have no scope.
+ */
+function groupByBlob(jobs: readonly EndedJob[]): {
+  groups: Group[];
+  unplaced: { index: number; error: Error }[];
+} {
   const groups = new Map<string, Group>();
+  const unplaced: { index: number; error: Error }[] = [];
   jobs.forEach((job, index) => {
-    const scope: DeadLetterScope = { kind: 'topic', subscription: job.subscription };
+    let scope: DeadLetterScope;
+    try {
+      scope = deadLetterScopeOf(job.deadLetter.format, splitNamespaceTopicId(job.topic), job.subscription);
+    } catch (error) {
+      unplaced.push({ index, error: error as Error });
+      return;
+    }
     const id = JSON.stringify([
       job.deadLetter.container,
       job.deadLetter.format,
@@ -239,5 +282,5 @@ function groupByBlob(jobs: readonly EndedJob[]): Group[] {
     group.jobIndexes.add(index);
     group.entries.push(...job.ended);
   });
-  return [...groups.values()];
+  return { groups: [...groups.values()], unplaced };
 }

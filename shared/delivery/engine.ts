@@ -22,21 +22,34 @@
  * and in virtual time.
  */
 
-import type { DeliveryItem, DeliveryJob, EndedJob, QueuedJob } from '../domain/delivery';
+import type { DeliveryItem, DeliveryJob, EndedDelivery, EndedJob, QueuedJob } from '../domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock, Random } from '../platform/clock';
 import { KeyedSlots, Semaphore } from '../platform/concurrency';
 import type { SecretOpener } from '../platform/sealing';
-import { type JobEnvelope, packEndedJobs, packJobs } from '../queue/job-codec';
+import {
+  type EndedEnvelope,
+  endedDeliveryFits,
+  type JobEnvelope,
+  packEndedJobs,
+  packJobs,
+} from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import type { DropRecorder } from './dead-letter';
 import type { HealthTracker } from './health';
 import { buildDeliveryRequest, type OutgoingEvent, outgoingEvents } from './request';
 import { batchPolicyOf, cutBatches, isBatching } from './rules/batching';
+import { eventInDeliverySchema } from './rules/convert';
+import { deadLetterFormatOf } from './rules/dead-letter-layout';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
-import { type CustomHeader, customHeadersOf, customHeaderValues } from './rules/headers';
+import {
+  type CustomHeader,
+  customHeadersOf,
+  customHeaderValues,
+  nonSecretCustomHeaders,
+} from './rules/headers';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { expiresAtDue, planWait, sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
@@ -376,17 +389,18 @@ export class DeliveryEngine {
     for (const body of packJobs(envelope, decisions.deferred)) retryJobs.push({ body, delaySeconds: 0 });
     const destination = subscription.deadLetter;
     const writeDelaySeconds = profile.deadLetter.writeDelayMs / 1000;
-    const endedJobs =
-      destination === undefined
-        ? []
-        : packEndedJobs(
-            {
-              ...envelope,
-              deliveryProfile: subscription.deliveryProfile,
-              deadLetter: { container: destination.container, format: subscription.eventDeliverySchema },
-            },
-            decisions.ended,
-          ).map((body) => ({ body, delaySeconds: writeDelaySeconds }));
+    let endedJobs: OutgoingJob[] = [];
+    if (destination !== undefined && decisions.ended.length > 0) {
+      const endedEnvelope: EndedEnvelope = {
+        ...envelope,
+        deliveryProfile: subscription.deliveryProfile,
+        deadLetter: { container: destination.container, format: deadLetterFormatOf(profile, subscription) },
+      };
+      endedJobs = packEndedJobs(
+        endedEnvelope,
+        this.withDeliveryProperties(subscription, endedEnvelope, decisions.ended),
+      ).map((body) => ({ body, delaySeconds: writeDelaySeconds }));
+    }
 
     const [retried, handedOff] = await Promise.allSettled([
       queue.send('retry', retryJobs),
@@ -408,6 +422,37 @@ export class DeliveryEngine {
       );
     }
     if (retried.status === 'rejected') throw retried.reason;
+  }
+
+  /**
+   * Namespace dead letters show the subscription's custom header values for each event
+   * (`customDeliveryProperties`): computed here, from the subscription the delivery ended under,
+   * secret values left out and never opened, and carried on each ended delivery, so the
+   * dead-letter step still reads nothing. Values too large to travel with an event that is
+   * itself near the message limit are left out (and logged) rather than failing the hand-over.
+   */
+  private withDeliveryProperties(
+    subscription: Subscription,
+    envelope: EndedEnvelope,
+    ended: readonly EndedDelivery[],
+  ): readonly EndedDelivery[] {
+    const mappings = subscription.destination.deliveryAttributeMappings ?? [];
+    if (envelope.deadLetter.format !== 'namespace' || mappings.length === 0) return ended;
+    const headers = nonSecretCustomHeaders(mappings);
+    if (headers.length === 0) return ended;
+    return ended.map((entry) => {
+      const eventText = eventInDeliverySchema(subscription.eventDeliverySchema, entry.item.eventJson);
+      const values = customHeaderValues(headers, eventText);
+      if (Object.keys(values).length === 0) return entry;
+      const withValues: EndedDelivery = { ...entry, customDeliveryProperties: values };
+      if (endedDeliveryFits(envelope, withValues)) return withValues;
+      this.deps.logger.warn('custom delivery properties left out of a dead letter: too large to queue', {
+        topic: envelope.topic,
+        subscription: envelope.subscription,
+        deliveryId: entry.item.deliveryId,
+      });
+      return entry;
+    });
   }
 
   /**

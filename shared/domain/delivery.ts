@@ -79,6 +79,13 @@ export const endedDeliverySchema = z.object({
   reason: z.enum(DEAD_LETTER_REASONS),
   /** Epoch ms when delivery ended. */
   endedAt: z.number(),
+  /**
+   * Namespace subscriptions: the subscription's custom header values for this event when delivery
+   * ended, secret ones left out (they are never opened for this). Absent when there are none.
+   */
+  customDeliveryProperties: z.record(z.string(), z.string()).optional(),
+  /** Writes of this dead letter that failed so far (absent: none); picks the next write's delay. */
+  failedWrites: z.number().int().min(1).optional(),
 });
 export type EndedDelivery = z.infer<typeof endedDeliverySchema>;
 

@@ -9,10 +9,18 @@
  * so an event is replayed exactly as it was dead-lettered, big numbers included.
  */
 
-import { type DeadLetterFormat, deadLetterPrefix, eventOfRecord } from '../delivery/rules/dead-letter-layout';
+import {
+  type DeadLetterFormat,
+  deadLetterFormatOf,
+  deadLetterPrefix,
+  deadLetterScopeOf,
+  eventOfRecord,
+  reasonNameOf,
+} from '../delivery/rules/dead-letter-layout';
+import { DELIVERY_PROFILES } from '../delivery/rules/profiles';
 import type { DeliveryItem } from '../domain/delivery';
 import { DEAD_LETTER_REASONS, type DeadLetterReason, type Subscription } from '../domain/model';
-import { topicResourceId } from '../domain/names';
+import { splitNamespaceTopicId, topicResourceId } from '../domain/names';
 import { ApiError, badRequest, notFound } from '../http/errors';
 import type { Clock } from '../platform/clock';
 import { mapWithConcurrency } from '../platform/concurrency';
@@ -229,19 +237,24 @@ export interface DeadLetterPlace {
   format: DeadLetterFormat;
 }
 
-/** 400 naming the field when the subscription has no dead-letter destination. */
+/**
+ * The subscription's dead-letter place, by the same rules the writer follows: the format its
+ * profile gives (`namespace` for namespace subscriptions) and the key layout of that format. 400
+ * naming the field when the subscription has no dead-letter destination.
+ */
 export function deadLetterPlace(subscription: Subscription): DeadLetterPlace {
   if (subscription.deadLetter === undefined) {
     throw badRequest(
       `properties.deadLetterDestination: the event subscription '${subscription.name}' has no dead-letter destination, so it has no dead letters.`,
     );
   }
+  const format = deadLetterFormatOf(DELIVERY_PROFILES[subscription.deliveryProfile], subscription);
   return {
-    prefix: deadLetterPrefix(subscription.deadLetter.container, {
-      kind: 'topic',
-      subscription: subscription.name,
-    }),
-    format: subscription.eventDeliverySchema,
+    prefix: deadLetterPrefix(
+      subscription.deadLetter.container,
+      deadLetterScopeOf(format, splitNamespaceTopicId(subscription.topic), subscription.name),
+    ),
+    format,
   };
 }
 
@@ -286,12 +299,9 @@ const stringMember = (objectJson: string, name: string): string | undefined => {
 export function recordReason(format: DeadLetterFormat, recordJson: string): string | undefined {
   if (format === 'namespace') {
     const properties = objectMembers(recordJson).find((member) => member.name === 'deadLetterProperties');
-    return properties === undefined ? undefined : stringMember(properties.value, 'deadLetterReason');
+    return properties === undefined ? undefined : stringMember(properties.value, reasonNameOf(format));
   }
-  return stringMember(
-    recordJson,
-    format === 'CloudEventSchemaV1_0' ? 'deadletterreason' : 'deadLetterReason',
-  );
+  return stringMember(recordJson, reasonNameOf(format));
 }
 
 /**
@@ -307,10 +317,12 @@ export function recordTopic(format: DeadLetterFormat, recordJson: string): strin
  * topics' subscriptions of the same name writing to one container share a prefix; a record
  * without a topic belongs to none. A CloudEvent names its publisher's `source`, not the topic, so
  * a CloudEvents record can't be told apart this way: every one under the subscription's prefix
- * counts as its own.
+ * counts as its own. A namespace key names the namespace topic itself, so every namespace record
+ * under the prefix is the topic's.
  */
 export const recordOfTopic = (format: DeadLetterFormat, recordJson: string, topic: string): boolean =>
   format === 'CloudEventSchemaV1_0' ||
+  format === 'namespace' ||
   recordTopic(format, recordJson)?.toLowerCase() === topicResourceId(topic).toLowerCase();
 
 /** The records a reason filter selects (all of them without one). */
@@ -341,7 +353,10 @@ export function replayItem(
     deliveryId,
     eventId,
     dataVersion:
-      stringMember(eventJson, format === 'CloudEventSchemaV1_0' ? 'dataversion' : 'dataVersion') ?? '',
+      stringMember(
+        eventJson,
+        format === 'CloudEventSchemaV1_0' || format === 'namespace' ? 'dataversion' : 'dataVersion',
+      ) ?? '',
     eventJson,
     attempts: 0,
     publishedAt: now,

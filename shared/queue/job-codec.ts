@@ -116,6 +116,13 @@ export function packEndedJobs(
   return pack(envelopeHead(envelope, 'ended'), ended, (entry) => entry.item.deliveryId, targetBytes);
 }
 
+/** Whether one ended delivery fits an SQS message under this envelope (alone in it). */
+export const endedDeliveryFits = (envelope: EndedEnvelope, entry: EndedDelivery): boolean =>
+  Buffer.byteLength(envelopeHead(envelope, 'ended'), 'utf8') +
+    2 +
+    Buffer.byteLength(sqsSafeJson(JSON.stringify(entry)), 'utf8') <=
+  SQS_LIMITS.maxMessageBytes;
+
 function pack<T>(
   head: string,
   entries: readonly T[],

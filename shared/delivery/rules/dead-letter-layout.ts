@@ -3,11 +3,17 @@
  * The writer (`shared/delivery/dead-letter.ts`) and the operator tools (listing, showing,
  * replaying) all use these, so the layout is decided in one place.
  */
-import type { DeadLetterFormat, DeadLetterReason, DeliveryOutcome } from '../../domain/model';
+import type {
+  DeadLetterFormat,
+  DeadLetterReason,
+  DeliveryOutcome,
+  EventDeliverySchema,
+} from '../../domain/model';
 
 export type { DeadLetterFormat } from '../../domain/model';
 
 import { objectMembers, objectText } from '../../platform/json-text';
+import type { DeliveryProfile } from './profiles';
 
 /** Whose dead letters a blob holds: a classic topic's subscription, or a namespace topic's. */
 export type DeadLetterScope =
@@ -18,6 +24,39 @@ export type DeadLetterScope =
       readonly topic: string;
       readonly subscription: string;
     };
+
+/**
+ * The record format of a subscription's dead letters, the one rule for it: the namespace envelope
+ * when its profile uses the namespace layout, otherwise the subscription's delivery schema.
+ */
+export const deadLetterFormatOf = (
+  profile: { readonly deadLetter: Pick<DeliveryProfile['deadLetter'], 'layout'> },
+  subscription: { readonly eventDeliverySchema: EventDeliverySchema },
+): DeadLetterFormat =>
+  profile.deadLetter.layout === 'namespace' ? 'namespace' : subscription.eventDeliverySchema;
+
+/**
+ * Whose dead letters they are, by record format: a namespace record's subscription is one of a
+ * namespace topic (`namespaceTopic`: the parts of its `<namespace>/<topic>` id, as
+ * `splitNamespaceTopicId` gives them); any other format's is a classic topic's. Throws for a
+ * namespace format without a namespace topic.
+ */
+export function deadLetterScopeOf(
+  format: DeadLetterFormat,
+  namespaceTopic: { readonly namespace: string; readonly topic: string } | undefined,
+  subscription: string,
+): DeadLetterScope {
+  if (format !== 'namespace') return { kind: 'topic', subscription };
+  if (namespaceTopic === undefined) {
+    throw new TypeError(`namespace dead letters need a namespace topic (<namespace>/<topic>)`);
+  }
+  return {
+    kind: 'namespace',
+    namespace: namespaceTopic.namespace,
+    topic: namespaceTopic.topic,
+    subscription,
+  };
+}
 
 /** The key prefix under which a scope's blobs are, ending in `/`. */
 export function deadLetterPrefix(container: string, scope: DeadLetterScope): string {
@@ -70,7 +109,22 @@ const FACT_NAMES = {
     'publishtime',
     'lastdeliveryattempttime',
   ],
+  /** The `deadLetterProperties` of a namespace record. */
+  namespace: ['deadletterreason', 'deliveryattempts', 'deliveryresult', 'publishutc', 'deliveryattemptutc'],
 } as const;
+
+const factNamesOf = (format: DeadLetterFormat): readonly string[] =>
+  format === 'namespace'
+    ? FACT_NAMES.namespace
+    : format === 'CloudEventSchemaV1_0'
+      ? FACT_NAMES.lower
+      : FACT_NAMES.camel;
+
+/**
+ * The name a record of `format` gives the dead-letter reason (inside `deadLetterProperties` for
+ * namespace records).
+ */
+export const reasonNameOf = (format: DeadLetterFormat): string => factNamesOf(format)[0] as string;
 
 const factValues = (facts: DeadLetterFacts): (string | undefined)[] => [
   JSON.stringify(facts.reason),
@@ -92,21 +146,33 @@ const factMembers = (names: readonly string[], facts: DeadLetterFacts) =>
  * and values are kept exactly. Event Grid and custom schema: the event plus `deadLetterReason`,
  * `deliveryAttempts`, `lastDeliveryOutcome`, `publishTime`, `lastDeliveryAttemptTime`;
  * CloudEvents: the same names in lower case; namespace topics:
- * `{"deadLetterProperties": {...}, "event": {...}}`.
+ * `{"deadLetterProperties": {deadletterreason, deliveryattempts, deliveryresult, publishutc,
+ * deliveryattemptutc}, "event": {...}, "customDeliveryProperties": {...}}`, where
+ * `customDeliveryProperties` are the subscription's non-secret custom header values for the event
+ * (`{}` when none; the caller never passes secret ones). Other formats have no place for them.
  */
 export function deadLetterRecord(
   format: DeadLetterFormat,
   eventJson: string,
   facts: DeadLetterFacts,
+  customDeliveryProperties: Readonly<Record<string, string>> = {},
 ): string {
   if (format === 'namespace') {
     return objectText([
-      { name: 'deadLetterProperties', value: objectText(factMembers(FACT_NAMES.camel, facts)) },
+      { name: 'deadLetterProperties', value: objectText(factMembers(FACT_NAMES.namespace, facts)) },
       { name: 'event', value: eventJson },
+      {
+        name: 'customDeliveryProperties',
+        value: objectText(
+          Object.entries(customDeliveryProperties).map(([name, value]) => ({
+            name,
+            value: JSON.stringify(value),
+          })),
+        ),
+      },
     ]);
   }
-  const names = format === 'CloudEventSchemaV1_0' ? FACT_NAMES.lower : FACT_NAMES.camel;
-  return objectText([...objectMembers(eventJson), ...factMembers(names, facts)]);
+  return objectText([...objectMembers(eventJson), ...factMembers(factNamesOf(format), facts)]);
 }
 
 /** A blob's content: a JSON array of records. */
@@ -122,6 +188,6 @@ export function eventOfRecord(format: DeadLetterFormat, recordJson: string): str
     if (event === undefined) throw new TypeError('the dead-letter record has no event');
     return event.value;
   }
-  const names = new Set<string>(format === 'CloudEventSchemaV1_0' ? FACT_NAMES.lower : FACT_NAMES.camel);
+  const names = new Set<string>(factNamesOf(format));
   return objectText(objectMembers(recordJson).filter((member) => !names.has(member.name)));
 }

@@ -52,6 +52,18 @@ export async function customHeadersOf(
 }
 
 /**
+ * A subscription's mappings as headers, secret ones left out (never opened): what its dead
+ * letters may show (`customDeliveryProperties` of namespace records).
+ */
+export const nonSecretCustomHeaders = (mappings: readonly DeliveryAttributeMapping[]): CustomHeader[] =>
+  mappings.flatMap((mapping): CustomHeader[] => {
+    if (mapping.type === 'Dynamic') {
+      return [{ name: mapping.name, kind: 'dynamic', path: mapping.sourceField.split('.') }];
+    }
+    return mapping.isSecret ? [] : [{ name: mapping.name, kind: 'static', value: mapping.value }];
+  });
+
+/**
  * The value at a dotted path in an event's JSON text, as header text: a string as itself, a
  * number or boolean as written. `undefined` when the path is missing, or leads to null, an object
  * or an array (the original sends only string, number and boolean values). The last occurrence

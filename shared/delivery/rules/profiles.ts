@@ -44,10 +44,18 @@ export interface DeliveryProfile {
   readonly jitter: { readonly ratio: number; readonly maxMs: number };
   /** Largest `Retry-After` (429/503) honoured as a floor; longer asks are capped to this. */
   readonly maxRetryAfterMs: number;
-  /** Dead-letter timing: how long ended deliveries wait (so writes group), how long a failing write is retried, and how often. */
+  /**
+   * Dead letters: the blob layout and record format (`topic`: the classic key and records in the
+   * subscription's delivery schema; `namespace`: the namespace key and record envelope, see
+   * `rules/dead-letter-layout.ts`), and the timing: how long ended deliveries wait (so writes
+   * group), how long a failing write is retried, and how often (after the n-th failed write
+   * `retryDelaysMs[n - 1]`, then `retryDelayMs`; see {@link deadLetterRetryDelayMs}).
+   */
   readonly deadLetter: {
+    readonly layout: 'topic' | 'namespace';
     readonly writeDelayMs: number;
     readonly giveUpAfterMs: number;
+    readonly retryDelaysMs: readonly number[];
     readonly retryDelayMs: number;
   };
   /**
@@ -95,7 +103,13 @@ export const TOPIC_PROFILE: DeliveryProfile = {
   defaultFloorMs: 10 * SECOND,
   jitter: { ratio: 0.1, maxMs: 1 * MINUTE },
   maxRetryAfterMs: 1 * HOUR,
-  deadLetter: { writeDelayMs: 5 * MINUTE, giveUpAfterMs: 4 * HOUR, retryDelayMs: 5 * MINUTE },
+  deadLetter: {
+    layout: 'topic',
+    writeDelayMs: 5 * MINUTE,
+    giveUpAfterMs: 4 * HOUR,
+    retryDelaysMs: [],
+    retryDelayMs: 5 * MINUTE,
+  },
   limits: {
     maxDeliveryAttempts: { min: 1, max: 30, default: 30 },
     eventTimeToLiveInMinutes: { min: 1, max: 1440, default: 1440 },
@@ -146,8 +160,10 @@ export const NAMESPACE_ATTEMPT_TIMES_MS: readonly number[] = [
  * Push subscriptions of namespace topics: DELIVERY.md's `namespace` profile. No status floors
  * (the schedule itself is the whole rule), a shorter no-retry list that includes 404 and 414 and
  * the transport conditions (invalid argument, timeout, unauthorized access, cancelled operation,
- * socket error), at most 10 attempts and up to 7 days to live. Health and dead-letter timing are
- * the classic ones: the original documents no others.
+ * socket error), at most 10 attempts and up to 7 days to live. Health is the classic one: the
+ * original documents no other. Dead letters use the namespace layout and record envelope, and a
+ * failing write is retried after 10 s, 1 min, 5 min, then every 5 minutes (SURFACE.md); the
+ * 5 minute write delay and the 4 hour limit are the classic ones (documented for no other).
  */
 export const NAMESPACE_PROFILE: DeliveryProfile = {
   ...TOPIC_PROFILE,
@@ -165,6 +181,12 @@ export const NAMESPACE_PROFILE: DeliveryProfile = {
   ],
   statusFloorsMs: {},
   defaultFloorMs: 0,
+  deadLetter: {
+    ...TOPIC_PROFILE.deadLetter,
+    layout: 'namespace',
+    retryDelaysMs: [10 * SECOND, 1 * MINUTE, 5 * MINUTE],
+    retryDelayMs: 5 * MINUTE,
+  },
   limits: {
     maxDeliveryAttempts: { min: 1, max: 10, default: 10 },
     // PT1M .. P7D; a subscription's own default is its topic's retention (see the management API).
@@ -204,12 +226,23 @@ export function scaleProfile(profile: DeliveryProfile, timeScale: number): Deliv
       },
     },
     deadLetter: {
+      layout: profile.deadLetter.layout,
       writeDelayMs: scale(profile.deadLetter.writeDelayMs),
       giveUpAfterMs: scale(profile.deadLetter.giveUpAfterMs),
+      retryDelaysMs: profile.deadLetter.retryDelaysMs.map(scale),
       retryDelayMs: scale(profile.deadLetter.retryDelayMs),
     },
   };
 }
+
+/**
+ * How long a dead-letter write waits after its `failedWrites`-th failure (1 for the first):
+ * the profile's steps, then its repeat delay.
+ */
+export const deadLetterRetryDelayMs = (
+  timing: Pick<DeliveryProfile['deadLetter'], 'retryDelaysMs' | 'retryDelayMs'>,
+  failedWrites: number,
+): number => timing.retryDelaysMs[Math.max(1, failedWrites) - 1] ?? timing.retryDelayMs;
 
 /** Every profile by name, at real time (time scale 1). */
 export const DELIVERY_PROFILES: Readonly<Record<DeliveryProfileName, DeliveryProfile>> = {

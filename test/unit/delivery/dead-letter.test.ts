@@ -198,3 +198,99 @@ describe('the dead-letter step', () => {
     ).toBe(true);
   });
 });
+
+describe('the dead-letter step, namespace subscriptions', () => {
+  const namespaceJob = (entries: EndedDelivery[]): EndedJob => ({
+    v: 1,
+    kind: 'ended',
+    topic: 'shop/orders',
+    subscription: 'audit',
+    subscriptionVersion: 1,
+    deliveryProfile: 'namespace',
+    deadLetter: { container: 'dead', format: 'namespace' },
+    ended: entries,
+  });
+  const CLOUD_EVENT =
+    '{"specversion":"1.0","id":"n1","source":"/shop","type":"order.created","data":{"n":1.50}}';
+
+  it('writes to the namespace key, each record an envelope with the custom delivery properties', async () => {
+    const { clock, bucket, step } = setup();
+    const t = clock.now() - 5 * M;
+    const entry: EndedDelivery = {
+      ...ended('n1', t, 'MaxDeliveryAttemptsExceeded'),
+      item: { ...ended('n1', t).item, eventJson: CLOUD_EVENT },
+      customDeliveryProperties: { 'x-tenant': 'acme' },
+    };
+
+    const report = await step.write([namespaceJob([entry, ended('n2', t)])]);
+
+    expect(report).toMatchObject({ written: 2, blobs: 1, waiting: 0, dropped: 0 });
+    expect([...bucket.blobs.keys()]).toEqual(['dead/shop/orders/audit/2026/8/8/5/blob-1.json']);
+    const text = bucket.blobs.get('dead/shop/orders/audit/2026/8/8/5/blob-1.json') ?? '[]';
+    expect(text).toContain('"n":1.50');
+    const records = JSON.parse(text);
+    expect(records[0]).toEqual({
+      deadLetterProperties: {
+        deadletterreason: 'MaxDeliveryAttemptsExceeded',
+        deliveryattempts: 1,
+        deliveryresult: 'BadRequest',
+        publishutc: new Date(t - 1000).toISOString(),
+        deliveryattemptutc: new Date(t - 10).toISOString(),
+      },
+      event: JSON.parse(CLOUD_EVENT),
+      customDeliveryProperties: { 'x-tenant': 'acme' },
+    });
+    expect(records[1]).toMatchObject({ customDeliveryProperties: {}, event: { id: 'n2' } });
+  });
+
+  it('retries a refused write after 10 s, 1 min, 5 min, then every 5 minutes, and drops it after 4 hours', async () => {
+    const { clock, bucket, queue, step } = setup();
+    const endedAt = clock.now() - 5 * M;
+    bucket.down = true;
+    let jobs = [namespaceJob([ended('n1', endedAt)])];
+    const delays: number[] = [];
+    let dropped = 0;
+    while (jobs.length > 0) {
+      const report = await step.write(jobs);
+      dropped += report.dropped;
+      const waiting = queue.takeEnded();
+      if (waiting[0] !== undefined) {
+        delays.push(waiting[0].delaySeconds);
+        clock.advance(waiting[0].delaySeconds * 1000);
+      }
+      jobs = waiting.map((entry) => entry.job);
+    }
+    expect(delays.slice(0, 5)).toEqual([10, 60, 300, 300, 300]);
+    expect(dropped).toBe(1);
+    expect(clock.now() - endedAt).toBeGreaterThanOrEqual(4 * H);
+    expect(clock.now() - endedAt).toBeLessThan(4 * H + 5 * M);
+  });
+
+  it('keeps the classic every 5 minutes for a classic job in the same batch', async () => {
+    const { clock, bucket, queue, step } = setup();
+    bucket.down = true;
+    const t = clock.now() - 5 * M;
+    await step.write([namespaceJob([ended('n1', t)]), endedJob('audit', [ended('a1', t)])]);
+    expect(
+      queue
+        .takeEnded()
+        .map((entry) => [entry.job.topic, entry.delaySeconds, entry.job.ended[0]?.failedWrites])
+        .sort(),
+    ).toEqual([
+      ['orders', 300, 1],
+      ['shop/orders', 10, 1],
+    ]);
+  });
+
+  it('reports a namespace job without a namespace topic as failed, and still writes the rest', async () => {
+    const { clock, bucket, step } = setup();
+    const t = clock.now() - 5 * M;
+    const report = await step.write([
+      { ...namespaceJob([ended('n1', t)]), topic: 'orders' },
+      endedJob('audit', [ended('a1', t)]),
+    ]);
+    expect([...report.failed]).toEqual([0]);
+    expect(report).toMatchObject({ written: 1, blobs: 1 });
+    expect([...bucket.blobs.keys()]).toEqual(['dead/AUDIT/2026/8/8/5/blob-1.json']);
+  });
+});

@@ -68,4 +68,82 @@ describe('delivery engine with the namespace profile', () => {
       next: { action: 'deadLetter', reason: 'NonRetriableOutcome' },
     });
   });
+
+  it('hands ended deliveries over in the namespace format, with the non-secret custom delivery properties', async () => {
+    const opened: string[] = [];
+    const h = engineHarness({
+      sealer: {
+        open: async (sealed: string) => {
+          opened.push(sealed);
+          return sealed.replace(/^sealed:/, '');
+        },
+      },
+    });
+    const base = subscription();
+    h.subscriptions.set(
+      'shop/orders/audit',
+      subscription({
+        topic: 'shop/orders',
+        deliveryProfile: 'namespace',
+        eventDeliverySchema: 'CloudEventSchemaV1_0',
+        deadLetter: { container: 'dead' },
+        destination: {
+          ...base.destination,
+          deliveryAttributeMappings: [
+            { name: 'x-static', type: 'Static', isSecret: false, value: 'fixed' },
+            { name: 'Authorization', type: 'Static', isSecret: true, sealedValue: 'sealed:Bearer s3cret' },
+            { name: 'x-tenant', type: 'Dynamic', sourceField: 'data.tenant' },
+          ],
+        },
+      }),
+    );
+    h.sender.answerWith({ delivered: false, httpStatus: 404, outcome: 'NotFound' });
+    const event = {
+      ...item('e1', h.clock.now()),
+      eventJson: '{"specversion":"1.0","id":"e1","source":"/shop","type":"t","data":{"tenant":"acme"}}',
+    };
+    await h.engine.processJob({ ...job([event]), topic: 'shop/orders' }, { attemptDeadline: farFuture });
+
+    // The request carried the secret header (opened to send it) ...
+    expect(h.sender.requests[0]?.request.headers).toMatchObject({
+      Authorization: 'Bearer s3cret',
+      'x-tenant': 'acme',
+    });
+    const [handedOff] = h.queue.takeEnded();
+    expect(handedOff).toMatchObject({
+      queue: 'deadLetter',
+      delaySeconds: 300,
+      job: {
+        topic: 'shop/orders',
+        deliveryProfile: 'namespace',
+        deadLetter: { container: 'dead', format: 'namespace' },
+      },
+    });
+    // ... the dead letter carries only the non-secret values.
+    expect(handedOff?.job.ended.map((entry) => entry.customDeliveryProperties)).toEqual([
+      { 'x-static': 'fixed', 'x-tenant': 'acme' },
+    ]);
+    expect(JSON.stringify(handedOff?.job)).not.toContain('s3cret');
+    expect(opened).toEqual(['sealed:Bearer s3cret']);
+  });
+
+  it('keeps the delivery schema as the format for a classic subscription, with no custom properties', async () => {
+    const h = engineHarness();
+    const base = subscription();
+    h.subscriptions.set(
+      'orders/audit',
+      subscription({
+        deadLetter: { container: 'dead' },
+        destination: {
+          ...base.destination,
+          deliveryAttributeMappings: [{ name: 'x-static', type: 'Static', isSecret: false, value: 'fixed' }],
+        },
+      }),
+    );
+    h.sender.answerWith({ delivered: false, httpStatus: 400, outcome: 'BadRequest' });
+    await h.engine.processJob(job([item('e1', h.clock.now())]), { attemptDeadline: farFuture });
+    const [handedOff] = h.queue.takeEnded();
+    expect(handedOff?.job.deadLetter).toEqual({ container: 'dead', format: 'EventGridSchema' });
+    expect(handedOff?.job.ended[0]).not.toHaveProperty('customDeliveryProperties');
+  });
 });

@@ -663,3 +663,68 @@ describe('CloudEvents records', () => {
     });
   });
 });
+
+describe('namespace subscriptions', () => {
+  const nsSub = subscription({
+    uid: 'uid-ns',
+    version: 7,
+    topic: 'shop/orders',
+    name: 'audit',
+    deliveryProfile: 'namespace',
+    eventDeliverySchema: 'CloudEventSchemaV1_0',
+    deadLetter: { container: 'dead' },
+  });
+  const nsScope = { kind: 'namespace', namespace: 'shop', topic: 'orders', subscription: 'audit' } as const;
+  const cloudEvent = (id: string) =>
+    `{"specversion":"1.0","id":${JSON.stringify(id)},"source":"/shop","type":"order.created","dataversion":"2.0","data":{"big":9007199254740993}}`;
+  const putNamespace = (
+    h: ReturnType<typeof harness>,
+    writtenAt: number,
+    records: Array<[string, DeadLetterReason]>,
+  ) => {
+    const key = deadLetterKey('dead', nsScope, writtenAt, `ns-${writtenAt}`);
+    const text = deadLetterBlob(
+      records.map(([id, reason]) =>
+        deadLetterRecord('namespace', cloudEvent(id), facts(reason), { 'x-tenant': 'acme' }),
+      ),
+    );
+    h.bucket.blobs.set(key, { text, writtenAt });
+    return key;
+  };
+
+  it('lists and shows the blobs of the namespace layout only', async () => {
+    const h = harness();
+    const key = putNamespace(h, T0, [['e1', 'MaxDeliveryAttemptsExceeded']]);
+    h.put(T0, [['c1', 'MaxDeliveryAttemptsExceeded']]); // a classic subscription's blob in the same container
+    expect(key).toBe(`dead/shop/orders/audit/2026/11/22/10/ns-${T0}.json`);
+
+    expect((await h.service.list(nsSub)).map((entry) => entry.key)).toEqual([key]);
+    const shown = await h.service.show(nsSub, key);
+    expect(JSON.parse(shown.records[0] ?? '{}')).toMatchObject({
+      deadLetterProperties: { deadletterreason: 'MaxDeliveryAttemptsExceeded' },
+      customDeliveryProperties: { 'x-tenant': 'acme' },
+    });
+    expect((await apiError(h.service.show(nsSub, 'dead/AUDIT/2026/11/22/10/x.json'))).statusCode).toBe(400);
+  });
+
+  it('replays the CloudEvents by reason, to the namespace subscription', async () => {
+    const h = harness();
+    putNamespace(h, T0, [
+      ['e1', 'MaxDeliveryAttemptsExceeded'],
+      ['e2', 'TimeToLiveExceeded'],
+    ]);
+
+    const report = await h.service.replay(nsSub, request({ reasons: ['TimeToLiveExceeded'] }));
+
+    expect(report).toMatchObject({ recordsMatched: 1, eventsQueued: 1, otherTopic: 0 });
+    const [queued] = h.queue.take();
+    expect(queued?.job).toMatchObject({
+      topic: 'shop/orders',
+      subscription: 'audit',
+      subscriptionUid: 'uid-ns',
+    });
+    expect(queued?.job.items.map((item) => [item.eventId, item.dataVersion, item.eventJson])).toEqual([
+      ['e2', '2.0', cloudEvent('e2')],
+    ]);
+  });
+});

@@ -100,17 +100,18 @@ describe('dead-letter records', () => {
     });
   });
 
-  it('namespace topics: an envelope of dead-letter properties and the event', () => {
+  it('namespace topics: an envelope of dead-letter properties (lower-case names), the event and custom properties', () => {
     const record = JSON.parse(deadLetterRecord('namespace', CLOUD_EVENT, facts('TimeToLiveExceeded')));
     expect(record).toEqual({
       deadLetterProperties: {
-        deadLetterReason: 'TimeToLiveExceeded',
-        deliveryAttempts: 1,
-        lastDeliveryOutcome: 'NotFound',
-        publishTime: '2020-08-13T17:18:14.026Z',
-        lastDeliveryAttemptTime: '2020-08-13T17:18:14.046Z',
+        deadletterreason: 'TimeToLiveExceeded',
+        deliveryattempts: 1,
+        deliveryresult: 'NotFound',
+        publishutc: '2020-08-13T17:18:14.026Z',
+        deliveryattemptutc: '2020-08-13T17:18:14.046Z',
       },
       event: JSON.parse(CLOUD_EVENT),
+      customDeliveryProperties: {},
     });
   });
 
