@@ -34,14 +34,8 @@ import {
   textResult,
   topicParam,
 } from './common';
-import {
-  blobDocumentText,
-  DeadLetterService,
-  listDocument,
-  parseReplayRequest,
-  parseWindow,
-  replayDocument,
-} from './dead-letters';
+import { deadLetterOperations } from './dead-letter-routes';
+import { parseWindow } from './dead-letters';
 import { namespaceOperations } from './namespaces';
 import {
   deliverySchemaFor,
@@ -74,14 +68,6 @@ async function requireSubscription(
   }
   return subscription;
 }
-
-const deadLetters = (deps: ManagementDeps) =>
-  new DeadLetterService({
-    bucket: deps.deadLetterBucket,
-    queue: deps.queue,
-    clock: deps.clock,
-    newId: deps.newId,
-  });
 
 /**
  * The health of the subscription's endpoint, read strongly consistently; a record about another
@@ -312,31 +298,9 @@ const operations: Readonly<Record<string, Operation>> = {
     return jsonResult(200, await healthOf(deps, subscription));
   },
 
-  'GET /admin/topics/{topic}/eventSubscriptions/{subscription}/deadLetters': async (event, deps) => {
-    const query = event.queryStringParameters ?? {};
-    const window = parseWindow({ since: query.since, until: query.until });
-    const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event));
-    return jsonResult(200, listDocument(await deadLetters(deps).list(subscription, window)));
-  },
-
-  'GET /admin/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/blob': async (event, deps) => {
-    const key = event.queryStringParameters?.key;
-    if (key === undefined || key === '') {
-      throw badRequest('key: the query parameter is required (a blob key from the dead-letter list).');
-    }
-    const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event));
-    // Built as text, so each record is exactly as stored.
-    return textResult(200, blobDocumentText(await deadLetters(deps).show(subscription, key)));
-  },
-
-  'POST /admin/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/replay': async (event, deps) => {
-    const request = parseReplayRequest(optionalBody(event));
-    // Strongly consistent: replayed jobs carry the subscription's current uid and version.
-    const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event), {
-      consistent: true,
-    });
-    return jsonResult(200, replayDocument(await deadLetters(deps).replay(subscription, request)));
-  },
+  ...deadLetterOperations('/admin/topics/{topic}/eventSubscriptions/{subscription}', (event, deps, options) =>
+    requireSubscription(deps, topicParam(event), subscriptionParam(event), options),
+  ),
 };
 
 /** Runs the operation for the request's route; unknown routes get a 404. */

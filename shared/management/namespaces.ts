@@ -7,7 +7,7 @@ import type { Namespace, NamespaceTopic, Subscription } from '../domain/model';
 import { namespaceTopicId } from '../domain/names';
 import { emptyResult, type HttpEvent, jsonResult, parseJsonBody, pathParam } from '../http/api-gateway';
 import { badRequest, conflict, notFound } from '../http/errors';
-import { ConcurrentChangeError } from '../storage/store';
+import { ConcurrentChangeError, type ReadOptions } from '../storage/store';
 import {
   checkSubscriptionQuota,
   destinationOf,
@@ -23,6 +23,7 @@ import {
   subscriptionParam,
   topicParam,
 } from './common';
+import { deadLetterOperations } from './dead-letter-routes';
 import {
   isoDurationOf,
   MAX_TOPICS_PER_NAMESPACE,
@@ -60,10 +61,14 @@ async function requireNamespaceTopic(deps: ManagementDeps, event: HttpEvent): Pr
 /** The topic identity subscriptions of this namespace topic carry (`<namespace>/<topic>`). */
 const topicIdOf = (topic: NamespaceTopic) => namespaceTopicId(topic.namespace, topic.name);
 
-async function requireNamespaceSubscription(deps: ManagementDeps, event: HttpEvent): Promise<Subscription> {
+async function requireNamespaceSubscription(
+  deps: ManagementDeps,
+  event: HttpEvent,
+  options: ReadOptions = {},
+): Promise<Subscription> {
   const topic = await requireNamespaceTopic(deps, event);
   const name = subscriptionParam(event);
-  const subscription = await deps.store.getSubscription(topicIdOf(topic), name);
+  const subscription = await deps.store.getSubscription(topicIdOf(topic), name, options);
   if (subscription === undefined) {
     throw notFound(
       `The event subscription '${name}' does not exist on topic '${topic.name}' of namespace '${topic.namespace}'.`,
@@ -234,4 +239,8 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
     if (deleted) await forgetHealth(deps, topicId, name);
     return emptyResult(deleted ? 200 : 204);
   },
+  ...deadLetterOperations(
+    '/admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}',
+    (event, deps, options) => requireNamespaceSubscription(deps, event, options),
+  ),
 };

@@ -98,3 +98,73 @@ it('never retries a 404', async () => {
   await new Promise((done) => setTimeout(done, 1500));
   expect(webhook.requestsTo('/missing')).toHaveLength(1);
 });
+
+it('dead-letters in the namespace layout and format, and replays from there', async () => {
+  await api.call('PUT', '/admin/namespaces/shop/topics/doomed', { properties: {} });
+  const base = push(
+    webhook.url('/doomed', () => ({ status: 500 })),
+    1,
+  );
+  const subscribed = await api.call('PUT', '/admin/namespaces/shop/topics/doomed/eventSubscriptions/keeper', {
+    properties: {
+      deliveryConfiguration: {
+        ...base.properties.deliveryConfiguration,
+        push: {
+          ...base.properties.deliveryConfiguration.push,
+          destination: {
+            endpointType: 'WebHook',
+            properties: {
+              endpointUrl: webhook.url('/doomed', () => ({ status: 500 })),
+              deliveryAttributeMappings: [
+                { name: 'X-Plain', type: 'Static', properties: { value: 'shown' } },
+                { name: 'X-Secret', type: 'Static', properties: { value: 'never-written', isSecret: true } },
+              ],
+            },
+          },
+          deadLetterDestinationWithResourceIdentity: {
+            deadLetterDestination: { endpointType: 'StorageBlob', properties: { blobContainerName: 'dead' } },
+          },
+        },
+      },
+    },
+  });
+  expect(subscribed.status).toBe(201);
+  await publish('doomed', 'dl-1');
+
+  const route = '/admin/namespaces/shop/topics/doomed/eventSubscriptions/keeper/deadLetters';
+  const listed = await eventually(
+    async () => {
+      const list = await api.call('GET', route);
+      return list.body.value?.[0]?.key as string | undefined;
+    },
+    20_000,
+    'the namespace dead-letter blob',
+  );
+  expect(listed).toMatch(/^dead\/shop\/doomed\/keeper\/\d{4}\/\d{1,2}\/\d{1,2}\/\d{1,2}\/[\w-]+\.json$/);
+  const blob = await api.call('GET', `${route}/blob?key=${encodeURIComponent(listed)}`);
+  const [record] = blob.body.records;
+  expect(record).toMatchObject({
+    deadLetterProperties: {
+      deadletterreason: 'MaxDeliveryAttemptsExceeded',
+      deliveryattempts: 1,
+      deliveryresult: 'GenericError',
+      publishutc: expect.stringMatching(/^\d{4}-/),
+      deliveryattemptutc: expect.stringMatching(/^\d{4}-/),
+    },
+    event: { specversion: '1.0', id: 'dl-1', type: 'Shop.Test', source: '/shop' },
+    customDeliveryProperties: { 'X-Plain': 'shown' },
+  });
+  expect(JSON.stringify(blob.body)).not.toContain('never-written');
+
+  const replay = await api.call('POST', `${route}/replay`, { keys: [listed] });
+  expect(replay.status).toBe(200);
+  expect(replay.body).toMatchObject({ eventsQueued: 1 });
+  await eventually(
+    () =>
+      webhook.requestsTo('/doomed').filter((request) => request.body.includes('"dl-1"')).length >= 2
+        ? true
+        : undefined,
+    10_000,
+    'the replayed delivery',
+  );
+}, 40_000);
