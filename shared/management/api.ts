@@ -31,7 +31,6 @@ import {
   propagated,
   saveSubscription,
   subscriptionParam,
-  textResult,
   topicParam,
 } from './common';
 import { deadLetterOperations } from './dead-letter-routes';
