@@ -184,6 +184,46 @@ export async function resolveApiTarget(options: ApiTargetOptions): Promise<ApiTa
   return localApiTarget(options.dataDir);
 }
 
+/** A topic, classic or (with `namespace`) a namespace topic. */
+export interface TopicRef {
+  namespace?: string;
+  topic: string;
+}
+
+/** An event subscription of a classic or namespace topic. */
+export interface SubscriptionRef extends TopicRef {
+  subscription: string;
+}
+
+/** The admin path of a topic's subscription list; {@link subscriptionAdminPath} builds on it. */
+export function subscriptionsAdminPath(ref: TopicRef): string {
+  const topic = `topics/${encodeURIComponent(ref.topic)}`;
+  const scope =
+    ref.namespace === undefined ? topic : `namespaces/${encodeURIComponent(ref.namespace)}/${topic}`;
+  return `/admin/${scope}/eventSubscriptions`;
+}
+
+/**
+ * The admin path of a subscription (`/admin/topics/{topic}/eventSubscriptions/{subscription}`,
+ * or `/admin/namespaces/{namespace}/topics/...` for a namespace topic's); every command's
+ * subscription routes (`/health`, `/enable`, `/deadLetters...`) hang off it.
+ */
+export function subscriptionAdminPath(ref: SubscriptionRef): string {
+  return `${subscriptionsAdminPath(ref)}/${encodeURIComponent(ref.subscription)}`;
+}
+
+/** A topic in messages: `topic T`, or `namespace N, topic T`. */
+export const topicLabel = (ref: TopicRef): string =>
+  ref.namespace === undefined ? `topic ${ref.topic}` : `namespace ${ref.namespace}, topic ${ref.topic}`;
+
+/** A subscription in messages: `topic T, subscription S` (namespace first when there is one). */
+export const subscriptionLabel = (ref: SubscriptionRef): string =>
+  `${topicLabel(ref)}, subscription ${ref.subscription}`;
+
+/** `--namespace`, which makes `--topic` name a topic of that namespace. */
+export const namespaceOption = (): Option =>
+  new Option('--namespace <name>', 'the namespace, when --topic names a namespace topic');
+
 /** Adds `--data-dir`, `--api` and `--region` to a command. */
 export function withApiTargetOptions(command: Command): Command {
   return command

@@ -1,6 +1,7 @@
 /**
  * `gridwire deadletters list|show|replay`: a client of the management API's dead-letter routes
- * (`/admin/topics/{topic}/eventSubscriptions/{subscription}/deadLetters...`).
+ * (`/admin/topics/{topic}/eventSubscriptions/{subscription}/deadLetters...`, or with
+ * `--namespace` those of a namespace topic's subscription, `/admin/namespaces/{namespace}/topics/...`).
  *
  * Talks to the local stack by default, or to a deployed API with `--api` (see `admin-api.ts`).
  *
@@ -19,7 +20,11 @@ import {
   type ApiTarget,
   type ApiTargetOptions,
   callOk,
+  namespaceOption,
   resolveApiTarget,
+  type SubscriptionRef,
+  subscriptionAdminPath,
+  subscriptionLabel,
   withApiTargetOptions,
 } from './admin-api';
 import { CliError } from './errors';
@@ -27,15 +32,11 @@ import { CliError } from './errors';
 /** Events per second `replay` sends by default. */
 export const DEFAULT_REPLAY_RATE = 100;
 
-export interface SubscriptionRef {
-  topic: string;
-  subscription: string;
-}
+export type { SubscriptionRef } from './admin-api';
 
-const routeOf = (ref: SubscriptionRef) =>
-  `/admin/topics/${encodeURIComponent(ref.topic)}/eventSubscriptions/${encodeURIComponent(ref.subscription)}/deadLetters`;
+const routeOf = (ref: SubscriptionRef) => `${subscriptionAdminPath(ref)}/deadLetters`;
 
-const named = (ref: SubscriptionRef) => `topic ${ref.topic}, subscription ${ref.subscription}`;
+const named = subscriptionLabel;
 
 /** A blob as the API lists it (times in ISO 8601). */
 export interface DeadLetterListing {
@@ -434,15 +435,13 @@ export function terminalIo(): ReplayIo {
   };
 }
 
-interface TargetOptions extends ApiTargetOptions {
-  topic: string;
-  subscription: string;
-}
+interface TargetOptions extends ApiTargetOptions, SubscriptionRef {}
 
 function withTargetOptions(command: Command): Command {
   return withApiTargetOptions(
     command
-      .requiredOption('--topic <name>', 'the topic')
+      .requiredOption('--topic <name>', 'the topic (with --namespace, a topic of that namespace)')
+      .addOption(namespaceOption())
       .requiredOption('--subscription <name>', 'the event subscription'),
   );
 }
@@ -468,9 +467,15 @@ const positive = (value: string) => {
 };
 
 export function deadLettersCommand(): Command {
-  const deadletters = new Command('deadletters').description(
-    "A subscription's dead letters (events that could not be delivered): list them, read them, replay them.",
-  );
+  const deadletters = new Command('deadletters')
+    .description(
+      "A subscription's dead letters (events that could not be delivered): list them, read them, replay them.",
+    )
+    .addHelpText(
+      'after',
+      '\nEach command takes --topic and --subscription; with --namespace <name>, --topic names a topic\n' +
+        'of that namespace (e.g. gridwire deadletters list --namespace shop --topic orders --subscription audit).',
+    );
 
   deadletters.addCommand(
     windowOptions(

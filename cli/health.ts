@@ -2,8 +2,9 @@
  * `gridwire health`: the endpoint health of a topic's subscriptions (healthy, on probation,
  * unhealthy, or disabled after a 410 Gone), and `gridwire health enable`, which lets a
  * subscription's endpoint take deliveries again. A client of the management API
- * (`.../eventSubscriptions` and `.../eventSubscriptions/{subscription}/health|enable`), local by
- * default or `--api` (see `admin-api.ts`).
+ * (`.../eventSubscriptions` and `.../eventSubscriptions/{subscription}/health|enable`, of a classic
+ * topic, or with `--namespace` of a namespace topic), local by default or `--api` (see
+ * `admin-api.ts`).
  */
 import { Command } from 'commander';
 import type { HealthDocument } from '../shared/management/schema';
@@ -12,8 +13,15 @@ import {
   type ApiTarget,
   type ApiTargetOptions,
   callOk,
+  namespaceOption,
   okText,
   resolveApiTarget,
+  type SubscriptionRef,
+  subscriptionAdminPath,
+  subscriptionLabel,
+  subscriptionsAdminPath,
+  type TopicRef,
+  topicLabel,
   withApiTargetOptions,
 } from './admin-api';
 
@@ -27,46 +35,38 @@ export interface SubscriptionHealth extends EndpointHealthAnswer {
   subscription: string;
 }
 
-const subscriptionsRoute = (topic: string) => `/admin/topics/${encodeURIComponent(topic)}/eventSubscriptions`;
-const subscriptionRoute = (topic: string, subscription: string) =>
-  `${subscriptionsRoute(topic)}/${encodeURIComponent(subscription)}`;
-
 /**
  * The health of every subscription of the topic, in the order the API lists them. A
  * subscription deleted between the list and its health read is left out.
  */
-export async function topicHealth(target: ApiTarget, topic: string): Promise<SubscriptionHealth[]> {
+export async function topicHealth(target: ApiTarget, ref: TopicRef): Promise<SubscriptionHealth[]> {
   const listed = await callOk(
     target,
     'GET',
-    subscriptionsRoute(topic),
+    subscriptionsAdminPath(ref),
     undefined,
-    `listing the subscriptions of topic ${topic}`,
+    `listing the subscriptions of ${topicLabel(ref)}`,
   );
   const names = (JSON.parse(listed) as { value: Array<{ name: string }> }).value.map((item) => item.name);
   const rows = await mapWithConcurrency(names, HEALTH_READS_IN_FLIGHT, async (subscription) => {
-    const answer = await target.call('GET', `${subscriptionRoute(topic, subscription)}/health`);
+    const answer = await target.call('GET', `${subscriptionAdminPath({ ...ref, subscription })}/health`);
     if (answer.status === 404) return undefined;
-    const text = okText(answer, `reading the health of topic ${topic}, subscription ${subscription}`);
+    const text = okText(answer, `reading the health of ${subscriptionLabel({ ...ref, subscription })}`);
     return { subscription, ...(JSON.parse(text) as EndpointHealthAnswer) };
   });
   return rows.filter((row): row is SubscriptionHealth => row !== undefined);
 }
 
 /** Enables the subscription's endpoint (forgets its failures); answers once workers see it. */
-export async function enableEndpoint(
-  target: ApiTarget,
-  topic: string,
-  subscription: string,
-): Promise<SubscriptionHealth> {
+export async function enableEndpoint(target: ApiTarget, ref: SubscriptionRef): Promise<SubscriptionHealth> {
   const text = await callOk(
     target,
     'POST',
-    `${subscriptionRoute(topic, subscription)}/enable`,
+    `${subscriptionAdminPath(ref)}/enable`,
     undefined,
-    `enabling topic ${topic}, subscription ${subscription}`,
+    `enabling ${subscriptionLabel(ref)}`,
   );
-  return { subscription, ...(JSON.parse(text) as EndpointHealthAnswer) };
+  return { subscription: ref.subscription, ...(JSON.parse(text) as EndpointHealthAnswer) };
 }
 
 const HEADER = [
@@ -90,8 +90,11 @@ const cellsOf = (row: SubscriptionHealth): string[] => [
 ];
 
 /** The human-readable `health` output: one line per subscription, columns aligned. */
-export function formatHealth(topic: string, rows: readonly SubscriptionHealth[]): string {
-  if (rows.length === 0) return `Topic ${topic} has no event subscriptions.`;
+export function formatHealth(ref: TopicRef, rows: readonly SubscriptionHealth[]): string {
+  if (rows.length === 0) {
+    const of = ref.namespace === undefined ? '' : ` of namespace ${ref.namespace}`;
+    return `Topic ${ref.topic}${of} has no event subscriptions.`;
+  }
   const table = [[...HEADER], ...rows.map(cellsOf)];
   const widths = HEADER.map((_, column) => Math.max(...table.map((cells) => (cells[column] ?? '').length)));
   return table
@@ -109,18 +112,23 @@ export function healthCommand(): Command {
     .description(
       "Endpoint health of a topic's event subscriptions: Healthy, Probation, Unhealthy or Disabled (answered 410 Gone).",
     )
-    .addHelpText('after', '\nWithout a command, lists: gridwire health --topic <name> [--json]');
+    .addHelpText(
+      'after',
+      '\nWithout a command, lists: gridwire health --topic <name> [--namespace <name>] [--json]\n' +
+        'With --namespace, --topic names a topic of that namespace.',
+    );
 
   // The default: `gridwire health --topic T` is `gridwire health list --topic T`.
   health.addCommand(
     withApiTargetOptions(
       new Command('list')
         .description("Show the endpoint health of each of the topic's event subscriptions.")
-        .requiredOption('--topic <name>', 'the topic')
+        .requiredOption('--topic <name>', 'the topic (with --namespace, a topic of that namespace)')
+        .addOption(namespaceOption())
         .option('--json', 'print a JSON array instead of a table'),
-    ).action(async (options: ApiTargetOptions & { topic: string; json?: boolean }) => {
-      const rows = await topicHealth(await resolveApiTarget(options), options.topic);
-      console.log(options.json === true ? JSON.stringify(rows, null, 2) : formatHealth(options.topic, rows));
+    ).action(async (options: ApiTargetOptions & TopicRef & { json?: boolean }) => {
+      const rows = await topicHealth(await resolveApiTarget(options), options);
+      console.log(options.json === true ? JSON.stringify(rows, null, 2) : formatHealth(options, rows));
     }),
     { isDefault: true },
   );
@@ -131,15 +139,16 @@ export function healthCommand(): Command {
         .description(
           "Let a subscription's endpoint take deliveries again: forgets its failures, ends a probation and re-enables an endpoint disabled by 410 Gone.",
         )
-        .requiredOption('--topic <name>', 'the topic')
+        .requiredOption('--topic <name>', 'the topic (with --namespace, a topic of that namespace)')
+        .addOption(namespaceOption())
         .requiredOption('--subscription <name>', 'the event subscription')
         .option('--json', 'print the health document as JSON'),
-    ).action(async (options: ApiTargetOptions & { topic: string; subscription: string; json?: boolean }) => {
-      const row = await enableEndpoint(await resolveApiTarget(options), options.topic, options.subscription);
+    ).action(async (options: ApiTargetOptions & SubscriptionRef & { json?: boolean }) => {
+      const row = await enableEndpoint(await resolveApiTarget(options), options);
       console.log(
         options.json === true
           ? JSON.stringify(row, null, 2)
-          : `Enabled topic ${options.topic}, subscription ${options.subscription}: ${row.state}.`,
+          : `Enabled ${subscriptionLabel(options)}: ${row.state}.`,
       );
     }),
   );

@@ -277,6 +277,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   admin('PUT', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}'),
   admin('GET', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}'),
   admin('DELETE', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}'),
+  admin('GET', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/health'),
+  admin('POST', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/enable'),
   admin('GET', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/deadLetters'),
   admin('GET', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/blob'),
   admin(

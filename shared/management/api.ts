@@ -5,7 +5,6 @@
  * stack).
  */
 
-import { currentHealth } from '../delivery/rules/health';
 import type { AttemptRecord, Subscription } from '../domain/model';
 import {
   emptyResult,
@@ -17,7 +16,6 @@ import {
 } from '../http/api-gateway';
 import { ApiError, badRequest, notFound } from '../http/errors';
 import type { HistoryWindow } from '../storage/attempt-history';
-import { resetHealth } from '../storage/health-store';
 import {
   checkSubscriptionQuota,
   destinationOf,
@@ -33,12 +31,12 @@ import {
   subscriptionParam,
   topicParam,
 } from './common';
-import { deadLetterOperations } from './dead-letter-routes';
+import { deadLetterOperations, type SubscriptionFinder } from './dead-letter-routes';
 import { parseWindow } from './dead-letters';
+import { healthOperations } from './health-routes';
 import { namespaceOperations } from './namespaces';
 import {
   deliverySchemaFor,
-  healthDocument,
   parseSubscriptionBody,
   parseTopicBody,
   sameMapping,
@@ -68,15 +66,10 @@ async function requireSubscription(
   return subscription;
 }
 
-/**
- * The health of the subscription's endpoint, read strongly consistently; a record about another
- * endpoint URL (the subscription was aimed elsewhere since) shows as fresh.
- */
-async function healthOf(deps: ManagementDeps, subscription: Subscription) {
-  const { topic, name, destination } = subscription;
-  const stored = await deps.healthStore.get(topic, name, { consistent: true });
-  return healthDocument(currentHealth(stored, topic, name, destination.endpointUrl), deps.clock.now());
-}
+const CLASSIC_SUBSCRIPTION_PATH = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
+
+const findClassicSubscription: SubscriptionFinder = (event, deps, options) =>
+  requireSubscription(deps, topicParam(event), subscriptionParam(event), options);
 
 /** Attempt records as the API shows them: ISO times, grouped by delivery. */
 export function deliveriesDocument(records: readonly AttemptRecord[]) {
@@ -278,28 +271,8 @@ const operations: Readonly<Record<string, Operation>> = {
     });
   },
 
-  'GET /admin/topics/{topic}/eventSubscriptions/{subscription}/health': async (event, deps) => {
-    const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event), {
-      consistent: true,
-    });
-    return jsonResult(200, await healthOf(deps, subscription));
-  },
-
-  'POST /admin/topics/{topic}/eventSubscriptions/{subscription}/enable': async (event, deps) => {
-    const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event), {
-      consistent: true,
-    });
-    // A reset record: the endpoint is healthy, probation ends, and a disabled (410) one takes
-    // deliveries again; outcomes workers saw before it no longer count. Workers may trust their
-    // cached copy this long; answer once they let it go.
-    await resetHealth(deps.healthStore, subscription.topic, subscription.name, deps.clock.now());
-    await deps.clock.sleep(deps.healthCacheMs);
-    return jsonResult(200, await healthOf(deps, subscription));
-  },
-
-  ...deadLetterOperations('/admin/topics/{topic}/eventSubscriptions/{subscription}', (event, deps, options) =>
-    requireSubscription(deps, topicParam(event), subscriptionParam(event), options),
-  ),
+  ...healthOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
+  ...deadLetterOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
 };
 
 /** Runs the operation for the request's route; unknown routes get a 404. */

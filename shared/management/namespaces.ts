@@ -23,7 +23,8 @@ import {
   subscriptionParam,
   topicParam,
 } from './common';
-import { deadLetterOperations } from './dead-letter-routes';
+import { deadLetterOperations, type SubscriptionFinder } from './dead-letter-routes';
+import { healthOperations } from './health-routes';
 import {
   isoDurationOf,
   MAX_TOPICS_PER_NAMESPACE,
@@ -76,6 +77,12 @@ async function requireNamespaceSubscription(
   }
   return subscription;
 }
+
+const NAMESPACE_SUBSCRIPTION_PATH =
+  '/admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}';
+
+const findNamespaceSubscription: SubscriptionFinder = (event, deps, options) =>
+  requireNamespaceSubscription(deps, event, options);
 
 const minutesOf = (subscription: Subscription) => Math.round(subscription.retry.ttlMs / 60_000);
 
@@ -239,8 +246,6 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
     if (deleted) await forgetHealth(deps, topicId, name);
     return emptyResult(deleted ? 200 : 204);
   },
-  ...deadLetterOperations(
-    '/admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}',
-    (event, deps, options) => requireNamespaceSubscription(deps, event, options),
-  ),
+  ...healthOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
+  ...deadLetterOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
 };

@@ -167,6 +167,68 @@ it('runs from the command line against the local stack', async () => {
   ]);
 }, 20_000);
 
+it("lists a namespace subscription's dead letters from the command line with --namespace", async () => {
+  expect((await api.call('PUT', '/admin/namespaces/dlshop', {})).status).toBe(201);
+  expect((await api.call('PUT', '/admin/namespaces/dlshop/topics/dlorders', { properties: {} })).status).toBe(
+    201,
+  );
+  const subscribed = await api.call(
+    'PUT',
+    '/admin/namespaces/dlshop/topics/dlorders/eventSubscriptions/keeper',
+    {
+      properties: {
+        deliveryConfiguration: {
+          deliveryMode: 'Push',
+          push: {
+            destination: { endpointType: 'WebHook', properties: { endpointUrl: webhook.url('/ns-kept') } },
+            deadLetterDestinationWithResourceIdentity: {
+              deadLetterDestination: {
+                endpointType: 'StorageBlob',
+                properties: { blobContainerName: 'dead' },
+              },
+            },
+          },
+        },
+      },
+    },
+  );
+  expect(subscribed.status).toBe(201);
+  const scope = {
+    kind: 'namespace',
+    namespace: 'dlshop',
+    topic: 'dlorders',
+    subscription: 'keeper',
+  } as const;
+  const nsKey = deadLetterKey('dead', scope, Date.now(), 'ns-blob-1');
+  await bucket.put(nsKey, deadLetterBlob([]));
+
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'bin/gridwire.ts',
+      'deadletters',
+      'list',
+      '--namespace',
+      'dlshop',
+      '--topic',
+      'dlorders',
+      '--subscription',
+      'keeper',
+      '--data-dir',
+      api.stack.dataDir,
+    ],
+    { cwd: resolve(__dirname, '../..'), timeout: 15_000 },
+  );
+  expect(stdout.split('\n').slice(0, 2)).toEqual([
+    '1 dead-letter blob of namespace dlshop, topic dlorders, subscription keeper, newest first:',
+    `  ${nsKey}`,
+  ]);
+  // The classic subscription of the same topic name is another one.
+  expect((await listDeadLetters(target, ref)).map((blob) => blob.key)).not.toContain(nsKey);
+}, 20_000);
+
 it('replays only the records of the topic, and records the reasons replayed in the marker', async () => {
   const writtenAt = Date.now();
   const record = (id: string, topic: string, reason: 'MaxDeliveryAttemptsExceeded' | 'NonRetriableOutcome') =>

@@ -65,7 +65,7 @@ it('shows a disabled endpoint, and enables it again', async () => {
       endpointUrl,
     },
   });
-  const listed = await topicHealth(await localApiTarget(api.stack.dataDir), 'vitals');
+  const listed = await topicHealth(await localApiTarget(api.stack.dataDir), { topic: 'vitals' });
   expect(listed).toEqual([expect.objectContaining({ subscription: 'pulse', state: 'Disabled' })]);
 
   const started = Date.now();
@@ -133,4 +133,59 @@ it('resets the health item with the subscription', async () => {
     consecutiveFailures: 0,
     resetAt: expect.any(Number),
   });
+});
+
+it("serves a namespace subscription's health, keyed by <namespace>/<topic>, and enables it", async () => {
+  expect((await api.call('PUT', '/admin/namespaces/clinic', {})).status).toBe(201);
+  expect((await api.call('PUT', '/admin/namespaces/clinic/topics/vitals', { properties: {} })).status).toBe(
+    201,
+  );
+  const endpointUrl = webhook.url('/clinic');
+  const route = '/admin/namespaces/clinic/topics/vitals/eventSubscriptions/pulse';
+  const subscribed = await api.call('PUT', route, {
+    properties: {
+      deliveryConfiguration: {
+        deliveryMode: 'Push',
+        push: { destination: { endpointType: 'WebHook', properties: { endpointUrl } } },
+      },
+    },
+  });
+  expect(subscribed.status).toBe(201);
+  expect(await api.call('GET', `${route}/health`)).toEqual({
+    status: 200,
+    body: { ...healthy, endpointUrl },
+  });
+
+  const disabledAt = Date.now() - 1000;
+  const record = {
+    subscription: 'pulse',
+    endpointUrl,
+    consecutiveFailures: 1,
+    probations: 0,
+    lastOutcome: 'Disabled' as const,
+    lastFailureAt: disabledAt,
+    disabledAt,
+    rev: 1,
+  };
+  expect(await store.put({ ...record, topic: 'clinic/vitals' }, undefined)).toBe(true);
+  expect((await api.call('GET', `${route}/health`)).body).toMatchObject({ state: 'Disabled' });
+  // The classic topic of the same name keeps its own record.
+  expect((await api.call('GET', HEALTH)).body.state).not.toBe('Disabled');
+
+  const target = await localApiTarget(api.stack.dataDir);
+  expect(await topicHealth(target, { namespace: 'clinic', topic: 'vitals' })).toEqual([
+    expect.objectContaining({ subscription: 'pulse', state: 'Disabled' }),
+  ]);
+
+  expect(await api.call('POST', `${route}/enable`)).toEqual({
+    status: 200,
+    body: { ...healthy, endpointUrl },
+  });
+  expect(await store.get('clinic/vitals', 'pulse', { consistent: true })).toMatchObject({
+    endpointUrl: '',
+    resetAt: expect.any(Number),
+  });
+  expect((await api.call('GET', `${route}/health`)).body.state).toBe('Healthy');
+  expect((await api.call('GET', `${route.replace('pulse', 'nobody')}/health`)).status).toBe(404);
+  expect((await api.call('POST', `${route.replace('pulse', 'nobody')}/enable`)).status).toBe(404);
 });

@@ -1,12 +1,21 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ApiTarget, regionOfApiUrl, sigV4Target } from '../../../cli/admin-api';
+import {
+  type ApiTarget,
+  regionOfApiUrl,
+  sigV4Target,
+  subscriptionAdminPath,
+  subscriptionsAdminPath,
+} from '../../../cli/admin-api';
 import {
   type BlobReplayAnswer,
   formatBlob,
+  formatListing,
   indentJson,
+  listDeadLetters,
   type ReplayIo,
   replayDeadLetters,
+  showDeadLetters,
 } from '../../../cli/deadletters';
 import { CliError } from '../../../cli/errors';
 
@@ -32,6 +41,50 @@ describe('indentJson', () => {
     expect(formatBlob({ key: 'dead/A/1.json', records: ['{"id":"e1"}'] })).toBe(
       'dead/A/1.json: 1 record, not replayed\n\nRecord 1 of 1:\n{\n  "id": "e1"\n}',
     );
+  });
+});
+
+describe('admin paths', () => {
+  it("builds a classic or namespace subscription's path, names encoded", () => {
+    expect(subscriptionAdminPath({ topic: 'orders', subscription: 'S' })).toBe(
+      '/admin/topics/orders/eventSubscriptions/S',
+    );
+    expect(subscriptionAdminPath({ namespace: 'shop', topic: 'orders', subscription: 'S' })).toBe(
+      '/admin/namespaces/shop/topics/orders/eventSubscriptions/S',
+    );
+    expect(subscriptionsAdminPath({ namespace: 'a b', topic: 'x/y' })).toBe(
+      '/admin/namespaces/a%20b/topics/x%2Fy/eventSubscriptions',
+    );
+  });
+});
+
+describe('list and show with --namespace', () => {
+  const ref = { namespace: 'shop', topic: 'orders', subscription: 'S' };
+  const base = '/admin/namespaces/shop/topics/orders/eventSubscriptions/S/deadLetters';
+
+  it('call the namespace routes and name the namespace', async () => {
+    const paths: string[] = [];
+    const target: ApiTarget = {
+      where: 'test',
+      call: async (method, path) => {
+        paths.push(`${method} ${path}`);
+        return {
+          status: 200,
+          text: path.includes('/blob?')
+            ? '{"key":"k","records":[{"a":1}]}'
+            : '{"value":[{"key":"k","writtenAt":"2026-11-22T10:00:00.000Z","bytes":9}]}',
+        };
+      },
+    };
+    const blobs = await listDeadLetters(target, { ...ref, since: '2026-11-22T00:00:00Z' });
+    expect(formatListing(ref, blobs).split('\n')[0]).toBe(
+      '1 dead-letter blob of namespace shop, topic orders, subscription S, newest first:',
+    );
+    expect(formatListing({ topic: 'orders', subscription: 'S' }, [])).toBe(
+      'No dead letters of topic orders, subscription S.',
+    );
+    expect((await showDeadLetters(target, { ...ref, key: 'k' })).records).toEqual(['{"a":1}']);
+    expect(paths).toEqual([`GET ${base}?since=2026-11-22T00%3A00%3A00Z`, `GET ${base}/blob?key=k`]);
   });
 });
 
@@ -113,9 +166,11 @@ function scriptedApi(
   const events: Record<string, number> = { 'dead/S/old.json': 1, 'dead/S/new.json': 2, ...options.extra };
   const listed = Object.keys(events).reverse();
   const calls: Array<Record<string, unknown>> = [];
+  const paths: string[] = [];
   const target: ApiTarget = {
     where: 'test',
-    call: async (method, _path, body) => {
+    call: async (method, path, body) => {
+      paths.push(`${method} ${path}`);
       if (method === 'GET') {
         return {
           status: 200,
@@ -168,7 +223,7 @@ function scriptedApi(
       return { status: 200, text: JSON.stringify(answer) };
     },
   };
-  return { target, calls };
+  return { target, calls, paths };
 }
 
 function scriptedIo(options: { interactive: boolean; answer?: boolean }) {
@@ -240,6 +295,16 @@ describe('replay', () => {
     ]);
     // One event at 2 per second: half a second before the next blob (none after the last).
     expect(sleeps).toEqual([500]);
+  });
+
+  it("lists and replays a namespace topic's subscription through the namespace routes", async () => {
+    const { target, paths } = scriptedApi();
+    const { io, lines } = scriptedIo({ interactive: false });
+    const summary = await replayDeadLetters(target, { ...ref, namespace: 'shop', dryRun: true }, io);
+    expect(summary).toMatchObject({ dryRun: true, blobs: ['dead/S/new.json'], events: 2 });
+    const base = '/admin/namespaces/shop/topics/orders/eventSubscriptions/S/deadLetters';
+    expect(paths).toEqual([`GET ${base}`, `POST ${base}/replay`]);
+    expect(lines[0]).toBe('2 events in 1 blob to replay to namespace shop, topic orders, subscription S.');
   });
 
   it('only shows the plan in a dry run', async () => {

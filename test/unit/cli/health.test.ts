@@ -42,7 +42,7 @@ describe('topicHealth', () => {
       'GET /admin/topics/orders/eventSubscriptions/audit/health': { status: 200, body: healthy },
       'GET /admin/topics/orders/eventSubscriptions/billing/health': { status: 200, body: probation },
     });
-    expect(await topicHealth(target, 'orders')).toEqual([
+    expect(await topicHealth(target, { topic: 'orders' })).toEqual([
       { subscription: 'audit', ...healthy },
       { subscription: 'billing', ...probation },
     ]);
@@ -55,7 +55,9 @@ describe('topicHealth', () => {
       [LIST]: list('audit', 'gone'),
       'GET /admin/topics/orders/eventSubscriptions/audit/health': { status: 200, body: healthy },
     });
-    expect((await topicHealth(target, 'orders')).map((row) => row.subscription)).toEqual(['audit']);
+    expect((await topicHealth(target, { topic: 'orders' })).map((row) => row.subscription)).toEqual([
+      'audit',
+    ]);
   });
 
   it('says what failed, with the API message, when the topic does not exist', async () => {
@@ -65,7 +67,7 @@ describe('topicHealth', () => {
         body: { error: { code: 'NotFound', message: "The topic 'orders' does not exist." } },
       },
     });
-    await expect(topicHealth(target, 'orders')).rejects.toThrow(
+    await expect(topicHealth(target, { topic: 'orders' })).rejects.toThrow(
       new CliError(
         "listing the subscriptions of topic orders failed: HTTP 404: The topic 'orders' does not exist.",
       ),
@@ -80,15 +82,28 @@ describe('topicHealth', () => {
         body: { message: 'Forbidden' },
       },
     });
-    await expect(topicHealth(target, 'orders')).rejects.toThrow(
+    await expect(topicHealth(target, { topic: 'orders' })).rejects.toThrow(
       'reading the health of topic orders, subscription audit failed: HTTP 403: Forbidden (on AWS the caller needs execute-api:Invoke on /admin/*)',
     );
   });
 
   it('encodes names in the path', async () => {
     const { target, calls } = scriptedApi({});
-    await expect(topicHealth(target, 'a/b')).rejects.toThrow(CliError);
+    await expect(topicHealth(target, { topic: 'a/b' })).rejects.toThrow(CliError);
     expect(calls).toEqual(['GET /admin/topics/a%2Fb/eventSubscriptions']);
+  });
+
+  it("reads a namespace topic's subscriptions through the namespace routes", async () => {
+    const base = '/admin/namespaces/shop/topics/orders/eventSubscriptions';
+    const { target, calls } = scriptedApi({
+      [`GET ${base}`]: list('audit', 'billing'),
+      [`GET ${base}/audit/health`]: { status: 200, body: healthy },
+      [`GET ${base}/billing/health`]: { status: 500, body: { message: 'Internal Server Error' } },
+    });
+    await expect(topicHealth(target, { namespace: 'shop', topic: 'orders' })).rejects.toThrow(
+      'reading the health of namespace shop, topic orders, subscription billing failed: HTTP 500',
+    );
+    expect(calls).toEqual([`GET ${base}`, `GET ${base}/audit/health`, `GET ${base}/billing/health`]);
   });
 });
 
@@ -97,13 +112,24 @@ describe('enableEndpoint', () => {
     const { target, calls } = scriptedApi({
       'POST /admin/topics/orders/eventSubscriptions/audit/enable': { status: 200, body: healthy },
     });
-    expect(await enableEndpoint(target, 'orders', 'audit')).toEqual({ subscription: 'audit', ...healthy });
+    expect(await enableEndpoint(target, { topic: 'orders', subscription: 'audit' })).toEqual({
+      subscription: 'audit',
+      ...healthy,
+    });
     expect(calls).toEqual(['POST /admin/topics/orders/eventSubscriptions/audit/enable']);
+  });
+
+  it("posts to a namespace subscription's enable route", async () => {
+    const route = 'POST /admin/namespaces/shop/topics/orders/eventSubscriptions/audit/enable';
+    const { target, calls } = scriptedApi({ [route]: { status: 200, body: healthy } });
+    const ref = { namespace: 'shop', topic: 'orders', subscription: 'audit' };
+    expect(await enableEndpoint(target, ref)).toEqual({ subscription: 'audit', ...healthy });
+    expect(calls).toEqual([route]);
   });
 
   it('says what failed', async () => {
     const { target } = scriptedApi({});
-    await expect(enableEndpoint(target, 'orders', 'audit')).rejects.toThrow(
+    await expect(enableEndpoint(target, { topic: 'orders', subscription: 'audit' })).rejects.toThrow(
       'enabling topic orders, subscription audit failed: HTTP 404: nothing here',
     );
   });
@@ -115,7 +141,7 @@ describe('formatHealth', () => {
       { subscription: 'audit', ...healthy },
       { subscription: 'billing-ledger', ...probation },
     ];
-    expect(formatHealth('orders', rows).split('\n')).toEqual([
+    expect(formatHealth({ topic: 'orders' }, rows).split('\n')).toEqual([
       'SUBSCRIPTION    STATE      FAILURES  PROBATION UNTIL           LAST OUTCOME  LAST FAILURE              LAST SUCCESS',
       'audit           Healthy    0         -                         -             -                         -',
       'billing-ledger  Probation  3         2026-06-01T12:00:30.000Z  Busy          2026-06-01T12:00:00.000Z  2026-06-01T11:00:00.000Z',
@@ -123,6 +149,9 @@ describe('formatHealth', () => {
   });
 
   it('says when the topic has no subscriptions', () => {
-    expect(formatHealth('orders', [])).toBe('Topic orders has no event subscriptions.');
+    expect(formatHealth({ topic: 'orders' }, [])).toBe('Topic orders has no event subscriptions.');
+    expect(formatHealth({ namespace: 'shop', topic: 'orders' }, [])).toBe(
+      'Topic orders of namespace shop has no event subscriptions.',
+    );
   });
 });

@@ -1,0 +1,44 @@
+/**
+ * The endpoint-health routes of a subscription (`health`, `enable`), for classic and namespace
+ * subscriptions alike: only how the subscription is found differs. Health records are keyed by
+ * the subscription's topic identity (a classic topic's name, or `<namespace>/<topic>`).
+ */
+import { currentHealth } from '../delivery/rules/health';
+import type { Subscription } from '../domain/model';
+import { jsonResult } from '../http/api-gateway';
+import { resetHealth } from '../storage/health-store';
+import type { ManagementDeps, Operation } from './common';
+import type { SubscriptionFinder } from './dead-letter-routes';
+import { healthDocument } from './schema';
+
+/**
+ * The health of the subscription's endpoint, read strongly consistently; a record about another
+ * endpoint URL (the subscription was aimed elsewhere since) shows as fresh.
+ */
+async function healthOf(deps: ManagementDeps, subscription: Subscription) {
+  const { topic, name, destination } = subscription;
+  const stored = await deps.healthStore.get(topic, name, { consistent: true });
+  return healthDocument(currentHealth(stored, topic, name, destination.endpointUrl), deps.clock.now());
+}
+
+/** `GET <subscription>/health` and `POST <subscription>/enable`. */
+export function healthOperations(
+  subscriptionPath: string,
+  find: SubscriptionFinder,
+): Record<string, Operation> {
+  return {
+    [`GET ${subscriptionPath}/health`]: async (event, deps) => {
+      const subscription = await find(event, deps, { consistent: true });
+      return jsonResult(200, await healthOf(deps, subscription));
+    },
+    [`POST ${subscriptionPath}/enable`]: async (event, deps) => {
+      const subscription = await find(event, deps, { consistent: true });
+      // A reset record: the endpoint is healthy, probation ends, and a disabled (410) one takes
+      // deliveries again; outcomes workers saw before it no longer count. Workers may trust their
+      // cached copy this long; answer once they let it go.
+      await resetHealth(deps.healthStore, subscription.topic, subscription.name, deps.clock.now());
+      await deps.clock.sleep(deps.healthCacheMs);
+      return jsonResult(200, await healthOf(deps, subscription));
+    },
+  };
+}
