@@ -175,7 +175,8 @@ async function loadRun(
       delivered += eventsThisSecond;
       webhookRequests += taken.delivered;
       for (const [path, count] of Object.entries(taken.byPath)) byPath[path] = (byPath[path] ?? 0) + count;
-      latencies.push(...taken.latencies);
+      // A loop, not a spread: a second can bring more samples than a call may take arguments.
+      for (const latency of taken.latencies) latencies.push(latency);
       timeline.push({
         second,
         delivered: eventsThisSecond,

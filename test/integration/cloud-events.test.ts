@@ -7,7 +7,7 @@
 import { AzureKeyCredential, EventGridPublisherClient } from '@azure/eventgrid';
 import { CloudEvent, type CloudEventV1, HTTP } from 'cloudevents';
 import { startTestStack, type TestStack } from '../support/local-stack';
-import { eventually, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
+import { eventMarker, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -32,12 +32,7 @@ afterAll(async () => {
   await webhook?.stop();
 });
 
-const deliveredOf = (id: string): Promise<ReceivedRequest> =>
-  eventually(
-    () => webhook.requestsTo('/clouds').find((request) => request.body.includes(`"id":"${id}"`)),
-    10_000,
-    `event ${id} at the webhook`,
-  );
+const deliveredOf = (id: string): Promise<ReceivedRequest> => webhook.requestWith('/clouds', eventMarker(id));
 
 /** Parses the delivery with the CloudEvents SDK (which validates each event) and returns the events. */
 function sdkEvents(request: ReceivedRequest) {

@@ -6,7 +6,7 @@
 import { AzureKeyCredential, EventGridSenderClient } from '@azure/eventgrid-namespaces';
 import { CloudEvent, HTTP } from 'cloudevents';
 import { startTestStack, type TestStack } from '../support/local-stack';
-import { eventually, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
+import { eventMarker, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -38,12 +38,7 @@ afterAll(async () => {
   await webhook?.stop();
 });
 
-const deliveredOf = (id: string): Promise<ReceivedRequest> =>
-  eventually(
-    () => webhook.requestsTo('/ns').find((request) => request.body.includes(`"id":"${id}"`)),
-    10_000,
-    `event ${id} at the push subscription`,
-  );
+const deliveredOf = (id: string): Promise<ReceivedRequest> => webhook.requestWith('/ns', eventMarker(id));
 
 /** The delivered events, read and validated by the CloudEvents SDK. */
 function cloudEventsOf(request: ReceivedRequest) {

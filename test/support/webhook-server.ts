@@ -72,6 +72,18 @@ export class WebhookServer {
     return this.received.filter((request) => request.path === path);
   }
 
+  /**
+   * The first request to `path` whose body contains `marker` (an event id is matched as
+   * `"id":"<id>"` with {@link eventMarker}), waiting up to 10 s for it.
+   */
+  requestWith(path: string, marker: string): Promise<ReceivedRequest> {
+    return eventually(
+      () => this.requestsTo(path).find((request) => request.body.includes(marker)),
+      10_000,
+      `${marker} at ${path}`,
+    );
+  }
+
   async stop(): Promise<void> {
     for (const timer of this.delayed) clearTimeout(timer);
     this.delayed.clear();
@@ -94,3 +106,6 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** How an event's id appears in a delivered body, for {@link WebhookServer.requestWith}. */
+export const eventMarker = (id: string): string => `"id":"${id}"`;
