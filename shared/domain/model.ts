@@ -185,7 +185,62 @@ export interface WebhookDestination {
 export interface SubscriptionFilter {
   /** Exact event type names; `undefined` matches every type. */
   includedEventTypes?: string[];
+  /** The subject must start with this (empty or absent: any subject). */
+  subjectBeginsWith?: string;
+  /** The subject must end with this (empty or absent: any subject). */
+  subjectEndsWith?: string;
+  /** Whether `subjectBeginsWith`/`subjectEndsWith` compare case; `false` when absent. */
+  isSubjectCaseSensitive?: boolean;
+  /** Whether an advanced filter looks into an array value (any element may match); `false` when absent. */
+  enableAdvancedFilteringOnArrays?: boolean;
+  /** Conditions on the event's members, all of which must hold. */
+  advancedFilters?: AdvancedFilter[];
 }
+
+/** Advanced filter operators, by the shape of what they compare with. */
+export const ADVANCED_FILTER_OPERATORS = {
+  /** `values`: numbers. */
+  numberSet: ['NumberIn', 'NumberNotIn'],
+  /** `value`: one number. */
+  numberCompare: [
+    'NumberLessThan',
+    'NumberGreaterThan',
+    'NumberLessThanOrEquals',
+    'NumberGreaterThanOrEquals',
+  ],
+  /** `values`: `[min, max]` pairs, both ends included. */
+  numberRange: ['NumberInRange', 'NumberNotInRange'],
+  /** `value`: a boolean. */
+  bool: ['BoolEquals'],
+  /** `values`: strings, compared ignoring case. */
+  string: [
+    'StringContains',
+    'StringNotContains',
+    'StringBeginsWith',
+    'StringNotBeginsWith',
+    'StringEndsWith',
+    'StringNotEndsWith',
+    'StringIn',
+    'StringNotIn',
+  ],
+  /** No value. */
+  presence: ['IsNullOrUndefined', 'IsNotNull'],
+} as const;
+
+type Operators = typeof ADVANCED_FILTER_OPERATORS;
+export type AdvancedFilterOperator = Operators[keyof Operators][number];
+
+/**
+ * One advanced filter, shaped as the original's ARM API writes it. `key` is a dotted path into the
+ * event as delivered (`data.color`, `subject`; CloudEvents attributes such as `source`).
+ */
+export type AdvancedFilter =
+  | { operatorType: Operators['numberSet'][number]; key: string; values: number[] }
+  | { operatorType: Operators['numberCompare'][number]; key: string; value: number }
+  | { operatorType: Operators['numberRange'][number]; key: string; values: [number, number][] }
+  | { operatorType: Operators['bool'][number]; key: string; value: boolean }
+  | { operatorType: Operators['string'][number]; key: string; values: string[] }
+  | { operatorType: Operators['presence'][number]; key: string };
 
 /**
  * Where a subscription's dead letters go: a container, which is a top-level key prefix in the

@@ -1,13 +1,380 @@
 /**
- * Which subscriptions receive an event. Event types match exactly, ignoring case; no list (or
- * `All`) matches every type.
+ * Which subscriptions receive an event: a subscription's filter, compiled once into a predicate.
+ *
+ * - Event types match exactly, ignoring case; no list (or `All` in it) matches every type.
+ * - `subjectBeginsWith`/`subjectEndsWith` ignore case unless `isSubjectCaseSensitive`.
+ * - Advanced filters all must hold; the values inside one are alternatives. Strings compare
+ *   ignoring case. A key is a dotted path into the event as delivered. A missing (or null) key
+ *   matches only NumberNotIn, StringNotIn and IsNullOrUndefined. A value of another type than the
+ *   operator compares (a string for a Number operator, say) matches nothing, negated operators
+ *   included. An array value matches only with `enableAdvancedFilteringOnArrays`, and then when
+ *   any element matches; IsNullOrUndefined and IsNotNull look at the value itself.
  */
-import type { EventGridEvent } from '../domain/delivery';
-import type { SubscriptionFilter } from '../domain/model';
+import {
+  ADVANCED_FILTER_OPERATORS,
+  type AdvancedFilter,
+  type AdvancedFilterOperator,
+  type SubscriptionFilter,
+} from '../domain/model';
 
-export function matchesFilter(filter: SubscriptionFilter, event: Pick<EventGridEvent, 'eventType'>): boolean {
-  const types = filter.includedEventTypes;
-  if (types === undefined) return true;
-  const eventType = event.eventType.toLowerCase();
-  return types.some((type) => type.toLowerCase() === eventType || type.toLowerCase() === 'all');
+/** Limits on a subscription's filter (the management API refuses more). */
+export const FILTER_LIMITS = {
+  maxAdvancedFilters: 25,
+  /** Values across all advanced filters (a range counts as one). */
+  maxAdvancedFilterValues: 25,
+  maxStringValueLength: 512,
+} as const;
+
+/** What a compiled filter reads of an event. */
+export interface FilterView {
+  /** Event Grid `eventType`, CloudEvents `type`. */
+  readonly eventType: string;
+  /** `undefined` when the event has none (a CloudEvent may not). */
+  readonly subject: string | undefined;
+  /**
+   * The member that holds `eventType` in the event (`type` for CloudEvents), so an advanced filter
+   * on it needs no parse.
+   */
+  readonly eventTypeKey: 'eventType' | 'type';
+  /** The event as delivered, parsed; called only when an advanced filter reads another key. */
+  readonly event: () => unknown;
+}
+
+export type CompiledFilter = (event: FilterView) => boolean;
+
+/** The original's predicate on event types alone; `compileFilter` is what the fan-out uses. */
+export function matchesFilter(filter: SubscriptionFilter, event: { eventType: string }): boolean {
+  return eventTypeTest(filter.includedEventTypes)(event.eventType);
+}
+
+function eventTypeTest(types: readonly string[] | undefined): (eventType: string) => boolean {
+  if (types === undefined) return () => true;
+  const lowered = new Set(types.map((type) => type.toLowerCase()));
+  if (lowered.has('all')) return () => true;
+  return (eventType) => lowered.has(eventType.toLowerCase());
+}
+
+const hasOwn = (value: object, key: string) => Object.hasOwn(value, key);
+
+/** The value at a path, `undefined` when any step is missing or not an object. */
+function valueAt(root: unknown, path: readonly string[]): unknown {
+  let current = root;
+  for (const step of path) {
+    if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
+    if (!hasOwn(current, step)) return undefined;
+    current = (current as Record<string, unknown>)[step];
+  }
+  return current;
+}
+
+/** A test of one (non-array, non-null) value, and whether a missing key matches. */
+interface ValueTest {
+  test: (value: unknown) => boolean;
+  matchesMissing: boolean;
+}
+
+const isNumber = (value: unknown): value is number => typeof value === 'number';
+const lowerIfString = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value.toLowerCase() : undefined;
+
+const not =
+  (test: (value: unknown) => boolean, accepts: (value: unknown) => boolean) =>
+  (value: unknown): boolean =>
+    accepts(value) && !test(value);
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+function stringTest(
+  values: readonly string[],
+  compare: (value: string, wanted: string) => boolean,
+): (value: unknown) => boolean {
+  const wanted = values.map((value) => value.toLowerCase());
+  return (value) => {
+    const lowered = lowerIfString(value);
+    return lowered !== undefined && wanted.some((candidate) => compare(lowered, candidate));
+  };
+}
+
+function valueTest(filter: AdvancedFilter): ValueTest {
+  const plain = (test: (value: unknown) => boolean): ValueTest => ({ test, matchesMissing: false });
+  switch (filter.operatorType) {
+    case 'NumberIn':
+    case 'NumberNotIn': {
+      const set = new Set(filter.values);
+      const within = (value: unknown) => isNumber(value) && set.has(value);
+      return filter.operatorType === 'NumberIn'
+        ? plain(within)
+        : { test: not(within, isNumber), matchesMissing: true };
+    }
+    case 'NumberLessThan': {
+      const bound = filter.value;
+      return plain((value) => isNumber(value) && value < bound);
+    }
+    case 'NumberGreaterThan': {
+      const bound = filter.value;
+      return plain((value) => isNumber(value) && value > bound);
+    }
+    case 'NumberLessThanOrEquals': {
+      const bound = filter.value;
+      return plain((value) => isNumber(value) && value <= bound);
+    }
+    case 'NumberGreaterThanOrEquals': {
+      const bound = filter.value;
+      return plain((value) => isNumber(value) && value >= bound);
+    }
+    case 'NumberInRange':
+    case 'NumberNotInRange': {
+      const ranges = filter.values.map(([min, max]) => [min, max] as const);
+      const within = (value: unknown) =>
+        isNumber(value) && ranges.some(([min, max]) => value >= min && value <= max);
+      return plain(filter.operatorType === 'NumberInRange' ? within : not(within, isNumber));
+    }
+    case 'BoolEquals': {
+      const wanted = filter.value;
+      return plain((value) => value === wanted);
+    }
+    case 'StringIn':
+    case 'StringNotIn': {
+      const set = new Set(filter.values.map((value) => value.toLowerCase()));
+      const within = (value: unknown) => {
+        const lowered = lowerIfString(value);
+        return lowered !== undefined && set.has(lowered);
+      };
+      return filter.operatorType === 'StringIn'
+        ? plain(within)
+        : { test: not(within, isString), matchesMissing: true };
+    }
+    case 'StringContains':
+      return plain(stringTest(filter.values, (value, wanted) => value.includes(wanted)));
+    case 'StringNotContains':
+      return plain(
+        not(
+          stringTest(filter.values, (value, wanted) => value.includes(wanted)),
+          isString,
+        ),
+      );
+    case 'StringBeginsWith':
+      return plain(stringTest(filter.values, (value, wanted) => value.startsWith(wanted)));
+    case 'StringNotBeginsWith':
+      return plain(
+        not(
+          stringTest(filter.values, (value, wanted) => value.startsWith(wanted)),
+          isString,
+        ),
+      );
+    case 'StringEndsWith':
+      return plain(stringTest(filter.values, (value, wanted) => value.endsWith(wanted)));
+    case 'StringNotEndsWith':
+      return plain(
+        not(
+          stringTest(filter.values, (value, wanted) => value.endsWith(wanted)),
+          isString,
+        ),
+      );
+    case 'IsNullOrUndefined':
+    case 'IsNotNull':
+      // Handled in `compileAdvanced`: they look at the value itself, arrays included.
+      return plain(() => false);
+  }
+}
+
+function compileAdvanced(filter: AdvancedFilter, onArrays: boolean): CompiledFilter {
+  const path = filter.key.split('.');
+  // `subject` and the event type are in the view already; any other key needs the parsed event.
+  const read: (view: FilterView) => unknown =
+    filter.key === 'subject'
+      ? (view) => view.subject
+      : path.length === 1
+        ? (view) => (view.eventTypeKey === filter.key ? view.eventType : valueAt(view.event(), path))
+        : (view) => valueAt(view.event(), path);
+  if (filter.operatorType === 'IsNullOrUndefined') return (view) => (read(view) ?? null) === null;
+  if (filter.operatorType === 'IsNotNull') return (view) => (read(view) ?? null) !== null;
+  const { test, matchesMissing } = valueTest(filter);
+  return (view) => {
+    const value = read(view);
+    if (value === undefined || value === null) return matchesMissing;
+    if (Array.isArray(value)) return onArrays && value.some(test);
+    return test(value);
+  };
+}
+
+function subjectTest(filter: SubscriptionFilter): ((subject: string | undefined) => boolean) | undefined {
+  const caseSensitive = filter.isSubjectCaseSensitive === true;
+  const fold = (text: string) => (caseSensitive ? text : text.toLowerCase());
+  const begins = filter.subjectBeginsWith ? fold(filter.subjectBeginsWith) : undefined;
+  const ends = filter.subjectEndsWith ? fold(filter.subjectEndsWith) : undefined;
+  if (begins === undefined && ends === undefined) return undefined;
+  return (subject) => {
+    if (subject === undefined) return false;
+    const folded = fold(subject);
+    return (
+      (begins === undefined || folded.startsWith(begins)) && (ends === undefined || folded.endsWith(ends))
+    );
+  };
+}
+
+/**
+ * Compiles a subscription's filter once (lower-cased strings, sets, split key paths) into a
+ * predicate run for every published event.
+ */
+export function compileFilter(filter: SubscriptionFilter): CompiledFilter {
+  const checks: CompiledFilter[] = [];
+  if (filter.includedEventTypes !== undefined) {
+    const test = eventTypeTest(filter.includedEventTypes);
+    checks.push((view) => test(view.eventType));
+  }
+  const subject = subjectTest(filter);
+  if (subject !== undefined) checks.push((view) => subject(view.subject));
+  const onArrays = filter.enableAdvancedFilteringOnArrays === true;
+  for (const advanced of filter.advancedFilters ?? []) checks.push(compileAdvanced(advanced, onArrays));
+  if (checks.length === 0) return () => true;
+  if (checks.length === 1) return checks[0] as CompiledFilter;
+  return (view) => checks.every((check) => check(view));
+}
+
+/** The first problem with a filter definition: the field's path and what is wrong. */
+export interface FilterViolation {
+  field: string;
+  message: string;
+}
+
+const OPERATOR_GROUP = new Map<string, keyof typeof ADVANCED_FILTER_OPERATORS>(
+  (Object.keys(ADVANCED_FILTER_OPERATORS) as (keyof typeof ADVANCED_FILTER_OPERATORS)[]).flatMap((group) =>
+    ADVANCED_FILTER_OPERATORS[group].map((operator) => [operator, group] as const),
+  ),
+);
+
+const ALL_OPERATORS: readonly AdvancedFilterOperator[] = [
+  ...OPERATOR_GROUP.keys(),
+] as AdvancedFilterOperator[];
+
+const kindOf = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+
+const isFiniteNumber = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value);
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** How many values a (well-formed) advanced filter counts toward the limit. */
+const valueCount = (filter: Record<string, unknown>): number =>
+  Array.isArray(filter.values) ? filter.values.length : 'value' in filter ? 1 : 0;
+
+function advancedViolation(filter: unknown, field: string): FilterViolation | undefined {
+  const violation = (at: string, message: string): FilterViolation => ({ field: `${field}${at}`, message });
+  if (!isRecord(filter)) return violation('', `must be an object (got ${kindOf(filter)})`);
+  const { operatorType, key } = filter;
+  const group = typeof operatorType === 'string' ? OPERATOR_GROUP.get(operatorType) : undefined;
+  if (group === undefined) {
+    return violation(
+      '.operatorType',
+      `unknown operator ${JSON.stringify(operatorType)}; one of ${ALL_OPERATORS.join(', ')}`,
+    );
+  }
+  if (typeof key !== 'string' || key === '') return violation('.key', 'must be a non-empty string');
+  if (key.split('.').some((step) => step === '')) {
+    return violation('.key', `must be a dotted path without empty steps (got '${key}')`);
+  }
+  const hasValue = 'value' in filter;
+  const hasValues = 'values' in filter;
+  const needsValues = group === 'numberSet' || group === 'numberRange' || group === 'string';
+  const needsValue = group === 'numberCompare' || group === 'bool';
+  if (group === 'presence') {
+    if (hasValue || hasValues) return violation('', `${operatorType} takes no value or values`);
+    return undefined;
+  }
+  if (needsValue) {
+    if (hasValues) return violation('.values', `${operatorType} takes one value (value), not values`);
+    const wanted = group === 'bool' ? 'boolean' : 'number';
+    const ok = group === 'bool' ? typeof filter.value === 'boolean' : isFiniteNumber(filter.value);
+    if (!ok) return violation('.value', `must be a ${wanted} (got ${kindOf(filter.value)})`);
+    return undefined;
+  }
+  if (needsValues) {
+    if (hasValue) return violation('.value', `${operatorType} takes values (an array), not value`);
+    const { values } = filter;
+    if (!Array.isArray(values) || values.length === 0) {
+      return violation('.values', 'must be a non-empty array');
+    }
+    for (const [index, value] of values.entries()) {
+      const at = `.values.${index}`;
+      if (group === 'numberSet' && !isFiniteNumber(value)) {
+        return violation(at, `must be a number (got ${kindOf(value)})`);
+      }
+      if (group === 'numberRange') {
+        if (!Array.isArray(value) || value.length !== 2 || !value.every(isFiniteNumber)) {
+          return violation(at, 'must be a range [min, max] of two numbers');
+        }
+        const [min, max] = value as [number, number];
+        if (min > max) return violation(at, `min must not exceed max (got [${min}, ${max}])`);
+      }
+      if (group === 'string') {
+        if (typeof value !== 'string') return violation(at, `must be a string (got ${kindOf(value)})`);
+        if (value.length > FILTER_LIMITS.maxStringValueLength) {
+          return violation(
+            '.values',
+            `at most ${FILTER_LIMITS.maxStringValueLength} characters per string (got ${value.length})`,
+          );
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Checks a filter definition as the management API receives it: shapes, known operators and the
+ * {@link FILTER_LIMITS}. Returns the first violation, or `undefined` when the filter is valid.
+ */
+export function validateFilter(filter: unknown): FilterViolation | undefined {
+  if (!isRecord(filter)) return { field: 'filter', message: `must be an object (got ${kindOf(filter)})` };
+  const { includedEventTypes, advancedFilters } = filter;
+  if (includedEventTypes !== undefined) {
+    if (!Array.isArray(includedEventTypes)) {
+      return { field: 'includedEventTypes', message: `must be an array (got ${kindOf(includedEventTypes)})` };
+    }
+    const index = includedEventTypes.findIndex((type) => typeof type !== 'string' || type === '');
+    if (index >= 0) return { field: `includedEventTypes.${index}`, message: 'must be a non-empty string' };
+  }
+  for (const field of ['subjectBeginsWith', 'subjectEndsWith'] as const) {
+    const value = filter[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') return { field, message: `must be a string (got ${kindOf(value)})` };
+    if (value.length > FILTER_LIMITS.maxStringValueLength) {
+      return {
+        field,
+        message: `at most ${FILTER_LIMITS.maxStringValueLength} characters (got ${value.length})`,
+      };
+    }
+  }
+  for (const field of ['isSubjectCaseSensitive', 'enableAdvancedFilteringOnArrays'] as const) {
+    const value = filter[field];
+    if (value !== undefined && typeof value !== 'boolean') {
+      return { field, message: `must be a boolean (got ${kindOf(value)})` };
+    }
+  }
+  if (advancedFilters === undefined) return undefined;
+  if (!Array.isArray(advancedFilters)) {
+    return { field: 'advancedFilters', message: `must be an array (got ${kindOf(advancedFilters)})` };
+  }
+  if (advancedFilters.length > FILTER_LIMITS.maxAdvancedFilters) {
+    return {
+      field: 'advancedFilters',
+      message: `at most ${FILTER_LIMITS.maxAdvancedFilters} advanced filters (got ${advancedFilters.length})`,
+    };
+  }
+  let values = 0;
+  for (const [index, advanced] of advancedFilters.entries()) {
+    const violation = advancedViolation(advanced, `advancedFilters.${index}`);
+    if (violation !== undefined) return violation;
+    values += valueCount(advanced as Record<string, unknown>);
+  }
+  if (values > FILTER_LIMITS.maxAdvancedFilterValues) {
+    return {
+      field: 'advancedFilters',
+      message: `at most ${FILTER_LIMITS.maxAdvancedFilterValues} values in all across advanced filters (got ${values})`,
+    };
+  }
+  return undefined;
 }

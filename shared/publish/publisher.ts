@@ -20,7 +20,7 @@ import { binaryCloudEventText, isBinaryCloudEvent } from './cloud-events-binary'
 import { CLOUD_EVENTS_CONTENT_TYPES, parseCloudEvents } from './cloud-events-schema';
 import { parseCustomEvents } from './custom-schema';
 import { parseEventGridEvents } from './event-grid-schema';
-import { matchesFilter } from './filter';
+import { type CompiledFilter, compileFilter, type FilterView } from './filter';
 import { PUBLISH_LIMITS } from './limits';
 import { verifySasToken } from './sas';
 
@@ -135,6 +135,58 @@ interface AcceptedEvent {
   dataVersion: string;
   /** The text that is queued and delivered. */
   json: string;
+  /** What filters read; the event is parsed only when a filter needs it, and then once. */
+  view: FilterView;
+}
+
+/** A view whose parsed event is `JSON.parse(json)`, made on first use. */
+function lazyView(
+  eventType: string,
+  eventTypeKey: FilterView['eventTypeKey'],
+  json: string,
+  subjectOf: (event: unknown) => string | undefined,
+): FilterView {
+  let parsed: { event: unknown } | undefined;
+  const event = () => {
+    parsed ??= { event: JSON.parse(json) as unknown };
+    return parsed.event;
+  };
+  return {
+    eventType,
+    eventTypeKey,
+    event,
+    get subject() {
+      return subjectOf(event());
+    },
+  };
+}
+
+const subjectMember = (event: unknown): string | undefined => {
+  const subject =
+    typeof event === 'object' && event !== null && Object.hasOwn(event, 'subject')
+      ? (event as { subject: unknown }).subject
+      : undefined;
+  return typeof subject === 'string' ? subject : undefined;
+};
+
+/** An accepted CloudEvent (classic or namespace topic) as fan-out sees it. */
+const cloudEvent = (event: {
+  id: string;
+  type: string;
+  dataVersion: string;
+  json: string;
+}): AcceptedEvent => ({
+  eventId: event.id,
+  eventType: event.type,
+  dataVersion: event.dataVersion,
+  json: event.json,
+  view: lazyView(event.type, 'type', event.json, subjectMember),
+});
+
+/** A subscription with its filter compiled. */
+interface FanOutTarget {
+  subscription: Subscription;
+  matches: CompiledFilter;
 }
 
 /** The media type of a `Content-Type` value, lower-cased, without parameters. */
@@ -194,12 +246,7 @@ function parseEvents(
   switch (topic.inputSchema) {
     case 'CloudEventSchemaV1_0': {
       const batch = type !== CLOUD_EVENTS_CONTENT_TYPES.single;
-      return parseCloudEvents(body.value, body.text, batch).map((event) => ({
-        eventId: event.id,
-        eventType: event.type,
-        dataVersion: event.dataVersion,
-        json: event.json,
-      }));
+      return parseCloudEvents(body.value, body.text, batch).map(cloudEvent);
     }
     case 'CustomEventSchema':
       if (topic.inputSchemaMapping === undefined) {
@@ -215,6 +262,7 @@ function parseEvents(
         eventType: event.eventType,
         dataVersion: event.dataVersion,
         json: event.json,
+        view: lazyView(event.eventType, 'eventType', event.json, subjectMember),
       }));
     case 'EventGridSchema':
       return parseEventGridEvents(body.value, topic.name, body.text).map(({ event, json }) => ({
@@ -222,13 +270,19 @@ function parseEvents(
         eventType: event.eventType,
         dataVersion: event.dataVersion,
         json,
+        view: {
+          eventType: event.eventType,
+          eventTypeKey: 'eventType',
+          subject: event.subject,
+          event: () => event,
+        },
       }));
   }
 }
 
 export class Publisher {
   private readonly topics: TtlCache<Topic | undefined>;
-  private readonly subscriptionLists: TtlCache<Subscription[]>;
+  private readonly subscriptionLists: TtlCache<FanOutTarget[]>;
   private readonly namespaceTopics: TtlCache<{ namespace: Namespace; topic: NamespaceTopic } | undefined>;
 
   constructor(private readonly deps: PublisherDeps) {
@@ -287,11 +341,11 @@ export class Publisher {
     if (topic === undefined) throw notFound(`The topic '${request.topic}' does not exist.`);
     this.authenticate(topic, request);
     const events = parseEvents(topic, request, { publishedAt: started, newId: this.deps.newId });
-    const subscriptions = await this.subscriptionLists.get(
+    const targets = await this.subscriptionLists.get(
       `${topic.name.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
-      () => this.deps.store.listSubscriptions(topic.name),
+      () => this.fanOutTargets(topic.name),
     );
-    return this.fanOut(topic.name, subscriptions, events, started);
+    return this.fanOut(topic.name, targets, events, started);
   }
 
   /**
@@ -328,18 +382,22 @@ export class Publisher {
     if (!isValidKey(namespace, request.key)) {
       throw unauthorized(`The access key is not valid for namespace '${namespace.name}'.`);
     }
-    const events = parseNamespaceEvents(request).map((event) => ({
-      eventId: event.id,
-      eventType: event.type,
-      dataVersion: event.dataVersion,
-      json: event.json,
-    }));
+    const events = parseNamespaceEvents(request).map(cloudEvent);
     const topicId = namespaceTopicId(namespace.name, topic.name);
-    const subscriptions = await this.subscriptionLists.get(
+    const targets = await this.subscriptionLists.get(
       `${topicId.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
-      () => this.deps.store.listSubscriptions(topicId),
+      () => this.fanOutTargets(topicId),
     );
-    return this.fanOut(topicId, subscriptions, events, started);
+    return this.fanOut(topicId, targets, events, started);
+  }
+
+  /** A topic's subscriptions with their filters compiled (cached per subscription-list version). */
+  private async fanOutTargets(topicId: string): Promise<FanOutTarget[]> {
+    const subscriptions = await this.deps.store.listSubscriptions(topicId);
+    return subscriptions.map((subscription) => ({
+      subscription,
+      matches: compileFilter(subscription.filter),
+    }));
   }
 
   /**
@@ -348,7 +406,7 @@ export class Publisher {
    */
   private async fanOut(
     topicId: string,
-    subscriptions: readonly Subscription[],
+    targets: readonly FanOutTarget[],
     events: readonly AcceptedEvent[],
     started: number,
   ): Promise<PublishResult> {
@@ -366,10 +424,10 @@ export class Publisher {
       await this.deps.queue.send('delivery', sending);
     };
     try {
-      for (const subscription of subscriptions) {
+      for (const { subscription, matches } of targets) {
         const items: DeliveryItem[] = [];
-        events.forEach(({ eventId, eventType, dataVersion, json }, index) => {
-          if (!matchesFilter(subscription.filter, { eventType })) return;
+        events.forEach(({ eventId, dataVersion, json, view }, index) => {
+          if (!matches(view)) return;
           matchedEvents.add(index);
           items.push({
             deliveryId: `${publishId}.${index}`,

@@ -109,6 +109,40 @@ describe('publishing', () => {
     expect(points.find((p) => p.name === METRIC.PublishSuccessCount)?.values).toEqual([3]);
   });
 
+  it('applies subject and advanced filters, compiled once per subscription list', async () => {
+    const { publish, queue, reads } = setup([
+      subscription({
+        name: 'big',
+        filter: { advancedFilters: [{ operatorType: 'NumberGreaterThan', key: 'data.total', value: 100 }] },
+      }),
+      subscription({
+        name: 'eu-tagged',
+        filter: {
+          subjectBeginsWith: 'ORDERS/',
+          enableAdvancedFilteringOnArrays: true,
+          advancedFilters: [
+            { operatorType: 'StringIn', key: 'data.tags', values: ['EU'] },
+            { operatorType: 'StringNotIn', key: 'data.channel', values: ['test'] },
+          ],
+        },
+      }),
+    ]);
+    const withData = (id: string, data: unknown) => ({ ...event(id), data });
+    await publish([
+      withData('1', { total: 150, tags: ['us'] }),
+      withData('2', { total: 50, tags: ['x', 'eu'] }),
+      withData('3', { total: '500', tags: ['eu'], channel: 'TEST' }),
+    ]);
+    await publish([withData('4', { total: 101 })]);
+
+    expect(queue.take().map((j) => [j.job.subscription, j.job.items.map((i) => i.eventId)])).toEqual([
+      ['big', ['1']],
+      ['eu-tagged', ['2']],
+      ['big', ['4']],
+    ]);
+    expect(reads.subscriptions).toBe(1);
+  });
+
   it('accepts key1 and key2 and nothing else', async () => {
     expect(isValidKey(topic, 'key-one')).toBe(true);
     expect(isValidKey(topic, 'key-two')).toBe(true);
