@@ -213,8 +213,7 @@ const operations: Readonly<Record<string, Operation>> = {
         name,
         deliveryProfile: 'topic',
         destination,
-        filter:
-          input.includedEventTypes === undefined ? {} : { includedEventTypes: input.includedEventTypes },
+        filter: input.filter,
         retry: input.retry,
         ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
         eventDeliverySchema,

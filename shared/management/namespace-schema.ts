@@ -6,7 +6,13 @@
  */
 import { z } from 'zod';
 import { NAMESPACE_PROFILE, type Range } from '../delivery/rules/profiles';
-import type { Namespace, NamespaceTopic, RetryLimits, Subscription } from '../domain/model';
+import type {
+  Namespace,
+  NamespaceTopic,
+  RetryLimits,
+  Subscription,
+  SubscriptionFilter,
+} from '../domain/model';
 import { namespaceResourceId, namespaceTopicResourceId, splitNamespaceTopicId } from '../domain/names';
 import { badRequest } from '../http/errors';
 import {
@@ -16,10 +22,12 @@ import {
   deadLetterOf,
   destinationInputOf,
   destinationPropertiesDocument,
+  filterDocument,
+  filterOf,
   includedEventTypesOf,
-  includedEventTypesSchema,
   intInRange,
   invalidBody,
+  subscriptionFilterSchema,
   systemData,
   webhookDestinationSchema,
 } from './schema';
@@ -169,7 +177,7 @@ function namespaceSubscriptionBodySchema(allowHttp: boolean) {
           },
           { error: 'is required: {"deliveryMode": "Push", "push": {...}}' },
         ),
-        filtersConfiguration: z.strictObject({ includedEventTypes: includedEventTypesSchema }).optional(),
+        filtersConfiguration: subscriptionFilterSchema,
         eventDeliverySchema: z
           .literal('CloudEventSchemaV1_0', {
             error: 'must be CloudEventSchemaV1_0 (namespace topics deliver CloudEvents 1.0 only)',
@@ -184,6 +192,7 @@ function namespaceSubscriptionBodySchema(allowHttp: boolean) {
 /** A namespace subscription as the API takes it, its limits decided against its topic. */
 export interface NamespaceSubscriptionInput extends DestinationInput {
   includedEventTypes?: string[];
+  filter: SubscriptionFilter;
   /** `maxDeliveryCount` and `eventTimeToLive`, normalised: `{ maxAttempts, ttlMs }`. */
   retry: RetryLimits;
   deadLetter?: Subscription['deadLetter'];
@@ -210,7 +219,10 @@ export function parseNamespaceSubscriptionBody(
   }
   return {
     ...destinationInputOf(push.destination.properties),
-    ...includedEventTypesOf(properties.filtersConfiguration?.includedEventTypes),
+    ...includedEventTypesOf(
+      (properties.filtersConfiguration as SubscriptionFilter | undefined)?.includedEventTypes,
+    ),
+    filter: filterOf(properties.filtersConfiguration),
     retry: {
       maxAttempts: push.maxDeliveryCount ?? NAMESPACE_PROFILE.limits.maxDeliveryAttempts.default,
       ttlMs: ttlMinutes * 60_000,
@@ -283,7 +295,7 @@ export function namespaceSubscriptionDocument(subscription: Subscription) {
         },
       },
       eventDeliverySchema: 'CloudEventSchemaV1_0',
-      filtersConfiguration: { includedEventTypes: subscription.filter.includedEventTypes ?? null },
+      filtersConfiguration: filterDocument(subscription.filter),
     },
     systemData: systemData(subscription),
   };

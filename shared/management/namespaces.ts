@@ -220,8 +220,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
         name,
         deliveryProfile: 'namespace',
         destination,
-        filter:
-          input.includedEventTypes === undefined ? {} : { includedEventTypes: input.includedEventTypes },
+        filter: input.filter,
         retry: input.retry,
         ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
         eventDeliverySchema: 'CloudEventSchemaV1_0',

@@ -21,11 +21,13 @@ import {
   retryLimitsOf,
   retryPolicyOf,
   type Subscription,
+  type SubscriptionFilter,
   type Topic,
   type WebhookDestination,
 } from '../domain/model';
 import { isValidName, NAME_RULES, type NameKind, topicResourceId } from '../domain/names';
 import { badRequest } from '../http/errors';
+import { validateFilter } from '../publish/filter';
 
 /** Subscriptions one topic may hold (the original service's quota). */
 export const MAX_SUBSCRIPTIONS_PER_TOPIC = 500;
@@ -48,11 +50,6 @@ const NOT_YET_SUPPORTED = new Set([
   'properties.deliveryWithResourceIdentity',
   'properties.destination.properties.azureActiveDirectoryTenantId',
   'properties.destination.properties.azureActiveDirectoryApplicationIdOrUri',
-  'properties.filter.subjectBeginsWith',
-  'properties.filter.subjectEndsWith',
-  'properties.filter.isSubjectCaseSensitive',
-  'properties.filter.advancedFilters',
-  'properties.filter.enableAdvancedFilteringOnArrays',
   'properties.expirationTimeUtc',
 ]);
 
@@ -437,6 +434,41 @@ export const deadLetterDestinationSchema = z.strictObject(
   { error: 'is required' },
 );
 
+/**
+ * A subscription's filter as both kinds of subscription take it (`filter` on classic ones,
+ * `filtersConfiguration` on namespace ones): checked by the filter rules themselves
+ * (`validateFilter`), so what is accepted is exactly what the fan-out can compile. A violation
+ * is a 400 naming the field, the index and the limit.
+ */
+export const subscriptionFilterSchema = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (value === undefined || value === null) return;
+    const violation = validateFilter(value);
+    if (violation !== undefined) {
+      ctx.addIssue({ code: 'custom', path: violation.field.split('.'), message: violation.message });
+    }
+  })
+  .optional();
+
+/** The filter as stored: the event type list as {@link includedEventTypesOf} keeps it, the rest as given. */
+export function filterOf(raw: unknown): SubscriptionFilter {
+  if (raw === undefined || raw === null) return {};
+  const { includedEventTypes, ...rest } = raw as SubscriptionFilter & {
+    includedEventTypes?: string[] | null;
+  };
+  const defined = Object.fromEntries(
+    Object.entries(rest).filter(([, value]) => value !== undefined && value !== null),
+  );
+  return { ...includedEventTypesOf(includedEventTypes), ...defined } as SubscriptionFilter;
+}
+
+/** A stored filter as the management API shows it (`includedEventTypes` null for every type). */
+export const filterDocument = (filter: SubscriptionFilter) => ({
+  ...filter,
+  includedEventTypes: filter.includedEventTypes ?? null,
+});
+
 /** Event type filter entries, as both kinds of subscription take them. */
 export const includedEventTypesSchema = z
   .array(z.string().min(1, { error: 'entries must be non-empty strings' }), {
@@ -451,7 +483,7 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
     properties: z.strictObject(
       {
         destination: webhookDestinationSchema(allowHttp),
-        filter: z.strictObject({ includedEventTypes: includedEventTypesSchema }).optional(),
+        filter: subscriptionFilterSchema,
         retryPolicy: z
           .strictObject({
             maxDeliveryAttempts: intInRange(profile.limits.maxDeliveryAttempts).optional(),
@@ -485,6 +517,8 @@ export interface SubscriptionInput {
   /** Custom delivery headers, in the order given; absent when none. */
   deliveryAttributeMappings?: DeliveryAttributeInput[];
   includedEventTypes?: string[];
+  /** The whole filter as stored (event types, subject and advanced filters). */
+  filter: SubscriptionFilter;
   /** Normalised once, here: `{ maxAttempts, ttlMs }`. */
   retry: RetryLimits;
   labels: string[];
@@ -588,7 +622,8 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
   const limits = TOPIC_PROFILE.limits;
   return {
     ...destinationInputOf(properties.destination.properties),
-    ...includedEventTypesOf(properties.filter?.includedEventTypes),
+    ...includedEventTypesOf((properties.filter as SubscriptionFilter | undefined)?.includedEventTypes),
+    filter: filterOf(properties.filter),
     retry: retryLimitsOf({
       maxDeliveryAttempts: properties.retryPolicy?.maxDeliveryAttempts ?? limits.maxDeliveryAttempts.default,
       eventTimeToLiveInMinutes:
@@ -684,7 +719,7 @@ export function subscriptionDocument(subscription: Subscription) {
         endpointType: 'WebHook',
         properties: destinationPropertiesDocument(subscription.destination),
       },
-      filter: { includedEventTypes: subscription.filter.includedEventTypes ?? null },
+      filter: filterDocument(subscription.filter),
       retryPolicy: retryPolicyOf(subscription.retry),
       eventDeliverySchema: subscription.eventDeliverySchema,
       labels: subscription.labels,

@@ -327,8 +327,29 @@ function advancedViolation(filter: unknown, field: string): FilterViolation | un
  * Checks a filter definition as the management API receives it: shapes, known operators and the
  * {@link FILTER_LIMITS}. Returns the first violation, or `undefined` when the filter is valid.
  */
+/** The fields a filter may have. */
+const FILTER_FIELDS: ReadonlySet<string> = new Set([
+  'includedEventTypes',
+  'subjectBeginsWith',
+  'subjectEndsWith',
+  'isSubjectCaseSensitive',
+  'enableAdvancedFilteringOnArrays',
+  'advancedFilters',
+]);
+
 export function validateFilter(filter: unknown): FilterViolation | undefined {
   if (!isRecord(filter)) return { field: 'filter', message: `must be an object (got ${kindOf(filter)})` };
+  const unknown = Object.keys(filter).find((name) => !FILTER_FIELDS.has(name));
+  if (unknown !== undefined) {
+    return { field: unknown, message: `unknown filter field (known: ${[...FILTER_FIELDS].join(', ')})` };
+  }
+  // A null field is an absent one (the management API shows absent fields as null).
+  return checkFilterFields(
+    Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null && value !== undefined)),
+  );
+}
+
+function checkFilterFields(filter: Record<string, unknown>): FilterViolation | undefined {
   const { includedEventTypes, advancedFilters } = filter;
   if (includedEventTypes !== undefined) {
     if (!Array.isArray(includedEventTypes)) {

@@ -41,6 +41,7 @@ import {
   retryLimitsOf,
   retryPolicyOf,
   type Subscription,
+  type SubscriptionFilter,
   type Topic,
   type TopicKeys,
 } from '../domain/model';
@@ -604,7 +605,11 @@ const subscriptionItemSchema = z
       preferredBatchSizeInKilobytes: z.number().optional(),
       deliveryAttributeMappings: z.array(deliveryAttributeMappingItemSchema).optional(),
     }),
-    filter: z.object({ includedEventTypes: z.array(z.string()).optional() }).default({}),
+    // Checked by the filter rules when it was saved; kept whole here (a plain object would drop fields).
+    filter: z
+      .looseObject({ includedEventTypes: z.array(z.string()).optional() })
+      .default({})
+      .transform((filter) => filter as SubscriptionFilter),
     retry: z.object({ maxAttempts: z.number(), ttlMs: z.number() }).optional(),
     retryPolicy: z
       .object({ maxDeliveryAttempts: z.number(), eventTimeToLiveInMinutes: z.number() })

@@ -135,6 +135,7 @@ describe('namespace subscription bodies', () => {
   it('defaults to 10 attempts and the topic retention as time to live', () => {
     expect(parse(push(), 1)).toEqual({
       endpointUrl: 'https://hooks.example.test/in',
+      filter: {},
       retry: { maxAttempts: 10, ttlMs: DAY * 60_000 },
     });
     expect(parse(push(), 7).retry).toEqual({ maxAttempts: 10, ttlMs: 7 * DAY * 60_000 });
@@ -180,6 +181,7 @@ describe('namespace subscription bodies', () => {
         { name: 'X-Tenant', type: 'Dynamic', sourceField: 'data.tenant' },
       ],
       includedEventTypes: ['order.created'],
+      filter: { includedEventTypes: ['order.created'] },
       retry: { maxAttempts: 3, ttlMs: 20 * 60_000 },
       deadLetter: { container: 'dead-letters', resourceId: '/subscriptions/x/y' },
     });
@@ -282,7 +284,10 @@ describe('namespace subscription bodies', () => {
       { filtersConfiguration: { includedEventTypes: [''] } },
       'properties.filtersConfiguration.includedEventTypes.0:',
     ],
-    [{ filtersConfiguration: { filters: [] } }, 'properties.filtersConfiguration.filters: unknown field'],
+    [
+      { filtersConfiguration: { filters: [] } },
+      'properties.filtersConfiguration.filters: unknown filter field',
+    ],
     [{ retryPolicy: {} }, 'properties.retryPolicy: unknown field'],
   ])('rejects subscription properties %j naming the field', (properties, message) => {
     expect(rejection(() => parse(push({}, properties)))).toContain(message);

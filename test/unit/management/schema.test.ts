@@ -44,6 +44,7 @@ describe('event subscription bodies', () => {
   it('fills in the defaults: 30 attempts, 1440 minutes, every event type', () => {
     expect(parseSubscriptionBody(webhook(), { allowHttp: false })).toEqual({
       endpointUrl: 'https://hooks.example.test/in',
+      filter: {},
       retry: { maxAttempts: 30, ttlMs: 1440 * 60_000 },
       labels: [],
     });
@@ -99,8 +100,13 @@ describe('event subscription bodies', () => {
       },
       /properties.deadLetterDestination.properties.blobContainerName: must be 3 to 63 lower-case letters/,
     ],
-    [{ filter: { subjectBeginsWith: 'a' } }, /properties.filter.subjectBeginsWith: not supported yet/],
-    [{ filter: { includedEventTypes: 'A' } }, /includedEventTypes: must be an array of event type names/],
+    [{ filter: { subjectBeginsWith: 7 } }, /^properties\.filter\.subjectBeginsWith: must be a string/],
+    [{ filter: { includedEventTypes: 'A' } }, /^properties\.filter\.includedEventTypes: must be an array/],
+    [{ filter: { colour: 'red' } }, /^properties\.filter\.colour: unknown filter field/],
+    [
+      { filter: { advancedFilters: [{ operatorType: 'NumberBetween', key: 'data.n', values: [1] }] } },
+      /^properties\.filter\.advancedFilters\.0\.operatorType: /,
+    ],
     [
       { eventDeliverySchema: 'CloudEventSchema' },
       /eventDeliverySchema: must be one of EventGridSchema, CloudEventSchemaV1_0, CustomInputSchema/,
