@@ -108,6 +108,8 @@ async function topicWithSubscription(
   topic: string,
   url: string,
   inputSchema: InputSchema = 'EventGridSchema',
+  /** More destination properties of the subscription (batching, headers). */
+  destination: Record<string, unknown> = {},
 ): Promise<string> {
   await live.call('PUT', `/admin/topics/${topic}`, {
     properties: {
@@ -116,7 +118,9 @@ async function topicWithSubscription(
     },
   });
   await live.call('PUT', `/admin/topics/${topic}/eventSubscriptions/sink`, {
-    properties: { destination: { endpointType: 'WebHook', properties: { endpointUrl: url } } },
+    properties: {
+      destination: { endpointType: 'WebHook', properties: { endpointUrl: url, ...destination } },
+    },
   });
   const keys = (await live.call('POST', `/admin/topics/${topic}/listKeys`)) as { key1: string };
   return keys.key1;
@@ -263,7 +267,6 @@ async function warmUp(live: LiveStack, sink: Sink): Promise<void> {
   });
 }
 
-/** A topic whose one subscription on the sink batches up to `maxEventsPerBatch` events. */
 /**
  * Offered loads of the batched throughput ladder, events/s. The goal is 50,000 delivered per
  * second; the ladder shows the highest rate the stack keeps up with and what happens above it.
@@ -271,22 +274,6 @@ async function warmUp(live: LiveStack, sink: Sink): Promise<void> {
 const BATCHED_LADDER = [10_000, 20_000, 30_000, 40_000, 55_000];
 /** A step kept up only when the last delivery came this soon after publishing stopped (among other tests). */
 const KEPT_UP_DRAIN_SECONDS = 2;
-
-async function batchedTopic(
-  live: LiveStack,
-  topic: string,
-  url: string,
-  maxEventsPerBatch: number,
-): Promise<string> {
-  await live.call('PUT', `/admin/topics/${topic}`, { properties: { inputSchema: 'EventGridSchema' } });
-  await live.call('PUT', `/admin/topics/${topic}/eventSubscriptions/sink`, {
-    properties: {
-      destination: { endpointType: 'WebHook', properties: { endpointUrl: url, maxEventsPerBatch } },
-    },
-  });
-  const keys = (await live.call('POST', `/admin/topics/${topic}/listKeys`)) as { key1: string };
-  return keys.key1;
-}
 
 /**
  * Output batching: a ladder of offered loads (100 events per publish request) to a subscription
@@ -319,7 +306,8 @@ async function batchingScenario(live: LiveStack, sink: Sink, quick: boolean): Pr
       eventsPerSecond: offered,
       seconds,
       topic,
-      subscribe: () => batchedTopic(live, topic, sink.url, 100),
+      subscribe: () =>
+        topicWithSubscription(live, topic, sink.url, 'EventGridSchema', { maxEventsPerBatch: 100 }),
     });
     // Kept up: publishers were not slowed down, delivery matched the offered rate, nothing lagged.
     const keptUp =
@@ -366,7 +354,8 @@ async function batchingScenario(live: LiveStack, sink: Sink, quick: boolean): Pr
         eventsPerSecond: rate,
         seconds: fillSeconds,
         topic,
-        subscribe: () => batchedTopic(live, topic, sink.url, 1000),
+        subscribe: () =>
+          topicWithSubscription(live, topic, sink.url, 'EventGridSchema', { maxEventsPerBatch: 1000 }),
       });
       fills.push({ rate, perRequest, events: fill.delivered, requests: fill.webhookRequests });
     }
@@ -890,7 +879,9 @@ async function deadEndpointScenario(
       await live.call('PUT', `/admin/topics/${name}`, { properties: { inputSchema: 'EventGridSchema' } });
       for (const [subscription, url] of subscriptions) {
         await live.call('PUT', `/admin/topics/${name}/eventSubscriptions/${subscription}`, {
-          properties: { destination: { endpointType: 'WebHook', properties: { endpointUrl: url } } },
+          properties: {
+            destination: { endpointType: 'WebHook', properties: { endpointUrl: url } },
+          },
         });
       }
       const keys = (await live.call('POST', `/admin/topics/${name}/listKeys`)) as { key1: string };

@@ -551,7 +551,7 @@ interface OutgoingRequest {
  * only when they have the same attempt count and custom header values, so every header is true
  * of every event in it.
  */
-export function requestsOf(
+function requestsOf(
   subscription: Subscription,
   events: readonly OutgoingEvent[],
   custom: readonly CustomHeader[],

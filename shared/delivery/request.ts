@@ -9,8 +9,6 @@ import { eventInDeliverySchema } from './rules/convert';
 import { systemHeaders } from './rules/headers';
 import type { WebhookRequest } from './webhook-sender';
 
-export { MAX_ECHOED_HEADER_CHARS } from './rules/headers';
-
 /** One event of a request: its delivery state and its text as the subscription receives it. */
 export interface OutgoingEvent {
   readonly item: DeliveryItem;

@@ -24,7 +24,6 @@ import {
   destinationPropertiesDocument,
   filterDocument,
   filterOf,
-  includedEventTypesOf,
   intInRange,
   invalidBody,
   subscriptionFilterSchema,
@@ -191,7 +190,6 @@ function namespaceSubscriptionBodySchema(allowHttp: boolean) {
 
 /** A namespace subscription as the API takes it, its limits decided against its topic. */
 export interface NamespaceSubscriptionInput extends DestinationInput {
-  includedEventTypes?: string[];
   filter: SubscriptionFilter;
   /** `maxDeliveryCount` and `eventTimeToLive`, normalised: `{ maxAttempts, ttlMs }`. */
   retry: RetryLimits;
@@ -219,9 +217,6 @@ export function parseNamespaceSubscriptionBody(
   }
   return {
     ...destinationInputOf(push.destination.properties),
-    ...includedEventTypesOf(
-      (properties.filtersConfiguration as SubscriptionFilter | undefined)?.includedEventTypes,
-    ),
     filter: filterOf(properties.filtersConfiguration),
     retry: {
       maxAttempts: push.maxDeliveryCount ?? NAMESPACE_PROFILE.limits.maxDeliveryAttempts.default,

@@ -469,15 +469,6 @@ export const filterDocument = (filter: SubscriptionFilter) => ({
   includedEventTypes: filter.includedEventTypes ?? null,
 });
 
-/** Event type filter entries, as both kinds of subscription take them. */
-export const includedEventTypesSchema = z
-  .array(z.string().min(1, { error: 'entries must be non-empty strings' }), {
-    error: 'must be an array of event type names, or null for all',
-  })
-  .max(100, { error: 'holds at most 100 event types' })
-  .nullable()
-  .optional();
-
 function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
   return z.strictObject({
     properties: z.strictObject(
@@ -516,7 +507,6 @@ export interface SubscriptionInput {
   preferredBatchSizeInKilobytes?: number;
   /** Custom delivery headers, in the order given; absent when none. */
   deliveryAttributeMappings?: DeliveryAttributeInput[];
-  includedEventTypes?: string[];
   /** The whole filter as stored (event types, subject and advanced filters). */
   filter: SubscriptionFilter;
   /** Normalised once, here: `{ maxAttempts, ttlMs }`. */
@@ -595,9 +585,9 @@ export function destinationInputOf(
 }
 
 /** The event type filter as stored: absent (every type) for none, null or `All`. */
-export const includedEventTypesOf = (
+const includedEventTypesOf = (
   types: string[] | null | undefined,
-): Pick<SubscriptionInput, 'includedEventTypes'> =>
+): Pick<SubscriptionFilter, 'includedEventTypes'> =>
   types === undefined || types === null || types.some((type) => type.toLowerCase() === 'all')
     ? {}
     : { includedEventTypes: types };
@@ -622,7 +612,6 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
   const limits = TOPIC_PROFILE.limits;
   return {
     ...destinationInputOf(properties.destination.properties),
-    ...includedEventTypesOf((properties.filter as SubscriptionFilter | undefined)?.includedEventTypes),
     filter: filterOf(properties.filter),
     retry: retryLimitsOf({
       maxDeliveryAttempts: properties.retryPolicy?.maxDeliveryAttempts ?? limits.maxDeliveryAttempts.default,

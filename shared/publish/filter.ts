@@ -16,10 +16,12 @@ import {
   type AdvancedFilterOperator,
   type SubscriptionFilter,
 } from '../domain/model';
+import { isJsonObject, kindOf } from './limits';
 
 /** Limits on a subscription's filter (the management API refuses more). */
 export const FILTER_LIMITS = {
   maxAdvancedFilters: 25,
+  maxIncludedEventTypes: 100,
   /** Values across all advanced filters (a range counts as one). */
   maxAdvancedFilterValues: 25,
   maxStringValueLength: 512,
@@ -41,11 +43,6 @@ export interface FilterView {
 }
 
 export type CompiledFilter = (event: FilterView) => boolean;
-
-/** The original's predicate on event types alone; `compileFilter` is what the fan-out uses. */
-export function matchesFilter(filter: SubscriptionFilter, event: { eventType: string }): boolean {
-  return eventTypeTest(filter.includedEventTypes)(event.eventType);
-}
 
 function eventTypeTest(types: readonly string[] | undefined): (eventType: string) => boolean {
   if (types === undefined) return () => true;
@@ -248,14 +245,8 @@ const ALL_OPERATORS: readonly AdvancedFilterOperator[] = [
   ...OPERATOR_GROUP.keys(),
 ] as AdvancedFilterOperator[];
 
-const kindOf = (value: unknown): string =>
-  value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-
 const isFiniteNumber = (value: unknown): value is number =>
   typeof value === 'number' && Number.isFinite(value);
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** How many values a (well-formed) advanced filter counts toward the limit. */
 const valueCount = (filter: Record<string, unknown>): number =>
@@ -263,7 +254,7 @@ const valueCount = (filter: Record<string, unknown>): number =>
 
 function advancedViolation(filter: unknown, field: string): FilterViolation | undefined {
   const violation = (at: string, message: string): FilterViolation => ({ field: `${field}${at}`, message });
-  if (!isRecord(filter)) return violation('', `must be an object (got ${kindOf(filter)})`);
+  if (!isJsonObject(filter)) return violation('', `must be an object (got ${kindOf(filter)})`);
   const { operatorType, key } = filter;
   const group = typeof operatorType === 'string' ? OPERATOR_GROUP.get(operatorType) : undefined;
   if (group === undefined) {
@@ -323,10 +314,6 @@ function advancedViolation(filter: unknown, field: string): FilterViolation | un
   return undefined;
 }
 
-/**
- * Checks a filter definition as the management API receives it: shapes, known operators and the
- * {@link FILTER_LIMITS}. Returns the first violation, or `undefined` when the filter is valid.
- */
 /** The fields a filter may have. */
 const FILTER_FIELDS: ReadonlySet<string> = new Set([
   'includedEventTypes',
@@ -337,8 +324,12 @@ const FILTER_FIELDS: ReadonlySet<string> = new Set([
   'advancedFilters',
 ]);
 
+/**
+ * Checks a filter definition as the management API receives it: shapes, known operators and the
+ * {@link FILTER_LIMITS}. Returns the first violation, or `undefined` when the filter is valid.
+ */
 export function validateFilter(filter: unknown): FilterViolation | undefined {
-  if (!isRecord(filter)) return { field: 'filter', message: `must be an object (got ${kindOf(filter)})` };
+  if (!isJsonObject(filter)) return { field: 'filter', message: `must be an object (got ${kindOf(filter)})` };
   const unknown = Object.keys(filter).find((name) => !FILTER_FIELDS.has(name));
   if (unknown !== undefined) {
     return { field: unknown, message: `unknown filter field (known: ${[...FILTER_FIELDS].join(', ')})` };
@@ -354,6 +345,12 @@ function checkFilterFields(filter: Record<string, unknown>): FilterViolation | u
   if (includedEventTypes !== undefined) {
     if (!Array.isArray(includedEventTypes)) {
       return { field: 'includedEventTypes', message: `must be an array (got ${kindOf(includedEventTypes)})` };
+    }
+    if (includedEventTypes.length > FILTER_LIMITS.maxIncludedEventTypes) {
+      return {
+        field: 'includedEventTypes',
+        message: `at most ${FILTER_LIMITS.maxIncludedEventTypes} event types (got ${includedEventTypes.length})`,
+      };
     }
     const index = includedEventTypes.findIndex((type) => typeof type !== 'string' || type === '');
     if (index >= 0) return { field: `includedEventTypes.${index}`, message: 'must be a non-empty string' };

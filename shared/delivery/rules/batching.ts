@@ -18,12 +18,6 @@ export const BATCH_LIMITS = {
   preferredBatchSizeInKilobytes: { min: 1, max: 1024, default: 64 },
 } as const;
 
-/** Without batching: one event per request. */
-export const UNBATCHED: BatchPolicy = {
-  maxEventsPerBatch: BATCH_LIMITS.maxEventsPerBatch.default,
-  preferredBatchSizeInKilobytes: BATCH_LIMITS.preferredBatchSizeInKilobytes.default,
-};
-
 /** The policy of a subscription that set either setting (or neither: unbatched). */
 export const batchPolicyOf = (settings: {
   maxEventsPerBatch?: number;

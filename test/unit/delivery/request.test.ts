@@ -1,8 +1,5 @@
-import {
-  buildDeliveryRequest as buildFromEvents,
-  MAX_ECHOED_HEADER_CHARS,
-  outgoingEvents,
-} from '../../../shared/delivery/request';
+import { buildDeliveryRequest as buildFromEvents, outgoingEvents } from '../../../shared/delivery/request';
+import { MAX_ECHOED_HEADER_CHARS } from '../../../shared/delivery/rules/headers';
 import type { DeliveryItem } from '../../../shared/domain/delivery';
 import type { Subscription } from '../../../shared/domain/model';
 

@@ -180,7 +180,6 @@ describe('namespace subscription bodies', () => {
         { name: 'Authorization', type: 'Static', isSecret: true, value: 'Bearer x' },
         { name: 'X-Tenant', type: 'Dynamic', sourceField: 'data.tenant' },
       ],
-      includedEventTypes: ['order.created'],
       filter: { includedEventTypes: ['order.created'] },
       retry: { maxAttempts: 3, ttlMs: 20 * 60_000 },
       deadLetter: { container: 'dead-letters', resourceId: '/subscriptions/x/y' },
@@ -188,12 +187,12 @@ describe('namespace subscription bodies', () => {
   });
 
   it('treats no filter, a null filter and All as every event type', () => {
-    expect(parse(push({}, { filtersConfiguration: {} })).includedEventTypes).toBeUndefined();
+    expect(parse(push({}, { filtersConfiguration: {} })).filter.includedEventTypes).toBeUndefined();
     expect(
-      parse(push({}, { filtersConfiguration: { includedEventTypes: null } })).includedEventTypes,
+      parse(push({}, { filtersConfiguration: { includedEventTypes: null } })).filter.includedEventTypes,
     ).toBeUndefined();
     expect(
-      parse(push({}, { filtersConfiguration: { includedEventTypes: ['All'] } })).includedEventTypes,
+      parse(push({}, { filtersConfiguration: { includedEventTypes: ['All'] } })).filter.includedEventTypes,
     ).toBeUndefined();
   });
 

@@ -59,11 +59,11 @@ describe('event subscription bodies', () => {
       { allowHttp: false },
     );
     expect(parsed.retry).toEqual({ maxAttempts: 1, ttlMs: 60_000 });
-    expect(parsed.includedEventTypes).toEqual(['A', 'B']);
+    expect(parsed.filter.includedEventTypes).toEqual(['A', 'B']);
     expect(
       parseSubscriptionBody(webhook(undefined, { filter: { includedEventTypes: ['All'] } }), {
         allowHttp: false,
-      }).includedEventTypes,
+      }).filter.includedEventTypes,
     ).toBeUndefined();
   });
 

@@ -3,7 +3,6 @@ import {
   batchPolicyOf,
   cutBatches,
   isBatching,
-  UNBATCHED,
 } from '../../../../shared/delivery/rules/batching';
 
 /** Entries as texts of a given size; the batches as the sizes they hold. */
@@ -34,7 +33,7 @@ describe('batch policy', () => {
   });
 
   it('is unbatched by default, with the limits of the original', () => {
-    expect(UNBATCHED).toEqual({ maxEventsPerBatch: 1, preferredBatchSizeInKilobytes: 64 });
+    expect(batchPolicyOf({})).toEqual({ maxEventsPerBatch: 1, preferredBatchSizeInKilobytes: 64 });
     expect(BATCH_LIMITS.maxEventsPerBatch).toMatchObject({ min: 1, max: 5000 });
     expect(BATCH_LIMITS.preferredBatchSizeInKilobytes).toMatchObject({ min: 1, max: 1024 });
   });
