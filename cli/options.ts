@@ -21,3 +21,15 @@ export const DEFAULT_DATA_DIR = '.gridwire';
 /** `--data-dir`: where a local stack keeps its state and `endpoints.json`. */
 export const dataDirOption = (description: string) =>
   new Option('--data-dir <dir>', description).env(LOCAL_ENV.dataDir).default(DEFAULT_DATA_DIR);
+
+/**
+ * A switch that also comes from an environment variable: `--name` alone is on, and the variable
+ * (or `--name false`) takes `true`, `false`, `1` or `0`.
+ */
+export const flag = (value: string | boolean): boolean => {
+  if (typeof value === 'boolean') return value;
+  const normalized = value.trim().toLowerCase();
+  if (normalized === 'true' || normalized === '1' || normalized === '') return true;
+  if (normalized === 'false' || normalized === '0') return false;
+  throw new InvalidArgumentError('must be true, false, 1 or 0.');
+};

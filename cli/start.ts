@@ -3,13 +3,15 @@ import { Command, Option } from 'commander';
 import type { LocalStack } from '../local/stack';
 import { ENV, LOCAL_ENV } from '../shared/config/resources';
 import { CliError } from './errors';
-import { atLeastOne, dataDirOption, integer } from './options';
+import { atLeastOne, dataDirOption, flag, integer } from './options';
 
 interface StartOptions {
   port: number;
   host: string;
   dataDir: string;
   timeScale: number;
+  validateEndpoints: boolean;
+  blockPrivateEndpoints: boolean;
   adminToken?: string;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
 }
@@ -30,6 +32,26 @@ export function startCommand(): Command {
         .env(ENV.timeScale)
         .default(1)
         .argParser(atLeastOne),
+    )
+    .addOption(
+      new Option(
+        '--validate-endpoints [on]',
+        'send the validation handshake to new endpoints; events reach them only once they agree',
+      )
+        .env(ENV.validateEndpoints)
+        .default(false)
+        .preset(true)
+        .argParser(flag),
+    )
+    .addOption(
+      new Option(
+        '--block-private-endpoints [on]',
+        'refuse endpoint URLs aimed at loopback, private or other non-public addresses (as on AWS)',
+      )
+        .env(ENV.blockPrivateEndpoints)
+        .default(false)
+        .preset(true)
+        .argParser(flag),
     )
     .addOption(
       new Option(
@@ -56,6 +78,8 @@ async function runStart(options: StartOptions): Promise<void> {
       host: options.host,
       dataDir: options.dataDir,
       timeScale: options.timeScale,
+      validateEndpoints: options.validateEndpoints,
+      blockPrivateEndpoints: options.blockPrivateEndpoints,
       logLevel: options.logLevel,
       ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
     });
@@ -72,6 +96,8 @@ async function runStart(options: StartOptions): Promise<void> {
     ...(options.timeScale === 1
       ? []
       : [`  Time scale   ${options.timeScale} (delays and TTLs divided by ${options.timeScale})`]),
+    ...(options.validateEndpoints ? ['  Endpoints    must pass the validation handshake'] : []),
+    ...(options.blockPrivateEndpoints ? ['  Endpoints    non-public addresses refused'] : []),
     'Press Ctrl-C to stop.',
   ];
   console.log(lines.join('\n'));

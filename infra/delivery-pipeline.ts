@@ -77,6 +77,19 @@ export interface DeliveryPipelineProps {
    * @default no actions: the alarms only change state
    */
   readonly alarmTopic?: sns.ITopic;
+  /**
+   * Whether a subscription's endpoint must agree to receive (the validation handshake: the Event
+   * Grid validation event, or the CloudEvents `OPTIONS` request) before events are matched to it.
+   * @default true
+   */
+  readonly validateEndpoints?: boolean;
+  /**
+   * Whether endpoint URLs may point at loopback, private, link-local (cloud metadata) or other
+   * non-public addresses. Off, such URLs are refused when a subscription is written and again at
+   * every connection (SSRF protection).
+   * @default false
+   */
+  readonly allowPrivateEndpoints?: boolean;
 }
 
 /**
@@ -179,6 +192,8 @@ export class DeliveryPipeline extends Construct {
         props.subscriptionCacheSeconds ?? CONFIG_DEFAULTS.subscriptionCacheSeconds,
       ),
       ...(props.publicUrl === undefined ? {} : { [ENV.publicUrl]: props.publicUrl }),
+      [ENV.validateEndpoints]: String(props.validateEndpoints ?? true),
+      [ENV.blockPrivateEndpoints]: String(!(props.allowPrivateEndpoints ?? false)),
     };
 
     this.publishFunction = new PipelineFunction(this, {

@@ -52,6 +52,10 @@ export interface LocalStackOptions {
   host?: string;
   /** Divides every delivery delay and TTL (demos and tests). */
   timeScale?: number;
+  /** Endpoints must pass the validation handshake before events are matched to them (default off). */
+  validateEndpoints?: boolean;
+  /** Refuse endpoint URLs aimed at loopback, private and other non-public addresses (default off). */
+  blockPrivateEndpoints?: boolean;
   /** Fixed admin token; otherwise the one stored in the data directory (created on first start). */
   adminToken?: string;
   logLevel?: ObservabilityOptions['logLevel'];
@@ -296,6 +300,8 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
   return {
     ...number(ENV.timeScale, options.timeScale),
     [ENV.allowHttpEndpoints]: 'true',
+    [ENV.validateEndpoints]: String(options.validateEndpoints ?? false),
+    [ENV.blockPrivateEndpoints]: String(options.blockPrivateEndpoints ?? false),
     [ENV.topicCacheMs]: String(options.topicCacheMs ?? LOCAL_CONFIG_DEFAULTS.topicCacheMs),
     [ENV.subscriptionCacheSeconds]: String(
       options.subscriptionCacheSeconds ?? LOCAL_CONFIG_DEFAULTS.subscriptionCacheSeconds,

@@ -36,6 +36,17 @@ export const ENV = {
   headerKeySecretArn: 'GRIDWIRE_HEADER_KEY_SECRET_ARN',
   /** The sealing key's text itself (the local stack only, from its data directory). */
   headerKey: 'GRIDWIRE_HEADER_KEY',
+  /**
+   * `true`: a subscription's endpoint must agree to receive (the validation handshake) before
+   * events are matched to it. On by default on AWS; the local stack's `--validate-endpoints`.
+   */
+  validateEndpoints: 'GRIDWIRE_VALIDATE_ENDPOINTS',
+  /**
+   * `true`: endpoint URLs that point at loopback, private, link-local or other non-public
+   * addresses are refused, when a subscription is written and again at every connection. On by
+   * default on AWS; the local stack's `--block-private-endpoints`.
+   */
+  blockPrivateEndpoints: 'GRIDWIRE_BLOCK_PRIVATE_ENDPOINTS',
 } as const;
 
 /**

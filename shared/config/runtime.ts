@@ -44,6 +44,10 @@ export interface RuntimeConfig {
    */
   headerKeySecretArn?: string;
   headerKey?: string;
+  /** Whether endpoints must pass the validation handshake before events are matched to them. */
+  validateEndpoints: boolean;
+  /** Whether endpoint URLs aimed at non-public addresses are refused (SSRF protection). */
+  blockPrivateEndpoints: boolean;
 }
 
 /** Values used when a variable is absent (or empty). */
@@ -55,6 +59,9 @@ export const CONFIG_DEFAULTS = {
   deliveryConcurrency: 32,
   healthCacheMs: 2000,
   historyRetentionDays: 7,
+  /** Off unless set: the AWS construct sets both to `true` by default (see its props). */
+  validateEndpoints: false,
+  blockPrivateEndpoints: false,
 } as const;
 
 /** Typed readers over one environment; each throws naming the variable and the rule it breaks. */
@@ -120,6 +127,8 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     deliveryConcurrency: read.integer(ENV.deliveryConcurrency, CONFIG_DEFAULTS.deliveryConcurrency, 1),
     healthCacheMs: read.number(ENV.healthCacheMs, CONFIG_DEFAULTS.healthCacheMs, 0),
     historyRetentionDays: read.number(ENV.historyRetentionDays, CONFIG_DEFAULTS.historyRetentionDays, 1),
+    validateEndpoints: read.boolean(ENV.validateEndpoints, CONFIG_DEFAULTS.validateEndpoints),
+    blockPrivateEndpoints: read.boolean(ENV.blockPrivateEndpoints, CONFIG_DEFAULTS.blockPrivateEndpoints),
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),
     ...(headerKeySecretArn === undefined ? {} : { headerKeySecretArn }),
