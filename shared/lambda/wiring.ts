@@ -154,6 +154,8 @@ export function buildManagementDeps(runtime: Runtime): ManagementDeps {
     // Replayed dead letters go out as fresh deliveries.
     queue: queueOf(runtime, ['delivery']),
     allowHttpEndpoints: runtime.config.allowHttpEndpoints,
+    validateEndpoints: runtime.config.validateEndpoints,
+    blockPrivateEndpoints: runtime.config.blockPrivateEndpoints,
     propagationDelayMs: runtime.config.topicCacheMs,
     healthStore: healthStoreOf(runtime),
     healthCacheMs: runtime.config.healthCacheMs,

@@ -30,6 +30,13 @@ export interface ManagementDeps {
   /** Where replayed dead letters are queued (the `delivery` queue). */
   queue: JobQueue;
   allowHttpEndpoints: boolean;
+  /**
+   * New endpoints (a new subscription, or a changed endpoint URL) must pass the validation
+   * handshake before events are matched to them.
+   */
+  validateEndpoints: boolean;
+  /** Endpoint URLs aimed at loopback, private or other non-public addresses are refused. */
+  blockPrivateEndpoints: boolean;
   publicUrl?: string;
   /**
    * How long publishers may keep using a cached topic. Changes that publishers must see
