@@ -190,6 +190,11 @@ export interface PublishPlan {
    * {@link BENCH_CUSTOM_MAPPING} maps.
    */
   schema?: InputSchema;
+  /**
+   * More members of each event's data (for custom events, of the event): event n gets
+   * `data[n % data.length]` beside the send time `t`. Default: `t` alone.
+   */
+  data?: ReadonlyArray<Record<string, unknown>>;
 }
 
 export interface PublishOutcome {
@@ -229,6 +234,7 @@ export async function publishAtRate(plan: PublishPlan): Promise<PublishOutcome> 
     const cloudEvents = plan.schema === 'CloudEventSchemaV1_0';
     const events = Array.from({ length: plan.eventsPerRequest }, () => {
       const id = `${plan.prefix}-${nextEvent}`;
+      const fields = plan.data === undefined ? {} : plan.data[nextEvent % plan.data.length];
       nextEvent += 1;
       const time = new Date(t).toISOString();
       switch (plan.schema ?? 'EventGridSchema') {
@@ -240,13 +246,19 @@ export async function publishAtRate(plan: PublishPlan): Promise<PublishOutcome> 
             subject: `bench/${id}`,
             type: 'Bench.Event',
             time,
-            data: { t },
+            data: { ...fields, t },
           };
         // Delivered as Event Grid events with this object as data, so `data.t` is the send time.
         case 'CustomEventSchema':
-          return { ref: id, kind: 'Bench.Event', path: `bench/${id}`, at: time, t };
+          return { ...fields, ref: id, kind: 'Bench.Event', path: `bench/${id}`, at: time, t };
         default:
-          return { id, subject: `bench/${id}`, eventType: 'Bench.Event', eventTime: time, data: { t } };
+          return {
+            id,
+            subject: `bench/${id}`,
+            eventType: 'Bench.Event',
+            eventTime: time,
+            data: { ...fields, t },
+          };
       }
     });
     const sentAt = performance.now();

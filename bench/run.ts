@@ -3,9 +3,10 @@
  *
  * Scenarios: the retry-engine simulation (virtual time), publish-to-webhook latency at
  * 1,000 events/s, sustained throughput at 5,000 events/s with the happy-path cost model,
- * retries with 30% of webhook answers failing, a dead-letter burst, healthy subscriptions beside
- * dead endpoints, and what an event held for a day costs (virtual time). Results go to
- * bench/results/latest.json and docs/BENCHMARKS.md (with an SVG chart).
+ * the same load to ten subscriptions with five advanced filters each (beside one without a
+ * filter), retries with 30% of webhook answers failing, a dead-letter burst, healthy
+ * subscriptions beside dead endpoints, and what an event held for a day costs (virtual time).
+ * Results go to bench/results/latest.json and docs/BENCHMARKS.md (with an SVG chart).
  */
 import { execSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -16,15 +17,24 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { silenceNodeVersionNotice } from '../local/quiet-warnings';
 import { type LocalStack, startLocalStack } from '../local/stack';
-import { QUEUES } from '../shared/config/resources';
+import { FUNCTIONS, QUEUES } from '../shared/config/resources';
 import { TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
-import type { InputSchema } from '../shared/domain/model';
+import type { InputSchema, SubscriptionFilter } from '../shared/domain/model';
 import { DeadLetterBucket } from '../shared/storage/dead-letter-bucket';
 import { healthPk } from '../shared/storage/health-store';
 import { type CostBreakdown, costPerMillionEvents, type Usage } from './cost';
 import { MAX_FAILED_ATTEMPTS } from './failure-pattern';
+import { expectedMatches, FILTERED_SUBSCRIPTIONS, matchesPerEvent, orderData } from './filters';
 import { ASSUMED_MS, EVENT_BYTES, type HeldRun, humanDuration, originalAttemptsIn24h, runHeld } from './held';
-import { BENCH_CUSTOM_MAPPING, Publishers, peakPerSecond, percentile, Sink, UsageCollector } from './load';
+import {
+  BENCH_CUSTOM_MAPPING,
+  Publishers,
+  type PublishPlan,
+  peakPerSecond,
+  percentile,
+  Sink,
+  UsageCollector,
+} from './load';
 import { PRICES } from './prices';
 import { writeReports } from './report';
 import { runSimulation } from './simulation';
@@ -103,13 +113,20 @@ async function liveStack(options: { timeScale: number }): Promise<LiveStack> {
   };
 }
 
-async function topicWithSubscription(
+interface BenchSubscription {
+  name: string;
+  url: string;
+  /** More destination properties of the subscription (batching, headers). */
+  destination?: Record<string, unknown>;
+  filter?: SubscriptionFilter;
+}
+
+/** Creates a topic and its webhook subscriptions; returns the topic's key. */
+async function topicWithSubscriptions(
   live: LiveStack,
   topic: string,
-  url: string,
+  subscriptions: readonly BenchSubscription[],
   inputSchema: InputSchema = 'EventGridSchema',
-  /** More destination properties of the subscription (batching, headers). */
-  destination: Record<string, unknown> = {},
 ): Promise<string> {
   await live.call('PUT', `/admin/topics/${topic}`, {
     properties: {
@@ -117,14 +134,27 @@ async function topicWithSubscription(
       ...(inputSchema === 'CustomEventSchema' ? { inputSchemaMapping: BENCH_CUSTOM_MAPPING } : {}),
     },
   });
-  await live.call('PUT', `/admin/topics/${topic}/eventSubscriptions/sink`, {
-    properties: {
-      destination: { endpointType: 'WebHook', properties: { endpointUrl: url, ...destination } },
-    },
-  });
+  for (const { name, url, destination = {}, filter } of subscriptions) {
+    await live.call('PUT', `/admin/topics/${topic}/eventSubscriptions/${name}`, {
+      properties: {
+        destination: { endpointType: 'WebHook', properties: { endpointUrl: url, ...destination } },
+        ...(filter === undefined ? {} : { filter }),
+      },
+    });
+  }
   const keys = (await live.call('POST', `/admin/topics/${topic}/listKeys`)) as { key1: string };
   return keys.key1;
 }
+
+/** A topic with one subscription, `sink`, on `url`; returns the topic's key. */
+const topicWithSubscription = (
+  live: LiveStack,
+  topic: string,
+  url: string,
+  inputSchema: InputSchema = 'EventGridSchema',
+  /** More destination properties of the subscription (batching, headers). */
+  destination: Record<string, unknown> = {},
+): Promise<string> => topicWithSubscriptions(live, topic, [{ name: 'sink', url, destination }], inputSchema);
 
 /** The load generator's process, started on first use and stopped when the run ends. */
 let publishers: Promise<Publishers> | undefined;
@@ -149,6 +179,8 @@ async function loadRun(
     expectedDeliveries?: (accepted: number) => number;
     /** The topic's input schema when the run creates it (default Event Grid). */
     schema?: InputSchema;
+    /** More data members of the events published (see {@link PublishPlan.data}). */
+    data?: PublishPlan['data'];
   },
 ) {
   const key = await (
@@ -201,6 +233,7 @@ async function loadRun(
     durationMs: options.seconds * 1000,
     prefix: options.name,
     ...(options.schema === undefined ? {} : { schema: options.schema }),
+    ...(options.data === undefined ? {} : { data: options.data }),
   });
   const loadSeconds = (performance.now() - started) / 1000;
   const loadEndedAt = Date.now();
@@ -256,15 +289,17 @@ const sqsRequests = (requests: Record<string, number>) =>
     .reduce((sum, [, count]) => sum + count, 0);
 
 /** Three seconds of unmeasured load, so JIT compilation and connection set-up are not measured. */
-async function warmUp(live: LiveStack, sink: Sink): Promise<void> {
-  log('warm-up: 3 s at 1,000 events/s (not measured)');
-  await loadRun(live, sink, {
-    name: 'warm-up',
-    eventsPerRequest: 20,
-    eventsPerSecond: 1000,
-    seconds: 3,
+async function warmUp(
+  live: LiveStack,
+  sink: Sink,
+  load: { topic: string; eventsPerSecond: number; eventsPerRequest: number } = {
     topic: 'warm-up',
-  });
+    eventsPerSecond: 1000,
+    eventsPerRequest: 20,
+  },
+): Promise<void> {
+  log(`${load.topic}: 3 s at ${load.eventsPerSecond.toLocaleString('en-US')} events/s (not measured)`);
+  await loadRun(live, sink, { ...load, name: load.topic, seconds: 3 });
 }
 
 /**
@@ -469,10 +504,13 @@ async function latencyScenario(live: LiveStack, sink: Sink, quick: boolean): Pro
   };
 }
 
+/** The throughput scenarios' offered load, events/s: a little above the goal of 5,000 delivered. */
+const THROUGHPUT_OFFERED = 5500;
+
 async function throughputScenario(live: LiveStack, sink: Sink, quick: boolean): Promise<ScenarioResult[]> {
   const seconds = quick ? 10 : 60;
   // Offered a little above the goal: if the stack keeps up, it delivers more than 5,000/s.
-  const offered = 5500;
+  const offered = THROUGHPUT_OFFERED;
   log(`throughput: ${offered.toLocaleString('en-US')} events/s offered (100 per request) for ${seconds} s`);
   const run = await loadRun(live, sink, {
     name: 'throughput',
@@ -645,6 +683,170 @@ async function throughputScenario(live: LiveStack, sink: Sink, quick: boolean): 
       },
     },
   ];
+}
+
+/**
+ * Publish throughput with filters: the throughput load (same offered rate, 100 events per
+ * request, unbatched delivery) to ten subscriptions with five advanced filters each, which match
+ * about one (event, subscription) pair in ten, so about as many deliveries as the throughput
+ * scenario's one subscription makes. The same events to one subscription without a filter run
+ * first, as the comparison.
+ */
+async function filterScenario(live: LiveStack, sink: Sink, quick: boolean): Promise<ScenarioResult> {
+  const seconds = quick ? 5 : 12;
+  const offered = THROUGHPUT_OFFERED;
+  const data = orderData();
+  const perEvent = matchesPerEvent(data);
+  const subscriptions = FILTERED_SUBSCRIPTIONS.length;
+  const filtersEach = FILTERED_SUBSCRIPTIONS[0]?.filter.advancedFilters?.length ?? 0;
+  /** Shares of the published events' (event, subscription) pairs that match, and of events matching none. */
+  const pairShare = expectedMatches(perEvent, perEvent.length) / (perEvent.length * subscriptions);
+  const noneShare = perEvent.filter((n) => n === 0).length / perEvent.length;
+  const load = { eventsPerRequest: 100, eventsPerSecond: offered, seconds, data };
+  log(
+    `filters: ${offered.toLocaleString('en-US')} events/s offered (100 per request) for ${seconds} s to one subscription without a filter, then to ${subscriptions} with ${filtersEach} advanced filters each`,
+  );
+  // The stack at this rate before the first measured run, so neither run pays for getting there.
+  await warmUp(live, sink, { topic: 'filters-warm-up', eventsPerSecond: offered, eventsPerRequest: 100 });
+  const baseline = await loadRun(live, sink, {
+    ...load,
+    name: 'filters-baseline',
+    topic: 'filters-baseline',
+  });
+  const topic = 'filters';
+  const run = await loadRun(live, sink, {
+    ...load,
+    name: 'filters',
+    topic,
+    subscribe: () =>
+      topicWithSubscriptions(
+        live,
+        topic,
+        FILTERED_SUBSCRIPTIONS.map(({ name, filter }) => ({ name, url: `${sink.url}/${name}`, filter })),
+      ),
+    expectedDeliveries: (accepted) => expectedMatches(perEvent, accepted),
+  });
+  const accepted = run.published.accepted;
+  const pairs = accepted * subscriptions;
+  const predicted = expectedMatches(perEvent, accepted);
+  /** Deliveries per second the offered load calls for. */
+  const offeredDeliveries = offered * subscriptions * pairShare;
+  const matched = live.stack.metrics.sum('MatchedEventCount', { Topic: topic });
+  const unmatched = live.stack.metrics.sum('UnmatchedEventCount', { Topic: topic });
+  const bySubscription = Object.fromEntries(
+    FILTERED_SUBSCRIPTIONS.map((subscription) => [
+      subscription.name,
+      {
+        delivered: run.byPath[`/hook/${subscription.name}`] ?? 0,
+        predicted: expectedMatches(matchesPerEvent(data, [subscription]), accepted),
+      },
+    ]),
+  );
+  /** Events accepted per second of the load phase (until the publishers' last answer). */
+  const publishRate = (r: typeof run) => r.published.accepted / r.loadSeconds;
+  const publishP = (r: typeof run, p: number) => percentile(r.published.publishLatencies, p);
+  /** Mean publish-function duration per request, ms (billed, so each rounded up to 1 ms). */
+  const publishMs = (r: typeof run) => {
+    const usage = r.usage.lambda.publish;
+    return usage === undefined || usage.invocations === 0
+      ? Number.NaN
+      : (usage.gbSeconds / usage.invocations / (FUNCTIONS.publish.memoryMb / 1024)) * 1000;
+  };
+  const sqsWorkPerEvent = (r: typeof run) =>
+    (sqsRequests(r.usage.aws.requests) - r.usage.aws.sqsEmptyReceives) / r.published.accepted;
+  const both = (f: (r: typeof run) => number, digits = 0) =>
+    `${round(f(run), digits).toLocaleString('en-US')} / ${round(f(baseline), digits).toLocaleString('en-US')}`;
+  return {
+    name: 'throughput, 10 filtered subscriptions',
+    description: `The throughput load (${offered.toLocaleString('en-US')} events/s offered, 100 per request, for ${seconds} s; unbatched delivery) to one topic with ${subscriptions} subscriptions on the sink, each with ${filtersEach} advanced filters on \`data.*\` members (numbers, strings, a boolean, presence, one nested key; all 19 operators appear). The events are orders drawn from a seeded generator (amount, colour, region, priority, express, SKU, customer tier, an optional coupon and gift message); ${round(pairShare * 100, 1)}% of the (event, subscription) pairs match, so the sink gets about as many deliveries as the throughput scenario's one subscription (${round(noneShare * 100, 0)}% of the events match no subscription, others one or several). The same events to one subscription without a filter ran just before, as the comparison (figures "filtered / unfiltered"), after 3 s of unmeasured load at the same rate. Publish rate: events accepted per second from the first publish request to the last answer; delivered: deliveries (event, subscription pairs) per second while publishing; the publish function's duration is as billed (each invocation rounded up to 1 ms).`,
+    figures: [
+      { metric: 'events accepted', value: accepted, unit: 'events' },
+      {
+        metric: `publish rate achieved (${offered.toLocaleString('en-US')}/s offered), filtered / unfiltered`,
+        value: both(publishRate),
+        unit: 'events/s',
+      },
+      {
+        metric: 'publish request p50, filtered / unfiltered',
+        value: both((r) => publishP(r, 50), 1),
+        unit: 'ms',
+      },
+      {
+        metric: 'publish request p99, filtered / unfiltered',
+        value: both((r) => publishP(r, 99), 1),
+        unit: 'ms',
+      },
+      {
+        metric: 'publish function mean duration per request of 100 events, filtered / unfiltered',
+        value: both(publishMs, 2),
+        unit: 'ms',
+      },
+      {
+        metric: `delivered per second while publishing (mean), filtered / unfiltered (offered: ${round(offeredDeliveries, 0).toLocaleString('en-US')} / ${offered.toLocaleString('en-US')})`,
+        value: both((r) => r.steadyRate),
+        unit: 'events/s',
+      },
+      {
+        metric: 'slowest second while publishing, filtered',
+        value: round(run.steadyMin, 0),
+        unit: 'events/s',
+      },
+      {
+        metric: `(event, subscription) pairs matched (of events accepted x ${subscriptions})`,
+        value: round((matched / pairs) * 100, 2),
+        unit: `% (${matched.toLocaleString('en-US')} of ${pairs.toLocaleString('en-US')})`,
+      },
+      {
+        metric: 'events matching no subscription',
+        value: round((unmatched / accepted) * 100, 1),
+        unit: '% of events accepted',
+      },
+      {
+        metric: 'deliveries / pairs the filters match',
+        value: `${run.delivered.toLocaleString('en-US')} / ${predicted.toLocaleString('en-US')}`,
+        unit: 'events',
+        goal: 'all',
+        met: run.delivered === predicted && matched === predicted,
+      },
+      {
+        metric: 'publish -> webhook p50 / p99 under load, filtered',
+        value: `${round(percentile(run.latencies, 50), 1)} / ${round(percentile(run.latencies, 99), 1)}`,
+        unit: 'ms',
+      },
+      {
+        metric: 'last delivery after publishing stopped, filtered',
+        value: round(run.drainSeconds, 2),
+        unit: 's',
+      },
+      {
+        metric: 'SQS requests per accepted event, without empty polls, filtered / unfiltered',
+        value: both(sqsWorkPerEvent, 4),
+        unit: 'requests',
+      },
+    ],
+    details: {
+      published: { ...run.published, publishLatencies: undefined },
+      baseline: {
+        published: { ...baseline.published, publishLatencies: undefined },
+        delivered: baseline.delivered,
+        steadyRate: round(baseline.steadyRate, 0),
+        drainSeconds: round(baseline.drainSeconds, 2),
+        p50: round(percentile(baseline.latencies, 50), 1),
+        p99: round(percentile(baseline.latencies, 99), 1),
+        lambda: baseline.usage.lambda,
+      },
+      matchedPairs: matched,
+      predictedPairs: predicted,
+      unmatchedEvents: unmatched,
+      bySubscription,
+      filters: Object.fromEntries(
+        FILTERED_SUBSCRIPTIONS.map(({ name, filter }) => [name, filter.advancedFilters]),
+      ),
+      lambda: run.usage.lambda,
+      requests: run.usage.aws.requests,
+    },
+    timeline: run.timeline,
+  };
 }
 
 async function failureScenario(sink: Sink, quick: boolean): Promise<ScenarioResult> {
@@ -875,18 +1077,12 @@ async function deadEndpointScenario(
       `healthy${i + 1}`,
       `${sink.url}/healthy${i + 1}`,
     ]);
-    const subscribe = (name: string, subscriptions: Array<[string, string]>) => async () => {
-      await live.call('PUT', `/admin/topics/${name}`, { properties: { inputSchema: 'EventGridSchema' } });
-      for (const [subscription, url] of subscriptions) {
-        await live.call('PUT', `/admin/topics/${name}/eventSubscriptions/${subscription}`, {
-          properties: {
-            destination: { endpointType: 'WebHook', properties: { endpointUrl: url } },
-          },
-        });
-      }
-      const keys = (await live.call('POST', `/admin/topics/${name}/listKeys`)) as { key1: string };
-      return keys.key1;
-    };
+    const subscribe = (name: string, subscriptions: Array<[string, string]>) => () =>
+      topicWithSubscriptions(
+        live,
+        name,
+        subscriptions.map(([subscription, url]) => ({ name: subscription, url })),
+      );
     const load = {
       eventsPerRequest,
       eventsPerSecond,
@@ -1159,6 +1355,7 @@ const SCENARIOS = [
   'latency',
   'throughput',
   'batching',
+  'filters',
   'failures',
   'dead-letters',
   'dead-endpoint',
@@ -1185,7 +1382,7 @@ async function main(): Promise<void> {
   const sink = await Sink.start();
   let latencyP99: { value: number; from: string } | undefined;
   try {
-    if (wanted('latency') || wanted('throughput') || wanted('batching')) {
+    if (wanted('latency') || wanted('throughput') || wanted('batching') || wanted('filters')) {
       const live = await liveStack({ timeScale: 1 });
       try {
         await warmUp(live, sink);
@@ -1197,6 +1394,7 @@ async function main(): Promise<void> {
         }
         if (wanted('throughput')) scenarios.push(...(await throughputScenario(live, sink, quick)));
         if (wanted('batching')) scenarios.push(...(await batchingScenario(live, sink, quick)));
+        if (wanted('filters')) scenarios.push(await filterScenario(live, sink, quick));
       } finally {
         await live.close();
       }
