@@ -1,8 +1,9 @@
 /**
  * A webhook for trying Gridwire out: prints each delivery (time, delivery count, subscription,
  * event ids and types, or the start of events without them) and answers with a fixed status.
+ * It agrees to every validation handshake, whatever that status.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -19,6 +20,30 @@ export function describeEvent(event: unknown): string {
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
+/** The consent a receiver gives to a validation handshake; `undefined` when the request is not one. */
+export function handshakeConsent(
+  method: string | undefined,
+  headers: IncomingHttpHeaders,
+  body: string,
+): { headers: Record<string, string>; body: string } | undefined {
+  const origin = headers['webhook-request-origin'];
+  if (method === 'OPTIONS' && typeof origin === 'string') {
+    return { headers: { 'webhook-allowed-origin': origin, 'webhook-allowed-rate': '*' }, body: '' };
+  }
+  if (method !== 'POST' || headers['aeg-event-type'] !== 'SubscriptionValidation') return undefined;
+  try {
+    const [event] = JSON.parse(body) as [{ data?: { validationCode?: unknown } }];
+    const code = event?.data?.validationCode;
+    if (typeof code !== 'string') return undefined;
+    return {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ validationResponse: code }),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startDemoWebhook(options: {
   port: number;
   host: string;
@@ -29,6 +54,16 @@ export async function startDemoWebhook(options: {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
+      const time = new Date().toISOString().slice(11, 23);
+      const consent = handshakeConsent(req.method, req.headers, body);
+      if (consent !== undefined) {
+        console.log(
+          `${time}  ${req.method} ${req.url}  validation handshake  subscription=${req.headers['aeg-subscription-name'] ?? '-'}  -> 200 (agreed)`,
+        );
+        res.writeHead(200, consent.headers);
+        res.end(consent.body);
+        return;
+      }
       let summary = `${body.length} bytes`;
       try {
         const events: unknown = JSON.parse(body);
@@ -36,7 +71,6 @@ export async function startDemoWebhook(options: {
       } catch {
         // not JSON: print the size only
       }
-      const time = new Date().toISOString().slice(11, 23);
       console.log(
         `${time}  ${req.method} ${req.url}  delivery-count=${req.headers['aeg-delivery-count'] ?? '-'}  subscription=${req.headers['aeg-subscription-name'] ?? '-'}  -> ${options.status}  ${summary}`,
       );

@@ -228,8 +228,10 @@ export const FUNCTIONS: Readonly<Record<FunctionKey, FunctionDefinition>> = {
  *   topic keys. IAM (SigV4) on AWS, through the gateway's IAM authorizer, so which topics a
  *   principal may publish to is an IAM policy (`execute-api:Invoke` on the route's resource);
  *   the admin bearer token in the local stack. Enforced by the gateway; the function ignores keys.
+ * - `validationCode`: anyone holding a subscription's validation code (the validation URL sent to
+ *   its endpoint in the handshake); the function checks it, the gateway lets every request through.
  */
-export type RouteAuth = 'topicKey' | 'admin' | 'iam';
+export type RouteAuth = 'topicKey' | 'admin' | 'iam' | 'validationCode';
 
 export interface RouteDefinition {
   readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE';
@@ -247,6 +249,9 @@ const admin = (method: RouteDefinition['method'], path: string): RouteDefinition
   auth: 'admin',
 });
 
+/** The path of validation URLs (the endpoint handshake's manual way). */
+export const VALIDATION_PATH = '/eventSubscriptions/validate';
+
 export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/topics/{topic}/api/events', function: 'publish', auth: 'topicKey' },
   { method: 'POST', path: '/iam/topics/{topic}/api/events', function: 'publish', auth: 'iam' },
@@ -257,6 +262,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     function: 'publish',
     auth: 'topicKey',
   },
+  // The validation URL of the endpoint handshake; the query carries topic, subscription and code.
+  { method: 'GET', path: VALIDATION_PATH, function: 'management', auth: 'validationCode' },
   admin('GET', '/topics'),
   admin('PUT', '/topics/{topic}'),
   admin('GET', '/topics/{topic}'),
@@ -271,6 +278,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deliveries'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/health'),
   admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/enable'),
+  admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/validate'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/blob'),
   admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/replay'),
@@ -290,6 +298,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   admin('DELETE', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}'),
   admin('GET', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/health'),
   admin('POST', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/enable'),
+  admin('POST', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/validate'),
   admin('GET', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/deadLetters'),
   admin('GET', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/blob'),
   admin(

@@ -38,12 +38,14 @@ import {
 } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import type { DropRecorder } from './dead-letter';
+import type { EndpointHandshake } from './handshake';
 import type { HealthTracker } from './health';
 import { buildDeliveryRequest, type OutgoingEvent, outgoingEvents } from './request';
 import { batchPolicyOf, cutBatches, isBatching } from './rules/batching';
 import { eventInDeliverySchema } from './rules/convert';
 import { deadLetterFormatOf } from './rules/dead-letter-layout';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
+import { endpointAgreed } from './rules/handshake';
 import {
   type CustomHeader,
   customHeadersOf,
@@ -94,6 +96,11 @@ export interface DeliveryEngineDeps {
    * cannot be delivered to (its events are retried, as when a dependency is down).
    */
   sealer?: SecretOpener;
+  /**
+   * Runs validation jobs (the endpoint validation handshake). Without one, such a job fails and
+   * comes back, as a job no worker can take.
+   */
+  handshake?: Pick<EndpointHandshake, 'run'>;
 }
 
 /**
@@ -122,6 +129,9 @@ export interface JobReport {
   /** Held back without an attempt (probation, or a stalled endpoint). */
   held: number;
 }
+
+/** How long events wait before looking again whether their subscription's new endpoint agreed. */
+export const UNVALIDATED_ENDPOINT_HOLD_MS = 60_000;
 
 /** Seconds before ended deliveries parked on the retry queue are handed to the dead-letter step again. */
 export const HANDOFF_RETRY_DELAY_SECONDS = 60;
@@ -157,6 +167,11 @@ export class DeliveryEngine {
 
   async processJob(job: QueuedJob, options: JobOptions): Promise<JobReport> {
     if (job.kind === 'ended') return this.handOffAgain(job);
+    if (job.kind === 'validate') {
+      if (this.deps.handshake === undefined) throw new Error('this worker has no endpoint handshake');
+      await this.deps.handshake.run(job);
+      return emptyReport();
+    }
 
     const resolved = await this.resolve(job);
     if (resolved.kind === 'deleted') return this.dropDeleted(job);
@@ -275,6 +290,12 @@ export class DeliveryEngine {
     options: JobOptions,
   ): Promise<Attempted[]> {
     if (items.length === 0) return [];
+    if (!endpointAgreed(subscription)) {
+      // Aimed at an endpoint that has not agreed yet (the URL changed after these events were
+      // matched): nothing goes to it; they wait, without an attempt, until it agrees or they expire.
+      const until = now + UNVALIDATED_ENDPOINT_HOLD_MS / profile.timeScale;
+      return items.map((item) => ({ kind: 'held', item, until, reason: 'busy' }));
+    }
     // (The tracker never throws: a health read that fails or is slow counts as healthy.)
     const gate = gateOf(await this.deps.health.current(subscription, profile), now);
     if (gate.kind === 'hold') {

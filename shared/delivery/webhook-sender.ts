@@ -2,9 +2,11 @@
  * The HTTP side of a delivery attempt: one POST, a 30 s limit, no redirects followed, and the
  * answer mapped onto a delivery outcome.
  */
-import { Agent, request } from 'undici';
+import { Agent, buildConnector, request } from 'undici';
 import type { AttemptResult } from '../domain/model';
 import type { Clock } from '../platform/clock';
+import { blockedHost, EndpointBlockedError, guardedLookup, type Resolver } from './endpoint-guard';
+import type { HandshakeAnswer, HandshakeRequest } from './rules/handshake';
 import { isSuccessStatus, outcomeForError, outcomeForStatus, parseRetryAfter } from './rules/outcomes';
 
 /** How long the sender waits for an answer before the attempt counts as `TimedOut`. */
@@ -27,6 +29,14 @@ export interface UndiciSenderOptions {
   connectionsPerOrigin?: number;
   /** Bytes of the answer body read before the connection is dropped. */
   maxResponseBytes?: number;
+  /**
+   * Refuse to connect to loopback, private and other non-public addresses, checked on every new
+   * connection (IP literals, and each address a name resolves to): the attempt ends `Forbidden`
+   * with an `EndpointBlocked` error and nothing is sent.
+   */
+  blockPrivateEndpoints?: boolean;
+  /** How names are resolved when connecting (tests); the system resolver by default. */
+  resolve?: Resolver;
 }
 
 export class UndiciWebhookSender implements WebhookSender {
@@ -35,10 +45,26 @@ export class UndiciWebhookSender implements WebhookSender {
 
   constructor(private readonly options: UndiciSenderOptions) {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    const blockPrivate = options.blockPrivateEndpoints ?? false;
+    const lookup =
+      blockPrivate || options.resolve !== undefined
+        ? guardedLookup({ blockPrivate, resolve: options.resolve })
+        : undefined;
+    const connector = buildConnector({
+      timeout: this.timeoutMs,
+      ...(lookup === undefined ? {} : { lookup }),
+    });
     this.agent = new Agent({
       connections: options.connectionsPerOrigin ?? 64,
       keepAliveTimeout: 10_000,
-      connect: { timeout: this.timeoutMs },
+      // An IP literal is connected to without a lookup, so it is checked here.
+      connect: blockPrivate
+        ? (connectOptions, callback) => {
+            const blocked = blockedHost(connectOptions.hostname);
+            if (blocked === undefined) connector(connectOptions, callback);
+            else callback(blocked, null);
+          }
+        : connector,
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
     });
@@ -73,13 +99,43 @@ export class UndiciWebhookSender implements WebhookSender {
         ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
       };
     } catch (error) {
-      const outcome = signal.aborted ? 'TimedOut' : outcomeForError(error);
+      const outcome = isEndpointBlocked(error)
+        ? 'Forbidden'
+        : signal.aborted
+          ? 'TimedOut'
+          : outcomeForError(error);
       return {
         delivered: false,
         outcome,
         durationMs: this.options.clock.now() - started,
         error: describeError(error),
       };
+    }
+  }
+
+  /**
+   * One handshake request (the endpoint validation): its answer's status, headers and body (at
+   * most `maxResponseBytes` of it), or why there is none. Same connection rules and time limit as
+   * deliveries.
+   */
+  async exchange(handshake: HandshakeRequest): Promise<HandshakeAnswer | { error: string }> {
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    try {
+      const response = await request(handshake.url, {
+        method: handshake.method,
+        headers: handshake.headers,
+        ...(handshake.body === undefined ? {} : { body: handshake.body }),
+        dispatcher: this.agent,
+        signal,
+      });
+      const body = await readText(response.body, this.options.maxResponseBytes ?? 64 * 1024);
+      const headers: Record<string, string | undefined> = {};
+      for (const [name, value] of Object.entries(response.headers)) {
+        headers[name.toLowerCase()] = Array.isArray(value) ? value[0] : value;
+      }
+      return { status: response.statusCode, headers, body };
+    } catch (error) {
+      return { error: signal.aborted ? `no answer within ${this.timeoutMs / 1000} s` : describeError(error) };
     }
   }
 
@@ -97,6 +153,34 @@ async function drain(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes
       return;
     }
   }
+}
+
+/** The body as text, up to `maxBytes` (the rest is not read). */
+async function readText(
+  body: AsyncIterable<Buffer> & { destroy(): void },
+  maxBytes: number,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let read = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    read += chunk.length;
+    if (read > maxBytes) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
+}
+
+/** Whether the connection was refused by the private-endpoint guard (possibly as another error's cause). */
+function isEndpointBlocked(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+    if (current instanceof EndpointBlockedError) return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 function describeError(error: unknown): string {

@@ -106,5 +106,20 @@ export const endedJobSchema = z.object({
 });
 export type EndedJob = z.infer<typeof endedJobSchema>;
 
+/**
+ * Asks a subscription's endpoint to agree to receive (the validation handshake). Queued by the
+ * management API; a job whose code is no longer the subscription's does nothing.
+ */
+export const validationJobSchema = z.object({
+  ...envelope,
+  kind: z.literal('validate'),
+  subscriptionUid: z.string().optional(),
+  /** The validation's code (`EndpointValidation.code`). */
+  code: z.string().min(1),
+  /** The URL a GET of which validates by hand (sent to the endpoint). */
+  validationUrl: z.string().min(1),
+});
+export type ValidationJob = z.infer<typeof validationJobSchema>;
+
 /** Anything a Gridwire queue carries. A job without `kind` is a delivery job. */
-export type QueuedJob = DeliveryJob | EndedJob;
+export type QueuedJob = DeliveryJob | EndedJob | ValidationJob;

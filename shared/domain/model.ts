@@ -261,6 +261,30 @@ export interface DeadLetterDestination {
   resourceId?: string;
 }
 
+/**
+ * Whether a subscription's endpoint agreed to receive (the validation handshake). Created when a
+ * subscription gets a new endpoint while validation is on; the rules that read it are in
+ * `shared/delivery/rules/handshake.ts`.
+ */
+export interface EndpointValidation {
+  /** The endpoint URL being validated; another URL needs its own validation. */
+  endpointUrl: string;
+  /** The secret the endpoint echoes (`validationCode`) or that the validation URL carries. */
+  code: string;
+  /** Epoch ms when this validation began. */
+  startedAt: number;
+  /** Epoch ms after which the validation URL no longer validates (5 minutes after the start). */
+  expiresAt: number;
+  /** Epoch ms when the endpoint agreed; absent while it has not. */
+  validatedAt?: number;
+  /** Why the automatic handshake did not validate (the last one sent). */
+  handshakeError?: string;
+}
+
+/** A subscription's provisioning state, as the management API shows it. */
+export const PROVISIONING_STATES = ['Succeeded', 'AwaitingManualAction', 'Failed'] as const;
+export type ProvisioningState = (typeof PROVISIONING_STATES)[number];
+
 export interface Subscription {
   topic: string;
   name: string;
@@ -285,9 +309,20 @@ export interface Subscription {
   /** How events are delivered (and dead-lettered); it follows the topic's input schema. */
   eventDeliverySchema: EventDeliverySchema;
   labels: string[];
+  /** Absent: the endpoint needs no validation (validation off when it was set, or written before it existed). */
+  validation?: EndpointValidation;
   createdAt: string;
   updatedAt: string;
 }
+
+/**
+ * A subscription's next version: above its previous one, and at least the change's time in ms, so
+ * versions keep growing across a delete and re-create (whose previous version is gone). Management
+ * changes are answered only after the propagation delay, so clocks would have to be that far
+ * apart to break the order.
+ */
+export const nextSubscriptionVersion = (existing: Pick<Subscription, 'version'> | undefined, nowMs: number) =>
+  Math.max((existing?.version ?? 0) + 1, nowMs);
 
 /** The result of one HTTP attempt. */
 export interface AttemptResult {

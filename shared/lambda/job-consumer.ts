@@ -20,7 +20,8 @@ export interface JobConsumerOptions {
 }
 
 /** Events in a job, for logs. */
-const jobSize = (job: QueuedJob): number => (job.kind === 'ended' ? job.ended.length : job.items.length);
+const jobSize = (job: QueuedJob): number =>
+  job.kind === 'ended' ? job.ended.length : job.kind === 'validate' ? 0 : job.items.length;
 
 export function createJobConsumer({ observability, handle }: JobConsumerOptions) {
   const processor = new BatchProcessor(EventType.SQS);

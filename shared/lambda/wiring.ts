@@ -2,6 +2,7 @@
  * Builds each function's dependencies from configuration. Lambda (from environment variables)
  * and the local stack (from its own options) go through these same builders.
  */
+
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -10,7 +11,9 @@ import { ENV, QUEUES, type QueueKey } from '../config/resources';
 import { type RuntimeConfig, requireSetting } from '../config/runtime';
 import { DeadLetterStep, DropRecorder } from '../delivery/dead-letter';
 import { DeliveryEngine, type SubscriptionSource } from '../delivery/engine';
+import { EndpointHandshake } from '../delivery/handshake';
 import { HealthTracker } from '../delivery/health';
+import { VALIDATION_WINDOW_MS } from '../delivery/rules/handshake';
 import { scaleProfiles } from '../delivery/rules/profiles';
 import { UndiciWebhookSender, type WebhookSender } from '../delivery/webhook-sender';
 import type { Subscription } from '../domain/model';
@@ -155,6 +158,7 @@ export function buildManagementDeps(runtime: Runtime): ManagementDeps {
     queue: queueOf(runtime, ['delivery']),
     allowHttpEndpoints: runtime.config.allowHttpEndpoints,
     validateEndpoints: runtime.config.validateEndpoints,
+    validationWindowMs: VALIDATION_WINDOW_MS / runtime.config.timeScale,
     blockPrivateEndpoints: runtime.config.blockPrivateEndpoints,
     propagationDelayMs: runtime.config.topicCacheMs,
     healthStore: healthStoreOf(runtime),
@@ -197,12 +201,17 @@ export function buildDeliveryEngine(
   const clock = runtime.clock ?? systemClock;
   const store = storeOf(runtime);
   const sealer = buildSealer(runtime);
+  // Deliveries and handshakes go out under the same connection rules.
+  const http = new UndiciWebhookSender({
+    clock,
+    blockPrivateEndpoints: runtime.config.blockPrivateEndpoints,
+  });
   return new DeliveryEngine({
     clock,
     random: runtime.random ?? systemRandom,
     profiles: scaleProfiles(runtime.config.timeScale),
     subscriptions: cachedSubscriptions(store, runtime.config.subscriptionCacheMs, clock),
-    sender: options.sender ?? new UndiciWebhookSender({ clock }),
+    sender: options.sender ?? http,
     queue: queueOf(runtime, ['retry', 'deadLetter']),
     history: historyOf(runtime),
     drops: new DropRecorder(observability.buffer, observability.logger),
@@ -217,6 +226,13 @@ export function buildDeliveryEngine(
       flushIntervalMs: HEALTH_FLUSH_INTERVAL_MS,
     }),
     ...(sealer === undefined ? {} : { sealer }),
+    handshake: new EndpointHandshake({
+      store,
+      exchange: http,
+      clock,
+      logger: observability.logger,
+      newId: randomUUID,
+    }),
   });
 }
 

@@ -43,8 +43,9 @@ import {
   subscriptionDocument,
   topicDocument,
 } from './schema';
+import { validationOperations, validationUrlOperations } from './validation-routes';
 
-export { type ManagementDeps, nextSubscriptionVersion } from './common';
+export type { ManagementDeps } from './common';
 
 async function requireTopic(deps: ManagementDeps, name: string) {
   // Strongly consistent: a topic created by a call that has returned is always found.
@@ -193,7 +194,10 @@ const operations: Readonly<Record<string, Operation>> = {
   'GET /admin/topics/{topic}/eventSubscriptions': async (event, deps) => {
     const topic = await requireTopic(deps, topicParam(event));
     const subscriptions = await deps.store.listSubscriptions(topic.name);
-    return jsonResult(200, { value: subscriptions.map(subscriptionDocument) });
+    const nowMs = deps.clock.now();
+    return jsonResult(200, {
+      value: subscriptions.map((subscription) => subscriptionDocument(subscription, nowMs)),
+    });
   },
 
   'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) => {
@@ -220,14 +224,21 @@ const operations: Readonly<Record<string, Operation>> = {
         labels: input.labels,
       },
       existing,
+      publicBaseUrl(event, deps.publicUrl),
     );
-    return jsonResult(existing === undefined ? 201 : 200, subscriptionDocument(subscription));
+    return jsonResult(
+      existing === undefined ? 201 : 200,
+      subscriptionDocument(subscription, deps.clock.now()),
+    );
   },
 
   'GET /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) =>
     jsonResult(
       200,
-      subscriptionDocument(await requireSubscription(deps, topicParam(event), subscriptionParam(event))),
+      subscriptionDocument(
+        await requireSubscription(deps, topicParam(event), subscriptionParam(event)),
+        deps.clock.now(),
+      ),
     ),
 
   'DELETE /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) => {
@@ -272,6 +283,8 @@ const operations: Readonly<Record<string, Operation>> = {
 
   ...healthOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
   ...deadLetterOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
+  ...validationOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription, subscriptionDocument),
+  ...validationUrlOperations,
 };
 
 /** Runs the operation for the request's route; unknown routes get a 404. */

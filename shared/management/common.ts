@@ -2,12 +2,21 @@
  * What the management operations share: their dependencies, request helpers, subscription
  * versions, destinations as stored (secret header values sealed) and health resets.
  */
-import { ENV } from '../config/resources';
-import type { DeliveryAttributeMapping, Subscription, TopicKeys, WebhookDestination } from '../domain/model';
+import { ENV, VALIDATION_PATH } from '../config/resources';
+import { checkEndpointUrl } from '../delivery/endpoint-guard';
+import { newValidation, validationForWrite } from '../delivery/rules/handshake';
+import {
+  type DeliveryAttributeMapping,
+  nextSubscriptionVersion,
+  type Subscription,
+  type TopicKeys,
+  type WebhookDestination,
+} from '../domain/model';
 import { type HttpEvent, type HttpResult, parseJsonBody, pathParam } from '../http/api-gateway';
 import { badRequest, conflict, serviceUnavailable } from '../http/errors';
 import type { Clock } from '../platform/clock';
 import type { SecretSealer } from '../platform/sealing';
+import { validationJobBody } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { AttemptHistoryLookup } from '../storage/attempt-history';
 import { type HealthStore, resetHealth } from '../storage/health-store';
@@ -35,6 +44,8 @@ export interface ManagementDeps {
    * handshake before events are matched to them.
    */
   validateEndpoints: boolean;
+  /** How long a validation URL validates (5 minutes, divided by the time scale). */
+  validationWindowMs: number;
   /** Endpoint URLs aimed at loopback, private or other non-public addresses are refused. */
   blockPrivateEndpoints: boolean;
   publicUrl?: string;
@@ -78,16 +89,8 @@ export const optionalBody = (event: HttpEvent) =>
     ? {}
     : parseJsonBody(event, MAX_BODY_BYTES);
 
-/**
- * A subscription's next version: above its previous one, and at least the change's time in ms, so
- * versions keep growing across a delete and re-create (whose previous version is gone). Changes
- * are answered only after the propagation delay, so management clocks would have to be that far
- * apart to break the order.
- */
-export const nextSubscriptionVersion = (existing: Pick<Subscription, 'version'> | undefined, nowMs: number) =>
-  Math.max((existing?.version ?? 0) + 1, nowMs);
-
 const MAPPINGS_FIELD = 'properties.destination.properties.deliveryAttributeMappings';
+const ENDPOINT_URL_FIELD = 'properties.destination.properties.endpointUrl';
 
 /**
  * The destination as stored: batch settings only as given, and each secret static value sealed
@@ -98,7 +101,18 @@ export async function destinationOf(
   deps: ManagementDeps,
   /** Where the mappings are in the request body, for the error message. */
   mappingsField: string = MAPPINGS_FIELD,
+  /** Where the endpoint URL is in the request body, for the error message. */
+  endpointUrlField: string = ENDPOINT_URL_FIELD,
 ): Promise<WebhookDestination> {
+  if (deps.blockPrivateEndpoints) {
+    // A name that can't be resolved can't be checked, so it is refused too.
+    const check = await checkEndpointUrl(input.endpointUrl);
+    if (!check.allowed) {
+      throw badRequest(
+        `${endpointUrlField}: ${check.reason}; private endpoints are not allowed on this stack.`,
+      );
+    }
+  }
   const mappings: DeliveryAttributeMapping[] = [];
   for (const [index, mapping] of (input.deliveryAttributeMappings ?? []).entries()) {
     if (mapping.type === 'Dynamic' || !mapping.isSecret) {
@@ -170,10 +184,21 @@ export async function saveSubscription(
   deps: ManagementDeps,
   definition: SubscriptionDefinition,
   existing: Subscription | undefined,
+  /** The API's public base URL, for the validation URL of a new endpoint's handshake. */
+  baseUrl: string,
 ): Promise<Subscription> {
   const at = now(deps);
+  const validation = validationForWrite(
+    existing,
+    definition.destination.endpointUrl,
+    () =>
+      newValidation(definition.destination.endpointUrl, deps.newId(), at.getTime(), deps.validationWindowMs),
+    deps.validateEndpoints,
+  );
+  const { validation: _ignored, ...defined } = definition;
   const subscription: Subscription = {
-    ...definition,
+    ...defined,
+    ...(validation === undefined ? {} : { validation }),
     name: existing?.name ?? definition.name,
     uid: existing === undefined ? deps.newId() : (existing.uid ?? deps.newId()),
     version: nextSubscriptionVersion(existing, at.getTime()),
@@ -190,6 +215,35 @@ export async function saveSubscription(
     }
     throw error;
   }
+  if (validation !== undefined && validation !== existing?.validation) {
+    await queueHandshake(deps, subscription, baseUrl);
+  }
   await propagated(deps);
   return subscription;
+}
+
+/** The URL whose GET validates `subscription`'s endpoint while its validation waits. */
+export function validationUrlOf(baseUrl: string, subscription: Subscription): string {
+  const code = subscription.validation?.code;
+  if (code === undefined) throw new Error(`subscription ${subscription.name} has no validation`);
+  const query = new URLSearchParams({ topic: subscription.topic, subscription: subscription.name, code });
+  return `${baseUrl}${VALIDATION_PATH}?${query.toString()}`;
+}
+
+/** Queues the handshake that asks the subscription's endpoint to agree (run by a delivery worker). */
+export async function queueHandshake(deps: ManagementDeps, subscription: Subscription, baseUrl: string) {
+  const validation = subscription.validation;
+  if (validation === undefined) return;
+  await deps.queue.send('delivery', [
+    {
+      body: validationJobBody({
+        topic: subscription.topic,
+        subscription: subscription.name,
+        ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
+        code: validation.code,
+        validationUrl: validationUrlOf(baseUrl, subscription),
+      }),
+      delaySeconds: 0,
+    },
+  ]);
 }

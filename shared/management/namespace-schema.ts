@@ -26,6 +26,7 @@ import {
   filterOf,
   intInRange,
   invalidBody,
+  provisioningProperties,
   subscriptionFilterSchema,
   systemData,
   webhookDestinationSchema,
@@ -260,7 +261,7 @@ export function namespaceTopicDocument(topic: NamespaceTopic) {
  * A namespace subscription as the management API returns it: secret header values masked and
  * the endpoint without its query string, exactly as for classic subscriptions.
  */
-export function namespaceSubscriptionDocument(subscription: Subscription) {
+export function namespaceSubscriptionDocument(subscription: Subscription, nowMs: number) {
   const parts = splitNamespaceTopicId(subscription.topic);
   if (parts === undefined) throw new Error(`'${subscription.topic}' is not a namespace topic`);
   const { namespace, topic } = parts;
@@ -270,7 +271,7 @@ export function namespaceSubscriptionDocument(subscription: Subscription) {
     name: subscription.name,
     type: 'Microsoft.EventGrid/namespaces/topics/eventSubscriptions',
     properties: {
-      provisioningState: 'Succeeded',
+      ...provisioningProperties(subscription, nowMs),
       deliveryConfiguration: {
         deliveryMode: 'Push',
         push: {

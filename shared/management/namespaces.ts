@@ -5,7 +5,14 @@
  */
 import type { Namespace, NamespaceTopic, Subscription } from '../domain/model';
 import { namespaceTopicId } from '../domain/names';
-import { emptyResult, type HttpEvent, jsonResult, parseJsonBody, pathParam } from '../http/api-gateway';
+import {
+  emptyResult,
+  type HttpEvent,
+  jsonResult,
+  parseJsonBody,
+  pathParam,
+  publicBaseUrl,
+} from '../http/api-gateway';
 import { badRequest, conflict, notFound } from '../http/errors';
 import { ConcurrentChangeError, type ReadOptions } from '../storage/store';
 import {
@@ -37,6 +44,7 @@ import {
   parseNamespaceTopicBody,
 } from './namespace-schema';
 import { validateName } from './schema';
+import { validationOperations } from './validation-routes';
 
 const namespaceParam = (event: HttpEvent) => validateName('namespace', pathParam(event, 'namespace'));
 
@@ -190,7 +198,10 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
   'GET /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions': async (event, deps) => {
     const topic = await requireNamespaceTopic(deps, event);
     const subscriptions = await deps.store.listSubscriptions(topicIdOf(topic));
-    return jsonResult(200, { value: subscriptions.map(namespaceSubscriptionDocument) });
+    const nowMs = deps.clock.now();
+    return jsonResult(200, {
+      value: subscriptions.map((subscription) => namespaceSubscriptionDocument(subscription, nowMs)),
+    });
   },
 
   'PUT /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}': async (
@@ -212,6 +223,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
       input,
       deps,
       `${PUSH_FIELD}.destination.properties.deliveryAttributeMappings`,
+      `${PUSH_FIELD}.destination.properties.endpointUrl`,
     );
     const subscription = await saveSubscription(
       deps,
@@ -227,12 +239,19 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
         labels: [],
       },
       existing,
+      publicBaseUrl(event, deps.publicUrl),
     );
-    return jsonResult(existing === undefined ? 201 : 200, namespaceSubscriptionDocument(subscription));
+    return jsonResult(
+      existing === undefined ? 201 : 200,
+      namespaceSubscriptionDocument(subscription, deps.clock.now()),
+    );
   },
 
   'GET /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) =>
-    jsonResult(200, namespaceSubscriptionDocument(await requireNamespaceSubscription(deps, event))),
+    jsonResult(
+      200,
+      namespaceSubscriptionDocument(await requireNamespaceSubscription(deps, event), deps.clock.now()),
+    ),
 
   'DELETE /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}': async (
     event,
@@ -247,4 +266,9 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
   },
   ...healthOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...deadLetterOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
+  ...validationOperations(
+    NAMESPACE_SUBSCRIPTION_PATH,
+    findNamespaceSubscription,
+    namespaceSubscriptionDocument,
+  ),
 };

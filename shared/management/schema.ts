@@ -2,8 +2,10 @@
  * Request bodies of the management API (ARM-shaped, as the original service takes them) and the
  * resource documents it returns. Every rejection names the field and the allowed values.
  */
+
 import { type ZodError, z } from 'zod';
 import { BATCH_LIMITS } from '../delivery/rules/batching';
+import { provisioningStateOf } from '../delivery/rules/handshake';
 import { healthState } from '../delivery/rules/health';
 import { type DeliveryProfile, type Range, TOPIC_PROFILE } from '../delivery/rules/profiles';
 import {
@@ -694,8 +696,32 @@ export const deadLetterDocument = (deadLetter: DeadLetterDestination) => ({
   },
 });
 
+/**
+ * `provisioningState` at `nowMs`, and while the endpoint has not agreed (or once it did), how its
+ * validation stands. The code is never shown: only the endpoint receives it.
+ */
+export function provisioningProperties(subscription: Subscription, nowMs: number) {
+  const validation = subscription.validation;
+  return {
+    provisioningState: provisioningStateOf(subscription, nowMs),
+    ...(validation === undefined
+      ? {}
+      : {
+          endpointValidation: {
+            startedAt: new Date(validation.startedAt).toISOString(),
+            ...(validation.validatedAt === undefined
+              ? { validationUrlExpiresAt: new Date(validation.expiresAt).toISOString() }
+              : { validatedAt: new Date(validation.validatedAt).toISOString() }),
+            ...(validation.handshakeError === undefined || validation.validatedAt !== undefined
+              ? {}
+              : { handshakeError: validation.handshakeError }),
+          },
+        }),
+  };
+}
+
 /** The subscription as the management API returns it (the full endpoint URL only via getFullUrl). */
-export function subscriptionDocument(subscription: Subscription) {
+export function subscriptionDocument(subscription: Subscription, nowMs: number) {
   const topicId = topicResourceId(subscription.topic);
   return {
     id: `${topicId}/eventSubscriptions/${subscription.name}`,
@@ -703,7 +729,7 @@ export function subscriptionDocument(subscription: Subscription) {
     type: 'Microsoft.EventGrid/eventSubscriptions',
     properties: {
       topic: topicId,
-      provisioningState: 'Succeeded',
+      ...provisioningProperties(subscription, nowMs),
       destination: {
         endpointType: 'WebHook',
         properties: destinationPropertiesDocument(subscription.destination),

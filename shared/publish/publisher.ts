@@ -3,7 +3,9 @@
  * IAM), validate the events, and queue one delivery job per matching subscription. Answers only
  * after every job is in SQS.
  */
+
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { endpointAgreed } from '../delivery/rules/handshake';
 import type { DeliveryItem } from '../domain/delivery';
 import type { Namespace, NamespaceTopic, Subscription, Topic } from '../domain/model';
 import { isValidName, namespaceTopicId } from '../domain/names';
@@ -391,10 +393,13 @@ export class Publisher {
     return this.fanOut(topicId, targets, events, started);
   }
 
-  /** A topic's subscriptions with their filters compiled (cached per subscription-list version). */
+  /**
+   * A topic's subscriptions whose endpoints agreed to receive (`Succeeded`), with their filters
+   * compiled (cached per subscription-list version, which every validation change moves).
+   */
   private async fanOutTargets(topicId: string): Promise<FanOutTarget[]> {
     const subscriptions = await this.deps.store.listSubscriptions(topicId);
-    return subscriptions.map((subscription) => ({
+    return subscriptions.filter(endpointAgreed).map((subscription) => ({
       subscription,
       matches: compileFilter(subscription.filter),
     }));

@@ -10,6 +10,8 @@ import {
   type EndedDelivery,
   endedJobSchema,
   type QueuedJob,
+  type ValidationJob,
+  validationJobSchema,
 } from '../domain/delivery';
 import type { DeadLetterFormat, DeliveryProfileName } from '../domain/model';
 
@@ -161,8 +163,10 @@ export function parseJob(body: string): QueuedJob {
   } catch (error) {
     throw new Error(`job message is not JSON: ${(error as Error).message}`);
   }
-  const isEnded = typeof json === 'object' && json !== null && (json as { kind?: unknown }).kind === 'ended';
-  const parsed = (isEnded ? endedJobSchema : deliveryJobSchema).safeParse(json);
+  const kind = typeof json === 'object' && json !== null ? (json as { kind?: unknown }).kind : undefined;
+  const parsed = (
+    kind === 'ended' ? endedJobSchema : kind === 'validate' ? validationJobSchema : deliveryJobSchema
+  ).safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(
@@ -171,3 +175,7 @@ export function parseJob(body: string): QueuedJob {
   }
   return parsed.data;
 }
+
+/** The message body of a validation job. */
+export const validationJobBody = (job: Omit<ValidationJob, 'v' | 'kind'>): string =>
+  sqsSafeJson(JSON.stringify({ v: 1, kind: 'validate', ...job } satisfies ValidationJob));

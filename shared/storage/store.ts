@@ -617,6 +617,16 @@ const subscriptionItemSchema = z
     deadLetter: z.object({ container: z.string(), resourceId: z.string().optional() }).optional(),
     eventDeliverySchema: z.enum(EVENT_DELIVERY_SCHEMAS).default('EventGridSchema'),
     labels: z.array(z.string()).default([]),
+    validation: z
+      .object({
+        endpointUrl: z.string(),
+        code: z.string(),
+        startedAt: z.number(),
+        expiresAt: z.number(),
+        validatedAt: z.number().optional(),
+        handshakeError: z.string().optional(),
+      })
+      .optional(),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

@@ -316,7 +316,7 @@ describe('HTTP API', () => {
     );
     const expected = ROUTES.map((route) => ({
       key: `${route.method} ${route.path}`,
-      auth: route.auth === 'topicKey' ? 'NONE' : 'AWS_IAM',
+      auth: route.auth === 'topicKey' || route.auth === 'validationCode' ? 'NONE' : 'AWS_IAM',
     }));
     expect(
       routes

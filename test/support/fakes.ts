@@ -45,7 +45,7 @@ export class RecordingQueue implements JobQueue {
     const kept: typeof this.sent = [];
     for (const entry of this.sent.splice(0)) {
       const job = parseJob(entry.job.body);
-      if (job.kind === 'ended') kept.push(entry);
+      if (job.kind === 'ended' || job.kind === 'validate') kept.push(entry);
       else taken.push({ queue: entry.queue, job, delaySeconds: entry.job.delaySeconds, at: entry.at });
     }
     this.sent.push(...kept);
@@ -255,7 +255,8 @@ export function engineHarness(
 /** Reads a message body that must be a delivery job (tests of what publish and the engine send). */
 export function parseDeliveryJob(body: string): DeliveryJob {
   const job = parseJob(body);
-  if (job.kind === 'ended') throw new Error('expected a delivery job, got ended deliveries');
+  if (job.kind === 'ended' || job.kind === 'validate')
+    throw new Error(`expected a delivery job, got a '${job.kind}' job`);
   return job;
 }
 

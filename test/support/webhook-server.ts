@@ -16,6 +16,7 @@ export interface ReceivedRequest {
 export type Responder = (request: ReceivedRequest) => {
   status: number;
   headers?: Record<string, string>;
+  body?: string;
   delayMs?: number;
 };
 
@@ -45,7 +46,7 @@ export class WebhookServer {
         const reply = () => {
           if (res.destroyed) return;
           res.writeHead(answer.status, answer.headers ?? {});
-          res.end();
+          res.end(answer.body);
         };
         if (answer.delayMs === undefined) reply();
         else {

@@ -97,7 +97,8 @@ export const TOPIC_PROFILE: DeliveryProfile = {
   ],
   repeatDelayMs: 12 * HOUR,
   noRetryStatuses: [400, 401, 403, 413],
-  noRetryTransportOutcomes: [],
+  // A connection refused because the endpoint resolves to a non-public address: policy, not luck.
+  noRetryTransportOutcomes: ['Forbidden'],
   endingOutcomes: { Disabled: 'EndpointDisabled' },
   statusFloorsMs: { 408: 2 * MINUTE, 503: 30 * SECOND },
   defaultFloorMs: 10 * SECOND,
@@ -178,6 +179,8 @@ export const NAMESPACE_PROFILE: DeliveryProfile = {
     'Unauthorized',
     'Canceled',
     'SocketError',
+    // A connection refused because the endpoint resolves to a non-public address.
+    'Forbidden',
   ],
   statusFloorsMs: {},
   defaultFloorMs: 0,

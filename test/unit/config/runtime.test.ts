@@ -60,6 +60,8 @@ describe('readConfig(env)', () => {
       deliveryConcurrency: CONFIG_DEFAULTS.deliveryConcurrency,
       healthCacheMs: CONFIG_DEFAULTS.healthCacheMs,
       historyRetentionDays: CONFIG_DEFAULTS.historyRetentionDays,
+      validateEndpoints: false,
+      blockPrivateEndpoints: false,
     });
   });
 
@@ -75,6 +77,8 @@ describe('readConfig(env)', () => {
       [ENV.deliveryConcurrency]: '8',
       [ENV.historyRetentionDays]: '3',
       [ENV.publicUrl]: 'https://events.example.com',
+      [ENV.validateEndpoints]: 'true',
+      [ENV.blockPrivateEndpoints]: '1',
     });
     expect(config).toMatchObject({
       tableName: 'gridwire-state',
@@ -86,6 +90,8 @@ describe('readConfig(env)', () => {
       deliveryConcurrency: 8,
       historyRetentionDays: 3,
       publicUrl: 'https://events.example.com',
+      validateEndpoints: true,
+      blockPrivateEndpoints: true,
     });
   });
 

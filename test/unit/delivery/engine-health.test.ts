@@ -1,4 +1,4 @@
-import { BUSY_HOLD_MS, STALL_MS } from '../../../shared/delivery/engine';
+import { BUSY_HOLD_MS, STALL_MS, UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../shared/delivery/engine';
 import type { WebhookRequest, WebhookSender } from '../../../shared/delivery/webhook-sender';
 import type { AttemptResult } from '../../../shared/domain/model';
 import { METRIC } from '../../../shared/observability/metrics';
@@ -210,5 +210,41 @@ describe('delivery engine: endpoint health', () => {
       .map((entry) => entry.job.dueAt);
     // Held for BUSY_HOLD_MS (plus jitter) from when they were refused, not attempted.
     for (const dueAt of heldDue) expect(dueAt).toBeGreaterThanOrEqual(t0 + STALL_MS + BUSY_HOLD_MS);
+  });
+});
+
+describe('delivery engine: an endpoint that has not agreed yet', () => {
+  it('holds the job a minute without a request or an attempt, then delivers once it agreed', async () => {
+    const h = engineHarness();
+    const t0 = h.clock.now();
+    const waiting = subscription({
+      validation: {
+        endpointUrl: 'https://example.test/hook',
+        code: 'c',
+        startedAt: t0,
+        expiresAt: t0 + 5 * M,
+      },
+    });
+    h.subscriptions.set('orders/audit', waiting);
+
+    const report = await h.engine.processJob(job(items('v', 2, t0)), run);
+
+    expect(h.sender.requests).toHaveLength(0);
+    expect(report).toMatchObject({ delivered: 0, held: 2, retried: 0, ended: 0 });
+    const [held] = h.queue.take();
+    // A minute, with the usual spread so held jobs don't all come back at once.
+    expect(held?.job.dueAt).toBeGreaterThanOrEqual(t0 + UNVALIDATED_ENDPOINT_HOLD_MS);
+    expect(held?.job.dueAt).toBeLessThanOrEqual(t0 + 1.1 * UNVALIDATED_ENDPOINT_HOLD_MS);
+    expect(held?.job.items.map((i) => [i.eventId, i.attempts])).toEqual([
+      ['v0', 0],
+      ['v1', 0],
+    ]);
+
+    h.subscriptions.set('orders/audit', {
+      ...waiting,
+      validation: { ...(waiting.validation as NonNullable<typeof waiting.validation>), validatedAt: t0 + 1 },
+    });
+    h.clock.advanceTo(held?.job.dueAt ?? 0);
+    expect(await h.engine.processJob(held?.job ?? job([]), run)).toMatchObject({ delivered: 2 });
   });
 });

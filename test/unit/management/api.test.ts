@@ -178,6 +178,7 @@ describe('PUT an event subscription with delivery headers', () => {
     const event = {
       routeKey: 'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}',
       pathParameters: { topic: 'orders', subscription: 'audit' },
+      requestContext: { domainName: 'api.example.test' },
       body: JSON.stringify(body),
     } as unknown as HttpEvent;
     return { result: handleManagement(event, deps), stored };

@@ -371,6 +371,7 @@ describe('namespace documents', () => {
         deadLetter: { container: 'dead-letters' },
         ...times,
       }),
+      0,
     );
     expect(document).toEqual({
       id: '/gridwire/namespaces/shop/topics/orders/eventSubscriptions/audit',
@@ -413,7 +414,7 @@ describe('namespace documents', () => {
   });
 
   it('refuses to show a classic subscription as a namespace one', () => {
-    expect(() => namespaceSubscriptionDocument(subscription({ topic: 'orders' }))).toThrow(
+    expect(() => namespaceSubscriptionDocument(subscription({ topic: 'orders' }), 0)).toThrow(
       /not a namespace topic/,
     );
   });

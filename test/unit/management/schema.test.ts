@@ -185,7 +185,7 @@ describe('delivery schemas', () => {
 
   it('shows the delivery schema in the subscription document', () => {
     expect(
-      subscriptionDocument(subscription({ eventDeliverySchema: 'CloudEventSchemaV1_0' })).properties
+      subscriptionDocument(subscription({ eventDeliverySchema: 'CloudEventSchemaV1_0' }), 0).properties
         .eventDeliverySchema,
     ).toBe('CloudEventSchemaV1_0');
   });
@@ -315,6 +315,7 @@ describe('subscription documents', () => {
       subscription({
         destination: { endpointType: 'WebHook', endpointUrl: 'https://h.example.test/in?code=secret' },
       }),
+      0,
     );
     expect(doc.properties.destination.properties).toEqual({
       endpointBaseUrl: 'https://h.example.test/in',
@@ -604,6 +605,7 @@ describe('subscription documents with batching and delivery headers', () => {
         ],
       },
     }),
+    0,
   );
 
   it('show the batch settings, a default for the one not set', () => {
@@ -623,7 +625,7 @@ describe('subscription documents with batching and delivery headers', () => {
   });
 
   it('leave the mappings out when there are none', () => {
-    expect(subscriptionDocument(subscription()).properties.destination.properties).not.toHaveProperty(
+    expect(subscriptionDocument(subscription(), 0).properties.destination.properties).not.toHaveProperty(
       'deliveryAttributeMappings',
     );
   });

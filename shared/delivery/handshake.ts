@@ -1,0 +1,154 @@
+/**
+ * Runs the endpoint validation handshake for a validation job: asks the subscription's endpoint
+ * for its consent (the rules in `rules/handshake.ts`) and records the answer on the subscription.
+ * Consent makes the subscription `Succeeded`, so publishers start matching events to it; without
+ * it the subscription waits for a GET of its validation URL until the window closes.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { ValidationJob } from '../domain/delivery';
+import { type EndpointValidation, nextSubscriptionVersion, type Subscription } from '../domain/model';
+import { topicResourceId } from '../domain/names';
+import type { LoggerLike } from '../observability/logging';
+import type { Clock } from '../platform/clock';
+import { ConcurrentChangeError, type Store } from '../storage/store';
+import {
+  type HandshakeAnswer,
+  type HandshakeRequest,
+  handshakeKindOf,
+  handshakeRequest,
+  judgeAnswer,
+} from './rules/handshake';
+
+export interface HandshakeExchange {
+  exchange(request: HandshakeRequest): Promise<HandshakeAnswer | { error: string }>;
+}
+
+export interface EndpointHandshakeDeps {
+  store: Pick<Store, 'getSubscription' | 'putSubscription'>;
+  exchange: HandshakeExchange;
+  clock: Clock;
+  logger: LoggerLike;
+  newId: () => string;
+}
+
+/** What a validation job came to. */
+export type HandshakeReport = 'validated' | 'refused' | 'stale';
+
+/** Writes of the result tried when another change raced them. */
+const MAX_WRITE_TRIES = 3;
+
+export class EndpointHandshake {
+  constructor(private readonly deps: EndpointHandshakeDeps) {}
+
+  async run(job: ValidationJob): Promise<HandshakeReport> {
+    const subscription = await waitingSubscription(this.deps.store, job);
+    if (subscription === undefined) return 'stale';
+    const validation = subscription.validation as EndpointValidation;
+    const nowMs = this.deps.clock.now();
+    // A job that waited past the window asks too late: the subscription has failed.
+    if (nowMs > validation.expiresAt) return 'stale';
+    const input = {
+      kind: handshakeKindOf(subscription.eventDeliverySchema),
+      endpointUrl: validation.endpointUrl,
+      subscriptionName: subscription.name,
+      topicId: topicResourceId(subscription.topic),
+      code: validation.code,
+      validationUrl: job.validationUrl,
+      origin: new URL(job.validationUrl).host,
+      eventId: this.deps.newId(),
+      nowMs,
+    };
+    const answer = await this.deps.exchange.exchange(handshakeRequest(input));
+    const verdict =
+      'error' in answer
+        ? { agreed: false as const, reason: `The endpoint could not be reached: ${answer.error}` }
+        : judgeAnswer(input, answer);
+    const recorded =
+      (await updateValidation(
+        this.deps.store,
+        job,
+        (current) =>
+          verdict.agreed
+            ? { ...current, validatedAt: this.deps.clock.now() }
+            : { ...current, handshakeError: verdict.reason },
+        () => this.deps.clock.now(),
+      )) !== undefined;
+    this.deps.logger.info('endpoint handshake answered', {
+      topic: job.topic,
+      subscription: job.subscription,
+      kind: input.kind,
+      agreed: verdict.agreed,
+      ...(verdict.agreed ? {} : { reason: verdict.reason }),
+      recorded,
+    });
+    if (!recorded) return 'stale';
+    return verdict.agreed ? 'validated' : 'refused';
+  }
+}
+
+/** Which validation a handshake answer or a validation URL is about. */
+export type ValidationKey = Pick<ValidationJob, 'topic' | 'subscription' | 'subscriptionUid' | 'code'>;
+
+/**
+ * The subscription whose validation still waits for `key.code`: `undefined` once it was deleted,
+ * re-created, aimed elsewhere, validated, or given a newer validation.
+ */
+export async function waitingSubscription(
+  store: Pick<Store, 'getSubscription'>,
+  key: ValidationKey,
+): Promise<Subscription | undefined> {
+  const subscription = await store.getSubscription(key.topic, key.subscription, { consistent: true });
+  if (subscription === undefined) return undefined;
+  if (key.subscriptionUid !== undefined && subscription.uid !== key.subscriptionUid) return undefined;
+  const validation = subscription.validation;
+  if (validation === undefined || validation.validatedAt !== undefined) return undefined;
+  if (!sameSecret(validation.code, key.code)) return undefined;
+  if (validation.endpointUrl !== subscription.destination.endpointUrl) return undefined;
+  return subscription;
+}
+
+/**
+ * Writes `change` over the validation waiting for `key.code`, as a new subscription version (so
+ * publishers and workers read it again). `undefined` when that validation is no longer waiting.
+ */
+export async function updateValidation(
+  store: Pick<Store, 'getSubscription' | 'putSubscription'>,
+  key: ValidationKey,
+  change: (validation: EndpointValidation) => EndpointValidation,
+  now: () => number,
+): Promise<Subscription | undefined> {
+  for (let tries = 1; ; tries++) {
+    const subscription = await waitingSubscription(store, key);
+    if (subscription === undefined) return undefined;
+    const updated = withValidation(
+      subscription,
+      change(subscription.validation as EndpointValidation),
+      now(),
+    );
+    try {
+      await store.putSubscription(updated, subscription.version);
+      return updated;
+    } catch (error) {
+      if (!(error instanceof ConcurrentChangeError) || tries >= MAX_WRITE_TRIES) throw error;
+    }
+  }
+}
+
+/** Compares codes in constant time. */
+function sameSecret(expected: string, given: string): boolean {
+  const a = Buffer.from(expected, 'utf8');
+  const b = Buffer.from(given, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The subscription with another validation state, as a new version. */
+export const withValidation = (
+  subscription: Subscription,
+  validation: EndpointValidation,
+  nowMs: number,
+): Subscription => ({
+  ...subscription,
+  validation,
+  version: nextSubscriptionVersion(subscription, nowMs),
+  updatedAt: new Date(nowMs).toISOString(),
+});
