@@ -385,6 +385,23 @@ describe('props', () => {
     });
   });
 
+  it('validate endpoints and refuse private ones by default; both can be turned off', () => {
+    const every =
+      (variables: Record<string, string>) =>
+      (candidate: { Environment: { Variables: Record<string, string> } }) =>
+        Object.entries(variables).every(([name, value]) => candidate.Environment.Variables[name] === value);
+    const functions = (t: Template) =>
+      Object.values(t.findResources('AWS::Lambda::Function')).map(
+        (resource) =>
+          (resource as { Properties: { Environment: { Variables: Record<string, string> } } }).Properties,
+      );
+    const defaults = { [ENV.validateEndpoints]: 'true', [ENV.blockPrivateEndpoints]: 'true' };
+    expect(functions(template).filter(every(defaults))).toHaveLength(Object.keys(FUNCTIONS).length);
+    const { template: open } = synth({ validateEndpoints: false, allowPrivateEndpoints: true });
+    const off = { [ENV.validateEndpoints]: 'false', [ENV.blockPrivateEndpoints]: 'false' };
+    expect(functions(open).filter(every(off))).toHaveLength(Object.keys(FUNCTIONS).length);
+  });
+
   it('grantAdmin lets a principal invoke the admin routes only', () => {
     const fresh = new GridwireStack(newApp(), 'Granting');
     const role = new iam.Role(fresh, 'Operator', { assumedBy: new iam.AccountRootPrincipal() });

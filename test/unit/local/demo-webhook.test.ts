@@ -1,4 +1,4 @@
-import { describeEvent } from '../../../local/demo-webhook';
+import { describeEvent, handshakeConsent } from '../../../local/demo-webhook';
 
 describe('the demo webhook', () => {
   it.each([
@@ -9,5 +9,42 @@ describe('the demo webhook', () => {
     [7, '7'],
   ])('describes %j as %s', (event, expected) => {
     expect(describeEvent(event)).toBe(expected);
+  });
+});
+
+describe('handshakeConsent', () => {
+  const validation = JSON.stringify([
+    {
+      eventType: 'Microsoft.EventGrid.SubscriptionValidationEvent',
+      data: { validationCode: 'c-1', validationUrl: 'u' },
+    },
+  ]);
+
+  it('echoes the validation code of a validation event', () => {
+    expect(handshakeConsent('POST', { 'aeg-event-type': 'SubscriptionValidation' }, validation)).toEqual({
+      headers: { 'content-type': 'application/json' },
+      body: '{"validationResponse":"c-1"}',
+    });
+  });
+
+  it('allows the origin of a CloudEvents OPTIONS handshake', () => {
+    expect(handshakeConsent('OPTIONS', { 'webhook-request-origin': 'api.example' }, '')).toEqual({
+      headers: { 'webhook-allowed-origin': 'api.example', 'webhook-allowed-rate': '*' },
+      body: '',
+    });
+  });
+
+  it.each([
+    ['a notification', 'POST', { 'aeg-event-type': 'Notification' }, validation],
+    [
+      'a validation event without a code',
+      'POST',
+      { 'aeg-event-type': 'SubscriptionValidation' },
+      '[{"data":{}}]',
+    ],
+    ['a validation event that is not JSON', 'POST', { 'aeg-event-type': 'SubscriptionValidation' }, 'nope'],
+    ['OPTIONS without an origin', 'OPTIONS', {}, ''],
+  ])('leaves %s alone', (_what, method, headers, body) => {
+    expect(handshakeConsent(method, headers, body)).toBeUndefined();
   });
 });
