@@ -42,8 +42,8 @@ export const notFound = (message: string): ApiError => new ApiError(404, 'NotFou
 
 export const unauthorized = (message: string): ApiError => new ApiError(401, 'Unauthorized', message);
 
-export const payloadTooLarge = (message: string): ApiError =>
-  new ApiError(413, 'PayloadTooLarge', message, [{ code: 'PayloadTooLarge', message }]);
+export const payloadTooLarge = (message: string, detailCode = 'PayloadTooLarge'): ApiError =>
+  new ApiError(413, 'PayloadTooLarge', message, [{ code: detailCode, message }]);
 
 export const conflict = (message: string): ApiError => new ApiError(409, 'Conflict', message);
 

@@ -160,6 +160,8 @@ const operations: Readonly<Record<string, Operation>> = {
     const current = created
       ? topic
       : ((await deps.store.updateTopicTags(name, input.tags, now(deps))) ?? topic);
+    // Publishers may have cached "no such topic"; answer once they have let it go.
+    if (created) await propagated(deps);
     return jsonResult(created ? 201 : 200, topicDocument(current, publicBaseUrl(event, deps.publicUrl)));
   },
 

@@ -106,6 +106,8 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
     const current = created
       ? namespace
       : ((await deps.store.updateNamespaceTags(name, input.tags, now(deps))) ?? namespace);
+    // Publishers may have cached "no such namespace"; answer once they have let it go.
+    if (created) await propagated(deps);
     return jsonResult(created ? 201 : 200, namespaceDocument(current));
   },
 
@@ -183,6 +185,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
       }
       throw error;
     }
+    if (existing === undefined) await propagated(deps);
     return jsonResult(existing === undefined ? 201 : 200, namespaceTopicDocument(topic));
   },
 

@@ -17,7 +17,26 @@ export const PUBLISH_LIMITS = {
    */
   maxEventBytes: MAX_QUEUED_EVENT_BYTES,
   maxEventsPerRequest: 5000,
+  /**
+   * Deliveries one request may queue: its events times the subscriptions each matches. Bounds the
+   * work (and the SQS traffic) one anonymous-looking request can cause: 5,000 events may go to 20
+   * subscriptions each, 1,000 to 100.
+   */
+  maxDeliveriesPerRequest: 100_000,
+  /** Bytes one request may queue across all its deliveries (each event counted once per match). */
+  maxFanOutBytes: 64 * 1_048_576,
 } as const;
+
+/** Refuses a request whose fan-out is larger than one request may cause (413). */
+export function checkFanOut(deliveries: number, bytes: number): void {
+  const { maxDeliveriesPerRequest, maxFanOutBytes } = PUBLISH_LIMITS;
+  if (deliveries > maxDeliveriesPerRequest || bytes > maxFanOutBytes) {
+    throw payloadTooLarge(
+      `The request would queue ${deliveries} deliveries (${bytes} bytes: each event once per matching subscription); one request may queue at most ${maxDeliveriesPerRequest} deliveries and ${maxFanOutBytes} bytes. Send fewer events per request.`,
+      'TooManyDeliveries',
+    );
+  }
+}
 
 /** Refuses a request with no events or more than the limit (400). */
 export function checkEventCount(count: number, max: number = PUBLISH_LIMITS.maxEventsPerRequest): void {

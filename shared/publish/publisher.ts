@@ -4,7 +4,7 @@
  * after every job is in SQS.
  */
 
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { endpointAgreed } from '../delivery/rules/handshake';
 import type { DeliveryItem } from '../domain/delivery';
 import type { Namespace, NamespaceTopic, Subscription, Topic } from '../domain/model';
@@ -23,7 +23,7 @@ import { CLOUD_EVENTS_CONTENT_TYPES, parseCloudEvents } from './cloud-events-sch
 import { parseCustomEvents } from './custom-schema';
 import { parseEventGridEvents } from './event-grid-schema';
 import { type CompiledFilter, compileFilter, type FilterView } from './filter';
-import { PUBLISH_LIMITS } from './limits';
+import { checkFanOut, PUBLISH_LIMITS } from './limits';
 import { verifySasToken } from './sas';
 
 export interface PublisherDeps {
@@ -114,6 +114,14 @@ export interface PublishResult {
   jobs: number;
   matchedSubscriptions: number;
 }
+
+/** Topics, namespaces and names found missing kept at most in one publish function. */
+const LOOKUP_CACHE_ENTRIES = 10_000;
+
+/** Keys no one holds: an unknown topic is checked against these, so it fails like a wrong key. */
+const NOBODYS_KEYS: Pick<Topic, 'keys'> = {
+  keys: { key1: randomBytes(32).toString('base64'), key2: randomBytes(32).toString('base64') },
+};
 
 /** Queued job bytes held before they are sent while fanning out (a few SendMessageBatch calls). */
 export const FAN_OUT_FLUSH_BYTES = 4 * 1024 * 1024;
@@ -285,26 +293,34 @@ function parseEvents(
 export class Publisher {
   private readonly topics: TtlCache<Topic | undefined>;
   private readonly subscriptionLists: TtlCache<FanOutTarget[]>;
-  private readonly namespaceTopics: TtlCache<{ namespace: Namespace; topic: NamespaceTopic } | undefined>;
+  private readonly namespaces: TtlCache<Namespace | undefined>;
+  private readonly namespaceTopics: TtlCache<NamespaceTopic | undefined>;
 
   constructor(private readonly deps: PublisherDeps) {
-    // "No such topic" is not kept: a topic created right after a 404 must work at once.
-    this.topics = new TtlCache(deps.topicCacheMs, deps.clock.now, { keep: (topic) => topic !== undefined });
+    // "No such topic" is kept too, as briefly as a topic: a flood of requests naming unknown
+    // topics costs one read per name and period. Creating a topic (or namespace) is answered only
+    // after this long, so a topic is found as soon as its creation returns.
+    this.topics = new TtlCache(deps.topicCacheMs, deps.clock.now, { maxEntries: LOOKUP_CACHE_ENTRIES });
+    this.namespaces = new TtlCache(deps.topicCacheMs, deps.clock.now, { maxEntries: LOOKUP_CACHE_ENTRIES });
     this.namespaceTopics = new TtlCache(deps.topicCacheMs, deps.clock.now, {
-      keep: (found) => found !== undefined,
+      maxEntries: LOOKUP_CACHE_ENTRIES,
     });
     // Keyed by the topic's creation time and subscriptionsVersion, so an entry is never stale (a
     // deleted and re-created topic starts its versions afresh); the TTL only frees memory.
     this.subscriptionLists = new TtlCache(10 * 60_000, deps.clock.now);
   }
 
-  /** Throws 401 naming what is wrong with the credential. */
-  private authenticate(topic: Topic, request: PublishRequest): void {
+  /**
+   * Throws 401 naming what is wrong with the credential. The answer is the same whether the topic
+   * does not exist or the credential is wrong for it (an unknown topic is checked against keys
+   * nobody has), so topic names can't be found out by trying them.
+   */
+  private authenticate(topic: Pick<Topic, 'keys'>, request: PublishRequest): void {
     const { credential } = request;
     if (credential?.kind === 'iam') {
       // IAM matches the path as written; a name spelled another way (case, percent-encoding) could
       // slip past a Deny written for the topic, so only the exact spelling is taken here.
-      const exact = `/iam/topics/${topic.name}/api/events`;
+      const exact = `/iam/topics/${(topic as Topic).name}/api/events`;
       if (request.path !== exact) {
         throw badRequest(
           `On the IAM route the path must name the topic exactly as it was created: ${exact} (IAM policies match the path as written).`,
@@ -312,7 +328,7 @@ export class Publisher {
         );
       }
       this.deps.logger.debug('publish authorized by the gateway (IAM)', {
-        topic: topic.name,
+        topic: request.topic,
         caller: credential.caller,
       });
       return;
@@ -324,7 +340,7 @@ export class Publisher {
     }
     if (credential.kind === 'key') {
       if (!isValidKey(topic, credential.key)) {
-        throw unauthorized(`The access key is not valid for topic '${topic.name}'.`);
+        throw unauthorized(`The access key is not valid for topic '${request.topic}'.`);
       }
       return;
     }
@@ -340,7 +356,13 @@ export class Publisher {
           this.deps.store.getTopic(request.topic, { consistent: true }),
         )
       : undefined;
-    if (topic === undefined) throw notFound(`The topic '${request.topic}' does not exist.`);
+    if (topic === undefined) {
+      // IAM callers are authenticated by the gateway, so they may learn that a topic is missing.
+      if (request.credential?.kind === 'iam') throw notFound(`The topic '${request.topic}' does not exist.`);
+      this.deps.logger.debug('publish to an unknown topic', { topic: request.topic });
+      this.authenticate(NOBODYS_KEYS, request);
+      throw unauthorized(`The access key is not valid for topic '${request.topic}'.`);
+    }
     this.authenticate(topic, request);
     const events = parseEvents(topic, request, { publishedAt: started, newId: this.deps.newId });
     const targets = await this.subscriptionLists.get(
@@ -358,34 +380,32 @@ export class Publisher {
    */
   async publishToNamespace(request: NamespacePublishRequest): Promise<PublishResult> {
     const started = this.deps.clock.now();
-    const found =
-      isValidName('namespace', request.namespace) && isValidName('topic', request.topic)
-        ? await this.namespaceTopics.get(
-            `${request.namespace.toLowerCase()}/${request.topic.toLowerCase()}`,
-            async () => {
-              const namespace = await this.deps.store.getNamespace(request.namespace, { consistent: true });
-              if (namespace === undefined) return undefined;
-              const topic = await this.deps.store.getNamespaceTopic(namespace.name, request.topic, {
-                consistent: true,
-              });
-              return topic === undefined ? undefined : { namespace, topic };
-            },
-          )
-        : undefined;
-    if (found === undefined) {
-      throw notFound(`The topic '${request.topic}' does not exist in namespace '${request.namespace}'.`);
-    }
-    const { namespace, topic } = found;
     if (request.key === undefined || request.key === '') {
       throw unauthorized(
         'The request has no access key: send Authorization: SharedAccessKey <key> with key1 or key2 of the namespace.',
       );
     }
-    if (!isValidKey(namespace, request.key)) {
-      throw unauthorized(`The access key is not valid for namespace '${namespace.name}'.`);
+    // As for classic topics, an unknown namespace and a wrong key get the same answer; a caller
+    // holding the namespace's key may learn that a topic is missing.
+    const namespace = isValidName('namespace', request.namespace)
+      ? await this.namespaces.get(request.namespace.toLowerCase(), () =>
+          this.deps.store.getNamespace(request.namespace, { consistent: true }),
+        )
+      : undefined;
+    if (!isValidKey(namespace ?? NOBODYS_KEYS, request.key)) {
+      throw unauthorized(`The access key is not valid for namespace '${request.namespace}'.`);
+    }
+    const found = namespace as Namespace;
+    const topic = isValidName('topic', request.topic)
+      ? await this.namespaceTopics.get(`${found.name.toLowerCase()}/${request.topic.toLowerCase()}`, () =>
+          this.deps.store.getNamespaceTopic(found.name, request.topic, { consistent: true }),
+        )
+      : undefined;
+    if (topic === undefined) {
+      throw notFound(`The topic '${request.topic}' does not exist in namespace '${request.namespace}'.`);
     }
     const events = parseNamespaceEvents(request).map(cloudEvent);
-    const topicId = namespaceTopicId(namespace.name, topic.name);
+    const topicId = namespaceTopicId(found.name, topic.name);
     const targets = await this.subscriptionLists.get(
       `${topicId.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
       () => this.fanOutTargets(topicId),
@@ -428,11 +448,27 @@ export class Publisher {
       pendingBytes = 0;
       await this.deps.queue.send('delivery', sending);
     };
+    // Each filter runs once per event; nothing is queued unless the whole fan-out is allowed.
+    const matchedBy: number[][] = [];
+    let deliveries = 0;
+    let fanOutBytes = 0;
+    const sizes = targets.length === 0 ? [] : events.map(({ json }) => Buffer.byteLength(json, 'utf8'));
+    for (const { matches } of targets) {
+      const matched: number[] = [];
+      events.forEach(({ view }, index) => {
+        if (!matches(view)) return;
+        matched.push(index);
+        fanOutBytes += sizes[index] ?? 0;
+      });
+      deliveries += matched.length;
+      matchedBy.push(matched);
+    }
+    checkFanOut(deliveries, fanOutBytes);
     try {
-      for (const { subscription, matches } of targets) {
+      for (const [targetIndex, { subscription }] of targets.entries()) {
         const items: DeliveryItem[] = [];
-        events.forEach(({ eventId, dataVersion, json, view }, index) => {
-          if (!matches(view)) return;
+        for (const index of matchedBy[targetIndex] ?? []) {
+          const { eventId, dataVersion, json } = events[index] as AcceptedEvent;
           matchedEvents.add(index);
           items.push({
             deliveryId: `${publishId}.${index}`,
@@ -442,7 +478,7 @@ export class Publisher {
             attempts: 0,
             publishedAt: started,
           });
-        });
+        }
         if (items.length === 0) continue;
         matchedSubscriptions += 1;
         this.deps.metrics.count(

@@ -1,3 +1,4 @@
+import { AzureKeyCredential, generateSharedAccessSignature } from '@azure/eventgrid';
 import type { Subscription, Topic } from '../../../shared/domain/model';
 import { ApiError } from '../../../shared/http/errors';
 import { silentLogger } from '../../../shared/observability/logging';
@@ -161,10 +162,47 @@ describe('publishing', () => {
     expect(queue.sent).toHaveLength(0);
   });
 
-  it('answers 404 for an unknown topic', async () => {
-    const { publish, state } = setup();
-    state.topic = undefined;
-    expect(await status(publish([event('1')]))).toBe(404);
+  describe('an unknown topic answers exactly as a wrong credential (401), so names cannot be probed', () => {
+    const failure = async (promise: Promise<unknown>) => {
+      const error = await promise.catch((e: unknown) => e);
+      if (!(error instanceof ApiError)) throw new Error('expected an ApiError');
+      return { statusCode: error.statusCode, body: error.toBody() };
+    };
+    const base = (name: string) => ({
+      topic: name,
+      path: `/topics/${name}/api/events`,
+      body: Buffer.from(JSON.stringify([event('1')])),
+    });
+    const sas = (name: string) =>
+      generateSharedAccessSignature(
+        `https://h.example/topics/${name}/api/events`,
+        new AzureKeyCredential(Buffer.alloc(32, 9).toString('base64')),
+        new Date(new VirtualClock().now() + 3_600_000),
+      );
+    it.each([
+      [
+        'a key',
+        async (p: Publisher, name: string) =>
+          p.publish({ ...base(name), credential: { kind: 'key', key: 'guess' } }),
+      ],
+      [
+        'no credential',
+        async (p: Publisher, name: string) => p.publish({ ...base(name), credential: undefined }),
+      ],
+      [
+        'a SAS token signed with another key',
+        async (p: Publisher, name: string) =>
+          p.publish({ ...base(name), credential: { kind: 'sas', token: await sas(name) } }),
+      ],
+    ])('with %s', async (_what, send) => {
+      const known = setup();
+      const unknown = setup();
+      unknown.state.topic = undefined;
+      const wrong = await failure(send(known.publisher, 'orders'));
+      const missing = await failure(send(unknown.publisher, 'orders'));
+      expect(wrong.statusCode).toBe(401);
+      expect(missing).toEqual(wrong);
+    });
   });
 
   describe('with an IAM credential (the gateway authorized the caller)', () => {
@@ -300,20 +338,40 @@ describe('publishing', () => {
     expect(queue.take().map((j) => j.job.subscription)).toEqual(['new']);
   });
 
-  it('does not remember that a topic was missing', async () => {
-    const { publish, reads, state } = setup();
+  it('remembers that a topic was missing as briefly as it keeps a topic (one read per name and period)', async () => {
+    const { publish, reads, state, clock } = setup();
     state.topic = undefined;
-    expect(await status(publish([event('1')]))).toBe(404);
+    expect(await status(publish([event('1')]))).toBe(401);
     state.topic = { ...topic };
-    expect(await status(publish([event('2')]))).toBe(200);
+    expect(await status(publish([event('2')]))).toBe(401);
+    expect(reads.topics).toBe(1);
+    // Creating a topic is answered only after this long, so a created topic is found at once.
+    clock.advance(1000);
+    expect(await status(publish([event('3')]))).toBe(200);
     expect(reads.topics).toBe(2);
   });
 
-  it('answers 404 for a name no topic can have, without a database read', async () => {
+  it('answers 401 for a name no topic can have, without a database read', async () => {
     const { publish, reads } = setup();
-    expect(await status(publish([event('1')], 'key-one', 'x'.repeat(2000)))).toBe(404);
-    expect(await status(publish([event('1')], 'key-one', 'bad_name'))).toBe(404);
+    expect(await status(publish([event('1')], 'key-one', 'x'.repeat(2000)))).toBe(401);
+    expect(await status(publish([event('1')], 'key-one', 'bad_name'))).toBe(401);
     expect(reads.topics).toBe(0);
+  });
+
+  it('refuses a request whose fan-out is too large (413 naming the limit), queueing nothing', async () => {
+    const many = Array.from({ length: 21 }, (_, i) => subscription({ name: `s${i}` }));
+    const { publish, queue } = setup(many);
+    const events = Array.from({ length: 5000 }, (_, i) => event(`e${i}`));
+    const error = await publish(events).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      statusCode: 413,
+      message: expect.stringMatching(/would queue 105000 deliveries .* at most 100000 deliveries/),
+      details: [expect.objectContaining({ code: 'TooManyDeliveries' })],
+    });
+    expect(queue.sent).toHaveLength(0);
+    // 20 subscriptions are within the limit.
+    const { publish: publishTwenty } = setup(many.slice(0, 20));
+    expect(await status(publishTwenty(events))).toBe(200);
   });
 
   it('answers 400 (not a crash) for events nested too deeply', async () => {
