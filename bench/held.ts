@@ -36,7 +36,7 @@ import {
 } from '../shared/domain/model';
 import { cachedSubscriptions, HEALTH_FLUSH_INTERVAL_MS } from '../shared/lambda/wiring';
 import { silentLogger } from '../shared/observability/logging';
-import { METRIC, MetricBuffer } from '../shared/observability/metrics';
+import { EVERY_DIMENSION, METRIC, MetricBuffer } from '../shared/observability/metrics';
 import { seededRandom, VirtualClock } from '../shared/platform/clock';
 import { packJobs, parseJob } from '../shared/queue/job-codec';
 import { packHistory } from '../shared/storage/attempt-history';
@@ -171,7 +171,8 @@ export async function runHeld(
   const clock = new VirtualClock();
   const t0 = clock.now();
   const queue = new VirtualQueue(clock);
-  const metrics = new MetricBuffer();
+  // Every dimension together: ends are counted by subscription and reason at once.
+  const metrics = new MetricBuffer(EVERY_DIMENSION);
   const healthStore = new CountingHealthStore();
   const subscription: Subscription = {
     topic: 'held',

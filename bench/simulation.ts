@@ -20,7 +20,7 @@ import {
   type Subscription,
 } from '../shared/domain/model';
 import { silentLogger } from '../shared/observability/logging';
-import { MetricBuffer } from '../shared/observability/metrics';
+import { EVERY_DIMENSION, MetricBuffer } from '../shared/observability/metrics';
 import { seededRandom, VirtualClock } from '../shared/platform/clock';
 import { packJobs, parseJob } from '../shared/queue/job-codec';
 import { MemoryHealthStore } from '../shared/storage/health-store';
@@ -107,7 +107,8 @@ export async function runSimulation(
   const clock = new VirtualClock();
   const t0 = clock.now();
   const queue = new VirtualQueue(clock);
-  const metrics = new MetricBuffer();
+  // Every dimension together: ends are counted by subscription and reason at once.
+  const metrics = new MetricBuffer(EVERY_DIMENSION);
   const drops = new DropRecorder(metrics, silentLogger);
   // Every event has its own subscription (`<pattern>~<event id>`): the schedule of each event is
   // checked on its own, not mixed with probation that other events' failures begin (the health

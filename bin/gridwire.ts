@@ -9,6 +9,7 @@ import { CliError } from '../cli/errors';
 import { healthCommand } from '../cli/health';
 import { parkedCommand } from '../cli/parked';
 import { startCommand } from '../cli/start';
+import { statusCommand } from '../cli/status';
 import { webhookCommand } from '../cli/webhook';
 import { silenceNodeVersionNotice } from '../local/quiet-warnings';
 
@@ -21,7 +22,8 @@ const program = new Command()
   .addCommand(webhookCommand())
   .addCommand(parkedCommand())
   .addCommand(deadLettersCommand())
-  .addCommand(healthCommand());
+  .addCommand(healthCommand())
+  .addCommand(statusCommand());
 
 program.parseAsync(process.argv).catch((error: Error) => {
   console.error(`gridwire: ${error instanceof CliError ? error.message : (error.stack ?? error.message)}`);

@@ -5,7 +5,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { readConfig } from '../shared/config/runtime';
 import type { HttpEvent, HttpResult } from '../shared/http/api-gateway';
-import { httpErrors, lazyHandler } from '../shared/lambda/middleware';
+import { flushMetrics, httpErrors, lazyHandler } from '../shared/lambda/middleware';
 import { buildManagementDeps, createObservability, type Observability } from '../shared/lambda/wiring';
 import { handleManagement, type ManagementDeps } from '../shared/management/api';
 import { createAwsClients } from '../shared/platform/aws';
@@ -18,11 +18,12 @@ export interface ManagementHandlerDeps {
 export function createManagementHandler({ management, observability }: ManagementHandlerDeps) {
   return middy<HttpEvent, HttpResult>((event: HttpEvent) => handleManagement(event, management))
     .use(injectLambdaContext(observability.logger))
+    .use(flushMetrics(observability.buffer, observability.publishMetrics))
     .use(httpErrors(observability.logger));
 }
 
 export const handler = lazyHandler(() => {
   const observability = createObservability('management');
   const runtime = { config: readConfig(), clients: createAwsClients() };
-  return createManagementHandler({ management: buildManagementDeps(runtime), observability });
+  return createManagementHandler({ management: buildManagementDeps(runtime, observability), observability });
 });

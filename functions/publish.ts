@@ -7,6 +7,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { ROUTES } from '../shared/config/resources';
 import { readConfig } from '../shared/config/runtime';
+import { isValidName, namespaceTopicId } from '../shared/domain/names';
 import {
   emptyResult,
   type HttpEvent,
@@ -17,7 +18,7 @@ import {
   rawBody,
 } from '../shared/http/api-gateway';
 import { notFound } from '../shared/http/errors';
-import { flushMetrics, httpErrors, lazyHandler } from '../shared/lambda/middleware';
+import { countPublishFailures, flushMetrics, httpErrors, lazyHandler } from '../shared/lambda/middleware';
 import { buildPublisher, createObservability, type Observability } from '../shared/lambda/wiring';
 import { createAwsClients } from '../shared/platform/aws';
 import type { PublishCredential, Publisher } from '../shared/publish/publisher';
@@ -89,6 +90,26 @@ async function publishToNamespace(publisher: Publisher, event: HttpEvent): Promi
   return jsonResult(200, {});
 }
 
+/**
+ * The topic a publish request names, as `PublishSuccessCount` names it (`<namespace>/<topic>` for
+ * a namespace topic); `undefined` when the path names no valid topic.
+ */
+export function publishedTopicOf(event: HttpEvent): string | undefined {
+  try {
+    if (NAMESPACE_ROUTE_KEYS.has(event.routeKey)) {
+      const namespace = pathParam(event, 'namespace');
+      const topic = pathParam(event, 'topicAction').replace(/:publish$/, '');
+      return isValidName('namespace', namespace) && isValidName('topic', topic)
+        ? namespaceTopicId(namespace, topic)
+        : undefined;
+    }
+    const topic = pathParam(event, 'topic');
+    return isValidName('topic', topic) ? topic : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function createPublishHandler({ publisher, observability }: PublishHandlerDeps) {
   const publish = async (event: HttpEvent): Promise<HttpResult> => {
     if (NAMESPACE_ROUTE_KEYS.has(event.routeKey)) return publishToNamespace(publisher, event);
@@ -104,6 +125,7 @@ export function createPublishHandler({ publisher, observability }: PublishHandle
   return middy<HttpEvent, HttpResult>(publish)
     .use(injectLambdaContext(observability.logger))
     .use(flushMetrics(observability.buffer, observability.publishMetrics))
+    .use(countPublishFailures(observability.buffer, publishedTopicOf))
     .use(httpErrors(observability.logger));
 }
 

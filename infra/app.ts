@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { App } from 'aws-cdk-lib';
+import { addComplianceChecks } from './checks';
 import { GridwireStack } from './gridwire-stack';
 
 const app = new App();
@@ -7,3 +8,4 @@ new GridwireStack(app, app.node.tryGetContext('stackName') ?? 'Gridwire', {
   description: 'Gridwire event delivery pipeline',
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
+addComplianceChecks(app);

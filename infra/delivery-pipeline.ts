@@ -1,16 +1,17 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
@@ -26,7 +27,14 @@ import {
   TABLE,
 } from '../shared/config/resources';
 import { CONFIG_DEFAULTS } from '../shared/config/runtime';
+import { createAlarms, createDashboard, type PipelineAlarms } from './monitoring';
 import { PipelineFunction } from './pipeline-function';
+
+/** Requests per second and burst the API stage accepts by default (see `throttle`). */
+export const DEFAULT_THROTTLE = { rateLimit: 5_000, burstLimit: 2_500 } as const;
+
+/** Concurrent executions reserved for the publish function by default (see `reservedConcurrency`). */
+export const DEFAULT_PUBLISH_RESERVED_CONCURRENCY = 100;
 
 export interface DeliveryPipelineProps {
   /**
@@ -71,12 +79,38 @@ export interface DeliveryPipelineProps {
    */
   readonly deadLetterBucket?: s3.IBucket;
   /**
-   * A topic notified when messages are parked in a redrive queue, and again when the redrive
-   * queue is empty (the parked alarms' alarm and OK actions). For other actions, use
-   * `parkedAlarms`.
-   * @default no actions: the alarms only change state
+   * The topic every alarm notifies when it fires and again when it clears (see `alarms`).
+   * Subscribe your on-call channel to it. A topic encrypted with a KMS key must let
+   * `cloudwatch.amazonaws.com` use the key.
+   * @default a new topic, encrypted with its own KMS key, TLS only (exposed as `alarmTopic`)
    */
   readonly alarmTopic?: sns.ITopic;
+  /**
+   * Steady-state requests per second (`rateLimit`) and burst (`burstLimit`, requests) the API
+   * stage accepts over all routes; above them callers get `429 Too Many Requests` from the
+   * gateway. The default is half the account's regional API Gateway quota (10,000 rps, 5,000
+   * burst, shared by every API of the account in the region), so one Gridwire can't starve the
+   * account's other APIs, and about what 100 publish functions serve at 20 ms a request.
+   * @default { rateLimit: 5000, burstLimit: 2500 }
+   */
+  readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * Concurrent executions reserved for the publish function, which also caps it: a flood of
+   * publish requests can't take the concurrency the delivery functions need, and can't scale
+   * costs without bound. `false` reserves nothing (the function shares the account's unreserved
+   * pool). Lambda refuses a reservation that would leave the account less than 100 unreserved
+   * executions, so on an account with the default-for-new-accounts limit of 10 (or any limit
+   * under 100 + this number) the deploy fails: set `false` there, or ask for a higher limit.
+   * @default 100
+   */
+  readonly reservedConcurrency?: number | false;
+  /**
+   * Whether the table has DynamoDB deletion protection: it can't be deleted (by CloudFormation
+   * or anyone else) until this is turned off. Turn it off before deleting a stack whose
+   * `removalPolicy` is DESTROY.
+   * @default true
+   */
+  readonly deletionProtection?: boolean;
   /**
    * Whether a subscription's endpoint must agree to receive (the validation handshake: the Event
    * Grid validation event, or the CloudEvents `OPTIONS` request) before events are matched to it.
@@ -107,18 +141,33 @@ export class DeliveryPipeline extends Construct {
   readonly redriveQueues: Readonly<Record<QueueKey, sqs.Queue>>;
   /**
    * One alarm per redrive queue, in ALARM while at least one message is parked there (messages
-   * the queue's consumer failed on `maxReceiveCount` times). They have no actions unless
-   * `alarmTopic` is given; add your own with `addAlarmAction`, for example
-   * `pipeline.parkedAlarms.delivery.addAlarmAction(new SnsAction(topic))`.
+   * the queue's consumer failed on `maxReceiveCount` times). The same as `alarms.parked`.
    */
   readonly parkedAlarms: Readonly<Record<QueueKey, cloudwatch.Alarm>>;
+  /**
+   * Every alarm of the pipeline, each notifying `alarmTopic` when it fires and when it clears.
+   * Add other actions with `addAlarmAction`, for example
+   * `pipeline.alarms.droppedEvents.addAlarmAction(new SnsAction(pager))`.
+   */
+  readonly alarms: PipelineAlarms;
+  /** The topic every alarm notifies: the `alarmTopic` prop, or the one created for it. */
+  readonly alarmTopic: sns.ITopic;
+  /** The pipeline's CloudWatch dashboard (see the README, "Operating Gridwire"). */
+  readonly dashboard: cloudwatch.Dashboard;
   readonly deadLetterBucket: s3.IBucket;
+  /** Server access logs of the dead-letter bucket; undefined when the bucket was given. */
+  readonly deadLetterAccessLogsBucket?: s3.Bucket;
   /**
    * The key that seals secret delivery header values in the table. Only the management (seals)
    * and delivery (opens) functions may read it. It is kept or removed with the table: sealed
    * values can't be opened without it.
    */
   readonly headerKeySecret: secretsmanager.Secret;
+  /**
+   * The key that seals topic and namespace access keys in the table. Only the management (seals)
+   * and publish (opens) functions may read it; kept or removed with the table.
+   */
+  readonly topicKeySecret: secretsmanager.Secret;
   readonly publishFunction: PipelineFunction;
   readonly managementFunction: PipelineFunction;
   readonly deliveryFunction: PipelineFunction;
@@ -127,6 +176,9 @@ export class DeliveryPipeline extends Construct {
 
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps = {}) {
     super(scope, id);
+    // Server access logs are delivered under a bucket policy, not the legacy log-delivery ACL, so
+    // the log bucket can keep ACLs disabled (this flag's default for new apps).
+    this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
     validateProps(props);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
@@ -137,6 +189,7 @@ export class DeliveryPipeline extends Construct {
       billing: dynamodb.Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: TABLE.ttlAttribute,
+      deletionProtection: props.deletionProtection ?? true,
       globalSecondaryIndexes: [
         {
           indexName: TABLE.topicsIndex.name,
@@ -147,21 +200,52 @@ export class DeliveryPipeline extends Construct {
       removalPolicy,
     });
 
-    this.deadLetterBucket =
-      props.deadLetterBucket ??
-      new s3.Bucket(this, BUCKET.id, {
+    if (props.deadLetterBucket === undefined) {
+      // Who read or wrote which dead letter, kept for a year.
+      const accessLogs = new s3.Bucket(this, `${BUCKET.id}AccessLogs`, {
         blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
         encryption: s3.BucketEncryption.S3_MANAGED,
         enforceSSL: true,
+        objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+        lifecycleRules: [{ expiration: Duration.days(365) }],
         removalPolicy,
         autoDeleteObjects: false,
       });
+      Validations.of(accessLogs).acknowledge({
+        id: 'AwsSolutions-S1',
+        reason: 'This is the access log bucket of the dead-letter bucket; logging it would log into itself.',
+      });
+      this.deadLetterAccessLogsBucket = accessLogs;
+      this.deadLetterBucket = new s3.Bucket(this, BUCKET.id, {
+        blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+        encryption: s3.BucketEncryption.S3_MANAGED,
+        enforceSSL: true,
+        serverAccessLogsBucket: accessLogs,
+        serverAccessLogsPrefix: 'dead-letters/',
+        removalPolicy,
+        autoDeleteObjects: false,
+      });
+    } else {
+      this.deadLetterBucket = props.deadLetterBucket;
+    }
 
     this.headerKeySecret = new secretsmanager.Secret(this, 'HeaderKey', {
       description: 'Gridwire: the key that seals secret delivery header values stored in the table',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy,
     });
+    this.topicKeySecret = new secretsmanager.Secret(this, 'TopicKey', {
+      description: 'Gridwire: the key that seals topic and namespace access keys stored in the table',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy,
+    });
+    for (const secret of [this.headerKeySecret, this.topicKeySecret]) {
+      Validations.of(secret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The key seals values stored in the table; a rotation would leave every stored value unreadable until re-sealed, and Gridwire has no re-sealing rotation yet.',
+      });
+    }
 
     const queues = {} as Record<QueueKey, sqs.Queue>;
     const redriveQueues = {} as Record<QueueKey, sqs.Queue>;
@@ -173,6 +257,11 @@ export class DeliveryPipeline extends Construct {
         enforceSSL: true,
         maxMessageSizeBytes: SQS_LIMITS.maxMessageBytes,
       });
+      Validations.of(redriveQueues[key]).acknowledge({
+        id: 'Serverless-SQSRedrivePolicy',
+        reason:
+          'This is a redrive queue: it holds what its queue could not process, for an operator (gridwire parked). A redrive queue of its own would only move the messages further from sight.',
+      });
       queues[key] = new sqs.Queue(this, definition.id, {
         visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
         encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -183,7 +272,6 @@ export class DeliveryPipeline extends Construct {
     }
     this.queues = queues;
     this.redriveQueues = redriveQueues;
-    this.parkedAlarms = createParkedAlarms(this, redriveQueues, props.alarmTopic);
 
     const settings: Record<string, string> = {
       [ENV.deliveryConcurrency]: String(props.deliveryConcurrency ?? CONFIG_DEFAULTS.deliveryConcurrency),
@@ -196,13 +284,19 @@ export class DeliveryPipeline extends Construct {
       [ENV.blockPrivateEndpoints]: String(!(props.allowPrivateEndpoints ?? false)),
     };
 
+    // Each function may call exactly what its code calls on the table (shared/storage/*.ts).
+    const reservedConcurrency = props.reservedConcurrency ?? DEFAULT_PUBLISH_RESERVED_CONCURRENCY;
     this.publishFunction = new PipelineFunction(this, {
       definition: FUNCTIONS.publish,
       logRetention,
       environment: settings,
+      ...(reservedConcurrency === false ? {} : { reservedConcurrency }),
     })
-      .bindTable(this.table, TABLE.nameEnv, 'read')
-      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send');
+      // Topics, namespace topics and their subscription lists.
+      .bindTable(this.table, TABLE.nameEnv, ['GetItem', 'Query'])
+      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
+      // Opens topic keys to check keys and SAS signatures.
+      .bindSecret(this.topicKeySecret, ENV.topicKeySecretArn);
 
     // Management also lists, reads and marks dead letters, and queues their replays.
     this.managementFunction = new PipelineFunction(this, {
@@ -210,18 +304,29 @@ export class DeliveryPipeline extends Construct {
       logRetention,
       environment: settings,
     })
-      .bindTable(this.table, TABLE.nameEnv, 'readWrite')
+      // Topics, namespaces, subscriptions, health resets, history queries; topic lists through the index.
+      .bindTable(
+        this.table,
+        TABLE.nameEnv,
+        ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+        [TABLE.topicsIndex.name],
+      )
+      // Lists and reads dead letters, reads and writes their replay markers.
       .bindBucket(this.deadLetterBucket, BUCKET.nameEnv, 'readWrite')
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
-      // Seals secret header values before they are stored.
-      .bindSecret(this.headerKeySecret, ENV.headerKeySecretArn);
+      // Seals secret header values and topic keys before they are stored.
+      .bindSecret(this.headerKeySecret, ENV.headerKeySecretArn)
+      .bindSecret(this.topicKeySecret, ENV.topicKeySecretArn);
 
     this.deliveryFunction = new PipelineFunction(this, {
       definition: FUNCTIONS.delivery,
       logRetention,
       environment: settings,
     })
-      .bindTable(this.table, TABLE.nameEnv, 'readWrite')
+      // Reads subscriptions; writes attempt history (batches) and endpoint health (conditional
+      // puts); the validation handshake records consent on the subscription (a conditional put)
+      // and bumps its topic's subscription-list version (an update).
+      .bindTable(this.table, TABLE.nameEnv, ['GetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'])
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'consume')
       .bindQueue(queues.retry, QUEUES.retry.urlEnv, 'sendAndConsume')
       .bindQueue(queues.deadLetter, QUEUES.deadLetter.urlEnv, 'send')
@@ -256,17 +361,45 @@ export class DeliveryPipeline extends Construct {
         }),
       );
     }
+    // Acknowledged on the functions, which hold their event source mappings.
+    for (const fn of [this.deliveryFunction, this.deadLetterFunction]) {
+      Validations.of(fn).acknowledge(
+        {
+          id: 'Serverless-LambdaEventSourceMappingDestination',
+          reason:
+            "SQS event source mappings take no on-failure destination (CloudFormation supports them for Kafka and streams only); a message failing maxReceiveCount times moves to its queue's redrive queue, which is alarmed.",
+        },
+        {
+          id: 'Serverless-LambdaDLQ',
+          reason:
+            "A function DLQ catches failed asynchronous invocations only; this function is invoked by SQS event source mappings, whose failures go to each queue's redrive queue.",
+        },
+      );
+    }
+    for (const fn of [this.publishFunction, this.managementFunction]) {
+      Validations.of(fn).acknowledge({
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'A function DLQ catches failed asynchronous invocations only; this function is invoked synchronously by the HTTP API, and its caller gets the error.',
+      });
+    }
 
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy });
     this.api = new HttpApi(this, 'Api', {
       description: 'Gridwire: publish events and manage topics and event subscriptions',
       createDefaultStage: false,
     });
+    const throttle = props.throttle ?? DEFAULT_THROTTLE;
     new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
-      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs) },
+      throttle: { rateLimit: throttle.rateLimit, burstLimit: throttle.burstLimit },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        // One JSON object per request. No query strings: validation URLs carry codes there.
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
     });
     const integrations = {
       publish: new HttpLambdaIntegration('PublishIntegration', this.publishFunction),
@@ -276,13 +409,56 @@ export class DeliveryPipeline extends Construct {
     // `execute-api:Invoke` on the route (for publishing, per topic through the resource ARN).
     const iamAuthorizer = new HttpIamAuthorizer();
     for (const route of ROUTES) {
-      this.api.addRoutes({
+      const gatewayChecked = route.auth === 'admin' || route.auth === 'iam';
+      const added = this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: integrations[route.function],
-        ...(route.auth === 'admin' || route.auth === 'iam' ? { authorizer: iamAuthorizer } : {}),
+        ...(gatewayChecked ? { authorizer: iamAuthorizer } : {}),
       });
+      if (gatewayChecked) continue;
+      for (const httpRoute of added) {
+        Validations.of(httpRoute).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason:
+            route.auth === 'topicKey'
+              ? 'Publishing with topic keys, as Event Grid clients do: the publish function checks the aeg-sas-key or SAS token against the topic on every request; a gateway authorizer cannot know topic keys.'
+              : "The validation URL an endpoint owner opens to consent: the management function checks the subscription's validation code in the URL; there is no caller identity to authorize.",
+        });
+      }
     }
+
+    if (props.alarmTopic === undefined) {
+      const key = new kms.Key(this, 'AlarmTopicKey', {
+        description: 'Gridwire: encrypts alarm notifications',
+        enableKeyRotation: true,
+        removalPolicy,
+      });
+      // CloudWatch can only publish to an encrypted topic whose key lets it.
+      key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+      this.alarmTopic = new sns.Topic(this, 'AlarmTopic', {
+        displayName: 'Gridwire alarms',
+        masterKey: key,
+        enforceSSL: true,
+      });
+    } else {
+      this.alarmTopic = props.alarmTopic;
+    }
+    const monitored = {
+      api: this.api,
+      queues,
+      redriveQueues,
+      functions: {
+        publish: this.publishFunction,
+        management: this.managementFunction,
+        delivery: this.deliveryFunction,
+        deadLetter: this.deadLetterFunction,
+      },
+      alarmTopic: this.alarmTopic,
+    };
+    this.alarms = createAlarms(this, monitored);
+    this.parkedAlarms = this.alarms.parked;
+    this.dashboard = createDashboard(this, monitored);
 
     new CfnOutput(this, 'ApiUrl', {
       value: this.api.apiEndpoint,
@@ -314,42 +490,25 @@ export class DeliveryPipeline extends Construct {
   }
 }
 
-/** An alarm per redrive queue: any parked message needs an operator's look. */
-function createParkedAlarms(
-  scope: Construct,
-  redriveQueues: Readonly<Record<QueueKey, sqs.Queue>>,
-  topic: sns.ITopic | undefined,
-): Record<QueueKey, cloudwatch.Alarm> {
-  const stackName = Stack.of(scope).stackName;
-  const alarms = {} as Record<QueueKey, cloudwatch.Alarm>;
-  for (const key of Object.keys(QUEUES) as QueueKey[]) {
-    const definition = QUEUES[key];
-    const alarm = redriveQueues[key]
-      .metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: cloudwatch.Stats.MAXIMUM,
-      })
-      .createAlarm(scope, `${definition.redrive.id}Alarm`, {
-        threshold: 1,
-        evaluationPeriods: 1,
-        datapointsToAlarm: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        alarmDescription:
-          `Gridwire (${stackName}): messages are parked in the ${key} queue's redrive queue: the ` +
-          `${definition.consumer.function} function failed on each of them ` +
-          `${definition.maxReceiveCount} times, and nothing processes them there. Inspect them with ` +
-          `"gridwire parked list --stack ${stackName} --queue ${key}"; after fixing the cause, ` +
-          `move them back with "gridwire parked redrive --stack ${stackName} --queue ${key}".`,
-      });
-    if (topic !== undefined) {
-      alarm.addAlarmAction(new SnsAction(topic));
-      alarm.addOkAction(new SnsAction(topic));
-    }
-    alarms[key] = alarm;
-  }
-  return alarms;
-}
+/** The fields of each API access log line (HTTP API `$context` variables). */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTime',
+  sourceIp: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  caller: '$context.identity.caller',
+  method: '$context.httpMethod',
+  routeKey: '$context.routeKey',
+  path: '$context.path',
+  protocol: '$context.protocol',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationLatency: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+  error: '$context.error.message',
+} as const;
 
 function validateProps(props: DeliveryPipelineProps): void {
   const problems: string[] = [];
@@ -388,6 +547,23 @@ function validateProps(props: DeliveryPipelineProps): void {
     check(
       /^https:\/\/[^/]+/.test(props.publicUrl),
       `publicUrl must be an https URL (got ${props.publicUrl})`,
+    );
+  }
+  if (props.throttle !== undefined) {
+    const { rateLimit, burstLimit } = props.throttle;
+    check(
+      Number.isFinite(rateLimit) && rateLimit > 0,
+      `throttle.rateLimit must be a number of requests per second above 0 (got ${rateLimit})`,
+    );
+    check(
+      Number.isInteger(burstLimit) && burstLimit >= 1,
+      `throttle.burstLimit must be an integer of at least 1 (got ${burstLimit})`,
+    );
+  }
+  if (props.reservedConcurrency !== undefined && props.reservedConcurrency !== false) {
+    check(
+      Number.isInteger(props.reservedConcurrency) && props.reservedConcurrency >= 1,
+      `reservedConcurrency must be false or an integer of at least 1 (got ${props.reservedConcurrency})`,
     );
   }
   if (problems.length > 0) throw new Error(`Invalid DeliveryPipeline props: ${problems.join('; ')}`);

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -13,6 +14,11 @@ import type { FunctionDefinition } from '../shared/config/resources';
 /** The Lambda runtime every Gridwire function uses. */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 
+/** DynamoDB item actions a function may be granted, each named for what the code calls. */
+export type TableAction = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem';
+
+const WRITE_ACTIONS: readonly TableAction[] = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
+
 export interface PipelineFunctionProps {
   readonly definition: FunctionDefinition;
   /**
@@ -22,19 +28,34 @@ export interface PipelineFunctionProps {
   readonly logRetention?: RetentionDays;
   /** Extra environment variables. */
   readonly environment?: Record<string, string>;
+  /**
+   * Concurrent executions reserved for (and capped at) this function.
+   * @default none: the function shares the account's unreserved concurrency
+   */
+  readonly reservedConcurrency?: number;
 }
 
 /**
  * A Gridwire function: Node.js on ARM64, X-Ray tracing, its own log group, source maps, bundled
- * by the local esbuild (no Docker). Resources are attached with `bind*` helpers that grant the
- * permission and set the environment variable together, so neither can be forgotten.
+ * by the local esbuild (no Docker). It runs under its own role that may write its own log group
+ * and nothing else until resources are attached with the `bind*` helpers, which grant exactly the
+ * actions named and set the environment variable together, so neither can be forgotten.
  */
 export class PipelineFunction extends NodejsFunction {
+  /** The function's own execution role (no AWS managed policies). */
+  readonly executionRole: iam.Role;
+
   constructor(scope: Construct, props: PipelineFunctionProps) {
     const { definition } = props;
     const logGroup = new LogGroup(scope, `${definition.id}Logs`, {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
     });
+    // Instead of the AWS managed basic execution role, which may write to every log group.
+    const role = new iam.Role(scope, `${definition.id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Gridwire ${definition.id}: its log group and the resources bound to it`,
+    });
+    logGroup.grantWrite(role);
     super(scope, definition.id, {
       entry: path.join(__dirname, '..', definition.entry),
       handler: 'handler',
@@ -44,8 +65,12 @@ export class PipelineFunction extends NodejsFunction {
       memorySize: definition.memoryMb,
       timeout: Duration.seconds(definition.timeoutSeconds),
       tracing: Tracing.ACTIVE,
+      role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,
+      ...(props.reservedConcurrency === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrency }),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'gridwire',
@@ -61,12 +86,35 @@ export class PipelineFunction extends NodejsFunction {
         forceDockerBundling: false,
       },
     });
+    this.executionRole = role;
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so their only resource is "*".',
+    });
   }
 
-  /** Read and write access to the table, and its name in `envName`. */
-  bindTable(table: dynamodb.ITableV2, envName: string, access: 'read' | 'readWrite'): this {
-    if (access === 'read') table.grantReadData(this);
-    else table.grantReadWriteData(this);
+  /**
+   * The table's name in `envName`, and exactly `actions` on the table (and on the named
+   * `indexes`, for queries through them). Nothing else: no scans, no table-level operations.
+   */
+  bindTable(
+    table: dynamodb.ITableV2,
+    envName: string,
+    actions: readonly TableAction[],
+    indexes: readonly string[] = [],
+  ): this {
+    this.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: actions.map((action) => `dynamodb:${action}`),
+        resources: [table.tableArn, ...indexes.map((index) => `${table.tableArn}/index/${index}`)],
+      }),
+    );
+    if (table.encryptionKey !== undefined) {
+      if (actions.some((action) => WRITE_ACTIONS.includes(action)))
+        table.encryptionKey.grantEncryptDecrypt(this);
+      else table.encryptionKey.grantDecrypt(this);
+    }
     this.addEnvironment(envName, table.tableName);
     return this;
   }
@@ -80,12 +128,32 @@ export class PipelineFunction extends NodejsFunction {
   }
 
   /**
-   * Access to the bucket, and its name in `envName`: `write` puts objects only; `readWrite` also
-   * gets and lists them. Neither may delete.
+   * Access to the bucket's objects, and its name in `envName`: `write` puts objects only
+   * (s3:PutObject); `readWrite` also lists the bucket and gets objects (s3:ListBucket,
+   * s3:GetObject; listing also lets a missing key read as NoSuchKey rather than AccessDenied).
+   * Neither may delete.
    */
-  bindBucket(bucket: s3.IBucket, envName: string, access: 'read' | 'write' | 'readWrite'): this {
-    if (access !== 'write') bucket.grantRead(this);
-    if (access !== 'read') bucket.grantPut(this);
+  bindBucket(bucket: s3.IBucket, envName: string, access: 'write' | 'readWrite'): this {
+    this.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: access === 'write' ? ['s3:PutObject'] : ['s3:GetObject', 's3:PutObject'],
+        resources: [bucket.arnForObjects('*')],
+      }),
+    );
+    if (access === 'readWrite') {
+      this.addToRolePolicy(
+        new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
+      );
+    }
+    if (bucket.encryptionKey !== undefined) {
+      if (access === 'write') bucket.encryptionKey.grantEncrypt(this);
+      else bucket.encryptionKey.grantEncryptDecrypt(this);
+    }
+    Validations.of(this.executionRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketArnToken(bucket)}>/*]`,
+      reason:
+        'Dead-letter object keys are made at run time (topic, subscription, time); the grant covers objects of this one bucket, with only the object actions named.',
+    });
     this.addEnvironment(envName, bucket.bucketName);
     return this;
   }
@@ -96,4 +164,11 @@ export class PipelineFunction extends NodejsFunction {
     this.addEnvironment(envName, secret.secretArn);
     return this;
   }
+}
+
+/** How cdk-nag names a bucket's ARN in a finding: `<LogicalId.Arn>` for a bucket of the stack. */
+function bucketArnToken(bucket: s3.IBucket): string {
+  const cfn = bucket.node.defaultChild as { logicalId?: string } | undefined;
+  if (cfn?.logicalId === undefined) return bucket.bucketArn;
+  return `${bucket.stack.resolve(cfn.logicalId)}.Arn`;
 }

@@ -24,6 +24,18 @@ export interface GatewayOptions {
   handlers: Readonly<Partial<Record<FunctionKey, HttpHandler>>>;
   logger: LoggerLike;
   onInvocation?: (stats: InvocationStats) => void;
+  /**
+   * Routes of the local stack itself (not of the AWS API), by `METHOD /path`, each behind the
+   * admin token: `GET /local/status`.
+   */
+  localRoutes?: Readonly<Record<string, () => Promise<LocalAnswer>>>;
+}
+
+/** The answer of a local route. */
+export interface LocalAnswer {
+  status: number;
+  body: string;
+  contentType?: string;
 }
 
 export interface Gateway {
@@ -128,6 +140,14 @@ export function toHttpEvent(
   };
 }
 
+const ADMIN_TOKEN_REQUIRED = {
+  error: {
+    code: 'Unauthorized',
+    message:
+      'This route needs IAM, for which the local stack takes the admin token: send "Authorization: Bearer <token>" (the token is in the data directory).',
+  },
+};
+
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const routes = ROUTES.filter((route) => options.handlers[route.function] !== undefined).map(compile);
 
@@ -142,6 +162,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         break;
       }
     }
+    const local = options.localRoutes?.[`${req.method} ${url.pathname}`];
+    if (found === undefined && local !== undefined) {
+      req.resume();
+      if (!isAdminAuthorized(req.headers.authorization, options.adminToken)) {
+        send(res, 401, JSON.stringify(ADMIN_TOKEN_REQUIRED));
+        return;
+      }
+      const answer = await local();
+      send(
+        res,
+        answer.status,
+        answer.body,
+        answer.contentType === undefined ? {} : { 'content-type': answer.contentType },
+      );
+      return;
+    }
     if (found === undefined) {
       req.resume();
       send(res, 404, JSON.stringify({ message: 'Not Found' }));
@@ -154,17 +190,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       !isAdminAuthorized(req.headers.authorization, options.adminToken)
     ) {
       req.resume();
-      send(
-        res,
-        401,
-        JSON.stringify({
-          error: {
-            code: 'Unauthorized',
-            message:
-              'This route needs IAM, for which the local stack takes the admin token: send "Authorization: Bearer <token>" (the token is in the data directory).',
-          },
-        }),
-      );
+      send(res, 401, JSON.stringify(ADMIN_TOKEN_REQUIRED));
       return;
     }
     const body = await readBody(req);

@@ -43,6 +43,7 @@ import type { InvocationStats } from './lambda-context';
 import { LocalMetrics } from './metrics';
 import { QueuePoller, type SqsHandler } from './poller';
 import { type LocalResources, provisionLocalResources } from './provision';
+import { LOCAL_STATUS_PATH, localStatusDocument } from './status';
 
 export interface LocalStackOptions {
   /** Directory for DynamoDB files, the admin token, endpoints.json and saved queue contents. */
@@ -116,6 +117,8 @@ export { ENDPOINTS_FILE, LOCK_FILE };
 export const ADMIN_TOKEN_FILE = 'admin-token';
 /** The key that seals secret delivery header values (the stack's Secrets Manager secret on AWS). */
 export const HEADER_KEY_FILE = 'header-key';
+/** The key that seals topic and namespace access keys in the table. */
+export const TOPIC_KEY_FILE = 'topic-key';
 export const SAVED_QUEUES_FILE = 'queues.json';
 
 /** One local stack per data directory: a pid file, taken over when its owner is gone. */
@@ -162,11 +165,11 @@ async function loadAdminToken(dataDir: string, fixed: string | undefined): Promi
 }
 
 /**
- * The sealing key of this data directory, created on first start and kept: values sealed with it
- * (in the table's files) open after a restart. It is never printed.
+ * A sealing key of this data directory (`file`), created on first start and kept: values sealed
+ * with it (in the table's files) open after a restart. It is never printed.
  */
-async function loadHeaderKey(dataDir: string): Promise<string> {
-  const file = join(dataDir, HEADER_KEY_FILE);
+async function loadSealingKey(dataDir: string, name: string): Promise<string> {
+  const file = join(dataDir, name);
   try {
     const stored = (await readFile(file, 'utf8')).trim();
     if (stored !== '') return stored;
@@ -321,11 +324,12 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
 function localFunctionEnv(
   settings: Record<string, string>,
   resources: LocalResources,
-  headerKey: string,
+  keys: { headerKey: string; topicKey: string },
 ): Record<string, string> {
   const env: Record<string, string> = {
     ...settings,
-    [ENV.headerKey]: headerKey,
+    [ENV.headerKey]: keys.headerKey,
+    [ENV.topicKey]: keys.topicKey,
     [TABLE.nameEnv]: resources.tableName,
     [BUCKET.nameEnv]: resources.bucketName,
   };
@@ -347,10 +351,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const unlock = await lockDataDir(dataDir);
   let emulators: Emulators;
   let adminToken: string;
-  let headerKey: string;
+  let sealingKeys: { headerKey: string; topicKey: string };
   try {
     adminToken = await loadAdminToken(dataDir, options.adminToken);
-    headerKey = await loadHeaderKey(dataDir);
+    sealingKeys = {
+      headerKey: await loadSealingKey(dataDir, HEADER_KEY_FILE),
+      topicKey: await loadSealingKey(dataDir, TOPIC_KEY_FILE),
+    };
     emulators = await startEmulators({
       dataDir,
       host,
@@ -396,7 +403,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await restoreBucket(clients.s3, resources.bucketName, dataDir);
     bucketClient = { s3: clients.s3, bucket: resources.bucketName };
 
-    const config = readConfig(localFunctionEnv(settings, resources, headerKey));
+    const config = readConfig(localFunctionEnv(settings, resources, sealingKeys));
     const runtime = {
       config,
       clients,
@@ -404,6 +411,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.random === undefined ? {} : { random: options.random }),
     };
     const metrics = new LocalMetrics();
+    const startedAt = Date.now();
     const observability = (name: string) =>
       createObservability(name, { logLevel: options.logLevel ?? 'WARN', publishMetrics: metrics.publish });
 
@@ -416,7 +424,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         observability: publishObs,
       }),
       management: createManagementHandler({
-        management: buildManagementDeps(runtime),
+        management: buildManagementDeps(runtime, managementObs),
         observability: managementObs,
       }),
     };
@@ -479,6 +487,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         handlers: handlers as unknown as Record<'publish' | 'management', HttpHandler>,
         logger: managementObs.logger,
         ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
+        localRoutes: {
+          [`GET ${LOCAL_STATUS_PATH}`]: async () => ({
+            status: 200,
+            body: JSON.stringify(await localStatusDocument(startedAt, metrics, clients.sqs, resources)),
+          }),
+        },
       });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {

@@ -37,6 +37,13 @@ export const ENV = {
   /** The sealing key's text itself (the local stack only, from its data directory). */
   headerKey: 'GRIDWIRE_HEADER_KEY',
   /**
+   * The Secrets Manager secret whose text is the key that seals topic and namespace access keys
+   * in the table (AWS; set on the management and publish functions only).
+   */
+  topicKeySecretArn: 'GRIDWIRE_TOPIC_KEY_SECRET_ARN',
+  /** That key's text itself (the local stack only, from its data directory). */
+  topicKey: 'GRIDWIRE_TOPIC_KEY',
+  /**
    * `true`: a subscription's endpoint must agree to receive (the validation handshake) before
    * events are matched to it. On by default on AWS; the local stack's `--validate-endpoints`.
    */

@@ -44,6 +44,12 @@ export interface RuntimeConfig {
    */
   headerKeySecretArn?: string;
   headerKey?: string;
+  /**
+   * Where the key that seals topic and namespace access keys comes from, as for `headerKey`.
+   * Neither: keys are written unsealed, and sealed ones can't be read.
+   */
+  topicKeySecretArn?: string;
+  topicKey?: string;
   /** Whether endpoints must pass the validation handshake before events are matched to them. */
   validateEndpoints: boolean;
   /** Whether endpoint URLs aimed at non-public addresses are refused (SSRF protection). */
@@ -111,6 +117,8 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
   const tableName = read.optional(ENV.tableName);
   const headerKeySecretArn = read.optional(ENV.headerKeySecretArn);
   const headerKey = read.optional(ENV.headerKey);
+  const topicKeySecretArn = read.optional(ENV.topicKeySecretArn);
+  const topicKey = read.optional(ENV.topicKey);
   const queueUrls: Partial<Record<QueueKey, string>> = {};
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
     const url = read.optional(QUEUES[key].urlEnv);
@@ -133,6 +141,8 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),
     ...(headerKeySecretArn === undefined ? {} : { headerKeySecretArn }),
     ...(headerKey === undefined ? {} : { headerKey }),
+    ...(topicKeySecretArn === undefined ? {} : { topicKeySecretArn }),
+    ...(topicKey === undefined ? {} : { topicKey }),
   };
 }
 

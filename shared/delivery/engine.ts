@@ -25,7 +25,12 @@
 import type { DeliveryItem, DeliveryJob, EndedDelivery, EndedJob, QueuedJob } from '../domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
-import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
+import {
+  deliveryFailureDimensions,
+  METRIC,
+  type MetricBuffer,
+  subscriptionDimensions,
+} from '../observability/metrics';
 import type { Clock, Random } from '../platform/clock';
 import { KeyedSlots, Semaphore } from '../platform/concurrency';
 import type { SecretOpener } from '../platform/sealing';
@@ -495,7 +500,7 @@ export class DeliveryEngine {
     }
     metrics.count(METRIC.DeliverySuccessCount, decisions.delivered.length, dims);
     for (const { result } of decisions.failed) {
-      metrics.count(METRIC.DeliveryAttemptFailCount, 1, { ...dims, Error: result.outcome ?? 'GenericError' });
+      metrics.count(METRIC.DeliveryAttemptFailCount, 1, { ...dims, ...deliveryFailureDimensions(result) });
     }
     const held = [...decisions.held.values()].reduce((sum, items) => sum + items.length, 0);
     if (held > 0) metrics.count(METRIC.DeliveryHeldCount, held, dims);

@@ -21,6 +21,7 @@
  */
 import type { EndpointHealth, Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
+import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
 import { withTimeout } from '../platform/concurrency';
 import type { HealthStore } from '../storage/health-store';
@@ -43,6 +44,8 @@ export interface HealthTrackerOptions {
   flushIntervalMs: number;
   /** Longest wait for a health read, or for `settle` (real time). */
   ioTimeoutMs?: number;
+  /** Where a probation that begins on this worker is counted (`ProbationEnteredCount`). */
+  metrics?: MetricBuffer;
 }
 
 interface Entry {
@@ -126,6 +129,13 @@ export class HealthTracker {
     } else {
       entry.view = undefined;
       after = this.view(entry, subscription);
+    }
+    if (after.probations > before.probations) {
+      this.options.metrics?.count(
+        METRIC.ProbationEnteredCount,
+        1,
+        subscriptionDimensions(subscription.topic, subscription.name),
+      );
     }
     if (writeUrgency(before, after, this.options.clock.now()) === 'now') this.startWrite(entry, subscription);
   }

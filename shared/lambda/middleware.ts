@@ -8,7 +8,12 @@ import type { Context } from 'aws-lambda';
 import { errorResult, type HttpEvent, type HttpResult } from '../http/api-gateway';
 import { ApiError } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
-import type { MetricBuffer, MetricPoint } from '../observability/metrics';
+import {
+  METRIC,
+  type MetricBuffer,
+  type MetricPoint,
+  publishFailureDimensions,
+} from '../observability/metrics';
 
 /**
  * Turns `ApiError`s into their HTTP answers, and anything else into a logged 500 that says
@@ -29,6 +34,38 @@ export const httpErrors = (logger: LoggerLike): MiddlewareObj<HttpEvent, HttpRes
     request.response = errorResult(
       new ApiError(500, 'InternalServerError', 'The request failed unexpectedly; it has been logged.'),
     );
+  },
+});
+
+/**
+ * Answers a publish request gives only after the caller proved it may publish to the topic: a
+ * 401 is also the answer for a topic that does not exist, a 404 names no topic that exists, and
+ * an unexpected failure may come before either is known.
+ */
+const PAST_AUTHENTICATION: ReadonlySet<string> = new Set([
+  'BadRequest',
+  'PayloadTooLarge',
+  'ServiceUnavailable',
+]);
+
+/**
+ * Counts each failed publish request once in `PublishFailCount` (by `ErrorType` and `Error`, see
+ * `publishFailureDimensions`). A refused request is refused whole, before its events may even
+ * parse, so requests are counted, not events. The per-topic series takes only failures of
+ * callers that got past authentication: anyone can name any topic, and each name would be a
+ * billed series. Use it before `httpErrors`, after `flushMetrics`, so the count is flushed.
+ */
+export const countPublishFailures = (
+  buffer: MetricBuffer,
+  topicOf: (event: HttpEvent) => string | undefined,
+): MiddlewareObj<HttpEvent, HttpResult, Error, Context> => ({
+  onError: async (request) => {
+    const dimensions = publishFailureDimensions(request.error);
+    const topic = PAST_AUTHENTICATION.has(dimensions.ErrorType) ? topicOf(request.event) : undefined;
+    buffer.count(METRIC.PublishFailCount, 1, {
+      ...dimensions,
+      ...(topic === undefined ? {} : { Topic: topic }),
+    });
   },
 });
 

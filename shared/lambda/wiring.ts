@@ -74,7 +74,11 @@ export interface Runtime {
 }
 
 const storeOf = (runtime: Runtime) =>
-  new Store(runtime.clients.dynamo, requireSetting(runtime.config.tableName, ENV.tableName));
+  new Store(
+    runtime.clients.dynamo,
+    requireSetting(runtime.config.tableName, ENV.tableName),
+    buildTopicKeySealer(runtime),
+  );
 
 /** The attempt history: packed per job and subscription, kept `historyRetentionDays`. */
 const historyOf = (runtime: Runtime) => {
@@ -97,7 +101,12 @@ const queueOf = (runtime: Runtime, sendsTo: readonly QueueKey[]) => {
 const KEY_CACHE_SECONDS = 365 * 24 * 3600;
 
 /** The sealing key's text from a Secrets Manager secret, through Powertools Parameters. */
-export function secretKeySource(secretArn: string, provider?: SecretsProvider): KeySource {
+export function secretKeySource(
+  secretArn: string,
+  provider?: SecretsProvider,
+  /** The variable that named the secret, and what its key seals, for error messages. */
+  named: { env: string; seals: string } = { env: ENV.headerKeySecretArn, seals: 'secret header values' },
+): KeySource {
   let secrets = provider;
   return {
     keyText: async () => {
@@ -107,13 +116,11 @@ export function secretKeySource(secretArn: string, provider?: SecretsProvider): 
         value = await secrets.get(secretArn, { maxAge: KEY_CACHE_SECONDS });
       } catch (error) {
         throw new Error(
-          `could not read the key that seals secret header values from ${secretArn} (${ENV.headerKeySecretArn}): ${(error as Error).message}`,
+          `could not read the key that seals ${named.seals} from ${secretArn} (${named.env}): ${(error as Error).message}`,
         );
       }
       if (typeof value !== 'string' || value === '') {
-        throw new Error(
-          `the secret ${secretArn} (${ENV.headerKeySecretArn}) must hold the sealing key as non-empty text`,
-        );
+        throw new Error(`the secret ${secretArn} (${named.env}) must hold the sealing key as non-empty text`);
       }
       return value;
     },
@@ -131,6 +138,25 @@ export function buildSealer(runtime: Runtime): AesGcmSealer | undefined {
   return undefined;
 }
 
+/**
+ * The sealer of topic and namespace access keys (the publish and management functions): its key
+ * from its own secret, so the functions that may open secret header values can't open access
+ * keys, and the other way round. Undefined when there is none: keys are then written unsealed.
+ */
+export function buildTopicKeySealer(runtime: Runtime): AesGcmSealer | undefined {
+  const { topicKeySecretArn, topicKey } = runtime.config;
+  if (topicKeySecretArn !== undefined) {
+    return new AesGcmSealer(
+      secretKeySource(topicKeySecretArn, undefined, {
+        env: ENV.topicKeySecretArn,
+        seals: 'topic access keys',
+      }),
+    );
+  }
+  if (topicKey !== undefined) return new AesGcmSealer(keyText(topicKey));
+  return undefined;
+}
+
 export function buildPublisher(runtime: Runtime, observability: Observability): Publisher {
   return new Publisher({
     store: storeOf(runtime),
@@ -143,9 +169,10 @@ export function buildPublisher(runtime: Runtime, observability: Observability): 
   });
 }
 
-export function buildManagementDeps(runtime: Runtime): ManagementDeps {
+export function buildManagementDeps(runtime: Runtime, observability?: Observability): ManagementDeps {
   const sealer = buildSealer(runtime);
   return {
+    ...(observability === undefined ? {} : { metrics: observability.buffer }),
     store: storeOf(runtime),
     history: historyOf(runtime),
     clock: runtime.clock ?? systemClock,
@@ -224,6 +251,7 @@ export function buildDeliveryEngine(
       logger: observability.logger,
       cacheMs: runtime.config.healthCacheMs,
       flushIntervalMs: HEALTH_FLUSH_INTERVAL_MS,
+      metrics: observability.buffer,
     }),
     ...(sealer === undefined ? {} : { sealer }),
     handshake: new EndpointHandshake({

@@ -14,6 +14,7 @@ import {
 } from '../domain/model';
 import { type HttpEvent, type HttpResult, parseJsonBody, pathParam } from '../http/api-gateway';
 import { badRequest, conflict, serviceUnavailable } from '../http/errors';
+import type { MetricBuffer } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
 import type { SecretSealer } from '../platform/sealing';
 import { validationJobBody } from '../queue/job-codec';
@@ -66,6 +67,8 @@ export interface ManagementDeps {
    * sealing key: secret values are then refused (503), other mappings work.
    */
   sealer?: SecretSealer;
+  /** The invocation's metric points (replayed dead letters are counted). */
+  metrics?: MetricBuffer;
 }
 
 /** Waits until publishers' cached copies show a change (answers are given only then). */

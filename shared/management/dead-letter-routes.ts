@@ -22,6 +22,7 @@ const deadLetters = (deps: ManagementDeps) =>
     queue: deps.queue,
     clock: deps.clock,
     newId: deps.newId,
+    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   });
 
 /** Finds the route's subscription (404 when it does not exist). */

@@ -22,6 +22,7 @@ import type { DeliveryItem } from '../domain/delivery';
 import { DEAD_LETTER_REASONS, type DeadLetterReason, type Subscription } from '../domain/model';
 import { splitNamespaceTopicId, topicResourceId } from '../domain/names';
 import { ApiError, badRequest, notFound } from '../http/errors';
+import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
 import { mapWithConcurrency } from '../platform/concurrency';
 import { arrayElements, objectMembers } from '../platform/json-text';
@@ -42,6 +43,8 @@ export interface DeadLetterServiceDeps {
   clock: Pick<Clock, 'now'>;
   /** A new unique id (one per replay call; delivery ids are `replay-<id>.<n>`). */
   newId: () => string;
+  /** Where replayed events are counted (`ReplayedEventCount`). */
+  metrics?: MetricBuffer;
 }
 
 /** Explicit keys one replay call may name. */
@@ -457,11 +460,17 @@ export class DeadLetterService {
     const keysOf = (chosen: readonly BlobReplay[]) => chosen.map((blob) => blob.key);
     const skippedKeys = keysOf(blobs.filter((blob) => blob.skipped));
     const failedKeys = keysOf(blobs.filter((blob) => blob.failed !== undefined));
+    const eventsQueued = blobs.reduce((sum, blob) => sum + blob.queued, 0);
+    this.deps.metrics?.count(
+      METRIC.ReplayedEventCount,
+      eventsQueued,
+      subscriptionDimensions(subscription.topic, subscription.name),
+    );
     return {
       dryRun: request.dryRun,
       blobsSelected: selected.length,
       recordsMatched: blobs.reduce((sum, blob) => sum + (blob.skipped ? 0 : (blob.matched ?? 0)), 0),
-      eventsQueued: blobs.reduce((sum, blob) => sum + blob.queued, 0),
+      eventsQueued,
       blobsSkipped: skippedKeys.length,
       skippedKeys,
       notFound: selected

@@ -230,7 +230,7 @@ export function parseNamespaceSubscriptionBody(
 // ---- documents ---------------------------------------------------------------------------------
 
 /** The namespace as the management API returns it. */
-export function namespaceDocument(namespace: Namespace) {
+export function namespaceDocument(namespace: Omit<Namespace, 'keys'>) {
   return {
     id: namespaceResourceId(namespace.name),
     name: namespace.name,

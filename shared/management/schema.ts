@@ -635,7 +635,7 @@ export const systemData = (resource: { createdAt: string; updatedAt: string }) =
 });
 
 /** The topic as the management API returns it. */
-export function topicDocument(topic: Topic, baseUrl: string) {
+export function topicDocument(topic: Omit<Topic, 'keys'>, baseUrl: string) {
   return {
     id: topicResourceId(topic.name),
     name: topic.name,

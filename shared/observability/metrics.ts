@@ -1,7 +1,13 @@
 /**
  * Metrics under the original service's names, buffered per invocation so a batch of thousands
  * of events emits a handful of metric records rather than one per event.
+ *
+ * Emitters give every dimension they know; {@link METRIC_DIMENSION_SETS} decides which series
+ * (dimension sets) each point is counted in, so the cardinality rule lives in one place (see
+ * docs/ARCHITECTURE.md, "Metrics").
  */
+import type { AttemptResult } from '../domain/model';
+import { ApiError } from '../http/errors';
 
 export const METRIC = {
   PublishSuccessCount: 'PublishSuccessCount',
@@ -16,6 +22,10 @@ export const METRIC = {
   DeadLetteredCount: 'DeadLetteredCount',
   /** Deliveries held back without an attempt: the endpoint was on probation or stalled (Gridwire's own). */
   DeliveryHeldCount: 'DeliveryHeldCount',
+  /** An endpoint's probation began (Gridwire's own). */
+  ProbationEnteredCount: 'ProbationEnteredCount',
+  /** Dead-lettered events queued again by a replay (Gridwire's own). */
+  ReplayedEventCount: 'ReplayedEventCount',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 
@@ -30,18 +40,70 @@ export interface MetricPoint {
   values: number[];
 }
 
+const SUBSCRIPTION = ['Topic', 'EventSubscriptionName'] as const;
+
+/**
+ * The series each metric is emitted in: every CloudWatch dimension set is a billed custom metric,
+ * so the sets are few and never multiply. Each metric has
+ * - one stack-wide series without dimensions (what alarms and the dashboard watch),
+ * - one per topic (`Topic`) or per subscription (`Topic`, `EventSubscriptionName`) and nothing
+ *   else, and
+ * - for metrics with a reason or an error, one stack-wide series per reason or error.
+ *
+ * A subscription is never crossed with a reason or an error: series grow by subscriptions plus
+ * reasons, not subscriptions times reasons. Which error a given subscription gets is in its
+ * attempt history and health. A set is skipped for a point that lacks one of its dimensions
+ * (a failed publish names its topic only once the caller has authenticated).
+ */
+export const METRIC_DIMENSION_SETS: Readonly<Record<MetricName, readonly (readonly string[])[]>> = {
+  PublishSuccessCount: [[], ['Topic']],
+  PublishFailCount: [[], ['Topic'], ['ErrorType', 'Error']],
+  PublishSuccessLatencyInMs: [[], ['Topic']],
+  UnmatchedEventCount: [[], ['Topic']],
+  MatchedEventCount: [[], SUBSCRIPTION],
+  DeliverySuccessCount: [[], SUBSCRIPTION],
+  DeliveryAttemptFailCount: [[], SUBSCRIPTION, ['Error', 'ErrorType']],
+  DestinationProcessingDurationInMs: [[], SUBSCRIPTION],
+  DroppedEventCount: [[], SUBSCRIPTION, ['DropReason']],
+  DeadLetteredCount: [[], SUBSCRIPTION, ['DeadLetterReason']],
+  DeliveryHeldCount: [[], SUBSCRIPTION],
+  ProbationEnteredCount: [[], SUBSCRIPTION],
+  ReplayedEventCount: [[], SUBSCRIPTION],
+};
+
+/** The point's dimensions narrowed to each of its metric's sets (those it has every dimension of). */
+export function dimensionSetsOf(name: MetricName, dimensions: Dimensions): Dimensions[] {
+  return METRIC_DIMENSION_SETS[name].flatMap((set) =>
+    set.every((key) => dimensions[key] !== undefined)
+      ? [Object.fromEntries(set.map((key) => [key, dimensions[key] as string]))]
+      : [],
+  );
+}
+
 /** Collects metric points during one invocation; `drain()` hands them over and starts afresh. */
 export class MetricBuffer {
   private points = new Map<string, MetricPoint>();
 
+  constructor(
+    /**
+     * The series a point lands in. Functions keep the cardinality rule; models that need every
+     * dimension together (the bench's simulations) pass {@link EVERY_DIMENSION}.
+     */
+    private readonly seriesOf: (name: MetricName, dimensions: Dimensions) => Dimensions[] = dimensionSetsOf,
+  ) {}
+
+  /** Adds `value` to the metric in each of its series (see {@link METRIC_DIMENSION_SETS}). */
   count(name: MetricName, value: number, dimensions: Dimensions = {}): void {
     if (value === 0) return;
-    const point = this.point(name, 'Count', dimensions);
-    point.values[0] = (point.values[0] ?? 0) + value;
+    for (const set of this.seriesOf(name, dimensions)) {
+      const point = this.point(name, 'Count', set);
+      point.values[0] = (point.values[0] ?? 0) + value;
+    }
   }
 
+  /** Records one observation in each of the metric's series. */
   duration(name: MetricName, ms: number, dimensions: Dimensions = {}): void {
-    this.point(name, 'Milliseconds', dimensions).values.push(ms);
+    for (const set of this.seriesOf(name, dimensions)) this.point(name, 'Milliseconds', set).values.push(ms);
   }
 
   drain(): MetricPoint[] {
@@ -65,7 +127,48 @@ export class MetricBuffer {
 }
 
 /** Dimensions naming one subscription. */
+/** One series per point with all the dimensions it was given (models, not CloudWatch). */
+export const EVERY_DIMENSION = (_name: MetricName, dimensions: Dimensions): Dimensions[] => [dimensions];
+
 export const subscriptionDimensions = (topic: string, subscription: string): Dimensions => ({
   Topic: topic,
   EventSubscriptionName: subscription.toUpperCase(),
 });
+
+/** A dimension value from a code: anything but a plain word is `Other` (values are series). */
+const codeValue = (code: string | undefined): string | undefined =>
+  code !== undefined && /^[A-Za-z][A-Za-z0-9]{0,63}$/.test(code) ? code : undefined;
+
+/**
+ * `ErrorType` and `Error` of a failed publish request: the error class of the answer
+ * (`BadRequest`, `Unauthorized`, `NotFound`, `PayloadTooLarge`, `ServiceUnavailable`,
+ * `InternalServerError`...) and its detail code (`InputJsonInvalid`, `InvalidContentType`,
+ * `TooManyEvents`...), or the class again when the answer has no detail.
+ */
+export function publishFailureDimensions(error: unknown): { ErrorType: string; Error: string } {
+  if (!(error instanceof ApiError)) return { ErrorType: 'InternalServerError', Error: 'InternalServerError' };
+  const errorType = codeValue(error.code) ?? 'Other';
+  return { ErrorType: errorType, Error: codeValue(error.details[0]?.code) ?? errorType };
+}
+
+/**
+ * `Error` and `ErrorType` of a failed delivery attempt: the outcome (`NotFound`, `Busy`,
+ * `TimedOut`, `GenericError`...) and where it came from: `ClientError` (the endpoint answered
+ * 4xx), `ServerError` (5xx), `UnexpectedAnswer` (any other status, e.g. a redirect) or
+ * `NetworkError` (no answer: connection, name resolution, timeout).
+ */
+export function deliveryFailureDimensions(result: Pick<AttemptResult, 'outcome' | 'httpStatus'>): {
+  Error: string;
+  ErrorType: string;
+} {
+  const status = result.httpStatus;
+  const errorType =
+    status === undefined
+      ? 'NetworkError'
+      : status >= 400 && status < 500
+        ? 'ClientError'
+        : status >= 500 && status < 600
+          ? 'ServerError'
+          : 'UnexpectedAnswer';
+  return { Error: result.outcome ?? 'GenericError', ErrorType: errorType };
+}

@@ -18,6 +18,7 @@
  * delivery reads it like any other. Its topic's item lives in the namespace's partition, so a
  * namespace's topics are listed (and deleted with it) by one strongly consistent query.
  */
+
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
@@ -46,6 +47,7 @@ import {
   type TopicKeys,
 } from '../domain/model';
 import { namespaceTopicId, splitNamespaceTopicId } from '../domain/names';
+import type { SecretSealer } from '../platform/sealing';
 
 const TOPICS_INDEX = TABLE.topicsIndex;
 
@@ -72,11 +74,87 @@ export interface ReadOptions {
   consistent?: boolean;
 }
 
+/** A topic as the topics index lists it: everything but its keys (the index holds no secrets). */
+export type TopicSummary = Omit<Topic, 'keys'>;
+export type NamespaceSummary = Omit<Namespace, 'keys'>;
+
 export class Store {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /**
+     * Seals topic and namespace access keys before they are written, and opens them when read.
+     * Without one, keys are written as they are (tests, and stacks older than sealed keys); sealed
+     * keys can then not be read.
+     */
+    private readonly keySealer?: SecretSealer,
   ) {}
+
+  /** Access keys as they are written: sealed when the store has a sealer. */
+  private async storedKeys(keys: TopicKeys): Promise<{ sealedKeys: TopicKeys } | { keys: TopicKeys }> {
+    if (this.keySealer === undefined) return { keys };
+    const [key1, key2] = await Promise.all([this.keySealer.seal(keys.key1), this.keySealer.seal(keys.key2)]);
+    return { sealedKeys: { key1, key2 } };
+  }
+
+  /** An item's access keys: opened when sealed, as they are otherwise (items written before sealing). */
+  private async keysOf(item: Record<string, unknown>): Promise<TopicKeys> {
+    const sealed = item.sealedKeys as TopicKeys | undefined;
+    if (sealed === undefined) return item.keys as TopicKeys;
+    if (this.keySealer === undefined) {
+      throw new Error(
+        `the access keys of ${String(item.pk)} are sealed and this function has no key to open them`,
+      );
+    }
+    const [key1, key2] = await Promise.all([
+      this.keySealer.open(sealed.key1),
+      this.keySealer.open(sealed.key2),
+    ]);
+    return { key1, key2 };
+  }
+
+  /**
+   * Replaces one access key of the item at `key` with a fresh one, writing both keys in the current
+   * form (sealed, when the store has a sealer). Made over the item's `updatedAt` as read, so two
+   * changes at once can't lose each other's key; `undefined` when there is no such item.
+   */
+  private async replaceKey(
+    key: Record<string, string>,
+    keyName: keyof TopicKeys,
+    now: Date,
+  ): Promise<Record<string, unknown> | undefined> {
+    for (let tries = 1; ; tries++) {
+      const { Item } = await this.doc.send(
+        new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+      );
+      if (Item === undefined) return undefined;
+      const keys = { ...(await this.keysOf(Item)), [keyName]: newAccessKey() };
+      const stored = await this.storedKeys(keys);
+      try {
+        const { Attributes } = await this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: key,
+            UpdateExpression:
+              'sealedKeys' in stored
+                ? 'SET sealedKeys = :keys, updatedAt = :now REMOVE #plain'
+                : 'SET #plain = :keys, updatedAt = :now',
+            ConditionExpression: 'updatedAt = :read',
+            ExpressionAttributeNames: { '#plain': 'keys' },
+            ExpressionAttributeValues: {
+              ':keys': 'sealedKeys' in stored ? stored.sealedKeys : stored.keys,
+              ':now': now.toISOString(),
+              ':read': Item.updatedAt,
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return { ...(Attributes ?? {}), keys };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException) || tries >= 3) throw error;
+      }
+    }
+  }
 
   // ---- topics -------------------------------------------------------------------------------
 
@@ -89,7 +167,7 @@ export class Store {
         ...(options.consistent === true ? { ConsistentRead: true } : {}),
       }),
     );
-    return Item === undefined ? undefined : toTopic(Item);
+    return Item === undefined ? undefined : { ...toTopic(Item), keys: await this.keysOf(Item) };
   }
 
   /**
@@ -104,7 +182,7 @@ export class Store {
     },
     now: Date,
   ): Promise<{ topic: Topic; created: boolean }> {
-    const topic: Topic = {
+    const { keys, ...described }: Topic = {
       name,
       inputSchema: input.inputSchema,
       ...(input.inputSchemaMapping === undefined ? {} : { inputSchemaMapping: input.inputSchemaMapping }),
@@ -114,6 +192,7 @@ export class Store {
       updatedAt: now.toISOString(),
       subscriptionsVersion: 0,
     };
+    const topic: Topic = { ...described, keys };
     try {
       await this.doc.send(
         new PutCommand({
@@ -123,7 +202,8 @@ export class Store {
             [TOPICS_INDEX.partitionKey]: 'TOPIC',
             [TOPICS_INDEX.sortKey]: lower(name),
             kind: 'topic',
-            ...topic,
+            ...described,
+            ...(await this.storedKeys(keys)),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
@@ -138,14 +218,18 @@ export class Store {
   }
 
   /** Updates the mutable parts of a topic (tags). */
-  async updateTopicTags(name: string, tags: Record<string, string>, now: Date): Promise<Topic | undefined> {
+  async updateTopicTags(
+    name: string,
+    tags: Record<string, string>,
+    now: Date,
+  ): Promise<TopicSummary | undefined> {
     return this.updateTopic(name, 'SET tags = :tags, updatedAt = :now', {
       ':tags': tags,
       ':now': now.toISOString(),
     });
   }
 
-  async listTopics(): Promise<Topic[]> {
+  async listTopics(): Promise<TopicSummary[]> {
     const items = await this.queryAll({
       TableName: this.tableName,
       IndexName: TOPICS_INDEX.name,
@@ -177,15 +261,8 @@ export class Store {
   }
 
   async regenerateKey(name: string, keyName: keyof TopicKeys, now: Date): Promise<Topic | undefined> {
-    return this.updateTopic(
-      name,
-      `SET #keys.#k = :key, updatedAt = :now`,
-      { ':key': newAccessKey(), ':now': now.toISOString() },
-      {
-        '#keys': 'keys',
-        '#k': keyName,
-      },
-    );
+    const item = await this.replaceKey(this.topicKey(name), keyName, now);
+    return item === undefined ? undefined : { ...toTopic(item), keys: item.keys as TopicKeys };
   }
 
   // ---- subscriptions ------------------------------------------------------------------------
@@ -284,7 +361,9 @@ export class Store {
         ...(options.consistent === true ? { ConsistentRead: true } : {}),
       }),
     );
-    return Item === undefined ? undefined : parseItem(namespaceItemSchema, Item);
+    return Item === undefined
+      ? undefined
+      : { ...parseItem(namespaceItemSchema, Item), keys: await this.keysOf(Item) };
   }
 
   /** Creates the namespace with fresh keys, or returns the existing one. `created` tells which. */
@@ -293,13 +372,14 @@ export class Store {
     input: { tags: Record<string, string> },
     now: Date,
   ): Promise<{ namespace: Namespace; created: boolean }> {
-    const namespace: Namespace = {
+    const { keys, ...described }: Namespace = {
       name,
       keys: { key1: newAccessKey(), key2: newAccessKey() },
       tags: input.tags,
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     };
+    const namespace: Namespace = { ...described, keys };
     try {
       await this.doc.send(
         new PutCommand({
@@ -310,7 +390,8 @@ export class Store {
             [TOPICS_INDEX.partitionKey]: 'NAMESPACE',
             [TOPICS_INDEX.sortKey]: lower(name),
             kind: 'namespace',
-            ...namespace,
+            ...described,
+            ...(await this.storedKeys(keys)),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
@@ -328,7 +409,7 @@ export class Store {
     name: string,
     tags: Record<string, string>,
     now: Date,
-  ): Promise<Namespace | undefined> {
+  ): Promise<NamespaceSummary | undefined> {
     const item = await this.updateItem(
       { pk: namespacePk(name), sk: NAMESPACE_SK },
       'SET tags = :tags, updatedAt = :now',
@@ -337,7 +418,7 @@ export class Store {
     return item === undefined ? undefined : parseItem(namespaceItemSchema, item);
   }
 
-  async listNamespaces(): Promise<Namespace[]> {
+  async listNamespaces(): Promise<NamespaceSummary[]> {
     const items = await this.queryAll({
       TableName: this.tableName,
       IndexName: TOPICS_INDEX.name,
@@ -353,13 +434,10 @@ export class Store {
     keyName: keyof TopicKeys,
     now: Date,
   ): Promise<Namespace | undefined> {
-    const item = await this.updateItem(
-      { pk: namespacePk(name), sk: NAMESPACE_SK },
-      'SET #keys.#k = :key, updatedAt = :now',
-      { ':key': newAccessKey(), ':now': now.toISOString() },
-      { '#keys': 'keys', '#k': keyName },
-    );
-    return item === undefined ? undefined : parseItem(namespaceItemSchema, item);
+    const item = await this.replaceKey({ pk: namespacePk(name), sk: NAMESPACE_SK }, keyName, now);
+    return item === undefined
+      ? undefined
+      : { ...parseItem(namespaceItemSchema, item), keys: item.keys as TopicKeys };
   }
 
   /** Deletes the namespace, its topics and their subscriptions. False when there was no such namespace. */
@@ -460,7 +538,7 @@ export class Store {
     update: string,
     values: Record<string, unknown>,
     names?: Record<string, string>,
-  ): Promise<Topic | undefined> {
+  ): Promise<TopicSummary | undefined> {
     try {
       const { Attributes } = await this.doc.send(
         new UpdateCommand({
@@ -559,14 +637,14 @@ export class Store {
   }
 }
 
-function toTopic(item: Record<string, unknown>): Topic {
+/** A topic item without its keys (which may be sealed: see `Store.keysOf`). */
+function toTopic(item: Record<string, unknown>): TopicSummary {
   return {
     name: item.name as string,
     inputSchema: item.inputSchema as InputSchema,
     ...(item.inputSchemaMapping === undefined
       ? {}
       : { inputSchemaMapping: item.inputSchemaMapping as InputSchemaMapping }),
-    keys: item.keys as TopicKeys,
     tags: (item.tags as Record<string, string> | undefined) ?? {},
     createdAt: item.createdAt as string,
     updatedAt: item.updatedAt as string,
@@ -650,9 +728,9 @@ function toSubscription(item: Record<string, unknown>): Subscription {
   return parsed.data;
 }
 
+/** A namespace item without its keys (which may be sealed: see `Store.keysOf`). */
 const namespaceItemSchema = z.object({
   name: z.string(),
-  keys: z.object({ key1: z.string(), key2: z.string() }),
   tags: z.record(z.string(), z.string()).default({}),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -2,7 +2,7 @@
  * The local stack as a product: state that survives a restart, queued retries carried across it,
  * and clear start-up errors that never cost the saved queue contents.
  */
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import {
   LocalStackError,
   SAVED_QUEUES_FILE,
   startLocalStack,
+  TOPIC_KEY_FILE,
 } from '../../local/stack';
 import { QUEUES } from '../../shared/config/resources';
 import { DeadLetterBucket } from '../../shared/storage/dead-letter-bucket';
@@ -132,13 +133,27 @@ it('seals secret header values with a key it keeps in the data directory across 
   } finally {
     await first.stop();
   }
+  let topicKeys: { key1: string; key2: string } | undefined;
   const second = await start();
   try {
     expect((await readFile(join(dataDir, HEADER_KEY_FILE), 'utf8')).trim()).toBe(key);
     const read = await call(second.apiUrl, 'GET', '/admin/topics/sealed/eventSubscriptions/hook');
     expect(JSON.stringify(read.body)).not.toContain('local-s3cret');
+    // Topic keys are sealed too, with a key of their own, and open after the restart.
+    topicKeys = (await call(second.apiUrl, 'POST', '/admin/topics/sealed/listKeys')).body;
+    expect(topicKeys?.key1).toEqual(expect.any(String));
+    expect((await stat(join(dataDir, TOPIC_KEY_FILE))).mode & 0o777).toBe(0o600);
+    expect((await readFile(join(dataDir, TOPIC_KEY_FILE), 'utf8')).trim()).not.toBe(key);
   } finally {
     await second.stop();
+  }
+  // The table's files on disk hold no topic key in plain text.
+  const files = await readdir(dataDir, { recursive: true });
+  for (const file of files) {
+    const path = join(dataDir, String(file));
+    if (!(await stat(path)).isFile()) continue;
+    const text = (await readFile(path)).toString('latin1');
+    expect(text.includes(topicKeys?.key1 ?? 'x') || text.includes(topicKeys?.key2 ?? 'x')).toBe(false);
   }
 }, 40_000);
 

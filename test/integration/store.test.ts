@@ -7,6 +7,7 @@ import { type Emulators, startEmulators } from '../../local/emulators';
 import { provisionLocalResources } from '../../local/provision';
 import { TABLE } from '../../shared/config/resources';
 import { type AwsClients, createAwsClients } from '../../shared/platform/aws';
+import { AesGcmSealer, keyText } from '../../shared/platform/sealing';
 import { ConcurrentChangeError, Store, subscriptionSk, topicPk } from '../../shared/storage/store';
 import { subscription } from '../support/fakes';
 
@@ -171,5 +172,62 @@ describe('namespace items', () => {
     expect(await store.listNamespaceTopics('shop')).toEqual([]);
     expect(await store.listSubscriptions('shop/orders')).toEqual([]);
     expect(await store.deleteNamespace('shop')).toBe(false);
+  });
+});
+
+describe('access keys', () => {
+  const sealer = new AesGcmSealer(keyText('topic key for tests'));
+  const rawItem = async (pk: string, sk: string) =>
+    (
+      await clients.dynamo.send(
+        new GetCommand({ TableName: TABLE.localName, Key: { pk, sk }, ConsistentRead: true }),
+      )
+    ).Item as Record<string, unknown>;
+
+  it('are written sealed (never as plain text) and read back opened', async () => {
+    const sealing = new Store(clients.dynamo, TABLE.localName, sealer);
+    const { topic } = await sealing.createTopic(
+      'sealed',
+      { inputSchema: 'EventGridSchema', tags: {} },
+      new Date(),
+    );
+    const item = await rawItem(topicPk('sealed'), '#TOPIC');
+    expect(item).not.toHaveProperty('keys');
+    expect(JSON.stringify(item)).not.toContain(topic.keys.key1);
+    expect(JSON.stringify(item)).not.toContain(topic.keys.key2);
+    expect((await sealing.getTopic('sealed'))?.keys).toEqual(topic.keys);
+    // Listing shows no keys at all.
+    expect((await sealing.listTopics()).find((t) => t.name === 'sealed')).not.toHaveProperty('keys');
+    // A function without the key can't read them.
+    await expect(store.getTopic('sealed')).rejects.toThrow(/sealed and this function has no key/);
+    // Nor can one with another key.
+    const other = new Store(clients.dynamo, TABLE.localName, new AesGcmSealer(keyText('another key')));
+    await expect(other.getTopic('sealed')).rejects.toThrow();
+
+    const namespace = (await sealing.createNamespace('sealedns', { tags: {} }, new Date())).namespace;
+    const nsItem = await rawItem('NAMESPACE#sealedns', '#NAMESPACE');
+    expect(JSON.stringify(nsItem)).not.toContain(namespace.keys.key1);
+    expect((await sealing.getNamespace('sealedns'))?.keys).toEqual(namespace.keys);
+  });
+
+  it('regenerating one key keeps the other; an item written unsealed is sealed by it', async () => {
+    // Written by a stack without sealing: plain keys.
+    const { topic } = await store.createTopic(
+      'plain',
+      { inputSchema: 'EventGridSchema', tags: {} },
+      new Date(),
+    );
+    expect((await rawItem(topicPk('plain'), '#TOPIC')).keys).toEqual(topic.keys);
+    const sealing = new Store(clients.dynamo, TABLE.localName, sealer);
+    expect((await sealing.getTopic('plain'))?.keys).toEqual(topic.keys);
+
+    const regenerated = await sealing.regenerateKey('plain', 'key2', new Date(Date.now() + 1000));
+    expect(regenerated?.keys.key1).toBe(topic.keys.key1);
+    expect(regenerated?.keys.key2).not.toBe(topic.keys.key2);
+    const item = await rawItem(topicPk('plain'), '#TOPIC');
+    expect(item).not.toHaveProperty('keys');
+    expect(JSON.stringify(item)).not.toContain(topic.keys.key1);
+    expect((await sealing.getTopic('plain'))?.keys).toEqual(regenerated?.keys);
+    expect(await sealing.regenerateKey('nothing-here', 'key1', new Date())).toBeUndefined();
   });
 });

@@ -232,6 +232,7 @@ export function engineHarness(
       logger: silentLogger,
       cacheMs: options.healthCacheMs ?? 1000,
       flushIntervalMs: 1000,
+      metrics,
     }),
     ...(options.subscriptionConcurrency === undefined
       ? {}

@@ -187,7 +187,12 @@ describe('delivery engine', () => {
 
     expect(report.ended).toBe(1);
     expect(h.sender.requests).toHaveLength(0);
-    expect(h.metrics.drain().find((p) => p.name === METRIC.DroppedEventCount)?.dimensions).toMatchObject({
+    expect(
+      h.metrics
+        .drain()
+        .find((p) => p.name === METRIC.DroppedEventCount && p.dimensions.DropReason !== undefined)
+        ?.dimensions,
+    ).toMatchObject({
       DropReason: 'SubscriptionDeleted',
     });
   });
@@ -400,7 +405,12 @@ describe('delivery engine', () => {
 
     expect(report).toMatchObject({ hopped: false, ended: 1 });
     expect(h.queue.sent).toHaveLength(0);
-    expect(h.metrics.drain().find((p) => p.name === METRIC.DroppedEventCount)?.dimensions).toMatchObject({
+    expect(
+      h.metrics
+        .drain()
+        .find((p) => p.name === METRIC.DroppedEventCount && p.dimensions.DropReason !== undefined)
+        ?.dimensions,
+    ).toMatchObject({
       DropReason: 'SubscriptionDeleted',
     });
   });
@@ -446,7 +456,12 @@ describe('delivery engine', () => {
 
     expect(report).toMatchObject({ delivered: 0, ended: 1 });
     expect(h.sender.requests).toHaveLength(0);
-    expect(h.metrics.drain().find((p) => p.name === METRIC.DroppedEventCount)?.dimensions).toMatchObject({
+    expect(
+      h.metrics
+        .drain()
+        .find((p) => p.name === METRIC.DroppedEventCount && p.dimensions.DropReason !== undefined)
+        ?.dimensions,
+    ).toMatchObject({
       DropReason: 'SubscriptionDeleted',
     });
   });
@@ -462,7 +477,9 @@ describe('delivery engine', () => {
     expect(report.ended).toBe(1);
     expect(h.queue.sent).toHaveLength(0);
     expect(h.history.records[0]?.next).toEqual({ action: 'dropped', reason: 'NonRetriableOutcome' });
-    const dropped = h.metrics.drain().find((p) => p.name === METRIC.DroppedEventCount);
+    const dropped = h.metrics
+      .drain()
+      .find((p) => p.name === METRIC.DroppedEventCount && p.dimensions.DropReason !== undefined);
     expect(dropped?.dimensions).toMatchObject({ DropReason: 'NonRetriableOutcome' });
     expect(dropped?.values).toEqual([1]);
   });

@@ -20,6 +20,7 @@ import {
   replayDocument,
   replayItem,
 } from '../../../shared/management/dead-letters';
+import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import {
   type DeadLetterBlobInfo,
   parseReplayMarker,
@@ -725,6 +726,33 @@ describe('namespace subscriptions', () => {
     });
     expect(queued?.job.items.map((item) => [item.eventId, item.dataVersion, item.eventJson])).toEqual([
       ['e2', '2.0', cloudEvent('e2')],
+    ]);
+  });
+});
+
+describe('replay metrics', () => {
+  it('counts the events a replay queued in ReplayedEventCount, stack-wide and per subscription; a dry run counts none', async () => {
+    const { bucket, queue, clock, put } = harness();
+    const metrics = new MetricBuffer();
+    const service = new DeadLetterService({ bucket, queue, clock, newId: () => 'counted', metrics });
+    put(T0, [
+      ['e1', 'MaxDeliveryAttemptsExceeded'],
+      ['e2', 'TimeToLiveExceeded'],
+    ]);
+
+    await service.replay(sub, request({ dryRun: true }));
+    expect(metrics.drain()).toEqual([]);
+    const report = await service.replay(sub, request());
+
+    expect(report.eventsQueued).toBe(2);
+    expect(metrics.drain()).toEqual([
+      { name: METRIC.ReplayedEventCount, unit: 'Count', dimensions: {}, values: [2] },
+      {
+        name: METRIC.ReplayedEventCount,
+        unit: 'Count',
+        dimensions: { Topic: 'orders', EventSubscriptionName: 'AUDIT' },
+        values: [2],
+      },
     ]);
   });
 });

@@ -1,3 +1,4 @@
+import type { Namespace } from '../../../shared/domain/model';
 import { ApiError } from '../../../shared/http/errors';
 import {
   isoDurationMinutes,
@@ -316,9 +317,13 @@ describe('namespace documents', () => {
   const times = { createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-02T00:00:00.000Z' };
 
   it('shows a namespace without its keys', () => {
-    expect(
-      namespaceDocument({ name: 'shop', keys: { key1: 'k1', key2: 'k2' }, tags: { team: 'a' }, ...times }),
-    ).toEqual({
+    const namespace: Namespace = {
+      name: 'shop',
+      keys: { key1: 'k1', key2: 'k2' },
+      tags: { team: 'a' },
+      ...times,
+    };
+    expect(namespaceDocument(namespace)).toEqual({
       id: '/gridwire/namespaces/shop',
       name: 'shop',
       type: 'Microsoft.EventGrid/namespaces',

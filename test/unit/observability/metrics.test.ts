@@ -5,15 +5,17 @@ import { MetricBuffer } from '../../../shared/observability/metrics';
 describe('metric buffer', () => {
   it('sums counts and keeps durations per name and dimensions, then starts afresh', () => {
     const buffer = new MetricBuffer();
-    buffer.count('DeliverySuccessCount', 2, { Topic: 't' });
-    buffer.count('DeliverySuccessCount', 3, { Topic: 't' });
-    buffer.count('DeliverySuccessCount', 0, { Topic: 'u' });
-    buffer.duration('DestinationProcessingDurationInMs', 12, { Topic: 't' });
-    buffer.duration('DestinationProcessingDurationInMs', 7, { Topic: 't' });
+    buffer.count('PublishSuccessCount', 2, { Topic: 't' });
+    buffer.count('PublishSuccessCount', 3, { Topic: 't' });
+    buffer.count('PublishSuccessCount', 0, { Topic: 'u' });
+    buffer.duration('PublishSuccessLatencyInMs', 12, { Topic: 't' });
+    buffer.duration('PublishSuccessLatencyInMs', 7, { Topic: 't' });
     expect(buffer.drain()).toEqual([
-      { name: 'DeliverySuccessCount', unit: 'Count', dimensions: { Topic: 't' }, values: [5] },
+      { name: 'PublishSuccessCount', unit: 'Count', dimensions: {}, values: [5] },
+      { name: 'PublishSuccessCount', unit: 'Count', dimensions: { Topic: 't' }, values: [5] },
+      { name: 'PublishSuccessLatencyInMs', unit: 'Milliseconds', dimensions: {}, values: [12, 7] },
       {
-        name: 'DestinationProcessingDurationInMs',
+        name: 'PublishSuccessLatencyInMs',
         unit: 'Milliseconds',
         dimensions: { Topic: 't' },
         values: [12, 7],
@@ -45,7 +47,15 @@ describe('metric records', () => {
     buffer.count('DeliverySuccessCount', 250, dims);
     publishMetricPoints(buffer.drain(), metrics);
 
-    const records = lines.map((line) => JSON.parse(line));
+    const all = lines.map((line) => JSON.parse(line));
+    // The stack-wide series: only Powertools' service dimension.
+    const aggregate = all.filter((record) => record.Topic === undefined);
+    expect(aggregate.length).toBeGreaterThanOrEqual(3);
+    for (const record of aggregate) {
+      expect(record._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service']]);
+      expect(record.service).toBe('test');
+    }
+    const records = all.filter((record) => record.Topic !== undefined);
     expect(records.length).toBeGreaterThanOrEqual(3);
     let durations = 0;
     for (const record of records) {

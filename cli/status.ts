@@ -1,0 +1,288 @@
+/**
+ * `gridwire status`: what the running local stack has counted since it started, per topic and per
+ * event subscription, from the same metric points the functions emit to CloudWatch on AWS (the
+ * local stack's `GET /local/status`), and how many messages each queue holds. On AWS the same
+ * figures are on the stack's CloudWatch dashboard.
+ */
+import { Command } from 'commander';
+import { LOCAL_STATUS_PATH, type LocalStatusDocument, type QueueDepth } from '../local/status';
+import { METRIC, type MetricName } from '../shared/observability/metrics';
+import { localApiTarget, okText } from './admin-api';
+import { dataDirOption } from './options';
+
+export interface TopicStatus {
+  topic: string;
+  /** Events accepted (`PublishSuccessCount`). */
+  published: number;
+  /** Refused publish requests of callers holding the topic's key (`PublishFailCount`). */
+  failedPublishes: number;
+  /** Deliveries created: events times subscriptions they matched (`MatchedEventCount`). */
+  matched: number;
+  /** Events no subscription took (`UnmatchedEventCount`). */
+  unmatched: number;
+}
+
+export interface SubscriptionStatus {
+  topic: string;
+  /** As the metrics name it: upper case. */
+  subscription: string;
+  matched: number;
+  delivered: number;
+  attemptFailures: number;
+  deadLettered: number;
+  dropped: number;
+  /** Deliveries held back without an attempt (probation, stalled endpoint). */
+  held: number;
+  /** Probations begun. */
+  probations: number;
+  replayed: number;
+  /** `DestinationProcessingDurationInMs` over every attempt; absent before the first attempt. */
+  durationMs?: { avg: number; max: number; attempts: number };
+}
+
+/** A stack-wide count by a reason or error (`{ Error: 'NotFound', ErrorType: 'ClientError' }`). */
+export interface Breakdown {
+  metric: MetricName;
+  dimensions: Record<string, string>;
+  count: number;
+}
+
+export interface StatusSummary {
+  since: string;
+  /** Stack-wide totals of every metric (the series without dimensions). */
+  totals: Record<MetricName, number>;
+  topics: TopicStatus[];
+  subscriptions: SubscriptionStatus[];
+  /** Publish failures by `ErrorType`/`Error`, attempt failures by `Error`/`ErrorType`, drops and dead letters by reason. */
+  breakdowns: Breakdown[];
+  queues: QueueDepth[];
+}
+
+const BREAKDOWN_DIMENSIONS: Partial<Record<MetricName, string>> = {
+  PublishFailCount: 'ErrorType',
+  DeliveryAttemptFailCount: 'Error',
+  DroppedEventCount: 'DropReason',
+  DeadLetteredCount: 'DeadLetterReason',
+};
+
+const byName = (a: string, b: string) => a.localeCompare(b);
+
+/** Sums the local stack's metric totals into per-topic and per-subscription rows. */
+export function summarizeStatus(document: LocalStatusDocument): StatusSummary {
+  const totals = Object.fromEntries(Object.values(METRIC).map((name) => [name, 0])) as Record<
+    MetricName,
+    number
+  >;
+  const topics = new Map<string, TopicStatus>();
+  const subscriptions = new Map<string, SubscriptionStatus>();
+  const breakdowns: Breakdown[] = [];
+  const topicRow = (topic: string) => {
+    let row = topics.get(topic);
+    if (row === undefined) {
+      row = { topic, published: 0, failedPublishes: 0, matched: 0, unmatched: 0 };
+      topics.set(topic, row);
+    }
+    return row;
+  };
+  const subscriptionRow = (topic: string, subscription: string) => {
+    const key = `${topic}\n${subscription}`;
+    let row = subscriptions.get(key);
+    if (row === undefined) {
+      row = {
+        topic,
+        subscription,
+        matched: 0,
+        delivered: 0,
+        attemptFailures: 0,
+        deadLettered: 0,
+        dropped: 0,
+        held: 0,
+        probations: 0,
+        replayed: 0,
+      };
+      subscriptions.set(key, row);
+    }
+    return row;
+  };
+  const SUBSCRIPTION_COLUMNS: Partial<Record<MetricName, keyof SubscriptionStatus>> = {
+    MatchedEventCount: 'matched',
+    DeliverySuccessCount: 'delivered',
+    DeliveryAttemptFailCount: 'attemptFailures',
+    DeadLetteredCount: 'deadLettered',
+    DroppedEventCount: 'dropped',
+    DeliveryHeldCount: 'held',
+    ProbationEnteredCount: 'probations',
+    ReplayedEventCount: 'replayed',
+  };
+  const TOPIC_COLUMNS: Partial<Record<MetricName, keyof TopicStatus>> = {
+    PublishSuccessCount: 'published',
+    PublishFailCount: 'failedPublishes',
+    UnmatchedEventCount: 'unmatched',
+  };
+
+  for (const total of document.metrics) {
+    const name = total.name as MetricName;
+    const { Topic: topic, EventSubscriptionName: subscription, ...rest } = total.dimensions;
+    const keys = Object.keys(total.dimensions);
+    if (keys.length === 0) {
+      if (name in totals) totals[name] = total.sum;
+    } else if (topic !== undefined && subscription !== undefined) {
+      const row = subscriptionRow(topic, subscription);
+      if (name === METRIC.DestinationProcessingDurationInMs) {
+        row.durationMs = {
+          avg: total.samples === 0 ? 0 : Math.round(total.sum / total.samples),
+          max: Math.round(total.max),
+          attempts: total.samples,
+        };
+      }
+      const column = SUBSCRIPTION_COLUMNS[name];
+      if (column !== undefined) (row[column] as number) += total.sum;
+      if (name === METRIC.MatchedEventCount) topicRow(topic).matched += total.sum;
+    } else if (topic !== undefined) {
+      const column = TOPIC_COLUMNS[name];
+      if (column !== undefined) (topicRow(topic)[column] as number) += total.sum;
+    } else if (BREAKDOWN_DIMENSIONS[name] !== undefined && Object.keys(rest).length > 0) {
+      breakdowns.push({ metric: name, dimensions: { ...rest }, count: total.sum });
+    }
+  }
+  return {
+    since: document.since,
+    totals,
+    topics: [...topics.values()].sort((a, b) => byName(a.topic, b.topic)),
+    subscriptions: [...subscriptions.values()].sort(
+      (a, b) => byName(a.topic, b.topic) || byName(a.subscription, b.subscription),
+    ),
+    breakdowns: breakdowns.sort(
+      (a, b) =>
+        byName(a.metric, b.metric) ||
+        b.count - a.count ||
+        byName(JSON.stringify(a.dimensions), JSON.stringify(b.dimensions)),
+    ),
+    queues: document.queues,
+  };
+}
+
+/** Reads the status of the local stack running in `dataDir`. */
+export async function readLocalStatus(dataDir: string): Promise<StatusSummary> {
+  const target = await localApiTarget(dataDir);
+  const text = okText(await target.call('GET', LOCAL_STATUS_PATH), `reading the status of ${target.where}`);
+  return summarizeStatus(JSON.parse(text) as LocalStatusDocument);
+}
+
+/** Columns aligned, two spaces apart; numbers right-aligned. */
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, column) => Math.max(...all.map((cells) => (cells[column] ?? '').length)));
+  return all
+    .map((cells) =>
+      cells
+        .map((cell, column) =>
+          column === 0 || Number.isNaN(Number(cell.replace(/[/ ]/g, '')))
+            ? cell.padEnd(widths[column] ?? 0)
+            : cell.padStart(widths[column] ?? 0),
+        )
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+const describe = (dimensions: Record<string, string>) =>
+  Object.entries(dimensions)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ');
+
+/** The human-readable `status` output. */
+export function formatStatus(summary: StatusSummary): string {
+  const parts: string[] = [`Counted since ${summary.since}.`];
+  parts.push(
+    summary.topics.length === 0
+      ? 'Topics: nothing published yet.'
+      : table(
+          ['TOPIC', 'PUBLISHED', 'FAILED', 'MATCHED', 'UNMATCHED'],
+          summary.topics.map((row) => [
+            row.topic,
+            String(row.published),
+            String(row.failedPublishes),
+            String(row.matched),
+            String(row.unmatched),
+          ]),
+        ),
+  );
+  if (summary.subscriptions.length > 0) {
+    parts.push(
+      table(
+        [
+          'TOPIC/SUBSCRIPTION',
+          'DELIVERED',
+          'FAILED ATTEMPTS',
+          'DEAD-LETTERED',
+          'DROPPED',
+          'HELD',
+          'PROBATIONS',
+          'REPLAYED',
+          'AVG MS',
+          'MAX MS',
+        ],
+        summary.subscriptions.map((row) => [
+          `${row.topic}/${row.subscription}`,
+          String(row.delivered),
+          String(row.attemptFailures),
+          String(row.deadLettered),
+          String(row.dropped),
+          String(row.held),
+          String(row.probations),
+          String(row.replayed),
+          row.durationMs === undefined ? '-' : String(row.durationMs.avg),
+          row.durationMs === undefined ? '-' : String(row.durationMs.max),
+        ]),
+      ),
+    );
+  }
+  const failed = summary.totals.PublishFailCount;
+  const attributed = summary.topics.reduce((sum, row) => sum + row.failedPublishes, 0);
+  if (failed > attributed) {
+    parts.push(
+      `${failed - attributed} failed publish request(s) came before the caller authenticated (no topic is named for them).`,
+    );
+  }
+  if (summary.breakdowns.length > 0) {
+    parts.push(
+      table(
+        ['METRIC', 'BY', 'COUNT'],
+        summary.breakdowns.map((row) => [row.metric, describe(row.dimensions), String(row.count)]),
+      ),
+    );
+  }
+  parts.push(
+    table(
+      ['QUEUE', 'WAITING', 'IN FLIGHT', 'DELAYED', 'REDRIVE'],
+      summary.queues.map((row) => [
+        row.queue,
+        String(row.visible),
+        String(row.inFlight),
+        String(row.delayed),
+        String(row.redrive),
+      ]),
+    ),
+  );
+  return parts.join('\n\n');
+}
+
+/** What `gridwire status` prints. */
+export async function statusOutput(options: { dataDir: string; json?: boolean }): Promise<string> {
+  const summary = await readLocalStatus(options.dataDir);
+  return options.json === true ? JSON.stringify(summary, null, 2) : formatStatus(summary);
+}
+
+export function statusCommand(): Command {
+  return new Command('status')
+    .description(
+      'What the running local stack has counted since it started: events published, matched, delivered, failed, dead-lettered and dropped, per topic and per event subscription, and the queue depths.',
+    )
+    .addOption(dataDirOption('data directory of the local stack to read'))
+    .option('--json', 'print the figures as JSON')
+    .action(async (options: { dataDir: string; json?: boolean }) => {
+      console.log(await statusOutput(options));
+    });
+}

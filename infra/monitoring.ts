@@ -1,0 +1,367 @@
+/**
+ * The pipeline's dashboard and alarms.
+ *
+ * Gridwire's own metrics are CloudWatch embedded metric format records written through Powertools
+ * Metrics (`createObservability` in `shared/lambda/wiring.ts`, `publishMetricPoints` in
+ * `shared/lambda/middleware.ts`): namespace `METRICS_NAMESPACE`, the default dimension
+ * `service` = `SERVICE_NAME` on every record, and the dimension sets `METRIC_DIMENSION_SETS`
+ * (`shared/observability/metrics.ts`) gives each metric. Every metric has a stack-wide series
+ * (no dimension besides `service`), which the alarms and most graphs read; breakdowns by error or
+ * reason read that metric's `[Error, ErrorType]`, `[ErrorType, Error]`, `[DropReason]` or
+ * `[DeadLetterReason]` series with a SEARCH expression.
+ */
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { type FunctionKey, QUEUES, type QueueKey } from '../shared/config/resources';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/lambda/wiring';
+import { METRIC, METRIC_DIMENSION_SETS, type MetricName } from '../shared/observability/metrics';
+import type { PipelineFunction } from './pipeline-function';
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+const hasSeries = (metric: MetricName, dimensions: readonly string[]): boolean =>
+  METRIC_DIMENSION_SETS[metric].some(
+    (set) => set.length === dimensions.length && dimensions.every((name) => set.includes(name)),
+  );
+
+/**
+ * A Gridwire metric's stack-wide series. Throws at synth if the functions don't emit one, so a
+ * graph or alarm can't silently watch nothing.
+ */
+export function pipelineMetric(
+  metric: MetricName,
+  statistic: 'Sum' | 'Average' | 'Maximum' | 'p99',
+  label?: string,
+): cloudwatch.Metric {
+  if (!hasSeries(metric, [])) throw new Error(`${metric} has no stack-wide series in METRIC_DIMENSION_SETS`);
+  return new cloudwatch.Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: metric,
+    dimensionsMap: { service: SERVICE_NAME },
+    statistic,
+    period: FIVE_MINUTES,
+    ...(label === undefined ? {} : { label }),
+  });
+}
+
+/**
+ * One line per value of `dimensions` (an error, a reason) of a Gridwire metric, summed per five
+ * minutes: a SEARCH over exactly that dimension set. Throws at synth if it isn't emitted.
+ */
+export function pipelineBreakdown(
+  metric: MetricName,
+  dimensions: readonly string[],
+): cloudwatch.MathExpression {
+  if (!hasSeries(metric, dimensions)) {
+    throw new Error(`${metric} has no series by ${dimensions.join(', ')} in METRIC_DIMENSION_SETS`);
+  }
+  const schema = [METRICS_NAMESPACE, 'service', ...dimensions].join(',');
+  return new cloudwatch.MathExpression({
+    expression: `SEARCH('{${schema}} MetricName="${metric}" service="${SERVICE_NAME}"', 'Sum', 300)`,
+    usingMetrics: {},
+    period: FIVE_MINUTES,
+    // Each line is named by its dimension values (a CloudWatch dynamic label).
+    label: dimensions.map((name) => `\${PROP('Dim.${name}')}`).join(' '),
+  });
+}
+
+/** Alarm thresholds (see the README, "Operating Gridwire"). */
+export const ALARM_THRESHOLDS = {
+  /** Seconds the oldest fresh delivery may wait: consumers are not keeping up beyond this. */
+  deliveryQueueAgeSeconds: 300,
+  /**
+   * Seconds the oldest retry may wait. Retries wait on purpose (at most 900 s per hop), so this is
+   * well above the longest hop.
+   */
+  retryQueueAgeSeconds: 1800,
+  /** Percent of delivery attempts that failed, over three five-minute periods in a row. */
+  deliveryFailureRatePercent: 25,
+} as const;
+
+export interface PipelineAlarms {
+  /** Messages parked in a redrive queue (one per queue). */
+  readonly parked: Readonly<Record<QueueKey, cloudwatch.Alarm>>;
+  /** The oldest message of the delivery and retry queues is older than it should ever be. */
+  readonly oldestMessageAge: Readonly<Record<'delivery' | 'retry', cloudwatch.Alarm>>;
+  /** More than `ALARM_THRESHOLDS.deliveryFailureRatePercent` of delivery attempts fail. */
+  readonly deliveryFailureRate: cloudwatch.Alarm;
+  /** Events were dropped (ended without success and without a dead-letter destination). */
+  readonly droppedEvents: cloudwatch.Alarm;
+  /** A function failed (an error its handler did not turn into a result). */
+  readonly functionErrors: Readonly<Record<FunctionKey, cloudwatch.Alarm>>;
+  /** A function was throttled (its reserved concurrency or the account's limit was reached). */
+  readonly functionThrottles: Readonly<Record<FunctionKey, cloudwatch.Alarm>>;
+}
+
+/** Every alarm of `alarms`, in a stable order. */
+export function listAlarms(alarms: PipelineAlarms): cloudwatch.Alarm[] {
+  return [
+    ...Object.values(alarms.parked),
+    ...Object.values(alarms.oldestMessageAge),
+    alarms.deliveryFailureRate,
+    alarms.droppedEvents,
+    ...Object.values(alarms.functionErrors),
+    ...Object.values(alarms.functionThrottles),
+  ];
+}
+
+export interface MonitoringTargets {
+  readonly api: HttpApi;
+  readonly queues: Readonly<Record<QueueKey, sqs.IQueue>>;
+  readonly redriveQueues: Readonly<Record<QueueKey, sqs.IQueue>>;
+  readonly functions: Readonly<Record<FunctionKey, PipelineFunction>>;
+  /** Notified of every alarm and of its return to OK. */
+  readonly alarmTopic: sns.ITopic;
+}
+
+/** The alarms of the pipeline, each notifying `alarmTopic` when it fires and when it clears. */
+export function createAlarms(scope: Construct, targets: MonitoringTargets): PipelineAlarms {
+  const stackName = Stack.of(scope).stackName;
+  const action = new SnsAction(targets.alarmTopic);
+  const notify = (alarm: cloudwatch.Alarm): cloudwatch.Alarm => {
+    alarm.addAlarmAction(action);
+    alarm.addOkAction(action);
+    return alarm;
+  };
+  const prefix = `Gridwire (${stackName})`;
+
+  const parked = {} as Record<QueueKey, cloudwatch.Alarm>;
+  for (const key of Object.keys(QUEUES) as QueueKey[]) {
+    const definition = QUEUES[key];
+    parked[key] = notify(
+      targets.redriveQueues[key]
+        .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' })
+        .createAlarm(scope, `${definition.redrive.id}Alarm`, {
+          threshold: 1,
+          evaluationPeriods: 1,
+          datapointsToAlarm: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+          alarmDescription:
+            `${prefix}: messages are parked in the ${key} queue's redrive queue: the ` +
+            `${definition.consumer.function} function failed on each of them ` +
+            `${definition.maxReceiveCount} times, and nothing processes them there. Inspect them with ` +
+            `"gridwire parked list --stack ${stackName} --queue ${key}"; after fixing the cause, ` +
+            `move them back with "gridwire parked redrive --stack ${stackName} --queue ${key}".`,
+        }),
+    );
+  }
+
+  const ageAlarm = (key: 'delivery' | 'retry', seconds: number, meaning: string) =>
+    notify(
+      targets.queues[key]
+        .metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' })
+        .createAlarm(scope, `${QUEUES[key].id}AgeAlarm`, {
+          threshold: seconds,
+          evaluationPeriods: 2,
+          datapointsToAlarm: 2,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+          alarmDescription:
+            `${prefix}: the oldest message of the ${key} queue is older than ${seconds} s for 10 minutes: ` +
+            `${meaning} Check the delivery function's errors and throttles on the dashboard, and its ` +
+            `maxConcurrency for this queue (the maxDeliveryInvocations prop).`,
+        }),
+    );
+  const oldestMessageAge = {
+    delivery: ageAlarm(
+      'delivery',
+      ALARM_THRESHOLDS.deliveryQueueAgeSeconds,
+      'fresh deliveries are waiting instead of going out.',
+    ),
+    retry: ageAlarm(
+      'retry',
+      ALARM_THRESHOLDS.retryQueueAgeSeconds,
+      'retries are not taken when they come due.',
+    ),
+  };
+
+  const failureRate = new cloudwatch.MathExpression({
+    expression: '100 * FILL(failed, 0) / (FILL(failed, 0) + FILL(delivered, 0))',
+    usingMetrics: {
+      failed: pipelineMetric(METRIC.DeliveryAttemptFailCount, 'Sum'),
+      delivered: pipelineMetric(METRIC.DeliverySuccessCount, 'Sum'),
+    },
+    period: FIVE_MINUTES,
+    label: 'Failed delivery attempts (%)',
+  });
+  const deliveryFailureRate = notify(
+    failureRate.createAlarm(scope, 'DeliveryFailureRateAlarm', {
+      threshold: ALARM_THRESHOLDS.deliveryFailureRatePercent,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 3,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription:
+        `${prefix}: more than ${ALARM_THRESHOLDS.deliveryFailureRatePercent}% of delivery attempts ` +
+        `failed for 15 minutes. See "Failed attempts by error" on the dashboard; one endpoint ` +
+        `failing is usually its owner's problem (see "gridwire health"), many at once point at ` +
+        `Gridwire or its network.`,
+    }),
+  );
+
+  const droppedEvents = notify(
+    pipelineMetric(METRIC.DroppedEventCount, 'Sum').createAlarm(scope, 'DroppedEventsAlarm', {
+      threshold: 0,
+      evaluationPeriods: 1,
+      datapointsToAlarm: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription:
+        `${prefix}: events were dropped: their delivery ended without success and their ` +
+        `subscription has no dead-letter destination, or the dead-letter bucket refused them past ` +
+        `their limit. See "Dropped events by reason" on the dashboard and the functions' ` +
+        `"events dropped" log lines.`,
+    }),
+  );
+
+  const functionErrors = {} as Record<FunctionKey, cloudwatch.Alarm>;
+  const functionThrottles = {} as Record<FunctionKey, cloudwatch.Alarm>;
+  for (const [key, fn] of Object.entries(targets.functions) as [FunctionKey, PipelineFunction][]) {
+    const name = fn.node.id;
+    functionErrors[key] = notify(
+      fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }).createAlarm(scope, `${name}ErrorsAlarm`, {
+        threshold: 0,
+        evaluationPeriods: 1,
+        datapointsToAlarm: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription:
+          `${prefix}: the ${key} function failed (an error, a timeout or running out of memory). ` +
+          `Read its log group for "unhandled error" and the invocation's last lines.`,
+      }),
+    );
+    functionThrottles[key] = notify(
+      fn
+        .metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' })
+        .createAlarm(scope, `${name}ThrottlesAlarm`, {
+          threshold: 0,
+          evaluationPeriods: 1,
+          datapointsToAlarm: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+          alarmDescription:
+            `${prefix}: the ${key} function was throttled: its reserved concurrency ` +
+            `(reservedConcurrency, for the publish function) or the account's concurrency limit ` +
+            `was reached. Compare its concurrent executions with the limit.`,
+        }),
+    );
+  }
+
+  return { parked, oldestMessageAge, deliveryFailureRate, droppedEvents, functionErrors, functionThrottles };
+}
+
+/** The pipeline's dashboard: one row per stage of the pipeline, top to bottom. */
+export function createDashboard(scope: Construct, targets: MonitoringTargets): cloudwatch.Dashboard {
+  const dashboard = new cloudwatch.Dashboard(scope, 'Dashboard', {
+    defaultInterval: Duration.hours(3),
+  });
+  const header = (markdown: string) => new cloudwatch.TextWidget({ markdown, width: 24, height: 1 });
+  const graph = (title: string, left: cloudwatch.IMetric[], width = 8) =>
+    new cloudwatch.GraphWidget({ title, left, width, height: 6 });
+  const queueKeys = Object.keys(QUEUES) as QueueKey[];
+  const everyQueue = (metric: (queue: sqs.IQueue) => cloudwatch.Metric) =>
+    queueKeys.flatMap((key) => [
+      metric(targets.queues[key]).with({ label: key }),
+      metric(targets.redriveQueues[key]).with({ label: `${key} (redrive)` }),
+    ]);
+  const functionKeys = Object.keys(targets.functions) as FunctionKey[];
+  const everyFunction = (metric: (fn: PipelineFunction) => cloudwatch.Metric) =>
+    functionKeys.map((key) => metric(targets.functions[key]).with({ label: key }));
+
+  const rows: [string, cloudwatch.IWidget[]][] = [
+    [
+      '## Publishing',
+      [
+        graph('Published events, failed publish requests', [
+          pipelineMetric(METRIC.PublishSuccessCount, 'Sum', 'Published events'),
+          pipelineMetric(METRIC.PublishFailCount, 'Sum', 'Failed requests'),
+        ]),
+        graph('Failed publish requests by error', [
+          pipelineBreakdown(METRIC.PublishFailCount, ['ErrorType', 'Error']),
+        ]),
+        graph('Publish latency (ms)', [
+          pipelineMetric(METRIC.PublishSuccessLatencyInMs, 'Average', 'Average'),
+          pipelineMetric(METRIC.PublishSuccessLatencyInMs, 'p99', 'p99'),
+        ]),
+      ],
+    ],
+    [
+      '## Delivery',
+      [
+        graph('Delivered events, failed attempts', [
+          pipelineMetric(METRIC.DeliverySuccessCount, 'Sum', 'Delivered'),
+          pipelineMetric(METRIC.DeliveryAttemptFailCount, 'Sum', 'Failed attempts'),
+        ]),
+        graph('Failed attempts by error', [
+          pipelineBreakdown(METRIC.DeliveryAttemptFailCount, ['Error', 'ErrorType']),
+        ]),
+        graph('Endpoint response time (ms)', [
+          pipelineMetric(METRIC.DestinationProcessingDurationInMs, 'Average', 'Average'),
+          pipelineMetric(METRIC.DestinationProcessingDurationInMs, 'p99', 'p99'),
+        ]),
+      ],
+    ],
+    [
+      '## Events held back, dead-lettered or dropped',
+      [
+        graph('Held (endpoint on probation or stalled), probations begun', [
+          pipelineMetric(METRIC.DeliveryHeldCount, 'Sum', 'Held events'),
+          pipelineMetric(METRIC.ProbationEnteredCount, 'Sum', 'Probations begun'),
+        ]),
+        graph('Dead-lettered events by reason, replayed', [
+          pipelineBreakdown(METRIC.DeadLetteredCount, ['DeadLetterReason']),
+          pipelineMetric(METRIC.ReplayedEventCount, 'Sum', 'Replayed'),
+        ]),
+        graph('Dropped events by reason', [pipelineBreakdown(METRIC.DroppedEventCount, ['DropReason'])]),
+      ],
+    ],
+    [
+      '## Queues',
+      [
+        graph(
+          'Messages waiting',
+          everyQueue((queue) =>
+            queue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+          ),
+          12,
+        ),
+        graph(
+          'Age of the oldest message (s)',
+          everyQueue((queue) =>
+            queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+          ),
+          12,
+        ),
+      ],
+    ],
+    [
+      '## Functions and API',
+      [
+        graph(
+          'Function errors',
+          everyFunction((fn) => fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' })),
+        ),
+        graph(
+          'Function throttles',
+          everyFunction((fn) => fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' })),
+        ),
+        graph('API requests and errors', [
+          targets.api.metricCount({ period: FIVE_MINUTES, label: 'Requests' }),
+          targets.api.metricClientError({ period: FIVE_MINUTES, label: '4xx' }),
+          targets.api.metricServerError({ period: FIVE_MINUTES, label: '5xx' }),
+        ]),
+      ],
+    ],
+  ];
+  for (const [title, widgets] of rows) {
+    dashboard.addWidgets(header(title));
+    dashboard.addWidgets(...widgets);
+  }
+  return dashboard;
+}

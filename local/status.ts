@@ -1,0 +1,83 @@
+/**
+ * `GET /local/status` of the local stack: the totals of every metric point the handlers emitted
+ * since the stack started (what CloudWatch would hold on AWS), and how many messages each queue
+ * holds. `gridwire status` reads it.
+ */
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { QUEUES, type QueueKey } from '../shared/config/resources';
+import type { LocalMetrics, MetricTotal } from './metrics';
+
+/** One queue's depth, from `GetQueueAttributes` (SQS's approximate counts). */
+export interface QueueDepth {
+  queue: QueueKey;
+  /** Messages ready to be received. */
+  visible: number;
+  /** Received and not yet deleted (being processed). */
+  inFlight: number;
+  /** Sent with a delay that has not passed yet (retries waiting for their time). */
+  delayed: number;
+  /** Messages in its redrive queue. */
+  redrive: number;
+}
+
+export interface LocalStatusDocument {
+  /** When the stack started (ISO 8601): the totals count from then. */
+  since: string;
+  metrics: MetricTotal[];
+  queues: QueueDepth[];
+}
+
+/** The local stack's status route (admin token), served by its gateway. */
+export const LOCAL_STATUS_PATH = '/local/status';
+
+const ATTRIBUTES = [
+  'ApproximateNumberOfMessages',
+  'ApproximateNumberOfMessagesNotVisible',
+  'ApproximateNumberOfMessagesDelayed',
+] as const;
+
+async function attributesOf(sqs: SQSClient, url: string): Promise<Record<string, number>> {
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: [...ATTRIBUTES] }),
+  );
+  return Object.fromEntries(ATTRIBUTES.map((name) => [name, Number(Attributes?.[name] ?? 0) || 0]));
+}
+
+/** The depth of each queue of `QUEUES` (main and redrive). */
+export async function queueDepths(
+  sqs: SQSClient,
+  urls: { queueUrls: Record<QueueKey, string>; redriveQueueUrls: Record<QueueKey, string> },
+): Promise<QueueDepth[]> {
+  return Promise.all(
+    (Object.keys(QUEUES) as QueueKey[]).map(async (queue) => {
+      const [main, redrive] = await Promise.all([
+        attributesOf(sqs, urls.queueUrls[queue]),
+        attributesOf(sqs, urls.redriveQueueUrls[queue]),
+      ]);
+      return {
+        queue,
+        visible: main.ApproximateNumberOfMessages ?? 0,
+        inFlight: main.ApproximateNumberOfMessagesNotVisible ?? 0,
+        delayed: main.ApproximateNumberOfMessagesDelayed ?? 0,
+        redrive:
+          (redrive.ApproximateNumberOfMessages ?? 0) +
+          (redrive.ApproximateNumberOfMessagesNotVisible ?? 0) +
+          (redrive.ApproximateNumberOfMessagesDelayed ?? 0),
+      };
+    }),
+  );
+}
+
+/** The status document of a running local stack. */
+export async function localStatusDocument(
+  since: number,
+  metrics: LocalMetrics,
+  sqs: SQSClient,
+  urls: Parameters<typeof queueDepths>[1],
+): Promise<LocalStatusDocument> {
+  return {
+    since: new Date(since).toISOString(),
+    metrics: metrics.snapshot(),
+    queues: await queueDepths(sqs, urls),
+  };
+}

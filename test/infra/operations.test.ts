@@ -1,0 +1,460 @@
+/**
+ * Operations and security: cdk-nag findings, least-privilege roles, hardened defaults (throttle,
+ * reserved concurrency, deletion protection), and the dashboard and alarms.
+ */
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { addComplianceChecks } from '../../infra/checks';
+import {
+  DEFAULT_PUBLISH_RESERVED_CONCURRENCY,
+  DEFAULT_THROTTLE,
+  DeliveryPipeline,
+  type DeliveryPipelineProps,
+} from '../../infra/delivery-pipeline';
+import { GridwireStack } from '../../infra/gridwire-stack';
+import { ALARM_THRESHOLDS, listAlarms } from '../../infra/monitoring';
+import { ENV, FUNCTIONS, QUEUES, TABLE } from '../../shared/config/resources';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/lambda/wiring';
+import { METRIC } from '../../shared/observability/metrics';
+
+// Skip asset bundling: these tests are about the template.
+const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+
+/** An app and stack not yet synthesized. */
+const unsynthesized = (props?: DeliveryPipelineProps) => {
+  const app = newApp();
+  const stack = new GridwireStack(app, 'Ops', props === undefined ? {} : { pipeline: props });
+  return { app, stack };
+};
+
+const build = (props?: DeliveryPipelineProps) => {
+  const built = unsynthesized(props);
+  return { ...built, template: Template.fromStack(built.stack) };
+};
+
+const { stack, template } = build();
+const pipeline = stack.pipeline;
+const logicalId = (construct: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(construct.node.defaultChild as never);
+
+type Statement = { Action: string | string[]; Resource: unknown };
+
+/** The statements of the policies attached to a function's role. */
+function statementsOf(key: keyof typeof FUNCTIONS): Statement[] {
+  const fn = template.findResources('AWS::Lambda::Function', {
+    Properties: { Description: FUNCTIONS[key].description },
+  });
+  const [resource] = Object.values(fn) as { Properties: { Role: { 'Fn::GetAtt': string[] } } }[];
+  const roleId = resource?.Properties.Role['Fn::GetAtt'][0];
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${roleId}"`))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+/** Actions a function may take on resources whose ARN mentions `logicalIdOfResource`. */
+const actionsOn = (key: keyof typeof FUNCTIONS, logicalIdOfResource: string): string[] =>
+  statementsOf(key)
+    .filter((statement) => JSON.stringify(statement.Resource).includes(`"${logicalIdOfResource}"`))
+    .flatMap((statement) => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]))
+    .sort();
+
+describe('cdk-nag', () => {
+  it.each([
+    ['AwsSolutions', () => new AwsSolutionsChecks()],
+    ['Serverless', () => new ServerlessChecks()],
+  ])('the %s rule pack finds nothing unacknowledged, errors or warnings', (_name, pack) => {
+    const { app } = unsynthesized();
+    const report = pack().validateScope(app);
+    expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources[0]?.constructPath}`)).toEqual(
+      [],
+    );
+  });
+
+  it('lets synthesis pass with both packs attached as infra/app.ts attaches them', () => {
+    const { app } = unsynthesized();
+    addComplianceChecks(app);
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  it('fails synthesis on a finding nobody acknowledged', () => {
+    const { app, stack: failing } = unsynthesized();
+    new sqs.Queue(failing, 'Unchecked');
+    addComplianceChecks(app);
+    expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
+  });
+});
+
+describe('roles', () => {
+  it('use no AWS managed policies: each function has its own role and may write its own log group', () => {
+    for (const role of Object.values(template.findResources('AWS::IAM::Role'))) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+    for (const key of Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[]) {
+      const logs = statementsOf(key).filter((statement) =>
+        JSON.stringify(statement.Action).includes('logs:'),
+      );
+      expect(logs).toEqual([
+        {
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Effect: 'Allow',
+          Resource: { 'Fn::GetAtt': [expect.stringContaining(`${FUNCTIONS[key].id}Logs`), 'Arn'] },
+        },
+      ]);
+    }
+  });
+
+  it.each([
+    ['publish', ['dynamodb:GetItem', 'dynamodb:Query']],
+    [
+      'management',
+      [
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ],
+    ],
+    ['delivery', ['dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
+    ['deadLetter', []],
+  ] as const)('%s may take exactly %j on the table', (key, actions) => {
+    expect(actionsOn(key, logicalId(pipeline.table))).toEqual([...actions].sort());
+  });
+
+  it('only management may query the topics index, and no role names every index', () => {
+    const indexGrants = (key: keyof typeof FUNCTIONS) =>
+      statementsOf(key).filter((statement) => JSON.stringify(statement.Resource).includes('/index/'));
+    expect(JSON.stringify(indexGrants('management'))).toContain(`/index/${TABLE.topicsIndex.name}`);
+    for (const key of ['publish', 'delivery', 'deadLetter'] as const) expect(indexGrants(key)).toEqual([]);
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('/index/*');
+  });
+
+  it.each([
+    ['publish', []],
+    ['management', ['s3:GetObject', 's3:ListBucket', 's3:PutObject']],
+    ['delivery', []],
+    ['deadLetter', ['s3:PutObject']],
+  ] as const)('%s may take exactly %j on the dead-letter bucket', (key, actions) => {
+    const bucket = pipeline.deadLetterBucket as unknown as { node: { defaultChild?: unknown } };
+    expect(actionsOn(key, logicalId(bucket))).toEqual([...actions].sort());
+  });
+
+  it('grant X-Ray, the only wildcard resource, and nothing else on "*"', () => {
+    for (const key of Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[]) {
+      const onEverything = statementsOf(key).filter((statement) => statement.Resource === '*');
+      expect(onEverything.flatMap((statement) => statement.Action)).toEqual([
+        'xray:PutTraceSegments',
+        'xray:PutTelemetryRecords',
+      ]);
+    }
+  });
+});
+
+describe('dead-letter bucket access logs', () => {
+  it('are written to a private, encrypted log bucket that expires them after a year', () => {
+    const logBucket = pipeline.deadLetterAccessLogsBucket;
+    expect(logBucket).toBeDefined();
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LoggingConfiguration: {
+        DestinationBucketName: { Ref: logicalId(logBucket as never) },
+        LogFilePrefix: 'dead-letters/',
+      },
+    });
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 365, Status: 'Enabled' })] },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+    });
+  });
+
+  it('are not set up for a bucket that was given', () => {
+    const app = newApp();
+    const given = new Stack(app, 'Given');
+    const other = new Stack(app, 'Other');
+    const { Bucket } = jest.requireActual('aws-cdk-lib/aws-s3') as typeof import('aws-cdk-lib/aws-s3');
+    const bucket = new Bucket(other, 'Mine');
+    const withBucket = new DeliveryPipeline(given, 'Pipeline', { deadLetterBucket: bucket });
+    expect(withBucket.deadLetterAccessLogsBucket).toBeUndefined();
+  });
+});
+
+describe('hardened defaults', () => {
+  it(`throttle the API stage at ${DEFAULT_THROTTLE.rateLimit} requests/s with a ${DEFAULT_THROTTLE.burstLimit} burst unless told otherwise`, () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: {
+        ThrottlingRateLimit: DEFAULT_THROTTLE.rateLimit,
+        ThrottlingBurstLimit: DEFAULT_THROTTLE.burstLimit,
+      },
+    });
+    build({ throttle: { rateLimit: 50, burstLimit: 20 } }).template.hasResourceProperties(
+      'AWS::ApiGatewayV2::Stage',
+      { DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 20 } },
+    );
+  });
+
+  it('log API access as one JSON object per request, without query strings', () => {
+    const [stage] = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+    const format = JSON.parse(stage?.Properties.AccessLogSettings.Format as string) as Record<string, string>;
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      routeKey: '$context.routeKey',
+    });
+    expect(JSON.stringify(format)).not.toMatch(/querystring/i);
+  });
+
+  it(`reserve ${DEFAULT_PUBLISH_RESERVED_CONCURRENCY} executions for the publish function only; a number or false changes it`, () => {
+    const reserved = (t: Template) =>
+      Object.values(t.findResources('AWS::Lambda::Function'))
+        .map((fn) => fn.Properties.ReservedConcurrentExecutions)
+        .filter((value) => value !== undefined);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: FUNCTIONS.publish.description,
+      ReservedConcurrentExecutions: DEFAULT_PUBLISH_RESERVED_CONCURRENCY,
+    });
+    expect(reserved(template)).toEqual([DEFAULT_PUBLISH_RESERVED_CONCURRENCY]);
+    expect(reserved(build({ reservedConcurrency: 25 }).template)).toEqual([25]);
+    expect(reserved(build({ reservedConcurrency: false }).template)).toEqual([]);
+  });
+
+  it('protect the table from deletion unless turned off', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })],
+    });
+    build({ deletionProtection: false }).template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })],
+    });
+  });
+
+  it.each([
+    [
+      { throttle: { rateLimit: 0, burstLimit: 10 } },
+      /throttle.rateLimit must be a number of requests per second above 0 \(got 0\)/,
+    ],
+    [
+      { throttle: { rateLimit: 10, burstLimit: 1.5 } },
+      /throttle.burstLimit must be an integer of at least 1 \(got 1.5\)/,
+    ],
+    [{ reservedConcurrency: 0 }, /reservedConcurrency must be false or an integer of at least 1 \(got 0\)/],
+  ])('refuse %j at synth time', (props, message) => {
+    expect(() => new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Pipeline', props)).toThrow(message);
+  });
+});
+
+describe('alarm topic', () => {
+  it('is created, encrypted with its own rotating key CloudWatch may use, when none is given', () => {
+    const topicId = logicalId(pipeline.alarmTopic as sns.Topic);
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+    expect(topicId).toMatch(/AlarmTopic/);
+  });
+
+  it('is the one given, and no other is created', () => {
+    const app = newApp();
+    const given = new Stack(app, 'Given');
+    const topic = new sns.Topic(given, 'Operators');
+    const withTopic = new DeliveryPipeline(given, 'Pipeline', { alarmTopic: topic });
+    expect(withTopic.alarmTopic).toBe(topic);
+    Template.fromStack(given).resourceCountIs('AWS::SNS::Topic', 1);
+  });
+});
+
+describe('alarms', () => {
+  const topicRef = { Ref: logicalId(pipeline.alarmTopic as sns.Topic) };
+  const alarmProps = (alarm: { node: { defaultChild?: unknown } }) =>
+    template.findResources('AWS::CloudWatch::Alarm')[logicalId(alarm)]?.Properties as Record<string, unknown>;
+
+  it('all notify the alarm topic when they fire and when they clear', () => {
+    const alarms = listAlarms(pipeline.alarms);
+    // 3 parked, 2 queue ages, failure rate, drops, errors and throttles of 4 functions.
+    expect(alarms).toHaveLength(3 + 2 + 1 + 1 + 4 + 4);
+    expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm'))).toHaveLength(alarms.length);
+    for (const alarm of alarms) {
+      expect(alarmProps(alarm)).toMatchObject({ AlarmActions: [topicRef], OKActions: [topicRef] });
+    }
+    expect(pipeline.parkedAlarms).toBe(pipeline.alarms.parked);
+  });
+
+  it.each([
+    ['delivery', ALARM_THRESHOLDS.deliveryQueueAgeSeconds],
+    ['retry', ALARM_THRESHOLDS.retryQueueAgeSeconds],
+  ] as const)(
+    'fire when the oldest message of the %s queue is older than %i s for 10 minutes',
+    (key, seconds) => {
+      expect(alarmProps(pipeline.alarms.oldestMessageAge[key])).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Dimensions: [
+          { Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(pipeline.queues[key]), 'QueueName'] } },
+        ],
+        Statistic: 'Maximum',
+        Period: 300,
+        EvaluationPeriods: 2,
+        DatapointsToAlarm: 2,
+        Threshold: seconds,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    },
+  );
+
+  const gridwireMetric = (name: string) => ({
+    Namespace: METRICS_NAMESPACE,
+    MetricName: name,
+    Dimensions: [{ Name: 'service', Value: SERVICE_NAME }],
+  });
+
+  it(`fire when more than ${ALARM_THRESHOLDS.deliveryFailureRatePercent}% of delivery attempts fail for 15 minutes`, () => {
+    expect(alarmProps(pipeline.alarms.deliveryFailureRate)).toMatchObject({
+      Threshold: ALARM_THRESHOLDS.deliveryFailureRatePercent,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      TreatMissingData: 'notBreaching',
+      Metrics: [
+        {
+          Expression: '100 * FILL(failed, 0) / (FILL(failed, 0) + FILL(delivered, 0))',
+          ReturnData: true,
+        },
+        {
+          Id: 'failed',
+          MetricStat: { Metric: gridwireMetric(METRIC.DeliveryAttemptFailCount), Period: 300, Stat: 'Sum' },
+          ReturnData: false,
+        },
+        {
+          Id: 'delivered',
+          MetricStat: { Metric: gridwireMetric(METRIC.DeliverySuccessCount), Period: 300, Stat: 'Sum' },
+          ReturnData: false,
+        },
+      ],
+    });
+  });
+
+  it('fire on any dropped event', () => {
+    expect(alarmProps(pipeline.alarms.droppedEvents)).toMatchObject({
+      ...gridwireMetric(METRIC.DroppedEventCount),
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 1,
+    });
+  });
+
+  it.each(Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[])(
+    'fire on any error or throttle of the %s function',
+    (key) => {
+      const functionRef = { Ref: logicalId(pipeline[`${key}Function` as const]) };
+      for (const [alarm, metricName] of [
+        [pipeline.alarms.functionErrors[key], 'Errors'],
+        [pipeline.alarms.functionThrottles[key], 'Throttles'],
+      ] as const) {
+        expect(alarmProps(alarm)).toMatchObject({
+          Namespace: 'AWS/Lambda',
+          MetricName: metricName,
+          Dimensions: [{ Name: 'FunctionName', Value: functionRef }],
+          Statistic: 'Sum',
+          Period: 300,
+          Threshold: 0,
+          ComparisonOperator: 'GreaterThanThreshold',
+        });
+      }
+    },
+  );
+
+  it('describe what to do first', () => {
+    expect(alarmProps(pipeline.alarms.parked.retry).AlarmDescription).toMatch(
+      'gridwire parked list --stack Ops --queue retry',
+    );
+    for (const alarm of listAlarms(pipeline.alarms)) {
+      expect(String(alarmProps(alarm).AlarmDescription)).toMatch(/^Gridwire \(Ops\): /);
+    }
+  });
+});
+
+describe('dashboard', () => {
+  const body = () => {
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    // The body is a Fn::Join of text and references; the text is what the widgets say.
+    return JSON.stringify(dashboard?.Properties.DashboardBody);
+  };
+
+  it('is one dashboard', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    expect(pipeline.dashboard).toBeDefined();
+  });
+
+  it.each([
+    METRIC.PublishSuccessCount,
+    METRIC.PublishFailCount,
+    METRIC.PublishSuccessLatencyInMs,
+    METRIC.DeliverySuccessCount,
+    METRIC.DeliveryAttemptFailCount,
+    METRIC.DestinationProcessingDurationInMs,
+    METRIC.DeliveryHeldCount,
+    METRIC.ProbationEnteredCount,
+    METRIC.ReplayedEventCount,
+  ])('graphs the stack-wide %s series (namespace and service dimension the functions emit)', (name) => {
+    expect(body()).toContain(`[\\"${METRICS_NAMESPACE}\\",\\"${name}\\",\\"service\\",\\"${SERVICE_NAME}\\"`);
+  });
+
+  it.each([
+    [METRIC.PublishFailCount, 'ErrorType,Error'],
+    [METRIC.DeliveryAttemptFailCount, 'Error,ErrorType'],
+    [METRIC.DeadLetteredCount, 'DeadLetterReason'],
+    [METRIC.DroppedEventCount, 'DropReason'],
+  ])('breaks %s down by %s', (name, dimensions) => {
+    expect(body()).toContain(
+      `SEARCH('{${METRICS_NAMESPACE},service,${dimensions}} MetricName=\\\\\\"${name}\\\\\\" service=\\\\\\"${SERVICE_NAME}\\\\\\"', 'Sum', 300)`,
+    );
+  });
+
+  it('graphs depth and oldest-message age of every queue and redrive queue, and errors and throttles of every function', () => {
+    const text = body();
+    expect(text.match(/ApproximateNumberOfMessagesVisible/g)).toHaveLength(Object.keys(QUEUES).length * 2);
+    expect(text.match(/ApproximateAgeOfOldestMessage/g)).toHaveLength(Object.keys(QUEUES).length * 2);
+    expect(text.match(/\\"AWS\/Lambda\\",\\"Errors\\"/g)).toHaveLength(Object.keys(FUNCTIONS).length);
+    expect(text.match(/\\"AWS\/Lambda\\",\\"Throttles\\"/g)).toHaveLength(Object.keys(FUNCTIONS).length);
+  });
+});
+
+describe('topic key secret', () => {
+  it('is readable by, and named to, the management and publish functions only', () => {
+    const secretId = logicalId(pipeline.topicKeySecret);
+    expect(actionsOn('management', secretId)).toContain('secretsmanager:GetSecretValue');
+    expect(actionsOn('publish', secretId)).toContain('secretsmanager:GetSecretValue');
+    expect(actionsOn('delivery', secretId)).toEqual([]);
+    expect(actionsOn('deadLetter', secretId)).toEqual([]);
+    const variables = (key: keyof typeof FUNCTIONS) =>
+      Object.values(
+        template.findResources('AWS::Lambda::Function', {
+          Properties: { Description: FUNCTIONS[key].description },
+        }),
+      )[0]?.Properties.Environment.Variables as Record<string, unknown>;
+    for (const key of ['management', 'publish'] as const) {
+      expect(variables(key)[ENV.topicKeySecretArn]).toEqual({ Ref: secretId });
+    }
+    for (const key of ['delivery', 'deadLetter'] as const) {
+      expect(variables(key)).not.toHaveProperty(ENV.topicKeySecretArn);
+    }
+  });
+});
