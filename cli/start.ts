@@ -108,15 +108,17 @@ async function runStart(options: StartOptions): Promise<void> {
     // only a second press after a moment means "stop now".
     if (stoppingSince !== undefined) {
       if (Date.now() - stoppingSince < 2000) return;
-      console.error('gridwire: stopping now without saving queued deliveries.');
+      console.error('gridwire: stopping now; queued deliveries continue at the next start.');
       process.exit(130);
     }
     stoppingSince = Date.now();
     console.log(`\n${signal}: stopping (waiting for deliveries in progress)...`);
     await stack.stop();
-    console.log('Gridwire local stack stopped; queued deliveries are saved for the next start.');
+    console.log('Gridwire local stack stopped; queued deliveries continue at the next start.');
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // The terminal was closed: stop as for Ctrl-C (the queues are on disk either way).
+  process.on('SIGHUP', () => void shutdown('SIGHUP'));
 }

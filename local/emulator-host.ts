@@ -1,10 +1,15 @@
 /**
  * Child process that hosts the emulators (fauxqs for SQS and S3, dynalite for DynamoDB), so they
- * run beside the handlers on their own core. Talks to its parent over the IPC channel:
- * `ready` with the ports once listening, `inspect` requests for queue contents, `stop`.
+ * run beside the handlers on their own core. With a data directory both write every change
+ * through to disk (fauxqs to SQLite, dynalite to LevelDB), so a killed stack loses nothing it
+ * had accepted. fauxqs 2 needs Node 22.5 or later (`node:sqlite`): `emulators.ts` starts this
+ * process with such a Node. Talks to its parent over the IPC channel: `ready` with the ports once
+ * listening, `inspect` requests for queue contents, `stop`.
  */
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import dynalite from 'dynalite';
 import { LOCAL_ENV } from '../shared/config/resources';
 
@@ -21,11 +26,69 @@ export type HostMessage =
   | { type: 'failed'; message: string }
   | { type: 'inspect'; id: number; bodies: string[] | null };
 
+/** fauxqs's database in its data directory. */
+const SQS_DATABASE = 'fauxqs.db';
+
+/**
+ * Makes the messages a stopped (or killed) stack had received and not deleted visible again, before
+ * fauxqs loads them: the new stack's consumers are the only ones, so there is no one to wait for.
+ * fauxqs treats a message whose visibility deadline has passed as ready when it loads.
+ */
+async function releaseInflight(database: string): Promise<void> {
+  if (!existsSync(database)) return;
+  const { DatabaseSync } = (await import('node:sqlite' as string)) as {
+    DatabaseSync: new (path: string) => { exec(sql: string): void; close(): void };
+  };
+  const db = new DatabaseSync(database);
+  try {
+    db.exec('UPDATE sqs_messages SET visibility_deadline = 1 WHERE receipt_handle IS NOT NULL');
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * fauxqs 2.4.1 fails a ChangeMessageVisibility to 0 when it persists: it writes the message back
+ * as ready with a null receive count, which its own table refuses (NOT NULL), so the message stays
+ * in flight. `gridwire parked` releases what it listed that way (as on real SQS). Until fauxqs
+ * fixes it, its `updateMessageReady` clears only the in-flight columns.
+ */
+async function fixReleasedMessages(): Promise<void> {
+  const persistence = join(__dirname, '..', 'node_modules', 'fauxqs', 'dist', 'persistence.js');
+  if (!existsSync(persistence)) return;
+  const { PersistenceManager } = (await import(pathToFileURL(persistence).href)) as {
+    PersistenceManager?: { prototype: Record<string, unknown> };
+  };
+  if (
+    PersistenceManager === undefined ||
+    typeof PersistenceManager.prototype.updateMessageReady !== 'function'
+  ) {
+    return;
+  }
+  PersistenceManager.prototype.updateMessageReady = function updateMessageReady(
+    this: { db: { prepare(sql: string): { run(...values: unknown[]): void } } },
+    messageId: string,
+  ) {
+    this.db
+      .prepare(
+        'UPDATE sqs_messages SET receipt_handle = NULL, visibility_deadline = NULL WHERE message_id = ?',
+      )
+      .run(messageId);
+  };
+}
+
 async function main(): Promise<void> {
   const send = (message: HostMessage) => process.send?.(message);
   const options = JSON.parse(process.env[LOCAL_ENV.emulatorOptions] ?? '{}') as EmulatorHostOptions;
   const { startFauxqs } = await import('fauxqs');
-  const fauxqs = await startFauxqs({ port: options.sqsPort, host: options.host, logger: false });
+  if (options.dataDir !== undefined) await fixReleasedMessages();
+  if (options.dataDir !== undefined) await releaseInflight(join(options.dataDir, 'sqs', SQS_DATABASE));
+  const fauxqs = await startFauxqs({
+    port: options.sqsPort,
+    host: options.host,
+    logger: false,
+    ...(options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'sqs') }),
+  });
   const dynamo = dynalite({
     ...(options.dataDir === undefined ? {} : { path: join(options.dataDir, 'dynamodb') }),
     createTableMs: 0,
@@ -67,10 +130,11 @@ async function main(): Promise<void> {
       void stop().then(() => process.exit(0));
     }
   });
-  // Ctrl-C reaches the whole process group; the parent decides when the emulators stop (after it
-  // has saved what is still queued).
+  // Ctrl-C (and a closed terminal's SIGHUP) reaches the whole process group; the parent decides
+  // when the emulators stop (after the deliveries in progress).
   process.on('SIGINT', () => {});
   process.on('SIGTERM', () => {});
+  process.on('SIGHUP', () => {});
   // The parent went away without stopping us: close the database cleanly and leave.
   process.on('disconnect', () => void stop().then(() => process.exit(0)));
   send({ type: 'ready', sqsPort: fauxqs.port, dynamodbPort: (dynamo.address() as AddressInfo).port });

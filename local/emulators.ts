@@ -1,8 +1,9 @@
 /**
  * Starts the AWS-API-compatible emulators in a child process (see `emulator-host.ts`): fauxqs
- * (SQS and S3, in memory) and dynalite (DynamoDB on LevelDB, on disk).
+ * (SQS and S3; on SQLite in the data directory) and dynalite (DynamoDB on LevelDB, on disk).
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOCAL_ENV } from '../shared/config/resources';
 import type { LocalEndpoints } from '../shared/platform/aws';
@@ -29,6 +30,42 @@ const INSPECT_TIMEOUT_MS = 10_000;
 const HOST_SCRIPT = join(__dirname, 'emulator-host.ts');
 const PROJECT_ROOT = join(__dirname, '..');
 
+/** The oldest Node the emulators run on: fauxqs keeps queues in `node:sqlite` (22.5). */
+export const EMULATOR_NODE_MIN = [22, 5] as const;
+
+const atLeast = (version: string, [major, minor]: readonly [number, number]) => {
+  const [ma = 0, mi = 0] = version.split('.').map(Number);
+  return ma > major || (ma === major && mi >= minor);
+};
+
+/**
+ * The Node that runs the emulators: this one when it is recent enough, else the Node 22 the
+ * project installs for this platform (an optional dependency), so a machine with only an older
+ * system Node still gets durable queues. Throws saying what to do when there is neither.
+ */
+export function emulatorNode(
+  current: { version: string; execPath: string; platform: string; arch: string } = {
+    version: process.versions.node,
+    execPath: process.execPath,
+    platform: process.platform,
+    arch: process.arch,
+  },
+  exists: (path: string) => boolean = existsSync,
+): string {
+  if (atLeast(current.version, EMULATOR_NODE_MIN)) return current.execPath;
+  const bundled = join(
+    PROJECT_ROOT,
+    'node_modules',
+    `node-${current.platform}-${current.arch}`,
+    'bin',
+    'node',
+  );
+  if (exists(bundled)) return bundled;
+  throw new Error(
+    `the emulators need Node ${EMULATOR_NODE_MIN.join('.')} or later (this is ${current.version}, and no Node 22 package is installed for ${current.platform}-${current.arch}); install Node 22 and run npm install again`,
+  );
+}
+
 export async function startEmulators(options: EmulatorOptions = {}): Promise<Emulators> {
   const host = options.host ?? '127.0.0.1';
   const hostOptions: EmulatorHostOptions = {
@@ -39,6 +76,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
   };
   const child: ChildProcess = fork(HOST_SCRIPT, [], {
     cwd: PROJECT_ROOT,
+    execPath: emulatorNode(),
     execArgv: ['--import', 'tsx', '--no-warnings'],
     env: { ...process.env, [LOCAL_ENV.emulatorOptions]: JSON.stringify(hostOptions) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -4,7 +4,7 @@
  * handler like Lambda's SQS event source mappings.
  */
 import { randomBytes } from 'node:crypto';
-import { access, constants, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, constants, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { createDeadLetterHandler } from '../functions/dead-letter';
@@ -186,31 +186,10 @@ interface SavedQueues {
   queues: Record<string, string[]>;
 }
 
-/** Keeps queued messages across a clean restart (the SQS emulator holds them in memory only). */
-async function saveQueues(emulators: Emulators, dataDir: string): Promise<number> {
-  const saved: SavedQueues = { savedAt: new Date().toISOString(), queues: {} };
-  let count = 0;
-  for (const queue of Object.values(QUEUES)) {
-    for (const name of [queue.localName, queue.redrive.localName]) {
-      const bodies = await emulators.inspectQueue(name);
-      if (bodies === null || bodies.length === 0) continue;
-      saved.queues[name] = bodies;
-      count += bodies.length;
-    }
-  }
-  const file = join(dataDir, SAVED_QUEUES_FILE);
-  if (count === 0) {
-    await rm(file, { force: true });
-    return 0;
-  }
-  await writeFile(`${file}.tmp`, JSON.stringify(saved));
-  await rename(`${file}.tmp`, file);
-  return count;
-}
-
 /**
- * Puts saved messages back. Jobs carry their own due time, so they go in without a delay and the
- * delivery engine waits (or hops) as it would have.
+ * Puts messages saved by an earlier version (which kept queues in memory and saved them on a
+ * clean stop) back. Jobs carry their own due time, so they go in without a delay and the delivery
+ * engine waits (or hops) as it would have.
  */
 async function restoreQueues(
   clients: AwsClients,
@@ -376,15 +355,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let gateway: Gateway | undefined;
   const pollers: QueuePoller[] = [];
   // Stop order matters: no new requests, then no new invocations (waiting for those running),
-  // then save what is still queued, then the emulators. Until saved queue contents are back in
-  // the emulator, the file on disk is their only copy: a start that fails before then keeps it.
-  let restored: number | undefined;
+  // then the emulators. Queues are on disk all along (the emulators write every change through),
+  // so nothing needs saving; a `queues.json` left by an earlier version is put back at start.
   let bucketClient: { s3: AwsClients['s3']; bucket: string } | undefined;
   const stopAll = async () => {
     try {
       await gateway?.stop();
       await Promise.all(pollers.map((poller) => poller.stop()));
-      if (restored !== undefined) await saveQueues(emulators, dataDir);
       if (bucketClient !== undefined) await saveBucket(bucketClient.s3, bucketClient.bucket, dataDir);
     } finally {
       await emulators.stop();
@@ -399,7 +376,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ? {}
         : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
     });
-    restored = await restoreQueues(clients, resources, dataDir);
+    const restored = await restoreQueues(clients, resources, dataDir);
     await restoreBucket(clients.s3, resources.bucketName, dataDir);
     bucketClient = { s3: clients.s3, bucket: resources.bucketName };
 

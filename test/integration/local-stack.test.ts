@@ -70,8 +70,9 @@ it('keeps topics, subscriptions and a pending retry across a restart', async () 
   await eventually(() => webhook.requestsTo('/restart').length === 1, 10_000, 'the first attempt');
   // The retry is due 5 s (10 s / 2) after the failure; stop before then.
   await first.stop();
-  const saved = JSON.parse(await readFile(join(dataDir, SAVED_QUEUES_FILE), 'utf8'));
-  expect(saved.queues[QUEUES.retry.localName]).toHaveLength(1);
+  // Nothing is saved on the way out: the queues are on disk all along.
+  await expect(readFile(join(dataDir, SAVED_QUEUES_FILE), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  expect(await queueFilesContain('"r-1"')).toBe(true);
 
   failing = false;
   const second = await start();
@@ -191,7 +192,7 @@ it('keeps the saved queue contents when they cannot be restored', async () => {
   expect(await readFile(savedFile, 'utf8')).toBe(content);
 }, 30_000);
 
-it('says the port is taken, and a failed start keeps the saved queue contents', async () => {
+it('says the port is taken, and a failed start loses none of the saved queue contents', async () => {
   const job = JSON.stringify({ v: 1, topic: 'gone', subscription: 'gone', items: [] });
   const savedFile = join(dataDir, SAVED_QUEUES_FILE);
   await writeFile(
@@ -210,9 +211,19 @@ it('says the port is taken, and a failed start keeps the saved queue contents', 
   } finally {
     await new Promise((resolve) => blocker.close(resolve));
   }
-  const saved = JSON.parse(await readFile(savedFile, 'utf8'));
-  expect(saved.queues[QUEUES.retry.localName]).toEqual([job]);
+  // Either still in the file, or already in the queue on disk.
+  const file = await readFile(savedFile, 'utf8').catch(() => '');
+  expect(file.includes(JSON.stringify(job)) || (await queueFilesContain(job))).toBe(true);
 }, 30_000);
+
+/** Whether the queues' files on disk hold `text`. */
+async function queueFilesContain(text: string): Promise<boolean> {
+  const dir = join(dataDir, 'sqs');
+  for (const name of await readdir(dir)) {
+    if ((await readFile(join(dir, name))).toString('utf8').includes(text)) return true;
+  }
+  return false;
+}
 
 it('says when the data directory cannot be used', async () => {
   const file = join(dataDir, 'not-a-directory');
