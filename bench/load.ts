@@ -204,6 +204,10 @@ export interface PublishOutcome {
   /** Wall time from the first request to the last answer. */
   elapsedMs: number;
   publishLatencies: number[];
+  /** Answers by HTTP status (`error` for no answer). */
+  answers: Record<string, number>;
+  /** Refusals (429 or 503) that carried `Retry-After`, so a publisher knows when to come back. */
+  refusalsWithRetryAfter: number;
 }
 
 /**
@@ -223,6 +227,11 @@ export async function publishAtRate(plan: PublishPlan): Promise<PublishOutcome> 
     failedRequests: 0,
     elapsedMs: 0,
     publishLatencies: [],
+    answers: {},
+    refusalsWithRetryAfter: 0,
+  };
+  const answered = (status: string) => {
+    outcome.answers[status] = (outcome.answers[status] ?? 0) + 1;
   };
   let nextEvent = 0;
   const inFlight: Promise<void>[] = [];
@@ -277,10 +286,14 @@ export async function publishAtRate(plan: PublishPlan): Promise<PublishOutcome> 
         .then(async (response) => {
           await response.body.dump();
           outcome.publishLatencies.push(performance.now() - sentAt);
+          answered(String(response.statusCode));
           if (response.statusCode === 200) outcome.accepted += events.length;
           else outcome.failedRequests += 1;
+          const refused = response.statusCode === 429 || response.statusCode === 503;
+          if (refused && response.headers['retry-after'] !== undefined) outcome.refusalsWithRetryAfter += 1;
         })
         .catch(() => {
+          answered('error');
           outcome.failedRequests += 1;
         }),
     );

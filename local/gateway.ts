@@ -3,6 +3,7 @@
  * enforces the admin bearer token where AWS would enforce IAM, and invokes the same handlers
  * with API Gateway payload format 2.0 events.
  */
+
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import type { Context } from 'aws-lambda';
 import { FUNCTIONS, type FunctionKey, ROUTES, type RouteDefinition } from '../shared/config/resources';
 import type { HttpEvent, HttpResult } from '../shared/http/api-gateway';
 import type { LoggerLike } from '../shared/observability/logging';
+import type { Admission } from './admission';
 import { type InvocationStats, lambdaContext } from './lambda-context';
 
 export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
@@ -29,6 +31,8 @@ export interface GatewayOptions {
    * admin token: `GET /local/status`.
    */
   localRoutes?: Readonly<Record<string, () => Promise<LocalAnswer>>>;
+  /** Whether a publish request may come in now (throttling); every request is let in without one. */
+  admission?: Admission;
 }
 
 /** The answer of a local route. */
@@ -140,6 +144,9 @@ export function toHttpEvent(
   };
 }
 
+/** API Gateway's answer to a throttled request. */
+const TOO_MANY_REQUESTS = { message: 'Too Many Requests' };
+
 const ADMIN_TOKEN_REQUIRED = {
   error: {
     code: 'Unauthorized',
@@ -191,6 +198,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ) {
       req.resume();
       send(res, 401, JSON.stringify(ADMIN_TOKEN_REQUIRED));
+      return;
+    }
+    // Throttled as API Gateway would: refused before the body is read, 429 with Retry-After.
+    const refusal = found.route.route.function === 'publish' ? options.admission?.admit() : undefined;
+    if (refusal !== undefined) {
+      req.resume();
+      send(res, 429, JSON.stringify(TOO_MANY_REQUESTS), { 'retry-after': String(refusal.retryAfterSeconds) });
       return;
     }
     const body = await readBody(req);

@@ -35,6 +35,7 @@ import type { LoggerLike } from '../shared/observability/logging';
 import { type AwsClients, createAwsClients, type LocalEndpoints } from '../shared/platform/aws';
 import type { Clock, Random } from '../shared/platform/clock';
 import { sendJobs } from '../shared/queue/sqs-job-queue';
+import { ADMISSION_DEFAULTS, type AdmissionOptions, BacklogAdmission } from './admission';
 import { restoreBucket, saveBucket } from './bucket-mirror';
 import { type Emulators, startEmulators } from './emulators';
 import { ENDPOINTS_FILE, type EndpointsFile, isProcessRunning, LOCK_FILE } from './endpoints-file';
@@ -43,7 +44,7 @@ import type { InvocationStats } from './lambda-context';
 import { LocalMetrics } from './metrics';
 import { QueuePoller, type SqsHandler } from './poller';
 import { type LocalResources, provisionLocalResources } from './provision';
-import { LOCAL_STATUS_PATH, localStatusDocument } from './status';
+import { attributesOf, LOCAL_STATUS_PATH, localStatusDocument } from './status';
 
 export interface LocalStackOptions {
   /** Directory for DynamoDB files, the admin token, endpoints.json and saved queue contents. */
@@ -83,6 +84,11 @@ export interface LocalStackOptions {
    * as on AWS; a larger value is ignored).
    */
   maxConcurrency?: number;
+  /**
+   * Throttling of publish requests while fresh deliveries back up (429 with `Retry-After`, as API
+   * Gateway's throttle answers); `false` turns it off. Defaults in `ADMISSION_DEFAULTS`.
+   */
+  admission?: Partial<Pick<AdmissionOptions, 'highWater' | 'lowWater' | 'retryAfterSeconds'>> | false;
   clock?: Clock;
   random?: Random;
   sender?: WebhookSender;
@@ -353,6 +359,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 
   let gateway: Gateway | undefined;
+  let admission: BacklogAdmission | undefined;
   const pollers: QueuePoller[] = [];
   // Stop order matters: no new requests, then no new invocations (waiting for those running),
   // then the emulators. Queues are on disk all along (the emulators write every change through),
@@ -361,6 +368,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const stopAll = async () => {
     try {
       await gateway?.stop();
+      admission?.stop();
       await Promise.all(pollers.map((poller) => poller.stop()));
       if (bucketClient !== undefined) await saveBucket(bucketClient.s3, bucketClient.bucket, dataDir);
     } finally {
@@ -457,6 +465,25 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
 
     try {
+      admission =
+        options.admission === false
+          ? undefined
+          : new BacklogAdmission({
+              ...ADMISSION_DEFAULTS,
+              ...options.admission,
+              // Waiting and being worked on: the delivery workers take messages in as fast as they
+              // have slots, so a backlog shows as messages in flight as much as waiting ones.
+              backlog: async () => {
+                const counts = await attributesOf(clients.sqs, resources.queueUrls.delivery);
+                return (
+                  (counts.ApproximateNumberOfMessages ?? 0) +
+                  (counts.ApproximateNumberOfMessagesNotVisible ?? 0)
+                );
+              },
+              onError: (error) =>
+                publishObs.logger.debug('could not read the delivery backlog', { error: error.message }),
+            });
+      admission?.start();
       gateway = await startGateway({
         host,
         port: options.port ?? 4000,
@@ -464,6 +491,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         handlers: handlers as unknown as Record<'publish' | 'management', HttpHandler>,
         logger: managementObs.logger,
         ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
+        ...(admission === undefined ? {} : { admission }),
         localRoutes: {
           [`GET ${LOCAL_STATUS_PATH}`]: async () => ({
             status: 200,

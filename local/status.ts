@@ -36,7 +36,8 @@ const ATTRIBUTES = [
   'ApproximateNumberOfMessagesDelayed',
 ] as const;
 
-async function attributesOf(sqs: SQSClient, url: string): Promise<Record<string, number>> {
+/** A queue's approximate counts (`GetQueueAttributes`). */
+export async function attributesOf(sqs: SQSClient, url: string): Promise<Record<string, number>> {
   const { Attributes } = await sqs.send(
     new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: [...ATTRIBUTES] }),
   );
