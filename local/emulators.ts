@@ -39,7 +39,7 @@ const atLeast = (version: string, [major, minor]: readonly [number, number]) => 
 };
 
 /**
- * The Node that runs the emulators: this one when it is recent enough, else the Node 22 the
+ * The Node that runs the emulators: this one when it is recent enough, else the Node the
  * project installs for this platform (an optional dependency), so a machine with only an older
  * system Node still gets durable queues. Throws saying what to do when there is neither.
  */
@@ -62,7 +62,7 @@ export function emulatorNode(
   );
   if (exists(bundled)) return bundled;
   throw new Error(
-    `the emulators need Node ${EMULATOR_NODE_MIN.join('.')} or later (this is ${current.version}, and no Node 22 package is installed for ${current.platform}-${current.arch}); install Node 22 and run npm install again`,
+    `the emulators need Node ${EMULATOR_NODE_MIN.join('.')} or later (this is ${current.version}, and no Node package is installed for ${current.platform}-${current.arch}); install Node 22.5 or later and run npm install again`,
   );
 }
 
