@@ -1,6 +1,7 @@
 /** Argument parsers and options more than one command uses. */
 import { InvalidArgumentError, Option } from 'commander';
 import { LOCAL_ENV } from '../shared/config/resources';
+import { parseSwitch } from '../shared/config/runtime';
 
 export const integer = (name: string, min: number, max: number) => (value: string) => {
   const parsed = Number(value);
@@ -28,8 +29,8 @@ export const dataDirOption = (description: string) =>
  */
 export const flag = (value: string | boolean): boolean => {
   if (typeof value === 'boolean') return value;
-  const normalized = value.trim().toLowerCase();
-  if (normalized === 'true' || normalized === '1' || normalized === '') return true;
-  if (normalized === 'false' || normalized === '0') return false;
-  throw new InvalidArgumentError('must be true, false, 1 or 0.');
+  if (value.trim() === '') return true;
+  const parsed = parseSwitch(value);
+  if (parsed === undefined) throw new InvalidArgumentError('must be true, false, 1 or 0.');
+  return parsed;
 };

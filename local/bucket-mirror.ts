@@ -1,12 +1,11 @@
 /**
- * Keeps the local dead-letter bucket across restarts. The S3 emulator holds objects in memory
- * only, so the local stack mirrors the bucket to files in its data directory: every object is put
- * back on start, and written out again on a clean stop. The files are the durable copy; nothing
- * is removed from them.
+ * Dead letters saved by an earlier version of the local stack, whose S3 emulator held objects in
+ * memory only and mirrored the bucket to files on a clean stop. The emulator now keeps the bucket
+ * on disk itself, so the mirror is put back once, then removed.
  */
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 
 export const BUCKET_MIRROR_DIR = 'dead-letters';
 
@@ -27,7 +26,10 @@ async function filesUnder(dir: string): Promise<string[]> {
   return files;
 }
 
-/** Puts every mirrored object back into the bucket; returns how many. */
+/**
+ * Puts every mirrored object back into the bucket, then removes the mirror (only once all are
+ * back: an interrupted start puts them back again, which is harmless); returns how many.
+ */
 export async function restoreBucket(s3: S3Client, bucket: string, dataDir: string): Promise<number> {
   const root = join(dataDir, BUCKET_MIRROR_DIR);
   const files = await filesUnder(root);
@@ -35,27 +37,6 @@ export async function restoreBucket(s3: S3Client, bucket: string, dataDir: strin
     const key = relative(root, file).split(sep).join('/');
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: await readFile(file) }));
   }
+  await rm(root, { recursive: true, force: true });
   return files.length;
-}
-
-/** Writes every object of the bucket to the mirror; returns how many. */
-export async function saveBucket(s3: S3Client, bucket: string, dataDir: string): Promise<number> {
-  const root = join(dataDir, BUCKET_MIRROR_DIR);
-  let saved = 0;
-  let token: string | undefined;
-  do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }));
-    for (const object of page.Contents ?? []) {
-      const key = object.Key;
-      // Keys come from the dead-letter layout; refuse anything that would leave the mirror.
-      if (key === undefined || key.split('/').some((part) => part === '..' || part === '')) continue;
-      const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-      const file = join(root, ...key.split('/'));
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, (await Body?.transformToByteArray()) ?? new Uint8Array());
-      saved += 1;
-    }
-    token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
-  } while (token !== undefined);
-  return saved;
 }

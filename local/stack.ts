@@ -36,7 +36,7 @@ import { type AwsClients, createAwsClients, type LocalEndpoints } from '../share
 import type { Clock, Random } from '../shared/platform/clock';
 import { sendJobs } from '../shared/queue/sqs-job-queue';
 import { ADMISSION_DEFAULTS, type AdmissionOptions, BacklogAdmission } from './admission';
-import { restoreBucket, saveBucket } from './bucket-mirror';
+import { restoreBucket } from './bucket-mirror';
 import { type Emulators, startEmulators } from './emulators';
 import { ENDPOINTS_FILE, type EndpointsFile, isProcessRunning, LOCK_FILE } from './endpoints-file';
 import { type Gateway, type HttpHandler, startGateway } from './gateway';
@@ -364,13 +364,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // Stop order matters: no new requests, then no new invocations (waiting for those running),
   // then the emulators. Queues are on disk all along (the emulators write every change through),
   // so nothing needs saving; a `queues.json` left by an earlier version is put back at start.
-  let bucketClient: { s3: AwsClients['s3']; bucket: string } | undefined;
   const stopAll = async () => {
     try {
       await gateway?.stop();
       admission?.stop();
       await Promise.all(pollers.map((poller) => poller.stop()));
-      if (bucketClient !== undefined) await saveBucket(bucketClient.s3, bucketClient.bucket, dataDir);
     } finally {
       await emulators.stop();
       await unlock();
@@ -386,7 +384,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     const restored = await restoreQueues(clients, resources, dataDir);
     await restoreBucket(clients.s3, resources.bucketName, dataDir);
-    bucketClient = { s3: clients.s3, bucket: resources.bucketName };
 
     const config = readConfig(localFunctionEnv(settings, resources, sealingKeys));
     const runtime = {

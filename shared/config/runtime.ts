@@ -70,6 +70,14 @@ export const CONFIG_DEFAULTS = {
   blockPrivateEndpoints: false,
 } as const;
 
+/** An on/off setting as text: `true`, `false`, `1` or `0` (any case); undefined for anything else. */
+export function parseSwitch(raw: string): boolean | undefined {
+  const value = raw.trim().toLowerCase();
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  return undefined;
+}
+
 /** Typed readers over one environment; each throws naming the variable and the rule it breaks. */
 const readers = (env: Environment) => {
   /** The trimmed value, or undefined when the variable is absent or empty. */
@@ -98,10 +106,10 @@ const readers = (env: Environment) => {
   const boolean = (key: string, fallback: boolean): boolean => {
     const raw = optional(key);
     if (raw === undefined) return fallback;
-    const value = raw.toLowerCase();
-    if (value === 'true' || value === '1') return true;
-    if (value === 'false' || value === '0') return false;
-    throw new Error(`Environment variable ${key} must be true, false, 1 or 0 (got ${raw})`);
+    const value = parseSwitch(raw);
+    if (value === undefined)
+      throw new Error(`Environment variable ${key} must be true, false, 1 or 0 (got ${raw})`);
+    return value;
   };
   return { optional, number, integer, boolean };
 };

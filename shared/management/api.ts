@@ -20,6 +20,7 @@ import {
   checkSubscriptionQuota,
   destinationOf,
   forgetHealth,
+  keyNameOf,
   keysOf,
   MAX_BODY_BYTES,
   type ManagementDeps,
@@ -183,11 +184,8 @@ const operations: Readonly<Record<string, Operation>> = {
 
   'POST /admin/topics/{topic}/regenerateKey': async (event, deps) => {
     const name = topicParam(event);
-    const body = optionalBody(event) as { keyName?: unknown };
-    if (body === null || typeof body !== 'object' || (body.keyName !== 'key1' && body.keyName !== 'key2')) {
-      throw badRequest("keyName: must be 'key1' or 'key2'.");
-    }
-    const topic = await deps.store.regenerateKey(name, body.keyName, now(deps));
+    const keyName = keyNameOf(event);
+    const topic = await deps.store.regenerateKey(name, keyName, now(deps));
     if (topic === undefined) throw notFound(`The topic '${name}' does not exist.`);
     await propagated(deps);
     return jsonResult(200, keysOf(topic.keys));

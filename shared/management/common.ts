@@ -148,6 +148,15 @@ export async function destinationOf(
 
 export const keysOf = (keys: TopicKeys) => ({ key1: keys.key1, key2: keys.key2 });
 
+/** The key a `regenerateKey` request names (`{"keyName": "key1" | "key2"}`). */
+export function keyNameOf(event: HttpEvent): keyof TopicKeys {
+  const body = optionalBody(event) as { keyName?: unknown };
+  if (body === null || typeof body !== 'object' || (body.keyName !== 'key1' && body.keyName !== 'key2')) {
+    throw badRequest("keyName: must be 'key1' or 'key2'.");
+  }
+  return body.keyName;
+}
+
 /**
  * Resets a deleted subscription's health, best effort: the delete has happened, and a subscription
  * created again under the name starts healthy either way once workers' copies expire.

@@ -19,6 +19,7 @@ import {
   checkSubscriptionQuota,
   destinationOf,
   forgetHealth,
+  keyNameOf,
   keysOf,
   MAX_BODY_BYTES,
   type ManagementDeps,
@@ -125,11 +126,8 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
 
   'POST /admin/namespaces/{namespace}/regenerateKey': async (event, deps) => {
     const name = namespaceParam(event);
-    const body = optionalBody(event) as { keyName?: unknown };
-    if (body === null || typeof body !== 'object' || (body.keyName !== 'key1' && body.keyName !== 'key2')) {
-      throw badRequest("keyName: must be 'key1' or 'key2'.");
-    }
-    const namespace = await deps.store.regenerateNamespaceKey(name, body.keyName, now(deps));
+    const keyName = keyNameOf(event);
+    const namespace = await deps.store.regenerateNamespaceKey(name, keyName, now(deps));
     if (namespace === undefined) throw notFound(`The namespace '${name}' does not exist.`);
     await propagated(deps);
     return jsonResult(200, keysOf(namespace.keys));

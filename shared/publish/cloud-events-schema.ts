@@ -25,6 +25,8 @@ export interface PublishedCloudEvent {
   dataVersion: string;
   /** The event's JSON text exactly as published. */
   json: string;
+  /** Bytes one delivery of it takes in a queued job (what the publish limits count). */
+  queuedBytes: number;
 }
 
 /** Extension attribute names: lower-case ASCII letters and digits, at most 20 characters. */
@@ -152,7 +154,7 @@ export function parseCloudEvents(
     const event = candidate as Record<string, unknown>;
     const id = event.id as string;
     const dataVersion = typeof event.dataversion === 'string' ? event.dataversion : '';
-    checkQueuedSize(index, { eventId: id, dataVersion, eventJson: json });
-    return { id, type: event.type as string, dataVersion, json };
+    const queuedBytes = checkQueuedSize(index, { eventId: id, dataVersion, eventJson: json });
+    return { id, type: event.type as string, dataVersion, json, queuedBytes };
   });
 }

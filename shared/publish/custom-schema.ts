@@ -20,6 +20,8 @@ export interface PublishedCustomEvent {
   dataVersion: string;
   /** The Event Grid form that is queued, with the published object as `data`. */
   json: string;
+  /** Bytes one delivery of it takes in a queued job (what the publish limits count). */
+  queuedBytes: number;
 }
 
 export interface CustomEventContext {
@@ -97,8 +99,8 @@ function mapEvent(eventText: string, index: number, context: CustomEventContext)
     { name: 'data', value: eventText },
   ];
   const json = objectText(fields);
-  checkQueuedSize(index, { eventId: id, dataVersion, eventJson: json });
-  return { id, eventType, dataVersion, json };
+  const queuedBytes = checkQueuedSize(index, { eventId: id, dataVersion, eventJson: json });
+  return { id, eventType, dataVersion, json, queuedBytes };
 }
 
 /**

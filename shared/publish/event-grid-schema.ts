@@ -44,6 +44,8 @@ export interface PublishedEvent {
    * `metadataVersion` stamped and `dataVersion` defaulted to "".
    */
   json: string;
+  /** Bytes one delivery of it takes in a queued job (what the publish limits count). */
+  queuedBytes: number;
 }
 
 /** The delivered text of one event: its own members, values untouched, with the stamped fields. */
@@ -106,10 +108,15 @@ export function parseEventGridEvents(
       );
     }
     const json = stampedJson(texts[index] ?? JSON.stringify(candidate), resourceId);
-    checkQueuedSize(index, { eventId: event.id, dataVersion: event.dataVersion ?? '', eventJson: json });
+    const queuedBytes = checkQueuedSize(index, {
+      eventId: event.id,
+      dataVersion: event.dataVersion ?? '',
+      eventJson: json,
+    });
     events.push({
       event: { ...event, topic: resourceId, dataVersion: event.dataVersion ?? '', metadataVersion: '1' },
       json,
+      queuedBytes,
     });
   });
   return events;

@@ -32,7 +32,7 @@ export function checkFanOut(deliveries: number, bytes: number): void {
   const { maxDeliveriesPerRequest, maxFanOutBytes } = PUBLISH_LIMITS;
   if (deliveries > maxDeliveriesPerRequest || bytes > maxFanOutBytes) {
     throw payloadTooLarge(
-      `The request would queue ${deliveries} deliveries (${bytes} bytes: each event once per matching subscription); one request may queue at most ${maxDeliveriesPerRequest} deliveries and ${maxFanOutBytes} bytes. Send fewer events per request.`,
+      `The request would queue ${deliveries} deliveries (${bytes} bytes as queued: each event once per matching subscription); one request may queue at most ${maxDeliveriesPerRequest} deliveries and ${maxFanOutBytes} bytes. Send fewer events per request.`,
       'TooManyDeliveries',
     );
   }
@@ -55,13 +55,14 @@ export function checkEventCount(count: number, max: number = PUBLISH_LIMITS.maxE
 export function checkQueuedSize(
   index: number,
   item: { eventId: string; dataVersion: string; eventJson: string },
-): void {
+): number {
   const size = queuedItemBytes(item);
   if (size > PUBLISH_LIMITS.maxEventBytes) {
     throw payloadTooLarge(
       `Event at index ${index} is ${size} bytes as queued; one event may be at most ${PUBLISH_LIMITS.maxEventBytes} bytes (a double quote or backslash counts 2 bytes, a character beyond U+FFFF 12, and the id and dataVersion count twice).`,
     );
   }
+  return size;
 }
 
 /** "a string", "an array", "null": what a JSON value is, for error messages. */

@@ -145,6 +145,8 @@ interface AcceptedEvent {
   dataVersion: string;
   /** The text that is queued and delivered. */
   json: string;
+  /** Bytes one delivery of it takes in a queued job (counted by the publish limits). */
+  queuedBytes: number;
   /** What filters read; the event is parsed only when a filter needs it, and then once. */
   view: FilterView;
 }
@@ -185,11 +187,13 @@ const cloudEvent = (event: {
   type: string;
   dataVersion: string;
   json: string;
+  queuedBytes: number;
 }): AcceptedEvent => ({
   eventId: event.id,
   eventType: event.type,
   dataVersion: event.dataVersion,
   json: event.json,
+  queuedBytes: event.queuedBytes,
   view: lazyView(event.type, 'type', event.json, subjectMember),
 });
 
@@ -272,14 +276,16 @@ function parseEvents(
         eventType: event.eventType,
         dataVersion: event.dataVersion,
         json: event.json,
+        queuedBytes: event.queuedBytes,
         view: lazyView(event.eventType, 'eventType', event.json, subjectMember),
       }));
     case 'EventGridSchema':
-      return parseEventGridEvents(body.value, topic.name, body.text).map(({ event, json }) => ({
+      return parseEventGridEvents(body.value, topic.name, body.text).map(({ event, json, queuedBytes }) => ({
         eventId: event.id,
         eventType: event.eventType,
         dataVersion: event.dataVersion,
         json,
+        queuedBytes,
         view: {
           eventType: event.eventType,
           eventTypeKey: 'eventType',
@@ -452,13 +458,12 @@ export class Publisher {
     const matchedBy: number[][] = [];
     let deliveries = 0;
     let fanOutBytes = 0;
-    const sizes = targets.length === 0 ? [] : events.map(({ json }) => Buffer.byteLength(json, 'utf8'));
     for (const { matches } of targets) {
       const matched: number[] = [];
-      events.forEach(({ view }, index) => {
+      events.forEach(({ view, queuedBytes }, index) => {
         if (!matches(view)) return;
         matched.push(index);
-        fanOutBytes += sizes[index] ?? 0;
+        fanOutBytes += queuedBytes;
       });
       deliveries += matched.length;
       matchedBy.push(matched);

@@ -2,7 +2,7 @@
  * The local stack as a product: state that survives a restart, queued retries carried across it,
  * and clear start-up errors that never cost the saved queue contents.
  */
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -171,6 +171,21 @@ it('keeps dead letters (the emulator holds S3 in memory) across a restart', asyn
     expect(await new DeadLetterBucket(second.clients.s3, second.resources.bucketName).get(key)).toBe(blob);
   } finally {
     await second.stop();
+  }
+});
+
+it('puts back, once, the dead-letter mirror an earlier version left', async () => {
+  const key = 'dead/OLD/2026/11/1/2/5d0c1f4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f.json';
+  const blob = '[{"id":"old-1"}]';
+  const mirror = join(dataDir, 'dead-letters');
+  await mkdir(join(mirror, 'dead', 'OLD', '2026', '11', '1', '2'), { recursive: true });
+  await writeFile(join(mirror, ...key.split('/')), blob);
+  const stack = await start();
+  try {
+    expect(await new DeadLetterBucket(stack.clients.s3, stack.resources.bucketName).get(key)).toBe(blob);
+    await expect(readdir(mirror)).rejects.toMatchObject({ code: 'ENOENT' });
+  } finally {
+    await stack.stop();
   }
 });
 

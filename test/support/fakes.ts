@@ -13,7 +13,7 @@ import {
 import { HealthTracker } from '../../shared/delivery/health';
 import { DELIVERY_PROFILES, type ProfileTable } from '../../shared/delivery/rules/profiles';
 import type { DeliveryItem, DeliveryJob, EndedJob, EventGridEvent } from '../../shared/domain/delivery';
-import type { AttemptRecord, AttemptResult, Subscription } from '../../shared/domain/model';
+import type { AttemptRecord, AttemptResult, Subscription, Topic } from '../../shared/domain/model';
 import { silentLogger } from '../../shared/observability/logging';
 import { MetricBuffer } from '../../shared/observability/metrics';
 import { type Clock, VirtualClock } from '../../shared/platform/clock';
@@ -102,6 +102,18 @@ export class MemoryHistory {
     this.records.push(...records);
   }
 }
+
+/** Topic `orders` (Event Grid schema) with keys `key-one` and `key-two`. */
+export const topicFixture = (overrides: Partial<Topic> = {}): Topic => ({
+  name: 'orders',
+  inputSchema: 'EventGridSchema',
+  keys: { key1: 'key-one', key2: 'key-two' },
+  tags: {},
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  subscriptionsVersion: 1,
+  ...overrides,
+});
 
 export const subscription = (overrides: Partial<Subscription> = {}): Subscription => ({
   topic: 'orders',

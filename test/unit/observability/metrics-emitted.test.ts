@@ -5,7 +5,6 @@
 import { createPublishHandler } from '../../../functions/publish';
 import { lambdaContext } from '../../../local/lambda-context';
 import { FUNCTIONS } from '../../../shared/config/resources';
-import type { Topic } from '../../../shared/domain/model';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { badRequest, notFound, unauthorized } from '../../../shared/http/errors';
 import { createObservability } from '../../../shared/lambda/wiring';
@@ -27,6 +26,7 @@ import {
   job,
   RecordingQueue,
   subscription,
+  topicFixture,
   VirtualClock,
 } from '../../support/fakes';
 
@@ -38,15 +38,7 @@ const AUDIT = { Topic: 'orders', EventSubscriptionName: 'AUDIT' };
 const seriesOf = (points: readonly MetricPoint[], name: MetricName) =>
   points.filter((point) => point.name === name).map((point) => [point.dimensions, point.unit, point.values]);
 
-const topic: Topic = {
-  name: 'orders',
-  inputSchema: 'EventGridSchema',
-  keys: { key1: 'key-one', key2: 'key-two' },
-  tags: {},
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  subscriptionsVersion: 1,
-};
+const topic = topicFixture();
 
 const eventGridEvent = (id: string, eventType = 'Order.Created') => ({
   id,

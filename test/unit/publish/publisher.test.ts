@@ -5,20 +5,12 @@ import { silentLogger } from '../../../shared/observability/logging';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import { FAN_OUT_FLUSH_BYTES, isValidKey, Publisher } from '../../../shared/publish/publisher';
 import { type OutgoingJob, QueueRejectedError } from '../../../shared/queue/sqs-job-queue';
-import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
+import { RecordingQueue, subscription, topicFixture, VirtualClock } from '../../support/fakes';
 
 const keyOne = { kind: 'key', key: 'key-one' } as const;
 const ORDERS_PATH = '/topics/orders/api/events';
 
-const topic: Topic = {
-  name: 'orders',
-  inputSchema: 'EventGridSchema',
-  keys: { key1: 'key-one', key2: 'key-two' },
-  tags: {},
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  subscriptionsVersion: 1,
-};
+const topic = topicFixture();
 
 const event = (id: string, eventType = 'Order.Created') => ({
   id,
