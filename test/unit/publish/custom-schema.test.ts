@@ -2,6 +2,7 @@ import type { InputSchemaMapping } from '../../../shared/domain/model';
 import { ApiError } from '../../../shared/http/errors';
 import { parseCustomEvents } from '../../../shared/publish/custom-schema';
 import { PUBLISH_LIMITS } from '../../../shared/publish/limits';
+import { queuedItemBytes } from '../../../shared/queue/job-codec';
 
 const PUBLISHED_AT = Date.parse('2026-11-23T08:00:00.000Z');
 
@@ -43,7 +44,12 @@ describe('custom input schema mapping', () => {
       eventType: 'Created',
       dataVersion: '1.0',
       json: `{"id":"o-1","eventTime":"2026-11-22T10:00:00Z","eventType":"Created","dataVersion":"1.0","metadataVersion":"1","topic":"/gridwire/topics/shop","subject":"orders/1","data":${text.slice(1, -1)}}`,
+      queuedBytes: expect.any(Number),
     });
+    // The size the publish limits counted, which the fan-out cap adds up.
+    expect(event?.queuedBytes).toBe(
+      queuedItemBytes({ eventId: 'o-1', dataVersion: '1.0', eventJson: event?.json ?? '' }),
+    );
   });
 
   it('uses defaults for absent, null or empty members; generates the id; stamps the publish time', () => {
