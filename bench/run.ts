@@ -686,83 +686,93 @@ async function throughputScenario(live: LiveStack, sink: Sink, quick: boolean): 
 }
 
 /**
- * Publish throughput with filters: the throughput load (same offered rate, 100 events per
- * request, unbatched delivery) to ten subscriptions with five advanced filters each, which match
- * about one (event, subscription) pair in ten, so about as many deliveries as the throughput
- * scenario's one subscription makes. The same events to one subscription without a filter run
- * first, as the comparison.
- */
-/**
- * The unbatched peak the overload ladder is built around: what this machine delivered at most
- * with 100 events per publish request (about 8,000 events/s when measured before the ladder was
- * added). The ladder itself reports the best rate it saw, which is the measured peak.
+ * Where the overload ladder starts looking for the peak: it first offers twice this (well past
+ * what one machine delivers unbatched) and takes what it delivered as the measured peak.
  */
 const OVERLOAD_PEAK_ESTIMATE = 12_000;
 const OVERLOAD_FACTORS = [0.5, 1, 1.5, 2];
 
+interface OverloadStep {
+  factor: number;
+  offered: number;
+  delivered: number;
+  slowest: number;
+  accepted: number;
+  answers: Record<string, number>;
+  refused: number;
+  refusedWithRetryAfter: number;
+  p99: number;
+  drain: number;
+}
+
+/** One rung of the ladder: `offered` events/s, 100 per request, to a fresh topic on the sink. */
+async function overloadStep(
+  live: LiveStack,
+  sink: Sink,
+  factor: number,
+  offered: number,
+  seconds: number,
+): Promise<OverloadStep> {
+  const label = Number.isNaN(factor) ? 'calibration' : `${factor}x`;
+  log(
+    `overload: ${offered.toLocaleString('en-US')} events/s offered (${label}), 100 per request, for ${seconds} s`,
+  );
+  const topic = `overload-${Number.isNaN(factor) ? 'calibration' : `${Math.round(factor * 100)}pct`}-${offered}`;
+  const run = await loadRun(live, sink, {
+    name: topic,
+    eventsPerRequest: 100,
+    eventsPerSecond: offered,
+    seconds,
+    topic,
+    subscribe: () => topicWithSubscription(live, topic, sink.url),
+  });
+  const answers = run.published.answers;
+  return {
+    factor,
+    offered,
+    delivered: round(run.steadyRate, 0),
+    slowest: round(run.steadyMin, 0),
+    accepted: run.published.accepted,
+    answers,
+    refused: (answers['429'] ?? 0) + (answers['503'] ?? 0),
+    refusedWithRetryAfter: run.published.refusalsWithRetryAfter,
+    p99: round(percentile(run.latencies, 99), 0),
+    drain: round(run.drainSeconds, 2),
+  };
+}
+
 /**
- * Overload: offered loads of 0.5x, 1x, 1.5x and 2x the peak (100 events per publish request, one
- * subscription, open loop: publishers do not slow down), each for a few seconds. A saturated
+ * Overload: the peak is measured first (twice the estimate offered, so the stack is saturated),
+ * then loads of 0.5x, 1x, 1.5x and 2x that measured peak are offered (100 events per publish
+ * request, one subscription, open loop: publishers do not slow down), 10 s each. A saturated
  * stack should hold its peak, and refuse what it can't take early with 429 and `Retry-After`
- * instead of letting the backlog grow.
+ * instead of letting the backlog grow. The share at 2x is taken of the best rate seen anywhere in
+ * the ladder (calibration included), so a lucky step can only make the goal harder.
  */
 async function overloadScenario(live: LiveStack, sink: Sink, quick: boolean): Promise<ScenarioResult> {
   const seconds = quick ? 5 : 10;
-  const steps: Array<{
-    factor: number;
-    offered: number;
-    delivered: number;
-    slowest: number;
-    accepted: number;
-    answers: Record<string, number>;
-    refused: number;
-    refusedWithRetryAfter: number;
-    p99: number;
-    drain: number;
-  }> = [];
+  const calibration = await overloadStep(live, sink, Number.NaN, OVERLOAD_PEAK_ESTIMATE * 2, seconds);
+  const measuredPeak = calibration.delivered;
+  const steps: OverloadStep[] = [];
   for (const factor of OVERLOAD_FACTORS) {
-    const offered = Math.round(OVERLOAD_PEAK_ESTIMATE * factor);
-    log(
-      `overload: ${offered.toLocaleString('en-US')} events/s offered (${factor}x), 100 per request, for ${seconds} s`,
-    );
-    const topic = `overload-${offered}`;
-    const run = await loadRun(live, sink, {
-      name: topic,
-      eventsPerRequest: 100,
-      eventsPerSecond: offered,
-      seconds,
-      topic,
-      subscribe: () => topicWithSubscription(live, topic, sink.url),
-    });
-    const answers = run.published.answers;
-    steps.push({
-      factor,
-      offered,
-      delivered: round(run.steadyRate, 0),
-      slowest: round(run.steadyMin, 0),
-      accepted: run.published.accepted,
-      answers,
-      refused: (answers['429'] ?? 0) + (answers['503'] ?? 0),
-      refusedWithRetryAfter: run.published.refusalsWithRetryAfter,
-      p99: round(percentile(run.latencies, 99), 0),
-      drain: round(run.drainSeconds, 2),
-    });
+    steps.push(await overloadStep(live, sink, factor, Math.round(measuredPeak * factor), seconds));
   }
-  const peak = Math.max(...steps.map((step) => step.delivered));
+  const all = [calibration, ...steps];
+  const peak = Math.max(...all.map((step) => step.delivered));
   const top = steps[steps.length - 1];
   const share = top === undefined || peak === 0 ? 0 : top.delivered / peak;
-  const notOk = steps.reduce(
+  const notOk = all.reduce(
     (sum, step) =>
       sum + Object.entries(step.answers).reduce((s, [status, n]) => (status === '200' ? s : s + n), 0),
     0,
   );
-  const refusedWithRetryAfter = steps.reduce((sum, step) => sum + step.refusedWithRetryAfter, 0);
+  const refusedWithRetryAfter = all.reduce((sum, step) => sum + step.refusedWithRetryAfter, 0);
   return {
     name: 'overload',
-    description: `Offered loads of ${OVERLOAD_FACTORS.map((f) => `${f}x`).join(', ')} an unbatched peak of about ${OVERLOAD_PEAK_ESTIMATE.toLocaleString('en-US')} events/s, ${seconds} s each, 100 events per publish request to one subscription on the sink answering 200, from an open-loop publisher that does not slow down or honour Retry-After (the worst case). The local stack refuses publish requests with 429 and Retry-After while fresh deliveries back up in the delivery queue (as API Gateway's throttle answers on AWS); the best delivered rate of the ladder is the measured peak. Every accepted event is delivered before the next step starts.`,
+    description: `The unbatched peak is measured first: ${(OVERLOAD_PEAK_ESTIMATE * 2).toLocaleString('en-US')} events/s offered for ${seconds} s, and what was delivered is the measured peak. Then offered loads of ${OVERLOAD_FACTORS.map((f) => `${f}x`).join(', ')} that measured peak, ${seconds} s each. 100 events per publish request to one subscription on the sink answering 200, from an open-loop publisher that does not slow down or honour Retry-After (the worst case). The local stack refuses publish requests with 429 and Retry-After while fresh deliveries back up in the delivery queue (as API Gateway's throttle answers on AWS). The share at 2x is of the best mean rate of any step, the calibration included. Every accepted event is delivered before the next step starts.`,
     figures: [
       {
-        metric: `delivered at ${top?.factor}x the peak, share of the measured peak (${peak.toLocaleString('en-US')} events/s)`,
+        metric: `delivered at ${top?.factor}x the measured peak (${top?.offered.toLocaleString('en-US')} events/s offered), share of the best rate seen (${peak.toLocaleString('en-US')} events/s)`,
         value: round(share * 100, 1),
         unit: '%',
         goal: '>= 90',
@@ -775,8 +785,8 @@ async function overloadScenario(live: LiveStack, sink: Sink, quick: boolean): Pr
         goal: 'all',
         ...(quick ? {} : { met: refusedWithRetryAfter === notOk }),
       },
-      ...steps.map((step) => ({
-        metric: `offered ${step.offered.toLocaleString('en-US')}/s (${step.factor}x): delivered mean / slowest second; publish answers; publish -> webhook p99; last delivery after stop`,
+      ...all.map((step) => ({
+        metric: `offered ${step.offered.toLocaleString('en-US')}/s (${Number.isNaN(step.factor) ? 'calibration' : `${step.factor}x`}): delivered mean / slowest second; publish answers; publish -> webhook p99; last delivery after stop`,
         value: `${step.delivered.toLocaleString('en-US')} / ${step.slowest.toLocaleString('en-US')} events/s; ${Object.entries(
           step.answers,
         )
@@ -785,10 +795,17 @@ async function overloadScenario(live: LiveStack, sink: Sink, quick: boolean): Pr
         unit: '',
       })),
     ],
-    details: { peak, steps },
+    details: { measuredPeak, peak, calibration: { ...calibration, factor: null }, steps },
   };
 }
 
+/**
+ * Publish throughput with filters: the throughput load (same offered rate, 100 events per
+ * request, unbatched delivery) to ten subscriptions with five advanced filters each, which match
+ * about one (event, subscription) pair in ten, so about as many deliveries as the throughput
+ * scenario's one subscription makes. The same events to one subscription without a filter run
+ * first, as the comparison.
+ */
 async function filterScenario(live: LiveStack, sink: Sink, quick: boolean): Promise<ScenarioResult> {
   const seconds = quick ? 5 : 12;
   const offered = THROUGHPUT_OFFERED;

@@ -495,7 +495,9 @@ export class DeliveryEngine {
       );
     }
     const dims = subscriptionDimensions(subscription.topic, subscription.name);
-    for (const { result } of [...decisions.delivered, ...decisions.failed]) {
+    // One duration per webhook request: the events of a batch share their request's result.
+    const requests = new Set([...decisions.delivered, ...decisions.failed].map(({ result }) => result));
+    for (const result of requests) {
       metrics.duration(METRIC.DestinationProcessingDurationInMs, result.durationMs, dims);
     }
     metrics.count(METRIC.DeliverySuccessCount, decisions.delivered.length, dims);

@@ -38,7 +38,7 @@ export function createAwsClients(endpoints?: LocalEndpoints): AwsClients {
     ...(endpoints ? { endpoint: endpoints.dynamodb } : {}),
   });
   return {
-    sqs: new SQSClient({ ...local, ...(endpoints ? { endpoint: endpoints.sqs } : {}) }),
+    sqs: endpoints === undefined ? new SQSClient({}) : localSqsClient(endpoints.sqs),
     dynamo: DynamoDBDocumentClient.from(dynamo, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     }),
@@ -51,6 +51,35 @@ export function createAwsClients(endpoints?: LocalEndpoints): AwsClients {
     }),
   };
 }
+
+/**
+ * An SQS client for the local emulator. Two integrity checks that guard requests crossing the
+ * internet are left out on the loopback, where they cost the one thread that runs every
+ * function a tenth of its time at high rates (measured with `--cpu-prof`): the MD5 comparison of
+ * every message body sent and received (`md5: false`, an option of the client), and the SHA-256
+ * of every request body inside the SigV4 signature (`x-amz-content-sha256: UNSIGNED-PAYLOAD`; the
+ * headers are still signed). The emulator checks neither. Clients for AWS keep both.
+ */
+export function localSqsClient(endpoint: string): SQSClient {
+  const client = new SQSClient({
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    endpoint,
+    md5: false,
+  });
+  client.middlewareStack.add(
+    (next) => (args) => {
+      const request = args.request as { headers?: Record<string, string> };
+      if (request.headers !== undefined) request.headers['x-amz-content-sha256'] = UNSIGNED_PAYLOAD;
+      return next(args);
+    },
+    { step: 'build', name: 'localUnsignedPayload' },
+  );
+  return client;
+}
+
+/** The SigV4 payload hash that says the body is not part of the signature. */
+export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 
 /**
  * A Secrets Manager client for AWS (the local stack has no Secrets Manager: its key is given

@@ -4,6 +4,7 @@
  * (static, secret, dynamic) go on every request.
  */
 import type { DeliveryAttributeMapping, Subscription } from '../../../shared/domain/model';
+import { METRIC } from '../../../shared/observability/metrics';
 import { engineHarness, item, job, subscription } from '../../support/fakes';
 
 const farFuture = Number.MAX_SAFE_INTEGER;
@@ -42,6 +43,22 @@ describe('output batching in the engine', () => {
     const [first] = h.sender.requests;
     expect(first?.request.headers['aeg-output-event-id']).toBeUndefined();
     expect(first?.request.headers['aeg-delivery-count']).toBe('0');
+  });
+
+  it('records one DestinationProcessingDurationInMs value per request, and counts every event delivered', async () => {
+    const h = harness({ maxEventsPerBatch: 4 });
+    h.sender.answerWith({ delivered: true, httpStatus: 200, durationMs: 25 });
+    const t0 = h.clock.now();
+
+    await h.engine.processJob(job(Array.from({ length: 10 }, (_, i) => item(`e${i}`, t0))), {
+      attemptDeadline: farFuture,
+    });
+
+    const points = h.metrics.drain();
+    const stackWide = (name: string) =>
+      points.find((point) => point.name === name && Object.keys(point.dimensions).length === 0)?.values;
+    expect(stackWide(METRIC.DestinationProcessingDurationInMs)).toEqual([25, 25, 25]);
+    expect(stackWide(METRIC.DeliverySuccessCount)).toEqual([10]);
   });
 
   it('keeps requests under the preferred size, sending a larger event alone', async () => {
