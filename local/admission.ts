@@ -1,10 +1,15 @@
 /**
  * The local stack's stand-in for API Gateway's throttling: while fresh deliveries back up in the
- * delivery queue (waiting or in flight) beyond a high-water mark, publish requests are refused at the door with a 429 and
- * `Retry-After`, before their body is read, until the backlog is back under a low-water mark. A
- * refusal costs almost nothing, so the machine keeps delivering at its peak instead of spending
- * itself on accepting work it can't do, and the backlog (and latency) stays bounded. Nothing
- * refused was accepted: the publisher sends it again after `Retry-After`.
+ * delivery queue (waiting or in flight) beyond a high-water mark, publish requests are refused at
+ * the door with a 429 and `Retry-After`, before their body is read, until the backlog is back
+ * under a low-water mark. A refusal costs almost nothing, so the machine keeps delivering at its
+ * peak instead of spending itself on accepting work it can't do, and the backlog (and latency)
+ * stays bounded. Nothing refused was accepted: the publisher sends it again after `Retry-After`.
+ *
+ * The marks are in seconds of work: the backlog is compared with what the delivery workers have
+ * been finishing per second, so a queue of big batched jobs that drains fast is not mistaken for
+ * overload, and a queue of jobs that each take many requests is caught early. The marks in jobs
+ * are floors, for a stack that has only just started finishing jobs.
  */
 
 export interface AdmissionOptions {
@@ -18,21 +23,36 @@ export interface AdmissionOptions {
   intervalMs: number;
   /** What a refused publisher is told to wait. */
   retryAfterSeconds: number;
+  /** Jobs the delivery workers have finished so far (a running count); without it the marks are fixed. */
+  drained?: () => number;
+  /** Refuse from this many seconds of work in the backlog (at the recent drain rate)... */
+  highWaterSeconds?: number;
+  /** ...until it is down to this many. */
+  lowWaterSeconds?: number;
+  /** The clock the drain rate is measured with (default `Date.now`). */
+  now?: () => number;
   /** A look that failed (the emulators are going away): the gate stays as it was. */
   onError?: (error: Error) => void;
 }
 
 /**
- * Local defaults. A delivery job holds the events of one publish request (often around 100), so
- * 100 messages is about a second of work at this machine's peak; at its peak the stack keeps a few
- * dozen in the queue.
+ * Local defaults. The gate closes at a second of work waiting (at the rate the delivery workers
+ * have been finishing jobs) and opens again at half a second, so latency stays about a second
+ * whatever the jobs hold. The floors in jobs matter only before a rate is known: a job holds the
+ * events of one publish request (often around 100), so 100 jobs are about a second of unbatched
+ * work on this kind of machine.
  */
 export const ADMISSION_DEFAULTS = {
   highWater: 100,
   lowWater: 50,
+  highWaterSeconds: 1,
+  lowWaterSeconds: 0.5,
   intervalMs: 100,
   retryAfterSeconds: 1,
 } as const;
+
+/** How quickly the measured drain rate follows a change: about a second. */
+const RATE_TIME_CONSTANT_MS = 1000;
 
 /** Whether a publish request may come in now; the refusal says how long to wait. */
 export interface Admission {
@@ -48,6 +68,10 @@ export class BacklogAdmission implements Admission {
 
   constructor(private readonly options: AdmissionOptions) {}
 
+  /** Jobs finished per second lately (smoothed), once measured. */
+  private rate = 0;
+  private lastDrained: { at: number; count: number } | undefined;
+
   /** The gate's verdict for a backlog, with the high/low-water hysteresis. */
   static next(refusing: boolean, backlog: number, options: Pick<AdmissionOptions, 'highWater' | 'lowWater'>) {
     if (backlog >= options.highWater) return true;
@@ -55,10 +79,41 @@ export class BacklogAdmission implements Admission {
     return refusing;
   }
 
+  /** The marks in jobs for a drain rate (jobs/s): seconds of work at that rate, never under the floors. */
+  static marks(
+    rate: number,
+    options: Pick<AdmissionOptions, 'highWater' | 'lowWater' | 'highWaterSeconds' | 'lowWaterSeconds'>,
+  ): { highWater: number; lowWater: number } {
+    return {
+      highWater: Math.max(options.highWater, Math.round(rate * (options.highWaterSeconds ?? 0))),
+      lowWater: Math.max(options.lowWater, Math.round(rate * (options.lowWaterSeconds ?? 0))),
+    };
+  }
+
+  /** The marks in force now. */
+  get currentMarks(): { highWater: number; lowWater: number } {
+    return BacklogAdmission.marks(this.rate, this.options);
+  }
+
+  /** Folds the jobs finished since the last look into the smoothed drain rate. */
+  private measureDrain(): void {
+    const drained = this.options.drained;
+    if (drained === undefined) return;
+    const at = (this.options.now ?? Date.now)();
+    const count = drained();
+    const last = this.lastDrained;
+    this.lastDrained = { at, count };
+    if (last === undefined || at <= last.at) return;
+    const elapsed = at - last.at;
+    const weight = Math.min(1, elapsed / RATE_TIME_CONSTANT_MS);
+    this.rate += weight * (((count - last.count) * 1000) / elapsed - this.rate);
+  }
+
   start(): void {
     const look = async () => {
       try {
-        this.refusing = BacklogAdmission.next(this.refusing, await this.options.backlog(), this.options);
+        this.measureDrain();
+        this.refusing = BacklogAdmission.next(this.refusing, await this.options.backlog(), this.currentMarks);
       } catch (error) {
         this.options.onError?.(error as Error);
       }

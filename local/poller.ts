@@ -91,6 +91,9 @@ export class QueuePoller {
     await Promise.all(this.inFlight);
   }
 
+  /** Messages handled and deleted so far (a running count). */
+  completed = 0;
+
   /** Invocations in flight now. */
   get invocations(): number {
     return this.inFlight.size;
@@ -171,6 +174,7 @@ export class QueuePoller {
       logger.warn('invocation ran past the function timeout; Lambda would have stopped it', { durationMs });
     }
     const done = messages.filter((message) => !failed.has(message.MessageId ?? ''));
+    this.completed += done.length;
     for (let start = 0; start < done.length; start += 10) {
       try {
         await sqs.send(

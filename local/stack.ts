@@ -88,7 +88,14 @@ export interface LocalStackOptions {
    * Throttling of publish requests while fresh deliveries back up (429 with `Retry-After`, as API
    * Gateway's throttle answers); `false` turns it off. Defaults in `ADMISSION_DEFAULTS`.
    */
-  admission?: Partial<Pick<AdmissionOptions, 'highWater' | 'lowWater' | 'retryAfterSeconds'>> | false;
+  admission?:
+    | Partial<
+        Pick<
+          AdmissionOptions,
+          'highWater' | 'lowWater' | 'highWaterSeconds' | 'lowWaterSeconds' | 'retryAfterSeconds'
+        >
+      >
+    | false;
   clock?: Clock;
   random?: Random;
   sender?: WebhookSender;
@@ -432,6 +439,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       },
     };
 
+    /** The delivery queue's poller: its finished jobs are the drain rate the admission gate reads. */
+    let deliveryPoller: QueuePoller | undefined;
     for (const key of Object.keys(QUEUES) as QueueKey[]) {
       const consumer = QUEUES[key].consumer;
       const fnKey = consumer.function;
@@ -440,25 +449,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       const { Attributes } = await clients.sqs.send(
         new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
       );
-      pollers.push(
-        new QueuePoller({
-          sqs: clients.sqs,
-          queueUrl: url,
-          queueArn: Attributes?.QueueArn ?? url,
-          // One receive returns at most ten messages; Lambda's batching window is not emulated.
-          batchSize: Math.min(consumer.batchSize, SQS_LIMITS.maxBatchEntries),
-          receivers: options.pollersPerQueue ?? 2,
-          maxConcurrency: Math.min(
-            consumer.maxConcurrency,
-            options.maxConcurrency ?? Number.POSITIVE_INFINITY,
-          ),
-          fn: FUNCTIONS[fnKey],
-          fnKey,
-          handler: consumers[fnKey].handler,
-          logger: consumers[fnKey].logger,
-          ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
-        }),
-      );
+      const poller = new QueuePoller({
+        sqs: clients.sqs,
+        queueUrl: url,
+        queueArn: Attributes?.QueueArn ?? url,
+        // One receive returns at most ten messages; Lambda's batching window is not emulated.
+        batchSize: Math.min(consumer.batchSize, SQS_LIMITS.maxBatchEntries),
+        receivers: options.pollersPerQueue ?? 2,
+        maxConcurrency: Math.min(consumer.maxConcurrency, options.maxConcurrency ?? Number.POSITIVE_INFINITY),
+        fn: FUNCTIONS[fnKey],
+        fnKey,
+        handler: consumers[fnKey].handler,
+        logger: consumers[fnKey].logger,
+        ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
+      });
+      pollers.push(poller);
+      if (key === 'delivery') deliveryPoller = poller;
     }
 
     try {
@@ -477,6 +483,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
                   (counts.ApproximateNumberOfMessagesNotVisible ?? 0)
                 );
               },
+              ...(deliveryPoller === undefined ? {} : { drained: () => deliveryPoller.completed }),
               onError: (error) =>
                 publishObs.logger.debug('could not read the delivery backlog', { error: error.message }),
             });

@@ -114,7 +114,9 @@ export function objectMembers(text: string): JsonMember[] {
   if (text.charCodeAt(i) === CLOSE_BRACE) return members;
   for (;;) {
     const nameEnd = skipValue(text, i);
-    const name = JSON.parse(text.slice(i, nameEnd)) as string;
+    // A name without escapes is its text between the quotes (no parse needed, the common case).
+    const raw = text.slice(i + 1, nameEnd - 1);
+    const name = raw.includes('\\') ? (JSON.parse(text.slice(i, nameEnd)) as string) : raw;
     i = skipSpace(text, nameEnd);
     if (text.charCodeAt(i) !== COLON) throw new TypeError('the JSON text is not an object');
     i = skipSpace(text, i + 1);

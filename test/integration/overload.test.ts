@@ -11,8 +11,11 @@ let webhook: WebhookServer;
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  // A tiny high-water mark, so a slow webhook backs the queue up within a few requests.
-  api = await startTestStack({ admission: { highWater: 3, lowWater: 0, retryAfterSeconds: 1 } });
+  // A tiny high-water mark in jobs and none in seconds of work, so a slow webhook backs the
+  // queue up within a few requests.
+  api = await startTestStack({
+    admission: { highWater: 3, lowWater: 0, highWaterSeconds: 0, lowWaterSeconds: 0, retryAfterSeconds: 1 },
+  });
 }, 30_000);
 
 afterAll(async () => {

@@ -42,6 +42,58 @@ describe('publish admission (local throttling)', () => {
     }
   });
 
+  it.each([
+    [0, 100, 50],
+    [50, 100, 50],
+    [160, 160, 80],
+    [500, 500, 250],
+  ])(
+    'at %i jobs finished per second the marks are %i / %i jobs (a second / half a second of work, floors 100 / 50)',
+    (rate, high, low) => {
+      expect(BacklogAdmission.marks(rate, { ...marks, highWaterSeconds: 1, lowWaterSeconds: 0.5 })).toEqual({
+        highWater: high,
+        lowWater: low,
+      });
+    },
+  );
+
+  it('lets a backlog in that the workers drain within a second, and refuses the same backlog when they drain it slowly', async () => {
+    const look = async (jobsPerSecond: number) => {
+      let now = 0;
+      let drained = 0;
+      const admission = new BacklogAdmission({
+        ...marks,
+        highWaterSeconds: 1,
+        lowWaterSeconds: 0.5,
+        // Empty at the first look (no rate measured yet), then 300 jobs.
+        backlog: async () => (drained > jobsPerSecond ? 300 : 0),
+        // Each look sees one more second and that second's finished jobs.
+        now: () => {
+          now += 1000;
+          drained += jobsPerSecond;
+          return now;
+        },
+        drained: () => drained,
+        intervalMs: 5,
+        retryAfterSeconds: 1,
+      });
+      admission.start();
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        return { verdict: admission.admit(), marks: admission.currentMarks };
+      } finally {
+        admission.stop();
+      }
+    };
+
+    const fast = await look(500);
+    expect(fast.marks).toEqual({ highWater: 500, lowWater: 250 });
+    expect(fast.verdict).toBeUndefined();
+    const slow = await look(120);
+    expect(slow.marks).toEqual({ highWater: 120, lowWater: 60 });
+    expect(slow.verdict).toEqual({ retryAfterSeconds: 1 });
+  });
+
   it('keeps its verdict when the backlog cannot be read', async () => {
     let fail = false;
     const errors: string[] = [];

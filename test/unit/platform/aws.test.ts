@@ -1,12 +1,12 @@
 /**
- * The local SQS client leaves out the body hash in the signature and the MD5 checks of message
- * bodies; the requests are still signed. A loopback server stands in for the emulator, so the
+ * The local SQS client leaves out the signature and the MD5 checks of message bodies; its requests
+ * still name the region the emulator reads. A loopback server stands in for the emulator, so the
  * test sees the request as sent and can answer with an MD5 that does not match.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { localSqsClient, UNSIGNED_PAYLOAD } from '../../../shared/platform/aws';
+import { LOCAL_SQS_AUTHORIZATION, localSqsClient } from '../../../shared/platform/aws';
 
 let server: Server;
 let endpoint: string;
@@ -38,7 +38,7 @@ beforeEach(() => {
 });
 
 describe('localSqsClient', () => {
-  it('signs the headers but not the body, and sends the body unchanged', async () => {
+  it('sends the credential scope instead of a signature, and the body unchanged', async () => {
     answer = JSON.stringify({ MessageId: 'm1', MD5OfMessageBody: '00000000000000000000000000000000' });
     const sqs = localSqsClient(endpoint);
 
@@ -49,10 +49,11 @@ describe('localSqsClient', () => {
 
     expect(sent.MessageId).toBe('m1');
     const [request] = seen;
-    expect(request?.headers['x-amz-content-sha256']).toBe(UNSIGNED_PAYLOAD);
+    expect(request?.headers.authorization).toBe(LOCAL_SQS_AUTHORIZATION);
     expect(request?.headers.authorization).toMatch(
-      /^AWS4-HMAC-SHA256 Credential=.+\/us-east-1\/sqs\/aws4_request/,
+      /^AWS4-HMAC-SHA256 Credential=[^/]+\/\d{8}\/us-east-1\/sqs\/aws4_request, /,
     );
+    expect(request?.headers['x-amz-content-sha256']).toBeUndefined();
     expect(JSON.parse(request?.body ?? '{}')).toMatchObject({ MessageBody: 'hello' });
   });
 
