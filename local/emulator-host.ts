@@ -47,41 +47,64 @@ async function releaseInflight(database: string): Promise<void> {
   }
 }
 
+/** fauxqs's persistence class, as far as it is adjusted here. */
+interface FauxqsPersistence {
+  prototype: Record<string, unknown>;
+}
+
 /**
- * fauxqs 2.4.1 fails a ChangeMessageVisibility to 0 when it persists: it writes the message back
- * as ready with a null receive count, which its own table refuses (NOT NULL), so the message stays
- * in flight. `gridwire parked` releases what it listed that way (as on real SQS). Until fauxqs
- * fixes it, its `updateMessageReady` clears only the in-flight columns.
+ * Two adjustments to fauxqs's SQLite persistence, made on its class before fauxqs creates it:
+ *
+ * - fauxqs 2.4.1 fails a ChangeMessageVisibility to 0 when it persists: it writes the message
+ *   back as ready with a null receive count, which its own table refuses (NOT NULL), so the
+ *   message stays in flight. `gridwire parked` releases what it listed that way (as on real SQS).
+ *   Until fauxqs fixes it, its `updateMessageReady` clears only the in-flight columns.
+ * - Commits are made durable against a crash of any process, not of the machine: SQLite's WAL
+ *   with `synchronous = NORMAL` instead of the default `FULL`, which waits for the disk on every
+ *   send, receive and delete (measured here: 450 µs against 160 µs per message sent, received and
+ *   deleted). A killed stack loses nothing, since every commit is in the operating system's hands
+ *   when the request is answered; a power cut or an operating system crash can lose the last
+ *   commits (never corrupt the database). The table (dynalite's LevelDB, which writes without
+ *   waiting for the disk) has always had the same guarantee.
  */
-async function fixReleasedMessages(): Promise<void> {
+async function adjustFauxqsPersistence(): Promise<void> {
   const persistence = join(__dirname, '..', 'node_modules', 'fauxqs', 'dist', 'persistence.js');
   if (!existsSync(persistence)) return;
   const { PersistenceManager } = (await import(pathToFileURL(persistence).href)) as {
-    PersistenceManager?: { prototype: Record<string, unknown> };
+    PersistenceManager?: FauxqsPersistence;
   };
-  if (
-    PersistenceManager === undefined ||
-    typeof PersistenceManager.prototype.updateMessageReady !== 'function'
-  ) {
-    return;
+  const prototype = PersistenceManager?.prototype;
+  if (prototype === undefined) return;
+  if (typeof prototype.updateMessageReady === 'function') {
+    prototype.updateMessageReady = function updateMessageReady(
+      this: { db: { prepare(sql: string): { run(...values: unknown[]): void } } },
+      messageId: string,
+    ) {
+      this.db
+        .prepare(
+          'UPDATE sqs_messages SET receipt_handle = NULL, visibility_deadline = NULL WHERE message_id = ?',
+        )
+        .run(messageId);
+    };
   }
-  PersistenceManager.prototype.updateMessageReady = function updateMessageReady(
-    this: { db: { prepare(sql: string): { run(...values: unknown[]): void } } },
-    messageId: string,
-  ) {
-    this.db
-      .prepare(
-        'UPDATE sqs_messages SET receipt_handle = NULL, visibility_deadline = NULL WHERE message_id = ?',
-      )
-      .run(messageId);
-  };
+  const prepareStatements = prototype.prepareStatements;
+  if (typeof prepareStatements === 'function') {
+    // Called once, by the constructor, right after it opened the database in WAL mode.
+    prototype.prepareStatements = function prepareWithSynchronousNormal(
+      this: { db: { exec(sql: string): void } },
+      ...args: unknown[]
+    ) {
+      this.db.exec('PRAGMA synchronous = NORMAL');
+      return prepareStatements.apply(this, args);
+    };
+  }
 }
 
 async function main(): Promise<void> {
   const send = (message: HostMessage) => process.send?.(message);
   const options = JSON.parse(process.env[LOCAL_ENV.emulatorOptions] ?? '{}') as EmulatorHostOptions;
   const { startFauxqs } = await import('fauxqs');
-  if (options.dataDir !== undefined) await fixReleasedMessages();
+  if (options.dataDir !== undefined) await adjustFauxqsPersistence();
   if (options.dataDir !== undefined) await releaseInflight(join(options.dataDir, 'sqs', SQS_DATABASE));
   const fauxqs = await startFauxqs({
     port: options.sqsPort,

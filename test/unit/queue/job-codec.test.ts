@@ -5,6 +5,8 @@ import {
   packEndedJobs,
   packJobs,
   parseJob,
+  queuedItemBytes,
+  queuedStringBytes,
   sqsSafeJson,
 } from '../../../shared/queue/job-codec';
 import { item, parseDeliveryJob } from '../../support/fakes';
@@ -115,6 +117,40 @@ describe('characters SQS refuses', () => {
     });
     const [body] = packJobs(envelope, [sent]);
     expect(parseDeliveryJob(body ?? '').items[0]?.eventJson).toBe(sent.eventJson);
+  });
+});
+
+describe('the queued size of an event', () => {
+  const longWay = (text: string) => bytes(sqsSafeJson(JSON.stringify(text)));
+
+  it.each([
+    ['empty', ''],
+    ['printable ASCII', '{"id":"a-1","data":{"n":1.50}}'],
+    ['quotes and backslashes', '{"path":"C:\\\\dir\\"x\\""}'],
+    ['control characters', 'line\nbreak\ttab\u0001'],
+    ['DEL and Latin-1', 'caf\u00e9 \u007f'],
+    ['beyond U+FFFF and U+FFFE', '🎉 𠜎 \uFFFE \uFFFF'],
+    ['a lone surrogate', 'x\ud800y'],
+  ])('counts %s exactly as the text is written into a job', (_label, text) => {
+    expect(queuedStringBytes(text)).toBe(longWay(text));
+  });
+
+  it('is the size of the item in its largest state, as packed', () => {
+    const eventJson = '{"id":"a \\"quoted\\" 🎉","data":{"big":9007199254740993}}';
+    const largest = {
+      deliveryId: `${'f'.repeat(36)}.${Number.MAX_SAFE_INTEGER}`,
+      eventId: 'a "quoted" 🎉',
+      dataVersion: '2.0',
+      eventJson,
+      attempts: Number.MAX_SAFE_INTEGER,
+      publishedAt: Number.MAX_SAFE_INTEGER,
+      lastOutcome: 'InvalidAzureFunctionDestination',
+      lastHttpStatus: 599,
+      lastAttemptAt: Number.MAX_SAFE_INTEGER,
+    };
+    expect(queuedItemBytes({ eventId: 'a "quoted" 🎉', dataVersion: '2.0', eventJson })).toBe(
+      bytes(sqsSafeJson(JSON.stringify(largest))),
+    );
   });
 });
 
