@@ -241,11 +241,8 @@ export async function publishAtRate(plan: PublishPlan): Promise<PublishOutcome> 
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
     const t = Date.now();
     const cloudEvents = plan.schema === 'CloudEventSchemaV1_0';
-    const events = Array.from({ length: plan.eventsPerRequest }, () => {
-      const id = `${plan.prefix}-${nextEvent}`;
-      const fields = plan.data === undefined ? {} : plan.data[nextEvent % plan.data.length];
-      nextEvent += 1;
-      const time = new Date(t).toISOString();
+    const time = new Date(t).toISOString();
+    const eventObject = (id: string, fields: Record<string, unknown>) => {
       switch (plan.schema ?? 'EventGridSchema') {
         case 'CloudEventSchemaV1_0':
           return {
@@ -269,6 +266,17 @@ export async function publishAtRate(plan: PublishPlan): Promise<PublishOutcome> 
             data: { ...fields, t },
           };
       }
+    };
+    const texts = Array.from({ length: plan.eventsPerRequest }, () => {
+      const id = `${plan.prefix}-${nextEvent}`;
+      const fields = plan.data === undefined ? undefined : plan.data[nextEvent % plan.data.length];
+      nextEvent += 1;
+      // The common case written out: the same text JSON.stringify gives for that object (ids are
+      // made of letters, digits and hyphens), for a fraction of the load generator's time.
+      if (fields === undefined && (plan.schema ?? 'EventGridSchema') === 'EventGridSchema') {
+        return `{"id":"${id}","subject":"bench/${id}","eventType":"Bench.Event","eventTime":"${time}","data":{"t":${t}}}`;
+      }
+      return JSON.stringify(eventObject(id, fields ?? {}));
     });
     const sentAt = performance.now();
     outcome.requests += 1;
@@ -281,13 +289,13 @@ export async function publishAtRate(plan: PublishPlan): Promise<PublishOutcome> 
             'content-type': cloudEvents ? 'application/cloudevents-batch+json' : 'application/json',
             'aeg-sas-key': plan.key,
           },
-          body: JSON.stringify(events),
+          body: `[${texts.join(',')}]`,
         })
         .then(async (response) => {
           await response.body.dump();
           outcome.publishLatencies.push(performance.now() - sentAt);
           answered(String(response.statusCode));
-          if (response.statusCode === 200) outcome.accepted += events.length;
+          if (response.statusCode === 200) outcome.accepted += texts.length;
           else outcome.failedRequests += 1;
           const refused = response.statusCode === 429 || response.statusCode === 503;
           if (refused && response.headers['retry-after'] !== undefined) outcome.refusalsWithRetryAfter += 1;

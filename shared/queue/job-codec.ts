@@ -87,12 +87,22 @@ const largestItem = (event: Pick<DeliveryItem, 'eventId' | 'dataVersion' | 'even
  * state (attempt counts, outcome, times): the event's text as an SQS-safe JSON string plus the
  * id and data version it also carries. Publish refuses an event for which this exceeds
  * {@link MAX_QUEUED_EVENT_BYTES}, so every accepted event fits a message, also when it ends.
- * The event text, the bulk of it, is counted without being copied ({@link queuedStringBytes}).
+ * The item's fixed part is measured once; its three strings are counted without being copied
+ * ({@link queuedStringBytes}).
  */
 export const queuedItemBytes = (event: Pick<DeliveryItem, 'eventId' | 'dataVersion' | 'eventJson'>): number =>
-  Buffer.byteLength(sqsSafeJson(JSON.stringify(largestItem({ ...event, eventJson: '' }))), 'utf8') -
-  queuedStringBytes('') +
+  LARGEST_ITEM_BYTES_BUT_STRINGS +
+  queuedStringBytes(event.eventId) +
+  queuedStringBytes(event.dataVersion) +
   queuedStringBytes(event.eventJson);
+
+/** The bytes of the largest item with an empty id, data version and event text, less those three empty strings. */
+const LARGEST_ITEM_BYTES_BUT_STRINGS =
+  Buffer.byteLength(
+    sqsSafeJson(JSON.stringify(largestItem({ eventId: '', dataVersion: '', eventJson: '' }))),
+    'utf8',
+  ) -
+  3 * queuedStringBytes('');
 
 /** The envelope of ended deliveries: also where and how the dead-letter step writes them. */
 export interface EndedEnvelope extends Omit<JobEnvelope, 'dueAt'> {
