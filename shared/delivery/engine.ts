@@ -9,10 +9,12 @@
  * - wait: not due yet -> hop (send the job round again, at most 900 s a time) or sleep < 1 s.
  * - gate: the TTL check at the due time, then the endpoint's health (`health.ts`): on probation
  *   the job is held until it ends, without an attempt; a disabled (410) endpoint ends it.
- * - attempt: one POST per event, at most `concurrency` in flight across jobs and at most
- *   `subscriptionConcurrency` per subscription; a stalled endpoint's events are held instead of
- *   queued, and once an outcome puts the endpoint on probation the job's remaining events are
- *   held too.
+ * - attempt: one POST per request (an event, or a batch), at most `concurrency` counting at once
+ *   across jobs, shared round robin by the subscriptions waiting, and at most
+ *   `subscriptionConcurrency` per subscription (`FairSlots`); a request unanswered for a second
+ *   stops counting against `concurrency`, so hanging endpoints hold only their own slots; a
+ *   stalled endpoint's further events are held instead of queued, and once an outcome puts the
+ *   endpoint on probation the job's remaining events are held too.
  * - decide: pure (`rules/decide.ts`): delivered, retry at a due time, ended, deferred.
  * - follow-ups: retries, deferrals and ended deliveries go out together, before the caller
  *   acknowledges the source message.
@@ -32,7 +34,7 @@ import {
   subscriptionDimensions,
 } from '../observability/metrics';
 import type { Clock, Random } from '../platform/clock';
-import { KeyedSlots, Semaphore } from '../platform/concurrency';
+import { FairSlots } from '../platform/concurrency';
 import type { SecretOpener } from '../platform/sealing';
 import {
   type EndedEnvelope,
@@ -93,7 +95,8 @@ export interface DeliveryEngineDeps {
   health: HealthTracker;
   /**
    * Requests in flight at once to one subscription's endpoint (default: a quarter of
-   * `concurrency`, so it takes four endpoints hanging at once to fill a worker).
+   * `concurrency`). Requests left unanswered for `STALL_MS` no longer count against
+   * `concurrency`, so no number of hanging endpoints fills a worker.
    */
   subscriptionConcurrency?: number;
   /**
@@ -155,15 +158,13 @@ type Resolved =
   | { kind: 'found'; subscription: Subscription; profile: DeliveryProfile; version: number };
 
 export class DeliveryEngine {
-  private readonly inFlight: Semaphore;
-  private readonly slots: KeyedSlots;
+  private readonly slots: FairSlots;
   private readonly subscriptionConcurrency: number;
   /** Custom headers with secrets opened, by subscription and version. */
   private readonly openedHeaders = new Map<string, Promise<readonly CustomHeader[]>>();
 
   constructor(private readonly deps: DeliveryEngineDeps) {
-    this.inFlight = new Semaphore(deps.concurrency);
-    this.slots = new KeyedSlots(deps.clock.now);
+    this.slots = new FairSlots({ capacity: deps.concurrency, stallMs: STALL_MS, now: deps.clock.now });
     this.subscriptionConcurrency = Math.max(
       1,
       Math.min(deps.concurrency, deps.subscriptionConcurrency ?? Math.ceil(deps.concurrency / 4)),
@@ -355,31 +356,27 @@ export class DeliveryEngine {
     const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}`;
     // While recovering from a probation, one request at a time per worker finds out whether it answers again.
     const probing = isProbing(health.peek(subscription), clock.now());
-    const release = await this.slots.acquire(key, probing ? 1 : this.subscriptionConcurrency, STALL_MS);
+    const release = await this.slots.acquire(key, probing ? 1 : this.subscriptionConcurrency);
     if (release === undefined) {
       // Rounded to the second, so the events a job holds at about the same moment stay together.
       const until = Math.ceil((clock.now() + BUSY_HOLD_MS) / 1000) * 1000;
       return each((item) => ({ kind: 'held', item, until, reason: 'busy' }));
     }
     try {
-      return await this.inFlight.run(async (): Promise<Attempted[]> => {
-        const startedAt = clock.now();
-        if (startedAt >= options.attemptDeadline) return each((item) => ({ kind: 'deferred', item }));
-        // An outcome of this job (or another on this worker) may have put the endpoint on probation.
-        const view = health.peek(subscription);
-        const gate = view === undefined ? { kind: 'open' as const } : gateOf(view, startedAt);
-        if (gate.kind === 'hold') {
-          return each((item) => ({ kind: 'held', item, until: gate.until, reason: 'probation' }));
-        }
-        if (gate.kind === 'disabled') return each((item) => ({ kind: 'disabled', item }));
-        // Waiting for a request slot is not the endpoint's fault: its stall clock starts now.
-        this.slots.progress(key);
-        const result = await this.deps.sender.send(
-          buildDeliveryRequest(subscription, request.events, request.headers),
-        );
-        health.observe(subscription, profile, signalOf(profile, startedAt, clock.now(), result));
-        return each((item) => ({ kind: 'attempted', item, startedAt, result }));
-      });
+      const startedAt = clock.now();
+      if (startedAt >= options.attemptDeadline) return each((item) => ({ kind: 'deferred', item }));
+      // An outcome of this job (or another on this worker) may have put the endpoint on probation.
+      const view = health.peek(subscription);
+      const gate = view === undefined ? { kind: 'open' as const } : gateOf(view, startedAt);
+      if (gate.kind === 'hold') {
+        return each((item) => ({ kind: 'held', item, until: gate.until, reason: 'probation' }));
+      }
+      if (gate.kind === 'disabled') return each((item) => ({ kind: 'disabled', item }));
+      const result = await this.deps.sender.send(
+        buildDeliveryRequest(subscription, request.events, request.headers),
+      );
+      health.observe(subscription, profile, signalOf(profile, startedAt, clock.now(), result));
+      return each((item) => ({ kind: 'attempted', item, startedAt, result }));
     } finally {
       release();
     }

@@ -81,116 +81,239 @@ interface Waiter {
   timer?: ReturnType<typeof setTimeout>;
 }
 
-interface SlotKey {
+interface KeyState {
+  name: string;
   limit: number;
-  stallMs: number;
-  held: number;
-  /** When a slot of this key was last taken or given back. */
-  lastProgressAt: number;
+  /** Requests of this key answered (slots given back) since it was last idle: its window grows with them. */
+  answered: number;
+  /** Slots granted to this key and not given back yet (lingering ones included), oldest first. */
+  grants: Set<Grant>;
+  /** When a slot of this key was last given back. */
+  lastReleaseAt: number;
   waiting: Waiter[];
+  /** In the round-robin ring of keys waiting for a worker slot. */
+  queued: boolean;
+}
+
+interface Grant {
+  grantedAt: number;
+  /** Counts against the worker's capacity (false once it lingers). */
+  active: boolean;
 }
 
 /**
- * Slots per key (a subscription's endpoint): at most `limit` holders per key, first come, first
- * served. A key whose slots are all taken and none has been given back (or made `progress`) for `stallMs` is stalled
- * (a hanging endpoint): new callers are refused at once rather than queued behind it, and callers
- * already waiting are refused as soon as it has made no progress for `stallMs` (checked by a
- * timer, and whenever any slot is given back). A key that keeps moving is never stalled, so a
- * busy but healthy key just queues.
+ * Slots a key may hold: its limit, within a window that starts at a quarter of it (at least 2)
+ * and grows by one with every answer, so an endpoint that has never answered holds few.
  */
-export class KeyedSlots {
-  private readonly keys = new Map<string, SlotKey>();
+const allowance = (state: KeyState) =>
+  Math.min(state.limit, Math.max(2, Math.ceil(state.limit / 4)) + state.answered);
 
-  constructor(private readonly now: () => number) {}
+export interface FairSlotsOptions {
+  /** Slots of the worker: requests that may be starting or answering at once. */
+  capacity: number;
+  /**
+   * A key with all the slots it may hold, none of them given back for this long, is stalled; a
+   * slot held this long stops counting against `capacity` (it lingers).
+   */
+  stallMs: number;
+  /** Lingering slots at most (beyond that, an old slot goes on counting); default 8 x capacity. */
+  maxLingering?: number;
+  now: () => number;
+}
+
+/**
+ * Request slots of one worker, shared fairly by keys (a subscription's endpoint):
+ *
+ * - **Per key**, at most `limit` slots (given on each `acquire`), and at first only a window of a
+ *   quarter of them (at least 2) that grows by one with each answer (slow start), so an endpoint
+ *   that never answers holds few. A key that holds all the slots it may and has had none given
+ *   back for `stallMs` (nor taken one for that long) is **stalled** (a hanging endpoint): its new
+ *   callers are refused at once, and those waiting are refused as soon as it stalls. Waiting for
+ *   a worker slot is never a key's stall: only slots a key holds, and so requests it has sent,
+ *   count.
+ * - **Across keys**, at most `capacity` slots count at once, and when they are all taken the next
+ *   free one goes round robin to the keys waiting, one slot per key in turn, so a key with many
+ *   waiters can't crowd out a key with few.
+ * - **Lingering**: a slot held for `stallMs` (a request its endpoint has not answered within a
+ *   second) stops counting against `capacity`, while still counting for its key. Any number of
+ *   hanging endpoints then hold only their own slots, never the worker's: the capacity stays with
+ *   the endpoints that answer. Up to `maxLingering` slots linger at once (sockets are not free).
+ *
+ * Time is `now`; timers (unref'd) only look again when something may have changed.
+ */
+export class FairSlots {
+  private readonly keys = new Map<string, KeyState>();
+  /** Keys with waiters that have room under their own limit, in turn order. */
+  private readonly ring: KeyState[] = [];
+  /** Granted slots that count against capacity, oldest first. */
+  private readonly counting = new Set<Grant>();
+  private lingering = 0;
+  private readonly maxLingering: number;
+  private lingerTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly options: FairSlotsOptions) {
+    if (!(options.capacity >= 1)) throw new RangeError(`capacity must be >= 1 (got ${options.capacity})`);
+    this.maxLingering = options.maxLingering ?? options.capacity * 8;
+  }
 
   /** Resolves with a release function, or `undefined` when the key is stalled. */
-  acquire(key: string, limit: number, stallMs: number): Promise<Release | undefined> {
+  acquire(key: string, limit: number): Promise<Release | undefined> {
     if (!(limit >= 1)) throw new RangeError(`limit must be >= 1 (got ${limit})`);
-    let slots = this.keys.get(key);
-    if (slots === undefined) {
-      slots = { limit, stallMs, held: 0, lastProgressAt: this.now(), waiting: [] };
-      this.keys.set(key, slots);
+    this.linger();
+    let state = this.keys.get(key);
+    if (state === undefined) {
+      state = {
+        name: key,
+        limit,
+        answered: 0,
+        grants: new Set(),
+        lastReleaseAt: Number.NEGATIVE_INFINITY,
+        waiting: [],
+        queued: false,
+      };
+      this.keys.set(key, state);
     }
-    slots.stallMs = stallMs;
-    if (limit !== slots.limit) {
-      slots.limit = limit;
-      // A raised limit frees slots for those already waiting.
-      this.handOut(key, slots);
+    if (limit !== state.limit) {
+      const raised = limit > state.limit;
+      state.limit = limit;
+      // A raised limit lets those already waiting take worker slots.
+      if (raised) {
+        this.enqueue(state);
+        this.dispatch();
+      }
     }
-    if (slots.held < slots.limit && slots.waiting.length === 0) {
-      return Promise.resolve(this.grant(key, slots));
+    if (
+      state.waiting.length === 0 &&
+      state.grants.size < allowance(state) &&
+      this.counting.size < this.options.capacity
+    ) {
+      return Promise.resolve(this.grant(state));
     }
-    if (this.stalled(slots)) return Promise.resolve(undefined);
-    const queued = slots;
+    if (this.stalled(state)) return Promise.resolve(undefined);
+    const queued = state;
     return new Promise((resolve) => {
       const waiter: Waiter = { settle: resolve };
       queued.waiting.push(waiter);
-      this.watch(key, queued, waiter);
+      this.enqueue(queued);
+      this.watch(queued, waiter);
     });
   }
 
-  /**
-   * Notes progress on `key` (a holder got on with its work, e.g. its request started after waiting
-   * for something else): time spent waiting elsewhere does not make the key look stalled.
-   */
-  progress(key: string): void {
-    const slots = this.keys.get(key);
-    if (slots !== undefined) slots.lastProgressAt = this.now();
-  }
-
-  /** Slots held for `key` now. */
+  /** Slots held for `key` now (lingering ones included). */
   inUse(key: string): number {
-    return this.keys.get(key)?.held ?? 0;
+    return this.keys.get(key)?.grants.size ?? 0;
   }
 
-  private grant(key: string, slots: SlotKey): Release {
-    slots.held += 1;
-    slots.lastProgressAt = this.now();
+  /** Slots counting against capacity now, and slots lingering. */
+  usage(): { counting: number; lingering: number } {
+    return { counting: this.counting.size, lingering: this.lingering };
+  }
+
+  private grant(state: KeyState): Release {
+    const grant: Grant = { grantedAt: this.options.now(), active: true };
+    state.grants.add(grant);
+    this.counting.add(grant);
+    this.scheduleLinger();
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      slots.held -= 1;
-      slots.lastProgressAt = this.now();
-      this.afterRelease(key, slots);
+      if (grant.active) this.counting.delete(grant);
+      else this.lingering -= 1;
+      state.grants.delete(grant);
+      state.answered += 1;
+      state.lastReleaseAt = this.options.now();
+      this.afterRelease(state);
     };
   }
 
-  private stalled(slots: SlotKey): boolean {
-    return slots.held >= slots.limit && this.now() - slots.lastProgressAt >= slots.stallMs;
+  /** Since when the key has held slots without any given back. */
+  private stuckSince(state: KeyState): number {
+    const oldest = state.grants.values().next();
+    return Math.max(state.lastReleaseAt, oldest.done ? Number.POSITIVE_INFINITY : oldest.value.grantedAt);
+  }
+
+  private stalled(state: KeyState): boolean {
+    return (
+      state.grants.size >= allowance(state) &&
+      this.options.now() - this.stuckSince(state) >= this.options.stallMs
+    );
+  }
+
+  /** Puts a key with waiters and room under its allowance in the ring (once). */
+  private enqueue(state: KeyState): void {
+    if (state.queued || state.waiting.length === 0 || state.grants.size >= allowance(state)) return;
+    state.queued = true;
+    this.ring.push(state);
+  }
+
+  /** Free worker slots go to the waiting keys in turn, one each. */
+  private dispatch(): void {
+    while (this.counting.size < this.options.capacity && this.ring.length > 0) {
+      const state = this.ring.shift() as KeyState;
+      state.queued = false;
+      if (state.waiting.length === 0 || state.grants.size >= allowance(state)) continue;
+      const waiter = state.waiting.shift() as Waiter;
+      clearTimeout(waiter.timer);
+      waiter.settle(this.grant(state));
+      this.enqueue(state);
+    }
   }
 
   /** Refuses `waiter` once its key has made no progress for `stallMs`. */
-  private watch(key: string, slots: SlotKey, waiter: Waiter): void {
-    const delay = Math.max(1, slots.lastProgressAt + slots.stallMs - this.now());
+  private watch(state: KeyState, waiter: Waiter): void {
+    // Only a key holding all its slots can stall; one waiting for a worker slot looks again later.
+    const delay =
+      state.grants.size >= allowance(state)
+        ? Math.max(1, this.stuckSince(state) + this.options.stallMs - this.options.now())
+        : this.options.stallMs;
     waiter.timer = setTimeout(() => {
-      if (!slots.waiting.includes(waiter)) return;
-      if (slots.held < slots.limit) {
-        this.handOut(key, slots);
+      if (!state.waiting.includes(waiter)) return;
+      this.linger();
+      if (!state.waiting.includes(waiter)) return;
+      if (!this.stalled(state)) {
+        this.watch(state, waiter);
         return;
       }
-      if (!this.stalled(slots)) {
-        this.watch(key, slots, waiter);
-        return;
-      }
-      slots.waiting.splice(slots.waiting.indexOf(waiter), 1);
+      state.waiting.splice(state.waiting.indexOf(waiter), 1);
       waiter.settle(undefined);
+      this.forget(state);
     }, delay);
     // A waiter's watch never keeps the process alive on its own.
     waiter.timer.unref?.();
   }
 
-  /** Free slots go to this key's waiters, oldest first. */
-  private handOut(key: string, slots: SlotKey): void {
-    while (slots.held < slots.limit && slots.waiting.length > 0) {
-      const next = slots.waiting.shift() as Waiter;
-      clearTimeout(next.timer);
-      next.settle(this.grant(key, slots));
+  /** Slots held for `stallMs` stop counting against capacity (up to `maxLingering`). */
+  private linger(): void {
+    const now = this.options.now();
+    let freed = false;
+    for (const grant of this.counting) {
+      if (now - grant.grantedAt < this.options.stallMs || this.lingering >= this.maxLingering) break;
+      this.counting.delete(grant);
+      grant.active = false;
+      this.lingering += 1;
+      freed = true;
     }
+    if (freed) this.dispatch();
+    this.scheduleLinger();
   }
 
-  private afterRelease(key: string, slots: SlotKey): void {
-    this.handOut(key, slots);
+  /** Looks again when the oldest counting slot will have been held for `stallMs`. */
+  private scheduleLinger(): void {
+    if (this.lingerTimer !== undefined || this.lingering >= this.maxLingering) return;
+    const oldest = this.counting.values().next();
+    if (oldest.done) return;
+    const delay = Math.max(1, oldest.value.grantedAt + this.options.stallMs - this.options.now());
+    this.lingerTimer = setTimeout(() => {
+      this.lingerTimer = undefined;
+      this.linger();
+    }, delay);
+    this.lingerTimer.unref?.();
+  }
+
+  private afterRelease(state: KeyState): void {
+    this.enqueue(state);
+    this.dispatch();
     // Any release is also a moment to look at the other keys: waiters of a stalled key give up.
     for (const other of this.keys.values()) {
       if (other.waiting.length > 0 && this.stalled(other)) {
@@ -199,7 +322,18 @@ export class KeyedSlots {
           waiter.settle(undefined);
         }
       }
+      this.forget(other);
     }
-    if (slots.held === 0 && slots.waiting.length === 0) this.keys.delete(key);
+    if (this.counting.size === 0) {
+      clearTimeout(this.lingerTimer);
+      this.lingerTimer = undefined;
+    }
+  }
+
+  /** A key with nothing held and nobody waiting is forgotten. */
+  private forget(state: KeyState): void {
+    if (state.grants.size === 0 && state.waiting.length === 0 && this.keys.get(state.name) === state) {
+      this.keys.delete(state.name);
+    }
   }
 }

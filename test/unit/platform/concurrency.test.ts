@@ -1,4 +1,4 @@
-import { KeyedSlots, mapWithConcurrency, Semaphore } from '../../../shared/platform/concurrency';
+import { FairSlots, mapWithConcurrency, Semaphore } from '../../../shared/platform/concurrency';
 
 interface Deferred {
   promise: Promise<void>;
@@ -159,24 +159,35 @@ describe('Semaphore', () => {
   });
 });
 
-describe('KeyedSlots', () => {
+/** Slots on a clock the test moves. */
+const fair = (capacity: number, stallMs = 1000, maxLingering?: number) => {
+  const clock = { now: 0 };
+  const slots = new FairSlots({
+    capacity,
+    stallMs,
+    now: () => clock.now,
+    ...(maxLingering === undefined ? {} : { maxLingering }),
+  });
+  return { slots, clock };
+};
+
+describe('FairSlots per key', () => {
   it('queues callers of a moving key first come, first served, and keys do not share slots', async () => {
-    let now = 0;
-    const slots = new KeyedSlots(() => now);
-    const a1 = await slots.acquire('a', 1, 1000);
-    const b1 = await slots.acquire('b', 1, 1000);
+    const { slots, clock } = fair(10);
+    const a1 = await slots.acquire('a', 1);
+    const b1 = await slots.acquire('b', 1);
     expect(a1).toBeDefined();
     expect(b1).toBeDefined();
     const order: string[] = [];
-    const a2 = slots.acquire('a', 1, 1000).then((release) => {
+    const a2 = slots.acquire('a', 1).then((release) => {
       order.push('a2');
       return release;
     });
-    const a3 = slots.acquire('a', 1, 1000).then((release) => {
+    const a3 = slots.acquire('a', 1).then((release) => {
       order.push('a3');
       return release;
     });
-    now = 500;
+    clock.now = 500;
     a1?.();
     (await a2)?.();
     (await a3)?.();
@@ -186,32 +197,45 @@ describe('KeyedSlots', () => {
   });
 
   it('refuses new callers of a stalled key at once, and its waiters when any slot is released', async () => {
-    let now = 0;
-    const slots = new KeyedSlots(() => now);
-    const hung = await slots.acquire('slow', 1, 1000);
-    const waiter = slots.acquire('slow', 1, 1000);
-    now = 1000;
-    expect(await slots.acquire('slow', 1, 1000)).toBeUndefined();
-    const other = await slots.acquire('fast', 1, 1000);
+    const { slots, clock } = fair(10);
+    const hung = await slots.acquire('slow', 1);
+    const waiter = slots.acquire('slow', 1);
+    clock.now = 1000;
+    expect(await slots.acquire('slow', 1)).toBeUndefined();
+    const other = await slots.acquire('fast', 1);
     other?.();
     expect(await waiter).toBeUndefined();
     expect(slots.inUse('slow')).toBe(1);
     hung?.();
     expect(slots.inUse('slow')).toBe(0);
-    expect(await slots.acquire('slow', 1, 1000)).toBeDefined();
+    expect(await slots.acquire('slow', 1)).toBeDefined();
+  });
+
+  it('hands slots to waiters at once when a caller raises the limit', async () => {
+    const { slots } = fair(10, 60_000);
+    const probe = await slots.acquire('endpoint', 1);
+    const waiting = slots.acquire('endpoint', 1);
+    // Raised to 12: a window of 3 at first.
+    const raised = await slots.acquire('endpoint', 12);
+    const granted = await waiting;
+    expect(raised).toBeDefined();
+    expect(granted).toBeDefined();
+    expect(slots.inUse('endpoint')).toBe(3);
+    for (const release of [probe, raised, granted]) release?.();
+    expect(slots.inUse('endpoint')).toBe(0);
   });
 });
 
-describe('KeyedSlots without any other activity', () => {
+describe('FairSlots without any other activity', () => {
   it('refuses a stalled key’s waiters once it has made no progress for stallMs, and lets a moving key’s wait', async () => {
-    const slots = new KeyedSlots(Date.now);
-    const hung = await slots.acquire('slow', 1, 50);
+    const slots = new FairSlots({ capacity: 10, stallMs: 50, now: Date.now });
+    const hung = await slots.acquire('slow', 1);
     const started = Date.now();
-    expect(await slots.acquire('slow', 1, 50)).toBeUndefined();
+    expect(await slots.acquire('slow', 1)).toBeUndefined();
     expect(Date.now() - started).toBeGreaterThanOrEqual(40);
 
-    const moving = await slots.acquire('busy', 1, 50);
-    const waiter = slots.acquire('busy', 1, 50);
+    const moving = await slots.acquire('busy', 1);
+    const waiter = slots.acquire('busy', 1);
     await new Promise((resolve) => setTimeout(resolve, 30));
     moving?.();
     const granted = await waiter;
@@ -219,19 +243,127 @@ describe('KeyedSlots without any other activity', () => {
     granted?.();
     hung?.();
   });
+
+  it('stops counting a slot held for stallMs against the capacity, by its own timer', async () => {
+    const slots = new FairSlots({ capacity: 1, stallMs: 30, now: Date.now });
+    const hung = await slots.acquire('hang', 4);
+    // Nothing else happens: the waiter gets the slot once the hanging one lingers.
+    const granted = await slots.acquire('ok', 4);
+    expect(granted).toBeDefined();
+    expect(slots.usage()).toEqual({ counting: 1, lingering: 1 });
+    granted?.();
+    hung?.();
+    expect(slots.usage()).toEqual({ counting: 0, lingering: 0 });
+  });
 });
 
-describe('KeyedSlots limits', () => {
-  it('hands slots to waiters at once when a caller raises the limit', async () => {
-    const slots = new KeyedSlots(Date.now);
-    const probe = await slots.acquire('endpoint', 1, 60_000);
-    const waiting = slots.acquire('endpoint', 1, 60_000);
-    const raised = await slots.acquire('endpoint', 4, 60_000);
+describe('FairSlots across keys', () => {
+  it('never counts waiting for a worker slot as the waiting key’s stall', async () => {
+    // One worker slot, and nothing lingers: the healthy key waits for the busy one.
+    const { slots, clock } = fair(1, 1000, 0);
+    const busy = await slots.acquire('busy', 1);
+    const waiting = slots.acquire('healthy', 1);
+    clock.now = 5000;
+    // Its waiters' watches have looked again meanwhile; it holds nothing, so it is not stalled.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    busy?.();
     const granted = await waiting;
-    expect(raised).toBeDefined();
     expect(granted).toBeDefined();
-    expect(slots.inUse('endpoint')).toBe(3);
-    for (const release of [probe, raised, granted]) release?.();
-    expect(slots.inUse('endpoint')).toBe(0);
+    expect(slots.inUse('healthy')).toBe(1);
+    granted?.();
+  });
+
+  it('gives free worker slots to the waiting keys in turn, however many callers each has', async () => {
+    const { slots } = fair(1);
+    const first = await slots.acquire('noisy', 8);
+    const granted: Array<{ label: string; release: (() => void) | undefined }> = [];
+    const wait = (label: string, key: string) =>
+      void slots.acquire(key, 8).then((release) => granted.push({ label, release }));
+    for (const label of ['n1', 'n2', 'n3', 'n4']) wait(label, 'noisy');
+    for (const label of ['q1', 'q2']) wait(label, 'quiet');
+    first?.();
+    for (let i = 0; i < 6; i += 1) {
+      await nextMacrotask();
+      // One at a time holds the only slot, until it gives it back.
+      expect(granted).toHaveLength(i + 1);
+      granted[i]?.release?.();
+    }
+    expect(granted.map((grant) => grant.label)).toEqual(['n1', 'q1', 'n2', 'q2', 'n3', 'n4']);
+  });
+
+  it('leaves the capacity to answering keys beside any number of hanging ones', async () => {
+    const { slots, clock } = fair(4, 1000, 64);
+    const now = () => Promise.race([Promise.resolve('waiting' as const)]);
+    const hanging: Array<() => void> = [];
+    // 50 endpoints that never answer, a new one every 250 ms: each gets a slot at once, and
+    // after a second unanswered it no longer counts against the 4 of the worker.
+    for (let i = 0; i < 50; i += 1) {
+      clock.now += 250;
+      const release = await Promise.race([slots.acquire(`hang${i}`, 2), now()]);
+      expect(release).not.toBe('waiting');
+      if (release !== 'waiting' && release !== undefined) hanging.push(release);
+    }
+    expect(slots.usage().lingering).toBeGreaterThanOrEqual(46);
+    // Once the newest of them has been unanswered for a second, a healthy key gets a slot at once, every time.
+    clock.now += 1000;
+    for (let i = 0; i < 10; i += 1) {
+      const release = await Promise.race([slots.acquire('healthy', 2), now()]);
+      expect(release).not.toBe('waiting');
+      if (release !== 'waiting') release?.();
+      clock.now += 10;
+    }
+    for (const release of hanging) release();
+    expect(slots.usage()).toEqual({ counting: 0, lingering: 0 });
+  });
+
+  it('starts a key at a window of a quarter of its limit, growing by one with each answer', async () => {
+    const { slots, clock } = fair(100);
+    const taken = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        Promise.race([slots.acquire('new', 16), Promise.resolve('waiting' as const)]),
+      ),
+    );
+    // A quarter of 16 at once; the other four wait for answers, not for a stall.
+    expect(taken.filter((release) => release !== 'waiting')).toHaveLength(4);
+    expect(slots.inUse('new')).toBe(4);
+    clock.now = 100;
+    const first = taken[0];
+    if (first !== 'waiting') first?.();
+    // One answer: the window is 5, so two of the waiters get in.
+    await nextMacrotask();
+    expect(slots.inUse('new')).toBe(5);
+    clock.now = 2000;
+    // Holding its whole window with nothing given back for a second: stalled.
+    expect(await slots.acquire('new', 16)).toBeUndefined();
+  });
+
+  it('never holds more than the window for a key that has not answered, so 8 hanging keys leave room', async () => {
+    const { slots } = fair(32);
+    const refused: number[] = [];
+    for (let i = 0; i < 8; i += 1) {
+      for (let n = 0; n < 8; n += 1) {
+        void slots.acquire(`hang${i}`, 8).then((release) => {
+          if (release === undefined) refused.push(i);
+        });
+      }
+    }
+    await nextMacrotask();
+    // Each holds 2 (a quarter of 8): 16 of the 32 worker slots are left for the others at once.
+    expect(slots.usage().counting).toBe(16);
+    const healthy = await Promise.race([slots.acquire('healthy', 8), Promise.resolve('waiting' as const)]);
+    expect(healthy).not.toBe('waiting');
+  });
+
+  it('keeps lingering slots within maxLingering', async () => {
+    const { slots, clock } = fair(2, 1000, 2);
+    const held = [await slots.acquire('a', 4), await slots.acquire('b', 4)];
+    clock.now = 1000;
+    held.push(await slots.acquire('c', 4), await slots.acquire('d', 4));
+    expect(slots.usage()).toEqual({ counting: 2, lingering: 2 });
+    clock.now = 2000;
+    const waiting = Promise.race([slots.acquire('e', 4), Promise.resolve('waiting' as const)]);
+    expect(await waiting).toBe('waiting');
+    held[0]?.();
+    for (const release of held.slice(1)) release?.();
   });
 });
