@@ -16,7 +16,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { silenceNodeVersionNotice } from '../local/quiet-warnings';
-import { type LocalStack, startLocalStack } from '../local/stack';
+import { LOCAL_CONFIG_DEFAULTS, type LocalStack, startLocalStack } from '../local/stack';
 import { FUNCTIONS, QUEUES } from '../shared/config/resources';
 import { TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import type { InputSchema, SubscriptionFilter } from '../shared/domain/model';
@@ -1364,6 +1364,95 @@ async function deadEndpointScenario(
   }
 }
 
+const CROWD_NEIGHBOURS = 8;
+
+/**
+ * One healthy subscription beside 8 endpoints that never answer and 8 answering 503, at time
+ * scale 1: the healthy one's latency alone and in that crowd (the worker's request slots are
+ * shared fairly, and a request unanswered for a second stops counting against them).
+ */
+async function crowdScenario(sink: Sink, quick: boolean): Promise<ScenarioResult> {
+  const seconds = quick ? 5 : 15;
+  const eventsPerSecond = 200;
+  const eventsPerRequest = 10;
+  log(
+    `crowd: ${eventsPerSecond} events/s (${eventsPerRequest} per request) for ${seconds} s to one healthy subscription, alone and beside ${CROWD_NEIGHBOURS} hanging and ${CROWD_NEIGHBOURS} failing (503) neighbours`,
+  );
+  const failing = await deadWebhook(503);
+  const hanging = await deadWebhook('hang');
+  let opened: LiveStack | undefined;
+  try {
+    const live = await liveStack({ timeScale: 1 });
+    opened = live;
+    await warmUp(live, sink);
+    const load = { eventsPerRequest, eventsPerSecond, seconds };
+    const alone = await loadRun(live, sink, { ...load, name: 'crowd (healthy alone)', topic: 'crowd-alone' });
+    const neighbours: BenchSubscription[] = Array.from({ length: CROWD_NEIGHBOURS }, (_, i) => [
+      { name: `hanging${i + 1}`, url: `${hanging.url}/${i + 1}` },
+      { name: `failing${i + 1}`, url: `${failing.url}/${i + 1}` },
+    ]).flat();
+    const before = { hanging: hanging.requests(), failing: failing.requests() };
+    const crowd = await loadRun(live, sink, {
+      ...load,
+      name: 'crowd',
+      topic: 'crowd',
+      subscribe: () =>
+        topicWithSubscriptions(live, 'crowd', [
+          { name: 'healthy', url: `${sink.url}/healthy` },
+          ...neighbours,
+        ]),
+    });
+    const p99 = percentile(crowd.latencies, 99);
+    const sent = crowd.published.accepted;
+    const deliveredAll = (crowd.byPath['/hook/healthy'] ?? 0) >= sent;
+    return {
+      name: 'crowd',
+      description: `${eventsPerSecond} events/s (${eventsPerRequest} per request) for ${seconds} s to one topic whose one healthy subscription is on the sink, first alone (its own topic), then beside ${CROWD_NEIGHBOURS} subscriptions on a webhook that never answers (each request times out after 30 s, longer than the run) and ${CROWD_NEIGHBOURS} on a webhook answering 503; time scale 1, one local stack (one delivery engine: ${LOCAL_CONFIG_DEFAULTS.deliveryConcurrency} request slots shared round robin, at most a quarter per subscription, 2 at first for an endpoint that has not answered yet), after 3 s of warm-up. Latency: publish call to the sink's receipt of the healthy subscription's deliveries.`,
+      figures: [
+        {
+          metric: 'healthy deliveries beside the crowd / events accepted',
+          value: `${(crowd.byPath['/hook/healthy'] ?? 0).toLocaleString('en-US')} / ${sent.toLocaleString('en-US')}`,
+          unit: 'events',
+          goal: 'all',
+          met: deliveredAll,
+        },
+        {
+          metric: 'healthy p50 / p99 alone',
+          value: `${round(percentile(alone.latencies, 50), 1)} / ${round(percentile(alone.latencies, 99), 1)}`,
+          unit: 'ms',
+        },
+        {
+          metric: `healthy p50 / p99 beside ${CROWD_NEIGHBOURS} hanging and ${CROWD_NEIGHBOURS} failing`,
+          value: `${round(percentile(crowd.latencies, 50), 1)} / ${round(p99, 1)}`,
+          unit: 'ms',
+          goal: 'p99 < 2,000',
+          met: p99 < 2000,
+        },
+        {
+          metric: 'requests to the hanging / failing neighbours (all 8 each)',
+          value: `${hanging.requests() - before.hanging} / ${failing.requests() - before.failing}`,
+          unit: 'requests',
+          goal: `vs ${(sent * CROWD_NEIGHBOURS).toLocaleString('en-US')} events each`,
+        },
+      ],
+      details: {
+        alone: {
+          accepted: alone.published.accepted,
+          p50: percentile(alone.latencies, 50),
+          p99: percentile(alone.latencies, 99),
+        },
+        crowd: { accepted: sent, byPath: crowd.byPath, windowSeconds: round(crowd.usageSeconds, 2) },
+      },
+      timeline: crowd.timeline,
+    };
+  } finally {
+    // First the webhook that never answers: its requests end, so the stack's invocations can.
+    await hanging.close();
+    await opened?.close();
+    await failing.close();
+  }
+}
+
 /**
  * An event held for a day: one job of 1 event, and one of 100, to a subscription whose endpoint
  * answers 503 for 24 hours, in virtual time with the real engine; every request counted and
@@ -1478,6 +1567,7 @@ const SCENARIOS = [
   'failures',
   'dead-letters',
   'dead-endpoint',
+  'crowd',
   'held-24h',
 ];
 
@@ -1532,6 +1622,7 @@ async function main(): Promise<void> {
       latencyP99 ??= await previousLatencyP99();
       scenarios.push(await deadEndpointScenario(sink, quick, latencyP99));
     }
+    if (wanted('crowd')) scenarios.push(await crowdScenario(sink, quick));
   } finally {
     await sink.stop();
     if (publishers !== undefined) await (await publishers).stop();

@@ -102,11 +102,10 @@ interface Grant {
 }
 
 /**
- * Slots a key may hold: its limit, within a window that starts at a quarter of it (at least 2)
- * and grows by one with every answer, so an endpoint that has never answered holds few.
+ * Slots a key may hold: its limit, within a window that starts at 2 and grows by one with every
+ * answer (so it doubles with each round trip), so an endpoint that has never answered holds 2.
  */
-const allowance = (state: KeyState) =>
-  Math.min(state.limit, Math.max(2, Math.ceil(state.limit / 4)) + state.answered);
+const allowance = (state: KeyState) => Math.min(state.limit, 2 + state.answered);
 
 export interface FairSlotsOptions {
   /** Slots of the worker: requests that may be starting or answering at once. */
@@ -125,7 +124,8 @@ export interface FairSlotsOptions {
  * Request slots of one worker, shared fairly by keys (a subscription's endpoint):
  *
  * - **Per key**, at most `limit` slots (given on each `acquire`), and at first only a window of a
- *   quarter of them (at least 2) that grows by one with each answer (slow start), so an endpoint
+ *   window of 2 that grows by one with each answer (a slow start: it doubles every round trip),
+ *   so an endpoint
  *   that never answers holds few. A key that holds all the slots it may and has had none given
  *   back for `stallMs` (nor taken one for that long) is **stalled** (a hanging endpoint): its new
  *   callers are refused at once, and those waiting are refused as soon as it stalls. Waiting for

@@ -215,13 +215,17 @@ describe('FairSlots per key', () => {
     const { slots } = fair(10, 60_000);
     const probe = await slots.acquire('endpoint', 1);
     const waiting = slots.acquire('endpoint', 1);
-    // Raised to 12: a window of 3 at first.
-    const raised = await slots.acquire('endpoint', 12);
+    // Raised to 12: the window (2 before any answer) lets the waiter in at once.
+    const raised = slots.acquire('endpoint', 12);
     const granted = await waiting;
-    expect(raised).toBeDefined();
     expect(granted).toBeDefined();
-    expect(slots.inUse('endpoint')).toBe(3);
-    for (const release of [probe, raised, granted]) release?.();
+    expect(slots.inUse('endpoint')).toBe(2);
+    // An answer grows the window: the caller that raised the limit gets in.
+    probe?.();
+    const third = await raised;
+    expect(third).toBeDefined();
+    expect(slots.inUse('endpoint')).toBe(2);
+    for (const release of [granted, third]) release?.();
     expect(slots.inUse('endpoint')).toBe(0);
   });
 });
@@ -316,22 +320,22 @@ describe('FairSlots across keys', () => {
     expect(slots.usage()).toEqual({ counting: 0, lingering: 0 });
   });
 
-  it('starts a key at a window of a quarter of its limit, growing by one with each answer', async () => {
+  it('starts a key at a window of 2, growing by one with each answer', async () => {
     const { slots, clock } = fair(100);
     const taken = await Promise.all(
       Array.from({ length: 8 }, () =>
         Promise.race([slots.acquire('new', 16), Promise.resolve('waiting' as const)]),
       ),
     );
-    // A quarter of 16 at once; the other four wait for answers, not for a stall.
-    expect(taken.filter((release) => release !== 'waiting')).toHaveLength(4);
-    expect(slots.inUse('new')).toBe(4);
+    // Two at once; the other six wait for answers, not for a stall.
+    expect(taken.filter((release) => release !== 'waiting')).toHaveLength(2);
+    expect(slots.inUse('new')).toBe(2);
     clock.now = 100;
     const first = taken[0];
     if (first !== 'waiting') first?.();
-    // One answer: the window is 5, so two of the waiters get in.
+    // One answer: the window is 3, so two of the waiters get in.
     await nextMacrotask();
-    expect(slots.inUse('new')).toBe(5);
+    expect(slots.inUse('new')).toBe(3);
     clock.now = 2000;
     // Holding its whole window with nothing given back for a second: stalled.
     expect(await slots.acquire('new', 16)).toBeUndefined();
@@ -348,7 +352,7 @@ describe('FairSlots across keys', () => {
       }
     }
     await nextMacrotask();
-    // Each holds 2 (a quarter of 8): 16 of the 32 worker slots are left for the others at once.
+    // Each holds its first window of 2: 16 of the 32 worker slots are left for the others at once.
     expect(slots.usage().counting).toBe(16);
     const healthy = await Promise.race([slots.acquire('healthy', 8), Promise.resolve('waiting' as const)]);
     expect(healthy).not.toBe('waiting');
