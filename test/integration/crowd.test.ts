@@ -89,6 +89,10 @@ it('keeps a healthy subscription at its latency beside 8 hanging and 8 failing n
   const p99 = sorted[Math.ceil(sorted.length * 0.99) - 1] as number;
   expect(sorted).toHaveLength(540);
   expect(p99).toBeLessThan(HEALTHY_P99_MS);
+  // None of its events waited on the neighbours' trouble: never held, never retried.
+  const healthy = { Topic: topic, EventSubscriptionName: 'HEALTHY' };
+  expect(api.stack.metrics.sum('DeliveryHeldCount', healthy)).toBe(0);
+  expect(api.stack.metrics.sum('DeliveryAttemptFailCount', healthy)).toBe(0);
 
   // The neighbours were really there: every one of them was tried.
   for (let i = 0; i < NEIGHBOURS; i += 1) {
