@@ -84,7 +84,7 @@ interface Waiter {
 interface KeyState {
   name: string;
   limit: number;
-  /** Requests of this key answered (slots given back) since it was last idle: its window grows with them. */
+  /** Requests of this key answered (slots given back): its window grows with them. */
   answered: number;
   /** Slots granted to this key and not given back yet (lingering ones included), oldest first. */
   grants: Set<Grant>;
@@ -100,6 +100,9 @@ interface Grant {
   /** Counts against the worker's capacity (false once it lingers). */
   active: boolean;
 }
+
+/** How long an idle key keeps its window. */
+const KEEP_IDLE_MS = 60_000;
 
 /**
  * Slots a key may hold: its limit, within a window that starts at 2 and grows by one with every
@@ -330,9 +333,18 @@ export class FairSlots {
     }
   }
 
-  /** A key with nothing held and nobody waiting is forgotten. */
+  /**
+   * A key with nothing held and nobody waiting is forgotten once its last answer is a minute old:
+   * until then it keeps its window, so an endpoint that answers slowly starts its next burst
+   * where the last one left off.
+   */
   private forget(state: KeyState): void {
-    if (state.grants.size === 0 && state.waiting.length === 0 && this.keys.get(state.name) === state) {
+    if (
+      state.grants.size === 0 &&
+      state.waiting.length === 0 &&
+      this.options.now() - state.lastReleaseAt >= KEEP_IDLE_MS &&
+      this.keys.get(state.name) === state
+    ) {
       this.keys.delete(state.name);
     }
   }

@@ -341,6 +341,28 @@ describe('FairSlots across keys', () => {
     expect(await slots.acquire('new', 16)).toBeUndefined();
   });
 
+  it('keeps an idle key’s window for a minute after its last answer', async () => {
+    const { slots, clock } = fair(100);
+    const grantedAtOnce = async (count: number) => {
+      const taken = await Promise.all(
+        Array.from({ length: count }, () =>
+          Promise.race([slots.acquire('slow', 16), Promise.resolve('waiting' as const)]),
+        ),
+      );
+      const granted = taken.filter((release) => release !== 'waiting');
+      for (const release of granted) release?.();
+      return granted.length;
+    };
+    for (let i = 0; i < 6; i += 1) (await slots.acquire('slow', 16))?.();
+    // Six answers: a window of 8, kept while idle (8 more answers now: 14).
+    clock.now = 59_000;
+    expect(await grantedAtOnce(8)).toBe(8);
+    // A minute after its last answer, idle: forgotten at the next look, back to 2.
+    clock.now = 120_000;
+    (await slots.acquire('other', 1))?.();
+    expect(await grantedAtOnce(4)).toBe(2);
+  });
+
   it('never holds more than the window for a key that has not answered, so 8 hanging keys leave room', async () => {
     const { slots } = fair(32);
     const refused: number[] = [];
