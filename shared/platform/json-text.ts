@@ -131,3 +131,112 @@ export function objectMembers(text: string): JsonMember[] {
 /** Writes members back as a JSON object text; values are used as the JSON text they are. */
 export const objectText = (members: readonly JsonMember[]): string =>
   `{${members.map((member) => `${JSON.stringify(member.name)}:${member.value}`).join(',')}}`;
+
+/** Where a value sits in a JSON document: member names and array indexes from the root. */
+export type JsonPath = Array<string | number>;
+
+/** What {@link jsonStructureProblem} found: nesting beyond the limit, or a repeated member name. */
+export type JsonStructureProblem =
+  /** `path` leads to the array or object that opens one level too many. */
+  | { kind: 'depth'; path: JsonPath }
+  /** `path` leads to the object that holds `name` twice. */
+  | { kind: 'duplicate'; name: string; path: JsonPath };
+
+/** Objects with up to this many members are checked for a repeated name without a Set. */
+const SMALL_OBJECT = 16;
+
+/** One open array or object while scanning. */
+interface Frame {
+  object: boolean;
+  /** Arrays: the index of the current element. */
+  index: number;
+  /** Objects: the name of the current member, and the names seen so far. */
+  name: string;
+  names: string[];
+  large: Set<string> | undefined;
+}
+
+/** Records `name` in an object's frame; false when the object already has it. */
+function addName(frame: Frame, name: string): boolean {
+  if (frame.large !== undefined) {
+    if (frame.large.has(name)) return false;
+    frame.large.add(name);
+  } else if (frame.names.includes(name)) {
+    return false;
+  } else if (frame.names.length < SMALL_OBJECT) {
+    frame.names.push(name);
+  } else {
+    frame.large = new Set([...frame.names, name]);
+  }
+  frame.name = name;
+  return true;
+}
+
+const pathOf = (frames: readonly Frame[], depth: number): JsonPath =>
+  frames.slice(0, depth).map((frame) => (frame.object ? frame.name : frame.index));
+
+/**
+ * The first structural problem of a JSON text in one pass: an array or object nested deeper
+ * than `maxDepth` (the scan stops there, so a hostile document costs no more than the limit), or
+ * an object that names a member twice (`{"a":1,"a":2}`; names compared after unescaping, so
+ * `"\u0061"` is `"a"`). `undefined` when there is neither.
+ */
+export function jsonStructureProblem(text: string, maxDepth: number): JsonStructureProblem | undefined {
+  const frames: Frame[] = [];
+  let depth = 0;
+  let expectName = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      const start = i;
+      for (i += 1; i < text.length; i += 1) {
+        const inner = text.charCodeAt(i);
+        if (inner === BACKSLASH) i += 1;
+        else if (inner === QUOTE) break;
+      }
+      if (!expectName) continue;
+      expectName = false;
+      const raw = text.slice(start + 1, i);
+      const name = raw.includes('\\') ? (JSON.parse(text.slice(start, i + 1)) as string) : raw;
+      if (!addName(frames[depth - 1] as Frame, name)) {
+        return { kind: 'duplicate', name, path: pathOf(frames, depth - 1) };
+      }
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      if (depth === maxDepth) return { kind: 'depth', path: pathOf(frames, depth) };
+      const object = code === OPEN_BRACE;
+      let frame = frames[depth];
+      if (frame === undefined) {
+        frame = { object, index: 0, name: '', names: [], large: undefined };
+        frames.push(frame);
+      } else {
+        frame.object = object;
+        frame.index = 0;
+        frame.name = '';
+        frame.names.length = 0;
+        frame.large = undefined;
+      }
+      depth += 1;
+      expectName = object;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth -= 1;
+      expectName = false;
+    } else if (code === COMMA) {
+      const frame = frames[depth - 1] as Frame;
+      if (frame.object) expectName = true;
+      else frame.index += 1;
+    }
+  }
+  return undefined;
+}
+
+/** A path for messages: `data.items[0]`, names that are not identifiers quoted (`data["a b"]`). */
+export const formatJsonPath = (path: readonly (string | number)[]): string =>
+  path
+    .map((step, index) =>
+      typeof step === 'number'
+        ? `[${step}]`
+        : /^[A-Za-z_$][\w$]*$/.test(step)
+          ? `${index === 0 ? '' : '.'}${step}`
+          : `[${JSON.stringify(step)}]`,
+    )
+    .join('');

@@ -41,7 +41,7 @@ afterAll(async () => {
   await webhook?.stop();
 });
 
-const post = (schema: InputSchema, body: string, contentType: string) =>
+const post = (schema: InputSchema, body: string | Buffer, contentType: string) =>
   fetch(`${api.stack.apiUrl}/topics/${MALFORMED_TOPICS[schema]}/api/events?api-version=2018-01-01`, {
     method: 'POST',
     headers: { 'content-type': contentType, 'aeg-sas-key': keys.get(schema) ?? '' },
