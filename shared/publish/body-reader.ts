@@ -9,7 +9,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { badRequest } from '../http/errors';
-import { formatJsonPath, type JsonPath, jsonStructureProblem } from '../platform/json-text';
+import { formatJsonPath, type JsonPath, scanJsonText } from '../platform/json-text';
 import { binaryAttributes } from './cloud-events-binary';
 import { checkRequestSize, PUBLISH_LIMITS } from './limits';
 
@@ -21,6 +21,8 @@ export interface PublishBody {
   readonly text: string;
   /** `JSON.parse(text)`. */
   readonly value: unknown;
+  /** When the body is an array: the text of each element, exactly as written. */
+  readonly elements: readonly string[] | undefined;
   readonly [READ]: true;
 }
 
@@ -73,11 +75,14 @@ function locate(text: string, path: JsonPath, layout: BodyLayout): { index: numb
   return { index: 0, inside: path };
 }
 
-/** Refuses JSON text nested too deep or naming a member twice in one object (400). */
-export function checkJsonStructure(text: string, layout: BodyLayout): void {
+/**
+ * Refuses JSON text nested too deep or naming a member twice in one object (400); returns the
+ * elements of a top-level array (found in the same pass).
+ */
+function checkJsonStructure(text: string, layout: BodyLayout): string[] | undefined {
   const max = PUBLISH_LIMITS.maxJsonDepth;
-  const problem = jsonStructureProblem(text, max);
-  if (problem === undefined) return;
+  const { problem, elements } = scanJsonText(text, max);
+  if (problem === undefined) return elements;
   if (problem.kind === 'depth') {
     const batch = layout === 'events' && text.trimStart().startsWith('[');
     const where = batch ? ` (in the event at index ${problem.path[0]})` : '';
@@ -94,7 +99,7 @@ export function checkJsonStructure(text: string, layout: BodyLayout): void {
 }
 
 /** Parses JSON text, or refuses it (400) with the parser's reason. */
-export function parseJsonText(text: string, what: string): unknown {
+function parseJsonText(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -102,7 +107,8 @@ export function parseJsonText(text: string, what: string): unknown {
   }
 }
 
-const asPublishBody = (text: string, value: unknown): PublishBody => ({ text, value }) as PublishBody;
+const asPublishBody = (text: string, value: unknown, elements?: readonly string[]): PublishBody =>
+  ({ text, value, elements }) as PublishBody;
 
 /**
  * Reads a publish request body that holds events (Event Grid, CloudEvents structured or batch,
@@ -113,8 +119,7 @@ export function readPublishBody(bytes: Buffer): PublishBody {
   if (bytes.length === 0) throw badRequest('The request body is empty; a JSON document is required.');
   const text = decodeUtf8(bytes, 'The request body');
   const value = parseJsonText(text, 'The request body is not valid JSON');
-  checkJsonStructure(text, 'events');
-  return asPublishBody(text, value);
+  return asPublishBody(text, value, checkJsonStructure(text, 'events'));
 }
 
 /**

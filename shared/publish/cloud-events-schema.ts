@@ -4,7 +4,6 @@
  * the service stamps nothing on a CloudEvent.
  */
 import { badRequest } from '../http/errors';
-import { arrayElements } from '../platform/json-text';
 import type { PublishBody } from './body-reader';
 import { checkEventCount, checkQueuedSize, isJsonObject, kindOf, PUBLISH_LIMITS } from './limits';
 
@@ -124,7 +123,7 @@ function problemOf(candidate: unknown): string | undefined {
  * (`application/cloudevents+json`). Throws an `ApiError` (400 or 413) naming the first problem.
  */
 export function parseCloudEvents(
-  { value: body, text }: PublishBody,
+  { value: body, text, elements }: PublishBody,
   batch: boolean,
   maxEvents: number = PUBLISH_LIMITS.maxEventsPerRequest,
 ): PublishedCloudEvent[] {
@@ -140,7 +139,7 @@ export function parseCloudEvents(
   }
   const candidates: unknown[] = batch ? (body as unknown[]) : [body];
   checkEventCount(candidates.length, maxEvents);
-  const texts = batch ? arrayElements(text) : [text.trim()];
+  const texts = batch ? (elements ?? []) : [text.trim()];
   return candidates.map((candidate, index) => {
     const json = texts[index] ?? JSON.stringify(candidate);
     const problem = problemOf(candidate);

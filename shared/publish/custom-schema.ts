@@ -9,7 +9,7 @@
 import type { InputSchemaMapping, MappedField, MappedFieldName } from '../domain/model';
 import { topicResourceId } from '../domain/names';
 import { badRequest } from '../http/errors';
-import { arrayElements, type JsonMember, objectMembers, objectText } from '../platform/json-text';
+import { type JsonMember, objectMembers, objectText } from '../platform/json-text';
 import type { PublishBody } from './body-reader';
 import { checkEventCount, checkQueuedSize, isJsonObject, kindOf } from './limits';
 
@@ -110,7 +110,7 @@ function mapEvent(eventText: string, index: number, context: CustomEventContext)
  * of a refused request is queued.
  */
 export function parseCustomEvents(
-  { value: body, text }: PublishBody,
+  { value: body, text, elements }: PublishBody,
   context: CustomEventContext,
 ): PublishedCustomEvent[] {
   const batch = Array.isArray(body);
@@ -121,7 +121,7 @@ export function parseCustomEvents(
   }
   const candidates: unknown[] = batch ? body : [body];
   checkEventCount(candidates.length);
-  const texts = batch ? arrayElements(text) : [text.trim()];
+  const texts = batch ? (elements ?? []) : [text.trim()];
   return candidates.map((candidate, index) => {
     if (!isJsonObject(candidate)) {
       throw badRequest(`Event at index ${index} must be a JSON object (got ${kindOf(candidate)}).`);

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { EventGridEvent } from '../domain/delivery';
 import { topicResourceId } from '../domain/names';
 import { badRequest } from '../http/errors';
-import { arrayElements, objectMembers } from '../platform/json-text';
+import { objectMembers } from '../platform/json-text';
 import type { PublishBody } from './body-reader';
 import { checkEventCount, checkQueuedSize, isJsonObject, kindOf } from './limits';
 
@@ -84,7 +84,7 @@ function stampedJson(eventText: string, resourceId: string): string {
  * delivered. Throws an `ApiError` (400 or 413) naming the first problem found.
  */
 export function parseEventGridEvents(
-  { value: body, text }: PublishBody,
+  { value: body, elements }: PublishBody,
   topicName: string,
 ): PublishedEvent[] {
   if (!Array.isArray(body)) {
@@ -96,7 +96,7 @@ export function parseEventGridEvents(
   }
   checkEventCount(body.length);
   const resourceId = topicResourceId(topicName);
-  const texts = arrayElements(text);
+  const texts = elements ?? [];
   const events: PublishedEvent[] = [];
   body.forEach((candidate: unknown, index) => {
     if (!isJsonObject(candidate)) {

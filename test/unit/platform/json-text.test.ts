@@ -4,6 +4,7 @@ import {
   jsonDepth,
   jsonStructureProblem,
   objectMembers,
+  scanJsonText,
   objectText,
 } from '../../../shared/platform/json-text';
 
@@ -72,6 +73,15 @@ describe('JSON text', () => {
       name: 'k3',
       path: [],
     });
+  });
+
+  it('splits a top-level array into its elements in the same pass', () => {
+    const text = ' [ {"a":"],}\\"{["} ,\n[1, [2]] ,"x\\\\" , 12.50e3,true,null,{} ] ';
+    expect(scanJsonText(text, 10)).toEqual({ problem: undefined, elements: arrayElements(text) });
+    expect(scanJsonText('[]', 10).elements).toEqual([]);
+    expect(scanJsonText(' [ ] ', 10).elements).toEqual([]);
+    expect(scanJsonText('[[]]', 10).elements).toEqual(['[]']);
+    expect(scanJsonText('{"a":[1,2]}', 10).elements).toBeUndefined();
   });
 
   it('writes paths for messages', () => {
