@@ -4,8 +4,8 @@ import {
   jsonDepth,
   jsonStructureProblem,
   objectMembers,
-  scanJsonText,
   objectText,
+  scanJsonText,
 } from '../../../shared/platform/json-text';
 
 describe('JSON text', () => {
