@@ -13,9 +13,10 @@
 import { createInterface } from 'node:readline/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEAD_LETTER_REASONS } from '../shared/domain/model';
+import { MAX_JSON_DEPTH } from '../shared/http/api-gateway';
 import type { BlobReplay, ReplayReport } from '../shared/management/dead-letters';
 import { MAX_REPLAY_KEYS } from '../shared/management/dead-letters';
-import { arrayElements, objectMembers } from '../shared/platform/json-text';
+import { arrayElements, jsonDepth, objectMembers } from '../shared/platform/json-text';
 import {
   type ApiTarget,
   type ApiTargetOptions,
@@ -342,13 +343,24 @@ function logFailure(io: ReplayIo, summary: ReplaySummary, left: number): void {
   io.log('Blobs replayed are marked: running the same command again continues with the rest.');
 }
 
-/** JSON text indented for reading, token by token: numbers and strings stay exactly as written. */
-export function indentJson(text: string, indent = '  '): string {
+/**
+ * How much indented text one record may take (characters); a record that would take more is
+ * printed as stored. Indentation grows with depth, so a deeply nested record would otherwise
+ * exceed what a string can hold.
+ */
+export const MAX_INDENTED_CHARS = 32 * 1024 * 1024;
+
+/**
+ * JSON text indented for reading, token by token: numbers and strings stay exactly as written.
+ * `undefined` when the result would be longer than `maxChars`.
+ */
+export function indentJson(text: string, indent = '  ', maxChars = MAX_INDENTED_CHARS): string | undefined {
   let out = '';
   let depth = 0;
   let inString = false;
   const newline = () => `\n${indent.repeat(depth)}`;
   for (let i = 0; i < text.length; i += 1) {
+    if (out.length > maxChars) return undefined;
     const char = text[i] as string;
     if (inString) {
       out += char;
@@ -397,12 +409,35 @@ export function formatListing(ref: SubscriptionRef, blobs: readonly DeadLetterLi
   return lines.join('\n');
 }
 
-/** The human-readable `deadletters show` output: each record indented. */
+/**
+ * One record for reading: indented, or as stored (one line) when it nests deeper than publishing
+ * allows now (a record stored before the limit held in every content mode) or would not fit
+ * indented, saying why.
+ */
+function formatRecord(record: string, heading: string): string[] {
+  const depth = jsonDepth(record);
+  if (depth > MAX_JSON_DEPTH) {
+    return [
+      `${heading} nested ${depth} levels deep (publishing allows ${MAX_JSON_DEPTH}), so printed as stored, not indented:`,
+      record,
+    ];
+  }
+  const indented = indentJson(record);
+  if (indented === undefined) {
+    return [
+      `${heading} ${plural(record.length, 'character')}, too large to indent, so printed as stored:`,
+      record,
+    ];
+  }
+  return [`${heading}:`, indented];
+}
+
+/** The human-readable `deadletters show` output: each record indented (or as stored, saying why). */
 export function formatBlob(blob: DeadLetterBlobText): string {
   const replayed = blob.replayedAt === undefined ? 'not replayed' : `replayed ${blob.replayedAt}`;
   const lines = [`${blob.key}: ${plural(blob.records.length, 'record')}, ${replayed}`];
   blob.records.forEach((record, index) => {
-    lines.push('', `Record ${index + 1} of ${blob.records.length}:`, indentJson(record));
+    lines.push('', ...formatRecord(record, `Record ${index + 1} of ${blob.records.length}`));
   });
   return lines.join('\n');
 }

@@ -4,6 +4,7 @@
  * with API Gateway payload format 2.0 events.
  */
 
+import { isUtf8 } from 'node:buffer';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -139,8 +140,11 @@ export function toHttpEvent(
       time: new Date(now).toISOString(),
       timeEpoch: now,
     },
-    body: body.toString('utf8'),
-    isBase64Encoded: false,
+    // Text as text; other bytes base64-encoded, as API Gateway passes binary bodies, so a body
+    // that is not UTF-8 reaches the handler unchanged (decoding it would replace bytes).
+    ...(isUtf8(body)
+      ? { body: body.toString('utf8'), isBase64Encoded: false }
+      : { body: body.toString('base64'), isBase64Encoded: true }),
   };
 }
 

@@ -2,7 +2,8 @@
  * CloudEvents in the HTTP binary content mode (CloudEvents HTTP protocol binding 1.0): the
  * attributes travel as `ce-<name>` headers, the body is the event's data and `Content-Type` its
  * `datacontenttype`. A binary request is turned into the one structured event text it stands
- * for, which then goes through the same validation as structured events: one set of rules.
+ * for (by the publish body reader, which applies the body limits to the data), which then goes
+ * through the same validation as structured events: one set of rules.
  */
 import { badRequest } from '../http/errors';
 
@@ -26,17 +27,21 @@ function decodeHeaderValue(name: string, value: string): string {
   }
 }
 
+/** A binary-mode request's attributes as JSON members, and its `Content-Type`. */
+export interface BinaryAttributes {
+  /** `"name":"value"` for each `ce-*` header, then `datacontenttype` from `Content-Type`. */
+  members: string[];
+  contentType: string | undefined;
+  /** Whether the body is JSON by its content type (then it is the `data` as written). */
+  jsonData: boolean;
+}
+
 /**
- * The structured JSON text of a binary-mode CloudEvent. Attribute names are the header names
- * after `ce-`, lower-cased; values stay strings, as headers carry them. `data` is the body as
- * written when the content type is JSON (400 when it does not parse), otherwise the body in
- * `data_base64`; an empty body carries no data. Validation of the attributes is left to the
- * structured rules.
+ * The attributes of a binary-mode CloudEvent. Attribute names are the header names after `ce-`,
+ * lower-cased; values stay strings, as headers carry them. Validation of the attributes is left
+ * to the structured rules; the body is read by the publish body reader.
  */
-export function binaryCloudEventText(
-  headers: Readonly<Record<string, string | undefined>>,
-  body: Buffer,
-): string {
+export function binaryAttributes(headers: Readonly<Record<string, string | undefined>>): BinaryAttributes {
   const members: string[] = [];
   let contentType: string | undefined;
   for (const [rawName, value] of Object.entries(headers)) {
@@ -56,21 +61,6 @@ export function binaryCloudEventText(
     members.push(`${JSON.stringify(attribute)}:${JSON.stringify(decodeHeaderValue(rawName, value))}`);
   }
   if (contentType !== undefined) members.push(`"datacontenttype":${JSON.stringify(contentType)}`);
-  if (body.length > 0) {
-    const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
-    if (isJsonMediaType(mediaType)) {
-      const text = body.toString('utf8');
-      try {
-        JSON.parse(text);
-      } catch (error) {
-        throw badRequest(
-          `The body is not valid JSON, which its Content-Type '${contentType}' says it is: ${(error as Error).message}`,
-        );
-      }
-      members.push(`"data":${text.trim()}`);
-    } else {
-      members.push(`"data_base64":${JSON.stringify(body.toString('base64'))}`);
-    }
-  }
-  return `{${members.join(',')}}`;
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return { members, contentType, jsonData: isJsonMediaType(mediaType) };
 }

@@ -4,7 +4,7 @@
  * the service stamps nothing on a CloudEvent.
  */
 import { badRequest } from '../http/errors';
-import { arrayElements, objectMembers } from '../platform/json-text';
+import type { PublishBody } from './body-reader';
 import { checkEventCount, checkQueuedSize, isJsonObject, kindOf, PUBLISH_LIMITS } from './limits';
 
 /** Content types a CloudEvents topic takes, and how each carries events. */
@@ -60,19 +60,13 @@ export function isRfc3339(value: string): boolean {
 }
 
 /**
- * Why one event is not a valid CloudEvent, naming the attribute; `undefined` when it is. `text`
- * is the event's JSON text, read for member names (a repeated member is refused: the parsed copy
- * would check one value and the delivered text carry both).
+ * Why one event is not a valid CloudEvent, naming the attribute; `undefined` when it is. The body
+ * reader has refused repeated members, so the parsed event has every member of its text.
  */
-function problemOf(candidate: unknown, text: string): string | undefined {
+function problemOf(candidate: unknown): string | undefined {
   if (!isJsonObject(candidate)) return `must be a JSON object (got ${kindOf(candidate)})`;
   const event = candidate as Record<string, unknown>;
-  const names = objectMembers(text).map((member) => member.name);
-  const seen = new Set<string>();
-  for (const name of names) {
-    if (seen.has(name)) return `attribute '${name}' appears more than once`;
-    seen.add(name);
-  }
+  const names = Object.keys(event);
   if (event.specversion === undefined || event.specversion === null) {
     if (typeof event.eventType === 'string') {
       return 'specversion is required: this topic takes events in the CloudEventSchemaV1_0 schema (specversion, id, source, type), and this one looks like the EventGridSchema schema (eventType)';
@@ -129,8 +123,7 @@ function problemOf(candidate: unknown, text: string): string | undefined {
  * (`application/cloudevents+json`). Throws an `ApiError` (400 or 413) naming the first problem.
  */
 export function parseCloudEvents(
-  body: unknown,
-  text: string,
+  { value: body, text, elements }: PublishBody,
   batch: boolean,
   maxEvents: number = PUBLISH_LIMITS.maxEventsPerRequest,
 ): PublishedCloudEvent[] {
@@ -146,10 +139,10 @@ export function parseCloudEvents(
   }
   const candidates: unknown[] = batch ? (body as unknown[]) : [body];
   checkEventCount(candidates.length, maxEvents);
-  const texts = batch ? arrayElements(text) : [text.trim()];
+  const texts = batch ? (elements ?? []) : [text.trim()];
   return candidates.map((candidate, index) => {
     const json = texts[index] ?? JSON.stringify(candidate);
-    const problem = problemOf(candidate, json);
+    const problem = problemOf(candidate);
     if (problem !== undefined) throw badRequest(`Event at index ${index}: ${problem}.`);
     const event = candidate as Record<string, unknown>;
     const id = event.id as string;

@@ -9,7 +9,8 @@
 import type { InputSchemaMapping, MappedField, MappedFieldName } from '../domain/model';
 import { topicResourceId } from '../domain/names';
 import { badRequest } from '../http/errors';
-import { arrayElements, type JsonMember, objectMembers, objectText } from '../platform/json-text';
+import { type JsonMember, objectMembers, objectText } from '../platform/json-text';
+import type { PublishBody } from './body-reader';
 import { checkEventCount, checkQueuedSize, isJsonObject, kindOf } from './limits';
 
 /** An accepted custom event, in the forms the pipeline needs. */
@@ -64,7 +65,7 @@ const missing = (field: MappedField | undefined, name: MappedFieldName, index: n
 /** One published object as the queued Event Grid form. */
 function mapEvent(eventText: string, index: number, context: CustomEventContext): PublishedCustomEvent {
   const { mapping } = context;
-  // The last occurrence of a name wins, as it does for JSON.parse.
+  // Names are unique: the body reader refuses a repeated one.
   const members = new Map(objectMembers(eventText).map((member) => [member.name, member.value]));
   const value = (name: MappedFieldName) => mappedValue(members, mapping[name], name, index);
 
@@ -109,8 +110,7 @@ function mapEvent(eventText: string, index: number, context: CustomEventContext)
  * of a refused request is queued.
  */
 export function parseCustomEvents(
-  body: unknown,
-  text: string,
+  { value: body, text, elements }: PublishBody,
   context: CustomEventContext,
 ): PublishedCustomEvent[] {
   const batch = Array.isArray(body);
@@ -121,7 +121,7 @@ export function parseCustomEvents(
   }
   const candidates: unknown[] = batch ? body : [body];
   checkEventCount(candidates.length);
-  const texts = batch ? arrayElements(text) : [text.trim()];
+  const texts = batch ? (elements ?? []) : [text.trim()];
   return candidates.map((candidate, index) => {
     if (!isJsonObject(candidate)) {
       throw badRequest(`Event at index ${index} must be a JSON object (got ${kindOf(candidate)}).`);

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { EventGridEvent } from '../domain/delivery';
 import { topicResourceId } from '../domain/names';
 import { badRequest } from '../http/errors';
-import { arrayElements, objectMembers } from '../platform/json-text';
+import { objectMembers } from '../platform/json-text';
+import type { PublishBody } from './body-reader';
 import { checkEventCount, checkQueuedSize, isJsonObject, kindOf } from './limits';
 
 const nonEmptyString = (field: string) =>
@@ -80,13 +81,11 @@ function stampedJson(eventText: string, resourceId: string): string {
 
 /**
  * Validates a request body against the Event Grid schema and returns the events as they will be
- * delivered. `text` is the body's JSON text (the default re-serializes `body`, for callers that
- * have no text). Throws an `ApiError` (400 or 413) naming the first problem found.
+ * delivered. Throws an `ApiError` (400 or 413) naming the first problem found.
  */
 export function parseEventGridEvents(
-  body: unknown,
+  { value: body, elements }: PublishBody,
   topicName: string,
-  text: string = JSON.stringify(body),
 ): PublishedEvent[] {
   if (!Array.isArray(body)) {
     throw badRequest(
@@ -97,7 +96,7 @@ export function parseEventGridEvents(
   }
   checkEventCount(body.length);
   const resourceId = topicResourceId(topicName);
-  const texts = arrayElements(text);
+  const texts = elements ?? [];
   const events: PublishedEvent[] = [];
   body.forEach((candidate: unknown, index) => {
     if (!isJsonObject(candidate)) {

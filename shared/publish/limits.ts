@@ -2,6 +2,7 @@
  * The publish limits every input schema shares (the original service's numbers), and the checks
  * that apply them with errors naming the limit and, for one event, its index.
  */
+import { MAX_JSON_DEPTH } from '../http/api-gateway';
 import { badRequest, payloadTooLarge } from '../http/errors';
 import { MAX_QUEUED_EVENT_BYTES, queuedItemBytes } from '../queue/job-codec';
 
@@ -17,6 +18,8 @@ export const PUBLISH_LIMITS = {
    */
   maxEventBytes: MAX_QUEUED_EVENT_BYTES,
   maxEventsPerRequest: 5000,
+  /** Levels of arrays and objects a request body (in binary mode: its JSON data) may nest. */
+  maxJsonDepth: MAX_JSON_DEPTH,
   /**
    * Deliveries one request may queue: its events times the subscriptions each matches. Bounds the
    * work (and the SQS traffic) one anonymous-looking request can cause: 5,000 events may go to 20
@@ -34,6 +37,15 @@ export function checkFanOut(deliveries: number, bytes: number): void {
     throw payloadTooLarge(
       `The request would queue ${deliveries} deliveries (${bytes} bytes as queued: each event once per matching subscription); one request may queue at most ${maxDeliveriesPerRequest} deliveries and ${maxFanOutBytes} bytes. Send fewer events per request.`,
       'TooManyDeliveries',
+    );
+  }
+}
+
+/** Refuses a request body larger than the one-request limit (413). */
+export function checkRequestSize(bytes: number): void {
+  if (bytes > PUBLISH_LIMITS.maxRequestBytes) {
+    throw payloadTooLarge(
+      `The request body is ${bytes} bytes; the limit is ${PUBLISH_LIMITS.maxRequestBytes} bytes.`,
     );
   }
 }

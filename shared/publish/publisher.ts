@@ -9,7 +9,6 @@ import { endpointAgreed } from '../delivery/rules/handshake';
 import type { DeliveryItem } from '../domain/delivery';
 import type { Namespace, NamespaceTopic, Subscription, Topic } from '../domain/model';
 import { isValidName, namespaceTopicId } from '../domain/names';
-import { readJson } from '../http/api-gateway';
 import { badRequest, notFound, payloadTooLarge, serviceUnavailable, unauthorized } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
@@ -18,12 +17,13 @@ import type { Clock } from '../platform/clock';
 import { packJobs } from '../queue/job-codec';
 import { type JobQueue, type OutgoingJob, QueueRejectedError } from '../queue/sqs-job-queue';
 import type { Store } from '../storage/store';
-import { binaryCloudEventText, isBinaryCloudEvent } from './cloud-events-binary';
+import { readBinaryCloudEvent, readPublishBody } from './body-reader';
+import { isBinaryCloudEvent } from './cloud-events-binary';
 import { CLOUD_EVENTS_CONTENT_TYPES, parseCloudEvents } from './cloud-events-schema';
 import { parseCustomEvents } from './custom-schema';
 import { parseEventGridEvents } from './event-grid-schema';
 import { type CompiledFilter, compileFilter, type FilterView } from './filter';
-import { checkFanOut, PUBLISH_LIMITS } from './limits';
+import { checkFanOut } from './limits';
 import { verifySasToken } from './sas';
 
 export interface PublisherDeps {
@@ -84,13 +84,7 @@ export const NAMESPACE_PUBLISH_LIMITS = { maxEventsPerRequest: 1000 } as const;
  */
 function parseNamespaceEvents(request: NamespacePublishRequest) {
   if (isBinaryCloudEvent(request.headers)) {
-    if (request.body.length > PUBLISH_LIMITS.maxRequestBytes) {
-      throw payloadTooLarge(
-        `The request body is ${request.body.length} bytes; the limit is ${PUBLISH_LIMITS.maxRequestBytes} bytes.`,
-      );
-    }
-    const text = binaryCloudEventText(request.headers, request.body);
-    return parseCloudEvents(JSON.parse(text), text, false);
+    return parseCloudEvents(readBinaryCloudEvent(request.headers, request.body), false);
   }
   const type = mediaType(request.headers['content-type']);
   if (type !== CLOUD_EVENTS_CONTENT_TYPES.single && type !== CLOUD_EVENTS_CONTENT_TYPES.batch) {
@@ -99,10 +93,8 @@ function parseNamespaceEvents(request: NamespacePublishRequest) {
       'InvalidContentType',
     );
   }
-  const body = readJson(request.body, PUBLISH_LIMITS.maxRequestBytes);
   return parseCloudEvents(
-    body.value,
-    body.text,
+    readPublishBody(request.body),
     type === CLOUD_EVENTS_CONTENT_TYPES.batch,
     NAMESPACE_PUBLISH_LIMITS.maxEventsPerRequest,
   );
@@ -256,18 +248,18 @@ function parseEvents(
 ): AcceptedEvent[] {
   const type = mediaType(request.contentType);
   checkContentType(topic, type);
-  const body = readJson(request.body, PUBLISH_LIMITS.maxRequestBytes);
+  const body = readPublishBody(request.body);
   switch (topic.inputSchema) {
     case 'CloudEventSchemaV1_0': {
       const batch = type !== CLOUD_EVENTS_CONTENT_TYPES.single;
-      return parseCloudEvents(body.value, body.text, batch).map(cloudEvent);
+      return parseCloudEvents(body, batch).map(cloudEvent);
     }
     case 'CustomEventSchema':
       if (topic.inputSchemaMapping === undefined) {
         // A guard: the management API never creates such a topic.
         throw badRequest(`Topic '${topic.name}' has the custom input schema but no inputSchemaMapping.`);
       }
-      return parseCustomEvents(body.value, body.text, {
+      return parseCustomEvents(body, {
         topicName: topic.name,
         mapping: topic.inputSchemaMapping,
         ...context,
@@ -280,7 +272,7 @@ function parseEvents(
         view: lazyView(event.eventType, 'eventType', event.json, subjectMember),
       }));
     case 'EventGridSchema':
-      return parseEventGridEvents(body.value, topic.name, body.text).map(({ event, json, queuedBytes }) => ({
+      return parseEventGridEvents(body, topic.name).map(({ event, json, queuedBytes }) => ({
         eventId: event.id,
         eventType: event.eventType,
         dataVersion: event.dataVersion,

@@ -7,7 +7,13 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { type ApiTarget, localApiTarget } from '../../cli/admin-api';
-import { listDeadLetters, type ReplayIo, replayDeadLetters, showDeadLetters } from '../../cli/deadletters';
+import {
+  formatBlob,
+  listDeadLetters,
+  type ReplayIo,
+  replayDeadLetters,
+  showDeadLetters,
+} from '../../cli/deadletters';
 import {
   deadLetterBlob,
   deadLetterKey,
@@ -285,3 +291,42 @@ it('replays only the records of the topic, and records the reasons replayed in t
   const again = await api.call('POST', route, { keys: [mixed], reason: 'NonRetriableOutcome' });
   expect(again.body).toMatchObject({ eventsQueued: 0, skippedKeys: [mixed] });
 });
+
+it('shows a dead letter stored before the nesting limit held in binary mode (100,000 levels deep) without failing', async () => {
+  const deepRef = { topic: ref.topic, subscription: 'DeepKeeper' };
+  await api.subscribe(deepRef.topic, deepRef.subscription, webhook.url('/deep'), {
+    deadLetterDestination: { endpointType: 'StorageBlob', properties: { blobContainerName: 'dead' } },
+  });
+  const levels = 100_000;
+  const deepEvent = eventJson.replace(
+    '"data":{"big":9007199254740993,"price":1.50}',
+    `"data":${'['.repeat(levels)}${']'.repeat(levels)}`,
+  );
+  const writtenAt = Date.now();
+  const deepKey = deadLetterKey(
+    'dead',
+    { kind: 'topic', subscription: deepRef.subscription },
+    writtenAt,
+    'deep-1',
+  );
+  await bucket.put(
+    deepKey,
+    deadLetterBlob([
+      deadLetterRecord('EventGridSchema', deepEvent, {
+        reason: 'MaxDeliveryAttemptsExceeded',
+        deliveryAttempts: 3,
+        lastDeliveryOutcome: 'GenericError',
+        publishTime: writtenAt - 60_000,
+        lastDeliveryAttemptTime: writtenAt - 1000,
+      }),
+    ]),
+  );
+  const blob = await showDeadLetters(target, { ...deepRef, key: deepKey });
+  expect(blob.records).toHaveLength(1);
+  const shown = formatBlob(blob).split('\n');
+  expect(shown[2]).toBe(
+    `Record 1 of 1 nested ${levels + 1} levels deep (publishing allows 100), so printed as stored, not indented:`,
+  );
+  expect(shown[3]).toBe(blob.records[0]);
+  expect(shown[3]).toContain('"deadLetterReason":"MaxDeliveryAttemptsExceeded"');
+}, 30_000);

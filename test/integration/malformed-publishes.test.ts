@@ -1,22 +1,29 @@
 /**
- * The malformed-input table over HTTP against the local stack: each request gets its row's status
+ * The malformed-input tables over HTTP against the local stack: each request gets its row's status
  * and an error body in the original's shape naming the event and field (or the limit); afterwards
- * a valid event per topic is delivered and nothing of the refused requests ever is.
+ * a valid event per topic is delivered and nothing of the refused requests ever is. The namespace
+ * table covers the content modes of namespace topics (binary, structured, batch), with the binary
+ * body nested 100,000 levels deep the issue was found with.
  */
 import type { InputSchema } from '../../shared/domain/model';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import {
+  BINARY_JSON,
   bodyOf,
   defaultContentType,
   MALFORMED_CUSTOM_MAPPING,
+  MALFORMED_NAMESPACE_PUBLISHES,
   MALFORMED_PUBLISHES,
   MALFORMED_TOPICS,
+  nested,
+  VERY_DEEP,
 } from '../support/malformed-publishes';
-import { eventually, WebhookServer } from '../support/webhook-server';
+import { eventMarker, eventually, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
 const keys = new Map<InputSchema, string>();
+let namespaceKey: string;
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
@@ -34,6 +41,20 @@ beforeAll(async () => {
     keys.set(schema, (await api.call('POST', `/admin/topics/${name}/listKeys`)).body.key1);
     await api.subscribe(name, 'sink', webhook.url(`/${name}`));
   }
+  expect((await api.call('PUT', '/admin/namespaces/shop', { properties: {} })).status).toBe(201);
+  expect((await api.call('PUT', '/admin/namespaces/shop/topics/orders', { properties: {} })).status).toBe(
+    201,
+  );
+  const subscribed = await api.call('PUT', '/admin/namespaces/shop/topics/orders/eventSubscriptions/sink', {
+    properties: {
+      deliveryConfiguration: {
+        deliveryMode: 'Push',
+        push: { destination: { endpointType: 'WebHook', properties: { endpointUrl: webhook.url('/ns') } } },
+      },
+    },
+  });
+  expect(subscribed.status).toBe(201);
+  namespaceKey = (await api.call('POST', '/admin/namespaces/shop/listKeys')).body.key1;
 }, 30_000);
 
 afterAll(async () => {
@@ -41,7 +62,7 @@ afterAll(async () => {
   await webhook?.stop();
 });
 
-const post = (schema: InputSchema, body: string, contentType: string) =>
+const post = (schema: InputSchema, body: string | Buffer, contentType: string) =>
   fetch(`${api.stack.apiUrl}/topics/${MALFORMED_TOPICS[schema]}/api/events?api-version=2018-01-01`, {
     method: 'POST',
     headers: { 'content-type': contentType, 'aeg-sas-key': keys.get(schema) ?? '' },
@@ -93,3 +114,74 @@ it('answers every malformed request with its status and a named field, then deli
     expect(received[0]?.body).toContain('sentinel-');
   }
 }, 60_000);
+
+const publishToNamespace = (headers: Record<string, string>, body: string | Buffer) =>
+  fetch(`${api.stack.apiUrl}/namespaces/shop/topics/orders:publish?api-version=2024-06-01`, {
+    method: 'POST',
+    headers: { ...headers, authorization: `SharedAccessKey ${namespaceKey}` },
+    body,
+  });
+
+interface ErrorAnswer {
+  error: { code: string; message: string; details?: Array<{ code: string; message: string }> };
+}
+
+it('answers every malformed namespace publish (binary, structured, batch) with its status and the limit it breaks', async () => {
+  const answers: Array<{ row: string; status: number; detail: unknown; message: string }> = [];
+  for (const row of MALFORMED_NAMESPACE_PUBLISHES) {
+    const response = await publishToNamespace(row.headers, bodyOf(row));
+    const body = (await response.json()) as ErrorAnswer;
+    expect(body.error.details?.[0]?.message).toBe(body.error.message);
+    answers.push({
+      row: row.what,
+      status: response.status,
+      detail: body.error.details?.[0]?.code,
+      message: body.error.message,
+    });
+  }
+  for (const [index, row] of MALFORMED_NAMESPACE_PUBLISHES.entries()) {
+    expect(answers[index]).toEqual({
+      row: row.what,
+      status: row.status,
+      detail: row.detail,
+      message: expect.stringMatching(row.message),
+    });
+  }
+
+  // What binary mode still takes: JSON data at the limit, and data that is not JSON, whatever its
+  // bytes (brackets and bytes that are not UTF-8 included), delivered byte for byte.
+  const atLimit = await publishToNamespace({ ...BINARY_JSON, 'ce-id': 'ns-deep-100' }, nested(100));
+  expect(atLimit.status).toBe(200);
+  const bytes = Buffer.concat([Buffer.from(nested(VERY_DEEP)), Buffer.from([0xff, 0xfe, 0x80, 0x00])]);
+  const octets = await publishToNamespace(
+    { ...BINARY_JSON, 'ce-id': 'ns-octets', 'content-type': 'application/octet-stream' },
+    bytes,
+  );
+  expect(octets.status).toBe(200);
+  const delivered = await webhook.requestWith('/ns', eventMarker('ns-octets'));
+  const [event] = (JSON.parse(delivered.body) as Array<{ id: string; data_base64: string }>).filter(
+    (candidate) => candidate.id === 'ns-octets',
+  );
+  expect(Buffer.from(event?.data_base64 ?? '', 'base64').equals(bytes)).toBe(true);
+  const deep = await webhook.requestWith('/ns', eventMarker('ns-deep-100'));
+  expect(deep.body).toContain(`"data":${nested(100)}`);
+
+  // Only the two accepted events arrived (a refused request queues nothing).
+  const ids = webhook
+    .requestsTo('/ns')
+    .flatMap((request) => (JSON.parse(request.body) as Array<{ id: string }>).map((sent) => sent.id));
+  expect(ids.sort()).toEqual(['ns-deep-100', 'ns-octets']);
+}, 60_000);
+
+it('refuses binary-mode headers on a classic CloudEvents topic through the same reader (a deep body is a 400)', async () => {
+  const response = await fetch(
+    `${api.stack.apiUrl}/topics/${MALFORMED_TOPICS.CloudEventSchemaV1_0}/api/events?api-version=2018-01-01`,
+    {
+      method: 'POST',
+      headers: { ...BINARY_JSON, 'aeg-sas-key': keys.get('CloudEventSchemaV1_0') ?? '' },
+      body: nested(VERY_DEEP),
+    },
+  );
+  expect(response.status).toBe(400);
+  expect(((await response.json()) as ErrorAnswer).error.message).toMatch(/nests more than 100 levels deep/);
+});

@@ -28,8 +28,8 @@ export interface MalformedPublish {
   schema: InputSchema;
   /** Sent as `Content-Type`; the default is the schema's usual type. */
   contentType?: string;
-  /** The body; a function for the large ones, built when the case runs. */
-  body: string | (() => string);
+  /** The body (bytes where it is not UTF-8); a function for the large ones, built when the case runs. */
+  body: string | Buffer | (() => string | Buffer);
   status: 400 | 413;
   /** `details[0].code` of the error body. */
   detail: string;
@@ -40,7 +40,7 @@ export interface MalformedPublish {
 export const defaultContentType = (schema: InputSchema): string =>
   schema === 'CloudEventSchemaV1_0' ? 'application/cloudevents-batch+json' : 'application/json';
 
-export const bodyOf = (publish: MalformedPublish): string =>
+export const bodyOf = (publish: Pick<MalformedPublish, 'body'>): string | Buffer =>
   typeof publish.body === 'function' ? publish.body() : publish.body;
 
 const grid = (fields: Record<string, unknown> = {}) =>
@@ -66,6 +66,17 @@ const oversizedRequest = (event: string) => () => {
   return `[${Array.from({ length: 6 }, () => filler).join(',')}]`;
 };
 const deep = `[${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}]`;
+/** JSON nested `levels` deep: arrays in arrays. */
+export const nested = (levels: number): string => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+/** The nesting the issue was found with: far beyond the limit. */
+export const VERY_DEEP = 100_000;
+/** An event's text with a byte that is not UTF-8 (0xff) inside a string value. */
+const notUtf8 = (event: string): Buffer => {
+  const [before, after] = event.split('#') as [string, string];
+  return Buffer.concat([Buffer.from(before), Buffer.from([0xff]), Buffer.from(after)]);
+};
+const DEPTH_MESSAGE = new RegExp(`nests more than ${MAX_JSON_DEPTH} levels deep`);
+const UTF8_MESSAGE = /not valid UTF-8 \(the first invalid byte is at offset \d+\)/;
 
 const G = 'EventGridSchema';
 const C = 'CloudEventSchemaV1_0';
@@ -98,6 +109,46 @@ export const MALFORMED_PUBLISHES: readonly MalformedPublish[] = [
     status: 400,
     detail: INVALID,
     message: new RegExp(`at most ${MAX_JSON_DEPTH} levels`),
+  },
+  {
+    what: 'JSON nested 100,000 levels deep in the data of the second event',
+    schema: G,
+    body: () => `[${grid()},${grid({ data: 0 }).replace('"data":0', `"data":${nested(VERY_DEEP)}`)}]`,
+    status: 400,
+    detail: INVALID,
+    message: /nests more than 100 levels deep \(in the event at index 1\); at most 100 levels/,
+  },
+  {
+    what: 'bytes that are not UTF-8',
+    schema: G,
+    body: notUtf8(`[${grid({ subject: 'orders/#' })}]`),
+    status: 400,
+    detail: INVALID,
+    message: UTF8_MESSAGE,
+  },
+  {
+    what: 'eventType written twice (a filter and a receiver would read different ones)',
+    schema: G,
+    body: `[${grid()},${grid({ eventType: 'Evil' }).replace(/}$/, ',"eventType":"Safe"}')}]`,
+    status: 400,
+    detail: INVALID,
+    message: /^Event at index 1: member 'eventType' appears more than once; a member may appear only once/,
+  },
+  {
+    what: 'id written twice, once escaped',
+    schema: G,
+    body: `[${grid().replace(/}$/, ',"\\u0069d":"g-2"}')}]`,
+    status: 400,
+    detail: INVALID,
+    message: /^Event at index 0: member 'id' appears more than once;/,
+  },
+  {
+    what: 'a member written twice inside data',
+    schema: G,
+    body: `[${grid({ data: { items: [{ kind: 'a' }] } }).replace('"kind":"a"', '"kind":"a","kind":"b"')}]`,
+    status: 400,
+    detail: INVALID,
+    message: /^Event at index 0: member 'kind' appears more than once in data\.items\[0\];/,
   },
   {
     what: 'more than 5,000 events',
@@ -431,7 +482,50 @@ export const MALFORMED_PUBLISHES: readonly MalformedPublish[] = [
     body: '[{"specversion":"1.0","id":"c-1","id":"c-2","source":"/s","type":"t"}]',
     status: 400,
     detail: INVALID,
-    message: /Event at index 0: attribute 'id' appears more than once/,
+    message: /Event at index 0: member 'id' appears more than once/,
+  },
+  {
+    what: 'a structured CloudEvent nested 100,000 levels deep',
+    schema: C,
+    contentType: 'application/cloudevents+json',
+    body: () => cloud({ data: 0 }).replace('"data":0', `"data":${nested(VERY_DEEP)}`),
+    status: 400,
+    detail: INVALID,
+    message: DEPTH_MESSAGE,
+  },
+  {
+    what: 'a structured CloudEvent that is not UTF-8',
+    schema: C,
+    contentType: 'application/cloudevents+json',
+    body: notUtf8(cloud({ subject: '#' })),
+    status: 400,
+    detail: INVALID,
+    message: UTF8_MESSAGE,
+  },
+  {
+    what: 'a batch that is not UTF-8',
+    schema: C,
+    body: notUtf8(`[${cloud()},${cloud({ id: 'c-2', data: 'caf#' })}]`),
+    status: 400,
+    detail: INVALID,
+    message: UTF8_MESSAGE,
+  },
+  {
+    what: 'data written twice in a structured CloudEvent',
+    schema: C,
+    contentType: 'application/cloudevents+json',
+    body: cloud({ data: 1 }).replace(/}$/, ',"data":2}'),
+    status: 400,
+    detail: INVALID,
+    message: /^Event at index 0: member 'data' appears more than once;/,
+  },
+  {
+    what: 'type written twice in the third event of a batch',
+    schema: C,
+    body: `[${cloud()},${cloud({ id: 'c-2' })},${cloud({ id: 'c-3' }).replace(/}$/, ',"type":"Other"}')}]`,
+    status: 400,
+    detail: INVALID,
+    message: /^Event at index 2: member 'type' appears more than once;/,
   },
   // Custom input schema (mapping: eventType from `kind`, eventTime from `at`, topic from `t`).
   {
@@ -501,11 +595,173 @@ export const MALFORMED_PUBLISHES: readonly MalformedPublish[] = [
     message: /carries CloudEvents, but topic 'custom-in' takes events in the CustomEventSchema schema/,
   },
   {
+    what: 'a custom event nested 100,000 levels deep',
+    schema: X,
+    body: () => custom({ n: 0 }).replace('"n":0', `"n":${nested(VERY_DEEP)}`),
+    status: 400,
+    detail: INVALID,
+    message: DEPTH_MESSAGE,
+  },
+  {
+    what: 'custom events that are not UTF-8',
+    schema: X,
+    body: notUtf8(`[${custom({ note: '#' })}]`),
+    status: 400,
+    detail: INVALID,
+    message: UTF8_MESSAGE,
+  },
+  {
+    what: 'the mapped eventType member written twice',
+    schema: X,
+    body: `[${custom()},${custom({ kind: 'Evil' }).replace(/}$/, ',"kind":"Safe"}')}]`,
+    status: 400,
+    detail: INVALID,
+    message: /^Event at index 1: member 'kind' appears more than once;/,
+  },
+  {
+    what: 'a member written twice deep inside a custom event',
+    schema: X,
+    body: custom({ order: { lines: [{}, { sku: 1 }] } }).replace('"sku":1', '"sku":1,"sku":2'),
+    status: 400,
+    detail: INVALID,
+    message: /^Event at index 0: member 'sku' appears more than once in order\.lines\[1\];/,
+  },
+  {
     what: 'a custom event over the event limit',
     schema: X,
     body: padded(custom, 'pad'),
     status: 413,
     detail: 'PayloadTooLarge',
     message: /^Event at index 0 is \d+ bytes as queued/,
+  },
+];
+
+/** A malformed publish to a namespace topic: its headers say the content mode. */
+export interface MalformedNamespacePublish {
+  what: string;
+  /** `content-type` and, in binary mode, the `ce-*` attributes. */
+  headers: Record<string, string>;
+  body: string | Buffer | (() => string | Buffer);
+  status: 400 | 413;
+  detail: string;
+  message: RegExp;
+}
+
+/** The required attributes of a binary-mode CloudEvent, and its JSON content type. */
+export const BINARY_JSON = {
+  'content-type': 'application/json',
+  'ce-specversion': '1.0',
+  'ce-id': 'b-1',
+  'ce-source': '/shop',
+  'ce-type': 'Order.Created',
+} as const;
+const STRUCTURED = { 'content-type': 'application/cloudevents+json; charset=utf-8' };
+const BATCH = { 'content-type': 'application/cloudevents-batch+json; charset=utf-8' };
+
+export const MALFORMED_NAMESPACE_PUBLISHES: readonly MalformedNamespacePublish[] = [
+  {
+    what: 'binary mode: a JSON body nested 100,000 levels deep',
+    headers: BINARY_JSON,
+    body: () => nested(VERY_DEEP),
+    status: 400,
+    detail: INVALID,
+    message: /^The request body \(the event's data\) nests more than 100 levels deep; at most 100 levels/,
+  },
+  {
+    what: 'binary mode: a JSON body nested 101 levels deep (+json type)',
+    headers: { ...BINARY_JSON, 'content-type': 'application/vnd.shop+json' },
+    body: `{"a":${nested(MAX_JSON_DEPTH)}}`,
+    status: 400,
+    detail: INVALID,
+    message: DEPTH_MESSAGE,
+  },
+  {
+    what: 'binary mode: a JSON body that is not UTF-8',
+    headers: BINARY_JSON,
+    body: notUtf8('{"note":"caf#"}'),
+    status: 400,
+    detail: INVALID,
+    message: UTF8_MESSAGE,
+  },
+  {
+    what: 'binary mode: a member written twice in the data',
+    headers: BINARY_JSON,
+    body: '{"kind":"Evil","kind":"Safe"}',
+    status: 400,
+    detail: INVALID,
+    message: /^Event at index 0: member 'kind' appears more than once in data;/,
+  },
+  {
+    what: 'binary mode: a body over 1 MiB',
+    headers: { ...BINARY_JSON, 'content-type': 'application/octet-stream' },
+    body: () => Buffer.alloc(PUBLISH_LIMITS.maxRequestBytes + 1, 0xff),
+    status: 413,
+    detail: 'PayloadTooLarge',
+    message: /the limit is 1048576 bytes/,
+  },
+  {
+    what: 'binary mode: data that is not JSON, over the event limit once in base64',
+    headers: { ...BINARY_JSON, 'content-type': 'application/octet-stream' },
+    body: () => Buffer.alloc(PUBLISH_LIMITS.maxRequestBytes, 0xff),
+    status: 413,
+    detail: 'PayloadTooLarge',
+    message: /^Event at index 0 is \d+ bytes as queued/,
+  },
+  {
+    what: 'structured mode: nested 100,000 levels deep',
+    headers: STRUCTURED,
+    body: () => cloud({ data: 0 }).replace('"data":0', `"data":${nested(VERY_DEEP)}`),
+    status: 400,
+    detail: INVALID,
+    message: DEPTH_MESSAGE,
+  },
+  {
+    what: 'structured mode: not UTF-8',
+    headers: STRUCTURED,
+    body: notUtf8(cloud({ subject: '#' })),
+    status: 400,
+    detail: INVALID,
+    message: UTF8_MESSAGE,
+  },
+  {
+    what: 'structured mode: type written twice',
+    headers: STRUCTURED,
+    body: cloud({ type: 'Evil' }).replace(/}$/, ',"type":"Safe"}'),
+    status: 400,
+    detail: INVALID,
+    message: /^Event at index 0: member 'type' appears more than once;/,
+  },
+  {
+    what: 'batch mode: id written twice in the second event',
+    headers: BATCH,
+    body: `[${cloud()},${cloud({ id: 'c-2' }).replace(/}$/, ',"id":"c-3"}')}]`,
+    status: 400,
+    detail: INVALID,
+    message: /^Event at index 1: member 'id' appears more than once;/,
+  },
+  {
+    what: 'batch mode: nested too deep in the second event',
+    headers: BATCH,
+    body: () =>
+      `[${cloud()},${cloud({ id: 'c-2', data: 0 }).replace('"data":0', `"data":${nested(VERY_DEEP)}`)}]`,
+    status: 400,
+    detail: INVALID,
+    message: /nests more than 100 levels deep \(in the event at index 1\)/,
+  },
+  {
+    what: 'batch mode: not UTF-8',
+    headers: BATCH,
+    body: notUtf8(`[${cloud({ data: '#' })}]`),
+    status: 400,
+    detail: INVALID,
+    message: UTF8_MESSAGE,
+  },
+  {
+    what: 'batch mode: over 1 MiB',
+    headers: BATCH,
+    body: () => `[${cloud({ data: 'x'.repeat(PUBLISH_LIMITS.maxRequestBytes) })}]`,
+    status: 413,
+    detail: 'PayloadTooLarge',
+    message: /the limit is 1048576 bytes/,
   },
 ];

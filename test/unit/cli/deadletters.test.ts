@@ -42,6 +42,22 @@ describe('indentJson', () => {
       'dead/A/1.json: 1 record, not replayed\n\nRecord 1 of 1:\n{\n  "id": "e1"\n}',
     );
   });
+
+  it('prints a record stored nested 100,000 levels deep as stored, saying why, instead of failing', () => {
+    const deep = `{"id":"e2","data":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const shown = formatBlob({ key: 'dead/A/2.json', records: ['{"id":"e1"}', deep] });
+    expect(shown.split('\n').slice(-2)).toEqual([
+      'Record 2 of 2 nested 100001 levels deep (publishing allows 100), so printed as stored, not indented:',
+      deep,
+    ]);
+    expect(shown).toContain('Record 1 of 2:\n{\n  "id": "e1"\n}');
+  });
+
+  it('gives up indenting past a size, rather than building a string too long to hold', () => {
+    const wide = `[${Array.from({ length: 1000 }, () => '[[[[[1]]]]]').join(',')}]`;
+    expect(indentJson(wide)?.length).toBeGreaterThan(20_000);
+    expect(indentJson(wide, '  ', 20_000)).toBeUndefined();
+  });
 });
 
 describe('admin paths', () => {

@@ -1,6 +1,7 @@
 import { CloudEvent, HTTP } from 'cloudevents';
 import { ApiError } from '../../../shared/http/errors';
-import { binaryCloudEventText, isBinaryCloudEvent } from '../../../shared/publish/cloud-events-binary';
+import { readBinaryCloudEvent } from '../../../shared/publish/body-reader';
+import { isBinaryCloudEvent } from '../../../shared/publish/cloud-events-binary';
 import { parseCloudEvents } from '../../../shared/publish/cloud-events-schema';
 
 /** A binary-mode request as the CloudEvents SDK writes it, read back as one validated event. */
@@ -11,10 +12,14 @@ function roundTrip(event: CloudEvent<unknown>) {
     ? message.body
     : Buffer.from(typeof message.body === 'string' ? message.body : JSON.stringify(message.body ?? ''));
   expect(isBinaryCloudEvent(headers)).toBe(true);
-  const text = binaryCloudEventText(headers, body);
-  const [parsed] = parseCloudEvents(JSON.parse(text), text, false);
+  const read = readBinaryCloudEvent(headers, body);
+  const { text } = read;
+  const [parsed] = parseCloudEvents(read, false);
   return { text, parsed, json: JSON.parse(text) as Record<string, unknown> };
 }
+
+const binaryText = (headers: Record<string, string>, body: Buffer) =>
+  readBinaryCloudEvent(headers, body).text;
 
 /** The required attributes as binary-mode headers. */
 const required = { 'ce-specversion': '1.0', 'ce-id': 'x', 'ce-source': '/s', 'ce-type': 't' };
@@ -48,7 +53,7 @@ describe('CloudEvents in binary mode', () => {
   });
 
   it('keeps a JSON body byte for byte (numbers beyond double precision too)', () => {
-    const text = binaryCloudEventText(
+    const text = binaryText(
       { ...required, 'content-type': 'application/json' },
       Buffer.from('{"big":9007199254740993,"p":1.50}'),
     );
@@ -57,25 +62,20 @@ describe('CloudEvents in binary mode', () => {
 
   it('carries a body of another type as data_base64', () => {
     const body = Buffer.from([0, 1, 2, 250, 255]);
-    const text = binaryCloudEventText({ ...required, 'content-type': 'application/octet-stream' }, body);
-    const json = JSON.parse(text);
+    const read = readBinaryCloudEvent({ ...required, 'content-type': 'application/octet-stream' }, body);
+    const json = JSON.parse(read.text);
     expect(json.datacontenttype).toBe('application/octet-stream');
     expect(Buffer.from(json.data_base64, 'base64')).toEqual(body);
-    expect(parseCloudEvents(json, text, false)).toHaveLength(1);
+    expect(parseCloudEvents(read, false)).toHaveLength(1);
   });
 
   it('percent-decodes header values', () => {
-    const text = binaryCloudEventText(
-      { ...required, 'ce-subject': 'caf%C3%A9%20au%20lait' },
-      Buffer.alloc(0),
-    );
+    const text = binaryText({ ...required, 'ce-subject': 'caf%C3%A9%20au%20lait' }, Buffer.alloc(0));
     expect(JSON.parse(text).subject).toBe('café au lait');
   });
 
   it('leaves data out for an empty body, and is not binary without ce-specversion', () => {
-    expect(
-      JSON.parse(binaryCloudEventText({ 'ce-specversion': '1.0', 'ce-id': 'x' }, Buffer.alloc(0))),
-    ).toEqual({
+    expect(JSON.parse(binaryText({ 'ce-specversion': '1.0', 'ce-id': 'x' }, Buffer.alloc(0)))).toEqual({
       specversion: '1.0',
       id: 'x',
     });
@@ -96,7 +96,7 @@ describe('CloudEvents in binary mode', () => {
     ],
   ])('refuses %j with a 400 naming the problem', (headers, body, message) => {
     try {
-      binaryCloudEventText(headers, Buffer.from(body));
+      binaryText(headers, Buffer.from(body));
       throw new Error('expected a refusal');
     } catch (error) {
       expect(error).toBeInstanceOf(ApiError);
@@ -106,12 +106,10 @@ describe('CloudEvents in binary mode', () => {
   });
 
   it('leaves attribute validation to the structured rules (a missing type is named there)', () => {
-    const text = binaryCloudEventText(
+    const read = readBinaryCloudEvent(
       { 'ce-specversion': '1.0', 'ce-id': 'x', 'ce-source': '/s' },
       Buffer.alloc(0),
     );
-    expect(() => parseCloudEvents(JSON.parse(text), text, false)).toThrow(
-      /Event at index 0: type is required/,
-    );
+    expect(() => parseCloudEvents(read, false)).toThrow(/Event at index 0: type is required/);
   });
 });

@@ -221,7 +221,7 @@ describe('publishing CloudEvents', () => {
     );
     expect([error.statusCode, error.message]).toEqual([
       400,
-      "Event at index 0: attribute 'id' appears more than once.",
+      "Event at index 0: member 'id' appears more than once; a member may appear only once in an object (receivers would disagree on which one counts).",
     ]);
     expect(queue.sent).toHaveLength(0);
   });

@@ -1,5 +1,6 @@
 import type { InputSchemaMapping } from '../../../shared/domain/model';
 import { ApiError } from '../../../shared/http/errors';
+import { readPublishBody } from '../../../shared/publish/body-reader';
 import { parseCustomEvents } from '../../../shared/publish/custom-schema';
 import { PUBLISH_LIMITS } from '../../../shared/publish/limits';
 import { queuedItemBytes } from '../../../shared/queue/job-codec';
@@ -16,7 +17,7 @@ const mapping: InputSchemaMapping = {
 
 function parse(body: unknown, options: { text?: string; mapping?: InputSchemaMapping } = {}) {
   let next = 0;
-  return parseCustomEvents(body, options.text ?? JSON.stringify(body), {
+  return parseCustomEvents(readPublishBody(Buffer.from(options.text ?? JSON.stringify(body))), {
     topicName: 'shop',
     mapping: options.mapping ?? mapping,
     publishedAt: PUBLISHED_AT,

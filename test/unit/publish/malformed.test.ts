@@ -2,7 +2,7 @@
  * The malformed-input table against the publisher: each request is refused with the status,
  * detail code and message of its row, and nothing of it reaches the queue.
  */
-import type { InputSchema, Topic } from '../../../shared/domain/model';
+import type { InputSchema, Namespace, NamespaceTopic, Topic } from '../../../shared/domain/model';
 import { ApiError } from '../../../shared/http/errors';
 import { silentLogger } from '../../../shared/observability/logging';
 import { MetricBuffer } from '../../../shared/observability/metrics';
@@ -12,6 +12,7 @@ import {
   bodyOf,
   defaultContentType,
   MALFORMED_CUSTOM_MAPPING,
+  MALFORMED_NAMESPACE_PUBLISHES,
   MALFORMED_PUBLISHES,
   MALFORMED_TOPICS,
 } from '../../support/malformed-publishes';
@@ -45,12 +46,12 @@ function setup(schema: InputSchema) {
     newId: () => 'pub-1',
     topicCacheMs: 1000,
   });
-  const publish = (body: string, contentType: string) =>
+  const publish = (body: string | Buffer, contentType: string) =>
     publisher.publish({
       topic: topic.name,
       credential: { kind: 'key', key: 'key-one' },
       path: `/topics/${topic.name}/api/events`,
-      body: Buffer.from(body),
+      body: typeof body === 'string' ? Buffer.from(body) : body,
       contentType,
     });
   return { publish, queue };
@@ -94,3 +95,67 @@ it.each(MALFORMED_PUBLISHES.map((row) => [`${row.schema}: ${row.what}`, row] as 
     expect(queue.sent).toEqual([]);
   },
 );
+
+/** A publisher with the namespace `shop` and its topic `orders`, one push subscription. */
+function namespaceSetup() {
+  const clock = new VirtualClock();
+  const queue = new RecordingQueue(clock);
+  const namespace: Namespace = {
+    name: 'shop',
+    keys: { key1: 'ns-key-one', key2: 'ns-key-two' },
+    tags: {},
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
+  const topic: NamespaceTopic = {
+    namespace: 'shop',
+    name: 'orders',
+    eventRetentionInDays: 1,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    subscriptionsVersion: 1,
+  };
+  const publisher = new Publisher({
+    store: {
+      getTopic: async () => undefined,
+      getNamespace: async () => namespace,
+      getNamespaceTopic: async () => topic,
+      listSubscriptions: async () => [
+        subscription({ topic: 'shop/orders', name: 'push', deliveryProfile: 'namespace' }),
+      ],
+    },
+    queue,
+    clock,
+    metrics: new MetricBuffer(),
+    logger: silentLogger,
+    newId: () => 'pub-1',
+    topicCacheMs: 1000,
+  });
+  const publish = (body: string | Buffer, headers: Record<string, string>) =>
+    publisher.publishToNamespace({
+      namespace: 'shop',
+      topic: 'orders',
+      key: 'ns-key-one',
+      body: typeof body === 'string' ? Buffer.from(body) : body,
+      headers,
+    });
+  return { publish, queue };
+}
+
+describe('namespace topics, in every content mode', () => {
+  it.each(MALFORMED_NAMESPACE_PUBLISHES.map((row) => [row.what, row] as const))('%s', async (_name, row) => {
+    const { publish, queue } = namespaceSetup();
+    const refusal = await publish(bodyOf(row), row.headers).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ApiError);
+    const { error } = (refusal as ApiError).toBody();
+    expect({ status: (refusal as ApiError).statusCode, detail: error.details?.[0]?.code }).toEqual({
+      status: row.status,
+      detail: row.detail,
+    });
+    expect(error.message).toMatch(row.message);
+    expect(queue.sent).toEqual([]);
+  });
+});
