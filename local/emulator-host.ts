@@ -7,7 +7,7 @@
  * listening, `inspect` requests for queue contents, `stop`.
  */
 import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import dynalite from 'dynalite';
@@ -100,18 +100,47 @@ async function adjustFauxqsPersistence(): Promise<void> {
   }
 }
 
+/**
+ * Runs `start` with every server it starts listening on `host`. fauxqs 2.4.1 (the newest
+ * release) uses the host it is given only in its queue URLs and listens on `0.0.0.0` whatever it
+ * is told, which would open the queues and the bucket, without credentials, to every machine
+ * that can reach this one. Its server is Node's, so the address is corrected where it is bound;
+ * only while fauxqs starts, and only in this process. `startLocalStack` checks the result.
+ */
+async function listeningOn<T>(host: string, start: () => Promise<T>): Promise<T> {
+  const listen = Server.prototype.listen;
+  Server.prototype.listen = function listenOnHost(this: Server, ...args: unknown[]) {
+    const [first] = args;
+    if (typeof first === 'object' && first !== null && !('fd' in first) && !('path' in first)) {
+      const wildcard = ['0.0.0.0', '::', undefined].includes((first as { host?: string }).host);
+      if (wildcard) args[0] = { ...first, host };
+    }
+    return (listen as (...a: unknown[]) => Server).apply(this, args);
+  } as typeof listen;
+  try {
+    return await start();
+  } finally {
+    Server.prototype.listen = listen;
+  }
+}
+
 async function main(): Promise<void> {
+  // The queues' SQLite files and the table's LevelDB files are for this user only (0600, in
+  // 0700 directories), like everything else in the data directory.
+  process.umask(0o077);
   const send = (message: HostMessage) => process.send?.(message);
   const options = JSON.parse(process.env[LOCAL_ENV.emulatorOptions] ?? '{}') as EmulatorHostOptions;
   const { startFauxqs } = await import('fauxqs');
   if (options.dataDir !== undefined) await adjustFauxqsPersistence();
   if (options.dataDir !== undefined) await releaseInflight(join(options.dataDir, 'sqs', SQS_DATABASE));
-  const fauxqs = await startFauxqs({
-    port: options.sqsPort,
-    host: options.host,
-    logger: false,
-    ...(options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'sqs') }),
-  });
+  const fauxqs = await listeningOn(options.host, () =>
+    startFauxqs({
+      port: options.sqsPort,
+      host: options.host,
+      logger: false,
+      ...(options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'sqs') }),
+    }),
+  );
   const dynamo = dynalite({
     ...(options.dataDir === undefined ? {} : { path: join(options.dataDir, 'dynamodb') }),
     createTableMs: 0,
