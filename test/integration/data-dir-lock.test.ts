@@ -6,7 +6,7 @@
  * never shows in the process list.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,45 +19,93 @@ let tokenFile: string;
 const started: ChildProcess[] = [];
 
 interface Running {
-  child: ChildProcess;
+  /** The `gridwire start` process, leader of its own process group. */
+  pid: number;
   apiUrl: string;
   output: () => string;
+  /** The process this test started: the stack itself, or the parent that never reaps it. */
+  spawned: ChildProcess;
 }
 
-function spawnCli(args: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'bin/gridwire.ts', 'start', '--data-dir', dataDir, '--port', '0', ...args],
-    { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  started.push(child);
+const cliCommand = (args: string[]) => [
+  process.execPath,
+  '--import',
+  'tsx',
+  'bin/gridwire.ts',
+  'start',
+  '--data-dir',
+  dataDir,
+  '--port',
+  '0',
+  ...args,
+];
+
+function collect(child: ChildProcess): () => string {
   let text = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
+  const read = (chunk: Buffer) => {
     text += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    text += chunk.toString('utf8');
-  });
-  return { child, output: () => text };
+  };
+  child.stdout?.on('data', read);
+  child.stderr?.on('data', read);
+  return () => text;
 }
 
-/** `gridwire start` as its own process group, like a terminal session; resolves once it serves. */
+/** `gridwire start` as its own process group, like a terminal session. */
+function spawnCli(args: string[]): { child: ChildProcess; output: () => string } {
+  const [node, ...rest] = cliCommand(args);
+  const child = spawn(node as string, rest, { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
+  return { child, output: collect(child) };
+}
+
+/**
+ * `gridwire start` in a session and process group of its own, under a parent that never reaps
+ * it (the shell turns into `sleep`): killed, the stack stays a zombie, dead but with its process
+ * id still taken, as when what started it (npm, a terminal) is slow to collect it.
+ */
+function spawnUnreaped(args: string[]): { parent: ChildProcess; output: () => string } {
+  const parent = spawn(
+    '/bin/sh',
+    ['-c', 'setsid "$@" & echo "stack pid $!"; exec sleep 600', 'sh', ...cliCommand(args)],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  started.push(parent);
+  return { parent, output: collect(parent) };
+}
+
+/** Resolves once the stack's output says it serves; fails at once if it has exited. */
+function served(output: () => string, hasExited: () => boolean): Promise<string> {
+  return eventually(
+    () => {
+      const apiUrl = output().includes('Press Ctrl-C') && /API\s+(http:\/\/\S+)/.exec(output())?.[1];
+      if (!apiUrl && hasExited()) throw new Error(`the stack exited before it started:\n${output()}`);
+      return apiUrl;
+    },
+    30_000,
+    'the stack to start',
+  );
+}
+
+/** Whether a process has exited: reaped, or a zombie. */
+const isDead = (pid: number) => ['Z', 'X', undefined].includes(statFields(pid)?.state);
+
+const exitOf = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', resolve));
+
 async function startCli(args = ['--admin-token-file', tokenFile]): Promise<Running> {
   const { child, output } = spawnCli(args);
-  const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) =>
-      reject(new Error(`the stack exited (${code}) before it started:\n${output()}`)),
-    ),
-  );
-  const apiUrl = await Promise.race([
-    exited,
-    eventually(
-      () => output().includes('Press Ctrl-C') && /API\s+(http:\/\/\S+)/.exec(output())?.[1],
-      30_000,
-      'the stack to start',
-    ),
-  ]);
-  return { child, apiUrl, output };
+  const apiUrl = await served(output, () => child.exitCode !== null || child.signalCode !== null);
+  return { pid: child.pid as number, apiUrl, output, spawned: child };
+}
+
+async function startUnreaped(args = ['--admin-token-file', tokenFile]): Promise<Running> {
+  const { parent, output } = spawnUnreaped(args);
+  const pid = Number(await eventually(() => /stack pid (\d+)/.exec(output())?.[1], 10_000, 'the pid'));
+  // Its exit is not seen here (its parent is sleep): it has exited once it is a zombie or gone.
+  const apiUrl = await served(output, () => isDead(pid));
+  return { pid, apiUrl, output, spawned: parent };
 }
 
 /** Processes of the group `pgid` that are alive: present and not zombies (dead, not yet reaped). */
@@ -65,36 +113,43 @@ function liveMembers(pgid: number): number[] {
   const live: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
+    const fields = statFields(Number(entry));
+    if (fields !== undefined && Number(fields.pgrp) === pgid && !['Z', 'X'].includes(fields.state)) {
+      live.push(Number(entry));
     }
-    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so read after the last ')'.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') live.push(Number(entry));
   }
   return live;
 }
 
-/** SIGHUP, then at once SIGKILL, to the whole group; resolves once none of it runs any more. */
-async function hangUpAndKill(running: Running): Promise<void> {
-  const pgid = running.child.pid as number;
-  const exited = new Promise<void>((resolve) => running.child.once('exit', () => resolve()));
-  process.kill(-pgid, 'SIGHUP');
-  process.kill(-pgid, 'SIGKILL');
-  await exited;
-  await eventually(() => liveMembers(pgid).length === 0, 15_000, 'the process group to be dead');
+/** State and process group of a process, from /proc/<pid>/stat; undefined once it is reaped. */
+function statFields(pid: number): { state: string; pgrp: string } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so read after the last ')'.
+  const [state = '', , pgrp = ''] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { state, pgrp };
 }
 
-async function stopGroup(child: ChildProcess): Promise<void> {
+/** SIGHUP, then at once SIGKILL, to the stack's whole group; resolves once none of it runs any more. */
+async function hangUpAndKill(running: Running): Promise<void> {
+  process.kill(-running.pid, 'SIGHUP');
+  process.kill(-running.pid, 'SIGKILL');
+  await eventually(() => liveMembers(running.pid).length === 0, 15_000, 'the process group to be dead');
+}
+
+/** Stops what this test started: the stack's group, gently, and a parent left sleeping. */
+async function stopStarted(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    process.kill(-(child.pid as number), 'SIGTERM');
-  } catch {
-    return;
+  const exited = exitOf(child);
+  if (child.spawnargs[0] === '/bin/sh') child.kill('SIGKILL');
+  else {
+    const pgid = child.pid as number;
+    process.kill(-pgid, 'SIGTERM');
+    await eventually(() => liveMembers(pgid).length === 0, 15_000, 'the stack to stop');
   }
   await exited;
 }
@@ -106,7 +161,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(started.splice(0).map(stopGroup));
+  await Promise.all(started.splice(0).map(stopStarted));
 });
 
 afterAll(async () => {
@@ -114,18 +169,22 @@ afterAll(async () => {
   await rm(join(tokenFile, '..'), { recursive: true, force: true });
 });
 
-const hasProc = readdirSync('/').includes('proc') && readdirSync('/proc').includes('self');
-if (!hasProc) console.warn('skipped the crash restarts: they read process states from /proc, absent here');
+const canRun = existsSync('/proc/self/stat') && existsSync('/usr/bin/setsid');
+if (!canRun) console.warn('skipped the crash restarts: they need /proc and setsid (Linux)');
 
-(hasProc ? it : it.skip)(
+(canRun ? it : it.skip)(
   'starts at once after a hang-up and a kill of the whole process group, ten times in a row',
   async () => {
-    let running = await startCli();
+    let running = await startUnreaped();
     for (let round = 1; round <= 10; round += 1) {
       await hangUpAndKill(running);
-      running = await startCli().catch((error: Error) => {
+      // Dead but not reaped: its process id still answers signal 0, as a pid lock would see.
+      expect(statFields(running.pid)?.state).toBe('Z');
+      const killed = running;
+      running = await startUnreaped().catch((error: Error) => {
         throw new Error(`restart ${round} failed: ${error.message}`);
       });
+      await stopStarted(killed.spawned);
     }
     // The last one serves, with the token from the file, and printed no warning about it.
     const status = await fetch(`${running.apiUrl}/admin/topics`, {
@@ -133,6 +192,7 @@ if (!hasProc) console.warn('skipped the crash restarts: they read process states
     });
     expect(status.status).toBe(200);
     expect(running.output()).not.toMatch(/warning/i);
+    await hangUpAndKill(running);
   },
   120_000,
 );
@@ -140,11 +200,11 @@ if (!hasProc) console.warn('skipped the crash restarts: they read process states
 it('refuses a second stack while the first runs, and warns about a token on the command line', async () => {
   const first = await startCli();
   const second = spawnCli(['--admin-token', 'visible-in-ps']);
-  const code = await new Promise<number | null>((resolve) => second.child.once('exit', resolve));
+  const code = await exitOf(second.child);
   expect(code).toBe(1);
   expect(second.output()).toMatch(/warning: the admin token given with --admin-token is visible/);
   expect(second.output()).toContain(
-    `The data directory ${dataDir} is in use by another Gridwire local stack (process ${first.child.pid}). Stop it, or use another --data-dir.`,
+    `The data directory ${dataDir} is in use by another Gridwire local stack (process ${first.pid}). Stop it, or use another --data-dir.`,
   );
   // The refused start left the running one alone.
   const status = await fetch(`${first.apiUrl}/admin/topics`, {
