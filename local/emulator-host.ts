@@ -7,11 +7,12 @@
  * listening, `inspect` requests for queue contents, `stop`.
  */
 import { existsSync } from 'node:fs';
-import { type AddressInfo, Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import dynalite from 'dynalite';
 import { LOCAL_ENV } from '../shared/config/resources';
+import { listeningOn } from './listening-on';
 
 export interface EmulatorHostOptions {
   host: string;
@@ -97,30 +98,6 @@ async function adjustFauxqsPersistence(): Promise<void> {
       this.db.exec('PRAGMA synchronous = NORMAL');
       return prepareStatements.apply(this, args);
     };
-  }
-}
-
-/**
- * Runs `start` with every server it starts listening on `host`. fauxqs 2.4.1 (the newest
- * release) uses the host it is given only in its queue URLs and listens on `0.0.0.0` whatever it
- * is told, which would open the queues and the bucket, without credentials, to every machine
- * that can reach this one. Its server is Node's, so the address is corrected where it is bound;
- * only while fauxqs starts, and only in this process. `startLocalStack` checks the result.
- */
-async function listeningOn<T>(host: string, start: () => Promise<T>): Promise<T> {
-  const listen = Server.prototype.listen;
-  Server.prototype.listen = function listenOnHost(this: Server, ...args: unknown[]) {
-    const [first] = args;
-    if (typeof first === 'object' && first !== null && !('fd' in first) && !('path' in first)) {
-      const wildcard = ['0.0.0.0', '::', undefined].includes((first as { host?: string }).host);
-      if (wildcard) args[0] = { ...first, host };
-    }
-    return (listen as (...a: unknown[]) => Server).apply(this, args);
-  } as typeof listen;
-  try {
-    return await start();
-  } finally {
-    Server.prototype.listen = listen;
   }
 }
 
