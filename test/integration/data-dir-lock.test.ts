@@ -16,15 +16,20 @@ const ROOT = join(__dirname, '..', '..');
 const TOKEN = 'lock-test-token';
 let dataDir: string;
 let tokenFile: string;
-const started: ChildProcess[] = [];
+/** What a test started: the process spawned, and the stack's process id once known. */
+interface Started {
+  child: ChildProcess;
+  stackPid: () => number | undefined;
+}
+const started: Started[] = [];
 
 interface Running {
   /** The `gridwire start` process, leader of its own process group. */
   pid: number;
   apiUrl: string;
   output: () => string;
-  /** The process this test started: the stack itself, or the parent that never reaps it. */
-  spawned: ChildProcess;
+  /** What this test started: the stack itself, or the parent that never reaps it. */
+  spawned: Started;
 }
 
 const cliCommand = (args: string[]) => [
@@ -51,11 +56,12 @@ function collect(child: ChildProcess): () => string {
 }
 
 /** `gridwire start` as its own process group, like a terminal session. */
-function spawnCli(args: string[]): { child: ChildProcess; output: () => string } {
+function spawnCli(args: string[]): { child: ChildProcess; output: () => string; entry: Started } {
   const [node, ...rest] = cliCommand(args);
   const child = spawn(node as string, rest, { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  started.push(child);
-  return { child, output: collect(child) };
+  const entry = { child, stackPid: () => child.pid };
+  started.push(entry);
+  return { child, output: collect(child), entry };
 }
 
 /**
@@ -63,7 +69,7 @@ function spawnCli(args: string[]): { child: ChildProcess; output: () => string }
  * it (the shell turns into `sleep`): killed, the stack stays a zombie, dead but with its process
  * id still taken, as when what started it (npm, a terminal) is slow to collect it.
  */
-function spawnUnreaped(args: string[]): { parent: ChildProcess; output: () => string } {
+function spawnUnreaped(args: string[]): { output: () => string; entry: Started } {
   const parent = spawn(
     '/bin/sh',
     ['-c', 'setsid "$@" & echo "stack pid $!"; exec sleep 600', 'sh', ...cliCommand(args)],
@@ -72,8 +78,16 @@ function spawnUnreaped(args: string[]): { parent: ChildProcess; output: () => st
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  started.push(parent);
-  return { parent, output: collect(parent) };
+  const output = collect(parent);
+  const entry = {
+    child: parent,
+    stackPid: () => {
+      const pid = /stack pid (\d+)/.exec(output())?.[1];
+      return pid === undefined ? undefined : Number(pid);
+    },
+  };
+  started.push(entry);
+  return { output, entry };
 }
 
 /** Resolves once the stack's output says it serves; fails at once if it has exited. */
@@ -95,17 +109,17 @@ const isDead = (pid: number) => ['Z', 'X', undefined].includes(statFields(pid)?.
 const exitOf = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', resolve));
 
 async function startCli(args = ['--admin-token-file', tokenFile]): Promise<Running> {
-  const { child, output } = spawnCli(args);
+  const { child, output, entry } = spawnCli(args);
   const apiUrl = await served(output, () => child.exitCode !== null || child.signalCode !== null);
-  return { pid: child.pid as number, apiUrl, output, spawned: child };
+  return { pid: child.pid as number, apiUrl, output, spawned: entry };
 }
 
 async function startUnreaped(args = ['--admin-token-file', tokenFile]): Promise<Running> {
-  const { parent, output } = spawnUnreaped(args);
-  const pid = Number(await eventually(() => /stack pid (\d+)/.exec(output())?.[1], 10_000, 'the pid'));
+  const { output, entry } = spawnUnreaped(args);
+  const pid = await eventually(entry.stackPid, 10_000, 'the stack process id');
   // Its exit is not seen here (its parent is sleep): it has exited once it is a zombie or gone.
   const apiUrl = await served(output, () => isDead(pid));
-  return { pid, apiUrl, output, spawned: parent };
+  return { pid, apiUrl, output, spawned: entry };
 }
 
 /** Processes of the group `pgid` that are alive: present and not zombies (dead, not yet reaped). */
@@ -141,16 +155,16 @@ async function hangUpAndKill(running: Running): Promise<void> {
   await eventually(() => liveMembers(running.pid).length === 0, 15_000, 'the process group to be dead');
 }
 
-/** Stops what this test started: the stack's group, gently, and a parent left sleeping. */
-async function stopStarted(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = exitOf(child);
-  if (child.spawnargs[0] === '/bin/sh') child.kill('SIGKILL');
-  else {
-    const pgid = child.pid as number;
+/** Stops what a test started: the stack's group if it still runs (gently), then a parent left sleeping. */
+async function stopStarted({ child, stackPid }: Started): Promise<void> {
+  const pgid = stackPid();
+  if (pgid !== undefined && liveMembers(pgid).length > 0) {
     process.kill(-pgid, 'SIGTERM');
     await eventually(() => liveMembers(pgid).length === 0, 15_000, 'the stack to stop');
   }
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = exitOf(child);
+  child.kill('SIGKILL');
   await exited;
 }
 
