@@ -1,5 +1,6 @@
 /** `gridwire start`: the whole pipeline on this machine. */
-import { Command, Option } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { Command, Option, type OptionValueSource } from 'commander';
 import type { LocalStack } from '../local/stack';
 import { ENV, LOCAL_ENV } from '../shared/config/resources';
 import { CliError } from './errors';
@@ -13,6 +14,7 @@ interface StartOptions {
   validateEndpoints: boolean;
   blockPrivateEndpoints: boolean;
   adminToken?: string;
+  adminTokenFile?: string;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
 }
 
@@ -56,8 +58,13 @@ export function startCommand(): Command {
     .addOption(
       new Option(
         '--admin-token <token>',
-        'fixed admin token (default: generated once, kept in the data dir)',
+        'fixed admin token (default: generated once, kept in the data dir); on the command line it shows in ps, prefer the variable or --admin-token-file',
       ).env(LOCAL_ENV.adminToken),
+    )
+    .addOption(
+      new Option('--admin-token-file <path>', 'read the fixed admin token from this file').env(
+        LOCAL_ENV.adminTokenFile,
+      ),
     )
     .addOption(
       new Option('--log-level <level>', 'handler log level')
@@ -65,10 +72,78 @@ export function startCommand(): Command {
         .choices(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'])
         .default('WARN'),
     )
-    .action(runStart);
+    .action(async (options: StartOptions, command: Command) => {
+      const adminToken = await resolveAdminToken(
+        options,
+        (key) => command.getOptionValueSource(key),
+        (line) => console.error(line),
+      );
+      await runStart(options, adminToken);
+    });
 }
 
-async function runStart(options: StartOptions): Promise<void> {
+/** Longest admin token read from a file (the header carrying it stays well under any limit). */
+const MAX_ADMIN_TOKEN_LENGTH = 1024;
+
+/**
+ * The fixed admin token, if one is given: `--admin-token` or `GRIDWIRE_ADMIN_TOKEN`, or the
+ * content of `--admin-token-file` or `GRIDWIRE_ADMIN_TOKEN_FILE`. One on the command line wins
+ * over one from the environment; two from the same place are refused. A token on the command line
+ * is visible to every user of the machine (`ps`), which `warn` says.
+ */
+export async function resolveAdminToken(
+  options: Pick<StartOptions, 'adminToken' | 'adminTokenFile'>,
+  sourceOf: (key: 'adminToken' | 'adminTokenFile') => OptionValueSource | undefined,
+  warn: (line: string) => void,
+  read: (path: string) => Promise<string> = (path) => readFile(path, 'utf8'),
+): Promise<string | undefined> {
+  const { adminToken, adminTokenFile } = options;
+  const tokenOnCommandLine = adminToken !== undefined && sourceOf('adminToken') === 'cli';
+  const fileOnCommandLine = adminTokenFile !== undefined && sourceOf('adminTokenFile') === 'cli';
+  if (adminToken !== undefined && adminTokenFile !== undefined && tokenOnCommandLine === fileOnCommandLine) {
+    throw new CliError(
+      tokenOnCommandLine
+        ? '--admin-token and --admin-token-file both given; give one'
+        : `${LOCAL_ENV.adminToken} and ${LOCAL_ENV.adminTokenFile} both set; set one`,
+    );
+  }
+  if (adminTokenFile !== undefined && (adminToken === undefined || fileOnCommandLine)) {
+    return readAdminTokenFile(adminTokenFile, read);
+  }
+  if (tokenOnCommandLine) {
+    warn(
+      `gridwire: warning: the admin token given with --admin-token is visible to every user of this machine (ps); use --admin-token-file or ${LOCAL_ENV.adminToken} instead.`,
+    );
+  }
+  return adminToken;
+}
+
+async function readAdminTokenFile(path: string, read: (path: string) => Promise<string>): Promise<string> {
+  let content: string;
+  try {
+    content = await read(path);
+  } catch (error) {
+    throw new CliError(
+      `could not read the admin token file ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
+  }
+  const token = content.trim();
+  if (token === '') throw new CliError(`the admin token file ${path} is empty`);
+  // Sent in a header: visible ASCII only.
+  if (!/^[!-~]+$/.test(token)) {
+    throw new CliError(
+      `the admin token file ${path} must hold the token alone on one line, in visible ASCII characters without spaces`,
+    );
+  }
+  if (token.length > MAX_ADMIN_TOKEN_LENGTH) {
+    throw new CliError(
+      `the admin token in ${path} is ${token.length} characters long; the limit is ${MAX_ADMIN_TOKEN_LENGTH}`,
+    );
+  }
+  return token;
+}
+
+async function runStart(options: StartOptions, adminToken: string | undefined): Promise<void> {
   // Loaded here so the other commands don't pay for the handlers and emulators.
   const { LocalStackError, startLocalStack } = await import('../local/stack');
   let stack: LocalStack;
@@ -81,7 +156,7 @@ async function runStart(options: StartOptions): Promise<void> {
       validateEndpoints: options.validateEndpoints,
       blockPrivateEndpoints: options.blockPrivateEndpoints,
       logLevel: options.logLevel,
-      ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
+      ...(adminToken === undefined ? {} : { adminToken }),
     });
   } catch (error) {
     if (error instanceof LocalStackError) throw new CliError(error.message);

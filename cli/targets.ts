@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { ENDPOINTS_FILE, type EndpointsFile, isProcessRunning, LOCK_FILE } from '../local/endpoints-file';
+import { isDataDirLocked } from '../local/data-dir-lock';
+import { ENDPOINTS_FILE, type EndpointsFile } from '../local/endpoints-file';
 import { QUEUES, type QueueKey, queueOutputNames } from '../shared/config/resources';
 import { createAwsClients } from '../shared/platform/aws';
 import { CliError, explainAwsError } from './errors';
@@ -79,14 +80,8 @@ export async function runningLocalStack(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notRunning;
     throw new CliError(`could not read ${file}: ${(error as Error).message}`);
   }
-  // endpoints.json outlives the stack; the pid file does not.
-  let pid: number;
-  try {
-    pid = Number((await readFile(join(dir, LOCK_FILE), 'utf8')).trim());
-  } catch {
-    throw notRunning;
-  }
-  if (!Number.isInteger(pid) || !isProcessRunning(pid)) throw notRunning;
+  // endpoints.json outlives the stack; its lock answers only while it runs.
+  if (!(await isDataDirLocked(dir))) throw notRunning;
   return { dir, file, endpoints };
 }
 

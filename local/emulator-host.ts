@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import dynalite from 'dynalite';
 import { LOCAL_ENV } from '../shared/config/resources';
+import { listeningOn } from './listening-on';
 
 export interface EmulatorHostOptions {
   host: string;
@@ -101,17 +102,22 @@ async function adjustFauxqsPersistence(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // The queues' SQLite files and the table's LevelDB files are for this user only (0600, in
+  // 0700 directories), like everything else in the data directory.
+  process.umask(0o077);
   const send = (message: HostMessage) => process.send?.(message);
   const options = JSON.parse(process.env[LOCAL_ENV.emulatorOptions] ?? '{}') as EmulatorHostOptions;
   const { startFauxqs } = await import('fauxqs');
   if (options.dataDir !== undefined) await adjustFauxqsPersistence();
   if (options.dataDir !== undefined) await releaseInflight(join(options.dataDir, 'sqs', SQS_DATABASE));
-  const fauxqs = await startFauxqs({
-    port: options.sqsPort,
-    host: options.host,
-    logger: false,
-    ...(options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'sqs') }),
-  });
+  const fauxqs = await listeningOn(options.host, () =>
+    startFauxqs({
+      port: options.sqsPort,
+      host: options.host,
+      logger: false,
+      ...(options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'sqs') }),
+    }),
+  );
   const dynamo = dynalite({
     ...(options.dataDir === undefined ? {} : { path: join(options.dataDir, 'dynamodb') }),
     createTableMs: 0,

@@ -11,6 +11,8 @@ import type { EmulatorHostOptions, HostMessage, HostRequest } from './emulator-h
 
 export interface Emulators {
   endpoints: LocalEndpoints;
+  /** The ports the emulators listen on (SQS and S3 share one). */
+  ports: { sqs: number; dynamodb: number };
   /** Bodies of every message in a queue (ready, delayed, in flight); null if there is no such queue. */
   inspectQueue(name: string): Promise<string[] | null>;
   stop(): Promise<void>;
@@ -148,6 +150,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
   const sqs = `http://${host}:${ready.sqsPort}`;
   return {
     endpoints: { sqs, s3: sqs, dynamodb: `http://${host}:${ready.dynamodbPort}` },
+    ports: { sqs: ready.sqsPort, dynamodb: ready.dynamodbPort },
     inspectQueue,
     stop: async () => {
       stopping = true;

@@ -1,13 +1,12 @@
 /**
  * What a running local stack leaves in its data directory for other tools: `endpoints.json`
- * (how to reach the API, the emulators and each queue) and the pid file that is there only
- * while the stack runs. `gridwire parked` reads both; so can the AWS CLI or SDK.
+ * (how to reach the API, the emulators and each queue), and its lock (`data-dir-lock.ts`), which
+ * answers only while the stack runs. `gridwire parked` reads both; the AWS CLI or SDK can use
+ * the endpoints.
  */
 import type { QueueKey } from '../shared/config/resources';
 
 export const ENDPOINTS_FILE = 'endpoints.json';
-/** Holds the running stack's process id; removed when it stops. */
-export const LOCK_FILE = 'gridwire.pid';
 
 export interface EndpointsFile {
   api: string;
@@ -17,14 +16,4 @@ export interface EndpointsFile {
   adminToken: string;
   /** Each queue's URL and its redrive queue's URL. */
   queues: Record<QueueKey, { url: string; redriveUrl: string }>;
-}
-
-/** Whether a process with this id is alive (signal 0 only checks). */
-export function isProcessRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

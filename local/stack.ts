@@ -4,7 +4,7 @@
  * handler like Lambda's SQS event source mappings.
  */
 import { randomBytes } from 'node:crypto';
-import { access, constants, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, chmod, constants, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { createDeadLetterHandler } from '../functions/dead-letter';
@@ -37,10 +37,12 @@ import type { Clock, Random } from '../shared/platform/clock';
 import { sendJobs } from '../shared/queue/sqs-job-queue';
 import { ADMISSION_DEFAULTS, type AdmissionOptions, BacklogAdmission } from './admission';
 import { restoreBucket } from './bucket-mirror';
+import { DataDirLockedError, LOCK_FILE, lockDataDir } from './data-dir-lock';
 import { type Emulators, startEmulators } from './emulators';
-import { ENDPOINTS_FILE, type EndpointsFile, isProcessRunning, LOCK_FILE } from './endpoints-file';
+import { ENDPOINTS_FILE, type EndpointsFile } from './endpoints-file';
 import { type Gateway, type HttpHandler, startGateway } from './gateway';
 import type { InvocationStats } from './lambda-context';
+import { isLoopbackHost, reachableBeyondLoopback } from './loopback';
 import { LocalMetrics } from './metrics';
 import { QueuePoller, type SqsHandler } from './poller';
 import { type LocalResources, provisionLocalResources } from './provision';
@@ -134,27 +136,59 @@ export const HEADER_KEY_FILE = 'header-key';
 export const TOPIC_KEY_FILE = 'topic-key';
 export const SAVED_QUEUES_FILE = 'queues.json';
 
-/** One local stack per data directory: a pid file, taken over when its owner is gone. */
-async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
-  const file = join(dataDir, LOCK_FILE);
+/** One local stack per data directory (see `data-dir-lock.ts`). */
+async function lockDataDirOrExplain(dataDir: string): Promise<() => Promise<void>> {
   try {
-    const pid = Number((await readFile(file, 'utf8')).trim());
-    if (Number.isInteger(pid) && pid !== process.pid && isProcessRunning(pid)) {
-      throw new LocalStackError(
-        `The data directory ${dataDir} is in use by another Gridwire local stack (process ${pid}). Stop it, or use another --data-dir.`,
-      );
+    return await lockDataDir(dataDir);
+  } catch (error) {
+    if (error instanceof DataDirLockedError) throw new LocalStackError(error.message);
+    throw new LocalStackError(
+      `Could not lock the data directory ${dataDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Choose another with --data-dir.`,
+    );
+  }
+}
+
+/**
+ * Makes what a data directory of an earlier version holds (written with the default modes) this
+ * user's only: directories 0700, files 0600. New files are created so.
+ */
+async function restrictDataDir(dataDir: string): Promise<void> {
+  let path = dataDir;
+  try {
+    await chmod(path, 0o700);
+    for (const entry of await readdir(dataDir, { recursive: true, withFileTypes: true })) {
+      path = join(entry.parentPath, entry.name);
+      if (entry.isDirectory()) await chmod(path, 0o700);
+      else if (entry.isFile()) await chmod(path, 0o600);
     }
   } catch (error) {
-    if (error instanceof LocalStackError) throw error;
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    throw new LocalStackError(
+      `Could not make ${path} readable by this user only (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Fix its owner, or choose another --data-dir.`,
+    );
   }
-  await writeFile(file, `${process.pid}\n`);
-  return () => rm(file, { force: true });
+}
+
+/**
+ * The emulators take no credentials: told to listen on loopback, they must answer nowhere else.
+ * Throws if one of `ports` accepts a connection at another of this machine's `addresses`.
+ */
+export async function refuseBeyondLoopback(
+  host: string,
+  ports: readonly number[],
+  addresses?: readonly string[],
+): Promise<void> {
+  if (!isLoopbackHost(host)) return;
+  const exposed = await reachableBeyondLoopback(ports, addresses);
+  if (exposed.length > 0) {
+    throw new LocalStackError(
+      `The emulators answer on ${exposed.join(', ')}, not only on ${host}: anyone who can reach this machine could read and write the queues and the bucket. Not starting.`,
+    );
+  }
 }
 
 async function prepareDataDir(dataDir: string): Promise<void> {
   try {
-    await mkdir(dataDir, { recursive: true });
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
     await access(dataDir, constants.W_OK | constants.R_OK);
   } catch (error) {
     throw new LocalStackError(
@@ -340,11 +374,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     throw new LocalStackError(`Invalid local stack setting: ${(error as Error).message}`);
   }
   await prepareDataDir(dataDir);
-  const unlock = await lockDataDir(dataDir);
+  const unlock = await lockDataDirOrExplain(dataDir);
   let emulators: Emulators;
   let adminToken: string;
   let sealingKeys: { headerKey: string; topicKey: string };
   try {
+    await restrictDataDir(dataDir);
     adminToken = await loadAdminToken(dataDir, options.adminToken);
     sealingKeys = {
       headerKey: await loadSealingKey(dataDir, HEADER_KEY_FILE),
@@ -361,6 +396,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ),
     });
   } catch (error) {
+    await unlock();
+    throw error;
+  }
+  try {
+    await refuseBeyondLoopback(host, [emulators.ports.sqs, emulators.ports.dynamodb]);
+  } catch (error) {
+    await emulators.stop();
     await unlock();
     throw error;
   }

@@ -71,6 +71,8 @@ export const LOCAL_ENV = {
   dataDir: 'GRIDWIRE_DATA_DIR',
   /** `--admin-token`: a fixed admin token instead of the one generated into the data directory. */
   adminToken: 'GRIDWIRE_ADMIN_TOKEN',
+  /** `--admin-token-file`: a file holding the fixed admin token (kept out of the process list). */
+  adminTokenFile: 'GRIDWIRE_ADMIN_TOKEN_FILE',
   /** `--log-level`: handler log level. */
   logLevel: 'GRIDWIRE_LOG_LEVEL',
   /** Internal: how the local stack passes its settings (JSON) to the emulator child process. */

@@ -1,0 +1,92 @@
+import type { OptionValueSource } from 'commander';
+import { CliError } from '../../../cli/errors';
+import { resolveAdminToken } from '../../../cli/start';
+
+type Key = 'adminToken' | 'adminTokenFile';
+
+/** Resolves with the given option values and where each came from; returns the token and warnings. */
+async function resolve(
+  given: Partial<Record<Key, [string, OptionValueSource]>>,
+  files: Record<string, string> = {},
+) {
+  const warnings: string[] = [];
+  const token = await resolveAdminToken(
+    { adminToken: given.adminToken?.[0], adminTokenFile: given.adminTokenFile?.[0] },
+    (key) => given[key]?.[1],
+    (line) => warnings.push(line),
+    async (path) => {
+      const content = files[path];
+      if (content === undefined) throw Object.assign(new Error('no such file'), { code: 'ENOENT' });
+      return content;
+    },
+  );
+  return { token, warnings };
+}
+
+describe('the admin token of gridwire start', () => {
+  it('is none when nothing is given (the one in the data directory is used)', async () => {
+    expect(await resolve({})).toEqual({ token: undefined, warnings: [] });
+  });
+
+  it('comes from the environment without a warning', async () => {
+    expect(await resolve({ adminToken: ['from-env', 'env'] })).toEqual({ token: 'from-env', warnings: [] });
+  });
+
+  it('still comes from the command line, with a warning that ps shows it', async () => {
+    const { token, warnings } = await resolve({ adminToken: ['on-the-line', 'cli'] });
+    expect(token).toBe('on-the-line');
+    expect(warnings).toEqual([
+      expect.stringMatching(/--admin-token is visible .*\(ps\).*--admin-token-file/),
+    ]);
+  });
+
+  it.each([['cli'], ['env']] as const)('is read from a file named by the %s, trimmed', async (source) => {
+    expect(
+      await resolve({ adminTokenFile: ['/run/token', source] }, { '/run/token': '  s3cret-Token_1\n' }),
+    ).toEqual({ token: 's3cret-Token_1', warnings: [] });
+  });
+
+  it('takes the command line over the environment', async () => {
+    const files = { '/run/token': 'from-file\n' };
+    expect(
+      (await resolve({ adminToken: ['env-token', 'env'], adminTokenFile: ['/run/token', 'cli'] }, files))
+        .token,
+    ).toBe('from-file');
+    const fromLine = await resolve(
+      { adminToken: ['line-token', 'cli'], adminTokenFile: ['/run/token', 'env'] },
+      files,
+    );
+    expect(fromLine.token).toBe('line-token');
+    expect(fromLine.warnings).toHaveLength(1);
+  });
+
+  it.each([
+    ['cli', /--admin-token and --admin-token-file both given/],
+    ['env', /GRIDWIRE_ADMIN_TOKEN and GRIDWIRE_ADMIN_TOKEN_FILE both set/],
+  ] as const)('refuses both from the %s', async (source, message) => {
+    const error = await resolve(
+      { adminToken: ['a', source], adminTokenFile: ['/run/token', source] },
+      { '/run/token': 'b' },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it.each([
+    ['/missing', /could not read the admin token file \/missing \(ENOENT\)/],
+    ['/empty', /the admin token file \/empty is empty/],
+    ['/two-lines', /\/two-lines must hold the token alone on one line, in visible ASCII characters/],
+    ['/spaced', /\/spaced must hold the token alone on one line/],
+    ['/long', /the admin token in \/long is 1025 characters long; the limit is 1024/],
+  ])('says what is wrong with the file %s', async (path, message) => {
+    const files = {
+      '/empty': ' \n',
+      '/two-lines': 'one\ntwo\n',
+      '/spaced': 'a b',
+      '/long': 'x'.repeat(1025),
+    };
+    const error = await resolve({ adminTokenFile: [path, 'cli'] }, files).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as Error).message).toMatch(message);
+  });
+});
