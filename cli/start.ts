@@ -8,6 +8,7 @@ import { atLeastOne, dataDirOption, flag, integer } from './options';
 interface StartOptions {
   port: number;
   host: string;
+  publicUrl?: string;
   dataDir: string;
   timeScale: number;
   validateEndpoints: boolean;
@@ -26,6 +27,12 @@ export function startCommand(): Command {
         .argParser(integer('--port', 0, 65535)),
     )
     .addOption(new Option('--host <host>', 'interface to listen on').env(LOCAL_ENV.host).default('127.0.0.1'))
+    .addOption(
+      new Option(
+        '--public-url <url>',
+        'the API URL receivers are given (validation URLs, topic endpoints); default http://<host>:<port>',
+      ).env(ENV.publicUrl),
+    )
     .addOption(dataDirOption('where state, the admin token and endpoints.json live'))
     .addOption(
       new Option('--time-scale <n>', 'divide every delivery delay and TTL by n (demos, tests)')
@@ -76,6 +83,7 @@ async function runStart(options: StartOptions): Promise<void> {
     stack = await startLocalStack({
       port: options.port,
       host: options.host,
+      ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
       dataDir: options.dataDir,
       timeScale: options.timeScale,
       validateEndpoints: options.validateEndpoints,
@@ -90,6 +98,7 @@ async function runStart(options: StartOptions): Promise<void> {
   const lines = [
     'Gridwire local stack is running.',
     `  API          ${stack.apiUrl}`,
+    ...(options.publicUrl === undefined ? [] : [`  Public URL   ${options.publicUrl}`]),
     `  Admin token  ${stack.adminToken}`,
     `  Publish to   ${stack.apiUrl}/topics/<topic>/api/events  (header aeg-sas-key: <topic key>)`,
     `  Data dir     ${stack.dataDir}  (endpoints.json has the emulator and queue endpoints)`,

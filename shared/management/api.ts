@@ -138,8 +138,8 @@ export function parseHistoryWindow(
 
 const operations: Readonly<Record<string, Operation>> = {
   ...namespaceOperations,
-  'GET /admin/topics': async (event, deps) => {
-    const base = publicBaseUrl(event, deps.publicUrl);
+  'GET /admin/topics': async (_event, deps) => {
+    const base = publicBaseUrl(deps.publicUrl());
     const topics = await deps.store.listTopics();
     return jsonResult(200, { value: topics.map((topic) => topicDocument(topic, base)) });
   },
@@ -163,13 +163,13 @@ const operations: Readonly<Record<string, Operation>> = {
       : ((await deps.store.updateTopicTags(name, input.tags, now(deps))) ?? topic);
     // Publishers may have cached "no such topic"; answer once they have let it go.
     if (created) await propagated(deps);
-    return jsonResult(created ? 201 : 200, topicDocument(current, publicBaseUrl(event, deps.publicUrl)));
+    return jsonResult(created ? 201 : 200, topicDocument(current, publicBaseUrl(deps.publicUrl())));
   },
 
   'GET /admin/topics/{topic}': async (event, deps) =>
     jsonResult(
       200,
-      topicDocument(await requireTopic(deps, topicParam(event)), publicBaseUrl(event, deps.publicUrl)),
+      topicDocument(await requireTopic(deps, topicParam(event)), publicBaseUrl(deps.publicUrl())),
     ),
 
   'DELETE /admin/topics/{topic}': async (event, deps) => {
@@ -224,7 +224,7 @@ const operations: Readonly<Record<string, Operation>> = {
         labels: input.labels,
       },
       existing,
-      publicBaseUrl(event, deps.publicUrl),
+      publicBaseUrl(deps.publicUrl()),
     );
     return jsonResult(
       existing === undefined ? 201 : 200,

@@ -49,7 +49,12 @@ export interface ManagementDeps {
   validationWindowMs: number;
   /** Endpoint URLs aimed at loopback, private or other non-public addresses are refused. */
   blockPrivateEndpoints: boolean;
-  publicUrl?: string;
+  /**
+   * The API's public base URL, from configuration (`GRIDWIRE_PUBLIC_URL`: the `publicUrl` prop or
+   * the HTTP API's own URL on AWS; `--public-url` or the stack's own address locally): the base of
+   * validation URLs and topic `endpoint`s. Never taken from a request.
+   */
+  publicUrl: () => string;
   /**
    * How long publishers may keep using a cached topic. Changes that publishers must see
    * (subscriptions, keys) are answered only after this long, so they are live on return.

@@ -240,7 +240,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
         labels: [],
       },
       existing,
-      publicBaseUrl(event, deps.publicUrl),
+      publicBaseUrl(deps.publicUrl()),
     );
     return jsonResult(
       existing === undefined ? 201 : 200,

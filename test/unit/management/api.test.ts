@@ -173,6 +173,7 @@ describe('PUT an event subscription with delivery headers', () => {
       newId: () => 'uid-1',
       allowHttpEndpoints: false,
       propagationDelayMs: 0,
+      publicUrl: () => 'https://events.example.test',
       ...(sealer === undefined ? {} : { sealer }),
     } as unknown as ManagementDeps;
     const event = {
@@ -255,5 +256,83 @@ describe('PUT an event subscription with delivery headers', () => {
     const { result, stored } = put(body([plain, dynamic]));
     expect((await result).statusCode).toBe(201);
     expect(stored[0]?.destination.deliveryAttributeMappings).toHaveLength(2);
+  });
+});
+
+describe('URLs handed out', () => {
+  const topic = { name: 'orders', inputSchema: 'EventGridSchema', keys: {}, tags: {} };
+  /** A request whose Host and forwarding headers name the metadata address. */
+  const spoofed = (routeKey: string, pathParameters: Record<string, string>, body?: unknown) =>
+    ({
+      routeKey,
+      pathParameters,
+      headers: {
+        host: '169.254.169.254',
+        'x-forwarded-proto': 'http',
+        'x-forwarded-host': '169.254.169.254',
+      },
+      requestContext: { domainName: '169.254.169.254', stage: 'latest' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }) as unknown as HttpEvent;
+
+  function deps() {
+    const queued: string[] = [];
+    const management = {
+      store: {
+        getTopic: async () => topic,
+        listTopics: async () => [topic],
+        getSubscription: async () => undefined,
+        listSubscriptions: async () => [],
+        putSubscription: async () => {},
+      },
+      queue: {
+        send: async (_queue: string, messages: Array<{ body: string }>) => {
+          queued.push(...messages.map((message) => message.body));
+        },
+      },
+      clock: { now: () => NOW, sleep: async () => {} },
+      newId: () => 'uid-1',
+      allowHttpEndpoints: false,
+      validateEndpoints: true,
+      validationWindowMs: 300_000,
+      propagationDelayMs: 0,
+      publicUrl: () => 'https://events.example.test/',
+    } as unknown as ManagementDeps;
+    return { management, queued };
+  }
+
+  it('builds the topic endpoint from the configured public URL, never from Host', async () => {
+    const { management } = deps();
+    for (const answer of [
+      await handleManagement(spoofed('GET /admin/topics/{topic}', { topic: 'orders' }), management),
+      await handleManagement(spoofed('GET /admin/topics', {}), management),
+    ]) {
+      expect(answer.body).toContain('"endpoint":"https://events.example.test/topics/orders/api/events"');
+      expect(answer.body).not.toContain('169.254.169.254');
+    }
+  });
+
+  it('builds the validation URL (and so the handshake origin) from the configured public URL', async () => {
+    const { management, queued } = deps();
+    const answer = await handleManagement(
+      spoofed(
+        'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}',
+        { topic: 'orders', subscription: 'audit' },
+        {
+          properties: {
+            destination: {
+              endpointType: 'WebHook',
+              properties: { endpointUrl: 'https://hooks.example.test/in' },
+            },
+          },
+        },
+      ),
+      management,
+    );
+    expect(answer.statusCode).toBe(201);
+    expect(queued).toHaveLength(1);
+    const job = JSON.parse(queued[0] as string);
+    expect(job.validationUrl).toMatch(/^https:\/\/events\.example\.test\/eventSubscriptions\/validate\?/);
+    expect(queued[0]).not.toContain('169.254.169.254');
   });
 });
