@@ -270,6 +270,7 @@ export function buildDeliveryEngine(
       clock,
       logger: observability.logger,
       newId: randomUUID,
+      ...(sealer === undefined ? {} : { opener: sealer }),
     }),
   });
 }

@@ -20,6 +20,7 @@ import {
   checkSubscriptionQuota,
   destinationOf,
   forgetHealth,
+  fullEndpointUrl,
   keyNameOf,
   keysOf,
   MAX_BODY_BYTES,
@@ -209,7 +210,7 @@ const operations: Readonly<Record<string, Operation>> = {
     const eventDeliverySchema = deliverySchemaFor(topic.inputSchema, input.eventDeliverySchema);
     const existing = await deps.store.getSubscription(topic.name, name, { consistent: true });
     if (existing === undefined) await checkSubscriptionQuota(deps, topic.name, `Topic '${topic.name}'`);
-    const destination = await destinationOf(input, deps);
+    const destination = await destinationOf(input, deps, existing?.destination);
     const subscription = await saveSubscription(
       deps,
       {
@@ -255,7 +256,7 @@ const operations: Readonly<Record<string, Operation>> = {
 
   'POST /admin/topics/{topic}/eventSubscriptions/{subscription}/getFullUrl': async (event, deps) => {
     const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event));
-    return jsonResult(200, { endpointUrl: subscription.destination.endpointUrl });
+    return jsonResult(200, { endpointUrl: await fullEndpointUrl(deps, subscription.destination) });
   },
 
   'GET /admin/topics/{topic}/eventSubscriptions/{subscription}/deliveries': async (event, deps) => {

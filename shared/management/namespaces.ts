@@ -223,6 +223,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
     const destination = await destinationOf(
       input,
       deps,
+      existing?.destination,
       `${PUSH_FIELD}.destination.properties.deliveryAttributeMappings`,
       `${PUSH_FIELD}.destination.properties.endpointUrl`,
     );
