@@ -9,6 +9,7 @@ import { atLeastOne, dataDirOption, flag, integer } from './options';
 interface StartOptions {
   port: number;
   host: string;
+  publicUrl?: string;
   dataDir: string;
   timeScale: number;
   validateEndpoints: boolean;
@@ -28,6 +29,12 @@ export function startCommand(): Command {
         .argParser(integer('--port', 0, 65535)),
     )
     .addOption(new Option('--host <host>', 'interface to listen on').env(LOCAL_ENV.host).default('127.0.0.1'))
+    .addOption(
+      new Option(
+        '--public-url <url>',
+        'the API URL receivers are given (validation URLs, topic endpoints); default http://<host>:<port>',
+      ).env(ENV.publicUrl),
+    )
     .addOption(dataDirOption('where state, the admin token and endpoints.json live'))
     .addOption(
       new Option('--time-scale <n>', 'divide every delivery delay and TTL by n (demos, tests)')
@@ -86,8 +93,8 @@ export function startCommand(): Command {
 const MAX_ADMIN_TOKEN_LENGTH = 1024;
 
 /**
- * The fixed admin token, if one is given: `--admin-token` or `GRIDWIRE_ADMIN_TOKEN`, or the
- * content of `--admin-token-file` or `GRIDWIRE_ADMIN_TOKEN_FILE`. One on the command line wins
+ * The fixed admin token, if one is given: `--admin-token` or its variable (`LOCAL_ENV.adminToken`), or the
+ * content of `--admin-token-file` or its variable (`LOCAL_ENV.adminTokenFile`). One on the command line wins
  * over one from the environment; two from the same place are refused. A token on the command line
  * is visible to every user of the machine (`ps`), which `warn` says.
  */
@@ -151,6 +158,7 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
     stack = await startLocalStack({
       port: options.port,
       host: options.host,
+      ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
       dataDir: options.dataDir,
       timeScale: options.timeScale,
       validateEndpoints: options.validateEndpoints,
@@ -165,6 +173,7 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
   const lines = [
     'Gridwire local stack is running.',
     `  API          ${stack.apiUrl}`,
+    ...(options.publicUrl === undefined ? [] : [`  Public URL   ${options.publicUrl}`]),
     `  Admin token  ${stack.adminToken}`,
     `  Publish to   ${stack.apiUrl}/topics/<topic>/api/events  (header aeg-sas-key: <topic key>)`,
     `  Data dir     ${stack.dataDir}  (endpoints.json has the emulator and queue endpoints)`,

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -69,8 +69,9 @@ export interface DeliveryPipelineProps {
    */
   readonly subscriptionCacheSeconds?: number;
   /**
-   * Base URL that topic `endpoint` properties use (for a custom domain in front of the API).
-   * @default the API's own URL, taken from each request
+   * The API's public base URL (a custom domain in front of the API): the base of topic `endpoint`
+   * properties, validation URLs and the handshake's origin. Never taken from a request.
+   * @default the HTTP API's own URL, `https://<api id>.execute-api.<region>.<suffix>`
    */
   readonly publicUrl?: string;
   /**
@@ -273,13 +274,29 @@ export class DeliveryPipeline extends Construct {
     this.queues = queues;
     this.redriveQueues = redriveQueues;
 
+    // Made before the functions, which are given its URL; it refers to none of them (its routes
+    // are added below), so CloudFormation sees no cycle.
+    this.api = new HttpApi(this, 'Api', {
+      description: 'Gridwire: publish events and manage topics and event subscriptions',
+      createDefaultStage: false,
+    });
+    // The $default stage's URL has no stage path; built from the API id, not the stage, which
+    // depends on the routes and so on the functions.
+    const apiUrl = Fn.join('', [
+      'https://',
+      this.api.apiId,
+      '.execute-api.',
+      Aws.REGION,
+      '.',
+      Aws.URL_SUFFIX,
+    ]);
     const settings: Record<string, string> = {
       [ENV.deliveryConcurrency]: String(props.deliveryConcurrency ?? CONFIG_DEFAULTS.deliveryConcurrency),
       [ENV.historyRetentionDays]: String(props.historyRetentionDays ?? CONFIG_DEFAULTS.historyRetentionDays),
       [ENV.subscriptionCacheSeconds]: String(
         props.subscriptionCacheSeconds ?? CONFIG_DEFAULTS.subscriptionCacheSeconds,
       ),
-      ...(props.publicUrl === undefined ? {} : { [ENV.publicUrl]: props.publicUrl }),
+      [ENV.publicUrl]: props.publicUrl ?? apiUrl,
       [ENV.validateEndpoints]: String(props.validateEndpoints ?? true),
       [ENV.blockPrivateEndpoints]: String(!(props.allowPrivateEndpoints ?? false)),
     };
@@ -385,10 +402,6 @@ export class DeliveryPipeline extends Construct {
     }
 
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy });
-    this.api = new HttpApi(this, 'Api', {
-      description: 'Gridwire: publish events and manage topics and event subscriptions',
-      createDefaultStage: false,
-    });
     const throttle = props.throttle ?? DEFAULT_THROTTLE;
     new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,

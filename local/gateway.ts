@@ -71,6 +71,10 @@ function compile(route: RouteDefinition): CompiledRoute {
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
+/** `host:port` for a URL, an IPv6 address in brackets. */
+export const hostPort = (host: string, port: number): string =>
+  `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+
 export function isAdminAuthorized(header: string | undefined, token: string): boolean {
   const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
   if (match?.[1] === undefined) return false;
@@ -99,6 +103,8 @@ export function toHttpEvent(
   route: CompiledRoute,
   match: RegExpExecArray,
   body: Buffer,
+  /** The gateway's own `host:port` (as API Gateway gives its own domain, never the `Host` header). */
+  domainName: string,
 ): HttpEvent {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -125,7 +131,7 @@ export function toHttpEvent(
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
-      domainName: headers.host ?? url.host,
+      domainName,
       domainPrefix: 'local',
       http: {
         method: req.method ?? 'GET',
@@ -161,9 +167,12 @@ const ADMIN_TOKEN_REQUIRED = {
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const routes = ROUTES.filter((route) => options.handlers[route.function] !== undefined).map(compile);
+  /** `host:port` once listening (requests come only then). */
+  let ownAddress = hostPort(options.host, options.port);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    // The path and query only: the `Host` header is the client's to choose and is never used.
+    const url = new URL(req.url ?? '/', 'http://localhost');
     let found: { route: CompiledRoute; match: RegExpExecArray } | undefined;
     for (const route of routes) {
       if (route.route.method !== req.method) continue;
@@ -220,7 +229,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const handler = options.handlers[fnKey] as HttpHandler;
     const started = performance.now();
     const result = await handler(
-      toHttpEvent(req, url, found.route, found.match, body),
+      toHttpEvent(req, url, found.route, found.match, body, ownAddress),
       lambdaContext(FUNCTIONS[fnKey]),
     );
     options.onInvocation?.({
@@ -256,8 +265,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     });
   });
   const port = (server.address() as AddressInfo).port;
+  ownAddress = hostPort(options.host, port);
   return {
-    url: `http://${options.host}:${port}`,
+    url: `http://${ownAddress}`,
     port,
     stop: async () => {
       server.closeAllConnections();

@@ -54,6 +54,11 @@ export interface LocalStackOptions {
   /** API port; 0 picks a free one. */
   port?: number;
   host?: string;
+  /**
+   * The API's public URL, the base of validation URLs and topic endpoints (`--public-url`);
+   * default: the stack's own address, `http://<host>:<port>`. Never taken from a request.
+   */
+  publicUrl?: string;
   /** Divides every delivery delay and TTL (demos and tests). */
   timeScale?: number;
   /** Endpoints must pass the validation handshake before events are matched to them (default off). */
@@ -340,6 +345,7 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
     ),
     [ENV.healthCacheMs]: String(LOCAL_CONFIG_DEFAULTS.healthCacheMs),
     ...number(ENV.historyRetentionDays, options.historyRetentionDays),
+    ...(options.publicUrl === undefined ? {} : { [ENV.publicUrl]: options.publicUrl }),
   };
 }
 
@@ -408,6 +414,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 
   let gateway: Gateway | undefined;
+  const ownUrl = () => {
+    if (gateway === undefined) throw new Error('the local gateway is not listening yet');
+    return gateway.url;
+  };
   let admission: BacklogAdmission | undefined;
   const pollers: QueuePoller[] = [];
   // Stop order matters: no new requests, then no new invocations (waiting for those running),
@@ -455,7 +465,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         observability: publishObs,
       }),
       management: createManagementHandler({
-        management: buildManagementDeps(runtime, managementObs),
+        // Without --public-url, the stack's own address, known once the gateway listens (before
+        // any request can come in).
+        management: buildManagementDeps(
+          runtime,
+          managementObs,
+          config.publicUrl === undefined ? { publicUrl: () => ownUrl() } : {},
+        ),
         observability: managementObs,
       }),
     };

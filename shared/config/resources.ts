@@ -27,7 +27,11 @@ export const ENV = {
   healthCacheMs: 'GRIDWIRE_HEALTH_CACHE_MS',
   /** Days failed-attempt history is kept in the table. */
   historyRetentionDays: 'GRIDWIRE_HISTORY_RETENTION_DAYS',
-  /** Overrides the base URL used in topic `endpoint` properties (otherwise taken from the request). */
+  /**
+   * The API's public base URL: the base of validation URLs, handshake origins and topic `endpoint`
+   * properties (never taken from a request). On AWS the `publicUrl` prop, else the HTTP API's own
+   * URL; the local stack's `--public-url`, else its own address.
+   */
   publicUrl: 'GRIDWIRE_PUBLIC_URL',
   /**
    * The Secrets Manager secret whose text is the key that seals secret delivery header values
@@ -60,7 +64,8 @@ export const ENV = {
  * Environment variables of the local stack's command line (`gridwire start`), beside `ENV`, so
  * every `GRIDWIRE_*` name is written once. Each stands in for the option of the same name; the
  * local stack then gives the handlers the `ENV` variables built from those options.
- * `--time-scale` reads `ENV.timeScale`, the same variable the functions read.
+ * `--time-scale` and `--public-url` read `ENV.timeScale` and `ENV.publicUrl`, the same variables
+ * the functions read.
  */
 export const LOCAL_ENV = {
   /** `--port`: API port (0 picks a free one). */

@@ -4,6 +4,7 @@
  * stack passes a record built from its options, so every setting is read and checked the same
  * way in both places. A missing or malformed variable fails fast, naming it and the rule.
  */
+import { firstControlCharacter } from '../platform/control-characters';
 import { ENV, QUEUES, type QueueKey } from './resources';
 
 /** Environment variables as `process.env` holds them. */
@@ -121,6 +122,7 @@ const readers = (env: Environment) => {
 export function readConfig(env: Environment = process.env): RuntimeConfig {
   const read = readers(env);
   const publicUrl = read.optional(ENV.publicUrl);
+  if (publicUrl !== undefined) checkPublicUrl(publicUrl);
   const deadLetterBucket = read.optional(ENV.deadLetterBucket);
   const tableName = read.optional(ENV.tableName);
   const headerKeySecretArn = read.optional(ENV.headerKeySecretArn);
@@ -152,6 +154,33 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     ...(topicKeySecretArn === undefined ? {} : { topicKeySecretArn }),
     ...(topicKey === undefined ? {} : { topicKey }),
   };
+}
+
+/**
+ * The public URL must be an absolute http(s) URL without query or fragment (validation URLs and
+ * topic endpoints are built on it); throws naming the variable otherwise.
+ */
+function checkPublicUrl(value: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (
+    url === undefined ||
+    !['http:', 'https:'].includes(url.protocol) ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== '' ||
+    value.includes(' ') ||
+    firstControlCharacter(value) !== undefined
+  ) {
+    throw new Error(
+      `Environment variable ${ENV.publicUrl} must be an http or https URL without query, fragment or credentials, such as https://events.example.com (got ${value})`,
+    );
+  }
 }
 
 /** A setting this function needs; throws naming the environment variable when it is absent. */

@@ -143,7 +143,7 @@ export class DeadLetterStep {
         ),
       );
       try {
-        await this.deps.bucket.put(key, body);
+        await this.deps.bucket.put(key, body, group.job.topic);
       } catch (error) {
         await this.cannotWrite(group, error as Error, report);
         continue;

@@ -62,6 +62,7 @@ import {
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { expiresAtDue, planWait, sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
+import { openEndpointUrl } from './sealed-endpoint';
 import type { WebhookSender } from './webhook-sender';
 
 export interface SubscriptionSource {
@@ -162,6 +163,8 @@ export class DeliveryEngine {
   private readonly subscriptionConcurrency: number;
   /** Custom headers with secrets opened, by subscription and version. */
   private readonly openedHeaders = new Map<string, Promise<readonly CustomHeader[]>>();
+  /** Whole endpoint URLs with their sealed query strings opened, by subscription version. */
+  private readonly openedUrls = new Map<string, Promise<string>>();
 
   constructor(private readonly deps: DeliveryEngineDeps) {
     this.slots = new FairSlots({ capacity: deps.concurrency, stallMs: STALL_MS, now: deps.clock.now });
@@ -312,6 +315,7 @@ export class DeliveryEngine {
       subscription,
       outgoingEvents(subscription, items),
       await this.customHeaders(subscription),
+      await this.endpointUrl(subscription),
     );
     const outcomes = await Promise.all(
       requests.map((request) => this.attempt(subscription, profile, request, options)),
@@ -340,6 +344,29 @@ export class DeliveryEngine {
     if (this.openedHeaders.size >= MAX_OPENED_HEADER_SETS) this.openedHeaders.clear();
     this.openedHeaders.set(key, opened);
     opened.catch(() => this.openedHeaders.delete(key));
+    return opened;
+  }
+
+  /**
+   * The subscription's whole endpoint URL (its sealed query string opened), once per subscription
+   * version. Rejects when it cannot be opened, as `customHeaders` does.
+   */
+  private endpointUrl(subscription: Subscription): Promise<string> {
+    const { destination } = subscription;
+    if (destination.sealedQuery === undefined) return Promise.resolve(destination.endpointUrl);
+    const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}#${subscription.version}`;
+    const cached = this.openedUrls.get(key);
+    if (cached !== undefined) return cached;
+    const { sealer } = this.deps;
+    const opened =
+      sealer === undefined
+        ? Promise.reject(
+            new Error('a sealed endpoint query string cannot be opened: this function has no sealing key'),
+          )
+        : openEndpointUrl(destination, sealer);
+    if (this.openedUrls.size >= MAX_OPENED_HEADER_SETS) this.openedUrls.clear();
+    this.openedUrls.set(key, opened);
+    opened.catch(() => this.openedUrls.delete(key));
     return opened;
   }
 
@@ -373,7 +400,7 @@ export class DeliveryEngine {
       }
       if (gate.kind === 'disabled') return each((item) => ({ kind: 'disabled', item }));
       const result = await this.deps.sender.send(
-        buildDeliveryRequest(subscription, request.events, request.headers),
+        buildDeliveryRequest(subscription, request.events, request.headers, request.url),
       );
       health.observe(subscription, profile, signalOf(profile, startedAt, clock.now(), result));
       return each((item) => ({ kind: 'attempted', item, startedAt, result }));
@@ -567,6 +594,8 @@ const MAX_OPENED_HEADER_SETS = 1000;
 
 /** One request's events and its custom header values. */
 interface OutgoingRequest {
+  /** The whole endpoint URL. */
+  readonly url: string;
   readonly events: readonly OutgoingEvent[];
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -580,8 +609,10 @@ function requestsOf(
   subscription: Subscription,
   events: readonly OutgoingEvent[],
   custom: readonly CustomHeader[],
+  url: string,
 ): OutgoingRequest[] {
   const prepared = events.map((event) => ({
+    url,
     events: [event],
     headers: custom.length === 0 ? {} : customHeaderValues(custom, event.text),
   }));
@@ -595,6 +626,7 @@ function requestsOf(
       `${entry.events[0]?.item.attempts}\n${custom.length === 0 ? '' : JSON.stringify(entry.headers)}`,
   );
   return batches.map((batch) => ({
+    url,
     events: batch.flatMap((entry) => entry.events),
     headers: batch[0]?.headers ?? {},
   }));

@@ -10,6 +10,7 @@ import { type EndpointValidation, nextSubscriptionVersion, type Subscription } f
 import { topicResourceId } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
 import type { Clock } from '../platform/clock';
+import type { SecretOpener } from '../platform/sealing';
 import { ConcurrentChangeError, type Store } from '../storage/store';
 import {
   type HandshakeAnswer,
@@ -18,6 +19,7 @@ import {
   handshakeRequest,
   judgeAnswer,
 } from './rules/handshake';
+import { openEndpointUrl } from './sealed-endpoint';
 
 export interface HandshakeExchange {
   exchange(request: HandshakeRequest): Promise<HandshakeAnswer | { error: string }>;
@@ -29,6 +31,11 @@ export interface EndpointHandshakeDeps {
   clock: Clock;
   logger: LoggerLike;
   newId: () => string;
+  /**
+   * Opens an endpoint URL's sealed query string. Without one (or when it fails), the handshake of
+   * such an endpoint fails and its job comes back, as when a dependency is down.
+   */
+  opener?: SecretOpener;
 }
 
 /** What a validation job came to. */
@@ -49,7 +56,9 @@ export class EndpointHandshake {
     if (nowMs > validation.expiresAt) return 'stale';
     const input = {
       kind: handshakeKindOf(subscription.eventDeliverySchema),
-      endpointUrl: validation.endpointUrl,
+      // The validation is of the subscription's current endpoint (`waitingSubscription`): its
+      // whole URL, the sealed query string opened.
+      endpointUrl: await openEndpointUrl(subscription.destination, this.deps.opener),
       subscriptionName: subscription.name,
       topicId: topicResourceId(subscription.topic),
       code: validation.code,

@@ -31,9 +31,11 @@ export function buildDeliveryRequest(
   subscription: Subscription,
   events: readonly OutgoingEvent[],
   custom: Readonly<Record<string, string>> = {},
+  /** The whole endpoint URL, its sealed query string opened (the engine opens it once per version). */
+  url: string = subscription.destination.endpointUrl,
 ): WebhookRequest {
   return {
-    url: subscription.destination.endpointUrl,
+    url,
     headers: {
       ...custom,
       ...systemHeaders(

@@ -174,7 +174,13 @@ export type DeliveryAttributeMapping =
 
 export interface WebhookDestination {
   endpointType: 'WebHook';
+  /**
+   * The endpoint URL as parsed (`URL.href`); without its query string and fragment when those are
+   * sealed in `sealedQuery` (`shared/delivery/sealed-endpoint.ts`).
+   */
   endpointUrl: string;
+  /** The endpoint URL's query string and fragment (`?...#...`), sealed; absent when it has none. */
+  sealedQuery?: string;
   /** Output batching (either set turns it on; see `shared/delivery/rules/batching.ts`). */
   maxEventsPerBatch?: number;
   preferredBatchSizeInKilobytes?: number;

@@ -102,12 +102,10 @@ export function pathParam(event: HttpEvent, name: string): string {
   }
 }
 
-/** The externally visible base URL of the API this request came through. */
-export function publicBaseUrl(event: HttpEvent, override?: string): string {
-  if (override !== undefined && override !== '') return override.replace(/\/+$/, '');
-  const proto = header(event, 'x-forwarded-proto') ?? 'https';
-  const host = event.requestContext.domainName ?? header(event, 'host') ?? 'localhost';
-  const stage = event.requestContext.stage;
-  const stagePrefix = stage !== undefined && stage !== '$default' ? `/${stage}` : '';
-  return `${proto}://${host}${stagePrefix}`;
-}
+/**
+ * The API's public base URL as URLs handed out are built on (no trailing `/`): the configured one
+ * (`ENV.publicUrl`), never anything from a request. A request's `Host` header and
+ * forwarding headers are the client's to choose, so a URL built from them would send receivers
+ * wherever the caller likes.
+ */
+export const publicBaseUrl = (configured: string): string => configured.replace(/\/+$/, '');

@@ -169,7 +169,17 @@ export function buildPublisher(runtime: Runtime, observability: Observability): 
   });
 }
 
-export function buildManagementDeps(runtime: Runtime, observability?: Observability): ManagementDeps {
+const constant =
+  <T>(value: T) =>
+  (): T =>
+    value;
+
+export function buildManagementDeps(
+  runtime: Runtime,
+  observability?: Observability,
+  /** The public URL when it is known only later (the local stack's own address); else the setting. */
+  options: { publicUrl?: () => string } = {},
+): ManagementDeps {
   const sealer = buildSealer(runtime);
   return {
     ...(observability === undefined ? {} : { metrics: observability.buffer }),
@@ -190,7 +200,7 @@ export function buildManagementDeps(runtime: Runtime, observability?: Observabil
     propagationDelayMs: runtime.config.topicCacheMs,
     healthStore: healthStoreOf(runtime),
     healthCacheMs: runtime.config.healthCacheMs,
-    ...(runtime.config.publicUrl === undefined ? {} : { publicUrl: runtime.config.publicUrl }),
+    publicUrl: options.publicUrl ?? constant(requireSetting(runtime.config.publicUrl, ENV.publicUrl)),
     ...(sealer === undefined ? {} : { sealer }),
   };
 }
@@ -260,6 +270,7 @@ export function buildDeliveryEngine(
       clock,
       logger: observability.logger,
       newId: randomUUID,
+      ...(sealer === undefined ? {} : { opener: sealer }),
     }),
   });
 }

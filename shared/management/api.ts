@@ -20,6 +20,7 @@ import {
   checkSubscriptionQuota,
   destinationOf,
   forgetHealth,
+  fullEndpointUrl,
   keyNameOf,
   keysOf,
   MAX_BODY_BYTES,
@@ -138,8 +139,8 @@ export function parseHistoryWindow(
 
 const operations: Readonly<Record<string, Operation>> = {
   ...namespaceOperations,
-  'GET /admin/topics': async (event, deps) => {
-    const base = publicBaseUrl(event, deps.publicUrl);
+  'GET /admin/topics': async (_event, deps) => {
+    const base = publicBaseUrl(deps.publicUrl());
     const topics = await deps.store.listTopics();
     return jsonResult(200, { value: topics.map((topic) => topicDocument(topic, base)) });
   },
@@ -163,13 +164,13 @@ const operations: Readonly<Record<string, Operation>> = {
       : ((await deps.store.updateTopicTags(name, input.tags, now(deps))) ?? topic);
     // Publishers may have cached "no such topic"; answer once they have let it go.
     if (created) await propagated(deps);
-    return jsonResult(created ? 201 : 200, topicDocument(current, publicBaseUrl(event, deps.publicUrl)));
+    return jsonResult(created ? 201 : 200, topicDocument(current, publicBaseUrl(deps.publicUrl())));
   },
 
   'GET /admin/topics/{topic}': async (event, deps) =>
     jsonResult(
       200,
-      topicDocument(await requireTopic(deps, topicParam(event)), publicBaseUrl(event, deps.publicUrl)),
+      topicDocument(await requireTopic(deps, topicParam(event)), publicBaseUrl(deps.publicUrl())),
     ),
 
   'DELETE /admin/topics/{topic}': async (event, deps) => {
@@ -209,7 +210,7 @@ const operations: Readonly<Record<string, Operation>> = {
     const eventDeliverySchema = deliverySchemaFor(topic.inputSchema, input.eventDeliverySchema);
     const existing = await deps.store.getSubscription(topic.name, name, { consistent: true });
     if (existing === undefined) await checkSubscriptionQuota(deps, topic.name, `Topic '${topic.name}'`);
-    const destination = await destinationOf(input, deps);
+    const destination = await destinationOf(input, deps, existing?.destination);
     const subscription = await saveSubscription(
       deps,
       {
@@ -224,7 +225,7 @@ const operations: Readonly<Record<string, Operation>> = {
         labels: input.labels,
       },
       existing,
-      publicBaseUrl(event, deps.publicUrl),
+      publicBaseUrl(deps.publicUrl()),
     );
     return jsonResult(
       existing === undefined ? 201 : 200,
@@ -255,7 +256,7 @@ const operations: Readonly<Record<string, Operation>> = {
 
   'POST /admin/topics/{topic}/eventSubscriptions/{subscription}/getFullUrl': async (event, deps) => {
     const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event));
-    return jsonResult(200, { endpointUrl: subscription.destination.endpointUrl });
+    return jsonResult(200, { endpointUrl: await fullEndpointUrl(deps, subscription.destination) });
   },
 
   'GET /admin/topics/{topic}/eventSubscriptions/{subscription}/deliveries': async (event, deps) => {

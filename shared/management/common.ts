@@ -6,6 +6,12 @@ import { ENV, VALIDATION_PATH } from '../config/resources';
 import { checkEndpointUrl } from '../delivery/endpoint-guard';
 import { newValidation, validationForWrite } from '../delivery/rules/handshake';
 import {
+  NoSealingKeyError,
+  openEndpointUrl,
+  type StoredEndpoint,
+  sealEndpointUrl,
+} from '../delivery/sealed-endpoint';
+import {
   type DeliveryAttributeMapping,
   nextSubscriptionVersion,
   type Subscription,
@@ -49,7 +55,12 @@ export interface ManagementDeps {
   validationWindowMs: number;
   /** Endpoint URLs aimed at loopback, private or other non-public addresses are refused. */
   blockPrivateEndpoints: boolean;
-  publicUrl?: string;
+  /**
+   * The API's public base URL, from configuration (`ENV.publicUrl`: the `publicUrl` prop or
+   * the HTTP API's own URL on AWS; `--public-url` or the stack's own address locally): the base of
+   * validation URLs and topic `endpoint`s. Never taken from a request.
+   */
+  publicUrl: () => string;
   /**
    * How long publishers may keep using a cached topic. Changes that publishers must see
    * (subscriptions, keys) are answered only after this long, so they are live on return.
@@ -102,6 +113,8 @@ const ENDPOINT_URL_FIELD = 'properties.destination.properties.endpointUrl';
 export async function destinationOf(
   input: DestinationInput,
   deps: ManagementDeps,
+  /** The subscription's destination as stored before (an unchanged URL keeps its seal). */
+  existing: WebhookDestination | undefined,
   /** Where the mappings are in the request body, for the error message. */
   mappingsField: string = MAPPINGS_FIELD,
   /** Where the endpoint URL is in the request body, for the error message. */
@@ -135,15 +148,40 @@ export async function destinationOf(
     const sealedValue = await deps.sealer.seal(mapping.value);
     mappings.push({ name: mapping.name, type: 'Static', isSecret: true, sealedValue });
   }
+  let endpoint: StoredEndpoint;
+  try {
+    // A key that can't be read fails the request as an unexpected error, logged with its cause.
+    endpoint = await sealEndpointUrl(input.endpointUrl, deps.sealer, existing);
+  } catch (error) {
+    if (!(error instanceof NoSealingKeyError)) throw error;
+    throw serviceUnavailable(
+      `${endpointUrlField}: this Gridwire stack has no key to seal the endpoint URL's query string (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set), so an endpoint URL with a query string can't be stored; URLs without one work.`,
+    );
+  }
   return {
     endpointType: 'WebHook',
-    endpointUrl: input.endpointUrl,
+    ...endpoint,
     ...(input.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: input.maxEventsPerBatch }),
     ...(input.preferredBatchSizeInKilobytes === undefined
       ? {}
       : { preferredBatchSizeInKilobytes: input.preferredBatchSizeInKilobytes }),
     ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappings }),
   };
+}
+
+/** The whole endpoint URL (its sealed query string opened): `getFullUrl`. 503 without a key. */
+export async function fullEndpointUrl(
+  deps: ManagementDeps,
+  destination: WebhookDestination,
+): Promise<string> {
+  try {
+    return await openEndpointUrl(destination, deps.sealer);
+  } catch (error) {
+    if (!(error instanceof NoSealingKeyError)) throw error;
+    throw serviceUnavailable(
+      `endpointUrl: the endpoint URL's query string is sealed and this Gridwire stack has no key to open it (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set).`,
+    );
+  }
 }
 
 export const keysOf = (keys: TopicKeys) => ({ key1: keys.key1, key2: keys.key2 });
@@ -202,7 +240,7 @@ export async function saveSubscription(
   const at = now(deps);
   const validation = validationForWrite(
     existing,
-    definition.destination.endpointUrl,
+    definition.destination,
     () =>
       newValidation(definition.destination.endpointUrl, deps.newId(), at.getTime(), deps.validationWindowMs),
     deps.validateEndpoints,

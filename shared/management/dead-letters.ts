@@ -33,7 +33,7 @@ import type { DeadLetterBlobInfo, DeadLetterBucket, ReplayMarker } from '../stor
 /** The bucket operations the service uses (a fake in unit tests). */
 export type DeadLetterBlobs = Pick<
   DeadLetterBucket,
-  'list' | 'get' | 'replayedAt' | 'replayMarker' | 'markReplayed'
+  'list' | 'read' | 'stampOf' | 'replayedAt' | 'replayMarker' | 'markReplayed'
 >;
 
 export interface DeadLetterServiceDeps {
@@ -261,14 +261,50 @@ export function deadLetterPlace(subscription: Subscription): DeadLetterPlace {
   };
 }
 
+/** What follows the prefix in a blob key: `<yyyy>/<M>/<d>/<H>/<name>.json`. */
+const BLOB_KEY_TAIL = /^\d{4}\/\d{1,2}\/\d{1,2}\/\d{1,2}\/[^/]+\.json$/;
+
+/**
+ * Whether `key` has the shape of a blob key under the place's prefix. The folders are checked
+ * too: a namespace `shop` writes under `<container>/shop/...`, which a classic subscription
+ * `SHOP` would otherwise take for its own prefix.
+ */
+export const isBlobKey = (place: DeadLetterPlace, key: string): boolean =>
+  key.startsWith(place.prefix) && BLOB_KEY_TAIL.test(key.slice(place.prefix.length));
+
 /** A blob key of this subscription; 400 naming `field` otherwise. */
 export function checkKey(place: DeadLetterPlace, key: string, field: string): string {
-  if (!key.startsWith(place.prefix) || !key.endsWith('.json')) {
+  if (!isBlobKey(place, key)) {
     throw badRequest(
-      `${field}: '${key}' is not a dead-letter blob of this event subscription (its keys start with '${place.prefix}' and end in '.json').`,
+      `${field}: '${key}' is not a dead-letter blob of this event subscription (its keys are '${place.prefix}<yyyy>/<M>/<d>/<H>/<name>.json').`,
     );
   }
   return key;
+}
+
+/** Topic names are case-insensitive. */
+const sameTopic = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/**
+ * Whether a blob under the subscription's prefix holds the subscription's dead letters, all of
+ * them: the topic stamped on it is the subscription's topic. A blob written before stamps (no
+ * `stamp`) is the subscription's when its records say so: namespace keys name the namespace
+ * topic itself, so every such blob under the prefix is its; any other blob only when it has
+ * records and every one of them carries the subscription's `topic`. CloudEvents records name
+ * their publisher's `source`, not the topic, so an unstamped CloudEvents blob belongs to no
+ * subscription (it is read from the bucket directly). A blob is shown whole or not at all.
+ */
+export function blobOfTopic(
+  format: DeadLetterFormat,
+  topic: string,
+  stamp: string | undefined,
+  records: () => readonly string[],
+): boolean {
+  if (stamp !== undefined) return sameTopic(stamp, topic);
+  if (format === 'namespace') return true;
+  if (format === 'CloudEventSchemaV1_0') return false;
+  const recorded = records();
+  return recorded.length > 0 && recorded.every((record) => recordOfTopic(format, record, topic));
 }
 
 const unprocessable = (message: string) => new ApiError(422, 'UnprocessableEntity', message);
@@ -366,14 +402,33 @@ export function replayItem(
   };
 }
 
+/** Whether a blob read whole is the subscription's (an unreadable unstamped blob is no one's). */
+const readBlobOfTopic = (
+  place: DeadLetterPlace,
+  subscription: Subscription,
+  key: string,
+  text: string,
+  stamp?: string,
+) => {
+  try {
+    return blobOfTopic(place.format, subscription.topic, stamp, () => blobRecords(key, text));
+  } catch {
+    return false;
+  }
+};
+
 /** Lists, shows and replays a subscription's dead letters. */
 export class DeadLetterService {
   constructor(private readonly deps: DeadLetterServiceDeps) {}
 
-  /** The subscription's blobs written in the window, newest first, with when each was replayed. */
+  /**
+   * The subscription's blobs written in the window, newest first, with when each was replayed.
+   * Only blobs of the subscription's topic ({@link blobOfTopic}): each blob's stamp is read (its
+   * text too when it has none).
+   */
   async list(subscription: Subscription, window: TimeWindow = {}): Promise<DeadLetterEntry[]> {
     const place = deadLetterPlace(subscription);
-    const blobs = await this.deps.bucket.list(place.prefix, window);
+    const blobs = await this.ownBlobs(place, subscription, window);
     return mapWithConcurrency(blobs, BLOB_CONCURRENCY, async (blob) => {
       const replayedAt = blob.replayed ? await this.deps.bucket.replayedAt(blob.key) : undefined;
       return {
@@ -385,16 +440,49 @@ export class DeadLetterService {
     });
   }
 
-  /** One blob's records; 400 for a key of another subscription, 404 if there is no such blob. */
+  /**
+   * One blob's records; 400 for a key of another subscription, 404 if there is no such blob or it
+   * is another topic's (the same answer, so nothing of another topic shows).
+   */
   async show(subscription: Subscription, key: string): Promise<DeadLetterBlobContent> {
     const place = deadLetterPlace(subscription);
     checkKey(place, key, 'key');
-    const [text, replayedAt] = await Promise.all([
-      this.deps.bucket.get(key),
-      this.deps.bucket.replayedAt(key),
-    ]);
-    if (text === undefined) throw notFound(`There is no dead-letter blob '${key}'.`);
-    return { key, ...(replayedAt === undefined ? {} : { replayedAt }), records: blobRecords(key, text) };
+    const blob = await this.deps.bucket.read(key);
+    if (blob === undefined || !readBlobOfTopic(place, subscription, key, blob.text, blob.topic)) {
+      throw notFound(`There is no dead-letter blob '${key}' of this event subscription.`);
+    }
+    const replayedAt = await this.deps.bucket.replayedAt(key);
+    return { key, ...(replayedAt === undefined ? {} : { replayedAt }), records: blobRecords(key, blob.text) };
+  }
+
+  /** Whether the blob `key` exists and is the subscription's (its stamp, else its records). */
+  private async owns(place: DeadLetterPlace, subscription: Subscription, key: string): Promise<boolean> {
+    const stamp = await this.deps.bucket.stampOf(key);
+    if (stamp === undefined) return false;
+    if (
+      stamp.topic !== undefined ||
+      place.format === 'namespace' ||
+      place.format === 'CloudEventSchemaV1_0'
+    ) {
+      return blobOfTopic(place.format, subscription.topic, stamp.topic, () => []);
+    }
+    const blob = await this.deps.bucket.read(key);
+    return blob !== undefined && readBlobOfTopic(place, subscription, key, blob.text, blob.topic);
+  }
+
+  /** The subscription's blobs written in the window (newest first). */
+  private async ownBlobs(
+    place: DeadLetterPlace,
+    subscription: Subscription,
+    window: TimeWindow,
+  ): Promise<DeadLetterBlobInfo[]> {
+    const blobs = (await this.deps.bucket.list(place.prefix, window)).filter((blob) =>
+      isBlobKey(place, blob.key),
+    );
+    const owned = await mapWithConcurrency(blobs, BLOB_CONCURRENCY, (blob) =>
+      this.owns(place, subscription, blob.key),
+    );
+    return blobs.filter((_, index) => owned[index]);
   }
 
   /**
@@ -414,7 +502,7 @@ export class DeadLetterService {
    */
   async replay(subscription: Subscription, request: ReplayRequest): Promise<ReplayReport> {
     const place = deadLetterPlace(subscription);
-    const selected = await this.select(place, request);
+    const selected = await this.select(place, subscription, request);
     if (selected.length > MAX_REPLAY_BLOBS) {
       throw badRequest(
         `${request.keys === undefined ? 'since' : 'keys'}: ${selected.length} blobs are selected; one call replays at most ${MAX_REPLAY_BLOBS}. Narrow the window with since/until, or name the blobs with keys.`,
@@ -446,10 +534,7 @@ export class DeadLetterService {
       while (!stopped && next < selected.length) {
         const index = next;
         next += 1;
-        const result = await this.replayBlob(
-          context,
-          selected[index] as Pick<DeadLetterBlobInfo, 'key' | 'replayed'>,
-        );
+        const result = await this.replayBlob(context, selected[index] as SelectedBlob);
         results[index] = result;
         if (result !== 'notFound' && result.failed !== undefined) stopped = true;
       }
@@ -487,10 +572,7 @@ export class DeadLetterService {
   }
 
   /** Replays (or counts) one blob; any failure is answered in the entry, not thrown. */
-  private async replayBlob(
-    context: ReplayContext,
-    blob: Pick<DeadLetterBlobInfo, 'key' | 'replayed'>,
-  ): Promise<BlobReplay | 'notFound'> {
+  private async replayBlob(context: ReplayContext, blob: SelectedBlob): Promise<BlobReplay | 'notFound'> {
     const { place, request } = context;
     const { key } = blob;
     const failure = (why: string, error: unknown, counts: Partial<BlobReplay> = {}): BlobReplay => ({
@@ -504,11 +586,14 @@ export class DeadLetterService {
     let marker: ReplayMarker | undefined;
     let text: string | undefined;
     try {
+      // A named blob of another topic is answered as one that does not exist.
+      if (!blob.owned && !(await this.owns(place, context.subscription, key))) return 'notFound';
       marker = blob.replayed ? await this.deps.bucket.replayMarker(key) : undefined;
       // A marker of every reason skips the blob whatever is selected: read it only to count.
       if (marker?.reasons !== undefined || marker === undefined || request.force || request.dryRun) {
-        text = await this.deps.bucket.get(key);
-        if (text === undefined) return 'notFound';
+        const read = await this.deps.bucket.read(key);
+        if (read === undefined) return 'notFound';
+        text = read.text;
       }
     } catch (error) {
       return failure('The blob could not be read', error);
@@ -599,19 +684,29 @@ export class DeadLetterService {
     return { ...queued, marked: true };
   }
 
-  /** The blobs a request selects: its keys (checked against the prefix) or the window's blobs. */
+  /**
+   * The blobs a request selects: its keys (checked against the prefix; whether each is the
+   * subscription's is checked when it is replayed) or the subscription's blobs in the window.
+   */
   private async select(
     place: DeadLetterPlace,
+    subscription: Subscription,
     request: ReplayRequest,
-  ): Promise<Array<Pick<DeadLetterBlobInfo, 'key' | 'replayed'>>> {
-    if (request.keys === undefined) return this.deps.bucket.list(place.prefix, request.window);
+  ): Promise<SelectedBlob[]> {
+    if (request.keys === undefined) {
+      const blobs = await this.ownBlobs(place, subscription, request.window);
+      return blobs.map((blob) => ({ key: blob.key, replayed: blob.replayed, owned: true }));
+    }
     request.keys.forEach((key, index) => {
       checkKey(place, key, `keys[${index}]`);
     });
     // Whether a named blob was replayed is read from its marker, not from a listing.
-    return request.keys.map((key) => ({ key, replayed: true }));
+    return request.keys.map((key) => ({ key, replayed: true, owned: false }));
   }
 }
+
+/** A blob selected for a replay; `owned` once it is known to be the subscription's. */
+type SelectedBlob = Pick<DeadLetterBlobInfo, 'key' | 'replayed'> & { owned: boolean };
 
 /** What replaying one blob needs from its call. */
 interface ReplayContext {

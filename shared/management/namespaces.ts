@@ -223,6 +223,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
     const destination = await destinationOf(
       input,
       deps,
+      existing?.destination,
       `${PUSH_FIELD}.destination.properties.deliveryAttributeMappings`,
       `${PUSH_FIELD}.destination.properties.endpointUrl`,
     );
@@ -240,7 +241,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
         labels: [],
       },
       existing,
-      publicBaseUrl(event, deps.publicUrl),
+      publicBaseUrl(deps.publicUrl()),
     );
     return jsonResult(
       existing === undefined ? 201 : 200,

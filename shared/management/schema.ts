@@ -29,6 +29,7 @@ import {
 } from '../domain/model';
 import { isValidName, NAME_RULES, type NameKind, topicResourceId } from '../domain/names';
 import { badRequest } from '../http/errors';
+import { describeControlCharacter, firstControlCharacter } from '../platform/control-characters';
 import { validateFilter } from '../publish/filter';
 
 /** Subscriptions one topic may hold (the original service's quota). */
@@ -379,9 +380,27 @@ export const CONTAINER_NAME = {
   pattern: /^(?=.{3,63}$)[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9]))*$/,
 } as const;
 
+/** `URL.href` of a URL already checked; the text itself if it does not parse (never stored then). */
+const normalizedUrl = (value: string): string => {
+  try {
+    return new URL(value).href;
+  } catch {
+    return value;
+  }
+};
+
 /** A webhook destination (`{"endpointType": "WebHook", "properties": {...}}`) as both kinds of subscription take it. */
 export function webhookDestinationSchema(allowHttp: boolean) {
   const endpointUrl = z.string({ error: 'is required and must be a string' }).superRefine((value, ctx) => {
+    // Checked as typed: the URL parser would quietly drop tabs and line breaks.
+    const control = firstControlCharacter(value);
+    if (control !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must not contain control characters (CR, LF, tab or any other below U+0020, or DEL); found ${describeControlCharacter(control.code)} at position ${control.index}`,
+      });
+      return;
+    }
     let url: URL;
     try {
       url = new URL(value);
@@ -402,12 +421,14 @@ export function webhookDestinationSchema(allowHttp: boolean) {
       ctx.addIssue({ code: 'custom', message: 'must not carry user credentials' });
     }
   });
+  // Stored as parsed (`URL.href`): the one spelling delivery, health and validation compare.
+  const parsedEndpointUrl = endpointUrl.transform((value) => normalizedUrl(value));
   return z.strictObject(
     {
       endpointType: z.literal('WebHook', { error: "must be 'WebHook'" }),
       properties: z.strictObject(
         {
-          endpointUrl,
+          endpointUrl: parsedEndpointUrl,
           maxEventsPerBatch: intInRange(BATCH_LIMITS.maxEventsPerBatch).optional(),
           preferredBatchSizeInKilobytes: intInRange(BATCH_LIMITS.preferredBatchSizeInKilobytes).optional(),
           deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),

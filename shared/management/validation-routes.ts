@@ -24,7 +24,7 @@ export function validationOperations(
       const subscription = await find(event, deps, { consistent: true });
       // An endpoint that agreed (or never had to) has nothing to validate again.
       if (endpointAgreed(subscription)) return jsonResult(200, document(subscription, deps.clock.now()));
-      const restarted = await restartValidation(deps, subscription, publicBaseUrl(event, deps.publicUrl));
+      const restarted = await restartValidation(deps, subscription, publicBaseUrl(deps.publicUrl()));
       return jsonResult(200, document(restarted, deps.clock.now()));
     },
   };

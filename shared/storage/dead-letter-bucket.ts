@@ -13,11 +13,29 @@
  */
 import {
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   NoSuchKey,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
+
+/**
+ * The user metadata naming the topic whose subscription wrote a blob (`x-amz-meta-gridwire-topic`:
+ * the subscription's topic, `<namespace>/<topic>` for namespace topics). Classic keys carry no
+ * topic (`<container>/<SUBSCRIPTION>/...`, the original's layout), so this stamp is what tells
+ * two topics' subscriptions of the same name apart; blobs written before it have none.
+ */
+export const TOPIC_METADATA = 'gridwire-topic';
+
+/** A blob's text and the topic stamped on it (absent on blobs written before stamps). */
+export interface DeadLetterBlobRead {
+  text: string;
+  topic?: string;
+}
+
+const isMissing = (error: unknown) =>
+  error instanceof NoSuchKey || ['NoSuchKey', 'NotFound'].includes((error as { name?: string }).name ?? '');
 
 /** Appended to a blob's key to name its replay marker. */
 export const REPLAYED_MARKER_SUFFIX = '.replayed';
@@ -79,14 +97,18 @@ export class DeadLetterBucket {
     readonly bucketName: string,
   ) {}
 
-  /** Writes one blob (a JSON array of records). Rejects if the bucket cannot be written. */
-  async put(key: string, body: string): Promise<void> {
+  /**
+   * Writes one blob (a JSON array of records), stamped with the topic of the subscription whose
+   * records it holds. Rejects if the bucket cannot be written.
+   */
+  async put(key: string, body: string, topic?: string): Promise<void> {
     await this.s3.send(
       new PutObjectCommand({
         Bucket: this.bucketName,
         Key: key,
         Body: body,
         ContentType: 'application/json; charset=utf-8',
+        ...(topic === undefined ? {} : { Metadata: { [TOPIC_METADATA]: topic } }),
       }),
     );
   }
@@ -116,11 +138,33 @@ export class DeadLetterBucket {
 
   /** A blob's text, or `undefined` if there is no such blob. */
   async get(key: string): Promise<string | undefined> {
+    return (await this.read(key))?.text;
+  }
+
+  /** A blob's text with its topic stamp, or `undefined` if there is no such blob. */
+  async read(key: string): Promise<DeadLetterBlobRead | undefined> {
     try {
       const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucketName, Key: key }));
-      return (await object.Body?.transformToString('utf-8')) ?? '';
+      const text = (await object.Body?.transformToString('utf-8')) ?? '';
+      const topic = object.Metadata?.[TOPIC_METADATA];
+      return { text, ...(topic === undefined ? {} : { topic }) };
     } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * A blob's topic stamp without its text (`{}` for a blob written before stamps), or `undefined`
+   * if there is no such blob.
+   */
+  async stampOf(key: string): Promise<{ topic?: string } | undefined> {
+    try {
+      const head = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucketName, Key: key }));
+      const topic = head.Metadata?.[TOPIC_METADATA];
+      return topic === undefined ? {} : { topic };
+    } catch (error) {
+      if (isMissing(error)) return undefined;
       throw error;
     }
   }
@@ -134,7 +178,7 @@ export class DeadLetterBucket {
       const text = (await object.Body?.transformToString('utf-8')) ?? '';
       return parseReplayMarker(text, object.LastModified?.getTime() ?? 0);
     } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+      if (isMissing(error)) return undefined;
       throw error;
     }
   }

@@ -679,6 +679,7 @@ const subscriptionItemSchema = z
     destination: z.object({
       endpointType: z.literal('WebHook'),
       endpointUrl: z.string(),
+      sealedQuery: z.string().optional(),
       maxEventsPerBatch: z.number().optional(),
       preferredBatchSizeInKilobytes: z.number().optional(),
       deliveryAttributeMappings: z.array(deliveryAttributeMappingItemSchema).optional(),

@@ -384,6 +384,24 @@ describe('props', () => {
     });
   });
 
+  it('give the functions the HTTP API’s own URL as the public URL by default, built without the stage', () => {
+    const apiId = logicalIdOf('AWS::ApiGatewayV2::Api', 'Api');
+    const fn = template.findResources('AWS::Lambda::Function')[functionId('management')] as {
+      Properties: { Environment: { Variables: Record<string, unknown> } };
+    };
+    expect(fn.Properties.Environment.Variables[ENV.publicUrl]).toEqual({
+      'Fn::Join': [
+        '',
+        ['https://', { Ref: apiId }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }],
+      ],
+    });
+    // No cycle: the API itself refers to no function (its routes and integrations do).
+    const api = template.findResources('AWS::ApiGatewayV2::Api')[apiId];
+    const functionIds = Object.keys(template.findResources('AWS::Lambda::Function'));
+    const apiText = JSON.stringify(api);
+    expect(functionIds.filter((id) => apiText.includes(id))).toEqual([]);
+  });
+
   it('validate endpoints and refuse private ones by default; both can be turned off', () => {
     const every =
       (variables: Record<string, string>) =>

@@ -235,7 +235,7 @@ it("lists a namespace subscription's dead letters from the command line with --n
   expect((await listDeadLetters(target, ref)).map((blob) => blob.key)).not.toContain(nsKey);
 }, 20_000);
 
-it('replays only the records of the topic, and records the reasons replayed in the marker', async () => {
+it('replays the records of the reasons asked for, and records the reasons replayed in the marker', async () => {
   const writtenAt = Date.now();
   const record = (id: string, topic: string, reason: 'MaxDeliveryAttemptsExceeded' | 'NonRetriableOutcome') =>
     deadLetterRecord(
@@ -248,20 +248,19 @@ it('replays only the records of the topic, and records the reasons replayed in t
       },
     );
   const mixed = deadLetterKey('dead', { kind: 'topic', subscription: ref.subscription }, writtenAt, 'blob-2');
-  // A subscription of the same name on another topic writes under the same prefix.
   await bucket.put(
     mixed,
     deadLetterBlob([
       record('dl-2', 'dlorders', 'MaxDeliveryAttemptsExceeded'),
       record('dl-3', 'dlorders', 'NonRetriableOutcome'),
-      record('dl-4', 'billingx', 'MaxDeliveryAttemptsExceeded'),
     ]),
+    ref.topic,
   );
   const route = `/admin/topics/${ref.topic}/eventSubscriptions/${ref.subscription}/deadLetters/replay`;
 
   const first = await api.call('POST', route, { keys: [mixed], reason: 'MaxDeliveryAttemptsExceeded' });
   expect(first.status).toBe(200);
-  expect(first.body).toMatchObject({ eventsQueued: 1, otherTopic: 1, blobsFailed: 0, unmarkedKeys: [] });
+  expect(first.body).toMatchObject({ eventsQueued: 1, otherTopic: 0, blobsFailed: 0, unmarkedKeys: [] });
   const marker = JSON.parse((await bucket.get(replayedMarkerKey(mixed))) ?? '{}');
   expect(marker).toEqual({ at: expect.stringMatching(/^\d{4}-/), reasons: ['MaxDeliveryAttemptsExceeded'] });
 
@@ -330,3 +329,76 @@ it('shows a dead letter stored before the nesting limit held in binary mode (100
   expect(shown[3]).toBe(blob.records[0]);
   expect(shown[3]).toContain('"deadLetterReason":"MaxDeliveryAttemptsExceeded"');
 }, 30_000);
+
+it('keeps two topics’ subscriptions of the same name in one container apart: list, show and replay', async () => {
+  const other = { topic: 'dlbilling', subscription: 'keeper' };
+  await api.createTopic(other.topic);
+  await api.subscribe(other.topic, other.subscription, webhook.url('/billing'), {
+    deadLetterDestination: { endpointType: 'StorageBlob', properties: { blobContainerName: 'dead' } },
+  });
+  const writtenAt = Date.now();
+  const billingEvent = (id: string) =>
+    eventJson
+      .replace('"dl-1"', `"${id}"`)
+      .replace('/dlorders"', '/dlbilling"')
+      .replace('9007199254740993', '"b-secret"');
+  const facts = {
+    reason: 'MaxDeliveryAttemptsExceeded',
+    deliveryAttempts: 1,
+    publishTime: writtenAt,
+  } as const;
+  const scope = { kind: 'topic', subscription: other.subscription } as const;
+  // One blob stamped by the writer, one from before stamps: both under dead/KEEPER/.
+  const stamped = deadLetterKey('dead', scope, writtenAt, 'billing-1');
+  const unstamped = deadLetterKey('dead', scope, writtenAt, 'billing-2');
+  await bucket.put(
+    stamped,
+    deadLetterBlob([deadLetterRecord('EventGridSchema', billingEvent('b-1'), facts)]),
+    'dlbilling',
+  );
+  await bucket.put(
+    unstamped,
+    deadLetterBlob([deadLetterRecord('EventGridSchema', billingEvent('b-2'), facts)]),
+  );
+
+  const ordersRoute = `/admin/topics/${ref.topic}/eventSubscriptions/${ref.subscription}/deadLetters`;
+  const billingRoute = `/admin/topics/${other.topic}/eventSubscriptions/${other.subscription}/deadLetters`;
+  const ordersList = await api.call('GET', ordersRoute);
+  expect(ordersList.status).toBe(200);
+  expect(JSON.stringify(ordersList.body)).not.toContain('billing-');
+  const billingList = await api.call('GET', billingRoute);
+  expect((billingList.body as { value: { key: string }[] }).value.map((blob) => blob.key).sort()).toEqual(
+    [stamped, unstamped].sort(),
+  );
+
+  for (const blob of [stamped, unstamped]) {
+    const shown = await api.call('GET', `${ordersRoute}/blob?key=${encodeURIComponent(blob)}`);
+    expect(shown.status).toBe(404);
+    expect(JSON.stringify(shown.body)).not.toContain('b-secret');
+    const own = await api.call('GET', `${billingRoute}/blob?key=${encodeURIComponent(blob)}`);
+    expect(own.status).toBe(200);
+    expect(JSON.stringify(own.body)).toContain('b-secret');
+  }
+
+  const replayed = await api.call('POST', `${ordersRoute}/replay`, {
+    keys: [stamped, unstamped],
+    force: true,
+  });
+  expect(replayed.status).toBe(200);
+  expect(replayed.body).toMatchObject({ eventsQueued: 0, notFound: [stamped, unstamped].sort(), blobs: [] });
+  expect(await bucket.get(replayedMarkerKey(stamped))).toBeUndefined();
+
+  const own = await api.call('POST', `${billingRoute}/replay`, { keys: [stamped, unstamped] });
+  expect(own.body).toMatchObject({ eventsQueued: 2, notFound: [], blobsFailed: 0 });
+  await eventually(
+    () => (webhook.requestsTo('/billing').length >= 2 ? true : undefined),
+    15_000,
+    'the billing replays',
+  );
+  expect(
+    webhook
+      .requestsTo('/billing')
+      .map((request) => JSON.parse(request.body)[0].id)
+      .sort(),
+  ).toEqual(['b-1', 'b-2']);
+}, 40_000);

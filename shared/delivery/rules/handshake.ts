@@ -52,17 +52,24 @@ export const endpointAgreed = (subscription: Pick<Subscription, 'validation'>): 
   subscription.validation === undefined || subscription.validation.validatedAt !== undefined;
 
 /**
- * The validation a subscription keeps or gets when it is written with `endpointUrl`: the current
- * one while the endpoint is the same; for a new subscription or another endpoint, a fresh one
- * when validation is on (none when it is off).
+ * The validation a subscription keeps or gets when it is written with `endpoint` (as stored: an
+ * unchanged URL keeps its sealed query string, so equal URLs store equal): the current one while
+ * the endpoint is the same; for a new subscription or another endpoint (another query string
+ * included), a fresh one when validation is on (none when it is off).
  */
 export function validationForWrite(
   existing: Pick<Subscription, 'validation' | 'destination'> | undefined,
-  endpointUrl: string,
+  endpoint: { readonly endpointUrl: string; readonly sealedQuery?: string | undefined },
   fresh: () => EndpointValidation,
   validateEndpoints: boolean,
 ): EndpointValidation | undefined {
-  if (existing !== undefined && existing.destination.endpointUrl === endpointUrl) return existing.validation;
+  if (
+    existing !== undefined &&
+    existing.destination.endpointUrl === endpoint.endpointUrl &&
+    existing.destination.sealedQuery === endpoint.sealedQuery
+  ) {
+    return existing.validation;
+  }
   return validateEndpoints ? fresh() : undefined;
 }
 

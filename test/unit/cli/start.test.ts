@@ -1,6 +1,7 @@
 import type { OptionValueSource } from 'commander';
 import { CliError } from '../../../cli/errors';
 import { resolveAdminToken } from '../../../cli/start';
+import { LOCAL_ENV } from '../../../shared/config/resources';
 
 type Key = 'adminToken' | 'adminTokenFile';
 
@@ -62,7 +63,7 @@ describe('the admin token of gridwire start', () => {
 
   it.each([
     ['cli', /--admin-token and --admin-token-file both given/],
-    ['env', /GRIDWIRE_ADMIN_TOKEN and GRIDWIRE_ADMIN_TOKEN_FILE both set/],
+    ['env', new RegExp(`${LOCAL_ENV.adminToken} and ${LOCAL_ENV.adminTokenFile} both set`)],
   ] as const)('refuses both from the %s', async (source, message) => {
     const error = await resolve(
       { adminToken: ['a', source], adminTokenFile: ['/run/token', source] },

@@ -105,6 +105,19 @@ describe('readConfig(env)', () => {
     );
   });
 
+  it.each([
+    'events.example.com',
+    'ftp://events.example.com',
+    'https://events.example.com/?token=1',
+    'https://events.example.com/#x',
+    'https://user:pw@events.example.com',
+    'https://events.example.com/a\r\nb',
+  ])('refuses the public URL %j, naming the variable', (publicUrl) => {
+    expect(() => readConfig({ ...table, [ENV.publicUrl]: publicUrl })).toThrow(
+      `Environment variable ${ENV.publicUrl} must be an http or https URL`,
+    );
+  });
+
   it('treats empty and blank values as absent', () => {
     const config = readConfig({
       ...table,

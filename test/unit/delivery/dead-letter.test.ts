@@ -7,10 +7,13 @@ const H = 60 * M;
 
 class FakeBucket {
   readonly blobs = new Map<string, string>();
+  /** The topic stamped on each blob. */
+  readonly topics = new Map<string, string | undefined>();
   down = false;
-  async put(key: string, body: string): Promise<void> {
+  async put(key: string, body: string, topic?: string): Promise<void> {
     if (this.down) throw new Error('ServiceUnavailable');
     this.blobs.set(key, body);
+    this.topics.set(key, topic);
   }
 }
 
@@ -34,10 +37,15 @@ const ended = (
   endedAt,
 });
 
-const endedJob = (subscription: string, entries: EndedDelivery[], container = 'dead'): EndedJob => ({
+const endedJob = (
+  subscription: string,
+  entries: EndedDelivery[],
+  container = 'dead',
+  topic = 'orders',
+): EndedJob => ({
   v: 1,
   kind: 'ended',
-  topic: 'orders',
+  topic,
   subscription,
   subscriptionVersion: 1,
   deliveryProfile: 'topic',
@@ -46,6 +54,25 @@ const endedJob = (subscription: string, entries: EndedDelivery[], container = 'd
 });
 
 describe('the dead-letter step', () => {
+  it('writes two topics’ subscriptions of the same name to separate blobs, each stamped with its topic', async () => {
+    const { clock, bucket, step } = setup();
+    const t = clock.now() - 5 * M;
+    const report = await step.write([
+      endedJob('audit', [ended('o1', t)], 'dead', 'orders'),
+      endedJob('audit', [ended('b1', t)], 'dead', 'billing'),
+    ]);
+    expect(report).toMatchObject({ written: 2, blobs: 2 });
+    const byTopic = [...bucket.blobs.entries()].map(([key, body]) => [
+      key.split('/').slice(0, 2).join('/'),
+      bucket.topics.get(key),
+      JSON.parse(body).map((record: { id: string }) => record.id),
+    ]);
+    expect(byTopic.sort()).toEqual([
+      ['dead/AUDIT', 'billing', ['b1']],
+      ['dead/AUDIT', 'orders', ['o1']],
+    ]);
+  });
+
   it('writes one blob per subscription for a whole batch, at the documented key', async () => {
     const { clock, bucket, step, metrics } = setup();
     const t = clock.now() - 5 * M;

@@ -195,3 +195,35 @@ describe('custom delivery headers in the engine', () => {
     expect(h.queue.sent).toHaveLength(0);
   });
 });
+
+describe('a sealed endpoint query string in the engine', () => {
+  const sealer = { open: async (sealed: string) => sealed.replace(/^sealed:/, '') };
+
+  it('sends to the whole URL, its query string opened, and never stores it opened', async () => {
+    const h = harness(
+      { endpointUrl: 'https://hooks.example.test/in', sealedQuery: 'sealed:?token=s3cret' },
+      { sealer },
+    );
+    const t0 = h.clock.now();
+    await h.engine.processJob(job([item('a', t0)]), { attemptDeadline: farFuture });
+    expect(h.sender.requests.map(({ request }) => request.url)).toEqual([
+      'https://hooks.example.test/in?token=s3cret',
+    ]);
+  });
+
+  it('sends a URL stored whole (before sealing) as it is', async () => {
+    const h = harness({ endpointUrl: 'https://hooks.example.test/in?token=plain' });
+    await h.engine.processJob(job([item('a', h.clock.now())]), { attemptDeadline: farFuture });
+    expect(h.sender.requests.map(({ request }) => request.url)).toEqual([
+      'https://hooks.example.test/in?token=plain',
+    ]);
+  });
+
+  it('fails the job (its message comes back) when the query string cannot be opened, sending nothing', async () => {
+    const h = harness({ endpointUrl: 'https://hooks.example.test/in', sealedQuery: 'sealed:?token=s3cret' });
+    await expect(
+      h.engine.processJob(job([item('a', h.clock.now())]), { attemptDeadline: farFuture }),
+    ).rejects.toThrow(/no sealing key/);
+    expect(h.sender.requests).toHaveLength(0);
+  });
+});

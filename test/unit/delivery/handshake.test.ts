@@ -126,3 +126,26 @@ it('uses the CloudEvents handshake for CloudEvents deliveries, with the API host
     headers: { 'webhook-request-origin': 'api.example' },
   });
 });
+
+it('asks the whole endpoint URL, its sealed query string opened', async () => {
+  const h = harness();
+  const waiting = h.stored() as Subscription;
+  h.replace({ ...waiting, destination: { ...waiting.destination, sealedQuery: 'sealed:?code=fn-key' } });
+  const opening = new EndpointHandshake({
+    store: { getSubscription: async () => h.stored(), putSubscription: async () => {} },
+    exchange: {
+      exchange: async (request) => {
+        h.sent.push(request);
+        return { status: 200, headers: {}, body: '{"validationResponse":"code-1"}' };
+      },
+    },
+    clock: h.clock,
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    newId: () => 'evt-1',
+    opener: { open: async (sealed) => sealed.replace(/^sealed:/, '') },
+  });
+  expect(await opening.run(h.job())).toBe('validated');
+  expect(h.sent.map((request) => request.url)).toEqual([`${URL_A}?code=fn-key`]);
+  // Without a key it cannot ask: the job fails and comes back.
+  await expect(h.handshake.run(h.job())).rejects.toThrow(/no key/);
+});

@@ -173,6 +173,7 @@ describe('PUT an event subscription with delivery headers', () => {
       newId: () => 'uid-1',
       allowHttpEndpoints: false,
       propagationDelayMs: 0,
+      publicUrl: () => 'https://events.example.test',
       ...(sealer === undefined ? {} : { sealer }),
     } as unknown as ManagementDeps;
     const event = {
@@ -255,5 +256,203 @@ describe('PUT an event subscription with delivery headers', () => {
     const { result, stored } = put(body([plain, dynamic]));
     expect((await result).statusCode).toBe(201);
     expect(stored[0]?.destination.deliveryAttributeMappings).toHaveLength(2);
+  });
+});
+
+describe('URLs handed out', () => {
+  const topic = { name: 'orders', inputSchema: 'EventGridSchema', keys: {}, tags: {} };
+  /** A request whose Host and forwarding headers name the metadata address. */
+  const spoofed = (routeKey: string, pathParameters: Record<string, string>, body?: unknown) =>
+    ({
+      routeKey,
+      pathParameters,
+      headers: {
+        host: '169.254.169.254',
+        'x-forwarded-proto': 'http',
+        'x-forwarded-host': '169.254.169.254',
+      },
+      requestContext: { domainName: '169.254.169.254', stage: 'latest' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }) as unknown as HttpEvent;
+
+  function deps() {
+    const queued: string[] = [];
+    const management = {
+      store: {
+        getTopic: async () => topic,
+        listTopics: async () => [topic],
+        getSubscription: async () => undefined,
+        listSubscriptions: async () => [],
+        putSubscription: async () => {},
+      },
+      queue: {
+        send: async (_queue: string, messages: Array<{ body: string }>) => {
+          queued.push(...messages.map((message) => message.body));
+        },
+      },
+      clock: { now: () => NOW, sleep: async () => {} },
+      newId: () => 'uid-1',
+      allowHttpEndpoints: false,
+      validateEndpoints: true,
+      validationWindowMs: 300_000,
+      propagationDelayMs: 0,
+      publicUrl: () => 'https://events.example.test/',
+    } as unknown as ManagementDeps;
+    return { management, queued };
+  }
+
+  it('builds the topic endpoint from the configured public URL, never from Host', async () => {
+    const { management } = deps();
+    for (const answer of [
+      await handleManagement(spoofed('GET /admin/topics/{topic}', { topic: 'orders' }), management),
+      await handleManagement(spoofed('GET /admin/topics', {}), management),
+    ]) {
+      expect(answer.body).toContain('"endpoint":"https://events.example.test/topics/orders/api/events"');
+      expect(answer.body).not.toContain('169.254.169.254');
+    }
+  });
+
+  it('builds the validation URL (and so the handshake origin) from the configured public URL', async () => {
+    const { management, queued } = deps();
+    const answer = await handleManagement(
+      spoofed(
+        'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}',
+        { topic: 'orders', subscription: 'audit' },
+        {
+          properties: {
+            destination: {
+              endpointType: 'WebHook',
+              properties: { endpointUrl: 'https://hooks.example.test/in' },
+            },
+          },
+        },
+      ),
+      management,
+    );
+    expect(answer.statusCode).toBe(201);
+    expect(queued).toHaveLength(1);
+    const job = JSON.parse(queued[0] as string);
+    expect(job.validationUrl).toMatch(/^https:\/\/events\.example\.test\/eventSubscriptions\/validate\?/);
+    expect(queued[0]).not.toContain('169.254.169.254');
+  });
+});
+
+describe('an endpoint URL with a query string', () => {
+  const topic = { name: 'orders', inputSchema: 'EventGridSchema', keys: {}, tags: {} };
+
+  function deps(sealer?: ManagementDeps['sealer']) {
+    let stored: Subscription | undefined;
+    const management = {
+      store: {
+        getTopic: async () => topic,
+        getSubscription: async () => stored,
+        listSubscriptions: async () => (stored === undefined ? [] : [stored]),
+        putSubscription: async (written: Subscription) => {
+          stored = written;
+        },
+      },
+      queue: { send: async () => {} },
+      clock: { now: () => NOW, sleep: async () => {} },
+      newId: () => 'uid-1',
+      allowHttpEndpoints: false,
+      validateEndpoints: true,
+      validationWindowMs: 300_000,
+      propagationDelayMs: 0,
+      publicUrl: () => 'https://events.example.test',
+      ...(sealer === undefined ? {} : { sealer }),
+    } as unknown as ManagementDeps;
+    return { management, stored: () => stored };
+  }
+  const call = (management: ManagementDeps, routeKey: string, body?: unknown) =>
+    handleManagement(
+      {
+        routeKey,
+        pathParameters: { topic: 'orders', subscription: 'audit' },
+        requestContext: {},
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      } as unknown as HttpEvent,
+      management,
+    );
+  const SUB = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
+  const put = (endpointUrl: string) => ({
+    properties: { destination: { endpointType: 'WebHook', properties: { endpointUrl } } },
+  });
+
+  it('stores it parsed and its query string sealed; GET and list show it without; getFullUrl shows it whole', async () => {
+    const sealer = new AesGcmSealer(keyText('test key'));
+    const { management, stored } = deps(sealer);
+    const created = await call(management, `PUT ${SUB}`, put('HTTPS://Hooks.Example.test/in?token=s3cret'));
+    expect(created.statusCode).toBe(201);
+    expect(stored()?.destination).toEqual({
+      endpointType: 'WebHook',
+      endpointUrl: 'https://hooks.example.test/in',
+      sealedQuery: expect.stringMatching(/^v1\./),
+    });
+    expect(stored()?.validation?.endpointUrl).toBe('https://hooks.example.test/in');
+    expect(JSON.stringify(stored())).not.toContain('s3cret');
+
+    for (const answer of [
+      created,
+      await call(management, `GET ${SUB}`),
+      await call(management, 'GET /admin/topics/{topic}/eventSubscriptions'),
+    ]) {
+      expect(answer.body).toContain('"endpointBaseUrl":"https://hooks.example.test/in"');
+      expect(answer.body).not.toContain('s3cret');
+      expect(answer.body).not.toContain('token');
+    }
+    const full = await call(management, `POST ${SUB}/getFullUrl`);
+    expect(JSON.parse(full.body as string)).toEqual({
+      endpointUrl: 'https://hooks.example.test/in?token=s3cret',
+    });
+
+    // The same URL again keeps its seal, and so its validation; another query string is another endpoint.
+    const before = stored();
+    await call(management, `PUT ${SUB}`, put('https://hooks.example.test/in?token=s3cret'));
+    expect(stored()?.destination.sealedQuery).toBe(before?.destination.sealedQuery);
+    expect(stored()?.validation).toBe(before?.validation);
+    await call(management, `PUT ${SUB}`, put('https://hooks.example.test/in?token=other'));
+    expect(stored()?.validation).not.toBe(before?.validation);
+    expect(stored()?.destination.sealedQuery).not.toBe(before?.destination.sealedQuery);
+  });
+
+  it('reads a subscription stored before sealing (the whole URL in the clear)', async () => {
+    const { management } = deps();
+    await management.store.putSubscription(
+      subscription({
+        topic: 'orders',
+        name: 'audit',
+        destination: { endpointType: 'WebHook', endpointUrl: 'https://h.example.test/in?token=old' },
+      }),
+      undefined,
+    );
+    const shown = await call(management, `GET ${SUB}`);
+    expect(shown.body).not.toContain('token=old');
+    const full = await call(management, `POST ${SUB}/getFullUrl`);
+    expect(JSON.parse(full.body as string)).toEqual({ endpointUrl: 'https://h.example.test/in?token=old' });
+  });
+
+  it('without a sealing key, refuses a query string with a 503 naming the field, and stores nothing', async () => {
+    const { management, stored } = deps();
+    const error = await call(
+      management,
+      `PUT ${SUB}`,
+      put('https://hooks.example.test/in?token=s3cret'),
+    ).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ statusCode: 503 });
+    expect((error as ApiError).message).toMatch(/^properties\.destination\.properties\.endpointUrl: /);
+    expect(stored()).toBeUndefined();
+    expect((await call(management, `PUT ${SUB}`, put('https://hooks.example.test/in'))).statusCode).toBe(201);
+  });
+
+  it('refuses CR/LF in the URL with a 400 naming the field, and stores nothing', async () => {
+    const { management, stored } = deps(new AesGcmSealer(keyText('test key')));
+    const error = await call(management, `PUT ${SUB}`, put('https://hooks.example.test/in\r\nX: 1')).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ statusCode: 400 });
+    expect((error as ApiError).message).toMatch(
+      /^properties\.destination\.properties\.endpointUrl: must not contain control characters/,
+    );
+    expect(stored()).toBeUndefined();
   });
 });

@@ -8,6 +8,7 @@ import type { DeadLetterReason } from '../../../shared/domain/model';
 import { ApiError } from '../../../shared/http/errors';
 import {
   blobDocumentText,
+  blobOfTopic,
   type DeadLetterBlobs,
   DeadLetterService,
   listDocument,
@@ -29,9 +30,14 @@ import {
 } from '../../../shared/storage/dead-letter-bucket';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
 
-/** The bucket in memory: blobs with their write time, and replay markers (as the bucket reads them). */
+/**
+ * The bucket in memory: blobs with their write time and topic stamp (none: written before stamps),
+ * and replay markers (as the bucket reads them).
+ */
 class MemoryBucket implements DeadLetterBlobs {
-  readonly blobs = new Map<string, { text: string; writtenAt: number }>();
+  readonly blobs = new Map<string, { text: string; writtenAt: number; topic?: string }>();
+  /** Keys read (texts) and stamps read, in order. */
+  readonly reads: string[] = [];
   readonly markers = new Map<string, ReplayMarker>();
   /** Marking these keys fails. */
   readonly failMarking = new Set<string>();
@@ -49,8 +55,16 @@ class MemoryBucket implements DeadLetterBlobs {
       }))
       .sort((a, b) => b.writtenAt - a.writtenAt);
   }
-  async get(key: string) {
-    return this.blobs.get(key)?.text;
+  async read(key: string) {
+    this.reads.push(key);
+    const blob = this.blobs.get(key);
+    return blob === undefined
+      ? undefined
+      : { text: blob.text, ...(blob.topic === undefined ? {} : { topic: blob.topic }) };
+  }
+  async stampOf(key: string) {
+    const blob = this.blobs.get(key);
+    return blob === undefined ? undefined : blob.topic === undefined ? {} : { topic: blob.topic };
   }
   async replayMarker(key: string) {
     return this.markers.get(key);
@@ -105,13 +119,14 @@ function harness() {
     },
   });
   /**
-   * Writes a blob of records (event id, reason and, if not `orders`, topic each) at `writtenAt`;
-   * returns its key.
+   * Writes a blob of records (event id, reason and, if not `orders`, topic each) at `writtenAt`,
+   * stamped with `stamp` (`null`: no stamp, as written before stamps); returns its key.
    */
   const put = (
     writtenAt: number,
     records: Array<[string, DeadLetterReason] | [string, DeadLetterReason, string]>,
     name = String(writtenAt),
+    stamp: string | null = 'orders',
   ) => {
     const key = deadLetterKey('dead', scope, writtenAt, name);
     const text = deadLetterBlob(
@@ -119,7 +134,7 @@ function harness() {
         deadLetterRecord('EventGridSchema', eventJson(id, topic), facts(reason)),
       ),
     );
-    bucket.blobs.set(key, { text, writtenAt });
+    bucket.blobs.set(key, { text, writtenAt, ...(stamp === null ? {} : { topic: stamp }) });
     return key;
   };
   return { clock, bucket, queue, service, put };
@@ -206,9 +221,16 @@ describe('showing a blob', () => {
       /^key: 'dead\/OTHER\/.*' is not a dead-letter blob of this event subscription/,
     );
     expect((await apiError(service.show(sub, 'dead/AUDIT/x.json.replayed'))).statusCode).toBe(400);
-    expect((await apiError(service.show(sub, 'dead/AUDIT/2026/x.json'))).statusCode).toBe(404);
-    bucket.blobs.set('dead/AUDIT/broken.json', { text: '{"not":"an array"}', writtenAt: T0 });
-    expect((await apiError(service.show(sub, 'dead/AUDIT/broken.json'))).statusCode).toBe(422);
+    // Only keys of the layout: <prefix><yyyy>/<M>/<d>/<H>/<name>.json.
+    expect((await apiError(service.show(sub, 'dead/AUDIT/2026/x.json'))).statusCode).toBe(400);
+    expect(
+      (await apiError(service.show(sub, 'dead/AUDIT/shop/orders/audit/2026/1/2/3/x.json'))).statusCode,
+    ).toBe(400);
+    const missing = await apiError(service.show(sub, 'dead/AUDIT/2026/11/22/10/missing.json'));
+    expect(missing.statusCode).toBe(404);
+    const broken = 'dead/AUDIT/2026/11/22/10/broken.json';
+    bucket.blobs.set(broken, { text: '{"not":"an array"}', writtenAt: T0, topic: 'orders' });
+    expect((await apiError(service.show(sub, broken))).statusCode).toBe(422);
   });
 });
 
@@ -380,38 +402,45 @@ describe('replay', () => {
     expect(bucket.markers.size).toBe(0);
   });
 
-  it('replays only records of the subscription’s topic, and never marks a blob of another topic', async () => {
+  it('replays only blobs of the subscription’s topic, and never marks a blob of another topic', async () => {
     const { service, queue, bucket, put } = harness();
     // `billing/Audit` writes to the same container, so its blobs share the prefix dead/AUDIT/.
-    const mixed = put(T0, [
+    const orders = put(T0, [
       ['o1', 'MaxDeliveryAttemptsExceeded'],
-      ['b1', 'MaxDeliveryAttemptsExceeded', 'billing'],
       ['o2', 'MaxDeliveryAttemptsExceeded', 'ORDERS'],
     ]);
-    const billing = put(T0 + HOUR, [
-      ['b2', 'MaxDeliveryAttemptsExceeded', 'billing'],
-      ['b3', 'TimeToLiveExceeded', 'billing'],
-    ]);
+    const billing = put(
+      T0 + HOUR,
+      [
+        ['b2', 'MaxDeliveryAttemptsExceeded', 'billing'],
+        ['b3', 'TimeToLiveExceeded', 'billing'],
+      ],
+      'billing',
+      'billing',
+    );
 
     const dry = await service.replay(sub, request({ dryRun: true }));
-    expect(dry).toMatchObject({ recordsMatched: 2, otherTopic: 3 });
+    expect(dry).toMatchObject({ blobsSelected: 1, recordsMatched: 2, otherTopic: 0, notFound: [] });
 
     const report = await service.replay(sub, request());
-    expect(report).toMatchObject({ recordsMatched: 2, eventsQueued: 2, otherTopic: 3, blobsFailed: 0 });
+    expect(report).toMatchObject({ blobsSelected: 1, recordsMatched: 2, eventsQueued: 2, blobsFailed: 0 });
     expect(report.blobs).toEqual([
-      { key: billing, records: 2, otherTopic: 2, matched: 0, queued: 0, skipped: false },
-      { key: mixed, records: 3, otherTopic: 1, matched: 2, queued: 2, marked: true, skipped: false },
+      { key: orders, records: 2, matched: 2, queued: 2, marked: true, skipped: false },
     ]);
     expect(queue.take().flatMap((entry) => entry.job.items.map((item) => item.eventId))).toEqual([
       'o1',
       'o2',
     ]);
-    expect([...bucket.markers.keys()]).toEqual([mixed]);
+    // Named, another topic's blob is answered as one that does not exist, and is not read.
+    const named = await service.replay(sub, request({ keys: [billing], force: true }));
+    expect(named).toMatchObject({ blobsSelected: 1, eventsQueued: 0, notFound: [billing], blobs: [] });
+    expect(bucket.reads).not.toContain(billing);
+    expect([...bucket.markers.keys()]).toEqual([orders]);
 
-    // The billing subscription replays its own records only.
+    // The billing subscription replays its own blob only.
     const billingSub = { ...sub, topic: 'billing' };
-    const forBilling = await service.replay(billingSub, request({ keys: [billing] }));
-    expect(forBilling).toMatchObject({ eventsQueued: 2, otherTopic: 0 });
+    const forBilling = await service.replay(billingSub, request());
+    expect(forBilling).toMatchObject({ blobsSelected: 1, eventsQueued: 2, otherTopic: 0 });
     expect(queue.take().flatMap((entry) => entry.job.items.map((item) => item.eventId))).toEqual([
       'b2',
       'b3',
@@ -662,6 +691,89 @@ describe('CloudEvents records', () => {
       dataversion: '2.0',
       data: { n: 1 },
     });
+  });
+});
+
+describe('two topics with a subscription of the same name and one container', () => {
+  const billingSub = { ...sub, topic: 'billing', uid: 'uid-b' };
+
+  it('lists, shows and replays each topic’s stamped blobs to its own subscription only', async () => {
+    const { service, bucket, queue, put } = harness();
+    const orders = put(T0, [['o1', 'MaxDeliveryAttemptsExceeded']], 'o');
+    const billing = put(T0 + HOUR, [['b1', 'MaxDeliveryAttemptsExceeded', 'billing']], 'b', 'Billing');
+    expect(orders.slice(0, 'dead/AUDIT/'.length)).toBe(billing.slice(0, 'dead/AUDIT/'.length));
+
+    expect((await service.list(sub)).map((entry) => entry.key)).toEqual([orders]);
+    expect((await service.list(billingSub)).map((entry) => entry.key)).toEqual([billing]);
+    expect((await service.show(billingSub, billing)).records).toHaveLength(1);
+    const hidden = await apiError(service.show(sub, billing));
+    expect(hidden.statusCode).toBe(404);
+    expect(hidden.message).not.toContain('b1');
+    expect((await apiError(service.show(billingSub, orders))).statusCode).toBe(404);
+
+    // A CloudEvents blob names no topic in its records: the stamp alone says whose it is.
+    const cloudEvents = { ...sub, eventDeliverySchema: 'CloudEventSchemaV1_0' as const };
+    expect((await service.list(cloudEvents)).map((entry) => entry.key)).toEqual([orders]);
+
+    const report = await service.replay(sub, request({ force: true }));
+    expect(report).toMatchObject({ blobsSelected: 1, eventsQueued: 1, notFound: [] });
+    expect(queue.take().flatMap((entry) => entry.job.items.map((item) => item.eventId))).toEqual(['o1']);
+    expect(bucket.markers.has(billing)).toBe(false);
+  });
+
+  it('attributes blobs written before stamps by their records, whole or not at all', async () => {
+    const { service, bucket, queue, put } = harness();
+    const orders = put(T0, [['o1', 'MaxDeliveryAttemptsExceeded']], 'o', null);
+    const billing = put(T0 + HOUR, [['b1', 'MaxDeliveryAttemptsExceeded', 'billing']], 'b', null);
+    const mixed = put(
+      T0 + 2 * HOUR,
+      [
+        ['o2', 'MaxDeliveryAttemptsExceeded'],
+        ['b2', 'MaxDeliveryAttemptsExceeded', 'billing'],
+      ],
+      'm',
+      null,
+    );
+    const empty = put(T0 + 3 * HOUR, [], 'e', null);
+
+    expect((await service.list(sub)).map((entry) => entry.key)).toEqual([orders]);
+    expect((await service.list(billingSub)).map((entry) => entry.key)).toEqual([billing]);
+    for (const key of [billing, mixed, empty]) {
+      expect((await apiError(service.show(sub, key))).statusCode).toBe(404);
+    }
+    expect((await apiError(service.show(billingSub, mixed))).statusCode).toBe(404);
+
+    const report = await service.replay(sub, request({ keys: [orders, billing, mixed] }));
+    expect(report).toMatchObject({ eventsQueued: 1, notFound: [billing, mixed].sort(), otherTopic: 0 });
+    expect(queue.take().flatMap((entry) => entry.job.items.map((item) => item.eventId))).toEqual(['o1']);
+    expect([...bucket.markers.keys()]).toEqual([orders]);
+
+    // An unstamped CloudEvents blob could be either topic's: no subscription gets it.
+    const cloudEvents = { ...sub, eventDeliverySchema: 'CloudEventSchemaV1_0' as const };
+    expect(await service.list(cloudEvents)).toEqual([]);
+  });
+
+  it('says whose a blob is from its stamp, else from every record', () => {
+    const records = (topics: string[]) =>
+      topics.map((topic, index) =>
+        deadLetterRecord('EventGridSchema', eventJson(`e${index}`, topic), facts('TimeToLiveExceeded')),
+      );
+    const never = () => {
+      throw new Error('records are not read when the blob is stamped');
+    };
+    expect(blobOfTopic('EventGridSchema', 'orders', 'ORDERS', never)).toBe(true);
+    expect(blobOfTopic('EventGridSchema', 'orders', 'billing', never)).toBe(false);
+    expect(blobOfTopic('CloudEventSchemaV1_0', 'orders', 'orders', never)).toBe(true);
+    expect(blobOfTopic('EventGridSchema', 'orders', undefined, () => records(['orders', 'Orders']))).toBe(
+      true,
+    );
+    expect(blobOfTopic('EventGridSchema', 'orders', undefined, () => records(['orders', 'billing']))).toBe(
+      false,
+    );
+    expect(blobOfTopic('CustomInputSchema', 'orders', undefined, () => [])).toBe(false);
+    expect(blobOfTopic('CloudEventSchemaV1_0', 'orders', undefined, never)).toBe(false);
+    expect(blobOfTopic('namespace', 'shop/orders', undefined, never)).toBe(true);
+    expect(blobOfTopic('namespace', 'shop/orders', 'shop/billing', never)).toBe(false);
   });
 });
 

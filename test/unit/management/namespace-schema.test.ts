@@ -49,6 +49,18 @@ const parse = (body: unknown, retentionDays = 7) =>
     topic: { ...topic, eventRetentionInDays: retentionDays },
   });
 
+describe('the endpoint URL', () => {
+  it('is taken as parsed (URL.href)', () => {
+    const body = push({
+      destination: {
+        endpointType: 'WebHook',
+        properties: { endpointUrl: 'HTTPS://Hooks.Example.test/./in?code=s3cret' },
+      },
+    });
+    expect(parse(body).endpointUrl).toBe('https://hooks.example.test/in?code=s3cret');
+  });
+});
+
 describe('ISO 8601 durations (eventTimeToLive)', () => {
   it.each([
     ['PT1M', 1],
@@ -271,6 +283,14 @@ describe('namespace subscription bodies', () => {
       `${PUSH}.deadLetterDestinationWithResourceIdentity.deadLetterDestination.endpointType: must be 'StorageBlob'`,
     ],
     [{ maxDeliveryAttempts: 3 }, `${PUSH}.maxDeliveryAttempts: unknown field`],
+    [
+      { destination: { endpointType: 'WebHook', properties: { endpointUrl: 'https://a.test/in\r\nx' } } },
+      `${PUSH}.destination.properties.endpointUrl: must not contain control characters (CR, LF, tab or any other below U+0020, or DEL); found CR (U+000D) at position 17`,
+    ],
+    [
+      { destination: { endpointType: 'WebHook', properties: { endpointUrl: 'https://a.test/\tin' } } },
+      `${PUSH}.destination.properties.endpointUrl: must not contain control characters`,
+    ],
   ])('rejects push settings %j naming the field', (overrides, message) => {
     expect(rejection(() => parse(push(overrides)))).toContain(message);
   });

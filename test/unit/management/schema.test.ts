@@ -136,6 +136,33 @@ describe('event subscription bodies', () => {
     expect(rejection(() => parseSubscriptionBody(webhook(url), { allowHttp: false }))).toMatch(message);
   });
 
+  it.each([
+    ['https://hooks.example.test/in\r\nX-Injected: 1', 'CR (U+000D) at position 29'],
+    ['https://hooks.example.test/in?a=1\nb', 'LF (U+000A) at position 33'],
+    ['https://hooks.exa\tmple.test/in', 'tab (U+0009) at position 17'],
+    ['\u0000https://hooks.example.test/in', 'U+0000 at position 0'],
+    ['https://hooks.example.test/in\u007f', 'DEL (U+007F) at position 29'],
+    ['https://hooks.example.test/\u001bin', 'U+001B at position 27'],
+  ])(
+    'refuses control characters anywhere in the endpoint %j, naming the field and the character',
+    (url, found) => {
+      const message = rejection(() => parseSubscriptionBody(webhook(url), { allowHttp: false }));
+      expect(message).toMatch(
+        /^properties\.destination\.properties\.endpointUrl: must not contain control characters/,
+      );
+      expect(message).toContain(`found ${found}`);
+    },
+  );
+
+  it('takes the endpoint URL as parsed (URL.href)', () => {
+    const parsed = (url: string) => parseSubscriptionBody(webhook(url), { allowHttp: false }).endpointUrl;
+    expect(parsed('HTTPS://Hooks.Example.TEST:443/a/../in?token=s3cret')).toBe(
+      'https://hooks.example.test/in?token=s3cret',
+    );
+    expect(parsed('  https://hooks.example.test/in put ')).toBe('https://hooks.example.test/in%20put');
+    expect(parsed('https://bücher.example.test')).toBe('https://xn--bcher-kva.example.test/');
+  });
+
   it('allows http endpoints only where configured (local mode)', () => {
     expect(
       rejection(() => parseSubscriptionBody(webhook('http://127.0.0.1:9/x'), { allowHttp: false })),

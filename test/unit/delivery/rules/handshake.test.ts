@@ -49,11 +49,39 @@ describe('validationForWrite', () => {
     ['another endpoint, validation on', existing(waiting), 'https://b.example/hook', true, 'fresh'],
     ['another endpoint, validation off', existing(waiting), 'https://b.example/hook', false, 'none'],
   ] as const)('%s', (_what, current, url, on, expected) => {
-    const result = validationForWrite(current, url, fresh, on);
+    const result = validationForWrite(current, { endpointUrl: url }, fresh, on);
     if (expected === 'none') expect(result).toBeUndefined();
     if (expected === 'kept') expect(result).toBe(waiting);
     if (expected === 'fresh')
       expect(result).toMatchObject({ code: 'code-2', endpointUrl: 'https://b.example/hook' });
+  });
+
+  it('counts another sealed query string on the same path as another endpoint', () => {
+    const sealed = {
+      ...existing(waiting),
+      destination: { ...existing().destination, sealedQuery: 'v1.a.b' },
+    };
+    expect(
+      validationForWrite(
+        sealed,
+        { endpointUrl: 'https://a.example/hook', sealedQuery: 'v1.a.b' },
+        fresh,
+        true,
+      ),
+    ).toBe(waiting);
+    expect(
+      validationForWrite(
+        sealed,
+        { endpointUrl: 'https://a.example/hook', sealedQuery: 'v1.c.d' },
+        fresh,
+        true,
+      ),
+    ).toMatchObject({
+      code: 'code-2',
+    });
+    expect(validationForWrite(sealed, { endpointUrl: 'https://a.example/hook' }, fresh, true)).toMatchObject({
+      code: 'code-2',
+    });
   });
 });
 
