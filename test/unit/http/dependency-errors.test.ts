@@ -19,6 +19,14 @@ describe('dependency failures', () => {
     ],
     ['SQS throttling', sdkError('ThrottlingException', 400)],
     [
+      'a foreign error the SDK wrapped',
+      new Error('AWS SDK error wrapper for TimeoutError: connect ECONNRESET 127.0.0.1:1'),
+    ],
+    [
+      'a foreign refusal the SDK wrapped',
+      new Error('AWS SDK error wrapper for Error: connect ECONNREFUSED 127.0.0.1:1'),
+    ],
+    [
       'several addresses refused',
       new AggregateError([Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })], 'connect failed'),
     ],
@@ -31,6 +39,7 @@ describe('dependency failures', () => {
     ['a refused condition', sdkError('ConditionalCheckFailedException', 400)],
     ['a validation refusal', sdkError('ValidationException', 400)],
     ['a non-error', 'text'],
+    ['a foreign bug the SDK wrapped', new Error('AWS SDK error wrapper for TypeError: x is undefined')],
   ])('does not count %s', (_what, error) => {
     expect(isDependencyFailure(error)).toBe(false);
   });
