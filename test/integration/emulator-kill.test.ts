@@ -6,13 +6,22 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { emulatorPid, groupGone, signalGroup, startCli } from '../support/cli-stack';
+import {
+  emulatorPid,
+  groupGone,
+  killGroup,
+  type RunningCli,
+  signalGroup,
+  startCli,
+} from '../support/cli-stack';
 import { event } from '../support/local-stack';
 import { eventually, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
 
 const TOKEN = 'emulator-kill-token';
 let webhook: WebhookServer;
 let dataDir: string;
+/** The stacks started, so a failed test leaves none running. */
+const started: RunningCli[] = [];
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
@@ -20,6 +29,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const running of started) killGroup(running);
   await webhook?.stop();
   await rm(dataDir, { recursive: true, force: true });
 });
@@ -45,8 +55,9 @@ const delivered = () =>
 
 it('exits with a clear message when its emulator process is killed, and a restart delivers every accepted event', async () => {
   // A slow receiver, so most events are still queued or in flight when the emulators die.
-  const url = webhook.url('/kept', () => ({ status: 200, delayMs: 20 }));
+  const url = webhook.url('/kept', () => ({ status: 200, delayMs: 200 }));
   const first = await startCli(dataDir, { adminToken: TOKEN });
+  started.push(first);
   expect((await call(first.apiUrl, 'PUT', '/admin/topics/kept', {})).status).toBe(201);
   const subscribed = await call(first.apiUrl, 'PUT', '/admin/topics/kept/eventSubscriptions/hook', {
     properties: { destination: { endpointType: 'WebHook', properties: { endpointUrl: url } } },
@@ -96,8 +107,11 @@ it('exits with a clear message when its emulator process is killed, and a restar
   );
   // Killed mid-delivery: events were left undelivered.
   expect(delivered().size).toBeLessThan(accepted.length);
+  // Publishing was under way when the emulators died: some requests made it, none after.
+  expect(answers.filter((status) => status === 200).length).toBeGreaterThanOrEqual(3);
 
   const second = await startCli(dataDir, { adminToken: TOKEN });
+  started.push(second);
   try {
     await eventually(
       () => accepted.every((id) => delivered().has(id)),

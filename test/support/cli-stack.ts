@@ -87,15 +87,27 @@ export async function signalGroup(running: RunningCli, signal: NodeJS.Signals): 
   await groupGone(running);
 }
 
-/** The pid of the stack's emulator process (the one child of `gridwire start`). */
+/** The pid of the stack's emulator process (the child of `gridwire start` running the emulator host). */
 export async function emulatorPid(running: RunningCli): Promise<number> {
   const run = promisify(execFile);
   const { stdout } = await run('pgrep', ['-P', String(running.child.pid)]);
-  const pids = stdout.split('\n').filter((line) => line.trim() !== '');
-  if (pids.length !== 1) throw new Error(`expected one child of the stack, found: ${pids.join(', ')}`);
-  const pid = Number(pids[0]);
-  const { stdout: command } = await run('ps', ['-o', 'args=', '-p', String(pid)]);
-  if (!command.includes('emulator-host'))
-    throw new Error(`the stack's child is not the emulator host: ${command}`);
-  return pid;
+  const hosts: number[] = [];
+  // Its other children are helpers (tsx's esbuild service).
+  for (const pid of stdout.split('\n').filter((line) => line.trim() !== '')) {
+    const { stdout: command } = await run('ps', ['-o', 'args=', '-p', pid]);
+    if (command.includes('emulator-host')) hosts.push(Number(pid));
+  }
+  if (hosts.length !== 1)
+    throw new Error(`expected one emulator process, found: ${hosts.join(', ') || 'none'}`);
+  return hosts[0] as number;
+}
+
+/** Kills what is left of the stack's process group (a test that failed half-way). */
+export function killGroup(running: RunningCli | undefined): void {
+  if (running === undefined) return;
+  try {
+    process.kill(-(running.child.pid as number), 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
 }
