@@ -19,6 +19,9 @@ interface StartOptions {
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
 }
 
+/** The exit code of a stack that stopped because it broke (its emulator process died). */
+export const FATAL_EXIT_CODE = 1;
+
 export function startCommand(): Command {
   return new Command('start')
     .description('Run the whole pipeline locally (emulated SQS, DynamoDB and S3; no cloud account).')
@@ -165,6 +168,14 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
       blockPrivateEndpoints: options.blockPrivateEndpoints,
       logLevel: options.logLevel,
       ...(adminToken === undefined ? {} : { adminToken }),
+      // The emulators died (killed, crashed): nothing can be served or delivered any more, so
+      // the stack leaves at once and says so. What it accepted is on disk; a restart delivers it.
+      onFatal: (error) => {
+        console.error(
+          `gridwire: ${error.message}.\nNothing accepted is lost: run gridwire start again with the same data directory (${options.dataDir}) to deliver it.`,
+        );
+        process.exit(FATAL_EXIT_CODE);
+      },
     });
   } catch (error) {
     if (error instanceof LocalStackError) throw new CliError(error.message);

@@ -24,8 +24,8 @@ export interface EmulatorOptions {
   host?: string;
   sqsPort?: number;
   dynamodbPort?: number;
-  /** Called if the emulator process exits without being asked to. */
-  onUnexpectedExit?: (code: number | null) => void;
+  /** Called if the emulator process exits without being asked to (`signal` when it was killed). */
+  onUnexpectedExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
 }
 
 const INSPECT_TIMEOUT_MS = 10_000;
@@ -109,11 +109,11 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
   });
   let stopping = false;
   const exited = new Promise<void>((resolve) =>
-    child.once('exit', (code) => {
+    child.once('exit', (code, signal) => {
       for (const request of pending.values())
         request.reject(new Error(`the emulator process exited (code ${code}) before it answered`));
       pending.clear();
-      if (!stopping) options.onUnexpectedExit?.(code);
+      if (!stopping) options.onUnexpectedExit?.(code, signal);
       resolve();
     }),
   );
@@ -154,7 +154,13 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
     inspectQueue,
     stop: async () => {
       stopping = true;
-      if (child.exitCode !== null) return;
+      // Gone already (it exited, or was killed): there is nothing to stop.
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (!child.connected) {
+        child.kill('SIGKILL');
+        await exited;
+        return;
+      }
       request({ type: 'stop' });
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;

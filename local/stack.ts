@@ -110,6 +110,11 @@ export interface LocalStackOptions {
   onInvocation?: (stats: InvocationStats) => void;
   /** Called once the AWS SDK clients exist, before anything uses them (e.g. to count requests). */
   instrumentClients?: (clients: AwsClients) => void;
+  /**
+   * Where the stack's AWS clients reach the emulators, given where the emulators listen (tests
+   * put a fault-injecting proxy in between). `endpoints.json` keeps the emulators' own endpoints.
+   */
+  routeClients?: (endpoints: LocalEndpoints) => LocalEndpoints | Promise<LocalEndpoints>;
   /** Called if the stack breaks while running (the emulator process died). Default: print it. */
   onFatal?: (error: Error) => void;
   /** Wraps the delivery handler the pollers invoke (fault injection in tests). */
@@ -394,10 +399,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     emulators = await startEmulators({
       dataDir,
       host,
-      onUnexpectedExit: (code) =>
+      onUnexpectedExit: (code, signal) =>
         (options.onFatal ?? ((error) => console.error(`gridwire: ${error.message}`)))(
           new Error(
-            `the emulator process stopped unexpectedly (exit code ${code}); the local stack cannot continue`,
+            `the emulator process stopped unexpectedly (${signal === null ? `exit code ${code}` : `killed by ${signal}`}); the local stack cannot continue`,
           ),
         ),
     });
@@ -434,7 +439,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
   };
   try {
-    const clients = createAwsClients(emulators.endpoints);
+    const clients = createAwsClients(
+      (await options.routeClients?.(emulators.endpoints)) ?? emulators.endpoints,
+    );
     options.instrumentClients?.(clients);
     const resources = await provisionLocalResources(clients, {
       ...(options.visibilityTimeoutSeconds === undefined

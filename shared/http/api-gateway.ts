@@ -32,7 +32,12 @@ export const jsonResult = (
 
 export const emptyResult = (statusCode: number): HttpResult => ({ statusCode, body: '' });
 
-export const errorResult = (error: ApiError): HttpResult => jsonResult(error.statusCode, error.toBody());
+export const errorResult = (error: ApiError): HttpResult =>
+  jsonResult(
+    error.statusCode,
+    error.toBody(),
+    error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) },
+  );
 
 /** The raw request body as a Buffer (API Gateway may base64-encode it). */
 export function rawBody(event: HttpEvent): Buffer {

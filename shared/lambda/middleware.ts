@@ -6,7 +6,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { errorResult, type HttpEvent, type HttpResult } from '../http/api-gateway';
-import { ApiError } from '../http/errors';
+import { ApiError, dependencyUnavailable, isDependencyFailure } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import {
   METRIC,
@@ -15,8 +15,13 @@ import {
   publishFailureDimensions,
 } from '../observability/metrics';
 
+/** The answer to a request a dependency's failure stopped: the caller may send it again. */
+export const DEPENDENCY_UNAVAILABLE_MESSAGE =
+  'A service this request needs (the table, queue or bucket) is unavailable or throttling. Send the request again after the time in Retry-After.';
+
 /**
- * Turns `ApiError`s into their HTTP answers, and anything else into a logged 500 that says
+ * Turns `ApiError`s into their HTTP answers; a dependency that is down, unreachable or
+ * throttling into a 503 with `Retry-After`; and anything else into a logged 500 that says
  * nothing about internals.
  */
 export const httpErrors = (logger: LoggerLike): MiddlewareObj<HttpEvent, HttpResult, Error, Context> => ({
@@ -24,6 +29,15 @@ export const httpErrors = (logger: LoggerLike): MiddlewareObj<HttpEvent, HttpRes
     const error = request.error;
     if (error instanceof ApiError) {
       request.response = errorResult(error);
+      return;
+    }
+    if (isDependencyFailure(error)) {
+      logger.warn('a dependency is unavailable', {
+        error: error?.message,
+        errorName: error?.name,
+        route: request.event.routeKey,
+      });
+      request.response = errorResult(dependencyUnavailable(DEPENDENCY_UNAVAILABLE_MESSAGE));
       return;
     }
     logger.error('unhandled error', {

@@ -210,22 +210,26 @@ export function buildManagementDeps(
  * job was made for is read again, so a change is obeyed by every event published after the
  * change returned. A miss is confirmed with a strongly consistent read before anything is
  * dropped, and never cached: a subscription re-created moments after a delete is seen at once.
+ * While the table can't be read, the last definition read is used (stale on error), so delivery
+ * goes on through a table outage; a job made for a newer version than that fails and comes back.
  */
 export function cachedSubscriptions(
   store: Pick<Store, 'getSubscription'>,
   ttlMs: number,
   clock: Clock,
+  onStale?: (key: string, error: unknown) => void,
 ): SubscriptionSource {
   const cache = new TtlCache<Subscription | undefined>(ttlMs, clock.now, {
     keep: (subscription) => subscription !== undefined,
+    staleOnError: true,
+    ...(onStale === undefined ? {} : { onStale }),
   });
   return {
     get: async (topic, name, minVersion = 0) => {
       const key = `${topic.toLowerCase()}#${name.toLowerCase()}`;
       const cached = await cache.get(key, () => store.getSubscription(topic, name));
       if (cached !== undefined && cached.version >= minVersion) return cached;
-      cache.delete(key);
-      return cache.get(key, () => store.getSubscription(topic, name, { consistent: true }));
+      return cache.get(key, () => store.getSubscription(topic, name, { consistent: true }), { fresh: true });
     },
   };
 }
@@ -247,7 +251,12 @@ export function buildDeliveryEngine(
     clock,
     random: runtime.random ?? systemRandom,
     profiles: scaleProfiles(runtime.config.timeScale),
-    subscriptions: cachedSubscriptions(store, runtime.config.subscriptionCacheMs, clock),
+    subscriptions: cachedSubscriptions(store, runtime.config.subscriptionCacheMs, clock, (key, error) =>
+      observability.logger.warn('could not read a subscription; delivering with the last one read', {
+        subscription: key,
+        error: (error as Error).message,
+      }),
+    ),
     sender: options.sender ?? http,
     queue: queueOf(runtime, ['retry', 'deadLetter']),
     history: historyOf(runtime),

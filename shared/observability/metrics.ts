@@ -7,7 +7,7 @@
  * docs/ARCHITECTURE.md, "Metrics").
  */
 import type { AttemptResult } from '../domain/model';
-import { ApiError } from '../http/errors';
+import { ApiError, isDependencyFailure } from '../http/errors';
 
 export const METRIC = {
   PublishSuccessCount: 'PublishSuccessCount',
@@ -146,7 +146,12 @@ const codeValue = (code: string | undefined): string | undefined =>
  * `TooManyEvents`...), or the class again when the answer has no detail.
  */
 export function publishFailureDimensions(error: unknown): { ErrorType: string; Error: string } {
-  if (!(error instanceof ApiError)) return { ErrorType: 'InternalServerError', Error: 'InternalServerError' };
+  if (!(error instanceof ApiError)) {
+    // Before authentication (the topic could not be read): not a per-topic series.
+    return isDependencyFailure(error)
+      ? { ErrorType: 'DependencyUnavailable', Error: 'DependencyUnavailable' }
+      : { ErrorType: 'InternalServerError', Error: 'InternalServerError' };
+  }
   const errorType = codeValue(error.code) ?? 'Other';
   return { ErrorType: errorType, Error: codeValue(error.details[0]?.code) ?? errorType };
 }

@@ -9,7 +9,7 @@ import { endpointAgreed } from '../delivery/rules/handshake';
 import type { DeliveryItem } from '../domain/delivery';
 import type { Namespace, NamespaceTopic, Subscription, Topic } from '../domain/model';
 import { isValidName, namespaceTopicId } from '../domain/names';
-import { badRequest, notFound, payloadTooLarge, serviceUnavailable, unauthorized } from '../http/errors';
+import { badRequest, dependencyUnavailable, notFound, payloadTooLarge, unauthorized } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import { TtlCache } from '../platform/cache';
@@ -513,8 +513,10 @@ export class Publisher {
           'EventsNotStorable',
         );
       }
-      throw serviceUnavailable(
-        'The events could not all be stored. Retry the request; events stored before the failure may be delivered twice.',
+      // Jobs already sent can't be taken back: they are delivered, and the caller's retry queues
+      // them again (at least once; receivers tell repeats by event id). See README, "Faults we test".
+      throw dependencyUnavailable(
+        'The events could not all be queued: the queue is unavailable or throttling. Send the request again after the time in Retry-After; events of this request queued before the failure are delivered anyway, so some may arrive twice (with the same event id).',
       );
     }
     const topicDims = { Topic: topicId };

@@ -4,81 +4,24 @@
  * delivers every accepted event after a restart with the same data directory (some twice), and a
  * retry that was due in the future arrives at its time.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { killGroup, type RunningCli, signalGroup, startCli as startGridwire } from '../support/cli-stack';
 import { event } from '../support/local-stack';
 import { eventually, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
 
-const ROOT = join(__dirname, '..', '..');
 const TOKEN = 'crash-test-token';
 let webhook: WebhookServer;
 let dataDir: string;
+/** The stacks started, so a failed test leaves none running. */
+const started: RunningCli[] = [];
 
-interface Running {
-  child: ChildProcess;
-  apiUrl: string;
-}
-
-/** `gridwire start` as its own process group, like a terminal session; resolves once it serves. */
-async function startCli(timeScale: number): Promise<Running> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'bin/gridwire.ts',
-      'start',
-      '--data-dir',
-      dataDir,
-      '--port',
-      '0',
-      '--admin-token',
-      TOKEN,
-      '--time-scale',
-      String(timeScale),
-    ],
-    { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  const apiUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the stack did not start:\n${output}`)), 30_000);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const match = /API\s+(http:\/\/\S+)/.exec(output);
-      if (match?.[1] !== undefined && output.includes('Press Ctrl-C')) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', read);
-    child.stderr?.on('data', read);
-    child.once('exit', (code) =>
-      reject(new Error(`the stack exited (${code}) before it started:\n${output}`)),
-    );
-  });
-  return { child, apiUrl };
-}
-
-/** Sends `signal` to the stack's whole process group and waits until its processes are gone. */
-async function signalGroup(running: Running, signal: NodeJS.Signals): Promise<void> {
-  const exited = new Promise<void>((resolve) => running.child.once('exit', () => resolve()));
-  process.kill(-(running.child.pid as number), signal);
-  await exited;
-  // The emulator child is in the same group: wait until none of the group is left.
-  await eventually(
-    () => {
-      try {
-        process.kill(-(running.child.pid as number), 0);
-        return false;
-      } catch {
-        return true;
-      }
-    },
-    15_000,
-    'the process group to be gone',
-  );
+/** `gridwire start` on this test's data directory, as its own process group; resolves once it serves. */
+async function startCli(timeScale: number): Promise<RunningCli> {
+  const running = await startGridwire(dataDir, { adminToken: TOKEN, timeScale });
+  started.push(running);
+  return running;
 }
 
 async function call(apiUrl: string, method: string, path: string, body?: unknown, headers = {}) {
@@ -122,6 +65,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const running of started) killGroup(running);
   await webhook?.stop();
 });
 

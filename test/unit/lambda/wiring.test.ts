@@ -76,3 +76,64 @@ describe('caches in front of the store', () => {
     expect(state.reads).toEqual(['eventual', 'consistent']);
   });
 });
+
+describe('subscriptions while the table is down', () => {
+  const flaky = () => {
+    const state: { current: Subscription | undefined; down: boolean; reads: number } = {
+      current: subscription({ name: 'hook', version: 1 }),
+      down: false,
+      reads: 0,
+    };
+    const store = {
+      getSubscription: async () => {
+        state.reads += 1;
+        if (state.down)
+          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+        return state.current;
+      },
+    } as unknown as Store;
+    const clock = new VirtualClock();
+    const stale: string[] = [];
+    return { state, clock, stale, source: cachedSubscriptions(store, 2000, clock, (key) => stale.push(key)) };
+  };
+
+  it('delivers with the last subscription read for as long as reads fail, trying again once a TTL', async () => {
+    const { state, clock, stale, source } = flaky();
+    const v1 = state.current;
+    expect(await source.get('orders', 'hook', 1)).toEqual(v1);
+    state.down = true;
+    for (let second = 0; second < 60; second += 1) {
+      clock.advance(1000);
+      expect(await source.get('orders', 'hook', 1)).toEqual(v1);
+    }
+    // One read when the cached value expired, then one per TTL (2 s) of the 60 s outage.
+    expect(state.reads).toBe(31);
+    expect(stale).toHaveLength(30);
+    state.down = false;
+    state.current = subscription({ name: 'hook', version: 2 });
+    clock.advance(2000);
+    expect((await source.get('orders', 'hook'))?.version).toBe(2);
+  });
+
+  it('fails a job made for a newer version than the one it could read, and keeps the stale one for others', async () => {
+    const { state, clock, source } = flaky();
+    await source.get('orders', 'hook');
+    state.down = true;
+    clock.advance(5000);
+    await expect(source.get('orders', 'hook', 2)).rejects.toThrow('ECONNREFUSED');
+    expect((await source.get('orders', 'hook', 1))?.version).toBe(1);
+  });
+
+  it('fails when there is nothing read before, and forgets a subscription confirmed deleted', async () => {
+    const { state, clock, source } = flaky();
+    state.down = true;
+    await expect(source.get('orders', 'hook')).rejects.toThrow('ECONNREFUSED');
+    state.down = false;
+    await source.get('orders', 'hook');
+    state.current = undefined;
+    clock.advance(5000);
+    expect(await source.get('orders', 'hook')).toBeUndefined();
+    state.down = true;
+    await expect(source.get('orders', 'hook')).rejects.toThrow('ECONNREFUSED');
+  });
+});

@@ -177,6 +177,11 @@ describe('publish metrics', () => {
       new Error('boom'),
       { ErrorType: 'InternalServerError', Error: 'InternalServerError' },
     ],
+    [
+      'the table unreachable before the key was checked',
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+      { ErrorType: 'DependencyUnavailable', Error: 'DependencyUnavailable' },
+    ],
   ])('names a publish failure by its answer: %s', (_label, error, expected) => {
     expect(publishFailureDimensions(error)).toEqual(expected);
   });

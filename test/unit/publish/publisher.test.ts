@@ -278,6 +278,7 @@ describe('publishing', () => {
     const { publish, queue } = setup();
     queue.failWith = new Error('throttled');
     expect(await status(publish([event('1')]))).toBe(503);
+    await expect(publish([event('2')])).rejects.toMatchObject({ retryAfterSeconds: 5 });
   });
 
   it('answers 400, not a retryable 503, when the queue refuses the content for good', async () => {
