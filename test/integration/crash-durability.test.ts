@@ -7,7 +7,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { killGroup, type RunningCli, signalGroup, startCli as startGridwire } from '../support/cli-stack';
+import {
+  apiCaller,
+  killGroup,
+  type RunningCli,
+  signalGroup,
+  startCli as startGridwire,
+} from '../support/cli-stack';
 import { event } from '../support/local-stack';
 import { eventually, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
 
@@ -24,15 +30,7 @@ async function startCli(timeScale: number): Promise<RunningCli> {
   return running;
 }
 
-async function call(apiUrl: string, method: string, path: string, body?: unknown, headers = {}) {
-  const response = await fetch(`${apiUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
+const call = apiCaller(TOKEN);
 
 async function topicWithSubscription(apiUrl: string, topic: string, endpointUrl: string): Promise<string> {
   expect((await call(apiUrl, 'PUT', `/admin/topics/${topic}`, {})).status).toBe(201);

@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cliStartCommand } from '../support/cli-stack';
 import { eventually } from '../support/webhook-server';
 
 const ROOT = join(__dirname, '..', '..');
@@ -32,18 +33,7 @@ interface Running {
   spawned: Started;
 }
 
-const cliCommand = (args: string[]) => [
-  process.execPath,
-  '--import',
-  'tsx',
-  'bin/gridwire.ts',
-  'start',
-  '--data-dir',
-  dataDir,
-  '--port',
-  '0',
-  ...args,
-];
+const cliCommand = (args: string[]) => cliStartCommand(dataDir, args);
 
 function collect(child: ChildProcess): () => string {
   let text = '';

@@ -41,20 +41,7 @@ beforeAll(async () => {
     keys.set(schema, (await api.call('POST', `/admin/topics/${name}/listKeys`)).body.key1);
     await api.subscribe(name, 'sink', webhook.url(`/${name}`));
   }
-  expect((await api.call('PUT', '/admin/namespaces/shop', { properties: {} })).status).toBe(201);
-  expect((await api.call('PUT', '/admin/namespaces/shop/topics/orders', { properties: {} })).status).toBe(
-    201,
-  );
-  const subscribed = await api.call('PUT', '/admin/namespaces/shop/topics/orders/eventSubscriptions/sink', {
-    properties: {
-      deliveryConfiguration: {
-        deliveryMode: 'Push',
-        push: { destination: { endpointType: 'WebHook', properties: { endpointUrl: webhook.url('/ns') } } },
-      },
-    },
-  });
-  expect(subscribed.status).toBe(201);
-  namespaceKey = (await api.call('POST', '/admin/namespaces/shop/listKeys')).body.key1;
+  namespaceKey = await api.createNamespaceTopic('shop', 'orders', 'sink', webhook.url('/ns'));
 }, 30_000);
 
 afterAll(async () => {

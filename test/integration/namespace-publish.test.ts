@@ -16,20 +16,7 @@ let endpoint: string;
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
   api = await startTestStack();
-  expect((await api.call('PUT', '/admin/namespaces/shop', { properties: {} })).status).toBe(201);
-  expect((await api.call('PUT', '/admin/namespaces/shop/topics/orders', { properties: {} })).status).toBe(
-    201,
-  );
-  const subscribed = await api.call('PUT', '/admin/namespaces/shop/topics/orders/eventSubscriptions/sink', {
-    properties: {
-      deliveryConfiguration: {
-        deliveryMode: 'Push',
-        push: { destination: { endpointType: 'WebHook', properties: { endpointUrl: webhook.url('/ns') } } },
-      },
-    },
-  });
-  expect(subscribed.status).toBe(201);
-  key = (await api.call('POST', '/admin/namespaces/shop/listKeys')).body.key1;
+  key = await api.createNamespaceTopic('shop', 'orders', 'sink', webhook.url('/ns'));
   endpoint = `${api.stack.apiUrl}/namespaces/shop`;
 }, 30_000);
 

@@ -18,29 +18,32 @@ export interface RunningCli {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** The command line of `gridwire start` on `dataDir` with the API on a free port, plus `args`. */
+export const cliStartCommand = (dataDir: string, args: readonly string[]): string[] => [
+  process.execPath,
+  '--import',
+  'tsx',
+  'bin/gridwire.ts',
+  'start',
+  '--data-dir',
+  dataDir,
+  '--port',
+  '0',
+  ...args,
+];
+
 /** Starts `gridwire start` on `dataDir` (API on a free port); resolves once it serves. */
 export async function startCli(
   dataDir: string,
   options: { adminToken: string; timeScale?: number },
 ): Promise<RunningCli> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'bin/gridwire.ts',
-      'start',
-      '--data-dir',
-      dataDir,
-      '--port',
-      '0',
-      '--admin-token',
-      options.adminToken,
-      '--time-scale',
-      String(options.timeScale ?? 1),
-    ],
-    { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const [node, ...args] = cliStartCommand(dataDir, [
+    '--admin-token',
+    options.adminToken,
+    '--time-scale',
+    String(options.timeScale ?? 1),
+  ]);
+  const child = spawn(node as string, args, { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
@@ -111,3 +114,23 @@ export function killGroup(running: RunningCli | undefined): void {
     // Already gone.
   }
 }
+
+/** Calls a stack's API with `token` as the admin token; the answer's status and parsed body. */
+export const apiCaller =
+  (token: string) =>
+  async (
+    apiUrl: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const response = await fetch(`${apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    // biome-ignore lint/suspicious/noExplicitAny: tests read API answers freely and assert on them.
+    return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as any };
+  };

@@ -13,11 +13,19 @@ import {
 import { HealthTracker } from '../../shared/delivery/health';
 import { DELIVERY_PROFILES, type ProfileTable } from '../../shared/delivery/rules/profiles';
 import type { DeliveryItem, DeliveryJob, EndedJob, EventGridEvent } from '../../shared/domain/delivery';
-import type { AttemptRecord, AttemptResult, Subscription, Topic } from '../../shared/domain/model';
+import type {
+  AttemptRecord,
+  AttemptResult,
+  Namespace,
+  NamespaceTopic,
+  Subscription,
+  Topic,
+} from '../../shared/domain/model';
 import { silentLogger } from '../../shared/observability/logging';
 import { MetricBuffer } from '../../shared/observability/metrics';
 import { type Clock, VirtualClock } from '../../shared/platform/clock';
 import type { SecretOpener } from '../../shared/platform/sealing';
+import { type NamespacePublishRequest, Publisher } from '../../shared/publish/publisher';
 import { parseJob } from '../../shared/queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../../shared/queue/sqs-job-queue';
 import { MemoryHealthStore } from '../../shared/storage/health-store';
@@ -301,3 +309,56 @@ export const HEALTHY_DOCUMENT = {
   lastFailureAt: null,
   lastSuccessAt: null,
 } as const;
+
+/**
+ * A publisher with the namespace `shop` (keys `ns-key-one`, `ns-key-two`) and its topic `orders`,
+ * one push subscription `push`; `send` publishes to it with key1 unless told otherwise, and
+ * `listed` keeps the topic ids whose subscriptions were listed.
+ */
+export function namespacePublisher() {
+  const clock = new VirtualClock();
+  const queue = new RecordingQueue(clock);
+  const listed: string[] = [];
+  const namespace: Namespace = {
+    name: 'shop',
+    keys: { key1: 'ns-key-one', key2: 'ns-key-two' },
+    tags: {},
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
+  const topic: NamespaceTopic = {
+    namespace: 'shop',
+    name: 'orders',
+    eventRetentionInDays: 1,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    subscriptionsVersion: 1,
+  };
+  const publisher = new Publisher({
+    store: {
+      getTopic: async () => undefined,
+      getNamespace: async (name) => (name === 'shop' ? namespace : undefined),
+      getNamespaceTopic: async (_ns, name) => (name === 'orders' ? topic : undefined),
+      listSubscriptions: async (topicId) => {
+        listed.push(topicId);
+        return [subscription({ topic: 'shop/orders', name: 'push', deliveryProfile: 'namespace' })];
+      },
+    },
+    queue,
+    clock,
+    metrics: new MetricBuffer(),
+    logger: silentLogger,
+    newId: () => 'pub-1',
+    topicCacheMs: 1000,
+  });
+  const send = (request: Partial<NamespacePublishRequest>) =>
+    publisher.publishToNamespace({
+      namespace: 'shop',
+      topic: 'orders',
+      key: 'ns-key-one',
+      body: Buffer.alloc(0),
+      headers: {},
+      ...request,
+    });
+  return { send, queue, listed, publisher };
+}

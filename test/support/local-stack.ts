@@ -25,6 +25,16 @@ export interface TestStack {
   createTopic(name: string): Promise<string>;
   subscribe(topic: string, name: string, endpointUrl: string, extra?: Record<string, unknown>): Promise<void>;
   publish(topic: string, key: string, events: unknown): Promise<{ status: number; body: Json }>;
+  /**
+   * Creates a namespace, one of its topics and a push subscription of that topic on
+   * `endpointUrl`; returns the namespace's key1.
+   */
+  createNamespaceTopic(
+    namespace: string,
+    topic: string,
+    subscription: string,
+    endpointUrl: string,
+  ): Promise<string>;
   /** Waits for the subscription's first dead-letter blob and reads it: its key and records. */
   firstDeadLetterBlob(topic: string, subscription: string): Promise<{ key: string; records: Json[] }>;
   close(): Promise<void>;
@@ -71,6 +81,29 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
       });
       if (result.status !== 201)
         throw new Error(`subscription ${name}: ${result.status} ${JSON.stringify(result.body)}`);
+    },
+    createNamespaceTopic: async (namespace, topic, name, endpointUrl) => {
+      const base = `/admin/namespaces/${namespace}`;
+      for (const [path, body] of [
+        [base, { properties: {} }],
+        [`${base}/topics/${topic}`, { properties: {} }],
+        [
+          `${base}/topics/${topic}/eventSubscriptions/${name}`,
+          {
+            properties: {
+              deliveryConfiguration: {
+                deliveryMode: 'Push',
+                push: { destination: { endpointType: 'WebHook', properties: { endpointUrl } } },
+              },
+            },
+          },
+        ],
+      ] as const) {
+        const created = await call('PUT', path, body);
+        if (created.status !== 201)
+          throw new Error(`${path}: ${created.status} ${JSON.stringify(created.body)}`);
+      }
+      return (await call('POST', `${base}/listKeys`)).body.key1;
     },
     publish: (topic, key, events) =>
       call('POST', `/topics/${topic}/api/events?api-version=2018-01-01`, events, {

@@ -2,12 +2,12 @@
  * The malformed-input table against the publisher: each request is refused with the status,
  * detail code and message of its row, and nothing of it reaches the queue.
  */
-import type { InputSchema, Namespace, NamespaceTopic, Topic } from '../../../shared/domain/model';
+import type { InputSchema, Topic } from '../../../shared/domain/model';
 import { ApiError } from '../../../shared/http/errors';
 import { silentLogger } from '../../../shared/observability/logging';
 import { MetricBuffer } from '../../../shared/observability/metrics';
 import { Publisher } from '../../../shared/publish/publisher';
-import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
+import { namespacePublisher, RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
 import {
   bodyOf,
   defaultContentType,
@@ -77,85 +77,45 @@ it.each([
   },
 );
 
+/** The publish is refused with the row's status, detail code and message, and queues nothing. */
+async function expectRefused(
+  published: Promise<unknown>,
+  row: { status: number; detail: string; message: RegExp | string },
+  queue: RecordingQueue,
+): Promise<void> {
+  const refusal = await published.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(refusal).toBeInstanceOf(ApiError);
+  const { error } = (refusal as ApiError).toBody();
+  expect({ status: (refusal as ApiError).statusCode, detail: error.details?.[0]?.code }).toEqual({
+    status: row.status,
+    detail: row.detail,
+  });
+  expect(error.message).toMatch(row.message);
+  expect(queue.sent).toEqual([]);
+}
+
 it.each(MALFORMED_PUBLISHES.map((row) => [`${row.schema}: ${row.what}`, row] as const))(
   '%s',
   async (_name, row) => {
     const { publish, queue } = setup(row.schema);
-    const refusal = await publish(bodyOf(row), row.contentType ?? defaultContentType(row.schema)).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(refusal).toBeInstanceOf(ApiError);
-    const { error } = (refusal as ApiError).toBody();
-    expect({ status: (refusal as ApiError).statusCode, detail: error.details?.[0]?.code }).toEqual({
-      status: row.status,
-      detail: row.detail,
-    });
-    expect(error.message).toMatch(row.message);
-    expect(queue.sent).toEqual([]);
+    await expectRefused(publish(bodyOf(row), row.contentType ?? defaultContentType(row.schema)), row, queue);
   },
 );
 
-/** A publisher with the namespace `shop` and its topic `orders`, one push subscription. */
+/** The namespace publisher, taking a body and headers. */
 function namespaceSetup() {
-  const clock = new VirtualClock();
-  const queue = new RecordingQueue(clock);
-  const namespace: Namespace = {
-    name: 'shop',
-    keys: { key1: 'ns-key-one', key2: 'ns-key-two' },
-    tags: {},
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  };
-  const topic: NamespaceTopic = {
-    namespace: 'shop',
-    name: 'orders',
-    eventRetentionInDays: 1,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    subscriptionsVersion: 1,
-  };
-  const publisher = new Publisher({
-    store: {
-      getTopic: async () => undefined,
-      getNamespace: async () => namespace,
-      getNamespaceTopic: async () => topic,
-      listSubscriptions: async () => [
-        subscription({ topic: 'shop/orders', name: 'push', deliveryProfile: 'namespace' }),
-      ],
-    },
-    queue,
-    clock,
-    metrics: new MetricBuffer(),
-    logger: silentLogger,
-    newId: () => 'pub-1',
-    topicCacheMs: 1000,
-  });
+  const { send, queue } = namespacePublisher();
   const publish = (body: string | Buffer, headers: Record<string, string>) =>
-    publisher.publishToNamespace({
-      namespace: 'shop',
-      topic: 'orders',
-      key: 'ns-key-one',
-      body: typeof body === 'string' ? Buffer.from(body) : body,
-      headers,
-    });
+    send({ body: typeof body === 'string' ? Buffer.from(body) : body, headers });
   return { publish, queue };
 }
 
 describe('namespace topics, in every content mode', () => {
   it.each(MALFORMED_NAMESPACE_PUBLISHES.map((row) => [row.what, row] as const))('%s', async (_name, row) => {
     const { publish, queue } = namespaceSetup();
-    const refusal = await publish(bodyOf(row), row.headers).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(refusal).toBeInstanceOf(ApiError);
-    const { error } = (refusal as ApiError).toBody();
-    expect({ status: (refusal as ApiError).statusCode, detail: error.details?.[0]?.code }).toEqual({
-      status: row.status,
-      detail: row.detail,
-    });
-    expect(error.message).toMatch(row.message);
-    expect(queue.sent).toEqual([]);
+    await expectRefused(publish(bodyOf(row), row.headers), row, queue);
   });
 });

@@ -3,60 +3,9 @@
  * structured, batch and binary mode, the 1,000-event limit, and jobs for the topic's push
  * subscriptions under the `<namespace>/<topic>` identity.
  */
-import type { Namespace, NamespaceTopic } from '../../../shared/domain/model';
-import { silentLogger } from '../../../shared/observability/logging';
-import { MetricBuffer } from '../../../shared/observability/metrics';
-import { type NamespacePublishRequest, Publisher } from '../../../shared/publish/publisher';
-import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
+import { namespacePublisher } from '../../support/fakes';
 
-const namespace: Namespace = {
-  name: 'shop',
-  keys: { key1: 'ns-key-one', key2: 'ns-key-two' },
-  tags: {},
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-};
-const topic: NamespaceTopic = {
-  namespace: 'shop',
-  name: 'orders',
-  eventRetentionInDays: 1,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  subscriptionsVersion: 1,
-};
-
-function setup() {
-  const clock = new VirtualClock();
-  const queue = new RecordingQueue(clock);
-  const listed: string[] = [];
-  const publisher = new Publisher({
-    store: {
-      getTopic: async () => undefined,
-      getNamespace: async (name) => (name === 'shop' ? namespace : undefined),
-      getNamespaceTopic: async (_ns, name) => (name === 'orders' ? topic : undefined),
-      listSubscriptions: async (topicId) => {
-        listed.push(topicId);
-        return [subscription({ topic: 'shop/orders', name: 'push', deliveryProfile: 'namespace' })];
-      },
-    },
-    queue,
-    clock,
-    metrics: new MetricBuffer(),
-    logger: silentLogger,
-    newId: () => 'pub-1',
-    topicCacheMs: 1000,
-  });
-  const send = (request: Partial<NamespacePublishRequest>) =>
-    publisher.publishToNamespace({
-      namespace: 'shop',
-      topic: 'orders',
-      key: 'ns-key-one',
-      body: Buffer.alloc(0),
-      headers: {},
-      ...request,
-    });
-  return { send, queue, listed };
-}
+const setup = namespacePublisher;
 
 const event = (id: string) => ({ specversion: '1.0', id, source: '/shop', type: 'Shop.OrderCreated' });
 const structured = { 'content-type': 'application/cloudevents+json; charset=utf-8' };
