@@ -25,7 +25,12 @@ export interface WebhookSender {
 export interface UndiciSenderOptions {
   clock: Clock;
   timeoutMs?: number;
-  /** Connections kept per origin. */
+  /**
+   * Connections at most per origin (default: no cap). The delivery engine's slots already bound
+   * the requests in flight (per subscription and per worker); a cap here, below them, would queue
+   * requests the engine has admitted behind hanging ones to the same host, where no slot rule
+   * sees them (a healthy subscription would look stalled).
+   */
   connectionsPerOrigin?: number;
   /** Bytes of the answer body read before the connection is dropped. */
   maxResponseBytes?: number;
@@ -55,7 +60,7 @@ export class UndiciWebhookSender implements WebhookSender {
       ...(lookup === undefined ? {} : { lookup }),
     });
     this.agent = new Agent({
-      connections: options.connectionsPerOrigin ?? 64,
+      connections: options.connectionsPerOrigin ?? null,
       keepAliveTimeout: 10_000,
       // An IP literal is connected to without a lookup, so it is checked here.
       connect: blockPrivate
