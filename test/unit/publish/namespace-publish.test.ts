@@ -40,6 +40,7 @@ function setup() {
       },
     },
     queue,
+    commits: { put: async () => {} },
     clock,
     metrics: new MetricBuffer(),
     logger: silentLogger,
