@@ -299,16 +299,13 @@ export class DeliveryEngine {
       await clock.sleep(pause);
     }
     if (readable && clock.now() - publishedAt > grace) {
-      this.deps.metrics.count(METRIC.DroppedEventCount, job.items.length, {
-        ...subscriptionDimensions(job.topic, job.subscription),
-        DropReason: 'PublishNotCommitted',
-      });
-      logger.warn('events of a publish that was never committed dropped (the publish was refused)', {
-        topic: job.topic,
-        subscription: job.subscription,
-        commit,
-        events: job.items.length,
-      });
+      // Not delivered: the caller was told to send the request again.
+      this.deps.drops.drop(
+        job.topic,
+        job.subscription,
+        job.items.map((item) => ({ item, reason: 'PublishNotCommitted' as const })),
+      );
+      logger.info('the publish of these events was never committed (it was refused)', { commit });
       return 'dropped';
     }
     const { items, v: _v, kind: _kind, ...envelope } = job;
