@@ -120,7 +120,7 @@ const endedFields = (envelope: JobEnvelope | EndedEnvelope): string =>
 const commitField = (commit: string): string => `"commit":${JSON.stringify(commit)},`;
 
 const envelopeHead = (envelope: JobEnvelope | EndedEnvelope, kind: 'items' | 'ended'): string =>
-  `{"v":1,${'commit' in envelope && envelope.commit !== undefined ? commitField(envelope.commit) : ''}${kind === 'ended' ? `"kind":"ended",${endedFields(envelope)}` : ''}"topic":${JSON.stringify(envelope.topic)},"subscription":${JSON.stringify(envelope.subscription)}${
+  `{"v":1,${kind === 'items' && 'commit' in envelope && envelope.commit !== undefined ? commitField(envelope.commit) : ''}${kind === 'ended' ? `"kind":"ended",${endedFields(envelope)}` : ''}"topic":${JSON.stringify(envelope.topic)},"subscription":${JSON.stringify(envelope.subscription)}${
     envelope.subscriptionUid === undefined
       ? ''
       : `,"subscriptionUid":${JSON.stringify(envelope.subscriptionUid)}`
