@@ -81,7 +81,8 @@ export interface LocalStackOptions {
   deliveryConcurrency?: number;
   /**
    * How long a job waits for its publish's commit before it counts as refused (default as on
-   * AWS, in real time: the time scale does not shorten how long a publish may take).
+   * AWS, in real time: the time scale does not shorten how long a publish may take). Publish
+   * then refuses (503) to commit a request later than half of it after it began.
    */
   commitGraceMs?: number;
   /** Days failed-attempt history is kept (default as on AWS; dynalite never expires items). */

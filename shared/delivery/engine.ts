@@ -130,6 +130,8 @@ export interface DeliveryEngineDeps {
  * publish began is never written.
  */
 export const COMMIT_GRACE_MS = (FUNCTIONS.publish.timeoutSeconds + 31) * 1000;
+/** The publisher's commit deadline for a given grace period (half of it: a wide margin). */
+export const commitDeadlineFor = (graceMs: number): number => graceMs / 2;
 /** Real-time pauses before each further read of a missing commit (it usually follows within ms). */
 export const COMMIT_RECHECK_MS: readonly number[] = [50, 100, 200];
 /** Seconds before a job whose commit is still missing (or unreadable) is looked at again. */

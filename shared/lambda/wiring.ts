@@ -10,7 +10,7 @@ import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { ENV, QUEUES, type QueueKey } from '../config/resources';
 import { type RuntimeConfig, requireSetting } from '../config/runtime';
 import { DeadLetterStep, DropRecorder } from '../delivery/dead-letter';
-import { DeliveryEngine, type SubscriptionSource } from '../delivery/engine';
+import { commitDeadlineFor, DeliveryEngine, type SubscriptionSource } from '../delivery/engine';
 import { EndpointHandshake } from '../delivery/handshake';
 import { HealthTracker } from '../delivery/health';
 import { VALIDATION_WINDOW_MS } from '../delivery/rules/handshake';
@@ -163,6 +163,9 @@ export function buildPublisher(runtime: Runtime, observability: Observability): 
     store: storeOf(runtime),
     queue: queueOf(runtime, ['delivery']),
     commits: commitStoreOf(runtime),
+    ...(runtime.config.commitGraceMs === undefined
+      ? {}
+      : { commitDeadlineMs: commitDeadlineFor(runtime.config.commitGraceMs) }),
     clock: runtime.clock ?? systemClock,
     metrics: observability.buffer,
     logger: observability.logger,

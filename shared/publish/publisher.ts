@@ -7,6 +7,7 @@
  */
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { FUNCTIONS } from '../config/resources';
 import { endpointAgreed } from '../delivery/rules/handshake';
 import type { DeliveryItem } from '../domain/delivery';
 import type { Namespace, NamespaceTopic, Subscription, Topic } from '../domain/model';
@@ -44,7 +45,19 @@ export interface PublisherDeps {
   newId: () => string;
   /** How long a topic (keys, subscription-list version) is trusted without a read. */
   topicCacheMs: number;
+  /**
+   * A request whose commit would be written later than this after it began is refused (503)
+   * instead, so delivery, which gives up on a commit a grace period after the publish, never
+   * drops a committed request's jobs. Default {@link COMMIT_DEADLINE_MS}.
+   */
+  commitDeadlineMs?: number;
 }
+
+/**
+ * The publish function's timeout: a publish still running then is stopped on AWS anyway, and
+ * delivery's grace period (`COMMIT_GRACE_MS`) is this plus a margin.
+ */
+export const COMMIT_DEADLINE_MS = FUNCTIONS.publish.timeoutSeconds * 1000;
 
 /**
  * How a publisher proves it may publish: a topic key, a shared access signature made with one, or
@@ -438,6 +451,15 @@ export class Publisher {
 
   /** Writes the request's commit: its queued jobs may now be delivered. */
   private async commit(topicId: string, commit: string, started: number): Promise<void> {
+    const late = this.deps.clock.now() - started - (this.deps.commitDeadlineMs ?? COMMIT_DEADLINE_MS);
+    if (late > 0) {
+      this.deps.logger.error('published events queued too slowly to commit; refusing the request', {
+        topic: topicId,
+        commit,
+        lateMs: late,
+      });
+      throw new CommitFailedError('too late to commit');
+    }
     try {
       await this.deps.commits.put(commit, started);
     } catch (error) {
@@ -539,7 +561,7 @@ export class Publisher {
     } catch (error) {
       if (error instanceof CommitFailedError) {
         throw dependencyUnavailable(
-          'The events could not be committed: the state table is unavailable. Nothing of this request is delivered; send it again after the time in Retry-After.',
+          'The events could not be committed (the state table is unavailable, or queueing them took too long). Nothing of this request is delivered; send it again after the time in Retry-After.',
         );
       }
       this.deps.logger.error('could not queue published events', {

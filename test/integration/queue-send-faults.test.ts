@@ -17,7 +17,7 @@ import { eventually, WebhookServer } from '../support/webhook-server';
 /** 25 subscriptions, one job each: SendMessageBatch requests of 10, 10 and 5 entries. */
 const SUBSCRIPTIONS = 25;
 /** How long jobs wait for their publish's commit (real time; 60 s on AWS). */
-const COMMIT_GRACE_MS = 3000;
+const COMMIT_GRACE_MS = 10_000;
 let api: TestStack;
 let webhook: WebhookServer;
 let proxy: HttpFaultProxy;

@@ -3,7 +3,12 @@ import type { Subscription, Topic } from '../../../shared/domain/model';
 import { ApiError } from '../../../shared/http/errors';
 import { silentLogger } from '../../../shared/observability/logging';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
-import { FAN_OUT_FLUSH_BYTES, isValidKey, Publisher } from '../../../shared/publish/publisher';
+import {
+  COMMIT_DEADLINE_MS,
+  FAN_OUT_FLUSH_BYTES,
+  isValidKey,
+  Publisher,
+} from '../../../shared/publish/publisher';
 import { type OutgoingJob, QueueRejectedError } from '../../../shared/queue/sqs-job-queue';
 import { RecordingQueue, subscription, topicFixture, VirtualClock } from '../../support/fakes';
 
@@ -476,6 +481,23 @@ describe('all or nothing: the commit of a publish that takes several messages', 
     expect((error as ApiError).statusCode).toBe(503);
     expect((error as ApiError).retryAfterSeconds).toBe(5);
     expect(queue.take().every(({ job }) => job.commit === 'pub-1')).toBe(true);
+    expect(commits).toEqual([]);
+  });
+});
+
+describe('the commit deadline', () => {
+  it('refuses (503), without a commit, a request that took longer to queue than the deadline', async () => {
+    const { publish, queue, commits, clock } = setup([
+      subscription({ name: 'a' }),
+      subscription({ name: 'b' }),
+    ]);
+    const send = queue.send.bind(queue);
+    queue.send = async (key, jobs: readonly OutgoingJob[]) => {
+      clock.advance(COMMIT_DEADLINE_MS + 1);
+      return send(key, jobs);
+    };
+    const error = await publish([event('1')]).catch((caught: unknown) => caught);
+    expect((error as ApiError).statusCode).toBe(503);
     expect(commits).toEqual([]);
   });
 });
