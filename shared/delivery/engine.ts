@@ -296,8 +296,9 @@ export class DeliveryEngine {
           error: (error as Error).message,
         });
       }
+      // Looking again is worth it only for a job fresh from its publish.
       const pause = COMMIT_RECHECK_MS[check];
-      if (pause === undefined || !readable) break;
+      if (pause === undefined || !readable || clock.now() - publishedAt > grace) break;
       await clock.sleep(pause);
     }
     if (readable && clock.now() - publishedAt > grace) {
