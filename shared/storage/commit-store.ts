@@ -8,17 +8,22 @@
  * |--------|-----------------|-----------|
  * | commit | `COMMIT#<id>`   | `#COMMIT` |
  *
- * Each on its own partition key (ids are random), and kept a day (DynamoDB TTL): far longer than
- * any first-attempt job waits in the queue.
+ * Each on its own partition key (ids are random), and kept (DynamoDB TTL) a day longer than a
+ * job message can live: a first-attempt job parked in a redrive queue and redriven days later
+ * still finds its commit.
  */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLE } from '../config/resources';
+import { QUEUES, TABLE } from '../config/resources';
 
 export const COMMIT_PK_PREFIX = 'COMMIT#';
 export const commitPk = (id: string) => `${COMMIT_PK_PREFIX}${id}`;
 export const COMMIT_SK = '#COMMIT';
-/** How long a commit item is kept. */
-export const COMMIT_RETENTION_SECONDS = 86_400;
+/**
+ * How long a commit item is kept: the longest a job message lives (SQS counts a redriven
+ * message's retention from when it was first sent), plus a day.
+ */
+export const COMMIT_RETENTION_SECONDS =
+  (Math.max(...Object.values(QUEUES).map((queue) => queue.redrive.retentionDays)) + 1) * 86_400;
 
 export interface CommitStore {
   /** Records that every job of the publish request `id` is queued. */
