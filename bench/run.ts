@@ -1347,6 +1347,7 @@ async function deadEndpointScenario(
           healthWritesRefused: refusedHealth.length,
         },
         dynamoWrites: aws.dynamoWrites,
+        dynamoReads: aws.dynamoReads,
         dynamoReadUnits: aws.dynamoReadUnits,
         sqsByQueue: aws.sqsByQueue,
         sqsEmptyReceives: aws.sqsEmptyReceives,

@@ -64,6 +64,7 @@ function publishSetup() {
       listSubscriptions: async () => [subscription({ filter: { includedEventTypes: ['Order.Created'] } })],
     },
     queue: new RecordingQueue(clock),
+    commits: { put: async () => {} },
     clock,
     metrics: observability.buffer,
     logger: silentLogger,

@@ -52,6 +52,7 @@ function setup(
       getNamespaceTopic: async () => undefined,
     },
     queue,
+    commits: { put: async () => {} },
     clock,
     metrics: new MetricBuffer(),
     logger: silentLogger,
