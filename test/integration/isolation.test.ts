@@ -77,13 +77,14 @@ interface Scenario {
   neighbours: Record<string, string>;
   /** Events published first, 100 per request. */
   backlog: number;
-  /** Then one event every `tickMs`, this many times. */
+  /** Then `perTick` events (default 1) every `tickMs`, this many times. */
   ticks: number;
   tickMs: number;
+  perTick?: number;
 }
 
 /** The backlog, then the ticks; the healthy subscription's lateness checked throughout. */
-async function runScenario(topic: string, { neighbours, backlog, ticks, tickMs }: Scenario) {
+async function runScenario(topic: string, { neighbours, backlog, ticks, tickMs, perTick = 1 }: Scenario) {
   const key = await api.createTopic(topic);
   const healthyPath = `/${topic}/healthy`;
   for (const [name, url] of Object.entries(neighbours)) await api.subscribe(topic, name, url);
@@ -98,7 +99,12 @@ async function runScenario(topic: string, { neighbours, backlog, ticks, tickMs }
     );
   }
   for (let tick = 0; tick < ticks; tick += 1) {
-    await publishAll(topic, key, [`${topic}-t${tick}`], published);
+    await publishAll(
+      topic,
+      key,
+      Array.from({ length: perTick }, (_, i) => `${topic}-t${tick}-${i}`),
+      published,
+    );
     await new Promise((resolve) => setTimeout(resolve, tickMs));
   }
   await eventually(
@@ -163,9 +169,17 @@ it('8 hanging and 8 failing neighbours leave a healthy subscription at its laten
     neighbours[`fail${i}`] = neighbourHost.url(`/crowd/fail${i}`, () => ({ status: 503 }));
   }
 
-  const { p99, published } = await runScenario('crowd', { neighbours, backlog: 500, ticks: 40, tickMs: 500 });
+  // 5 events every half second for 20 s: the healthy subscription's latency while its neighbours
+  // fail and hang beside it (the backlog cases are the two tests above).
+  const { p99, published } = await runScenario('crowd', {
+    neighbours,
+    backlog: 0,
+    ticks: 40,
+    tickMs: 500,
+    perTick: 5,
+  });
 
-  expect(published.size).toBe(540);
+  expect(published.size).toBe(200);
   expect(p99).toBeLessThanOrEqual(HEALTHY_WITHIN_MS);
   // The neighbours were really there: every one of them was tried.
   for (const name of Object.keys(neighbours)) {
