@@ -2,8 +2,7 @@
  * Counts the AWS requests the handlers really make, by service and operation, with an SDK
  * middleware on the clients the local stack uses. SQS requests are also counted in billed
  * 64 KiB chunks of payload, as SQS bills them, and by queue; DynamoDB writes are counted in write
- * units from the items' sizes, and by the kind of item written (its partition key's prefix);
- * reads by the kind of item read (`COMMIT` reads are what all-or-nothing publishing costs delivery).
+ * units from the items' sizes, and by the kind of item written (its partition key's prefix).
  * Requests that fail are counted too: a conditional write that loses its race is still billed.
  */
 import type { AwsClients } from '../shared/platform/aws';
@@ -15,12 +14,6 @@ export interface WriteCounts {
   /** Requests that wrote at least one item of this kind. */
   requests: number;
   items: number;
-  units: number;
-}
-
-/** DynamoDB reads of one kind of item. */
-export interface ReadCounts {
-  requests: number;
   units: number;
 }
 
@@ -40,8 +33,6 @@ export interface RequestCounts {
   dynamoReadUnits: number;
   /** DynamoDB writes by kind of item. */
   dynamoWrites: Record<string, WriteCounts>;
-  /** DynamoDB reads (GetItem, Query) by kind of item (the key's partition key prefix). */
-  dynamoReads: Record<string, ReadCounts>;
   /** Epoch ms of each write to an endpoint-health item, by partition key. */
   healthWriteTimes: Record<string, number[]>;
 }
@@ -93,13 +84,6 @@ export function dynamoWritesOf(
   return [];
 }
 
-/** The partition key a GetItem or Query reads (a query's first key value). */
-function readKeyOf(input: unknown): unknown {
-  const request = input as { Key?: Item; ExpressionAttributeValues?: Item };
-  if (request.Key !== undefined) return request.Key.pk;
-  return Object.values(request.ExpressionAttributeValues ?? {}).find((value) => typeof value === 'string');
-}
-
 export class AwsRequestCounter {
   private counts: RequestCounts = AwsRequestCounter.empty();
 
@@ -113,7 +97,6 @@ export class AwsRequestCounter {
       dynamoWriteUnits: 0,
       dynamoReadUnits: 0,
       dynamoWrites: {},
-      dynamoReads: {},
       healthWriteTimes: {},
     };
   }
@@ -200,19 +183,10 @@ export class AwsRequestCounter {
       }
       const op = operation.replace(/Item$/, '');
       const unit = (input as { ConsistentRead?: boolean }).ConsistentRead === true ? 1 : 0.5;
-      let readUnits: number | undefined;
-      if (op === 'Get') readUnits = unit;
+      if (op === 'Get') this.counts.dynamoReadUnits += unit;
       if (op === 'Query') {
         const items = ((output ?? {}) as { Items?: unknown[] }).Items ?? [];
-        readUnits = Math.max(unit, Math.ceil(items.length / 4) * unit);
-      }
-      if (readUnits !== undefined) {
-        this.counts.dynamoReadUnits += readUnits;
-        const kind = keyKind(readKeyOf(input));
-        const reads = this.counts.dynamoReads[kind] ?? { requests: 0, units: 0 };
-        this.counts.dynamoReads[kind] = reads;
-        reads.requests += 1;
-        reads.units += readUnits;
+        this.counts.dynamoReadUnits += Math.max(unit, Math.ceil(items.length / 4) * unit);
       }
     }
   }

@@ -1347,7 +1347,6 @@ async function deadEndpointScenario(
           healthWritesRefused: refusedHealth.length,
         },
         dynamoWrites: aws.dynamoWrites,
-        dynamoReads: aws.dynamoReads,
         dynamoReadUnits: aws.dynamoReadUnits,
         sqsByQueue: aws.sqsByQueue,
         sqsEmptyReceives: aws.sqsEmptyReceives,

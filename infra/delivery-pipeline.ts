@@ -27,7 +27,6 @@ import {
   TABLE,
 } from '../shared/config/resources';
 import { CONFIG_DEFAULTS } from '../shared/config/runtime';
-import { COMMIT_PK_PREFIX } from '../shared/storage/commit-store';
 import { createAlarms, createDashboard, type PipelineAlarms } from './monitoring';
 import { PipelineFunction } from './pipeline-function';
 
@@ -312,8 +311,6 @@ export class DeliveryPipeline extends Construct {
     })
       // Topics, namespace topics and their subscription lists.
       .bindTable(this.table, TABLE.nameEnv, ['GetItem', 'Query'])
-      // Commits of publishes that took several messages, and no other item.
-      .bindTableItems(this.table, ['PutItem'], [`${COMMIT_PK_PREFIX}*`])
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
       // Opens topic keys to check keys and SAS signatures.
       .bindSecret(this.topicKeySecret, ENV.topicKeySecretArn);
@@ -343,8 +340,8 @@ export class DeliveryPipeline extends Construct {
       logRetention,
       environment: settings,
     })
-      // Reads subscriptions and publish commits; writes attempt history (batches) and endpoint
-      // health (conditional puts); the validation handshake records consent on the subscription (a conditional put)
+      // Reads subscriptions; writes attempt history (batches) and endpoint health (conditional
+      // puts); the validation handshake records consent on the subscription (a conditional put)
       // and bumps its topic's subscription-list version (an update).
       .bindTable(this.table, TABLE.nameEnv, ['GetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'])
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'consume')

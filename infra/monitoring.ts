@@ -215,8 +215,7 @@ export function createAlarms(scope: Construct, targets: MonitoringTargets): Pipe
       alarmDescription:
         `${prefix}: events were dropped: their delivery ended without success and their ` +
         `subscription has no dead-letter destination, or the dead-letter bucket refused them past ` +
-        `their limit, or (PublishNotCommitted) SQS failed part-way through a publish answered 503, ` +
-        `whose caller sends it again. See "Dropped events by reason" on the dashboard and the functions' ` +
+        `their limit. See "Dropped events by reason" on the dashboard and the functions' ` +
         `"events dropped" log lines.`,
     }),
   );

@@ -119,31 +119,6 @@ export class PipelineFunction extends NodejsFunction {
     return this;
   }
 
-  /**
-   * Exactly `actions` on the table's items whose partition keys match `leadingKeys` (IAM
-   * `StringLike` patterns), and nothing else: for a function that may write only its own kind of
-   * item. The table's name must be bound too (`bindTable`).
-   */
-  bindTableItems(
-    table: dynamodb.ITableV2,
-    actions: readonly TableAction[],
-    leadingKeys: readonly string[],
-  ): this {
-    this.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions: actions.map((action) => `dynamodb:${action}`),
-        resources: [table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeys] } },
-      }),
-    );
-    if (table.encryptionKey !== undefined) {
-      if (actions.some((action) => WRITE_ACTIONS.includes(action)))
-        table.encryptionKey.grantEncryptDecrypt(this);
-      else table.encryptionKey.grantDecrypt(this);
-    }
-    return this;
-  }
-
   /** Send or consume access to the queue, and its URL in `envName`. */
   bindQueue(queue: sqs.IQueue, envName: string, access: 'send' | 'consume' | 'sendAndConsume'): this {
     if (access !== 'consume') queue.grantSendMessages(this);

@@ -79,12 +79,6 @@ export interface LocalStackOptions {
   subscriptionCacheSeconds?: number;
   /** Webhook requests one delivery invocation has in flight (default as on AWS). */
   deliveryConcurrency?: number;
-  /**
-   * How long a job waits for its publish's commit before it counts as refused (default as on
-   * AWS, in real time: the time scale does not shorten how long a publish may take). Publish
-   * then refuses (503) to commit a request later than half of it after it began.
-   */
-  commitGraceMs?: number;
   /** Days failed-attempt history is kept (default as on AWS; dynalite never expires items). */
   historyRetentionDays?: number;
   /**
@@ -356,7 +350,6 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
     ),
     [ENV.healthCacheMs]: String(LOCAL_CONFIG_DEFAULTS.healthCacheMs),
     ...number(ENV.historyRetentionDays, options.historyRetentionDays),
-    ...number(ENV.commitGraceMs, options.commitGraceMs),
     ...(options.publicUrl === undefined ? {} : { [ENV.publicUrl]: options.publicUrl }),
   };
 }

@@ -25,11 +25,6 @@ export const ENV = {
   deliveryConcurrency: 'GRIDWIRE_DELIVERY_CONCURRENCY',
   /** Milliseconds a delivery function trusts its copy of an endpoint's health (other workers' verdicts). */
   healthCacheMs: 'GRIDWIRE_HEALTH_CACHE_MS',
-  /**
-   * Milliseconds after its publish a job waits for the publish's commit before it counts as
-   * refused (default: the publish function's timeout plus a margin; shorter only in tests).
-   */
-  commitGraceMs: 'GRIDWIRE_COMMIT_GRACE_MS',
   /** Days failed-attempt history is kept in the table. */
   historyRetentionDays: 'GRIDWIRE_HISTORY_RETENTION_DAYS',
   /**

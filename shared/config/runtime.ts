@@ -36,8 +36,6 @@ export interface RuntimeConfig {
    */
   healthCacheMs: number;
   historyRetentionDays: number;
-  /** How long a job waits for its publish's commit (default: the engine's `COMMIT_GRACE_MS`). */
-  commitGraceMs?: number;
   publicUrl?: string;
   /** The dead-letter bucket, for the functions that write or read dead letters. */
   deadLetterBucket?: string;
@@ -131,8 +129,6 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
   const headerKey = read.optional(ENV.headerKey);
   const topicKeySecretArn = read.optional(ENV.topicKeySecretArn);
   const topicKey = read.optional(ENV.topicKey);
-  const commitGraceMs =
-    read.optional(ENV.commitGraceMs) === undefined ? undefined : read.number(ENV.commitGraceMs, 0, 0);
   const queueUrls: Partial<Record<QueueKey, string>> = {};
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
     const url = read.optional(QUEUES[key].urlEnv);
@@ -151,7 +147,6 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     historyRetentionDays: read.number(ENV.historyRetentionDays, CONFIG_DEFAULTS.historyRetentionDays, 1),
     validateEndpoints: read.boolean(ENV.validateEndpoints, CONFIG_DEFAULTS.validateEndpoints),
     blockPrivateEndpoints: read.boolean(ENV.blockPrivateEndpoints, CONFIG_DEFAULTS.blockPrivateEndpoints),
-    ...(commitGraceMs === undefined ? {} : { commitGraceMs }),
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),
     ...(headerKeySecretArn === undefined ? {} : { headerKeySecretArn }),

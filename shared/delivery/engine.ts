@@ -24,7 +24,6 @@
  * and in virtual time.
  */
 
-import { FUNCTIONS } from '../config/resources';
 import type { DeliveryItem, DeliveryJob, EndedDelivery, EndedJob, QueuedJob } from '../domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
@@ -45,7 +44,6 @@ import {
   packJobs,
 } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
-import type { CommitStore } from '../storage/commit-store';
 import type { DropRecorder } from './dead-letter';
 import type { EndpointHandshake } from './handshake';
 import type { HealthTracker } from './health';
@@ -112,32 +110,7 @@ export interface DeliveryEngineDeps {
    * comes back, as a job no worker can take.
    */
   handshake?: Pick<EndpointHandshake, 'run'>;
-  /**
-   * Publish commits: a job carrying a commit id is delivered only once its commit exists. Without
-   * one, such a job fails and comes back, as a job no worker can take.
-   */
-  commits?: Pick<CommitStore, 'exists'>;
-  /**
-   * How long after its publish a job whose commit is missing may still see it written (default
-   * {@link COMMIT_GRACE_MS}); after that, the missing commit means the publish was refused.
-   */
-  commitGraceMs?: number;
 }
-
-/**
- * The publish function's timeout plus a margin for clocks: a publish writes its commit before it
- * answers, and it can't run longer than its timeout, so a commit missing this long after the
- * publish began is never written.
- */
-export const COMMIT_GRACE_MS = (FUNCTIONS.publish.timeoutSeconds + 31) * 1000;
-/** The publisher's commit deadline for a given grace period (half of it: a wide margin). */
-export const commitDeadlineFor = (graceMs: number): number => graceMs / 2;
-/** Real-time pauses before each further read of a missing commit (it usually follows within ms). */
-export const COMMIT_RECHECK_MS: readonly number[] = [50, 100, 200];
-/** Seconds before a job whose commit is still missing (or unreadable) is looked at again. */
-export const COMMIT_REQUEUE_DELAY_SECONDS = 2;
-/** Commit ids a worker remembers as written. */
-const KNOWN_COMMITS = 10_000;
 
 /**
  * An endpoint that has all the requests it may have in flight and has answered none of them for
@@ -154,7 +127,7 @@ export interface JobOptions {
 }
 
 export interface JobReport {
-  /** The job was not due yet (or its publish not yet committed) and went back to the retry queue. */
+  /** The job was not due yet and went back to the retry queue. */
   hopped: boolean;
   delivered: number;
   retried: number;
@@ -192,8 +165,6 @@ export class DeliveryEngine {
   private readonly openedHeaders = new Map<string, Promise<readonly CustomHeader[]>>();
   /** Whole endpoint URLs with their sealed query strings opened, by subscription version. */
   private readonly openedUrls = new Map<string, Promise<string>>();
-  /** Commit ids read as written (a commit is never taken back). */
-  private readonly knownCommits = new Set<string>();
 
   constructor(private readonly deps: DeliveryEngineDeps) {
     this.slots = new FairSlots({ capacity: deps.concurrency, stallMs: STALL_MS, now: deps.clock.now });
@@ -209,12 +180,6 @@ export class DeliveryEngine {
       if (this.deps.handshake === undefined) throw new Error('this worker has no endpoint handshake');
       await this.deps.handshake.run(job);
       return emptyReport();
-    }
-
-    if (job.commit !== undefined) {
-      const commit = await this.checkCommit(job, job.commit);
-      if (commit === 'requeued') return { ...emptyReport(), hopped: true };
-      if (commit === 'dropped') return emptyReport();
     }
 
     const resolved = await this.resolve(job);
@@ -259,65 +224,6 @@ export class DeliveryEngine {
   }
 
   // ---- phases -------------------------------------------------------------------------------
-
-  /**
-   * Whether the publish that made this first-attempt job was committed (every job of it queued).
-   * A commit read as missing is read again after short pauses (the publisher writes it moments
-   * after its last message); still missing, or unreadable, the job goes round the retry queue
-   * (still carrying the commit id) until the grace period after its publish is over. Confirmed
-   * missing after that, the publish was refused (503) and its jobs are dropped.
-   */
-  private async checkCommit(job: DeliveryJob, commit: string): Promise<'committed' | 'requeued' | 'dropped'> {
-    if (this.knownCommits.has(commit)) {
-      // Least recently used first: a hit moves to the end.
-      this.knownCommits.delete(commit);
-      this.knownCommits.add(commit);
-      return 'committed';
-    }
-    const { commits, clock, logger } = this.deps;
-    if (commits === undefined) throw new Error('this worker cannot read publish commits');
-    const publishedAt = Math.min(...job.items.map((item) => item.publishedAt));
-    const grace = this.deps.commitGraceMs ?? COMMIT_GRACE_MS;
-    let readable = true;
-    for (let check = 0; ; check += 1) {
-      try {
-        readable = true;
-        if (await commits.exists(commit)) {
-          if (this.knownCommits.size >= KNOWN_COMMITS) {
-            this.knownCommits.delete(this.knownCommits.values().next().value as string);
-          }
-          this.knownCommits.add(commit);
-          return 'committed';
-        }
-      } catch (error) {
-        readable = false;
-        logger.warn('could not read a publish commit; the job waits', {
-          commit,
-          error: (error as Error).message,
-        });
-      }
-      // Looking again is worth it only for a job fresh from its publish.
-      const pause = COMMIT_RECHECK_MS[check];
-      if (pause === undefined || !readable || clock.now() - publishedAt > grace) break;
-      await clock.sleep(pause);
-    }
-    if (readable && clock.now() - publishedAt > grace) {
-      // Not delivered: the caller was told to send the request again.
-      this.deps.drops.drop(
-        job.topic,
-        job.subscription,
-        job.items.map((item) => ({ item, reason: 'PublishNotCommitted' as const })),
-      );
-      logger.info('the publish of these events was never committed (it was refused)', { commit });
-      return 'dropped';
-    }
-    const { items, v: _v, kind: _kind, ...envelope } = job;
-    await this.deps.queue.send(
-      'retry',
-      packJobs(envelope, items).map((body) => ({ body, delaySeconds: COMMIT_REQUEUE_DELAY_SECONDS })),
-    );
-    return 'requeued';
-  }
 
   /** The subscription the job is for, at least as new as the version the job was made for. */
   private async resolve(job: DeliveryJob): Promise<Resolved> {

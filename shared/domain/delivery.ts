@@ -60,12 +60,6 @@ const envelope = {
 export const deliveryJobSchema = z.object({
   ...envelope,
   kind: z.literal('deliver').optional(),
-  /**
-   * The publish request's commit id, on the first-attempt jobs of a publish that took more than
-   * one SQS message: the job is delivered only once the request's commit item exists (written
-   * after its last message was queued). Jobs the engine makes later never carry it.
-   */
-  commit: z.string().min(1).optional(),
   /** The `uid` of the subscription the job was made for; another uid means it was deleted. */
   subscriptionUid: z.string().optional(),
   /**

@@ -45,8 +45,6 @@ export const DROP_REASONS = [
   'SubscriptionDeleted',
   /** The dead-letter location could not be written for the whole retention limit (4 hours). */
   'DeadLetterStoreUnavailable',
-  /** The publish that queued the events was refused part-way (503): it was never committed. */
-  'PublishNotCommitted',
 ] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 

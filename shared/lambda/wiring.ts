@@ -10,7 +10,7 @@ import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { ENV, QUEUES, type QueueKey } from '../config/resources';
 import { type RuntimeConfig, requireSetting } from '../config/runtime';
 import { DeadLetterStep, DropRecorder } from '../delivery/dead-letter';
-import { commitDeadlineFor, DeliveryEngine, type SubscriptionSource } from '../delivery/engine';
+import { DeliveryEngine, type SubscriptionSource } from '../delivery/engine';
 import { EndpointHandshake } from '../delivery/handshake';
 import { HealthTracker } from '../delivery/health';
 import { VALIDATION_WINDOW_MS } from '../delivery/rules/handshake';
@@ -26,7 +26,6 @@ import { AesGcmSealer, type KeySource, keyText } from '../platform/sealing';
 import { Publisher } from '../publish/publisher';
 import { SqsJobQueue } from '../queue/sqs-job-queue';
 import { AttemptHistoryTable } from '../storage/attempt-history';
-import { DynamoCommitStore } from '../storage/commit-store';
 import { DeadLetterBucket } from '../storage/dead-letter-bucket';
 import { DynamoHealthStore } from '../storage/health-store';
 import { Store } from '../storage/store';
@@ -162,10 +161,6 @@ export function buildPublisher(runtime: Runtime, observability: Observability): 
   return new Publisher({
     store: storeOf(runtime),
     queue: queueOf(runtime, ['delivery']),
-    commits: commitStoreOf(runtime),
-    ...(runtime.config.commitGraceMs === undefined
-      ? {}
-      : { commitDeadlineMs: commitDeadlineFor(runtime.config.commitGraceMs) }),
     clock: runtime.clock ?? systemClock,
     metrics: observability.buffer,
     logger: observability.logger,
@@ -278,8 +273,6 @@ export function buildDeliveryEngine(
       metrics: observability.buffer,
     }),
     ...(sealer === undefined ? {} : { sealer }),
-    commits: commitStoreOf(runtime),
-    ...(runtime.config.commitGraceMs === undefined ? {} : { commitGraceMs: runtime.config.commitGraceMs }),
     handshake: new EndpointHandshake({
       store,
       exchange: http,
@@ -297,10 +290,6 @@ export function buildDeliveryEngine(
  * failing endpoint costs in writes (see docs/ARCHITECTURE.md, "Endpoint health").
  */
 export const HEALTH_FLUSH_INTERVAL_MS = 1000;
-
-/** The publish-commit items of the stack's table. */
-export const commitStoreOf = (runtime: Runtime): DynamoCommitStore =>
-  new DynamoCommitStore(runtime.clients.dynamo, requireSetting(runtime.config.tableName, ENV.tableName));
 
 /** The endpoint-health items of the stack's table. */
 export const healthStoreOf = (runtime: Runtime): DynamoHealthStore =>

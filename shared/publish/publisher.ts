@@ -1,13 +1,10 @@
 /**
  * Publishing: authenticate against the topic's keys (unless the gateway authorized the caller by
  * IAM), validate the events, and queue one delivery job per matching subscription. Answers only
- * after every job is in SQS. All or nothing: when the jobs take more than one SQS message, each
- * carries the request's commit id, and the commit is written only after the last is queued; the
- * delivery engine delivers none of them without it.
+ * after every job is in SQS.
  */
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { FUNCTIONS } from '../config/resources';
 import { endpointAgreed } from '../delivery/rules/handshake';
 import type { DeliveryItem } from '../domain/delivery';
 import type { Namespace, NamespaceTopic, Subscription, Topic } from '../domain/model';
@@ -17,9 +14,8 @@ import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import { TtlCache } from '../platform/cache';
 import type { Clock } from '../platform/clock';
-import { packJobs, withCommit } from '../queue/job-codec';
+import { packJobs } from '../queue/job-codec';
 import { type JobQueue, type OutgoingJob, QueueRejectedError } from '../queue/sqs-job-queue';
-import type { CommitStore } from '../storage/commit-store';
 import type { Store } from '../storage/store';
 import { readBinaryCloudEvent, readPublishBody } from './body-reader';
 import { isBinaryCloudEvent } from './cloud-events-binary';
@@ -33,31 +29,14 @@ import { verifySasToken } from './sas';
 export interface PublisherDeps {
   store: Pick<Store, 'getTopic' | 'listSubscriptions' | 'getNamespace' | 'getNamespaceTopic'>;
   queue: JobQueue;
-  /**
-   * Where a request whose jobs take more than one SQS message is committed once all are queued
-   * (its jobs carry the request's id; the delivery engine waits for the commit).
-   */
-  commits: Pick<CommitStore, 'put'>;
   clock: Clock;
   metrics: MetricBuffer;
   logger: LoggerLike;
-  /** A unique id per publish request (delivery ids and the commit id derive from it). */
+  /** A unique id per publish request (delivery ids derive from it). */
   newId: () => string;
   /** How long a topic (keys, subscription-list version) is trusted without a read. */
   topicCacheMs: number;
-  /**
-   * A request whose commit would be written later than this after it began is refused (503)
-   * instead, so delivery, which gives up on a commit a grace period after the publish, never
-   * drops a committed request's jobs. Default {@link COMMIT_DEADLINE_MS}.
-   */
-  commitDeadlineMs?: number;
 }
-
-/**
- * The publish function's timeout: a publish still running then is stopped on AWS anyway, and
- * delivery's grace period (`COMMIT_GRACE_MS`) is this plus a margin.
- */
-export const COMMIT_DEADLINE_MS = FUNCTIONS.publish.timeoutSeconds * 1000;
 
 /**
  * How a publisher proves it may publish: a topic key, a shared access signature made with one, or
@@ -309,11 +288,6 @@ function parseEvents(
   }
 }
 
-/** The commit of a request whose jobs were all queued could not be written. */
-class CommitFailedError extends Error {
-  override readonly name = 'CommitFailedError';
-}
-
 export class Publisher {
   private readonly topics: TtlCache<Topic | undefined>;
   private readonly subscriptionLists: TtlCache<FanOutTarget[]>;
@@ -449,34 +423,9 @@ export class Publisher {
     }));
   }
 
-  /** Writes the request's commit: its queued jobs may now be delivered. */
-  private async commit(topicId: string, commit: string, started: number): Promise<void> {
-    const late = this.deps.clock.now() - started - (this.deps.commitDeadlineMs ?? COMMIT_DEADLINE_MS);
-    if (late > 0) {
-      this.deps.logger.error('published events queued too slowly to commit; refusing the request', {
-        topic: topicId,
-        commit,
-        lateMs: late,
-      });
-      throw new CommitFailedError('too late to commit');
-    }
-    try {
-      await this.deps.commits.put(commit, started);
-    } catch (error) {
-      this.deps.logger.error('could not commit published events', {
-        topic: topicId,
-        commit,
-        error: (error as Error).message,
-      });
-      throw new CommitFailedError((error as Error).message);
-    }
-  }
-
   /**
    * Queues one delivery job per matching subscription of `topicId` (a classic topic's name, or a
-   * namespace topic's `<namespace>/<topic>`). Answers only after every job is in SQS and, when
-   * they took more than one message, the request is committed; a request refused part-way has
-   * none of its jobs delivered.
+   * namespace topic's `<namespace>/<topic>`). Answers only after every job is in SQS.
    */
   private async fanOut(
     topicId: string,
@@ -491,15 +440,7 @@ export class Publisher {
     // Jobs go out as the fan-out proceeds, so memory stays bounded with hundreds of subscriptions.
     let pending: OutgoingJob[] = [];
     let pendingBytes = 0;
-    // Set once the request turns out to take more than one message: from then on every job carries
-    // it (those packed before get it added), and the request is committed after the last send.
-    let commit: string | undefined;
-    const flush = async (last: boolean) => {
-      if (commit === undefined && (!last || pending.length > 1)) {
-        commit = publishId;
-        const id = commit;
-        pending = pending.map((job) => ({ ...job, body: withCommit(job.body, id) }));
-      }
+    const flush = async () => {
       const sending = pending;
       pending = [];
       pendingBytes = 0;
@@ -543,7 +484,6 @@ export class Publisher {
           subscriptionDimensions(topicId, subscription.name),
         );
         const envelope = {
-          ...(commit === undefined ? {} : { commit }),
           topic: topicId,
           subscription: subscription.name,
           ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
@@ -554,16 +494,10 @@ export class Publisher {
           pendingBytes += body.length;
           jobs += 1;
         }
-        if (pendingBytes >= FAN_OUT_FLUSH_BYTES) await flush(false);
+        if (pendingBytes >= FAN_OUT_FLUSH_BYTES) await flush();
       }
-      await flush(true);
-      if (commit !== undefined) await this.commit(topicId, commit, started);
+      await flush();
     } catch (error) {
-      if (error instanceof CommitFailedError) {
-        throw dependencyUnavailable(
-          'The events could not be committed (the state table is unavailable, or queueing them took too long). Nothing of this request is delivered; send it again after the time in Retry-After.',
-        );
-      }
       this.deps.logger.error('could not queue published events', {
         topic: topicId,
         error: (error as Error).message,
@@ -575,14 +509,14 @@ export class Publisher {
       if (error instanceof QueueRejectedError) {
         // Sending the same events again would be refused again: not a 503.
         throw badRequest(
-          `The events could not be stored: the queue refused their content (${error.code}). Sending the same request again will not help; nothing of this request is delivered.`,
+          `The events could not be stored: the queue refused their content (${error.code}). Sending the same request again will not help; events stored before the refusal may be delivered.`,
           'EventsNotStorable',
         );
       }
-      // Jobs already sent carry the request's commit id, which is never written: none of them is
-      // delivered (see README, "Faults we test").
+      // Jobs already sent can't be taken back: they are delivered, and the caller's retry queues
+      // them again (at least once; receivers tell repeats by event id). See README, "Faults we test".
       throw dependencyUnavailable(
-        'The events could not all be queued: the queue is unavailable or throttling. Nothing of this request is delivered; send it again after the time in Retry-After.',
+        'The events could not all be queued: the queue is unavailable or throttling. Send the request again after the time in Retry-After; events of this request queued before the failure are delivered anyway, so some may arrive twice (with the same event id).',
       );
     }
     const topicDims = { Topic: topicId };

@@ -22,15 +22,13 @@ import type { DeadLetterFormat, DeliveryProfileName } from '../domain/model';
  */
 export const JOB_TARGET_BYTES = 256 * 1024;
 
-/** Room kept around one item for a job's envelope (an ended-delivery envelope and wrapper included, or a commit id); under 700 bytes at most. */
+/** Room kept around one item for a job's envelope (an ended-delivery envelope and wrapper included); under 600 bytes at most. */
 export const JOB_ENVELOPE_RESERVE_BYTES = 2048;
 
 /** The largest event (serialized) that fits in a job message on its own. */
 export const MAX_QUEUED_EVENT_BYTES = SQS_LIMITS.maxMessageBytes - JOB_ENVELOPE_RESERVE_BYTES;
 
 export interface JobEnvelope {
-  /** The publish request's commit id (first-attempt jobs of a publish of several messages only). */
-  commit?: string;
   topic: string;
   subscription: string;
   subscriptionUid?: string;
@@ -107,7 +105,7 @@ const LARGEST_ITEM_BYTES_BUT_STRINGS =
   3 * queuedStringBytes('');
 
 /** The envelope of ended deliveries: also where and how the dead-letter step writes them. */
-export interface EndedEnvelope extends Omit<JobEnvelope, 'dueAt' | 'commit'> {
+export interface EndedEnvelope extends Omit<JobEnvelope, 'dueAt'> {
   deliveryProfile: DeliveryProfileName;
   deadLetter: { container: string; format: DeadLetterFormat };
 }
@@ -117,10 +115,8 @@ const endedFields = (envelope: JobEnvelope | EndedEnvelope): string =>
     ? `"deliveryProfile":${JSON.stringify(envelope.deliveryProfile)},"deadLetter":${JSON.stringify(envelope.deadLetter)},`
     : '';
 
-const commitField = (commit: string): string => `"commit":${JSON.stringify(commit)},`;
-
 const envelopeHead = (envelope: JobEnvelope | EndedEnvelope, kind: 'items' | 'ended'): string =>
-  `{"v":1,${kind === 'items' && 'commit' in envelope && envelope.commit !== undefined ? commitField(envelope.commit) : ''}${kind === 'ended' ? `"kind":"ended",${endedFields(envelope)}` : ''}"topic":${JSON.stringify(envelope.topic)},"subscription":${JSON.stringify(envelope.subscription)}${
+  `{"v":1,${kind === 'ended' ? `"kind":"ended",${endedFields(envelope)}` : ''}"topic":${JSON.stringify(envelope.topic)},"subscription":${JSON.stringify(envelope.subscription)}${
     envelope.subscriptionUid === undefined
       ? ''
       : `,"subscriptionUid":${JSON.stringify(envelope.subscriptionUid)}`
@@ -140,16 +136,6 @@ export function packJobs(
 ): string[] {
   return pack(envelopeHead(envelope, 'items'), items, (item) => item.deliveryId, targetBytes);
 }
-
-/**
- * A job body packed by {@link packJobs} without a commit id, as it would have been packed with
- * `commit` in its envelope (the id goes right after the version, where the envelope puts it).
- */
-export function withCommit(body: string, commit: string): string {
-  if (!body.startsWith(JOB_BODY_START)) throw new Error('not a delivery job body');
-  return `${JOB_BODY_START}${commitField(commit)}${body.slice(JOB_BODY_START.length)}`;
-}
-const JOB_BODY_START = '{"v":1,';
 
 /** Packs ended deliveries for the dead-letter step, like {@link packJobs}. */
 export function packEndedJobs(

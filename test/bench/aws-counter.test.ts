@@ -1,5 +1,4 @@
 import { AwsRequestCounter, dynamoWritesOf, sqsBilledChunks } from '../../bench/aws-counter';
-import { costPerMillionEvents, emptyLambdaUsage } from '../../bench/cost';
 import { PRICES } from '../../bench/prices';
 
 describe('AWS request counter', () => {
@@ -64,35 +63,6 @@ describe('AWS request counter', () => {
     expect(Object.keys(counts.healthWriteTimes)).toEqual(['HEALTH#t#s']);
     expect(counts.healthWriteTimes['HEALTH#t#s']).toHaveLength(2);
     expect(counter.take().requests).toEqual({});
-  });
-
-  it('counts publish commits (a put by the publisher, a strongly consistent get per worker) by kind, and prices them', () => {
-    const counter = new AwsRequestCounter();
-    const commit = { Item: { pk: 'COMMIT#pub-1', sk: '#COMMIT', at: 1, expiresAt: 86_401 } };
-    counter.record('dynamodb', 'Put', commit, {});
-    const read = { Key: { pk: 'COMMIT#pub-1', sk: '#COMMIT' }, ConsistentRead: true };
-    counter.record('dynamodb', 'Get', read, { Item: { pk: 'COMMIT#pub-1' } });
-    counter.record('dynamodb', 'Get', read, { Item: { pk: 'COMMIT#pub-1' } });
-    counter.record('dynamodb', 'Get', { Key: { pk: 'TOPIC#t' } }, {});
-    const counts = counter.take();
-    expect(counts.dynamoWrites).toEqual({ COMMIT: { requests: 1, items: 1, units: 1 } });
-    expect(counts.dynamoReads).toEqual({
-      COMMIT: { requests: 2, units: 2 },
-      TOPIC: { requests: 1, units: 0.5 },
-    });
-    const cost = costPerMillionEvents({
-      events: 1,
-      httpRequests: 0,
-      sqsBilledRequests: 0,
-      dynamoWriteUnits: counts.dynamoWriteUnits,
-      dynamoReadUnits: counts.dynamoReadUnits,
-      s3Puts: 0,
-      s3Gets: 0,
-      lambda: emptyLambdaUsage(),
-    });
-    expect(cost.dynamodb).toBeCloseTo(
-      (PRICES.dynamodb.perWriteUnit + 2.5 * PRICES.dynamodb.perReadUnit) * 1_000_000,
-    );
   });
 
   it('counts SQS requests by queue, leaving empty receives out of the per-queue counts', () => {

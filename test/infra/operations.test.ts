@@ -107,7 +107,7 @@ describe('roles', () => {
   });
 
   it.each([
-    ['publish', ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query']],
+    ['publish', ['dynamodb:GetItem', 'dynamodb:Query']],
     [
       'management',
       [

@@ -15,7 +15,6 @@ import {
   SQS_LIMITS,
   TABLE,
 } from '../../shared/config/resources';
-import { COMMIT_PK_PREFIX } from '../../shared/storage/commit-store';
 
 // Skip asset bundling: these tests are about the template, `npm run synth` bundles for real.
 const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -200,22 +199,9 @@ describe('functions', () => {
     expect(env('deadLetter')).toEqual(expect.arrayContaining([ENV.deadLetterQueueUrl, ENV.deadLetterBucket]));
   });
 
-  it('publish may read the table and write only commit items, and may only send to the delivery queue', () => {
+  it('publish may read the table but not write it, and may only send to the delivery queue', () => {
     const tableId = logicalIdOf('AWS::DynamoDB::GlobalTable', TABLE.id);
-    expect(actionsOn('publish', tableId).sort()).toEqual([
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:Query',
-    ]);
-    const writes = statementsOf('publish').filter((statement) =>
-      [statement.Action].flat().includes('dynamodb:PutItem'),
-    );
-    expect(writes).toEqual([
-      expect.objectContaining({
-        Action: 'dynamodb:PutItem',
-        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${COMMIT_PK_PREFIX}*`] } },
-      }),
-    ]);
+    expect(actionsOn('publish', tableId).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
     expect(actionsOn('publish', queueId(QUEUES.delivery.id))).toContain('sqs:SendMessage');
     expect(actionsOn('publish', queueId(QUEUES.retry.id))).toEqual([]);
   });

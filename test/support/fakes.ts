@@ -210,9 +210,6 @@ export function engineHarness(
     subscriptionSource?: SubscriptionSource;
     /** Opens secret custom header values (default: none, as in a function without a key). */
     sealer?: SecretOpener;
-    /** Publish commits (default: none, as in a worker that can't read them). */
-    commits?: DeliveryEngineDeps['commits'];
-    commitGraceMs?: number;
   } = {},
 ): EngineHarness {
   const clock = options.clock ?? new VirtualClock();
@@ -261,8 +258,6 @@ export function engineHarness(
       ? {}
       : { subscriptionConcurrency: options.subscriptionConcurrency }),
     ...(options.sealer === undefined ? {} : { sealer: options.sealer }),
-    ...(options.commits === undefined ? {} : { commits: options.commits }),
-    ...(options.commitGraceMs === undefined ? {} : { commitGraceMs: options.commitGraceMs }),
   };
   return {
     engine: new DeliveryEngine(deps),
@@ -350,7 +345,6 @@ export function namespacePublisher() {
       },
     },
     queue,
-    commits: { put: async () => {} },
     clock,
     metrics: new MetricBuffer(),
     logger: silentLogger,

@@ -79,7 +79,6 @@ describe('readConfig(env)', () => {
       [ENV.publicUrl]: 'https://events.example.com',
       [ENV.validateEndpoints]: 'true',
       [ENV.blockPrivateEndpoints]: '1',
-      [ENV.commitGraceMs]: '3000',
     });
     expect(config).toMatchObject({
       tableName: 'gridwire-state',
@@ -93,7 +92,6 @@ describe('readConfig(env)', () => {
       publicUrl: 'https://events.example.com',
       validateEndpoints: true,
       blockPrivateEndpoints: true,
-      commitGraceMs: 3000,
     });
   });
 

@@ -64,7 +64,6 @@ function publishSetup() {
       listSubscriptions: async () => [subscription({ filter: { includedEventTypes: ['Order.Created'] } })],
     },
     queue: new RecordingQueue(clock),
-    commits: { put: async () => {} },
     clock,
     metrics: observability.buffer,
     logger: silentLogger,

@@ -52,7 +52,6 @@ function setup(
       getNamespaceTopic: async () => undefined,
     },
     queue,
-    commits: { put: async () => {} },
     clock,
     metrics: new MetricBuffer(),
     logger: silentLogger,

@@ -40,7 +40,6 @@ function setup(schema: InputSchema) {
       listSubscriptions: async () => [subscription({ topic: topic.name })],
     },
     queue,
-    commits: { put: async () => {} },
     clock,
     metrics: new MetricBuffer(),
     logger: silentLogger,

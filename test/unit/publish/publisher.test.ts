@@ -3,12 +3,7 @@ import type { Subscription, Topic } from '../../../shared/domain/model';
 import { ApiError } from '../../../shared/http/errors';
 import { silentLogger } from '../../../shared/observability/logging';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
-import {
-  COMMIT_DEADLINE_MS,
-  FAN_OUT_FLUSH_BYTES,
-  isValidKey,
-  Publisher,
-} from '../../../shared/publish/publisher';
+import { FAN_OUT_FLUSH_BYTES, isValidKey, Publisher } from '../../../shared/publish/publisher';
 import { type OutgoingJob, QueueRejectedError } from '../../../shared/queue/sqs-job-queue';
 import { RecordingQueue, subscription, topicFixture, VirtualClock } from '../../support/fakes';
 
@@ -31,9 +26,6 @@ function setup(subscriptions: Subscription[] = [subscription()]) {
   const metrics = new MetricBuffer();
   const reads = { topics: 0, subscriptions: 0 };
   const state = { topic: { ...topic } as Topic | undefined, subscriptions };
-  /** Commits written, with how many jobs were queued when each was. */
-  const commits: Array<{ id: string; at: number; queuedBefore: number }> = [];
-  const commitFaults: { error?: Error } = {};
   const publisher = new Publisher({
     store: {
       getTopic: async () => {
@@ -48,12 +40,6 @@ function setup(subscriptions: Subscription[] = [subscription()]) {
       },
     },
     queue,
-    commits: {
-      put: async (id, at) => {
-        if (commitFaults.error !== undefined) throw commitFaults.error;
-        commits.push({ id, at, queuedBefore: queue.sent.length });
-      },
-    },
     clock,
     metrics,
     logger: silentLogger,
@@ -68,7 +54,7 @@ function setup(subscriptions: Subscription[] = [subscription()]) {
       path: `/topics/${name}/api/events`,
       body: Buffer.from(JSON.stringify(events)),
     });
-  return { publisher, publish, queue, clock, metrics, reads, state, commits, commitFaults };
+  return { publisher, publish, queue, clock, metrics, reads, state };
 }
 
 async function status(promise: Promise<unknown>): Promise<number> {
@@ -415,89 +401,5 @@ describe('publishing', () => {
     expect(calls.length).toBeGreaterThan(1);
     const perSubscription = calls.reduce((a, b) => a + b, 0) / 12;
     for (const bytes of calls) expect(bytes).toBeLessThan(FAN_OUT_FLUSH_BYTES + perSubscription);
-  });
-});
-
-describe('all or nothing: the commit of a publish that takes several messages', () => {
-  const wide = (count: number) => Array.from({ length: count }, (_, i) => subscription({ name: `sub-${i}` }));
-  const bigEvents = Array.from({ length: 9 }, (_, i) => ({ ...event(`e${i}`), data: 'x'.repeat(100_000) }));
-
-  it('sends a request that takes one message as before: no commit id, no table write', async () => {
-    const { publish, queue, commits } = setup();
-    await publish([event('1'), event('2')]);
-    const jobs = queue.take();
-    expect(jobs).toHaveLength(1);
-    expect(jobs[0]?.job.commit).toBeUndefined();
-    expect(commits).toEqual([]);
-  });
-
-  it('gives every job of a request of several messages the commit id, and commits after the last is queued', async () => {
-    const { publish, queue, commits, clock } = setup(wide(2));
-    const started = clock.now();
-    await publish([event('1')]);
-    const jobs = queue.take();
-    expect(jobs.map(({ job }) => job.commit)).toEqual(['pub-1', 'pub-1']);
-    expect(commits).toEqual([{ id: 'pub-1', at: started, queuedBefore: 2 }]);
-  });
-
-  it('commits a request sent in several calls once, after its last call, every job carrying the id', async () => {
-    const { publish, queue, commits } = setup(wide(12));
-    let calls = 0;
-    const send = queue.send.bind(queue);
-    queue.send = async (key, jobs: readonly OutgoingJob[]) => {
-      calls += 1;
-      return send(key, jobs);
-    };
-    await publish(bigEvents);
-    expect(calls).toBeGreaterThan(1);
-    const jobs = queue.take();
-    expect(new Set(jobs.map(({ job }) => job.commit))).toEqual(new Set(['pub-1']));
-    expect(commits).toHaveLength(1);
-    expect(commits[0]?.queuedBefore).toBe(jobs.length);
-  });
-
-  it('writes no commit when a later call fails: 503, and nothing queued can be delivered', async () => {
-    const { publish, queue, commits } = setup(wide(12));
-    let calls = 0;
-    const send = queue.send.bind(queue);
-    queue.send = async (key, jobs: readonly OutgoingJob[]) => {
-      calls += 1;
-      if (calls === 2) throw new Error('throttled');
-      return send(key, jobs);
-    };
-    const error = await publish(bigEvents).catch((caught: unknown) => caught);
-    expect((error as ApiError).statusCode).toBe(503);
-    expect((error as ApiError).message).toMatch(/Nothing of this request is delivered/);
-    const queued = queue.take();
-    expect(queued.length).toBeGreaterThan(0);
-    expect(queued.every(({ job }) => job.commit === 'pub-1')).toBe(true);
-    expect(commits).toEqual([]);
-  });
-
-  it('answers 503 when the commit cannot be written (its jobs wait for a commit that never comes)', async () => {
-    const { publish, queue, commits, commitFaults } = setup(wide(2));
-    commitFaults.error = new Error('table unavailable');
-    const error = await publish([event('1')]).catch((caught: unknown) => caught);
-    expect((error as ApiError).statusCode).toBe(503);
-    expect((error as ApiError).retryAfterSeconds).toBe(5);
-    expect(queue.take().every(({ job }) => job.commit === 'pub-1')).toBe(true);
-    expect(commits).toEqual([]);
-  });
-});
-
-describe('the commit deadline', () => {
-  it('refuses (503), without a commit, a request that took longer to queue than the deadline', async () => {
-    const { publish, queue, commits, clock } = setup([
-      subscription({ name: 'a' }),
-      subscription({ name: 'b' }),
-    ]);
-    const send = queue.send.bind(queue);
-    queue.send = async (key, jobs: readonly OutgoingJob[]) => {
-      clock.advance(COMMIT_DEADLINE_MS + 1);
-      return send(key, jobs);
-    };
-    const error = await publish([event('1')]).catch((caught: unknown) => caught);
-    expect((error as ApiError).statusCode).toBe(503);
-    expect(commits).toEqual([]);
   });
 });

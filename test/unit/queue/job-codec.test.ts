@@ -1,6 +1,5 @@
 import { SQS_LIMITS } from '../../../shared/config/resources';
 import {
-  type EndedEnvelope,
   JOB_TARGET_BYTES,
   MAX_QUEUED_EVENT_BYTES,
   packEndedJobs,
@@ -9,7 +8,6 @@ import {
   queuedItemBytes,
   queuedStringBytes,
   sqsSafeJson,
-  withCommit,
 } from '../../../shared/queue/job-codec';
 import { item, parseDeliveryJob } from '../../support/fakes';
 
@@ -61,26 +59,6 @@ describe('packing delivery jobs', () => {
     const bodies = packJobs({ ...envelope, dueAt: 1234.6 }, items);
     expect(bodies).toHaveLength(2);
     expect(parseDeliveryJob(bodies[0] ?? '').dueAt).toBe(1235);
-  });
-});
-
-describe('the commit id of a publish of several messages', () => {
-  it('adds it to a packed body exactly as packing with it does, and reads it back', () => {
-    const items = [item('a', 1), item('b', 1)];
-    const [plain] = packJobs(envelope, items);
-    const [packed] = packJobs({ ...envelope, commit: 'pub-1' }, items);
-    expect(withCommit(plain as string, 'pub-1')).toBe(packed);
-    expect(parseDeliveryJob(packed as string)).toMatchObject({ commit: 'pub-1', items });
-    expect(parseDeliveryJob(plain as string).commit).toBeUndefined();
-  });
-
-  it('is never written on ended-delivery jobs', () => {
-    const ended = { item: ITEM, reason: 'TimeToLiveExceeded' as const, endedAt: 1 };
-    const deadLetter = { container: 'dead', format: 'EventGridSchema' as const };
-    // As if an envelope with a commit id were handed on (the type leaves it out).
-    const withId = { ...envelope, commit: 'pub-1', deliveryProfile: 'topic', deadLetter } as EndedEnvelope;
-    const [body] = packEndedJobs(withId, [ended]);
-    expect(body).not.toContain('commit');
   });
 });
 
