@@ -146,6 +146,10 @@ export interface FairSlotsOptions {
  */
 export class FairSlots {
   private readonly keys = new Map<string, KeyState>();
+  /** Keys that have had waiters since they were last looked at (cleared lazily). */
+  private readonly withWaiters = new Set<KeyState>();
+  /** When idle keys were last looked for (at most once per {@link KEEP_IDLE_MS}). */
+  private lastSweepAt = Number.NEGATIVE_INFINITY;
   /** Keys with waiters that have room under their own limit, in turn order. */
   private readonly ring: KeyState[] = [];
   /** Granted slots that count against capacity, oldest first. */
@@ -197,6 +201,7 @@ export class FairSlots {
     return new Promise((resolve) => {
       const waiter: Waiter = { settle: resolve };
       queued.waiting.push(waiter);
+      this.withWaiters.add(queued);
       this.enqueue(queued);
       this.watch(queued, waiter);
     });
@@ -317,15 +322,21 @@ export class FairSlots {
   private afterRelease(state: KeyState): void {
     this.enqueue(state);
     this.dispatch();
-    // Any release is also a moment to look at the other keys: waiters of a stalled key give up.
-    for (const other of this.keys.values()) {
+    // Any release is also a moment to look at the keys with waiters: those of a stalled key give up.
+    for (const other of this.withWaiters) {
       if (other.waiting.length > 0 && this.stalled(other)) {
         for (const waiter of other.waiting.splice(0)) {
           clearTimeout(waiter.timer);
           waiter.settle(undefined);
         }
       }
-      this.forget(other);
+      if (other.waiting.length === 0) this.withWaiters.delete(other);
+    }
+    // Idle keys are forgotten a minute after their last answer, looked for once a minute.
+    const now = this.options.now();
+    if (now - this.lastSweepAt >= KEEP_IDLE_MS) {
+      this.lastSweepAt = now;
+      for (const other of this.keys.values()) this.forget(other);
     }
     if (this.counting.size === 0) {
       clearTimeout(this.lingerTimer);
