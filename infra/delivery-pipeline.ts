@@ -17,6 +17,7 @@ import { Construct } from 'constructs';
 import {
   BUCKET,
   ENV,
+  FAN_OUT_BUCKET,
   FUNCTIONS,
   type FunctionKey,
   QUEUES,
@@ -156,6 +157,12 @@ export class DeliveryPipeline extends Construct {
   /** The pipeline's CloudWatch dashboard (see the README, "Operating Gridwire"). */
   readonly dashboard: cloudwatch.Dashboard;
   readonly deadLetterBucket: s3.IBucket;
+  /**
+   * Publishes whose fan-out is too large for one SQS message, stored before their message is sent
+   * (written by the publish function, read by the delivery function); they expire after
+   * `FAN_OUT_BUCKET.retentionDays` days.
+   */
+  readonly fanOutBucket: s3.Bucket;
   /** Server access logs of the dead-letter bucket; undefined when the bucket was given. */
   readonly deadLetterAccessLogsBucket?: s3.Bucket;
   /**
@@ -229,6 +236,23 @@ export class DeliveryPipeline extends Construct {
     } else {
       this.deadLetterBucket = props.deadLetterBucket;
     }
+
+    // Holds copies of events in transit only, each for at most `FAN_OUT_BUCKET.retentionDays` days; the
+    // dead-letter bucket is where events are kept for operators.
+    this.fanOutBucket = new s3.Bucket(this, FAN_OUT_BUCKET.id, {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ expiration: Duration.days(FAN_OUT_BUCKET.retentionDays) }],
+      removalPolicy,
+      autoDeleteObjects: false,
+    });
+    Validations.of(this.fanOutBucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'The bucket holds events in transit for a few days, written and read only by the pipeline functions; their logs and the delivery metrics record each publish and delivery.',
+    });
 
     this.headerKeySecret = new secretsmanager.Secret(this, 'HeaderKey', {
       description: 'Gridwire: the key that seals secret delivery header values stored in the table',
@@ -312,6 +336,8 @@ export class DeliveryPipeline extends Construct {
       // Topics, namespace topics and their subscription lists.
       .bindTable(this.table, TABLE.nameEnv, ['GetItem', 'Query'])
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
+      // Stores a fan-out too large for one message before sending the message naming it.
+      .bindBucket(this.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'write', FAN_OUT_GRANT_REASON)
       // Opens topic keys to check keys and SAS signatures.
       .bindSecret(this.topicKeySecret, ENV.topicKeySecretArn);
 
@@ -344,8 +370,11 @@ export class DeliveryPipeline extends Construct {
       // puts); the validation handshake records consent on the subscription (a conditional put)
       // and bumps its topic's subscription-list version (an update).
       .bindTable(this.table, TABLE.nameEnv, ['GetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'])
-      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'consume')
+      // Sends: the delivery jobs of large fan-outs, passed on to other invocations.
+      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'sendAndConsume')
       .bindQueue(queues.retry, QUEUES.retry.urlEnv, 'sendAndConsume')
+      // Reads stored fan-outs.
+      .bindBucket(this.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'read', FAN_OUT_GRANT_REASON)
       .bindQueue(queues.deadLetter, QUEUES.deadLetter.urlEnv, 'send')
       // Opens them to send them.
       .bindSecret(this.headerKeySecret, ENV.headerKeySecretArn);
@@ -504,6 +533,9 @@ export class DeliveryPipeline extends Construct {
 }
 
 /** The fields of each API access log line (HTTP API `$context` variables). */
+const FAN_OUT_GRANT_REASON =
+  'Fan-out object keys are made at run time (day, publish id); the grant covers objects of this one bucket, with only the object action named.';
+
 const ACCESS_LOG_FIELDS = {
   requestId: '$context.requestId',
   requestTime: '$context.requestTime',

@@ -129,16 +129,23 @@ export class PipelineFunction extends NodejsFunction {
 
   /**
    * Access to the bucket's objects, and its name in `envName`: `write` puts objects only
-   * (s3:PutObject); `readWrite` also lists the bucket and gets objects (s3:ListBucket,
-   * s3:GetObject; listing also lets a missing key read as NoSuchKey rather than AccessDenied).
-   * Neither may delete.
+   * (s3:PutObject); `read` gets them only (s3:GetObject); `readWrite` also lists the bucket and
+   * gets objects (s3:ListBucket, s3:GetObject; listing also lets a missing key read as NoSuchKey
+   * rather than AccessDenied). None may delete.
    */
-  bindBucket(bucket: s3.IBucket, envName: string, access: 'write' | 'readWrite'): this {
+  bindBucket(
+    bucket: s3.IBucket,
+    envName: string,
+    access: 'write' | 'read' | 'readWrite',
+    reason = 'Dead-letter object keys are made at run time (topic, subscription, time); the grant covers objects of this one bucket, with only the object actions named.',
+  ): this {
+    const actions = {
+      write: ['s3:PutObject'],
+      read: ['s3:GetObject'],
+      readWrite: ['s3:GetObject', 's3:PutObject'],
+    };
     this.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions: access === 'write' ? ['s3:PutObject'] : ['s3:GetObject', 's3:PutObject'],
-        resources: [bucket.arnForObjects('*')],
-      }),
+      new iam.PolicyStatement({ actions: actions[access], resources: [bucket.arnForObjects('*')] }),
     );
     if (access === 'readWrite') {
       this.addToRolePolicy(
@@ -147,12 +154,12 @@ export class PipelineFunction extends NodejsFunction {
     }
     if (bucket.encryptionKey !== undefined) {
       if (access === 'write') bucket.encryptionKey.grantEncrypt(this);
+      else if (access === 'read') bucket.encryptionKey.grantDecrypt(this);
       else bucket.encryptionKey.grantEncryptDecrypt(this);
     }
     Validations.of(this.executionRole).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${bucketArnToken(bucket)}>/*]`,
-      reason:
-        'Dead-letter object keys are made at run time (topic, subscription, time); the grant covers objects of this one bucket, with only the object actions named.',
+      reason,
     });
     this.addEnvironment(envName, bucket.bucketName);
     return this;

@@ -5,7 +5,7 @@
 import { CreateTableCommand, DescribeTableCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { BUCKET, QUEUES, type QueueKey, SQS_LIMITS, TABLE } from '../shared/config/resources';
+import { BUCKET, FAN_OUT_BUCKET, QUEUES, type QueueKey, SQS_LIMITS, TABLE } from '../shared/config/resources';
 import type { AwsClients } from '../shared/platform/aws';
 
 export interface LocalResources {
@@ -13,6 +13,8 @@ export interface LocalResources {
   redriveQueueUrls: Record<QueueKey, string>;
   tableName: string;
   bucketName: string;
+  /** Publishes too large for one message (the fan-out bucket). */
+  fanOutBucketName: string;
 }
 
 export interface ProvisionOptions {
@@ -91,5 +93,12 @@ export async function provisionLocalResources(
   }
 
   await clients.s3.send(new CreateBucketCommand({ Bucket: BUCKET.localName }));
-  return { queueUrls, redriveQueueUrls, tableName: TABLE.localName, bucketName: BUCKET.localName };
+  await clients.s3.send(new CreateBucketCommand({ Bucket: FAN_OUT_BUCKET.localName }));
+  return {
+    queueUrls,
+    redriveQueueUrls,
+    tableName: TABLE.localName,
+    bucketName: BUCKET.localName,
+    fanOutBucketName: FAN_OUT_BUCKET.localName,
+  };
 }

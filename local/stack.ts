@@ -14,6 +14,7 @@ import { createPublishHandler } from '../functions/publish';
 import {
   BUCKET,
   ENV,
+  FAN_OUT_BUCKET,
   FUNCTIONS,
   LOCAL_ENV,
   QUEUES,
@@ -369,6 +370,7 @@ function localFunctionEnv(
     [ENV.topicKey]: keys.topicKey,
     [TABLE.nameEnv]: resources.tableName,
     [BUCKET.nameEnv]: resources.bucketName,
+    [FAN_OUT_BUCKET.nameEnv]: resources.fanOutBucketName,
   };
   for (const key of Object.keys(QUEUES) as QueueKey[]) env[QUEUES[key].urlEnv] = resources.queueUrls[key];
   return env;

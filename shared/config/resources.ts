@@ -13,6 +13,8 @@ export const ENV = {
   retryQueueUrl: 'GRIDWIRE_RETRY_QUEUE_URL',
   deadLetterQueueUrl: 'GRIDWIRE_DEAD_LETTER_QUEUE_URL',
   deadLetterBucket: 'GRIDWIRE_DEAD_LETTER_BUCKET',
+  /** The bucket of publishes whose fan-out is too large for one SQS message. */
+  fanOutBucket: 'GRIDWIRE_FAN_OUT_BUCKET',
   /** Divides every delivery delay and TTL (local demos and tests only; always 1 on AWS). */
   timeScale: 'GRIDWIRE_TIME_SCALE',
   /** `true` lets subscriptions use `http://` endpoint URLs (local mode). */
@@ -188,6 +190,22 @@ export const BUCKET = {
   id: 'DeadLetterBucket',
   localName: 'gridwire-dead-letters',
   nameEnv: ENV.deadLetterBucket,
+} as const;
+
+/**
+ * Publishes whose fan-out is too large for one SQS message: stored here, then named by the one
+ * message (see `shared/storage/fan-out-bucket.ts`). Written by the publish function, read by the
+ * delivery function; objects expire on their own.
+ */
+export const FAN_OUT_BUCKET = {
+  id: 'FanOutBucket',
+  localName: 'gridwire-fan-outs',
+  nameEnv: ENV.fanOutBucket,
+  /**
+   * Days a stored fan-out is kept (the bucket's lifecycle rule): more than the 14 days a redrive
+   * queue keeps a parked message, so a message moved back still finds its body.
+   */
+  retentionDays: 15,
 } as const;
 
 export type FunctionKey = 'publish' | 'management' | 'delivery' | 'deadLetter';

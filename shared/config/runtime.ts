@@ -39,6 +39,8 @@ export interface RuntimeConfig {
   publicUrl?: string;
   /** The dead-letter bucket, for the functions that write or read dead letters. */
   deadLetterBucket?: string;
+  /** The fan-out bucket, for the publish (writes) and delivery (reads) functions. */
+  fanOutBucket?: string;
   /**
    * Where the key that seals secret delivery header values comes from: a Secrets Manager secret
    * (AWS) or the key's text (the local stack). Neither: secret header values can't be used.
@@ -124,6 +126,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
   const publicUrl = read.optional(ENV.publicUrl);
   if (publicUrl !== undefined) checkPublicUrl(publicUrl);
   const deadLetterBucket = read.optional(ENV.deadLetterBucket);
+  const fanOutBucket = read.optional(ENV.fanOutBucket);
   const tableName = read.optional(ENV.tableName);
   const headerKeySecretArn = read.optional(ENV.headerKeySecretArn);
   const headerKey = read.optional(ENV.headerKey);
@@ -149,6 +152,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     blockPrivateEndpoints: read.boolean(ENV.blockPrivateEndpoints, CONFIG_DEFAULTS.blockPrivateEndpoints),
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),
+    ...(fanOutBucket === undefined ? {} : { fanOutBucket }),
     ...(headerKeySecretArn === undefined ? {} : { headerKeySecretArn }),
     ...(headerKey === undefined ? {} : { headerKey }),
     ...(topicKeySecretArn === undefined ? {} : { topicKeySecretArn }),

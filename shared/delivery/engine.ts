@@ -24,7 +24,15 @@
  * and in virtual time.
  */
 
-import type { DeliveryItem, DeliveryJob, EndedDelivery, EndedJob, QueuedJob } from '../domain/delivery';
+import type {
+  DeliveryItem,
+  DeliveryJob,
+  EndedDelivery,
+  EndedJob,
+  FanOutJob,
+  QueuedJob,
+  StoredFanOutJob,
+} from '../domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import {
@@ -39,11 +47,14 @@ import type { SecretOpener } from '../platform/sealing';
 import {
   type EndedEnvelope,
   endedDeliveryFits,
+  expandFanOut,
   type JobEnvelope,
   packEndedJobs,
   packJobs,
+  parseFanOut,
 } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
+import type { FanOutStore } from '../storage/fan-out-bucket';
 import type { DropRecorder } from './dead-letter';
 import type { EndpointHandshake } from './handshake';
 import type { HealthTracker } from './health';
@@ -110,6 +121,11 @@ export interface DeliveryEngineDeps {
    * comes back, as a job no worker can take.
    */
   handshake?: Pick<EndpointHandshake, 'run'>;
+  /**
+   * Reads fan-outs stored because they were too large for one message. Without one, such a job
+   * fails and comes back, as a job no worker can take.
+   */
+  fanOuts?: Pick<FanOutStore, 'get'>;
 }
 
 /**
@@ -137,7 +153,16 @@ export interface JobReport {
   deferred: number;
   /** Held back without an attempt (probation, or a stalled endpoint). */
   held: number;
+  /** Passed on untouched as the delivery jobs of a fan-out, for any worker to take. */
+  queued: number;
 }
+
+/**
+ * The most delivery jobs a worker takes from one fan-out itself: as many as one batch of queue
+ * messages brings. A larger fan-out (or a stored one) is queued as its delivery jobs instead, so
+ * its work spreads over workers as the publisher's separate jobs would have.
+ */
+export const FAN_OUT_IN_PLACE_JOBS = 10;
 
 /** How long events wait before looking again whether their subscription's new endpoint agreed. */
 export const UNVALIDATED_ENDPOINT_HOLD_MS = 60_000;
@@ -152,7 +177,25 @@ const emptyReport = (): JobReport => ({
   ended: 0,
   deferred: 0,
   held: 0,
+  queued: 0,
 });
+
+const addReports = (reports: readonly JobReport[]): JobReport =>
+  reports.reduce(
+    (sum, report) => ({
+      hopped: sum.hopped || report.hopped,
+      delivered: sum.delivered + report.delivered,
+      retried: sum.retried + report.retried,
+      ended: sum.ended + report.ended,
+      deferred: sum.deferred + report.deferred,
+      held: sum.held + report.held,
+      queued: sum.queued + report.queued,
+    }),
+    emptyReport(),
+  );
+
+const itemCount = (jobs: readonly DeliveryJob[]): number =>
+  jobs.reduce((sum, job) => sum + job.items.length, 0);
 
 type Resolved =
   | { kind: 'deleted' }
@@ -176,6 +219,7 @@ export class DeliveryEngine {
 
   async processJob(job: QueuedJob, options: JobOptions): Promise<JobReport> {
     if (job.kind === 'ended') return this.handOffAgain(job);
+    if (job.kind === 'fanout' || job.kind === 'stored-fanout') return this.processFanOut(job, options);
     if (job.kind === 'validate') {
       if (this.deps.handshake === undefined) throw new Error('this worker has no endpoint handshake');
       await this.deps.handshake.run(job);
@@ -220,7 +264,52 @@ export class DeliveryEngine {
       ended: decisions.ended.length,
       deferred: decisions.deferred.length,
       held: count(decisions.held),
+      queued: 0,
     };
+  }
+
+  /**
+   * A publish's fan-out: the delivery jobs it stands for. A small one is worked here, each job as
+   * if it had come as its own message; a job of it that fails is queued on its own (so the jobs
+   * that went through are not repeated), and only if that fails too does the fan-out come back
+   * whole. A large or stored fan-out is queued as its jobs, for any worker to take.
+   */
+  private async processFanOut(job: FanOutJob | StoredFanOutJob, options: JobOptions): Promise<JobReport> {
+    let fanOut: FanOutJob;
+    if (job.kind === 'stored-fanout') {
+      if (this.deps.fanOuts === undefined) throw new Error('this worker has no fan-out store');
+      fanOut = parseFanOut(await this.deps.fanOuts.get(job.key));
+    } else {
+      fanOut = job;
+    }
+    const jobs = expandFanOut(fanOut);
+    if (job.kind === 'stored-fanout' || jobs.length > FAN_OUT_IN_PLACE_JOBS) {
+      await this.queueJobs(jobs);
+      return { ...emptyReport(), queued: itemCount(jobs) };
+    }
+    const settled = await Promise.allSettled(jobs.map((one) => this.processJob(one, options)));
+    const failed = jobs.filter((_, index) => settled[index]?.status === 'rejected');
+    if (failed.length > 0) {
+      this.deps.logger.warn('fan-out jobs failed; queued on their own to be tried again', {
+        topic: fanOut.topic,
+        subscriptions: failed.map((one) => one.subscription),
+        error: (
+          (settled.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason as Error
+        ).message,
+      });
+      await this.queueJobs(failed);
+    }
+    const reports = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    return addReports([...reports, { ...emptyReport(), queued: itemCount(failed) }]);
+  }
+
+  /** Queues delivery jobs as they are, on the delivery queue. */
+  private async queueJobs(jobs: readonly DeliveryJob[]): Promise<void> {
+    const outgoing: OutgoingJob[] = [];
+    for (const { items, v: _v, kind: _kind, ...envelope } of jobs) {
+      for (const body of packJobs(envelope, items)) outgoing.push({ body, delaySeconds: 0 });
+    }
+    await this.deps.queue.send('delivery', outgoing);
   }
 
   // ---- phases -------------------------------------------------------------------------------

@@ -121,5 +121,46 @@ export const validationJobSchema = z.object({
 });
 export type ValidationJob = z.infer<typeof validationJobSchema>;
 
+/** One subscription a fan-out goes to, and which of the fan-out's events it matched. */
+export const fanOutTargetSchema = z.object({
+  subscription: z.string().min(1),
+  subscriptionUid: z.string().optional(),
+  subscriptionVersion: z.number().optional(),
+  /** Indexes into the fan-out's `items`, in publish order. */
+  matched: z.array(z.number().int().min(0)).min(1),
+});
+export type FanOutTarget = z.infer<typeof fanOutTargetSchema>;
+
+/**
+ * One publish request that goes to more than one delivery job (several subscriptions, or more
+ * events than one job holds), carried by one SQS message so the publish is queued whole or not
+ * at all. Each event travels once; each target names the events it matched. The delivery step
+ * turns it into the delivery jobs the publisher would otherwise have queued one by one.
+ */
+export const fanOutJobSchema = z.object({
+  v: z.literal(1),
+  kind: z.literal('fanout'),
+  topic: z.string().min(1),
+  items: z.array(deliveryItemSchema).min(1),
+  targets: z.array(fanOutTargetSchema).min(1),
+});
+export type FanOutJob = z.infer<typeof fanOutJobSchema>;
+
+/**
+ * A fan-out too large for one SQS message: its body (a {@link FanOutJob}) was stored whole in the
+ * fan-out bucket before this message was sent, so the message alone decides whether the publish
+ * was queued.
+ */
+export const storedFanOutJobSchema = z.object({
+  v: z.literal(1),
+  kind: z.literal('stored-fanout'),
+  topic: z.string().min(1),
+  /** The object key of the fan-out's body in the fan-out bucket. */
+  key: z.string().min(1),
+  /** The body's size in bytes (for logs and the bill). */
+  bytes: z.number().int().min(0),
+});
+export type StoredFanOutJob = z.infer<typeof storedFanOutJobSchema>;
+
 /** Anything a Gridwire queue carries. A job without `kind` is a delivery job. */
-export type QueuedJob = DeliveryJob | EndedJob | ValidationJob;
+export type QueuedJob = DeliveryJob | EndedJob | ValidationJob | FanOutJob | StoredFanOutJob;

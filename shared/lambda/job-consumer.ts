@@ -21,7 +21,15 @@ export interface JobConsumerOptions {
 
 /** Events in a job, for logs. */
 const jobSize = (job: QueuedJob): number =>
-  job.kind === 'ended' ? job.ended.length : job.kind === 'validate' ? 0 : job.items.length;
+  job.kind === 'ended'
+    ? job.ended.length
+    : job.kind === 'validate' || job.kind === 'stored-fanout'
+      ? 0
+      : job.items.length;
+
+/** The subscription a job is for, for logs; a fan-out's are named by the engine. */
+const subscriptionOf = (job: QueuedJob): string | undefined =>
+  job.kind === 'fanout' || job.kind === 'stored-fanout' ? undefined : job.subscription;
 
 export function createJobConsumer({ observability, handle }: JobConsumerOptions) {
   const processor = new BatchProcessor(EventType.SQS);
@@ -32,7 +40,7 @@ export function createJobConsumer({ observability, handle }: JobConsumerOptions)
         const report = await handle(job, context);
         observability.logger.debug('job processed', {
           topic: job.topic,
-          subscription: job.subscription,
+          subscription: subscriptionOf(job),
           events: jobSize(job),
           ...report,
         });

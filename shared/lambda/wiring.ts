@@ -27,6 +27,7 @@ import { Publisher } from '../publish/publisher';
 import { SqsJobQueue } from '../queue/sqs-job-queue';
 import { AttemptHistoryTable } from '../storage/attempt-history';
 import { DeadLetterBucket } from '../storage/dead-letter-bucket';
+import { FanOutBucket } from '../storage/fan-out-bucket';
 import { DynamoHealthStore } from '../storage/health-store';
 import { Store } from '../storage/store';
 import { publishMetricPoints } from './middleware';
@@ -157,10 +158,15 @@ export function buildTopicKeySealer(runtime: Runtime): AesGcmSealer | undefined 
   return undefined;
 }
 
+/** The fan-out bucket: publishes too large for one message. */
+export const fanOutsOf = (runtime: Runtime): FanOutBucket =>
+  new FanOutBucket(runtime.clients.s3, requireSetting(runtime.config.fanOutBucket, ENV.fanOutBucket));
+
 export function buildPublisher(runtime: Runtime, observability: Observability): Publisher {
   return new Publisher({
     store: storeOf(runtime),
     queue: queueOf(runtime, ['delivery']),
+    fanOuts: fanOutsOf(runtime),
     clock: runtime.clock ?? systemClock,
     metrics: observability.buffer,
     logger: observability.logger,
@@ -258,7 +264,9 @@ export function buildDeliveryEngine(
       }),
     ),
     sender: options.sender ?? http,
-    queue: queueOf(runtime, ['retry', 'deadLetter']),
+    // The delivery queue takes the jobs of fan-outs passed on to other workers.
+    queue: queueOf(runtime, ['delivery', 'retry', 'deadLetter']),
+    fanOuts: fanOutsOf(runtime),
     history: historyOf(runtime),
     drops: new DropRecorder(observability.buffer, observability.logger),
     metrics: observability.buffer,

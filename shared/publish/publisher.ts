@@ -1,7 +1,7 @@
 /**
  * Publishing: authenticate against the topic's keys (unless the gateway authorized the caller by
- * IAM), validate the events, and queue one delivery job per matching subscription. Answers only
- * after every job is in SQS.
+ * IAM), validate the events, and queue their deliveries to every matching subscription as one
+ * SQS message (all or nothing). Answers only once it is in SQS.
  */
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -14,8 +14,15 @@ import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import { TtlCache } from '../platform/cache';
 import type { Clock } from '../platform/clock';
-import { packJobs } from '../queue/job-codec';
-import { type JobQueue, type OutgoingJob, QueueRejectedError } from '../queue/sqs-job-queue';
+import {
+  type FanOutDestination,
+  fitsOneMessage,
+  packFanOut,
+  packJobs,
+  storedFanOutBody,
+} from '../queue/job-codec';
+import { type JobQueue, QueueRejectedError } from '../queue/sqs-job-queue';
+import { type FanOutStore, fanOutKey } from '../storage/fan-out-bucket';
 import type { Store } from '../storage/store';
 import { readBinaryCloudEvent, readPublishBody } from './body-reader';
 import { isBinaryCloudEvent } from './cloud-events-binary';
@@ -29,6 +36,8 @@ import { verifySasToken } from './sas';
 export interface PublisherDeps {
   store: Pick<Store, 'getTopic' | 'listSubscriptions' | 'getNamespace' | 'getNamespaceTopic'>;
   queue: JobQueue;
+  /** Where fan-outs too large for one SQS message are stored before their message is sent. */
+  fanOuts: FanOutStore;
   clock: Clock;
   metrics: MetricBuffer;
   logger: LoggerLike;
@@ -102,9 +111,9 @@ function parseNamespaceEvents(request: NamespacePublishRequest) {
 
 export interface PublishResult {
   accepted: number;
-  /** Delivery jobs queued (one SQS message each). */
-  jobs: number;
   matchedSubscriptions: number;
+  /** SQS messages queued: one, or none when no subscription matched. */
+  messages: number;
 }
 
 /** Topics, namespaces and names found missing kept at most in one publish function. */
@@ -114,9 +123,6 @@ const LOOKUP_CACHE_ENTRIES = 10_000;
 const NOBODYS_KEYS: Pick<Topic, 'keys'> = {
   keys: { key1: randomBytes(32).toString('base64'), key2: randomBytes(32).toString('base64') },
 };
-
-/** Queued job bytes held before they are sent while fanning out (a few SendMessageBatch calls). */
-export const FAN_OUT_FLUSH_BYTES = 4 * 1024 * 1024;
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
@@ -424,8 +430,12 @@ export class Publisher {
   }
 
   /**
-   * Queues one delivery job per matching subscription of `topicId` (a classic topic's name, or a
-   * namespace topic's `<namespace>/<topic>`). Answers only after every job is in SQS.
+   * Queues the deliveries of one publish to `topicId` (a classic topic's name, or a namespace
+   * topic's `<namespace>/<topic>`) as ONE SQS message, so a publish is queued whole or not at all:
+   * a delivery job when it all goes to one subscription in one job; else a fan-out carrying every
+   * matched event once and, per subscription, the events it matched (the delivery step turns it
+   * into the jobs); and a fan-out too large for a message is stored in the fan-out bucket first,
+   * the message naming it. Answers only once that message is in SQS.
    */
   private async fanOut(
     topicId: string,
@@ -433,19 +443,6 @@ export class Publisher {
     events: readonly AcceptedEvent[],
     started: number,
   ): Promise<PublishResult> {
-    const publishId = this.deps.newId();
-    const matchedEvents = new Set<number>();
-    let matchedSubscriptions = 0;
-    let jobs = 0;
-    // Jobs go out as the fan-out proceeds, so memory stays bounded with hundreds of subscriptions.
-    let pending: OutgoingJob[] = [];
-    let pendingBytes = 0;
-    const flush = async () => {
-      const sending = pending;
-      pending = [];
-      pendingBytes = 0;
-      await this.deps.queue.send('delivery', sending);
-    };
     // Each filter runs once per event; nothing is queued unless the whole fan-out is allowed.
     const matchedBy: number[][] = [];
     let deliveries = 0;
@@ -461,68 +458,111 @@ export class Publisher {
       matchedBy.push(matched);
     }
     checkFanOut(deliveries, fanOutBytes);
-    try {
-      for (const [targetIndex, { subscription }] of targets.entries()) {
-        const items: DeliveryItem[] = [];
-        for (const index of matchedBy[targetIndex] ?? []) {
-          const { eventId, dataVersion, json } = events[index] as AcceptedEvent;
-          matchedEvents.add(index);
-          items.push({
-            deliveryId: `${publishId}.${index}`,
-            eventId,
-            dataVersion,
-            eventJson: json,
-            attempts: 0,
-            publishedAt: started,
-          });
-        }
-        if (items.length === 0) continue;
-        matchedSubscriptions += 1;
-        this.deps.metrics.count(
-          METRIC.MatchedEventCount,
-          items.length,
-          subscriptionDimensions(topicId, subscription.name),
-        );
-        const envelope = {
-          topic: topicId,
-          subscription: subscription.name,
-          ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
-          subscriptionVersion: subscription.version,
-        };
-        for (const body of packJobs(envelope, items)) {
-          pending.push({ body, delaySeconds: 0 });
-          pendingBytes += body.length;
-          jobs += 1;
-        }
-        if (pendingBytes >= FAN_OUT_FLUSH_BYTES) await flush();
-      }
-      await flush();
-    } catch (error) {
-      this.deps.logger.error('could not queue published events', {
-        topic: topicId,
-        error: (error as Error).message,
-      });
-      if (error instanceof RangeError) {
-        // An event too large for a message: a guard, as the publish limit already refuses them.
-        throw payloadTooLarge(`An event is too large to queue: ${error.message}.`);
-      }
-      if (error instanceof QueueRejectedError) {
-        // Sending the same events again would be refused again: not a 503.
-        throw badRequest(
-          `The events could not be stored: the queue refused their content (${error.code}). Sending the same request again will not help; events stored before the refusal may be delivered.`,
-          'EventsNotStorable',
-        );
-      }
-      // Jobs already sent can't be taken back: they are delivered, and the caller's retry queues
-      // them again (at least once; receivers tell repeats by event id). See README, "Faults we test".
-      throw dependencyUnavailable(
-        'The events could not all be queued: the queue is unavailable or throttling. Send the request again after the time in Retry-After; events of this request queued before the failure are delivered anyway, so some may arrive twice (with the same event id).',
+
+    const publishId = this.deps.newId();
+    // Every matched event once, in publish order; targets refer to them by position.
+    const positionOf = new Map<number, number>();
+    const items: DeliveryItem[] = [];
+    const destinations: FanOutDestination[] = [];
+    for (const [targetIndex, { subscription }] of targets.entries()) {
+      const matched = matchedBy[targetIndex] ?? [];
+      if (matched.length === 0) continue;
+      this.deps.metrics.count(
+        METRIC.MatchedEventCount,
+        matched.length,
+        subscriptionDimensions(topicId, subscription.name),
       );
+      destinations.push({
+        subscription: subscription.name,
+        ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
+        subscriptionVersion: subscription.version,
+        matched: matched.map((index) => {
+          let position = positionOf.get(index);
+          if (position === undefined) {
+            const { eventId, dataVersion, json } = events[index] as AcceptedEvent;
+            position = items.length;
+            positionOf.set(index, position);
+            items.push({
+              deliveryId: `${publishId}.${index}`,
+              eventId,
+              dataVersion,
+              eventJson: json,
+              attempts: 0,
+              publishedAt: started,
+            });
+          }
+          return position;
+        }),
+      });
     }
+
     const topicDims = { Topic: topicId };
-    this.deps.metrics.count(METRIC.UnmatchedEventCount, events.length - matchedEvents.size, topicDims);
+    if (destinations.length > 0) {
+      try {
+        await this.queueWhole(topicId, publishId, started, items, destinations);
+      } catch (error) {
+        this.deps.logger.error('could not queue published events', {
+          topic: topicId,
+          error: (error as Error).message,
+        });
+        if (error instanceof RangeError) {
+          // An event too large for a message: a guard, as the publish limit already refuses them.
+          throw payloadTooLarge(`An event is too large to queue: ${error.message}.`);
+        }
+        if (error instanceof QueueRejectedError) {
+          // Sending the same events again would be refused again: not a 503.
+          throw badRequest(
+            `The events could not be stored: the queue refused their content (${error.code}). Sending the same request again will not help; none of the request's events were queued.`,
+            'EventsNotStorable',
+          );
+        }
+        // The one message was not taken, so nothing of the request is delivered. (A send whose
+        // answer was lost may still have been taken: a retry then delivers its events again,
+        // with the same ids. See README, "Faults we test".)
+        throw dependencyUnavailable(
+          "The events could not be queued: the queue or the fan-out store is unavailable or throttling. None of the request's events were queued; send the request again after the time in Retry-After.",
+        );
+      }
+    }
+    this.deps.metrics.count(METRIC.UnmatchedEventCount, events.length - items.length, topicDims);
     this.deps.metrics.count(METRIC.PublishSuccessCount, events.length, topicDims);
     this.deps.metrics.duration(METRIC.PublishSuccessLatencyInMs, this.deps.clock.now() - started, topicDims);
-    return { accepted: events.length, jobs, matchedSubscriptions };
+    return {
+      accepted: events.length,
+      matchedSubscriptions: destinations.length,
+      messages: destinations.length > 0 ? 1 : 0,
+    };
+  }
+
+  /** Sends the publish's one message: a delivery job, a fan-out, or a stored fan-out's name. */
+  private async queueWhole(
+    topicId: string,
+    publishId: string,
+    started: number,
+    items: readonly DeliveryItem[],
+    destinations: readonly FanOutDestination[],
+  ): Promise<void> {
+    const [only] = destinations;
+    if (destinations.length === 1 && only !== undefined) {
+      const { matched, ...target } = only;
+      const bodies = packJobs(
+        { topic: topicId, ...target },
+        matched.map((position) => items[position] as DeliveryItem),
+      );
+      if (bodies.length === 1) {
+        await this.deps.queue.send('delivery', [{ body: bodies[0] as string, delaySeconds: 0 }]);
+        return;
+      }
+    }
+    const body = packFanOut(topicId, items, destinations);
+    if (fitsOneMessage(body)) {
+      await this.deps.queue.send('delivery', [{ body, delaySeconds: 0 }]);
+      return;
+    }
+    const key = fanOutKey(started, publishId);
+    await this.deps.fanOuts.put(key, body);
+    await this.deps.queue.send('delivery', [
+      { body: storedFanOutBody(topicId, key, Buffer.byteLength(body, 'utf8')), delaySeconds: 0 },
+    ]);
   }
 }

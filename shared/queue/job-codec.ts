@@ -6,10 +6,16 @@
 import { SQS_LIMITS } from '../config/resources';
 import {
   type DeliveryItem,
+  type DeliveryJob,
   deliveryJobSchema,
   type EndedDelivery,
   endedJobSchema,
+  type FanOutJob,
+  type FanOutTarget,
+  fanOutJobSchema,
   type QueuedJob,
+  type StoredFanOutJob,
+  storedFanOutJobSchema,
   type ValidationJob,
   validationJobSchema,
 } from '../domain/delivery';
@@ -192,16 +198,94 @@ export function parseJob(body: string): QueuedJob {
     throw new Error(`job message is not JSON: ${(error as Error).message}`);
   }
   const kind = typeof json === 'object' && json !== null ? (json as { kind?: unknown }).kind : undefined;
-  const parsed = (
-    kind === 'ended' ? endedJobSchema : kind === 'validate' ? validationJobSchema : deliveryJobSchema
-  ).safeParse(json);
+  const schema =
+    kind === 'ended'
+      ? endedJobSchema
+      : kind === 'validate'
+        ? validationJobSchema
+        : kind === 'fanout'
+          ? fanOutJobSchema
+          : kind === 'stored-fanout'
+            ? storedFanOutJobSchema
+            : deliveryJobSchema;
+  const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(
       `job message is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
     );
   }
+  if (parsed.data.kind === 'fanout') checkFanOutIndexes(parsed.data);
   return parsed.data;
+}
+
+/** Reads a stored fan-out's body (from the fan-out bucket); throws with the reason when it isn't one. */
+export function parseFanOut(body: string): FanOutJob {
+  const job = parseJob(body);
+  if (job.kind !== 'fanout') throw new Error(`a stored fan-out holds a ${job.kind ?? 'deliver'} job`);
+  return job;
+}
+
+function checkFanOutIndexes(job: FanOutJob): void {
+  for (const [t, target] of job.targets.entries()) {
+    for (const index of target.matched) {
+      if (index >= job.items.length) {
+        throw new Error(
+          `job message is malformed at targets.${t}.matched: index ${index} is beyond the ${job.items.length} items`,
+        );
+      }
+    }
+  }
+}
+
+/** A fan-out's target: the subscription's envelope and the indexes of the events it matched. */
+export interface FanOutDestination extends Omit<JobEnvelope, 'topic' | 'dueAt'> {
+  matched: readonly number[];
+}
+
+/**
+ * The body of one fan-out message: every event once, and per subscription the events it matched.
+ * The caller sends it only when it fits one SQS message ({@link fitsOneMessage}); otherwise it is
+ * stored and a {@link storedFanOutBody} is sent in its place.
+ */
+export function packFanOut(
+  topic: string,
+  items: readonly DeliveryItem[],
+  targets: readonly FanOutDestination[],
+): string {
+  const job: FanOutJob = {
+    v: 1,
+    kind: 'fanout',
+    topic,
+    items: [...items],
+    targets: targets.map(
+      ({ subscription, subscriptionUid, subscriptionVersion, matched }): FanOutTarget => ({
+        subscription,
+        ...(subscriptionUid === undefined ? {} : { subscriptionUid }),
+        ...(subscriptionVersion === undefined ? {} : { subscriptionVersion }),
+        matched: [...matched],
+      }),
+    ),
+  };
+  return sqsSafeJson(JSON.stringify(job));
+}
+
+/** The message that stands for a fan-out stored under `key`. */
+export const storedFanOutBody = (topic: string, key: string, bytes: number): string =>
+  sqsSafeJson(JSON.stringify({ v: 1, kind: 'stored-fanout', topic, key, bytes } satisfies StoredFanOutJob));
+
+/** Whether a message body fits one SQS message. */
+export const fitsOneMessage = (body: string): boolean =>
+  Buffer.byteLength(body, 'utf8') <= SQS_LIMITS.maxMessageBytes;
+
+/** The delivery jobs a fan-out stands for: one per target, each with the events it matched. */
+export function expandFanOut(job: FanOutJob): DeliveryJob[] {
+  return job.targets.map(({ matched, ...target }) => ({
+    v: 1,
+    topic: job.topic,
+    ...target,
+    items: matched.map((index) => job.items[index] as DeliveryItem),
+  }));
 }
 
 /** The message body of a validation job. */

@@ -7,6 +7,7 @@ import { GridwireStack } from '../../infra/gridwire-stack';
 import {
   BUCKET,
   ENV,
+  FAN_OUT_BUCKET,
   FUNCTIONS,
   QUEUES,
   type QueueKey,
@@ -146,12 +147,44 @@ describe('queue consumers', () => {
     );
   });
 
-  it('may send to the retry queue but not to the delivery queue', () => {
-    expect(actionsOn('delivery', queueId(QUEUES.retry.id))).toEqual(
-      expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']),
-    );
-    expect(actionsOn('delivery', queueId(QUEUES.delivery.id))).toContain('sqs:ReceiveMessage');
-    expect(actionsOn('delivery', queueId(QUEUES.delivery.id))).not.toContain('sqs:SendMessage');
+  it('may send to both its queues: retries, and the delivery jobs of large fan-outs', () => {
+    for (const id of [QUEUES.retry.id, QUEUES.delivery.id]) {
+      expect(actionsOn('delivery', queueId(id))).toEqual(
+        expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']),
+      );
+    }
+  });
+});
+
+describe('fan-out bucket', () => {
+  const bucketId = () => logicalIdOf('AWS::S3::Bucket', FAN_OUT_BUCKET.id);
+
+  it('expires stored fan-outs after longer than a parked message is kept, and is private', () => {
+    const longestParking = Math.max(...Object.values(QUEUES).map((queue) => queue.redrive.retentionDays));
+    expect(FAN_OUT_BUCKET.retentionDays).toBeGreaterThan(longestParking);
+    expect(template.findResources('AWS::S3::Bucket')[bucketId()]).toMatchObject({
+      Properties: {
+        LifecycleConfiguration: {
+          Rules: [{ ExpirationInDays: FAN_OUT_BUCKET.retentionDays, Status: 'Enabled' }],
+        },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+        },
+      },
+    });
+  });
+
+  it('is written by the publish function and read by the delivery function, and by no other', () => {
+    expect(actionsOn('publish', bucketId())).toEqual(['s3:PutObject']);
+    expect(actionsOn('delivery', bucketId())).toEqual(['s3:GetObject']);
+    expect(actionsOn('management', bucketId())).toEqual([]);
+    expect(actionsOn('deadLetter', bucketId())).toEqual([]);
   });
 });
 

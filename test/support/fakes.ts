@@ -12,7 +12,14 @@ import {
 } from '../../shared/delivery/engine';
 import { HealthTracker } from '../../shared/delivery/health';
 import { DELIVERY_PROFILES, type ProfileTable } from '../../shared/delivery/rules/profiles';
-import type { DeliveryItem, DeliveryJob, EndedJob, EventGridEvent } from '../../shared/domain/delivery';
+import type {
+  DeliveryItem,
+  DeliveryJob,
+  EndedJob,
+  EventGridEvent,
+  FanOutJob,
+  StoredFanOutJob,
+} from '../../shared/domain/delivery';
 import type {
   AttemptRecord,
   AttemptResult,
@@ -26,16 +33,52 @@ import { MetricBuffer } from '../../shared/observability/metrics';
 import { type Clock, VirtualClock } from '../../shared/platform/clock';
 import type { SecretOpener } from '../../shared/platform/sealing';
 import { type NamespacePublishRequest, Publisher } from '../../shared/publish/publisher';
-import { parseJob } from '../../shared/queue/job-codec';
+import { expandFanOut, parseFanOut, parseJob } from '../../shared/queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../../shared/queue/sqs-job-queue';
+import type { FanOutStore } from '../../shared/storage/fan-out-bucket';
 import { MemoryHealthStore } from '../../shared/storage/health-store';
 
 export { VirtualClock };
 
 import type { WebhookRequest, WebhookSender } from '../../shared/delivery/webhook-sender';
 
+/**
+ * The delivery jobs a queued job stands for: itself, or a fan-out's jobs (a stored fan-out read
+ * from `fanOuts`).
+ */
+export function deliveryJobsOf(
+  job: DeliveryJob | FanOutJob | StoredFanOutJob,
+  fanOuts?: MemoryFanOutStore,
+): DeliveryJob[] {
+  if (job.kind === 'fanout') return expandFanOut(job);
+  if (job.kind === 'stored-fanout') {
+    if (fanOuts === undefined)
+      throw new Error(`a stored fan-out (${job.key}) and no fan-out store to read it`);
+    return expandFanOut(parseFanOut(fanOuts.bodies.get(job.key) ?? ''));
+  }
+  return [job];
+}
+
+/** Fan-outs stored by key, in memory. */
+export class MemoryFanOutStore implements FanOutStore {
+  readonly bodies = new Map<string, string>();
+  /** Every put fails with this error. */
+  failWith: Error | undefined;
+  async put(key: string, body: string): Promise<void> {
+    if (this.failWith !== undefined) throw this.failWith;
+    this.bodies.set(key, body);
+  }
+  async get(key: string): Promise<string> {
+    const body = this.bodies.get(key);
+    if (body === undefined) throw new Error(`NoSuchKey: ${key}`);
+    return body;
+  }
+}
+
 export class RecordingQueue implements JobQueue {
   readonly sent: Array<{ queue: QueueKey; job: OutgoingJob; at: number }> = [];
+  /** Where a publisher using this queue stores fan-outs (and jobs taken read them from). */
+  readonly fanOuts = new MemoryFanOutStore();
   /** Every send fails with this error. */
   failWith: Error | undefined;
   /** Sends to these queues fail (the others work). */
@@ -54,7 +97,11 @@ export class RecordingQueue implements JobQueue {
     for (const entry of this.sent.splice(0)) {
       const job = parseJob(entry.job.body);
       if (job.kind === 'ended' || job.kind === 'validate') kept.push(entry);
-      else taken.push({ queue: entry.queue, job, delaySeconds: entry.job.delaySeconds, at: entry.at });
+      else {
+        for (const one of deliveryJobsOf(job, this.fanOuts)) {
+          taken.push({ queue: entry.queue, job: one, delaySeconds: entry.job.delaySeconds, at: entry.at });
+        }
+      }
     }
     this.sent.push(...kept);
     return taken;
@@ -241,6 +288,7 @@ export function engineHarness(
     },
     sender: options.sendVia ?? sender,
     queue,
+    fanOuts: queue.fanOuts,
     history,
     drops,
     metrics,
@@ -276,7 +324,7 @@ export function engineHarness(
 /** Reads a message body that must be a delivery job (tests of what publish and the engine send). */
 export function parseDeliveryJob(body: string): DeliveryJob {
   const job = parseJob(body);
-  if (job.kind === 'ended' || job.kind === 'validate')
+  if (job.kind !== undefined && job.kind !== 'deliver')
     throw new Error(`expected a delivery job, got a '${job.kind}' job`);
   return job;
 }
@@ -345,6 +393,7 @@ export function namespacePublisher() {
       },
     },
     queue,
+    fanOuts: queue.fanOuts,
     clock,
     metrics: new MetricBuffer(),
     logger: silentLogger,

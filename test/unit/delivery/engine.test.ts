@@ -18,7 +18,15 @@ describe('delivery engine', () => {
       attemptDeadline: farFuture,
     });
 
-    expect(report).toEqual({ hopped: false, delivered: 2, retried: 0, ended: 0, deferred: 0, held: 0 });
+    expect(report).toEqual({
+      hopped: false,
+      delivered: 2,
+      retried: 0,
+      ended: 0,
+      deferred: 0,
+      held: 0,
+      queued: 0,
+    });
     expect(h.sender.requests).toHaveLength(2);
     const first = h.sender.requests[0]?.request;
     expect(first?.url).toBe('https://hooks.example.test/in');

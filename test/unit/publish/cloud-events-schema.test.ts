@@ -52,6 +52,7 @@ function setup(
       getNamespaceTopic: async () => undefined,
     },
     queue,
+    fanOuts: queue.fanOuts,
     clock,
     metrics: new MetricBuffer(),
     logger: silentLogger,
@@ -99,7 +100,7 @@ describe('publishing CloudEvents', () => {
     const second = JSON.stringify(cloudEvent('b', { type: 'Order.Paid', dataversion: '2.0', myext: 7 }));
     const result = await publish(`[${first},\n ${second}]`);
 
-    expect(result).toEqual({ accepted: 2, jobs: 2, matchedSubscriptions: 2 });
+    expect(result).toEqual({ accepted: 2, matchedSubscriptions: 2, messages: 1 });
     const jobs = queue.take();
     expect(
       jobs.map((j) => [j.job.subscription, j.job.items.map((i) => [i.eventId, i.dataVersion, i.eventJson])]),

@@ -40,6 +40,7 @@ function setup(schema: InputSchema) {
       listSubscriptions: async () => [subscription({ topic: topic.name })],
     },
     queue,
+    fanOuts: queue.fanOuts,
     clock,
     metrics: new MetricBuffer(),
     logger: silentLogger,
@@ -72,7 +73,10 @@ it.each([
   'queues a valid request to the %s topic (the table below checks what this does not)',
   async (schema, body) => {
     const { publish, queue } = setup(schema);
-    await expect(publish(body, defaultContentType(schema))).resolves.toMatchObject({ accepted: 1, jobs: 1 });
+    await expect(publish(body, defaultContentType(schema))).resolves.toMatchObject({
+      accepted: 1,
+      messages: 1,
+    });
     expect(queue.sent).toHaveLength(1);
   },
 );

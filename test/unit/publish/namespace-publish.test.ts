@@ -16,7 +16,7 @@ describe('publishing to a namespace topic', () => {
     const { send, queue, listed } = setup();
     await expect(
       send({ headers: structured, body: Buffer.from(JSON.stringify(event('e1'))) }),
-    ).resolves.toMatchObject({ accepted: 1, jobs: 1, matchedSubscriptions: 1 });
+    ).resolves.toMatchObject({ accepted: 1, matchedSubscriptions: 1, messages: 1 });
     expect(listed).toEqual(['shop/orders']);
     const [job] = queue.take();
     expect(job?.job).toMatchObject({ topic: 'shop/orders', subscription: 'push' });

@@ -1,10 +1,12 @@
 import { AzureKeyCredential, generateSharedAccessSignature } from '@azure/eventgrid';
+import { SQS_LIMITS } from '../../../shared/config/resources';
 import type { Subscription, Topic } from '../../../shared/domain/model';
 import { ApiError } from '../../../shared/http/errors';
 import { silentLogger } from '../../../shared/observability/logging';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
-import { FAN_OUT_FLUSH_BYTES, isValidKey, Publisher } from '../../../shared/publish/publisher';
-import { type OutgoingJob, QueueRejectedError } from '../../../shared/queue/sqs-job-queue';
+import { isValidKey, Publisher } from '../../../shared/publish/publisher';
+import { parseJob } from '../../../shared/queue/job-codec';
+import { QueueRejectedError } from '../../../shared/queue/sqs-job-queue';
 import { RecordingQueue, subscription, topicFixture, VirtualClock } from '../../support/fakes';
 
 const keyOne = { kind: 'key', key: 'key-one' } as const;
@@ -40,6 +42,7 @@ function setup(subscriptions: Subscription[] = [subscription()]) {
       },
     },
     queue,
+    fanOuts: queue.fanOuts,
     clock,
     metrics,
     logger: silentLogger,
@@ -68,11 +71,13 @@ async function status(promise: Promise<unknown>): Promise<number> {
 }
 
 describe('publishing', () => {
-  it('queues one job per matching subscription, packing the request into one message', async () => {
+  it('queues a job per matching subscription, the whole request in one message', async () => {
     const { publish, queue } = setup([subscription({ name: 'a' }), subscription({ name: 'b' })]);
     const result = await publish(Array.from({ length: 100 }, (_, i) => event(`e${i}`)));
 
-    expect(result).toEqual({ accepted: 100, jobs: 2, matchedSubscriptions: 2 });
+    expect(result).toEqual({ accepted: 100, matchedSubscriptions: 2, messages: 1 });
+    expect(queue.sent).toHaveLength(1);
+    expect(parseJob(queue.sent[0]?.job.body as string)).toMatchObject({ kind: 'fanout', topic: 'orders' });
     const jobs = queue.take();
     expect(jobs.map((j) => [j.queue, j.job.subscription, j.job.items.length, j.delaySeconds])).toEqual([
       ['delivery', 'a', 100, 0],
@@ -209,7 +214,7 @@ describe('publishing', () => {
 
     it('accepts the events of an existing topic without a key and queues them', async () => {
       const { publisher, queue } = setup();
-      expect(await publishIam(publisher)).toEqual({ accepted: 1, jobs: 1, matchedSubscriptions: 1 });
+      expect(await publishIam(publisher)).toEqual({ accepted: 1, matchedSubscriptions: 1, messages: 1 });
       expect(queue.take().map((j) => j.job.items.map((i) => i.eventId))).toEqual([['1']]);
     });
 
@@ -381,25 +386,57 @@ describe('publishing', () => {
     expect(queue.sent).toHaveLength(0);
   });
 
-  it('sends jobs while fanning out, so a wide topic never holds every copy in memory', async () => {
+  it('stores a fan-out too large for one message first, then sends one message naming it', async () => {
     const subscriptions = Array.from({ length: 12 }, (_, i) => subscription({ name: `sub-${i}` }));
-    const { publish, queue } = setup(subscriptions);
-    const calls: number[] = [];
-    const send = queue.send.bind(queue);
-    queue.send = async (key, jobs: readonly OutgoingJob[]) => {
-      calls.push(jobs.reduce((sum, job) => sum + job.body.length, 0));
-      return send(key, jobs);
-    };
-    const big = Array.from({ length: 9 }, (_, i) => ({ ...event(`e${i}`), data: 'x'.repeat(100_000) }));
+    const { publish, queue, clock } = setup(subscriptions);
+    // Quotes take 2 bytes in an event's text and 4 once that text is queued as a JSON string.
+    const big = Array.from({ length: 7 }, (_, i) => ({ ...event(`e${i}`), data: 'x"'.repeat(45_000) }));
     const result = await publish(big);
 
-    expect(result.matchedSubscriptions).toBe(12);
+    expect(result).toEqual({ accepted: 7, matchedSubscriptions: 12, messages: 1 });
+    expect(queue.sent).toHaveLength(1);
+    const message = parseJob(queue.sent[0]?.job.body as string);
+    const key = `fanouts/${new Date(clock.now()).toISOString().slice(0, 10)}/pub-1.json`;
+    expect(message).toMatchObject({ kind: 'stored-fanout', topic: 'orders', key });
+    const stored = queue.fanOuts.bodies.get(key) as string;
+    expect(Buffer.byteLength(stored)).toBeGreaterThan(SQS_LIMITS.maxMessageBytes);
+    expect(message).toMatchObject({ bytes: Buffer.byteLength(stored) });
+    // Each event is stored once, not once per subscription.
+    expect(Buffer.byteLength(stored)).toBeLessThan(7 * 230_000);
     const events = new Map<string, number>();
     for (const { job } of queue.take())
       events.set(job.subscription, (events.get(job.subscription) ?? 0) + job.items.length);
-    expect([...events.entries()]).toEqual(subscriptions.map((s) => [s.name, 9]));
-    expect(calls.length).toBeGreaterThan(1);
-    const perSubscription = calls.reduce((a, b) => a + b, 0) / 12;
-    for (const bytes of calls) expect(bytes).toBeLessThan(FAN_OUT_FLUSH_BYTES + perSubscription);
+    expect([...events.entries()]).toEqual(subscriptions.map((s) => [s.name, 7]));
+  });
+
+  it('queues events that need several jobs of one subscription as one message too', async () => {
+    const { publish, queue } = setup([subscription({ name: 'only' })]);
+    const result = await publish(
+      Array.from({ length: 4 }, (_, i) => ({ ...event(`e${i}`), data: 'x'.repeat(100_000) })),
+    );
+    expect(result).toEqual({ accepted: 4, matchedSubscriptions: 1, messages: 1 });
+    expect(queue.sent).toHaveLength(1);
+    expect(parseJob(queue.sent[0]?.job.body as string)).toMatchObject({ kind: 'fanout' });
+    expect(queue.take().map(({ job }) => [job.subscription, job.items.map((item) => item.eventId)])).toEqual([
+      ['only', ['e0', 'e1', 'e2', 'e3']],
+    ]);
+  });
+
+  it.each([
+    ['the queue', 'queue'],
+    ['the fan-out store', 'store'],
+  ] as const)('answers 503 and queues nothing when %s fails', async (_what, failing) => {
+    const subscriptions = Array.from({ length: 3 }, (_, i) => subscription({ name: `sub-${i}` }));
+    const { publish, queue } = setup(subscriptions);
+    const failure = Object.assign(new Error('service unavailable'), { $metadata: { httpStatusCode: 503 } });
+    if (failing === 'queue') queue.failWith = failure;
+    else queue.fanOuts.failWith = failure;
+    // Large enough to be stored, so both dependencies are on the path.
+    const big = Array.from({ length: 7 }, (_, i) => ({ ...event(`e${i}`), data: 'x"'.repeat(45_000) }));
+    const error = await publish(big).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).statusCode).toBe(503);
+    expect((error as ApiError).message).toMatch(/None of the request's events were queued/);
+    expect(queue.sent).toHaveLength(0);
   });
 });
