@@ -1,112 +1,182 @@
 /**
- * SQS failing in the middle of a publish: a loopback proxy in front of the queue emulator fails
- * the second SendMessageBatch of a publish request that fans out to three batches (and the SDK's
- * retries of it), with a 500 or with throttling. The request answers 503 with Retry-After; the
- * batches already sent are delivered, the failed one is not, and the caller's retry of the same
- * request delivers every event to every subscription: at least once, nothing lost.
+ * SQS (or the fan-out store) failing under a publish: a loopback proxy in front of the emulator
+ * fails the request that would queue a publish (and the SDK's retries of it), with a 500 or with
+ * throttling. A publish is one message, so the request answers 503 with Retry-After and nothing of
+ * it is delivered; the caller's retry of the same request delivers every event to every
+ * subscription once. All or nothing, nothing lost.
  */
+import { FAN_OUT_BUCKET } from '../../shared/config/resources';
 import { parseJob } from '../../shared/queue/job-codec';
-import { type FaultAnswer, HttpFaultProxy } from '../support/fault-proxy';
+import { type FaultAnswer, HttpFaultProxy, type ProxiedRequest } from '../support/fault-proxy';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 
-/** 25 subscriptions, one job each: SendMessageBatch requests of 10, 10 and 5 entries. */
+/** 25 subscriptions: more delivery jobs than a worker takes from one fan-out itself. */
 const SUBSCRIPTIONS = 25;
 let api: TestStack;
 let webhook: WebhookServer;
-let proxy: HttpFaultProxy;
+let sqs: HttpFaultProxy;
+let s3: HttpFaultProxy;
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
   api = await startTestStack({
     routeClients: async (endpoints) => {
-      proxy = await new HttpFaultProxy(endpoints.sqs).start();
-      return { ...endpoints, sqs: proxy.url };
+      sqs = await new HttpFaultProxy(endpoints.sqs).start();
+      s3 = await new HttpFaultProxy(endpoints.s3).start();
+      return { ...endpoints, sqs: sqs.url, s3: s3.url };
     },
   });
 }, 30_000);
 
 afterAll(async () => {
   await api?.close();
-  await proxy?.stop();
+  await sqs?.stop();
+  await s3?.stop();
   await webhook?.stop();
 });
 
-/** Fails the second SendMessageBatch to the delivery queue, and every retry of it (the same body). */
-function failSecondBatch(fault: FaultAnswer): { failedBody: () => string | undefined } {
-  const deliveryQueue = api.stack.resources.queueUrls.delivery;
-  let batches = 0;
-  let failedBody: string | undefined;
-  proxy.failed.splice(0);
-  proxy.rule = (request) => {
-    if (request.target !== 'AmazonSQS.SendMessageBatch') return undefined;
-    if ((JSON.parse(request.body) as { QueueUrl?: string }).QueueUrl !== deliveryQueue) return undefined;
-    if (failedBody !== undefined) return request.body === failedBody ? fault : undefined;
-    batches += 1;
-    if (batches !== 2) return undefined;
-    failedBody = request.body;
-    return fault;
-  };
-  return { failedBody: () => failedBody };
+const sendsToDeliveryQueue = (request: ProxiedRequest) =>
+  request.target === 'AmazonSQS.SendMessageBatch' &&
+  (JSON.parse(request.body) as { QueueUrl?: string }).QueueUrl === api.stack.resources.queueUrls.delivery;
+
+const storesFanOut = (request: ProxiedRequest) =>
+  request.method === 'PUT' && request.path.startsWith(`/${FAN_OUT_BUCKET.localName}/`);
+
+async function topicWithSubscriptions(topic: string): Promise<{ key: string; paths: string[] }> {
+  const key = await api.createTopic(topic);
+  const paths = Array.from({ length: SUBSCRIPTIONS }, (_, i) => `/${topic}/s-${i}`);
+  for (const [i, path] of paths.entries()) await api.subscribe(topic, `s-${i}`, webhook.url(path));
+  return { key, paths };
+}
+
+const publishRaw = (topic: string, key: string, events: unknown[]) =>
+  fetch(`${api.stack.apiUrl}/topics/${topic}/api/events?api-version=2018-01-01`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'aeg-sas-key': key },
+    body: JSON.stringify(events),
+  });
+
+/** Ids of the events `path` received, one entry per delivery. */
+const idsAt = (path: string): string[] =>
+  webhook
+    .requestsTo(path)
+    .flatMap((request) => (JSON.parse(request.body) as Array<{ id: string }>).map((e) => e.id));
+
+/**
+ * The failed request reached no queue, so nothing of it can arrive. Shown without waiting on a
+ * clock: an event published after the failure reaches every subscription, and by then none has
+ * received anything of the failed request.
+ */
+async function expectNothingOf(topic: string, key: string, paths: string[], failedId: string): Promise<void> {
+  const marker = `${failedId}-after`;
+  expect((await api.publish(topic, key, [event(marker)])).status).toBe(200);
+  await eventually(
+    () => paths.every((path) => idsAt(path).includes(marker)),
+    20_000,
+    'the later event everywhere',
+  );
+  for (const path of paths) expect(idsAt(path)).not.toContain(failedId);
+}
+
+/** Sent again without faults: every subscription gets the events once. */
+async function expectRetryDeliversOnce(
+  topic: string,
+  key: string,
+  paths: string[],
+  events: Array<{ id: string }>,
+): Promise<void> {
+  expect((await publishRaw(topic, key, events)).status).toBe(200);
+  const ids = events.map((e) => e.id);
+  await eventually(
+    () => paths.every((path) => ids.every((id) => idsAt(path).includes(id))),
+    30_000,
+    'every subscription to get the events',
+  );
+  for (const path of paths) {
+    for (const id of ids) expect(idsAt(path).filter((seen) => seen === id)).toHaveLength(1);
+  }
+}
+
+async function expect503(answer: Response): Promise<void> {
+  expect(answer.status).toBe(503);
+  expect(answer.headers.get('retry-after')).toBe('5');
+  const body = (await answer.json()) as { error: { code: string; message: string } };
+  expect(body.error.code).toBe('ServiceUnavailable');
+  expect(body.error.message).toMatch(/None of the request's events were queued/);
 }
 
 describe.each([
   ['a 500', { status: 500, type: 'InternalError' }],
   ['throttling', { status: 400, type: 'ThrottlingException' }],
-] as const)('SQS answering %s to the second batch of a publish', (what, fault) => {
-  it('answers 503 with Retry-After; what was queued is delivered, and the retry delivers the rest', async () => {
+] as const)('SQS answering %s to the message of a publish', (what, fault: FaultAnswer) => {
+  it('answers 503 with Retry-After, delivers nothing of it, and the retry delivers it once everywhere', async () => {
     const topic = what === 'a 500' ? 'send-500' : 'send-throttled';
-    const key = await api.createTopic(topic);
-    const paths = Array.from({ length: SUBSCRIPTIONS }, (_, i) => `/${topic}/s-${i}`);
-    for (const [i, path] of paths.entries()) await api.subscribe(topic, `s-${i}`, webhook.url(path));
-    const received = (path: string) => webhook.requestsTo(path).length;
+    const { key, paths } = await topicWithSubscriptions(topic);
+    const failedId = `${topic}-1`;
 
-    const faulty = failSecondBatch(fault);
-    const refused = await fetch(`${api.stack.apiUrl}/topics/${topic}/api/events?api-version=2018-01-01`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'aeg-sas-key': key },
-      body: JSON.stringify([event(`${topic}-1`)]),
-    });
-    proxy.rule = undefined;
-    expect(refused.status).toBe(503);
-    expect(refused.headers.get('retry-after')).toBe('5');
-    const answer = (await refused.json()) as { error: { code: string; message: string } };
-    expect(answer.error.code).toBe('ServiceUnavailable');
-    expect(answer.error.message).toMatch(/queued before the failure are delivered/);
+    sqs.failed.splice(0);
+    sqs.rule = (request) => (sendsToDeliveryQueue(request) ? fault : undefined);
+    const refused = await publishRaw(topic, key, [event(failedId)]);
+    sqs.rule = undefined;
+    await expect503(refused);
 
-    // The failed batch (and the SDK's retries of it, the same request) never reached the queue.
-    const failedBody = faulty.failedBody() as string;
-    expect(failedBody).toBeDefined();
-    expect(proxy.failed.length).toBeGreaterThanOrEqual(2);
-    expect(proxy.failed.every((request) => request.body === failedBody)).toBe(true);
-    const lost = new Set(
-      (JSON.parse(failedBody) as { Entries: Array<{ MessageBody: string }> }).Entries.map(
-        (entry) => `/${topic}/${(parseJob(entry.MessageBody) as { subscription: string }).subscription}`,
-      ),
-    );
-    expect(lost.size).toBeGreaterThan(0);
-    expect(lost.size).toBeLessThan(SUBSCRIPTIONS);
+    // One message stood for the whole publish: the fan-out to all 25 subscriptions, refused on
+    // every try of the SDK, so it never reached the queue.
+    expect(sqs.failed.length).toBeGreaterThanOrEqual(2);
+    const entries = (JSON.parse(sqs.failed[0]?.body as string) as { Entries: Array<{ MessageBody: string }> })
+      .Entries;
+    expect(entries).toHaveLength(1);
+    const fanOut = parseJob(entries[0]?.MessageBody as string);
+    expect(fanOut.kind).toBe('fanout');
+    expect(fanOut.kind === 'fanout' && fanOut.targets.length).toBe(SUBSCRIPTIONS);
+    expect(sqs.failed.every((request) => request.body === sqs.failed[0]?.body)).toBe(true);
 
-    // The batches sent before and after it were queued: their events are delivered.
-    const queued = paths.filter((path) => !lost.has(path));
-    await eventually(
-      () => queued.every((path) => received(path) === 1),
-      20_000,
-      'the events of the batches that were queued',
-    );
-    expect(paths.filter((path) => received(path) > 0).sort()).toEqual([...queued].sort());
+    await expectNothingOf(topic, key, paths, failedId);
+    await expectRetryDeliversOnce(topic, key, paths, [event(failedId)]);
+  }, 120_000);
+});
 
-    // The caller sends the same request again: every subscription gets the event; those whose
-    // batch went through the first time get it twice, with the same id.
-    expect((await api.publish(topic, key, [event(`${topic}-1`)])).status).toBe(200);
-    await eventually(
-      () => paths.every((path) => received(path) >= (lost.has(path) ? 1 : 2)),
-      20_000,
-      'every subscription to get the event',
-    );
-    for (const path of paths) {
-      for (const request of webhook.requestsTo(path))
-        expect(JSON.parse(request.body)[0].id).toBe(`${topic}-1`);
-    }
-  }, 90_000);
+describe('the fan-out store failing under a publish too large for one message', () => {
+  it('answers 503 and queues nothing; the retry is stored, queued as one message and delivered once everywhere', async () => {
+    const topic = 'store-failing';
+    const { key, paths } = await topicWithSubscriptions(topic);
+    // Quotes take 4 bytes each once an event's text is queued: seven of these events need more
+    // than one message, though the request is under the 1 MiB publish limit.
+    const events = Array.from({ length: 7 }, (_, i) => ({
+      ...event(`${topic}-${i}`),
+      data: 'x"'.repeat(45_000),
+    }));
+
+    s3.failed.splice(0);
+    sqs.failed.splice(0);
+    const queued: ProxiedRequest[] = [];
+    s3.rule = (request) => (storesFanOut(request) ? { status: 503, type: 'SlowDown' } : undefined);
+    sqs.rule = (request) => {
+      if (sendsToDeliveryQueue(request)) queued.push(request);
+      return undefined;
+    };
+    const refused = await publishRaw(topic, key, events);
+    s3.rule = undefined;
+    sqs.rule = undefined;
+    await expect503(refused);
+    expect(s3.failed.length).toBeGreaterThanOrEqual(1);
+    expect(queued).toHaveLength(0);
+
+    await expectNothingOf(topic, key, paths, `${topic}-0`);
+
+    sqs.rule = (request) => {
+      if (sendsToDeliveryQueue(request)) queued.push(request);
+      return undefined;
+    };
+    await expectRetryDeliversOnce(topic, key, paths, events);
+    sqs.rule = undefined;
+    // The retry went as one message naming the stored fan-out (the rest of the delivery-queue
+    // sends are the fan-out's jobs, passed on by the worker, and the later event's message).
+    const named = queued
+      .flatMap((request) => (JSON.parse(request.body) as { Entries: Array<{ MessageBody: string }> }).Entries)
+      .map((entry) => parseJob(entry.MessageBody))
+      .filter((job) => job.kind === 'stored-fanout');
+    expect(named).toHaveLength(1);
+  }, 120_000);
 });

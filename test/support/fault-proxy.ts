@@ -5,7 +5,8 @@
  * - {@link TcpProxy} passes bytes through until it is taken down: then every open connection is
  *   reset and every new one is reset as soon as it is accepted, as when the service is gone.
  * - {@link HttpFaultProxy} passes HTTP requests through, and answers the ones a rule picks with
- *   an error of the service's own (a 500, or throttling) instead.
+ *   an error of the service's own (a 500, or throttling) instead: SQS's JSON error, or S3's XML
+ *   error document for a request without an `X-Amz-Target`.
  */
 import {
   Agent,
@@ -113,6 +114,14 @@ export class HttpFaultProxy {
         const fault = this.rule?.(seen);
         if (fault !== undefined) {
           this.failed.push(seen);
+          if (seen.target === undefined) {
+            // A REST-XML service (S3): its error document.
+            res.writeHead(fault.status, { 'content-type': 'application/xml' });
+            res.end(
+              `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${fault.type}</Code><Message>${fault.type}</Message></Error>`,
+            );
+            return;
+          }
           const answer = JSON.stringify({ __type: `com.amazonaws.sqs#${fault.type}`, message: fault.type });
           res.writeHead(fault.status, {
             'content-type': 'application/x-amz-json-1.0',
