@@ -154,7 +154,7 @@ export class DeliveryPipeline extends Construct {
   readonly alarms: PipelineAlarms;
   /** The topic every alarm notifies: the `alarmTopic` prop, or the one created for it. */
   readonly alarmTopic: sns.ITopic;
-  /** The pipeline's CloudWatch dashboard (see the README, "Operating Gridwire"). */
+  /** The pipeline's CloudWatch dashboard (see docs/operate.md). */
   readonly dashboard: cloudwatch.Dashboard;
   readonly deadLetterBucket: s3.IBucket;
   /**

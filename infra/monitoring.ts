@@ -70,7 +70,7 @@ export function pipelineBreakdown(
   });
 }
 
-/** Alarm thresholds (see the README, "Operating Gridwire"). */
+/** Alarm thresholds (see docs/operate.md). */
 export const ALARM_THRESHOLDS = {
   /** Seconds the oldest fresh delivery may wait: consumers are not keeping up beyond this. */
   deliveryQueueAgeSeconds: 300,

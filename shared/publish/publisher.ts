@@ -518,7 +518,7 @@ export class Publisher {
         }
         // The one message was not taken, so nothing of the request is delivered. (A send whose
         // answer was lost may still have been taken: a retry then delivers its events again,
-        // with the same ids. See README, "Faults we test".)
+        // with the same ids. See docs/local-stack.md, "Faults we test".)
         throw dependencyUnavailable(
           "The events could not be queued: the queue or the fan-out store is unavailable or throttling. None of the request's events were queued; send the request again after the time in Retry-After.",
         );
