@@ -156,6 +156,19 @@ describe('queue consumers', () => {
   });
 });
 
+/** Bucket properties: no public access, encrypted at rest with S3-managed keys. */
+const PRIVATE_ENCRYPTED_BUCKET = {
+  PublicAccessBlockConfiguration: {
+    BlockPublicAcls: true,
+    BlockPublicPolicy: true,
+    IgnorePublicAcls: true,
+    RestrictPublicBuckets: true,
+  },
+  BucketEncryption: {
+    ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+  },
+};
+
 describe('fan-out bucket', () => {
   const bucketId = () => logicalIdOf('AWS::S3::Bucket', FAN_OUT_BUCKET.id);
 
@@ -167,15 +180,7 @@ describe('fan-out bucket', () => {
         LifecycleConfiguration: {
           Rules: [{ ExpirationInDays: FAN_OUT_BUCKET.retentionDays, Status: 'Enabled' }],
         },
-        PublicAccessBlockConfiguration: {
-          BlockPublicAcls: true,
-          BlockPublicPolicy: true,
-          IgnorePublicAcls: true,
-          RestrictPublicBuckets: true,
-        },
-        BucketEncryption: {
-          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
-        },
+        ...PRIVATE_ENCRYPTED_BUCKET,
       },
     });
   });
@@ -320,17 +325,7 @@ describe('header key secret', () => {
 
 describe('dead-letter bucket', () => {
   it('blocks public access, is encrypted and refuses plain-text access', () => {
-    template.hasResourceProperties('AWS::S3::Bucket', {
-      PublicAccessBlockConfiguration: {
-        BlockPublicAcls: true,
-        BlockPublicPolicy: true,
-        IgnorePublicAcls: true,
-        RestrictPublicBuckets: true,
-      },
-      BucketEncryption: {
-        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
-      },
-    });
+    template.hasResourceProperties('AWS::S3::Bucket', PRIVATE_ENCRYPTED_BUCKET);
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
