@@ -36,7 +36,7 @@ export function shareOf(
   const value =
     typeof eventsPerSecond === 'number'
       ? multiple(eventsPerSecond)
-      : eventsPerSecond.map((rate) => multiple(rate).toLocaleString('en-US')).join(' / ');
+      : eventsPerSecond.map((rate) => multiple(rate).toFixed(2)).join(' / ');
   return { share: { of, value, eventsPerUnit } };
 }
 

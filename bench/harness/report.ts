@@ -87,19 +87,19 @@ function referenceSection(results: Results): string {
     const rate = rates[key];
     return `| ${REFERENCE_NAMES[key]} | ${rate.rate.toLocaleString('en-US')} ${rate.unit} | ${rate.method} |`;
   });
-  return `Measured in this run, before the load scenarios, so the local throughput figures travel
-between machines: the same code on a machine of the same kind but of another speed gives other
-absolute rates, and about the same multiples of these. The goals stay absolute; the table gives each
-local throughput figure also as a multiple of the reference that bounds its work (column "x reference").
+  return `Measured in this run, before the load scenarios, so that local throughput figures can be
+compared between machines as multiples of what the machine itself does: a machine of the same kind
+but another speed gives other absolute rates. The goals stay absolute; the column "x reference" of
+the results gives each local throughput figure also as a multiple of the reference that bounds its work.
 
 | reference | rate | how |
 |---|---|---|
 ${rows.join('\n')}
 
-Unbatched, each event delivered is one webhook request (and the publish request of 100 events one
-more for 100 of them), so unbatched rates in events/s are divided by the loopback HTTP rate. Batched,
-100 events are one job: one SQS message sent, received and deleted (and one publish and one webhook
-request), so batched rates are divided by 100 and by the SQS round-trip rate.`;
+Unbatched, every event delivered is a webhook request of its own (publishing adds one request per
+100 events), so unbatched rates in events/s are divided by the loopback HTTP rate. Batched, 100
+events travel as one job: one SQS message sent, received and deleted, besides one publish and one
+webhook request; so batched rates are divided by 100 and by the SQS round-trip rate.`;
 }
 
 /** A two-panel line chart: delivered events/s, and p50/p99 latency, per second of each load run. */
@@ -226,7 +226,7 @@ ${markdownTable(results)}
 
 ${scenarios}
 
-To run it: \`npm run bench\` runs every scenario (about 12 minutes); \`-- --quick\` shortens the
+To run it: \`npm run bench\` runs every scenario (about 10 minutes); \`-- --quick\` shortens the
 load phases (goals that need the full length are then reported, not judged); \`-- --only <names>\`
 runs some, by the comma-separated names ${names.map((name) => `\`${name}\``).join(', ')}.
 The harness is \`bench/run.ts\` (\`bench/harness/\`), each scenario a file in \`bench/scenarios/\`.

@@ -113,6 +113,9 @@ describe('shares of the reference rates', () => {
     expect(shareOf(REFERENCE, 'loopbackHttp', [5000, 3000])).toEqual({
       share: { of: 'loopbackHttp', value: '0.25 / 0.15', eventsPerUnit: 1 },
     });
+    expect(shareOf(REFERENCE, 'sqsRoundTrips', [44_000, 39_200], 100)).toEqual({
+      share: { of: 'sqsRoundTrips', value: '1.10 / 0.98', eventsPerUnit: 100 },
+    });
   });
 
   it('adds nothing when the reference was not measured', () => {
