@@ -17,10 +17,10 @@ async function measureFailures(ctx: BenchContext): Promise<ScenarioResult> {
   log(
     `failures: ${events.toLocaleString('en-US')} events, 30% of webhook answers fail, time scale ${timeScale}`,
   );
+  const sink = await ctx.sink();
   const live = await liveStack({ timeScale });
-  const rig = await ctx.rig(live);
-  const { sink } = rig;
   try {
+    const rig = await ctx.rig(live);
     sink.configure(0.3);
     const run = await loadRun(rig, {
       name: 'failures',
