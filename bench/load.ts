@@ -1,23 +1,32 @@
 /**
- * Benchmark plumbing: the webhook sink child process, an open-loop publisher, and the usage
- * collectors (AWS requests, Lambda invocations) around a local stack.
+ * Benchmark plumbing: the handles on the load generator and webhook sink child processes, and the
+ * usage collectors (AWS requests, Lambda invocations) around a local stack.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import { Pool } from 'undici';
 import type { InvocationStats } from '../local/lambda-context';
 import type { SqsHandler } from '../local/poller';
 import { FUNCTIONS } from '../shared/config/resources';
-import type { InputSchema } from '../shared/domain/model';
 import type { AwsClients } from '../shared/platform/aws';
 import { type Clock, systemClock } from '../shared/platform/clock';
 import { AwsRequestCounter, type RequestCounts } from './aws-counter';
 import { billedGbSeconds, emptyLambdaUsage, type LambdaUsage } from './cost';
-import type { PublisherMessage, PublisherRequest } from './publisher-process';
+import type {
+  LoopbackOutcome,
+  LoopbackPlan,
+  PublisherMessage,
+  PublisherOutcomes,
+  PublisherRequest,
+  PublishOutcome,
+  PublishPlan,
+} from './publisher-protocol';
 import type { SinkMessage, SinkRequest } from './sink';
 
-/** The load generator in its own process: `run` publishes one plan there and resolves with its outcome. */
+/**
+ * The load generator in its own process: `run` publishes one plan there and resolves with its
+ * outcome; `loopback` runs the closed loop of the loopback HTTP reference there.
+ */
 export class Publishers {
   private constructor(private readonly child: ChildProcess) {}
 
@@ -37,14 +46,26 @@ export class Publishers {
   }
 
   run(plan: PublishPlan): Promise<PublishOutcome> {
+    return this.ask({ type: 'run', plan }, 'done');
+  }
+
+  loopback(plan: LoopbackPlan): Promise<LoopbackOutcome> {
+    return this.ask({ type: 'loopback', plan }, 'loopback-done');
+  }
+
+  /** Sends one request and resolves with the outcome of the first answer of the given type. */
+  private ask<T extends keyof PublisherOutcomes>(
+    request: PublisherRequest,
+    answer: T,
+  ): Promise<PublisherOutcomes[T]> {
     return new Promise((resolve) => {
       const onMessage = (message: PublisherMessage) => {
-        if (message.type !== 'done') return;
+        if (message.type === 'ready' || message.type !== answer) return;
         this.child.off('message', onMessage);
-        resolve(message.outcome);
+        resolve(message.outcome as PublisherOutcomes[T]);
       };
       this.child.on('message', onMessage);
-      this.child.send({ type: 'run', plan } satisfies PublisherRequest);
+      this.child.send(request);
     });
   }
 
@@ -173,143 +194,6 @@ export class UsageCollector {
     this.httpRequests = 0;
     return taken;
   }
-}
-
-export interface PublishPlan {
-  apiUrl: string;
-  topic: string;
-  key: string;
-  eventsPerRequest: number;
-  requestsPerSecond: number;
-  durationMs: number;
-  /** Event ids are `${prefix}-${n}`. */
-  prefix: string;
-  /**
-   * The topic's input schema (default Event Grid): CloudEvents go as
-   * `application/cloudevents-batch+json`; custom events as plain objects that
-   * {@link BENCH_CUSTOM_MAPPING} maps.
-   */
-  schema?: InputSchema;
-  /**
-   * More members of each event's data (for custom events, of the event): event n gets
-   * `data[n % data.length]` beside the send time `t`. Default: `t` alone.
-   */
-  data?: ReadonlyArray<Record<string, unknown>>;
-}
-
-export interface PublishOutcome {
-  requests: number;
-  accepted: number;
-  failedRequests: number;
-  /** Wall time from the first request to the last answer. */
-  elapsedMs: number;
-  publishLatencies: number[];
-  /** Answers by HTTP status (`error` for no answer). */
-  answers: Record<string, number>;
-  /** Refusals (429 or 503) that carried `Retry-After`, so a publisher knows when to come back. */
-  refusalsWithRetryAfter: number;
-}
-
-/**
- * Publishes at a fixed rate regardless of how fast answers come (open loop), so a slow stack
- * shows up as latency and backlog rather than as a politely reduced load.
- */
-export async function publishAtRate(plan: PublishPlan): Promise<PublishOutcome> {
-  const origin = new URL(plan.apiUrl).origin;
-  const pool = new Pool(origin, { connections: 32, pipelining: 1 });
-  const path = `/topics/${plan.topic}/api/events?api-version=2018-01-01`;
-  const total = Math.round((plan.durationMs / 1000) * plan.requestsPerSecond);
-  const interval = 1000 / plan.requestsPerSecond;
-  const started = performance.now();
-  const outcome: PublishOutcome = {
-    requests: 0,
-    accepted: 0,
-    failedRequests: 0,
-    elapsedMs: 0,
-    publishLatencies: [],
-    answers: {},
-    refusalsWithRetryAfter: 0,
-  };
-  const answered = (status: string) => {
-    outcome.answers[status] = (outcome.answers[status] ?? 0) + 1;
-  };
-  let nextEvent = 0;
-  const inFlight: Promise<void>[] = [];
-  for (let i = 0; i < total; i += 1) {
-    const due = started + i * interval;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    const t = Date.now();
-    const cloudEvents = plan.schema === 'CloudEventSchemaV1_0';
-    const time = new Date(t).toISOString();
-    const eventObject = (id: string, fields: Record<string, unknown>) => {
-      switch (plan.schema ?? 'EventGridSchema') {
-        case 'CloudEventSchemaV1_0':
-          return {
-            specversion: '1.0',
-            id,
-            source: '/bench',
-            subject: `bench/${id}`,
-            type: 'Bench.Event',
-            time,
-            data: { ...fields, t },
-          };
-        // Delivered as Event Grid events with this object as data, so `data.t` is the send time.
-        case 'CustomEventSchema':
-          return { ...fields, ref: id, kind: 'Bench.Event', path: `bench/${id}`, at: time, t };
-        default:
-          return {
-            id,
-            subject: `bench/${id}`,
-            eventType: 'Bench.Event',
-            eventTime: time,
-            data: { ...fields, t },
-          };
-      }
-    };
-    const texts = Array.from({ length: plan.eventsPerRequest }, () => {
-      const id = `${plan.prefix}-${nextEvent}`;
-      const fields = plan.data === undefined ? undefined : plan.data[nextEvent % plan.data.length];
-      nextEvent += 1;
-      // The common case written out: the same text JSON.stringify gives for that object (ids are
-      // made of letters, digits and hyphens), for a fraction of the load generator's time.
-      if (fields === undefined && (plan.schema ?? 'EventGridSchema') === 'EventGridSchema') {
-        return `{"id":"${id}","subject":"bench/${id}","eventType":"Bench.Event","eventTime":"${time}","data":{"t":${t}}}`;
-      }
-      return JSON.stringify(eventObject(id, fields ?? {}));
-    });
-    const sentAt = performance.now();
-    outcome.requests += 1;
-    inFlight.push(
-      pool
-        .request({
-          method: 'POST',
-          path,
-          headers: {
-            'content-type': cloudEvents ? 'application/cloudevents-batch+json' : 'application/json',
-            'aeg-sas-key': plan.key,
-          },
-          body: `[${texts.join(',')}]`,
-        })
-        .then(async (response) => {
-          await response.body.dump();
-          outcome.publishLatencies.push(performance.now() - sentAt);
-          answered(String(response.statusCode));
-          if (response.statusCode === 200) outcome.accepted += texts.length;
-          else outcome.failedRequests += 1;
-          const refused = response.statusCode === 429 || response.statusCode === 503;
-          if (refused && response.headers['retry-after'] !== undefined) outcome.refusalsWithRetryAfter += 1;
-        })
-        .catch(() => {
-          answered('error');
-          outcome.failedRequests += 1;
-        }),
-    );
-  }
-  await Promise.all(inFlight);
-  outcome.elapsedMs = performance.now() - started;
-  await pool.close();
-  return outcome;
 }
 
 export function percentile(values: readonly number[], p: number): number {

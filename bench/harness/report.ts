@@ -1,42 +1,50 @@
 /**
  * Writes benchmark results: bench/results/latest.json, docs/BENCHMARKS.md and an SVG chart of
- * throughput and latency per second.
+ * throughput and latency per second; reads the last results file back.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PRICES } from './prices';
-
-interface Figure {
-  metric: string;
-  value: number | string;
-  unit: string;
-  goal?: string;
-  met?: boolean;
-}
-
-interface Scenario {
-  name: string;
-  description: string;
-  figures: Figure[];
-  details: Record<string, unknown>;
-  timeline?: Array<{ second: number; delivered: number; p50: number; p99: number }>;
-}
+import { PRICES } from '../prices';
+import type { Figure, ReferenceKey, ReferenceRates, ScenarioResult, Share } from './types';
 
 export interface Results {
   date: string;
   commit: string;
   quick: boolean;
   machine: { cpus: number; cpuModel: string; node: string };
+  /** This machine's reference rates, measured in the run; null when it ran no throughput scenario. */
+  referenceRates: ReferenceRates | null;
   durationSeconds: number;
-  scenarios: Scenario[];
+  scenarios: ScenarioResult[];
 }
 
-const ROOT = join(__dirname, '..');
+const ROOT = join(__dirname, '..', '..');
+const RESULTS_FILE = join(ROOT, 'bench', 'results', 'latest.json');
+
+/** The results file the last run wrote, if there is one. */
+export async function readLastResults(): Promise<Results | undefined> {
+  try {
+    return JSON.parse(await readFile(RESULTS_FILE, 'utf8')) as Results;
+  } catch {
+    return undefined;
+  }
+}
+
+const REFERENCE_NAMES: Record<ReferenceKey, string> = {
+  loopbackHttp: 'loopback HTTP',
+  sqsRoundTrips: 'SQS round trips',
+};
+const showShare = (share: Share) =>
+  `${typeof share.value === 'number' ? share.value.toFixed(2) : share.value}x ${REFERENCE_NAMES[share.of]}${share.eventsPerUnit === 1 ? '' : ` (${share.eventsPerUnit} events each)`}`;
+/** The shares column appears only when some figure has a share (the reference ran). */
+const hasShares = (results: Results) =>
+  results.scenarios.some((scenario) => scenario.figures.some((figure) => figure.share !== undefined));
 const verdict = (figure: Figure) =>
   figure.goal === undefined ? '' : figure.met === undefined ? 'report' : figure.met ? 'met' : 'not met';
 const show = (value: number | string) => (typeof value === 'number' ? value.toLocaleString('en-US') : value);
 
 function textTable(results: Results): string {
+  const shares = hasShares(results);
   const rows = results.scenarios.flatMap((scenario) =>
     scenario.figures.map((figure) => [
       scenario.name,
@@ -44,24 +52,54 @@ function textTable(results: Results): string {
       `${show(figure.value)} ${figure.unit}`.trim(),
       figure.goal ?? '',
       verdict(figure),
+      ...(shares ? [figure.share === undefined ? '' : showShare(figure.share)] : []),
     ]),
   );
-  const header = ['scenario', 'metric', 'measured', 'goal', ''];
+  const header = ['scenario', 'metric', 'measured', 'goal', '', ...(shares ? ['x reference'] : [])];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ');
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
 function markdownTable(results: Results): string {
-  const lines = ['| scenario | metric | measured | goal | |', '|---|---|---|---|---|'];
+  const shares = hasShares(results);
+  const lines = shares
+    ? ['| scenario | metric | measured | goal | | x reference |', '|---|---|---|---|---|---|']
+    : ['| scenario | metric | measured | goal | |', '|---|---|---|---|---|'];
   for (const scenario of results.scenarios) {
     for (const figure of scenario.figures) {
+      const share = shares ? ` ${figure.share === undefined ? '' : showShare(figure.share)} |` : '';
       lines.push(
-        `| ${scenario.name} | ${figure.metric} | ${show(figure.value)} ${figure.unit} | ${figure.goal ?? ''} | ${verdict(figure)} |`,
+        `| ${scenario.name} | ${figure.metric} | ${show(figure.value)} ${figure.unit} | ${figure.goal ?? ''} | ${verdict(figure)} |${share}`,
       );
     }
   }
   return lines.join('\n');
+}
+
+/** The "Machine reference rates" section: the two rates, how they were taken, how shares are made. */
+function referenceSection(results: Results): string {
+  const rates = results.referenceRates;
+  if (rates === null)
+    return `Not measured in this run: the reference runs first whenever a throughput scenario runs
+(\`throughput\`, \`batching\`, \`filters\`, \`overload\`), or alone with \`npm run bench -- --only reference\`.`;
+  const rows = (Object.keys(REFERENCE_NAMES) as ReferenceKey[]).map((key) => {
+    const rate = rates[key];
+    return `| ${REFERENCE_NAMES[key]} | ${rate.rate.toLocaleString('en-US')} ${rate.unit} | ${rate.method} |`;
+  });
+  return `Measured in this run, before the load scenarios, so that local throughput figures can be
+compared between machines as multiples of what the machine itself does: a machine of the same kind
+but another speed gives other absolute rates. The goals stay absolute; the column "x reference" of
+the results gives each local throughput figure also as a multiple of the reference that bounds its work.
+
+| reference | rate | how |
+|---|---|---|
+${rows.join('\n')}
+
+Unbatched, every event delivered is a webhook request of its own (publishing adds one request per
+100 events), so unbatched rates in events/s are divided by the loopback HTTP rate. Batched, 100
+events travel as one job: one SQS message sent, received and deleted, besides one publish and one
+webhook request; so batched rates are divided by 100 and by the SQS round-trip rate.`;
 }
 
 /** A two-panel line chart: delivered events/s, and p50/p99 latency, per second of each load run. */
@@ -163,7 +201,7 @@ function dominates(results: Results): string {
     .join('\n');
 }
 
-function markdown(results: Results): string {
+function markdown(results: Results, names: readonly string[]): string {
   const scenarios = results.scenarios
     .map((scenario) => `- **${scenario.name}**: ${scenario.description}`)
     .join('\n');
@@ -174,6 +212,12 @@ ${results.machine.cpus} CPUs (${results.machine.cpuModel}), Node.js ${results.ma
 ${results.durationSeconds} s. ${results.quick ? 'This was a **quick** run: shorter load phases, so the throughput goal (60 s sustained) is not judged.' : ''}
 Machine-readable results: [\`bench/results/latest.json\`](../bench/results/latest.json).
 
+## Machine reference rates
+
+${referenceSection(results)}
+
+## Results
+
 ${markdownTable(results)}
 
 ![Delivered events per second and publish-to-webhook latency per second](benchmarks.svg)
@@ -181,6 +225,11 @@ ${markdownTable(results)}
 ## What was run
 
 ${scenarios}
+
+To run it: \`npm run bench\` runs every scenario (about 10 minutes); \`-- --quick\` shortens the
+load phases (goals that need the full length are then reported, not judged); \`-- --only <names>\`
+runs some, by the comma-separated names ${names.map((name) => `\`${name}\``).join(', ')}.
+The harness is \`bench/run.ts\` (\`bench/harness/\`), each scenario a file in \`bench/scenarios/\`.
 
 The load scenarios run after three seconds of unmeasured load (JIT compilation, connection
 set-up). Everything runs on this one machine: the local stack (API, handlers, delivery pollers) in the
@@ -236,11 +285,15 @@ SQS (events that failed together share one retry message).
 `;
 }
 
-export async function writeReports(results: Results): Promise<string> {
+/**
+ * Writes the results file, the chart and docs/BENCHMARKS.md (which lists `scenarioNames`, the
+ * names \`--only\` takes); returns the results as a text table.
+ */
+export async function writeReports(results: Results, scenarioNames: readonly string[]): Promise<string> {
   await mkdir(join(ROOT, 'bench', 'results'), { recursive: true });
-  await writeFile(join(ROOT, 'bench', 'results', 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  await writeFile(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
   await mkdir(join(ROOT, 'docs'), { recursive: true });
   await writeFile(join(ROOT, 'docs', 'benchmarks.svg'), chartSvg(results));
-  await writeFile(join(ROOT, 'docs', 'BENCHMARKS.md'), markdown(results));
+  await writeFile(join(ROOT, 'docs', 'BENCHMARKS.md'), markdown(results, scenarioNames));
   return textTable(results);
 }

@@ -1,0 +1,106 @@
+/**
+ * A local stack for a scenario (its own data directory, usage counted by a `UsageCollector`), and
+ * the admin calls the scenarios make on it: topics and their webhook subscriptions.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type LocalStack, startLocalStack } from '../../local/stack';
+import type { InputSchema, SubscriptionFilter } from '../../shared/domain/model';
+import { BENCH_CUSTOM_MAPPING, type Publishers, type Sink, UsageCollector } from '../load';
+
+export interface LiveStack {
+  stack: LocalStack;
+  usage: UsageCollector;
+  dataDir: string;
+  call(method: string, path: string, body?: unknown): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** What a load run needs: a stack, the webhook sink and the load generator. */
+export interface Rig {
+  live: LiveStack;
+  sink: Sink;
+  publishers: Publishers;
+}
+
+export async function liveStack(options: { timeScale: number }): Promise<LiveStack> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'gridwire-bench-'));
+  const usage = new UsageCollector();
+  const stack = await startLocalStack({
+    dataDir,
+    port: 0,
+    logLevel: 'ERROR',
+    timeScale: options.timeScale,
+    // As on AWS: publishers trust a topic for a second.
+    topicCacheMs: 1000,
+    instrumentClients: usage.instrument,
+    onInvocation: usage.onInvocation,
+    clock: usage.clock,
+    wrapDeliveryHandler: usage.wrapDelivery,
+  });
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${stack.apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (response.status >= 300)
+      throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    const text = await response.text();
+    return text === '' ? undefined : JSON.parse(text);
+  };
+  return {
+    stack,
+    usage,
+    dataDir,
+    call,
+    close: async () => {
+      await stack.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface BenchSubscription {
+  name: string;
+  url: string;
+  /** More destination properties of the subscription (batching, headers). */
+  destination?: Record<string, unknown>;
+  filter?: SubscriptionFilter;
+}
+
+/** Creates a topic and its webhook subscriptions; returns the topic's key. */
+export async function topicWithSubscriptions(
+  live: LiveStack,
+  topic: string,
+  subscriptions: readonly BenchSubscription[],
+  inputSchema: InputSchema = 'EventGridSchema',
+): Promise<string> {
+  await live.call('PUT', `/admin/topics/${topic}`, {
+    properties: {
+      inputSchema,
+      ...(inputSchema === 'CustomEventSchema' ? { inputSchemaMapping: BENCH_CUSTOM_MAPPING } : {}),
+    },
+  });
+  for (const { name, url, destination = {}, filter } of subscriptions) {
+    await live.call('PUT', `/admin/topics/${topic}/eventSubscriptions/${name}`, {
+      properties: {
+        destination: { endpointType: 'WebHook', properties: { endpointUrl: url, ...destination } },
+        ...(filter === undefined ? {} : { filter }),
+      },
+    });
+  }
+  const keys = (await live.call('POST', `/admin/topics/${topic}/listKeys`)) as { key1: string };
+  return keys.key1;
+}
+
+/** A topic with one subscription, `sink`, on `url`; returns the topic's key. */
+export const topicWithSubscription = (
+  live: LiveStack,
+  topic: string,
+  url: string,
+  inputSchema: InputSchema = 'EventGridSchema',
+  /** More destination properties of the subscription (batching, headers). */
+  destination: Record<string, unknown> = {},
+): Promise<string> => topicWithSubscriptions(live, topic, [{ name: 'sink', url, destination }], inputSchema);

@@ -1,0 +1,34 @@
+/**
+ * Every benchmark scenario, in the order a run takes them: the machine's reference rates first
+ * (when a throughput scenario runs), the virtual-time models, the scenarios that share one warmed
+ * stack (latency to filters, consecutive so the stack is started once), then those with a stack
+ * of their own.
+ */
+import { batching } from '../scenarios/batching';
+import { crowd } from '../scenarios/crowd';
+import { deadEndpoint } from '../scenarios/dead-endpoint';
+import { deadLetters } from '../scenarios/dead-letters';
+import { failures } from '../scenarios/failures';
+import { filters } from '../scenarios/filters';
+import { held24h } from '../scenarios/held-24h';
+import { latency } from '../scenarios/latency';
+import { overload } from '../scenarios/overload';
+import { reference } from '../scenarios/reference';
+import { simulation } from '../scenarios/simulation';
+import { throughput } from '../scenarios/throughput';
+import type { Scenario } from './types';
+
+export const SCENARIOS: readonly Scenario[] = [
+  reference,
+  simulation,
+  held24h,
+  latency,
+  throughput,
+  batching,
+  filters,
+  overload,
+  failures,
+  deadEndpoint,
+  crowd,
+  deadLetters,
+];
