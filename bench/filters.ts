@@ -199,6 +199,19 @@ export function matchesPerEvent(
   });
 }
 
+/**
+ * Matched (event, subscription) pairs among the events accepted, given how many accepted events
+ * carried each entry of the data (`PublishOutcome.acceptedByData`): exact whichever requests
+ * were refused.
+ */
+export function acceptedMatches(
+  perEvent: readonly number[],
+  acceptedByData: readonly number[] | undefined,
+): number {
+  if (acceptedByData === undefined) throw new Error('the load run published no data to count matches by');
+  return acceptedByData.reduce((pairs, count, n) => pairs + count * (perEvent[n] ?? 0), 0);
+}
+
 /** Matched (event, subscription) pairs among the first `events` events published from the cycle. */
 export function expectedMatches(perEvent: readonly number[], events: number): number {
   const cycleTotal = perEvent.reduce((a, b) => a + b, 0);

@@ -29,6 +29,7 @@ export async function publishAtRate(plan: PublishPlan): Promise<PublishOutcome> 
     publishLatencies: [],
     answers: {},
     refusalsWithRetryAfter: 0,
+    ...(plan.data === undefined ? {} : { acceptedByData: plan.data.map(() => 0) }),
   };
   const answered = (status: string) => {
     outcome.answers[status] = (outcome.answers[status] ?? 0) + 1;
@@ -67,6 +68,7 @@ export async function publishAtRate(plan: PublishPlan): Promise<PublishOutcome> 
           };
       }
     };
+    const firstEvent = nextEvent;
     const texts = Array.from({ length: plan.eventsPerRequest }, () => {
       const id = `${plan.prefix}-${nextEvent}`;
       const fields = plan.data === undefined ? undefined : plan.data[nextEvent % plan.data.length];
@@ -95,8 +97,15 @@ export async function publishAtRate(plan: PublishPlan): Promise<PublishOutcome> 
           await response.body.dump();
           outcome.publishLatencies.push(performance.now() - sentAt);
           answered(String(response.statusCode));
-          if (response.statusCode === 200) outcome.accepted += texts.length;
-          else outcome.failedRequests += 1;
+          if (response.statusCode === 200) {
+            outcome.accepted += texts.length;
+            const byData = outcome.acceptedByData;
+            if (byData !== undefined) {
+              for (let n = firstEvent; n < firstEvent + texts.length; n += 1) {
+                byData[n % byData.length] = (byData[n % byData.length] ?? 0) + 1;
+              }
+            }
+          } else outcome.failedRequests += 1;
           const refused = response.statusCode === 429 || response.statusCode === 503;
           if (refused && response.headers['retry-after'] !== undefined) outcome.refusalsWithRetryAfter += 1;
         })

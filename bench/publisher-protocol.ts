@@ -38,6 +38,12 @@ export interface PublishOutcome {
   answers: Record<string, number>;
   /** Refusals (429 or 503) that carried `Retry-After`, so a publisher knows when to come back. */
   refusalsWithRetryAfter: number;
+  /**
+   * With `data`: how many accepted events carried each entry of it (event n carries
+   * `data[n % data.length]`), so what the accepted events should cause is known exactly even
+   * when some requests were refused.
+   */
+  acceptedByData?: number[];
 }
 
 /** A closed loop of requests to `url` through the load generator's own connection pool. */

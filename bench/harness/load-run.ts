@@ -21,7 +21,7 @@ export interface LoadOptions {
   /** Creates the topic and its subscriptions and returns its key (default: one on the sink). */
   subscribe?: () => Promise<string>;
   /** Deliveries the sink must see before the run ends (default: one per accepted event). */
-  expectedDeliveries?: (accepted: number) => number;
+  expectedDeliveries?: (published: PublishOutcome) => number;
   /** The topic's input schema when the run creates it (default Event Grid). */
   schema?: InputSchema;
   /** More data members of the events published (see {@link PublishPlan.data}). */
@@ -58,7 +58,7 @@ export async function loadRun({ live, sink, publishers }: Rig, options: LoadOpti
   const key = await (
     options.subscribe ?? (() => topicWithSubscription(live, options.topic, sink.url, options.schema))
   )();
-  const expected = options.expectedDeliveries ?? ((accepted: number) => accepted);
+  const expected = options.expectedDeliveries ?? ((published: PublishOutcome) => published.accepted);
   await sink.take();
   live.usage.take();
   const usageStarted = performance.now();
@@ -110,7 +110,7 @@ export async function loadRun({ live, sink, publishers }: Rig, options: LoadOpti
   const loadEndedAt = Date.now();
   const loadSecondsWhole = timeline.length;
   const drainStarted = performance.now();
-  while (delivered < expected(published.accepted) && performance.now() - drainStarted < 120_000) {
+  while (delivered < expected(published) && performance.now() - drainStarted < 120_000) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   sampling = false;

@@ -12,6 +12,7 @@ import { log } from '../harness/log';
 import type { BenchContext, LatencyP99, Scenario, ScenarioResult } from '../harness/types';
 import { closedPort, deadWebhook } from '../harness/webhooks';
 import { peakPerSecond, percentile } from '../load';
+import type { PublishOutcome } from '../publisher-protocol';
 import { lastRunLatencyP99 } from './latency';
 
 const HEALTHY_SUBSCRIPTIONS = 4;
@@ -58,7 +59,7 @@ async function measureDeadEndpoint(
       eventsPerRequest,
       eventsPerSecond,
       seconds,
-      expectedDeliveries: (accepted: number) => accepted * HEALTHY_SUBSCRIPTIONS,
+      expectedDeliveries: (published: PublishOutcome) => published.accepted * HEALTHY_SUBSCRIPTIONS,
     };
     // The same load without the dead subscriptions first: what the healthy ones get on their own.
     const baseline = await loadRun(rig, {

@@ -1,4 +1,5 @@
 import {
+  acceptedMatches,
   expectedMatches,
   FILTERED_SUBSCRIPTIONS,
   matchesPerEvent,
@@ -53,5 +54,12 @@ describe('filtered throughput workload', () => {
     expect(expectedMatches([1, 0, 2], 0)).toBe(0);
     expect(expectedMatches([1, 0, 2], 2)).toBe(1);
     expect(expectedMatches([1, 0, 2], 7)).toBe(7);
+  });
+
+  it('counts the matches of the events accepted, whichever requests were refused', () => {
+    // Data entry 0 matches one subscription, entry 2 two; 3 events carried entry 0 and 2 entry 2.
+    expect(acceptedMatches([1, 0, 2], [3, 5, 2])).toBe(7);
+    expect(acceptedMatches([1, 0, 2], [0, 0, 0])).toBe(0);
+    expect(() => acceptedMatches([1], undefined)).toThrow('no data');
   });
 });
