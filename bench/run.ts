@@ -21,7 +21,7 @@ import { FUNCTIONS, QUEUES } from '../shared/config/resources';
 import { TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import type { InputSchema, SubscriptionFilter } from '../shared/domain/model';
 import { DeadLetterBucket } from '../shared/storage/dead-letter-bucket';
-import { healthPk } from '../shared/storage/health-store';
+import { healthPk } from '../shared/storage/table';
 import { type CostBreakdown, costPerMillionEvents, type Usage } from './cost';
 import { MAX_FAILED_ATTEMPTS } from './failure-pattern';
 import { expectedMatches, FILTERED_SUBSCRIPTIONS, matchesPerEvent, orderData } from './filters';

@@ -27,8 +27,9 @@ import { Publisher } from '../publish/publisher';
 import { SqsJobQueue } from '../queue/sqs-job-queue';
 import { AttemptHistoryTable } from '../storage/attempt-history';
 import { DeadLetterBucket } from '../storage/dead-letter-bucket';
-import { DynamoHealthStore } from '../storage/health-store';
-import { Store } from '../storage/store';
+import { DynamoHealthStore } from '../storage/health';
+import { publishingStore, tableStores } from '../storage/store';
+import { DynamoSubscriptionStore, type SubscriptionStore } from '../storage/subscriptions';
 import { publishMetricPoints } from './middleware';
 
 export const METRICS_NAMESPACE = 'Gridwire';
@@ -73,8 +74,9 @@ export interface Runtime {
   random?: Random;
 }
 
-const storeOf = (runtime: Runtime) =>
-  new Store(
+/** The topics, subscriptions and namespaces of the stack's table (access keys sealed when there is a key). */
+const storesOf = (runtime: Runtime) =>
+  tableStores(
     runtime.clients.dynamo,
     requireSetting(runtime.config.tableName, ENV.tableName),
     buildTopicKeySealer(runtime),
@@ -159,7 +161,7 @@ export function buildTopicKeySealer(runtime: Runtime): AesGcmSealer | undefined 
 
 export function buildPublisher(runtime: Runtime, observability: Observability): Publisher {
   return new Publisher({
-    store: storeOf(runtime),
+    store: publishingStore(storesOf(runtime)),
     queue: queueOf(runtime, ['delivery']),
     clock: runtime.clock ?? systemClock,
     metrics: observability.buffer,
@@ -183,7 +185,7 @@ export function buildManagementDeps(
   const sealer = buildSealer(runtime);
   return {
     ...(observability === undefined ? {} : { metrics: observability.buffer }),
-    store: storeOf(runtime),
+    ...storesOf(runtime),
     history: historyOf(runtime),
     clock: runtime.clock ?? systemClock,
     newId: randomUUID,
@@ -214,7 +216,7 @@ export function buildManagementDeps(
  * goes on through a table outage; a job made for a newer version than that fails and comes back.
  */
 export function cachedSubscriptions(
-  store: Pick<Store, 'getSubscription'>,
+  subscriptions: Pick<SubscriptionStore, 'get'>,
   ttlMs: number,
   clock: Clock,
   onStale?: (key: string, error: unknown) => void,
@@ -227,9 +229,9 @@ export function cachedSubscriptions(
   return {
     get: async (topic, name, minVersion = 0) => {
       const key = `${topic.toLowerCase()}#${name.toLowerCase()}`;
-      const cached = await cache.get(key, () => store.getSubscription(topic, name));
+      const cached = await cache.get(key, () => subscriptions.get(topic, name));
       if (cached !== undefined && cached.version >= minVersion) return cached;
-      return cache.get(key, () => store.getSubscription(topic, name, { consistent: true }), { fresh: true });
+      return cache.get(key, () => subscriptions.get(topic, name, { consistent: true }), { fresh: true });
     },
   };
 }
@@ -240,7 +242,10 @@ export function buildDeliveryEngine(
   options: { sender?: WebhookSender } = {},
 ): DeliveryEngine {
   const clock = runtime.clock ?? systemClock;
-  const store = storeOf(runtime);
+  const subscriptions = new DynamoSubscriptionStore(
+    runtime.clients.dynamo,
+    requireSetting(runtime.config.tableName, ENV.tableName),
+  );
   const sealer = buildSealer(runtime);
   // Deliveries and handshakes go out under the same connection rules.
   const http = new UndiciWebhookSender({
@@ -251,11 +256,15 @@ export function buildDeliveryEngine(
     clock,
     random: runtime.random ?? systemRandom,
     profiles: scaleProfiles(runtime.config.timeScale),
-    subscriptions: cachedSubscriptions(store, runtime.config.subscriptionCacheMs, clock, (key, error) =>
-      observability.logger.warn('could not read a subscription; delivering with the last one read', {
-        subscription: key,
-        error: (error as Error).message,
-      }),
+    subscriptions: cachedSubscriptions(
+      subscriptions,
+      runtime.config.subscriptionCacheMs,
+      clock,
+      (key, error) =>
+        observability.logger.warn('could not read a subscription; delivering with the last one read', {
+          subscription: key,
+          error: (error as Error).message,
+        }),
     ),
     sender: options.sender ?? http,
     queue: queueOf(runtime, ['retry', 'deadLetter']),
@@ -274,7 +283,7 @@ export function buildDeliveryEngine(
     }),
     ...(sealer === undefined ? {} : { sealer }),
     handshake: new EndpointHandshake({
-      store,
+      subscriptions,
       exchange: http,
       clock,
       logger: observability.logger,

@@ -28,7 +28,7 @@ import type { SecretOpener } from '../../shared/platform/sealing';
 import { type NamespacePublishRequest, Publisher } from '../../shared/publish/publisher';
 import { parseJob } from '../../shared/queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../../shared/queue/sqs-job-queue';
-import { MemoryHealthStore } from '../../shared/storage/health-store';
+import { MemoryHealthStore } from './memory-stores';
 
 export { VirtualClock };
 
