@@ -41,7 +41,9 @@ import { seededRandom, VirtualClock } from '../shared/platform/clock';
 import { packJobs, parseJob } from '../shared/queue/job-codec';
 import { packHistory } from '../shared/storage/attempt-history';
 import { BATCH_WRITE_LIMIT } from '../shared/storage/batch-write';
-import { HEALTH_SK, type HealthStore, healthPk, MemoryHealthStore } from '../shared/storage/health-store';
+import type { HealthStore } from '../shared/storage/health';
+import { HEALTH_SK, healthPk } from '../shared/storage/table';
+import { MemoryHealthStore } from '../test/support/memory-stores';
 import { billedGbSeconds, emptyLambdaUsage, type Usage } from './cost';
 import { writeUnitsOf } from './dynamo-size';
 import { queuedItem, type VirtualMessage, VirtualQueue } from './virtual-queue';
@@ -190,7 +192,7 @@ export async function runHeld(
   let subscriptionReadUnits = 0;
   const subscriptions = cachedSubscriptions(
     {
-      getSubscription: async (_topic: string, _name: string, read: { consistent?: boolean } = {}) => {
+      get: async (_topic: string, _name: string, read: { consistent?: boolean } = {}) => {
         subscriptionReadUnits += read.consistent === true ? 1 : 0.5;
         return subscription;
       },

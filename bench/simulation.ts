@@ -23,7 +23,7 @@ import { silentLogger } from '../shared/observability/logging';
 import { EVERY_DIMENSION, MetricBuffer } from '../shared/observability/metrics';
 import { seededRandom, VirtualClock } from '../shared/platform/clock';
 import { packJobs, parseJob } from '../shared/queue/job-codec';
-import { MemoryHealthStore } from '../shared/storage/health-store';
+import { MemoryHealthStore } from '../test/support/memory-stores';
 import { queuedItem, VirtualQueue } from './virtual-queue';
 
 const S = 1000;

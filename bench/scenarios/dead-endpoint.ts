@@ -4,7 +4,7 @@
  * sent, and what they cost in DynamoDB and SQS.
  */
 import { QUEUES } from '../../shared/config/resources';
-import { healthPk } from '../../shared/storage/health-store';
+import { healthPk } from '../../shared/storage/table';
 import { p50p99, publishedDetails, round } from '../harness/figures';
 import { type LiveStack, liveStack, topicWithSubscriptions } from '../harness/live-stack';
 import { loadRun, sqsRequests, warmUp } from '../harness/load-run';

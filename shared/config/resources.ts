@@ -173,7 +173,7 @@ export function queueOutputNames(key: QueueKey): { readonly url: string; readonl
 /** SQS's message size limit (1 MiB since 2025) and the largest delay one message can carry. */
 export const SQS_LIMITS = { maxMessageBytes: 1_048_576, maxDelaySeconds: 900, maxBatchEntries: 10 } as const;
 
-/** Single-table layout. Item kinds and key formats live in `shared/storage/store.ts`. */
+/** Single-table layout. Item kinds and key formats live in `shared/storage/table.ts`. */
 export const TABLE = {
   id: 'StateTable',
   localName: 'gridwire-state',

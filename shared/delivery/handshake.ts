@@ -11,7 +11,8 @@ import { topicResourceId } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
 import type { Clock } from '../platform/clock';
 import type { SecretOpener } from '../platform/sealing';
-import { ConcurrentChangeError, type Store } from '../storage/store';
+import type { SubscriptionStore } from '../storage/subscriptions';
+import { ConcurrentChangeError } from '../storage/table';
 import {
   type HandshakeAnswer,
   type HandshakeRequest,
@@ -26,7 +27,7 @@ export interface HandshakeExchange {
 }
 
 export interface EndpointHandshakeDeps {
-  store: Pick<Store, 'getSubscription' | 'putSubscription'>;
+  subscriptions: Pick<SubscriptionStore, 'get' | 'put'>;
   exchange: HandshakeExchange;
   clock: Clock;
   logger: LoggerLike;
@@ -48,7 +49,7 @@ export class EndpointHandshake {
   constructor(private readonly deps: EndpointHandshakeDeps) {}
 
   async run(job: ValidationJob): Promise<HandshakeReport> {
-    const subscription = await waitingSubscription(this.deps.store, job);
+    const subscription = await waitingSubscription(this.deps.subscriptions, job);
     if (subscription === undefined) return 'stale';
     const validation = subscription.validation as EndpointValidation;
     const nowMs = this.deps.clock.now();
@@ -74,7 +75,7 @@ export class EndpointHandshake {
         : judgeAnswer(input, answer);
     const recorded =
       (await updateValidation(
-        this.deps.store,
+        this.deps.subscriptions,
         job,
         (current) =>
           verdict.agreed
@@ -103,10 +104,10 @@ export type ValidationKey = Pick<ValidationJob, 'topic' | 'subscription' | 'subs
  * re-created, aimed elsewhere, validated, or given a newer validation.
  */
 export async function waitingSubscription(
-  store: Pick<Store, 'getSubscription'>,
+  subscriptions: Pick<SubscriptionStore, 'get'>,
   key: ValidationKey,
 ): Promise<Subscription | undefined> {
-  const subscription = await store.getSubscription(key.topic, key.subscription, { consistent: true });
+  const subscription = await subscriptions.get(key.topic, key.subscription, { consistent: true });
   if (subscription === undefined) return undefined;
   if (key.subscriptionUid !== undefined && subscription.uid !== key.subscriptionUid) return undefined;
   const validation = subscription.validation;
@@ -121,13 +122,13 @@ export async function waitingSubscription(
  * publishers and workers read it again). `undefined` when that validation is no longer waiting.
  */
 export async function updateValidation(
-  store: Pick<Store, 'getSubscription' | 'putSubscription'>,
+  subscriptions: Pick<SubscriptionStore, 'get' | 'put'>,
   key: ValidationKey,
   change: (validation: EndpointValidation) => EndpointValidation,
   now: () => number,
 ): Promise<Subscription | undefined> {
   for (let tries = 1; ; tries++) {
-    const subscription = await waitingSubscription(store, key);
+    const subscription = await waitingSubscription(subscriptions, key);
     if (subscription === undefined) return undefined;
     const updated = withValidation(
       subscription,
@@ -135,7 +136,7 @@ export async function updateValidation(
       now(),
     );
     try {
-      await store.putSubscription(updated, subscription.version);
+      await subscriptions.put(updated, subscription.version);
       return updated;
     } catch (error) {
       if (!(error instanceof ConcurrentChangeError) || tries >= MAX_WRITE_TRIES) throw error;

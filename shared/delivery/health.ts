@@ -24,7 +24,7 @@ import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
 import { withTimeout } from '../platform/concurrency';
-import type { HealthStore } from '../storage/health-store';
+import type { HealthStore } from '../storage/health';
 import {
   applySignal,
   applySignals,

@@ -1,6 +1,10 @@
 /**
  * Gridwire's domain words as types: events, topics, subscriptions, delivery items and attempts.
+ * The shapes the table stores (topic, namespace, namespace topic, subscription, endpoint health)
+ * are zod schemas, their types derived from them: the storage items extend these schemas, so a
+ * field added here is read back from the table, never dropped on the way.
  */
+import { z } from 'zod';
 
 /** Delivery outcomes, named as the original service reports them (`lastDeliveryOutcome`). */
 export const DELIVERY_OUTCOMES = [
@@ -61,87 +65,94 @@ export const EVENT_DELIVERY_SCHEMAS = [
 export type EventDeliverySchema = (typeof EVENT_DELIVERY_SCHEMAS)[number];
 
 /** Where one Event Grid field of a custom-schema event comes from. */
-export interface MappedField {
+export const mappedFieldSchema = z.object({
   /** A top-level member of the published event. */
-  sourceField?: string;
+  sourceField: z.string().optional(),
   /** Used when the event has no usable value in `sourceField` (or none is mapped). */
-  defaultValue?: string;
-}
+  defaultValue: z.string().optional(),
+});
+export type MappedField = z.infer<typeof mappedFieldSchema>;
+
+const sourceFieldSchema = z.object({ sourceField: z.string() });
 
 /**
  * How events of a `CustomEventSchema` topic become Event Grid events (the original's `Json`
  * input schema mapping). `id`, `topic` and `eventTime` come only from a source field; when unmapped
  * (or absent from an event) the id is generated and the time is the publish time.
  */
-export interface InputSchemaMapping {
-  id?: { sourceField: string };
-  topic?: { sourceField: string };
-  eventTime?: { sourceField: string };
-  subject?: MappedField;
-  eventType?: MappedField;
-  dataVersion?: MappedField;
-}
+export const inputSchemaMappingSchema = z.object({
+  id: sourceFieldSchema.optional(),
+  topic: sourceFieldSchema.optional(),
+  eventTime: sourceFieldSchema.optional(),
+  subject: mappedFieldSchema.optional(),
+  eventType: mappedFieldSchema.optional(),
+  dataVersion: mappedFieldSchema.optional(),
+});
+export type InputSchemaMapping = z.infer<typeof inputSchemaMappingSchema>;
 
 /** The Event Grid fields a mapping can fill, in the order the management API shows them. */
 export const MAPPED_FIELDS = ['id', 'topic', 'eventTime', 'subject', 'eventType', 'dataVersion'] as const;
 export type MappedFieldName = (typeof MAPPED_FIELDS)[number];
 
-export interface TopicKeys {
-  key1: string;
-  key2: string;
-}
+/** The two access keys of a topic or a namespace (either one is accepted). */
+export const topicKeysSchema = z.object({ key1: z.string(), key2: z.string() });
+export type TopicKeys = z.infer<typeof topicKeysSchema>;
 
-export interface Topic {
-  name: string;
-  inputSchema: InputSchema;
+const tagsSchema = z.record(z.string(), z.string());
+
+export const topicSchema = z.object({
+  name: z.string(),
+  inputSchema: z.enum(INPUT_SCHEMAS),
   /** Present exactly when `inputSchema` is `CustomEventSchema`. */
-  inputSchemaMapping?: InputSchemaMapping;
-  keys: TopicKeys;
-  tags: Record<string, string>;
-  createdAt: string;
-  updatedAt: string;
+  inputSchemaMapping: inputSchemaMappingSchema.optional(),
+  keys: topicKeysSchema,
+  tags: tagsSchema,
+  createdAt: z.string(),
+  updatedAt: z.string(),
   /** Bumped on every subscription change; publishers re-read the subscription list when it moves. */
-  subscriptionsVersion: number;
-}
+  subscriptionsVersion: z.number(),
+});
+export type Topic = z.infer<typeof topicSchema>;
 
 /** A namespace: a group of namespace topics sharing two access keys. */
-export interface Namespace {
-  name: string;
-  keys: TopicKeys;
-  tags: Record<string, string>;
-  createdAt: string;
-  updatedAt: string;
-}
+export const namespaceSchema = z.object({
+  name: z.string(),
+  keys: topicKeysSchema,
+  tags: tagsSchema,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Namespace = z.infer<typeof namespaceSchema>;
 
 /**
  * A topic of a namespace. Its subscriptions name it `<namespace>/<topic>` (see
  * `namespaceTopicId` in `names.ts`) and deliver with the `namespace` profile.
  */
-export interface NamespaceTopic {
-  namespace: string;
-  name: string;
+export const namespaceTopicSchema = z.object({
+  namespace: z.string(),
+  name: z.string(),
   /** How long events are kept for its subscriptions, 1..7 days; no subscription's time to live exceeds it. */
-  eventRetentionInDays: number;
-  createdAt: string;
-  updatedAt: string;
+  eventRetentionInDays: z.number(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
   /** Bumped on every subscription change, like a classic topic's. */
-  subscriptionsVersion: number;
-}
+  subscriptionsVersion: z.number(),
+});
+export type NamespaceTopic = z.infer<typeof namespaceTopicSchema>;
 
 /** A retry policy as the management API takes and shows it. */
-export interface RetryPolicy {
-  maxDeliveryAttempts: number;
-  eventTimeToLiveInMinutes: number;
-}
+export const retryPolicySchema = z.object({
+  maxDeliveryAttempts: z.number(),
+  eventTimeToLiveInMinutes: z.number(),
+});
+export type RetryPolicy = z.infer<typeof retryPolicySchema>;
 
 /**
  * A retry policy as the engine applies it, normalised once when a subscription is parsed (from an
  * API body or from the table). `ttlMs` is real time; a delivery profile's `timeScale` shrinks it.
  */
-export interface RetryLimits {
-  maxAttempts: number;
-  ttlMs: number;
-}
+export const retryLimitsSchema = z.object({ maxAttempts: z.number(), ttlMs: z.number() });
+export type RetryLimits = z.infer<typeof retryLimitsSchema>;
 
 export const retryLimitsOf = (policy: RetryPolicy): RetryLimits => ({
   maxAttempts: policy.maxDeliveryAttempts,
@@ -166,27 +177,39 @@ export type DeliveryProfileName = (typeof DELIVERY_PROFILE_NAMES)[number];
  * A secret static value is kept sealed (see `shared/platform/sealing.ts`): it is opened only to
  * send it, never shown by the management API, logged or written to dead letters.
  */
-export type DeliveryAttributeMapping =
-  | { readonly name: string; readonly type: 'Static'; readonly isSecret: false; readonly value: string }
-  | { readonly name: string; readonly type: 'Static'; readonly isSecret: true; readonly sealedValue: string }
+export const deliveryAttributeMappingSchema = z.union([
+  z
+    .object({ name: z.string(), type: z.literal('Static'), isSecret: z.literal(false), value: z.string() })
+    .readonly(),
+  z
+    .object({
+      name: z.string(),
+      type: z.literal('Static'),
+      isSecret: z.literal(true),
+      sealedValue: z.string(),
+    })
+    .readonly(),
   /** `sourceField`: a dotted path into the event as this subscription receives it. */
-  | { readonly name: string; readonly type: 'Dynamic'; readonly sourceField: string };
+  z.object({ name: z.string(), type: z.literal('Dynamic'), sourceField: z.string() }).readonly(),
+]);
+export type DeliveryAttributeMapping = z.infer<typeof deliveryAttributeMappingSchema>;
 
-export interface WebhookDestination {
-  endpointType: 'WebHook';
+export const webhookDestinationSchema = z.object({
+  endpointType: z.literal('WebHook'),
   /**
    * The endpoint URL as parsed (`URL.href`); without its query string and fragment when those are
    * sealed in `sealedQuery` (`shared/delivery/sealed-endpoint.ts`).
    */
-  endpointUrl: string;
+  endpointUrl: z.string(),
   /** The endpoint URL's query string and fragment (`?...#...`), sealed; absent when it has none. */
-  sealedQuery?: string;
+  sealedQuery: z.string().optional(),
   /** Output batching (either set turns it on; see `shared/delivery/rules/batching.ts`). */
-  maxEventsPerBatch?: number;
-  preferredBatchSizeInKilobytes?: number;
+  maxEventsPerBatch: z.number().optional(),
+  preferredBatchSizeInKilobytes: z.number().optional(),
   /** Custom delivery headers, at most 10. */
-  deliveryAttributeMappings?: DeliveryAttributeMapping[];
-}
+  deliveryAttributeMappings: z.array(deliveryAttributeMappingSchema).optional(),
+});
+export type WebhookDestination = z.infer<typeof webhookDestinationSchema>;
 
 export interface SubscriptionFilter {
   /** Exact event type names; `undefined` matches every type. */
@@ -248,10 +271,6 @@ export type AdvancedFilter =
   | { operatorType: Operators['string'][number]; key: string; values: string[] }
   | { operatorType: Operators['presence'][number]; key: string };
 
-/**
- * Where a subscription's dead letters go: a container, which is a top-level key prefix in the
- * stack's dead-letter bucket (the original's storage container).
- */
 /** Dead-letter record formats: by delivery schema for classic topics, an envelope for namespace topics. */
 export const DEAD_LETTER_FORMATS = [
   'EventGridSchema',
@@ -261,65 +280,84 @@ export const DEAD_LETTER_FORMATS = [
 ] as const;
 export type DeadLetterFormat = (typeof DEAD_LETTER_FORMATS)[number];
 
-export interface DeadLetterDestination {
-  container: string;
+/**
+ * Where a subscription's dead letters go: a container, which is a top-level key prefix in the
+ * stack's dead-letter bucket (the original's storage container).
+ */
+export const deadLetterDestinationSchema = z.object({
+  container: z.string(),
   /** The storage resource id as given (kept and shown, for familiarity; the bucket is the stack's). */
-  resourceId?: string;
-}
+  resourceId: z.string().optional(),
+});
+export type DeadLetterDestination = z.infer<typeof deadLetterDestinationSchema>;
 
 /**
  * Whether a subscription's endpoint agreed to receive (the validation handshake). Created when a
  * subscription gets a new endpoint while validation is on; the rules that read it are in
  * `shared/delivery/rules/handshake.ts`.
  */
-export interface EndpointValidation {
+export const endpointValidationSchema = z.object({
   /** The endpoint URL being validated; another URL needs its own validation. */
-  endpointUrl: string;
+  endpointUrl: z.string(),
   /** The secret the endpoint echoes (`validationCode`) or that the validation URL carries. */
-  code: string;
+  code: z.string(),
   /** Epoch ms when this validation began. */
-  startedAt: number;
+  startedAt: z.number(),
   /** Epoch ms after which the validation URL no longer validates (5 minutes after the start). */
-  expiresAt: number;
+  expiresAt: z.number(),
   /** Epoch ms when the endpoint agreed; absent while it has not. */
-  validatedAt?: number;
+  validatedAt: z.number().optional(),
   /** Why the automatic handshake did not validate (the last one sent). */
-  handshakeError?: string;
-}
+  handshakeError: z.string().optional(),
+});
+export type EndpointValidation = z.infer<typeof endpointValidationSchema>;
+
+const filterObjectSchema = z.looseObject({ includedEventTypes: z.array(z.string()).optional() });
+
+/**
+ * A subscription's filter, held whole. The filter rules (`validateFilter`) check it when it is
+ * saved, so a read asks only for an object, and keeps every member it finds: none is dropped,
+ * whatever the filter grows.
+ */
+export const subscriptionFilterSchema = z.custom<SubscriptionFilter>(
+  (value) => filterObjectSchema.safeParse(value).success,
+  'must be a filter object',
+);
 
 /** A subscription's provisioning state, as the management API shows it. */
 export const PROVISIONING_STATES = ['Succeeded', 'AwaitingManualAction', 'Failed'] as const;
 export type ProvisioningState = (typeof PROVISIONING_STATES)[number];
 
-export interface Subscription {
-  topic: string;
-  name: string;
+export const subscriptionSchema = z.object({
+  topic: z.string(),
+  name: z.string(),
   /**
    * Set when the subscription is created and kept by every change: a subscription deleted and
    * created again under the same name is another subscription, and jobs of the old one are
    * dropped rather than delivered to the new one. Absent on items written before it existed.
    */
-  uid?: string;
+  uid: z.string().optional(),
   /**
    * Grows with every change of the subscription (also across a delete and re-create). Delivery
    * jobs carry the version they were made for; a cached definition older than that is re-read.
    */
-  version: number;
+  version: z.number(),
   /** The schedule and limits this subscription's deliveries follow. */
-  deliveryProfile: DeliveryProfileName;
-  destination: WebhookDestination;
-  filter: SubscriptionFilter;
-  retry: RetryLimits;
+  deliveryProfile: z.enum(DELIVERY_PROFILE_NAMES),
+  destination: webhookDestinationSchema,
+  filter: subscriptionFilterSchema,
+  retry: retryLimitsSchema,
   /** Absent: ended deliveries are dropped (counted and logged). */
-  deadLetter?: DeadLetterDestination;
+  deadLetter: deadLetterDestinationSchema.optional(),
   /** How events are delivered (and dead-lettered); it follows the topic's input schema. */
-  eventDeliverySchema: EventDeliverySchema;
-  labels: string[];
+  eventDeliverySchema: z.enum(EVENT_DELIVERY_SCHEMAS),
+  labels: z.array(z.string()),
   /** Absent: the endpoint needs no validation (validation off when it was set, or written before it existed). */
-  validation?: EndpointValidation;
-  createdAt: string;
-  updatedAt: string;
-}
+  validation: endpointValidationSchema.optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Subscription = z.infer<typeof subscriptionSchema>;
 
 /**
  * A subscription's next version: above its previous one, and at least the change's time in ms, so
@@ -381,30 +419,31 @@ export type HealthState = (typeof HEALTH_STATES)[number];
  * fails (or recovers), never on the happy path. `rev` grows with every write; a write is made
  * only over the `rev` it read, so concurrent workers never lose each other's updates.
  */
-export interface EndpointHealth {
-  topic: string;
-  subscription: string;
+export const endpointHealthSchema = z.object({
+  topic: z.string(),
+  subscription: z.string(),
   /** The endpoint this is about; a subscription aimed elsewhere starts healthy again. */
-  endpointUrl: string;
+  endpointUrl: z.string(),
   /** Failed attempts since the last success. */
-  consecutiveFailures: number;
+  consecutiveFailures: z.number(),
   /** Probation periods begun since the last success (each unhealthy one holds longer). */
-  probations: number;
+  probations: z.number(),
   /** Epoch ms; no attempt starts before it. */
-  probationUntil?: number;
+  probationUntil: z.number().optional(),
   /** The outcome that began the current (or last) probation. */
-  probationOutcome?: DeliveryOutcome;
-  lastOutcome?: DeliveryOutcome | 'Delivered';
-  lastFailureAt?: number;
-  lastSuccessAt?: number;
+  probationOutcome: z.enum(DELIVERY_OUTCOMES).optional(),
+  lastOutcome: z.union([z.enum(DELIVERY_OUTCOMES), z.literal('Delivered')]).optional(),
+  lastFailureAt: z.number().optional(),
+  lastSuccessAt: z.number().optional(),
   /** Epoch ms when the endpoint turned unhealthy (too many failures in a row); holds grow from here. */
-  unhealthySince?: number;
+  unhealthySince: z.number().optional(),
   /**
    * Epoch ms of the last reset (an admin's `enable`, or the subscription's delete): outcomes of
    * attempts started before it count for nothing, so a worker's unwritten ones can't undo it.
    */
-  resetAt?: number;
+  resetAt: z.number().optional(),
   /** Epoch ms of a 410 Gone answer: the endpoint is disabled until an admin enables it. */
-  disabledAt?: number;
-  rev: number;
-}
+  disabledAt: z.number().optional(),
+  rev: z.number(),
+});
+export type EndpointHealth = z.infer<typeof endpointHealthSchema>;

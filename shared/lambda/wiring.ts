@@ -28,8 +28,9 @@ import { SqsJobQueue } from '../queue/sqs-job-queue';
 import { AttemptHistoryTable } from '../storage/attempt-history';
 import { DeadLetterBucket } from '../storage/dead-letter-bucket';
 import { FanOutBucket } from '../storage/fan-out-bucket';
-import { DynamoHealthStore } from '../storage/health-store';
-import { Store } from '../storage/store';
+import { DynamoHealthStore } from '../storage/health';
+import { publishingStore, tableStores } from '../storage/store';
+import { DynamoSubscriptionStore, type SubscriptionStore } from '../storage/subscriptions';
 import { publishMetricPoints } from './middleware';
 
 export const METRICS_NAMESPACE = 'Gridwire';
@@ -74,8 +75,9 @@ export interface Runtime {
   random?: Random;
 }
 
-const storeOf = (runtime: Runtime) =>
-  new Store(
+/** The topics, subscriptions and namespaces of the stack's table (access keys sealed when there is a key). */
+const storesOf = (runtime: Runtime) =>
+  tableStores(
     runtime.clients.dynamo,
     requireSetting(runtime.config.tableName, ENV.tableName),
     buildTopicKeySealer(runtime),
@@ -164,7 +166,7 @@ export const fanOutsOf = (runtime: Runtime): FanOutBucket =>
 
 export function buildPublisher(runtime: Runtime, observability: Observability): Publisher {
   return new Publisher({
-    store: storeOf(runtime),
+    store: publishingStore(storesOf(runtime)),
     queue: queueOf(runtime, ['delivery']),
     fanOuts: fanOutsOf(runtime),
     clock: runtime.clock ?? systemClock,
@@ -189,7 +191,7 @@ export function buildManagementDeps(
   const sealer = buildSealer(runtime);
   return {
     ...(observability === undefined ? {} : { metrics: observability.buffer }),
-    store: storeOf(runtime),
+    ...storesOf(runtime),
     history: historyOf(runtime),
     clock: runtime.clock ?? systemClock,
     newId: randomUUID,
@@ -220,7 +222,7 @@ export function buildManagementDeps(
  * goes on through a table outage; a job made for a newer version than that fails and comes back.
  */
 export function cachedSubscriptions(
-  store: Pick<Store, 'getSubscription'>,
+  subscriptions: Pick<SubscriptionStore, 'get'>,
   ttlMs: number,
   clock: Clock,
   onStale?: (key: string, error: unknown) => void,
@@ -233,9 +235,9 @@ export function cachedSubscriptions(
   return {
     get: async (topic, name, minVersion = 0) => {
       const key = `${topic.toLowerCase()}#${name.toLowerCase()}`;
-      const cached = await cache.get(key, () => store.getSubscription(topic, name));
+      const cached = await cache.get(key, () => subscriptions.get(topic, name));
       if (cached !== undefined && cached.version >= minVersion) return cached;
-      return cache.get(key, () => store.getSubscription(topic, name, { consistent: true }), { fresh: true });
+      return cache.get(key, () => subscriptions.get(topic, name, { consistent: true }), { fresh: true });
     },
   };
 }
@@ -246,7 +248,10 @@ export function buildDeliveryEngine(
   options: { sender?: WebhookSender } = {},
 ): DeliveryEngine {
   const clock = runtime.clock ?? systemClock;
-  const store = storeOf(runtime);
+  const subscriptions = new DynamoSubscriptionStore(
+    runtime.clients.dynamo,
+    requireSetting(runtime.config.tableName, ENV.tableName),
+  );
   const sealer = buildSealer(runtime);
   // Deliveries and handshakes go out under the same connection rules.
   const http = new UndiciWebhookSender({
@@ -257,11 +262,15 @@ export function buildDeliveryEngine(
     clock,
     random: runtime.random ?? systemRandom,
     profiles: scaleProfiles(runtime.config.timeScale),
-    subscriptions: cachedSubscriptions(store, runtime.config.subscriptionCacheMs, clock, (key, error) =>
-      observability.logger.warn('could not read a subscription; delivering with the last one read', {
-        subscription: key,
-        error: (error as Error).message,
-      }),
+    subscriptions: cachedSubscriptions(
+      subscriptions,
+      runtime.config.subscriptionCacheMs,
+      clock,
+      (key, error) =>
+        observability.logger.warn('could not read a subscription; delivering with the last one read', {
+          subscription: key,
+          error: (error as Error).message,
+        }),
     ),
     sender: options.sender ?? http,
     // The delivery queue takes the jobs of fan-outs passed on to other workers.
@@ -282,7 +291,7 @@ export function buildDeliveryEngine(
     }),
     ...(sealer === undefined ? {} : { sealer }),
     handshake: new EndpointHandshake({
-      store,
+      subscriptions,
       exchange: http,
       clock,
       logger: observability.logger,

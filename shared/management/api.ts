@@ -5,7 +5,7 @@
  * stack).
  */
 
-import type { AttemptRecord, Subscription } from '../domain/model';
+import type { AttemptRecord, Subscription, Topic } from '../domain/model';
 import {
   emptyResult,
   type HttpEvent,
@@ -16,18 +16,16 @@ import {
 } from '../http/api-gateway';
 import { ApiError, badRequest, notFound } from '../http/errors';
 import type { HistoryWindow } from '../storage/attempt-history';
+import type { TopicInput } from '../storage/topics';
 import {
   checkSubscriptionQuota,
   destinationOf,
   forgetHealth,
   fullEndpointUrl,
-  keyNameOf,
-  keysOf,
   MAX_BODY_BYTES,
   type ManagementDeps,
   now,
   type Operation,
-  optionalBody,
   propagated,
   saveSubscription,
   subscriptionParam,
@@ -36,6 +34,7 @@ import {
 import { deadLetterOperations, type SubscriptionFinder } from './dead-letter-routes';
 import { parseWindow } from './dead-letters';
 import { healthOperations } from './health-routes';
+import { type KeyedResourceApi, keyedResourceOperations, requireResource } from './keyed-resource-routes';
 import { namespaceOperations } from './namespaces';
 import {
   deliverySchemaFor,
@@ -49,12 +48,28 @@ import { validationOperations, validationUrlOperations } from './validation-rout
 
 export type { ManagementDeps } from './common';
 
-async function requireTopic(deps: ManagementDeps, name: string) {
-  // Strongly consistent: a topic created by a call that has returned is always found.
-  const topic = await deps.store.getTopic(name, { consistent: true });
-  if (topic === undefined) throw notFound(`The topic '${name}' does not exist.`);
-  return topic;
-}
+const TOPICS: KeyedResourceApi<Topic, TopicInput> = {
+  label: 'topic',
+  path: '/admin/topics',
+  nameOf: topicParam,
+  store: (deps) => deps.topics,
+  parseBody: parseTopicBody,
+  checkExisting: (topic, input) => {
+    if (topic.inputSchema !== input.inputSchema) {
+      throw badRequest(
+        `properties.inputSchema: topic '${topic.name}' uses ${topic.inputSchema}; the input schema of an existing topic cannot be changed.`,
+      );
+    }
+    if (!sameMapping(topic.inputSchemaMapping, input.inputSchemaMapping)) {
+      throw badRequest(
+        `properties.inputSchemaMapping: topic '${topic.name}' has another mapping; the mapping of an existing topic cannot be changed (delete and re-create the topic).`,
+      );
+    }
+  },
+  document: (topic, deps) => topicDocument(topic, publicBaseUrl(deps.publicUrl())),
+};
+
+const requireTopic = (deps: ManagementDeps, name: string) => requireResource(TOPICS, deps, name);
 
 async function requireSubscription(
   deps: ManagementDeps,
@@ -62,7 +77,7 @@ async function requireSubscription(
   name: string,
   options: { consistent?: boolean } = {},
 ): Promise<Subscription> {
-  const subscription = await deps.store.getSubscription(topic, name, options);
+  const subscription = await deps.subscriptions.get(topic, name, options);
   if (subscription === undefined) {
     throw notFound(`The event subscription '${name}' does not exist on topic '${topic}'.`);
   }
@@ -139,62 +154,11 @@ export function parseHistoryWindow(
 
 const operations: Readonly<Record<string, Operation>> = {
   ...namespaceOperations,
-  'GET /admin/topics': async (_event, deps) => {
-    const base = publicBaseUrl(deps.publicUrl());
-    const topics = await deps.store.listTopics();
-    return jsonResult(200, { value: topics.map((topic) => topicDocument(topic, base)) });
-  },
-
-  'PUT /admin/topics/{topic}': async (event, deps) => {
-    const name = topicParam(event);
-    const input = parseTopicBody(optionalBody(event));
-    const { topic, created } = await deps.store.createTopic(name, input, now(deps));
-    if (!created && topic.inputSchema !== input.inputSchema) {
-      throw badRequest(
-        `properties.inputSchema: topic '${topic.name}' uses ${topic.inputSchema}; the input schema of an existing topic cannot be changed.`,
-      );
-    }
-    if (!created && !sameMapping(topic.inputSchemaMapping, input.inputSchemaMapping)) {
-      throw badRequest(
-        `properties.inputSchemaMapping: topic '${topic.name}' has another mapping; the mapping of an existing topic cannot be changed (delete and re-create the topic).`,
-      );
-    }
-    const current = created
-      ? topic
-      : ((await deps.store.updateTopicTags(name, input.tags, now(deps))) ?? topic);
-    // Publishers may have cached "no such topic"; answer once they have let it go.
-    if (created) await propagated(deps);
-    return jsonResult(created ? 201 : 200, topicDocument(current, publicBaseUrl(deps.publicUrl())));
-  },
-
-  'GET /admin/topics/{topic}': async (event, deps) =>
-    jsonResult(
-      200,
-      topicDocument(await requireTopic(deps, topicParam(event)), publicBaseUrl(deps.publicUrl())),
-    ),
-
-  'DELETE /admin/topics/{topic}': async (event, deps) => {
-    const deleted = await deps.store.deleteTopic(topicParam(event));
-    // Publishers may hold the topic in their cache; answer once they have let it go.
-    if (deleted) await propagated(deps);
-    return emptyResult(deleted ? 200 : 204);
-  },
-
-  'POST /admin/topics/{topic}/listKeys': async (event, deps) =>
-    jsonResult(200, keysOf((await requireTopic(deps, topicParam(event))).keys)),
-
-  'POST /admin/topics/{topic}/regenerateKey': async (event, deps) => {
-    const name = topicParam(event);
-    const keyName = keyNameOf(event);
-    const topic = await deps.store.regenerateKey(name, keyName, now(deps));
-    if (topic === undefined) throw notFound(`The topic '${name}' does not exist.`);
-    await propagated(deps);
-    return jsonResult(200, keysOf(topic.keys));
-  },
+  ...keyedResourceOperations(TOPICS),
 
   'GET /admin/topics/{topic}/eventSubscriptions': async (event, deps) => {
     const topic = await requireTopic(deps, topicParam(event));
-    const subscriptions = await deps.store.listSubscriptions(topic.name);
+    const subscriptions = await deps.subscriptions.list(topic.name);
     const nowMs = deps.clock.now();
     return jsonResult(200, {
       value: subscriptions.map((subscription) => subscriptionDocument(subscription, nowMs)),
@@ -208,7 +172,7 @@ const operations: Readonly<Record<string, Operation>> = {
       allowHttp: deps.allowHttpEndpoints,
     });
     const eventDeliverySchema = deliverySchemaFor(topic.inputSchema, input.eventDeliverySchema);
-    const existing = await deps.store.getSubscription(topic.name, name, { consistent: true });
+    const existing = await deps.subscriptions.get(topic.name, name, { consistent: true });
     if (existing === undefined) await checkSubscriptionQuota(deps, topic.name, `Topic '${topic.name}'`);
     const destination = await destinationOf(input, deps, existing?.destination);
     const subscription = await saveSubscription(
@@ -243,11 +207,7 @@ const operations: Readonly<Record<string, Operation>> = {
     ),
 
   'DELETE /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) => {
-    const deleted = await deps.store.deleteSubscription(
-      topicParam(event),
-      subscriptionParam(event),
-      now(deps),
-    );
+    const deleted = await deps.subscriptions.delete(topicParam(event), subscriptionParam(event), now(deps));
     // Publishers stop queueing for it once their cached topic shows the change.
     if (deleted) await propagated(deps);
     if (deleted) await forgetHealth(deps, topicParam(event), subscriptionParam(event));

@@ -26,8 +26,11 @@ import type { SecretSealer } from '../platform/sealing';
 import { validationJobBody } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { AttemptHistoryLookup } from '../storage/attempt-history';
-import { type HealthStore, resetHealth } from '../storage/health-store';
-import { ConcurrentChangeError, type Store } from '../storage/store';
+import { type HealthStore, resetHealth } from '../storage/health';
+import type { NamespaceStore, NamespaceTopicStore } from '../storage/namespaces';
+import type { SubscriptionStore } from '../storage/subscriptions';
+import { ConcurrentChangeError } from '../storage/table';
+import type { TopicStore } from '../storage/topics';
 import type { DeadLetterBlobs } from './dead-letters';
 import { type DestinationInput, MAX_SUBSCRIPTIONS_PER_TOPIC, validateName } from './schema';
 
@@ -35,7 +38,10 @@ import { type DestinationInput, MAX_SUBSCRIPTIONS_PER_TOPIC, validateName } from
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface ManagementDeps {
-  store: Store;
+  topics: TopicStore;
+  subscriptions: SubscriptionStore;
+  namespaces: NamespaceStore;
+  namespaceTopics: NamespaceTopicStore;
   /** The attempt history (the deliveries API); its retention bounds a lookup's window. */
   history: AttemptHistoryLookup;
   clock: Clock;
@@ -213,7 +219,7 @@ export async function checkSubscriptionQuota(
   topicId: string,
   label: string,
 ): Promise<void> {
-  const count = (await deps.store.listSubscriptions(topicId)).length;
+  const count = (await deps.subscriptions.list(topicId)).length;
   if (count >= MAX_SUBSCRIPTIONS_PER_TOPIC) {
     throw badRequest(
       `${label} already has ${count} event subscriptions; the limit is ${MAX_SUBSCRIPTIONS_PER_TOPIC}.`,
@@ -256,7 +262,7 @@ export async function saveSubscription(
     updatedAt: at.toISOString(),
   };
   try {
-    await deps.store.putSubscription(subscription, existing?.version);
+    await deps.subscriptions.put(subscription, existing?.version);
   } catch (error) {
     if (error instanceof ConcurrentChangeError) {
       throw conflict(

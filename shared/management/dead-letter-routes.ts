@@ -5,7 +5,7 @@
 import type { Subscription } from '../domain/model';
 import { type HttpEvent, jsonResult } from '../http/api-gateway';
 import { badRequest } from '../http/errors';
-import type { ReadOptions } from '../storage/store';
+import type { ReadOptions } from '../storage/table';
 import { type ManagementDeps, type Operation, optionalBody, textResult } from './common';
 import {
   blobDocumentText,

@@ -6,7 +6,7 @@
 import { currentHealth } from '../delivery/rules/health';
 import type { Subscription } from '../domain/model';
 import { jsonResult } from '../http/api-gateway';
-import { resetHealth } from '../storage/health-store';
+import { resetHealth } from '../storage/health';
 import type { ManagementDeps, Operation } from './common';
 import type { SubscriptionFinder } from './dead-letter-routes';
 import { healthDocument } from './schema';

@@ -15,6 +15,7 @@ import type {
 } from '../domain/model';
 import { namespaceResourceId, namespaceTopicResourceId, splitNamespaceTopicId } from '../domain/names';
 import { badRequest } from '../http/errors';
+import type { NamespaceInput } from '../storage/namespaces';
 import {
   type DestinationInput,
   deadLetterDestinationSchema,
@@ -108,10 +109,6 @@ const namespaceBodySchema = z.strictObject({
   tags: tagsSchema.optional(),
   properties: z.strictObject({}).optional(),
 });
-
-export interface NamespaceInput {
-  tags: Record<string, string>;
-}
 
 export function parseNamespaceBody(body: unknown): NamespaceInput {
   const parsed = namespaceBodySchema.safeParse(body ?? {});

@@ -1,7 +1,8 @@
 /**
  * The management API of namespaces, their topics and their push subscriptions. A namespace
  * subscription is stored as an ordinary subscription of topic `<namespace>/<topic>` with the
- * `namespace` delivery profile, so delivery resolves it like a classic one (see `store.ts`).
+ * `namespace` delivery profile, so delivery resolves it like a classic one (see
+ * `shared/storage/table.ts`).
  */
 import type { Namespace, NamespaceTopic, Subscription } from '../domain/model';
 import { namespaceTopicId } from '../domain/names';
@@ -14,13 +15,12 @@ import {
   publicBaseUrl,
 } from '../http/api-gateway';
 import { badRequest, conflict, notFound } from '../http/errors';
-import { ConcurrentChangeError, type ReadOptions } from '../storage/store';
+import type { NamespaceInput } from '../storage/namespaces';
+import { ConcurrentChangeError, type ReadOptions } from '../storage/table';
 import {
   checkSubscriptionQuota,
   destinationOf,
   forgetHealth,
-  keyNameOf,
-  keysOf,
   MAX_BODY_BYTES,
   type ManagementDeps,
   now,
@@ -33,6 +33,7 @@ import {
 } from './common';
 import { deadLetterOperations, type SubscriptionFinder } from './dead-letter-routes';
 import { healthOperations } from './health-routes';
+import { type KeyedResourceApi, keyedResourceOperations, requireResource } from './keyed-resource-routes';
 import {
   isoDurationOf,
   MAX_TOPICS_PER_NAMESPACE,
@@ -49,17 +50,21 @@ import { validationOperations } from './validation-routes';
 
 const namespaceParam = (event: HttpEvent) => validateName('namespace', pathParam(event, 'namespace'));
 
-async function requireNamespace(deps: ManagementDeps, name: string): Promise<Namespace> {
-  // Strongly consistent: a namespace created by a call that has returned is always found.
-  const namespace = await deps.store.getNamespace(name, { consistent: true });
-  if (namespace === undefined) throw notFound(`The namespace '${name}' does not exist.`);
-  return namespace;
-}
+const NAMESPACES: KeyedResourceApi<Namespace, NamespaceInput> = {
+  label: 'namespace',
+  path: '/admin/namespaces',
+  nameOf: namespaceParam,
+  store: (deps) => deps.namespaces,
+  parseBody: parseNamespaceBody,
+  document: namespaceDocument,
+};
+
+const requireNamespace = (deps: ManagementDeps, name: string) => requireResource(NAMESPACES, deps, name);
 
 async function requireNamespaceTopic(deps: ManagementDeps, event: HttpEvent): Promise<NamespaceTopic> {
   const namespace = namespaceParam(event);
   const name = topicParam(event);
-  const topic = await deps.store.getNamespaceTopic(namespace, name, { consistent: true });
+  const topic = await deps.namespaceTopics.get(namespace, name, { consistent: true });
   if (topic === undefined) {
     // Say which one is missing: the namespace, or the topic in it.
     await requireNamespace(deps, namespace);
@@ -78,7 +83,7 @@ async function requireNamespaceSubscription(
 ): Promise<Subscription> {
   const topic = await requireNamespaceTopic(deps, event);
   const name = subscriptionParam(event);
-  const subscription = await deps.store.getSubscription(topicIdOf(topic), name, options);
+  const subscription = await deps.subscriptions.get(topicIdOf(topic), name, options);
   if (subscription === undefined) {
     throw notFound(
       `The event subscription '${name}' does not exist on topic '${topic.name}' of namespace '${topic.namespace}'.`,
@@ -97,45 +102,11 @@ const minutesOf = (subscription: Subscription) => Math.round(subscription.retry.
 
 /** Namespace operations by route key; `api.ts` serves them with the classic ones. */
 export const namespaceOperations: Readonly<Record<string, Operation>> = {
-  'GET /admin/namespaces': async (_event, deps) =>
-    jsonResult(200, { value: (await deps.store.listNamespaces()).map(namespaceDocument) }),
-
-  'PUT /admin/namespaces/{namespace}': async (event, deps) => {
-    const name = namespaceParam(event);
-    const input = parseNamespaceBody(optionalBody(event));
-    const { namespace, created } = await deps.store.createNamespace(name, input, now(deps));
-    const current = created
-      ? namespace
-      : ((await deps.store.updateNamespaceTags(name, input.tags, now(deps))) ?? namespace);
-    // Publishers may have cached "no such namespace"; answer once they have let it go.
-    if (created) await propagated(deps);
-    return jsonResult(created ? 201 : 200, namespaceDocument(current));
-  },
-
-  'GET /admin/namespaces/{namespace}': async (event, deps) =>
-    jsonResult(200, namespaceDocument(await requireNamespace(deps, namespaceParam(event)))),
-
-  'DELETE /admin/namespaces/{namespace}': async (event, deps) => {
-    const deleted = await deps.store.deleteNamespace(namespaceParam(event));
-    if (deleted) await propagated(deps);
-    return emptyResult(deleted ? 200 : 204);
-  },
-
-  'POST /admin/namespaces/{namespace}/listKeys': async (event, deps) =>
-    jsonResult(200, keysOf((await requireNamespace(deps, namespaceParam(event))).keys)),
-
-  'POST /admin/namespaces/{namespace}/regenerateKey': async (event, deps) => {
-    const name = namespaceParam(event);
-    const keyName = keyNameOf(event);
-    const namespace = await deps.store.regenerateNamespaceKey(name, keyName, now(deps));
-    if (namespace === undefined) throw notFound(`The namespace '${name}' does not exist.`);
-    await propagated(deps);
-    return jsonResult(200, keysOf(namespace.keys));
-  },
+  ...keyedResourceOperations(NAMESPACES),
 
   'GET /admin/namespaces/{namespace}/topics': async (event, deps) => {
     const namespace = await requireNamespace(deps, namespaceParam(event));
-    const topics = await deps.store.listNamespaceTopics(namespace.name);
+    const topics = await deps.namespaceTopics.list(namespace.name);
     return jsonResult(200, { value: topics.map(namespaceTopicDocument) });
   },
 
@@ -143,9 +114,9 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
     const namespace = await requireNamespace(deps, namespaceParam(event));
     const name = topicParam(event);
     const input = parseNamespaceTopicBody(optionalBody(event));
-    const existing = await deps.store.getNamespaceTopic(namespace.name, name, { consistent: true });
+    const existing = await deps.namespaceTopics.get(namespace.name, name, { consistent: true });
     if (existing === undefined) {
-      const count = (await deps.store.listNamespaceTopics(namespace.name)).length;
+      const count = (await deps.namespaceTopics.list(namespace.name)).length;
       if (count >= MAX_TOPICS_PER_NAMESPACE) {
         throw badRequest(
           `Namespace '${namespace.name}' already has ${count} topics; the limit is ${MAX_TOPICS_PER_NAMESPACE}.`,
@@ -155,7 +126,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
     } else if (input.eventRetentionInDays < existing.eventRetentionInDays) {
       // No subscription's time to live may exceed its topic's retention.
       const retentionMinutes = input.eventRetentionInDays * 24 * 60;
-      const longer = (await deps.store.listSubscriptions(topicIdOf(existing))).find(
+      const longer = (await deps.subscriptions.list(topicIdOf(existing))).find(
         (subscription) => minutesOf(subscription) > retentionMinutes,
       );
       if (longer !== undefined) {
@@ -174,7 +145,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
       subscriptionsVersion: existing?.subscriptionsVersion ?? 0,
     };
     try {
-      await deps.store.putNamespaceTopic(topic, existing);
+      await deps.namespaceTopics.put(topic, existing);
     } catch (error) {
       if (error instanceof ConcurrentChangeError) {
         throw conflict(
@@ -191,14 +162,14 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
     jsonResult(200, namespaceTopicDocument(await requireNamespaceTopic(deps, event))),
 
   'DELETE /admin/namespaces/{namespace}/topics/{topic}': async (event, deps) => {
-    const deleted = await deps.store.deleteNamespaceTopic(namespaceParam(event), topicParam(event));
+    const deleted = await deps.namespaceTopics.delete(namespaceParam(event), topicParam(event));
     if (deleted) await propagated(deps);
     return emptyResult(deleted ? 200 : 204);
   },
 
   'GET /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions': async (event, deps) => {
     const topic = await requireNamespaceTopic(deps, event);
-    const subscriptions = await deps.store.listSubscriptions(topicIdOf(topic));
+    const subscriptions = await deps.subscriptions.list(topicIdOf(topic));
     const nowMs = deps.clock.now();
     return jsonResult(200, {
       value: subscriptions.map((subscription) => namespaceSubscriptionDocument(subscription, nowMs)),
@@ -216,7 +187,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
       topic,
     });
     const topicId = topicIdOf(topic);
-    const existing = await deps.store.getSubscription(topicId, name, { consistent: true });
+    const existing = await deps.subscriptions.get(topicId, name, { consistent: true });
     if (existing === undefined) {
       await checkSubscriptionQuota(deps, topicId, `Topic '${topic.name}' of namespace '${topic.namespace}'`);
     }
@@ -261,7 +232,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
   ) => {
     const topicId = namespaceTopicId(namespaceParam(event), topicParam(event));
     const name = subscriptionParam(event);
-    const deleted = await deps.store.deleteSubscription(topicId, name, now(deps));
+    const deleted = await deps.subscriptions.delete(topicId, name, now(deps));
     if (deleted) await propagated(deps);
     if (deleted) await forgetHealth(deps, topicId, name);
     return emptyResult(deleted ? 200 : 204);

@@ -31,6 +31,7 @@ import { isValidName, NAME_RULES, type NameKind, topicResourceId } from '../doma
 import { badRequest } from '../http/errors';
 import { describeControlCharacter, firstControlCharacter } from '../platform/control-characters';
 import { validateFilter } from '../publish/filter';
+import type { TopicInput } from '../storage/topics';
 
 /** Subscriptions one topic may hold (the original service's quota). */
 export const MAX_SUBSCRIPTIONS_PER_TOPIC = 500;
@@ -183,12 +184,6 @@ export const topicBodySchema = z.strictObject({
     })
     .optional(),
 });
-
-export interface TopicInput {
-  inputSchema: InputSchema;
-  inputSchemaMapping?: InputSchemaMapping;
-  tags: Record<string, string>;
-}
 
 /** The mapping as stored: only the fields given, each with only its given parts. */
 function mappingOf(fields: z.infer<typeof inputSchemaMappingSchema>['properties']): InputSchemaMapping {

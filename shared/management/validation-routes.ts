@@ -9,7 +9,7 @@ import { endpointAgreed, newValidation } from '../delivery/rules/handshake';
 import type { Subscription } from '../domain/model';
 import { type HttpEvent, jsonResult, publicBaseUrl } from '../http/api-gateway';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors';
-import { ConcurrentChangeError } from '../storage/store';
+import { ConcurrentChangeError } from '../storage/table';
 import { type ManagementDeps, type Operation, propagated, queueHandshake } from './common';
 import type { SubscriptionFinder } from './dead-letter-routes';
 
@@ -43,7 +43,7 @@ async function restartValidation(
     nowMs,
   );
   try {
-    await deps.store.putSubscription(restarted, subscription.version);
+    await deps.subscriptions.put(restarted, subscription.version);
   } catch (error) {
     if (error instanceof ConcurrentChangeError) {
       throw conflict(
@@ -70,7 +70,7 @@ export const validationUrlOperations: Record<string, Operation> = {
       subscription: queryValue(event, 'subscription'),
       code: queryValue(event, 'code'),
     };
-    const waiting = await waitingSubscription(deps.store, key);
+    const waiting = await waitingSubscription(deps.subscriptions, key);
     const expiresAt = waiting?.validation?.expiresAt;
     if (expiresAt !== undefined && deps.clock.now() > expiresAt) {
       throw new ApiError(
@@ -83,7 +83,7 @@ export const validationUrlOperations: Record<string, Operation> = {
       waiting === undefined
         ? undefined
         : await updateValidation(
-            deps.store,
+            deps.subscriptions,
             key,
             (validation) => ({ ...validation, validatedAt: deps.clock.now() }),
             () => deps.clock.now(),

@@ -6,7 +6,7 @@
  */
 import { localApiTarget } from '../../cli/admin-api';
 import { topicHealth } from '../../cli/health';
-import { DynamoHealthStore } from '../../shared/storage/health-store';
+import { DynamoHealthStore } from '../../shared/storage/health';
 import { HEALTHY_DOCUMENT } from '../support/fakes';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';

@@ -36,7 +36,7 @@ import { type NamespacePublishRequest, Publisher } from '../../shared/publish/pu
 import { expandFanOut, parseFanOut, parseJob } from '../../shared/queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../../shared/queue/sqs-job-queue';
 import type { FanOutStore } from '../../shared/storage/fan-out-bucket';
-import { MemoryHealthStore } from '../../shared/storage/health-store';
+import { MemoryHealthStore } from './memory-stores';
 
 export { VirtualClock };
 

@@ -2,8 +2,9 @@ import { BUSY_HOLD_MS, STALL_MS, UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../s
 import type { WebhookRequest, WebhookSender } from '../../../shared/delivery/webhook-sender';
 import type { AttemptResult } from '../../../shared/domain/model';
 import { METRIC } from '../../../shared/observability/metrics';
-import { MemoryHealthStore, resetHealth } from '../../../shared/storage/health-store';
+import { resetHealth } from '../../../shared/storage/health';
 import { engineHarness, item, job, subscription, VirtualClock } from '../../support/fakes';
+import { MemoryHealthStore } from '../../support/memory-stores';
 
 const S = 1000;
 const M = 60 * S;

@@ -1,7 +1,7 @@
 import { scaleProfiles } from '../../../shared/delivery/rules/profiles';
 import { cachedSubscriptions } from '../../../shared/lambda/wiring';
 import { METRIC } from '../../../shared/observability/metrics';
-import type { Store } from '../../../shared/storage/store';
+import type { SubscriptionStore } from '../../../shared/storage/subscriptions';
 import { engineHarness, eventOf, item, job, subscription, VirtualClock } from '../../support/fakes';
 
 const S = 1000;
@@ -425,13 +425,13 @@ describe('delivery engine', () => {
   it('delivers, not drops, a job whose first (eventually consistent) subscription read misses', async () => {
     const clock = new VirtualClock();
     const reads: string[] = [];
-    const store = {
-      getSubscription: async (_topic: string, _name: string, options: { consistent?: boolean } = {}) => {
+    const store: Pick<SubscriptionStore, 'get'> = {
+      get: async (_topic: string, _name: string, options: { consistent?: boolean } = {}) => {
         reads.push(options.consistent === true ? 'consistent' : 'eventual');
         // A subscription created a moment ago: only a strongly consistent read sees it yet.
         return options.consistent === true ? subscription() : undefined;
       },
-    } as unknown as Store;
+    };
     const h = engineHarness({ subscriptionSource: cachedSubscriptions(store, 10_000, clock) });
 
     const report = await h.engine.processJob(job([item('e1', h.clock.now())]), {

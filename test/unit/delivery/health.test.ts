@@ -2,8 +2,9 @@ import { HealthTracker } from '../../../shared/delivery/health';
 import { gateOf } from '../../../shared/delivery/rules/health';
 import { TOPIC_PROFILE } from '../../../shared/delivery/rules/profiles';
 import { silentLogger } from '../../../shared/observability/logging';
-import { MemoryHealthStore, resetHealth } from '../../../shared/storage/health-store';
+import { resetHealth } from '../../../shared/storage/health';
 import { subscription, VirtualClock } from '../../support/fakes';
+import { MemoryHealthStore } from '../../support/memory-stores';
 
 const tracker = (store: MemoryHealthStore, clock: VirtualClock, flushIntervalMs = 1000) =>
   new HealthTracker({ store, clock, logger: silentLogger, cacheMs: 2000, flushIntervalMs });

@@ -1,7 +1,7 @@
 import type { Subscription } from '../../../shared/domain/model';
 import { cachedSubscriptions } from '../../../shared/lambda/wiring';
 import { TtlCache } from '../../../shared/platform/cache';
-import type { Store } from '../../../shared/storage/store';
+import type { SubscriptionStore } from '../../../shared/storage/subscriptions';
 import { subscription, VirtualClock } from '../../support/fakes';
 
 describe('caches in front of the store', () => {
@@ -26,12 +26,12 @@ describe('caches in front of the store', () => {
       lagged: Subscription | undefined;
       reads: Array<'eventual' | 'consistent'>;
     } = { current: undefined, lagged: undefined, reads: [] };
-    const store = {
-      getSubscription: async (_topic: string, _name: string, options: { consistent?: boolean } = {}) => {
+    const store: Pick<SubscriptionStore, 'get'> = {
+      get: async (_topic: string, _name: string, options: { consistent?: boolean } = {}) => {
         state.reads.push(options.consistent === true ? 'consistent' : 'eventual');
         return options.consistent === true ? state.current : state.lagged;
       },
-    } as unknown as Store;
+    };
     return { state, source: cachedSubscriptions(store, 10_000, new VirtualClock()) };
   };
 
@@ -84,14 +84,14 @@ describe('subscriptions while the table is down', () => {
       down: false,
       reads: 0,
     };
-    const store = {
-      getSubscription: async () => {
+    const store: Pick<SubscriptionStore, 'get'> = {
+      get: async () => {
         state.reads += 1;
         if (state.down)
           throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
         return state.current;
       },
-    } as unknown as Store;
+    };
     const clock = new VirtualClock();
     const stale: string[] = [];
     return { state, clock, stale, source: cachedSubscriptions(store, 2000, clock, (key) => stale.push(key)) };

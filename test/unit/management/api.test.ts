@@ -1,5 +1,5 @@
 import { ENV } from '../../../shared/config/resources';
-import type { AttemptRecord, Subscription } from '../../../shared/domain/model';
+import type { AttemptRecord } from '../../../shared/domain/model';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
 import {
@@ -11,6 +11,14 @@ import {
 import { AesGcmSealer, keyText } from '../../../shared/platform/sealing';
 import type { HistoryWindow } from '../../../shared/storage/attempt-history';
 import { subscription } from '../../support/fakes';
+import { memoryStores } from '../../support/memory-stores';
+
+/** In-memory stores holding the Event Grid topic `orders`; the promise settles once it is there. */
+function storesWithTopic() {
+  const stores = memoryStores();
+  const ready = stores.topics.create('orders', { inputSchema: 'EventGridSchema', tags: {} }, new Date(0));
+  return { stores, ready };
+}
 
 describe('delivery history document', () => {
   it('groups attempts by delivery and states where each stands', () => {
@@ -110,8 +118,10 @@ describe('GET .../deliveries', () => {
 
   function call(query: Record<string, string>) {
     const lookups: Array<[string, string, string, HistoryWindow]> = [];
+    const stores = memoryStores();
+    const ready = stores.subscriptions.put(subscription({ topic: 'orders', name: 'audit' }), undefined);
     const deps = {
-      store: { getSubscription: async () => subscription({ topic: 'orders', name: 'audit' }) },
+      ...stores,
       clock: { now: () => NOW, sleep: async () => {} },
       history: {
         retentionDays: 7,
@@ -130,7 +140,7 @@ describe('GET .../deliveries', () => {
       pathParameters: { topic: 'orders', subscription: 'audit' },
       queryStringParameters: query,
     } as unknown as HttpEvent;
-    return { result: handleManagement(event, deps), lookups };
+    return { result: ready.then(() => handleManagement(event, deps)), lookups };
   }
 
   it('looks in the window asked for and says what it searched', async () => {
@@ -156,19 +166,10 @@ describe('GET .../deliveries', () => {
 });
 
 describe('PUT an event subscription with delivery headers', () => {
-  const topic = { name: 'orders', inputSchema: 'EventGridSchema', keys: {}, tags: {} };
-
   function put(body: unknown, sealer?: ManagementDeps['sealer']) {
-    const stored: Subscription[] = [];
+    const { stores, ready } = storesWithTopic();
     const deps = {
-      store: {
-        getTopic: async () => topic,
-        getSubscription: async () => undefined,
-        listSubscriptions: async () => [],
-        putSubscription: async (written: Subscription) => {
-          stored.push(written);
-        },
-      },
+      ...stores,
       clock: { now: () => NOW, sleep: async () => {} },
       newId: () => 'uid-1',
       allowHttpEndpoints: false,
@@ -182,7 +183,10 @@ describe('PUT an event subscription with delivery headers', () => {
       requestContext: { domainName: 'api.example.test' },
       body: JSON.stringify(body),
     } as unknown as HttpEvent;
-    return { result: handleManagement(event, deps), stored };
+    return {
+      result: ready.then(() => handleManagement(event, deps)),
+      stored: () => stores.subscriptions.list('orders'),
+    };
   }
 
   const body = (mappings: unknown[], extra: Record<string, unknown> = {}) => ({
@@ -211,7 +215,7 @@ describe('PUT an event subscription with delivery headers', () => {
     const answer = await result;
 
     expect(answer.statusCode).toBe(201);
-    const destination = stored[0]?.destination;
+    const destination = (await stored())[0]?.destination;
     expect(destination).toMatchObject({ maxEventsPerBatch: 10 });
     expect(destination).not.toHaveProperty('preferredBatchSizeInKilobytes');
     const [first, second, third] = destination?.deliveryAttributeMappings ?? [];
@@ -226,7 +230,7 @@ describe('PUT an event subscription with delivery headers', () => {
     await expect(sealer.open((second as { sealedValue: string }).sealedValue)).resolves.toBe(
       'Bearer t0ps3cret',
     );
-    expect(JSON.stringify(stored)).not.toContain('t0ps3cret');
+    expect(JSON.stringify(await stored())).not.toContain('t0ps3cret');
     expect(answer.body).not.toContain('t0ps3cret');
     expect(answer.body).not.toContain((second as { sealedValue: string }).sealedValue);
     expect(JSON.parse(answer.body as string).properties.destination.properties).toMatchObject({
@@ -249,18 +253,17 @@ describe('PUT an event subscription with delivery headers', () => {
       /^properties\.destination\.properties\.deliveryAttributeMappings\.1\.properties\.isSecret: /,
     );
     expect((error as ApiError).message).toContain(ENV.headerKeySecretArn);
-    expect(stored).toEqual([]);
+    expect(await stored()).toEqual([]);
   });
 
   it('without a sealing key, takes non-secret mappings', async () => {
     const { result, stored } = put(body([plain, dynamic]));
     expect((await result).statusCode).toBe(201);
-    expect(stored[0]?.destination.deliveryAttributeMappings).toHaveLength(2);
+    expect((await stored())[0]?.destination.deliveryAttributeMappings).toHaveLength(2);
   });
 });
 
 describe('URLs handed out', () => {
-  const topic = { name: 'orders', inputSchema: 'EventGridSchema', keys: {}, tags: {} };
   /** A request whose Host and forwarding headers name the metadata address. */
   const spoofed = (routeKey: string, pathParameters: Record<string, string>, body?: unknown) =>
     ({
@@ -275,16 +278,12 @@ describe('URLs handed out', () => {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     }) as unknown as HttpEvent;
 
-  function deps() {
+  async function deps() {
     const queued: string[] = [];
+    const { stores, ready } = storesWithTopic();
+    await ready;
     const management = {
-      store: {
-        getTopic: async () => topic,
-        listTopics: async () => [topic],
-        getSubscription: async () => undefined,
-        listSubscriptions: async () => [],
-        putSubscription: async () => {},
-      },
+      ...stores,
       queue: {
         send: async (_queue: string, messages: Array<{ body: string }>) => {
           queued.push(...messages.map((message) => message.body));
@@ -302,7 +301,7 @@ describe('URLs handed out', () => {
   }
 
   it('builds the topic endpoint from the configured public URL, never from Host', async () => {
-    const { management } = deps();
+    const { management } = await deps();
     for (const answer of [
       await handleManagement(spoofed('GET /admin/topics/{topic}', { topic: 'orders' }), management),
       await handleManagement(spoofed('GET /admin/topics', {}), management),
@@ -313,7 +312,7 @@ describe('URLs handed out', () => {
   });
 
   it('builds the validation URL (and so the handshake origin) from the configured public URL', async () => {
-    const { management, queued } = deps();
+    const { management, queued } = await deps();
     const answer = await handleManagement(
       spoofed(
         'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}',
@@ -338,22 +337,15 @@ describe('URLs handed out', () => {
 });
 
 describe('an endpoint URL with a query string', () => {
-  const topic = { name: 'orders', inputSchema: 'EventGridSchema', keys: {}, tags: {} };
-
-  function deps(sealer?: ManagementDeps['sealer']) {
-    let stored: Subscription | undefined;
+  async function deps(sealer?: ManagementDeps['sealer']) {
+    const { stores, ready } = storesWithTopic();
+    await ready;
+    let ids = 0;
     const management = {
-      store: {
-        getTopic: async () => topic,
-        getSubscription: async () => stored,
-        listSubscriptions: async () => (stored === undefined ? [] : [stored]),
-        putSubscription: async (written: Subscription) => {
-          stored = written;
-        },
-      },
+      ...stores,
       queue: { send: async () => {} },
       clock: { now: () => NOW, sleep: async () => {} },
-      newId: () => 'uid-1',
+      newId: () => `id-${++ids}`,
       allowHttpEndpoints: false,
       validateEndpoints: true,
       validationWindowMs: 300_000,
@@ -361,7 +353,7 @@ describe('an endpoint URL with a query string', () => {
       publicUrl: () => 'https://events.example.test',
       ...(sealer === undefined ? {} : { sealer }),
     } as unknown as ManagementDeps;
-    return { management, stored: () => stored };
+    return { management, stored: () => stores.subscriptions.get('orders', 'audit') };
   }
   const call = (management: ManagementDeps, routeKey: string, body?: unknown) =>
     handleManagement(
@@ -380,16 +372,16 @@ describe('an endpoint URL with a query string', () => {
 
   it('stores it parsed and its query string sealed; GET and list show it without; getFullUrl shows it whole', async () => {
     const sealer = new AesGcmSealer(keyText('test key'));
-    const { management, stored } = deps(sealer);
+    const { management, stored } = await deps(sealer);
     const created = await call(management, `PUT ${SUB}`, put('HTTPS://Hooks.Example.test/in?token=s3cret'));
     expect(created.statusCode).toBe(201);
-    expect(stored()?.destination).toEqual({
+    expect((await stored())?.destination).toEqual({
       endpointType: 'WebHook',
       endpointUrl: 'https://hooks.example.test/in',
       sealedQuery: expect.stringMatching(/^v1\./),
     });
-    expect(stored()?.validation?.endpointUrl).toBe('https://hooks.example.test/in');
-    expect(JSON.stringify(stored())).not.toContain('s3cret');
+    expect((await stored())?.validation?.endpointUrl).toBe('https://hooks.example.test/in');
+    expect(JSON.stringify(await stored())).not.toContain('s3cret');
 
     for (const answer of [
       created,
@@ -406,18 +398,18 @@ describe('an endpoint URL with a query string', () => {
     });
 
     // The same URL again keeps its seal, and so its validation; another query string is another endpoint.
-    const before = stored();
+    const before = await stored();
     await call(management, `PUT ${SUB}`, put('https://hooks.example.test/in?token=s3cret'));
-    expect(stored()?.destination.sealedQuery).toBe(before?.destination.sealedQuery);
-    expect(stored()?.validation).toBe(before?.validation);
+    expect((await stored())?.destination.sealedQuery).toBe(before?.destination.sealedQuery);
+    expect((await stored())?.validation).toEqual(before?.validation);
     await call(management, `PUT ${SUB}`, put('https://hooks.example.test/in?token=other'));
-    expect(stored()?.validation).not.toBe(before?.validation);
-    expect(stored()?.destination.sealedQuery).not.toBe(before?.destination.sealedQuery);
+    expect((await stored())?.validation).not.toEqual(before?.validation);
+    expect((await stored())?.destination.sealedQuery).not.toBe(before?.destination.sealedQuery);
   });
 
   it('reads a subscription stored before sealing (the whole URL in the clear)', async () => {
-    const { management } = deps();
-    await management.store.putSubscription(
+    const { management } = await deps();
+    await management.subscriptions.put(
       subscription({
         topic: 'orders',
         name: 'audit',
@@ -432,7 +424,7 @@ describe('an endpoint URL with a query string', () => {
   });
 
   it('without a sealing key, refuses a query string with a 503 naming the field, and stores nothing', async () => {
-    const { management, stored } = deps();
+    const { management, stored } = await deps();
     const error = await call(
       management,
       `PUT ${SUB}`,
@@ -440,12 +432,12 @@ describe('an endpoint URL with a query string', () => {
     ).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ statusCode: 503 });
     expect((error as ApiError).message).toMatch(/^properties\.destination\.properties\.endpointUrl: /);
-    expect(stored()).toBeUndefined();
+    expect(await stored()).toBeUndefined();
     expect((await call(management, `PUT ${SUB}`, put('https://hooks.example.test/in'))).statusCode).toBe(201);
   });
 
   it('refuses CR/LF in the URL with a 400 naming the field, and stores nothing', async () => {
-    const { management, stored } = deps(new AesGcmSealer(keyText('test key')));
+    const { management, stored } = await deps(new AesGcmSealer(keyText('test key')));
     const error = await call(management, `PUT ${SUB}`, put('https://hooks.example.test/in\r\nX: 1')).catch(
       (caught: unknown) => caught,
     );
@@ -453,6 +445,6 @@ describe('an endpoint URL with a query string', () => {
     expect((error as ApiError).message).toMatch(
       /^properties\.destination\.properties\.endpointUrl: must not contain control characters/,
     );
-    expect(stored()).toBeUndefined();
+    expect(await stored()).toBeUndefined();
   });
 });

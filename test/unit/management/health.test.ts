@@ -1,11 +1,11 @@
 import { ROUTES } from '../../../shared/config/resources';
-import type { EndpointHealth, Subscription } from '../../../shared/domain/model';
+import type { EndpointHealth } from '../../../shared/domain/model';
 import type { HttpEvent, HttpResult } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
 import { handleManagement, MANAGEMENT_ROUTE_KEYS, type ManagementDeps } from '../../../shared/management/api';
-import { MemoryHealthStore } from '../../../shared/storage/health-store';
-import type { Store } from '../../../shared/storage/store';
+import type { SubscriptionStore } from '../../../shared/storage/subscriptions';
 import { HEALTHY_DOCUMENT, subscription as subscriptionOf, VirtualClock } from '../../support/fakes';
+import { MemoryHealthStore, memoryStores } from '../../support/memory-stores';
 
 const SUBSCRIPTION = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
 const HEALTH = `GET ${SUBSCRIPTION}/health`;
@@ -13,21 +13,20 @@ const ENABLE = `POST ${SUBSCRIPTION}/enable`;
 const DELETE = `DELETE ${SUBSCRIPTION}`;
 const URL_NOW = 'https://hooks.example.test/in?code=secret';
 
-/** Subscriptions in memory: the part of the store these routes use. */
-class MemorySubscriptions {
-  readonly items = new Map<string, Subscription>();
-  readonly reads: Array<{ consistent: boolean }> = [];
-  private key = (topic: string, name: string) => `${topic.toLowerCase()}#${name.toLowerCase()}`;
-  add(subscription: Subscription) {
-    this.items.set(this.key(subscription.topic, subscription.name), subscription);
-  }
-  async getSubscription(topic: string, name: string, options: { consistent?: boolean } = {}) {
-    this.reads.push({ consistent: options.consistent === true });
-    return this.items.get(this.key(topic, name));
-  }
-  async deleteSubscription(topic: string, name: string) {
-    return this.items.delete(this.key(topic, name));
-  }
+/** Subscriptions in memory, with every read written down. */
+function watchedSubscriptions() {
+  const { subscriptions } = memoryStores();
+  const reads: Array<{ consistent: boolean }> = [];
+  const watched: SubscriptionStore = {
+    get: (topic, name, options = {}) => {
+      reads.push({ consistent: options.consistent === true });
+      return subscriptions.get(topic, name, options);
+    },
+    list: (topic) => subscriptions.list(topic),
+    put: (subscription, replaces) => subscriptions.put(subscription, replaces),
+    delete: (topic, name, now) => subscriptions.delete(topic, name, now),
+  };
+  return { store: watched, reads };
 }
 
 /** The health store, with every call written down (and the clock's time at each). */
@@ -48,16 +47,19 @@ class WatchedHealthStore extends MemoryHealthStore {
   }
 }
 
-function harness() {
+async function harness() {
   const clock = new VirtualClock(Date.UTC(2026, 5, 1, 12));
-  const subscriptions = new MemorySubscriptions();
+  const subscriptions = watchedSubscriptions();
   const health = new WatchedHealthStore(clock);
-  subscriptions.add(subscriptionOf({ destination: { endpointType: 'WebHook', endpointUrl: URL_NOW } }));
+  await subscriptions.store.put(
+    subscriptionOf({ destination: { endpointType: 'WebHook', endpointUrl: URL_NOW } }),
+    undefined,
+  );
   const deps: Pick<
     ManagementDeps,
-    'store' | 'clock' | 'healthStore' | 'healthCacheMs' | 'propagationDelayMs'
+    'subscriptions' | 'clock' | 'healthStore' | 'healthCacheMs' | 'propagationDelayMs'
   > = {
-    store: subscriptions as unknown as Store,
+    subscriptions: subscriptions.store,
     clock,
     healthStore: health,
     healthCacheMs: 2000,
@@ -97,21 +99,21 @@ async function apiError(promise: Promise<unknown>): Promise<ApiError> {
 
 describe('GET .../health', () => {
   it('shows an endpoint with nothing on file as healthy', async () => {
-    const h = harness();
+    const h = await harness();
     const result = await h.call(HEALTH);
     expect(result.statusCode).toBe(200);
     expect(bodyOf(result)).toEqual({ ...HEALTHY_DOCUMENT, endpointUrl: 'https://hooks.example.test/in' });
   });
 
   it('reads the subscription and the health record strongly consistently', async () => {
-    const h = harness();
+    const h = await harness();
     await h.call(HEALTH);
     expect(h.subscriptions.reads).toEqual([{ consistent: true }]);
     expect(h.health.calls).toEqual([`get consistent @${h.clock.now()}`]);
   });
 
   it('shows a probation with its end, the failures and the last outcome', async () => {
-    const h = harness();
+    const h = await harness();
     const now = h.clock.now();
     await h.health.put(
       h.record({
@@ -137,7 +139,7 @@ describe('GET .../health', () => {
   });
 
   it('leaves out a probation that has ended', async () => {
-    const h = harness();
+    const h = await harness();
     const now = h.clock.now();
     await h.health.put(
       h.record({ consecutiveFailures: 1, probations: 1, probationUntil: now - 1, lastOutcome: 'Busy' }),
@@ -147,7 +149,7 @@ describe('GET .../health', () => {
   });
 
   it('tells unhealthy and disabled endpoints apart', async () => {
-    const h = harness();
+    const h = await harness();
     const now = h.clock.now();
     await h.health.put(
       h.record({
@@ -167,7 +169,7 @@ describe('GET .../health', () => {
   });
 
   it('shows a record about the endpoint the subscription had before as fresh', async () => {
-    const h = harness();
+    const h = await harness();
     await h.health.put(
       h.record({
         endpointUrl: 'https://old.example.test/hook',
@@ -184,7 +186,7 @@ describe('GET .../health', () => {
   });
 
   it('answers 404 for a subscription that does not exist', async () => {
-    const h = harness();
+    const h = await harness();
     const error = await apiError(h.call(HEALTH, { subscription: 'missing' }));
     expect(error.statusCode).toBe(404);
     expect(error.message).toBe("The event subscription 'missing' does not exist on topic 'orders'.");
@@ -194,7 +196,7 @@ describe('GET .../health', () => {
 
 describe('POST .../enable', () => {
   it('resets the record (one revision up), waits until workers let their cached copy go, then answers healthy', async () => {
-    const h = harness();
+    const h = await harness();
     const start = h.clock.now();
     await h.health.put(
       h.record({ consecutiveFailures: 2, disabledAt: start - 1000, lastOutcome: 'Disabled', rev: 1 }),
@@ -216,7 +218,7 @@ describe('POST .../enable', () => {
   });
 
   it('answers 404 for a subscription that does not exist, and removes nothing', async () => {
-    const h = harness();
+    const h = await harness();
     const error = await apiError(h.call(ENABLE, { subscription: 'missing' }));
     expect(error.statusCode).toBe(404);
     expect(h.health.calls).toEqual([]);
@@ -225,25 +227,25 @@ describe('POST .../enable', () => {
 
 describe('DELETE .../{subscription}', () => {
   it('resets the health record after the delete', async () => {
-    const h = harness();
+    const h = await harness();
     await h.health.put(h.record({ consecutiveFailures: 5, lastOutcome: 'Busy', rev: 3 }), undefined);
     const result = await h.call(DELETE);
     expect(result.statusCode).toBe(200);
-    expect(h.subscriptions.items.size).toBe(0);
+    expect(await h.subscriptions.store.list('orders')).toEqual([]);
     expect([...h.health.items.values()]).toEqual([
       expect.objectContaining({ rev: 4, consecutiveFailures: 0, endpointUrl: '' }),
     ]);
   });
 
   it('still answers 200 when the record cannot be reset (best effort)', async () => {
-    const h = harness();
+    const h = await harness();
     h.health.putFails = true;
     expect((await h.call(DELETE)).statusCode).toBe(200);
     expect(h.health.calls).toEqual([expect.stringMatching(/^get /), expect.stringMatching(/^put /)]);
   });
 
   it('touches no health record when there was nothing to delete', async () => {
-    const h = harness();
+    const h = await harness();
     expect((await h.call(DELETE, { subscription: 'missing' })).statusCode).toBe(204);
     expect(h.health.calls).toEqual([]);
   });

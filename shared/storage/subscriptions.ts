@@ -1,0 +1,144 @@
+/**
+ * Event subscriptions: one item each, in their topic's partition (`TOPIC#<topic>` /
+ * `SUB#<subscription>`; a namespace topic's are under `TOPIC#<namespace>/<topic>`). Every change
+ * bumps the `subscriptionsVersion` of the topic's item, which tells publishers to read the list
+ * again.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import {
+  retryLimitsOf,
+  retryLimitsSchema,
+  retryPolicyOf,
+  retryPolicySchema,
+  type Subscription,
+  subscriptionSchema,
+} from '../domain/model';
+import {
+  ConcurrentChangeError,
+  itemAttributes,
+  type ReadOptions,
+  SUBSCRIPTION_SK_PREFIX,
+  subscriptionKey,
+  subscriptionsParentKey,
+  Table,
+  topicPk,
+  withoutItemAttributes,
+} from './table';
+
+export interface SubscriptionStore {
+  get(topic: string, name: string, options?: ReadOptions): Promise<Subscription | undefined>;
+  /** Always a strongly consistent read: publishers act on it right after a change. */
+  list(topic: string): Promise<Subscription[]>;
+  /**
+   * Creates or replaces a subscription and bumps its topic's `subscriptionsVersion`. `replaces` is
+   * the version the caller read (`undefined`: it found none); if the stored item changed since,
+   * nothing is written and this throws {@link ConcurrentChangeError}, so two racing changes can't
+   * leave versions out of order.
+   */
+  put(subscription: Subscription, replaces: number | undefined): Promise<void>;
+  /** Deletes a subscription (bumping its topic's version); false when there was none. */
+  delete(topic: string, name: string, now: Date): Promise<boolean>;
+}
+
+const shape = subscriptionSchema.shape;
+
+/**
+ * A subscription item as stored. It also keeps the retry limits in the API's shape
+ * (`retryPolicy`), so an earlier Gridwire version can still read it. Items written before
+ * subscriptions had a version, a profile and normalised retry limits are read with version 0, the
+ * `topic` profile and their `retryPolicy` converted; items written before batching and delivery
+ * headers have neither.
+ */
+export const subscriptionItemSchema = subscriptionSchema
+  .extend({
+    ...itemAttributes('subscription'),
+    version: shape.version.default(0),
+    deliveryProfile: shape.deliveryProfile.default('topic'),
+    filter: shape.filter.default({}),
+    retry: retryLimitsSchema.optional(),
+    retryPolicy: retryPolicySchema.optional(),
+    eventDeliverySchema: shape.eventDeliverySchema.default('EventGridSchema'),
+    labels: shape.labels.default([]),
+  })
+  .transform(({ retry, retryPolicy, ...rest }, context): Subscription => {
+    const limits = retry ?? (retryPolicy === undefined ? undefined : retryLimitsOf(retryPolicy));
+    if (limits === undefined) {
+      context.addIssue({ code: 'custom', message: 'retry is required' });
+      return z.NEVER;
+    }
+    return { ...withoutItemAttributes(rest), retry: limits };
+  });
+export type SubscriptionItem = z.input<typeof subscriptionItemSchema>;
+
+function toSubscription(item: Record<string, unknown>): Subscription {
+  const parsed = subscriptionItemSchema.safeParse(item);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `stored subscription ${String(item.pk)}/${String(item.sk)} is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
+    );
+  }
+  return parsed.data;
+}
+
+export class DynamoSubscriptionStore implements SubscriptionStore {
+  private readonly table: Table;
+
+  constructor(doc: DynamoDBDocumentClient, tableName: string) {
+    this.table = new Table(doc, tableName);
+  }
+
+  async get(topic: string, name: string, options: ReadOptions = {}): Promise<Subscription | undefined> {
+    const item = await this.table.get(subscriptionKey(topic, name), options);
+    return item === undefined ? undefined : toSubscription(item);
+  }
+
+  async list(topic: string): Promise<Subscription[]> {
+    const items = await this.table.queryPartition(topicPk(topic), SUBSCRIPTION_SK_PREFIX);
+    return items.map(toSubscription);
+  }
+
+  async put(subscription: Subscription, replaces: number | undefined): Promise<void> {
+    const item: SubscriptionItem = {
+      ...subscriptionKey(subscription.topic, subscription.name),
+      kind: 'subscription',
+      ...subscription,
+      retryPolicy: retryPolicyOf(subscription.retry),
+    };
+    const written = await this.table.putIf(
+      item,
+      replaces === undefined
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : replaces === 0
+          ? {
+              // Items written before subscriptions had a version read as version 0.
+              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#v) OR #v = :v)',
+              ExpressionAttributeNames: { '#v': 'version' },
+              ExpressionAttributeValues: { ':v': 0 },
+            }
+          : {
+              ConditionExpression: '#v = :v',
+              ExpressionAttributeNames: { '#v': 'version' },
+              ExpressionAttributeValues: { ':v': replaces },
+            },
+    );
+    if (!written) throw new ConcurrentChangeError(`subscription ${subscription.topic}/${subscription.name}`);
+    await this.bumpSubscriptionsVersion(subscription.topic, subscription.updatedAt);
+  }
+
+  async delete(topic: string, name: string, now: Date): Promise<boolean> {
+    if (!(await this.table.delete(subscriptionKey(topic, name)))) return false;
+    await this.bumpSubscriptionsVersion(topic, now.toISOString());
+    return true;
+  }
+
+  /** Bumps the version on the subscription's topic: a classic topic's item or a namespace topic's. */
+  private async bumpSubscriptionsVersion(topic: string, at: string): Promise<void> {
+    await this.table.updateExisting(
+      subscriptionsParentKey(topic),
+      'ADD subscriptionsVersion :one SET updatedAt = :now',
+      { ':one': 1, ':now': at },
+    );
+  }
+}

@@ -1,0 +1,274 @@
+/**
+ * Gridwire's one DynamoDB table: the key layout of every item kind, and what the stores of the
+ * aggregates share to read and write it.
+ *
+ * | item            | pk                                         | sk                                  |
+ * |-----------------|--------------------------------------------|-------------------------------------|
+ * | topic           | `TOPIC#<topic>`                            | `#TOPIC` (also `gsi1pk = TOPIC`)    |
+ * | subscription    | `TOPIC#<topic>`                            | `SUB#<subscription>`                |
+ * | namespace       | `NAMESPACE#<namespace>`                    | `#NAMESPACE` (`gsi1pk = NAMESPACE`) |
+ * | ns topic        | `NAMESPACE#<namespace>`                    | `TOPIC#<topic>`                     |
+ * | ns subscription | `TOPIC#<namespace>/<topic>`                | `SUB#<subscription>`                |
+ * | health          | `HEALTH#<topic>#<sub>`                     | `#HEALTH`                           |
+ * | attempts        | `HISTORY#<topic>#<sub>#<UTC hour>#<shard>` | `<newest at, 15 digits>#<random>`   |
+ *
+ * Names are case-insensitive (keys use lower case); items keep the name as first written.
+ * A namespace subscription is an ordinary subscription item whose topic is `<namespace>/<topic>`
+ * (`namespaceTopicId`): classic names hold no `/`, so it can't collide with a classic topic, and
+ * delivery reads it like any other. Its topic's item lives in the namespace's partition, so a
+ * namespace's topics are listed (and deleted with it) by one strongly consistent query. Endpoint
+ * health has a partition per subscription, so a failing endpoint's writes never share a partition
+ * with its topic or another subscription. Attempt history items are laid out by
+ * `attempt-history.ts`.
+ *
+ * Each item is the domain object (`shared/domain/model.ts`) plus its key attributes and `kind`;
+ * the item schemas extend the domain schemas, so whatever the domain holds is read back.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  type PutCommandInput,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { TABLE } from '../config/resources';
+import { splitNamespaceTopicId } from '../domain/names';
+
+const lower = (name: string) => name.toLowerCase();
+export const topicPk = (topic: string) => `TOPIC#${lower(topic)}`;
+export const TOPIC_SK = '#TOPIC';
+export const SUBSCRIPTION_SK_PREFIX = 'SUB#';
+export const subscriptionSk = (subscription: string) => `${SUBSCRIPTION_SK_PREFIX}${lower(subscription)}`;
+export const namespacePk = (namespace: string) => `NAMESPACE#${lower(namespace)}`;
+export const NAMESPACE_SK = '#NAMESPACE';
+export const NAMESPACE_TOPIC_SK_PREFIX = 'TOPIC#';
+export const namespaceTopicSk = (topic: string) => `${NAMESPACE_TOPIC_SK_PREFIX}${lower(topic)}`;
+export const healthPk = (topic: string, subscription: string) =>
+  `HEALTH#${lower(topic)}#${lower(subscription)}`;
+export const HEALTH_SK = '#HEALTH';
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+export const topicKey = (topic: string): ItemKey => ({ pk: topicPk(topic), sk: TOPIC_SK });
+export const namespaceKey = (namespace: string): ItemKey => ({
+  pk: namespacePk(namespace),
+  sk: NAMESPACE_SK,
+});
+export const namespaceTopicKey = (namespace: string, topic: string): ItemKey => ({
+  pk: namespacePk(namespace),
+  sk: namespaceTopicSk(topic),
+});
+/** `topic` is a classic topic's name or a namespace topic's `<namespace>/<topic>`. */
+export const subscriptionKey = (topic: string, subscription: string): ItemKey => ({
+  pk: topicPk(topic),
+  sk: subscriptionSk(subscription),
+});
+export const healthKey = (topic: string, subscription: string): ItemKey => ({
+  pk: healthPk(topic, subscription),
+  sk: HEALTH_SK,
+});
+
+/**
+ * The item that counts a subscription's topic's changes (`subscriptionsVersion`): a classic
+ * topic's, or for `<namespace>/<topic>` the namespace topic's.
+ */
+export function subscriptionsParentKey(topicId: string): ItemKey {
+  const namespaced = splitNamespaceTopicId(topicId);
+  return namespaced === undefined
+    ? topicKey(topicId)
+    : namespaceTopicKey(namespaced.namespace, namespaced.topic);
+}
+
+/** The sparse index that lists topics and namespaces without a scan. */
+export const TOPICS_INDEX = TABLE.topicsIndex;
+
+/**
+ * The attributes an item adds to the domain object it holds: its keys and its `kind`. Item
+ * schemas are `<domain schema>.extend(itemAttributes(kind))`.
+ */
+export const itemAttributes = <Kind extends string>(kind: Kind) => ({
+  pk: z.string(),
+  sk: z.string(),
+  kind: z.literal(kind),
+});
+
+/** The attributes of an item listed by the topics index (topics and namespaces). */
+export const indexedItemAttributes = <Kind extends string, Partition extends string>(
+  kind: Kind,
+  partition: Partition,
+) => ({
+  ...itemAttributes(kind),
+  [TOPICS_INDEX.partitionKey]: z.literal(partition),
+  [TOPICS_INDEX.sortKey]: z.string(),
+});
+
+const ITEM_ATTRIBUTES = ['pk', 'sk', 'kind', TOPICS_INDEX.partitionKey, TOPICS_INDEX.sortKey] as const;
+type ItemAttribute = (typeof ITEM_ATTRIBUTES)[number];
+
+/** The domain object an item holds: the item without its keys and `kind`. */
+export function withoutItemAttributes<T extends object>(item: T): Omit<T, ItemAttribute> {
+  const rest = { ...item } as Record<string, unknown>;
+  for (const attribute of ITEM_ATTRIBUTES) delete rest[attribute];
+  return rest as Omit<T, ItemAttribute>;
+}
+
+/** An item changed between the caller's read and its write. */
+export class ConcurrentChangeError extends Error {
+  override readonly name = 'ConcurrentChangeError';
+  constructor(readonly what: string) {
+    super(`${what} was changed by another request at the same time`);
+  }
+}
+
+export interface ReadOptions {
+  /** A strongly consistent read (sees every change that has returned). */
+  consistent?: boolean;
+}
+
+/** A stored item parsed by its schema (only the schema's fields); throws naming the item and field. */
+export function parseItem<T>(schema: z.ZodType<T>, item: Record<string, unknown>, what = 'item'): T {
+  const parsed = schema.safeParse(item);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `stored ${what} ${String(item.pk)}/${String(item.sk)} is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
+    );
+  }
+  return parsed.data;
+}
+
+/** The table as the stores use it: the client and the table's name, and the requests they share. */
+export class Table {
+  constructor(
+    readonly doc: DynamoDBDocumentClient,
+    readonly name: string,
+  ) {}
+
+  async get(key: ItemKey, options: ReadOptions = {}): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({
+        TableName: this.name,
+        Key: key,
+        ...(options.consistent === true ? { ConsistentRead: true } : {}),
+      }),
+    );
+    return Item;
+  }
+
+  /**
+   * Writes `item` only if `condition` holds for what is stored; false, writing nothing, when it
+   * does not.
+   */
+  async putIf(
+    item: Record<string, unknown>,
+    condition: Pick<
+      PutCommandInput,
+      'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+    >,
+  ): Promise<boolean> {
+    try {
+      await this.doc.send(new PutCommand({ TableName: this.name, Item: item, ...condition }));
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** An update of an existing item, returning the item as updated; `undefined` when there is none. */
+  async updateExisting(
+    key: ItemKey,
+    update: string,
+    values: Record<string, unknown>,
+  ): Promise<Record<string, unknown> | undefined> {
+    try {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.name,
+          Key: key,
+          UpdateExpression: update,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  /** Deletes one item; true when there was one. */
+  async delete(key: ItemKey): Promise<boolean> {
+    const { Attributes } = await this.doc.send(
+      new DeleteCommand({ TableName: this.name, Key: key, ReturnValues: 'ALL_OLD' }),
+    );
+    return Attributes !== undefined;
+  }
+
+  /** Every page of a query (the table's name is added). */
+  async queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({ ...input, TableName: this.name, ExclusiveStartKey: startKey }),
+      );
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return items;
+  }
+
+  /** Every item of a partition whose sort key begins with `prefix`, read strongly consistently. */
+  queryPartition(pk: string, prefix: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
+      ConsistentRead: true,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+    });
+  }
+
+  /** The items the topics index lists under `partition` (`TOPIC` or `NAMESPACE`). */
+  queryIndex(partition: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
+      IndexName: TOPICS_INDEX.name,
+      KeyConditionExpression: '#g = :partition',
+      ExpressionAttributeNames: { '#g': TOPICS_INDEX.partitionKey },
+      ExpressionAttributeValues: { ':partition': partition },
+    });
+  }
+
+  /**
+   * Deletes every item of a partition, `keep` (the item that says the resource exists) last;
+   * false, deleting nothing, when `keep` is named and absent. `before` runs before each other item goes.
+   */
+  async deletePartition(pk: string, keep?: string, before?: (sk: string) => Promise<void>): Promise<boolean> {
+    const items = await this.queryAll({
+      ConsistentRead: true,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ProjectionExpression: 'pk, sk',
+    });
+    if (keep !== undefined && !items.some((item) => item.sk === keep)) return false;
+    // The rest first, the item that says it exists last: a half-finished delete can be repeated.
+    for (const item of items) {
+      if (item.sk === keep) continue;
+      await before?.(item.sk as string);
+      await this.doc.send(new DeleteCommand({ TableName: this.name, Key: { pk, sk: item.sk } }));
+    }
+    if (keep !== undefined) {
+      await this.doc.send(new DeleteCommand({ TableName: this.name, Key: { pk, sk: keep } }));
+    }
+    return true;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Classic topics: one item each (`TOPIC#<topic>` / `#TOPIC`), listed by the topics index, their
+ * subscriptions in the same partition (`subscriptions.ts`), deleted with it.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { z } from 'zod';
+import { type InputSchema, type InputSchemaMapping, type Topic, topicSchema } from '../domain/model';
+import type { SecretSealer } from '../platform/sealing';
+import {
+  type Described,
+  DynamoKeyedResources,
+  type KeyedResourceLayout,
+  type KeyedResourceStore,
+} from './keyed-resources';
+import {
+  indexedItemAttributes,
+  parseItem,
+  TOPIC_SK,
+  topicKey,
+  topicPk,
+  withoutItemAttributes,
+} from './table';
+
+/** What a new topic is made of (its keys are generated). */
+export interface TopicInput {
+  inputSchema: InputSchema;
+  inputSchemaMapping?: InputSchemaMapping;
+  tags: Record<string, string>;
+}
+
+/** A topic as the topics index lists it: everything but its keys. */
+export type TopicSummary = Described<Topic>;
+
+export type TopicStore = KeyedResourceStore<Topic, TopicInput>;
+
+/**
+ * A topic item as stored, without its keys (`keys`, or `sealedKeys`: see `keyed-resources.ts`).
+ * Tags and the subscriptions version read as empty and 0 when absent.
+ */
+export const topicItemSchema = topicSchema.omit({ keys: true }).extend({
+  ...indexedItemAttributes('topic', 'TOPIC'),
+  tags: topicSchema.shape.tags.default({}),
+  subscriptionsVersion: topicSchema.shape.subscriptionsVersion.default(0),
+});
+export type TopicItem = z.input<typeof topicItemSchema>;
+
+const topicLayout: KeyedResourceLayout<Topic, TopicInput> = {
+  kind: 'topic',
+  indexPartition: 'TOPIC',
+  key: topicKey,
+  describe: (name, input, now) => ({
+    name,
+    inputSchema: input.inputSchema,
+    ...(input.inputSchemaMapping === undefined ? {} : { inputSchemaMapping: input.inputSchemaMapping }),
+    tags: input.tags,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    subscriptionsVersion: 0,
+  }),
+  parse: (item) => withoutItemAttributes(parseItem(topicItemSchema, item, 'topic')),
+  withKeys: (described, keys) => ({ ...described, keys }),
+  // Subscriptions first, the topic last: a half-finished delete can simply be repeated.
+  delete: (table, name) => table.deletePartition(topicPk(name), TOPIC_SK),
+};
+
+export class DynamoTopicStore extends DynamoKeyedResources<Topic, TopicInput> implements TopicStore {
+  constructor(doc: DynamoDBDocumentClient, tableName: string, keySealer?: SecretSealer) {
+    super(doc, tableName, topicLayout, keySealer);
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The DynamoDB stores, through the DynamoDB emulator, hold to the storage conformance suite that
+ * the in-memory stores of the unit tests pass too (`test/unit/storage/memory-stores.test.ts`).
+ */
+import { type Emulators, startEmulators } from '../../local/emulators';
+import { provisionLocalResources } from '../../local/provision';
+import { TABLE } from '../../shared/config/resources';
+import { createAwsClients } from '../../shared/platform/aws';
+import { AesGcmSealer, keyText } from '../../shared/platform/sealing';
+import { DynamoHealthStore } from '../../shared/storage/health';
+import { tableStores } from '../../shared/storage/store';
+import { describeStorageConformance } from '../support/storage-conformance';
+
+let emulators: Emulators | undefined;
+
+afterAll(async () => {
+  await emulators?.stop();
+});
+
+describeStorageConformance(async () => {
+  emulators = await startEmulators();
+  const clients = createAwsClients(emulators.endpoints);
+  await provisionLocalResources(clients);
+  return {
+    // Keys sealed, as every stack with a topic key writes them.
+    stores: tableStores(clients.dynamo, TABLE.localName, new AesGcmSealer(keyText('conformance key'))),
+    health: new DynamoHealthStore(clients.dynamo, TABLE.localName),
+  };
+});

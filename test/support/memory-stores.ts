@@ -1,0 +1,243 @@
+/**
+ * The storage interfaces kept in memory: the in-memory twin of the DynamoDB stores, with the same
+ * rules (names case-insensitive, creation that finds an existing resource, conditional writes that
+ * throw `ConcurrentChangeError`, `subscriptionsVersion` bumped by subscription changes, deletes
+ * that take what is under them). `storage-conformance.ts` holds both to the same suite. Values are
+ * copied in and out, so a caller can't change what is stored by changing what it holds.
+ */
+import type {
+  EndpointHealth,
+  Namespace,
+  NamespaceTopic,
+  Subscription,
+  Topic,
+  TopicKeys,
+} from '../../shared/domain/model';
+import { namespaceTopicId, splitNamespaceTopicId } from '../../shared/domain/names';
+import type { HealthStore } from '../../shared/storage/health';
+import {
+  type Described,
+  type KeyedResource,
+  type KeyedResourceStore,
+  newAccessKey,
+} from '../../shared/storage/keyed-resources';
+import type { NamespaceInput, NamespaceTopicStore } from '../../shared/storage/namespaces';
+import type { TableStores } from '../../shared/storage/store';
+import type { SubscriptionStore } from '../../shared/storage/subscriptions';
+import { ConcurrentChangeError, healthPk } from '../../shared/storage/table';
+import type { TopicInput } from '../../shared/storage/topics';
+
+const lower = (name: string) => name.toLowerCase();
+const copy = <T>(value: T): T => structuredClone(value);
+const byName = <T extends { name: string }>(a: T, b: T) => (lower(a.name) < lower(b.name) ? -1 : 1);
+const withoutKeys = <R extends KeyedResource>({ keys: _keys, ...described }: R): Described<R> =>
+  copy(described) as Described<R>;
+
+/** Everything the in-memory stores hold, shared by them as the table is shared by the DynamoDB ones. */
+class MemoryState {
+  readonly topics = new Map<string, Topic>();
+  readonly namespaces = new Map<string, Namespace>();
+  /** By `<namespace>#<topic>`, lower case. */
+  readonly namespaceTopics = new Map<string, NamespaceTopic>();
+  /** By `<topic id>#<subscription>`, lower case. */
+  readonly subscriptions = new Map<string, Subscription>();
+
+  /** Deletes every subscription of a topic (a classic topic's name, or `<namespace>/<topic>`). */
+  deleteSubscriptionsOf(topicId: string): void {
+    for (const [key, subscription] of this.subscriptions) {
+      if (lower(subscription.topic) === lower(topicId)) this.subscriptions.delete(key);
+    }
+  }
+
+  /** What a subscription change does to its topic's item, when there is one. */
+  bumpSubscriptionsVersion(topicId: string, at: string): void {
+    const namespaced = splitNamespaceTopicId(topicId);
+    const parent =
+      namespaced === undefined
+        ? this.topics.get(lower(topicId))
+        : this.namespaceTopics.get(lower(`${namespaced.namespace}#${namespaced.topic}`));
+    if (parent === undefined) return;
+    parent.subscriptionsVersion += 1;
+    parent.updatedAt = at;
+  }
+}
+
+/** Keyed resources (topics, namespaces) in a map, as `DynamoKeyedResources` keeps them in the table. */
+class MemoryKeyedResources<R extends KeyedResource, Input> implements KeyedResourceStore<R, Input> {
+  constructor(
+    private readonly items: Map<string, R>,
+    private readonly make: (name: string, input: Input, now: Date, keys: TopicKeys) => R,
+    private readonly deleteUnder: (name: string) => void,
+  ) {}
+
+  async get(name: string): Promise<R | undefined> {
+    const item = this.items.get(lower(name));
+    return item === undefined ? undefined : copy(item);
+  }
+
+  async create(name: string, input: Input, now: Date): Promise<{ resource: R; created: boolean }> {
+    const existing = this.items.get(lower(name));
+    if (existing !== undefined) return { resource: copy(existing), created: false };
+    const resource = this.make(name, copy(input), now, { key1: newAccessKey(), key2: newAccessKey() });
+    this.items.set(lower(name), resource);
+    return { resource: copy(resource), created: true };
+  }
+
+  async updateTags(name: string, tags: Record<string, string>, now: Date): Promise<Described<R> | undefined> {
+    const item = this.items.get(lower(name));
+    if (item === undefined) return undefined;
+    item.tags = copy(tags);
+    item.updatedAt = now.toISOString();
+    return withoutKeys(item);
+  }
+
+  async list(): Promise<Described<R>[]> {
+    return [...this.items.values()].sort(byName).map(withoutKeys);
+  }
+
+  async regenerateKey(name: string, keyName: keyof TopicKeys, now: Date): Promise<R | undefined> {
+    const item = this.items.get(lower(name));
+    if (item === undefined) return undefined;
+    item.keys = { ...item.keys, [keyName]: newAccessKey() };
+    item.updatedAt = now.toISOString();
+    return copy(item);
+  }
+
+  async delete(name: string): Promise<boolean> {
+    if (!this.items.has(lower(name))) return false;
+    this.deleteUnder(name);
+    this.items.delete(lower(name));
+    return true;
+  }
+}
+
+class MemoryNamespaceTopics implements NamespaceTopicStore {
+  constructor(private readonly state: MemoryState) {}
+
+  private key = (namespace: string, name: string) => lower(`${namespace}#${name}`);
+
+  async get(namespace: string, name: string): Promise<NamespaceTopic | undefined> {
+    const topic = this.state.namespaceTopics.get(this.key(namespace, name));
+    return topic === undefined ? undefined : copy(topic);
+  }
+
+  async put(topic: NamespaceTopic, replaces: Pick<NamespaceTopic, 'updatedAt'> | undefined): Promise<void> {
+    const key = this.key(topic.namespace, topic.name);
+    const stored = this.state.namespaceTopics.get(key);
+    if (replaces === undefined ? stored !== undefined : stored?.updatedAt !== replaces.updatedAt) {
+      throw new ConcurrentChangeError(`namespace topic ${topic.namespace}/${topic.name}`);
+    }
+    this.state.namespaceTopics.set(key, copy(topic));
+  }
+
+  async list(namespace: string): Promise<NamespaceTopic[]> {
+    return [...this.state.namespaceTopics.values()]
+      .filter((topic) => lower(topic.namespace) === lower(namespace))
+      .sort(byName)
+      .map(copy);
+  }
+
+  async delete(namespace: string, name: string): Promise<boolean> {
+    const key = this.key(namespace, name);
+    if (!this.state.namespaceTopics.has(key)) return false;
+    this.state.deleteSubscriptionsOf(namespaceTopicId(namespace, name));
+    this.state.namespaceTopics.delete(key);
+    return true;
+  }
+}
+
+class MemorySubscriptions implements SubscriptionStore {
+  constructor(private readonly state: MemoryState) {}
+
+  private key = (topic: string, name: string) => lower(`${topic}#${name}`);
+
+  async get(topic: string, name: string): Promise<Subscription | undefined> {
+    const subscription = this.state.subscriptions.get(this.key(topic, name));
+    return subscription === undefined ? undefined : copy(subscription);
+  }
+
+  async list(topic: string): Promise<Subscription[]> {
+    return [...this.state.subscriptions.values()]
+      .filter((subscription) => lower(subscription.topic) === lower(topic))
+      .sort(byName)
+      .map(copy);
+  }
+
+  async put(subscription: Subscription, replaces: number | undefined): Promise<void> {
+    const key = this.key(subscription.topic, subscription.name);
+    const stored = this.state.subscriptions.get(key);
+    if (replaces === undefined ? stored !== undefined : stored?.version !== replaces) {
+      throw new ConcurrentChangeError(`subscription ${subscription.topic}/${subscription.name}`);
+    }
+    this.state.subscriptions.set(key, copy(subscription));
+    this.state.bumpSubscriptionsVersion(subscription.topic, subscription.updatedAt);
+  }
+
+  async delete(topic: string, name: string, now: Date): Promise<boolean> {
+    if (!this.state.subscriptions.delete(this.key(topic, name))) return false;
+    this.state.bumpSubscriptionsVersion(topic, now.toISOString());
+    return true;
+  }
+}
+
+/** The topics, subscriptions, namespaces and namespace topics of one in-memory table. */
+export function memoryStores(): TableStores {
+  const state = new MemoryState();
+  const subscriptions = new MemorySubscriptions(state);
+  const namespaceTopics = new MemoryNamespaceTopics(state);
+  const topics = new MemoryKeyedResources<Topic, TopicInput>(
+    state.topics,
+    (name, input, now, keys) => ({
+      name,
+      inputSchema: input.inputSchema,
+      ...(input.inputSchemaMapping === undefined ? {} : { inputSchemaMapping: input.inputSchemaMapping }),
+      keys,
+      tags: input.tags,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      subscriptionsVersion: 0,
+    }),
+    (name) => state.deleteSubscriptionsOf(name),
+  );
+  const namespaces = new MemoryKeyedResources<Namespace, NamespaceInput>(
+    state.namespaces,
+    (name, input, now, keys) => ({
+      name,
+      keys,
+      tags: input.tags,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    }),
+    (name) => {
+      for (const topic of [...state.namespaceTopics.values()]) {
+        if (lower(topic.namespace) !== lower(name)) continue;
+        state.deleteSubscriptionsOf(namespaceTopicId(topic.namespace, topic.name));
+        state.namespaceTopics.delete(lower(`${topic.namespace}#${topic.name}`));
+      }
+    },
+  );
+  return { topics, subscriptions, namespaces, namespaceTopics };
+}
+
+/** Health kept in memory, with the same conditional writes (simulations and tests). */
+export class MemoryHealthStore implements HealthStore {
+  readonly items = new Map<string, EndpointHealth>();
+  writes = 0;
+  conflicts = 0;
+
+  async get(topic: string, subscription: string): Promise<EndpointHealth | undefined> {
+    const item = this.items.get(healthPk(topic, subscription));
+    return item === undefined ? undefined : { ...item };
+  }
+
+  async put(health: EndpointHealth, expectedRev: number | undefined): Promise<boolean> {
+    const key = healthPk(health.topic, health.subscription);
+    if (this.items.get(key)?.rev !== expectedRev) {
+      this.conflicts += 1;
+      return false;
+    }
+    this.writes += 1;
+    this.items.set(key, { ...health });
+    return true;
+  }
+}

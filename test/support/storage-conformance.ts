@@ -1,0 +1,503 @@
+/**
+ * One suite for the storage interfaces, run against the in-memory stores (`test/unit/storage`) and
+ * the DynamoDB ones through the emulator (`test/integration`): whatever passes here behaves alike.
+ * Every stored shape makes a round trip with each of its optional fields set, and a check that the
+ * fixture does set every field of the domain schema, so a field added to the model without the
+ * store keeping it fails here.
+ */
+import { z } from 'zod';
+import {
+  type EndpointHealth,
+  endpointHealthSchema,
+  type NamespaceTopic,
+  namespaceSchema,
+  namespaceTopicSchema,
+  type Subscription,
+  subscriptionSchema,
+  type TopicKeys,
+  topicSchema,
+} from '../../shared/domain/model';
+import { namespaceTopicId } from '../../shared/domain/names';
+import { type HealthStore, resetHealth } from '../../shared/storage/health';
+import type { KeyedResource, KeyedResourceStore } from '../../shared/storage/keyed-resources';
+import type { TableStores } from '../../shared/storage/store';
+import { ConcurrentChangeError } from '../../shared/storage/table';
+import type { TopicInput } from '../../shared/storage/topics';
+import { subscription as subscriptionOf } from './fakes';
+
+export interface StorageUnderTest {
+  stores: TableStores;
+  health: HealthStore;
+}
+
+/**
+ * The fields of `schema` that `value` leaves unset (paths, dotted), looking into nested objects,
+ * array elements and the union member a value is.
+ */
+export function unsetFields(schema: z.ZodType, value: unknown, path = ''): string[] {
+  if (value === undefined) return [path];
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) {
+    return unsetFields(schema.unwrap() as z.ZodType, value, path);
+  }
+  if (schema instanceof z.ZodDefault || schema instanceof z.ZodReadonly) {
+    return unsetFields(schema.def.innerType as z.ZodType, value, path);
+  }
+  if (schema instanceof z.ZodArray && Array.isArray(value)) {
+    return value.flatMap((element, index) =>
+      unsetFields(schema.element as z.ZodType, element, `${path}${path === '' ? '' : '.'}${index}`),
+    );
+  }
+  if (schema instanceof z.ZodUnion) {
+    const member = (schema.options as z.ZodType[]).find((option) => option.safeParse(value).success);
+    return member === undefined ? [] : unsetFields(member, value, path);
+  }
+  if (schema instanceof z.ZodObject && typeof value === 'object' && value !== null) {
+    return Object.entries(schema.shape as Record<string, z.ZodType>).flatMap(([field, fieldSchema]) =>
+      unsetFields(
+        fieldSchema,
+        (value as Record<string, unknown>)[field],
+        path === '' ? field : `${path}.${field}`,
+      ),
+    );
+  }
+  return [];
+}
+
+const AT = new Date('2026-03-01T00:00:00.000Z');
+const LATER = new Date('2026-03-02T00:00:00.000Z');
+const ISO = AT.toISOString();
+
+/** A subscription with every optional field set. */
+const fullSubscription = (topic: string, name: string): Subscription =>
+  subscriptionOf({
+    topic,
+    name,
+    uid: 'uid-full',
+    version: 7,
+    deliveryProfile: 'namespace',
+    destination: {
+      endpointType: 'WebHook',
+      endpointUrl: 'https://hooks.example.test/in',
+      sealedQuery: 'v1.sealed.query',
+      maxEventsPerBatch: 50,
+      preferredBatchSizeInKilobytes: 128,
+      deliveryAttributeMappings: [
+        { name: 'X-Plain', type: 'Static', isSecret: false, value: 'hello' },
+        { name: 'Authorization', type: 'Static', isSecret: true, sealedValue: 'v1.aaa.bbb' },
+        { name: 'X-Tenant', type: 'Dynamic', sourceField: 'data.tenant' },
+      ],
+    },
+    filter: {
+      includedEventTypes: ['Order.Created'],
+      subjectBeginsWith: 'orders/',
+      subjectEndsWith: '.json',
+      isSubjectCaseSensitive: true,
+      enableAdvancedFilteringOnArrays: true,
+      advancedFilters: [
+        { operatorType: 'NumberInRange', key: 'data.total', values: [[1, 10]] },
+        { operatorType: 'StringIn', key: 'data.color', values: ['blue'] },
+        { operatorType: 'IsNotNull', key: 'data.id' },
+      ],
+    },
+    retry: { maxAttempts: 5, ttlMs: 3_600_000 },
+    deadLetter: { container: 'dead', resourceId: '/subscriptions/x/storageAccounts/y' },
+    eventDeliverySchema: 'CloudEventSchemaV1_0',
+    labels: ['a', 'b'],
+    validation: {
+      endpointUrl: 'https://hooks.example.test/in',
+      code: 'code-1',
+      startedAt: 1,
+      expiresAt: 2,
+      validatedAt: 3,
+      handshakeError: 'HTTP 500',
+    },
+    createdAt: ISO,
+    updatedAt: ISO,
+  });
+
+/** Endpoint health with every optional field set. */
+const fullHealth = (topic: string, subscription: string): EndpointHealth => ({
+  topic,
+  subscription,
+  endpointUrl: 'https://hooks.example.test/in',
+  consecutiveFailures: 12,
+  probations: 2,
+  probationUntil: 1_000,
+  probationOutcome: 'Busy',
+  lastOutcome: 'Delivered',
+  lastFailureAt: 900,
+  lastSuccessAt: 950,
+  unhealthySince: 800,
+  resetAt: 700,
+  disabledAt: 960,
+  rev: 1,
+});
+
+const FULL_TOPIC_INPUT: TopicInput = {
+  inputSchema: 'CustomEventSchema',
+  inputSchemaMapping: {
+    id: { sourceField: 'orderId' },
+    topic: { sourceField: 'source' },
+    eventTime: { sourceField: 'at' },
+    subject: { sourceField: 'path', defaultValue: 'orders' },
+    eventType: { sourceField: 'kind', defaultValue: 'Order.Created' },
+    dataVersion: { sourceField: 'schema', defaultValue: '1.0' },
+  },
+  tags: { team: 'checkout' },
+};
+
+const nsTopic = (
+  namespace: string,
+  name: string,
+  overrides: Partial<NamespaceTopic> = {},
+): NamespaceTopic => ({
+  namespace,
+  name,
+  eventRetentionInDays: 3,
+  createdAt: ISO,
+  updatedAt: ISO,
+  subscriptionsVersion: 0,
+  ...overrides,
+});
+
+const isAccessKey = (key: string) => /^[A-Za-z0-9+/]{43}=$/.test(key);
+
+export function describeStorageConformance(setup: () => Promise<StorageUnderTest>): void {
+  let s: StorageUnderTest;
+  beforeAll(async () => {
+    s = await setup();
+  });
+  // One table serves every test: each test works with names no other one uses.
+  let counter = 0;
+  const unique = (base: string) => `${base}${++counter}`;
+
+  describeKeyedResources('topics', () => s.stores.topics, {
+    inputSchema: 'EventGridSchema',
+    tags: { team: 'a' },
+  });
+  describeKeyedResources('namespaces', () => s.stores.namespaces, { tags: { team: 'a' } });
+
+  /** What topics and namespaces share: `store` is called once the stores are set up. */
+  function describeKeyedResources<R extends KeyedResource, Input extends { tags: Record<string, string> }>(
+    label: string,
+    store: () => KeyedResourceStore<R, Input>,
+    input: Input,
+  ) {
+    describe(`${label} (resources with access keys)`, () => {
+      it('creates one with two fresh keys and reads it back as created, whatever the case of its name', async () => {
+        const name = unique('Keyed-');
+        const { resource, created } = await store().create(name, input, AT);
+
+        expect(created).toBe(true);
+        expect(resource).toMatchObject({ name, tags: input.tags, createdAt: ISO, updatedAt: ISO });
+        expect(isAccessKey(resource.keys.key1) && isAccessKey(resource.keys.key2)).toBe(true);
+        expect(resource.keys.key1).not.toBe(resource.keys.key2);
+        expect(await store().get(name.toUpperCase(), { consistent: true })).toEqual(resource);
+        expect(await store().get(unique('missing-'), { consistent: true })).toBeUndefined();
+      });
+
+      it('returns the existing one, unchanged, when it is created again', async () => {
+        const name = unique('again-');
+        const first = await store().create(name, input, AT);
+        const second = await store().create(name.toUpperCase(), { ...input, tags: { other: 'x' } }, LATER);
+
+        expect(second).toEqual({ resource: first.resource, created: false });
+      });
+
+      it('sets tags and updatedAt, answering without keys; nothing for a missing one', async () => {
+        const name = unique('tags-');
+        const { resource } = await store().create(name, input, AT);
+
+        const updated = await store().updateTags(name, { team: 'b' }, LATER);
+
+        const { keys: _keys, ...described } = resource;
+        expect(updated).toEqual({ ...described, tags: { team: 'b' }, updatedAt: LATER.toISOString() });
+        expect(await store().get(name, { consistent: true })).toEqual({
+          ...resource,
+          tags: { team: 'b' },
+          updatedAt: LATER.toISOString(),
+        });
+        expect(await store().updateTags(unique('missing-'), { team: 'b' }, LATER)).toBeUndefined();
+      });
+
+      it('lists them without their keys', async () => {
+        const names = [unique('list-b-'), unique('list-a-')];
+        for (const name of names) await store().create(name, input, AT);
+
+        const listed = (await store().list()).filter((resource) => names.includes(resource.name));
+
+        expect(listed.map((resource) => resource.name).sort()).toEqual([...names].sort());
+        for (const resource of listed) expect(resource).not.toHaveProperty('keys');
+      });
+
+      it.each<keyof TopicKeys>(['key1', 'key2'])('regenerates %s and keeps the other', async (keyName) => {
+        const name = unique('regen-');
+        const { resource } = await store().create(name, input, AT);
+        const other = keyName === 'key1' ? 'key2' : 'key1';
+
+        const regenerated = await store().regenerateKey(name, keyName, LATER);
+
+        expect(regenerated?.keys[other]).toBe(resource.keys[other]);
+        expect(regenerated?.keys[keyName]).not.toBe(resource.keys[keyName]);
+        expect(isAccessKey(regenerated?.keys[keyName] ?? '')).toBe(true);
+        expect(regenerated?.updatedAt).toBe(LATER.toISOString());
+        expect(await store().get(name, { consistent: true })).toEqual(regenerated);
+        expect(await store().regenerateKey(unique('missing-'), keyName, LATER)).toBeUndefined();
+      });
+
+      it('deletes one, and says whether there was one', async () => {
+        const name = unique('gone-');
+        await store().create(name, input, AT);
+
+        expect(await store().delete(name.toUpperCase())).toBe(true);
+        expect(await store().get(name, { consistent: true })).toBeUndefined();
+        expect(await store().delete(name)).toBe(false);
+      });
+    });
+  }
+
+  describe('topics', () => {
+    it('make a round trip with every field set', async () => {
+      const name = unique('Full-');
+      const { resource } = await s.stores.topics.create(name, FULL_TOPIC_INPUT, AT);
+
+      expect(unsetFields(topicSchema, resource)).toEqual([]);
+      expect(await s.stores.topics.get(name, { consistent: true })).toEqual(resource);
+      const { keys: _keys, ...described } = resource;
+      expect((await s.stores.topics.list()).find((topic) => topic.name === name)).toEqual(described);
+    });
+
+    it('are deleted with their subscriptions, not with a namespace topic of the same name', async () => {
+      const name = unique('orders-');
+      await s.stores.topics.create(name, { inputSchema: 'EventGridSchema', tags: {} }, AT);
+      await s.stores.subscriptions.put(subscriptionOf({ topic: name, name: 'audit' }), undefined);
+      const namespacedId = namespaceTopicId('shop', name);
+      await s.stores.subscriptions.put(subscriptionOf({ topic: namespacedId, name: 'audit' }), undefined);
+
+      expect(await s.stores.topics.delete(name)).toBe(true);
+
+      expect(await s.stores.subscriptions.list(name)).toEqual([]);
+      expect(await s.stores.subscriptions.list(namespacedId)).toHaveLength(1);
+    });
+  });
+
+  describe('namespaces', () => {
+    it('make a round trip with every field set', async () => {
+      const name = unique('Shop-');
+      const { resource } = await s.stores.namespaces.create(name, { tags: { team: 'a' } }, AT);
+
+      expect(unsetFields(namespaceSchema, resource)).toEqual([]);
+      expect(await s.stores.namespaces.get(name, { consistent: true })).toEqual(resource);
+    });
+
+    it('are deleted with their topics and those topics’ subscriptions', async () => {
+      const namespace = unique('shop-');
+      await s.stores.namespaces.create(namespace, { tags: {} }, AT);
+      await s.stores.namespaceTopics.put(nsTopic(namespace, 'orders'), undefined);
+      await s.stores.namespaceTopics.put(nsTopic(namespace, 'carts'), undefined);
+      const ordersId = namespaceTopicId(namespace, 'orders');
+      await s.stores.subscriptions.put(subscriptionOf({ topic: ordersId, name: 'push' }), undefined);
+
+      expect(await s.stores.namespaces.delete(namespace)).toBe(true);
+
+      expect(await s.stores.namespaceTopics.list(namespace)).toEqual([]);
+      expect(await s.stores.subscriptions.list(ordersId)).toEqual([]);
+      expect(await s.stores.namespaces.delete(namespace)).toBe(false);
+    });
+  });
+
+  describe('namespace topics', () => {
+    it('make a round trip with every field set, whatever the case of the names', async () => {
+      const namespace = unique('Shop-');
+      const topic = nsTopic(namespace, 'Orders', { subscriptionsVersion: 4 });
+      await s.stores.namespaceTopics.put(topic, undefined);
+
+      expect(unsetFields(namespaceTopicSchema, topic)).toEqual([]);
+      expect(
+        await s.stores.namespaceTopics.get(namespace.toLowerCase(), 'ORDERS', { consistent: true }),
+      ).toEqual(topic);
+    });
+
+    it('are replaced over the version read, and refuse a write over another one', async () => {
+      const namespace = unique('shop-');
+      const first = nsTopic(namespace, 'orders');
+      await s.stores.namespaceTopics.put(first, undefined);
+      const second = { ...first, eventRetentionInDays: 5, updatedAt: LATER.toISOString() };
+      await s.stores.namespaceTopics.put(second, first);
+
+      // Another writer that also read `first` loses; creating what exists loses too.
+      await expect(
+        s.stores.namespaceTopics.put({ ...first, eventRetentionInDays: 7 }, first),
+      ).rejects.toBeInstanceOf(ConcurrentChangeError);
+      await expect(s.stores.namespaceTopics.put(first, undefined)).rejects.toBeInstanceOf(
+        ConcurrentChangeError,
+      );
+      // Replacing one that does not exist loses as well.
+      await expect(s.stores.namespaceTopics.put(nsTopic(namespace, 'never'), first)).rejects.toBeInstanceOf(
+        ConcurrentChangeError,
+      );
+      expect(await s.stores.namespaceTopics.get(namespace, 'orders', { consistent: true })).toEqual(second);
+    });
+
+    it('are listed by namespace, in name order', async () => {
+      const namespace = unique('shop-');
+      await s.stores.namespaceTopics.put(nsTopic(namespace, 'b'), undefined);
+      await s.stores.namespaceTopics.put(nsTopic(namespace, 'a'), undefined);
+      await s.stores.namespaceTopics.put(nsTopic(unique('other-'), 'c'), undefined);
+
+      expect((await s.stores.namespaceTopics.list(namespace)).map((topic) => topic.name)).toEqual(['a', 'b']);
+    });
+
+    it('are deleted with their subscriptions, and say whether there was one', async () => {
+      const namespace = unique('shop-');
+      await s.stores.namespaceTopics.put(nsTopic(namespace, 'orders'), undefined);
+      const topicId = namespaceTopicId(namespace, 'orders');
+      await s.stores.subscriptions.put(subscriptionOf({ topic: topicId, name: 'push' }), undefined);
+
+      expect(await s.stores.namespaceTopics.delete(namespace, 'ORDERS')).toBe(true);
+
+      expect(await s.stores.namespaceTopics.get(namespace, 'orders', { consistent: true })).toBeUndefined();
+      expect(await s.stores.subscriptions.list(topicId)).toEqual([]);
+      expect(await s.stores.namespaceTopics.delete(namespace, 'orders')).toBe(false);
+    });
+  });
+
+  describe('subscriptions', () => {
+    it('make a round trip with every field set', async () => {
+      const full = fullSubscription(unique('orders-'), 'Audit');
+      await s.stores.subscriptions.put(full, undefined);
+
+      expect(unsetFields(subscriptionSchema, full)).toEqual([]);
+      expect(
+        await s.stores.subscriptions.get(full.topic.toUpperCase(), 'audit', { consistent: true }),
+      ).toEqual(full);
+      expect(await s.stores.subscriptions.list(full.topic)).toEqual([full]);
+    });
+
+    it('are replaced over the version read, and refuse a write over another one', async () => {
+      const topic = unique('orders-');
+      await s.stores.subscriptions.put(subscriptionOf({ topic, name: 'raced', version: 10 }), undefined);
+      await s.stores.subscriptions.put(subscriptionOf({ topic, name: 'raced', version: 20 }), 10);
+
+      // A second writer that also read version 10 loses, and nothing it wrote is kept.
+      await expect(
+        s.stores.subscriptions.put(subscriptionOf({ topic, name: 'raced', version: 15 }), 10),
+      ).rejects.toBeInstanceOf(ConcurrentChangeError);
+      // Creating what already exists loses too, and so does replacing what is not there.
+      await expect(
+        s.stores.subscriptions.put(subscriptionOf({ topic, name: 'raced', version: 30 }), undefined),
+      ).rejects.toBeInstanceOf(ConcurrentChangeError);
+      await expect(
+        s.stores.subscriptions.put(subscriptionOf({ topic, name: 'never', version: 2 }), 1),
+      ).rejects.toBeInstanceOf(ConcurrentChangeError);
+      expect((await s.stores.subscriptions.get(topic, 'raced', { consistent: true }))?.version).toBe(20);
+    });
+
+    it('are listed by topic, in name order', async () => {
+      const topic = unique('orders-');
+      await s.stores.subscriptions.put(subscriptionOf({ topic, name: 'b' }), undefined);
+      await s.stores.subscriptions.put(subscriptionOf({ topic, name: 'a' }), undefined);
+      await s.stores.subscriptions.put(subscriptionOf({ topic: unique('other-'), name: 'c' }), undefined);
+
+      expect((await s.stores.subscriptions.list(topic)).map((subscription) => subscription.name)).toEqual([
+        'a',
+        'b',
+      ]);
+    });
+
+    it("move their classic topic's subscriptionsVersion on every change", async () => {
+      const topic = unique('orders-');
+      await s.stores.topics.create(topic, { inputSchema: 'EventGridSchema', tags: {} }, AT);
+      const changedAt = '2026-03-01T01:00:00.000Z';
+
+      await s.stores.subscriptions.put(
+        subscriptionOf({ topic, name: 'audit', updatedAt: changedAt }),
+        undefined,
+      );
+      expect(await s.stores.topics.get(topic, { consistent: true })).toMatchObject({
+        subscriptionsVersion: 1,
+        updatedAt: changedAt,
+      });
+
+      expect(await s.stores.subscriptions.delete(topic, 'AUDIT', LATER)).toBe(true);
+      expect(await s.stores.topics.get(topic, { consistent: true })).toMatchObject({
+        subscriptionsVersion: 2,
+        updatedAt: LATER.toISOString(),
+      });
+      expect(await s.stores.subscriptions.get(topic, 'audit', { consistent: true })).toBeUndefined();
+
+      // Deleting what is not there changes nothing.
+      expect(await s.stores.subscriptions.delete(topic, 'audit', new Date('2026-03-03T00:00:00.000Z'))).toBe(
+        false,
+      );
+      expect((await s.stores.topics.get(topic, { consistent: true }))?.subscriptionsVersion).toBe(2);
+    });
+
+    it("move their namespace topic's subscriptionsVersion, not a classic topic's of the same name", async () => {
+      const namespace = unique('shop-');
+      const name = unique('orders-');
+      await s.stores.namespaceTopics.put(nsTopic(namespace, name), undefined);
+      await s.stores.topics.create(name, { inputSchema: 'EventGridSchema', tags: {} }, AT);
+      const classicBefore = await s.stores.topics.get(name, { consistent: true });
+
+      await s.stores.subscriptions.put(
+        subscriptionOf({
+          topic: namespaceTopicId(namespace, name),
+          name: 'push',
+          updatedAt: LATER.toISOString(),
+        }),
+        undefined,
+      );
+
+      expect(await s.stores.namespaceTopics.get(namespace, name, { consistent: true })).toMatchObject({
+        subscriptionsVersion: 1,
+        updatedAt: LATER.toISOString(),
+      });
+      expect(await s.stores.topics.get(name, { consistent: true })).toEqual(classicBefore);
+    });
+  });
+
+  describe('endpoint health', () => {
+    it('makes a round trip with every field set, whatever the case of the names', async () => {
+      const health = fullHealth(unique('Orders-'), 'Audit');
+      expect(await s.health.put(health, undefined)).toBe(true);
+
+      expect(unsetFields(endpointHealthSchema, health)).toEqual([]);
+      expect(await s.health.get(health.topic.toLowerCase(), 'AUDIT', { consistent: true })).toEqual(health);
+    });
+
+    it('is written only over the revision read', async () => {
+      const topic = unique('orders-');
+      const first = { ...fullHealth(topic, 'audit'), rev: 1 };
+      expect(await s.health.get(topic, 'audit', { consistent: true })).toBeUndefined();
+
+      expect(await s.health.put(first, undefined)).toBe(true);
+      expect(await s.health.put({ ...first, consecutiveFailures: 99 }, undefined)).toBe(false);
+      expect(await s.health.put({ ...first, rev: 2, consecutiveFailures: 13 }, 1)).toBe(true);
+      expect(await s.health.put({ ...first, rev: 2, consecutiveFailures: 50 }, 1)).toBe(false);
+
+      expect(await s.health.get(topic, 'audit', { consistent: true })).toEqual({
+        ...first,
+        rev: 2,
+        consecutiveFailures: 13,
+      });
+    });
+
+    it('is reset to a fresh record one revision up', async () => {
+      const topic = unique('orders-');
+      await s.health.put({ ...fullHealth(topic, 'audit'), rev: 4 }, undefined);
+
+      await resetHealth(s.health, topic, 'audit', 5_000);
+
+      expect(await s.health.get(topic, 'audit', { consistent: true })).toEqual({
+        topic,
+        subscription: 'audit',
+        endpointUrl: '',
+        consecutiveFailures: 0,
+        probations: 0,
+        resetAt: 5_000,
+        rev: 5,
+      });
+    });
+  });
+}

@@ -1,0 +1,37 @@
+/**
+ * The in-memory stores the unit tests use hold to the storage conformance suite, which the
+ * DynamoDB stores pass against the emulator too (`test/integration/storage-conformance.test.ts`).
+ */
+import { subscriptionSchema } from '../../../shared/domain/model';
+import { subscription } from '../../support/fakes';
+import { MemoryHealthStore, memoryStores } from '../../support/memory-stores';
+import { describeStorageConformance, unsetFields } from '../../support/storage-conformance';
+
+describeStorageConformance(async () => ({ stores: memoryStores(), health: new MemoryHealthStore() }));
+
+describe('the round trips’ field check', () => {
+  it('names every field a value leaves unset, nested ones and array elements included', () => {
+    const value = {
+      ...subscription({
+        destination: {
+          endpointType: 'WebHook',
+          endpointUrl: 'https://hooks.example.test/in',
+          deliveryAttributeMappings: [{ name: 'X-Plain', type: 'Static', isSecret: false, value: 'hello' }],
+        },
+      }),
+      labels: undefined,
+    };
+
+    expect(unsetFields(subscriptionSchema, value).sort()).toEqual(
+      [
+        'uid',
+        'destination.sealedQuery',
+        'destination.maxEventsPerBatch',
+        'destination.preferredBatchSizeInKilobytes',
+        'deadLetter',
+        'labels',
+        'validation',
+      ].sort(),
+    );
+  });
+});
