@@ -4,7 +4,11 @@
  * answers only while the stack runs. `gridwire parked` reads both; the AWS CLI or SDK can use
  * the endpoints.
  */
-import type { QueueKey } from '../shared/config/resources';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { QUEUES, type QueueKey } from '../shared/config/resources';
+import type { LocalEndpoints } from '../shared/platform/aws';
+import type { LocalResources } from './provision';
 
 export const ENDPOINTS_FILE = 'endpoints.json';
 
@@ -16,4 +20,28 @@ export interface EndpointsFile {
   adminToken: string;
   /** Each queue's URL and its redrive queue's URL. */
   queues: Record<QueueKey, { url: string; redriveUrl: string }>;
+}
+
+/** Writes `endpoints.json` (this user's only: it holds the admin token). */
+export async function writeEndpointsFile(
+  dataDir: string,
+  apiUrl: string,
+  endpoints: LocalEndpoints,
+  adminToken: string,
+  resources: LocalResources,
+): Promise<void> {
+  const file = join(dataDir, ENDPOINTS_FILE);
+  const queues = {} as EndpointsFile['queues'];
+  for (const key of Object.keys(QUEUES) as QueueKey[]) {
+    queues[key] = { url: resources.queueUrls[key], redriveUrl: resources.redriveQueueUrls[key] };
+  }
+  const content: EndpointsFile = {
+    api: apiUrl,
+    sqs: endpoints.sqs,
+    s3: endpoints.s3,
+    dynamodb: endpoints.dynamodb,
+    adminToken,
+    queues,
+  };
+  await writeFile(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
 }

@@ -1,0 +1,113 @@
+/**
+ * The local stack's functions: the same handlers as on AWS, built by the same wiring from one
+ * configuration, with their metrics summed in memory (`metrics.ts`) instead of written as EMF.
+ */
+import { createDeadLetterHandler } from '../functions/dead-letter';
+import { createDeliveryHandler } from '../functions/delivery';
+import { createManagementHandler } from '../functions/management';
+import { createPublishHandler } from '../functions/publish';
+import type { RuntimeConfig } from '../shared/config/runtime';
+import {
+  buildDeadLetterStep,
+  buildDeliveryEngine,
+  buildManagementDeps,
+  buildPublisher,
+  createObservability,
+} from '../shared/lambda/wiring';
+import type { LoggerLike } from '../shared/observability/logging';
+import type { AwsClients } from '../shared/platform/aws';
+import type { HttpHandler } from './gateway';
+import type { LocalMetrics } from './metrics';
+import type { SqsHandler } from './poller';
+import type { LocalStackOptions } from './stack';
+
+/** The function of a queue consumer in the local stack, with the logger its poller reports to. */
+export interface LocalConsumer {
+  handler: SqsHandler;
+  logger: LoggerLike;
+}
+
+export interface LocalFunctions {
+  /** The HTTP API's handlers. */
+  http: Record<'publish' | 'management', HttpHandler>;
+  /** The queue consumers, by function (`consumer.function` of `QUEUES`). */
+  consumers: Record<'delivery' | 'deadLetter', LocalConsumer>;
+  /** The publish function's logger: what the stack notes about publishing goes there. */
+  publishLogger: LoggerLike;
+  /** The management function's logger: the gateway reports there. */
+  managementLogger: LoggerLike;
+}
+
+export interface LocalFunctionsInput {
+  config: RuntimeConfig;
+  clients: AwsClients;
+  metrics: LocalMetrics;
+  /**
+   * The stack's own address, known once the gateway listens (before any request can come in):
+   * the public URL when `--public-url` is not given.
+   */
+  ownUrl: () => string;
+  options: Pick<LocalStackOptions, 'clock' | 'random' | 'sender' | 'logLevel' | 'wrapDeliveryHandler'>;
+}
+
+/** Builds the publish, management, delivery and dead-letter handlers. */
+export function buildLocalFunctions({
+  config,
+  clients,
+  metrics,
+  ownUrl,
+  options,
+}: LocalFunctionsInput): LocalFunctions {
+  const runtime = {
+    config,
+    clients,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.random === undefined ? {} : { random: options.random }),
+  };
+  const observability = (name: string) =>
+    createObservability(name, { logLevel: options.logLevel ?? 'WARN', publishMetrics: metrics.publish });
+
+  const publishObs = observability('publish');
+  const managementObs = observability('management');
+  const deliveryObs = observability('delivery');
+  const handlers = {
+    publish: createPublishHandler({
+      publisher: buildPublisher(runtime, publishObs),
+      observability: publishObs,
+    }),
+    management: createManagementHandler({
+      management: buildManagementDeps(
+        runtime,
+        managementObs,
+        config.publicUrl === undefined ? { publicUrl: () => ownUrl() } : {},
+      ),
+      observability: managementObs,
+    }),
+  };
+  const realDeliveryHandler: SqsHandler = createDeliveryHandler({
+    engine: buildDeliveryEngine(
+      runtime,
+      deliveryObs,
+      options.sender === undefined ? {} : { sender: options.sender },
+    ),
+    observability: deliveryObs,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  const deliveryHandler = options.wrapDeliveryHandler?.(realDeliveryHandler) ?? realDeliveryHandler;
+  const deadLetterObs = observability('dead-letter');
+  return {
+    http: handlers as unknown as Record<'publish' | 'management', HttpHandler>,
+    consumers: {
+      delivery: { handler: deliveryHandler, logger: deliveryObs.logger },
+      deadLetter: {
+        handler: createDeadLetterHandler({
+          step: buildDeadLetterStep(runtime, deadLetterObs),
+          observability: deadLetterObs,
+        }),
+        logger: deadLetterObs.logger,
+      },
+    },
+    publishLogger: publishObs.logger,
+    managementLogger: managementObs.logger,
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * The local functions' settings, given to them as the environment variables CDK sets on AWS and
+ * read by the same `readConfig`, so the local stack and AWS share one reader and its defaults.
+ */
+import { BUCKET, ENV, FAN_OUT_BUCKET, QUEUES, type QueueKey, TABLE } from '../shared/config/resources';
+import { type RuntimeConfig, readConfig } from '../shared/config/runtime';
+import type { SealingKeys } from './data-dir';
+import type { LocalResources } from './provision';
+import type { LocalStackOptions } from './stack';
+import { LocalStackError } from './stack-error';
+
+/** Settings whose local default differs from the functions' default on AWS (`CONFIG_DEFAULTS`). */
+export const LOCAL_CONFIG_DEFAULTS = {
+  /** Publish reads the topic on every request, so admin calls answer at once. */
+  topicCacheMs: 0,
+  subscriptionCacheSeconds: 2,
+  /** One process, one health tracker: its own verdicts are seen at once; `enable` waits this long. */
+  healthCacheMs: 500,
+  /**
+   * One delivery engine serves every local invocation (on AWS each invocation has its own 32), so
+   * it gets more request slots: one subscription may use a quarter of them.
+   */
+  deliveryConcurrency: 128,
+} as const;
+
+/**
+ * The function settings the local stack derives from its options, as the environment variables
+ * CDK sets on AWS (resource names and URLs are added once they exist). Options left out are left
+ * out here too, so `readConfig` applies the same defaults as on AWS.
+ */
+export function localFunctionSettings(options: LocalStackOptions): Record<string, string> {
+  const number = (key: string, value: number | undefined) =>
+    value === undefined ? {} : { [key]: String(value) };
+  return {
+    ...number(ENV.timeScale, options.timeScale),
+    [ENV.allowHttpEndpoints]: 'true',
+    [ENV.validateEndpoints]: String(options.validateEndpoints ?? false),
+    [ENV.blockPrivateEndpoints]: String(options.blockPrivateEndpoints ?? false),
+    [ENV.topicCacheMs]: String(options.topicCacheMs ?? LOCAL_CONFIG_DEFAULTS.topicCacheMs),
+    [ENV.subscriptionCacheSeconds]: String(
+      options.subscriptionCacheSeconds ?? LOCAL_CONFIG_DEFAULTS.subscriptionCacheSeconds,
+    ),
+    [ENV.deliveryConcurrency]: String(
+      options.deliveryConcurrency ?? LOCAL_CONFIG_DEFAULTS.deliveryConcurrency,
+    ),
+    [ENV.healthCacheMs]: String(LOCAL_CONFIG_DEFAULTS.healthCacheMs),
+    ...number(ENV.historyRetentionDays, options.historyRetentionDays),
+    ...(options.publicUrl === undefined ? {} : { [ENV.publicUrl]: options.publicUrl }),
+  };
+}
+
+/**
+ * The settings of `options`, checked before anything starts by the same reader the functions
+ * use; a `LocalStackError` naming the setting when one is wrong.
+ */
+export function checkedFunctionSettings(options: LocalStackOptions): Record<string, string> {
+  const settings = localFunctionSettings(options);
+  try {
+    readConfig({ ...settings, [TABLE.nameEnv]: TABLE.localName });
+  } catch (error) {
+    throw new LocalStackError(`Invalid local stack setting: ${(error as Error).message}`);
+  }
+  return settings;
+}
+
+/**
+ * The functions' configuration: the settings plus the table, bucket, queues and the data
+ * directory's sealing keys, read as the functions read their environment.
+ */
+export function localFunctionConfig(
+  settings: Record<string, string>,
+  resources: LocalResources,
+  keys: SealingKeys,
+): RuntimeConfig {
+  const env: Record<string, string> = {
+    ...settings,
+    [ENV.headerKey]: keys.headerKey,
+    [ENV.topicKey]: keys.topicKey,
+    [TABLE.nameEnv]: resources.tableName,
+    [BUCKET.nameEnv]: resources.bucketName,
+    [FAN_OUT_BUCKET.nameEnv]: resources.fanOutBucketName,
+  };
+  for (const key of Object.keys(QUEUES) as QueueKey[]) env[QUEUES[key].urlEnv] = resources.queueUrls[key];
+  return readConfig(env);
+}
