@@ -1,0 +1,25 @@
+/** What the dead-letter service works on: injected ports, so the unit tests run it on fakes. */
+import type { MetricBuffer } from '../../observability/metrics';
+import type { Clock } from '../../platform/clock';
+import type { JobQueue } from '../../queue/sqs-job-queue';
+import type { DeadLetterBucket } from '../../storage/dead-letter-bucket';
+
+/** The bucket operations the service uses (a fake in unit tests). */
+export type DeadLetterBlobs = Pick<
+  DeadLetterBucket,
+  'list' | 'read' | 'stampOf' | 'replayedAt' | 'replayMarker' | 'markReplayed'
+>;
+
+export interface DeadLetterServiceDeps {
+  bucket: DeadLetterBlobs;
+  /** Where replayed events go: the `delivery` queue, as if just published. */
+  queue: JobQueue;
+  clock: Pick<Clock, 'now'>;
+  /** A new unique id (one per replay call; delivery ids are `replay-<id>.<n>`). */
+  newId: () => string;
+  /** Where replayed events are counted (`ReplayedEventCount`). */
+  metrics?: MetricBuffer;
+}
+
+/** Blobs read (and replayed) at once within one call. */
+export const BLOB_CONCURRENCY = 8;

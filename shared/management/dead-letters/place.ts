@@ -1,0 +1,59 @@
+/** Where a subscription's dead letters are, and which keys are its blobs. */
+import {
+  type DeadLetterFormat,
+  deadLetterFormatOf,
+  deadLetterPrefix,
+  deadLetterScopeOf,
+} from '../../delivery/rules/dead-letter-layout';
+import { DELIVERY_PROFILES } from '../../delivery/rules/profiles';
+import type { Subscription } from '../../domain/model';
+import { splitNamespaceTopicId } from '../../domain/names';
+import { badRequest } from '../../http/errors';
+
+/** Where a subscription's dead letters are and how their records are written. */
+export interface DeadLetterPlace {
+  prefix: string;
+  format: DeadLetterFormat;
+}
+
+/**
+ * The subscription's dead-letter place, by the same rules the writer follows: the format its
+ * profile gives (`namespace` for namespace subscriptions) and the key layout of that format. 400
+ * naming the field when the subscription has no dead-letter destination.
+ */
+export function deadLetterPlace(subscription: Subscription): DeadLetterPlace {
+  if (subscription.deadLetter === undefined) {
+    throw badRequest(
+      `properties.deadLetterDestination: the event subscription '${subscription.name}' has no dead-letter destination, so it has no dead letters.`,
+    );
+  }
+  const format = deadLetterFormatOf(DELIVERY_PROFILES[subscription.deliveryProfile], subscription);
+  return {
+    prefix: deadLetterPrefix(
+      subscription.deadLetter.container,
+      deadLetterScopeOf(format, splitNamespaceTopicId(subscription.topic), subscription.name),
+    ),
+    format,
+  };
+}
+
+/** What follows the prefix in a blob key: `<yyyy>/<M>/<d>/<H>/<name>.json`. */
+const BLOB_KEY_TAIL = /^\d{4}\/\d{1,2}\/\d{1,2}\/\d{1,2}\/[^/]+\.json$/;
+
+/**
+ * Whether `key` has the shape of a blob key under the place's prefix. The folders are checked
+ * too: a namespace `shop` writes under `<container>/shop/...`, which a classic subscription
+ * `SHOP` would otherwise take for its own prefix.
+ */
+export const isBlobKey = (place: DeadLetterPlace, key: string): boolean =>
+  key.startsWith(place.prefix) && BLOB_KEY_TAIL.test(key.slice(place.prefix.length));
+
+/** A blob key of this subscription; 400 naming `field` otherwise. */
+export function checkKey(place: DeadLetterPlace, key: string, field: string): string {
+  if (!isBlobKey(place, key)) {
+    throw badRequest(
+      `${field}: '${key}' is not a dead-letter blob of this event subscription (its keys are '${place.prefix}<yyyy>/<M>/<d>/<H>/<name>.json').`,
+    );
+  }
+  return key;
+}

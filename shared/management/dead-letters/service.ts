@@ -1,0 +1,72 @@
+/** The service the dead-letter routes call: list, show and replay a subscription's dead letters. */
+import type { Subscription } from '../../domain/model';
+import { notFound } from '../../http/errors';
+import { mapWithConcurrency } from '../../platform/concurrency';
+import { BLOB_CONCURRENCY, type DeadLetterServiceDeps } from './deps';
+import { ownBlobs, readBlobOfTopic } from './ownership';
+import { checkKey, deadLetterPlace } from './place';
+import { blobRecords } from './records';
+import { runReplay } from './replay';
+import type { ReplayRequest, TimeWindow } from './replay-request';
+import type { ReplayReport } from './report';
+
+/** A blob in a listing. */
+export interface DeadLetterEntry {
+  key: string;
+  /** Epoch ms the blob was written. */
+  writtenAt: number;
+  bytes: number;
+  /** Epoch ms of its last replay; absent if it never was. */
+  replayedAt?: number;
+}
+
+/** One blob's records, each as its JSON text exactly as stored. */
+export interface DeadLetterBlobContent {
+  key: string;
+  replayedAt?: number;
+  records: string[];
+}
+
+/** Lists, shows and replays a subscription's dead letters. */
+export class DeadLetterService {
+  constructor(private readonly deps: DeadLetterServiceDeps) {}
+
+  /**
+   * The subscription's blobs written in the window, newest first, with when each was replayed.
+   * Only blobs of the subscription's topic ({@link blobOfTopic}): each blob's stamp is read (its
+   * text too when it has none).
+   */
+  async list(subscription: Subscription, window: TimeWindow = {}): Promise<DeadLetterEntry[]> {
+    const place = deadLetterPlace(subscription);
+    const blobs = await ownBlobs(this.deps.bucket, place, subscription, window);
+    return mapWithConcurrency(blobs, BLOB_CONCURRENCY, async (blob) => {
+      const replayedAt = blob.replayed ? await this.deps.bucket.replayedAt(blob.key) : undefined;
+      return {
+        key: blob.key,
+        writtenAt: blob.writtenAt,
+        bytes: blob.bytes,
+        ...(replayedAt === undefined ? {} : { replayedAt }),
+      };
+    });
+  }
+
+  /**
+   * One blob's records; 400 for a key of another subscription, 404 if there is no such blob or it
+   * is another topic's (the same answer, so nothing of another topic shows).
+   */
+  async show(subscription: Subscription, key: string): Promise<DeadLetterBlobContent> {
+    const place = deadLetterPlace(subscription);
+    checkKey(place, key, 'key');
+    const blob = await this.deps.bucket.read(key);
+    if (blob === undefined || !readBlobOfTopic(place, subscription, key, blob.text, blob.topic)) {
+      throw notFound(`There is no dead-letter blob '${key}' of this event subscription.`);
+    }
+    const replayedAt = await this.deps.bucket.replayedAt(key);
+    return { key, ...(replayedAt === undefined ? {} : { replayedAt }), records: blobRecords(key, blob.text) };
+  }
+
+  /** Replays records as new deliveries and marks their blobs replayed ({@link runReplay}). */
+  replay(subscription: Subscription, request: ReplayRequest): Promise<ReplayReport> {
+    return runReplay(this.deps, subscription, request);
+  }
+}
