@@ -1,0 +1,102 @@
+/**
+ * The management API's dead-letter routes of one subscription
+ * (`/admin/topics/{topic}/eventSubscriptions/{subscription}/deadLetters...`, or with
+ * `--namespace` those of a namespace topic's subscription), called through `admin-api.ts`.
+ */
+import type { BlobReplay, ReplayReport } from '../../shared/management/dead-letters';
+import { arrayElements, objectMembers } from '../../shared/platform/json-text';
+import {
+  type ApiTarget,
+  callOk,
+  type SubscriptionRef,
+  subscriptionAdminPath,
+  subscriptionLabel,
+} from '../admin-api';
+
+const routeOf = (ref: SubscriptionRef) => `${subscriptionAdminPath(ref)}/deadLetters`;
+
+const named = subscriptionLabel;
+
+/** A blob as the API lists it (times in ISO 8601). */
+export interface DeadLetterListing {
+  key: string;
+  writtenAt: string;
+  bytes: number;
+  replayedAt?: string;
+}
+
+/** The subscription's dead-letter blobs written in [since, until), newest first. */
+export async function listDeadLetters(
+  target: ApiTarget,
+  options: SubscriptionRef & { since?: string; until?: string },
+): Promise<DeadLetterListing[]> {
+  const query = new URLSearchParams();
+  if (options.since !== undefined) query.set('since', options.since);
+  if (options.until !== undefined) query.set('until', options.until);
+  const search = query.size === 0 ? '' : `?${query}`;
+  const text = await callOk(
+    target,
+    'GET',
+    `${routeOf(options)}${search}`,
+    undefined,
+    `listing the dead letters of ${named(options)}`,
+  );
+  return (JSON.parse(text) as { value: DeadLetterListing[] }).value;
+}
+
+/** One blob: its records, each as the JSON text stored. */
+export interface DeadLetterBlobText {
+  key: string;
+  replayedAt?: string;
+  records: string[];
+}
+
+/** One blob's records; the records stay the exact text the API answered. */
+export async function showDeadLetters(
+  target: ApiTarget,
+  options: SubscriptionRef & { key: string },
+): Promise<DeadLetterBlobText> {
+  const text = await callOk(
+    target,
+    'GET',
+    `${routeOf(options)}/blob?${new URLSearchParams({ key: options.key })}`,
+    undefined,
+    `reading the dead-letter blob ${options.key}`,
+  );
+  const members = new Map(objectMembers(text).map((member) => [member.name, member.value]));
+  const replayedAt = members.get('replayedAt');
+  return {
+    key: JSON.parse(members.get('key') ?? '""') as string,
+    ...(replayedAt === undefined ? {} : { replayedAt: JSON.parse(replayedAt) as string }),
+    records: arrayElements(members.get('records') ?? '[]'),
+  };
+}
+
+/** What the replay route says about one blob: the service's per-blob result, times as ISO strings. */
+export type BlobReplayAnswer = Omit<BlobReplay, 'replayedAt'> & { replayedAt?: string };
+
+/** The replay route's answer: the service's report, with times as ISO strings. */
+export type ReplayAnswer = Omit<ReplayReport, 'blobs'> & { blobs: BlobReplayAnswer[] };
+
+/** One call of the replay route (`POST .../deadLetters/replay`). */
+export async function callReplay(
+  target: ApiTarget,
+  ref: SubscriptionRef,
+  body: {
+    since?: string;
+    until?: string;
+    keys?: string[];
+    reason?: string[];
+    dryRun?: boolean;
+    force?: boolean;
+  },
+): Promise<ReplayAnswer> {
+  const text = await callOk(
+    target,
+    'POST',
+    `${routeOf(ref)}/replay`,
+    body,
+    `replaying dead letters of ${named(ref)}`,
+  );
+  return JSON.parse(text) as ReplayAnswer;
+}
