@@ -1,6 +1,10 @@
 /**
- * Four layers, run separately by `npm run test:unit|test:bench|test:infra|test:integration`
- * (`test:bench` checks the benchmark's own models; the benchmark itself is `npm run bench`).
+ * Four layers (`npm run test:unit|test:bench|test:infra|test:integration`; `test:bench` checks
+ * the benchmark's own models, the benchmark itself is `npm run bench`), and a fifth: the one
+ * integration file that bounds delivery latency (`isolation.test.ts`, healthy p99 < 2 s beside
+ * sick neighbours). `npm test` runs the four together over three workers (integration tests
+ * mostly wait on real retries and webhooks, so they overlap well on two cores), then the latency
+ * file alone, so its bound measures the pipeline and not the other test files' stacks.
  * ts-jest transpiles each file on its own (type-checking is `tsc --noEmit` in `npm run lint`);
  * middy ships ESM only, so it is transpiled to CommonJS too.
  */
@@ -19,6 +23,9 @@ const transform = {
     },
   ],
 };
+/** Integration files whose assertions bound a latency: run alone (`npm run test:latency`). */
+const LATENCY_BOUND = ['/test/integration/isolation.test.ts'];
+
 const common = {
   transform,
   transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
@@ -36,7 +43,14 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', ...LATENCY_BOUND],
       slowTestThreshold: 30,
+    },
+    {
+      ...common,
+      displayName: 'latency',
+      testMatch: LATENCY_BOUND.map((file) => `<rootDir>${file}`),
+      slowTestThreshold: 60,
     },
   ],
 };
