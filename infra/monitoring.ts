@@ -5,7 +5,7 @@
  * Metrics (`createObservability` in `shared/lambda/wiring.ts`, `publishMetricPoints` in
  * `shared/lambda/middleware.ts`): namespace `METRICS_NAMESPACE`, the default dimension
  * `service` = `SERVICE_NAME` on every record, and the dimension sets `METRIC_DIMENSION_SETS`
- * (`shared/observability/metrics.ts`) gives each metric. Every metric has a stack-wide series
+ * gives each metric, all three from `shared/observability/metrics.ts`. Every metric has a stack-wide series
  * (no dimension besides `service`), which the alarms and most graphs read; breakdowns by error or
  * reason read that metric's `[Error, ErrorType]`, `[ErrorType, Error]`, `[DropReason]` or
  * `[DeadLetterReason]` series with a SEARCH expression.
@@ -18,8 +18,13 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { type FunctionKey, QUEUES, type QueueKey } from '../shared/config/resources';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/lambda/wiring';
-import { METRIC, METRIC_DIMENSION_SETS, type MetricName } from '../shared/observability/metrics';
+import {
+  METRIC,
+  METRIC_DIMENSION_SETS,
+  METRICS_NAMESPACE,
+  type MetricName,
+  SERVICE_NAME,
+} from '../shared/observability/metrics';
 import type { PipelineFunction } from './pipeline-function';
 
 const FIVE_MINUTES = Duration.minutes(5);
