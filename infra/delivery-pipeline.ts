@@ -27,7 +27,13 @@ import {
   SQS_LIMITS,
   TABLE,
 } from '../shared/config/resources';
-import { CONFIG_DEFAULTS } from '../shared/config/runtime';
+import {
+  CONFIG_DEFAULTS,
+  describeRange,
+  isInRange,
+  SETTING_RANGES,
+  type SettingRange,
+} from '../shared/config/runtime';
 import { createAlarms, createDashboard, type PipelineAlarms } from './monitoring';
 import { PipelineFunction } from './pipeline-function';
 
@@ -555,38 +561,28 @@ const ACCESS_LOG_FIELDS = {
   error: '$context.error.message',
 } as const;
 
+/** Lambda's bounds on an SQS event source's maximum concurrency. */
+const EVENT_SOURCE_CONCURRENCY: SettingRange = { min: 2, max: 1000, integer: true };
+
+/** The props that are function settings, each checked against the range `readConfig` checks. */
+const FUNCTION_SETTING_PROPS = [
+  'deliveryConcurrency',
+  'historyRetentionDays',
+  'subscriptionCacheSeconds',
+] as const;
+
 function validateProps(props: DeliveryPipelineProps): void {
   const problems: string[] = [];
   const check = (ok: boolean, message: string) => {
     if (!ok) problems.push(message);
   };
-  if (props.deliveryConcurrency !== undefined) {
-    check(
-      Number.isInteger(props.deliveryConcurrency) &&
-        props.deliveryConcurrency >= 1 &&
-        props.deliveryConcurrency <= 1000,
-      `deliveryConcurrency must be an integer from 1 to 1000 (got ${props.deliveryConcurrency})`,
-    );
-  }
+  const checkRange = (name: string, value: number | undefined, range: SettingRange) => {
+    if (value === undefined) return;
+    check(isInRange(value, range), `${name} must be ${describeRange(range)} (got ${value})`);
+  };
+  for (const name of FUNCTION_SETTING_PROPS) checkRange(name, props[name], SETTING_RANGES[name]);
   for (const [key, value] of Object.entries(props.maxDeliveryInvocations ?? {})) {
-    check(
-      Number.isInteger(value) && (value as number) >= 2 && (value as number) <= 1000,
-      `maxDeliveryInvocations.${key} must be an integer from 2 to 1000 (got ${value})`,
-    );
-  }
-  if (props.historyRetentionDays !== undefined) {
-    check(
-      Number.isInteger(props.historyRetentionDays) &&
-        props.historyRetentionDays >= 1 &&
-        props.historyRetentionDays <= 365,
-      `historyRetentionDays must be an integer from 1 to 365 (got ${props.historyRetentionDays})`,
-    );
-  }
-  if (props.subscriptionCacheSeconds !== undefined) {
-    check(
-      props.subscriptionCacheSeconds >= 0 && props.subscriptionCacheSeconds <= 300,
-      `subscriptionCacheSeconds must be from 0 to 300 (got ${props.subscriptionCacheSeconds})`,
-    );
+    checkRange(`maxDeliveryInvocations.${key}`, value, EVENT_SOURCE_CONCURRENCY);
   }
   if (props.publicUrl !== undefined) {
     check(

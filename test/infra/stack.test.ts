@@ -387,7 +387,7 @@ describe('props', () => {
       /maxDeliveryInvocations.retry must be an integer from 2 to 1000 \(got 1\)/,
     ],
     [{ historyRetentionDays: 400 }, /historyRetentionDays must be an integer from 1 to 365/],
-    [{ subscriptionCacheSeconds: -1 }, /subscriptionCacheSeconds must be from 0 to 300/],
+    [{ subscriptionCacheSeconds: -1 }, /subscriptionCacheSeconds must be a number from 0 to 300/],
     [{ publicUrl: 'http://events.example.com' }, /publicUrl must be an https URL/],
   ])('refuse %j at synth time', (props, message) => {
     expect(() => new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Pipeline', props)).toThrow(message);
