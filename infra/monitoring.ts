@@ -10,11 +10,13 @@
  * reason read that metric's `[Error, ErrorType]`, `[ErrorType, Error]`, `[DropReason]` or
  * `[DeadLetterReason]` series with a SEARCH expression.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { type FunctionKey, QUEUES, type QueueKey } from '../shared/config/resources';
@@ -122,6 +124,22 @@ export interface MonitoringTargets {
   readonly functions: Readonly<Record<FunctionKey, PipelineFunction>>;
   /** Notified of every alarm and of its return to OK. */
   readonly alarmTopic: sns.ITopic;
+}
+
+/** The topic alarms notify when none is given: encrypted with its own KMS key, TLS only. */
+export function createAlarmTopic(scope: Construct, removalPolicy: RemovalPolicy): sns.Topic {
+  const key = new kms.Key(scope, 'AlarmTopicKey', {
+    description: 'Gridwire: encrypts alarm notifications',
+    enableKeyRotation: true,
+    removalPolicy,
+  });
+  // CloudWatch can only publish to an encrypted topic whose key lets it.
+  key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+  return new sns.Topic(scope, 'AlarmTopic', {
+    displayName: 'Gridwire alarms',
+    masterKey: key,
+    enforceSSL: true,
+  });
 }
 
 /** The alarms of the pipeline, each notifying `alarmTopic` when it fires and when it clears. */
