@@ -140,7 +140,7 @@ function createDeliveryFunction(scope: Construct, options: FunctionsOptions): Pi
       .bindQueue(queues.retry, QUEUES.retry.urlEnv, 'sendAndConsume')
       // Reads stored fan-outs.
       .bindBucket(storage.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'read', FAN_OUT_GRANT_REASON)
-      .bindQueue(queues.deadLetter, QUEUES.deadLetter.urlEnv, 'send')
+      .bindQueue(queues.endedDelivery, QUEUES.endedDelivery.urlEnv, 'send')
       // Opens them to send them.
       .bindSecret(storage.headerKeySecret, ENV.headerKeySecretArn)
   );
@@ -155,7 +155,7 @@ function createDeadLetterFunction(scope: Construct, options: FunctionsOptions): 
       environment: options.environment,
     })
       // It re-queues what the bucket refuses, to try again later.
-      .bindQueue(options.queues.deadLetter, QUEUES.deadLetter.urlEnv, 'sendAndConsume')
+      .bindQueue(options.queues.endedDelivery, QUEUES.endedDelivery.urlEnv, 'sendAndConsume')
       .bindBucket(options.storage.deadLetterBucket, BUCKET.nameEnv, 'write')
   );
 }

@@ -271,7 +271,7 @@ export function buildDeliveryEngine(
     ),
     sender: options.sender ?? http,
     // The delivery queue takes the jobs of fan-outs passed on to other workers.
-    queue: queueOf(runtime, ['delivery', 'retry', 'deadLetter']),
+    queue: queueOf(runtime, ['delivery', 'retry', 'endedDelivery']),
     fanOuts: fanOutsOf(runtime),
     history: historyOf(runtime),
     drops: new DropRecorder(observability.buffer, observability.logger),
@@ -316,7 +316,7 @@ export function buildDeadLetterStep(runtime: Runtime, observability: Observabili
       runtime.clients.s3,
       requireSetting(runtime.config.deadLetterBucket, ENV.deadLetterBucket),
     ),
-    queue: queueOf(runtime, ['deadLetter']),
+    queue: queueOf(runtime, ['endedDelivery']),
     clock: runtime.clock ?? systemClock,
     profiles: scaleProfiles(runtime.config.timeScale),
     drops: new DropRecorder(observability.buffer, observability.logger),
