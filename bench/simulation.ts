@@ -212,7 +212,7 @@ export async function runSimulation(
     if (report.hopped) hops += 1;
   }
   // The simulated subscriptions have no dead-letter destination: ended events are dropped (and
-  // counted) by the engine; nothing reaches the dead-letter queue.
+  // counted) by the engine; nothing reaches the ended-delivery queue.
   if (queue.ended.length > 0)
     throw new Error('no dead-letter destination is set, yet events were dead-lettered');
 

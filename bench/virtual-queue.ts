@@ -42,7 +42,7 @@ export class VirtualQueue implements JobQueue {
       this.messagesSent += batch.length;
       for (const job of batch) {
         if (job.delaySeconds > 900) throw new RangeError(`DelaySeconds ${job.delaySeconds} exceeds 900`);
-        if (queue === 'deadLetter') this.ended.push(job.body);
+        if (queue === 'endedDelivery') this.ended.push(job.body);
         else this.put(job.body, this.clock.now() + Math.floor(job.delaySeconds) * S);
       }
     }

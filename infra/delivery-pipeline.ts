@@ -1,35 +1,23 @@
-import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { RemovalPolicy } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as kms from 'aws-cdk-lib/aws-kms';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import * as s3 from 'aws-cdk-lib/aws-s3';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import * as sns from 'aws-cdk-lib/aws-sns';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import {
-  BUCKET,
-  ENV,
-  FAN_OUT_BUCKET,
-  FUNCTIONS,
-  type FunctionKey,
-  QUEUES,
-  type QueueKey,
-  queueOutputNames,
-  ROUTES,
-  SQS_LIMITS,
-  TABLE,
-} from '../shared/config/resources';
-import { CONFIG_DEFAULTS } from '../shared/config/runtime';
-import { createAlarms, createDashboard, type PipelineAlarms } from './monitoring';
-import { PipelineFunction } from './pipeline-function';
+import type { QueueKey } from '../shared/config/resources';
+import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../shared/config/runtime';
+import { createAlarms, createAlarmTopic, createDashboard, type PipelineAlarms } from './monitoring';
+import { addApiRoutes, createHttpApi } from './pipeline/api';
+import { createFunctions, functionEnvironment } from './pipeline/functions';
+import { addOutputs } from './pipeline/outputs';
+import { createQueues } from './pipeline/queues';
+import { createStorage } from './pipeline/storage';
+import type { PipelineFunction } from './pipeline-function';
 
 /** Requests per second and burst the API stage accepts by default (see `throttle`). */
 export const DEFAULT_THROTTLE = { rateLimit: 5_000, burstLimit: 2_500 } as const;
@@ -191,335 +179,59 @@ export class DeliveryPipeline extends Construct {
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
 
-    this.table = new dynamodb.TableV2(this, TABLE.id, {
-      partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
-      billing: dynamodb.Billing.onDemand(),
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      timeToLiveAttribute: TABLE.ttlAttribute,
+    // Each part is built from the ones it needs: the API before the functions, which are given
+    // its URL, and its routes once the functions exist; the alarms and outputs last.
+    const storage = createStorage(this, {
+      removalPolicy,
       deletionProtection: props.deletionProtection ?? true,
-      globalSecondaryIndexes: [
-        {
-          indexName: TABLE.topicsIndex.name,
-          partitionKey: { name: TABLE.topicsIndex.partitionKey, type: dynamodb.AttributeType.STRING },
-          sortKey: { name: TABLE.topicsIndex.sortKey, type: dynamodb.AttributeType.STRING },
-        },
-      ],
+      deadLetterBucket: props.deadLetterBucket,
+    });
+    const { queues, redriveQueues } = createQueues(this);
+    const { api, url: apiUrl } = createHttpApi(this);
+    const functions = createFunctions(this, {
+      storage,
+      queues,
+      environment: functionEnvironment(props, apiUrl),
+      logRetention,
+      publishReservedConcurrency: props.reservedConcurrency ?? DEFAULT_PUBLISH_RESERVED_CONCURRENCY,
+      maxInvocations: props.maxDeliveryInvocations ?? {},
+    });
+    addApiRoutes(this, {
+      api,
+      functions,
+      throttle: props.throttle ?? DEFAULT_THROTTLE,
+      logRetention,
       removalPolicy,
     });
-
-    if (props.deadLetterBucket === undefined) {
-      // Who read or wrote which dead letter, kept for a year.
-      const accessLogs = new s3.Bucket(this, `${BUCKET.id}AccessLogs`, {
-        blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-        encryption: s3.BucketEncryption.S3_MANAGED,
-        enforceSSL: true,
-        objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-        lifecycleRules: [{ expiration: Duration.days(365) }],
-        removalPolicy,
-        autoDeleteObjects: false,
-      });
-      Validations.of(accessLogs).acknowledge({
-        id: 'AwsSolutions-S1',
-        reason: 'This is the access log bucket of the dead-letter bucket; logging it would log into itself.',
-      });
-      this.deadLetterAccessLogsBucket = accessLogs;
-      this.deadLetterBucket = new s3.Bucket(this, BUCKET.id, {
-        blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-        encryption: s3.BucketEncryption.S3_MANAGED,
-        enforceSSL: true,
-        serverAccessLogsBucket: accessLogs,
-        serverAccessLogsPrefix: 'dead-letters/',
-        removalPolicy,
-        autoDeleteObjects: false,
-      });
-    } else {
-      this.deadLetterBucket = props.deadLetterBucket;
-    }
-
-    // Holds copies of events in transit only, each for at most `FAN_OUT_BUCKET.retentionDays` days; the
-    // dead-letter bucket is where events are kept for operators.
-    this.fanOutBucket = new s3.Bucket(this, FAN_OUT_BUCKET.id, {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      lifecycleRules: [{ expiration: Duration.days(FAN_OUT_BUCKET.retentionDays) }],
-      removalPolicy,
-      autoDeleteObjects: false,
-    });
-    Validations.of(this.fanOutBucket).acknowledge({
-      id: 'AwsSolutions-S1',
-      reason:
-        'The bucket holds events in transit for a few days, written and read only by the pipeline functions; their logs and the delivery metrics record each publish and delivery.',
-    });
-
-    this.headerKeySecret = new secretsmanager.Secret(this, 'HeaderKey', {
-      description: 'Gridwire: the key that seals secret delivery header values stored in the table',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-      removalPolicy,
-    });
-    this.topicKeySecret = new secretsmanager.Secret(this, 'TopicKey', {
-      description: 'Gridwire: the key that seals topic and namespace access keys stored in the table',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-      removalPolicy,
-    });
-    for (const secret of [this.headerKeySecret, this.topicKeySecret]) {
-      Validations.of(secret).acknowledge({
-        id: 'AwsSolutions-SMG4',
-        reason:
-          'The key seals values stored in the table; a rotation would leave every stored value unreadable until re-sealed, and Gridwire has no re-sealing rotation yet.',
-      });
-    }
-
-    const queues = {} as Record<QueueKey, sqs.Queue>;
-    const redriveQueues = {} as Record<QueueKey, sqs.Queue>;
-    for (const key of Object.keys(QUEUES) as QueueKey[]) {
-      const definition = QUEUES[key];
-      redriveQueues[key] = new sqs.Queue(this, definition.redrive.id, {
-        retentionPeriod: Duration.days(definition.redrive.retentionDays),
-        encryption: sqs.QueueEncryption.SQS_MANAGED,
-        enforceSSL: true,
-        maxMessageSizeBytes: SQS_LIMITS.maxMessageBytes,
-      });
-      Validations.of(redriveQueues[key]).acknowledge({
-        id: 'Serverless-SQSRedrivePolicy',
-        reason:
-          'This is a redrive queue: it holds what its queue could not process, for an operator (gridwire parked). A redrive queue of its own would only move the messages further from sight.',
-      });
-      queues[key] = new sqs.Queue(this, definition.id, {
-        visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
-        encryption: sqs.QueueEncryption.SQS_MANAGED,
-        enforceSSL: true,
-        maxMessageSizeBytes: SQS_LIMITS.maxMessageBytes,
-        deadLetterQueue: { queue: redriveQueues[key], maxReceiveCount: definition.maxReceiveCount },
-      });
-    }
-    this.queues = queues;
-    this.redriveQueues = redriveQueues;
-
-    // Made before the functions, which are given its URL; it refers to none of them (its routes
-    // are added below), so CloudFormation sees no cycle.
-    this.api = new HttpApi(this, 'Api', {
-      description: 'Gridwire: publish events and manage topics and event subscriptions',
-      createDefaultStage: false,
-    });
-    // The $default stage's URL has no stage path; built from the API id, not the stage, which
-    // depends on the routes and so on the functions.
-    const apiUrl = Fn.join('', [
-      'https://',
-      this.api.apiId,
-      '.execute-api.',
-      Aws.REGION,
-      '.',
-      Aws.URL_SUFFIX,
-    ]);
-    const settings: Record<string, string> = {
-      [ENV.deliveryConcurrency]: String(props.deliveryConcurrency ?? CONFIG_DEFAULTS.deliveryConcurrency),
-      [ENV.historyRetentionDays]: String(props.historyRetentionDays ?? CONFIG_DEFAULTS.historyRetentionDays),
-      [ENV.subscriptionCacheSeconds]: String(
-        props.subscriptionCacheSeconds ?? CONFIG_DEFAULTS.subscriptionCacheSeconds,
-      ),
-      [ENV.publicUrl]: props.publicUrl ?? apiUrl,
-      [ENV.validateEndpoints]: String(props.validateEndpoints ?? true),
-      [ENV.blockPrivateEndpoints]: String(!(props.allowPrivateEndpoints ?? false)),
-    };
-
-    // Each function may call exactly what its code calls on the table (shared/storage/*.ts).
-    const reservedConcurrency = props.reservedConcurrency ?? DEFAULT_PUBLISH_RESERVED_CONCURRENCY;
-    this.publishFunction = new PipelineFunction(this, {
-      definition: FUNCTIONS.publish,
-      logRetention,
-      environment: settings,
-      ...(reservedConcurrency === false ? {} : { reservedConcurrency }),
-    })
-      // Topics, namespace topics and their subscription lists.
-      .bindTable(this.table, TABLE.nameEnv, ['GetItem', 'Query'])
-      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
-      // Stores a fan-out too large for one message before sending the message naming it.
-      .bindBucket(this.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'write', FAN_OUT_GRANT_REASON)
-      // Opens topic keys to check keys and SAS signatures.
-      .bindSecret(this.topicKeySecret, ENV.topicKeySecretArn);
-
-    // Management also lists, reads and marks dead letters, and queues their replays.
-    this.managementFunction = new PipelineFunction(this, {
-      definition: FUNCTIONS.management,
-      logRetention,
-      environment: settings,
-    })
-      // Topics, namespaces, subscriptions, health resets, history queries; topic lists through the index.
-      .bindTable(
-        this.table,
-        TABLE.nameEnv,
-        ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
-        [TABLE.topicsIndex.name],
-      )
-      // Lists and reads dead letters, reads and writes their replay markers.
-      .bindBucket(this.deadLetterBucket, BUCKET.nameEnv, 'readWrite')
-      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
-      // Seals secret header values and topic keys before they are stored.
-      .bindSecret(this.headerKeySecret, ENV.headerKeySecretArn)
-      .bindSecret(this.topicKeySecret, ENV.topicKeySecretArn);
-
-    this.deliveryFunction = new PipelineFunction(this, {
-      definition: FUNCTIONS.delivery,
-      logRetention,
-      environment: settings,
-    })
-      // Reads subscriptions; writes attempt history (batches) and endpoint health (conditional
-      // puts); the validation handshake records consent on the subscription (a conditional put)
-      // and bumps its topic's subscription-list version (an update).
-      .bindTable(this.table, TABLE.nameEnv, ['GetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'])
-      // Sends: the delivery jobs of large fan-outs, passed on to other invocations.
-      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'sendAndConsume')
-      .bindQueue(queues.retry, QUEUES.retry.urlEnv, 'sendAndConsume')
-      // Reads stored fan-outs.
-      .bindBucket(this.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'read', FAN_OUT_GRANT_REASON)
-      .bindQueue(queues.deadLetter, QUEUES.deadLetter.urlEnv, 'send')
-      // Opens them to send them.
-      .bindSecret(this.headerKeySecret, ENV.headerKeySecretArn);
-
-    this.deadLetterFunction = new PipelineFunction(this, {
-      definition: FUNCTIONS.deadLetter,
-      logRetention,
-      environment: settings,
-    })
-      // It re-queues what the bucket refuses, to try again later.
-      .bindQueue(queues.deadLetter, QUEUES.deadLetter.urlEnv, 'sendAndConsume')
-      .bindBucket(this.deadLetterBucket, BUCKET.nameEnv, 'write');
-
-    const consumers: Partial<Record<FunctionKey, PipelineFunction>> = {
-      delivery: this.deliveryFunction,
-      deadLetter: this.deadLetterFunction,
-    };
-    for (const key of Object.keys(QUEUES) as QueueKey[]) {
-      const consumer = QUEUES[key].consumer;
-      const fn = consumers[consumer.function];
-      if (fn === undefined) throw new Error(`no function defined to consume the ${key} queue`);
-      fn.addEventSource(
-        new SqsEventSource(queues[key], {
-          batchSize: consumer.batchSize,
-          reportBatchItemFailures: true,
-          maxConcurrency: props.maxDeliveryInvocations?.[key] ?? consumer.maxConcurrency,
-          ...(consumer.batchingWindowSeconds > 0
-            ? { maxBatchingWindow: Duration.seconds(consumer.batchingWindowSeconds) }
-            : {}),
-        }),
-      );
-    }
-    // Acknowledged on the functions, which hold their event source mappings.
-    for (const fn of [this.deliveryFunction, this.deadLetterFunction]) {
-      Validations.of(fn).acknowledge(
-        {
-          id: 'Serverless-LambdaEventSourceMappingDestination',
-          reason:
-            "SQS event source mappings take no on-failure destination (CloudFormation supports them for Kafka and streams only); a message failing maxReceiveCount times moves to its queue's redrive queue, which is alarmed.",
-        },
-        {
-          id: 'Serverless-LambdaDLQ',
-          reason:
-            "A function DLQ catches failed asynchronous invocations only; this function is invoked by SQS event source mappings, whose failures go to each queue's redrive queue.",
-        },
-      );
-    }
-    for (const fn of [this.publishFunction, this.managementFunction]) {
-      Validations.of(fn).acknowledge({
-        id: 'Serverless-LambdaDLQ',
-        reason:
-          'A function DLQ catches failed asynchronous invocations only; this function is invoked synchronously by the HTTP API, and its caller gets the error.',
-      });
-    }
-
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy });
-    const throttle = props.throttle ?? DEFAULT_THROTTLE;
-    new HttpStage(this, 'DefaultStage', {
-      httpApi: this.api,
-      stageName: '$default',
-      autoDeploy: true,
-      throttle: { rateLimit: throttle.rateLimit, burstLimit: throttle.burstLimit },
-      accessLogSettings: {
-        destination: new LogGroupLogDestination(accessLogs),
-        // One JSON object per request. No query strings: validation URLs carry codes there.
-        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
-      },
-    });
-    const integrations = {
-      publish: new HttpLambdaIntegration('PublishIntegration', this.publishFunction),
-      management: new HttpLambdaIntegration('ManagementIntegration', this.managementFunction),
-    };
-    // Admin routes and IAM publishing: the caller must sign with SigV4 and be allowed
-    // `execute-api:Invoke` on the route (for publishing, per topic through the resource ARN).
-    const iamAuthorizer = new HttpIamAuthorizer();
-    for (const route of ROUTES) {
-      const gatewayChecked = route.auth === 'admin' || route.auth === 'iam';
-      const added = this.api.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: integrations[route.function],
-        ...(gatewayChecked ? { authorizer: iamAuthorizer } : {}),
-      });
-      if (gatewayChecked) continue;
-      for (const httpRoute of added) {
-        Validations.of(httpRoute).acknowledge({
-          id: 'AwsSolutions-APIG4',
-          reason:
-            route.auth === 'topicKey'
-              ? 'Publishing with topic keys, as Event Grid clients do: the publish function checks the aeg-sas-key or SAS token against the topic on every request; a gateway authorizer cannot know topic keys.'
-              : "The validation URL an endpoint owner opens to consent: the management function checks the subscription's validation code in the URL; there is no caller identity to authorize.",
-        });
-      }
-    }
-
-    if (props.alarmTopic === undefined) {
-      const key = new kms.Key(this, 'AlarmTopicKey', {
-        description: 'Gridwire: encrypts alarm notifications',
-        enableKeyRotation: true,
-        removalPolicy,
-      });
-      // CloudWatch can only publish to an encrypted topic whose key lets it.
-      key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
-      this.alarmTopic = new sns.Topic(this, 'AlarmTopic', {
-        displayName: 'Gridwire alarms',
-        masterKey: key,
-        enforceSSL: true,
-      });
-    } else {
-      this.alarmTopic = props.alarmTopic;
-    }
-    const monitored = {
-      api: this.api,
+    const alarmTopic = props.alarmTopic ?? createAlarmTopic(this, removalPolicy);
+    const monitored = { api, queues, redriveQueues, functions, alarmTopic };
+    const alarms = createAlarms(this, monitored);
+    const dashboard = createDashboard(this, monitored);
+    addOutputs(this, {
+      api,
+      table: storage.table,
+      deadLetterBucket: storage.deadLetterBucket,
       queues,
       redriveQueues,
-      functions: {
-        publish: this.publishFunction,
-        management: this.managementFunction,
-        delivery: this.deliveryFunction,
-        deadLetter: this.deadLetterFunction,
-      },
-      alarmTopic: this.alarmTopic,
-    };
-    this.alarms = createAlarms(this, monitored);
-    this.parkedAlarms = this.alarms.parked;
-    this.dashboard = createDashboard(this, monitored);
-
-    new CfnOutput(this, 'ApiUrl', {
-      value: this.api.apiEndpoint,
-      description: 'Base URL of the Gridwire API',
     });
-    new CfnOutput(this, 'TableName', { value: this.table.tableName });
-    new CfnOutput(this, 'DeadLetterBucketName', { value: this.deadLetterBucket.bucketName });
-    // Output names are fixed (no construct path or hash) so `gridwire parked --stack` finds them.
-    for (const key of Object.keys(QUEUES) as QueueKey[]) {
-      const names = queueOutputNames(key);
-      new CfnOutput(this, `${QUEUES[key].id}Url`, {
-        value: queues[key].queueUrl,
-        description: `URL of the ${key} queue`,
-      }).overrideLogicalId(names.url);
-      new CfnOutput(this, `${QUEUES[key].redrive.id}Url`, {
-        value: redriveQueues[key].queueUrl,
-        description: `URL of the ${key} queue's redrive queue (parked messages)`,
-      }).overrideLogicalId(names.redriveUrl);
-    }
+
+    this.api = api;
+    this.table = storage.table;
+    this.deadLetterBucket = storage.deadLetterBucket;
+    this.deadLetterAccessLogsBucket = storage.deadLetterAccessLogsBucket;
+    this.fanOutBucket = storage.fanOutBucket;
+    this.headerKeySecret = storage.headerKeySecret;
+    this.topicKeySecret = storage.topicKeySecret;
+    this.queues = queues;
+    this.redriveQueues = redriveQueues;
+    this.publishFunction = functions.publish;
+    this.managementFunction = functions.management;
+    this.deliveryFunction = functions.delivery;
+    this.deadLetterFunction = functions.deadLetter;
+    this.alarmTopic = alarmTopic;
+    this.alarms = alarms;
+    this.parkedAlarms = alarms.parked;
+    this.dashboard = dashboard;
   }
 
   /** Lets `grantee` call the admin API (`/admin/*`) with SigV4-signed requests. */
@@ -532,61 +244,28 @@ export class DeliveryPipeline extends Construct {
   }
 }
 
-/** The fields of each API access log line (HTTP API `$context` variables). */
-const FAN_OUT_GRANT_REASON =
-  'Fan-out object keys are made at run time (day, publish id); the grant covers objects of this one bucket, with only the object action named.';
+/** Lambda's bounds on an SQS event source's maximum concurrency. */
+const EVENT_SOURCE_CONCURRENCY: SettingRange = { min: 2, max: 1000, integer: true };
 
-const ACCESS_LOG_FIELDS = {
-  requestId: '$context.requestId',
-  requestTime: '$context.requestTime',
-  sourceIp: '$context.identity.sourceIp',
-  userAgent: '$context.identity.userAgent',
-  caller: '$context.identity.caller',
-  method: '$context.httpMethod',
-  routeKey: '$context.routeKey',
-  path: '$context.path',
-  protocol: '$context.protocol',
-  status: '$context.status',
-  responseLength: '$context.responseLength',
-  responseLatency: '$context.responseLatency',
-  integrationStatus: '$context.integrationStatus',
-  integrationLatency: '$context.integrationLatency',
-  integrationError: '$context.integrationErrorMessage',
-  error: '$context.error.message',
-} as const;
+/** The props that are function settings, each checked against the range `readConfig` checks. */
+const FUNCTION_SETTING_PROPS = [
+  'deliveryConcurrency',
+  'historyRetentionDays',
+  'subscriptionCacheSeconds',
+] as const;
 
 function validateProps(props: DeliveryPipelineProps): void {
   const problems: string[] = [];
   const check = (ok: boolean, message: string) => {
     if (!ok) problems.push(message);
   };
-  if (props.deliveryConcurrency !== undefined) {
-    check(
-      Number.isInteger(props.deliveryConcurrency) &&
-        props.deliveryConcurrency >= 1 &&
-        props.deliveryConcurrency <= 1000,
-      `deliveryConcurrency must be an integer from 1 to 1000 (got ${props.deliveryConcurrency})`,
-    );
-  }
+  const checkRange = (name: string, value: number | undefined, range: SettingRange) => {
+    if (value === undefined) return;
+    check(isInRange(value, range), `${name} must be ${describeRange(range)} (got ${value})`);
+  };
+  for (const name of FUNCTION_SETTING_PROPS) checkRange(name, props[name], SETTING_RANGES[name]);
   for (const [key, value] of Object.entries(props.maxDeliveryInvocations ?? {})) {
-    check(
-      Number.isInteger(value) && (value as number) >= 2 && (value as number) <= 1000,
-      `maxDeliveryInvocations.${key} must be an integer from 2 to 1000 (got ${value})`,
-    );
-  }
-  if (props.historyRetentionDays !== undefined) {
-    check(
-      Number.isInteger(props.historyRetentionDays) &&
-        props.historyRetentionDays >= 1 &&
-        props.historyRetentionDays <= 365,
-      `historyRetentionDays must be an integer from 1 to 365 (got ${props.historyRetentionDays})`,
-    );
-  }
-  if (props.subscriptionCacheSeconds !== undefined) {
-    check(
-      props.subscriptionCacheSeconds >= 0 && props.subscriptionCacheSeconds <= 300,
-      `subscriptionCacheSeconds must be from 0 to 300 (got ${props.subscriptionCacheSeconds})`,
-    );
+    checkRange(`maxDeliveryInvocations.${key}`, value, EVENT_SOURCE_CONCURRENCY);
   }
   if (props.publicUrl !== undefined) {
     check(

@@ -5,21 +5,28 @@
  * Metrics (`createObservability` in `shared/lambda/wiring.ts`, `publishMetricPoints` in
  * `shared/lambda/middleware.ts`): namespace `METRICS_NAMESPACE`, the default dimension
  * `service` = `SERVICE_NAME` on every record, and the dimension sets `METRIC_DIMENSION_SETS`
- * (`shared/observability/metrics.ts`) gives each metric. Every metric has a stack-wide series
+ * gives each metric, all three from `shared/observability/metrics.ts`. Every metric has a stack-wide series
  * (no dimension besides `service`), which the alarms and most graphs read; breakdowns by error or
  * reason read that metric's `[Error, ErrorType]`, `[ErrorType, Error]`, `[DropReason]` or
  * `[DeadLetterReason]` series with a SEARCH expression.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { type FunctionKey, QUEUES, type QueueKey } from '../shared/config/resources';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/lambda/wiring';
-import { METRIC, METRIC_DIMENSION_SETS, type MetricName } from '../shared/observability/metrics';
+import {
+  METRIC,
+  METRIC_DIMENSION_SETS,
+  METRICS_NAMESPACE,
+  type MetricName,
+  SERVICE_NAME,
+} from '../shared/observability/metrics';
 import type { PipelineFunction } from './pipeline-function';
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -119,69 +126,128 @@ export interface MonitoringTargets {
   readonly alarmTopic: sns.ITopic;
 }
 
-/** The alarms of the pipeline, each notifying `alarmTopic` when it fires and when it clears. */
+/** The topic alarms notify when none is given: encrypted with its own KMS key, TLS only. */
+export function createAlarmTopic(scope: Construct, removalPolicy: RemovalPolicy): sns.Topic {
+  const key = new kms.Key(scope, 'AlarmTopicKey', {
+    description: 'Gridwire: encrypts alarm notifications',
+    enableKeyRotation: true,
+    removalPolicy,
+  });
+  // CloudWatch can only publish to an encrypted topic whose key lets it.
+  key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+  return new sns.Topic(scope, 'AlarmTopic', {
+    displayName: 'Gridwire alarms',
+    masterKey: key,
+    enforceSSL: true,
+  });
+}
+
+/** What one alarm watches, when it fires, and what it tells the operator. */
+interface AlarmDefinition {
+  /** Construct id. */
+  readonly id: string;
+  readonly metric: cloudwatch.IMetric;
+  readonly threshold: number;
+  /** @default GREATER_THAN_THRESHOLD */
+  readonly comparison?: cloudwatch.ComparisonOperator;
+  /** Periods in a row the metric must breach. */
+  readonly periods: number;
+  /** What happened and what to do, after the stack's name. */
+  readonly description: string;
+}
+
+/**
+ * The alarms of the pipeline, each notifying `alarmTopic` when it fires and when it clears. No
+ * data (an idle pipeline) never fires an alarm.
+ */
 export function createAlarms(scope: Construct, targets: MonitoringTargets): PipelineAlarms {
   const stackName = Stack.of(scope).stackName;
   const action = new SnsAction(targets.alarmTopic);
-  const notify = (alarm: cloudwatch.Alarm): cloudwatch.Alarm => {
-    alarm.addAlarmAction(action);
-    alarm.addOkAction(action);
-    return alarm;
+  const create = (definition: AlarmDefinition): cloudwatch.Alarm => {
+    const created = new cloudwatch.Alarm(scope, definition.id, {
+      metric: definition.metric,
+      threshold: definition.threshold,
+      evaluationPeriods: definition.periods,
+      datapointsToAlarm: definition.periods,
+      comparisonOperator: definition.comparison ?? cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: `Gridwire (${stackName}): ${definition.description}`,
+    });
+    created.addAlarmAction(action);
+    created.addOkAction(action);
+    return created;
   };
-  const prefix = `Gridwire (${stackName})`;
 
   const parked = {} as Record<QueueKey, cloudwatch.Alarm>;
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
-    const definition = QUEUES[key];
-    parked[key] = notify(
-      targets.redriveQueues[key]
-        .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' })
-        .createAlarm(scope, `${definition.redrive.id}Alarm`, {
-          threshold: 1,
-          evaluationPeriods: 1,
-          datapointsToAlarm: 1,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-          alarmDescription:
-            `${prefix}: messages are parked in the ${key} queue's redrive queue: the ` +
-            `${definition.consumer.function} function failed on each of them ` +
-            `${definition.maxReceiveCount} times, and nothing processes them there. Inspect them with ` +
-            `"gridwire parked list --stack ${stackName} --queue ${key}"; after fixing the cause, ` +
-            `move them back with "gridwire parked redrive --stack ${stackName} --queue ${key}".`,
-        }),
-    );
+    parked[key] = create(parkedMessagesAlarm(targets.redriveQueues[key], key, stackName));
   }
-
-  const ageAlarm = (key: 'delivery' | 'retry', seconds: number, meaning: string) =>
-    notify(
-      targets.queues[key]
-        .metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' })
-        .createAlarm(scope, `${QUEUES[key].id}AgeAlarm`, {
-          threshold: seconds,
-          evaluationPeriods: 2,
-          datapointsToAlarm: 2,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-          alarmDescription:
-            `${prefix}: the oldest message of the ${key} queue is older than ${seconds} s for 10 minutes: ` +
-            `${meaning} Check the delivery function's errors and throttles on the dashboard, and its ` +
-            `maxConcurrency for this queue (the maxDeliveryInvocations prop).`,
-        }),
-    );
   const oldestMessageAge = {
-    delivery: ageAlarm(
-      'delivery',
-      ALARM_THRESHOLDS.deliveryQueueAgeSeconds,
-      'fresh deliveries are waiting instead of going out.',
-    ),
-    retry: ageAlarm(
-      'retry',
-      ALARM_THRESHOLDS.retryQueueAgeSeconds,
-      'retries are not taken when they come due.',
-    ),
+    delivery: create(oldestMessageAlarm(targets.queues.delivery, 'delivery')),
+    retry: create(oldestMessageAlarm(targets.queues.retry, 'retry')),
   };
+  const deliveryFailureRate = create(deliveryFailureRateAlarm());
+  const droppedEvents = create(droppedEventsAlarm());
+  const functionErrors = {} as Record<FunctionKey, cloudwatch.Alarm>;
+  const functionThrottles = {} as Record<FunctionKey, cloudwatch.Alarm>;
+  for (const [key, fn] of Object.entries(targets.functions) as [FunctionKey, PipelineFunction][]) {
+    functionErrors[key] = create(functionErrorsAlarm(fn, key));
+    functionThrottles[key] = create(functionThrottlesAlarm(fn, key));
+  }
+  return { parked, oldestMessageAge, deliveryFailureRate, droppedEvents, functionErrors, functionThrottles };
+}
 
-  const failureRate = new cloudwatch.MathExpression({
+/** Messages parked in a queue's redrive queue, where nothing processes them. */
+const parkedMessagesAlarm = (redriveQueue: sqs.IQueue, key: QueueKey, stackName: string): AlarmDefinition => {
+  const definition = QUEUES[key];
+  return {
+    id: `${definition.redrive.id}Alarm`,
+    metric: redriveQueue.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(1),
+      statistic: 'Maximum',
+    }),
+    threshold: 1,
+    comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    periods: 1,
+    description:
+      `messages are parked in the ${key} queue's redrive queue: the ` +
+      `${definition.consumer.function} function failed on each of them ` +
+      `${definition.maxReceiveCount} times, and nothing processes them there. Inspect them with ` +
+      `"gridwire parked list --stack ${stackName} --queue ${key}"; after fixing the cause, ` +
+      `move them back with "gridwire parked redrive --stack ${stackName} --queue ${key}".`,
+  };
+};
+
+/** How old the oldest message of each queue the delivery function consumes may grow, and why. */
+const OLDEST_MESSAGE = {
+  delivery: {
+    seconds: ALARM_THRESHOLDS.deliveryQueueAgeSeconds,
+    meaning: 'fresh deliveries are waiting instead of going out.',
+  },
+  retry: {
+    seconds: ALARM_THRESHOLDS.retryQueueAgeSeconds,
+    meaning: 'retries are not taken when they come due.',
+  },
+} as const;
+
+/** The queue's oldest message is older than it should ever be, for two periods in a row. */
+const oldestMessageAlarm = (queue: sqs.IQueue, key: keyof typeof OLDEST_MESSAGE): AlarmDefinition => {
+  const { seconds, meaning } = OLDEST_MESSAGE[key];
+  return {
+    id: `${QUEUES[key].id}AgeAlarm`,
+    metric: queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+    threshold: seconds,
+    periods: 2,
+    description:
+      `the oldest message of the ${key} queue is older than ${seconds} s for 10 minutes: ` +
+      `${meaning} Check the delivery function's errors and throttles on the dashboard, and its ` +
+      `maxConcurrency for this queue (the maxDeliveryInvocations prop).`,
+  };
+};
+
+const deliveryFailureRateAlarm = (): AlarmDefinition => ({
+  id: 'DeliveryFailureRateAlarm',
+  metric: new cloudwatch.MathExpression({
     expression: '100 * FILL(failed, 0) / (FILL(failed, 0) + FILL(delivered, 0))',
     usingMetrics: {
       failed: pipelineMetric(METRIC.DeliveryAttemptFailCount, 'Sum'),
@@ -189,72 +255,48 @@ export function createAlarms(scope: Construct, targets: MonitoringTargets): Pipe
     },
     period: FIVE_MINUTES,
     label: 'Failed delivery attempts (%)',
-  });
-  const deliveryFailureRate = notify(
-    failureRate.createAlarm(scope, 'DeliveryFailureRateAlarm', {
-      threshold: ALARM_THRESHOLDS.deliveryFailureRatePercent,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 3,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription:
-        `${prefix}: more than ${ALARM_THRESHOLDS.deliveryFailureRatePercent}% of delivery attempts ` +
-        `failed for 15 minutes. See "Failed attempts by error" on the dashboard; one endpoint ` +
-        `failing is usually its owner's problem (see "gridwire health"), many at once point at ` +
-        `Gridwire or its network.`,
-    }),
-  );
+  }),
+  threshold: ALARM_THRESHOLDS.deliveryFailureRatePercent,
+  periods: 3,
+  description:
+    `more than ${ALARM_THRESHOLDS.deliveryFailureRatePercent}% of delivery attempts ` +
+    `failed for 15 minutes. See "Failed attempts by error" on the dashboard; one endpoint ` +
+    `failing is usually its owner's problem (see "gridwire health"), many at once point at ` +
+    `Gridwire or its network.`,
+});
 
-  const droppedEvents = notify(
-    pipelineMetric(METRIC.DroppedEventCount, 'Sum').createAlarm(scope, 'DroppedEventsAlarm', {
-      threshold: 0,
-      evaluationPeriods: 1,
-      datapointsToAlarm: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription:
-        `${prefix}: events were dropped: their delivery ended without success and their ` +
-        `subscription has no dead-letter destination, or the dead-letter bucket refused them past ` +
-        `their limit. See "Dropped events by reason" on the dashboard and the functions' ` +
-        `"events dropped" log lines.`,
-    }),
-  );
+const droppedEventsAlarm = (): AlarmDefinition => ({
+  id: 'DroppedEventsAlarm',
+  metric: pipelineMetric(METRIC.DroppedEventCount, 'Sum'),
+  threshold: 0,
+  periods: 1,
+  description:
+    `events were dropped: their delivery ended without success and their ` +
+    `subscription has no dead-letter destination, or the dead-letter bucket refused them past ` +
+    `their limit. See "Dropped events by reason" on the dashboard and the functions' ` +
+    `"events dropped" log lines.`,
+});
 
-  const functionErrors = {} as Record<FunctionKey, cloudwatch.Alarm>;
-  const functionThrottles = {} as Record<FunctionKey, cloudwatch.Alarm>;
-  for (const [key, fn] of Object.entries(targets.functions) as [FunctionKey, PipelineFunction][]) {
-    const name = fn.node.id;
-    functionErrors[key] = notify(
-      fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }).createAlarm(scope, `${name}ErrorsAlarm`, {
-        threshold: 0,
-        evaluationPeriods: 1,
-        datapointsToAlarm: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        alarmDescription:
-          `${prefix}: the ${key} function failed (an error, a timeout or running out of memory). ` +
-          `Read its log group for "unhandled error" and the invocation's last lines.`,
-      }),
-    );
-    functionThrottles[key] = notify(
-      fn
-        .metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' })
-        .createAlarm(scope, `${name}ThrottlesAlarm`, {
-          threshold: 0,
-          evaluationPeriods: 1,
-          datapointsToAlarm: 1,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-          alarmDescription:
-            `${prefix}: the ${key} function was throttled: its reserved concurrency ` +
-            `(reservedConcurrency, for the publish function) or the account's concurrency limit ` +
-            `was reached. Compare its concurrent executions with the limit.`,
-        }),
-    );
-  }
+const functionErrorsAlarm = (fn: PipelineFunction, key: FunctionKey): AlarmDefinition => ({
+  id: `${fn.node.id}ErrorsAlarm`,
+  metric: fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+  threshold: 0,
+  periods: 1,
+  description:
+    `the ${key} function failed (an error, a timeout or running out of memory). ` +
+    `Read its log group for "unhandled error" and the invocation's last lines.`,
+});
 
-  return { parked, oldestMessageAge, deliveryFailureRate, droppedEvents, functionErrors, functionThrottles };
-}
+const functionThrottlesAlarm = (fn: PipelineFunction, key: FunctionKey): AlarmDefinition => ({
+  id: `${fn.node.id}ThrottlesAlarm`,
+  metric: fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
+  threshold: 0,
+  periods: 1,
+  description:
+    `the ${key} function was throttled: its reserved concurrency ` +
+    `(reservedConcurrency, for the publish function) or the account's concurrency limit ` +
+    `was reached. Compare its concurrent executions with the limit.`,
+});
 
 /** The pipeline's dashboard: one row per stage of the pipeline, top to bottom. */
 export function createDashboard(scope: Construct, targets: MonitoringTargets): cloudwatch.Dashboard {

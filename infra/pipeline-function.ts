@@ -10,6 +10,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { FunctionDefinition } from '../shared/config/resources';
+import { SERVICE_NAME } from '../shared/observability/metrics';
 
 /** The Lambda runtime every Gridwire function uses. */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
@@ -73,7 +74,7 @@ export class PipelineFunction extends NodejsFunction {
         : { reservedConcurrentExecutions: props.reservedConcurrency }),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'gridwire',
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         ...props.environment,
       },
       bundling: {

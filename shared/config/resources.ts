@@ -11,7 +11,8 @@ export const ENV = {
   tableName: 'GRIDWIRE_TABLE_NAME',
   deliveryQueueUrl: 'GRIDWIRE_DELIVERY_QUEUE_URL',
   retryQueueUrl: 'GRIDWIRE_RETRY_QUEUE_URL',
-  deadLetterQueueUrl: 'GRIDWIRE_DEAD_LETTER_QUEUE_URL',
+  /** The queue of ended deliveries, on their way to the dead-letter step. */
+  endedDeliveryQueueUrl: 'GRIDWIRE_ENDED_DELIVERY_QUEUE_URL',
   deadLetterBucket: 'GRIDWIRE_DEAD_LETTER_BUCKET',
   /** The bucket of publishes whose fan-out is too large for one SQS message. */
   fanOutBucket: 'GRIDWIRE_FAN_OUT_BUCKET',
@@ -86,7 +87,7 @@ export const LOCAL_ENV = {
   emulatorOptions: 'GRIDWIRE_EMULATOR_OPTIONS',
 } as const;
 
-export type QueueKey = 'delivery' | 'retry' | 'deadLetter';
+export type QueueKey = 'delivery' | 'retry' | 'endedDelivery';
 
 export interface QueueDefinition {
   /** CDK construct id. */
@@ -150,10 +151,10 @@ export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {
    * Deliveries that ended without success, on their way to the dead-letter step. Its consumer
    * gathers messages for up to 300 s, so dead letters are written in few, larger groups.
    */
-  deadLetter: {
+  endedDelivery: {
     id: 'EndedDeliveryQueue',
     localName: 'gridwire-ended',
-    urlEnv: ENV.deadLetterQueueUrl,
+    urlEnv: ENV.endedDeliveryQueueUrl,
     visibilityTimeoutSeconds: DEAD_LETTER_FUNCTION_TIMEOUT_SECONDS * 6 + 300,
     maxReceiveCount: 5,
     redrive: { id: 'EndedDeliveryRedriveQueue', localName: 'gridwire-ended-redrive', retentionDays: 14 },

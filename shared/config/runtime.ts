@@ -73,6 +73,48 @@ export const CONFIG_DEFAULTS = {
   blockPrivateEndpoints: false,
 } as const;
 
+/** The values a numeric setting may take. */
+export interface SettingRange {
+  readonly min: number;
+  /** Absent: no upper bound. */
+  readonly max?: number;
+  /** Whole numbers only. */
+  readonly integer: boolean;
+}
+
+/**
+ * The values each numeric setting may take, defined once: `readConfig` checks the environment
+ * variable against it when a function starts, and the CDK construct checks its prop of the same
+ * name (`DeliveryPipeline` props) at synth time, so a value the one accepts the other accepts too.
+ */
+export const SETTING_RANGES = {
+  timeScale: { min: 1, integer: false },
+  subscriptionCacheSeconds: { min: 0, max: 300, integer: false },
+  topicCacheMs: { min: 0, integer: false },
+  deliveryConcurrency: { min: 1, max: 1000, integer: true },
+  healthCacheMs: { min: 0, integer: false },
+  historyRetentionDays: { min: 1, max: 365, integer: true },
+} as const satisfies Record<string, SettingRange>;
+
+/** The numeric settings, each named like its `ENV` variable and `CONFIG_DEFAULTS` value. */
+export type NumericSetting = keyof typeof SETTING_RANGES;
+
+/** Whether `value` is a finite number within `range`. */
+export function isInRange(value: number, range: SettingRange): boolean {
+  return (
+    Number.isFinite(value) &&
+    value >= range.min &&
+    (range.max === undefined || value <= range.max) &&
+    (!range.integer || Number.isInteger(value))
+  );
+}
+
+/** `range` in words, for error messages: `an integer from 1 to 1000`, `a number >= 0`. */
+export function describeRange(range: SettingRange): string {
+  const kind = range.integer ? 'an integer' : 'a number';
+  return range.max === undefined ? `${kind} >= ${range.min}` : `${kind} from ${range.min} to ${range.max}`;
+}
+
 /** An on/off setting as text: `true`, `false`, `1` or `0` (any case); undefined for anything else. */
 export function parseSwitch(raw: string): boolean | undefined {
   const value = raw.trim().toLowerCase();
@@ -88,21 +130,12 @@ const readers = (env: Environment) => {
     const value = env[key]?.trim();
     return value === undefined || value === '' ? undefined : value;
   };
-  const number = (key: string, fallback: number, min: number): number => {
+  const number = (key: string, fallback: number, range: SettingRange): number => {
     const raw = optional(key);
     if (raw === undefined) return fallback;
     const value = Number(raw);
-    if (!Number.isFinite(value) || value < min) {
-      throw new Error(`Environment variable ${key} must be a number >= ${min} (got ${raw})`);
-    }
-    return value;
-  };
-  const integer = (key: string, fallback: number, min: number): number => {
-    const raw = optional(key);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min) {
-      throw new Error(`Environment variable ${key} must be an integer >= ${min} (got ${raw})`);
+    if (!isInRange(value, range)) {
+      throw new Error(`Environment variable ${key} must be ${describeRange(range)} (got ${raw})`);
     }
     return value;
   };
@@ -114,7 +147,7 @@ const readers = (env: Environment) => {
       throw new Error(`Environment variable ${key} must be true, false, 1 or 0 (got ${raw})`);
     return value;
   };
-  return { optional, number, integer, boolean };
+  return { optional, number, boolean };
 };
 
 /**
@@ -123,6 +156,9 @@ const readers = (env: Environment) => {
  */
 export function readConfig(env: Environment = process.env): RuntimeConfig {
   const read = readers(env);
+  /** A numeric setting: its variable (named like it in `ENV`), default and range. */
+  const setting = (name: NumericSetting) =>
+    read.number(ENV[name], CONFIG_DEFAULTS[name], SETTING_RANGES[name]);
   const publicUrl = read.optional(ENV.publicUrl);
   if (publicUrl !== undefined) checkPublicUrl(publicUrl);
   const deadLetterBucket = read.optional(ENV.deadLetterBucket);
@@ -140,14 +176,13 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
   return {
     ...(tableName === undefined ? {} : { tableName }),
     queueUrls,
-    timeScale: read.number(ENV.timeScale, CONFIG_DEFAULTS.timeScale, 1),
+    timeScale: setting('timeScale'),
     allowHttpEndpoints: read.boolean(ENV.allowHttpEndpoints, CONFIG_DEFAULTS.allowHttpEndpoints),
-    subscriptionCacheMs:
-      read.number(ENV.subscriptionCacheSeconds, CONFIG_DEFAULTS.subscriptionCacheSeconds, 0) * 1000,
-    topicCacheMs: read.number(ENV.topicCacheMs, CONFIG_DEFAULTS.topicCacheMs, 0),
-    deliveryConcurrency: read.integer(ENV.deliveryConcurrency, CONFIG_DEFAULTS.deliveryConcurrency, 1),
-    healthCacheMs: read.number(ENV.healthCacheMs, CONFIG_DEFAULTS.healthCacheMs, 0),
-    historyRetentionDays: read.number(ENV.historyRetentionDays, CONFIG_DEFAULTS.historyRetentionDays, 1),
+    subscriptionCacheMs: setting('subscriptionCacheSeconds') * 1000,
+    topicCacheMs: setting('topicCacheMs'),
+    deliveryConcurrency: setting('deliveryConcurrency'),
+    healthCacheMs: setting('healthCacheMs'),
+    historyRetentionDays: setting('historyRetentionDays'),
     validateEndpoints: read.boolean(ENV.validateEndpoints, CONFIG_DEFAULTS.validateEndpoints),
     blockPrivateEndpoints: read.boolean(ENV.blockPrivateEndpoints, CONFIG_DEFAULTS.blockPrivateEndpoints),
     ...(publicUrl === undefined ? {} : { publicUrl }),

@@ -1,7 +1,7 @@
 /**
  * The dead-letter step: where deliveries go when the retry engine gives up on them. For a
  * subscription with a dead-letter destination the engine hands them over through a queue
- * (`QUEUES.deadLetter`, delayed 5 minutes so writes group); the dead-letter function writes them
+ * (`QUEUES.endedDelivery`, delayed 5 minutes so writes group); the dead-letter function writes them
  * to S3. Without a destination they are dropped: counted (`DroppedEventCount` by `DropReason`)
  * and logged with their event ids.
  */
@@ -208,7 +208,7 @@ export class DeadLetterStep {
     const { ended: _ended, kind: _kind, v: _v, ...envelope } = group.job;
     try {
       await this.deps.queue.send(
-        'deadLetter',
+        'endedDelivery',
         packEndedJobs(envelope, entries).map((body) => ({ body, delaySeconds })),
       );
       report.waiting += entries.length;

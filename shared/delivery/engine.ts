@@ -500,11 +500,11 @@ export class DeliveryEngine {
 
   /**
    * Sends every follow-up of the job in one step: retries and deferrals to the retry queue,
-   * ended deliveries of a subscription with a dead-letter destination to the dead-letter step's
-   * queue, delayed by the profile's write delay (5 min) so that writes group. The caller
-   * acknowledges the source message only when this resolves.
+   * ended deliveries of a subscription with a dead-letter destination to the ended-delivery queue
+   * (the dead-letter step's input), delayed by the profile's write delay (5 min) so that writes
+   * group. The caller acknowledges the source message only when this resolves.
    *
-   * If the dead-letter queue refuses, the ended deliveries are parked on the retry queue instead
+   * If the ended-delivery queue refuses, the ended deliveries are parked on the retry queue instead
    * (as an `ended` job the engine hands over again later): the retries already sent stay the only
    * chain, and no delivered event is sent again. Only when the retry queue itself refuses does
    * this reject (SQS is then down, and the source message comes back).
@@ -543,7 +543,7 @@ export class DeliveryEngine {
 
     const [retried, handedOff] = await Promise.allSettled([
       queue.send('retry', retryJobs),
-      queue.send('deadLetter', endedJobs),
+      queue.send('endedDelivery', endedJobs),
     ]);
     if (handedOff.status === 'rejected') {
       logger.warn(
@@ -651,7 +651,7 @@ export class DeliveryEngine {
     const delaySeconds =
       this.deps.profiles[job.deliveryProfile].deadLetter.writeDelayMs / 1000 - HANDOFF_RETRY_DELAY_SECONDS;
     await this.deps.queue.send(
-      'deadLetter',
+      'endedDelivery',
       packEndedJobs(envelope, ended).map((body) => ({ body, delaySeconds })),
     );
     return { ...emptyReport(), ended: job.ended.length };

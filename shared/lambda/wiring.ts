@@ -18,7 +18,7 @@ import { scaleProfiles } from '../delivery/rules/profiles';
 import { UndiciWebhookSender, type WebhookSender } from '../delivery/webhook-sender';
 import type { Subscription } from '../domain/model';
 import type { ManagementDeps } from '../management/api';
-import { MetricBuffer, type MetricPoint } from '../observability/metrics';
+import { METRICS_NAMESPACE, MetricBuffer, type MetricPoint, SERVICE_NAME } from '../observability/metrics';
 import { type AwsClients, createSecretsManagerClient } from '../platform/aws';
 import { TtlCache } from '../platform/cache';
 import { type Clock, type Random, systemClock, systemRandom } from '../platform/clock';
@@ -32,9 +32,6 @@ import { DynamoHealthStore } from '../storage/health';
 import { publishingStore, tableStores } from '../storage/store';
 import { DynamoSubscriptionStore, type SubscriptionStore } from '../storage/subscriptions';
 import { publishMetricPoints } from './middleware';
-
-export const METRICS_NAMESPACE = 'Gridwire';
-export const SERVICE_NAME = 'gridwire';
 
 /** Logging and metrics of one function. */
 export interface Observability {
@@ -274,7 +271,7 @@ export function buildDeliveryEngine(
     ),
     sender: options.sender ?? http,
     // The delivery queue takes the jobs of fan-outs passed on to other workers.
-    queue: queueOf(runtime, ['delivery', 'retry', 'deadLetter']),
+    queue: queueOf(runtime, ['delivery', 'retry', 'endedDelivery']),
     fanOuts: fanOutsOf(runtime),
     history: historyOf(runtime),
     drops: new DropRecorder(observability.buffer, observability.logger),
@@ -319,7 +316,7 @@ export function buildDeadLetterStep(runtime: Runtime, observability: Observabili
       runtime.clients.s3,
       requireSetting(runtime.config.deadLetterBucket, ENV.deadLetterBucket),
     ),
-    queue: queueOf(runtime, ['deadLetter']),
+    queue: queueOf(runtime, ['endedDelivery']),
     clock: runtime.clock ?? systemClock,
     profiles: scaleProfiles(runtime.config.timeScale),
     drops: new DropRecorder(observability.buffer, observability.logger),

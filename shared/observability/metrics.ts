@@ -9,6 +9,15 @@
 import type { AttemptResult } from '../domain/model';
 import { ApiError, isDependencyFailure } from '../http/errors';
 
+/** The CloudWatch namespace of every Gridwire metric. */
+export const METRICS_NAMESPACE = 'Gridwire';
+
+/**
+ * The Powertools service name of every function: the `service` dimension on every metric record
+ * (the one dimension of the stack-wide series alarms watch) and the `service` key of every log line.
+ */
+export const SERVICE_NAME = 'gridwire';
+
 export const METRIC = {
   PublishSuccessCount: 'PublishSuccessCount',
   PublishFailCount: 'PublishFailCount',

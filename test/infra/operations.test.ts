@@ -17,8 +17,7 @@ import {
 import { GridwireStack } from '../../infra/gridwire-stack';
 import { ALARM_THRESHOLDS, listAlarms } from '../../infra/monitoring';
 import { ENV, FUNCTIONS, QUEUES, TABLE } from '../../shared/config/resources';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/lambda/wiring';
-import { METRIC } from '../../shared/observability/metrics';
+import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/observability/metrics';
 
 // Skip asset bundling: these tests are about the template.
 const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });

@@ -117,20 +117,20 @@ describe('queue consumers', () => {
 
   it('gathers ended deliveries for 300 s before the dead-letter function runs', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      EventSourceArn: { 'Fn::GetAtt': [queueId(QUEUES.deadLetter.id), 'Arn'] },
+      EventSourceArn: { 'Fn::GetAtt': [queueId(QUEUES.endedDelivery.id), 'Arn'] },
       FunctionName: { Ref: functionId('deadLetter') },
       MaximumBatchingWindowInSeconds: 300,
     });
   });
 
   it('the delivery function hands ended deliveries over by queue: it may send there, not consume', () => {
-    const actions = actionsOn('delivery', queueId(QUEUES.deadLetter.id));
+    const actions = actionsOn('delivery', queueId(QUEUES.endedDelivery.id));
     expect(actions).toContain('sqs:SendMessage');
     expect(actions).not.toContain('sqs:ReceiveMessage');
   });
 
   it('the dead-letter function consumes the ended-delivery queue and may re-queue what the bucket refuses', () => {
-    expect(actionsOn('deadLetter', queueId(QUEUES.deadLetter.id))).toEqual(
+    expect(actionsOn('deadLetter', queueId(QUEUES.endedDelivery.id))).toEqual(
       expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage']),
     );
   });
@@ -231,10 +231,12 @@ describe('functions', () => {
         ENV.tableName,
         ENV.deliveryQueueUrl,
         ENV.retryQueueUrl,
-        ENV.deadLetterQueueUrl,
+        ENV.endedDeliveryQueueUrl,
       ]),
     );
-    expect(env('deadLetter')).toEqual(expect.arrayContaining([ENV.deadLetterQueueUrl, ENV.deadLetterBucket]));
+    expect(env('deadLetter')).toEqual(
+      expect.arrayContaining([ENV.endedDeliveryQueueUrl, ENV.deadLetterBucket]),
+    );
   });
 
   it('publish may read the table but not write it, and may only send to the delivery queue', () => {
@@ -251,7 +253,7 @@ describe('functions', () => {
     expect(actionsOn('management', queueId(QUEUES.delivery.id))).toContain('sqs:SendMessage');
     expect(actionsOn('management', queueId(QUEUES.delivery.id))).not.toContain('sqs:ReceiveMessage');
     expect(actionsOn('management', queueId(QUEUES.retry.id))).toEqual([]);
-    expect(actionsOn('management', queueId(QUEUES.deadLetter.id))).toEqual([]);
+    expect(actionsOn('management', queueId(QUEUES.endedDelivery.id))).toEqual([]);
   });
 });
 
@@ -387,7 +389,7 @@ describe('props', () => {
       /maxDeliveryInvocations.retry must be an integer from 2 to 1000 \(got 1\)/,
     ],
     [{ historyRetentionDays: 400 }, /historyRetentionDays must be an integer from 1 to 365/],
-    [{ subscriptionCacheSeconds: -1 }, /subscriptionCacheSeconds must be from 0 to 300/],
+    [{ subscriptionCacheSeconds: -1 }, /subscriptionCacheSeconds must be a number from 0 to 300/],
     [{ publicUrl: 'http://events.example.com' }, /publicUrl must be an https URL/],
   ])('refuse %j at synth time', (props, message) => {
     expect(() => new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Pipeline', props)).toThrow(message);

@@ -172,3 +172,26 @@ describe('architecture: the domain model and delivery rules do no I/O', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe('architecture: the CDK app imports no runtime wiring', () => {
+  /** Where `specifier`, imported by `file`, points inside the project (undefined for a package). */
+  const targetOf = (file: string, specifier: string) =>
+    specifier.startsWith('.')
+      ? relative(ROOT, resolve(ROOT, dirname(file), specifier))
+          .split(sep)
+          .join('/')
+      : undefined;
+
+  it('holds for every file under infra/: nothing from shared/lambda/', () => {
+    const files = sourceFiles('infra');
+    expect(files).toEqual(expect.arrayContaining(['infra/delivery-pipeline.ts', 'infra/monitoring.ts']));
+    const problems = files.flatMap((file) =>
+      parseImports(readFileSync(join(ROOT, file), 'utf8')).flatMap((statement) =>
+        targetOf(file, statement.specifier)?.startsWith('shared/lambda/')
+          ? [`${file}:${statement.line} imports '${statement.specifier}'`]
+          : [],
+      ),
+    );
+    expect(problems).toEqual([]);
+  });
+});

@@ -134,11 +134,14 @@ describe('readConfig(env)', () => {
   it.each([
     [ENV.timeScale, 'fast', 'must be a number >= 1 (got fast)'],
     [ENV.timeScale, '0', 'must be a number >= 1 (got 0)'],
-    [ENV.subscriptionCacheSeconds, '-1', 'must be a number >= 0 (got -1)'],
+    [ENV.subscriptionCacheSeconds, '-1', 'must be a number from 0 to 300 (got -1)'],
+    [ENV.subscriptionCacheSeconds, '301', 'must be a number from 0 to 300 (got 301)'],
     [ENV.topicCacheMs, '1s', 'must be a number >= 0 (got 1s)'],
-    [ENV.deliveryConcurrency, '0', 'must be an integer >= 1 (got 0)'],
-    [ENV.deliveryConcurrency, '2.5', 'must be an integer >= 1 (got 2.5)'],
-    [ENV.historyRetentionDays, 'Infinity', 'must be a number >= 1 (got Infinity)'],
+    [ENV.deliveryConcurrency, '0', 'must be an integer from 1 to 1000 (got 0)'],
+    [ENV.deliveryConcurrency, '2.5', 'must be an integer from 1 to 1000 (got 2.5)'],
+    [ENV.deliveryConcurrency, '1001', 'must be an integer from 1 to 1000 (got 1001)'],
+    [ENV.historyRetentionDays, 'Infinity', 'must be an integer from 1 to 365 (got Infinity)'],
+    [ENV.historyRetentionDays, '1.5', 'must be an integer from 1 to 365 (got 1.5)'],
   ])('refuses %s=%s, naming the variable and the rule', (key, value, rule) => {
     expect(() => readConfig({ ...table, [key]: value })).toThrow(`Environment variable ${key} ${rule}`);
   });

@@ -46,7 +46,7 @@ describe('delivery engine with the namespace profile', () => {
     });
     const handedOff = h.queue.takeEnded();
     expect(handedOff).toHaveLength(1);
-    expect(handedOff[0]).toMatchObject({ queue: 'deadLetter', job: { deliveryProfile: 'namespace' } });
+    expect(handedOff[0]).toMatchObject({ queue: 'endedDelivery', job: { deliveryProfile: 'namespace' } });
     expect(h.metrics.drain().find((p) => p.name === METRIC.DeliveryAttemptFailCount)?.values).toEqual([7]);
   });
 
@@ -111,7 +111,7 @@ describe('delivery engine with the namespace profile', () => {
     });
     const [handedOff] = h.queue.takeEnded();
     expect(handedOff).toMatchObject({
-      queue: 'deadLetter',
+      queue: 'endedDelivery',
       delaySeconds: 300,
       job: {
         topic: 'shop/orders',

@@ -106,7 +106,7 @@ describe('delivery engine', () => {
       expect(h.sender.requests).toHaveLength(1);
       expect(h.queue.take()).toEqual([]);
       const [handedOff] = h.queue.takeEnded();
-      expect(handedOff?.queue).toBe('deadLetter');
+      expect(handedOff?.queue).toBe('endedDelivery');
       expect(handedOff?.job.ended).toEqual([
         expect.objectContaining({
           reason: 'NonRetriableOutcome',
@@ -331,7 +331,7 @@ describe('delivery engine', () => {
       if (id === 'retry') return { delivered: false, httpStatus: 500, outcome: 'GenericError' };
       return { delivered: false, httpStatus: 400, outcome: 'BadRequest' };
     });
-    h.queue.failing.set('deadLetter', new Error('dead-letter queue unavailable'));
+    h.queue.failing.set('endedDelivery', new Error('ended-delivery queue unavailable'));
     const t0 = h.clock.now();
 
     const report = await h.engine.processJob(job([item('ok', t0), item('retry', t0), item('ends', t0)]), {
@@ -353,7 +353,7 @@ describe('delivery engine', () => {
       attemptDeadline: farFuture,
     });
     const [handedOff] = h.queue.takeEnded();
-    expect(handedOff?.queue).toBe('deadLetter');
+    expect(handedOff?.queue).toBe('endedDelivery');
     expect(handedOff?.job.ended.map((e) => [e.item.eventId, e.reason])).toEqual([
       ['ends', 'NonRetriableOutcome'],
     ]);
@@ -500,7 +500,7 @@ describe('delivery engine', () => {
 
     const [handedOff] = h.queue.takeEnded();
     expect(handedOff).toMatchObject({
-      queue: 'deadLetter',
+      queue: 'endedDelivery',
       delaySeconds: 300,
       job: { deliveryProfile: 'topic', deadLetter: { container: 'dead', format: 'EventGridSchema' } },
     });

@@ -1,0 +1,103 @@
+import { Aws, Fn, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { ROUTES, type RouteDefinition } from '../../shared/config/resources';
+import type { PipelineFunction } from '../pipeline-function';
+
+/**
+ * The HTTP API, without routes or stage: made before the functions, which are given its URL. It
+ * refers to none of them (its routes are added by `addApiRoutes` once they exist), so
+ * CloudFormation sees no cycle.
+ */
+export function createHttpApi(scope: Construct): { readonly api: HttpApi; readonly url: string } {
+  const api = new HttpApi(scope, 'Api', {
+    description: 'Gridwire: publish events and manage topics and event subscriptions',
+    createDefaultStage: false,
+  });
+  // The $default stage's URL has no stage path; built from the API id, not the stage, which
+  // depends on the routes and so on the functions.
+  const url = Fn.join('', ['https://', api.apiId, '.execute-api.', Aws.REGION, '.', Aws.URL_SUFFIX]);
+  return { api, url };
+}
+
+export interface ApiRoutesOptions {
+  readonly api: HttpApi;
+  /** The functions behind the routes (`RouteDefinition.function`). */
+  readonly functions: Readonly<Record<RouteDefinition['function'], PipelineFunction>>;
+  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/** The `$default` stage (throttled, access-logged) and every route of `ROUTES`. */
+export function addApiRoutes(scope: Construct, options: ApiRoutesOptions): void {
+  addDefaultStage(scope, options);
+  const integrations = {
+    publish: new HttpLambdaIntegration('PublishIntegration', options.functions.publish),
+    management: new HttpLambdaIntegration('ManagementIntegration', options.functions.management),
+  };
+  // Admin routes and IAM publishing: the caller must sign with SigV4 and be allowed
+  // `execute-api:Invoke` on the route (for publishing, per topic through the resource ARN).
+  const iamAuthorizer = new HttpIamAuthorizer();
+  for (const route of ROUTES) {
+    const gatewayChecked = route.auth === 'admin' || route.auth === 'iam';
+    const added = options.api.addRoutes({
+      path: route.path,
+      methods: [HttpMethod[route.method]],
+      integration: integrations[route.function],
+      ...(gatewayChecked ? { authorizer: iamAuthorizer } : {}),
+    });
+    if (gatewayChecked) continue;
+    for (const httpRoute of added) {
+      Validations.of(httpRoute).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          route.auth === 'topicKey'
+            ? 'Publishing with topic keys, as Event Grid clients do: the publish function checks the aeg-sas-key or SAS token against the topic on every request; a gateway authorizer cannot know topic keys.'
+            : "The validation URL an endpoint owner opens to consent: the management function checks the subscription's validation code in the URL; there is no caller identity to authorize.",
+      });
+    }
+  }
+}
+
+function addDefaultStage(scope: Construct, options: ApiRoutesOptions): void {
+  const accessLogs = new LogGroup(scope, 'ApiAccessLogs', {
+    retention: options.logRetention,
+    removalPolicy: options.removalPolicy,
+  });
+  new HttpStage(scope, 'DefaultStage', {
+    httpApi: options.api,
+    stageName: '$default',
+    autoDeploy: true,
+    throttle: { rateLimit: options.throttle.rateLimit, burstLimit: options.throttle.burstLimit },
+    accessLogSettings: {
+      destination: new LogGroupLogDestination(accessLogs),
+      // One JSON object per request. No query strings: validation URLs carry codes there.
+      format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+    },
+  });
+}
+
+/** The fields of each API access log line (HTTP API `$context` variables). */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTime',
+  sourceIp: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  caller: '$context.identity.caller',
+  method: '$context.httpMethod',
+  routeKey: '$context.routeKey',
+  path: '$context.path',
+  protocol: '$context.protocol',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationLatency: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+  error: '$context.error.message',
+} as const;

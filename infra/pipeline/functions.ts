@@ -1,0 +1,199 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import {
+  BUCKET,
+  ENV,
+  FAN_OUT_BUCKET,
+  FUNCTIONS,
+  type FunctionKey,
+  QUEUES,
+  type QueueKey,
+  TABLE,
+} from '../../shared/config/resources';
+import { CONFIG_DEFAULTS } from '../../shared/config/runtime';
+import { PipelineFunction } from '../pipeline-function';
+import type { PipelineStorage } from './storage';
+
+export type PipelineFunctions = Readonly<Record<FunctionKey, PipelineFunction>>;
+
+/** The construct props that become function settings (`DeliveryPipelineProps` of the same names). */
+export interface FunctionSettings {
+  readonly deliveryConcurrency?: number;
+  readonly historyRetentionDays?: number;
+  readonly subscriptionCacheSeconds?: number;
+  readonly publicUrl?: string;
+  readonly validateEndpoints?: boolean;
+  readonly allowPrivateEndpoints?: boolean;
+}
+
+/** The environment every function is given: its settings, defaults filled in. */
+export function functionEnvironment(settings: FunctionSettings, apiUrl: string): Record<string, string> {
+  return {
+    [ENV.deliveryConcurrency]: String(settings.deliveryConcurrency ?? CONFIG_DEFAULTS.deliveryConcurrency),
+    [ENV.historyRetentionDays]: String(settings.historyRetentionDays ?? CONFIG_DEFAULTS.historyRetentionDays),
+    [ENV.subscriptionCacheSeconds]: String(
+      settings.subscriptionCacheSeconds ?? CONFIG_DEFAULTS.subscriptionCacheSeconds,
+    ),
+    [ENV.publicUrl]: settings.publicUrl ?? apiUrl,
+    [ENV.validateEndpoints]: String(settings.validateEndpoints ?? true),
+    [ENV.blockPrivateEndpoints]: String(!(settings.allowPrivateEndpoints ?? false)),
+  };
+}
+
+export interface FunctionsOptions {
+  readonly storage: PipelineStorage;
+  readonly queues: Readonly<Record<QueueKey, sqs.IQueue>>;
+  readonly environment: Record<string, string>;
+  readonly logRetention: RetentionDays;
+  /** Reserved for (and capping) the publish function; `false` reserves nothing. */
+  readonly publishReservedConcurrency: number | false;
+  /** Per queue, the most concurrent invocations of its consumer; else the queue's own. */
+  readonly maxInvocations: Partial<Record<QueueKey, number>>;
+}
+
+/**
+ * The four functions, each bound to exactly what its code calls (shared/storage/*.ts and the
+ * queues it sends to), and the queue consumers given their queues.
+ */
+export function createFunctions(scope: Construct, options: FunctionsOptions): PipelineFunctions {
+  const functions: PipelineFunctions = {
+    publish: createPublishFunction(scope, options),
+    management: createManagementFunction(scope, options),
+    delivery: createDeliveryFunction(scope, options),
+    deadLetter: createDeadLetterFunction(scope, options),
+  };
+  consumeQueues(functions, options);
+  for (const fn of [functions.publish, functions.management]) {
+    Validations.of(fn).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        'A function DLQ catches failed asynchronous invocations only; this function is invoked synchronously by the HTTP API, and its caller gets the error.',
+    });
+  }
+  return functions;
+}
+
+const FAN_OUT_GRANT_REASON =
+  'Fan-out object keys are made at run time (day, publish id); the grant covers objects of this one bucket, with only the object action named.';
+
+function createPublishFunction(scope: Construct, options: FunctionsOptions): PipelineFunction {
+  const { storage, queues, publishReservedConcurrency } = options;
+  return (
+    new PipelineFunction(scope, {
+      definition: FUNCTIONS.publish,
+      logRetention: options.logRetention,
+      environment: options.environment,
+      ...(publishReservedConcurrency === false ? {} : { reservedConcurrency: publishReservedConcurrency }),
+    })
+      // Topics, namespace topics and their subscription lists.
+      .bindTable(storage.table, TABLE.nameEnv, ['GetItem', 'Query'])
+      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
+      // Stores a fan-out too large for one message before sending the message naming it.
+      .bindBucket(storage.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'write', FAN_OUT_GRANT_REASON)
+      // Opens topic keys to check keys and SAS signatures.
+      .bindSecret(storage.topicKeySecret, ENV.topicKeySecretArn)
+  );
+}
+
+/** Management also lists, reads and marks dead letters, and queues their replays. */
+function createManagementFunction(scope: Construct, options: FunctionsOptions): PipelineFunction {
+  const { storage, queues } = options;
+  return (
+    new PipelineFunction(scope, {
+      definition: FUNCTIONS.management,
+      logRetention: options.logRetention,
+      environment: options.environment,
+    })
+      // Topics, namespaces, subscriptions, health resets, history queries; topic lists through the index.
+      .bindTable(
+        storage.table,
+        TABLE.nameEnv,
+        ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+        [TABLE.topicsIndex.name],
+      )
+      // Lists and reads dead letters, reads and writes their replay markers.
+      .bindBucket(storage.deadLetterBucket, BUCKET.nameEnv, 'readWrite')
+      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
+      // Seals secret header values and topic keys before they are stored.
+      .bindSecret(storage.headerKeySecret, ENV.headerKeySecretArn)
+      .bindSecret(storage.topicKeySecret, ENV.topicKeySecretArn)
+  );
+}
+
+function createDeliveryFunction(scope: Construct, options: FunctionsOptions): PipelineFunction {
+  const { storage, queues } = options;
+  return (
+    new PipelineFunction(scope, {
+      definition: FUNCTIONS.delivery,
+      logRetention: options.logRetention,
+      environment: options.environment,
+    })
+      // Reads subscriptions; writes attempt history (batches) and endpoint health (conditional
+      // puts); the validation handshake records consent on the subscription (a conditional put)
+      // and bumps its topic's subscription-list version (an update).
+      .bindTable(storage.table, TABLE.nameEnv, ['GetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'])
+      // Sends: the delivery jobs of large fan-outs, passed on to other invocations.
+      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'sendAndConsume')
+      .bindQueue(queues.retry, QUEUES.retry.urlEnv, 'sendAndConsume')
+      // Reads stored fan-outs.
+      .bindBucket(storage.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'read', FAN_OUT_GRANT_REASON)
+      .bindQueue(queues.endedDelivery, QUEUES.endedDelivery.urlEnv, 'send')
+      // Opens them to send them.
+      .bindSecret(storage.headerKeySecret, ENV.headerKeySecretArn)
+  );
+}
+
+/** Consumes ended deliveries (the dead-letter step). */
+function createDeadLetterFunction(scope: Construct, options: FunctionsOptions): PipelineFunction {
+  return (
+    new PipelineFunction(scope, {
+      definition: FUNCTIONS.deadLetter,
+      logRetention: options.logRetention,
+      environment: options.environment,
+    })
+      // It re-queues what the bucket refuses, to try again later.
+      .bindQueue(options.queues.endedDelivery, QUEUES.endedDelivery.urlEnv, 'sendAndConsume')
+      .bindBucket(options.storage.deadLetterBucket, BUCKET.nameEnv, 'write')
+  );
+}
+
+/**
+ * Each queue's consumer (`QUEUES[key].consumer`) gets the queue as an event source, reporting
+ * partial batch failures.
+ */
+function consumeQueues(functions: PipelineFunctions, options: FunctionsOptions): void {
+  const consumers = new Set<PipelineFunction>();
+  for (const key of Object.keys(QUEUES) as QueueKey[]) {
+    const consumer = QUEUES[key].consumer;
+    const fn = functions[consumer.function];
+    fn.addEventSource(
+      new SqsEventSource(options.queues[key], {
+        batchSize: consumer.batchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency: options.maxInvocations[key] ?? consumer.maxConcurrency,
+        ...(consumer.batchingWindowSeconds > 0
+          ? { maxBatchingWindow: Duration.seconds(consumer.batchingWindowSeconds) }
+          : {}),
+      }),
+    );
+    consumers.add(fn);
+  }
+  // Acknowledged on the functions, which hold their event source mappings.
+  for (const fn of consumers) {
+    Validations.of(fn).acknowledge(
+      {
+        id: 'Serverless-LambdaEventSourceMappingDestination',
+        reason:
+          "SQS event source mappings take no on-failure destination (CloudFormation supports them for Kafka and streams only); a message failing maxReceiveCount times moves to its queue's redrive queue, which is alarmed.",
+      },
+      {
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          "A function DLQ catches failed asynchronous invocations only; this function is invoked by SQS event source mappings, whose failures go to each queue's redrive queue.",
+      },
+    );
+  }
+}

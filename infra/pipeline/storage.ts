@@ -1,0 +1,138 @@
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { BUCKET, FAN_OUT_BUCKET, TABLE } from '../../shared/config/resources';
+
+/** Where the pipeline keeps state: the table, the buckets and the sealing keys. */
+export interface PipelineStorage {
+  readonly table: dynamodb.TableV2;
+  readonly deadLetterBucket: s3.IBucket;
+  /** Server access logs of the dead-letter bucket; undefined when the bucket was given. */
+  readonly deadLetterAccessLogsBucket?: s3.Bucket;
+  readonly fanOutBucket: s3.Bucket;
+  /** Seals secret delivery header values in the table. */
+  readonly headerKeySecret: secretsmanager.Secret;
+  /** Seals topic and namespace access keys in the table. */
+  readonly topicKeySecret: secretsmanager.Secret;
+}
+
+export interface StorageOptions {
+  readonly removalPolicy: RemovalPolicy;
+  readonly deletionProtection: boolean;
+  /** A bucket of the caller's for dead letters; a new one when undefined. */
+  readonly deadLetterBucket: s3.IBucket | undefined;
+}
+
+/** The table, the dead-letter and fan-out buckets, and the two sealing keys. */
+export function createStorage(scope: Construct, options: StorageOptions): PipelineStorage {
+  const table = createTable(scope, options);
+  const deadLetters =
+    options.deadLetterBucket === undefined
+      ? createDeadLetterBucket(scope, options.removalPolicy)
+      : { deadLetterBucket: options.deadLetterBucket };
+  return {
+    table,
+    ...deadLetters,
+    fanOutBucket: createFanOutBucket(scope, options.removalPolicy),
+    ...createSealingKeys(scope, options.removalPolicy),
+  };
+}
+
+function createTable(scope: Construct, options: StorageOptions): dynamodb.TableV2 {
+  return new dynamodb.TableV2(scope, TABLE.id, {
+    partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+    sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
+    billing: dynamodb.Billing.onDemand(),
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    timeToLiveAttribute: TABLE.ttlAttribute,
+    deletionProtection: options.deletionProtection,
+    globalSecondaryIndexes: [
+      {
+        indexName: TABLE.topicsIndex.name,
+        partitionKey: { name: TABLE.topicsIndex.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: TABLE.topicsIndex.sortKey, type: dynamodb.AttributeType.STRING },
+      },
+    ],
+    removalPolicy: options.removalPolicy,
+  });
+}
+
+/** The dead-letter bucket and, beside it, its server access logs. */
+function createDeadLetterBucket(
+  scope: Construct,
+  removalPolicy: RemovalPolicy,
+): Pick<PipelineStorage, 'deadLetterBucket' | 'deadLetterAccessLogsBucket'> {
+  // Who read or wrote which dead letter, kept for a year.
+  const accessLogs = new s3.Bucket(scope, `${BUCKET.id}AccessLogs`, {
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    lifecycleRules: [{ expiration: Duration.days(365) }],
+    removalPolicy,
+    autoDeleteObjects: false,
+  });
+  Validations.of(accessLogs).acknowledge({
+    id: 'AwsSolutions-S1',
+    reason: 'This is the access log bucket of the dead-letter bucket; logging it would log into itself.',
+  });
+  const deadLetterBucket = new s3.Bucket(scope, BUCKET.id, {
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    serverAccessLogsBucket: accessLogs,
+    serverAccessLogsPrefix: 'dead-letters/',
+    removalPolicy,
+    autoDeleteObjects: false,
+  });
+  return { deadLetterBucket, deadLetterAccessLogsBucket: accessLogs };
+}
+
+/**
+ * Holds copies of events in transit only, each for at most `FAN_OUT_BUCKET.retentionDays` days;
+ * the dead-letter bucket is where events are kept for operators.
+ */
+function createFanOutBucket(scope: Construct, removalPolicy: RemovalPolicy): s3.Bucket {
+  const bucket = new s3.Bucket(scope, FAN_OUT_BUCKET.id, {
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    lifecycleRules: [{ expiration: Duration.days(FAN_OUT_BUCKET.retentionDays) }],
+    removalPolicy,
+    autoDeleteObjects: false,
+  });
+  Validations.of(bucket).acknowledge({
+    id: 'AwsSolutions-S1',
+    reason:
+      'The bucket holds events in transit for a few days, written and read only by the pipeline functions; their logs and the delivery metrics record each publish and delivery.',
+  });
+  return bucket;
+}
+
+/** The keys that seal values stored in the table, kept or removed with it. */
+function createSealingKeys(
+  scope: Construct,
+  removalPolicy: RemovalPolicy,
+): Pick<PipelineStorage, 'headerKeySecret' | 'topicKeySecret'> {
+  const headerKeySecret = new secretsmanager.Secret(scope, 'HeaderKey', {
+    description: 'Gridwire: the key that seals secret delivery header values stored in the table',
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    removalPolicy,
+  });
+  const topicKeySecret = new secretsmanager.Secret(scope, 'TopicKey', {
+    description: 'Gridwire: the key that seals topic and namespace access keys stored in the table',
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    removalPolicy,
+  });
+  for (const secret of [headerKeySecret, topicKeySecret]) {
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The key seals values stored in the table; a rotation would leave every stored value unreadable until re-sealed, and Gridwire has no re-sealing rotation yet.',
+    });
+  }
+  return { headerKeySecret, topicKeySecret };
+}
