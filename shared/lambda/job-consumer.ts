@@ -51,7 +51,13 @@ export function eachJob<K extends JobKind>(
     kinds,
     run: (jobs, context) =>
       Promise.all(
-        jobs.map((job) => handle(job, context).catch((error: unknown) => retryLater(reasonOf(error)))),
+        jobs.map(async (job) => {
+          try {
+            return await handle(job, context);
+          } catch (error) {
+            return retryLater(reasonOf(error));
+          }
+        }),
       ),
   };
 }
