@@ -34,8 +34,7 @@ function setup(found: Subscription | null = SUB) {
   const lookups: Array<ReadOptions | undefined> = [];
   const find: SubscriptionFinder = async (_event, _deps, options) => {
     lookups.push(options);
-    if (found === null)
-      throw notFound("The event subscription 'audit' does not exist on topic 'orders'.");
+    if (found === null) throw notFound("The event subscription 'audit' does not exist on topic 'orders'.");
     return found;
   };
   const deps = { deadLetterBucket: bucket, queue, clock, newId: () => 'call-1' } as unknown as ManagementDeps;

@@ -24,7 +24,11 @@ describe('batchResponse', () => {
       [retryLater('a'), done(), poison('b'), done(), retryLater('c')],
       ['m0', 'm2', 'm4'],
     ],
-    ['every record failed (an answer, not an invocation error)', [poison('a'), retryLater('b')], ['m0', 'm1']],
+    [
+      'every record failed (an answer, not an invocation error)',
+      [poison('a'), retryLater('b')],
+      ['m0', 'm1'],
+    ],
     ['a record no step answered for', [done(), undefined], ['m1']],
   ])('%s', (_name, outcomes, failed) => {
     expect(batchResponse(records(outcomes.length), outcomes)).toEqual({
