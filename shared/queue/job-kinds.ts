@@ -16,7 +16,6 @@ import {
   type FanOutJob,
   fanOutJobSchema,
   type QueuedJob,
-  type StoredFanOutJob,
   storedFanOutJobSchema,
   type ValidationJob,
   validationJobSchema,
@@ -76,7 +75,7 @@ export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K
     schema: storedFanOutJobSchema,
     carriedBy: { delivery: 'fanOut' },
     subscriptionOf: () => undefined,
-    eventsOf: (_job: StoredFanOutJob) => 0,
+    eventsOf: () => 0,
   },
   /** Deliveries that ended without success, on their way to the dead-letter bucket. */
   ended: {
