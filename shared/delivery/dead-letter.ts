@@ -12,6 +12,7 @@ import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
 import { packEndedJobs } from '../queue/job-codec';
+import { done, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { DeadLetterBucket } from '../storage/dead-letter-bucket';
 import { eventInDeliverySchema } from './rules/convert';
@@ -81,8 +82,11 @@ export interface DeadLetterReport {
   /** Re-queued to be written again later (the bucket refused). */
   waiting: number;
   dropped: number;
-  /** Indexes of jobs that could not be written nor re-queued: their messages must come back. */
-  failed: Set<number>;
+  /**
+   * What became of each job, by its index: `done` (written, re-queued or dropped), `retryLater`
+   * when it could be neither written nor re-queued, `poison` when it has no dead-letter place.
+   */
+  outcomes: RecordOutcome[];
 }
 
 interface Group {
@@ -113,7 +117,13 @@ export class DeadLetterStep {
    * never makes the whole batch come back and be written twice.
    */
   async write(jobs: readonly EndedJob[], options: { deadline?: number } = {}): Promise<DeadLetterReport> {
-    const report: DeadLetterReport = { written: 0, blobs: 0, waiting: 0, dropped: 0, failed: new Set() };
+    const report: DeadLetterReport = {
+      written: 0,
+      blobs: 0,
+      waiting: 0,
+      dropped: 0,
+      outcomes: jobs.map(() => done()),
+    };
     const { groups, unplaced } = groupByBlob(jobs);
     for (const { index, error } of unplaced) {
       // Not a job the engine writes (a namespace format without a namespace topic): its message
@@ -123,7 +133,7 @@ export class DeadLetterStep {
         subscription: jobs[index]?.subscription,
         error: error.message,
       });
-      report.failed.add(index);
+      report.outcomes[index] = poison(`ended deliveries with no dead-letter place: ${error.message}`);
     }
     for (const group of groups) {
       const now = this.deps.clock.now();
@@ -213,10 +223,11 @@ export class DeadLetterStep {
       );
       report.waiting += entries.length;
     } catch (requeueError) {
+      const reason = `could neither write nor re-queue dead letters: ${(requeueError as Error).message}`;
       logger.error('could not re-queue dead letters; their messages will be received again', {
         error: (requeueError as Error).message,
       });
-      for (const index of group.jobIndexes) report.failed.add(index);
+      for (const index of group.jobIndexes) report.outcomes[index] = retryLater(reason);
     }
   }
 }

@@ -32,6 +32,7 @@ import type {
   FanOutJob,
   QueuedJob,
   StoredFanOutJob,
+  ValidationJob,
 } from '../domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
@@ -217,15 +218,27 @@ export class DeliveryEngine {
     );
   }
 
+  /**
+   * Works one job of any kind the delivery function takes, by the step `queue/job-kinds.ts` names
+   * for it. Rejects when the job could not be finished now (its message then comes back).
+   */
   async processJob(job: QueuedJob, options: JobOptions): Promise<JobReport> {
-    if (job.kind === 'ended') return this.handOffAgain(job);
-    if (job.kind === 'fanout' || job.kind === 'stored-fanout') return this.processFanOut(job, options);
-    if (job.kind === 'validate') {
-      if (this.deps.handshake === undefined) throw new Error('this worker has no endpoint handshake');
-      await this.deps.handshake.run(job);
-      return emptyReport();
+    switch (job.kind) {
+      case undefined:
+      case 'deliver':
+        return this.deliver(job, options);
+      case 'validate':
+        return this.validate(job);
+      case 'fanout':
+      case 'stored-fanout':
+        return this.processFanOut(job, options);
+      case 'ended':
+        return this.handOffAgain(job);
     }
+  }
 
+  /** A delivery job, through the phases. */
+  private async deliver(job: DeliveryJob, options: JobOptions): Promise<JobReport> {
     const resolved = await this.resolve(job);
     if (resolved.kind === 'deleted') return this.dropDeleted(job);
     const { subscription, profile, version } = resolved;
@@ -266,6 +279,13 @@ export class DeliveryEngine {
       held: count(decisions.held),
       queued: 0,
     };
+  }
+
+  /** A subscription's endpoint validation handshake. */
+  private async validate(job: ValidationJob): Promise<JobReport> {
+    if (this.deps.handshake === undefined) throw new Error('this worker has no endpoint handshake');
+    await this.deps.handshake.run(job);
+    return emptyReport();
   }
 
   /**

@@ -162,5 +162,18 @@ export const storedFanOutJobSchema = z.object({
 });
 export type StoredFanOutJob = z.infer<typeof storedFanOutJobSchema>;
 
+/**
+ * Every shape a Gridwire queue carries. {@link QueuedJob} is their union, so a new shape is added
+ * here or nowhere; `shared/queue/job-kinds.ts` says which queues carry each and who takes it (a
+ * test holds the two lists together).
+ */
+export const QUEUED_JOB_SCHEMAS = [
+  deliveryJobSchema,
+  validationJobSchema,
+  fanOutJobSchema,
+  storedFanOutJobSchema,
+  endedJobSchema,
+] as const;
+
 /** Anything a Gridwire queue carries. A job without `kind` is a delivery job. */
-export type QueuedJob = DeliveryJob | EndedJob | ValidationJob | FanOutJob | StoredFanOutJob;
+export type QueuedJob = z.infer<(typeof QUEUED_JOB_SCHEMAS)[number]>;

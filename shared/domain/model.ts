@@ -292,6 +292,14 @@ export const deadLetterDestinationSchema = z.object({
 export type DeadLetterDestination = z.infer<typeof deadLetterDestinationSchema>;
 
 /**
+ * A dead-letter blob's replay marker as stored beside it (`<key>.replayed`): when the blob was
+ * last replayed (ISO time) and the dead-letter reasons whose records were replayed, over all its
+ * replays. Reasons are kept as written, so a marker written by a later version still reads.
+ */
+export const replayMarkerSchema = z.object({ at: z.string(), reasons: z.array(z.string()) });
+export type ReplayMarkerDocument = z.infer<typeof replayMarkerSchema>;
+
+/**
  * Whether a subscription's endpoint agreed to receive (the validation handshake). Created when a
  * subscription gets a new endpoint while validation is on; the rules that read it are in
  * `shared/delivery/rules/handshake.ts`.

@@ -30,6 +30,7 @@ import {
 import { isValidName, NAME_RULES, type NameKind, topicResourceId } from '../domain/names';
 import { badRequest } from '../http/errors';
 import { describeControlCharacter, firstControlCharacter } from '../platform/control-characters';
+import { firstIssue } from '../platform/zod-issues';
 import { validateFilter } from '../publish/filter';
 import type { TopicInput } from '../storage/topics';
 
@@ -59,9 +60,9 @@ const NOT_YET_SUPPORTED = new Set([
 
 /** Turns the first zod issue into a 400 whose message names the field. */
 export function invalidBody(error: ZodError, what: string): Error {
-  const issue = error.issues[0];
-  if (issue === undefined) return badRequest(`The ${what} is invalid.`);
-  const path = issue.path.map(String).join('.');
+  const first = firstIssue(error);
+  if (first === undefined) return badRequest(`The ${what} is invalid.`);
+  const { issue, path } = first;
   if (issue.code === 'unrecognized_keys') {
     const fields = issue.keys.map((key) => (path === '' ? key : `${path}.${key}`));
     const later = fields.filter((field) => NOT_YET_SUPPORTED.has(field));

@@ -7,6 +7,7 @@ import type { EventGridEvent } from '../domain/delivery';
 import { topicResourceId } from '../domain/names';
 import { badRequest } from '../http/errors';
 import { objectMembers } from '../platform/json-text';
+import { firstIssue } from '../platform/zod-issues';
 import type { PublishBody } from './body-reader';
 import { checkEventCount, checkQueuedSize, isJsonObject, kindOf } from './limits';
 
@@ -109,8 +110,7 @@ export function parseEventGridEvents(
     }
     const parsed = eventSchema.safeParse(candidate);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw badRequest(`Event at index ${index}: ${issue?.message ?? 'invalid event'}.`);
+      throw badRequest(`Event at index ${index}: ${firstIssue(parsed.error)?.message ?? 'invalid event'}.`);
     }
     const event = parsed.data;
     if (event.topic !== undefined && event.topic.toLowerCase() !== resourceId.toLowerCase()) {

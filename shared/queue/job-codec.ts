@@ -1,25 +1,23 @@
 /**
  * Jobs on the wire: how events for one subscription are packed into SQS message bodies, and read
- * back with the one schema that defines them (`shared/domain/delivery.ts`). Packing many events
- * per message is what keeps SQS requests per event far below one.
+ * back with the one schema that defines them (`shared/domain/delivery.ts`, chosen by the job's
+ * kind in `job-kinds.ts`). Packing many events per message is what keeps SQS requests per event
+ * far below one.
  */
 import { SQS_LIMITS } from '../config/resources';
-import {
-  type DeliveryItem,
-  type DeliveryJob,
-  deliveryJobSchema,
-  type EndedDelivery,
-  endedJobSchema,
-  type FanOutJob,
-  type FanOutTarget,
-  fanOutJobSchema,
-  type QueuedJob,
-  type StoredFanOutJob,
-  storedFanOutJobSchema,
-  type ValidationJob,
-  validationJobSchema,
+import type {
+  DeliveryItem,
+  DeliveryJob,
+  EndedDelivery,
+  FanOutJob,
+  FanOutTarget,
+  QueuedJob,
+  StoredFanOutJob,
+  ValidationJob,
 } from '../domain/delivery';
 import type { DeadLetterFormat, DeliveryProfileName } from '../domain/model';
+import { malformedMessage } from '../platform/zod-issues';
+import { claimedKind, definitionOf } from './job-kinds';
 
 /**
  * Target size of one job message. SQS bills each 64 KiB of payload as a request, so larger
@@ -189,7 +187,10 @@ function pack<T>(
   return bodies;
 }
 
-/** Reads a job message body; throws with the reason when it isn't one. */
+/**
+ * Reads a job message body by the schema of the kind it claims (`job-kinds.ts`); throws with the
+ * reason when it isn't one.
+ */
 export function parseJob(body: string): QueuedJob {
   let json: unknown;
   try {
@@ -197,24 +198,8 @@ export function parseJob(body: string): QueuedJob {
   } catch (error) {
     throw new Error(`job message is not JSON: ${(error as Error).message}`);
   }
-  const kind = typeof json === 'object' && json !== null ? (json as { kind?: unknown }).kind : undefined;
-  const schema =
-    kind === 'ended'
-      ? endedJobSchema
-      : kind === 'validate'
-        ? validationJobSchema
-        : kind === 'fanout'
-          ? fanOutJobSchema
-          : kind === 'stored-fanout'
-            ? storedFanOutJobSchema
-            : deliveryJobSchema;
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(
-      `job message is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
-    );
-  }
+  const parsed = definitionOf(claimedKind(json)).schema.safeParse(json);
+  if (!parsed.success) throw new Error(malformedMessage('job message', parsed.error));
   if (parsed.data.kind === 'fanout') checkFanOutIndexes(parsed.data);
   return parsed.data;
 }

@@ -19,6 +19,8 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { z } from 'zod';
+import { type ReplayMarkerDocument, replayMarkerSchema } from '../domain/model';
 
 /**
  * The user metadata naming the topic whose subscription wrote a blob (`x-amz-meta-gridwire-topic`:
@@ -55,32 +57,49 @@ export interface ReplayMarker {
 }
 
 /**
+ * A stored marker read field by field: a field that is missing or not of its shape is left out,
+ * so a damaged marker still reads (its time as the object's, its reasons as every reason).
+ */
+const storedReplayMarkerSchema = z.object({
+  at: replayMarkerSchema.shape.at.optional().catch(undefined),
+  reasons: replayMarkerSchema.shape.reasons.optional().catch(undefined),
+});
+
+/** `text` as epoch ms, or `fallback` when it is not a time. */
+const timeOr = (text: string, fallback: number): number => {
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? fallback : at;
+};
+
+/**
  * A marker's content: `{"at":..,"reasons":[..]}`, or (older markers) just the ISO time. A time
  * that cannot be read counts as `lastModified`; content that is not a marker of reasons counts as
  * covering every reason.
  */
 export function parseReplayMarker(text: string, lastModified: number): ReplayMarker {
   const trimmed = text.trim();
-  if (trimmed.startsWith('{')) {
-    try {
-      const parsed = JSON.parse(trimmed) as { at?: unknown; reasons?: unknown };
-      const at = typeof parsed.at === 'string' ? Date.parse(parsed.at) : Number.NaN;
-      const reasons =
-        Array.isArray(parsed.reasons) && parsed.reasons.every((reason) => typeof reason === 'string')
-          ? (parsed.reasons as string[])
-          : undefined;
-      return { at: Number.isNaN(at) ? lastModified : at, ...(reasons === undefined ? {} : { reasons }) };
-    } catch {
-      return { at: lastModified };
-    }
+  if (!trimmed.startsWith('{')) return { at: timeOr(trimmed, lastModified) };
+  let json: unknown;
+  try {
+    json = JSON.parse(trimmed);
+  } catch {
+    return { at: lastModified };
   }
-  const at = Date.parse(trimmed);
-  return { at: Number.isNaN(at) ? lastModified : at };
+  const parsed = storedReplayMarkerSchema.safeParse(json);
+  if (!parsed.success) return { at: lastModified };
+  const { at, reasons } = parsed.data;
+  return {
+    at: at === undefined ? lastModified : timeOr(at, lastModified),
+    ...(reasons === undefined ? {} : { reasons }),
+  };
 }
 
 /** A marker's content for a replay at `at` (epoch ms) of the records of these reasons. */
 export const replayMarkerText = (at: number, reasons: readonly string[]): string =>
-  JSON.stringify({ at: new Date(at).toISOString(), reasons: [...new Set(reasons)].sort() });
+  JSON.stringify({
+    at: new Date(at).toISOString(),
+    reasons: [...new Set(reasons)].sort(),
+  } satisfies ReplayMarkerDocument);
 
 export interface DeadLetterBlobInfo {
   key: string;

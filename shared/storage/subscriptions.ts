@@ -17,6 +17,7 @@ import {
 import {
   ConcurrentChangeError,
   itemAttributes,
+  parseItem,
   type ReadOptions,
   SUBSCRIPTION_SK_PREFIX,
   subscriptionKey,
@@ -71,16 +72,8 @@ export const subscriptionItemSchema = subscriptionSchema
   });
 export type SubscriptionItem = z.input<typeof subscriptionItemSchema>;
 
-function toSubscription(item: Record<string, unknown>): Subscription {
-  const parsed = subscriptionItemSchema.safeParse(item);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(
-      `stored subscription ${String(item.pk)}/${String(item.sk)} is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
-    );
-  }
-  return parsed.data;
-}
+const toSubscription = (item: Record<string, unknown>): Subscription =>
+  parseItem(subscriptionItemSchema, item, 'subscription');
 
 export class DynamoSubscriptionStore implements SubscriptionStore {
   private readonly table: Table;

@@ -38,6 +38,7 @@ import {
 import { z } from 'zod';
 import { TABLE } from '../config/resources';
 import { splitNamespaceTopicId } from '../domain/names';
+import { malformedMessage } from '../platform/zod-issues';
 
 const lower = (name: string) => name.toLowerCase();
 export const topicPk = (topic: string) => `TOPIC#${lower(topic)}`;
@@ -137,10 +138,7 @@ export interface ReadOptions {
 export function parseItem<T>(schema: z.ZodType<T>, item: Record<string, unknown>, what = 'item'): T {
   const parsed = schema.safeParse(item);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(
-      `stored ${what} ${String(item.pk)}/${String(item.sk)} is malformed at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`,
-    );
+    throw new Error(malformedMessage(`stored ${what} ${String(item.pk)}/${String(item.sk)}`, parsed.error));
   }
   return parsed.data;
 }

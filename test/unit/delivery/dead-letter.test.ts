@@ -126,7 +126,7 @@ describe('the dead-letter step', () => {
     const first = await step.write([endedJob('audit', [ended('a1', endedAt), ended('a2', endedAt)])]);
 
     expect(first).toMatchObject({ written: 0, waiting: 2, dropped: 0 });
-    expect(first.failed.size).toBe(0);
+    expect(first.outcomes).toEqual([{ kind: 'done' }]);
     // Tried again every 5 minutes for almost 4 hours: nothing is lost.
     let waiting = queue.takeEnded();
     for (let elapsed = 5 * M; elapsed < 4 * H; elapsed += 5 * M) {
@@ -172,7 +172,8 @@ describe('the dead-letter step', () => {
       endedJob('other', [ended('o1', clock.now())], 'other-container'),
     ]);
 
-    expect([...report.failed].sort()).toEqual([0, 1]);
+    expect(report.outcomes.map((outcome) => outcome.kind)).toEqual(['retryLater', 'retryLater']);
+    expect(report.outcomes[0]).toMatchObject({ reason: expect.stringMatching(/SQS down/) });
   });
   it('re-queues, without writing or dropping, the groups it has no time left for', async () => {
     const { clock, bucket, queue, step } = setup();
@@ -184,7 +185,7 @@ describe('the dead-letter step', () => {
     );
 
     expect(report).toMatchObject({ written: 0, waiting: 2, dropped: 0 });
-    expect(report.failed.size).toBe(0);
+    expect(report.outcomes).toEqual([{ kind: 'done' }, { kind: 'done' }]);
     expect(bucket.blobs.size).toBe(0);
     expect(queue.takeEnded().map((entry) => [entry.job.subscription, entry.delaySeconds])).toEqual([
       ['audit', 1],
@@ -322,7 +323,7 @@ describe('the dead-letter step, namespace subscriptions', () => {
       { ...namespaceJob([ended('n1', t)]), topic: 'orders' },
       endedJob('audit', [ended('a1', t)]),
     ]);
-    expect([...report.failed]).toEqual([0]);
+    expect(report.outcomes.map((outcome) => outcome.kind)).toEqual(['poison', 'done']);
     expect(report).toMatchObject({ written: 1, blobs: 1 });
     expect([...bucket.blobs.keys()]).toEqual(['dead/AUDIT/2026/8/8/5/blob-1.json']);
   });

@@ -1,0 +1,125 @@
+/**
+ * The job kinds: every shape the queues carry, in one table. For each kind, its schema (from
+ * `domain/delivery.ts`), the queues that carry it and what the consumer of each of those queues
+ * does with it. `parseJob` reads a message body through this table; each consumer declares the
+ * kinds it takes (`functions/delivery.ts`, `functions/dead-letter.ts`), and a test checks that the
+ * consumer of every queue takes every kind this table says the queue carries, and that every
+ * shape in `QUEUED_JOB_SCHEMAS` has its entry here.
+ */
+import type { z } from 'zod';
+import type { QueueKey } from '../config/resources';
+import {
+  type DeliveryJob,
+  deliveryJobSchema,
+  type EndedJob,
+  endedJobSchema,
+  type FanOutJob,
+  fanOutJobSchema,
+  type QueuedJob,
+  storedFanOutJobSchema,
+  type ValidationJob,
+  validationJobSchema,
+} from '../domain/delivery';
+
+/** A job's kind; a job without `kind` is a `deliver` job. */
+export type JobKind = NonNullable<QueuedJob['kind']>;
+
+/** The job of one kind. */
+export type JobOfKind<K extends JobKind> = Extract<QueuedJob, { kind?: K }>;
+
+/** What a consumer does with a job, by name. */
+export const JOB_STEPS = {
+  deliver: 'the delivery engine: resolve → wait → gate → attempt → decide → follow-ups → record',
+  validate: 'the endpoint validation handshake (delivery/handshake.ts)',
+  fanOut: 'expanded into its delivery jobs: worked in place when few, else queued for any worker',
+  handOffAgain:
+    'handed to the dead-letter step again (ended deliveries parked on the retry queue when the ended-delivery queue refused them)',
+  writeDeadLetters: 'written to the dead-letter bucket, grouped per subscription (delivery/dead-letter.ts)',
+} as const;
+export type JobStep = keyof typeof JOB_STEPS;
+
+export interface JobKindDefinition<J extends QueuedJob> {
+  readonly schema: z.ZodType<J>;
+  /** The queues that carry it, and what their consumer does with it. */
+  readonly carriedBy: Readonly<Partial<Record<QueueKey, JobStep>>>;
+  /** For logs: the subscription the job is for (a fan-out has several; the engine names them). */
+  subscriptionOf(job: J): string | undefined;
+  /** For logs: the events the message itself carries. */
+  eventsOf(job: J): number;
+}
+
+export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K>> } = {
+  /** Events for one subscription, due at the same time: published, retried, held, replayed. */
+  deliver: {
+    schema: deliveryJobSchema,
+    carriedBy: { delivery: 'deliver', retry: 'deliver' },
+    subscriptionOf: (job: DeliveryJob) => job.subscription,
+    eventsOf: (job: DeliveryJob) => job.items.length,
+  },
+  /** A subscription's endpoint validation handshake, queued by the management API. */
+  validate: {
+    schema: validationJobSchema,
+    carriedBy: { delivery: 'validate' },
+    subscriptionOf: (job: ValidationJob) => job.subscription,
+    eventsOf: () => 0,
+  },
+  /** One publish's events for several delivery jobs, in one message. */
+  fanout: {
+    schema: fanOutJobSchema,
+    carriedBy: { delivery: 'fanOut' },
+    subscriptionOf: () => undefined,
+    eventsOf: (job: FanOutJob) => job.items.length,
+  },
+  /** A fan-out too large for one message, named by its key in the fan-out bucket. */
+  'stored-fanout': {
+    schema: storedFanOutJobSchema,
+    carriedBy: { delivery: 'fanOut' },
+    subscriptionOf: () => undefined,
+    eventsOf: () => 0,
+  },
+  /** Deliveries that ended without success, on their way to the dead-letter bucket. */
+  ended: {
+    schema: endedJobSchema,
+    carriedBy: { endedDelivery: 'writeDeadLetters', retry: 'handOffAgain' },
+    subscriptionOf: (job: EndedJob) => job.subscription,
+    eventsOf: (job: EndedJob) => job.ended.length,
+  },
+};
+
+const isJobKind = (value: unknown): value is JobKind =>
+  typeof value === 'string' && Object.hasOwn(JOB_KINDS, value);
+
+/** A job's kind. */
+export const kindOf = (job: QueuedJob): JobKind => job.kind ?? 'deliver';
+
+/**
+ * The kind a message claims to be, from its parsed JSON: its `kind` when that names a kind, else
+ * `deliver` (whose schema then names `kind` as what is wrong, when there is one).
+ */
+export function claimedKind(json: unknown): JobKind {
+  const kind = typeof json === 'object' && json !== null ? (json as { kind?: unknown }).kind : undefined;
+  return isJobKind(kind) ? kind : 'deliver';
+}
+
+/** The definition of a job's kind. */
+export const definitionOf = (kind: JobKind): JobKindDefinition<QueuedJob> =>
+  JOB_KINDS[kind] as JobKindDefinition<QueuedJob>;
+
+/** The kinds a queue carries, in the table's order. */
+export const kindsCarriedBy = (queue: QueueKey): JobKind[] =>
+  (Object.keys(JOB_KINDS) as JobKind[]).filter((kind) => JOB_KINDS[kind].carriedBy[queue] !== undefined);
+
+/** The queues that carry a kind. */
+export const queuesCarrying = (kind: JobKind): QueueKey[] =>
+  Object.keys(JOB_KINDS[kind].carriedBy) as QueueKey[];
+
+/** What logs say about a job: its topic, the subscription it is for and the events it carries. */
+export function jobLogFields(job: QueuedJob): { topic: string; subscription?: string; events: number } {
+  const definition = definitionOf(kindOf(job));
+  const subscription = definition.subscriptionOf(job);
+  return {
+    topic: job.topic,
+    ...(subscription === undefined ? {} : { subscription }),
+    events: definition.eventsOf(job),
+  };
+}

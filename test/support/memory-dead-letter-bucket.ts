@@ -1,0 +1,61 @@
+/**
+ * The dead-letter bucket in memory, for the operator routes' tests: blobs with their write time
+ * and topic stamp, and replay markers kept as the text the real bucket writes and read back the
+ * way it reads them.
+ */
+import type { DeadLetterBlobs } from '../../shared/management/dead-letters';
+import {
+  type DeadLetterBlobInfo,
+  parseReplayMarker,
+  type ReplayMarker,
+  replayMarkerText,
+} from '../../shared/storage/dead-letter-bucket';
+
+export class MemoryDeadLetterBucket implements DeadLetterBlobs {
+  readonly blobs = new Map<string, { text: string; writtenAt: number; topic?: string }>();
+  /** Marker texts by blob key. */
+  readonly markers = new Map<string, string>();
+
+  put(key: string, text: string, writtenAt: number, topic?: string): void {
+    this.blobs.set(key, { text, writtenAt, ...(topic === undefined ? {} : { topic }) });
+  }
+
+  async list(prefix: string, window: { since?: number; until?: number } = {}): Promise<DeadLetterBlobInfo[]> {
+    return [...this.blobs.entries()]
+      .filter(([key]) => key.startsWith(prefix))
+      .filter(([, blob]) => window.since === undefined || blob.writtenAt >= window.since)
+      .filter(([, blob]) => window.until === undefined || blob.writtenAt < window.until)
+      .map(([key, blob]) => ({
+        key,
+        writtenAt: blob.writtenAt,
+        bytes: Buffer.byteLength(blob.text),
+        replayed: this.markers.has(key),
+      }))
+      .sort((a, b) => b.writtenAt - a.writtenAt);
+  }
+
+  async read(key: string) {
+    const blob = this.blobs.get(key);
+    return blob === undefined
+      ? undefined
+      : { text: blob.text, ...(blob.topic === undefined ? {} : { topic: blob.topic }) };
+  }
+
+  async stampOf(key: string) {
+    const blob = this.blobs.get(key);
+    return blob === undefined ? undefined : blob.topic === undefined ? {} : { topic: blob.topic };
+  }
+
+  async replayMarker(key: string): Promise<ReplayMarker | undefined> {
+    const text = this.markers.get(key);
+    return text === undefined ? undefined : parseReplayMarker(text, 0);
+  }
+
+  async replayedAt(key: string): Promise<number | undefined> {
+    return (await this.replayMarker(key))?.at;
+  }
+
+  async markReplayed(key: string, at: number, reasons: readonly string[]): Promise<void> {
+    this.markers.set(key, replayMarkerText(at, reasons));
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The dead-letter function's handler around a dead-letter step wired to test doubles: ended
+ * deliveries are written and their records acknowledged; records of other kinds, and jobs that
+ * could be neither written nor re-queued, come back; groups not started before the deadline are
+ * re-queued.
+ */
+import {
+  createDeadLetterHandler,
+  DEAD_LETTER_JOB_KINDS,
+  WRITE_MARGIN_MS,
+} from '../../../functions/dead-letter';
+import type { EndedJob } from '../../../shared/domain/delivery';
+import { packEndedJobs, packJobs } from '../../../shared/queue/job-codec';
+import { kindsCarriedBy } from '../../../shared/queue/job-kinds';
+import { deadLetterStepHarness, item } from '../../support/fakes';
+import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';
+
+const NOW = Date.parse('2026-08-08T05:10:00Z');
+
+class FakeBucket {
+  readonly blobs = new Map<string, string>();
+  down = false;
+  async put(key: string, body: string): Promise<void> {
+    if (this.down) throw new Error('ServiceUnavailable');
+    this.blobs.set(key, body);
+  }
+}
+
+const endedBody = (
+  subscription: string,
+  options: { topic?: string; format?: 'EventGridSchema' | 'namespace' } = {},
+) =>
+  packEndedJobs(
+    {
+      topic: options.topic ?? 'orders',
+      subscription,
+      deliveryProfile: 'topic',
+      deadLetter: { container: 'dead', format: options.format ?? 'EventGridSchema' },
+    },
+    [
+      {
+        item: item(`${subscription}-1`, NOW - 60_000),
+        reason: 'MaxDeliveryAttemptsExceeded',
+        endedAt: NOW - 1000,
+      },
+    ],
+  )[0] as string;
+
+function setup() {
+  const bucket = new FakeBucket();
+  const harness = deadLetterStepHarness(bucket, NOW);
+  const handler = createDeadLetterHandler({
+    step: harness.step,
+    observability: quietObservability('dead-letter'),
+    clock: harness.clock,
+  });
+  return { bucket, handler, ...harness };
+}
+
+describe('the dead-letter function', () => {
+  it('takes exactly the kinds the ended-delivery queue carries', () => {
+    expect([...DEAD_LETTER_JOB_KINDS]).toEqual(kindsCarriedBy('endedDelivery'));
+  });
+
+  it('writes the batch grouped per subscription and acknowledges every record', async () => {
+    const { bucket, handler } = setup();
+
+    const answer = await handler(
+      sqsEvent([endedBody('audit'), endedBody('audit'), endedBody('billing')]),
+      lambdaContext(),
+    );
+
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect([...bucket.blobs.keys()].map((key) => key.split('/')[1]).sort()).toEqual(['AUDIT', 'BILLING']);
+  });
+
+  it('gives back a delivery job sent to its queue, and writes the rest', async () => {
+    const { bucket, handler } = setup();
+    const deliveryJob = packJobs({ topic: 'orders', subscription: 'audit' }, [item('e1', NOW)])[0] as string;
+
+    const answer = await handler(sqsEvent([deliveryJob, endedBody('audit')]), lambdaContext());
+
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
+    expect(bucket.blobs.size).toBe(1);
+  });
+
+  it('gives back a job with no dead-letter place (a namespace format on a classic topic)', async () => {
+    const { bucket, handler } = setup();
+
+    const answer = await handler(
+      sqsEvent([endedBody('audit', { format: 'namespace' }), endedBody('billing')]),
+      lambdaContext(),
+    );
+
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
+    expect(bucket.blobs.size).toBe(1);
+  });
+
+  it('acknowledges what waits on the queue while the bucket is down, and gives back what could not wait', async () => {
+    const { bucket, queue, handler } = setup();
+    bucket.down = true;
+
+    expect(await handler(sqsEvent([endedBody('audit')]), lambdaContext())).toEqual({ batchItemFailures: [] });
+    expect(
+      queue.takeEnded().map(({ queue: to, job }) => [to, job.subscription, job.ended[0]?.failedWrites]),
+    ).toEqual([['endedDelivery', 'audit', 1]]);
+
+    queue.failWith = new Error('SQS is down');
+    expect(await handler(sqsEvent([endedBody('audit')]), lambdaContext())).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'm0' }],
+    });
+  });
+
+  it('re-queues, without writing, what it has no time left for, and acknowledges it', async () => {
+    const { bucket, queue, handler } = setup();
+
+    const answer = await handler(sqsEvent([endedBody('audit')]), lambdaContext(WRITE_MARGIN_MS));
+
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(bucket.blobs.size).toBe(0);
+    const waiting = queue.takeEnded();
+    expect(waiting.map(({ job, delaySeconds }) => [(job as EndedJob).subscription, delaySeconds])).toEqual([
+      ['audit', 1],
+    ]);
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * The delivery function's handler with its engine faked or wired to test doubles: every kind the
+ * delivery and retry queues carry reaches the engine, a job the engine could not finish comes
+ * back, and attempts stop in time for the follow-ups.
+ */
+import {
+  attemptDeadline,
+  createDeliveryHandler,
+  DELIVERY_JOB_KINDS,
+  FINISHING_MARGIN_MS,
+} from '../../../functions/delivery';
+import type { JobOptions, JobReport } from '../../../shared/delivery/engine';
+import { DELIVERY_TIMEOUT_MS } from '../../../shared/delivery/webhook-sender';
+import type { QueuedJob } from '../../../shared/domain/delivery';
+import {
+  packEndedJobs,
+  packFanOut,
+  packJobs,
+  storedFanOutBody,
+  validationJobBody,
+} from '../../../shared/queue/job-codec';
+import { kindOf, kindsCarriedBy } from '../../../shared/queue/job-kinds';
+import { engineHarness, item, VirtualClock } from '../../support/fakes';
+import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';
+
+const NOW = Date.parse('2026-08-08T05:00:00Z');
+const EMPTY_REPORT: JobReport = {
+  hopped: false,
+  delivered: 0,
+  retried: 0,
+  ended: 0,
+  deferred: 0,
+  held: 0,
+  queued: 0,
+};
+
+const envelope = { topic: 'orders', subscription: 'audit' };
+const BODIES = {
+  deliver: packJobs(envelope, [item('e1', NOW)])[0] as string,
+  validate: validationJobBody({ ...envelope, code: 'c-1', validationUrl: 'https://api.example.test/v' }),
+  fanout: packFanOut('orders', [item('e1', NOW)], [{ subscription: 'audit', matched: [0] }]),
+  'stored-fanout': storedFanOutBody('orders', 'fanouts/2026-08-08/p-1.json', 100),
+  ended: packEndedJobs(
+    { ...envelope, deliveryProfile: 'topic', deadLetter: { container: 'dead', format: 'EventGridSchema' } },
+    [{ item: item('e1', NOW), reason: 'TimeToLiveExceeded', endedAt: NOW }],
+  )[0] as string,
+};
+
+/** An engine that records what it is given and answers with `answer(job)`. */
+function fakeEngine(answer: (job: QueuedJob) => Promise<JobReport> = async () => EMPTY_REPORT) {
+  const calls: Array<{ job: QueuedJob; options: JobOptions }> = [];
+  return {
+    calls,
+    engine: {
+      processJob: (job: QueuedJob, options: JobOptions) => {
+        calls.push({ job, options });
+        return answer(job);
+      },
+    },
+  };
+}
+
+describe('the delivery function', () => {
+  it('takes every kind the delivery and retry queues carry to the engine', async () => {
+    const carried = [...new Set([...kindsCarriedBy('delivery'), ...kindsCarriedBy('retry')])];
+    expect([...DELIVERY_JOB_KINDS].sort()).toEqual(carried.sort());
+    const { engine, calls } = fakeEngine();
+    const handler = createDeliveryHandler({ engine, observability: quietObservability() });
+
+    const answer = await handler(sqsEvent(carried.map((kind) => BODIES[kind])), lambdaContext());
+
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(calls.map(({ job }) => kindOf(job))).toEqual(carried);
+  });
+
+  it('gives back only the record of a job the engine could not finish, and a record that is not a job', async () => {
+    const { engine } = fakeEngine(async (job) => {
+      if (kindOf(job) === 'validate') throw new Error('this worker has no endpoint handshake');
+      return { ...EMPTY_REPORT, delivered: 1 };
+    });
+    const handler = createDeliveryHandler({ engine, observability: quietObservability() });
+
+    const answer = await handler(
+      sqsEvent([BODIES.deliver, BODIES.validate, '{"v":1}', BODIES.fanout]),
+      lambdaContext(),
+    );
+
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }, { itemIdentifier: 'm2' }] });
+  });
+
+  it('gives the engine the attempt deadline: the time left, less a request’s timeout and the finishing margin', async () => {
+    const { engine, calls } = fakeEngine();
+    const clock = new VirtualClock(NOW);
+    const handler = createDeliveryHandler({ engine, observability: quietObservability(), clock });
+
+    await handler(sqsEvent([BODIES.deliver]), lambdaContext(100_000));
+
+    const expected = NOW + 100_000 - DELIVERY_TIMEOUT_MS - FINISHING_MARGIN_MS;
+    expect(calls[0]?.options).toEqual({ attemptDeadline: expected });
+    expect(attemptDeadline(NOW, { getRemainingTimeInMillis: () => 100_000 })).toBe(expected);
+  });
+});
+
+describe('the delivery function with the engine', () => {
+  it('delivers a job and acknowledges its record', async () => {
+    const h = engineHarness({ clock: new VirtualClock(NOW) });
+    const handler = createDeliveryHandler({
+      engine: h.engine,
+      observability: quietObservability(),
+      clock: h.clock,
+    });
+
+    const answer = await handler(sqsEvent([BODIES.deliver]), lambdaContext());
+
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(h.sender.requests).toHaveLength(1);
+    expect(h.queue.sent).toEqual([]);
+  });
+
+  it('with too little time left for an attempt, re-queues the job untouched and acknowledges its record', async () => {
+    const h = engineHarness({ clock: new VirtualClock(NOW) });
+    const handler = createDeliveryHandler({
+      engine: h.engine,
+      observability: quietObservability(),
+      clock: h.clock,
+    });
+
+    const answer = await handler(
+      sqsEvent([BODIES.deliver]),
+      lambdaContext(DELIVERY_TIMEOUT_MS + FINISHING_MARGIN_MS),
+    );
+
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(h.sender.requests).toEqual([]);
+    expect(
+      h.queue.take().map(({ queue, job, delaySeconds }) => [queue, job.items[0]?.attempts, delaySeconds]),
+    ).toEqual([['retry', 0, 0]]);
+  });
+
+  it('gives the record back when a failed attempt’s retry cannot be queued', async () => {
+    const h = engineHarness({ clock: new VirtualClock(NOW) });
+    h.sender.answerWith({ delivered: false, httpStatus: 503, outcome: 'Busy' });
+    h.queue.failWith = new Error('SQS is down');
+    const handler = createDeliveryHandler({
+      engine: h.engine,
+      observability: quietObservability(),
+      clock: h.clock,
+    });
+
+    const answer = await handler(sqsEvent([BODIES.deliver]), lambdaContext());
+
+    expect(h.sender.requests).toHaveLength(1);
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * A subscription's endpoint-health routes, built from a path and a finder: `health` shows the
+ * stored record (a record about another endpoint URL as fresh), `enable` resets it and answers
+ * only once workers' cached copies have expired.
+ */
+import type { EndpointHealth } from '../../../shared/domain/model';
+import type { HttpEvent } from '../../../shared/http/api-gateway';
+import type { ManagementDeps } from '../../../shared/management/common';
+import type { SubscriptionFinder } from '../../../shared/management/dead-letter-routes';
+import { healthOperations } from '../../../shared/management/health-routes';
+import type { ReadOptions } from '../../../shared/storage/table';
+import { HEALTHY_DOCUMENT, subscription, VirtualClock } from '../../support/fakes';
+import { MemoryHealthStore } from '../../support/memory-stores';
+
+const PATH = '/admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}';
+const NOW = Date.parse('2026-11-22T10:00:00Z');
+const ENDPOINT = 'https://hooks.example.test/in';
+const SUB = subscription({
+  topic: 'shop/orders',
+  name: 'push',
+  deliveryProfile: 'namespace',
+  destination: { endpointType: 'WebHook', endpointUrl: ENDPOINT },
+});
+const HEALTH_CACHE_MS = 5000;
+
+const unhealthy = (endpointUrl = ENDPOINT): EndpointHealth => ({
+  topic: 'shop/orders',
+  subscription: 'push',
+  endpointUrl,
+  consecutiveFailures: 12,
+  probations: 3,
+  probationUntil: NOW + 60_000,
+  probationOutcome: 'Busy',
+  lastOutcome: 'Busy',
+  lastFailureAt: NOW - 1000,
+  unhealthySince: NOW - 600_000,
+  rev: 4,
+});
+
+function setup() {
+  const clock = new VirtualClock(NOW);
+  const healthStore = new MemoryHealthStore();
+  const lookups: Array<ReadOptions | undefined> = [];
+  const find: SubscriptionFinder = async (_event, _deps, options) => {
+    lookups.push(options);
+    return SUB;
+  };
+  const deps = { healthStore, clock, healthCacheMs: HEALTH_CACHE_MS } as unknown as ManagementDeps;
+  const operations = healthOperations(PATH, find);
+  const call = async (method: string, suffix: string) => {
+    const operation = operations[`${method} ${PATH}${suffix}`];
+    if (operation === undefined) throw new Error(`no route ${method} ${suffix}`);
+    const answer = await operation({ routeKey: `${method} ${PATH}${suffix}` } as HttpEvent, deps);
+    return { statusCode: answer.statusCode, document: JSON.parse(answer.body as string) };
+  };
+  return { clock, healthStore, lookups, call };
+}
+
+describe('health routes', () => {
+  it('shows the stored health of the subscription’s endpoint, read strongly consistently', async () => {
+    const { healthStore, lookups, call } = setup();
+    await healthStore.put(unhealthy(), undefined);
+
+    const answer = await call('GET', '/health');
+
+    expect(answer.statusCode).toBe(200);
+    expect(answer.document).toEqual({
+      state: 'Unhealthy',
+      probationUntil: new Date(NOW + 60_000).toISOString(),
+      consecutiveFailures: 12,
+      lastOutcome: 'Busy',
+      lastFailureAt: new Date(NOW - 1000).toISOString(),
+      lastSuccessAt: null,
+      endpointUrl: ENDPOINT,
+    });
+    expect(lookups).toEqual([{ consistent: true }]);
+  });
+
+  it('shows a record about another endpoint URL as a healthy endpoint', async () => {
+    const { healthStore, call } = setup();
+    await healthStore.put(unhealthy('https://old.example.test/in'), undefined);
+
+    expect((await call('GET', '/health')).document).toEqual({ ...HEALTHY_DOCUMENT, endpointUrl: ENDPOINT });
+  });
+
+  it('enables the endpoint: a reset record, answered once workers’ cached copies have expired', async () => {
+    const { clock, healthStore, call } = setup();
+    await healthStore.put(unhealthy(), undefined);
+
+    const answer = await call('POST', '/enable');
+
+    expect(answer).toEqual({ statusCode: 200, document: { ...HEALTHY_DOCUMENT, endpointUrl: ENDPOINT } });
+    expect(await healthStore.get('shop/orders', 'push')).toMatchObject({
+      consecutiveFailures: 0,
+      resetAt: NOW,
+    });
+    expect(clock.now()).toBe(NOW + HEALTH_CACHE_MS);
+  });
+});
