@@ -24,16 +24,7 @@
  * and in virtual time.
  */
 
-import type {
-  DeliveryItem,
-  DeliveryJob,
-  EndedDelivery,
-  EndedJob,
-  FanOutJob,
-  QueuedJob,
-  StoredFanOutJob,
-  ValidationJob,
-} from '../domain/delivery';
+import type { DeliveryItem, DeliveryJob, EndedJob, QueuedJob, ValidationJob } from '../domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import {
@@ -45,36 +36,22 @@ import {
 import type { Clock, Random } from '../platform/clock';
 import { FairSlots } from '../platform/concurrency';
 import type { SecretOpener } from '../platform/sealing';
-import {
-  type EndedEnvelope,
-  endedDeliveryFits,
-  expandFanOut,
-  type JobEnvelope,
-  packEndedJobs,
-  packJobs,
-  parseFanOut,
-} from '../queue/job-codec';
-import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
+import { type JobEnvelope, packEndedJobs, packJobs } from '../queue/job-codec';
+import type { JobQueue } from '../queue/sqs-job-queue';
 import type { FanOutStore } from '../storage/fan-out-bucket';
 import type { DropRecorder } from './dead-letter';
+import { workFanOut } from './fan-out';
+import { HANDOFF_RETRY_DELAY_SECONDS, sendFollowUps } from './follow-ups';
 import type { EndpointHandshake } from './handshake';
 import type { HealthTracker } from './health';
-import { buildDeliveryRequest, type OutgoingEvent, outgoingEvents } from './request';
-import { batchPolicyOf, cutBatches, isBatching } from './rules/batching';
-import { eventInDeliverySchema } from './rules/convert';
-import { deadLetterFormatOf } from './rules/dead-letter-layout';
+import { emptyReport, type JobReport } from './job-report';
+import { OpenedSecrets } from './opened-secrets';
+import { buildDeliveryRequest, type OutgoingRequest, outgoingEvents, requestsOf } from './request';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { endpointAgreed } from './rules/handshake';
-import {
-  type CustomHeader,
-  customHeadersOf,
-  customHeaderValues,
-  nonSecretCustomHeaders,
-} from './rules/headers';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
-import { expiresAtDue, planWait, sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
-import { openEndpointUrl } from './sealed-endpoint';
+import { expiresAtDue, planWait, waitPrecisionOf } from './rules/retry';
 import type { WebhookSender } from './webhook-sender';
 
 export interface SubscriptionSource {
@@ -143,60 +120,8 @@ export interface JobOptions {
   attemptDeadline: number;
 }
 
-export interface JobReport {
-  /** The job was not due yet and went back to the retry queue. */
-  hopped: boolean;
-  delivered: number;
-  retried: number;
-  /** Ended without success (handed to the dead-letter step, or dropped with their subscription). */
-  ended: number;
-  /** Not attempted before the deadline; re-queued as they were. */
-  deferred: number;
-  /** Held back without an attempt (probation, or a stalled endpoint). */
-  held: number;
-  /** Passed on untouched as the delivery jobs of a fan-out, for any worker to take. */
-  queued: number;
-}
-
-/**
- * The most delivery jobs a worker takes from one fan-out itself: as many as one batch of queue
- * messages brings. A larger fan-out (or a stored one) is queued as its delivery jobs instead, so
- * its work spreads over workers as the publisher's separate jobs would have.
- */
-export const FAN_OUT_IN_PLACE_JOBS = 10;
-
 /** How long events wait before looking again whether their subscription's new endpoint agreed. */
 export const UNVALIDATED_ENDPOINT_HOLD_MS = 60_000;
-
-/** Seconds before ended deliveries parked on the retry queue are handed to the dead-letter step again. */
-export const HANDOFF_RETRY_DELAY_SECONDS = 60;
-
-const emptyReport = (): JobReport => ({
-  hopped: false,
-  delivered: 0,
-  retried: 0,
-  ended: 0,
-  deferred: 0,
-  held: 0,
-  queued: 0,
-});
-
-const addReports = (reports: readonly JobReport[]): JobReport =>
-  reports.reduce(
-    (sum, report) => ({
-      hopped: sum.hopped || report.hopped,
-      delivered: sum.delivered + report.delivered,
-      retried: sum.retried + report.retried,
-      ended: sum.ended + report.ended,
-      deferred: sum.deferred + report.deferred,
-      held: sum.held + report.held,
-      queued: sum.queued + report.queued,
-    }),
-    emptyReport(),
-  );
-
-const itemCount = (jobs: readonly DeliveryJob[]): number =>
-  jobs.reduce((sum, job) => sum + job.items.length, 0);
 
 type Resolved =
   | { kind: 'deleted' }
@@ -205,13 +130,11 @@ type Resolved =
 export class DeliveryEngine {
   private readonly slots: FairSlots;
   private readonly subscriptionConcurrency: number;
-  /** Custom headers with secrets opened, by subscription and version. */
-  private readonly openedHeaders = new Map<string, Promise<readonly CustomHeader[]>>();
-  /** Whole endpoint URLs with their sealed query strings opened, by subscription version. */
-  private readonly openedUrls = new Map<string, Promise<string>>();
+  private readonly secrets: OpenedSecrets;
 
   constructor(private readonly deps: DeliveryEngineDeps) {
     this.slots = new FairSlots({ capacity: deps.concurrency, stallMs: STALL_MS, now: deps.clock.now });
+    this.secrets = new OpenedSecrets(deps.sealer);
     this.subscriptionConcurrency = Math.max(
       1,
       Math.min(deps.concurrency, deps.subscriptionConcurrency ?? Math.ceil(deps.concurrency / 4)),
@@ -231,7 +154,12 @@ export class DeliveryEngine {
         return this.validate(job);
       case 'fanout':
       case 'stored-fanout':
-        return this.processFanOut(job, options);
+        return workFanOut(job, {
+          fanOuts: this.deps.fanOuts,
+          queue: this.deps.queue,
+          logger: this.deps.logger,
+          deliver: (one) => this.deliver(one, options),
+        });
       case 'ended':
         return this.handOffAgain(job);
     }
@@ -266,7 +194,7 @@ export class DeliveryEngine {
       random: this.deps.random,
       deadLetters: subscription.deadLetter !== undefined,
     });
-    await this.sendFollowUps(subscription, profile, envelope, decisions);
+    await sendFollowUps(this.deps, subscription, profile, envelope, decisions);
     await this.record(subscription, decisions);
     const count = (groups: ReadonlyMap<number, readonly DeliveryItem[]>) =>
       [...groups.values()].reduce((sum, items) => sum + items.length, 0);
@@ -286,50 +214,6 @@ export class DeliveryEngine {
     if (this.deps.handshake === undefined) throw new Error('this worker has no endpoint handshake');
     await this.deps.handshake.run(job);
     return emptyReport();
-  }
-
-  /**
-   * A publish's fan-out: the delivery jobs it stands for. A small one is worked here, each job as
-   * if it had come as its own message; a job of it that fails is queued on its own (so the jobs
-   * that went through are not repeated), and only if that fails too does the fan-out come back
-   * whole. A large or stored fan-out is queued as its jobs, for any worker to take.
-   */
-  private async processFanOut(job: FanOutJob | StoredFanOutJob, options: JobOptions): Promise<JobReport> {
-    let fanOut: FanOutJob;
-    if (job.kind === 'stored-fanout') {
-      if (this.deps.fanOuts === undefined) throw new Error('this worker has no fan-out store');
-      fanOut = parseFanOut(await this.deps.fanOuts.get(job.key));
-    } else {
-      fanOut = job;
-    }
-    const jobs = expandFanOut(fanOut);
-    if (job.kind === 'stored-fanout' || jobs.length > FAN_OUT_IN_PLACE_JOBS) {
-      await this.queueJobs(jobs);
-      return { ...emptyReport(), queued: itemCount(jobs) };
-    }
-    const settled = await Promise.allSettled(jobs.map((one) => this.processJob(one, options)));
-    const failed = jobs.filter((_, index) => settled[index]?.status === 'rejected');
-    if (failed.length > 0) {
-      this.deps.logger.warn('fan-out jobs failed; queued on their own to be tried again', {
-        topic: fanOut.topic,
-        subscriptions: failed.map((one) => one.subscription),
-        error: (
-          (settled.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason as Error
-        ).message,
-      });
-      await this.queueJobs(failed);
-    }
-    const reports = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-    return addReports([...reports, { ...emptyReport(), queued: itemCount(failed) }]);
-  }
-
-  /** Queues delivery jobs as they are, on the delivery queue. */
-  private async queueJobs(jobs: readonly DeliveryJob[]): Promise<void> {
-    const outgoing: OutgoingJob[] = [];
-    for (const { items, v: _v, kind: _kind, ...envelope } of jobs) {
-      for (const body of packJobs(envelope, items)) outgoing.push({ body, delaySeconds: 0 });
-    }
-    await this.deps.queue.send('delivery', outgoing);
   }
 
   // ---- phases -------------------------------------------------------------------------------
@@ -423,60 +307,13 @@ export class DeliveryEngine {
     const requests = requestsOf(
       subscription,
       outgoingEvents(subscription, items),
-      await this.customHeaders(subscription),
-      await this.endpointUrl(subscription),
+      await this.secrets.customHeaders(subscription),
+      await this.secrets.endpointUrl(subscription),
     );
     const outcomes = await Promise.all(
       requests.map((request) => this.attempt(subscription, profile, request, options)),
     );
     return outcomes.flat();
-  }
-
-  /**
-   * The subscription's custom headers with secret values opened, once per subscription version.
-   * Rejects when a secret cannot be opened (no key, or the key store is down): the job's message
-   * then comes back and is tried again, as when any dependency fails.
-   */
-  private customHeaders(subscription: Subscription): Promise<readonly CustomHeader[]> {
-    const mappings = subscription.destination.deliveryAttributeMappings ?? [];
-    if (mappings.length === 0) return Promise.resolve([]);
-    const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}#${subscription.version}`;
-    const cached = this.openedHeaders.get(key);
-    if (cached !== undefined) return cached;
-    const { sealer } = this.deps;
-    const opened = customHeadersOf(mappings, (sealed) => {
-      if (sealer === undefined) {
-        throw new Error('a secret delivery header cannot be opened: this function has no sealing key');
-      }
-      return sealer.open(sealed);
-    });
-    if (this.openedHeaders.size >= MAX_OPENED_HEADER_SETS) this.openedHeaders.clear();
-    this.openedHeaders.set(key, opened);
-    opened.catch(() => this.openedHeaders.delete(key));
-    return opened;
-  }
-
-  /**
-   * The subscription's whole endpoint URL (its sealed query string opened), once per subscription
-   * version. Rejects when it cannot be opened, as `customHeaders` does.
-   */
-  private endpointUrl(subscription: Subscription): Promise<string> {
-    const { destination } = subscription;
-    if (destination.sealedQuery === undefined) return Promise.resolve(destination.endpointUrl);
-    const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}#${subscription.version}`;
-    const cached = this.openedUrls.get(key);
-    if (cached !== undefined) return cached;
-    const { sealer } = this.deps;
-    const opened =
-      sealer === undefined
-        ? Promise.reject(
-            new Error('a sealed endpoint query string cannot be opened: this function has no sealing key'),
-          )
-        : openEndpointUrl(destination, sealer);
-    if (this.openedUrls.size >= MAX_OPENED_HEADER_SETS) this.openedUrls.clear();
-    this.openedUrls.set(key, opened);
-    opened.catch(() => this.openedUrls.delete(key));
-    return opened;
   }
 
   /** One request: every event in it gets the request's outcome. */
@@ -516,102 +353,6 @@ export class DeliveryEngine {
     } finally {
       release();
     }
-  }
-
-  /**
-   * Sends every follow-up of the job in one step: retries and deferrals to the retry queue,
-   * ended deliveries of a subscription with a dead-letter destination to the ended-delivery queue
-   * (the dead-letter step's input), delayed by the profile's write delay (5 min) so that writes
-   * group. The caller acknowledges the source message only when this resolves.
-   *
-   * If the ended-delivery queue refuses, the ended deliveries are parked on the retry queue instead
-   * (as an `ended` job the engine hands over again later): the retries already sent stay the only
-   * chain, and no delivered event is sent again. Only when the retry queue itself refuses does
-   * this reject (SQS is then down, and the source message comes back).
-   */
-  private async sendFollowUps(
-    subscription: Subscription,
-    profile: DeliveryProfile,
-    envelope: JobEnvelope,
-    decisions: JobDecisions,
-  ): Promise<void> {
-    const { queue, clock, logger } = this.deps;
-    const retryJobs: OutgoingJob[] = [];
-    for (const [dueAt, items] of decisions.retries) {
-      const delaySeconds = sqsDelaySeconds(dueAt, clock.now(), waitPrecisionOf(profile));
-      for (const body of packJobs({ ...envelope, dueAt }, items)) retryJobs.push({ body, delaySeconds });
-    }
-    for (const [dueAt, items] of decisions.held) {
-      const delaySeconds = sqsDelaySeconds(dueAt, clock.now(), waitPrecisionOf(profile));
-      for (const body of packJobs({ ...envelope, dueAt }, items)) retryJobs.push({ body, delaySeconds });
-    }
-    for (const body of packJobs(envelope, decisions.deferred)) retryJobs.push({ body, delaySeconds: 0 });
-    const destination = subscription.deadLetter;
-    const writeDelaySeconds = profile.deadLetter.writeDelayMs / 1000;
-    let endedJobs: OutgoingJob[] = [];
-    if (destination !== undefined && decisions.ended.length > 0) {
-      const endedEnvelope: EndedEnvelope = {
-        ...envelope,
-        deliveryProfile: subscription.deliveryProfile,
-        deadLetter: { container: destination.container, format: deadLetterFormatOf(profile, subscription) },
-      };
-      endedJobs = packEndedJobs(
-        endedEnvelope,
-        this.withDeliveryProperties(subscription, endedEnvelope, decisions.ended),
-      ).map((body) => ({ body, delaySeconds: writeDelaySeconds }));
-    }
-
-    const [retried, handedOff] = await Promise.allSettled([
-      queue.send('retry', retryJobs),
-      queue.send('endedDelivery', endedJobs),
-    ]);
-    if (handedOff.status === 'rejected') {
-      logger.warn(
-        'could not hand ended deliveries to the dead-letter step; parking them on the retry queue',
-        {
-          topic: envelope.topic,
-          subscription: envelope.subscription,
-          ended: decisions.ended.length,
-          error: (handedOff.reason as Error).message,
-        },
-      );
-      await queue.send(
-        'retry',
-        endedJobs.map((job) => ({ ...job, delaySeconds: HANDOFF_RETRY_DELAY_SECONDS })),
-      );
-    }
-    if (retried.status === 'rejected') throw retried.reason;
-  }
-
-  /**
-   * Namespace dead letters show the subscription's custom header values for each event
-   * (`customDeliveryProperties`): computed here, from the subscription the delivery ended under,
-   * secret values left out and never opened, and carried on each ended delivery, so the
-   * dead-letter step still reads nothing. Values too large to travel with an event that is
-   * itself near the message limit are left out (and logged) rather than failing the hand-over.
-   */
-  private withDeliveryProperties(
-    subscription: Subscription,
-    envelope: EndedEnvelope,
-    ended: readonly EndedDelivery[],
-  ): readonly EndedDelivery[] {
-    const mappings = subscription.destination.deliveryAttributeMappings ?? [];
-    if (envelope.deadLetter.format !== 'namespace' || mappings.length === 0) return ended;
-    const headers = nonSecretCustomHeaders(mappings);
-    if (headers.length === 0) return ended;
-    return ended.map((entry) => {
-      const eventText = eventInDeliverySchema(subscription.eventDeliverySchema, entry.item.eventJson);
-      const values = customHeaderValues(headers, eventText);
-      if (Object.keys(values).length === 0) return entry;
-      const withValues: EndedDelivery = { ...entry, customDeliveryProperties: values };
-      if (endedDeliveryFits(envelope, withValues)) return withValues;
-      this.deps.logger.warn('custom delivery properties left out of a dead letter: too large to queue', {
-        topic: envelope.topic,
-        subscription: envelope.subscription,
-        deliveryId: entry.item.deliveryId,
-      });
-      return entry;
-    });
   }
 
   /**
@@ -696,47 +437,4 @@ function signalOf(
       ? { retryAfterMs: ((result.retryAfterSeconds as number) * 1000) / profile.timeScale }
       : {}),
   };
-}
-
-/** Subscriptions whose opened custom headers a worker keeps (a bound, not a tuning knob). */
-const MAX_OPENED_HEADER_SETS = 1000;
-
-/** One request's events and its custom header values. */
-interface OutgoingRequest {
-  /** The whole endpoint URL. */
-  readonly url: string;
-  readonly events: readonly OutgoingEvent[];
-  readonly headers: Readonly<Record<string, string>>;
-}
-
-/**
- * Cuts a job's events into requests by the subscription's batch policy. Events share a request
- * only when they have the same attempt count and custom header values, so every header is true
- * of every event in it.
- */
-function requestsOf(
-  subscription: Subscription,
-  events: readonly OutgoingEvent[],
-  custom: readonly CustomHeader[],
-  url: string,
-): OutgoingRequest[] {
-  const prepared = events.map((event) => ({
-    url,
-    events: [event],
-    headers: custom.length === 0 ? {} : customHeaderValues(custom, event.text),
-  }));
-  const policy = batchPolicyOf(subscription.destination);
-  if (!isBatching(policy)) return prepared;
-  const batches = cutBatches(
-    prepared,
-    policy,
-    (entry) => Buffer.byteLength(entry.events[0]?.text ?? ''),
-    (entry) =>
-      `${entry.events[0]?.item.attempts}\n${custom.length === 0 ? '' : JSON.stringify(entry.headers)}`,
-  );
-  return batches.map((batch) => ({
-    url,
-    events: batch.flatMap((entry) => entry.events),
-    headers: batch[0]?.headers ?? {},
-  }));
 }

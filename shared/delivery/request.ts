@@ -5,8 +5,9 @@
  */
 import type { DeliveryItem } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
+import { batchPolicyOf, cutBatches, isBatching } from './rules/batching';
 import { eventInDeliverySchema } from './rules/convert';
-import { systemHeaders } from './rules/headers';
+import { type CustomHeader, customHeaderValues, systemHeaders } from './rules/headers';
 import type { WebhookRequest } from './webhook-sender';
 
 /** One event of a request: its delivery state and its text as the subscription receives it. */
@@ -45,4 +46,44 @@ export function buildDeliveryRequest(
     },
     body: `[${events.map((event) => event.text).join(',')}]`,
   };
+}
+
+/** One request's events and its custom header values. */
+export interface OutgoingRequest {
+  /** The whole endpoint URL. */
+  readonly url: string;
+  readonly events: readonly OutgoingEvent[];
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * Cuts a job's events into requests by the subscription's batch policy. Events share a request
+ * only when they have the same attempt count and custom header values, so every header is true
+ * of every event in it.
+ */
+export function requestsOf(
+  subscription: Subscription,
+  events: readonly OutgoingEvent[],
+  custom: readonly CustomHeader[],
+  url: string,
+): OutgoingRequest[] {
+  const prepared = events.map((event) => ({
+    url,
+    events: [event],
+    headers: custom.length === 0 ? {} : customHeaderValues(custom, event.text),
+  }));
+  const policy = batchPolicyOf(subscription.destination);
+  if (!isBatching(policy)) return prepared;
+  const batches = cutBatches(
+    prepared,
+    policy,
+    (entry) => Buffer.byteLength(entry.events[0]?.text ?? ''),
+    (entry) =>
+      `${entry.events[0]?.item.attempts}\n${custom.length === 0 ? '' : JSON.stringify(entry.headers)}`,
+  );
+  return batches.map((batch) => ({
+    url,
+    events: batch.flatMap((entry) => entry.events),
+    headers: batch[0]?.headers ?? {},
+  }));
 }

@@ -3,7 +3,7 @@
  * is no more than one batch of messages, passed on as its jobs when larger or stored, and a job
  * of it that fails is queued on its own so the others are not repeated.
  */
-import { FAN_OUT_IN_PLACE_JOBS } from '../../../shared/delivery/engine';
+import { FAN_OUT_IN_PLACE_JOBS } from '../../../shared/delivery/fan-out';
 import type { DeliveryItem } from '../../../shared/domain/delivery';
 import {
   type FanOutDestination,

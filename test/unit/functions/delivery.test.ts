@@ -9,7 +9,8 @@ import {
   DELIVERY_JOB_KINDS,
   FINISHING_MARGIN_MS,
 } from '../../../functions/delivery';
-import type { JobOptions, JobReport } from '../../../shared/delivery/engine';
+import type { JobOptions } from '../../../shared/delivery/engine';
+import type { JobReport } from '../../../shared/delivery/job-report';
 import { DELIVERY_TIMEOUT_MS } from '../../../shared/delivery/webhook-sender';
 import type { QueuedJob } from '../../../shared/domain/delivery';
 import {

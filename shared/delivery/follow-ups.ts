@@ -1,0 +1,124 @@
+/**
+ * The follow-ups of a delivery job, sent together before the caller acknowledges its message:
+ * retries, held and deferred events back to the retry queue at their due times, and ended
+ * deliveries to the ended-delivery queue (the dead-letter step's input).
+ */
+import type { EndedDelivery } from '../domain/delivery';
+import type { Subscription } from '../domain/model';
+import type { LoggerLike } from '../observability/logging';
+import type { Clock } from '../platform/clock';
+import {
+  type EndedEnvelope,
+  endedDeliveryFits,
+  type JobEnvelope,
+  packEndedJobs,
+  packJobs,
+} from '../queue/job-codec';
+import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
+import { eventInDeliverySchema } from './rules/convert';
+import { deadLetterFormatOf } from './rules/dead-letter-layout';
+import type { JobDecisions } from './rules/decide';
+import { customHeaderValues, nonSecretCustomHeaders } from './rules/headers';
+import type { DeliveryProfile } from './rules/profiles';
+import { sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
+
+/** Seconds before ended deliveries parked on the retry queue are handed to the dead-letter step again. */
+export const HANDOFF_RETRY_DELAY_SECONDS = 60;
+
+export interface FollowUpDeps {
+  queue: JobQueue;
+  clock: Clock;
+  logger: LoggerLike;
+}
+
+/**
+ * Sends every follow-up of the job in one step: retries and deferrals to the retry queue,
+ * ended deliveries of a subscription with a dead-letter destination to the ended-delivery queue
+ * (the dead-letter step's input), delayed by the profile's write delay (5 min) so that writes
+ * group. The caller acknowledges the source message only when this resolves.
+ *
+ * If the ended-delivery queue refuses, the ended deliveries are parked on the retry queue instead
+ * (as an `ended` job the engine hands over again later): the retries already sent stay the only
+ * chain, and no delivered event is sent again. Only when the retry queue itself refuses does
+ * this reject (SQS is then down, and the source message comes back).
+ */
+export async function sendFollowUps(
+  deps: FollowUpDeps,
+  subscription: Subscription,
+  profile: DeliveryProfile,
+  envelope: JobEnvelope,
+  decisions: JobDecisions,
+): Promise<void> {
+  const { queue, clock, logger } = deps;
+  const retryJobs: OutgoingJob[] = [];
+  // Retries, then events held back (probation, a stalled endpoint): each group at its due time.
+  for (const [dueAt, items] of [...decisions.retries, ...decisions.held]) {
+    const delaySeconds = sqsDelaySeconds(dueAt, clock.now(), waitPrecisionOf(profile));
+    for (const body of packJobs({ ...envelope, dueAt }, items)) retryJobs.push({ body, delaySeconds });
+  }
+  for (const body of packJobs(envelope, decisions.deferred)) retryJobs.push({ body, delaySeconds: 0 });
+  const destination = subscription.deadLetter;
+  const writeDelaySeconds = profile.deadLetter.writeDelayMs / 1000;
+  let endedJobs: OutgoingJob[] = [];
+  if (destination !== undefined && decisions.ended.length > 0) {
+    const endedEnvelope: EndedEnvelope = {
+      ...envelope,
+      deliveryProfile: subscription.deliveryProfile,
+      deadLetter: { container: destination.container, format: deadLetterFormatOf(profile, subscription) },
+    };
+    endedJobs = packEndedJobs(
+      endedEnvelope,
+      withDeliveryProperties(logger, subscription, endedEnvelope, decisions.ended),
+    ).map((body) => ({ body, delaySeconds: writeDelaySeconds }));
+  }
+
+  const [retried, handedOff] = await Promise.allSettled([
+    queue.send('retry', retryJobs),
+    queue.send('endedDelivery', endedJobs),
+  ]);
+  if (handedOff.status === 'rejected') {
+    logger.warn('could not hand ended deliveries to the dead-letter step; parking them on the retry queue', {
+      topic: envelope.topic,
+      subscription: envelope.subscription,
+      ended: decisions.ended.length,
+      error: (handedOff.reason as Error).message,
+    });
+    await queue.send(
+      'retry',
+      endedJobs.map((job) => ({ ...job, delaySeconds: HANDOFF_RETRY_DELAY_SECONDS })),
+    );
+  }
+  if (retried.status === 'rejected') throw retried.reason;
+}
+
+/**
+ * Namespace dead letters show the subscription's custom header values for each event
+ * (`customDeliveryProperties`): computed here, from the subscription the delivery ended under,
+ * secret values left out and never opened, and carried on each ended delivery, so the
+ * dead-letter step still reads nothing. Values too large to travel with an event that is
+ * itself near the message limit are left out (and logged) rather than failing the hand-over.
+ */
+function withDeliveryProperties(
+  logger: LoggerLike,
+  subscription: Subscription,
+  envelope: EndedEnvelope,
+  ended: readonly EndedDelivery[],
+): readonly EndedDelivery[] {
+  const mappings = subscription.destination.deliveryAttributeMappings ?? [];
+  if (envelope.deadLetter.format !== 'namespace' || mappings.length === 0) return ended;
+  const headers = nonSecretCustomHeaders(mappings);
+  if (headers.length === 0) return ended;
+  return ended.map((entry) => {
+    const eventText = eventInDeliverySchema(subscription.eventDeliverySchema, entry.item.eventJson);
+    const values = customHeaderValues(headers, eventText);
+    if (Object.keys(values).length === 0) return entry;
+    const withValues: EndedDelivery = { ...entry, customDeliveryProperties: values };
+    if (endedDeliveryFits(envelope, withValues)) return withValues;
+    logger.warn('custom delivery properties left out of a dead letter: too large to queue', {
+      topic: envelope.topic,
+      subscription: envelope.subscription,
+      deliveryId: entry.item.deliveryId,
+    });
+    return entry;
+  });
+}

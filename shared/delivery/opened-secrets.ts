@@ -1,0 +1,64 @@
+/**
+ * A subscription's secrets as the delivery function sends them: custom header values and the
+ * endpoint URL's query string, sealed at rest, opened once per subscription version and kept.
+ * Opening rejects when a secret cannot be opened (no key, or the key store is down): the job's
+ * message then comes back and is tried again, as when any dependency fails.
+ */
+import type { Subscription } from '../domain/model';
+import type { SecretOpener } from '../platform/sealing';
+import { type CustomHeader, customHeadersOf } from './rules/headers';
+import { openEndpointUrl } from './sealed-endpoint';
+
+/** Subscription versions whose opened secrets a worker keeps (a bound, not a tuning knob). */
+const MAX_OPENED_VERSIONS = 1000;
+
+/** Opened values by subscription version; a failed opening is forgotten, so it is tried again. */
+class OpenedByVersion<T> {
+  private readonly opened = new Map<string, Promise<T>>();
+
+  get(subscription: Subscription, open: () => Promise<T>): Promise<T> {
+    const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}#${subscription.version}`;
+    const cached = this.opened.get(key);
+    if (cached !== undefined) return cached;
+    const opening = open();
+    if (this.opened.size >= MAX_OPENED_VERSIONS) this.opened.clear();
+    this.opened.set(key, opening);
+    opening.catch(() => this.opened.delete(key));
+    return opening;
+  }
+}
+
+export class OpenedSecrets {
+  private readonly headers = new OpenedByVersion<readonly CustomHeader[]>();
+  private readonly urls = new OpenedByVersion<string>();
+
+  /** Without a sealer, nothing sealed can be opened (subscriptions without secrets still work). */
+  constructor(private readonly sealer: SecretOpener | undefined) {}
+
+  /** The subscription's custom headers with secret values opened. */
+  customHeaders(subscription: Subscription): Promise<readonly CustomHeader[]> {
+    const mappings = subscription.destination.deliveryAttributeMappings ?? [];
+    if (mappings.length === 0) return Promise.resolve([]);
+    return this.headers.get(subscription, () =>
+      customHeadersOf(mappings, (sealed) => {
+        if (this.sealer === undefined) {
+          throw new Error('a secret delivery header cannot be opened: this function has no sealing key');
+        }
+        return this.sealer.open(sealed);
+      }),
+    );
+  }
+
+  /** The subscription's whole endpoint URL, its sealed query string opened. */
+  endpointUrl(subscription: Subscription): Promise<string> {
+    const { destination } = subscription;
+    if (destination.sealedQuery === undefined) return Promise.resolve(destination.endpointUrl);
+    return this.urls.get(subscription, () =>
+      this.sealer === undefined
+        ? Promise.reject(
+            new Error('a sealed endpoint query string cannot be opened: this function has no sealing key'),
+          )
+        : openEndpointUrl(destination, this.sealer),
+    );
+  }
+}
