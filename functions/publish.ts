@@ -21,7 +21,8 @@ import { notFound } from '../shared/http/errors';
 import { countPublishFailures, flushMetrics, httpErrors, lazyHandler } from '../shared/lambda/middleware';
 import { buildPublisher, createObservability, type Observability } from '../shared/lambda/wiring';
 import { createAwsClients } from '../shared/platform/aws';
-import type { PublishCredential, Publisher } from '../shared/publish/publisher';
+import type { PublishCredential } from '../shared/publish/publish-request';
+import type { Publisher } from '../shared/publish/publisher';
 
 export interface PublishHandlerDeps {
   publisher: Publisher;

@@ -33,17 +33,13 @@ import {
 } from './common';
 import { deadLetterOperations, type SubscriptionFinder } from './dead-letter-routes';
 import { parseWindow } from './dead-letters';
+import { deliverySchemaFor } from './delivery-schema';
+import { subscriptionDocument, topicDocument } from './documents';
 import { healthOperations } from './health-routes';
 import { type KeyedResourceApi, keyedResourceOperations, requireResource } from './keyed-resource-routes';
 import { namespaceOperations } from './namespaces';
-import {
-  deliverySchemaFor,
-  parseSubscriptionBody,
-  parseTopicBody,
-  sameMapping,
-  subscriptionDocument,
-  topicDocument,
-} from './schema';
+import { parseSubscriptionBody } from './subscription-schema';
+import { parseTopicBody, sameMapping } from './topic-schema';
 import { validationOperations, validationUrlOperations } from './validation-routes';
 
 export type { ManagementDeps } from './common';

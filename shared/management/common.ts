@@ -32,7 +32,8 @@ import type { SubscriptionStore } from '../storage/subscriptions';
 import { ConcurrentChangeError } from '../storage/table';
 import type { TopicStore } from '../storage/topics';
 import type { DeadLetterBlobs } from './dead-letters';
-import { type DestinationInput, MAX_SUBSCRIPTIONS_PER_TOPIC, validateName } from './schema';
+import { validateName } from './request-body';
+import { type DestinationInput, MAX_SUBSCRIPTIONS_PER_TOPIC } from './subscription-schema';
 
 /** Management request bodies are small; anything larger is a mistake. */
 export const MAX_BODY_BYTES = 64 * 1024;

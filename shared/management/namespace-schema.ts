@@ -17,21 +17,22 @@ import { namespaceResourceId, namespaceTopicResourceId, splitNamespaceTopicId } 
 import { badRequest } from '../http/errors';
 import type { NamespaceInput } from '../storage/namespaces';
 import {
-  type DestinationInput,
-  deadLetterDestinationSchema,
   deadLetterDocument,
-  deadLetterOf,
-  destinationInputOf,
   destinationPropertiesDocument,
   filterDocument,
-  filterOf,
-  intInRange,
-  invalidBody,
   provisioningProperties,
-  subscriptionFilterSchema,
   systemData,
+} from './documents';
+import { intInRange, invalidBody } from './request-body';
+import {
+  type DestinationInput,
+  deadLetterDestinationSchema,
+  deadLetterOf,
+  destinationInputOf,
+  filterOf,
+  subscriptionFilterSchema,
   webhookDestinationSchema,
-} from './schema';
+} from './subscription-schema';
 
 const MINUTES_PER_DAY = 24 * 60;
 

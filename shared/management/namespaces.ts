@@ -45,7 +45,7 @@ import {
   parseNamespaceSubscriptionBody,
   parseNamespaceTopicBody,
 } from './namespace-schema';
-import { validateName } from './schema';
+import { validateName } from './request-body';
 import { validationOperations } from './validation-routes';
 
 const namespaceParam = (event: HttpEvent) => validateName('namespace', pathParam(event, 'namespace'));

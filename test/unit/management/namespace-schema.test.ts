@@ -10,7 +10,7 @@ import {
   parseNamespaceSubscriptionBody,
   parseNamespaceTopicBody,
 } from '../../../shared/management/namespace-schema';
-import { validateName } from '../../../shared/management/schema';
+import { validateName } from '../../../shared/management/request-body';
 import { subscription } from '../../support/fakes';
 
 const PUSH = 'properties.deliveryConfiguration.push';

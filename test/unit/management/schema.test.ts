@@ -1,12 +1,9 @@
 import { ApiError } from '../../../shared/http/errors';
-import {
-  deliverySchemaFor,
-  endpointBaseUrl,
-  parseSubscriptionBody,
-  parseTopicBody,
-  subscriptionDocument,
-  validateName,
-} from '../../../shared/management/schema';
+import { deliverySchemaFor } from '../../../shared/management/delivery-schema';
+import { endpointBaseUrl, subscriptionDocument } from '../../../shared/management/documents';
+import { validateName } from '../../../shared/management/request-body';
+import { parseSubscriptionBody } from '../../../shared/management/subscription-schema';
+import { parseTopicBody } from '../../../shared/management/topic-schema';
 import { subscription } from '../../support/fakes';
 
 const webhook = (url = 'https://hooks.example.test/in', extra: Record<string, unknown> = {}) => ({

@@ -1,0 +1,174 @@
+/**
+ * The resource documents the management API returns (ARM-shaped, as the original service shows
+ * them): topic, subscription and its parts, endpoint health. A secret is never shown.
+ */
+
+import { BATCH_LIMITS } from '../delivery/rules/batching';
+import { provisioningStateOf } from '../delivery/rules/handshake';
+import { healthState } from '../delivery/rules/health';
+import {
+  type DeadLetterDestination,
+  type DeliveryAttributeMapping,
+  type EndpointHealth,
+  type InputSchemaMapping,
+  retryPolicyOf,
+  type Subscription,
+  type SubscriptionFilter,
+  type Topic,
+  type WebhookDestination,
+} from '../domain/model';
+import { topicResourceId } from '../domain/names';
+
+/** `systemData` of a resource document. */
+export const systemData = (resource: { createdAt: string; updatedAt: string }) => ({
+  createdAt: resource.createdAt,
+  lastModifiedAt: resource.updatedAt,
+});
+
+/** A mapping as the management API shows it (the original's ARM shape). */
+export const inputSchemaMappingDocument = (mapping: InputSchemaMapping) => ({
+  inputSchemaMappingType: 'Json',
+  properties: mapping,
+});
+
+/** A stored filter as the management API shows it (`includedEventTypes` null for every type). */
+export const filterDocument = (filter: SubscriptionFilter) => ({
+  ...filter,
+  includedEventTypes: filter.includedEventTypes ?? null,
+});
+
+/** The topic as the management API returns it. */
+export function topicDocument(topic: Omit<Topic, 'keys'>, baseUrl: string) {
+  return {
+    id: topicResourceId(topic.name),
+    name: topic.name,
+    type: 'Microsoft.EventGrid/topics',
+    tags: topic.tags,
+    properties: {
+      provisioningState: 'Succeeded',
+      endpoint: `${baseUrl}/topics/${topic.name}/api/events`,
+      inputSchema: topic.inputSchema,
+      ...(topic.inputSchemaMapping === undefined
+        ? {}
+        : { inputSchemaMapping: inputSchemaMappingDocument(topic.inputSchemaMapping) }),
+    },
+    systemData: systemData(topic),
+  };
+}
+
+/** The endpoint URL without query string or fragment, which may carry secrets. */
+export function endpointBaseUrl(endpointUrl: string): string {
+  const url = new URL(endpointUrl);
+  return `${url.origin}${url.pathname}`;
+}
+
+/** A mapping as the management API shows it: a secret value is never shown, sealed or not. */
+export function deliveryAttributeMappingDocument(mapping: DeliveryAttributeMapping) {
+  if (mapping.type === 'Dynamic') {
+    return { name: mapping.name, type: 'Dynamic', properties: { sourceField: mapping.sourceField } };
+  }
+  return {
+    name: mapping.name,
+    type: 'Static',
+    properties: mapping.isSecret
+      ? { value: null, isSecret: true }
+      : { value: mapping.value, isSecret: false },
+  };
+}
+
+/** The destination's properties as shown: batch settings always (their defaults when not set). */
+export function destinationPropertiesDocument(destination: WebhookDestination) {
+  const mappings = destination.deliveryAttributeMappings ?? [];
+  return {
+    endpointBaseUrl: endpointBaseUrl(destination.endpointUrl),
+    maxEventsPerBatch: destination.maxEventsPerBatch ?? BATCH_LIMITS.maxEventsPerBatch.default,
+    preferredBatchSizeInKilobytes:
+      destination.preferredBatchSizeInKilobytes ?? BATCH_LIMITS.preferredBatchSizeInKilobytes.default,
+    ...(mappings.length === 0
+      ? {}
+      : { deliveryAttributeMappings: mappings.map(deliveryAttributeMappingDocument) }),
+  };
+}
+
+/** A dead-letter destination as shown. */
+export const deadLetterDocument = (deadLetter: DeadLetterDestination) => ({
+  endpointType: 'StorageBlob',
+  properties: {
+    blobContainerName: deadLetter.container,
+    ...(deadLetter.resourceId === undefined ? {} : { resourceId: deadLetter.resourceId }),
+  },
+});
+
+/**
+ * `provisioningState` at `nowMs`, and while the endpoint has not agreed (or once it did), how its
+ * validation stands. The code is never shown: only the endpoint receives it.
+ */
+export function provisioningProperties(subscription: Subscription, nowMs: number) {
+  const validation = subscription.validation;
+  return {
+    provisioningState: provisioningStateOf(subscription, nowMs),
+    ...(validation === undefined
+      ? {}
+      : {
+          endpointValidation: {
+            startedAt: new Date(validation.startedAt).toISOString(),
+            ...(validation.validatedAt === undefined
+              ? { validationUrlExpiresAt: new Date(validation.expiresAt).toISOString() }
+              : { validatedAt: new Date(validation.validatedAt).toISOString() }),
+            ...(validation.handshakeError === undefined || validation.validatedAt !== undefined
+              ? {}
+              : { handshakeError: validation.handshakeError }),
+          },
+        }),
+  };
+}
+
+/** The subscription as the management API returns it (the full endpoint URL only via getFullUrl). */
+export function subscriptionDocument(subscription: Subscription, nowMs: number) {
+  const topicId = topicResourceId(subscription.topic);
+  return {
+    id: `${topicId}/eventSubscriptions/${subscription.name}`,
+    name: subscription.name,
+    type: 'Microsoft.EventGrid/eventSubscriptions',
+    properties: {
+      topic: topicId,
+      ...provisioningProperties(subscription, nowMs),
+      destination: {
+        endpointType: 'WebHook',
+        properties: destinationPropertiesDocument(subscription.destination),
+      },
+      filter: filterDocument(subscription.filter),
+      retryPolicy: retryPolicyOf(subscription.retry),
+      eventDeliverySchema: subscription.eventDeliverySchema,
+      labels: subscription.labels,
+      ...(subscription.deadLetter === undefined
+        ? {}
+        : { deadLetterDestination: deadLetterDocument(subscription.deadLetter) }),
+    },
+    systemData: systemData(subscription),
+  };
+}
+
+const isoOrNull = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+
+/**
+ * An endpoint's health as the management API returns it. `health` is already the record about
+ * the subscription's current endpoint (`currentHealth`); `probationUntil` is shown only while it
+ * holds attempts back, and the endpoint URL without its query string, like `endpointBaseUrl`.
+ */
+export function healthDocument(health: EndpointHealth, nowMs: number) {
+  return {
+    state: healthState(health, nowMs),
+    probationUntil:
+      health.probationUntil !== undefined && health.probationUntil > nowMs
+        ? isoOrNull(health.probationUntil)
+        : null,
+    consecutiveFailures: health.consecutiveFailures,
+    lastOutcome: health.lastOutcome ?? null,
+    lastFailureAt: isoOrNull(health.lastFailureAt),
+    lastSuccessAt: isoOrNull(health.lastSuccessAt),
+    endpointUrl: endpointBaseUrl(health.endpointUrl),
+  };
+}
+
+export type HealthDocument = ReturnType<typeof healthDocument>;

@@ -1,0 +1,263 @@
+/**
+ * The subscription request body (ARM-shaped, as the original service takes it) and the pieces both
+ * kinds of subscription take: the webhook destination, the filter, the retry policy and the
+ * dead-letter destination, each turned into the subscription input as stored.
+ */
+
+import { z } from 'zod';
+import { BATCH_LIMITS } from '../delivery/rules/batching';
+import { type DeliveryProfile, TOPIC_PROFILE } from '../delivery/rules/profiles';
+import {
+  type DeadLetterDestination,
+  EVENT_DELIVERY_SCHEMAS,
+  type RetryLimits,
+  retryLimitsOf,
+  type SubscriptionFilter,
+} from '../domain/model';
+import { describeControlCharacter, firstControlCharacter } from '../platform/control-characters';
+import { validateFilter } from '../publish/filter';
+import { deliveryAttributeMappingsSchema } from './delivery-attributes-schema';
+import { intInRange, invalidBody } from './request-body';
+
+/** Subscriptions one topic may hold (the original service's quota). */
+export const MAX_SUBSCRIPTIONS_PER_TOPIC = 500;
+
+/** The original's storage container rule; the container is the top-level key prefix of dead letters. */
+export const CONTAINER_NAME = {
+  min: 3,
+  max: 63,
+  pattern: /^(?=.{3,63}$)[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9]))*$/,
+} as const;
+
+/** `URL.href` of a URL already checked; the text itself if it does not parse (never stored then). */
+const normalizedUrl = (value: string): string => {
+  try {
+    return new URL(value).href;
+  } catch {
+    return value;
+  }
+};
+
+/** A webhook destination (`{"endpointType": "WebHook", "properties": {...}}`) as both kinds of subscription take it. */
+export function webhookDestinationSchema(allowHttp: boolean) {
+  const endpointUrl = z.string({ error: 'is required and must be a string' }).superRefine((value, ctx) => {
+    // Checked as typed: the URL parser would quietly drop tabs and line breaks.
+    const control = firstControlCharacter(value);
+    if (control !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must not contain control characters (CR, LF, tab or any other below U+0020, or DEL); found ${describeControlCharacter(control.code)} at position ${control.index}`,
+      });
+      return;
+    }
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute URL' });
+      return;
+    }
+    const allowed = allowHttp ? ['https:', 'http:'] : ['https:'];
+    if (!allowed.includes(url.protocol)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: allowHttp
+          ? 'must be an http or https URL'
+          : 'must be an https URL (http is allowed in local mode only)',
+      });
+    }
+    if (url.username !== '' || url.password !== '') {
+      ctx.addIssue({ code: 'custom', message: 'must not carry user credentials' });
+    }
+  });
+  // Stored as parsed (`URL.href`): the one spelling delivery, health and validation compare.
+  const parsedEndpointUrl = endpointUrl.transform((value) => normalizedUrl(value));
+  return z.strictObject(
+    {
+      endpointType: z.literal('WebHook', { error: "must be 'WebHook'" }),
+      properties: z.strictObject(
+        {
+          endpointUrl: parsedEndpointUrl,
+          maxEventsPerBatch: intInRange(BATCH_LIMITS.maxEventsPerBatch).optional(),
+          preferredBatchSizeInKilobytes: intInRange(BATCH_LIMITS.preferredBatchSizeInKilobytes).optional(),
+          deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
+        },
+        { error: 'is required' },
+      ),
+    },
+    { error: 'is required' },
+  );
+}
+
+/** A storage-blob dead-letter destination, as both kinds of subscription take it. */
+export const deadLetterDestinationSchema = z.strictObject(
+  {
+    endpointType: z.literal('StorageBlob', { error: "must be 'StorageBlob'" }),
+    properties: z.strictObject(
+      {
+        blobContainerName: z.string({ error: 'is required' }).regex(CONTAINER_NAME.pattern, {
+          error: `must be ${CONTAINER_NAME.min} to ${CONTAINER_NAME.max} lower-case letters, digits and single hyphens, starting and ending with a letter or digit`,
+        }),
+        resourceId: z.string().max(1024, { error: 'is at most 1024 characters' }).optional(),
+      },
+      { error: 'is required' },
+    ),
+  },
+  { error: 'is required' },
+);
+
+/**
+ * A subscription's filter as both kinds of subscription take it (`filter` on classic ones,
+ * `filtersConfiguration` on namespace ones): checked by the filter rules themselves
+ * (`validateFilter`), so what is accepted is exactly what the fan-out can compile. A violation
+ * is a 400 naming the field, the index and the limit.
+ */
+export const subscriptionFilterSchema = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (value === undefined || value === null) return;
+    const violation = validateFilter(value);
+    if (violation !== undefined) {
+      ctx.addIssue({ code: 'custom', path: violation.field.split('.'), message: violation.message });
+    }
+  })
+  .optional();
+
+/** The filter as stored: the event type list as {@link includedEventTypesOf} keeps it, the rest as given. */
+export function filterOf(raw: unknown): SubscriptionFilter {
+  if (raw === undefined || raw === null) return {};
+  const { includedEventTypes, ...rest } = raw as SubscriptionFilter & {
+    includedEventTypes?: string[] | null;
+  };
+  const defined = Object.fromEntries(
+    Object.entries(rest).filter(([, value]) => value !== undefined && value !== null),
+  );
+  return { ...includedEventTypesOf(includedEventTypes), ...defined } as SubscriptionFilter;
+}
+
+function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
+  return z.strictObject({
+    properties: z.strictObject(
+      {
+        destination: webhookDestinationSchema(allowHttp),
+        filter: subscriptionFilterSchema,
+        retryPolicy: z
+          .strictObject({
+            maxDeliveryAttempts: intInRange(profile.limits.maxDeliveryAttempts).optional(),
+            eventTimeToLiveInMinutes: intInRange(profile.limits.eventTimeToLiveInMinutes).optional(),
+          })
+          .optional(),
+        eventDeliverySchema: z
+          .enum(EVENT_DELIVERY_SCHEMAS, { error: `must be one of ${EVENT_DELIVERY_SCHEMAS.join(', ')}` })
+          .optional(),
+        labels: z.array(z.string()).optional(),
+        deadLetterDestination: deadLetterDestinationSchema.nullable().optional(),
+      },
+      { error: 'is required' },
+    ),
+  });
+}
+
+/**
+ * A delivery attribute mapping as the API takes it: a secret static value still in plain text
+ * (sealed before it is stored; see `shared/management/api.ts`).
+ */
+export type DeliveryAttributeInput =
+  | { name: string; type: 'Static'; isSecret: boolean; value: string }
+  | { name: string; type: 'Dynamic'; sourceField: string };
+
+export interface SubscriptionInput {
+  endpointUrl: string;
+  /** Output batching, only the settings given. */
+  maxEventsPerBatch?: number;
+  preferredBatchSizeInKilobytes?: number;
+  /** Custom delivery headers, in the order given; absent when none. */
+  deliveryAttributeMappings?: DeliveryAttributeInput[];
+  /** The whole filter as stored (event types, subject and advanced filters). */
+  filter: SubscriptionFilter;
+  /** Normalised once, here: `{ maxAttempts, ttlMs }`. */
+  retry: RetryLimits;
+  labels: string[];
+  deadLetter?: DeadLetterDestination;
+  /** As asked for; `deliverySchemaFor` (`delivery-schema.ts`) decides it against the topic. */
+  eventDeliverySchema?: (typeof EVENT_DELIVERY_SCHEMAS)[number];
+}
+
+/** The parts of a subscription input its webhook destination gives. */
+export type DestinationInput = Pick<
+  SubscriptionInput,
+  'endpointUrl' | 'maxEventsPerBatch' | 'preferredBatchSizeInKilobytes' | 'deliveryAttributeMappings'
+>;
+
+/** A parsed webhook destination as input: batch settings only as given, mappings in order. */
+export function destinationInputOf(
+  destination: z.infer<ReturnType<typeof webhookDestinationSchema>>['properties'],
+): DestinationInput {
+  const mappings = destination.deliveryAttributeMappings ?? [];
+  return {
+    endpointUrl: destination.endpointUrl,
+    ...(destination.maxEventsPerBatch === undefined
+      ? {}
+      : { maxEventsPerBatch: destination.maxEventsPerBatch }),
+    ...(destination.preferredBatchSizeInKilobytes === undefined
+      ? {}
+      : { preferredBatchSizeInKilobytes: destination.preferredBatchSizeInKilobytes }),
+    ...(mappings.length === 0
+      ? {}
+      : {
+          deliveryAttributeMappings: mappings.map(
+            (mapping): DeliveryAttributeInput =>
+              mapping.type === 'Static'
+                ? {
+                    name: mapping.name,
+                    type: 'Static',
+                    isSecret: mapping.properties.isSecret ?? false,
+                    value: mapping.properties.value,
+                  }
+                : { name: mapping.name, type: 'Dynamic', sourceField: mapping.properties.sourceField },
+          ),
+        }),
+  };
+}
+
+/** The event type filter as stored: absent (every type) for none, null or `All`. */
+const includedEventTypesOf = (
+  types: string[] | null | undefined,
+): Pick<SubscriptionFilter, 'includedEventTypes'> =>
+  types === undefined || types === null || types.some((type) => type.toLowerCase() === 'all')
+    ? {}
+    : { includedEventTypes: types };
+
+/** A parsed dead-letter destination as stored. */
+export const deadLetterOf = (
+  dead: z.infer<typeof deadLetterDestinationSchema> | null | undefined,
+): Pick<SubscriptionInput, 'deadLetter'> =>
+  dead === undefined || dead === null
+    ? {}
+    : {
+        deadLetter: {
+          container: dead.properties.blobContainerName,
+          ...(dead.properties.resourceId === undefined ? {} : { resourceId: dead.properties.resourceId }),
+        },
+      };
+
+export function parseSubscriptionBody(body: unknown, options: { allowHttp: boolean }): SubscriptionInput {
+  const parsed = subscriptionBodySchema(TOPIC_PROFILE, options.allowHttp).safeParse(body);
+  if (!parsed.success) throw invalidBody(parsed.error, 'event subscription');
+  const { properties } = parsed.data;
+  const limits = TOPIC_PROFILE.limits;
+  return {
+    ...destinationInputOf(properties.destination.properties),
+    filter: filterOf(properties.filter),
+    retry: retryLimitsOf({
+      maxDeliveryAttempts: properties.retryPolicy?.maxDeliveryAttempts ?? limits.maxDeliveryAttempts.default,
+      eventTimeToLiveInMinutes:
+        properties.retryPolicy?.eventTimeToLiveInMinutes ?? limits.eventTimeToLiveInMinutes.default,
+    }),
+    labels: properties.labels ?? [],
+    ...(properties.eventDeliverySchema === undefined
+      ? {}
+      : { eventDeliverySchema: properties.eventDeliverySchema }),
+    ...deadLetterOf(properties.deadLetterDestination),
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * The topic request body (ARM-shaped, as the original service takes it): input schema, and for a
+ * custom-schema topic the mapping of its events' fields onto Event Grid's.
+ */
+
+import { z } from 'zod';
+import {
+  INPUT_SCHEMAS,
+  type InputSchema,
+  type InputSchemaMapping,
+  MAPPED_FIELDS,
+  type MappedField,
+} from '../domain/model';
+import type { TopicInput } from '../storage/topics';
+import { invalidBody } from './request-body';
+
+/** The longest source field name and default value a mapping may hold. */
+export const MAPPING_LIMITS = { sourceFieldChars: 256, defaultValueChars: 1024 } as const;
+
+const sourceField = z
+  .string({ error: 'sourceField must be a string naming a top-level member of the published events' })
+  .min(1, 'sourceField must not be empty')
+  .max(
+    MAPPING_LIMITS.sourceFieldChars,
+    `sourceField may be at most ${MAPPING_LIMITS.sourceFieldChars} characters`,
+  );
+
+/** `id`, `topic`, `eventTime`: only from the event (each event needs its own). */
+const sourceOnly = z.strictObject({
+  sourceField,
+  defaultValue: z
+    .never({ error: 'takes no defaultValue: this field comes only from a sourceField' })
+    .optional(),
+});
+
+/** `subject`, `eventType`, `dataVersion`: a source field, a default, or both. */
+const sourceOrDefault = z
+  .strictObject({
+    sourceField: sourceField.optional(),
+    defaultValue: z
+      .string({ error: 'defaultValue must be a string' })
+      .min(1, 'defaultValue must not be empty')
+      .max(
+        MAPPING_LIMITS.defaultValueChars,
+        `defaultValue may be at most ${MAPPING_LIMITS.defaultValueChars} characters`,
+      )
+      .optional(),
+  })
+  .refine((field) => field.sourceField !== undefined || field.defaultValue !== undefined, {
+    error: 'needs a sourceField, a defaultValue or both',
+  });
+
+const inputSchemaMappingSchema = z.strictObject({
+  inputSchemaMappingType: z.literal('Json', { error: 'must be "Json"' }),
+  properties: z
+    .strictObject({
+      id: sourceOnly.optional(),
+      topic: sourceOnly.optional(),
+      eventTime: sourceOnly.optional(),
+      subject: sourceOrDefault.optional(),
+      eventType: sourceOrDefault.optional(),
+      dataVersion: sourceOrDefault.optional(),
+    })
+    .superRefine((fields, ctx) => {
+      // Event Grid events need both; without either, no event could ever be mapped.
+      for (const required of ['eventType', 'subject'] as const) {
+        if (fields[required] === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [required],
+            message:
+              'is required: give a sourceField, a defaultValue or both (every Event Grid event has one)',
+          });
+        }
+      }
+    }),
+});
+
+export const topicBodySchema = z.strictObject({
+  location: z.string().optional(),
+  tags: z.record(z.string(), z.string()).optional(),
+  properties: z
+    .strictObject({
+      inputSchema: z
+        .string({ error: `must be one of ${INPUT_SCHEMAS.join(', ')}` })
+        .refine((value) => (INPUT_SCHEMAS as readonly string[]).includes(value), {
+          error: `must be one of ${INPUT_SCHEMAS.join(', ')}`,
+        })
+        .optional(),
+      inputSchemaMapping: inputSchemaMappingSchema.optional(),
+      publicNetworkAccess: z.string().optional(),
+    })
+    .superRefine((properties, ctx) => {
+      const custom = properties.inputSchema === 'CustomEventSchema';
+      if (custom && properties.inputSchemaMapping === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inputSchemaMapping'],
+          message:
+            'is required with inputSchema CustomEventSchema: {"inputSchemaMappingType": "Json", "properties": {...}} mapping at least eventType and subject',
+        });
+      }
+      if (!custom && properties.inputSchemaMapping !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['inputSchemaMapping'],
+          message: 'applies only to topics with inputSchema CustomEventSchema',
+        });
+      }
+    })
+    .optional(),
+});
+
+/** The mapping as stored: only the fields given, each with only its given parts. */
+function mappingOf(fields: z.infer<typeof inputSchemaMappingSchema>['properties']): InputSchemaMapping {
+  const mapping: Record<string, MappedField> = {};
+  for (const name of MAPPED_FIELDS) {
+    const field = fields[name];
+    if (field === undefined) continue;
+    mapping[name] = {
+      ...(field.sourceField === undefined ? {} : { sourceField: field.sourceField }),
+      ...('defaultValue' in field && field.defaultValue !== undefined
+        ? { defaultValue: field.defaultValue }
+        : {}),
+    };
+  }
+  return mapping as InputSchemaMapping;
+}
+
+export function parseTopicBody(body: unknown): TopicInput {
+  const parsed = topicBodySchema.safeParse(body ?? {});
+  if (!parsed.success) throw invalidBody(parsed.error, 'topic definition');
+  const mapping = parsed.data.properties?.inputSchemaMapping;
+  return {
+    inputSchema: (parsed.data.properties?.inputSchema as InputSchema | undefined) ?? 'EventGridSchema',
+    ...(mapping === undefined ? {} : { inputSchemaMapping: mappingOf(mapping.properties) }),
+    tags: parsed.data.tags ?? {},
+  };
+}
+
+/** Whether two mappings say the same thing (a topic's mapping cannot be changed). */
+export const sameMapping = (a: InputSchemaMapping | undefined, b: InputSchemaMapping | undefined): boolean =>
+  JSON.stringify(a === undefined ? null : mappingOf(a)) ===
+  JSON.stringify(b === undefined ? null : mappingOf(b));
