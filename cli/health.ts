@@ -7,7 +7,7 @@
  * `admin-api.ts`).
  */
 import { Command } from 'commander';
-import type { HealthDocument } from '../shared/management/documents';
+import type { HealthDocument } from '../shared/management/resource-documents';
 import { mapWithConcurrency } from '../shared/platform/concurrency';
 import {
   type ApiTarget,

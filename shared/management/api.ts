@@ -34,7 +34,7 @@ import {
 import { deadLetterOperations, type SubscriptionFinder } from './dead-letter-routes';
 import { parseWindow } from './dead-letters';
 import { deliverySchemaFor } from './delivery-schema';
-import { subscriptionDocument, topicDocument } from './documents';
+import { subscriptionDocument, topicDocument } from './resource-documents';
 import { healthOperations } from './health-routes';
 import { type KeyedResourceApi, keyedResourceOperations, requireResource } from './keyed-resource-routes';
 import { namespaceOperations } from './namespaces';

@@ -9,7 +9,7 @@ import { jsonResult } from '../http/api-gateway';
 import { resetHealth } from '../storage/health';
 import type { ManagementDeps, Operation } from './common';
 import type { SubscriptionFinder } from './dead-letter-routes';
-import { healthDocument } from './documents';
+import { healthDocument } from './resource-documents';
 
 /**
  * The health of the subscription's endpoint, read strongly consistently; a record about another

@@ -22,7 +22,7 @@ import {
   filterDocument,
   provisioningProperties,
   systemData,
-} from './documents';
+} from './resource-documents';
 import { intInRange, invalidBody } from './request-body';
 import {
   type DestinationInput,
