@@ -34,10 +34,10 @@ import {
 import { deadLetterOperations, type SubscriptionFinder } from './dead-letter-routes';
 import { parseWindow } from './dead-letters';
 import { deliverySchemaFor } from './delivery-schema';
-import { subscriptionDocument, topicDocument } from './resource-documents';
 import { healthOperations } from './health-routes';
 import { type KeyedResourceApi, keyedResourceOperations, requireResource } from './keyed-resource-routes';
 import { namespaceOperations } from './namespaces';
+import { subscriptionDocument, topicDocument } from './resource-documents';
 import { parseSubscriptionBody } from './subscription-schema';
 import { parseTopicBody, sameMapping } from './topic-schema';
 import { validationOperations, validationUrlOperations } from './validation-routes';

@@ -16,6 +16,7 @@ import type {
 import { namespaceResourceId, namespaceTopicResourceId, splitNamespaceTopicId } from '../domain/names';
 import { badRequest } from '../http/errors';
 import type { NamespaceInput } from '../storage/namespaces';
+import { intInRange, invalidBody } from './request-body';
 import {
   deadLetterDocument,
   destinationPropertiesDocument,
@@ -23,7 +24,6 @@ import {
   provisioningProperties,
   systemData,
 } from './resource-documents';
-import { intInRange, invalidBody } from './request-body';
 import {
   type DestinationInput,
   deadLetterDestinationSchema,

@@ -1,7 +1,7 @@
 import { ApiError } from '../../../shared/http/errors';
 import { deliverySchemaFor } from '../../../shared/management/delivery-schema';
-import { endpointBaseUrl, subscriptionDocument } from '../../../shared/management/resource-documents';
 import { validateName } from '../../../shared/management/request-body';
+import { endpointBaseUrl, subscriptionDocument } from '../../../shared/management/resource-documents';
 import { parseSubscriptionBody } from '../../../shared/management/subscription-schema';
 import { parseTopicBody } from '../../../shared/management/topic-schema';
 import { subscription } from '../../support/fakes';
