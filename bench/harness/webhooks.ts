@@ -33,3 +33,21 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+interface Closable {
+  close(): Promise<void>;
+}
+
+/**
+ * Ends a scenario with a webhook that never answers: that webhook first (its requests end, so
+ * the stack's invocations can), then the stack, then the other webhooks.
+ */
+export async function closeAfterHanging(
+  hanging: Closable,
+  stack: Closable | undefined,
+  ...others: Closable[]
+): Promise<void> {
+  await hanging.close();
+  await stack?.close();
+  for (const other of others) await other.close();
+}

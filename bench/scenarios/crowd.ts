@@ -13,7 +13,7 @@ import {
 import { loadRun, warmUp } from '../harness/load-run';
 import { log } from '../harness/log';
 import type { BenchContext, Scenario, ScenarioResult } from '../harness/types';
-import { deadWebhook } from '../harness/webhooks';
+import { closeAfterHanging, deadWebhook } from '../harness/webhooks';
 import { percentile } from '../load';
 
 const CROWD_NEIGHBOURS = 8;
@@ -101,10 +101,7 @@ async function measureCrowd(ctx: BenchContext): Promise<ScenarioResult> {
       timeline: crowd.timeline,
     };
   } finally {
-    // First the webhook that never answers: its requests end, so the stack's invocations can.
-    await hanging.close();
-    await opened?.close();
-    await failing.close();
+    await closeAfterHanging(hanging, opened, failing);
   }
 }
 

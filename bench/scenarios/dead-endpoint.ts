@@ -10,7 +10,7 @@ import { type LiveStack, liveStack, topicWithSubscriptions } from '../harness/li
 import { loadRun, sqsRequests, warmUp } from '../harness/load-run';
 import { log } from '../harness/log';
 import type { BenchContext, LatencyP99, Scenario, ScenarioResult } from '../harness/types';
-import { closedPort, deadWebhook } from '../harness/webhooks';
+import { closeAfterHanging, closedPort, deadWebhook } from '../harness/webhooks';
 import { peakPerSecond, percentile } from '../load';
 import type { PublishOutcome } from '../publisher-protocol';
 import { lastRunLatencyP99 } from './latency';
@@ -211,10 +211,7 @@ async function measureDeadEndpoint(
       timeline: run.timeline,
     };
   } finally {
-    // First the webhook that never answers: its requests end, so the stack's invocations can.
-    await hanging.close();
-    await opened?.close();
-    await dead.close();
+    await closeAfterHanging(hanging, opened, dead);
   }
 }
 

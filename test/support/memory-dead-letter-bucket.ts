@@ -15,6 +15,10 @@ export class MemoryDeadLetterBucket implements DeadLetterBlobs {
   readonly blobs = new Map<string, { text: string; writtenAt: number; topic?: string }>();
   /** Marker texts by blob key. */
   readonly markers = new Map<string, string>();
+  /** Keys whose text was read, in order. */
+  readonly reads: string[] = [];
+  /** Marking these keys fails. */
+  readonly failMarking = new Set<string>();
 
   put(key: string, text: string, writtenAt: number, topic?: string): void {
     this.blobs.set(key, { text, writtenAt, ...(topic === undefined ? {} : { topic }) });
@@ -35,6 +39,7 @@ export class MemoryDeadLetterBucket implements DeadLetterBlobs {
   }
 
   async read(key: string) {
+    this.reads.push(key);
     const blob = this.blobs.get(key);
     return blob === undefined
       ? undefined
@@ -56,6 +61,18 @@ export class MemoryDeadLetterBucket implements DeadLetterBlobs {
   }
 
   async markReplayed(key: string, at: number, reasons: readonly string[]): Promise<void> {
+    if (this.failMarking.has(key)) throw new Error('S3 is down');
     this.markers.set(key, replayMarkerText(at, reasons));
+  }
+
+  /** An old-style marker: just the ISO time (it covers every reason). */
+  markAll(key: string, at: number): void {
+    this.markers.set(key, new Date(at).toISOString());
+  }
+
+  /** The marker of `key` as the bucket reads it. */
+  markerOf(key: string): ReplayMarker | undefined {
+    const text = this.markers.get(key);
+    return text === undefined ? undefined : parseReplayMarker(text, 0);
   }
 }

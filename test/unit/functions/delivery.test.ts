@@ -10,7 +10,7 @@ import {
   FINISHING_MARGIN_MS,
 } from '../../../functions/delivery';
 import type { JobOptions } from '../../../shared/delivery/engine';
-import type { JobReport } from '../../../shared/delivery/job-report';
+import { emptyReport, type JobReport } from '../../../shared/delivery/job-report';
 import { DELIVERY_TIMEOUT_MS } from '../../../shared/delivery/webhook-sender';
 import type { QueuedJob } from '../../../shared/domain/delivery';
 import {
@@ -25,15 +25,7 @@ import { engineHarness, item, VirtualClock } from '../../support/fakes';
 import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';
 
 const NOW = Date.parse('2026-08-08T05:00:00Z');
-const EMPTY_REPORT: JobReport = {
-  hopped: false,
-  delivered: 0,
-  retried: 0,
-  ended: 0,
-  deferred: 0,
-  held: 0,
-  queued: 0,
-};
+const EMPTY_REPORT: JobReport = emptyReport();
 
 const envelope = { topic: 'orders', subscription: 'audit' };
 const BODIES = {

@@ -9,7 +9,6 @@ import { ApiError } from '../../../shared/http/errors';
 import {
   blobDocumentText,
   blobOfTopic,
-  type DeadLetterBlobs,
   DeadLetterService,
   listDocument,
   MAX_REPLAY_BLOBS,
@@ -22,72 +21,9 @@ import {
   replayItem,
 } from '../../../shared/management/dead-letters';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
-import {
-  type DeadLetterBlobInfo,
-  parseReplayMarker,
-  type ReplayMarker,
-  replayMarkerText,
-} from '../../../shared/storage/dead-letter-bucket';
+import { parseReplayMarker, replayMarkerText } from '../../../shared/storage/dead-letter-bucket';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
-
-/**
- * The bucket in memory: blobs with their write time and topic stamp (none: written before stamps),
- * and replay markers (as the bucket reads them).
- */
-class MemoryBucket implements DeadLetterBlobs {
-  readonly blobs = new Map<string, { text: string; writtenAt: number; topic?: string }>();
-  /** Keys read (texts) and stamps read, in order. */
-  readonly reads: string[] = [];
-  readonly markers = new Map<string, ReplayMarker>();
-  /** Marking these keys fails. */
-  readonly failMarking = new Set<string>();
-
-  async list(prefix: string, window: { since?: number; until?: number } = {}): Promise<DeadLetterBlobInfo[]> {
-    return [...this.blobs.entries()]
-      .filter(([key]) => key.startsWith(prefix))
-      .filter(([, blob]) => window.since === undefined || blob.writtenAt >= window.since)
-      .filter(([, blob]) => window.until === undefined || blob.writtenAt < window.until)
-      .map(([key, blob]) => ({
-        key,
-        writtenAt: blob.writtenAt,
-        bytes: Buffer.byteLength(blob.text),
-        replayed: this.markers.has(key),
-      }))
-      .sort((a, b) => b.writtenAt - a.writtenAt);
-  }
-  async read(key: string) {
-    this.reads.push(key);
-    const blob = this.blobs.get(key);
-    return blob === undefined
-      ? undefined
-      : { text: blob.text, ...(blob.topic === undefined ? {} : { topic: blob.topic }) };
-  }
-  async stampOf(key: string) {
-    const blob = this.blobs.get(key);
-    return blob === undefined ? undefined : blob.topic === undefined ? {} : { topic: blob.topic };
-  }
-  async replayMarker(key: string) {
-    return this.markers.get(key);
-  }
-  async replayedAt(key: string) {
-    return this.markers.get(key)?.at;
-  }
-  async markReplayed(key: string, at: number, reasons?: readonly string[]) {
-    if (this.failMarking.has(key)) throw new Error('S3 is down');
-    // Through the marker's text, as the bucket writes and reads it.
-    this.markers.set(
-      key,
-      parseReplayMarker(
-        reasons === undefined ? new Date(at).toISOString() : replayMarkerText(at, reasons),
-        0,
-      ),
-    );
-  }
-  /** An old-style marker: just the time (every reason). */
-  markAll(key: string, at: number) {
-    this.markers.set(key, { at });
-  }
-}
+import { MemoryDeadLetterBucket } from '../../support/memory-dead-letter-bucket';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
 const HOUR = 3_600_000;
@@ -106,7 +42,7 @@ const eventJson = (id: string, topic = 'orders') =>
 
 function harness() {
   const clock = new VirtualClock(T0 + 5 * HOUR);
-  const bucket = new MemoryBucket();
+  const bucket = new MemoryDeadLetterBucket();
   const queue = new RecordingQueue(clock);
   let ids = 0;
   const service = new DeadLetterService({
@@ -287,7 +223,7 @@ describe('replay', () => {
       },
     ]);
     expect(sent[0]?.job.items[0]?.eventJson).toContain('9007199254740993');
-    expect(bucket.markers.get(key)).toEqual({
+    expect(bucket.markerOf(key)).toEqual({
       at: clock.now(),
       reasons: ['MaxDeliveryAttemptsExceeded', 'TimeToLiveExceeded'],
     });
@@ -363,7 +299,7 @@ describe('replay', () => {
     const forced = await service.replay(sub, request({ force: true }));
     expect(forced).toMatchObject({ eventsQueued: 1, blobsSkipped: 0 });
     expect(queue.take()[0]?.job.items[0]?.deliveryId).toBe('replay-call3.1');
-    expect(bucket.markers.get(key)?.at).toBe(clock.now());
+    expect(bucket.markerOf(key)?.at).toBe(clock.now());
   });
 
   it('counts in a dry run and changes nothing, already replayed blobs included in the report', async () => {
@@ -459,7 +395,7 @@ describe('replay', () => {
     await service.replay(sub, request({ reasons: ['MaxDeliveryAttemptsExceeded'] }));
     expect(sentIds()).toEqual(['e1', 'e3']);
     const first = clock.now();
-    expect(bucket.markers.get(key)).toEqual({ at: first, reasons: ['MaxDeliveryAttemptsExceeded'] });
+    expect(bucket.markerOf(key)).toEqual({ at: first, reasons: ['MaxDeliveryAttemptsExceeded'] });
     clock.advance(HOUR);
 
     // The same reason again: replayed before.
@@ -475,7 +411,7 @@ describe('replay', () => {
     const other = await service.replay(sub, request({ reasons: ['NonRetriableOutcome'] }));
     expect(other).toMatchObject({ eventsQueued: 1, blobsSkipped: 0 });
     expect(sentIds()).toEqual(['e2']);
-    expect(bucket.markers.get(key)).toEqual({
+    expect(bucket.markerOf(key)).toEqual({
       at: clock.now(),
       reasons: ['MaxDeliveryAttemptsExceeded', 'NonRetriableOutcome'],
     });
@@ -496,7 +432,7 @@ describe('replay', () => {
     const report = await service.replay(sub, request());
     expect(report.blobs[0]).toMatchObject({ matched: 2, alreadyReplayed: 1, queued: 1, skipped: false });
     expect(queue.take().flatMap((entry) => entry.job.items.map((item) => item.eventId))).toEqual(['e2']);
-    expect(bucket.markers.get(key)?.reasons).toEqual(['MaxDeliveryAttemptsExceeded', 'NonRetriableOutcome']);
+    expect(bucket.markerOf(key)?.reasons).toEqual(['MaxDeliveryAttemptsExceeded', 'NonRetriableOutcome']);
   });
 
   it('reads markers that hold only a time as covering every reason', async () => {
