@@ -5,6 +5,7 @@
  * that went through are not repeated), and only if that fails too does the fan-out come back
  * whole. A large or stored fan-out is queued as its jobs, for any worker to take.
  */
+import { QUEUES } from '../config/resources';
 import type { DeliveryJob, FanOutJob, StoredFanOutJob } from '../domain/delivery';
 import type { LoggerLike } from '../observability/logging';
 import { expandFanOut, packJobs, parseFanOut } from '../queue/job-codec';
@@ -17,7 +18,7 @@ import { addReports, emptyReport, type JobReport } from './job-report';
  * messages brings. A larger fan-out (or a stored one) is queued as its delivery jobs instead, so
  * its work spreads over workers as the publisher's separate jobs would have.
  */
-export const FAN_OUT_IN_PLACE_JOBS = 10;
+export const FAN_OUT_IN_PLACE_JOBS = QUEUES.delivery.consumer.batchSize;
 
 export interface FanOutDeps {
   /** Where stored fan-outs are read; without one, a stored fan-out fails (and comes back). */

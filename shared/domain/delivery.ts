@@ -137,13 +137,28 @@ export type FanOutTarget = z.infer<typeof fanOutTargetSchema>;
  * at all. Each event travels once; each target names the events it matched. The delivery step
  * turns it into the delivery jobs the publisher would otherwise have queued one by one.
  */
-export const fanOutJobSchema = z.object({
-  v: z.literal(1),
-  kind: z.literal('fanout'),
-  topic: z.string().min(1),
-  items: z.array(deliveryItemSchema).min(1),
-  targets: z.array(fanOutTargetSchema).min(1),
-});
+export const fanOutJobSchema = z
+  .object({
+    v: z.literal(1),
+    kind: z.literal('fanout'),
+    topic: z.string().min(1),
+    items: z.array(deliveryItemSchema).min(1),
+    targets: z.array(fanOutTargetSchema).min(1),
+  })
+  .superRefine((job, context) => {
+    // Every position a target names is an event the fan-out carries.
+    for (const [t, target] of job.targets.entries()) {
+      for (const index of target.matched) {
+        if (index >= job.items.length) {
+          context.addIssue({
+            code: 'custom',
+            path: ['targets', t, 'matched'],
+            message: `index ${index} is beyond the ${job.items.length} items`,
+          });
+        }
+      }
+    }
+  });
 export type FanOutJob = z.infer<typeof fanOutJobSchema>;
 
 /**

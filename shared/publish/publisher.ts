@@ -77,14 +77,14 @@ export function isValidKey(topic: Pick<Topic, 'keys'>, presented: string): boole
 }
 
 /** A subscription with its filter compiled. */
-interface FanOutTarget {
+interface FilteredSubscription {
   subscription: Subscription;
   matches: CompiledFilter;
 }
 
 export class Publisher {
   private readonly topics: TtlCache<Topic | undefined>;
-  private readonly subscriptionLists: TtlCache<FanOutTarget[]>;
+  private readonly subscriptionLists: TtlCache<FilteredSubscription[]>;
   private readonly namespaces: TtlCache<Namespace | undefined>;
   private readonly namespaceTopics: TtlCache<NamespaceTopic | undefined>;
 
@@ -209,7 +209,7 @@ export class Publisher {
    * A topic's subscriptions whose endpoints agreed to receive (`Succeeded`), with their filters
    * compiled (cached per subscription-list version, which every validation change moves).
    */
-  private async fanOutTargets(topicId: string): Promise<FanOutTarget[]> {
+  private async fanOutTargets(topicId: string): Promise<FilteredSubscription[]> {
     const subscriptions = await this.deps.store.listSubscriptions(topicId);
     return subscriptions.filter(endpointAgreed).map((subscription) => ({
       subscription,
@@ -227,7 +227,7 @@ export class Publisher {
    */
   private async fanOut(
     topicId: string,
-    targets: readonly FanOutTarget[],
+    targets: readonly FilteredSubscription[],
     events: readonly AcceptedEvent[],
     started: number,
   ): Promise<PublishResult> {
