@@ -26,6 +26,7 @@ import { DeliveryEngine } from '../shared/delivery/engine';
 import { HealthTracker } from '../shared/delivery/health';
 import { outcomeForStatus } from '../shared/delivery/rules/outcomes';
 import { DELIVERY_PROFILES, type DeliveryProfile, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
+import { deliveryTargetOf } from '../shared/delivery/rules/target';
 import type { WebhookSender } from '../shared/delivery/webhook-sender';
 import type { DeliveryItem, EventGridEvent } from '../shared/domain/delivery';
 import {
@@ -263,7 +264,7 @@ export async function runHeld(
     event.data = { pad: 'x'.repeat(Math.max(0, EVENT_BYTES - bare)) };
     return queuedItem(event, t0);
   });
-  for (const body of packJobs({ topic: subscription.topic, subscription: subscription.name }, items)) {
+  for (const body of packJobs({ target: deliveryTargetOf(subscription) }, items)) {
     queue.put(body, t0);
   }
 

@@ -11,6 +11,7 @@ import { HealthTracker } from '../shared/delivery/health';
 import { outcomeForStatus } from '../shared/delivery/rules/outcomes';
 import { DELIVERY_PROFILES, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import { baseDelayMs } from '../shared/delivery/rules/retry';
+import { deliveryTargetOf } from '../shared/delivery/rules/target';
 import type { WebhookRequest, WebhookSender } from '../shared/delivery/webhook-sender';
 import type { DeliveryItem, EventGridEvent } from '../shared/domain/delivery';
 import {
@@ -114,9 +115,9 @@ export async function runSimulation(
   // checked on its own, not mixed with probation that other events' failures begin (the health
   // rules have their own tests, and the dead-endpoint benchmarks measure them).
   const subscriptions = new Map<string, Subscription>();
-  const subscriptionFor = (pattern: EndpointPattern, eventId: string): string => {
+  const subscriptionFor = (pattern: EndpointPattern, eventId: string): Subscription => {
     const name = `${pattern.name}~${eventId}`;
-    subscriptions.set(name, {
+    const subscription: Subscription = {
       topic: 'sim',
       name,
       destination: { endpointType: 'WebHook', endpointUrl: `https://${pattern.name}.sim.test/${eventId}` },
@@ -130,8 +131,9 @@ export async function runSimulation(
       labels: [],
       createdAt: new Date(t0).toISOString(),
       updatedAt: new Date(t0).toISOString(),
-    });
-    return name;
+    };
+    subscriptions.set(name, subscription);
+    return subscription;
   };
   const attempts = new Map<string, AttemptLog[]>();
   const patternByHost = new Map(PATTERNS.map((pattern) => [`${pattern.name}.sim.test`, pattern]));
@@ -190,7 +192,7 @@ export async function runSimulation(
     perPattern.set(pattern.name, (perPattern.get(pattern.name) ?? 0) + size);
     for (const item of items) {
       const subscription = subscriptionFor(pattern, item.eventId);
-      for (const body of packJobs({ topic: 'sim', subscription }, [item])) {
+      for (const body of packJobs({ target: deliveryTargetOf(subscription) }, [item])) {
         queue.put(body, publishedAt);
       }
     }

@@ -1,5 +1,7 @@
 /** A parked message summarized for showing: its times, its size and the job its body carries. */
 import type { Message } from '@aws-sdk/client-sqs';
+import { deliveryTargetSchema, JOB_FORMAT_VERSION } from '../../shared/domain/delivery';
+import { topicIdOf } from '../../shared/domain/names';
 
 /** Event ids shown per message. */
 export const EVENT_IDS_SHOWN = 3;
@@ -35,8 +37,26 @@ const eventIdOf = (item: unknown) => {
 };
 
 /**
- * A summary of a message body: a job's envelope (`{"v":1,"topic":..,"subscription":..,"items":[..]}`,
- * or `"kind":"ended"` with `"ended":[{"item":..}]`), or nothing for anything else.
+ * The topic and subscription a job names: its `target` (`{"v":2,"target":{"topic":{..},
+ * "subscription":..},..}`), or the loose fields of the first format (`{"v":1,"topic":..,
+ * "subscription":..}`), still shown because messages parked before an upgrade are those.
+ */
+function jobOwner(json: Record<string, unknown>): { topic: string; subscription: string } | undefined {
+  const { v } = json;
+  if (v === 1) {
+    const { topic, subscription } = json;
+    return typeof topic === 'string' && typeof subscription === 'string' ? { topic, subscription } : undefined;
+  }
+  if (v !== JOB_FORMAT_VERSION) return undefined;
+  const parsed = deliveryTargetSchema.pick({ topic: true, subscription: true }).safeParse(json.target);
+  return parsed.success
+    ? { topic: topicIdOf(parsed.data.topic), subscription: parsed.data.subscription }
+    : undefined;
+}
+
+/**
+ * A summary of a message body: a job's owner and events (`"items":[..]`, or `"kind":"ended"` with
+ * `"ended":[{"item":..}]`), or nothing for anything else.
  */
 export function summarizeJob(body: string): ParkedJob | undefined {
   let json: unknown;
@@ -46,9 +66,9 @@ export function summarizeJob(body: string): ParkedJob | undefined {
     return undefined;
   }
   if (typeof json !== 'object' || json === null) return undefined;
-  const { v, kind, topic, subscription, items, ended } = json as Record<string, unknown>;
-  if (v !== 1 || typeof topic !== 'string' || typeof subscription !== 'string') return undefined;
-  const job = { topic, subscription };
+  const job = jobOwner(json as Record<string, unknown>);
+  if (job === undefined) return undefined;
+  const { kind, items, ended } = json as Record<string, unknown>;
   if (kind === 'ended' && Array.isArray(ended)) {
     const eventIds = ended
       .slice(0, EVENT_IDS_SHOWN)

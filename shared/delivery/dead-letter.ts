@@ -5,9 +5,9 @@
  * to S3. Without a destination they are dropped: counted (`DroppedEventCount` by `DropReason`)
  * and logged with their event ids.
  */
-import type { DeliveryItem, EndedDelivery, EndedJob } from '../domain/delivery';
-import type { DeadLetterFormat, DropReason } from '../domain/model';
-import { splitNamespaceTopicId } from '../domain/names';
+import type { DeadLetterTarget, DeliveryItem, DeliveryTarget, EndedDelivery, EndedJob } from '../domain/delivery';
+import type { DropReason } from '../domain/model';
+import { topicIdOf } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
@@ -15,7 +15,7 @@ import { packEndedJobs } from '../queue/job-codec';
 import { done, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { DeadLetterBucket } from '../storage/dead-letter-bucket';
-import { eventInDeliverySchema } from './rules/convert';
+import { eventAsDeadLettered } from './rules/convert';
 import {
   type DeadLetterFacts,
   type DeadLetterScope,
@@ -23,9 +23,9 @@ import {
   deadLetterKey,
   deadLetterPrefix,
   deadLetterRecord,
-  deadLetterScopeOf,
 } from './rules/dead-letter-layout';
 import { deadLetterRetryDelayMs, type ProfileTable } from './rules/profiles';
+import { deadLetterScopeOfTarget } from './rules/target';
 
 /** Counts and logs dropped events. */
 export class DropRecorder {
@@ -35,10 +35,11 @@ export class DropRecorder {
   ) {}
 
   drop(
-    topic: string,
-    subscription: string,
+    target: Pick<DeliveryTarget, 'topic' | 'subscription'>,
     drops: readonly { item: DeliveryItem; reason: DropReason }[],
   ): void {
+    const topic = topicIdOf(target.topic);
+    const { subscription } = target;
     const byReason = new Map<DropReason, DeliveryItem[]>();
     for (const { item, reason } of drops) byReason.set(reason, [...(byReason.get(reason) ?? []), item]);
     for (const [reason, items] of byReason) {
@@ -90,10 +91,9 @@ export interface DeadLetterReport {
 }
 
 interface Group {
-  container: string;
-  format: DeadLetterFormat;
+  /** The target of the group's first job (the others agree on everything a blob depends on). */
+  target: DeadLetterTarget;
   scope: DeadLetterScope;
-  job: EndedJob;
   jobIndexes: Set<number>;
   entries: EndedDelivery[];
 }
@@ -129,8 +129,8 @@ export class DeadLetterStep {
       // Not a job the engine writes (a namespace format without a namespace topic): its message
       // comes back and, failing again, is parked on the redrive queue, where an alarm sees it.
       this.deps.logger.error('ended deliveries with no dead-letter place', {
-        topic: jobs[index]?.topic,
-        subscription: jobs[index]?.subscription,
+        topic: jobs[index]?.target.topic,
+        subscription: jobs[index]?.target.subscription,
         error: error.message,
       });
       report.outcomes[index] = poison(`ended deliveries with no dead-letter place: ${error.message}`);
@@ -141,19 +141,20 @@ export class DeadLetterStep {
         await this.postpone(group, group.entries, 1, report);
         continue;
       }
-      const key = deadLetterKey(group.container, group.scope, now, this.deps.newId());
+      const { target } = group;
+      const key = deadLetterKey(target.deadLetter.container, group.scope, now, this.deps.newId());
       const body = deadLetterBlob(
         group.entries.map((entry) =>
           deadLetterRecord(
-            group.format,
-            deliveredEvent(group.format, entry.item.eventJson),
+            target.deadLetter.format,
+            eventAsDeadLettered(target.schema, entry.item.eventJson),
             factsOf(entry),
             entry.customDeliveryProperties,
           ),
         ),
       );
       try {
-        await this.deps.bucket.put(key, body, group.job.topic);
+        await this.deps.bucket.put(key, body, topicIdOf(target.topic));
       } catch (error) {
         await this.cannotWrite(group, error as Error, report);
         continue;
@@ -166,7 +167,7 @@ export class DeadLetterStep {
   }
 
   private countDeadLettered(group: Group): void {
-    const dims = subscriptionDimensions(group.job.topic, group.job.subscription);
+    const dims = subscriptionDimensions(topicIdOf(group.target.topic), group.target.subscription);
     for (const entry of group.entries) {
       this.deps.metrics.count(METRIC.DeadLetteredCount, 1, { ...dims, DeadLetterReason: entry.reason });
     }
@@ -175,22 +176,22 @@ export class DeadLetterStep {
   /** The bucket refused: drop what is past the limit, re-queue the rest to be tried again. */
   private async cannotWrite(group: Group, error: Error, report: DeadLetterReport): Promise<void> {
     const { clock, profiles, logger } = this.deps;
-    const timing = profiles[group.job.deliveryProfile].deadLetter;
+    const { target } = group;
+    const timing = profiles[target.profile].deadLetter;
     const now = clock.now();
     const expired = group.entries.filter((entry) => now - entry.endedAt >= timing.giveUpAfterMs);
     const waiting = group.entries.filter((entry) => now - entry.endedAt < timing.giveUpAfterMs);
     logger.warn('could not write dead letters', {
-      topic: group.job.topic,
-      subscription: group.job.subscription,
-      container: group.container,
+      topic: target.topic,
+      subscription: target.subscription,
+      container: target.deadLetter.container,
       events: group.entries.length,
       givingUp: expired.length,
       error: error.message,
     });
     if (expired.length > 0) {
       this.deps.drops.drop(
-        group.job.topic,
-        group.job.subscription,
+        target,
         expired.map((entry) => ({ item: entry.item, reason: 'DeadLetterStoreUnavailable' as const })),
       );
       report.dropped += expired.length;
@@ -215,11 +216,10 @@ export class DeadLetterStep {
     report: DeadLetterReport,
   ): Promise<void> {
     const { logger } = this.deps;
-    const { ended: _ended, kind: _kind, v: _v, ...envelope } = group.job;
     try {
       await this.deps.queue.send(
         'endedDelivery',
-        packEndedJobs(envelope, entries).map((body) => ({ body, delaySeconds })),
+        packEndedJobs(group.target, entries).map((body) => ({ body, delaySeconds })),
       );
       report.waiting += entries.length;
     } catch (requeueError) {
@@ -231,16 +231,6 @@ export class DeadLetterStep {
     }
   }
 }
-
-/**
- * The event as it was sent to the subscription: a record holds the event in the delivery schema, so
- * an Event Grid event of a CloudEvents subscription is converted as the request converts it.
- */
-const deliveredEvent = (format: DeadLetterFormat, eventJson: string): string =>
-  // Namespace subscriptions deliver CloudEvents (a CloudEvent is left as it is).
-  format === 'CloudEventSchemaV1_0' || format === 'namespace'
-    ? eventInDeliverySchema('CloudEventSchemaV1_0', eventJson)
-    : eventJson;
 
 /** The record facts of an ended delivery: its final state, with the real attempt times. */
 function factsOf(entry: EndedDelivery): DeadLetterFacts {
@@ -265,29 +255,24 @@ function groupByBlob(jobs: readonly EndedJob[]): {
   const groups = new Map<string, Group>();
   const unplaced: { index: number; error: Error }[] = [];
   jobs.forEach((job, index) => {
+    const { target } = job;
     let scope: DeadLetterScope;
     try {
-      scope = deadLetterScopeOf(job.deadLetter.format, splitNamespaceTopicId(job.topic), job.subscription);
+      scope = deadLetterScopeOfTarget(target);
     } catch (error) {
       unplaced.push({ index, error: error as Error });
       return;
     }
     const id = JSON.stringify([
-      job.deadLetter.container,
-      job.deadLetter.format,
-      deadLetterPrefix(job.deadLetter.container, scope),
-      job.topic.toLowerCase(),
+      target.deadLetter.container,
+      target.deadLetter.format,
+      target.schema,
+      deadLetterPrefix(target.deadLetter.container, scope),
+      topicIdOf(target.topic).toLowerCase(),
     ]);
     let group = groups.get(id);
     if (group === undefined) {
-      group = {
-        container: job.deadLetter.container,
-        format: job.deadLetter.format,
-        scope,
-        job,
-        jobIndexes: new Set(),
-        entries: [],
-      };
+      group = { target, scope, jobIndexes: new Set(), entries: [] };
       groups.set(id, group);
     }
     group.jobIndexes.add(index);

@@ -24,8 +24,9 @@
  * and in virtual time.
  */
 
-import type { DeliveryItem, DeliveryJob, EndedJob, QueuedJob, ValidationJob } from '../domain/delivery';
+import type { DeliveryItem, DeliveryJob, DeliveryTarget, EndedJob, QueuedJob, ValidationJob } from '../domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../domain/model';
+import { topicIdOf } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
 import {
   deliveryFailureDimensions,
@@ -36,7 +37,7 @@ import {
 import type { Clock, Random } from '../platform/clock';
 import { FairSlots } from '../platform/concurrency';
 import type { SecretOpener } from '../platform/sealing';
-import { type JobEnvelope, packEndedJobs, packJobs } from '../queue/job-codec';
+import { packEndedJobs, packJobs } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { FanOutStore } from '../storage/fan-out-bucket';
 import type { DropRecorder } from './dead-letter';
@@ -51,6 +52,7 @@ import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { endpointAgreed } from './rules/handshake';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
+import { deliveryTargetOf } from './rules/target';
 import { expiresAtDue, planWait, waitPrecisionOf } from './rules/retry';
 import type { WebhookSender } from './webhook-sender';
 
@@ -125,7 +127,7 @@ export const UNVALIDATED_ENDPOINT_HOLD_MS = 60_000;
 
 type Resolved =
   | { kind: 'deleted' }
-  | { kind: 'found'; subscription: Subscription; profile: DeliveryProfile; version: number };
+  | { kind: 'found'; subscription: Subscription; profile: DeliveryProfile };
 
 export class DeliveryEngine {
   private readonly slots: FairSlots;
@@ -169,15 +171,11 @@ export class DeliveryEngine {
   private async deliver(job: DeliveryJob, options: JobOptions): Promise<JobReport> {
     const resolved = await this.resolve(job);
     if (resolved.kind === 'deleted') return this.dropDeleted(job);
-    const { subscription, profile, version } = resolved;
-    const envelope: JobEnvelope = {
-      topic: job.topic,
-      subscription: job.subscription,
-      ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
-      subscriptionVersion: version,
-    };
+    const { subscription, profile } = resolved;
+    // The jobs this one leads to are for the subscription as read now.
+    const target = deliveryTargetOf(subscription);
 
-    if (await this.waitOrHop(job, envelope, profile)) return { ...emptyReport(), hopped: true };
+    if (await this.waitOrHop(job, target, profile)) return { ...emptyReport(), hopped: true };
 
     const dueAt = this.deps.clock.now();
     const { live, expired } = this.gate(subscription, profile, job.items, dueAt);
@@ -194,8 +192,8 @@ export class DeliveryEngine {
       random: this.deps.random,
       deadLetters: subscription.deadLetter !== undefined,
     });
-    await sendFollowUps(this.deps, subscription, profile, envelope, decisions);
-    await this.record(subscription, decisions);
+    await sendFollowUps(this.deps, subscription, profile, target, decisions);
+    await this.record(subscription, target, decisions);
     const count = (groups: ReadonlyMap<number, readonly DeliveryItem[]>) =>
       [...groups.values()].reduce((sum, items) => sum + items.length, 0);
     return {
@@ -220,39 +218,29 @@ export class DeliveryEngine {
 
   /** The subscription the job is for, at least as new as the version the job was made for. */
   private async resolve(job: DeliveryJob): Promise<Resolved> {
+    const { target } = job;
     const subscription = await this.deps.subscriptions.get(
-      job.topic,
-      job.subscription,
-      job.subscriptionVersion,
+      topicIdOf(target.topic),
+      target.subscription,
+      target.version,
     );
     if (subscription === undefined) return { kind: 'deleted' };
     // Deleted and created again under the same name: the job's subscription is gone.
     const recreated =
-      job.subscriptionUid !== undefined &&
-      subscription.uid !== undefined &&
-      job.subscriptionUid !== subscription.uid;
+      target.uid !== undefined && subscription.uid !== undefined && target.uid !== subscription.uid;
     if (recreated) return { kind: 'deleted' };
-    const profile = this.deps.profiles[subscription.deliveryProfile];
-    return {
-      kind: 'found',
-      subscription,
-      profile,
-      version: Math.max(subscription.version, job.subscriptionVersion ?? 0),
-    };
+    return { kind: 'found', subscription, profile: this.deps.profiles[subscription.deliveryProfile] };
   }
 
   /** Returns true when the job went round again (a hop); sleeps away a final sub-second when time is scaled. */
   private async waitOrHop(
     job: DeliveryJob,
-    envelope: JobEnvelope,
+    target: DeliveryTarget,
     profile: DeliveryProfile,
   ): Promise<boolean> {
     const wait = planWait(job.dueAt, this.deps.clock.now(), waitPrecisionOf(profile));
     if (wait.kind === 'hop') {
-      const bodies = packJobs(
-        { ...envelope, ...(job.dueAt === undefined ? {} : { dueAt: job.dueAt }) },
-        job.items,
-      );
+      const bodies = packJobs({ target, dueAt: job.dueAt }, job.items);
       await this.deps.queue.send(
         'retry',
         bodies.map((body) => ({ body, delaySeconds: wait.delaySeconds })),
@@ -359,12 +347,15 @@ export class DeliveryEngine {
    * Metrics for every attempt; drops of ended deliveries when the subscription has no dead-letter
    * destination; history for failures and what follows them (best effort).
    */
-  private async record(subscription: Subscription, decisions: JobDecisions): Promise<void> {
+  private async record(
+    subscription: Subscription,
+    target: DeliveryTarget,
+    decisions: JobDecisions,
+  ): Promise<void> {
     const { metrics } = this.deps;
     if (subscription.deadLetter === undefined && decisions.ended.length > 0) {
       this.deps.drops.drop(
-        subscription.topic,
-        subscription.name,
+        target,
         decisions.ended.map(({ item, reason }) => ({ item, reason })),
       );
     }
@@ -398,8 +389,7 @@ export class DeliveryEngine {
 
   private dropDeleted(job: DeliveryJob): JobReport {
     this.deps.drops.drop(
-      job.topic,
-      job.subscription,
+      job.target,
       job.items.map((item) => ({ item, reason: 'SubscriptionDeleted' as const })),
     );
     return { ...emptyReport(), ended: job.items.length };
@@ -407,13 +397,12 @@ export class DeliveryEngine {
 
   /** Ended deliveries that were parked on the retry queue: hand them to the dead-letter step. */
   private async handOffAgain(job: EndedJob): Promise<JobReport> {
-    const { ended, kind: _kind, v: _v, ...envelope } = job;
     // They already waited on the retry queue; the rest of the write delay groups them again.
     const delaySeconds =
-      this.deps.profiles[job.deliveryProfile].deadLetter.writeDelayMs / 1000 - HANDOFF_RETRY_DELAY_SECONDS;
+      this.deps.profiles[job.target.profile].deadLetter.writeDelayMs / 1000 - HANDOFF_RETRY_DELAY_SECONDS;
     await this.deps.queue.send(
       'endedDelivery',
-      packEndedJobs(envelope, ended).map((body) => ({ body, delaySeconds })),
+      packEndedJobs(job.target, job.ended).map((body) => ({ body, delaySeconds })),
     );
     return { ...emptyReport(), ended: job.ended.length };
   }

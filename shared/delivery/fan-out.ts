@@ -50,7 +50,7 @@ export async function workFanOut(job: FanOutJob | StoredFanOutJob, deps: FanOutD
   if (failed.length > 0) {
     deps.logger.warn('fan-out jobs failed; queued on their own to be tried again', {
       topic: fanOut.topic,
-      subscriptions: failed.map((one) => one.subscription),
+      subscriptions: failed.map((one) => one.target.subscription),
       error: (
         (settled.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason as Error
       ).message,
@@ -64,8 +64,8 @@ export async function workFanOut(job: FanOutJob | StoredFanOutJob, deps: FanOutD
 /** Queues delivery jobs as they are, on the delivery queue. */
 async function queueJobs(queue: JobQueue, jobs: readonly DeliveryJob[]): Promise<void> {
   const outgoing: OutgoingJob[] = [];
-  for (const { items, v: _v, kind: _kind, ...envelope } of jobs) {
-    for (const body of packJobs(envelope, items)) outgoing.push({ body, delaySeconds: 0 });
+  for (const job of jobs) {
+    for (const body of packJobs(job, job.items)) outgoing.push({ body, delaySeconds: 0 });
   }
   await queue.send('delivery', outgoing);
 }

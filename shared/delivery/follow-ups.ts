@@ -3,20 +3,13 @@
  * retries, held and deferred events back to the retry queue at their due times, and ended
  * deliveries to the ended-delivery queue (the dead-letter step's input).
  */
-import type { EndedDelivery } from '../domain/delivery';
+import type { DeadLetterTarget, DeliveryTarget, EndedDelivery } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import type { Clock } from '../platform/clock';
-import {
-  type EndedEnvelope,
-  endedDeliveryFits,
-  type JobEnvelope,
-  packEndedJobs,
-  packJobs,
-} from '../queue/job-codec';
+import { endedDeliveryFits, packEndedJobs, packJobs } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import { eventInDeliverySchema } from './rules/convert';
-import { deadLetterFormatOf } from './rules/dead-letter-layout';
 import type { JobDecisions } from './rules/decide';
 import { customHeaderValues, nonSecretCustomHeaders } from './rules/headers';
 import type { DeliveryProfile } from './rules/profiles';
@@ -46,7 +39,7 @@ export async function sendFollowUps(
   deps: FollowUpDeps,
   subscription: Subscription,
   profile: DeliveryProfile,
-  envelope: JobEnvelope,
+  target: DeliveryTarget,
   decisions: JobDecisions,
 ): Promise<void> {
   const { queue, clock, logger } = deps;
@@ -54,21 +47,17 @@ export async function sendFollowUps(
   // Retries, then events held back (probation, a stalled endpoint): each group at its due time.
   for (const [dueAt, items] of [...decisions.retries, ...decisions.held]) {
     const delaySeconds = sqsDelaySeconds(dueAt, clock.now(), waitPrecisionOf(profile));
-    for (const body of packJobs({ ...envelope, dueAt }, items)) retryJobs.push({ body, delaySeconds });
+    for (const body of packJobs({ target, dueAt }, items)) retryJobs.push({ body, delaySeconds });
   }
-  for (const body of packJobs(envelope, decisions.deferred)) retryJobs.push({ body, delaySeconds: 0 });
-  const destination = subscription.deadLetter;
+  for (const body of packJobs({ target }, decisions.deferred)) retryJobs.push({ body, delaySeconds: 0 });
+  const { deadLetter } = target;
   const writeDelaySeconds = profile.deadLetter.writeDelayMs / 1000;
   let endedJobs: OutgoingJob[] = [];
-  if (destination !== undefined && decisions.ended.length > 0) {
-    const endedEnvelope: EndedEnvelope = {
-      ...envelope,
-      deliveryProfile: subscription.deliveryProfile,
-      deadLetter: { container: destination.container, format: deadLetterFormatOf(profile, subscription) },
-    };
+  if (deadLetter !== undefined && decisions.ended.length > 0) {
+    const endedTarget: DeadLetterTarget = { ...target, deadLetter };
     endedJobs = packEndedJobs(
-      endedEnvelope,
-      withDeliveryProperties(logger, subscription, endedEnvelope, decisions.ended),
+      endedTarget,
+      withDeliveryProperties(logger, subscription, endedTarget, decisions.ended),
     ).map((body) => ({ body, delaySeconds: writeDelaySeconds }));
   }
 
@@ -78,8 +67,8 @@ export async function sendFollowUps(
   ]);
   if (handedOff.status === 'rejected') {
     logger.warn('could not hand ended deliveries to the dead-letter step; parking them on the retry queue', {
-      topic: envelope.topic,
-      subscription: envelope.subscription,
+      topic: target.topic,
+      subscription: target.subscription,
       ended: decisions.ended.length,
       error: (handedOff.reason as Error).message,
     });
@@ -101,22 +90,22 @@ export async function sendFollowUps(
 function withDeliveryProperties(
   logger: LoggerLike,
   subscription: Subscription,
-  envelope: EndedEnvelope,
+  target: DeadLetterTarget,
   ended: readonly EndedDelivery[],
 ): readonly EndedDelivery[] {
   const mappings = subscription.destination.deliveryAttributeMappings ?? [];
-  if (envelope.deadLetter.format !== 'namespace' || mappings.length === 0) return ended;
+  if (target.deadLetter.format !== 'namespace' || mappings.length === 0) return ended;
   const headers = nonSecretCustomHeaders(mappings);
   if (headers.length === 0) return ended;
   return ended.map((entry) => {
-    const eventText = eventInDeliverySchema(subscription.eventDeliverySchema, entry.item.eventJson);
+    const eventText = eventInDeliverySchema(target.schema, entry.item.eventJson);
     const values = customHeaderValues(headers, eventText);
     if (Object.keys(values).length === 0) return entry;
     const withValues: EndedDelivery = { ...entry, customDeliveryProperties: values };
-    if (endedDeliveryFits(envelope, withValues)) return withValues;
+    if (endedDeliveryFits(target, withValues)) return withValues;
     logger.warn('custom delivery properties left out of a dead letter: too large to queue', {
-      topic: envelope.topic,
-      subscription: envelope.subscription,
+      topic: target.topic,
+      subscription: target.subscription,
       deliveryId: entry.item.deliveryId,
     });
     return entry;

@@ -7,7 +7,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { ValidationJob } from '../domain/delivery';
 import { type EndpointValidation, nextSubscriptionVersion, type Subscription } from '../domain/model';
-import { topicResourceId } from '../domain/names';
+import { topicIdOf, topicResourceId } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
 import type { Clock } from '../platform/clock';
 import type { SecretOpener } from '../platform/sealing';
@@ -49,7 +49,8 @@ export class EndpointHandshake {
   constructor(private readonly deps: EndpointHandshakeDeps) {}
 
   async run(job: ValidationJob): Promise<HandshakeReport> {
-    const subscription = await waitingSubscription(this.deps.subscriptions, job);
+    const key = validationKeyOf(job);
+    const subscription = await waitingSubscription(this.deps.subscriptions, key);
     if (subscription === undefined) return 'stale';
     const validation = subscription.validation as EndpointValidation;
     const nowMs = this.deps.clock.now();
@@ -76,7 +77,7 @@ export class EndpointHandshake {
     const recorded =
       (await updateValidation(
         this.deps.subscriptions,
-        job,
+        key,
         (current) =>
           verdict.agreed
             ? { ...current, validatedAt: this.deps.clock.now() }
@@ -84,8 +85,8 @@ export class EndpointHandshake {
         () => this.deps.clock.now(),
       )) !== undefined;
     this.deps.logger.info('endpoint handshake answered', {
-      topic: job.topic,
-      subscription: job.subscription,
+      topic: key.topic,
+      subscription: key.subscription,
       kind: input.kind,
       agreed: verdict.agreed,
       ...(verdict.agreed ? {} : { reason: verdict.reason }),
@@ -97,7 +98,22 @@ export class EndpointHandshake {
 }
 
 /** Which validation a handshake answer or a validation URL is about. */
-export type ValidationKey = Pick<ValidationJob, 'topic' | 'subscription' | 'subscriptionUid' | 'code'>;
+export interface ValidationKey {
+  /** The topic as storage names it (`topicIdOf`). */
+  topic: string;
+  subscription: string;
+  /** Set when the key is a job's: a subscription with another uid is another subscription. */
+  uid?: string;
+  code: string;
+}
+
+/** The validation a job is about. */
+export const validationKeyOf = ({ target, code }: ValidationJob): ValidationKey => ({
+  topic: topicIdOf(target.topic),
+  subscription: target.subscription,
+  ...(target.uid === undefined ? {} : { uid: target.uid }),
+  code,
+});
 
 /**
  * The subscription whose validation still waits for `key.code`: `undefined` once it was deleted,
@@ -109,7 +125,7 @@ export async function waitingSubscription(
 ): Promise<Subscription | undefined> {
   const subscription = await subscriptions.get(key.topic, key.subscription, { consistent: true });
   if (subscription === undefined) return undefined;
-  if (key.subscriptionUid !== undefined && subscription.uid !== key.subscriptionUid) return undefined;
+  if (key.uid !== undefined && subscription.uid !== key.uid) return undefined;
   const validation = subscription.validation;
   if (validation === undefined || validation.validatedAt !== undefined) return undefined;
   if (!sameSecret(validation.code, key.code)) return undefined;

@@ -4,7 +4,13 @@
  * from the schema, so a field cannot exist in the model and vanish on the wire.
  */
 import { z } from 'zod';
-import { DEAD_LETTER_FORMATS, DEAD_LETTER_REASONS, DELIVERY_OUTCOMES, DELIVERY_PROFILE_NAMES } from './model';
+import {
+  DEAD_LETTER_FORMATS,
+  DEAD_LETTER_REASONS,
+  DELIVERY_OUTCOMES,
+  DELIVERY_PROFILE_NAMES,
+  EVENT_DELIVERY_SCHEMAS,
+} from './model';
 
 /**
  * An event in the Event Grid schema after the service stamped it: what filters and headers look
@@ -50,23 +56,66 @@ export const deliveryItemSchema = z.object({
 });
 export type DeliveryItem = z.infer<typeof deliveryItemSchema>;
 
-const envelope = {
-  v: z.literal(1),
-  topic: z.string().min(1),
+/**
+ * The version of the job format. Raised when a queued shape changes in a way an older reader
+ * cannot take; a message of another version is refused with its version named (see
+ * docs/deploy.md, "Upgrading").
+ */
+export const JOB_FORMAT_VERSION = 2;
+const formatVersion = z.literal(JOB_FORMAT_VERSION);
+
+/**
+ * A topic by identity: a classic topic by its name, a namespace topic by its namespace and name.
+ * (Storage and the attempt history key both by one text, `topicIdOf` in `names.ts`.)
+ */
+export const topicRefSchema = z.object({
+  /** Set for a namespace topic. */
+  namespace: z.string().min(1).optional(),
+  name: z.string().min(1),
+});
+export type TopicRef = z.infer<typeof topicRefSchema>;
+
+/** Where a subscription's ended deliveries are written, and in which record format. */
+export const deadLetterPlaceSchema = z.object({
+  container: z.string().min(1),
+  format: z.enum(DEAD_LETTER_FORMATS),
+});
+
+/**
+ * Whom a job's events are for and how they are delivered, as the subscription said when the job
+ * was made. Built from a subscription in one place (`delivery/rules/target.ts`) and carried on
+ * every job, so no step rebuilds it from loose fields: the delivery step reads the subscription
+ * again (at least at `version`) and builds a new one for the jobs it sends on; the dead-letter
+ * step reads nothing else.
+ */
+export const deliveryTargetSchema = z.object({
+  topic: topicRefSchema,
   subscription: z.string().min(1),
-};
+  /** The subscription's `uid`; a subscription found with another uid was deleted and re-created. */
+  uid: z.string().optional(),
+  /**
+   * The subscription version the target was built from. A delivery function holding an older
+   * cached definition reads the subscription again before acting on the job.
+   */
+  version: z.number(),
+  /** The delivery profile (schedule, limits, dead-letter timing). */
+  profile: z.enum(DELIVERY_PROFILE_NAMES),
+  /** The schema events are delivered (and dead-lettered) in. */
+  schema: z.enum(EVENT_DELIVERY_SCHEMAS),
+  /** Absent: ended deliveries are dropped (counted and logged). */
+  deadLetter: deadLetterPlaceSchema.optional(),
+});
+export type DeliveryTarget = z.infer<typeof deliveryTargetSchema>;
+
+/** The target of ended deliveries: one with a dead-letter place. */
+export const deadLetterTargetSchema = deliveryTargetSchema.required({ deadLetter: true });
+export type DeadLetterTarget = z.infer<typeof deadLetterTargetSchema>;
 
 /** Events for one subscription that are due at the same time: the body of one SQS message. */
 export const deliveryJobSchema = z.object({
-  ...envelope,
+  v: formatVersion,
   kind: z.literal('deliver').optional(),
-  /** The `uid` of the subscription the job was made for; another uid means it was deleted. */
-  subscriptionUid: z.string().optional(),
-  /**
-   * The subscription version the job was made for. A delivery function holding an older cached
-   * definition reads the subscription again before acting on the job.
-   */
-  subscriptionVersion: z.number().optional(),
+  target: deliveryTargetSchema,
   /** Epoch ms before which nothing in the job may be attempted; absent means now. */
   dueAt: z.number().optional(),
   items: z.array(deliveryItemSchema).min(1),
@@ -90,18 +139,14 @@ export const endedDeliverySchema = z.object({
 export type EndedDelivery = z.infer<typeof endedDeliverySchema>;
 
 /**
- * Ended deliveries of one subscription, on their way to the dead-letter step. They carry where
- * and how to write them, as the subscription said when they ended, so the step reads nothing.
+ * Ended deliveries of one subscription, on their way to the dead-letter step. Their target is
+ * the subscription as it was when they ended, so the step reads nothing.
  */
 export const endedJobSchema = z.object({
-  ...envelope,
+  v: formatVersion,
   kind: z.literal('ended'),
-  subscriptionUid: z.string().optional(),
-  subscriptionVersion: z.number().optional(),
-  /** The subscription's delivery profile (its dead-letter timing). */
-  deliveryProfile: z.enum(DELIVERY_PROFILE_NAMES),
-  /** The dead-letter container and record format. */
-  deadLetter: z.object({ container: z.string().min(1), format: z.enum(DEAD_LETTER_FORMATS) }),
+  /** Also where and how the dead-letter step writes them, and its timing (the profile). */
+  target: deadLetterTargetSchema,
   ended: z.array(endedDeliverySchema).min(1),
 });
 export type EndedJob = z.infer<typeof endedJobSchema>;
@@ -111,9 +156,9 @@ export type EndedJob = z.infer<typeof endedJobSchema>;
  * management API; a job whose code is no longer the subscription's does nothing.
  */
 export const validationJobSchema = z.object({
-  ...envelope,
+  v: formatVersion,
   kind: z.literal('validate'),
-  subscriptionUid: z.string().optional(),
+  target: deliveryTargetSchema,
   /** The validation's code (`EndpointValidation.code`). */
   code: z.string().min(1),
   /** The URL a GET of which validates by hand (sent to the endpoint). */
@@ -121,11 +166,11 @@ export const validationJobSchema = z.object({
 });
 export type ValidationJob = z.infer<typeof validationJobSchema>;
 
-/** One subscription a fan-out goes to, and which of the fan-out's events it matched. */
-export const fanOutTargetSchema = z.object({
-  subscription: z.string().min(1),
-  subscriptionUid: z.string().optional(),
-  subscriptionVersion: z.number().optional(),
+/**
+ * One subscription a fan-out goes to, and which of the fan-out's events it matched: a delivery
+ * target without its topic (the fan-out names the topic once).
+ */
+export const fanOutTargetSchema = deliveryTargetSchema.omit({ topic: true }).extend({
   /** Indexes into the fan-out's `items`, in publish order. */
   matched: z.array(z.number().int().min(0)).min(1),
 });
@@ -139,9 +184,9 @@ export type FanOutTarget = z.infer<typeof fanOutTargetSchema>;
  */
 export const fanOutJobSchema = z
   .object({
-    v: z.literal(1),
+    v: formatVersion,
     kind: z.literal('fanout'),
-    topic: z.string().min(1),
+    topic: topicRefSchema,
     items: z.array(deliveryItemSchema).min(1),
     targets: z.array(fanOutTargetSchema).min(1),
   })
@@ -167,9 +212,9 @@ export type FanOutJob = z.infer<typeof fanOutJobSchema>;
  * was queued.
  */
 export const storedFanOutJobSchema = z.object({
-  v: z.literal(1),
+  v: formatVersion,
   kind: z.literal('stored-fanout'),
-  topic: z.string().min(1),
+  topic: topicRefSchema,
   /** The object key of the fan-out's body in the fan-out bucket. */
   key: z.string().min(1),
   /** The body's size in bytes (for logs and the bill). */

@@ -35,6 +35,22 @@ export function splitNamespaceTopicId(topicId: string): { namespace: string; top
   return { namespace: topicId.slice(0, slash), topic: topicId.slice(slash + 1) };
 }
 
+/** A topic by identity (`TopicRef` in `delivery.ts`): a namespace topic has its namespace. */
+interface TopicIdentity {
+  readonly namespace?: string;
+  readonly name: string;
+}
+
+/** The one text storage and the attempt history name a topic by: its name, or `<namespace>/<topic>`. */
+export const topicIdOf = (topic: TopicIdentity): string =>
+  topic.namespace === undefined ? topic.name : namespaceTopicId(topic.namespace, topic.name);
+
+/** The topic a {@link topicIdOf} text names. */
+export function topicRefOf(topicId: string): { namespace?: string; name: string } {
+  const parts = splitNamespaceTopicId(topicId);
+  return parts === undefined ? { name: topicId } : { namespace: parts.namespace, name: parts.topic };
+}
+
 /** The resource id of a namespace, as the management API shows it. */
 export const namespaceResourceId = (namespace: string): string => `/gridwire/namespaces/${namespace}`;
 

@@ -5,6 +5,7 @@
 import { ENV, VALIDATION_PATH } from '../config/resources';
 import { checkEndpointUrl } from '../delivery/endpoint-guard';
 import { newValidation, validationForWrite } from '../delivery/rules/handshake';
+import { deliveryTargetOf } from '../delivery/rules/target';
 import {
   NoSealingKeyError,
   openEndpointUrl,
@@ -294,9 +295,7 @@ export async function queueHandshake(deps: ManagementDeps, subscription: Subscri
   await deps.queue.send('delivery', [
     {
       body: validationJobBody({
-        topic: subscription.topic,
-        subscription: subscription.name,
-        ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
+        target: deliveryTargetOf(subscription),
         code: validation.code,
         validationUrl: validationUrlOf(baseUrl, subscription),
       }),

@@ -6,9 +6,10 @@
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { endpointAgreed } from '../delivery/rules/handshake';
-import type { DeliveryItem } from '../domain/delivery';
+import { deliveryTargetOf } from '../delivery/rules/target';
+import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery';
 import type { Namespace, NamespaceTopic, Subscription, Topic } from '../domain/model';
-import { isValidName, namespaceTopicId } from '../domain/names';
+import { isValidName, namespaceTopicId, topicRefOf } from '../domain/names';
 import { badRequest, dependencyUnavailable, notFound, payloadTooLarge, unauthorized } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
@@ -77,8 +78,9 @@ export function isValidKey(topic: Pick<Topic, 'keys'>, presented: string): boole
 }
 
 /** A subscription with its filter compiled. */
+/** A subscription a publish may go to: its delivery target and its compiled filter. */
 interface FilteredSubscription {
-  subscription: Subscription;
+  target: DeliveryTarget;
   matches: CompiledFilter;
 }
 
@@ -212,7 +214,7 @@ export class Publisher {
   private async fanOutTargets(topicId: string): Promise<FilteredSubscription[]> {
     const subscriptions = await this.deps.store.listSubscriptions(topicId);
     return subscriptions.filter(endpointAgreed).map((subscription) => ({
-      subscription,
+      target: deliveryTargetOf(subscription),
       matches: compileFilter(subscription.filter),
     }));
   }
@@ -252,18 +254,16 @@ export class Publisher {
     const positionOf = new Map<number, number>();
     const items: DeliveryItem[] = [];
     const destinations: FanOutDestination[] = [];
-    for (const [targetIndex, { subscription }] of targets.entries()) {
+    for (const [targetIndex, { target }] of targets.entries()) {
       const matched = matchedBy[targetIndex] ?? [];
       if (matched.length === 0) continue;
       this.deps.metrics.count(
         METRIC.MatchedEventCount,
         matched.length,
-        subscriptionDimensions(topicId, subscription.name),
+        subscriptionDimensions(topicId, target.subscription),
       );
       destinations.push({
-        subscription: subscription.name,
-        ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
-        subscriptionVersion: subscription.version,
+        target,
         matched: matched.map((index) => {
           let position = positionOf.get(index);
           if (position === undefined) {
@@ -287,7 +287,7 @@ export class Publisher {
     const topicDims = { Topic: topicId };
     if (destinations.length > 0) {
       try {
-        await this.queueWhole(topicId, publishId, started, items, destinations);
+        await this.queueWhole(topicRefOf(topicId), publishId, started, items, destinations);
       } catch (error) {
         this.deps.logger.error('could not queue published events', {
           topic: topicId,
@@ -324,7 +324,7 @@ export class Publisher {
 
   /** Sends the publish's one message: a delivery job, a fan-out, or a stored fan-out's name. */
   private async queueWhole(
-    topicId: string,
+    topic: TopicRef,
     publishId: string,
     started: number,
     items: readonly DeliveryItem[],
@@ -332,17 +332,16 @@ export class Publisher {
   ): Promise<void> {
     const [only] = destinations;
     if (destinations.length === 1 && only !== undefined) {
-      const { matched, ...target } = only;
       const bodies = packJobs(
-        { topic: topicId, ...target },
-        matched.map((position) => items[position] as DeliveryItem),
+        only,
+        only.matched.map((position) => items[position] as DeliveryItem),
       );
       if (bodies.length === 1) {
         await this.deps.queue.send('delivery', [{ body: bodies[0] as string, delaySeconds: 0 }]);
         return;
       }
     }
-    const body = packFanOut(topicId, items, destinations);
+    const body = packFanOut(topic, items, destinations);
     if (fitsOneMessage(body)) {
       await this.deps.queue.send('delivery', [{ body, delaySeconds: 0 }]);
       return;
@@ -350,7 +349,7 @@ export class Publisher {
     const key = fanOutKey(started, publishId);
     await this.deps.fanOuts.put(key, body);
     await this.deps.queue.send('delivery', [
-      { body: storedFanOutBody(topicId, key, Buffer.byteLength(body, 'utf8')), delaySeconds: 0 },
+      { body: storedFanOutBody(topic, key, Buffer.byteLength(body, 'utf8')), delaySeconds: 0 },
     ]);
   }
 }

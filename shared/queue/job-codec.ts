@@ -5,17 +5,21 @@
  * far below one.
  */
 import { SQS_LIMITS } from '../config/resources';
-import type {
-  DeliveryItem,
-  DeliveryJob,
-  EndedDelivery,
-  FanOutJob,
-  FanOutTarget,
-  QueuedJob,
-  StoredFanOutJob,
-  ValidationJob,
+import {
+  type DeadLetterTarget,
+  type DeliveryItem,
+  type DeliveryJob,
+  type DeliveryTarget,
+  type EndedDelivery,
+  type EndedJob,
+  type FanOutJob,
+  type FanOutTarget,
+  JOB_FORMAT_VERSION,
+  type QueuedJob,
+  type StoredFanOutJob,
+  type TopicRef,
+  type ValidationJob,
 } from '../domain/delivery';
-import type { DeadLetterFormat, DeliveryProfileName } from '../domain/model';
 import { malformedMessage } from '../platform/zod-issues';
 import { claimedKind, definitionOf } from './job-kinds';
 
@@ -32,13 +36,8 @@ export const JOB_ENVELOPE_RESERVE_BYTES = 2048;
 /** The largest event (serialized) that fits in a job message on its own. */
 export const MAX_QUEUED_EVENT_BYTES = SQS_LIMITS.maxMessageBytes - JOB_ENVELOPE_RESERVE_BYTES;
 
-export interface JobEnvelope {
-  topic: string;
-  subscription: string;
-  subscriptionUid?: string;
-  subscriptionVersion?: number;
-  dueAt?: number;
-}
+/** What a delivery job's messages say besides their events. */
+export type DeliveryJobHead = Pick<DeliveryJob, 'target' | 'dueAt'>;
 
 /**
  * Characters some SQS implementations refuse in a message although JSON allows them: everything
@@ -108,25 +107,27 @@ const LARGEST_ITEM_BYTES_BUT_STRINGS =
   ) -
   3 * queuedStringBytes('');
 
-/** The envelope of ended deliveries: also where and how the dead-letter step writes them. */
-export interface EndedEnvelope extends Omit<JobEnvelope, 'dueAt'> {
-  deliveryProfile: DeliveryProfileName;
-  deadLetter: { container: string; format: DeadLetterFormat };
+/**
+ * The text of a job message up to its list's opening bracket: the job itself, written by the same
+ * `JSON.stringify` as everything else, with an empty list cut open.
+ */
+function headOf(job: Omit<DeliveryJob, 'items'> & { items: [] }): string;
+function headOf(job: Omit<EndedJob, 'ended'> & { ended: [] }): string;
+function headOf(job: object): string {
+  const text = sqsSafeJson(JSON.stringify(job));
+  return text.slice(0, -2); // "]}"
 }
 
-const endedFields = (envelope: JobEnvelope | EndedEnvelope): string =>
-  'deadLetter' in envelope
-    ? `"deliveryProfile":${JSON.stringify(envelope.deliveryProfile)},"deadLetter":${JSON.stringify(envelope.deadLetter)},`
-    : '';
+const deliveryHead = ({ target, dueAt }: DeliveryJobHead): string =>
+  headOf({
+    v: JOB_FORMAT_VERSION,
+    target,
+    ...(dueAt === undefined ? {} : { dueAt: Math.ceil(dueAt) }),
+    items: [],
+  });
 
-const envelopeHead = (envelope: JobEnvelope | EndedEnvelope, kind: 'items' | 'ended'): string =>
-  `{"v":1,${kind === 'ended' ? `"kind":"ended",${endedFields(envelope)}` : ''}"topic":${JSON.stringify(envelope.topic)},"subscription":${JSON.stringify(envelope.subscription)}${
-    envelope.subscriptionUid === undefined
-      ? ''
-      : `,"subscriptionUid":${JSON.stringify(envelope.subscriptionUid)}`
-  }${
-    envelope.subscriptionVersion === undefined ? '' : `,"subscriptionVersion":${envelope.subscriptionVersion}`
-  }${'dueAt' in envelope && envelope.dueAt !== undefined ? `,"dueAt":${Math.ceil(envelope.dueAt)}` : ''},"${kind}":[`;
+const endedHead = (target: DeadLetterTarget): string =>
+  headOf({ v: JOB_FORMAT_VERSION, kind: 'ended', target, ended: [] });
 
 /**
  * Packs items into job message bodies of at most `targetBytes` each (UTF-8). An item bigger than
@@ -134,25 +135,25 @@ const envelopeHead = (envelope: JobEnvelope | EndedEnvelope, kind: 'items' | 'en
  * (publish rejects such events up front, so this is a guard, not a path).
  */
 export function packJobs(
-  envelope: JobEnvelope,
+  head: DeliveryJobHead,
   items: readonly DeliveryItem[],
   targetBytes = JOB_TARGET_BYTES,
 ): string[] {
-  return pack(envelopeHead(envelope, 'items'), items, (item) => item.deliveryId, targetBytes);
+  return pack(deliveryHead(head), items, (item) => item.deliveryId, targetBytes);
 }
 
 /** Packs ended deliveries for the dead-letter step, like {@link packJobs}. */
 export function packEndedJobs(
-  envelope: EndedEnvelope,
+  target: DeadLetterTarget,
   ended: readonly EndedDelivery[],
   targetBytes = JOB_TARGET_BYTES,
 ): string[] {
-  return pack(envelopeHead(envelope, 'ended'), ended, (entry) => entry.item.deliveryId, targetBytes);
+  return pack(endedHead(target), ended, (entry) => entry.item.deliveryId, targetBytes);
 }
 
-/** Whether one ended delivery fits an SQS message under this envelope (alone in it). */
-export const endedDeliveryFits = (envelope: EndedEnvelope, entry: EndedDelivery): boolean =>
-  Buffer.byteLength(envelopeHead(envelope, 'ended'), 'utf8') +
+/** Whether one ended delivery fits an SQS message for this target (alone in it). */
+export const endedDeliveryFits = (target: DeadLetterTarget, entry: EndedDelivery): boolean =>
+  Buffer.byteLength(endedHead(target), 'utf8') +
     2 +
     Buffer.byteLength(sqsSafeJson(JSON.stringify(entry)), 'utf8') <=
   SQS_LIMITS.maxMessageBytes;
@@ -198,6 +199,12 @@ export function parseJob(body: string): QueuedJob {
   } catch (error) {
     throw new Error(`job message is not JSON: ${(error as Error).message}`);
   }
+  const version = (json as { v?: unknown } | null)?.v;
+  if (version !== JOB_FORMAT_VERSION) {
+    throw new Error(
+      `job message of format version ${JSON.stringify(version)}; this release reads version ${JOB_FORMAT_VERSION} (messages queued before an upgrade that changed the format: see docs/deploy.md, "Upgrading")`,
+    );
+  }
   const parsed = definitionOf(claimedKind(json)).schema.safeParse(json);
   if (!parsed.success) throw new Error(malformedMessage('job message', parsed.error));
   return parsed.data;
@@ -210,41 +217,46 @@ export function parseFanOut(body: string): FanOutJob {
   return job;
 }
 
-/** A fan-out's target: the subscription's envelope and the indexes of the events it matched. */
-export interface FanOutDestination extends Omit<JobEnvelope, 'topic' | 'dueAt'> {
+/** A subscription a fan-out goes to: its target, and the indexes of the events it matched. */
+export interface FanOutDestination {
+  target: DeliveryTarget;
   matched: readonly number[];
 }
 
 /**
  * The body of one fan-out message: every event once, and per subscription the events it matched.
  * The caller sends it only when it fits one SQS message ({@link fitsOneMessage}); otherwise it is
- * stored and a {@link storedFanOutBody} is sent in its place.
+ * stored and a {@link storedFanOutBody} is sent in its place. The targets name the topic once.
  */
 export function packFanOut(
-  topic: string,
+  topic: TopicRef,
   items: readonly DeliveryItem[],
-  targets: readonly FanOutDestination[],
+  destinations: readonly FanOutDestination[],
 ): string {
   const job: FanOutJob = {
-    v: 1,
+    v: JOB_FORMAT_VERSION,
     kind: 'fanout',
     topic,
     items: [...items],
-    targets: targets.map(
-      ({ subscription, subscriptionUid, subscriptionVersion, matched }): FanOutTarget => ({
-        subscription,
-        ...(subscriptionUid === undefined ? {} : { subscriptionUid }),
-        ...(subscriptionVersion === undefined ? {} : { subscriptionVersion }),
-        matched: [...matched],
-      }),
-    ),
+    targets: destinations.map(({ target: { topic: _topic, ...target }, matched }): FanOutTarget => ({
+      ...target,
+      matched: [...matched],
+    })),
   };
   return sqsSafeJson(JSON.stringify(job));
 }
 
 /** The message that stands for a fan-out stored under `key`. */
-export const storedFanOutBody = (topic: string, key: string, bytes: number): string =>
-  sqsSafeJson(JSON.stringify({ v: 1, kind: 'stored-fanout', topic, key, bytes } satisfies StoredFanOutJob));
+export const storedFanOutBody = (topic: TopicRef, key: string, bytes: number): string =>
+  sqsSafeJson(
+    JSON.stringify({
+      v: JOB_FORMAT_VERSION,
+      kind: 'stored-fanout',
+      topic,
+      key,
+      bytes,
+    } satisfies StoredFanOutJob),
+  );
 
 /** Whether a message body fits one SQS message. */
 export const fitsOneMessage = (body: string): boolean =>
@@ -253,13 +265,12 @@ export const fitsOneMessage = (body: string): boolean =>
 /** The delivery jobs a fan-out stands for: one per target, each with the events it matched. */
 export function expandFanOut(job: FanOutJob): DeliveryJob[] {
   return job.targets.map(({ matched, ...target }) => ({
-    v: 1,
-    topic: job.topic,
-    ...target,
+    v: JOB_FORMAT_VERSION,
+    target: { topic: job.topic, ...target },
     items: matched.map((index) => job.items[index] as DeliveryItem),
   }));
 }
 
 /** The message body of a validation job. */
 export const validationJobBody = (job: Omit<ValidationJob, 'v' | 'kind'>): string =>
-  sqsSafeJson(JSON.stringify({ v: 1, kind: 'validate', ...job } satisfies ValidationJob));
+  sqsSafeJson(JSON.stringify({ v: JOB_FORMAT_VERSION, kind: 'validate', ...job } satisfies ValidationJob));

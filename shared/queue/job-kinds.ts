@@ -16,10 +16,13 @@ import {
   type FanOutJob,
   fanOutJobSchema,
   type QueuedJob,
+  type StoredFanOutJob,
   storedFanOutJobSchema,
+  type TopicRef,
   type ValidationJob,
   validationJobSchema,
 } from '../domain/delivery';
+import { topicIdOf } from '../domain/names';
 
 /** A job's kind; a job without `kind` is a `deliver` job. */
 export type JobKind = NonNullable<QueuedJob['kind']>;
@@ -42,6 +45,8 @@ export interface JobKindDefinition<J extends QueuedJob> {
   readonly schema: z.ZodType<J>;
   /** The queues that carry it, and what their consumer does with it. */
   readonly carriedBy: Readonly<Partial<Record<QueueKey, JobStep>>>;
+  /** For logs: the topic the job's events were published to. */
+  topicOf(job: J): TopicRef;
   /** For logs: the subscription the job is for (a fan-out has several; the engine names them). */
   subscriptionOf(job: J): string | undefined;
   /** For logs: the events the message itself carries. */
@@ -53,20 +58,23 @@ export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K
   deliver: {
     schema: deliveryJobSchema,
     carriedBy: { delivery: 'deliver', retry: 'deliver' },
-    subscriptionOf: (job: DeliveryJob) => job.subscription,
+    topicOf: (job: DeliveryJob) => job.target.topic,
+    subscriptionOf: (job: DeliveryJob) => job.target.subscription,
     eventsOf: (job: DeliveryJob) => job.items.length,
   },
   /** A subscription's endpoint validation handshake, queued by the management API. */
   validate: {
     schema: validationJobSchema,
     carriedBy: { delivery: 'validate' },
-    subscriptionOf: (job: ValidationJob) => job.subscription,
+    topicOf: (job: ValidationJob) => job.target.topic,
+    subscriptionOf: (job: ValidationJob) => job.target.subscription,
     eventsOf: () => 0,
   },
   /** One publish's events for several delivery jobs, in one message. */
   fanout: {
     schema: fanOutJobSchema,
     carriedBy: { delivery: 'fanOut' },
+    topicOf: (job: FanOutJob) => job.topic,
     subscriptionOf: () => undefined,
     eventsOf: (job: FanOutJob) => job.items.length,
   },
@@ -74,6 +82,7 @@ export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K
   'stored-fanout': {
     schema: storedFanOutJobSchema,
     carriedBy: { delivery: 'fanOut' },
+    topicOf: (job: StoredFanOutJob) => job.topic,
     subscriptionOf: () => undefined,
     eventsOf: () => 0,
   },
@@ -81,7 +90,8 @@ export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K
   ended: {
     schema: endedJobSchema,
     carriedBy: { endedDelivery: 'writeDeadLetters', retry: 'handOffAgain' },
-    subscriptionOf: (job: EndedJob) => job.subscription,
+    topicOf: (job: EndedJob) => job.target.topic,
+    subscriptionOf: (job: EndedJob) => job.target.subscription,
     eventsOf: (job: EndedJob) => job.ended.length,
   },
 };
@@ -118,7 +128,7 @@ export function jobLogFields(job: QueuedJob): { topic: string; subscription?: st
   const definition = definitionOf(kindOf(job));
   const subscription = definition.subscriptionOf(job);
   return {
-    topic: job.topic,
+    topic: topicIdOf(definition.topicOf(job)),
     ...(subscription === undefined ? {} : { subscription }),
     events: definition.eventsOf(job),
   };

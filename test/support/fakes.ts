@@ -12,13 +12,16 @@ import {
 } from '../../shared/delivery/engine';
 import { HealthTracker } from '../../shared/delivery/health';
 import { DELIVERY_PROFILES, type ProfileTable } from '../../shared/delivery/rules/profiles';
-import type {
-  DeliveryItem,
-  DeliveryJob,
-  EndedJob,
-  EventGridEvent,
-  FanOutJob,
-  StoredFanOutJob,
+import { deliveryTargetOf } from '../../shared/delivery/rules/target';
+import {
+  type DeliveryItem,
+  type DeliveryJob,
+  type DeliveryTarget,
+  type EndedJob,
+  type EventGridEvent,
+  type FanOutJob,
+  JOB_FORMAT_VERSION,
+  type StoredFanOutJob,
 } from '../../shared/domain/delivery';
 import type {
   AttemptRecord,
@@ -217,10 +220,14 @@ export const eventOf = (id: string, publishedAt: number): EventGridEvent => ({
   metadataVersion: '1',
 });
 
-export const job = (items: DeliveryItem[], dueAt?: number): DeliveryJob => ({
-  v: 1,
-  topic: 'orders',
-  subscription: 'audit',
+/** The delivery target of `subscription(overrides)`, as the publisher builds it. */
+export const deliveryTarget = (overrides: Partial<Subscription> = {}): DeliveryTarget =>
+  deliveryTargetOf(subscription(overrides));
+
+/** A delivery job of `items` for `target` (by default the `subscription()` fixture's). */
+export const job = (items: DeliveryItem[], dueAt?: number, target = deliveryTarget()): DeliveryJob => ({
+  v: JOB_FORMAT_VERSION,
+  target,
   ...(dueAt === undefined ? {} : { dueAt }),
   items,
 });

@@ -27,6 +27,14 @@ export function eventInDeliverySchema(schema: EventDeliverySchema, eventJson: st
 }
 
 /**
+ * The event as a dead-letter record holds it: as it was delivered, except that a custom-schema
+ * event keeps its Event Grid form (the object its publisher sent as `data`), which is how the
+ * original service writes such records and what a replay reads back.
+ */
+export const eventAsDeadLettered = (schema: EventDeliverySchema, eventJson: string): string =>
+  eventInDeliverySchema(schema === 'CustomInputSchema' ? 'EventGridSchema' : schema, eventJson);
+
+/**
  * The object a custom-schema event was published as: the `data` member of its queued Event Grid
  * form, as written. A text that is not an Event Grid event with data is returned unchanged.
  */

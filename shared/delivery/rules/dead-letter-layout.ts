@@ -113,6 +113,13 @@ const FACT_NAMES = {
   namespace: ['deadletterreason', 'deliveryattempts', 'deliveryresult', 'publishutc', 'deliveryattemptutc'],
 } as const;
 
+/**
+ * Whether the events in records of `format` are CloudEvents (lower-case attribute names, a
+ * `source` instead of the topic): CloudEvents subscriptions' records and namespace records.
+ */
+export const recordsHoldCloudEvents = (format: DeadLetterFormat): boolean =>
+  format === 'CloudEventSchemaV1_0' || format === 'namespace';
+
 const factNamesOf = (format: DeadLetterFormat): readonly string[] =>
   format === 'namespace'
     ? FACT_NAMES.namespace

@@ -3,7 +3,7 @@
  * subscriptions of the same name writing to one container share it; a blob's topic stamp (else
  * its records) decides.
  */
-import type { DeadLetterFormat } from '../../delivery/rules/dead-letter-layout';
+import { type DeadLetterFormat, recordsHoldCloudEvents } from '../../delivery/rules/dead-letter-layout';
 import type { Subscription } from '../../domain/model';
 import { mapWithConcurrency } from '../../platform/concurrency';
 import type { DeadLetterBlobInfo } from '../../storage/dead-letter-bucket';
@@ -61,7 +61,7 @@ export async function ownsBlob(
 ): Promise<boolean> {
   const stamp = await bucket.stampOf(key);
   if (stamp === undefined) return false;
-  if (stamp.topic !== undefined || place.format === 'namespace' || place.format === 'CloudEventSchemaV1_0') {
+  if (stamp.topic !== undefined || recordsHoldCloudEvents(place.format)) {
     return blobOfTopic(place.format, subscription.topic, stamp.topic, () => []);
   }
   const blob = await bucket.read(key);

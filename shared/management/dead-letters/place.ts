@@ -1,13 +1,7 @@
 /** Where a subscription's dead letters are, and which keys are its blobs. */
-import {
-  type DeadLetterFormat,
-  deadLetterFormatOf,
-  deadLetterPrefix,
-  deadLetterScopeOf,
-} from '../../delivery/rules/dead-letter-layout';
-import { DELIVERY_PROFILES } from '../../delivery/rules/profiles';
+import { type DeadLetterFormat, deadLetterPrefix } from '../../delivery/rules/dead-letter-layout';
+import { deadLetterScopeOfTarget, deliveryTargetOf } from '../../delivery/rules/target';
 import type { Subscription } from '../../domain/model';
-import { splitNamespaceTopicId } from '../../domain/names';
 import { badRequest } from '../../http/errors';
 
 /** Where a subscription's dead letters are and how their records are written. */
@@ -17,23 +11,21 @@ export interface DeadLetterPlace {
 }
 
 /**
- * The subscription's dead-letter place, by the same rules the writer follows: the format its
- * profile gives (`namespace` for namespace subscriptions) and the key layout of that format. 400
+ * The subscription's dead-letter place, from its delivery target as the writer has it: the record
+ * format and the key layout of that format. 400
  * naming the field when the subscription has no dead-letter destination.
  */
 export function deadLetterPlace(subscription: Subscription): DeadLetterPlace {
-  if (subscription.deadLetter === undefined) {
+  const target = deliveryTargetOf(subscription);
+  const deadLetter = target.deadLetter;
+  if (deadLetter === undefined) {
     throw badRequest(
       `properties.deadLetterDestination: the event subscription '${subscription.name}' has no dead-letter destination, so it has no dead letters.`,
     );
   }
-  const format = deadLetterFormatOf(DELIVERY_PROFILES[subscription.deliveryProfile], subscription);
   return {
-    prefix: deadLetterPrefix(
-      subscription.deadLetter.container,
-      deadLetterScopeOf(format, splitNamespaceTopicId(subscription.topic), subscription.name),
-    ),
-    format,
+    prefix: deadLetterPrefix(deadLetter.container, deadLetterScopeOfTarget({ ...target, deadLetter })),
+    format: deadLetter.format,
   };
 }
 

@@ -2,7 +2,12 @@
  * A blob's records read as JSON text, and what a record says (its reason, its topic, its event as
  * a new delivery). Pure: records stay the text stored, nothing is parsed and written again.
  */
-import { type DeadLetterFormat, eventOfRecord, reasonNameOf } from '../../delivery/rules/dead-letter-layout';
+import {
+  type DeadLetterFormat,
+  eventOfRecord,
+  reasonNameOf,
+  recordsHoldCloudEvents,
+} from '../../delivery/rules/dead-letter-layout';
 import type { DeliveryItem } from '../../domain/delivery';
 import type { DeadLetterReason } from '../../domain/model';
 import { topicResourceId } from '../../domain/names';
@@ -62,8 +67,7 @@ export function recordTopic(format: DeadLetterFormat, recordJson: string): strin
  * under the prefix is the topic's.
  */
 export const recordOfTopic = (format: DeadLetterFormat, recordJson: string, topic: string): boolean =>
-  format === 'CloudEventSchemaV1_0' ||
-  format === 'namespace' ||
+  recordsHoldCloudEvents(format) ||
   recordTopic(format, recordJson)?.toLowerCase() === topicResourceId(topic).toLowerCase();
 
 /** The records a reason filter selects (all of them without one). */
@@ -96,7 +100,7 @@ export function replayItem(
     dataVersion:
       stringMember(
         eventJson,
-        format === 'CloudEventSchemaV1_0' || format === 'namespace' ? 'dataversion' : 'dataVersion',
+        recordsHoldCloudEvents(format) ? 'dataversion' : 'dataVersion',
       ) ?? '',
     eventJson,
     attempts: 0,

@@ -2,6 +2,8 @@
  * Sending a replay: each selected blob read, planned (`replay-plan.ts`), its events queued to the
  * delivery queue as new deliveries and the blob marked replayed, a few blobs at a time.
  */
+import { deliveryTargetOf } from '../../delivery/rules/target';
+import type { DeliveryTarget } from '../../domain/delivery';
 import type { Subscription } from '../../domain/model';
 import { METRIC, subscriptionDimensions } from '../../observability/metrics';
 import { packJobs } from '../../queue/job-codec';
@@ -53,11 +55,11 @@ interface ReplayContext {
   subscription: Subscription;
   place: DeadLetterPlace;
   request: ReplayRequest;
-  envelope: Parameters<typeof packJobs>[0];
+  target: DeliveryTarget;
   nextDeliveryId: () => string;
 }
 
-/** The call's context: the job envelope of the subscription and delivery ids `replay-<callId>.<n>`. */
+/** The call's context: the subscription's delivery target and delivery ids `replay-<callId>.<n>`. */
 function replayContext(
   subscription: Subscription,
   place: DeadLetterPlace,
@@ -69,12 +71,7 @@ function replayContext(
     subscription,
     place,
     request,
-    envelope: {
-      topic: subscription.topic,
-      subscription: subscription.name,
-      ...(subscription.uid === undefined ? {} : { subscriptionUid: subscription.uid }),
-      subscriptionVersion: subscription.version,
-    },
+    target: deliveryTargetOf(subscription),
     nextDeliveryId: () => {
       sequence += 1;
       return `replay-${callId}.${sequence}`;
@@ -218,7 +215,7 @@ function packEvents(context: ReplayContext, key: string, records: readonly strin
   const items = records.map((record) =>
     replayItem(context.place.format, record, context.nextDeliveryId(), now, `A record of the blob '${key}'`),
   );
-  return packJobs(context.envelope, items);
+  return packJobs({ target: context.target }, items);
 }
 
 /** Marks a blob whose events were queued; a marker that cannot be written is a failed entry. */
