@@ -118,10 +118,10 @@ describe('dead-letter routes', () => {
     expect(lookups).toEqual([{ consistent: true }]);
     const [queued] = queue.take();
     expect(queued?.queue).toBe('delivery');
-    expect(queued?.job).toMatchObject({
+    expect(queued?.job.target).toMatchObject({
       subscription: 'audit',
-      subscriptionUid: 'uid-1',
-      subscriptionVersion: 7,
+      uid: 'uid-1',
+      version: 7,
     });
     expect(queued?.job.items[0]?.eventJson).toBe(EVENT);
     expect(bucket.markers.has(key)).toBe(true);

@@ -197,11 +197,11 @@ describe('replay', () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]?.queue).toBe('delivery');
     expect(sent[0]?.delaySeconds).toBe(0);
-    expect(sent[0]?.job).toMatchObject({
-      topic: 'orders',
+    expect(sent[0]?.job.target).toMatchObject({
+      topic: { name: 'orders' },
       subscription: 'Audit',
-      subscriptionUid: 'uid-1',
-      subscriptionVersion: 42,
+      uid: 'uid-1',
+      version: 42,
     });
     expect(sent[0]?.job.dueAt).toBeUndefined();
     expect(sent[0]?.job.items).toEqual([
@@ -767,10 +767,11 @@ describe('namespace subscriptions', () => {
 
     expect(report).toMatchObject({ recordsMatched: 1, eventsQueued: 1, otherTopic: 0 });
     const [queued] = h.queue.take();
-    expect(queued?.job).toMatchObject({
-      topic: 'shop/orders',
+    expect(queued?.job.target).toMatchObject({
+      topic: { namespace: 'shop', name: 'orders' },
       subscription: 'audit',
-      subscriptionUid: 'uid-ns',
+      uid: 'uid-ns',
+      profile: 'namespace',
     });
     expect(queued?.job.items.map((item) => [item.eventId, item.dataVersion, item.eventJson])).toEqual([
       ['e2', '2.0', cloudEvent('e2')],

@@ -4,6 +4,7 @@
  * the validation URL validates by hand while its code is the waiting one and its window is open.
  */
 import { newValidation } from '../../../shared/delivery/rules/handshake';
+import { JOB_FORMAT_VERSION } from '../../../shared/domain/delivery';
 import type { Subscription } from '../../../shared/domain/model';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
@@ -86,11 +87,16 @@ describe('POST .../validate', () => {
       {
         queue: 'delivery',
         job: {
-          v: 1,
+          v: JOB_FORMAT_VERSION,
           kind: 'validate',
-          topic: 'orders',
-          subscription: 'audit',
-          subscriptionUid: 'uid-1',
+          target: {
+            topic: { name: 'orders' },
+            subscription: 'audit',
+            uid: 'uid-1',
+            version: stored?.version,
+            profile: 'topic',
+            schema: 'EventGridSchema',
+          },
           code: 'code-1',
           validationUrl:
             'https://events.example.test/eventSubscriptions/validate?topic=orders&subscription=audit&code=code-1',
