@@ -24,7 +24,14 @@
  * and in virtual time.
  */
 
-import type { DeliveryItem, DeliveryJob, DeliveryTarget, EndedJob, QueuedJob, ValidationJob } from '../domain/delivery';
+import type {
+  DeliveryItem,
+  DeliveryJob,
+  DeliveryTarget,
+  EndedJob,
+  QueuedJob,
+  ValidationJob,
+} from '../domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
@@ -52,8 +59,8 @@ import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { endpointAgreed } from './rules/handshake';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
-import { deliveryTargetOf } from './rules/target';
 import { expiresAtDue, planWait, waitPrecisionOf } from './rules/retry';
+import { deliveryTargetOf } from './rules/target';
 import type { WebhookSender } from './webhook-sender';
 
 export interface SubscriptionSource {
@@ -125,9 +132,7 @@ export interface JobOptions {
 /** How long events wait before looking again whether their subscription's new endpoint agreed. */
 export const UNVALIDATED_ENDPOINT_HOLD_MS = 60_000;
 
-type Resolved =
-  | { kind: 'deleted' }
-  | { kind: 'found'; subscription: Subscription; profile: DeliveryProfile };
+type Resolved = { kind: 'deleted' } | { kind: 'found'; subscription: Subscription; profile: DeliveryProfile };
 
 export class DeliveryEngine {
   private readonly slots: FairSlots;
@@ -172,8 +177,12 @@ export class DeliveryEngine {
     const resolved = await this.resolve(job);
     if (resolved.kind === 'deleted') return this.dropDeleted(job);
     const { subscription, profile } = resolved;
-    // The jobs this one leads to are for the subscription as read now.
-    const target = deliveryTargetOf(subscription);
+    // The jobs this one leads to are for the subscription as read now, and never ask for an older
+    // version than this one did (a read that fell back on a stale cached definition).
+    const target = {
+      ...deliveryTargetOf(subscription),
+      version: Math.max(subscription.version, job.target.version),
+    };
 
     if (await this.waitOrHop(job, target, profile)) return { ...emptyReport(), hopped: true };
 

@@ -3,11 +3,11 @@
  * S3 emulator at the documented key, grouped into few blobs. Time scale 60: 5 minutes are 5 s.
  */
 import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import type { EndedJob } from '../../shared/domain/delivery';
+import { deadLetterTargetSchema, type EndedJob, JOB_FORMAT_VERSION } from '../../shared/domain/delivery';
 
 import { METRIC } from '../../shared/observability/metrics';
 import { DeadLetterBucket } from '../../shared/storage/dead-letter-bucket';
-import { deadLetterStepHarness, item } from '../support/fakes';
+import { deadLetterStepHarness, deliveryTarget, item } from '../support/fakes';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 
@@ -182,13 +182,12 @@ describe('a dead-letter bucket that cannot be written (real S3 emulator, injecte
     const { clock, queue, metrics, step } = deadLetterStepHarness(
       new DeadLetterBucket(api.stack.clients.s3, bucketName),
     );
+    // Subscription `audit` of topic `orders`, dead-lettering to `dead` in the Event Grid schema.
+    const target = deadLetterTargetSchema.parse(deliveryTarget({ deadLetter: { container: 'dead' } }));
     const job = (id: string): EndedJob => ({
-      v: 1,
+      v: JOB_FORMAT_VERSION,
       kind: 'ended',
-      topic: 'orders',
-      subscription: 'audit',
-      deliveryProfile: 'topic',
-      deadLetter: { container: 'dead', format: 'EventGridSchema' },
+      target,
       ended: [
         {
           item: item(id, clock.now() - 1000, { attempts: 1 }),

@@ -1,6 +1,14 @@
-import type { EndedDelivery, EndedJob } from '../../../shared/domain/delivery';
+import {
+  type DeadLetterTarget,
+  deadLetterTargetSchema,
+  type EndedDelivery,
+  type EndedJob,
+  JOB_FORMAT_VERSION,
+} from '../../../shared/domain/delivery';
+import type { Subscription } from '../../../shared/domain/model';
+import { topicIdOf } from '../../../shared/domain/names';
 import { METRIC } from '../../../shared/observability/metrics';
-import { deadLetterStepHarness, item } from '../../support/fakes';
+import { deadLetterStepHarness, deliveryTarget, item } from '../../support/fakes';
 
 const M = 60_000;
 const H = 60 * M;
@@ -37,21 +45,36 @@ const ended = (
   endedAt,
 });
 
+/** The target of `subscription(overrides)`, which must have a dead-letter destination. */
+const deadLetterTarget = (overrides: Partial<Subscription>): DeadLetterTarget =>
+  deadLetterTargetSchema.parse(deliveryTarget(overrides));
+
+const endedJobFor = (target: DeadLetterTarget, entries: EndedDelivery[]): EndedJob => ({
+  v: JOB_FORMAT_VERSION,
+  kind: 'ended',
+  target,
+  ended: entries,
+});
+
+/** Ended deliveries of a classic topic's Event Grid subscription. */
 const endedJob = (
   subscription: string,
   entries: EndedDelivery[],
   container = 'dead',
   topic = 'orders',
-): EndedJob => ({
-  v: 1,
-  kind: 'ended',
-  topic,
-  subscription,
-  subscriptionVersion: 1,
-  deliveryProfile: 'topic',
-  deadLetter: { container, format: 'EventGridSchema' },
-  ended: entries,
-});
+): EndedJob =>
+  endedJobFor(deadLetterTarget({ topic, name: subscription, deadLetter: { container } }), entries);
+
+/** Ended deliveries of a CloudEvents subscription `cloud` of topic `orders`. */
+const cloudEventsJob = (entries: EndedDelivery[]): EndedJob =>
+  endedJobFor(
+    deadLetterTarget({
+      name: 'cloud',
+      eventDeliverySchema: 'CloudEventSchemaV1_0',
+      deadLetter: { container: 'dead' },
+    }),
+    entries,
+  );
 
 describe('the dead-letter step', () => {
   it('writes two topics’ subscriptions of the same name to separate blobs, each stamped with its topic', async () => {
@@ -187,7 +210,7 @@ describe('the dead-letter step', () => {
     expect(report).toMatchObject({ written: 0, waiting: 2, dropped: 0 });
     expect(report.outcomes).toEqual([{ kind: 'done' }, { kind: 'done' }]);
     expect(bucket.blobs.size).toBe(0);
-    expect(queue.takeEnded().map((entry) => [entry.job.subscription, entry.delaySeconds])).toEqual([
+    expect(queue.takeEnded().map((entry) => [entry.job.target.subscription, entry.delaySeconds])).toEqual([
       ['audit', 1],
       ['billing', 1],
     ]);
@@ -199,10 +222,8 @@ describe('the dead-letter step', () => {
     const entry = ended('c1', t);
     entry.item.eventJson =
       '{"id":"c1","subject":"orders/1","eventType":"Order.Created","eventTime":"2026-08-08T05:00:00Z","data":{"big":9007199254740993},"topic":"/gridwire/topics/orders","metadataVersion":"1","dataVersion":"1.0"}';
-    const job = {
-      ...endedJob('cloud', [entry]),
-      deadLetter: { container: 'dead', format: 'CloudEventSchemaV1_0' as const },
-    };
+    const job = cloudEventsJob([entry]);
+    expect(job.target.deadLetter.format).toBe('CloudEventSchemaV1_0');
 
     await step.write([job]);
 
@@ -217,10 +238,8 @@ describe('the dead-letter step', () => {
     const t = clock.now() - 5 * M;
     const entry = ended('ce-1', t);
     entry.item.eventJson = '{"specversion":"1.0","id":"ce-1","source":"/o","type":"t","data":{"n":1.50}}';
-    const job = {
-      ...endedJob('cloud', [entry]),
-      deadLetter: { container: 'dead', format: 'CloudEventSchemaV1_0' as const },
-    };
+    const job = cloudEventsJob([entry]);
+    expect(job.target.deadLetter.format).toBe('CloudEventSchemaV1_0');
 
     await step.write([job]);
 
@@ -234,16 +253,15 @@ describe('the dead-letter step', () => {
 });
 
 describe('the dead-letter step, namespace subscriptions', () => {
-  const namespaceJob = (entries: EndedDelivery[]): EndedJob => ({
-    v: 1,
-    kind: 'ended',
+  const namespaceSubscription: Partial<Subscription> = {
     topic: 'shop/orders',
-    subscription: 'audit',
-    subscriptionVersion: 1,
+    name: 'audit',
     deliveryProfile: 'namespace',
-    deadLetter: { container: 'dead', format: 'namespace' },
-    ended: entries,
-  });
+    eventDeliverySchema: 'CloudEventSchemaV1_0',
+    deadLetter: { container: 'dead' },
+  };
+  const namespaceJob = (entries: EndedDelivery[]): EndedJob =>
+    endedJobFor(deadLetterTarget(namespaceSubscription), entries);
   const CLOUD_EVENT =
     '{"specversion":"1.0","id":"n1","source":"/shop","type":"order.created","data":{"n":1.50}}';
 
@@ -308,7 +326,11 @@ describe('the dead-letter step, namespace subscriptions', () => {
     expect(
       queue
         .takeEnded()
-        .map((entry) => [entry.job.topic, entry.delaySeconds, entry.job.ended[0]?.failedWrites])
+        .map((entry) => [
+          topicIdOf(entry.job.target.topic),
+          entry.delaySeconds,
+          entry.job.ended[0]?.failedWrites,
+        ])
         .sort(),
     ).toEqual([
       ['orders', 300, 1],
@@ -319,8 +341,11 @@ describe('the dead-letter step, namespace subscriptions', () => {
   it('reports a namespace job without a namespace topic as failed, and still writes the rest', async () => {
     const { clock, bucket, step } = setup();
     const t = clock.now() - 5 * M;
+    // The namespace profile's format, aimed at a classic topic.
+    const misplaced = deadLetterTarget({ ...namespaceSubscription, topic: 'orders' });
+    expect(misplaced).toMatchObject({ topic: { name: 'orders' }, deadLetter: { format: 'namespace' } });
     const report = await step.write([
-      { ...namespaceJob([ended('n1', t)]), topic: 'orders' },
+      endedJobFor(misplaced, [ended('n1', t)]),
       endedJob('audit', [ended('a1', t)]),
     ]);
     expect(report.outcomes.map((outcome) => outcome.kind)).toEqual(['poison', 'done']);

@@ -3,7 +3,7 @@ import type { WebhookRequest, WebhookSender } from '../../../shared/delivery/web
 import type { AttemptResult } from '../../../shared/domain/model';
 import { METRIC } from '../../../shared/observability/metrics';
 import { resetHealth } from '../../../shared/storage/health';
-import { engineHarness, item, job, subscription, VirtualClock } from '../../support/fakes';
+import { deliveryTarget, engineHarness, item, job, subscription, VirtualClock } from '../../support/fakes';
 import { MemoryHealthStore } from '../../support/memory-stores';
 
 const S = 1000;
@@ -164,7 +164,10 @@ describe('delivery engine: endpoint health', () => {
     h.clock.advance(2 * S);
     h.sender.answerWith({ delivered: true, httpStatus: 200 });
 
-    const report = await h.engine.processJob({ ...job(items('b', 2, t0)), subscriptionVersion: 2 }, run);
+    const report = await h.engine.processJob(
+      job(items('b', 2, t0), undefined, deliveryTarget({ version: 2 })),
+      run,
+    );
 
     expect(report).toMatchObject({ delivered: 2, held: 0 });
   });
@@ -193,7 +196,10 @@ describe('delivery engine: endpoint health', () => {
 
     h.clock.advance(STALL_MS);
     // Another subscription's request finishing is when the stalled one's waiters give up.
-    const fast = await h.engine.processJob({ ...job(items('f', 1, t0)), subscription: 'fast' }, run);
+    const fast = await h.engine.processJob(
+      job(items('f', 1, t0), undefined, deliveryTarget({ name: 'fast' })),
+      run,
+    );
     expect(fast.delivered).toBe(1);
     // A new job for the stalled endpoint is held at once.
     const later = await h.engine.processJob(job(items('l', 3, t0)), run);
@@ -207,7 +213,7 @@ describe('delivery engine: endpoint health', () => {
     expect(requests.filter((url) => url.includes('slow'))).toHaveLength(2);
     const heldDue = h.queue
       .take()
-      .filter((entry) => entry.job.subscription === 'audit')
+      .filter((entry) => entry.job.target.subscription === 'audit')
       .map((entry) => entry.job.dueAt);
     // Held for BUSY_HOLD_MS (plus jitter) from when they were refused, not attempted.
     for (const dueAt of heldDue) expect(dueAt).toBeGreaterThanOrEqual(t0 + STALL_MS + BUSY_HOLD_MS);

@@ -1,3 +1,5 @@
+import { deliveryTargetOf } from '../../../shared/delivery/rules/target';
+import type { Subscription } from '../../../shared/domain/model';
 import { METRIC } from '../../../shared/observability/metrics';
 import { engineHarness, item, job, subscription } from '../../support/fakes';
 
@@ -5,11 +7,17 @@ const S = 1000;
 const M = 60 * S;
 const farFuture = Number.MAX_SAFE_INTEGER;
 
+/** Puts the subscription in the harness and returns it. */
+function withSubscription(h: ReturnType<typeof engineHarness>, subscription: Subscription): Subscription {
+  h.subscriptions.set(`${subscription.topic}/${subscription.name}`, subscription);
+  return subscription;
+}
+
 describe('delivery engine with the namespace profile', () => {
   it("runs the original's example: retention 20 minutes, 10 attempts -> 7 attempts, dead-lettered at 20 minutes", async () => {
     const h = engineHarness({ randoms: Array.from({ length: 20 }, () => 0) });
-    h.subscriptions.set(
-      'shop/orders/audit',
+    const audit = withSubscription(
+      h,
       subscription({
         topic: 'shop/orders',
         deliveryProfile: 'namespace',
@@ -20,7 +28,7 @@ describe('delivery engine with the namespace profile', () => {
     );
     h.sender.answerWith({ delivered: false, httpStatus: 500, outcome: 'GenericError' });
     const t0 = h.clock.now();
-    let pending = [{ job: { ...job([item('e1', t0)]), topic: 'shop/orders' }, delaySeconds: 0 }];
+    let pending = [{ job: job([item('e1', t0)], undefined, deliveryTargetOf(audit)), delaySeconds: 0 }];
     while (pending.length > 0) {
       const [next] = pending;
       if (next === undefined) break;
@@ -46,23 +54,20 @@ describe('delivery engine with the namespace profile', () => {
     });
     const handedOff = h.queue.takeEnded();
     expect(handedOff).toHaveLength(1);
-    expect(handedOff[0]).toMatchObject({ queue: 'endedDelivery', job: { deliveryProfile: 'namespace' } });
+    expect(handedOff[0]).toMatchObject({ queue: 'endedDelivery', job: { target: { profile: 'namespace' } } });
     expect(h.metrics.drain().find((p) => p.name === METRIC.DeliveryAttemptFailCount)?.values).toEqual([7]);
   });
 
   it('never retries a 404 under the namespace profile (the topic profile does)', async () => {
     const h = engineHarness();
-    h.subscriptions.set(
-      'shop/orders/audit',
+    const audit = withSubscription(
+      h,
       subscription({ topic: 'shop/orders', deliveryProfile: 'namespace', deadLetter: { container: 'dead' } }),
     );
     h.sender.answerWith({ delivered: false, httpStatus: 404, outcome: 'NotFound' });
-    await h.engine.processJob(
-      { ...job([item('e1', h.clock.now())]), topic: 'shop/orders' },
-      {
-        attemptDeadline: farFuture,
-      },
-    );
+    await h.engine.processJob(job([item('e1', h.clock.now())], undefined, deliveryTargetOf(audit)), {
+      attemptDeadline: farFuture,
+    });
     expect(h.history.records.at(-1)).toMatchObject({
       attempt: 1,
       next: { action: 'deadLetter', reason: 'NonRetriableOutcome' },
@@ -80,8 +85,8 @@ describe('delivery engine with the namespace profile', () => {
       },
     });
     const base = subscription();
-    h.subscriptions.set(
-      'shop/orders/audit',
+    const audit = withSubscription(
+      h,
       subscription({
         topic: 'shop/orders',
         deliveryProfile: 'namespace',
@@ -102,7 +107,9 @@ describe('delivery engine with the namespace profile', () => {
       ...item('e1', h.clock.now()),
       eventJson: '{"specversion":"1.0","id":"e1","source":"/shop","type":"t","data":{"tenant":"acme"}}',
     };
-    await h.engine.processJob({ ...job([event]), topic: 'shop/orders' }, { attemptDeadline: farFuture });
+    await h.engine.processJob(job([event], undefined, deliveryTargetOf(audit)), {
+      attemptDeadline: farFuture,
+    });
 
     // The request carried the secret header (opened to send it) ...
     expect(h.sender.requests[0]?.request.headers).toMatchObject({
@@ -114,9 +121,11 @@ describe('delivery engine with the namespace profile', () => {
       queue: 'endedDelivery',
       delaySeconds: 300,
       job: {
-        topic: 'shop/orders',
-        deliveryProfile: 'namespace',
-        deadLetter: { container: 'dead', format: 'namespace' },
+        target: {
+          topic: { namespace: 'shop', name: 'orders' },
+          profile: 'namespace',
+          deadLetter: { container: 'dead', format: 'namespace' },
+        },
       },
     });
     // ... the dead letter carries only the non-secret values.
@@ -143,7 +152,7 @@ describe('delivery engine with the namespace profile', () => {
     h.sender.answerWith({ delivered: false, httpStatus: 400, outcome: 'BadRequest' });
     await h.engine.processJob(job([item('e1', h.clock.now())]), { attemptDeadline: farFuture });
     const [handedOff] = h.queue.takeEnded();
-    expect(handedOff?.job.deadLetter).toEqual({ container: 'dead', format: 'EventGridSchema' });
+    expect(handedOff?.job.target.deadLetter).toEqual({ container: 'dead', format: 'EventGridSchema' });
     expect(handedOff?.job.ended[0]).not.toHaveProperty('customDeliveryProperties');
   });
 });

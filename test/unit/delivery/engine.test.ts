@@ -2,7 +2,15 @@ import { scaleProfiles } from '../../../shared/delivery/rules/profiles';
 import { cachedSubscriptions } from '../../../shared/lambda/wiring';
 import { METRIC } from '../../../shared/observability/metrics';
 import type { SubscriptionStore } from '../../../shared/storage/subscriptions';
-import { engineHarness, eventOf, item, job, subscription, VirtualClock } from '../../support/fakes';
+import {
+  deliveryTarget,
+  engineHarness,
+  eventOf,
+  item,
+  job,
+  subscription,
+  VirtualClock,
+} from '../../support/fakes';
 
 const S = 1000;
 const M = 60 * S;
@@ -375,15 +383,12 @@ describe('delivery engine', () => {
     h.subscriptions.set('orders/audit', subscription({ version: 7 }));
     h.sender.answerWith({ delivered: false, httpStatus: 500 });
 
-    await h.engine.processJob(
-      { ...job([item('e1', h.clock.now())]), subscriptionVersion: 9 },
-      {
-        attemptDeadline: farFuture,
-      },
-    );
+    await h.engine.processJob(job([item('e1', h.clock.now())], undefined, deliveryTarget({ version: 9 })), {
+      attemptDeadline: farFuture,
+    });
 
     expect(h.subscriptionReads).toEqual([{ topic: 'orders', name: 'audit', minVersion: 9 }]);
-    expect(h.queue.take()[0]?.job.subscriptionVersion).toBe(9);
+    expect(h.queue.take()[0]?.job.target.version).toBe(9);
   });
 
   it("follows the subscription's own retry limits and profile, read when the job runs", async () => {
@@ -454,11 +459,11 @@ describe('delivery engine', () => {
     );
 
     const report = await h.engine.processJob(
-      {
-        ...job([item('e1', h.clock.now(), { attempts: 2 })]),
-        subscriptionUid: 'first',
-        subscriptionVersion: 3,
-      },
+      job(
+        [item('e1', h.clock.now(), { attempts: 2 })],
+        undefined,
+        deliveryTarget({ uid: 'first', version: 3 }),
+      ),
       { attemptDeadline: farFuture },
     );
 
@@ -502,7 +507,7 @@ describe('delivery engine', () => {
     expect(handedOff).toMatchObject({
       queue: 'endedDelivery',
       delaySeconds: 300,
-      job: { deliveryProfile: 'topic', deadLetter: { container: 'dead', format: 'EventGridSchema' } },
+      job: { target: { profile: 'topic', deadLetter: { container: 'dead', format: 'EventGridSchema' } } },
     });
   });
 });

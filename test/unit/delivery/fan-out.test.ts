@@ -4,34 +4,34 @@
  * of it that fails is queued on its own so the others are not repeated.
  */
 import { FAN_OUT_IN_PLACE_JOBS } from '../../../shared/delivery/fan-out';
-import type { DeliveryItem } from '../../../shared/domain/delivery';
+import { deliveryTargetOf } from '../../../shared/delivery/rules/target';
+import type { DeliveryItem, TopicRef } from '../../../shared/domain/delivery';
 import {
   type FanOutDestination,
   packFanOut,
   parseJob,
   storedFanOutBody,
 } from '../../../shared/queue/job-codec';
-import { engineHarness, item, subscription } from '../../support/fakes';
+import { deliveryTarget, engineHarness, item, subscription } from '../../support/fakes';
 
 const farFuture = Number.MAX_SAFE_INTEGER;
+const ORDERS: TopicRef = { name: 'orders' };
 
 /** `count` subscriptions of topic `orders`, each with its own endpoint, in the harness. */
 function withSubscriptions(h: ReturnType<typeof engineHarness>, count: number): FanOutDestination[] {
   return Array.from({ length: count }, (_, i) => {
     const name = `sub-${i}`;
-    h.subscriptions.set(
-      `orders/${name}`,
-      subscription({
-        name,
-        destination: { endpointType: 'WebHook', endpointUrl: `https://hooks.example.test/${name}` },
-      }),
-    );
-    return { subscription: name, subscriptionVersion: 1, matched: i % 2 === 0 ? [0, 1] : [1] };
+    const one = subscription({
+      name,
+      destination: { endpointType: 'WebHook', endpointUrl: `https://hooks.example.test/${name}` },
+    });
+    h.subscriptions.set(`orders/${name}`, one);
+    return { target: deliveryTargetOf(one), matched: i % 2 === 0 ? [0, 1] : [1] };
   });
 }
 
 const fanOutOf = (items: DeliveryItem[], targets: FanOutDestination[]) =>
-  parseJob(packFanOut('orders', items, targets));
+  parseJob(packFanOut(ORDERS, items, targets));
 
 /** The endpoints each event was posted to, by event id. */
 function postsByEvent(h: ReturnType<typeof engineHarness>): Map<string, string[]> {
@@ -80,8 +80,8 @@ describe('fan-out jobs', () => {
 
     expect(h.sender.requests).toHaveLength(0);
     const passedOn = h.queue.take();
-    expect(passedOn.map(({ queue, job, delaySeconds }) => [queue, job.subscription, delaySeconds])).toEqual(
-      targets.map((target) => ['delivery', target.subscription, 0]),
+    expect(passedOn.map(({ queue, job, delaySeconds }) => [queue, job.target, delaySeconds])).toEqual(
+      targets.map(({ target }) => ['delivery', target, 0]),
     );
     expect(passedOn[1]?.job.items.map((one) => one.eventId)).toEqual(['e2']);
     expect(report).toMatchObject({ delivered: 0, queued: 17 });
@@ -93,17 +93,19 @@ describe('fan-out jobs', () => {
     const targets = withSubscriptions(h, 2);
     await h.queue.fanOuts.put(
       'fanouts/2026-01-01/p.json',
-      packFanOut('orders', [item('e1', t0), item('e2', t0)], targets),
+      packFanOut(ORDERS, [item('e1', t0), item('e2', t0)], targets),
     );
     const report = await h.engine.processJob(
-      parseJob(storedFanOutBody('orders', 'fanouts/2026-01-01/p.json', 10)),
+      parseJob(storedFanOutBody(ORDERS, 'fanouts/2026-01-01/p.json', 10)),
       {
         attemptDeadline: farFuture,
       },
     );
 
     expect(h.sender.requests).toHaveLength(0);
-    expect(h.queue.take().map(({ job }) => [job.subscription, job.items.map((one) => one.eventId)])).toEqual([
+    expect(
+      h.queue.take().map(({ job }) => [job.target.subscription, job.items.map((one) => one.eventId)]),
+    ).toEqual([
       ['sub-0', ['e1', 'e2']],
       ['sub-1', ['e2']],
     ]);
@@ -126,7 +128,9 @@ describe('fan-out jobs', () => {
 
     expect(report).toMatchObject({ delivered: 4, queued: 1 });
     expect(
-      h.queue.take().map(({ queue, job }) => [queue, job.subscription, job.items.map((one) => one.eventId)]),
+      h.queue
+        .take()
+        .map(({ queue, job }) => [queue, job.target.subscription, job.items.map((one) => one.eventId)]),
     ).toEqual([['delivery', 'sub-1', ['e2']]]);
   });
 
@@ -152,7 +156,11 @@ describe('fan-out jobs', () => {
   });
 
   it('refuses a fan-out whose targets name events it does not carry', () => {
-    const body = packFanOut('orders', [item('e1', 0)], [{ subscription: 'a', matched: [0, 1] }]);
+    const body = packFanOut(
+      ORDERS,
+      [item('e1', 0)],
+      [{ target: deliveryTarget({ name: 'a' }), matched: [0, 1] }],
+    );
     expect(() => parseJob(body)).toThrow('targets.0.matched: index 1 is beyond the 1 items');
   });
 });

@@ -1,10 +1,11 @@
 import { EndpointHandshake, type HandshakeExchange } from '../../../shared/delivery/handshake';
 import type { HandshakeAnswer, HandshakeRequest } from '../../../shared/delivery/rules/handshake';
 import { newValidation } from '../../../shared/delivery/rules/handshake';
-import type { ValidationJob } from '../../../shared/domain/delivery';
+import { deliveryTargetOf } from '../../../shared/delivery/rules/target';
+import { JOB_FORMAT_VERSION, type ValidationJob } from '../../../shared/domain/delivery';
 import type { Subscription } from '../../../shared/domain/model';
 import { ConcurrentChangeError } from '../../../shared/storage/table';
-import { subscription as subscriptionOf, VirtualClock } from '../../support/fakes';
+import { deliveryTarget, subscription as subscriptionOf, VirtualClock } from '../../support/fakes';
 import { memoryStores } from '../../support/memory-stores';
 
 const T0 = Date.parse('2026-11-23T10:00:00Z');
@@ -13,17 +14,15 @@ const URL_A = 'https://a.example/hook';
 async function harness(options: { answer?: HandshakeAnswer | { error: string }; conflicts?: number } = {}) {
   const clock = new VirtualClock(T0);
   const { subscriptions } = memoryStores();
-  await subscriptions.put(
-    subscriptionOf({
-      topic: 'orders',
-      name: 'audit',
-      uid: 'uid-1',
-      version: 1,
-      destination: { endpointType: 'WebHook', endpointUrl: URL_A },
-      validation: newValidation(URL_A, 'code-1', T0, 300_000),
-    }),
-    undefined,
-  );
+  const waiting = subscriptionOf({
+    topic: 'orders',
+    name: 'audit',
+    uid: 'uid-1',
+    version: 1,
+    destination: { endpointType: 'WebHook', endpointUrl: URL_A },
+    validation: newValidation(URL_A, 'code-1', T0, 300_000),
+  });
+  await subscriptions.put(waiting, undefined);
   let conflicts = options.conflicts ?? 0;
   const sent: HandshakeRequest[] = [];
   const exchange: HandshakeExchange = {
@@ -50,11 +49,9 @@ async function harness(options: { answer?: HandshakeAnswer | { error: string }; 
     newId: () => 'evt-1',
   });
   const job = (overrides: Partial<ValidationJob> = {}): ValidationJob => ({
-    v: 1,
+    v: JOB_FORMAT_VERSION,
     kind: 'validate',
-    topic: 'orders',
-    subscription: 'audit',
-    subscriptionUid: 'uid-1',
+    target: deliveryTargetOf(waiting),
     code: 'code-1',
     validationUrl: 'https://api.example/eventSubscriptions/validate?code=code-1',
     ...overrides,
@@ -94,7 +91,7 @@ it('writes again over a change that raced it', async () => {
 
 it.each([
   ['another code', { code: 'code-0' }],
-  ['another subscription uid (deleted and created again)', { subscriptionUid: 'uid-0' }],
+  ['another subscription uid (deleted and created again)', { target: deliveryTarget({ uid: 'uid-0' }) }],
 ])('does nothing for a job with %s', async (_what, overrides) => {
   const h = await harness();
   expect(await h.handshake.run(h.job(overrides))).toBe('stale');
