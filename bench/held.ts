@@ -26,7 +26,7 @@ import { DeliveryEngine } from '../shared/delivery/engine';
 import { HealthTracker } from '../shared/delivery/health';
 import { outcomeForStatus } from '../shared/delivery/rules/outcomes';
 import { DELIVERY_PROFILES, type DeliveryProfile, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
-import { deliveryTargetOf } from '../shared/delivery/rules/target';
+import { deliveryTargetOf } from '../shared/delivery/target';
 import type { WebhookSender } from '../shared/delivery/webhook-sender';
 import type { DeliveryItem, EventGridEvent } from '../shared/domain/delivery';
 import {

@@ -11,7 +11,7 @@ import { HealthTracker } from '../shared/delivery/health';
 import { outcomeForStatus } from '../shared/delivery/rules/outcomes';
 import { DELIVERY_PROFILES, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import { baseDelayMs } from '../shared/delivery/rules/retry';
-import { deliveryTargetOf } from '../shared/delivery/rules/target';
+import { deliveryTargetOf } from '../shared/delivery/target';
 import type { WebhookRequest, WebhookSender } from '../shared/delivery/webhook-sender';
 import type { DeliveryItem, EventGridEvent } from '../shared/domain/delivery';
 import {

@@ -5,7 +5,13 @@
  * to S3. Without a destination they are dropped: counted (`DroppedEventCount` by `DropReason`)
  * and logged with their event ids.
  */
-import type { DeadLetterTarget, DeliveryItem, DeliveryTarget, EndedDelivery, EndedJob } from '../domain/delivery';
+import type {
+  DeadLetterTarget,
+  DeliveryItem,
+  DeliveryTarget,
+  EndedDelivery,
+  EndedJob,
+} from '../domain/delivery';
 import type { DropReason } from '../domain/model';
 import { topicIdOf } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
@@ -25,7 +31,7 @@ import {
   deadLetterRecord,
 } from './rules/dead-letter-layout';
 import { deadLetterRetryDelayMs, type ProfileTable } from './rules/profiles';
-import { deadLetterScopeOfTarget } from './rules/target';
+import { deadLetterScopeOfTarget } from './target';
 
 /** Counts and logs dropped events. */
 export class DropRecorder {

@@ -60,7 +60,7 @@ import { endpointAgreed } from './rules/handshake';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { expiresAtDue, planWait, waitPrecisionOf } from './rules/retry';
-import { deliveryTargetOf } from './rules/target';
+import { deliveryTargetOf } from './target';
 import type { WebhookSender } from './webhook-sender';
 
 export interface SubscriptionSource {

@@ -5,13 +5,13 @@
 import { ENV, VALIDATION_PATH } from '../config/resources';
 import { checkEndpointUrl } from '../delivery/endpoint-guard';
 import { newValidation, validationForWrite } from '../delivery/rules/handshake';
-import { deliveryTargetOf } from '../delivery/rules/target';
 import {
   NoSealingKeyError,
   openEndpointUrl,
   type StoredEndpoint,
   sealEndpointUrl,
 } from '../delivery/sealed-endpoint';
+import { deliveryTargetOf } from '../delivery/target';
 import {
   type DeliveryAttributeMapping,
   nextSubscriptionVersion,

@@ -6,9 +6,9 @@
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { endpointAgreed } from '../delivery/rules/handshake';
-import { deliveryTargetOf } from '../delivery/rules/target';
+import { deliveryTargetOf } from '../delivery/target';
 import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery';
-import type { Namespace, NamespaceTopic, Subscription, Topic } from '../domain/model';
+import type { Namespace, NamespaceTopic, Topic } from '../domain/model';
 import { isValidName, namespaceTopicId, topicRefOf } from '../domain/names';
 import { badRequest, dependencyUnavailable, notFound, payloadTooLarge, unauthorized } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';

@@ -238,10 +238,12 @@ export function packFanOut(
     kind: 'fanout',
     topic,
     items: [...items],
-    targets: destinations.map(({ target: { topic: _topic, ...target }, matched }): FanOutTarget => ({
-      ...target,
-      matched: [...matched],
-    })),
+    targets: destinations.map(
+      ({ target: { topic: _topic, ...target }, matched }): FanOutTarget => ({
+        ...target,
+        matched: [...matched],
+      }),
+    ),
   };
   return sqsSafeJson(JSON.stringify(job));
 }

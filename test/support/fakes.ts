@@ -12,7 +12,7 @@ import {
 } from '../../shared/delivery/engine';
 import { HealthTracker } from '../../shared/delivery/health';
 import { DELIVERY_PROFILES, type ProfileTable } from '../../shared/delivery/rules/profiles';
-import { deliveryTargetOf } from '../../shared/delivery/rules/target';
+import { deliveryTargetOf } from '../../shared/delivery/target';
 import {
   type DeliveryItem,
   type DeliveryJob,

@@ -1,6 +1,6 @@
 /** Where a subscription's dead letters are, and which keys are its blobs. */
 import { type DeadLetterFormat, deadLetterPrefix } from '../../delivery/rules/dead-letter-layout';
-import { deadLetterScopeOfTarget, deliveryTargetOf } from '../../delivery/rules/target';
+import { deadLetterScopeOfTarget, deliveryTargetOf } from '../../delivery/target';
 import type { Subscription } from '../../domain/model';
 import { badRequest } from '../../http/errors';
 

@@ -2,7 +2,7 @@
  * Sending a replay: each selected blob read, planned (`replay-plan.ts`), its events queued to the
  * delivery queue as new deliveries and the blob marked replayed, a few blobs at a time.
  */
-import { deliveryTargetOf } from '../../delivery/rules/target';
+import { deliveryTargetOf } from '../../delivery/target';
 import type { DeliveryTarget } from '../../domain/delivery';
 import type { Subscription } from '../../domain/model';
 import { METRIC, subscriptionDimensions } from '../../observability/metrics';

@@ -1,4 +1,4 @@
-import { deliveryTargetOf } from '../../../shared/delivery/rules/target';
+import { deliveryTargetOf } from '../../../shared/delivery/target';
 import type { Subscription } from '../../../shared/domain/model';
 import { METRIC } from '../../../shared/observability/metrics';
 import { engineHarness, item, job, subscription } from '../../support/fakes';

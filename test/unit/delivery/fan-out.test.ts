@@ -4,7 +4,7 @@
  * of it that fails is queued on its own so the others are not repeated.
  */
 import { FAN_OUT_IN_PLACE_JOBS } from '../../../shared/delivery/fan-out';
-import { deliveryTargetOf } from '../../../shared/delivery/rules/target';
+import { deliveryTargetOf } from '../../../shared/delivery/target';
 import type { DeliveryItem, TopicRef } from '../../../shared/domain/delivery';
 import {
   type FanOutDestination,

@@ -1,7 +1,7 @@
 import { EndpointHandshake, type HandshakeExchange } from '../../../shared/delivery/handshake';
 import type { HandshakeAnswer, HandshakeRequest } from '../../../shared/delivery/rules/handshake';
 import { newValidation } from '../../../shared/delivery/rules/handshake';
-import { deliveryTargetOf } from '../../../shared/delivery/rules/target';
+import { deliveryTargetOf } from '../../../shared/delivery/target';
 import { JOB_FORMAT_VERSION, type ValidationJob } from '../../../shared/domain/delivery';
 import type { Subscription } from '../../../shared/domain/model';
 import { ConcurrentChangeError } from '../../../shared/storage/table';

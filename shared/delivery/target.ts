@@ -4,27 +4,16 @@
  * sends on (from the subscription as it read it), and by the management API for replays and
  * validation handshakes.
  */
-import type { DeadLetterTarget, DeliveryTarget, TopicRef } from '../../domain/delivery';
-import type { Subscription } from '../../domain/model';
-import { type DeadLetterScope, deadLetterFormatOf, deadLetterScopeOf } from './dead-letter-layout';
-import { DELIVERY_PROFILES } from './profiles';
-
-/**
- * The topic a subscription's `topic` names: `<namespace>/<topic>` for a namespace topic, a classic
- * topic's name otherwise. The same reading as `topicRefOf` in `domain/names.ts`, done again here
- * because the rules import nothing but types from the domain; a test holds the two together.
- */
-function topicOfSubscription(topicId: string): TopicRef {
-  const slash = topicId.indexOf('/');
-  return slash < 0
-    ? { name: topicId }
-    : { namespace: topicId.slice(0, slash), name: topicId.slice(slash + 1) };
-}
+import type { DeadLetterTarget, DeliveryTarget } from '../domain/delivery';
+import type { Subscription } from '../domain/model';
+import { topicRefOf } from '../domain/names';
+import { type DeadLetterScope, deadLetterFormatOf, deadLetterScopeOf } from './rules/dead-letter-layout';
+import { DELIVERY_PROFILES } from './rules/profiles';
 
 export function deliveryTargetOf(subscription: Subscription): DeliveryTarget {
   const deadLetter = subscription.deadLetter;
   return {
-    topic: topicOfSubscription(subscription.topic),
+    topic: topicRefOf(subscription.topic),
     subscription: subscription.name,
     ...(subscription.uid === undefined ? {} : { uid: subscription.uid }),
     version: subscription.version,

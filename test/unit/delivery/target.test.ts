@@ -2,7 +2,7 @@
  * The delivery target a subscription's jobs carry (`rules/target.ts`), and every job kind that
  * carries one read back from its message body exactly as it was packed.
  */
-import { deadLetterScopeOfTarget, deliveryTargetOf } from '../../../../shared/delivery/rules/target';
+import { deadLetterScopeOfTarget, deliveryTargetOf } from '../../../shared/delivery/target';
 import {
   type DeadLetterTarget,
   type DeliveryTarget,
@@ -10,8 +10,8 @@ import {
   type EndedDelivery,
   JOB_FORMAT_VERSION,
   type QueuedJob,
-} from '../../../../shared/domain/delivery';
-import { namespaceTopicId, topicIdOf, topicRefOf } from '../../../../shared/domain/names';
+} from '../../../shared/domain/delivery';
+import { namespaceTopicId, topicIdOf, topicRefOf } from '../../../shared/domain/names';
 import {
   expandFanOut,
   packEndedJobs,
@@ -21,9 +21,9 @@ import {
   parseJob,
   storedFanOutBody,
   validationJobBody,
-} from '../../../../shared/queue/job-codec';
-import { JOB_KINDS, type JobKind, kindOf } from '../../../../shared/queue/job-kinds';
-import { item, subscription } from '../../../support/fakes';
+} from '../../../shared/queue/job-codec';
+import { JOB_KINDS, type JobKind, kindOf } from '../../../shared/queue/job-kinds';
+import { item, subscription } from '../../support/fakes';
 
 /** A namespace topic's subscription, as the management API creates it. */
 const namespaceSubscription = subscription({
