@@ -45,7 +45,9 @@ function jobOwner(json: Record<string, unknown>): { topic: string; subscription:
   const { v } = json;
   if (v === 1) {
     const { topic, subscription } = json;
-    return typeof topic === 'string' && typeof subscription === 'string' ? { topic, subscription } : undefined;
+    return typeof topic === 'string' && typeof subscription === 'string'
+      ? { topic, subscription }
+      : undefined;
   }
   if (v !== JOB_FORMAT_VERSION) return undefined;
   const parsed = deliveryTargetSchema.pick({ topic: true, subscription: true }).safeParse(json.target);

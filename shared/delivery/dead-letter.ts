@@ -5,7 +5,13 @@
  * to S3. Without a destination they are dropped: counted (`DroppedEventCount` by `DropReason`)
  * and logged with their event ids.
  */
-import type { DeadLetterTarget, DeliveryItem, DeliveryTarget, EndedDelivery, EndedJob } from '../domain/delivery';
+import type {
+  DeadLetterTarget,
+  DeliveryItem,
+  DeliveryTarget,
+  EndedDelivery,
+  EndedJob,
+} from '../domain/delivery';
 import type { DropReason } from '../domain/model';
 import { topicIdOf } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';

@@ -24,7 +24,14 @@
  * and in virtual time.
  */
 
-import type { DeliveryItem, DeliveryJob, DeliveryTarget, EndedJob, QueuedJob, ValidationJob } from '../domain/delivery';
+import type {
+  DeliveryItem,
+  DeliveryJob,
+  DeliveryTarget,
+  EndedJob,
+  QueuedJob,
+  ValidationJob,
+} from '../domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
@@ -52,8 +59,8 @@ import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { endpointAgreed } from './rules/handshake';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
-import { deliveryTargetOf } from './rules/target';
 import { expiresAtDue, planWait, waitPrecisionOf } from './rules/retry';
+import { deliveryTargetOf } from './rules/target';
 import type { WebhookSender } from './webhook-sender';
 
 export interface SubscriptionSource {
@@ -125,9 +132,7 @@ export interface JobOptions {
 /** How long events wait before looking again whether their subscription's new endpoint agreed. */
 export const UNVALIDATED_ENDPOINT_HOLD_MS = 60_000;
 
-type Resolved =
-  | { kind: 'deleted' }
-  | { kind: 'found'; subscription: Subscription; profile: DeliveryProfile };
+type Resolved = { kind: 'deleted' } | { kind: 'found'; subscription: Subscription; profile: DeliveryProfile };
 
 export class DeliveryEngine {
   private readonly slots: FairSlots;

@@ -8,7 +8,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { endpointAgreed } from '../delivery/rules/handshake';
 import { deliveryTargetOf } from '../delivery/rules/target';
 import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery';
-import type { Namespace, NamespaceTopic, Subscription, Topic } from '../domain/model';
+import type { Namespace, NamespaceTopic, Topic } from '../domain/model';
 import { isValidName, namespaceTopicId, topicRefOf } from '../domain/names';
 import { badRequest, dependencyUnavailable, notFound, payloadTooLarge, unauthorized } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
@@ -77,7 +77,6 @@ export function isValidKey(topic: Pick<Topic, 'keys'>, presented: string): boole
   return one || two;
 }
 
-/** A subscription with its filter compiled. */
 /** A subscription a publish may go to: its delivery target and its compiled filter. */
 interface FilteredSubscription {
   target: DeliveryTarget;

@@ -38,6 +38,8 @@ export function deliveryTargetOf(subscription: Subscription): DeliveryTarget {
 export const deadLetterScopeOfTarget = (target: DeadLetterTarget): DeadLetterScope =>
   deadLetterScopeOf(
     target.deadLetter.format,
-    target.topic.namespace === undefined ? undefined : { namespace: target.topic.namespace, topic: target.topic.name },
+    target.topic.namespace === undefined
+      ? undefined
+      : { namespace: target.topic.namespace, topic: target.topic.name },
     target.subscription,
   );

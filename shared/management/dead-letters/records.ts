@@ -98,10 +98,7 @@ export function replayItem(
     deliveryId,
     eventId,
     dataVersion:
-      stringMember(
-        eventJson,
-        recordsHoldCloudEvents(format) ? 'dataversion' : 'dataVersion',
-      ) ?? '',
+      stringMember(eventJson, recordsHoldCloudEvents(format) ? 'dataversion' : 'dataVersion') ?? '',
     eventJson,
     attempts: 0,
     publishedAt: now,
