@@ -77,7 +77,6 @@ export function isValidKey(topic: Pick<Topic, 'keys'>, presented: string): boole
   return one || two;
 }
 
-/** A subscription with its filter compiled. */
 /** A subscription a publish may go to: its delivery target and its compiled filter. */
 interface FilteredSubscription {
   target: DeliveryTarget;

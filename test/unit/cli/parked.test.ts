@@ -10,13 +10,17 @@ import { CliError } from '../../../cli/errors';
 import { formatRedrive, redriveParked, summarizeJob } from '../../../cli/parked';
 import { parseQueueKey, queueUrlsFromOutputs, stackTargets } from '../../../cli/targets';
 import { QUEUES, type QueueKey, queueOutputNames } from '../../../shared/config/resources';
+import { deadLetterTargetSchema } from '../../../shared/domain/delivery';
+import { packEndedJobs, packJobs } from '../../../shared/queue/job-codec';
+import { deliveryTarget, item } from '../../support/fakes';
 
 const keys = Object.keys(QUEUES) as QueueKey[];
 
 describe('summarizeJob', () => {
-  it('reads a delivery job envelope and its first event ids', () => {
-    const items = ['a', 'b', 'c', 'd'].map((id) => ({ deliveryId: `d-${id}`, eventId: id }));
-    expect(summarizeJob(JSON.stringify({ v: 1, topic: 't', subscription: 's', items }))).toEqual({
+  it('reads a delivery job’s target and its first event ids', () => {
+    const items = ['a', 'b', 'c', 'd'].map((id) => item(id, 1));
+    const [body] = packJobs({ target: deliveryTarget({ topic: 't', name: 's' }) }, items);
+    expect(summarizeJob(body ?? '')).toEqual({
       kind: 'deliver',
       topic: 't',
       subscription: 's',
@@ -25,19 +29,69 @@ describe('summarizeJob', () => {
     });
   });
 
+  it('names a namespace topic by its <namespace>/<topic> id', () => {
+    const [body] = packJobs({ target: deliveryTarget({ topic: 'shop/orders', name: 's' }) }, [item('a', 1)]);
+    expect(summarizeJob(body ?? '')).toEqual({
+      kind: 'deliver',
+      topic: 'shop/orders',
+      subscription: 's',
+      events: 1,
+      eventIds: ['a'],
+    });
+  });
+
   it('reads ended deliveries on their way to the dead-letter step', () => {
+    const target = deadLetterTargetSchema.parse(
+      deliveryTarget({ topic: 't', name: 's', deadLetter: { container: 'dead' } }),
+    );
+    const [body] = packEndedJobs(target, [{ item: item('x', 1), reason: 'TimeToLiveExceeded', endedAt: 2 }]);
+    expect(summarizeJob(body ?? '')).toEqual({
+      kind: 'ended',
+      topic: 't',
+      subscription: 's',
+      events: 1,
+      eventIds: ['x'],
+    });
+  });
+
+  // Messages parked before an upgrade to the delivery target are in the first format.
+  it('reads a delivery job of the first format and its first event ids', () => {
+    const items = ['a', 'b', 'c', 'd'].map((id) => ({ deliveryId: `d-${id}`, eventId: id }));
+    expect(summarizeJob(JSON.stringify({ v: 1, topic: 't', subscription: 's', items }))).toEqual({
+      kind: 'deliver',
+      topic: 't',
+      subscription: 's',
+      events: 4,
+      eventIds: ['a', 'b', 'c'],
+    });
+    expect(
+      summarizeJob(
+        JSON.stringify({ v: 1, topic: 'shop/orders', subscription: 's', items: items.slice(0, 1) }),
+      ),
+    ).toEqual({ kind: 'deliver', topic: 'shop/orders', subscription: 's', events: 1, eventIds: ['a'] });
+  });
+
+  it('reads ended deliveries of the first format', () => {
     const ended = [{ item: { eventId: 'x' }, reason: 'TimeToLiveExceeded' }];
     expect(
       summarizeJob(JSON.stringify({ v: 1, kind: 'ended', topic: 't', subscription: 's', ended })),
     ).toEqual({ kind: 'ended', topic: 't', subscription: 's', events: 1, eventIds: ['x'] });
   });
 
-  it.each(['not json', '42', 'null', '{"v":2,"topic":"t","subscription":"s","items":[]}', '{"hello":1}'])(
-    'leaves %s unsummarized',
-    (body) => {
-      expect(summarizeJob(body)).toBeUndefined();
-    },
-  );
+  it.each([
+    'not json',
+    '42',
+    'null',
+    '{"v":2,"topic":"t","subscription":"s","items":[]}',
+    '{"v":1,"target":{"topic":{"name":"t"},"subscription":"s"},"items":[]}',
+    '{"v":2,"target":{"topic":"t","subscription":"s"},"items":[]}',
+    '{"v":2,"target":{"topic":{"name":"t"}},"items":[]}',
+    '{"v":3,"target":{"topic":{"name":"t"},"subscription":"s"},"items":[]}',
+    '{"v":2,"kind":"validate","target":{"topic":{"name":"t"},"subscription":"s"},"code":"c"}',
+    '{"hello":1}',
+  ])('leaves %s unsummarized', (body) => {
+    expect(summarizeJob(body)).toBeUndefined();
+  });
 });
 
 describe('queue targets', () => {

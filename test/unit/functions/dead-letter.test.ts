@@ -9,10 +9,10 @@ import {
   DEAD_LETTER_JOB_KINDS,
   WRITE_MARGIN_MS,
 } from '../../../functions/dead-letter';
-import type { EndedJob } from '../../../shared/domain/delivery';
+import { deadLetterTargetSchema, type EndedJob } from '../../../shared/domain/delivery';
 import { packEndedJobs, packJobs } from '../../../shared/queue/job-codec';
 import { kindsCarriedBy } from '../../../shared/queue/job-kinds';
-import { deadLetterStepHarness, item } from '../../support/fakes';
+import { deadLetterStepHarness, deliveryTarget, item } from '../../support/fakes';
 import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';
 
 const NOW = Date.parse('2026-08-08T05:10:00Z');
@@ -26,25 +26,34 @@ class FakeBucket {
   }
 }
 
+/** The target of `subscription` on `topic`, dead-lettered in `format` (by default its own). */
+function endedTarget(
+  subscription: string,
+  options: { topic?: string; format?: 'EventGridSchema' | 'namespace' },
+) {
+  const target = deadLetterTargetSchema.parse(
+    deliveryTarget({
+      topic: options.topic ?? 'orders',
+      name: subscription,
+      deadLetter: { container: 'dead' },
+    }),
+  );
+  return options.format === undefined
+    ? target
+    : { ...target, deadLetter: { ...target.deadLetter, format: options.format } };
+}
+
 const endedBody = (
   subscription: string,
   options: { topic?: string; format?: 'EventGridSchema' | 'namespace' } = {},
 ) =>
-  packEndedJobs(
+  packEndedJobs(endedTarget(subscription, options), [
     {
-      topic: options.topic ?? 'orders',
-      subscription,
-      deliveryProfile: 'topic',
-      deadLetter: { container: 'dead', format: options.format ?? 'EventGridSchema' },
+      item: item(`${subscription}-1`, NOW - 60_000),
+      reason: 'MaxDeliveryAttemptsExceeded',
+      endedAt: NOW - 1000,
     },
-    [
-      {
-        item: item(`${subscription}-1`, NOW - 60_000),
-        reason: 'MaxDeliveryAttemptsExceeded',
-        endedAt: NOW - 1000,
-      },
-    ],
-  )[0] as string;
+  ])[0] as string;
 
 function setup() {
   const bucket = new FakeBucket();
@@ -76,7 +85,7 @@ describe('the dead-letter function', () => {
 
   it('gives back a delivery job sent to its queue, and writes the rest', async () => {
     const { bucket, handler } = setup();
-    const deliveryJob = packJobs({ topic: 'orders', subscription: 'audit' }, [item('e1', NOW)])[0] as string;
+    const deliveryJob = packJobs({ target: deliveryTarget() }, [item('e1', NOW)])[0] as string;
 
     const answer = await handler(sqsEvent([deliveryJob, endedBody('audit')]), lambdaContext());
 
@@ -102,7 +111,9 @@ describe('the dead-letter function', () => {
 
     expect(await handler(sqsEvent([endedBody('audit')]), lambdaContext())).toEqual({ batchItemFailures: [] });
     expect(
-      queue.takeEnded().map(({ queue: to, job }) => [to, job.subscription, job.ended[0]?.failedWrites]),
+      queue
+        .takeEnded()
+        .map(({ queue: to, job }) => [to, job.target.subscription, job.ended[0]?.failedWrites]),
     ).toEqual([['endedDelivery', 'audit', 1]]);
 
     queue.failWith = new Error('SQS is down');
@@ -119,8 +130,8 @@ describe('the dead-letter function', () => {
     expect(answer).toEqual({ batchItemFailures: [] });
     expect(bucket.blobs.size).toBe(0);
     const waiting = queue.takeEnded();
-    expect(waiting.map(({ job, delaySeconds }) => [(job as EndedJob).subscription, delaySeconds])).toEqual([
-      ['audit', 1],
-    ]);
+    expect(
+      waiting.map(({ job, delaySeconds }) => [(job as EndedJob).target.subscription, delaySeconds]),
+    ).toEqual([['audit', 1]]);
   });
 });

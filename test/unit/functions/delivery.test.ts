@@ -12,7 +12,7 @@ import {
 import type { JobOptions } from '../../../shared/delivery/engine';
 import { emptyReport, type JobReport } from '../../../shared/delivery/job-report';
 import { DELIVERY_TIMEOUT_MS } from '../../../shared/delivery/webhook-sender';
-import type { QueuedJob } from '../../../shared/domain/delivery';
+import { deadLetterTargetSchema, JOB_FORMAT_VERSION, type QueuedJob } from '../../../shared/domain/delivery';
 import {
   packEndedJobs,
   packFanOut,
@@ -21,22 +21,21 @@ import {
   validationJobBody,
 } from '../../../shared/queue/job-codec';
 import { kindOf, kindsCarriedBy } from '../../../shared/queue/job-kinds';
-import { engineHarness, item, VirtualClock } from '../../support/fakes';
+import { deliveryTarget, engineHarness, item, VirtualClock } from '../../support/fakes';
 import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';
 
 const NOW = Date.parse('2026-08-08T05:00:00Z');
 const EMPTY_REPORT: JobReport = emptyReport();
 
-const envelope = { topic: 'orders', subscription: 'audit' };
+const target = deliveryTarget();
 const BODIES = {
-  deliver: packJobs(envelope, [item('e1', NOW)])[0] as string,
-  validate: validationJobBody({ ...envelope, code: 'c-1', validationUrl: 'https://api.example.test/v' }),
-  fanout: packFanOut('orders', [item('e1', NOW)], [{ subscription: 'audit', matched: [0] }]),
-  'stored-fanout': storedFanOutBody('orders', 'fanouts/2026-08-08/p-1.json', 100),
-  ended: packEndedJobs(
-    { ...envelope, deliveryProfile: 'topic', deadLetter: { container: 'dead', format: 'EventGridSchema' } },
-    [{ item: item('e1', NOW), reason: 'TimeToLiveExceeded', endedAt: NOW }],
-  )[0] as string,
+  deliver: packJobs({ target }, [item('e1', NOW)])[0] as string,
+  validate: validationJobBody({ target, code: 'c-1', validationUrl: 'https://api.example.test/v' }),
+  fanout: packFanOut(target.topic, [item('e1', NOW)], [{ target, matched: [0] }]),
+  'stored-fanout': storedFanOutBody(target.topic, 'fanouts/2026-08-08/p-1.json', 100),
+  ended: packEndedJobs(deadLetterTargetSchema.parse(deliveryTarget({ deadLetter: { container: 'dead' } })), [
+    { item: item('e1', NOW), reason: 'TimeToLiveExceeded', endedAt: NOW },
+  ])[0] as string,
 };
 
 /** An engine that records what it is given and answers with `answer(job)`. */
@@ -74,7 +73,7 @@ describe('the delivery function', () => {
     const handler = createDeliveryHandler({ engine, observability: quietObservability() });
 
     const answer = await handler(
-      sqsEvent([BODIES.deliver, BODIES.validate, '{"v":1}', BODIES.fanout]),
+      sqsEvent([BODIES.deliver, BODIES.validate, `{"v":${JOB_FORMAT_VERSION}}`, BODIES.fanout]),
       lambdaContext(),
     );
 

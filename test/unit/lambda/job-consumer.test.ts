@@ -4,7 +4,7 @@
  * invocation (its jobs come back instead).
  */
 import type { Context } from 'aws-lambda';
-import type { QueuedJob } from '../../../shared/domain/delivery';
+import { deadLetterTargetSchema, type QueuedJob } from '../../../shared/domain/delivery';
 import {
   type ConsumerStep,
   consumeRecords,
@@ -15,26 +15,20 @@ import { METRIC } from '../../../shared/observability/metrics';
 import { packEndedJobs, packJobs, validationJobBody } from '../../../shared/queue/job-codec';
 import type { JobKind } from '../../../shared/queue/job-kinds';
 import { done, poison, type RecordOutcome, retryLater } from '../../../shared/queue/record-outcome';
-import { item } from '../../support/fakes';
+import { deliveryTarget, item } from '../../support/fakes';
 import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';
 
 const deliveryBody = (subscription: string, events = 1) =>
   packJobs(
-    { topic: 'orders', subscription },
+    { target: deliveryTarget({ name: subscription }) },
     Array.from({ length: events }, (_, index) => item(`${subscription}-${index}`, 1)),
   )[0] as string;
 const endedBody = packEndedJobs(
-  {
-    topic: 'orders',
-    subscription: 'audit',
-    deliveryProfile: 'topic',
-    deadLetter: { container: 'dead', format: 'EventGridSchema' },
-  },
+  deadLetterTargetSchema.parse(deliveryTarget({ deadLetter: { container: 'dead' } })),
   [{ item: item('e1', 1), reason: 'TimeToLiveExceeded', endedAt: 2 }],
 )[0] as string;
 const validateBody = validationJobBody({
-  topic: 'orders',
-  subscription: 'audit',
+  target: deliveryTarget(),
   code: 'c-1',
   validationUrl: 'https://api.example.test/v',
 });
@@ -55,7 +49,7 @@ function recordingStep<K extends JobKind>(
   return { step, batches };
 }
 
-const subscriptionOf = (job: QueuedJob) => ('subscription' in job ? job.subscription : undefined);
+const subscriptionOf = (job: QueuedJob) => ('target' in job ? job.target.subscription : undefined);
 
 describe('the consumer shell', () => {
   it('hands the step the batch’s jobs in record order and answers with the records not done', async () => {
@@ -76,16 +70,23 @@ describe('the consumer shell', () => {
   it('refuses as poison a record that is not a job, and still works the others', async () => {
     const { step, batches } = recordingStep(['deliver']);
     const consumed = await consumeRecords(
-      sqsEvent(['not json', '{"v":1,"topic":"t","subscription":"s","items":[]}', deliveryBody('audit')])
-        .Records,
+      sqsEvent([
+        'not json',
+        `{"v":2,"target":${JSON.stringify(deliveryTarget())},"items":[]}`,
+        '{"v":1,"topic":"t","subscription":"s","items":[]}',
+        deliveryBody('audit'),
+      ]).Records,
       step,
       lambdaContext(),
     );
 
-    expect(consumed.map(({ outcome }) => outcome.kind)).toEqual(['poison', 'poison', 'done']);
+    expect(consumed.map(({ outcome }) => outcome.kind)).toEqual(['poison', 'poison', 'poison', 'done']);
     expect(consumed[0]?.outcome).toMatchObject({ reason: expect.stringMatching(/^job message is not JSON/) });
     expect(consumed[1]?.outcome).toMatchObject({
       reason: expect.stringMatching(/^job message is malformed at items/),
+    });
+    expect(consumed[2]?.outcome).toMatchObject({
+      reason: expect.stringMatching(/^job message of format version 1;/),
     });
     expect(batches.flat().map(subscriptionOf)).toEqual(['audit']);
   });
@@ -215,8 +216,8 @@ describe('eachJob', () => {
 
   it('retries later a job whose handling rejects or throws, and keeps the others’ outcomes', async () => {
     const step = eachJob(['deliver'], (job) => {
-      if (job.subscription === 'sync') throw new Error('thrown at once');
-      if (job.subscription === 'async') return Promise.reject(new Error('the retry queue refused'));
+      if (job.target.subscription === 'sync') throw new Error('thrown at once');
+      if (job.target.subscription === 'async') return Promise.reject(new Error('the retry queue refused'));
       return Promise.resolve(done({ delivered: 1 }));
     });
     const jobs = ['ok', 'async', 'sync'].map(

@@ -103,7 +103,10 @@ describe('publishing CloudEvents', () => {
     expect(result).toEqual({ accepted: 2, matchedSubscriptions: 2, messages: 1 });
     const jobs = queue.take();
     expect(
-      jobs.map((j) => [j.job.subscription, j.job.items.map((i) => [i.eventId, i.dataVersion, i.eventJson])]),
+      jobs.map((j) => [
+        j.job.target.subscription,
+        j.job.items.map((i) => [i.eventId, i.dataVersion, i.eventJson]),
+      ]),
     ).toEqual([
       ['created', [['a', '', first]]],
       ['paid', [['b', '2.0', second]]],

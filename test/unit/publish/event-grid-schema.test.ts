@@ -1,9 +1,11 @@
+import { deadLetterTargetSchema } from '../../../shared/domain/delivery';
 import { topicResourceId } from '../../../shared/domain/names';
 import { ApiError } from '../../../shared/http/errors';
 import { readPublishBody } from '../../../shared/publish/body-reader';
 import { parseEventGridEvents } from '../../../shared/publish/event-grid-schema';
 import { PUBLISH_LIMITS } from '../../../shared/publish/limits';
 import { packEndedJobs } from '../../../shared/queue/job-codec';
+import { deliveryTarget } from '../../support/fakes';
 
 const valid = {
   id: '1',
@@ -135,17 +137,26 @@ describe('Event Grid schema input', () => {
       lastHttpStatus: 408,
       lastAttemptAt: Date.now(),
     };
-    const ended = packEndedJobs(
-      {
-        topic: 'orders',
-        subscription: 's'.repeat(64),
-        subscriptionUid: 'u'.repeat(36),
-        subscriptionVersion: Date.now(),
-        deliveryProfile: 'topic',
-        deadLetter: { container: 'c'.repeat(63), format: 'CloudEventSchemaV1_0' },
-      },
-      [{ item, reason: 'MaxDeliveryAttemptsExceeded', endedAt: Date.now() }],
+    // The target at its largest: every name at its longest, every optional field present.
+    const target = deadLetterTargetSchema.parse(
+      deliveryTarget({
+        topic: `${'n'.repeat(50)}/${'t'.repeat(50)}`,
+        name: 's'.repeat(64),
+        uid: 'u'.repeat(36),
+        version: Number.MAX_SAFE_INTEGER,
+        deliveryProfile: 'namespace',
+        eventDeliverySchema: 'CloudEventSchemaV1_0',
+        deadLetter: { container: 'c'.repeat(63) },
+      }),
     );
+    const ended = packEndedJobs(target, [
+      {
+        item,
+        reason: 'MaxDeliveryAttemptsExceeded',
+        endedAt: Date.now(),
+        failedWrites: Number.MAX_SAFE_INTEGER,
+      },
+    ]);
     expect(ended).toHaveLength(1);
   });
 });

@@ -7,7 +7,13 @@ import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import { isValidKey, Publisher } from '../../../shared/publish/publisher';
 import { parseJob } from '../../../shared/queue/job-codec';
 import { QueueRejectedError } from '../../../shared/queue/sqs-job-queue';
-import { RecordingQueue, subscription, topicFixture, VirtualClock } from '../../support/fakes';
+import {
+  deliveryTarget,
+  RecordingQueue,
+  subscription,
+  topicFixture,
+  VirtualClock,
+} from '../../support/fakes';
 
 const keyOne = { kind: 'key', key: 'key-one' } as const;
 const ORDERS_PATH = '/topics/orders/api/events';
@@ -77,12 +83,16 @@ describe('publishing', () => {
 
     expect(result).toEqual({ accepted: 100, matchedSubscriptions: 2, messages: 1 });
     expect(queue.sent).toHaveLength(1);
-    expect(parseJob(queue.sent[0]?.job.body as string)).toMatchObject({ kind: 'fanout', topic: 'orders' });
+    const fanOut = parseJob(queue.sent[0]?.job.body as string);
+    expect(fanOut).toMatchObject({ kind: 'fanout' });
+    expect('topic' in fanOut && fanOut.topic).toEqual({ name: 'orders' });
     const jobs = queue.take();
-    expect(jobs.map((j) => [j.queue, j.job.subscription, j.job.items.length, j.delaySeconds])).toEqual([
-      ['delivery', 'a', 100, 0],
-      ['delivery', 'b', 100, 0],
-    ]);
+    expect(jobs.map((j) => [j.queue, j.job.target.subscription, j.job.items.length, j.delaySeconds])).toEqual(
+      [
+        ['delivery', 'a', 100, 0],
+        ['delivery', 'b', 100, 0],
+      ],
+    );
     expect(jobs[0]?.job.items[7]).toMatchObject({
       deliveryId: 'pub-1.7',
       attempts: 0,
@@ -98,7 +108,7 @@ describe('publishing', () => {
     ]);
     await publish([event('1', 'Order.Created'), event('2', 'Order.Paid'), event('3', 'Order.Shipped')]);
 
-    expect(queue.take().map((j) => [j.job.subscription, j.job.items.map((i) => i.eventId)])).toEqual([
+    expect(queue.take().map((j) => [j.job.target.subscription, j.job.items.map((i) => i.eventId)])).toEqual([
       ['created', ['1']],
       ['shipped', ['3']],
     ]);
@@ -133,7 +143,7 @@ describe('publishing', () => {
     ]);
     await publish([withData('4', { total: 101 })]);
 
-    expect(queue.take().map((j) => [j.job.subscription, j.job.items.map((i) => i.eventId)])).toEqual([
+    expect(queue.take().map((j) => [j.job.target.subscription, j.job.items.map((i) => i.eventId)])).toEqual([
       ['big', ['1']],
       ['eu-tagged', ['2']],
       ['big', ['4']],
@@ -303,7 +313,33 @@ describe('publishing', () => {
   it('queues jobs that carry the subscription version they were made for', async () => {
     const { publish, queue } = setup([subscription({ version: 1_700_000_000_123 })]);
     await publish([event('1')]);
-    expect(queue.take()[0]?.job.subscriptionVersion).toBe(1_700_000_000_123);
+    const [taken] = queue.take();
+    expect(taken?.job.target.version).toBe(1_700_000_000_123);
+    // The whole target, as built from the subscription.
+    expect(taken?.job.target).toEqual(deliveryTarget({ version: 1_700_000_000_123 }));
+  });
+
+  it('queues jobs whose target is the subscription’s as it was read: its uid, profile, schema and dead-letter place', async () => {
+    const read = subscription({
+      uid: 'u-1',
+      version: 5,
+      eventDeliverySchema: 'CloudEventSchemaV1_0',
+      deadLetter: { container: 'dead' },
+    });
+    const { publish, queue } = setup([read, subscription({ name: 'plain' })]);
+    await publish([event('1')]);
+    expect(queue.take().map(({ job }) => job.target)).toEqual([
+      {
+        topic: { name: 'orders' },
+        subscription: 'audit',
+        uid: 'u-1',
+        version: 5,
+        profile: 'topic',
+        schema: 'CloudEventSchemaV1_0',
+        deadLetter: { container: 'dead', format: 'CloudEventSchemaV1_0' },
+      },
+      deliveryTarget({ name: 'plain' }),
+    ]);
   });
 
   it('reads the topic at most once per cache period and the subscription list once per version', async () => {
@@ -326,14 +362,14 @@ describe('publishing', () => {
   it('does not serve a deleted and re-created topic the old subscription list', async () => {
     const { publish, queue, clock, state } = setup([subscription({ name: 'old' })]);
     await publish([event('1')]);
-    expect(queue.take().map((j) => j.job.subscription)).toEqual(['old']);
+    expect(queue.take().map((j) => j.job.target.subscription)).toEqual(['old']);
 
     // Same name and the same subscriptionsVersion as before, but a new topic.
     state.topic = { ...topic, createdAt: '2026-02-01T00:00:00.000Z' };
     state.subscriptions = [subscription({ name: 'new' })];
     clock.advance(1001);
     await publish([event('2')]);
-    expect(queue.take().map((j) => j.job.subscription)).toEqual(['new']);
+    expect(queue.take().map((j) => j.job.target.subscription)).toEqual(['new']);
   });
 
   it('remembers that a topic was missing as briefly as it keeps a topic (one read per name and period)', async () => {
@@ -397,7 +433,8 @@ describe('publishing', () => {
     expect(queue.sent).toHaveLength(1);
     const message = parseJob(queue.sent[0]?.job.body as string);
     const key = `fanouts/${new Date(clock.now()).toISOString().slice(0, 10)}/pub-1.json`;
-    expect(message).toMatchObject({ kind: 'stored-fanout', topic: 'orders', key });
+    expect(message).toMatchObject({ kind: 'stored-fanout', key });
+    expect('topic' in message && message.topic).toEqual({ name: 'orders' });
     const stored = queue.fanOuts.bodies.get(key) as string;
     expect(Buffer.byteLength(stored)).toBeGreaterThan(SQS_LIMITS.maxMessageBytes);
     expect(message).toMatchObject({ bytes: Buffer.byteLength(stored) });
@@ -405,7 +442,7 @@ describe('publishing', () => {
     expect(Buffer.byteLength(stored)).toBeLessThan(7 * 230_000);
     const events = new Map<string, number>();
     for (const { job } of queue.take())
-      events.set(job.subscription, (events.get(job.subscription) ?? 0) + job.items.length);
+      events.set(job.target.subscription, (events.get(job.target.subscription) ?? 0) + job.items.length);
     expect([...events.entries()]).toEqual(subscriptions.map((s) => [s.name, 7]));
   });
 
@@ -417,9 +454,9 @@ describe('publishing', () => {
     expect(result).toEqual({ accepted: 4, matchedSubscriptions: 1, messages: 1 });
     expect(queue.sent).toHaveLength(1);
     expect(parseJob(queue.sent[0]?.job.body as string)).toMatchObject({ kind: 'fanout' });
-    expect(queue.take().map(({ job }) => [job.subscription, job.items.map((item) => item.eventId)])).toEqual([
-      ['only', ['e0', 'e1', 'e2', 'e3']],
-    ]);
+    expect(
+      queue.take().map(({ job }) => [job.target.subscription, job.items.map((item) => item.eventId)]),
+    ).toEqual([['only', ['e0', 'e1', 'e2', 'e3']]]);
   });
 
   it.each([

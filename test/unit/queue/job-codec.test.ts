@@ -1,17 +1,38 @@
 import { SQS_LIMITS } from '../../../shared/config/resources';
+import { deliveryTargetOf } from '../../../shared/delivery/target';
 import {
+  type DeadLetterTarget,
+  type DeliveryItem,
+  type DeliveryTarget,
+  deadLetterTargetSchema,
+  type EndedDelivery,
+  JOB_FORMAT_VERSION,
+  type QueuedJob,
+} from '../../../shared/domain/delivery';
+import { DEAD_LETTER_REASONS } from '../../../shared/domain/model';
+import { topicRefOf } from '../../../shared/domain/names';
+import {
+  JOB_ENVELOPE_RESERVE_BYTES,
   JOB_TARGET_BYTES,
   MAX_QUEUED_EVENT_BYTES,
   packEndedJobs,
+  packFanOut,
   packJobs,
   parseJob,
   queuedItemBytes,
   queuedStringBytes,
   sqsSafeJson,
+  storedFanOutBody,
+  validationJobBody,
 } from '../../../shared/queue/job-codec';
-import { item, parseDeliveryJob } from '../../support/fakes';
+import type { JobKind } from '../../../shared/queue/job-kinds';
+import { deliveryTarget, item, parseDeliveryJob, subscription } from '../../support/fakes';
 
-const envelope = { topic: 'orders', subscription: 'audit' };
+const target = deliveryTarget();
+const envelope = { target };
+/** The target of a subscription with a dead-letter destination. */
+const deadLetterTarget = (overrides: Parameters<typeof deliveryTarget>[0] = {}): DeadLetterTarget =>
+  deadLetterTargetSchema.parse(deliveryTarget({ deadLetter: { container: 'dead' }, ...overrides }));
 const ITEM = item('e', 1);
 const bytes = (body: string) => Buffer.byteLength(body, 'utf8');
 
@@ -68,28 +89,43 @@ describe('reading delivery jobs', () => {
       item('e1', 5, { attempts: 2, lastOutcome: 'Busy', lastHttpStatus: 503 }),
     ]);
     expect(parseJob(body ?? '')).toEqual({
-      v: 1,
-      topic: 'orders',
-      subscription: 'audit',
+      v: JOB_FORMAT_VERSION,
+      target: {
+        topic: { name: 'orders' },
+        subscription: 'audit',
+        version: 1,
+        profile: 'topic',
+        schema: 'EventGridSchema',
+      },
       dueAt: 99,
       items: [item('e1', 5, { attempts: 2, lastOutcome: 'Busy', lastHttpStatus: 503 })],
     });
   });
 
+  const targetJson = JSON.stringify(target);
   it.each([
     ['not json', /not JSON/],
-    ['{"v":2,"topic":"t","subscription":"s","items":[]}', /malformed at v/],
-    ['{"v":1,"topic":"t","subscription":"s","items":[]}', /malformed at items/],
+    [`{"v":3,"target":${targetJson},"items":[]}`, /format version 3; this release reads version 2/],
+    [`{"target":${targetJson},"items":[]}`, /format version undefined/],
+    [`{"v":2,"target":${targetJson},"items":[]}`, /malformed at items/],
+    [`{"v":2,"target":{"topic":"orders","subscription":"audit"},"items":[]}`, /malformed at target.topic/],
     [
-      `{"v":1,"topic":"t","subscription":"s","items":[{"deliveryId":"d","eventId":"e","dataVersion":"1.0","eventJson":${JSON.stringify(ITEM.eventJson)},"attempts":-1,"publishedAt":1}]}`,
+      `{"v":2,"target":${targetJson},"items":[{"deliveryId":"d","eventId":"e","dataVersion":"1.0","eventJson":${JSON.stringify(ITEM.eventJson)},"attempts":-1,"publishedAt":1}]}`,
       /malformed at items.0.attempts/,
     ],
     [
-      `{"v":1,"topic":"t","subscription":"s","items":[{"deliveryId":"d","eventId":"e","dataVersion":"1.0","eventJson":${JSON.stringify(ITEM.eventJson)},"attempts":0,"publishedAt":1,"lastOutcome":"Nope"}]}`,
+      `{"v":2,"target":${targetJson},"items":[{"deliveryId":"d","eventId":"e","dataVersion":"1.0","eventJson":${JSON.stringify(ITEM.eventJson)},"attempts":0,"publishedAt":1,"lastOutcome":"Nope"}]}`,
       /items.0.lastOutcome/,
     ],
   ])('refuses %s', (body, message) => {
     expect(() => parseDeliveryJob(body)).toThrow(message);
+  });
+
+  it('refuses a message of the first format, naming its version', () => {
+    // What a release before the delivery target queued: loose topic and subscription fields.
+    const body = JSON.stringify({ v: 1, topic: 'orders', subscription: 'audit', items: [item('e1', 5)] });
+    expect(() => parseJob(body)).toThrow(/job message of format version 1; this release reads version 2/);
+    expect(() => parseJob(body)).toThrow(/Upgrading/);
   });
 });
 
@@ -163,12 +199,26 @@ describe('the job shape is defined once', () => {
       lastAttemptAt: 77,
       event: { extension: { custom: true } },
     });
-    const [body] = packJobs({ ...envelope, subscriptionVersion: 42, dueAt: 99 }, [full]);
+    const fullTarget = deliveryTarget({
+      topic: 'shop/orders',
+      uid: 'b7d3c1a2-0f4e-4c1b-9a7e-3d2f1e0c9b8a',
+      version: 42,
+      deliveryProfile: 'namespace',
+      eventDeliverySchema: 'CloudEventSchemaV1_0',
+      deadLetter: { container: 'dead' },
+    });
+    const [body] = packJobs({ target: fullTarget, dueAt: 99 }, [full]);
     expect(parseJob(body ?? '')).toEqual({
-      v: 1,
-      topic: 'orders',
-      subscription: 'audit',
-      subscriptionVersion: 42,
+      v: JOB_FORMAT_VERSION,
+      target: {
+        topic: { namespace: 'shop', name: 'orders' },
+        subscription: 'audit',
+        uid: 'b7d3c1a2-0f4e-4c1b-9a7e-3d2f1e0c9b8a',
+        version: 42,
+        profile: 'namespace',
+        schema: 'CloudEventSchemaV1_0',
+        deadLetter: { container: 'dead', format: 'namespace' },
+      },
       dueAt: 99,
       items: [full],
     });
@@ -182,14 +232,167 @@ describe('the job shape is defined once', () => {
         endedAt: 9,
       },
     ];
-    const endedEnvelope = {
-      ...envelope,
-      subscriptionVersion: 3,
-      deliveryProfile: 'topic' as const,
-      deadLetter: { container: 'dead', format: 'EventGridSchema' as const },
-    };
-    const [body] = packEndedJobs(endedEnvelope, ended);
-    expect(parseJob(body ?? '')).toEqual({ v: 1, kind: 'ended', ...endedEnvelope, ended });
+    const endedTarget = deadLetterTarget({ version: 3 });
+    expect(endedTarget).toMatchObject({
+      version: 3,
+      profile: 'topic',
+      deadLetter: { container: 'dead', format: 'EventGridSchema' },
+    });
+    const [body] = packEndedJobs(endedTarget, ended);
+    expect(parseJob(body ?? '')).toEqual({
+      v: JOB_FORMAT_VERSION,
+      kind: 'ended',
+      target: endedTarget,
+      ended,
+    });
     expect(() => parseDeliveryJob(body ?? '')).toThrow(/expected a delivery job/);
+  });
+
+  it('gives back every kind of job as it was packed', () => {
+    const namespaceTarget = deliveryTarget({
+      topic: 'shop/orders',
+      name: 'billing',
+      uid: 'c1',
+      version: 7,
+      deliveryProfile: 'namespace',
+      eventDeliverySchema: 'CloudEventSchemaV1_0',
+      deadLetter: { container: 'dead' },
+    });
+    const items = [item('e1', 5), item('e2', 6, { attempts: 1, lastOutcome: 'Busy', lastHttpStatus: 503 })];
+    const ended: EndedDelivery[] = [
+      {
+        item: item('e3', 5, { attempts: 30, lastOutcome: 'TimedOut' }),
+        reason: 'MaxDeliveryAttemptsExceeded',
+        endedAt: 9,
+        customDeliveryProperties: { 'x-tenant': 'acme' },
+        failedWrites: 2,
+      },
+    ];
+    const { topic: _topic, ...namespaceFanOutTarget } = namespaceTarget;
+    const { topic: _same, ...otherFanOutTarget } = deliveryTarget({ topic: 'shop/orders', name: 'audit' });
+    // Each kind's job, and the body the codec makes of it; a kind missing here fails to compile.
+    const packed: { [K in JobKind]: { job: QueuedJob; body: string } } = {
+      deliver: {
+        job: { v: JOB_FORMAT_VERSION, target: namespaceTarget, dueAt: 99, items },
+        body: packJobs({ target: namespaceTarget, dueAt: 99 }, items)[0] ?? '',
+      },
+      validate: {
+        job: {
+          v: JOB_FORMAT_VERSION,
+          kind: 'validate',
+          target: namespaceTarget,
+          code: 'code-1',
+          validationUrl: 'https://gridwire.example.test/validate?code=code-1',
+        },
+        body: validationJobBody({
+          target: namespaceTarget,
+          code: 'code-1',
+          validationUrl: 'https://gridwire.example.test/validate?code=code-1',
+        }),
+      },
+      fanout: {
+        job: {
+          v: JOB_FORMAT_VERSION,
+          kind: 'fanout',
+          topic: { namespace: 'shop', name: 'orders' },
+          items,
+          targets: [
+            { ...namespaceFanOutTarget, matched: [0, 1] },
+            { ...otherFanOutTarget, matched: [1] },
+          ],
+        },
+        body: packFanOut({ namespace: 'shop', name: 'orders' }, items, [
+          { target: namespaceTarget, matched: [0, 1] },
+          { target: deliveryTarget({ topic: 'shop/orders', name: 'audit' }), matched: [1] },
+        ]),
+      },
+      'stored-fanout': {
+        job: {
+          v: JOB_FORMAT_VERSION,
+          kind: 'stored-fanout',
+          topic: { namespace: 'shop', name: 'orders' },
+          key: 'fan-outs/1',
+          bytes: 1234,
+        },
+        body: storedFanOutBody({ namespace: 'shop', name: 'orders' }, 'fan-outs/1', 1234),
+      },
+      ended: {
+        job: {
+          v: JOB_FORMAT_VERSION,
+          kind: 'ended',
+          target: deadLetterTargetSchema.parse(namespaceTarget),
+          ended,
+        },
+        body: packEndedJobs(deadLetterTargetSchema.parse(namespaceTarget), ended)[0] ?? '',
+      },
+    };
+    for (const { job, body } of Object.values(packed)) expect(parseJob(body)).toEqual(job);
+  });
+});
+
+describe('the envelope reserve', () => {
+  /** A target at its largest: every name at its longest, every optional field present. */
+  const largestTarget: DeadLetterTarget = deadLetterTargetSchema.parse(
+    deliveryTargetOf(
+      subscription({
+        topic: `${'n'.repeat(50)}/${'t'.repeat(50)}`,
+        name: 's'.repeat(64),
+        uid: 'f'.repeat(36),
+        version: Number.MAX_SAFE_INTEGER,
+        deliveryProfile: 'namespace',
+        eventDeliverySchema: 'CloudEventSchemaV1_0',
+        deadLetter: { container: 'c'.repeat(63) },
+      }),
+    ),
+  );
+  const small: DeliveryItem = item('e', 1);
+  const longestReason = DEAD_LETTER_REASONS.reduce((longest, reason) =>
+    reason.length > longest.length ? reason : longest,
+  );
+
+  it('is a target at its largest', () => {
+    expect(largestTarget).toEqual({
+      topic: { namespace: 'n'.repeat(50), name: 't'.repeat(50) },
+      subscription: 's'.repeat(64),
+      uid: 'f'.repeat(36),
+      version: Number.MAX_SAFE_INTEGER,
+      profile: 'namespace',
+      schema: 'CloudEventSchemaV1_0',
+      deadLetter: { container: 'c'.repeat(63), format: 'namespace' },
+    } satisfies DeliveryTarget);
+    expect(topicRefOf(`${'n'.repeat(50)}/${'t'.repeat(50)}`)).toEqual(largestTarget.topic);
+  });
+
+  it('holds an ended job around one event: its head, the ended-delivery wrapper at its largest and "]}"', () => {
+    // Custom delivery properties are left out: their size is the subscription's, and an entry
+    // that does not fit with them is sent without them (`endedDeliveryFits`).
+    const entry: EndedDelivery = {
+      item: small,
+      reason: longestReason,
+      endedAt: Number.MAX_SAFE_INTEGER,
+      failedWrites: Number.MAX_SAFE_INTEGER,
+    };
+    const [body = ''] = packEndedJobs(largestTarget, [entry]);
+    const headAndClose = bytes(body) - bytes(JSON.stringify(entry));
+    const aroundTheEvent = bytes(body) - bytes(JSON.stringify(small));
+    expect(headAndClose).toBeLessThan(JOB_ENVELOPE_RESERVE_BYTES);
+    expect(aroundTheEvent).toBeLessThan(JOB_ENVELOPE_RESERVE_BYTES);
+    expect(parseJob(body)).toEqual({
+      v: JOB_FORMAT_VERSION,
+      kind: 'ended',
+      target: largestTarget,
+      ended: [entry],
+    });
+  });
+
+  it('holds a delivery job around one event: its head with a due time and "]}"', () => {
+    const [body = ''] = packJobs({ target: largestTarget, dueAt: Number.MAX_SAFE_INTEGER }, [small]);
+    expect(bytes(body) - bytes(JSON.stringify(small))).toBeLessThan(JOB_ENVELOPE_RESERVE_BYTES);
+    expect(parseJob(body)).toEqual({
+      v: JOB_FORMAT_VERSION,
+      target: largestTarget,
+      dueAt: Number.MAX_SAFE_INTEGER,
+      items: [small],
+    });
   });
 });

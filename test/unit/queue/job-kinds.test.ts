@@ -6,7 +6,7 @@
 import { DEAD_LETTER_JOB_KINDS } from '../../../functions/dead-letter';
 import { DELIVERY_JOB_KINDS } from '../../../functions/delivery';
 import { type FunctionKey, QUEUES, type QueueKey } from '../../../shared/config/resources';
-import { QUEUED_JOB_SCHEMAS } from '../../../shared/domain/delivery';
+import { deadLetterTargetSchema, QUEUED_JOB_SCHEMAS } from '../../../shared/domain/delivery';
 import {
   packEndedJobs,
   packFanOut,
@@ -25,21 +25,20 @@ import {
   kindsCarriedBy,
   queuesCarrying,
 } from '../../../shared/queue/job-kinds';
-import { item } from '../../support/fakes';
+import { deliveryTarget, item } from '../../support/fakes';
 
-const envelope = { topic: 'orders', subscription: 'audit' };
+const target = deliveryTarget();
 const ended = { item: item('e1', 1), reason: 'MaxDeliveryAttemptsExceeded' as const, endedAt: 2 };
 
 /** One message body of every kind (the type makes leaving a kind out a compile error). */
 const SAMPLES: Record<JobKind, string> = {
-  deliver: packJobs(envelope, [item('e1', 1), item('e2', 1)])[0] as string,
-  validate: validationJobBody({ ...envelope, code: 'c-1', validationUrl: 'https://api.example.test/v?c=1' }),
-  fanout: packFanOut('orders', [item('e1', 1)], [{ subscription: 'audit', matched: [0] }]),
-  'stored-fanout': storedFanOutBody('orders', 'fanouts/2026-01-01/p-1.json', 1234),
-  ended: packEndedJobs(
-    { ...envelope, deliveryProfile: 'topic', deadLetter: { container: 'dead', format: 'EventGridSchema' } },
-    [ended],
-  )[0] as string,
+  deliver: packJobs({ target }, [item('e1', 1), item('e2', 1)])[0] as string,
+  validate: validationJobBody({ target, code: 'c-1', validationUrl: 'https://api.example.test/v?c=1' }),
+  fanout: packFanOut(target.topic, [item('e1', 1)], [{ target, matched: [0] }]),
+  'stored-fanout': storedFanOutBody(target.topic, 'fanouts/2026-01-01/p-1.json', 1234),
+  ended: packEndedJobs(deadLetterTargetSchema.parse(deliveryTarget({ deadLetter: { container: 'dead' } })), [
+    ended,
+  ])[0] as string,
 };
 
 /** The kinds each consuming function takes, as the functions declare them. */
@@ -109,7 +108,8 @@ describe('the job-kind table', () => {
 
   it('refuses a message by the schema of the kind it claims', () => {
     const body = JSON.stringify({ ...JSON.parse(SAMPLES.deliver), kind: 'ended' });
-    expect(() => parseJob(body)).toThrow(/^job message is malformed at deliveryProfile: /);
+    // A delivery job's target has no dead-letter place; an ended job's must have one.
+    expect(() => parseJob(body)).toThrow(/^job message is malformed at target.deadLetter: /);
     expect(() => parseJob(JSON.stringify({ ...JSON.parse(SAMPLES.deliver), kind: 'replay' }))).toThrow(
       /^job message is malformed at kind: /,
     );
@@ -123,5 +123,20 @@ describe('the job-kind table', () => {
     ['ended', { topic: 'orders', subscription: 'audit', events: 1 }],
   ])('describes a %s job for logs', (kind, fields) => {
     expect(jobLogFields(parseJob(SAMPLES[kind]))).toEqual(fields);
+  });
+
+  it('names a namespace topic in logs by its storage text', () => {
+    const namespaceTarget = deliveryTarget({ topic: 'shop/orders' });
+    expect(namespaceTarget.topic).toEqual({ namespace: 'shop', name: 'orders' });
+    expect(
+      jobLogFields(parseJob(packJobs({ target: namespaceTarget }, [item('e1', 1)])[0] as string)),
+    ).toEqual({
+      topic: 'shop/orders',
+      subscription: 'audit',
+      events: 1,
+    });
+    expect(
+      jobLogFields(parseJob(storedFanOutBody(namespaceTarget.topic, 'fanouts/2026-01-01/p-2.json', 9))),
+    ).toEqual({ topic: 'shop/orders', events: 0 });
   });
 });
