@@ -17,12 +17,13 @@ import {
   pathParam,
   rawBody,
 } from '../shared/http/api-gateway';
-import { notFound } from '../shared/http/errors';
+import { type ApiError, badRequest, notFound, payloadTooLarge } from '../shared/http/errors';
 import { countPublishFailures, flushMetrics, httpErrors, lazyHandler } from '../shared/lambda/middleware';
 import { buildPublisher, createObservability, type Observability } from '../shared/lambda/wiring';
 import { createAwsClients } from '../shared/platform/aws';
 import type { PublishCredential } from '../shared/publish/publish-request';
 import type { Publisher } from '../shared/publish/publisher';
+import { PublishRejection, type RejectionKind } from '../shared/publish/rejection';
 
 export interface PublishHandlerDeps {
   publisher: Publisher;
@@ -111,6 +112,19 @@ export function publishedTopicOf(event: HttpEvent): string | undefined {
   }
 }
 
+/** The answer each kind of refusal gets: the original service's status and error code. */
+const ANSWER_OF_REJECTION: Record<RejectionKind, (message: string, detailCode: string) => ApiError> = {
+  invalid: badRequest,
+  tooLarge: payloadTooLarge,
+};
+
+/**
+ * The HTTP answer to a request the publish rules refused: the status and error code of its kind,
+ * its code as the detail and its message. The only place a rejection becomes HTTP.
+ */
+export const apiErrorOf = (rejection: PublishRejection): ApiError =>
+  ANSWER_OF_REJECTION[rejection.kind](rejection.message, rejection.code);
+
 export function createPublishHandler({ publisher, observability }: PublishHandlerDeps) {
   const publish = async (event: HttpEvent): Promise<HttpResult> => {
     if (NAMESPACE_ROUTE_KEYS.has(event.routeKey)) return publishToNamespace(publisher, event);
@@ -123,7 +137,16 @@ export function createPublishHandler({ publisher, observability }: PublishHandle
     });
     return emptyResult(200);
   };
-  return middy<HttpEvent, HttpResult>(publish)
+  // Rejections become their answers here, before the middlewares: the failure count and the
+  // error answer then read the same `ApiError` whatever refused the request.
+  const answered = async (event: HttpEvent): Promise<HttpResult> => {
+    try {
+      return await publish(event);
+    } catch (error) {
+      throw error instanceof PublishRejection ? apiErrorOf(error) : error;
+    }
+  };
+  return middy<HttpEvent, HttpResult>(answered)
     .use(injectLambdaContext(observability.logger))
     .use(flushMetrics(observability.buffer, observability.publishMetrics))
     .use(countPublishFailures(observability.buffer, publishedTopicOf))

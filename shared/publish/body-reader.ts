@@ -2,16 +2,16 @@
  * The one reader of publish request bodies: every content mode (Event Grid, CloudEvents
  * structured and batch, custom schema, and the JSON data of a binary-mode CloudEvent) becomes
  * events only through it, so the same limits hold everywhere. It refuses, naming the limit (and
- * the event index where there is one): a body over 1 MiB (413), an empty body, bytes that are not
- * UTF-8, text that is not JSON, nesting deeper than 100 levels, and an object that names a member
- * twice (at the event's top level or anywhere inside it). The schema parsers take only what it
- * returns ({@link PublishBody}), so no path can skip it.
+ * the event index where there is one): a body over 1 MiB (too large), an empty body, bytes that
+ * are not UTF-8, text that is not JSON, nesting deeper than 100 levels, and an object that names a
+ * member twice (at the event's top level or anywhere inside it). The schema parsers take only what
+ * it returns ({@link PublishBody}), so no path can skip it.
  */
 import { isUtf8 } from 'node:buffer';
-import { badRequest } from '../http/errors';
 import { formatJsonPath, type JsonPath, scanJsonText } from '../platform/json-text';
 import { binaryAttributes } from './cloud-events-binary';
 import { checkRequestSize, PUBLISH_LIMITS } from './limits';
+import { invalidInput } from './rejection';
 
 declare const READ: unique symbol;
 
@@ -46,13 +46,13 @@ function firstInvalidUtf8(bytes: Buffer, text: string): number {
 }
 
 /**
- * Bytes as UTF-8 text; a 400 when they are not UTF-8 (nothing is replaced: a publisher's data is
- * never silently changed). `what` names the bytes in the message.
+ * Bytes as UTF-8 text; refused as invalid input when they are not UTF-8 (nothing is replaced: a
+ * publisher's data is never silently changed). `what` names the bytes in the message.
  */
 export function decodeUtf8(bytes: Buffer, what: string): string {
   const text = bytes.toString('utf8');
   if (!isUtf8(bytes)) {
-    throw badRequest(
+    throw invalidInput(
       `${what} is not valid UTF-8 (the first invalid byte is at offset ${firstInvalidUtf8(bytes, text)}); JSON must be sent as UTF-8.`,
     );
   }
@@ -76,8 +76,8 @@ function locate(text: string, path: JsonPath, layout: BodyLayout): { index: numb
 }
 
 /**
- * Refuses JSON text nested too deep or naming a member twice in one object (400); returns the
- * elements of a top-level array (found in the same pass).
+ * Refuses JSON text nested too deep or naming a member twice in one object (invalid input);
+ * returns the elements of a top-level array (found in the same pass).
  */
 function checkJsonStructure(text: string, layout: BodyLayout): string[] | undefined {
   const max = PUBLISH_LIMITS.maxJsonDepth;
@@ -87,23 +87,23 @@ function checkJsonStructure(text: string, layout: BodyLayout): string[] | undefi
     const batch = layout === 'events' && text.trimStart().startsWith('[');
     const where = batch ? ` (in the event at index ${problem.path[0]})` : '';
     const body = layout === 'data' ? "The request body (the event's data)" : 'The request body';
-    throw badRequest(
+    throw invalidInput(
       `${body} nests more than ${max} levels deep${where}; at most ${max} levels of arrays and objects are allowed.`,
     );
   }
   const { index, inside } = locate(text, problem.path, layout);
   const where = inside.length === 0 ? '' : ` in ${formatJsonPath(inside)}`;
-  throw badRequest(
+  throw invalidInput(
     `Event at index ${index}: member '${problem.name}' appears more than once${where}; a member may appear only once in an object (receivers would disagree on which one counts).`,
   );
 }
 
-/** Parses JSON text, or refuses it (400) with the parser's reason. */
+/** Parses JSON text, or refuses it (invalid input) with the parser's reason. */
 function parseJsonText(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw badRequest(`${what}: ${(error as Error).message}`);
+    throw invalidInput(`${what}: ${(error as Error).message}`);
   }
 }
 
@@ -116,7 +116,7 @@ const asPublishBody = (text: string, value: unknown, elements?: readonly string[
  */
 export function readPublishBody(bytes: Buffer): PublishBody {
   checkRequestSize(bytes.length);
-  if (bytes.length === 0) throw badRequest('The request body is empty; a JSON document is required.');
+  if (bytes.length === 0) throw invalidInput('The request body is empty; a JSON document is required.');
   const text = decodeUtf8(bytes, 'The request body');
   const value = parseJsonText(text, 'The request body is not valid JSON');
   return asPublishBody(text, value, checkJsonStructure(text, 'events'));

@@ -5,7 +5,7 @@
  * for (by the publish body reader, which applies the body limits to the data), which then goes
  * through the same validation as structured events: one set of rules.
  */
-import { badRequest } from '../http/errors';
+import { invalidInput } from './rejection';
 
 const CE_PREFIX = 'ce-';
 
@@ -23,7 +23,7 @@ function decodeHeaderValue(name: string, value: string): string {
   try {
     return decodeURIComponent(value);
   } catch {
-    throw badRequest(`Header ${name}: the value is not valid percent-encoded UTF-8.`);
+    throw invalidInput(`Header ${name}: the value is not valid percent-encoded UTF-8.`);
   }
 }
 
@@ -54,7 +54,7 @@ export function binaryAttributes(headers: Readonly<Record<string, string | undef
     if (!name.startsWith(CE_PREFIX) || name.length === CE_PREFIX.length) continue;
     const attribute = name.slice(CE_PREFIX.length);
     if (attribute === 'datacontenttype' || attribute === 'data' || attribute === 'data_base64') {
-      throw badRequest(
+      throw invalidInput(
         `Header ${rawName} is not allowed in binary mode: the data is the body and its type is the Content-Type header.`,
       );
     }

@@ -3,9 +3,10 @@
  * name the event index and the attribute. Accepted events are queued as their own text, unchanged:
  * the service stamps nothing on a CloudEvent.
  */
-import { badRequest } from '../http/errors';
+
 import type { PublishBody } from './body-reader';
 import { checkEventCount, checkQueuedSize, isJsonObject, kindOf, PUBLISH_LIMITS } from './limits';
+import { invalidInput } from './rejection';
 
 /** Content types a CloudEvents topic takes, and how each carries events. */
 export const CLOUD_EVENTS_CONTENT_TYPES = {
@@ -120,7 +121,8 @@ function problemOf(candidate: unknown): string | undefined {
  * Validates the events of a request to a CloudEvents topic and returns them as they will be
  * delivered: each event's own text. `batch` says whether the body is an array of events
  * (`application/cloudevents-batch+json`, `application/json`) or one event
- * (`application/cloudevents+json`). Throws an `ApiError` (400 or 413) naming the first problem.
+ * (`application/cloudevents+json`). Throws a `PublishRejection` (invalid input, or too large)
+ * naming the first problem.
  */
 export function parseCloudEvents(
   { value: body, text, elements }: PublishBody,
@@ -128,12 +130,12 @@ export function parseCloudEvents(
   maxEvents: number = PUBLISH_LIMITS.maxEventsPerRequest,
 ): PublishedCloudEvent[] {
   if (batch && !Array.isArray(body)) {
-    throw badRequest(
+    throw invalidInput(
       'The request body must be a JSON array of CloudEvents; send one event as application/cloudevents+json.',
     );
   }
   if (!batch && Array.isArray(body)) {
-    throw badRequest(
+    throw invalidInput(
       'The request body is an array, but application/cloudevents+json carries one event; send an array as application/cloudevents-batch+json.',
     );
   }
@@ -143,7 +145,7 @@ export function parseCloudEvents(
   return candidates.map((candidate, index) => {
     const json = texts[index] ?? JSON.stringify(candidate);
     const problem = problemOf(candidate);
-    if (problem !== undefined) throw badRequest(`Event at index ${index}: ${problem}.`);
+    if (problem !== undefined) throw invalidInput(`Event at index ${index}: ${problem}.`);
     const event = candidate as Record<string, unknown>;
     const id = event.id as string;
     const dataVersion = typeof event.dataversion === 'string' ? event.dataversion : '';

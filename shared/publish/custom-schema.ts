@@ -8,10 +8,10 @@
  */
 import type { InputSchemaMapping, MappedField, MappedFieldName } from '../domain/model';
 import { topicResourceId } from '../domain/names';
-import { badRequest } from '../http/errors';
 import { type JsonMember, objectMembers, objectText } from '../platform/json-text';
 import type { PublishBody } from './body-reader';
 import { checkEventCount, checkQueuedSize, isJsonObject, kindOf } from './limits';
+import { invalidInput } from './rejection';
 
 /** An accepted custom event, in the forms the pipeline needs. */
 export interface PublishedCustomEvent {
@@ -51,14 +51,14 @@ function mappedValue(
   const value: unknown = JSON.parse(raw);
   if (typeof value === 'string') return value === '' ? field?.defaultValue : value;
   if (typeof value === 'number') return raw;
-  throw badRequest(
+  throw invalidInput(
     `Event at index ${index}: member '${source}' (mapped to ${name}) must be a string or a number (got ${kindOf(value)}).`,
   );
 }
 
-/** Why a mapped field has no value, for the 400. */
+/** Why a mapped field has no value, for the rejection. */
 const missing = (field: MappedField | undefined, name: MappedFieldName, index: number) =>
-  badRequest(
+  invalidInput(
     `Event at index ${index}: ${name} has no value: member '${field?.sourceField}' is absent or empty and the topic's inputSchemaMapping gives no defaultValue for ${name}.`,
   );
 
@@ -72,13 +72,13 @@ function mapEvent(eventText: string, index: number, context: CustomEventContext)
   const resourceId = topicResourceId(context.topicName);
   const topic = value('topic');
   if (topic !== undefined && topic.toLowerCase() !== resourceId.toLowerCase()) {
-    throw badRequest(
+    throw invalidInput(
       `Event at index ${index}: member '${mapping.topic?.sourceField}' (mapped to topic) is '${topic}', which is not this topic ('${resourceId}'); leave it out and the service fills it in.`,
     );
   }
   const eventTime = value('eventTime');
   if (eventTime !== undefined && Number.isNaN(Date.parse(eventTime))) {
-    throw badRequest(
+    throw invalidInput(
       `Event at index ${index}: member '${mapping.eventTime?.sourceField}' (mapped to eventTime) must be an ISO 8601 date-time (got ${JSON.stringify(eventTime)}).`,
     );
   }
@@ -106,8 +106,8 @@ function mapEvent(eventText: string, index: number, context: CustomEventContext)
 
 /**
  * Validates and maps the events of a request to a custom-schema topic: a JSON object (one event)
- * or an array of objects. Throws an `ApiError` (400 or 413) naming the first problem, so nothing
- * of a refused request is queued.
+ * or an array of objects. Throws a `PublishRejection` (invalid input, or too large) naming the
+ * first problem, so nothing of a refused request is queued.
  */
 export function parseCustomEvents(
   { value: body, text, elements }: PublishBody,
@@ -115,7 +115,7 @@ export function parseCustomEvents(
 ): PublishedCustomEvent[] {
   const batch = Array.isArray(body);
   if (!batch && !isJsonObject(body)) {
-    throw badRequest(
+    throw invalidInput(
       `The request body must be a JSON object (one event) or an array of JSON objects (got ${kindOf(body)}).`,
     );
   }
@@ -124,7 +124,7 @@ export function parseCustomEvents(
   const texts = batch ? (elements ?? []) : [text.trim()];
   return candidates.map((candidate, index) => {
     if (!isJsonObject(candidate)) {
-      throw badRequest(`Event at index ${index} must be a JSON object (got ${kindOf(candidate)}).`);
+      throw invalidInput(`Event at index ${index} must be a JSON object (got ${kindOf(candidate)}).`);
     }
     return mapEvent(texts[index] ?? JSON.stringify(candidate), index, context);
   });

@@ -5,11 +5,11 @@
 import { z } from 'zod';
 import type { EventGridEvent } from '../domain/delivery';
 import { topicResourceId } from '../domain/names';
-import { badRequest } from '../http/errors';
 import { objectMembers } from '../platform/json-text';
 import { firstIssue } from '../platform/zod-issues';
 import type { PublishBody } from './body-reader';
 import { checkEventCount, checkQueuedSize, isJsonObject, kindOf } from './limits';
+import { invalidInput } from './rejection';
 
 const nonEmptyString = (field: string) =>
   z
@@ -82,14 +82,15 @@ function stampedJson(eventText: string, resourceId: string): string {
 
 /**
  * Validates a request body against the Event Grid schema and returns the events as they will be
- * delivered. Throws an `ApiError` (400 or 413) naming the first problem found.
+ * delivered. Throws a `PublishRejection` (invalid input, or too large) naming the first problem
+ * found.
  */
 export function parseEventGridEvents(
   { value: body, elements }: PublishBody,
   topicName: string,
 ): PublishedEvent[] {
   if (!Array.isArray(body)) {
-    throw badRequest(
+    throw invalidInput(
       looksLikeCloudEvent(body)
         ? 'This topic takes events in the EventGridSchema schema, and the request body looks like a CloudEvent (specversion); send a JSON array of Event Grid events, or publish CloudEvents to a topic created with inputSchema CloudEventSchemaV1_0.'
         : 'The request body must be a JSON array of events in the Event Grid schema.',
@@ -101,20 +102,20 @@ export function parseEventGridEvents(
   const events: PublishedEvent[] = [];
   body.forEach((candidate: unknown, index) => {
     if (!isJsonObject(candidate)) {
-      throw badRequest(`Event at index ${index} must be a JSON object (got ${kindOf(candidate)}).`);
+      throw invalidInput(`Event at index ${index} must be a JSON object (got ${kindOf(candidate)}).`);
     }
     if (looksLikeCloudEvent(candidate)) {
-      throw badRequest(
+      throw invalidInput(
         `Event at index ${index}: eventType is required: this topic takes events in the EventGridSchema schema (id, subject, eventType, eventTime), and this one looks like a CloudEvent (specversion).`,
       );
     }
     const parsed = eventSchema.safeParse(candidate);
     if (!parsed.success) {
-      throw badRequest(`Event at index ${index}: ${firstIssue(parsed.error)?.message ?? 'invalid event'}.`);
+      throw invalidInput(`Event at index ${index}: ${firstIssue(parsed.error)?.message ?? 'invalid event'}.`);
     }
     const event = parsed.data;
     if (event.topic !== undefined && event.topic.toLowerCase() !== resourceId.toLowerCase()) {
-      throw badRequest(
+      throw invalidInput(
         `Event at index ${index}: topic '${event.topic}' does not match this topic ('${resourceId}'); leave it out and the service fills it in.`,
       );
     }

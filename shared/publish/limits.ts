@@ -3,8 +3,8 @@
  * that apply them with errors naming the limit and, for one event, its index.
  */
 import { MAX_JSON_DEPTH } from '../http/api-gateway';
-import { badRequest, payloadTooLarge } from '../http/errors';
 import { MAX_QUEUED_EVENT_BYTES, queuedItemBytes } from '../queue/job-codec';
+import { invalidInput, tooLarge } from './rejection';
 
 export const PUBLISH_LIMITS = {
   /** The whole request body (1 MiB). */
@@ -30,47 +30,47 @@ export const PUBLISH_LIMITS = {
   maxFanOutBytes: 64 * 1_048_576,
 } as const;
 
-/** Refuses a request whose fan-out is larger than one request may cause (413). */
+/** Refuses a request whose fan-out is larger than one request may cause (too large). */
 export function checkFanOut(deliveries: number, bytes: number): void {
   const { maxDeliveriesPerRequest, maxFanOutBytes } = PUBLISH_LIMITS;
   if (deliveries > maxDeliveriesPerRequest || bytes > maxFanOutBytes) {
-    throw payloadTooLarge(
+    throw tooLarge(
       `The request would queue ${deliveries} deliveries (${bytes} bytes as queued: each event once per matching subscription); one request may queue at most ${maxDeliveriesPerRequest} deliveries and ${maxFanOutBytes} bytes. Send fewer events per request.`,
       'TooManyDeliveries',
     );
   }
 }
 
-/** Refuses a request body larger than the one-request limit (413). */
+/** Refuses a request body larger than the one-request limit (too large). */
 export function checkRequestSize(bytes: number): void {
   if (bytes > PUBLISH_LIMITS.maxRequestBytes) {
-    throw payloadTooLarge(
+    throw tooLarge(
       `The request body is ${bytes} bytes; the limit is ${PUBLISH_LIMITS.maxRequestBytes} bytes.`,
     );
   }
 }
 
-/** Refuses a request with no events or more than the limit (400). */
+/** Refuses a request with no events or more than the limit (invalid input). */
 export function checkEventCount(count: number, max: number = PUBLISH_LIMITS.maxEventsPerRequest): void {
   if (count === 0) {
-    throw badRequest('The request holds no events: send at least one.', 'NoEvents');
+    throw invalidInput('The request holds no events: send at least one.', 'NoEvents');
   }
   if (count > max) {
-    throw badRequest(
+    throw invalidInput(
       `The request holds ${count} events; at most ${max} are allowed per request.`,
       'TooManyEvents',
     );
   }
 }
 
-/** Refuses an event whose queued form exceeds the one-event limit (413 naming its index). */
+/** Refuses an event whose queued form exceeds the one-event limit (too large, naming its index). */
 export function checkQueuedSize(
   index: number,
   item: { eventId: string; dataVersion: string; eventJson: string },
 ): number {
   const size = queuedItemBytes(item);
   if (size > PUBLISH_LIMITS.maxEventBytes) {
-    throw payloadTooLarge(
+    throw tooLarge(
       `Event at index ${index} is ${size} bytes as queued; one event may be at most ${PUBLISH_LIMITS.maxEventBytes} bytes (a double quote or backslash counts 2 bytes, a character beyond U+FFFF 12, and the id and dataVersion count twice).`,
     );
   }

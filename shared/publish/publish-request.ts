@@ -5,13 +5,13 @@
  */
 
 import type { Topic } from '../domain/model';
-import { badRequest } from '../http/errors';
 import { readBinaryCloudEvent, readPublishBody } from './body-reader';
 import { isBinaryCloudEvent } from './cloud-events-binary';
 import { CLOUD_EVENTS_CONTENT_TYPES, parseCloudEvents } from './cloud-events-schema';
 import { parseCustomEvents } from './custom-schema';
 import { parseEventGridEvents } from './event-grid-schema';
 import type { FilterView } from './filter';
+import { invalidInput } from './rejection';
 
 /**
  * How a publisher proves it may publish: a topic key, a shared access signature made with one, or
@@ -63,7 +63,7 @@ export function parseNamespaceEvents(request: NamespacePublishRequest) {
   }
   const type = mediaType(request.headers['content-type']);
   if (type !== CLOUD_EVENTS_CONTENT_TYPES.single && type !== CLOUD_EVENTS_CONTENT_TYPES.batch) {
-    throw badRequest(
+    throw invalidInput(
       `Content-Type '${type ?? ''}' is not accepted: a namespace topic takes CloudEvents as ${CLOUD_EVENTS_CONTENT_TYPES.single} (one event), ${CLOUD_EVENTS_CONTENT_TYPES.batch} (an array), or in binary mode (ce-* headers).`,
       'InvalidContentType',
     );
@@ -158,19 +158,19 @@ function checkContentType(topic: Topic, type: string | undefined): void {
   if (type === undefined) return;
   if (topic.inputSchema === 'CloudEventSchemaV1_0') {
     if (type === 'application/json' || CLOUD_EVENTS_TYPES.includes(type)) return;
-    throw badRequest(
+    throw invalidInput(
       `Content-Type '${type}' is not accepted: topic '${topic.name}' takes CloudEvents (CloudEventSchemaV1_0) as ${CLOUD_EVENTS_CONTENT_TYPES.single} (one event), ${CLOUD_EVENTS_CONTENT_TYPES.batch} or application/json (an array of events).`,
       'InvalidContentType',
     );
   }
   if (CLOUD_EVENTS_TYPES.includes(type)) {
-    throw badRequest(
+    throw invalidInput(
       `Content-Type '${type}' carries CloudEvents, but topic '${topic.name}' takes events in the ${topic.inputSchema} schema: send JSON as application/json, or publish CloudEvents to a topic created with inputSchema CloudEventSchemaV1_0.`,
       'InvalidContentType',
     );
   }
   if (!JSON_BODY_TYPES.includes(type) && !type.endsWith('+json')) {
-    throw badRequest(
+    throw invalidInput(
       `Content-Type '${type}' is not accepted: topic '${topic.name}' takes a JSON body (send it as application/json).`,
       'InvalidContentType',
     );
@@ -179,7 +179,8 @@ function checkContentType(topic: Topic, type: string | undefined): void {
 
 /**
  * Reads and validates the request body by the topic's input schema and its content type. All or
- * nothing: the first problem refuses the whole request (400 or 413 naming the event and field).
+ * nothing: the first problem refuses the whole request (a `PublishRejection` naming the event and
+ * field).
  */
 export function parseEvents(
   topic: Topic,
@@ -197,7 +198,7 @@ export function parseEvents(
     case 'CustomEventSchema':
       if (topic.inputSchemaMapping === undefined) {
         // A guard: the management API never creates such a topic.
-        throw badRequest(`Topic '${topic.name}' has the custom input schema but no inputSchemaMapping.`);
+        throw invalidInput(`Topic '${topic.name}' has the custom input schema but no inputSchemaMapping.`);
       }
       return parseCustomEvents(body, {
         topicName: topic.name,

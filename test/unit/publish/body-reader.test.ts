@@ -3,16 +3,16 @@
  * nesting and unique-member rules, for bodies that hold events and for the data of a binary-mode
  * CloudEvent.
  */
-import { ApiError } from '../../../shared/http/errors';
 import { readBinaryCloudEvent, readPublishBody } from '../../../shared/publish/body-reader';
 import { PUBLISH_LIMITS } from '../../../shared/publish/limits';
+import { PublishRejection } from '../../../shared/publish/rejection';
 import { BINARY_JSON, nested, VERY_DEEP } from '../../support/malformed-publishes';
 
-function refusal(read: () => unknown): ApiError {
+function refusal(read: () => unknown): PublishRejection {
   try {
     read();
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof PublishRejection) return error;
     throw error;
   }
   throw new Error('expected a refusal');
@@ -22,16 +22,16 @@ const bytes = (...parts: Array<string | number[]>) =>
   Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : Buffer.from(part))));
 
 describe('the publish body reader', () => {
-  it('takes a body of exactly 1 MiB and refuses one byte more with 413 naming the limit', () => {
+  it('takes a body of exactly 1 MiB and refuses one byte more as too large, naming the limit', () => {
     const padding = PUBLISH_LIMITS.maxRequestBytes - '[{"a":""}]'.length;
     const exact = `[{"a":"${'x'.repeat(padding)}"}]`;
     expect(readPublishBody(Buffer.from(exact)).text).toBe(exact);
     const error = refusal(() => readPublishBody(Buffer.from(`${exact} `)));
-    expect([error.statusCode, error.message]).toEqual([
-      413,
+    expect([error.kind, error.code, error.message]).toEqual([
+      'tooLarge',
+      'PayloadTooLarge',
       'The request body is 1048577 bytes; the limit is 1048576 bytes.',
     ]);
-    expect(error.toBody().error.details?.[0]?.code).toBe('PayloadTooLarge');
   });
 
   it('refuses an empty body and text that is not JSON', () => {
@@ -55,13 +55,13 @@ describe('the publish body reader', () => {
       ['an encoded surrogate', bytes('["', [0xed, 0xa0, 0x80], '"]'), 2],
       ['an invalid byte after a U+FFFD the publisher wrote', bytes('["\uFFFDé', [0xfe], '"]'), 7],
       ['Latin-1 text', Buffer.from('["café"]', 'latin1'), 5],
-    ])('refuses %s with 400 naming the offset (never replaced)', (_what, body, offset) => {
+    ])('refuses %s as invalid input naming the offset (never replaced)', (_what, body, offset) => {
       const error = refusal(() => readPublishBody(body));
-      expect([error.statusCode, error.message]).toEqual([
-        400,
+      expect([error.kind, error.code, error.message]).toEqual([
+        'invalid',
+        'InputJsonInvalid',
         `The request body is not valid UTF-8 (the first invalid byte is at offset ${offset}); JSON must be sent as UTF-8.`,
       ]);
-      expect(error.toBody().error.details?.[0]?.code).toBe('InputJsonInvalid');
     });
   });
 
@@ -106,8 +106,9 @@ describe('the publish body reader', () => {
       ],
     ])('refuses a member repeated %s, naming it and the event index', (_what, text, index, name, where) => {
       const error = refusal(() => readPublishBody(Buffer.from(text)));
-      expect([error.statusCode, error.message]).toEqual([
-        400,
+      expect([error.kind, error.code, error.message]).toEqual([
+        'invalid',
+        'InputJsonInvalid',
         `Event at index ${index}: member ${name} appears more than once${where}; a member may appear only once in an object (receivers would disagree on which one counts).`,
       ]);
     });
@@ -155,14 +156,15 @@ describe('the binary-mode reader', () => {
     expect(read.text).toBe(JSON.stringify(read.value));
   });
 
-  it('refuses a body over 1 MiB in any content type with 413', () => {
+  it('refuses a body over 1 MiB in any content type as too large', () => {
     for (const contentType of ['application/json', 'text/plain']) {
       const body = Buffer.alloc(PUBLISH_LIMITS.maxRequestBytes + 1, 0x20);
       const error = refusal(() =>
         readBinaryCloudEvent({ ...BINARY_JSON, 'content-type': contentType }, body),
       );
-      expect([error.statusCode, error.message]).toEqual([
-        413,
+      expect([error.kind, error.code, error.message]).toEqual([
+        'tooLarge',
+        'PayloadTooLarge',
         'The request body is 1048577 bytes; the limit is 1048576 bytes.',
       ]);
     }

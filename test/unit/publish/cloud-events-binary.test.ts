@@ -1,8 +1,8 @@
 import { CloudEvent, HTTP } from 'cloudevents';
-import { ApiError } from '../../../shared/http/errors';
 import { readBinaryCloudEvent } from '../../../shared/publish/body-reader';
 import { isBinaryCloudEvent } from '../../../shared/publish/cloud-events-binary';
 import { parseCloudEvents } from '../../../shared/publish/cloud-events-schema';
+import { PublishRejection } from '../../../shared/publish/rejection';
 
 /** A binary-mode request as the CloudEvents SDK writes it, read back as one validated event. */
 function roundTrip(event: CloudEvent<unknown>) {
@@ -94,13 +94,13 @@ describe('CloudEvents in binary mode', () => {
       '',
       /Header ce-datacontenttype is not allowed in binary mode/,
     ],
-  ])('refuses %j with a 400 naming the problem', (headers, body, message) => {
+  ])('refuses %j as invalid input naming the problem', (headers, body, message) => {
     try {
       binaryText(headers, Buffer.from(body));
       throw new Error('expected a refusal');
     } catch (error) {
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).statusCode).toBe(400);
+      expect(error).toBeInstanceOf(PublishRejection);
+      expect(error).toMatchObject({ kind: 'invalid', code: 'InputJsonInvalid' });
       expect((error as Error).message).toMatch(message);
     }
   });

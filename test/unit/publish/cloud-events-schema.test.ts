@@ -1,10 +1,10 @@
 import type { Subscription, Topic } from '../../../shared/domain/model';
-import { ApiError } from '../../../shared/http/errors';
 import { silentLogger } from '../../../shared/observability/logging';
 import { MetricBuffer } from '../../../shared/observability/metrics';
 import { isRfc3339 } from '../../../shared/publish/cloud-events-schema';
 import { PUBLISH_LIMITS } from '../../../shared/publish/limits';
 import { Publisher } from '../../../shared/publish/publisher';
+import { PublishRejection } from '../../../shared/publish/rejection';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
 
 const topicOf = (inputSchema: Topic['inputSchema']): Topic => ({
@@ -71,11 +71,11 @@ function setup(
   return { publish, queue };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+async function rejection(promise: Promise<unknown>): Promise<PublishRejection> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof PublishRejection) return error;
     throw error;
   }
   throw new Error('expected the request to be refused');
@@ -128,7 +128,8 @@ describe('publishing CloudEvents', () => {
   it('refuses an empty batch; accepts extension attributes of 20 characters and valid data_base64', async () => {
     const { publish } = setup();
     await expect(publish([])).rejects.toMatchObject({
-      statusCode: 400,
+      kind: 'invalid',
+      code: 'NoEvents',
       message: expect.stringMatching(/no events/),
     });
     const fine = cloudEvent('x', {
@@ -206,14 +207,13 @@ describe('publishing CloudEvents', () => {
   ];
 
   it.each(malformed)(
-    'refuses %s with 400 naming the index and attribute, and queues nothing',
+    'refuses %s as invalid input naming the index and attribute, and queues nothing',
     async (_what, bad, named) => {
       const { publish, queue } = setup();
       const error = await rejection(publish([cloudEvent('ok'), bad]));
-      expect(error.statusCode).toBe(400);
+      expect([error.kind, error.code]).toEqual(['invalid', 'InputJsonInvalid']);
       expect(error.message).toContain('Event at index 1: ');
       expect(error.message).toContain(named);
-      expect(error.toBody().error.details?.[0]?.code).toBe('InputJsonInvalid');
       expect(queue.sent).toHaveLength(0);
     },
   );
@@ -223,8 +223,8 @@ describe('publishing CloudEvents', () => {
     const error = await rejection(
       publish('[{"specversion":"1.0","id":"a","id":"b","source":"/o","type":"t"}]'),
     );
-    expect([error.statusCode, error.message]).toEqual([
-      400,
+    expect([error.kind, error.message]).toEqual([
+      'invalid',
       "Event at index 0: member 'id' appears more than once; a member may appear only once in an object (receivers would disagree on which one counts).",
     ]);
     expect(queue.sent).toHaveLength(0);
@@ -256,10 +256,10 @@ describe('publishing CloudEvents', () => {
       'application/json',
       /index 0: specversion is required: this topic takes events in the CloudEventSchemaV1_0 schema/,
     ],
-  ])('refuses %s with 400 saying what the topic takes', async (_what, body, contentType, message) => {
+  ])('refuses %s as invalid input saying what the topic takes', async (_what, body, contentType, message) => {
     const { publish, queue } = setup();
     const error = await rejection(publish(body, contentType));
-    expect(error.statusCode).toBe(400);
+    expect(error.kind).toBe('invalid');
     expect(error.message).toMatch(message);
     expect(queue.sent).toHaveLength(0);
   });
@@ -288,7 +288,7 @@ describe('publishing CloudEvents', () => {
     async (_what, body, contentType, message) => {
       const { publish, queue } = setup('EventGridSchema', [subscription()]);
       const error = await rejection(publish(body, contentType));
-      expect(error.statusCode).toBe(400);
+      expect(error.kind).toBe('invalid');
       expect(error.message).toMatch(message);
       expect(queue.sent).toHaveLength(0);
     },
@@ -298,16 +298,16 @@ describe('publishing CloudEvents', () => {
     const { publish, queue } = setup();
     const many = Array.from({ length: PUBLISH_LIMITS.maxEventsPerRequest + 1 }, (_, i) => ({ id: `${i}` }));
     const tooMany = await rejection(publish(many));
-    expect([tooMany.statusCode, tooMany.toBody().error.details?.[0]?.code]).toEqual([400, 'TooManyEvents']);
+    expect([tooMany.kind, tooMany.code]).toEqual(['invalid', 'TooManyEvents']);
     const big = await rejection(
       publish([cloudEvent('big', { data: 'x'.repeat(PUBLISH_LIMITS.maxRequestBytes) })]),
     );
-    expect(big.statusCode).toBe(413);
+    expect([big.kind, big.code]).toEqual(['tooLarge', 'PayloadTooLarge']);
     const quoted = await rejection(
       publish(cloudEvent('q', { data: '"'.repeat(Math.floor(PUBLISH_LIMITS.maxEventBytes / 2)) }), SINGLE),
     );
-    expect([quoted.statusCode, quoted.message]).toEqual([
-      413,
+    expect([quoted.kind, quoted.message]).toEqual([
+      'tooLarge',
       expect.stringMatching(/^Event at index 0 is \d+ bytes as queued/),
     ]);
     expect(queue.sent).toHaveLength(0);

@@ -1,8 +1,8 @@
 import type { InputSchemaMapping } from '../../../shared/domain/model';
-import { ApiError } from '../../../shared/http/errors';
 import { readPublishBody } from '../../../shared/publish/body-reader';
 import { parseCustomEvents } from '../../../shared/publish/custom-schema';
 import { PUBLISH_LIMITS } from '../../../shared/publish/limits';
+import { PublishRejection } from '../../../shared/publish/rejection';
 import { queuedItemBytes } from '../../../shared/queue/job-codec';
 
 const PUBLISHED_AT = Date.parse('2026-11-23T08:00:00.000Z');
@@ -29,8 +29,9 @@ function refusal(body: unknown, options: { text?: string; mapping?: InputSchemaM
   try {
     parse(body, options);
   } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return { status: (error as ApiError).statusCode, message: (error as Error).message };
+    expect(error).toBeInstanceOf(PublishRejection);
+    const { kind, code, message } = error as PublishRejection;
+    return { kind, code, message };
   }
   throw new Error('expected the events to be refused');
 }
@@ -102,92 +103,94 @@ describe('custom input schema mapping', () => {
     topic: { sourceField: 't' },
   };
 
-  // [what, body, mapping, status, message]
+  // [what, body, mapping, kind of refusal, message]
   it.each([
     [
       'a string body',
       '"hello"',
       mapping,
-      400,
+      'invalid',
       /must be a JSON object \(one event\) or an array of JSON objects \(got a string\)/,
     ],
-    ['a number body', '42', mapping, 400, /\(got a number\)/],
-    ['null', 'null', mapping, 400, /\(got null\)/],
-    ['an empty array', '[]', mapping, 400, /holds no events/],
+    ['a number body', '42', mapping, 'invalid', /\(got a number\)/],
+    ['null', 'null', mapping, 'invalid', /\(got null\)/],
+    ['an empty array', '[]', mapping, 'invalid', /holds no events/],
     [
       'an array holding a string',
       '[{"kind":"A"},"x"]',
       mapping,
-      400,
+      'invalid',
       /Event at index 1 must be a JSON object \(got a string\)/,
     ],
     [
       'an array holding an array',
       '[[]]',
       mapping,
-      400,
+      'invalid',
       /Event at index 0 must be a JSON object \(got an array\)/,
     ],
     [
       'a missing eventType without default',
       '[{"path":"p"}]',
       noDefaults,
-      400,
+      'invalid',
       /Event at index 0: eventType has no value: member 'kind' is absent or empty/,
     ],
     [
       'an empty subject without default',
       '[{"kind":"A","path":""}]',
       noDefaults,
-      400,
+      'invalid',
       /Event at index 0: subject has no value/,
     ],
     [
       'an object as eventType',
       '[{"kind":{"a":1},"path":"p"}]',
       noDefaults,
-      400,
+      'invalid',
       /member 'kind' \(mapped to eventType\) must be a string or a number \(got an object\)/,
     ],
     [
       'a boolean as subject',
       '[{"kind":"A","path":true}]',
       noDefaults,
-      400,
+      'invalid',
       /member 'path' \(mapped to subject\) must be a string or a number \(got a boolean\)/,
     ],
     [
       'an invalid eventTime',
       '[{"kind":"A","path":"p","at":"yesterday"}]',
       noDefaults,
-      400,
+      'invalid',
       /member 'at' \(mapped to eventTime\) must be an ISO 8601 date-time/,
     ],
     [
       'another topic',
       '[{"kind":"A","path":"p","t":"/gridwire/topics/other"}]',
       noDefaults,
-      400,
+      'invalid',
       /mapped to topic\) is '\/gridwire\/topics\/other', which is not this topic/,
     ],
-  ])('refuses %s', (_what, text, eventMapping, status, message) => {
+  ])('refuses %s', (_what, text, eventMapping, kind, message) => {
     const refused = refusal(JSON.parse(text), { text, mapping: eventMapping });
-    expect(refused.status).toBe(status);
+    expect(refused.kind).toBe(kind);
     expect(refused.message).toMatch(message);
   });
 
   it(`refuses more than ${PUBLISH_LIMITS.maxEventsPerRequest} events`, () => {
     const body = Array.from({ length: PUBLISH_LIMITS.maxEventsPerRequest + 1 }, () => ({ kind: 'A' }));
     expect(refusal(body)).toEqual({
-      status: 400,
+      kind: 'invalid',
+      code: 'TooManyEvents',
       message: expect.stringMatching(/5001 events; at most 5000/),
     });
   });
 
-  it('refuses an event too large once mapped (413 naming its index)', () => {
+  it('refuses an event too large once mapped (too large, naming its index)', () => {
     const big = { kind: 'A', blob: 'x'.repeat(PUBLISH_LIMITS.maxEventBytes) };
     expect(refusal([{ kind: 'A' }, big])).toEqual({
-      status: 413,
+      kind: 'tooLarge',
+      code: 'PayloadTooLarge',
       message: expect.stringMatching(/^Event at index 1 is \d+ bytes as queued/),
     });
   });

@@ -1,9 +1,9 @@
 import { deadLetterTargetSchema } from '../../../shared/domain/delivery';
 import { topicResourceId } from '../../../shared/domain/names';
-import { ApiError } from '../../../shared/http/errors';
 import { readPublishBody } from '../../../shared/publish/body-reader';
 import { parseEventGridEvents } from '../../../shared/publish/event-grid-schema';
 import { PUBLISH_LIMITS } from '../../../shared/publish/limits';
+import { PublishRejection } from '../../../shared/publish/rejection';
 import { packEndedJobs } from '../../../shared/queue/job-codec';
 import { deliveryTarget } from '../../support/fakes';
 
@@ -19,11 +19,11 @@ const valid = {
 const parse = (body: unknown, text: string = JSON.stringify(body)) =>
   parseEventGridEvents(readPublishBody(Buffer.from(text)), 'orders');
 
-function rejection(body: unknown): ApiError {
+function rejection(body: unknown): PublishRejection {
   try {
     parse(body);
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof PublishRejection) return error;
     throw error;
   }
   throw new Error('expected a rejection');
@@ -51,32 +51,31 @@ describe('Event Grid schema input', () => {
   });
 
   it.each([
-    [{ ...valid }, 'not an array', 400, /must be a JSON array/],
-    [[valid, 'x'], '', 400, /Event at index 1 must be a JSON object/],
-    [[{ ...valid, id: undefined }], '', 400, /Event at index 0: id is required/],
-    [[valid, { ...valid, id: '' }], '', 400, /Event at index 1: id must not be empty/],
-    [[{ ...valid, subject: 5 }], '', 400, /subject must be a string/],
-    [[{ ...valid, eventType: undefined }], '', 400, /eventType is required/],
-    [[{ ...valid, eventTime: 'yesterday' }], '', 400, /eventTime must be an ISO 8601 date-time/],
-    [[{ ...valid, dataVersion: 1 }], '', 400, /dataVersion must be a string/],
-    [[{ ...valid, metadataVersion: '2' }], '', 400, /metadataVersion must be "1"/],
-    [[{ ...valid, topic: '/other' }], '', 400, /topic '\/other' does not match this topic/],
-  ])('rejects %j %s with %i naming the problem', (body, _label, status, message) => {
+    [{ ...valid }, 'not an array', 'invalid', /must be a JSON array/],
+    [[valid, 'x'], '', 'invalid', /Event at index 1 must be a JSON object/],
+    [[{ ...valid, id: undefined }], '', 'invalid', /Event at index 0: id is required/],
+    [[valid, { ...valid, id: '' }], '', 'invalid', /Event at index 1: id must not be empty/],
+    [[{ ...valid, subject: 5 }], '', 'invalid', /subject must be a string/],
+    [[{ ...valid, eventType: undefined }], '', 'invalid', /eventType is required/],
+    [[{ ...valid, eventTime: 'yesterday' }], '', 'invalid', /eventTime must be an ISO 8601 date-time/],
+    [[{ ...valid, dataVersion: 1 }], '', 'invalid', /dataVersion must be a string/],
+    [[{ ...valid, metadataVersion: '2' }], '', 'invalid', /metadataVersion must be "1"/],
+    [[{ ...valid, topic: '/other' }], '', 'invalid', /topic '\/other' does not match this topic/],
+  ])('rejects %j %s as %s input naming the problem', (body, _label, kind, message) => {
     const error = rejection(body);
-    expect(error.statusCode).toBe(status);
+    expect([error.kind, error.code]).toEqual([kind, 'InputJsonInvalid']);
     expect(error.message).toMatch(message);
-    expect(error.toBody().error.details?.[0]?.message).toMatch(message);
   });
 
   it('rejects more than 5,000 events, naming the limit', () => {
     const error = rejection(Array.from({ length: PUBLISH_LIMITS.maxEventsPerRequest + 1 }, () => valid));
-    expect(error.statusCode).toBe(400);
+    expect([error.kind, error.code]).toEqual(['invalid', 'TooManyEvents']);
     expect(error.message).toMatch(/5001 events; at most 5000/);
   });
 
-  it('rejects an event over the size limit with 413, naming index and limit', () => {
+  it('rejects an event over the size limit as too large, naming index and limit', () => {
     const error = rejection([valid, { ...valid, data: 'x'.repeat(PUBLISH_LIMITS.maxEventBytes) }]);
-    expect(error.statusCode).toBe(413);
+    expect([error.kind, error.code]).toEqual(['tooLarge', 'PayloadTooLarge']);
     expect(error.message).toMatch(
       new RegExp(
         `Event at index 1 is \\d+ bytes as queued; one event may be at most ${PUBLISH_LIMITS.maxEventBytes}`,
@@ -87,7 +86,7 @@ describe('Event Grid schema input', () => {
   it('counts characters beyond U+FFFF as queued (escaped), so an accepted event always fits a message', () => {
     // 200,000 emoji are 800,000 bytes of UTF-8 but 2,400,000 bytes once escaped for SQS.
     const error = rejection([{ ...valid, data: '🎉'.repeat(200_000) }]);
-    expect(error.statusCode).toBe(413);
+    expect(error.kind).toBe('tooLarge');
     expect(error.message).toMatch(/a character beyond U\+FFFF 12/);
   });
   it('keeps each event as the publisher wrote it: big numbers, __proto__ and number formats survive', () => {
@@ -121,7 +120,7 @@ describe('Event Grid schema input', () => {
     const id = 'i'.repeat(200_000);
     const near = { ...valid, id, data: 'x'.repeat(PUBLISH_LIMITS.maxEventBytes - 200_000 - 600) };
     const error = rejection([near]);
-    expect(error.statusCode).toBe(413);
+    expect(error.kind).toBe('tooLarge');
     expect(error.message).toMatch(/the id and dataVersion count twice/);
 
     const fitting = { ...valid, id, data: 'x'.repeat(PUBLISH_LIMITS.maxEventBytes - 400_000 - 1000) };

@@ -1,12 +1,15 @@
 /**
- * The malformed-input table against the publisher: each request is refused with the status,
- * detail code and message of its row, and nothing of it reaches the queue.
+ * The malformed-input table against the publisher: each request is refused with the kind of
+ * refusal, code and message of its row, and nothing of it reaches the queue; and through the
+ * publish handler, the answer is the row's status with the error body of the original service.
  */
+
 import type { InputSchema, Topic } from '../../../shared/domain/model';
-import { ApiError } from '../../../shared/http/errors';
+import type { HttpResult } from '../../../shared/http/api-gateway';
 import { silentLogger } from '../../../shared/observability/logging';
 import { MetricBuffer } from '../../../shared/observability/metrics';
 import { Publisher } from '../../../shared/publish/publisher';
+import { PublishRejection } from '../../../shared/publish/rejection';
 import { namespacePublisher, RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
 import {
   bodyOf,
@@ -16,6 +19,7 @@ import {
   MALFORMED_PUBLISHES,
   MALFORMED_TOPICS,
 } from '../../support/malformed-publishes';
+import { namespacePublish, publishHandler, topicPublish } from '../../support/publish-handler';
 
 const topicOf = (schema: InputSchema): Topic => ({
   name: MALFORMED_TOPICS[schema],
@@ -55,7 +59,7 @@ function setup(schema: InputSchema) {
       body: typeof body === 'string' ? Buffer.from(body) : body,
       contentType,
     });
-  return { publish, queue };
+  return { publish, queue, publisher };
 }
 
 it('has at least 40 rows, covering every input schema', () => {
@@ -81,23 +85,48 @@ it.each([
   },
 );
 
-/** The publish is refused with the row's status, detail code and message, and queues nothing. */
+/** The kind of refusal the table's statuses stand for. */
+const KIND_OF_STATUS = { 400: 'invalid', 413: 'tooLarge' } as const;
+
+/** The publish is refused with the row's kind of refusal, code and message, and queues nothing. */
 async function expectRefused(
   published: Promise<unknown>,
-  row: { status: number; detail: string; message: RegExp | string },
+  row: { status: 400 | 413; detail: string; message: RegExp },
   queue: RecordingQueue,
 ): Promise<void> {
   const refusal = await published.then(
     () => undefined,
     (error: unknown) => error,
   );
-  expect(refusal).toBeInstanceOf(ApiError);
-  const { error } = (refusal as ApiError).toBody();
-  expect({ status: (refusal as ApiError).statusCode, detail: error.details?.[0]?.code }).toEqual({
-    status: row.status,
-    detail: row.detail,
+  expect(refusal).toBeInstanceOf(PublishRejection);
+  const { kind, code, message } = refusal as PublishRejection;
+  expect({ kind, code }).toEqual({ kind: KIND_OF_STATUS[row.status], code: row.detail });
+  expect(message).toMatch(row.message);
+  expect(queue.sent).toEqual([]);
+}
+
+/** The error code of the answer with each of the table's statuses. */
+const ERROR_CODE_OF_STATUS = { 400: 'BadRequest', 413: 'PayloadTooLarge' } as const;
+
+/**
+ * The answer is the row's status, and its body the original service's error body: the error code
+ * of that status, the message, and one detail with the row's code and the same message.
+ */
+function expectAnswer(
+  answer: HttpResult,
+  row: { status: 400 | 413; detail: string; message: RegExp },
+  queue: RecordingQueue,
+): void {
+  expect(answer.statusCode).toBe(row.status);
+  expect(answer.headers).toEqual({ 'content-type': 'application/json; charset=utf-8' });
+  const body = JSON.parse(answer.body ?? '') as { error: { message: string } };
+  expect(body).toEqual({
+    error: {
+      code: ERROR_CODE_OF_STATUS[row.status],
+      message: expect.stringMatching(row.message),
+      details: [{ code: row.detail, message: body.error.message }],
+    },
   });
-  expect(error.message).toMatch(row.message);
   expect(queue.sent).toEqual([]);
 }
 
@@ -109,12 +138,27 @@ it.each(MALFORMED_PUBLISHES.map((row) => [`${row.schema}: ${row.what}`, row] as 
   },
 );
 
+describe('through the publish handler, as a caller gets it', () => {
+  it.each(MALFORMED_PUBLISHES.map((row) => [`${row.schema}: ${row.what}`, row] as const))(
+    '%s',
+    async (_name, row) => {
+      const { publisher, queue } = setup(row.schema);
+      const topic = MALFORMED_TOPICS[row.schema];
+      const contentType = row.contentType ?? defaultContentType(row.schema);
+      const answer = await publishHandler(publisher).call(
+        topicPublish(topic, 'key-one', contentType, bodyOf(row)),
+      );
+      expectAnswer(answer, row, queue);
+    },
+  );
+});
+
 /** The namespace publisher, taking a body and headers. */
 function namespaceSetup() {
-  const { send, queue } = namespacePublisher();
+  const { send, queue, publisher } = namespacePublisher();
   const publish = (body: string | Buffer, headers: Record<string, string>) =>
     send({ body: typeof body === 'string' ? Buffer.from(body) : body, headers });
-  return { publish, queue };
+  return { publish, queue, publisher };
 }
 
 describe('namespace topics, in every content mode', () => {
@@ -122,4 +166,15 @@ describe('namespace topics, in every content mode', () => {
     const { publish, queue } = namespaceSetup();
     await expectRefused(publish(bodyOf(row), row.headers), row, queue);
   });
+
+  it.each(MALFORMED_NAMESPACE_PUBLISHES.map((row) => [row.what, row] as const))(
+    'through the publish handler: %s',
+    async (_name, row) => {
+      const { publisher, queue } = namespaceSetup();
+      const answer = await publishHandler(publisher).call(
+        namespacePublish('shop', 'orders', 'ns-key-one', { ...row.headers }, bodyOf(row)),
+      );
+      expectAnswer(answer, row, queue);
+    },
+  );
 });

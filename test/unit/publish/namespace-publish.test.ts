@@ -47,21 +47,33 @@ describe('publishing to a namespace topic', () => {
     ]);
   });
 
+  // [what, the request, the refusal (an ApiError for the key or topic, a PublishRejection for the
+  // events), what the message says]
   it.each([
-    ['no key', { key: undefined }, 401, /has no access key: send Authorization: SharedAccessKey/],
-    ['a wrong key', { key: 'nope' }, 401, /not valid for namespace 'shop'/],
-    ['an unknown topic', { topic: 'nothing' }, 404, /'nothing' does not exist in namespace 'shop'/],
+    [
+      'no key',
+      { key: undefined },
+      { statusCode: 401 },
+      /has no access key: send Authorization: SharedAccessKey/,
+    ],
+    ['a wrong key', { key: 'nope' }, { statusCode: 401 }, /not valid for namespace 'shop'/],
+    [
+      'an unknown topic',
+      { topic: 'nothing' },
+      { statusCode: 404 },
+      /'nothing' does not exist in namespace 'shop'/,
+    ],
     // The same answer as a wrong key: namespace names can't be probed.
     [
       'an unknown namespace',
       { namespace: 'other' },
-      401,
+      { statusCode: 401 },
       /^The access key is not valid for namespace 'other'\.$/,
     ],
     [
       'a plain JSON content type',
       { headers: { 'content-type': 'application/json' }, body: Buffer.from('[]') },
-      400,
+      { kind: 'invalid', code: 'InvalidContentType' },
       /not accepted: a namespace topic takes CloudEvents/,
     ],
     [
@@ -70,15 +82,15 @@ describe('publishing to a namespace topic', () => {
         headers: batch,
         body: Buffer.from(JSON.stringify(Array.from({ length: 1001 }, (_, i) => event(`e${i}`)))),
       },
-      400,
+      { kind: 'invalid', code: 'TooManyEvents' },
       /1001 events; at most 1000/,
     ],
-  ] as const)('refuses %s (%i), queueing nothing', async (_what, request, statusCode, message) => {
+  ] as const)('refuses %s (%o), queueing nothing', async (_what, request, refusal, message) => {
     const { send, queue } = setup();
     await expect(
       send({ headers: structured, body: Buffer.from(JSON.stringify(event('x'))), ...request }),
     ).rejects.toMatchObject({
-      statusCode,
+      ...refusal,
       message: expect.stringMatching(message),
     });
     expect(queue.sent).toEqual([]);

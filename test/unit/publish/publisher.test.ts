@@ -5,6 +5,7 @@ import { ApiError } from '../../../shared/http/errors';
 import { silentLogger } from '../../../shared/observability/logging';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import { isValidKey, Publisher } from '../../../shared/publish/publisher';
+import { PublishRejection } from '../../../shared/publish/rejection';
 import { parseJob } from '../../../shared/queue/job-codec';
 import { QueueRejectedError } from '../../../shared/queue/sqs-job-queue';
 import {
@@ -74,6 +75,16 @@ async function status(promise: Promise<unknown>): Promise<number> {
     if (error instanceof ApiError) return error.statusCode;
     throw error;
   }
+}
+
+/** The rejection the publish rules refused a request with. */
+async function rejection(promise: Promise<unknown>): Promise<PublishRejection> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (error instanceof PublishRejection) return error;
+  throw new Error(`expected a PublishRejection, got ${String(error)}`);
 }
 
 describe('publishing', () => {
@@ -243,8 +254,9 @@ describe('publishing', () => {
         path: '/iam/topics/orders/api/events',
         body: Buffer.from(JSON.stringify([{ id: '1' }])),
       });
-      await expect(malformed).rejects.toMatchObject({
-        statusCode: 400,
+      expect(await rejection(malformed)).toMatchObject({
+        kind: 'invalid',
+        code: 'InputJsonInvalid',
         message: expect.stringMatching(/Event at index 0: subject is required/),
       });
       expect(queue.sent).toHaveLength(0);
@@ -275,18 +287,20 @@ describe('publishing', () => {
     );
   });
 
-  it('answers 400 for malformed events and queues nothing', async () => {
+  it('refuses malformed events as invalid input and queues nothing', async () => {
     const { publish, queue } = setup();
-    expect(await status(publish([event('1'), { ...event('2'), eventTime: 'never' }]))).toBe(400);
+    const refused = await rejection(publish([event('1'), { ...event('2'), eventTime: 'never' }]));
+    expect([refused.kind, refused.code]).toEqual(['invalid', 'InputJsonInvalid']);
     expect(queue.sent).toHaveLength(0);
   });
 
-  it('answers 413 for a body over 1 MiB', async () => {
+  it('refuses a body over 1 MiB as too large', async () => {
     const { publisher } = setup();
     const body = Buffer.alloc(1_048_577, 32);
-    expect(
-      await status(publisher.publish({ topic: 'orders', credential: keyOne, path: ORDERS_PATH, body })),
-    ).toBe(413);
+    const refused = await rejection(
+      publisher.publish({ topic: 'orders', credential: keyOne, path: ORDERS_PATH, body }),
+    );
+    expect([refused.kind, refused.code]).toEqual(['tooLarge', 'PayloadTooLarge']);
   });
 
   it('answers 503 (and may be retried) when the queue refuses the jobs', async () => {
@@ -392,15 +406,14 @@ describe('publishing', () => {
     expect(reads.topics).toBe(0);
   });
 
-  it('refuses a request whose fan-out is too large (413 naming the limit), queueing nothing', async () => {
+  it('refuses a request whose fan-out is too large (naming the limit), queueing nothing', async () => {
     const many = Array.from({ length: 21 }, (_, i) => subscription({ name: `s${i}` }));
     const { publish, queue } = setup(many);
     const events = Array.from({ length: 5000 }, (_, i) => event(`e${i}`));
-    const error = await publish(events).catch((e: unknown) => e);
-    expect(error).toMatchObject({
-      statusCode: 413,
+    expect(await rejection(publish(events))).toMatchObject({
+      kind: 'tooLarge',
+      code: 'TooManyDeliveries',
       message: expect.stringMatching(/would queue 105000 deliveries .* at most 100000 deliveries/),
-      details: [expect.objectContaining({ code: 'TooManyDeliveries' })],
     });
     expect(queue.sent).toHaveLength(0);
     // 20 subscriptions are within the limit.
@@ -408,17 +421,14 @@ describe('publishing', () => {
     expect(await status(publishTwenty(events))).toBe(200);
   });
 
-  it('answers 400 (not a crash) for events nested too deeply', async () => {
+  it('refuses events nested too deeply as invalid input (not a crash)', async () => {
     const { publisher, queue } = setup();
     const deep = `[{"id":"1","subject":"s","eventType":"t","eventTime":"2026-01-01T00:00:00Z","data":${'['.repeat(10_000)}${']'.repeat(10_000)}}]`;
-    const error = await publisher
-      .publish({ topic: 'orders', credential: keyOne, path: ORDERS_PATH, body: Buffer.from(deep) })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).statusCode).toBe(400);
-    expect((error as ApiError).message).toMatch(
-      /nests more than 100 levels deep \(in the event at index 0\); at most 100/,
+    const error = await rejection(
+      publisher.publish({ topic: 'orders', credential: keyOne, path: ORDERS_PATH, body: Buffer.from(deep) }),
     );
+    expect(error.kind).toBe('invalid');
+    expect(error.message).toMatch(/nests more than 100 levels deep \(in the event at index 0\); at most 100/);
     expect(queue.sent).toHaveLength(0);
   });
 
