@@ -19,7 +19,10 @@ describe('publishing to a namespace topic', () => {
     ).resolves.toMatchObject({ accepted: 1, matchedSubscriptions: 1, messages: 1 });
     expect(listed).toEqual(['shop/orders']);
     const [job] = queue.take();
-    expect(job?.job).toMatchObject({ topic: 'shop/orders', subscription: 'push' });
+    expect(job?.job.target).toMatchObject({
+      topic: { namespace: 'shop', name: 'orders' },
+      subscription: 'push',
+    });
     expect(job?.job.items[0]?.eventJson).toBe(JSON.stringify(event('e1')));
   });
 
