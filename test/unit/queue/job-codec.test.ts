@@ -326,7 +326,11 @@ describe('the job shape is defined once', () => {
         body: packEndedJobs(deadLetterTargetSchema.parse(namespaceTarget), ended)[0] ?? '',
       },
     };
-    for (const { job, body } of Object.values(packed)) expect(parseJob(body)).toEqual(job);
+    for (const { job, body } of Object.values(packed)) {
+      expect(parseJob(body)).toEqual(job);
+      // Nothing was added on the way: the body is the job's own JSON, field for field.
+      expect(JSON.parse(body)).toEqual(job);
+    }
   });
 });
 
