@@ -65,7 +65,7 @@ export const CONFIG_DEFAULTS = {
   allowHttpEndpoints: false,
   subscriptionCacheSeconds: 10,
   topicCacheMs: 1000,
-  deliveryConcurrency: 32,
+  deliveryConcurrency: 256,
   healthCacheMs: 2000,
   historyRetentionDays: 7,
   /** Off unless set: the AWS construct sets both to `true` by default (see its props). */

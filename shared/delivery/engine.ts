@@ -11,7 +11,8 @@
  *   the job is held until it ends, without an attempt; a disabled (410) endpoint ends it.
  * - attempt: one POST per request (an event, or a batch), at most `concurrency` counting at once
  *   across jobs, shared round robin by the subscriptions waiting, and at most
- *   `subscriptionConcurrency` per subscription (`FairSlots`); a request unanswered for a second
+ *   `subscriptionConcurrency` per subscription (`FairSlots`), within a window that grows with
+ *   each answer and halves when the endpoint pushes back (busy, timed out); a request unanswered for a second
  *   stops counting against `concurrency`, so hanging endpoints hold only their own slots; a
  *   stalled endpoint's further events are held instead of queued, and once an outcome puts the
  *   endpoint on probation the job's remaining events are held too.
@@ -58,6 +59,7 @@ import { buildDeliveryRequest, type OutgoingRequest, outgoingEvents, requestsOf 
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { endpointAgreed } from './rules/handshake';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
+import { pushesBack } from './rules/outcomes';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { expiresAtDue, planWait, waitPrecisionOf } from './rules/retry';
 import { deliveryTargetOf } from './target';
@@ -121,6 +123,11 @@ export interface DeliveryEngineDeps {
  * timeout is not scaled either.
  */
 export const STALL_MS = 1000;
+/**
+ * Unanswered requests that may stop counting against `concurrency` at most (each holds a socket):
+ * with the slots that count, they stay well inside Lambda's 1,024 file descriptors.
+ */
+export const MAX_LINGERING_REQUESTS = 512;
 /** How long events refused a slot of a stalled endpoint are held. */
 export const BUSY_HOLD_MS = 5000;
 
@@ -140,7 +147,12 @@ export class DeliveryEngine {
   private readonly secrets: OpenedSecrets;
 
   constructor(private readonly deps: DeliveryEngineDeps) {
-    this.slots = new FairSlots({ capacity: deps.concurrency, stallMs: STALL_MS, now: deps.clock.now });
+    this.slots = new FairSlots({
+      capacity: deps.concurrency,
+      stallMs: STALL_MS,
+      maxLingering: Math.min(8 * deps.concurrency, MAX_LINGERING_REQUESTS),
+      now: deps.clock.now,
+    });
     this.secrets = new OpenedSecrets(deps.sealer);
     this.subscriptionConcurrency = Math.max(
       1,
@@ -346,6 +358,7 @@ export class DeliveryEngine {
         buildDeliveryRequest(subscription, request.events, request.headers, request.url),
       );
       health.observe(subscription, profile, signalOf(profile, startedAt, clock.now(), result));
+      if (!result.delivered && pushesBack(result.outcome)) this.slots.pushBack(key);
       return each((item) => ({ kind: 'attempted', item, startedAt, result }));
     } finally {
       release();

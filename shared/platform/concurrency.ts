@@ -108,7 +108,10 @@ const KEEP_IDLE_MS = 60_000;
  * Slots a key may hold: its limit, within a window that starts at 2 and grows by one with every
  * answer (so it doubles with each round trip), so an endpoint that has never answered holds 2.
  */
-const allowance = (state: KeyState) => Math.min(state.limit, 2 + state.answered);
+const allowance = (state: KeyState) => Math.min(state.limit, INITIAL_WINDOW + state.answered);
+
+/** The window of a key that has had no answer yet. */
+const INITIAL_WINDOW = 2;
 
 export interface FairSlotsOptions {
   /** Slots of the worker: requests that may be starting or answering at once. */
@@ -205,6 +208,23 @@ export class FairSlots {
       this.enqueue(queued);
       this.watch(queued, waiter);
     });
+  }
+
+  /**
+   * The key's endpoint pushed back (it answered "busy" or did not answer in time): its window
+   * halves (never below the starting 2), and grows again by one with each answer. Slots already
+   * held are not taken back; new ones wait until the key is under its smaller window.
+   */
+  pushBack(key: string): void {
+    const state = this.keys.get(key);
+    if (state === undefined) return;
+    state.answered = Math.max(0, Math.floor(allowance(state) / 2) - INITIAL_WINDOW);
+  }
+
+  /** The slots a key may hold now (its window within its limit); 2 for a key never seen. */
+  windowOf(key: string): number {
+    const state = this.keys.get(key);
+    return state === undefined ? INITIAL_WINDOW : allowance(state);
   }
 
   /** Slots held for `key` now (lingering ones included). */

@@ -76,3 +76,11 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, Math.ceil((at - now) / 1000));
 }
+
+/**
+ * Outcomes by which an endpoint says it has too much to do: busy (429, 503) or too slow to answer
+ * (408, 504, a timeout). A worker then halves the requests it keeps in flight to it, and lets the
+ * number grow again with each answer.
+ */
+export const pushesBack = (outcome: DeliveryOutcome | undefined): boolean =>
+  outcome === 'Busy' || outcome === 'TimedOut';

@@ -25,7 +25,7 @@ describe('configuration', () => {
       tableName: 't',
       queueUrls: { retry: 'http://q' },
       timeScale: 60,
-      deliveryConcurrency: 32,
+      deliveryConcurrency: 256,
     });
     expect(config.queueUrls.delivery).toBeUndefined();
   });

@@ -341,6 +341,43 @@ describe('FairSlots across keys', () => {
     expect(await slots.acquire('new', 16)).toBeUndefined();
   });
 
+  it('halves a key’s window when its endpoint pushes back, and lets it grow again with answers', async () => {
+    const { slots } = fair(100);
+    // 30 answers: the window is 32 (2 + 30).
+    for (let i = 0; i < 30; i += 1) ((await slots.acquire('slow', 64)) as () => void)();
+    expect(slots.windowOf('slow')).toBe(32);
+
+    slots.pushBack('slow');
+    expect(slots.windowOf('slow')).toBe(16);
+    slots.pushBack('slow');
+    slots.pushBack('slow');
+    slots.pushBack('slow');
+    slots.pushBack('slow');
+    // Never below the window a new key starts with.
+    expect(slots.windowOf('slow')).toBe(2);
+
+    ((await slots.acquire('slow', 64)) as () => void)();
+    expect(slots.windowOf('slow')).toBe(3);
+    // Other keys and unknown keys are not touched.
+    slots.pushBack('never-seen');
+    expect(slots.windowOf('never-seen')).toBe(2);
+  });
+
+  it('holds new callers of a pushed-back key until it is under its smaller window', async () => {
+    const { slots } = fair(100);
+    for (let i = 0; i < 6; i += 1) ((await slots.acquire('busy', 64)) as () => void)();
+    const held = await Promise.all(Array.from({ length: 8 }, () => slots.acquire('busy', 64)));
+    expect(slots.inUse('busy')).toBe(8);
+    slots.pushBack('busy');
+    expect(slots.windowOf('busy')).toBe(4);
+    const next = slots.acquire('busy', 64);
+    const state = await Promise.race([next, nextMacrotask().then(() => 'waiting' as const)]);
+    expect(state).toBe('waiting');
+    // Five answers: 3 in flight, under the window (which grew to 9 meanwhile): the waiter gets in.
+    for (const release of held.slice(0, 5)) release?.();
+    await expect(next).resolves.toEqual(expect.any(Function));
+  });
+
   it('keeps an idle key’s window for a minute after its last answer', async () => {
     const { slots, clock } = fair(100);
     const grantedAtOnce = async (count: number) => {

@@ -3,6 +3,7 @@ import {
   outcomeForError,
   outcomeForStatus,
   parseRetryAfter,
+  pushesBack,
 } from '../../../../shared/delivery/rules/outcomes';
 
 describe('success', () => {
@@ -63,5 +64,19 @@ describe('Retry-After', () => {
     ['-3', undefined],
   ])('%j means %s seconds', (value, seconds) => {
     expect(parseRetryAfter(value, now)).toBe(seconds);
+  });
+});
+
+describe('push-back', () => {
+  it('is an endpoint answering busy (429, 503) or too slow (408, 504, a timeout), nothing else', () => {
+    for (const status of [429, 503, 408, 504]) expect(pushesBack(outcomeForStatus(status))).toBe(true);
+    expect(
+      pushesBack(outcomeForError(Object.assign(new Error('t'), { code: 'UND_ERR_HEADERS_TIMEOUT' }))),
+    ).toBe(true);
+    for (const status of [400, 401, 404, 410, 413, 500, 502]) {
+      expect(pushesBack(outcomeForStatus(status))).toBe(false);
+    }
+    expect(pushesBack(outcomeForError(Object.assign(new Error('r'), { code: 'ECONNREFUSED' })))).toBe(false);
+    expect(pushesBack(undefined)).toBe(false);
   });
 });
