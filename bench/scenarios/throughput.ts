@@ -8,6 +8,7 @@ import { type CostBreakdown, costPerMillionEvents } from '../cost';
 import { publishedDetails, round, shareOf, throughputFigures } from '../harness/figures';
 import { type LoadRun, loadRun, sqsRequests, usageOf } from '../harness/load-run';
 import { log } from '../harness/log';
+import { sampleMemory } from '../harness/memory';
 import type { Scenario, ScenarioResult } from '../harness/types';
 import { PRICES } from '../prices';
 
@@ -101,7 +102,9 @@ export const throughput: Scenario = {
         ...(schema === undefined ? {} : { schema }),
       });
     log(`throughput: ${offered.toLocaleString('en-US')} events/s offered (100 per request) for ${seconds} s`);
+    const memory = sampleMemory();
     const run = await load('throughput', seconds);
+    const peak = memory.stop();
     // The same load as CloudEvents 1.0 (a batch per request) to a CloudEvents topic, half as long.
     const otherSeconds = Math.max(5, Math.round(seconds / 2));
     log(`throughput, CloudEvents input: ${offered.toLocaleString('en-US')} events/s for ${otherSeconds} s`);
@@ -143,8 +146,23 @@ export const throughput: Scenario = {
               unit: 's',
             },
             main.latencyUnderLoad,
+            {
+              metric: 'peak resident memory of the process running all four functions (and the harness)',
+              value: round(peak.rssBytes / 2 ** 20, 0),
+              unit: 'MiB',
+              goal: "<= 256 (the delivery function's memory)",
+              met: peak.rssBytes <= 256 * 2 ** 20,
+            },
           ],
-          details: { published: publishedDetails(run.published), loadSeconds: round(run.loadSeconds) },
+          details: {
+            published: publishedDetails(run.published),
+            loadSeconds: round(run.loadSeconds),
+            memory: {
+              peakRssMiB: round(peak.rssBytes / 2 ** 20, 1),
+              peakHeapUsedMiB: round(peak.heapUsedBytes / 2 ** 20, 1),
+              samples: peak.samples,
+            },
+          },
           timeline: run.timeline,
         },
         {
