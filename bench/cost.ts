@@ -89,7 +89,10 @@ export const TLS_RECORD_OVERHEAD_BYTES = 22;
 /** Bytes billed as data transfer out for one request of `bytes` (request line, headers, body). */
 export function wireBytes(bytes: number): number {
   const records = Math.max(1, Math.ceil(bytes / TLS_RECORD_BYTES));
-  const segments = Math.max(1, Math.ceil((bytes + records * TLS_RECORD_OVERHEAD_BYTES) / TCP_SEGMENT_PAYLOAD_BYTES));
+  const segments = Math.max(
+    1,
+    Math.ceil((bytes + records * TLS_RECORD_OVERHEAD_BYTES) / TCP_SEGMENT_PAYLOAD_BYTES),
+  );
   return (
     bytes +
     WIRE_OVERHEAD_BYTES_PER_REQUEST +
@@ -167,7 +170,12 @@ export function platformRecords(
       ['platform.initRuntimeDone', { initializationType: 'on-demand', phase: 'init', status: 'success' }],
       [
         'platform.initReport',
-        { initializationType: 'on-demand', phase: 'init', status: 'success', metrics: { durationMs: 234.56 } },
+        {
+          initializationType: 'on-demand',
+          phase: 'init',
+          status: 'success',
+          metrics: { durationMs: 234.56 },
+        },
       ],
     ]),
   };
@@ -187,7 +195,8 @@ export function accessLogLine(format: string, path = '/topics/orders/api/events'
     '$context.requestId': 'Vh3kXjZ5oAMEb2Q=',
     '$context.requestTime': '25/Nov/2026:00:00:00 +0000',
     '$context.identity.sourceIp': '203.0.113.17',
-    '$context.identity.userAgent': 'azsdk-js-eventgrid/5.12.0 core-rest-pipeline/1.22.0 Node/24.11.1 OS/(arm64-Linux-6.1)',
+    '$context.identity.userAgent':
+      'azsdk-js-eventgrid/5.12.0 core-rest-pipeline/1.22.0 Node/24.11.1 OS/(arm64-Linux-6.1)',
     '$context.identity.caller': '-',
     '$context.httpMethod': 'POST',
     '$context.routeKey': 'POST /topics/{topic}/api/events',
@@ -208,7 +217,10 @@ export function accessLogLine(format: string, path = '/topics/orders/api/events'
  * Share of invocations X-Ray records under a sampling rule (the default: a reservoir of 1 a second,
  * then 5% of the rest), at `perSecond` invocations a second.
  */
-export function sampledShare(perSecond: number, sampling: { reservoirPerSecond: number; rate: number }): number {
+export function sampledShare(
+  perSecond: number,
+  sampling: { reservoirPerSecond: number; rate: number },
+): number {
   if (perSecond <= 0) return 0;
   const reservoir = Math.min(perSecond, sampling.reservoirPerSecond);
   return (reservoir + (perSecond - reservoir) * sampling.rate) / perSecond;
@@ -300,7 +312,9 @@ export function billPerMillionEvents(
 
   const dataTransferOutBytes =
     // Webhook requests at their mean size: the framing grows by segment, so a mean is close.
-    (usage.webhookRequests === 0 ? 0 : usage.webhookRequests * wireBytes(usage.webhookBytes / usage.webhookRequests)) *
+    (usage.webhookRequests === 0
+      ? 0
+      : usage.webhookRequests * wireBytes(usage.webhookBytes / usage.webhookRequests)) *
       scale +
     usage.publishAnswers * wireBytes(Buffer.byteLength(PUBLISH_ANSWER)) * scale;
 
@@ -382,7 +396,14 @@ export interface FixedInputs {
 }
 
 export interface FixedMonthly {
-  stack: { alarms: number; dashboards: number; secrets: number; kmsKeys: number; metrics: number; total: number };
+  stack: {
+    alarms: number;
+    dashboards: number;
+    secrets: number;
+    kmsKeys: number;
+    metrics: number;
+    total: number;
+  };
   perTopic: number;
   perSubscription: number;
 }
@@ -411,7 +432,10 @@ const chunks = (bytes: number, chunkBytes: number) => Math.max(1, Math.ceil(byte
  * The same work at the comparison services' list prices, per million events: each event published
  * once and delivered once to one subscription (`attemptsPerEvent` delivery attempts).
  */
-export function comparisonPerMillion(eventBytes: number, attemptsPerEvent = 1): { eventGrid: number; eventBridge: number } {
+export function comparisonPerMillion(
+  eventBytes: number,
+  attemptsPerEvent = 1,
+): { eventGrid: number; eventBridge: number } {
   const grid = PRICES.eventGrid;
   const bridge = PRICES.eventBridge;
   return {
