@@ -97,8 +97,9 @@ export class Sink {
     return new Sink(child, `http://127.0.0.1:${port}/hook`);
   }
 
-  configure(failureRate: number): void {
-    this.child.send({ type: 'configure', failureRate } satisfies SinkRequest);
+  /** The share of answers that fail, and how long each answer is held back (ms, default 0). */
+  configure(failureRate: number, delayMs = 0): void {
+    this.child.send({ type: 'configure', failureRate, delayMs } satisfies SinkRequest);
   }
 
   take(): Promise<Extract<SinkMessage, { type: 'taken' }>> {

@@ -2,13 +2,17 @@
  * A fast webhook sink for benchmarks, run as a child process so it does not share a core with
  * the stack. Each event carries its publish time in `data.t`; the sink keeps the latency of
  * every delivery it acknowledges and the ids it has acknowledged. A configurable share of
- * answers fail with 500, as `failure-pattern.ts` decides.
+ * answers fail with 500, as `failure-pattern.ts` decides; every answer can be held back a
+ * configured time, as a real webhook takes (0 by default). It also counts the bytes of every
+ * request as it arrived: request line, headers and body (what leaves AWS towards a webhook).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { failsAttempt } from './failure-pattern';
 
-export type SinkRequest = { type: 'configure'; failureRate: number } | { type: 'take' } | { type: 'stop' };
+export type SinkRequest =
+  /** `delayMs`: how long each answer is held back (default 0). */
+  { type: 'configure'; failureRate: number; delayMs?: number } | { type: 'take' } | { type: 'stop' };
 export type SinkMessage =
   | { type: 'ready'; port: number }
   | {
@@ -24,10 +28,28 @@ export type SinkMessage =
       distinctDelivered: number;
       /** Epoch ms of the last acknowledged delivery (0 if none yet). */
       lastAt: number;
+      /** Requests received since the last take (answered or not), and their bytes on arrival. */
+      requests: number;
+      requestBytes: number;
     };
+
+/** A request's bytes as sent: request line, each header as received, the blank line and the body. */
+export function requestBytes(
+  request: { method?: string; url?: string; httpVersion: string; rawHeaders: string[] },
+  bodyBytes: number,
+): number {
+  let bytes = Buffer.byteLength(`${request.method} ${request.url} HTTP/${request.httpVersion}\r\n`);
+  for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) {
+    bytes += Buffer.byteLength(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}\r\n`);
+  }
+  return bytes + 2 + bodyBytes;
+}
 
 function main(): void {
   let failureRate = 0;
+  let delayMs = 0;
+  let requests = 0;
+  let bytes = 0;
   let delivered = 0;
   let failed = 0;
   let latencies: number[] = [];
@@ -40,9 +62,16 @@ function main(): void {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const now = Date.now();
+      const body = Buffer.concat(chunks);
+      requests += 1;
+      bytes += requestBytes(req, body.length);
+      if (delayMs > 0) setTimeout(() => answer(now, body), delayMs);
+      else answer(now, body);
+    });
+    const answer = (now: number, body: Buffer) => {
       let events: Array<{ id: string; data?: { t?: number } }> = [];
       try {
-        events = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        events = JSON.parse(body.toString('utf8'));
       } catch {
         // not an event array: counted, not measured
       }
@@ -63,7 +92,7 @@ function main(): void {
       lastAt = now;
       res.writeHead(200);
       res.end();
-    });
+    };
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => {
@@ -72,6 +101,7 @@ function main(): void {
   process.on('message', (request: SinkRequest) => {
     if (request.type === 'configure') {
       failureRate = request.failureRate;
+      delayMs = request.delayMs ?? 0;
       acknowledged.clear();
     }
     if (request.type === 'take') {
@@ -83,7 +113,11 @@ function main(): void {
         byPath,
         distinctDelivered: acknowledged.size,
         lastAt,
+        requests,
+        requestBytes: bytes,
       } satisfies SinkMessage);
+      requests = 0;
+      bytes = 0;
       delivered = 0;
       failed = 0;
       latencies = [];

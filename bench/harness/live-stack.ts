@@ -24,13 +24,25 @@ export interface Rig {
   publishers: Publishers;
 }
 
-export async function liveStack(options: { timeScale: number }): Promise<LiveStack> {
+export async function liveStack(options: {
+  timeScale: number;
+  /** The handlers' log level (default ERROR: the benchmark's console stays readable). */
+  logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** Webhook requests one delivery invocation has in flight (default: the local stack's). */
+  deliveryConcurrency?: number;
+  /** Delivery invocations in flight per queue (default: the queue's, as on AWS). */
+  maxConcurrency?: number;
+}): Promise<LiveStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gridwire-bench-'));
   const usage = new UsageCollector();
   const stack = await startLocalStack({
     dataDir,
     port: 0,
-    logLevel: 'ERROR',
+    logLevel: options.logLevel ?? 'ERROR',
+    ...(options.deliveryConcurrency === undefined
+      ? {}
+      : { deliveryConcurrency: options.deliveryConcurrency }),
+    ...(options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency }),
     timeScale: options.timeScale,
     // As on AWS: publishers trust a topic for a second.
     topicCacheMs: 1000,

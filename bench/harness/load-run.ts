@@ -36,6 +36,9 @@ export interface LoadRun {
   delivered: number;
   /** Requests the sink answered 2xx (one per batch when the subscription batches). */
   webhookRequests: number;
+  /** Every request the sink received (failed attempts too), and their bytes on arrival. */
+  webhookAttempts: number;
+  webhookBytes: number;
   /** Mean events delivered per second while publishing (seconds 2 to the end of the load). */
   steadyRate: number;
   /** The slowest of those seconds. */
@@ -67,6 +70,8 @@ export async function loadRun({ live, sink, publishers }: Rig, options: LoadOpti
   const latencies: number[] = [];
   let delivered = 0;
   let webhookRequests = 0;
+  let webhookAttempts = 0;
+  let webhookBytes = 0;
   let lastAt = 0;
   let sampling = true;
   const startedAt = Date.now();
@@ -81,6 +86,8 @@ export async function loadRun({ live, sink, publishers }: Rig, options: LoadOpti
       const eventsThisSecond = taken.latencies.length;
       delivered += eventsThisSecond;
       webhookRequests += taken.delivered;
+      webhookAttempts += taken.requests;
+      webhookBytes += taken.requestBytes;
       for (const [path, count] of Object.entries(taken.byPath)) byPath[path] = (byPath[path] ?? 0) + count;
       // A loop, not a spread: a second can bring more samples than a call may take arguments.
       for (const latency of taken.latencies) latencies.push(latency);
@@ -129,6 +136,8 @@ export async function loadRun({ live, sink, publishers }: Rig, options: LoadOpti
     loadSeconds,
     delivered,
     webhookRequests,
+    webhookAttempts,
+    webhookBytes,
     steadyRate,
     steadyMin,
     drainSeconds,

@@ -5,6 +5,7 @@
  * of their own.
  */
 import { batching } from '../scenarios/batching';
+import { bill } from '../scenarios/bill';
 import { crowd } from '../scenarios/crowd';
 import { deadEndpoint } from '../scenarios/dead-endpoint';
 import { deadLetters } from '../scenarios/dead-letters';
@@ -31,4 +32,5 @@ export const SCENARIOS: readonly Scenario[] = [
   deadEndpoint,
   crowd,
   deadLetters,
+  bill,
 ];

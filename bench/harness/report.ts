@@ -5,6 +5,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PRICES } from '../prices';
+import { billSection } from './bill-report';
 import type { Figure, ReferenceKey, ReferenceRates, ScenarioResult, Share } from './types';
 
 export interface Results {
@@ -282,6 +283,10 @@ keeps each delivery invocation busy longer (requests run ${'`'}deliveryConcurren
 Lambda duration grows with it. With failures, each job with failed attempts adds one packed
 attempt-history item per subscription in DynamoDB (not one per attempt), and retry messages on
 SQS (events that failed together share one retry message).
+
+## The AWS bill
+
+${billSection(results.scenarios)}
 `;
 }
 

@@ -1,0 +1,70 @@
+/**
+ * The EMF records the functions would write for the metric points of a run. The local stack sums
+ * metric points in memory instead of writing EMF, so the records are rebuilt from its totals:
+ * each flush writes one record per dimension set it has points in (`publishMetricPoints` in
+ * `shared/lambda/middleware.ts`), a count once per flush and every duration observation, at most
+ * 99 values of a metric per record. The records are then written by Powertools Metrics itself,
+ * through that same function, and their bytes counted as CloudWatch Logs would ingest them.
+ */
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { MetricTotal } from '../local/metrics';
+import { publishMetricPoints } from '../shared/lambda/middleware';
+import {
+  METRICS_NAMESPACE,
+  type MetricName,
+  type MetricPoint,
+  SERVICE_NAME,
+} from '../shared/observability/metrics';
+import { captureFunctionOutput } from './log-capture';
+
+const VALUES_PER_RECORD = 99;
+
+/** Totals gathered between two snapshots of the local stack's metrics. */
+export function metricsBetween(before: readonly MetricTotal[], after: readonly MetricTotal[]): MetricTotal[] {
+  const key = (total: MetricTotal) => `${total.name}|${JSON.stringify(total.dimensions)}`;
+  const earlier = new Map(before.map((total) => [key(total), total]));
+  return after.flatMap((total) => {
+    const was = earlier.get(key(total));
+    const samples = total.samples - (was?.samples ?? 0);
+    return samples > 0 ? [{ ...total, samples, sum: total.sum - (was?.sum ?? 0) }] : [];
+  });
+}
+
+/** EMF records, and their bytes, for the metric totals of a run. */
+export function emfRecordsOf(totals: readonly MetricTotal[]): { records: number; bytes: number } {
+  const byDimensions = new Map<string, MetricTotal[]>();
+  for (const total of totals) {
+    const key = JSON.stringify(total.dimensions);
+    byDimensions.set(key, [...(byDimensions.get(key) ?? []), total]);
+  }
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+  let records = 0;
+  let bytes = 0;
+  for (const group of byDimensions.values()) {
+    // Every flush with a point in this dimension set counted each of its counts once.
+    const counts = group.filter((total) => total.unit === 'Count');
+    const flushes = Math.max(
+      1,
+      ...counts.map((total) => total.samples),
+      ...group.map((total) => Math.ceil(total.samples / VALUES_PER_RECORD)),
+    );
+    // One flush's points: a count's mean value, a duration's mean number of observations.
+    const points: MetricPoint[] = group.map((total) => ({
+      name: total.name as MetricName,
+      unit: total.unit as MetricPoint['unit'],
+      dimensions: total.dimensions,
+      values:
+        total.unit === 'Count'
+          ? [Math.round(total.sum / total.samples)]
+          : Array.from({ length: Math.max(1, Math.round(total.samples / flushes)) }, () =>
+              Math.round(total.sum / total.samples),
+            ),
+    }));
+    const capture = captureFunctionOutput();
+    publishMetricPoints(points, metrics);
+    const written = capture.stop();
+    records += written.emfRecords * flushes;
+    bytes += written.emfBytes * flushes;
+  }
+  return { records, bytes };
+}

@@ -1,0 +1,165 @@
+/**
+ * The "AWS bill" section of docs/BENCHMARKS.md: every line item of the `bill` scenario's cases,
+ * the fixed monthly costs, and what each line item is and where it comes from.
+ */
+import { PRICES } from '../prices';
+import type { ScenarioResult } from './types';
+
+/** Each line item of the bill: its label and where its quantity and price come from. */
+const LINE_ITEMS: ReadonlyArray<[key: string, label: string, source: string]> = [
+  ['httpApi', 'HTTP API requests', 'publish requests counted in the run, $1.00 per million'],
+  ['lambdaRequests', 'Lambda requests', 'invocations counted in the run, $0.20 per million (arm)'],
+  [
+    'lambdaDuration',
+    'Lambda duration',
+    "each invocation's measured duration, rounded up to 1 ms, at the function's memory; the delivery function waits on the webhook",
+  ],
+  [
+    'lambdaInit',
+    'Lambda INIT (cold starts)',
+    'a measured cold start (bundled as the construct bundles it, loaded by a fresh node process, handler built) times an assumed number of cold starts per million events, billed as duration',
+  ],
+  ['sqs', 'SQS', 'requests counted by an SDK middleware, in 64 KiB chunks, $0.40 per million'],
+  ['dynamodb', 'DynamoDB', 'read and write units counted from the requests, on-demand prices'],
+  ['s3', 'S3', 'puts and gets counted, $0.005 per 1,000 puts, $0.0004 per 1,000 gets'],
+  [
+    'dataTransferOut',
+    'Data transfer out',
+    'webhook request bytes as the sink received them (request line, headers, body) and the HTTP API answers to publishers, each with a stated TCP/TLS overhead per request, $0.09/GB',
+  ],
+  [
+    'logsApplication',
+    'Logs: application',
+    "the JSON lines the handlers' loggers wrote in the run at the function's application log level, plus 26 B per event, $0.50/GB",
+  ],
+  [
+    'logsPlatform',
+    'Logs: Lambda platform',
+    "Lambda's JSON platform records per invocation (start, runtimeDone, report) and per cold start, at the function's system log level (none at WARN), $0.50/GB",
+  ],
+  [
+    'logsAccess',
+    'Logs: API access',
+    "one line per API request in the stage's access log format, read from the template, $0.50/GB",
+  ],
+  [
+    'logsEmf',
+    'Logs: EMF metrics',
+    "the EMF records the metric flushes write (rebuilt from the run's metric points, written by Powertools Metrics), billed as log ingestion, $0.50/GB",
+  ],
+  [
+    'logStorage',
+    'Logs: storage',
+    "every byte ingested above, kept for the log groups' retention, $0.03 per GB-month (ingested size: an upper bound, storage is compressed)",
+  ],
+  [
+    'xray',
+    'X-Ray traces',
+    "one trace per sampled invocation (default rule: 1 a second, then 5%), at the run's invocation rate, $5.00 per million recorded (retrieval, $0.50 per million, is not counted)",
+  ],
+  [
+    'secretsManagerReads',
+    'Secrets Manager reads',
+    "secrets read per cold start (kept for the container's life), $0.05 per 10,000 calls",
+  ],
+];
+
+interface BillCaseDetails {
+  case: { key: string };
+  perMillion: Record<string, number>;
+  comparisonPerMillion: { eventGrid: number; eventBridge: number };
+}
+
+interface FixedDetails {
+  stack: Record<string, number>;
+  perTopic: number;
+  perSubscription: number;
+  inputs: {
+    alarms: number;
+    alarmMetrics: number;
+    dashboards: number;
+    secrets: number;
+    customerManagedKeys: number;
+    customMetrics: { happyPath: Record<string, number>; atMost: Record<string, number> };
+  };
+}
+
+const dollars = (value: number | undefined) =>
+  value === undefined
+    ? ''
+    : value >= 1
+      ? value.toFixed(2)
+      : value >= 0.0001
+        ? value.toFixed(4)
+        : value.toExponential(1);
+
+/** The section, or a note when the run did not include the `bill` scenario. */
+export function billSection(scenarios: readonly ScenarioResult[]): string {
+  const bill = scenarios.find((scenario) => scenario.name === 'bill');
+  if (bill === undefined) return 'Not run this time: `npm run bench -- --only bill`.';
+  const cases = (bill.details.cases ?? []) as BillCaseDetails[];
+  const fixed = bill.details.fixedMonthly as FixedDetails | undefined;
+  const header = `| line item | ${cases.map((c) => c.case.key).join(' | ')} |`;
+  const rule = `|---|${cases.map(() => '---:').join('|')}|`;
+  const row = (label: string, values: Array<number | undefined>) =>
+    `| ${label} | ${values.map(dollars).join(' | ')} |`;
+  const rows = [
+    ...LINE_ITEMS.map(([key, label]) =>
+      row(
+        label,
+        cases.map((c) => c.perMillion[key]),
+      ),
+    ),
+    row(
+      '**all-in**',
+      cases.map((c) => c.perMillion.total),
+    ),
+    row(
+      '**all-in excluding data transfer out**',
+      cases.map((c) => c.perMillion.totalExcludingDataTransferOut),
+    ),
+    row(
+      'Event Grid (basic), same work',
+      cases.map((c) => c.comparisonPerMillion.eventGrid),
+    ),
+    row(
+      'EventBridge + API destinations, same work',
+      cases.map((c) => c.comparisonPerMillion.eventBridge),
+    ),
+  ];
+  const fixedTable =
+    fixed === undefined
+      ? ''
+      : `
+| fixed monthly | USD/month | from |
+|---|---:|---|
+| alarms | ${fixed.stack.alarms?.toFixed(2)} | ${fixed.inputs.alarms} alarms reading ${fixed.inputs.alarmMetrics} metrics (infra/monitoring.ts), $0.10 per alarm metric |
+| dashboard | ${fixed.stack.dashboards?.toFixed(2)} | ${fixed.inputs.dashboards} dashboard, $3.00 each |
+| secrets | ${fixed.stack.secrets?.toFixed(2)} | ${fixed.inputs.secrets} Secrets Manager secrets (sealing keys), $0.40 each |
+| KMS keys | ${fixed.stack.kmsKeys?.toFixed(2)} | ${fixed.inputs.customerManagedKeys} customer-managed key (the alarm topic's; queues, buckets and table use AWS-owned or service keys), $1.00 each |
+| stack-wide custom metrics | ${fixed.stack.metrics?.toFixed(2)} | ${fixed.inputs.customMetrics.atMost.stack} metrics without a topic or subscription dimension, $0.30 each (series by error or reason add to this as they occur) |
+| **stack** | **${fixed.stack.total?.toFixed(2)}** | |
+| per topic | ${fixed.perTopic.toFixed(2)} | ${fixed.inputs.customMetrics.happyPath.perTopic} metrics a topic emits on the happy path (at most ${fixed.inputs.customMetrics.atMost.perTopic}), $0.30 each |
+| per subscription | ${fixed.perSubscription.toFixed(2)} | ${fixed.inputs.customMetrics.happyPath.perSubscription} metrics a subscription emits on the happy path (at most ${fixed.inputs.customMetrics.atMost.perSubscription}), $0.30 each |`;
+  const explanations = LINE_ITEMS.map(([, label, source]) => `- **${label}**: ${source}.`).join('\n');
+  return `${bill.description}
+
+Dollars per million delivered events:
+
+${header}
+${rule}
+${rows.join('\n')}
+${fixedTable}
+
+What each line item is and where it comes from (prices: us-east-1 list prices taken ${PRICES.takenOn}
+from ${Object.values(PRICES.sources).join(', ')}):
+
+${explanations}
+- **Event Grid** and **EventBridge**: the same events at list prices: Event Grid basic bills each
+  published event (per 64 KB) and each delivery attempt, $0.60 per million operations; EventBridge
+  bills each custom event published (per 64 KB), $1.00 per million, and each API destination
+  invocation, $0.20 per million (one per event, no batching). Neither includes data transfer.
+- **Fixed monthly** costs do not scale with events: alarms, dashboard, secrets and keys are read
+  from the synthesized CDK template; custom metrics are counted from the dimension sets each metric
+  is emitted in (\`METRIC_DIMENSION_SETS\`) and the series the run emitted.`;
+}

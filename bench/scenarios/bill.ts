@@ -1,0 +1,400 @@
+/**
+ * The honest AWS bill: every line item of running the stack, per million delivered events, for
+ * webhooks that take 10 ms, 100 ms and 1 s to answer, published 100 or 1 per request, with and
+ * without output batching; the same work at Event Grid's and EventBridge's list prices; and the
+ * fixed monthly costs of the stack, a topic and a subscription.
+ *
+ * Measured in the run: AWS requests, Lambda invocations and durations (the delivery function
+ * waits on the webhook), webhook bytes on arrival at the sink, the JSON lines the handlers'
+ * loggers write, the metric points they flush, and each function's cold start (bundled as the
+ * construct bundles it). Read from the synthesized CDK template: memory, log format and levels,
+ * tracing, the delivery concurrency, the access log format, retention, alarms, dashboards,
+ * secrets and keys. Assumed, and stated in the details: cold starts per million events, X-Ray's
+ * default sampling rule, the TCP/TLS overhead per request and the stored share of log bytes.
+ */
+import type { FunctionKey } from '../../shared/config/resources';
+import { METRIC_DIMENSION_SETS, type MetricName } from '../../shared/observability/metrics';
+import { type ColdStart, measureColdStarts } from '../cold-start';
+import {
+  type BillSettings,
+  type BillUsage,
+  billPerMillionEvents,
+  comparisonPerMillion,
+  fixedMonthly,
+  PUBLISH_ANSWER,
+  type SystemLogLevel,
+  WIRE_OVERHEAD_BYTES_PER_REQUEST,
+} from '../cost';
+import { emfRecordsOf, metricsBetween } from '../emf-size';
+import { round } from '../harness/figures';
+import { liveStack, topicWithSubscription } from '../harness/live-stack';
+import { loadRun, usageOf, warmUp } from '../harness/load-run';
+import { log } from '../harness/log';
+import type { Figure, Scenario } from '../harness/types';
+import { captureFunctionOutput } from '../log-capture';
+import { PRICES } from '../prices';
+import { readStackSettings } from '../stack-settings';
+
+/**
+ * Cold starts of each function per million events (an assumption: at a steady few hundred events
+ * a second a million events take under an hour, and Lambda recycles instances every few hours and
+ * adds some as load varies; ten each is on the generous side).
+ */
+const COLD_STARTS_PER_MILLION_EVENTS = 10;
+/** X-Ray's default sampling rule: the first request each second, then 5% of the rest. */
+const DEFAULT_SAMPLING = { reservoirPerSecond: 1, rate: 0.05 };
+/**
+ * Secrets Manager reads per cold start: the publish function opens sealed topic keys (one
+ * secret, kept for the container's life); delivery reads its secret only for subscriptions with
+ * secret headers, which these runs do not have.
+ */
+const SECRET_READS_PER_COLD_START: Record<FunctionKey, number> = {
+  publish: 1,
+  management: 2,
+  delivery: 0,
+  deadLetter: 0,
+};
+/** Stored over ingested log bytes: 1, the upper bound (CloudWatch stores them compressed). */
+const LOG_STORED_SHARE = 1;
+
+interface BillCase {
+  key: string;
+  perRequest: number;
+  eventsPerSecond: number;
+  seconds: number;
+  webhookMs: number;
+  batched: boolean;
+}
+
+/**
+ * Sized so each case delivers in a few seconds: a delivery invocation has a subscription's
+ * requests in flight a quarter of its concurrency at a time, so a 1 s webhook takes 100 events
+ * about 13 s.
+ */
+const CASES: readonly BillCase[] = [
+  {
+    key: '100 per request, 100 ms webhook',
+    perRequest: 100,
+    eventsPerSecond: 100,
+    seconds: 4,
+    webhookMs: 100,
+    batched: false,
+  },
+  {
+    key: '1 per request, 100 ms webhook',
+    perRequest: 1,
+    eventsPerSecond: 50,
+    seconds: 4,
+    webhookMs: 100,
+    batched: false,
+  },
+  {
+    key: '100 per request, 10 ms webhook',
+    perRequest: 100,
+    eventsPerSecond: 500,
+    seconds: 3,
+    webhookMs: 10,
+    batched: false,
+  },
+  {
+    key: '1 per request, 10 ms webhook',
+    perRequest: 1,
+    eventsPerSecond: 200,
+    seconds: 3,
+    webhookMs: 10,
+    batched: false,
+  },
+  {
+    key: '100 per request, 1 s webhook',
+    perRequest: 100,
+    eventsPerSecond: 50,
+    seconds: 2,
+    webhookMs: 1000,
+    batched: false,
+  },
+  {
+    key: '1 per request, 1 s webhook',
+    perRequest: 1,
+    eventsPerSecond: 8,
+    seconds: 3,
+    webhookMs: 1000,
+    batched: false,
+  },
+  {
+    key: '100 per request, 100 ms webhook, batched',
+    perRequest: 100,
+    eventsPerSecond: 200,
+    seconds: 3,
+    webhookMs: 100,
+    batched: true,
+  },
+  {
+    key: '100 per request, 1 s webhook, batched',
+    perRequest: 100,
+    eventsPerSecond: 100,
+    seconds: 2,
+    webhookMs: 1000,
+    batched: true,
+  },
+];
+
+/** Lambda's system log level as the bill takes it: unset is INFO; WARN and above drop the platform records. */
+const systemLevel = (level: string | undefined): SystemLogLevel =>
+  level === undefined || level === 'INFO' ? 'INFO' : level === 'DEBUG' ? 'DEBUG' : 'WARN';
+
+/** Custom metrics of each scope: at most (every series the code can emit) and on the happy path (emitted in the run). */
+function metricCounts(emitted: ReadonlyArray<{ name: string; dimensions: Record<string, string> }>) {
+  const sets = Object.entries(METRIC_DIMENSION_SETS) as Array<[MetricName, readonly (readonly string[])[]]>;
+  const atMost = (dimensions: readonly string[]) =>
+    sets.filter(([, metricSets]) =>
+      metricSets.some((set) => set.length === dimensions.length && dimensions.every((d) => set.includes(d))),
+    ).length;
+  const series = new Set(
+    emitted.map((total) => `${total.name}|${Object.keys(total.dimensions).sort().join(',')}`),
+  );
+  const happy = (dimensions: string) => [...series].filter((key) => key.split('|')[1] === dimensions).length;
+  return {
+    atMost: {
+      stack: atMost([]),
+      perTopic: atMost(['Topic']),
+      perSubscription: atMost(['EventSubscriptionName', 'Topic']),
+    },
+    happyPath: {
+      stack: happy(''),
+      perTopic: happy('Topic'),
+      perSubscription: happy('EventSubscriptionName,Topic'),
+    },
+  };
+}
+
+const usd = (value: number) => round(value, 4);
+const roundAll = (values: object, digits: number) =>
+  Object.fromEntries(Object.entries(values).map(([key, value]) => [key, round(value as number, digits)]));
+
+export const bill: Scenario = {
+  name: 'bill',
+  description:
+    'the all-in AWS bill per million events (every line item), 10 ms / 100 ms / 1 s webhooks, 100 or 1 per request, batching, fixed monthly costs',
+  uses: ['sink', 'loadGenerator'],
+  async run(ctx) {
+    log('bill: reading the stack settings from the synthesized template');
+    const stackSettings = readStackSettings();
+    log('bill: cold starts of the publish and delivery functions, bundled as the construct bundles them');
+    const coldStarts = await measureColdStarts(['publish', 'delivery'], ctx.quick ? 1 : 3);
+    const initMs = (fn: FunctionKey) => (coldStarts[fn] as ColdStart | undefined)?.initMs ?? 0;
+    const delivery = stackSettings.functions.delivery;
+    const settings: BillSettings = {
+      systemLogLevel: systemLevel(delivery.systemLogLevel),
+      tracing: delivery.tracing,
+      sampling: DEFAULT_SAMPLING,
+      accessLogFormat: stackSettings.accessLogFormat,
+      coldStartsPerMillionEvents: COLD_STARTS_PER_MILLION_EVENTS,
+      initMs: { publish: initMs('publish'), management: 0, delivery: initMs('delivery'), deadLetter: 0 },
+      secretReadsPerColdStart: SECRET_READS_PER_COLD_START,
+      logRetentionMonths: Math.max(...stackSettings.logRetentionDays) / 30,
+      logStoredShare: LOG_STORED_SHARE,
+    };
+    // The application log level Lambda gives the loggers: INFO when the function sets none.
+    const applicationLevel = (delivery.applicationLogLevel ?? 'INFO') as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+    const live = await liveStack({
+      timeScale: 1,
+      logLevel: applicationLevel,
+      deliveryConcurrency: stackSettings.deliveryConcurrency,
+      // The local stack runs one delivery engine for every invocation; one invocation at a time
+      // has its request slots to itself, as one Lambda instance has, so durations are an instance's.
+      maxConcurrency: 1,
+    });
+    const rig = await ctx.rig(live);
+    const cases: Array<{
+      case: BillCase;
+      usage: BillUsage;
+      bill: ReturnType<typeof billPerMillionEvents>;
+      comparison: ReturnType<typeof comparisonPerMillion>;
+    }> = [];
+    const emitted: Array<{ name: string; dimensions: Record<string, string> }> = [];
+    try {
+      await warmUp(rig, { topic: 'bill-warm-up', eventsPerSecond: 500, eventsPerRequest: 20 });
+      for (const [index, billCase] of CASES.entries()) {
+        const topic = `bill-${index}`;
+        log(
+          `bill: ${billCase.key}: ${billCase.eventsPerSecond.toLocaleString('en-US')} events/s for ${billCase.seconds} s`,
+        );
+        const key = await topicWithSubscription(
+          live,
+          topic,
+          rig.sink.url,
+          'EventGridSchema',
+          billCase.batched ? { maxEventsPerBatch: billCase.perRequest } : {},
+        );
+        rig.sink.configure(0, billCase.webhookMs);
+        const before = live.stack.metrics.snapshot();
+        const capture = captureFunctionOutput();
+        let run: Awaited<ReturnType<typeof loadRun>>;
+        try {
+          run = await loadRun(rig, {
+            name: topic,
+            eventsPerRequest: billCase.perRequest,
+            eventsPerSecond: billCase.eventsPerSecond,
+            seconds: billCase.seconds,
+            topic,
+            subscribe: async () => key,
+          });
+        } finally {
+          rig.sink.configure(0, 0);
+        }
+        const written = capture.stop();
+        const totals = metricsBetween(before, live.stack.metrics.snapshot());
+        emitted.push(...totals);
+        const emf = emfRecordsOf(totals);
+        const usage: BillUsage = {
+          ...usageOf(run, run.delivered),
+          seconds: run.usageSeconds,
+          webhookRequests: run.webhookAttempts,
+          webhookBytes: run.webhookBytes,
+          publishAnswers: run.published.requests,
+          applicationLogLines: written.applicationLines,
+          applicationLogBytes: written.applicationBytes,
+          emfRecords: emf.records,
+          emfBytes: emf.bytes,
+        };
+        const eventBytes = run.webhookBytes / Math.max(1, run.delivered);
+        cases.push({
+          case: billCase,
+          usage,
+          bill: billPerMillionEvents(usage, settings),
+          comparison: comparisonPerMillion(
+            eventBytes,
+            run.webhookAttempts / Math.max(1, run.webhookRequests),
+          ),
+        });
+      }
+    } finally {
+      await live.close();
+    }
+
+    const counts = metricCounts(emitted);
+    const fixed = fixedMonthly({
+      alarmMetrics: stackSettings.alarmMetrics,
+      dashboards: stackSettings.dashboards,
+      secrets: stackSettings.secrets,
+      customerManagedKeys: stackSettings.customerManagedKeys,
+      metrics:
+        counts.atMost.stack === 0 ? counts.happyPath : { ...counts.happyPath, stack: counts.atMost.stack },
+    });
+    const byKey = (key: string) => cases.find((c) => c.case.key === key);
+    const headline = (key: string, goal: number): Figure[] => {
+      const found = byKey(key);
+      if (found === undefined) return [];
+      const breakdown = found.bill.breakdown;
+      return [
+        { metric: `all-in cost per million, ${key}`, value: usd(breakdown.total), unit: 'USD' },
+        {
+          metric: `all-in cost per million excluding data transfer out, ${key}`,
+          value: usd(breakdown.totalExcludingDataTransferOut),
+          unit: 'USD',
+          goal: `<= ${goal.toFixed(2)}`,
+          met: breakdown.totalExcludingDataTransferOut <= goal,
+        },
+      ];
+    };
+    const main = byKey('100 per request, 100 ms webhook');
+    const figures: Figure[] = [
+      ...headline('100 per request, 100 ms webhook', 0.06),
+      ...headline('1 per request, 100 ms webhook', 1.0),
+      ...(main === undefined
+        ? []
+        : [
+            {
+              metric: 'Event Grid (basic) list price per million, same work',
+              value: usd(main.comparison.eventGrid),
+              unit: 'USD',
+            },
+            {
+              metric: 'EventBridge (custom events + API destinations) list price per million, same work',
+              value: usd(main.comparison.eventBridge),
+              unit: 'USD',
+            },
+          ]),
+      ...cases
+        .filter((c) => !c.case.key.endsWith('100 ms webhook') || c.case.batched)
+        .map((c) => ({
+          metric: `all-in cost per million, ${c.case.key} (excluding data transfer out)`,
+          value: `${usd(c.bill.breakdown.total)} (${usd(c.bill.breakdown.totalExcludingDataTransferOut)})`,
+          unit: 'USD',
+        })),
+      {
+        metric: 'fixed monthly cost of a stack (alarms, dashboard, secrets, keys, stack-wide metrics)',
+        value: round(fixed.stack.total, 2),
+        unit: 'USD/month',
+      },
+      {
+        metric: 'fixed monthly cost per topic (its custom metrics)',
+        value: round(fixed.perTopic, 2),
+        unit: 'USD/month',
+      },
+      {
+        metric: 'fixed monthly cost per subscription (its custom metrics)',
+        value: round(fixed.perSubscription, 2),
+        unit: 'USD/month',
+      },
+      {
+        metric: 'measured cold start (process start to first answer), publish / delivery',
+        value: `${round(initMs('publish'), 0)} / ${round(initMs('delivery'), 0)}`,
+        unit: 'ms',
+      },
+    ];
+    return {
+      results: [
+        {
+          name: 'bill',
+          description: `The all-in AWS bill per million delivered events, every line item (us-east-1 list prices taken ${PRICES.takenOn}), from short runs of the local stack with the construct's settings (read from its synthesized template: delivery concurrency ${stackSettings.deliveryConcurrency}, JSON logs, system log level ${settings.systemLogLevel}, application log level ${applicationLevel}, tracing ${settings.tracing ? 'active' : 'off'}) against the sink answering after 10 ms, 100 ms or 1 s, one delivery invocation at a time (the local stack shares one delivery engine between invocations; alone, an invocation has its request slots to itself, as a Lambda instance has). Measured: AWS requests, Lambda invocations and durations, webhook bytes, the handlers' log lines and metric points, cold starts. Assumed: ${COLD_STARTS_PER_MILLION_EVENTS} cold starts per function per million events, X-Ray's default sampling, ${WIRE_OVERHEAD_BYTES_PER_REQUEST} B of TCP/TLS per request, stored log bytes = ingested.`,
+          figures,
+          details: {
+            cases: cases.map((c) => ({
+              case: c.case,
+              perMillion: roundAll(c.bill.breakdown, 6),
+              quantitiesPerMillion: roundAll(c.bill.quantities, 1),
+              comparisonPerMillion: roundAll(c.comparison, 4),
+              measured: {
+                events: c.usage.events,
+                httpRequests: c.usage.httpRequests,
+                lambda: c.usage.lambda,
+                sqsBilledRequests: c.usage.sqsBilledRequests,
+                dynamoWriteUnits: c.usage.dynamoWriteUnits,
+                dynamoReadUnits: c.usage.dynamoReadUnits,
+                s3Puts: c.usage.s3Puts,
+                s3Gets: c.usage.s3Gets,
+                seconds: round(c.usage.seconds, 2),
+                webhookRequests: c.usage.webhookRequests,
+                webhookBytes: c.usage.webhookBytes,
+                publishAnswers: c.usage.publishAnswers,
+                applicationLogLines: c.usage.applicationLogLines,
+                applicationLogBytes: c.usage.applicationLogBytes,
+                emfRecords: c.usage.emfRecords,
+                emfBytes: c.usage.emfBytes,
+              },
+            })),
+            fixedMonthly: {
+              ...fixed,
+              inputs: {
+                alarms: stackSettings.alarms,
+                alarmMetrics: stackSettings.alarmMetrics,
+                dashboards: stackSettings.dashboards,
+                secrets: stackSettings.secrets,
+                customerManagedKeys: stackSettings.customerManagedKeys,
+                customMetrics: counts,
+              },
+            },
+            settings: {
+              ...settings,
+              publishAnswerBytes: Buffer.byteLength(PUBLISH_ANSWER),
+              wireOverheadBytesPerRequest: WIRE_OVERHEAD_BYTES_PER_REQUEST,
+            },
+            coldStarts,
+            prices: { source: PRICES.source, takenOn: PRICES.takenOn, sources: PRICES.sources },
+          },
+        },
+      ],
+    };
+  },
+};

@@ -1,0 +1,202 @@
+import {
+  type BillSettings,
+  type BillUsage,
+  billPerMillionEvents,
+  comparisonPerMillion,
+  emptyLambdaUsage,
+  fixedMonthly,
+  platformRecords,
+  sampledShare,
+  wireBytes,
+} from '../../bench/cost';
+import { emfRecordsOf } from '../../bench/emf-size';
+import { captureFunctionOutput } from '../../bench/log-capture';
+
+/**
+ * One million events of about 1 KB, published 1 per request and delivered 1 per webhook request,
+ * over 1,000 s (1,000 events a second): 1,000,000 publish invocations of 10 ms and 100,000
+ * delivery invocations (10 jobs each) of 200 ms, both at 512 MB; 300,000 billed SQS requests.
+ */
+const usage = (): BillUsage => {
+  const lambda = emptyLambdaUsage();
+  // 1e6 x 0.010 s x 0.5 GB = 5,000 GB-s; 1e5 x 0.2 s x 0.5 GB = 10,000 GB-s.
+  lambda.publish = { invocations: 1_000_000, gbSeconds: 5_000 };
+  lambda.delivery = { invocations: 100_000, gbSeconds: 10_000 };
+  return {
+    events: 1_000_000,
+    httpRequests: 1_000_000,
+    lambda,
+    sqsBilledRequests: 300_000,
+    dynamoWriteUnits: 0,
+    dynamoReadUnits: 0,
+    s3Puts: 0,
+    s3Gets: 0,
+    seconds: 1000,
+    webhookRequests: 1_000_000,
+    // 1 KB of body and 376 B of request line and headers.
+    webhookBytes: 1_000_000 * 1400,
+    publishAnswers: 1_000_000,
+    applicationLogLines: 1000,
+    applicationLogBytes: 1000 * 200,
+    emfRecords: 2_000_000,
+    emfBytes: 2_000_000 * 400,
+  };
+};
+
+const settings = (overrides: Partial<BillSettings> = {}): BillSettings => ({
+  systemLogLevel: 'WARN',
+  tracing: true,
+  sampling: { reservoirPerSecond: 1, rate: 0.05 },
+  // The access log line is `{"requestId":"Vh3kXjZ5oAMEb2Q=","status":"200"}`: 47 B.
+  accessLogFormat: '{"requestId":"$context.requestId","status":"$context.status"}',
+  coldStartsPerMillionEvents: 10,
+  initMs: { publish: 400, management: 0, delivery: 500, deadLetter: 0 },
+  secretReadsPerColdStart: { publish: 1, management: 2, delivery: 0, deadLetter: 0 },
+  logRetentionMonths: 1,
+  logStoredShare: 1,
+  ...overrides,
+});
+
+describe('the all-in bill', () => {
+  it('prices every line item of a million 1 KB events, 1 per request, as computed by hand', () => {
+    const { breakdown: bill, quantities } = billPerMillionEvents(usage(), settings());
+    // HTTP API: 1e6 requests x $1.00/M.
+    expect(bill.httpApi).toBeCloseTo(1.0, 9);
+    // Lambda requests: 1.1e6 x $0.20/M.
+    expect(bill.lambdaRequests).toBeCloseTo(0.22, 9);
+    // Lambda duration: 15,000 GB-s x $0.0000133334.
+    expect(bill.lambdaDuration).toBeCloseTo(0.200001, 9);
+    // SQS: 300,000 x $0.40/M.
+    expect(bill.sqs).toBeCloseTo(0.12, 9);
+    // Data transfer out: a 1,400 B webhook request fits one TLS record and one TCP segment, so it
+    // is 1,400 + 134 = 1,534 B on the wire; the publish answer is 134 B + 134 B = 268 B.
+    // (1.534e9 + 0.268e9) B = 1.802 GB x $0.09.
+    expect(quantities.dataTransferOutBytes).toBeCloseTo(1.802e9, 0);
+    expect(bill.dataTransferOut).toBeCloseTo(0.16218, 9);
+    // Access logs: 1e6 lines x (47 + 26) B = 0.073 GB x $0.50.
+    expect(bill.logsAccess).toBeCloseTo(0.0365, 9);
+    // EMF: 2e6 records x (400 + 26) B = 0.852 GB x $0.50.
+    expect(bill.logsEmf).toBeCloseTo(0.426, 9);
+    // Application logs: 1,000 lines x (200 + 26) B = 0.000226 GB x $0.50.
+    expect(bill.logsApplication).toBeCloseTo(0.000113, 9);
+    // System log level WARN: no platform records.
+    expect(bill.logsPlatform).toBe(0);
+    // Storage: 0.925226 GB ingested, kept a month, x $0.03.
+    expect(bill.logStorage).toBeCloseTo(0.02775678, 9);
+    // X-Ray: publish at 1,000/s records (1 + 999 x 5%) / 1,000 = 5.095% = 50,950 traces;
+    // delivery at 100/s records (1 + 99 x 5%) / 100 = 5.95% = 5,950; 56,900 x $5/M.
+    expect(quantities.tracesRecorded).toBeCloseTo(56_900, 6);
+    expect(bill.xray).toBeCloseTo(0.2845, 9);
+    // INIT: 10 cold starts x (0.4 s + 0.5 s) x 0.5 GB = 4.5 GB-s x $0.0000133334.
+    expect(quantities.initGbSeconds).toBeCloseTo(4.5, 9);
+    expect(bill.lambdaInit).toBeCloseTo(0.0000600003, 12);
+    // Secrets Manager: 10 publish cold starts x 1 read x $0.05/10,000.
+    expect(bill.secretsManagerReads).toBeCloseTo(0.00005, 12);
+    expect(bill.dynamodb).toBe(0);
+    expect(bill.s3).toBe(0);
+    // The sum of the above.
+    expect(bill.total).toBeCloseTo(2.47716078, 7);
+    expect(bill.totalExcludingDataTransferOut).toBeCloseTo(2.31498078, 7);
+  });
+
+  it("adds Lambda's platform records at system log level INFO", () => {
+    const { breakdown: bill } = billPerMillionEvents(usage(), settings({ systemLogLevel: 'INFO' }));
+    const records = platformRecords('INFO', true, 512);
+    // As written with a trace: start 263 B, runtimeDone 410 B, report 358 B per invocation; initStart
+    // 376 B, initRuntimeDone 147 B, initReport 174 B per cold start; each with 26 B of metadata.
+    expect(records.perInvocation.map((line) => line.length)).toEqual([263, 410, 358]);
+    expect(records.perColdStart.map((line) => line.length)).toEqual([376, 147, 174]);
+    // 1.1e6 x (1,031 + 78) B + 20 cold starts x (697 + 78) B = 1,219,915,500 B x $0.50/GB.
+    expect(bill.logsPlatform).toBeCloseTo(0.60995775, 9);
+  });
+
+  it('records no traces with tracing off, and every invocation under the reservoir', () => {
+    expect(billPerMillionEvents(usage(), settings({ tracing: false })).breakdown.xray).toBe(0);
+    expect(sampledShare(0.5, { reservoirPerSecond: 1, rate: 0.05 })).toBe(1);
+    // 21/s: 1 + 20 x 5% = 2 of 21.
+    expect(sampledShare(21, { reservoirPerSecond: 1, rate: 0.05 })).toBeCloseTo(2 / 21, 12);
+  });
+
+  it('adds TLS records and TCP segments as a request grows', () => {
+    expect(wireBytes(1400)).toBe(1534);
+    // 20,000 B: 2 TLS records (+22 B), 14 segments (+13 x 52 B): 20,000 + 134 + 22 + 676.
+    expect(wireBytes(20_000)).toBe(20_832);
+  });
+
+  it('prices the fixed monthly costs of the stack, a topic and a subscription', () => {
+    const fixed = fixedMonthly({
+      alarmMetrics: 16,
+      dashboards: 1,
+      secrets: 2,
+      customerManagedKeys: 1,
+      metrics: { stack: 13, perTopic: 2, perSubscription: 3 },
+    });
+    // 16 x $0.10 + $3 + 2 x $0.40 + $1 + 13 x $0.30 = 1.60 + 3 + 0.80 + 1 + 3.90.
+    expect(fixed.stack.total).toBeCloseTo(10.3, 9);
+    expect(fixed.perTopic).toBeCloseTo(0.6, 9);
+    expect(fixed.perSubscription).toBeCloseTo(0.9, 9);
+  });
+
+  it('prices the same work at Event Grid and EventBridge list prices', () => {
+    // 1 KB: one publish operation and one delivery each ($0.60/M each); EventBridge $1.00 + $0.20.
+    const small = comparisonPerMillion(1024);
+    expect(small.eventGrid).toBeCloseTo(1.2, 9);
+    expect(small.eventBridge).toBeCloseTo(1.2, 9);
+    // 100 KB: two 64 KB chunks published.
+    const large = comparisonPerMillion(100 * 1024);
+    expect(large.eventGrid).toBeCloseTo(1.8, 9);
+    expect(large.eventBridge).toBeCloseTo(2.2, 9);
+  });
+});
+
+describe('what the functions write', () => {
+  it('counts application log lines and EMF records on stdout and passes other output through', () => {
+    const capture = captureFunctionOutput();
+    let passed = '';
+    const write = process.stdout.write;
+    try {
+      process.stdout.write('{"level":"INFO","message":"m","service":"gridwire"}\n');
+      process.stdout.write('{"_aws":{"Timestamp":1},"service":"gridwire"}\n');
+    } finally {
+      const counted = capture.stop();
+      expect(counted).toEqual({ applicationLines: 1, applicationBytes: 51, emfRecords: 1, emfBytes: 45 });
+    }
+    process.stdout.write = ((chunk: string) => {
+      passed += chunk;
+      return true;
+    }) as typeof process.stdout.write;
+    const again = captureFunctionOutput();
+    process.stdout.write('{"other":true}\n');
+    again.stop();
+    process.stdout.write = write;
+    expect(passed).toBe('{"other":true}\n');
+  });
+
+  it('rebuilds one EMF record per dimension set per flush, written by Powertools Metrics', () => {
+    const one = emfRecordsOf([
+      {
+        name: 'PublishSuccessCount',
+        dimensions: { Topic: 't' },
+        unit: 'Count',
+        sum: 1000,
+        samples: 10,
+        max: 100,
+      },
+    ]);
+    expect(one.records).toBe(10);
+    const twice = emfRecordsOf([
+      {
+        name: 'PublishSuccessCount',
+        dimensions: { Topic: 't' },
+        unit: 'Count',
+        sum: 2000,
+        samples: 20,
+        max: 100,
+      },
+    ]);
+    expect(twice.records).toBe(20);
+    expect(twice.bytes).toBe(2 * one.bytes);
+    // A record names the namespace, the dimensions and the metric: well over 100 B.
+    expect(one.bytes / one.records).toBeGreaterThan(100);
+  });
+});
