@@ -73,6 +73,11 @@ export const ENV = {
 export const LOCAL_ENV = {
   /** `--port`: API port (0 picks a free one). */
   port: 'GRIDWIRE_PORT',
+  /**
+   * `--function-url-port`: port of the publish function's URL, the second front door (default
+   * the API port + 1; 0 picks a free one).
+   */
+  functionUrlPort: 'GRIDWIRE_FUNCTION_URL_PORT',
   /** `--host`: interface the API and the emulators listen on. */
   host: 'GRIDWIRE_HOST',
   /** `--data-dir`: state, the admin token and `endpoints.json`. */
