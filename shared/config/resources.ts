@@ -37,6 +37,13 @@ export const ENV = {
    */
   publicUrl: 'GRIDWIRE_PUBLIC_URL',
   /**
+   * The base of topic `endpoint` properties when publishing has a front door of its own: on AWS
+   * the publish function's URL, with `publishIngress: 'functionUrl'` and no `publicUrl` (the
+   * HTTP API then serves no key publishing). Set on the management function only; default the
+   * public URL.
+   */
+  publishUrl: 'GRIDWIRE_PUBLISH_URL',
+  /**
    * The Secrets Manager secret whose text is the key that seals secret delivery header values
    * (AWS; set on the management and delivery functions only).
    */

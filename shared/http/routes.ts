@@ -90,7 +90,9 @@ export function routeFunctionUrlEvent(
   const method = requestMethod(event);
   const found = matchRoute(routes, method, event.rawPath);
   if (found === undefined) {
-    const refusal = refusedHere.find((entry) => matchRoute(entry.routes, method, event.rawPath) !== undefined);
+    const refusal = refusedHere.find(
+      (entry) => matchRoute(entry.routes, method, event.rawPath) !== undefined,
+    );
     throw notFound(
       refusal?.reason ??
         `No route takes ${method} ${event.rawPath} here: this URL serves ${routes.map((route) => route.routeKey).join(', ')}.`,
