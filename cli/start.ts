@@ -8,6 +8,7 @@ import { atLeastOne, dataDirOption, flag, integer } from './options';
 
 interface StartOptions {
   port: number;
+  functionUrlPort?: number;
   host: string;
   publicUrl?: string;
   dataDir: string;
@@ -30,6 +31,14 @@ export function startCommand(): Command {
         .env(LOCAL_ENV.port)
         .default(4000)
         .argParser(integer('--port', 0, 65535)),
+    )
+    .addOption(
+      new Option(
+        '--function-url-port <port>',
+        'port of the publish function URL (publishing only, as a Lambda function URL); default the API port + 1',
+      )
+        .env(LOCAL_ENV.functionUrlPort)
+        .argParser(integer('--function-url-port', 0, 65535)),
     )
     .addOption(new Option('--host <host>', 'interface to listen on').env(LOCAL_ENV.host).default('127.0.0.1'))
     .addOption(
@@ -160,6 +169,7 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
   try {
     stack = await startLocalStack({
       port: options.port,
+      ...(options.functionUrlPort === undefined ? {} : { functionUrlPort: options.functionUrlPort }),
       host: options.host,
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
       dataDir: options.dataDir,
@@ -187,6 +197,7 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
     ...(options.publicUrl === undefined ? [] : [`  Public URL   ${options.publicUrl}`]),
     `  Admin token  ${stack.adminToken}`,
     `  Publish to   ${stack.apiUrl}/topics/<topic>/api/events  (header aeg-sas-key: <topic key>)`,
+    `  Function URL ${stack.functionUrl}  (publishing only, same paths: ${stack.functionUrl}/topics/<topic>/api/events)`,
     `  Data dir     ${stack.dataDir}  (endpoints.json has the emulator and queue endpoints)`,
     ...(options.timeScale === 1
       ? []

@@ -1,11 +1,13 @@
 /**
  * POST /topics/{topic}/api/events (topic key or SAS token), POST /iam/topics/{topic}/api/events
  * (IAM, authorized by the gateway) and POST /namespaces/{ns}/topics/{topic}:publish (namespace
- * key): accepts events and queues their deliveries.
+ * key): accepts events and queues their deliveries. Served by the HTTP API, which routes each
+ * request, and by the function's URL (when the stack has one), whose requests are routed here
+ * against the same routes; IAM publishing only through the HTTP API.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import { ROUTES } from '../shared/config/resources';
+import { ROUTES, type RouteDefinition } from '../shared/config/resources';
 import { readConfig } from '../shared/config/runtime';
 import { isValidName, namespaceTopicId } from '../shared/domain/names';
 import {
@@ -18,7 +20,14 @@ import {
   rawBody,
 } from '../shared/http/api-gateway';
 import { type ApiError, badRequest, notFound, payloadTooLarge } from '../shared/http/errors';
-import { countPublishFailures, flushMetrics, httpErrors, lazyHandler } from '../shared/lambda/middleware';
+import { compileRoute } from '../shared/http/routes';
+import {
+  countPublishFailures,
+  flushMetrics,
+  httpErrors,
+  lazyHandler,
+  routeFunctionUrlRequests,
+} from '../shared/lambda/middleware';
 import { buildPublisher, createObservability, type Observability } from '../shared/lambda/wiring';
 import { createAwsClients } from '../shared/platform/aws';
 import type { PublishCredential } from '../shared/publish/publish-request';
@@ -31,6 +40,26 @@ export interface PublishHandlerDeps {
 }
 
 const SAS_AUTHORIZATION = /^SharedAccessSignature\s+(.+)$/i;
+
+const isPublishRoute = (route: RouteDefinition) => route.function === 'publish';
+
+/**
+ * The routes the function's URL serves: the publish routes whose caller the function checks
+ * itself (topic keys, SAS tokens, namespace keys). A function URL has no authorizer, so IAM
+ * publishing stays on the HTTP API.
+ */
+export const FUNCTION_URL_ROUTES = ROUTES.filter(
+  (route) => isPublishRoute(route) && route.auth === 'topicKey',
+).map(compileRoute);
+
+/** IAM publishing, refused on the function's URL with a message saying where it is served. */
+const IAM_ONLY_ROUTES = [
+  {
+    routes: ROUTES.filter((route) => isPublishRoute(route) && route.auth === 'iam').map(compileRoute),
+    reason:
+      'Publishing with AWS credentials (/iam/topics/<topic>/api/events) is served by the HTTP API only, whose IAM authorizer checks the signature; this URL takes topic keys, SAS tokens and namespace keys.',
+  },
+];
 
 /** Route keys (`POST /iam/topics/{topic}/api/events`) of the publish routes the gateway authorizes by IAM. */
 const IAM_ROUTE_KEYS: ReadonlySet<string> = new Set(
@@ -150,7 +179,8 @@ export function createPublishHandler({ publisher, observability }: PublishHandle
     .use(injectLambdaContext(observability.logger))
     .use(flushMetrics(observability.buffer, observability.publishMetrics))
     .use(countPublishFailures(observability.buffer, publishedTopicOf))
-    .use(httpErrors(observability.logger));
+    .use(httpErrors(observability.logger))
+    .use(routeFunctionUrlRequests(FUNCTION_URL_ROUTES, IAM_ONLY_ROUTES));
 }
 
 export const handler = lazyHandler(() => {

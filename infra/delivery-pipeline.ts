@@ -3,18 +3,20 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { QueueKey } from '../shared/config/resources';
+import { ENV, type QueueKey } from '../shared/config/resources';
 import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../shared/config/runtime';
 import { createAlarms, createAlarmTopic, createDashboard, type PipelineAlarms } from './monitoring';
 import { addApiRoutes, createHttpApi } from './pipeline/api';
 import { createFunctions, functionEnvironment } from './pipeline/functions';
 import { addOutputs } from './pipeline/outputs';
+import { addPublishFunctionUrl, PUBLISH_INGRESSES, type PublishIngress } from './pipeline/publish-url';
 import { createQueues } from './pipeline/queues';
 import { createStorage } from './pipeline/storage';
 import type { PipelineFunction } from './pipeline-function';
@@ -114,6 +116,21 @@ export interface DeliveryPipelineProps {
    * @default false
    */
   readonly allowPrivateEndpoints?: boolean;
+  /**
+   * Where publishers reach the publish function (see docs/deploy.md, choosing the publish
+   * ingress):
+   * - `'httpApi'`: the HTTP API's publish routes, throttled by `throttle`, at API Gateway's
+   *   price per request.
+   * - `'functionUrl'`: the publish function's Lambda function URL (auth type NONE: the function
+   *   checks topic keys, SAS tokens and namespace keys itself), with the same paths, at no charge
+   *   beyond the invocation; no stage throttle, only `reservedConcurrency`. The HTTP API stays
+   *   for the admin routes, the validation URL and IAM publishing, but no longer serves key
+   *   publishing, and topic `endpoint` properties name the function URL (unless `publicUrl`).
+   * - `'both'`: both, so publishers can move from one to the other.
+   * The function URL's address is the `PublishUrl` output and `publishUrl`.
+   * @default 'httpApi'
+   */
+  readonly publishIngress?: PublishIngress;
 }
 
 /**
@@ -169,6 +186,8 @@ export class DeliveryPipeline extends Construct {
   readonly deliveryFunction: PipelineFunction;
   /** Consumes ended deliveries (the dead-letter step). */
   readonly deadLetterFunction: PipelineFunction;
+  /** The publish function's URL; undefined unless `publishIngress` is `'functionUrl'` or `'both'`. */
+  readonly publishUrl?: FunctionUrl;
 
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps = {}) {
     super(scope, id);
@@ -178,6 +197,7 @@ export class DeliveryPipeline extends Construct {
     validateProps(props);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const publishIngress = props.publishIngress ?? 'httpApi';
 
     // Each part is built from the ones it needs: the API before the functions, which are given
     // its URL, and its routes once the functions exist; the alarms and outputs last.
@@ -202,7 +222,15 @@ export class DeliveryPipeline extends Construct {
       throttle: props.throttle ?? DEFAULT_THROTTLE,
       logRetention,
       removalPolicy,
+      publishIngress,
     });
+    const publishUrl =
+      publishIngress === 'httpApi' ? undefined : addPublishFunctionUrl(this, functions.publish);
+    // Topic endpoints name where key publishing is served: the function URL when the HTTP API
+    // no longer serves it, unless a custom domain (`publicUrl`) fronts both.
+    if (publishUrl !== undefined && publishIngress === 'functionUrl' && props.publicUrl === undefined) {
+      functions.management.addEnvironment(ENV.publishUrl, publishUrl.url);
+    }
     const alarmTopic = props.alarmTopic ?? createAlarmTopic(this, removalPolicy);
     const monitored = { api, queues, redriveQueues, functions, alarmTopic };
     const alarms = createAlarms(this, monitored);
@@ -228,6 +256,7 @@ export class DeliveryPipeline extends Construct {
     this.managementFunction = functions.management;
     this.deliveryFunction = functions.delivery;
     this.deadLetterFunction = functions.deadLetter;
+    if (publishUrl !== undefined) this.publishUrl = publishUrl;
     this.alarmTopic = alarmTopic;
     this.alarms = alarms;
     this.parkedAlarms = alarms.parked;
@@ -282,6 +311,12 @@ function validateProps(props: DeliveryPipelineProps): void {
     check(
       Number.isInteger(burstLimit) && burstLimit >= 1,
       `throttle.burstLimit must be an integer of at least 1 (got ${burstLimit})`,
+    );
+  }
+  if (props.publishIngress !== undefined) {
+    check(
+      PUBLISH_INGRESSES.includes(props.publishIngress),
+      `publishIngress must be one of ${PUBLISH_INGRESSES.map((value) => `'${value}'`).join(', ')} (got ${String(props.publishIngress)})`,
     );
   }
   if (props.reservedConcurrency !== undefined && props.reservedConcurrency !== false) {

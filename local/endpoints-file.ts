@@ -14,6 +14,8 @@ export const ENDPOINTS_FILE = 'endpoints.json';
 
 export interface EndpointsFile {
   api: string;
+  /** The publish function's URL (the second front door). */
+  functionUrl: string;
   sqs: string;
   s3: string;
   dynamodb: string;
@@ -25,7 +27,7 @@ export interface EndpointsFile {
 /** Writes `endpoints.json` (this user's only: it holds the admin token). */
 export async function writeEndpointsFile(
   dataDir: string,
-  apiUrl: string,
+  urls: { api: string; functionUrl: string },
   endpoints: LocalEndpoints,
   adminToken: string,
   resources: LocalResources,
@@ -36,7 +38,8 @@ export async function writeEndpointsFile(
     queues[key] = { url: resources.queueUrls[key], redriveUrl: resources.redriveQueueUrls[key] };
   }
   const content: EndpointsFile = {
-    api: apiUrl,
+    api: urls.api,
+    functionUrl: urls.functionUrl,
     sqs: endpoints.sqs,
     s3: endpoints.s3,
     dynamodb: endpoints.dynamodb,

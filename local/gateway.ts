@@ -9,8 +9,9 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
-import { FUNCTIONS, type FunctionKey, ROUTES, type RouteDefinition } from '../shared/config/resources';
+import { FUNCTIONS, type FunctionKey, ROUTES } from '../shared/config/resources';
 import type { HttpEvent, HttpResult } from '../shared/http/api-gateway';
+import { compileRoute, matchRoute, type RouteMatch } from '../shared/http/routes';
 import type { LoggerLike } from '../shared/observability/logging';
 import type { Admission } from './admission';
 import { type InvocationStats, lambdaContext } from './lambda-context';
@@ -43,31 +44,8 @@ export interface LocalAnswer {
   contentType?: string;
 }
 
-export interface Gateway {
-  url: string;
-  port: number;
-  stop(): Promise<void>;
-}
-
-interface CompiledRoute {
-  route: RouteDefinition;
-  pattern: RegExp;
-  params: string[];
-}
-
-function compile(route: RouteDefinition): CompiledRoute {
-  const params: string[] = [];
-  const source = route.path
-    .split('/')
-    .map((segment) => {
-      const match = /^\{(\w+)\}$/.exec(segment);
-      if (match?.[1] === undefined) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      params.push(match[1]);
-      return '([^/]+)';
-    })
-    .join('/');
-  return { route, pattern: new RegExp(`^${source}/?$`), params };
-}
+/** The listening gateway. */
+export type Gateway = Listener;
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -81,29 +59,43 @@ export function isAdminAuthorized(header: string | undefined, token: string): bo
   return timingSafeEqual(digest(match[1].trim()), digest(token));
 }
 
-function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) {
+export function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
   res.end(body);
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+/** The request body, or `too-large` as soon as it passes `maxBytes`. */
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | 'too-large'> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_GATEWAY_BODY_BYTES) return 'too-large';
+    if (size > maxBytes) return 'too-large';
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
 }
 
+/** How the front door routed a request: the route key and path parameters the function is given. */
+export interface EventRouting {
+  /** `POST /topics/{topic}/api/events` from the HTTP API, `$default` from a function URL. */
+  routeKey: string;
+  /** The matched route's parameters (the HTTP API only: a function URL matches no route). */
+  pathParameters?: Readonly<Record<string, string>>;
+}
+
+/** A payload format 2.0 event of a request, as API Gateway or a function URL shapes it. */
 export function toHttpEvent(
   req: IncomingMessage,
   url: URL,
-  route: CompiledRoute,
-  match: RegExpExecArray,
+  routing: EventRouting,
   body: Buffer,
-  /** The gateway's own `host:port` (as API Gateway gives its own domain, never the `Host` header). */
+  /** The front door's own `host:port` (as AWS gives its own domain, never the `Host` header). */
   domainName: string,
 ): HttpEvent {
   const headers: Record<string, string> = {};
@@ -114,12 +106,8 @@ export function toHttpEvent(
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams)
     query[name] = name in query ? `${query[name]},${value}` : value;
-  const pathParameters: Record<string, string> = {};
-  route.params.forEach((name, index) => {
-    pathParameters[name] = match[index + 1] ?? '';
-  });
   const now = Date.now();
-  const routeKey = `${route.route.method} ${route.route.path}`;
+  const { routeKey, pathParameters } = routing;
   return {
     version: '2.0',
     routeKey,
@@ -127,7 +115,9 @@ export function toHttpEvent(
     rawQueryString: url.search.replace(/^\?/, ''),
     headers,
     ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
-    ...(route.params.length > 0 ? { pathParameters } : {}),
+    ...(pathParameters !== undefined && Object.keys(pathParameters).length > 0
+      ? { pathParameters: { ...pathParameters } }
+      : {}),
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
@@ -146,11 +136,68 @@ export function toHttpEvent(
       time: new Date(now).toISOString(),
       timeEpoch: now,
     },
-    // Text as text; other bytes base64-encoded, as API Gateway passes binary bodies, so a body
-    // that is not UTF-8 reaches the handler unchanged (decoding it would replace bytes).
+    // Text as text; other bytes base64-encoded, as AWS passes binary bodies, so a body that is
+    // not UTF-8 reaches the handler unchanged (decoding it would replace bytes).
     ...(isUtf8(body)
       ? { body: body.toString('utf8'), isBase64Encoded: false }
       : { body: body.toString('base64'), isBase64Encoded: true }),
+  };
+}
+
+/** Writes a handler's result as the HTTP answer. */
+export function sendResult(res: ServerResponse, result: HttpResult): void {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  const payload = result.body === undefined ? '' : result.body;
+  res.writeHead(result.statusCode ?? 200, headers);
+  res.end(result.isBase64Encoded === true ? Buffer.from(payload, 'base64') : payload);
+}
+
+/** A listening server of the local stack: its URL, port and how to stop it. */
+export interface Listener {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves `handle` on `host:port` (0: a free port); a failure of `handle` is logged and answered
+ * with a 500. `handle` is given the server's own `host:port` once it listens.
+ */
+export async function listen(
+  host: string,
+  port: number,
+  logger: LoggerLike,
+  handle: (req: IncomingMessage, res: ServerResponse, ownAddress: string) => Promise<void>,
+): Promise<Listener> {
+  let ownAddress = hostPort(host, port);
+  const server: Server = createServer((req, res) => {
+    handle(req, res, ownAddress).catch((error: Error) => {
+      logger.error('local front door failed to handle a request', {
+        error: error.message,
+        stack: error.stack,
+      });
+      if (!res.headersSent) send(res, 500, JSON.stringify({ message: 'Internal Server Error' }));
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const boundPort = (server.address() as AddressInfo).port;
+  ownAddress = hostPort(host, boundPort);
+  return {
+    url: `http://${ownAddress}`,
+    port: boundPort,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 
@@ -166,22 +213,12 @@ const ADMIN_TOKEN_REQUIRED = {
 };
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const routes = ROUTES.filter((route) => options.handlers[route.function] !== undefined).map(compile);
-  /** `host:port` once listening (requests come only then). */
-  let ownAddress = hostPort(options.host, options.port);
+  const routes = ROUTES.filter((route) => options.handlers[route.function] !== undefined).map(compileRoute);
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, ownAddress: string) => {
     // The path and query only: the `Host` header is the client's to choose and is never used.
     const url = new URL(req.url ?? '/', 'http://localhost');
-    let found: { route: CompiledRoute; match: RegExpExecArray } | undefined;
-    for (const route of routes) {
-      if (route.route.method !== req.method) continue;
-      const match = route.pattern.exec(url.pathname);
-      if (match !== null) {
-        found = { route, match };
-        break;
-      }
-    }
+    const found: RouteMatch | undefined = matchRoute(routes, req.method ?? '', url.pathname);
     const local = options.localRoutes?.[`${req.method} ${url.pathname}`];
     if (found === undefined && local !== undefined) {
       req.resume();
@@ -220,7 +257,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       send(res, 429, JSON.stringify(TOO_MANY_REQUESTS), { 'retry-after': String(refusal.retryAfterSeconds) });
       return;
     }
-    const body = await readBody(req);
+    const body = await readBody(req, MAX_GATEWAY_BODY_BYTES);
     if (body === 'too-large') {
       send(res, 413, JSON.stringify({ message: 'Request Entity Too Large' }));
       return;
@@ -228,50 +265,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const fnKey = found.route.route.function;
     const handler = options.handlers[fnKey] as HttpHandler;
     const started = performance.now();
+    const routing = { routeKey: found.route.routeKey, pathParameters: found.pathParameters };
     const result = await handler(
-      toHttpEvent(req, url, found.route, found.match, body, ownAddress),
+      toHttpEvent(req, url, routing, body, ownAddress),
       lambdaContext(FUNCTIONS[fnKey]),
     );
     options.onInvocation?.({
       function: fnKey,
-      source: `${found.route.route.method} ${found.route.route.path}`,
+      source: found.route.routeKey,
       records: 1,
       failed: (result.statusCode ?? 200) >= 500 ? 1 : 0,
       durationMs: performance.now() - started,
     });
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
-    const payload = result.body === undefined ? '' : result.body;
-    res.writeHead(result.statusCode ?? 200, headers);
-    res.end(result.isBase64Encoded === true ? Buffer.from(payload, 'base64') : payload);
+    sendResult(res, result);
   };
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: Error) => {
-      options.logger.error('local gateway failed to handle a request', {
-        error: error.message,
-        stack: error.stack,
-      });
-      if (!res.headersSent) send(res, 500, JSON.stringify({ message: 'Internal Server Error' }));
-      else res.destroy();
-    });
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  ownAddress = hostPort(options.host, port);
-  return {
-    url: `http://${ownAddress}`,
-    port,
-    stop: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return listen(options.host, options.port, options.logger, handle);
 }

@@ -1,14 +1,15 @@
 /**
- * The local stack's HTTP API: the gateway in front of the publish and management handlers, the
- * admission gate that throttles publishing while fresh deliveries back up, and the stack's own
- * status route.
+ * The local stack's front doors: the HTTP API (the gateway in front of the publish and
+ * management handlers, with the stack's own status route), the publish function's URL beside
+ * it, and the admission gate that throttles publishing at both while fresh deliveries back up.
  */
 import { LOCAL_ENV } from '../shared/config/resources';
 import type { LoggerLike } from '../shared/observability/logging';
 import type { AwsClients } from '../shared/platform/aws';
 import { ADMISSION_DEFAULTS, BacklogAdmission } from './admission';
+import { startFunctionUrl } from './function-url';
 import type { LocalFunctions } from './functions';
-import { type Gateway, type GatewayOptions, startGateway } from './gateway';
+import { type Gateway, type GatewayOptions, type Listener, startGateway } from './gateway';
 import type { LocalMetrics } from './metrics';
 import type { QueuePoller } from './poller';
 import type { LocalResources } from './provision';
@@ -18,6 +19,13 @@ import { attributesOf, LOCAL_STATUS_PATH, localStatusDocument } from './status';
 
 /** The API port when none is given. */
 export const DEFAULT_API_PORT = 4000;
+
+/**
+ * The publish function URL's port when none is given: the one after the API's (a free one when
+ * the API's is picked freely, port 0, or is the last port there is).
+ */
+export const defaultFunctionUrlPort = (apiPort: number): number =>
+  apiPort === 0 || apiPort >= 65535 ? 0 : apiPort + 1;
 
 export interface HttpApiInput {
   host: string;
@@ -30,17 +38,20 @@ export interface HttpApiInput {
   startedAt: number;
   /** The delivery queue's poller, whose finished jobs are the drain rate the admission gate reads. */
   deliveryPoller: QueuePoller | undefined;
-  options: Pick<LocalStackOptions, 'port' | 'admission' | 'onInvocation'>;
+  options: Pick<LocalStackOptions, 'port' | 'functionUrlPort' | 'admission' | 'onInvocation'>;
 }
 
 export interface HttpApi {
   gateway: Gateway;
+  /** The publish function's URL (the second front door; publishing with keys only). */
+  functionUrl: Listener;
   admission?: BacklogAdmission;
 }
 
 /**
- * Starts the admission gate (unless `admission: false`) and the gateway behind it. If the
- * gateway cannot listen, the gate is stopped again; a port in use is a `LocalStackError`.
+ * Starts the admission gate (unless `admission: false`), the gateway and the publish function's
+ * URL behind it. If either cannot listen, what started is stopped again; a port in use is a
+ * `LocalStackError`.
  */
 export async function startHttpApi(input: HttpApiInput): Promise<HttpApi> {
   const { host, adminToken, functions, clients, resources, options } = input;
@@ -52,10 +63,12 @@ export async function startHttpApi(input: HttpApiInput): Promise<HttpApi> {
     functions.publishLogger,
   );
   admission?.start();
+  const apiPort = options.port ?? DEFAULT_API_PORT;
+  let gateway: Gateway | undefined;
   try {
-    const gateway = await openGateway({
+    gateway = await openGateway({
       host,
-      port: options.port ?? DEFAULT_API_PORT,
+      port: apiPort,
       adminToken,
       handlers: functions.http,
       logger: functions.managementLogger,
@@ -63,8 +76,17 @@ export async function startHttpApi(input: HttpApiInput): Promise<HttpApi> {
       ...(admission === undefined ? {} : { admission }),
       localRoutes: localStatusRoutes(input.startedAt, input.metrics, clients, resources),
     });
-    return { gateway, ...(admission === undefined ? {} : { admission }) };
+    const functionUrl = await startFunctionUrl({
+      host,
+      port: options.functionUrlPort ?? defaultFunctionUrlPort(apiPort),
+      handler: functions.http.publish,
+      logger: functions.publishLogger,
+      ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
+      ...(admission === undefined ? {} : { admission }),
+    });
+    return { gateway, functionUrl, ...(admission === undefined ? {} : { admission }) };
   } catch (error) {
+    await gateway?.stop();
     admission?.stop();
     throw error;
   }

@@ -21,7 +21,7 @@ import { type Emulators, startEmulators } from './emulators';
 import { ENDPOINTS_FILE, writeEndpointsFile } from './endpoints-file';
 import { createEventSources } from './event-sources';
 import { buildLocalFunctions } from './functions';
-import type { Gateway } from './gateway';
+import type { Gateway, Listener } from './gateway';
 import { startHttpApi } from './http-api';
 import type { InvocationStats } from './lambda-context';
 import { isLoopbackHost, reachableBeyondLoopback } from './loopback';
@@ -42,6 +42,11 @@ export interface LocalStackOptions {
   dataDir: string;
   /** API port; 0 picks a free one. */
   port?: number;
+  /**
+   * Port of the publish function's URL, the second front door (publishing with keys, shaped as
+   * function URL events); default the API port + 1, a free one when `port` is 0.
+   */
+  functionUrlPort?: number;
   host?: string;
   /**
    * The API's public URL, the base of validation URLs and topic endpoints (`--public-url`);
@@ -112,6 +117,8 @@ export interface LocalStackOptions {
 
 export interface LocalStack {
   apiUrl: string;
+  /** The publish function's URL: the same publish paths as the API, without its admin routes. */
+  functionUrl: string;
   adminToken: string;
   dataDir: string;
   endpoints: LocalEndpoints;
@@ -155,7 +162,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     parts.pollers = pollers;
 
-    const { gateway, admission } = await startHttpApi({
+    const { gateway, functionUrl, admission } = await startHttpApi({
       host,
       adminToken,
       functions,
@@ -167,12 +174,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       options,
     });
     parts.gateway = gateway;
+    parts.functionUrl = functionUrl;
     parts.admission = admission;
     for (const poller of pollers) poller.start();
 
-    await writeEndpointsFile(dataDir, gateway.url, emulators.endpoints, adminToken, resources);
+    const urls = { api: gateway.url, functionUrl: functionUrl.url };
+    await writeEndpointsFile(dataDir, urls, emulators.endpoints, adminToken, resources);
     if (restored > 0) functions.publishLogger.info('restored queued deliveries', { messages: restored });
-    const running = { apiUrl: gateway.url, adminToken, dataDir, endpoints: emulators.endpoints };
+    const running = {
+      apiUrl: gateway.url,
+      functionUrl: functionUrl.url,
+      adminToken,
+      dataDir,
+      endpoints: emulators.endpoints,
+    };
     return { ...running, resources, config, clients, metrics, stop: stopOnce(parts) };
   } catch (error) {
     await stopParts(parts);
@@ -263,6 +278,7 @@ interface RunningParts {
   pollers: QueuePoller[];
   admission?: BacklogAdmission | undefined;
   gateway?: Gateway;
+  functionUrl?: Listener;
 }
 
 /**
@@ -272,7 +288,7 @@ interface RunningParts {
  */
 async function stopParts(parts: RunningParts): Promise<void> {
   try {
-    await parts.gateway?.stop();
+    await Promise.all([parts.gateway?.stop(), parts.functionUrl?.stop()]);
     parts.admission?.stop();
     await Promise.all(parts.pollers.map((poller) => poller.stop()));
   } finally {

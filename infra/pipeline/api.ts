@@ -7,6 +7,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ROUTES, type RouteDefinition } from '../../shared/config/resources';
 import type { PipelineFunction } from '../pipeline-function';
+import { httpApiServesKeyPublishing, type PublishIngress } from './publish-url';
 
 /**
  * The HTTP API, without routes or stage: made before the functions, which are given its URL. It
@@ -31,9 +32,22 @@ export interface ApiRoutesOptions {
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
+  /** With `functionUrl`, key publishing is served by the publish function's URL instead. */
+  readonly publishIngress: PublishIngress;
 }
 
-/** The `$default` stage (throttled, access-logged) and every route of `ROUTES`. */
+/**
+ * The routes of `ROUTES` the HTTP API serves: all of them, but for key publishing when the
+ * publish function's URL alone serves it. Admin routes, the validation URL and IAM publishing
+ * are always here: they need the gateway's IAM authorizer, or are the management function's.
+ */
+export const httpApiRoutes = (ingress: PublishIngress): readonly RouteDefinition[] =>
+  ROUTES.filter(
+    (route) =>
+      httpApiServesKeyPublishing(ingress) || !(route.function === 'publish' && route.auth === 'topicKey'),
+  );
+
+/** The `$default` stage (throttled, access-logged) and the routes of `httpApiRoutes`. */
 export function addApiRoutes(scope: Construct, options: ApiRoutesOptions): void {
   addDefaultStage(scope, options);
   const integrations = {
@@ -43,7 +57,7 @@ export function addApiRoutes(scope: Construct, options: ApiRoutesOptions): void 
   // Admin routes and IAM publishing: the caller must sign with SigV4 and be allowed
   // `execute-api:Invoke` on the route (for publishing, per topic through the resource ARN).
   const iamAuthorizer = new HttpIamAuthorizer();
-  for (const route of ROUTES) {
+  for (const route of httpApiRoutes(options.publishIngress)) {
     const gatewayChecked = route.auth === 'admin' || route.auth === 'iam';
     const added = options.api.addRoutes({
       path: route.path,

@@ -37,6 +37,13 @@ export const ENV = {
    */
   publicUrl: 'GRIDWIRE_PUBLIC_URL',
   /**
+   * The base of topic `endpoint` properties when publishing has a front door of its own: on AWS
+   * the publish function's URL, with `publishIngress: 'functionUrl'` and no `publicUrl` (the
+   * HTTP API then serves no key publishing). Set on the management function only; default the
+   * public URL.
+   */
+  publishUrl: 'GRIDWIRE_PUBLISH_URL',
+  /**
    * The Secrets Manager secret whose text is the key that seals secret delivery header values
    * (AWS; set on the management and delivery functions only).
    */
@@ -73,6 +80,11 @@ export const ENV = {
 export const LOCAL_ENV = {
   /** `--port`: API port (0 picks a free one). */
   port: 'GRIDWIRE_PORT',
+  /**
+   * `--function-url-port`: port of the publish function's URL, the second front door (default
+   * the API port + 1; 0 picks a free one).
+   */
+  functionUrlPort: 'GRIDWIRE_FUNCTION_URL_PORT',
   /** `--host`: interface the API and the emulators listen on. */
   host: 'GRIDWIRE_HOST',
   /** `--data-dir`: state, the admin token and `endpoints.json`. */

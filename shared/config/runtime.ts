@@ -37,6 +37,8 @@ export interface RuntimeConfig {
   healthCacheMs: number;
   historyRetentionDays: number;
   publicUrl?: string;
+  /** The base of topic `endpoint` properties, when not the public URL (`ENV.publishUrl`). */
+  publishUrl?: string;
   /** The dead-letter bucket, for the functions that write or read dead letters. */
   deadLetterBucket?: string;
   /** The fan-out bucket, for the publish (writes) and delivery (reads) functions. */
@@ -160,7 +162,9 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
   const setting = (name: NumericSetting) =>
     read.number(ENV[name], CONFIG_DEFAULTS[name], SETTING_RANGES[name]);
   const publicUrl = read.optional(ENV.publicUrl);
-  if (publicUrl !== undefined) checkPublicUrl(publicUrl);
+  if (publicUrl !== undefined) checkPublicUrl(ENV.publicUrl, publicUrl);
+  const publishUrl = read.optional(ENV.publishUrl);
+  if (publishUrl !== undefined) checkPublicUrl(ENV.publishUrl, publishUrl);
   const deadLetterBucket = read.optional(ENV.deadLetterBucket);
   const fanOutBucket = read.optional(ENV.fanOutBucket);
   const tableName = read.optional(ENV.tableName);
@@ -186,6 +190,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     validateEndpoints: read.boolean(ENV.validateEndpoints, CONFIG_DEFAULTS.validateEndpoints),
     blockPrivateEndpoints: read.boolean(ENV.blockPrivateEndpoints, CONFIG_DEFAULTS.blockPrivateEndpoints),
     ...(publicUrl === undefined ? {} : { publicUrl }),
+    ...(publishUrl === undefined ? {} : { publishUrl }),
     ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),
     ...(fanOutBucket === undefined ? {} : { fanOutBucket }),
     ...(headerKeySecretArn === undefined ? {} : { headerKeySecretArn }),
@@ -196,10 +201,11 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
 }
 
 /**
- * The public URL must be an absolute http(s) URL without query or fragment (validation URLs and
- * topic endpoints are built on it); throws naming the variable otherwise.
+ * A public URL (`ENV.publicUrl`, `ENV.publishUrl`) must be an absolute http(s) URL without query
+ * or fragment (validation URLs and topic endpoints are built on it); throws naming the variable
+ * otherwise.
  */
-function checkPublicUrl(value: string): void {
+function checkPublicUrl(variable: string, value: string): void {
   let url: URL | undefined;
   try {
     url = new URL(value);
@@ -217,7 +223,7 @@ function checkPublicUrl(value: string): void {
     firstControlCharacter(value) !== undefined
   ) {
     throw new Error(
-      `Environment variable ${ENV.publicUrl} must be an http or https URL without query, fragment or credentials, such as https://events.example.com (got ${value})`,
+      `Environment variable ${variable} must be an http or https URL without query, fragment or credentials, such as https://events.example.com (got ${value})`,
     );
   }
 }

@@ -97,6 +97,9 @@ export function header(event: HttpEvent, name: string): string | undefined {
   return undefined;
 }
 
+/** The request's HTTP method (`POST`), as both the HTTP API and a function URL give it. */
+export const requestMethod = (event: HttpEvent): string => event.requestContext?.http?.method ?? '';
+
 export function pathParam(event: HttpEvent, name: string): string {
   const value = event.pathParameters?.[name];
   if (value === undefined || value === '') throw badRequest(`The path parameter '${name}' is missing.`);

@@ -7,6 +7,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { errorResult, type HttpEvent, type HttpResult } from '../http/api-gateway';
 import { ApiError, dependencyUnavailable, isDependencyFailure } from '../http/errors';
+import { type CompiledRoute, isFunctionUrlEvent, routeFunctionUrlEvent } from '../http/routes';
 import type { LoggerLike } from '../observability/logging';
 import {
   METRIC,
@@ -80,6 +81,23 @@ export const countPublishFailures = (
       ...dimensions,
       ...(topic === undefined ? {} : { Topic: topic }),
     });
+  },
+});
+
+/**
+ * Routes a request that came through a Lambda function URL (`routeKey` `$default`, the path
+ * only) to one of `routes`, as the HTTP API routes its own, so the handler and the other
+ * middlewares see the same event from either front door; one no route takes is a 404 (see
+ * `routeFunctionUrlEvent`). Requests from the HTTP API pass unchanged.
+ */
+export const routeFunctionUrlRequests = (
+  routes: readonly CompiledRoute[],
+  refusedHere: Parameters<typeof routeFunctionUrlEvent>[2] = [],
+): MiddlewareObj<HttpEvent, HttpResult, Error, Context> => ({
+  before: async (request) => {
+    if (isFunctionUrlEvent(request.event)) {
+      request.event = routeFunctionUrlEvent(request.event, routes, refusedHere);
+    }
   },
 });
 

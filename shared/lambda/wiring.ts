@@ -206,6 +206,7 @@ export function buildManagementDeps(
     healthStore: healthStoreOf(runtime),
     healthCacheMs: runtime.config.healthCacheMs,
     publicUrl: options.publicUrl ?? constant(requireSetting(runtime.config.publicUrl, ENV.publicUrl)),
+    ...(runtime.config.publishUrl === undefined ? {} : { publishUrl: constant(runtime.config.publishUrl) }),
     ...(sealer === undefined ? {} : { sealer }),
   };
 }

@@ -62,7 +62,7 @@ const TOPICS: KeyedResourceApi<Topic, TopicInput> = {
       );
     }
   },
-  document: (topic, deps) => topicDocument(topic, publicBaseUrl(deps.publicUrl())),
+  document: (topic, deps) => topicDocument(topic, publicBaseUrl((deps.publishUrl ?? deps.publicUrl)())),
 };
 
 const requireTopic = (deps: ManagementDeps, name: string) => requireResource(TOPICS, deps, name);

@@ -70,6 +70,11 @@ export interface ManagementDeps {
    */
   publicUrl: () => string;
   /**
+   * The base of topic `endpoint` properties when publishing has a front door of its own (the
+   * publish function's URL, `ENV.publishUrl`); without it, the public URL.
+   */
+  publishUrl?: () => string;
+  /**
    * How long publishers may keep using a cached topic. Changes that publishers must see
    * (subscriptions, keys) are answered only after this long, so they are live on return.
    */

@@ -72,6 +72,22 @@ describe('cdk-nag', () => {
     );
   });
 
+  it.each([
+    ['both', 'AwsSolutions', () => new AwsSolutionsChecks()],
+    ['both', 'Serverless', () => new ServerlessChecks()],
+    ['functionUrl', 'AwsSolutions', () => new AwsSolutionsChecks()],
+    ['functionUrl', 'Serverless', () => new ServerlessChecks()],
+  ] as const)(
+    'with publishIngress %s, the %s rule pack finds nothing unacknowledged',
+    (publishIngress, _name, pack) => {
+      const { app } = unsynthesized({ publishIngress });
+      const report = pack().validateScope(app);
+      expect(
+        report.violations.map((v) => `${v.ruleName}: ${v.violatingResources[0]?.constructPath}`),
+      ).toEqual([]);
+    },
+  );
+
   it('lets synthesis pass with both packs attached as infra/app.ts attaches them', () => {
     const { app } = unsynthesized();
     addComplianceChecks(app);

@@ -381,6 +381,96 @@ describe('HTTP API', () => {
   });
 });
 
+describe('publish ingress', () => {
+  const publishRoutes = (t: Template) =>
+    Object.values(t.findResources('AWS::ApiGatewayV2::Route'))
+      .map((route) => (route as { Properties: { RouteKey: string } }).Properties.RouteKey)
+      .sort();
+  const keyPublishing = ROUTES.filter(
+    (route) => route.function === 'publish' && route.auth === 'topicKey',
+  ).map((route) => `${route.method} ${route.path}`);
+  const { template: both } = synth({ publishIngress: 'both' });
+  const { template: urlOnly } = synth({ publishIngress: 'functionUrl' });
+
+  it('is the HTTP API alone by default: no function URL and no PublishUrl output', () => {
+    template.resourceCountIs('AWS::Lambda::Url', 0);
+    expect(Object.keys(template.findOutputs('PublishUrl'))).toEqual([]);
+    expect(publishRoutes(template)).toEqual(expect.arrayContaining(keyPublishing));
+  });
+
+  it.each([
+    ['both', both],
+    ['functionUrl', urlOnly],
+  ])(
+    'with %s, gives the publish function a URL without auth or CORS, buffered, and outputs it',
+    (_name, t) => {
+      const urls = Object.values(t.findResources('AWS::Lambda::Url'));
+      expect(urls).toHaveLength(1);
+      const [url] = urls as { Properties: Record<string, unknown> }[];
+      expect(url?.Properties).toEqual({
+        AuthType: 'NONE',
+        InvokeMode: 'BUFFERED',
+        TargetFunctionArn: { 'Fn::GetAtt': [functionId('publish'), 'Arn'] },
+      });
+      // Anyone may call the URL (the function checks keys), and only through the URL.
+      t.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunctionUrl',
+        FunctionUrlAuthType: 'NONE',
+        Principal: '*',
+        FunctionName: { 'Fn::GetAtt': [functionId('publish'), 'Arn'] },
+      });
+      t.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        InvokedViaFunctionUrl: true,
+        Principal: '*',
+        FunctionName: { 'Fn::GetAtt': [functionId('publish'), 'Arn'] },
+      });
+      const urlId = Object.keys(t.findResources('AWS::Lambda::Url'))[0];
+      expect(t.findOutputs('PublishUrl')).toEqual({
+        PublishUrl: expect.objectContaining({ Value: { 'Fn::GetAtt': [urlId, 'FunctionUrl'] } }),
+      });
+    },
+  );
+
+  it('adds no IAM policy: the URL is opened by resource-based permissions alone', () => {
+    expect(both.findResources('AWS::IAM::Policy')).toEqual(template.findResources('AWS::IAM::Policy'));
+    expect(urlOnly.findResources('AWS::IAM::Policy')).toEqual(template.findResources('AWS::IAM::Policy'));
+  });
+
+  it('with both, keeps every route on the HTTP API', () => {
+    expect(publishRoutes(both)).toEqual(ROUTES.map((route) => `${route.method} ${route.path}`).sort());
+  });
+
+  it('with functionUrl alone, the HTTP API keeps admin, validation and IAM publishing but not key publishing', () => {
+    expect(publishRoutes(urlOnly)).toEqual(
+      ROUTES.filter((route) => !keyPublishing.includes(`${route.method} ${route.path}`))
+        .map((route) => `${route.method} ${route.path}`)
+        .sort(),
+    );
+    expect(publishRoutes(urlOnly)).toContain('POST /iam/topics/{topic}/api/events');
+  });
+
+  it('with functionUrl alone, topic endpoints name the function URL unless a public URL is given', () => {
+    const variablesOf = (t: Template, key: keyof typeof FUNCTIONS) => {
+      const [fn] = Object.values(
+        t.findResources('AWS::Lambda::Function', { Properties: { Description: FUNCTIONS[key].description } }),
+      ) as { Properties: { Environment: { Variables: Record<string, unknown> } } }[];
+      return fn?.Properties.Environment.Variables ?? {};
+    };
+    const urlId = Object.keys(urlOnly.findResources('AWS::Lambda::Url'))[0];
+    expect(variablesOf(urlOnly, 'management')[ENV.publishUrl]).toEqual({
+      'Fn::GetAtt': [urlId, 'FunctionUrl'],
+    });
+    expect(variablesOf(urlOnly, 'publish')[ENV.publishUrl]).toBeUndefined();
+    expect(variablesOf(both, 'management')[ENV.publishUrl]).toBeUndefined();
+    const { template: custom } = synth({
+      publishIngress: 'functionUrl',
+      publicUrl: 'https://events.example.com',
+    });
+    expect(variablesOf(custom, 'management')[ENV.publishUrl]).toBeUndefined();
+  });
+});
+
 describe('props', () => {
   it.each([
     [{ deliveryConcurrency: 0 }, /deliveryConcurrency must be an integer from 1 to 1000 \(got 0\)/],
@@ -391,6 +481,10 @@ describe('props', () => {
     [{ historyRetentionDays: 400 }, /historyRetentionDays must be an integer from 1 to 365/],
     [{ subscriptionCacheSeconds: -1 }, /subscriptionCacheSeconds must be a number from 0 to 300/],
     [{ publicUrl: 'http://events.example.com' }, /publicUrl must be an https URL/],
+    [
+      { publishIngress: 'lambda' as never },
+      /publishIngress must be one of 'httpApi', 'functionUrl', 'both' \(got lambda\)/,
+    ],
   ])('refuse %j at synth time', (props, message) => {
     expect(() => new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Pipeline', props)).toThrow(message);
   });
