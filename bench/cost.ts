@@ -242,6 +242,12 @@ export interface BillUsage extends Usage {
   /** EMF records the functions' metric flushes wrote, and their bytes. */
   emfRecords: number;
   emfBytes: number;
+  /**
+   * ReceiveMessage calls that returned nothing (included in `sqsBilledRequests`). Left out of the
+   * per-event bill: on AWS, Lambda's pollers long-poll an idle queue whatever the traffic, which
+   * `fixedMonthly` counts as a monthly cost, and under load their receives return messages.
+   */
+  sqsEmptyReceives?: number;
 }
 
 /** What the bill assumes or reads from the stack's settings rather than measures in the run. */
@@ -263,6 +269,12 @@ export interface BillSettings {
   logRetentionMonths: number;
   /** Stored size over ingested size (CloudWatch bills compressed storage; 1 is the upper bound). */
   logStoredShare: number;
+  /**
+   * The publish front door (`publishIngress`): the HTTP API (billed per request, with access
+   * logs) or the publish function's URL (no charge beyond the function's own; no access log).
+   * Default: the HTTP API.
+   */
+  ingress?: 'httpApi' | 'functionUrl';
 }
 
 export interface BillBreakdown {
@@ -324,8 +336,9 @@ export function billPerMillionEvents(
     platformBytes += usage.lambda[fn].invocations * scale * logEventBytes(records.perInvocation);
     platformBytes += settings.coldStartsPerMillionEvents * logEventBytes(records.perColdStart);
   }
+  const viaFunctionUrl = settings.ingress === 'functionUrl';
   const accessLogBytes =
-    settings.accessLogFormat === undefined
+    settings.accessLogFormat === undefined || viaFunctionUrl
       ? 0
       : usage.httpRequests * scale * logEventBytes([accessLogLine(settings.accessLogFormat)]);
   const applicationLogBytes =
@@ -351,11 +364,11 @@ export function billPerMillionEvents(
   const logs = PRICES.cloudWatch.logs;
   const ingestedGb = (applicationLogBytes + platformBytes + accessLogBytes + emfLogBytes) / GB;
   const lineItems = {
-    httpApi: service.httpApi,
+    httpApi: viaFunctionUrl ? 0 : service.httpApi,
     lambdaRequests: service.lambdaRequests,
     lambdaDuration: service.lambdaDuration,
     lambdaInit: initGbSeconds * PRICES.lambda.perGbSecond,
-    sqs: service.sqs,
+    sqs: Math.max(0, usage.sqsBilledRequests - (usage.sqsEmptyReceives ?? 0)) * PRICES.sqs.perRequest * scale,
     dynamodb: service.dynamodb,
     s3: service.s3,
     dataTransferOut: (dataTransferOutBytes / GB) * PRICES.dataTransfer.outToInternetPerGb,
@@ -393,7 +406,19 @@ export interface FixedInputs {
   customerManagedKeys: number;
   /** Custom metrics (name and dimension set) of the whole stack, of each topic, of each subscription. */
   metrics: { stack: number; perTopic: number; perSubscription: number };
+  /** Queues Lambda polls for the stack's functions (each long-polled while idle). */
+  polledQueues?: number;
 }
+
+/**
+ * Lambda's pollers of an SQS event source: it starts with five parallel long polls of 20 s per
+ * queue and keeps them while the queue is idle, so an idle queue costs about 5 x 3 receives a
+ * minute (documented in the Lambda developer guide, "Using Lambda with Amazon SQS").
+ */
+export const IDLE_POLLERS_PER_QUEUE = 5;
+export const LONG_POLL_SECONDS = 20;
+/** Seconds in a month of 30 days. */
+const MONTH_SECONDS = 30 * 24 * 3600;
 
 export interface FixedMonthly {
   stack: {
@@ -402,6 +427,8 @@ export interface FixedMonthly {
     secrets: number;
     kmsKeys: number;
     metrics: number;
+    /** Receives of Lambda's pollers on the idle queues. */
+    sqsIdlePolling: number;
     total: number;
   };
   perTopic: number;
@@ -417,6 +444,11 @@ export function fixedMonthly(inputs: FixedInputs): FixedMonthly {
     secrets: inputs.secrets * PRICES.secretsManager.perSecretMonth,
     kmsKeys: inputs.customerManagedKeys * PRICES.kms.perKeyMonth,
     metrics: inputs.metrics.stack * cw.perMetricMonth,
+    sqsIdlePolling:
+      (inputs.polledQueues ?? 0) *
+      IDLE_POLLERS_PER_QUEUE *
+      (MONTH_SECONDS / LONG_POLL_SECONDS) *
+      PRICES.sqs.perRequest,
   };
   return {
     stack: { ...stack, total: Object.values(stack).reduce((sum, value) => sum + value, 0) },

@@ -67,6 +67,8 @@ const LINE_ITEMS: ReadonlyArray<[key: string, label: string, source: string]> = 
 interface BillCaseDetails {
   case: { key: string };
   perMillion: Record<string, number>;
+  /** Absent in results written before the publish function's URL was priced. */
+  perMillionViaFunctionUrl?: Record<string, number>;
   comparisonPerMillion: { eventGrid: number; eventBridge: number };
 }
 
@@ -119,6 +121,14 @@ export function billSection(scenarios: readonly ScenarioResult[]): string {
       cases.map((c) => c.perMillion.totalExcludingDataTransferOut),
     ),
     row(
+      'all-in with the function URL ingress (`publishIngress: functionUrl`)',
+      cases.map((c) => c.perMillionViaFunctionUrl?.total),
+    ),
+    row(
+      '**all-in with the function URL ingress, excluding data transfer out**',
+      cases.map((c) => c.perMillionViaFunctionUrl?.totalExcludingDataTransferOut),
+    ),
+    row(
       'Event Grid (basic), same work',
       cases.map((c) => c.comparisonPerMillion.eventGrid),
     ),
@@ -137,6 +147,7 @@ export function billSection(scenarios: readonly ScenarioResult[]): string {
 | dashboard | ${fixed.stack.dashboards?.toFixed(2)} | ${fixed.inputs.dashboards} dashboard, $3.00 each |
 | secrets | ${fixed.stack.secrets?.toFixed(2)} | ${fixed.inputs.secrets} Secrets Manager secrets (sealing keys), $0.40 each |
 | KMS keys | ${fixed.stack.kmsKeys?.toFixed(2)} | ${fixed.inputs.customerManagedKeys} customer-managed key (the alarm topic's; queues, buckets and table use AWS-owned or service keys), $1.00 each |
+| SQS idle polling | ${fixed.stack.sqsIdlePolling?.toFixed(2)} | Lambda long-polls each of the stack's queues with 5 pollers while idle (a 20 s receive each), $0.40 per million receives; the run's empty receives are left out of the per-event lines |
 | stack-wide custom metrics | ${fixed.stack.metrics?.toFixed(2)} | ${fixed.inputs.customMetrics.atMost.stack} metrics without a topic or subscription dimension, $0.30 each (series by error or reason add to this as they occur) |
 | **stack** | **${fixed.stack.total?.toFixed(2)}** | |
 | per topic | ${fixed.perTopic.toFixed(2)} | ${fixed.inputs.customMetrics.happyPath.perTopic} metrics a topic emits on the happy path (at most ${fixed.inputs.customMetrics.atMost.perTopic}), $0.30 each |

@@ -137,6 +137,36 @@ describe('the all-in bill', () => {
     expect(fixed.perSubscription).toBeCloseTo(0.9, 9);
   });
 
+  it('prices the function URL ingress without the HTTP API and its access logs, all else the same', () => {
+    const viaApi = billPerMillionEvents(usage(), settings()).breakdown;
+    const viaUrl = billPerMillionEvents(usage(), settings({ ingress: 'functionUrl' })).breakdown;
+    expect(viaUrl.httpApi).toBe(0);
+    expect(viaUrl.logsAccess).toBe(0);
+    // $1.00 of HTTP API, $0.0365 of access logs and their storage (0.073 GB x $0.03 = $0.00219) less.
+    expect(viaApi.total - viaUrl.total).toBeCloseTo(1.0 + 0.0365 + 0.00219, 9);
+    expect(viaUrl.lambdaRequests).toBe(viaApi.lambdaRequests);
+  });
+
+  it("leaves the run's empty receives out of the per-event SQS line", () => {
+    // 300,000 billed, 100,000 of them empty receives: 200,000 x $0.40/M.
+    const bill = billPerMillionEvents({ ...usage(), sqsEmptyReceives: 100_000 }, settings()).breakdown;
+    expect(bill.sqs).toBeCloseTo(0.08, 9);
+  });
+
+  it("prices Lambda's idle polling of the stack's queues by the month", () => {
+    const fixed = fixedMonthly({
+      alarmMetrics: 0,
+      dashboards: 0,
+      secrets: 0,
+      customerManagedKeys: 0,
+      metrics: { stack: 0, perTopic: 0, perSubscription: 0 },
+      polledQueues: 3,
+    });
+    // 3 queues x 5 pollers x (2,592,000 s / 20 s) = 1,944,000 receives x $0.40/M.
+    expect(fixed.stack.sqsIdlePolling).toBeCloseTo(0.7776, 9);
+    expect(fixed.stack.total).toBeCloseTo(0.7776, 9);
+  });
+
   it('prices the same work at Event Grid and EventBridge list prices', () => {
     // 1 KB: one publish operation and one delivery each ($0.60/M each); EventBridge $1.00 + $0.20.
     const small = comparisonPerMillion(1024);
