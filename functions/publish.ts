@@ -3,7 +3,6 @@
  * (IAM, authorized by the gateway) and POST /namespaces/{ns}/topics/{topic}:publish (namespace
  * key): accepts events and queues their deliveries.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { ROUTES } from '../shared/config/resources';
 import { readConfig } from '../shared/config/runtime';
@@ -18,7 +17,13 @@ import {
   rawBody,
 } from '../shared/http/api-gateway';
 import { type ApiError, badRequest, notFound, payloadTooLarge } from '../shared/http/errors';
-import { countPublishFailures, flushMetrics, httpErrors, lazyHandler } from '../shared/lambda/middleware';
+import {
+  countPublishFailures,
+  flushMetrics,
+  httpErrors,
+  lazyHandler,
+  logContext,
+} from '../shared/lambda/middleware';
 import { buildPublisher, createObservability, type Observability } from '../shared/lambda/wiring';
 import { createAwsClients } from '../shared/platform/aws';
 import type { PublishCredential } from '../shared/publish/publish-request';
@@ -147,14 +152,16 @@ export function createPublishHandler({ publisher, observability }: PublishHandle
     }
   };
   return middy<HttpEvent, HttpResult>(answered)
-    .use(injectLambdaContext(observability.logger))
+    .use(logContext(observability.logger))
     .use(flushMetrics(observability.buffer, observability.publishMetrics))
     .use(countPublishFailures(observability.buffer, publishedTopicOf))
     .use(httpErrors(observability.logger));
 }
 
 export const handler = lazyHandler(() => {
-  const observability = createObservability('publish');
   const runtime = { config: readConfig(), clients: createAwsClients() };
+  const observability = createObservability('publish', {
+    subscriptionMetrics: runtime.config.subscriptionMetrics,
+  });
   return createPublishHandler({ publisher: buildPublisher(runtime, observability), observability });
 });
