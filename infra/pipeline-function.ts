@@ -84,8 +84,9 @@ export class PipelineFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: definition.memoryMb,
       timeout: Duration.seconds(definition.timeoutSeconds),
-      // Off, no TracingConfig is written: Lambda's default (PassThrough) traces only requests an
-      // upstream sampled, and neither the HTTP API nor SQS samples any.
+      // Off, no TracingConfig is written: Lambda's default (PassThrough) traces only requests a
+      // caller sampled, and nothing before these functions samples (HTTP APIs don't trace; the
+      // queues are fed by these same untraced functions).
       ...(props.tracing === true ? { tracing: Tracing.ACTIVE } : {}),
       role,
       logGroup,
