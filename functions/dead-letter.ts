@@ -52,7 +52,9 @@ export function createDeadLetterHandler({ step, observability, clock = systemClo
 }
 
 export const handler = lazyHandler(() => {
-  const observability = createObservability('dead-letter');
   const runtime = { config: readConfig(), clients: createAwsClients() };
+  const observability = createObservability('dead-letter', {
+    subscriptionMetrics: runtime.config.subscriptionMetrics,
+  });
   return createDeadLetterHandler({ step: buildDeadLetterStep(runtime, observability), observability });
 });

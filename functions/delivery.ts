@@ -55,7 +55,9 @@ export function createDeliveryHandler({ engine, observability, clock = systemClo
 }
 
 export const handler = lazyHandler(() => {
-  const observability = createObservability('delivery');
   const runtime = { config: readConfig(), clients: createAwsClients() };
+  const observability = createObservability('delivery', {
+    subscriptionMetrics: runtime.config.subscriptionMetrics,
+  });
   return createDeliveryHandler({ engine: buildDeliveryEngine(runtime, observability), observability });
 });

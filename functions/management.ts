@@ -1,11 +1,10 @@
 /**
  * /admin/*: topics, keys, event subscriptions and delivery history.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { readConfig } from '../shared/config/runtime';
 import type { HttpEvent, HttpResult } from '../shared/http/api-gateway';
-import { flushMetrics, httpErrors, lazyHandler } from '../shared/lambda/middleware';
+import { flushMetrics, httpErrors, lazyHandler, logContext } from '../shared/lambda/middleware';
 import { buildManagementDeps, createObservability, type Observability } from '../shared/lambda/wiring';
 import { handleManagement, type ManagementDeps } from '../shared/management/api';
 import { createAwsClients } from '../shared/platform/aws';
@@ -17,13 +16,15 @@ export interface ManagementHandlerDeps {
 
 export function createManagementHandler({ management, observability }: ManagementHandlerDeps) {
   return middy<HttpEvent, HttpResult>((event: HttpEvent) => handleManagement(event, management))
-    .use(injectLambdaContext(observability.logger))
+    .use(logContext(observability.logger))
     .use(flushMetrics(observability.buffer, observability.publishMetrics))
     .use(httpErrors(observability.logger));
 }
 
 export const handler = lazyHandler(() => {
-  const observability = createObservability('management');
   const runtime = { config: readConfig(), clients: createAwsClients() };
+  const observability = createObservability('management', {
+    subscriptionMetrics: runtime.config.subscriptionMetrics,
+  });
   return createManagementHandler({ management: buildManagementDeps(runtime, observability), observability });
 });

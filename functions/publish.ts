@@ -5,7 +5,6 @@
  * request, and by the function's URL (when the stack has one), whose requests are routed here
  * against the same routes; IAM publishing only through the HTTP API.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { ROUTES, type RouteDefinition } from '../shared/config/resources';
 import { readConfig } from '../shared/config/runtime';
@@ -26,6 +25,7 @@ import {
   flushMetrics,
   httpErrors,
   lazyHandler,
+  logContext,
   routeFunctionUrlRequests,
 } from '../shared/lambda/middleware';
 import { buildPublisher, createObservability, type Observability } from '../shared/lambda/wiring';
@@ -176,7 +176,7 @@ export function createPublishHandler({ publisher, observability }: PublishHandle
     }
   };
   return middy<HttpEvent, HttpResult>(answered)
-    .use(injectLambdaContext(observability.logger))
+    .use(logContext(observability.logger))
     .use(flushMetrics(observability.buffer, observability.publishMetrics))
     .use(countPublishFailures(observability.buffer, publishedTopicOf))
     .use(httpErrors(observability.logger))
@@ -184,7 +184,9 @@ export function createPublishHandler({ publisher, observability }: PublishHandle
 }
 
 export const handler = lazyHandler(() => {
-  const observability = createObservability('publish');
   const runtime = { config: readConfig(), clients: createAwsClients() };
+  const observability = createObservability('publish', {
+    subscriptionMetrics: runtime.config.subscriptionMetrics,
+  });
   return createPublishHandler({ publisher: buildPublisher(runtime, observability), observability });
 });

@@ -3,7 +3,7 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -131,6 +131,30 @@ export interface DeliveryPipelineProps {
    * @default 'httpApi'
    */
   readonly publishIngress?: PublishIngress;
+  /**
+   * Whether the functions are traced with AWS X-Ray (active tracing, and each role may write
+   * traces). X-Ray bills per trace recorded ($5 per million), and Lambda records the first
+   * invocation each second and 5% of the others, so it is off unless asked for.
+   * @default false
+   */
+  readonly tracing?: boolean;
+  /**
+   * Whether metrics about a subscription's events (matched, delivered, failed attempts, response
+   * time, held, probations, dead-lettered, dropped, replayed) are also counted per subscription
+   * (`Topic`, `EventSubscriptionName`). Each such series is a billed custom metric, about 3 per
+   * active subscription (see docs/operate.md, "Metrics budget"); off, the same counts are written
+   * per topic. The stack-wide series that alarms and the dashboard read are there either way.
+   * @default false
+   */
+  readonly subscriptionMetrics?: boolean;
+  /**
+   * The lowest level of the functions' own log lines Lambda keeps (what each level holds is in
+   * docs/operate.md, "Logs"). DEBUG or TRACE adds a line per job and per publish; WARN and
+   * above are refused: metric records (EMF) carry no level, so Lambda counts them as INFO, and
+   * they would be dropped with the alarms that read them.
+   * @default ApplicationLogLevel.INFO
+   */
+  readonly applicationLogLevel?: ApplicationLogLevel;
 }
 
 /**
@@ -213,6 +237,8 @@ export class DeliveryPipeline extends Construct {
       queues,
       environment: functionEnvironment(props, apiUrl),
       logRetention,
+      tracing: props.tracing ?? false,
+      applicationLogLevel: props.applicationLogLevel ?? ApplicationLogLevel.INFO,
       publishReservedConcurrency: props.reservedConcurrency ?? DEFAULT_PUBLISH_RESERVED_CONCURRENCY,
       maxInvocations: props.maxDeliveryInvocations ?? {},
     });
@@ -283,6 +309,13 @@ const FUNCTION_SETTING_PROPS = [
   'subscriptionCacheSeconds',
 ] as const;
 
+/** Application log levels that keep INFO lines, and with them the metric records (EMF). */
+const METRIC_KEEPING_LOG_LEVELS: readonly ApplicationLogLevel[] = [
+  ApplicationLogLevel.TRACE,
+  ApplicationLogLevel.DEBUG,
+  ApplicationLogLevel.INFO,
+];
+
 function validateProps(props: DeliveryPipelineProps): void {
   const problems: string[] = [];
   const check = (ok: boolean, message: string) => {
@@ -323,6 +356,12 @@ function validateProps(props: DeliveryPipelineProps): void {
     check(
       Number.isInteger(props.reservedConcurrency) && props.reservedConcurrency >= 1,
       `reservedConcurrency must be false or an integer of at least 1 (got ${props.reservedConcurrency})`,
+    );
+  }
+  if (props.applicationLogLevel !== undefined) {
+    check(
+      METRIC_KEEPING_LOG_LEVELS.includes(props.applicationLogLevel),
+      `applicationLogLevel must be ${METRIC_KEEPING_LOG_LEVELS.join(', ')} (got ${props.applicationLogLevel}): Lambda counts metric records as INFO lines, and drops them below it`,
     );
   }
   if (problems.length > 0) throw new Error(`Invalid DeliveryPipeline props: ${problems.join('; ')}`);

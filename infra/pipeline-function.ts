@@ -2,7 +2,14 @@ import * as path from 'node:path';
 import { Duration, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -34,11 +41,23 @@ export interface PipelineFunctionProps {
    * @default none: the function shares the account's unreserved concurrency
    */
   readonly reservedConcurrency?: number;
+  /**
+   * Whether the function is traced with X-Ray (active tracing, and the role may write traces).
+   * @default false
+   */
+  readonly tracing?: boolean;
+  /**
+   * The lowest level of the function's own log lines Lambda keeps (Lambda's advanced logging
+   * controls, which Powertools Logger follows).
+   * @default ApplicationLogLevel.INFO
+   */
+  readonly applicationLogLevel?: ApplicationLogLevel;
 }
 
 /**
- * A Gridwire function: Node.js on ARM64, X-Ray tracing, its own log group, source maps, bundled
- * by the local esbuild (no Docker). It runs under its own role that may write its own log group
+ * A Gridwire function: Node.js on ARM64, JSON logs in its own log group (Lambda's START, END and
+ * REPORT lines left out), X-Ray tracing when asked for, source maps, bundled by the local esbuild
+ * (no Docker). It runs under its own role that may write its own log group
  * and nothing else until resources are attached with the `bind*` helpers, which grant exactly the
  * actions named and set the environment variable together, so neither can be forgotten.
  */
@@ -65,10 +84,17 @@ export class PipelineFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: definition.memoryMb,
       timeout: Duration.seconds(definition.timeoutSeconds),
-      tracing: Tracing.ACTIVE,
+      // Off, no TracingConfig is written: Lambda's default (PassThrough) traces only requests a
+      // caller sampled, and nothing before these functions samples (HTTP APIs don't trace; the
+      // queues are fed by these same untraced functions).
+      ...(props.tracing === true ? { tracing: Tracing.ACTIVE } : {}),
       role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,
+      // Lambda's own lines: WARN leaves out START, END and REPORT, three lines per invocation that
+      // repeat what Lambda's metrics (Invocations, Duration, Errors, Throttles) already count.
+      systemLogLevelV2: SystemLogLevel.WARN,
+      applicationLogLevelV2: props.applicationLogLevel ?? ApplicationLogLevel.INFO,
       ...(props.reservedConcurrency === undefined
         ? {}
         : { reservedConcurrentExecutions: props.reservedConcurrency }),
@@ -88,11 +114,19 @@ export class PipelineFunction extends NodejsFunction {
       },
     });
     this.executionRole = role;
-    Validations.of(role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so their only resource is "*".',
-    });
+    if (props.tracing === true) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so their only resource is "*".',
+      });
+    } else {
+      Validations.of(this).acknowledge({
+        id: 'Serverless-LambdaTracing',
+        reason:
+          "X-Ray is opt-in (the pipeline's `tracing` prop): it bills per trace, and Lambda records the first invocation each second and 5% of the others. Failures are found through the alarms, Gridwire's metrics and the functions' warning and error lines.",
+      });
+    }
   }
 
   /**

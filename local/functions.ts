@@ -65,7 +65,11 @@ export function buildLocalFunctions({
     ...(options.random === undefined ? {} : { random: options.random }),
   };
   const observability = (name: string) =>
-    createObservability(name, { logLevel: options.logLevel ?? 'WARN', publishMetrics: metrics.publish });
+    createObservability(name, {
+      logLevel: options.logLevel ?? 'WARN',
+      publishMetrics: metrics.publish,
+      subscriptionMetrics: config.subscriptionMetrics,
+    });
 
   const publishObs = observability('publish');
   const managementObs = observability('management');

@@ -44,6 +44,8 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
       options.deliveryConcurrency ?? LOCAL_CONFIG_DEFAULTS.deliveryConcurrency,
     ),
     [ENV.healthCacheMs]: String(LOCAL_CONFIG_DEFAULTS.healthCacheMs),
+    // In-memory metrics cost nothing, and `gridwire status` shows them per subscription.
+    [ENV.subscriptionMetrics]: 'true',
     ...number(ENV.historyRetentionDays, options.historyRetentionDays),
     ...(options.publicUrl === undefined ? {} : { [ENV.publicUrl]: options.publicUrl }),
   };

@@ -96,22 +96,30 @@ function addDefaultStage(scope: Construct, options: ApiRoutesOptions): void {
   });
 }
 
-/** The fields of each API access log line (HTTP API `$context` variables). */
+/**
+ * The fields of each API access log line (HTTP API `$context` variables): what only the gateway
+ * knows, nothing a field here or the functions' logs and metrics already say. Left out: the user
+ * agent (the largest field, and no operating question needs it), the protocol, the response
+ * length, and the integration's status and latency (the function's own answer is `status`; its
+ * duration is Lambda's `Duration` metric).
+ */
 const ACCESS_LOG_FIELDS = {
+  /** The id the caller got back (`apigw-requestid` header): what to search for when one reports a request. */
   requestId: '$context.requestId',
   requestTime: '$context.requestTime',
+  /** Who sent it: a publisher flooding the API, or an address to block. */
   sourceIp: '$context.identity.sourceIp',
-  userAgent: '$context.identity.userAgent',
+  /** The IAM principal of an admin or IAM publish request: who changed what. */
   caller: '$context.identity.caller',
   method: '$context.httpMethod',
+  /** The route matched (`-` when none did), beside the path it was asked for. */
   routeKey: '$context.routeKey',
   path: '$context.path',
-  protocol: '$context.protocol',
   status: '$context.status',
-  responseLength: '$context.responseLength',
+  /** Milliseconds from request to answer, as the caller saw them (less the network). */
   responseLatency: '$context.responseLatency',
-  integrationStatus: '$context.integrationStatus',
-  integrationLatency: '$context.integrationLatency',
+  /** Why the function could not be invoked or answered wrongly (timeout, throttle, crash). */
   integrationError: '$context.integrationErrorMessage',
+  /** The gateway's own refusal (throttled, IAM denied, no route): the function never ran. */
   error: '$context.error.message',
 } as const;

@@ -1,4 +1,5 @@
 import { Duration, Validations } from 'aws-cdk-lib';
+import type { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -14,7 +15,7 @@ import {
   TABLE,
 } from '../../shared/config/resources';
 import { CONFIG_DEFAULTS } from '../../shared/config/runtime';
-import { PipelineFunction } from '../pipeline-function';
+import { PipelineFunction, type PipelineFunctionProps } from '../pipeline-function';
 import type { PipelineStorage } from './storage';
 
 export type PipelineFunctions = Readonly<Record<FunctionKey, PipelineFunction>>;
@@ -27,6 +28,7 @@ export interface FunctionSettings {
   readonly publicUrl?: string;
   readonly validateEndpoints?: boolean;
   readonly allowPrivateEndpoints?: boolean;
+  readonly subscriptionMetrics?: boolean;
 }
 
 /** The environment every function is given: its settings, defaults filled in. */
@@ -40,6 +42,7 @@ export function functionEnvironment(settings: FunctionSettings, apiUrl: string):
     [ENV.publicUrl]: settings.publicUrl ?? apiUrl,
     [ENV.validateEndpoints]: String(settings.validateEndpoints ?? true),
     [ENV.blockPrivateEndpoints]: String(!(settings.allowPrivateEndpoints ?? false)),
+    [ENV.subscriptionMetrics]: String(settings.subscriptionMetrics ?? CONFIG_DEFAULTS.subscriptionMetrics),
   };
 }
 
@@ -48,6 +51,10 @@ export interface FunctionsOptions {
   readonly queues: Readonly<Record<QueueKey, sqs.IQueue>>;
   readonly environment: Record<string, string>;
   readonly logRetention: RetentionDays;
+  /** Whether every function is traced with X-Ray. */
+  readonly tracing: boolean;
+  /** The lowest level of the functions' own log lines Lambda keeps. */
+  readonly applicationLogLevel: ApplicationLogLevel;
   /** Reserved for (and capping) the publish function; `false` reserves nothing. */
   readonly publishReservedConcurrency: number | false;
   /** Per queue, the most concurrent invocations of its consumer; else the queue's own. */
@@ -76,6 +83,16 @@ export function createFunctions(scope: Construct, options: FunctionsOptions): Pi
   return functions;
 }
 
+/** What every function is given alike: logs, tracing and settings. */
+const commonProps = (
+  options: FunctionsOptions,
+): Pick<PipelineFunctionProps, 'logRetention' | 'environment' | 'tracing' | 'applicationLogLevel'> => ({
+  logRetention: options.logRetention,
+  environment: options.environment,
+  tracing: options.tracing,
+  applicationLogLevel: options.applicationLogLevel,
+});
+
 const FAN_OUT_GRANT_REASON =
   'Fan-out object keys are made at run time (day, publish id); the grant covers objects of this one bucket, with only the object action named.';
 
@@ -84,8 +101,7 @@ function createPublishFunction(scope: Construct, options: FunctionsOptions): Pip
   return (
     new PipelineFunction(scope, {
       definition: FUNCTIONS.publish,
-      logRetention: options.logRetention,
-      environment: options.environment,
+      ...commonProps(options),
       ...(publishReservedConcurrency === false ? {} : { reservedConcurrency: publishReservedConcurrency }),
     })
       // Topics, namespace topics and their subscription lists.
@@ -104,8 +120,7 @@ function createManagementFunction(scope: Construct, options: FunctionsOptions): 
   return (
     new PipelineFunction(scope, {
       definition: FUNCTIONS.management,
-      logRetention: options.logRetention,
-      environment: options.environment,
+      ...commonProps(options),
     })
       // Topics, namespaces, subscriptions, health resets, history queries; topic lists through the index.
       .bindTable(
@@ -128,8 +143,7 @@ function createDeliveryFunction(scope: Construct, options: FunctionsOptions): Pi
   return (
     new PipelineFunction(scope, {
       definition: FUNCTIONS.delivery,
-      logRetention: options.logRetention,
-      environment: options.environment,
+      ...commonProps(options),
     })
       // Reads subscriptions; writes attempt history (batches) and endpoint health (conditional
       // puts); the validation handshake records consent on the subscription (a conditional put)
@@ -151,8 +165,7 @@ function createDeadLetterFunction(scope: Construct, options: FunctionsOptions): 
   return (
     new PipelineFunction(scope, {
       definition: FUNCTIONS.deadLetter,
-      logRetention: options.logRetention,
-      environment: options.environment,
+      ...commonProps(options),
     })
       // It re-queues what the bucket refuses, to try again later.
       .bindQueue(options.queues.endedDelivery, QUEUES.endedDelivery.urlEnv, 'sendAndConsume')

@@ -68,6 +68,12 @@ export const ENV = {
    * default on AWS; the local stack's `--block-private-endpoints`.
    */
   blockPrivateEndpoints: 'GRIDWIRE_BLOCK_PRIVATE_ENDPOINTS',
+  /**
+   * `true`: metrics about a subscription's events are counted per subscription (`Topic`,
+   * `EventSubscriptionName`), each a billed custom metric; otherwise per topic. Off by default on
+   * AWS (the `subscriptionMetrics` prop); always on in the local stack, whose `status` shows them.
+   */
+  subscriptionMetrics: 'GRIDWIRE_SUBSCRIPTION_METRICS',
 } as const;
 
 /**

@@ -59,6 +59,11 @@ export interface RuntimeConfig {
   validateEndpoints: boolean;
   /** Whether endpoint URLs aimed at non-public addresses are refused (SSRF protection). */
   blockPrivateEndpoints: boolean;
+  /**
+   * Whether metrics about a subscription's events are counted per subscription; otherwise per
+   * topic (see `METRIC_DIMENSION_SETS`).
+   */
+  subscriptionMetrics: boolean;
 }
 
 /** Values used when a variable is absent (or empty). */
@@ -73,6 +78,8 @@ export const CONFIG_DEFAULTS = {
   /** Off unless set: the AWS construct sets both to `true` by default (see its props). */
   validateEndpoints: false,
   blockPrivateEndpoints: false,
+  /** Each subscription's series is a billed custom metric: off unless asked for. */
+  subscriptionMetrics: false,
 } as const;
 
 /** The values a numeric setting may take. */
@@ -189,6 +196,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     historyRetentionDays: setting('historyRetentionDays'),
     validateEndpoints: read.boolean(ENV.validateEndpoints, CONFIG_DEFAULTS.validateEndpoints),
     blockPrivateEndpoints: read.boolean(ENV.blockPrivateEndpoints, CONFIG_DEFAULTS.blockPrivateEndpoints),
+    subscriptionMetrics: read.boolean(ENV.subscriptionMetrics, CONFIG_DEFAULTS.subscriptionMetrics),
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(publishUrl === undefined ? {} : { publishUrl }),
     ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),

@@ -12,9 +12,8 @@
  * function, and it hands the handler one record at a time, where the dead-letter step must see
  * the whole batch to group its writes per subscription. What it did besides (run the records at
  * once, catch what one throws, never fail the invocation for a failed batch) is a few lines here.
- * Powertools Logger (`injectLambdaContext`) and Metrics (`flushMetrics`) stay.
+ * Powertools Logger (`injectLambdaContext`, through `logContext`) and Metrics (`flushMetrics`) stay.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { QueuedJob } from '../domain/delivery';
@@ -22,7 +21,7 @@ import type { LoggerLike } from '../observability/logging';
 import { parseJob } from '../queue/job-codec';
 import { type JobKind, type JobOfKind, jobLogFields, kindOf, queuesCarrying } from '../queue/job-kinds';
 import { batchResponse, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
-import { flushMetrics } from './middleware';
+import { flushMetrics, logContext } from './middleware';
 import type { Observability } from './wiring';
 
 /** What a function does with the jobs of a batch. */
@@ -168,6 +167,6 @@ export function createJobConsumer<K extends JobKind>({ observability, step }: Jo
     );
   };
   return middy<SQSEvent, SQSBatchResponse, Error, Context>(consume)
-    .use(injectLambdaContext(observability.logger))
+    .use(logContext(observability.logger))
     .use(flushMetrics(observability.buffer, observability.publishMetrics));
 }

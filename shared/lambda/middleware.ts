@@ -2,6 +2,8 @@
  * Middy middlewares shared by the handlers.
  */
 
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -15,6 +17,14 @@ import {
   type MetricPoint,
   publishFailureDimensions,
 } from '../observability/metrics';
+
+/**
+ * Powertools' Lambda context (request id, cold start, function) on every line the invocation
+ * logs; it writes no line of its own. The event is never logged, whatever
+ * `POWERTOOLS_LOGGER_LOG_EVENT` says: publish requests carry topic keys and SAS tokens in their
+ * headers, and a line per invocation holding the whole event would be billed at its full size.
+ */
+export const logContext = (logger: Logger) => injectLambdaContext(logger, { logEvent: false });
 
 /** The answer to a request a dependency's failure stopped: the caller may send it again. */
 export const DEPENDENCY_UNAVAILABLE_MESSAGE =

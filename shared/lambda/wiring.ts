@@ -8,7 +8,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { ENV, QUEUES, type QueueKey } from '../config/resources';
-import { type RuntimeConfig, requireSetting } from '../config/runtime';
+import { CONFIG_DEFAULTS, type RuntimeConfig, requireSetting } from '../config/runtime';
 import { DeadLetterStep, DropRecorder } from '../delivery/dead-letter';
 import { DeliveryEngine, type SubscriptionSource } from '../delivery/engine';
 import { EndpointHandshake } from '../delivery/handshake';
@@ -18,7 +18,13 @@ import { scaleProfiles } from '../delivery/rules/profiles';
 import { UndiciWebhookSender, type WebhookSender } from '../delivery/webhook-sender';
 import type { Subscription } from '../domain/model';
 import type { ManagementDeps } from '../management/api';
-import { METRICS_NAMESPACE, MetricBuffer, type MetricPoint, SERVICE_NAME } from '../observability/metrics';
+import {
+  METRICS_NAMESPACE,
+  MetricBuffer,
+  type MetricPoint,
+  SERVICE_NAME,
+  seriesFor,
+} from '../observability/metrics';
 import { type AwsClients, createSecretsManagerClient } from '../platform/aws';
 import { TtlCache } from '../platform/cache';
 import { type Clock, type Random, systemClock, systemRandom } from '../platform/clock';
@@ -46,6 +52,12 @@ export interface ObservabilityOptions {
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   /** Replaces CloudWatch EMF output (the local stack aggregates in memory). */
   publishMetrics?: (points: readonly MetricPoint[]) => void;
+  /**
+   * Whether metrics are counted per subscription, or per topic in its place (the function's
+   * `RuntimeConfig.subscriptionMetrics`).
+   * @default false, as `readConfig` reads an absent variable
+   */
+  subscriptionMetrics?: boolean;
 }
 
 export function createObservability(functionName: string, options: ObservabilityOptions = {}): Observability {
@@ -60,7 +72,9 @@ export function createObservability(functionName: string, options: Observability
       ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
       persistentKeys: { function: functionName },
     }),
-    buffer: new MetricBuffer(),
+    buffer: new MetricBuffer(
+      seriesFor({ subscriptionMetrics: options.subscriptionMetrics ?? CONFIG_DEFAULTS.subscriptionMetrics }),
+    ),
     publishMetrics,
   };
 }

@@ -62,7 +62,8 @@ const SUBSCRIPTION = ['Topic', 'EventSubscriptionName'] as const;
  * A subscription is never crossed with a reason or an error: series grow by subscriptions plus
  * reasons, not subscriptions times reasons. Which error a given subscription gets is in its
  * attempt history and health. A set is skipped for a point that lacks one of its dimensions
- * (a failed publish names its topic only once the caller has authenticated).
+ * (a failed publish names its topic only once the caller has authenticated). The per-subscription
+ * sets are emitted only when subscription metrics are on (see {@link seriesFor}).
  */
 export const METRIC_DIMENSION_SETS: Readonly<Record<MetricName, readonly (readonly string[])[]>> = {
   PublishSuccessCount: [[], ['Topic']],
@@ -80,13 +81,58 @@ export const METRIC_DIMENSION_SETS: Readonly<Record<MetricName, readonly (readon
   ReplayedEventCount: [[], SUBSCRIPTION],
 };
 
-/** The point's dimensions narrowed to each of its metric's sets (those it has every dimension of). */
-export function dimensionSetsOf(name: MetricName, dimensions: Dimensions): Dimensions[] {
-  return METRIC_DIMENSION_SETS[name].flatMap((set) =>
+/** Which of the optional series a function emits (its `RuntimeConfig` settings of the same names). */
+export interface MetricSeriesSettings {
+  /**
+   * Per subscription (`Topic`, `EventSubscriptionName`), or, off, per topic (`Topic`) in its
+   * place: the same counts, one billed series per topic instead of one per subscription.
+   */
+  readonly subscriptionMetrics: boolean;
+}
+
+const isPerSubscription = (set: readonly string[]): boolean => set.includes('EventSubscriptionName');
+
+/**
+ * The dimension sets a metric is emitted in under `settings`: those of
+ * {@link METRIC_DIMENSION_SETS}, a per-subscription set narrowed to its topic when subscription
+ * metrics are off.
+ */
+export function dimensionSetsFor(
+  name: MetricName,
+  settings: MetricSeriesSettings,
+): readonly (readonly string[])[] {
+  const sets = METRIC_DIMENSION_SETS[name];
+  if (settings.subscriptionMetrics) return sets;
+  return sets.map((set) => (isPerSubscription(set) ? ['Topic'] : set));
+}
+
+/** The point's dimensions narrowed to each of `sets` it has every dimension of. */
+const narrowTo = (sets: readonly (readonly string[])[], dimensions: Dimensions): Dimensions[] =>
+  sets.flatMap((set) =>
     set.every((key) => dimensions[key] !== undefined)
       ? [Object.fromEntries(set.map((key) => [key, dimensions[key] as string]))]
       : [],
   );
+
+/** The point's dimensions narrowed to each of its metric's sets (those it has every dimension of). */
+export function dimensionSetsOf(name: MetricName, dimensions: Dimensions): Dimensions[] {
+  return narrowTo(METRIC_DIMENSION_SETS[name], dimensions);
+}
+
+/**
+ * The series a function's points land in under its settings: what a function's
+ * {@link MetricBuffer} is built with. The sets are worked out once, not per point.
+ */
+export function seriesFor(
+  settings: MetricSeriesSettings,
+): (name: MetricName, dimensions: Dimensions) => Dimensions[] {
+  const sets = Object.fromEntries(
+    (Object.keys(METRIC_DIMENSION_SETS) as MetricName[]).map((name) => [
+      name,
+      dimensionSetsFor(name, settings),
+    ]),
+  ) as Record<MetricName, readonly (readonly string[])[]>;
+  return (name, dimensions) => narrowTo(sets[name], dimensions);
 }
 
 /** Collects metric points during one invocation; `drain()` hands them over and starts afresh. */
@@ -95,8 +141,9 @@ export class MetricBuffer {
 
   constructor(
     /**
-     * The series a point lands in. Functions keep the cardinality rule; models that need every
-     * dimension together (the bench's simulations) pass {@link EVERY_DIMENSION}.
+     * The series a point lands in: by default every set of {@link METRIC_DIMENSION_SETS}.
+     * Functions pass {@link seriesFor} their settings; models that need every dimension together
+     * (the bench's simulations) pass {@link EVERY_DIMENSION}.
      */
     private readonly seriesOf: (name: MetricName, dimensions: Dimensions) => Dimensions[] = dimensionSetsOf,
   ) {}
@@ -135,10 +182,13 @@ export class MetricBuffer {
   }
 }
 
-/** Dimensions naming one subscription. */
 /** One series per point with all the dimensions it was given (models, not CloudWatch). */
 export const EVERY_DIMENSION = (_name: MetricName, dimensions: Dimensions): Dimensions[] => [dimensions];
 
+/**
+ * Dimensions naming one subscription. Emitters always give them; whether a per-subscription
+ * series is written is the buffer's settings' choice ({@link seriesFor}).
+ */
 export const subscriptionDimensions = (topic: string, subscription: string): Dimensions => ({
   Topic: topic,
   EventSubscriptionName: subscription.toUpperCase(),

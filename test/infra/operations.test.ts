@@ -42,13 +42,13 @@ const logicalId = (construct: { node: { defaultChild?: unknown } }) =>
 type Statement = { Action: string | string[]; Resource: unknown };
 
 /** The statements of the policies attached to a function's role. */
-function statementsOf(key: keyof typeof FUNCTIONS): Statement[] {
-  const fn = template.findResources('AWS::Lambda::Function', {
+function statementsOf(key: keyof typeof FUNCTIONS, of: Template = template): Statement[] {
+  const fn = of.findResources('AWS::Lambda::Function', {
     Properties: { Description: FUNCTIONS[key].description },
   });
   const [resource] = Object.values(fn) as { Properties: { Role: { 'Fn::GetAtt': string[] } } }[];
   const roleId = resource?.Properties.Role['Fn::GetAtt'][0];
-  return Object.values(template.findResources('AWS::IAM::Policy'))
+  return Object.values(of.findResources('AWS::IAM::Policy'))
     .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${roleId}"`))
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
@@ -62,15 +62,20 @@ const actionsOn = (key: keyof typeof FUNCTIONS, logicalIdOfResource: string): st
 
 describe('cdk-nag', () => {
   it.each([
-    ['AwsSolutions', () => new AwsSolutionsChecks()],
-    ['Serverless', () => new ServerlessChecks()],
-  ])('the %s rule pack finds nothing unacknowledged, errors or warnings', (_name, pack) => {
-    const { app } = unsynthesized();
-    const report = pack().validateScope(app);
-    expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources[0]?.constructPath}`)).toEqual(
-      [],
-    );
-  });
+    ['AwsSolutions', 'without', () => new AwsSolutionsChecks(), {}],
+    ['Serverless', 'without', () => new ServerlessChecks(), {}],
+    ['AwsSolutions', 'with', () => new AwsSolutionsChecks(), { tracing: true }],
+    ['Serverless', 'with', () => new ServerlessChecks(), { tracing: true }],
+  ])(
+    'the %s rule pack finds nothing unacknowledged, errors or warnings, %s tracing',
+    (_name, _tracing, pack, props) => {
+      const { app } = unsynthesized(props);
+      const report = pack().validateScope(app);
+      expect(
+        report.violations.map((v) => `${v.ruleName}: ${v.violatingResources[0]?.constructPath}`),
+      ).toEqual([]);
+    },
+  );
 
   it.each([
     ['both', 'AwsSolutions', () => new AwsSolutionsChecks()],
@@ -88,11 +93,17 @@ describe('cdk-nag', () => {
     },
   );
 
-  it('lets synthesis pass with both packs attached as infra/app.ts attaches them', () => {
-    const { app } = unsynthesized();
-    addComplianceChecks(app);
-    expect(() => app.synth()).not.toThrow();
-  });
+  it.each([
+    ['without', {}],
+    ['with', { tracing: true }],
+  ])(
+    'lets synthesis pass with both packs attached as infra/app.ts attaches them, %s tracing',
+    (_tracing, props) => {
+      const { app } = unsynthesized(props);
+      addComplianceChecks(app);
+      expect(() => app.synth()).not.toThrow();
+    },
+  );
 
   it('fails synthesis on a finding nobody acknowledged', () => {
     const { app, stack: failing } = unsynthesized();
@@ -157,9 +168,18 @@ describe('roles', () => {
     expect(actionsOn(key, logicalId(bucket))).toEqual([...actions].sort());
   });
 
-  it('grant X-Ray, the only wildcard resource, and nothing else on "*"', () => {
+  it('grant nothing on "*" by default: X-Ray is off', () => {
     for (const key of Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[]) {
       const onEverything = statementsOf(key).filter((statement) => statement.Resource === '*');
+      expect([key, onEverything]).toEqual([key, []]);
+      expect(JSON.stringify(statementsOf(key))).not.toContain('xray:');
+    }
+  });
+
+  it('grant X-Ray when tracing is on, the only wildcard resource, and nothing else on "*"', () => {
+    const traced = build({ tracing: true }).template;
+    for (const key of Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[]) {
+      const onEverything = statementsOf(key, traced).filter((statement) => statement.Resource === '*');
       expect(onEverything.flatMap((statement) => statement.Action)).toEqual([
         'xray:PutTraceSegments',
         'xray:PutTelemetryRecords',
@@ -209,13 +229,21 @@ describe('hardened defaults', () => {
     );
   });
 
-  it('log API access as one JSON object per request, without query strings', () => {
+  it('log API access as one JSON object per request, without query strings or fields said elsewhere', () => {
     const [stage] = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
     const format = JSON.parse(stage?.Properties.AccessLogSettings.Format as string) as Record<string, string>;
-    expect(format).toMatchObject({
+    expect(format).toEqual({
       requestId: '$context.requestId',
-      status: '$context.status',
+      requestTime: '$context.requestTime',
+      sourceIp: '$context.identity.sourceIp',
+      caller: '$context.identity.caller',
+      method: '$context.httpMethod',
       routeKey: '$context.routeKey',
+      path: '$context.path',
+      status: '$context.status',
+      responseLatency: '$context.responseLatency',
+      integrationError: '$context.integrationErrorMessage',
+      error: '$context.error.message',
     });
     expect(JSON.stringify(format)).not.toMatch(/querystring/i);
   });

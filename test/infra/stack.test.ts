@@ -1,6 +1,7 @@
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { DeliveryPipeline, type DeliveryPipelineProps } from '../../infra/delivery-pipeline';
 import { GridwireStack } from '../../infra/gridwire-stack';
@@ -195,21 +196,53 @@ describe('fan-out bucket', () => {
 
 describe('functions', () => {
   it.each(Object.entries(FUNCTIONS))(
-    '%s runs on Node.js 24 ARM64 with tracing, its memory and timeout',
+    '%s runs on Node.js 24 ARM64 with its memory and timeout, JSON logs without Lambda’s INFO lines, untraced',
     (key, definition) => {
       const fn = template.findResources('AWS::Lambda::Function')[functionId(key as keyof typeof FUNCTIONS)];
       expect(fn).toMatchObject({
         Properties: {
           Runtime: 'nodejs24.x',
           Architectures: ['arm64'],
-          TracingConfig: { Mode: 'Active' },
           MemorySize: definition.memoryMb,
           Timeout: definition.timeoutSeconds,
-          LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) } },
+          LoggingConfig: {
+            LogFormat: 'JSON',
+            LogGroup: { Ref: expect.any(String) },
+            SystemLogLevel: 'WARN',
+            ApplicationLogLevel: 'INFO',
+          },
         },
       });
+      expect(fn?.Properties.TracingConfig).toBeUndefined();
     },
   );
+
+  it('are traced with X-Ray, and may write traces, when tracing is on', () => {
+    const { template: traced } = synth({ tracing: true });
+    const functions = Object.values(traced.findResources('AWS::Lambda::Function'));
+    expect(functions).toHaveLength(Object.keys(FUNCTIONS).length);
+    for (const fn of functions) expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+    const xrayGrants = Object.values(traced.findResources('AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify(policy.Properties.PolicyDocument).includes('xray:PutTraceSegments'),
+    );
+    expect(xrayGrants).toHaveLength(Object.keys(FUNCTIONS).length);
+  });
+
+  it('keep the application log level given, and refuse one that would drop the metric records', () => {
+    const { template: debug } = synth({ applicationLogLevel: ApplicationLogLevel.DEBUG });
+    for (const fn of Object.values(debug.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.LoggingConfig).toMatchObject({
+        ApplicationLogLevel: 'DEBUG',
+        SystemLogLevel: 'WARN',
+      });
+    }
+    expect(
+      () =>
+        new DeliveryPipeline(new Stack(newApp(), 'Quiet'), 'Pipeline', {
+          applicationLogLevel: ApplicationLogLevel.WARN,
+        }),
+    ).toThrow(/applicationLogLevel must be TRACE, DEBUG, INFO \(got WARN\)/);
+  });
 
   it('get the environment variable of every resource they are granted', () => {
     const env = (key: keyof typeof FUNCTIONS) =>
@@ -541,6 +574,16 @@ describe('props', () => {
     const { template: open } = synth({ validateEndpoints: false, allowPrivateEndpoints: true });
     const off = { [ENV.validateEndpoints]: 'false', [ENV.blockPrivateEndpoints]: 'false' };
     expect(functions(open).filter(every(off))).toHaveLength(Object.keys(FUNCTIONS).length);
+  });
+
+  it('count metrics per topic by default, per subscription when asked', () => {
+    const variable = (t: Template) =>
+      Object.values(t.findResources('AWS::Lambda::Function')).map(
+        (fn) => fn.Properties.Environment.Variables[ENV.subscriptionMetrics],
+      );
+    const all = (value: string) => Object.keys(FUNCTIONS).map(() => value);
+    expect(variable(template)).toEqual(all('false'));
+    expect(variable(synth({ subscriptionMetrics: true }).template)).toEqual(all('true'));
   });
 
   it('grantAdmin lets a principal invoke the admin routes only', () => {

@@ -265,6 +265,8 @@ export function engineHarness(
     subscriptionSource?: SubscriptionSource;
     /** Opens secret custom header values (default: none, as in a function without a key). */
     sealer?: SecretOpener;
+    /** Where the engine counts (default: a buffer with every series, per subscription too). */
+    metrics?: MetricBuffer;
   } = {},
 ): EngineHarness {
   const clock = options.clock ?? new VirtualClock();
@@ -272,7 +274,7 @@ export function engineHarness(
   const sender = new ScriptedSender(clock, { delivered: true, httpStatus: 200 }, options.latencyMs ?? 0);
   const history = new MemoryHistory();
   const healthStore = options.healthStore ?? new MemoryHealthStore();
-  const metrics = new MetricBuffer();
+  const metrics = options.metrics ?? new MetricBuffer();
   const subscriptions = new Map<string, Subscription>([
     ['orders/audit', subscription({ deadLetter: { container: 'dead' } })],
   ]);

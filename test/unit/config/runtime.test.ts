@@ -62,6 +62,7 @@ describe('readConfig(env)', () => {
       historyRetentionDays: CONFIG_DEFAULTS.historyRetentionDays,
       validateEndpoints: false,
       blockPrivateEndpoints: false,
+      subscriptionMetrics: false,
     });
   });
 
@@ -79,6 +80,7 @@ describe('readConfig(env)', () => {
       [ENV.publicUrl]: 'https://events.example.com',
       [ENV.validateEndpoints]: 'true',
       [ENV.blockPrivateEndpoints]: '1',
+      [ENV.subscriptionMetrics]: 'true',
     });
     expect(config).toMatchObject({
       tableName: 'gridwire-state',
@@ -92,6 +94,7 @@ describe('readConfig(env)', () => {
       publicUrl: 'https://events.example.com',
       validateEndpoints: true,
       blockPrivateEndpoints: true,
+      subscriptionMetrics: true,
     });
   });
 
@@ -160,6 +163,15 @@ describe('readConfig(env)', () => {
   it.each(['yes', 'on', '2'])('refuses %s as a boolean', (value) => {
     expect(() => readConfig({ ...table, [ENV.allowHttpEndpoints]: value })).toThrow(
       `Environment variable ${ENV.allowHttpEndpoints} must be true, false, 1 or 0 (got ${value})`,
+    );
+  });
+
+  it('counts metrics per subscription only when told to, and refuses anything but a switch', () => {
+    expect(readConfig(table).subscriptionMetrics).toBe(false);
+    expect(readConfig({ ...table, [ENV.subscriptionMetrics]: '1' }).subscriptionMetrics).toBe(true);
+    expect(readConfig({ ...table, [ENV.subscriptionMetrics]: 'false' }).subscriptionMetrics).toBe(false);
+    expect(() => readConfig({ ...table, [ENV.subscriptionMetrics]: 'per-topic' })).toThrow(
+      `Environment variable ${ENV.subscriptionMetrics} must be true, false, 1 or 0 (got per-topic)`,
     );
   });
 

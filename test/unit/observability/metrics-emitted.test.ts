@@ -11,12 +11,14 @@ import { createObservability } from '../../../shared/lambda/wiring';
 import { silentLogger } from '../../../shared/observability/logging';
 import {
   deliveryFailureDimensions,
+  dimensionSetsFor,
   METRIC,
   METRIC_DIMENSION_SETS,
   MetricBuffer,
   type MetricName,
   type MetricPoint,
   publishFailureDimensions,
+  seriesFor,
 } from '../../../shared/observability/metrics';
 import { Publisher } from '../../../shared/publish/publisher';
 import {
@@ -49,13 +51,17 @@ const eventGridEvent = (id: string, eventType = 'Order.Created') => ({
   data: {},
 });
 
-/** The publish handler over a store with topic `orders` (subscription `audit` takes `Order.Created`). */
-function publishSetup() {
+/**
+ * The publish handler over a store with topic `orders` (subscription `audit` takes
+ * `Order.Created`), counting per subscription unless told otherwise.
+ */
+function publishSetup({ subscriptionMetrics = true } = {}) {
   const clock = new VirtualClock();
   const points: MetricPoint[] = [];
   const observability = createObservability('publish', {
     logLevel: 'SILENT',
     publishMetrics: (flushed) => points.push(...flushed),
+    subscriptionMetrics,
   });
   const publisher = new Publisher({
     store: {
@@ -100,6 +106,67 @@ describe('the dimension sets', () => {
       }
     }
     expect(Object.keys(METRIC_DIMENSION_SETS).sort()).toEqual(Object.values(METRIC).sort());
+  });
+});
+
+describe('with subscription metrics off (the default on AWS)', () => {
+  const off = { subscriptionMetrics: false };
+
+  it('count per topic what would be counted per subscription, and change no other series', () => {
+    for (const [name, sets] of Object.entries(METRIC_DIMENSION_SETS) as [MetricName, string[][]][]) {
+      const expected = sets.map((set) => (set.includes('EventSubscriptionName') ? ['Topic'] : set));
+      expect([name, dimensionSetsFor(name, off)]).toEqual([name, expected]);
+      expect([name, dimensionSetsFor(name, { subscriptionMetrics: true })]).toEqual([name, sets]);
+    }
+  });
+
+  it('are what a function builds when the setting is absent', async () => {
+    const points: MetricPoint[] = [];
+    const observability = createObservability('delivery', {
+      logLevel: 'SILENT',
+      publishMetrics: (flushed) => points.push(...flushed),
+    });
+    observability.buffer.count(METRIC.DeliverySuccessCount, 2, AUDIT);
+    expect(observability.buffer.drain().map((point) => point.dimensions)).toEqual([{}, { Topic: 'orders' }]);
+  });
+
+  it('count matched events per topic, with the same stack-wide count', async () => {
+    const { publish, points } = publishSetup(off);
+
+    await publish(
+      'orders',
+      JSON.stringify([eventGridEvent('e1'), eventGridEvent('e2'), eventGridEvent('e3', 'Order.Shipped')]),
+    );
+
+    expect(seriesOf(points, METRIC.MatchedEventCount)).toEqual([
+      [{}, 'Count', [2]],
+      [{ Topic: 'orders' }, 'Count', [2]],
+    ]);
+    expect(points.filter((point) => 'EventSubscriptionName' in point.dimensions)).toEqual([]);
+  });
+
+  it('count deliveries, response times and failed attempts per topic; errors stay stack-wide', async () => {
+    const h = engineHarness({ metrics: new MetricBuffer(seriesFor(off)) });
+    h.sender.answerWith({ delivered: true, httpStatus: 200, durationMs: 25 });
+    await h.engine.processJob(job([item('e1', h.clock.now()), item('e2', h.clock.now())]), run);
+    h.sender.answerWith({ delivered: false, httpStatus: 500, outcome: 'GenericError', durationMs: 40 });
+    await h.engine.processJob(job([item('e3', h.clock.now())]), run);
+
+    const points = h.metrics.drain();
+    expect(seriesOf(points, METRIC.DeliverySuccessCount)).toEqual([
+      [{}, 'Count', [2]],
+      [{ Topic: 'orders' }, 'Count', [2]],
+    ]);
+    expect(seriesOf(points, METRIC.DestinationProcessingDurationInMs)).toEqual([
+      [{}, 'Milliseconds', [25, 25, 40]],
+      [{ Topic: 'orders' }, 'Milliseconds', [25, 25, 40]],
+    ]);
+    expect(seriesOf(points, METRIC.DeliveryAttemptFailCount)).toEqual([
+      [{}, 'Count', [1]],
+      [{ Topic: 'orders' }, 'Count', [1]],
+      [{ Error: 'GenericError', ErrorType: 'ServerError' }, 'Count', [1]],
+    ]);
+    expect(points.filter((point) => 'EventSubscriptionName' in point.dimensions)).toEqual([]);
   });
 });
 
