@@ -10,6 +10,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MetricTotal } from '../local/metrics';
 import { publishMetricPoints } from '../shared/lambda/middleware';
 import {
+  METRIC,
   METRICS_NAMESPACE,
   type MetricName,
   type MetricPoint,
@@ -30,26 +31,39 @@ export function metricsBetween(before: readonly MetricTotal[], after: readonly M
   });
 }
 
-/** EMF records, and their bytes, for the metric totals of a run. */
+/** The metrics the publish function counts; every other one is the delivery or dead-letter step's. */
+const PUBLISH_METRICS: ReadonlySet<string> = new Set([
+  METRIC.PublishSuccessCount,
+  METRIC.PublishFailCount,
+  METRIC.PublishSuccessLatencyInMs,
+  METRIC.MatchedEventCount,
+  METRIC.UnmatchedEventCount,
+]);
+
+/**
+ * EMF records, and their bytes, for the metric totals of a run. The totals of each function are
+ * rebuilt as its flushes: as many as the most often counted of its counts (each flush counts a
+ * count once) or as its durations need (99 values a record), each with the mean values, written
+ * through `publishMetricPoints` as a flush writes them (so counts a topic and the stack share go in
+ * one record).
+ */
 export function emfRecordsOf(totals: readonly MetricTotal[]): { records: number; bytes: number } {
-  const byDimensions = new Map<string, MetricTotal[]>();
-  for (const total of totals) {
-    const key = JSON.stringify(total.dimensions);
-    byDimensions.set(key, [...(byDimensions.get(key) ?? []), total]);
-  }
+  const families = [
+    totals.filter((total) => PUBLISH_METRICS.has(total.name)),
+    totals.filter((total) => !PUBLISH_METRICS.has(total.name)),
+  ];
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
   let records = 0;
   let bytes = 0;
-  for (const group of byDimensions.values()) {
-    // Every flush with a point in this dimension set counted each of its counts once.
-    const counts = group.filter((total) => total.unit === 'Count');
+  for (const family of families) {
+    if (family.length === 0) continue;
     const flushes = Math.max(
       1,
-      ...counts.map((total) => total.samples),
-      ...group.map((total) => Math.ceil(total.samples / VALUES_PER_RECORD)),
+      ...family.filter((total) => total.unit === 'Count').map((total) => total.samples),
+      ...family.map((total) => Math.ceil(total.samples / VALUES_PER_RECORD)),
     );
     // One flush's points: a count's mean value, a duration's mean number of observations.
-    const points: MetricPoint[] = group.map((total) => ({
+    const points: MetricPoint[] = family.map((total) => ({
       name: total.name as MetricName,
       unit: total.unit as MetricPoint['unit'],
       dimensions: total.dimensions,

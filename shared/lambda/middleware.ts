@@ -117,8 +117,98 @@ export const routeFunctionUrlRequests = (
  */
 const MAX_VALUES_PER_RECORD = 99;
 
-/** Emits buffered metric points through Powertools Metrics (one EMF record per dimension set). */
+type Dimensions = MetricPoint['dimensions'];
+
+/** One metric's values, and the dimension sets they were counted under. */
+interface Series {
+  name: MetricPoint['name'];
+  unit: MetricPoint['unit'];
+  values: readonly number[];
+  dimensionSets: Dimensions[];
+}
+
+/** Whether two dimension sets can describe one record: no dimension with two values. */
+const agree = (a: Dimensions, b: Dimensions) =>
+  Object.entries(a).every(([key, value]) => !(key in b) || b[key] === value);
+
+/**
+ * Splits dimension sets into groups that can share a record: every two in a group agree, and none
+ * is there twice (the same values counted twice under one set must be written twice).
+ */
+function recordGroups(dimensionSets: readonly Dimensions[]): Dimensions[][] {
+  const groups: Dimensions[][] = [];
+  for (const dimensions of dimensionSets) {
+    const key = JSON.stringify(Object.entries(dimensions).sort(([a], [b]) => a.localeCompare(b)));
+    const group = groups.find((candidate) =>
+      candidate.every(
+        (other) =>
+          agree(other, dimensions) &&
+          JSON.stringify(Object.entries(other).sort(([a], [b]) => a.localeCompare(b))) !== key,
+      ),
+    );
+    if (group === undefined) groups.push([dimensions]);
+    else group.push(dimensions);
+  }
+  return groups;
+}
+
+/**
+ * Emits buffered metric points through Powertools Metrics as few EMF records as say the same: a
+ * metric counted with the same values under nested dimension sets (a topic's and the stack's, as
+ * one publish counts them) is written once, in a record that names every one of those sets, which
+ * CloudWatch turns into the same series as one record per set. Metrics with the same sets share a
+ * record; a metric with more values than a record takes is written per set, cut into records.
+ */
 export function publishMetricPoints(points: readonly MetricPoint[], metrics: Metrics): void {
+  const series = new Map<string, Series>();
+  for (const point of points) {
+    const key = `${point.name}\n${point.unit}\n${JSON.stringify(point.values)}`;
+    const found = series.get(key);
+    if (found === undefined) {
+      series.set(key, {
+        name: point.name,
+        unit: point.unit,
+        values: point.values,
+        dimensionSets: [point.dimensions],
+      });
+    } else {
+      found.dimensionSets.push(point.dimensions);
+    }
+  }
+  const records = new Map<string, { dimensionSets: Dimensions[]; series: Series[] }>();
+  const long: MetricPoint[] = [];
+  for (const one of series.values()) {
+    if (one.values.length > MAX_VALUES_PER_RECORD) {
+      for (const dimensions of one.dimensionSets) {
+        long.push({ name: one.name, unit: one.unit, values: [...one.values], dimensions });
+      }
+      continue;
+    }
+    for (const group of recordGroups(one.dimensionSets)) {
+      const key = JSON.stringify(
+        group
+          .map((dimensions) =>
+            JSON.stringify(Object.entries(dimensions).sort(([a], [b]) => a.localeCompare(b))),
+          )
+          .sort(),
+      );
+      const record = records.get(key) ?? { dimensionSets: group, series: [] };
+      record.series.push(one);
+      records.set(key, record);
+    }
+  }
+  for (const record of records.values()) {
+    for (const dimensions of record.dimensionSets) metrics.addDimensions({ ...dimensions });
+    for (const one of record.series) {
+      for (const value of one.values) metrics.addMetric(one.name, one.unit, value);
+    }
+    metrics.publishStoredMetrics();
+  }
+  publishPerDimensionSet(long, metrics);
+}
+
+/** One record per dimension set, cut before a metric reaches the values a record takes. */
+function publishPerDimensionSet(points: readonly MetricPoint[], metrics: Metrics): void {
   const byDimensions = new Map<string, MetricPoint[]>();
   for (const point of points) {
     const key = JSON.stringify(Object.entries(point.dimensions).sort(([a], [b]) => a.localeCompare(b)));

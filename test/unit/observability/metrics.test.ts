@@ -32,7 +32,8 @@ describe('metric records', () => {
     jest.restoreAllMocks();
   });
 
-  it('keeps the dimensions on every record, however many values a metric has', () => {
+  /** The EMF records a flush of `buffer` writes, parsed. */
+  function recordsOf(fill: (buffer: MetricBuffer) => void): Array<Record<string, unknown>> {
     // Development mode writes EMF through the global console (and would be off unless told otherwise).
     process.env.POWERTOOLS_DEV = 'true';
     process.env.POWERTOOLS_METRICS_DISABLED = 'false';
@@ -40,33 +41,102 @@ describe('metric records', () => {
     jest.spyOn(console, 'log').mockImplementation((line: string) => {
       lines.push(line);
     });
-    const metrics = new Metrics({ namespace: 'Test', serviceName: 'test' });
     const buffer = new MetricBuffer();
-    const dims = { Topic: 'orders', EventSubscriptionName: 'AUDIT' };
-    for (let i = 0; i < 250; i += 1) buffer.duration('DestinationProcessingDurationInMs', i, dims);
-    buffer.count('DeliverySuccessCount', 250, dims);
-    publishMetricPoints(buffer.drain(), metrics);
+    fill(buffer);
+    publishMetricPoints(buffer.drain(), new Metrics({ namespace: 'Test', serviceName: 'test' }));
+    return lines.map((line) => JSON.parse(line));
+  }
 
-    const all = lines.map((line) => JSON.parse(line));
-    // The stack-wide series: only Powertools' service dimension.
-    const aggregate = all.filter((record) => record.Topic === undefined);
-    expect(aggregate.length).toBeGreaterThanOrEqual(3);
-    for (const record of aggregate) {
-      expect(record._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service']]);
-      expect(record.service).toBe('test');
-    }
-    const records = all.filter((record) => record.Topic !== undefined);
-    expect(records.length).toBeGreaterThanOrEqual(3);
-    let durations = 0;
+  /**
+   * What CloudWatch makes of records: for each series (metric and dimension values, `service`
+   * included), every value written for it.
+   */
+  function seriesOf(records: ReadonlyArray<Record<string, unknown>>): Map<string, number[]> {
+    const series = new Map<string, number[]>();
     for (const record of records) {
-      expect(record).toMatchObject(dims);
-      expect(record._aws.CloudWatchMetrics[0].Dimensions[0]).toEqual(
-        expect.arrayContaining(['Topic', 'EventSubscriptionName']),
-      );
-      const values = record.DestinationProcessingDurationInMs;
-      if (values !== undefined) durations += Array.isArray(values) ? values.length : 1;
+      const aws = record._aws as {
+        CloudWatchMetrics: Array<{ Dimensions: string[][]; Metrics: Array<{ Name: string }> }>;
+      };
+      const [directive] = aws.CloudWatchMetrics;
+      for (const dimensionSet of directive?.Dimensions ?? []) {
+        // Every dimension a set names is a member of the record.
+        for (const name of dimensionSet) expect(typeof record[name]).toBe('string');
+        const where = [...dimensionSet]
+          .sort()
+          .map((name) => `${name}=${record[name]}`)
+          .join(',');
+        for (const { Name } of directive?.Metrics ?? []) {
+          const value = record[Name] as number | number[];
+          const key = `${Name} ${where}`;
+          series.set(key, [...(series.get(key) ?? []), ...(Array.isArray(value) ? value : [value])]);
+        }
+      }
     }
-    expect(durations).toBe(250);
-    expect(records.filter((record) => record.DeliverySuccessCount === 250)).toHaveLength(1);
+    return series;
+  }
+
+  it('keeps the dimensions on every record, however many values a metric has', () => {
+    const dims = { Topic: 'orders', EventSubscriptionName: 'AUDIT' };
+    const records = recordsOf((buffer) => {
+      for (let i = 0; i < 250; i += 1) buffer.duration('DestinationProcessingDurationInMs', i, dims);
+      buffer.count('DeliverySuccessCount', 250, dims);
+    });
+
+    const series = seriesOf(records);
+    const sub = 'EventSubscriptionName=AUDIT,Topic=orders,service=test';
+    expect(series.get(`DestinationProcessingDurationInMs ${sub}`)).toHaveLength(250);
+    expect(series.get('DestinationProcessingDurationInMs service=test')).toHaveLength(250);
+    expect(series.get(`DeliverySuccessCount ${sub}`)).toEqual([250]);
+    expect(series.get('DeliverySuccessCount service=test')).toEqual([250]);
+    // No record holds more than 99 values of a metric.
+    for (const record of records) {
+      const values = record.DestinationProcessingDurationInMs;
+      if (Array.isArray(values)) expect(values.length).toBeLessThanOrEqual(99);
+    }
+  });
+
+  it('writes the same counts of a topic and of the stack in one record naming both dimension sets', () => {
+    const records = recordsOf((buffer) => {
+      buffer.count('PublishSuccessCount', 1, { Topic: 'orders' });
+      buffer.count('UnmatchedEventCount', 0, { Topic: 'orders' });
+      buffer.duration('PublishSuccessLatencyInMs', 7, { Topic: 'orders' });
+    });
+
+    expect(records).toHaveLength(1);
+    const [record] = records;
+    expect(
+      (record?._aws as { CloudWatchMetrics: Array<{ Dimensions: string[][] }> }).CloudWatchMetrics[0]
+        ?.Dimensions,
+    ).toEqual(expect.arrayContaining([['service', 'Topic'], ['service']]));
+    const series = seriesOf(records);
+    expect(series.get('PublishSuccessCount Topic=orders,service=test')).toEqual([1]);
+    expect(series.get('PublishSuccessCount service=test')).toEqual([1]);
+    expect(series.get('PublishSuccessLatencyInMs Topic=orders,service=test')).toEqual([7]);
+    expect(series.get('PublishSuccessLatencyInMs service=test')).toEqual([7]);
+  });
+
+  it('keeps apart what differs: two topics each in their record, the stack-wide sum in its own', () => {
+    const records = recordsOf((buffer) => {
+      buffer.count('PublishSuccessCount', 1, { Topic: 'orders' });
+      buffer.count('PublishSuccessCount', 2, { Topic: 'invoices' });
+    });
+
+    const series = seriesOf(records);
+    expect(series.get('PublishSuccessCount Topic=orders,service=test')).toEqual([1]);
+    expect(series.get('PublishSuccessCount Topic=invoices,service=test')).toEqual([2]);
+    expect(series.get('PublishSuccessCount service=test')).toEqual([3]);
+    expect(series.size).toBe(3);
+  });
+
+  it('keeps two topics apart when their counts are the same', () => {
+    const records = recordsOf((buffer) => {
+      buffer.count('PublishSuccessCount', 2, { Topic: 'orders' });
+      buffer.count('PublishSuccessCount', 2, { Topic: 'invoices' });
+    });
+    // Both topics' 2s share their values with neither each other's nor the stack's (4).
+    const series = seriesOf(records);
+    expect(series.get('PublishSuccessCount Topic=orders,service=test')).toEqual([2]);
+    expect(series.get('PublishSuccessCount Topic=invoices,service=test')).toEqual([2]);
+    expect(series.get('PublishSuccessCount service=test')).toEqual([4]);
   });
 });
