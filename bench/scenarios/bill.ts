@@ -84,8 +84,8 @@ const CASES: readonly BillCase[] = [
     key: '1 per request, 100 ms webhook',
     perRequest: 1,
     // 200 publish requests a second: one delivery invocation at a time then takes full batches of
-    // ten messages, as Lambda's pollers fill them once messages wait (at 50 a second, batches of
-    // about five cost a third more in SQS receives, deletes and invocations per event).
+    // ten messages, as Lambda's pollers fill them once messages wait; at lower rates batches are
+    // smaller and SQS receives, deletes and invocations per event grow.
     eventsPerSecond: 200,
     seconds: 4,
     webhookMs: 100,
