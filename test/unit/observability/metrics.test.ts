@@ -103,11 +103,11 @@ describe('metric records', () => {
     });
 
     expect(records).toHaveLength(1);
-    const [record] = records;
-    expect(
-      (record?._aws as { CloudWatchMetrics: Array<{ Dimensions: string[][] }> }).CloudWatchMetrics[0]
-        ?.Dimensions,
-    ).toEqual(expect.arrayContaining([['service', 'Topic'], ['service']]));
+    type Directive = { Dimensions: string[][] };
+    const aws = records[0]?._aws as { CloudWatchMetrics: Directive[] } | undefined;
+    expect(aws?.CloudWatchMetrics[0]?.Dimensions).toEqual(
+      expect.arrayContaining([['service', 'Topic'], ['service']]),
+    );
     const series = seriesOf(records);
     expect(series.get('PublishSuccessCount Topic=orders,service=test')).toEqual([1]);
     expect(series.get('PublishSuccessCount service=test')).toEqual([1]);
