@@ -15,7 +15,8 @@ import {
   AzureKeyCredential as NamespaceKeyCredential,
 } from '@azure/eventgrid-namespaces';
 import { type Json, startTestStack, type TestStack } from '../support/local-stack';
-import { eventMarker, eventually, WebhookServer } from '../support/webhook-server';
+import { sdkGridEvent } from '../support/sdk-events';
+import { deliveredTo, eventMarker, eventually, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -35,20 +36,7 @@ afterAll(async () => {
   await webhook?.stop();
 });
 
-const gridEvent = (id: string) => ({
-  id,
-  subject: `orders/${id}`,
-  eventType: 'Order.Created',
-  dataVersion: '1.0',
-  data: { id },
-});
-
-const delivered = (id: string) =>
-  eventually(
-    () => webhook.requestsTo('/orders').some((request) => request.body.includes(`"id":"${id}"`)),
-    10_000,
-    `event ${id} at the webhook`,
-  );
+const delivered = (id: string) => deliveredTo(webhook, '/orders', id);
 
 it('listens on its own port beside the API', () => {
   expect(api.stack.functionUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -62,7 +50,7 @@ it('takes events from the official client with a topic key', async () => {
     new AzureKeyCredential(key),
     { allowInsecureConnection: true },
   );
-  await client.send([gridEvent('url-key')]);
+  await client.send([sdkGridEvent('url-key')]);
   await delivered('url-key');
 });
 
@@ -76,7 +64,7 @@ it('takes events from the official client with a SAS token signed for the functi
   const client = new EventGridPublisherClient(topicUrl, 'EventGrid', new AzureSASCredential(token), {
     allowInsecureConnection: true,
   });
-  await client.send([gridEvent('url-sas')]);
+  await client.send([sdkGridEvent('url-sas')]);
   await delivered('url-sas');
 });
 
@@ -86,7 +74,7 @@ it('takes a percent-encoded, differently cased topic name as the API does', asyn
       const response = await fetch(`${base}/topics/%4Frders/api/events`, {
         method: 'POST',
         headers: { 'aeg-sas-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify([{ ...gridEvent(`encoded-${index}`), eventTime: new Date().toISOString() }]),
+        body: JSON.stringify([{ ...sdkGridEvent(`encoded-${index}`), eventTime: new Date().toISOString() }]),
       });
       return response.status;
     }),
@@ -116,7 +104,7 @@ it('refuses a wrong key with the same 401 as the API', async () => {
     fetch(`${base}/topics/orders/api/events`, {
       method: 'POST',
       headers: { 'aeg-sas-key': 'wrong', 'content-type': 'application/json' },
-      body: JSON.stringify([gridEvent('never')]),
+      body: JSON.stringify([sdkGridEvent('never')]),
     }).then(async (response) => ({ status: response.status, body: await response.json() }));
   const [viaApi, viaUrl] = await Promise.all([send(api.stack.apiUrl), send(api.stack.functionUrl)]);
   expect(viaUrl).toEqual(viaApi);
@@ -133,7 +121,7 @@ it('serves no admin routes and no IAM publishing: 404 in the error body shape', 
   const iam = await fetch(`${api.stack.functionUrl}/iam/topics/orders/api/events`, {
     method: 'POST',
     headers: { authorization: `Bearer ${api.stack.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify([{ ...gridEvent('iam-never'), eventTime: new Date().toISOString() }]),
+    body: JSON.stringify([{ ...sdkGridEvent('iam-never'), eventTime: new Date().toISOString() }]),
   });
   expect(iam.status).toBe(404);
   expect(((await iam.json()) as Json).error.message).toMatch(/served by the HTTP API only/);

@@ -9,7 +9,8 @@ import {
   generateSharedAccessSignature,
 } from '@azure/eventgrid';
 import { startTestStack, type TestStack } from '../support/local-stack';
-import { eventually, WebhookServer } from '../support/webhook-server';
+import { sdkGridEvent } from '../support/sdk-events';
+import { deliveredTo, eventually, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -29,26 +30,13 @@ afterAll(async () => {
   await webhook?.stop();
 });
 
-const gridEvent = (id: string) => ({
-  id,
-  subject: `orders/${id}`,
-  eventType: 'Order.Created',
-  dataVersion: '1.0',
-  data: { id },
-});
-
-const delivered = (id: string) =>
-  eventually(
-    () => webhook.requestsTo('/signed').some((request) => request.body.includes(`"id":"${id}"`)),
-    10_000,
-    `event ${id} at the webhook`,
-  );
+const delivered = (id: string) => deliveredTo(webhook, '/signed', id);
 
 it('takes events from the official client with a topic key', async () => {
   const client = new EventGridPublisherClient(topicUrl, 'EventGrid', new AzureKeyCredential(key), {
     allowInsecureConnection: true,
   });
-  await client.send([gridEvent('sdk-key')]);
+  await client.send([sdkGridEvent('sdk-key')]);
   await delivered('sdk-key');
 });
 
@@ -61,7 +49,7 @@ it('takes events from the official client with a SAS token it signed', async () 
   const client = new EventGridPublisherClient(topicUrl, 'EventGrid', new AzureSASCredential(token), {
     allowInsecureConnection: true,
   });
-  await client.send([gridEvent('sdk-sas')]);
+  await client.send([sdkGridEvent('sdk-sas')]);
   await delivered('sdk-sas');
 });
 
@@ -71,7 +59,7 @@ it('takes a SAS token as Authorization: SharedAccessSignature, and refuses a sta
     new AzureKeyCredential(key),
     new Date(Date.now() + 3_600_000),
   );
-  const body = [{ ...gridEvent('header-sas'), eventTime: new Date().toISOString() }];
+  const body = [{ ...sdkGridEvent('header-sas'), eventTime: new Date().toISOString() }];
   const ok = await api.call('POST', '/topics/signed/api/events', body, {
     auth: false,
     headers: { authorization: `SharedAccessSignature ${token}` },

@@ -110,3 +110,11 @@ export async function eventually<T>(
 
 /** How an event's id appears in a delivered body, for {@link WebhookServer.requestWith}. */
 export const eventMarker = (id: string): string => `"id":"${id}"`;
+
+/** Waits until a request to `path` carried the event `id`; fails naming it after `timeoutMs`. */
+export const deliveredTo = (webhook: WebhookServer, path: string, id: string, timeoutMs = 10_000) =>
+  eventually(
+    () => webhook.requestsTo(path).some((request) => request.body.includes(eventMarker(id))),
+    timeoutMs,
+    `event ${id} at the webhook`,
+  );
