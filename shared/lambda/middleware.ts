@@ -119,6 +119,10 @@ const MAX_VALUES_PER_RECORD = 99;
 
 type Dimensions = MetricPoint['dimensions'];
 
+/** A dimension set as text, the same whatever order its dimensions were added in. */
+const dimensionsKey = (dimensions: Dimensions): string =>
+  JSON.stringify(Object.entries(dimensions).sort(([a], [b]) => a.localeCompare(b)));
+
 /** One metric's values, and the dimension sets they were counted under. */
 interface Series {
   name: MetricPoint['name'];
@@ -138,13 +142,9 @@ const agree = (a: Dimensions, b: Dimensions) =>
 function recordGroups(dimensionSets: readonly Dimensions[]): Dimensions[][] {
   const groups: Dimensions[][] = [];
   for (const dimensions of dimensionSets) {
-    const key = JSON.stringify(Object.entries(dimensions).sort(([a], [b]) => a.localeCompare(b)));
+    const key = dimensionsKey(dimensions);
     const group = groups.find((candidate) =>
-      candidate.every(
-        (other) =>
-          agree(other, dimensions) &&
-          JSON.stringify(Object.entries(other).sort(([a], [b]) => a.localeCompare(b))) !== key,
-      ),
+      candidate.every((other) => agree(other, dimensions) && dimensionsKey(other) !== key),
     );
     if (group === undefined) groups.push([dimensions]);
     else group.push(dimensions);
@@ -185,13 +185,7 @@ export function publishMetricPoints(points: readonly MetricPoint[], metrics: Met
       continue;
     }
     for (const group of recordGroups(one.dimensionSets)) {
-      const key = JSON.stringify(
-        group
-          .map((dimensions) =>
-            JSON.stringify(Object.entries(dimensions).sort(([a], [b]) => a.localeCompare(b))),
-          )
-          .sort(),
-      );
+      const key = JSON.stringify(group.map(dimensionsKey).sort());
       const record = records.get(key) ?? { dimensionSets: group, series: [] };
       record.series.push(one);
       records.set(key, record);
@@ -211,7 +205,7 @@ export function publishMetricPoints(points: readonly MetricPoint[], metrics: Met
 function publishPerDimensionSet(points: readonly MetricPoint[], metrics: Metrics): void {
   const byDimensions = new Map<string, MetricPoint[]>();
   for (const point of points) {
-    const key = JSON.stringify(Object.entries(point.dimensions).sort(([a], [b]) => a.localeCompare(b)));
+    const key = dimensionsKey(point.dimensions);
     byDimensions.set(key, [...(byDimensions.get(key) ?? []), point]);
   }
   for (const group of byDimensions.values()) {

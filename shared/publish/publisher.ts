@@ -9,7 +9,7 @@ import { endpointAgreed } from '../delivery/rules/handshake';
 import { deliveryTargetOf } from '../delivery/target';
 import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery';
 import type { Namespace, NamespaceTopic, Topic } from '../domain/model';
-import { isValidName, namespaceTopicId, topicRefOf } from '../domain/names';
+import { isValidName, topicIdOf } from '../domain/names';
 import { badRequest, dependencyUnavailable, notFound, payloadTooLarge, unauthorized } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
@@ -162,7 +162,7 @@ export class Publisher {
       `${topic.name.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
       () => this.fanOutTargets(topic.name),
     );
-    return this.fanOut(topic.name, targets, events, started);
+    return this.fanOut({ name: topic.name }, targets, events, started);
   }
 
   /**
@@ -198,12 +198,13 @@ export class Publisher {
       throw notFound(`The topic '${request.topic}' does not exist in namespace '${request.namespace}'.`);
     }
     const events = parseNamespaceEvents(request).map(cloudEvent);
-    const topicId = namespaceTopicId(found.name, topic.name);
+    const ref: TopicRef = { namespace: found.name, name: topic.name };
+    const topicId = topicIdOf(ref);
     const targets = await this.subscriptionLists.get(
       `${topicId.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
       () => this.fanOutTargets(topicId),
     );
-    return this.fanOut(topicId, targets, events, started);
+    return this.fanOut(ref, targets, events, started);
   }
 
   /**
@@ -219,19 +220,21 @@ export class Publisher {
   }
 
   /**
-   * Queues the deliveries of one publish to `topicId` (a classic topic's name, or a namespace
-   * topic's `<namespace>/<topic>`) as ONE SQS message, so a publish is queued whole or not at all:
+   * Queues the deliveries of one publish to `topic` (a classic topic, or a namespace topic) as
+   * ONE SQS message, so a publish is queued whole or not at all:
    * a delivery job when it all goes to one subscription in one job; else a fan-out carrying every
    * matched event once and, per subscription, the events it matched (the delivery step turns it
    * into the jobs); and a fan-out too large for a message is stored in the fan-out bucket first,
    * the message naming it. Answers only once that message is in SQS.
    */
   private async fanOut(
-    topicId: string,
+    topic: TopicRef,
     targets: readonly FilteredSubscription[],
     events: readonly AcceptedEvent[],
     started: number,
   ): Promise<PublishResult> {
+    // Storage, metrics and logs name the topic by its one text.
+    const topicId = topicIdOf(topic);
     // Each filter runs once per event; nothing is queued unless the whole fan-out is allowed.
     const matchedBy: number[][] = [];
     let deliveries = 0;
@@ -286,7 +289,7 @@ export class Publisher {
     const topicDims = { Topic: topicId };
     if (destinations.length > 0) {
       try {
-        await this.queueWhole(topicRefOf(topicId), publishId, started, items, destinations);
+        await this.queueWhole(topic, publishId, started, items, destinations);
       } catch (error) {
         this.deps.logger.error('could not queue published events', {
           topic: topicId,
