@@ -15,10 +15,9 @@ import {
   type MetricName,
   type MetricPoint,
   SERVICE_NAME,
+  VALUES_PER_RECORD,
 } from '../shared/observability/metrics';
 import { captureFunctionOutput } from './log-capture';
-
-const VALUES_PER_RECORD = 99;
 
 /** Totals gathered between two snapshots of the local stack's metrics. */
 export function metricsBetween(before: readonly MetricTotal[], after: readonly MetricTotal[]): MetricTotal[] {
@@ -40,36 +39,64 @@ const PUBLISH_METRICS: ReadonlySet<string> = new Set([
   METRIC.UnmatchedEventCount,
 ]);
 
+/** The functions whose metric points are rebuilt apart: publish's, and the rest (delivery's). */
+export type MetricFamily = 'publish' | 'delivery';
+
+/**
+ * Points kept across invocations (`metricsFlushSeconds`, see `MetricFlusher`): each instance
+ * writes when a metric holds a record's worth of values, or at the end of the first invocation
+ * `everySeconds` after its last write.
+ */
+export interface KeptAcrossInvocations {
+  everySeconds: number;
+  /** The run's length. */
+  seconds: number;
+  /** Instances of each family's function taking the run's invocations. */
+  instances: Record<MetricFamily, number>;
+}
+
 /**
  * EMF records, and their bytes, for the metric totals of a run. The totals of each function are
- * rebuilt as its flushes: as many as the most often counted of its counts (each flush counts a
- * count once) or as its durations need (99 values a record), each with the mean values, written
- * through `publishMetricPoints` as a flush writes them (so counts a topic and the stack share go in
- * one record).
+ * rebuilt as its flushes, each with the mean values, written through `publishMetricPoints` as a
+ * flush writes them (so counts a topic and the stack share go in one record). Flushes after every
+ * invocation: as many as the most often counted of its counts (each flush counts a count once)
+ * or as its durations need (99 values a record). Points `kept` across invocations: as many as
+ * the durations need, or as the instances' intervals in the run, whichever is more (the expected
+ * number, not rounded: the run stands for a longer one).
  */
-export function emfRecordsOf(totals: readonly MetricTotal[]): { records: number; bytes: number } {
-  const families = [
-    totals.filter((total) => PUBLISH_METRICS.has(total.name)),
-    totals.filter((total) => !PUBLISH_METRICS.has(total.name)),
+export function emfRecordsOf(
+  totals: readonly MetricTotal[],
+  kept?: KeptAcrossInvocations,
+): { records: number; bytes: number } {
+  const families: Array<[MetricFamily, MetricTotal[]]> = [
+    ['publish', totals.filter((total) => PUBLISH_METRICS.has(total.name))],
+    ['delivery', totals.filter((total) => !PUBLISH_METRICS.has(total.name))],
   ];
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
   let records = 0;
   let bytes = 0;
-  for (const family of families) {
+  for (const [name, family] of families) {
     if (family.length === 0) continue;
-    const flushes = Math.max(
-      1,
-      ...family.filter((total) => total.unit === 'Count').map((total) => total.samples),
-      ...family.map((total) => Math.ceil(total.samples / VALUES_PER_RECORD)),
-    );
-    // One flush's points: a count's mean value, a duration's mean number of observations.
+    const durationFlushes = family
+      .filter((total) => total.unit !== 'Count')
+      .map((total) => total.samples / VALUES_PER_RECORD);
+    const flushes =
+      kept === undefined
+        ? Math.max(
+            1,
+            ...family.filter((total) => total.unit === 'Count').map((total) => total.samples),
+            ...durationFlushes.map(Math.ceil),
+          )
+        : Math.max(...durationFlushes, (kept.instances[name] * kept.seconds) / kept.everySeconds);
+    // One flush's points: a count's mean value per flush it is in, a duration's mean number of
+    // observations.
     const points: MetricPoint[] = family.map((total) => ({
       name: total.name as MetricName,
       unit: total.unit as MetricPoint['unit'],
       dimensions: total.dimensions,
       values:
         total.unit === 'Count'
-          ? [Math.round(total.sum / total.samples)]
+          ? [Math.round(total.sum / Math.min(flushes, total.samples))]
           : Array.from({ length: Math.max(1, Math.round(total.samples / flushes)) }, () =>
               Math.round(total.sum / total.samples),
             ),

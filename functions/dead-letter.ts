@@ -53,8 +53,6 @@ export function createDeadLetterHandler({ step, observability, clock = systemClo
 
 export const handler = lazyHandler(() => {
   const runtime = { config: readConfig(), clients: createAwsClients() };
-  const observability = createObservability('dead-letter', {
-    subscriptionMetrics: runtime.config.subscriptionMetrics,
-  });
+  const observability = createObservability('dead-letter', runtime.config);
   return createDeadLetterHandler({ step: buildDeadLetterStep(runtime, observability), observability });
 });

@@ -56,8 +56,6 @@ export function createDeliveryHandler({ engine, observability, clock = systemClo
 
 export const handler = lazyHandler(() => {
   const runtime = { config: readConfig(), clients: createAwsClients() };
-  const observability = createObservability('delivery', {
-    subscriptionMetrics: runtime.config.subscriptionMetrics,
-  });
+  const observability = createObservability('delivery', runtime.config);
   return createDeliveryHandler({ engine: buildDeliveryEngine(runtime, observability), observability });
 });

@@ -17,14 +17,12 @@ export interface ManagementHandlerDeps {
 export function createManagementHandler({ management, observability }: ManagementHandlerDeps) {
   return middy<HttpEvent, HttpResult>((event: HttpEvent) => handleManagement(event, management))
     .use(logContext(observability.logger))
-    .use(flushMetrics(observability.buffer, observability.publishMetrics))
+    .use(flushMetrics(observability.flusher))
     .use(httpErrors(observability.logger));
 }
 
 export const handler = lazyHandler(() => {
   const runtime = { config: readConfig(), clients: createAwsClients() };
-  const observability = createObservability('management', {
-    subscriptionMetrics: runtime.config.subscriptionMetrics,
-  });
+  const observability = createObservability('management', runtime.config);
   return createManagementHandler({ management: buildManagementDeps(runtime, observability), observability });
 });

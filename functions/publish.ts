@@ -177,7 +177,7 @@ export function createPublishHandler({ publisher, observability }: PublishHandle
   };
   return middy<HttpEvent, HttpResult>(answered)
     .use(logContext(observability.logger))
-    .use(flushMetrics(observability.buffer, observability.publishMetrics))
+    .use(flushMetrics(observability.flusher))
     .use(countPublishFailures(observability.buffer, publishedTopicOf))
     .use(httpErrors(observability.logger))
     .use(routeFunctionUrlRequests(FUNCTION_URL_ROUTES, IAM_ONLY_ROUTES));
@@ -185,8 +185,6 @@ export function createPublishHandler({ publisher, observability }: PublishHandle
 
 export const handler = lazyHandler(() => {
   const runtime = { config: readConfig(), clients: createAwsClients() };
-  const observability = createObservability('publish', {
-    subscriptionMetrics: runtime.config.subscriptionMetrics,
-  });
+  const observability = createObservability('publish', runtime.config);
   return createPublishHandler({ publisher: buildPublisher(runtime, observability), observability });
 });

@@ -41,7 +41,7 @@ export interface DeliveryPipelineProps {
   readonly logRetention?: RetentionDays;
   /**
    * Webhook requests one delivery invocation keeps in flight.
-   * @default 32
+   * @default 256
    */
   readonly deliveryConcurrency?: number;
   /**
@@ -147,6 +147,16 @@ export interface DeliveryPipelineProps {
    * @default false
    */
   readonly subscriptionMetrics?: boolean;
+  /**
+   * Seconds a function instance may keep its metric points across invocations before it writes
+   * them (0: one set of metric records at the end of every invocation). With small publishes,
+   * metric records are a large share of the bill (one per publish request); 60 lets a hundred
+   * or more requests share one. The price: metrics arrive up to this late, and the points an
+   * instance holds when Lambda retires it are lost unless the function has an extension (see
+   * docs/operate.md, "Logs, traces and metrics: what they cost").
+   * @default 0
+   */
+  readonly metricsFlushSeconds?: number;
   /**
    * The lowest level of the functions' own log lines Lambda keeps (what each level holds is in
    * docs/operate.md, "Logs"). DEBUG or TRACE adds a line per job and per publish; WARN and
@@ -307,6 +317,7 @@ const FUNCTION_SETTING_PROPS = [
   'deliveryConcurrency',
   'historyRetentionDays',
   'subscriptionCacheSeconds',
+  'metricsFlushSeconds',
 ] as const;
 
 /** Application log levels that keep INFO lines, and with them the metric records (EMF). */

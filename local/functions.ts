@@ -69,6 +69,8 @@ export function buildLocalFunctions({
       logLevel: options.logLevel ?? 'WARN',
       publishMetrics: metrics.publish,
       subscriptionMetrics: config.subscriptionMetrics,
+      metricsFlushSeconds: config.metricsFlushSeconds,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
 
   const publishObs = observability('publish');

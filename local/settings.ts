@@ -45,7 +45,7 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
     ),
     [ENV.healthCacheMs]: String(LOCAL_CONFIG_DEFAULTS.healthCacheMs),
     // In-memory metrics cost nothing, and `gridwire status` shows them per subscription.
-    [ENV.subscriptionMetrics]: 'true',
+    [ENV.subscriptionMetrics]: String(options.subscriptionMetrics ?? true),
     ...number(ENV.historyRetentionDays, options.historyRetentionDays),
     ...(options.publicUrl === undefined ? {} : { [ENV.publicUrl]: options.publicUrl }),
   };

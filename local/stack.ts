@@ -73,6 +73,11 @@ export interface LocalStackOptions {
   subscriptionCacheSeconds?: number;
   /** Webhook requests one delivery invocation has in flight (default as on AWS). */
   deliveryConcurrency?: number;
+  /**
+   * Metrics per subscription (default on locally: in-memory series cost nothing and
+   * `gridwire status` shows them), or per topic in their place, as the construct's default.
+   */
+  subscriptionMetrics?: boolean;
   /** Days failed-attempt history is kept (default as on AWS; dynalite never expires items). */
   historyRetentionDays?: number;
   /**

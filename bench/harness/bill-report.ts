@@ -69,7 +69,14 @@ interface BillCaseDetails {
   perMillion: Record<string, number>;
   /** Absent in results written before the publish function's URL was priced. */
   perMillionViaFunctionUrl?: Record<string, number>;
+  /** Absent in results written before metrics kept across invocations were priced. */
+  perMillionViaFunctionUrlKeptMetrics?: Record<string, number>;
   comparisonPerMillion: { eventGrid: number; eventBridge: number };
+}
+
+interface PerTopicAndSubscription {
+  perTopic: number;
+  perSubscription: number;
 }
 
 interface FixedDetails {
@@ -82,7 +89,13 @@ interface FixedDetails {
     dashboards: number;
     secrets: number;
     customerManagedKeys: number;
-    customMetrics: { happyPath: Record<string, number>; atMost: Record<string, number> };
+    customMetrics: {
+      happyPath: Record<string, number>;
+      atMost: Record<string, number>;
+      /** Absent in results written before: per subscription then. */
+      subscriptionMetrics?: boolean;
+      withSubscriptionMetrics?: { happyPath: PerTopicAndSubscription; atMost: PerTopicAndSubscription };
+    };
   };
 }
 
@@ -94,6 +107,17 @@ const dollars = (value: number | undefined) =>
       : value >= 0.0001
         ? value.toFixed(4)
         : value.toExponential(1);
+
+/** Rows for `subscriptionMetrics: true`, when the run priced the stack without it. */
+function withSubscriptionMetrics(fixed: FixedDetails): string {
+  const metrics = fixed.inputs.customMetrics;
+  const on = metrics.withSubscriptionMetrics;
+  if (metrics.subscriptionMetrics !== false || on === undefined) return '';
+  const perMetric = PRICES.cloudWatch.perMetricMonth;
+  return `
+| per topic, with \`subscriptionMetrics: true\` | ${(on.happyPath.perTopic * perMetric).toFixed(2)} | ${on.happyPath.perTopic} metrics on the happy path (at most ${on.atMost.perTopic}) |
+| per subscription, with \`subscriptionMetrics: true\` | ${(on.happyPath.perSubscription * perMetric).toFixed(2)} | ${on.happyPath.perSubscription} metrics on the happy path (at most ${on.atMost.perSubscription}) |`;
+}
 
 /** The section, or a note when the run did not include the `bill` scenario. */
 export function billSection(scenarios: readonly ScenarioResult[]): string {
@@ -129,6 +153,14 @@ export function billSection(scenarios: readonly ScenarioResult[]): string {
       cases.map((c) => c.perMillionViaFunctionUrl?.totalExcludingDataTransferOut),
     ),
     row(
+      'all-in with the function URL ingress and metrics written every 60 s (`metricsFlushSeconds: 60`)',
+      cases.map((c) => c.perMillionViaFunctionUrlKeptMetrics?.total),
+    ),
+    row(
+      '**all-in with the function URL ingress and metrics every 60 s, excluding data transfer out**',
+      cases.map((c) => c.perMillionViaFunctionUrlKeptMetrics?.totalExcludingDataTransferOut),
+    ),
+    row(
       'Event Grid (basic), same work',
       cases.map((c) => c.comparisonPerMillion.eventGrid),
     ),
@@ -150,8 +182,8 @@ export function billSection(scenarios: readonly ScenarioResult[]): string {
 | SQS idle polling | ${fixed.stack.sqsIdlePolling?.toFixed(2)} | Lambda long-polls each of the stack's queues with 5 pollers while idle (a 20 s receive each), $0.40 per million receives; the run's empty receives are left out of the per-event lines |
 | stack-wide custom metrics | ${fixed.stack.metrics?.toFixed(2)} | ${fixed.inputs.customMetrics.atMost.stack} metrics without a topic or subscription dimension, $0.30 each (series by error or reason add to this as they occur) |
 | **stack** | **${fixed.stack.total?.toFixed(2)}** | |
-| per topic | ${fixed.perTopic.toFixed(2)} | ${fixed.inputs.customMetrics.happyPath.perTopic} metrics a topic emits on the happy path (at most ${fixed.inputs.customMetrics.atMost.perTopic}), $0.30 each |
-| per subscription | ${fixed.perSubscription.toFixed(2)} | ${fixed.inputs.customMetrics.happyPath.perSubscription} metrics a subscription emits on the happy path (at most ${fixed.inputs.customMetrics.atMost.perSubscription}), $0.30 each |`;
+| per topic | ${fixed.perTopic.toFixed(2)} | ${fixed.inputs.customMetrics.happyPath.perTopic} metrics a topic emits on the happy path (at most ${fixed.inputs.customMetrics.atMost.perTopic}), $0.30 each${fixed.inputs.customMetrics.subscriptionMetrics === false ? ", its subscriptions' metrics summed per topic (`subscriptionMetrics` off)" : ''} |
+| per subscription | ${fixed.perSubscription.toFixed(2)} | ${fixed.inputs.customMetrics.happyPath.perSubscription} metrics a subscription emits on the happy path (at most ${fixed.inputs.customMetrics.atMost.perSubscription}), $0.30 each |${withSubscriptionMetrics(fixed)}`;
   const explanations = LINE_ITEMS.map(([, label, source]) => `- **${label}**: ${source}.`).join('\n');
   return `${bill.description}
 

@@ -32,6 +32,8 @@ export async function liveStack(options: {
   deliveryConcurrency?: number;
   /** Delivery invocations in flight per queue (default: the queue's, as on AWS). */
   maxConcurrency?: number;
+  /** Metrics per subscription or per topic (default: the local stack's, per subscription). */
+  subscriptionMetrics?: boolean;
 }): Promise<LiveStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gridwire-bench-'));
   const usage = new UsageCollector();
@@ -43,6 +45,9 @@ export async function liveStack(options: {
       ? {}
       : { deliveryConcurrency: options.deliveryConcurrency }),
     ...(options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency }),
+    ...(options.subscriptionMetrics === undefined
+      ? {}
+      : { subscriptionMetrics: options.subscriptionMetrics }),
     timeScale: options.timeScale,
     // As on AWS: publishers trust a topic for a second.
     topicCacheMs: 1000,

@@ -12,7 +12,7 @@
  * secrets and keys. Assumed, and stated in the details: cold starts per million events, X-Ray's
  * default sampling rule, the TCP/TLS overhead per request and the stored share of log bytes.
  */
-import { type FunctionKey, QUEUES } from '../../shared/config/resources';
+import { ENV, FUNCTIONS, type FunctionKey, QUEUES } from '../../shared/config/resources';
 import { METRIC_DIMENSION_SETS, type MetricName } from '../../shared/observability/metrics';
 import { type ColdStart, measureColdStarts } from '../cold-start';
 import {
@@ -25,7 +25,7 @@ import {
   type SystemLogLevel,
   WIRE_OVERHEAD_BYTES_PER_REQUEST,
 } from '../cost';
-import { emfRecordsOf, metricsBetween } from '../emf-size';
+import { emfRecordsOf, type KeptAcrossInvocations, metricsBetween } from '../emf-size';
 import { round } from '../harness/figures';
 import { liveStack, topicWithSubscription } from '../harness/live-stack';
 import { loadRun, usageOf, warmUp } from '../harness/load-run';
@@ -56,6 +56,19 @@ const SECRET_READS_PER_COLD_START: Record<FunctionKey, number> = {
 };
 /** Stored over ingested log bytes: 1, the upper bound (CloudWatch stores them compressed). */
 const LOG_STORED_SHARE = 1;
+
+/**
+ * The configuration priced beside the default for small publishes: the publish function's URL
+ * (`publishIngress: 'functionUrl'`) and metric points kept across invocations for this many
+ * seconds (`metricsFlushSeconds`).
+ */
+const KEPT_METRICS_SECONDS = 60;
+/**
+ * Instances Lambda keeps taking a function's invocations, over the concurrency the rate needs
+ * (invocations a second times their mean duration): an assumption, as Lambda spreads a steady
+ * load over more warm instances than it needs at any one moment.
+ */
+const INSTANCES_OVER_CONCURRENCY = 4;
 
 interface BillCase {
   key: string;
@@ -147,27 +160,57 @@ const systemLevel = (level: string | undefined): SystemLogLevel =>
   level === undefined || level === 'INFO' ? 'INFO' : level === 'DEBUG' ? 'DEBUG' : 'WARN';
 
 /** Custom metrics of each scope: at most (every series the code can emit) and on the happy path (emitted in the run). */
-function metricCounts(emitted: ReadonlyArray<{ name: string; dimensions: Record<string, string> }>) {
+/**
+ * Custom metrics of the stack, a topic and a subscription: at most (every series a metric may be
+ * emitted in) and on the happy path (the metrics the run emitted, each in the series of its
+ * `METRIC_DIMENSION_SETS`), both with per-subscription metrics on and as `subscriptionMetrics`
+ * says (off: a subscription's metrics are a topic's).
+ */
+function metricCounts(
+  emitted: ReadonlyArray<{ name: string; dimensions: Record<string, string> }>,
+  subscriptionMetrics: boolean,
+) {
   const sets = Object.entries(METRIC_DIMENSION_SETS) as Array<[MetricName, readonly (readonly string[])[]]>;
-  const atMost = (dimensions: readonly string[]) =>
-    sets.filter(([, metricSets]) =>
-      metricSets.some((set) => set.length === dimensions.length && dimensions.every((d) => set.includes(d))),
-    ).length;
-  const series = new Set(
-    emitted.map((total) => `${total.name}|${Object.keys(total.dimensions).sort().join(',')}`),
-  );
-  const happy = (dimensions: string) => [...series].filter((key) => key.split('|')[1] === dimensions).length;
+  const isSet = (set: readonly string[], dimensions: readonly string[]) =>
+    set.length === dimensions.length && dimensions.every((d) => set.includes(d));
+  const metricsIn = (dimensions: readonly string[], names: ReadonlySet<string>) =>
+    sets.filter(([name, metricSets]) => names.has(name) && metricSets.some((set) => isSet(set, dimensions)))
+      .length;
+  const every = new Set<string>(Object.keys(METRIC_DIMENSION_SETS));
+  const named = (filter: (dimensions: Record<string, string>) => boolean) =>
+    new Set(emitted.filter((total) => filter(total.dimensions)).map((total) => total.name));
+  const stackWide = named((dimensions) => Object.keys(dimensions).length === 0);
+  const aboutATopic = named((dimensions) => dimensions.Topic !== undefined);
+  const on = (names: ReadonlySet<string>) => ({
+    perTopic: metricsIn(['Topic'], names),
+    perSubscription: metricsIn(['EventSubscriptionName', 'Topic'], names),
+  });
+  const inForce = (counts: { perTopic: number; perSubscription: number }) =>
+    subscriptionMetrics ? counts : { perTopic: counts.perTopic + counts.perSubscription, perSubscription: 0 };
   return {
-    atMost: {
-      stack: atMost([]),
-      perTopic: atMost(['Topic']),
-      perSubscription: atMost(['EventSubscriptionName', 'Topic']),
-    },
-    happyPath: {
-      stack: happy(''),
-      perTopic: happy('Topic'),
-      perSubscription: happy('EventSubscriptionName,Topic'),
-    },
+    subscriptionMetrics,
+    atMost: { stack: metricsIn([], every), ...inForce(on(every)) },
+    happyPath: { stack: stackWide.size, ...inForce(on(aboutATopic)) },
+    /** The same with `subscriptionMetrics: true`. */
+    withSubscriptionMetrics: { atMost: on(every), happyPath: on(aboutATopic) },
+  };
+}
+
+/**
+ * Points kept across invocations for `KEPT_METRICS_SECONDS`, by instances taking the run's
+ * invocations at the rate and mean duration measured (see `INSTANCES_OVER_CONCURRENCY`).
+ */
+function keptAcrossInvocations(usage: BillUsage): KeptAcrossInvocations {
+  const instances = (fn: FunctionKey) => {
+    const { invocations, gbSeconds } = usage.lambda[fn];
+    if (invocations === 0 || usage.seconds <= 0) return 1;
+    const meanSeconds = gbSeconds / invocations / (FUNCTIONS[fn].memoryMb / 1024);
+    return Math.max(1, INSTANCES_OVER_CONCURRENCY * (invocations / usage.seconds) * meanSeconds);
+  };
+  return {
+    everySeconds: KEPT_METRICS_SECONDS,
+    seconds: usage.seconds,
+    instances: { publish: instances('publish'), delivery: instances('delivery') },
   };
 }
 
@@ -200,9 +243,12 @@ export const bill: Scenario = {
     };
     // The application log level Lambda gives the loggers: INFO when the function sets none.
     const applicationLevel = (delivery.applicationLogLevel ?? 'INFO') as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+    // Per subscription or per topic, as the construct's functions count them.
+    const subscriptionMetrics = delivery.environment[ENV.subscriptionMetrics] === 'true';
     const live = await liveStack({
       timeScale: 1,
       logLevel: applicationLevel,
+      subscriptionMetrics,
       deliveryConcurrency: stackSettings.deliveryConcurrency,
       // The local stack runs one delivery engine for every invocation; one invocation at a time
       // has its request slots to itself, as one Lambda instance has, so durations are an instance's.
@@ -215,6 +261,9 @@ export const bill: Scenario = {
       bill: ReturnType<typeof billPerMillionEvents>;
       /** The same run priced with the publish function's URL as the front door (`publishIngress`). */
       viaFunctionUrl: ReturnType<typeof billPerMillionEvents>;
+      /** ...and with metric points kept across invocations (`metricsFlushSeconds`). */
+      viaFunctionUrlKeptMetrics: ReturnType<typeof billPerMillionEvents>;
+      kept: KeptAcrossInvocations;
       comparison: ReturnType<typeof comparisonPerMillion>;
     }> = [];
     const emitted: Array<{ name: string; dimensions: Record<string, string> }> = [];
@@ -264,12 +313,17 @@ export const bill: Scenario = {
           emfBytes: emf.bytes,
           sqsEmptyReceives: run.usage.aws.sqsEmptyReceives,
         };
+        const kept = keptAcrossInvocations(usage);
+        const keptEmf = emfRecordsOf(totals, kept);
+        const keptUsage: BillUsage = { ...usage, emfRecords: keptEmf.records, emfBytes: keptEmf.bytes };
         const eventBytes = run.webhookBytes / Math.max(1, run.delivered);
         cases.push({
           case: billCase,
           usage,
           bill: billPerMillionEvents(usage, settings),
           viaFunctionUrl: billPerMillionEvents(usage, { ...settings, ingress: 'functionUrl' }),
+          viaFunctionUrlKeptMetrics: billPerMillionEvents(keptUsage, { ...settings, ingress: 'functionUrl' }),
+          kept,
           comparison: comparisonPerMillion(
             eventBytes,
             run.webhookAttempts / Math.max(1, run.webhookRequests),
@@ -280,7 +334,7 @@ export const bill: Scenario = {
       await live.close();
     }
 
-    const counts = metricCounts(emitted);
+    const counts = metricCounts(emitted, subscriptionMetrics);
     const fixed = fixedMonthly({
       alarmMetrics: stackSettings.alarmMetrics,
       dashboards: stackSettings.dashboards,
@@ -291,19 +345,27 @@ export const bill: Scenario = {
         counts.atMost.stack === 0 ? counts.happyPath : { ...counts.happyPath, stack: counts.atMost.stack },
     });
     const byKey = (key: string) => cases.find((c) => c.case.key === key);
+    const configurations = {
+      httpApi: { label: '', bill: (c: (typeof cases)[number]) => c.bill },
+      functionUrl: { label: ', function URL ingress', bill: (c: (typeof cases)[number]) => c.viaFunctionUrl },
+      functionUrlKeptMetrics: {
+        label: `, function URL ingress, metrics written every ${KEPT_METRICS_SECONDS} s`,
+        bill: (c: (typeof cases)[number]) => c.viaFunctionUrlKeptMetrics,
+      },
+    };
     const headline = (
       key: string,
       goal: number | undefined,
-      ingress: 'httpApi' | 'functionUrl',
+      configuration: keyof typeof configurations,
     ): Figure[] => {
       const found = byKey(key);
       if (found === undefined) return [];
-      const breakdown = (ingress === 'functionUrl' ? found.viaFunctionUrl : found.bill).breakdown;
-      const label = ingress === 'functionUrl' ? `${key}, function URL ingress` : key;
+      const { label, bill: billOf } = configurations[configuration];
+      const breakdown = billOf(found).breakdown;
       return [
-        { metric: `all-in cost per million, ${label}`, value: usd(breakdown.total), unit: 'USD' },
+        { metric: `all-in cost per million, ${key}${label}`, value: usd(breakdown.total), unit: 'USD' },
         {
-          metric: `all-in cost per million excluding data transfer out, ${label}`,
+          metric: `all-in cost per million excluding data transfer out, ${key}${label}`,
           value: usd(breakdown.totalExcludingDataTransferOut),
           unit: 'USD',
           ...(goal === undefined
@@ -316,9 +378,11 @@ export const bill: Scenario = {
     const figures: Figure[] = [
       ...headline('100 per request, 100 ms webhook', 0.06, 'httpApi'),
       ...headline('1 per request, 100 ms webhook', undefined, 'httpApi'),
-      // One event per publish request: the HTTP API alone costs $1.00 per million requests, so the
-      // goal is for the configuration made for it (`publishIngress: 'functionUrl'`).
-      ...headline('1 per request, 100 ms webhook', 1.0, 'functionUrl'),
+      // One event per publish request: the HTTP API alone costs $1.00 per million requests, and a
+      // metric record per request about $0.20, so the goal is for the configuration made for it
+      // (`publishIngress: 'functionUrl'`, `metricsFlushSeconds`).
+      ...headline('1 per request, 100 ms webhook', undefined, 'functionUrl'),
+      ...headline('1 per request, 100 ms webhook', 1.0, 'functionUrlKeptMetrics'),
       ...(main === undefined
         ? []
         : [
@@ -365,13 +429,15 @@ export const bill: Scenario = {
       results: [
         {
           name: 'bill',
-          description: `The all-in AWS bill per million delivered events, every line item (us-east-1 list prices taken ${PRICES.takenOn}), from short runs of the local stack with the construct's settings (read from its synthesized template: delivery concurrency ${stackSettings.deliveryConcurrency}, JSON logs, system log level ${settings.systemLogLevel}, application log level ${applicationLevel}, tracing ${settings.tracing ? 'active' : 'off'}) against the sink answering after 10 ms, 100 ms or 1 s, one delivery invocation at a time (the local stack shares one delivery engine between invocations; alone, an invocation has its request slots to itself, as a Lambda instance has). Measured: AWS requests, Lambda invocations and durations, webhook bytes, the handlers' log lines and metric points, cold starts. Assumed: ${COLD_STARTS_PER_MILLION_EVENTS} cold starts per function per million events, X-Ray's default sampling, ${WIRE_OVERHEAD_BYTES_PER_REQUEST} B of TCP/TLS per request, stored log bytes = ingested.`,
+          description: `The all-in AWS bill per million delivered events, every line item (us-east-1 list prices taken ${PRICES.takenOn}), from short runs of the local stack with the construct's settings (read from its synthesized template: delivery concurrency ${stackSettings.deliveryConcurrency}, JSON logs, system log level ${settings.systemLogLevel}, application log level ${applicationLevel}, tracing ${settings.tracing ? 'active' : 'off'}, metrics per ${subscriptionMetrics ? 'subscription' : 'topic'}) against the sink answering after 10 ms, 100 ms or 1 s, one delivery invocation at a time (the local stack shares one delivery engine between invocations; alone, an invocation has its request slots to itself, as a Lambda instance has). Measured: AWS requests, Lambda invocations and durations, webhook bytes, the handlers' log lines and metric points, cold starts. Assumed: ${COLD_STARTS_PER_MILLION_EVENTS} cold starts per function per million events, X-Ray's default sampling, ${WIRE_OVERHEAD_BYTES_PER_REQUEST} B of TCP/TLS per request, stored log bytes = ingested; with metrics kept across invocations (\`metricsFlushSeconds: ${KEPT_METRICS_SECONDS}\`), each function's invocations spread over ${INSTANCES_OVER_CONCURRENCY} times the instances their rate and mean duration need, each writing every ${KEPT_METRICS_SECONDS} s or when a metric holds 99 values.`,
           figures,
           details: {
             cases: cases.map((c) => ({
               case: c.case,
               perMillion: roundAll(c.bill.breakdown, 6),
               perMillionViaFunctionUrl: roundAll(c.viaFunctionUrl.breakdown, 6),
+              perMillionViaFunctionUrlKeptMetrics: roundAll(c.viaFunctionUrlKeptMetrics.breakdown, 6),
+              keptMetrics: { ...c.kept, instances: roundAll(c.kept.instances, 2) },
               quantitiesPerMillion: roundAll(c.bill.quantities, 1),
               comparisonPerMillion: roundAll(c.comparison, 4),
               measured: {

@@ -29,6 +29,7 @@ export interface FunctionSettings {
   readonly validateEndpoints?: boolean;
   readonly allowPrivateEndpoints?: boolean;
   readonly subscriptionMetrics?: boolean;
+  readonly metricsFlushSeconds?: number;
 }
 
 /** The environment every function is given: its settings, defaults filled in. */
@@ -43,6 +44,7 @@ export function functionEnvironment(settings: FunctionSettings, apiUrl: string):
     [ENV.validateEndpoints]: String(settings.validateEndpoints ?? true),
     [ENV.blockPrivateEndpoints]: String(!(settings.allowPrivateEndpoints ?? false)),
     [ENV.subscriptionMetrics]: String(settings.subscriptionMetrics ?? CONFIG_DEFAULTS.subscriptionMetrics),
+    [ENV.metricsFlushSeconds]: String(settings.metricsFlushSeconds ?? CONFIG_DEFAULTS.metricsFlushSeconds),
   };
 }
 

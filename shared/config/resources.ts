@@ -74,6 +74,11 @@ export const ENV = {
    * AWS (the `subscriptionMetrics` prop); always on in the local stack, whose `status` shows them.
    */
   subscriptionMetrics: 'GRIDWIRE_SUBSCRIPTION_METRICS',
+  /**
+   * Seconds a function may keep metric points across invocations before writing them (0: at the
+   * end of every invocation). The `metricsFlushSeconds` prop on AWS; 0 in the local stack.
+   */
+  metricsFlushSeconds: 'GRIDWIRE_METRICS_FLUSH_SECONDS',
 } as const;
 
 /**

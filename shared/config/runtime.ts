@@ -64,6 +64,11 @@ export interface RuntimeConfig {
    * topic (see `METRIC_DIMENSION_SETS`).
    */
   subscriptionMetrics: boolean;
+  /**
+   * Seconds metric points may wait across invocations before they are written (0: after every
+   * invocation); see `MetricFlusher`.
+   */
+  metricsFlushSeconds: number;
 }
 
 /** Values used when a variable is absent (or empty). */
@@ -80,6 +85,8 @@ export const CONFIG_DEFAULTS = {
   blockPrivateEndpoints: false,
   /** Each subscription's series is a billed custom metric: off unless asked for. */
   subscriptionMetrics: false,
+  /** One metric record per invocation: nothing waits, nothing is lost with an instance. */
+  metricsFlushSeconds: 0,
 } as const;
 
 /** The values a numeric setting may take. */
@@ -103,6 +110,7 @@ export const SETTING_RANGES = {
   deliveryConcurrency: { min: 1, max: 1000, integer: true },
   healthCacheMs: { min: 0, integer: false },
   historyRetentionDays: { min: 1, max: 365, integer: true },
+  metricsFlushSeconds: { min: 0, max: 300, integer: true },
 } as const satisfies Record<string, SettingRange>;
 
 /** The numeric settings, each named like its `ENV` variable and `CONFIG_DEFAULTS` value. */
@@ -197,6 +205,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     validateEndpoints: read.boolean(ENV.validateEndpoints, CONFIG_DEFAULTS.validateEndpoints),
     blockPrivateEndpoints: read.boolean(ENV.blockPrivateEndpoints, CONFIG_DEFAULTS.blockPrivateEndpoints),
     subscriptionMetrics: read.boolean(ENV.subscriptionMetrics, CONFIG_DEFAULTS.subscriptionMetrics),
+    metricsFlushSeconds: setting('metricsFlushSeconds'),
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(publishUrl === undefined ? {} : { publishUrl }),
     ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),

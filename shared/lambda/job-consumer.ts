@@ -168,5 +168,5 @@ export function createJobConsumer<K extends JobKind>({ observability, step }: Jo
   };
   return middy<SQSEvent, SQSBatchResponse, Error, Context>(consume)
     .use(logContext(observability.logger))
-    .use(flushMetrics(observability.buffer, observability.publishMetrics));
+    .use(flushMetrics(observability.flusher));
 }

@@ -14,8 +14,10 @@ import type { LoggerLike } from '../observability/logging';
 import {
   METRIC,
   type MetricBuffer,
+  type MetricFlusher,
   type MetricPoint,
   publishFailureDimensions,
+  VALUES_PER_RECORD,
 } from '../observability/metrics';
 
 /**
@@ -111,12 +113,6 @@ export const routeFunctionUrlRequests = (
   },
 });
 
-/**
- * Values of one metric per EMF record. Powertools flushes by itself when a metric reaches 100
- * values and clears the dimensions as it does, so records are cut just before that.
- */
-const MAX_VALUES_PER_RECORD = 99;
-
 type Dimensions = MetricPoint['dimensions'];
 
 /** A dimension set as text, the same whatever order its dimensions were added in. */
@@ -178,7 +174,7 @@ export function publishMetricPoints(points: readonly MetricPoint[], metrics: Met
   const records = new Map<string, { dimensionSets: Dimensions[]; series: Series[] }>();
   const long: MetricPoint[] = [];
   for (const one of series.values()) {
-    if (one.values.length > MAX_VALUES_PER_RECORD) {
+    if (one.values.length > VALUES_PER_RECORD) {
       for (const dimensions of one.dimensionSets) {
         long.push({ name: one.name, unit: one.unit, values: [...one.values], dimensions });
       }
@@ -216,7 +212,7 @@ function publishPerDimensionSet(points: readonly MetricPoint[], metrics: Metrics
     for (const point of group) {
       for (const value of point.values) {
         const stored = valuesInRecord.get(point.name) ?? 0;
-        if (stored === MAX_VALUES_PER_RECORD) {
+        if (stored === VALUES_PER_RECORD) {
           metrics.publishStoredMetrics();
           metrics.addDimensions({ ...first.dimensions });
           valuesInRecord = new Map();
@@ -229,16 +225,13 @@ function publishPerDimensionSet(points: readonly MetricPoint[], metrics: Metrics
   }
 }
 
-/** Hands the invocation's metric points over when the handler finishes, successfully or not. */
-export const flushMetrics = (
-  buffer: MetricBuffer,
-  publish: (points: readonly MetricPoint[]) => void,
-): MiddlewareObj => {
-  const flush = async () => {
-    const points = buffer.drain();
-    if (points.length > 0) publish(points);
-  };
-  return { after: flush, onError: flush };
+/**
+ * Tells the function's `MetricFlusher` when the handler finishes, successfully or not: the
+ * invocation's metric points are written then, or kept for a later invocation (`everyMs`).
+ */
+export const flushMetrics = (flusher: MetricFlusher): MiddlewareObj => {
+  const ended = async () => flusher.invocationEnded();
+  return { after: ended, onError: ended };
 };
 
 /**

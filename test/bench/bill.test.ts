@@ -229,4 +229,30 @@ describe('what the functions write', () => {
     // A record names the namespace, the dimensions and the metric: well over 100 B.
     expect(one.bytes / one.records).toBeGreaterThan(100);
   });
+
+  it('rebuilds points kept across invocations as one flush per 99 durations or per interval', () => {
+    // 990 publishes, each flushed alone: 990 flushes. Kept: the latencies fill 10 records.
+    const publishes = [
+      { name: 'PublishSuccessCount', dimensions: {}, unit: 'Count', sum: 990, samples: 990, max: 1 },
+      {
+        name: 'PublishSuccessLatencyInMs',
+        dimensions: {},
+        unit: 'Milliseconds',
+        sum: 9900,
+        samples: 990,
+        max: 10,
+      },
+    ];
+    const each = emfRecordsOf(publishes);
+    expect(each.records).toBe(990);
+    const instances = { publish: 2, delivery: 1 };
+    const kept = emfRecordsOf(publishes, { everySeconds: 60, seconds: 60, instances });
+    expect(kept.records).toBe(10);
+    // A record of 99 latencies is larger than one of a single latency, not 99 times larger.
+    expect(kept.bytes / kept.records).toBeGreaterThan(each.bytes / each.records);
+    expect(kept.bytes).toBeLessThan(each.bytes / 20);
+    // A quiet hour: 2 instances writing every 60 s, whatever the durations need.
+    const quiet = emfRecordsOf(publishes, { everySeconds: 60, seconds: 3600, instances });
+    expect(quiet.records).toBe(120);
+  });
 });

@@ -11,7 +11,12 @@ import { readConfig, SETTING_RANGES, type SettingRange } from '../../shared/conf
 // Skip asset bundling: only the props' checks matter here.
 const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
 
-const SETTING_PROPS = ['deliveryConcurrency', 'historyRetentionDays', 'subscriptionCacheSeconds'] as const;
+const SETTING_PROPS = [
+  'deliveryConcurrency',
+  'historyRetentionDays',
+  'subscriptionCacheSeconds',
+  'metricsFlushSeconds',
+] as const;
 
 const accepts = (build: () => unknown): boolean => {
   try {

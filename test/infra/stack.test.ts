@@ -586,6 +586,16 @@ describe('props', () => {
     expect(variable(synth({ subscriptionMetrics: true }).template)).toEqual(all('true'));
   });
 
+  it('write metric records after every invocation by default, every metricsFlushSeconds when set', () => {
+    const variable = (t: Template) =>
+      Object.values(t.findResources('AWS::Lambda::Function')).map(
+        (fn) => fn.Properties.Environment.Variables[ENV.metricsFlushSeconds],
+      );
+    const all = (value: string) => Object.keys(FUNCTIONS).map(() => value);
+    expect(variable(template)).toEqual(all('0'));
+    expect(variable(synth({ metricsFlushSeconds: 60 }).template)).toEqual(all('60'));
+  });
+
   it('grantAdmin lets a principal invoke the admin routes only', () => {
     const fresh = new GridwireStack(newApp(), 'Granting');
     const role = new iam.Role(fresh, 'Operator', { assumedBy: new iam.AccountRootPrincipal() });

@@ -16,7 +16,7 @@ import {
 } from '@azure/eventgrid-namespaces';
 import { type Json, startTestStack, type TestStack } from '../support/local-stack';
 import { sdkGridEvent } from '../support/sdk-events';
-import { deliveredTo, eventMarker, eventually, WebhookServer } from '../support/webhook-server';
+import { deliveredTo, eventMarker, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;

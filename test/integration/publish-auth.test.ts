@@ -10,7 +10,7 @@ import {
 } from '@azure/eventgrid';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { sdkGridEvent } from '../support/sdk-events';
-import { deliveredTo, eventually, WebhookServer } from '../support/webhook-server';
+import { deliveredTo, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;

@@ -63,6 +63,7 @@ describe('readConfig(env)', () => {
       validateEndpoints: false,
       blockPrivateEndpoints: false,
       subscriptionMetrics: false,
+      metricsFlushSeconds: 0,
     });
   });
 
@@ -81,6 +82,7 @@ describe('readConfig(env)', () => {
       [ENV.validateEndpoints]: 'true',
       [ENV.blockPrivateEndpoints]: '1',
       [ENV.subscriptionMetrics]: 'true',
+      [ENV.metricsFlushSeconds]: '60',
     });
     expect(config).toMatchObject({
       tableName: 'gridwire-state',
@@ -95,6 +97,7 @@ describe('readConfig(env)', () => {
       validateEndpoints: true,
       blockPrivateEndpoints: true,
       subscriptionMetrics: true,
+      metricsFlushSeconds: 60,
     });
   });
 

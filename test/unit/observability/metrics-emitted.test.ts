@@ -55,13 +55,15 @@ const eventGridEvent = (id: string, eventType = 'Order.Created') => ({
  * The publish handler over a store with topic `orders` (subscription `audit` takes
  * `Order.Created`), counting per subscription unless told otherwise.
  */
-function publishSetup({ subscriptionMetrics = true } = {}) {
+function publishSetup({ subscriptionMetrics = true, metricsFlushSeconds = 0 } = {}) {
   const clock = new VirtualClock();
   const points: MetricPoint[] = [];
   const observability = createObservability('publish', {
     logLevel: 'SILENT',
     publishMetrics: (flushed) => points.push(...flushed),
     subscriptionMetrics,
+    metricsFlushSeconds,
+    clock,
   });
   const publisher = new Publisher({
     store: {
@@ -367,5 +369,62 @@ describe('the buffer', () => {
       {},
       { ErrorType: 'Unauthorized', Error: 'Unauthorized' },
     ]);
+  });
+});
+
+describe('metric points kept across invocations (metricsFlushSeconds)', () => {
+  const events = JSON.stringify([eventGridEvent('e1')]);
+  const count = (points: readonly MetricPoint[], name: MetricName) =>
+    points.filter((point) => point.name === name && Object.keys(point.dimensions).length === 0);
+
+  it('are written after every invocation by default', async () => {
+    const { publish, points } = publishSetup();
+    expect(await publish('orders', events)).toBe(200);
+    expect(seriesOf(points, METRIC.PublishSuccessCount)).toContainEqual([{}, 'Count', [1]]);
+  });
+
+  it('wait until the interval has passed since the last write, then go out summed in one set', async () => {
+    const { publish, points, clock } = publishSetup({ subscriptionMetrics: false, metricsFlushSeconds: 60 });
+    for (let request = 0; request < 6; request += 1) {
+      expect(await publish('orders', events)).toBe(200);
+      clock.advance(10_000);
+    }
+    // The sixth request ended 50 s after the flusher started: nothing written yet.
+    expect(points).toEqual([]);
+    expect(await publish('orders', events)).toBe(200); // 60 s: due
+    expect(seriesOf(points, METRIC.PublishSuccessCount)).toEqual([
+      [{}, 'Count', [7]],
+      [{ Topic: 'orders' }, 'Count', [7]],
+    ]);
+    const latencies = count(points, METRIC.PublishSuccessLatencyInMs);
+    expect(latencies.map((point) => point.values.length)).toEqual([7]);
+
+    // The interval runs from that write.
+    const written = points.length;
+    clock.advance(59_000);
+    expect(await publish('orders', events)).toBe(200);
+    expect(points).toHaveLength(written);
+    clock.advance(1_000);
+    expect(await publish('orders', events)).toBe(200);
+    expect(count(points, METRIC.PublishSuccessCount).map((point) => point.values)).toEqual([[7], [2]]);
+  });
+
+  it('are written as soon as a metric holds a record of values, whatever the interval', async () => {
+    const { publish, points } = publishSetup({ subscriptionMetrics: false, metricsFlushSeconds: 300 });
+    for (let request = 0; request < 98; request += 1) expect(await publish('orders', events)).toBe(200);
+    expect(points).toEqual([]);
+    expect(await publish('orders', events)).toBe(200);
+    expect(count(points, METRIC.PublishSuccessLatencyInMs).map((point) => point.values.length)).toEqual([99]);
+    expect(count(points, METRIC.PublishSuccessCount).map((point) => point.values)).toEqual([[99]]);
+  });
+
+  it('of a failed request are kept and counted like the others', async () => {
+    const { publish, points, clock } = publishSetup({ subscriptionMetrics: false, metricsFlushSeconds: 60 });
+    expect(await publish('orders', '{not json')).toBe(400);
+    expect(points).toEqual([]);
+    clock.advance(60_000);
+    expect(await publish('orders', events)).toBe(200);
+    expect(count(points, METRIC.PublishFailCount).map((point) => point.values)).toEqual([[1]]);
+    expect(count(points, METRIC.PublishSuccessCount).map((point) => point.values)).toEqual([[1]]);
   });
 });
