@@ -84,6 +84,9 @@ export function dynamoWritesOf(
   return [];
 }
 
+/** SQS operations only the local stack itself makes (see `record`). */
+export const LOCAL_STACK_ONLY: ReadonlySet<string> = new Set(['GetQueueAttributes']);
+
 export class AwsRequestCounter {
   private counts: RequestCounts = AwsRequestCounter.empty();
 
@@ -126,6 +129,32 @@ export class AwsRequestCounter {
     }
   }
 
+  /** Adds counts made elsewhere (a function running in a process of its own). */
+  add(other: RequestCounts): void {
+    const counts = this.counts;
+    const sum = (into: Record<string, number>, from: Record<string, number>) => {
+      for (const [key, value] of Object.entries(from)) into[key] = (into[key] ?? 0) + value;
+    };
+    sum(counts.requests, other.requests);
+    sum(counts.failedRequests, other.failedRequests);
+    sum(counts.sqsByQueue, other.sqsByQueue);
+    counts.sqsBilledRequests += other.sqsBilledRequests;
+    counts.sqsEmptyReceives += other.sqsEmptyReceives;
+    counts.dynamoWriteUnits += other.dynamoWriteUnits;
+    counts.dynamoReadUnits += other.dynamoReadUnits;
+    for (const [kind, writes] of Object.entries(other.dynamoWrites)) {
+      const into = counts.dynamoWrites[kind] ?? { requests: 0, items: 0, units: 0 };
+      counts.dynamoWrites[kind] = {
+        requests: into.requests + writes.requests,
+        items: into.items + writes.items,
+        units: into.units + writes.units,
+      };
+    }
+    for (const [pk, times] of Object.entries(other.healthWriteTimes)) {
+      counts.healthWriteTimes[pk] = [...(counts.healthWriteTimes[pk] ?? []), ...times];
+    }
+  }
+
   /** Counts so far, and start counting afresh. */
   take(): RequestCounts {
     const taken = this.counts;
@@ -138,7 +167,9 @@ export class AwsRequestCounter {
     const key = `${service}:${operation}`;
     this.counts.requests[key] = (this.counts.requests[key] ?? 0) + 1;
     if (output === undefined) this.counts.failedRequests[key] = (this.counts.failedRequests[key] ?? 0) + 1;
-    if (service === 'sqs') {
+    // The local stack reads queue depths for its admission gate and `status` (Lambda and API
+    // Gateway do their own on AWS): counted as requests, never billed as the functions' work.
+    if (service === 'sqs' && !LOCAL_STACK_ONLY.has(operation)) {
       const req = input as {
         QueueUrl?: string;
         Entries?: Array<{ MessageBody?: string }>;

@@ -85,6 +85,25 @@ Promise.resolve(handler(${JSON.stringify(event)}, context)).then(
 });
 `;
 
+/**
+ * Bundles `entry` into `outfile` as the construct bundles a function (`infra/pipeline-function.ts`):
+ * one minified CommonJS file for Node.js 24 with a source map, nothing external.
+ */
+export async function bundleAsTheConstruct(entry: string, outfile: string): Promise<void> {
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node24',
+    format: 'cjs',
+    minify: true,
+    sourcemap: true,
+    external: [],
+    logLevel: 'silent',
+  });
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -105,18 +124,7 @@ export async function measureColdStarts(
   try {
     for (const fn of functions) {
       const bundle = join(dir, fn, 'index.js');
-      await build({
-        entryPoints: [join(__dirname, '..', FUNCTIONS[fn].entry)],
-        outfile: bundle,
-        bundle: true,
-        platform: 'node',
-        target: 'node24',
-        format: 'cjs',
-        minify: true,
-        sourcemap: true,
-        external: [],
-        logLevel: 'silent',
-      });
+      await bundleAsTheConstruct(join(__dirname, '..', FUNCTIONS[fn].entry), bundle);
       const script = join(dir, fn, 'probe.js');
       await writeFile(script, probe(bundle, FIRST_EVENT[fn]));
       const samples: Array<{ loadMs: number; initMs: number; answer: string }> = [];

@@ -248,7 +248,28 @@ export interface BillUsage extends Usage {
    * `fixedMonthly` counts as a monthly cost, and under load their receives return messages.
    */
   sqsEmptyReceives?: number;
+  /**
+   * CPU time each function's process used in the run, where it ran in a process of its own
+   * (`bench/function-process.ts`): Lambda gives a function a share of a vCPU by its memory, so
+   * this time takes longer there than the durations measured here on a whole core.
+   */
+  cpuMs?: Partial<Record<FunctionKey, number>>;
 }
+
+/**
+ * Memory at which a Lambda function has one whole vCPU; below it, CPU in proportion (Lambda
+ * developer guide, "Configuring function memory").
+ */
+export const LAMBDA_MB_PER_VCPU = 1769;
+
+/**
+ * Billed GB-seconds beyond a measured duration when `cpuMs` of it was CPU on a whole core: at
+ * `memoryMb` below {@link LAMBDA_MB_PER_VCPU}, that CPU takes `1769 / memoryMb` times as long
+ * (this machine's core is taken as a Lambda vCPU). The CPU time costs the same at any memory
+ * below a vCPU; only the waiting costs less with less memory.
+ */
+export const cpuShareGbSeconds = (cpuMs: number, memoryMb: number): number =>
+  (cpuMs / 1000) * Math.max(0, LAMBDA_MB_PER_VCPU / memoryMb - 1) * (memoryMb / 1024);
 
 /** What the bill assumes or reads from the stack's settings rather than measures in the run. */
 export interface BillSettings {
@@ -281,6 +302,8 @@ export interface BillBreakdown {
   httpApi: number;
   lambdaRequests: number;
   lambdaDuration: number;
+  /** The run's CPU time stretched to Lambda's CPU share at the functions' memory (`cpuShareGbSeconds`). */
+  lambdaCpuShare: number;
   lambdaInit: number;
   sqs: number;
   dynamodb: number;
@@ -367,6 +390,10 @@ export function billPerMillionEvents(
     httpApi: viaFunctionUrl ? 0 : service.httpApi,
     lambdaRequests: service.lambdaRequests,
     lambdaDuration: service.lambdaDuration,
+    lambdaCpuShare:
+      ran.reduce((sum, fn) => sum + cpuShareGbSeconds(usage.cpuMs?.[fn] ?? 0, FUNCTIONS[fn].memoryMb), 0) *
+      PRICES.lambda.perGbSecond *
+      scale,
     lambdaInit: initGbSeconds * PRICES.lambda.perGbSecond,
     sqs: Math.max(0, usage.sqsBilledRequests - (usage.sqsEmptyReceives ?? 0)) * PRICES.sqs.perRequest * scale,
     dynamodb: service.dynamodb,

@@ -47,7 +47,10 @@ export interface LocalFunctionsInput {
    * the public URL when `--public-url` is not given.
    */
   ownUrl: () => string;
-  options: Pick<LocalStackOptions, 'clock' | 'random' | 'sender' | 'logLevel' | 'wrapDeliveryHandler'>;
+  options: Pick<
+    LocalStackOptions,
+    'clock' | 'random' | 'sender' | 'logLevel' | 'wrapDeliveryHandler' | 'wrapPublishHandler'
+  >;
 }
 
 /** Builds the publish, management, delivery and dead-letter handlers. */
@@ -76,11 +79,12 @@ export function buildLocalFunctions({
   const publishObs = observability('publish');
   const managementObs = observability('management');
   const deliveryObs = observability('delivery');
+  const realPublishHandler: HttpHandler = createPublishHandler({
+    publisher: buildPublisher(runtime, publishObs),
+    observability: publishObs,
+  });
   const handlers = {
-    publish: createPublishHandler({
-      publisher: buildPublisher(runtime, publishObs),
-      observability: publishObs,
-    }),
+    publish: options.wrapPublishHandler?.(realPublishHandler) ?? realPublishHandler,
     management: createManagementHandler({
       management: buildManagementDeps(
         runtime,

@@ -21,7 +21,7 @@ import { type Emulators, startEmulators } from './emulators';
 import { ENDPOINTS_FILE, writeEndpointsFile } from './endpoints-file';
 import { createEventSources } from './event-sources';
 import { buildLocalFunctions } from './functions';
-import type { Gateway, Listener } from './gateway';
+import type { Gateway, HttpHandler, Listener } from './gateway';
 import { startHttpApi } from './http-api';
 import type { InvocationStats } from './lambda-context';
 import { isLoopbackHost, reachableBeyondLoopback } from './loopback';
@@ -118,6 +118,8 @@ export interface LocalStackOptions {
   onFatal?: (error: Error) => void;
   /** Wraps the delivery handler the pollers invoke (fault injection in tests). */
   wrapDeliveryHandler?: (handler: SqsHandler) => SqsHandler;
+  /** Wraps the publish handler both front doors invoke (the benchmark runs it in a process of its own). */
+  wrapPublishHandler?: (handler: HttpHandler) => HttpHandler;
 }
 
 export interface LocalStack {

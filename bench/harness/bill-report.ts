@@ -15,6 +15,11 @@ const LINE_ITEMS: ReadonlyArray<[key: string, label: string, source: string]> = 
     "each invocation's measured duration, rounded up to 1 ms, at the function's memory; the delivery function waits on the webhook",
   ],
   [
+    'lambdaCpuShare',
+    'Lambda duration: CPU share',
+    "the CPU time the publish and delivery functions used in the run (each measured in a process of its own, bundled as the construct bundles it), stretched to Lambda's CPU share at their memory (1,769 MB is one vCPU; this machine's core is taken as one): the time beyond the measured duration, billed as duration",
+  ],
+  [
     'lambdaInit',
     'Lambda INIT (cold starts)',
     'a measured cold start (bundled as the construct bundles it, loaded by a fresh node process, handler built) times an assumed number of cold starts per million events, billed as duration',

@@ -5,6 +5,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { HttpHandler } from '../../local/gateway';
+import type { SqsHandler } from '../../local/poller';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 import type { InputSchema, SubscriptionFilter } from '../../shared/domain/model';
 import { BENCH_CUSTOM_MAPPING, type Publishers, type Sink, UsageCollector } from '../load';
@@ -34,6 +36,10 @@ export async function liveStack(options: {
   maxConcurrency?: number;
   /** Metrics per subscription or per topic (default: the local stack's, per subscription). */
   subscriptionMetrics?: boolean;
+  /** Wraps the delivery handler the pollers invoke (inside the usage collector's wrapping). */
+  wrapDelivery?: (handler: SqsHandler) => SqsHandler;
+  /** Wraps the publish handler the API and the function URL invoke. */
+  wrapPublish?: (handler: HttpHandler) => HttpHandler;
 }): Promise<LiveStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gridwire-bench-'));
   const usage = new UsageCollector();
@@ -54,7 +60,8 @@ export async function liveStack(options: {
     instrumentClients: usage.instrument,
     onInvocation: usage.onInvocation,
     clock: usage.clock,
-    wrapDeliveryHandler: usage.wrapDelivery,
+    wrapDeliveryHandler: (handler) => usage.wrapDelivery(options.wrapDelivery?.(handler) ?? handler),
+    ...(options.wrapPublish === undefined ? {} : { wrapPublishHandler: options.wrapPublish }),
   });
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${stack.apiUrl}${path}`, {

@@ -4,6 +4,7 @@
  */
 
 import type { InputSchema } from '../../shared/domain/model';
+import { LOCAL_STACK_ONLY } from '../aws-counter';
 import type { Usage } from '../cost';
 import { percentile, type UsageCollector } from '../load';
 import type { PublishOutcome, PublishPlan } from '../publisher-protocol';
@@ -180,5 +181,5 @@ export function usageOf(run: LoadRun, events: number): Usage {
 /** SQS requests of every operation, from a count by `service:operation`. */
 export const sqsRequests = (requests: Record<string, number>): number =>
   Object.entries(requests)
-    .filter(([key]) => key.startsWith('sqs:'))
+    .filter(([key]) => key.startsWith('sqs:') && !LOCAL_STACK_ONLY.has(key.slice('sqs:'.length)))
     .reduce((sum, [, count]) => sum + count, 0);

@@ -13,6 +13,7 @@ import { failures } from '../scenarios/failures';
 import { filters } from '../scenarios/filters';
 import { held24h } from '../scenarios/held-24h';
 import { latency } from '../scenarios/latency';
+import { memory } from '../scenarios/memory';
 import { overload } from '../scenarios/overload';
 import { reference } from '../scenarios/reference';
 import { simulation } from '../scenarios/simulation';
@@ -33,4 +34,5 @@ export const SCENARIOS: readonly Scenario[] = [
   crowd,
   deadLetters,
   bill,
+  memory,
 ];

@@ -21,11 +21,13 @@ import {
   billPerMillionEvents,
   comparisonPerMillion,
   fixedMonthly,
+  LAMBDA_MB_PER_VCPU,
   PUBLISH_ANSWER,
   type SystemLogLevel,
   WIRE_OVERHEAD_BYTES_PER_REQUEST,
 } from '../cost';
 import { emfRecordsOf, type KeptAcrossInvocations, metricsBetween } from '../emf-size';
+import { FunctionProcess, type MeasuredFunction, type ProcessUsage } from '../function-process';
 import { round } from '../harness/figures';
 import { liveStack, topicWithSubscription } from '../harness/live-stack';
 import { loadRun, usageOf, warmUp } from '../harness/load-run';
@@ -245,10 +247,17 @@ export const bill: Scenario = {
     const applicationLevel = (delivery.applicationLogLevel ?? 'INFO') as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
     // Per subscription or per topic, as the construct's functions count them.
     const subscriptionMetrics = delivery.environment[ENV.subscriptionMetrics] === 'true';
+    // The publish and delivery functions run in processes of their own, bundled as the construct
+    // bundles them, so their CPU time is measured (and stretched to Lambda's CPU share).
+    const processes: Partial<Record<MeasuredFunction, FunctionProcess>> = {};
     const live = await liveStack({
       timeScale: 1,
       logLevel: applicationLevel,
       subscriptionMetrics,
+      wrapPublish: (inProcess) => (event, context) =>
+        processes.publish === undefined ? inProcess(event, context) : processes.publish.invoke(event),
+      wrapDelivery: (inProcess) => (event, context) =>
+        processes.delivery === undefined ? inProcess(event, context) : processes.delivery.invoke(event),
       deliveryConcurrency: stackSettings.deliveryConcurrency,
       // The local stack runs one delivery engine for every invocation; one invocation at a time
       // has its request slots to itself, as one Lambda instance has, so durations are an instance's.
@@ -264,10 +273,26 @@ export const bill: Scenario = {
       /** ...and with metric points kept across invocations (`metricsFlushSeconds`). */
       viaFunctionUrlKeptMetrics: ReturnType<typeof billPerMillionEvents>;
       kept: KeptAcrossInvocations;
+      /** AWS requests by service and operation (empty receives included). */
+      requests: Record<string, number>;
+      /** The function processes' memory peaks and CPU time in the run. */
+      processUsage: Partial<Record<MeasuredFunction, ProcessUsage>>;
       comparison: ReturnType<typeof comparisonPerMillion>;
     }> = [];
     const emitted: Array<{ name: string; dimensions: Record<string, string> }> = [];
+    const processUsage = async () => ({
+      publish: await processes.publish?.usage(),
+      delivery: await processes.delivery?.usage(),
+    });
     try {
+      for (const fn of ['publish', 'delivery'] as const) {
+        processes[fn] = await FunctionProcess.start(fn, live.stack, {
+          memoryMb: stackSettings.functions[fn].memoryMb,
+          logLevel: applicationLevel,
+          onMetrics: live.stack.metrics.publish,
+          onRequests: (counts) => live.usage.aws.add(counts),
+        });
+      }
       await warmUp(rig, { topic: 'bill-warm-up', eventsPerSecond: 500, eventsPerRequest: 20 });
       for (const [index, billCase] of CASES.entries()) {
         const topic = `bill-${index}`;
@@ -283,6 +308,7 @@ export const bill: Scenario = {
         );
         rig.sink.configure(0, billCase.webhookMs);
         const before = live.stack.metrics.snapshot();
+        await processUsage();
         const capture = captureFunctionOutput();
         let run: Awaited<ReturnType<typeof loadRun>>;
         try {
@@ -297,6 +323,7 @@ export const bill: Scenario = {
         } finally {
           rig.sink.configure(0, 0);
         }
+        const inProcesses = await processUsage();
         const written = capture.stop();
         const totals = metricsBetween(before, live.stack.metrics.snapshot());
         emitted.push(...totals);
@@ -312,6 +339,7 @@ export const bill: Scenario = {
           emfRecords: emf.records,
           emfBytes: emf.bytes,
           sqsEmptyReceives: run.usage.aws.sqsEmptyReceives,
+          cpuMs: { publish: inProcesses.publish?.cpuMs ?? 0, delivery: inProcesses.delivery?.cpuMs ?? 0 },
         };
         const kept = keptAcrossInvocations(usage);
         const keptEmf = emfRecordsOf(totals, kept);
@@ -324,6 +352,11 @@ export const bill: Scenario = {
           viaFunctionUrl: billPerMillionEvents(usage, { ...settings, ingress: 'functionUrl' }),
           viaFunctionUrlKeptMetrics: billPerMillionEvents(keptUsage, { ...settings, ingress: 'functionUrl' }),
           kept,
+          requests: run.usage.aws.requests,
+          processUsage: {
+            ...(inProcesses.publish === undefined ? {} : { publish: inProcesses.publish }),
+            ...(inProcesses.delivery === undefined ? {} : { delivery: inProcesses.delivery }),
+          },
           comparison: comparisonPerMillion(
             eventBytes,
             run.webhookAttempts / Math.max(1, run.webhookRequests),
@@ -331,6 +364,7 @@ export const bill: Scenario = {
         });
       }
     } finally {
+      for (const running of Object.values(processes)) await running.stop();
       await live.close();
     }
 
@@ -429,7 +463,7 @@ export const bill: Scenario = {
       results: [
         {
           name: 'bill',
-          description: `The all-in AWS bill per million delivered events, every line item (us-east-1 list prices taken ${PRICES.takenOn}), from short runs of the local stack with the construct's settings (read from its synthesized template: delivery concurrency ${stackSettings.deliveryConcurrency}, JSON logs, system log level ${settings.systemLogLevel}, application log level ${applicationLevel}, tracing ${settings.tracing ? 'active' : 'off'}, metrics per ${subscriptionMetrics ? 'subscription' : 'topic'}) against the sink answering after 10 ms, 100 ms or 1 s, one delivery invocation at a time (the local stack shares one delivery engine between invocations; alone, an invocation has its request slots to itself, as a Lambda instance has). Measured: AWS requests, Lambda invocations and durations, webhook bytes, the handlers' log lines and metric points, cold starts. Assumed: ${COLD_STARTS_PER_MILLION_EVENTS} cold starts per function per million events, X-Ray's default sampling, ${WIRE_OVERHEAD_BYTES_PER_REQUEST} B of TCP/TLS per request, stored log bytes = ingested; with metrics kept across invocations (\`metricsFlushSeconds: ${KEPT_METRICS_SECONDS}\`), each function's invocations spread over ${INSTANCES_OVER_CONCURRENCY} times the instances their rate and mean duration need, each writing every ${KEPT_METRICS_SECONDS} s or when a metric holds 99 values.`,
+          description: `The all-in AWS bill per million delivered events, every line item (us-east-1 list prices taken ${PRICES.takenOn}), from short runs of the local stack with the construct's settings (read from its synthesized template: delivery concurrency ${stackSettings.deliveryConcurrency}, JSON logs, system log level ${settings.systemLogLevel}, application log level ${applicationLevel}, tracing ${settings.tracing ? 'active' : 'off'}, metrics per ${subscriptionMetrics ? 'subscription' : 'topic'}) against the sink answering after 10 ms, 100 ms or 1 s, one delivery invocation at a time (the local stack shares one delivery engine between invocations; alone, an invocation has its request slots to itself, as a Lambda instance has), the publish and delivery functions bundled as the construct bundles them, each in a Node.js process of its own. Measured: AWS requests, Lambda invocations and durations, the functions' CPU time, webhook bytes, the handlers' log lines and metric points, cold starts. Assumed: this machine's core is a Lambda vCPU (Lambda gives ${LAMBDA_MB_PER_VCPU} MB one, less memory a share), ${COLD_STARTS_PER_MILLION_EVENTS} cold starts per function per million events, X-Ray's default sampling, ${WIRE_OVERHEAD_BYTES_PER_REQUEST} B of TCP/TLS per request, stored log bytes = ingested; with metrics kept across invocations (\`metricsFlushSeconds: ${KEPT_METRICS_SECONDS}\`), each function's invocations spread over ${INSTANCES_OVER_CONCURRENCY} times the instances their rate and mean duration need, each writing every ${KEPT_METRICS_SECONDS} s or when a metric holds 99 values.`,
           figures,
           details: {
             cases: cases.map((c) => ({
@@ -457,6 +491,14 @@ export const bill: Scenario = {
                 applicationLogBytes: c.usage.applicationLogBytes,
                 emfRecords: c.usage.emfRecords,
                 emfBytes: c.usage.emfBytes,
+                cpuMs: roundAll(c.usage.cpuMs ?? {}, 1),
+                awsRequests: c.requests,
+                peakRssMiB: Object.fromEntries(
+                  Object.entries(c.processUsage).map(([fn, used]) => [
+                    fn,
+                    round(used.rssBytes / (1024 * 1024), 1),
+                  ]),
+                ),
               },
             })),
             fixedMonthly: {

@@ -77,4 +77,30 @@ describe('AWS request counter', () => {
     expect(counts.sqsEmptyReceives).toBe(1);
     expect(counts.sqsBilledRequests).toBe(4);
   });
+
+  it("counts the local stack's own queue-depth reads without billing them", () => {
+    const counter = new AwsRequestCounter();
+    counter.record('sqs', 'GetQueueAttributes', { QueueUrl: 'http://sqs/q/delivery' }, {});
+    counter.record('sqs', 'SendMessage', { QueueUrl: 'http://sqs/q/delivery', MessageBody: 'x' }, {});
+    const counts = counter.take();
+    expect(counts.requests).toEqual({ 'sqs:GetQueueAttributes': 1, 'sqs:SendMessage': 1 });
+    expect(counts.sqsBilledRequests).toBe(1);
+    expect(counts.sqsByQueue).toEqual({ delivery: 1 });
+  });
+
+  it("adds another process's counts to its own", () => {
+    const here = new AwsRequestCounter();
+    const there = new AwsRequestCounter();
+    here.record('sqs', 'SendMessage', { QueueUrl: 'http://sqs/q/delivery', MessageBody: 'x' }, {});
+    there.record('sqs', 'SendMessage', { QueueUrl: 'http://sqs/q/delivery', MessageBody: 'x' }, {});
+    there.record('dynamodb', 'Put', { Item: { pk: 'HEALTH#t#s', sk: '#HEALTH', rev: 1 } }, {});
+    here.add(there.take());
+    const counts = here.take();
+    expect(counts.requests).toEqual({ 'sqs:SendMessage': 2, 'dynamodb:Put': 1 });
+    expect(counts.sqsBilledRequests).toBe(2);
+    expect(counts.sqsByQueue).toEqual({ delivery: 2 });
+    expect(counts.dynamoWriteUnits).toBe(1);
+    expect(counts.dynamoWrites).toEqual({ HEALTH: { requests: 1, items: 1, units: 1 } });
+    expect(Object.keys(counts.healthWriteTimes)).toEqual(['HEALTH#t#s']);
+  });
 });

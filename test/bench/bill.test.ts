@@ -3,6 +3,7 @@ import {
   type BillUsage,
   billPerMillionEvents,
   comparisonPerMillion,
+  cpuShareGbSeconds,
   emptyLambdaUsage,
   fixedMonthly,
   platformRecords,
@@ -97,6 +98,23 @@ describe('the all-in bill', () => {
     // The sum of the above.
     expect(bill.total).toBeCloseTo(2.47716078, 7);
     expect(bill.totalExcludingDataTransferOut).toBeCloseTo(2.31498078, 7);
+  });
+
+  it("stretches the functions' CPU time to Lambda's CPU share at their memory, as computed by hand", () => {
+    // No CPU time measured: nothing added.
+    expect(billPerMillionEvents(usage(), settings()).breakdown.lambdaCpuShare).toBe(0);
+    // 1 s of CPU at 512 MB takes 1,769 / 512 = 3.455 s there: 2.455 s more x 0.5 GB = 1.2275 GB-s.
+    expect(cpuShareGbSeconds(1000, 512)).toBeCloseTo(1.227539, 6);
+    // The same CPU second costs the same below a vCPU whatever the memory: 1.769 - M/1024 GB-s
+    // beyond the whole-core second already in the measured duration.
+    expect(cpuShareGbSeconds(1000, 256)).toBeCloseTo(1.477539, 6);
+    expect(cpuShareGbSeconds(1000, 2048)).toBe(0);
+    // 2,000 s of publish CPU and 500 s of delivery CPU, both at 512 MB: 2,500 x 1.227539 GB-s
+    // = 3,068.85 GB-s x $0.0000133334, for the million events.
+    const measured = { ...usage(), cpuMs: { publish: 2_000_000, delivery: 500_000 } };
+    const { breakdown: bill } = billPerMillionEvents(measured, settings());
+    expect(bill.lambdaCpuShare).toBeCloseTo(0.0409184, 6);
+    expect(bill.total).toBeCloseTo(2.47716078 + 0.0409184, 6);
   });
 
   it("adds Lambda's platform records at system log level INFO", () => {
