@@ -411,6 +411,8 @@ export const bill: Scenario = {
     const main = byKey('100 per request, 100 ms webhook');
     const figures: Figure[] = [
       ...headline('100 per request, 100 ms webhook', 0.06, 'httpApi'),
+      // The closest configuration where the HTTP API's $0.01 per million events is one line too many.
+      ...headline('100 per request, 100 ms webhook', 0.06, 'functionUrl'),
       ...headline('1 per request, 100 ms webhook', undefined, 'httpApi'),
       // One event per publish request: the HTTP API alone costs $1.00 per million requests, and a
       // metric record per request about $0.20, so the goal is for the configuration made for it
