@@ -1,9 +1,8 @@
 /**
  * The delivery function's memory: its peak resident size, in a process of its own as a Lambda
- * instance runs it (`function-process.ts`), under loads that fill what an invocation holds:
- * small events with a 100 ms webhook, a 1 s webhook with every request slot in flight (four
- * subscriptions, a quarter of the slots each), and large events. One invocation at a time, as
- * one instance takes them. The figure the function's memory size is chosen by, against the size
+ * instance runs it (`function-process.ts`), under three loads: small events with a 100 ms
+ * webhook, a 1 s webhook holding requests open for four subscriptions, and 64 KB events. One
+ * invocation at a time, as one instance takes them. The figure the function's memory size is chosen by, against the size
  * the construct gives it; and the CPU time an invocation uses, which Lambda's CPU share at that
  * size stretches.
  */
@@ -38,7 +37,7 @@ const CASES: readonly MemoryCase[] = [
     padBytes: 800,
   },
   {
-    key: '1 KB events, 100 per request, 1 s webhook, 4 subscriptions (every request slot in flight)',
+    key: '1 KB events, 100 per request, 1 s webhook, 4 subscriptions',
     perRequest: 100,
     eventsPerSecond: 250,
     seconds: 4,
