@@ -101,7 +101,10 @@ export function encodeSegment(segment: NewSegment): { text: string; ref: Backlog
   const first = lines[0];
   const last = lines[lines.length - 1];
   if (first === undefined || last === undefined) throw new RangeError(`segment ${segmentId} has no events`);
-  const minPublishedAt = Math.min(...lines.map((line) => line.item.publishedAt));
+  const minPublishedAt = lines.reduce(
+    (min, line) => Math.min(min, line.item.publishedAt),
+    first.item.publishedAt,
+  );
   const header: BacklogSegmentHeader = {
     v: BACKLOG_SEGMENT_VERSION,
     target,
@@ -163,7 +166,10 @@ export function summaryOf(refs: readonly BacklogSegmentRef[]): BacklogSummary {
 }
 
 export interface ListSegmentsOptions {
-  /** Only segments whose earliest event is due by then (epoch ms). */
+  /**
+   * Only segments whose earliest event is due by then (epoch ms; a due time with a fraction of a
+   * millisecond counts from the next whole one, as its sort key does).
+   */
   readonly dueBy?: number;
 }
 
@@ -201,7 +207,8 @@ export interface BacklogStore {
   summary(topic: string, subscription: string): Promise<BacklogSummary>;
   /**
    * The backlogs whose wake is at or before `until`, earliest first, from the timer index (an
-   * index read, so a change of the last moments may not show yet).
+   * index read, so a change of the last moments may not show yet). As for segments, a wake with
+   * a fraction of a millisecond counts from the next whole one.
    */
   wakesBy(until: number): Promise<BacklogMeta[]>;
 }
@@ -270,11 +277,12 @@ export class DynamoBacklogStore implements BacklogStore {
         : await this.table.queryAll({
             ConsistentRead: true,
             // `SEG#<due by + 1 ms>` sorts after every `SEG#<due by>#<id>` and before later ones.
+            // Keys hold due times rounded up, so a segment is listed once that whole ms is due.
             KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
             ExpressionAttributeValues: {
               ':pk': pk,
               ':from': BACKLOG_SEGMENT_SK_PREFIX,
-              ':to': `${BACKLOG_SEGMENT_SK_PREFIX}${epochKey(options.dueBy + 1)}`,
+              ':to': `${BACKLOG_SEGMENT_SK_PREFIX}${epochKey(Math.floor(options.dueBy) + 1)}`,
             },
           });
     return items.map((item) => this.parseSegmentItem(item));
@@ -360,7 +368,10 @@ export class DynamoBacklogStore implements BacklogStore {
           IndexName: index.name,
           KeyConditionExpression: '#g = :partition AND #s <= :until',
           ExpressionAttributeNames: { '#g': index.partitionKey, '#s': index.sortKey },
-          ExpressionAttributeValues: { ':partition': backlogWakePartition(shard), ':until': epochKey(until) },
+          ExpressionAttributeValues: {
+            ':partition': backlogWakePartition(shard),
+            ':until': epochKey(Math.floor(until)),
+          },
         }),
       ),
     );

@@ -63,8 +63,12 @@ export const backlogPk = (topic: string, subscription: string) =>
   `BACKLOG#${lower(topic)}#${lower(subscription)}`;
 export const BACKLOG_META_SK = '#META';
 export const BACKLOG_SEGMENT_SK_PREFIX = 'SEG#';
-/** Epoch ms as 13 digits, so that sort keys sort by time (good until the year 2286). */
-export const epochKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(13, '0');
+/**
+ * Epoch ms as 13 digits, so that sort keys sort by time (good until the year 2286). Rounded up:
+ * due times may hold fractions of a millisecond (jitter), and a key must never sort before the
+ * time it stands for, or a query for what is due by then would find it early.
+ */
+export const epochKey = (ms: number) => String(Math.max(0, Math.ceil(ms))).padStart(13, '0');
 export const backlogSegmentSk = (minDueAt: number, segmentId: string) =>
   `${BACKLOG_SEGMENT_SK_PREFIX}${epochKey(minDueAt)}#${segmentId}`;
 /** The gsi1 partitions of the backlogs' timer index: four, so no one partition takes every wake. */

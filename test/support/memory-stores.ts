@@ -301,7 +301,7 @@ export class MemoryBacklogStore implements BacklogStore {
     return [...this.partition(topic, subscription).entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, ref]) => ref)
-      .filter((ref) => dueBy === undefined || ref.minDueAt <= dueBy)
+      .filter((ref) => dueBy === undefined || Math.ceil(ref.minDueAt) <= dueBy)
       .map(copy);
   }
 
@@ -357,7 +357,7 @@ export class MemoryBacklogStore implements BacklogStore {
 
   async wakesBy(until: number): Promise<BacklogMeta[]> {
     return [...this.metas.values()]
-      .filter((meta) => hasWake(meta) && meta.wakeAt <= until)
+      .filter((meta) => hasWake(meta) && Math.ceil(meta.wakeAt) <= until)
       .sort((a, b) => (a.wakeAt ?? 0) - (b.wakeAt ?? 0))
       .map(copy);
   }

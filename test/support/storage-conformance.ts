@@ -656,6 +656,16 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
       expect(await s.backlog.listSegments(topic, 'audit', { dueBy: T - 1 })).toEqual([]);
     });
 
+    it('list a segment due at a fraction of a millisecond only once that whole millisecond is due', async () => {
+      const topic = unique('orders-');
+      const ref = await s.backlog.putSegment(segmentOf(topic, [fullLine('jittered', T + 1_500.25, T)]));
+
+      expect(await s.backlog.listSegments(topic, 'audit', { dueBy: T + 1_500 })).toEqual([]);
+      expect(await s.backlog.listSegments(topic, 'audit', { dueBy: T + 1_500.5 })).toEqual([]);
+      expect(await s.backlog.listSegments(topic, 'audit', { dueBy: T + 1_501 })).toEqual([ref]);
+      expect(ref.minDueAt).toBe(T + 1_500.25);
+    });
+
     it("record a drain's checkpoint, and count only the events not done", async () => {
       const topic = unique('orders-');
       const ref = await s.backlog.putSegment(
