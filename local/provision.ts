@@ -5,7 +5,15 @@
 import { CreateTableCommand, DescribeTableCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { BUCKET, FAN_OUT_BUCKET, QUEUES, type QueueKey, SQS_LIMITS, TABLE } from '../shared/config/resources';
+import {
+  BACKLOG_BUCKET,
+  BUCKET,
+  FAN_OUT_BUCKET,
+  QUEUES,
+  type QueueKey,
+  SQS_LIMITS,
+  TABLE,
+} from '../shared/config/resources';
 import type { AwsClients } from '../shared/platform/aws';
 
 export interface LocalResources {
@@ -15,6 +23,8 @@ export interface LocalResources {
   bucketName: string;
   /** Publishes too large for one message (the fan-out bucket). */
   fanOutBucketName: string;
+  /** Segments of stored events (the backlog bucket). */
+  backlogBucketName: string;
 }
 
 export interface ProvisionOptions {
@@ -94,11 +104,13 @@ export async function provisionLocalResources(
 
   await clients.s3.send(new CreateBucketCommand({ Bucket: BUCKET.localName }));
   await clients.s3.send(new CreateBucketCommand({ Bucket: FAN_OUT_BUCKET.localName }));
+  await clients.s3.send(new CreateBucketCommand({ Bucket: BACKLOG_BUCKET.localName }));
   return {
     queueUrls,
     redriveQueueUrls,
     tableName: TABLE.localName,
     bucketName: BUCKET.localName,
     fanOutBucketName: FAN_OUT_BUCKET.localName,
+    backlogBucketName: BACKLOG_BUCKET.localName,
   };
 }

@@ -2,7 +2,15 @@
  * The local functions' settings, given to them as the environment variables CDK sets on AWS and
  * read by the same `readConfig`, so the local stack and AWS share one reader and its defaults.
  */
-import { BUCKET, ENV, FAN_OUT_BUCKET, QUEUES, type QueueKey, TABLE } from '../shared/config/resources';
+import {
+  BACKLOG_BUCKET,
+  BUCKET,
+  ENV,
+  FAN_OUT_BUCKET,
+  QUEUES,
+  type QueueKey,
+  TABLE,
+} from '../shared/config/resources';
 import { type RuntimeConfig, readConfig } from '../shared/config/runtime';
 import type { SealingKeys } from './data-dir';
 import type { LocalResources } from './provision';
@@ -81,6 +89,7 @@ export function localFunctionConfig(
     [TABLE.nameEnv]: resources.tableName,
     [BUCKET.nameEnv]: resources.bucketName,
     [FAN_OUT_BUCKET.nameEnv]: resources.fanOutBucketName,
+    [BACKLOG_BUCKET.nameEnv]: resources.backlogBucketName,
   };
   for (const key of Object.keys(QUEUES) as QueueKey[]) env[QUEUES[key].urlEnv] = resources.queueUrls[key];
   return readConfig(env);

@@ -16,6 +16,8 @@ export const ENV = {
   deadLetterBucket: 'GRIDWIRE_DEAD_LETTER_BUCKET',
   /** The bucket of publishes whose fan-out is too large for one SQS message. */
   fanOutBucket: 'GRIDWIRE_FAN_OUT_BUCKET',
+  /** The bucket of backlog segments: events kept while their endpoint is sick or their wait is long. */
+  backlogBucket: 'GRIDWIRE_BACKLOG_BUCKET',
   /** Divides every delivery delay and TTL (local demos and tests only; always 1 on AWS). */
   timeScale: 'GRIDWIRE_TIME_SCALE',
   /** `true` lets subscriptions use `http://` endpoint URLs (local mode). */
@@ -228,6 +230,24 @@ export const FAN_OUT_BUCKET = {
   /**
    * Days a stored fan-out is kept (the bucket's lifecycle rule): more than the 14 days a redrive
    * queue keeps a parked message, so a message moved back still finds its body.
+   */
+  retentionDays: 15,
+} as const;
+
+/**
+ * Backlog segments: the events of a subscription kept while its endpoint is sick or their next
+ * attempt is far away, in objects of many events each (see `shared/storage/backlog.ts`), indexed
+ * in the table. Read and written by the delivery function.
+ */
+export const BACKLOG_BUCKET = {
+  id: 'BacklogBucket',
+  localName: 'gridwire-backlog',
+  nameEnv: ENV.backlogBucket,
+  /** The prefix of every segment's key. */
+  prefix: 'backlog/',
+  /**
+   * Days an object is kept at most (the bucket's lifecycle rule): a last resort for segments no
+   * index item names any more, longer than the longest time to live (7 days).
    */
   retentionDays: 15,
 } as const;

@@ -43,6 +43,8 @@ export interface RuntimeConfig {
   deadLetterBucket?: string;
   /** The fan-out bucket, for the publish (writes) and delivery (reads) functions. */
   fanOutBucket?: string;
+  /** The backlog bucket, for the delivery function (segments of stored events). */
+  backlogBucket?: string;
   /**
    * Where the key that seals secret delivery header values comes from: a Secrets Manager secret
    * (AWS) or the key's text (the local stack). Neither: secret header values can't be used.
@@ -182,6 +184,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
   if (publishUrl !== undefined) checkPublicUrl(ENV.publishUrl, publishUrl);
   const deadLetterBucket = read.optional(ENV.deadLetterBucket);
   const fanOutBucket = read.optional(ENV.fanOutBucket);
+  const backlogBucket = read.optional(ENV.backlogBucket);
   const tableName = read.optional(ENV.tableName);
   const headerKeySecretArn = read.optional(ENV.headerKeySecretArn);
   const headerKey = read.optional(ENV.headerKey);
@@ -210,6 +213,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     ...(publishUrl === undefined ? {} : { publishUrl }),
     ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),
     ...(fanOutBucket === undefined ? {} : { fanOutBucket }),
+    ...(backlogBucket === undefined ? {} : { backlogBucket }),
     ...(headerKeySecretArn === undefined ? {} : { headerKeySecretArn }),
     ...(headerKey === undefined ? {} : { headerKey }),
     ...(topicKeySecretArn === undefined ? {} : { topicKeySecretArn }),

@@ -57,7 +57,7 @@ import { emptyReport, type JobReport } from './job-report';
 import { OpenedSecrets } from './opened-secrets';
 import { buildDeliveryRequest, type OutgoingRequest, outgoingEvents, requestsOf } from './request';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
-import { endpointAgreed } from './rules/handshake';
+import { endpointAgreed, UNVALIDATED_ENDPOINT_HOLD_MS } from './rules/handshake';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import { pushesBack } from './rules/outcomes';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
@@ -136,8 +136,8 @@ export interface JobOptions {
   attemptDeadline: number;
 }
 
-/** How long events wait before looking again whether their subscription's new endpoint agreed. */
-export const UNVALIDATED_ENDPOINT_HOLD_MS = 60_000;
+/** Defined with the handshake rules, so the backlog's wake rule shares it. */
+export { UNVALIDATED_ENDPOINT_HOLD_MS };
 
 type Resolved = { kind: 'deleted' } | { kind: 'found'; subscription: Subscription; profile: DeliveryProfile };
 

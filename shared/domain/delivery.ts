@@ -223,6 +223,50 @@ export const storedFanOutJobSchema = z.object({
 export type StoredFanOutJob = z.infer<typeof storedFanOutJobSchema>;
 
 /**
+ * Why events went to the backlog instead of the retry queue: the endpoint was held (`probation`:
+ * on probation, unhealthy or draining), or the event's next attempt is far away (`wait`).
+ */
+export const BACKLOG_HELD_BY = ['probation', 'wait'] as const;
+export type BacklogHeldBy = (typeof BACKLOG_HELD_BY)[number];
+
+/**
+ * Events for one subscription to be kept in its backlog (segments in the backlog bucket) until
+ * they are due or the endpoint recovers: a delivery job whose due time is always known. Not yet
+ * carried by any queue (it is kept out of {@link QUEUED_JOB_SCHEMAS} until one carries it, so no
+ * consumer takes it before a step exists for it).
+ */
+export const storeJobSchema = deliveryJobSchema.extend({
+  kind: z.literal('store'),
+  /** Epoch ms before which none of the events may be attempted. */
+  dueAt: z.number(),
+  heldBy: z.enum(BACKLOG_HELD_BY),
+});
+export type StoreJob = z.infer<typeof storeJobSchema>;
+
+/**
+ * The timer of one subscription's backlog: when it arrives, the backlog is looked at (expired,
+ * released, probed, drained). Only the tick whose `token` is the backlog's current one acts;
+ * any other is stale and does nothing, so a duplicate or an old timer costs one receive.
+ */
+export const backlogTickJobSchema = z.object({
+  v: formatVersion,
+  kind: z.literal('backlog-tick'),
+  target: deliveryTargetSchema,
+  token: z.string().min(1),
+});
+export type BacklogTickJob = z.infer<typeof backlogTickJobSchema>;
+
+/**
+ * Asks for one pass over the backlogs' timer index: every backlog whose wake is near gets its
+ * tick sent. Sent on a schedule, not by a queue.
+ */
+export const backlogSweepJobSchema = z.object({
+  v: formatVersion,
+  kind: z.literal('backlog-sweep'),
+});
+export type BacklogSweepJob = z.infer<typeof backlogSweepJobSchema>;
+
+/**
  * Every shape a Gridwire queue carries. {@link QueuedJob} is their union, so a new shape is added
  * here or nowhere; `shared/queue/job-kinds.ts` says which queues carry each and who takes it (a
  * test holds the two lists together).

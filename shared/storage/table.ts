@@ -11,6 +11,8 @@
  * | ns subscription | `TOPIC#<namespace>/<topic>`                | `SUB#<subscription>`                |
  * | health          | `HEALTH#<topic>#<sub>`                     | `#HEALTH`                           |
  * | attempts        | `HISTORY#<topic>#<sub>#<UTC hour>#<shard>` | `<newest at, 15 digits>#<random>`   |
+ * | backlog segment | `BACKLOG#<topic>#<sub>`                    | `SEG#<min due at, 13 digits>#<id>`  |
+ * | backlog meta    | `BACKLOG#<topic>#<sub>`                    | `#META` (`gsi1pk = WAKE#<0..3>`)    |
  *
  * Names are case-insensitive (keys use lower case); items keep the name as first written.
  * A namespace subscription is an ordinary subscription item whose topic is `<namespace>/<topic>`
@@ -19,7 +21,12 @@
  * namespace's topics are listed (and deleted with it) by one strongly consistent query. Endpoint
  * health has a partition per subscription, so a failing endpoint's writes never share a partition
  * with its topic or another subscription. Attempt history items are laid out by
- * `attempt-history.ts`.
+ * `attempt-history.ts`. A subscription's backlog has a partition of its own too: an index item
+ * per stored segment, sorted by due time so the due ones are one query, and its `#META` item
+ * (timer, lease, state). While a backlog has a wake, its META is also in gsi1, under one of four
+ * `WAKE#<n>` partitions sorted by the wake time (13 digits): gsi1 is then the backlogs' timer
+ * index as well as the topics' list, the two kept apart by partition. Backlog items are laid out
+ * by `backlog.ts`.
  *
  * Each item is the domain object (`shared/domain/model.ts`) plus its key attributes and `kind`;
  * the item schemas extend the domain schemas, so whatever the domain holds is read back.
@@ -52,6 +59,21 @@ export const namespaceTopicSk = (topic: string) => `${NAMESPACE_TOPIC_SK_PREFIX}
 export const healthPk = (topic: string, subscription: string) =>
   `HEALTH#${lower(topic)}#${lower(subscription)}`;
 export const HEALTH_SK = '#HEALTH';
+export const backlogPk = (topic: string, subscription: string) =>
+  `BACKLOG#${lower(topic)}#${lower(subscription)}`;
+export const BACKLOG_META_SK = '#META';
+export const BACKLOG_SEGMENT_SK_PREFIX = 'SEG#';
+/**
+ * Epoch ms as 13 digits, so that sort keys sort by time (good until the year 2286). Rounded up:
+ * due times may hold fractions of a millisecond (jitter), and a key must never sort before the
+ * time it stands for, or a query for what is due by then would find it early.
+ */
+export const epochKey = (ms: number) => String(Math.max(0, Math.ceil(ms))).padStart(13, '0');
+export const backlogSegmentSk = (minDueAt: number, segmentId: string) =>
+  `${BACKLOG_SEGMENT_SK_PREFIX}${epochKey(minDueAt)}#${segmentId}`;
+/** The gsi1 partitions of the backlogs' timer index: four, so no one partition takes every wake. */
+export const BACKLOG_WAKE_SHARDS = 4;
+export const backlogWakePartition = (shard: number) => `WAKE#${shard}`;
 
 export interface ItemKey {
   pk: string;
@@ -76,6 +98,10 @@ export const healthKey = (topic: string, subscription: string): ItemKey => ({
   pk: healthPk(topic, subscription),
   sk: HEALTH_SK,
 });
+export const backlogMetaKey = (topic: string, subscription: string): ItemKey => ({
+  pk: backlogPk(topic, subscription),
+  sk: BACKLOG_META_SK,
+});
 
 /**
  * The item that counts a subscription's topic's changes (`subscriptionsVersion`): a classic
@@ -88,7 +114,10 @@ export function subscriptionsParentKey(topicId: string): ItemKey {
     : namespaceTopicKey(namespaced.namespace, namespaced.topic);
 }
 
-/** The sparse index that lists topics and namespaces without a scan. */
+/**
+ * The sparse index that lists topics and namespaces without a scan, and backlogs by wake time
+ * (under partitions of their own, see the key table above).
+ */
 export const TOPICS_INDEX = TABLE.topicsIndex;
 
 /**

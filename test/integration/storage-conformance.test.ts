@@ -4,9 +4,10 @@
  */
 import { type Emulators, startEmulators } from '../../local/emulators';
 import { provisionLocalResources } from '../../local/provision';
-import { TABLE } from '../../shared/config/resources';
+import { BACKLOG_BUCKET, TABLE } from '../../shared/config/resources';
 import { createAwsClients } from '../../shared/platform/aws';
 import { AesGcmSealer, keyText } from '../../shared/platform/sealing';
+import { DynamoBacklogStore } from '../../shared/storage/backlog';
 import { DynamoHealthStore } from '../../shared/storage/health';
 import { tableStores } from '../../shared/storage/store';
 import { describeStorageConformance } from '../support/storage-conformance';
@@ -25,5 +26,6 @@ describeStorageConformance(async () => {
     // Keys sealed, as every stack with a topic key writes them.
     stores: tableStores(clients.dynamo, TABLE.localName, new AesGcmSealer(keyText('conformance key'))),
     health: new DynamoHealthStore(clients.dynamo, TABLE.localName),
+    backlog: new DynamoBacklogStore(clients.dynamo, TABLE.localName, clients.s3, BACKLOG_BUCKET.localName),
   };
 });

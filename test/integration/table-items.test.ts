@@ -7,13 +7,16 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type Emulators, startEmulators } from '../../local/emulators';
 import { provisionLocalResources } from '../../local/provision';
-import { TABLE } from '../../shared/config/resources';
+import { BACKLOG_BUCKET, TABLE } from '../../shared/config/resources';
+import { segmentIdOf } from '../../shared/delivery/rules/backlog';
+import type { BacklogMeta } from '../../shared/domain/backlog';
 import { type AwsClients, createAwsClients } from '../../shared/platform/aws';
 import { AesGcmSealer, keyText } from '../../shared/platform/sealing';
+import { DynamoBacklogStore, IDLE_META_RETENTION_DAYS, wakeShardOf } from '../../shared/storage/backlog';
 import { DynamoHealthStore } from '../../shared/storage/health';
 import { type TableStores, tableStores } from '../../shared/storage/store';
 import { subscriptionSk, topicPk } from '../../shared/storage/table';
-import { subscription } from '../support/fakes';
+import { deliveryTarget, item, subscription } from '../support/fakes';
 
 let emulators: Emulators;
 let clients: AwsClients;
@@ -110,6 +113,70 @@ describe('item layout', () => {
       sk: '#HEALTH',
       kind: 'health',
       ...health,
+    });
+  });
+});
+
+describe('backlog items', () => {
+  const T = Date.UTC(2026, 2, 1);
+  const backlogOf = () =>
+    new DynamoBacklogStore(clients.dynamo, TABLE.localName, clients.s3, BACKLOG_BUCKET.localName);
+
+  it("keeps a segment's index item in the backlog's partition, sorted by its earliest due time", async () => {
+    const segment = {
+      target: deliveryTarget({ topic: 'Orders', name: 'Audit', uid: 'u-1' }),
+      segmentId: segmentIdOf(['m-1']),
+      lines: [{ dueAt: T, heldBy: 'wait' as const, item: item('a', T - 5) }],
+      createdAt: T,
+    };
+
+    const ref = await backlogOf().putSegment(segment);
+
+    expect(
+      await rawItem('BACKLOG#orders#audit', `SEG#${String(T).padStart(13, '0')}#${segment.segmentId}`),
+    ).toEqual({
+      pk: 'BACKLOG#orders#audit',
+      sk: `SEG#${String(T).padStart(13, '0')}#${segment.segmentId}`,
+      kind: 'backlog-segment',
+      ...ref,
+    });
+  });
+
+  it('lists a META in the timer index while it has a wake, and gives it a TTL once idle', async () => {
+    const backlog = backlogOf();
+    const meta: BacklogMeta = {
+      topic: 'Orders',
+      subscription: 'Timer',
+      endpointUrl: 'https://hooks.example.test/in',
+      token: 't-1',
+      wakeAt: T + 60_000,
+      state: 'waiting',
+      summary: { events: 1, oldestPublishedAt: T },
+      updatedAt: T,
+    };
+    await backlog.putMeta(meta, undefined);
+    const waiting = await rawItem('BACKLOG#orders#timer', '#META');
+
+    await backlog.putMeta({ ...meta, token: 't-2', state: 'idle', summary: { events: 0 } }, 't-1');
+    const idle = await rawItem('BACKLOG#orders#timer', '#META');
+
+    expect(waiting).toEqual({
+      pk: 'BACKLOG#orders#timer',
+      sk: '#META',
+      kind: 'backlog-meta',
+      gsi1pk: `WAKE#${wakeShardOf('Orders', 'Timer')}`,
+      gsi1sk: String(T + 60_000).padStart(13, '0'),
+      ...meta,
+    });
+    expect(idle).toEqual({
+      pk: 'BACKLOG#orders#timer',
+      sk: '#META',
+      kind: 'backlog-meta',
+      ...meta,
+      token: 't-2',
+      state: 'idle',
+      summary: { events: 0 },
+      expiresAt: T / 1000 + IDLE_META_RETENTION_DAYS * 86_400,
     });
   });
 });

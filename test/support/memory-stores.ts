@@ -6,6 +6,12 @@
  * copied in and out, so a caller can't change what is stored by changing what it holds.
  */
 import type {
+  BacklogCheckpoint,
+  BacklogMeta,
+  BacklogSegmentRef,
+  BacklogSummary,
+} from '../../shared/domain/backlog';
+import type {
   EndpointHealth,
   Namespace,
   NamespaceTopic,
@@ -14,6 +20,16 @@ import type {
   TopicKeys,
 } from '../../shared/domain/model';
 import { namespaceTopicId, splitNamespaceTopicId } from '../../shared/domain/names';
+import {
+  type BacklogStore,
+  decodeSegment,
+  encodeSegment,
+  hasWake,
+  type ListSegmentsOptions,
+  type NewSegment,
+  type StoredSegment,
+  summaryOf,
+} from '../../shared/storage/backlog';
 import type { HealthStore } from '../../shared/storage/health';
 import {
   type Described,
@@ -24,7 +40,7 @@ import {
 import type { NamespaceInput, NamespaceTopicStore } from '../../shared/storage/namespaces';
 import type { TableStores } from '../../shared/storage/store';
 import type { SubscriptionStore } from '../../shared/storage/subscriptions';
-import { ConcurrentChangeError, healthPk } from '../../shared/storage/table';
+import { backlogPk, backlogSegmentSk, ConcurrentChangeError, healthPk } from '../../shared/storage/table';
 import type { TopicInput } from '../../shared/storage/topics';
 
 const lower = (name: string) => name.toLowerCase();
@@ -239,5 +255,110 @@ export class MemoryHealthStore implements HealthStore {
     this.writes += 1;
     this.items.set(key, { ...health });
     return true;
+  }
+}
+
+/**
+ * Backlogs kept in memory, with the same rules as the table and bucket: objects hold the same
+ * text, index items are created only where none is, META writes are conditional on the token.
+ * `objects` is open so tests can see what is stored (an orphan object, a segment's bytes).
+ */
+export class MemoryBacklogStore implements BacklogStore {
+  /** Segment text by object key. */
+  readonly objects = new Map<string, string>();
+  /** Index entries by partition, then sort key. */
+  private readonly index = new Map<string, Map<string, BacklogSegmentRef>>();
+  private readonly metas = new Map<string, BacklogMeta>();
+
+  private partition(topic: string, subscription: string): Map<string, BacklogSegmentRef> {
+    const pk = backlogPk(topic, subscription);
+    let partition = this.index.get(pk);
+    if (partition === undefined) {
+      partition = new Map();
+      this.index.set(pk, partition);
+    }
+    return partition;
+  }
+
+  private static sk = (ref: BacklogSegmentRef) => backlogSegmentSk(ref.minDueAt, ref.segmentId);
+
+  async putSegment(segment: NewSegment): Promise<BacklogSegmentRef> {
+    const { text, ref } = encodeSegment(copy(segment));
+    this.objects.set(ref.key, text);
+    const partition = this.partition(ref.topic, ref.subscription);
+    const stored = partition.get(MemoryBacklogStore.sk(ref));
+    if (stored !== undefined) return copy(stored);
+    partition.set(MemoryBacklogStore.sk(ref), copy(ref));
+    return ref;
+  }
+
+  async listSegments(
+    topic: string,
+    subscription: string,
+    options: ListSegmentsOptions = {},
+  ): Promise<BacklogSegmentRef[]> {
+    const { dueBy } = options;
+    return [...this.partition(topic, subscription).entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, ref]) => ref)
+      .filter((ref) => dueBy === undefined || Math.ceil(ref.minDueAt) <= dueBy)
+      .map(copy);
+  }
+
+  async readSegment(ref: BacklogSegmentRef): Promise<StoredSegment> {
+    const text = this.objects.get(ref.key);
+    if (text === undefined) throw new Error(`backlog segment ${ref.key} does not exist`);
+    return decodeSegment(ref.key, text);
+  }
+
+  async replaceSegments(
+    merged: NewSegment,
+    replaced: readonly BacklogSegmentRef[],
+  ): Promise<BacklogSegmentRef> {
+    const ref = await this.putSegment(merged);
+    for (const old of replaced) {
+      if (old.key !== ref.key) await this.deleteSegment(old);
+    }
+    return ref;
+  }
+
+  async updateCheckpoint(ref: BacklogSegmentRef, checkpoint: BacklogCheckpoint): Promise<boolean> {
+    const partition = this.partition(ref.topic, ref.subscription);
+    const stored = partition.get(MemoryBacklogStore.sk(ref));
+    if (stored === undefined) return false;
+    partition.set(MemoryBacklogStore.sk(ref), {
+      ...stored,
+      doneThrough: checkpoint.doneThrough,
+      doneAfter: [...checkpoint.doneAfter],
+    });
+    return true;
+  }
+
+  async deleteSegment(ref: BacklogSegmentRef): Promise<void> {
+    this.partition(ref.topic, ref.subscription).delete(MemoryBacklogStore.sk(ref));
+    this.objects.delete(ref.key);
+  }
+
+  async getMeta(topic: string, subscription: string): Promise<BacklogMeta | undefined> {
+    const meta = this.metas.get(backlogPk(topic, subscription));
+    return meta === undefined ? undefined : copy(meta);
+  }
+
+  async putMeta(meta: BacklogMeta, expectedToken: string | undefined): Promise<boolean> {
+    const pk = backlogPk(meta.topic, meta.subscription);
+    if (this.metas.get(pk)?.token !== expectedToken) return false;
+    this.metas.set(pk, copy(meta));
+    return true;
+  }
+
+  async summary(topic: string, subscription: string): Promise<BacklogSummary> {
+    return summaryOf(await this.listSegments(topic, subscription));
+  }
+
+  async wakesBy(until: number): Promise<BacklogMeta[]> {
+    return [...this.metas.values()]
+      .filter((meta) => hasWake(meta) && Math.ceil(meta.wakeAt) <= until)
+      .sort((a, b) => (a.wakeAt ?? 0) - (b.wakeAt ?? 0))
+      .map(copy);
   }
 }

@@ -6,6 +6,14 @@
  * store keeping it fails here.
  */
 import { z } from 'zod';
+import { segmentIdOf } from '../../shared/delivery/rules/backlog';
+import {
+  type BacklogLine,
+  type BacklogMeta,
+  backlogLineSchema,
+  backlogMetaSchema,
+  backlogSegmentHeaderSchema,
+} from '../../shared/domain/backlog';
 import {
   type EndpointHealth,
   endpointHealthSchema,
@@ -17,17 +25,19 @@ import {
   type TopicKeys,
   topicSchema,
 } from '../../shared/domain/model';
-import { namespaceTopicId } from '../../shared/domain/names';
+import { namespaceTopicId, topicIdOf } from '../../shared/domain/names';
+import type { BacklogStore, NewSegment } from '../../shared/storage/backlog';
 import { type HealthStore, resetHealth } from '../../shared/storage/health';
 import type { KeyedResource, KeyedResourceStore } from '../../shared/storage/keyed-resources';
 import type { TableStores } from '../../shared/storage/store';
 import { ConcurrentChangeError } from '../../shared/storage/table';
 import type { TopicInput } from '../../shared/storage/topics';
-import { subscription as subscriptionOf } from './fakes';
+import { deliveryTarget, item, subscription as subscriptionOf } from './fakes';
 
 export interface StorageUnderTest {
   stores: TableStores;
   health: HealthStore;
+  backlog: BacklogStore;
 }
 
 /**
@@ -157,6 +167,65 @@ const nsTopic = (
   createdAt: ISO,
   updatedAt: ISO,
   subscriptionsVersion: 0,
+  ...overrides,
+});
+
+/**
+ * Event text that a re-serialisation would change: a number beyond a double's precision, a
+ * `__proto__` member, escapes written the long way, characters beyond U+FFFF, a line separator,
+ * a newline inside a string and spacing the publisher chose.
+ */
+const AWKWARD_EVENT_JSON = String.raw`{"id":"odd","data":{"big":123456789012345678901234567890,"__proto__":{"x":1},"exp":1E+2},"subject":"caf\u00e9 \"quoted\" \ud83d\ude00 😀 \u2028 ln\nend",  "eventType":"T" ,"metadataVersion":"1"}`;
+
+/** A stored event with every optional field of a line and its item set. */
+const fullLine = (
+  id: string,
+  dueAt: number,
+  publishedAt: number,
+  heldBy: BacklogLine['heldBy'] = 'wait',
+): BacklogLine => ({
+  dueAt,
+  heldBy,
+  item: item(id, publishedAt, {
+    attempts: 3,
+    lastOutcome: 'Busy',
+    lastHttpStatus: 503,
+    lastAttemptAt: publishedAt + 1,
+  }),
+});
+
+/** A segment of `lines` for subscription `audit` of `topic`, its id made from `messageIds`. */
+const segmentOf = (
+  topic: string,
+  lines: readonly BacklogLine[],
+  messageIds: readonly string[] = lines.map((line) => `m-${line.item.deliveryId}`),
+  uid = 'uid-1',
+): NewSegment => ({
+  target: deliveryTarget({
+    topic,
+    uid,
+    version: 4,
+    deadLetter: { container: 'dead', resourceId: '/subscriptions/x/storageAccounts/y' },
+  }),
+  segmentId: segmentIdOf(messageIds),
+  lines,
+  createdAt: AT.getTime(),
+});
+
+/** A backlog META with every optional field set. */
+const fullMeta = (topic: string, overrides: Partial<BacklogMeta> = {}): BacklogMeta => ({
+  topic,
+  subscription: 'audit',
+  uid: 'uid-1',
+  endpointUrl: 'https://hooks.example.test/in',
+  token: 't-1',
+  wakeAt: AT.getTime() + 60_000,
+  armedToken: 't-1',
+  lease: { until: AT.getTime() + 240_000 },
+  heldUntil: AT.getTime() + 30_000,
+  state: 'holding',
+  summary: { events: 7, oldestPublishedAt: AT.getTime() - 3_600_000 },
+  updatedAt: AT.getTime(),
   ...overrides,
 });
 
@@ -498,6 +567,195 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
         resetAt: 5_000,
         rev: 5,
       });
+    });
+  });
+
+  describe('backlogs', () => {
+    const T = AT.getTime();
+
+    it("keep a segment's events and their text exactly as stored, in due order", async () => {
+      // A namespace topic, so the target has every field set.
+      const topic = namespaceTopicId(unique('Shop-'), 'Orders');
+      const awkward: BacklogLine = {
+        dueAt: T + 5_000,
+        heldBy: 'probation',
+        item: { ...fullLine('odd', 0, T - 10).item, eventJson: AWKWARD_EVENT_JSON },
+      };
+      // Given out of order: by due time, then publish time, then delivery id.
+      const lines = [
+        fullLine('c', T + 9_000, T - 5),
+        awkward,
+        fullLine('b', T + 1_000, T - 20),
+        fullLine('a', T + 1_000, T - 20),
+      ];
+      const segment = segmentOf(topic, lines);
+
+      const ref = await s.backlog.putSegment(segment);
+      const stored = await s.backlog.readSegment(ref);
+
+      expect(unsetFields(backlogLineSchema, awkward)).toEqual([]);
+      expect(stored.lines.map((line) => line.item.deliveryId)).toEqual(['d-a', 'd-b', 'd-odd', 'd-c']);
+      expect(stored.lines).toEqual([lines[3], lines[2], awkward, lines[0]]);
+      expect(stored.lines[2]?.item.eventJson).toBe(AWKWARD_EVENT_JSON);
+      expect(unsetFields(backlogSegmentHeaderSchema, stored.header)).toEqual([]);
+      expect(stored.header).toEqual({
+        v: 1,
+        target: segment.target,
+        createdAt: T,
+        count: 4,
+        minDueAt: T + 1_000,
+        maxDueAt: T + 9_000,
+        minPublishedAt: T - 20,
+      });
+      expect(ref).toEqual({
+        topic: topicIdOf(segment.target.topic),
+        subscription: 'audit',
+        uid: 'uid-1',
+        segmentId: segment.segmentId,
+        key: `backlog/${topic.toLowerCase()}/audit/uid-1/${segment.segmentId}.jsonl`,
+        count: 4,
+        bytes: expect.any(Number),
+        minDueAt: T + 1_000,
+        maxDueAt: T + 9_000,
+        minPublishedAt: T - 20,
+        doneThrough: 0,
+        doneAfter: [],
+      });
+      expect(ref.bytes).toBeGreaterThan(AWKWARD_EVENT_JSON.length);
+      expect(await s.backlog.listSegments(topic.toUpperCase(), 'AUDIT')).toEqual([ref]);
+    });
+
+    it('keep the index item and its checkpoint when the same segment is written again', async () => {
+      const topic = unique('orders-');
+      const segment = segmentOf(topic, [fullLine('a', T, T - 1), fullLine('b', T + 1, T - 1)]);
+      const first = await s.backlog.putSegment(segment);
+      expect(await s.backlog.updateCheckpoint(first, { doneThrough: 1, doneAfter: [] })).toBe(true);
+
+      const again = await s.backlog.putSegment({ ...segment, createdAt: T + 99 });
+
+      expect(again).toEqual({ ...first, doneThrough: 1 });
+      expect(await s.backlog.listSegments(topic, 'audit')).toEqual([{ ...first, doneThrough: 1 }]);
+      expect((await s.backlog.readSegment(again)).lines).toEqual(segment.lines);
+    });
+
+    it('list segments by earliest due time, and only those due by a time when asked', async () => {
+      const topic = unique('orders-');
+      const late = await s.backlog.putSegment(segmentOf(topic, [fullLine('late', T + 2_000, T)]));
+      const early = await s.backlog.putSegment(
+        segmentOf(topic, [fullLine('early', T, T), fullLine('x', T + 5_000, T)]),
+      );
+      const edge = await s.backlog.putSegment(segmentOf(topic, [fullLine('edge', T + 1_000, T)]));
+      await s.backlog.putSegment({
+        ...segmentOf(topic, [fullLine('other', T, T)]),
+        target: deliveryTarget({ topic, name: 'other' }),
+      });
+
+      expect(await s.backlog.listSegments(topic, 'audit')).toEqual([early, edge, late]);
+      expect(await s.backlog.listSegments(topic, 'audit', { dueBy: T + 1_000 })).toEqual([early, edge]);
+      expect(await s.backlog.listSegments(topic, 'audit', { dueBy: T + 999 })).toEqual([early]);
+      expect(await s.backlog.listSegments(topic, 'audit', { dueBy: T - 1 })).toEqual([]);
+    });
+
+    it('list a segment due at a fraction of a millisecond only once that whole millisecond is due', async () => {
+      const topic = unique('orders-');
+      const ref = await s.backlog.putSegment(segmentOf(topic, [fullLine('jittered', T + 1_500.25, T)]));
+
+      expect(await s.backlog.listSegments(topic, 'audit', { dueBy: T + 1_500 })).toEqual([]);
+      expect(await s.backlog.listSegments(topic, 'audit', { dueBy: T + 1_500.5 })).toEqual([]);
+      expect(await s.backlog.listSegments(topic, 'audit', { dueBy: T + 1_501 })).toEqual([ref]);
+      expect(ref.minDueAt).toBe(T + 1_500.25);
+    });
+
+    it("record a drain's checkpoint, and count only the events not done", async () => {
+      const topic = unique('orders-');
+      const ref = await s.backlog.putSegment(
+        segmentOf(topic, [fullLine('a', T, T - 30), fullLine('b', T, T - 20), fullLine('c', T, T - 10)]),
+      );
+      const other = await s.backlog.putSegment(segmentOf(topic, [fullLine('d', T + 1, T - 40)]));
+      expect(await s.backlog.summary(topic, 'audit')).toEqual({ events: 4, oldestPublishedAt: T - 40 });
+
+      expect(await s.backlog.updateCheckpoint(ref, { doneThrough: 1, doneAfter: [2] })).toBe(true);
+      await s.backlog.deleteSegment(other);
+
+      expect(await s.backlog.listSegments(topic, 'audit')).toEqual([
+        { ...ref, doneThrough: 1, doneAfter: [2] },
+      ]);
+      expect(await s.backlog.summary(topic, 'audit')).toEqual({ events: 1, oldestPublishedAt: T - 30 });
+      expect(await s.backlog.updateCheckpoint(other, { doneThrough: 1, doneAfter: [] })).toBe(false);
+      expect(await s.backlog.summary(unique('empty-'), 'audit')).toEqual({ events: 0 });
+    });
+
+    it('delete a segment, index item and object, and deleting it again does nothing', async () => {
+      const topic = unique('orders-');
+      const ref = await s.backlog.putSegment(segmentOf(topic, [fullLine('a', T, T)]));
+
+      await s.backlog.deleteSegment(ref);
+      await s.backlog.deleteSegment(ref);
+
+      expect(await s.backlog.listSegments(topic, 'audit')).toEqual([]);
+      await expect(s.backlog.readSegment(ref)).rejects.toThrow();
+    });
+
+    it('replace segments by a merged one', async () => {
+      const topic = unique('orders-');
+      const a = await s.backlog.putSegment(segmentOf(topic, [fullLine('a', T, T)]));
+      const b = await s.backlog.putSegment(segmentOf(topic, [fullLine('b', T + 1, T)]));
+      const merged = segmentOf(
+        topic,
+        [fullLine('a', T, T), fullLine('b', T + 1, T)],
+        [a.segmentId, b.segmentId],
+      );
+
+      const ref = await s.backlog.replaceSegments(merged, [a, b]);
+
+      expect(await s.backlog.listSegments(topic, 'audit')).toEqual([ref]);
+      expect((await s.backlog.readSegment(ref)).lines.map((line) => line.item.deliveryId)).toEqual([
+        'd-a',
+        'd-b',
+      ]);
+      await expect(s.backlog.readSegment(a)).rejects.toThrow();
+      await expect(s.backlog.readSegment(b)).rejects.toThrow();
+    });
+
+    it('keep a META with every field set, written only over the token read', async () => {
+      const topic = unique('Orders-');
+      const meta = fullMeta(topic);
+      expect(unsetFields(backlogMetaSchema, meta)).toEqual([]);
+      expect(await s.backlog.getMeta(topic, 'audit')).toBeUndefined();
+
+      expect(await s.backlog.putMeta(meta, undefined)).toBe(true);
+      expect(await s.backlog.putMeta({ ...meta, token: 't-x' }, undefined)).toBe(false);
+      expect(await s.backlog.putMeta({ ...meta, token: 't-2' }, 't-1')).toBe(true);
+      expect(await s.backlog.putMeta({ ...meta, token: 't-3' }, 't-1')).toBe(false);
+
+      expect(await s.backlog.getMeta(topic.toLowerCase(), 'AUDIT')).toEqual({ ...meta, token: 't-2' });
+    });
+
+    it('list the backlogs whose wake is due by a time, earliest first, and not idle ones', async () => {
+      // Far in the future, so no other test's META is listed.
+      const far = T + 1_000 * 86_400_000;
+      const [first, second, idle, later] = [
+        unique('wake-'),
+        unique('wake-'),
+        unique('wake-'),
+        unique('wake-'),
+      ];
+      await s.backlog.putMeta(fullMeta(second, { wakeAt: far + 2_000 }), undefined);
+      await s.backlog.putMeta(fullMeta(first, { wakeAt: far + 1_000 }), undefined);
+      await s.backlog.putMeta(fullMeta(later, { wakeAt: far + 3_000 }), undefined);
+      await s.backlog.putMeta(fullMeta(idle, { wakeAt: far + 1_500 }), undefined);
+      // Gone idle: out of the timer index.
+      expect(
+        await s.backlog.putMeta(
+          fullMeta(idle, { state: 'idle', token: 't-2', summary: { events: 0 } }),
+          't-1',
+        ),
+      ).toBe(true);
+
+      const wakes = (await s.backlog.wakesBy(far + 2_000)).filter((meta) => (meta.wakeAt ?? 0) > far);
+
+      expect(wakes.map((meta) => meta.topic)).toEqual([first, second]);
+      expect(wakes[0]).toEqual(fullMeta(first, { wakeAt: far + 1_000 }));
     });
   });
 }

@@ -73,6 +73,13 @@ export interface JobDecisions {
   readonly records: readonly AttemptRecord[];
 }
 
+/**
+ * An event as it leaves a hold of its endpoint (probation, or a disabled endpoint): `Probation`
+ * is what it last met, as the original reports it. Its attempt count and last status stay, since
+ * no request was made.
+ */
+export const stampProbation = (item: DeliveryItem): DeliveryItem => ({ ...item, lastOutcome: 'Probation' });
+
 export function decideJob(input: DecideInput): JobDecisions {
   const { profile, limits, now } = input;
   /** What follows an ended delivery: dead-lettered with a destination, dropped without. */
@@ -134,13 +141,12 @@ export function decideJob(input: DecideInput): JobDecisions {
       }
       const dueAt = entry.until + jitterMs(profile, Math.max(0, entry.until - now), draw);
       // Probation is what the event last met (the original reports it so); a busy hold changes nothing.
-      const item: DeliveryItem =
-        entry.reason === 'probation' ? { ...entry.item, lastOutcome: 'Probation' } : entry.item;
+      const item: DeliveryItem = entry.reason === 'probation' ? stampProbation(entry.item) : entry.item;
       held.set(dueAt, [...(held.get(dueAt) ?? []), item]);
       continue;
     }
     if (entry.kind === 'disabled') {
-      const item: DeliveryItem = { ...entry.item, lastOutcome: 'Probation' };
+      const item = stampProbation(entry.item);
       ended.push({ item, reason: 'EndpointDisabled', endedAt: now });
       records.push(
         record(entry.item, entry.item.attempts + 1, now, {

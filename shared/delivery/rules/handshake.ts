@@ -47,6 +47,12 @@ export function provisioningStateOf(
   return nowMs <= validation.expiresAt ? 'AwaitingManualAction' : 'Failed';
 }
 
+/**
+ * How long events wait before looking again whether their subscription's new endpoint agreed
+ * (the delivery engine holds a job this long; a backlog wakes again after it).
+ */
+export const UNVALIDATED_ENDPOINT_HOLD_MS = 60_000;
+
 /** Whether events may be matched to (and delivered to) the subscription's endpoint. */
 export const endpointAgreed = (subscription: Pick<Subscription, 'validation'>): boolean =>
   subscription.validation === undefined || subscription.validation.validatedAt !== undefined;

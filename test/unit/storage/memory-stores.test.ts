@@ -4,10 +4,14 @@
  */
 import { subscriptionSchema } from '../../../shared/domain/model';
 import { subscription } from '../../support/fakes';
-import { MemoryHealthStore, memoryStores } from '../../support/memory-stores';
+import { MemoryBacklogStore, MemoryHealthStore, memoryStores } from '../../support/memory-stores';
 import { describeStorageConformance, unsetFields } from '../../support/storage-conformance';
 
-describeStorageConformance(async () => ({ stores: memoryStores(), health: new MemoryHealthStore() }));
+describeStorageConformance(async () => ({
+  stores: memoryStores(),
+  health: new MemoryHealthStore(),
+  backlog: new MemoryBacklogStore(),
+}));
 
 describe('the round trips’ field check', () => {
   it('names every field a value leaves unset, nested ones and array elements included', () => {
