@@ -57,6 +57,20 @@ export interface LoadRun {
   usageSeconds: number;
 }
 
+/** A load run against a sink that answers after `webhookMs`; the sink answers at once again after it. */
+export async function loadRunWithWebhookDelay(
+  rig: Rig,
+  webhookMs: number,
+  options: LoadOptions,
+): Promise<LoadRun> {
+  rig.sink.configure(0, webhookMs);
+  try {
+    return await loadRun(rig, options);
+  } finally {
+    rig.sink.configure(0, 0);
+  }
+}
+
 /** Publishes at a fixed rate, samples the sink every second, then waits for the backlog to drain. */
 export async function loadRun({ live, sink, publishers }: Rig, options: LoadOptions): Promise<LoadRun> {
   const key = await (

@@ -30,7 +30,7 @@ import { emfRecordsOf, type KeptAcrossInvocations, metricsBetween } from '../emf
 import { FunctionProcess, type MeasuredFunction, type ProcessUsage } from '../function-process';
 import { round } from '../harness/figures';
 import { liveStack, topicWithSubscription } from '../harness/live-stack';
-import { loadRun, usageOf, warmUp } from '../harness/load-run';
+import { loadRunWithWebhookDelay, usageOf, warmUp } from '../harness/load-run';
 import { log } from '../harness/log';
 import type { Figure, Scenario } from '../harness/types';
 import { captureFunctionOutput } from '../log-capture';
@@ -306,23 +306,17 @@ export const bill: Scenario = {
           'EventGridSchema',
           billCase.batched ? { maxEventsPerBatch: billCase.perRequest } : {},
         );
-        rig.sink.configure(0, billCase.webhookMs);
         const before = live.stack.metrics.snapshot();
         await processUsage();
         const capture = captureFunctionOutput();
-        let run: Awaited<ReturnType<typeof loadRun>>;
-        try {
-          run = await loadRun(rig, {
-            name: topic,
-            eventsPerRequest: billCase.perRequest,
-            eventsPerSecond: billCase.eventsPerSecond,
-            seconds: billCase.seconds,
-            topic,
-            subscribe: async () => key,
-          });
-        } finally {
-          rig.sink.configure(0, 0);
-        }
+        const run = await loadRunWithWebhookDelay(rig, billCase.webhookMs, {
+          name: topic,
+          eventsPerRequest: billCase.perRequest,
+          eventsPerSecond: billCase.eventsPerSecond,
+          seconds: billCase.seconds,
+          topic,
+          subscribe: async () => key,
+        });
         const inProcesses = await processUsage();
         const written = capture.stop();
         const totals = metricsBetween(before, live.stack.metrics.snapshot());

@@ -10,7 +10,7 @@ import { FUNCTIONS } from '../../shared/config/resources';
 import { FunctionProcess, type ProcessUsage } from '../function-process';
 import { round } from '../harness/figures';
 import { liveStack, topicWithSubscriptions } from '../harness/live-stack';
-import { loadRun, warmUp } from '../harness/load-run';
+import { loadRunWithWebhookDelay, warmUp } from '../harness/load-run';
 import { log } from '../harness/log';
 import type { Figure, Scenario } from '../harness/types';
 import { readStackSettings } from '../stack-settings';
@@ -106,33 +106,26 @@ export const memory: Scenario = {
             log(
               `memory: ${size} MB, ${memoryCase.key}: ${memoryCase.eventsPerSecond} events/s for ${memoryCase.seconds} s`,
             );
-            rig.sink.configure(0, memoryCase.webhookMs);
-            let run: Awaited<ReturnType<typeof loadRun>>;
-            try {
-              run = await loadRun(rig, {
-                name: topic,
-                eventsPerRequest: memoryCase.perRequest,
-                eventsPerSecond: memoryCase.eventsPerSecond,
-                seconds: memoryCase.seconds,
-                topic,
-                data: [{ pad: 'x'.repeat(memoryCase.padBytes) }],
-                subscribe: () =>
-                  topicWithSubscriptions(
-                    live,
-                    topic,
-                    Array.from({ length: memoryCase.subscriptions }, (_, n) => ({
-                      name: `sink${n}`,
-                      url: `${rig.sink.url}/s${n}`,
-                    })),
-                  ),
-                expectedDeliveries: (published) => published.accepted * memoryCase.subscriptions,
-              });
-            } finally {
-              rig.sink.configure(0, 0);
-            }
-            const lambdaUsage = run.usage.lambda.delivery;
-            const peak = { ...(await delivery.usage()), invocations: lambdaUsage?.invocations ?? 0 };
+            const run = await loadRunWithWebhookDelay(rig, memoryCase.webhookMs, {
+              name: topic,
+              eventsPerRequest: memoryCase.perRequest,
+              eventsPerSecond: memoryCase.eventsPerSecond,
+              seconds: memoryCase.seconds,
+              topic,
+              data: [{ pad: 'x'.repeat(memoryCase.padBytes) }],
+              subscribe: () =>
+                topicWithSubscriptions(
+                  live,
+                  topic,
+                  Array.from({ length: memoryCase.subscriptions }, (_, n) => ({
+                    name: `sink${n}`,
+                    url: `${rig.sink.url}/s${n}`,
+                  })),
+                ),
+              expectedDeliveries: (published) => published.accepted * memoryCase.subscriptions,
+            });
             const lambda = run.usage.lambda.delivery;
+            const peak = { ...(await delivery.usage()), invocations: lambda?.invocations ?? 0 };
             const durationMs =
               lambda === undefined || lambda.invocations === 0
                 ? 0
