@@ -77,17 +77,11 @@ export interface SourcedStoreJob {
   readonly job: StoreJob;
 }
 
-/** One event of a store job, with the message it came in. */
-interface Entry {
-  readonly sourceId: string;
-  readonly line: BacklogLine;
-}
-
 /** The events of one endpoint: one topic, subscription and uid. */
 interface EndpointGroup {
   /** The target of its latest subscription version (the header of its segments). */
   target: DeliveryTarget;
-  entries: Entry[];
+  lines: BacklogLine[];
   sourceIds: Set<string>;
 }
 
@@ -183,20 +177,19 @@ export class BacklogStoreStep {
   async handle(
     records: readonly { readonly messageId: string; readonly body: string }[],
   ): Promise<RecordOutcome[]> {
-    const outcomes: RecordOutcome[] = [];
+    const refused = new Map<string, string>();
     const jobs: SourcedStoreJob[] = [];
     for (const record of records) {
       const parsed = parseStoreJob(record.body);
-      if (typeof parsed === 'string') outcomes.push(poison(parsed));
-      else {
-        jobs.push({ sourceId: record.messageId, job: parsed });
-        outcomes.push(done());
-      }
+      if (typeof parsed === 'string') refused.set(record.messageId, parsed);
+      else jobs.push({ sourceId: record.messageId, job: parsed });
     }
     const result = await this.store(jobs);
-    return records.map((record, index) => {
-      const failure = result.unfinished.get(record.messageId);
-      return failure === undefined ? (outcomes[index] ?? done()) : retryLater(failure);
+    return records.map(({ messageId }) => {
+      const reason = refused.get(messageId);
+      if (reason !== undefined) return poison(reason);
+      if (result.finished.has(messageId)) return done();
+      return retryLater(result.unfinished.get(messageId) ?? 'its events were not stored');
     });
   }
 
@@ -243,13 +236,13 @@ export class BacklogStoreStep {
       const endpoint = endpointKey(job.target);
       let group = backlog.endpoints.get(endpoint);
       if (group === undefined) {
-        group = { target: job.target, entries: [], sourceIds: new Set() };
+        group = { target: job.target, lines: [], sourceIds: new Set() };
         backlog.endpoints.set(endpoint, group);
       }
       if (job.target.version > group.target.version) group.target = job.target;
       group.sourceIds.add(sourceId);
       for (const item of job.items) {
-        group.entries.push({ sourceId, line: { dueAt: job.dueAt, heldBy: job.heldBy, item } });
+        group.lines.push({ dueAt: job.dueAt, heldBy: job.heldBy, item });
       }
     }
     return backlogs;
@@ -261,23 +254,22 @@ export class BacklogStoreStep {
     let earliest: { dueAt: number; target: DeliveryTarget } | undefined;
     let probation = false;
     for (const group of backlog.endpoints.values()) {
-      const sorted = [...group.entries].sort((a, b) => byDueOrder(a.line, b.line));
-      const runs = cutIntoSegments(sorted, this.caps, (entry) => segmentLineBytes(entry.line));
+      const runs = cutIntoSegments([...group.lines].sort(byDueOrder), this.caps, segmentLineBytes);
       const sourceIds = [...group.sourceIds].sort();
       for (const [index, run] of runs.entries()) {
         const ref = await this.deps.backlog.putSegment({
           target: group.target,
           segmentId: partSegmentId(sourceIds, index, runs.length),
-          lines: run.map((entry) => entry.line),
+          lines: run,
           createdAt: now,
         });
         if (earliest === undefined || ref.minDueAt < earliest.dueAt)
           earliest = { dueAt: ref.minDueAt, target: group.target };
       }
-      probation ||= group.entries.some((entry) => entry.line.heldBy === 'probation');
+      probation ||= group.lines.some((line) => line.heldBy === 'probation');
       this.deps.metrics.count(
         METRIC.DeliveryStoredCount,
-        group.entries.length,
+        group.lines.length,
         subscriptionDimensions(backlog.topic, group.target.subscription),
       );
     }
@@ -286,7 +278,7 @@ export class BacklogStoreStep {
     this.deps.logger.info('events stored', {
       topic: backlog.topic,
       subscription: backlog.subscription,
-      events: [...backlog.endpoints.values()].reduce((sum, group) => sum + group.entries.length, 0),
+      events: [...backlog.endpoints.values()].reduce((sum, group) => sum + group.lines.length, 0),
       earliestDueAt: new Date(earliest.dueAt).toISOString(),
       ...armed,
     });
