@@ -10,7 +10,13 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV, type QueueKey } from '../shared/config/resources';
+import {
+  BACKLOG_WINDOW_SECONDS,
+  ENV,
+  LAMBDA_SQS_LIMITS,
+  QUEUES,
+  type QueueKey,
+} from '../shared/config/resources';
 import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../shared/config/runtime';
 import { createAlarms, createAlarmTopic, createDashboard, type PipelineAlarms } from './monitoring';
 import { addApiRoutes, createHttpApi } from './pipeline/api';
@@ -49,6 +55,13 @@ export interface DeliveryPipelineProps {
    * @default the `consumer.maxConcurrency` of each queue in shared/config/resources.ts (50 fresh, 20 retries)
    */
   readonly maxDeliveryInvocations?: Partial<Record<QueueKey, number>>;
+  /**
+   * Seconds the backlog queue's consumer gathers messages before it runs (Lambda's batching
+   * window, from 1 to 300). Longer windows put more events in each backlog segment, so fewer
+   * writes per event, at the price of events reaching the backlog that much later.
+   * @default 60
+   */
+  readonly backlogWindowSeconds?: number;
   /**
    * Days the failed-attempt history is kept in the table.
    * @default 7
@@ -202,6 +215,11 @@ export class DeliveryPipeline extends Construct {
    * `FAN_OUT_BUCKET.retentionDays` days.
    */
   readonly fanOutBucket: s3.Bucket;
+  /**
+   * Segments of events kept in subscriptions' backlogs (read, written and removed by the delivery
+   * function); objects left behind expire after `BACKLOG_BUCKET.retentionDays` days.
+   */
+  readonly backlogBucket: s3.Bucket;
   /** Server access logs of the dead-letter bucket; undefined when the bucket was given. */
   readonly deadLetterAccessLogsBucket?: s3.Bucket;
   /**
@@ -240,7 +258,8 @@ export class DeliveryPipeline extends Construct {
       deletionProtection: props.deletionProtection ?? true,
       deadLetterBucket: props.deadLetterBucket,
     });
-    const { queues, redriveQueues } = createQueues(this);
+    const batchingWindows = { backlog: props.backlogWindowSeconds ?? BACKLOG_WINDOW_SECONDS };
+    const { queues, redriveQueues } = createQueues(this, batchingWindows);
     const { api, url: apiUrl } = createHttpApi(this);
     const functions = createFunctions(this, {
       storage,
@@ -251,6 +270,7 @@ export class DeliveryPipeline extends Construct {
       applicationLogLevel: props.applicationLogLevel ?? ApplicationLogLevel.INFO,
       publishReservedConcurrency: props.reservedConcurrency ?? DEFAULT_PUBLISH_RESERVED_CONCURRENCY,
       maxInvocations: props.maxDeliveryInvocations ?? {},
+      batchingWindows,
     });
     addApiRoutes(this, {
       api,
@@ -284,6 +304,7 @@ export class DeliveryPipeline extends Construct {
     this.deadLetterBucket = storage.deadLetterBucket;
     this.deadLetterAccessLogsBucket = storage.deadLetterAccessLogsBucket;
     this.fanOutBucket = storage.fanOutBucket;
+    this.backlogBucket = storage.backlogBucket;
     this.headerKeySecret = storage.headerKeySecret;
     this.topicKeySecret = storage.topicKeySecret;
     this.queues = queues;
@@ -312,6 +333,16 @@ export class DeliveryPipeline extends Construct {
 /** Lambda's bounds on an SQS event source's maximum concurrency. */
 const EVENT_SOURCE_CONCURRENCY: SettingRange = { min: 2, max: 1000, integer: true };
 
+/**
+ * The backlog queue's batching window: at least 1 s, since its batches are larger than Lambda
+ * takes without a window, and at most Lambda's longest.
+ */
+const BACKLOG_WINDOW: SettingRange = {
+  min: QUEUES.backlog.consumer.batchSize > LAMBDA_SQS_LIMITS.maxBatchSizeWithoutWindow ? 1 : 0,
+  max: LAMBDA_SQS_LIMITS.maxBatchingWindowSeconds,
+  integer: true,
+};
+
 /** The props that are function settings, each checked against the range `readConfig` checks. */
 const FUNCTION_SETTING_PROPS = [
   'deliveryConcurrency',
@@ -337,6 +368,7 @@ function validateProps(props: DeliveryPipelineProps): void {
     check(isInRange(value, range), `${name} must be ${describeRange(range)} (got ${value})`);
   };
   for (const name of FUNCTION_SETTING_PROPS) checkRange(name, props[name], SETTING_RANGES[name]);
+  checkRange('backlogWindowSeconds', props.backlogWindowSeconds, BACKLOG_WINDOW);
   for (const [key, value] of Object.entries(props.maxDeliveryInvocations ?? {})) {
     checkRange(`maxDeliveryInvocations.${key}`, value, EVENT_SOURCE_CONCURRENCY);
   }

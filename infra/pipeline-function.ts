@@ -200,6 +200,34 @@ export class PipelineFunction extends NodejsFunction {
     return this;
   }
 
+  /**
+   * Put, get and delete of the objects under `prefix` of the bucket, and listing that prefix
+   * (so a missing key reads as NoSuchKey rather than AccessDenied), and the bucket's name in
+   * `envName`: for a bucket whose objects one function writes, reads and removes.
+   */
+  bindBucketPrefix(bucket: s3.IBucket, envName: string, prefix: string, reason: string): this {
+    this.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject'],
+        resources: [bucket.arnForObjects(`${prefix}*`)],
+      }),
+    );
+    this.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } },
+      }),
+    );
+    if (bucket.encryptionKey !== undefined) bucket.encryptionKey.grantEncryptDecrypt(this);
+    Validations.of(this.executionRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketArnToken(bucket)}>/${prefix}*]`,
+      reason,
+    });
+    this.addEnvironment(envName, bucket.bucketName);
+    return this;
+  }
+
   /** Read access to the secret's value, and its ARN in `envName`. */
   bindSecret(secret: secretsmanager.ISecret, envName: string): this {
     secret.grantRead(this);

@@ -3,7 +3,13 @@
  * queue's consumer function with the batch size and concurrency the queue defines.
  */
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { FUNCTIONS, QUEUES, type QueueKey, SQS_LIMITS } from '../shared/config/resources';
+import {
+  FUNCTIONS,
+  QUEUES,
+  type QueueDefinition,
+  type QueueKey,
+  SQS_LIMITS,
+} from '../shared/config/resources';
 import type { AwsClients } from '../shared/platform/aws';
 import type { LocalFunctions } from './functions';
 import { QueuePoller } from './poller';
@@ -16,6 +22,14 @@ export interface EventSources {
   /** The delivery queue's poller: its finished jobs are the drain rate the admission gate reads. */
   deliveryPoller?: QueuePoller;
 }
+
+/**
+ * The batch a local poller hands its consumer: the queue's batch size, but at most what one
+ * receive returns (ten messages). Lambda's batching window is not emulated, so a queue whose
+ * consumer gathers thousands of messages on AWS (the backlog queue) gets ten at a time locally.
+ */
+export const localBatchSize = (consumer: QueueDefinition['consumer']): number =>
+  Math.min(consumer.batchSize, SQS_LIMITS.maxBatchEntries);
 
 /** A poller per queue, handing its batches to the queue's consumer; none is started. */
 export async function createEventSources(
@@ -37,8 +51,7 @@ export async function createEventSources(
       sqs: clients.sqs,
       queueUrl: url,
       queueArn: Attributes?.QueueArn ?? url,
-      // One receive returns at most ten messages; Lambda's batching window is not emulated.
-      batchSize: Math.min(consumer.batchSize, SQS_LIMITS.maxBatchEntries),
+      batchSize: localBatchSize(consumer),
       receivers: options.pollersPerQueue ?? 2,
       maxConcurrency: Math.min(consumer.maxConcurrency, options.maxConcurrency ?? Number.POSITIVE_INFINITY),
       fn: FUNCTIONS[fnKey],

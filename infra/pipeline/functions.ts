@@ -5,6 +5,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
+  BACKLOG_BUCKET,
   BUCKET,
   ENV,
   FAN_OUT_BUCKET,
@@ -61,6 +62,8 @@ export interface FunctionsOptions {
   readonly publishReservedConcurrency: number | false;
   /** Per queue, the most concurrent invocations of its consumer; else the queue's own. */
   readonly maxInvocations: Partial<Record<QueueKey, number>>;
+  /** Per queue, the seconds its consumer gathers messages; else the queue's own. */
+  readonly batchingWindows: Partial<Record<QueueKey, number>>;
 }
 
 /**
@@ -94,6 +97,9 @@ const commonProps = (
   tracing: options.tracing,
   applicationLogLevel: options.applicationLogLevel,
 });
+
+const BACKLOG_GRANT_REASON =
+  'Segment object keys are made at run time (topic, subscription, uid, segment id); the grant covers the segment prefix of this one bucket, with only the object actions named.';
 
 const FAN_OUT_GRANT_REASON =
   'Fan-out object keys are made at run time (day, publish id); the grant covers objects of this one bucket, with only the object action named.';
@@ -157,6 +163,14 @@ function createDeliveryFunction(scope: Construct, options: FunctionsOptions): Pi
       // Reads stored fan-outs.
       .bindBucket(storage.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'read', FAN_OUT_GRANT_REASON)
       .bindQueue(queues.endedDelivery, QUEUES.endedDelivery.urlEnv, 'send')
+      // Keeps events in subscriptions' backlogs: store jobs in, segments written, read and removed.
+      .bindQueue(queues.backlog, QUEUES.backlog.urlEnv, 'sendAndConsume')
+      .bindBucketPrefix(
+        storage.backlogBucket,
+        BACKLOG_BUCKET.nameEnv,
+        BACKLOG_BUCKET.prefix,
+        BACKLOG_GRANT_REASON,
+      )
       // Opens them to send them.
       .bindSecret(storage.headerKeySecret, ENV.headerKeySecretArn)
   );
@@ -184,14 +198,13 @@ function consumeQueues(functions: PipelineFunctions, options: FunctionsOptions):
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
     const consumer = QUEUES[key].consumer;
     const fn = functions[consumer.function];
+    const batchingWindowSeconds = options.batchingWindows[key] ?? consumer.batchingWindowSeconds;
     fn.addEventSource(
       new SqsEventSource(options.queues[key], {
         batchSize: consumer.batchSize,
         reportBatchItemFailures: true,
         maxConcurrency: options.maxInvocations[key] ?? consumer.maxConcurrency,
-        ...(consumer.batchingWindowSeconds > 0
-          ? { maxBatchingWindow: Duration.seconds(consumer.batchingWindowSeconds) }
-          : {}),
+        ...(batchingWindowSeconds > 0 ? { maxBatchingWindow: Duration.seconds(batchingWindowSeconds) } : {}),
       }),
     );
     consumers.add(fn);

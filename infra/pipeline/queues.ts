@@ -1,7 +1,13 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { QUEUES, type QueueKey, SQS_LIMITS } from '../../shared/config/resources';
+import {
+  FUNCTIONS,
+  QUEUES,
+  type QueueKey,
+  SQS_LIMITS,
+  visibilityTimeoutOf,
+} from '../../shared/config/resources';
 
 export interface PipelineQueues {
   readonly queues: Readonly<Record<QueueKey, sqs.Queue>>;
@@ -9,13 +15,16 @@ export interface PipelineQueues {
   readonly redriveQueues: Readonly<Record<QueueKey, sqs.Queue>>;
 }
 
+/** The batching window of each queue's consumer, where it differs from `QUEUES` (a prop). */
+export type BatchingWindows = Partial<Record<QueueKey, number>>;
+
 /** Every queue of `QUEUES`, each with its own redrive queue. */
-export function createQueues(scope: Construct): PipelineQueues {
+export function createQueues(scope: Construct, batchingWindows: BatchingWindows = {}): PipelineQueues {
   const queues = {} as Record<QueueKey, sqs.Queue>;
   const redriveQueues = {} as Record<QueueKey, sqs.Queue>;
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
     redriveQueues[key] = createRedriveQueue(scope, key);
-    queues[key] = createQueue(scope, key, redriveQueues[key]);
+    queues[key] = createQueue(scope, key, redriveQueues[key], batchingWindows[key]);
   }
   return { queues, redriveQueues };
 }
@@ -36,10 +45,20 @@ function createRedriveQueue(scope: Construct, key: QueueKey): sqs.Queue {
   return queue;
 }
 
-function createQueue(scope: Construct, key: QueueKey, redriveQueue: sqs.IQueue): sqs.Queue {
+function createQueue(
+  scope: Construct,
+  key: QueueKey,
+  redriveQueue: sqs.IQueue,
+  batchingWindowSeconds: number | undefined,
+): sqs.Queue {
   const definition = QUEUES[key];
+  // A window other than the queue's own lengthens or shortens the time a batch is in flight.
+  const visibilityTimeoutSeconds =
+    batchingWindowSeconds === undefined
+      ? definition.visibilityTimeoutSeconds
+      : visibilityTimeoutOf(FUNCTIONS[definition.consumer.function].timeoutSeconds, batchingWindowSeconds);
   return new sqs.Queue(scope, definition.id, {
-    visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+    visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds),
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
     maxMessageSizeBytes: SQS_LIMITS.maxMessageBytes,

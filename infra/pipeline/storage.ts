@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { BUCKET, FAN_OUT_BUCKET, TABLE } from '../../shared/config/resources';
+import { BACKLOG_BUCKET, BUCKET, FAN_OUT_BUCKET, TABLE } from '../../shared/config/resources';
 
 /** Where the pipeline keeps state: the table, the buckets and the sealing keys. */
 export interface PipelineStorage {
@@ -12,6 +12,8 @@ export interface PipelineStorage {
   /** Server access logs of the dead-letter bucket; undefined when the bucket was given. */
   readonly deadLetterAccessLogsBucket?: s3.Bucket;
   readonly fanOutBucket: s3.Bucket;
+  /** Segments of events kept in subscriptions' backlogs. */
+  readonly backlogBucket: s3.Bucket;
   /** Seals secret delivery header values in the table. */
   readonly headerKeySecret: secretsmanager.Secret;
   /** Seals topic and namespace access keys in the table. */
@@ -25,7 +27,7 @@ export interface StorageOptions {
   readonly deadLetterBucket: s3.IBucket | undefined;
 }
 
-/** The table, the dead-letter and fan-out buckets, and the two sealing keys. */
+/** The table, the dead-letter, fan-out and backlog buckets, and the two sealing keys. */
 export function createStorage(scope: Construct, options: StorageOptions): PipelineStorage {
   const table = createTable(scope, options);
   const deadLetters =
@@ -36,6 +38,7 @@ export function createStorage(scope: Construct, options: StorageOptions): Pipeli
     table,
     ...deadLetters,
     fanOutBucket: createFanOutBucket(scope, options.removalPolicy),
+    backlogBucket: createBacklogBucket(scope, options.removalPolicy),
     ...createSealingKeys(scope, options.removalPolicy),
   };
 }
@@ -108,6 +111,30 @@ function createFanOutBucket(scope: Construct, removalPolicy: RemovalPolicy): s3.
     id: 'AwsSolutions-S1',
     reason:
       'The bucket holds events in transit for a few days, written and read only by the pipeline functions; their logs and the delivery metrics record each publish and delivery.',
+  });
+  return bucket;
+}
+
+/**
+ * Holds events while their endpoint is sick or their next attempt is far away, indexed in the
+ * table; a segment is deleted once its events are done. The lifecycle rule is a last resort for
+ * objects no index item names (a store step that failed between its two writes), longer than the
+ * longest time to live, so it never removes a segment still in use.
+ */
+function createBacklogBucket(scope: Construct, removalPolicy: RemovalPolicy): s3.Bucket {
+  const bucket = new s3.Bucket(scope, BACKLOG_BUCKET.id, {
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    lifecycleRules: [{ expiration: Duration.days(BACKLOG_BUCKET.retentionDays) }],
+    removalPolicy,
+    autoDeleteObjects: false,
+  });
+  Validations.of(bucket).acknowledge({
+    id: 'AwsSolutions-S1',
+    reason:
+      'The bucket holds events in transit until they are delivered or end, written and read only by the delivery function; its logs, the attempt history and the delivery metrics record what happens to each event.',
   });
   return bucket;
 }

@@ -13,6 +13,8 @@ export const ENV = {
   retryQueueUrl: 'GRIDWIRE_RETRY_QUEUE_URL',
   /** The queue of ended deliveries, on their way to the dead-letter step. */
   endedDeliveryQueueUrl: 'GRIDWIRE_ENDED_DELIVERY_QUEUE_URL',
+  /** The queue of events on their way into a subscription's backlog (`store` jobs). */
+  backlogQueueUrl: 'GRIDWIRE_BACKLOG_QUEUE_URL',
   deadLetterBucket: 'GRIDWIRE_DEAD_LETTER_BUCKET',
   /** The bucket of publishes whose fan-out is too large for one SQS message. */
   fanOutBucket: 'GRIDWIRE_FAN_OUT_BUCKET',
@@ -112,7 +114,7 @@ export const LOCAL_ENV = {
   emulatorOptions: 'GRIDWIRE_EMULATOR_OPTIONS',
 } as const;
 
-export type QueueKey = 'delivery' | 'retry' | 'endedDelivery';
+export type QueueKey = 'delivery' | 'retry' | 'endedDelivery' | 'backlog';
 
 export interface QueueDefinition {
   /** CDK construct id. */
@@ -147,6 +149,33 @@ export const DELIVERY_FUNCTION_TIMEOUT_SECONDS = 120;
 
 /** Dead-letter function timeout (it writes grouped dead letters; no webhook calls). */
 export const DEAD_LETTER_FUNCTION_TIMEOUT_SECONDS = 60;
+
+/**
+ * Lambda's limits on an SQS event source mapping (standard queues): a batch of more than
+ * `maxBatchSizeWithoutWindow` messages needs a batching window of at least 1 s, a window is at
+ * most `maxBatchingWindowSeconds`, and a batch stops growing at `maxBatchSize` messages or when
+ * its payload would pass the `maxPayloadBytes` of a synchronous invocation, whichever comes first.
+ */
+export const LAMBDA_SQS_LIMITS = {
+  maxBatchSize: 10_000,
+  maxBatchSizeWithoutWindow: 10,
+  maxBatchingWindowSeconds: 300,
+  maxPayloadBytes: 6_291_456,
+} as const;
+
+/**
+ * Seconds the backlog queue's consumer gathers `store` jobs before it runs (the `backlogWindowSeconds`
+ * prop on AWS): the longer, the more events share one segment and its writes.
+ */
+export const BACKLOG_WINDOW_SECONDS = 60;
+
+/**
+ * A queue's visibility timeout: six times its consumer's timeout, per AWS guidance for SQS event
+ * sources, plus the consumer's batching window, during which received messages already count
+ * as in flight.
+ */
+export const visibilityTimeoutOf = (functionTimeoutSeconds: number, batchingWindowSeconds: number): number =>
+  functionTimeoutSeconds * 6 + batchingWindowSeconds;
 
 export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {
   /** Fresh deliveries, written by the publish function. */
@@ -184,6 +213,26 @@ export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {
     maxReceiveCount: 5,
     redrive: { id: 'EndedDeliveryRedriveQueue', localName: 'gridwire-ended-redrive', retentionDays: 14 },
     consumer: { batchSize: 100, maxConcurrency: 2, batchingWindowSeconds: 300, function: 'deadLetter' },
+  },
+  /**
+   * Events on their way into a subscription's backlog (`store` jobs), for the delivery function's
+   * store step. Its consumer gathers many small jobs per invocation (up to Lambda's batch and
+   * payload limits), so one segment and its few writes serve many events; two invocations at
+   * most, since each endpoint's events are best stored together. Nothing is sent here yet.
+   */
+  backlog: {
+    id: 'BacklogQueue',
+    localName: 'gridwire-backlog',
+    urlEnv: ENV.backlogQueueUrl,
+    visibilityTimeoutSeconds: visibilityTimeoutOf(DELIVERY_FUNCTION_TIMEOUT_SECONDS, BACKLOG_WINDOW_SECONDS),
+    maxReceiveCount: 5,
+    redrive: { id: 'BacklogRedriveQueue', localName: 'gridwire-backlog-redrive', retentionDays: 14 },
+    consumer: {
+      batchSize: LAMBDA_SQS_LIMITS.maxBatchSize,
+      maxConcurrency: 2,
+      batchingWindowSeconds: BACKLOG_WINDOW_SECONDS,
+      function: 'delivery',
+    },
   },
 };
 

@@ -31,6 +31,8 @@ export const METRIC = {
   DeadLetteredCount: 'DeadLetteredCount',
   /** Deliveries held back without an attempt: the endpoint was on probation or stalled (Gridwire's own). */
   DeliveryHeldCount: 'DeliveryHeldCount',
+  /** Events kept in a subscription's backlog (Gridwire's own). */
+  DeliveryStoredCount: 'DeliveryStoredCount',
   /** An endpoint's probation began (Gridwire's own). */
   ProbationEnteredCount: 'ProbationEnteredCount',
   /** Dead-lettered events queued again by a replay (Gridwire's own). */
@@ -77,6 +79,7 @@ export const METRIC_DIMENSION_SETS: Readonly<Record<MetricName, readonly (readon
   DroppedEventCount: [[], SUBSCRIPTION, ['DropReason']],
   DeadLetteredCount: [[], SUBSCRIPTION, ['DeadLetterReason']],
   DeliveryHeldCount: [[], SUBSCRIPTION],
+  DeliveryStoredCount: [[], SUBSCRIPTION],
   ProbationEnteredCount: [[], SUBSCRIPTION],
   ReplayedEventCount: [[], SUBSCRIPTION],
 };

@@ -91,6 +91,9 @@ export interface StoredSegment {
 const lineText = (line: BacklogLine): string =>
   sqsSafeJson(JSON.stringify({ dueAt: line.dueAt, heldBy: line.heldBy, item: line.item }));
 
+/** The bytes one event takes in a segment's object (its line and the line break). */
+export const segmentLineBytes = (line: BacklogLine): number => Buffer.byteLength(lineText(line), 'utf8') + 1;
+
 /**
  * A segment's object text and its index entry (nothing done yet). Its events are sorted in due
  * order; an empty segment is refused, since nothing would ever wake for it.

@@ -328,8 +328,8 @@ describe('alarms', () => {
 
   it('all notify the alarm topic when they fire and when they clear', () => {
     const alarms = listAlarms(pipeline.alarms);
-    // 3 parked, 2 queue ages, failure rate, drops, errors and throttles of 4 functions.
-    expect(alarms).toHaveLength(3 + 2 + 1 + 1 + 4 + 4);
+    // 4 parked, 2 queue ages, failure rate, drops, errors and throttles of 4 functions.
+    expect(alarms).toHaveLength(4 + 2 + 1 + 1 + 4 + 4);
     expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm'))).toHaveLength(alarms.length);
     for (const alarm of alarms) {
       expect(alarmProps(alarm)).toMatchObject({ AlarmActions: [topicRef], OKActions: [topicRef] });

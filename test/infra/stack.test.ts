@@ -6,10 +6,14 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { DeliveryPipeline, type DeliveryPipelineProps } from '../../infra/delivery-pipeline';
 import { GridwireStack } from '../../infra/gridwire-stack';
 import {
+  BACKLOG_BUCKET,
+  BACKLOG_WINDOW_SECONDS,
   BUCKET,
+  DELIVERY_FUNCTION_TIMEOUT_SECONDS,
   ENV,
   FAN_OUT_BUCKET,
   FUNCTIONS,
+  LAMBDA_SQS_LIMITS,
   QUEUES,
   type QueueKey,
   queueOutputNames,
@@ -287,6 +291,124 @@ describe('functions', () => {
     expect(actionsOn('management', queueId(QUEUES.delivery.id))).not.toContain('sqs:ReceiveMessage');
     expect(actionsOn('management', queueId(QUEUES.retry.id))).toEqual([]);
     expect(actionsOn('management', queueId(QUEUES.endedDelivery.id))).toEqual([]);
+  });
+});
+
+describe('backlog queue', () => {
+  it('is consumed by the delivery function in batches of up to 10,000 gathered over 60 s, two invocations at most', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId(QUEUES.backlog.id), 'Arn'] },
+      FunctionName: { Ref: functionId('delivery') },
+      BatchSize: 10_000,
+      MaximumBatchingWindowInSeconds: BACKLOG_WINDOW_SECONDS,
+      ScalingConfig: { MaximumConcurrency: 2 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(BACKLOG_WINDOW_SECONDS).toBe(60);
+  });
+
+  it('keeps its messages hidden for six delivery timeouts plus the window, and parks them after 5 receives', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6 + BACKLOG_WINDOW_SECONDS,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [queueId(QUEUES.backlog.redrive.id), 'Arn'] },
+        maxReceiveCount: 5,
+      },
+    });
+  });
+
+  it('keeps within what Lambda allows an SQS event source: a window for batches over 10, a batch Lambda can take', () => {
+    for (const queue of Object.values(QUEUES)) {
+      const { batchSize, batchingWindowSeconds } = queue.consumer;
+      expect(batchSize).toBeLessThanOrEqual(LAMBDA_SQS_LIMITS.maxBatchSize);
+      expect(batchingWindowSeconds).toBeLessThanOrEqual(LAMBDA_SQS_LIMITS.maxBatchingWindowSeconds);
+      if (batchSize > LAMBDA_SQS_LIMITS.maxBatchSizeWithoutWindow) {
+        expect([queue.id, batchingWindowSeconds >= 1]).toEqual([queue.id, true]);
+      }
+    }
+  });
+
+  it('takes the window given (backlogWindowSeconds), its visibility timeout lengthened to match', () => {
+    const { template: slow } = synth({ backlogWindowSeconds: 300 });
+    const queues = slow.findResources('AWS::SQS::Queue');
+    const backlogQueue = Object.entries(queues).find(([id]) => id.startsWith(`Pipeline${QUEUES.backlog.id}`));
+    expect(backlogQueue?.[1].Properties.VisibilityTimeout).toBe(DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6 + 300);
+    slow.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 10_000,
+      MaximumBatchingWindowInSeconds: 300,
+    });
+  });
+
+  it.each([0, 301, 1.5])('refuses a backlogWindowSeconds of %p', (value) => {
+    expect(
+      () =>
+        new DeliveryPipeline(new Stack(newApp(), 'Windowed'), 'Pipeline', { backlogWindowSeconds: value }),
+    ).toThrow(`backlogWindowSeconds must be an integer from 1 to 300 (got ${value})`);
+  });
+
+  it('may be sent to and consumed by the delivery function only, whose environment names it', () => {
+    expect(actionsOn('delivery', queueId(QUEUES.backlog.id))).toEqual(
+      expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']),
+    );
+    for (const key of ['publish', 'management', 'deadLetter'] as const) {
+      expect([key, actionsOn(key, queueId(QUEUES.backlog.id))]).toEqual([key, []]);
+    }
+    const fn = template.findResources('AWS::Lambda::Function')[functionId('delivery')] as {
+      Properties: { Environment: { Variables: Record<string, unknown> } };
+    };
+    expect(fn.Properties.Environment.Variables[ENV.backlogQueueUrl]).toEqual({
+      Ref: queueId(QUEUES.backlog.id),
+    });
+  });
+});
+
+describe('backlog bucket', () => {
+  const bucketId = () => logicalIdOf('AWS::S3::Bucket', BACKLOG_BUCKET.id);
+
+  it('is private, encrypted, TLS only, and expires objects left behind after 15 days', () => {
+    expect(BACKLOG_BUCKET.retentionDays).toBe(15);
+    expect(template.findResources('AWS::S3::Bucket')[bucketId()]).toMatchObject({
+      Properties: {
+        LifecycleConfiguration: {
+          Rules: [{ ExpirationInDays: BACKLOG_BUCKET.retentionDays, Status: 'Enabled' }],
+        },
+        OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+        ...PRIVATE_ENCRYPTED_BUCKET,
+      },
+    });
+    const policy = Object.values(template.findResources('AWS::S3::BucketPolicy')).find((found) =>
+      JSON.stringify(found.Properties.Bucket).includes(bucketId()),
+    );
+    expect(JSON.stringify(policy)).toContain('"aws:SecureTransport":"false"');
+  });
+
+  it('lets the delivery function put, get and delete segments under backlog/ and list that prefix, and no other function in', () => {
+    const statements = statementsOf('delivery').filter((statement) =>
+      JSON.stringify(statement.Resource).includes(bucketId()),
+    );
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Action: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject'],
+          Resource: {
+            'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId(), 'Arn'] }, `/${BACKLOG_BUCKET.prefix}*`]],
+          },
+        }),
+        expect.objectContaining({
+          Action: 's3:ListBucket',
+          Resource: { 'Fn::GetAtt': [bucketId(), 'Arn'] },
+          Condition: { StringLike: { 's3:prefix': [`${BACKLOG_BUCKET.prefix}*`] } },
+        }),
+      ]),
+    );
+    expect(statements).toHaveLength(2);
+    for (const key of ['publish', 'management', 'deadLetter'] as const) {
+      expect([key, actionsOn(key, bucketId())]).toEqual([key, []]);
+    }
+    const fn = template.findResources('AWS::Lambda::Function')[functionId('delivery')] as {
+      Properties: { Environment: { Variables: Record<string, unknown> } };
+    };
+    expect(fn.Properties.Environment.Variables[ENV.backlogBucket]).toEqual({ Ref: bucketId() });
   });
 });
 
