@@ -643,3 +643,123 @@ describe('backlog tick and sweep in virtual time', () => {
     expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'idle' });
   });
 });
+
+describe('backlog tick: a crash at any write', () => {
+  /** Counts the tick's writes (store writes and non-empty queue sends) and fails one of them. */
+  function withFaults(h: Harness) {
+    const faults = { writes: 0, failAt: 0, afterWrite: false, names: [] as string[] };
+    const guard =
+      <A extends unknown[], R>(name: string, write: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        faults.writes += 1;
+        faults.names.push(name);
+        if (faults.writes !== faults.failAt) return write(...args);
+        // Failing after the write stands for a write that happened and whose answer was lost.
+        if (faults.afterWrite) await write(...args);
+        throw new Error(`${name} failed`);
+      };
+    const { store, queue } = h;
+    store.putMeta = guard('putMeta', store.putMeta.bind(store));
+    store.updateCheckpoint = guard('updateCheckpoint', store.updateCheckpoint.bind(store));
+    store.deleteSegment = guard('deleteSegment', store.deleteSegment.bind(store));
+    store.putSegment = guard('putSegment', store.putSegment.bind(store));
+    const send = guard('send', queue.send.bind(queue));
+    queue.send = async (name, jobs) => (jobs.length === 0 ? undefined : send(name, jobs));
+    return faults;
+  }
+
+  const EVENTS = ['expired', 'due', 'soon-a', 'overdue', 'later-b', 'soon-c', 'later-d'];
+
+  async function scenario() {
+    const h = harness({ ...WITH_DEAD_LETTERS, retry: { maxAttempts: 30, ttlMs: 24 * H } });
+    await store(h, 'seg-a', [
+      line('expired', T0 - MIN, T0 - 25 * H),
+      line('due', T0),
+      line('soon-a', T0 + 5 * MIN),
+    ]);
+    await store(h, 'seg-b', [line('overdue', T0 - 30 * S), line('later-b', T0 + 2 * H)]);
+    await store(h, 'seg-c', [line('soon-c', T0 + 10 * MIN)]);
+    await store(h, 'seg-d', [line('later-d', T0 + 3 * H)]);
+    await armed(h, T0 - MIN);
+    return h;
+  }
+
+  /** Every event still waiting in a segment or sent on (released or handed to the dead-letter step). */
+  async function accounted(h: Harness): Promise<string[]> {
+    const sent = sentOf(h.queue);
+    const sentOn = [
+      ...deliveriesOf(sent).flatMap((entry) => entry.job.items.map((i) => i.eventId)),
+      ...endedOf(sent).map((entry) => entry.item.eventId),
+    ];
+    return [...new Set([...(await liveIds(h)), ...sentOn])].sort();
+  }
+
+  it('runs through without faults: every event accounted for once', async () => {
+    const h = await scenario();
+    const faults = withFaults(h);
+
+    await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(await accounted(h)).toEqual([...EVENTS].sort());
+    expect(await liveIds(h)).toEqual(['later-b', 'later-d']);
+    expect(faults.names).toEqual([
+      'send', // continuation
+      'putMeta', // claim
+      'send', // released events
+      'send', // the expired event, to the ended-delivery queue
+      'deleteSegment', // seg-a, every line gone
+      'updateCheckpoint', // seg-b
+      'deleteSegment', // seg-c
+      'putMeta', // re-arm (its wake is hours away: the sweeper sends the tick)
+    ]);
+  });
+
+  const writes = 8;
+  it.each(
+    Array.from({ length: writes }, (_, i) => [
+      [i + 1, false],
+      [i + 1, true],
+    ]).flat() as Array<[number, boolean]>,
+  )(
+    'write %i fails (after it was made: %s): the tick that resumes loses no event',
+    async (failAt, afterWrite) => {
+      const h = await scenario();
+      const tick = tickOf(h);
+      const faults = withFaults(h);
+      faults.failAt = failAt;
+      faults.afterWrite = afterWrite;
+
+      const first = await tick.tick(tickJob(h, 't0'), run).then(
+        () => 'finished',
+        () => 'failed',
+      );
+      expect(await accounted(h)).toEqual([...EVENTS].sort());
+      if (first === 'finished') {
+        // Only the ended-delivery queue refused: the ended deliveries were parked on the retry queue.
+        expect(faults.names[failAt - 1]).toBe('send');
+        expect(sentOf(h.queue).flatMap((entry) => (entry.kind === 'ended' ? [entry.queue] : []))).toContain(
+          'retry',
+        );
+      }
+
+      // What comes next: the tick's own message again (META not taken), else its continuation
+      // after the lease; or, when the re-arm was written and its wake is far, the sweeper's tick.
+      const meta = await h.store.getMeta('orders', 'audit');
+      const carriers = [tickJob(h, 't0'), ...ticksOf(sentOf(h.queue)).map((entry) => entry.job)];
+      const resume = carriers.find((job) => job.token === meta?.token);
+      if (resume === undefined) {
+        expect(meta).toMatchObject({ wakeAt: T0 + 2 * H, state: 'waiting' });
+        expect(meta?.armedToken).toBeUndefined();
+      } else {
+        if (resume.token !== 't0') h.clock.advance(TICK_LEASE_MS);
+        expect((await tick.tick(resume, run)).outcome).toBe('ticked');
+      }
+
+      expect(await accounted(h)).toEqual([...EVENTS].sort());
+      expect(await liveIds(h)).toEqual(['later-b', 'later-d']);
+      const after = await h.store.getMeta('orders', 'audit');
+      expect(after).toMatchObject({ wakeAt: T0 + 2 * H, state: 'waiting', summary: { events: 2 } });
+      expect(after?.lease).toBeUndefined();
+    },
+  );
+});
