@@ -263,6 +263,8 @@ export class BacklogTick {
       known: listed,
       dueAts,
       uid: subscription.uid,
+      // A past hold is kept: events it kept past their due time and still stored (a tick out of
+      // time, a crash) get their Probation stamp when they leave.
       heldUntil: mode.kind === 'hold' ? mode.until : meta.heldUntil,
       holding: mode.kind === 'hold',
       agreed: mode.kind !== 'unagreed',

@@ -13,6 +13,7 @@ import {
   WAKE_LATE_MS,
 } from '../../../shared/delivery/backlog-tick';
 import { DropRecorder } from '../../../shared/delivery/dead-letter';
+import { UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../shared/delivery/rules/handshake';
 import { freshHealth } from '../../../shared/delivery/rules/health';
 import { DELIVERY_PROFILES } from '../../../shared/delivery/rules/profiles';
 import { deliveryTargetOf } from '../../../shared/delivery/target';
@@ -523,6 +524,61 @@ describe('backlog tick: the endpoint’s gate', () => {
       ['held', 'Probation', 3],
       ['after', 'GenericError', 3],
     ]);
+  });
+});
+
+describe('backlog tick: a changed endpoint', () => {
+  it('releases to a new endpoint URL: the old one’s hold does not apply to it', async () => {
+    const h = harness({
+      ...WITH_DEAD_LETTERS,
+      destination: { endpointType: 'WebHook', endpointUrl: 'https://new.example.test/in' },
+    });
+    const tick = tickOf(h);
+    // The hold on file is the old URL's.
+    await setHealth(h, {
+      probationUntil: T0 + H,
+      probations: 5,
+      consecutiveFailures: 20,
+      unhealthySince: T0 - H,
+    });
+    await store(h, 'seg-a', [line('due', T0 - MIN)]);
+    await armed(h, T0 - MIN);
+
+    const report = await tick.tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ released: 1, wakeAt: undefined });
+    expect(deliveriesOf(sentOf(h.queue)).flatMap((entry) => entry.job.items.map((i) => i.eventId))).toEqual([
+      'due',
+    ]);
+  });
+
+  it('releases nothing to an endpoint that has not agreed yet, ends what expired, and waits for it', async () => {
+    const h = harness({
+      ...WITH_DEAD_LETTERS,
+      retry: { maxAttempts: 30, ttlMs: 24 * H },
+      validation: {
+        endpointUrl: 'https://hooks.example.test/in',
+        code: 'c',
+        startedAt: T0 - MIN,
+        expiresAt: T0 + 4 * MIN,
+      },
+    });
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [
+      line('expired', T0 - MIN, T0 - 25 * H),
+      line('due', T0 - MIN),
+      line('soon', T0 + 5 * MIN),
+    ]);
+    await armed(h, T0 - MIN);
+
+    const report = await tick.tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ released: 0, ended: 1, wakeAt: T0 + UNVALIDATED_ENDPOINT_HOLD_MS });
+    expect(deliveriesOf(sentOf(h.queue))).toEqual([]);
+    expect(endedOf(sentOf(h.queue)).map((entry) => [entry.item.eventId, entry.reason])).toEqual([
+      ['expired', 'TimeToLiveExceeded'],
+    ]);
+    expect(await liveIds(h)).toEqual(['due', 'soon']);
   });
 });
 
