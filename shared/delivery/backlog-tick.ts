@@ -389,6 +389,7 @@ export class BacklogTick {
     const releasing: Array<{ dueAt: number; item: DeliveryItem }> = [];
     const taken: Taken[] = [];
     read.forEach((segment, segmentIndex) => {
+      // `classifyAtTick` hands back the very lines it is given, so each finds its index here.
       const indexOf = new Map(segment.lines.map((line, index) => [line, index]));
       const live = segment.lines.filter((_, index) => !isDone(segment.ref, index));
       const classes = classifyAtTick(live, now, subscription.retry, profile);
