@@ -566,7 +566,7 @@ export class BacklogTick {
     return again === undefined ? wakeAt : earlier;
   }
 
-  // ---- helpers ------------------------------------------------------------------------------
+  // ---- ticks and targets -----------------------------------------------------------------------
 
   private async sendTick(target: DeliveryTarget, token: string, delaySeconds: number): Promise<void> {
     await this.deps.queue.send('retry', [{ body: backlogTickBody(target, token), delaySeconds }]);
