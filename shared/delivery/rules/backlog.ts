@@ -226,6 +226,24 @@ export const liveCount = (checkpoint: BacklogCheckpoint, count: number): number 
   Math.max(0, count - checkpoint.doneThrough - checkpoint.doneAfter.length);
 
 /**
+ * When a segment's earliest event that is not done yet is due; `undefined` when every line is
+ * done. Its index item's `minDueAt` stays that of its first line, so once a wake has released or
+ * ended the first lines, only this tells when the segment next has something to do (waking at the
+ * stale `minDueAt` would find nothing due, and wake again at once).
+ */
+export function liveDueAt(
+  lines: readonly Pick<BacklogLine, 'dueAt'>[],
+  checkpoint: BacklogCheckpoint,
+): number | undefined {
+  let earliest: number | undefined;
+  lines.forEach((line, index) => {
+    if (!isDone(checkpoint, index) && (earliest === undefined || line.dueAt < earliest))
+      earliest = line.dueAt;
+  });
+  return earliest;
+}
+
+/**
  * A segment's id: the first 16 hex digits of the SHA-256 of the sorted ids of the messages its
  * events came from. A store step that runs again on the same messages writes the same segment.
  */

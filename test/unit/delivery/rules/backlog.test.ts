@@ -11,6 +11,7 @@ import {
   classifyAtTick,
   isDone,
   liveCount,
+  liveDueAt,
   NOTHING_DONE,
   ON_TIME_SLACK_MS,
   probationStamp,
@@ -306,6 +307,19 @@ describe('checkpointOf', () => {
       false,
     ]);
     expect(liveCount(checkpoint, 6)).toBe(3);
+  });
+});
+
+describe('liveDueAt', () => {
+  const lines = [{ dueAt: T0 }, { dueAt: T0 + MIN }, { dueAt: T0 + H }, { dueAt: T0 + 2 * H }];
+  it.each<[string, { doneThrough: number; doneAfter: number[] }, number | undefined]>([
+    ['nothing done: the first line', NOTHING_DONE, T0],
+    ['a done prefix: the first line after it', { doneThrough: 2, doneAfter: [] }, T0 + H],
+    ['done lines after a gap are skipped', { doneThrough: 0, doneAfter: [0, 1, 2] }, T0 + 2 * H],
+    ['a gap before done lines: the gap', { doneThrough: 0, doneAfter: [2, 3] }, T0],
+    ['every line done: nothing', { doneThrough: 4, doneAfter: [] }, undefined],
+  ])('%s', (_name, checkpoint, expected) => {
+    expect(liveDueAt(lines, checkpoint)).toBe(expected);
   });
 });
 

@@ -1,0 +1,598 @@
+/**
+ * A subscription's backlog timer at work: what one `backlog-tick` does, and the sweeper that sends
+ * ticks whose wake is near.
+ *
+ *   claim -> resolve -> gate -> expire -> release ahead -> re-arm
+ *
+ * - claim: only the tick carrying META's current token acts. It first sends its own continuation
+ *   (a tick with a new token, delayed by the lease), then takes META by compare-and-set, so a
+ *   crash anywhere later is resumed by that continuation from what was written.
+ * - resolve: the subscription as it is now. Segments of a deleted subscription, or of an older one
+ *   of the same name (another uid), are dropped as `SubscriptionDeleted` and deleted.
+ * - gate: the endpoint's health, read strongly consistently. On hold nothing is read or sent; the
+ *   backlog wakes when the hold ends. A disabled endpoint's due events end as `EndpointDisabled`.
+ * - expire: due events whose time to live ran out end as `TimeToLiveExceeded`; events not yet
+ *   due are never looked at for it.
+ * - release ahead: events due within 15 minutes go back to the retry queue as ordinary delivery
+ *   jobs, one per due second, with exact delays, and the engine attempts them when due.
+ * - re-arm: the next wake, the tick for it sent when it is near (else left to the sweeper), META
+ *   updated by compare-and-set; then the index is read once more for a segment stored meanwhile.
+ *
+ * Every event leaves a segment only after what follows it was sent (retry queue, ended-delivery
+ * queue, drop): a crash between the two sends it again (a duplicate), never loses it.
+ */
+import { randomUUID } from 'node:crypto';
+import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../config/resources';
+import type { BacklogLine, BacklogMeta, BacklogSegmentRef, BacklogState } from '../domain/backlog';
+import {
+  type BacklogTickJob,
+  type DeliveryItem,
+  type DeliveryTarget,
+  JOB_FORMAT_VERSION,
+} from '../domain/delivery';
+import type { Subscription } from '../domain/model';
+import { topicIdOf } from '../domain/names';
+import type { LoggerLike } from '../observability/logging';
+import type { Clock, Random } from '../platform/clock';
+import { packJobs, sqsSafeJson } from '../queue/job-codec';
+import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
+import { type BacklogStore, hasWake, summaryOf } from '../storage/backlog';
+import type { HealthStore } from '../storage/health';
+import type { DropRecorder } from './dead-letter';
+import type { AttemptHistory, JobOptions, SubscriptionSource } from './engine';
+import { sendFollowUps } from './follow-ups';
+import {
+  checkpointOf,
+  classifyAtTick,
+  isDone,
+  liveDueAt,
+  probationStamp,
+  RELEASE_AHEAD_MS,
+  releaseGroups,
+  wakeAtOf,
+} from './rules/backlog';
+import { type Attempted, decideJob } from './rules/decide';
+import { endpointAgreed } from './rules/handshake';
+import { currentHealth, gateOf } from './rules/health';
+import type { DeliveryProfile, ProfileTable } from './rules/profiles';
+import { sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
+import { deliveryTargetOf } from './target';
+
+/**
+ * How long a claimed tick owns its backlog: twice the delivery function's timeout, so the
+ * continuation sent at the claim arrives only after the tick that sent it is certainly over.
+ */
+export const TICK_LEASE_MS = 2 * DELIVERY_FUNCTION_TIMEOUT_SECONDS * 1000;
+
+/** A wake this far past due has lost its tick message: the sweeper arms it again with a new token. */
+export const WAKE_LATE_MS = 5 * 60_000;
+
+/**
+ * Time kept before the invocation's deadline: no further segment is read after it, and the rest
+ * is left to a tick sent at once.
+ */
+export const TICK_DEADLINE_RESERVE_MS = 30_000;
+
+export interface BacklogTickDeps {
+  store: BacklogStore;
+  /** Where released events, ended deliveries and ticks are sent. */
+  queue: JobQueue;
+  subscriptions: SubscriptionSource;
+  /**
+   * The endpoint's stored health, read strongly consistently at every tick: a worker's cached
+   * view could be seconds old, and a tick acts for the whole backlog at once.
+   */
+  health: Pick<HealthStore, 'get'>;
+  /** Records events dropped (deleted subscription, or ended without a dead-letter destination). */
+  drops: DropRecorder;
+  history: AttemptHistory;
+  clock: Clock;
+  random: Random;
+  /** Delivery profiles by name, already scaled by the time scale (1 on AWS). */
+  profiles: ProfileTable;
+  logger: LoggerLike;
+  /** New timer tokens (default: random UUIDs). */
+  newToken?: () => string;
+}
+
+/** What one tick did. */
+export interface BacklogTickReport {
+  /**
+   * `stale`: the tick's token was not the backlog's (or another writer took META first), so
+   * nothing happened; `deleted`: the subscription is gone and its backlog was dropped;
+   * `ticked`: the backlog was looked at and its timer set again.
+   */
+  readonly outcome: 'stale' | 'deleted' | 'ticked';
+  /** Events sent back to the retry queue. */
+  readonly released: number;
+  /** Events ended (time to live, disabled endpoint): dead-lettered, or dropped without a destination. */
+  readonly ended: number;
+  /** Events dropped because their subscription was deleted. */
+  readonly dropped: number;
+  /** The next wake (epoch ms); `undefined` when nothing is stored or the tick was stale. */
+  readonly wakeAt: number | undefined;
+}
+
+/** What one sweep did. */
+export interface BacklogSweepReport {
+  /** Ticks sent for wakes due soon that had none in flight. */
+  readonly sent: number;
+  /** Of those, ticks that replace a lost one (the wake was more than {@link WAKE_LATE_MS} late). */
+  readonly rearmed: number;
+  /** Backlogs that could not be armed now (the next sweep tries again). */
+  readonly failed: number;
+}
+
+/** The message body of a backlog tick. */
+export const backlogTickBody = (target: DeliveryTarget, token: string): string =>
+  sqsSafeJson(
+    JSON.stringify({ v: JOB_FORMAT_VERSION, kind: 'backlog-tick', target, token } satisfies BacklogTickJob),
+  );
+
+/**
+ * Whether a segment stored for `uid` belongs to the subscription as it is now: a subscription
+ * deleted and created again under the same name has another uid (as the engine's resolve reads it).
+ */
+const belongsTo = (uid: string | undefined, subscription: Subscription): boolean =>
+  uid === undefined || subscription.uid === undefined || uid === subscription.uid;
+
+/** Where a segment's index item is (the same segment listed twice has the same). */
+const segmentKeyOf = (ref: Pick<BacklogSegmentRef, 'minDueAt' | 'segmentId'>): string =>
+  `${ref.minDueAt}#${ref.segmentId}`;
+
+/** What the gate lets a tick do with due events. */
+type TickMode =
+  /** On probation: nothing is read, expired or sent; wake when the hold ends. */
+  | { readonly kind: 'hold'; readonly until: number }
+  /** The endpoint has not agreed yet: expire, keep the rest (the wake waits for it). */
+  | { readonly kind: 'unagreed' }
+  /** Answered 410 Gone: due events end as `EndpointDisabled`; the rest wait until due. */
+  | { readonly kind: 'disabled' }
+  /** Open or probing: due events and those due within the window go back to the retry queue. */
+  | { readonly kind: 'release' };
+
+/** A stored event the tick takes out of its segment. */
+interface Taken {
+  readonly segment: number;
+  readonly index: number;
+}
+
+/** A segment as the tick read it, and which of its lines leave it at this tick. */
+interface ReadSegment {
+  readonly ref: BacklogSegmentRef;
+  readonly lines: readonly BacklogLine[];
+  readonly done: number[];
+}
+
+export class BacklogTick {
+  private readonly newToken: () => string;
+
+  constructor(private readonly deps: BacklogTickDeps) {
+    this.newToken = deps.newToken ?? randomUUID;
+  }
+
+  /** Works one tick of a backlog. Rejects when it could not finish; its continuation then resumes it. */
+  async tick(job: BacklogTickJob, options: JobOptions): Promise<BacklogTickReport> {
+    const { store, clock } = this.deps;
+    const topic = topicIdOf(job.target.topic);
+    const name = job.target.subscription;
+    const stale: BacklogTickReport = {
+      outcome: 'stale',
+      released: 0,
+      ended: 0,
+      dropped: 0,
+      wakeAt: undefined,
+    };
+
+    // ---- claim
+    const meta = await store.getMeta(topic, name);
+    if (meta === undefined || meta.token !== job.token) return stale;
+    const claimed = await this.claim(job.target, meta);
+    if (claimed === undefined) return stale;
+
+    // ---- resolve
+    const subscription = await this.deps.subscriptions.get(topic, name, job.target.version);
+    const listed = await store.listSegments(topic, name);
+    const gone = listed.filter((ref) => subscription === undefined || !belongsTo(ref.uid, subscription));
+    const dropped = await this.dropSegments(job.target, gone);
+    if (subscription === undefined) {
+      const rearmed = await this.rearm(job.target, claimed, {
+        known: listed,
+        dueAts: [],
+        uid: meta.uid,
+        heldUntil: undefined,
+        holding: false,
+        agreed: true,
+        profile: this.deps.profiles[job.target.profile],
+      });
+      return { outcome: 'deleted', released: 0, ended: 0, dropped, wakeAt: rearmed };
+    }
+    const own = listed.filter((ref) => belongsTo(ref.uid, subscription));
+    const profile = this.deps.profiles[subscription.deliveryProfile];
+    // The jobs sent on are for the subscription as read now, never for an older version than the tick's.
+    const target: DeliveryTarget = {
+      ...deliveryTargetOf(subscription),
+      version: Math.max(subscription.version, job.target.version),
+    };
+
+    // ---- gate
+    const now = clock.now();
+    const mode = await this.modeOf(subscription, now);
+
+    // ---- expire, release ahead
+    let released = 0;
+    let ended = 0;
+    let unfinished = false;
+    const read: ReadSegment[] = [];
+    if (mode.kind !== 'hold') {
+      for (const ref of own) {
+        if (ref.minDueAt > now + RELEASE_AHEAD_MS) continue;
+        if (clock.now() >= options.attemptDeadline - TICK_DEADLINE_RESERVE_MS) {
+          unfinished = true;
+          break;
+        }
+        read.push({ ref, lines: (await store.readSegment(ref)).lines, done: [] });
+      }
+      ({ released, ended } = await this.expireAndRelease(
+        subscription,
+        profile,
+        target,
+        meta,
+        mode,
+        read,
+        now,
+      ));
+      await this.checkpoint(read);
+    }
+
+    // ---- re-arm
+    const readKeys = new Map(read.map((segment) => [segmentKeyOf(segment.ref), segment]));
+    const dueAts: number[] = [];
+    for (const ref of own) {
+      const segment = readKeys.get(segmentKeyOf(ref));
+      if (segment === undefined) {
+        dueAts.push(ref.minDueAt);
+        continue;
+      }
+      const due = liveDueAt(segment.lines, checkpointOf(ref, segment.done, ref.count));
+      if (due !== undefined) dueAts.push(due);
+    }
+    // Out of time with segments left unread: they are looked at by a tick sent at once.
+    if (unfinished) dueAts.push(clock.now());
+    const wakeAt = await this.rearm(target, claimed, {
+      known: listed,
+      dueAts,
+      uid: subscription.uid,
+      // A past hold is kept: events it kept past their due time and still stored (a tick out of
+      // time, a crash) get their Probation stamp when they leave.
+      heldUntil: mode.kind === 'hold' ? mode.until : meta.heldUntil,
+      holding: mode.kind === 'hold',
+      agreed: mode.kind !== 'unagreed',
+      profile,
+    });
+    return { outcome: 'ticked', released, ended, dropped, wakeAt };
+  }
+
+  /**
+   * Sends the tick of every backlog whose wake is within {@link RELEASE_AHEAD_MS} of `now` and
+   * has none in flight, with its exact delay, then marks it sent (`armedToken`) by
+   * compare-and-set. A crash between the two sends it again at the next sweep: the second tick
+   * finds the token taken and does nothing. A wake more than {@link WAKE_LATE_MS} late lost its
+   * tick (a redriven message, a bug): it is armed again at once with a new token.
+   */
+  async sweep(now: number = this.deps.clock.now()): Promise<BacklogSweepReport> {
+    const { store, logger } = this.deps;
+    let sent = 0;
+    let rearmed = 0;
+    let failed = 0;
+    for (const meta of await store.wakesBy(now + RELEASE_AHEAD_MS)) {
+      if (!hasWake(meta)) continue;
+      const late = meta.wakeAt < now - WAKE_LATE_MS;
+      if (meta.armedToken === meta.token && !late) continue;
+      try {
+        const target = await this.targetOf(meta);
+        if (target === undefined) {
+          logger.warn('backlog has a wake but neither a subscription nor a segment; left as it is', {
+            topic: meta.topic,
+            subscription: meta.subscription,
+          });
+          failed += 1;
+          continue;
+        }
+        const token = late ? this.newToken() : meta.token;
+        const profile = this.deps.profiles[target.profile];
+        await this.sendTick(target, token, sqsDelaySeconds(meta.wakeAt, now, waitPrecisionOf(profile)));
+        const marked = await store.putMeta(
+          // A late wake is moved to now, so it is not taken for lost again while its new tick is on the way.
+          { ...meta, token, armedToken: token, ...(late ? { wakeAt: now } : {}), updatedAt: now },
+          meta.token,
+        );
+        // Not marked: a tick or a store came first and set its own timer; the tick sent is stale.
+        if (!marked) continue;
+        sent += 1;
+        if (late) {
+          rearmed += 1;
+          logger.warn('backlog wake was late; armed again', {
+            topic: meta.topic,
+            subscription: meta.subscription,
+            wakeAt: meta.wakeAt,
+            lateMs: now - meta.wakeAt,
+          });
+        }
+      } catch (error) {
+        failed += 1;
+        logger.error('could not arm a backlog wake; the next sweep tries again', {
+          topic: meta.topic,
+          subscription: meta.subscription,
+          error: (error as Error).message,
+        });
+      }
+    }
+    return { sent, rearmed, failed };
+  }
+
+  // ---- steps --------------------------------------------------------------------------------
+
+  /**
+   * Takes the backlog: sends the continuation first, then moves META to its token. Either write
+   * failing leaves the old token current, so the tick's own message, when it comes back, claims
+   * again. `undefined` when another writer changed META since it was read.
+   */
+  private async claim(target: DeliveryTarget, meta: BacklogMeta): Promise<BacklogMeta | undefined> {
+    const token = this.newToken();
+    const now = this.deps.clock.now();
+    await this.sendTick(target, token, TICK_LEASE_MS / 1000);
+    const claimed: BacklogMeta = {
+      ...meta,
+      token,
+      armedToken: token,
+      wakeAt: now + TICK_LEASE_MS,
+      lease: { until: now + TICK_LEASE_MS },
+      updatedAt: now,
+    };
+    return (await this.deps.store.putMeta(claimed, meta.token)) ? claimed : undefined;
+  }
+
+  /** What the endpoint's health (and its agreement) lets this tick do. */
+  private async modeOf(subscription: Subscription, now: number): Promise<TickMode> {
+    // As the engine's gate: an endpoint that has not agreed gets nothing, whatever its health.
+    if (!endpointAgreed(subscription)) return { kind: 'unagreed' };
+    const stored = await this.deps.health.get(subscription.topic, subscription.name, { consistent: true });
+    const gate = gateOf(
+      currentHealth(stored, subscription.topic, subscription.name, subscription.destination.endpointUrl),
+      now,
+    );
+    if (gate.kind === 'hold') return { kind: 'hold', until: gate.until };
+    if (gate.kind === 'disabled') return { kind: 'disabled' };
+    // Probing or open: the due events are released like those due soon, and the engine attempts
+    // them as it does any job (one request at a time while probing). Probing and draining in
+    // place, from the backlog itself, will take this branch's due events instead.
+    return { kind: 'release' };
+  }
+
+  /**
+   * Ends the due events whose time to live ran out (and, for a disabled endpoint, every due
+   * event), sends back those the window reaches, and notes in `read` which lines left. Everything
+   * is sent before the caller marks anything done.
+   */
+  private async expireAndRelease(
+    subscription: Subscription,
+    profile: DeliveryProfile,
+    target: DeliveryTarget,
+    meta: BacklogMeta,
+    mode: Exclude<TickMode, { kind: 'hold' }>,
+    read: readonly ReadSegment[],
+    now: number,
+  ): Promise<{ released: number; ended: number }> {
+    const expired: DeliveryItem[] = [];
+    const disabled: Attempted[] = [];
+    const releasing: Array<{ dueAt: number; item: DeliveryItem }> = [];
+    const taken: Taken[] = [];
+    read.forEach((segment, segmentIndex) => {
+      // `classifyAtTick` hands back the very lines it is given, so each finds its index here.
+      const indexOf = new Map(segment.lines.map((line, index) => [line, index]));
+      const live = segment.lines.filter((_, index) => !isDone(segment.ref, index));
+      const classes = classifyAtTick(live, now, subscription.retry, profile);
+      const take = (line: BacklogLine) =>
+        taken.push({ segment: segmentIndex, index: indexOf.get(line) as number });
+      for (const line of classes.expired) {
+        // The stamp of a hold that kept the event past its due time, as a held job gets it.
+        expired.push(probationStamp(line, now, meta.heldUntil));
+        take(line);
+      }
+      if (mode.kind === 'disabled') {
+        for (const line of classes.due) {
+          disabled.push({ kind: 'disabled', item: line.item });
+          take(line);
+        }
+      }
+      if (mode.kind === 'release') {
+        for (const line of [...classes.due, ...classes.soon]) {
+          releasing.push({ dueAt: line.dueAt, item: probationStamp(line, now, meta.heldUntil) });
+          take(line);
+        }
+      }
+    });
+
+    if (releasing.length > 0) {
+      const jobs: OutgoingJob[] = [];
+      // Delays count from the moment of sending, so no event arrives before it is due.
+      const groups = releaseGroups(releasing, this.deps.clock.now(), waitPrecisionOf(profile));
+      for (const group of groups) {
+        for (const body of packJobs({ target, dueAt: group.dueAt }, group.items)) {
+          jobs.push({ body, delaySeconds: group.delaySeconds });
+        }
+      }
+      await this.deps.queue.send('retry', jobs);
+    }
+    if (expired.length > 0 || disabled.length > 0) {
+      const decisions = decideJob({
+        topic: subscription.topic,
+        subscription: subscription.name,
+        profile,
+        limits: subscription.retry,
+        attempted: disabled,
+        expired,
+        dueAt: now,
+        now,
+        random: this.deps.random,
+        deadLetters: subscription.deadLetter !== undefined,
+      });
+      await sendFollowUps(this.deps, subscription, profile, target, decisions);
+      if (subscription.deadLetter === undefined) {
+        this.deps.drops.drop(
+          target,
+          decisions.ended.map(({ item, reason }) => ({ item, reason })),
+        );
+      }
+      await this.recordHistory(decisions.records);
+    }
+    for (const { segment, index } of taken) read[segment]?.done.push(index);
+    return { released: releasing.length, ended: expired.length + disabled.length };
+  }
+
+  /** Marks the lines that left: a segment with none left is deleted, others get a checkpoint. */
+  private async checkpoint(read: readonly ReadSegment[]): Promise<void> {
+    for (const segment of read) {
+      if (segment.done.length === 0) continue;
+      const next = checkpointOf(segment.ref, segment.done, segment.ref.count);
+      if (next.complete) await this.deps.store.deleteSegment(segment.ref);
+      else
+        await this.deps.store.updateCheckpoint(segment.ref, {
+          doneThrough: next.doneThrough,
+          doneAfter: next.doneAfter,
+        });
+    }
+  }
+
+  /** Drops the events of segments whose subscription is gone, then deletes the segments. */
+  private async dropSegments(target: DeliveryTarget, refs: readonly BacklogSegmentRef[]): Promise<number> {
+    let dropped = 0;
+    for (const ref of refs) {
+      const { lines } = await this.deps.store.readSegment(ref);
+      const live = lines.filter((_, index) => !isDone(ref, index));
+      if (live.length > 0) {
+        this.deps.drops.drop(
+          target,
+          live.map((line) => ({ item: line.item, reason: 'SubscriptionDeleted' as const })),
+        );
+      }
+      dropped += live.length;
+      await this.deps.store.deleteSegment(ref);
+    }
+    return dropped;
+  }
+
+  /**
+   * Sets the next timer: its tick sent first when it is near (the sweeper sends it otherwise),
+   * then META moved from the claim's token by compare-and-set. Then the index is read once more:
+   * a store that wrote a segment before this META write but read META before it may have left
+   * it without a wake, so an earlier wake it needs is armed now. Returns the wake set.
+   */
+  private async rearm(
+    target: DeliveryTarget,
+    claimed: BacklogMeta,
+    next: {
+      /** Every segment the tick listed (read or not). */
+      readonly known: readonly BacklogSegmentRef[];
+      /** When each segment left is next due. */
+      readonly dueAts: readonly number[];
+      readonly uid: string | undefined;
+      readonly heldUntil: number | undefined;
+      readonly holding: boolean;
+      readonly agreed: boolean;
+      readonly profile: DeliveryProfile;
+    },
+  ): Promise<number | undefined> {
+    const { store, clock } = this.deps;
+    const wakeOf = (dueAts: readonly number[]) =>
+      wakeAtOf({
+        heldUntil: next.holding ? next.heldUntil : undefined,
+        segmentDueAts: dueAts,
+        endpointAgreed: next.agreed,
+        now: clock.now(),
+        profile: next.profile,
+      });
+    const summary = async () => summaryOf(await store.listSegments(claimed.topic, claimed.subscription));
+    const write = async (from: BacklogMeta, wakeAt: number | undefined): Promise<BacklogMeta | undefined> => {
+      const token = this.newToken();
+      const now = clock.now();
+      const near = wakeAt !== undefined && wakeAt - now <= RELEASE_AHEAD_MS;
+      if (near)
+        await this.sendTick(target, token, sqsDelaySeconds(wakeAt, now, waitPrecisionOf(next.profile)));
+      const state: BacklogState = wakeAt === undefined ? 'idle' : next.holding ? 'holding' : 'waiting';
+      const {
+        lease: _lease,
+        wakeAt: _wakeAt,
+        armedToken: _armed,
+        heldUntil: _held,
+        uid: _uid,
+        ...kept
+      } = from;
+      const meta: BacklogMeta = {
+        ...kept,
+        ...(next.uid === undefined ? {} : { uid: next.uid }),
+        token,
+        ...(wakeAt === undefined ? {} : { wakeAt }),
+        ...(near ? { armedToken: token } : {}),
+        ...(next.heldUntil === undefined ? {} : { heldUntil: next.heldUntil }),
+        state,
+        summary: await summary(),
+        updatedAt: now,
+      };
+      return (await store.putMeta(meta, from.token)) ? meta : undefined;
+    };
+
+    const wakeAt = wakeOf(next.dueAts);
+    const armed = await write(claimed, wakeAt);
+    if (armed === undefined) {
+      this.deps.logger.warn(
+        'backlog META changed under a claimed tick; its timer is left to the other writer',
+        {
+          topic: claimed.topic,
+          subscription: claimed.subscription,
+        },
+      );
+      return undefined;
+    }
+    const known = new Set(next.known.map(segmentKeyOf));
+    const stored = (await store.listSegments(claimed.topic, claimed.subscription)).filter(
+      (ref) => !known.has(segmentKeyOf(ref)),
+    );
+    if (stored.length === 0) return wakeAt;
+    const earlier = wakeOf([...next.dueAts, ...stored.map((ref) => ref.minDueAt)]);
+    if (earlier === undefined || (wakeAt !== undefined && earlier >= wakeAt)) return wakeAt;
+    const again = await write(armed, earlier);
+    return again === undefined ? wakeAt : earlier;
+  }
+
+  // ---- ticks and targets -----------------------------------------------------------------------
+
+  private async sendTick(target: DeliveryTarget, token: string, delaySeconds: number): Promise<void> {
+    await this.deps.queue.send('retry', [{ body: backlogTickBody(target, token), delaySeconds }]);
+  }
+
+  /**
+   * The target a sweeper's tick carries: the subscription's as it is now, else (deleted) that of
+   * a stored segment, so the tick can still find the backlog and drop it.
+   */
+  private async targetOf(meta: BacklogMeta): Promise<DeliveryTarget | undefined> {
+    const subscription = await this.deps.subscriptions.get(meta.topic, meta.subscription);
+    if (subscription !== undefined) return deliveryTargetOf(subscription);
+    const [first] = await this.deps.store.listSegments(meta.topic, meta.subscription);
+    return first === undefined ? undefined : (await this.deps.store.readSegment(first)).header.target;
+  }
+
+  private async recordHistory(records: Parameters<AttemptHistory['record']>[0]): Promise<void> {
+    if (records.length === 0) return;
+    try {
+      await this.deps.history.record(records);
+    } catch (error) {
+      // History is for operators; failing to write it must not fail (and so repeat) the tick.
+      this.deps.logger.error('could not record backlog endings', {
+        error: (error as Error).message,
+        records: records.length,
+      });
+    }
+  }
+}

@@ -1,0 +1,821 @@
+/**
+ * The backlog tick and sweeper in virtual time, over the in-memory backlog store and a recording
+ * queue: only the current token acts, the continuation is sent before META is taken, wakes and
+ * releases are never early and at most a second late, TTL ends only due events, deleted and
+ * re-created subscriptions, disabled and held endpoints, and a crash at every write resumed by
+ * the continuation without losing an event.
+ */
+
+import {
+  BacklogTick,
+  type BacklogTickDeps,
+  TICK_LEASE_MS,
+  WAKE_LATE_MS,
+} from '../../../shared/delivery/backlog-tick';
+import { DropRecorder } from '../../../shared/delivery/dead-letter';
+import { UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../shared/delivery/rules/handshake';
+import { freshHealth } from '../../../shared/delivery/rules/health';
+import { DELIVERY_PROFILES } from '../../../shared/delivery/rules/profiles';
+import { deliveryTargetOf } from '../../../shared/delivery/target';
+import type { BacklogLine, BacklogMeta } from '../../../shared/domain/backlog';
+import {
+  type BacklogTickJob,
+  backlogTickJobSchema,
+  type DeliveryJob,
+  type DeliveryTarget,
+  type EndedJob,
+  JOB_FORMAT_VERSION,
+} from '../../../shared/domain/delivery';
+import type { EndpointHealth, Subscription } from '../../../shared/domain/model';
+import { silentLogger } from '../../../shared/observability/logging';
+import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
+import { parseJob } from '../../../shared/queue/job-codec';
+import { item, MemoryHistory, RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
+import { MemoryBacklogStore, MemoryHealthStore } from '../../support/memory-stores';
+
+const S = 1000;
+const MIN = 60 * S;
+const H = 60 * MIN;
+const T0 = Date.UTC(2026, 2, 1);
+const run = { attemptDeadline: Number.MAX_SAFE_INTEGER };
+const WITH_DEAD_LETTERS = { uid: 'u1', deadLetter: { container: 'dead' } };
+
+/** A message the tick sent, read back by its kind. */
+type Sent = { queue: string; at: number; delaySeconds: number } & (
+  | { kind: 'tick'; job: BacklogTickJob }
+  | { kind: 'deliver'; job: DeliveryJob }
+  | { kind: 'ended'; job: EndedJob }
+);
+
+function sentOf(queue: Pick<RecordingQueue, 'sent'>): Sent[] {
+  return queue.sent.map(({ queue: name, job, at }) => {
+    const head = { queue: name, at, delaySeconds: job.delaySeconds };
+    const json = JSON.parse(job.body) as { kind?: string };
+    if (json.kind === 'backlog-tick') return { ...head, kind: 'tick', job: backlogTickJobSchema.parse(json) };
+    const parsed = parseJob(job.body);
+    if (parsed.kind === 'ended') return { ...head, kind: 'ended', job: parsed };
+    if (parsed.kind !== undefined && parsed.kind !== 'deliver') throw new Error(`unexpected ${parsed.kind}`);
+    return { ...head, kind: 'deliver', job: parsed };
+  });
+}
+
+const ticksOf = (sent: readonly Sent[]) =>
+  sent.flatMap((entry) => (entry.kind === 'tick' ? [{ ...entry, job: entry.job }] : []));
+const deliveriesOf = (sent: readonly Sent[]) =>
+  sent.flatMap((entry) => (entry.kind === 'deliver' ? [{ ...entry, job: entry.job }] : []));
+const endedOf = (sent: readonly Sent[]) =>
+  sent.flatMap((entry) => (entry.kind === 'ended' ? entry.job.ended : []));
+
+function harness(overrides: Partial<Subscription> = WITH_DEAD_LETTERS) {
+  const clock = new VirtualClock(T0);
+  const queue = new RecordingQueue(clock);
+  const store = new MemoryBacklogStore();
+  const healthStore = new MemoryHealthStore();
+  const metrics = new MetricBuffer();
+  const history = new MemoryHistory();
+  const subscriptions = new Map<string, Subscription>([['orders/audit', subscription(overrides)]]);
+  let tokens = 0;
+  const deps: BacklogTickDeps = {
+    store,
+    queue,
+    subscriptions: { get: async (topic, name) => subscriptions.get(`${topic}/${name}`) },
+    health: healthStore,
+    drops: new DropRecorder(metrics, silentLogger),
+    history,
+    clock,
+    random: () => 0.5,
+    profiles: DELIVERY_PROFILES,
+    logger: silentLogger,
+    newToken: () => `t${++tokens}`,
+  };
+  return { clock, queue, store, healthStore, metrics, history, subscriptions, deps };
+}
+
+type Harness = ReturnType<typeof harness>;
+
+const tickOf = (h: Harness) => new BacklogTick(h.deps);
+
+const targetOf = (h: Harness): DeliveryTarget =>
+  deliveryTargetOf(h.subscriptions.get('orders/audit') as Subscription);
+
+const line = (id: string, dueAt: number, publishedAt = T0 - H): BacklogLine => ({
+  dueAt,
+  heldBy: 'wait',
+  item: item(id, publishedAt, { attempts: 3, lastOutcome: 'GenericError', lastHttpStatus: 500 }),
+});
+
+/** Stores a segment for the target (default: the subscription's) and returns its index entry. */
+const store = (h: Harness, segmentId: string, lines: BacklogLine[], target = targetOf(h)) =>
+  h.store.putSegment({ target, segmentId, lines, createdAt: T0 - H });
+
+/** A META whose current token is `t0`, waking at `wakeAt`. */
+async function armed(h: Harness, wakeAt: number, extra: Partial<BacklogMeta> = {}): Promise<BacklogMeta> {
+  const meta: BacklogMeta = {
+    topic: 'orders',
+    subscription: 'audit',
+    uid: 'u1',
+    endpointUrl: 'https://hooks.example.test/in',
+    token: 't0',
+    wakeAt,
+    armedToken: 't0',
+    state: 'waiting',
+    summary: await h.store.summary('orders', 'audit'),
+    updatedAt: T0 - H,
+    ...extra,
+  };
+  expect(await h.store.putMeta(meta, undefined)).toBe(true);
+  return meta;
+}
+
+const tickJob = (h: Harness, token: string, target = targetOf(h)): BacklogTickJob => ({
+  v: JOB_FORMAT_VERSION,
+  kind: 'backlog-tick',
+  target,
+  token,
+});
+
+const setHealth = (h: Harness, overrides: Partial<EndpointHealth>) =>
+  h.healthStore.put(
+    { ...freshHealth('orders', 'audit', 'https://hooks.example.test/in'), ...overrides },
+    undefined,
+  );
+
+/** The ids of events still waiting in a live line of some segment. */
+async function liveIds(h: Harness): Promise<string[]> {
+  const ids: string[] = [];
+  for (const ref of await h.store.listSegments('orders', 'audit')) {
+    const { lines } = await h.store.readSegment(ref);
+    lines.forEach((entry, index) => {
+      const done = index < ref.doneThrough || ref.doneAfter.includes(index);
+      if (!done) ids.push(entry.item.eventId);
+    });
+  }
+  return ids.sort();
+}
+
+const droppedBy = (metrics: MetricBuffer, reason: string) =>
+  metrics
+    .drain()
+    .filter((point) => point.name === METRIC.DroppedEventCount && point.dimensions.DropReason === reason)
+    .reduce((sum, point) => sum + point.values.reduce((a, b) => a + b, 0), 0);
+
+describe('backlog tick: claim', () => {
+  it('does nothing for a tick whose token is not the backlog’s', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('a', T0 - MIN)]);
+    const meta = await armed(h, T0 - MIN);
+
+    const report = await tick.tick(tickJob(h, 'old-token'), run);
+
+    expect(report.outcome).toBe('stale');
+    expect(h.queue.sent).toEqual([]);
+    expect(await h.store.getMeta('orders', 'audit')).toEqual(meta);
+    expect(await liveIds(h)).toEqual(['a']);
+  });
+
+  it('does nothing when the backlog has no META', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('a', T0 - MIN)]);
+
+    expect((await tick.tick(tickJob(h, 't0'), run)).outcome).toBe('stale');
+    expect(h.queue.sent).toEqual([]);
+  });
+
+  it('sends the continuation, delayed by the lease, before it takes META', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('a', T0 + 2 * H)]);
+    await armed(h, T0);
+    const metaWrites: Array<{ token: string; sentBefore: Sent[] }> = [];
+    const putMeta = h.store.putMeta.bind(h.store);
+    h.store.putMeta = async (meta, expected) => {
+      metaWrites.push({ token: meta.token, sentBefore: sentOf(h.queue) });
+      return putMeta(meta, expected);
+    };
+
+    await tick.tick(tickJob(h, 't0'), run);
+
+    const [claim] = metaWrites;
+    expect(claim?.sentBefore).toEqual([
+      expect.objectContaining({ kind: 'tick', queue: 'retry', delaySeconds: TICK_LEASE_MS / 1000 }),
+    ]);
+    expect(ticksOf(claim?.sentBefore ?? [])[0]?.job.token).toBe(claim?.token);
+  });
+
+  it('leaves META to the token it had when the continuation cannot be sent', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('a', T0 - MIN)]);
+    const meta = await armed(h, T0 - MIN);
+    h.queue.failWith = new Error('SQS is down');
+
+    await expect(tick.tick(tickJob(h, 't0'), run)).rejects.toThrow('SQS is down');
+
+    expect(await h.store.getMeta('orders', 'audit')).toEqual(meta);
+    expect(await liveIds(h)).toEqual(['a']);
+  });
+});
+
+describe('backlog tick: release ahead and re-arm', () => {
+  it('sends events due within 15 min to the retry queue, one job per due second, none early, none a second late', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    const dues = {
+      overdue: T0 - 3 * MIN,
+      now: T0,
+      a: T0 + 10 * S + 200,
+      b: T0 + 10 * S + 700.5,
+      c: T0 + 11 * S + 500,
+      d: T0 + 14 * MIN + 59 * S,
+      later: T0 + 15 * MIN + 1,
+    };
+    await store(
+      h,
+      'seg-a',
+      Object.entries(dues).map(([id, dueAt]) => line(id, dueAt)),
+    );
+    await armed(h, T0 - 3 * MIN);
+
+    const report = await tick.tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ outcome: 'ticked', released: 6, ended: 0, wakeAt: dues.later });
+    const jobs = deliveriesOf(sentOf(h.queue));
+    expect(jobs.map((entry) => [entry.delaySeconds, entry.job.items.map((i) => i.eventId)])).toEqual([
+      [0, ['overdue', 'now']],
+      [11, ['a', 'b']],
+      [12, ['c']],
+      [899, ['d']],
+    ]);
+    for (const { job, delaySeconds, at } of jobs) {
+      const arrives = at + delaySeconds * S;
+      expect(job.target).toEqual(targetOf(h));
+      expect(job.dueAt ?? 0).toBeLessThanOrEqual(arrives);
+      for (const released of job.items) {
+        const dueAt = dues[released.eventId as keyof typeof dues];
+        expect(arrives).toBeGreaterThanOrEqual(Math.min(dueAt, at));
+        expect(arrives - Math.max(dueAt, at)).toBeLessThan(S);
+        // Released on time: nothing held them, so nothing is stamped and no attempt is counted.
+        expect(released).toMatchObject({ attempts: 3, lastOutcome: 'GenericError' });
+      }
+    }
+    // The rest stays; the segment's first six lines are done.
+    expect(await liveIds(h)).toEqual(['later']);
+    const [ref] = await h.store.listSegments('orders', 'audit');
+    expect(ref).toMatchObject({ doneThrough: 6, doneAfter: [] });
+  });
+
+  it('wakes at the earliest event not yet done, not at a segment’s released first line', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('a1', T0), line('a2', T0 + 3 * H)]);
+    await store(h, 'seg-b', [line('b1', T0 + 2 * H), line('b2', T0 + 4 * H)]);
+    await armed(h, T0);
+
+    const report = await tick.tick(tickJob(h, 't0'), run);
+
+    expect(report.wakeAt).toBe(T0 + 2 * H);
+    const meta = await h.store.getMeta('orders', 'audit');
+    expect(meta).toMatchObject({ wakeAt: T0 + 2 * H, state: 'waiting', summary: { events: 3 } });
+    expect(meta?.lease).toBeUndefined();
+    // Beyond 15 min: the sweeper sends its tick, so none is in flight for the new token.
+    expect(meta?.armedToken).toBeUndefined();
+    expect(ticksOf(sentOf(h.queue)).map((entry) => entry.job.token)).toEqual(['t1']);
+  });
+
+  it('sends the next tick itself when the wake is within 15 min, with its exact delay', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    const until = T0 + 10 * MIN + 300;
+    await setHealth(h, { probationUntil: until, probations: 1, consecutiveFailures: 1 });
+    await store(h, 'seg-a', [line('a1', T0 - MIN)]);
+    await armed(h, T0 - MIN);
+
+    await tick.tick(tickJob(h, 't0'), run);
+
+    const meta = await h.store.getMeta('orders', 'audit');
+    const next = ticksOf(sentOf(h.queue)).find((entry) => entry.job.token === meta?.token);
+    expect(meta).toMatchObject({ wakeAt: until, armedToken: meta?.token, state: 'holding' });
+    expect(next?.delaySeconds).toBe(10 * 60 + 1);
+  });
+
+  it('arms an earlier wake for a segment stored while the tick was at work', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('a1', T0 + 3 * H)]);
+    await armed(h, T0 + 3 * H);
+    h.clock.advanceTo(T0 + 3 * H - 16 * MIN);
+    // A store writes its segment after the tick listed the index, and reads META before the
+    // tick re-arms it: only the tick's second look at the index can see it.
+    const putMeta = h.store.putMeta.bind(h.store);
+    let writes = 0;
+    h.store.putMeta = async (meta, expected) => {
+      writes += 1;
+      if (writes === 2) await store(h, 'seg-new', [line('n1', T0 + 3 * H - 15 * MIN)]);
+      return putMeta(meta, expected);
+    };
+
+    const report = await tick.tick(tickJob(h, 't0'), run);
+
+    expect(report.wakeAt).toBe(T0 + 3 * H - 15 * MIN);
+    const meta = await h.store.getMeta('orders', 'audit');
+    expect(meta).toMatchObject({ wakeAt: T0 + 3 * H - 15 * MIN, summary: { events: 2 } });
+    const next = ticksOf(sentOf(h.queue)).find((entry) => entry.job.token === meta?.token);
+    expect(next?.delaySeconds).toBe(60);
+  });
+
+  it('goes idle when nothing is left: no wake, no tick', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('a1', T0 - MIN)]);
+    await armed(h, T0 - MIN);
+
+    const report = await tick.tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ released: 1, wakeAt: undefined });
+    expect(await h.store.listSegments('orders', 'audit')).toEqual([]);
+    const meta = await h.store.getMeta('orders', 'audit');
+    expect(meta).toMatchObject({ state: 'idle', summary: { events: 0 } });
+    expect(meta?.wakeAt).toBeUndefined();
+    expect(ticksOf(sentOf(h.queue))).toHaveLength(1);
+  });
+
+  it('hands the rest to a tick sent at once when the invocation runs out of time', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('a1', T0 - MIN)]);
+    await store(h, 'seg-b', [line('b1', T0 - 30 * S)]);
+    await armed(h, T0 - MIN);
+
+    const report = await tick.tick(tickJob(h, 't0'), { attemptDeadline: T0 + 10 * S });
+
+    expect(report.released).toBe(0);
+    expect(report.wakeAt).toBeLessThanOrEqual(T0);
+    const meta = await h.store.getMeta('orders', 'audit');
+    expect(ticksOf(sentOf(h.queue)).find((entry) => entry.job.token === meta?.token)?.delaySeconds).toBe(0);
+    expect(await liveIds(h)).toEqual(['a1', 'b1']);
+  });
+});
+
+describe('backlog tick: time to live', () => {
+  const ttl = { retry: { maxAttempts: 30, ttlMs: 24 * H } };
+
+  it.each<[string, Partial<Subscription>]>([
+    ['dead-lettered when the subscription has a destination', WITH_DEAD_LETTERS],
+    ['dropped when it has none', { uid: 'u1' }],
+  ])(
+    'ends a due event past its TTL: %s; one past its TTL but not due waits for its due tick',
+    async (_name, overrides) => {
+      const h = harness({ ...overrides, ...ttl });
+      const tick = tickOf(h);
+      const old = T0 - 25 * H;
+      await store(h, 'seg-a', [line('due-old', T0 - MIN, old), line('later-old', T0 + 2 * H, old)]);
+      await armed(h, T0 - MIN);
+      const deadLetters = overrides.deadLetter !== undefined;
+
+      const first = await tick.tick(tickJob(h, 't0'), run);
+
+      expect(first).toMatchObject({ ended: 1, released: 0, wakeAt: T0 + 2 * H });
+      expect(await liveIds(h)).toEqual(['later-old']);
+      const ended = endedOf(sentOf(h.queue));
+      expect(ended.map((entry) => [entry.item.eventId, entry.reason])).toEqual(
+        deadLetters ? [['due-old', 'TimeToLiveExceeded']] : [],
+      );
+      expect(droppedBy(h.metrics, 'TimeToLiveExceeded')).toBe(deadLetters ? 0 : 1);
+      expect(h.history.records).toEqual([
+        expect.objectContaining({
+          eventId: 'due-old',
+          attempt: 4,
+          outcome: 'NotAttempted',
+          next: { action: deadLetters ? 'deadLetter' : 'dropped', reason: 'TimeToLiveExceeded' },
+        }),
+      ]);
+
+      h.clock.advanceTo(T0 + 2 * H);
+      const meta = await h.store.getMeta('orders', 'audit');
+      const second = await tick.tick(tickJob(h, meta?.token ?? ''), run);
+
+      expect(second).toMatchObject({ ended: 1, wakeAt: undefined });
+      expect(await liveIds(h)).toEqual([]);
+      expect(endedOf(sentOf(h.queue)).map((entry) => entry.item.eventId)).toEqual(
+        deadLetters ? ['due-old', 'later-old'] : [],
+      );
+    },
+  );
+
+  it('stamps Probation on an event the endpoint held past its due time', async () => {
+    const h = harness({ ...WITH_DEAD_LETTERS, ...ttl });
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('held', T0 - 10 * MIN, T0 - 25 * H), line('kept', T0 + 5 * MIN)]);
+    await armed(h, T0, { heldUntil: T0 });
+
+    await tick.tick(tickJob(h, 't0'), run);
+
+    const [ended] = endedOf(sentOf(h.queue));
+    expect(ended).toMatchObject({
+      reason: 'TimeToLiveExceeded',
+      item: { lastOutcome: 'Probation', attempts: 3 },
+    });
+    // Due later than the hold: leaves as it was stored.
+    const [released] = deliveriesOf(sentOf(h.queue));
+    expect(released?.job.items[0]).toMatchObject({ eventId: 'kept', lastOutcome: 'GenericError' });
+  });
+});
+
+describe('backlog tick: deleted and re-created subscriptions', () => {
+  it('drops every segment of a deleted subscription as SubscriptionDeleted and removes them', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    const target = targetOf(h);
+    await store(h, 'seg-a', [line('a1', T0 - MIN), line('a2', T0 + 5 * H)]);
+    await store(h, 'seg-b', [line('b1', T0 + 9 * H)]);
+    await armed(h, T0 - MIN);
+    h.subscriptions.delete('orders/audit');
+
+    const report = await tick.tick(tickJob(h, 't0', target), run);
+
+    expect(report).toMatchObject({ outcome: 'deleted', dropped: 3, wakeAt: undefined });
+    expect(droppedBy(h.metrics, 'SubscriptionDeleted')).toBe(3);
+    expect(await h.store.listSegments('orders', 'audit')).toEqual([]);
+    expect(h.store.objects.size).toBe(0);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'idle', summary: { events: 0 } });
+    expect(deliveriesOf(sentOf(h.queue))).toEqual([]);
+    expect(endedOf(sentOf(h.queue))).toEqual([]);
+  });
+
+  it('drops only the old uid’s segments of a re-created subscription and keeps the new one’s', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    const oldTarget = targetOf(h);
+    await store(h, 'seg-old', [line('old1', T0 + H), line('old2', T0 + 2 * H)], oldTarget);
+    h.subscriptions.set('orders/audit', subscription({ ...WITH_DEAD_LETTERS, uid: 'u2', version: 2 }));
+    await store(h, 'seg-new', [line('new1', T0 + 3 * H)]);
+    await armed(h, T0 + H);
+
+    const report = await tick.tick(tickJob(h, 't0', oldTarget), run);
+
+    expect(report).toMatchObject({ outcome: 'ticked', dropped: 2, wakeAt: T0 + 3 * H });
+    expect(droppedBy(h.metrics, 'SubscriptionDeleted')).toBe(2);
+    expect(await liveIds(h)).toEqual(['new1']);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ uid: 'u2', wakeAt: T0 + 3 * H });
+  });
+});
+
+describe('backlog tick: the endpoint’s gate', () => {
+  it('ends due events of a disabled endpoint as EndpointDisabled; events not due wait', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await setHealth(h, { disabledAt: T0 - H });
+    await store(h, 'seg-a', [line('due', T0 - MIN), line('soon', T0 + 5 * MIN)]);
+    await armed(h, T0 - MIN);
+
+    const report = await tick.tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ ended: 1, released: 0, wakeAt: T0 + 5 * MIN });
+    expect(endedOf(sentOf(h.queue))).toEqual([
+      expect.objectContaining({
+        reason: 'EndpointDisabled',
+        item: expect.objectContaining({ eventId: 'due', lastOutcome: 'Probation', attempts: 3 }),
+      }),
+    ]);
+    expect(deliveriesOf(sentOf(h.queue))).toEqual([]);
+    expect(await liveIds(h)).toEqual(['soon']);
+  });
+
+  it('releases nothing while the endpoint is held, and wakes when the hold ends', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    const until = T0 + 40 * MIN;
+    await setHealth(h, {
+      probationUntil: until,
+      probations: 3,
+      consecutiveFailures: 12,
+      unhealthySince: T0 - H,
+    });
+    await store(h, 'seg-a', [line('due', T0 - MIN), line('soon', T0 + 5 * MIN)]);
+    await armed(h, T0 - MIN);
+
+    const report = await tick.tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ released: 0, ended: 0, wakeAt: until });
+    expect(deliveriesOf(sentOf(h.queue))).toEqual([]);
+    expect(endedOf(sentOf(h.queue))).toEqual([]);
+    expect(await liveIds(h)).toEqual(['due', 'soon']);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({
+      state: 'holding',
+      heldUntil: until,
+      wakeAt: until,
+    });
+  });
+
+  it('releases due events once the hold is over, stamped Probation when held past due', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await setHealth(h, { probationUntil: T0 - S, probations: 3, consecutiveFailures: 12 });
+    await store(h, 'seg-a', [line('held', T0 - 10 * MIN), line('after', T0 + MIN)]);
+    await armed(h, T0, { heldUntil: T0 - S, state: 'holding' });
+
+    const report = await tick.tick(tickJob(h, 't0'), run);
+
+    expect(report.released).toBe(2);
+    const items = deliveriesOf(sentOf(h.queue)).flatMap((entry) => entry.job.items);
+    expect(items.map((i) => [i.eventId, i.lastOutcome, i.attempts])).toEqual([
+      ['held', 'Probation', 3],
+      ['after', 'GenericError', 3],
+    ]);
+  });
+});
+
+describe('backlog tick: a changed endpoint', () => {
+  it('releases to a new endpoint URL: the old one’s hold does not apply to it', async () => {
+    const h = harness({
+      ...WITH_DEAD_LETTERS,
+      destination: { endpointType: 'WebHook', endpointUrl: 'https://new.example.test/in' },
+    });
+    const tick = tickOf(h);
+    // The hold on file is the old URL's.
+    await setHealth(h, {
+      probationUntil: T0 + H,
+      probations: 5,
+      consecutiveFailures: 20,
+      unhealthySince: T0 - H,
+    });
+    await store(h, 'seg-a', [line('due', T0 - MIN)]);
+    await armed(h, T0 - MIN);
+
+    const report = await tick.tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ released: 1, wakeAt: undefined });
+    expect(deliveriesOf(sentOf(h.queue)).flatMap((entry) => entry.job.items.map((i) => i.eventId))).toEqual([
+      'due',
+    ]);
+  });
+
+  it('releases nothing to an endpoint that has not agreed yet, ends what expired, and waits for it', async () => {
+    const h = harness({
+      ...WITH_DEAD_LETTERS,
+      retry: { maxAttempts: 30, ttlMs: 24 * H },
+      validation: {
+        endpointUrl: 'https://hooks.example.test/in',
+        code: 'c',
+        startedAt: T0 - MIN,
+        expiresAt: T0 + 4 * MIN,
+      },
+    });
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [
+      line('expired', T0 - MIN, T0 - 25 * H),
+      line('due', T0 - MIN),
+      line('soon', T0 + 5 * MIN),
+    ]);
+    await armed(h, T0 - MIN);
+
+    const report = await tick.tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ released: 0, ended: 1, wakeAt: T0 + UNVALIDATED_ENDPOINT_HOLD_MS });
+    expect(deliveriesOf(sentOf(h.queue))).toEqual([]);
+    expect(endedOf(sentOf(h.queue)).map((entry) => [entry.item.eventId, entry.reason])).toEqual([
+      ['expired', 'TimeToLiveExceeded'],
+    ]);
+    expect(await liveIds(h)).toEqual(['due', 'soon']);
+  });
+});
+
+describe('backlog sweep', () => {
+  it('sends the tick of each wake within 15 min once, with its exact delay, and not again', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('a', T0 + 10 * MIN + 400)]);
+    await armed(h, T0 + 10 * MIN + 400, { armedToken: undefined });
+
+    expect(await tick.sweep()).toEqual({ sent: 1, rearmed: 0, failed: 0 });
+    expect(await tick.sweep(T0 + MIN)).toEqual({ sent: 0, rearmed: 0, failed: 0 });
+
+    const ticks = ticksOf(sentOf(h.queue));
+    expect(ticks.map((entry) => [entry.job.token, entry.delaySeconds])).toEqual([['t0', 601]]);
+    expect(ticks[0]?.job.target).toEqual(targetOf(h));
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ token: 't0', armedToken: 't0' });
+  });
+
+  it('leaves wakes further than 15 min to a later sweep', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('a', T0 + 16 * MIN)]);
+    await armed(h, T0 + 16 * MIN, { armedToken: undefined });
+
+    expect(await tick.sweep()).toEqual({ sent: 0, rearmed: 0, failed: 0 });
+    expect(await tick.sweep(T0 + MIN)).toEqual({ sent: 1, rearmed: 0, failed: 0 });
+    expect(ticksOf(sentOf(h.queue)).map((entry) => entry.delaySeconds)).toEqual([15 * 60]);
+  });
+
+  it('arms a wake more than 5 min late again with a new token, which the old tick cannot use', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('a', T0 - 10 * MIN)]);
+    await armed(h, T0 - WAKE_LATE_MS - S);
+
+    expect(await tick.sweep()).toEqual({ sent: 1, rearmed: 1, failed: 0 });
+    const meta = await h.store.getMeta('orders', 'audit');
+    expect(meta).toMatchObject({ token: 't1', armedToken: 't1', wakeAt: T0 });
+    expect(ticksOf(sentOf(h.queue)).map((entry) => [entry.job.token, entry.delaySeconds])).toEqual([
+      ['t1', 0],
+    ]);
+    // Not taken for lost again a minute later.
+    expect(await tick.sweep(T0 + MIN)).toEqual({ sent: 0, rearmed: 0, failed: 0 });
+    expect((await tick.tick(tickJob(h, 't0'), run)).outcome).toBe('stale');
+    expect((await tick.tick(tickJob(h, 't1'), run)).released).toBe(1);
+  });
+
+  it('gives a deleted subscription’s backlog a tick with the target its segments were stored for', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    const target = targetOf(h);
+    await store(h, 'seg-a', [line('a', T0 + MIN)]);
+    await armed(h, T0 + MIN, { armedToken: undefined });
+    h.subscriptions.delete('orders/audit');
+
+    await tick.sweep();
+
+    const [sent] = ticksOf(sentOf(h.queue));
+    expect(sent?.job.target).toEqual(target);
+    expect((await tick.tick(sent?.job as BacklogTickJob, run)).outcome).toBe('deleted');
+  });
+});
+
+describe('backlog tick and sweep in virtual time', () => {
+  it('delivers every stored event to the retry queue at its due time, never early and at most 1 s late', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    // Due times over six hours, with jitter fractions, in three segments that overlap.
+    const dues = Array.from(
+      { length: 60 },
+      (_, i) => T0 + ((i * 7919) % 360) * MIN + ((i * 104729) % 1000) + 0.25,
+    );
+    const lines = dues.map((dueAt, i) => line(`e${i}`, dueAt));
+    for (const [index, part] of [lines.slice(0, 20), lines.slice(20, 40), lines.slice(40)].entries()) {
+      await store(h, `seg-${index}`, part);
+    }
+    const first = Math.min(...dues);
+    await armed(h, first, { armedToken: undefined });
+
+    const arrived = new Map<string, number>();
+    const handled = new Set<(typeof h.queue.sent)[number]>();
+    let nextSweep = T0;
+    while (h.clock.now() < T0 + 7 * H) {
+      // The next message to arrive (in the order sent, among those arriving together), or a sweep.
+      const next = h.queue.sent
+        .filter((raw) => !handled.has(raw))
+        .map((raw) => ({ raw, arrives: raw.at + raw.job.delaySeconds * S }))
+        .reduce<{ raw: (typeof h.queue.sent)[number]; arrives: number } | undefined>(
+          (min, entry) => (min === undefined || entry.arrives < min.arrives ? entry : min),
+          undefined,
+        );
+      if (next === undefined || next.arrives >= nextSweep) {
+        h.clock.advanceTo(nextSweep);
+        await tick.sweep();
+        nextSweep += MIN;
+        continue;
+      }
+      handled.add(next.raw);
+      h.clock.advanceTo(next.arrives);
+      const [message] = sentOf({ sent: [next.raw] });
+      if (message?.kind === 'tick') await tick.tick(message.job, run);
+      if (message?.kind === 'deliver') {
+        for (const delivered of message.job.items) {
+          expect(arrived.has(delivered.eventId)).toBe(false);
+          arrived.set(delivered.eventId, next.arrives);
+        }
+      }
+    }
+
+    expect(arrived.size).toBe(dues.length);
+    dues.forEach((dueAt, i) => {
+      const at = arrived.get(`e${i}`) as number;
+      expect(at).toBeGreaterThanOrEqual(dueAt);
+      expect(at - dueAt).toBeLessThanOrEqual(S);
+    });
+    expect(await h.store.listSegments('orders', 'audit')).toEqual([]);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'idle' });
+  });
+});
+
+describe('backlog tick: a crash at any write', () => {
+  /** Counts the tick's writes (store writes and non-empty queue sends) and fails one of them. */
+  function withFaults(h: Harness) {
+    const faults = { writes: 0, failAt: 0, afterWrite: false, names: [] as string[] };
+    const guard =
+      <A extends unknown[], R>(name: string, write: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        faults.writes += 1;
+        faults.names.push(name);
+        if (faults.writes !== faults.failAt) return write(...args);
+        // Failing after the write stands for a write that happened and whose answer was lost.
+        if (faults.afterWrite) await write(...args);
+        throw new Error(`${name} failed`);
+      };
+    const { store, queue } = h;
+    store.putMeta = guard('putMeta', store.putMeta.bind(store));
+    store.updateCheckpoint = guard('updateCheckpoint', store.updateCheckpoint.bind(store));
+    store.deleteSegment = guard('deleteSegment', store.deleteSegment.bind(store));
+    store.putSegment = guard('putSegment', store.putSegment.bind(store));
+    const send = guard('send', queue.send.bind(queue));
+    queue.send = async (name, jobs) => (jobs.length === 0 ? undefined : send(name, jobs));
+    return faults;
+  }
+
+  const EVENTS = ['expired', 'due', 'soon-a', 'overdue', 'later-b', 'soon-c', 'later-d'];
+
+  async function scenario() {
+    const h = harness({ ...WITH_DEAD_LETTERS, retry: { maxAttempts: 30, ttlMs: 24 * H } });
+    await store(h, 'seg-a', [
+      line('expired', T0 - MIN, T0 - 25 * H),
+      line('due', T0),
+      line('soon-a', T0 + 5 * MIN),
+    ]);
+    await store(h, 'seg-b', [line('overdue', T0 - 30 * S), line('later-b', T0 + 2 * H)]);
+    await store(h, 'seg-c', [line('soon-c', T0 + 10 * MIN)]);
+    await store(h, 'seg-d', [line('later-d', T0 + 3 * H)]);
+    await armed(h, T0 - MIN);
+    return h;
+  }
+
+  /** Every event still waiting in a segment or sent on (released or handed to the dead-letter step). */
+  async function accounted(h: Harness): Promise<string[]> {
+    const sent = sentOf(h.queue);
+    const sentOn = [
+      ...deliveriesOf(sent).flatMap((entry) => entry.job.items.map((i) => i.eventId)),
+      ...endedOf(sent).map((entry) => entry.item.eventId),
+    ];
+    return [...new Set([...(await liveIds(h)), ...sentOn])].sort();
+  }
+
+  it('runs through without faults: every event accounted for once', async () => {
+    const h = await scenario();
+    const faults = withFaults(h);
+
+    await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(await accounted(h)).toEqual([...EVENTS].sort());
+    expect(await liveIds(h)).toEqual(['later-b', 'later-d']);
+    expect(faults.names).toEqual([
+      'send', // continuation
+      'putMeta', // claim
+      'send', // released events
+      'send', // the expired event, to the ended-delivery queue
+      'deleteSegment', // seg-a, every line gone
+      'updateCheckpoint', // seg-b
+      'deleteSegment', // seg-c
+      'putMeta', // re-arm (its wake is hours away: the sweeper sends the tick)
+    ]);
+  });
+
+  const writes = 8;
+  it.each(
+    Array.from({ length: writes }, (_, i) => [
+      [i + 1, false],
+      [i + 1, true],
+    ]).flat() as Array<[number, boolean]>,
+  )(
+    'write %i fails (after it was made: %s): the tick that resumes loses no event',
+    async (failAt, afterWrite) => {
+      const h = await scenario();
+      const tick = tickOf(h);
+      const faults = withFaults(h);
+      faults.failAt = failAt;
+      faults.afterWrite = afterWrite;
+
+      const first = await tick.tick(tickJob(h, 't0'), run).then(
+        () => 'finished',
+        () => 'failed',
+      );
+      expect(await accounted(h)).toEqual([...EVENTS].sort());
+      if (first === 'finished') {
+        // Only the ended-delivery queue refused: the ended deliveries were parked on the retry queue.
+        expect(faults.names[failAt - 1]).toBe('send');
+        expect(sentOf(h.queue).flatMap((entry) => (entry.kind === 'ended' ? [entry.queue] : []))).toContain(
+          'retry',
+        );
+      }
+
+      // What comes next: the tick's own message again (META not taken), else its continuation
+      // after the lease; or, when the re-arm was written and its wake is far, the sweeper's tick.
+      const meta = await h.store.getMeta('orders', 'audit');
+      const carriers = [tickJob(h, 't0'), ...ticksOf(sentOf(h.queue)).map((entry) => entry.job)];
+      const resume = carriers.find((job) => job.token === meta?.token);
+      if (resume === undefined) {
+        expect(meta).toMatchObject({ wakeAt: T0 + 2 * H, state: 'waiting' });
+        expect(meta?.armedToken).toBeUndefined();
+      } else {
+        if (resume.token !== 't0') h.clock.advance(TICK_LEASE_MS);
+        expect((await tick.tick(resume, run)).outcome).toBe('ticked');
+      }
+
+      expect(await accounted(h)).toEqual([...EVENTS].sort());
+      expect(await liveIds(h)).toEqual(['later-b', 'later-d']);
+      const after = await h.store.getMeta('orders', 'audit');
+      expect(after).toMatchObject({ wakeAt: T0 + 2 * H, state: 'waiting', summary: { events: 2 } });
+      expect(after?.lease).toBeUndefined();
+    },
+  );
+});
