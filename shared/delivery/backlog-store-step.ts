@@ -24,22 +24,15 @@
  * META, so one of the two always sees the other's write.
  */
 import { randomUUID } from 'node:crypto';
-import type { QueueKey } from '../config/resources';
 import type { BacklogLine, BacklogMeta, BacklogState } from '../domain/backlog';
-import {
-  type BacklogTickJob,
-  type DeliveryTarget,
-  JOB_FORMAT_VERSION,
-  type StoreJob,
-  storeJobSchema,
-} from '../domain/delivery';
+import { type DeliveryTarget, JOB_FORMAT_VERSION, type StoreJob, storeJobSchema } from '../domain/delivery';
 import { topicIdOf } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
 import { mapWithConcurrency } from '../platform/concurrency';
 import { malformedMessage } from '../platform/zod-issues';
-import { sqsSafeJson } from '../queue/job-codec';
+import { BACKLOG_TICK_QUEUE, backlogTickBody } from '../queue/job-codec';
 import { done, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { BacklogStore } from '../storage/backlog';
@@ -61,9 +54,6 @@ export const BACKLOG_SEGMENT_CAPS: SegmentCaps = { maxEvents: 5_000, maxBytes: 8
 
 /** Room left in a segment for its header line (a target's names and a few numbers). */
 const HEADER_RESERVE_BYTES = 4_096;
-
-/** The queue a backlog's tick is sent to. */
-export const BACKLOG_TICK_QUEUE: QueueKey = 'retry';
 
 /** Times the step reads META again after another writer changed it first. */
 const META_WRITE_ATTEMPTS = 5;
@@ -311,15 +301,9 @@ export class BacklogStoreStep {
       const token = this.newToken();
       const near = wakeAt - now <= RELEASE_AHEAD_MS;
       if (near) {
-        const tick: BacklogTickJob = {
-          v: JOB_FORMAT_VERSION,
-          kind: 'backlog-tick',
-          target: earliest.target,
-          token,
-        };
         await queue.send(BACKLOG_TICK_QUEUE, [
           {
-            body: sqsSafeJson(JSON.stringify(tick)),
+            body: backlogTickBody(earliest.target, token),
             delaySeconds: sqsDelaySeconds(wakeAt, now, 'whole-seconds'),
           },
         ]);

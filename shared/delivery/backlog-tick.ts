@@ -24,17 +24,12 @@
 import { randomUUID } from 'node:crypto';
 import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../config/resources';
 import type { BacklogLine, BacklogMeta, BacklogSegmentRef, BacklogState } from '../domain/backlog';
-import {
-  type BacklogTickJob,
-  type DeliveryItem,
-  type DeliveryTarget,
-  JOB_FORMAT_VERSION,
-} from '../domain/delivery';
+import type { BacklogTickJob, DeliveryItem, DeliveryTarget } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
 import type { Clock, Random } from '../platform/clock';
-import { packJobs, sqsSafeJson } from '../queue/job-codec';
+import { BACKLOG_TICK_QUEUE, backlogTickBody, packJobs } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import { type BacklogStore, hasWake, summaryOf } from '../storage/backlog';
 import type { HealthStore } from '../storage/health';
@@ -122,12 +117,6 @@ export interface BacklogSweepReport {
   /** Backlogs that could not be armed now (the next sweep tries again). */
   readonly failed: number;
 }
-
-/** The message body of a backlog tick. */
-export const backlogTickBody = (target: DeliveryTarget, token: string): string =>
-  sqsSafeJson(
-    JSON.stringify({ v: JOB_FORMAT_VERSION, kind: 'backlog-tick', target, token } satisfies BacklogTickJob),
-  );
 
 /**
  * Whether a segment stored for `uid` belongs to the subscription as it is now: a subscription
@@ -569,7 +558,7 @@ export class BacklogTick {
   // ---- ticks and targets -----------------------------------------------------------------------
 
   private async sendTick(target: DeliveryTarget, token: string, delaySeconds: number): Promise<void> {
-    await this.deps.queue.send('retry', [{ body: backlogTickBody(target, token), delaySeconds }]);
+    await this.deps.queue.send(BACKLOG_TICK_QUEUE, [{ body: backlogTickBody(target, token), delaySeconds }]);
   }
 
   /**

@@ -4,8 +4,9 @@
  * kind in `job-kinds.ts`). Packing many events per message is what keeps SQS requests per event
  * far below one.
  */
-import { SQS_LIMITS } from '../config/resources';
+import { type QueueKey, SQS_LIMITS } from '../config/resources';
 import {
+  type BacklogTickJob,
   type DeadLetterTarget,
   type DeliveryItem,
   type DeliveryJob,
@@ -276,3 +277,15 @@ export function expandFanOut(job: FanOutJob): DeliveryJob[] {
 /** The message body of a validation job. */
 export const validationJobBody = (job: Omit<ValidationJob, 'v' | 'kind'>): string =>
   sqsSafeJson(JSON.stringify({ v: JOB_FORMAT_VERSION, kind: 'validate', ...job } satisfies ValidationJob));
+
+/**
+ * The queue a backlog's tick travels on: the retry queue, which delays a message by up to 15
+ * minutes, as a tick needs (longer waits are armed by the sweeper).
+ */
+export const BACKLOG_TICK_QUEUE = 'retry' satisfies QueueKey;
+
+/** The message body of a backlog tick: the endpoint's target and the token it must still hold. */
+export const backlogTickBody = (target: DeliveryTarget, token: string): string =>
+  sqsSafeJson(
+    JSON.stringify({ v: JOB_FORMAT_VERSION, kind: 'backlog-tick', target, token } satisfies BacklogTickJob),
+  );

@@ -7,7 +7,6 @@
 
 import type { QueueKey } from '../../../shared/config/resources';
 import {
-  BACKLOG_TICK_QUEUE,
   BacklogStoreStep,
   cutIntoSegments,
   partSegmentId,
@@ -26,6 +25,7 @@ import { topicIdOf } from '../../../shared/domain/names';
 import { silentLogger } from '../../../shared/observability/logging';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import { VirtualClock } from '../../../shared/platform/clock';
+import { BACKLOG_TICK_QUEUE } from '../../../shared/queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../../../shared/queue/sqs-job-queue';
 import {
   type BacklogStore,
