@@ -94,50 +94,52 @@ function createDeadLetterBucket(
 }
 
 /**
- * Holds copies of events in transit only, each for at most `FAN_OUT_BUCKET.retentionDays` days;
- * the dead-letter bucket is where events are kept for operators.
+ * A bucket of events in transit, written and read only by the pipeline functions, whose objects
+ * expire after `retentionDays` whatever happens to them: the dead-letter bucket is where events
+ * are kept for operators. Its access is recorded by the functions' logs, the attempt history and
+ * the delivery metrics, so it keeps no access logs of its own (`reason` says why for this one).
  */
-function createFanOutBucket(scope: Construct, removalPolicy: RemovalPolicy): s3.Bucket {
-  const bucket = new s3.Bucket(scope, FAN_OUT_BUCKET.id, {
+function createTransitBucket(
+  scope: Construct,
+  definition: { id: string; retentionDays: number },
+  removalPolicy: RemovalPolicy,
+  reason: string,
+): s3.Bucket {
+  const bucket = new s3.Bucket(scope, definition.id, {
     blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
     encryption: s3.BucketEncryption.S3_MANAGED,
     enforceSSL: true,
     objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-    lifecycleRules: [{ expiration: Duration.days(FAN_OUT_BUCKET.retentionDays) }],
+    lifecycleRules: [{ expiration: Duration.days(definition.retentionDays) }],
     removalPolicy,
     autoDeleteObjects: false,
   });
-  Validations.of(bucket).acknowledge({
-    id: 'AwsSolutions-S1',
-    reason:
-      'The bucket holds events in transit for a few days, written and read only by the pipeline functions; their logs and the delivery metrics record each publish and delivery.',
-  });
+  Validations.of(bucket).acknowledge({ id: 'AwsSolutions-S1', reason });
   return bucket;
 }
 
-/**
- * Holds events while their endpoint is sick or their next attempt is far away, indexed in the
- * table; a segment is deleted once its events are done. The lifecycle rule is a last resort for
- * objects no index item names (a store step that failed between its two writes), longer than the
- * longest time to live, so it never removes a segment still in use.
- */
-function createBacklogBucket(scope: Construct, removalPolicy: RemovalPolicy): s3.Bucket {
-  const bucket = new s3.Bucket(scope, BACKLOG_BUCKET.id, {
-    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-    encryption: s3.BucketEncryption.S3_MANAGED,
-    enforceSSL: true,
-    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-    lifecycleRules: [{ expiration: Duration.days(BACKLOG_BUCKET.retentionDays) }],
+/** Publishes too large for one message, each kept at most `FAN_OUT_BUCKET.retentionDays` days. */
+const createFanOutBucket = (scope: Construct, removalPolicy: RemovalPolicy): s3.Bucket =>
+  createTransitBucket(
+    scope,
+    FAN_OUT_BUCKET,
     removalPolicy,
-    autoDeleteObjects: false,
-  });
-  Validations.of(bucket).acknowledge({
-    id: 'AwsSolutions-S1',
-    reason:
-      'The bucket holds events in transit until they are delivered or end, written and read only by the delivery function; its logs, the attempt history and the delivery metrics record what happens to each event.',
-  });
-  return bucket;
-}
+    'The bucket holds events in transit for a few days, written and read only by the pipeline functions; their logs and the delivery metrics record each publish and delivery.',
+  );
+
+/**
+ * Events held while their endpoint is sick or their next attempt is far away, indexed in the
+ * table; a segment is deleted once its events are done. The expiry is a last resort for objects
+ * no index item names (a store step that failed between its two writes), longer than the longest
+ * time to live, so it never removes a segment still in use.
+ */
+const createBacklogBucket = (scope: Construct, removalPolicy: RemovalPolicy): s3.Bucket =>
+  createTransitBucket(
+    scope,
+    BACKLOG_BUCKET,
+    removalPolicy,
+    'The bucket holds events in transit until they are delivered or end, written and read only by the delivery function; its logs, the attempt history and the delivery metrics record what happens to each event.',
+  );
 
 /** The keys that seal values stored in the table, kept or removed with it. */
 function createSealingKeys(
