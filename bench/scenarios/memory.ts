@@ -61,7 +61,7 @@ const MIB = 1024 * 1024;
 export const memory: Scenario = {
   name: 'memory',
   description:
-    "the delivery function's peak memory and CPU time per invocation, bundled and in a process of its own, under loads that fill an invocation",
+    "the delivery function's peak memory and CPU time per invocation, bundled and in a process of its own, under three loads",
   uses: ['sink', 'loadGenerator'],
   async run(ctx) {
     const stackSettings = readStackSettings();

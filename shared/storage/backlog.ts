@@ -190,11 +190,6 @@ export interface BacklogStore {
   ): Promise<BacklogSegmentRef[]>;
   /** A segment's header and events; rejects when its object is missing or malformed. */
   readSegment(ref: BacklogSegmentRef): Promise<StoredSegment>;
-  /**
-   * Writes `merged` (as `putSegment`), then deletes each of `replaced`: the merged segment is
-   * complete before any part goes, so a crash in between leaves events twice, never none.
-   */
-  replaceSegments(merged: NewSegment, replaced: readonly BacklogSegmentRef[]): Promise<BacklogSegmentRef>;
   /** Records how far a drain got through a segment; false when its index item is gone. */
   updateCheckpoint(ref: BacklogSegmentRef, checkpoint: BacklogCheckpoint): Promise<boolean>;
   /** Deletes a segment: its index item, then its object. Deleting it again does nothing. */
@@ -233,6 +228,22 @@ const segmentKey = (
   pk: backlogPk(ref.topic, ref.subscription),
   sk: backlogSegmentSk(ref.minDueAt, ref.segmentId),
 });
+
+/**
+ * Writes `merged` (as `putSegment`), then deletes each of `replaced`: the merged segment is
+ * complete before any part goes, so a crash in between leaves events twice, never none.
+ */
+export async function replaceSegments(
+  store: Pick<BacklogStore, 'putSegment' | 'deleteSegment'>,
+  merged: NewSegment,
+  replaced: readonly BacklogSegmentRef[],
+): Promise<BacklogSegmentRef> {
+  const ref = await store.putSegment(merged);
+  for (const old of replaced) {
+    if (old.key !== ref.key) await store.deleteSegment(old);
+  }
+  return ref;
+}
 
 /** Backlogs in the table and the backlog bucket. */
 export class DynamoBacklogStore implements BacklogStore {
@@ -296,17 +307,6 @@ export class DynamoBacklogStore implements BacklogStore {
     const text = await answer.Body?.transformToString('utf8');
     if (text === undefined) throw new Error(`backlog segment ${ref.key} has no body`);
     return decodeSegment(ref.key, text);
-  }
-
-  async replaceSegments(
-    merged: NewSegment,
-    replaced: readonly BacklogSegmentRef[],
-  ): Promise<BacklogSegmentRef> {
-    const ref = await this.putSegment(merged);
-    for (const old of replaced) {
-      if (old.key !== ref.key) await this.deleteSegment(old);
-    }
-    return ref;
   }
 
   async updateCheckpoint(ref: BacklogSegmentRef, checkpoint: BacklogCheckpoint): Promise<boolean> {

@@ -311,17 +311,6 @@ export class MemoryBacklogStore implements BacklogStore {
     return decodeSegment(ref.key, text);
   }
 
-  async replaceSegments(
-    merged: NewSegment,
-    replaced: readonly BacklogSegmentRef[],
-  ): Promise<BacklogSegmentRef> {
-    const ref = await this.putSegment(merged);
-    for (const old of replaced) {
-      if (old.key !== ref.key) await this.deleteSegment(old);
-    }
-    return ref;
-  }
-
   async updateCheckpoint(ref: BacklogSegmentRef, checkpoint: BacklogCheckpoint): Promise<boolean> {
     const partition = this.partition(ref.topic, ref.subscription);
     const stored = partition.get(MemoryBacklogStore.sk(ref));

@@ -26,7 +26,7 @@ import {
   topicSchema,
 } from '../../shared/domain/model';
 import { namespaceTopicId, topicIdOf } from '../../shared/domain/names';
-import type { BacklogStore, NewSegment } from '../../shared/storage/backlog';
+import { type BacklogStore, type NewSegment, replaceSegments } from '../../shared/storage/backlog';
 import { type HealthStore, resetHealth } from '../../shared/storage/health';
 import type { KeyedResource, KeyedResourceStore } from '../../shared/storage/keyed-resources';
 import type { TableStores } from '../../shared/storage/store';
@@ -706,7 +706,7 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
         [a.segmentId, b.segmentId],
       );
 
-      const ref = await s.backlog.replaceSegments(merged, [a, b]);
+      const ref = await replaceSegments(s.backlog, merged, [a, b]);
 
       expect(await s.backlog.listSegments(topic, 'audit')).toEqual([ref]);
       expect((await s.backlog.readSegment(ref)).lines.map((line) => line.item.deliveryId)).toEqual([
