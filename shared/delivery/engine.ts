@@ -140,6 +140,8 @@ export interface JobOptions {
 export interface AttemptOptions extends JobOptions {
   /** Only the first this many requests are made (a probe makes one); default all. */
   readonly maxRequests?: number;
+  /** Told each request's outcomes as soon as it is over, so a caller can checkpoint mid-way. */
+  readonly onAttempted?: (attempted: readonly Attempted[]) => void;
 }
 
 /** Defined with the handshake rules, so the backlog's wake rule shares it. */
@@ -347,7 +349,11 @@ export class DeliveryEngine {
     );
     const made = options.maxRequests === undefined ? requests : requests.slice(0, options.maxRequests);
     const outcomes = await Promise.all(
-      made.map((request) => this.attempt(subscription, profile, request, options, cap)),
+      made.map(async (request) => {
+        const attempted = await this.attempt(subscription, profile, request, options, cap);
+        options.onAttempted?.(attempted);
+        return attempted;
+      }),
     );
     return outcomes.flat();
   }

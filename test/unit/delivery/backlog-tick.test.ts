@@ -13,6 +13,8 @@ import {
   WAKE_LATE_MS,
 } from '../../../shared/delivery/backlog-tick';
 import { DropRecorder } from '../../../shared/delivery/dead-letter';
+import { DeliveryEngine } from '../../../shared/delivery/engine';
+import { HealthTracker } from '../../../shared/delivery/health';
 import { UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../shared/delivery/rules/handshake';
 import { freshHealth } from '../../../shared/delivery/rules/health';
 import { DELIVERY_PROFILES } from '../../../shared/delivery/rules/profiles';
@@ -30,7 +32,14 @@ import type { EndpointHealth, Subscription } from '../../../shared/domain/model'
 import { silentLogger } from '../../../shared/observability/logging';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import { parseJob } from '../../../shared/queue/job-codec';
-import { item, MemoryHistory, RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
+import {
+  item,
+  MemoryHistory,
+  RecordingQueue,
+  ScriptedSender,
+  subscription,
+  VirtualClock,
+} from '../../support/fakes';
 import { MemoryBacklogStore, MemoryHealthStore } from '../../support/memory-stores';
 
 const S = 1000;
@@ -66,29 +75,64 @@ const deliveriesOf = (sent: readonly Sent[]) =>
 const endedOf = (sent: readonly Sent[]) =>
   sent.flatMap((entry) => (entry.kind === 'ended' ? entry.job.ended : []));
 
-function harness(overrides: Partial<Subscription> = WITH_DEAD_LETTERS) {
+/**
+ * A tick over memory twins, with a real delivery engine (and its health tracker) sending to a
+ * scripted webhook: by default every request is answered 200 at once.
+ */
+function harness(
+  overrides: Partial<Subscription> = WITH_DEAD_LETTERS,
+  options: { drainConcurrency?: number; latencyMs?: number; concurrency?: number } = {},
+) {
   const clock = new VirtualClock(T0);
   const queue = new RecordingQueue(clock);
   const store = new MemoryBacklogStore();
   const healthStore = new MemoryHealthStore();
   const metrics = new MetricBuffer();
   const history = new MemoryHistory();
+  const sender = new ScriptedSender(clock, { delivered: true, httpStatus: 200 }, options.latencyMs ?? 0);
   const subscriptions = new Map<string, Subscription>([['orders/audit', subscription(overrides)]]);
+  const source = { get: async (topic: string, name: string) => subscriptions.get(`${topic}/${name}`) };
+  const drops = new DropRecorder(metrics, silentLogger);
+  const tracker = new HealthTracker({
+    store: healthStore,
+    clock,
+    logger: silentLogger,
+    cacheMs: 0,
+    flushIntervalMs: 1000,
+    metrics,
+  });
+  const engine = new DeliveryEngine({
+    clock,
+    random: () => 0.5,
+    profiles: DELIVERY_PROFILES,
+    subscriptions: source,
+    sender,
+    queue,
+    history,
+    drops,
+    metrics,
+    logger: silentLogger,
+    concurrency: options.concurrency ?? 64,
+    health: tracker,
+  });
   let tokens = 0;
   const deps: BacklogTickDeps = {
     store,
     queue,
-    subscriptions: { get: async (topic, name) => subscriptions.get(`${topic}/${name}`) },
+    subscriptions: source,
     health: healthStore,
-    drops: new DropRecorder(metrics, silentLogger),
+    drops,
     history,
     clock,
     random: () => 0.5,
     profiles: DELIVERY_PROFILES,
     logger: silentLogger,
+    attempts: engine,
+    tracker,
+    drainConcurrency: options.drainConcurrency ?? 8,
     newToken: () => `t${++tokens}`,
   };
-  return { clock, queue, store, healthStore, metrics, history, subscriptions, deps };
+  return { clock, queue, store, healthStore, metrics, history, subscriptions, sender, tracker, deps };
 }
 
 type Harness = ReturnType<typeof harness>;
@@ -152,6 +196,10 @@ async function liveIds(h: Harness): Promise<string[]> {
   }
   return ids.sort();
 }
+
+/** The ids of the events the webhook received, request by request. */
+const requestedIds = (sender: ScriptedSender): string[][] =>
+  sender.requests.map(({ request }) => (JSON.parse(request.body) as Array<{ id: string }>).map((e) => e.id));
 
 const droppedBy = (metrics: MetricBuffer, reason: string) =>
   metrics
@@ -219,7 +267,7 @@ describe('backlog tick: claim', () => {
 });
 
 describe('backlog tick: release ahead and re-arm', () => {
-  it('sends events due within 15 min to the retry queue, one job per due second, none early, none a second late', async () => {
+  it('sends events due within 15 min but not yet due to the retry queue, one job per due second, none early, none a second late', async () => {
     const h = harness();
     const tick = tickOf(h);
     const dues = {
@@ -240,10 +288,17 @@ describe('backlog tick: release ahead and re-arm', () => {
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
-    expect(report).toMatchObject({ outcome: 'ticked', released: 6, ended: 0, wakeAt: dues.later });
+    expect(report).toMatchObject({
+      outcome: 'ticked',
+      released: 4,
+      delivered: 2,
+      ended: 0,
+      wakeAt: dues.later,
+    });
+    // The due ones are drained from the backlog itself.
+    expect(requestedIds(h.sender).flat().sort()).toEqual(['now', 'overdue']);
     const jobs = deliveriesOf(sentOf(h.queue));
     expect(jobs.map((entry) => [entry.delaySeconds, entry.job.items.map((i) => i.eventId)])).toEqual([
-      [0, ['overdue', 'now']],
       [11, ['a', 'b']],
       [12, ['c']],
       [899, ['d']],
@@ -333,7 +388,7 @@ describe('backlog tick: release ahead and re-arm', () => {
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
-    expect(report).toMatchObject({ released: 1, wakeAt: undefined });
+    expect(report).toMatchObject({ delivered: 1, wakeAt: undefined });
     expect(await h.store.listSegments('orders', 'audit')).toEqual([]);
     const meta = await h.store.getMeta('orders', 'audit');
     expect(meta).toMatchObject({ state: 'idle', summary: { events: 0 } });
@@ -424,7 +479,7 @@ describe('backlog tick: time to live', () => {
 });
 
 describe('backlog tick: deleted and re-created subscriptions', () => {
-  it('drops every segment of a deleted subscription as SubscriptionDeleted and removes them', async () => {
+  it('drops every segment of a deleted subscription as SubscriptionDeleted and removes them and META', async () => {
     const h = harness();
     const tick = tickOf(h);
     const target = targetOf(h);
@@ -439,9 +494,35 @@ describe('backlog tick: deleted and re-created subscriptions', () => {
     expect(droppedBy(h.metrics, 'SubscriptionDeleted')).toBe(3);
     expect(await h.store.listSegments('orders', 'audit')).toEqual([]);
     expect(h.store.objects.size).toBe(0);
-    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'idle', summary: { events: 0 } });
+    expect(await h.store.getMeta('orders', 'audit')).toBeUndefined();
     expect(deliveriesOf(sentOf(h.queue))).toEqual([]);
     expect(endedOf(sentOf(h.queue))).toEqual([]);
+  });
+
+  it('gives a segment stored while the deleted backlog was dropped a new META and a tick at once', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    const target = targetOf(h);
+    await store(h, 'seg-a', [line('a1', T0 - MIN)]);
+    await armed(h, T0 - MIN);
+    h.subscriptions.delete('orders/audit');
+    // A store that saw the tick's lease leaves the wake to it: its segment lands mid-tick.
+    const deleteMeta = h.store.deleteMeta.bind(h.store);
+    h.store.deleteMeta = async (...args) => {
+      h.store.deleteMeta = deleteMeta;
+      await h.store.putSegment({ target, segmentId: 'seg-late', lines: [line('late', T0)], createdAt: T0 });
+      return deleteMeta(...args);
+    };
+
+    const report = await tick.tick(tickJob(h, 't0', target), run);
+
+    expect(report).toMatchObject({ outcome: 'deleted', dropped: 1, wakeAt: T0 });
+    const meta = await h.store.getMeta('orders', 'audit');
+    expect(meta).toMatchObject({ wakeAt: T0, state: 'waiting', summary: { events: 1 } });
+    const next = ticksOf(sentOf(h.queue)).find((entry) => entry.job.token === meta?.token);
+    expect(next?.delaySeconds).toBe(0);
+    expect((await tick.tick(next?.job as BacklogTickJob, run)).dropped).toBe(1);
+    expect(await h.store.getMeta('orders', 'audit')).toBeUndefined();
   });
 
   it('drops only the old uid’s segments of a re-created subscription and keeps the new one’s', async () => {
@@ -509,7 +590,7 @@ describe('backlog tick: the endpoint’s gate', () => {
     });
   });
 
-  it('releases due events once the hold is over, stamped Probation when held past due', async () => {
+  it('probes with a due event once the hold is over (stamped Probation, held past due) and releases the later one', async () => {
     const h = harness();
     const tick = tickOf(h);
     await setHealth(h, { probationUntil: T0 - S, probations: 3, consecutiveFailures: 12 });
@@ -518,17 +599,16 @@ describe('backlog tick: the endpoint’s gate', () => {
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
-    expect(report.released).toBe(2);
+    expect(report).toMatchObject({ released: 1, delivered: 1 });
+    expect(requestedIds(h.sender)).toEqual([['held']]);
+    expect(h.sender.requests[0]?.request.headers['aeg-delivery-count']).toBe('3');
     const items = deliveriesOf(sentOf(h.queue)).flatMap((entry) => entry.job.items);
-    expect(items.map((i) => [i.eventId, i.lastOutcome, i.attempts])).toEqual([
-      ['held', 'Probation', 3],
-      ['after', 'GenericError', 3],
-    ]);
+    expect(items.map((i) => [i.eventId, i.lastOutcome, i.attempts])).toEqual([['after', 'GenericError', 3]]);
   });
 });
 
 describe('backlog tick: a changed endpoint', () => {
-  it('releases to a new endpoint URL: the old one’s hold does not apply to it', async () => {
+  it('drains to a new endpoint URL: the old one’s hold does not apply to it', async () => {
     const h = harness({
       ...WITH_DEAD_LETTERS,
       destination: { endpointType: 'WebHook', endpointUrl: 'https://new.example.test/in' },
@@ -546,10 +626,9 @@ describe('backlog tick: a changed endpoint', () => {
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
-    expect(report).toMatchObject({ released: 1, wakeAt: undefined });
-    expect(deliveriesOf(sentOf(h.queue)).flatMap((entry) => entry.job.items.map((i) => i.eventId))).toEqual([
-      'due',
-    ]);
+    expect(report).toMatchObject({ delivered: 1, wakeAt: undefined });
+    expect(h.sender.requests.map(({ request }) => request.url)).toEqual(['https://new.example.test/in']);
+    expect(requestedIds(h.sender)).toEqual([['due']]);
   });
 
   it('releases nothing to an endpoint that has not agreed yet, ends what expired, and waits for it', async () => {
@@ -624,7 +703,7 @@ describe('backlog sweep', () => {
     // Not taken for lost again a minute later.
     expect(await tick.sweep(T0 + MIN)).toEqual({ sent: 0, rearmed: 0, failed: 0 });
     expect((await tick.tick(tickJob(h, 't0'), run)).outcome).toBe('stale');
-    expect((await tick.tick(tickJob(h, 't1'), run)).released).toBe(1);
+    expect((await tick.tick(tickJob(h, 't1'), run)).delivered).toBe(1);
   });
 
   it('gives a deleted subscription’s backlog a tick with the target its segments were stored for', async () => {
@@ -644,7 +723,7 @@ describe('backlog sweep', () => {
 });
 
 describe('backlog tick and sweep in virtual time', () => {
-  it('delivers every stored event to the retry queue at its due time, never early and at most 1 s late', async () => {
+  it('delivers every stored event at its due time (drained, or released to the retry queue), never early and at most 1 s late', async () => {
     const h = harness();
     const tick = tickOf(h);
     // Due times over six hours, with jitter fractions, in three segments that overlap.
@@ -680,7 +759,16 @@ describe('backlog tick and sweep in virtual time', () => {
       handled.add(next.raw);
       h.clock.advanceTo(next.arrives);
       const [message] = sentOf({ sent: [next.raw] });
-      if (message?.kind === 'tick') await tick.tick(message.job, run);
+      if (message?.kind === 'tick') {
+        const seen = h.sender.requests.length;
+        await tick.tick(message.job, run);
+        for (const { request, at } of h.sender.requests.slice(seen)) {
+          for (const event of JSON.parse(request.body) as Array<{ id: string }>) {
+            expect(arrived.has(event.id)).toBe(false);
+            arrived.set(event.id, at);
+          }
+        }
+      }
       if (message?.kind === 'deliver') {
         for (const delivered of message.job.items) {
           expect(arrived.has(delivered.eventId)).toBe(false);
@@ -740,10 +828,14 @@ describe('backlog tick: a crash at any write', () => {
     return h;
   }
 
-  /** Every event still waiting in a segment or sent on (released or handed to the dead-letter step). */
+  /**
+   * Every event still waiting in a segment or sent on (delivered by the drain, released, or
+   * handed to the dead-letter step).
+   */
   async function accounted(h: Harness): Promise<string[]> {
     const sent = sentOf(h.queue);
     const sentOn = [
+      ...requestedIds(h.sender).flat(),
       ...deliveriesOf(sent).flatMap((entry) => entry.job.items.map((i) => i.eventId)),
       ...endedOf(sent).map((entry) => entry.item.eventId),
     ];
@@ -763,14 +855,17 @@ describe('backlog tick: a crash at any write', () => {
       'putMeta', // claim
       'send', // released events
       'send', // the expired event, to the ended-delivery queue
-      'deleteSegment', // seg-a, every line gone
-      'updateCheckpoint', // seg-b
+      'updateCheckpoint', // seg-a: expired and released lines
       'deleteSegment', // seg-c
+      'putMeta', // draining
+      'deleteSegment', // seg-a, its due event drained
+      'updateCheckpoint', // seg-b, its overdue event drained
       'putMeta', // re-arm (its wake is hours away: the sweeper sends the tick)
     ]);
+    expect(requestedIds(h.sender).flat().sort()).toEqual(['due', 'overdue']);
   });
 
-  const writes = 8;
+  const writes = 10;
   it.each(
     Array.from({ length: writes }, (_, i) => [
       [i + 1, false],
