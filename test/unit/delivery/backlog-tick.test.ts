@@ -1,9 +1,11 @@
 /**
- * The backlog tick and sweeper in virtual time, over the in-memory backlog store and a recording
- * queue: only the current token acts, the continuation is sent before META is taken, wakes and
- * releases are never early and at most a second late, TTL ends only due events, deleted and
- * re-created subscriptions, disabled and held endpoints, and a crash at every write resumed by
- * the continuation without losing an event.
+ * The backlog tick and sweeper in virtual time, over the in-memory backlog store, a recording
+ * queue and a real delivery engine sending to a scripted webhook: only the current token acts,
+ * the continuation is sent before META is taken, wakes and releases are never early and at most
+ * a second late, TTL ends only due events, deleted and re-created subscriptions, disabled and
+ * held endpoints, a crash at every write resumed by the continuation without losing an event;
+ * the probe (one request), the drain (due order, its concurrency window, batches across stored
+ * jobs, stopping on probation, the deadline) and its checkpoints.
  */
 
 import {
@@ -19,7 +21,7 @@ import { UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../shared/delivery/rules/han
 import { freshHealth } from '../../../shared/delivery/rules/health';
 import { DELIVERY_PROFILES } from '../../../shared/delivery/rules/profiles';
 import { deliveryTargetOf } from '../../../shared/delivery/target';
-import type { BacklogLine, BacklogMeta } from '../../../shared/domain/backlog';
+import type { BacklogLine, BacklogMeta, BacklogSegmentRef } from '../../../shared/domain/backlog';
 import {
   type BacklogTickJob,
   backlogTickJobSchema,
@@ -911,6 +913,308 @@ describe('backlog tick: a crash at any write', () => {
       const after = await h.store.getMeta('orders', 'audit');
       expect(after).toMatchObject({ wakeAt: T0 + 2 * H, state: 'waiting', summary: { events: 2 } });
       expect(after?.lease).toBeUndefined();
+    },
+  );
+});
+
+describe('backlog tick: probe', () => {
+  /** An endpoint whose probation just ended after many failures: the next tick probes. */
+  const probing = (h: Harness) =>
+    setHealth(h, { probationUntil: T0 - S, probations: 3, consecutiveFailures: 12, unhealthySince: T0 - H });
+
+  it.each<[string, Partial<Subscription>, string[]]>([
+    ['one event', WITH_DEAD_LETTERS, ['e0']],
+    [
+      'one batch when the subscription batches',
+      {
+        ...WITH_DEAD_LETTERS,
+        destination: {
+          endpointType: 'WebHook',
+          endpointUrl: 'https://hooks.example.test/in',
+          maxEventsPerBatch: 3,
+        },
+      },
+      ['e0', 'e1', 'e2'],
+    ],
+  ])('sends exactly one request, the earliest due: %s', async (_name, overrides, probed) => {
+    const h = harness(overrides);
+    await probing(h);
+    h.sender.answerWith({ httpStatus: 503, outcome: 'Busy' });
+    await store(
+      h,
+      'seg-b',
+      [3, 4, 5].map((i) => line(`e${i}`, T0 - 10 * MIN + i * S)),
+    );
+    await store(
+      h,
+      'seg-a',
+      [0, 1, 2].map((i) => line(`e${i}`, T0 - 10 * MIN + i * S)),
+    );
+    await armed(h, T0 - 10 * MIN, { heldUntil: T0 - S, state: 'holding' });
+
+    await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(requestedIds(h.sender)).toEqual([probed]);
+  });
+
+  it('stores the probed events back with their attempts raised, and sleeps until the new hold ends', async () => {
+    const h = harness();
+    await probing(h);
+    h.sender.answerWith({ httpStatus: 503, outcome: 'Busy' });
+    await store(h, 'seg-a', [line('first', T0 - 10 * MIN), line('second', T0 - 5 * MIN)]);
+    await armed(h, T0 - 10 * MIN, { heldUntil: T0 - S, state: 'holding' });
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ delivered: 0, storedBack: 1, released: 0 });
+    expect(requestedIds(h.sender)).toEqual([['first']]);
+    // The tracker saw the failure and began the next probation; the health item has it too.
+    const health = await h.healthStore.get('orders', 'audit');
+    const until = health?.probationUntil as number;
+    expect(until).toBeGreaterThan(T0);
+    expect(health?.probations).toBe(4);
+    // The probed event is in a new segment, its attempt counted; the other is untouched.
+    const lines: BacklogLine[] = [];
+    for (const ref of await h.store.listSegments('orders', 'audit')) {
+      const { lines: stored } = await h.store.readSegment(ref);
+      lines.push(...stored.filter((_, index) => index >= ref.doneThrough && !ref.doneAfter.includes(index)));
+    }
+    expect(
+      lines.map((entry) => [entry.item.eventId, entry.item.attempts, entry.item.lastHttpStatus]),
+    ).toEqual([
+      ['second', 3, 500],
+      ['first', 4, 503],
+    ]);
+    const retried = lines.find((entry) => entry.item.eventId === 'first') as BacklogLine;
+    expect(retried.dueAt).toBeGreaterThan(T0);
+    expect(h.history.records).toEqual([
+      expect.objectContaining({
+        eventId: 'first',
+        attempt: 4,
+        httpStatus: 503,
+        next: expect.objectContaining({ action: 'retry' }),
+      }),
+    ]);
+    const meta = await h.store.getMeta('orders', 'audit');
+    expect(meta).toMatchObject({ state: 'holding', heldUntil: until, wakeAt: until });
+    expect(deliveriesOf(sentOf(h.queue))).toEqual([]);
+  });
+
+  it('drains everything due, in due order across segments, once the probe is answered', async () => {
+    const h = harness({ ...WITH_DEAD_LETTERS }, { drainConcurrency: 1 });
+    await probing(h);
+    const dues = Array.from({ length: 12 }, (_, i) => T0 - 30 * MIN + ((i * 7) % 12) * MIN);
+    const lines = dues.map((dueAt, i) => line(`e${i}`, dueAt));
+    await store(h, 'seg-x', lines.slice(0, 6));
+    await store(h, 'seg-y', lines.slice(6));
+    await armed(h, T0 - 30 * MIN, { heldUntil: T0 - S, state: 'holding' });
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    const inDueOrder = [...lines].sort((a, b) => a.dueAt - b.dueAt).map((entry) => entry.item.eventId);
+    expect(report).toMatchObject({ delivered: 12, storedBack: 0, wakeAt: undefined });
+    expect(requestedIds(h.sender).flat()).toEqual(inDueOrder);
+    expect(await h.store.listSegments('orders', 'audit')).toEqual([]);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'idle' });
+  });
+});
+
+describe('backlog tick: drain', () => {
+  it('never has more than drainConcurrency requests in flight; the window starts at 2 and grows', async () => {
+    const h = harness(WITH_DEAD_LETTERS, { drainConcurrency: 6, latencyMs: 2 });
+    const inFlightAtStart: number[] = [];
+    const answeredAtStart: number[] = [];
+    let answered = 0;
+    const send = h.sender.send.bind(h.sender);
+    h.sender.send = async (request) => {
+      const sending = send(request);
+      inFlightAtStart.push(h.sender.inFlight);
+      answeredAtStart.push(answered);
+      const result = await sending;
+      answered += 1;
+      return result;
+    };
+    await store(
+      h,
+      'seg-a',
+      Array.from({ length: 60 }, (_, i) => line(`e${i}`, T0 - MIN + i)),
+    );
+    await armed(h, T0 - MIN);
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(report.delivered).toBe(60);
+    expect(h.sender.maxInFlight).toBe(6);
+    expect(Math.max(...inFlightAtStart)).toBe(6);
+    // Two at first; a third only once an answer came back.
+    expect(inFlightAtStart.slice(0, 3)).toEqual([1, 2, 2]);
+    expect(answeredAtStart.slice(0, 3)).toEqual([0, 0, 1]);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'idle' });
+  });
+
+  it('batches events of different stored jobs together, up to maxEventsPerBatch', async () => {
+    const h = harness({
+      ...WITH_DEAD_LETTERS,
+      destination: {
+        endpointType: 'WebHook',
+        endpointUrl: 'https://hooks.example.test/in',
+        maxEventsPerBatch: 4,
+      },
+    });
+    // Three jobs stored apart, each of three events, all with the same attempt count.
+    for (const job of ['a', 'b', 'c']) {
+      await store(
+        h,
+        `seg-${job}`,
+        [0, 1, 2].map((i) => line(`${job}${i}`, T0 - MIN + (job.charCodeAt(0) - 97) * 3 + i)),
+      );
+    }
+    await armed(h, T0 - MIN);
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(report.delivered).toBe(9);
+    expect(requestedIds(h.sender)).toEqual([['a0', 'a1', 'a2', 'b0'], ['b1', 'b2', 'c0', 'c1'], ['c2']]);
+  });
+
+  it('stores failures back with their attempts raised and hands over those that end', async () => {
+    const h = harness({ ...WITH_DEAD_LETTERS, retry: { maxAttempts: 4, ttlMs: 24 * H } });
+    // 'last' has used 3 of its 4 attempts, so its failure ends it; 'again' has used 1 and is retried.
+    await store(h, 'seg-a', [
+      line('last', T0 - MIN),
+      { dueAt: T0 - MIN + 1, heldBy: 'wait', item: item('again', T0 - H, { attempts: 1 }) },
+      line('ok', T0 - MIN + 2),
+    ]);
+    await armed(h, T0 - MIN);
+    h.sender.answerWith((request) =>
+      request.body.includes('"ok"')
+        ? { delivered: true, httpStatus: 200 }
+        : { httpStatus: 500, outcome: 'GenericError' },
+    );
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ delivered: 1, storedBack: 1, ended: 1 });
+    expect(
+      endedOf(sentOf(h.queue)).map((entry) => [entry.item.eventId, entry.reason, entry.item.attempts]),
+    ).toEqual([['last', 'MaxDeliveryAttemptsExceeded', 4]]);
+    const [ref] = await h.store.listSegments('orders', 'audit');
+    const stored = (await h.store.readSegment(ref as BacklogSegmentRef)).lines;
+    expect(stored.map((entry) => [entry.item.eventId, entry.item.attempts])).toEqual([['again', 2]]);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({
+      state: 'waiting',
+      wakeAt: stored[0]?.dueAt,
+    });
+  });
+
+  it('stops when an outcome puts the endpoint on probation: the rest stay in their segments', async () => {
+    const h = harness(WITH_DEAD_LETTERS, { drainConcurrency: 1 });
+    let answered = 0;
+    h.sender.answerWith(() =>
+      ++answered <= 3 ? { delivered: true, httpStatus: 200 } : { httpStatus: 503, outcome: 'Busy' },
+    );
+    const ids = Array.from({ length: 10 }, (_, i) => `e${i}`);
+    await store(
+      h,
+      'seg-a',
+      ids.map((id, i) => line(id, T0 - MIN + i)),
+    );
+    await armed(h, T0 - MIN);
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ delivered: 3, storedBack: 1 });
+    expect(requestedIds(h.sender).flat()).toEqual(['e0', 'e1', 'e2', 'e3']);
+    // e3 failed and was stored back; e4.. were never sent and are still where they were.
+    expect(await liveIds(h)).toEqual(ids.slice(3).sort());
+    const [original] = await h.store.listSegments('orders', 'audit', { dueBy: T0 });
+    expect(original).toMatchObject({ segmentId: 'seg-a', doneThrough: 4 });
+    const health = await h.healthStore.get('orders', 'audit');
+    const until = health?.probationUntil as number;
+    expect(until).toBeGreaterThan(T0);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({
+      state: 'holding',
+      heldUntil: until,
+      wakeAt: until,
+    });
+  });
+
+  it('hands the rest to a tick sent at once when the deadline comes mid-drain', async () => {
+    const h = harness(WITH_DEAD_LETTERS, { drainConcurrency: 1 });
+    // Each answer takes 10 s of the invocation's time.
+    h.sender.answerWith(() => {
+      h.clock.advance(10 * S);
+      return { delivered: true, httpStatus: 200 };
+    });
+    const ids = Array.from({ length: 8 }, (_, i) => `e${i}`);
+    await store(
+      h,
+      'seg-a',
+      ids.map((id, i) => line(id, T0 - MIN + i)),
+    );
+    await armed(h, T0 - MIN);
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), { attemptDeadline: T0 + 60 * S });
+
+    // No attempt starts after the deadline less its 30 s reserve.
+    expect(report.delivered).toBe(3);
+    expect(await liveIds(h)).toEqual(ids.slice(3));
+    const meta = await h.store.getMeta('orders', 'audit');
+    expect(meta?.state).toBe('waiting');
+    const next = ticksOf(sentOf(h.queue)).find((entry) => entry.job.token === meta?.token);
+    expect(next?.delaySeconds).toBe(0);
+
+    // The tick sent at once drains the rest.
+    h.sender.answerWith({ delivered: true, httpStatus: 200 });
+    expect((await tickOf(h).tick(next?.job as BacklogTickJob, run)).delivered).toBe(5);
+    expect(await liveIds(h)).toEqual([]);
+  });
+
+  // The checkpoint at 1,000 events updates seg-a, the one at 2,000 deletes it and updates seg-b.
+  it.each([
+    ['updateCheckpoint', 2],
+    ['deleteSegment', 1],
+  ] as const)(
+    'loses no event when a checkpoint write (%s, call %i) fails once: only events after the last checkpoint come twice',
+    async (failing, failAt) => {
+      const h = harness(WITH_DEAD_LETTERS, { drainConcurrency: 8 });
+      // Segment a's 1,500 events are all due before segment b's 1,000.
+      const a = Array.from({ length: 1500 }, (_, i) => line(`a${i}`, T0 - 10 * MIN + i));
+      const b = Array.from({ length: 1000 }, (_, i) => line(`b${i}`, T0 - 5 * MIN + i));
+      await store(h, 'seg-a', a);
+      await store(h, 'seg-b', b);
+      await armed(h, T0 - 10 * MIN);
+      const write = h.store[failing].bind(h.store) as (
+        ref: BacklogSegmentRef,
+        ...rest: never[]
+      ) => Promise<never>;
+      let calls = 0;
+      h.store[failing] = (async (ref: BacklogSegmentRef, ...rest: never[]) => {
+        calls += 1;
+        if (calls === failAt) throw new Error(`${failing} failed`);
+        return write(ref, ...rest);
+      }) as never;
+
+      await expect(tickOf(h).tick(tickJob(h, 't0'), run)).rejects.toThrow(`${failing} failed`);
+
+      const firstRun = new Set(requestedIds(h.sender).flat());
+      const notCheckpointed = new Set(await liveIds(h));
+      expect(firstRun.size).toBe(2500);
+      // Resumed by the continuation once the lease is over.
+      const meta = await h.store.getMeta('orders', 'audit');
+      const continuation = ticksOf(sentOf(h.queue)).find((entry) => entry.job.token === meta?.token);
+      h.clock.advance(TICK_LEASE_MS);
+      const seen = h.sender.requests.length;
+      expect((await tickOf(h).tick(continuation?.job as BacklogTickJob, run)).outcome).toBe('ticked');
+
+      const secondRun = requestedIds({ requests: h.sender.requests.slice(seen) } as ScriptedSender).flat();
+      const all = [...a, ...b].map((entry) => entry.item.eventId);
+      expect(all.filter((id) => !firstRun.has(id) && !secondRun.includes(id))).toEqual([]);
+      // Sent twice: exactly the events no checkpoint had marked done.
+      expect(secondRun.filter((id) => firstRun.has(id)).sort()).toEqual([...notCheckpointed].sort());
+      expect(notCheckpointed.size).toBe(failing === 'updateCheckpoint' ? 1000 : 1500);
+      expect(await liveIds(h)).toEqual([]);
+      expect(await h.store.listSegments('orders', 'audit')).toEqual([]);
     },
   );
 });
