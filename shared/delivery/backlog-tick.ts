@@ -663,29 +663,33 @@ export class BacklogTick {
         }
       });
     };
-    const outcomes = await this.deps.attempts.attemptItems(
-      run.subscription,
-      run.profile,
-      window.map((event) => event.item),
-      {
-        attemptDeadline: deadline,
-        onAttempted: (entries) => {
-          finished.push(...entries);
-          if (entries.some((entry) => entry.kind === 'deferred')) deferred = true;
-          if (
-            finished.length >= DRAIN_CHECKPOINT_EVENTS ||
-            clock.now() - lastCheckpointAt >= DRAIN_CHECKPOINT_MS
-          )
-            checkpointNow();
+    try {
+      await this.deps.attempts.attemptItems(
+        run.subscription,
+        run.profile,
+        window.map((event) => event.item),
+        {
+          attemptDeadline: deadline,
+          onAttempted: (entries) => {
+            finished.push(...entries);
+            if (entries.some((entry) => entry.kind === 'deferred')) deferred = true;
+            if (
+              finished.length >= DRAIN_CHECKPOINT_EVENTS ||
+              clock.now() - lastCheckpointAt >= DRAIN_CHECKPOINT_MS
+            )
+              checkpointNow();
+          },
         },
-      },
-      this.deps.drainConcurrency,
-    );
-    checkpointNow();
-    await chain;
+        this.deps.drainConcurrency,
+      );
+      checkpointNow();
+    } finally {
+      // Whatever happened to the requests, no checkpoint is left running behind the tick.
+      await chain;
+    }
     if (failure !== undefined) throw failure.error;
-    const held = outcomes.some((entry) => entry.kind === 'held' && entry.reason === 'probation');
-    return { heldUntil: held ? this.heldUntilOf(run.subscription) : undefined, deferred };
+    // Also when the window's last answer began the probation (nothing was held after it).
+    return { heldUntil: this.heldUntilOf(run.subscription), deferred };
   }
 
   /**

@@ -1139,6 +1139,28 @@ describe('backlog tick: drain', () => {
     });
   });
 
+  it('sleeps until the hold when the last answer of the drain began a probation', async () => {
+    const h = harness(WITH_DEAD_LETTERS, { drainConcurrency: 1 });
+    h.sender.answerWith((request) =>
+      request.body.includes('"e2"')
+        ? { httpStatus: 503, outcome: 'Busy' }
+        : { delivered: true, httpStatus: 200 },
+    );
+    await store(
+      h,
+      'seg-a',
+      ['e0', 'e1', 'e2'].map((id, i) => line(id, T0 - MIN + i)),
+    );
+    await armed(h, T0 - MIN);
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ delivered: 2, storedBack: 1 });
+    const until = (await h.healthStore.get('orders', 'audit'))?.probationUntil as number;
+    expect(until).toBeGreaterThan(T0);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'holding', heldUntil: until });
+  });
+
   it('hands the rest to a tick sent at once when the deadline comes mid-drain', async () => {
     const h = harness(WITH_DEAD_LETTERS, { drainConcurrency: 1 });
     // Each answer takes 10 s of the invocation's time.
