@@ -30,6 +30,8 @@ export const ENV = {
   subscriptionCacheSeconds: 'GRIDWIRE_SUBSCRIPTION_CACHE_SECONDS',
   /** How many webhook requests one delivery invocation has in flight at once. */
   deliveryConcurrency: 'GRIDWIRE_DELIVERY_CONCURRENCY',
+  /** How many webhook requests a backlog's drain has in flight to its endpoint at most. */
+  drainConcurrency: 'GRIDWIRE_DRAIN_CONCURRENCY',
   /** Milliseconds a delivery function trusts its copy of an endpoint's health (other workers' verdicts). */
   healthCacheMs: 'GRIDWIRE_HEALTH_CACHE_MS',
   /** Days failed-attempt history is kept in the table. */

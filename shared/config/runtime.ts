@@ -31,6 +31,12 @@ export interface RuntimeConfig {
   topicCacheMs: number;
   deliveryConcurrency: number;
   /**
+   * Requests a backlog's drain has in flight to its endpoint at most (its window starts at 2 and
+   * doubles while the endpoint answers). Default a quarter of `deliveryConcurrency`, as much as
+   * one subscription gets of a worker.
+   */
+  drainConcurrency: number;
+  /**
    * How long a delivery function trusts its copy of an endpoint's health. A probation another
    * worker began reaches this one within this long; an admin's `enable` waits this long.
    */
@@ -80,6 +86,8 @@ export const CONFIG_DEFAULTS = {
   subscriptionCacheSeconds: 10,
   topicCacheMs: 1000,
   deliveryConcurrency: 256,
+  /** A quarter of `deliveryConcurrency`'s default; when only that is set, a quarter of it. */
+  drainConcurrency: 64,
   healthCacheMs: 2000,
   historyRetentionDays: 7,
   /** Off unless set: the AWS construct sets both to `true` by default (see its props). */
@@ -110,6 +118,7 @@ export const SETTING_RANGES = {
   subscriptionCacheSeconds: { min: 0, max: 300, integer: false },
   topicCacheMs: { min: 0, integer: false },
   deliveryConcurrency: { min: 1, max: 1000, integer: true },
+  drainConcurrency: { min: 1, max: 1000, integer: true },
   healthCacheMs: { min: 0, integer: false },
   historyRetentionDays: { min: 1, max: 365, integer: true },
   metricsFlushSeconds: { min: 0, max: 300, integer: true },
@@ -195,6 +204,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     const url = read.optional(QUEUES[key].urlEnv);
     if (url !== undefined) queueUrls[key] = url;
   }
+  const deliveryConcurrency = setting('deliveryConcurrency');
   return {
     ...(tableName === undefined ? {} : { tableName }),
     queueUrls,
@@ -202,7 +212,13 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     allowHttpEndpoints: read.boolean(ENV.allowHttpEndpoints, CONFIG_DEFAULTS.allowHttpEndpoints),
     subscriptionCacheMs: setting('subscriptionCacheSeconds') * 1000,
     topicCacheMs: setting('topicCacheMs'),
-    deliveryConcurrency: setting('deliveryConcurrency'),
+    deliveryConcurrency,
+    drainConcurrency: read.number(
+      ENV.drainConcurrency,
+      // Unset: the same share of the worker as one subscription's own cap.
+      Math.ceil(deliveryConcurrency / 4),
+      SETTING_RANGES.drainConcurrency,
+    ),
     healthCacheMs: setting('healthCacheMs'),
     historyRetentionDays: setting('historyRetentionDays'),
     validateEndpoints: read.boolean(ENV.validateEndpoints, CONFIG_DEFAULTS.validateEndpoints),

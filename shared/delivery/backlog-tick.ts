@@ -2,7 +2,7 @@
  * A subscription's backlog timer at work: what one `backlog-tick` does, and the sweeper that sends
  * ticks whose wake is near.
  *
- *   claim -> resolve -> gate -> expire -> release ahead -> re-arm
+ *   claim -> resolve -> gate -> expire -> release ahead -> probe -> drain -> re-arm
  *
  * - claim: only the tick carrying META's current token acts. It first sends its own continuation
  *   (a tick with a new token, delayed by the lease), then takes META by compare-and-set, so a
@@ -13,17 +13,35 @@
  *   backlog wakes when the hold ends. A disabled endpoint's due events end as `EndpointDisabled`.
  * - expire: due events whose time to live ran out end as `TimeToLiveExceeded`; events not yet
  *   due are never looked at for it.
- * - release ahead: events due within 15 minutes go back to the retry queue as ordinary delivery
- *   jobs, one per due second, with exact delays, and the engine attempts them when due.
+ * - release ahead: events due within 15 minutes but not yet due go back to the retry queue as
+ *   ordinary delivery jobs, one per due second, with exact delays, and the engine attempts them
+ *   when due.
+ * - probe: right after a probation, the earliest due events that make one request are attempted.
+ *   A failure puts the endpoint on probation again (the health tracker sees the outcome): the
+ *   probed events are decided as after any attempt and stored back, and the backlog sleeps until
+ *   the new hold ends. A success opens the drain.
+ * - drain: the due events, in due order, a window at a time, through the delivery engine's own
+ *   attempts, at most `drainConcurrency` in flight (the engine's slots start the window at 2 and
+ *   grow it with each answer, halve it on push-back). Delivered events are done; failures are
+ *   decided as after any attempt (retries and holds stored back, ended events handed over). An
+ *   outcome that puts the endpoint on probation stops the drain: the rest stay where they are.
+ *   Checkpoints every {@link DRAIN_CHECKPOINT_EVENTS} events or {@link DRAIN_CHECKPOINT_MS}.
  * - re-arm: the next wake, the tick for it sent when it is near (else left to the sweeper), META
  *   updated by compare-and-set; then the index is read once more for a segment stored meanwhile.
  *
  * Every event leaves a segment only after what follows it was sent (retry queue, ended-delivery
- * queue, drop): a crash between the two sends it again (a duplicate), never loses it.
+ * queue, drop, a new segment): a crash between the two sends it again (a duplicate), never loses
+ * it. A drain that crashes repeats at most the events after its last checkpoint.
  */
 import { randomUUID } from 'node:crypto';
 import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../config/resources';
-import type { BacklogLine, BacklogMeta, BacklogSegmentRef, BacklogState } from '../domain/backlog';
+import type {
+  BacklogCheckpoint,
+  BacklogLine,
+  BacklogMeta,
+  BacklogSegmentRef,
+  BacklogState,
+} from '../domain/backlog';
 import type { BacklogTickJob, DeliveryItem, DeliveryTarget } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
@@ -31,12 +49,15 @@ import type { LoggerLike } from '../observability/logging';
 import type { Clock, Random } from '../platform/clock';
 import { BACKLOG_TICK_QUEUE, backlogTickBody, packJobs } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
-import { type BacklogStore, hasWake, summaryOf } from '../storage/backlog';
+import { type BacklogStore, hasWake, segmentLineBytes, summaryOf } from '../storage/backlog';
 import type { HealthStore } from '../storage/health';
+import { BACKLOG_SEGMENT_CAPS, cutIntoSegments, partSegmentId } from './backlog-store-step';
 import type { DropRecorder } from './dead-letter';
-import type { AttemptHistory, JobOptions, SubscriptionSource } from './engine';
+import type { AttemptHistory, DeliveryEngine, JobOptions, SubscriptionSource } from './engine';
 import { sendFollowUps } from './follow-ups';
+import type { HealthTracker } from './health';
 import {
+  byDueOrder,
   checkpointOf,
   classifyAtTick,
   isDone,
@@ -46,7 +67,7 @@ import {
   releaseGroups,
   wakeAtOf,
 } from './rules/backlog';
-import { type Attempted, decideJob } from './rules/decide';
+import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { endpointAgreed } from './rules/handshake';
 import { currentHealth, gateOf } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
@@ -68,6 +89,19 @@ export const WAKE_LATE_MS = 5 * 60_000;
  */
 export const TICK_DEADLINE_RESERVE_MS = 30_000;
 
+/**
+ * Due events a drain holds and attempts at a time (merged across segments in due order): the
+ * memory of one window stays bounded, whatever the backlog.
+ */
+export const DRAIN_WINDOW_EVENTS = 5_000;
+
+/**
+ * A drain writes where it got to after this many finished events, or {@link DRAIN_CHECKPOINT_MS}
+ * after the last checkpoint, whichever comes first: a crash repeats at most that much.
+ */
+export const DRAIN_CHECKPOINT_EVENTS = 1_000;
+export const DRAIN_CHECKPOINT_MS = 5_000;
+
 export interface BacklogTickDeps {
   store: BacklogStore;
   /** Where released events, ended deliveries and ticks are sent. */
@@ -86,6 +120,18 @@ export interface BacklogTickDeps {
   /** Delivery profiles by name, already scaled by the time scale (1 on AWS). */
   profiles: ProfileTable;
   logger: LoggerLike;
+  /**
+   * The delivery engine of this worker: the probe and the drain attempt events through it (its
+   * requests, slots, health observation and push-back) and record them as it records a job's.
+   */
+  attempts: Pick<DeliveryEngine, 'attemptItems' | 'record'>;
+  /**
+   * The health tracker that engine reports to: read before a probe so its view starts from the
+   * stored health, and after outcomes, to see whether one put the endpoint on probation.
+   */
+  tracker: Pick<HealthTracker, 'current' | 'peek'>;
+  /** Requests a drain has in flight to its endpoint at most. */
+  drainConcurrency: number;
   /** New timer tokens (default: random UUIDs). */
   newToken?: () => string;
 }
@@ -100,6 +146,10 @@ export interface BacklogTickReport {
   readonly outcome: 'stale' | 'deleted' | 'ticked';
   /** Events sent back to the retry queue. */
   readonly released: number;
+  /** Events probed or drained that the endpoint accepted. */
+  readonly delivered: number;
+  /** Events probed or drained that failed and were stored back to be tried again (or held). */
+  readonly storedBack: number;
   /** Events ended (time to live, disabled endpoint): dead-lettered, or dropped without a destination. */
   readonly ended: number;
   /** Events dropped because their subscription was deleted. */
@@ -137,8 +187,10 @@ type TickMode =
   | { readonly kind: 'unagreed' }
   /** Answered 410 Gone: due events end as `EndpointDisabled`; the rest wait until due. */
   | { readonly kind: 'disabled' }
-  /** Open or probing: due events and those due within the window go back to the retry queue. */
-  | { readonly kind: 'release' };
+  /** Right after a probation: one request finds out whether the endpoint answers again. */
+  | { readonly kind: 'probe' }
+  /** Open: due events are drained; those due within the window go back to the retry queue. */
+  | { readonly kind: 'open' };
 
 /** A stored event the tick takes out of its segment. */
 interface Taken {
@@ -146,11 +198,45 @@ interface Taken {
   readonly index: number;
 }
 
-/** A segment as the tick read it, and which of its lines leave it at this tick. */
+/** A segment as the tick read it, and which of its lines left it since its last checkpoint. */
 interface ReadSegment {
-  readonly ref: BacklogSegmentRef;
+  /** Its index entry, with the checkpoint last written. */
+  ref: BacklogSegmentRef;
   readonly lines: readonly BacklogLine[];
-  readonly done: number[];
+  done: number[];
+  /** Every line done and the segment deleted. */
+  gone: boolean;
+}
+
+/** A due event the probe or drain attempts, and where it is stored. */
+interface DueEvent extends Taken {
+  readonly line: BacklogLine;
+  /** The item as it leaves the backlog (stamped `Probation` when a hold kept it past due). */
+  readonly item: DeliveryItem;
+}
+
+/** How a probe or drain ended. */
+interface DrainResult {
+  readonly delivered: number;
+  readonly storedBack: number;
+  readonly ended: number;
+  /** Due times of the segments written for events stored back. */
+  readonly storedDueAts: readonly number[];
+  /** Set when an outcome put the endpoint on probation: the backlog sleeps until then. */
+  readonly heldUntil: number | undefined;
+  /** The invocation ran out of time with due events not attempted. */
+  readonly deferred: boolean;
+  /** META as the drain left it (its state `draining` once it started). */
+  readonly meta: BacklogMeta;
+}
+
+/** What a probe or drain works with. */
+interface DrainRun {
+  readonly subscription: Subscription;
+  readonly profile: DeliveryProfile;
+  readonly target: DeliveryTarget;
+  readonly read: ReadSegment[];
+  readonly options: JobOptions;
 }
 
 export class BacklogTick {
@@ -168,6 +254,8 @@ export class BacklogTick {
     const stale: BacklogTickReport = {
       outcome: 'stale',
       released: 0,
+      delivered: 0,
+      storedBack: 0,
       ended: 0,
       dropped: 0,
       wakeAt: undefined,
@@ -176,7 +264,7 @@ export class BacklogTick {
     // ---- claim
     const meta = await store.getMeta(topic, name);
     if (meta === undefined || meta.token !== job.token) return stale;
-    const claimed = await this.claim(job.target, meta);
+    let claimed = await this.claim(job.target, meta);
     if (claimed === undefined) return stale;
 
     // ---- resolve
@@ -185,16 +273,8 @@ export class BacklogTick {
     const gone = listed.filter((ref) => subscription === undefined || !belongsTo(ref.uid, subscription));
     const dropped = await this.dropSegments(job.target, gone);
     if (subscription === undefined) {
-      const rearmed = await this.rearm(job.target, claimed, {
-        known: listed,
-        dueAts: [],
-        uid: meta.uid,
-        heldUntil: undefined,
-        holding: false,
-        agreed: true,
-        profile: this.deps.profiles[job.target.profile],
-      });
-      return { outcome: 'deleted', released: 0, ended: 0, dropped, wakeAt: rearmed };
+      const wakeAt = await this.forget(job.target, claimed);
+      return { ...stale, outcome: 'deleted', dropped, wakeAt };
     }
     const own = listed.filter((ref) => belongsTo(ref.uid, subscription));
     const profile = this.deps.profiles[subscription.deliveryProfile];
@@ -206,13 +286,14 @@ export class BacklogTick {
 
     // ---- gate
     const now = clock.now();
-    const mode = await this.modeOf(subscription, now);
+    let mode = await this.modeOf(subscription, now);
 
     // ---- expire, release ahead
     let released = 0;
     let ended = 0;
     let unfinished = false;
     const read: ReadSegment[] = [];
+    let due: DueEvent[] = [];
     if (mode.kind !== 'hold') {
       for (const ref of own) {
         if (ref.minDueAt > now + RELEASE_AHEAD_MS) continue;
@@ -220,9 +301,9 @@ export class BacklogTick {
           unfinished = true;
           break;
         }
-        read.push({ ref, lines: (await store.readSegment(ref)).lines, done: [] });
+        read.push({ ref, lines: (await store.readSegment(ref)).lines, done: [], gone: false });
       }
-      ({ released, ended } = await this.expireAndRelease(
+      ({ released, ended, due } = await this.expireAndRelease(
         subscription,
         profile,
         target,
@@ -234,19 +315,30 @@ export class BacklogTick {
       await this.checkpoint(read);
     }
 
+    // ---- probe, drain
+    let drained: DrainResult | undefined;
+    if ((mode.kind === 'probe' || mode.kind === 'open') && due.length > 0) {
+      const run = { subscription, profile, target, read, options };
+      drained = await this.probeAndDrain(run, mode.kind === 'probe', due, claimed);
+      claimed = drained.meta;
+      ended += drained.ended;
+      if (drained.heldUntil !== undefined) mode = { kind: 'hold', until: drained.heldUntil };
+      // Out of time with due events left: they are drained by a tick sent at once.
+      if (drained.deferred) unfinished = true;
+    }
+
     // ---- re-arm
     const readKeys = new Map(read.map((segment) => [segmentKeyOf(segment.ref), segment]));
-    const dueAts: number[] = [];
+    const dueAts: number[] = [...(drained?.storedDueAts ?? [])];
     for (const ref of own) {
       const segment = readKeys.get(segmentKeyOf(ref));
       if (segment === undefined) {
         dueAts.push(ref.minDueAt);
         continue;
       }
-      const due = liveDueAt(segment.lines, checkpointOf(ref, segment.done, ref.count));
-      if (due !== undefined) dueAts.push(due);
+      const next = liveDueAt(segment.lines, checkpointOf(segment.ref, segment.done, segment.ref.count));
+      if (next !== undefined) dueAts.push(next);
     }
-    // Out of time with segments left unread: they are looked at by a tick sent at once.
     if (unfinished) dueAts.push(clock.now());
     const wakeAt = await this.rearm(target, claimed, {
       known: listed,
@@ -259,7 +351,15 @@ export class BacklogTick {
       agreed: mode.kind !== 'unagreed',
       profile,
     });
-    return { outcome: 'ticked', released, ended, dropped, wakeAt };
+    return {
+      outcome: 'ticked',
+      released,
+      delivered: drained?.delivered ?? 0,
+      storedBack: drained?.storedBack ?? 0,
+      ended,
+      dropped,
+      wakeAt,
+    };
   }
 
   /**
@@ -353,16 +453,15 @@ export class BacklogTick {
     );
     if (gate.kind === 'hold') return { kind: 'hold', until: gate.until };
     if (gate.kind === 'disabled') return { kind: 'disabled' };
-    // Probing or open: the due events are released like those due soon, and the engine attempts
-    // them as it does any job (one request at a time while probing). Probing and draining in
-    // place, from the backlog itself, will take this branch's due events instead.
-    return { kind: 'release' };
+    // Probing or open: the due events are probed and drained from the backlog itself.
+    return { kind: gate.kind };
   }
 
   /**
    * Ends the due events whose time to live ran out (and, for a disabled endpoint, every due
-   * event), sends back those the window reaches, and notes in `read` which lines left. Everything
-   * is sent before the caller marks anything done.
+   * event), sends back those due within the window but not yet due, and notes in `read` which
+   * lines left. Everything is sent before the caller marks anything done. Returns the due events
+   * left for the probe and the drain (when the endpoint may be sent to), in due order.
    */
   private async expireAndRelease(
     subscription: Subscription,
@@ -372,8 +471,9 @@ export class BacklogTick {
     mode: Exclude<TickMode, { kind: 'hold' }>,
     read: readonly ReadSegment[],
     now: number,
-  ): Promise<{ released: number; ended: number }> {
+  ): Promise<{ released: number; ended: number; due: DueEvent[] }> {
     const expired: DeliveryItem[] = [];
+    const due: DueEvent[] = [];
     const disabled: Attempted[] = [];
     const releasing: Array<{ dueAt: number; item: DeliveryItem }> = [];
     const taken: Taken[] = [];
@@ -395,8 +495,16 @@ export class BacklogTick {
           take(line);
         }
       }
-      if (mode.kind === 'release') {
-        for (const line of [...classes.due, ...classes.soon]) {
+      if (mode.kind === 'probe' || mode.kind === 'open') {
+        for (const line of classes.due) {
+          due.push({
+            segment: segmentIndex,
+            index: indexOf.get(line) as number,
+            line,
+            item: probationStamp(line, now, meta.heldUntil),
+          });
+        }
+        for (const line of classes.soon) {
           releasing.push({ dueAt: line.dueAt, item: probationStamp(line, now, meta.heldUntil) });
           take(line);
         }
@@ -437,21 +545,259 @@ export class BacklogTick {
       await this.recordHistory(decisions.records);
     }
     for (const { segment, index } of taken) read[segment]?.done.push(index);
-    return { released: releasing.length, ended: expired.length + disabled.length };
+    due.sort((a, b) => byDueOrder(a.line, b.line));
+    return { released: releasing.length, ended: expired.length + disabled.length, due };
   }
 
-  /** Marks the lines that left: a segment with none left is deleted, others get a checkpoint. */
+  /**
+   * Marks the lines that left since the last checkpoint: a segment with none left is deleted,
+   * others get a checkpoint. Each segment's entry then holds what was written.
+   */
   private async checkpoint(read: readonly ReadSegment[]): Promise<void> {
     for (const segment of read) {
-      if (segment.done.length === 0) continue;
+      if (segment.done.length === 0 || segment.gone) continue;
       const next = checkpointOf(segment.ref, segment.done, segment.ref.count);
+      const written: BacklogCheckpoint = { doneThrough: next.doneThrough, doneAfter: next.doneAfter };
       if (next.complete) await this.deps.store.deleteSegment(segment.ref);
-      else
-        await this.deps.store.updateCheckpoint(segment.ref, {
-          doneThrough: next.doneThrough,
-          doneAfter: next.doneAfter,
-        });
+      else await this.deps.store.updateCheckpoint(segment.ref, written);
+      segment.ref = { ...segment.ref, ...written };
+      segment.done = [];
+      segment.gone = next.complete;
     }
+  }
+
+  /**
+   * The probe (right after a probation), then the drain: the due events through the engine's
+   * attempts, a window at a time, until none is left, an outcome puts the endpoint on probation,
+   * or the invocation runs out of time.
+   */
+  private async probeAndDrain(
+    run: DrainRun,
+    probe: boolean,
+    due: readonly DueEvent[],
+    claimed: BacklogMeta,
+  ): Promise<DrainResult> {
+    const { subscription, profile } = run;
+    const { attempts, tracker, clock } = this.deps;
+    const deadline = run.options.attemptDeadline - TICK_DEADLINE_RESERVE_MS;
+    const totals = { delivered: 0, storedBack: 0, ended: 0, storedDueAts: [] as number[] };
+    const result = (meta: BacklogMeta, heldUntil: number | undefined, deferred: boolean): DrainResult => ({
+      ...totals,
+      meta,
+      heldUntil,
+      deferred,
+    });
+    // The tracker's view starts from the stored health, so the probe's outcome is folded into
+    // the right probation count (and its next hold is seen here).
+    await tracker.current(subscription, profile);
+    let rest = due;
+    if (probe) {
+      const byItem = new Map(rest.map((event) => [event.item, event]));
+      const outcomes = await attempts.attemptItems(
+        subscription,
+        profile,
+        rest.slice(0, DRAIN_WINDOW_EVENTS).map((event) => event.item),
+        { attemptDeadline: deadline, maxRequests: 1 },
+        1,
+      );
+      await this.settleAttempts(run, byItem, outcomes, totals);
+      await this.checkpoint(run.read);
+      const answered = outcomes.some((entry) => entry.kind === 'attempted');
+      const delivered = outcomes.every((entry) => entry.kind === 'attempted' && entry.result.delivered);
+      if (!answered || !delivered) {
+        const deferred = outcomes.some((entry) => entry.kind === 'deferred');
+        return result(claimed, this.heldUntilOf(subscription), deferred);
+      }
+      const probed = new Set(outcomes.map((entry) => entry.item));
+      rest = rest.filter((event) => !probed.has(event.item));
+      if (rest.length === 0) return result(claimed, undefined, false);
+    }
+
+    // Workers do not route to the backlog yet, so only META says a drain is running; the
+    // `draining` mark on the endpoint's health, which makes them store new events behind it,
+    // comes with that routing.
+    const draining: BacklogMeta = { ...claimed, state: 'draining', updatedAt: clock.now() };
+    if (!(await this.deps.store.putMeta(draining, claimed.token))) return result(claimed, undefined, false);
+
+    while (rest.length > 0) {
+      const window = rest.slice(0, DRAIN_WINDOW_EVENTS);
+      rest = rest.slice(window.length);
+      const outcome = await this.drainWindow(run, window, deadline, totals);
+      if (outcome.heldUntil !== undefined) return result(draining, outcome.heldUntil, false);
+      if (outcome.deferred) return result(draining, undefined, true);
+    }
+    return result(draining, undefined, false);
+  }
+
+  /**
+   * Attempts one window of due events at up to `drainConcurrency` in flight, settling finished
+   * ones at every checkpoint. Events held because the endpoint went on probation, or not started
+   * before the deadline, stay in their segments untouched.
+   */
+  private async drainWindow(
+    run: DrainRun,
+    window: readonly DueEvent[],
+    deadline: number,
+    totals: { delivered: number; storedBack: number; ended: number; storedDueAts: number[] },
+  ): Promise<{ heldUntil: number | undefined; deferred: boolean }> {
+    const { clock } = this.deps;
+    const byItem = new Map(window.map((event) => [event.item, event]));
+    let finished: Attempted[] = [];
+    let lastCheckpointAt = clock.now();
+    let deferred = false;
+    // Checkpoints run one after another while requests go on; the first failure is kept and
+    // rethrown once the window's requests are over (the continuation then resumes from the last one).
+    let chain: Promise<void> = Promise.resolve();
+    let failure: { error: unknown } | undefined;
+    const checkpointNow = () => {
+      const batch = finished;
+      finished = [];
+      lastCheckpointAt = clock.now();
+      chain = chain.then(async () => {
+        if (failure !== undefined) return;
+        try {
+          await this.settleAttempts(run, byItem, batch, totals);
+          await this.checkpoint(run.read);
+        } catch (error) {
+          failure = { error };
+        }
+      });
+    };
+    try {
+      await this.deps.attempts.attemptItems(
+        run.subscription,
+        run.profile,
+        window.map((event) => event.item),
+        {
+          attemptDeadline: deadline,
+          onAttempted: (entries) => {
+            finished.push(...entries);
+            if (entries.some((entry) => entry.kind === 'deferred')) deferred = true;
+            if (
+              finished.length >= DRAIN_CHECKPOINT_EVENTS ||
+              clock.now() - lastCheckpointAt >= DRAIN_CHECKPOINT_MS
+            )
+              checkpointNow();
+          },
+        },
+        this.deps.drainConcurrency,
+      );
+      checkpointNow();
+    } finally {
+      // Whatever happened to the requests, no checkpoint is left running behind the tick.
+      await chain;
+    }
+    if (failure !== undefined) throw failure.error;
+    // Also when the window's last answer began the probation (nothing was held after it).
+    return { heldUntil: this.heldUntilOf(run.subscription), deferred };
+  }
+
+  /**
+   * Decides what follows finished attempts, as for any job: follow-ups first (ended deliveries
+   * handed over, retries and holds stored back in a new segment), then their lines are marked
+   * done (the caller's checkpoint writes it), then the attempts are recorded. Events held by a
+   * probation that began meanwhile, or not started in time, are left as they are.
+   */
+  private async settleAttempts(
+    run: DrainRun,
+    byItem: ReadonlyMap<DeliveryItem, DueEvent>,
+    outcomes: readonly Attempted[],
+    totals: { delivered: number; storedBack: number; ended: number; storedDueAts: number[] },
+  ): Promise<void> {
+    const { subscription, profile, target, read } = run;
+    const settled = outcomes.filter(
+      (entry) => entry.kind !== 'deferred' && !(entry.kind === 'held' && entry.reason === 'probation'),
+    );
+    if (settled.length === 0) return;
+    const now = this.deps.clock.now();
+    const decisions = decideJob({
+      topic: subscription.topic,
+      subscription: subscription.name,
+      profile,
+      limits: subscription.retry,
+      attempted: settled,
+      expired: [],
+      dueAt: now,
+      now,
+      random: this.deps.random,
+      deadLetters: subscription.deadLetter !== undefined,
+    });
+    const again: BacklogLine[] = [
+      ...[...decisions.retries].flatMap(([dueAt, items]) =>
+        items.map((item): BacklogLine => ({ dueAt, heldBy: 'wait', item })),
+      ),
+      ...[...decisions.held].flatMap(([dueAt, items]) =>
+        items.map((item): BacklogLine => ({ dueAt, heldBy: 'probation', item })),
+      ),
+    ];
+    const handOver: JobDecisions = { ...decisions, retries: new Map(), held: new Map(), deferred: [] };
+    await sendFollowUps(this.deps, subscription, profile, target, handOver);
+    totals.storedDueAts.push(...(await this.storeBack(target, again)));
+    for (const entry of settled) {
+      const event = byItem.get(entry.item);
+      if (event !== undefined) read[event.segment]?.done.push(event.index);
+    }
+    totals.delivered += decisions.delivered.length;
+    totals.storedBack += again.length;
+    totals.ended += decisions.ended.length;
+    await this.deps.attempts.record(subscription, target, decisions);
+  }
+
+  /**
+   * Writes events to be tried again as new segments of the backlog (cut as the store step cuts
+   * them). Their ids come from the events and their attempt counts, so a checkpoint done again
+   * after a crash writes the same segments. Returns their earliest due times.
+   */
+  private async storeBack(target: DeliveryTarget, lines: readonly BacklogLine[]): Promise<number[]> {
+    if (lines.length === 0) return [];
+    const sourceIds = lines.map((line) => `${line.item.deliveryId}#${line.item.attempts}`).sort();
+    const runs = cutIntoSegments([...lines].sort(byDueOrder), BACKLOG_SEGMENT_CAPS, segmentLineBytes);
+    const dueAts: number[] = [];
+    for (const [index, part] of runs.entries()) {
+      const ref = await this.deps.store.putSegment({
+        target,
+        segmentId: partSegmentId(sourceIds, index, runs.length),
+        lines: part,
+        createdAt: this.deps.clock.now(),
+      });
+      dueAts.push(ref.minDueAt);
+    }
+    return dueAts;
+  }
+
+  /** When the hold this worker's tracker sees now ends; `undefined` when the endpoint is not held. */
+  private heldUntilOf(subscription: Subscription): number | undefined {
+    const view = this.deps.tracker.peek(subscription);
+    if (view === undefined) return undefined;
+    const gate = gateOf(view, this.deps.clock.now());
+    return gate.kind === 'hold' ? gate.until : undefined;
+  }
+
+  /**
+   * A deleted subscription's backlog, its segments dropped: META is deleted (over the claim's
+   * token). A store may have written a segment meanwhile and left its wake to this tick (it saw
+   * the lease): the index is read once more, and such a segment gets a new META and a tick at
+   * once, which drops it. Returns the wake set, if any.
+   */
+  private async forget(target: DeliveryTarget, claimed: BacklogMeta): Promise<number | undefined> {
+    const { store, clock } = this.deps;
+    if (!(await store.deleteMeta(claimed.topic, claimed.subscription, claimed.token))) return undefined;
+    const left = await store.listSegments(claimed.topic, claimed.subscription);
+    if (left.length === 0) return undefined;
+    const token = this.newToken();
+    const now = clock.now();
+    await this.sendTick(target, token, 0);
+    const { lease: _lease, heldUntil: _held, ...kept } = claimed;
+    const meta: BacklogMeta = {
+      ...kept,
+      token,
+      armedToken: token,
+      wakeAt: now,
+      state: 'waiting',
+      summary: summaryOf(left),
+      updatedAt: now,
+    };
+    return (await store.putMeta(meta, undefined)) ? now : undefined;
   }
 
   /** Drops the events of segments whose subscription is gone, then deletes the segments. */

@@ -136,6 +136,14 @@ export interface JobOptions {
   attemptDeadline: number;
 }
 
+/** How `attemptItems` attempts a set of events. */
+export interface AttemptOptions extends JobOptions {
+  /** Only the first this many requests are made (a probe makes one); default all. */
+  readonly maxRequests?: number;
+  /** Told each request's outcomes as soon as it is over, so a caller can checkpoint mid-way. */
+  readonly onAttempted?: (attempted: readonly Attempted[]) => void;
+}
+
 /** Defined with the handshake rules, so the backlog's wake rule shares it. */
 export { UNVALIDATED_ENDPOINT_HOLD_MS };
 
@@ -313,14 +321,39 @@ export class DeliveryEngine {
       return items.map((item) => ({ kind: 'held', item, until: gate.until, reason: 'probation' }));
     }
     if (gate.kind === 'disabled') return items.map((item) => ({ kind: 'disabled', item }));
+    return this.attemptItems(subscription, profile, items, options);
+  }
+
+  /**
+   * Attempts events the caller has already gated (TTL, probation): cuts them into requests (one
+   * event each, or batches when the subscription batches, in the order given) and sends each
+   * through this engine's slots, at most `cap` at once for the subscription (default its share
+   * of the worker) within the window the endpoint's answers open. Every outcome is reported to
+   * the health tracker, and push-back halves the window, as for any job. With
+   * `options.maxRequests`, only the first that many requests are made: the events of the others
+   * are left out of the result (the caller keeps them).
+   */
+  async attemptItems(
+    subscription: Subscription,
+    profile: DeliveryProfile,
+    items: readonly DeliveryItem[],
+    options: AttemptOptions,
+    cap: number = this.subscriptionConcurrency,
+  ): Promise<Attempted[]> {
+    if (items.length === 0) return [];
     const requests = requestsOf(
       subscription,
       outgoingEvents(subscription, items),
       await this.secrets.customHeaders(subscription),
       await this.secrets.endpointUrl(subscription),
     );
+    const made = options.maxRequests === undefined ? requests : requests.slice(0, options.maxRequests);
     const outcomes = await Promise.all(
-      requests.map((request) => this.attempt(subscription, profile, request, options)),
+      made.map(async (request) => {
+        const attempted = await this.attempt(subscription, profile, request, options, cap);
+        options.onAttempted?.(attempted);
+        return attempted;
+      }),
     );
     return outcomes.flat();
   }
@@ -331,6 +364,7 @@ export class DeliveryEngine {
     profile: DeliveryProfile,
     request: OutgoingRequest,
     options: JobOptions,
+    cap: number,
   ): Promise<Attempted[]> {
     const { clock, health } = this.deps;
     const each = (outcome: (item: DeliveryItem) => Attempted) =>
@@ -338,7 +372,7 @@ export class DeliveryEngine {
     const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}`;
     // While recovering from a probation, one request at a time per worker finds out whether it answers again.
     const probing = isProbing(health.peek(subscription), clock.now());
-    const release = await this.slots.acquire(key, probing ? 1 : this.subscriptionConcurrency);
+    const release = await this.slots.acquire(key, probing ? 1 : cap);
     if (release === undefined) {
       // Rounded to the second, so the events a job holds at about the same moment stay together.
       const until = Math.ceil((clock.now() + BUSY_HOLD_MS) / 1000) * 1000;
@@ -367,13 +401,11 @@ export class DeliveryEngine {
 
   /**
    * Metrics for every attempt; drops of ended deliveries when the subscription has no dead-letter
-   * destination; history for failures and what follows them (best effort).
+   * destination; the endpoint's health writes settled; history for failures and what follows
+   * them (best effort). Public so that events attempted from elsewhere (a backlog's drain) are
+   * counted and recorded as a job's are.
    */
-  private async record(
-    subscription: Subscription,
-    target: DeliveryTarget,
-    decisions: JobDecisions,
-  ): Promise<void> {
+  async record(subscription: Subscription, target: DeliveryTarget, decisions: JobDecisions): Promise<void> {
     const { metrics } = this.deps;
     if (subscription.deadLetter === undefined && decisions.ended.length > 0) {
       this.deps.drops.drop(

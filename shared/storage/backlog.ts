@@ -201,6 +201,11 @@ export interface BacklogStore {
    * False, writing nothing, when another writer came first.
    */
   putMeta(meta: BacklogMeta, expectedToken: string | undefined): Promise<boolean>;
+  /**
+   * Deletes a backlog's META only if its token is still `expectedToken` (a backlog whose
+   * subscription is gone): false, deleting nothing, when another writer came first or there is none.
+   */
+  deleteMeta(topic: string, subscription: string, expectedToken: string): Promise<boolean>;
   /** The events not done yet and the oldest publish time, from the index (no segment is read). */
   summary(topic: string, subscription: string): Promise<BacklogSummary>;
   /**
@@ -357,6 +362,14 @@ export class DynamoBacklogStore implements BacklogStore {
             ExpressionAttributeValues: { ':token': expectedToken },
           },
     );
+  }
+
+  deleteMeta(topic: string, subscription: string, expectedToken: string): Promise<boolean> {
+    return this.table.deleteIf(backlogMetaKey(topic, subscription), {
+      ConditionExpression: '#token = :token',
+      ExpressionAttributeNames: { '#token': 'token' },
+      ExpressionAttributeValues: { ':token': expectedToken },
+    });
   }
 
   async summary(topic: string, subscription: string): Promise<BacklogSummary> {

@@ -234,6 +234,26 @@ export class Table {
     }
   }
 
+  /**
+   * Deletes one item only if `condition` holds for what is stored; false, deleting nothing, when
+   * it does not (or there is no item).
+   */
+  async deleteIf(
+    key: ItemKey,
+    condition: Pick<
+      PutCommandInput,
+      'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+    >,
+  ): Promise<boolean> {
+    try {
+      await this.doc.send(new DeleteCommand({ TableName: this.name, Key: key, ...condition }));
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
   /** Deletes one item; true when there was one. */
   async delete(key: ItemKey): Promise<boolean> {
     const { Attributes } = await this.doc.send(

@@ -340,6 +340,13 @@ export class MemoryBacklogStore implements BacklogStore {
     return true;
   }
 
+  async deleteMeta(topic: string, subscription: string, expectedToken: string): Promise<boolean> {
+    const pk = backlogPk(topic, subscription);
+    if (this.metas.get(pk)?.token !== expectedToken) return false;
+    this.metas.delete(pk);
+    return true;
+  }
+
   async summary(topic: string, subscription: string): Promise<BacklogSummary> {
     return summaryOf(await this.listSegments(topic, subscription));
   }

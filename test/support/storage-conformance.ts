@@ -731,6 +731,20 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
       expect(await s.backlog.getMeta(topic.toLowerCase(), 'AUDIT')).toEqual({ ...meta, token: 't-2' });
     });
 
+    it('delete a META only over the token read', async () => {
+      const topic = unique('Orders-');
+      const meta = fullMeta(topic);
+      expect(await s.backlog.deleteMeta(topic, 'audit', 't-1')).toBe(false);
+      expect(await s.backlog.putMeta(meta, undefined)).toBe(true);
+
+      expect(await s.backlog.deleteMeta(topic, 'audit', 't-other')).toBe(false);
+      expect(await s.backlog.getMeta(topic, 'audit')).toEqual(meta);
+      expect(await s.backlog.deleteMeta(topic.toLowerCase(), 'AUDIT', 't-1')).toBe(true);
+
+      expect(await s.backlog.getMeta(topic, 'audit')).toBeUndefined();
+      expect(await s.backlog.deleteMeta(topic, 'audit', 't-1')).toBe(false);
+    });
+
     it('list the backlogs whose wake is due by a time, earliest first, and not idle ones', async () => {
       // Far in the future, so no other test's META is listed.
       const far = T + 1_000 * 86_400_000;

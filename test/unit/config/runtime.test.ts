@@ -58,6 +58,7 @@ describe('readConfig(env)', () => {
       subscriptionCacheMs: CONFIG_DEFAULTS.subscriptionCacheSeconds * 1000,
       topicCacheMs: CONFIG_DEFAULTS.topicCacheMs,
       deliveryConcurrency: CONFIG_DEFAULTS.deliveryConcurrency,
+      drainConcurrency: CONFIG_DEFAULTS.drainConcurrency,
       healthCacheMs: CONFIG_DEFAULTS.healthCacheMs,
       historyRetentionDays: CONFIG_DEFAULTS.historyRetentionDays,
       validateEndpoints: false,
@@ -65,6 +66,14 @@ describe('readConfig(env)', () => {
       subscriptionMetrics: false,
       metricsFlushSeconds: 0,
     });
+  });
+
+  it('defaults the drain concurrency to a quarter of the delivery concurrency, rounded up', () => {
+    expect(CONFIG_DEFAULTS.drainConcurrency).toBe(Math.ceil(CONFIG_DEFAULTS.deliveryConcurrency / 4));
+    expect(readConfig({ ...table, [ENV.deliveryConcurrency]: '10' }).drainConcurrency).toBe(3);
+    expect(
+      readConfig({ ...table, [ENV.deliveryConcurrency]: '10', [ENV.drainConcurrency]: '7' }).drainConcurrency,
+    ).toBe(7);
   });
 
   it('reads every variable', () => {
@@ -146,6 +155,8 @@ describe('readConfig(env)', () => {
     [ENV.deliveryConcurrency, '0', 'must be an integer from 1 to 1000 (got 0)'],
     [ENV.deliveryConcurrency, '2.5', 'must be an integer from 1 to 1000 (got 2.5)'],
     [ENV.deliveryConcurrency, '1001', 'must be an integer from 1 to 1000 (got 1001)'],
+    [ENV.drainConcurrency, '0', 'must be an integer from 1 to 1000 (got 0)'],
+    [ENV.drainConcurrency, '1.5', 'must be an integer from 1 to 1000 (got 1.5)'],
     [ENV.historyRetentionDays, 'Infinity', 'must be an integer from 1 to 365 (got Infinity)'],
     [ENV.historyRetentionDays, '1.5', 'must be an integer from 1 to 365 (got 1.5)'],
   ])('refuses %s=%s, naming the variable and the rule', (key, value, rule) => {

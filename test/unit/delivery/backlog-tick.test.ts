@@ -1,9 +1,11 @@
 /**
- * The backlog tick and sweeper in virtual time, over the in-memory backlog store and a recording
- * queue: only the current token acts, the continuation is sent before META is taken, wakes and
- * releases are never early and at most a second late, TTL ends only due events, deleted and
- * re-created subscriptions, disabled and held endpoints, and a crash at every write resumed by
- * the continuation without losing an event.
+ * The backlog tick and sweeper in virtual time, over the in-memory backlog store, a recording
+ * queue and a real delivery engine sending to a scripted webhook: only the current token acts,
+ * the continuation is sent before META is taken, wakes and releases are never early and at most
+ * a second late, TTL ends only due events, deleted and re-created subscriptions, disabled and
+ * held endpoints, a crash at every write resumed by the continuation without losing an event;
+ * the probe (one request), the drain (due order, its concurrency window, batches across stored
+ * jobs, stopping on probation, the deadline) and its checkpoints.
  */
 
 import {
@@ -13,11 +15,13 @@ import {
   WAKE_LATE_MS,
 } from '../../../shared/delivery/backlog-tick';
 import { DropRecorder } from '../../../shared/delivery/dead-letter';
+import { DeliveryEngine } from '../../../shared/delivery/engine';
+import { HealthTracker } from '../../../shared/delivery/health';
 import { UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../shared/delivery/rules/handshake';
 import { freshHealth } from '../../../shared/delivery/rules/health';
 import { DELIVERY_PROFILES } from '../../../shared/delivery/rules/profiles';
 import { deliveryTargetOf } from '../../../shared/delivery/target';
-import type { BacklogLine, BacklogMeta } from '../../../shared/domain/backlog';
+import type { BacklogLine, BacklogMeta, BacklogSegmentRef } from '../../../shared/domain/backlog';
 import {
   type BacklogTickJob,
   backlogTickJobSchema,
@@ -30,7 +34,14 @@ import type { EndpointHealth, Subscription } from '../../../shared/domain/model'
 import { silentLogger } from '../../../shared/observability/logging';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import { parseJob } from '../../../shared/queue/job-codec';
-import { item, MemoryHistory, RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
+import {
+  item,
+  MemoryHistory,
+  RecordingQueue,
+  ScriptedSender,
+  subscription,
+  VirtualClock,
+} from '../../support/fakes';
 import { MemoryBacklogStore, MemoryHealthStore } from '../../support/memory-stores';
 
 const S = 1000;
@@ -66,29 +77,64 @@ const deliveriesOf = (sent: readonly Sent[]) =>
 const endedOf = (sent: readonly Sent[]) =>
   sent.flatMap((entry) => (entry.kind === 'ended' ? entry.job.ended : []));
 
-function harness(overrides: Partial<Subscription> = WITH_DEAD_LETTERS) {
+/**
+ * A tick over memory twins, with a real delivery engine (and its health tracker) sending to a
+ * scripted webhook: by default every request is answered 200 at once.
+ */
+function harness(
+  overrides: Partial<Subscription> = WITH_DEAD_LETTERS,
+  options: { drainConcurrency?: number; latencyMs?: number; concurrency?: number } = {},
+) {
   const clock = new VirtualClock(T0);
   const queue = new RecordingQueue(clock);
   const store = new MemoryBacklogStore();
   const healthStore = new MemoryHealthStore();
   const metrics = new MetricBuffer();
   const history = new MemoryHistory();
+  const sender = new ScriptedSender(clock, { delivered: true, httpStatus: 200 }, options.latencyMs ?? 0);
   const subscriptions = new Map<string, Subscription>([['orders/audit', subscription(overrides)]]);
+  const source = { get: async (topic: string, name: string) => subscriptions.get(`${topic}/${name}`) };
+  const drops = new DropRecorder(metrics, silentLogger);
+  const tracker = new HealthTracker({
+    store: healthStore,
+    clock,
+    logger: silentLogger,
+    cacheMs: 0,
+    flushIntervalMs: 1000,
+    metrics,
+  });
+  const engine = new DeliveryEngine({
+    clock,
+    random: () => 0.5,
+    profiles: DELIVERY_PROFILES,
+    subscriptions: source,
+    sender,
+    queue,
+    history,
+    drops,
+    metrics,
+    logger: silentLogger,
+    concurrency: options.concurrency ?? 64,
+    health: tracker,
+  });
   let tokens = 0;
   const deps: BacklogTickDeps = {
     store,
     queue,
-    subscriptions: { get: async (topic, name) => subscriptions.get(`${topic}/${name}`) },
+    subscriptions: source,
     health: healthStore,
-    drops: new DropRecorder(metrics, silentLogger),
+    drops,
     history,
     clock,
     random: () => 0.5,
     profiles: DELIVERY_PROFILES,
     logger: silentLogger,
+    attempts: engine,
+    tracker,
+    drainConcurrency: options.drainConcurrency ?? 8,
     newToken: () => `t${++tokens}`,
   };
-  return { clock, queue, store, healthStore, metrics, history, subscriptions, deps };
+  return { clock, queue, store, healthStore, metrics, history, subscriptions, sender, tracker, deps };
 }
 
 type Harness = ReturnType<typeof harness>;
@@ -152,6 +198,10 @@ async function liveIds(h: Harness): Promise<string[]> {
   }
   return ids.sort();
 }
+
+/** The ids of the events the webhook received, request by request. */
+const requestedIds = (sender: ScriptedSender): string[][] =>
+  sender.requests.map(({ request }) => (JSON.parse(request.body) as Array<{ id: string }>).map((e) => e.id));
 
 const droppedBy = (metrics: MetricBuffer, reason: string) =>
   metrics
@@ -219,7 +269,7 @@ describe('backlog tick: claim', () => {
 });
 
 describe('backlog tick: release ahead and re-arm', () => {
-  it('sends events due within 15 min to the retry queue, one job per due second, none early, none a second late', async () => {
+  it('sends events due within 15 min but not yet due to the retry queue, one job per due second, none early, none a second late', async () => {
     const h = harness();
     const tick = tickOf(h);
     const dues = {
@@ -240,10 +290,17 @@ describe('backlog tick: release ahead and re-arm', () => {
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
-    expect(report).toMatchObject({ outcome: 'ticked', released: 6, ended: 0, wakeAt: dues.later });
+    expect(report).toMatchObject({
+      outcome: 'ticked',
+      released: 4,
+      delivered: 2,
+      ended: 0,
+      wakeAt: dues.later,
+    });
+    // The due ones are drained from the backlog itself.
+    expect(requestedIds(h.sender).flat().sort()).toEqual(['now', 'overdue']);
     const jobs = deliveriesOf(sentOf(h.queue));
     expect(jobs.map((entry) => [entry.delaySeconds, entry.job.items.map((i) => i.eventId)])).toEqual([
-      [0, ['overdue', 'now']],
       [11, ['a', 'b']],
       [12, ['c']],
       [899, ['d']],
@@ -333,7 +390,7 @@ describe('backlog tick: release ahead and re-arm', () => {
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
-    expect(report).toMatchObject({ released: 1, wakeAt: undefined });
+    expect(report).toMatchObject({ delivered: 1, wakeAt: undefined });
     expect(await h.store.listSegments('orders', 'audit')).toEqual([]);
     const meta = await h.store.getMeta('orders', 'audit');
     expect(meta).toMatchObject({ state: 'idle', summary: { events: 0 } });
@@ -424,7 +481,7 @@ describe('backlog tick: time to live', () => {
 });
 
 describe('backlog tick: deleted and re-created subscriptions', () => {
-  it('drops every segment of a deleted subscription as SubscriptionDeleted and removes them', async () => {
+  it('drops every segment of a deleted subscription as SubscriptionDeleted and removes them and META', async () => {
     const h = harness();
     const tick = tickOf(h);
     const target = targetOf(h);
@@ -439,9 +496,35 @@ describe('backlog tick: deleted and re-created subscriptions', () => {
     expect(droppedBy(h.metrics, 'SubscriptionDeleted')).toBe(3);
     expect(await h.store.listSegments('orders', 'audit')).toEqual([]);
     expect(h.store.objects.size).toBe(0);
-    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'idle', summary: { events: 0 } });
+    expect(await h.store.getMeta('orders', 'audit')).toBeUndefined();
     expect(deliveriesOf(sentOf(h.queue))).toEqual([]);
     expect(endedOf(sentOf(h.queue))).toEqual([]);
+  });
+
+  it('gives a segment stored while the deleted backlog was dropped a new META and a tick at once', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    const target = targetOf(h);
+    await store(h, 'seg-a', [line('a1', T0 - MIN)]);
+    await armed(h, T0 - MIN);
+    h.subscriptions.delete('orders/audit');
+    // A store that saw the tick's lease leaves the wake to it: its segment lands mid-tick.
+    const deleteMeta = h.store.deleteMeta.bind(h.store);
+    h.store.deleteMeta = async (...args) => {
+      h.store.deleteMeta = deleteMeta;
+      await h.store.putSegment({ target, segmentId: 'seg-late', lines: [line('late', T0)], createdAt: T0 });
+      return deleteMeta(...args);
+    };
+
+    const report = await tick.tick(tickJob(h, 't0', target), run);
+
+    expect(report).toMatchObject({ outcome: 'deleted', dropped: 1, wakeAt: T0 });
+    const meta = await h.store.getMeta('orders', 'audit');
+    expect(meta).toMatchObject({ wakeAt: T0, state: 'waiting', summary: { events: 1 } });
+    const next = ticksOf(sentOf(h.queue)).find((entry) => entry.job.token === meta?.token);
+    expect(next?.delaySeconds).toBe(0);
+    expect((await tick.tick(next?.job as BacklogTickJob, run)).dropped).toBe(1);
+    expect(await h.store.getMeta('orders', 'audit')).toBeUndefined();
   });
 
   it('drops only the old uid’s segments of a re-created subscription and keeps the new one’s', async () => {
@@ -509,7 +592,7 @@ describe('backlog tick: the endpoint’s gate', () => {
     });
   });
 
-  it('releases due events once the hold is over, stamped Probation when held past due', async () => {
+  it('probes with a due event once the hold is over (stamped Probation, held past due) and releases the later one', async () => {
     const h = harness();
     const tick = tickOf(h);
     await setHealth(h, { probationUntil: T0 - S, probations: 3, consecutiveFailures: 12 });
@@ -518,17 +601,16 @@ describe('backlog tick: the endpoint’s gate', () => {
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
-    expect(report.released).toBe(2);
+    expect(report).toMatchObject({ released: 1, delivered: 1 });
+    expect(requestedIds(h.sender)).toEqual([['held']]);
+    expect(h.sender.requests[0]?.request.headers['aeg-delivery-count']).toBe('3');
     const items = deliveriesOf(sentOf(h.queue)).flatMap((entry) => entry.job.items);
-    expect(items.map((i) => [i.eventId, i.lastOutcome, i.attempts])).toEqual([
-      ['held', 'Probation', 3],
-      ['after', 'GenericError', 3],
-    ]);
+    expect(items.map((i) => [i.eventId, i.lastOutcome, i.attempts])).toEqual([['after', 'GenericError', 3]]);
   });
 });
 
 describe('backlog tick: a changed endpoint', () => {
-  it('releases to a new endpoint URL: the old one’s hold does not apply to it', async () => {
+  it('drains to a new endpoint URL: the old one’s hold does not apply to it', async () => {
     const h = harness({
       ...WITH_DEAD_LETTERS,
       destination: { endpointType: 'WebHook', endpointUrl: 'https://new.example.test/in' },
@@ -546,10 +628,9 @@ describe('backlog tick: a changed endpoint', () => {
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
-    expect(report).toMatchObject({ released: 1, wakeAt: undefined });
-    expect(deliveriesOf(sentOf(h.queue)).flatMap((entry) => entry.job.items.map((i) => i.eventId))).toEqual([
-      'due',
-    ]);
+    expect(report).toMatchObject({ delivered: 1, wakeAt: undefined });
+    expect(h.sender.requests.map(({ request }) => request.url)).toEqual(['https://new.example.test/in']);
+    expect(requestedIds(h.sender)).toEqual([['due']]);
   });
 
   it('releases nothing to an endpoint that has not agreed yet, ends what expired, and waits for it', async () => {
@@ -624,7 +705,7 @@ describe('backlog sweep', () => {
     // Not taken for lost again a minute later.
     expect(await tick.sweep(T0 + MIN)).toEqual({ sent: 0, rearmed: 0, failed: 0 });
     expect((await tick.tick(tickJob(h, 't0'), run)).outcome).toBe('stale');
-    expect((await tick.tick(tickJob(h, 't1'), run)).released).toBe(1);
+    expect((await tick.tick(tickJob(h, 't1'), run)).delivered).toBe(1);
   });
 
   it('gives a deleted subscription’s backlog a tick with the target its segments were stored for', async () => {
@@ -644,7 +725,7 @@ describe('backlog sweep', () => {
 });
 
 describe('backlog tick and sweep in virtual time', () => {
-  it('delivers every stored event to the retry queue at its due time, never early and at most 1 s late', async () => {
+  it('delivers every stored event at its due time (drained, or released to the retry queue), never early and at most 1 s late', async () => {
     const h = harness();
     const tick = tickOf(h);
     // Due times over six hours, with jitter fractions, in three segments that overlap.
@@ -680,7 +761,16 @@ describe('backlog tick and sweep in virtual time', () => {
       handled.add(next.raw);
       h.clock.advanceTo(next.arrives);
       const [message] = sentOf({ sent: [next.raw] });
-      if (message?.kind === 'tick') await tick.tick(message.job, run);
+      if (message?.kind === 'tick') {
+        const seen = h.sender.requests.length;
+        await tick.tick(message.job, run);
+        for (const { request, at } of h.sender.requests.slice(seen)) {
+          for (const event of JSON.parse(request.body) as Array<{ id: string }>) {
+            expect(arrived.has(event.id)).toBe(false);
+            arrived.set(event.id, at);
+          }
+        }
+      }
       if (message?.kind === 'deliver') {
         for (const delivered of message.job.items) {
           expect(arrived.has(delivered.eventId)).toBe(false);
@@ -740,10 +830,14 @@ describe('backlog tick: a crash at any write', () => {
     return h;
   }
 
-  /** Every event still waiting in a segment or sent on (released or handed to the dead-letter step). */
+  /**
+   * Every event still waiting in a segment or sent on (delivered by the drain, released, or
+   * handed to the dead-letter step).
+   */
   async function accounted(h: Harness): Promise<string[]> {
     const sent = sentOf(h.queue);
     const sentOn = [
+      ...requestedIds(h.sender).flat(),
       ...deliveriesOf(sent).flatMap((entry) => entry.job.items.map((i) => i.eventId)),
       ...endedOf(sent).map((entry) => entry.item.eventId),
     ];
@@ -763,14 +857,17 @@ describe('backlog tick: a crash at any write', () => {
       'putMeta', // claim
       'send', // released events
       'send', // the expired event, to the ended-delivery queue
-      'deleteSegment', // seg-a, every line gone
-      'updateCheckpoint', // seg-b
+      'updateCheckpoint', // seg-a: expired and released lines
       'deleteSegment', // seg-c
+      'putMeta', // draining
+      'deleteSegment', // seg-a, its due event drained
+      'updateCheckpoint', // seg-b, its overdue event drained
       'putMeta', // re-arm (its wake is hours away: the sweeper sends the tick)
     ]);
+    expect(requestedIds(h.sender).flat().sort()).toEqual(['due', 'overdue']);
   });
 
-  const writes = 8;
+  const writes = 10;
   it.each(
     Array.from({ length: writes }, (_, i) => [
       [i + 1, false],
@@ -816,6 +913,330 @@ describe('backlog tick: a crash at any write', () => {
       const after = await h.store.getMeta('orders', 'audit');
       expect(after).toMatchObject({ wakeAt: T0 + 2 * H, state: 'waiting', summary: { events: 2 } });
       expect(after?.lease).toBeUndefined();
+    },
+  );
+});
+
+describe('backlog tick: probe', () => {
+  /** An endpoint whose probation just ended after many failures: the next tick probes. */
+  const probing = (h: Harness) =>
+    setHealth(h, { probationUntil: T0 - S, probations: 3, consecutiveFailures: 12, unhealthySince: T0 - H });
+
+  it.each<[string, Partial<Subscription>, string[]]>([
+    ['one event', WITH_DEAD_LETTERS, ['e0']],
+    [
+      'one batch when the subscription batches',
+      {
+        ...WITH_DEAD_LETTERS,
+        destination: {
+          endpointType: 'WebHook',
+          endpointUrl: 'https://hooks.example.test/in',
+          maxEventsPerBatch: 3,
+        },
+      },
+      ['e0', 'e1', 'e2'],
+    ],
+  ])('sends exactly one request, the earliest due: %s', async (_name, overrides, probed) => {
+    const h = harness(overrides);
+    await probing(h);
+    h.sender.answerWith({ httpStatus: 503, outcome: 'Busy' });
+    await store(
+      h,
+      'seg-b',
+      [3, 4, 5].map((i) => line(`e${i}`, T0 - 10 * MIN + i * S)),
+    );
+    await store(
+      h,
+      'seg-a',
+      [0, 1, 2].map((i) => line(`e${i}`, T0 - 10 * MIN + i * S)),
+    );
+    await armed(h, T0 - 10 * MIN, { heldUntil: T0 - S, state: 'holding' });
+
+    await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(requestedIds(h.sender)).toEqual([probed]);
+  });
+
+  it('stores the probed events back with their attempts raised, and sleeps until the new hold ends', async () => {
+    const h = harness();
+    await probing(h);
+    h.sender.answerWith({ httpStatus: 503, outcome: 'Busy' });
+    await store(h, 'seg-a', [line('first', T0 - 10 * MIN), line('second', T0 - 5 * MIN)]);
+    await armed(h, T0 - 10 * MIN, { heldUntil: T0 - S, state: 'holding' });
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ delivered: 0, storedBack: 1, released: 0 });
+    expect(requestedIds(h.sender)).toEqual([['first']]);
+    // The tracker saw the failure and began the next probation; the health item has it too.
+    const health = await h.healthStore.get('orders', 'audit');
+    const until = health?.probationUntil as number;
+    expect(until).toBeGreaterThan(T0);
+    expect(health?.probations).toBe(4);
+    // The probed event is in a new segment, its attempt counted; the other is untouched.
+    const lines: BacklogLine[] = [];
+    for (const ref of await h.store.listSegments('orders', 'audit')) {
+      const { lines: stored } = await h.store.readSegment(ref);
+      lines.push(...stored.filter((_, index) => index >= ref.doneThrough && !ref.doneAfter.includes(index)));
+    }
+    expect(
+      lines.map((entry) => [entry.item.eventId, entry.item.attempts, entry.item.lastHttpStatus]),
+    ).toEqual([
+      ['second', 3, 500],
+      ['first', 4, 503],
+    ]);
+    const retried = lines.find((entry) => entry.item.eventId === 'first') as BacklogLine;
+    expect(retried.dueAt).toBeGreaterThan(T0);
+    expect(h.history.records).toEqual([
+      expect.objectContaining({
+        eventId: 'first',
+        attempt: 4,
+        httpStatus: 503,
+        next: expect.objectContaining({ action: 'retry' }),
+      }),
+    ]);
+    const meta = await h.store.getMeta('orders', 'audit');
+    expect(meta).toMatchObject({ state: 'holding', heldUntil: until, wakeAt: until });
+    expect(deliveriesOf(sentOf(h.queue))).toEqual([]);
+  });
+
+  it('drains everything due, in due order across segments, once the probe is answered', async () => {
+    const h = harness({ ...WITH_DEAD_LETTERS }, { drainConcurrency: 1 });
+    await probing(h);
+    const dues = Array.from({ length: 12 }, (_, i) => T0 - 30 * MIN + ((i * 7) % 12) * MIN);
+    const lines = dues.map((dueAt, i) => line(`e${i}`, dueAt));
+    await store(h, 'seg-x', lines.slice(0, 6));
+    await store(h, 'seg-y', lines.slice(6));
+    await armed(h, T0 - 30 * MIN, { heldUntil: T0 - S, state: 'holding' });
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    const inDueOrder = [...lines].sort((a, b) => a.dueAt - b.dueAt).map((entry) => entry.item.eventId);
+    expect(report).toMatchObject({ delivered: 12, storedBack: 0, wakeAt: undefined });
+    expect(requestedIds(h.sender).flat()).toEqual(inDueOrder);
+    expect(await h.store.listSegments('orders', 'audit')).toEqual([]);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'idle' });
+  });
+});
+
+describe('backlog tick: drain', () => {
+  it('never has more than drainConcurrency requests in flight; the window starts at 2 and grows', async () => {
+    const h = harness(WITH_DEAD_LETTERS, { drainConcurrency: 6, latencyMs: 2 });
+    const inFlightAtStart: number[] = [];
+    const answeredAtStart: number[] = [];
+    let answered = 0;
+    const send = h.sender.send.bind(h.sender);
+    h.sender.send = async (request) => {
+      const sending = send(request);
+      inFlightAtStart.push(h.sender.inFlight);
+      answeredAtStart.push(answered);
+      const result = await sending;
+      answered += 1;
+      return result;
+    };
+    await store(
+      h,
+      'seg-a',
+      Array.from({ length: 60 }, (_, i) => line(`e${i}`, T0 - MIN + i)),
+    );
+    await armed(h, T0 - MIN);
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(report.delivered).toBe(60);
+    expect(h.sender.maxInFlight).toBe(6);
+    expect(Math.max(...inFlightAtStart)).toBe(6);
+    // Two at first; a third only once an answer came back.
+    expect(inFlightAtStart.slice(0, 3)).toEqual([1, 2, 2]);
+    expect(answeredAtStart.slice(0, 3)).toEqual([0, 0, 1]);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'idle' });
+  });
+
+  it('batches events of different stored jobs together, up to maxEventsPerBatch', async () => {
+    const h = harness({
+      ...WITH_DEAD_LETTERS,
+      destination: {
+        endpointType: 'WebHook',
+        endpointUrl: 'https://hooks.example.test/in',
+        maxEventsPerBatch: 4,
+      },
+    });
+    // Three jobs stored apart, each of three events, all with the same attempt count.
+    for (const job of ['a', 'b', 'c']) {
+      await store(
+        h,
+        `seg-${job}`,
+        [0, 1, 2].map((i) => line(`${job}${i}`, T0 - MIN + (job.charCodeAt(0) - 97) * 3 + i)),
+      );
+    }
+    await armed(h, T0 - MIN);
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(report.delivered).toBe(9);
+    expect(requestedIds(h.sender)).toEqual([['a0', 'a1', 'a2', 'b0'], ['b1', 'b2', 'c0', 'c1'], ['c2']]);
+  });
+
+  it('stores failures back with their attempts raised and hands over those that end', async () => {
+    const h = harness({ ...WITH_DEAD_LETTERS, retry: { maxAttempts: 4, ttlMs: 24 * H } });
+    // 'last' has used 3 of its 4 attempts, so its failure ends it; 'again' has used 1 and is retried.
+    await store(h, 'seg-a', [
+      line('last', T0 - MIN),
+      { dueAt: T0 - MIN + 1, heldBy: 'wait', item: item('again', T0 - H, { attempts: 1 }) },
+      line('ok', T0 - MIN + 2),
+    ]);
+    await armed(h, T0 - MIN);
+    h.sender.answerWith((request) =>
+      request.body.includes('"ok"')
+        ? { delivered: true, httpStatus: 200 }
+        : { httpStatus: 500, outcome: 'GenericError' },
+    );
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ delivered: 1, storedBack: 1, ended: 1 });
+    expect(
+      endedOf(sentOf(h.queue)).map((entry) => [entry.item.eventId, entry.reason, entry.item.attempts]),
+    ).toEqual([['last', 'MaxDeliveryAttemptsExceeded', 4]]);
+    const [ref] = await h.store.listSegments('orders', 'audit');
+    const stored = (await h.store.readSegment(ref as BacklogSegmentRef)).lines;
+    expect(stored.map((entry) => [entry.item.eventId, entry.item.attempts])).toEqual([['again', 2]]);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({
+      state: 'waiting',
+      wakeAt: stored[0]?.dueAt,
+    });
+  });
+
+  it('stops when an outcome puts the endpoint on probation: the rest stay in their segments', async () => {
+    const h = harness(WITH_DEAD_LETTERS, { drainConcurrency: 1 });
+    let answered = 0;
+    h.sender.answerWith(() =>
+      ++answered <= 3 ? { delivered: true, httpStatus: 200 } : { httpStatus: 503, outcome: 'Busy' },
+    );
+    const ids = Array.from({ length: 10 }, (_, i) => `e${i}`);
+    await store(
+      h,
+      'seg-a',
+      ids.map((id, i) => line(id, T0 - MIN + i)),
+    );
+    await armed(h, T0 - MIN);
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ delivered: 3, storedBack: 1 });
+    expect(requestedIds(h.sender).flat()).toEqual(['e0', 'e1', 'e2', 'e3']);
+    // e3 failed and was stored back; e4.. were never sent and are still where they were.
+    expect(await liveIds(h)).toEqual(ids.slice(3).sort());
+    const [original] = await h.store.listSegments('orders', 'audit', { dueBy: T0 });
+    expect(original).toMatchObject({ segmentId: 'seg-a', doneThrough: 4 });
+    const health = await h.healthStore.get('orders', 'audit');
+    const until = health?.probationUntil as number;
+    expect(until).toBeGreaterThan(T0);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({
+      state: 'holding',
+      heldUntil: until,
+      wakeAt: until,
+    });
+  });
+
+  it('sleeps until the hold when the last answer of the drain began a probation', async () => {
+    const h = harness(WITH_DEAD_LETTERS, { drainConcurrency: 1 });
+    h.sender.answerWith((request) =>
+      request.body.includes('"e2"')
+        ? { httpStatus: 503, outcome: 'Busy' }
+        : { delivered: true, httpStatus: 200 },
+    );
+    await store(
+      h,
+      'seg-a',
+      ['e0', 'e1', 'e2'].map((id, i) => line(id, T0 - MIN + i)),
+    );
+    await armed(h, T0 - MIN);
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ delivered: 2, storedBack: 1 });
+    const until = (await h.healthStore.get('orders', 'audit'))?.probationUntil as number;
+    expect(until).toBeGreaterThan(T0);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'holding', heldUntil: until });
+  });
+
+  it('hands the rest to a tick sent at once when the deadline comes mid-drain', async () => {
+    const h = harness(WITH_DEAD_LETTERS, { drainConcurrency: 1 });
+    // Each answer takes 10 s of the invocation's time.
+    h.sender.answerWith(() => {
+      h.clock.advance(10 * S);
+      return { delivered: true, httpStatus: 200 };
+    });
+    const ids = Array.from({ length: 8 }, (_, i) => `e${i}`);
+    await store(
+      h,
+      'seg-a',
+      ids.map((id, i) => line(id, T0 - MIN + i)),
+    );
+    await armed(h, T0 - MIN);
+
+    const report = await tickOf(h).tick(tickJob(h, 't0'), { attemptDeadline: T0 + 60 * S });
+
+    // No attempt starts after the deadline less its 30 s reserve.
+    expect(report.delivered).toBe(3);
+    expect(await liveIds(h)).toEqual(ids.slice(3));
+    const meta = await h.store.getMeta('orders', 'audit');
+    expect(meta?.state).toBe('waiting');
+    const next = ticksOf(sentOf(h.queue)).find((entry) => entry.job.token === meta?.token);
+    expect(next?.delaySeconds).toBe(0);
+
+    // The tick sent at once drains the rest.
+    h.sender.answerWith({ delivered: true, httpStatus: 200 });
+    expect((await tickOf(h).tick(next?.job as BacklogTickJob, run)).delivered).toBe(5);
+    expect(await liveIds(h)).toEqual([]);
+  });
+
+  // The checkpoint at 1,000 events updates seg-a, the one at 2,000 deletes it and updates seg-b.
+  it.each([
+    ['updateCheckpoint', 2],
+    ['deleteSegment', 1],
+  ] as const)(
+    'loses no event when a checkpoint write (%s, call %i) fails once: only events after the last checkpoint come twice',
+    async (failing, failAt) => {
+      const h = harness(WITH_DEAD_LETTERS, { drainConcurrency: 8 });
+      // Segment a's 1,500 events are all due before segment b's 1,000.
+      const a = Array.from({ length: 1500 }, (_, i) => line(`a${i}`, T0 - 10 * MIN + i));
+      const b = Array.from({ length: 1000 }, (_, i) => line(`b${i}`, T0 - 5 * MIN + i));
+      await store(h, 'seg-a', a);
+      await store(h, 'seg-b', b);
+      await armed(h, T0 - 10 * MIN);
+      const write = h.store[failing].bind(h.store) as (
+        ref: BacklogSegmentRef,
+        ...rest: never[]
+      ) => Promise<never>;
+      let calls = 0;
+      h.store[failing] = (async (ref: BacklogSegmentRef, ...rest: never[]) => {
+        calls += 1;
+        if (calls === failAt) throw new Error(`${failing} failed`);
+        return write(ref, ...rest);
+      }) as never;
+
+      await expect(tickOf(h).tick(tickJob(h, 't0'), run)).rejects.toThrow(`${failing} failed`);
+
+      const firstRun = new Set(requestedIds(h.sender).flat());
+      const notCheckpointed = new Set(await liveIds(h));
+      expect(firstRun.size).toBe(2500);
+      // Resumed by the continuation once the lease is over.
+      const meta = await h.store.getMeta('orders', 'audit');
+      const continuation = ticksOf(sentOf(h.queue)).find((entry) => entry.job.token === meta?.token);
+      h.clock.advance(TICK_LEASE_MS);
+      const seen = h.sender.requests.length;
+      expect((await tickOf(h).tick(continuation?.job as BacklogTickJob, run)).outcome).toBe('ticked');
+
+      const secondRun = requestedIds({ requests: h.sender.requests.slice(seen) } as ScriptedSender).flat();
+      const all = [...a, ...b].map((entry) => entry.item.eventId);
+      expect(all.filter((id) => !firstRun.has(id) && !secondRun.includes(id))).toEqual([]);
+      // Sent twice: exactly the events no checkpoint had marked done.
+      expect(secondRun.filter((id) => firstRun.has(id)).sort()).toEqual([...notCheckpointed].sort());
+      expect(notCheckpointed.size).toBe(failing === 'updateCheckpoint' ? 1000 : 1500);
+      expect(await liveIds(h)).toEqual([]);
+      expect(await h.store.listSegments('orders', 'audit')).toEqual([]);
     },
   );
 });
