@@ -2,6 +2,7 @@
  * The held-for-a-day model: the original's attempt count, computed from its schedule, and the
  * engine's costs against an endpoint that answers 503 all day.
  */
+
 import {
   DEFAULT_LIMITS,
   humanDuration,
@@ -10,10 +11,7 @@ import {
   runHeld,
 } from '../../bench/held';
 import { TOPIC_PROFILE } from '../../shared/delivery/rules/profiles';
-
-const S = 1000;
-const M = 60 * S;
-const H = 60 * M;
+import { H, M, S } from '../support/time';
 
 describe('held 24 h model', () => {
   it('counts the original schedule: 11 attempts in 24 hours', () => {

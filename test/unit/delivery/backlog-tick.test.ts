@@ -43,10 +43,8 @@ import {
   VirtualClock,
 } from '../../support/fakes';
 import { MemoryBacklogStore, MemoryHealthStore } from '../../support/memory-stores';
+import { H, M, S } from '../../support/time';
 
-const S = 1000;
-const MIN = 60 * S;
-const H = 60 * MIN;
 const T0 = Date.UTC(2026, 2, 1);
 const run = { attemptDeadline: Number.MAX_SAFE_INTEGER };
 const WITH_DEAD_LETTERS = { uid: 'u1', deadLetter: { container: 'dead' } };
@@ -213,8 +211,8 @@ describe('backlog tick: claim', () => {
   it('does nothing for a tick whose token is not the backlog’s', async () => {
     const h = harness();
     const tick = tickOf(h);
-    await store(h, 'seg-a', [line('a', T0 - MIN)]);
-    const meta = await armed(h, T0 - MIN);
+    await store(h, 'seg-a', [line('a', T0 - M)]);
+    const meta = await armed(h, T0 - M);
 
     const report = await tick.tick(tickJob(h, 'old-token'), run);
 
@@ -227,7 +225,7 @@ describe('backlog tick: claim', () => {
   it('does nothing when the backlog has no META', async () => {
     const h = harness();
     const tick = tickOf(h);
-    await store(h, 'seg-a', [line('a', T0 - MIN)]);
+    await store(h, 'seg-a', [line('a', T0 - M)]);
 
     expect((await tick.tick(tickJob(h, 't0'), run)).outcome).toBe('stale');
     expect(h.queue.sent).toEqual([]);
@@ -257,8 +255,8 @@ describe('backlog tick: claim', () => {
   it('leaves META to the token it had when the continuation cannot be sent', async () => {
     const h = harness();
     const tick = tickOf(h);
-    await store(h, 'seg-a', [line('a', T0 - MIN)]);
-    const meta = await armed(h, T0 - MIN);
+    await store(h, 'seg-a', [line('a', T0 - M)]);
+    const meta = await armed(h, T0 - M);
     h.queue.failWith = new Error('SQS is down');
 
     await expect(tick.tick(tickJob(h, 't0'), run)).rejects.toThrow('SQS is down');
@@ -273,20 +271,20 @@ describe('backlog tick: release ahead and re-arm', () => {
     const h = harness();
     const tick = tickOf(h);
     const dues = {
-      overdue: T0 - 3 * MIN,
+      overdue: T0 - 3 * M,
       now: T0,
       a: T0 + 10 * S + 200,
       b: T0 + 10 * S + 700.5,
       c: T0 + 11 * S + 500,
-      d: T0 + 14 * MIN + 59 * S,
-      later: T0 + 15 * MIN + 1,
+      d: T0 + 14 * M + 59 * S,
+      later: T0 + 15 * M + 1,
     };
     await store(
       h,
       'seg-a',
       Object.entries(dues).map(([id, dueAt]) => line(id, dueAt)),
     );
-    await armed(h, T0 - 3 * MIN);
+    await armed(h, T0 - 3 * M);
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
@@ -344,10 +342,10 @@ describe('backlog tick: release ahead and re-arm', () => {
   it('sends the next tick itself when the wake is within 15 min, with its exact delay', async () => {
     const h = harness();
     const tick = tickOf(h);
-    const until = T0 + 10 * MIN + 300;
+    const until = T0 + 10 * M + 300;
     await setHealth(h, { probationUntil: until, probations: 1, consecutiveFailures: 1 });
-    await store(h, 'seg-a', [line('a1', T0 - MIN)]);
-    await armed(h, T0 - MIN);
+    await store(h, 'seg-a', [line('a1', T0 - M)]);
+    await armed(h, T0 - M);
 
     await tick.tick(tickJob(h, 't0'), run);
 
@@ -362,22 +360,22 @@ describe('backlog tick: release ahead and re-arm', () => {
     const tick = tickOf(h);
     await store(h, 'seg-a', [line('a1', T0 + 3 * H)]);
     await armed(h, T0 + 3 * H);
-    h.clock.advanceTo(T0 + 3 * H - 16 * MIN);
+    h.clock.advanceTo(T0 + 3 * H - 16 * M);
     // A store writes its segment after the tick listed the index, and reads META before the
     // tick re-arms it: only the tick's second look at the index can see it.
     const putMeta = h.store.putMeta.bind(h.store);
     let writes = 0;
     h.store.putMeta = async (meta, expected) => {
       writes += 1;
-      if (writes === 2) await store(h, 'seg-new', [line('n1', T0 + 3 * H - 15 * MIN)]);
+      if (writes === 2) await store(h, 'seg-new', [line('n1', T0 + 3 * H - 15 * M)]);
       return putMeta(meta, expected);
     };
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
-    expect(report.wakeAt).toBe(T0 + 3 * H - 15 * MIN);
+    expect(report.wakeAt).toBe(T0 + 3 * H - 15 * M);
     const meta = await h.store.getMeta('orders', 'audit');
-    expect(meta).toMatchObject({ wakeAt: T0 + 3 * H - 15 * MIN, summary: { events: 2 } });
+    expect(meta).toMatchObject({ wakeAt: T0 + 3 * H - 15 * M, summary: { events: 2 } });
     const next = ticksOf(sentOf(h.queue)).find((entry) => entry.job.token === meta?.token);
     expect(next?.delaySeconds).toBe(60);
   });
@@ -385,8 +383,8 @@ describe('backlog tick: release ahead and re-arm', () => {
   it('goes idle when nothing is left: no wake, no tick', async () => {
     const h = harness();
     const tick = tickOf(h);
-    await store(h, 'seg-a', [line('a1', T0 - MIN)]);
-    await armed(h, T0 - MIN);
+    await store(h, 'seg-a', [line('a1', T0 - M)]);
+    await armed(h, T0 - M);
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
@@ -401,9 +399,9 @@ describe('backlog tick: release ahead and re-arm', () => {
   it('hands the rest to a tick sent at once when the invocation runs out of time', async () => {
     const h = harness();
     const tick = tickOf(h);
-    await store(h, 'seg-a', [line('a1', T0 - MIN)]);
+    await store(h, 'seg-a', [line('a1', T0 - M)]);
     await store(h, 'seg-b', [line('b1', T0 - 30 * S)]);
-    await armed(h, T0 - MIN);
+    await armed(h, T0 - M);
 
     const report = await tick.tick(tickJob(h, 't0'), { attemptDeadline: T0 + 10 * S });
 
@@ -427,8 +425,8 @@ describe('backlog tick: time to live', () => {
       const h = harness({ ...overrides, ...ttl });
       const tick = tickOf(h);
       const old = T0 - 25 * H;
-      await store(h, 'seg-a', [line('due-old', T0 - MIN, old), line('later-old', T0 + 2 * H, old)]);
-      await armed(h, T0 - MIN);
+      await store(h, 'seg-a', [line('due-old', T0 - M, old), line('later-old', T0 + 2 * H, old)]);
+      await armed(h, T0 - M);
       const deadLetters = overrides.deadLetter !== undefined;
 
       const first = await tick.tick(tickJob(h, 't0'), run);
@@ -464,7 +462,7 @@ describe('backlog tick: time to live', () => {
   it('stamps Probation on an event the endpoint held past its due time', async () => {
     const h = harness({ ...WITH_DEAD_LETTERS, ...ttl });
     const tick = tickOf(h);
-    await store(h, 'seg-a', [line('held', T0 - 10 * MIN, T0 - 25 * H), line('kept', T0 + 5 * MIN)]);
+    await store(h, 'seg-a', [line('held', T0 - 10 * M, T0 - 25 * H), line('kept', T0 + 5 * M)]);
     await armed(h, T0, { heldUntil: T0 });
 
     await tick.tick(tickJob(h, 't0'), run);
@@ -485,9 +483,9 @@ describe('backlog tick: deleted and re-created subscriptions', () => {
     const h = harness();
     const tick = tickOf(h);
     const target = targetOf(h);
-    await store(h, 'seg-a', [line('a1', T0 - MIN), line('a2', T0 + 5 * H)]);
+    await store(h, 'seg-a', [line('a1', T0 - M), line('a2', T0 + 5 * H)]);
     await store(h, 'seg-b', [line('b1', T0 + 9 * H)]);
-    await armed(h, T0 - MIN);
+    await armed(h, T0 - M);
     h.subscriptions.delete('orders/audit');
 
     const report = await tick.tick(tickJob(h, 't0', target), run);
@@ -505,8 +503,8 @@ describe('backlog tick: deleted and re-created subscriptions', () => {
     const h = harness();
     const tick = tickOf(h);
     const target = targetOf(h);
-    await store(h, 'seg-a', [line('a1', T0 - MIN)]);
-    await armed(h, T0 - MIN);
+    await store(h, 'seg-a', [line('a1', T0 - M)]);
+    await armed(h, T0 - M);
     h.subscriptions.delete('orders/audit');
     // A store that saw the tick's lease leaves the wake to it: its segment lands mid-tick.
     const deleteMeta = h.store.deleteMeta.bind(h.store);
@@ -550,12 +548,12 @@ describe('backlog tick: the endpoint’s gate', () => {
     const h = harness();
     const tick = tickOf(h);
     await setHealth(h, { disabledAt: T0 - H });
-    await store(h, 'seg-a', [line('due', T0 - MIN), line('soon', T0 + 5 * MIN)]);
-    await armed(h, T0 - MIN);
+    await store(h, 'seg-a', [line('due', T0 - M), line('soon', T0 + 5 * M)]);
+    await armed(h, T0 - M);
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
-    expect(report).toMatchObject({ ended: 1, released: 0, wakeAt: T0 + 5 * MIN });
+    expect(report).toMatchObject({ ended: 1, released: 0, wakeAt: T0 + 5 * M });
     expect(endedOf(sentOf(h.queue))).toEqual([
       expect.objectContaining({
         reason: 'EndpointDisabled',
@@ -569,15 +567,15 @@ describe('backlog tick: the endpoint’s gate', () => {
   it('releases nothing while the endpoint is held, and wakes when the hold ends', async () => {
     const h = harness();
     const tick = tickOf(h);
-    const until = T0 + 40 * MIN;
+    const until = T0 + 40 * M;
     await setHealth(h, {
       probationUntil: until,
       probations: 3,
       consecutiveFailures: 12,
       unhealthySince: T0 - H,
     });
-    await store(h, 'seg-a', [line('due', T0 - MIN), line('soon', T0 + 5 * MIN)]);
-    await armed(h, T0 - MIN);
+    await store(h, 'seg-a', [line('due', T0 - M), line('soon', T0 + 5 * M)]);
+    await armed(h, T0 - M);
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
@@ -596,7 +594,7 @@ describe('backlog tick: the endpoint’s gate', () => {
     const h = harness();
     const tick = tickOf(h);
     await setHealth(h, { probationUntil: T0 - S, probations: 3, consecutiveFailures: 12 });
-    await store(h, 'seg-a', [line('held', T0 - 10 * MIN), line('after', T0 + MIN)]);
+    await store(h, 'seg-a', [line('held', T0 - 10 * M), line('after', T0 + M)]);
     await armed(h, T0, { heldUntil: T0 - S, state: 'holding' });
 
     const report = await tick.tick(tickJob(h, 't0'), run);
@@ -623,8 +621,8 @@ describe('backlog tick: a changed endpoint', () => {
       consecutiveFailures: 20,
       unhealthySince: T0 - H,
     });
-    await store(h, 'seg-a', [line('due', T0 - MIN)]);
-    await armed(h, T0 - MIN);
+    await store(h, 'seg-a', [line('due', T0 - M)]);
+    await armed(h, T0 - M);
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
@@ -640,17 +638,17 @@ describe('backlog tick: a changed endpoint', () => {
       validation: {
         endpointUrl: 'https://hooks.example.test/in',
         code: 'c',
-        startedAt: T0 - MIN,
-        expiresAt: T0 + 4 * MIN,
+        startedAt: T0 - M,
+        expiresAt: T0 + 4 * M,
       },
     });
     const tick = tickOf(h);
     await store(h, 'seg-a', [
-      line('expired', T0 - MIN, T0 - 25 * H),
-      line('due', T0 - MIN),
-      line('soon', T0 + 5 * MIN),
+      line('expired', T0 - M, T0 - 25 * H),
+      line('due', T0 - M),
+      line('soon', T0 + 5 * M),
     ]);
-    await armed(h, T0 - MIN);
+    await armed(h, T0 - M);
 
     const report = await tick.tick(tickJob(h, 't0'), run);
 
@@ -667,11 +665,11 @@ describe('backlog sweep', () => {
   it('sends the tick of each wake within 15 min once, with its exact delay, and not again', async () => {
     const h = harness();
     const tick = tickOf(h);
-    await store(h, 'seg-a', [line('a', T0 + 10 * MIN + 400)]);
-    await armed(h, T0 + 10 * MIN + 400, { armedToken: undefined });
+    await store(h, 'seg-a', [line('a', T0 + 10 * M + 400)]);
+    await armed(h, T0 + 10 * M + 400, { armedToken: undefined });
 
     expect(await tick.sweep()).toEqual({ sent: 1, rearmed: 0, failed: 0 });
-    expect(await tick.sweep(T0 + MIN)).toEqual({ sent: 0, rearmed: 0, failed: 0 });
+    expect(await tick.sweep(T0 + M)).toEqual({ sent: 0, rearmed: 0, failed: 0 });
 
     const ticks = ticksOf(sentOf(h.queue));
     expect(ticks.map((entry) => [entry.job.token, entry.delaySeconds])).toEqual([['t0', 601]]);
@@ -682,18 +680,18 @@ describe('backlog sweep', () => {
   it('leaves wakes further than 15 min to a later sweep', async () => {
     const h = harness();
     const tick = tickOf(h);
-    await store(h, 'seg-a', [line('a', T0 + 16 * MIN)]);
-    await armed(h, T0 + 16 * MIN, { armedToken: undefined });
+    await store(h, 'seg-a', [line('a', T0 + 16 * M)]);
+    await armed(h, T0 + 16 * M, { armedToken: undefined });
 
     expect(await tick.sweep()).toEqual({ sent: 0, rearmed: 0, failed: 0 });
-    expect(await tick.sweep(T0 + MIN)).toEqual({ sent: 1, rearmed: 0, failed: 0 });
+    expect(await tick.sweep(T0 + M)).toEqual({ sent: 1, rearmed: 0, failed: 0 });
     expect(ticksOf(sentOf(h.queue)).map((entry) => entry.delaySeconds)).toEqual([15 * 60]);
   });
 
   it('arms a wake more than 5 min late again with a new token, which the old tick cannot use', async () => {
     const h = harness();
     const tick = tickOf(h);
-    await store(h, 'seg-a', [line('a', T0 - 10 * MIN)]);
+    await store(h, 'seg-a', [line('a', T0 - 10 * M)]);
     await armed(h, T0 - WAKE_LATE_MS - S);
 
     expect(await tick.sweep()).toEqual({ sent: 1, rearmed: 1, failed: 0 });
@@ -703,7 +701,7 @@ describe('backlog sweep', () => {
       ['t1', 0],
     ]);
     // Not taken for lost again a minute later.
-    expect(await tick.sweep(T0 + MIN)).toEqual({ sent: 0, rearmed: 0, failed: 0 });
+    expect(await tick.sweep(T0 + M)).toEqual({ sent: 0, rearmed: 0, failed: 0 });
     expect((await tick.tick(tickJob(h, 't0'), run)).outcome).toBe('stale');
     expect((await tick.tick(tickJob(h, 't1'), run)).delivered).toBe(1);
   });
@@ -712,8 +710,8 @@ describe('backlog sweep', () => {
     const h = harness();
     const tick = tickOf(h);
     const target = targetOf(h);
-    await store(h, 'seg-a', [line('a', T0 + MIN)]);
-    await armed(h, T0 + MIN, { armedToken: undefined });
+    await store(h, 'seg-a', [line('a', T0 + M)]);
+    await armed(h, T0 + M, { armedToken: undefined });
     h.subscriptions.delete('orders/audit');
 
     await tick.sweep();
@@ -731,7 +729,7 @@ describe('backlog tick and sweep in virtual time', () => {
     // Due times over six hours, with jitter fractions, in three segments that overlap.
     const dues = Array.from(
       { length: 60 },
-      (_, i) => T0 + ((i * 7919) % 360) * MIN + ((i * 104729) % 1000) + 0.25,
+      (_, i) => T0 + ((i * 7919) % 360) * M + ((i * 104729) % 1000) + 0.25,
     );
     const lines = dues.map((dueAt, i) => line(`e${i}`, dueAt));
     for (const [index, part] of [lines.slice(0, 20), lines.slice(20, 40), lines.slice(40)].entries()) {
@@ -755,7 +753,7 @@ describe('backlog tick and sweep in virtual time', () => {
       if (next === undefined || next.arrives >= nextSweep) {
         h.clock.advanceTo(nextSweep);
         await tick.sweep();
-        nextSweep += MIN;
+        nextSweep += M;
         continue;
       }
       handled.add(next.raw);
@@ -819,14 +817,14 @@ describe('backlog tick: a crash at any write', () => {
   async function scenario() {
     const h = harness({ ...WITH_DEAD_LETTERS, retry: { maxAttempts: 30, ttlMs: 24 * H } });
     await store(h, 'seg-a', [
-      line('expired', T0 - MIN, T0 - 25 * H),
+      line('expired', T0 - M, T0 - 25 * H),
       line('due', T0),
-      line('soon-a', T0 + 5 * MIN),
+      line('soon-a', T0 + 5 * M),
     ]);
     await store(h, 'seg-b', [line('overdue', T0 - 30 * S), line('later-b', T0 + 2 * H)]);
-    await store(h, 'seg-c', [line('soon-c', T0 + 10 * MIN)]);
+    await store(h, 'seg-c', [line('soon-c', T0 + 10 * M)]);
     await store(h, 'seg-d', [line('later-d', T0 + 3 * H)]);
-    await armed(h, T0 - MIN);
+    await armed(h, T0 - M);
     return h;
   }
 
@@ -943,14 +941,14 @@ describe('backlog tick: probe', () => {
     await store(
       h,
       'seg-b',
-      [3, 4, 5].map((i) => line(`e${i}`, T0 - 10 * MIN + i * S)),
+      [3, 4, 5].map((i) => line(`e${i}`, T0 - 10 * M + i * S)),
     );
     await store(
       h,
       'seg-a',
-      [0, 1, 2].map((i) => line(`e${i}`, T0 - 10 * MIN + i * S)),
+      [0, 1, 2].map((i) => line(`e${i}`, T0 - 10 * M + i * S)),
     );
-    await armed(h, T0 - 10 * MIN, { heldUntil: T0 - S, state: 'holding' });
+    await armed(h, T0 - 10 * M, { heldUntil: T0 - S, state: 'holding' });
 
     await tickOf(h).tick(tickJob(h, 't0'), run);
 
@@ -961,8 +959,8 @@ describe('backlog tick: probe', () => {
     const h = harness();
     await probing(h);
     h.sender.answerWith({ httpStatus: 503, outcome: 'Busy' });
-    await store(h, 'seg-a', [line('first', T0 - 10 * MIN), line('second', T0 - 5 * MIN)]);
-    await armed(h, T0 - 10 * MIN, { heldUntil: T0 - S, state: 'holding' });
+    await store(h, 'seg-a', [line('first', T0 - 10 * M), line('second', T0 - 5 * M)]);
+    await armed(h, T0 - 10 * M, { heldUntil: T0 - S, state: 'holding' });
 
     const report = await tickOf(h).tick(tickJob(h, 't0'), run);
 
@@ -1003,11 +1001,11 @@ describe('backlog tick: probe', () => {
   it('drains everything due, in due order across segments, once the probe is answered', async () => {
     const h = harness({ ...WITH_DEAD_LETTERS }, { drainConcurrency: 1 });
     await probing(h);
-    const dues = Array.from({ length: 12 }, (_, i) => T0 - 30 * MIN + ((i * 7) % 12) * MIN);
+    const dues = Array.from({ length: 12 }, (_, i) => T0 - 30 * M + ((i * 7) % 12) * M);
     const lines = dues.map((dueAt, i) => line(`e${i}`, dueAt));
     await store(h, 'seg-x', lines.slice(0, 6));
     await store(h, 'seg-y', lines.slice(6));
-    await armed(h, T0 - 30 * MIN, { heldUntil: T0 - S, state: 'holding' });
+    await armed(h, T0 - 30 * M, { heldUntil: T0 - S, state: 'holding' });
 
     const report = await tickOf(h).tick(tickJob(h, 't0'), run);
 
@@ -1037,9 +1035,9 @@ describe('backlog tick: drain', () => {
     await store(
       h,
       'seg-a',
-      Array.from({ length: 60 }, (_, i) => line(`e${i}`, T0 - MIN + i)),
+      Array.from({ length: 60 }, (_, i) => line(`e${i}`, T0 - M + i)),
     );
-    await armed(h, T0 - MIN);
+    await armed(h, T0 - M);
 
     const report = await tickOf(h).tick(tickJob(h, 't0'), run);
 
@@ -1066,10 +1064,10 @@ describe('backlog tick: drain', () => {
       await store(
         h,
         `seg-${job}`,
-        [0, 1, 2].map((i) => line(`${job}${i}`, T0 - MIN + (job.charCodeAt(0) - 97) * 3 + i)),
+        [0, 1, 2].map((i) => line(`${job}${i}`, T0 - M + (job.charCodeAt(0) - 97) * 3 + i)),
       );
     }
-    await armed(h, T0 - MIN);
+    await armed(h, T0 - M);
 
     const report = await tickOf(h).tick(tickJob(h, 't0'), run);
 
@@ -1081,11 +1079,11 @@ describe('backlog tick: drain', () => {
     const h = harness({ ...WITH_DEAD_LETTERS, retry: { maxAttempts: 4, ttlMs: 24 * H } });
     // 'last' has used 3 of its 4 attempts, so its failure ends it; 'again' has used 1 and is retried.
     await store(h, 'seg-a', [
-      line('last', T0 - MIN),
-      { dueAt: T0 - MIN + 1, heldBy: 'wait', item: item('again', T0 - H, { attempts: 1 }) },
-      line('ok', T0 - MIN + 2),
+      line('last', T0 - M),
+      { dueAt: T0 - M + 1, heldBy: 'wait', item: item('again', T0 - H, { attempts: 1 }) },
+      line('ok', T0 - M + 2),
     ]);
-    await armed(h, T0 - MIN);
+    await armed(h, T0 - M);
     h.sender.answerWith((request) =>
       request.body.includes('"ok"')
         ? { delivered: true, httpStatus: 200 }
@@ -1117,9 +1115,9 @@ describe('backlog tick: drain', () => {
     await store(
       h,
       'seg-a',
-      ids.map((id, i) => line(id, T0 - MIN + i)),
+      ids.map((id, i) => line(id, T0 - M + i)),
     );
-    await armed(h, T0 - MIN);
+    await armed(h, T0 - M);
 
     const report = await tickOf(h).tick(tickJob(h, 't0'), run);
 
@@ -1149,9 +1147,9 @@ describe('backlog tick: drain', () => {
     await store(
       h,
       'seg-a',
-      ['e0', 'e1', 'e2'].map((id, i) => line(id, T0 - MIN + i)),
+      ['e0', 'e1', 'e2'].map((id, i) => line(id, T0 - M + i)),
     );
-    await armed(h, T0 - MIN);
+    await armed(h, T0 - M);
 
     const report = await tickOf(h).tick(tickJob(h, 't0'), run);
 
@@ -1172,9 +1170,9 @@ describe('backlog tick: drain', () => {
     await store(
       h,
       'seg-a',
-      ids.map((id, i) => line(id, T0 - MIN + i)),
+      ids.map((id, i) => line(id, T0 - M + i)),
     );
-    await armed(h, T0 - MIN);
+    await armed(h, T0 - M);
 
     const report = await tickOf(h).tick(tickJob(h, 't0'), { attemptDeadline: T0 + 60 * S });
 
@@ -1201,11 +1199,11 @@ describe('backlog tick: drain', () => {
     async (failing, failAt) => {
       const h = harness(WITH_DEAD_LETTERS, { drainConcurrency: 8 });
       // Segment a's 1,500 events are all due before segment b's 1,000.
-      const a = Array.from({ length: 1500 }, (_, i) => line(`a${i}`, T0 - 10 * MIN + i));
-      const b = Array.from({ length: 1000 }, (_, i) => line(`b${i}`, T0 - 5 * MIN + i));
+      const a = Array.from({ length: 1500 }, (_, i) => line(`a${i}`, T0 - 10 * M + i));
+      const b = Array.from({ length: 1000 }, (_, i) => line(`b${i}`, T0 - 5 * M + i));
       await store(h, 'seg-a', a);
       await store(h, 'seg-b', b);
-      await armed(h, T0 - 10 * MIN);
+      await armed(h, T0 - 10 * M);
       const write = h.store[failing].bind(h.store) as (
         ref: BacklogSegmentRef,
         ...rest: never[]

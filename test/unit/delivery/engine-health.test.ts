@@ -5,9 +5,8 @@ import { METRIC } from '../../../shared/observability/metrics';
 import { resetHealth } from '../../../shared/storage/health';
 import { deliveryTarget, engineHarness, item, job, subscription, VirtualClock } from '../../support/fakes';
 import { MemoryHealthStore } from '../../support/memory-stores';
+import { M, S } from '../../support/time';
 
-const S = 1000;
-const M = 60 * S;
 const farFuture = Number.MAX_SAFE_INTEGER;
 const run = { attemptDeadline: farFuture };
 const items = (prefix: string, n: number, at: number) =>

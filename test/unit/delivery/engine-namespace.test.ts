@@ -2,9 +2,8 @@ import { deliveryTargetOf } from '../../../shared/delivery/target';
 import type { Subscription } from '../../../shared/domain/model';
 import { METRIC } from '../../../shared/observability/metrics';
 import { engineHarness, item, job, subscription } from '../../support/fakes';
+import { M, S } from '../../support/time';
 
-const S = 1000;
-const M = 60 * S;
 const farFuture = Number.MAX_SAFE_INTEGER;
 
 /** Puts the subscription in the harness and returns it. */

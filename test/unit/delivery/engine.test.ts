@@ -11,10 +11,8 @@ import {
   subscription,
   VirtualClock,
 } from '../../support/fakes';
+import { H, M, S } from '../../support/time';
 
-const S = 1000;
-const M = 60 * S;
-const H = 60 * M;
 const farFuture = Number.MAX_SAFE_INTEGER;
 
 describe('delivery engine', () => {

@@ -39,10 +39,8 @@ import {
   storeJobSchema,
 } from '../../../../shared/domain/delivery';
 import { deliveryTarget, item } from '../../../support/fakes';
+import { H, M, S } from '../../../support/time';
 
-const S = 1000;
-const MIN = 60 * S;
-const H = 60 * MIN;
 const T0 = Date.UTC(2026, 2, 1);
 const DAY_TTL = { maxAttempts: 30, ttlMs: 24 * H };
 
@@ -66,12 +64,12 @@ describe('storeOrQueue', () => {
     ['a 10 s retry', T0 + 10 * S, healthy, 'queue'],
     ['a wait of exactly 20 min (not more than the threshold)', T0 + BACKLOG_AFTER_MS, healthy, 'queue'],
     ['a wait 1 ms over 20 min', T0 + BACKLOG_AFTER_MS + 1, healthy, 'store'],
-    ['the 30 min step of the schedule', T0 + 30 * MIN, healthy, 'store'],
+    ['the 30 min step of the schedule', T0 + 30 * M, healthy, 'store'],
     ['the 12 h step', T0 + 12 * H, healthy, 'store'],
     ['due now, unhealthy endpoint', undefined, { unhealthy: true, draining: false }, 'store'],
     ['a 10 s retry, unhealthy endpoint', T0 + 10 * S, { unhealthy: true, draining: false }, 'store'],
     ['due now while a drain runs', undefined, { unhealthy: false, draining: true }, 'store'],
-    ['already past due, healthy', T0 - 5 * MIN, healthy, 'queue'],
+    ['already past due, healthy', T0 - 5 * M, healthy, 'queue'],
   ])('%s -> %s', (_name, dueAt, health, expected) => {
     expect(storeOrQueue({ dueAt, now: T0, health, backlogAfterMs: BACKLOG_AFTER_MS })).toBe(expected);
   });
@@ -101,11 +99,11 @@ describe('wakeAtOf', () => {
       { segmentDueAts: [T0 + H], heldUntil: T0 + 2 * H },
       T0 + 2 * H,
     ],
-    ['a hold that ended already', { segmentDueAts: [T0 + H], heldUntil: T0 - MIN }, T0 + H],
-    ['a segment overdue: at once (its due time)', { segmentDueAts: [T0 - MIN] }, T0 - MIN],
+    ['a hold that ended already', { segmentDueAts: [T0 + H], heldUntil: T0 - M }, T0 + H],
+    ['a segment overdue: at once (its due time)', { segmentDueAts: [T0 - M] }, T0 - M],
     [
       'an endpoint that has not agreed: not before the unvalidated wait',
-      { segmentDueAts: [T0 - MIN], endpointAgreed: false },
+      { segmentDueAts: [T0 - M], endpointAgreed: false },
       T0 + UNVALIDATED_ENDPOINT_HOLD_MS,
     ],
     [
@@ -134,7 +132,7 @@ describe('classifyAtTick', () => {
     ['due now, TTL ran out', T0, T0 - 24 * H, 'expired'],
     ['due now, TTL runs out exactly now', T0, T0 - DAY_TTL.ttlMs, 'expired'],
     ['due now, 1 ms of TTL left', T0, T0 - DAY_TTL.ttlMs + 1, 'due'],
-    ['due in 10 min, TTL ran out: not checked before due', T0 + 10 * MIN, T0 - 30 * H, 'soon'],
+    ['due in 10 min, TTL ran out: not checked before due', T0 + 10 * M, T0 - 30 * H, 'soon'],
     ['due in 12 h, TTL ran out before then: not ended early', T0 + 12 * H, published, 'later'],
     ['due in exactly 15 min', T0 + RELEASE_AHEAD_MS, published, 'soon'],
     ['due in 15 min and 1 ms', T0 + RELEASE_AHEAD_MS + 1, published, 'later'],
@@ -150,7 +148,7 @@ describe('classifyAtTick', () => {
   it('checks the TTL in scaled time when the profile is scaled', () => {
     const scaled = { timeScale: 60 };
     const classes = classifyAtTick(
-      [line('old', T0, T0 - 24 * MIN), line('young', T0, T0 - 23 * MIN)],
+      [line('old', T0, T0 - 24 * M), line('young', T0, T0 - 23 * M)],
       T0,
       DAY_TTL,
       scaled,
@@ -160,7 +158,7 @@ describe('classifyAtTick', () => {
 
   it('keeps every class in due order: due time, then publish time, then delivery id', () => {
     const classes = classifyAtTick(
-      [line('c', T0, T0 - 1), line('b', T0 - MIN, T0), line('a2', T0, T0 - 2), line('a1', T0, T0 - 2)],
+      [line('c', T0, T0 - 1), line('b', T0 - M, T0), line('a2', T0, T0 - 2), line('a1', T0, T0 - 2)],
       T0,
       DAY_TTL,
       TOPIC_PROFILE,
@@ -171,7 +169,7 @@ describe('classifyAtTick', () => {
 
 describe('probationStamp', () => {
   it.each<[string, number, number | undefined, boolean]>([
-    ['released on time, endpoint held before', T0, T0 - MIN, false],
+    ['released on time, endpoint held before', T0, T0 - M, false],
     ['released within the second of slack after a hold', T0 + ON_TIME_SLACK_MS, T0 + 2 * S, false],
     [
       'released 1 ms beyond the slack because the endpoint was held',
@@ -180,8 +178,8 @@ describe('probationStamp', () => {
       true,
     ],
     ['released an hour late because the endpoint was held', T0 + H, T0 + H, true],
-    ['released late, but no hold reached its due time (a late timer)', T0 + MIN, T0 - S, false],
-    ['released late, never held', T0 + MIN, undefined, false],
+    ['released late, but no hold reached its due time (a late timer)', T0 + M, T0 - S, false],
+    ['released late, never held', T0 + M, undefined, false],
   ])('%s -> stamped: %s', (_name, at, heldUntil, stamped) => {
     const stored = line('e', T0);
     const released = probationStamp(stored, at, heldUntil);
@@ -217,7 +215,7 @@ describe('releaseGroups', () => {
         { dueAt: now + 10 * S + 300, item: item('b', T0) },
         { dueAt: now + 10 * S, item: item('a', T0) },
         { dueAt: now + 9 * S + 1, item: item('c', T0) },
-        { dueAt: now + 5 * MIN, item: item('d', T0) },
+        { dueAt: now + 5 * M, item: item('d', T0) },
       ],
       now,
       'whole-seconds',
@@ -228,7 +226,7 @@ describe('releaseGroups', () => {
     ).toEqual([
       [10, now + 10 * S, ['d-c', 'd-a']],
       [11, now + 10 * S + 300, ['d-b']],
-      [300, now + 5 * MIN, ['d-d']],
+      [300, now + 5 * M, ['d-d']],
     ]);
   });
 
@@ -252,8 +250,8 @@ describe('releaseGroups', () => {
   });
 
   it('sends events already due with no delay, and refuses one beyond the window', () => {
-    expect(releaseGroups([{ dueAt: now - MIN, item: item('a', T0) }], now, 'whole-seconds')).toEqual([
-      { dueAt: now - MIN, delaySeconds: 0, items: [item('a', T0)] },
+    expect(releaseGroups([{ dueAt: now - M, item: item('a', T0) }], now, 'whole-seconds')).toEqual([
+      { dueAt: now - M, delaySeconds: 0, items: [item('a', T0)] },
     ]);
     expect(() =>
       releaseGroups([{ dueAt: now + RELEASE_AHEAD_MS + 1, item: item('a', T0) }], now, 'whole-seconds'),
@@ -311,7 +309,7 @@ describe('checkpointOf', () => {
 });
 
 describe('liveDueAt', () => {
-  const lines = [{ dueAt: T0 }, { dueAt: T0 + MIN }, { dueAt: T0 + H }, { dueAt: T0 + 2 * H }];
+  const lines = [{ dueAt: T0 }, { dueAt: T0 + M }, { dueAt: T0 + H }, { dueAt: T0 + 2 * H }];
   it.each<[string, { doneThrough: number; doneAfter: number[] }, number | undefined]>([
     ['nothing done: the first line', NOTHING_DONE, T0],
     ['a done prefix: the first line after it', { doneThrough: 2, doneAfter: [] }, T0 + H],

@@ -16,10 +16,7 @@ import {
 } from '../../../../shared/delivery/rules/profiles';
 import type { DeliveryAttributeMapping } from '../../../../shared/domain/model';
 import { splitNamespaceTopicId } from '../../../../shared/domain/names';
-
-const S = 1000;
-const M = 60 * S;
-const H = 60 * M;
+import { H, M, S } from '../../../support/time';
 
 const CLOUD_EVENT =
   '{"specversion":"1.0","id":"e1","source":"/shop","type":"order.created","data":{"tenant":"acme","n":9007199254740993}}';

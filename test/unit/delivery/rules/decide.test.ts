@@ -2,8 +2,8 @@ import { type Attempted, type DecideInput, decideJob } from '../../../../shared/
 import { TOPIC_PROFILE } from '../../../../shared/delivery/rules/profiles';
 import type { AttemptResult } from '../../../../shared/domain/model';
 import { item } from '../../../support/fakes';
+import { S } from '../../../support/time';
 
-const S = 1000;
 const T0 = 1_000_000;
 
 const attempted = (id: string, result: Partial<AttemptResult>, attempts = 0, startedAt = T0): Attempted => ({

@@ -11,10 +11,8 @@ import {
 } from '../../../../shared/delivery/rules/health';
 import { scaleProfile, TOPIC_PROFILE } from '../../../../shared/delivery/rules/profiles';
 import type { DeliveryOutcome, EndpointHealth } from '../../../../shared/domain/model';
+import { H, M, S } from '../../../support/time';
 
-const S = 1000;
-const M = 60 * S;
-const H = 60 * M;
 const t0 = Date.UTC(2026, 0, 1);
 const url = 'https://hooks.example.test/in';
 const fresh = () => freshHealth('orders', 'audit', url);

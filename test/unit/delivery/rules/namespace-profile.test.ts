@@ -17,9 +17,7 @@ import type { DeliveryItem } from '../../../../shared/domain/delivery';
 import type { AttemptResult, DeliveryOutcome, RetryLimits } from '../../../../shared/domain/model';
 import { VirtualClock } from '../../../../shared/platform/clock';
 import { item } from '../../../support/fakes';
-
-const S = 1000;
-const M = 60 * S;
+import { M, S } from '../../../support/time';
 
 describe('namespace profile: the schedule', () => {
   it('is the profile the table names `namespace`', () => {

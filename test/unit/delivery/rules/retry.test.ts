@@ -13,10 +13,8 @@ import {
   waitPrecisionOf,
 } from '../../../../shared/delivery/rules/retry';
 import { type RetryPolicy, retryLimitsOf } from '../../../../shared/domain/model';
+import { H, M, S } from '../../../support/time';
 
-const S = 1000;
-const M = 60 * S;
-const H = 60 * M;
 const DEFAULT_POLICY: RetryPolicy = { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1440 };
 
 /** Walks an always-failing event through the pure rules; returns attempt times and the end. */
