@@ -424,66 +424,6 @@ export function billPerMillionEvents(
   };
 }
 
-/** What a stack, a topic and a subscription are made of that costs by the month. */
-export interface FixedInputs {
-  /** Alarm metrics (a metric math alarm counts each metric it reads). */
-  alarmMetrics: number;
-  dashboards: number;
-  secrets: number;
-  customerManagedKeys: number;
-  /** Custom metrics (name and dimension set) of the whole stack, of each topic, of each subscription. */
-  metrics: { stack: number; perTopic: number; perSubscription: number };
-  /** Queues Lambda polls for the stack's functions (each long-polled while idle). */
-  polledQueues?: number;
-}
-
-/**
- * Lambda's pollers of an SQS event source: it starts with five parallel long polls of 20 s per
- * queue and keeps them while the queue is idle, so an idle queue costs about 5 x 3 receives a
- * minute (documented in the Lambda developer guide, "Using Lambda with Amazon SQS").
- */
-export const IDLE_POLLERS_PER_QUEUE = 5;
-export const LONG_POLL_SECONDS = 20;
-/** Seconds in a month of 30 days. */
-const MONTH_SECONDS = 30 * 24 * 3600;
-
-export interface FixedMonthly {
-  stack: {
-    alarms: number;
-    dashboards: number;
-    secrets: number;
-    kmsKeys: number;
-    metrics: number;
-    /** Receives of Lambda's pollers on the idle queues. */
-    sqsIdlePolling: number;
-    total: number;
-  };
-  perTopic: number;
-  perSubscription: number;
-}
-
-/** Fixed monthly dollars (not per event): the stack's own, and each topic's and subscription's metrics. */
-export function fixedMonthly(inputs: FixedInputs): FixedMonthly {
-  const cw = PRICES.cloudWatch;
-  const stack = {
-    alarms: inputs.alarmMetrics * cw.perAlarmMonth,
-    dashboards: inputs.dashboards * cw.perDashboardMonth,
-    secrets: inputs.secrets * PRICES.secretsManager.perSecretMonth,
-    kmsKeys: inputs.customerManagedKeys * PRICES.kms.perKeyMonth,
-    metrics: inputs.metrics.stack * cw.perMetricMonth,
-    sqsIdlePolling:
-      (inputs.polledQueues ?? 0) *
-      IDLE_POLLERS_PER_QUEUE *
-      (MONTH_SECONDS / LONG_POLL_SECONDS) *
-      PRICES.sqs.perRequest,
-  };
-  return {
-    stack: { ...stack, total: Object.values(stack).reduce((sum, value) => sum + value, 0) },
-    perTopic: inputs.metrics.perTopic * cw.perMetricMonth,
-    perSubscription: inputs.metrics.perSubscription * cw.perMetricMonth,
-  };
-}
-
 /** Billed 64 KB chunks of an event of `bytes` (Event Grid and EventBridge both bill by 64 KB). */
 const chunks = (bytes: number, chunkBytes: number) => Math.max(1, Math.ceil(bytes / chunkBytes));
 

@@ -13,20 +13,19 @@
  * default sampling rule, the TCP/TLS overhead per request and the stored share of log bytes.
  */
 import { ENV, FUNCTIONS, type FunctionKey, QUEUES } from '../../shared/config/resources';
-import { METRIC_DIMENSION_SETS, type MetricName } from '../../shared/observability/metrics';
 import { type ColdStart, measureColdStarts } from '../cold-start';
 import {
   type BillSettings,
   type BillUsage,
   billPerMillionEvents,
   comparisonPerMillion,
-  fixedMonthly,
   LAMBDA_MB_PER_VCPU,
   PUBLISH_ANSWER,
   type SystemLogLevel,
   WIRE_OVERHEAD_BYTES_PER_REQUEST,
 } from '../cost';
 import { emfRecordsOf, type KeptAcrossInvocations, metricsBetween } from '../emf-size';
+import { fixedMonthly, metricCounts } from '../fixed-monthly';
 import { FunctionProcess, type MeasuredFunction, type ProcessUsage } from '../function-process';
 import { round } from '../harness/figures';
 import { liveStack, topicWithSubscription } from '../harness/live-stack';
@@ -162,42 +161,6 @@ const systemLevel = (level: string | undefined): SystemLogLevel =>
   level === undefined || level === 'INFO' ? 'INFO' : level === 'DEBUG' ? 'DEBUG' : 'WARN';
 
 /** Custom metrics of each scope: at most (every series the code can emit) and on the happy path (emitted in the run). */
-/**
- * Custom metrics of the stack, a topic and a subscription: at most (every series a metric may be
- * emitted in) and on the happy path (the metrics the run emitted, each in the series of its
- * `METRIC_DIMENSION_SETS`), both with per-subscription metrics on and as `subscriptionMetrics`
- * says (off: a subscription's metrics are a topic's).
- */
-function metricCounts(
-  emitted: ReadonlyArray<{ name: string; dimensions: Record<string, string> }>,
-  subscriptionMetrics: boolean,
-) {
-  const sets = Object.entries(METRIC_DIMENSION_SETS) as Array<[MetricName, readonly (readonly string[])[]]>;
-  const isSet = (set: readonly string[], dimensions: readonly string[]) =>
-    set.length === dimensions.length && dimensions.every((d) => set.includes(d));
-  const metricsIn = (dimensions: readonly string[], names: ReadonlySet<string>) =>
-    sets.filter(([name, metricSets]) => names.has(name) && metricSets.some((set) => isSet(set, dimensions)))
-      .length;
-  const every = new Set<string>(Object.keys(METRIC_DIMENSION_SETS));
-  const named = (filter: (dimensions: Record<string, string>) => boolean) =>
-    new Set(emitted.filter((total) => filter(total.dimensions)).map((total) => total.name));
-  const stackWide = named((dimensions) => Object.keys(dimensions).length === 0);
-  const aboutATopic = named((dimensions) => dimensions.Topic !== undefined);
-  const on = (names: ReadonlySet<string>) => ({
-    perTopic: metricsIn(['Topic'], names),
-    perSubscription: metricsIn(['EventSubscriptionName', 'Topic'], names),
-  });
-  const inForce = (counts: { perTopic: number; perSubscription: number }) =>
-    subscriptionMetrics ? counts : { perTopic: counts.perTopic + counts.perSubscription, perSubscription: 0 };
-  return {
-    subscriptionMetrics,
-    atMost: { stack: metricsIn([], every), ...inForce(on(every)) },
-    happyPath: { stack: stackWide.size, ...inForce(on(aboutATopic)) },
-    /** The same with `subscriptionMetrics: true`. */
-    withSubscriptionMetrics: { atMost: on(every), happyPath: on(aboutATopic) },
-  };
-}
-
 /**
  * Points kept across invocations for `KEPT_METRICS_SECONDS`, by instances taking the run's
  * invocations at the rate and mean duration measured (see `INSTANCES_OVER_CONCURRENCY`).

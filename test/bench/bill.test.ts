@@ -5,12 +5,12 @@ import {
   comparisonPerMillion,
   cpuShareGbSeconds,
   emptyLambdaUsage,
-  fixedMonthly,
   platformRecords,
   sampledShare,
   wireBytes,
 } from '../../bench/cost';
 import { emfRecordsOf } from '../../bench/emf-size';
+import { fixedMonthly } from '../../bench/fixed-monthly';
 import { captureFunctionOutput } from '../../bench/log-capture';
 
 /**

@@ -1,0 +1,103 @@
+/**
+ * What the stack costs by the month whatever its traffic: alarms, dashboard, secrets, keys,
+ * Lambda's idle polling of the queues, and the custom metrics of the stack, of each topic and of
+ * each subscription (counted from the series a run emitted).
+ */
+import { METRIC_DIMENSION_SETS, type MetricName } from '../shared/observability/metrics';
+import { PRICES } from './prices';
+
+/** What a stack, a topic and a subscription are made of that costs by the month. */
+export interface FixedInputs {
+  /** Alarm metrics (a metric math alarm counts each metric it reads). */
+  alarmMetrics: number;
+  dashboards: number;
+  secrets: number;
+  customerManagedKeys: number;
+  /** Custom metrics (name and dimension set) of the whole stack, of each topic, of each subscription. */
+  metrics: { stack: number; perTopic: number; perSubscription: number };
+  /** Queues Lambda polls for the stack's functions (each long-polled while idle). */
+  polledQueues?: number;
+}
+
+/**
+ * Lambda's pollers of an SQS event source: it starts with five parallel long polls of 20 s per
+ * queue and keeps them while the queue is idle, so an idle queue costs about 5 x 3 receives a
+ * minute (documented in the Lambda developer guide, "Using Lambda with Amazon SQS").
+ */
+export const IDLE_POLLERS_PER_QUEUE = 5;
+export const LONG_POLL_SECONDS = 20;
+/** Seconds in a month of 30 days. */
+const MONTH_SECONDS = 30 * 24 * 3600;
+
+export interface FixedMonthly {
+  stack: {
+    alarms: number;
+    dashboards: number;
+    secrets: number;
+    kmsKeys: number;
+    metrics: number;
+    /** Receives of Lambda's pollers on the idle queues. */
+    sqsIdlePolling: number;
+    total: number;
+  };
+  perTopic: number;
+  perSubscription: number;
+}
+
+/** Fixed monthly dollars (not per event): the stack's own, and each topic's and subscription's metrics. */
+export function fixedMonthly(inputs: FixedInputs): FixedMonthly {
+  const cw = PRICES.cloudWatch;
+  const stack = {
+    alarms: inputs.alarmMetrics * cw.perAlarmMonth,
+    dashboards: inputs.dashboards * cw.perDashboardMonth,
+    secrets: inputs.secrets * PRICES.secretsManager.perSecretMonth,
+    kmsKeys: inputs.customerManagedKeys * PRICES.kms.perKeyMonth,
+    metrics: inputs.metrics.stack * cw.perMetricMonth,
+    sqsIdlePolling:
+      (inputs.polledQueues ?? 0) *
+      IDLE_POLLERS_PER_QUEUE *
+      (MONTH_SECONDS / LONG_POLL_SECONDS) *
+      PRICES.sqs.perRequest,
+  };
+  return {
+    stack: { ...stack, total: Object.values(stack).reduce((sum, value) => sum + value, 0) },
+    perTopic: inputs.metrics.perTopic * cw.perMetricMonth,
+    perSubscription: inputs.metrics.perSubscription * cw.perMetricMonth,
+  };
+}
+
+/**
+ * Custom metrics of the stack, a topic and a subscription: at most (every series a metric may be
+ * emitted in) and on the happy path (the metrics the run emitted, each in the series of its
+ * `METRIC_DIMENSION_SETS`), both with per-subscription metrics on and as `subscriptionMetrics`
+ * says (off: a subscription's metrics are a topic's).
+ */
+export function metricCounts(
+  emitted: ReadonlyArray<{ name: string; dimensions: Record<string, string> }>,
+  subscriptionMetrics: boolean,
+) {
+  const sets = Object.entries(METRIC_DIMENSION_SETS) as Array<[MetricName, readonly (readonly string[])[]]>;
+  const isSet = (set: readonly string[], dimensions: readonly string[]) =>
+    set.length === dimensions.length && dimensions.every((d) => set.includes(d));
+  const metricsIn = (dimensions: readonly string[], names: ReadonlySet<string>) =>
+    sets.filter(([name, metricSets]) => names.has(name) && metricSets.some((set) => isSet(set, dimensions)))
+      .length;
+  const every = new Set<string>(Object.keys(METRIC_DIMENSION_SETS));
+  const named = (filter: (dimensions: Record<string, string>) => boolean) =>
+    new Set(emitted.filter((total) => filter(total.dimensions)).map((total) => total.name));
+  const stackWide = named((dimensions) => Object.keys(dimensions).length === 0);
+  const aboutATopic = named((dimensions) => dimensions.Topic !== undefined);
+  const on = (names: ReadonlySet<string>) => ({
+    perTopic: metricsIn(['Topic'], names),
+    perSubscription: metricsIn(['EventSubscriptionName', 'Topic'], names),
+  });
+  const inForce = (counts: { perTopic: number; perSubscription: number }) =>
+    subscriptionMetrics ? counts : { perTopic: counts.perTopic + counts.perSubscription, perSubscription: 0 };
+  return {
+    subscriptionMetrics,
+    atMost: { stack: metricsIn([], every), ...inForce(on(every)) },
+    happyPath: { stack: stackWide.size, ...inForce(on(aboutATopic)) },
+    /** The same with `subscriptionMetrics: true`. */
+    withSubscriptionMetrics: { atMost: on(every), happyPath: on(aboutATopic) },
+  };
+}
