@@ -110,11 +110,10 @@ describe('dead letters in S3', () => {
     expect(publishTime).toBeGreaterThanOrEqual(publishedAt - 5);
     expect(lastAttempt).toBeGreaterThanOrEqual(publishTime);
     expect(Math.abs(lastAttempt - attemptedAt)).toBeLessThan(500);
-    const history = await api.call(
-      'GET',
-      '/admin/topics/refused/eventSubscriptions/strict-hook/deliveries?eventId=order-1',
-    );
-    expect(history.body.value[0]).toMatchObject({ status: 'DeadLettered', reason: 'NonRetriableOutcome' });
+    expect(await api.historyWhen('refused', 'strict-hook', 'order-1', 'DeadLettered')).toMatchObject({
+      status: 'DeadLettered',
+      reason: 'NonRetriableOutcome',
+    });
   }, 30_000);
 
   it('writes a burst of 1,000 refused events in at most 20 blobs', async () => {

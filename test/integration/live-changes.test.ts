@@ -100,11 +100,10 @@ describe('subscription changes are live when the call returns', () => {
     // At time scale 60 a second attempt would come after 10 s / 60 = 0.17 s (plus jitter).
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(attemptsOf('once')).toHaveLength(1);
-    const history = await api.call(
-      'GET',
-      '/admin/topics/limits/eventSubscriptions/hook/deliveries?eventId=once',
-    );
-    expect(history.body.value[0]).toMatchObject({ status: 'Dropped', reason: 'MaxDeliveryAttemptsExceeded' });
+    expect(await api.historyWhen('limits', 'hook', 'once', 'Dropped')).toMatchObject({
+      status: 'Dropped',
+      reason: 'MaxDeliveryAttemptsExceeded',
+    });
   });
 
   it('applies a new filter to the very next publish', async () => {

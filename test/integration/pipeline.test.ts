@@ -244,11 +244,10 @@ describe('delivery', () => {
     await new Promise((resolve) => setTimeout(resolve, 2500));
 
     expect(webhook.requestsTo('/strict')).toHaveLength(1);
-    const history = await api.call(
-      'GET',
-      '/admin/topics/strict/eventSubscriptions/rejects/deliveries?eventId=s-1',
-    );
-    expect(history.body.value[0]).toMatchObject({ status: 'Dropped', reason: 'NonRetriableOutcome' });
+    expect(await api.historyWhen('strict', 'rejects', 's-1', 'Dropped')).toMatchObject({
+      status: 'Dropped',
+      reason: 'NonRetriableOutcome',
+    });
     expect(api.stack.metrics.sum('DroppedEventCount', { DropReason: 'NonRetriableOutcome' })).toBe(1);
   });
 
@@ -296,14 +295,8 @@ describe('delivery', () => {
     expect(ids).toEqual(expect.arrayContaining([cyrillic, long]));
     for (const request of delivered) expect(request.headers['aeg-output-event-id']).toBeUndefined();
 
-    const history = await api.call(
-      'GET',
-      `/admin/topics/unusual/eventSubscriptions/hook/deliveries?eventId=${encodeURIComponent(long)}`,
-    );
-    expect(history.body.value[0]).toMatchObject({ eventId: long, status: 'Delivered' });
-    expect(history.body.value[0].attempts.map((a: { outcome: string }) => a.outcome)).toEqual([
-      'GenericError',
-      'Delivered',
-    ]);
+    const record = await api.historyWhen('unusual', 'hook', long, 'Delivered');
+    expect(record).toMatchObject({ eventId: long, status: 'Delivered' });
+    expect(record.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['GenericError', 'Delivered']);
   });
 });

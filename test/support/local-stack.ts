@@ -37,6 +37,11 @@ export interface TestStack {
   ): Promise<string>;
   /** Waits for the subscription's first dead-letter blob and reads it: its key and records. */
   firstDeadLetterBlob(topic: string, subscription: string): Promise<{ key: string; records: Json[] }>;
+  /**
+   * Waits until the delivery history of `eventId` shows `status` and returns its record. A
+   * webhook sees an attempt before the delivery records the attempt's outcome.
+   */
+  historyWhen(topic: string, subscription: string, eventId: string, status: string): Promise<Json>;
   close(): Promise<void>;
 }
 
@@ -123,6 +128,17 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
       const blob = await call('GET', `${route}/blob?key=${encodeURIComponent(key)}`);
       if (blob.status !== 200) throw new Error(`dead-letter blob ${key}: ${blob.status}`);
       return { key, records: blob.body.records };
+    },
+    historyWhen: (topic, subscription, eventId, status) => {
+      const route = `/admin/topics/${topic}/eventSubscriptions/${subscription}/deliveries?eventId=${encodeURIComponent(eventId)}`;
+      return eventually(
+        async () => {
+          const record = (await call('GET', route)).body.value?.[0];
+          return record?.status === status && record;
+        },
+        10_000,
+        `${status} in the history of ${eventId}`,
+      );
     },
     close: async () => {
       await stack.stop();
