@@ -5,8 +5,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
+import type { DeliveryFunctionHandler } from '../functions/delivery';
 import type { InvocationStats } from '../local/lambda-context';
-import type { SqsHandler } from '../local/poller';
 import { FUNCTIONS } from '../shared/config/resources';
 import type { AwsClients } from '../shared/platform/aws';
 import { type Clock, systemClock } from '../shared/platform/clock';
@@ -161,7 +161,7 @@ export class UsageCollector {
     },
   };
 
-  wrapDelivery = (handler: SqsHandler): SqsHandler => {
+  wrapDelivery = (handler: DeliveryFunctionHandler): DeliveryFunctionHandler => {
     return async (event, context) => {
       const slept: Array<[number, number]> = [];
       try {

@@ -1,25 +1,29 @@
 /**
- * SQS consumer for the delivery and retry queues: runs each job through the delivery engine in
- * the consumer shell (`shared/lambda/job-consumer.ts`), which reports the records that could not
- * be finished, so only those come back (after the visibility timeout).
+ * SQS consumer for the delivery, retry and backlog queues: runs each job through the delivery
+ * engine in the consumer shell (`shared/lambda/job-consumer.ts`), which reports the records that
+ * could not be finished, so only those come back (after the visibility timeout). The `store` jobs
+ * of a batch are stored together (their events share backlog segments). Invoked on a schedule
+ * with a `backlog-sweep` event instead, it sends the ticks of backlogs whose wake is near.
  */
-import type { Context } from 'aws-lambda';
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readConfig } from '../shared/config/runtime';
 import type { DeliveryEngine } from '../shared/delivery/engine';
 import { DELIVERY_TIMEOUT_MS } from '../shared/delivery/webhook-sender';
-import { createJobConsumer, eachJob } from '../shared/lambda/job-consumer';
-import { lazyHandler } from '../shared/lambda/middleware';
+import { type BacklogSweepJob, backlogSweepJobSchema, type StoreJob } from '../shared/domain/delivery';
+import { createJobConsumer } from '../shared/lambda/job-consumer';
+import { flushMetrics, lazyHandler, logContext } from '../shared/lambda/middleware';
 import { buildDeliveryEngine, createObservability, type Observability } from '../shared/lambda/wiring';
 import { createAwsClients } from '../shared/platform/aws';
 import { type Clock, systemClock } from '../shared/platform/clock';
-import type { JobKind } from '../shared/queue/job-kinds';
-import { done } from '../shared/queue/record-outcome';
+import type { JobKind, JobOfKind } from '../shared/queue/job-kinds';
+import { done, type RecordOutcome, retryLater } from '../shared/queue/record-outcome';
 
 /** Time kept free at the end of an invocation for queueing follow-up jobs. */
 export const FINISHING_MARGIN_MS = 5000;
 
 export interface DeliveryHandlerDeps {
-  engine: Pick<DeliveryEngine, 'processJob'>;
+  engine: Pick<DeliveryEngine, 'processJob' | 'storeJobs' | 'sweepBacklogs'>;
   observability: Observability;
   clock?: Clock;
 }
@@ -29,8 +33,8 @@ export const attemptDeadline = (now: number, context: Pick<Context, 'getRemainin
   now + context.getRemainingTimeInMillis() - DELIVERY_TIMEOUT_MS - FINISHING_MARGIN_MS;
 
 /**
- * The job kinds the delivery function takes: every kind the delivery and retry queues carry
- * (`JOB_KINDS` in `shared/queue/job-kinds.ts`; a test holds the two together).
+ * The job kinds the delivery function takes: every kind the delivery, retry and backlog queues
+ * carry (`JOB_KINDS` in `shared/queue/job-kinds.ts`; a test holds the two together).
  */
 export const DELIVERY_JOB_KINDS = [
   'deliver',
@@ -38,20 +42,80 @@ export const DELIVERY_JOB_KINDS = [
   'fanout',
   'stored-fanout',
   'ended',
+  'store',
+  'backlog-tick',
 ] as const satisfies readonly JobKind[];
+
+type DeliveryFunctionJob = JobOfKind<(typeof DELIVERY_JOB_KINDS)[number]>;
+
+/** What the delivery function is invoked with: a batch of SQS messages, or the scheduled sweep. */
+export type DeliveryFunctionEvent = SQSEvent | BacklogSweepJob;
+
+/** The delivery function's handler (a sweep answers nothing). */
+export type DeliveryFunctionHandler = (
+  event: DeliveryFunctionEvent,
+  context: Context,
+) => Promise<SQSBatchResponse | undefined>;
+
+const isSweep = (event: DeliveryFunctionEvent): event is BacklogSweepJob =>
+  backlogSweepJobSchema.safeParse(event).success;
 
 /**
  * Each job goes through the engine on its own, all of the batch at once (they share the engine's
- * request slots); a job the engine could not finish (it rejected) is retried later.
+ * request slots), except `store` jobs, stored together; a job the engine could not finish (it
+ * rejected) is retried later.
  */
-export function createDeliveryHandler({ engine, observability, clock = systemClock }: DeliveryHandlerDeps) {
-  return createJobConsumer({
+export function createDeliveryHandler({
+  engine,
+  observability,
+  clock = systemClock,
+}: DeliveryHandlerDeps): DeliveryFunctionHandler {
+  const consumer = createJobConsumer({
     observability,
-    step: eachJob(DELIVERY_JOB_KINDS, async (job, context) => {
-      const report = await engine.processJob(job, { attemptDeadline: attemptDeadline(clock.now(), context) });
-      return done({ ...report });
-    }),
+    step: {
+      kinds: DELIVERY_JOB_KINDS,
+      run: async (jobs, context, messageIds) => {
+        const outcomes: Promise<RecordOutcome>[] = [];
+        const stores: { index: number; sourceId: string; job: StoreJob }[] = [];
+        jobs.forEach((job: DeliveryFunctionJob, index) => {
+          if (job.kind === 'store') {
+            stores.push({ index, sourceId: messageIds[index] ?? String(index), job });
+            return;
+          }
+          outcomes[index] = (async () => {
+            try {
+              const options = { attemptDeadline: attemptDeadline(clock.now(), context) };
+              return done({ ...(await engine.processJob(job, options)) });
+            } catch (error) {
+              return retryLater((error as Error).message);
+            }
+          })();
+        });
+        if (stores.length > 0) {
+          const stored = engine.storeJobs(stores).then(
+            (result) => result,
+            (error: Error) => error,
+          );
+          for (const { index, sourceId, job } of stores) {
+            outcomes[index] = stored.then((result) => {
+              if (result instanceof Error) return retryLater(result.message);
+              const reason = result.unfinished.get(sourceId);
+              return reason === undefined ? done({ stored: job.items.length }) : retryLater(reason);
+            });
+          }
+        }
+        return Promise.all(outcomes);
+      },
+    },
   });
+  const sweeper = middy<BacklogSweepJob, undefined, Error, Context>(async () => {
+    const report = await engine.sweepBacklogs();
+    observability.logger.info('backlog sweep', { ...report });
+    return undefined;
+  })
+    .use(logContext(observability.logger))
+    .use(flushMetrics(observability.flusher));
+  return (event, context) => (isSweep(event) ? sweeper(event, context) : consumer(event, context));
 }
 
 export const handler = lazyHandler(() => {

@@ -171,6 +171,16 @@ export interface DeliveryPipelineProps {
    */
   readonly metricsFlushSeconds?: number;
   /**
+   * Whether the events of an unhealthy endpoint, and events whose next attempt is more than 20
+   * minutes away, are kept in the subscription's backlog (segments in the backlog bucket, one
+   * timer per subscription) instead of riding the retry queue as a chain of 15-minute delays.
+   * An outage then costs per endpoint, not per event and hop (docs/ARCHITECTURE.md, "The backlog
+   * of a sick endpoint"). `false` stops storing new events; backlogs that hold events still drain,
+   * which is the way to switch it off before rolling back to a release without it.
+   * @default true
+   */
+  readonly backlog?: boolean;
+  /**
    * The lowest level of the functions' own log lines Lambda keeps (what each level holds is in
    * docs/operate.md, "Logs"). DEBUG or TRACE adds a line per job and per publish; WARN and
    * above are refused: metric records (EMF) carry no level, so Lambda counts them as INFO, and

@@ -3,7 +3,7 @@
  * configuration, with their metrics summed in memory (`metrics.ts`) instead of written as EMF.
  */
 import { createDeadLetterHandler } from '../functions/dead-letter';
-import { createDeliveryHandler } from '../functions/delivery';
+import { createDeliveryHandler, type DeliveryFunctionHandler } from '../functions/delivery';
 import { createManagementHandler } from '../functions/management';
 import { createPublishHandler } from '../functions/publish';
 import type { RuntimeConfig } from '../shared/config/runtime';
@@ -32,6 +32,8 @@ export interface LocalFunctions {
   http: Record<'publish' | 'management', HttpHandler>;
   /** The queue consumers, by function (`consumer.function` of `QUEUES`). */
   consumers: Record<'delivery' | 'deadLetter', LocalConsumer>;
+  /** The delivery function's handler, also for the scheduled backlog sweep. */
+  delivery: DeliveryFunctionHandler;
   /** The publish function's logger: what the stack notes about publishing goes there. */
   publishLogger: LoggerLike;
   /** The management function's logger: the gateway reports there. */
@@ -94,7 +96,7 @@ export function buildLocalFunctions({
       observability: managementObs,
     }),
   };
-  const realDeliveryHandler: SqsHandler = createDeliveryHandler({
+  const realDeliveryHandler: DeliveryFunctionHandler = createDeliveryHandler({
     engine: buildDeliveryEngine(
       runtime,
       deliveryObs,
@@ -117,6 +119,7 @@ export function buildLocalFunctions({
         logger: deadLetterObs.logger,
       },
     },
+    delivery: deliveryHandler,
     publishLogger: publishObs.logger,
     managementLogger: managementObs.logger,
   };

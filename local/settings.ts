@@ -52,6 +52,8 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
       options.deliveryConcurrency ?? LOCAL_CONFIG_DEFAULTS.deliveryConcurrency,
     ),
     [ENV.healthCacheMs]: String(LOCAL_CONFIG_DEFAULTS.healthCacheMs),
+    ...(options.backlog === undefined ? {} : { [ENV.backlog]: String(options.backlog) }),
+    ...number(ENV.backlogAfterSeconds, options.backlogAfterSeconds),
     // In-memory metrics cost nothing, and `gridwire status` shows them per subscription.
     [ENV.subscriptionMetrics]: String(options.subscriptionMetrics ?? true),
     ...number(ENV.historyRetentionDays, options.historyRetentionDays),

@@ -8,6 +8,7 @@
  * `bucket-mirror.ts`), `functions.ts`, `event-sources.ts` and `http-api.ts`.
  */
 import { resolve } from 'node:path';
+import type { DeliveryFunctionHandler } from '../functions/delivery';
 import type { RuntimeConfig } from '../shared/config/runtime';
 import type { WebhookSender } from '../shared/delivery/webhook-sender';
 import type { ObservabilityOptions } from '../shared/lambda/wiring';
@@ -26,11 +27,12 @@ import { startHttpApi } from './http-api';
 import type { InvocationStats } from './lambda-context';
 import { isLoopbackHost, reachableBeyondLoopback } from './loopback';
 import { LocalMetrics } from './metrics';
-import type { QueuePoller, SqsHandler } from './poller';
+import type { QueuePoller } from './poller';
 import { type LocalResources, provisionLocalResources } from './provision';
 import { restoreQueues } from './saved-queues';
 import { checkedFunctionSettings, localFunctionConfig } from './settings';
 import { LocalStackError } from './stack-error';
+import { BacklogSweeper } from './sweeper';
 
 export { ADMIN_TOKEN_FILE, HEADER_KEY_FILE, TOPIC_KEY_FILE } from './data-dir';
 export { SAVED_QUEUES_FILE } from './saved-queues';
@@ -74,6 +76,13 @@ export interface LocalStackOptions {
   /** Webhook requests one delivery invocation has in flight (default as on AWS). */
   deliveryConcurrency?: number;
   /**
+   * Whether events are kept in subscriptions' backlogs while their endpoint is unhealthy or their
+   * wait is long (default on, as on AWS); off, they hop on the retry queue.
+   */
+  backlog?: boolean;
+  /** Waits longer than this many seconds (before the time scale) are kept in the backlog (default 1,200). */
+  backlogAfterSeconds?: number;
+  /**
    * Metrics per subscription (default on locally: in-memory series cost nothing and
    * `gridwire status` shows them), or per topic in their place, as the construct's default.
    */
@@ -116,8 +125,8 @@ export interface LocalStackOptions {
   routeClients?: (endpoints: LocalEndpoints) => LocalEndpoints | Promise<LocalEndpoints>;
   /** Called if the stack breaks while running (the emulator process died). Default: print it. */
   onFatal?: (error: Error) => void;
-  /** Wraps the delivery handler the pollers invoke (fault injection in tests). */
-  wrapDeliveryHandler?: (handler: SqsHandler) => SqsHandler;
+  /** Wraps the delivery handler the pollers and the sweeper invoke (fault injection in tests). */
+  wrapDeliveryHandler?: (handler: DeliveryFunctionHandler) => DeliveryFunctionHandler;
   /** Wraps the publish handler both front doors invoke (the benchmark runs it in a process of its own). */
   wrapPublishHandler?: (handler: HttpHandler) => HttpHandler;
 }
@@ -168,6 +177,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       options,
     );
     parts.pollers = pollers;
+    parts.sweeper = new BacklogSweeper({
+      handler: functions.delivery,
+      timeScale: config.timeScale,
+      logger: functions.consumers.delivery.logger,
+    });
 
     const { gateway, functionUrl, admission } = await startHttpApi({
       host,
@@ -184,6 +198,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     parts.functionUrl = functionUrl;
     parts.admission = admission;
     for (const poller of pollers) poller.start();
+    parts.sweeper.start();
 
     const urls = { api: gateway.url, functionUrl: functionUrl.url };
     await writeEndpointsFile(dataDir, urls, emulators.endpoints, adminToken, resources);
@@ -283,6 +298,7 @@ interface RunningParts {
   emulators: Emulators;
   unlock: () => Promise<void>;
   pollers: QueuePoller[];
+  sweeper?: BacklogSweeper;
   admission?: BacklogAdmission | undefined;
   gateway?: Gateway;
   functionUrl?: Listener;
@@ -297,7 +313,7 @@ async function stopParts(parts: RunningParts): Promise<void> {
   try {
     await Promise.all([parts.gateway?.stop(), parts.functionUrl?.stop()]);
     parts.admission?.stop();
-    await Promise.all(parts.pollers.map((poller) => poller.stop()));
+    await Promise.all([...parts.pollers.map((poller) => poller.stop()), parts.sweeper?.stop()]);
   } finally {
     await parts.emulators.stop();
     await parts.unlock();

@@ -5,8 +5,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DeliveryFunctionHandler } from '../../functions/delivery';
 import type { HttpHandler } from '../../local/gateway';
-import type { SqsHandler } from '../../local/poller';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 import type { InputSchema, SubscriptionFilter } from '../../shared/domain/model';
 import { BENCH_CUSTOM_MAPPING, type Publishers, type Sink, UsageCollector } from '../load';
@@ -37,7 +37,7 @@ export async function liveStack(options: {
   /** Metrics per subscription or per topic (default: the local stack's, per subscription). */
   subscriptionMetrics?: boolean;
   /** Wraps the delivery handler the pollers invoke (inside the usage collector's wrapping). */
-  wrapDelivery?: (handler: SqsHandler) => SqsHandler;
+  wrapDelivery?: (handler: DeliveryFunctionHandler) => DeliveryFunctionHandler;
   /** Wraps the publish handler the API and the function URL invoke. */
   wrapPublish?: (handler: HttpHandler) => HttpHandler;
 }): Promise<LiveStack> {

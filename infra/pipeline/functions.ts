@@ -31,6 +31,7 @@ export interface FunctionSettings {
   readonly allowPrivateEndpoints?: boolean;
   readonly subscriptionMetrics?: boolean;
   readonly metricsFlushSeconds?: number;
+  readonly backlog?: boolean;
 }
 
 /** The environment every function is given: its settings, defaults filled in. */
@@ -46,6 +47,7 @@ export function functionEnvironment(settings: FunctionSettings, apiUrl: string):
     [ENV.blockPrivateEndpoints]: String(!(settings.allowPrivateEndpoints ?? false)),
     [ENV.subscriptionMetrics]: String(settings.subscriptionMetrics ?? CONFIG_DEFAULTS.subscriptionMetrics),
     [ENV.metricsFlushSeconds]: String(settings.metricsFlushSeconds ?? CONFIG_DEFAULTS.metricsFlushSeconds),
+    [ENV.backlog]: String(settings.backlog ?? CONFIG_DEFAULTS.backlog),
   };
 }
 

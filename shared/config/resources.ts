@@ -32,6 +32,10 @@ export const ENV = {
   deliveryConcurrency: 'GRIDWIRE_DELIVERY_CONCURRENCY',
   /** How many webhook requests a backlog's drain has in flight to its endpoint at most. */
   drainConcurrency: 'GRIDWIRE_DRAIN_CONCURRENCY',
+  /** `false` stops routing events into backlogs (those holding events still drain). */
+  backlog: 'GRIDWIRE_BACKLOG',
+  /** Seconds an event's wait must exceed for it to be kept in the backlog rather than hop on the retry queue. */
+  backlogAfterSeconds: 'GRIDWIRE_BACKLOG_AFTER_SECONDS',
   /** Milliseconds a delivery function trusts its copy of an endpoint's health (other workers' verdicts). */
   healthCacheMs: 'GRIDWIRE_HEALTH_CACHE_MS',
   /** Days failed-attempt history is kept in the table. */

@@ -37,6 +37,13 @@ export interface RuntimeConfig {
    */
   drainConcurrency: number;
   /**
+   * Whether events are routed into subscriptions' backlogs (unhealthy endpoints, long waits).
+   * Off, long waits hop on the retry queue as SQS delays; backlogs that hold events still drain.
+   */
+  backlog: boolean;
+  /** Waits longer than this (ms, before the time scale) are kept in the backlog instead of hopping. */
+  backlogAfterMs: number;
+  /**
    * How long a delivery function trusts its copy of an endpoint's health. A probation another
    * worker began reaches this one within this long; an admin's `enable` waits this long.
    */
@@ -88,6 +95,9 @@ export const CONFIG_DEFAULTS = {
   deliveryConcurrency: 256,
   /** A quarter of `deliveryConcurrency`'s default; when only that is set, a quarter of it. */
   drainConcurrency: 64,
+  backlog: true,
+  /** More than one 900 s hop plus the 15 min a wake releases ahead (`BACKLOG_AFTER_MS`). */
+  backlogAfterSeconds: 1200,
   healthCacheMs: 2000,
   historyRetentionDays: 7,
   /** Off unless set: the AWS construct sets both to `true` by default (see its props). */
@@ -119,6 +129,8 @@ export const SETTING_RANGES = {
   topicCacheMs: { min: 0, integer: false },
   deliveryConcurrency: { min: 1, max: 1000, integer: true },
   drainConcurrency: { min: 1, max: 1000, integer: true },
+  /** At least the longest SQS delay plus the release-ahead window, so nothing stored hops; at most the longest TTL. */
+  backlogAfterSeconds: { min: 1200, max: 7 * 24 * 3600, integer: true },
   healthCacheMs: { min: 0, integer: false },
   historyRetentionDays: { min: 1, max: 365, integer: true },
   metricsFlushSeconds: { min: 0, max: 300, integer: true },
@@ -219,6 +231,8 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
       Math.ceil(deliveryConcurrency / 4),
       SETTING_RANGES.drainConcurrency,
     ),
+    backlog: read.boolean(ENV.backlog, CONFIG_DEFAULTS.backlog),
+    backlogAfterMs: setting('backlogAfterSeconds') * 1000,
     healthCacheMs: setting('healthCacheMs'),
     historyRetentionDays: setting('historyRetentionDays'),
     validateEndpoints: read.boolean(ENV.validateEndpoints, CONFIG_DEFAULTS.validateEndpoints),

@@ -1,13 +1,14 @@
 /**
  * The follow-ups of a delivery job, sent together before the caller acknowledges its message:
- * retries, held and deferred events back to the retry queue at their due times, and ended
+ * retries, held and deferred events back to the retry queue at their due times (or, when the
+ * engine keeps backlogs, into the subscription's backlog: see {@link FollowUpRoute}), and ended
  * deliveries to the ended-delivery queue (the dead-letter step's input).
  */
 import type { DeadLetterTarget, DeliveryTarget, EndedDelivery } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import type { Clock } from '../platform/clock';
-import { endedDeliveryFits, packEndedJobs, packJobs } from '../queue/job-codec';
+import { endedDeliveryFits, packEndedJobs, packJobs, packStoreJobs } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import { eventInDeliverySchema } from './rules/convert';
 import type { JobDecisions } from './rules/decide';
@@ -17,6 +18,16 @@ import { sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
 
 /** Seconds before ended deliveries parked on the retry queue are handed to the dead-letter step again. */
 export const HANDOFF_RETRY_DELAY_SECONDS = 60;
+
+/**
+ * Where events due at `dueAt` go: `queue`, the retry queue with their delay; `store`, the
+ * subscription's backlog (the backlog queue's store step), for an endpoint that is unhealthy or
+ * draining, or a wait too long to hop (`storeOrQueue` in `rules/backlog.ts`).
+ */
+export type FollowUpRoute = (dueAt: number) => 'store' | 'queue';
+
+/** Every group rides the retry queue (an engine that keeps no backlogs). */
+export const ALWAYS_QUEUE: FollowUpRoute = () => 'queue';
 
 export interface FollowUpDeps {
   queue: JobQueue;
@@ -41,11 +52,23 @@ export async function sendFollowUps(
   profile: DeliveryProfile,
   target: DeliveryTarget,
   decisions: JobDecisions,
+  route: FollowUpRoute = ALWAYS_QUEUE,
 ): Promise<void> {
   const { queue, clock, logger } = deps;
   const retryJobs: OutgoingJob[] = [];
-  // Retries, then events held back (probation, a stalled endpoint): each group at its due time.
-  for (const [dueAt, items] of [...decisions.retries, ...decisions.held]) {
+  const storeJobs: OutgoingJob[] = [];
+  // Retries, then events held back (probation, a stalled endpoint): each group at its due time,
+  // on the retry queue or into the backlog.
+  const groups = [
+    ...[...decisions.retries].map(([dueAt, items]) => ({ dueAt, items, heldBy: 'wait' as const })),
+    ...[...decisions.held].map(([dueAt, items]) => ({ dueAt, items, heldBy: 'probation' as const })),
+  ];
+  for (const { dueAt, items, heldBy } of groups) {
+    if (route(dueAt) === 'store') {
+      for (const body of packStoreJobs({ target, dueAt, heldBy }, items))
+        storeJobs.push({ body, delaySeconds: 0 });
+      continue;
+    }
     const delaySeconds = sqsDelaySeconds(dueAt, clock.now(), waitPrecisionOf(profile));
     for (const body of packJobs({ target, dueAt }, items)) retryJobs.push({ body, delaySeconds });
   }
@@ -61,8 +84,9 @@ export async function sendFollowUps(
     ).map((body) => ({ body, delaySeconds: writeDelaySeconds }));
   }
 
-  const [retried, handedOff] = await Promise.allSettled([
+  const [retried, stored, handedOff] = await Promise.allSettled([
     queue.send('retry', retryJobs),
+    queue.send('backlog', storeJobs),
     queue.send('endedDelivery', endedJobs),
   ]);
   if (handedOff.status === 'rejected') {
@@ -78,6 +102,8 @@ export async function sendFollowUps(
     );
   }
   if (retried.status === 'rejected') throw retried.reason;
+  // The backlog queue refused (its events were sent nowhere else): the source message comes back.
+  if (stored.status === 'rejected') throw stored.reason;
 }
 
 /**

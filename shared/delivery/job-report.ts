@@ -12,6 +12,8 @@ export interface JobReport {
   held: number;
   /** Passed on untouched as the delivery jobs of a fan-out, for any worker to take. */
   queued: number;
+  /** Sent to (or written into) the subscription's backlog. */
+  stored: number;
 }
 
 export const emptyReport = (): JobReport => ({
@@ -22,6 +24,7 @@ export const emptyReport = (): JobReport => ({
   deferred: 0,
   held: 0,
   queued: 0,
+  stored: 0,
 });
 
 /** The reports of several jobs as one. */
@@ -35,6 +38,7 @@ export const addReports = (reports: readonly JobReport[]): JobReport =>
       deferred: sum.deferred + report.deferred,
       held: sum.held + report.held,
       queued: sum.queued + report.queued,
+      stored: sum.stored + report.stored,
     }),
     emptyReport(),
   );

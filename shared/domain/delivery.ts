@@ -231,9 +231,8 @@ export type BacklogHeldBy = (typeof BACKLOG_HELD_BY)[number];
 
 /**
  * Events for one subscription to be kept in its backlog (segments in the backlog bucket) until
- * they are due or the endpoint recovers: a delivery job whose due time is always known. Not yet
- * carried by any queue (it is kept out of {@link QUEUED_JOB_SCHEMAS} until one carries it, so no
- * consumer takes it before a step exists for it).
+ * they are due or the endpoint recovers: a delivery job whose due time is always known, and why it
+ * is stored. Carried by the backlog queue to the store step.
  */
 export const storeJobSchema = deliveryJobSchema.extend({
   kind: z.literal('store'),
@@ -277,6 +276,8 @@ export const QUEUED_JOB_SCHEMAS = [
   fanOutJobSchema,
   storedFanOutJobSchema,
   endedJobSchema,
+  storeJobSchema,
+  backlogTickJobSchema,
 ] as const;
 
 /** Anything a Gridwire queue carries. A job without `kind` is a delivery job. */

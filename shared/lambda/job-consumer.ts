@@ -31,8 +31,13 @@ export interface ConsumerStep<K extends JobKind> {
   /**
    * Works the batch's jobs of its kinds (in record order) and says what became of each: one
    * outcome per job, in the same order. If it rejects, every one of them is retried later.
+   * `messageIds` are the ids of the messages the jobs came in, in the same order.
    */
-  run(jobs: readonly JobOfKind<K>[], context: Context): Promise<readonly RecordOutcome[]>;
+  run(
+    jobs: readonly JobOfKind<K>[],
+    context: Context,
+    messageIds: readonly string[],
+  ): Promise<readonly RecordOutcome[]>;
 }
 
 const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -89,9 +94,10 @@ async function runStep<K extends JobKind>(
   step: ConsumerStep<K>,
   jobs: readonly JobOfKind<K>[],
   context: Context,
+  messageIds: readonly string[],
 ): Promise<readonly RecordOutcome[]> {
   try {
-    return await step.run(jobs, context);
+    return await step.run(jobs, context, messageIds);
   } catch (error) {
     const again = retryLater(reasonOf(error));
     return jobs.map(() => again);
@@ -115,7 +121,10 @@ export async function consumeRecords<K extends JobKind>(
 ): Promise<ConsumedRecord[]> {
   const read = records.map((record) => readRecord(record, step.kinds));
   const jobs = read.flatMap((entry) => (entry.refused === undefined ? [entry.job] : []));
-  const outcomes = jobs.length === 0 ? [] : await runStep(step, jobs, context);
+  const messageIds = records.flatMap((record, index) =>
+    read[index]?.refused === undefined ? [record.messageId] : [],
+  );
+  const outcomes = jobs.length === 0 ? [] : await runStep(step, jobs, context, messageIds);
   let position = 0;
   return read.map((entry) => {
     if (entry.refused !== undefined) return { outcome: entry.refused };

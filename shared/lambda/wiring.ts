@@ -33,6 +33,7 @@ import { AesGcmSealer, type KeySource, keyText } from '../platform/sealing';
 import { Publisher } from '../publish/publisher';
 import { SqsJobQueue } from '../queue/sqs-job-queue';
 import { AttemptHistoryTable } from '../storage/attempt-history';
+import { DynamoBacklogStore } from '../storage/backlog';
 import { DeadLetterBucket } from '../storage/dead-letter-bucket';
 import { FanOutBucket } from '../storage/fan-out-bucket';
 import { DynamoHealthStore } from '../storage/health';
@@ -300,6 +301,7 @@ export function buildDeliveryEngine(
     clock,
     blockPrivateEndpoints: runtime.config.blockPrivateEndpoints,
   });
+  const healthStore = healthStoreOf(runtime);
   return new DeliveryEngine({
     clock,
     random: runtime.random ?? systemRandom,
@@ -316,7 +318,7 @@ export function buildDeliveryEngine(
     ),
     sender: options.sender ?? http,
     // The delivery queue takes the jobs of fan-outs passed on to other workers.
-    queue: queueOf(runtime, ['delivery', 'retry', 'endedDelivery']),
+    queue: queueOf(runtime, ['delivery', 'retry', 'endedDelivery', 'backlog']),
     fanOuts: fanOutsOf(runtime),
     history: historyOf(runtime),
     drops: new DropRecorder(observability.buffer, observability.logger),
@@ -324,7 +326,7 @@ export function buildDeliveryEngine(
     logger: observability.logger,
     concurrency: runtime.config.deliveryConcurrency,
     health: new HealthTracker({
-      store: healthStoreOf(runtime),
+      store: healthStore,
       clock,
       logger: observability.logger,
       cacheMs: runtime.config.healthCacheMs,
@@ -340,8 +342,24 @@ export function buildDeliveryEngine(
       newId: randomUUID,
       ...(sealer === undefined ? {} : { opener: sealer }),
     }),
+    backlog: {
+      store: backlogsOf(runtime),
+      healthStore,
+      routing: runtime.config.backlog,
+      afterMs: runtime.config.backlogAfterMs,
+      drainConcurrency: runtime.config.drainConcurrency,
+    },
   });
 }
+
+/** Subscriptions' backlogs: segments in the backlog bucket, their index in the table. */
+const backlogsOf = (runtime: Runtime): DynamoBacklogStore =>
+  new DynamoBacklogStore(
+    runtime.clients.dynamo,
+    requireSetting(runtime.config.tableName, ENV.tableName),
+    runtime.clients.s3,
+    requireSetting(runtime.config.backlogBucket, ENV.backlogBucket),
+  );
 
 /**
  * Least time between two writes of one endpoint's failure counters by one worker: with every

@@ -6,6 +6,7 @@
  */
 import { type QueueKey, SQS_LIMITS } from '../config/resources';
 import {
+  type BacklogSweepJob,
   type BacklogTickJob,
   type DeadLetterTarget,
   type DeliveryItem,
@@ -18,6 +19,7 @@ import {
   JOB_FORMAT_VERSION,
   type QueuedJob,
   type StoredFanOutJob,
+  type StoreJob,
   type TopicRef,
   type ValidationJob,
 } from '../domain/delivery';
@@ -114,6 +116,7 @@ const LARGEST_ITEM_BYTES_BUT_STRINGS =
  */
 function headOf(job: Omit<DeliveryJob, 'items'> & { items: [] }): string;
 function headOf(job: Omit<EndedJob, 'ended'> & { ended: [] }): string;
+function headOf(job: Omit<StoreJob, 'items'> & { items: [] }): string;
 function headOf(job: object): string {
   const text = sqsSafeJson(JSON.stringify(job));
   return text.slice(0, -2); // "]}"
@@ -141,6 +144,21 @@ export function packJobs(
   targetBytes = JOB_TARGET_BYTES,
 ): string[] {
   return pack(deliveryHead(head), items, (item) => item.deliveryId, targetBytes);
+}
+
+/** What a `store` job says besides its events: its target, due time and why it is stored. */
+export type StoreJobHead = Pick<StoreJob, 'target' | 'dueAt' | 'heldBy'>;
+
+const storeHead = ({ target, dueAt, heldBy }: StoreJobHead): string =>
+  headOf({ v: JOB_FORMAT_VERSION, kind: 'store', target, dueAt: Math.ceil(dueAt), heldBy, items: [] });
+
+/** Packs items into `store` job bodies for the backlog queue, like {@link packJobs}. */
+export function packStoreJobs(
+  head: StoreJobHead,
+  items: readonly DeliveryItem[],
+  targetBytes = JOB_TARGET_BYTES,
+): string[] {
+  return pack(storeHead(head), items, (item) => item.deliveryId, targetBytes);
 }
 
 /** Packs ended deliveries for the dead-letter step, like {@link packJobs}. */
@@ -283,6 +301,9 @@ export const validationJobBody = (job: Omit<ValidationJob, 'v' | 'kind'>): strin
  * minutes, as a tick needs (longer waits are armed by the sweeper).
  */
 export const BACKLOG_TICK_QUEUE = 'retry' satisfies QueueKey;
+
+/** The event the scheduled sweep invokes the delivery function with (the EventBridge rule's input). */
+export const BACKLOG_SWEEP_EVENT: BacklogSweepJob = { v: JOB_FORMAT_VERSION, kind: 'backlog-sweep' };
 
 /** The message body of a backlog tick: the endpoint's target and the token it must still hold. */
 export const backlogTickBody = (target: DeliveryTarget, token: string): string =>

@@ -9,6 +9,8 @@
 import type { z } from 'zod';
 import type { QueueKey } from '../config/resources';
 import {
+  type BacklogTickJob,
+  backlogTickJobSchema,
   type DeliveryJob,
   deliveryJobSchema,
   type EndedJob,
@@ -17,7 +19,9 @@ import {
   fanOutJobSchema,
   type QueuedJob,
   type StoredFanOutJob,
+  type StoreJob,
   storedFanOutJobSchema,
+  storeJobSchema,
   type TopicRef,
   type ValidationJob,
   validationJobSchema,
@@ -38,6 +42,9 @@ export const JOB_STEPS = {
   handOffAgain:
     'handed to the dead-letter step again (ended deliveries parked on the retry queue when the ended-delivery queue refused them)',
   writeDeadLetters: 'written to the dead-letter bucket, grouped per subscription (delivery/dead-letter.ts)',
+  store:
+    "kept in the subscription's backlog: the batch's events grouped per endpoint into segments, the backlog's timer armed (delivery/backlog-store-step.ts)",
+  tick: "the backlog's timer at work: expire, release ahead, probe, drain, re-arm (delivery/backlog-tick.ts)",
 } as const;
 export type JobStep = keyof typeof JOB_STEPS;
 
@@ -93,6 +100,22 @@ export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K
     topicOf: (job: EndedJob) => job.target.topic,
     subscriptionOf: (job: EndedJob) => job.target.subscription,
     eventsOf: (job: EndedJob) => job.ended.length,
+  },
+  /** Events on their way into their subscription's backlog (an endpoint held, or a long wait). */
+  store: {
+    schema: storeJobSchema,
+    carriedBy: { backlog: 'store' },
+    topicOf: (job: StoreJob) => job.target.topic,
+    subscriptionOf: (job: StoreJob) => job.target.subscription,
+    eventsOf: (job: StoreJob) => job.items.length,
+  },
+  /** A subscription's backlog timer: it wakes the backlog when its earliest event is due. */
+  'backlog-tick': {
+    schema: backlogTickJobSchema,
+    carriedBy: { retry: 'tick' },
+    topicOf: (job: BacklogTickJob) => job.target.topic,
+    subscriptionOf: (job: BacklogTickJob) => job.target.subscription,
+    eventsOf: () => 0,
   },
 };
 

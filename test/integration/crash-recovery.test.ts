@@ -2,7 +2,7 @@
  * A delivery worker that dies mid-batch loses nothing: the batch was never acknowledged, so SQS
  * hands it out again after the visibility timeout, and every event arrives (some twice).
  */
-import type { SqsHandler } from '../../local/poller';
+import type { DeliveryFunctionHandler } from '../../functions/delivery';
 import {
   UndiciWebhookSender,
   type WebhookRequest,
@@ -34,7 +34,7 @@ class CrashOnce implements WebhookSender {
 
   /** Like Lambda after a crash: the invocation fails as a whole, nothing is acknowledged. */
   wrap =
-    (handler: SqsHandler): SqsHandler =>
+    (handler: DeliveryFunctionHandler): DeliveryFunctionHandler =>
     async (sqsEvent, context) => {
       const result = await handler(sqsEvent, context);
       if (this.crashing) {

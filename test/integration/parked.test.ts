@@ -30,7 +30,7 @@ beforeAll(async () => {
   api = await startTestStack({
     timeScale: 10,
     wrapDeliveryHandler: (handler) => async (sqsEvent, context) => {
-      if (!keepJobs) return handler(sqsEvent, context);
+      if (!keepJobs || !('Records' in sqsEvent)) return handler(sqsEvent, context);
       keptJobs.push(...sqsEvent.Records.map((record) => record.body));
       return { batchItemFailures: [] };
     },

@@ -100,7 +100,13 @@ export class RecordingQueue implements JobQueue {
     const kept: typeof this.sent = [];
     for (const entry of this.sent.splice(0)) {
       const job = parseJob(entry.job.body);
-      if (job.kind === 'ended' || job.kind === 'validate') kept.push(entry);
+      if (
+        job.kind === 'ended' ||
+        job.kind === 'validate' ||
+        job.kind === 'store' ||
+        job.kind === 'backlog-tick'
+      )
+        kept.push(entry);
       else {
         for (const one of deliveryJobsOf(job, this.fanOuts)) {
           taken.push({ queue: entry.queue, job: one, delaySeconds: entry.job.delaySeconds, at: entry.at });

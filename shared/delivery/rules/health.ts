@@ -53,6 +53,12 @@ export const currentHealth = (
         ...(stored?.resetAt === undefined ? {} : { resetAt: stored.resetAt }),
       };
 
+/**
+ * Whether the endpoint failed often enough in a row to count as unhealthy (until it delivers
+ * again): its probations then grow with the outage.
+ */
+export const isUnhealthy = (health: EndpointHealth): boolean => health.unhealthySince !== undefined;
+
 /** The probation an outcome calls for on its own (before any unhealthy hold), or 0. */
 export function probationMs(profile: HealthProfile, signal: HealthSignal): number {
   if (signal.outcome === 'Delivered') return 0;

@@ -59,6 +59,8 @@ describe('readConfig(env)', () => {
       topicCacheMs: CONFIG_DEFAULTS.topicCacheMs,
       deliveryConcurrency: CONFIG_DEFAULTS.deliveryConcurrency,
       drainConcurrency: CONFIG_DEFAULTS.drainConcurrency,
+      backlog: true,
+      backlogAfterMs: CONFIG_DEFAULTS.backlogAfterSeconds * 1000,
       healthCacheMs: CONFIG_DEFAULTS.healthCacheMs,
       historyRetentionDays: CONFIG_DEFAULTS.historyRetentionDays,
       validateEndpoints: false,
@@ -66,6 +68,15 @@ describe('readConfig(env)', () => {
       subscriptionMetrics: false,
       metricsFlushSeconds: 0,
     });
+  });
+
+  it('reads the backlog switch and its threshold, which must leave room for a full hop and a release', () => {
+    const off = readConfig({ ...table, [ENV.backlog]: 'false', [ENV.backlogAfterSeconds]: '3600' });
+    expect(off).toMatchObject({ backlog: false, backlogAfterMs: 3_600_000 });
+    expect(() => readConfig({ ...table, [ENV.backlogAfterSeconds]: '900' })).toThrow(
+      `Environment variable ${ENV.backlogAfterSeconds} must be`,
+    );
+    expect(() => readConfig({ ...table, [ENV.backlog]: 'maybe' })).toThrow(ENV.backlog);
   });
 
   it('defaults the drain concurrency to a quarter of the delivery concurrency, rounded up', () => {

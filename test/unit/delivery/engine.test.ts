@@ -32,6 +32,7 @@ describe('delivery engine', () => {
       deferred: 0,
       held: 0,
       queued: 0,
+      stored: 0,
     });
     expect(h.sender.requests).toHaveLength(2);
     const first = h.sender.requests[0]?.request;

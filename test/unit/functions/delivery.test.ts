@@ -9,14 +9,18 @@ import {
   DELIVERY_JOB_KINDS,
   FINISHING_MARGIN_MS,
 } from '../../../functions/delivery';
+import type { SourcedStoreJob, StoreResult } from '../../../shared/delivery/backlog-store-step';
 import type { JobOptions } from '../../../shared/delivery/engine';
 import { emptyReport, type JobReport } from '../../../shared/delivery/job-report';
 import { DELIVERY_TIMEOUT_MS } from '../../../shared/delivery/webhook-sender';
 import { deadLetterTargetSchema, JOB_FORMAT_VERSION, type QueuedJob } from '../../../shared/domain/delivery';
 import {
+  BACKLOG_SWEEP_EVENT,
+  backlogTickBody,
   packEndedJobs,
   packFanOut,
   packJobs,
+  packStoreJobs,
   storedFanOutBody,
   validationJobBody,
 } from '../../../shared/queue/job-codec';
@@ -36,33 +40,83 @@ const BODIES = {
   ended: packEndedJobs(deadLetterTargetSchema.parse(deliveryTarget({ deadLetter: { container: 'dead' } })), [
     { item: item('e1', NOW), reason: 'TimeToLiveExceeded', endedAt: NOW },
   ])[0] as string,
+  store: packStoreJobs({ target, dueAt: NOW, heldBy: 'wait' }, [item('e2', NOW)])[0] as string,
+  'backlog-tick': backlogTickBody(target, 'token-1'),
 };
 
-/** An engine that records what it is given and answers with `answer(job)`. */
-function fakeEngine(answer: (job: QueuedJob) => Promise<JobReport> = async () => EMPTY_REPORT) {
+/**
+ * An engine that records what it is given and answers with `answer(job)`; `store` jobs are stored
+ * as a batch, with the ids of their messages, and `unfinished` says which of them fail.
+ */
+function fakeEngine(
+  answer: (job: QueuedJob) => Promise<JobReport> = async () => EMPTY_REPORT,
+  unfinished: ReadonlyMap<string, string> = new Map(),
+) {
   const calls: Array<{ job: QueuedJob; options: JobOptions }> = [];
+  const stored: Array<readonly SourcedStoreJob[]> = [];
+  let sweeps = 0;
   return {
     calls,
+    stored,
+    sweeps: () => sweeps,
     engine: {
       processJob: (job: QueuedJob, options: JobOptions) => {
         calls.push({ job, options });
         return answer(job);
+      },
+      storeJobs: async (jobs: readonly SourcedStoreJob[]): Promise<StoreResult> => {
+        stored.push(jobs);
+        const ids = jobs.map(({ sourceId }) => sourceId);
+        return { finished: new Set(ids.filter((id) => !unfinished.has(id))), unfinished };
+      },
+      sweepBacklogs: async () => {
+        sweeps += 1;
+        return { sent: 0, rearmed: 0, failed: 0 };
       },
     },
   };
 }
 
 describe('the delivery function', () => {
-  it('takes every kind the delivery and retry queues carry to the engine', async () => {
-    const carried = [...new Set([...kindsCarriedBy('delivery'), ...kindsCarriedBy('retry')])];
-    expect([...DELIVERY_JOB_KINDS].sort()).toEqual(carried.sort());
-    const { engine, calls } = fakeEngine();
+  it('takes every kind the delivery, retry and backlog queues carry to the engine', async () => {
+    const carried = [
+      ...new Set([...kindsCarriedBy('delivery'), ...kindsCarriedBy('retry'), ...kindsCarriedBy('backlog')]),
+    ];
+    expect([...DELIVERY_JOB_KINDS].sort()).toEqual([...carried].sort());
+    const { engine, calls, stored } = fakeEngine();
     const handler = createDeliveryHandler({ engine, observability: quietObservability() });
 
     const answer = await handler(sqsEvent(carried.map((kind) => BODIES[kind])), lambdaContext());
 
     expect(answer).toEqual({ batchItemFailures: [] });
-    expect(calls.map(({ job }) => kindOf(job))).toEqual(carried);
+    const one = carried.filter((kind) => kind !== 'store');
+    expect(calls.map(({ job }) => kindOf(job))).toEqual(one);
+    expect(stored.flat().map(({ job }) => kindOf(job))).toEqual(['store']);
+  });
+
+  it('stores the store jobs of a batch together, named by their messages, and gives back those not stored', async () => {
+    const { engine, calls, stored } = fakeEngine(undefined, new Map([['m2', 'the backlog bucket refused']]));
+    const handler = createDeliveryHandler({ engine, observability: quietObservability() });
+
+    const answer = await handler(
+      sqsEvent([BODIES.deliver, BODIES.store, BODIES.store, BODIES.store]),
+      lambdaContext(),
+    );
+
+    expect(stored).toHaveLength(1);
+    expect(stored[0]?.map(({ sourceId }) => sourceId)).toEqual(['m1', 'm2', 'm3']);
+    expect(calls).toHaveLength(1);
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm2' }] });
+  });
+
+  it('runs the backlog sweep when invoked with the scheduled sweep event', async () => {
+    const { engine, calls, sweeps } = fakeEngine();
+    const handler = createDeliveryHandler({ engine, observability: quietObservability() });
+
+    expect(await handler(BACKLOG_SWEEP_EVENT, lambdaContext())).toBeUndefined();
+
+    expect(sweeps()).toBe(1);
+    expect(calls).toEqual([]);
   });
 
   it('gives back only the record of a job the engine could not finish, and a record that is not a job', async () => {

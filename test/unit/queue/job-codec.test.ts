@@ -12,12 +12,14 @@ import {
 import { DEAD_LETTER_REASONS } from '../../../shared/domain/model';
 import { topicRefOf } from '../../../shared/domain/names';
 import {
+  backlogTickBody,
   JOB_ENVELOPE_RESERVE_BYTES,
   JOB_TARGET_BYTES,
   MAX_QUEUED_EVENT_BYTES,
   packEndedJobs,
   packFanOut,
   packJobs,
+  packStoreJobs,
   parseJob,
   queuedItemBytes,
   queuedStringBytes,
@@ -324,6 +326,21 @@ describe('the job shape is defined once', () => {
           ended,
         },
         body: packEndedJobs(deadLetterTargetSchema.parse(namespaceTarget), ended)[0] ?? '',
+      },
+      store: {
+        job: {
+          v: JOB_FORMAT_VERSION,
+          kind: 'store',
+          target: namespaceTarget,
+          dueAt: 99,
+          heldBy: 'wait',
+          items,
+        },
+        body: packStoreJobs({ target: namespaceTarget, dueAt: 99, heldBy: 'wait' }, items)[0] ?? '',
+      },
+      'backlog-tick': {
+        job: { v: JOB_FORMAT_VERSION, kind: 'backlog-tick', target: namespaceTarget, token: 't-1' },
+        body: backlogTickBody(namespaceTarget, 't-1'),
       },
     };
     for (const { job, body } of Object.values(packed)) {

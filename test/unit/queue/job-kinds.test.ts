@@ -8,9 +8,11 @@ import { DELIVERY_JOB_KINDS } from '../../../functions/delivery';
 import { type FunctionKey, QUEUES, type QueueKey } from '../../../shared/config/resources';
 import { deadLetterTargetSchema, QUEUED_JOB_SCHEMAS } from '../../../shared/domain/delivery';
 import {
+  backlogTickBody,
   packEndedJobs,
   packFanOut,
   packJobs,
+  packStoreJobs,
   parseJob,
   storedFanOutBody,
   validationJobBody,
@@ -39,6 +41,8 @@ const SAMPLES: Record<JobKind, string> = {
   ended: packEndedJobs(deadLetterTargetSchema.parse(deliveryTarget({ deadLetter: { container: 'dead' } })), [
     ended,
   ])[0] as string,
+  store: packStoreJobs({ target, dueAt: 5, heldBy: 'probation' }, [item('e1', 1)])[0] as string,
+  'backlog-tick': backlogTickBody(target, 'token-1'),
 };
 
 /** The kinds each consuming function takes, as the functions declare them. */
