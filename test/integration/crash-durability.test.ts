@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LOCAL_STATUS_PATH, type LocalStatusDocument } from '../../local/status';
 import {
   apiCaller,
   killGroup,
@@ -119,9 +120,19 @@ it('a retry due in the future survives a kill and arrives at its time', async ()
     10_000,
     'the first attempt',
   );
-  // Long enough for the retry to be queued (a kill before that repeats the first attempt
-  // instead: at least once), well before it is due.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // Killed before the retry is queued and the first attempt's message deleted, the stack would
+  // repeat the first attempt instead (at least once): wait for both, well before the retry is due.
+  await eventually(
+    async () => {
+      const { queues } = (await call(first.apiUrl, 'GET', LOCAL_STATUS_PATH)).body as LocalStatusDocument;
+      const depth = (name: string) => queues.find((row) => row.queue === name);
+      const fresh = depth('delivery');
+      const retries = depth('retry');
+      return fresh?.visible === 0 && fresh.inFlight === 0 && retries?.delayed === 1;
+    },
+    4000,
+    'the retry queued and the first attempt acknowledged',
+  );
   await signalGroup(first, 'SIGKILL');
   failing = false;
 

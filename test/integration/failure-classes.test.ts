@@ -70,7 +70,12 @@ it.each([
     const scaled = floorMs / TIME_SCALE;
     expect(gap).toBeGreaterThanOrEqual(scaled);
     expect(gap).toBeLessThan(scaled * 1.1 + 500);
-    expect((await history()).attempts[0]).toMatchObject({ outcome, httpStatus: status });
+    // The retry is sent before the failed attempt is recorded: wait for the record.
+    const entry = await eventually(async () => {
+      const current = await history();
+      return current?.attempts?.length >= 1 && current;
+    });
+    expect(entry.attempts[0]).toMatchObject({ outcome, httpStatus: status });
     expect(webhook.requestsTo('/elsewhere')).toHaveLength(0);
   },
 );
@@ -93,7 +98,8 @@ it.each([401, 403, 413])('never retries a %i', async (status) => {
     reason: 'NonRetriableOutcome',
     attempts: [expect.objectContaining({ httpStatus: status })],
   });
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  // A retry would be due 10 s / 60 = 0.17 s after the attempt; wait well past it.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
   expect(webhook.requestsTo(path)).toHaveLength(1);
 });
 

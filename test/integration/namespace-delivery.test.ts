@@ -78,8 +78,18 @@ it('retries a failing endpoint on the namespace schedule until maxDeliveryCount'
   gaps.forEach((gap, index) => {
     expect(gap).toBeGreaterThanOrEqual((expected[index] ?? 0) * 0.8);
   });
-  // maxDeliveryCount 5: no sixth attempt, even after the next 5-minute step would have come.
-  await new Promise((done) => setTimeout(done, (300_000 / TIME_SCALE) * 1.2));
+  // maxDeliveryCount 5: the event ends at the fifth attempt (counted when that invocation ends)...
+  await eventually(
+    () =>
+      api.stack.metrics.sum('DroppedEventCount', {
+        Topic: 'shop/failing',
+        EventSubscriptionName: 'SICK',
+      }) === 1,
+    10_000,
+    'the event dropped',
+  );
+  // ...and no sixth attempt comes, even after the next 5-minute step would have.
+  await new Promise((done) => setTimeout(done, (300_000 / TIME_SCALE) * 1.1 + 2000));
   expect(webhook.requestsTo('/sick')).toHaveLength(5);
 }, 40_000);
 
@@ -95,6 +105,17 @@ it('never retries a 404', async () => {
   );
   await publish('gone', 'nf-1');
   await eventually(() => webhook.requestsTo('/missing')[0], 10_000, 'the first attempt');
+  // The event ends at its first attempt (counted when that invocation ends)...
+  await eventually(
+    () =>
+      api.stack.metrics.sum('DroppedEventCount', {
+        Topic: 'shop/gone',
+        EventSubscriptionName: 'MISSING',
+      }) === 1,
+    10_000,
+    'the event dropped',
+  );
+  // ...and is not attempted again.
   await new Promise((done) => setTimeout(done, 1500));
   expect(webhook.requestsTo('/missing')).toHaveLength(1);
 });

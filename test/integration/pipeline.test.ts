@@ -219,12 +219,17 @@ describe('delivery', () => {
       expect(gap).toBeLessThan(step * 1.1 + 500);
     });
 
-    const history = await api.call(
-      'GET',
-      '/admin/topics/flaky/eventSubscriptions/down/deliveries?eventId=f-1',
-    );
-    expect(history.body.value[0]).toMatchObject({ eventId: 'f-1', status: 'Retrying' });
-    expect(history.body.value[0].attempts.slice(0, 2)).toEqual([
+    // The retry goes out before the failed attempt is recorded: wait for both outcomes.
+    const record = await eventually(async () => {
+      const history = await api.call(
+        'GET',
+        '/admin/topics/flaky/eventSubscriptions/down/deliveries?eventId=f-1',
+      );
+      const found = history.body.value?.[0];
+      return found?.attempts?.length >= 2 && found;
+    });
+    expect(record).toMatchObject({ eventId: 'f-1', status: 'Retrying' });
+    expect(record.attempts.slice(0, 2)).toEqual([
       expect.objectContaining({ attempt: 1, outcome: 'GenericError', httpStatus: 500 }),
       expect.objectContaining({ attempt: 2, outcome: 'GenericError', httpStatus: 500 }),
     ]);
@@ -240,14 +245,19 @@ describe('delivery', () => {
 
     await api.publish('strict', key, [event('s-1')]);
     await eventually(() => webhook.requestsTo('/strict').length === 1);
-    // The first retry would come 1 s later at this time scale; wait well past it.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-
-    expect(webhook.requestsTo('/strict')).toHaveLength(1);
     expect(await api.historyWhen('strict', 'rejects', 's-1', 'Dropped')).toMatchObject({
       status: 'Dropped',
       reason: 'NonRetriableOutcome',
     });
+    // Metric points are written when the delivery invocation ends, after the history.
+    await eventually(
+      () => api.stack.metrics.sum('DroppedEventCount', { DropReason: 'NonRetriableOutcome' }) === 1,
+      10_000,
+      'the drop to be counted',
+    );
+    // The first retry would have come 1 s after the attempt at this time scale; wait well past it.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(webhook.requestsTo('/strict')).toHaveLength(1);
     expect(api.stack.metrics.sum('DroppedEventCount', { DropReason: 'NonRetriableOutcome' })).toBe(1);
   });
 
@@ -256,6 +266,13 @@ describe('delivery', () => {
     await api.subscribe('happy', 'fine', webhook.url('/happy'));
     await api.publish('happy', key, [event('h-1')]);
     await eventually(() => webhook.requestsTo('/happy').length === 1);
+    // The webhook has the event before the delivery ends; its metric points are written last, after
+    // any history, so once they are counted an empty history means none was written.
+    await eventually(
+      () => api.stack.metrics.sum('DeliverySuccessCount', { Topic: 'happy' }) === 1,
+      10_000,
+      'the delivery to end',
+    );
     const history = await api.call(
       'GET',
       '/admin/topics/happy/eventSubscriptions/fine/deliveries?eventId=h-1',
