@@ -2,6 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -24,6 +25,7 @@ import { createFunctions, functionEnvironment } from './pipeline/functions';
 import { addOutputs } from './pipeline/outputs';
 import { addPublishFunctionUrl, PUBLISH_INGRESSES, type PublishIngress } from './pipeline/publish-url';
 import { createQueues } from './pipeline/queues';
+import { scheduleBacklogSweep } from './pipeline/schedules';
 import { createStorage } from './pipeline/storage';
 import type { PipelineFunction } from './pipeline-function';
 
@@ -240,6 +242,11 @@ export class DeliveryPipeline extends Construct {
   readonly deadLetterFunction: PipelineFunction;
   /** The publish function's URL; undefined unless `publishIngress` is `'functionUrl'` or `'both'`. */
   readonly publishUrl?: FunctionUrl;
+  /**
+   * Invokes the delivery function every minute with `BACKLOG_SWEEP_EVENT`
+   * (`shared/queue/backlog-sweep.ts`): the sweep that sends the ticks of backlogs whose wake is near.
+   */
+  readonly backlogSweepRule: events.Rule;
 
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps = {}) {
     super(scope, id);
@@ -287,6 +294,7 @@ export class DeliveryPipeline extends Construct {
     if (publishUrl !== undefined && publishIngress === 'functionUrl' && props.publicUrl === undefined) {
       functions.management.addEnvironment(ENV.publishUrl, publishUrl.url);
     }
+    const backlogSweepRule = scheduleBacklogSweep(this, functions.delivery);
     const alarmTopic = props.alarmTopic ?? createAlarmTopic(this, removalPolicy);
     const monitored = { api, queues, redriveQueues, functions, alarmTopic };
     const alarms = createAlarms(this, monitored);
@@ -314,6 +322,7 @@ export class DeliveryPipeline extends Construct {
     this.deliveryFunction = functions.delivery;
     this.deadLetterFunction = functions.deadLetter;
     if (publishUrl !== undefined) this.publishUrl = publishUrl;
+    this.backlogSweepRule = backlogSweepRule;
     this.alarmTopic = alarmTopic;
     this.alarms = alarms;
     this.parkedAlarms = alarms.parked;
