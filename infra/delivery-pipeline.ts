@@ -19,7 +19,13 @@ import {
   type QueueKey,
 } from '../shared/config/resources';
 import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../shared/config/runtime';
-import { createAlarms, createAlarmTopic, createDashboard, type PipelineAlarms } from './monitoring';
+import {
+  ALARM_THRESHOLDS,
+  createAlarms,
+  createAlarmTopic,
+  createDashboard,
+  type PipelineAlarms,
+} from './monitoring';
 import { addApiRoutes, createHttpApi } from './pipeline/api';
 import { createFunctions, functionEnvironment } from './pipeline/functions';
 import { addOutputs } from './pipeline/outputs';
@@ -64,6 +70,18 @@ export interface DeliveryPipelineProps {
    * @default 60
    */
   readonly backlogWindowSeconds?: number;
+  /**
+   * Hours since publishing after which an event still waiting in a subscription's backlog fires
+   * the `backlogOldestAge` alarm (from 1 to 168, the longest time to live).
+   * @default 6
+   */
+  readonly backlogAgeAlarmHours?: number;
+  /**
+   * Events held in all backlogs together that fire the `backlogSize` alarm (an integer of at
+   * least 1).
+   * @default 1000000
+   */
+  readonly backlogSizeAlarmEvents?: number;
   /**
    * Days the failed-attempt history is kept in the table.
    * @default 7
@@ -297,7 +315,10 @@ export class DeliveryPipeline extends Construct {
     const backlogSweepRule = scheduleBacklogSweep(this, functions.delivery);
     const alarmTopic = props.alarmTopic ?? createAlarmTopic(this, removalPolicy);
     const monitored = { api, queues, redriveQueues, functions, alarmTopic };
-    const alarms = createAlarms(this, monitored);
+    const alarms = createAlarms(this, monitored, {
+      backlogAgeHours: props.backlogAgeAlarmHours ?? ALARM_THRESHOLDS.backlogAgeHours,
+      backlogHeldEvents: props.backlogSizeAlarmEvents ?? ALARM_THRESHOLDS.backlogHeldEvents,
+    });
     const dashboard = createDashboard(this, monitored);
     addOutputs(this, {
       api,
@@ -352,6 +373,12 @@ const BACKLOG_WINDOW: SettingRange = {
   integer: true,
 };
 
+/** Hours of the backlog age alarm: at least one, at most the longest time to live (7 days). */
+const BACKLOG_AGE_ALARM_HOURS: SettingRange = { min: 1, max: 168, integer: false };
+
+/** Events of the backlog size alarm. */
+const BACKLOG_SIZE_ALARM_EVENTS: SettingRange = { min: 1, integer: true };
+
 /** The props that are function settings, each checked against the range `readConfig` checks. */
 const FUNCTION_SETTING_PROPS = [
   'deliveryConcurrency',
@@ -378,6 +405,8 @@ function validateProps(props: DeliveryPipelineProps): void {
   };
   for (const name of FUNCTION_SETTING_PROPS) checkRange(name, props[name], SETTING_RANGES[name]);
   checkRange('backlogWindowSeconds', props.backlogWindowSeconds, BACKLOG_WINDOW);
+  checkRange('backlogAgeAlarmHours', props.backlogAgeAlarmHours, BACKLOG_AGE_ALARM_HOURS);
+  checkRange('backlogSizeAlarmEvents', props.backlogSizeAlarmEvents, BACKLOG_SIZE_ALARM_EVENTS);
   for (const [key, value] of Object.entries(props.maxDeliveryInvocations ?? {})) {
     checkRange(`maxDeliveryInvocations.${key}`, value, EVENT_SOURCE_CONCURRENCY);
   }

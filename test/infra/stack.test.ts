@@ -697,6 +697,10 @@ describe('props', () => {
       { publishIngress: 'lambda' as never },
       /publishIngress must be one of 'httpApi', 'functionUrl', 'both' \(got lambda\)/,
     ],
+    [{ backlogAgeAlarmHours: 0.5 }, /backlogAgeAlarmHours must be a number from 1 to 168 \(got 0.5\)/],
+    [{ backlogAgeAlarmHours: 169 }, /backlogAgeAlarmHours must be a number from 1 to 168 \(got 169\)/],
+    [{ backlogSizeAlarmEvents: 0 }, /backlogSizeAlarmEvents must be an integer >= 1 \(got 0\)/],
+    [{ backlogSizeAlarmEvents: 2.5 }, /backlogSizeAlarmEvents must be an integer >= 1 \(got 2.5\)/],
   ])('refuse %j at synth time', (props, message) => {
     expect(() => new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Pipeline', props)).toThrow(message);
   });
