@@ -2,6 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -18,12 +19,19 @@ import {
   type QueueKey,
 } from '../shared/config/resources';
 import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../shared/config/runtime';
-import { createAlarms, createAlarmTopic, createDashboard, type PipelineAlarms } from './monitoring';
+import {
+  ALARM_THRESHOLDS,
+  createAlarms,
+  createAlarmTopic,
+  createDashboard,
+  type PipelineAlarms,
+} from './monitoring';
 import { addApiRoutes, createHttpApi } from './pipeline/api';
 import { createFunctions, functionEnvironment } from './pipeline/functions';
 import { addOutputs } from './pipeline/outputs';
 import { addPublishFunctionUrl, PUBLISH_INGRESSES, type PublishIngress } from './pipeline/publish-url';
 import { createQueues } from './pipeline/queues';
+import { scheduleBacklogSweep } from './pipeline/schedules';
 import { createStorage } from './pipeline/storage';
 import type { PipelineFunction } from './pipeline-function';
 
@@ -62,6 +70,18 @@ export interface DeliveryPipelineProps {
    * @default 60
    */
   readonly backlogWindowSeconds?: number;
+  /**
+   * Hours since publishing after which an event still waiting in a subscription's backlog fires
+   * the `backlogOldestAge` alarm (from 1 to 168, the longest time to live).
+   * @default 6
+   */
+  readonly backlogAgeAlarmHours?: number;
+  /**
+   * Events held in all backlogs together that fire the `backlogSize` alarm (an integer of at
+   * least 1).
+   * @default 1000000
+   */
+  readonly backlogSizeAlarmEvents?: number;
   /**
    * Days the failed-attempt history is kept in the table.
    * @default 7
@@ -250,6 +270,11 @@ export class DeliveryPipeline extends Construct {
   readonly deadLetterFunction: PipelineFunction;
   /** The publish function's URL; undefined unless `publishIngress` is `'functionUrl'` or `'both'`. */
   readonly publishUrl?: FunctionUrl;
+  /**
+   * Invokes the delivery function every minute with `BACKLOG_SWEEP_EVENT`
+   * (`shared/queue/backlog-sweep.ts`): the sweep that sends the ticks of backlogs whose wake is near.
+   */
+  readonly backlogSweepRule: events.Rule;
 
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps = {}) {
     super(scope, id);
@@ -297,9 +322,13 @@ export class DeliveryPipeline extends Construct {
     if (publishUrl !== undefined && publishIngress === 'functionUrl' && props.publicUrl === undefined) {
       functions.management.addEnvironment(ENV.publishUrl, publishUrl.url);
     }
+    const backlogSweepRule = scheduleBacklogSweep(this, functions.delivery);
     const alarmTopic = props.alarmTopic ?? createAlarmTopic(this, removalPolicy);
     const monitored = { api, queues, redriveQueues, functions, alarmTopic };
-    const alarms = createAlarms(this, monitored);
+    const alarms = createAlarms(this, monitored, {
+      backlogAgeHours: props.backlogAgeAlarmHours ?? ALARM_THRESHOLDS.backlogAgeHours,
+      backlogHeldEvents: props.backlogSizeAlarmEvents ?? ALARM_THRESHOLDS.backlogHeldEvents,
+    });
     const dashboard = createDashboard(this, monitored);
     addOutputs(this, {
       api,
@@ -324,6 +353,7 @@ export class DeliveryPipeline extends Construct {
     this.deliveryFunction = functions.delivery;
     this.deadLetterFunction = functions.deadLetter;
     if (publishUrl !== undefined) this.publishUrl = publishUrl;
+    this.backlogSweepRule = backlogSweepRule;
     this.alarmTopic = alarmTopic;
     this.alarms = alarms;
     this.parkedAlarms = alarms.parked;
@@ -353,6 +383,12 @@ const BACKLOG_WINDOW: SettingRange = {
   integer: true,
 };
 
+/** Hours of the backlog age alarm: at least one, at most the longest time to live (7 days). */
+const BACKLOG_AGE_ALARM_HOURS: SettingRange = { min: 1, max: 168, integer: false };
+
+/** Events of the backlog size alarm. */
+const BACKLOG_SIZE_ALARM_EVENTS: SettingRange = { min: 1, integer: true };
+
 /** The props that are function settings, each checked against the range `readConfig` checks. */
 const FUNCTION_SETTING_PROPS = [
   'deliveryConcurrency',
@@ -379,6 +415,8 @@ function validateProps(props: DeliveryPipelineProps): void {
   };
   for (const name of FUNCTION_SETTING_PROPS) checkRange(name, props[name], SETTING_RANGES[name]);
   checkRange('backlogWindowSeconds', props.backlogWindowSeconds, BACKLOG_WINDOW);
+  checkRange('backlogAgeAlarmHours', props.backlogAgeAlarmHours, BACKLOG_AGE_ALARM_HOURS);
+  checkRange('backlogSizeAlarmEvents', props.backlogSizeAlarmEvents, BACKLOG_SIZE_ALARM_EVENTS);
   for (const [key, value] of Object.entries(props.maxDeliveryInvocations ?? {})) {
     checkRange(`maxDeliveryInvocations.${key}`, value, EVENT_SOURCE_CONCURRENCY);
   }

@@ -86,15 +86,32 @@ export const ALARM_THRESHOLDS = {
    * well above the longest hop.
    */
   retryQueueAgeSeconds: 1800,
+  /**
+   * Seconds the oldest event on its way into a backlog may wait: above the batching window (at
+   * most 300 s) and one visibility timeout after a failed store step (13 to 17 minutes).
+   */
+  backlogQueueAgeSeconds: 1800,
   /** Percent of delivery attempts that failed, over three five-minute periods in a row. */
   deliveryFailureRatePercent: 25,
+  /** Hours the oldest backlogged event may have waited since it was published (`backlogAgeAlarmHours`). */
+  backlogAgeHours: 6,
+  /** Events all backlogs may hold together (`backlogSizeAlarmEvents`). */
+  backlogHeldEvents: 1_000_000,
 } as const;
+
+/** The alarm thresholds a deployment may set (the pipeline's props of the same meaning). */
+export interface AlarmSettings {
+  /** See {@link ALARM_THRESHOLDS}`.backlogAgeHours`. */
+  readonly backlogAgeHours: number;
+  /** See {@link ALARM_THRESHOLDS}`.backlogHeldEvents`. */
+  readonly backlogHeldEvents: number;
+}
 
 export interface PipelineAlarms {
   /** Messages parked in a redrive queue (one per queue). */
   readonly parked: Readonly<Record<QueueKey, cloudwatch.Alarm>>;
-  /** The oldest message of the delivery and retry queues is older than it should ever be. */
-  readonly oldestMessageAge: Readonly<Record<'delivery' | 'retry', cloudwatch.Alarm>>;
+  /** The oldest message of the delivery, retry and backlog queues is older than it should ever be. */
+  readonly oldestMessageAge: Readonly<Record<'delivery' | 'retry' | 'backlog', cloudwatch.Alarm>>;
   /** More than `ALARM_THRESHOLDS.deliveryFailureRatePercent` of delivery attempts fail. */
   readonly deliveryFailureRate: cloudwatch.Alarm;
   /** Events were dropped (ended without success and without a dead-letter destination). */
@@ -103,6 +120,12 @@ export interface PipelineAlarms {
   readonly functionErrors: Readonly<Record<FunctionKey, cloudwatch.Alarm>>;
   /** A function was throttled (its reserved concurrency or the account's limit was reached). */
   readonly functionThrottles: Readonly<Record<FunctionKey, cloudwatch.Alarm>>;
+  /** The oldest backlogged event was published more than `backlogAgeAlarmHours` ago. */
+  readonly backlogOldestAge: cloudwatch.Alarm;
+  /** The backlogs hold `backlogSizeAlarmEvents` events or more. */
+  readonly backlogSize: cloudwatch.Alarm;
+  /** A backlog's wake was found late (its tick message lost) and armed again. */
+  readonly backlogWakeLate: cloudwatch.Alarm;
 }
 
 /** Every alarm of `alarms`, in a stable order. */
@@ -114,6 +137,9 @@ export function listAlarms(alarms: PipelineAlarms): cloudwatch.Alarm[] {
     alarms.droppedEvents,
     ...Object.values(alarms.functionErrors),
     ...Object.values(alarms.functionThrottles),
+    alarms.backlogOldestAge,
+    alarms.backlogSize,
+    alarms.backlogWakeLate,
   ];
 }
 
@@ -160,7 +186,11 @@ interface AlarmDefinition {
  * The alarms of the pipeline, each notifying `alarmTopic` when it fires and when it clears. No
  * data (an idle pipeline) never fires an alarm.
  */
-export function createAlarms(scope: Construct, targets: MonitoringTargets): PipelineAlarms {
+export function createAlarms(
+  scope: Construct,
+  targets: MonitoringTargets,
+  settings: AlarmSettings = ALARM_THRESHOLDS,
+): PipelineAlarms {
   const stackName = Stack.of(scope).stackName;
   const action = new SnsAction(targets.alarmTopic);
   const create = (definition: AlarmDefinition): cloudwatch.Alarm => {
@@ -185,6 +215,7 @@ export function createAlarms(scope: Construct, targets: MonitoringTargets): Pipe
   const oldestMessageAge = {
     delivery: create(oldestMessageAlarm(targets.queues.delivery, 'delivery')),
     retry: create(oldestMessageAlarm(targets.queues.retry, 'retry')),
+    backlog: create(oldestMessageAlarm(targets.queues.backlog, 'backlog')),
   };
   const deliveryFailureRate = create(deliveryFailureRateAlarm());
   const droppedEvents = create(droppedEventsAlarm());
@@ -194,7 +225,17 @@ export function createAlarms(scope: Construct, targets: MonitoringTargets): Pipe
     functionErrors[key] = create(functionErrorsAlarm(fn, key));
     functionThrottles[key] = create(functionThrottlesAlarm(fn, key));
   }
-  return { parked, oldestMessageAge, deliveryFailureRate, droppedEvents, functionErrors, functionThrottles };
+  return {
+    parked,
+    oldestMessageAge,
+    deliveryFailureRate,
+    droppedEvents,
+    functionErrors,
+    functionThrottles,
+    backlogOldestAge: create(backlogOldestAgeAlarm(settings.backlogAgeHours)),
+    backlogSize: create(backlogSizeAlarm(settings.backlogHeldEvents)),
+    backlogWakeLate: create(backlogWakeLateAlarm()),
+  };
 }
 
 /** Messages parked in a queue's redrive queue, where nothing processes them. */
@@ -227,6 +268,10 @@ const OLDEST_MESSAGE = {
   retry: {
     seconds: ALARM_THRESHOLDS.retryQueueAgeSeconds,
     meaning: 'retries are not taken when they come due.',
+  },
+  backlog: {
+    seconds: ALARM_THRESHOLDS.backlogQueueAgeSeconds,
+    meaning: "events on their way into their subscription's backlog are not stored.",
   },
 } as const;
 
@@ -298,6 +343,50 @@ const functionThrottlesAlarm = (fn: PipelineFunction, key: FunctionKey): AlarmDe
     `was reached. Compare its concurrent executions with the limit.`,
 });
 
+/*
+ * The backlog's measures are written by the sweep every five minutes (one value per period), so
+ * each alarm looks at one period: the Maximum, since a sweep repeated in the same period writes
+ * the same measure again.
+ */
+
+const backlogOldestAgeAlarm = (hours: number): AlarmDefinition => ({
+  id: 'BacklogOldestAgeAlarm',
+  metric: pipelineMetric(METRIC.BacklogOldestEventAgeSeconds, 'Maximum'),
+  threshold: hours * 3600,
+  comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+  periods: 1,
+  description:
+    `an event has waited in a backlog ${hours} hours or more since it was published: its ` +
+    `endpoint has been sick that long, or its backlog is not drained. Find the subscriptions ` +
+    `whose endpoints are on probation or disabled ("gridwire health"); events end at their time ` +
+    `to live, dead-lettered or dropped. Raise backlogAgeAlarmHours if such waits are expected.`,
+});
+
+const backlogSizeAlarm = (events: number): AlarmDefinition => ({
+  id: 'BacklogSizeAlarm',
+  metric: pipelineMetric(METRIC.BacklogHeldEvents, 'Maximum'),
+  threshold: events,
+  comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+  periods: 1,
+  description:
+    `the backlogs hold ${events} events or more: endpoints are sick while their topics keep ` +
+    `publishing. Find them with "gridwire health"; the backlog bucket grows with them (its ` +
+    `storage is billed). Raise backlogSizeAlarmEvents if this is expected.`,
+});
+
+const backlogWakeLateAlarm = (): AlarmDefinition => ({
+  id: 'BacklogWakeLateAlarm',
+  metric: pipelineMetric(METRIC.BacklogWakeLateCount, 'Sum'),
+  threshold: 1,
+  comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+  periods: 1,
+  description:
+    `a backlog woke more than 5 minutes late: its tick message was lost (moved back from a ` +
+    `redrive queue, or a fault) and the sweep armed it again, so its events went out late but ` +
+    `none was lost. Read the delivery function's "backlog wake was late" log lines for the ` +
+    `subscription, and check the retry queue's parked messages.`,
+});
+
 /** The pipeline's dashboard: one row per stage of the pipeline, top to bottom. */
 export function createDashboard(scope: Construct, targets: MonitoringTargets): cloudwatch.Dashboard {
   const dashboard = new cloudwatch.Dashboard(scope, 'Dashboard', {
@@ -361,6 +450,18 @@ export function createDashboard(scope: Construct, targets: MonitoringTargets): c
           pipelineMetric(METRIC.ReplayedEventCount, 'Sum', 'Replayed'),
         ]),
         graph('Dropped events by reason', [pipelineBreakdown(METRIC.DroppedEventCount, ['DropReason'])]),
+      ],
+    ],
+    [
+      '## Backlogs of sick endpoints',
+      [
+        graph('Events held in backlogs', [
+          pipelineMetric(METRIC.BacklogHeldEvents, 'Maximum', 'Held events'),
+        ]),
+        graph('Age of the oldest backlogged event (s)', [
+          pipelineMetric(METRIC.BacklogOldestEventAgeSeconds, 'Maximum', 'Oldest event'),
+        ]),
+        graph('Late wakes armed again', [pipelineMetric(METRIC.BacklogWakeLateCount, 'Sum', 'Late wakes')]),
       ],
     ],
     [

@@ -39,6 +39,7 @@ import type { BacklogLine, BacklogMeta, BacklogSegmentRef, BacklogState } from '
 import type { BacklogTickJob, DeliveryItem, DeliveryTarget } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
+import { METRIC, type MetricBuffer } from '../observability/metrics';
 import { BACKLOG_TICK_QUEUE, backlogTickBody, packJobs } from '../queue/job-codec';
 import type { OutgoingJob } from '../queue/sqs-job-queue';
 import { hasWake, summaryOf } from '../storage/backlog';
@@ -97,6 +98,11 @@ export interface BacklogTickDeps extends BacklogDrainDeps {
   profiles: ProfileTable;
   /** New timer tokens (default: random UUIDs). */
   newToken?: () => string;
+  /**
+   * Where the sweeper counts late wakes and, every {@link BACKLOG_MEASURE_EVERY_MINUTES} minutes,
+   * writes how many events the backlogs hold and how old the oldest is (default: nowhere).
+   */
+  metrics?: Pick<MetricBuffer, 'count' | 'gauge'>;
 }
 
 /** What one tick did. */
@@ -285,15 +291,22 @@ export class BacklogTick {
    * has none in flight, with its exact delay, then marks it sent (`armedToken`) by
    * compare-and-set. A crash between the two sends it again at the next sweep: the second tick
    * finds the token taken and does nothing. A wake more than {@link WAKE_LATE_MS} late lost its
-   * tick (a redriven message, a bug): it is armed again at once with a new token.
+   * tick (a redriven message, a bug): it is armed again at once with a new token, and counted
+   * (`BacklogWakeLateCount`). Every {@link BACKLOG_MEASURE_EVERY_MINUTES} minutes it also writes
+   * what the backlogs hold (`BacklogHeldEvents`, `BacklogOldestEventAgeSeconds`) from their METAs.
    */
   async sweep(now: number = this.deps.clock.now()): Promise<BacklogSweepReport> {
-    const { store, logger } = this.deps;
+    const { store, logger, metrics } = this.deps;
     let sent = 0;
     let rearmed = 0;
     let failed = 0;
-    for (const meta of await store.wakesBy(now + RELEASE_AHEAD_MS)) {
-      if (!hasWake(meta)) continue;
+    const armBy = now + RELEASE_AHEAD_MS;
+    // A measuring sweep reads the whole timer index (every backlog holding events has a wake
+    // there), so a backlog whose wake is hours away is counted too; the others read the near ones.
+    const measuring = isMeasuringSweep(now);
+    const listed = await store.wakesBy(measuring ? EVERY_WAKE : armBy);
+    for (const meta of listed) {
+      if (!hasWake(meta) || !isWakeBy(meta.wakeAt, armBy)) continue;
       const late = meta.wakeAt < now - WAKE_LATE_MS;
       if (meta.armedToken === meta.token && !late) continue;
       try {
@@ -334,6 +347,12 @@ export class BacklogTick {
           error: (error as Error).message,
         });
       }
+    }
+    metrics?.count(METRIC.BacklogWakeLateCount, rearmed);
+    if (measuring && metrics !== undefined) {
+      const measure = measureBacklogs(listed, now);
+      metrics.gauge(METRIC.BacklogHeldEvents, measure.events, 'Count');
+      metrics.gauge(METRIC.BacklogOldestEventAgeSeconds, measure.oldestEventAgeSeconds, 'Seconds');
     }
     return { sent, rearmed, failed };
   }
@@ -624,4 +643,52 @@ export class BacklogTick {
       });
     }
   }
+}
+
+// ---- the sweeper's measures -------------------------------------------------------------------
+
+/**
+ * Minutes between two measures of the backlogs: the sweep of every minute that is a multiple of
+ * this (by the clock, not per instance, so sweeps on several instances measure once between
+ * them), as often as the alarms reading the measures look.
+ */
+export const BACKLOG_MEASURE_EVERY_MINUTES = 5;
+
+/** The end of the timer index: every wake listed is at or before it. */
+const EVERY_WAKE = Number.MAX_SAFE_INTEGER;
+
+/** Whether the sweep at `now` measures the backlogs (see {@link BACKLOG_MEASURE_EVERY_MINUTES}). */
+export const isMeasuringSweep = (now: number): boolean =>
+  Math.floor(now / 60_000) % BACKLOG_MEASURE_EVERY_MINUTES === 0;
+
+/**
+ * Whether a wake is at or before `until` as the timer index reads it (`wakesBy`): a wake with a
+ * fraction of a millisecond counts from the next whole one, and `until` from its whole one.
+ */
+const isWakeBy = (wakeAt: number, until: number): boolean => Math.ceil(wakeAt) <= Math.floor(until);
+
+/** What the backlogs hold, as their METAs last summed it up. */
+export interface BacklogMeasure {
+  /** Events not done yet, over every backlog. */
+  readonly events: number;
+  /** Seconds since the oldest of them was published (0 with none). */
+  readonly oldestEventAgeSeconds: number;
+}
+
+/**
+ * Sums up the summaries the backlogs' METAs hold: as fresh as each backlog's last store or tick.
+ * An idle backlog (not in the timer index) holds nothing. The age is per segment (its oldest
+ * event's), so it may be older than any event still held, never younger.
+ */
+export function measureBacklogs(metas: readonly BacklogMeta[], now: number): BacklogMeasure {
+  let events = 0;
+  let oldest: number | undefined;
+  for (const meta of metas) {
+    if (!hasWake(meta)) continue;
+    events += meta.summary.events;
+    const published = meta.summary.oldestPublishedAt;
+    if (meta.summary.events > 0 && published !== undefined) oldest = Math.min(oldest ?? published, published);
+  }
+  const oldestEventAgeSeconds = oldest === undefined ? 0 : Math.max(0, Math.floor((now - oldest) / 1000));
+  return { events, oldestEventAgeSeconds };
 }

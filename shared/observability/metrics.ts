@@ -37,17 +37,33 @@ export const METRIC = {
   ProbationEnteredCount: 'ProbationEnteredCount',
   /** Dead-lettered events queued again by a replay (Gridwire's own). */
   ReplayedEventCount: 'ReplayedEventCount',
+  /**
+   * Events held in every backlog, as the backlogs' timers last summed them up: a gauge the sweeper
+   * writes every five minutes, stack-wide only (Gridwire's own).
+   */
+  BacklogHeldEvents: 'BacklogHeldEvents',
+  /**
+   * Seconds since the oldest backlogged event was published (over every backlog, per segment, so
+   * it may be older than any event still held): a gauge the sweeper writes every five minutes,
+   * stack-wide only (Gridwire's own).
+   */
+  BacklogOldestEventAgeSeconds: 'BacklogOldestEventAgeSeconds',
+  /**
+   * Backlog wakes found more than five minutes late and armed again: their tick message was lost
+   * (a redriven message, a bug). Stack-wide only (Gridwire's own).
+   */
+  BacklogWakeLateCount: 'BacklogWakeLateCount',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 
-export type MetricUnit = 'Count' | 'Milliseconds';
+export type MetricUnit = 'Count' | 'Milliseconds' | 'Seconds';
 export type Dimensions = Readonly<Record<string, string>>;
 
 export interface MetricPoint {
   name: MetricName;
   unit: MetricUnit;
   dimensions: Dimensions;
-  /** Counts are summed into one value; durations keep every observation. */
+  /** Counts are summed into one value; durations keep every observation; a gauge keeps its last. */
   values: number[];
 }
 
@@ -82,6 +98,10 @@ export const METRIC_DIMENSION_SETS: Readonly<Record<MetricName, readonly (readon
   DeliveryStoredCount: [[], SUBSCRIPTION],
   ProbationEnteredCount: [[], SUBSCRIPTION],
   ReplayedEventCount: [[], SUBSCRIPTION],
+  // About every backlog at once: one measure of the stack, nothing to break down.
+  BacklogHeldEvents: [[]],
+  BacklogOldestEventAgeSeconds: [[]],
+  BacklogWakeLateCount: [[]],
 };
 
 /** Which of the optional series a function emits (its `RuntimeConfig` settings of the same names). */
@@ -169,6 +189,15 @@ export class MetricBuffer {
   /** Records one observation in each of the metric's series. */
   duration(name: MetricName, ms: number, dimensions: Dimensions = {}): void {
     for (const set of this.seriesOf(name, dimensions)) this.point(name, 'Milliseconds', set).values.push(ms);
+  }
+
+  /**
+   * Records the current value of a measure (how many, how old) in each of the metric's series,
+   * replacing one recorded earlier in the same buffer: a measure taken twice before the buffer is
+   * written is written once, as last taken, where counts would add up. Zero is recorded too.
+   */
+  gauge(name: MetricName, value: number, unit: MetricUnit, dimensions: Dimensions = {}): void {
+    for (const set of this.seriesOf(name, dimensions)) this.point(name, unit, set).values = [value];
   }
 
   drain(): MetricPoint[] {

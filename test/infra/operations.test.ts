@@ -328,8 +328,8 @@ describe('alarms', () => {
 
   it('all notify the alarm topic when they fire and when they clear', () => {
     const alarms = listAlarms(pipeline.alarms);
-    // 4 parked, 2 queue ages, failure rate, drops, errors and throttles of 4 functions.
-    expect(alarms).toHaveLength(4 + 2 + 1 + 1 + 4 + 4);
+    // 4 parked, 3 queue ages, failure rate, drops, errors and throttles of 4 functions, 3 of the backlogs.
+    expect(alarms).toHaveLength(4 + 3 + 1 + 1 + 4 + 4 + 3);
     expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm'))).toHaveLength(alarms.length);
     for (const alarm of alarms) {
       expect(alarmProps(alarm)).toMatchObject({ AlarmActions: [topicRef], OKActions: [topicRef] });
@@ -340,6 +340,7 @@ describe('alarms', () => {
   it.each([
     ['delivery', ALARM_THRESHOLDS.deliveryQueueAgeSeconds],
     ['retry', ALARM_THRESHOLDS.retryQueueAgeSeconds],
+    ['backlog', ALARM_THRESHOLDS.backlogQueueAgeSeconds],
   ] as const)(
     'fire when the oldest message of the %s queue is older than %i s for 10 minutes',
     (key, seconds) => {
@@ -403,6 +404,59 @@ describe('alarms', () => {
     });
   });
 
+  it('fire when the oldest backlogged event was published 6 hours ago or more, or at the hours set', () => {
+    const expected = (hours: number) => ({
+      ...gridwireMetric(METRIC.BacklogOldestEventAgeSeconds),
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: hours * 3600,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      DatapointsToAlarm: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(ALARM_THRESHOLDS.backlogAgeHours).toBe(6);
+    expect(alarmProps(pipeline.alarms.backlogOldestAge)).toMatchObject(expected(6));
+    const custom = build({ backlogAgeAlarmHours: 24 });
+    const customProps =
+      custom.template.findResources('AWS::CloudWatch::Alarm')[
+        custom.stack.getLogicalId(custom.stack.pipeline.alarms.backlogOldestAge.node.defaultChild as never)
+      ]?.Properties;
+    expect(customProps).toMatchObject(expected(24));
+  });
+
+  it('fire when the backlogs hold a million events or more, or the number set', () => {
+    const expected = (events: number) => ({
+      ...gridwireMetric(METRIC.BacklogHeldEvents),
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: events,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(ALARM_THRESHOLDS.backlogHeldEvents).toBe(1_000_000);
+    expect(alarmProps(pipeline.alarms.backlogSize)).toMatchObject(expected(1_000_000));
+    const custom = build({ backlogSizeAlarmEvents: 5000 });
+    const customProps =
+      custom.template.findResources('AWS::CloudWatch::Alarm')[
+        custom.stack.getLogicalId(custom.stack.pipeline.alarms.backlogSize.node.defaultChild as never)
+      ]?.Properties;
+    expect(customProps).toMatchObject(expected(5000));
+  });
+
+  it('fire on any late backlog wake armed again', () => {
+    expect(alarmProps(pipeline.alarms.backlogWakeLate)).toMatchObject({
+      ...gridwireMetric(METRIC.BacklogWakeLateCount),
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
   it.each(Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[])(
     'fire on any error or throttle of the %s function',
     (key) => {
@@ -456,6 +510,9 @@ describe('dashboard', () => {
     METRIC.DeliveryHeldCount,
     METRIC.ProbationEnteredCount,
     METRIC.ReplayedEventCount,
+    METRIC.BacklogHeldEvents,
+    METRIC.BacklogOldestEventAgeSeconds,
+    METRIC.BacklogWakeLateCount,
   ])('graphs the stack-wide %s series (namespace and service dimension the functions emit)', (name) => {
     expect(body()).toContain(`[\\"${METRICS_NAMESPACE}\\",\\"${name}\\",\\"service\\",\\"${SERVICE_NAME}\\"`);
   });

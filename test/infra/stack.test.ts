@@ -21,6 +21,8 @@ import {
   SQS_LIMITS,
   TABLE,
 } from '../../shared/config/resources';
+import { backlogSweepJobSchema } from '../../shared/domain/delivery';
+import { BACKLOG_SWEEP_EVENT } from '../../shared/queue/backlog-sweep';
 
 // Skip asset bundling: these tests are about the template, `npm run synth` bundles for real.
 const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -412,6 +414,61 @@ describe('backlog bucket', () => {
   });
 });
 
+describe('backlog sweep schedule', () => {
+  const rules = () => Object.entries(template.findResources('AWS::Events::Rule'));
+  const ruleId = () => logicalIdOf('AWS::Events::Rule', 'BacklogSweepSchedule');
+
+  it('is the one rule, enabled, every minute', () => {
+    expect(rules()).toHaveLength(1);
+    expect(template.findResources('AWS::Events::Rule')[ruleId()]).toMatchObject({
+      Properties: { ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' },
+    });
+  });
+
+  it('invokes the delivery function with exactly the sweep event the handler parses, never again when it fails', () => {
+    const rule = template.findResources('AWS::Events::Rule')[ruleId()] as {
+      Properties: { Targets: Array<Record<string, unknown>> };
+    };
+    expect(rule.Properties.Targets).toEqual([
+      {
+        Id: expect.any(String),
+        Arn: { 'Fn::GetAtt': [functionId('delivery'), 'Arn'] },
+        Input: JSON.stringify(BACKLOG_SWEEP_EVENT),
+        RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+      },
+    ]);
+    const input = JSON.parse(rule.Properties.Targets[0]?.Input as string) as unknown;
+    expect(input).toEqual({ v: BACKLOG_SWEEP_EVENT.v, kind: 'backlog-sweep' });
+    expect(backlogSweepJobSchema.parse(input)).toEqual(input);
+  });
+
+  it('is allowed to invoke the delivery function, and only this rule is', () => {
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter(
+      (permission) => permission.Properties.Principal === 'events.amazonaws.com',
+    );
+    expect(permissions).toEqual([
+      expect.objectContaining({
+        Properties: {
+          Action: 'lambda:InvokeFunction',
+          FunctionName: { 'Fn::GetAtt': [functionId('delivery'), 'Arn'] },
+          Principal: 'events.amazonaws.com',
+          SourceArn: { 'Fn::GetAtt': [ruleId(), 'Arn'] },
+        },
+      }),
+    ]);
+  });
+
+  it('has Lambda drop a sweep it could not run at once instead of running it again later', () => {
+    template.resourceCountIs('AWS::Lambda::EventInvokeConfig', 1);
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: functionId('delivery') },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+      Qualifier: '$LATEST',
+    });
+  });
+});
+
 describe('table', () => {
   it('is on-demand with point-in-time recovery, a TTL attribute and the topics index', () => {
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
@@ -640,6 +697,10 @@ describe('props', () => {
       { publishIngress: 'lambda' as never },
       /publishIngress must be one of 'httpApi', 'functionUrl', 'both' \(got lambda\)/,
     ],
+    [{ backlogAgeAlarmHours: 0.5 }, /backlogAgeAlarmHours must be a number from 1 to 168 \(got 0.5\)/],
+    [{ backlogAgeAlarmHours: 169 }, /backlogAgeAlarmHours must be a number from 1 to 168 \(got 169\)/],
+    [{ backlogSizeAlarmEvents: 0 }, /backlogSizeAlarmEvents must be an integer >= 1 \(got 0\)/],
+    [{ backlogSizeAlarmEvents: 2.5 }, /backlogSizeAlarmEvents must be an integer >= 1 \(got 2.5\)/],
   ])('refuse %j at synth time', (props, message) => {
     expect(() => new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Pipeline', props)).toThrow(message);
   });

@@ -9,6 +9,7 @@
  */
 
 import {
+  BACKLOG_MEASURE_EVERY_MINUTES,
   BacklogTick,
   type BacklogTickDeps,
   TICK_LEASE_MS,
@@ -719,6 +720,112 @@ describe('backlog sweep', () => {
     const [sent] = ticksOf(sentOf(h.queue));
     expect(sent?.job.target).toEqual(target);
     expect((await tick.tick(sent?.job as BacklogTickJob, run)).outcome).toBe('deleted');
+  });
+});
+
+describe('backlog sweep: metrics', () => {
+  const BACKLOG_METRICS: readonly string[] = [
+    METRIC.BacklogHeldEvents,
+    METRIC.BacklogOldestEventAgeSeconds,
+    METRIC.BacklogWakeLateCount,
+  ];
+  /** The backlog metrics the sweep wrote, by name: unit and values of the stack-wide series. */
+  const backlogMetricsOf = (metrics: MetricBuffer) =>
+    Object.fromEntries(
+      metrics
+        .drain()
+        .filter((point) => BACKLOG_METRICS.includes(point.name))
+        .map((point) => [
+          point.name,
+          { dimensions: point.dimensions, unit: point.unit, values: point.values },
+        ]),
+    );
+  const measuredTickOf = (h: Harness) => new BacklogTick({ ...h.deps, metrics: h.metrics });
+
+  /** A META for another subscription of `orders`, with the summary given (no segment behind it). */
+  const otherMeta = (name: string, extra: Partial<BacklogMeta>): BacklogMeta => ({
+    topic: 'orders',
+    subscription: name,
+    endpointUrl: `https://hooks.example.test/${name}`,
+    token: `${name}-t0`,
+    armedToken: `${name}-t0`,
+    state: 'holding',
+    summary: { events: 0 },
+    updatedAt: T0 - H,
+    ...extra,
+  });
+
+  it('counts the late wakes it arms again, stack-wide', async () => {
+    const h = harness();
+    const tick = measuredTickOf(h);
+    await store(h, 'seg-a', [line('a', T0 - 10 * M)]);
+    await armed(h, T0 - WAKE_LATE_MS - S);
+
+    expect(await tick.sweep(T0 + M)).toMatchObject({ rearmed: 1 });
+
+    expect(backlogMetricsOf(h.metrics)).toEqual({
+      [METRIC.BacklogWakeLateCount]: { dimensions: {}, unit: 'Count', values: [1] },
+    });
+  });
+
+  it(`every ${BACKLOG_MEASURE_EVERY_MINUTES} minutes writes the events every listed backlog holds and the age of the oldest, a far wake included`, async () => {
+    const h = harness();
+    const tick = measuredTickOf(h);
+    // Near: its tick is sent. Two events published an hour ago.
+    await store(h, 'seg-a', [line('a', T0 + 10 * M), line('b', T0 + 11 * M)]);
+    await armed(h, T0 + 10 * M, { armedToken: undefined });
+    // Held for six hours: listed, not armed.
+    const held = otherMeta('held', {
+      wakeAt: T0 + 6 * H,
+      summary: { events: 5, oldestPublishedAt: T0 - 3 * H },
+    });
+    expect(await h.store.putMeta(held, undefined)).toBe(true);
+    // Idle: not in the timer index, holds nothing.
+    const idle = otherMeta('idle', { state: 'idle', summary: { events: 0 } });
+    expect(await h.store.putMeta(idle, undefined)).toBe(true);
+
+    expect(await tick.sweep(T0)).toEqual({ sent: 1, rearmed: 0, failed: 0 });
+
+    expect(ticksOf(sentOf(h.queue)).map((entry) => entry.job.target.subscription)).toEqual(['audit']);
+    expect(backlogMetricsOf(h.metrics)).toEqual({
+      [METRIC.BacklogHeldEvents]: { dimensions: {}, unit: 'Count', values: [2 + 5] },
+      [METRIC.BacklogOldestEventAgeSeconds]: { dimensions: {}, unit: 'Seconds', values: [3 * 3600] },
+    });
+  });
+
+  it('measures nothing at the other minutes, and reads only the wakes within 15 min then', async () => {
+    const h = harness();
+    const tick = measuredTickOf(h);
+    const held = otherMeta('held', {
+      wakeAt: T0 + 6 * H,
+      summary: { events: 5, oldestPublishedAt: T0 - 3 * H },
+    });
+    expect(await h.store.putMeta(held, undefined)).toBe(true);
+    const untils: number[] = [];
+    const wakesBy = h.store.wakesBy.bind(h.store);
+    h.store.wakesBy = async (until) => {
+      untils.push(until);
+      return wakesBy(until);
+    };
+
+    for (let minute = 1; minute < BACKLOG_MEASURE_EVERY_MINUTES; minute += 1) {
+      await tick.sweep(T0 + minute * M + 30 * S);
+    }
+
+    expect(backlogMetricsOf(h.metrics)).toEqual({});
+    expect(untils).toEqual([1, 2, 3, 4].map((minute) => T0 + minute * M + 30 * S + 15 * M));
+  });
+
+  it('writes zero held events and a zero age when no backlog holds anything', async () => {
+    const h = harness();
+    const tick = measuredTickOf(h);
+
+    await tick.sweep(T0 + BACKLOG_MEASURE_EVERY_MINUTES * M + 59 * S);
+
+    expect(backlogMetricsOf(h.metrics)).toEqual({
+      [METRIC.BacklogHeldEvents]: { dimensions: {}, unit: 'Count', values: [0] },
+      [METRIC.BacklogOldestEventAgeSeconds]: { dimensions: {}, unit: 'Seconds', values: [0] },
+    });
   });
 });
 

@@ -23,6 +23,17 @@ describe('metric buffer', () => {
     ]);
     expect(buffer.drain()).toEqual([]);
   });
+
+  it('keeps the last value of a gauge, zero too, stack-wide only for the backlog measures', () => {
+    const buffer = new MetricBuffer();
+    buffer.gauge('BacklogHeldEvents', 40, 'Count');
+    buffer.gauge('BacklogHeldEvents', 25, 'Count', { Topic: 't' });
+    buffer.gauge('BacklogOldestEventAgeSeconds', 0, 'Seconds');
+    expect(buffer.drain()).toEqual([
+      { name: 'BacklogHeldEvents', unit: 'Count', dimensions: {}, values: [25] },
+      { name: 'BacklogOldestEventAgeSeconds', unit: 'Seconds', dimensions: {}, values: [0] },
+    ]);
+  });
 });
 
 describe('metric records', () => {
