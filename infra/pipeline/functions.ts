@@ -122,7 +122,10 @@ function createPublishFunction(scope: Construct, options: FunctionsOptions): Pip
   );
 }
 
-/** Management also lists, reads and marks dead letters, and queues their replays. */
+/**
+ * Management also lists, reads and marks dead letters, and queues their replays; it sends a
+ * backlog its tick at once after a change (enable, new endpoint URL, delete).
+ */
 function createManagementFunction(scope: Construct, options: FunctionsOptions): PipelineFunction {
   const { storage, queues } = options;
   return (
@@ -140,6 +143,8 @@ function createManagementFunction(scope: Construct, options: FunctionsOptions): 
       // Lists and reads dead letters, reads and writes their replay markers.
       .bindBucket(storage.deadLetterBucket, BUCKET.nameEnv, 'readWrite')
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
+      // Backlog ticks travel on the retry queue (`BACKLOG_TICK_QUEUE`); management only sends them.
+      .bindQueue(queues.retry, QUEUES.retry.urlEnv, 'send')
       // Seals secret header values and topic keys before they are stored.
       .bindSecret(storage.headerKeySecret, ENV.headerKeySecretArn)
       .bindSecret(storage.topicKeySecret, ENV.topicKeySecretArn)

@@ -187,6 +187,8 @@ export interface BacklogOverview {
 
 /** What the management API reads of backlogs: the table's index alone, never a segment's object. */
 export interface BacklogIndexReader {
+  /** A backlog's META, read strongly consistently; `undefined` when it has none. */
+  getMeta(topic: string, subscription: string): Promise<BacklogMeta | undefined>;
   /**
    * A backlog's META and the summary of its segments stored for `uid` (`storedFor`), from one
    * strongly consistent read of its partition.
@@ -220,8 +222,6 @@ export interface BacklogStore extends BacklogIndexReader {
   updateCheckpoint(ref: BacklogSegmentRef, checkpoint: BacklogCheckpoint): Promise<boolean>;
   /** Deletes a segment: its index item, then its object. Deleting it again does nothing. */
   deleteSegment(ref: BacklogSegmentRef): Promise<void>;
-  /** A backlog's META, read strongly consistently; `undefined` when it has none. */
-  getMeta(topic: string, subscription: string): Promise<BacklogMeta | undefined>;
   /**
    * Writes `meta` only if the stored META still has `expectedToken` (`undefined`: no META yet).
    * False, writing nothing, when another writer came first.
@@ -287,6 +287,11 @@ export class DynamoBacklogIndex implements BacklogIndexReader {
 
   constructor(doc: DynamoDBDocumentClient, tableName: string) {
     this.table = new Table(doc, tableName);
+  }
+
+  async getMeta(topic: string, subscription: string): Promise<BacklogMeta | undefined> {
+    const item = await this.table.get(backlogMetaKey(topic, subscription), { consistent: true });
+    return item === undefined ? undefined : parseMetaItem(item);
   }
 
   async overview(topic: string, subscription: string, uid: string | undefined): Promise<BacklogOverview> {
@@ -388,9 +393,8 @@ export class DynamoBacklogStore implements BacklogStore {
     await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: ref.key }));
   }
 
-  async getMeta(topic: string, subscription: string): Promise<BacklogMeta | undefined> {
-    const item = await this.table.get(backlogMetaKey(topic, subscription), { consistent: true });
-    return item === undefined ? undefined : parseMetaItem(item);
+  getMeta(topic: string, subscription: string): Promise<BacklogMeta | undefined> {
+    return this.index.getMeta(topic, subscription);
   }
 
   putMeta(meta: BacklogMeta, expectedToken: string | undefined): Promise<boolean> {

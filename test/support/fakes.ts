@@ -366,6 +366,7 @@ export const HEALTHY_DOCUMENT = {
   lastOutcome: null,
   lastFailureAt: null,
   lastSuccessAt: null,
+  held: null,
 } as const;
 
 /**
