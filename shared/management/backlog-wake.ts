@@ -45,7 +45,9 @@ export async function wakeBacklog(
     const meta = await deps.backlog.getMeta(topic, subscription);
     if (meta === undefined || meta.state === 'idle') return 'nothingHeld';
     if (meta.lease !== undefined && meta.lease.until > deps.clock.now()) return 'leased';
-    await deps.queue.send(BACKLOG_TICK_QUEUE, [{ body: backlogTickBody(target, meta.token), delaySeconds: 0 }]);
+    await deps.queue.send(BACKLOG_TICK_QUEUE, [
+      { body: backlogTickBody(target, meta.token), delaySeconds: 0 },
+    ]);
     return 'sent';
   } catch (error) {
     deps.logger?.warn('could not send the backlog its tick now; it wakes at its next wake', {

@@ -241,7 +241,11 @@ export async function forgetHealth(deps: ManagementDeps, topic: string, subscrip
  * until the next wake. The tick's target has the version the delete made, so a delivery worker's
  * cached definition is read again and found gone.
  */
-export async function deleteSubscription(deps: ManagementDeps, topicId: string, name: string): Promise<boolean> {
+export async function deleteSubscription(
+  deps: ManagementDeps,
+  topicId: string,
+  name: string,
+): Promise<boolean> {
   const existing = await deps.subscriptions.get(topicId, name, { consistent: true });
   const at = deps.clock.now();
   const deleted = await deps.subscriptions.delete(topicId, name, new Date(at));

@@ -292,7 +292,9 @@ describe('functions', () => {
     expect(actionsOn('management', queueId(QUEUES.delivery.id))).not.toContain('sqs:ReceiveMessage');
     // A backlog's tick sent at once after a change (enable, new endpoint URL, delete).
     expect(actionsOn('management', queueId(QUEUES[BACKLOG_TICK_QUEUE].id))).toContain('sqs:SendMessage');
-    expect(actionsOn('management', queueId(QUEUES[BACKLOG_TICK_QUEUE].id))).not.toContain('sqs:ReceiveMessage');
+    expect(actionsOn('management', queueId(QUEUES[BACKLOG_TICK_QUEUE].id))).not.toContain(
+      'sqs:ReceiveMessage',
+    );
     expect(actionsOn('management', queueId(QUEUES.endedDelivery.id))).toEqual([]);
     expect(actionsOn('management', queueId(QUEUES.backlog.id))).toEqual([]);
     // It reads backlogs' index items in the table, never their segments.

@@ -157,7 +157,11 @@ describe('formatHealth', () => {
   it("shows a backlog's events without a wake, and a dash from an API that does not tell", () => {
     const { held: _held, ...older } = healthy;
     const rows = [
-      { subscription: 'audit', ...healthy, held: { events: 7, oldestPublishedAt: '2026-06-01T10:00:00.000Z', state: 'Draining' } },
+      {
+        subscription: 'audit',
+        ...healthy,
+        held: { events: 7, oldestPublishedAt: '2026-06-01T10:00:00.000Z', state: 'Draining' },
+      },
       { subscription: 'older', ...older } as SubscriptionHealth,
     ] as SubscriptionHealth[];
     const [, audit, old] = formatHealth({ topic: 'orders' }, rows).split('\n');
