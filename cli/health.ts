@@ -1,6 +1,6 @@
 /**
  * `gridwire health`: the endpoint health of a topic's subscriptions (healthy, on probation,
- * unhealthy, or disabled after a 410 Gone), and `gridwire health enable`, which lets a
+ * unhealthy, or disabled after a 410 Gone) and what each one's backlog holds, and `gridwire health enable`, which lets a
  * subscription's endpoint take deliveries again. A client of the management API
  * (`.../eventSubscriptions` and `.../eventSubscriptions/{subscription}/health|enable`, of a classic
  * topic, or with `--namespace` of a namespace topic), local by default or `--api` (see
@@ -77,7 +77,13 @@ const HEADER = [
   'LAST OUTCOME',
   'LAST FAILURE',
   'LAST SUCCESS',
+  'HELD',
+  'HELD UNTIL',
 ] as const;
+
+/** The backlog's events and what it is doing (`1200 Holding`); `-` when it holds nothing. */
+const heldCell = (held: SubscriptionHealth['held'] | undefined): string =>
+  held === null || held === undefined ? '-' : `${held.events} ${held.state}`;
 
 const cellsOf = (row: SubscriptionHealth): string[] => [
   row.subscription,
@@ -87,6 +93,9 @@ const cellsOf = (row: SubscriptionHealth): string[] => [
   row.lastOutcome ?? '-',
   row.lastFailureAt ?? '-',
   row.lastSuccessAt ?? '-',
+  // An API from before backlogs answers without `held`.
+  heldCell(row.held),
+  row.held?.until ?? '-',
 ];
 
 /** The human-readable `health` output: one line per subscription, columns aligned. */

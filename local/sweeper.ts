@@ -7,11 +7,11 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import type { DeliveryFunctionEvent } from '../functions/delivery';
 import { FUNCTIONS } from '../shared/config/resources';
 import type { LoggerLike } from '../shared/observability/logging';
-import { BACKLOG_SWEEP_EVENT } from '../shared/queue/job-codec';
+import { BACKLOG_SWEEP_EVENT, BACKLOG_SWEEP_EVERY_MINUTES } from '../shared/queue/backlog-sweep';
 import { lambdaContext } from './lambda-context';
 
-/** How often AWS runs the sweep (the rule's `rate(1 minute)`). */
-export const SWEEP_INTERVAL_MS = 60_000;
+/** How often AWS runs the sweep (the rule's rate). */
+export const SWEEP_INTERVAL_MS = BACKLOG_SWEEP_EVERY_MINUTES * 60_000;
 
 /** The shortest local interval, whatever the time scale: a sweep is a query of the timer index. */
 const MIN_INTERVAL_MS = 250;

@@ -124,7 +124,10 @@ function createPublishFunction(scope: Construct, options: FunctionsOptions): Pip
   );
 }
 
-/** Management also lists, reads and marks dead letters, and queues their replays. */
+/**
+ * Management also lists, reads and marks dead letters, and queues their replays; it sends a
+ * backlog its tick at once after a change (enable, new endpoint URL, delete).
+ */
 function createManagementFunction(scope: Construct, options: FunctionsOptions): PipelineFunction {
   const { storage, queues } = options;
   return (
@@ -142,6 +145,8 @@ function createManagementFunction(scope: Construct, options: FunctionsOptions): 
       // Lists and reads dead letters, reads and writes their replay markers.
       .bindBucket(storage.deadLetterBucket, BUCKET.nameEnv, 'readWrite')
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
+      // Backlog ticks travel on the retry queue (`BACKLOG_TICK_QUEUE`); management only sends them.
+      .bindQueue(queues.retry, QUEUES.retry.urlEnv, 'send')
       // Seals secret header values and topic keys before they are stored.
       .bindSecret(storage.headerKeySecret, ENV.headerKeySecretArn)
       .bindSecret(storage.topicKeySecret, ENV.topicKeySecretArn)
@@ -158,7 +163,13 @@ function createDeliveryFunction(scope: Construct, options: FunctionsOptions): Pi
       // Reads subscriptions; writes attempt history (batches) and endpoint health (conditional
       // puts); the validation handshake records consent on the subscription (a conditional put)
       // and bumps its topic's subscription-list version (an update).
-      .bindTable(storage.table, TABLE.nameEnv, ['GetItem', 'PutItem', 'UpdateItem', 'BatchWriteItem'])
+      // Backlogs: their segments are listed (Query) and deleted, and the sweep reads the timer index.
+      .bindTable(
+        storage.table,
+        TABLE.nameEnv,
+        ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+        [TABLE.topicsIndex.name],
+      )
       // Sends: the delivery jobs of large fan-outs, passed on to other invocations.
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'sendAndConsume')
       .bindQueue(queues.retry, QUEUES.retry.urlEnv, 'sendAndConsume')

@@ -31,9 +31,10 @@ import { TtlCache } from '../platform/cache';
 import { type Clock, type Random, systemClock, systemRandom } from '../platform/clock';
 import { AesGcmSealer, type KeySource, keyText } from '../platform/sealing';
 import { Publisher } from '../publish/publisher';
+import { BACKLOG_TICK_QUEUE } from '../queue/job-codec';
 import { SqsJobQueue } from '../queue/sqs-job-queue';
 import { AttemptHistoryTable } from '../storage/attempt-history';
-import { DynamoBacklogStore } from '../storage/backlog';
+import { DynamoBacklogIndex, DynamoBacklogStore } from '../storage/backlog';
 import { DeadLetterBucket } from '../storage/dead-letter-bucket';
 import { FanOutBucket } from '../storage/fan-out-bucket';
 import { DynamoHealthStore } from '../storage/health';
@@ -232,7 +233,7 @@ export function buildManagementDeps(
 ): ManagementDeps {
   const sealer = buildSealer(runtime);
   return {
-    ...(observability === undefined ? {} : { metrics: observability.buffer }),
+    ...(observability === undefined ? {} : { metrics: observability.buffer, logger: observability.logger }),
     ...storesOf(runtime),
     history: historyOf(runtime),
     clock: runtime.clock ?? systemClock,
@@ -241,8 +242,8 @@ export function buildManagementDeps(
       runtime.clients.s3,
       requireSetting(runtime.config.deadLetterBucket, ENV.deadLetterBucket),
     ),
-    // Replayed dead letters go out as fresh deliveries.
-    queue: queueOf(runtime, ['delivery']),
+    // Replayed dead letters go out as fresh deliveries; a backlog's tick is sent at once on a change.
+    queue: queueOf(runtime, ['delivery', BACKLOG_TICK_QUEUE]),
     allowHttpEndpoints: runtime.config.allowHttpEndpoints,
     validateEndpoints: runtime.config.validateEndpoints,
     validationWindowMs: VALIDATION_WINDOW_MS / runtime.config.timeScale,
@@ -250,6 +251,11 @@ export function buildManagementDeps(
     propagationDelayMs: runtime.config.topicCacheMs,
     healthStore: healthStoreOf(runtime),
     healthCacheMs: runtime.config.healthCacheMs,
+    // The index alone: the management function reads no backlog segment.
+    backlog: new DynamoBacklogIndex(
+      runtime.clients.dynamo,
+      requireSetting(runtime.config.tableName, ENV.tableName),
+    ),
     publicUrl: options.publicUrl ?? constant(requireSetting(runtime.config.publicUrl, ENV.publicUrl)),
     ...(runtime.config.publishUrl === undefined ? {} : { publishUrl: constant(runtime.config.publishUrl) }),
     ...(sealer === undefined ? {} : { sealer }),

@@ -19,14 +19,12 @@ import type { HistoryWindow } from '../storage/attempt-history';
 import type { TopicInput } from '../storage/topics';
 import {
   checkSubscriptionQuota,
+  deleteSubscription,
   destinationOf,
-  forgetHealth,
   fullEndpointUrl,
   MAX_BODY_BYTES,
   type ManagementDeps,
-  now,
   type Operation,
-  propagated,
   saveSubscription,
   subscriptionParam,
   topicParam,
@@ -203,10 +201,7 @@ const operations: Readonly<Record<string, Operation>> = {
     ),
 
   'DELETE /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) => {
-    const deleted = await deps.subscriptions.delete(topicParam(event), subscriptionParam(event), now(deps));
-    // Publishers stop queueing for it once their cached topic shows the change.
-    if (deleted) await propagated(deps);
-    if (deleted) await forgetHealth(deps, topicParam(event), subscriptionParam(event));
+    const deleted = await deleteSubscription(deps, topicParam(event), subscriptionParam(event));
     return emptyResult(deleted ? 200 : 204);
   },
 

@@ -1,6 +1,6 @@
 /**
  * What the management operations share: their dependencies, request helpers, subscription
- * versions, destinations as stored (secret header values sealed) and health resets.
+ * versions, destinations as stored (secret header values sealed), health resets and deletes.
  */
 import { ENV, VALIDATION_PATH } from '../config/resources';
 import { checkEndpointUrl } from '../delivery/endpoint-guard';
@@ -9,6 +9,7 @@ import {
   NoSealingKeyError,
   openEndpointUrl,
   type StoredEndpoint,
+  sameStoredEndpoint,
   sealEndpointUrl,
 } from '../delivery/sealed-endpoint';
 import { deliveryTargetOf } from '../delivery/target';
@@ -21,17 +22,20 @@ import {
 } from '../domain/model';
 import { type HttpEvent, type HttpResult, parseJsonBody, pathParam } from '../http/api-gateway';
 import { badRequest, conflict, serviceUnavailable } from '../http/errors';
+import type { LoggerLike } from '../observability/logging';
 import type { MetricBuffer } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
 import type { SecretSealer } from '../platform/sealing';
 import { validationJobBody } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { AttemptHistoryLookup } from '../storage/attempt-history';
+import type { BacklogIndexReader } from '../storage/backlog';
 import { type HealthStore, resetHealth } from '../storage/health';
 import type { NamespaceStore, NamespaceTopicStore } from '../storage/namespaces';
 import type { SubscriptionStore } from '../storage/subscriptions';
 import { ConcurrentChangeError } from '../storage/table';
 import type { TopicStore } from '../storage/topics';
+import { wakeBacklog } from './backlog-wake';
 import type { DeadLetterBlobs } from './dead-letters';
 import { validateName } from './request-body';
 import { type DestinationInput, MAX_SUBSCRIPTIONS_PER_TOPIC } from './subscription-schema';
@@ -51,7 +55,10 @@ export interface ManagementDeps {
   newId: () => string;
   /** The dead-letter bucket (listing, reading and marking blobs replayed). */
   deadLetterBucket: DeadLetterBlobs;
-  /** Where replayed dead letters are queued (the `delivery` queue). */
+  /**
+   * Where replayed dead letters and handshakes are queued (the `delivery` queue), and a backlog's
+   * tick sent at once (the retry queue, `BACKLOG_TICK_QUEUE`).
+   */
   queue: JobQueue;
   allowHttpEndpoints: boolean;
   /**
@@ -91,8 +98,15 @@ export interface ManagementDeps {
    * sealing key: secret values are then refused (503), other mappings work.
    */
   sealer?: SecretSealer;
+  /**
+   * Backlogs' index items, from the table alone: what the health view shows as `held`, and the
+   * META whose token a tick sent at once carries (`wakeBacklog`).
+   */
+  backlog: BacklogIndexReader;
   /** The invocation's metric points (replayed dead letters are counted). */
   metrics?: MetricBuffer;
+  /** Where best-effort steps that failed are logged (a backlog's tick that could not be sent). */
+  logger?: LoggerLike;
 }
 
 /** Waits until publishers' cached copies show a change (answers are given only then). */
@@ -220,6 +234,32 @@ export async function forgetHealth(deps: ManagementDeps, topic: string, subscrip
   }
 }
 
+/**
+ * Deletes a subscription (`topicId` as subscriptions name it) and answers whether there was one.
+ * Once publishers have stopped queueing for it, its health is reset and its backlog, if any, gets
+ * its tick at once, which drops the held events (`SubscriptionDeleted`) instead of keeping them
+ * until the next wake. The tick's target has the version the delete made, so a delivery worker's
+ * cached definition is read again and found gone.
+ */
+export async function deleteSubscription(
+  deps: ManagementDeps,
+  topicId: string,
+  name: string,
+): Promise<boolean> {
+  const existing = await deps.subscriptions.get(topicId, name, { consistent: true });
+  const at = deps.clock.now();
+  const deleted = await deps.subscriptions.delete(topicId, name, new Date(at));
+  if (!deleted) return false;
+  // Publishers stop queueing for it once their cached topic shows the change.
+  await propagated(deps);
+  await forgetHealth(deps, topicId, name);
+  if (existing !== undefined) {
+    const target = { ...deliveryTargetOf(existing), version: nextSubscriptionVersion(existing, at) };
+    await wakeBacklog(deps, target, 'deleted');
+  }
+  return true;
+}
+
 /** Refuses a new subscription when its topic (`topicId`, as subscriptions name it) is full. */
 export async function checkSubscriptionQuota(
   deps: ManagementDeps,
@@ -241,7 +281,9 @@ export type SubscriptionDefinition = Omit<Subscription, 'uid' | 'version' | 'cre
 /**
  * Writes a subscription over `existing` (the version read, strongly consistent; `undefined`:
  * none): it keeps the existing name as first written, `uid` and creation time, and takes the next
- * version. A change that raced another is a 409. Answers once publishers see the change.
+ * version. A change that raced another is a 409. Answers once publishers see the change; a new
+ * endpoint URL also sends the subscription's backlog, if any, its tick at once (the new endpoint
+ * starts fresh, so held events need not wait for the old one's hold to end).
  */
 export async function saveSubscription(
   deps: ManagementDeps,
@@ -282,6 +324,9 @@ export async function saveSubscription(
     await queueHandshake(deps, subscription, baseUrl);
   }
   await propagated(deps);
+  if (existing !== undefined && !sameStoredEndpoint(existing.destination, subscription.destination)) {
+    await wakeBacklog(deps, deliveryTargetOf(subscription), 'endpointChanged');
+  }
   return subscription;
 }
 

@@ -4,21 +4,31 @@
  * the subscription's topic identity (a classic topic's name, or `<namespace>/<topic>`).
  */
 import { currentHealth } from '../delivery/rules/health';
+import { deliveryTargetOf } from '../delivery/target';
 import type { Subscription } from '../domain/model';
 import { jsonResult } from '../http/api-gateway';
 import { resetHealth } from '../storage/health';
+import { wakeBacklog } from './backlog-wake';
 import type { ManagementDeps, Operation } from './common';
 import type { SubscriptionFinder } from './dead-letter-routes';
 import { healthDocument } from './resource-documents';
 
 /**
  * The health of the subscription's endpoint, read strongly consistently; a record about another
- * endpoint URL (the subscription was aimed elsewhere since) shows as fresh.
+ * endpoint URL (the subscription was aimed elsewhere since) shows as fresh. What its backlog holds
+ * comes from the backlog's index (one strongly consistent read), only the current uid's events.
  */
 async function healthOf(deps: ManagementDeps, subscription: Subscription) {
   const { topic, name, destination } = subscription;
-  const stored = await deps.healthStore.get(topic, name, { consistent: true });
-  return healthDocument(currentHealth(stored, topic, name, destination.endpointUrl), deps.clock.now());
+  const [stored, backlog] = await Promise.all([
+    deps.healthStore.get(topic, name, { consistent: true }),
+    deps.backlog.overview(topic, name, subscription.uid),
+  ]);
+  return healthDocument(
+    currentHealth(stored, topic, name, destination.endpointUrl),
+    deps.clock.now(),
+    backlog,
+  );
 }
 
 /** `GET <subscription>/health` and `POST <subscription>/enable`. */
@@ -38,6 +48,9 @@ export function healthOperations(
       // cached copy this long; answer once they let it go.
       await resetHealth(deps.healthStore, subscription.topic, subscription.name, deps.clock.now());
       await deps.clock.sleep(deps.healthCacheMs);
+      // Held events go now rather than at the end of the hold the backlog last saw; sent once
+      // workers let their cached health go, so the drain's attempts are let through.
+      await wakeBacklog(deps, deliveryTargetOf(subscription), 'enabled');
       return jsonResult(200, await healthOf(deps, subscription));
     },
   };

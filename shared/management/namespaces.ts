@@ -19,8 +19,8 @@ import type { NamespaceInput } from '../storage/namespaces';
 import { ConcurrentChangeError, type ReadOptions } from '../storage/table';
 import {
   checkSubscriptionQuota,
+  deleteSubscription,
   destinationOf,
-  forgetHealth,
   MAX_BODY_BYTES,
   type ManagementDeps,
   now,
@@ -232,9 +232,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
   ) => {
     const topicId = namespaceTopicId(namespaceParam(event), topicParam(event));
     const name = subscriptionParam(event);
-    const deleted = await deps.subscriptions.delete(topicId, name, now(deps));
-    if (deleted) await propagated(deps);
-    if (deleted) await forgetHealth(deps, topicId, name);
+    const deleted = await deleteSubscription(deps, topicId, name);
     return emptyResult(deleted ? 200 : 204);
   },
   ...healthOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),

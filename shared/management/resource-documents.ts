@@ -1,11 +1,13 @@
 /**
  * The resource documents the management API returns (ARM-shaped, as the original service shows
- * them): topic, subscription and its parts, endpoint health. A secret is never shown.
+ * them): topic, subscription and its parts, endpoint health and what its backlog holds. A secret
+ * is never shown.
  */
 
 import { BATCH_LIMITS } from '../delivery/rules/batching';
 import { provisioningStateOf } from '../delivery/rules/handshake';
 import { healthState } from '../delivery/rules/health';
+import type { BacklogState } from '../domain/backlog';
 import {
   type DeadLetterDestination,
   type DeliveryAttributeMapping,
@@ -18,6 +20,7 @@ import {
   type WebhookDestination,
 } from '../domain/model';
 import { topicResourceId } from '../domain/names';
+import type { BacklogOverview } from '../storage/backlog';
 
 /** `systemData` of a resource document. */
 export const systemData = (resource: { createdAt: string; updatedAt: string }) => ({
@@ -151,12 +154,35 @@ export function subscriptionDocument(subscription: Subscription, nowMs: number) 
 
 const isoOrNull = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
+/** A backlog's state as the health document names it (an idle backlog holds nothing: `null`). */
+const HELD_STATES = {
+  holding: 'Holding',
+  draining: 'Draining',
+  waiting: 'Waiting',
+} as const satisfies Record<Exclude<BacklogState, 'idle'>, string>;
+
+/**
+ * What the subscription's backlog holds, from its index: how many events (of the subscription's
+ * current uid), the oldest one's publish time, the next wake (`until`, absent without one) and
+ * what the backlog is doing. `null` when it holds nothing: no META, an idle one, or no events.
+ */
+export function heldDocument({ meta, summary }: BacklogOverview) {
+  if (meta === undefined || meta.state === 'idle' || summary.events === 0) return null;
+  return {
+    events: summary.events,
+    oldestPublishedAt: isoOrNull(summary.oldestPublishedAt),
+    ...(meta.wakeAt === undefined ? {} : { until: new Date(meta.wakeAt).toISOString() }),
+    state: HELD_STATES[meta.state],
+  };
+}
+
 /**
  * An endpoint's health as the management API returns it. `health` is already the record about
  * the subscription's current endpoint (`currentHealth`); `probationUntil` is shown only while it
  * holds attempts back, and the endpoint URL without its query string, like `endpointBaseUrl`.
+ * `held` is what the subscription's backlog holds (`heldDocument`).
  */
-export function healthDocument(health: EndpointHealth, nowMs: number) {
+export function healthDocument(health: EndpointHealth, nowMs: number, backlog: BacklogOverview) {
   return {
     state: healthState(health, nowMs),
     probationUntil:
@@ -168,6 +194,7 @@ export function healthDocument(health: EndpointHealth, nowMs: number) {
     lastFailureAt: isoOrNull(health.lastFailureAt),
     lastSuccessAt: isoOrNull(health.lastSuccessAt),
     endpointUrl: endpointBaseUrl(health.endpointUrl),
+    held: heldDocument(backlog),
   };
 }
 

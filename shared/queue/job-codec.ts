@@ -6,7 +6,6 @@
  */
 import { type QueueKey, SQS_LIMITS } from '../config/resources';
 import {
-  type BacklogSweepJob,
   type BacklogTickJob,
   type DeadLetterTarget,
   type DeliveryItem,
@@ -301,9 +300,6 @@ export const validationJobBody = (job: Omit<ValidationJob, 'v' | 'kind'>): strin
  * minutes, as a tick needs (longer waits are armed by the sweeper).
  */
 export const BACKLOG_TICK_QUEUE = 'retry' satisfies QueueKey;
-
-/** The event the scheduled sweep invokes the delivery function with (the EventBridge rule's input). */
-export const BACKLOG_SWEEP_EVENT: BacklogSweepJob = { v: JOB_FORMAT_VERSION, kind: 'backlog-sweep' };
 
 /** The message body of a backlog tick: the endpoint's target and the token it must still hold. */
 export const backlogTickBody = (target: DeliveryTarget, token: string): string =>

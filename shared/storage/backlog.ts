@@ -39,6 +39,7 @@ import { topicIdOf } from '../domain/names';
 import { malformedMessage } from '../platform/zod-issues';
 import { sqsSafeJson } from '../queue/job-codec';
 import {
+  BACKLOG_META_SK,
   BACKLOG_SEGMENT_SK_PREFIX,
   BACKLOG_WAKE_SHARDS,
   backlogMetaKey,
@@ -168,6 +169,33 @@ export function summaryOf(refs: readonly BacklogSegmentRef[]): BacklogSummary {
   return { events, oldestPublishedAt: Math.min(...live.map((ref) => ref.minPublishedAt)) };
 }
 
+/**
+ * Whether a segment stored for `uid` is the subscription's with uid `current`: a subscription
+ * deleted and created again under the same name has another uid. A side without a uid (a target
+ * written before uids) matches any.
+ */
+export const storedFor = (ref: Pick<BacklogSegmentRef, 'uid'>, current: string | undefined): boolean =>
+  ref.uid === undefined || current === undefined || ref.uid === current;
+
+/** A backlog as the health view shows it: its META and what it holds for one subscription uid. */
+export interface BacklogOverview {
+  /** `undefined` when the backlog has none. */
+  readonly meta: BacklogMeta | undefined;
+  /** The events not done yet of the segments stored for the uid asked about (`storedFor`). */
+  readonly summary: BacklogSummary;
+}
+
+/** What the management API reads of backlogs: the table's index alone, never a segment's object. */
+export interface BacklogIndexReader {
+  /** A backlog's META, read strongly consistently; `undefined` when it has none. */
+  getMeta(topic: string, subscription: string): Promise<BacklogMeta | undefined>;
+  /**
+   * A backlog's META and the summary of its segments stored for `uid` (`storedFor`), from one
+   * strongly consistent read of its partition.
+   */
+  overview(topic: string, subscription: string, uid: string | undefined): Promise<BacklogOverview>;
+}
+
 export interface ListSegmentsOptions {
   /**
    * Only segments whose earliest event is due by then (epoch ms; a due time with a fraction of a
@@ -176,7 +204,7 @@ export interface ListSegmentsOptions {
   readonly dueBy?: number;
 }
 
-export interface BacklogStore {
+export interface BacklogStore extends BacklogIndexReader {
   /**
    * Writes a segment (its object, then its index item) and returns its index entry. Writing a
    * segment whose index item exists already keeps that item (and its checkpoint) and returns it.
@@ -194,8 +222,6 @@ export interface BacklogStore {
   updateCheckpoint(ref: BacklogSegmentRef, checkpoint: BacklogCheckpoint): Promise<boolean>;
   /** Deletes a segment: its index item, then its object. Deleting it again does nothing. */
   deleteSegment(ref: BacklogSegmentRef): Promise<void>;
-  /** A backlog's META, read strongly consistently; `undefined` when it has none. */
-  getMeta(topic: string, subscription: string): Promise<BacklogMeta | undefined>;
   /**
    * Writes `meta` only if the stored META still has `expectedToken` (`undefined`: no META yet).
    * False, writing nothing, when another writer came first.
@@ -250,9 +276,47 @@ export async function replaceSegments(
   return ref;
 }
 
+const parseSegmentItem = (item: Record<string, unknown>): BacklogSegmentRef =>
+  withoutItemAttributes(parseItem(segmentItemSchema, item, 'backlog segment'));
+const parseMetaItem = (item: Record<string, unknown>): BacklogMeta =>
+  withoutItemAttributes(parseItem(metaItemSchema, item, 'backlog META'));
+
+/** Backlogs' index items in the table, read without the bucket (what management may read). */
+export class DynamoBacklogIndex implements BacklogIndexReader {
+  private readonly table: Table;
+
+  constructor(doc: DynamoDBDocumentClient, tableName: string) {
+    this.table = new Table(doc, tableName);
+  }
+
+  async getMeta(topic: string, subscription: string): Promise<BacklogMeta | undefined> {
+    const item = await this.table.get(backlogMetaKey(topic, subscription), { consistent: true });
+    return item === undefined ? undefined : parseMetaItem(item);
+  }
+
+  async overview(topic: string, subscription: string, uid: string | undefined): Promise<BacklogOverview> {
+    // META (`#META`) and the index items (`SEG#...`) share the partition: one query reads both.
+    const items = await this.table.queryAll({
+      ConsistentRead: true,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': backlogPk(topic, subscription) },
+    });
+    const metaItem = items.find((item) => item.sk === BACKLOG_META_SK);
+    const segments = items
+      .filter((item) => typeof item.sk === 'string' && item.sk.startsWith(BACKLOG_SEGMENT_SK_PREFIX))
+      .map(parseSegmentItem)
+      .filter((ref) => storedFor(ref, uid));
+    return {
+      meta: metaItem === undefined ? undefined : parseMetaItem(metaItem),
+      summary: summaryOf(segments),
+    };
+  }
+}
+
 /** Backlogs in the table and the backlog bucket. */
 export class DynamoBacklogStore implements BacklogStore {
   private readonly table: Table;
+  private readonly index: DynamoBacklogIndex;
 
   constructor(
     doc: DynamoDBDocumentClient,
@@ -261,6 +325,7 @@ export class DynamoBacklogStore implements BacklogStore {
     private readonly bucket: string,
   ) {
     this.table = new Table(doc, tableName);
+    this.index = new DynamoBacklogIndex(doc, tableName);
   }
 
   async putSegment(segment: NewSegment): Promise<BacklogSegmentRef> {
@@ -281,7 +346,7 @@ export class DynamoBacklogStore implements BacklogStore {
     if (created) return ref;
     const stored = await this.table.get(key, { consistent: true });
     // Deleted between the write and the read: the segment was finished meanwhile.
-    return stored === undefined ? ref : this.parseSegmentItem(stored);
+    return stored === undefined ? ref : parseSegmentItem(stored);
   }
 
   async listSegments(
@@ -304,7 +369,7 @@ export class DynamoBacklogStore implements BacklogStore {
               ':to': `${BACKLOG_SEGMENT_SK_PREFIX}${epochKey(Math.floor(options.dueBy) + 1)}`,
             },
           });
-    return items.map((item) => this.parseSegmentItem(item));
+    return items.map(parseSegmentItem);
   }
 
   async readSegment(ref: BacklogSegmentRef): Promise<StoredSegment> {
@@ -328,11 +393,8 @@ export class DynamoBacklogStore implements BacklogStore {
     await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: ref.key }));
   }
 
-  async getMeta(topic: string, subscription: string): Promise<BacklogMeta | undefined> {
-    const item = await this.table.get(backlogMetaKey(topic, subscription), { consistent: true });
-    return item === undefined
-      ? undefined
-      : withoutItemAttributes(parseItem(metaItemSchema, item, 'backlog META'));
+  getMeta(topic: string, subscription: string): Promise<BacklogMeta | undefined> {
+    return this.index.getMeta(topic, subscription);
   }
 
   putMeta(meta: BacklogMeta, expectedToken: string | undefined): Promise<boolean> {
@@ -376,6 +438,10 @@ export class DynamoBacklogStore implements BacklogStore {
     return summaryOf(await this.listSegments(topic, subscription));
   }
 
+  overview(topic: string, subscription: string, uid: string | undefined): Promise<BacklogOverview> {
+    return this.index.overview(topic, subscription, uid);
+  }
+
   async wakesBy(until: number): Promise<BacklogMeta[]> {
     const index = TOPICS_INDEX;
     const shards = await Promise.all(
@@ -393,11 +459,7 @@ export class DynamoBacklogStore implements BacklogStore {
     );
     return shards
       .flat()
-      .map((item) => withoutItemAttributes(parseItem(metaItemSchema, item, 'backlog META')))
+      .map(parseMetaItem)
       .sort((a, b) => (a.wakeAt ?? 0) - (b.wakeAt ?? 0));
-  }
-
-  private parseSegmentItem(item: Record<string, unknown>): BacklogSegmentRef {
-    return withoutItemAttributes(parseItem(segmentItemSchema, item, 'backlog segment'));
   }
 }

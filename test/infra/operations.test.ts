@@ -144,17 +144,28 @@ describe('roles', () => {
         'dynamodb:UpdateItem',
       ],
     ],
-    ['delivery', ['dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
+    [
+      'delivery',
+      [
+        'dynamodb:BatchWriteItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ],
+    ],
     ['deadLetter', []],
   ] as const)('%s may take exactly %j on the table', (key, actions) => {
     expect(actionsOn(key, logicalId(pipeline.table))).toEqual([...actions].sort());
   });
 
-  it('only management may query the topics index, and no role names every index', () => {
+  it('only management (topics) and delivery (backlog timers) may query the index, and no role names every index', () => {
     const indexGrants = (key: keyof typeof FUNCTIONS) =>
       statementsOf(key).filter((statement) => JSON.stringify(statement.Resource).includes('/index/'));
-    expect(JSON.stringify(indexGrants('management'))).toContain(`/index/${TABLE.topicsIndex.name}`);
-    for (const key of ['publish', 'delivery', 'deadLetter'] as const) expect(indexGrants(key)).toEqual([]);
+    for (const key of ['management', 'delivery'] as const)
+      expect(JSON.stringify(indexGrants(key))).toContain(`/index/${TABLE.topicsIndex.name}`);
+    for (const key of ['publish', 'deadLetter'] as const) expect(indexGrants(key)).toEqual([]);
     expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('/index/*');
   });
 

@@ -23,6 +23,7 @@ import {
 } from '../../shared/config/resources';
 import { backlogSweepJobSchema } from '../../shared/domain/delivery';
 import { BACKLOG_SWEEP_EVENT } from '../../shared/queue/backlog-sweep';
+import { BACKLOG_TICK_QUEUE } from '../../shared/queue/job-codec';
 
 // Skip asset bundling: these tests are about the template, `npm run synth` bundles for real.
 const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -262,9 +263,9 @@ describe('functions', () => {
     expect(env('publish')).toEqual(expect.arrayContaining([ENV.tableName, ENV.deliveryQueueUrl]));
     expect(env('publish')).not.toContain(ENV.retryQueueUrl);
     expect(env('management')).toEqual(
-      expect.arrayContaining([ENV.tableName, ENV.deadLetterBucket, ENV.deliveryQueueUrl]),
+      expect.arrayContaining([ENV.tableName, ENV.deadLetterBucket, ENV.deliveryQueueUrl, ENV.retryQueueUrl]),
     );
-    expect(env('management')).not.toContain(ENV.retryQueueUrl);
+    expect(env('management')).not.toContain(ENV.backlogBucket);
     expect(env('delivery')).toEqual(
       expect.arrayContaining([
         ENV.tableName,
@@ -285,14 +286,21 @@ describe('functions', () => {
     expect(actionsOn('publish', queueId(QUEUES.retry.id))).toEqual([]);
   });
 
-  it('management may read and write dead letters and send replays to the delivery queue only', () => {
+  it('management may read and write dead letters, send replays to the delivery queue and backlog ticks to theirs, and nothing more', () => {
     const bucketActions = actionsOn('management', logicalIdOf('AWS::S3::Bucket', BUCKET.id));
     // Listing, reading blobs and replay markers, and writing markers.
     expect(bucketActions.sort()).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
     expect(actionsOn('management', queueId(QUEUES.delivery.id))).toContain('sqs:SendMessage');
     expect(actionsOn('management', queueId(QUEUES.delivery.id))).not.toContain('sqs:ReceiveMessage');
-    expect(actionsOn('management', queueId(QUEUES.retry.id))).toEqual([]);
+    // A backlog's tick sent at once after a change (enable, new endpoint URL, delete).
+    expect(actionsOn('management', queueId(QUEUES[BACKLOG_TICK_QUEUE].id))).toContain('sqs:SendMessage');
+    expect(actionsOn('management', queueId(QUEUES[BACKLOG_TICK_QUEUE].id))).not.toContain(
+      'sqs:ReceiveMessage',
+    );
     expect(actionsOn('management', queueId(QUEUES.endedDelivery.id))).toEqual([]);
+    expect(actionsOn('management', queueId(QUEUES.backlog.id))).toEqual([]);
+    // It reads backlogs' index items in the table, never their segments.
+    expect(actionsOn('management', logicalIdOf('AWS::S3::Bucket', BACKLOG_BUCKET.id))).toEqual([]);
   });
 });
 

@@ -372,6 +372,7 @@ export const HEALTHY_DOCUMENT = {
   lastOutcome: null,
   lastFailureAt: null,
   lastSuccessAt: null,
+  held: null,
 } as const;
 
 /**

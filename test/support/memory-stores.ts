@@ -21,6 +21,7 @@ import type {
 } from '../../shared/domain/model';
 import { namespaceTopicId, splitNamespaceTopicId } from '../../shared/domain/names';
 import {
+  type BacklogOverview,
   type BacklogStore,
   decodeSegment,
   encodeSegment,
@@ -28,6 +29,7 @@ import {
   type ListSegmentsOptions,
   type NewSegment,
   type StoredSegment,
+  storedFor,
   summaryOf,
 } from '../../shared/storage/backlog';
 import type { HealthStore } from '../../shared/storage/health';
@@ -349,6 +351,14 @@ export class MemoryBacklogStore implements BacklogStore {
 
   async summary(topic: string, subscription: string): Promise<BacklogSummary> {
     return summaryOf(await this.listSegments(topic, subscription));
+  }
+
+  async overview(topic: string, subscription: string, uid: string | undefined): Promise<BacklogOverview> {
+    const segments = await this.listSegments(topic, subscription);
+    return {
+      meta: await this.getMeta(topic, subscription),
+      summary: summaryOf(segments.filter((ref) => storedFor(ref, uid))),
+    };
   }
 
   async wakesBy(until: number): Promise<BacklogMeta[]> {

@@ -745,6 +745,36 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
       expect(await s.backlog.deleteMeta(topic, 'audit', 't-1')).toBe(false);
     });
 
+    it("show a backlog's META and what it holds for one subscription uid, from the index", async () => {
+      const topic = unique('Orders-');
+      expect(await s.backlog.overview(topic, 'audit', 'uid-1')).toEqual({
+        meta: undefined,
+        summary: { events: 0 },
+      });
+      const meta = fullMeta(topic);
+      await s.backlog.putMeta(meta, undefined);
+      const current = await s.backlog.putSegment(
+        segmentOf(topic, [fullLine('a', T, T - 30), fullLine('b', T, T - 20), fullLine('c', T + 1, T - 10)]),
+      );
+      // Stored for the subscription of the same name that was deleted before.
+      await s.backlog.putSegment(segmentOf(topic, [fullLine('old', T, T - 90)], ['m-old'], 'uid-0'));
+      expect(await s.backlog.updateCheckpoint(current, { doneThrough: 1, doneAfter: [] })).toBe(true);
+
+      expect(await s.backlog.overview(topic.toLowerCase(), 'AUDIT', 'uid-1')).toEqual({
+        meta,
+        summary: { events: 2, oldestPublishedAt: T - 30 },
+      });
+      expect(await s.backlog.overview(topic, 'audit', 'uid-0')).toEqual({
+        meta,
+        summary: { events: 1, oldestPublishedAt: T - 90 },
+      });
+      // Without a uid to compare, every segment counts.
+      expect((await s.backlog.overview(topic, 'audit', undefined)).summary).toEqual({
+        events: 3,
+        oldestPublishedAt: T - 90,
+      });
+    });
+
     it('list the backlogs whose wake is due by a time, earliest first, and not idle ones', async () => {
       // Far in the future, so no other test's META is listed.
       const far = T + 1_000 * 86_400_000;

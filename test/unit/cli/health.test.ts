@@ -13,6 +13,12 @@ const probation = {
   lastFailureAt: '2026-06-01T12:00:00.000Z',
   lastSuccessAt: '2026-06-01T11:00:00.000Z',
   endpointUrl: 'https://b.example.test/in',
+  held: {
+    events: 1200,
+    oldestPublishedAt: '2026-06-01T10:00:00.000Z',
+    until: '2026-06-01T12:00:30.000Z',
+    state: 'Holding',
+  },
 } as const;
 
 /** A management API answering from fixed documents, recording each call. */
@@ -142,10 +148,25 @@ describe('formatHealth', () => {
       { subscription: 'billing-ledger', ...probation },
     ];
     expect(formatHealth({ topic: 'orders' }, rows).split('\n')).toEqual([
-      'SUBSCRIPTION    STATE      FAILURES  PROBATION UNTIL           LAST OUTCOME  LAST FAILURE              LAST SUCCESS',
-      'audit           Healthy    0         -                         -             -                         -',
-      'billing-ledger  Probation  3         2026-06-01T12:00:30.000Z  Busy          2026-06-01T12:00:00.000Z  2026-06-01T11:00:00.000Z',
+      'SUBSCRIPTION    STATE      FAILURES  PROBATION UNTIL           LAST OUTCOME  LAST FAILURE              LAST SUCCESS              HELD          HELD UNTIL',
+      'audit           Healthy    0         -                         -             -                         -                         -             -',
+      'billing-ledger  Probation  3         2026-06-01T12:00:30.000Z  Busy          2026-06-01T12:00:00.000Z  2026-06-01T11:00:00.000Z  1200 Holding  2026-06-01T12:00:30.000Z',
     ]);
+  });
+
+  it("shows a backlog's events without a wake, and a dash from an API that does not tell", () => {
+    const { held: _held, ...older } = healthy;
+    const rows = [
+      {
+        subscription: 'audit',
+        ...healthy,
+        held: { events: 7, oldestPublishedAt: '2026-06-01T10:00:00.000Z', state: 'Draining' },
+      },
+      { subscription: 'older', ...older } as SubscriptionHealth,
+    ] as SubscriptionHealth[];
+    const [, audit, old] = formatHealth({ topic: 'orders' }, rows).split('\n');
+    expect(audit?.endsWith('7 Draining  -')).toBe(true);
+    expect(old?.endsWith('-           -')).toBe(true);
   });
 
   it('says when the topic has no subscriptions', () => {

@@ -14,8 +14,8 @@ import type { JobOptions } from '../../../shared/delivery/engine';
 import { emptyReport, type JobReport } from '../../../shared/delivery/job-report';
 import { DELIVERY_TIMEOUT_MS } from '../../../shared/delivery/webhook-sender';
 import { deadLetterTargetSchema, JOB_FORMAT_VERSION, type QueuedJob } from '../../../shared/domain/delivery';
+import { BACKLOG_SWEEP_EVENT } from '../../../shared/queue/backlog-sweep';
 import {
-  BACKLOG_SWEEP_EVENT,
   backlogTickBody,
   packEndedJobs,
   packFanOut,

@@ -9,8 +9,8 @@ import type { ManagementDeps } from '../../../shared/management/common';
 import type { SubscriptionFinder } from '../../../shared/management/dead-letter-routes';
 import { healthOperations } from '../../../shared/management/health-routes';
 import type { ReadOptions } from '../../../shared/storage/table';
-import { HEALTHY_DOCUMENT, subscription, VirtualClock } from '../../support/fakes';
-import { MemoryHealthStore } from '../../support/memory-stores';
+import { HEALTHY_DOCUMENT, RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
+import { MemoryBacklogStore, MemoryHealthStore } from '../../support/memory-stores';
 
 const PATH = '/admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}';
 const NOW = Date.parse('2026-11-22T10:00:00Z');
@@ -45,7 +45,15 @@ function setup() {
     lookups.push(options);
     return SUB;
   };
-  const deps = { healthStore, clock, healthCacheMs: HEALTH_CACHE_MS } as unknown as ManagementDeps;
+  const backlog = new MemoryBacklogStore();
+  const queue = new RecordingQueue(clock);
+  const deps = {
+    healthStore,
+    clock,
+    healthCacheMs: HEALTH_CACHE_MS,
+    backlog,
+    queue,
+  } as unknown as ManagementDeps;
   const operations = healthOperations(PATH, find);
   const call = async (method: string, suffix: string) => {
     const operation = operations[`${method} ${PATH}${suffix}`];
@@ -53,7 +61,7 @@ function setup() {
     const answer = await operation({ routeKey: `${method} ${PATH}${suffix}` } as HttpEvent, deps);
     return { statusCode: answer.statusCode, document: JSON.parse(answer.body as string) };
   };
-  return { clock, healthStore, lookups, call };
+  return { clock, healthStore, backlog, queue, lookups, call };
 }
 
 describe('health routes', () => {
@@ -72,6 +80,7 @@ describe('health routes', () => {
       lastFailureAt: new Date(NOW - 1000).toISOString(),
       lastSuccessAt: null,
       endpointUrl: ENDPOINT,
+      held: null,
     });
     expect(lookups).toEqual([{ consistent: true }]);
   });

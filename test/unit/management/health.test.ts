@@ -4,8 +4,13 @@ import type { HttpEvent, HttpResult } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
 import { handleManagement, MANAGEMENT_ROUTE_KEYS, type ManagementDeps } from '../../../shared/management/api';
 import type { SubscriptionStore } from '../../../shared/storage/subscriptions';
-import { HEALTHY_DOCUMENT, subscription as subscriptionOf, VirtualClock } from '../../support/fakes';
-import { MemoryHealthStore, memoryStores } from '../../support/memory-stores';
+import {
+  HEALTHY_DOCUMENT,
+  RecordingQueue,
+  subscription as subscriptionOf,
+  VirtualClock,
+} from '../../support/fakes';
+import { MemoryBacklogStore, MemoryHealthStore, memoryStores } from '../../support/memory-stores';
 
 const SUBSCRIPTION = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
 const HEALTH = `GET ${SUBSCRIPTION}/health`;
@@ -57,13 +62,15 @@ async function harness() {
   );
   const deps: Pick<
     ManagementDeps,
-    'subscriptions' | 'clock' | 'healthStore' | 'healthCacheMs' | 'propagationDelayMs'
+    'subscriptions' | 'clock' | 'healthStore' | 'healthCacheMs' | 'propagationDelayMs' | 'backlog' | 'queue'
   > = {
     subscriptions: subscriptions.store,
     clock,
     healthStore: health,
     healthCacheMs: 2000,
     propagationDelayMs: 1000,
+    backlog: new MemoryBacklogStore(),
+    queue: new RecordingQueue(clock),
   };
   const call = (routeKey: string, params: Record<string, string> = {}): Promise<HttpResult> =>
     handleManagement(
@@ -135,6 +142,7 @@ describe('GET .../health', () => {
       lastFailureAt: new Date(now - 1000).toISOString(),
       lastSuccessAt: new Date(now - 60_000).toISOString(),
       endpointUrl: 'https://hooks.example.test/in',
+      held: null,
     });
   });
 
