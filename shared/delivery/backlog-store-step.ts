@@ -12,11 +12,11 @@
  * unfinished backlog are not acknowledged, and come back):
  * 1. each segment: its object, then its index item (`BacklogStore.putSegment`);
  * 2. META, read strongly consistently: if the backlog has no wake, or one later than its new
- *    events' earliest due time (or than the end of the endpoint's hold, whichever is later):
- *    a. a wake 15 min away or less: a `backlog-tick` with a new token is sent to the retry queue
- *       with its exact delay; a later one is left to the sweeper;
- *    b. META is written with the new wake and token, only if its token is still the one read
- *       (otherwise the step reads it again and decides again; the tick sent is stale: ignored).
+ *    events' earliest due time (or than the end of the endpoint's hold, whichever is later),
+ *    its timer is set (`backlog-timer.ts`): META written with the new wake and a new token, only
+ *    if its token is still the one read (otherwise the step reads it again and decides again),
+ *    then, for a wake 15 min away or less, a `backlog-tick` sent to the retry queue with its exact
+ *    delay; a later one is left to the sweeper.
  * 3. the messages are reported finished.
  *
  * A backlog whose tick is at work (a live lease) is not re-armed here: that tick writes META and
@@ -32,11 +32,11 @@ import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observabil
 import type { Clock } from '../platform/clock';
 import { mapWithConcurrency } from '../platform/concurrency';
 import { malformedMessage } from '../platform/zod-issues';
-import { BACKLOG_TICK_QUEUE, backlogTickBody } from '../queue/job-codec';
 import { done, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { BacklogStore } from '../storage/backlog';
 import { hasWake, segmentLineBytes } from '../storage/backlog';
+import { setTimer } from './backlog-timer';
 import { byDueOrder, RELEASE_AHEAD_MS, segmentIdOf, wakeAtOf } from './rules/backlog';
 import { sqsDelaySeconds } from './rules/retry';
 
@@ -296,18 +296,23 @@ export class BacklogStoreStep {
         profile: { timeScale: 1 },
       });
       if (wakeAt === undefined) return { armed: 'kept' };
-      if (meta !== undefined && hasWake(meta) && meta.wakeAt <= wakeAt) return { armed: 'kept' };
+      if (meta !== undefined && hasWake(meta) && meta.wakeAt <= wakeAt) {
+        // Its wake is early enough. Set but never sent (a step that stopped between META and the
+        // tick): sent now, rather than at the sweeper's next pass.
+        const unsent = meta.armedToken !== meta.token && meta.wakeAt - now <= RELEASE_AHEAD_MS;
+        if (!unsent) return { armed: 'kept' };
+        const tick = {
+          target: earliest.target,
+          delaySeconds: sqsDelaySeconds(meta.wakeAt, now, 'whole-seconds'),
+        };
+        if (await setTimer({ store, queue }, { ...meta, updatedAt: now }, meta.token, tick)) {
+          return { armed: 'sent', wakeAt: new Date(meta.wakeAt).toISOString() };
+        }
+        continue;
+      }
 
       const token = this.newToken();
       const near = wakeAt - now <= RELEASE_AHEAD_MS;
-      if (near) {
-        await queue.send(BACKLOG_TICK_QUEUE, [
-          {
-            body: backlogTickBody(earliest.target, token),
-            delaySeconds: sqsDelaySeconds(wakeAt, now, 'whole-seconds'),
-          },
-        ]);
-      }
       const next = await this.nextMeta(backlog, meta, earliest.target, {
         token,
         wakeAt,
@@ -315,7 +320,10 @@ export class BacklogStoreStep {
         newState,
         now,
       });
-      if (await store.putMeta(next, meta?.token)) {
+      const tick = near
+        ? { target: earliest.target, delaySeconds: sqsDelaySeconds(wakeAt, now, 'whole-seconds') }
+        : undefined;
+      if (await setTimer({ store, queue }, next, meta?.token, tick)) {
         return { armed: near ? 'sent' : 'sweeper', wakeAt: new Date(wakeAt).toISOString() };
       }
     }

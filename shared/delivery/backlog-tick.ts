@@ -53,6 +53,7 @@ import {
   type Taken,
   TICK_DEADLINE_RESERVE_MS,
 } from './backlog-drain';
+import { setTimer } from './backlog-timer';
 import type { DropRecorder } from './dead-letter';
 import type { AttemptHistory, JobOptions, SubscriptionSource } from './engine';
 import { sendFollowUps } from './follow-ups';
@@ -288,9 +289,9 @@ export class BacklogTick {
 
   /**
    * Sends the tick of every backlog whose wake is within {@link RELEASE_AHEAD_MS} of `now` and
-   * has none in flight, with its exact delay, then marks it sent (`armedToken`) by
-   * compare-and-set. A crash between the two sends it again at the next sweep: the second tick
-   * finds the token taken and does nothing. A wake more than {@link WAKE_LATE_MS} late lost its
+   * has none in flight, with its exact delay, and marks it sent (`armedToken`; `setTimer`). A
+   * crash before the mark sends it again at the next sweep, with the same token: whichever tick
+   * claims first moves the token on, and the other does nothing. A wake more than {@link WAKE_LATE_MS} late lost its
    * tick (a redriven message, a bug): it is armed again at once with a new token, and counted
    * (`BacklogWakeLateCount`). Every {@link BACKLOG_MEASURE_EVERY_MINUTES} minutes it also writes
    * what the backlogs hold (`BacklogHeldEvents`, `BacklogOldestEventAgeSeconds`) from their METAs.
@@ -321,14 +322,15 @@ export class BacklogTick {
         }
         const token = late ? this.newToken() : meta.token;
         const profile = this.deps.profiles[target.profile];
-        await this.sendTick(target, token, sqsDelaySeconds(meta.wakeAt, now, waitPrecisionOf(profile)));
-        const marked = await store.putMeta(
+        const set = await setTimer(
+          { store, queue: this.deps.queue },
           // A late wake is moved to now, so it is not taken for lost again while its new tick is on the way.
-          { ...meta, token, armedToken: token, ...(late ? { wakeAt: now } : {}), updatedAt: now },
+          { ...meta, token, ...(late ? { wakeAt: now } : {}), updatedAt: now },
           meta.token,
+          { target, delaySeconds: sqsDelaySeconds(meta.wakeAt, now, waitPrecisionOf(profile)) },
         );
-        // Not marked: a tick or a store came first and set its own timer; the tick sent is stale.
-        if (!marked) continue;
+        // Not set: a tick or a store came first and set its own timer.
+        if (!set) continue;
         sent += 1;
         if (late) {
           rearmed += 1;
@@ -441,6 +443,10 @@ export class BacklogTick {
             item: probationStamp(line, now, meta.heldUntil),
           });
         }
+      }
+      // Only to an endpoint that answers: while it is being probed, events sent back to the queue
+      // would be held and stored again when due. They wait for the next wake instead.
+      if (mode.kind === 'open') {
         for (const line of classes.soon) {
           releasing.push({ dueAt: line.dueAt, item: probationStamp(line, now, meta.heldUntil) });
           take(line);
@@ -566,8 +572,6 @@ export class BacklogTick {
       const token = this.newToken();
       const now = clock.now();
       const near = wakeAt !== undefined && wakeAt - now <= RELEASE_AHEAD_MS;
-      if (near)
-        await this.sendTick(target, token, sqsDelaySeconds(wakeAt, now, waitPrecisionOf(next.profile)));
       const state: BacklogState = wakeAt === undefined ? 'idle' : next.holding ? 'holding' : 'waiting';
       const {
         lease: _lease,
@@ -588,7 +592,11 @@ export class BacklogTick {
         summary: await summary(),
         updatedAt: now,
       };
-      return (await store.putMeta(meta, from.token)) ? meta : undefined;
+      const tick =
+        near && wakeAt !== undefined
+          ? { target, delaySeconds: sqsDelaySeconds(wakeAt, now, waitPrecisionOf(next.profile)) }
+          : undefined;
+      return (await setTimer({ store, queue: this.deps.queue }, meta, from.token, tick)) ? meta : undefined;
     };
 
     const wakeAt = wakeOf(next.dueAts);

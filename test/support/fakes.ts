@@ -39,6 +39,7 @@ import type { NamespacePublishRequest } from '../../shared/publish/publish-reque
 import { Publisher } from '../../shared/publish/publisher';
 import { expandFanOut, parseFanOut, parseJob } from '../../shared/queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../../shared/queue/sqs-job-queue';
+import type { BacklogStore } from '../../shared/storage/backlog';
 import type { FanOutStore } from '../../shared/storage/fan-out-bucket';
 import { MemoryHealthStore } from './memory-stores';
 
@@ -252,6 +253,15 @@ export interface EngineHarness {
   draws: number[];
 }
 
+/** Timer tokens `token-1`, `token-2`, ... in the order they are made. */
+export function tokens(): () => string {
+  let made = 0;
+  return () => {
+    made += 1;
+    return `token-${made}`;
+  };
+}
+
 /** A delivery engine wired to test doubles. `randoms` are returned in order, then 0.5 forever. */
 export function engineHarness(
   options: {
@@ -273,6 +283,8 @@ export function engineHarness(
     sealer?: SecretOpener;
     /** Where the engine counts (default: a buffer with every series, per subscription too). */
     metrics?: MetricBuffer;
+    /** Keeps backlogs in this store (default: none; long waits hop and holds ride the queue). */
+    backlog?: { store: BacklogStore; routing?: boolean; drainConcurrency?: number };
   } = {},
 ): EngineHarness {
   const clock = options.clock ?? new VirtualClock();
@@ -322,6 +334,17 @@ export function engineHarness(
       ? {}
       : { subscriptionConcurrency: options.subscriptionConcurrency }),
     ...(options.sealer === undefined ? {} : { sealer: options.sealer }),
+    ...(options.backlog === undefined
+      ? {}
+      : {
+          backlog: {
+            store: options.backlog.store,
+            healthStore,
+            drainConcurrency: options.backlog.drainConcurrency ?? 4,
+            ...(options.backlog.routing === undefined ? {} : { routing: options.backlog.routing }),
+            newToken: tokens(),
+          },
+        }),
   };
   return {
     engine: new DeliveryEngine(deps),

@@ -1,0 +1,149 @@
+/**
+ * Subscriptions' backlogs on the local stack, end to end: an unhealthy endpoint's events are
+ * stored (segments in the backlog bucket, one timer for the subscription) instead of riding the
+ * retry queue, only the backlog's probes reach the endpoint while it is down, and once it
+ * answers again every event is delivered; a retry due further away than the threshold waits in
+ * the backlog and is still attempted at its own due time.
+ *
+ * Time scale 60 for the outage: the unhealthy endpoint's first hold (1 min) is 1 s. Time scale
+ * 600 for the long wait: the 20 min threshold is 2 s, the schedule's 30 min step 3 s.
+ */
+import { event, startTestStack, type TestStack } from '../support/local-stack';
+import { eventually, WebhookServer } from '../support/webhook-server';
+
+const TIME_SCALE = 60;
+let api: TestStack;
+let webhook: WebhookServer;
+
+beforeAll(async () => {
+  webhook = await new WebhookServer().start();
+  api = await startTestStack({ timeScale: TIME_SCALE });
+}, 30_000);
+
+afterAll(async () => {
+  await api?.close();
+  await webhook?.stop();
+});
+
+const idsAt = (path: string): string[] =>
+  webhook
+    .requestsTo(path)
+    .flatMap((request) => JSON.parse(request.body).map((one: { id: string }) => one.id));
+
+const healthOf = async (topic: string, name: string) =>
+  (await api.call('GET', `/admin/topics/${topic}/eventSubscriptions/${name}/health`)).body;
+
+describe('the backlog of an unhealthy endpoint', () => {
+  it('holds the events while the endpoint is down, lets only probes through, and drains them all once it answers', async () => {
+    const key = await api.createTopic('outage');
+    const path = '/outage';
+    let down = true;
+    await api.subscribe(
+      'outage',
+      'hook',
+      webhook.url(path, () => ({ status: down ? 500 : 200 })),
+    );
+    const ids = Array.from({ length: 40 }, (_, index) => `o-${index}`);
+    expect(
+      (
+        await api.publish(
+          'outage',
+          key,
+          ids.map((id) => event(id)),
+        )
+      ).status,
+    ).toBe(200);
+
+    // Ten failures in a row make the endpoint unhealthy; from then on its events are stored.
+    const held = await eventually(
+      async () => {
+        const health = await healthOf('outage', 'hook');
+        return health.state === 'Unhealthy' && health.held?.events === ids.length && health.held;
+      },
+      20_000,
+      'every event held in the backlog',
+    );
+    expect(held).toMatchObject({ state: expect.stringMatching(/^(Holding|Waiting)$/) });
+    expect(api.stack.metrics.sum('DeliveryStoredCount', {})).toBeGreaterThanOrEqual(1);
+
+    // While it is down, only the backlog's probes reach it, one at each hold's end, each with the
+    // earliest due event alone; the events stay held.
+    const before = webhook.requestsTo(path).length;
+    await eventually(() => webhook.requestsTo(path).length >= before + 2, 20_000, 'two probes');
+    const probes = webhook.requestsTo(path).slice(before);
+    for (const request of probes) expect(JSON.parse(request.body)).toHaveLength(1);
+    const [first, second] = probes;
+    // The second probe waits out the hold the first one's failure began (1 min, scaled).
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(60_000 / TIME_SCALE - 50);
+    expect((await healthOf('outage', 'hook')).held?.events).toBe(ids.length);
+
+    down = false;
+    await eventually(
+      () => ids.every((id) => idsAt(path).includes(id)),
+      60_000,
+      'every held event delivered after recovery',
+    );
+    const recovered = await eventually(
+      async () => {
+        const health = await healthOf('outage', 'hook');
+        return health.held === null && health;
+      },
+      20_000,
+      'the backlog empty',
+    );
+    expect(recovered.state).toBe('Healthy');
+    // The history of a delivered event shows the failures before the outage and the delivery.
+    const record = await api.historyWhen('outage', 'hook', ids[0] as string, 'Delivered');
+    expect(record.attempts.at(-1)).toMatchObject({ outcome: 'Delivered' });
+  }, 120_000);
+});
+
+describe('a wait longer than the threshold', () => {
+  const FAST = 600;
+  let fast: TestStack;
+
+  beforeAll(async () => {
+    fast = await startTestStack({ timeScale: FAST });
+  }, 30_000);
+
+  afterAll(async () => {
+    await fast?.close();
+  });
+
+  it('is kept in the backlog and the event is attempted at its own due time', async () => {
+    // After the 6th failure the schedule's next step is 30 min, beyond the 20 min threshold.
+    const key = await fast.createTopic('patient');
+    const path = '/patient';
+    let failures = 0;
+    await fast.subscribe(
+      'patient',
+      'hook',
+      webhook.url(path, () => {
+        failures += 1;
+        return { status: failures <= 6 ? 500 : 200 };
+      }),
+    );
+    expect((await fast.publish('patient', key, [event('p-1')])).status).toBe(200);
+    await eventually(() => webhook.requestsTo(path).length === 6, 30_000, 'six failed attempts');
+    const sixthAt = webhook.requestsTo(path)[5]?.at ?? Number.NaN;
+
+    const held = await eventually(
+      async () => {
+        const health = (await fast.call('GET', '/admin/topics/patient/eventSubscriptions/hook/health')).body;
+        return health.held?.events === 1 && health.held;
+      },
+      20_000,
+      'the event held in the backlog',
+    );
+    expect(held.state).toBe('Waiting');
+    // Five waits rode the retry queue; only the one past the threshold was stored.
+    expect(fast.stack.metrics.sum('DeliveryStoredCount', { Topic: 'patient' })).toBeGreaterThanOrEqual(1);
+
+    await eventually(() => webhook.requestsTo(path).length === 7, 30_000, 'the seventh attempt');
+    const seventhAt = webhook.requestsTo(path)[6]?.at ?? Number.NaN;
+    // Not before its due time: 30 min after the sixth, scaled (jitter only adds).
+    expect(seventhAt - sixthAt).toBeGreaterThanOrEqual((30 * 60_000) / FAST);
+    const record = await fast.historyWhen('patient', 'hook', 'p-1', 'Delivered');
+    expect(record.attempts).toHaveLength(7);
+  }, 60_000);
+});
