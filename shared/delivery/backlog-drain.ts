@@ -5,6 +5,7 @@
  * the endpoint answers, with checkpoints so a crash repeats little and loses nothing. Events
  * that fail again are decided as any attempt and stored back in the backlog.
  */
+import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../config/resources';
 import type { BacklogCheckpoint, BacklogLine, BacklogMeta, BacklogSegmentRef } from '../domain/backlog';
 import type { DeliveryItem, DeliveryTarget } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
@@ -12,14 +13,25 @@ import type { LoggerLike } from '../observability/logging';
 import type { Clock, Random } from '../platform/clock';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import { type BacklogStore, segmentLineBytes } from '../storage/backlog';
+import type { HealthStore } from '../storage/health';
 import { BACKLOG_SEGMENT_CAPS, cutIntoSegments, partSegmentId } from './backlog-store-step';
 import type { DeliveryEngine, JobOptions } from './engine';
 import { sendFollowUps } from './follow-ups';
 import type { HealthTracker } from './health';
 import { byDueOrder, checkpointOf } from './rules/backlog';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
-import { gateOf } from './rules/health';
+import { currentHealth, gateOf, withDrainMark } from './rules/health';
 import type { DeliveryProfile } from './rules/profiles';
+
+/**
+ * How long a claimed tick owns its backlog: twice the delivery function's timeout, so the
+ * continuation sent at the claim arrives only after the tick that sent it is certainly over. A
+ * drain's mark on the endpoint's health runs out after as long.
+ */
+export const TICK_LEASE_MS = 2 * DELIVERY_FUNCTION_TIMEOUT_SECONDS * 1000;
+
+/** Times a drain reads the endpoint's health again to mark it, when a worker wrote it first. */
+const MARK_ATTEMPTS = 5;
 
 /**
  * Time kept before the invocation's deadline: no further segment is read after it, and the rest
@@ -60,6 +72,11 @@ export interface BacklogDrainDeps {
   tracker: Pick<HealthTracker, 'current' | 'peek'>;
   /** Requests a drain has in flight to its endpoint at most. */
   drainConcurrency: number;
+  /**
+   * The endpoint's stored health, where a drain after a probe marks itself running, so workers
+   * store new events behind it (see `drainingUntil`). Without it, nothing is marked.
+   */
+  health?: Pick<HealthStore, 'get' | 'put'>;
 }
 
 /** A stored event the tick takes out of its segment. */
@@ -176,20 +193,52 @@ export class BacklogDrain {
       if (rest.length === 0) return result(claimed, undefined, false);
     }
 
-    // Workers do not route to the backlog yet, so only META says a drain is running; the
-    // `draining` mark on the endpoint's health, which makes them store new events behind it,
-    // comes with that routing.
     const draining: BacklogMeta = { ...claimed, state: 'draining', updatedAt: clock.now() };
     if (!(await this.deps.store.putMeta(draining, claimed.token))) return result(claimed, undefined, false);
 
-    while (rest.length > 0) {
-      const window = rest.slice(0, DRAIN_WINDOW_EVENTS);
-      rest = rest.slice(window.length);
-      const outcome = await this.drainWindow(run, window, deadline, totals);
-      if (outcome.heldUntil !== undefined) return result(draining, outcome.heldUntil, false);
-      if (outcome.deferred) return result(draining, undefined, true);
+    // An endpoint recovering from a probation gets the drain's requests alone: workers store new
+    // events behind it while the mark is on the endpoint's health.
+    const marked = probe && (await this.markDraining(subscription, clock.now() + TICK_LEASE_MS));
+    try {
+      while (rest.length > 0) {
+        const window = rest.slice(0, DRAIN_WINDOW_EVENTS);
+        rest = rest.slice(window.length);
+        const outcome = await this.drainWindow(run, window, deadline, totals);
+        if (outcome.heldUntil !== undefined) return result(draining, outcome.heldUntil, false);
+        if (outcome.deferred) return result(draining, undefined, true);
+      }
+      return result(draining, undefined, false);
+    } finally {
+      if (marked) await this.markDraining(subscription, undefined);
     }
-    return result(draining, undefined, false);
+  }
+
+  /**
+   * Marks a drain of the subscription's backlog running until `until` on the endpoint's health,
+   * or removes the mark: a compare-and-set on its revision, read again when a worker wrote first.
+   * Best effort (health is advisory): false when it could not be written; a mark left behind runs
+   * out by itself.
+   */
+  private async markDraining(subscription: Subscription, until: number | undefined): Promise<boolean> {
+    const store = this.deps.health;
+    if (store === undefined) return false;
+    const { topic, name } = subscription;
+    try {
+      for (let attempt = 0; attempt < MARK_ATTEMPTS; attempt += 1) {
+        const stored = await store.get(topic, name, { consistent: true });
+        const health = currentHealth(stored, topic, name, subscription.destination.endpointUrl);
+        if (until === undefined && health.drainingUntil === undefined) return true;
+        const rev = stored?.rev;
+        if (await store.put({ ...withDrainMark(health, until), rev: (rev ?? 0) + 1 }, rev)) return true;
+      }
+    } catch (error) {
+      this.deps.logger.warn('could not mark the backlog drain on the endpoint health', {
+        topic,
+        subscription: name,
+        error: (error as Error).message,
+      });
+    }
+    return false;
   }
 
   /**

@@ -34,7 +34,6 @@
  * it. A drain that crashes repeats at most the events after its last checkpoint.
  */
 import { randomUUID } from 'node:crypto';
-import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../config/resources';
 import type { BacklogLine, BacklogMeta, BacklogSegmentRef, BacklogState } from '../domain/backlog';
 import type { BacklogTickJob, DeliveryItem, DeliveryTarget } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
@@ -52,7 +51,10 @@ import {
   type ReadSegment,
   type Taken,
   TICK_DEADLINE_RESERVE_MS,
+  TICK_LEASE_MS,
 } from './backlog-drain';
+
+export { TICK_LEASE_MS };
 import { setTimer } from './backlog-timer';
 import type { DropRecorder } from './dead-letter';
 import type { AttemptHistory, JobOptions, SubscriptionSource } from './engine';
@@ -75,11 +77,6 @@ import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
 import { deliveryTargetOf } from './target';
 
-/**
- * How long a claimed tick owns its backlog: twice the delivery function's timeout, so the
- * continuation sent at the claim arrives only after the tick that sent it is certainly over.
- */
-export const TICK_LEASE_MS = 2 * DELIVERY_FUNCTION_TIMEOUT_SECONDS * 1000;
 
 /** A wake this far past due has lost its tick message: the sweeper arms it again with a new token. */
 export const WAKE_LATE_MS = 5 * 60_000;
@@ -91,7 +88,7 @@ export interface BacklogTickDeps extends BacklogDrainDeps {
    * The endpoint's stored health, read strongly consistently at every tick: a worker's cached
    * view could be seconds old, and a tick acts for the whole backlog at once.
    */
-  health: Pick<HealthStore, 'get'>;
+  health: Pick<HealthStore, 'get' | 'put'>;
   /** Records events dropped (deleted subscription, or ended without a dead-letter destination). */
   drops: DropRecorder;
   history: AttemptHistory;

@@ -71,7 +71,7 @@ import { buildDeliveryRequest, type OutgoingRequest, outgoingEvents, requestsOf 
 import { BACKLOG_AFTER_MS, type BacklogHealthView, storeOrQueue } from './rules/backlog';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { endpointAgreed, UNVALIDATED_ENDPOINT_HOLD_MS } from './rules/handshake';
-import { gateOf, type HealthSignal, isProbing, isUnhealthy } from './rules/health';
+import { gateOf, type HealthSignal, isDraining, isProbing, isUnhealthy } from './rules/health';
 import { pushesBack } from './rules/outcomes';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { expiresAtDue, planWait, waitPrecisionOf } from './rules/retry';
@@ -139,8 +139,8 @@ export interface DeliveryEngineDeps {
 export interface EngineBacklog {
   /** The segments and their index. */
   readonly store: BacklogStore;
-  /** The endpoint's stored health, read strongly consistently by each tick. */
-  readonly healthStore: Pick<HealthStore, 'get'>;
+  /** The endpoint's stored health, read strongly consistently by each tick, and its drain mark written. */
+  readonly healthStore: Pick<HealthStore, 'get' | 'put'>;
   /**
    * Whether events are routed into backlogs (default true). Off, nothing new is stored, but
    * backlogs that hold events still wake, drain and empty (the way to switch them off).
@@ -395,7 +395,11 @@ export class DeliveryEngine {
   /** What the store decision reads of an endpoint's health, from this worker's current view. */
   private backlogView(subscription: Subscription): BacklogHealthView {
     const view = this.deps.health.peek(subscription);
-    return { unhealthy: view !== undefined && isUnhealthy(view), draining: false };
+    const now = this.deps.clock.now();
+    return {
+      unhealthy: view !== undefined && isUnhealthy(view),
+      draining: view !== undefined && isDraining(view, now),
+    };
   }
 
   /** A subscription's endpoint validation handshake. */
@@ -509,9 +513,10 @@ export class DeliveryEngine {
     const health = await this.deps.health.current(subscription, profile);
     const gate = gateOf(health, now);
     if (this.routing !== undefined && gate.kind !== 'disabled') {
-      // An unhealthy endpoint's backlog probes it (one request when its hold ends): this worker
-      // holds its events for the backlog, attempting none.
-      if (isUnhealthy(health)) {
+      // An unhealthy endpoint's backlog probes it (one request when its hold ends), and a
+      // recovering one's drain sends it only as much as it takes: this worker holds its events
+      // for the backlog, attempting none.
+      if (isUnhealthy(health) || isDraining(health, now)) {
         const until = gate.kind === 'hold' ? gate.until : now;
         return items.map((item) => ({ kind: 'held', item, until, reason: 'probation' }));
       }

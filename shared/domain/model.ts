@@ -452,6 +452,12 @@ export const endpointHealthSchema = z.object({
   resetAt: z.number().optional(),
   /** Epoch ms of a 410 Gone answer: the endpoint is disabled until an admin enables it. */
   disabledAt: z.number().optional(),
+  /**
+   * Epoch ms until which a drain of the subscription's backlog is running: workers store new
+   * events behind it, so the recovering endpoint sees only the drain's requests. Cleared when the
+   * drain ends; a drain that dies leaves it to run out.
+   */
+  drainingUntil: z.number().optional(),
   rev: z.number(),
 });
 export type EndpointHealth = z.infer<typeof endpointHealthSchema>;

@@ -59,6 +59,16 @@ export const currentHealth = (
  */
 export const isUnhealthy = (health: EndpointHealth): boolean => health.unhealthySince !== undefined;
 
+/** Whether a drain of the subscription's backlog is running at `now` (its mark has not run out). */
+export const isDraining = (health: EndpointHealth, now: number): boolean =>
+  health.drainingUntil !== undefined && health.drainingUntil > now;
+
+/** The health with a drain marked as running until `until`, or (`undefined`) the mark removed. */
+export function withDrainMark(health: EndpointHealth, until: number | undefined): EndpointHealth {
+  const { drainingUntil: _previous, ...rest } = health;
+  return until === undefined ? rest : { ...rest, drainingUntil: until };
+}
+
 /** The probation an outcome calls for on its own (before any unhealthy hold), or 0. */
 export function probationMs(profile: HealthProfile, signal: HealthSignal): number {
   if (signal.outcome === 'Delivered') return 0;

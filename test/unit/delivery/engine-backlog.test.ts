@@ -199,3 +199,59 @@ describe("the engine with backlogs: the backlog's own jobs", () => {
     expect(await store.listSegments('orders', 'audit')).toEqual([]);
   });
 });
+
+describe('the engine with backlogs: a recovering endpoint', () => {
+  it('marks the endpoint draining while a drain after a probe runs, and removes the mark after', async () => {
+    const { h, store } = withBacklog();
+    const t0 = h.clock.now();
+    // Unhealthy, its hold just over: the job is stored, and the backlog's tick probes, then drains.
+    await h.healthStore.put(unhealthy(t0, { probationUntil: t0 - S }), undefined);
+    await h.engine.processJob(job([item('a', t0), item('b', t0), item('c', t0)]), run);
+    const [stored] = storeJobsOf(h);
+    h.queue.sent.splice(0);
+    await h.engine.processJob(stored as StoreJob, run);
+    const [tick] = h.queue.sent.splice(0);
+    const marks: Array<number | undefined> = [];
+    h.sender.answerWith(() => {
+      marks.push([...h.healthStore.items.values()][0]?.drainingUntil);
+      return { delivered: true, httpStatus: 200 };
+    });
+
+    const report = await h.engine.processJob(parseJob(tick?.job.body ?? ''), run);
+
+    expect(report).toMatchObject({ delivered: 3 });
+    // The probe went before the mark; the drain's requests went with it.
+    expect(marks[0]).toBeUndefined();
+    expect(marks.slice(1)).toEqual([expect.any(Number), expect.any(Number)]);
+    expect(marks[1]).toBeGreaterThan(h.clock.now());
+    expect([...h.healthStore.items.values()][0]?.drainingUntil).toBeUndefined();
+    expect(await store.listSegments('orders', 'audit')).toEqual([]);
+  });
+
+  it('stores a due job while the drain mark is on, and attempts it once the mark ran out', async () => {
+    const { h } = withBacklog();
+    const t0 = h.clock.now();
+    await h.healthStore.put(
+      {
+        topic: 'orders',
+        subscription: 'audit',
+        endpointUrl: 'https://hooks.example.test/in',
+        consecutiveFailures: 0,
+        probations: 0,
+        rev: 1,
+        drainingUntil: t0 + M,
+      },
+      undefined,
+    );
+
+    const during = await h.engine.processJob(job([item('new', t0)]), run);
+
+    expect(during).toMatchObject({ held: 1, delivered: 0 });
+    expect(h.sender.requests).toEqual([]);
+    expect(storeJobsOf(h)).toEqual([expect.objectContaining({ heldBy: 'probation' })]);
+
+    h.clock.advance(M + S);
+    const after = await h.engine.processJob(job([item('later', t0)]), run);
+    expect(after).toMatchObject({ delivered: 1 });
+  });
+});
