@@ -53,8 +53,6 @@ import {
   TICK_DEADLINE_RESERVE_MS,
   TICK_LEASE_MS,
 } from './backlog-drain';
-
-export { TICK_LEASE_MS };
 import { setTimer } from './backlog-timer';
 import type { DropRecorder } from './dead-letter';
 import type { AttemptHistory, JobOptions, SubscriptionSource } from './engine';
@@ -76,7 +74,6 @@ import { currentHealth, gateOf } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
 import { deliveryTargetOf } from './target';
-
 
 /** A wake this far past due has lost its tick message: the sweeper arms it again with a new token. */
 export const WAKE_LATE_MS = 5 * 60_000;

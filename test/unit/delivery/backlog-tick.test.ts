@@ -8,11 +8,11 @@
  * jobs, stopping on probation, the deadline) and its checkpoints.
  */
 
+import { TICK_LEASE_MS } from '../../../shared/delivery/backlog-drain';
 import {
   BACKLOG_MEASURE_EVERY_MINUTES,
   BacklogTick,
   type BacklogTickDeps,
-  TICK_LEASE_MS,
   WAKE_LATE_MS,
 } from '../../../shared/delivery/backlog-tick';
 import { DropRecorder } from '../../../shared/delivery/dead-letter';
