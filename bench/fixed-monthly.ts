@@ -17,6 +17,18 @@ export interface FixedInputs {
   metrics: { stack: number; perTopic: number; perSubscription: number };
   /** Queues Lambda polls for the stack's functions (each long-polled while idle). */
   polledQueues?: number;
+  /** The backlog sweep: the delivery function invoked on a schedule, reading the timer index. */
+  backlogSweep?: BacklogSweepCost;
+}
+
+/** What one scheduled sweep costs besides its schedule (EventBridge rules on a schedule are free). */
+export interface BacklogSweepCost {
+  readonly everyMinutes: number;
+  /** Billed duration of one idle sweep (its index queries), assumed. */
+  readonly billedMs: number;
+  readonly memoryMb: number;
+  /** Read units of its index queries (eventually consistent, at least half a unit each). */
+  readonly readUnits: number;
 }
 
 /**
@@ -38,6 +50,8 @@ export interface FixedMonthly {
     metrics: number;
     /** Receives of Lambda's pollers on the idle queues. */
     sqsIdlePolling: number;
+    /** The backlog sweep's invocations, duration and index reads. */
+    backlogSweep: number;
     total: number;
   };
   perTopic: number;
@@ -58,12 +72,22 @@ export function fixedMonthly(inputs: FixedInputs): FixedMonthly {
       IDLE_POLLERS_PER_QUEUE *
       (MONTH_SECONDS / LONG_POLL_SECONDS) *
       PRICES.sqs.perRequest,
+    backlogSweep: sweepMonthly(inputs.backlogSweep),
   };
   return {
     stack: { ...stack, total: Object.values(stack).reduce((sum, value) => sum + value, 0) },
     perTopic: inputs.metrics.perTopic * cw.perMetricMonth,
     perSubscription: inputs.metrics.perSubscription * cw.perMetricMonth,
   };
+}
+
+function sweepMonthly(sweep: BacklogSweepCost | undefined): number {
+  if (sweep === undefined) return 0;
+  const perSweep =
+    PRICES.lambda.perRequest +
+    (sweep.billedMs / 1000) * (sweep.memoryMb / 1024) * PRICES.lambda.perGbSecond +
+    sweep.readUnits * PRICES.dynamodb.perReadUnit;
+  return (MONTH_SECONDS / 60 / sweep.everyMinutes) * perSweep;
 }
 
 /**

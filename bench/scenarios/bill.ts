@@ -13,6 +13,8 @@
  * default sampling rule, the TCP/TLS overhead per request and the stored share of log bytes.
  */
 import { ENV, FUNCTIONS, type FunctionKey, QUEUES } from '../../shared/config/resources';
+import { BACKLOG_SWEEP_EVERY_MINUTES } from '../../shared/queue/backlog-sweep';
+import { BACKLOG_WAKE_SHARDS } from '../../shared/storage/table';
 import { type ColdStart, measureColdStarts } from '../cold-start';
 import {
   type BillSettings,
@@ -64,6 +66,9 @@ const LOG_STORED_SHARE = 1;
  * seconds (`metricsFlushSeconds`).
  */
 const KEPT_METRICS_SECONDS = 60;
+
+/** Billed time of one idle backlog sweep (four small index queries), assumed: no run measures it. */
+const ASSUMED_SWEEP_MS = 30;
 /**
  * Instances Lambda keeps taking a function's invocations, over the concurrency the rate needs
  * (invocations a second times their mean duration): an assumption, as Lambda spreads a steady
@@ -332,6 +337,13 @@ export const bill: Scenario = {
       secrets: stackSettings.secrets,
       customerManagedKeys: stackSettings.customerManagedKeys,
       polledQueues: Object.keys(QUEUES).length,
+      backlogSweep: {
+        everyMinutes: BACKLOG_SWEEP_EVERY_MINUTES,
+        billedMs: ASSUMED_SWEEP_MS,
+        memoryMb: FUNCTIONS.delivery.memoryMb,
+        // The timer index's shards, one query each (`DynamoBacklogStore.wakesBy`).
+        readUnits: BACKLOG_WAKE_SHARDS * 0.5,
+      },
       metrics:
         counts.atMost.stack === 0 ? counts.happyPath : { ...counts.happyPath, stack: counts.atMost.stack },
     });
@@ -398,7 +410,8 @@ export const bill: Scenario = {
           unit: 'USD',
         })),
       {
-        metric: 'fixed monthly cost of a stack (alarms, dashboard, secrets, keys, stack-wide metrics)',
+        metric:
+          'fixed monthly cost of a stack (alarms, dashboard, secrets, keys, stack-wide metrics, idle queue polling, the backlog sweep)',
         value: round(fixed.stack.total, 2),
         unit: 'USD/month',
       },
@@ -422,7 +435,7 @@ export const bill: Scenario = {
       results: [
         {
           name: 'bill',
-          description: `The all-in AWS bill per million delivered events, every line item (us-east-1 list prices taken ${PRICES.takenOn}), from short runs of the local stack with the construct's settings (read from its synthesized template: delivery concurrency ${stackSettings.deliveryConcurrency}, JSON logs, system log level ${settings.systemLogLevel}, application log level ${applicationLevel}, tracing ${settings.tracing ? 'active' : 'off'}, metrics per ${subscriptionMetrics ? 'subscription' : 'topic'}) against the sink answering after 10 ms, 100 ms or 1 s, one delivery invocation at a time (the local stack shares one delivery engine between invocations; alone, an invocation has its request slots to itself, as a Lambda instance has), the publish and delivery functions bundled as the construct bundles them, each in a Node.js process of its own. Measured: AWS requests, Lambda invocations and durations, the functions' CPU time, webhook bytes, the handlers' log lines and metric points, cold starts. Assumed: this machine's core is a Lambda vCPU (Lambda gives ${LAMBDA_MB_PER_VCPU} MB one, less memory a share), ${COLD_STARTS_PER_MILLION_EVENTS} cold starts per function per million events, X-Ray's default sampling, ${WIRE_OVERHEAD_BYTES_PER_REQUEST} B of TCP/TLS per request, stored log bytes = ingested; with metrics kept across invocations (\`metricsFlushSeconds: ${KEPT_METRICS_SECONDS}\`), each function's invocations spread over ${INSTANCES_OVER_CONCURRENCY} times the instances their rate and mean duration need, each writing every ${KEPT_METRICS_SECONDS} s or when a metric holds 99 values.`,
+          description: `The all-in AWS bill per million delivered events, every line item (us-east-1 list prices taken ${PRICES.takenOn}), from short runs of the local stack with the construct's settings (read from its synthesized template: delivery concurrency ${stackSettings.deliveryConcurrency}, JSON logs, system log level ${settings.systemLogLevel}, application log level ${applicationLevel}, tracing ${settings.tracing ? 'active' : 'off'}, metrics per ${subscriptionMetrics ? 'subscription' : 'topic'}) against the sink answering after 10 ms, 100 ms or 1 s, one delivery invocation at a time (the local stack shares one delivery engine between invocations; alone, an invocation has its request slots to itself, as a Lambda instance has), the publish and delivery functions bundled as the construct bundles them, each in a Node.js process of its own. Measured: AWS requests, Lambda invocations and durations, the functions' CPU time, webhook bytes, the handlers' log lines and metric points, cold starts. Assumed: an idle backlog sweep (once a minute) bills ${ASSUMED_SWEEP_MS} ms; this machine's core is a Lambda vCPU (Lambda gives ${LAMBDA_MB_PER_VCPU} MB one, less memory a share), ${COLD_STARTS_PER_MILLION_EVENTS} cold starts per function per million events, X-Ray's default sampling, ${WIRE_OVERHEAD_BYTES_PER_REQUEST} B of TCP/TLS per request, stored log bytes = ingested; with metrics kept across invocations (\`metricsFlushSeconds: ${KEPT_METRICS_SECONDS}\`), each function's invocations spread over ${INSTANCES_OVER_CONCURRENCY} times the instances their rate and mean duration need, each writing every ${KEPT_METRICS_SECONDS} s or when a metric holds 99 values.`,
           figures,
           details: {
             cases: cases.map((c) => ({

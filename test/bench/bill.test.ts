@@ -185,6 +185,21 @@ describe('the all-in bill', () => {
     expect(fixed.stack.total).toBeCloseTo(0.7776, 9);
   });
 
+  it('prices the backlog sweep by the month: an invocation, its duration and its index reads each minute', () => {
+    const fixed = fixedMonthly({
+      alarmMetrics: 0,
+      dashboards: 0,
+      secrets: 0,
+      customerManagedKeys: 0,
+      metrics: { stack: 0, perTopic: 0, perSubscription: 0 },
+      backlogSweep: { everyMinutes: 1, billedMs: 30, memoryMb: 512, readUnits: 2 },
+    });
+    // 43,200 sweeps x ($0.20/M + 0.03 s x 0.5 GB x $0.0000133334 + 2 x $0.125/M).
+    const perSweep = 0.2e-6 + 0.015 * 0.000_013_333_4 + 0.25e-6;
+    expect(fixed.stack.backlogSweep).toBeCloseTo(43_200 * perSweep, 9);
+    expect(fixed.stack.total).toBeCloseTo(43_200 * perSweep, 9);
+  });
+
   it('prices the same work at Event Grid and EventBridge list prices', () => {
     // 1 KB: one publish operation and one delivery each ($0.60/M each); EventBridge $1.00 + $0.20.
     const small = comparisonPerMillion(1024);
