@@ -75,7 +75,9 @@ describe('the backlog of an unhealthy endpoint', () => {
     const [first, second] = probes;
     // The second probe waits out the hold the first one's failure began (1 min, scaled).
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(60_000 / TIME_SCALE - 50);
-    expect((await healthOf('outage', 'hook')).held?.events).toBe(ids.length);
+    // Still all held. A probed event is stored back before its old line is marked done, so for a
+    // moment it may be counted twice; never fewer.
+    expect((await healthOf('outage', 'hook')).held?.events).toBeGreaterThanOrEqual(ids.length);
 
     down = false;
     await eventually(
@@ -96,6 +98,100 @@ describe('the backlog of an unhealthy endpoint', () => {
     const record = await api.historyWhen('outage', 'hook', ids[0] as string, 'Delivered');
     expect(record.attempts.at(-1)).toMatchObject({ outcome: 'Delivered' });
   }, 120_000);
+});
+
+/** Makes `name`'s endpoint (answering 500) unhealthy with `count` events, and waits until all are held. */
+async function parkEvents(topic: string, name: string, path: string, count: number, extra = {}) {
+  const key = await api.createTopic(topic);
+  await api.subscribe(
+    topic,
+    name,
+    webhook.url(path, () => ({ status: 500 })),
+    extra,
+  );
+  const ids = Array.from({ length: count }, (_, index) => `${topic}-${index}`);
+  expect(
+    (
+      await api.publish(
+        topic,
+        key,
+        ids.map((id) => event(id)),
+      )
+    ).status,
+  ).toBe(200);
+  await eventually(
+    async () => (await healthOf(topic, name)).held?.events === count,
+    20_000,
+    `${count} events of ${topic}/${name} held`,
+  );
+  return ids;
+}
+
+describe('a subscription changed while its events are held', () => {
+  it('delivers them to the new endpoint URL at once', async () => {
+    const ids = await parkEvents('moved', 'hook', '/moved-old', 30);
+
+    const moved = await api.call('PUT', '/admin/topics/moved/eventSubscriptions/hook', {
+      properties: {
+        destination: { endpointType: 'WebHook', properties: { endpointUrl: webhook.url('/moved-new') } },
+      },
+    });
+    expect(moved.status).toBe(200);
+
+    await eventually(
+      () => ids.every((id) => idsAt('/moved-new').includes(id)),
+      20_000,
+      'every held event at the new endpoint',
+    );
+    await eventually(
+      async () => (await healthOf('moved', 'hook')).held === null,
+      20_000,
+      'the backlog empty',
+    );
+  }, 60_000);
+
+  it('drops them as SubscriptionDeleted when it is deleted', async () => {
+    const ids = await parkEvents('gone', 'hook', '/gone', 25);
+    const before = webhook.requestsTo('/gone').length;
+
+    expect((await api.call('DELETE', '/admin/topics/gone/eventSubscriptions/hook')).status).toBe(200);
+
+    await eventually(
+      () =>
+        api.stack.metrics.sum('DroppedEventCount', { Topic: 'gone', EventSubscriptionName: 'HOOK' }) ===
+        ids.length,
+      20_000,
+      'every held event dropped',
+    );
+    // The reason is a series of its own: no other test here deletes a subscription.
+    expect(api.stack.metrics.sum('DroppedEventCount', { DropReason: 'SubscriptionDeleted' })).toBe(
+      ids.length,
+    );
+    // None was sent anywhere after the delete (a probe already in flight at most).
+    expect(webhook.requestsTo('/gone').length - before).toBeLessThanOrEqual(1);
+  }, 60_000);
+
+  it('ends them when their time to live runs out while held, at their due time', async () => {
+    // Time to live 2 min (2 s here): the holds of the unhealthy endpoint outlast it.
+    const ids = await parkEvents('brief', 'hook', '/brief', 20, {
+      retryPolicy: { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 2 },
+    });
+
+    await eventually(
+      () =>
+        api.stack.metrics.sum('DroppedEventCount', { Topic: 'brief', EventSubscriptionName: 'HOOK' }) ===
+        ids.length,
+      20_000,
+      'every held event ended',
+    );
+    expect(api.stack.metrics.sum('DroppedEventCount', { DropReason: 'TimeToLiveExceeded' })).toBe(ids.length);
+    const record = await api.historyWhen('brief', 'hook', ids[0] as string, 'Dropped');
+    expect(record).toMatchObject({ reason: 'TimeToLiveExceeded' });
+    // Ended when due, past its time to live, never before.
+    expect(Date.parse(record.attempts.at(-1).time) - Date.parse(record.publishTime)).toBeGreaterThanOrEqual(
+      (2 * 60_000) / TIME_SCALE,
+    );
+  }, 60_000);
 });
 
 describe('a wait longer than the threshold', () => {
