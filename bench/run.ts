@@ -6,7 +6,8 @@
  * machine's reference rates, the retry-engine simulation and a day-long hold (virtual time),
  * publish-to-webhook latency, sustained throughput with the happy-path cost model, the batched
  * ladder, filtered subscriptions, overload, retries with 30% of answers failing, dead endpoints
- * and a crowd of them beside healthy subscriptions, and a dead-letter burst. Results go to
+ * and a crowd of them beside healthy subscriptions, a dead-letter burst, and an unhealthy endpoint's
+ * backlog parked and drained once it answers again. Results go to
  * bench/results/latest.json and docs/BENCHMARKS.md (with an SVG chart).
  */
 import { execSync } from 'node:child_process';

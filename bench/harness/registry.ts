@@ -15,6 +15,7 @@ import { held24h } from '../scenarios/held-24h';
 import { latency } from '../scenarios/latency';
 import { memory } from '../scenarios/memory';
 import { overload } from '../scenarios/overload';
+import { recovery } from '../scenarios/recovery';
 import { reference } from '../scenarios/reference';
 import { simulation } from '../scenarios/simulation';
 import { throughput } from '../scenarios/throughput';
@@ -33,6 +34,7 @@ export const SCENARIOS: readonly Scenario[] = [
   deadEndpoint,
   crowd,
   deadLetters,
+  recovery,
   bill,
   memory,
 ];
