@@ -31,14 +31,11 @@
  */
 
 import type {
-  BacklogHeldBy,
-  BacklogTickJob,
   DeliveryItem,
   DeliveryJob,
   DeliveryTarget,
   EndedJob,
   QueuedJob,
-  StoreJob,
   ValidationJob,
 } from '../domain/delivery';
 import type { AttemptRecord, AttemptResult, Subscription } from '../domain/model';
@@ -53,25 +50,23 @@ import {
 import type { Clock, Random } from '../platform/clock';
 import { FairSlots } from '../platform/concurrency';
 import type { SecretOpener } from '../platform/sealing';
-import { packEndedJobs, packJobs, packStoreJobs } from '../queue/job-codec';
+import { packEndedJobs, packJobs } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
-import type { BacklogStore } from '../storage/backlog';
 import type { FanOutStore } from '../storage/fan-out-bucket';
-import type { HealthStore } from '../storage/health';
-import { BacklogStoreStep, type SourcedStoreJob, type StoreResult } from './backlog-store-step';
-import { type BacklogSweepReport, BacklogTick } from './backlog-tick';
+import type { SourcedStoreJob, StoreResult } from './backlog-store-step';
+import type { BacklogSweepReport } from './backlog-tick';
 import type { DropRecorder } from './dead-letter';
+import { type EngineBacklog, EngineBacklogs } from './engine-backlogs';
 import { workFanOut } from './fan-out';
-import { ALWAYS_QUEUE, type FollowUpRoute, HANDOFF_RETRY_DELAY_SECONDS, sendFollowUps } from './follow-ups';
+import { ALWAYS_QUEUE, HANDOFF_RETRY_DELAY_SECONDS, sendFollowUps } from './follow-ups';
 import type { EndpointHandshake } from './handshake';
 import type { HealthTracker } from './health';
 import { emptyReport, type JobReport } from './job-report';
 import { OpenedSecrets } from './opened-secrets';
 import { buildDeliveryRequest, type OutgoingRequest, outgoingEvents, requestsOf } from './request';
-import { BACKLOG_AFTER_MS, type BacklogHealthView, storeOrQueue } from './rules/backlog';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { endpointAgreed, UNVALIDATED_ENDPOINT_HOLD_MS } from './rules/handshake';
-import { gateOf, type HealthSignal, isDraining, isProbing, isUnhealthy } from './rules/health';
+import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import { pushesBack } from './rules/outcomes';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { expiresAtDue, planWait, waitPrecisionOf } from './rules/retry';
@@ -135,25 +130,6 @@ export interface DeliveryEngineDeps {
   backlog?: EngineBacklog;
 }
 
-/** What an engine that keeps backlogs needs besides its own dependencies. */
-export interface EngineBacklog {
-  /** The segments and their index. */
-  readonly store: BacklogStore;
-  /** The endpoint's stored health, read strongly consistently by each tick, and its drain mark written. */
-  readonly healthStore: Pick<HealthStore, 'get' | 'put'>;
-  /**
-   * Whether events are routed into backlogs (default true). Off, nothing new is stored, but
-   * backlogs that hold events still wake, drain and empty (the way to switch them off).
-   */
-  readonly routing?: boolean;
-  /** Waits longer than this are stored, in real time (default {@link BACKLOG_AFTER_MS}); scaled by the profile. */
-  readonly afterMs?: number;
-  /** Requests a backlog's drain has in flight to its endpoint at most. */
-  readonly drainConcurrency: number;
-  /** New timer tokens (default: random UUIDs). */
-  readonly newToken?: () => string;
-}
-
 /**
  * An endpoint that has all the requests it may have in flight and has answered none of them for
  * this long is stalled: its further events are held, not queued. Real time: the 30 s request
@@ -186,19 +162,11 @@ export { UNVALIDATED_ENDPOINT_HOLD_MS };
 
 type Resolved = { kind: 'deleted' } | { kind: 'found'; subscription: Subscription; profile: DeliveryProfile };
 
-/** An engine's backlog at work: its store step, its ticks and the threshold of a long wait. */
-interface Backlogs {
-  readonly routing: boolean;
-  readonly afterMs: number;
-  readonly storeStep: BacklogStoreStep;
-  readonly tick: BacklogTick;
-}
-
 export class DeliveryEngine {
   private readonly slots: FairSlots;
   private readonly subscriptionConcurrency: number;
   private readonly secrets: OpenedSecrets;
-  private readonly backlogs: Backlogs | undefined;
+  private readonly backlogs: EngineBacklogs | undefined;
 
   constructor(private readonly deps: DeliveryEngineDeps) {
     this.slots = new FairSlots({
@@ -212,50 +180,7 @@ export class DeliveryEngine {
       1,
       Math.min(deps.concurrency, deps.subscriptionConcurrency ?? Math.ceil(deps.concurrency / 4)),
     );
-    this.backlogs = deps.backlog === undefined ? undefined : this.backlogsOf(deps.backlog);
-  }
-
-  private backlogsOf(backlog: EngineBacklog): Backlogs {
-    const { deps } = this;
-    const newToken = backlog.newToken === undefined ? {} : { newToken: backlog.newToken };
-    return {
-      routing: backlog.routing ?? true,
-      afterMs: backlog.afterMs ?? BACKLOG_AFTER_MS,
-      storeStep: new BacklogStoreStep({
-        backlog: backlog.store,
-        queue: deps.queue,
-        endpoints: {
-          endpointUrlOf: async (target) =>
-            (await deps.subscriptions.get(topicIdOf(target.topic), target.subscription, target.version))
-              ?.destination.endpointUrl,
-        },
-        clock: deps.clock,
-        logger: deps.logger,
-        metrics: deps.metrics,
-        ...newToken,
-      }),
-      tick: new BacklogTick({
-        store: backlog.store,
-        queue: deps.queue,
-        clock: deps.clock,
-        random: deps.random,
-        logger: deps.logger,
-        attempts: this,
-        tracker: deps.health,
-        drainConcurrency: backlog.drainConcurrency,
-        subscriptions: deps.subscriptions,
-        health: backlog.healthStore,
-        drops: deps.drops,
-        history: deps.history,
-        profiles: deps.profiles,
-        ...newToken,
-      }),
-    };
-  }
-
-  /** The backlogs when events are routed into them (else long waits hop and held events ride the retry queue). */
-  private get routing(): Backlogs | undefined {
-    return this.backlogs?.routing === true ? this.backlogs : undefined;
+    this.backlogs = deps.backlog === undefined ? undefined : new EngineBacklogs(deps, deps.backlog, this);
   }
 
   /**
@@ -264,15 +189,15 @@ export class DeliveryEngine {
    * came in: the same messages stored again write the same segments.
    */
   storeJobs(jobs: readonly SourcedStoreJob[]): Promise<StoreResult> {
-    return this.requireBacklogs().storeStep.store(jobs);
+    return this.requireBacklogs().store(jobs);
   }
 
   /** Sends the ticks of backlogs whose wake is near (the sweeper's job, every minute). */
   sweepBacklogs(): Promise<BacklogSweepReport> {
-    return this.requireBacklogs().tick.sweep();
+    return this.requireBacklogs().sweep();
   }
 
-  private requireBacklogs(): Backlogs {
+  private requireBacklogs(): EngineBacklogs {
     if (this.backlogs === undefined) throw new Error('this worker keeps no backlogs');
     return this.backlogs;
   }
@@ -299,30 +224,10 @@ export class DeliveryEngine {
       case 'ended':
         return this.handOffAgain(job);
       case 'store':
-        return this.storeOne(job);
+        return this.requireBacklogs().storeOne(job);
       case 'backlog-tick':
-        return this.tick(job, options);
+        return this.requireBacklogs().tick(job, options);
     }
-  }
-
-  /** One `store` job on its own, named by its events (their ids and attempt counts). */
-  private async storeOne(job: StoreJob): Promise<JobReport> {
-    const sourceId = job.items.map((item) => `${item.deliveryId}#${item.attempts}`).join('\n');
-    const result = await this.storeJobs([{ sourceId, job }]);
-    const reason = result.unfinished.get(sourceId);
-    if (reason !== undefined) throw new Error(reason);
-    return { ...emptyReport(), stored: job.items.length };
-  }
-
-  private async tick(job: BacklogTickJob, options: JobOptions): Promise<JobReport> {
-    const report = await this.requireBacklogs().tick.tick(job, options);
-    return {
-      ...emptyReport(),
-      delivered: report.delivered,
-      retried: report.released,
-      ended: report.ended + report.dropped,
-      stored: report.storedBack,
-    };
   }
 
   /** A delivery job, through the phases. */
@@ -356,14 +261,8 @@ export class DeliveryEngine {
       random: this.deps.random,
       deadLetters: subscription.deadLetter !== undefined,
     });
-    await sendFollowUps(
-      this.deps,
-      subscription,
-      profile,
-      target,
-      decisions,
-      this.routeOf(subscription, profile),
-    );
+    const route = this.backlogs?.routeOf(subscription, profile) ?? ALWAYS_QUEUE;
+    await sendFollowUps(this.deps, subscription, profile, target, decisions, route);
     await this.record(subscription, target, decisions);
     const count = (groups: ReadonlyMap<number, readonly DeliveryItem[]>) =>
       [...groups.values()].reduce((sum, items) => sum + items.length, 0);
@@ -376,29 +275,6 @@ export class DeliveryEngine {
       held: count(decisions.held),
       queued: 0,
       stored: 0,
-    };
-  }
-
-  /**
-   * Where this job's follow-ups go, by due time: with backlogs, into the backlog while the endpoint
-   * is unhealthy or draining (as this worker sees it now, after the job's own outcomes) and for
-   * waits longer than the threshold; otherwise the retry queue.
-   */
-  private routeOf(subscription: Subscription, profile: DeliveryProfile): FollowUpRoute {
-    const backlogs = this.routing;
-    if (backlogs === undefined) return ALWAYS_QUEUE;
-    const health = this.backlogView(subscription);
-    const backlogAfterMs = backlogs.afterMs / profile.timeScale;
-    return (dueAt) => storeOrQueue({ dueAt, now: this.deps.clock.now(), health, backlogAfterMs });
-  }
-
-  /** What the store decision reads of an endpoint's health, from this worker's current view. */
-  private backlogView(subscription: Subscription): BacklogHealthView {
-    const view = this.deps.health.peek(subscription);
-    const now = this.deps.clock.now();
-    return {
-      unhealthy: view !== undefined && isUnhealthy(view),
-      draining: view !== undefined && isDraining(view, now),
     };
   }
 
@@ -439,14 +315,9 @@ export class DeliveryEngine {
   ): Promise<'hopped' | 'stored' | false> {
     const now = this.deps.clock.now();
     const wait = planWait(job.dueAt, now, waitPrecisionOf(profile));
-    const backlogs = this.routing;
-    if (wait.kind === 'hop' && job.dueAt !== undefined && backlogs !== undefined) {
-      const backlogAfterMs = backlogs.afterMs / profile.timeScale;
-      const health = { unhealthy: false, draining: false };
-      if (storeOrQueue({ dueAt: job.dueAt, now, health, backlogAfterMs }) === 'store') {
-        await this.sendToBacklog(target, job.dueAt, 'wait', job.items);
-        return 'stored';
-      }
+    if (wait.kind === 'hop' && job.dueAt !== undefined && this.backlogs?.storesWait(job.dueAt, profile)) {
+      await this.backlogs.send(target, job.dueAt, 'wait', job.items);
+      return 'stored';
     }
     if (wait.kind === 'hop') {
       const bodies = packJobs({ target, dueAt: job.dueAt }, job.items);
@@ -458,20 +329,6 @@ export class DeliveryEngine {
     }
     if (wait.kind === 'sleep') await this.deps.clock.sleep(wait.ms);
     return false;
-  }
-
-  /** Sends events to the backlog queue, to be stored in their subscription's backlog. */
-  private async sendToBacklog(
-    target: DeliveryTarget,
-    dueAt: number,
-    heldBy: BacklogHeldBy,
-    items: readonly DeliveryItem[],
-  ): Promise<void> {
-    const bodies = packStoreJobs({ target, dueAt, heldBy }, items);
-    await this.deps.queue.send(
-      'backlog',
-      bodies.map((body) => ({ body, delaySeconds: 0 })),
-    );
   }
 
   /** Which events may be attempted now. The TTL is checked here, when an attempt comes due. */
@@ -512,14 +369,10 @@ export class DeliveryEngine {
     // (The tracker never throws: a health read that fails or is slow counts as healthy.)
     const health = await this.deps.health.current(subscription, profile);
     const gate = gateOf(health, now);
-    if (this.routing !== undefined && gate.kind !== 'disabled') {
-      // An unhealthy endpoint's backlog probes it (one request when its hold ends), and a
-      // recovering one's drain sends it only as much as it takes: this worker holds its events
-      // for the backlog, attempting none.
-      if (isUnhealthy(health) || isDraining(health, now)) {
-        const until = gate.kind === 'hold' ? gate.until : now;
-        return items.map((item) => ({ kind: 'held', item, until, reason: 'probation' }));
-      }
+    // An unhealthy or draining endpoint's events are held for its backlog, attempting none.
+    if (gate.kind !== 'disabled' && this.backlogs?.holdsFor(health, now)) {
+      const until = gate.kind === 'hold' ? gate.until : now;
+      return items.map((item) => ({ kind: 'held', item, until, reason: 'probation' }));
     }
     if (gate.kind === 'hold') {
       return items.map((item) => ({ kind: 'held', item, until: gate.until, reason: 'probation' }));
