@@ -38,10 +38,10 @@ import type { BacklogLine, BacklogMeta, BacklogSegmentRef, BacklogState } from '
 import type { BacklogTickJob, DeliveryItem, DeliveryTarget } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
-import { METRIC, type MetricBuffer } from '../observability/metrics';
+import type { MetricBuffer } from '../observability/metrics';
 import { BACKLOG_TICK_QUEUE, backlogTickBody, packJobs } from '../queue/job-codec';
 import type { OutgoingJob } from '../queue/sqs-job-queue';
-import { hasWake, summaryOf } from '../storage/backlog';
+import { summaryOf } from '../storage/backlog';
 import type { HealthStore } from '../storage/health';
 import {
   BacklogDrain,
@@ -53,6 +53,7 @@ import {
   TICK_DEADLINE_RESERVE_MS,
   TICK_LEASE_MS,
 } from './backlog-drain';
+import { BacklogSweep, type BacklogSweepReport } from './backlog-sweep';
 import { setTimer } from './backlog-timer';
 import type { DropRecorder } from './dead-letter';
 import type { AttemptHistory, JobOptions, SubscriptionSource } from './engine';
@@ -74,9 +75,6 @@ import { currentHealth, gateOf } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
 import { deliveryTargetOf } from './target';
-
-/** A wake this far past due has lost its tick message: the sweeper arms it again with a new token. */
-export const WAKE_LATE_MS = 5 * 60_000;
 
 /** A tick's dependencies: the drain's (its `queue` also takes released events and ticks), and more. */
 export interface BacklogTickDeps extends BacklogDrainDeps {
@@ -122,16 +120,6 @@ export interface BacklogTickReport {
   readonly wakeAt: number | undefined;
 }
 
-/** What one sweep did. */
-export interface BacklogSweepReport {
-  /** Ticks sent for wakes due soon that had none in flight. */
-  readonly sent: number;
-  /** Of those, ticks that replace a lost one (the wake was more than {@link WAKE_LATE_MS} late). */
-  readonly rearmed: number;
-  /** Backlogs that could not be armed now (the next sweep tries again). */
-  readonly failed: number;
-}
-
 /**
  * Whether a segment stored for `uid` belongs to the subscription as it is now: a subscription
  * deleted and created again under the same name has another uid (as the engine's resolve reads it).
@@ -159,10 +147,12 @@ type TickMode =
 export class BacklogTick {
   private readonly newToken: () => string;
   private readonly drain: BacklogDrain;
+  private readonly sweeper: BacklogSweep;
 
   constructor(private readonly deps: BacklogTickDeps) {
     this.newToken = deps.newToken ?? randomUUID;
     this.drain = new BacklogDrain(deps);
+    this.sweeper = new BacklogSweep(deps);
   }
 
   /** Works one tick of a backlog. Rejects when it could not finish; its continuation then resumes it. */
@@ -281,76 +271,9 @@ export class BacklogTick {
     };
   }
 
-  /**
-   * Sends the tick of every backlog whose wake is within {@link RELEASE_AHEAD_MS} of `now` and
-   * has none in flight, with its exact delay, and marks it sent (`armedToken`; `setTimer`). A
-   * crash before the mark sends it again at the next sweep, with the same token: whichever tick
-   * claims first moves the token on, and the other does nothing. A wake more than {@link WAKE_LATE_MS} late lost its
-   * tick (a redriven message, a bug): it is armed again at once with a new token, and counted
-   * (`BacklogWakeLateCount`). Every {@link BACKLOG_MEASURE_EVERY_MINUTES} minutes it also writes
-   * what the backlogs hold (`BacklogHeldEvents`, `BacklogOldestEventAgeSeconds`) from their METAs.
-   */
-  async sweep(now: number = this.deps.clock.now()): Promise<BacklogSweepReport> {
-    const { store, logger, metrics } = this.deps;
-    let sent = 0;
-    let rearmed = 0;
-    let failed = 0;
-    const armBy = now + RELEASE_AHEAD_MS;
-    // A measuring sweep reads the whole timer index (every backlog holding events has a wake
-    // there), so a backlog whose wake is hours away is counted too; the others read the near ones.
-    const measuring = isMeasuringSweep(now);
-    const listed = await store.wakesBy(measuring ? EVERY_WAKE : armBy);
-    for (const meta of listed) {
-      if (!hasWake(meta) || !isWakeBy(meta.wakeAt, armBy)) continue;
-      const late = meta.wakeAt < now - WAKE_LATE_MS;
-      if (meta.armedToken === meta.token && !late) continue;
-      try {
-        const target = await this.targetOf(meta);
-        if (target === undefined) {
-          logger.warn('backlog has a wake but neither a subscription nor a segment; left as it is', {
-            topic: meta.topic,
-            subscription: meta.subscription,
-          });
-          failed += 1;
-          continue;
-        }
-        const token = late ? this.newToken() : meta.token;
-        const profile = this.deps.profiles[target.profile];
-        const set = await setTimer(
-          { store, queue: this.deps.queue },
-          // A late wake is moved to now, so it is not taken for lost again while its new tick is on the way.
-          { ...meta, token, ...(late ? { wakeAt: now } : {}), updatedAt: now },
-          meta.token,
-          { target, delaySeconds: sqsDelaySeconds(meta.wakeAt, now, waitPrecisionOf(profile)) },
-        );
-        // Not set: a tick or a store came first and set its own timer.
-        if (!set) continue;
-        sent += 1;
-        if (late) {
-          rearmed += 1;
-          logger.warn('backlog wake was late; armed again', {
-            topic: meta.topic,
-            subscription: meta.subscription,
-            wakeAt: meta.wakeAt,
-            lateMs: now - meta.wakeAt,
-          });
-        }
-      } catch (error) {
-        failed += 1;
-        logger.error('could not arm a backlog wake; the next sweep tries again', {
-          topic: meta.topic,
-          subscription: meta.subscription,
-          error: (error as Error).message,
-        });
-      }
-    }
-    metrics?.count(METRIC.BacklogWakeLateCount, rearmed);
-    if (measuring && metrics !== undefined) {
-      const measure = measureBacklogs(listed, now);
-      metrics.gauge(METRIC.BacklogHeldEvents, measure.events, 'Count');
-      metrics.gauge(METRIC.BacklogOldestEventAgeSeconds, measure.oldestEventAgeSeconds, 'Seconds');
-    }
-    return { sent, rearmed, failed };
+  /** One pass of the sweeper over the timer index (see `BacklogSweep`). */
+  sweep(now: number = this.deps.clock.now()): Promise<BacklogSweepReport> {
+    return this.sweeper.sweep(now);
   }
 
   // ---- steps --------------------------------------------------------------------------------
@@ -622,17 +545,6 @@ export class BacklogTick {
     await this.deps.queue.send(BACKLOG_TICK_QUEUE, [{ body: backlogTickBody(target, token), delaySeconds }]);
   }
 
-  /**
-   * The target a sweeper's tick carries: the subscription's as it is now, else (deleted) that of
-   * a stored segment, so the tick can still find the backlog and drop it.
-   */
-  private async targetOf(meta: BacklogMeta): Promise<DeliveryTarget | undefined> {
-    const subscription = await this.deps.subscriptions.get(meta.topic, meta.subscription);
-    if (subscription !== undefined) return deliveryTargetOf(subscription);
-    const [first] = await this.deps.store.listSegments(meta.topic, meta.subscription);
-    return first === undefined ? undefined : (await this.deps.store.readSegment(first)).header.target;
-  }
-
   private async recordHistory(records: Parameters<AttemptHistory['record']>[0]): Promise<void> {
     if (records.length === 0) return;
     try {
@@ -645,52 +557,4 @@ export class BacklogTick {
       });
     }
   }
-}
-
-// ---- the sweeper's measures -------------------------------------------------------------------
-
-/**
- * Minutes between two measures of the backlogs: the sweep of every minute that is a multiple of
- * this (by the clock, not per instance, so sweeps on several instances measure once between
- * them), as often as the alarms reading the measures look.
- */
-export const BACKLOG_MEASURE_EVERY_MINUTES = 5;
-
-/** The end of the timer index: every wake listed is at or before it. */
-const EVERY_WAKE = Number.MAX_SAFE_INTEGER;
-
-/** Whether the sweep at `now` measures the backlogs (see {@link BACKLOG_MEASURE_EVERY_MINUTES}). */
-export const isMeasuringSweep = (now: number): boolean =>
-  Math.floor(now / 60_000) % BACKLOG_MEASURE_EVERY_MINUTES === 0;
-
-/**
- * Whether a wake is at or before `until` as the timer index reads it (`wakesBy`): a wake with a
- * fraction of a millisecond counts from the next whole one, and `until` from its whole one.
- */
-const isWakeBy = (wakeAt: number, until: number): boolean => Math.ceil(wakeAt) <= Math.floor(until);
-
-/** What the backlogs hold, as their METAs last summed it up. */
-export interface BacklogMeasure {
-  /** Events not done yet, over every backlog. */
-  readonly events: number;
-  /** Seconds since the oldest of them was published (0 with none). */
-  readonly oldestEventAgeSeconds: number;
-}
-
-/**
- * Sums up the summaries the backlogs' METAs hold: as fresh as each backlog's last store or tick.
- * An idle backlog (not in the timer index) holds nothing. The age is per segment (its oldest
- * event's), so it may be older than any event still held, never younger.
- */
-export function measureBacklogs(metas: readonly BacklogMeta[], now: number): BacklogMeasure {
-  let events = 0;
-  let oldest: number | undefined;
-  for (const meta of metas) {
-    if (!hasWake(meta)) continue;
-    events += meta.summary.events;
-    const published = meta.summary.oldestPublishedAt;
-    if (meta.summary.events > 0 && published !== undefined) oldest = Math.min(oldest ?? published, published);
-  }
-  const oldestEventAgeSeconds = oldest === undefined ? 0 : Math.max(0, Math.floor((now - oldest) / 1000));
-  return { events, oldestEventAgeSeconds };
 }

@@ -54,7 +54,7 @@ import { packEndedJobs, packJobs } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { FanOutStore } from '../storage/fan-out-bucket';
 import type { SourcedStoreJob, StoreResult } from './backlog-store-step';
-import type { BacklogSweepReport } from './backlog-tick';
+import type { BacklogSweepReport } from './backlog-sweep';
 import type { DropRecorder } from './dead-letter';
 import { type EngineBacklog, EngineBacklogs } from './engine-backlogs';
 import { workFanOut } from './fan-out';

@@ -9,12 +9,8 @@
  */
 
 import { TICK_LEASE_MS } from '../../../shared/delivery/backlog-drain';
-import {
-  BACKLOG_MEASURE_EVERY_MINUTES,
-  BacklogTick,
-  type BacklogTickDeps,
-  WAKE_LATE_MS,
-} from '../../../shared/delivery/backlog-tick';
+import { BACKLOG_MEASURE_EVERY_MINUTES, WAKE_LATE_MS } from '../../../shared/delivery/backlog-sweep';
+import { BacklogTick, type BacklogTickDeps } from '../../../shared/delivery/backlog-tick';
 import { DropRecorder } from '../../../shared/delivery/dead-letter';
 import { DeliveryEngine } from '../../../shared/delivery/engine';
 import { HealthTracker } from '../../../shared/delivery/health';
