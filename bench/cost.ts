@@ -20,6 +20,10 @@ export interface Usage {
   dynamoReadUnits: number;
   s3Puts: number;
   s3Gets: number;
+  /** S3 DELETE requests (free; counted so the report shows them). */
+  s3Deletes?: number;
+  /** S3 Standard storage, in GB-months (bytes kept times the time they were kept). */
+  s3GbMonths?: number;
 }
 
 export interface CostBreakdown {
@@ -57,7 +61,12 @@ export function costPerMillionEvents(usage: Usage): CostBreakdown {
       (usage.dynamoWriteUnits * PRICES.dynamodb.perWriteUnit +
         usage.dynamoReadUnits * PRICES.dynamodb.perReadUnit) *
       scale,
-    s3: (usage.s3Puts * PRICES.s3.perPut + usage.s3Gets * PRICES.s3.perGet) * scale,
+    s3:
+      (usage.s3Puts * PRICES.s3.perPut +
+        usage.s3Gets * PRICES.s3.perGet +
+        (usage.s3Deletes ?? 0) * PRICES.s3.perDelete +
+        (usage.s3GbMonths ?? 0) * PRICES.s3.storagePerGbMonth) *
+      scale,
   };
   const total = Object.values(breakdown).reduce((n, v) => n + v, 0);
   return { ...breakdown, total };

@@ -47,10 +47,19 @@ import { HEALTH_SK, healthPk } from '../shared/storage/table';
 import { MemoryHealthStore } from '../test/support/memory-stores';
 import { billedGbSeconds, emptyLambdaUsage, type Usage } from './cost';
 import { writeUnitsOf } from './dynamo-size';
-import { queuedItem, type VirtualMessage, VirtualQueue } from './virtual-queue';
+import {
+  type BacklogQueueCounts,
+  type BacklogStoreCounts,
+  diffCounts,
+  storeCallMs,
+  VirtualBacklog,
+} from './virtual-backlog';
+import { queuedItem, VirtualQueue } from './virtual-queue';
 
 const S = 1000;
 const H = 3600 * S;
+/** A month as S3 bills storage: 30 days. */
+const MONTH_MS = 30 * 24 * H;
 
 /**
  * Billed time per delivery invocation besides the measured sleeps: its AWS calls (a read, an
@@ -126,6 +135,58 @@ class CountingHealthStore implements HealthStore {
   }
 }
 
+/** The parts of a held run's cost, for the split of a run with backlogs. */
+export type HeldPhase = 'into' | 'holding' | 'wakes';
+export const HELD_PHASES: readonly HeldPhase[] = ['into', 'holding', 'wakes'];
+
+/** Usage counted as plain numbers, so a phase's share is a difference of two of them. */
+interface Meter {
+  sqsBilled: number;
+  invocations: number;
+  gbSeconds: number;
+  writeUnits: number;
+  readUnits: number;
+  s3Puts: number;
+  s3Gets: number;
+  s3Deletes: number;
+}
+const emptyMeter = (): Meter => ({
+  sqsBilled: 0,
+  invocations: 0,
+  gbSeconds: 0,
+  writeUnits: 0,
+  readUnits: 0,
+  s3Puts: 0,
+  s3Gets: 0,
+  s3Deletes: 0,
+});
+const addMeter = (into: Meter, delta: Meter, share = 1): void => {
+  for (const key of Object.keys(into) as (keyof Meter)[]) into[key] += delta[key] * share;
+};
+
+/** What a run with backlogs counted of them. */
+export interface HeldBacklogCounts {
+  /** Distinct events stored in the backlog at least once. */
+  heldEvents: number;
+  queue: BacklogQueueCounts;
+  store: BacklogStoreCounts;
+  /** Ticks worked (claimed or stale), and those that found the endpoint held and did nothing else. */
+  ticks: number;
+  holdingTicks: number;
+  /** Sweeps: a cost of the stack (every minute, whatever the traffic), not of the events. */
+  sweeps: VirtualBacklog['sweeps'];
+  /** Events per segment written. */
+  eventsPerSegment: number;
+  /** DynamoDB write requests of the backlog (index items and META) per held event. */
+  backlogWritesPerHeldEvent: number;
+  /** Every DynamoDB write request (backlog, health, history) per held event. */
+  writesPerHeldEvent: number;
+  /** The usage by phase (sweeps left out), over all the run's events. */
+  phases: Record<HeldPhase, Usage>;
+  /** The sweeps' usage (invocations, their reads and the ticks they sent), over the same events. */
+  sweepUsage: Usage;
+}
+
 export interface HeldRun {
   eventsPerJob: number;
   events: number;
@@ -145,6 +206,8 @@ export interface HeldRun {
     deleteRequests: number;
     billedRequests: number;
     messagesSent: number;
+    /** Messages per receive of the delivery and retry queues (f_d). */
+    messagesPerReceive: number;
   };
   dynamo: {
     healthWrites: number;
@@ -157,18 +220,34 @@ export interface HeldRun {
     historyRequests: number;
   };
   lambda: { invocations: number; invocationsWithRequests: number; sleptMs: number; gbSeconds: number };
-  /** The usage, for the cost model (spread over `events`). */
+  /** With backlogs: what they did and cost. */
+  backlog: HeldBacklogCounts | undefined;
+  /** The usage, for the cost model (spread over `events`; sweeps left out). */
   usage: Usage;
   wallMs: number;
 }
 
+export interface HeldOptions {
+  eventsPerJob: number;
+  seed?: number;
+  /** Hours after the first publish by which every event must have ended (default 72). */
+  maxHours?: number;
+  /** Keep backlogs as on AWS (`virtual-backlog.ts`); default false, the engine as before them. */
+  backlog?: boolean;
+  /**
+   * Publish this many events in all, in jobs of `eventsPerJob` spread evenly over `streamHours`
+   * (default: one job, at the start).
+   */
+  streamEvents?: number;
+  /** Default 24. */
+  streamHours?: number;
+}
+
 /**
- * One job of `eventsPerJob` events published to a subscription whose endpoint answers 503 to
- * everything, followed until every event has ended (at most `maxHours`).
+ * Jobs of `eventsPerJob` events published to a subscription whose endpoint answers 503 to
+ * everything (one job at the start, or a stream of them), followed until every event has ended.
  */
-export async function runHeld(
-  options: { eventsPerJob: number; seed?: number; maxHours?: number } = { eventsPerJob: 1 },
-): Promise<HeldRun> {
+export async function runHeld(options: HeldOptions = { eventsPerJob: 1 }): Promise<HeldRun> {
   const started = performance.now();
   const random = seededRandom(options.seed ?? 7);
   const clock = new VirtualClock();
@@ -177,6 +256,18 @@ export async function runHeld(
   // Every dimension together: ends are counted by subscription and reason at once.
   const metrics = new MetricBuffer(EVERY_DIMENSION);
   const healthStore = new CountingHealthStore();
+  const backlog = options.backlog
+    ? new VirtualBacklog(clock, queue, {
+        perInvocationMs: ASSUMED_MS.perInvocation,
+        drainConcurrency: CONFIG_DEFAULTS.drainConcurrency,
+      })
+    : undefined;
+  const heldIds = new Set<string>();
+  if (backlog !== undefined) {
+    backlog.store.onSegment = (lines) => {
+      for (const line of lines) heldIds.add(line.item.deliveryId);
+    };
+  }
   const subscription: Subscription = {
     topic: 'held',
     name: 'dead',
@@ -222,7 +313,7 @@ export async function runHeld(
     profiles: DELIVERY_PROFILES,
     subscriptions,
     sender,
-    queue,
+    queue: backlog?.queue ?? queue,
     history: {
       record: async (records) => {
         const items = packHistory(records, {
@@ -246,41 +337,124 @@ export async function runHeld(
       cacheMs: CONFIG_DEFAULTS.healthCacheMs,
       flushIntervalMs: HEALTH_FLUSH_INTERVAL_MS,
     }),
+    ...(backlog === undefined ? {} : { backlog: backlog.engineBacklog(healthStore) }),
   });
 
-  const items: DeliveryItem[] = Array.from({ length: options.eventsPerJob }, (_, i) => {
-    const id = `held-${i}`;
-    const event: EventGridEvent = {
-      id,
-      topic: '/gridwire/topics/held',
-      subject: id,
-      eventType: 'Bench.Held',
-      eventTime: new Date(t0).toISOString(),
-      data: { pad: '' },
-      dataVersion: '',
-      metadataVersion: '1',
-    };
-    const bare = Buffer.byteLength(JSON.stringify(event), 'utf8');
-    event.data = { pad: 'x'.repeat(Math.max(0, EVENT_BYTES - bare)) };
-    return queuedItem(event, t0);
+  let eventSeq = 0;
+  const jobOf = (publishedAt: number): string[] => {
+    const items: DeliveryItem[] = Array.from({ length: options.eventsPerJob }, () => {
+      const id = `held-${eventSeq}`;
+      eventSeq += 1;
+      const event: EventGridEvent = {
+        id,
+        topic: '/gridwire/topics/held',
+        subject: id,
+        eventType: 'Bench.Held',
+        eventTime: new Date(publishedAt).toISOString(),
+        data: { pad: '' },
+        dataVersion: '',
+        metadataVersion: '1',
+      };
+      const bare = Buffer.byteLength(JSON.stringify(event), 'utf8');
+      event.data = { pad: 'x'.repeat(Math.max(0, EVENT_BYTES - bare)) };
+      return queuedItem(event, publishedAt);
+    });
+    return packJobs({ target: deliveryTargetOf(subscription) }, items);
+  };
+  // Publishes are put in the queue as their time comes (not counted as sends, as before).
+  const events = options.streamEvents ?? options.eventsPerJob;
+  const jobs = Math.max(1, Math.round(events / options.eventsPerJob));
+  const publishEveryMs = jobs === 1 ? 0 : ((options.streamHours ?? 24) * H) / jobs;
+  let published = 0;
+  const nextPublishAt = () => (published < jobs ? t0 + Math.floor(published * publishEveryMs) : undefined);
+
+  // What the counters say now, so each job's (or window's) part is a difference.
+  const meterNow = (): Meter => ({
+    sqsBilled: queue.billedRequests + (backlog?.counts.billedRequests ?? 0),
+    invocations: 0,
+    gbSeconds: 0,
+    writeUnits:
+      healthStore.writeUnits +
+      history.units +
+      (backlog === undefined
+        ? 0
+        : backlog.store.counts.indexWriteUnits + backlog.store.counts.metaWriteUnits),
+    readUnits:
+      healthStore.readUnits +
+      subscriptionReadUnits +
+      (backlog === undefined ? 0 : backlog.store.counts.readUnits + backlog.store.counts.timerIndexReadUnits),
+    s3Puts: backlog?.store.counts.s3Puts ?? 0,
+    s3Gets: backlog?.store.counts.s3Gets ?? 0,
+    s3Deletes: backlog?.store.counts.s3Deletes ?? 0,
   });
-  for (const body of packJobs({ target: deliveryTargetOf(subscription) }, items)) {
-    queue.put(body, t0);
-  }
+  const phases: Record<HeldPhase, Meter> = { into: emptyMeter(), holding: emptyMeter(), wakes: emptyMeter() };
+  const sweepMeter = emptyMeter();
 
   const lambda = { invocations: 0, invocationsWithRequests: 0, sleptMs: 0, gbSeconds: 0 };
   let hops = 0;
+  let ticks = 0;
+  let holdingTicks = 0;
+  let messagesReceived = 0;
   let lastEndedAt = t0;
   const end = t0 + (options.maxHours ?? 72) * H;
-  for (let batch = queue.receive(); batch.length > 0; batch = queue.receive()) {
-    const visibleAt = (batch[0] as VirtualMessage).visibleAt;
-    if (visibleAt > end) throw new Error(`events still pending after ${options.maxHours ?? 72} hours`);
-    clock.advanceTo(visibleAt);
+  for (;;) {
+    const publishAt = nextPublishAt();
+    const nextJob = queue.nextVisibleAt();
+    const closes = backlog?.windowClosesAt();
+    if (publishAt === undefined && nextJob === undefined && closes === undefined) {
+      if (backlog === undefined || !(await backlog.store.hasWakes())) break;
+    }
+    const sweepAt = backlog?.nextSweepAt() ?? Number.POSITIVE_INFINITY;
+    const at = Math.min(
+      publishAt ?? Number.POSITIVE_INFINITY,
+      nextJob ?? Number.POSITIVE_INFINITY,
+      closes ?? Number.POSITIVE_INFINITY,
+      sweepAt,
+    );
+    if (at > end) throw new Error(`events still pending after ${options.maxHours ?? 72} hours`);
+    clock.advanceTo(at);
+    if (publishAt === at) {
+      for (const body of jobOf(at)) queue.put(body, at);
+      published += 1;
+      continue;
+    }
+    if (backlog !== undefined && closes === at) {
+      const before = meterNow();
+      const durationMs = await backlog.closeWindow(engine);
+      const delta = diffCounts(meterNow(), before);
+      delta.invocations = 1;
+      delta.gbSeconds = billedGbSeconds('delivery', durationMs);
+      lambda.invocations += 1;
+      lambda.gbSeconds += delta.gbSeconds;
+      addMeter(phases.into, delta);
+      continue;
+    }
+    if (nextJob !== at) {
+      if (backlog === undefined) throw new Error('a sweep without a backlog');
+      const before = meterNow();
+      const sweepsBefore = backlog.sweeps.durationMs;
+      await backlog.sweep(engine, at);
+      const delta = diffCounts(meterNow(), before);
+      delta.invocations = 1;
+      delta.gbSeconds = billedGbSeconds('delivery', backlog.sweeps.durationMs - sweepsBefore);
+      addMeter(sweepMeter, delta);
+      continue;
+    }
+    const beforeReceive = meterNow();
+    const batch = queue.receive();
+    messagesReceived += batch.length;
     const requestsBefore = requestTimes.length;
     let longestMs = 0;
+    let storeMs = 0;
+    const jobPhases: HeldPhase[] = [];
+    const jobsMeter = emptyMeter();
     for (const message of batch) {
       const startedAt = clock.now();
-      const report = await engine.processJob(parseJob(message.body), {
+      const job = parseJob(message.body);
+      const before = meterNow();
+      const storeBefore = backlog === undefined ? undefined : { ...backlog.store.counts };
+      const jobRequestsBefore = requestTimes.length;
+      const report = await engine.processJob(job, {
         attemptDeadline: attemptDeadline(startedAt, {
           getRemainingTimeInMillis: () => FUNCTIONS.delivery.timeoutSeconds * 1000,
         }),
@@ -288,17 +462,40 @@ export async function runHeld(
       if (report.hopped) hops += 1;
       if (report.ended > 0) lastEndedAt = clock.now();
       longestMs = Math.max(longestMs, clock.now() - startedAt);
+      if (backlog !== undefined && storeBefore !== undefined) {
+        storeMs += storeCallMs(diffCounts(backlog.store.counts, storeBefore));
+      }
+      let phase: HeldPhase = 'into';
+      if (job.kind === 'backlog-tick') {
+        ticks += 1;
+        const idle =
+          report.delivered + report.retried + report.ended + report.stored === 0 &&
+          requestTimes.length === jobRequestsBefore;
+        if (idle) holdingTicks += 1;
+        phase = idle ? 'holding' : 'wakes';
+      }
+      jobPhases.push(phase);
+      const delta = diffCounts(meterNow(), before);
+      addMeter(phases[phase], delta);
+      addMeter(jobsMeter, delta);
     }
     queue.delete();
     const withRequests = requestTimes.length > requestsBefore;
+    const gbSeconds = billedGbSeconds(
+      'delivery',
+      longestMs + ASSUMED_MS.perInvocation + (withRequests ? ASSUMED_MS.webhookAnswer : 0) + storeMs,
+    );
     lambda.invocations += 1;
     if (withRequests) lambda.invocationsWithRequests += 1;
     lambda.sleptMs += longestMs;
-    lambda.gbSeconds += billedGbSeconds(
-      'delivery',
-      longestMs + ASSUMED_MS.perInvocation + (withRequests ? ASSUMED_MS.webhookAnswer : 0),
-    );
+    lambda.gbSeconds += gbSeconds;
+    // What the batch costs besides its jobs (its receive and delete, the invocation), shared by its jobs.
+    const shared = diffCounts(diffCounts(meterNow(), beforeReceive), jobsMeter);
+    shared.invocations = 1;
+    shared.gbSeconds = gbSeconds;
+    for (const phase of jobPhases) addMeter(phases[phase], shared, 1 / jobPhases.length);
   }
+  backlog?.store.settleStorage();
 
   const ended: Record<string, number> = {};
   let holds = 0;
@@ -310,12 +507,11 @@ export async function runHeld(
     }
     if (point.name === METRIC.DeliveryHeldCount) holds += count;
   }
+  const eventCount = jobs * options.eventsPerJob;
   const endedCount = Object.values(ended).reduce((sum, count) => sum + count, 0);
-  if (endedCount !== options.eventsPerJob)
-    throw new Error(`${endedCount} of ${options.eventsPerJob} events ended; the rest are unaccounted for`);
+  if (endedCount !== eventCount)
+    throw new Error(`${endedCount} of ${eventCount} events ended; the rest are unaccounted for`);
 
-  const lambdaUsage = emptyLambdaUsage();
-  lambdaUsage.delivery = { invocations: lambda.invocations, gbSeconds: lambda.gbSeconds };
   const dynamo = {
     healthWrites: healthStore.writes,
     healthWriteConflicts: healthStore.conflicts,
@@ -326,34 +522,71 @@ export async function runHeld(
     historyWriteUnits: history.units,
     historyRequests: history.requests,
   };
+  const s3GbMonths = (byteMs: number) => byteMs / 1e9 / MONTH_MS;
+  const usageOf = (meter: Meter, storageByteMs: number): Usage => {
+    const lambdaUsage = emptyLambdaUsage();
+    lambdaUsage.delivery = { invocations: meter.invocations, gbSeconds: meter.gbSeconds };
+    return {
+      events: eventCount,
+      httpRequests: 0,
+      lambda: lambdaUsage,
+      sqsBilledRequests: meter.sqsBilled,
+      dynamoWriteUnits: meter.writeUnits,
+      dynamoReadUnits: meter.readUnits,
+      s3Puts: meter.s3Puts,
+      s3Gets: meter.s3Gets,
+      s3Deletes: meter.s3Deletes,
+      s3GbMonths: s3GbMonths(storageByteMs),
+    };
+  };
+  const total = emptyMeter();
+  for (const phase of HELD_PHASES) addMeter(total, phases[phase]);
+  const storageByteMs = backlog?.store.counts.s3ByteMs ?? 0;
+  let backlogCounts: HeldBacklogCounts | undefined;
+  if (backlog !== undefined) {
+    const store = backlog.store.counts;
+    const backlogWrites = store.indexWrites + store.metaWrites;
+    const heldEvents = Math.max(1, heldIds.size);
+    backlogCounts = {
+      heldEvents: heldIds.size,
+      queue: { ...backlog.counts },
+      store: { ...store },
+      ticks,
+      holdingTicks,
+      sweeps: { ...backlog.sweeps },
+      eventsPerSegment: store.segments === 0 ? 0 : store.segmentEvents / store.segments,
+      backlogWritesPerHeldEvent: backlogWrites / heldEvents,
+      writesPerHeldEvent: (backlogWrites + dynamo.healthWrites + dynamo.historyItems) / heldEvents,
+      phases: {
+        into: usageOf(phases.into, 0),
+        holding: usageOf(phases.holding, storageByteMs),
+        wakes: usageOf(phases.wakes, 0),
+      },
+      sweepUsage: usageOf(sweepMeter, 0),
+    };
+  }
+  const sqsRequests = {
+    sendRequests: queue.sendRequests + (backlog?.counts.sendRequests ?? 0),
+    receiveRequests: queue.receiveRequests + (backlog?.counts.receiveRequests ?? 0),
+    deleteRequests: queue.deleteRequests + (backlog?.counts.deleteRequests ?? 0),
+    billedRequests: queue.billedRequests + (backlog?.counts.billedRequests ?? 0),
+    messagesSent: queue.messagesSent + (backlog?.counts.messagesSent ?? 0),
+    messagesPerReceive: queue.receiveRequests === 0 ? 0 : messagesReceived / queue.receiveRequests,
+  };
   return {
     eventsPerJob: options.eventsPerJob,
-    events: options.eventsPerJob,
+    events: eventCount,
     lastEndedAfterHours: (lastEndedAt - t0) / H,
     ended,
     webhookRequests: requestTimes.length,
     webhookRequestsIn24h: requestTimes.filter((at) => at - t0 < 24 * H).length,
     hops,
     holds,
-    sqs: {
-      sendRequests: queue.sendRequests,
-      receiveRequests: queue.receiveRequests,
-      deleteRequests: queue.deleteRequests,
-      billedRequests: queue.billedRequests,
-      messagesSent: queue.messagesSent,
-    },
+    sqs: sqsRequests,
     dynamo,
     lambda,
-    usage: {
-      events: options.eventsPerJob,
-      httpRequests: 0,
-      lambda: lambdaUsage,
-      sqsBilledRequests: queue.billedRequests,
-      dynamoWriteUnits: dynamo.healthWriteUnits + dynamo.historyWriteUnits,
-      dynamoReadUnits: dynamo.healthReadUnits + dynamo.subscriptionReadUnits,
-      s3Puts: 0,
-      s3Gets: 0,
-    },
+    backlog: backlogCounts,
+    usage: usageOf(total, storageByteMs),
     wallMs: Math.round(performance.now() - started),
   };
 }

@@ -49,6 +49,10 @@ export const PRICES = {
   s3: {
     perPut: 0.005 / 1000,
     perGet: 0.0004 / 1000,
+    /** DELETE requests are free. */
+    perDelete: 0,
+    /** S3 Standard, first 50 TB a month. */
+    storagePerGbMonth: 0.023,
   },
   httpApi: {
     /** HTTP API, first 300 million requests a month (each 512 KB counts as a request). */

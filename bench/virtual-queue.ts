@@ -54,6 +54,15 @@ export class VirtualQueue implements JobQueue {
     this.messages.push({ body, visibleAt, seq: this.seq });
   }
 
+  /** When the earliest message becomes visible; `undefined` when none is queued. */
+  nextVisibleAt(): number | undefined {
+    let earliest: number | undefined;
+    for (const message of this.messages) {
+      if (earliest === undefined || message.visibleAt < earliest) earliest = message.visibleAt;
+    }
+    return earliest;
+  }
+
   get size(): number {
     return this.messages.length;
   }

@@ -31,6 +31,24 @@ describe('cost model', () => {
     );
   });
 
+  it('prices S3 requests and storage: PUTs and GETs per thousand, DELETEs free, storage per GB-month', () => {
+    const cost = costPerMillionEvents({
+      events: 100_000,
+      httpRequests: 0,
+      lambda: emptyLambdaUsage(),
+      sqsBilledRequests: 0,
+      dynamoWriteUnits: 0,
+      dynamoReadUnits: 0,
+      s3Puts: 20,
+      s3Gets: 500,
+      s3Deletes: 20,
+      s3GbMonths: 0.5,
+    });
+    // Per 100,000 events: 20 x $0.005/1000 + 500 x $0.0004/1000 + 0.5 x $0.023 = $0.0118; x 10 per million.
+    expect(cost.s3).toBeCloseTo(0.118, 9);
+    expect(cost.total).toBeCloseTo(0.118, 9);
+  });
+
   it('refuses usage without events', () => {
     expect(() =>
       costPerMillionEvents({

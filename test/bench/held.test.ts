@@ -73,11 +73,48 @@ describe('held 24 h model', () => {
     expect(run.holds).toBeGreaterThan(100);
   });
 
+  it("with backlogs, stores the lone event's long waits instead of hopping them, on the same schedule", async () => {
+    const before = await runHeld({ eventsPerJob: 1 });
+    const run = await runHeld({ eventsPerJob: 1, backlog: true });
+    expect(run.ended).toEqual({ TimeToLiveExceeded: 1 });
+    expect(run.webhookRequestsIn24h).toBe(before.webhookRequestsIn24h);
+    expect(run.hops).toBe(0);
+    expect(run.backlog?.heldEvents).toBe(1);
+    expect(run.backlog?.store.segments).toBeGreaterThan(0);
+    expect(run.lambda.invocations).toBeLessThan(before.lambda.invocations / 4);
+    // Every segment written is read once when it wakes and deleted once done.
+    expect(run.backlog?.store.s3Deletes).toBe(run.backlog?.store.segments);
+  });
+
+  it('with backlogs, a stream to a dead endpoint is held in shared segments and probed, not attempted per event', async () => {
+    const run = await runHeld({ eventsPerJob: 100, backlog: true, streamEvents: 5_000 });
+    expect(run.events).toBe(5_000);
+    expect(run.ended).toEqual({ TimeToLiveExceeded: 5_000 });
+    expect(run.backlog?.heldEvents).toBeGreaterThan(4_900);
+    // 50 publishes a day, one every ~29 min: a segment per store window (one job of 100), and one
+    // per failed probe (its event stored back); at most those.
+    expect(run.backlog?.store.segments).toBeLessThanOrEqual(50 + run.webhookRequests);
+    expect(run.backlog?.eventsPerSegment).toBeGreaterThan(20);
+    expect(run.webhookRequests).toBeLessThan(200);
+    // The phases add up to the whole (sweeps apart).
+    const phases = run.backlog?.phases;
+    const sum = (pick: (usage: NonNullable<typeof phases>['into']) => number) =>
+      phases === undefined ? 0 : pick(phases.into) + pick(phases.holding) + pick(phases.wakes);
+    expect(sum((u) => u.sqsBilledRequests)).toBeCloseTo(run.usage.sqsBilledRequests, 6);
+    expect(sum((u) => u.lambda.delivery.invocations)).toBeCloseTo(run.lambda.invocations, 6);
+    expect(run.backlog?.sweepUsage.lambda.delivery.invocations).toBeGreaterThan(24 * 60);
+  });
+
   it('is deterministic for a seed', async () => {
     const [a, b] = await Promise.all([
       runHeld({ eventsPerJob: 10, seed: 3 }),
       runHeld({ eventsPerJob: 10, seed: 3 }),
     ]);
     expect({ ...a, wallMs: 0 }).toEqual({ ...b, wallMs: 0 });
+    const [c, d] = await Promise.all([
+      runHeld({ eventsPerJob: 10, seed: 3, backlog: true }),
+      runHeld({ eventsPerJob: 10, seed: 3, backlog: true }),
+    ]);
+    expect({ ...c, wallMs: 0 }).toEqual({ ...d, wallMs: 0 });
   });
 });
