@@ -25,7 +25,7 @@
  */
 import { BACKLOG_WINDOW_SECONDS, LAMBDA_SQS_LIMITS, type QueueKey, TABLE } from '../shared/config/resources';
 import { parseStoreJob } from '../shared/delivery/backlog-store-step';
-import type { EngineBacklog } from '../shared/delivery/engine';
+import type { EngineBacklog } from '../shared/delivery/engine-backlogs';
 import type {
   BacklogCheckpoint,
   BacklogLine,
@@ -402,7 +402,7 @@ export class VirtualBacklog {
   }
 
   /** The engine's backlog dependency: this store, tokens counted so runs repeat exactly. */
-  engineBacklog(healthStore: Pick<HealthStore, 'get'>): EngineBacklog {
+  engineBacklog(healthStore: Pick<HealthStore, 'get' | 'put'>): EngineBacklog {
     return {
       store: this.store,
       healthStore,
