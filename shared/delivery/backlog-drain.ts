@@ -24,9 +24,9 @@ import { currentHealth, gateOf, withDrainMark } from './rules/health';
 import type { DeliveryProfile } from './rules/profiles';
 
 /**
- * How long a claimed tick owns its backlog: twice the delivery function's timeout, so the
- * continuation sent at the claim arrives only after the tick that sent it is certainly over. A
- * drain's mark on the endpoint's health runs out after as long.
+ * How long a claimed tick owns its backlog: twice the delivery function's timeout, so the tick
+ * the sweeper sends for a claimed wake arrives only after the tick that claimed it is certainly
+ * over. A drain's mark on the endpoint's health runs out after as long.
  */
 export const TICK_LEASE_MS = 2 * DELIVERY_FUNCTION_TIMEOUT_SECONDS * 1000;
 
@@ -258,7 +258,7 @@ export class BacklogDrain {
     let lastCheckpointAt = clock.now();
     let deferred = false;
     // Checkpoints run one after another while requests go on; the first failure is kept and
-    // rethrown once the window's requests are over (the continuation then resumes from the last one).
+    // rethrown once the window's requests are over (the tick the sweeper sends for the claimed wake then resumes from the last one).
     let chain: Promise<void> = Promise.resolve();
     let failure: { error: unknown } | undefined;
     const checkpointNow = () => {

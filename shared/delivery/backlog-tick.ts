@@ -4,9 +4,9 @@
  *
  *   claim -> resolve -> gate -> expire -> release ahead -> probe -> drain -> re-arm
  *
- * - claim: only the tick carrying META's current token acts. It first sends its own continuation
- *   (a tick with a new token, delayed by the lease), then takes META by compare-and-set, so a
- *   crash anywhere later is resumed by that continuation from what was written.
+ * - claim: only the tick carrying META's current token acts. It takes META by compare-and-set,
+ *   with a new token, a lease and its wake at the lease's end, not marked armed: a crash anywhere
+ *   later is resumed by the sweeper's tick for that wake, from what was written.
  * - resolve: the subscription as it is now. Segments of a deleted subscription, or of an older one
  *   of the same name (another uid), are dropped as `SubscriptionDeleted` and deleted.
  * - gate: the endpoint's health, read strongly consistently. On hold nothing is read or sent; the
@@ -39,7 +39,7 @@ import type { BacklogTickJob, DeliveryItem, DeliveryTarget } from '../domain/del
 import type { Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
 import type { MetricBuffer } from '../observability/metrics';
-import { BACKLOG_TICK_QUEUE, backlogTickBody, packJobs } from '../queue/job-codec';
+import { packJobs } from '../queue/job-codec';
 import type { OutgoingJob } from '../queue/sqs-job-queue';
 import { summaryOf } from '../storage/backlog';
 import type { HealthStore } from '../storage/health';
@@ -155,7 +155,7 @@ export class BacklogTick {
     this.sweeper = new BacklogSweep(deps);
   }
 
-  /** Works one tick of a backlog. Rejects when it could not finish; its continuation then resumes it. */
+  /** Works one tick of a backlog. Rejects when it could not finish; the sweeper's tick for its claimed wake then resumes it. */
   async tick(job: BacklogTickJob, options: JobOptions): Promise<BacklogTickReport> {
     const { store, clock } = this.deps;
     const topic = topicIdOf(job.target.topic);
@@ -173,7 +173,7 @@ export class BacklogTick {
     // ---- claim
     const meta = await store.getMeta(topic, name);
     if (meta === undefined || meta.token !== job.token) return stale;
-    let claimed = await this.claim(job.target, meta);
+    let claimed = await this.claim(meta);
     if (claimed === undefined) return stale;
 
     // ---- resolve
@@ -279,18 +279,19 @@ export class BacklogTick {
   // ---- steps --------------------------------------------------------------------------------
 
   /**
-   * Takes the backlog: sends the continuation first, then moves META to its token. Either write
-   * failing leaves the old token current, so the tick's own message, when it comes back, claims
-   * again. `undefined` when another writer changed META since it was read.
+   * Takes the backlog: moves META to a new token with a lease, its wake at the lease's end and
+   * no tick sent for it. A tick that ends re-arms before then; one that dies is resumed by the
+   * sweeper, which sends the tick of a near wake not marked armed (`setTimer`), so a crash is
+   * picked up within a sweep of the lease's end. No continuation is sent at the claim: almost
+   * every tick ends within seconds, and it would arrive later only to find the token moved on.
+   * `undefined` when another writer changed META since it was read (the tick then does nothing).
    */
-  private async claim(target: DeliveryTarget, meta: BacklogMeta): Promise<BacklogMeta | undefined> {
-    const token = this.newToken();
+  private async claim(meta: BacklogMeta): Promise<BacklogMeta | undefined> {
     const now = this.deps.clock.now();
-    await this.sendTick(target, token, TICK_LEASE_MS / 1000);
+    const { armedToken: _armed, ...unarmed } = meta;
     const claimed: BacklogMeta = {
-      ...meta,
-      token,
-      armedToken: token,
+      ...unarmed,
+      token: this.newToken(),
       wakeAt: now + TICK_LEASE_MS,
       lease: { until: now + TICK_LEASE_MS },
       updatedAt: now,
@@ -420,20 +421,19 @@ export class BacklogTick {
     if (!(await store.deleteMeta(claimed.topic, claimed.subscription, claimed.token))) return undefined;
     const left = await store.listSegments(claimed.topic, claimed.subscription);
     if (left.length === 0) return undefined;
-    const token = this.newToken();
     const now = clock.now();
-    await this.sendTick(target, token, 0);
-    const { lease: _lease, heldUntil: _held, ...kept } = claimed;
+    const { lease: _lease, heldUntil: _held, armedToken: _armed, ...kept } = claimed;
     const meta: BacklogMeta = {
       ...kept,
-      token,
-      armedToken: token,
+      token: this.newToken(),
       wakeAt: now,
       state: 'waiting',
       summary: summaryOf(left),
       updatedAt: now,
     };
-    return (await store.putMeta(meta, undefined)) ? now : undefined;
+    return (await setTimer({ store, queue: this.deps.queue }, meta, undefined, { target, delaySeconds: 0 }))
+      ? now
+      : undefined;
   }
 
   /** Drops the events of segments whose subscription is gone, then deletes the segments. */
@@ -540,10 +540,6 @@ export class BacklogTick {
   }
 
   // ---- ticks and targets -----------------------------------------------------------------------
-
-  private async sendTick(target: DeliveryTarget, token: string, delaySeconds: number): Promise<void> {
-    await this.deps.queue.send(BACKLOG_TICK_QUEUE, [{ body: backlogTickBody(target, token), delaySeconds }]);
-  }
 
   private async recordHistory(records: Parameters<AttemptHistory['record']>[0]): Promise<void> {
     if (records.length === 0) return;

@@ -228,35 +228,63 @@ describe('backlog tick: claim', () => {
     expect(h.queue.sent).toEqual([]);
   });
 
-  it('sends the continuation, delayed by the lease, before it takes META', async () => {
+  it('takes META with a lease and its wake at the lease end, sending nothing for it', async () => {
     const h = harness();
     const tick = tickOf(h);
     await store(h, 'seg-a', [line('a', T0 + 2 * H)]);
     await armed(h, T0);
-    const metaWrites: Array<{ token: string; sentBefore: Sent[] }> = [];
+    const metaWrites: Array<{ meta: BacklogMeta; sentBefore: Sent[] }> = [];
     const putMeta = h.store.putMeta.bind(h.store);
     h.store.putMeta = async (meta, expected) => {
-      metaWrites.push({ token: meta.token, sentBefore: sentOf(h.queue) });
+      metaWrites.push({ meta, sentBefore: sentOf(h.queue) });
       return putMeta(meta, expected);
     };
 
     await tick.tick(tickJob(h, 't0'), run);
 
     const [claim] = metaWrites;
-    expect(claim?.sentBefore).toEqual([
-      expect.objectContaining({ kind: 'tick', queue: 'retry', delaySeconds: TICK_LEASE_MS / 1000 }),
-    ]);
-    expect(ticksOf(claim?.sentBefore ?? [])[0]?.job.token).toBe(claim?.token);
+    expect(claim?.sentBefore).toEqual([]);
+    expect(claim?.meta).toMatchObject({ wakeAt: T0 + TICK_LEASE_MS, lease: { until: T0 + TICK_LEASE_MS } });
+    expect(claim?.meta.armedToken).toBeUndefined();
   });
 
-  it('leaves META to the token it had when the continuation cannot be sent', async () => {
+  it('is resumed by the sweeper when it dies after the claim: the claimed wake is not marked armed', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('a', T0 - M)]);
+    await armed(h, T0 - M);
+    // The tick dies at its first segment read, after the claim.
+    const readSegment = h.store.readSegment.bind(h.store);
+    h.store.readSegment = async () => {
+      throw new Error('the invocation was cut off');
+    };
+    await expect(tick.tick(tickJob(h, 't0'), run)).rejects.toThrow('cut off');
+    h.store.readSegment = readSegment;
+    const claimed = await h.store.getMeta('orders', 'audit');
+    expect(ticksOf(sentOf(h.queue))).toEqual([]);
+
+    h.clock.advance(TICK_LEASE_MS);
+    expect(await tick.sweep()).toMatchObject({ sent: 1 });
+    const [resume] = ticksOf(sentOf(h.queue));
+    expect(resume?.job.token).toBe(claimed?.token);
+
+    expect(await tick.tick(resume?.job as BacklogTickJob, run)).toMatchObject({
+      outcome: 'ticked',
+      delivered: 1,
+    });
+    expect(await liveIds(h)).toEqual([]);
+  });
+
+  it('leaves META to the token it had when the claim cannot be written', async () => {
     const h = harness();
     const tick = tickOf(h);
     await store(h, 'seg-a', [line('a', T0 - M)]);
     const meta = await armed(h, T0 - M);
-    h.queue.failWith = new Error('SQS is down');
+    h.store.putMeta = async () => {
+      throw new Error('DynamoDB is down');
+    };
 
-    await expect(tick.tick(tickJob(h, 't0'), run)).rejects.toThrow('SQS is down');
+    await expect(tick.tick(tickJob(h, 't0'), run)).rejects.toThrow('DynamoDB is down');
 
     expect(await h.store.getMeta('orders', 'audit')).toEqual(meta);
     expect(await liveIds(h)).toEqual(['a']);
@@ -333,7 +361,7 @@ describe('backlog tick: release ahead and re-arm', () => {
     expect(meta?.lease).toBeUndefined();
     // Beyond 15 min: the sweeper sends its tick, so none is in flight for the new token.
     expect(meta?.armedToken).toBeUndefined();
-    expect(ticksOf(sentOf(h.queue)).map((entry) => entry.job.token)).toEqual(['t1']);
+    expect(ticksOf(sentOf(h.queue))).toEqual([]);
   });
 
   it('sends the next tick itself when the wake is within 15 min, with its exact delay', async () => {
@@ -390,7 +418,7 @@ describe('backlog tick: release ahead and re-arm', () => {
     const meta = await h.store.getMeta('orders', 'audit');
     expect(meta).toMatchObject({ state: 'idle', summary: { events: 0 } });
     expect(meta?.wakeAt).toBeUndefined();
-    expect(ticksOf(sentOf(h.queue))).toHaveLength(1);
+    expect(ticksOf(sentOf(h.queue))).toEqual([]);
   });
 
   it('hands the rest to a tick sent at once when the invocation runs out of time', async () => {
@@ -955,7 +983,6 @@ describe('backlog tick: a crash at any write', () => {
     expect(await accounted(h)).toEqual([...EVENTS].sort());
     expect(await liveIds(h)).toEqual(['later-b', 'later-d']);
     expect(faults.names).toEqual([
-      'send', // continuation
       'putMeta', // claim
       'send', // released events
       'send', // the expired event, to the ended-delivery queue
@@ -969,7 +996,7 @@ describe('backlog tick: a crash at any write', () => {
     expect(requestedIds(h.sender).flat().sort()).toEqual(['due', 'overdue']);
   });
 
-  const writes = 10;
+  const writes = 9;
   it.each(
     Array.from({ length: writes }, (_, i) => [
       [i + 1, false],
@@ -997,16 +1024,21 @@ describe('backlog tick: a crash at any write', () => {
         );
       }
 
-      // What comes next: the tick's own message again (META not taken), else its continuation
-      // after the lease; or, when the re-arm was written and its wake is far, the sweeper's tick.
+      // What comes next: the tick's own message again (META not taken); else, once the lease is
+      // over, the sweeper's tick for the claimed wake; or, when the re-arm was written and its
+      // wake is far, nothing until the sweeper reaches it.
       const meta = await h.store.getMeta('orders', 'audit');
-      const carriers = [tickJob(h, 't0'), ...ticksOf(sentOf(h.queue)).map((entry) => entry.job)];
-      const resume = carriers.find((job) => job.token === meta?.token);
+      let resume = meta?.token === 't0' ? tickJob(h, 't0') : undefined;
+      if (resume === undefined && meta?.lease !== undefined) {
+        h.clock.advance(TICK_LEASE_MS);
+        await tick.sweep();
+        resume = ticksOf(sentOf(h.queue)).find((entry) => entry.job.token === meta.token)?.job;
+        expect(resume).toBeDefined();
+      }
       if (resume === undefined) {
         expect(meta).toMatchObject({ wakeAt: T0 + 2 * H, state: 'waiting' });
         expect(meta?.armedToken).toBeUndefined();
       } else {
-        if (resume.token !== 't0') h.clock.advance(TICK_LEASE_MS);
         expect((await tick.tick(resume, run)).outcome).toBe('ticked');
       }
 
@@ -1324,10 +1356,11 @@ describe('backlog tick: drain', () => {
       const firstRun = new Set(requestedIds(h.sender).flat());
       const notCheckpointed = new Set(await liveIds(h));
       expect(firstRun.size).toBe(2500);
-      // Resumed by the continuation once the lease is over.
+      // Resumed by the sweeper's tick for the claimed wake once the lease is over.
       const meta = await h.store.getMeta('orders', 'audit');
-      const continuation = ticksOf(sentOf(h.queue)).find((entry) => entry.job.token === meta?.token);
       h.clock.advance(TICK_LEASE_MS);
+      await tickOf(h).sweep();
+      const continuation = ticksOf(sentOf(h.queue)).find((entry) => entry.job.token === meta?.token);
       const seen = h.sender.requests.length;
       expect((await tickOf(h).tick(continuation?.job as BacklogTickJob, run)).outcome).toBe('ticked');
 
