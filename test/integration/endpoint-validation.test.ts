@@ -167,16 +167,26 @@ it('validates a changed endpoint again before delivering to it', async () => {
   expect(moved.status).toBe(200);
   expect(moved.body.properties.provisioningState).toBe('AwaitingManualAction');
   await validationRequest('/moving-b');
-  // Same endpoint again: no new handshake.
-  const kept = await api.call('PUT', `${SUBS}/moving`, {
-    properties: {
-      destination: {
-        endpointType: 'WebHook',
-        properties: { endpointUrl: webhook.url('/moving-b', () => ({ status: 200 })) },
-      },
-      labels: ['x'],
+  // Same endpoint again: no new handshake. The handshake records its attempt in the subscription
+  // once the endpoint answered, and a PUT meeting that write is refused as a concurrent change
+  // (409), which tells the caller to read and repeat: as a client would, repeat it.
+  const kept = await eventually(
+    async () => {
+      const answer = await api.call('PUT', `${SUBS}/moving`, {
+        properties: {
+          destination: {
+            endpointType: 'WebHook',
+            properties: { endpointUrl: webhook.url('/moving-b', () => ({ status: 200 })) },
+          },
+          labels: ['x'],
+        },
+      });
+      return answer.status !== 409 && answer;
     },
-  });
+    10_000,
+    'the PUT accepted',
+  );
+  expect(kept.status).toBe(200);
   expect(kept.body.properties.provisioningState).toBe('AwaitingManualAction');
   expect(
     webhook.requestsTo('/moving-b').filter((r) => r.headers['aeg-event-type'] === 'SubscriptionValidation'),
