@@ -320,19 +320,9 @@ export async function runSimulation(
     const pattern = PATTERNS[published % PATTERNS.length] as EndpointPattern;
     const size = Math.min(eventCount - published, 1 + Math.floor(random() * 10));
     const publishedAt = t0 + Math.floor(random() * H);
-    const items: DeliveryItem[] = Array.from({ length: size }, (_, i) => {
-      const id = `e${published + i}`;
-      const event: EventGridEvent = {
-        id,
-        topic: '/gridwire/topics/sim',
-        subject: id,
-        eventType: 'Sim.Event',
-        eventTime: new Date(publishedAt).toISOString(),
-        dataVersion: '',
-        metadataVersion: '1',
-      };
-      return queuedItem(event, publishedAt);
-    });
+    const items: DeliveryItem[] = Array.from({ length: size }, (_, i) =>
+      simulatedItem(`e${published + i}`, publishedAt),
+    );
     perPattern.set(pattern.name, (perPattern.get(pattern.name) ?? 0) + size);
     for (const item of items) {
       const subscription = subscriptionFor(pattern, item.eventId);
@@ -347,21 +337,7 @@ export async function runSimulation(
   for (let parked = 0; parked < parkedEvents; ) {
     const size = Math.min(parkedEvents - parked, 1 + Math.floor(random() * 10));
     const publishedAt = t0 + Math.floor(random() * H);
-    const items = Array.from({ length: size }, (_, i) => {
-      const id = `p${parked + i}`;
-      return queuedItem(
-        {
-          id,
-          topic: '/gridwire/topics/sim',
-          subject: id,
-          eventType: 'Sim.Event',
-          eventTime: new Date(publishedAt).toISOString(),
-          dataVersion: '',
-          metadataVersion: '1',
-        },
-        publishedAt,
-      );
-    });
+    const items = Array.from({ length: size }, (_, i) => simulatedItem(`p${parked + i}`, publishedAt));
     for (const body of packJobs({ target: deliveryTargetOf(parkedSubscription) }, items)) {
       queue.put(body, publishedAt);
     }
@@ -511,4 +487,18 @@ export async function runSimulation(
       ended: endedByPattern.get(pattern.name) ?? {},
     })),
   };
+}
+
+/** An event of the simulation as publish queues it. */
+function simulatedItem(id: string, publishedAt: number): DeliveryItem {
+  const event: EventGridEvent = {
+    id,
+    topic: '/gridwire/topics/sim',
+    subject: id,
+    eventType: 'Sim.Event',
+    eventTime: new Date(publishedAt).toISOString(),
+    dataVersion: '',
+    metadataVersion: '1',
+  };
+  return queuedItem(event, publishedAt);
 }

@@ -23,7 +23,7 @@
  *   4 KiB of what a query or get returns (at least 1), the timer index's eventually consistent
  *   queries at half that (one per shard). S3 storage is counted as byte-milliseconds of objects.
  */
-import { BACKLOG_WINDOW_SECONDS, LAMBDA_SQS_LIMITS, type QueueKey, TABLE } from '../shared/config/resources';
+import { BACKLOG_WINDOW_SECONDS, LAMBDA_SQS_LIMITS, type QueueKey } from '../shared/config/resources';
 import { parseStoreJob } from '../shared/delivery/backlog-store-step';
 import type { EngineBacklog } from '../shared/delivery/engine-backlogs';
 import type {
@@ -41,18 +41,13 @@ import {
   backlogSegmentKey,
   hasWake,
   type ListSegmentsOptions,
+  metaItem,
   type NewSegment,
+  segmentItem,
   wakeShardOf,
 } from '../shared/storage/backlog';
 import type { HealthStore } from '../shared/storage/health';
-import {
-  BACKLOG_WAKE_SHARDS,
-  backlogMetaKey,
-  backlogPk,
-  backlogSegmentSk,
-  backlogWakePartition,
-  epochKey,
-} from '../shared/storage/table';
+import { BACKLOG_WAKE_SHARDS, epochKey } from '../shared/storage/table';
 import { MemoryBacklogStore } from '../test/support/memory-stores';
 import { sqsBilledChunks } from './aws-counter';
 import { itemBytes, writeUnitsOf } from './dynamo-size';
@@ -114,29 +109,6 @@ const emptyStoreCounts = (): BacklogStoreCounts => ({
 
 /** Read units of a strongly consistent read that returned `bytes` (at least 1). */
 const consistentReadUnits = (bytes: number): number => Math.max(1, Math.ceil(bytes / READ_UNIT_BYTES));
-
-const segmentItem = (ref: BacklogSegmentRef): Record<string, unknown> => ({
-  pk: backlogPk(ref.topic, ref.subscription),
-  sk: backlogSegmentSk(ref.minDueAt, ref.segmentId),
-  kind: 'backlog-segment',
-  ...ref,
-});
-
-const metaItem = (meta: BacklogMeta): Record<string, unknown> => {
-  const index = TABLE.topicsIndex;
-  return {
-    ...backlogMetaKey(meta.topic, meta.subscription),
-    kind: 'backlog-meta',
-    ...meta,
-    ...(hasWake(meta)
-      ? {
-          [index.partitionKey]: backlogWakePartition(wakeShardOf(meta.topic, meta.subscription)),
-          [index.sortKey]: epochKey(meta.wakeAt),
-        }
-      : {}),
-    ...(meta.state === 'idle' ? { [TABLE.ttlAttribute]: Math.ceil(meta.updatedAt / 1000) } : {}),
-  };
-};
 
 /**
  * Writes to the timer index when a META changes from `before` to `after` (either absent): one to

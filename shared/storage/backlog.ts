@@ -314,6 +314,35 @@ export class DynamoBacklogIndex implements BacklogIndexReader {
 }
 
 /** Backlogs in the table and the backlog bucket. */
+/** A segment's index item as the table holds it. */
+export const segmentItem = (ref: BacklogSegmentRef): Record<string, unknown> => ({
+  ...segmentKey(ref),
+  kind: 'backlog-segment',
+  ...ref,
+});
+
+/**
+ * A backlog's META item as the table holds it: listed in the timer index (gsi1) while it has a
+ * wake, and forgotten some days after it went idle.
+ */
+export function metaItem(meta: BacklogMeta): Record<string, unknown> {
+  const index = TOPICS_INDEX;
+  return {
+    ...backlogMetaKey(meta.topic, meta.subscription),
+    kind: 'backlog-meta',
+    ...meta,
+    ...(hasWake(meta)
+      ? {
+          [index.partitionKey]: backlogWakePartition(wakeShardOf(meta.topic, meta.subscription)),
+          [index.sortKey]: epochKey(meta.wakeAt),
+        }
+      : {}),
+    ...(meta.state === 'idle'
+      ? { [TABLE.ttlAttribute]: Math.ceil(meta.updatedAt / 1000) + IDLE_META_RETENTION_DAYS * 86_400 }
+      : {}),
+  };
+}
+
 export class DynamoBacklogStore implements BacklogStore {
   private readonly table: Table;
   private readonly index: DynamoBacklogIndex;
@@ -339,10 +368,9 @@ export class DynamoBacklogStore implements BacklogStore {
       }),
     );
     const key = segmentKey(ref);
-    const created = await this.table.putIf(
-      { ...key, kind: 'backlog-segment', ...ref },
-      { ConditionExpression: 'attribute_not_exists(pk)' },
-    );
+    const created = await this.table.putIf(segmentItem(ref), {
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
     if (created) return ref;
     const stored = await this.table.get(key, { consistent: true });
     // Deleted between the write and the read: the segment was finished meanwhile.
@@ -398,24 +426,8 @@ export class DynamoBacklogStore implements BacklogStore {
   }
 
   putMeta(meta: BacklogMeta, expectedToken: string | undefined): Promise<boolean> {
-    const index = TOPICS_INDEX;
-    const item: Record<string, unknown> = {
-      ...backlogMetaKey(meta.topic, meta.subscription),
-      kind: 'backlog-meta',
-      ...meta,
-      // Listed in the timer index while it has a wake; forgotten some days after it went idle.
-      ...(hasWake(meta)
-        ? {
-            [index.partitionKey]: backlogWakePartition(wakeShardOf(meta.topic, meta.subscription)),
-            [index.sortKey]: epochKey(meta.wakeAt),
-          }
-        : {}),
-      ...(meta.state === 'idle'
-        ? { [TABLE.ttlAttribute]: Math.ceil(meta.updatedAt / 1000) + IDLE_META_RETENTION_DAYS * 86_400 }
-        : {}),
-    };
     return this.table.putIf(
-      item,
+      metaItem(meta),
       expectedToken === undefined
         ? { ConditionExpression: 'attribute_not_exists(pk)' }
         : {
