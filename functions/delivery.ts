@@ -8,10 +8,11 @@
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readConfig } from '../shared/config/runtime';
+import type { SourcedStoreJob } from '../shared/delivery/backlog-store-step';
 import type { DeliveryEngine } from '../shared/delivery/engine';
 import { DELIVERY_TIMEOUT_MS } from '../shared/delivery/webhook-sender';
-import { type BacklogSweepJob, backlogSweepJobSchema, type StoreJob } from '../shared/domain/delivery';
-import { createJobConsumer } from '../shared/lambda/job-consumer';
+import { type BacklogSweepJob, backlogSweepJobSchema } from '../shared/domain/delivery';
+import { createJobConsumer, eachJob } from '../shared/lambda/job-consumer';
 import { flushMetrics, lazyHandler, logContext } from '../shared/lambda/middleware';
 import { buildDeliveryEngine, createObservability, type Observability } from '../shared/lambda/wiring';
 import { createAwsClients } from '../shared/platform/aws';
@@ -70,41 +71,32 @@ export function createDeliveryHandler({
   observability,
   clock = systemClock,
 }: DeliveryHandlerDeps): DeliveryFunctionHandler {
+  const oneByOne = eachJob(DELIVERY_JOB_KINDS, async (job, context) => {
+    const report = await engine.processJob(job, { attemptDeadline: attemptDeadline(clock.now(), context) });
+    return done({ ...report });
+  });
   const consumer = createJobConsumer({
     observability,
     step: {
       kinds: DELIVERY_JOB_KINDS,
       run: async (jobs, context, messageIds) => {
-        const outcomes: Promise<RecordOutcome>[] = [];
-        const stores: { index: number; sourceId: string; job: StoreJob }[] = [];
+        const stores: SourcedStoreJob[] = [];
+        const others: DeliveryFunctionJob[] = [];
         jobs.forEach((job: DeliveryFunctionJob, index) => {
-          if (job.kind === 'store') {
-            stores.push({ index, sourceId: messageIds[index] ?? String(index), job });
-            return;
-          }
-          outcomes[index] = (async () => {
-            try {
-              const options = { attemptDeadline: attemptDeadline(clock.now(), context) };
-              return done({ ...(await engine.processJob(job, options)) });
-            } catch (error) {
-              return retryLater((error as Error).message);
-            }
-          })();
+          if (job.kind === 'store') stores.push({ sourceId: messageIds[index] ?? String(index), job });
+          else others.push(job);
         });
-        if (stores.length > 0) {
-          const stored = engine.storeJobs(stores).then(
-            (result) => result,
-            (error: Error) => error,
-          );
-          for (const { index, sourceId, job } of stores) {
-            outcomes[index] = stored.then((result) => {
-              if (result instanceof Error) return retryLater(result.message);
-              const reason = result.unfinished.get(sourceId);
-              return reason === undefined ? done({ stored: job.items.length }) : retryLater(reason);
-            });
-          }
-        }
-        return Promise.all(outcomes);
+        const [stored, worked] = await Promise.all([
+          storeTogether(engine, stores),
+          oneByOne.run(others, context, []),
+        ]);
+        // Back in record order: each kind's outcomes in the order its jobs came.
+        const next = { store: 0, other: 0 };
+        return jobs.map((job) =>
+          job.kind === 'store'
+            ? (stored[next.store++] ?? retryLater('the store step gave no outcome'))
+            : (worked[next.other++] ?? retryLater('the engine gave no outcome')),
+        );
       },
     },
   });
@@ -123,3 +115,21 @@ export const handler = lazyHandler(() => {
   const observability = createObservability('delivery', runtime.config);
   return createDeliveryHandler({ engine: buildDeliveryEngine(runtime, observability), observability });
 });
+
+/** The outcome of each `store` job, stored together; all are retried later when the step fails. */
+async function storeTogether(
+  engine: Pick<DeliveryEngine, 'storeJobs'>,
+  stores: readonly SourcedStoreJob[],
+): Promise<RecordOutcome[]> {
+  if (stores.length === 0) return [];
+  try {
+    const result = await engine.storeJobs(stores);
+    return stores.map(({ sourceId, job }) => {
+      const reason = result.unfinished.get(sourceId);
+      return reason === undefined ? done({ stored: job.items.length }) : retryLater(reason);
+    });
+  } catch (error) {
+    const again = retryLater((error as Error).message);
+    return stores.map(() => again);
+  }
+}

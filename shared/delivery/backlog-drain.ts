@@ -13,8 +13,8 @@ import type { LoggerLike } from '../observability/logging';
 import type { Clock, Random } from '../platform/clock';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import { type BacklogStore, segmentLineBytes } from '../storage/backlog';
-import type { HealthStore } from '../storage/health';
-import { BACKLOG_SEGMENT_CAPS, cutIntoSegments, partSegmentId } from './backlog-store-step';
+import { type HealthStore, rewriteHealth } from '../storage/health';
+import { BACKLOG_SEGMENT_CAPS, contentSourceIds, cutIntoSegments, partSegmentId } from './backlog-store-step';
 import type { DeliveryEngine, JobOptions } from './engine';
 import { sendFollowUps } from './follow-ups';
 import type { HealthTracker } from './health';
@@ -29,9 +29,6 @@ import type { DeliveryProfile } from './rules/profiles';
  * over. A drain's mark on the endpoint's health runs out after as long.
  */
 export const TICK_LEASE_MS = 2 * DELIVERY_FUNCTION_TIMEOUT_SECONDS * 1000;
-
-/** Times a drain reads the endpoint's health again to mark it, when a worker wrote it first. */
-const MARK_ATTEMPTS = 5;
 
 /**
  * Time kept before the invocation's deadline: no further segment is read after it, and the rest
@@ -215,30 +212,29 @@ export class BacklogDrain {
 
   /**
    * Marks a drain of the subscription's backlog running until `until` on the endpoint's health,
-   * or removes the mark: a compare-and-set on its revision, read again when a worker wrote first.
-   * Best effort (health is advisory): false when it could not be written; a mark left behind runs
-   * out by itself.
+   * or removes the mark. Best effort (health is advisory): false when it could not be written; a
+   * mark left behind runs out by itself.
    */
   private async markDraining(subscription: Subscription, until: number | undefined): Promise<boolean> {
     const store = this.deps.health;
     if (store === undefined) return false;
     const { topic, name } = subscription;
     try {
-      for (let attempt = 0; attempt < MARK_ATTEMPTS; attempt += 1) {
-        const stored = await store.get(topic, name, { consistent: true });
+      await rewriteHealth(store, topic, name, (stored) => {
         const health = currentHealth(stored, topic, name, subscription.destination.endpointUrl);
-        if (until === undefined && health.drainingUntil === undefined) return true;
-        const rev = stored?.rev;
-        if (await store.put({ ...withDrainMark(health, until), rev: (rev ?? 0) + 1 }, rev)) return true;
-      }
+        return until === undefined && health.drainingUntil === undefined
+          ? undefined
+          : withDrainMark(health, until);
+      });
+      return true;
     } catch (error) {
       this.deps.logger.warn('could not mark the backlog drain on the endpoint health', {
         topic,
         subscription: name,
         error: (error as Error).message,
       });
+      return false;
     }
-    return false;
   }
 
   /**
@@ -362,7 +358,7 @@ export class BacklogDrain {
    */
   private async storeBack(target: DeliveryTarget, lines: readonly BacklogLine[]): Promise<number[]> {
     if (lines.length === 0) return [];
-    const sourceIds = lines.map((line) => `${line.item.deliveryId}#${line.item.attempts}`).sort();
+    const sourceIds = contentSourceIds(lines.map((line) => line.item));
     const runs = cutIntoSegments([...lines].sort(byDueOrder), BACKLOG_SEGMENT_CAPS, segmentLineBytes);
     const dueAts: number[] = [];
     for (const [index, part] of runs.entries()) {

@@ -25,7 +25,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { BacklogLine, BacklogMeta, BacklogState } from '../domain/backlog';
-import { type DeliveryTarget, JOB_FORMAT_VERSION, type StoreJob, storeJobSchema } from '../domain/delivery';
+import {
+  type DeliveryItem,
+  type DeliveryTarget,
+  JOB_FORMAT_VERSION,
+  type StoreJob,
+  storeJobSchema,
+} from '../domain/delivery';
 import { topicIdOf } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
@@ -116,6 +122,14 @@ export function cutIntoSegments<T>(
 export function partSegmentId(sourceIds: readonly string[], index: number, parts: number): string {
   return parts === 1 ? segmentIdOf(sourceIds) : segmentIdOf([...sourceIds, `#part ${index + 1} of ${parts}`]);
 }
+
+/**
+ * Names for events stored without the messages they came in (a store job worked on its own, a
+ * drain's events stored back): each event's delivery id and attempt count, so the same events
+ * stored again make the same segment.
+ */
+export const contentSourceIds = (items: readonly DeliveryItem[]): string[] =>
+  items.map((item) => `${item.deliveryId}#${item.attempts}`).sort();
 
 /** What the store step needs of a subscription: its endpoint URL, for a backlog it starts. */
 export interface EndpointLookup {

@@ -16,7 +16,12 @@ import { topicIdOf } from '../domain/names';
 import { packStoreJobs } from '../queue/job-codec';
 import type { BacklogStore } from '../storage/backlog';
 import type { HealthStore } from '../storage/health';
-import { BacklogStoreStep, type SourcedStoreJob, type StoreResult } from './backlog-store-step';
+import {
+  BacklogStoreStep,
+  contentSourceIds,
+  type SourcedStoreJob,
+  type StoreResult,
+} from './backlog-store-step';
 import type { BacklogSweepReport } from './backlog-sweep';
 import { BacklogTick } from './backlog-tick';
 import type { DeliveryEngine, DeliveryEngineDeps, JobOptions } from './engine';
@@ -44,6 +49,12 @@ export interface EngineBacklog {
   /** New timer tokens (default: random UUIDs). */
   readonly newToken?: () => string;
 }
+
+/** What the store decision reads of an endpoint's health. */
+const viewOf = (health: EndpointHealth, now: number): BacklogHealthView => ({
+  unhealthy: isUnhealthy(health),
+  draining: isDraining(health, now),
+});
 
 /** Nothing is unhealthy or draining: the store decision for a wait alone. */
 const WAIT_ONLY: BacklogHealthView = { unhealthy: false, draining: false };
@@ -103,7 +114,7 @@ export class EngineBacklogs {
 
   /** One `store` job on its own, named by its events (their ids and attempt counts). */
   async storeOne(job: StoreJob): Promise<JobReport> {
-    const sourceId = job.items.map((item) => `${item.deliveryId}#${item.attempts}`).join('\n');
+    const sourceId = contentSourceIds(job.items).join('\n');
     const result = await this.store([{ sourceId, job }]);
     const reason = result.unfinished.get(sourceId);
     if (reason !== undefined) throw new Error(reason);
@@ -141,7 +152,11 @@ export class EngineBacklogs {
    * one's drain runs, it sends the endpoint only as much as it takes.
    */
   holdsFor(health: EndpointHealth, now: number): boolean {
-    return this.routing && (isUnhealthy(health) || isDraining(health, now));
+    if (!this.routing) return false;
+    // Due now: only the endpoint's health can send the job to the backlog.
+    return (
+      storeOrQueue({ dueAt: now, now, health: viewOf(health, now), backlogAfterMs: this.afterMs }) === 'store'
+    );
   }
 
   /**
@@ -153,10 +168,7 @@ export class EngineBacklogs {
     if (!this.routing) return ALWAYS_QUEUE;
     const { clock } = this.deps;
     const view = this.deps.health.peek(subscription);
-    const health: BacklogHealthView = {
-      unhealthy: view !== undefined && isUnhealthy(view),
-      draining: view !== undefined && isDraining(view, clock.now()),
-    };
+    const health = view === undefined ? WAIT_ONLY : viewOf(view, clock.now());
     const backlogAfterMs = this.afterMs / profile.timeScale;
     return (dueAt) => storeOrQueue({ dueAt, now: clock.now(), health, backlogAfterMs });
   }

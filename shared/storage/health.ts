@@ -21,33 +21,50 @@ export interface HealthStore {
   put(health: EndpointHealth, expectedRev: number | undefined): Promise<boolean>;
 }
 
+/** Times a read-then-write of a health item is tried when other writers keep coming first. */
+const REWRITE_ATTEMPTS = 5;
+
+/**
+ * Rewrites an endpoint's health item: reads it strongly consistently, asks `change` for the next
+ * record (`undefined`: nothing to write) and writes it one revision up, only if no other writer
+ * came first; otherwise reads again. Throws when others kept coming first.
+ */
+export async function rewriteHealth(
+  store: HealthStore,
+  topic: string,
+  subscription: string,
+  change: (stored: EndpointHealth | undefined) => Omit<EndpointHealth, 'rev'> | undefined,
+): Promise<void> {
+  for (let attempt = 0; attempt < REWRITE_ATTEMPTS; attempt += 1) {
+    const stored = await store.get(topic, subscription, { consistent: true });
+    const next = change(stored);
+    if (next === undefined) return;
+    const rev = stored?.rev;
+    if (await store.put({ ...next, rev: (rev ?? 0) + 1 }, rev)) return;
+  }
+  throw new Error(`endpoint health of ${topic}/${subscription} kept changing; try again`);
+}
+
 /**
  * Forgets what is known of a subscription's endpoint (an admin's `enable`, or the subscription's
  * delete): a fresh record about no endpoint, one revision up, with `resetAt`. Workers drop their
  * own outcomes of attempts started before it, so nothing they saw earlier brings it back; and the
  * revision keeps growing, so a worker's write over an older revision is refused.
  */
-export async function resetHealth(
+export function resetHealth(
   store: HealthStore,
   topic: string,
   subscription: string,
   at: number,
 ): Promise<void> {
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    const current = await store.get(topic, subscription, { consistent: true });
-    const rev = current?.rev;
-    const fresh: EndpointHealth = {
-      topic,
-      subscription,
-      endpointUrl: '',
-      consecutiveFailures: 0,
-      probations: 0,
-      resetAt: at,
-      rev: (rev ?? 0) + 1,
-    };
-    if (await store.put(fresh, rev)) return;
-  }
-  throw new Error(`endpoint health of ${topic}/${subscription} kept changing; try again`);
+  return rewriteHealth(store, topic, subscription, () => ({
+    topic,
+    subscription,
+    endpointUrl: '',
+    consecutiveFailures: 0,
+    probations: 0,
+    resetAt: at,
+  }));
 }
 
 /** A health item as stored. */
