@@ -19,13 +19,8 @@ import {
   type QueueKey,
 } from '../shared/config/resources';
 import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../shared/config/runtime';
-import {
-  ALARM_THRESHOLDS,
-  createAlarms,
-  createAlarmTopic,
-  createDashboard,
-  type PipelineAlarms,
-} from './monitoring';
+import { createDashboard } from './dashboard';
+import { ALARM_THRESHOLDS, createAlarms, createAlarmTopic, type PipelineAlarms } from './monitoring';
 import { addApiRoutes, createHttpApi } from './pipeline/api';
 import { createFunctions, functionEnvironment } from './pipeline/functions';
 import { addOutputs } from './pipeline/outputs';

@@ -1,0 +1,134 @@
+/**
+ * The pipeline's dashboard. Its graphs of Gridwire's own metrics read the series of
+ * `monitoring.ts` (`pipelineMetric`, `pipelineBreakdown`), the ones the alarms watch.
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { type FunctionKey, QUEUES, type QueueKey } from '../shared/config/resources';
+import { METRIC } from '../shared/observability/metrics';
+import { FIVE_MINUTES, type MonitoringTargets, pipelineBreakdown, pipelineMetric } from './monitoring';
+import type { PipelineFunction } from './pipeline-function';
+
+/** The pipeline's dashboard: one row per stage of the pipeline, top to bottom. */
+export function createDashboard(scope: Construct, targets: MonitoringTargets): cloudwatch.Dashboard {
+  const dashboard = new cloudwatch.Dashboard(scope, 'Dashboard', {
+    defaultInterval: Duration.hours(3),
+  });
+  const header = (markdown: string) => new cloudwatch.TextWidget({ markdown, width: 24, height: 1 });
+  const graph = (title: string, left: cloudwatch.IMetric[], width = 8) =>
+    new cloudwatch.GraphWidget({ title, left, width, height: 6 });
+  const queueKeys = Object.keys(QUEUES) as QueueKey[];
+  const everyQueue = (metric: (queue: sqs.IQueue) => cloudwatch.Metric) =>
+    queueKeys.flatMap((key) => [
+      metric(targets.queues[key]).with({ label: key }),
+      metric(targets.redriveQueues[key]).with({ label: `${key} (redrive)` }),
+    ]);
+  const functionKeys = Object.keys(targets.functions) as FunctionKey[];
+  const everyFunction = (metric: (fn: PipelineFunction) => cloudwatch.Metric) =>
+    functionKeys.map((key) => metric(targets.functions[key]).with({ label: key }));
+
+  const rows: [string, cloudwatch.IWidget[]][] = [
+    [
+      '## Publishing',
+      [
+        graph('Published events, failed publish requests', [
+          pipelineMetric(METRIC.PublishSuccessCount, 'Sum', 'Published events'),
+          pipelineMetric(METRIC.PublishFailCount, 'Sum', 'Failed requests'),
+        ]),
+        graph('Failed publish requests by error', [
+          pipelineBreakdown(METRIC.PublishFailCount, ['ErrorType', 'Error']),
+        ]),
+        graph('Publish latency (ms)', [
+          pipelineMetric(METRIC.PublishSuccessLatencyInMs, 'Average', 'Average'),
+          pipelineMetric(METRIC.PublishSuccessLatencyInMs, 'p99', 'p99'),
+        ]),
+      ],
+    ],
+    [
+      '## Delivery',
+      [
+        graph('Delivered events, failed attempts', [
+          pipelineMetric(METRIC.DeliverySuccessCount, 'Sum', 'Delivered'),
+          pipelineMetric(METRIC.DeliveryAttemptFailCount, 'Sum', 'Failed attempts'),
+        ]),
+        graph('Failed attempts by error', [
+          pipelineBreakdown(METRIC.DeliveryAttemptFailCount, ['Error', 'ErrorType']),
+        ]),
+        graph('Endpoint response time (ms)', [
+          pipelineMetric(METRIC.DestinationProcessingDurationInMs, 'Average', 'Average'),
+          pipelineMetric(METRIC.DestinationProcessingDurationInMs, 'p99', 'p99'),
+        ]),
+      ],
+    ],
+    [
+      '## Events held back, dead-lettered or dropped',
+      [
+        graph('Held (endpoint on probation or stalled), probations begun', [
+          pipelineMetric(METRIC.DeliveryHeldCount, 'Sum', 'Held events'),
+          pipelineMetric(METRIC.ProbationEnteredCount, 'Sum', 'Probations begun'),
+        ]),
+        graph('Dead-lettered events by reason, replayed', [
+          pipelineBreakdown(METRIC.DeadLetteredCount, ['DeadLetterReason']),
+          pipelineMetric(METRIC.ReplayedEventCount, 'Sum', 'Replayed'),
+        ]),
+        graph('Dropped events by reason', [pipelineBreakdown(METRIC.DroppedEventCount, ['DropReason'])]),
+      ],
+    ],
+    [
+      '## Backlogs of sick endpoints',
+      [
+        graph('Events held in backlogs', [
+          pipelineMetric(METRIC.BacklogHeldEvents, 'Maximum', 'Held events'),
+        ]),
+        graph('Age of the oldest backlogged event (s)', [
+          pipelineMetric(METRIC.BacklogOldestEventAgeSeconds, 'Maximum', 'Oldest event'),
+        ]),
+        graph('Late wakes armed again', [pipelineMetric(METRIC.BacklogWakeLateCount, 'Sum', 'Late wakes')]),
+      ],
+    ],
+    [
+      '## Queues',
+      [
+        graph(
+          'Messages waiting',
+          everyQueue((queue) =>
+            queue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+          ),
+          12,
+        ),
+        graph(
+          'Age of the oldest message (s)',
+          everyQueue((queue) =>
+            queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+          ),
+          12,
+        ),
+      ],
+    ],
+    [
+      '## Functions and API',
+      [
+        graph(
+          'Function errors',
+          everyFunction((fn) => fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' })),
+        ),
+        graph(
+          'Function throttles',
+          everyFunction((fn) => fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' })),
+        ),
+        graph('API requests and errors', [
+          targets.api.metricCount({ period: FIVE_MINUTES, label: 'Requests' }),
+          targets.api.metricClientError({ period: FIVE_MINUTES, label: '4xx' }),
+          targets.api.metricServerError({ period: FIVE_MINUTES, label: '5xx' }),
+        ]),
+      ],
+    ],
+  ];
+  for (const [title, widgets] of rows) {
+    dashboard.addWidgets(header(title));
+    dashboard.addWidgets(...widgets);
+  }
+  return dashboard;
+}
