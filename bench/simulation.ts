@@ -1,8 +1,8 @@
 /**
  * Deterministic simulation of the retry engine: the real `DeliveryEngine` in virtual time,
- * an in-memory queue that honours SQS delays, and webhooks with scripted failure patterns.
- * A day of retries for a thousand events runs in about a second, and every attempt is checked
- * against the schedule and its jitter bound.
+ * an in-memory queue that honours SQS delays, and webhooks with scripted failure patterns
+ * (`simulation-workload.ts`). A day of retries for a thousand events runs in about a second, and
+ * every attempt is checked against the schedule and its jitter bound (`simulation-checks.ts`).
  *
  * With the backlog on (the default), the engine keeps subscriptions' backlogs as on AWS
  * (`virtual-backlog.ts`): long waits and an unhealthy endpoint's events are stored, the backlog
@@ -18,85 +18,26 @@ import { DropRecorder } from '../shared/delivery/dead-letter';
 import { DeliveryEngine } from '../shared/delivery/engine';
 import { HealthTracker } from '../shared/delivery/health';
 import { outcomeForStatus } from '../shared/delivery/rules/outcomes';
-import { DELIVERY_PROFILES, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
-import { baseDelayMs } from '../shared/delivery/rules/retry';
+import { DELIVERY_PROFILES } from '../shared/delivery/rules/profiles';
 import { deliveryTargetOf } from '../shared/delivery/target';
 import type { WebhookRequest, WebhookSender } from '../shared/delivery/webhook-sender';
 import type { BacklogLine } from '../shared/domain/backlog';
-import type { DeliveryItem, EventGridEvent } from '../shared/domain/delivery';
+import type { DeliveryItem } from '../shared/domain/delivery';
 import type { EndpointHealth } from '../shared/domain/model';
-import {
-  type AttemptResult,
-  type RetryPolicy,
-  retryLimitsOf,
-  type Subscription,
-} from '../shared/domain/model';
+import { type AttemptResult, retryLimitsOf, type Subscription } from '../shared/domain/model';
 import { silentLogger } from '../shared/observability/logging';
 import { EVERY_DIMENSION, MetricBuffer } from '../shared/observability/metrics';
 import { seededRandom, VirtualClock } from '../shared/platform/clock';
 import { packJobs, parseJob } from '../shared/queue/job-codec';
 import type { JobQueue } from '../shared/queue/sqs-job-queue';
 import { MemoryHealthStore } from '../test/support/memory-stores';
+import { type AttemptLog, tallyAttempts } from './simulation-checks';
+import { type EndpointPattern, PARKED, PARKED_FOR_MS, PATTERNS, simulatedItem } from './simulation-workload';
 import { VirtualBacklog } from './virtual-backlog';
-import { queuedItem, VirtualQueue } from './virtual-queue';
+import { VirtualQueue } from './virtual-queue';
 
 const S = 1000;
-/** How late SQS's whole-second delays may make an attempt at real time (never early). */
-export const SQS_ROUNDING_MS = S;
-const M = 60 * S;
-const H = 60 * M;
-
-/** A webhook's behaviour: the HTTP status it answers at a given virtual time (ms since start). */
-export interface EndpointPattern {
-  name: string;
-  describe: string;
-  status(elapsedMs: number, random: () => number): number;
-  retryPolicy?: RetryPolicy;
-}
-
-export const PATTERNS: EndpointPattern[] = [
-  { name: 'healthy', describe: 'always 200', status: () => 200 },
-  {
-    name: 'flaky-30',
-    describe: '30% of answers are 500',
-    status: (_t, random) => (random() < 0.3 ? 500 : 200),
-  },
-  {
-    name: 'down-2h',
-    describe: '503 for the first 2 hours, then 200',
-    status: (t) => (t < 2 * H ? 503 : 200),
-  },
-  { name: 'always-500', describe: '500 forever (ends by TTL)', status: () => 500 },
-  { name: 'timeout-408', describe: '408 for 30 minutes, then 200', status: (t) => (t < 30 * M ? 408 : 200) },
-  { name: 'rejects-400', describe: '400 (never retried)', status: () => 400 },
-  {
-    name: 'five-attempts',
-    describe: '500 forever, maxDeliveryAttempts 5',
-    status: () => 500,
-    retryPolicy: { maxDeliveryAttempts: 5, eventTimeToLiveInMinutes: 1440 },
-  },
-];
-
-/**
- * One endpoint, one subscription, many events: 503 for the first 6 hours, then 200. Its events
- * are held (probation, then the backlog) rather than attempted on their own schedules.
- */
-export const PARKED: EndpointPattern = {
-  name: 'parked-endpoint',
-  describe: 'one subscription, 503 for 6 hours, then 200',
-  status: (t) => (t < PARKED_FOR_MS ? 503 : 200),
-};
-/** How long the parked endpoint answers 503. */
-export const PARKED_FOR_MS = 6 * H;
-
-interface AttemptLog {
-  at: number;
-  status: number;
-  /** The due time the event last had when it was queued or stored, if known. */
-  dueAt: number | undefined;
-  /** Whether a hold (probation) kept the event since its previous attempt. */
-  held: boolean;
-}
+const H = 60 * 60 * S;
 
 /** What became of the parked endpoint's events. */
 export interface ParkedResult {
@@ -395,48 +336,8 @@ export async function runSimulation(
     if (forPattern !== undefined) forPattern[reason] = (forPattern[reason] ?? 0) + count;
   }
 
-  let waitsChecked = 0;
-  let violations = 0;
-  let maxJitterMs = 0;
-  let maxJitterBoundMs = 0;
-  let delivered = 0;
-  let attemptCount = 0;
-  let early = 0;
-  let heldWaits = 0;
-  const byPattern = new Map<string, { delivered: number; attempts: number }>();
-  for (const [id, log] of attempts) {
-    const name = id.split('/')[0] ?? '';
-    const stats = byPattern.get(name) ?? { delivered: 0, attempts: 0 };
-    stats.attempts += log.length;
-    attemptCount += log.length;
-    if (log.some((attempt) => attempt.status >= 200 && attempt.status <= 204)) {
-      stats.delivered += 1;
-      delivered += 1;
-    }
-    byPattern.set(name, stats);
-    // Never before the due time the event was queued or stored with (due times may carry a
-    // fraction of a millisecond; they travel rounded up).
-    early += log.filter(
-      (attempt) => attempt.dueAt !== undefined && attempt.at < Math.floor(attempt.dueAt),
-    ).length;
-    for (let n = 1; n < log.length; n += 1) {
-      const previous = log[n - 1] as AttemptLog;
-      if ((log[n] as AttemptLog).held) {
-        // A hold kept it past its step: the schedule is not what timed this attempt.
-        heldWaits += 1;
-        continue;
-      }
-      const base = baseDelayMs(TOPIC_PROFILE, n, { httpStatus: previous.status });
-      // SQS delays are whole seconds: at real time a job surfaces up to a second after it is due.
-      const bound = Math.min(base * TOPIC_PROFILE.jitter.ratio, TOPIC_PROFILE.jitter.maxMs) + SQS_ROUNDING_MS;
-      const wait = (log[n] as AttemptLog).at - previous.at;
-      waitsChecked += 1;
-      maxJitterMs = Math.max(maxJitterMs, wait - base);
-      maxJitterBoundMs = Math.max(maxJitterBoundMs, bound);
-      // (`>`: due times travel as whole milliseconds, rounded up, so a wait may reach the bound.)
-      if (wait < base || wait > base + bound) violations += 1;
-    }
-  }
+  const tally = tallyAttempts(attempts);
+  const { byPattern } = tally;
 
   const parkedLogs = [...attempts.entries()].filter(([id]) => id.startsWith(`${PARKED.name}/`));
   const parkedRequests = parkedLogs.flatMap(([, log]) => log);
@@ -461,18 +362,18 @@ export async function runSimulation(
     events: published,
     simulatedHours: hours,
     wallMs: Math.round(performance.now() - started),
-    attempts: attemptCount,
-    delivered,
+    attempts: tally.attempts,
+    delivered: tally.delivered,
     ended,
-    waitsChecked,
-    violations,
-    maxJitterMs: Math.round(maxJitterMs),
-    maxJitterBoundMs: Math.round(maxJitterBoundMs),
+    waitsChecked: tally.waitsChecked,
+    violations: tally.violations,
+    maxJitterMs: Math.round(tally.maxJitterMs),
+    maxJitterBoundMs: Math.round(tally.maxJitterBoundMs),
     hops,
     sqsSends: queue.messagesSent + publishedMessages + (backlog?.counts.messagesSent ?? 0),
     backlog: withBacklog,
-    early,
-    heldWaits,
+    early: tally.early,
+    heldWaits: tally.heldWaits,
     stored: storedIds.size - parkedIds.size,
     storeInvocations: backlog?.counts.invocations ?? 0,
     ticks,
@@ -487,18 +388,4 @@ export async function runSimulation(
       ended: endedByPattern.get(pattern.name) ?? {},
     })),
   };
-}
-
-/** An event of the simulation as publish queues it. */
-function simulatedItem(id: string, publishedAt: number): DeliveryItem {
-  const event: EventGridEvent = {
-    id,
-    topic: '/gridwire/topics/sim',
-    subject: id,
-    eventType: 'Sim.Event',
-    eventTime: new Date(publishedAt).toISOString(),
-    dataVersion: '',
-    metadataVersion: '1',
-  };
-  return queuedItem(event, publishedAt);
 }

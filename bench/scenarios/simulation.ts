@@ -1,7 +1,8 @@
 /** The retry engine in virtual time, with backlogs: every wait checked against the schedule. */
 import { log } from '../harness/log';
 import type { Scenario } from '../harness/types';
-import { PARKED, runSimulation } from '../simulation';
+import { runSimulation } from '../simulation';
+import { PARKED } from '../simulation-workload';
 
 export const simulation: Scenario = {
   name: 'simulation',
