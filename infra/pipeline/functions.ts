@@ -117,6 +117,9 @@ function createPublishFunction(scope: Construct, options: FunctionsOptions): Pip
       // Topics, namespace topics and their subscription lists.
       .bindTable(storage.table, TABLE.nameEnv, ['GetItem', 'Query'])
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
+      // A publish to one held subscription goes straight to its backlog (the held marks are
+      // read with the subscription list).
+      .bindQueue(queues.backlog, QUEUES.backlog.urlEnv, 'send')
       // Stores a fan-out too large for one message before sending the message naming it.
       .bindBucket(storage.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'write', FAN_OUT_GRANT_REASON)
       // Opens topic keys to check keys and SAS signatures.

@@ -43,6 +43,7 @@ import { packJobs } from '../queue/job-codec';
 import type { OutgoingJob } from '../queue/sqs-job-queue';
 import { summaryOf } from '../storage/backlog';
 import type { HealthStore } from '../storage/health';
+import type { HeldMarks } from '../storage/held-marks';
 import {
   BacklogDrain,
   type BacklogDrainDeps,
@@ -71,7 +72,7 @@ import {
 } from './rules/backlog';
 import { type Attempted, decideJob } from './rules/decide';
 import { endpointAgreed } from './rules/handshake';
-import { currentHealth, gateOf } from './rules/health';
+import { currentHealth, gateOf, isUnhealthy } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
 import { deliveryTargetOf } from './target';
@@ -91,6 +92,11 @@ export interface BacklogTickDeps extends BacklogDrainDeps {
   profiles: ProfileTable;
   /** New timer tokens (default: random UUIDs). */
   newToken?: () => string;
+  /**
+   * The held marks, set while the backlog holds an unhealthy endpoint's events and removed when it
+   * no longer does, so publishers send straight here meanwhile (default: none kept).
+   */
+  heldMarks?: Pick<HeldMarks, 'set'>;
   /**
    * Where the sweeper counts late wakes and, every {@link BACKLOG_MEASURE_EVERY_MINUTES} minutes,
    * writes how many events the backlogs hold and how old the oldest is (default: nowhere).
@@ -195,7 +201,8 @@ export class BacklogTick {
 
     // ---- gate
     const now = clock.now();
-    let mode = await this.modeOf(subscription, now);
+    const gated = await this.modeOf(subscription, now);
+    let mode = gated.mode;
 
     // ---- expire, release ahead
     let released = 0;
@@ -257,6 +264,9 @@ export class BacklogTick {
       // time, a crash) get their Probation stamp when they leave.
       heldUntil: mode.kind === 'hold' ? mode.until : meta.heldUntil,
       holding: mode.kind === 'hold',
+      // Only an unhealthy endpoint's publishes are sent straight here: a short probation (a busy
+      // answer, a timeout) ends before a publish would reach the backlog's tick.
+      held: mode.kind === 'hold' && gated.unhealthy,
       agreed: mode.kind !== 'unagreed',
       profile,
     });
@@ -299,19 +309,54 @@ export class BacklogTick {
     return (await this.deps.store.putMeta(claimed, meta.token)) ? claimed : undefined;
   }
 
-  /** What the endpoint's health (and its agreement) lets this tick do. */
-  private async modeOf(subscription: Subscription, now: number): Promise<TickMode> {
+  /** What the endpoint's health (and its agreement) lets this tick do, and whether it is unhealthy. */
+  private async modeOf(
+    subscription: Subscription,
+    now: number,
+  ): Promise<{ mode: TickMode; unhealthy: boolean }> {
     // As the engine's gate: an endpoint that has not agreed gets nothing, whatever its health.
-    if (!endpointAgreed(subscription)) return { kind: 'unagreed' };
+    if (!endpointAgreed(subscription)) return { mode: { kind: 'unagreed' }, unhealthy: false };
     const stored = await this.deps.health.get(subscription.topic, subscription.name, { consistent: true });
-    const gate = gateOf(
-      currentHealth(stored, subscription.topic, subscription.name, subscription.destination.endpointUrl),
-      now,
+    const health = currentHealth(
+      stored,
+      subscription.topic,
+      subscription.name,
+      subscription.destination.endpointUrl,
     );
-    if (gate.kind === 'hold') return { kind: 'hold', until: gate.until };
-    if (gate.kind === 'disabled') return { kind: 'disabled' };
+    const gate = gateOf(health, now);
+    const unhealthy = isUnhealthy(health);
+    if (gate.kind === 'hold') return { mode: { kind: 'hold', until: gate.until }, unhealthy };
+    if (gate.kind === 'disabled') return { mode: { kind: 'disabled' }, unhealthy };
     // Probing or open: the due events are probed and drained from the backlog itself.
-    return { kind: gate.kind };
+    return { mode: { kind: gate.kind }, unhealthy };
+  }
+
+  /**
+   * Sets or removes the subscription's held mark when it differs from what META says, and
+   * returns what META should say now. Best effort (a mark is advice to publishers): on failure
+   * META keeps what it said, so the next tick tries again.
+   */
+  private async markHeld(meta: BacklogMeta, uid: string | undefined, held: boolean): Promise<boolean> {
+    const marks = this.deps.heldMarks;
+    const was = meta.held === true;
+    if (marks === undefined || was === held) return marks !== undefined && was;
+    const mark = {
+      topic: meta.topic,
+      subscription: meta.subscription,
+      ...(uid === undefined ? {} : { uid }),
+    };
+    try {
+      await marks.set(mark, held, this.deps.clock.now());
+      return held;
+    } catch (error) {
+      this.deps.logger.warn('could not set the held mark of a backlog', {
+        topic: meta.topic,
+        subscription: meta.subscription,
+        held,
+        error: (error as Error).message,
+      });
+      return was;
+    }
   }
 
   /**
@@ -418,11 +463,12 @@ export class BacklogTick {
    */
   private async forget(target: DeliveryTarget, claimed: BacklogMeta): Promise<number | undefined> {
     const { store, clock } = this.deps;
+    if (claimed.held === true) await this.markHeld(claimed, claimed.uid, false);
     if (!(await store.deleteMeta(claimed.topic, claimed.subscription, claimed.token))) return undefined;
     const left = await store.listSegments(claimed.topic, claimed.subscription);
     if (left.length === 0) return undefined;
     const now = clock.now();
-    const { lease: _lease, heldUntil: _held, armedToken: _armed, ...kept } = claimed;
+    const { lease: _lease, heldUntil: _heldUntil, armedToken: _armed, held: _held, ...kept } = claimed;
     const meta: BacklogMeta = {
       ...kept,
       token: this.newToken(),
@@ -471,6 +517,8 @@ export class BacklogTick {
       readonly uid: string | undefined;
       readonly heldUntil: number | undefined;
       readonly holding: boolean;
+      /** Whether publishers should send straight to the backlog (the held mark). */
+      readonly held: boolean;
       readonly agreed: boolean;
       readonly profile: DeliveryProfile;
     },
@@ -490,11 +538,14 @@ export class BacklogTick {
       const now = clock.now();
       const near = wakeAt !== undefined && wakeAt - now <= RELEASE_AHEAD_MS;
       const state: BacklogState = wakeAt === undefined ? 'idle' : next.holding ? 'holding' : 'waiting';
+      // The mark first: should META's write fail after it, the next tick sees META disagree and sets it again.
+      const held = await this.markHeld(from, next.uid, next.held && wakeAt !== undefined);
       const {
         lease: _lease,
         wakeAt: _wakeAt,
         armedToken: _armed,
-        heldUntil: _held,
+        heldUntil: _heldUntil,
+        held: _held,
         uid: _uid,
         ...kept
       } = from;
@@ -505,6 +556,7 @@ export class BacklogTick {
         ...(wakeAt === undefined ? {} : { wakeAt }),
         ...(near ? { armedToken: token } : {}),
         ...(next.heldUntil === undefined ? {} : { heldUntil: next.heldUntil }),
+        ...(held ? { held } : {}),
         state,
         summary: await summary(),
         updatedAt: now,

@@ -16,6 +16,7 @@ import { topicIdOf } from '../domain/names';
 import { packStoreJobs } from '../queue/job-codec';
 import type { BacklogStore } from '../storage/backlog';
 import type { HealthStore } from '../storage/health';
+import type { HeldMarks } from '../storage/held-marks';
 import {
   BacklogStoreStep,
   contentSourceIds,
@@ -48,6 +49,8 @@ export interface EngineBacklog {
   readonly drainConcurrency: number;
   /** New timer tokens (default: random UUIDs). */
   readonly newToken?: () => string;
+  /** Where ticks set and remove held marks, for publishers (default: no marks kept). */
+  readonly heldMarks?: Pick<HeldMarks, 'set'>;
 }
 
 /** What the store decision reads of an endpoint's health. */
@@ -104,6 +107,7 @@ export class EngineBacklogs {
       history: deps.history,
       profiles: deps.profiles,
       ...newToken,
+      ...(backlog.heldMarks === undefined ? {} : { heldMarks: backlog.heldMarks }),
     });
   }
 

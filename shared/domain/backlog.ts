@@ -103,6 +103,11 @@ export const backlogMetaSchema = z.object({
   /** Epoch ms until which the endpoint is held (probation), as the last tick saw it. */
   heldUntil: z.number().optional(),
   state: z.enum(BACKLOG_STATES),
+  /**
+   * Whether the subscription's held mark is set (`held-marks.ts`): while the backlog holds an
+   * unhealthy endpoint's events, publishers send its publishes straight here.
+   */
+  held: z.boolean().optional(),
   summary: backlogSummarySchema,
   /** Epoch ms of the last change (an idle backlog's META is forgotten some days after it). */
   updatedAt: z.number(),

@@ -38,6 +38,7 @@ import { DynamoBacklogIndex, DynamoBacklogStore } from '../storage/backlog';
 import { DeadLetterBucket } from '../storage/dead-letter-bucket';
 import { FanOutBucket } from '../storage/fan-out-bucket';
 import { DynamoHealthStore } from '../storage/health';
+import { DynamoHeldMarks } from '../storage/held-marks';
 import { publishingStore, tableStores } from '../storage/store';
 import { DynamoSubscriptionStore, type SubscriptionStore } from '../storage/subscriptions';
 import { publishMetricPoints } from './middleware';
@@ -208,9 +209,13 @@ export const fanOutsOf = (runtime: Runtime): FanOutBucket =>
   new FanOutBucket(runtime.clients.s3, requireSetting(runtime.config.fanOutBucket, ENV.fanOutBucket));
 
 export function buildPublisher(runtime: Runtime, observability: Observability): Publisher {
+  const stores = storesOf(runtime);
   return new Publisher({
-    store: publishingStore(storesOf(runtime)),
-    queue: queueOf(runtime, ['delivery']),
+    store: publishingStore(stores),
+    // A held subscription's publishes go straight to its backlog while events are routed there.
+    ...(runtime.config.backlog
+      ? { queue: queueOf(runtime, ['delivery', 'backlog']), held: stores.heldMarks }
+      : { queue: queueOf(runtime, ['delivery']) }),
     fanOuts: fanOutsOf(runtime),
     clock: runtime.clock ?? systemClock,
     metrics: observability.buffer,
@@ -354,6 +359,10 @@ export function buildDeliveryEngine(
       routing: runtime.config.backlog,
       afterMs: runtime.config.backlogAfterMs,
       drainConcurrency: runtime.config.drainConcurrency,
+      heldMarks: new DynamoHeldMarks(
+        runtime.clients.dynamo,
+        requireSetting(runtime.config.tableName, ENV.tableName),
+      ),
     },
   });
 }

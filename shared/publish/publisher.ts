@@ -20,10 +20,12 @@ import {
   fitsOneMessage,
   packFanOut,
   packJobs,
+  packStoreJobs,
   storedFanOutBody,
 } from '../queue/job-codec';
 import { type JobQueue, QueueRejectedError } from '../queue/sqs-job-queue';
 import { type FanOutStore, fanOutKey } from '../storage/fan-out-bucket';
+import { type HeldMarks, type HeldSubscriptions, isHeld } from '../storage/held-marks';
 import type { Store } from '../storage/store';
 import { type CompiledFilter, compileFilter } from './filter';
 import { checkFanOut } from './limits';
@@ -40,6 +42,13 @@ import { verifySasToken } from './sas';
 export interface PublisherDeps {
   store: Pick<Store, 'getTopic' | 'listSubscriptions' | 'getNamespace' | 'getNamespaceTopic'>;
   queue: JobQueue;
+  /**
+   * The held marks. With them, a publish that goes to one held subscription alone (its backlog
+   * holds its events while its endpoint is unhealthy: `held-marks.ts`) is sent straight to the
+   * backlog queue. Without them (the backlog's routing off), such publishes take the delivery
+   * queue, as all do.
+   */
+  held?: Pick<HeldMarks, 'list'>;
   /** Where fan-outs too large for one SQS message are stored before their message is sent. */
   fanOuts: FanOutStore;
   clock: Clock;
@@ -77,11 +86,14 @@ export function isValidKey(topic: Pick<Topic, 'keys'>, presented: string): boole
   return one || two;
 }
 
-/** A subscription a publish may go to: its delivery target and its compiled filter. */
+/** A subscription a publish may go to: its delivery target, its compiled filter, and whether it is held. */
 interface FilteredSubscription {
   target: DeliveryTarget;
   matches: CompiledFilter;
+  held: boolean;
 }
+
+const NONE_HELD: HeldSubscriptions = new Map();
 
 export class Publisher {
   private readonly topics: TtlCache<Topic | undefined>;
@@ -209,13 +221,18 @@ export class Publisher {
 
   /**
    * A topic's subscriptions whose endpoints agreed to receive (`Succeeded`), with their filters
-   * compiled (cached per subscription-list version, which every validation change moves).
+   * compiled and whether each is held (cached per subscription-list version, which every
+   * validation change and every held mark set or removed moves).
    */
   private async fanOutTargets(topicId: string): Promise<FilteredSubscription[]> {
-    const subscriptions = await this.deps.store.listSubscriptions(topicId);
+    const [subscriptions, held] = await Promise.all([
+      this.deps.store.listSubscriptions(topicId),
+      this.deps.held?.list(topicId) ?? NONE_HELD,
+    ]);
     return subscriptions.filter(endpointAgreed).map((subscription) => ({
       target: deliveryTargetOf(subscription),
       matches: compileFilter(subscription.filter),
+      held: isHeld(held, subscription.name, subscription.uid),
     }));
   }
 
@@ -256,7 +273,8 @@ export class Publisher {
     const positionOf = new Map<number, number>();
     const items: DeliveryItem[] = [];
     const destinations: FanOutDestination[] = [];
-    for (const [targetIndex, { target }] of targets.entries()) {
+    let held = false;
+    for (const [targetIndex, { target, held: targetHeld }] of targets.entries()) {
       const matched = matchedBy[targetIndex] ?? [];
       if (matched.length === 0) continue;
       this.deps.metrics.count(
@@ -264,6 +282,7 @@ export class Publisher {
         matched.length,
         subscriptionDimensions(topicId, target.subscription),
       );
+      held = targetHeld;
       destinations.push({
         target,
         matched: matched.map((index) => {
@@ -289,7 +308,7 @@ export class Publisher {
     const topicDims = { Topic: topicId };
     if (destinations.length > 0) {
       try {
-        await this.queueWhole(topic, publishId, started, items, destinations);
+        await this.queueWhole(topic, publishId, started, items, destinations, held);
       } catch (error) {
         this.deps.logger.error('could not queue published events', {
           topic: topicId,
@@ -324,20 +343,32 @@ export class Publisher {
     };
   }
 
-  /** Sends the publish's one message: a delivery job, a fan-out, or a stored fan-out's name. */
+  /**
+   * Sends the publish's one message: a delivery job (or, to one held subscription, a `store` job
+   * for its backlog, due now), a fan-out, or a stored fan-out's name. `onlyHeld`: the last of the
+   * destinations is held (it counts when it is the only one).
+   */
   private async queueWhole(
     topic: TopicRef,
     publishId: string,
     started: number,
     items: readonly DeliveryItem[],
     destinations: readonly FanOutDestination[],
+    onlyHeld: boolean,
   ): Promise<void> {
     const [only] = destinations;
     if (destinations.length === 1 && only !== undefined) {
-      const bodies = packJobs(
-        only,
-        only.matched.map((position) => items[position] as DeliveryItem),
-      );
+      const matched = only.matched.map((position) => items[position] as DeliveryItem);
+      if (onlyHeld) {
+        // Held like any event reaching a held endpoint: its backlog's tick decides, when the hold
+        // ends, whether to probe, drain or keep it (attempt count, time to live and all).
+        const stored = packStoreJobs({ target: only.target, dueAt: started, heldBy: 'probation' }, matched);
+        if (stored.length === 1) {
+          await this.deps.queue.send('backlog', [{ body: stored[0] as string, delaySeconds: 0 }]);
+          return;
+        }
+      }
+      const bodies = packJobs(only, matched);
       if (bodies.length === 1) {
         await this.deps.queue.send('delivery', [{ body: bodies[0] as string, delaySeconds: 0 }]);
         return;

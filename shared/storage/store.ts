@@ -1,11 +1,12 @@
 /**
  * The table's aggregates built together. Callers take the one store they need (`TopicStore`,
- * `SubscriptionStore`, `NamespaceStore`, `NamespaceTopicStore`; `HealthStore` and the attempt
+ * `SubscriptionStore`, `NamespaceStore`, `NamespaceTopicStore`, `HeldMarks`; `HealthStore` and the attempt
  * history are built on their own); `Store` is the view across them that publishing reads, since
  * one publish resolves a topic or a namespace topic and lists its subscriptions.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SecretSealer } from '../platform/sealing';
+import { DynamoHeldMarks, type HeldMarks } from './held-marks';
 import {
   DynamoNamespaceStore,
   DynamoNamespaceTopicStore,
@@ -20,6 +21,8 @@ export interface TableStores {
   subscriptions: SubscriptionStore;
   namespaces: NamespaceStore;
   namespaceTopics: NamespaceTopicStore;
+  /** Subscriptions whose backlog holds their events, marked in their topics' partitions. */
+  heldMarks: HeldMarks;
 }
 
 /**
@@ -32,6 +35,7 @@ export function tableStores(doc: DynamoDBDocumentClient, tableName: string, keyS
     subscriptions: new DynamoSubscriptionStore(doc, tableName),
     namespaces: new DynamoNamespaceStore(doc, tableName, keySealer),
     namespaceTopics: new DynamoNamespaceTopicStore(doc, tableName),
+    heldMarks: new DynamoHeldMarks(doc, tableName),
   } satisfies TableStores;
 }
 

@@ -21,7 +21,6 @@ import {
   type ReadOptions,
   SUBSCRIPTION_SK_PREFIX,
   subscriptionKey,
-  subscriptionsParentKey,
   Table,
   topicPk,
   withoutItemAttributes,
@@ -117,21 +116,12 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
             },
     );
     if (!written) throw new ConcurrentChangeError(`subscription ${subscription.topic}/${subscription.name}`);
-    await this.bumpSubscriptionsVersion(subscription.topic, subscription.updatedAt);
+    await this.table.bumpSubscriptionsVersion(subscription.topic, subscription.updatedAt);
   }
 
   async delete(topic: string, name: string, now: Date): Promise<boolean> {
     if (!(await this.table.delete(subscriptionKey(topic, name)))) return false;
-    await this.bumpSubscriptionsVersion(topic, now.toISOString());
+    await this.table.bumpSubscriptionsVersion(topic, now.toISOString());
     return true;
-  }
-
-  /** Bumps the version on the subscription's topic: a classic topic's item or a namespace topic's. */
-  private async bumpSubscriptionsVersion(topic: string, at: string): Promise<void> {
-    await this.table.updateExisting(
-      subscriptionsParentKey(topic),
-      'ADD subscriptionsVersion :one SET updatedAt = :now',
-      { ':one': 1, ':now': at },
-    );
   }
 }

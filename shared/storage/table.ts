@@ -9,6 +9,7 @@
  * | namespace       | `NAMESPACE#<namespace>`                    | `#NAMESPACE` (`gsi1pk = NAMESPACE`) |
  * | ns topic        | `NAMESPACE#<namespace>`                    | `TOPIC#<topic>`                     |
  * | ns subscription | `TOPIC#<namespace>/<topic>`                | `SUB#<subscription>`                |
+ * | held mark       | `TOPIC#<topic>` (or `<namespace>/<topic>`) | `HELD#<subscription>`               |
  * | health          | `HEALTH#<topic>#<sub>`                     | `#HEALTH`                           |
  * | attempts        | `HISTORY#<topic>#<sub>#<UTC hour>#<shard>` | `<newest at, 15 digits>#<random>`   |
  * | backlog segment | `BACKLOG#<topic>#<sub>`                    | `SEG#<min due at, 13 digits>#<id>`  |
@@ -26,7 +27,9 @@
  * (timer, lease, state). While a backlog has a wake, its META is also in gsi1, under one of four
  * `WAKE#<n>` partitions sorted by the wake time (13 digits): gsi1 is then the backlogs' timer
  * index as well as the topics' list, the two kept apart by partition. Backlog items are laid out
- * by `backlog.ts`.
+ * by `backlog.ts`. A held mark says a subscription's backlog holds its events while its endpoint
+ * is unhealthy (`held-marks.ts`): it sits with the subscription list publishers read, so they
+ * send that subscription's publishes straight to the backlog.
  *
  * Each item is the domain object (`shared/domain/model.ts`) plus its key attributes and `kind`;
  * the item schemas extend the domain schemas, so whatever the domain holds is read back.
@@ -260,6 +263,20 @@ export class Table {
       new DeleteCommand({ TableName: this.name, Key: key, ReturnValues: 'ALL_OLD' }),
     );
     return Attributes !== undefined;
+  }
+
+  /**
+   * Moves the `subscriptionsVersion` of a subscription's topic (a classic topic's item or a
+   * namespace topic's), which tells publishers to read its subscriptions again. False when the
+   * topic is gone.
+   */
+  async bumpSubscriptionsVersion(topicId: string, at: string): Promise<boolean> {
+    const updated = await this.updateExisting(
+      subscriptionsParentKey(topicId),
+      'ADD subscriptionsVersion :one SET updatedAt = :now',
+      { ':one': 1, ':now': at },
+    );
+    return updated !== undefined;
   }
 
   /** Every page of a query (the table's name is added). */

@@ -260,7 +260,9 @@ describe('functions', () => {
           }
         ).Properties.Environment.Variables,
       );
-    expect(env('publish')).toEqual(expect.arrayContaining([ENV.tableName, ENV.deliveryQueueUrl]));
+    expect(env('publish')).toEqual(
+      expect.arrayContaining([ENV.tableName, ENV.deliveryQueueUrl, ENV.backlogQueueUrl]),
+    );
     expect(env('publish')).not.toContain(ENV.retryQueueUrl);
     expect(env('management')).toEqual(
       expect.arrayContaining([ENV.tableName, ENV.deadLetterBucket, ENV.deliveryQueueUrl, ENV.retryQueueUrl]),
@@ -279,11 +281,15 @@ describe('functions', () => {
     );
   });
 
-  it('publish may read the table but not write it, and may only send to the delivery queue', () => {
+  it('publish may read the table but not write it, and may only send to the delivery and backlog queues', () => {
     const tableId = logicalIdOf('AWS::DynamoDB::GlobalTable', TABLE.id);
     expect(actionsOn('publish', tableId).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
     expect(actionsOn('publish', queueId(QUEUES.delivery.id))).toContain('sqs:SendMessage');
+    // A publish to one held subscription goes straight to its backlog.
+    expect(actionsOn('publish', queueId(QUEUES.backlog.id))).toContain('sqs:SendMessage');
+    expect(actionsOn('publish', queueId(QUEUES.backlog.id))).not.toContain('sqs:ReceiveMessage');
     expect(actionsOn('publish', queueId(QUEUES.retry.id))).toEqual([]);
+    expect(actionsOn('publish', queueId(QUEUES.endedDelivery.id))).toEqual([]);
   });
 
   it('management may read and write dead letters, send replays to the delivery queue and backlog ticks to theirs, and nothing more', () => {

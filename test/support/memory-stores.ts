@@ -34,6 +34,12 @@ import {
 } from '../../shared/storage/backlog';
 import type { HealthStore } from '../../shared/storage/health';
 import {
+  type HeldMark,
+  type HeldMarks,
+  type HeldSubscriptions,
+  heldSubscriptionsOf,
+} from '../../shared/storage/held-marks';
+import {
   type Described,
   type KeyedResource,
   type KeyedResourceStore,
@@ -60,23 +66,33 @@ class MemoryState {
   /** By `<topic id>#<subscription>`, lower case. */
   readonly subscriptions = new Map<string, Subscription>();
 
-  /** Deletes every subscription of a topic (a classic topic's name, or `<namespace>/<topic>`). */
-  deleteSubscriptionsOf(topicId: string): void {
+  /** By `<topic id>#<subscription>`, lower case. */
+  readonly heldMarks = new Map<string, HeldMark>();
+
+  /**
+   * Deletes what is in a topic's partition besides the topic: every subscription and held mark of
+   * a topic (a classic topic's name, or `<namespace>/<topic>`).
+   */
+  deleteUnderTopic(topicId: string): void {
     for (const [key, subscription] of this.subscriptions) {
       if (lower(subscription.topic) === lower(topicId)) this.subscriptions.delete(key);
+    }
+    for (const [key, mark] of this.heldMarks) {
+      if (lower(mark.topic) === lower(topicId)) this.heldMarks.delete(key);
     }
   }
 
   /** What a subscription change does to its topic's item, when there is one. */
-  bumpSubscriptionsVersion(topicId: string, at: string): void {
+  bumpSubscriptionsVersion(topicId: string, at: string): boolean {
     const namespaced = splitNamespaceTopicId(topicId);
     const parent =
       namespaced === undefined
         ? this.topics.get(lower(topicId))
         : this.namespaceTopics.get(lower(`${namespaced.namespace}#${namespaced.topic}`));
-    if (parent === undefined) return;
+    if (parent === undefined) return false;
     parent.subscriptionsVersion += 1;
     parent.updatedAt = at;
+    return true;
   }
 }
 
@@ -158,7 +174,7 @@ class MemoryNamespaceTopics implements NamespaceTopicStore {
   async delete(namespace: string, name: string): Promise<boolean> {
     const key = this.key(namespace, name);
     if (!this.state.namespaceTopics.has(key)) return false;
-    this.state.deleteSubscriptionsOf(namespaceTopicId(namespace, name));
+    this.state.deleteUnderTopic(namespaceTopicId(namespace, name));
     this.state.namespaceTopics.delete(key);
     return true;
   }
@@ -198,7 +214,33 @@ class MemorySubscriptions implements SubscriptionStore {
   }
 }
 
-/** The topics, subscriptions, namespaces and namespace topics of one in-memory table. */
+/** Held marks in the topics' partitions, as `DynamoHeldMarks` keeps them. */
+class MemoryHeldMarks implements HeldMarks {
+  constructor(private readonly state: MemoryState) {}
+
+  async set(mark: Omit<HeldMark, 'since'>, held: boolean, now: number): Promise<boolean> {
+    const key = lower(`${mark.topic}#${mark.subscription}`);
+    const stored = this.state.heldMarks.get(key);
+    if (held) {
+      if (stored !== undefined && (mark.uid === undefined || stored.uid === mark.uid)) return false;
+      this.state.heldMarks.set(key, { ...copy(mark), since: now });
+    } else if (!this.state.heldMarks.delete(key)) {
+      return false;
+    }
+    if (!this.state.bumpSubscriptionsVersion(mark.topic, new Date(now).toISOString()) && held) {
+      this.state.heldMarks.delete(key);
+    }
+    return true;
+  }
+
+  async list(topic: string): Promise<HeldSubscriptions> {
+    return heldSubscriptionsOf(
+      [...this.state.heldMarks.values()].filter((mark) => lower(mark.topic) === lower(topic)),
+    );
+  }
+}
+
+/** The topics, subscriptions, namespaces, namespace topics and held marks of one in-memory table. */
 export function memoryStores(): TableStores {
   const state = new MemoryState();
   const subscriptions = new MemorySubscriptions(state);
@@ -215,7 +257,7 @@ export function memoryStores(): TableStores {
       updatedAt: now.toISOString(),
       subscriptionsVersion: 0,
     }),
-    (name) => state.deleteSubscriptionsOf(name),
+    (name) => state.deleteUnderTopic(name),
   );
   const namespaces = new MemoryKeyedResources<Namespace, NamespaceInput>(
     state.namespaces,
@@ -229,12 +271,12 @@ export function memoryStores(): TableStores {
     (name) => {
       for (const topic of [...state.namespaceTopics.values()]) {
         if (lower(topic.namespace) !== lower(name)) continue;
-        state.deleteSubscriptionsOf(namespaceTopicId(topic.namespace, topic.name));
+        state.deleteUnderTopic(namespaceTopicId(topic.namespace, topic.name));
         state.namespaceTopics.delete(lower(`${topic.namespace}#${topic.name}`));
       }
     },
   );
-  return { topics, subscriptions, namespaces, namespaceTopics };
+  return { topics, subscriptions, namespaces, namespaceTopics, heldMarks: new MemoryHeldMarks(state) };
 }
 
 /** Health kept in memory, with the same conditional writes (simulations and tests). */

@@ -225,6 +225,7 @@ const fullMeta = (topic: string, overrides: Partial<BacklogMeta> = {}): BacklogM
   lease: { until: AT.getTime() + 240_000 },
   heldUntil: AT.getTime() + 30_000,
   state: 'holding',
+  held: true,
   summary: { events: 7, oldestPublishedAt: AT.getTime() - 3_600_000 },
   updatedAt: AT.getTime(),
   ...overrides,
@@ -524,6 +525,67 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
         updatedAt: LATER.toISOString(),
       });
       expect(await s.stores.topics.get(name, { consistent: true })).toEqual(classicBefore);
+    });
+  });
+
+  describe('held marks', () => {
+    const version = async (topic: string) =>
+      (await s.stores.topics.get(topic, { consistent: true }))?.subscriptionsVersion;
+
+    it("are set and removed once each, moving their topic's subscriptionsVersion only when they change", async () => {
+      const topic = unique('orders-');
+      await s.stores.topics.create(topic, { inputSchema: 'EventGridSchema', tags: {} }, AT);
+      const mark = { topic, subscription: 'Audit', uid: 'uid-1' };
+      expect(await s.stores.heldMarks.list(topic)).toEqual(new Map());
+
+      expect(await s.stores.heldMarks.set(mark, true, AT.getTime())).toBe(true);
+      expect(await version(topic)).toBe(1);
+      expect(await s.stores.heldMarks.list(topic.toUpperCase())).toEqual(new Map([['audit', 'uid-1']]));
+      // Set again for the same uid: nothing changes, and publishers need not read again.
+      expect(await s.stores.heldMarks.set(mark, true, LATER.getTime())).toBe(false);
+      expect(await version(topic)).toBe(1);
+      // For a subscription created again under the name (another uid), it is set anew.
+      expect(await s.stores.heldMarks.set({ ...mark, uid: 'uid-2' }, true, LATER.getTime())).toBe(true);
+      expect(await s.stores.heldMarks.list(topic)).toEqual(new Map([['audit', 'uid-2']]));
+      expect(await version(topic)).toBe(2);
+
+      expect(await s.stores.heldMarks.set({ ...mark, subscription: 'AUDIT' }, false, LATER.getTime())).toBe(
+        true,
+      );
+      expect(await s.stores.heldMarks.list(topic)).toEqual(new Map());
+      expect(await version(topic)).toBe(3);
+      expect(await s.stores.heldMarks.set(mark, false, LATER.getTime())).toBe(false);
+      expect(await version(topic)).toBe(3);
+      // They are not subscriptions.
+      expect(await s.stores.subscriptions.list(topic)).toEqual([]);
+    });
+
+    it("mark a namespace topic's subscriptions under it, and go with the topic", async () => {
+      const namespace = unique('shop-');
+      const name = unique('orders-');
+      await s.stores.namespaceTopics.put(nsTopic(namespace, name), undefined);
+      const topicId = namespaceTopicId(namespace, name);
+      expect(await s.stores.heldMarks.set({ topic: topicId, subscription: 'push' }, true, AT.getTime())).toBe(
+        true,
+      );
+      expect(await s.stores.heldMarks.list(topicId)).toEqual(new Map([['push', undefined]]));
+      expect(
+        (await s.stores.namespaceTopics.get(namespace, name, { consistent: true }))?.subscriptionsVersion,
+      ).toBe(1);
+      await s.stores.namespaceTopics.delete(namespace, name);
+      expect(await s.stores.heldMarks.list(topicId)).toEqual(new Map());
+    });
+
+    it('are not left behind in the partition of a topic that is gone', async () => {
+      const topic = unique('gone-');
+      expect(await s.stores.heldMarks.set({ topic, subscription: 'audit' }, true, AT.getTime())).toBe(true);
+      expect(await s.stores.heldMarks.list(topic)).toEqual(new Map());
+
+      const deleted = unique('deleted-');
+      await s.stores.topics.create(deleted, { inputSchema: 'EventGridSchema', tags: {} }, AT);
+      await s.stores.heldMarks.set({ topic: deleted, subscription: 'audit' }, true, AT.getTime());
+      await s.stores.topics.delete(deleted);
+      expect(await s.stores.heldMarks.list(deleted)).toEqual(new Map());
     });
   });
 

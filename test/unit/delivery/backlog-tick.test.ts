@@ -39,7 +39,7 @@ import {
   subscription,
   VirtualClock,
 } from '../../support/fakes';
-import { MemoryBacklogStore, MemoryHealthStore } from '../../support/memory-stores';
+import { MemoryBacklogStore, MemoryHealthStore, memoryStores } from '../../support/memory-stores';
 import { H, M, S } from '../../support/time';
 
 const T0 = Date.UTC(2026, 2, 1);
@@ -129,7 +129,9 @@ function harness(
     drainConcurrency: options.drainConcurrency ?? 8,
     newToken: () => `t${++tokens}`,
   };
-  return { clock, queue, store, healthStore, metrics, history, subscriptions, sender, tracker, deps };
+  // The held marks of a table where topic `orders` exists (their writes move its version).
+  const tables = memoryStores();
+  return { clock, queue, store, healthStore, metrics, history, subscriptions, sender, tracker, deps, tables };
 }
 
 type Harness = ReturnType<typeof harness>;
@@ -630,6 +632,123 @@ describe('backlog tick: the endpoint’s gate', () => {
     expect(h.sender.requests[0]?.request.headers['aeg-delivery-count']).toBe('3');
     expect(deliveriesOf(sentOf(h.queue))).toEqual([]);
     expect(await liveIds(h)).toEqual(['after']);
+  });
+});
+
+describe('backlog tick: the held mark', () => {
+  /** A tick that keeps held marks in the harness's table, and what publishers would read. */
+  async function marked(h: Harness) {
+    await h.tables.topics.create('orders', { inputSchema: 'EventGridSchema', tags: {} }, new Date(T0 - H));
+    const tick = new BacklogTick({ ...h.deps, heldMarks: h.tables.heldMarks });
+    const marks = () => h.tables.heldMarks.list('orders');
+    const version = async () => (await h.tables.topics.get('orders'))?.subscriptionsVersion;
+    return { tick, marks, version };
+  }
+  const UNHEALTHY = { probations: 3, consecutiveFailures: 12, unhealthySince: T0 - H };
+
+  it('is set while the backlog holds an unhealthy endpoint, once, and removed when the drain after the probe empties it', async () => {
+    const h = harness();
+    const { tick, marks, version } = await marked(h);
+    await setHealth(h, { ...UNHEALTHY, probationUntil: T0 + 10 * M });
+    await store(h, 'seg-a', [line('due', T0 - M)]);
+    await armed(h, T0 - M);
+
+    await tick.tick(tickJob(h, 't0'), run);
+    expect(await marks()).toEqual(new Map([['audit', 'u1']]));
+    expect(await version()).toBe(1);
+    const holding = await h.store.getMeta('orders', 'audit');
+    expect(holding).toMatchObject({ state: 'holding', held: true, wakeAt: T0 + 10 * M });
+
+    // Woken early (a tick sent on a change), still held: nothing is written again.
+    await tick.tick(tickJob(h, holding?.token as string), run);
+    expect(await version()).toBe(1);
+
+    h.clock.advanceTo(T0 + 10 * M);
+    const report = await tick.tick(
+      tickJob(h, (await h.store.getMeta('orders', 'audit'))?.token as string),
+      run,
+    );
+    expect(report).toMatchObject({ delivered: 1, wakeAt: undefined });
+    expect(await marks()).toEqual(new Map());
+    expect(await version()).toBe(2);
+    const idle = await h.store.getMeta('orders', 'audit');
+    expect(idle?.state).toBe('idle');
+    expect(idle?.held).toBeUndefined();
+  });
+
+  it('stays set when the probe fails and the endpoint is held again', async () => {
+    const h = harness();
+    const { tick, marks, version } = await marked(h);
+    await setHealth(h, { ...UNHEALTHY, probationUntil: T0 - S });
+    await store(h, 'seg-a', [line('due', T0 - M), line('next', T0 - M + S)]);
+    await armed(h, T0, { state: 'holding', held: true, heldUntil: T0 - S });
+    await h.tables.heldMarks.set({ topic: 'orders', subscription: 'audit', uid: 'u1' }, true, T0 - M);
+    h.sender.answerWith({ delivered: false, httpStatus: 503 });
+
+    const report = await tick.tick(tickJob(h, 't0'), run);
+
+    expect(report).toMatchObject({ delivered: 0, storedBack: 1 });
+    expect(requestedIds(h.sender)).toEqual([['due']]);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'holding', held: true });
+    expect(await marks()).toEqual(new Map([['audit', 'u1']]));
+    expect(await version()).toBe(1);
+  });
+
+  it('is not set for a short probation of an endpoint that is not unhealthy', async () => {
+    const h = harness();
+    const { tick, marks } = await marked(h);
+    await setHealth(h, { probations: 1, consecutiveFailures: 1, probationUntil: T0 + 30 * S });
+    await store(h, 'seg-a', [line('due', T0 - M)]);
+    await armed(h, T0 - M);
+
+    await tick.tick(tickJob(h, 't0'), run);
+
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'holding' });
+    expect((await h.store.getMeta('orders', 'audit'))?.held).toBeUndefined();
+    expect(await marks()).toEqual(new Map());
+  });
+
+  it('is removed with the backlog of a deleted subscription', async () => {
+    const h = harness();
+    const { tick, marks } = await marked(h);
+    const target = targetOf(h);
+    await store(h, 'seg-a', [line('a1', T0 - M)]);
+    await armed(h, T0 - M, { state: 'holding', held: true });
+    await h.tables.heldMarks.set({ topic: 'orders', subscription: 'audit', uid: 'u1' }, true, T0 - M);
+    h.subscriptions.delete('orders/audit');
+
+    await tick.tick(tickJob(h, 't0', target), run);
+
+    expect(await marks()).toEqual(new Map());
+    expect(await h.store.getMeta('orders', 'audit')).toBeUndefined();
+  });
+
+  it('is set again by the next tick when a write of it failed (META keeps what it said)', async () => {
+    const h = harness();
+    const { marks } = await marked(h);
+    let failures = 1;
+    const tick = new BacklogTick({
+      ...h.deps,
+      heldMarks: {
+        set: async (mark, held, now) => {
+          if (failures-- > 0) throw new Error('throttled');
+          return h.tables.heldMarks.set(mark, held, now);
+        },
+      },
+    });
+    await setHealth(h, { ...UNHEALTHY, probationUntil: T0 + 10 * M });
+    await store(h, 'seg-a', [line('due', T0 - M)]);
+    await armed(h, T0 - M);
+
+    await tick.tick(tickJob(h, 't0'), run);
+    const first = await h.store.getMeta('orders', 'audit');
+    expect(first).toMatchObject({ state: 'holding' });
+    expect(first?.held).toBeUndefined();
+    expect(await marks()).toEqual(new Map());
+
+    await tick.tick(tickJob(h, first?.token as string), run);
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ state: 'holding', held: true });
+    expect(await marks()).toEqual(new Map([['audit', 'u1']]));
   });
 });
 
