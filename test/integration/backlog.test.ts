@@ -8,17 +8,35 @@
  * Time scale 60 for the outage: the unhealthy endpoint's first hold (1 min) is 1 s. Time scale
  * 600 for the long wait: the 20 min threshold is 2 s, the schedule's 30 min step 3 s.
  */
+import type { AwsClients } from '../../shared/platform/aws';
 import { DynamoBacklogStore } from '../../shared/storage/backlog';
+import { DynamoHeldMarks } from '../../shared/storage/held-marks';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 
 const TIME_SCALE = 60;
 let api: TestStack;
 let webhook: WebhookServer;
+/** The queue URL of every message the stack's functions sent, in order. */
+const sentTo: string[] = [];
+
+/** Notes where each SQS message the stack sends goes (a batch counts once per message). */
+function countSends(clients: AwsClients): void {
+  clients.sqs.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { QueueUrl?: string; Entries?: unknown[] };
+      if (context.commandName === 'SendMessageCommand' || context.commandName === 'SendMessageBatchCommand') {
+        for (let n = 0; n < (input.Entries?.length ?? 1); n += 1) sentTo.push(input.QueueUrl ?? '');
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'countSends' },
+  );
+}
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack({ timeScale: TIME_SCALE });
+  api = await startTestStack({ timeScale: TIME_SCALE, instrumentClients: countSends });
 }, 30_000);
 
 afterAll(async () => {
@@ -89,6 +107,28 @@ describe('the backlog of an unhealthy endpoint', () => {
     // moment it may be counted twice; never fewer.
     expect((await healthOf('outage', 'hook')).held?.events).toBeGreaterThanOrEqual(ids.length);
 
+    // The backlog marked the subscription held when its first probe failed: a publish to it alone
+    // now goes straight to the backlog queue, never through the delivery queue.
+    const marks = new DynamoHeldMarks(api.stack.clients.dynamo, api.stack.config.tableName as string);
+    expect([...(await marks.list('outage')).keys()]).toEqual(['hook']);
+    const queues = api.stack.config.queueUrls;
+    const sentSince = (from: number, queue: string | undefined) =>
+      sentTo.slice(from).filter((url) => url === queue).length;
+    const mark = sentTo.length;
+    const late = ['late-1', 'late-2'];
+    expect(
+      (
+        await api.publish(
+          'outage',
+          key,
+          late.map((id) => event(id)),
+        )
+      ).status,
+    ).toBe(200);
+    expect(sentSince(mark, queues.delivery)).toBe(0);
+    expect(sentSince(mark, queues.backlog)).toBeGreaterThanOrEqual(1);
+    ids.push(...late);
+
     down = false;
     await eventually(
       () => ids.every((id) => idsAt(path).includes(id)),
@@ -104,6 +144,8 @@ describe('the backlog of an unhealthy endpoint', () => {
       'the backlog empty',
     );
     expect(recovered.state).toBe('Healthy');
+    // Emptied, the backlog no longer holds the subscription: publishes take the delivery queue.
+    expect(await marks.list('outage')).toEqual(new Map());
     // The history of a delivered event shows the failures before the outage and the delivery.
     const record = await api.historyWhen('outage', 'hook', ids[0] as string, 'Delivered');
     expect(record.attempts.at(-1)).toMatchObject({ outcome: 'Delivered' });
