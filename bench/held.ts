@@ -46,14 +46,9 @@ import type { HealthStore } from '../shared/storage/health';
 import { HEALTH_SK, healthPk } from '../shared/storage/table';
 import { MemoryHealthStore } from '../test/support/memory-stores';
 import { billedGbSeconds, emptyLambdaUsage, type Usage } from './cost';
+import { type BacklogStoreCounts, type HeldMarkCounts, storeCallMs } from './counting-backlog-store';
 import { writeUnitsOf } from './dynamo-size';
-import {
-  type BacklogQueueCounts,
-  type BacklogStoreCounts,
-  diffCounts,
-  storeCallMs,
-  VirtualBacklog,
-} from './virtual-backlog';
+import { type BacklogQueueCounts, diffCounts, VirtualBacklog } from './virtual-backlog';
 import { queuedItem, VirtualQueue } from './virtual-queue';
 
 const S = 1000;
@@ -177,7 +172,12 @@ export interface HeldBacklogCounts {
   sweeps: VirtualBacklog['sweeps'];
   /** Events per segment written. */
   eventsPerSegment: number;
-  /** DynamoDB write requests of the backlog (index items and META) per held event. */
+  /** Publishes sent straight to the backlog (the subscription held), of all the run's publishes. */
+  publishesToBacklog: number;
+  publishes: number;
+  /** The held marks' writes and the publishers' reads of them. */
+  heldMarks: HeldMarkCounts;
+  /** DynamoDB write requests of the backlog (index items, META, held marks) per held event. */
   backlogWritesPerHeldEvent: number;
   /** Every DynamoDB write request (backlog, health, history) per held event. */
   writesPerHeldEvent: number;
@@ -241,6 +241,11 @@ export interface HeldOptions {
   streamEvents?: number;
   /** Default 24. */
   streamHours?: number;
+  /**
+   * With backlogs, publishes to the subscription while it is held go straight to its backlog, as
+   * the publisher sends them (default true); false sends every publish to the delivery queue.
+   */
+  heldPublishes?: boolean;
 }
 
 /**
@@ -260,6 +265,7 @@ export async function runHeld(options: HeldOptions = { eventsPerJob: 1 }): Promi
     ? new VirtualBacklog(clock, queue, {
         perInvocationMs: ASSUMED_MS.perInvocation,
         drainConcurrency: CONFIG_DEFAULTS.drainConcurrency,
+        topic: 'held',
       })
     : undefined;
   const heldIds = new Set<string>();
@@ -341,8 +347,8 @@ export async function runHeld(options: HeldOptions = { eventsPerJob: 1 }): Promi
   });
 
   let eventSeq = 0;
-  const jobOf = (publishedAt: number): string[] => {
-    const items: DeliveryItem[] = Array.from({ length: options.eventsPerJob }, () => {
+  const itemsOf = (publishedAt: number): DeliveryItem[] =>
+    Array.from({ length: options.eventsPerJob }, () => {
       const id = `held-${eventSeq}`;
       eventSeq += 1;
       const event: EventGridEvent = {
@@ -359,13 +365,14 @@ export async function runHeld(options: HeldOptions = { eventsPerJob: 1 }): Promi
       event.data = { pad: 'x'.repeat(Math.max(0, EVENT_BYTES - bare)) };
       return queuedItem(event, publishedAt);
     });
-    return packJobs({ target: deliveryTargetOf(subscription) }, items);
-  };
+  const target = deliveryTargetOf(subscription);
   // Publishes are put in the queue as their time comes (not counted as sends, as before).
   const events = options.streamEvents ?? options.eventsPerJob;
   const jobs = Math.max(1, Math.round(events / options.eventsPerJob));
   const publishEveryMs = jobs === 1 ? 0 : ((options.streamHours ?? 24) * H) / jobs;
   let published = 0;
+  let heldPublished = 0;
+  const heldPublishes = options.heldPublishes ?? true;
   const nextPublishAt = () => (published < jobs ? t0 + Math.floor(published * publishEveryMs) : undefined);
 
   // What the counters say now, so each job's (or window's) part is a difference.
@@ -378,11 +385,17 @@ export async function runHeld(options: HeldOptions = { eventsPerJob: 1 }): Promi
       history.units +
       (backlog === undefined
         ? 0
-        : backlog.store.counts.indexWriteUnits + backlog.store.counts.metaWriteUnits),
+        : backlog.store.counts.indexWriteUnits +
+          backlog.store.counts.metaWriteUnits +
+          backlog.heldMarks.counts.writeUnits),
     readUnits:
       healthStore.readUnits +
       subscriptionReadUnits +
-      (backlog === undefined ? 0 : backlog.store.counts.readUnits + backlog.store.counts.timerIndexReadUnits),
+      (backlog === undefined
+        ? 0
+        : backlog.store.counts.readUnits +
+          backlog.store.counts.timerIndexReadUnits +
+          backlog.heldMarks.counts.readUnits),
     s3Puts: backlog?.store.counts.s3Puts ?? 0,
     s3Gets: backlog?.store.counts.s3Gets ?? 0,
     s3Deletes: backlog?.store.counts.s3Deletes ?? 0,
@@ -414,7 +427,14 @@ export async function runHeld(options: HeldOptions = { eventsPerJob: 1 }): Promi
     if (at > end) throw new Error(`events still pending after ${options.maxHours ?? 72} hours`);
     clock.advanceTo(at);
     if (publishAt === at) {
-      for (const body of jobOf(at)) queue.put(body, at);
+      const items = itemsOf(at);
+      // As the publisher sends it: to a held subscription's backlog, or to the delivery queue. The
+      // publisher's read of the marks (once per subscription-list version) is a cost of getting in.
+      const before = meterNow();
+      const held = backlog !== undefined && heldPublishes && (await backlog.publish(target, items, at));
+      addMeter(phases.into, diffCounts(meterNow(), before));
+      if (!held) for (const body of packJobs({ target }, items)) queue.put(body, at);
+      if (held) heldPublished += 1;
       published += 1;
       continue;
     }
@@ -545,7 +565,7 @@ export async function runHeld(options: HeldOptions = { eventsPerJob: 1 }): Promi
   let backlogCounts: HeldBacklogCounts | undefined;
   if (backlog !== undefined) {
     const store = backlog.store.counts;
-    const backlogWrites = store.indexWrites + store.metaWrites;
+    const backlogWrites = store.indexWrites + store.metaWrites + backlog.heldMarks.counts.writes;
     const heldEvents = Math.max(1, heldIds.size);
     backlogCounts = {
       heldEvents: heldIds.size,
@@ -555,6 +575,9 @@ export async function runHeld(options: HeldOptions = { eventsPerJob: 1 }): Promi
       holdingTicks,
       sweeps: { ...backlog.sweeps },
       eventsPerSegment: store.segments === 0 ? 0 : store.segmentEvents / store.segments,
+      publishesToBacklog: heldPublished,
+      publishes: published,
+      heldMarks: { ...backlog.heldMarks.counts },
       backlogWritesPerHeldEvent: backlogWrites / heldEvents,
       writesPerHeldEvent: (backlogWrites + dynamo.healthWrites + dynamo.historyItems) / heldEvents,
       phases: {

@@ -115,6 +115,7 @@ export async function runSimulation(
     ? new VirtualBacklog(clock, queue, {
         perInvocationMs: 0,
         drainConcurrency: CONFIG_DEFAULTS.drainConcurrency,
+        topic: 'sim',
       })
     : undefined;
   // Every dimension together: ends are counted by subscription and reason at once.

@@ -86,6 +86,16 @@ export function isValidKey(topic: Pick<Topic, 'keys'>, presented: string): boole
   return one || two;
 }
 
+/**
+ * The messages of a publish to one held subscription alone: `store` jobs for its backlog, due at
+ * the publish and held as an unhealthy endpoint's events are (its tick decides when they go).
+ */
+export const heldPublishBodies = (
+  target: DeliveryTarget,
+  items: readonly DeliveryItem[],
+  publishedAt: number,
+): string[] => packStoreJobs({ target, dueAt: publishedAt, heldBy: 'probation' }, items);
+
 /** A subscription a publish may go to: its delivery target, its compiled filter, and whether it is held. */
 interface FilteredSubscription {
   target: DeliveryTarget;
@@ -362,7 +372,7 @@ export class Publisher {
       if (onlyHeld) {
         // Held like any event reaching a held endpoint: its backlog's tick decides, when the hold
         // ends, whether to probe, drain or keep it (attempt count, time to live and all).
-        const stored = packStoreJobs({ target: only.target, dueAt: started, heldBy: 'probation' }, matched);
+        const stored = heldPublishBodies(only.target, matched, started);
         if (stored.length === 1) {
           await this.deps.queue.send('backlog', [{ body: stored[0] as string, delaySeconds: 0 }]);
           return;
