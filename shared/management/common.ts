@@ -291,7 +291,7 @@ const definedPart = ({
 }: Subscription) => defined;
 
 /** Whether two reads of a subscription differ only in what Gridwire writes on it itself. */
-export const sameSubscriptionDefinition = (read: Subscription, current: Subscription): boolean =>
+const sameSubscriptionDefinition = (read: Subscription, current: Subscription): boolean =>
   isDeepStrictEqual(definedPart(read), definedPart(current));
 
 /**
