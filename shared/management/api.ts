@@ -166,29 +166,27 @@ const operations: Readonly<Record<string, Operation>> = {
       allowHttp: deps.allowHttpEndpoints,
     });
     const eventDeliverySchema = deliverySchemaFor(topic.inputSchema, input.eventDeliverySchema);
-    const existing = await deps.subscriptions.get(topic.name, name, { consistent: true });
-    if (existing === undefined) await checkSubscriptionQuota(deps, topic.name, `Topic '${topic.name}'`);
-    const destination = await destinationOf(input, deps, existing?.destination);
-    const subscription = await saveSubscription(
+    const { subscription, created } = await saveSubscription(
       deps,
-      {
-        topic: topic.name,
-        name,
-        deliveryProfile: 'topic',
-        destination,
-        filter: input.filter,
-        retry: input.retry,
-        ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
-        eventDeliverySchema,
-        labels: input.labels,
+      topic.name,
+      name,
+      async (existing) => {
+        if (existing === undefined) await checkSubscriptionQuota(deps, topic.name, `Topic '${topic.name}'`);
+        return {
+          topic: topic.name,
+          name,
+          deliveryProfile: 'topic',
+          destination: await destinationOf(input, deps, existing?.destination),
+          filter: input.filter,
+          retry: input.retry,
+          ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
+          eventDeliverySchema,
+          labels: input.labels,
+        };
       },
-      existing,
       publicBaseUrl(deps.publicUrl()),
     );
-    return jsonResult(
-      existing === undefined ? 201 : 200,
-      subscriptionDocument(subscription, deps.clock.now()),
-    );
+    return jsonResult(created ? 201 : 200, subscriptionDocument(subscription, deps.clock.now()));
   },
 
   'GET /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) =>

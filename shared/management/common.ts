@@ -2,6 +2,7 @@
  * What the management operations share: their dependencies, request helpers, subscription
  * versions, destinations as stored (secret header values sealed), health resets and deletes.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { ENV, VALIDATION_PATH } from '../config/resources';
 import { checkEndpointUrl } from '../delivery/endpoint-guard';
 import { newValidation, validationForWrite } from '../delivery/rules/handshake';
@@ -21,7 +22,7 @@ import {
   type WebhookDestination,
 } from '../domain/model';
 import { type HttpEvent, type HttpResult, parseJsonBody, pathParam } from '../http/api-gateway';
-import { badRequest, conflict, serviceUnavailable } from '../http/errors';
+import { badRequest, serviceUnavailable } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import type { MetricBuffer } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
@@ -33,9 +34,9 @@ import type { BacklogIndexReader } from '../storage/backlog';
 import { type HealthStore, resetHealth } from '../storage/health';
 import type { NamespaceStore, NamespaceTopicStore } from '../storage/namespaces';
 import type { SubscriptionStore } from '../storage/subscriptions';
-import { ConcurrentChangeError } from '../storage/table';
 import type { TopicStore } from '../storage/topics';
 import { wakeBacklog } from './backlog-wake';
+import { changeOverRead } from './change-over-read';
 import type { DeadLetterBlobs } from './dead-letters';
 import { validateName } from './request-body';
 import { type DestinationInput, MAX_SUBSCRIPTIONS_PER_TOPIC } from './subscription-schema';
@@ -279,19 +280,66 @@ export async function checkSubscriptionQuota(
 export type SubscriptionDefinition = Omit<Subscription, 'uid' | 'version' | 'createdAt' | 'updatedAt'>;
 
 /**
- * Writes a subscription over `existing` (the version read, strongly consistent; `undefined`:
- * none): it keeps the existing name as first written, `uid` and creation time, and takes the next
- * version. A change that raced another is a 409. Answers once publishers see the change; a new
- * endpoint URL also sends the subscription's backlog, if any, its tick at once (the new endpoint
- * starts fresh, so held events need not wait for the old one's hold to end).
+ * What a caller defines on a subscription: all but what Gridwire writes on it itself (the state
+ * of its endpoint's validation, and with it the version and time of the change).
+ */
+const definedPart = ({
+  validation: _validation,
+  version: _version,
+  updatedAt: _updatedAt,
+  ...defined
+}: Subscription) => defined;
+
+/** Whether two reads of a subscription differ only in what Gridwire writes on it itself. */
+const sameSubscriptionDefinition = (read: Subscription, current: Subscription): boolean =>
+  isDeepStrictEqual(definedPart(read), definedPart(current));
+
+/**
+ * Creates or replaces the subscription `name` of `topicId` with what `define` makes of the one
+ * stored (read strongly consistently; `undefined`: none; `define` makes its checks too). The
+ * subscription keeps the existing name as first written, `uid` and creation time, and takes the
+ * next version. A write that lost to a change of the subscription's definition is a 409; one that
+ * lost only to Gridwire's own write (the handshake recording its answer) is made again over a fresh
+ * read, `define` included, so it keeps the validation recorded when the endpoint is unchanged and
+ * starts a new one when it changed, as a request arriving after it would (`changeOverRead`).
+ * Answers once publishers see the change; a new endpoint URL also sends the subscription's backlog,
+ * if any, its tick at once (the new endpoint starts fresh, so held events need not wait for the old
+ * one's hold to end).
  */
 export async function saveSubscription(
   deps: ManagementDeps,
-  definition: SubscriptionDefinition,
-  existing: Subscription | undefined,
+  topicId: string,
+  name: string,
+  define: (existing: Subscription | undefined) => Promise<SubscriptionDefinition>,
   /** The API's public base URL, for the validation URL of a new endpoint's handshake. */
   baseUrl: string,
-): Promise<Subscription> {
+): Promise<{ subscription: Subscription; created: boolean }> {
+  const { written: subscription, replaced: existing } = await changeOverRead({
+    read: () => deps.subscriptions.get(topicId, name, { consistent: true }),
+    write: async (existing: Subscription | undefined) => {
+      const subscription = subscriptionOver(deps, await define(existing), existing);
+      await deps.subscriptions.put(subscription, existing?.version);
+      return subscription;
+    },
+    sameDefinition: sameSubscriptionDefinition,
+    conflictMessage: `The event subscription '${name}' was changed by another request at the same time; read it again and repeat the change.`,
+  });
+  if (subscription.validation !== undefined && subscription.validation !== existing?.validation) {
+    await queueHandshake(deps, subscription, baseUrl);
+  }
+  await propagated(deps);
+  if (existing !== undefined && !sameStoredEndpoint(existing.destination, subscription.destination)) {
+    await wakeBacklog(deps, deliveryTargetOf(subscription), 'endpointChanged');
+  }
+  return { subscription, created: existing === undefined };
+}
+
+/** The subscription `definition` makes over `existing`, as its next version. */
+function subscriptionOver(
+  deps: ManagementDeps,
+  definition: SubscriptionDefinition,
+  existing: Subscription | undefined,
+): Subscription {
   const at = now(deps);
   const validation = validationForWrite(
     existing,
@@ -301,7 +349,7 @@ export async function saveSubscription(
     deps.validateEndpoints,
   );
   const { validation: _ignored, ...defined } = definition;
-  const subscription: Subscription = {
+  return {
     ...defined,
     ...(validation === undefined ? {} : { validation }),
     name: existing?.name ?? definition.name,
@@ -310,24 +358,6 @@ export async function saveSubscription(
     createdAt: existing?.createdAt ?? at.toISOString(),
     updatedAt: at.toISOString(),
   };
-  try {
-    await deps.subscriptions.put(subscription, existing?.version);
-  } catch (error) {
-    if (error instanceof ConcurrentChangeError) {
-      throw conflict(
-        `The event subscription '${subscription.name}' was changed by another request at the same time; read it again and repeat the change.`,
-      );
-    }
-    throw error;
-  }
-  if (validation !== undefined && validation !== existing?.validation) {
-    await queueHandshake(deps, subscription, baseUrl);
-  }
-  await propagated(deps);
-  if (existing !== undefined && !sameStoredEndpoint(existing.destination, subscription.destination)) {
-    await wakeBacklog(deps, deliveryTargetOf(subscription), 'endpointChanged');
-  }
-  return subscription;
 }
 
 /** The URL whose GET validates `subscription`'s endpoint while its validation waits. */

@@ -4,6 +4,7 @@
  * `namespace` delivery profile, so delivery resolves it like a classic one (see
  * `shared/storage/table.ts`).
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { Namespace, NamespaceTopic, Subscription } from '../domain/model';
 import { namespaceTopicId } from '../domain/names';
 import {
@@ -14,9 +15,10 @@ import {
   pathParam,
   publicBaseUrl,
 } from '../http/api-gateway';
-import { badRequest, conflict, notFound } from '../http/errors';
+import { badRequest, notFound } from '../http/errors';
 import type { NamespaceInput } from '../storage/namespaces';
-import { ConcurrentChangeError, type ReadOptions } from '../storage/table';
+import type { ReadOptions } from '../storage/table';
+import { changeOverRead } from './change-over-read';
 import {
   checkSubscriptionQuota,
   deleteSubscription,
@@ -100,6 +102,52 @@ const findNamespaceSubscription: SubscriptionFinder = (event, deps, options) =>
 
 const minutesOf = (subscription: Subscription) => Math.round(subscription.retry.ttlMs / 60_000);
 
+/**
+ * Refuses a namespace topic's `PUT` over `existing` (`undefined`: a new one) that would go over
+ * the namespace's topic limit, or shorten the retention below a subscription's time to live.
+ */
+async function checkNamespaceTopicChange(
+  deps: ManagementDeps,
+  namespace: string,
+  existing: NamespaceTopic | undefined,
+  eventRetentionInDays: number,
+): Promise<void> {
+  if (existing === undefined) {
+    const count = (await deps.namespaceTopics.list(namespace)).length;
+    if (count >= MAX_TOPICS_PER_NAMESPACE) {
+      throw badRequest(
+        `Namespace '${namespace}' already has ${count} topics; the limit is ${MAX_TOPICS_PER_NAMESPACE}.`,
+        'QuotaExceeded',
+      );
+    }
+  } else if (eventRetentionInDays < existing.eventRetentionInDays) {
+    // No subscription's time to live may exceed its topic's retention.
+    const retentionMinutes = eventRetentionInDays * 24 * 60;
+    const longer = (await deps.subscriptions.list(topicIdOf(existing))).find(
+      (subscription) => minutesOf(subscription) > retentionMinutes,
+    );
+    if (longer !== undefined) {
+      throw badRequest(
+        `properties.eventRetentionInDays: event subscription '${longer.name}' keeps events for ${isoDurationOf(minutesOf(longer))}, longer than ${eventRetentionInDays} day(s); shorten its eventTimeToLive first.`,
+      );
+    }
+  }
+}
+
+/**
+ * What a caller defines on a namespace topic: all but what its subscriptions' changes write on it
+ * (`subscriptionsVersion`, and with it `updatedAt`).
+ */
+const definedTopicPart = ({
+  subscriptionsVersion: _subscriptionsVersion,
+  updatedAt: _updatedAt,
+  ...defined
+}: NamespaceTopic) => defined;
+
+/** Whether two reads of a namespace topic differ only in what its subscriptions' changes write on it. */
+const sameNamespaceTopicDefinition = (read: NamespaceTopic, current: NamespaceTopic): boolean =>
+  isDeepStrictEqual(definedTopicPart(read), definedTopicPart(current));
+
 /** Namespace operations by route key; `api.ts` serves them with the classic ones. */
 export const namespaceOperations: Readonly<Record<string, Operation>> = {
   ...keyedResourceOperations(NAMESPACES),
@@ -114,46 +162,25 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
     const namespace = await requireNamespace(deps, namespaceParam(event));
     const name = topicParam(event);
     const input = parseNamespaceTopicBody(optionalBody(event));
-    const existing = await deps.namespaceTopics.get(namespace.name, name, { consistent: true });
-    if (existing === undefined) {
-      const count = (await deps.namespaceTopics.list(namespace.name)).length;
-      if (count >= MAX_TOPICS_PER_NAMESPACE) {
-        throw badRequest(
-          `Namespace '${namespace.name}' already has ${count} topics; the limit is ${MAX_TOPICS_PER_NAMESPACE}.`,
-          'QuotaExceeded',
-        );
-      }
-    } else if (input.eventRetentionInDays < existing.eventRetentionInDays) {
-      // No subscription's time to live may exceed its topic's retention.
-      const retentionMinutes = input.eventRetentionInDays * 24 * 60;
-      const longer = (await deps.subscriptions.list(topicIdOf(existing))).find(
-        (subscription) => minutesOf(subscription) > retentionMinutes,
-      );
-      if (longer !== undefined) {
-        throw badRequest(
-          `properties.eventRetentionInDays: event subscription '${longer.name}' keeps events for ${isoDurationOf(minutesOf(longer))}, longer than ${input.eventRetentionInDays} day(s); shorten its eventTimeToLive first.`,
-        );
-      }
-    }
-    const at = now(deps).toISOString();
-    const topic: NamespaceTopic = {
-      namespace: namespace.name,
-      name: existing?.name ?? name,
-      eventRetentionInDays: input.eventRetentionInDays,
-      createdAt: existing?.createdAt ?? at,
-      updatedAt: at,
-      subscriptionsVersion: existing?.subscriptionsVersion ?? 0,
-    };
-    try {
-      await deps.namespaceTopics.put(topic, existing);
-    } catch (error) {
-      if (error instanceof ConcurrentChangeError) {
-        throw conflict(
-          `The topic '${topic.name}' was changed by another request at the same time; read it again and repeat the change.`,
-        );
-      }
-      throw error;
-    }
+    const { written: topic, replaced: existing } = await changeOverRead({
+      read: () => deps.namespaceTopics.get(namespace.name, name, { consistent: true }),
+      write: async (existing: NamespaceTopic | undefined) => {
+        await checkNamespaceTopicChange(deps, namespace.name, existing, input.eventRetentionInDays);
+        const at = now(deps).toISOString();
+        const topic: NamespaceTopic = {
+          namespace: namespace.name,
+          name: existing?.name ?? name,
+          eventRetentionInDays: input.eventRetentionInDays,
+          createdAt: existing?.createdAt ?? at,
+          updatedAt: at,
+          subscriptionsVersion: existing?.subscriptionsVersion ?? 0,
+        };
+        await deps.namespaceTopics.put(topic, existing);
+        return topic;
+      },
+      sameDefinition: sameNamespaceTopicDefinition,
+      conflictMessage: `The topic '${name}' was changed by another request at the same time; read it again and repeat the change.`,
+    });
     if (existing === undefined) await propagated(deps);
     return jsonResult(existing === undefined ? 201 : 200, namespaceTopicDocument(topic));
   },
@@ -187,37 +214,39 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
       topic,
     });
     const topicId = topicIdOf(topic);
-    const existing = await deps.subscriptions.get(topicId, name, { consistent: true });
-    if (existing === undefined) {
-      await checkSubscriptionQuota(deps, topicId, `Topic '${topic.name}' of namespace '${topic.namespace}'`);
-    }
-    const destination = await destinationOf(
-      input,
+    const { subscription, created } = await saveSubscription(
       deps,
-      existing?.destination,
-      `${PUSH_FIELD}.destination.properties.deliveryAttributeMappings`,
-      `${PUSH_FIELD}.destination.properties.endpointUrl`,
-    );
-    const subscription = await saveSubscription(
-      deps,
-      {
-        topic: topicId,
-        name,
-        deliveryProfile: 'namespace',
-        destination,
-        filter: input.filter,
-        retry: input.retry,
-        ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
-        eventDeliverySchema: 'CloudEventSchemaV1_0',
-        labels: [],
+      topicId,
+      name,
+      async (existing) => {
+        if (existing === undefined) {
+          await checkSubscriptionQuota(
+            deps,
+            topicId,
+            `Topic '${topic.name}' of namespace '${topic.namespace}'`,
+          );
+        }
+        return {
+          topic: topicId,
+          name,
+          deliveryProfile: 'namespace',
+          destination: await destinationOf(
+            input,
+            deps,
+            existing?.destination,
+            `${PUSH_FIELD}.destination.properties.deliveryAttributeMappings`,
+            `${PUSH_FIELD}.destination.properties.endpointUrl`,
+          ),
+          filter: input.filter,
+          retry: input.retry,
+          ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
+          eventDeliverySchema: 'CloudEventSchemaV1_0',
+          labels: [],
+        };
       },
-      existing,
       publicBaseUrl(deps.publicUrl()),
     );
-    return jsonResult(
-      existing === undefined ? 201 : 200,
-      namespaceSubscriptionDocument(subscription, deps.clock.now()),
-    );
+    return jsonResult(created ? 201 : 200, namespaceSubscriptionDocument(subscription, deps.clock.now()));
   },
 
   'GET /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) =>
