@@ -166,7 +166,8 @@ function createDeliveryFunction(scope: Construct, options: FunctionsOptions): Pi
       // Reads subscriptions; writes attempt history (batches) and endpoint health (conditional
       // puts); the validation handshake records consent on the subscription (a conditional put)
       // and bumps its topic's subscription-list version (an update).
-      // Backlogs: their segments are listed (Query) and deleted, and the sweep reads the timer index.
+      // Backlogs: their segments are listed (Query) and deleted, and the sweep reads the timer index;
+      // ticks put and delete held marks (conditional) and bump the topic's version with them.
       .bindTable(
         storage.table,
         TABLE.nameEnv,
