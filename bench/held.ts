@@ -16,6 +16,9 @@
  * Lambda duration is the one part assumed: any wait the engine sleeps is measured in virtual time
  * (at real time there is none: the last hop is rounded up to a whole second); the rest is
  * {@link ASSUMED_MS}.
+ *
+ * The counters and the usage by phase are in `held-meters.ts`; the original's schedule, read
+ * beside the run, in `original-schedule.ts`.
  */
 
 import { attemptDeadline } from '../functions/delivery';
@@ -25,16 +28,11 @@ import { DropRecorder } from '../shared/delivery/dead-letter';
 import { DeliveryEngine } from '../shared/delivery/engine';
 import { HealthTracker } from '../shared/delivery/health';
 import { outcomeForStatus } from '../shared/delivery/rules/outcomes';
-import { DELIVERY_PROFILES, type DeliveryProfile, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
+import { DELIVERY_PROFILES, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import { deliveryTargetOf } from '../shared/delivery/target';
 import type { WebhookSender } from '../shared/delivery/webhook-sender';
 import type { DeliveryItem, EventGridEvent } from '../shared/domain/delivery';
-import {
-  type AttemptResult,
-  type RetryLimits,
-  retryLimitsOf,
-  type Subscription,
-} from '../shared/domain/model';
+import { type AttemptResult, retryLimitsOf, type Subscription } from '../shared/domain/model';
 import { cachedSubscriptions, HEALTH_FLUSH_INTERVAL_MS } from '../shared/lambda/wiring';
 import { silentLogger } from '../shared/observability/logging';
 import { EVERY_DIMENSION, METRIC, MetricBuffer } from '../shared/observability/metrics';
@@ -42,19 +40,26 @@ import { seededRandom, VirtualClock } from '../shared/platform/clock';
 import { packJobs, parseJob } from '../shared/queue/job-codec';
 import { packHistory } from '../shared/storage/attempt-history';
 import { BATCH_WRITE_LIMIT } from '../shared/storage/batch-write';
-import type { HealthStore } from '../shared/storage/health';
-import { HEALTH_SK, healthPk } from '../shared/storage/table';
-import { MemoryHealthStore } from '../test/support/memory-stores';
-import { billedGbSeconds, emptyLambdaUsage, type Usage } from './cost';
-import { type BacklogStoreCounts, type HeldMarkCounts, storeCallMs } from './counting-backlog-store';
+import { billedGbSeconds, type Usage } from './cost';
+import { storeCallMs } from './counting-backlog-store';
 import { writeUnitsOf } from './dynamo-size';
-import { type BacklogQueueCounts, diffCounts, VirtualBacklog } from './virtual-backlog';
+import {
+  addMeter,
+  CountingHealthStore,
+  emptyMeter,
+  HELD_PHASES,
+  type HeldBacklogCounts,
+  type HeldPhase,
+  type HeldRun,
+  type Meter,
+  usageOfMeter,
+} from './held-meters';
+import { originalAttemptTimes } from './original-schedule';
+import { diffCounts, VirtualBacklog } from './virtual-backlog';
 import { queuedItem, VirtualQueue } from './virtual-queue';
 
 const S = 1000;
 const H = 3600 * S;
-/** A month as S3 bills storage: 30 days. */
-const MONTH_MS = 30 * 24 * H;
 
 /**
  * Billed time per delivery invocation besides the measured sleeps: its AWS calls (a read, an
@@ -71,161 +76,6 @@ export const DEAD_STATUS = 503;
 
 /** The default limits of a subscription: 30 attempts, 24 hours. */
 export const DEFAULT_LIMITS = retryLimitsOf({ maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1440 });
-
-/**
- * When the original service attempts an event whose every attempt fails: the schedule's steps
- * (each raised to `floorMs`, without jitter) until `maxAttempts` attempts or until the next
- * attempt would come at or after the time to live. Times in ms after publish.
- */
-export function originalAttemptTimes(
-  profile: Pick<DeliveryProfile, 'retryDelaysMs' | 'repeatDelayMs'>,
-  limits: Pick<RetryLimits, 'maxAttempts' | 'ttlMs'>,
-  floorMs = 0,
-): number[] {
-  const times = [0];
-  while (times.length < limits.maxAttempts) {
-    const made = times.length;
-    const step = profile.retryDelaysMs[made - 1] ?? profile.repeatDelayMs;
-    const next = (times.at(-1) as number) + Math.max(step, floorMs);
-    if (next >= limits.ttlMs) break;
-    times.push(next);
-  }
-  return times;
-}
-
-/** A duration as people say it: `1 h 47 min`, `30 s`. */
-export function humanDuration(ms: number): string {
-  const h = Math.floor(ms / H);
-  const min = Math.floor((ms % H) / (60 * S));
-  const sec = Math.round((ms % (60 * S)) / S);
-  const parts = [h > 0 ? `${h} h` : '', min > 0 ? `${min} min` : '', sec > 0 ? `${sec} s` : ''];
-  const spoken = parts.filter((part) => part !== '').join(' ');
-  return spoken === '' ? '0 s' : spoken;
-}
-
-/** Health items in memory, counting reads and writes (lost races included: they are billed). */
-class CountingHealthStore implements HealthStore {
-  private readonly inner = new MemoryHealthStore();
-  readUnits = 0;
-  writes = 0;
-  conflicts = 0;
-  writeUnits = 0;
-
-  async get(topic: string, subscription: string, options: { consistent?: boolean } = {}) {
-    this.readUnits += options.consistent === true ? 1 : 0.5;
-    return this.inner.get(topic, subscription);
-  }
-
-  async put(health: Parameters<HealthStore['put']>[0], expectedRev: number | undefined): Promise<boolean> {
-    this.writes += 1;
-    this.writeUnits += writeUnitsOf({
-      pk: healthPk(health.topic, health.subscription),
-      sk: HEALTH_SK,
-      kind: 'health',
-      ...health,
-    });
-    const written = await this.inner.put(health, expectedRev);
-    if (!written) this.conflicts += 1;
-    return written;
-  }
-}
-
-/** The parts of a held run's cost, for the split of a run with backlogs. */
-export type HeldPhase = 'into' | 'holding' | 'wakes';
-export const HELD_PHASES: readonly HeldPhase[] = ['into', 'holding', 'wakes'];
-
-/** Usage counted as plain numbers, so a phase's share is a difference of two of them. */
-interface Meter {
-  sqsBilled: number;
-  invocations: number;
-  gbSeconds: number;
-  writeUnits: number;
-  readUnits: number;
-  s3Puts: number;
-  s3Gets: number;
-  s3Deletes: number;
-}
-const emptyMeter = (): Meter => ({
-  sqsBilled: 0,
-  invocations: 0,
-  gbSeconds: 0,
-  writeUnits: 0,
-  readUnits: 0,
-  s3Puts: 0,
-  s3Gets: 0,
-  s3Deletes: 0,
-});
-const addMeter = (into: Meter, delta: Meter, share = 1): void => {
-  for (const key of Object.keys(into) as (keyof Meter)[]) into[key] += delta[key] * share;
-};
-
-/** What a run with backlogs counted of them. */
-export interface HeldBacklogCounts {
-  /** Distinct events stored in the backlog at least once. */
-  heldEvents: number;
-  queue: BacklogQueueCounts;
-  store: BacklogStoreCounts;
-  /** Ticks worked (claimed or stale), and those that found the endpoint held and did nothing else. */
-  ticks: number;
-  holdingTicks: number;
-  /** Sweeps: a cost of the stack (every minute, whatever the traffic), not of the events. */
-  sweeps: VirtualBacklog['sweeps'];
-  /** Events per segment written. */
-  eventsPerSegment: number;
-  /** Publishes sent straight to the backlog (the subscription held), of all the run's publishes. */
-  publishesToBacklog: number;
-  publishes: number;
-  /** The held marks' writes and the publishers' reads of them. */
-  heldMarks: HeldMarkCounts;
-  /** DynamoDB write requests of the backlog (index items, META, held marks) per held event. */
-  backlogWritesPerHeldEvent: number;
-  /** Every DynamoDB write request (backlog, health, history) per held event. */
-  writesPerHeldEvent: number;
-  /** The usage by phase (sweeps left out), over all the run's events. */
-  phases: Record<HeldPhase, Usage>;
-  /** The sweeps' usage (invocations, their reads and the ticks they sent), over the same events. */
-  sweepUsage: Usage;
-}
-
-export interface HeldRun {
-  eventsPerJob: number;
-  events: number;
-  /** When the last event ended, hours after publish. */
-  lastEndedAfterHours: number;
-  ended: Record<string, number>;
-  webhookRequests: number;
-  /** Webhook requests in the first 24 hours. */
-  webhookRequestsIn24h: number;
-  /** Jobs sent round again because they were not due yet (SQS delays are at most 15 min). */
-  hops: number;
-  /** Events sent back to the retry queue without an attempt (probation), counted per hold. */
-  holds: number;
-  sqs: {
-    sendRequests: number;
-    receiveRequests: number;
-    deleteRequests: number;
-    billedRequests: number;
-    messagesSent: number;
-    /** Messages per receive of the delivery and retry queues (f_d). */
-    messagesPerReceive: number;
-  };
-  dynamo: {
-    healthWrites: number;
-    healthWriteConflicts: number;
-    healthWriteUnits: number;
-    healthReadUnits: number;
-    subscriptionReadUnits: number;
-    historyItems: number;
-    historyWriteUnits: number;
-    historyRequests: number;
-  };
-  lambda: { invocations: number; invocationsWithRequests: number; sleptMs: number; gbSeconds: number };
-  /** With backlogs: what they did and cost. */
-  backlog: HeldBacklogCounts | undefined;
-  /** The usage, for the cost model (spread over `events`; sweeps left out). */
-  usage: Usage;
-  wallMs: number;
-}
 
 export interface HeldOptions {
   eventsPerJob: number;
@@ -542,23 +392,8 @@ export async function runHeld(options: HeldOptions = { eventsPerJob: 1 }): Promi
     historyWriteUnits: history.units,
     historyRequests: history.requests,
   };
-  const s3GbMonths = (byteMs: number) => byteMs / 1e9 / MONTH_MS;
-  const usageOf = (meter: Meter, storageByteMs: number): Usage => {
-    const lambdaUsage = emptyLambdaUsage();
-    lambdaUsage.delivery = { invocations: meter.invocations, gbSeconds: meter.gbSeconds };
-    return {
-      events: eventCount,
-      httpRequests: 0,
-      lambda: lambdaUsage,
-      sqsBilledRequests: meter.sqsBilled,
-      dynamoWriteUnits: meter.writeUnits,
-      dynamoReadUnits: meter.readUnits,
-      s3Puts: meter.s3Puts,
-      s3Gets: meter.s3Gets,
-      s3Deletes: meter.s3Deletes,
-      s3GbMonths: s3GbMonths(storageByteMs),
-    };
-  };
+  const usageOf = (meter: Meter, storageByteMs: number): Usage =>
+    usageOfMeter(meter, eventCount, storageByteMs);
   const total = emptyMeter();
   for (const phase of HELD_PHASES) addMeter(total, phases[phase]);
   const storageByteMs = backlog?.store.counts.s3ByteMs ?? 0;

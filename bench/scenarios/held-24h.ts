@@ -8,16 +8,9 @@ import { ASSUMED_CALL_MS } from '../counting-backlog-store';
 import { round } from '../harness/figures';
 import { log } from '../harness/log';
 import type { Scenario, ScenarioResult } from '../harness/types';
-import {
-  ASSUMED_MS,
-  EVENT_BYTES,
-  HELD_PHASES,
-  type HeldPhase,
-  type HeldRun,
-  humanDuration,
-  originalAttemptsIn24h,
-  runHeld,
-} from '../held';
+import { ASSUMED_MS, EVENT_BYTES, originalAttemptsIn24h, runHeld } from '../held';
+import { HELD_PHASES, type HeldPhase, type HeldRun } from '../held-meters';
+import { humanDuration } from '../original-schedule';
 import { PRICES } from '../prices';
 import { SWEEP_EVERY_MS } from '../virtual-backlog';
 

@@ -32,16 +32,18 @@
  * Every event leaves a segment only after what follows it was sent (retry queue, ended-delivery
  * queue, drop, a new segment): a crash between the two sends it again (a duplicate), never loses
  * it. A drain that crashes repeats at most the events after its last checkpoint.
+ *
+ * This file holds the claim, resolve and gate and the order of the steps; the others live in
+ * their own modules: expire and release ahead in `backlog-expiry.ts`, probe and drain in
+ * `backlog-drain.ts`, the re-arm (and the forgetting of a deleted subscription's backlog) in
+ * `backlog-rearm.ts`, and the sweeper in `backlog-sweep.ts`.
  */
 import { randomUUID } from 'node:crypto';
-import type { BacklogLine, BacklogMeta, BacklogSegmentRef, BacklogState } from '../domain/backlog';
-import type { BacklogTickJob, DeliveryItem, DeliveryTarget } from '../domain/delivery';
+import type { BacklogMeta, BacklogSegmentRef } from '../domain/backlog';
+import type { BacklogTickJob, DeliveryTarget } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
 import type { MetricBuffer } from '../observability/metrics';
-import { packJobs } from '../queue/job-codec';
-import type { OutgoingJob } from '../queue/sqs-job-queue';
-import { summaryOf } from '../storage/backlog';
 import type { HealthStore } from '../storage/health';
 import type { HeldMarks } from '../storage/held-marks';
 import {
@@ -50,31 +52,18 @@ import {
   type DrainResult,
   type DueEvent,
   type ReadSegment,
-  type Taken,
   TICK_DEADLINE_RESERVE_MS,
   TICK_LEASE_MS,
 } from './backlog-drain';
+import { expireAndRelease, type TickMode } from './backlog-expiry';
+import { BacklogRearm, segmentKeyOf } from './backlog-rearm';
 import { BacklogSweep, type BacklogSweepReport } from './backlog-sweep';
-import { setTimer } from './backlog-timer';
 import type { DropRecorder } from './dead-letter';
 import type { AttemptHistory, JobOptions, SubscriptionSource } from './engine';
-import { sendFollowUps } from './follow-ups';
-import {
-  byDueOrder,
-  checkpointOf,
-  classifyAtTick,
-  isDone,
-  liveDueAt,
-  probationStamp,
-  RELEASE_AHEAD_MS,
-  releaseGroups,
-  wakeAtOf,
-} from './rules/backlog';
-import { type Attempted, decideJob } from './rules/decide';
+import { checkpointOf, isDone, liveDueAt, RELEASE_AHEAD_MS } from './rules/backlog';
 import { endpointAgreed } from './rules/handshake';
 import { currentHealth, gateOf, isUnhealthy } from './rules/health';
-import type { DeliveryProfile, ProfileTable } from './rules/profiles';
-import { sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
+import type { ProfileTable } from './rules/profiles';
 import { deliveryTargetOf } from './target';
 
 /** A tick's dependencies: the drain's (its `queue` also takes released events and ticks), and more. */
@@ -133,32 +122,17 @@ export interface BacklogTickReport {
 const belongsTo = (uid: string | undefined, subscription: Subscription): boolean =>
   uid === undefined || subscription.uid === undefined || uid === subscription.uid;
 
-/** Where a segment's index item is (the same segment listed twice has the same). */
-const segmentKeyOf = (ref: Pick<BacklogSegmentRef, 'minDueAt' | 'segmentId'>): string =>
-  `${ref.minDueAt}#${ref.segmentId}`;
-
-/** What the gate lets a tick do with due events. */
-type TickMode =
-  /** On probation: nothing is read, expired or sent; wake when the hold ends. */
-  | { readonly kind: 'hold'; readonly until: number }
-  /** The endpoint has not agreed yet: expire, keep the rest (the wake waits for it). */
-  | { readonly kind: 'unagreed' }
-  /** Answered 410 Gone: due events end as `EndpointDisabled`; the rest wait until due. */
-  | { readonly kind: 'disabled' }
-  /** Right after a probation: one request finds out whether the endpoint answers again. */
-  | { readonly kind: 'probe' }
-  /** Open: due events are drained; those due within the window go back to the retry queue. */
-  | { readonly kind: 'open' };
-
 export class BacklogTick {
   private readonly newToken: () => string;
   private readonly drain: BacklogDrain;
   private readonly sweeper: BacklogSweep;
+  private readonly rearmer: BacklogRearm;
 
   constructor(private readonly deps: BacklogTickDeps) {
     this.newToken = deps.newToken ?? randomUUID;
     this.drain = new BacklogDrain(deps);
     this.sweeper = new BacklogSweep(deps);
+    this.rearmer = new BacklogRearm(deps);
   }
 
   /** Works one tick of a backlog. Rejects when it could not finish; the sweeper's tick for its claimed wake then resumes it. */
@@ -188,7 +162,7 @@ export class BacklogTick {
     const gone = listed.filter((ref) => subscription === undefined || !belongsTo(ref.uid, subscription));
     const dropped = await this.dropSegments(job.target, gone);
     if (subscription === undefined) {
-      const wakeAt = await this.forget(job.target, claimed);
+      const wakeAt = await this.rearmer.forget(job.target, claimed);
       return { ...stale, outcome: 'deleted', dropped, wakeAt };
     }
     const own = listed.filter((ref) => belongsTo(ref.uid, subscription));
@@ -219,7 +193,8 @@ export class BacklogTick {
         }
         read.push({ ref, lines: (await store.readSegment(ref)).lines, done: [], gone: false });
       }
-      ({ released, ended, due } = await this.expireAndRelease(
+      ({ released, ended, due } = await expireAndRelease(
+        this.deps,
         subscription,
         profile,
         target,
@@ -256,7 +231,7 @@ export class BacklogTick {
       if (next !== undefined) dueAts.push(next);
     }
     if (unfinished) dueAts.push(clock.now());
-    const wakeAt = await this.rearm(target, claimed, {
+    const wakeAt = await this.rearmer.rearm(target, claimed, {
       known: listed,
       dueAts,
       uid: subscription.uid,
@@ -331,157 +306,6 @@ export class BacklogTick {
     return { mode: { kind: gate.kind }, unhealthy };
   }
 
-  /**
-   * Sets or removes the subscription's held mark when it differs from what META says, and
-   * returns what META should say now. Best effort (a mark is advice to publishers): on failure
-   * META keeps what it said, so the next tick tries again.
-   */
-  private async markHeld(meta: BacklogMeta, uid: string | undefined, held: boolean): Promise<boolean> {
-    const marks = this.deps.heldMarks;
-    const was = meta.held === true;
-    if (marks === undefined || was === held) return marks !== undefined && was;
-    const mark = {
-      topic: meta.topic,
-      subscription: meta.subscription,
-      ...(uid === undefined ? {} : { uid }),
-    };
-    try {
-      await marks.set(mark, held, this.deps.clock.now());
-      return held;
-    } catch (error) {
-      this.deps.logger.warn('could not set the held mark of a backlog', {
-        topic: meta.topic,
-        subscription: meta.subscription,
-        held,
-        error: (error as Error).message,
-      });
-      return was;
-    }
-  }
-
-  /**
-   * Ends the due events whose time to live ran out (and, for a disabled endpoint, every due
-   * event), sends back those due within the window but not yet due, and notes in `read` which
-   * lines left. Everything is sent before the caller marks anything done. Returns the due events
-   * left for the probe and the drain (when the endpoint may be sent to), in due order.
-   */
-  private async expireAndRelease(
-    subscription: Subscription,
-    profile: DeliveryProfile,
-    target: DeliveryTarget,
-    meta: BacklogMeta,
-    mode: Exclude<TickMode, { kind: 'hold' }>,
-    read: readonly ReadSegment[],
-    now: number,
-  ): Promise<{ released: number; ended: number; due: DueEvent[] }> {
-    const expired: DeliveryItem[] = [];
-    const due: DueEvent[] = [];
-    const disabled: Attempted[] = [];
-    const releasing: Array<{ dueAt: number; item: DeliveryItem }> = [];
-    const taken: Taken[] = [];
-    read.forEach((segment, segmentIndex) => {
-      // `classifyAtTick` hands back the very lines it is given, so each finds its index here.
-      const indexOf = new Map(segment.lines.map((line, index) => [line, index]));
-      const live = segment.lines.filter((_, index) => !isDone(segment.ref, index));
-      const classes = classifyAtTick(live, now, subscription.retry, profile);
-      const take = (line: BacklogLine) =>
-        taken.push({ segment: segmentIndex, index: indexOf.get(line) as number });
-      for (const line of classes.expired) {
-        // The stamp of a hold that kept the event past its due time, as a held job gets it.
-        expired.push(probationStamp(line, now, meta.heldUntil));
-        take(line);
-      }
-      if (mode.kind === 'disabled') {
-        for (const line of classes.due) {
-          disabled.push({ kind: 'disabled', item: line.item });
-          take(line);
-        }
-      }
-      if (mode.kind === 'probe' || mode.kind === 'open') {
-        for (const line of classes.due) {
-          due.push({
-            segment: segmentIndex,
-            index: indexOf.get(line) as number,
-            line,
-            item: probationStamp(line, now, meta.heldUntil),
-          });
-        }
-      }
-      // Only to an endpoint that answers: while it is being probed, events sent back to the queue
-      // would be held and stored again when due. They wait for the next wake instead.
-      if (mode.kind === 'open') {
-        for (const line of classes.soon) {
-          releasing.push({ dueAt: line.dueAt, item: probationStamp(line, now, meta.heldUntil) });
-          take(line);
-        }
-      }
-    });
-
-    if (releasing.length > 0) {
-      const jobs: OutgoingJob[] = [];
-      // Delays count from the moment of sending, so no event arrives before it is due.
-      const groups = releaseGroups(releasing, this.deps.clock.now(), waitPrecisionOf(profile));
-      for (const group of groups) {
-        for (const body of packJobs({ target, dueAt: group.dueAt }, group.items)) {
-          jobs.push({ body, delaySeconds: group.delaySeconds });
-        }
-      }
-      await this.deps.queue.send('retry', jobs);
-    }
-    if (expired.length > 0 || disabled.length > 0) {
-      const decisions = decideJob({
-        topic: subscription.topic,
-        subscription: subscription.name,
-        profile,
-        limits: subscription.retry,
-        attempted: disabled,
-        expired,
-        dueAt: now,
-        now,
-        random: this.deps.random,
-        deadLetters: subscription.deadLetter !== undefined,
-      });
-      await sendFollowUps(this.deps, subscription, profile, target, decisions);
-      if (subscription.deadLetter === undefined) {
-        this.deps.drops.drop(
-          target,
-          decisions.ended.map(({ item, reason }) => ({ item, reason })),
-        );
-      }
-      await this.recordHistory(decisions.records);
-    }
-    for (const { segment, index } of taken) read[segment]?.done.push(index);
-    due.sort((a, b) => byDueOrder(a.line, b.line));
-    return { released: releasing.length, ended: expired.length + disabled.length, due };
-  }
-
-  /**
-   * A deleted subscription's backlog, its segments dropped: META is deleted (over the claim's
-   * token). A store may have written a segment meanwhile and left its wake to this tick (it saw
-   * the lease): the index is read once more, and such a segment gets a new META and a tick at
-   * once, which drops it. Returns the wake set, if any.
-   */
-  private async forget(target: DeliveryTarget, claimed: BacklogMeta): Promise<number | undefined> {
-    const { store, clock } = this.deps;
-    if (claimed.held === true) await this.markHeld(claimed, claimed.uid, false);
-    if (!(await store.deleteMeta(claimed.topic, claimed.subscription, claimed.token))) return undefined;
-    const left = await store.listSegments(claimed.topic, claimed.subscription);
-    if (left.length === 0) return undefined;
-    const now = clock.now();
-    const { lease: _lease, heldUntil: _heldUntil, armedToken: _armed, held: _held, ...kept } = claimed;
-    const meta: BacklogMeta = {
-      ...kept,
-      token: this.newToken(),
-      wakeAt: now,
-      state: 'waiting',
-      summary: summaryOf(left),
-      updatedAt: now,
-    };
-    return (await setTimer({ store, queue: this.deps.queue }, meta, undefined, { target, delaySeconds: 0 }))
-      ? now
-      : undefined;
-  }
-
   /** Drops the events of segments whose subscription is gone, then deletes the segments. */
   private async dropSegments(target: DeliveryTarget, refs: readonly BacklogSegmentRef[]): Promise<number> {
     let dropped = 0;
@@ -498,111 +322,5 @@ export class BacklogTick {
       await this.deps.store.deleteSegment(ref);
     }
     return dropped;
-  }
-
-  /**
-   * Sets the next timer: its tick sent first when it is near (the sweeper sends it otherwise),
-   * then META moved from the claim's token by compare-and-set. Then the index is read once more:
-   * a store that wrote a segment before this META write but read META before it may have left
-   * it without a wake, so an earlier wake it needs is armed now. Returns the wake set.
-   */
-  private async rearm(
-    target: DeliveryTarget,
-    claimed: BacklogMeta,
-    next: {
-      /** Every segment the tick listed (read or not). */
-      readonly known: readonly BacklogSegmentRef[];
-      /** When each segment left is next due. */
-      readonly dueAts: readonly number[];
-      readonly uid: string | undefined;
-      readonly heldUntil: number | undefined;
-      readonly holding: boolean;
-      /** Whether publishers should send straight to the backlog (the held mark). */
-      readonly held: boolean;
-      readonly agreed: boolean;
-      readonly profile: DeliveryProfile;
-    },
-  ): Promise<number | undefined> {
-    const { store, clock } = this.deps;
-    const wakeOf = (dueAts: readonly number[]) =>
-      wakeAtOf({
-        heldUntil: next.holding ? next.heldUntil : undefined,
-        segmentDueAts: dueAts,
-        endpointAgreed: next.agreed,
-        now: clock.now(),
-        profile: next.profile,
-      });
-    const summary = async () => summaryOf(await store.listSegments(claimed.topic, claimed.subscription));
-    const write = async (from: BacklogMeta, wakeAt: number | undefined): Promise<BacklogMeta | undefined> => {
-      const token = this.newToken();
-      const now = clock.now();
-      const near = wakeAt !== undefined && wakeAt - now <= RELEASE_AHEAD_MS;
-      const state: BacklogState = wakeAt === undefined ? 'idle' : next.holding ? 'holding' : 'waiting';
-      // The mark first: should META's write fail after it, the next tick sees META disagree and sets it again.
-      const held = await this.markHeld(from, next.uid, next.held && wakeAt !== undefined);
-      const {
-        lease: _lease,
-        wakeAt: _wakeAt,
-        armedToken: _armed,
-        heldUntil: _heldUntil,
-        held: _held,
-        uid: _uid,
-        ...kept
-      } = from;
-      const meta: BacklogMeta = {
-        ...kept,
-        ...(next.uid === undefined ? {} : { uid: next.uid }),
-        token,
-        ...(wakeAt === undefined ? {} : { wakeAt }),
-        ...(near ? { armedToken: token } : {}),
-        ...(next.heldUntil === undefined ? {} : { heldUntil: next.heldUntil }),
-        ...(held ? { held } : {}),
-        state,
-        summary: await summary(),
-        updatedAt: now,
-      };
-      const tick =
-        near && wakeAt !== undefined
-          ? { target, delaySeconds: sqsDelaySeconds(wakeAt, now, waitPrecisionOf(next.profile)) }
-          : undefined;
-      return (await setTimer({ store, queue: this.deps.queue }, meta, from.token, tick)) ? meta : undefined;
-    };
-
-    const wakeAt = wakeOf(next.dueAts);
-    const armed = await write(claimed, wakeAt);
-    if (armed === undefined) {
-      this.deps.logger.warn(
-        'backlog META changed under a claimed tick; its timer is left to the other writer',
-        {
-          topic: claimed.topic,
-          subscription: claimed.subscription,
-        },
-      );
-      return undefined;
-    }
-    const known = new Set(next.known.map(segmentKeyOf));
-    const stored = (await store.listSegments(claimed.topic, claimed.subscription)).filter(
-      (ref) => !known.has(segmentKeyOf(ref)),
-    );
-    if (stored.length === 0) return wakeAt;
-    const earlier = wakeOf([...next.dueAts, ...stored.map((ref) => ref.minDueAt)]);
-    if (earlier === undefined || (wakeAt !== undefined && earlier >= wakeAt)) return wakeAt;
-    const again = await write(armed, earlier);
-    return again === undefined ? wakeAt : earlier;
-  }
-
-  // ---- ticks and targets -----------------------------------------------------------------------
-
-  private async recordHistory(records: Parameters<AttemptHistory['record']>[0]): Promise<void> {
-    if (records.length === 0) return;
-    try {
-      await this.deps.history.record(records);
-    } catch (error) {
-      // History is for operators; failing to write it must not fail (and so repeat) the tick.
-      this.deps.logger.error('could not record backlog endings', {
-        error: (error as Error).message,
-        records: records.length,
-      });
-    }
   }
 }

@@ -15,7 +15,8 @@
  *   each answer and halves when the endpoint pushes back (busy, timed out); a request unanswered for a second
  *   stops counting against `concurrency`, so hanging endpoints hold only their own slots; a
  *   stalled endpoint's further events are held instead of queued, and once an outcome puts the
- *   endpoint on probation the job's remaining events are held too.
+ *   endpoint on probation the job's remaining events are held too. The requests and their slots
+ *   are `engine-attempts.ts`; the gate before them stays here.
  * - decide: pure (`rules/decide.ts`): delivered, retry at a due time, ended, deferred.
  * - follow-ups: retries, deferrals and ended deliveries go out together, before the caller
  *   acknowledges the source message.
@@ -38,7 +39,7 @@ import type {
   QueuedJob,
   ValidationJob,
 } from '../domain/delivery';
-import type { AttemptRecord, AttemptResult, Subscription } from '../domain/model';
+import type { AttemptRecord, Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
 import {
@@ -48,7 +49,6 @@ import {
   subscriptionDimensions,
 } from '../observability/metrics';
 import type { Clock, Random } from '../platform/clock';
-import { FairSlots } from '../platform/concurrency';
 import type { SecretOpener } from '../platform/sealing';
 import { packEndedJobs, packJobs } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
@@ -56,18 +56,16 @@ import type { FanOutStore } from '../storage/fan-out-bucket';
 import type { SourcedStoreJob, StoreResult } from './backlog-store-step';
 import type { BacklogSweepReport } from './backlog-sweep';
 import type { DropRecorder } from './dead-letter';
+import { type AttemptOptions, EngineAttempts } from './engine-attempts';
 import { type EngineBacklog, EngineBacklogs } from './engine-backlogs';
 import { workFanOut } from './fan-out';
 import { ALWAYS_QUEUE, HANDOFF_RETRY_DELAY_SECONDS, sendFollowUps } from './follow-ups';
 import type { EndpointHandshake } from './handshake';
 import type { HealthTracker } from './health';
 import { emptyReport, type JobReport } from './job-report';
-import { OpenedSecrets } from './opened-secrets';
-import { buildDeliveryRequest, type OutgoingRequest, outgoingEvents, requestsOf } from './request';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { endpointAgreed, UNVALIDATED_ENDPOINT_HOLD_MS } from './rules/handshake';
-import { gateOf, type HealthSignal, isProbing } from './rules/health';
-import { pushesBack } from './rules/outcomes';
+import { gateOf } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { expiresAtDue, planWait, waitPrecisionOf } from './rules/retry';
 import { deliveryTargetOf } from './target';
@@ -130,31 +128,9 @@ export interface DeliveryEngineDeps {
   backlog?: EngineBacklog;
 }
 
-/**
- * An endpoint that has all the requests it may have in flight and has answered none of them for
- * this long is stalled: its further events are held, not queued. Real time: the 30 s request
- * timeout is not scaled either.
- */
-export const STALL_MS = 1000;
-/**
- * Unanswered requests that may stop counting against `concurrency` at most (each holds a socket):
- * with the slots that count, they stay well inside Lambda's 1,024 file descriptors.
- */
-export const MAX_LINGERING_REQUESTS = 512;
-/** How long events refused a slot of a stalled endpoint are held. */
-export const BUSY_HOLD_MS = 5000;
-
 export interface JobOptions {
   /** Epoch ms after which no new attempt starts; later items go back to the queue untouched. */
   attemptDeadline: number;
-}
-
-/** How `attemptItems` attempts a set of events. */
-export interface AttemptOptions extends JobOptions {
-  /** Only the first this many requests are made (a probe makes one); default all. */
-  readonly maxRequests?: number;
-  /** Told each request's outcomes as soon as it is over, so a caller can checkpoint mid-way. */
-  readonly onAttempted?: (attempted: readonly Attempted[]) => void;
 }
 
 /** Defined with the handshake rules, so the backlog's wake rule shares it. */
@@ -163,23 +139,11 @@ export { UNVALIDATED_ENDPOINT_HOLD_MS };
 type Resolved = { kind: 'deleted' } | { kind: 'found'; subscription: Subscription; profile: DeliveryProfile };
 
 export class DeliveryEngine {
-  private readonly slots: FairSlots;
-  private readonly subscriptionConcurrency: number;
-  private readonly secrets: OpenedSecrets;
+  private readonly attempts: EngineAttempts;
   private readonly backlogs: EngineBacklogs | undefined;
 
   constructor(private readonly deps: DeliveryEngineDeps) {
-    this.slots = new FairSlots({
-      capacity: deps.concurrency,
-      stallMs: STALL_MS,
-      maxLingering: Math.min(8 * deps.concurrency, MAX_LINGERING_REQUESTS),
-      now: deps.clock.now,
-    });
-    this.secrets = new OpenedSecrets(deps.sealer);
-    this.subscriptionConcurrency = Math.max(
-      1,
-      Math.min(deps.concurrency, deps.subscriptionConcurrency ?? Math.ceil(deps.concurrency / 4)),
-    );
+    this.attempts = new EngineAttempts(deps);
     this.backlogs = deps.backlog === undefined ? undefined : new EngineBacklogs(deps, deps.backlog, this);
   }
 
@@ -382,78 +346,18 @@ export class DeliveryEngine {
   }
 
   /**
-   * Attempts events the caller has already gated (TTL, probation): cuts them into requests (one
-   * event each, or batches when the subscription batches, in the order given) and sends each
-   * through this engine's slots, at most `cap` at once for the subscription (default its share
-   * of the worker) within the window the endpoint's answers open. Every outcome is reported to
-   * the health tracker, and push-back halves the window, as for any job. With
-   * `options.maxRequests`, only the first that many requests are made: the events of the others
-   * are left out of the result (the caller keeps them).
+   * Attempts events the caller has already gated (TTL, probation) through this engine's slots,
+   * reporting each outcome to the health tracker (`EngineAttempts.attemptItems`). Public so that a
+   * backlog's probe and drain share the worker's capacity with its jobs.
    */
-  async attemptItems(
+  attemptItems(
     subscription: Subscription,
     profile: DeliveryProfile,
     items: readonly DeliveryItem[],
     options: AttemptOptions,
-    cap: number = this.subscriptionConcurrency,
+    cap?: number,
   ): Promise<Attempted[]> {
-    if (items.length === 0) return [];
-    const requests = requestsOf(
-      subscription,
-      outgoingEvents(subscription, items),
-      await this.secrets.customHeaders(subscription),
-      await this.secrets.endpointUrl(subscription),
-    );
-    const made = options.maxRequests === undefined ? requests : requests.slice(0, options.maxRequests);
-    const outcomes = await Promise.all(
-      made.map(async (request) => {
-        const attempted = await this.attempt(subscription, profile, request, options, cap);
-        options.onAttempted?.(attempted);
-        return attempted;
-      }),
-    );
-    return outcomes.flat();
-  }
-
-  /** One request: every event in it gets the request's outcome. */
-  private async attempt(
-    subscription: Subscription,
-    profile: DeliveryProfile,
-    request: OutgoingRequest,
-    options: JobOptions,
-    cap: number,
-  ): Promise<Attempted[]> {
-    const { clock, health } = this.deps;
-    const each = (outcome: (item: DeliveryItem) => Attempted) =>
-      request.events.map((event) => outcome(event.item));
-    const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}`;
-    // While recovering from a probation, one request at a time per worker finds out whether it answers again.
-    const probing = isProbing(health.peek(subscription), clock.now());
-    const release = await this.slots.acquire(key, probing ? 1 : cap);
-    if (release === undefined) {
-      // Rounded to the second, so the events a job holds at about the same moment stay together.
-      const until = Math.ceil((clock.now() + BUSY_HOLD_MS) / 1000) * 1000;
-      return each((item) => ({ kind: 'held', item, until, reason: 'busy' }));
-    }
-    try {
-      const startedAt = clock.now();
-      if (startedAt >= options.attemptDeadline) return each((item) => ({ kind: 'deferred', item }));
-      // An outcome of this job (or another on this worker) may have put the endpoint on probation.
-      const view = health.peek(subscription);
-      const gate = view === undefined ? { kind: 'open' as const } : gateOf(view, startedAt);
-      if (gate.kind === 'hold') {
-        return each((item) => ({ kind: 'held', item, until: gate.until, reason: 'probation' }));
-      }
-      if (gate.kind === 'disabled') return each((item) => ({ kind: 'disabled', item }));
-      const result = await this.deps.sender.send(
-        buildDeliveryRequest(subscription, request.events, request.headers, request.url),
-      );
-      health.observe(subscription, profile, signalOf(profile, startedAt, clock.now(), result));
-      if (!result.delivered && pushesBack(result.outcome)) this.slots.pushBack(key);
-      return each((item) => ({ kind: 'attempted', item, startedAt, result }));
-    } finally {
-      release();
-    }
+    return this.attempts.attemptItems(subscription, profile, items, options, cap);
   }
 
   /**
@@ -517,24 +421,4 @@ export class DeliveryEngine {
     );
     return { ...emptyReport(), ended: job.ended.length };
   }
-}
-
-/** What an attempt tells the health rules; `Retry-After` (429/503 only) in this profile's time. */
-function signalOf(
-  profile: DeliveryProfile,
-  at: number,
-  endedAt: number,
-  result: AttemptResult,
-): HealthSignal {
-  if (result.delivered) return { at, endedAt, outcome: 'Delivered' };
-  const asksToWait =
-    (result.httpStatus === 429 || result.httpStatus === 503) && result.retryAfterSeconds !== undefined;
-  return {
-    at,
-    endedAt,
-    outcome: result.outcome ?? 'GenericError',
-    ...(asksToWait
-      ? { retryAfterMs: ((result.retryAfterSeconds as number) * 1000) / profile.timeScale }
-      : {}),
-  };
 }

@@ -3,13 +3,8 @@
  * engine's costs against an endpoint that answers 503 all day.
  */
 
-import {
-  DEFAULT_LIMITS,
-  humanDuration,
-  originalAttemptsIn24h,
-  originalAttemptTimes,
-  runHeld,
-} from '../../bench/held';
+import { DEFAULT_LIMITS, originalAttemptsIn24h, runHeld } from '../../bench/held';
+import { humanDuration, originalAttemptTimes } from '../../bench/original-schedule';
 import { TOPIC_PROFILE } from '../../shared/delivery/rules/profiles';
 import { H, M, S } from '../support/time';
 

@@ -1,0 +1,162 @@
+/**
+ * The delivery engine's attempt phase (see `engine.ts` for the phases): events cut into requests
+ * and each request sent through the worker's slots. Apart from the engine's job flow because this
+ * is where a worker's capacity is shared: at most `concurrency` requests counting at once across
+ * jobs, shared round robin by the subscriptions waiting, at most `subscriptionConcurrency` per
+ * subscription within a window its endpoint's answers open, and a stalled endpoint's further
+ * events held rather than queued. Every outcome goes to the health tracker. A backlog's probe and
+ * drain attempt through the same slots (`DeliveryEngine.attemptItems`).
+ */
+import type { DeliveryItem } from '../domain/delivery';
+import type { AttemptResult, Subscription } from '../domain/model';
+import { FairSlots } from '../platform/concurrency';
+import type { DeliveryEngineDeps, JobOptions } from './engine';
+import { OpenedSecrets } from './opened-secrets';
+import { buildDeliveryRequest, type OutgoingRequest, outgoingEvents, requestsOf } from './request';
+import type { Attempted } from './rules/decide';
+import { gateOf, type HealthSignal, isProbing } from './rules/health';
+import { pushesBack } from './rules/outcomes';
+import type { DeliveryProfile } from './rules/profiles';
+
+/**
+ * An endpoint that has all the requests it may have in flight and has answered none of them for
+ * this long is stalled: its further events are held, not queued. Real time: the 30 s request
+ * timeout is not scaled either.
+ */
+export const STALL_MS = 1000;
+/**
+ * Unanswered requests that may stop counting against `concurrency` at most (each holds a socket):
+ * with the slots that count, they stay well inside Lambda's 1,024 file descriptors.
+ */
+export const MAX_LINGERING_REQUESTS = 512;
+/** How long events refused a slot of a stalled endpoint are held. */
+export const BUSY_HOLD_MS = 5000;
+
+/** How `attemptItems` attempts a set of events. */
+export interface AttemptOptions extends JobOptions {
+  /** Only the first this many requests are made (a probe makes one); default all. */
+  readonly maxRequests?: number;
+  /** Told each request's outcomes as soon as it is over, so a caller can checkpoint mid-way. */
+  readonly onAttempted?: (attempted: readonly Attempted[]) => void;
+}
+
+/** What the attempt phase needs of the engine's dependencies. */
+export type EngineAttemptsDeps = Pick<
+  DeliveryEngineDeps,
+  'clock' | 'sender' | 'health' | 'concurrency' | 'subscriptionConcurrency' | 'sealer'
+>;
+
+export class EngineAttempts {
+  private readonly slots: FairSlots;
+  private readonly subscriptionConcurrency: number;
+  private readonly secrets: OpenedSecrets;
+
+  constructor(private readonly deps: EngineAttemptsDeps) {
+    this.slots = new FairSlots({
+      capacity: deps.concurrency,
+      stallMs: STALL_MS,
+      maxLingering: Math.min(8 * deps.concurrency, MAX_LINGERING_REQUESTS),
+      now: deps.clock.now,
+    });
+    this.secrets = new OpenedSecrets(deps.sealer);
+    this.subscriptionConcurrency = Math.max(
+      1,
+      Math.min(deps.concurrency, deps.subscriptionConcurrency ?? Math.ceil(deps.concurrency / 4)),
+    );
+  }
+
+  /**
+   * Attempts events the caller has already gated (TTL, probation): cuts them into requests (one
+   * event each, or batches when the subscription batches, in the order given) and sends each
+   * through this engine's slots, at most `cap` at once for the subscription (default its share
+   * of the worker) within the window the endpoint's answers open. Every outcome is reported to
+   * the health tracker, and push-back halves the window, as for any job. With
+   * `options.maxRequests`, only the first that many requests are made: the events of the others
+   * are left out of the result (the caller keeps them).
+   */
+  async attemptItems(
+    subscription: Subscription,
+    profile: DeliveryProfile,
+    items: readonly DeliveryItem[],
+    options: AttemptOptions,
+    cap: number = this.subscriptionConcurrency,
+  ): Promise<Attempted[]> {
+    if (items.length === 0) return [];
+    const requests = requestsOf(
+      subscription,
+      outgoingEvents(subscription, items),
+      await this.secrets.customHeaders(subscription),
+      await this.secrets.endpointUrl(subscription),
+    );
+    const made = options.maxRequests === undefined ? requests : requests.slice(0, options.maxRequests);
+    const outcomes = await Promise.all(
+      made.map(async (request) => {
+        const attempted = await this.attempt(subscription, profile, request, options, cap);
+        options.onAttempted?.(attempted);
+        return attempted;
+      }),
+    );
+    return outcomes.flat();
+  }
+
+  /** One request: every event in it gets the request's outcome. */
+  private async attempt(
+    subscription: Subscription,
+    profile: DeliveryProfile,
+    request: OutgoingRequest,
+    options: JobOptions,
+    cap: number,
+  ): Promise<Attempted[]> {
+    const { clock, health } = this.deps;
+    const each = (outcome: (item: DeliveryItem) => Attempted) =>
+      request.events.map((event) => outcome(event.item));
+    const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}`;
+    // While recovering from a probation, one request at a time per worker finds out whether it answers again.
+    const probing = isProbing(health.peek(subscription), clock.now());
+    const release = await this.slots.acquire(key, probing ? 1 : cap);
+    if (release === undefined) {
+      // Rounded to the second, so the events a job holds at about the same moment stay together.
+      const until = Math.ceil((clock.now() + BUSY_HOLD_MS) / 1000) * 1000;
+      return each((item) => ({ kind: 'held', item, until, reason: 'busy' }));
+    }
+    try {
+      const startedAt = clock.now();
+      if (startedAt >= options.attemptDeadline) return each((item) => ({ kind: 'deferred', item }));
+      // An outcome of this job (or another on this worker) may have put the endpoint on probation.
+      const view = health.peek(subscription);
+      const gate = view === undefined ? { kind: 'open' as const } : gateOf(view, startedAt);
+      if (gate.kind === 'hold') {
+        return each((item) => ({ kind: 'held', item, until: gate.until, reason: 'probation' }));
+      }
+      if (gate.kind === 'disabled') return each((item) => ({ kind: 'disabled', item }));
+      const result = await this.deps.sender.send(
+        buildDeliveryRequest(subscription, request.events, request.headers, request.url),
+      );
+      health.observe(subscription, profile, signalOf(profile, startedAt, clock.now(), result));
+      if (!result.delivered && pushesBack(result.outcome)) this.slots.pushBack(key);
+      return each((item) => ({ kind: 'attempted', item, startedAt, result }));
+    } finally {
+      release();
+    }
+  }
+}
+
+/** What an attempt tells the health rules; `Retry-After` (429/503 only) in this profile's time. */
+function signalOf(
+  profile: DeliveryProfile,
+  at: number,
+  endedAt: number,
+  result: AttemptResult,
+): HealthSignal {
+  if (result.delivered) return { at, endedAt, outcome: 'Delivered' };
+  const asksToWait =
+    (result.httpStatus === 429 || result.httpStatus === 503) && result.retryAfterSeconds !== undefined;
+  return {
+    at,
+    endedAt,
+    outcome: result.outcome ?? 'GenericError',
+    ...(asksToWait
+      ? { retryAfterMs: ((result.retryAfterSeconds as number) * 1000) / profile.timeScale }
+      : {}),
+  };
+}
