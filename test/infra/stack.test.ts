@@ -362,11 +362,13 @@ describe('backlog queue', () => {
     ).toThrow(`backlogWindowSeconds must be an integer from 1 to 300 (got ${value})`);
   });
 
-  it('may be sent to and consumed by the delivery function only, whose environment names it', () => {
+  it('is consumed by the delivery function only, and sent to by it and by publish (a held subscription), whose environments name it', () => {
     expect(actionsOn('delivery', queueId(QUEUES.backlog.id))).toEqual(
       expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']),
     );
-    for (const key of ['publish', 'management', 'deadLetter'] as const) {
+    expect(actionsOn('publish', queueId(QUEUES.backlog.id))).toContain('sqs:SendMessage');
+    expect(actionsOn('publish', queueId(QUEUES.backlog.id))).not.toContain('sqs:ReceiveMessage');
+    for (const key of ['management', 'deadLetter'] as const) {
       expect([key, actionsOn(key, queueId(QUEUES.backlog.id))]).toEqual([key, []]);
     }
     const fn = template.findResources('AWS::Lambda::Function')[functionId('delivery')] as {
