@@ -144,16 +144,14 @@ async function measureHeld(options: { streamEvents: number }): Promise<ScenarioR
         unit: 'invocations',
       },
       {
-        metric: 'DynamoDB writes per held event, 1-event jobs, before / after',
+        metric: 'lone job: DynamoDB writes per held event, 1-event jobs, before / after',
         value: beforeAfter(writesPerHeldEvent, 'single'),
         unit: 'writes',
-        ...goal(0.1, writesPerHeldEvent(after.single)),
       },
       {
-        metric: 'DynamoDB writes per held event, 100-event jobs, before / after',
+        metric: 'lone job: DynamoDB writes per held event, 100-event jobs, before / after',
         value: beforeAfter(writesPerHeldEvent, 'hundred'),
         unit: 'writes',
-        ...goal(0.1, writesPerHeldEvent(after.hundred)),
       },
       {
         metric: 'webhook requests per event in 24 h, 1-event jobs, before / after',

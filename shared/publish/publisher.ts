@@ -283,8 +283,8 @@ export class Publisher {
     const positionOf = new Map<number, number>();
     const items: DeliveryItem[] = [];
     const destinations: FanOutDestination[] = [];
-    let held = false;
-    for (const [targetIndex, { target, held: targetHeld }] of targets.entries()) {
+    const heldTargets = new Set<DeliveryTarget>();
+    for (const [targetIndex, { target, held }] of targets.entries()) {
       const matched = matchedBy[targetIndex] ?? [];
       if (matched.length === 0) continue;
       this.deps.metrics.count(
@@ -292,7 +292,7 @@ export class Publisher {
         matched.length,
         subscriptionDimensions(topicId, target.subscription),
       );
-      held = targetHeld;
+      if (held) heldTargets.add(target);
       destinations.push({
         target,
         matched: matched.map((index) => {
@@ -318,7 +318,7 @@ export class Publisher {
     const topicDims = { Topic: topicId };
     if (destinations.length > 0) {
       try {
-        await this.queueWhole(topic, publishId, started, items, destinations, held);
+        await this.queueWhole(topic, publishId, started, items, destinations, heldTargets);
       } catch (error) {
         this.deps.logger.error('could not queue published events', {
           topic: topicId,
@@ -355,8 +355,7 @@ export class Publisher {
 
   /**
    * Sends the publish's one message: a delivery job (or, to one held subscription, a `store` job
-   * for its backlog, due now), a fan-out, or a stored fan-out's name. `onlyHeld`: the last of the
-   * destinations is held (it counts when it is the only one).
+   * for its backlog, due now), a fan-out, or a stored fan-out's name.
    */
   private async queueWhole(
     topic: TopicRef,
@@ -364,12 +363,12 @@ export class Publisher {
     started: number,
     items: readonly DeliveryItem[],
     destinations: readonly FanOutDestination[],
-    onlyHeld: boolean,
+    heldTargets: ReadonlySet<DeliveryTarget>,
   ): Promise<void> {
     const [only] = destinations;
     if (destinations.length === 1 && only !== undefined) {
       const matched = only.matched.map((position) => items[position] as DeliveryItem);
-      if (onlyHeld) {
+      if (heldTargets.has(only.target)) {
         // Held like any event reaching a held endpoint: its backlog's tick decides, when the hold
         // ends, whether to probe, drain or keep it (attempt count, time to live and all).
         const stored = heldPublishBodies(only.target, matched, started);
