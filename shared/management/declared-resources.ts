@@ -1,0 +1,248 @@
+/**
+ * Topics and event subscriptions declared in a CDK app: what a CloudFormation custom resource asks
+ * for (create, update, delete), carried out by the management API's own operations, so a declared
+ * resource is validated, created, changed and deleted exactly as one made through the API
+ * (quotas, the endpoint's address checks, the validation handshake, a delete that takes the
+ * topic's subscriptions with it). Access keys never pass through here: a declared topic's keys
+ * are read with the CLI or the API's `listKeys`, never put in a template.
+ *
+ * A resource's properties name it (`Kind`, `Topic`, `Namespace`, `Subscription`) and carry its
+ * definition as the API's request body, as JSON text (`Body`): CloudFormation hands every other
+ * property value over as a string, and the body's numbers and booleans must stay what they are.
+ *
+ * A subscription whose endpoint must agree first (a webhook's validation handshake) is reported
+ * created only once it has agreed: the deployment waits for that, up to a time limit, and fails
+ * with the endpoint's answer when it does not.
+ */
+import { z } from 'zod';
+import type { HttpEvent, HttpResult } from '../http/api-gateway';
+import { ApiError } from '../http/errors';
+import type { Clock } from '../platform/clock';
+import { handleManagement, type ManagementDeps } from './api';
+
+/** What a declared resource is. */
+export const DECLARED_KINDS = [
+  'Topic',
+  'Subscription',
+  'Namespace',
+  'NamespaceTopic',
+  'NamespaceSubscription',
+] as const;
+export type DeclaredKind = (typeof DECLARED_KINDS)[number];
+
+/** The properties of a declared resource, as CloudFormation hands them over (strings). */
+export const declaredPropertiesSchema = z.object({
+  Kind: z.enum(DECLARED_KINDS),
+  Namespace: z.string().min(1).optional(),
+  Topic: z.string().min(1).optional(),
+  Subscription: z.string().min(1).optional(),
+  /** The API's request body for the resource, as JSON text. */
+  Body: z.string().default('{}'),
+  /** Seconds to wait for a subscription's endpoint to agree (default {@link VALIDATION_WAIT_SECONDS}). */
+  ValidationWaitSeconds: z.coerce.number().int().min(0).max(840).optional(),
+});
+export type DeclaredProperties = z.infer<typeof declaredPropertiesSchema>;
+
+/** A custom resource request, as the provider framework passes it to its event handler. */
+export interface DeclaredResourceEvent {
+  readonly RequestType: 'Create' | 'Update' | 'Delete';
+  readonly ResourceProperties: Record<string, unknown>;
+  readonly OldResourceProperties?: Record<string, unknown>;
+  readonly PhysicalResourceId?: string;
+}
+
+/** What the handler answers: the resource's id (its API path), and attributes a template may read. */
+export interface DeclaredResourceResult {
+  readonly PhysicalResourceId: string;
+  readonly Data?: Record<string, string>;
+}
+
+/**
+ * How long a deployment waits for a declared subscription's endpoint to agree. A webhook that
+ * echoes the validation code agrees within seconds; one validated by hand through its validation
+ * URL would keep the deployment waiting, so after this the deployment fails and says how to
+ * validate it (or to raise the wait).
+ */
+export const VALIDATION_WAIT_SECONDS = 120;
+
+/** How often the subscription is read while waiting for its endpoint. */
+const VALIDATION_POLL_MS = 2_000;
+
+/** The API path of a declared resource (its physical id) and its route's parameters. */
+function pathOf(properties: DeclaredProperties): {
+  path: string;
+  route: string;
+  params: Record<string, string>;
+} {
+  const need = (value: string | undefined, field: 'Namespace' | 'Topic' | 'Subscription'): string => {
+    if (value === undefined) throw new Error(`A declared ${properties.Kind} needs the property ${field}.`);
+    return value;
+  };
+  const enc = encodeURIComponent;
+  switch (properties.Kind) {
+    case 'Topic': {
+      const topic = need(properties.Topic, 'Topic');
+      return { path: `/admin/topics/${enc(topic)}`, route: '/admin/topics/{topic}', params: { topic } };
+    }
+    case 'Subscription': {
+      const topic = need(properties.Topic, 'Topic');
+      const subscription = need(properties.Subscription, 'Subscription');
+      return {
+        path: `/admin/topics/${enc(topic)}/eventSubscriptions/${enc(subscription)}`,
+        route: '/admin/topics/{topic}/eventSubscriptions/{subscription}',
+        params: { topic, subscription },
+      };
+    }
+    case 'Namespace': {
+      const namespace = need(properties.Namespace, 'Namespace');
+      return {
+        path: `/admin/namespaces/${enc(namespace)}`,
+        route: '/admin/namespaces/{namespace}',
+        params: { namespace },
+      };
+    }
+    case 'NamespaceTopic': {
+      const namespace = need(properties.Namespace, 'Namespace');
+      const topic = need(properties.Topic, 'Topic');
+      return {
+        path: `/admin/namespaces/${enc(namespace)}/topics/${enc(topic)}`,
+        route: '/admin/namespaces/{namespace}/topics/{topic}',
+        params: { namespace, topic },
+      };
+    }
+    case 'NamespaceSubscription': {
+      const namespace = need(properties.Namespace, 'Namespace');
+      const topic = need(properties.Topic, 'Topic');
+      const subscription = need(properties.Subscription, 'Subscription');
+      return {
+        path: `/admin/namespaces/${enc(namespace)}/topics/${enc(topic)}/eventSubscriptions/${enc(subscription)}`,
+        route: '/admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}',
+        params: { namespace, topic, subscription },
+      };
+    }
+  }
+}
+
+/** The management operation for `method` on the resource, called as the API would call it. */
+function requestOf(
+  method: 'PUT' | 'GET' | 'DELETE',
+  target: ReturnType<typeof pathOf>,
+  body?: string,
+): HttpEvent {
+  return {
+    version: '2.0',
+    routeKey: `${method} ${target.route}`,
+    rawPath: target.path,
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json' },
+    pathParameters: Object.fromEntries(
+      Object.entries(target.params).map(([name, value]) => [name, encodeURIComponent(value)]),
+    ),
+    isBase64Encoded: false,
+    ...(body === undefined ? {} : { body }),
+    requestContext: {
+      accountId: '',
+      apiId: 'declared-resources',
+      domainName: '',
+      domainPrefix: '',
+      requestId: '',
+      routeKey: `${method} ${target.route}`,
+      stage: '$default',
+      time: '',
+      timeEpoch: 0,
+      http: { method, path: target.path, protocol: 'HTTP/1.1', sourceIp: '', userAgent: 'gridwire-declared' },
+    },
+  } as HttpEvent;
+}
+
+/** The answer's JSON body, or the API's refusal as an error naming its code and status. */
+async function call(deps: ManagementDeps, event: HttpEvent): Promise<Record<string, unknown>> {
+  let result: HttpResult;
+  try {
+    result = await handleManagement(event, deps);
+  } catch (error) {
+    if (error instanceof ApiError) {
+      throw new Error(`${event.routeKey} answered ${error.statusCode} ${error.code}: ${error.message}`);
+    }
+    throw error;
+  }
+  return result.body === undefined || result.body === ''
+    ? {}
+    : (JSON.parse(result.body) as Record<string, unknown>);
+}
+
+const isNotFound = (error: unknown): boolean =>
+  error instanceof Error && / answered 404 /.test(error.message);
+
+export interface DeclaredResourcesDeps {
+  readonly management: ManagementDeps;
+  readonly clock: Pick<Clock, 'now' | 'sleep'>;
+}
+
+/**
+ * Carries out one custom resource request. Create and Update put the resource (an update that
+ * renames it creates the new one: CloudFormation then deletes the old one by its id); Delete
+ * deletes it, and one already gone is deleted. Rejects with the API's reason when it refuses.
+ */
+export async function applyDeclaredResource(
+  event: DeclaredResourceEvent,
+  deps: DeclaredResourcesDeps,
+): Promise<DeclaredResourceResult> {
+  const parsed = declaredPropertiesSchema.safeParse(event.ResourceProperties);
+  if (!parsed.success) {
+    if (event.RequestType === 'Delete' && event.PhysicalResourceId !== undefined) {
+      // Nothing this handler could have made: there is nothing to delete.
+      return { PhysicalResourceId: event.PhysicalResourceId };
+    }
+    throw new Error(`The declared resource's properties are not valid: ${parsed.error.message}`);
+  }
+  const properties = parsed.data;
+  const target = pathOf(properties);
+  if (event.RequestType === 'Delete') {
+    try {
+      await call(deps.management, requestOf('DELETE', target));
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    return { PhysicalResourceId: event.PhysicalResourceId ?? target.path };
+  }
+  const document = await call(deps.management, requestOf('PUT', target, properties.Body));
+  const data: Record<string, string> = { Path: target.path };
+  if (typeof document.id === 'string') data.Id = document.id;
+  if (properties.Kind === 'Subscription' || properties.Kind === 'NamespaceSubscription') {
+    const state = await waitForEndpoint(
+      deps,
+      target,
+      properties.ValidationWaitSeconds ?? VALIDATION_WAIT_SECONDS,
+    );
+    data.ProvisioningState = state;
+  }
+  return { PhysicalResourceId: target.path, Data: data };
+}
+
+/** Waits until the subscription's endpoint agreed; rejects with its handshake's error after `seconds`. */
+async function waitForEndpoint(
+  deps: DeclaredResourcesDeps,
+  target: ReturnType<typeof pathOf>,
+  seconds: number,
+): Promise<string> {
+  const until = deps.clock.now() + seconds * 1000;
+  for (;;) {
+    const document = await call(deps.management, requestOf('GET', target));
+    const properties = (document.properties ?? {}) as {
+      provisioningState?: string;
+      endpointValidation?: { handshakeError?: string; validationUrlExpiresAt?: string };
+    };
+    const state = properties.provisioningState ?? 'Succeeded';
+    if (state === 'Succeeded') return state;
+    const reason = properties.endpointValidation?.handshakeError;
+    if (state === 'Failed' || deps.clock.now() >= until) {
+      throw new Error(
+        `The endpoint of ${target.path} has not agreed to receive events (${state}${reason === undefined ? '' : `: ${reason}`}). ` +
+          'It must answer the validation handshake (echo the validation code, or open the validation URL it was sent), ' +
+          `within ${seconds} s of the deployment (raise ValidationWaitSeconds, at most 840, to wait longer).`,
+      );
+    }
+    await deps.clock.sleep(VALIDATION_POLL_MS);
+  }
+}

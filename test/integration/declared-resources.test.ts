@@ -1,0 +1,172 @@
+/**
+ * Topics and subscriptions declared as CloudFormation custom resources, on the local stack: the
+ * custom resource's handler (`functions/declared-resources.ts`) with the stack's own management
+ * dependencies, driven by the requests CloudFormation sends. Created, updated and deleted through
+ * the management API's operations; a subscription is reported created once its endpoint agreed
+ * to the validation handshake, and an endpoint that does not agree fails the request with its
+ * answer. Time scale 60, so the 5-minute validation window lasts 5 s.
+ */
+import { createDeclaredResourcesHandler } from '../../functions/declared-resources';
+import { buildManagementDeps } from '../../shared/lambda/wiring';
+import type { DeclaredResourceEvent } from '../../shared/management/declared-resources';
+import { systemClock } from '../../shared/platform/clock';
+import { DynamoSubscriptionStore } from '../../shared/storage/subscriptions';
+import { startTestStack, type TestStack } from '../support/local-stack';
+import { type ReceivedRequest, WebhookServer } from '../support/webhook-server';
+
+let api: TestStack;
+let webhook: WebhookServer;
+let apply: ReturnType<typeof createDeclaredResourcesHandler>;
+
+/** Echoes the validation code, as a receiver built for Event Grid does. */
+const echoCode = (request: ReceivedRequest) => {
+  if (request.headers['aeg-event-type'] !== 'SubscriptionValidation') return { status: 200 };
+  const [validation] = JSON.parse(request.body) as [{ data: { validationCode: string } }];
+  return { status: 200, body: JSON.stringify({ validationResponse: validation.data.validationCode }) };
+};
+
+beforeAll(async () => {
+  webhook = await new WebhookServer().start();
+  api = await startTestStack({ timeScale: 60, validateEndpoints: true });
+  apply = createDeclaredResourcesHandler({
+    management: buildManagementDeps({ config: api.stack.config, clients: api.stack.clients }, undefined, {
+      publicUrl: () => api.stack.apiUrl,
+    }),
+    clock: systemClock,
+  });
+}, 30_000);
+
+afterAll(async () => {
+  await api?.close();
+  await webhook?.stop();
+});
+
+const topicEvent = (
+  RequestType: DeclaredResourceEvent['RequestType'],
+  topic: string,
+  body: unknown = { properties: { inputSchema: 'EventGridSchema' } },
+): DeclaredResourceEvent => ({
+  RequestType,
+  ResourceProperties: {
+    ServiceToken: 'arn:provider',
+    Kind: 'Topic',
+    Topic: topic,
+    Body: JSON.stringify(body),
+  },
+  ...(RequestType === 'Create' ? {} : { PhysicalResourceId: `/admin/topics/${topic}` }),
+});
+
+const subscriptionEvent = (
+  RequestType: DeclaredResourceEvent['RequestType'],
+  topic: string,
+  name: string,
+  properties: Record<string, unknown>,
+  extra: Record<string, string> = {},
+): DeclaredResourceEvent => ({
+  RequestType,
+  ResourceProperties: {
+    ServiceToken: 'arn:provider',
+    Kind: 'Subscription',
+    Topic: topic,
+    Subscription: name,
+    Body: JSON.stringify({ properties }),
+    ...extra,
+  },
+  ...(RequestType === 'Create'
+    ? {}
+    : { PhysicalResourceId: `/admin/topics/${topic}/eventSubscriptions/${name}` }),
+});
+
+const webhookAt = (path: string, responder = echoCode) => ({
+  destination: { endpointType: 'WebHook', properties: { endpointUrl: webhook.url(path, responder) } },
+});
+
+const storedUid = async (topic: string, name: string) =>
+  (
+    await new DynamoSubscriptionStore(api.stack.clients.dynamo, api.stack.config.tableName as string).get(
+      topic,
+      name,
+      { consistent: true },
+    )
+  )?.uid;
+
+describe('declared topics and subscriptions', () => {
+  it('creates a topic and a subscription once its endpoint agreed, keeps its uid on update, and deletes them', async () => {
+    expect(await apply(topicEvent('Create', 'declared'))).toEqual({
+      PhysicalResourceId: '/admin/topics/declared',
+      Data: { Path: '/admin/topics/declared', Id: expect.stringContaining('declared') },
+    });
+    // The keys are made by the API and never pass through the resource.
+    expect((await api.call('POST', '/admin/topics/declared/listKeys')).body.key1).toEqual(expect.any(String));
+
+    const created = await apply(
+      subscriptionEvent('Create', 'declared', 'billing', {
+        ...webhookAt('/billing'),
+        filter: { includedEventTypes: ['Order.Created'] },
+        retryPolicy: { maxDeliveryAttempts: 10, eventTimeToLiveInMinutes: 60 },
+      }),
+    );
+    expect(created).toMatchObject({
+      PhysicalResourceId: '/admin/topics/declared/eventSubscriptions/billing',
+      Data: { ProvisioningState: 'Succeeded' },
+    });
+    const stored = await api.call('GET', '/admin/topics/declared/eventSubscriptions/billing');
+    expect(stored.body.properties).toMatchObject({
+      provisioningState: 'Succeeded',
+      filter: { includedEventTypes: ['Order.Created'] },
+      retryPolicy: { maxDeliveryAttempts: 10, eventTimeToLiveInMinutes: 60 },
+    });
+    const uid = await storedUid('declared', 'billing');
+    expect(uid).toEqual(expect.any(String));
+
+    await apply(
+      subscriptionEvent('Update', 'declared', 'billing', {
+        ...webhookAt('/billing'),
+        filter: { includedEventTypes: ['Order.Created', 'Order.Paid'] },
+        retryPolicy: { maxDeliveryAttempts: 5, eventTimeToLiveInMinutes: 60 },
+      }),
+    );
+    const updated = await api.call('GET', '/admin/topics/declared/eventSubscriptions/billing');
+    expect(updated.body.properties).toMatchObject({
+      filter: { includedEventTypes: ['Order.Created', 'Order.Paid'] },
+      retryPolicy: { maxDeliveryAttempts: 5 },
+    });
+    expect(await storedUid('declared', 'billing')).toBe(uid);
+
+    await apply(subscriptionEvent('Delete', 'declared', 'billing', webhookAt('/billing')));
+    expect((await api.call('GET', '/admin/topics/declared/eventSubscriptions/billing')).status).toBe(404);
+    // Deleted again (a rollback, a retried delete): nothing to do, no error.
+    await apply(subscriptionEvent('Delete', 'declared', 'billing', webhookAt('/billing')));
+    await apply(topicEvent('Delete', 'declared'));
+    expect((await api.call('GET', '/admin/topics/declared')).status).toBe(404);
+  }, 60_000);
+
+  it("fails a subscription whose endpoint does not agree, with the endpoint's answer", async () => {
+    await apply(topicEvent('Create', 'refused'));
+    const request = apply(
+      subscriptionEvent(
+        'Create',
+        'refused',
+        'hook',
+        webhookAt('/refusing', () => ({ status: 403 })),
+        {
+          ValidationWaitSeconds: '2',
+        },
+      ),
+    );
+    await expect(request).rejects.toThrow(/has not agreed to receive events \(AwaitingManualAction: .*403/);
+  }, 30_000);
+
+  it('fails a request the API refuses, naming the field and the limit', async () => {
+    await apply(topicEvent('Create', 'limits'));
+    await expect(
+      apply(
+        subscriptionEvent('Create', 'limits', 'hook', {
+          ...webhookAt('/limits'),
+          retryPolicy: { maxDeliveryAttempts: 31, eventTimeToLiveInMinutes: 60 },
+        }),
+      ),
+    ).rejects.toThrow(/answered 400 .*maxDeliveryAttempts/);
+    await expect(apply(topicEvent('Create', 'bad name!'))).rejects.toThrow(/answered 400/);
+  });
+});
