@@ -1,13 +1,27 @@
 /**
- * /admin/*: topics, keys, event subscriptions and delivery history.
+ * /admin/*: topics, keys, event subscriptions and delivery history. The same function carries out
+ * the custom resources that declare topics and subscriptions in a CDK app (CloudFormation's
+ * requests, through the provider framework: `shared/management/declared-resources.ts`), with the
+ * same operations, so a declared resource is checked and made as one made through the API.
  */
 import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import { readConfig } from '../shared/config/runtime';
 import type { HttpEvent, HttpResult } from '../shared/http/api-gateway';
 import { flushMetrics, httpErrors, lazyHandler, logContext } from '../shared/lambda/middleware';
 import { buildManagementDeps, createObservability, type Observability } from '../shared/lambda/wiring';
 import { handleManagement, type ManagementDeps } from '../shared/management/api';
+import {
+  applyDeclaredResource,
+  checkDeclaredResource,
+  type DeclaredResourceCompletion,
+  type DeclaredResourceEvent,
+  type DeclaredResourceResult,
+  type DeclaredResourcesDeps,
+  isCompletionCheck,
+} from '../shared/management/declared-resources';
 import { createAwsClients } from '../shared/platform/aws';
+import { systemClock } from '../shared/platform/clock';
 
 export interface ManagementHandlerDeps {
   management: ManagementDeps;
@@ -21,8 +35,30 @@ export function createManagementHandler({ management, observability }: Managemen
     .use(httpErrors(observability.logger));
 }
 
+/** A custom resource's request, or the provider framework's completion check of one. */
+export function createDeclaredResourcesHandler(deps: DeclaredResourcesDeps) {
+  return (event: DeclaredResourceEvent): Promise<DeclaredResourceResult | DeclaredResourceCompletion> =>
+    isCompletionCheck(event) ? checkDeclaredResource(event, deps) : applyDeclaredResource(event, deps);
+}
+
+/** Whether the function was invoked with a custom resource's request rather than an HTTP event. */
+export const isDeclaredResourceEvent = (event: unknown): event is DeclaredResourceEvent =>
+  typeof event === 'object' && event !== null && 'RequestType' in event && 'ResourceProperties' in event;
+
 export const handler = lazyHandler(() => {
   const runtime = { config: readConfig(), clients: createAwsClients() };
   const observability = createObservability('management', runtime.config);
-  return createManagementHandler({ management: buildManagementDeps(runtime, observability), observability });
+  const management = buildManagementDeps(runtime, observability);
+  const http = createManagementHandler({ management, observability });
+  const declared = createDeclaredResourcesHandler({ management, clock: systemClock });
+  return async (event: HttpEvent | DeclaredResourceEvent, context: Context) => {
+    if (!isDeclaredResourceEvent(event)) return http(event, context);
+    observability.logger.info('declared resource', {
+      requestType: event.RequestType,
+      kind: event.ResourceProperties.Kind,
+      physicalResourceId: event.PhysicalResourceId,
+      completionCheck: isCompletionCheck(event),
+    });
+    return declared(event);
+  };
 });

@@ -11,14 +11,30 @@
  * property value over as a string, and the body's numbers and booleans must stay what they are.
  *
  * A subscription whose endpoint must agree first (a webhook's validation handshake) is reported
- * created only once it has agreed: the deployment waits for that, up to a time limit, and fails
- * with the endpoint's answer when it does not.
+ * created only once it has agreed: the provider framework's completion checks
+ * (`checkDeclaredResource`) wait for that, up to a time limit, and fail with the endpoint's answer
+ * when it does not. Each call is short, so the management function (29 s) serves them all.
  */
 import { z } from 'zod';
 import type { HttpEvent, HttpResult } from '../http/api-gateway';
 import { ApiError } from '../http/errors';
 import type { Clock } from '../platform/clock';
 import { handleManagement, type ManagementDeps } from './api';
+
+/**
+ * How long a deployment waits for a declared subscription's endpoint to agree. A webhook that
+ * echoes the validation code agrees within seconds; one validated by hand through its validation
+ * URL would keep the deployment waiting, so after this the deployment fails and says how to
+ * validate it (or to raise the wait).
+ */
+export const VALIDATION_WAIT_SECONDS = 120;
+
+/**
+ * The longest wait a declaration may ask for: within the provider framework's total timeout
+ * (see `infra/declared-resources.ts`), which stays under CloudFormation's hour for a custom
+ * resource.
+ */
+export const MAX_VALIDATION_WAIT_SECONDS = 3_000;
 
 /** What a declared resource is. */
 export const DECLARED_KINDS = [
@@ -39,7 +55,7 @@ export const declaredPropertiesSchema = z.object({
   /** The API's request body for the resource, as JSON text. */
   Body: z.string().default('{}'),
   /** Seconds to wait for a subscription's endpoint to agree (default {@link VALIDATION_WAIT_SECONDS}). */
-  ValidationWaitSeconds: z.coerce.number().int().min(0).max(840).optional(),
+  ValidationWaitSeconds: z.coerce.number().int().min(0).max(MAX_VALIDATION_WAIT_SECONDS).optional(),
 });
 export type DeclaredProperties = z.infer<typeof declaredPropertiesSchema>;
 
@@ -56,17 +72,6 @@ export interface DeclaredResourceResult {
   readonly PhysicalResourceId: string;
   readonly Data?: Record<string, string>;
 }
-
-/**
- * How long a deployment waits for a declared subscription's endpoint to agree. A webhook that
- * echoes the validation code agrees within seconds; one validated by hand through its validation
- * URL would keep the deployment waiting, so after this the deployment fails and says how to
- * validate it (or to raise the wait).
- */
-export const VALIDATION_WAIT_SECONDS = 120;
-
-/** How often the subscription is read while waiting for its endpoint. */
-const VALIDATION_POLL_MS = 2_000;
 
 /** The API path of a declared resource (its physical id) and its route's parameters. */
 function pathOf(properties: DeclaredProperties): {
@@ -176,73 +181,96 @@ const isNotFound = (error: unknown): boolean =>
 
 export interface DeclaredResourcesDeps {
   readonly management: ManagementDeps;
-  readonly clock: Pick<Clock, 'now' | 'sleep'>;
+  readonly clock: Pick<Clock, 'now'>;
+}
+
+/**
+ * A provider framework's "is it complete?" call: the request as it came, with what the event
+ * handler answered (`Data` is how the two are told apart: the first call never has it).
+ */
+export interface DeclaredResourceCheck extends DeclaredResourceEvent {
+  readonly PhysicalResourceId: string;
+  readonly Data?: Record<string, string>;
+}
+
+/** Whether a call is the framework's completion check rather than the request itself. */
+export const isCompletionCheck = (event: DeclaredResourceEvent): event is DeclaredResourceCheck =>
+  'Data' in event;
+
+/** What a completion check answers. */
+export interface DeclaredResourceCompletion {
+  readonly IsComplete: boolean;
+  readonly Data?: Record<string, string>;
+}
+
+function propertiesOf(event: DeclaredResourceEvent): DeclaredProperties {
+  const parsed = declaredPropertiesSchema.safeParse(event.ResourceProperties);
+  if (!parsed.success)
+    throw new Error(`The declared resource's properties are not valid: ${parsed.error.message}`);
+  return parsed.data;
 }
 
 /**
  * Carries out one custom resource request. Create and Update put the resource (an update that
  * renames it creates the new one: CloudFormation then deletes the old one by its id); Delete
- * deletes it, and one already gone is deleted. Rejects with the API's reason when it refuses.
+ * deletes it, and one already gone is deleted. Rejects with the API's reason when it refuses. A
+ * subscription's answer says until when its endpoint may take to agree (`AgreeBy`), which the
+ * completion checks then wait for.
  */
 export async function applyDeclaredResource(
   event: DeclaredResourceEvent,
   deps: DeclaredResourcesDeps,
 ): Promise<DeclaredResourceResult> {
-  const parsed = declaredPropertiesSchema.safeParse(event.ResourceProperties);
-  if (!parsed.success) {
-    if (event.RequestType === 'Delete' && event.PhysicalResourceId !== undefined) {
-      // Nothing this handler could have made: there is nothing to delete.
-      return { PhysicalResourceId: event.PhysicalResourceId };
-    }
-    throw new Error(`The declared resource's properties are not valid: ${parsed.error.message}`);
-  }
-  const properties = parsed.data;
-  const target = pathOf(properties);
   if (event.RequestType === 'Delete') {
+    const parsed = declaredPropertiesSchema.safeParse(event.ResourceProperties);
+    // Nothing this handler could have made: there is nothing to delete.
+    if (!parsed.success) return { PhysicalResourceId: event.PhysicalResourceId ?? 'invalid' };
+    const target = pathOf(parsed.data);
     try {
       await call(deps.management, requestOf('DELETE', target));
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
-    return { PhysicalResourceId: event.PhysicalResourceId ?? target.path };
+    return { PhysicalResourceId: event.PhysicalResourceId ?? target.path, Data: { Path: target.path } };
   }
+  const properties = propertiesOf(event);
+  const target = pathOf(properties);
   const document = await call(deps.management, requestOf('PUT', target, properties.Body));
   const data: Record<string, string> = { Path: target.path };
   if (typeof document.id === 'string') data.Id = document.id;
   if (properties.Kind === 'Subscription' || properties.Kind === 'NamespaceSubscription') {
-    const state = await waitForEndpoint(
-      deps,
-      target,
-      properties.ValidationWaitSeconds ?? VALIDATION_WAIT_SECONDS,
-    );
-    data.ProvisioningState = state;
+    const waitMs = (properties.ValidationWaitSeconds ?? VALIDATION_WAIT_SECONDS) * 1000;
+    data.AgreeBy = new Date(deps.clock.now() + waitMs).toISOString();
   }
   return { PhysicalResourceId: target.path, Data: data };
 }
 
-/** Waits until the subscription's endpoint agreed; rejects with its handshake's error after `seconds`. */
-async function waitForEndpoint(
+/**
+ * The completion check: complete at once for a delete, a topic or a namespace; for a
+ * subscription, once its endpoint agreed. Rejects with the endpoint's handshake error when the
+ * validation failed, or when `AgreeBy` passed without its agreement.
+ */
+export async function checkDeclaredResource(
+  event: DeclaredResourceCheck,
   deps: DeclaredResourcesDeps,
-  target: ReturnType<typeof pathOf>,
-  seconds: number,
-): Promise<string> {
-  const until = deps.clock.now() + seconds * 1000;
-  for (;;) {
-    const document = await call(deps.management, requestOf('GET', target));
-    const properties = (document.properties ?? {}) as {
-      provisioningState?: string;
-      endpointValidation?: { handshakeError?: string; validationUrlExpiresAt?: string };
-    };
-    const state = properties.provisioningState ?? 'Succeeded';
-    if (state === 'Succeeded') return state;
+): Promise<DeclaredResourceCompletion> {
+  const agreeBy = event.Data?.AgreeBy;
+  if (event.RequestType === 'Delete' || agreeBy === undefined) return { IsComplete: true };
+  const target = pathOf(propertiesOf(event));
+  const document = await call(deps.management, requestOf('GET', target));
+  const properties = (document.properties ?? {}) as {
+    provisioningState?: string;
+    endpointValidation?: { handshakeError?: string };
+  };
+  const state = properties.provisioningState ?? 'Succeeded';
+  if (state === 'Succeeded') return { IsComplete: true, Data: { ...event.Data, ProvisioningState: state } };
+  if (state === 'Failed' || deps.clock.now() >= Date.parse(agreeBy)) {
     const reason = properties.endpointValidation?.handshakeError;
-    if (state === 'Failed' || deps.clock.now() >= until) {
-      throw new Error(
-        `The endpoint of ${target.path} has not agreed to receive events (${state}${reason === undefined ? '' : `: ${reason}`}). ` +
-          'It must answer the validation handshake (echo the validation code, or open the validation URL it was sent), ' +
-          `within ${seconds} s of the deployment (raise ValidationWaitSeconds, at most 840, to wait longer).`,
-      );
-    }
-    await deps.clock.sleep(VALIDATION_POLL_MS);
+    throw new Error(
+      `The endpoint of ${target.path} has not agreed to receive events (${state}${reason === undefined ? '' : `: ${reason}`}). ` +
+        'It must answer the validation handshake (echo the validation code, or open the validation URL it was sent) ' +
+        `by ${agreeBy}; raise ValidationWaitSeconds (at most ${MAX_VALIDATION_WAIT_SECONDS}) to wait longer.`,
+    );
   }
+  return { IsComplete: false };
 }

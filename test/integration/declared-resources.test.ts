@@ -1,14 +1,18 @@
 /**
  * Topics and subscriptions declared as CloudFormation custom resources, on the local stack: the
- * custom resource's handler (`functions/declared-resources.ts`) with the stack's own management
- * dependencies, driven by the requests CloudFormation sends. Created, updated and deleted through
- * the management API's operations; a subscription is reported created once its endpoint agreed
- * to the validation handshake, and an endpoint that does not agree fails the request with its
- * answer. Time scale 60, so the 5-minute validation window lasts 5 s.
+ * management function's custom resource handler with the stack's own management dependencies,
+ * driven as the provider framework drives it (the request, then completion checks until one says
+ * complete). Created, updated and deleted through the management API's operations; a
+ * subscription is complete once its endpoint agreed to the validation handshake, and an endpoint
+ * that does not agree fails the deployment with its answer. Time scale 60, so the 5-minute
+ * validation window lasts 5 s.
  */
-import { createDeclaredResourcesHandler } from '../../functions/declared-resources';
+import { createDeclaredResourcesHandler } from '../../functions/management';
 import { buildManagementDeps } from '../../shared/lambda/wiring';
-import type { DeclaredResourceEvent } from '../../shared/management/declared-resources';
+import type {
+  DeclaredResourceCheck,
+  DeclaredResourceEvent,
+} from '../../shared/management/declared-resources';
 import { systemClock } from '../../shared/platform/clock';
 import { DynamoSubscriptionStore } from '../../shared/storage/subscriptions';
 import { startTestStack, type TestStack } from '../support/local-stack';
@@ -16,7 +20,28 @@ import { type ReceivedRequest, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
-let apply: ReturnType<typeof createDeclaredResourcesHandler>;
+let handle: ReturnType<typeof createDeclaredResourcesHandler>;
+
+/**
+ * What the provider framework does with a request: the handler's answer, then completion checks
+ * (with that answer) a short while apart until one says complete; their last `Data` wins.
+ */
+async function apply(event: DeclaredResourceEvent) {
+  const answer = (await handle(event)) as { PhysicalResourceId: string; Data?: Record<string, string> };
+  for (;;) {
+    const completion: DeclaredResourceCheck = {
+      ...event,
+      PhysicalResourceId: answer.PhysicalResourceId,
+      Data: answer.Data ?? {},
+    };
+    const check = (await handle(completion)) as {
+      IsComplete: boolean;
+      Data?: Record<string, string>;
+    };
+    if (check.IsComplete) return { ...answer, Data: { ...answer.Data, ...check.Data } };
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 
 /** Echoes the validation code, as a receiver built for Event Grid does. */
 const echoCode = (request: ReceivedRequest) => {
@@ -28,7 +53,7 @@ const echoCode = (request: ReceivedRequest) => {
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
   api = await startTestStack({ timeScale: 60, validateEndpoints: true });
-  apply = createDeclaredResourcesHandler({
+  handle = createDeclaredResourcesHandler({
     management: buildManagementDeps({ config: api.stack.config, clients: api.stack.clients }, undefined, {
       publicUrl: () => api.stack.apiUrl,
     }),
@@ -95,6 +120,14 @@ describe('declared topics and subscriptions', () => {
     expect(await apply(topicEvent('Create', 'declared'))).toEqual({
       PhysicalResourceId: '/admin/topics/declared',
       Data: { Path: '/admin/topics/declared', Id: expect.stringContaining('declared') },
+    });
+    // The handler answers at once; the framework's checks wait for the endpoint.
+    const first = await handle(
+      subscriptionEvent('Create', 'declared', 'first', webhookAt('/first'), { ValidationWaitSeconds: '30' }),
+    );
+    expect(first).toMatchObject({
+      PhysicalResourceId: '/admin/topics/declared/eventSubscriptions/first',
+      Data: { AgreeBy: expect.any(String) },
     });
     // The keys are made by the API and never pass through the resource.
     expect((await api.call('POST', '/admin/topics/declared/listKeys')).body.key1).toEqual(expect.any(String));
