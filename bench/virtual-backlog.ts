@@ -24,6 +24,7 @@ import type { DeliveryItem, DeliveryTarget, StoreJob } from '../shared/domain/de
 import { topicIdOf } from '../shared/domain/names';
 import type { VirtualClock } from '../shared/platform/clock';
 import { heldPublishBodies } from '../shared/publish/publisher';
+import { targetGroupId } from '../shared/queue/job-codec';
 import { batchJobs, type JobQueue, type OutgoingJob } from '../shared/queue/sqs-job-queue';
 import type { HealthStore } from '../shared/storage/health';
 import { isHeld } from '../shared/storage/held-marks';
@@ -156,7 +157,7 @@ export class VirtualBacklog {
     if (!isHeld(held, target.subscription, target.uid)) return false;
     const [body, ...more] = heldPublishBodies(target, items, at);
     if (body === undefined || more.length > 0) return false;
-    this.enqueue([{ body, delaySeconds: 0 }]);
+    this.enqueue([{ body, delaySeconds: 0, groupId: targetGroupId(target) }]);
     return true;
   }
 

@@ -7,6 +7,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { QUEUES, type QueueKey } from '../shared/config/resources';
 import type { AwsClients } from '../shared/platform/aws';
+import { messageGroupOf, parseJob } from '../shared/queue/job-codec';
 import { sendJobs } from '../shared/queue/sqs-job-queue';
 import type { LocalResources } from './provision';
 import { LocalStackError } from './stack-error';
@@ -17,6 +18,20 @@ interface SavedQueues {
   savedAt: string;
   queues: Record<string, string[]>;
 }
+
+/**
+ * A saved message's group, read from the job it holds. One this version cannot read (an older
+ * job format) goes in all the same, in a group of its own, for the delivery step to refuse and
+ * park as it would any such message.
+ */
+function savedGroupOf(body: string): string {
+  try {
+    return messageGroupOf(parseJob(body));
+  } catch {
+    return UNREADABLE_GROUP;
+  }
+}
+const UNREADABLE_GROUP = '#unreadable';
 
 /**
  * Puts messages saved by an earlier version back. Jobs carry their own due time, so they go in
@@ -50,7 +65,7 @@ export async function restoreQueues(
       await sendJobs(
         clients.sqs,
         url,
-        bodies.map((body) => ({ body, delaySeconds: 0 })),
+        bodies.map((body) => ({ body, delaySeconds: 0, groupId: savedGroupOf(body) })),
       );
     } catch (error) {
       throw new LocalStackError(

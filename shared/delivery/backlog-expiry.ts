@@ -9,7 +9,7 @@ import type { BacklogLine, BacklogMeta } from '../domain/backlog';
 import type { DeliveryItem, DeliveryTarget } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
 import type { Random } from '../platform/clock';
-import { packJobs } from '../queue/job-codec';
+import { packJobs, targetGroupId } from '../queue/job-codec';
 import type { OutgoingJob } from '../queue/sqs-job-queue';
 import type { DueEvent, ReadSegment, Taken } from './backlog-drain';
 import type { DropRecorder } from './dead-letter';
@@ -102,11 +102,12 @@ export async function expireAndRelease(
 
   if (releasing.length > 0) {
     const jobs: OutgoingJob[] = [];
+    const groupId = targetGroupId(target);
     // Delays count from the moment of sending, so no event arrives before it is due.
     const groups = releaseGroups(releasing, deps.clock.now(), waitPrecisionOf(profile));
     for (const group of groups) {
       for (const body of packJobs({ target, dueAt: group.dueAt }, group.items)) {
-        jobs.push({ body, delaySeconds: group.delaySeconds });
+        jobs.push({ body, delaySeconds: group.delaySeconds, groupId });
       }
     }
     await deps.queue.send('retry', jobs);

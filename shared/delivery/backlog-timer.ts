@@ -12,7 +12,7 @@
  */
 import type { BacklogMeta } from '../domain/backlog';
 import type { DeliveryTarget } from '../domain/delivery';
-import { BACKLOG_TICK_QUEUE, backlogTickBody } from '../queue/job-codec';
+import { BACKLOG_TICK_QUEUE, backlogTickBody, targetGroupId } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { BacklogStore } from '../storage/backlog';
 
@@ -42,7 +42,11 @@ export async function setTimer(
   if (!(await deps.store.putMeta(unarmed, expectedToken))) return false;
   if (tick === undefined) return true;
   await deps.queue.send(BACKLOG_TICK_QUEUE, [
-    { body: backlogTickBody(tick.target, next.token), delaySeconds: tick.delaySeconds },
+    {
+      body: backlogTickBody(tick.target, next.token),
+      delaySeconds: tick.delaySeconds,
+      groupId: targetGroupId(tick.target),
+    },
   ]);
   // Not marked (a tick claimed it meanwhile, or this write failed): at worst the sweeper sends a
   // duplicate with the same token, which finds the token moved on.

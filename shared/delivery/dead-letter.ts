@@ -17,7 +17,7 @@ import { topicIdOf } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
-import { packEndedJobs } from '../queue/job-codec';
+import { packEndedJobs, targetGroupId } from '../queue/job-codec';
 import { done, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { DeadLetterBucket } from '../storage/dead-letter-bucket';
@@ -225,7 +225,11 @@ export class DeadLetterStep {
     try {
       await this.deps.queue.send(
         'endedDelivery',
-        packEndedJobs(group.target, entries).map((body) => ({ body, delaySeconds })),
+        packEndedJobs(group.target, entries).map((body) => ({
+          body,
+          delaySeconds,
+          groupId: targetGroupId(group.target),
+        })),
       );
       report.waiting += entries.length;
     } catch (requeueError) {

@@ -13,7 +13,7 @@ import type {
 } from '../domain/delivery';
 import type { EndpointHealth, Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
-import { packStoreJobs } from '../queue/job-codec';
+import { packStoreJobs, targetGroupId } from '../queue/job-codec';
 import type { BacklogStore } from '../storage/backlog';
 import type { HealthStore } from '../storage/health';
 import type { HeldMarks } from '../storage/held-marks';
@@ -180,9 +180,10 @@ export class EngineBacklogs {
   /** Sends events to the backlog queue, to be stored in their subscription's backlog. */
   async send(target: DeliveryTarget, dueAt: number, heldBy: BacklogHeldBy, items: readonly DeliveryItem[]) {
     const bodies = packStoreJobs({ target, dueAt, heldBy }, items);
+    const groupId = targetGroupId(target);
     await this.deps.queue.send(
       'backlog',
-      bodies.map((body) => ({ body, delaySeconds: 0 })),
+      bodies.map((body) => ({ body, delaySeconds: 0, groupId })),
     );
   }
 }

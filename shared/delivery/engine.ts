@@ -50,7 +50,7 @@ import {
 } from '../observability/metrics';
 import type { Clock, Random } from '../platform/clock';
 import type { SecretOpener } from '../platform/sealing';
-import { packEndedJobs, packJobs } from '../queue/job-codec';
+import { packEndedJobs, packJobs, targetGroupId } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { FanOutStore } from '../storage/fan-out-bucket';
 import type { SourcedStoreJob, StoreResult } from './backlog-store-step';
@@ -285,9 +285,10 @@ export class DeliveryEngine {
     }
     if (wait.kind === 'hop') {
       const bodies = packJobs({ target, dueAt: job.dueAt }, job.items);
+      const groupId = targetGroupId(target);
       await this.deps.queue.send(
         'retry',
-        bodies.map((body) => ({ body, delaySeconds: wait.delaySeconds })),
+        bodies.map((body) => ({ body, delaySeconds: wait.delaySeconds, groupId })),
       );
       return 'hopped';
     }
@@ -417,7 +418,11 @@ export class DeliveryEngine {
       this.deps.profiles[job.target.profile].deadLetter.writeDelayMs / 1000 - HANDOFF_RETRY_DELAY_SECONDS;
     await this.deps.queue.send(
       'endedDelivery',
-      packEndedJobs(job.target, job.ended).map((body) => ({ body, delaySeconds })),
+      packEndedJobs(job.target, job.ended).map((body) => ({
+        body,
+        delaySeconds,
+        groupId: targetGroupId(job.target),
+      })),
     );
     return { ...emptyReport(), ended: job.ended.length };
   }

@@ -8,7 +8,7 @@
 import { QUEUES } from '../config/resources';
 import type { DeliveryJob, FanOutJob, StoredFanOutJob } from '../domain/delivery';
 import type { LoggerLike } from '../observability/logging';
-import { expandFanOut, packJobs, parseFanOut } from '../queue/job-codec';
+import { expandFanOut, packJobs, parseFanOut, targetGroupId } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import type { FanOutStore } from '../storage/fan-out-bucket';
 import { addReports, emptyReport, type JobReport } from './job-report';
@@ -65,7 +65,8 @@ export async function workFanOut(job: FanOutJob | StoredFanOutJob, deps: FanOutD
 async function queueJobs(queue: JobQueue, jobs: readonly DeliveryJob[]): Promise<void> {
   const outgoing: OutgoingJob[] = [];
   for (const job of jobs) {
-    for (const body of packJobs(job, job.items)) outgoing.push({ body, delaySeconds: 0 });
+    const groupId = targetGroupId(job.target);
+    for (const body of packJobs(job, job.items)) outgoing.push({ body, delaySeconds: 0, groupId });
   }
   await queue.send('delivery', outgoing);
 }

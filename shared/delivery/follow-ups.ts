@@ -8,7 +8,7 @@ import type { DeadLetterTarget, DeliveryTarget, EndedDelivery } from '../domain/
 import type { Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import type { Clock } from '../platform/clock';
-import { endedDeliveryFits, packEndedJobs, packJobs, packStoreJobs } from '../queue/job-codec';
+import { endedDeliveryFits, packEndedJobs, packJobs, packStoreJobs, targetGroupId } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import { eventInDeliverySchema } from './rules/convert';
 import type { JobDecisions } from './rules/decide';
@@ -55,6 +55,7 @@ export async function sendFollowUps(
   route: FollowUpRoute = ALWAYS_QUEUE,
 ): Promise<void> {
   const { queue, clock, logger } = deps;
+  const groupId = targetGroupId(target);
   const retryJobs: OutgoingJob[] = [];
   const storeJobs: OutgoingJob[] = [];
   // Retries, then events held back (probation, a stalled endpoint): each group at its due time,
@@ -66,13 +67,14 @@ export async function sendFollowUps(
   for (const { dueAt, items, heldBy } of groups) {
     if (route(dueAt) === 'store') {
       for (const body of packStoreJobs({ target, dueAt, heldBy }, items))
-        storeJobs.push({ body, delaySeconds: 0 });
+        storeJobs.push({ body, delaySeconds: 0, groupId });
       continue;
     }
     const delaySeconds = sqsDelaySeconds(dueAt, clock.now(), waitPrecisionOf(profile));
-    for (const body of packJobs({ target, dueAt }, items)) retryJobs.push({ body, delaySeconds });
+    for (const body of packJobs({ target, dueAt }, items)) retryJobs.push({ body, delaySeconds, groupId });
   }
-  for (const body of packJobs({ target }, decisions.deferred)) retryJobs.push({ body, delaySeconds: 0 });
+  for (const body of packJobs({ target }, decisions.deferred))
+    retryJobs.push({ body, delaySeconds: 0, groupId });
   const { deadLetter } = target;
   const writeDelaySeconds = profile.deadLetter.writeDelayMs / 1000;
   let endedJobs: OutgoingJob[] = [];
@@ -81,7 +83,7 @@ export async function sendFollowUps(
     endedJobs = packEndedJobs(
       endedTarget,
       withDeliveryProperties(logger, subscription, endedTarget, decisions.ended),
-    ).map((body) => ({ body, delaySeconds: writeDelaySeconds }));
+    ).map((body) => ({ body, delaySeconds: writeDelaySeconds, groupId }));
   }
 
   const [retried, stored, handedOff] = await Promise.allSettled([

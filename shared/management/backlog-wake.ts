@@ -13,7 +13,7 @@
  */
 import type { DeliveryTarget } from '../domain/delivery';
 import { topicIdOf } from '../domain/names';
-import { BACKLOG_TICK_QUEUE, backlogTickBody } from '../queue/job-codec';
+import { BACKLOG_TICK_QUEUE, backlogTickBody, targetGroupId } from '../queue/job-codec';
 import type { ManagementDeps } from './common';
 
 /** What made the tick go now, for the log. */
@@ -46,7 +46,7 @@ export async function wakeBacklog(
     if (meta === undefined || meta.state === 'idle') return 'nothingHeld';
     if (meta.lease !== undefined && meta.lease.until > deps.clock.now()) return 'leased';
     await deps.queue.send(BACKLOG_TICK_QUEUE, [
-      { body: backlogTickBody(target, meta.token), delaySeconds: 0 },
+      { body: backlogTickBody(target, meta.token), delaySeconds: 0, groupId: targetGroupId(target) },
     ]);
     return 'sent';
   } catch (error) {

@@ -27,7 +27,7 @@ import type { LoggerLike } from '../observability/logging';
 import type { MetricBuffer } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
 import type { SecretSealer } from '../platform/sealing';
-import { validationJobBody } from '../queue/job-codec';
+import { targetGroupId, validationJobBody } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { AttemptHistoryLookup } from '../storage/attempt-history';
 import type { BacklogIndexReader } from '../storage/backlog';
@@ -372,14 +372,16 @@ export function validationUrlOf(baseUrl: string, subscription: Subscription): st
 export async function queueHandshake(deps: ManagementDeps, subscription: Subscription, baseUrl: string) {
   const validation = subscription.validation;
   if (validation === undefined) return;
+  const target = deliveryTargetOf(subscription);
   await deps.queue.send('delivery', [
     {
       body: validationJobBody({
-        target: deliveryTargetOf(subscription),
+        target,
         code: validation.code,
         validationUrl: validationUrlOf(baseUrl, subscription),
       }),
       delaySeconds: 0,
+      groupId: targetGroupId(target),
     },
   ]);
 }

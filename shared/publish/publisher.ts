@@ -18,10 +18,12 @@ import type { Clock } from '../platform/clock';
 import {
   type FanOutDestination,
   fitsOneMessage,
+  messageGroupId,
   packFanOut,
   packJobs,
   packStoreJobs,
   storedFanOutBody,
+  targetGroupId,
 } from '../queue/job-codec';
 import { type JobQueue, QueueRejectedError } from '../queue/sqs-job-queue';
 import { type FanOutStore, fanOutKey } from '../storage/fan-out-bucket';
@@ -373,25 +375,31 @@ export class Publisher {
         // ends, whether to probe, drain or keep it (attempt count, time to live and all).
         const stored = heldPublishBodies(only.target, matched, started);
         if (stored.length === 1) {
-          await this.deps.queue.send('backlog', [{ body: stored[0] as string, delaySeconds: 0 }]);
+          await this.deps.queue.send('backlog', [
+            { body: stored[0] as string, delaySeconds: 0, groupId: targetGroupId(only.target) },
+          ]);
           return;
         }
       }
       const bodies = packJobs(only, matched);
       if (bodies.length === 1) {
-        await this.deps.queue.send('delivery', [{ body: bodies[0] as string, delaySeconds: 0 }]);
+        await this.deps.queue.send('delivery', [
+          { body: bodies[0] as string, delaySeconds: 0, groupId: targetGroupId(only.target) },
+        ]);
         return;
       }
     }
+    // A fan-out names several subscriptions: its tenant is the topic they share.
+    const groupId = messageGroupId(topic);
     const body = packFanOut(topic, items, destinations);
     if (fitsOneMessage(body)) {
-      await this.deps.queue.send('delivery', [{ body, delaySeconds: 0 }]);
+      await this.deps.queue.send('delivery', [{ body, delaySeconds: 0, groupId }]);
       return;
     }
     const key = fanOutKey(started, publishId);
     await this.deps.fanOuts.put(key, body);
     await this.deps.queue.send('delivery', [
-      { body: storedFanOutBody(topic, key, Buffer.byteLength(body, 'utf8')), delaySeconds: 0 },
+      { body: storedFanOutBody(topic, key, Buffer.byteLength(body, 'utf8')), delaySeconds: 0, groupId },
     ]);
   }
 }

@@ -4,6 +4,7 @@
  * kind in `job-kinds.ts`). Packing many events per message is what keeps SQS requests per event
  * far below one.
  */
+import { createHash } from 'node:crypto';
 import { type QueueKey, SQS_LIMITS } from '../config/resources';
 import {
   type BacklogTickJob,
@@ -22,8 +23,9 @@ import {
   type TopicRef,
   type ValidationJob,
 } from '../domain/delivery';
+import { topicIdOf } from '../domain/names';
 import { malformedMessage } from '../platform/zod-issues';
-import { claimedKind, definitionOf } from './job-kinds';
+import { claimedKind, definitionOf, kindOf } from './job-kinds';
 
 /**
  * Target size of one job message. SQS bills each 64 KiB of payload as a request, so larger
@@ -306,3 +308,39 @@ export const backlogTickBody = (target: DeliveryTarget, token: string): string =
   sqsSafeJson(
     JSON.stringify({ v: JOB_FORMAT_VERSION, kind: 'backlog-tick', target, token } satisfies BacklogTickJob),
   );
+
+/**
+ * The longest `MessageGroupId` SQS takes, and the characters it allows in one: letters, digits
+ * and ASCII punctuation.
+ */
+const MAX_GROUP_ID_LENGTH = 128;
+const GROUP_ID_CHARACTERS = /^[!-~]+$/;
+
+/**
+ * The tenant a message belongs to, as SQS fair queues see it (`MessageGroupId` on a standard
+ * queue): the subscription it is for, `<topic id>/<subscription>`, or, for a message that names
+ * several subscriptions (a fan-out), its topic, `<topic id>/*`. The `*` keeps a namespace topic
+ * (`<namespace>/<topic>/*`) apart from a classic topic's subscription of the same two names. Names
+ * are case-insensitive, so the tenant is lower-cased. One too long for SQS (a namespace topic's
+ * subscription can reach 166 characters) or holding characters SQS refuses becomes `#` and the
+ * SHA-256 of the tenant in hex: no name holds a `#`, so it never meets a readable one.
+ */
+export function messageGroupId(topic: TopicRef, subscription?: string): string {
+  const tenant = `${topicIdOf(topic)}/${subscription ?? '*'}`.toLowerCase();
+  if (tenant.length <= MAX_GROUP_ID_LENGTH && GROUP_ID_CHARACTERS.test(tenant)) return tenant;
+  return `#${createHash('sha256').update(tenant, 'utf8').digest('hex')}`;
+}
+
+/** The message group of every message for one subscription (delivery, store, ended, tick, validation jobs). */
+export const targetGroupId = (target: Pick<DeliveryTarget, 'topic' | 'subscription'>): string =>
+  messageGroupId(target.topic, target.subscription);
+
+/**
+ * The message group a job belongs in, read from the job itself: its subscription, or its topic
+ * when it names several (the kind table's `subscriptionOf`). Senders compute the same from what
+ * they pack; this is the rule they are held to.
+ */
+export function messageGroupOf(job: QueuedJob): string {
+  const definition = definitionOf(kindOf(job));
+  return messageGroupId(definition.topicOf(job), definition.subscriptionOf(job));
+}

@@ -1,6 +1,7 @@
 /**
- * Sends delivery jobs to the delivery and retry queues with SendMessageBatch (ten entries or
- * 1 MiB per request), re-sending entries SQS reports as failed before giving up.
+ * Sends jobs to the pipeline's queues with SendMessageBatch (ten entries or 1 MiB per request),
+ * re-sending entries SQS reports as failed before giving up. Every entry carries its job's
+ * `MessageGroupId`: the queues stay standard, and the group turns them into fair queues.
  */
 import {
   SendMessageBatchCommand,
@@ -12,9 +13,14 @@ import { mapWithConcurrency } from '../platform/concurrency';
 
 export interface OutgoingJob {
   body: string;
-  /** 0..900 */
   /** Seconds before the message can be received; floored and clamped to SQS's 0..900 when sent. */
   delaySeconds: number;
+  /**
+   * The job's tenant, sent as `MessageGroupId` so that SQS fair queues keep one busy
+   * subscription's backlog from delaying everyone else's (`messageGroupId` in `job-codec.ts`:
+   * the subscription, or the topic for a fan-out). Required, so no sender can leave it out.
+   */
+  groupId: string;
 }
 
 /**
@@ -103,6 +109,7 @@ async function sendBatch(
   let entries: SendMessageBatchRequestEntry[] = batch.map((job, index) => ({
     Id: String(index),
     MessageBody: job.body,
+    MessageGroupId: job.groupId,
     DelaySeconds: Math.max(0, Math.min(SQS_LIMITS.maxDelaySeconds, Math.floor(job.delaySeconds))),
   }));
   const maxRetries = options.maxRetries ?? 3;

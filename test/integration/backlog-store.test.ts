@@ -17,7 +17,7 @@ import { silentLogger } from '../../shared/observability/logging';
 import { MetricBuffer } from '../../shared/observability/metrics';
 import { type AwsClients, createAwsClients } from '../../shared/platform/aws';
 import { systemClock } from '../../shared/platform/clock';
-import { sqsSafeJson } from '../../shared/queue/job-codec';
+import { messageGroupOf, sqsSafeJson } from '../../shared/queue/job-codec';
 import { SqsJobQueue } from '../../shared/queue/sqs-job-queue';
 import { DynamoBacklogStore } from '../../shared/storage/backlog';
 import { deliveryTarget, item } from '../support/fakes';
@@ -87,7 +87,9 @@ it('turns a store job sent to the backlog queue into a segment, its index item a
     items: [published],
   };
   // Written as job messages are: characters SQS refuses travel as JSON escapes.
-  await queue.send('backlog', [{ body: sqsSafeJson(JSON.stringify(job)), delaySeconds: 0 }]);
+  await queue.send('backlog', [
+    { body: sqsSafeJson(JSON.stringify(job)), delaySeconds: 0, groupId: messageGroupOf(job) },
+  ]);
   const received = await clients.sqs.send(
     new ReceiveMessageCommand({
       QueueUrl: resources.queueUrls.backlog,

@@ -37,7 +37,7 @@ import { type Clock, VirtualClock } from '../../shared/platform/clock';
 import type { SecretOpener } from '../../shared/platform/sealing';
 import type { NamespacePublishRequest } from '../../shared/publish/publish-request';
 import { Publisher } from '../../shared/publish/publisher';
-import { expandFanOut, parseFanOut, parseJob } from '../../shared/queue/job-codec';
+import { expandFanOut, messageGroupOf, parseFanOut, parseJob } from '../../shared/queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../../shared/queue/sqs-job-queue';
 import type { BacklogStore } from '../../shared/storage/backlog';
 import type { FanOutStore } from '../../shared/storage/fan-out-bucket';
@@ -91,6 +91,14 @@ export class RecordingQueue implements JobQueue {
   constructor(private readonly clock: Clock) {}
   async send(queue: QueueKey, jobs: readonly OutgoingJob[]): Promise<void> {
     if (jobs.length === 0) return;
+    // Every sender names its job's tenant for fair queues; each is held here to the one the job
+    // itself names, so every test that sends through this queue checks its sender's group.
+    for (const job of jobs) {
+      const named = messageGroupOf(parseJob(job.body));
+      if (job.groupId !== named) {
+        throw new Error(`a job for message group ${named} was sent in group ${job.groupId}`);
+      }
+    }
     const failure = this.failWith ?? this.failing.get(queue);
     if (failure !== undefined) throw failure;
     for (const job of jobs) this.sent.push({ queue, job, at: this.clock.now() });

@@ -6,7 +6,7 @@ import { deliveryTargetOf } from '../../delivery/target';
 import type { DeliveryTarget } from '../../domain/delivery';
 import type { Subscription } from '../../domain/model';
 import { METRIC, subscriptionDimensions } from '../../observability/metrics';
-import { packJobs } from '../../queue/job-codec';
+import { packJobs, targetGroupId } from '../../queue/job-codec';
 import type { ReplayMarker } from '../../storage/dead-letter-bucket';
 import { BLOB_CONCURRENCY, type DeadLetterServiceDeps } from './deps';
 import { markerReasonsAfter } from './markers';
@@ -164,9 +164,10 @@ async function replayBlob(
   if (request.dryRun) return { key, ...counts, queued: 0, skipped, ...previously };
 
   try {
+    const groupId = targetGroupId(context.target);
     await deps.queue.send(
       'delivery',
-      bodies.map((body) => ({ body, delaySeconds: 0 })),
+      bodies.map((body) => ({ body, delaySeconds: 0, groupId })),
     );
   } catch (error) {
     return failure(
