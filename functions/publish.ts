@@ -11,6 +11,7 @@ import { readConfig } from '../shared/config/runtime';
 import { isValidName, namespaceTopicId } from '../shared/domain/names';
 import {
   emptyResult,
+  errorResult,
   type HttpEvent,
   type HttpResult,
   header,
@@ -18,7 +19,7 @@ import {
   pathParam,
   rawBody,
 } from '../shared/http/api-gateway';
-import { type ApiError, badRequest, notFound, payloadTooLarge } from '../shared/http/errors';
+import { type ApiError, badRequest, notFound, payloadTooLarge, tooManyRequests } from '../shared/http/errors';
 import { compileRoute } from '../shared/http/routes';
 import {
   countPublishFailures,
@@ -28,8 +29,15 @@ import {
   logContext,
   routeFunctionUrlRequests,
 } from '../shared/lambda/middleware';
-import { buildPublisher, createObservability, type Observability } from '../shared/lambda/wiring';
+import {
+  buildDeliveryBacklogGate,
+  buildPublisher,
+  createObservability,
+  type Observability,
+} from '../shared/lambda/wiring';
+import { METRIC } from '../shared/observability/metrics';
 import { createAwsClients } from '../shared/platform/aws';
+import type { DeliveryBacklogGate } from '../shared/publish/admission';
 import type { PublishCredential } from '../shared/publish/publish-request';
 import type { Publisher } from '../shared/publish/publisher';
 import { PublishRejection, type RejectionKind } from '../shared/publish/rejection';
@@ -37,6 +45,11 @@ import { PublishRejection, type RejectionKind } from '../shared/publish/rejectio
 export interface PublishHandlerDeps {
   publisher: Publisher;
   observability: Observability;
+  /**
+   * Refuses publishes while the delivery queue is behind (AWS); absent in the local stack, whose
+   * gateway and function URL refuse at the door before a request reaches this handler.
+   */
+  deliveryBacklog?: Pick<DeliveryBacklogGate, 'refusal'>;
 }
 
 const SAS_AUTHORIZATION = /^SharedAccessSignature\s+(.+)$/i;
@@ -154,8 +167,23 @@ const ANSWER_OF_REJECTION: Record<RejectionKind, (message: string, detailCode: s
 export const apiErrorOf = (rejection: PublishRejection): ApiError =>
   ANSWER_OF_REJECTION[rejection.kind](rejection.message, rejection.code);
 
-export function createPublishHandler({ publisher, observability }: PublishHandlerDeps) {
+/** The answer to a publish refused because the delivery queue is behind. */
+const deliveryBehind = (retryAfterSeconds: number): ApiError =>
+  tooManyRequests(
+    'Deliveries are behind: nothing of this request was accepted. Send it again after Retry-After.',
+    'DeliveryBacklog',
+    retryAfterSeconds,
+  );
+
+export function createPublishHandler({ publisher, observability, deliveryBacklog }: PublishHandlerDeps) {
   const publish = async (event: HttpEvent): Promise<HttpResult> => {
+    // First, before the body is parsed or a key checked: a refusal should cost next to nothing.
+    // Answered here rather than thrown, so it counts as a throttle, not as a failed publish.
+    const refusal = await deliveryBacklog?.refusal();
+    if (refusal !== undefined) {
+      observability.buffer.count(METRIC.PublishThrottledCount, 1);
+      return errorResult(deliveryBehind(refusal.retryAfterSeconds));
+    }
     if (NAMESPACE_ROUTE_KEYS.has(event.routeKey)) return publishToNamespace(publisher, event);
     await publisher.publish({
       topic: pathParam(event, 'topic'),
@@ -186,5 +214,10 @@ export function createPublishHandler({ publisher, observability }: PublishHandle
 export const handler = lazyHandler(() => {
   const runtime = { config: readConfig(), clients: createAwsClients() };
   const observability = createObservability('publish', runtime.config);
-  return createPublishHandler({ publisher: buildPublisher(runtime, observability), observability });
+  const deliveryBacklog = buildDeliveryBacklogGate(runtime, observability);
+  return createPublishHandler({
+    publisher: buildPublisher(runtime, observability),
+    observability,
+    ...(deliveryBacklog === undefined ? {} : { deliveryBacklog }),
+  });
 });

@@ -22,6 +22,12 @@ import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../
 import { createDashboard } from './dashboard';
 import { ALARM_THRESHOLDS, createAlarms, createAlarmTopic, type PipelineAlarms } from './monitoring';
 import { addApiRoutes, createHttpApi } from './pipeline/api';
+import {
+  defaultDeliveryBacklogLimit,
+  defaultDeliveryReservedConcurrency,
+  deliveryEventSourceConcurrency,
+  stageThrottleFor,
+} from './pipeline/capacity';
 import { createFunctions, functionEnvironment } from './pipeline/functions';
 import { addOutputs } from './pipeline/outputs';
 import { addPublishFunctionUrl, PUBLISH_INGRESSES, type PublishIngress } from './pipeline/publish-url';
@@ -30,11 +36,14 @@ import { scheduleBacklogSweep } from './pipeline/schedules';
 import { createStorage } from './pipeline/storage';
 import type { PipelineFunction } from './pipeline-function';
 
-/** Requests per second and burst the API stage accepts by default (see `throttle`). */
-export const DEFAULT_THROTTLE = { rateLimit: 5_000, burstLimit: 2_500 } as const;
-
 /** Concurrent executions reserved for the publish function by default (see `reservedConcurrency`). */
 export const DEFAULT_PUBLISH_RESERVED_CONCURRENCY = 100;
+
+/**
+ * Requests per second and burst the API stage accepts by default (see `throttle`): what the
+ * default reservation serves (`stageThrottleFor` in infra/pipeline/capacity.ts).
+ */
+export const DEFAULT_THROTTLE = stageThrottleFor(DEFAULT_PUBLISH_RESERVED_CONCURRENCY);
 
 export interface DeliveryPipelineProps {
   /**
@@ -108,10 +117,13 @@ export interface DeliveryPipelineProps {
   /**
    * Steady-state requests per second (`rateLimit`) and burst (`burstLimit`, requests) the API
    * stage accepts over all routes; above them callers get `429 Too Many Requests` from the
-   * gateway. The default is half the account's regional API Gateway quota (10,000 rps, 5,000
-   * burst, shared by every API of the account in the region), so one Gridwire can't starve the
-   * account's other APIs, and about what 100 publish functions serve at 20 ms a request.
-   * @default { rateLimit: 5000, burstLimit: 2500 }
+   * gateway. The default is what the publish function's reserved executions serve, so the stage
+   * refuses (429) before Lambda would (which the HTTP API answers with a 500):
+   * `reservedConcurrency × 1000 / 20` requests per second (20 ms: the assumed mean duration of a
+   * publish, `ASSUMED_PUBLISH_DURATION_MS`) and a burst of `reservedConcurrency`, each at most half
+   * the account's regional API Gateway quota (5,000 rps, burst 2,500), so one Gridwire can't
+   * starve the account's other APIs. Without a reservation, that half.
+   * @default { rateLimit: 5000, burstLimit: 100 } (with `reservedConcurrency` 100)
    */
   readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
   /**
@@ -124,6 +136,25 @@ export interface DeliveryPipelineProps {
    * @default 100
    */
   readonly reservedConcurrency?: number | false;
+  /**
+   * Concurrent executions reserved for the delivery function, which also caps it: a surge of
+   * deliveries can't take the account's other functions' concurrency, and the delivery queues'
+   * consumers always have their executions (without one, the account's other functions can use
+   * them up, and a batch Lambda throttles goes back to its queue, parked after 5 receives). Must
+   * be at least what its event sources may run at once (`maxDeliveryInvocations`, together) plus
+   * one for the backlog sweep. `false` reserves nothing. Like `reservedConcurrency`, it must leave
+   * the account 100 unreserved executions: with both defaults, a limit of at least 273.
+   * @default the delivery function's event sources' maximum concurrency together, plus one (73)
+   */
+  readonly deliveryReservedConcurrency?: number | false;
+  /**
+   * Jobs waiting in the delivery queue (not yet taken by a delivery invocation) from which the
+   * publish function refuses publishes with `429` and `Retry-After: 5`, until they are down to
+   * half (each instance reads the queue's depth at most every 2 s; if it can't, it lets
+   * publishes in). `false` never refuses. Each refusal counts `PublishThrottledCount`.
+   * @default 20 rounds of the fresh-delivery consumers' intake: 20 × `maxDeliveryInvocations.delivery` (50) × 10 jobs = 10,000
+   */
+  readonly deliveryBacklogLimit?: number | false;
   /**
    * Whether the table has DynamoDB deletion protection: it can't be deleted (by CloudFormation
    * or anyone else) until this is turned off. Turn it off before deleting a stack whose
@@ -291,6 +322,8 @@ export class DeliveryPipeline extends Construct {
     const batchingWindows = { backlog: props.backlogWindowSeconds ?? BACKLOG_WINDOW_SECONDS };
     const { queues, redriveQueues } = createQueues(this, batchingWindows);
     const { api, url: apiUrl } = createHttpApi(this);
+    const maxInvocations = props.maxDeliveryInvocations ?? {};
+    const publishReservedConcurrency = props.reservedConcurrency ?? DEFAULT_PUBLISH_RESERVED_CONCURRENCY;
     const functions = createFunctions(this, {
       storage,
       queues,
@@ -298,14 +331,17 @@ export class DeliveryPipeline extends Construct {
       logRetention,
       tracing: props.tracing ?? false,
       applicationLogLevel: props.applicationLogLevel ?? ApplicationLogLevel.INFO,
-      publishReservedConcurrency: props.reservedConcurrency ?? DEFAULT_PUBLISH_RESERVED_CONCURRENCY,
-      maxInvocations: props.maxDeliveryInvocations ?? {},
+      publishReservedConcurrency,
+      deliveryReservedConcurrency:
+        props.deliveryReservedConcurrency ?? defaultDeliveryReservedConcurrency(maxInvocations),
+      deliveryBacklogLimit: props.deliveryBacklogLimit ?? defaultDeliveryBacklogLimit(maxInvocations),
+      maxInvocations,
       batchingWindows,
     });
     addApiRoutes(this, {
       api,
       functions,
-      throttle: props.throttle ?? DEFAULT_THROTTLE,
+      throttle: props.throttle ?? stageThrottleFor(publishReservedConcurrency),
       logRetention,
       removalPolicy,
       publishIngress,
@@ -442,6 +478,19 @@ function validateProps(props: DeliveryPipelineProps): void {
     check(
       Number.isInteger(props.reservedConcurrency) && props.reservedConcurrency >= 1,
       `reservedConcurrency must be false or an integer of at least 1 (got ${props.reservedConcurrency})`,
+    );
+  }
+  if (props.deliveryReservedConcurrency !== undefined && props.deliveryReservedConcurrency !== false) {
+    const needed = defaultDeliveryReservedConcurrency(props.maxDeliveryInvocations ?? {});
+    check(
+      Number.isInteger(props.deliveryReservedConcurrency) && props.deliveryReservedConcurrency >= needed,
+      `deliveryReservedConcurrency must be false or an integer of at least ${needed}: the delivery function's event sources may run ${deliveryEventSourceConcurrency(props.maxDeliveryInvocations ?? {})} invocations at once (maxDeliveryInvocations), plus one for the backlog sweep (got ${props.deliveryReservedConcurrency})`,
+    );
+  }
+  if (props.deliveryBacklogLimit !== undefined && props.deliveryBacklogLimit !== false) {
+    check(
+      Number.isInteger(props.deliveryBacklogLimit) && props.deliveryBacklogLimit >= 1,
+      `deliveryBacklogLimit must be false or an integer of at least 1 (got ${props.deliveryBacklogLimit})`,
     );
   }
   if (props.applicationLogLevel !== undefined) {

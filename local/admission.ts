@@ -10,7 +10,12 @@
  * been finishing per second, so a queue of big batched jobs that drains fast is not mistaken for
  * overload, and a queue of jobs that each take many requests is caught early. The marks in jobs
  * are floors, for a stack that has only just started finishing jobs.
+ *
+ * The rule (marks at a drain rate, hysteresis) is `shared/publish/admission.ts`, which the
+ * publish function's own gate on AWS uses too; this file is the local stack's measuring of the
+ * backlog and the drain rate around it.
  */
+import { type AdmissionMarks, marksAtRate, nextRefusing } from '../shared/publish/admission';
 
 export interface AdmissionOptions {
   /** Messages in the delivery queue now (waiting and in flight). */
@@ -72,27 +77,9 @@ export class BacklogAdmission implements Admission {
   private rate = 0;
   private lastDrained: { at: number; count: number } | undefined;
 
-  /** The gate's verdict for a backlog, with the high/low-water hysteresis. */
-  static next(refusing: boolean, backlog: number, options: Pick<AdmissionOptions, 'highWater' | 'lowWater'>) {
-    if (backlog >= options.highWater) return true;
-    if (backlog <= options.lowWater) return false;
-    return refusing;
-  }
-
-  /** The marks in jobs for a drain rate (jobs/s): seconds of work at that rate, never under the floors. */
-  static marks(
-    rate: number,
-    options: Pick<AdmissionOptions, 'highWater' | 'lowWater' | 'highWaterSeconds' | 'lowWaterSeconds'>,
-  ): { highWater: number; lowWater: number } {
-    return {
-      highWater: Math.max(options.highWater, Math.round(rate * (options.highWaterSeconds ?? 0))),
-      lowWater: Math.max(options.lowWater, Math.round(rate * (options.lowWaterSeconds ?? 0))),
-    };
-  }
-
   /** The marks in force now. */
-  get currentMarks(): { highWater: number; lowWater: number } {
-    return BacklogAdmission.marks(this.rate, this.options);
+  get currentMarks(): AdmissionMarks {
+    return marksAtRate(this.rate, this.options);
   }
 
   /** Folds the jobs finished since the last look into the smoothed drain rate. */
@@ -113,7 +100,7 @@ export class BacklogAdmission implements Admission {
     const look = async () => {
       try {
         this.measureDrain();
-        this.refusing = BacklogAdmission.next(this.refusing, await this.options.backlog(), this.currentMarks);
+        this.refusing = nextRefusing(this.refusing, await this.options.backlog(), this.currentMarks);
       } catch (error) {
         this.options.onError?.(error as Error);
       }

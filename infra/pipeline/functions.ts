@@ -62,6 +62,10 @@ export interface FunctionsOptions {
   readonly applicationLogLevel: ApplicationLogLevel;
   /** Reserved for (and capping) the publish function; `false` reserves nothing. */
   readonly publishReservedConcurrency: number | false;
+  /** Reserved for (and capping) the delivery function; `false` reserves nothing. */
+  readonly deliveryReservedConcurrency: number | false;
+  /** Jobs waiting in the delivery queue from which publish refuses (429); `false` never. */
+  readonly deliveryBacklogLimit: number | false;
   /** Per queue, the most concurrent invocations of its consumer; else the queue's own. */
   readonly maxInvocations: Partial<Record<QueueKey, number>>;
   /** Per queue, the seconds its consumer gathers messages; else the queue's own. */
@@ -107,15 +111,23 @@ const FAN_OUT_GRANT_REASON =
   'Fan-out object keys are made at run time (day, publish id); the grant covers objects of this one bucket, with only the object action named.';
 
 function createPublishFunction(scope: Construct, options: FunctionsOptions): PipelineFunction {
-  const { storage, queues, publishReservedConcurrency } = options;
+  const { storage, queues, publishReservedConcurrency, deliveryBacklogLimit } = options;
+  const fn = new PipelineFunction(scope, {
+    definition: FUNCTIONS.publish,
+    ...commonProps(options),
+    ...(publishReservedConcurrency === false ? {} : { reservedConcurrency: publishReservedConcurrency }),
+  });
+  // Publishes are refused (429) while this many jobs wait in the delivery queue; 0 never.
+  fn.addEnvironment(
+    ENV.deliveryBacklogLimit,
+    String(deliveryBacklogLimit === false ? 0 : deliveryBacklogLimit),
+  );
   return (
-    new PipelineFunction(scope, {
-      definition: FUNCTIONS.publish,
-      ...commonProps(options),
-      ...(publishReservedConcurrency === false ? {} : { reservedConcurrency: publishReservedConcurrency }),
-    })
+    fn
       // Topics, namespace topics and their subscription lists.
       .bindTable(storage.table, TABLE.nameEnv, ['GetItem', 'Query'])
+      // Sends jobs; the send grant also holds sqs:GetQueueAttributes, with which the backlog
+      // gate reads how many jobs wait.
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
       // A publish to one held subscription goes straight to its backlog (the held marks are
       // read with the subscription list).
@@ -157,11 +169,12 @@ function createManagementFunction(scope: Construct, options: FunctionsOptions): 
 }
 
 function createDeliveryFunction(scope: Construct, options: FunctionsOptions): PipelineFunction {
-  const { storage, queues } = options;
+  const { storage, queues, deliveryReservedConcurrency } = options;
   return (
     new PipelineFunction(scope, {
       definition: FUNCTIONS.delivery,
       ...commonProps(options),
+      ...(deliveryReservedConcurrency === false ? {} : { reservedConcurrency: deliveryReservedConcurrency }),
     })
       // Reads subscriptions; writes attempt history (batches) and endpoint health (conditional
       // puts); the validation handshake records consent on the subscription (a conditional put)

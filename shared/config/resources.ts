@@ -24,6 +24,12 @@ export const ENV = {
   timeScale: 'GRIDWIRE_TIME_SCALE',
   /** `true` lets subscriptions use `http://` endpoint URLs (local mode). */
   allowHttpEndpoints: 'GRIDWIRE_ALLOW_HTTP_ENDPOINTS',
+  /**
+   * Jobs waiting in the delivery queue from which the publish function refuses publishes with
+   * 429 and `Retry-After`, until they are down to half (0: never). The construct's
+   * `deliveryBacklogLimit` on AWS; not set locally, where the local stack's own gate refuses.
+   */
+  deliveryBacklogLimit: 'GRIDWIRE_DELIVERY_BACKLOG_LIMIT',
   /** Milliseconds a publish function keeps a topic (keys, subscription-list version). */
   topicCacheMs: 'GRIDWIRE_TOPIC_CACHE_MS',
   /** Seconds a delivery function keeps a subscription definition before reading it again. */

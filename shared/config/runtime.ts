@@ -29,6 +29,11 @@ export interface RuntimeConfig {
    * the call returns.
    */
   topicCacheMs: number;
+  /**
+   * Jobs waiting in the delivery queue from which the publish function refuses publishes (429,
+   * `Retry-After`), until half as many; 0 never refuses (see `shared/publish/admission.ts`).
+   */
+  deliveryBacklogLimit: number;
   deliveryConcurrency: number;
   /**
    * Requests a backlog's drain has in flight to its endpoint at most (its window starts at 2 and
@@ -92,6 +97,8 @@ export const CONFIG_DEFAULTS = {
   allowHttpEndpoints: false,
   subscriptionCacheSeconds: 10,
   topicCacheMs: 1000,
+  /** Off unless set: the AWS construct sets it (its `deliveryBacklogLimit` prop); locally the stack's own gate refuses. */
+  deliveryBacklogLimit: 0,
   deliveryConcurrency: 256,
   /** A quarter of `deliveryConcurrency`'s default; when only that is set, a quarter of it. */
   drainConcurrency: 64,
@@ -127,6 +134,7 @@ export const SETTING_RANGES = {
   timeScale: { min: 1, integer: false },
   subscriptionCacheSeconds: { min: 0, max: 300, integer: false },
   topicCacheMs: { min: 0, integer: false },
+  deliveryBacklogLimit: { min: 0, integer: true },
   deliveryConcurrency: { min: 1, max: 1000, integer: true },
   drainConcurrency: { min: 1, max: 1000, integer: true },
   /** At least the longest SQS delay plus the release-ahead window, so nothing stored hops; at most the longest TTL. */
@@ -224,6 +232,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     allowHttpEndpoints: read.boolean(ENV.allowHttpEndpoints, CONFIG_DEFAULTS.allowHttpEndpoints),
     subscriptionCacheMs: setting('subscriptionCacheSeconds') * 1000,
     topicCacheMs: setting('topicCacheMs'),
+    deliveryBacklogLimit: setting('deliveryBacklogLimit'),
     deliveryConcurrency,
     drainConcurrency: read.number(
       ENV.drainConcurrency,

@@ -53,6 +53,13 @@ export const conflict = (message: string): ApiError => new ApiError(409, 'Confli
 export const serviceUnavailable = (message: string): ApiError =>
   new ApiError(503, 'ServiceUnavailable', message);
 
+/**
+ * The stack is behind and refuses new work for a while: 429 with `Retry-After`. Nothing of the
+ * request was accepted; sending it again after the wait is safe.
+ */
+export const tooManyRequests = (message: string, detailCode: string, retryAfterSeconds: number): ApiError =>
+  new ApiError(429, 'TooManyRequests', message, [{ code: detailCode, message }], retryAfterSeconds);
+
 /** How long a caller refused because a dependency failed is asked to wait (`Retry-After`). */
 export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 

@@ -30,8 +30,10 @@ import { type AwsClients, createSecretsManagerClient } from '../platform/aws';
 import { TtlCache } from '../platform/cache';
 import { type Clock, type Random, systemClock, systemRandom } from '../platform/clock';
 import { AesGcmSealer, type KeySource, keyText } from '../platform/sealing';
+import { DeliveryBacklogGate } from '../publish/admission';
 import { Publisher } from '../publish/publisher';
 import { BACKLOG_TICK_QUEUE } from '../queue/job-codec';
+import { waitingMessages } from '../queue/queue-depth';
 import { SqsJobQueue } from '../queue/sqs-job-queue';
 import { AttemptHistoryTable } from '../storage/attempt-history';
 import { DynamoBacklogIndex, DynamoBacklogStore } from '../storage/backlog';
@@ -222,6 +224,29 @@ export function buildPublisher(runtime: Runtime, observability: Observability): 
     logger: observability.logger,
     newId: randomUUID,
     topicCacheMs: runtime.config.topicCacheMs,
+  });
+}
+
+/**
+ * The publish function's gate on the delivery queue's backlog (`deliveryBacklogLimit`); undefined
+ * when the limit is 0, as in the local stack, whose own gate at the door refuses instead.
+ */
+export function buildDeliveryBacklogGate(
+  runtime: Runtime,
+  observability: Observability,
+): DeliveryBacklogGate | undefined {
+  const limit = runtime.config.deliveryBacklogLimit;
+  if (limit === 0) return undefined;
+  const url = requireSetting(runtime.config.queueUrls.delivery, QUEUES.delivery.urlEnv);
+  const clock = runtime.clock ?? systemClock;
+  return new DeliveryBacklogGate({
+    waitingJobs: () => waitingMessages(runtime.clients.sqs, url),
+    limit,
+    now: () => clock.now(),
+    onReadError: (error) =>
+      observability.logger.warn('could not read the delivery queue depth; admitting publishes', {
+        error: error.message,
+      }),
   });
 }
 

@@ -22,6 +22,12 @@ export const METRIC = {
   PublishSuccessCount: 'PublishSuccessCount',
   PublishFailCount: 'PublishFailCount',
   PublishSuccessLatencyInMs: 'PublishSuccessLatencyInMs',
+  /**
+   * Publish requests refused with 429 because the delivery queue is behind (the publish
+   * function's own gate on AWS), stack-wide only: they are refused before the caller is known
+   * (Gridwire's own).
+   */
+  PublishThrottledCount: 'PublishThrottledCount',
   MatchedEventCount: 'MatchedEventCount',
   UnmatchedEventCount: 'UnmatchedEventCount',
   DeliverySuccessCount: 'DeliverySuccessCount',
@@ -87,6 +93,8 @@ export const METRIC_DIMENSION_SETS: Readonly<Record<MetricName, readonly (readon
   PublishSuccessCount: [[], ['Topic']],
   PublishFailCount: [[], ['Topic'], ['ErrorType', 'Error']],
   PublishSuccessLatencyInMs: [[], ['Topic']],
+  // Refused before the caller proved anything: naming the topic would let anyone mint series.
+  PublishThrottledCount: [[]],
   UnmatchedEventCount: [[], ['Topic']],
   MatchedEventCount: [[], SUBSCRIPTION],
   DeliverySuccessCount: [[], SUBSCRIPTION],

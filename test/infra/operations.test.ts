@@ -16,6 +16,7 @@ import {
 } from '../../infra/delivery-pipeline';
 import { GridwireStack } from '../../infra/gridwire-stack';
 import { ALARM_THRESHOLDS, listAlarms } from '../../infra/monitoring';
+import { ASSUMED_PUBLISH_DURATION_MS, THROTTLE_CEILING } from '../../infra/pipeline/capacity';
 import { ENV, FUNCTIONS, QUEUES, TABLE } from '../../shared/config/resources';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/observability/metrics';
 
@@ -59,6 +60,28 @@ const actionsOn = (key: keyof typeof FUNCTIONS, logicalIdOfResource: string): st
     .filter((statement) => JSON.stringify(statement.Resource).includes(`"${logicalIdOfResource}"`))
     .flatMap((statement) => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]))
     .sort();
+
+/** A function's properties in a template, found by its description. */
+const functionIn = (t: Template, key: keyof typeof FUNCTIONS) => {
+  const found = t.findResources('AWS::Lambda::Function', {
+    Properties: { Description: FUNCTIONS[key].description },
+  });
+  const [id] = Object.keys(found);
+  if (id === undefined) throw new Error(`no ${key} function`);
+  return { id, properties: found[id]?.Properties as Record<string, unknown> };
+};
+const functionIdIn = (t: Template, key: keyof typeof FUNCTIONS) => functionIn(t, key).id;
+const environmentOf = (t: Template, key: keyof typeof FUNCTIONS) =>
+  ((functionIn(t, key).properties.Environment as { Variables?: Record<string, unknown> } | undefined)
+    ?.Variables ?? {}) as Record<string, unknown>;
+/** The reserved executions of each function that has some. */
+const reservedOf = (t: Template) =>
+  Object.fromEntries(
+    (Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[]).flatMap((key) => {
+      const reserved = functionIn(t, key).properties.ReservedConcurrentExecutions;
+      return reserved === undefined ? [] : [[key, reserved]];
+    }),
+  );
 
 describe('cdk-nag', () => {
   it.each([
@@ -240,6 +263,41 @@ describe('hardened defaults', () => {
     );
   });
 
+  it.each([
+    // reservedConcurrency × 1000 / 20 ms, burst reservedConcurrency...
+    [20, 1000, 20],
+    [60, 3000, 60],
+    // ...never above half the account quota.
+    [100, 5000, 100],
+    [400, 5000, 400],
+    [5000, 5000, 2500],
+  ])(
+    'size the stage throttle from the publish reservation: %i executions take %i requests/s, burst %i',
+    (reservedConcurrency, rateLimit, burstLimit) => {
+      expect(rateLimit).toBe(
+        Math.min(THROTTLE_CEILING.rateLimit, (reservedConcurrency * 1000) / ASSUMED_PUBLISH_DURATION_MS),
+      );
+      build({ reservedConcurrency }).template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+        DefaultRouteSettings: { ThrottlingRateLimit: rateLimit, ThrottlingBurstLimit: burstLimit },
+      });
+    },
+  );
+
+  it('throttle the stage at half the account quota when the publish function reserves nothing, and as told when given', () => {
+    build({ reservedConcurrency: false }).template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: {
+        ThrottlingRateLimit: THROTTLE_CEILING.rateLimit,
+        ThrottlingBurstLimit: THROTTLE_CEILING.burstLimit,
+      },
+    });
+    build({
+      reservedConcurrency: 20,
+      throttle: { rateLimit: 700, burstLimit: 70 },
+    }).template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 700, ThrottlingBurstLimit: 70 },
+    });
+  });
+
   it('log API access as one JSON object per request, without query strings or fields said elsewhere', () => {
     const [stage] = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
     const format = JSON.parse(stage?.Properties.AccessLogSettings.Format as string) as Record<string, string>;
@@ -259,18 +317,40 @@ describe('hardened defaults', () => {
     expect(JSON.stringify(format)).not.toMatch(/querystring/i);
   });
 
-  it(`reserve ${DEFAULT_PUBLISH_RESERVED_CONCURRENCY} executions for the publish function only; a number or false changes it`, () => {
-    const reserved = (t: Template) =>
-      Object.values(t.findResources('AWS::Lambda::Function'))
-        .map((fn) => fn.Properties.ReservedConcurrentExecutions)
-        .filter((value) => value !== undefined);
+  it(`reserve ${DEFAULT_PUBLISH_RESERVED_CONCURRENCY} executions for the publish function; a number or false changes it`, () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: FUNCTIONS.publish.description,
       ReservedConcurrentExecutions: DEFAULT_PUBLISH_RESERVED_CONCURRENCY,
     });
-    expect(reserved(template)).toEqual([DEFAULT_PUBLISH_RESERVED_CONCURRENCY]);
-    expect(reserved(build({ reservedConcurrency: 25 }).template)).toEqual([25]);
-    expect(reserved(build({ reservedConcurrency: false }).template)).toEqual([]);
+    expect(reservedOf(build({ reservedConcurrency: 25 }).template).publish).toBe(25);
+    expect(reservedOf(build({ reservedConcurrency: false }).template).publish).toBeUndefined();
+  });
+
+  it("reserve for the delivery function what its event sources may run at once plus the backlog sweep's execution", () => {
+    const eventSourceConcurrency = (t: Template) =>
+      Object.values(t.findResources('AWS::Lambda::EventSourceMapping'))
+        .filter((mapping) =>
+          JSON.stringify(mapping.Properties.FunctionName).includes(functionIdIn(t, 'delivery')),
+        )
+        .reduce((sum, mapping) => sum + (mapping.Properties.ScalingConfig.MaximumConcurrency as number), 0);
+    expect(eventSourceConcurrency(template)).toBe(72);
+    expect(reservedOf(template)).toEqual({ publish: DEFAULT_PUBLISH_RESERVED_CONCURRENCY, delivery: 73 });
+    const raised = build({ maxDeliveryInvocations: { delivery: 100 } }).template;
+    expect(eventSourceConcurrency(raised)).toBe(122);
+    expect(reservedOf(raised).delivery).toBe(123);
+    expect(reservedOf(build({ deliveryReservedConcurrency: 200 }).template).delivery).toBe(200);
+    expect(reservedOf(build({ deliveryReservedConcurrency: false }).template).delivery).toBeUndefined();
+  });
+
+  it('tell the publish function the delivery backlog it refuses from: 20 rounds of the consumers, as given, or 0 for never', () => {
+    const limitOf = (t: Template) => environmentOf(t, 'publish')[ENV.deliveryBacklogLimit];
+    expect(limitOf(template)).toBe('10000');
+    expect(limitOf(build({ maxDeliveryInvocations: { delivery: 10 } }).template)).toBe('2000');
+    expect(limitOf(build({ deliveryBacklogLimit: 500 }).template)).toBe('500');
+    expect(limitOf(build({ deliveryBacklogLimit: false }).template)).toBe('0');
+    for (const key of ['management', 'delivery', 'deadLetter'] as const) {
+      expect(environmentOf(template, key)[ENV.deliveryBacklogLimit]).toBeUndefined();
+    }
   });
 
   it('protect the table from deletion unless turned off', () => {
@@ -292,6 +372,15 @@ describe('hardened defaults', () => {
       /throttle.burstLimit must be an integer of at least 1 \(got 1.5\)/,
     ],
     [{ reservedConcurrency: 0 }, /reservedConcurrency must be false or an integer of at least 1 \(got 0\)/],
+    [
+      { deliveryReservedConcurrency: 72 },
+      /deliveryReservedConcurrency must be false or an integer of at least 73: the delivery function's event sources may run 72 invocations at once/,
+    ],
+    [
+      { maxDeliveryInvocations: { retry: 100 }, deliveryReservedConcurrency: 100 },
+      /deliveryReservedConcurrency must be false or an integer of at least 153/,
+    ],
+    [{ deliveryBacklogLimit: 0 }, /deliveryBacklogLimit must be false or an integer of at least 1 \(got 0\)/],
   ])('refuse %j at synth time', (props, message) => {
     expect(() => new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Pipeline', props)).toThrow(message);
   });

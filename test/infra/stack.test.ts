@@ -285,6 +285,8 @@ describe('functions', () => {
     const tableId = logicalIdOf('AWS::DynamoDB::GlobalTable', TABLE.id);
     expect(actionsOn('publish', tableId).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
     expect(actionsOn('publish', queueId(QUEUES.delivery.id))).toContain('sqs:SendMessage');
+    // The backlog gate reads how many jobs wait in the delivery queue.
+    expect(actionsOn('publish', queueId(QUEUES.delivery.id))).toContain('sqs:GetQueueAttributes');
     // A publish to one held subscription goes straight to its backlog.
     expect(actionsOn('publish', queueId(QUEUES.backlog.id))).toContain('sqs:SendMessage');
     expect(actionsOn('publish', queueId(QUEUES.backlog.id))).not.toContain('sqs:ReceiveMessage');

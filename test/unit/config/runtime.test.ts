@@ -57,6 +57,7 @@ describe('readConfig(env)', () => {
       allowHttpEndpoints: false,
       subscriptionCacheMs: CONFIG_DEFAULTS.subscriptionCacheSeconds * 1000,
       topicCacheMs: CONFIG_DEFAULTS.topicCacheMs,
+      deliveryBacklogLimit: 0,
       deliveryConcurrency: CONFIG_DEFAULTS.deliveryConcurrency,
       drainConcurrency: CONFIG_DEFAULTS.drainConcurrency,
       backlog: true,
@@ -68,6 +69,11 @@ describe('readConfig(env)', () => {
       subscriptionMetrics: false,
       metricsFlushSeconds: 0,
     });
+  });
+
+  it('reads the delivery backlog limit the publish function refuses from (0, the default, never refuses)', () => {
+    expect(readConfig({ ...table, [ENV.deliveryBacklogLimit]: '10000' }).deliveryBacklogLimit).toBe(10_000);
+    expect(readConfig({ ...table, [ENV.deliveryBacklogLimit]: '0' }).deliveryBacklogLimit).toBe(0);
   });
 
   it('reads the backlog switch and its threshold, which must leave room for a full hop and a release', () => {
@@ -170,6 +176,8 @@ describe('readConfig(env)', () => {
     [ENV.drainConcurrency, '1.5', 'must be an integer from 1 to 1000 (got 1.5)'],
     [ENV.historyRetentionDays, 'Infinity', 'must be an integer from 1 to 365 (got Infinity)'],
     [ENV.historyRetentionDays, '1.5', 'must be an integer from 1 to 365 (got 1.5)'],
+    [ENV.deliveryBacklogLimit, '-1', 'must be an integer >= 0 (got -1)'],
+    [ENV.deliveryBacklogLimit, '10.5', 'must be an integer >= 0 (got 10.5)'],
   ])('refuses %s=%s, naming the variable and the rule', (key, value, rule) => {
     expect(() => readConfig({ ...table, [key]: value })).toThrow(`Environment variable ${key} ${rule}`);
   });

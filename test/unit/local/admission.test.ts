@@ -1,4 +1,5 @@
 import { BacklogAdmission } from '../../../local/admission';
+import { marksAtRate, nextRefusing } from '../../../shared/publish/admission';
 
 const marks = { highWater: 100, lowWater: 50 };
 
@@ -13,7 +14,7 @@ describe('publish admission (local throttling)', () => {
     [true, 0, false],
     [false, 75, false],
   ])('refusing %s, backlog %i: refuses %s', (refusing, backlog, expected) => {
-    expect(BacklogAdmission.next(refusing, backlog, marks)).toBe(expected);
+    expect(nextRefusing(refusing, backlog, marks)).toBe(expected);
   });
 
   it('refuses with Retry-After while the backlog is high, and lets requests in again once it drains', async () => {
@@ -50,7 +51,7 @@ describe('publish admission (local throttling)', () => {
   ])(
     'at %i jobs finished per second the marks are %i / %i jobs (a second / half a second of work, floors 100 / 50)',
     (rate, high, low) => {
-      expect(BacklogAdmission.marks(rate, { ...marks, highWaterSeconds: 1, lowWaterSeconds: 0.5 })).toEqual({
+      expect(marksAtRate(rate, { ...marks, highWaterSeconds: 1, lowWaterSeconds: 0.5 })).toEqual({
         highWater: high,
         lowWater: low,
       });
