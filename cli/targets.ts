@@ -105,12 +105,18 @@ export async function localTargets(dataDir: string): Promise<QueueTargets> {
   };
 }
 
-/** Reads the queue URLs from a deployed stack's outputs (named by `queueOutputNames`). */
-export function queueUrlsFromOutputs(outputs: readonly Output[]): Partial<Record<QueueKey, QueueUrls>> {
+/**
+ * Reads the queue URLs from a deployed stack's outputs (named by `queueOutputNames`), those of the
+ * pipeline whose output prefix is `pipeline` (`''`: the stack's first pipeline).
+ */
+export function queueUrlsFromOutputs(
+  outputs: readonly Output[],
+  pipeline = '',
+): Partial<Record<QueueKey, QueueUrls>> {
   const values = new Map(outputs.map((output) => [output.OutputKey, output.OutputValue]));
   const queues: Partial<Record<QueueKey, QueueUrls>> = {};
   for (const key of QUEUE_KEYS) {
-    const names = queueOutputNames(key);
+    const names = queueOutputNames(key, pipeline);
     const url = values.get(names.url);
     const redriveUrl = values.get(names.redriveUrl);
     if (url !== undefined && redriveUrl !== undefined) queues[key] = { url, redriveUrl };
@@ -118,11 +124,15 @@ export function queueUrlsFromOutputs(outputs: readonly Output[]): Partial<Record
   return queues;
 }
 
-/** The queues of a deployed stack, found through its CloudFormation outputs. */
+/**
+ * The queues of a deployed stack, found through its CloudFormation outputs: those of its pipeline
+ * with the output prefix `pipeline` (`--pipeline`), by default its first.
+ */
 export async function stackTargets(
   stackName: string,
   region?: string,
   cloudFormation: CloudFormationClient = new CloudFormationClient(region === undefined ? {} : { region }),
+  pipeline = '',
 ): Promise<QueueTargets> {
   let outputs: Output[];
   try {
@@ -138,16 +148,13 @@ export async function stackTargets(
     }
     throw explainAwsError(error, `reading the outputs of stack ${stackName}`);
   }
-  const queues = queueUrlsFromOutputs(outputs);
+  const queues = queueUrlsFromOutputs(outputs, pipeline);
+  const where = pipeline === '' ? `stack ${stackName}` : `pipeline ${pipeline} of stack ${stackName}`;
   if (Object.keys(queues).length === 0) {
-    const expected = QUEUE_KEYS.flatMap((key) => Object.values(queueOutputNames(key)));
+    const expected = QUEUE_KEYS.flatMap((key) => Object.values(queueOutputNames(key, pipeline)));
     throw new CliError(
-      `stack ${stackName} has none of the queue outputs (${expected.join(', ')}); is it a Gridwire stack deployed with this version?`,
+      `${where} has none of the queue outputs (${expected.join(', ')}); is it a Gridwire stack deployed with this version${pipeline === '' ? '' : ", and the pipeline's outputPrefix"}?`,
     );
   }
-  return {
-    sqs: new SQSClient(region === undefined ? {} : { region }),
-    queues,
-    where: `stack ${stackName}`,
-  };
+  return { sqs: new SQSClient(region === undefined ? {} : { region }), queues, where };
 }

@@ -7,8 +7,14 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { type FunctionKey, QUEUES, type QueueKey } from '../shared/config/resources';
+import type { MetricName } from '../shared/observability/metrics';
 import { METRIC } from '../shared/observability/metrics';
-import { FIVE_MINUTES, type MonitoringTargets, pipelineBreakdown, pipelineMetric } from './monitoring';
+import {
+  pipelineBreakdown as breakdownIn,
+  FIVE_MINUTES,
+  type MonitoringTargets,
+  pipelineMetric as metricIn,
+} from './monitoring';
 import type { PipelineFunction } from './pipeline-function';
 
 /** The pipeline's dashboard: one row per stage of the pipeline, top to bottom. */
@@ -16,6 +22,11 @@ export function createDashboard(scope: Construct, targets: MonitoringTargets): c
   const dashboard = new cloudwatch.Dashboard(scope, 'Dashboard', {
     defaultInterval: Duration.hours(3),
   });
+  // Gridwire's own metrics, in the pipeline's namespace.
+  const pipelineMetric = (metric: MetricName, statistic: Parameters<typeof metricIn>[2], label?: string) =>
+    metricIn(targets.metricsNamespace, metric, statistic, label);
+  const pipelineBreakdown = (metric: MetricName, dimensions: readonly string[]) =>
+    breakdownIn(targets.metricsNamespace, metric, dimensions);
   const header = (markdown: string) => new cloudwatch.TextWidget({ markdown, width: 24, height: 1 });
   const graph = (title: string, left: cloudwatch.IMetric[], width = 8) =>
     new cloudwatch.GraphWidget({ title, left, width, height: 6 });

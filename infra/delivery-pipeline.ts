@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -15,10 +15,16 @@ import {
   BACKLOG_WINDOW_SECONDS,
   ENV,
   LAMBDA_SQS_LIMITS,
+  OUTPUT_PREFIX_PATTERN,
   QUEUES,
   type QueueKey,
 } from '../shared/config/resources';
 import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../shared/config/runtime';
+import {
+  isValidMetricsNamespace,
+  METRICS_NAMESPACE,
+  METRICS_NAMESPACE_RULE,
+} from '../shared/observability/metrics';
 import { createDashboard } from './dashboard';
 import { ALARM_THRESHOLDS, createAlarms, createAlarmTopic, type PipelineAlarms } from './monitoring';
 import { addApiRoutes, createHttpApi } from './pipeline/api';
@@ -234,6 +240,23 @@ export interface DeliveryPipelineProps {
    * @default ApplicationLogLevel.INFO
    */
   readonly applicationLogLevel?: ApplicationLogLevel;
+  /**
+   * The CloudWatch namespace the functions write Gridwire's metrics to, and the one the alarms and
+   * the dashboard read. Give each deployment in an account and region its own (for example the
+   * stack's name), or their metrics, alarms and dashboards mix. Changing it starts new series:
+   * the old namespace's history stays where it was. CloudWatch's rules: 1 to 255 letters, digits,
+   * spaces or `. - _ / # :`, not beginning with `:` or `AWS/`.
+   * @default 'Gridwire'
+   */
+  readonly metricsNamespace?: string;
+  /**
+   * What the names of this pipeline's stack outputs that `gridwire parked --stack` reads begin
+   * with (`<prefix>DeliveryQueueUrl`, ..., and `<prefix>PublishUrl`): letters and digits, unique
+   * in the stack. The CLI picks the pipeline with `--pipeline <prefix>`.
+   * @default '' (today's names) for the first pipeline of a stack that takes the default; the
+   *   construct id (its letters and digits) for the others
+   */
+  readonly outputPrefix?: string;
 }
 
 /**
@@ -301,6 +324,10 @@ export class DeliveryPipeline extends Construct {
    * (`shared/queue/backlog-sweep.ts`): the sweep that sends the ticks of backlogs whose wake is near.
    */
   readonly backlogSweepRule: events.Rule;
+  /** The CloudWatch namespace of this pipeline's metrics (the `metricsNamespace` prop). */
+  readonly metricsNamespace: string;
+  /** What this pipeline's CLI-read output names begin with (see the `outputPrefix` prop). */
+  readonly outputPrefix: string;
 
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps = {}) {
     super(scope, id);
@@ -311,6 +338,8 @@ export class DeliveryPipeline extends Construct {
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const publishIngress = props.publishIngress ?? 'httpApi';
+    const metricsNamespace = props.metricsNamespace ?? METRICS_NAMESPACE;
+    const outputPrefix = claimOutputPrefix(this, props.outputPrefix);
 
     // Each part is built from the ones it needs: the API before the functions, which are given
     // its URL, and its routes once the functions exist; the alarms and outputs last.
@@ -327,7 +356,7 @@ export class DeliveryPipeline extends Construct {
     const functions = createFunctions(this, {
       storage,
       queues,
-      environment: functionEnvironment(props, apiUrl),
+      environment: functionEnvironment({ ...props, metricsNamespace }, apiUrl),
       logRetention,
       tracing: props.tracing ?? false,
       applicationLogLevel: props.applicationLogLevel ?? ApplicationLogLevel.INFO,
@@ -347,7 +376,7 @@ export class DeliveryPipeline extends Construct {
       publishIngress,
     });
     const publishUrl =
-      publishIngress === 'httpApi' ? undefined : addPublishFunctionUrl(this, functions.publish);
+      publishIngress === 'httpApi' ? undefined : addPublishFunctionUrl(this, functions.publish, outputPrefix);
     // Topic endpoints name where key publishing is served: the function URL when the HTTP API
     // no longer serves it, unless a custom domain (`publicUrl`) fronts both.
     if (publishUrl !== undefined && publishIngress === 'functionUrl' && props.publicUrl === undefined) {
@@ -355,7 +384,7 @@ export class DeliveryPipeline extends Construct {
     }
     const backlogSweepRule = scheduleBacklogSweep(this, functions.delivery);
     const alarmTopic = props.alarmTopic ?? createAlarmTopic(this, removalPolicy);
-    const monitored = { api, queues, redriveQueues, functions, alarmTopic };
+    const monitored = { api, queues, redriveQueues, functions, alarmTopic, metricsNamespace, outputPrefix };
     const alarms = createAlarms(this, monitored, {
       backlogAgeHours: props.backlogAgeAlarmHours ?? ALARM_THRESHOLDS.backlogAgeHours,
       backlogHeldEvents: props.backlogSizeAlarmEvents ?? ALARM_THRESHOLDS.backlogHeldEvents,
@@ -367,6 +396,7 @@ export class DeliveryPipeline extends Construct {
       deadLetterBucket: storage.deadLetterBucket,
       queues,
       redriveQueues,
+      prefix: outputPrefix,
     });
 
     this.api = api;
@@ -389,6 +419,8 @@ export class DeliveryPipeline extends Construct {
     this.alarms = alarms;
     this.parkedAlarms = alarms.parked;
     this.dashboard = dashboard;
+    this.metricsNamespace = metricsNamespace;
+    this.outputPrefix = outputPrefix;
   }
 
   /** Lets `grantee` call the admin API (`/admin/*`) with SigV4-signed requests. */
@@ -499,5 +531,43 @@ function validateProps(props: DeliveryPipelineProps): void {
       `applicationLogLevel must be ${METRIC_KEEPING_LOG_LEVELS.join(', ')} (got ${props.applicationLogLevel}): Lambda counts metric records as INFO lines, and drops them below it`,
     );
   }
+  if (props.metricsNamespace !== undefined) {
+    check(
+      isValidMetricsNamespace(props.metricsNamespace),
+      `metricsNamespace must be a CloudWatch namespace: ${METRICS_NAMESPACE_RULE} (got ${props.metricsNamespace})`,
+    );
+  }
+  if (props.outputPrefix !== undefined) {
+    check(
+      OUTPUT_PREFIX_PATTERN.test(props.outputPrefix),
+      `outputPrefix must be 1 to 64 letters or digits (got ${props.outputPrefix})`,
+    );
+  }
   if (problems.length > 0) throw new Error(`Invalid DeliveryPipeline props: ${problems.join('; ')}`);
+}
+
+/** The output prefixes taken in each stack, by the pipelines built in it so far. */
+const outputPrefixesByStack = new WeakMap<Stack, Set<string>>();
+
+/**
+ * The pipeline's output prefix: the one given, else `''` (the names the CLI reads without
+ * `--pipeline`, as before there could be several) while no other pipeline of the stack has it,
+ * else the construct id's letters and digits. Throws when it is taken in the stack already.
+ */
+function claimOutputPrefix(pipeline: Construct, given: string | undefined): string {
+  const stack = Stack.of(pipeline);
+  const taken = outputPrefixesByStack.get(stack) ?? new Set<string>();
+  outputPrefixesByStack.set(stack, taken);
+  const prefix = given ?? (taken.has('') ? pipeline.node.id.replace(/[^A-Za-z0-9]/g, '') : '');
+  const problem =
+    prefix !== '' && !OUTPUT_PREFIX_PATTERN.test(prefix)
+      ? `its id ${pipeline.node.id} makes no output prefix of 1 to 64 letters or digits`
+      : taken.has(prefix)
+        ? `another pipeline of stack ${stack.node.id} has the output prefix '${prefix}'`
+        : undefined;
+  if (problem !== undefined) {
+    throw new Error(`Invalid DeliveryPipeline props: ${problem}; give this pipeline its own outputPrefix`);
+  }
+  taken.add(prefix);
+  return prefix;
 }

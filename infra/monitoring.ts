@@ -4,7 +4,8 @@
  *
  * Gridwire's own metrics are CloudWatch embedded metric format records written through Powertools
  * Metrics (`createObservability` in `shared/lambda/wiring.ts`, `publishMetricPoints` in
- * `shared/lambda/middleware.ts`): namespace `METRICS_NAMESPACE`, the default dimension
+ * `shared/lambda/middleware.ts`): the pipeline's namespace (`metricsNamespace`, default
+ * `METRICS_NAMESPACE`), the default dimension
  * `service` = `SERVICE_NAME` on every record, and the dimension sets `METRIC_DIMENSION_SETS`
  * gives each metric, all three from `shared/observability/metrics.ts`. Every metric has a stack-wide series
  * (no dimension besides `service`), which the alarms and most graphs read; breakdowns by error or
@@ -24,7 +25,6 @@ import { type FunctionKey, QUEUES, type QueueKey } from '../shared/config/resour
 import {
   METRIC,
   METRIC_DIMENSION_SETS,
-  METRICS_NAMESPACE,
   type MetricName,
   SERVICE_NAME,
 } from '../shared/observability/metrics';
@@ -39,17 +39,18 @@ const hasSeries = (metric: MetricName, dimensions: readonly string[]): boolean =
   );
 
 /**
- * A Gridwire metric's stack-wide series. Throws at synth if the functions don't emit one, so a
- * graph or alarm can't silently watch nothing.
+ * A Gridwire metric's stack-wide series in `namespace` (the pipeline's `metricsNamespace`). Throws
+ * at synth if the functions don't emit one, so a graph or alarm can't silently watch nothing.
  */
 export function pipelineMetric(
+  namespace: string,
   metric: MetricName,
   statistic: 'Sum' | 'Average' | 'Maximum' | 'p99',
   label?: string,
 ): cloudwatch.Metric {
   if (!hasSeries(metric, [])) throw new Error(`${metric} has no stack-wide series in METRIC_DIMENSION_SETS`);
   return new cloudwatch.Metric({
-    namespace: METRICS_NAMESPACE,
+    namespace,
     metricName: metric,
     dimensionsMap: { service: SERVICE_NAME },
     statistic,
@@ -59,17 +60,22 @@ export function pipelineMetric(
 }
 
 /**
- * One line per value of `dimensions` (an error, a reason) of a Gridwire metric, summed per five
- * minutes: a SEARCH over exactly that dimension set. Throws at synth if it isn't emitted.
+ * One line per value of `dimensions` (an error, a reason) of a Gridwire metric in `namespace`,
+ * summed per five minutes: a SEARCH over exactly that dimension set. Throws at synth if it isn't
+ * emitted.
  */
 export function pipelineBreakdown(
+  namespace: string,
   metric: MetricName,
   dimensions: readonly string[],
 ): cloudwatch.MathExpression {
   if (!hasSeries(metric, dimensions)) {
     throw new Error(`${metric} has no series by ${dimensions.join(', ')} in METRIC_DIMENSION_SETS`);
   }
-  const schema = [METRICS_NAMESPACE, 'service', ...dimensions].join(',');
+  // A SEARCH schema takes a namespace of letters and digits as it is, any other in double quotes
+  // (which a valid namespace never contains).
+  const quoted = /^[A-Za-z0-9]+$/.test(namespace) ? namespace : `"${namespace}"`;
+  const schema = [quoted, 'service', ...dimensions].join(',');
   return new cloudwatch.MathExpression({
     expression: `SEARCH('{${schema}} MetricName="${metric}" service="${SERVICE_NAME}"', 'Sum', 300)`,
     usingMetrics: {},
@@ -152,6 +158,10 @@ export interface MonitoringTargets {
   readonly functions: Readonly<Record<FunctionKey, PipelineFunction>>;
   /** Notified of every alarm and of its return to OK. */
   readonly alarmTopic: sns.ITopic;
+  /** The CloudWatch namespace the functions write Gridwire's metrics to. */
+  readonly metricsNamespace: string;
+  /** The pipeline's output prefix, which the CLI takes as `--pipeline` (none when empty). */
+  readonly outputPrefix: string;
 }
 
 /** The topic alarms notify when none is given: encrypted with its own KMS key, TLS only. */
@@ -212,15 +222,17 @@ export function createAlarms(
 
   const parked = {} as Record<QueueKey, cloudwatch.Alarm>;
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
-    parked[key] = create(parkedMessagesAlarm(targets.redriveQueues[key], key, stackName));
+    const where = `--stack ${stackName}${targets.outputPrefix === '' ? '' : ` --pipeline ${targets.outputPrefix}`}`;
+    parked[key] = create(parkedMessagesAlarm(targets.redriveQueues[key], key, where));
   }
   const oldestMessageAge = {
     delivery: create(oldestMessageAlarm(targets.queues.delivery, 'delivery')),
     retry: create(oldestMessageAlarm(targets.queues.retry, 'retry')),
     backlog: create(oldestMessageAlarm(targets.queues.backlog, 'backlog')),
   };
-  const deliveryFailureRate = create(deliveryFailureRateAlarm());
-  const droppedEvents = create(droppedEventsAlarm());
+  const namespace = targets.metricsNamespace;
+  const deliveryFailureRate = create(deliveryFailureRateAlarm(namespace));
+  const droppedEvents = create(droppedEventsAlarm(namespace));
   const functionErrors = {} as Record<FunctionKey, cloudwatch.Alarm>;
   const functionThrottles = {} as Record<FunctionKey, cloudwatch.Alarm>;
   for (const [key, fn] of Object.entries(targets.functions) as [FunctionKey, PipelineFunction][]) {
@@ -234,14 +246,17 @@ export function createAlarms(
     droppedEvents,
     functionErrors,
     functionThrottles,
-    backlogOldestAge: create(backlogOldestAgeAlarm(settings.backlogAgeHours)),
-    backlogSize: create(backlogSizeAlarm(settings.backlogHeldEvents)),
-    backlogWakeLate: create(backlogWakeLateAlarm()),
+    backlogOldestAge: create(backlogOldestAgeAlarm(namespace, settings.backlogAgeHours)),
+    backlogSize: create(backlogSizeAlarm(namespace, settings.backlogHeldEvents)),
+    backlogWakeLate: create(backlogWakeLateAlarm(namespace)),
   };
 }
 
-/** Messages parked in a queue's redrive queue, where nothing processes them. */
-const parkedMessagesAlarm = (redriveQueue: sqs.IQueue, key: QueueKey, stackName: string): AlarmDefinition => {
+/**
+ * Messages parked in a queue's redrive queue, where nothing processes them. `where` is the CLI's
+ * options naming the pipeline (`--stack`, and `--pipeline` when it has an output prefix).
+ */
+const parkedMessagesAlarm = (redriveQueue: sqs.IQueue, key: QueueKey, where: string): AlarmDefinition => {
   const definition = QUEUES[key];
   return {
     id: `${definition.redrive.id}Alarm`,
@@ -256,8 +271,8 @@ const parkedMessagesAlarm = (redriveQueue: sqs.IQueue, key: QueueKey, stackName:
       `messages are parked in the ${key} queue's redrive queue: the ` +
       `${definition.consumer.function} function failed on each of them ` +
       `${definition.maxReceiveCount} times, and nothing processes them there. Inspect them with ` +
-      `"gridwire parked list --stack ${stackName} --queue ${key}"; after fixing the cause, ` +
-      `move them back with "gridwire parked redrive --stack ${stackName} --queue ${key}".`,
+      `"gridwire parked list ${where} --queue ${key}"; after fixing the cause, ` +
+      `move them back with "gridwire parked redrive ${where} --queue ${key}".`,
   };
 };
 
@@ -292,13 +307,13 @@ const oldestMessageAlarm = (queue: sqs.IQueue, key: keyof typeof OLDEST_MESSAGE)
   };
 };
 
-const deliveryFailureRateAlarm = (): AlarmDefinition => ({
+const deliveryFailureRateAlarm = (namespace: string): AlarmDefinition => ({
   id: 'DeliveryFailureRateAlarm',
   metric: new cloudwatch.MathExpression({
     expression: '100 * FILL(failed, 0) / (FILL(failed, 0) + FILL(delivered, 0))',
     usingMetrics: {
-      failed: pipelineMetric(METRIC.DeliveryAttemptFailCount, 'Sum'),
-      delivered: pipelineMetric(METRIC.DeliverySuccessCount, 'Sum'),
+      failed: pipelineMetric(namespace, METRIC.DeliveryAttemptFailCount, 'Sum'),
+      delivered: pipelineMetric(namespace, METRIC.DeliverySuccessCount, 'Sum'),
     },
     period: FIVE_MINUTES,
     label: 'Failed delivery attempts (%)',
@@ -312,9 +327,9 @@ const deliveryFailureRateAlarm = (): AlarmDefinition => ({
     `Gridwire or its network.`,
 });
 
-const droppedEventsAlarm = (): AlarmDefinition => ({
+const droppedEventsAlarm = (namespace: string): AlarmDefinition => ({
   id: 'DroppedEventsAlarm',
-  metric: pipelineMetric(METRIC.DroppedEventCount, 'Sum'),
+  metric: pipelineMetric(namespace, METRIC.DroppedEventCount, 'Sum'),
   threshold: 0,
   periods: 1,
   description:
@@ -351,9 +366,9 @@ const functionThrottlesAlarm = (fn: PipelineFunction, key: FunctionKey): AlarmDe
  * the same measure again.
  */
 
-const backlogOldestAgeAlarm = (hours: number): AlarmDefinition => ({
+const backlogOldestAgeAlarm = (namespace: string, hours: number): AlarmDefinition => ({
   id: 'BacklogOldestAgeAlarm',
-  metric: pipelineMetric(METRIC.BacklogOldestEventAgeSeconds, 'Maximum'),
+  metric: pipelineMetric(namespace, METRIC.BacklogOldestEventAgeSeconds, 'Maximum'),
   threshold: hours * 3600,
   comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
   periods: 1,
@@ -364,9 +379,9 @@ const backlogOldestAgeAlarm = (hours: number): AlarmDefinition => ({
     `to live, dead-lettered or dropped. Raise backlogAgeAlarmHours if such waits are expected.`,
 });
 
-const backlogSizeAlarm = (events: number): AlarmDefinition => ({
+const backlogSizeAlarm = (namespace: string, events: number): AlarmDefinition => ({
   id: 'BacklogSizeAlarm',
-  metric: pipelineMetric(METRIC.BacklogHeldEvents, 'Maximum'),
+  metric: pipelineMetric(namespace, METRIC.BacklogHeldEvents, 'Maximum'),
   threshold: events,
   comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
   periods: 1,
@@ -376,9 +391,9 @@ const backlogSizeAlarm = (events: number): AlarmDefinition => ({
     `storage is billed). Raise backlogSizeAlarmEvents if this is expected.`,
 });
 
-const backlogWakeLateAlarm = (): AlarmDefinition => ({
+const backlogWakeLateAlarm = (namespace: string): AlarmDefinition => ({
   id: 'BacklogWakeLateAlarm',
-  metric: pipelineMetric(METRIC.BacklogWakeLateCount, 'Sum'),
+  metric: pipelineMetric(namespace, METRIC.BacklogWakeLateCount, 'Sum'),
   threshold: 1,
   comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
   periods: 1,

@@ -8,7 +8,7 @@
  * `redrive.ts`, what is printed in `format.ts`.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { QueueKey } from '../../shared/config/resources';
+import { OUTPUT_PREFIX_PATTERN, type QueueKey } from '../../shared/config/resources';
 import { CliError, explainAwsError } from '../errors';
 import { dataDirOption, integer } from '../options';
 import {
@@ -30,11 +30,15 @@ interface TargetOptions {
   dataDir: string;
   stack?: string;
   region?: string;
+  pipeline?: string;
 }
 
 async function resolveTargets(options: TargetOptions): Promise<QueueTargets> {
-  if (options.stack !== undefined) return stackTargets(options.stack, options.region);
+  if (options.stack !== undefined) {
+    return stackTargets(options.stack, options.region, undefined, options.pipeline);
+  }
   if (options.region !== undefined) throw new CliError('--region goes with --stack');
+  if (options.pipeline !== undefined) throw new CliError('--pipeline goes with --stack');
   return localTargets(options.dataDir);
 }
 
@@ -57,6 +61,13 @@ const queueKeyArgument = (value: string) => {
   }
 };
 
+const outputPrefixArgument = (value: string) => {
+  if (!OUTPUT_PREFIX_PATTERN.test(value)) {
+    throw new InvalidArgumentError('an output prefix is 1 to 64 letters or digits');
+  }
+  return value;
+};
+
 function withTargetOptions(command: Command): Command {
   return command
     .addOption(
@@ -66,6 +77,12 @@ function withTargetOptions(command: Command): Command {
     )
     .addOption(dataDirOption('data directory of the local stack to look in'))
     .addOption(new Option('--stack <name>', 'a deployed CloudFormation stack instead of the local stack'))
+    .addOption(
+      new Option(
+        '--pipeline <prefix>',
+        'with --stack: the pipeline whose outputPrefix this is, when the stack has several (default: its first)',
+      ).argParser(outputPrefixArgument),
+    )
     .addOption(
       new Option('--region <region>', "the stack's AWS region (default: from the AWS configuration)"),
     );

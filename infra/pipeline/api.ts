@@ -50,9 +50,14 @@ export const httpApiRoutes = (ingress: PublishIngress): readonly RouteDefinition
 /** The `$default` stage (throttled, access-logged) and the routes of `httpApiRoutes`. */
 export function addApiRoutes(scope: Construct, options: ApiRoutesOptions): void {
   addDefaultStage(scope, options);
+  // One Lambda permission per function for the whole API (source ARN `<api>/*/*/*`), not one per
+  // route: a function's resource policy is limited to 20 KB, and per-route statements fill it as
+  // routes are added. Scoping to the route would add no protection: each function checks the
+  // route and its authorization itself, and admin and IAM routes are authorized at the gateway.
+  const apiScoped = { scopePermissionToRoute: false };
   const integrations = {
-    publish: new HttpLambdaIntegration('PublishIntegration', options.functions.publish),
-    management: new HttpLambdaIntegration('ManagementIntegration', options.functions.management),
+    publish: new HttpLambdaIntegration('PublishIntegration', options.functions.publish, apiScoped),
+    management: new HttpLambdaIntegration('ManagementIntegration', options.functions.management, apiScoped),
   };
   // Admin routes and IAM publishing: the caller must sign with SigV4 and be allowed
   // `execute-api:Invoke` on the route (for publishing, per topic through the resource ARN).

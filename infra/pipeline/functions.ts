@@ -32,6 +32,7 @@ export interface FunctionSettings {
   readonly subscriptionMetrics?: boolean;
   readonly metricsFlushSeconds?: number;
   readonly backlog?: boolean;
+  readonly metricsNamespace?: string;
 }
 
 /** The environment every function is given: its settings, defaults filled in. */
@@ -48,6 +49,11 @@ export function functionEnvironment(settings: FunctionSettings, apiUrl: string):
     [ENV.subscriptionMetrics]: String(settings.subscriptionMetrics ?? CONFIG_DEFAULTS.subscriptionMetrics),
     [ENV.metricsFlushSeconds]: String(settings.metricsFlushSeconds ?? CONFIG_DEFAULTS.metricsFlushSeconds),
     [ENV.backlog]: String(settings.backlog ?? CONFIG_DEFAULTS.backlog),
+    // Only when not the default, so a deployment that keeps it keeps its functions' environment.
+    ...(settings.metricsNamespace === undefined ||
+    settings.metricsNamespace === CONFIG_DEFAULTS.metricsNamespace
+      ? {}
+      : { [ENV.metricsNamespace]: settings.metricsNamespace }),
   };
 }
 

@@ -12,6 +12,8 @@ export interface OutputTargets {
   readonly deadLetterBucket: s3.IBucket;
   readonly queues: Readonly<Record<QueueKey, sqs.IQueue>>;
   readonly redriveQueues: Readonly<Record<QueueKey, sqs.IQueue>>;
+  /** What the queue outputs' names begin with (the pipeline's `outputPrefix`). */
+  readonly prefix: string;
 }
 
 /** The stack outputs: the API URL, the table and dead-letter bucket, every queue's URL. */
@@ -22,9 +24,10 @@ export function addOutputs(scope: Construct, targets: OutputTargets): void {
   });
   new CfnOutput(scope, 'TableName', { value: targets.table.tableName });
   new CfnOutput(scope, 'DeadLetterBucketName', { value: targets.deadLetterBucket.bucketName });
-  // Output names are fixed (no construct path or hash) so `gridwire parked --stack` finds them.
+  // Output names are fixed (no construct path or hash) so `gridwire parked --stack` finds them;
+  // the prefix tells the pipelines of one stack apart (`--pipeline`).
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
-    const names = queueOutputNames(key);
+    const names = queueOutputNames(key, targets.prefix);
     new CfnOutput(scope, `${QUEUES[key].id}Url`, {
       value: targets.queues[key].queueUrl,
       description: `URL of the ${key} queue`,

@@ -17,7 +17,7 @@ export const PUBLISH_INGRESSES: readonly PublishIngress[] = ['httpApi', 'functio
 /** Whether the HTTP API serves the routes of key publishing (topic keys, SAS, namespace keys). */
 export const httpApiServesKeyPublishing = (ingress: PublishIngress): boolean => ingress !== 'functionUrl';
 
-/** Name of the stack output carrying the publish function's URL. */
+/** Name of the stack output carrying the publish function's URL (after the pipeline's output prefix). */
 export const PUBLISH_URL_OUTPUT = 'PublishUrl';
 
 /**
@@ -25,9 +25,13 @@ export const PUBLISH_URL_OUTPUT = 'PublishUrl';
  * and namespace keys itself (as it does behind the HTTP API, whose publish routes have no
  * authorizer either); buffered responses; no CORS, as the HTTP API has none. It takes the
  * publish paths of `ROUTES` (the function routes them), never IAM publishing, which needs the
- * gateway's IAM authorizer. Outputs its URL as `PublishUrl`.
+ * gateway's IAM authorizer. Outputs its URL as `<outputPrefix>PublishUrl`.
  */
-export function addPublishFunctionUrl(scope: Construct, publishFunction: PipelineFunction): FunctionUrl {
+export function addPublishFunctionUrl(
+  scope: Construct,
+  publishFunction: PipelineFunction,
+  outputPrefix = '',
+): FunctionUrl {
   const url = publishFunction.addFunctionUrl({
     authType: FunctionUrlAuthType.NONE,
     invokeMode: InvokeMode.BUFFERED,
@@ -36,6 +40,6 @@ export function addPublishFunctionUrl(scope: Construct, publishFunction: Pipelin
     value: url.url,
     description:
       'Base URL of the publish function URL (POST /topics/<topic>/api/events, POST /namespaces/<namespace>/topics/<topic>:publish)',
-  }).overrideLogicalId(PUBLISH_URL_OUTPUT);
+  }).overrideLogicalId(`${outputPrefix}${PUBLISH_URL_OUTPUT}`);
   return url;
 }

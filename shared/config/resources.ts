@@ -95,6 +95,12 @@ export const ENV = {
    * end of every invocation). The `metricsFlushSeconds` prop on AWS; 0 in the local stack.
    */
   metricsFlushSeconds: 'GRIDWIRE_METRICS_FLUSH_SECONDS',
+  /**
+   * The CloudWatch namespace the functions write their metrics to (default `Gridwire`). The
+   * `metricsNamespace` prop on AWS, which the pipeline's alarms and dashboard read too, so two
+   * deployments in one account and region keep their metrics apart.
+   */
+  metricsNamespace: 'GRIDWIRE_METRICS_NAMESPACE',
 } as const;
 
 /**
@@ -249,13 +255,23 @@ export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {
 };
 
 /**
- * Names of the stack outputs carrying a queue's URL and its redrive queue's URL. The CDK
- * construct writes them; `gridwire parked --stack` reads them.
+ * Names of the stack outputs carrying a queue's URL and its redrive queue's URL, after the
+ * pipeline's output prefix (`''` for the first pipeline of a stack, see the construct's
+ * `outputPrefix`). The CDK construct writes them; `gridwire parked --stack [--pipeline]` reads them.
  */
-export function queueOutputNames(key: QueueKey): { readonly url: string; readonly redriveUrl: string } {
+export function queueOutputNames(
+  key: QueueKey,
+  prefix = '',
+): { readonly url: string; readonly redriveUrl: string } {
   const queue = QUEUES[key];
-  return { url: `${queue.id}Url`, redriveUrl: `${queue.redrive.id}Url` };
+  return { url: `${prefix}${queue.id}Url`, redriveUrl: `${prefix}${queue.redrive.id}Url` };
 }
+
+/**
+ * What an output prefix may be: letters and digits (CloudFormation output names are
+ * alphanumeric), at most 64 of them.
+ */
+export const OUTPUT_PREFIX_PATTERN = /^[A-Za-z0-9]{1,64}$/;
 
 /** SQS's message size limit (1 MiB since 2025) and the largest delay one message can carry. */
 export const SQS_LIMITS = { maxMessageBytes: 1_048_576, maxDelaySeconds: 900, maxBatchEntries: 10 } as const;

@@ -4,6 +4,7 @@
  * stack passes a record built from its options, so every setting is read and checked the same
  * way in both places. A missing or malformed variable fails fast, naming it and the rule.
  */
+import { isValidMetricsNamespace, METRICS_NAMESPACE, METRICS_NAMESPACE_RULE } from '../observability/metrics';
 import { firstControlCharacter } from '../platform/control-characters';
 import { ENV, QUEUES, type QueueKey } from './resources';
 
@@ -89,6 +90,8 @@ export interface RuntimeConfig {
    * invocation); see `MetricFlusher`.
    */
   metricsFlushSeconds: number;
+  /** The CloudWatch namespace metrics are written to (`ENV.metricsNamespace`). */
+  metricsNamespace: string;
 }
 
 /** Values used when a variable is absent (or empty). */
@@ -114,6 +117,7 @@ export const CONFIG_DEFAULTS = {
   subscriptionMetrics: false,
   /** One metric record per invocation: nothing waits, nothing is lost with an instance. */
   metricsFlushSeconds: 0,
+  metricsNamespace: METRICS_NAMESPACE,
 } as const;
 
 /** The values a numeric setting may take. */
@@ -225,6 +229,12 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     if (url !== undefined) queueUrls[key] = url;
   }
   const deliveryConcurrency = setting('deliveryConcurrency');
+  const metricsNamespace = read.optional(ENV.metricsNamespace) ?? CONFIG_DEFAULTS.metricsNamespace;
+  if (!isValidMetricsNamespace(metricsNamespace)) {
+    throw new Error(
+      `Environment variable ${ENV.metricsNamespace} must be a CloudWatch namespace: ${METRICS_NAMESPACE_RULE} (got ${metricsNamespace})`,
+    );
+  }
   return {
     ...(tableName === undefined ? {} : { tableName }),
     queueUrls,
@@ -248,6 +258,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     blockPrivateEndpoints: read.boolean(ENV.blockPrivateEndpoints, CONFIG_DEFAULTS.blockPrivateEndpoints),
     subscriptionMetrics: read.boolean(ENV.subscriptionMetrics, CONFIG_DEFAULTS.subscriptionMetrics),
     metricsFlushSeconds: setting('metricsFlushSeconds'),
+    metricsNamespace,
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(publishUrl === undefined ? {} : { publishUrl }),
     ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),

@@ -74,6 +74,11 @@ export interface ObservabilityOptions {
    * @default 0: written at the end of every invocation
    */
   metricsFlushSeconds?: number;
+  /**
+   * The CloudWatch namespace of the metric records (the function's `RuntimeConfig.metricsNamespace`).
+   * @default METRICS_NAMESPACE
+   */
+  metricsNamespace?: string;
   /** The flusher's time. */
   clock?: Clock;
 }
@@ -81,7 +86,8 @@ export interface ObservabilityOptions {
 export function createObservability(functionName: string, options: ObservabilityOptions = {}): Observability {
   let publishMetrics = options.publishMetrics;
   if (publishMetrics === undefined) {
-    const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+    const namespace = options.metricsNamespace ?? METRICS_NAMESPACE;
+    const metrics = new Metrics({ namespace, serviceName: SERVICE_NAME });
     publishMetrics = (points) => publishMetricPoints(points, metrics);
   }
   const buffer = new MetricBuffer(

@@ -9,8 +9,30 @@
 import type { AttemptResult } from '../domain/model';
 import { ApiError, isDependencyFailure } from '../http/errors';
 
-/** The CloudWatch namespace of every Gridwire metric. */
+/**
+ * The CloudWatch namespace of Gridwire's metrics unless a deployment names its own
+ * (`ENV.metricsNamespace`, the construct's `metricsNamespace`).
+ */
 export const METRICS_NAMESPACE = 'Gridwire';
+
+/**
+ * CloudWatch's namespace rules: 1 to 255 of letters, digits, `.`, `-`, `_`, `/`, `#`, `:` and
+ * spaces (the CloudWatch User Guide, "Namespaces"), not beginning with `:` (the API's pattern) nor
+ * with `AWS/` (reserved for AWS services); and, since settings are read trimmed, no space at
+ * either end.
+ */
+export function isValidMetricsNamespace(namespace: string): boolean {
+  return (
+    /^[A-Za-z0-9 ._#:/-]{1,255}$/.test(namespace) &&
+    !namespace.startsWith(':') &&
+    !namespace.startsWith('AWS/') &&
+    namespace.trim() === namespace
+  );
+}
+
+/** The rule of {@link isValidMetricsNamespace} in words, for error messages. */
+export const METRICS_NAMESPACE_RULE =
+  "1 to 255 letters, digits, spaces (not at either end) or . - _ / # : characters, not beginning with ':' or 'AWS/'";
 
 /**
  * The Powertools service name of every function: the `service` dimension on every metric record

@@ -119,6 +119,45 @@ describe('queue targets', () => {
     expect(targets.where).toBe('stack Gridwire');
   });
 
+  it("read another pipeline's queues from the outputs under its prefix (--pipeline)", async () => {
+    const outputs = keys.flatMap((key) => [
+      { OutputKey: queueOutputNames(key).url, OutputValue: `https://sqs/${key}` },
+      { OutputKey: queueOutputNames(key).redriveUrl, OutputValue: `https://sqs/${key}-redrive` },
+      { OutputKey: queueOutputNames(key, 'Orders').url, OutputValue: `https://sqs/orders-${key}` },
+      {
+        OutputKey: queueOutputNames(key, 'Orders').redriveUrl,
+        OutputValue: `https://sqs/orders-${key}-redrive`,
+      },
+    ]);
+    const cloudFormation = { send: async () => ({ Stacks: [{ Outputs: outputs }] }) };
+    const first = await stackTargets(
+      'Gridwire',
+      'eu-west-1',
+      cloudFormation as unknown as CloudFormationClient,
+    );
+    expect(first.queues[keys[0] as QueueKey]?.url).toBe(`https://sqs/${keys[0]}`);
+    const orders = await stackTargets(
+      'Gridwire',
+      'eu-west-1',
+      cloudFormation as unknown as CloudFormationClient,
+      'Orders',
+    );
+    expect(orders.queues).toEqual(
+      Object.fromEntries(
+        keys.map((key) => [
+          key,
+          { url: `https://sqs/orders-${key}`, redriveUrl: `https://sqs/orders-${key}-redrive` },
+        ]),
+      ),
+    );
+    expect(orders.where).toBe('pipeline Orders of stack Gridwire');
+    await expect(
+      stackTargets('Gridwire', 'eu-west-1', cloudFormation as unknown as CloudFormationClient, 'Nope'),
+    ).rejects.toThrow(
+      `pipeline Nope of stack Gridwire has none of the queue outputs (Nope${QUEUES[keys[0] as QueueKey].id}Url`,
+    );
+  });
+
   it('say so when the stack does not exist', async () => {
     const cloudFormation = {
       send: async () => {

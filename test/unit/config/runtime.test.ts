@@ -68,12 +68,31 @@ describe('readConfig(env)', () => {
       blockPrivateEndpoints: false,
       subscriptionMetrics: false,
       metricsFlushSeconds: 0,
+      metricsNamespace: 'Gridwire',
     });
   });
 
   it('reads the delivery backlog limit the publish function refuses from (0, the default, never refuses)', () => {
     expect(readConfig({ ...table, [ENV.deliveryBacklogLimit]: '10000' }).deliveryBacklogLimit).toBe(10_000);
     expect(readConfig({ ...table, [ENV.deliveryBacklogLimit]: '0' }).deliveryBacklogLimit).toBe(0);
+  });
+
+  it("reads the metrics namespace, which must follow CloudWatch's rules", () => {
+    expect(readConfig({ ...table, [ENV.metricsNamespace]: 'Gridwire/Staging #2' }).metricsNamespace).toBe(
+      'Gridwire/Staging #2',
+    );
+    for (const bad of [
+      'AWS/Lambda',
+      ':Gridwire',
+      'Grid"wire',
+      "Gridwire's",
+      'x'.repeat(256),
+      'Gr\u00efdwire',
+    ]) {
+      expect(() => readConfig({ ...table, [ENV.metricsNamespace]: bad })).toThrow(
+        `Environment variable ${ENV.metricsNamespace} must be a CloudWatch namespace`,
+      );
+    }
   });
 
   it('reads the backlog switch and its threshold, which must leave room for a full hop and a release', () => {
@@ -109,6 +128,7 @@ describe('readConfig(env)', () => {
       [ENV.blockPrivateEndpoints]: '1',
       [ENV.subscriptionMetrics]: 'true',
       [ENV.metricsFlushSeconds]: '60',
+      [ENV.metricsNamespace]: 'Gridwire-Staging',
     });
     expect(config).toMatchObject({
       tableName: 'gridwire-state',
@@ -124,6 +144,7 @@ describe('readConfig(env)', () => {
       blockPrivateEndpoints: true,
       subscriptionMetrics: true,
       metricsFlushSeconds: 60,
+      metricsNamespace: 'Gridwire-Staging',
     });
   });
 
