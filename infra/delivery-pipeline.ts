@@ -26,6 +26,7 @@ import {
   METRICS_NAMESPACE_RULE,
 } from '../shared/observability/metrics';
 import { createDashboard } from './dashboard';
+import { DeclaredResources, DeclaredTopic, type DeclaredTopicProps } from './declared-resources';
 import { ALARM_THRESHOLDS, createAlarms, createAlarmTopic, type PipelineAlarms } from './monitoring';
 import { addApiRoutes, createHttpApi } from './pipeline/api';
 import {
@@ -328,6 +329,9 @@ export class DeliveryPipeline extends Construct {
   readonly metricsNamespace: string;
   /** What this pipeline's CLI-read output names begin with (see the `outputPrefix` prop). */
   readonly outputPrefix: string;
+  /** The provider of topics and subscriptions declared in code, made by the first `addTopic`. */
+  private declarations: DeclaredResources | undefined;
+  private readonly logRetention: RetentionDays;
 
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps = {}) {
     super(scope, id);
@@ -337,6 +341,7 @@ export class DeliveryPipeline extends Construct {
     validateProps(props);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    this.logRetention = logRetention;
     const publishIngress = props.publishIngress ?? 'httpApi';
     const metricsNamespace = props.metricsNamespace ?? METRICS_NAMESPACE;
     const outputPrefix = claimOutputPrefix(this, props.outputPrefix);
@@ -421,6 +426,15 @@ export class DeliveryPipeline extends Construct {
     this.dashboard = dashboard;
     this.metricsNamespace = metricsNamespace;
     this.outputPrefix = outputPrefix;
+  }
+
+  /**
+   * Declares a topic in code (a custom resource carried out by the management function with the
+   * admin API's own operations); `addSubscription` on it declares its webhook subscriptions.
+   */
+  addTopic(name: string, props: DeclaredTopicProps = {}): DeclaredTopic {
+    this.declarations ??= new DeclaredResources(this, 'Declared', this.managementFunction, this.logRetention);
+    return new DeclaredTopic(this, `Topic${name}`, this.declarations, name, props);
   }
 
   /** Lets `grantee` call the admin API (`/admin/*`) with SigV4-signed requests. */

@@ -1,0 +1,259 @@
+/**
+ * Topics and event subscriptions declared in code: `pipeline.addTopic('orders')` and
+ * `topic.addSubscription('billing', { endpointUrl })` become CloudFormation custom resources that
+ * the pipeline's management function carries out with the admin API's own operations
+ * (`shared/management/declared-resources.ts`): validated as an API request is, created on
+ * deploy, changed when the code changes, deleted when it is removed. A subscription is created
+ * once its endpoint agreed to the validation handshake; one that does not agree fails the
+ * deployment with its answer. Access keys are made by the API and never appear in the template:
+ * read them with `gridwire` or the admin API's `listKeys`.
+ *
+ * One provider (the framework's function and its completion checks) serves all of a pipeline's
+ * declarations. Its checks run every 5 s within {@link DECLARED_TOTAL_TIMEOUT_MINUTES}, which
+ * bounds how long a subscription may wait for its endpoint (`validationWaitSeconds`).
+ */
+import { type CfnResource, CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Provider } from 'aws-cdk-lib/custom-resources';
+import { Construct, type IConstruct, type IDependable } from 'constructs';
+import { isValidName } from '../shared/domain/names';
+import {
+  type DeclaredKind,
+  MAX_VALIDATION_WAIT_SECONDS,
+  VALIDATION_WAIT_SECONDS,
+} from '../shared/management/declared-resources';
+
+/** The provider's time limit for one declaration: under CloudFormation's hour for a custom resource. */
+export const DECLARED_TOTAL_TIMEOUT_MINUTES = 55;
+
+/** A declared topic: its input schema and tags, as `PUT /admin/topics/{topic}` takes them. */
+export interface DeclaredTopicProps {
+  /** Default `EventGridSchema`. */
+  readonly inputSchema?: 'EventGridSchema' | 'CloudEventSchemaV1_0' | 'CustomEventSchema';
+  readonly tags?: Readonly<Record<string, string>>;
+  /** Further topic properties, as the admin API's body names them (e.g. `inputSchemaMapping`). */
+  readonly properties?: Readonly<Record<string, unknown>>;
+}
+
+/** A declared webhook subscription, in the admin API's terms. */
+export interface DeclaredSubscriptionProps {
+  /** The webhook's HTTPS URL; it must answer the validation handshake. */
+  readonly endpointUrl: string;
+  readonly includedEventTypes?: readonly string[];
+  readonly subjectBeginsWith?: string;
+  readonly subjectEndsWith?: string;
+  /** 1 to 30 (default 30). */
+  readonly maxDeliveryAttempts?: number;
+  /** 1 to 1440 (default 1440). */
+  readonly eventTimeToLiveInMinutes?: number;
+  readonly eventDeliverySchema?: 'EventGridSchema' | 'CloudEventSchemaV1_0' | 'CustomInputSchema';
+  readonly maxEventsPerBatch?: number;
+  readonly preferredBatchSizeInKilobytes?: number;
+  readonly labels?: readonly string[];
+  /**
+   * Further subscription properties, as the admin API's body names them (`advancedFilters`,
+   * `deadLetterDestination`, `deliveryAttributeMappings`...), merged over the ones above.
+   */
+  readonly properties?: Readonly<Record<string, unknown>>;
+  /**
+   * Seconds the deployment waits for the endpoint to agree (default {@link VALIDATION_WAIT_SECONDS},
+   * at most {@link MAX_VALIDATION_WAIT_SECONDS}).
+   */
+  readonly validationWaitSeconds?: number;
+}
+
+const checkName = (kind: 'topic' | 'subscription', name: string): void => {
+  if (!isValidName(kind, name)) {
+    throw new Error(
+      `The ${kind} name '${name}' is not valid: 3 to 50 (topic) or 3 to 64 (subscription) letters, digits and hyphens.`,
+    );
+  }
+};
+
+const checkRange = (field: string, value: number | undefined, min: number, max: number): void => {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${field} must be an integer from ${min} to ${max} (got ${value}).`);
+  }
+};
+
+/** The provider of a pipeline's declarations: its management function, asked through the framework. */
+export class DeclaredResources extends Construct {
+  private readonly provider: Provider;
+
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly management: IFunction & IDependable,
+    logRetention: RetentionDays = RetentionDays.ONE_MONTH,
+  ) {
+    super(scope, id);
+    this.provider = new Provider(this, 'Provider', {
+      onEventHandler: management,
+      isCompleteHandler: management,
+      queryInterval: Duration.seconds(5),
+      totalTimeout: Duration.minutes(DECLARED_TOTAL_TIMEOUT_MINUTES),
+      logGroup: new LogGroup(this, 'ProviderLogs', { retention: logRetention }),
+    });
+    acknowledgeProvider(this.provider, management);
+  }
+
+  /** A custom resource for one declaration, made after the management function (and its grants). */
+  resource(
+    scope: Construct,
+    id: string,
+    kind: DeclaredKind,
+    names: Record<string, string>,
+    body: unknown,
+    extra: Record<string, string> = {},
+  ) {
+    const resource = new CustomResource(scope, id, {
+      serviceToken: this.provider.serviceToken,
+      resourceType: `Custom::Gridwire${kind}`,
+      properties: { Kind: kind, ...names, Body: JSON.stringify(body), ...extra },
+    });
+    resource.node.addDependency(this.management);
+    return resource;
+  }
+}
+
+/** A topic declared in code; `addSubscription` declares its webhook subscriptions. */
+export class DeclaredTopic extends Construct {
+  readonly resource: CustomResource;
+
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly declarations: DeclaredResources,
+    readonly topicName: string,
+    props: DeclaredTopicProps = {},
+  ) {
+    super(scope, id);
+    checkName('topic', topicName);
+    this.resource = declarations.resource(
+      this,
+      'Resource',
+      'Topic',
+      { Topic: topicName },
+      {
+        properties: {
+          inputSchema: props.inputSchema ?? 'EventGridSchema',
+          ...(props.tags === undefined ? {} : { tags: props.tags }),
+          ...props.properties,
+        },
+      },
+    );
+  }
+
+  /** Declares a webhook subscription of this topic. */
+  addSubscription(name: string, props: DeclaredSubscriptionProps): CustomResource {
+    checkName('subscription', name);
+    checkRange('maxDeliveryAttempts', props.maxDeliveryAttempts, 1, 30);
+    checkRange('eventTimeToLiveInMinutes', props.eventTimeToLiveInMinutes, 1, 1440);
+    checkRange('validationWaitSeconds', props.validationWaitSeconds, 0, MAX_VALIDATION_WAIT_SECONDS);
+    const filter = {
+      ...(props.includedEventTypes === undefined
+        ? {}
+        : { includedEventTypes: [...props.includedEventTypes] }),
+      ...(props.subjectBeginsWith === undefined ? {} : { subjectBeginsWith: props.subjectBeginsWith }),
+      ...(props.subjectEndsWith === undefined ? {} : { subjectEndsWith: props.subjectEndsWith }),
+    };
+    const retryPolicy = {
+      ...(props.maxDeliveryAttempts === undefined ? {} : { maxDeliveryAttempts: props.maxDeliveryAttempts }),
+      ...(props.eventTimeToLiveInMinutes === undefined
+        ? {}
+        : { eventTimeToLiveInMinutes: props.eventTimeToLiveInMinutes }),
+    };
+    const body = {
+      properties: {
+        destination: {
+          endpointType: 'WebHook',
+          properties: {
+            endpointUrl: props.endpointUrl,
+            ...(props.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: props.maxEventsPerBatch }),
+            ...(props.preferredBatchSizeInKilobytes === undefined
+              ? {}
+              : { preferredBatchSizeInKilobytes: props.preferredBatchSizeInKilobytes }),
+          },
+        },
+        ...(Object.keys(filter).length === 0 ? {} : { filter }),
+        ...(Object.keys(retryPolicy).length === 0 ? {} : { retryPolicy }),
+        ...(props.eventDeliverySchema === undefined
+          ? {}
+          : { eventDeliverySchema: props.eventDeliverySchema }),
+        ...(props.labels === undefined ? {} : { labels: [...props.labels] }),
+        ...props.properties,
+      },
+    };
+    const resource = this.declarations.resource(
+      this,
+      `Subscription${name}`,
+      'Subscription',
+      { Topic: this.topicName, Subscription: name },
+      body,
+      { ValidationWaitSeconds: String(props.validationWaitSeconds ?? VALIDATION_WAIT_SECONDS) },
+    );
+    // Created after its topic, deleted before it.
+    resource.node.addDependency(this.resource);
+    return resource;
+  }
+}
+
+/** `<logical id>.Arn`, as cdk-nag names a function's ARN in a finding. */
+function functionArnToken(fn: IConstruct): string {
+  const cfn = fn.node.defaultChild as CfnResource | undefined;
+  return `${Stack.of(fn).resolve((cfn as unknown as { logicalId: string }).logicalId)}.Arn`;
+}
+
+/** The provider framework's own functions, role and state machine, as cdk-nag finds them. */
+function acknowledgeProvider(provider: Provider, management: IConstruct): void {
+  // The framework may invoke the management function's versions, and its waiter the framework's
+  // own completion and timeout functions' (`<arn>:*`): grants aws-cdk-lib writes.
+  const invoked = [management, ...provider.node.findAll().filter((child) => child instanceof LambdaFunction)];
+  Validations.of(provider).acknowledge(
+    ...invoked.map((fn) => ({
+      id: `AwsSolutions-IAM5[Resource::<${functionArnToken(fn)}>:*]`,
+      reason:
+        "The provider framework may invoke its functions' versions (`<arn>:*`); aws-cdk-lib writes the grant.",
+    })),
+  );
+  Validations.of(provider).acknowledge(
+    {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason:
+        "The custom resource provider framework's own functions (made by aws-cdk-lib) use the basic execution role; they only invoke the management function and write their logs.",
+    },
+    {
+      id: 'AwsSolutions-L1',
+      reason: "The provider framework's functions run the runtime aws-cdk-lib chooses for them.",
+    },
+    {
+      id: 'AwsSolutions-SF1',
+      reason:
+        'The completion waiter of the provider framework is a state machine aws-cdk-lib makes; its steps are logged by the framework functions.',
+    },
+    {
+      id: 'AwsSolutions-SF2',
+      reason: 'X-Ray is opt-in for the pipeline (`tracing`); the waiter runs only during deployments.',
+    },
+    {
+      id: 'Serverless-LambdaTracing',
+      reason:
+        'X-Ray is opt-in for the pipeline (`tracing`); the framework functions run only during deployments.',
+    },
+    {
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        'The framework functions are invoked synchronously by CloudFormation and its waiter, which report a failure themselves.',
+    },
+    {
+      id: 'Serverless-LambdaDefaultMemorySize',
+      reason: "The framework functions' memory is aws-cdk-lib's choice; they run a few times per deployment.",
+    },
+    {
+      id: 'Serverless-StepFunctionStateMachineXray',
+      reason: 'X-Ray is opt-in for the pipeline (`tracing`); the waiter runs only during deployments.',
+    },
+  );
+}

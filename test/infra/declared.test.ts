@@ -1,0 +1,106 @@
+/**
+ * Topics and subscriptions declared in code: custom resources the management function carries
+ * out through one provider per pipeline, their bodies in the admin API's terms (no key in the
+ * template), a subscription made after its topic, bad declarations refused at synthesis, and
+ * nothing left unacknowledged by the compliance packs.
+ */
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { DeliveryPipeline } from '../../infra/delivery-pipeline';
+
+const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] };
+
+function declared() {
+  const app = newApp();
+  const stack = new Stack(app, 'Declared');
+  const pipeline = new DeliveryPipeline(stack, 'Events');
+  const orders = pipeline.addTopic('orders');
+  orders.addSubscription('billing', {
+    endpointUrl: 'https://billing.example.com/hook',
+    includedEventTypes: ['Order.Created'],
+    maxDeliveryAttempts: 10,
+  });
+  pipeline.addTopic('audit', { inputSchema: 'CloudEventSchemaV1_0', tags: { team: 'a' } });
+  return { app, stack, pipeline, template: Template.fromStack(stack) };
+}
+
+const resources = (template: Template, type: string): Array<[string, Resource]> =>
+  Object.entries(template.findResources(type)) as Array<[string, Resource]>;
+
+describe('declared topics and subscriptions', () => {
+  const { app, pipeline, template } = declared();
+
+  it('are custom resources carrying the admin API body, with no key in the template', () => {
+    const topics = resources(template, 'Custom::GridwireTopic');
+    expect(topics.map(([, r]) => [r.Properties.Topic, JSON.parse(r.Properties.Body as string)])).toEqual([
+      ['orders', { properties: { inputSchema: 'EventGridSchema' } }],
+      ['audit', { properties: { inputSchema: 'CloudEventSchemaV1_0', tags: { team: 'a' } } }],
+    ]);
+    const [[, subscription] = []] = resources(template, 'Custom::GridwireSubscription');
+    expect(subscription?.Properties).toMatchObject({
+      Kind: 'Subscription',
+      Topic: 'orders',
+      Subscription: 'billing',
+      ValidationWaitSeconds: '120',
+    });
+    expect(JSON.parse(subscription?.Properties.Body as string)).toEqual({
+      properties: {
+        destination: {
+          endpointType: 'WebHook',
+          properties: { endpointUrl: 'https://billing.example.com/hook' },
+        },
+        filter: { includedEventTypes: ['Order.Created'] },
+        retryPolicy: { maxDeliveryAttempts: 10 },
+      },
+    });
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/key1|key2/);
+  });
+
+  it('are made after their topic and the management function, by one provider for the pipeline', () => {
+    const [[topicId] = []] = resources(template, 'Custom::GridwireTopic');
+    const [[, subscription] = []] = resources(template, 'Custom::GridwireSubscription');
+    expect(subscription?.DependsOn).toEqual(expect.arrayContaining([topicId]));
+    const management = Stack.of(pipeline).resolve(pipeline.managementFunction.functionArn) as {
+      'Fn::GetAtt': [string, string];
+    };
+    expect(subscription?.DependsOn).toEqual(expect.arrayContaining([management['Fn::GetAtt'][0]]));
+    // One framework (its event, completion and timeout functions) for the pipeline, asking the
+    // management function for both the requests and the completion checks.
+    const frameworks = resources(template, 'AWS::Lambda::Function').filter(
+      ([, r]) => r.Properties.Handler === 'framework.onEvent',
+    );
+    expect(frameworks).toHaveLength(1);
+    const variables = (frameworks[0]?.[1].Properties.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+    expect(variables.USER_ON_EVENT_FUNCTION_ARN).toEqual(
+      Stack.of(pipeline).resolve(pipeline.managementFunction.functionArn),
+    );
+    expect(variables.USER_IS_COMPLETE_FUNCTION_ARN).toEqual(variables.USER_ON_EVENT_FUNCTION_ARN);
+    template.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
+  });
+
+  it.each([
+    ['AwsSolutions', () => new AwsSolutionsChecks()],
+    ['Serverless', () => new ServerlessChecks()],
+  ] as const)('leave the %s rule pack nothing unacknowledged', (_name, pack) => {
+    const report = pack().validateScope(app);
+    expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources[0]?.constructPath}`)).toEqual(
+      [],
+    );
+  });
+
+  it('refuse bad names and limits at synthesis, naming the field and the limit', () => {
+    const pipeline = new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Events');
+    expect(() => pipeline.addTopic('no')).toThrow("The topic name 'no' is not valid");
+    const topic = pipeline.addTopic('orders');
+    expect(() =>
+      topic.addSubscription('billing', { endpointUrl: 'https://x.example', maxDeliveryAttempts: 31 }),
+    ).toThrow('maxDeliveryAttempts must be an integer from 1 to 30 (got 31)');
+    expect(() =>
+      topic.addSubscription('billing', { endpointUrl: 'https://x.example', validationWaitSeconds: 4000 }),
+    ).toThrow('validationWaitSeconds must be an integer from 0 to 3000 (got 4000)');
+  });
+});
