@@ -2,7 +2,8 @@
  * The AWS calls test stacks make, recorded for the IAM check (`test/iam/calls-allowed.test.ts`):
  * for each SDK command, the function it was made as (`local/current-function.ts`; none for the
  * stack's own calls), the command and what names its resources. Each jest worker appends the
- * calls it has not recorded yet to a JSON-lines file of its own under {@link AWS_CALLS_DIR},
+ * calls its test file has not recorded yet (jest gives each file fresh modules, so a call may
+ * appear once per file) to a JSON-lines file of its own under {@link AWS_CALLS_DIR},
  * which the integration project empties before it runs (`clearRecordedCalls`, its global setup).
  */
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -65,32 +66,47 @@ function resourcesOf(service: AwsService, input: Record<string, unknown>): Parti
 
 /**
  * Adds a middleware to each client that records every command it sends (once per distinct call
- * in this process) to this worker's file.
+ * in this test file) to this worker's file.
  */
 export function recordAwsCalls(clients: AwsClients): void {
   mkdirSync(AWS_CALLS_DIR, { recursive: true });
   const file = join(AWS_CALLS_DIR, `${process.pid}.jsonl`);
-  for (const client of [clients.sqs, clients.dynamo, clients.s3]) {
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const service = SERVICES[context.clientName ?? ''];
-        if (service !== undefined) {
-          record(file, {
-            function: currentFunction() ?? null,
-            service,
-            operation: (context.commandName ?? '').replace(/Command$/, ''),
-            ...resourcesOf(service, args.input as Record<string, unknown>),
-          });
-        }
-        return next(args);
-      },
-      // The document client's commands arrive here as the table commands they become.
-      { step: 'initialize', name: 'recordAwsCalls' },
-    );
-  }
+  const note = (context: { clientName?: string; commandName?: string }, input: object) => {
+    const service = SERVICES[context.clientName ?? ''];
+    if (service === undefined) return;
+    record(file, {
+      function: currentFunction() ?? null,
+      service,
+      operation: (context.commandName ?? '').replace(/Command$/, ''),
+      ...resourcesOf(service, input as Record<string, unknown>),
+    });
+  };
+  // The document client's commands arrive here as the table commands they become.
+  const options = { step: 'initialize', name: 'recordAwsCalls' } as const;
+  clients.sqs.middlewareStack.add(
+    (next, context) => async (args) => {
+      note(context, args.input);
+      return next(args);
+    },
+    options,
+  );
+  clients.dynamo.middlewareStack.add(
+    (next, context) => async (args) => {
+      note(context, args.input);
+      return next(args);
+    },
+    options,
+  );
+  clients.s3.middlewareStack.add(
+    (next, context) => async (args) => {
+      note(context, args.input);
+      return next(args);
+    },
+    options,
+  );
 }
 
-/** Calls recorded by this process, across all its stacks (the file is appended only once per call). */
+/** Calls this test file's stacks have recorded. */
 const recorded = new Set<string>();
 
 function record(file: string, call: RecordedCall): void {
