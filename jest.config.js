@@ -2,8 +2,10 @@
  * Four layers (`npm run test:unit|test:bench|test:infra|test:integration`; `test:bench` checks
  * the benchmark's own models, the benchmark itself is `npm run bench`), and a fifth: the one
  * integration file that bounds delivery latency (`isolation.test.ts`, healthy p99 < 2 s beside
- * sick neighbours). `npm test` runs the four together over three workers (integration tests
- * mostly wait on real retries and webhooks, so they overlap well on two cores), then the latency
+ * sick neighbours), and a sixth, `iam` (`npm run test:iam`), which checks every AWS call the
+ * integration run recorded against the synthesized IAM policy of the function that made it.
+ * `npm test` runs the four together over three workers (integration tests mostly wait on real
+ * retries and webhooks, so they overlap well on two cores), then the IAM check, then the latency
  * file alone, so its bound measures the pipeline and not the other test files' stacks.
  * ts-jest transpiles each file on its own (type-checking is `tsc --noEmit` in `npm run lint`);
  * middy ships ESM only, so it is transpiled to CommonJS too.
@@ -45,7 +47,11 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', ...LATENCY_BOUND],
       slowTestThreshold: 30,
+      // Each run records the AWS calls its stacks make afresh, for the `iam` project.
+      globalSetup: '<rootDir>/test/support/clear-aws-calls.ts',
     },
+    // Every AWS call the integration run recorded, checked against its function's IAM policy.
+    { ...common, displayName: 'iam', testMatch: ['<rootDir>/test/iam/**/*.test.ts'] },
     {
       ...common,
       displayName: 'latency',

@@ -16,6 +16,7 @@ import {
 } from '../shared/lambda/wiring';
 import type { LoggerLike } from '../shared/observability/logging';
 import type { AwsClients } from '../shared/platform/aws';
+import { asFunction } from './current-function';
 import type { HttpHandler } from './gateway';
 import type { LocalMetrics } from './metrics';
 import type { SqsHandler } from './poller';
@@ -55,7 +56,11 @@ export interface LocalFunctionsInput {
   >;
 }
 
-/** Builds the publish, management, delivery and dead-letter handlers. */
+/**
+ * Builds the publish, management, delivery and dead-letter handlers, each invocation run as its
+ * function (`current-function.ts`), whoever invokes it: the gateway, the function URL, a poller
+ * or the sweeper.
+ */
 export function buildLocalFunctions({
   config,
   clients,
@@ -86,15 +91,18 @@ export function buildLocalFunctions({
     observability: publishObs,
   });
   const handlers = {
-    publish: options.wrapPublishHandler?.(realPublishHandler) ?? realPublishHandler,
-    management: createManagementHandler({
-      management: buildManagementDeps(
-        runtime,
-        managementObs,
-        config.publicUrl === undefined ? { publicUrl: () => ownUrl() } : {},
-      ),
-      observability: managementObs,
-    }),
+    publish: asFunction('publish', options.wrapPublishHandler?.(realPublishHandler) ?? realPublishHandler),
+    management: asFunction(
+      'management',
+      createManagementHandler({
+        management: buildManagementDeps(
+          runtime,
+          managementObs,
+          config.publicUrl === undefined ? { publicUrl: () => ownUrl() } : {},
+        ),
+        observability: managementObs,
+      }),
+    ),
   };
   const realDeliveryHandler: DeliveryFunctionHandler = createDeliveryHandler({
     engine: buildDeliveryEngine(
@@ -105,17 +113,23 @@ export function buildLocalFunctions({
     observability: deliveryObs,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
-  const deliveryHandler = options.wrapDeliveryHandler?.(realDeliveryHandler) ?? realDeliveryHandler;
+  const deliveryHandler = asFunction(
+    'delivery',
+    options.wrapDeliveryHandler?.(realDeliveryHandler) ?? realDeliveryHandler,
+  );
   const deadLetterObs = observability('dead-letter');
   return {
     http: handlers as unknown as Record<'publish' | 'management', HttpHandler>,
     consumers: {
       delivery: { handler: deliveryHandler, logger: deliveryObs.logger },
       deadLetter: {
-        handler: createDeadLetterHandler({
-          step: buildDeadLetterStep(runtime, deadLetterObs),
-          observability: deadLetterObs,
-        }),
+        handler: asFunction(
+          'deadLetter',
+          createDeadLetterHandler({
+            step: buildDeadLetterStep(runtime, deadLetterObs),
+            observability: deadLetterObs,
+          }),
+        ),
         logger: deadLetterObs.logger,
       },
     },

@@ -17,6 +17,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { FunctionDefinition, FunctionKey } from '../shared/config/resources';
 import type { LoggerLike } from '../shared/observability/logging';
 import { Semaphore, withTimeout } from '../shared/platform/concurrency';
+import { runAsFunction } from './current-function';
 import { type InvocationStats, lambdaContext } from './lambda-context';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
@@ -78,7 +79,11 @@ export class QueuePoller {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loops = Array.from({ length: this.options.receivers }, () => this.loop());
+    // On AWS the event source mapping receives and deletes with the consuming function's role:
+    // the loops run as that function, so their SQS calls are checked against its policy.
+    this.loops = Array.from({ length: this.options.receivers }, () =>
+      runAsFunction(this.options.fnKey, () => this.loop()),
+    );
   }
 
   /** Stops receiving and waits for invocations in progress to finish. */

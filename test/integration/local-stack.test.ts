@@ -17,7 +17,7 @@ import {
 } from '../../local/stack';
 import { QUEUES } from '../../shared/config/resources';
 import { DeadLetterBucket } from '../../shared/storage/dead-letter-bucket';
-import { event } from '../support/local-stack';
+import { event, recordingCalls } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 
 /** The first retry comes 5 s after a failure: ample time to stop the stack before it is due. */
@@ -39,7 +39,9 @@ afterAll(async () => {
 });
 
 const start = (port = 0) =>
-  startLocalStack({ dataDir, port, logLevel: 'SILENT', timeScale: TIME_SCALE, adminToken: 'test-token' });
+  startLocalStack(
+    recordingCalls({ dataDir, port, logLevel: 'SILENT', timeScale: TIME_SCALE, adminToken: 'test-token' }),
+  );
 
 async function call(apiUrl: string, method: string, path: string, body?: unknown, headers = {}) {
   const response = await fetch(`${apiUrl}${path}`, {

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack';
+import { recordAwsCalls } from './aws-calls';
 import { eventually } from './webhook-server';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read API answers freely and assert on them.
@@ -53,9 +54,21 @@ export const event = (id: string, eventType = 'Order.Created', data: unknown = {
   data,
 });
 
+/**
+ * `options` with every AWS call the stack makes recorded for the IAM check (`aws-calls.ts`),
+ * beside what `options.instrumentClients` adds.
+ */
+export const recordingCalls = <T extends Partial<LocalStackOptions>>(options: T): T => ({
+  ...options,
+  instrumentClients: (clients) => {
+    recordAwsCalls(clients);
+    options.instrumentClients?.(clients);
+  },
+});
+
 export async function startTestStack(options: Partial<LocalStackOptions> = {}): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gridwire-test-'));
-  const stack = await startLocalStack({ dataDir, port: 0, logLevel: 'SILENT', ...options });
+  const stack = await startLocalStack(recordingCalls({ dataDir, port: 0, logLevel: 'SILENT', ...options }));
   const call: TestStack['call'] = async (method, path, body, callOptions = {}) => {
     const response = await fetch(`${stack.apiUrl}${path}`, {
       method,

@@ -5,6 +5,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
+import { currentFunction } from '../../../local/current-function';
 import { QueuePoller, type SqsHandler } from '../../../local/poller';
 import { FUNCTIONS } from '../../../shared/config/resources';
 import { silentLogger } from '../../../shared/observability/logging';
@@ -100,6 +101,25 @@ function firstHangs(quickMs: number) {
 }
 
 describe('QueuePoller', () => {
+  it("receives and deletes as its consumer function, as an event source mapping uses the function's role", async () => {
+    const sqs = new FakeSqs();
+    sqs.add(1);
+    const callers: Array<string | undefined> = [];
+    const send = sqs.send;
+    sqs.send = (command, options) => {
+      callers.push(`${(command as object).constructor.name} as ${currentFunction()}`);
+      return send(command, options);
+    };
+    const subject = poller(sqs, async () => ({ batchItemFailures: [] }), 1, 1);
+    subject.start();
+    await until(() => sqs.deleted.length === 1, 'the delete');
+    await subject.stop();
+    expect(new Set(callers)).toEqual(
+      new Set(['ReceiveMessageCommand as delivery', 'DeleteMessageBatchCommand as delivery']),
+    );
+    expect(currentFunction()).toBeUndefined();
+  });
+
   it('keeps invoking while one invocation hangs, up to maxConcurrency at once', async () => {
     const sqs = new FakeSqs();
     sqs.add(12);

@@ -1,0 +1,141 @@
+/**
+ * The AWS calls test stacks make, recorded for the IAM check (`test/iam/calls-allowed.test.ts`):
+ * for each SDK command, the function it was made as (`local/current-function.ts`; none for the
+ * stack's own calls), the command and what names its resources. Each jest worker appends the
+ * calls its test file has not recorded yet (jest gives each file fresh modules, so a call may
+ * appear once per file) to a JSON-lines file of its own under {@link AWS_CALLS_DIR},
+ * which the integration project empties before it runs (`clearRecordedCalls`, its global setup).
+ */
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { currentFunction } from '../../local/current-function';
+import type { FunctionKey } from '../../shared/config/resources';
+import type { AwsClients } from '../../shared/platform/aws';
+
+/** Where the recordings are (ignored by git). */
+export const AWS_CALLS_DIR = join(__dirname, '..', '..', '.test-output', 'aws-calls');
+
+export type AwsService = 'sqs' | 'dynamodb' | 's3';
+
+/** One distinct call: who made it, which operation, on what. */
+export interface RecordedCall {
+  /** The function whose role makes the call on AWS; `null` for the local stack's own calls. */
+  function: FunctionKey | null;
+  service: AwsService;
+  /** The API operation (`SendMessageBatch`, `PutItem`, `ListObjectsV2`...). */
+  operation: string;
+  /** The queue's name (from `QueueUrl`). */
+  queue?: string;
+  /** Table names (`TableName`, or each table of a `BatchWriteItem`). */
+  tables?: string[];
+  index?: string;
+  bucket?: string;
+  /** The object key, or the listing's `Prefix`. */
+  key?: string;
+  prefix?: string;
+}
+
+const SERVICES: Record<string, AwsService> = {
+  SQSClient: 'sqs',
+  DynamoDBClient: 'dynamodb',
+  S3Client: 's3',
+};
+
+/** What names the resources of one command's input. */
+function resourcesOf(service: AwsService, input: Record<string, unknown>): Partial<RecordedCall> {
+  const text = (name: string) => (typeof input[name] === 'string' ? (input[name] as string) : undefined);
+  const defined = (call: Partial<RecordedCall>) =>
+    Object.fromEntries(Object.entries(call).filter(([, value]) => value !== undefined));
+  switch (service) {
+    case 'sqs': {
+      const url = text('QueueUrl');
+      return defined({ queue: url === undefined ? text('QueueName') : url.split('/').pop() });
+    }
+    case 'dynamodb': {
+      const table = text('TableName');
+      const batch = input.RequestItems as Record<string, unknown> | undefined;
+      return defined({
+        tables: table !== undefined ? [table] : batch === undefined ? undefined : Object.keys(batch).sort(),
+        index: text('IndexName'),
+      });
+    }
+    case 's3':
+      return defined({ bucket: text('Bucket'), key: text('Key'), prefix: text('Prefix') });
+  }
+}
+
+/**
+ * Adds a middleware to each client that records every command it sends (once per distinct call
+ * in this test file) to this worker's file.
+ */
+export function recordAwsCalls(clients: AwsClients): void {
+  mkdirSync(AWS_CALLS_DIR, { recursive: true });
+  const file = join(AWS_CALLS_DIR, `${process.pid}.jsonl`);
+  const note = (context: { clientName?: string; commandName?: string }, input: object) => {
+    const service = SERVICES[context.clientName ?? ''];
+    if (service === undefined) return;
+    record(file, {
+      function: currentFunction() ?? null,
+      service,
+      operation: (context.commandName ?? '').replace(/Command$/, ''),
+      ...resourcesOf(service, input as Record<string, unknown>),
+    });
+  };
+  // The document client's commands arrive here as the table commands they become.
+  const options = { step: 'initialize', name: 'recordAwsCalls' } as const;
+  clients.sqs.middlewareStack.add(
+    (next, context) => async (args) => {
+      note(context, args.input);
+      return next(args);
+    },
+    options,
+  );
+  clients.dynamo.middlewareStack.add(
+    (next, context) => async (args) => {
+      note(context, args.input);
+      return next(args);
+    },
+    options,
+  );
+  clients.s3.middlewareStack.add(
+    (next, context) => async (args) => {
+      note(context, args.input);
+      return next(args);
+    },
+    options,
+  );
+}
+
+/** Calls this test file's stacks have recorded. */
+const recorded = new Set<string>();
+
+function record(file: string, call: RecordedCall): void {
+  const line = JSON.stringify(call);
+  if (recorded.has(line)) return;
+  recorded.add(line);
+  appendFileSync(file, `${line}\n`);
+}
+
+/** Every distinct call recorded by every worker since the directory was last emptied. */
+export function readRecordedCalls(): RecordedCall[] {
+  let files: string[];
+  try {
+    files = readdirSync(AWS_CALLS_DIR).filter((name) => name.endsWith('.jsonl'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const lines = new Set(
+    files.flatMap((name) =>
+      readFileSync(join(AWS_CALLS_DIR, name), 'utf8')
+        .split('\n')
+        .filter((line) => line !== ''),
+    ),
+  );
+  return [...lines].map((line) => JSON.parse(line) as RecordedCall);
+}
+
+/** Empties the recordings (before the integration tests run, so they show this run's calls only). */
+export function clearRecordedCalls(): void {
+  rmSync(AWS_CALLS_DIR, { recursive: true, force: true });
+}
