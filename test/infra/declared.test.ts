@@ -73,12 +73,15 @@ describe('declared topics and subscriptions', () => {
       ([, r]) => r.Properties.Handler === 'framework.onEvent',
     );
     expect(frameworks).toHaveLength(1);
-    const variables = (frameworks[0]?.[1].Properties.Environment as { Variables: Record<string, unknown> })
-      .Variables;
-    expect(variables.USER_ON_EVENT_FUNCTION_ARN).toEqual(
+    const [[, framework] = []] = frameworks;
+    const variables = (
+      framework?.Properties.Environment as { Variables: Record<string, unknown> } | undefined
+    )?.Variables;
+    expect(variables).toBeDefined();
+    expect(variables?.USER_ON_EVENT_FUNCTION_ARN).toEqual(
       Stack.of(pipeline).resolve(pipeline.managementFunction.functionArn),
     );
-    expect(variables.USER_IS_COMPLETE_FUNCTION_ARN).toEqual(variables.USER_ON_EVENT_FUNCTION_ARN);
+    expect(variables?.USER_IS_COMPLETE_FUNCTION_ARN).toEqual(variables?.USER_ON_EVENT_FUNCTION_ARN);
     template.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
   });
 

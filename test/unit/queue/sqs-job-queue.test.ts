@@ -126,8 +126,9 @@ function capturingClient(): { sqs: SQSClient; entries: Array<Record<string, unkn
   });
   sqs.middlewareStack.add(
     () => async (args) => {
-      const request = args.request as { body: string };
-      const sent = JSON.parse(request.body) as { Entries: Array<Record<string, unknown>> };
+      const { body } = args.request as { body: string | Uint8Array };
+      const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
+      const sent = JSON.parse(text) as { Entries: Array<Record<string, unknown>> };
       entries.push(...sent.Entries);
       return {
         output: {
