@@ -17,6 +17,8 @@ import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lamb
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct, type IDependable } from 'constructs';
+import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
+import { TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import { isValidName } from '../shared/domain/names';
 import {
   type DeclaredKind,
@@ -43,9 +45,9 @@ export interface DeclaredSubscriptionProps {
   readonly includedEventTypes?: readonly string[];
   readonly subjectBeginsWith?: string;
   readonly subjectEndsWith?: string;
-  /** 1 to 30 (default 30). */
+  /** 1 to 30 (default 30), as the `topic` profile allows. */
   readonly maxDeliveryAttempts?: number;
-  /** 1 to 1440 (default 1440). */
+  /** 1 to 1440 (default 1440), as the `topic` profile allows. */
   readonly eventTimeToLiveInMinutes?: number;
   readonly eventDeliverySchema?: 'EventGridSchema' | 'CloudEventSchemaV1_0' | 'CustomInputSchema';
   readonly maxEventsPerBatch?: number;
@@ -71,12 +73,15 @@ const checkName = (kind: 'topic' | 'subscription', name: string): void => {
   }
 };
 
-const checkRange = (field: string, value: number | undefined, min: number, max: number): void => {
-  if (value === undefined) return;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${field} must be an integer from ${min} to ${max} (got ${value}).`);
+/** Checks a numeric prop against its range, naming the field and the limit. */
+const checkRange = (field: string, value: number | undefined, range: SettingRange): void => {
+  if (value !== undefined && !isInRange(value, range)) {
+    throw new Error(`${field} must be ${describeRange(range)} (got ${value}).`);
   }
 };
+
+/** The retry limits classic topics' subscriptions take (the `topic` profile's, as the API checks). */
+const LIMITS = TOPIC_PROFILE.limits;
 
 /** The provider of a pipeline's declarations: its management function, asked through the framework. */
 export class DeclaredResources extends Construct {
@@ -149,9 +154,19 @@ export class DeclaredTopic extends Construct {
   /** Declares a webhook subscription of this topic. */
   addSubscription(name: string, props: DeclaredSubscriptionProps): CustomResource {
     checkName('subscription', name);
-    checkRange('maxDeliveryAttempts', props.maxDeliveryAttempts, 1, 30);
-    checkRange('eventTimeToLiveInMinutes', props.eventTimeToLiveInMinutes, 1, 1440);
-    checkRange('validationWaitSeconds', props.validationWaitSeconds, 0, MAX_VALIDATION_WAIT_SECONDS);
+    checkRange('maxDeliveryAttempts', props.maxDeliveryAttempts, {
+      ...LIMITS.maxDeliveryAttempts,
+      integer: true,
+    });
+    checkRange('eventTimeToLiveInMinutes', props.eventTimeToLiveInMinutes, {
+      ...LIMITS.eventTimeToLiveInMinutes,
+      integer: true,
+    });
+    checkRange('validationWaitSeconds', props.validationWaitSeconds, {
+      min: 0,
+      max: MAX_VALIDATION_WAIT_SECONDS,
+      integer: true,
+    });
     const filter = {
       ...(props.includedEventTypes === undefined
         ? {}

@@ -1,4 +1,4 @@
-import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { RemovalPolicy } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -11,20 +11,8 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import {
-  BACKLOG_WINDOW_SECONDS,
-  ENV,
-  LAMBDA_SQS_LIMITS,
-  OUTPUT_PREFIX_PATTERN,
-  QUEUES,
-  type QueueKey,
-} from '../shared/config/resources';
-import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../shared/config/runtime';
-import {
-  isValidMetricsNamespace,
-  METRICS_NAMESPACE,
-  METRICS_NAMESPACE_RULE,
-} from '../shared/observability/metrics';
+import { BACKLOG_WINDOW_SECONDS, ENV, type QueueKey } from '../shared/config/resources';
+import { METRICS_NAMESPACE } from '../shared/observability/metrics';
 import { createDashboard } from './dashboard';
 import { DeclaredResources, DeclaredTopic, type DeclaredTopicProps } from './declared-resources';
 import { ALARM_THRESHOLDS, createAlarms, createAlarmTopic, type PipelineAlarms } from './monitoring';
@@ -32,12 +20,12 @@ import { addApiRoutes, createHttpApi } from './pipeline/api';
 import {
   defaultDeliveryBacklogLimit,
   defaultDeliveryReservedConcurrency,
-  deliveryEventSourceConcurrency,
   stageThrottleFor,
 } from './pipeline/capacity';
 import { createFunctions, functionEnvironment } from './pipeline/functions';
-import { addOutputs } from './pipeline/outputs';
-import { addPublishFunctionUrl, PUBLISH_INGRESSES, type PublishIngress } from './pipeline/publish-url';
+import { addOutputs, claimOutputPrefix } from './pipeline/outputs';
+import { validateProps } from './pipeline/props';
+import { addPublishFunctionUrl, type PublishIngress } from './pipeline/publish-url';
 import { createQueues } from './pipeline/queues';
 import { scheduleBacklogSweep } from './pipeline/schedules';
 import { createStorage } from './pipeline/storage';
@@ -445,143 +433,4 @@ export class DeliveryPipeline extends Construct {
       resourceArns: [this.api.arnForExecuteApi('*', '/admin/*')],
     });
   }
-}
-
-/** Lambda's bounds on an SQS event source's maximum concurrency. */
-const EVENT_SOURCE_CONCURRENCY: SettingRange = { min: 2, max: 1000, integer: true };
-
-/**
- * The backlog queue's batching window: at least 1 s, since its batches are larger than Lambda
- * takes without a window, and at most Lambda's longest.
- */
-const BACKLOG_WINDOW: SettingRange = {
-  min: QUEUES.backlog.consumer.batchSize > LAMBDA_SQS_LIMITS.maxBatchSizeWithoutWindow ? 1 : 0,
-  max: LAMBDA_SQS_LIMITS.maxBatchingWindowSeconds,
-  integer: true,
-};
-
-/** Hours of the backlog age alarm: at least one, at most the longest time to live (7 days). */
-const BACKLOG_AGE_ALARM_HOURS: SettingRange = { min: 1, max: 168, integer: false };
-
-/** Events of the backlog size alarm. */
-const BACKLOG_SIZE_ALARM_EVENTS: SettingRange = { min: 1, integer: true };
-
-/** The props that are function settings, each checked against the range `readConfig` checks. */
-const FUNCTION_SETTING_PROPS = [
-  'deliveryConcurrency',
-  'historyRetentionDays',
-  'subscriptionCacheSeconds',
-  'metricsFlushSeconds',
-] as const;
-
-/** Application log levels that keep INFO lines, and with them the metric records (EMF). */
-const METRIC_KEEPING_LOG_LEVELS: readonly ApplicationLogLevel[] = [
-  ApplicationLogLevel.TRACE,
-  ApplicationLogLevel.DEBUG,
-  ApplicationLogLevel.INFO,
-];
-
-function validateProps(props: DeliveryPipelineProps): void {
-  const problems: string[] = [];
-  const check = (ok: boolean, message: string) => {
-    if (!ok) problems.push(message);
-  };
-  const checkRange = (name: string, value: number | undefined, range: SettingRange) => {
-    if (value === undefined) return;
-    check(isInRange(value, range), `${name} must be ${describeRange(range)} (got ${value})`);
-  };
-  for (const name of FUNCTION_SETTING_PROPS) checkRange(name, props[name], SETTING_RANGES[name]);
-  checkRange('backlogWindowSeconds', props.backlogWindowSeconds, BACKLOG_WINDOW);
-  checkRange('backlogAgeAlarmHours', props.backlogAgeAlarmHours, BACKLOG_AGE_ALARM_HOURS);
-  checkRange('backlogSizeAlarmEvents', props.backlogSizeAlarmEvents, BACKLOG_SIZE_ALARM_EVENTS);
-  for (const [key, value] of Object.entries(props.maxDeliveryInvocations ?? {})) {
-    checkRange(`maxDeliveryInvocations.${key}`, value, EVENT_SOURCE_CONCURRENCY);
-  }
-  if (props.publicUrl !== undefined) {
-    check(
-      /^https:\/\/[^/]+/.test(props.publicUrl),
-      `publicUrl must be an https URL (got ${props.publicUrl})`,
-    );
-  }
-  if (props.throttle !== undefined) {
-    const { rateLimit, burstLimit } = props.throttle;
-    check(
-      Number.isFinite(rateLimit) && rateLimit > 0,
-      `throttle.rateLimit must be a number of requests per second above 0 (got ${rateLimit})`,
-    );
-    check(
-      Number.isInteger(burstLimit) && burstLimit >= 1,
-      `throttle.burstLimit must be an integer of at least 1 (got ${burstLimit})`,
-    );
-  }
-  if (props.publishIngress !== undefined) {
-    check(
-      PUBLISH_INGRESSES.includes(props.publishIngress),
-      `publishIngress must be one of ${PUBLISH_INGRESSES.map((value) => `'${value}'`).join(', ')} (got ${String(props.publishIngress)})`,
-    );
-  }
-  if (props.reservedConcurrency !== undefined && props.reservedConcurrency !== false) {
-    check(
-      Number.isInteger(props.reservedConcurrency) && props.reservedConcurrency >= 1,
-      `reservedConcurrency must be false or an integer of at least 1 (got ${props.reservedConcurrency})`,
-    );
-  }
-  if (props.deliveryReservedConcurrency !== undefined && props.deliveryReservedConcurrency !== false) {
-    const needed = defaultDeliveryReservedConcurrency(props.maxDeliveryInvocations ?? {});
-    check(
-      Number.isInteger(props.deliveryReservedConcurrency) && props.deliveryReservedConcurrency >= needed,
-      `deliveryReservedConcurrency must be false or an integer of at least ${needed}: the delivery function's event sources may run ${deliveryEventSourceConcurrency(props.maxDeliveryInvocations ?? {})} invocations at once (maxDeliveryInvocations), plus one for the backlog sweep (got ${props.deliveryReservedConcurrency})`,
-    );
-  }
-  if (props.deliveryBacklogLimit !== undefined && props.deliveryBacklogLimit !== false) {
-    check(
-      Number.isInteger(props.deliveryBacklogLimit) && props.deliveryBacklogLimit >= 1,
-      `deliveryBacklogLimit must be false or an integer of at least 1 (got ${props.deliveryBacklogLimit})`,
-    );
-  }
-  if (props.applicationLogLevel !== undefined) {
-    check(
-      METRIC_KEEPING_LOG_LEVELS.includes(props.applicationLogLevel),
-      `applicationLogLevel must be ${METRIC_KEEPING_LOG_LEVELS.join(', ')} (got ${props.applicationLogLevel}): Lambda counts metric records as INFO lines, and drops them below it`,
-    );
-  }
-  if (props.metricsNamespace !== undefined) {
-    check(
-      isValidMetricsNamespace(props.metricsNamespace),
-      `metricsNamespace must be a CloudWatch namespace: ${METRICS_NAMESPACE_RULE} (got ${props.metricsNamespace})`,
-    );
-  }
-  if (props.outputPrefix !== undefined) {
-    check(
-      OUTPUT_PREFIX_PATTERN.test(props.outputPrefix),
-      `outputPrefix must be 1 to 64 letters or digits (got ${props.outputPrefix})`,
-    );
-  }
-  if (problems.length > 0) throw new Error(`Invalid DeliveryPipeline props: ${problems.join('; ')}`);
-}
-
-/** The output prefixes taken in each stack, by the pipelines built in it so far. */
-const outputPrefixesByStack = new WeakMap<Stack, Set<string>>();
-
-/**
- * The pipeline's output prefix: the one given, else `''` (the names the CLI reads without
- * `--pipeline`, as before there could be several) while no other pipeline of the stack has it,
- * else the construct id's letters and digits. Throws when it is taken in the stack already.
- */
-function claimOutputPrefix(pipeline: Construct, given: string | undefined): string {
-  const stack = Stack.of(pipeline);
-  const taken = outputPrefixesByStack.get(stack) ?? new Set<string>();
-  outputPrefixesByStack.set(stack, taken);
-  const prefix = given ?? (taken.has('') ? pipeline.node.id.replace(/[^A-Za-z0-9]/g, '') : '');
-  const problem =
-    prefix !== '' && !OUTPUT_PREFIX_PATTERN.test(prefix)
-      ? `its id ${pipeline.node.id} makes no output prefix of 1 to 64 letters or digits`
-      : taken.has(prefix)
-        ? `another pipeline of stack ${stack.node.id} has the output prefix '${prefix}'`
-        : undefined;
-  if (problem !== undefined) {
-    throw new Error(`Invalid DeliveryPipeline props: ${problem}; give this pipeline its own outputPrefix`);
-  }
-  taken.add(prefix);
-  return prefix;
 }

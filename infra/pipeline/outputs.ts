@@ -1,10 +1,15 @@
-import { CfnOutput } from 'aws-cdk-lib';
+import { CfnOutput, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { QUEUES, type QueueKey, queueOutputNames } from '../../shared/config/resources';
+import {
+  OUTPUT_PREFIX_PATTERN,
+  QUEUES,
+  type QueueKey,
+  queueOutputNames,
+} from '../../shared/config/resources';
 
 export interface OutputTargets {
   readonly api: HttpApi;
@@ -37,4 +42,30 @@ export function addOutputs(scope: Construct, targets: OutputTargets): void {
       description: `URL of the ${key} queue's redrive queue (parked messages)`,
     }).overrideLogicalId(names.redriveUrl);
   }
+}
+
+/** The output prefixes taken in each stack, by the pipelines built in it so far. */
+const outputPrefixesByStack = new WeakMap<Stack, Set<string>>();
+
+/**
+ * The pipeline's output prefix: the one given, else `''` (the names the CLI reads without
+ * `--pipeline`, as before there could be several) while no other pipeline of the stack has it,
+ * else the construct id's letters and digits. Throws when it is taken in the stack already.
+ */
+export function claimOutputPrefix(pipeline: Construct, given: string | undefined): string {
+  const stack = Stack.of(pipeline);
+  const taken = outputPrefixesByStack.get(stack) ?? new Set<string>();
+  outputPrefixesByStack.set(stack, taken);
+  const prefix = given ?? (taken.has('') ? pipeline.node.id.replace(/[^A-Za-z0-9]/g, '') : '');
+  const problem =
+    prefix !== '' && !OUTPUT_PREFIX_PATTERN.test(prefix)
+      ? `its id ${pipeline.node.id} makes no output prefix of 1 to 64 letters or digits`
+      : taken.has(prefix)
+        ? `another pipeline of stack ${stack.node.id} has the output prefix '${prefix}'`
+        : undefined;
+  if (problem !== undefined) {
+    throw new Error(`Invalid DeliveryPipeline props: ${problem}; give this pipeline its own outputPrefix`);
+  }
+  taken.add(prefix);
+  return prefix;
 }

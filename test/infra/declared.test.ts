@@ -95,9 +95,9 @@ describe('declared topics and subscriptions', () => {
     const topic = pipeline.addTopic('orders');
     expect(() =>
       topic.addSubscription('billing', { endpointUrl: 'https://x.example', maxDeliveryAttempts: 31 }),
-    ).toThrow('maxDeliveryAttempts must be an integer from 1 to 30 (got 31)');
+    ).toThrow('maxDeliveryAttempts must be an integer from 1 to 30 (got 31).');
     expect(() =>
       topic.addSubscription('billing', { endpointUrl: 'https://x.example', validationWaitSeconds: 4000 }),
-    ).toThrow('validationWaitSeconds must be an integer from 0 to 3000 (got 4000)');
+    ).toThrow('validationWaitSeconds must be an integer from 0 to 3000 (got 4000).');
   });
 });
