@@ -32,6 +32,8 @@ const common = {
   transform,
   transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
   testEnvironment: 'node',
+  // The built package (`npm run package`) repeats this package's name and files.
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 
 module.exports = {
@@ -52,6 +54,8 @@ module.exports = {
     },
     // Every AWS call the integration run recorded, checked against its function's IAM policy.
     { ...common, displayName: 'iam', testMatch: ['<rootDir>/test/iam/**/*.test.ts'] },
+    // The packed package installed into a fresh CDK app (`npm run test:package`).
+    { ...common, displayName: 'package', testMatch: ['<rootDir>/test/package/**/*.test.ts'] },
     {
       ...common,
       displayName: 'latency',

@@ -163,8 +163,9 @@ async function readAdminTokenFile(path: string, read: (path: string) => Promise<
 }
 
 async function runStart(options: StartOptions, adminToken: string | undefined): Promise<void> {
-  // Loaded here so the other commands don't pay for the handlers and emulators.
-  const { LocalStackError, startLocalStack } = await import('../local/stack');
+  // Loaded here so the other commands don't pay for the handlers and emulators. A `require`, not
+  // `import()`: the package is CommonJS, where `import()` of a relative path needs its extension.
+  const { LocalStackError, startLocalStack } = require('../local/stack') as typeof import('../local/stack');
   let stack: LocalStack;
   try {
     stack = await startLocalStack({

@@ -15,7 +15,8 @@ export function webhookCommand(): Command {
         .argParser(integer('--status', 100, 599)),
     )
     .action(async (options: { port: number; host: string; status: number }) => {
-      const { startDemoWebhook } = await import('../local/demo-webhook');
+      // Loaded here (a `require`, as in `start`) so the other commands don't pay for it.
+      const { startDemoWebhook } = require('../local/demo-webhook') as typeof import('../local/demo-webhook');
       const url = await startDemoWebhook(options);
       console.log(`Webhook listening on ${url} (answering ${options.status}). Ctrl-C to stop.`);
     });

@@ -19,7 +19,7 @@ import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct, type IDependable } from 'constructs';
 import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
 import { TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
-import { isValidName } from '../shared/domain/names';
+import { isValidName, NAME_RULES, type NameKind } from '../shared/domain/names';
 import {
   type DeclaredKind,
   MAX_VALIDATION_WAIT_SECONDS,
@@ -38,26 +38,47 @@ export interface DeclaredTopicProps {
   readonly properties?: Readonly<Record<string, unknown>>;
 }
 
-/** A declared webhook subscription, in the admin API's terms. */
-export interface DeclaredSubscriptionProps {
-  /** The webhook's HTTPS URL; it must answer the validation handshake. */
-  readonly endpointUrl: string;
-  readonly includedEventTypes?: readonly string[];
-  readonly subjectBeginsWith?: string;
-  readonly subjectEndsWith?: string;
+/** A declared webhook subscription of a topic, in the admin API's terms. */
+export interface DeclaredSubscriptionProps extends DeclaredWebhookProps {
   /** 1 to 30 (default 30), as the `topic` profile allows. */
   readonly maxDeliveryAttempts?: number;
   /** 1 to 1440 (default 1440), as the `topic` profile allows. */
   readonly eventTimeToLiveInMinutes?: number;
   readonly eventDeliverySchema?: 'EventGridSchema' | 'CloudEventSchemaV1_0' | 'CustomInputSchema';
-  readonly maxEventsPerBatch?: number;
-  readonly preferredBatchSizeInKilobytes?: number;
   readonly labels?: readonly string[];
   /**
    * Further subscription properties, as the admin API's body names them (`advancedFilters`,
    * `deadLetterDestination`, `deliveryAttributeMappings`...), merged over the ones above.
    */
   readonly properties?: Readonly<Record<string, unknown>>;
+}
+
+/** Throws naming the rule when `name` is not a valid name of its kind. */
+export const checkName = (kind: NameKind, name: string): void => {
+  if (!isValidName(kind, name)) {
+    const rule = NAME_RULES[kind];
+    throw new Error(
+      `The ${kind} name '${name}' is not valid: ${rule.min} to ${rule.max} letters, digits and hyphens.`,
+    );
+  }
+};
+
+/** Checks a numeric prop against its range, naming the field and the limit. */
+export const checkRange = (field: string, value: number | undefined, range: SettingRange): void => {
+  if (value !== undefined && !isInRange(value, range)) {
+    throw new Error(`${field} must be ${describeRange(range)} (got ${value}).`);
+  }
+};
+
+/** What a declared webhook subscription has in common, classic or of a namespace topic. */
+export interface DeclaredWebhookProps {
+  /** The webhook's HTTPS URL; it must answer the validation handshake. */
+  readonly endpointUrl: string;
+  readonly includedEventTypes?: readonly string[];
+  readonly subjectBeginsWith?: string;
+  readonly subjectEndsWith?: string;
+  readonly maxEventsPerBatch?: number;
+  readonly preferredBatchSizeInKilobytes?: number;
   /**
    * Seconds the deployment waits for the endpoint to agree (default {@link VALIDATION_WAIT_SECONDS},
    * at most {@link MAX_VALIDATION_WAIT_SECONDS}).
@@ -65,20 +86,37 @@ export interface DeclaredSubscriptionProps {
   readonly validationWaitSeconds?: number;
 }
 
-const checkName = (kind: 'topic' | 'subscription', name: string): void => {
-  if (!isValidName(kind, name)) {
-    throw new Error(
-      `The ${kind} name '${name}' is not valid: 3 to 50 (topic) or 3 to 64 (subscription) letters, digits and hyphens.`,
-    );
-  }
-};
+/** The webhook destination of a declared subscription, as the admin API's body names it. */
+export const webhookDestinationBody = (props: DeclaredWebhookProps) => ({
+  endpointType: 'WebHook',
+  properties: {
+    endpointUrl: props.endpointUrl,
+    ...(props.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: props.maxEventsPerBatch }),
+    ...(props.preferredBatchSizeInKilobytes === undefined
+      ? {}
+      : { preferredBatchSizeInKilobytes: props.preferredBatchSizeInKilobytes }),
+  },
+});
 
-/** Checks a numeric prop against its range, naming the field and the limit. */
-const checkRange = (field: string, value: number | undefined, range: SettingRange): void => {
-  if (value !== undefined && !isInRange(value, range)) {
-    throw new Error(`${field} must be ${describeRange(range)} (got ${value}).`);
-  }
-};
+/** The event type and subject filter of a declared subscription; `undefined` when it has none. */
+export function filterBody(props: DeclaredWebhookProps): Record<string, unknown> | undefined {
+  const filter = {
+    ...(props.includedEventTypes === undefined ? {} : { includedEventTypes: [...props.includedEventTypes] }),
+    ...(props.subjectBeginsWith === undefined ? {} : { subjectBeginsWith: props.subjectBeginsWith }),
+    ...(props.subjectEndsWith === undefined ? {} : { subjectEndsWith: props.subjectEndsWith }),
+  };
+  return Object.keys(filter).length === 0 ? undefined : filter;
+}
+
+/** The properties that make a declared subscription wait for its endpoint (checked first). */
+export function validationWaitOf(props: DeclaredWebhookProps): Record<string, string> {
+  checkRange('validationWaitSeconds', props.validationWaitSeconds, {
+    min: 0,
+    max: MAX_VALIDATION_WAIT_SECONDS,
+    integer: true,
+  });
+  return { ValidationWaitSeconds: String(props.validationWaitSeconds ?? VALIDATION_WAIT_SECONDS) };
+}
 
 /** The retry limits classic topics' subscriptions take (the `topic` profile's, as the API checks). */
 const LIMITS = TOPIC_PROFILE.limits;
@@ -162,18 +200,8 @@ export class DeclaredTopic extends Construct {
       ...LIMITS.eventTimeToLiveInMinutes,
       integer: true,
     });
-    checkRange('validationWaitSeconds', props.validationWaitSeconds, {
-      min: 0,
-      max: MAX_VALIDATION_WAIT_SECONDS,
-      integer: true,
-    });
-    const filter = {
-      ...(props.includedEventTypes === undefined
-        ? {}
-        : { includedEventTypes: [...props.includedEventTypes] }),
-      ...(props.subjectBeginsWith === undefined ? {} : { subjectBeginsWith: props.subjectBeginsWith }),
-      ...(props.subjectEndsWith === undefined ? {} : { subjectEndsWith: props.subjectEndsWith }),
-    };
+    const wait = validationWaitOf(props);
+    const filter = filterBody(props);
     const retryPolicy = {
       ...(props.maxDeliveryAttempts === undefined ? {} : { maxDeliveryAttempts: props.maxDeliveryAttempts }),
       ...(props.eventTimeToLiveInMinutes === undefined
@@ -182,17 +210,8 @@ export class DeclaredTopic extends Construct {
     };
     const body = {
       properties: {
-        destination: {
-          endpointType: 'WebHook',
-          properties: {
-            endpointUrl: props.endpointUrl,
-            ...(props.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: props.maxEventsPerBatch }),
-            ...(props.preferredBatchSizeInKilobytes === undefined
-              ? {}
-              : { preferredBatchSizeInKilobytes: props.preferredBatchSizeInKilobytes }),
-          },
-        },
-        ...(Object.keys(filter).length === 0 ? {} : { filter }),
+        destination: webhookDestinationBody(props),
+        ...(filter === undefined ? {} : { filter }),
         ...(Object.keys(retryPolicy).length === 0 ? {} : { retryPolicy }),
         ...(props.eventDeliverySchema === undefined
           ? {}
@@ -207,7 +226,7 @@ export class DeclaredTopic extends Construct {
       'Subscription',
       { Topic: this.topicName, Subscription: name },
       body,
-      { ValidationWaitSeconds: String(props.validationWaitSeconds ?? VALIDATION_WAIT_SECONDS) },
+      wait,
     );
     // Created after its topic, deleted before it.
     resource.node.addDependency(this.resource);

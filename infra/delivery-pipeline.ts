@@ -14,6 +14,7 @@ import { Construct } from 'constructs';
 import { BACKLOG_WINDOW_SECONDS, ENV, type QueueKey } from '../shared/config/resources';
 import { METRICS_NAMESPACE } from '../shared/observability/metrics';
 import { createDashboard } from './dashboard';
+import { DeclaredNamespace, type DeclaredNamespaceProps } from './declared-namespaces';
 import { DeclaredResources, DeclaredTopic, type DeclaredTopicProps } from './declared-resources';
 import { ALARM_THRESHOLDS, createAlarms, createAlarmTopic, type PipelineAlarms } from './monitoring';
 import { addApiRoutes, createHttpApi } from './pipeline/api';
@@ -421,8 +422,20 @@ export class DeliveryPipeline extends Construct {
    * admin API's own operations); `addSubscription` on it declares its webhook subscriptions.
    */
   addTopic(name: string, props: DeclaredTopicProps = {}): DeclaredTopic {
+    return new DeclaredTopic(this, `Topic${name}`, this.declaredResources(), name, props);
+  }
+
+  /**
+   * Declares a namespace in code, as `addTopic` declares a topic; `addTopic` on it declares its
+   * topics, and `addSubscription` on those their push subscriptions.
+   */
+  addNamespace(name: string, props: DeclaredNamespaceProps = {}): DeclaredNamespace {
+    return new DeclaredNamespace(this, `Namespace${name}`, this.declaredResources(), name, props);
+  }
+
+  private declaredResources(): DeclaredResources {
     this.declarations ??= new DeclaredResources(this, 'Declared', this.managementFunction, this.logRetention);
-    return new DeclaredTopic(this, `Topic${name}`, this.declarations, name, props);
+    return this.declarations;
   }
 
   /** Lets `grantee` call the admin API (`/admin/*`) with SigV4-signed requests. */

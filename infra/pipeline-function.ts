@@ -1,16 +1,15 @@
-import * as path from 'node:path';
 import { Duration, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import {
   ApplicationLogLevel,
   Architecture,
+  Function as LambdaFunction,
   LoggingFormat,
   Runtime,
   SystemLogLevel,
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -18,6 +17,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { FunctionDefinition } from '../shared/config/resources';
 import { SERVICE_NAME } from '../shared/observability/metrics';
+import { BUNDLE_HANDLER, functionCode } from './function-bundle';
 
 /** The Lambda runtime every Gridwire function uses. */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
@@ -56,12 +56,12 @@ export interface PipelineFunctionProps {
 
 /**
  * A Gridwire function: Node.js on ARM64, JSON logs in its own log group (Lambda's START, END and
- * REPORT lines left out), X-Ray tracing when asked for, source maps, bundled by the local esbuild
- * (no Docker). It runs under its own role that may write its own log group
- * and nothing else until resources are attached with the `bind*` helpers, which grant exactly the
+ * REPORT lines left out), X-Ray tracing when asked for, source maps, its code bundled by esbuild
+ * when the package was built (see `function-bundle.ts`; no Docker). It runs under its own role
+ * that may write its own log group and nothing else until resources are attached with the `bind*` helpers, which grant exactly the
  * actions named and set the environment variable together, so neither can be forgotten.
  */
-export class PipelineFunction extends NodejsFunction {
+export class PipelineFunction extends LambdaFunction {
   /** The function's own execution role (no AWS managed policies). */
   readonly executionRole: iam.Role;
 
@@ -77,8 +77,8 @@ export class PipelineFunction extends NodejsFunction {
     });
     logGroup.grantWrite(role);
     super(scope, definition.id, {
-      entry: path.join(__dirname, '..', definition.entry),
-      handler: 'handler',
+      code: functionCode(definition),
+      handler: BUNDLE_HANDLER,
       description: definition.description,
       runtime: FUNCTION_RUNTIME,
       architecture: Architecture.ARM_64,
@@ -102,15 +102,6 @@ export class PipelineFunction extends NodejsFunction {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         ...props.environment,
-      },
-      bundling: {
-        minify: true,
-        sourceMap: true,
-        target: 'node24',
-        format: OutputFormat.CJS,
-        // Bundle the AWS SDK too: the versions tested here are the versions that run.
-        externalModules: [],
-        forceDockerBundling: false,
       },
     });
     this.executionRole = role;

@@ -2,7 +2,7 @@
  * Child process that hosts the emulators (fauxqs for SQS and S3, dynalite for DynamoDB), so they
  * run beside the handlers on their own core. With a data directory both write every change
  * through to disk (fauxqs to SQLite, dynalite to LevelDB), so a killed stack loses nothing it
- * had accepted. fauxqs 2 needs Node 22.5 or later (`node:sqlite`): `emulators.ts` starts this
+ * had accepted. fauxqs 2 needs `node:sqlite` (unflagged from Node 22.13): `emulators.ts` starts this
  * process with such a Node. Talks to its parent over the IPC channel: `ready` with the ports once
  * listening, `inspect` requests for queue contents, `stop`.
  */
@@ -69,8 +69,12 @@ interface FauxqsPersistence {
  *   waiting for the disk) has always had the same guarantee.
  */
 async function adjustFauxqsPersistence(): Promise<void> {
-  const persistence = join(__dirname, '..', 'node_modules', 'fauxqs', 'dist', 'persistence.js');
-  if (!existsSync(persistence)) return;
+  // fauxqs exports only its entry point, so its file is found along the module search path (this
+  // repository's node_modules, or wherever the package's installer put fauxqs).
+  const persistence = (require.resolve.paths('fauxqs') ?? [])
+    .map((dir) => join(dir, 'fauxqs', 'dist', 'persistence.js'))
+    .find((file) => existsSync(file));
+  if (persistence === undefined) return;
   const { PersistenceManager } = (await import(pathToFileURL(persistence).href)) as {
     PersistenceManager?: FauxqsPersistence;
   };

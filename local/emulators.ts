@@ -29,11 +29,16 @@ export interface EmulatorOptions {
 }
 
 const INSPECT_TIMEOUT_MS = 10_000;
-const HOST_SCRIPT = join(__dirname, 'emulator-host.ts');
+/** Run from the TypeScript sources (this repository, through tsx) or from the compiled package. */
+const FROM_SOURCE = __filename.endsWith('.ts');
+const HOST_SCRIPT = join(__dirname, FROM_SOURCE ? 'emulator-host.ts' : 'emulator-host.js');
 const PROJECT_ROOT = join(__dirname, '..');
 
-/** The oldest Node the emulators run on: fauxqs keeps queues in `node:sqlite` (22.5). */
-export const EMULATOR_NODE_MIN = [22, 5] as const;
+/**
+ * The oldest Node the emulators run on: fauxqs keeps queues in `node:sqlite`, there since 22.5
+ * but behind a flag until 22.13.
+ */
+export const EMULATOR_NODE_MIN = [22, 13] as const;
 
 const atLeast = (version: string, [major, minor]: readonly [number, number]) => {
   const [ma = 0, mi = 0] = version.split('.').map(Number);
@@ -64,7 +69,7 @@ export function emulatorNode(
   );
   if (exists(bundled)) return bundled;
   throw new Error(
-    `the emulators need Node ${EMULATOR_NODE_MIN.join('.')} or later (this is ${current.version}, and no Node package is installed for ${current.platform}-${current.arch}); install Node 22.5 or later and run npm install again`,
+    `the emulators need Node ${EMULATOR_NODE_MIN.join('.')} or later (this is ${current.version}, and no Node package is installed for ${current.platform}-${current.arch}); install Node ${EMULATOR_NODE_MIN.join('.')} or later and run npm install again`,
   );
 }
 
@@ -79,7 +84,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
   const child: ChildProcess = fork(HOST_SCRIPT, [], {
     cwd: PROJECT_ROOT,
     execPath: emulatorNode(),
-    execArgv: ['--import', 'tsx', '--no-warnings'],
+    execArgv: FROM_SOURCE ? ['--import', 'tsx', '--no-warnings'] : ['--no-warnings'],
     env: { ...process.env, [LOCAL_ENV.emulatorOptions]: JSON.stringify(hostOptions) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

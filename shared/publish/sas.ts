@@ -110,3 +110,26 @@ export function verifySasToken(token: string, keys: TopicKeys, requestPath: stri
   }
   return { valid: true };
 }
+
+/** A UTC time as SAS tokens write it: `M/D/YYYY h:mm:ss AM|PM`. */
+export function formatSasExpiry(at: Date): string {
+  const hours = at.getUTCHours();
+  const two = (value: number) => String(value).padStart(2, '0');
+  return `${at.getUTCMonth() + 1}/${at.getUTCDate()}/${at.getUTCFullYear()} ${hours % 12 === 0 ? 12 : hours % 12}:${two(at.getUTCMinutes())}:${two(at.getUTCSeconds())} ${hours < 12 ? 'AM' : 'PM'}`;
+}
+
+/** The API version the original service's SDKs put in a token's resource (ignored when checked). */
+const SAS_API_VERSION = '2018-01-01';
+
+/**
+ * A SAS token a publisher sends (header `aeg-sas-token`) instead of a topic key: for the topic's
+ * publish URL `publishUrl`, signed with `key` (key1 or key2, base64 as the API lists them), valid
+ * until `expiresAt`. Byte for byte the token the original service's SDKs make (the resource
+ * carries their `?apiVersion=`), and one {@link verifySasToken} accepts.
+ */
+export function createSasToken(publishUrl: string, key: string, expiresAt: Date): string {
+  const resource = `${publishUrl}?apiVersion=${SAS_API_VERSION}`;
+  const signed = `r=${encodeURIComponent(resource)}&e=${encodeURIComponent(formatSasExpiry(expiresAt))}`;
+  const signature = createHmac('sha256', Buffer.from(key, 'base64')).update(signed, 'utf8').digest('base64');
+  return `${signed}&s=${encodeURIComponent(signature)}`;
+}

@@ -101,3 +101,80 @@ describe('declared topics and subscriptions', () => {
     ).toThrow('validationWaitSeconds must be an integer from 0 to 3000 (got 4000).');
   });
 });
+
+describe('declared namespaces, their topics and push subscriptions', () => {
+  const app = newApp();
+  const stack = new Stack(app, 'Namespaces');
+  const pipeline = new DeliveryPipeline(stack, 'Events');
+  const carts = pipeline
+    .addNamespace('shop', { tags: { team: 'b' } })
+    .addTopic('carts', { eventRetentionInDays: 2 });
+  carts.addSubscription('analytics', {
+    endpointUrl: 'https://analytics.example.com/hook',
+    includedEventTypes: ['Cart.Abandoned'],
+    maxDeliveryCount: 5,
+    eventTimeToLiveInMinutes: 90,
+    maxEventsPerBatch: 10,
+  });
+  pipeline.addTopic('orders');
+  const template = Template.fromStack(stack);
+  const only = (type: string) => {
+    const found = resources(template, type);
+    expect(found).toHaveLength(1);
+    return found[0] as [string, Resource];
+  };
+
+  it("carry the admin API's namespace bodies, each made after its parent, through the pipeline's one provider", () => {
+    const [namespaceId, namespace] = only('Custom::GridwireNamespace');
+    const [topicId, topic] = only('Custom::GridwireNamespaceTopic');
+    const [, subscription] = only('Custom::GridwireNamespaceSubscription');
+    expect(namespace.Properties).toMatchObject({ Kind: 'Namespace', Namespace: 'shop' });
+    expect(JSON.parse(namespace.Properties.Body as string)).toEqual({ tags: { team: 'b' } });
+    expect(topic.Properties).toMatchObject({ Kind: 'NamespaceTopic', Namespace: 'shop', Topic: 'carts' });
+    expect(JSON.parse(topic.Properties.Body as string)).toEqual({ properties: { eventRetentionInDays: 2 } });
+    expect(topic.DependsOn).toEqual(expect.arrayContaining([namespaceId]));
+    expect(subscription.Properties).toMatchObject({
+      Kind: 'NamespaceSubscription',
+      Namespace: 'shop',
+      Topic: 'carts',
+      Subscription: 'analytics',
+      ValidationWaitSeconds: '120',
+    });
+    expect(subscription.DependsOn).toEqual(expect.arrayContaining([topicId]));
+    expect(JSON.parse(subscription.Properties.Body as string)).toEqual({
+      properties: {
+        deliveryConfiguration: {
+          deliveryMode: 'Push',
+          push: {
+            destination: {
+              endpointType: 'WebHook',
+              properties: { endpointUrl: 'https://analytics.example.com/hook', maxEventsPerBatch: 10 },
+            },
+            maxDeliveryCount: 5,
+            eventTimeToLive: 'PT1H30M',
+          },
+        },
+        filtersConfiguration: { includedEventTypes: ['Cart.Abandoned'] },
+      },
+    });
+    // Namespaces and classic topics share the pipeline's provider.
+    expect(
+      resources(template, 'AWS::Lambda::Function').filter(
+        ([, r]) => r.Properties.Handler === 'framework.onEvent',
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('refuse bad names and limits at synthesis, naming the field and the limit', () => {
+    const bad = new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Events');
+    expect(() => bad.addNamespace('a_b')).toThrow("The namespace name 'a_b' is not valid: 3 to 50");
+    const namespace = bad.addNamespace('shop');
+    expect(() => namespace.addTopic('carts', { eventRetentionInDays: 8 })).toThrow(
+      'eventRetentionInDays must be an integer from 1 to 7 (got 8).',
+    );
+    const topic = namespace.addTopic('baskets');
+    expect(() =>
+      topic.addSubscription('analytics', { endpointUrl: 'https://x.example', maxDeliveryCount: 11 }),
+    ).toThrow('maxDeliveryCount must be an integer from 1 to 10 (got 11).');
+  });
+});

@@ -351,6 +351,14 @@ describe('two pipelines in one stack', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 2);
   });
 
+  it('give each function its own code, shared by the two pipelines (one asset per handler)', () => {
+    const keys = Object.values(resourcesOf(template))
+      .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+      .map((resource) => (resource.Properties as { Code: { S3Key: string } }).Code.S3Key);
+    expect(keys).toHaveLength(Object.keys(FUNCTIONS).length * 2);
+    expect(new Set(keys).size).toBe(Object.keys(FUNCTIONS).length);
+  });
+
   it.each(RULE_PACKS)('leave the %s rule pack nothing unacknowledged', (_name, pack) => {
     expect(unacknowledged(pack, app)).toEqual([]);
   });

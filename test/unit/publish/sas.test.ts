@@ -1,5 +1,5 @@
 import { AzureKeyCredential, generateSharedAccessSignature } from '@azure/eventgrid';
-import { parseSasExpiry, verifySasToken } from '../../../shared/publish/sas';
+import { createSasToken, formatSasExpiry, parseSasExpiry, verifySasToken } from '../../../shared/publish/sas';
 
 const key1 = Buffer.alloc(32, 1).toString('base64');
 const key2 = Buffer.alloc(32, 2).toString('base64');
@@ -71,5 +71,28 @@ describe('SAS tokens', () => {
     ['tomorrow', undefined],
   ])('reads the expiry %s', (text, expected) => {
     expect(parseSasExpiry(text)).toBe(expected);
+  });
+});
+
+describe('createSasToken (the client entry point)', () => {
+  it.each([
+    ['morning', new Date(Date.UTC(2026, 10, 23, 9, 5, 7))],
+    ['midnight', new Date(Date.UTC(2026, 0, 1, 0, 0, 0))],
+    ['noon', new Date(Date.UTC(2026, 11, 31, 12, 30, 0))],
+    ['evening', new Date(Date.UTC(2027, 1, 28, 23, 59, 59))],
+  ])('makes the token the official SDK makes (%s expiry)', async (_name, expiresAt) => {
+    expect(createSasToken(URL_OF_TOPIC, key1, expiresAt)).toBe(await sdkToken(key1, expiresAt));
+  });
+
+  it('writes expiries that read back to the same instant', () => {
+    const at = new Date(Date.UTC(2026, 6, 4, 13, 1, 2));
+    expect(formatSasExpiry(at)).toBe('7/4/2026 1:01:02 PM');
+    expect(parseSasExpiry(formatSasExpiry(at))).toBe(at.getTime());
+  });
+
+  it('makes tokens the publish check accepts until they expire', () => {
+    const token = createSasToken(URL_OF_TOPIC, key2, inAnHour);
+    expect(verifySasToken(token, keys, PATH, now)).toEqual({ valid: true });
+    expect(verifySasToken(token, keys, PATH, inAnHour.getTime())).toMatchObject({ valid: false });
   });
 });

@@ -1,0 +1,32 @@
+/**
+ * The gridwire package's main entry: the CDK constructs. `DeliveryPipeline` is the whole pipeline
+ * (API, queues, functions, tables, dead-letter bucket, alarms); `GridwireStack` is a stack holding
+ * one; `addTopic` / `addNamespace` on a pipeline declare topics and subscriptions in code.
+ */
+export {
+  DeclaredNamespace,
+  type DeclaredNamespaceProps,
+  type DeclaredNamespaceSubscriptionProps,
+  DeclaredNamespaceTopic,
+  type DeclaredNamespaceTopicProps,
+} from './declared-namespaces';
+export {
+  DECLARED_TOTAL_TIMEOUT_MINUTES,
+  type DeclaredSubscriptionProps,
+  DeclaredTopic,
+  type DeclaredTopicProps,
+} from './declared-resources';
+export {
+  DEFAULT_PUBLISH_RESERVED_CONCURRENCY,
+  DEFAULT_THROTTLE,
+  DeliveryPipeline,
+  type DeliveryPipelineProps,
+} from './delivery-pipeline';
+export { GridwireStack, type GridwireStackProps } from './gridwire-stack';
+export {
+  ASSUMED_PUBLISH_DURATION_MS,
+  type StageThrottle,
+  stageThrottleFor,
+  THROTTLE_CEILING,
+} from './pipeline/capacity';
+export { FUNCTION_RUNTIME } from './pipeline-function';
