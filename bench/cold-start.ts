@@ -1,6 +1,6 @@
 /**
  * A measured cold start of each function: bundled with esbuild as the CDK construct bundles it
- * (`infra/pipeline-function.ts`: one CommonJS file for Node.js 24, minified, with a source map,
+ * (`infra/function-bundle.ts`: one CommonJS file for Node.js 24, minified, with a source map,
  * nothing external, the AWS SDK included), then loaded by a fresh `node` process with the
  * construct's `--enable-source-maps`, whose handler is then built by a first invocation that
  * does no I/O (an empty SQS batch; an HTTP request the handler answers 404 before reading
@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
+import { BUNDLE_OPTIONS } from '../infra/function-bundle';
 import { ENV, FUNCTIONS, type FunctionKey } from '../shared/config/resources';
 
 const run = promisify(execFile);
@@ -88,22 +89,11 @@ Promise.resolve(handler(${JSON.stringify(event)}, context)).then(
 `;
 
 /**
- * Bundles `entry` into `outfile` as the construct bundles a function (`infra/pipeline-function.ts`):
+ * Bundles `entry` into `outfile` as the package bundles a function (`infra/function-bundle.ts`):
  * one minified CommonJS file for Node.js 24 with a source map, nothing external.
  */
 export async function bundleAsTheConstruct(entry: string, outfile: string): Promise<void> {
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node24',
-    format: 'cjs',
-    minify: true,
-    sourcemap: true,
-    external: [],
-    logLevel: 'silent',
-  });
+  await build({ ...BUNDLE_OPTIONS, entryPoints: [entry], outfile, logLevel: 'silent' });
 }
 
 const median = (values: number[]) => {
