@@ -92,7 +92,13 @@ describe('the backlog of an unhealthy endpoint', () => {
       'every event held in the backlog',
     );
     expect(held).toMatchObject({ state: expect.stringMatching(/^(Holding|Waiting)$/) });
-    expect(api.stack.metrics.sum('DeliveryStoredCount', {})).toBeGreaterThanOrEqual(1);
+    // The storing invocation's metrics are published when it ends, which may be after the
+    // segments it wrote are already visible.
+    await eventually(
+      () => api.stack.metrics.sum('DeliveryStoredCount', {}) >= 1,
+      10_000,
+      'the stored events counted',
+    );
 
     // While it is down, only the backlog's probes reach it, one at each hold's end, each with the
     // earliest due event alone; the events stay held.
@@ -286,8 +292,13 @@ describe('a wait longer than the threshold', () => {
       'the event held in the backlog',
     );
     expect(held.state).toBe('Waiting');
-    // Five waits rode the retry queue; only the one past the threshold was stored.
-    expect(fast.stack.metrics.sum('DeliveryStoredCount', { Topic: 'patient' })).toBeGreaterThanOrEqual(1);
+    // Five waits rode the retry queue; only the one past the threshold was stored (counted when
+    // the storing invocation ends).
+    await eventually(
+      () => fast.stack.metrics.sum('DeliveryStoredCount', { Topic: 'patient' }) >= 1,
+      10_000,
+      'the stored event counted',
+    );
 
     await eventually(() => webhook.requestsTo(path).length === 7, 30_000, 'the seventh attempt');
     const seventhAt = webhook.requestsTo(path)[6]?.at ?? Number.NaN;

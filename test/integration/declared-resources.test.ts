@@ -203,3 +203,104 @@ describe('declared topics and subscriptions', () => {
     await expect(apply(topicEvent('Create', 'bad name!'))).rejects.toThrow(/answered 400/);
   });
 });
+
+describe('declared namespaces, namespace topics and push subscriptions', () => {
+  const declared = (
+    RequestType: DeclaredResourceEvent['RequestType'],
+    Kind: 'Namespace' | 'NamespaceTopic' | 'NamespaceSubscription',
+    names: Record<string, string>,
+    body: unknown,
+  ): DeclaredResourceEvent => ({
+    RequestType,
+    ResourceProperties: { ServiceToken: 'arn:provider', Kind, ...names, Body: JSON.stringify(body) },
+    ...(RequestType === 'Create'
+      ? {}
+      : {
+          PhysicalResourceId: [
+            `/admin/namespaces/${names.Namespace}`,
+            names.Topic === undefined ? '' : `/topics/${names.Topic}`,
+            names.Subscription === undefined ? '' : `/eventSubscriptions/${names.Subscription}`,
+          ].join(''),
+        }),
+  });
+  /** Allows the origin of the CloudEvents handshake, as a CloudEvents webhook does. */
+  const allowOrigin = (request: ReceivedRequest) =>
+    request.method === 'OPTIONS'
+      ? {
+          status: 200,
+          headers: { 'WebHook-Allowed-Origin': String(request.headers['webhook-request-origin']) },
+        }
+      : { status: 200 };
+  const push = (path: string, maxDeliveryCount: number) => ({
+    properties: {
+      deliveryConfiguration: {
+        deliveryMode: 'Push',
+        push: {
+          destination: {
+            endpointType: 'WebHook',
+            properties: { endpointUrl: webhook.url(path, allowOrigin) },
+          },
+          maxDeliveryCount,
+          eventTimeToLive: 'PT1H',
+        },
+      },
+      filtersConfiguration: { includedEventTypes: ['Cart.Abandoned'] },
+    },
+  });
+  const names = { Namespace: 'shop', Topic: 'carts', Subscription: 'analytics' };
+
+  it('creates them in order once the endpoint allowed the origin, updates in place and deletes them', async () => {
+    expect(
+      await apply(declared('Create', 'Namespace', { Namespace: 'shop' }, { tags: { team: 'b' } })),
+    ).toMatchObject({ PhysicalResourceId: '/admin/namespaces/shop' });
+    await apply(
+      declared(
+        'Create',
+        'NamespaceTopic',
+        { Namespace: 'shop', Topic: 'carts' },
+        { properties: { eventRetentionInDays: 2 } },
+      ),
+    );
+    const created = await apply(declared('Create', 'NamespaceSubscription', names, push('/carts', 5)));
+    expect(created).toMatchObject({
+      PhysicalResourceId: '/admin/namespaces/shop/topics/carts/eventSubscriptions/analytics',
+      Data: { ProvisioningState: 'Succeeded' },
+    });
+    expect(webhook.requestsTo('/carts').map((request) => request.method)).toContain('OPTIONS');
+    const path = '/admin/namespaces/shop/topics/carts/eventSubscriptions/analytics';
+    const stored = await api.call('GET', path);
+    expect(stored.body.properties).toMatchObject({
+      provisioningState: 'Succeeded',
+      deliveryConfiguration: { push: { maxDeliveryCount: 5, eventTimeToLive: 'PT1H' } },
+      filtersConfiguration: { includedEventTypes: ['Cart.Abandoned'] },
+    });
+    const uid = await storedUid('shop/carts', 'analytics');
+    expect(uid).toEqual(expect.any(String));
+
+    await apply(declared('Update', 'NamespaceSubscription', names, push('/carts', 3)));
+    expect((await api.call('GET', path)).body.properties).toMatchObject({
+      deliveryConfiguration: { push: { maxDeliveryCount: 3 } },
+    });
+    expect(await storedUid('shop/carts', 'analytics')).toBe(uid);
+
+    // The topic's retention bounds its subscriptions' time to live: the API's refusal fails it.
+    await expect(
+      apply(
+        declared('Update', 'NamespaceSubscription', names, {
+          properties: {
+            ...push('/carts', 3).properties,
+            deliveryConfiguration: {
+              deliveryMode: 'Push',
+              push: { ...push('/carts', 3).properties.deliveryConfiguration.push, eventTimeToLive: 'P3D' },
+            },
+          },
+        }),
+      ),
+    ).rejects.toThrow(/answered 400 .*eventTimeToLive/);
+
+    // Deleting the namespace takes its topics and their subscriptions with it.
+    await apply(declared('Delete', 'Namespace', { Namespace: 'shop' }, {}));
+    expect((await api.call('GET', path)).status).toBe(404);
+    expect((await api.call('GET', '/admin/namespaces/shop')).status).toBe(404);
+  }, 60_000);
+});
