@@ -84,11 +84,19 @@ export function dynamoWritesOf(
   return [];
 }
 
-/** SQS operations only the local stack itself makes (see `record`). */
+/** SQS operations the local stack itself makes (see `record`). */
 export const LOCAL_STACK_ONLY: ReadonlySet<string> = new Set(['GetQueueAttributes']);
 
 export class AwsRequestCounter {
   private counts: RequestCounts = AwsRequestCounter.empty();
+
+  /**
+   * @param unbilled SQS operations counted as requests but not billed as the functions' work: by
+   * default the local stack's own queue-depth reads. A counter attached to one function's own
+   * clients (a function process) bills every call, the publish function's backlog gate reads
+   * included.
+   */
+  constructor(private readonly unbilled: ReadonlySet<string> = LOCAL_STACK_ONLY) {}
 
   static empty(): RequestCounts {
     return {
@@ -169,7 +177,7 @@ export class AwsRequestCounter {
     if (output === undefined) this.counts.failedRequests[key] = (this.counts.failedRequests[key] ?? 0) + 1;
     // The local stack reads queue depths for its admission gate and `status` (Lambda and API
     // Gateway do their own on AWS): counted as requests, never billed as the functions' work.
-    if (service === 'sqs' && !LOCAL_STACK_ONLY.has(operation)) {
+    if (service === 'sqs' && !this.unbilled.has(operation)) {
       const req = input as {
         QueueUrl?: string;
         Entries?: Array<{ MessageBody?: string }>;

@@ -50,6 +50,11 @@ export interface FunctionProcessOptions {
   onMetrics: (points: readonly MetricPoint[]) => void;
   /** Where the counts of its AWS requests go, as each invocation answers. */
   onRequests: (counts: RequestCounts) => void;
+  /**
+   * Settings the deployed function has that the local stack's leave off (the publish function's
+   * `deliveryBacklogLimit`), over the stack's configuration.
+   */
+  config?: Partial<RuntimeConfig>;
 }
 
 export interface ProcessUsage {
@@ -150,7 +155,7 @@ export class FunctionProcess {
       child.send({
         kind: 'start',
         fn,
-        config: stack.config,
+        config: { ...stack.config, ...options.config },
         endpoints: stack.endpoints,
         logLevel: options.logLevel,
       } satisfies FunctionProcessMessage);

@@ -36,8 +36,8 @@ const sample = () => {
 };
 setInterval(sample, 10).unref();
 let cpuSince = cpuUsage();
-/** The function's AWS requests, handed over with each answer. */
-const requests = new AwsRequestCounter();
+/** The function's AWS requests, handed over with each answer: all of them its own, all billed. */
+const requests = new AwsRequestCounter(new Set());
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 let handler: Handler | undefined;
