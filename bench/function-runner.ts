@@ -12,17 +12,12 @@ import { cpuUsage, memoryUsage } from 'node:process';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { createDeliveryHandler } from '../functions/delivery';
-import { createPublishHandler } from '../functions/publish';
+import { buildPublishHandler } from '../functions/publish';
 import { lambdaContext } from '../local/lambda-context';
 import { FUNCTIONS } from '../shared/config/resources';
 import type { RuntimeConfig } from '../shared/config/runtime';
 import { publishMetricPoints } from '../shared/lambda/middleware';
-import {
-  buildDeliveryEngine,
-  buildPublisher,
-  createObservability,
-  type ObservabilityOptions,
-} from '../shared/lambda/wiring';
+import { buildDeliveryEngine, createObservability, type ObservabilityOptions } from '../shared/lambda/wiring';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/observability/metrics';
 import { createAwsClients, type LocalEndpoints } from '../shared/platform/aws';
 import { AwsRequestCounter } from './aws-counter';
@@ -66,7 +61,7 @@ const build = (
   });
   return (
     measured === 'publish'
-      ? createPublishHandler({ publisher: buildPublisher(runtime, observability), observability })
+      ? buildPublishHandler(runtime, observability)
       : createDeliveryHandler({ engine: buildDeliveryEngine(runtime, observability), observability })
   ) as Handler;
 };

@@ -34,6 +34,7 @@ import {
   buildPublisher,
   createObservability,
   type Observability,
+  type Runtime,
 } from '../shared/lambda/wiring';
 import { METRIC } from '../shared/observability/metrics';
 import { createAwsClients } from '../shared/platform/aws';
@@ -211,13 +212,20 @@ export function createPublishHandler({ publisher, observability, deliveryBacklog
     .use(routeFunctionUrlRequests(FUNCTION_URL_ROUTES, IAM_ONLY_ROUTES));
 }
 
-export const handler = lazyHandler(() => {
-  const runtime = { config: readConfig(), clients: createAwsClients() };
-  const observability = createObservability('publish', runtime.config);
+/**
+ * The publish handler on `runtime`, as Lambda runs it: its publisher and, when the configuration
+ * sets `deliveryBacklogLimit`, its gate on the delivery queue's backlog.
+ */
+export function buildPublishHandler(runtime: Runtime, observability: Observability) {
   const deliveryBacklog = buildDeliveryBacklogGate(runtime, observability);
   return createPublishHandler({
     publisher: buildPublisher(runtime, observability),
     observability,
     ...(deliveryBacklog === undefined ? {} : { deliveryBacklog }),
   });
+}
+
+export const handler = lazyHandler(() => {
+  const runtime = { config: readConfig(), clients: createAwsClients() };
+  return buildPublishHandler(runtime, createObservability('publish', runtime.config));
 });

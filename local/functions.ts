@@ -5,13 +5,12 @@
 import { createDeadLetterHandler } from '../functions/dead-letter';
 import { createDeliveryHandler, type DeliveryFunctionHandler } from '../functions/delivery';
 import { createManagementHandler } from '../functions/management';
-import { createPublishHandler } from '../functions/publish';
+import { buildPublishHandler } from '../functions/publish';
 import type { RuntimeConfig } from '../shared/config/runtime';
 import {
   buildDeadLetterStep,
   buildDeliveryEngine,
   buildManagementDeps,
-  buildPublisher,
   createObservability,
 } from '../shared/lambda/wiring';
 import type { LoggerLike } from '../shared/observability/logging';
@@ -86,10 +85,8 @@ export function buildLocalFunctions({
   const publishObs = observability('publish');
   const managementObs = observability('management');
   const deliveryObs = observability('delivery');
-  const realPublishHandler: HttpHandler = createPublishHandler({
-    publisher: buildPublisher(runtime, publishObs),
-    observability: publishObs,
-  });
+  // Its backlog gate stays off (no `deliveryBacklogLimit` locally): the stack's gate refuses first.
+  const realPublishHandler: HttpHandler = buildPublishHandler(runtime, publishObs);
   const handlers = {
     publish: asFunction('publish', options.wrapPublishHandler?.(realPublishHandler) ?? realPublishHandler),
     management: asFunction(
