@@ -9,6 +9,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { GridwireStack } from '../infra/gridwire-stack';
 import { ENV, FUNCTIONS, type FunctionKey } from '../shared/config/resources';
+import type { RuntimeConfig } from '../shared/config/runtime';
 
 export interface FunctionSettings {
   memoryMb: number;
@@ -18,6 +19,11 @@ export interface FunctionSettings {
   applicationLogLevel: string | undefined;
   tracing: boolean;
   environment: Record<string, string>;
+  /**
+   * Settings the deployed function has that the local stack leaves off: the publish function's
+   * backlog gate (`deliveryBacklogLimit`), when the template sets it.
+   */
+  deployedConfig: Partial<RuntimeConfig>;
 }
 
 export interface StackSettings {
@@ -68,6 +74,10 @@ export function readStackSettings(): StackSettings {
       applicationLogLevel: props.LoggingConfig?.ApplicationLogLevel,
       tracing: props.TracingConfig?.Mode === 'Active',
       environment,
+      deployedConfig:
+        environment[ENV.deliveryBacklogLimit] === undefined
+          ? {}
+          : { deliveryBacklogLimit: Number(environment[ENV.deliveryBacklogLimit]) },
     };
   }
   const stage = ofType('AWS::ApiGatewayV2::Stage')[0]?.[1].Properties as

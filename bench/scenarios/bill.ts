@@ -13,7 +13,6 @@
  * default sampling rule, the TCP/TLS overhead per request and the stored share of log bytes.
  */
 import { ENV, FUNCTIONS, type FunctionKey, QUEUES } from '../../shared/config/resources';
-import type { RuntimeConfig } from '../../shared/config/runtime';
 import { BACKLOG_SWEEP_EVERY_MINUTES } from '../../shared/queue/backlog-sweep';
 import { BACKLOG_WAKE_SHARDS } from '../../shared/storage/table';
 import { type ColdStart, measureColdStarts } from '../cold-start';
@@ -58,12 +57,6 @@ const SECRET_READS_PER_COLD_START: Record<FunctionKey, number> = {
   delivery: 0,
   deadLetter: 0,
 };
-/** The backlog gate's setting as the template gives it to a function (none: the gate is off). */
-const gateOf = (environment: Record<string, string>): Partial<RuntimeConfig> => {
-  const limit = environment[ENV.deliveryBacklogLimit];
-  return limit === undefined ? {} : { deliveryBacklogLimit: Number(limit) };
-};
-
 /** Stored over ingested log bytes: 1, the upper bound (CloudWatch stores them compressed). */
 const LOG_STORED_SHARE = 1;
 
@@ -172,7 +165,6 @@ const CASES: readonly BillCase[] = [
 const systemLevel = (level: string | undefined): SystemLogLevel =>
   level === undefined || level === 'INFO' ? 'INFO' : level === 'DEBUG' ? 'DEBUG' : 'WARN';
 
-/** Custom metrics of each scope: at most (every series the code can emit) and on the happy path (emitted in the run). */
 /**
  * Points kept across invocations for `KEPT_METRICS_SECONDS`, by instances taking the run's
  * invocations at the rate and mean duration measured (see `INSTANCES_OVER_CONCURRENCY`).
@@ -266,9 +258,8 @@ export const bill: Scenario = {
           logLevel: applicationLevel,
           onMetrics: live.stack.metrics.publish,
           onRequests: (counts) => live.usage.aws.add(counts),
-          // The publish function's backlog gate, on as the construct deploys it: its reads of the
-          // delivery queue's depth (at most one per 2 s per instance) are billed SQS requests.
-          config: gateOf(stackSettings.functions[fn].environment),
+          // As deployed: the publish function's backlog gate on, its depth reads billed.
+          config: stackSettings.functions[fn].deployedConfig,
         });
       }
       await warmUp(rig, { topic: 'bill-warm-up', eventsPerSecond: 500, eventsPerRequest: 20 });
