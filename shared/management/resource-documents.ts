@@ -4,7 +4,7 @@
  * is never shown.
  */
 
-import { BATCH_LIMITS } from '../delivery/rules/batching';
+import { batchPolicyOf } from '../delivery/rules/batching';
 import { provisioningStateOf } from '../delivery/rules/handshake';
 import { healthState } from '../delivery/rules/health';
 import type { BacklogState } from '../domain/backlog';
@@ -79,14 +79,14 @@ export function deliveryAttributeMappingDocument(mapping: DeliveryAttributeMappi
   };
 }
 
-/** The destination's properties as shown: batch settings always (their defaults when not set). */
+/** The destination's properties as shown: batch settings always, as delivery reads them. */
 export function destinationPropertiesDocument(destination: WebhookDestination) {
   const mappings = destination.deliveryAttributeMappings ?? [];
+  const { maxEventsPerBatch, preferredBatchSizeInKilobytes } = batchPolicyOf(destination);
   return {
     endpointBaseUrl: endpointBaseUrl(destination.endpointUrl),
-    maxEventsPerBatch: destination.maxEventsPerBatch ?? BATCH_LIMITS.maxEventsPerBatch.default,
-    preferredBatchSizeInKilobytes:
-      destination.preferredBatchSizeInKilobytes ?? BATCH_LIMITS.preferredBatchSizeInKilobytes.default,
+    maxEventsPerBatch,
+    preferredBatchSizeInKilobytes,
     ...(mappings.length === 0
       ? {}
       : { deliveryAttributeMappings: mappings.map(deliveryAttributeMappingDocument) }),

@@ -18,12 +18,20 @@ export const BATCH_LIMITS = {
   preferredBatchSizeInKilobytes: { min: 1, max: 1024, default: 64 },
 } as const;
 
-/** The policy of a subscription that set either setting (or neither: unbatched). */
+/**
+ * The policy of a subscription's settings. Setting either one turns batching on, the other taking
+ * a default: a preferred size alone lets a request hold as many events as fit under it (the most
+ * a batch may hold, 5000), a maximum alone keeps the 64 KB preferred size. Neither: unbatched.
+ */
 export const batchPolicyOf = (settings: {
   maxEventsPerBatch?: number;
   preferredBatchSizeInKilobytes?: number;
 }): BatchPolicy => ({
-  maxEventsPerBatch: settings.maxEventsPerBatch ?? BATCH_LIMITS.maxEventsPerBatch.default,
+  maxEventsPerBatch:
+    settings.maxEventsPerBatch ??
+    (settings.preferredBatchSizeInKilobytes === undefined
+      ? BATCH_LIMITS.maxEventsPerBatch.default
+      : BATCH_LIMITS.maxEventsPerBatch.max),
   preferredBatchSizeInKilobytes:
     settings.preferredBatchSizeInKilobytes ?? BATCH_LIMITS.preferredBatchSizeInKilobytes.default,
 });

@@ -24,7 +24,8 @@ const STATUS_OUTCOMES: Readonly<Record<number, DeliveryOutcome>> = {
 export const outcomeForStatus = (status: number): DeliveryOutcome =>
   STATUS_OUTCOMES[status] ?? 'GenericError';
 
-const ERROR_CODE_OUTCOMES: Readonly<Record<string, DeliveryOutcome>> = {
+/** Outcomes of errors thrown while sending, by their `code` or `name`. */
+export const ERROR_CODE_OUTCOMES: Readonly<Record<string, DeliveryOutcome>> = {
   ECONNREFUSED: 'SocketError',
   ECONNRESET: 'SocketError',
   EPIPE: 'SocketError',

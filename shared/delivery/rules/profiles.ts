@@ -158,20 +158,23 @@ export const NAMESPACE_ATTEMPT_TIMES_MS: readonly number[] = [
 ];
 
 /**
- * Push subscriptions of namespace topics: DELIVERY.md's `namespace` profile. No status floors
- * (the schedule itself is the whole rule), a shorter no-retry list that includes 404 and 414 and
- * the transport conditions (invalid argument, timeout, unauthorized access, cancelled operation,
- * socket error), at most 10 attempts and up to 7 days to live. Health is the classic one: the
- * original documents no other. Dead letters use the namespace layout and record envelope, and a
- * failing write is retried after 10 s, 1 min, 5 min, then every 5 minutes (SURFACE.md); the
- * 5 minute write delay and the 4 hour limit are the classic ones (documented for no other).
+ * Push subscriptions of namespace topics: DELIVERY.md's `namespace` profile. A no-retry list of
+ * its own: 400, 401, 403, 404 and 414 from the page's list of error codes, 413 from its status
+ * table (and its dead-letter section, which dead-letters 400 and 413 at once), and the transport
+ * conditions (invalid argument, timeout, unauthorized access, cancelled operation, socket error).
+ * The status table's floors are the classic ones: 408 waits 2 minutes or more, 503 30 seconds or
+ * more, any other failure 10 seconds or more (which the schedule's shortest step already is). At
+ * most 10 attempts and up to 7 days to live. Health is the classic one: the original documents
+ * no other. Dead letters use the namespace layout and record envelope, and a failing write is
+ * retried after 10 s, 1 min, 5 min, then every 5 minutes (SURFACE.md); the 5 minute write delay
+ * and the 4 hour limit are the classic ones (documented for no other).
  */
 export const NAMESPACE_PROFILE: DeliveryProfile = {
   ...TOPIC_PROFILE,
   name: 'namespace',
   retryDelaysMs: delaysBetween(NAMESPACE_ATTEMPT_TIMES_MS),
   repeatDelayMs: 5 * MINUTE,
-  noRetryStatuses: [400, 401, 403, 404, 414],
+  noRetryStatuses: [400, 401, 403, 404, 413, 414],
   noRetryTransportOutcomes: [
     // A request that could not be built (undici's invalid argument): the original's ArgumentException.
     'GenericError',
@@ -182,8 +185,6 @@ export const NAMESPACE_PROFILE: DeliveryProfile = {
     // A connection refused because the endpoint resolves to a non-public address.
     'Forbidden',
   ],
-  statusFloorsMs: {},
-  defaultFloorMs: 0,
   deadLetter: {
     ...TOPIC_PROFILE.deadLetter,
     layout: 'namespace',

@@ -17,10 +17,13 @@ describe('batch policy', () => {
   it.each([
     [{}, { maxEventsPerBatch: 1, preferredBatchSizeInKilobytes: 64 }, false],
     [{ maxEventsPerBatch: 100 }, { maxEventsPerBatch: 100, preferredBatchSizeInKilobytes: 64 }, true],
+    // Seed 003 (delivery and retry), "Batching behavior": "By default, Event Grid only adds one
+    // event to each delivery request. The way to turn on batching is to set either one of the
+    // settings mentioned earlier in the article in the event subscription JSON."
     [
       { preferredBatchSizeInKilobytes: 512 },
-      { maxEventsPerBatch: 1, preferredBatchSizeInKilobytes: 512 },
-      false,
+      { maxEventsPerBatch: 5000, preferredBatchSizeInKilobytes: 512 },
+      true,
     ],
     [
       { maxEventsPerBatch: 5000, preferredBatchSizeInKilobytes: 1024 },

@@ -46,15 +46,19 @@ describe('namespace profile: the schedule', () => {
     expect(delaysBetween([0])).toEqual([]);
   });
 
+  // Seed 002 (namespace push delivery), section 失败代码 (failure codes), its status table:
+  // "408 请求超时 2 分钟或更长时间后重试" (408: retried after 2 minutes or more), "503 服务不可用
+  // 30 秒或更长时间后重试" (503: after 30 seconds or more), "所有其他 10 秒或更长时间后重试"
+  // (any other: after 10 seconds or more).
   it.each([
-    [500, 10 * S],
-    [503, 10 * S],
-    [408, 10 * S],
-    [undefined, 10 * S],
+    [500, 10 * S, 10 * S],
+    [503, 30 * S, 30 * S],
+    [408, 2 * M, 2 * M],
+    [undefined, 10 * S, 10 * S],
   ])(
-    'sets no floor of its own: status %s after the first attempt waits the schedule step',
-    (status, delay) => {
-      expect(retryFloorMs(NAMESPACE_PROFILE, { httpStatus: status })).toBe(0);
+    "follows the status table's floors: status %s after the first attempt waits at least %i ms",
+    (status, floor, delay) => {
+      expect(retryFloorMs(NAMESPACE_PROFILE, { httpStatus: status })).toBe(floor);
       const decision = decideAfterFailure({
         profile: NAMESPACE_PROFILE,
         limits: { maxAttempts: 10, ttlMs: 7 * 24 * 60 * M },
@@ -66,6 +70,18 @@ describe('namespace profile: the schedule', () => {
       expect(decision).toEqual({ action: 'retry', delayMs: delay, dueAt: delay });
     },
   );
+
+  it("keeps the schedule's longer steps above the floors (after 4 failed attempts, 4 min)", () => {
+    const decision = decideAfterFailure({
+      profile: NAMESPACE_PROFILE,
+      limits: { maxAttempts: 10, ttlMs: 7 * 24 * 60 * M },
+      attemptsMade: 4,
+      result: { httpStatus: 408 },
+      now: 0,
+      random: 0,
+    });
+    expect(decision).toEqual({ action: 'retry', delayMs: 4 * M, dueAt: 4 * M });
+  });
 
   it('still honours a Retry-After on 429 and 503, up to the cap', () => {
     expect(retryFloorMs(NAMESPACE_PROFILE, { httpStatus: 429, retryAfterSeconds: 120 })).toBe(2 * M);
@@ -94,6 +110,11 @@ describe('namespace profile: what is never retried', () => {
   const decide = (result: Pick<AttemptResult, 'httpStatus' | 'outcome'>) =>
     decideAfterFailure({ profile: NAMESPACE_PROFILE, limits, attemptsMade: 1, result, now: 0, random: 0 });
 
+  // Seed 002 (namespace push delivery): the list of error codes not retried ("404 - NotFound",
+  // "401 - Unauthorized", "403 - Forbidden", "400 -BadRequest", "414 RequestUriTooLong"); its
+  // status table, "413 请求实体太大 不重试" (413 Payload Too Large: not retried); and its
+  // dead-letter section, "如果事件网格收到 400(错误请求)或 413(请求实体太大)响应代码,它会立即计划事件
+  // 以进行死信处理" (on a 400 or a 413 the event is scheduled for dead-lettering at once).
   it.each<[number, DeliveryOutcome, boolean, boolean]>([
     // status, outcome, retried under namespace, retried under topic
     [400, 'BadRequest', false, false],
@@ -101,7 +122,7 @@ describe('namespace profile: what is never retried', () => {
     [403, 'Forbidden', false, false],
     [404, 'NotFound', false, true],
     [414, 'GenericError', false, true],
-    [413, 'PayloadTooLarge', true, false],
+    [413, 'PayloadTooLarge', false, false],
     [408, 'TimedOut', true, true],
     [429, 'Busy', true, true],
     [500, 'GenericError', true, true],
