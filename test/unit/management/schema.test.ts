@@ -375,6 +375,41 @@ const dynamicMapping = (name: string, sourceField: unknown) => ({
 });
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+describe('every delivery policy the pages name', () => {
+  // Seed 003 (delivery and retry): "Retry policy" ("Maximum number of attempts", "Event
+  // time-to-live (TTL)"), "Batching policy" ("max-events-per-batch",
+  // "preferred-batch-size-in-kilobytes") and "Dead-letter events" ("you must specify a storage
+  // account to hold undelivered events when creating the event subscription").
+  it('is accepted in one subscription body and read as delivery uses it', () => {
+    const parsed = parseSubscriptionBody(
+      {
+        properties: {
+          destination: {
+            endpointType: 'WebHook',
+            properties: {
+              endpointUrl: 'https://hooks.example.test/in',
+              maxEventsPerBatch: 1000,
+              preferredBatchSizeInKilobytes: 512,
+            },
+          },
+          retryPolicy: { maxDeliveryAttempts: 10, eventTimeToLiveInMinutes: 30 },
+          deadLetterDestination: {
+            endpointType: 'StorageBlob',
+            properties: { resourceId: 'arn:aws:s3:::dead-letters', blobContainerName: 'orders' },
+          },
+        },
+      },
+      { allowHttp: false },
+    );
+    expect(parsed).toMatchObject({
+      maxEventsPerBatch: 1000,
+      preferredBatchSizeInKilobytes: 512,
+      retry: { maxAttempts: 10, ttlMs: 30 * 60_000 },
+      deadLetter: { container: 'orders', resourceId: 'arn:aws:s3:::dead-letters' },
+    });
+  });
+});
+
 describe('output batching settings', () => {
   it('keeps only the settings given', () => {
     expect(
@@ -631,6 +666,20 @@ describe('subscription documents with batching and delivery headers', () => {
     }),
     0,
   );
+
+  it('show a preferred size set alone as batching on: as many events as fit under it', () => {
+    const alone = subscription({
+      destination: {
+        endpointType: 'WebHook',
+        endpointUrl: 'https://hooks.example.test/in',
+        preferredBatchSizeInKilobytes: 256,
+      },
+    });
+    expect(subscriptionDocument(alone, 0).properties.destination.properties).toMatchObject({
+      maxEventsPerBatch: 5000,
+      preferredBatchSizeInKilobytes: 256,
+    });
+  });
 
   it('show the batch settings, a default for the one not set', () => {
     expect(doc.properties.destination.properties).toMatchObject({
