@@ -11,6 +11,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { TopicKeys } from '../domain/model';
 
+/** The signature of a token's `r=...&e=...` text: HMAC-SHA256 keyed by the base64-decoded topic key. */
+const signatureOf = (signed: string, key: string): Buffer =>
+  createHmac('sha256', Buffer.from(key, 'base64')).update(signed, 'utf8').digest();
+
 export type SasVerdict = { readonly valid: true } | { readonly valid: false; readonly reason: string };
 
 /** `M/D/YYYY h:mm:ss AM|PM` (UTC), as the SDKs write it, or an ISO 8601 time; `undefined` if neither. */
@@ -102,7 +106,7 @@ export function verifySasToken(token: string, keys: TopicKeys, requestPath: stri
   }
   const presented = Buffer.from(parsed.signature, 'base64');
   const matches = [keys.key1, keys.key2].map((key) => {
-    const expected = createHmac('sha256', Buffer.from(key, 'base64')).update(parsed.signed, 'utf8').digest();
+    const expected = signatureOf(parsed.signed, key);
     return presented.length === expected.length && timingSafeEqual(presented, expected);
   });
   if (!matches.some(Boolean)) {
@@ -130,6 +134,6 @@ const SAS_API_VERSION = '2018-01-01';
 export function createSasToken(publishUrl: string, key: string, expiresAt: Date): string {
   const resource = `${publishUrl}?apiVersion=${SAS_API_VERSION}`;
   const signed = `r=${encodeURIComponent(resource)}&e=${encodeURIComponent(formatSasExpiry(expiresAt))}`;
-  const signature = createHmac('sha256', Buffer.from(key, 'base64')).update(signed, 'utf8').digest('base64');
+  const signature = signatureOf(signed, key).toString('base64');
   return `${signed}&s=${encodeURIComponent(signature)}`;
 }

@@ -15,8 +15,9 @@ import type {
 } from '../../shared/management/declared-resources';
 import { systemClock } from '../../shared/platform/clock';
 import { DynamoSubscriptionStore } from '../../shared/storage/subscriptions';
+import { namespacePushBody } from '../support/fakes';
 import { startTestStack, type TestStack } from '../support/local-stack';
-import { type ReceivedRequest, WebhookServer } from '../support/webhook-server';
+import { allowingOrigin, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -223,30 +224,16 @@ describe('declared namespaces, namespace topics and push subscriptions', () => {
           ].join(''),
         }),
   });
-  /** Allows the origin of the CloudEvents handshake, as a CloudEvents webhook does. */
-  const allowOrigin = (request: ReceivedRequest) =>
-    request.method === 'OPTIONS'
-      ? {
-          status: 200,
-          headers: { 'WebHook-Allowed-Origin': String(request.headers['webhook-request-origin']) },
-        }
-      : { status: 200 };
-  const push = (path: string, maxDeliveryCount: number) => ({
-    properties: {
-      deliveryConfiguration: {
-        deliveryMode: 'Push',
-        push: {
-          destination: {
-            endpointType: 'WebHook',
-            properties: { endpointUrl: webhook.url(path, allowOrigin) },
-          },
-          maxDeliveryCount,
-          eventTimeToLive: 'PT1H',
-        },
-      },
-      filtersConfiguration: { includedEventTypes: ['Cart.Abandoned'] },
-    },
-  });
+  /** The push subscription's body: a webhook that allows the handshake's origin. */
+  const push = (path: string, maxDeliveryCount: number, eventTimeToLive = 'PT1H') =>
+    namespacePushBody(
+      webhook.url(
+        path,
+        allowingOrigin((origin) => origin),
+      ),
+      { maxDeliveryCount, eventTimeToLive },
+      { filtersConfiguration: { includedEventTypes: ['Cart.Abandoned'] } },
+    );
   const names = { Namespace: 'shop', Topic: 'carts', Subscription: 'analytics' };
 
   it('creates them in order once the endpoint allowed the origin, updates in place and deletes them', async () => {
@@ -285,17 +272,7 @@ describe('declared namespaces, namespace topics and push subscriptions', () => {
 
     // The topic's retention bounds its subscriptions' time to live: the API's refusal fails it.
     await expect(
-      apply(
-        declared('Update', 'NamespaceSubscription', names, {
-          properties: {
-            ...push('/carts', 3).properties,
-            deliveryConfiguration: {
-              deliveryMode: 'Push',
-              push: { ...push('/carts', 3).properties.deliveryConfiguration.push, eventTimeToLive: 'P3D' },
-            },
-          },
-        }),
-      ),
+      apply(declared('Update', 'NamespaceSubscription', names, push('/carts', 3, 'P3D'))),
     ).rejects.toThrow(/answered 400 .*eventTimeToLive/);
 
     // Deleting the namespace takes its topics and their subscriptions with it.

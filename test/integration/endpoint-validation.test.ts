@@ -8,6 +8,7 @@ import { event, startTestStack, type TestStack } from '../support/local-stack';
 import {
   eventMarker,
   eventually,
+  allowingOrigin as options,
   type ReceivedRequest,
   type Responder,
   WebhookServer,
@@ -216,13 +217,6 @@ it('holds events matched before the endpoint changed until the new endpoint agre
 });
 
 describe('CloudEvents handshake', () => {
-  const options =
-    (allow: (origin: string) => string | undefined) =>
-    (request: ReceivedRequest): ReturnType<Responder> => {
-      if (request.method !== 'OPTIONS') return { status: 200 };
-      const allowed = allow(String(request.headers['webhook-request-origin']));
-      return { status: 200, headers: allowed === undefined ? {} : { 'WebHook-Allowed-Origin': allowed } };
-    };
   const subscribeCloudEvents = (name: string, url: string) =>
     api.subscribe('guarded', name, url, { eventDeliverySchema: 'CloudEventSchemaV1_0' });
 

@@ -2,6 +2,7 @@
  * The namespace management API on the local stack, over HTTP: namespaces and their keys,
  * namespace topics, push subscriptions, cascading deletes and the 400s that name the field.
  */
+import { namespacePushBody as pushBody } from '../support/fakes';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 let api: TestStack;
@@ -16,20 +17,6 @@ afterAll(async () => {
 
 const PUSH = 'properties.deliveryConfiguration.push';
 const NS = '/admin/namespaces';
-
-const pushBody = (
-  endpointUrl: string,
-  push: Record<string, unknown> = {},
-  extra: Record<string, unknown> = {},
-) => ({
-  properties: {
-    deliveryConfiguration: {
-      deliveryMode: 'Push',
-      push: { destination: { endpointType: 'WebHook', properties: { endpointUrl } }, ...push },
-    },
-    ...extra,
-  },
-});
 
 describe('namespaces', () => {
   it('refuses requests without the admin token', async () => {

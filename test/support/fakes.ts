@@ -224,6 +224,33 @@ export const item = (
 };
 
 /** The event `item(id, publishedAt)` carries. */
+/**
+ * A namespace topic's push subscription body for `endpointUrl`, with further `push` settings and
+ * further `properties` (`filtersConfiguration`...).
+ */
+export const namespacePushBody = (
+  endpointUrl: string,
+  push: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+) => ({
+  properties: {
+    deliveryConfiguration: {
+      deliveryMode: 'Push',
+      push: { destination: { endpointType: 'WebHook', properties: { endpointUrl } }, ...push },
+    },
+    ...extra,
+  },
+});
+
+/** An Event Grid schema event as a publisher sends it (the topic filled in by publish). */
+export const publishedEvent = (id: string, eventType = 'Order.Created') => ({
+  id,
+  subject: 'orders/1',
+  eventType,
+  eventTime: '2026-01-01T00:00:00Z',
+  data: {},
+});
+
 export const eventOf = (id: string, publishedAt: number): EventGridEvent => ({
   id,
   topic: '/gridwire/topics/orders',

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack';
 import { recordAwsCalls } from './aws-calls';
+import { namespacePushBody } from './fakes';
 import { eventually } from './webhook-server';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read API answers freely and assert on them.
@@ -105,17 +106,7 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
       for (const [path, body] of [
         [base, { properties: {} }],
         [`${base}/topics/${topic}`, { properties: {} }],
-        [
-          `${base}/topics/${topic}/eventSubscriptions/${name}`,
-          {
-            properties: {
-              deliveryConfiguration: {
-                deliveryMode: 'Push',
-                push: { destination: { endpointType: 'WebHook', properties: { endpointUrl } } },
-              },
-            },
-          },
-        ],
+        [`${base}/topics/${topic}/eventSubscriptions/${name}`, namespacePushBody(endpointUrl)],
       ] as const) {
         const created = await call('PUT', path, body);
         if (created.status !== 201)

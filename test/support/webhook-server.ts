@@ -109,6 +109,19 @@ export async function eventually<T>(
 }
 
 /** How an event's id appears in a delivered body, for {@link WebhookServer.requestWith}. */
+/**
+ * A webhook's answer to the CloudEvents handshake: a 200 to every request, and to the OPTIONS
+ * request `WebHook-Allowed-Origin` with what `allow` makes of the origin asked for (none when
+ * undefined).
+ */
+export const allowingOrigin =
+  (allow: (origin: string) => string | undefined) =>
+  (request: ReceivedRequest): ReturnType<Responder> => {
+    if (request.method !== 'OPTIONS') return { status: 200 };
+    const allowed = allow(String(request.headers['webhook-request-origin']));
+    return { status: 200, headers: allowed === undefined ? {} : { 'WebHook-Allowed-Origin': allowed } };
+  };
+
 export const eventMarker = (id: string): string => `"id":"${id}"`;
 
 /** Waits until a request to `path` carried the event `id`; fails naming it after `timeoutMs`. */

@@ -10,18 +10,10 @@ import { Publisher } from '../../../shared/publish/publisher';
 import { parseJob } from '../../../shared/queue/job-codec';
 import type { HeldMarks } from '../../../shared/storage/held-marks';
 import { publishingStore } from '../../../shared/storage/store';
-import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
+import { publishedEvent as event, RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
 import { memoryStores } from '../../support/memory-stores';
 
 const TOPIC = 'orders';
-
-const event = (id: string, eventType = 'Order.Created') => ({
-  id,
-  subject: 'orders/1',
-  eventType,
-  eventTime: '2026-01-01T00:00:00Z',
-  data: {},
-});
 
 async function setup(options: { diverts?: boolean } = {}) {
   const clock = new VirtualClock(Date.parse('2026-03-01T00:00:00Z'));

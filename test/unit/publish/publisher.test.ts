@@ -10,6 +10,7 @@ import { parseJob } from '../../../shared/queue/job-codec';
 import { QueueRejectedError } from '../../../shared/queue/sqs-job-queue';
 import {
   deliveryTarget,
+  publishedEvent as event,
   RecordingQueue,
   subscription,
   topicFixture,
@@ -20,14 +21,6 @@ const keyOne = { kind: 'key', key: 'key-one' } as const;
 const ORDERS_PATH = '/topics/orders/api/events';
 
 const topic = topicFixture();
-
-const event = (id: string, eventType = 'Order.Created') => ({
-  id,
-  subject: 'orders/1',
-  eventType,
-  eventTime: '2026-01-01T00:00:00Z',
-  data: {},
-});
 
 function setup(subscriptions: Subscription[] = [subscription()]) {
   const clock = new VirtualClock();
