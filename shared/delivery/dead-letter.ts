@@ -20,7 +20,7 @@ import type { Clock } from '../platform/clock';
 import { packEndedJobs, targetGroupId } from '../queue/job-codec';
 import { done, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
 import type { JobQueue } from '../queue/sqs-job-queue';
-import type { DeadLetterBucket } from '../storage/dead-letter-bucket';
+import { type DeadLetterBucket, DeadLetterDestinationNotFound } from '../storage/dead-letter-bucket';
 import { eventAsDeadLettered } from './rules/convert';
 import {
   type DeadLetterFacts,
@@ -111,7 +111,9 @@ interface Group {
  * are tried again on their profile's schedule (classic: every 5 min; namespace: 10 s, 1 min,
  * 5 min, then every 5 min; each delivery counts its failed writes); once `giveUpAfterMs` (4 h)
  * has passed since they ended, they are dropped, counted (`DroppedEventCount`,
- * `DeadLetterStoreUnavailable`) and logged. Blob keys and records follow the job's record format:
+ * `DeadLetterStoreUnavailable`) and logged. A bucket that does not exist is no outage: its dead
+ * letters are dropped at once (`DeadLetterDestinationNotFound`), as the original drops dead letters
+ * whose destination isn't found. Blob keys and records follow the job's record format:
  * the namespace layout for `namespace`, the classic one otherwise.
  */
 export class DeadLetterStep {
@@ -179,10 +181,31 @@ export class DeadLetterStep {
     }
   }
 
-  /** The bucket refused: drop what is past the limit, re-queue the rest to be tried again. */
+  /**
+   * The bucket refused: drop what is past the limit, re-queue the rest to be tried again. A
+   * destination that does not exist is no outage: everything is dropped at once.
+   */
   private async cannotWrite(group: Group, error: Error, report: DeadLetterReport): Promise<void> {
     const { clock, profiles, logger } = this.deps;
     const { target } = group;
+    if (error instanceof DeadLetterDestinationNotFound) {
+      logger.error('dead-letter destination not found; dropping its dead letters', {
+        topic: target.topic,
+        subscription: target.subscription,
+        container: target.deadLetter.container,
+        bucket: error.bucketName,
+        events: group.entries.length,
+      });
+      this.deps.drops.drop(
+        target,
+        group.entries.map((entry) => ({
+          item: entry.item,
+          reason: 'DeadLetterDestinationNotFound' as const,
+        })),
+      );
+      report.dropped += group.entries.length;
+      return;
+    }
     const timing = profiles[target.profile].deadLetter;
     const now = clock.now();
     const expired = group.entries.filter((entry) => now - entry.endedAt >= timing.giveUpAfterMs);

@@ -7,7 +7,7 @@ import type { AttemptResult } from '../domain/model';
 import type { Clock } from '../platform/clock';
 import { blockedHost, EndpointBlockedError, guardedLookup, type Resolver } from './endpoint-guard';
 import type { HandshakeAnswer, HandshakeRequest } from './rules/handshake';
-import { isSuccessStatus, outcomeForError, outcomeForStatus, parseRetryAfter } from './rules/outcomes';
+import { classifyError, isSuccessStatus, outcomeForStatus, parseRetryAfter } from './rules/outcomes';
 
 /** How long the sender waits for an answer before the attempt counts as `TimedOut`. */
 export const DELIVERY_TIMEOUT_MS = 30_000;
@@ -104,14 +104,15 @@ export class UndiciWebhookSender implements WebhookSender {
         ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
       };
     } catch (error) {
-      const outcome = isEndpointBlocked(error)
-        ? 'Forbidden'
+      const { outcome, errorCode } = isEndpointBlocked(error)
+        ? { outcome: 'Forbidden' as const, errorCode: 'EndpointBlocked' }
         : signal.aborted
-          ? 'TimedOut'
-          : outcomeForError(error);
+          ? { outcome: 'TimedOut' as const }
+          : classifyError(error);
       return {
         delivered: false,
         outcome,
+        ...(errorCode === undefined ? {} : { errorCode }),
         durationMs: this.options.clock.now() - started,
         error: describeError(error),
       };

@@ -49,6 +49,8 @@ export const DROP_REASONS = [
   'SubscriptionDeleted',
   /** The dead-letter location could not be written for the whole retention limit (4 hours). */
   'DeadLetterStoreUnavailable',
+  /** The dead-letter location does not exist (its bucket is gone): dropped at the first write. */
+  'DeadLetterDestinationNotFound',
 ] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 
@@ -386,6 +388,11 @@ export interface AttemptResult {
   durationMs: number;
   /** Short error text for network failures. */
   error?: string;
+  /**
+   * The error code behind a network failure's outcome (`ENOTFOUND`, `EAI_AGAIN`, `ECONNREFUSED`...):
+   * the profile decides some per code (a name that does not exist ends delivery at once).
+   */
+  errorCode?: string;
   /** Seconds from a `Retry-After` answer header, when present and valid. */
   retryAfterSeconds?: number;
 }

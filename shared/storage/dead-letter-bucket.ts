@@ -39,6 +39,22 @@ export interface DeadLetterBlobRead {
 const isMissing = (error: unknown) =>
   error instanceof NoSuchKey || ['NoSuchKey', 'NotFound'].includes((error as { name?: string }).name ?? '');
 
+/**
+ * The dead-letter destination does not exist (S3 answered `NoSuchBucket`): not an outage that
+ * waiting could end, so the dead-letter step drops what it was to write (the original drops dead
+ * letters whose destination isn't found) instead of trying for 4 hours.
+ */
+export class DeadLetterDestinationNotFound extends Error {
+  override readonly name = 'DeadLetterDestinationNotFound';
+
+  constructor(
+    readonly bucketName: string,
+    cause: unknown,
+  ) {
+    super(`the dead-letter bucket ${bucketName} does not exist`, { cause });
+  }
+}
+
 /** Appended to a blob's key to name its replay marker. */
 export const REPLAYED_MARKER_SUFFIX = '.replayed';
 
@@ -118,18 +134,26 @@ export class DeadLetterBucket {
 
   /**
    * Writes one blob (a JSON array of records), stamped with the topic of the subscription whose
-   * records it holds. Rejects if the bucket cannot be written.
+   * records it holds. Rejects if the bucket cannot be written: with a
+   * {@link DeadLetterDestinationNotFound} when the bucket does not exist.
    */
   async put(key: string, body: string, topic?: string): Promise<void> {
-    await this.s3.send(
-      new PutObjectCommand({
-        Bucket: this.bucketName,
-        Key: key,
-        Body: body,
-        ContentType: 'application/json; charset=utf-8',
-        ...(topic === undefined ? {} : { Metadata: { [TOPIC_METADATA]: topic } }),
-      }),
-    );
+    try {
+      await this.s3.send(
+        new PutObjectCommand({
+          Bucket: this.bucketName,
+          Key: key,
+          Body: body,
+          ContentType: 'application/json; charset=utf-8',
+          ...(topic === undefined ? {} : { Metadata: { [TOPIC_METADATA]: topic } }),
+        }),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NoSuchBucket') {
+        throw new DeadLetterDestinationNotFound(this.bucketName, error);
+      }
+      throw error;
+    }
   }
 
   /** Blobs under `prefix` written in [since, until), newest first. */

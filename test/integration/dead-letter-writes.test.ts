@@ -2,10 +2,13 @@
  * Dead letters end to end: ended deliveries wait the (scaled) 5 minutes, then land in the local
  * S3 emulator at the documented key, grouped into few blobs. Time scale 60: 5 minutes are 5 s.
  */
-import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { deadLetterTargetSchema, type EndedJob, JOB_FORMAT_VERSION } from '../../shared/domain/delivery';
 
 import { METRIC } from '../../shared/observability/metrics';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/platform/aws';
 import { DeadLetterBucket } from '../../shared/storage/dead-letter-bucket';
 import { deadLetterStepHarness, deliveryTarget, item } from '../support/fakes';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
@@ -176,11 +179,31 @@ describe('dead letters in S3', () => {
 
 describe('a dead-letter bucket that cannot be written (real S3 emulator, injected clock)', () => {
   const H = 3_600_000;
+  const emulator = () => api.stack.clients.s3;
+  /** An S3 client aimed at a loopback port nothing listens on: every request is refused. */
+  let unreachable: S3Client;
 
-  function stepOn(bucketName: string) {
-    const { clock, queue, metrics, step } = deadLetterStepHarness(
-      new DeadLetterBucket(api.stack.clients.s3, bucketName),
-    );
+  beforeAll(async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    unreachable = new S3Client({
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+      endpoint: `http://127.0.0.1:${port}`,
+      forcePathStyle: true,
+      maxAttempts: 1,
+    });
+  });
+
+  afterAll(() => unreachable?.destroy());
+
+  /** The step writing through whichever client `client()` returns at the time of the write. */
+  function stepOn(bucketName: string, client: () => S3Client) {
+    const { clock, queue, metrics, step } = deadLetterStepHarness({
+      put: (key, body, topic) => new DeadLetterBucket(client(), bucketName).put(key, body, topic),
+    });
     // Subscription `audit` of topic `orders`, dead-lettering to `dead` in the Event Grid schema.
     const target = deadLetterTargetSchema.parse(deliveryTarget({ deadLetter: { container: 'dead' } }));
     const job = (id: string): EndedJob => ({
@@ -198,35 +221,52 @@ describe('a dead-letter bucket that cannot be written (real S3 emulator, injecte
     return { clock, queue, metrics, step, job };
   }
 
-  it('loses nothing when the bucket comes back within 4 hours', async () => {
+  const dropReasons = (metrics: ReturnType<typeof stepOn>['metrics']) =>
+    metrics
+      .drain()
+      .filter((point) => point.name === METRIC.DroppedEventCount && point.dimensions.DropReason !== undefined)
+      .map((point) => point.dimensions.DropReason);
+
+  it('loses nothing when the bucket can be reached again within 4 hours', async () => {
     const bucketName = `outage-short-${Date.now()}`;
-    const { clock, queue, step, job } = stepOn(bucketName);
+    await emulator().send(new CreateBucketCommand({ Bucket: bucketName }));
+    let client = unreachable;
+    const { clock, queue, step, job } = stepOn(bucketName, () => client);
 
     const first = await step.write([job('kept')]);
     expect(first).toMatchObject({ written: 0, waiting: 1, dropped: 0 });
 
-    await api.stack.clients.s3.send(new CreateBucketCommand({ Bucket: bucketName }));
+    client = emulator();
     clock.advance(3 * H);
     const retried = await step.write(queue.takeEnded().map((entry) => entry.job));
 
     expect(retried).toMatchObject({ written: 1, dropped: 0 });
-    const listed = await api.stack.clients.s3.send(
+    const listed = await emulator().send(
       new ListObjectsV2Command({ Bucket: bucketName, Prefix: 'dead/AUDIT/' }),
     );
     expect(listed.Contents).toHaveLength(1);
   });
 
   it('drops and counts what it could not write for 4 hours', async () => {
-    const { clock, queue, metrics, step, job } = stepOn(`outage-long-${Date.now()}`);
+    const { clock, queue, metrics, step, job } = stepOn(`outage-long-${Date.now()}`, () => unreachable);
     await step.write([job('lost')]);
     clock.advance(4 * H);
 
     const report = await step.write(queue.takeEnded().map((entry) => entry.job));
 
     expect(report).toMatchObject({ written: 0, waiting: 0, dropped: 1 });
-    const dropped = metrics
-      .drain()
-      .find((point) => point.name === METRIC.DroppedEventCount && point.dimensions.DropReason !== undefined);
-    expect(dropped?.dimensions).toMatchObject({ DropReason: 'DeadLetterStoreUnavailable' });
+    expect(dropReasons(metrics)).toEqual(['DeadLetterStoreUnavailable']);
+  });
+
+  // 003 (classic page), "Retry schedule", the note: "Dead lettered events will be dropped when the
+  // dead-letter destination isn't found."
+  it('drops at the first write, with its reason, what was meant for a bucket that does not exist', async () => {
+    const { queue, metrics, step, job } = stepOn(`never-created-${Date.now()}`, emulator);
+
+    const report = await step.write([job('nowhere')]);
+
+    expect(report).toMatchObject({ written: 0, waiting: 0, dropped: 1 });
+    expect(queue.takeEnded()).toHaveLength(0);
+    expect(dropReasons(metrics)).toEqual(['DeadLetterDestinationNotFound']);
   });
 });

@@ -47,21 +47,32 @@ export const ERROR_CODE_OUTCOMES: Readonly<Record<string, DeliveryOutcome>> = {
   UND_ERR_INVALID_ARG: 'GenericError',
 };
 
+/** An error thrown while sending, as the retry rules see it: its outcome and the code behind it. */
+export interface ErrorOutcome {
+  readonly outcome: DeliveryOutcome;
+  /** The `code` or `name` that decided the outcome (`ENOTFOUND`, `ECONNREFUSED`...), when one did. */
+  readonly errorCode?: string;
+}
+
 /**
- * The outcome for an error thrown while sending. Looks at `code`, then `name`, then the same on
- * `cause` (fetch-style errors wrap the socket error).
+ * The outcome for an error thrown while sending, and the code it was known by. Looks at `code`,
+ * then `name`, then the same on `cause` (fetch-style errors wrap the socket error).
  */
-export function outcomeForError(error: unknown): DeliveryOutcome {
+export function classifyError(error: unknown): ErrorOutcome {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth += 1) {
     const { code, name } = current as { code?: unknown; name?: unknown };
     for (const key of [code, name]) {
-      if (typeof key === 'string' && ERROR_CODE_OUTCOMES[key] !== undefined) return ERROR_CODE_OUTCOMES[key];
+      const outcome = typeof key === 'string' ? ERROR_CODE_OUTCOMES[key] : undefined;
+      if (outcome !== undefined) return { outcome, errorCode: key as string };
     }
     current = (current as { cause?: unknown }).cause;
   }
-  return 'SocketError';
+  return { outcome: 'SocketError' };
 }
+
+/** The outcome for an error thrown while sending ({@link classifyError} without the code). */
+export const outcomeForError = (error: unknown): DeliveryOutcome => classifyError(error).outcome;
 
 /**
  * Parses a `Retry-After` header (delta-seconds or an HTTP date) into whole seconds from `now`.

@@ -32,6 +32,11 @@ export interface DeliveryProfile {
    */
   readonly noRetryTransportOutcomes: readonly DeliveryOutcome[];
   /**
+   * Codes of transport errors that end delivery at once whatever their outcome's rule says: a
+   * configuration error that retrying can't fix (the endpoint's name no longer exists).
+   */
+  readonly noRetryErrorCodes: readonly string[];
+  /**
    * Outcomes that end delivery at once, with the reason recorded (`Disabled`, a 410 Gone: the
    * endpoint's other pending deliveries end too, see `rules/health.ts`).
    */
@@ -99,6 +104,10 @@ export const TOPIC_PROFILE: DeliveryProfile = {
   noRetryStatuses: [400, 401, 403, 413],
   // A connection refused because the endpoint resolves to a non-public address: policy, not luck.
   noRetryTransportOutcomes: ['Forbidden'],
+  // The name server answered that the endpoint's name does not exist (a deleted endpoint): the
+  // page dead-letters or drops such configuration errors. Both stay `ResolutionError`; a name
+  // server that could not answer (EAI_AGAIN) is retried like any outage.
+  noRetryErrorCodes: ['ENOTFOUND', 'EAI_NONAME'],
   endingOutcomes: { Disabled: 'EndpointDisabled' },
   statusFloorsMs: { 408: 2 * MINUTE, 503: 30 * SECOND },
   defaultFloorMs: 10 * SECOND,

@@ -50,9 +50,15 @@ export function jitterMs(profile: DeliveryProfile, delayMs: number, random: numb
 /** Whether a failed attempt may be retried at all under this profile. */
 export function isRetriable(
   profile: DeliveryProfile,
-  result: Pick<AttemptResult, 'httpStatus' | 'outcome'>,
+  result: Pick<AttemptResult, 'httpStatus' | 'outcome' | 'errorCode'>,
 ): boolean {
   if (result.httpStatus !== undefined && profile.noRetryStatuses.includes(result.httpStatus)) return false;
+  if (
+    result.httpStatus === undefined &&
+    result.errorCode !== undefined &&
+    profile.noRetryErrorCodes.includes(result.errorCode)
+  )
+    return false;
   if (
     result.httpStatus === undefined &&
     result.outcome !== undefined &&
@@ -71,7 +77,7 @@ export interface FailureInput {
   readonly limits: RetryLimits;
   /** Attempts made, counting the one that just failed. */
   readonly attemptsMade: number;
-  readonly result: Pick<AttemptResult, 'httpStatus' | 'outcome' | 'retryAfterSeconds'>;
+  readonly result: Pick<AttemptResult, 'httpStatus' | 'outcome' | 'errorCode' | 'retryAfterSeconds'>;
   /** Epoch ms of the decision. */
   readonly now: number;
   /** Uniform draw in [0, 1) for the jitter. */

@@ -130,6 +130,49 @@ describe('delivery engine: endpoint health', () => {
     expect(await h.engine.processJob(job(items('c', 1, h.clock.now())), run)).toMatchObject({ delivered: 1 });
   });
 
+  // 003 (classic page), "LastDeliveryOutcome: Probation": "If an event subscription is in
+  // probation, events may get dead-lettered or dropped without even trying delivery depending on
+  // the error code due to which it's in probation." Gridwire's choice, per outcome: only a 410
+  // (Disabled, above) ends events without a request; every probation a webhook can be put on
+  // holds them, without using an attempt, and they are tried when it ends.
+  it.each<[string, AttemptResult, number]>([
+    ['Busy', { delivered: false, httpStatus: 503, outcome: 'Busy', durationMs: 1 }, 10 * S],
+    ['TimedOut', { delivered: false, outcome: 'TimedOut', durationMs: 1 }, 10 * S],
+    ['SocketError', { delivered: false, outcome: 'SocketError', durationMs: 1 }, 30 * S],
+    ['NotFound', { delivered: false, httpStatus: 404, outcome: 'NotFound', durationMs: 1 }, 5 * M],
+    [
+      'ResolutionError',
+      { delivered: false, outcome: 'ResolutionError', errorCode: 'ENOTFOUND', durationMs: 1 },
+      5 * M,
+    ],
+    ['Unauthorized', { delivered: false, httpStatus: 401, outcome: 'Unauthorized', durationMs: 1 }, 5 * M],
+    ['Forbidden', { delivered: false, httpStatus: 403, outcome: 'Forbidden', durationMs: 1 }, 5 * M],
+  ])('a %s probation holds new events without an attempt, and they are delivered after it', async (outcome, answer, probation) => {
+    const h = engineHarness({ concurrency: 1, randoms: [0, 0, 0, 0] });
+    h.sender.answerWith(answer);
+    const t0 = h.clock.now();
+    await h.engine.processJob(job(items('a', 1, t0)), run);
+    h.queue.take();
+    h.queue.takeEnded();
+    expect(await h.healthStore.get('orders', 'audit')).toMatchObject({ probationOutcome: outcome });
+
+    const during = await h.engine.processJob(job(items('b', 2, t0)), run);
+
+    expect(during).toMatchObject({ held: 2, ended: 0, delivered: 0 });
+    expect(h.sender.requests).toHaveLength(1);
+    expect(h.queue.takeEnded()).toHaveLength(0);
+    const held = h.queue.take();
+    expect(held.map((entry) => entry.job.dueAt)).toEqual([t0 + probation]);
+    expect(held[0]?.job.items.map((i) => [i.eventId, i.attempts, i.lastOutcome])).toEqual([
+      ['b0', 0, 'Probation'],
+      ['b1', 0, 'Probation'],
+    ]);
+
+    h.clock.advance(probation);
+    h.sender.answerWith({ delivered: true, httpStatus: 200 });
+    expect(await h.engine.processJob(held[0]?.job ?? job([]), run)).toMatchObject({ delivered: 2 });
+  });
+
   it('a probation one worker begins holds another worker’s jobs once its cached copy expires', async () => {
     const clock = new VirtualClock();
     const healthStore = new MemoryHealthStore();

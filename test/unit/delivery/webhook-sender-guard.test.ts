@@ -39,6 +39,9 @@ beforeEach(() => {
 /** `rebind.example` resolves to loopback. */
 const rebinding: Resolver = async (host): Promise<LookupAddress[]> => {
   if (host === 'rebind.example') return [{ address: '127.0.0.1', family: 4 }];
+  if (host === 'no-answer.example') {
+    throw Object.assign(new Error(`getaddrinfo EAI_AGAIN ${host}`), { code: 'EAI_AGAIN' });
+  }
   throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
 };
 
@@ -86,9 +89,23 @@ describe('connect-time check (blockPrivateEndpoints)', () => {
     expect(requests).toBe(1);
   });
 
-  it('a resolution failure stays a ResolutionError', async () => {
+  it('a resolution failure stays a ResolutionError, with the code the retry rules decide by', async () => {
     const result = await sendWith(true, `http://nowhere.example:${port}/hook`);
-    expect(result).toMatchObject({ delivered: false, outcome: 'ResolutionError' });
+    expect(result).toMatchObject({ delivered: false, outcome: 'ResolutionError', errorCode: 'ENOTFOUND' });
     expect(requests).toBe(0);
   });
+
+  it.each([true, false])(
+    'tells a name that does not exist from a name server that did not answer (check on: %s)',
+    async (blockPrivate) => {
+      expect(await sendWith(blockPrivate, `http://nowhere.example:${port}/hook`)).toMatchObject({
+        outcome: 'ResolutionError',
+        errorCode: 'ENOTFOUND',
+      });
+      expect(await sendWith(blockPrivate, `http://no-answer.example:${port}/hook`)).toMatchObject({
+        outcome: 'ResolutionError',
+        errorCode: 'EAI_AGAIN',
+      });
+    },
+  );
 });

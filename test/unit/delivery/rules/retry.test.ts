@@ -110,6 +110,42 @@ describe('status codes', () => {
     expect(isRetriable(TOPIC_PROFILE, { outcome: 'TimedOut' })).toBe(true);
   });
 
+  // 003 (classic page), "Retry schedule": "If the error returned by the subscribed endpoint is a
+  // configuration-related error that can't be fixed with retries (for example, if the endpoint is
+  // deleted), Event Grid will either perform dead-lettering on the event or drop the event if
+  // dead-letter isn't configured."
+  it.each([
+    ['ENOTFOUND', false],
+    ['EAI_NONAME', false],
+    ['EAI_AGAIN', true],
+    [undefined, true],
+  ])(
+    'a ResolutionError with code %s is retried: %s (a name that does not exist is a deleted endpoint)',
+    (errorCode, retried) => {
+      const result = {
+        outcome: 'ResolutionError' as const,
+        ...(errorCode === undefined ? {} : { errorCode }),
+      };
+      expect(isRetriable(TOPIC_PROFILE, result)).toBe(retried);
+      const decision = decideAfterFailure({
+        profile: TOPIC_PROFILE,
+        limits: retryLimitsOf(DEFAULT_POLICY),
+        attemptsMade: 1,
+        result,
+        now: 0,
+        random: 0,
+      });
+      expect(decision.action).toBe(retried ? 'retry' : 'deadLetter');
+      if (!retried) expect(decision).toEqual({ action: 'deadLetter', reason: 'NonRetriableOutcome' });
+    },
+  );
+
+  it('an error code only decides failures without an HTTP answer', () => {
+    expect(
+      isRetriable(TOPIC_PROFILE, { httpStatus: 500, outcome: 'GenericError', errorCode: 'ENOTFOUND' }),
+    ).toBe(true);
+  });
+
   it.each([
     // status, failed attempts so far, expected delay before jitter
     [408, 1, 2 * M],
