@@ -133,20 +133,83 @@ const factNamesOf = (format: DeadLetterFormat): readonly string[] =>
  */
 export const reasonNameOf = (format: DeadLetterFormat): string => factNamesOf(format)[0] as string;
 
-const factValues = (facts: DeadLetterFacts): (string | undefined)[] => [
-  JSON.stringify(facts.reason),
-  String(facts.deliveryAttempts),
-  facts.lastDeliveryOutcome === undefined ? undefined : JSON.stringify(facts.lastDeliveryOutcome),
-  JSON.stringify(new Date(facts.publishTime).toISOString()),
-  facts.lastDeliveryAttemptTime === undefined
-    ? undefined
-    : JSON.stringify(new Date(facts.lastDeliveryAttemptTime).toISOString()),
-];
+/**
+ * A dead letter's time as the original writes it: UTC with seven fractional digits
+ * (`2020-08-13T17:18:14.0265758Z`). Gridwire's clock counts milliseconds, so the last four are 0.
+ */
+export const recordTime = (epochMs: number): string => new Date(epochMs).toISOString().replace(/Z$/, '0000Z');
 
-const factMembers = (names: readonly string[], facts: DeadLetterFacts) =>
-  factValues(facts).flatMap((value, index) =>
+/**
+ * How namespace records state the dead-letter reason: a sentence, as the original's namespace
+ * page shows (`"Maximum delivery attempts was exceeded."`). The other formats write the name.
+ */
+export const NAMESPACE_REASON_SENTENCES: Readonly<Record<DeadLetterReason, string>> = {
+  MaxDeliveryAttemptsExceeded: 'Maximum delivery attempts was exceeded.',
+  TimeToLiveExceeded: 'Event time to live was exceeded.',
+  NonRetriableOutcome: 'The destination gave an answer that is not retried.',
+  EndpointDisabled: 'The destination was disabled.',
+};
+
+/**
+ * How namespace records state the last delivery's result (`deliveryresult`): a sentence, as the
+ * namespace page shows for an attempt that got no answer (`"Event was not acknowledged nor
+ * rejected."`). Every outcome has one, so a record never falls back to a bare name.
+ */
+export const NAMESPACE_RESULT_SENTENCES: Readonly<Record<DeliveryOutcome, string>> = {
+  NotFound: 'The destination was not found.',
+  Disabled: 'The destination has disabled receiving events.',
+  Full: 'The destination is full.',
+  Unauthorized: 'The destination answered that the delivery is unauthorized.',
+  BadRequest: 'The destination answered that the request is bad.',
+  TimedOut: 'Event was not acknowledged nor rejected.',
+  Busy: 'The destination was busy.',
+  PayloadTooLarge: 'The event was too large for the destination.',
+  Probation: 'The destination was on probation; delivery was not attempted.',
+  Canceled: 'The delivery was canceled.',
+  Aborted: 'The delivery was aborted.',
+  SocketError: 'A network error occurred during delivery.',
+  ResolutionError: "The destination's name could not be resolved.",
+  Delivering: 'The event was being delivered.',
+  SessionQueueNotSupported: 'The destination requires sessions.',
+  Forbidden: 'The destination forbade the delivery.',
+  InvalidAzureFunctionDestination: 'The destination is not a valid function.',
+  GenericError: 'The destination answered with a failure.',
+};
+
+const factValues = (facts: DeadLetterFacts, format: DeadLetterFormat): (string | undefined)[] => {
+  const sentences = format === 'namespace';
+  const outcome = facts.lastDeliveryOutcome;
+  return [
+    JSON.stringify(sentences ? NAMESPACE_REASON_SENTENCES[facts.reason] : facts.reason),
+    String(facts.deliveryAttempts),
+    outcome === undefined
+      ? undefined
+      : JSON.stringify(sentences ? NAMESPACE_RESULT_SENTENCES[outcome] : outcome),
+    JSON.stringify(recordTime(facts.publishTime)),
+    facts.lastDeliveryAttemptTime === undefined
+      ? undefined
+      : JSON.stringify(recordTime(facts.lastDeliveryAttemptTime)),
+  ];
+};
+
+/**
+ * The dead-letter reason a record's reason field states: the name itself, or (namespace records)
+ * its sentence; `undefined` for anything else.
+ */
+export function reasonOfStated(stated: string | undefined): DeadLetterReason | undefined {
+  if (stated === undefined) return undefined;
+  for (const [reason, sentence] of Object.entries(NAMESPACE_REASON_SENTENCES)) {
+    if (stated === reason || stated === sentence) return reason as DeadLetterReason;
+  }
+  return undefined;
+}
+
+const factMembers = (format: DeadLetterFormat, facts: DeadLetterFacts) => {
+  const names = factNamesOf(format);
+  return factValues(facts, format).flatMap((value, index) =>
     value === undefined ? [] : [{ name: names[index] as string, value }],
   );
+};
 
 /**
  * One dead-letter record as JSON text. `eventJson` is the event as it was delivered; its members
@@ -154,9 +217,11 @@ const factMembers = (names: readonly string[], facts: DeadLetterFacts) =>
  * `deliveryAttempts`, `lastDeliveryOutcome`, `publishTime`, `lastDeliveryAttemptTime`;
  * CloudEvents: the same names in lower case; namespace topics:
  * `{"deadLetterProperties": {deadletterreason, deliveryattempts, deliveryresult, publishutc,
- * deliveryattemptutc}, "event": {...}, "customDeliveryProperties": {...}}`, where
+ * deliveryattemptutc}, "event": {...}, "customDeliveryProperties": {...}}`, the reason and the
+ * result as sentences ({@link NAMESPACE_REASON_SENTENCES}), where
  * `customDeliveryProperties` are the subscription's non-secret custom header values for the event
  * (`{}` when none; the caller never passes secret ones). Other formats have no place for them.
+ * Times have seven fractional digits in every format ({@link recordTime}).
  */
 export function deadLetterRecord(
   format: DeadLetterFormat,
@@ -166,7 +231,7 @@ export function deadLetterRecord(
 ): string {
   if (format === 'namespace') {
     return objectText([
-      { name: 'deadLetterProperties', value: objectText(factMembers(FACT_NAMES.namespace, facts)) },
+      { name: 'deadLetterProperties', value: objectText(factMembers(format, facts)) },
       { name: 'event', value: eventJson },
       {
         name: 'customDeliveryProperties',
@@ -179,7 +244,7 @@ export function deadLetterRecord(
       },
     ]);
   }
-  return objectText([...objectMembers(eventJson), ...factMembers(factNamesOf(format), facts)]);
+  return objectText([...objectMembers(eventJson), ...factMembers(format, facts)]);
 }
 
 /** A blob's content: a JSON array of records. */

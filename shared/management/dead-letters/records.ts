@@ -6,6 +6,7 @@ import {
   type DeadLetterFormat,
   eventOfRecord,
   reasonNameOf,
+  reasonOfStated,
   recordsHoldCloudEvents,
 } from '../../delivery/rules/dead-letter-layout';
 import type { DeliveryItem } from '../../domain/delivery';
@@ -41,13 +42,18 @@ const stringMember = (objectJson: string, name: string): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
-/** The dead-letter reason a record states (field names by format), if any. */
-export function recordReason(format: DeadLetterFormat, recordJson: string): string | undefined {
+/**
+ * The dead-letter reason a record states (field names by format; namespace records state it as a
+ * sentence, older ones as the name), if it states one Gridwire writes.
+ */
+export function recordReason(format: DeadLetterFormat, recordJson: string): DeadLetterReason | undefined {
   if (format === 'namespace') {
     const properties = objectMembers(recordJson).find((member) => member.name === 'deadLetterProperties');
-    return properties === undefined ? undefined : stringMember(properties.value, reasonNameOf(format));
+    return properties === undefined
+      ? undefined
+      : reasonOfStated(stringMember(properties.value, reasonNameOf(format)));
   }
-  return stringMember(recordJson, reasonNameOf(format));
+  return reasonOfStated(stringMember(recordJson, reasonNameOf(format)));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { recordTime } from '../../../shared/delivery/rules/dead-letter-layout';
 import {
   type DeadLetterTarget,
   deadLetterTargetSchema,
@@ -118,8 +119,8 @@ describe('the dead-letter step', () => {
       deadLetterReason: 'MaxDeliveryAttemptsExceeded',
       deliveryAttempts: 1,
       lastDeliveryOutcome: 'BadRequest',
-      publishTime: new Date(t - 1000).toISOString(),
-      lastDeliveryAttemptTime: new Date(t - 10).toISOString(),
+      publishTime: recordTime(t - 1000),
+      lastDeliveryAttemptTime: recordTime(t - 10),
     });
     const counted = metrics.drain().filter((point) => point.name === METRIC.DeadLetteredCount);
     expect(
@@ -229,7 +230,7 @@ describe('the dead-letter step', () => {
 
     const [blob] = [...bucket.blobs.values()];
     expect(blob).toBe(
-      `[{"specversion":"1.0","id":"c1","source":"/gridwire/topics/orders","type":"Order.Created","subject":"orders/1","time":"2026-08-08T05:00:00Z","dataversion":"1.0","datacontenttype":"application/json","data":{"big":9007199254740993},"deadletterreason":"NonRetriableOutcome","deliveryattempts":1,"lastdeliveryoutcome":"BadRequest","publishtime":"${new Date(t - 1000).toISOString()}","lastdeliveryattempttime":"${new Date(t - 10).toISOString()}"}]`,
+      `[{"specversion":"1.0","id":"c1","source":"/gridwire/topics/orders","type":"Order.Created","subject":"orders/1","time":"2026-08-08T05:00:00Z","dataversion":"1.0","datacontenttype":"application/json","data":{"big":9007199254740993},"deadletterreason":"NonRetriableOutcome","deliveryattempts":1,"lastdeliveryoutcome":"BadRequest","publishtime":"${recordTime(t - 1000)}","lastdeliveryattempttime":"${recordTime(t - 10)}"}]`,
     );
   });
 
@@ -283,11 +284,11 @@ describe('the dead-letter step, namespace subscriptions', () => {
     const records = JSON.parse(text);
     expect(records[0]).toEqual({
       deadLetterProperties: {
-        deadletterreason: 'MaxDeliveryAttemptsExceeded',
+        deadletterreason: 'Maximum delivery attempts was exceeded.',
         deliveryattempts: 1,
-        deliveryresult: 'BadRequest',
-        publishutc: new Date(t - 1000).toISOString(),
-        deliveryattemptutc: new Date(t - 10).toISOString(),
+        deliveryresult: 'The destination answered that the request is bad.',
+        publishutc: recordTime(t - 1000),
+        deliveryattemptutc: recordTime(t - 10),
       },
       event: JSON.parse(CLOUD_EVENT),
       customDeliveryProperties: { 'x-tenant': 'acme' },

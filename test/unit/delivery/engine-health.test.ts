@@ -147,31 +147,34 @@ describe('delivery engine: endpoint health', () => {
     ],
     ['Unauthorized', { delivered: false, httpStatus: 401, outcome: 'Unauthorized', durationMs: 1 }, 5 * M],
     ['Forbidden', { delivered: false, httpStatus: 403, outcome: 'Forbidden', durationMs: 1 }, 5 * M],
-  ])('a %s probation holds new events without an attempt, and they are delivered after it', async (outcome, answer, probation) => {
-    const h = engineHarness({ concurrency: 1, randoms: [0, 0, 0, 0] });
-    h.sender.answerWith(answer);
-    const t0 = h.clock.now();
-    await h.engine.processJob(job(items('a', 1, t0)), run);
-    h.queue.take();
-    h.queue.takeEnded();
-    expect(await h.healthStore.get('orders', 'audit')).toMatchObject({ probationOutcome: outcome });
+  ])(
+    'a %s probation holds new events without an attempt, and they are delivered after it',
+    async (outcome, answer, probation) => {
+      const h = engineHarness({ concurrency: 1, randoms: [0, 0, 0, 0] });
+      h.sender.answerWith(answer);
+      const t0 = h.clock.now();
+      await h.engine.processJob(job(items('a', 1, t0)), run);
+      h.queue.take();
+      h.queue.takeEnded();
+      expect(await h.healthStore.get('orders', 'audit')).toMatchObject({ probationOutcome: outcome });
 
-    const during = await h.engine.processJob(job(items('b', 2, t0)), run);
+      const during = await h.engine.processJob(job(items('b', 2, t0)), run);
 
-    expect(during).toMatchObject({ held: 2, ended: 0, delivered: 0 });
-    expect(h.sender.requests).toHaveLength(1);
-    expect(h.queue.takeEnded()).toHaveLength(0);
-    const held = h.queue.take();
-    expect(held.map((entry) => entry.job.dueAt)).toEqual([t0 + probation]);
-    expect(held[0]?.job.items.map((i) => [i.eventId, i.attempts, i.lastOutcome])).toEqual([
-      ['b0', 0, 'Probation'],
-      ['b1', 0, 'Probation'],
-    ]);
+      expect(during).toMatchObject({ held: 2, ended: 0, delivered: 0 });
+      expect(h.sender.requests).toHaveLength(1);
+      expect(h.queue.takeEnded()).toHaveLength(0);
+      const held = h.queue.take();
+      expect(held.map((entry) => entry.job.dueAt)).toEqual([t0 + probation]);
+      expect(held[0]?.job.items.map((i) => [i.eventId, i.attempts, i.lastOutcome])).toEqual([
+        ['b0', 0, 'Probation'],
+        ['b1', 0, 'Probation'],
+      ]);
 
-    h.clock.advance(probation);
-    h.sender.answerWith({ delivered: true, httpStatus: 200 });
-    expect(await h.engine.processJob(held[0]?.job ?? job([]), run)).toMatchObject({ delivered: 2 });
-  });
+      h.clock.advance(probation);
+      h.sender.answerWith({ delivered: true, httpStatus: 200 });
+      expect(await h.engine.processJob(held[0]?.job ?? job([]), run)).toMatchObject({ delivered: 2 });
+    },
+  );
 
   it('a probation one worker begins holds another worker’s jobs once its cached copy expires', async () => {
     const clock = new VirtualClock();

@@ -750,7 +750,7 @@ describe('namespace subscriptions', () => {
     expect((await h.service.list(nsSub)).map((entry) => entry.key)).toEqual([key]);
     const shown = await h.service.show(nsSub, key);
     expect(JSON.parse(shown.records[0] ?? '{}')).toMatchObject({
-      deadLetterProperties: { deadletterreason: 'MaxDeliveryAttemptsExceeded' },
+      deadLetterProperties: { deadletterreason: 'Maximum delivery attempts was exceeded.' },
       customDeliveryProperties: { 'x-tenant': 'acme' },
     });
     expect((await apiError(h.service.show(nsSub, 'dead/AUDIT/2026/11/22/10/x.json'))).statusCode).toBe(400);

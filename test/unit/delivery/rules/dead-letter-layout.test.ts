@@ -56,6 +56,8 @@ const facts = (reason: DeadLetterReason, overrides: Partial<DeadLetterFacts> = {
   ...overrides,
 });
 
+// 003 (classic page), "Dead-letter events", the record examples: "publishTime":
+// "2020-08-13T17:18:14.0265758Z": times with seven fractional digits, reasons and outcomes by name.
 describe('dead-letter records', () => {
   it.each<DeadLetterReason>(['MaxDeliveryAttemptsExceeded', 'TimeToLiveExceeded', 'NonRetriableOutcome'])(
     'Event Grid schema, %s: the event, then the five fields in the spec order',
@@ -74,8 +76,8 @@ describe('dead-letter records', () => {
         deadLetterReason: reason,
         deliveryAttempts: 1,
         lastDeliveryOutcome: 'NotFound',
-        publishTime: '2020-08-13T17:18:14.026Z',
-        lastDeliveryAttemptTime: '2020-08-13T17:18:14.046Z',
+        publishTime: '2020-08-13T17:18:14.0260000Z',
+        lastDeliveryAttemptTime: '2020-08-13T17:18:14.0460000Z',
       });
     },
   );
@@ -95,8 +97,8 @@ describe('dead-letter records', () => {
       deadletterreason: 'MaxDeliveryAttemptsExceeded',
       deliveryattempts: 1,
       lastdeliveryoutcome: 'NotFound',
-      publishtime: '2020-08-13T17:18:14.026Z',
-      lastdeliveryattempttime: '2020-08-13T17:18:14.046Z',
+      publishtime: '2020-08-13T17:18:14.0260000Z',
+      lastdeliveryattempttime: '2020-08-13T17:18:14.0460000Z',
     });
   });
 
@@ -104,11 +106,11 @@ describe('dead-letter records', () => {
     const record = JSON.parse(deadLetterRecord('namespace', CLOUD_EVENT, facts('TimeToLiveExceeded')));
     expect(record).toEqual({
       deadLetterProperties: {
-        deadletterreason: 'TimeToLiveExceeded',
+        deadletterreason: 'Event time to live was exceeded.',
         deliveryattempts: 1,
-        deliveryresult: 'NotFound',
-        publishutc: '2020-08-13T17:18:14.026Z',
-        deliveryattemptutc: '2020-08-13T17:18:14.046Z',
+        deliveryresult: 'The destination was not found.',
+        publishutc: '2020-08-13T17:18:14.0260000Z',
+        deliveryattemptutc: '2020-08-13T17:18:14.0460000Z',
       },
       event: JSON.parse(CLOUD_EVENT),
       customDeliveryProperties: {},

@@ -4,7 +4,10 @@ import {
   deadLetterRecord,
   deadLetterScopeOf,
   eventOfRecord,
+  NAMESPACE_REASON_SENTENCES,
+  NAMESPACE_RESULT_SENTENCES,
   reasonNameOf,
+  reasonOfStated,
 } from '../../../../shared/delivery/rules/dead-letter-layout';
 import { customHeaderValues, nonSecretCustomHeaders } from '../../../../shared/delivery/rules/headers';
 import {
@@ -14,7 +17,11 @@ import {
   scaleProfile,
   TOPIC_PROFILE,
 } from '../../../../shared/delivery/rules/profiles';
-import type { DeliveryAttributeMapping } from '../../../../shared/domain/model';
+import {
+  DEAD_LETTER_REASONS,
+  DELIVERY_OUTCOMES,
+  type DeliveryAttributeMapping,
+} from '../../../../shared/domain/model';
 import { splitNamespaceTopicId } from '../../../../shared/domain/names';
 import { H, M, S } from '../../../support/time';
 
@@ -75,11 +82,11 @@ describe('namespace dead letters: the record', () => {
     const text = deadLetterRecord('namespace', CLOUD_EVENT, facts, { 'x-tenant': 'acme', 'x-source': 'web' });
     expect(JSON.parse(text)).toEqual({
       deadLetterProperties: {
-        deadletterreason: 'MaxDeliveryAttemptsExceeded',
+        deadletterreason: 'Maximum delivery attempts was exceeded.',
         deliveryattempts: 3,
-        deliveryresult: 'Busy',
-        publishutc: '2026-08-08T05:00:00.000Z',
-        deliveryattemptutc: '2026-08-08T05:01:00.000Z',
+        deliveryresult: 'The destination was busy.',
+        publishutc: '2026-08-08T05:00:00.0000000Z',
+        deliveryattemptutc: '2026-08-08T05:01:00.0000000Z',
       },
       event: JSON.parse(CLOUD_EVENT),
       customDeliveryProperties: { 'x-tenant': 'acme', 'x-source': 'web' },
@@ -87,6 +94,43 @@ describe('namespace dead letters: the record', () => {
     // The event's text is kept exactly, and is what a replay sends.
     expect(text).toContain('9007199254740993');
     expect(eventOfRecord('namespace', text)).toBe(CLOUD_EVENT);
+  });
+
+  // 002 (namespace page), the dead-lettered event example: "deadletterreason": "Maximum delivery
+  // attempts was exceeded.", "deliveryresult": "Event was not acknowledged nor rejected.",
+  // "publishutc": "2023-11-01T20:33:51.4521467Z" (seven fractional digits).
+  it('states the reason and the result as the page does: sentences, and times with seven digits', () => {
+    const record = JSON.parse(
+      deadLetterRecord('namespace', CLOUD_EVENT, {
+        reason: 'MaxDeliveryAttemptsExceeded',
+        deliveryAttempts: 1,
+        lastDeliveryOutcome: 'TimedOut',
+        publishTime: Date.parse('2023-11-01T20:33:51.452Z'),
+        lastDeliveryAttemptTime: Date.parse('2023-11-01T20:33:52.369Z'),
+      }),
+    );
+    expect(record.deadLetterProperties).toEqual({
+      deadletterreason: 'Maximum delivery attempts was exceeded.',
+      deliveryattempts: 1,
+      deliveryresult: 'Event was not acknowledged nor rejected.',
+      publishutc: '2023-11-01T20:33:51.4520000Z',
+      deliveryattemptutc: '2023-11-01T20:33:52.3690000Z',
+    });
+  });
+
+  it('has a distinct sentence for every reason and every outcome, and reads each back as its reason', () => {
+    const reasons = Object.values(NAMESPACE_REASON_SENTENCES);
+    expect(Object.keys(NAMESPACE_REASON_SENTENCES).sort()).toEqual([...DEAD_LETTER_REASONS].sort());
+    expect(new Set(reasons).size).toBe(reasons.length);
+    expect(Object.keys(NAMESPACE_RESULT_SENTENCES).sort()).toEqual([...DELIVERY_OUTCOMES].sort());
+    const results = Object.values(NAMESPACE_RESULT_SENTENCES);
+    expect(new Set(results).size).toBe(results.length);
+    for (const reason of DEAD_LETTER_REASONS) {
+      // Records written before the sentences state the name; both read back as the reason.
+      expect(reasonOfStated(NAMESPACE_REASON_SENTENCES[reason])).toBe(reason);
+      expect(reasonOfStated(reason)).toBe(reason);
+    }
+    expect(reasonOfStated('Something else.')).toBeUndefined();
   });
 
   it('leaves out the result and attempt time when no attempt was made', () => {
