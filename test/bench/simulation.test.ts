@@ -73,8 +73,8 @@ describe('retry engine simulation', () => {
     ).toBe(parked.events);
     expect(parked.delivered).toBe(parked.events);
     expect(parked.throughBacklog).toBe(parked.events);
-    // The backlog wakes when the last probation ends: at most its longest hold (1 h) after recovery.
-    expect(parked.lastDeliveredAfterRecoveryHours).toBeLessThanOrEqual(1);
+    // The backlog wakes when the last probation ends: at most its longest hold (3 h) after recovery.
+    expect(parked.lastDeliveredAfterRecoveryHours).toBeLessThanOrEqual(3);
   });
 
   it('is deterministic for a seed', async () => {

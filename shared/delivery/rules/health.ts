@@ -80,7 +80,7 @@ export function probationMs(profile: HealthProfile, signal: HealthSignal): numbe
 /**
  * How long an unhealthy endpoint is held after a failure at `at`: a share of the time it has been
  * unhealthy, at least `minMs` and at most `maxMs`. Holds grow with the outage (1 min, then about
- * half the time it has been failing, up to an hour) and need no counter that concurrent workers
+ * half the time it has been failing, up to 3 hours) and need no counter that concurrent workers
  * could double-count.
  */
 export function unhealthyHoldMs(profile: HealthProfile, unhealthySince: number, at: number): number {

@@ -139,7 +139,7 @@ export const TOPIC_PROFILE: DeliveryProfile = {
     },
     neutralOutcomes: ['BadRequest', 'PayloadTooLarge'],
     unhealthyAfterFailures: 10,
-    unhealthyHold: { minMs: 1 * MINUTE, maxMs: 1 * HOUR, ratio: 0.5 },
+    unhealthyHold: { minMs: 1 * MINUTE, maxMs: 3 * HOUR, ratio: 0.5 },
   },
 };
 

@@ -9,7 +9,7 @@ import {
   unhealthyHoldMs,
   writeUrgency,
 } from '../../../../shared/delivery/rules/health';
-import { scaleProfile, TOPIC_PROFILE } from '../../../../shared/delivery/rules/profiles';
+import { NAMESPACE_PROFILE, scaleProfile, TOPIC_PROFILE } from '../../../../shared/delivery/rules/profiles';
 import type { DeliveryOutcome, EndpointHealth } from '../../../../shared/domain/model';
 import { H, M, S } from '../../../support/time';
 
@@ -91,10 +91,15 @@ describe('endpoint health rules', () => {
     // The first hold is the minimum, 1 minute.
     expect(health.probationUntil).toBe(t0 + 9 * S + 1 * M);
 
-    // Holds grow with the outage: half the time it has been unhealthy, up to an hour.
+    // Holds grow with the outage: half the time it has been unhealthy, up to 3 hours. 003 (classic
+    // page), "Delayed Delivery": Event Grid "will delay all subsequent retries *and new* deliveries
+    // for some time - in some cases up to several hours."
     expect(unhealthyHoldMs(TOPIC_PROFILE, 0, 10 * M)).toBe(5 * M);
     expect(unhealthyHoldMs(TOPIC_PROFILE, 0, 30 * M)).toBe(15 * M);
-    expect(unhealthyHoldMs(TOPIC_PROFILE, 0, 5 * H)).toBe(1 * H);
+    expect(unhealthyHoldMs(TOPIC_PROFILE, 0, 2 * H)).toBe(1 * H);
+    expect(unhealthyHoldMs(TOPIC_PROFILE, 0, 5 * H)).toBe(2.5 * H);
+    expect(unhealthyHoldMs(TOPIC_PROFILE, 0, 10 * H)).toBe(3 * H);
+    expect(unhealthyHoldMs(NAMESPACE_PROFILE, 0, 10 * H)).toBe(3 * H);
     const later = applySignal(TOPIC_PROFILE, health, fail('Busy', t0 + 9 * S + 40 * M));
     expect(later.probationUntil).toBe(t0 + 9 * S + 40 * M + 20 * M);
     expect(later.probations).toBe(2);
@@ -168,7 +173,7 @@ describe('endpoint health rules', () => {
     const scaled = scaleProfile(TOPIC_PROFILE, 60);
     expect(probationMs(scaled, fail('Busy', t0))).toBeCloseTo((10 * S) / 60);
     expect(probationMs(scaled, fail('NotFound', t0))).toBe(5 * S);
-    expect(scaled.health.unhealthyHold).toEqual({ minMs: 1 * S, maxMs: 1 * M, ratio: 0.5 });
+    expect(scaled.health.unhealthyHold).toEqual({ minMs: 1 * S, maxMs: 3 * M, ratio: 0.5 });
     expect(scaled.health.unhealthyAfterFailures).toBe(10);
   });
 });
