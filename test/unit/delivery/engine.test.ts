@@ -49,6 +49,31 @@ describe('delivery engine', () => {
     expect(h.metrics.drain().find((p) => p.name === METRIC.DeliverySuccessCount)?.values).toEqual([2]);
   });
 
+  // 003 (classic page), the introduction: "Event Grid doesn't guarantee order for event delivery,
+  // so subscribers may receive them out of order."
+  it('does not keep order: an event published later arrives before an earlier one that is retried', async () => {
+    const h = engineHarness({ concurrency: 1, randoms: [0] });
+    let first = true;
+    h.sender.answerWith(() => {
+      const answer = first
+        ? { delivered: false, httpStatus: 500, outcome: 'GenericError' as const }
+        : { delivered: true, httpStatus: 200 };
+      first = false;
+      return answer;
+    });
+    const t0 = h.clock.now();
+
+    await h.engine.processJob(job([item('early', t0), item('late', t0 + 1)]), { attemptDeadline: farFuture });
+    const [retry] = h.queue.take();
+    h.clock.advance(10 * S);
+    await h.engine.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture });
+
+    const received = h.sender.requests.map(({ request }) => JSON.parse(request.body)[0].id);
+    expect(received).toEqual(['early', 'late', 'early']);
+    // What the subscriber acknowledged, in the order it got it: the later event first.
+    expect(received.slice(1)).toEqual(['late', 'early']);
+  });
+
   it('schedules a failed event on the retry queue with its state, due after the schedule plus jitter', async () => {
     const h = engineHarness({ randoms: [0.5] });
     h.sender.answerWith({ delivered: false, httpStatus: 500, outcome: 'GenericError' });

@@ -7,7 +7,7 @@ import type { LookupAddress } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Resolver } from '../../../shared/delivery/endpoint-guard';
-import { UndiciWebhookSender } from '../../../shared/delivery/webhook-sender';
+import { DELIVERY_TIMEOUT_MS, UndiciWebhookSender } from '../../../shared/delivery/webhook-sender';
 import { systemClock } from '../../../shared/platform/clock';
 
 let server: Server;
@@ -108,4 +108,11 @@ describe('connect-time check (blockPrivateEndpoints)', () => {
       });
     },
   );
+});
+
+// 003 (classic page), "Retry schedule": "Event Grid waits 30 seconds for a response after
+// delivering a message." The limit's effect is checked with a short one in
+// test/integration/failure-classes.test.ts ("counts a webhook that does not answer in time").
+it('waits 30 seconds for an answer by default', () => {
+  expect(DELIVERY_TIMEOUT_MS).toBe(30_000);
 });

@@ -22,20 +22,22 @@ const fail = (outcome: DeliveryOutcome, at: number, retryAfterMs?: number) => ({
   ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
 });
 
+/** The probation table of DELIVERY.md, "Delayed delivery and probation". */
+const PROBATION_TABLE = [
+  ['Busy', 10 * S],
+  ['NotFound', 5 * M],
+  ['SocketError', 30 * S],
+  ['ResolutionError', 5 * M],
+  ['Disabled', 5 * M],
+  ['Full', 5 * M],
+  ['TimedOut', 10 * S],
+  ['Unauthorized', 5 * M],
+  ['Forbidden', 5 * M],
+  ['InvalidAzureFunctionDestination', 10 * M],
+] as const;
+
 describe('endpoint health rules', () => {
-  // The probation table of DELIVERY.md, "Delayed delivery and probation".
-  it.each([
-    ['Busy', 10 * S],
-    ['NotFound', 5 * M],
-    ['SocketError', 30 * S],
-    ['ResolutionError', 5 * M],
-    ['Disabled', 5 * M],
-    ['Full', 5 * M],
-    ['TimedOut', 10 * S],
-    ['Unauthorized', 5 * M],
-    ['Forbidden', 5 * M],
-    ['InvalidAzureFunctionDestination', 10 * M],
-  ] as const)('%s puts the endpoint on probation for %d ms', (outcome, ms) => {
+  it.each(PROBATION_TABLE)('%s puts the endpoint on probation for %d ms', (outcome, ms) => {
     expect(probationMs(TOPIC_PROFILE, fail(outcome, t0))).toBe(ms);
     const after = applySignal(TOPIC_PROFILE, fresh(), fail(outcome, t0));
     expect(after.probationUntil).toBe(t0 + ms);
@@ -46,6 +48,15 @@ describe('endpoint health rules', () => {
     expect(gateOf(after, t0 + ms - 1)).toEqual({ kind: 'hold', until: t0 + ms, outcome });
     expect(gateOf(after, t0 + ms).kind).toBe('probe');
   });
+
+  // 002 (namespace page) documents the same outcomes and probations as the classic page.
+  it.each(PROBATION_TABLE)(
+    'namespace topics: %s puts the endpoint on probation for %d ms too',
+    (outcome, ms) => {
+      expect(probationMs(NAMESPACE_PROFILE, fail(outcome, t0))).toBe(ms);
+      expect(applySignal(NAMESPACE_PROFILE, fresh(), fail(outcome, t0)).probationUntil).toBe(t0 + ms);
+    },
+  );
 
   it.each(['GenericError', 'Canceled', 'Aborted'] as const)(
     '%s alone begins no probation (it only counts as a failure)',
