@@ -188,29 +188,13 @@ export class DeadLetterStep {
   private async cannotWrite(group: Group, error: Error, report: DeadLetterReport): Promise<void> {
     const { clock, profiles, logger } = this.deps;
     const { target } = group;
-    if (error instanceof DeadLetterDestinationNotFound) {
-      logger.error('dead-letter destination not found; dropping its dead letters', {
-        topic: target.topic,
-        subscription: target.subscription,
-        container: target.deadLetter.container,
-        bucket: error.bucketName,
-        events: group.entries.length,
-      });
-      this.deps.drops.drop(
-        target,
-        group.entries.map((entry) => ({
-          item: entry.item,
-          reason: 'DeadLetterDestinationNotFound' as const,
-        })),
-      );
-      report.dropped += group.entries.length;
-      return;
-    }
+    const missing = error instanceof DeadLetterDestinationNotFound;
     const timing = profiles[target.profile].deadLetter;
     const now = clock.now();
-    const expired = group.entries.filter((entry) => now - entry.endedAt >= timing.giveUpAfterMs);
-    const waiting = group.entries.filter((entry) => now - entry.endedAt < timing.giveUpAfterMs);
-    logger.warn('could not write dead letters', {
+    const pastLimit = (entry: EndedDelivery) => missing || now - entry.endedAt >= timing.giveUpAfterMs;
+    const expired = group.entries.filter(pastLimit);
+    const waiting = group.entries.filter((entry) => !pastLimit(entry));
+    logger[missing ? 'error' : 'warn']('could not write dead letters', {
       topic: target.topic,
       subscription: target.subscription,
       container: target.deadLetter.container,
@@ -219,9 +203,10 @@ export class DeadLetterStep {
       error: error.message,
     });
     if (expired.length > 0) {
+      const reason = missing ? 'DeadLetterDestinationNotFound' : 'DeadLetterStoreUnavailable';
       this.deps.drops.drop(
         target,
-        expired.map((entry) => ({ item: entry.item, reason: 'DeadLetterStoreUnavailable' as const })),
+        expired.map((entry) => ({ item: entry.item, reason })),
       );
       report.dropped += expired.length;
     }

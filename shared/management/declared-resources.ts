@@ -73,59 +73,31 @@ export interface DeclaredResourceResult {
   readonly Data?: Record<string, string>;
 }
 
-/** The API path of a declared resource (its physical id) and its route's parameters. */
+/** Each kind's route; its parameters are the properties of the same names, and all are required. */
+const DECLARED_ROUTES: Readonly<Record<DeclaredKind, string>> = {
+  Topic: '/admin/topics/{topic}',
+  Subscription: '/admin/topics/{topic}/eventSubscriptions/{subscription}',
+  Namespace: '/admin/namespaces/{namespace}',
+  NamespaceTopic: '/admin/namespaces/{namespace}/topics/{topic}',
+  NamespaceSubscription: '/admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}',
+};
+
+/** The API path of a declared resource (its physical id: the route filled in) and its route's parameters. */
 function pathOf(properties: DeclaredProperties): {
   path: string;
   route: string;
   params: Record<string, string>;
 } {
-  const need = (value: string | undefined, field: 'Namespace' | 'Topic' | 'Subscription'): string => {
+  const route = DECLARED_ROUTES[properties.Kind];
+  const params: Record<string, string> = {};
+  const path = route.replace(/\{(\w+)\}/g, (_, param: 'namespace' | 'topic' | 'subscription') => {
+    const field = `${param[0]?.toUpperCase()}${param.slice(1)}` as 'Namespace' | 'Topic' | 'Subscription';
+    const value = properties[field];
     if (value === undefined) throw new Error(`A declared ${properties.Kind} needs the property ${field}.`);
-    return value;
-  };
-  const enc = encodeURIComponent;
-  switch (properties.Kind) {
-    case 'Topic': {
-      const topic = need(properties.Topic, 'Topic');
-      return { path: `/admin/topics/${enc(topic)}`, route: '/admin/topics/{topic}', params: { topic } };
-    }
-    case 'Subscription': {
-      const topic = need(properties.Topic, 'Topic');
-      const subscription = need(properties.Subscription, 'Subscription');
-      return {
-        path: `/admin/topics/${enc(topic)}/eventSubscriptions/${enc(subscription)}`,
-        route: '/admin/topics/{topic}/eventSubscriptions/{subscription}',
-        params: { topic, subscription },
-      };
-    }
-    case 'Namespace': {
-      const namespace = need(properties.Namespace, 'Namespace');
-      return {
-        path: `/admin/namespaces/${enc(namespace)}`,
-        route: '/admin/namespaces/{namespace}',
-        params: { namespace },
-      };
-    }
-    case 'NamespaceTopic': {
-      const namespace = need(properties.Namespace, 'Namespace');
-      const topic = need(properties.Topic, 'Topic');
-      return {
-        path: `/admin/namespaces/${enc(namespace)}/topics/${enc(topic)}`,
-        route: '/admin/namespaces/{namespace}/topics/{topic}',
-        params: { namespace, topic },
-      };
-    }
-    case 'NamespaceSubscription': {
-      const namespace = need(properties.Namespace, 'Namespace');
-      const topic = need(properties.Topic, 'Topic');
-      const subscription = need(properties.Subscription, 'Subscription');
-      return {
-        path: `/admin/namespaces/${enc(namespace)}/topics/${enc(topic)}/eventSubscriptions/${enc(subscription)}`,
-        route: '/admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}',
-        params: { namespace, topic, subscription },
-      };
-    }
-  }
+    params[param] = value;
+    return encodeURIComponent(value);
+  });
+  return { path, route, params };
 }
 
 /** The management operation for `method` on the resource, called as the API would call it. */

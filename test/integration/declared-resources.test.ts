@@ -203,6 +203,15 @@ describe('declared topics and subscriptions', () => {
     ).rejects.toThrow(/answered 400 .*maxDeliveryAttempts/);
     await expect(apply(topicEvent('Create', 'bad name!'))).rejects.toThrow(/answered 400/);
   });
+
+  it('fails a resource without a name its kind needs, naming the property', async () => {
+    await expect(
+      apply({
+        RequestType: 'Create',
+        ResourceProperties: { ServiceToken: 'arn:provider', Kind: 'Subscription', Topic: 'limits' },
+      }),
+    ).rejects.toThrow('A declared Subscription needs the property Subscription.');
+  });
 });
 
 describe('declared namespaces, namespace topics and push subscriptions', () => {

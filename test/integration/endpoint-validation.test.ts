@@ -4,6 +4,8 @@
  * event and the CloudEvents `OPTIONS` handshake, manual validation through the validation URL,
  * failure after the window, re-triggering, a changed endpoint, and no events before consent.
  */
+
+import { namespacePushBody } from '../support/fakes';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import {
   eventMarker,
@@ -275,24 +277,16 @@ describe('CloudEvents handshake', () => {
     await api.call('PUT', '/admin/namespaces/shop', { properties: {} });
     await api.call('PUT', '/admin/namespaces/shop/topics/orders', { properties: {} });
     const path = '/admin/namespaces/shop/topics/orders/eventSubscriptions/push';
-    const created = await api.call('PUT', path, {
-      properties: {
-        deliveryConfiguration: {
-          deliveryMode: 'Push',
-          push: {
-            destination: {
-              endpointType: 'WebHook',
-              properties: {
-                endpointUrl: webhook.url(
-                  '/ns-push',
-                  options((origin) => origin),
-                ),
-              },
-            },
-          },
-        },
-      },
-    });
+    const created = await api.call(
+      'PUT',
+      path,
+      namespacePushBody(
+        webhook.url(
+          '/ns-push',
+          options((origin) => origin),
+        ),
+      ),
+    );
     expect(created.status).toBe(201);
     expect(created.body.properties.provisioningState).toBe('AwaitingManualAction');
     await waitForState(path, 'Succeeded');

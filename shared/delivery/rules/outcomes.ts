@@ -71,9 +71,6 @@ export function classifyError(error: unknown): ErrorOutcome {
   return { outcome: 'SocketError' };
 }
 
-/** The outcome for an error thrown while sending ({@link classifyError} without the code). */
-export const outcomeForError = (error: unknown): DeliveryOutcome => classifyError(error).outcome;
-
 /**
  * Parses a `Retry-After` header (delta-seconds or an HTTP date) into whole seconds from `now`.
  * Returns `undefined` for a missing or unreadable value.

@@ -69,9 +69,8 @@ describe('delivery engine', () => {
     await h.engine.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture });
 
     const received = h.sender.requests.map(({ request }) => JSON.parse(request.body)[0].id);
+    // The later event was acknowledged before the earlier one's retry brought it in.
     expect(received).toEqual(['early', 'late', 'early']);
-    // What the subscriber acknowledged, in the order it got it: the later event first.
-    expect(received.slice(1)).toEqual(['late', 'early']);
   });
 
   it('schedules a failed event on the retry queue with its state, due after the schedule plus jitter', async () => {

@@ -11,7 +11,7 @@ import {
   parseNamespaceTopicBody,
 } from '../../../shared/management/namespace-schema';
 import { validateName } from '../../../shared/management/request-body';
-import { subscription } from '../../support/fakes';
+import { namespacePushBody, subscription } from '../../support/fakes';
 
 const PUSH = 'properties.deliveryConfiguration.push';
 const DAY = 24 * 60;
@@ -26,21 +26,8 @@ function rejection(run: () => unknown): string {
   throw new Error('expected a 400');
 }
 
-const push = (overrides: Record<string, unknown> = {}, properties: Record<string, unknown> = {}) => ({
-  properties: {
-    deliveryConfiguration: {
-      deliveryMode: 'Push',
-      push: {
-        destination: {
-          endpointType: 'WebHook',
-          properties: { endpointUrl: 'https://hooks.example.test/in' },
-        },
-        ...overrides,
-      },
-    },
-    ...properties,
-  },
-});
+const push = (overrides: Record<string, unknown> = {}, properties: Record<string, unknown> = {}) =>
+  namespacePushBody('https://hooks.example.test/in', overrides, properties);
 
 const topic = { name: 'orders', eventRetentionInDays: 7 };
 const parse = (body: unknown, retentionDays = 7) =>

@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stampProbation } from '../../../../shared/delivery/rules/decide';
 import {
+  classifyError,
   ERROR_CODE_OUTCOMES,
-  outcomeForError,
   outcomeForStatus,
 } from '../../../../shared/delivery/rules/outcomes';
 import { DELIVERY_OUTCOMES, type DeliveryOutcome } from '../../../../shared/domain/model';
@@ -29,8 +29,8 @@ const firstColumn = (table: string) =>
 function producible(): Set<DeliveryOutcome> {
   const found = new Set<DeliveryOutcome>();
   for (let status = 300; status < 600; status += 1) found.add(outcomeForStatus(status));
-  for (const code of Object.keys(ERROR_CODE_OUTCOMES)) found.add(outcomeForError({ code }));
-  found.add(outcomeForError(new Error('an error with no code')));
+  for (const code of Object.keys(ERROR_CODE_OUTCOMES)) found.add(classifyError({ code }).outcome);
+  found.add(classifyError(new Error('an error with no code')).outcome);
   const held = stampProbation(item('e-1', Date.UTC(2026, 10, 25))).lastOutcome;
   if (held !== undefined) found.add(held);
   return found;

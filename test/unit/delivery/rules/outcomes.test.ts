@@ -1,6 +1,6 @@
 import {
+  classifyError,
   isSuccessStatus,
-  outcomeForError,
   outcomeForStatus,
   parseRetryAfter,
   pushesBack,
@@ -48,7 +48,7 @@ describe('network error to outcome', () => {
     [{ message: 'fetch failed', cause: { code: 'ECONNREFUSED' } }, 'SocketError'],
     [{ message: 'something else' }, 'SocketError'],
   ])('%j is %s', (error, outcome) => {
-    expect(outcomeForError(error)).toBe(outcome);
+    expect(classifyError(error).outcome).toBe(outcome);
   });
 });
 
@@ -71,12 +71,14 @@ describe('push-back', () => {
   it('is an endpoint answering busy (429, 503) or too slow (408, 504, a timeout), nothing else', () => {
     for (const status of [429, 503, 408, 504]) expect(pushesBack(outcomeForStatus(status))).toBe(true);
     expect(
-      pushesBack(outcomeForError(Object.assign(new Error('t'), { code: 'UND_ERR_HEADERS_TIMEOUT' }))),
+      pushesBack(classifyError(Object.assign(new Error('t'), { code: 'UND_ERR_HEADERS_TIMEOUT' })).outcome),
     ).toBe(true);
     for (const status of [400, 401, 404, 410, 413, 500, 502]) {
       expect(pushesBack(outcomeForStatus(status))).toBe(false);
     }
-    expect(pushesBack(outcomeForError(Object.assign(new Error('r'), { code: 'ECONNREFUSED' })))).toBe(false);
+    expect(pushesBack(classifyError(Object.assign(new Error('r'), { code: 'ECONNREFUSED' })).outcome)).toBe(
+      false,
+    );
     expect(pushesBack(undefined)).toBe(false);
   });
 });
