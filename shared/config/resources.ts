@@ -283,7 +283,7 @@ export const TABLE = {
   nameEnv: ENV.tableName,
   partitionKey: 'pk',
   sortKey: 'sk',
-  /** Epoch seconds; DynamoDB deletes expired attempt-history items. */
+  /** Epoch seconds; DynamoDB deletes expired attempt-history items, idle backlogs and expired subscriptions. */
   ttlAttribute: 'expiresAt',
   /** Sparse index over topic items, for listing topics without a scan. */
   topicsIndex: { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },

@@ -364,10 +364,25 @@ export const subscriptionSchema = z.object({
   labels: z.array(z.string()),
   /** Absent: the endpoint needs no validation (validation off when it was set, or written before it existed). */
   validation: endpointValidationSchema.optional(),
+  /**
+   * `expirationTimeUtc` as an ISO time (`toISOString`): from then on the subscription receives no
+   * events and is deleted ({@link subscriptionExpired}). Absent: it never expires.
+   */
+  expirationTime: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 export type Subscription = z.infer<typeof subscriptionSchema>;
+
+/**
+ * Whether a subscription has expired at `nowMs`: its expiration time has come. From that moment
+ * it is read as deleted everywhere: publishers queue nothing for it, delivery workers drop its
+ * queued events (`SubscriptionDeleted`) and the management API deletes it when it meets it.
+ */
+export const subscriptionExpired = (
+  subscription: Pick<Subscription, 'expirationTime'>,
+  nowMs: number,
+): boolean => subscription.expirationTime !== undefined && Date.parse(subscription.expirationTime) <= nowMs;
 
 /**
  * A subscription's next version: above its previous one, and at least the change's time in ms, so

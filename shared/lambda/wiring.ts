@@ -16,7 +16,7 @@ import { HealthTracker } from '../delivery/health';
 import { VALIDATION_WINDOW_MS } from '../delivery/rules/handshake';
 import { scaleProfiles } from '../delivery/rules/profiles';
 import { UndiciWebhookSender, type WebhookSender } from '../delivery/webhook-sender';
-import type { Subscription } from '../domain/model';
+import { type Subscription, subscriptionExpired } from '../domain/model';
 import type { ManagementDeps } from '../management/api';
 import {
   METRICS_NAMESPACE,
@@ -305,6 +305,8 @@ export function buildManagementDeps(
  * dropped, and never cached: a subscription re-created moments after a delete is seen at once.
  * While the table can't be read, the last definition read is used (stale on error), so delivery
  * goes on through a table outage; a job made for a newer version than that fails and comes back.
+ * A subscription whose expiration time has come is read as none, so its queued and held events
+ * are dropped as `SubscriptionDeleted`.
  */
 export function cachedSubscriptions(
   subscriptions: Pick<SubscriptionStore, 'get'>,
@@ -321,8 +323,12 @@ export function cachedSubscriptions(
     get: async (topic, name, minVersion = 0) => {
       const key = `${topic.toLowerCase()}#${name.toLowerCase()}`;
       const cached = await cache.get(key, () => subscriptions.get(topic, name));
-      if (cached !== undefined && cached.version >= minVersion) return cached;
-      return cache.get(key, () => subscriptions.get(topic, name, { consistent: true }), { fresh: true });
+      const found =
+        cached !== undefined && cached.version >= minVersion
+          ? cached
+          : await cache.get(key, () => subscriptions.get(topic, name, { consistent: true }), { fresh: true });
+      // An expired subscription is gone from its expiration time on, cached or not.
+      return found === undefined || subscriptionExpired(found, clock.now()) ? undefined : found;
     },
   };
 }

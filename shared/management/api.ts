@@ -22,9 +22,11 @@ import {
   deleteSubscription,
   destinationOf,
   fullEndpointUrl,
+  listSubscriptions,
   MAX_BODY_BYTES,
   type ManagementDeps,
   type Operation,
+  readSubscription,
   saveSubscription,
   subscriptionParam,
   topicParam,
@@ -71,7 +73,7 @@ async function requireSubscription(
   name: string,
   options: { consistent?: boolean } = {},
 ): Promise<Subscription> {
-  const subscription = await deps.subscriptions.get(topic, name, options);
+  const subscription = await readSubscription(deps, topic, name, options);
   if (subscription === undefined) {
     throw notFound(`The event subscription '${name}' does not exist on topic '${topic}'.`);
   }
@@ -152,7 +154,7 @@ const operations: Readonly<Record<string, Operation>> = {
 
   'GET /admin/topics/{topic}/eventSubscriptions': async (event, deps) => {
     const topic = await requireTopic(deps, topicParam(event));
-    const subscriptions = await deps.subscriptions.list(topic.name);
+    const subscriptions = await listSubscriptions(deps, topic.name);
     const nowMs = deps.clock.now();
     return jsonResult(200, {
       value: subscriptions.map((subscription) => subscriptionDocument(subscription, nowMs)),
@@ -182,6 +184,7 @@ const operations: Readonly<Record<string, Operation>> = {
           ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
           eventDeliverySchema,
           labels: input.labels,
+          ...(input.expirationTime === undefined ? {} : { expirationTime: input.expirationTime }),
         };
       },
       publicBaseUrl(deps.publicUrl()),

@@ -18,6 +18,7 @@ import {
   type DeliveryAttributeMapping,
   nextSubscriptionVersion,
   type Subscription,
+  subscriptionExpired,
   type TopicKeys,
   type WebhookDestination,
 } from '../domain/model';
@@ -34,6 +35,7 @@ import type { BacklogIndexReader } from '../storage/backlog';
 import { type HealthStore, resetHealth } from '../storage/health';
 import type { NamespaceStore, NamespaceTopicStore } from '../storage/namespaces';
 import type { SubscriptionStore } from '../storage/subscriptions';
+import type { ReadOptions } from '../storage/table';
 import type { TopicStore } from '../storage/topics';
 import { wakeBacklog } from './backlog-wake';
 import { changeOverRead } from './change-over-read';
@@ -236,11 +238,9 @@ export async function forgetHealth(deps: ManagementDeps, topic: string, subscrip
 }
 
 /**
- * Deletes a subscription (`topicId` as subscriptions name it) and answers whether there was one.
- * Once publishers have stopped queueing for it, its health is reset and its backlog, if any, gets
- * its tick at once, which drops the held events (`SubscriptionDeleted`) instead of keeping them
- * until the next wake. The tick's target has the version the delete made, so a delivery worker's
- * cached definition is read again and found gone.
+ * Deletes a subscription (`topicId` as subscriptions name it) and answers whether there was one
+ * (an expired one is deleted too, but answered as none: it was already gone as far as callers
+ * could tell).
  */
 export async function deleteSubscription(
   deps: ManagementDeps,
@@ -248,17 +248,65 @@ export async function deleteSubscription(
   name: string,
 ): Promise<boolean> {
   const existing = await deps.subscriptions.get(topicId, name, { consistent: true });
+  if (existing === undefined) return false;
+  const [deleted] = await removeSubscriptions(deps, [existing]);
+  return deleted !== undefined && !subscriptionExpired(existing, deps.clock.now());
+}
+
+/**
+ * Deletes subscriptions just read, each only as the version read (one changed since stays), and
+ * answers those deleted. Once publishers have stopped queueing for them, their health is reset and
+ * their backlogs, if any, get their tick at once, which drops the held events
+ * (`SubscriptionDeleted`) instead of keeping them until the next wake. The tick's target has the
+ * version the delete made, so a delivery worker's cached definition is read again and found gone.
+ */
+async function removeSubscriptions(
+  deps: ManagementDeps,
+  subscriptions: readonly Subscription[],
+): Promise<Subscription[]> {
   const at = deps.clock.now();
-  const deleted = await deps.subscriptions.delete(topicId, name, new Date(at));
-  if (!deleted) return false;
-  // Publishers stop queueing for it once their cached topic shows the change.
+  const deleted: Subscription[] = [];
+  for (const subscription of subscriptions) {
+    const { topic, name, version } = subscription;
+    if (await deps.subscriptions.delete(topic, name, new Date(at), version)) deleted.push(subscription);
+  }
+  if (deleted.length === 0) return deleted;
+  // Publishers stop queueing for them once their cached topic shows the change.
   await propagated(deps);
-  await forgetHealth(deps, topicId, name);
-  if (existing !== undefined) {
-    const target = { ...deliveryTargetOf(existing), version: nextSubscriptionVersion(existing, at) };
+  for (const subscription of deleted) {
+    await forgetHealth(deps, subscription.topic, subscription.name);
+    const target = { ...deliveryTargetOf(subscription), version: nextSubscriptionVersion(subscription, at) };
     await wakeBacklog(deps, target, 'deleted');
   }
-  return true;
+  return deleted;
+}
+
+/**
+ * A subscription as the management API sees it. One whose expiration time has come
+ * (`subscriptionExpired`) is deleted here, as a delete request would delete it, and read as none:
+ * the original deletes expired subscriptions, and publishers and delivery workers already treat
+ * them as gone.
+ */
+export async function readSubscription(
+  deps: ManagementDeps,
+  topicId: string,
+  name: string,
+  options: ReadOptions = {},
+): Promise<Subscription | undefined> {
+  const subscription = await deps.subscriptions.get(topicId, name, options);
+  if (subscription === undefined || !subscriptionExpired(subscription, deps.clock.now())) return subscription;
+  await removeSubscriptions(deps, [subscription]);
+  return undefined;
+}
+
+/** A topic's subscriptions as the management API sees them: expired ones deleted and left out. */
+export async function listSubscriptions(deps: ManagementDeps, topicId: string): Promise<Subscription[]> {
+  const subscriptions = await deps.subscriptions.list(topicId);
+  const nowMs = deps.clock.now();
+  const expired = subscriptions.filter((subscription) => subscriptionExpired(subscription, nowMs));
+  if (expired.length === 0) return subscriptions;
+  await removeSubscriptions(deps, expired);
+  return subscriptions.filter((subscription) => !expired.includes(subscription));
 }
 
 /** Refuses a new subscription when its topic (`topicId`, as subscriptions name it) is full. */
@@ -267,7 +315,7 @@ export async function checkSubscriptionQuota(
   topicId: string,
   label: string,
 ): Promise<void> {
-  const count = (await deps.subscriptions.list(topicId)).length;
+  const count = (await listSubscriptions(deps, topicId)).length;
   if (count >= MAX_SUBSCRIPTIONS_PER_TOPIC) {
     throw badRequest(
       `${label} already has ${count} event subscriptions; the limit is ${MAX_SUBSCRIPTIONS_PER_TOPIC}.`,
@@ -315,7 +363,7 @@ export async function saveSubscription(
   baseUrl: string,
 ): Promise<{ subscription: Subscription; created: boolean }> {
   const { written: subscription, replaced: existing } = await changeOverRead({
-    read: () => deps.subscriptions.get(topicId, name, { consistent: true }),
+    read: () => readSubscription(deps, topicId, name, { consistent: true }),
     write: async (existing: Subscription | undefined) => {
       const subscription = subscriptionOver(deps, await define(existing), existing);
       await deps.subscriptions.put(subscription, existing?.version);
@@ -341,6 +389,11 @@ function subscriptionOver(
   existing: Subscription | undefined,
 ): Subscription {
   const at = now(deps);
+  if (definition.expirationTime !== undefined && subscriptionExpired(definition, at.getTime())) {
+    throw badRequest(
+      `properties.expirationTimeUtc: must be in the future (got ${definition.expirationTime}; it is now ${at.toISOString()}).`,
+    );
+  }
   const validation = validationForWrite(
     existing,
     definition.destination,

@@ -20,6 +20,7 @@ import { intInRange, invalidBody } from './request-body';
 import {
   deadLetterDocument,
   destinationPropertiesDocument,
+  expirationDocument,
   filterDocument,
   provisioningProperties,
   systemData,
@@ -29,6 +30,8 @@ import {
   deadLetterDestinationSchema,
   deadLetterOf,
   destinationInputOf,
+  expirationOf,
+  expirationTimeSchema,
   filterOf,
   subscriptionFilterSchema,
   webhookDestinationSchema,
@@ -176,6 +179,7 @@ function namespaceSubscriptionBodySchema(allowHttp: boolean) {
           { error: 'is required: {"deliveryMode": "Push", "push": {...}}' },
         ),
         filtersConfiguration: subscriptionFilterSchema,
+        expirationTimeUtc: expirationTimeSchema,
         eventDeliverySchema: z
           .literal('CloudEventSchemaV1_0', {
             error: 'must be CloudEventSchemaV1_0 (namespace topics deliver CloudEvents 1.0 only)',
@@ -193,6 +197,8 @@ export interface NamespaceSubscriptionInput extends DestinationInput {
   /** `maxDeliveryCount` and `eventTimeToLive`, normalised: `{ maxAttempts, ttlMs }`. */
   retry: RetryLimits;
   deadLetter?: Subscription['deadLetter'];
+  /** `expirationTimeUtc` as an ISO time; absent when none. */
+  expirationTime?: string;
 }
 
 /**
@@ -222,6 +228,7 @@ export function parseNamespaceSubscriptionBody(
       ttlMs: ttlMinutes * 60_000,
     },
     ...deadLetterOf(push.deadLetterDestinationWithResourceIdentity?.deadLetterDestination),
+    ...expirationOf(properties.expirationTimeUtc),
   };
 }
 
@@ -290,6 +297,7 @@ export function namespaceSubscriptionDocument(subscription: Subscription, nowMs:
       },
       eventDeliverySchema: 'CloudEventSchemaV1_0',
       filtersConfiguration: filterDocument(subscription.filter),
+      ...expirationDocument(subscription),
     },
     systemData: systemData(subscription),
   };

@@ -23,12 +23,14 @@ import {
   checkSubscriptionQuota,
   deleteSubscription,
   destinationOf,
+  listSubscriptions,
   MAX_BODY_BYTES,
   type ManagementDeps,
   now,
   type Operation,
   optionalBody,
   propagated,
+  readSubscription,
   saveSubscription,
   subscriptionParam,
   topicParam,
@@ -85,7 +87,7 @@ async function requireNamespaceSubscription(
 ): Promise<Subscription> {
   const topic = await requireNamespaceTopic(deps, event);
   const name = subscriptionParam(event);
-  const subscription = await deps.subscriptions.get(topicIdOf(topic), name, options);
+  const subscription = await readSubscription(deps, topicIdOf(topic), name, options);
   if (subscription === undefined) {
     throw notFound(
       `The event subscription '${name}' does not exist on topic '${topic.name}' of namespace '${topic.namespace}'.`,
@@ -123,7 +125,7 @@ async function checkNamespaceTopicChange(
   } else if (eventRetentionInDays < existing.eventRetentionInDays) {
     // No subscription's time to live may exceed its topic's retention.
     const retentionMinutes = eventRetentionInDays * 24 * 60;
-    const longer = (await deps.subscriptions.list(topicIdOf(existing))).find(
+    const longer = (await listSubscriptions(deps, topicIdOf(existing))).find(
       (subscription) => minutesOf(subscription) > retentionMinutes,
     );
     if (longer !== undefined) {
@@ -196,7 +198,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
 
   'GET /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions': async (event, deps) => {
     const topic = await requireNamespaceTopic(deps, event);
-    const subscriptions = await deps.subscriptions.list(topicIdOf(topic));
+    const subscriptions = await listSubscriptions(deps, topicIdOf(topic));
     const nowMs = deps.clock.now();
     return jsonResult(200, {
       value: subscriptions.map((subscription) => namespaceSubscriptionDocument(subscription, nowMs)),
@@ -242,6 +244,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
           ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
           eventDeliverySchema: 'CloudEventSchemaV1_0',
           labels: [],
+          ...(input.expirationTime === undefined ? {} : { expirationTime: input.expirationTime }),
         };
       },
       publicBaseUrl(deps.publicUrl()),

@@ -27,7 +27,6 @@ const NOT_YET_SUPPORTED = new Set([
   'properties.deliveryWithResourceIdentity',
   'properties.destination.properties.azureActiveDirectoryTenantId',
   'properties.destination.properties.azureActiveDirectoryApplicationIdOrUri',
-  'properties.expirationTimeUtc',
 ]);
 
 /** Turns the first zod issue into a 400 whose message names the field. */

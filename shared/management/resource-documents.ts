@@ -147,10 +147,15 @@ export function subscriptionDocument(subscription: Subscription, nowMs: number) 
       ...(subscription.deadLetter === undefined
         ? {}
         : { deadLetterDestination: deadLetterDocument(subscription.deadLetter) }),
+      ...expirationDocument(subscription),
     },
     systemData: systemData(subscription),
   };
 }
+
+/** `expirationTimeUtc`, shown only when the subscription has one. */
+export const expirationDocument = ({ expirationTime }: Pick<Subscription, 'expirationTime'>) =>
+  expirationTime === undefined ? {} : { expirationTimeUtc: expirationTime };
 
 const isoOrNull = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 

@@ -89,6 +89,27 @@ export function webhookDestinationSchema(allowHttp: boolean) {
   );
 }
 
+/**
+ * `expirationTimeUtc`: an ISO 8601 date or date-time, UTC when it names no offset (as the
+ * original reads it); `null` clears it. Stored as `toISOString`. Whether it lies in the future is
+ * checked when the subscription is saved (`saveSubscription`), against the stack's clock.
+ */
+export const expirationTimeSchema = z
+  .union([z.iso.datetime({ offset: true, local: true }), z.iso.date()], {
+    error:
+      'must be an ISO 8601 date or date-time, such as 2027-01-31 or 2027-01-31T12:00:00Z (UTC when it names no offset)',
+  })
+  .transform((value) => {
+    const zoned = value.length > 10 && !/(?:Z|[+-]\d{2}:\d{2})$/i.test(value) ? `${value}Z` : value;
+    return new Date(Date.parse(zoned)).toISOString();
+  })
+  .nullable()
+  .optional();
+
+/** A parsed expiration time as stored: absent for none or `null`. */
+export const expirationOf = (time: string | null | undefined): Pick<SubscriptionInput, 'expirationTime'> =>
+  time === undefined || time === null ? {} : { expirationTime: time };
+
 /** A storage-blob dead-letter destination, as both kinds of subscription take it. */
 export const deadLetterDestinationSchema = z.strictObject(
   {
@@ -152,6 +173,7 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
           .optional(),
         labels: z.array(z.string()).optional(),
         deadLetterDestination: deadLetterDestinationSchema.nullable().optional(),
+        expirationTimeUtc: expirationTimeSchema,
       },
       { error: 'is required' },
     ),
@@ -181,6 +203,8 @@ export interface SubscriptionInput {
   deadLetter?: DeadLetterDestination;
   /** As asked for; `deliverySchemaFor` (`delivery-schema.ts`) decides it against the topic. */
   eventDeliverySchema?: (typeof EVENT_DELIVERY_SCHEMAS)[number];
+  /** `expirationTimeUtc` as an ISO time; absent when none. */
+  expirationTime?: string;
 }
 
 /** The parts of a subscription input its webhook destination gives. */
@@ -259,5 +283,6 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
       ? {}
       : { eventDeliverySchema: properties.eventDeliverySchema }),
     ...deadLetterOf(properties.deadLetterDestination),
+    ...expirationOf(properties.expirationTimeUtc),
   };
 }

@@ -8,7 +8,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { endpointAgreed } from '../delivery/rules/handshake';
 import { deliveryTargetOf } from '../delivery/target';
 import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery';
-import type { Namespace, NamespaceTopic, Topic } from '../domain/model';
+import { type Namespace, type NamespaceTopic, subscriptionExpired, type Topic } from '../domain/model';
 import { isValidName, topicIdOf } from '../domain/names';
 import { badRequest, dependencyUnavailable, notFound, payloadTooLarge, unauthorized } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
@@ -103,6 +103,8 @@ interface FilteredSubscription {
   target: DeliveryTarget;
   matches: CompiledFilter;
   held: boolean;
+  /** The subscription's expiration time, if it has one: from then on it gets nothing. */
+  expirationTime?: string;
 }
 
 const NONE_HELD: HeldSubscriptions = new Map();
@@ -245,6 +247,7 @@ export class Publisher {
       target: deliveryTargetOf(subscription),
       matches: compileFilter(subscription.filter),
       held: isHeld(held, subscription.name, subscription.uid),
+      ...(subscription.expirationTime === undefined ? {} : { expirationTime: subscription.expirationTime }),
     }));
   }
 
@@ -265,18 +268,21 @@ export class Publisher {
     // Storage, metrics and logs name the topic by its one text.
     const topicId = topicIdOf(topic);
     // Each filter runs once per event; nothing is queued unless the whole fan-out is allowed.
+    // An expired subscription matches nothing from its expiration time on (the list is cached).
     const matchedBy: number[][] = [];
     let deliveries = 0;
     let fanOutBytes = 0;
-    for (const { matches } of targets) {
+    for (const target of targets) {
       const matched: number[] = [];
+      matchedBy.push(matched);
+      if (subscriptionExpired(target, started)) continue;
+      const { matches } = target;
       events.forEach(({ view, queuedBytes }, index) => {
         if (!matches(view)) return;
         matched.push(index);
         fanOutBytes += queuedBytes;
       });
       deliveries += matched.length;
-      matchedBy.push(matched);
     }
     checkFanOut(deliveries, fanOutBytes);
 

@@ -6,6 +6,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
+import { TABLE } from '../config/resources';
 import {
   retryLimitsOf,
   retryLimitsSchema,
@@ -37,8 +38,11 @@ export interface SubscriptionStore {
    * leave versions out of order.
    */
   put(subscription: Subscription, replaces: number | undefined): Promise<void>;
-  /** Deletes a subscription (bumping its topic's version); false when there was none. */
-  delete(topic: string, name: string, now: Date): Promise<boolean>;
+  /**
+   * Deletes a subscription (bumping its topic's version); false when there was none, or, with
+   * `version`, when the one stored is not that version (it was changed since it was read).
+   */
+  delete(topic: string, name: string, now: Date, version?: number): Promise<boolean>;
 }
 
 const shape = subscriptionSchema.shape;
@@ -48,7 +52,8 @@ const shape = subscriptionSchema.shape;
  * (`retryPolicy`), so an earlier Gridwire version can still read it. Items written before
  * subscriptions had a version, a profile and normalised retry limits are read with version 0, the
  * `topic` profile and their `retryPolicy` converted; items written before batching and delivery
- * headers have neither.
+ * headers have neither. A subscription with an expiration time also carries the table's TTL
+ * attribute, in epoch seconds, so DynamoDB deletes it once expired.
  */
 export const subscriptionItemSchema = subscriptionSchema
   .extend({
@@ -98,8 +103,13 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
       ...subscription,
       retryPolicy: retryPolicyOf(subscription.retry),
     };
+    const expiring =
+      subscription.expirationTime === undefined
+        ? item
+        : // DynamoDB deletes an expired subscription nobody reads again (within days, on AWS).
+          { ...item, [TABLE.ttlAttribute]: Math.ceil(Date.parse(subscription.expirationTime) / 1000) };
     const written = await this.table.putIf(
-      item,
+      expiring,
       replaces === undefined
         ? { ConditionExpression: 'attribute_not_exists(pk)' }
         : replaces === 0
@@ -119,8 +129,17 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     await this.table.bumpSubscriptionsVersion(subscription.topic, subscription.updatedAt);
   }
 
-  async delete(topic: string, name: string, now: Date): Promise<boolean> {
-    if (!(await this.table.delete(subscriptionKey(topic, name)))) return false;
+  async delete(topic: string, name: string, now: Date, version?: number): Promise<boolean> {
+    const key = subscriptionKey(topic, name);
+    const deleted =
+      version === undefined
+        ? await this.table.delete(key)
+        : await this.table.deleteIf(key, {
+            ConditionExpression: '#v = :v',
+            ExpressionAttributeNames: { '#v': 'version' },
+            ExpressionAttributeValues: { ':v': version },
+          });
+    if (!deleted) return false;
     await this.table.bumpSubscriptionsVersion(topic, now.toISOString());
     return true;
   }

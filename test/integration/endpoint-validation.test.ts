@@ -12,7 +12,6 @@ import {
   eventually,
   allowingOrigin as options,
   type ReceivedRequest,
-  type Responder,
   WebhookServer,
 } from '../support/webhook-server';
 

@@ -230,6 +230,22 @@ describe('subscription items', () => {
     expect(Item?.retryPolicy).toEqual({ maxDeliveryAttempts: 3, eventTimeToLiveInMinutes: 2 });
   });
 
+  it('gives a subscription with an expiration time the TTL attribute, so DynamoDB deletes it once expired', async () => {
+    const expirationTime = '2027-01-01T00:00:00.500Z';
+    await store.subscriptions.put(subscription({ name: 'expiring', expirationTime }), undefined);
+    const stored = await rawItem(topicPk('orders'), subscriptionSk('expiring'));
+    expect(stored[TABLE.ttlAttribute]).toBe(Math.ceil(Date.parse(expirationTime) / 1000));
+    expect(stored.expirationTime).toBe(expirationTime);
+    const read = await store.subscriptions.get('orders', 'expiring', { consistent: true });
+    expect(read?.expirationTime).toBe(expirationTime);
+    expect(read).not.toHaveProperty(TABLE.ttlAttribute);
+    // One without an expiration time has none.
+    await store.subscriptions.put(subscription({ name: 'lasting' }), undefined);
+    expect(await rawItem(topicPk('orders'), subscriptionSk('lasting'))).not.toHaveProperty(
+      TABLE.ttlAttribute,
+    );
+  });
+
   it('keeps the batch settings and delivery attribute mappings of the destination', async () => {
     const destination = {
       endpointType: 'WebHook' as const,

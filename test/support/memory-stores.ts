@@ -207,8 +207,10 @@ class MemorySubscriptions implements SubscriptionStore {
     this.state.bumpSubscriptionsVersion(subscription.topic, subscription.updatedAt);
   }
 
-  async delete(topic: string, name: string, now: Date): Promise<boolean> {
-    if (!this.state.subscriptions.delete(this.key(topic, name))) return false;
+  async delete(topic: string, name: string, now: Date, version?: number): Promise<boolean> {
+    const key = this.key(topic, name);
+    if (version !== undefined && this.state.subscriptions.get(key)?.version !== version) return false;
+    if (!this.state.subscriptions.delete(key)) return false;
     this.state.bumpSubscriptionsVersion(topic, now.toISOString());
     return true;
   }

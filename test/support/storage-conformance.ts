@@ -121,6 +121,7 @@ const fullSubscription = (topic: string, name: string): Subscription =>
       validatedAt: 3,
       handshakeError: 'HTTP 500',
     },
+    expirationTime: '2027-01-01T00:00:00.000Z',
     createdAt: ISO,
     updatedAt: ISO,
   });
@@ -462,6 +463,19 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
         s.stores.subscriptions.put(subscriptionOf({ topic, name: 'never', version: 2 }), 1),
       ).rejects.toBeInstanceOf(ConcurrentChangeError);
       expect((await s.stores.subscriptions.get(topic, 'raced', { consistent: true }))?.version).toBe(20);
+    });
+
+    it('are deleted only as the version read, when the delete names one', async () => {
+      const topic = unique('orders-');
+      await s.stores.subscriptions.put(subscriptionOf({ topic, name: 'kept', version: 10 }), undefined);
+      await s.stores.subscriptions.put(subscriptionOf({ topic, name: 'kept', version: 20 }), 10);
+
+      // A delete that read version 10 finds 20: nothing is deleted.
+      expect(await s.stores.subscriptions.delete(topic, 'kept', LATER, 10)).toBe(false);
+      expect((await s.stores.subscriptions.get(topic, 'kept', { consistent: true }))?.version).toBe(20);
+      expect(await s.stores.subscriptions.delete(topic, 'never', LATER, 1)).toBe(false);
+      expect(await s.stores.subscriptions.delete(topic, 'KEPT', LATER, 20)).toBe(true);
+      expect(await s.stores.subscriptions.get(topic, 'kept', { consistent: true })).toBeUndefined();
     });
 
     it('are listed by topic, in name order', async () => {

@@ -77,6 +77,31 @@ describe('caches in front of the store', () => {
   });
 });
 
+describe('an expired subscription (expirationTimeUtc)', () => {
+  it('is read as none from its expiration time on, cached or not, so its queued events are dropped', async () => {
+    const clock = new VirtualClock();
+    const expiring = subscription({
+      name: 'hook',
+      expirationTime: new Date(clock.now() + 5000).toISOString(),
+    });
+    let reads = 0;
+    const store: Pick<SubscriptionStore, 'get'> = {
+      get: async () => {
+        reads += 1;
+        return expiring;
+      },
+    };
+    const source = cachedSubscriptions(store, 60_000, clock);
+    expect(await source.get('orders', 'hook')).toEqual(expiring);
+    clock.advance(4999);
+    expect(await source.get('orders', 'hook')).toEqual(expiring);
+    clock.advance(1);
+    expect(await source.get('orders', 'hook')).toBeUndefined();
+    // Still within the cache's life: the time decided, not a fresh read.
+    expect(reads).toBe(1);
+  });
+});
+
 describe('subscriptions while the table is down', () => {
   const flaky = () => {
     const state: { current: Subscription | undefined; down: boolean; reads: number } = {

@@ -39,7 +39,7 @@ async function racingApi() {
   const subscriptions: SubscriptionStore = {
     get: (topic, name, options) => stores.subscriptions.get(topic, name, options),
     list: (topic) => stores.subscriptions.list(topic),
-    delete: (topic, name, now) => stores.subscriptions.delete(topic, name, now),
+    delete: (topic, name, now, version) => stores.subscriptions.delete(topic, name, now, version),
     put: async (written, replaces) => {
       writes.subscriptions += 1;
       await races.shift()?.();

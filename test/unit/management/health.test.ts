@@ -29,7 +29,7 @@ function watchedSubscriptions() {
     },
     list: (topic) => subscriptions.list(topic),
     put: (subscription, replaces) => subscriptions.put(subscription, replaces),
-    delete: (topic, name, now) => subscriptions.delete(topic, name, now),
+    delete: (topic, name, now, version) => subscriptions.delete(topic, name, now, version),
   };
   return { store: watched, reads };
 }

@@ -366,6 +366,23 @@ describe('publishing', () => {
     expect(reads).toEqual({ topics: 3, subscriptions: 2 });
   });
 
+  it('queues nothing for a subscription from its expiration time on, though its list is cached (expirationTimeUtc)', async () => {
+    const clockStart = new VirtualClock().now();
+    const expiring = subscription({
+      name: 'expiring',
+      expirationTime: new Date(clockStart + 1000).toISOString(),
+    });
+    const { publish, queue, clock, reads } = setup([expiring, subscription({ name: 'kept' })]);
+    await publish([event('1')]);
+    expect(queue.take().map((j) => j.job.target.subscription)).toEqual(['expiring', 'kept']);
+
+    clock.advance(1000);
+    expect(await publish([event('2')])).toMatchObject({ matchedSubscriptions: 1 });
+    expect(queue.take().map((j) => j.job.target.subscription)).toEqual(['kept']);
+    // The same cached list served both: the time decides, not a change of the list.
+    expect(reads.subscriptions).toBe(1);
+  });
+
   it('does not serve a deleted and re-created topic the old subscription list', async () => {
     const { publish, queue, clock, state } = setup([subscription({ name: 'old' })]);
     await publish([event('1')]);

@@ -34,6 +34,7 @@ describe('the round trips’ field check', () => {
         'destination.preferredBatchSizeInKilobytes',
         'deadLetter',
         'labels',
+        'expirationTime',
         'validation',
       ].sort(),
     );
