@@ -212,16 +212,28 @@ function createDeliveryFunction(scope: Construct, options: FunctionsOptions): Pi
   );
 }
 
-/** Consumes ended deliveries (the dead-letter step). */
+/**
+ * Consumes ended deliveries (the dead-letter step), and publishes a dead-letter notice for each
+ * blob written to the stack's own notices topic, as the publish function publishes.
+ */
 function createDeadLetterFunction(scope: Construct, options: FunctionsOptions): PipelineFunction {
+  const { storage, queues } = options;
   return (
     new PipelineFunction(scope, {
       definition: FUNCTIONS.deadLetter,
       ...commonProps(options),
     })
       // It re-queues what the bucket refuses, to try again later.
-      .bindQueue(options.queues.endedDelivery, QUEUES.endedDelivery.urlEnv, 'sendAndConsume')
-      .bindBucket(options.storage.deadLetterBucket, BUCKET.nameEnv, 'write')
+      .bindQueue(queues.endedDelivery, QUEUES.endedDelivery.urlEnv, 'sendAndConsume')
+      .bindBucket(storage.deadLetterBucket, BUCKET.nameEnv, 'write')
+      // Notices: the notices topic and its subscription list (with held marks) are read, the
+      // notices queued as a publish queues its events.
+      .bindTable(storage.table, TABLE.nameEnv, ['GetItem', 'Query'])
+      .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
+      .bindQueue(queues.backlog, QUEUES.backlog.urlEnv, 'send')
+      .bindBucket(storage.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'write', FAN_OUT_GRANT_REASON)
+      // Topic items hold their keys sealed; reading one opens them.
+      .bindSecret(storage.topicKeySecret, ENV.topicKeySecretArn)
   );
 }
 

@@ -30,6 +30,12 @@ import {
   deadLetterPrefix,
   deadLetterRecord,
 } from './rules/dead-letter-layout';
+import {
+  DEAD_LETTER_NOTICES,
+  type DeadLetterNotice,
+  deadLetterNotices,
+  isDeadLetterNoticeTopic,
+} from './rules/dead-letter-notice';
 import { deadLetterRetryDelayMs, type ProfileTable } from './rules/profiles';
 import { deadLetterScopeOfTarget } from './target';
 
@@ -80,7 +86,20 @@ export interface DeadLetterStepDeps {
   logger: LoggerLike;
   /** A new unique id (blob names). */
   newId: () => string;
+  /**
+   * Where dead-letter notices are published (`DEAD_LETTER_NOTICES`); absent: none are. Best effort:
+   * the blobs are written either way, and a notice that could not be sent is logged.
+   */
+  notices?: DeadLetterNotifier;
 }
+
+/** Publishes events Gridwire raises itself to one of its own topics (the publisher does). */
+export interface DeadLetterNotifier {
+  publishOwn(topic: string, events: readonly DeadLetterNotice[]): Promise<unknown>;
+}
+
+/** Notices sent in one publish at most. */
+export const NOTICES_PER_PUBLISH = 100;
 
 /** What became of a batch of ended-delivery jobs. */
 export interface DeadLetterReport {
@@ -114,7 +133,8 @@ interface Group {
  * `DeadLetterStoreUnavailable`) and logged. A bucket that does not exist is no outage: its dead
  * letters are dropped at once (`DeadLetterDestinationNotFound`), as the original drops dead letters
  * whose destination isn't found. Blob keys and records follow the job's record format:
- * the namespace layout for `namespace`, the classic one otherwise.
+ * the namespace layout for `namespace`, the classic one otherwise. Each blob written raises its
+ * dead-letter notices (`dead-letter-notice.ts`), published once the batch is written.
  */
 export class DeadLetterStep {
   constructor(private readonly deps: DeadLetterStepDeps) {}
@@ -133,6 +153,7 @@ export class DeadLetterStep {
       outcomes: jobs.map(() => done()),
     };
     const { groups, unplaced } = groupByBlob(jobs);
+    const notices: DeadLetterNotice[] = [];
     for (const { index, error } of unplaced) {
       // Not a job the engine writes (a namespace format without a namespace topic): its message
       // comes back and, failing again, is parked on the redrive queue, where an alarm sees it.
@@ -170,8 +191,40 @@ export class DeadLetterStep {
       report.written += group.entries.length;
       report.blobs += 1;
       this.countDeadLettered(group);
+      // The notices' own subscriptions raise none, so a failing one can't feed itself.
+      if (!isDeadLetterNoticeTopic(target.topic)) {
+        notices.push(
+          ...deadLetterNotices({
+            container: target.deadLetter.container,
+            key,
+            topic: target.topic,
+            subscription: target.subscription,
+            reasons: group.entries.map((entry) => entry.reason),
+            writtenAt: now,
+          }),
+        );
+      }
     }
+    await this.sendNotices(notices);
     return report;
+  }
+
+  /** Publishes the notices of the blobs written, best effort (a failure is logged). */
+  private async sendNotices(notices: readonly DeadLetterNotice[]): Promise<void> {
+    const notifier = this.deps.notices;
+    if (notifier === undefined || notices.length === 0) return;
+    for (let start = 0; start < notices.length; start += NOTICES_PER_PUBLISH) {
+      const chunk = notices.slice(start, start + NOTICES_PER_PUBLISH);
+      try {
+        await notifier.publishOwn(DEAD_LETTER_NOTICES.topic, chunk);
+      } catch (error) {
+        this.deps.logger.warn('could not send dead-letter notices; the dead letters are written', {
+          topic: DEAD_LETTER_NOTICES.topic,
+          blobs: [...new Set(chunk.map((notice) => notice.data.blobKey))],
+          error: (error as Error).message,
+        });
+      }
+    }
   }
 
   private countDeadLettered(group: Group): void {

@@ -438,5 +438,7 @@ export function buildDeadLetterStep(runtime: Runtime, observability: Observabili
     metrics: observability.buffer,
     logger: observability.logger,
     newId: randomUUID,
+    // Dead-letter notices are published as any publish is, to the stack's own topic.
+    notices: buildPublisher(runtime, observability),
   });
 }

@@ -5,6 +5,7 @@
  * stack).
  */
 
+import { DEAD_LETTER_NOTICES, isDeadLetterNoticeTopic } from '../delivery/rules/dead-letter-notice';
 import type { AttemptRecord, Subscription, Topic } from '../domain/model';
 import {
   emptyResult,
@@ -25,7 +26,9 @@ import {
   listSubscriptions,
   MAX_BODY_BYTES,
   type ManagementDeps,
+  now,
   type Operation,
+  propagated,
   readSubscription,
   saveSubscription,
   subscriptionParam,
@@ -50,6 +53,13 @@ const TOPICS: KeyedResourceApi<Topic, TopicInput> = {
   nameOf: topicParam,
   store: (deps) => deps.topics,
   parseBody: parseTopicBody,
+  checkInput: (name, input) => {
+    if (isDeadLetterNoticeTopic(name) && input.inputSchema !== 'EventGridSchema') {
+      throw badRequest(
+        `properties.inputSchema: topic '${name}' carries Gridwire's dead-letter notices, which are Event Grid events; it takes EventGridSchema only.`,
+      );
+    }
+  },
   checkExisting: (topic, input) => {
     if (topic.inputSchema !== input.inputSchema) {
       throw badRequest(
@@ -66,6 +76,21 @@ const TOPICS: KeyedResourceApi<Topic, TopicInput> = {
 };
 
 const requireTopic = (deps: ManagementDeps, name: string) => requireResource(TOPICS, deps, name);
+
+/**
+ * The dead-letter notices' topic, made with its first subscription (an Event Grid schema topic,
+ * like one made by a `PUT`).
+ */
+async function noticesTopic(deps: ManagementDeps): Promise<Topic> {
+  const { resource, created } = await deps.topics.create(
+    DEAD_LETTER_NOTICES.topic,
+    { inputSchema: 'EventGridSchema', tags: {} },
+    now(deps),
+  );
+  // Publishers may have cached "no such topic"; go on once they have let it go.
+  if (created) await propagated(deps);
+  return resource;
+}
 
 async function requireSubscription(
   deps: ManagementDeps,
@@ -162,11 +187,14 @@ const operations: Readonly<Record<string, Operation>> = {
   },
 
   'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}': async (event, deps) => {
-    const topic = await requireTopic(deps, topicParam(event));
+    const topicName = topicParam(event);
+    // A missing topic is a 404 whatever the body; the notices topic is made only for a good one.
+    const found = isDeadLetterNoticeTopic(topicName) ? undefined : await requireTopic(deps, topicName);
     const name = subscriptionParam(event);
     const input = parseSubscriptionBody(parseJsonBody(event, MAX_BODY_BYTES), {
       allowHttp: deps.allowHttpEndpoints,
     });
+    const topic = found ?? (await noticesTopic(deps));
     const eventDeliverySchema = deliverySchemaFor(topic.inputSchema, input.eventDeliverySchema);
     const { subscription, created } = await saveSubscription(
       deps,

@@ -27,6 +27,8 @@ export interface KeyedResourceApi<R extends KeyedResource, Input> {
   store: (deps: ManagementDeps) => KeyedResourceStore<R, Input>;
   /** The request body of a `PUT`, parsed. */
   parseBody: (body: unknown) => Input;
+  /** Refuses a `PUT` whose body does not suit the resource's name (before anything is written). */
+  checkInput?: (name: string, input: Input) => void;
   /** Refuses a `PUT` that would change what can't be changed on an existing resource. */
   checkExisting?: (existing: R, input: Input) => void;
   document: (resource: Described<R>, deps: ManagementDeps) => unknown;
@@ -61,6 +63,7 @@ export function keyedResourceOperations<
     [`PUT ${resourcePath}`]: async (event, deps) => {
       const name = api.nameOf(event);
       const input = api.parseBody(optionalBody(event));
+      api.checkInput?.(name, input);
       const store = api.store(deps);
       const { resource, created } = await store.create(name, input, now(deps));
       if (!created) api.checkExisting?.(resource, input);

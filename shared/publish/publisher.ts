@@ -5,12 +5,20 @@
  */
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isDeadLetterNoticeTopic } from '../delivery/rules/dead-letter-notice';
 import { endpointAgreed } from '../delivery/rules/handshake';
 import { deliveryTargetOf } from '../delivery/target';
 import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery';
 import { type Namespace, type NamespaceTopic, subscriptionExpired, type Topic } from '../domain/model';
 import { isValidName, topicIdOf } from '../domain/names';
-import { badRequest, dependencyUnavailable, notFound, payloadTooLarge, unauthorized } from '../http/errors';
+import {
+  ApiError,
+  badRequest,
+  dependencyUnavailable,
+  notFound,
+  payloadTooLarge,
+  unauthorized,
+} from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import { TtlCache } from '../platform/cache';
@@ -183,6 +191,38 @@ export class Publisher {
       throw unauthorized(`The access key is not valid for topic '${request.topic}'.`);
     }
     this.authenticate(topic, request);
+    if (isDeadLetterNoticeTopic(topic.name)) {
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `The topic '${topic.name}' carries Gridwire's own dead-letter notices; only Gridwire publishes to it.`,
+      );
+    }
+    return this.toSubscriptions(topic, request, started);
+  }
+
+  /**
+   * Publishes events Gridwire raises itself (dead-letter notices) to its own topic `name`, an
+   * Event Grid schema topic: no credential is checked, and nothing is published while the topic
+   * does not exist (it is made with its first subscription, so then nobody listens). Answers
+   * `undefined` then.
+   */
+  async publishOwn(name: string, events: readonly object[]): Promise<PublishResult | undefined> {
+    const started = this.deps.clock.now();
+    const topic = await this.topics.get(name.toLowerCase(), () =>
+      this.deps.store.getTopic(name, { consistent: true }),
+    );
+    if (topic === undefined) return undefined;
+    const body = Buffer.from(JSON.stringify(events));
+    return this.toSubscriptions(topic, { topic: name, credential: undefined, path: '', body }, started);
+  }
+
+  /** Validates a classic topic's events and queues them for its matching subscriptions. */
+  private async toSubscriptions(
+    topic: Topic,
+    request: PublishRequest,
+    started: number,
+  ): Promise<PublishResult> {
     const events = parseEvents(topic, request, { publishedAt: started, newId: this.deps.newId });
     const targets = await this.subscriptionLists.get(
       `${topic.name.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,

@@ -173,7 +173,8 @@ describe('roles', () => {
         'dynamodb:UpdateItem',
       ],
     ],
-    ['deadLetter', []],
+    // Reads the notices topic and its subscriptions, to publish dead-letter notices.
+    ['deadLetter', ['dynamodb:GetItem', 'dynamodb:Query']],
   ] as const)('%s may take exactly %j on the table', (key, actions) => {
     expect(actionsOn(key, logicalId(pipeline.table))).toEqual([...actions].sort());
   });
@@ -633,23 +634,21 @@ describe('dashboard', () => {
 });
 
 describe('topic key secret', () => {
-  it('is readable by, and named to, the management and publish functions only', () => {
+  it('is readable by, and named to, the functions that read topics (management, publish, and dead-letter for its notices) only', () => {
     const secretId = logicalId(pipeline.topicKeySecret);
-    expect(actionsOn('management', secretId)).toContain('secretsmanager:GetSecretValue');
-    expect(actionsOn('publish', secretId)).toContain('secretsmanager:GetSecretValue');
+    for (const key of ['management', 'publish', 'deadLetter'] as const) {
+      expect(actionsOn(key, secretId)).toContain('secretsmanager:GetSecretValue');
+    }
     expect(actionsOn('delivery', secretId)).toEqual([]);
-    expect(actionsOn('deadLetter', secretId)).toEqual([]);
     const variables = (key: keyof typeof FUNCTIONS) =>
       Object.values(
         template.findResources('AWS::Lambda::Function', {
           Properties: { Description: FUNCTIONS[key].description },
         }),
       )[0]?.Properties.Environment.Variables as Record<string, unknown>;
-    for (const key of ['management', 'publish'] as const) {
+    for (const key of ['management', 'publish', 'deadLetter'] as const) {
       expect(variables(key)[ENV.topicKeySecretArn]).toEqual({ Ref: secretId });
     }
-    for (const key of ['delivery', 'deadLetter'] as const) {
-      expect(variables(key)).not.toHaveProperty(ENV.topicKeySecretArn);
-    }
+    expect(variables('delivery')).not.toHaveProperty(ENV.topicKeySecretArn);
   });
 });

@@ -193,11 +193,11 @@ describe('fan-out bucket', () => {
     });
   });
 
-  it('is written by the publish function and read by the delivery function, and by no other', () => {
+  it('is written by the publish function (and the dead-letter function, publishing notices) and read by the delivery function, and by no other', () => {
     expect(actionsOn('publish', bucketId())).toEqual(['s3:PutObject']);
+    expect(actionsOn('deadLetter', bucketId())).toEqual(['s3:PutObject']);
     expect(actionsOn('delivery', bucketId())).toEqual(['s3:GetObject']);
     expect(actionsOn('management', bucketId())).toEqual([]);
-    expect(actionsOn('deadLetter', bucketId())).toEqual([]);
   });
 });
 
@@ -364,15 +364,15 @@ describe('backlog queue', () => {
     ).toThrow(`backlogWindowSeconds must be an integer from 1 to 300 (got ${value})`);
   });
 
-  it('is consumed by the delivery function only, and sent to by it and by publish (a held subscription), whose environments name it', () => {
+  it('is consumed by the delivery function only, and sent to by it and by the publishers (publish, and dead-letter for its notices) of a held subscription, whose environments name it', () => {
     expect(actionsOn('delivery', queueId(QUEUES.backlog.id))).toEqual(
       expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']),
     );
-    expect(actionsOn('publish', queueId(QUEUES.backlog.id))).toContain('sqs:SendMessage');
-    expect(actionsOn('publish', queueId(QUEUES.backlog.id))).not.toContain('sqs:ReceiveMessage');
-    for (const key of ['management', 'deadLetter'] as const) {
-      expect([key, actionsOn(key, queueId(QUEUES.backlog.id))]).toEqual([key, []]);
+    for (const key of ['publish', 'deadLetter'] as const) {
+      expect(actionsOn(key, queueId(QUEUES.backlog.id))).toContain('sqs:SendMessage');
+      expect(actionsOn(key, queueId(QUEUES.backlog.id))).not.toContain('sqs:ReceiveMessage');
     }
+    expect(actionsOn('management', queueId(QUEUES.backlog.id))).toEqual([]);
     const fn = template.findResources('AWS::Lambda::Function')[functionId('delivery')] as {
       Properties: { Environment: { Variables: Record<string, unknown> } };
     };

@@ -225,3 +225,46 @@ describe('custom delivery headers', () => {
     );
   });
 });
+
+describe('dead-letter notices', () => {
+  // The pages: subscribe to the dead-letter store to be told when an event is dead-lettered.
+  it('tells the subscribers of the notices topic about each dead-letter blob, naming it', async () => {
+    // The notices topic is made with its first subscription.
+    await api.subscribe('gridwire-deadletters', 'ops', webhook.url('/notices'));
+    const key = await api.createTopic('noticed');
+    await api.subscribe(
+      'noticed',
+      'rejecting',
+      webhook.url('/rejecting', () => ({ status: 400 })),
+      {
+        deadLetterDestination: { endpointType: 'StorageBlob', properties: { blobContainerName: 'dead' } },
+      },
+    );
+    expect((await api.publish('noticed', key, [event('noticed-1', 'Order.Created')])).status).toBe(200);
+
+    const blob = await api.firstDeadLetterBlob('noticed', 'rejecting');
+    const request = await eventually(
+      () => webhook.requestsTo('/notices')[0],
+      20_000,
+      'the dead-letter notice',
+    );
+    const notices = JSON.parse(request.body);
+    expect(notices).toEqual([
+      expect.objectContaining({
+        id: `${blob.key}#NonRetriableOutcome`,
+        eventType: 'Gridwire.DeadLettered',
+        subject: '/topics/noticed/eventSubscriptions/rejecting',
+        topic: '/gridwire/topics/gridwire-deadletters',
+        data: expect.objectContaining({
+          container: 'dead',
+          blobKey: blob.key,
+          topic: 'noticed',
+          subscription: 'rejecting',
+          reason: 'NonRetriableOutcome',
+          count: 1,
+        }),
+      }),
+    ]);
+    expect(webhook.requestsTo('/notices')).toHaveLength(1);
+  }, 60_000);
+});

@@ -404,7 +404,11 @@ export function parseDeliveryJob(body: string): DeliveryJob {
 }
 
 /** A dead-letter step wired to a recording queue and a virtual clock, writing to `bucket`. */
-export function deadLetterStepHarness(bucket: DeadLetterStepDeps['bucket'], startAt = Date.now()) {
+export function deadLetterStepHarness(
+  bucket: DeadLetterStepDeps['bucket'],
+  startAt = Date.now(),
+  notices?: DeadLetterStepDeps['notices'],
+) {
   const clock = new VirtualClock(startAt);
   const queue = new RecordingQueue(clock);
   const metrics = new MetricBuffer();
@@ -418,6 +422,7 @@ export function deadLetterStepHarness(bucket: DeadLetterStepDeps['bucket'], star
     metrics,
     logger: silentLogger,
     newId: () => `blob-${++ids}`,
+    ...(notices === undefined ? {} : { notices }),
   });
   return { clock, queue, metrics, step };
 }

@@ -1,5 +1,9 @@
 import { recordTime } from '../../../shared/delivery/rules/dead-letter-layout';
 import {
+  DEAD_LETTER_NOTICES,
+  type DeadLetterNotice,
+} from '../../../shared/delivery/rules/dead-letter-notice';
+import {
   type DeadLetterTarget,
   deadLetterTargetSchema,
   type EndedDelivery,
@@ -26,9 +30,20 @@ class FakeBucket {
   }
 }
 
+/** The notices published, by the topic they went to; `down` makes publishing fail. */
+class FakeNotifier {
+  readonly published: Array<{ topic: string; events: readonly DeadLetterNotice[] }> = [];
+  down = false;
+  async publishOwn(topic: string, events: readonly DeadLetterNotice[]): Promise<void> {
+    if (this.down) throw new Error('QueueUnavailable');
+    this.published.push({ topic, events });
+  }
+}
+
 function setup() {
   const bucket = new FakeBucket();
-  return { bucket, ...deadLetterStepHarness(bucket, Date.parse('2026-08-08T05:10:00Z')) };
+  const notifier = new FakeNotifier();
+  return { bucket, notifier, ...deadLetterStepHarness(bucket, Date.parse('2026-08-08T05:10:00Z'), notifier) };
 }
 
 const ended = (
@@ -352,5 +367,76 @@ describe('the dead-letter step, namespace subscriptions', () => {
     expect(report.outcomes.map((outcome) => outcome.kind)).toEqual(['poison', 'done']);
     expect(report).toMatchObject({ written: 1, blobs: 1 });
     expect([...bucket.blobs.keys()]).toEqual(['dead/AUDIT/2026/8/8/5/blob-1.json']);
+  });
+});
+
+describe('dead-letter notices (the pages: subscribe to the dead-letter store to be told when an event is dead-lettered)', () => {
+  it('publishes, once the batch is written, one Gridwire.DeadLettered notice per blob and reason, naming the blob, subscription, reason and count', async () => {
+    const { step, bucket, notifier, clock } = setup();
+    const t = clock.now();
+    await step.write([
+      endedJob('audit', [ended('a1', t), ended('a2', t, 'MaxDeliveryAttemptsExceeded'), ended('a3', t)]),
+      endedJob('billing', [ended('b1', t, 'TimeToLiveExceeded')], 'dead', 'payments'),
+    ]);
+
+    const keys = [...bucket.blobs.keys()];
+    expect(keys).toHaveLength(2);
+    expect(notifier.published).toHaveLength(1);
+    expect(notifier.published[0]?.topic).toBe(DEAD_LETTER_NOTICES.topic);
+    const auditKey = keys.find((key) => key.includes('/AUDIT/')) as string;
+    expect(notifier.published[0]?.events).toEqual([
+      {
+        id: `${auditKey}#NonRetriableOutcome`,
+        eventType: 'Gridwire.DeadLettered',
+        subject: '/topics/orders/eventSubscriptions/audit',
+        eventTime: new Date(t).toISOString(),
+        dataVersion: '1',
+        data: {
+          container: 'dead',
+          blobKey: auditKey,
+          topic: 'orders',
+          subscription: 'audit',
+          reason: 'NonRetriableOutcome',
+          count: 2,
+          deadLetteredAt: new Date(t).toISOString(),
+        },
+      },
+      expect.objectContaining({
+        id: `${auditKey}#MaxDeliveryAttemptsExceeded`,
+        data: expect.objectContaining({ reason: 'MaxDeliveryAttemptsExceeded', count: 1 }),
+      }),
+      expect.objectContaining({
+        subject: '/topics/payments/eventSubscriptions/billing',
+        data: expect.objectContaining({ topic: 'payments', reason: 'TimeToLiveExceeded', count: 1 }),
+      }),
+    ]);
+  });
+
+  it('sends none for a blob not written (the deliveries wait on the queue), and one once it is', async () => {
+    const { step, bucket, notifier, clock } = setup();
+    bucket.down = true;
+    await step.write([endedJob('audit', [ended('a1', clock.now())])]);
+    expect(notifier.published).toEqual([]);
+    bucket.down = false;
+    await step.write([endedJob('audit', [ended('a1', clock.now())])]);
+    expect(notifier.published.flatMap(({ events }) => events.map((event) => event.data.blobKey))).toEqual([
+      ...bucket.blobs.keys(),
+    ]);
+  });
+
+  it('raises none for the dead letters of the notices topic’s own subscriptions, so a failing one cannot feed itself', async () => {
+    const { step, bucket, notifier, clock } = setup();
+    await step.write([endedJob('watcher', [ended('n1', clock.now())], 'dead', DEAD_LETTER_NOTICES.topic)]);
+    expect(bucket.blobs.size).toBe(1);
+    expect(notifier.published).toEqual([]);
+  });
+
+  it('still reports the dead letters written when the notices cannot be sent', async () => {
+    const { step, bucket, notifier, clock } = setup();
+    notifier.down = true;
+    const report = await step.write([endedJob('audit', [ended('a1', clock.now())])]);
+    expect(report).toMatchObject({ written: 1, blobs: 1, waiting: 0, dropped: 0 });
+    expect(report.outcomes.map((outcome) => outcome.kind)).toEqual(['done']);
+    expect(bucket.blobs.size).toBe(1);
   });
 });

@@ -448,3 +448,72 @@ describe('an endpoint URL with a query string', () => {
     expect(await stored()).toBeUndefined();
   });
 });
+
+describe('the dead-letter notices topic', () => {
+  function api() {
+    const stores = memoryStores();
+    const deps = {
+      ...stores,
+      clock: { now: () => NOW, sleep: async () => {} },
+      newId: () => 'uid-1',
+      allowHttpEndpoints: false,
+      propagationDelayMs: 0,
+      publicUrl: () => 'https://events.example.test',
+    } as unknown as ManagementDeps;
+    const call = (routeKey: string, pathParameters: Record<string, string>, body: unknown) =>
+      handleManagement(
+        {
+          routeKey,
+          pathParameters,
+          requestContext: { domainName: 'api.example.test' },
+          body: JSON.stringify(body),
+        } as unknown as HttpEvent,
+        deps,
+      );
+    return { stores, call };
+  }
+  const hook = {
+    properties: {
+      destination: { endpointType: 'WebHook', properties: { endpointUrl: 'https://hooks.example.test/dl' } },
+    },
+  };
+
+  it('is made, as an Event Grid schema topic, with its first subscription', async () => {
+    const { stores, call } = api();
+    expect(await stores.topics.get('gridwire-deadletters')).toBeUndefined();
+    const created = await call(
+      'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}',
+      { topic: 'gridwire-deadletters', subscription: 'ops' },
+      hook,
+    );
+    expect(created.statusCode).toBe(201);
+    expect(await stores.topics.get('gridwire-deadletters')).toMatchObject({ inputSchema: 'EventGridSchema' });
+    expect((await stores.subscriptions.list('gridwire-deadletters')).map((s) => s.name)).toEqual(['ops']);
+  });
+
+  it('is not made by a subscription body that is refused', async () => {
+    const { stores, call } = api();
+    const refused = await call(
+      'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}',
+      { topic: 'gridwire-deadletters', subscription: 'ops' },
+      { properties: {} },
+    ).catch((error: ApiError) => error);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(await stores.topics.get('gridwire-deadletters')).toBeUndefined();
+  });
+
+  it('takes only the Event Grid schema when created by name', () => {
+    const { call } = api();
+    return expect(
+      call(
+        'PUT /admin/topics/{topic}',
+        { topic: 'gridwire-deadletters' },
+        { properties: { inputSchema: 'CloudEventSchemaV1_0' } },
+      ),
+    ).rejects.toMatchObject({
+      statusCode: 400,
+      message:
+        "properties.inputSchema: topic 'gridwire-deadletters' carries Gridwire's dead-letter notices, which are Event Grid events; it takes EventGridSchema only.",
+    });
+  });
+});

@@ -1,5 +1,6 @@
 import { AzureKeyCredential, generateSharedAccessSignature } from '@azure/eventgrid';
 import { SQS_LIMITS } from '../../../shared/config/resources';
+import { DEAD_LETTER_NOTICES } from '../../../shared/delivery/rules/dead-letter-notice';
 import type { Subscription, Topic } from '../../../shared/domain/model';
 import { ApiError } from '../../../shared/http/errors';
 import { silentLogger } from '../../../shared/observability/logging';
@@ -495,5 +496,70 @@ describe('publishing', () => {
     expect((error as ApiError).statusCode).toBe(503);
     expect((error as ApiError).message).toMatch(/None of the request's events were queued/);
     expect(queue.sent).toHaveLength(0);
+  });
+});
+
+describe("Gridwire's own events (dead-letter notices)", () => {
+  const notice = {
+    id: 'dead/x.json#NonRetriableOutcome',
+    eventType: 'Gridwire.DeadLettered',
+    subject: '/topics/orders/eventSubscriptions/audit',
+    eventTime: '2026-01-01T00:00:00.000Z',
+    dataVersion: '1',
+    data: { blobKey: 'dead/x.json', count: 1 },
+  };
+  const noticesTopic = { ...topic, name: DEAD_LETTER_NOTICES.topic };
+
+  it('publishes nothing, and reads the topic once per cache period, while the notices topic does not exist', async () => {
+    const { publisher, queue, state, reads } = setup();
+    state.topic = undefined;
+    expect(await publisher.publishOwn(DEAD_LETTER_NOTICES.topic, [notice])).toBeUndefined();
+    expect(await publisher.publishOwn(DEAD_LETTER_NOTICES.topic, [notice])).toBeUndefined();
+    expect(queue.sent).toEqual([]);
+    expect(reads.topics).toBe(1);
+  });
+
+  it('queues them for the notices topic’s matching subscriptions, without a credential', async () => {
+    const { publisher, queue, state } = setup([
+      subscription({
+        topic: DEAD_LETTER_NOTICES.topic,
+        name: 'ops',
+        filter: { subjectBeginsWith: '/topics/orders/' },
+      }),
+      subscription({
+        topic: DEAD_LETTER_NOTICES.topic,
+        name: 'other',
+        filter: { subjectBeginsWith: '/topics/billing/' },
+      }),
+    ]);
+    state.topic = noticesTopic;
+    expect(await publisher.publishOwn(DEAD_LETTER_NOTICES.topic, [notice])).toMatchObject({
+      accepted: 1,
+      matchedSubscriptions: 1,
+    });
+    const jobs = queue.take();
+    expect(jobs.map((job) => [job.job.target.subscription, job.job.items.map((i) => i.eventId)])).toEqual([
+      ['ops', ['dead/x.json#NonRetriableOutcome']],
+    ]);
+    expect(JSON.parse(jobs[0]?.job.items[0]?.eventJson as string)).toMatchObject({
+      eventType: 'Gridwire.DeadLettered',
+      data: { blobKey: 'dead/x.json', count: 1 },
+    });
+  });
+
+  it('refuses a publish from outside to the notices topic (403), even with its key', async () => {
+    const { publisher, queue, state } = setup();
+    state.topic = noticesTopic;
+    const attempt = publisher.publish({
+      topic: DEAD_LETTER_NOTICES.topic,
+      credential: keyOne,
+      path: `/topics/${DEAD_LETTER_NOTICES.topic}/api/events`,
+      body: Buffer.from(JSON.stringify([notice])),
+    });
+    await expect(attempt).rejects.toMatchObject({
+      statusCode: 403,
+      message: `The topic '${DEAD_LETTER_NOTICES.topic}' carries Gridwire's own dead-letter notices; only Gridwire publishes to it.`,
+    });
+    expect(queue.sent).toEqual([]);
   });
 });
