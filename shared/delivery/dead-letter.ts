@@ -198,6 +198,7 @@ export class DeadLetterStep {
             container: target.deadLetter.container,
             key,
             topic: target.topic,
+            topicId: topicIdOf(target.topic),
             subscription: target.subscription,
             reasons: group.entries.map((entry) => entry.reason),
             writtenAt: now,

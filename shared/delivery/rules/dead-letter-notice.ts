@@ -12,7 +12,6 @@
  */
 import type { TopicRef } from '../../domain/delivery';
 import type { DeadLetterReason } from '../../domain/model';
-import { topicIdOf } from '../../domain/names';
 
 export const DEAD_LETTER_NOTICES = {
   /** The system topic the notices are published to. */
@@ -64,6 +63,8 @@ export function deadLetterNotices(blob: {
   container: string;
   key: string;
   topic: TopicRef;
+  /** The topic as subscriptions name it (`topicIdOf`). */
+  topicId: string;
   subscription: string;
   reasons: readonly DeadLetterReason[];
   writtenAt: number;
@@ -80,7 +81,7 @@ export function deadLetterNotices(blob: {
     data: {
       container: blob.container,
       blobKey: blob.key,
-      topic: topicIdOf(blob.topic),
+      topic: blob.topicId,
       subscription: blob.subscription,
       reason,
       count,
