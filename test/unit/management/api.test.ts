@@ -165,18 +165,22 @@ describe('GET .../deliveries', () => {
   });
 });
 
+/** Management over `stores` at `NOW`, answering at once, with a sealing key when given. */
+const subscriptionDeps = (stores: ReturnType<typeof memoryStores>, sealer?: ManagementDeps['sealer']) =>
+  ({
+    ...stores,
+    clock: { now: () => NOW, sleep: async () => {} },
+    newId: () => 'uid-1',
+    allowHttpEndpoints: false,
+    propagationDelayMs: 0,
+    publicUrl: () => 'https://events.example.test',
+    ...(sealer === undefined ? {} : { sealer }),
+  }) as unknown as ManagementDeps;
+
 describe('PUT an event subscription with delivery headers', () => {
   function put(body: unknown, sealer?: ManagementDeps['sealer']) {
     const { stores, ready } = storesWithTopic();
-    const deps = {
-      ...stores,
-      clock: { now: () => NOW, sleep: async () => {} },
-      newId: () => 'uid-1',
-      allowHttpEndpoints: false,
-      propagationDelayMs: 0,
-      publicUrl: () => 'https://events.example.test',
-      ...(sealer === undefined ? {} : { sealer }),
-    } as unknown as ManagementDeps;
+    const deps = subscriptionDeps(stores, sealer);
     const event = {
       routeKey: 'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}',
       pathParameters: { topic: 'orders', subscription: 'audit' },
@@ -452,14 +456,7 @@ describe('an endpoint URL with a query string', () => {
 describe('the dead-letter notices topic', () => {
   function api() {
     const stores = memoryStores();
-    const deps = {
-      ...stores,
-      clock: { now: () => NOW, sleep: async () => {} },
-      newId: () => 'uid-1',
-      allowHttpEndpoints: false,
-      propagationDelayMs: 0,
-      publicUrl: () => 'https://events.example.test',
-    } as unknown as ManagementDeps;
+    const deps = subscriptionDeps(stores);
     const call = (routeKey: string, pathParameters: Record<string, string>, body: unknown) =>
       handleManagement(
         {
