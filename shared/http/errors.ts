@@ -47,6 +47,8 @@ export const unauthorized = (message: string): ApiError => new ApiError(401, 'Un
 export const payloadTooLarge = (message: string, detailCode = 'PayloadTooLarge'): ApiError =>
   new ApiError(413, 'PayloadTooLarge', message, [{ code: detailCode, message }]);
 
+export const forbidden = (message: string): ApiError => new ApiError(403, 'Forbidden', message);
+
 export const conflict = (message: string): ApiError => new ApiError(409, 'Conflict', message);
 
 /** The stack cannot do this (e.g. it lacks a key); retrying will not help until it is changed. */

@@ -389,7 +389,7 @@ function subscriptionOver(
   existing: Subscription | undefined,
 ): Subscription {
   const at = now(deps);
-  if (definition.expirationTime !== undefined && subscriptionExpired(definition, at.getTime())) {
+  if (subscriptionExpired(definition, at.getTime())) {
     throw badRequest(
       `properties.expirationTimeUtc: must be in the future (got ${definition.expirationTime}; it is now ${at.toISOString()}).`,
     );

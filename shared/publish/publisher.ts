@@ -12,9 +12,9 @@ import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery'
 import { type Namespace, type NamespaceTopic, subscriptionExpired, type Topic } from '../domain/model';
 import { isValidName, topicIdOf } from '../domain/names';
 import {
-  ApiError,
   badRequest,
   dependencyUnavailable,
+  forbidden,
   notFound,
   payloadTooLarge,
   unauthorized,
@@ -192,9 +192,7 @@ export class Publisher {
     }
     this.authenticate(topic, request);
     if (isDeadLetterNoticeTopic(topic.name)) {
-      throw new ApiError(
-        403,
-        'Forbidden',
+      throw forbidden(
         `The topic '${topic.name}' carries Gridwire's own dead-letter notices; only Gridwire publishes to it.`,
       );
     }

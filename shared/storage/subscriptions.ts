@@ -79,6 +79,17 @@ export type SubscriptionItem = z.input<typeof subscriptionItemSchema>;
 const toSubscription = (item: Record<string, unknown>): Subscription =>
   parseItem(subscriptionItemSchema, item, 'subscription');
 
+/**
+ * The condition that the subscription stored is `version`: items written before subscriptions
+ * had a version read as version 0, so 0 also matches an item without one (but not a missing item).
+ */
+const storedVersionIs = (version: number) => ({
+  ConditionExpression:
+    version === 0 ? 'attribute_exists(pk) AND (attribute_not_exists(#v) OR #v = :v)' : '#v = :v',
+  ExpressionAttributeNames: { '#v': 'version' },
+  ExpressionAttributeValues: { ':v': version },
+});
+
 export class DynamoSubscriptionStore implements SubscriptionStore {
   private readonly table: Table;
 
@@ -112,18 +123,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
       expiring,
       replaces === undefined
         ? { ConditionExpression: 'attribute_not_exists(pk)' }
-        : replaces === 0
-          ? {
-              // Items written before subscriptions had a version read as version 0.
-              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#v) OR #v = :v)',
-              ExpressionAttributeNames: { '#v': 'version' },
-              ExpressionAttributeValues: { ':v': 0 },
-            }
-          : {
-              ConditionExpression: '#v = :v',
-              ExpressionAttributeNames: { '#v': 'version' },
-              ExpressionAttributeValues: { ':v': replaces },
-            },
+        : storedVersionIs(replaces),
     );
     if (!written) throw new ConcurrentChangeError(`subscription ${subscription.topic}/${subscription.name}`);
     await this.table.bumpSubscriptionsVersion(subscription.topic, subscription.updatedAt);
@@ -134,11 +134,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     const deleted =
       version === undefined
         ? await this.table.delete(key)
-        : await this.table.deleteIf(key, {
-            ConditionExpression: '#v = :v',
-            ExpressionAttributeNames: { '#v': 'version' },
-            ExpressionAttributeValues: { ':v': version },
-          });
+        : await this.table.deleteIf(key, storedVersionIs(version));
     if (!deleted) return false;
     await this.table.bumpSubscriptionsVersion(topic, now.toISOString());
     return true;

@@ -216,6 +216,32 @@ describe('subscription items', () => {
     expect((await store.subscriptions.get('orders', 'legacy', { consistent: true }))?.version).toBe(5);
   });
 
+  it('deletes an item written before subscriptions had a version as the version 0 it was read as', async () => {
+    await clients.dynamo.send(
+      new PutCommand({
+        TableName: TABLE.localName,
+        Item: {
+          pk: topicPk('orders'),
+          sk: subscriptionSk('unversioned'),
+          kind: 'subscription',
+          topic: 'orders',
+          name: 'unversioned',
+          destination: { endpointType: 'WebHook', endpointUrl: 'https://hooks.example.test/in' },
+          retryPolicy: { maxDeliveryAttempts: 5, eventTimeToLiveInMinutes: 60 },
+          createdAt: '2026-01-01T00:00:00.000Z',
+          updatedAt: '2026-01-01T00:00:00.000Z',
+        },
+      }),
+    );
+    const read = await store.subscriptions.get('orders', 'unversioned', { consistent: true });
+    expect(read?.version).toBe(0);
+    expect(await store.subscriptions.delete('orders', 'unversioned', new Date(), 1)).toBe(false);
+    expect(await store.subscriptions.delete('orders', 'unversioned', new Date(), 0)).toBe(true);
+    expect(await store.subscriptions.get('orders', 'unversioned', { consistent: true })).toBeUndefined();
+    // Nothing there: a delete naming version 0 deletes nothing.
+    expect(await store.subscriptions.delete('orders', 'unversioned', new Date(), 0)).toBe(false);
+  });
+
   it('keeps the API-shaped retry policy in the item, so an earlier version can still read it', async () => {
     await store.subscriptions.put(
       subscription({ name: 'both', retry: { maxAttempts: 3, ttlMs: 120_000 } }),
