@@ -1,12 +1,12 @@
 /**
  * Four layers (`npm run test:unit|test:bench|test:infra|test:integration`; `test:bench` checks
  * the benchmark's own models, the benchmark itself is `npm run bench`), and a fifth: the one
- * integration file that bounds delivery latency (`isolation.test.ts`, healthy p99 < 2 s beside
- * sick neighbours), and a sixth, `iam` (`npm run test:iam`), which checks every AWS call the
+ * integration file that loads the machine hardest (`isolation.test.ts`, backlogs of 2,000 beside
+ * hanging and failing endpoints, checking the healthy subscription is never held), and a sixth, `iam` (`npm run test:iam`), which checks every AWS call the
  * integration run recorded against the synthesized IAM policy of the function that made it.
  * `npm test` runs the four together over three workers (integration tests mostly wait on real
- * retries and webhooks, so they overlap well on two cores), then the IAM check, then the latency
- * file alone, so its bound measures the pipeline and not the other test files' stacks.
+ * retries and webhooks, so they overlap well on two cores), then the IAM check, then the isolation
+ * file alone, so what it checks is the pipeline under its own load, not other test files' stacks.
  * ts-jest transpiles each file on its own (type-checking is `tsc --noEmit` in `npm run lint`);
  * middy ships ESM only, so it is transpiled to CommonJS too.
  */
@@ -25,8 +25,8 @@ const transform = {
     },
   ],
 };
-/** Integration files whose assertions bound a latency: run alone (`npm run test:latency`). */
-const LATENCY_BOUND = ['/test/integration/isolation.test.ts'];
+/** Integration files that load the machine on their own: run alone (`npm run test:isolation`). */
+const RUN_ALONE = ['/test/integration/isolation.test.ts'];
 
 const common = {
   transform,
@@ -47,7 +47,7 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', ...LATENCY_BOUND],
+      testPathIgnorePatterns: ['/node_modules/', ...RUN_ALONE],
       slowTestThreshold: 30,
       // Each run records the AWS calls its stacks make afresh, for the `iam` project.
       globalSetup: '<rootDir>/test/support/clear-aws-calls.ts',
@@ -58,8 +58,8 @@ module.exports = {
     { ...common, displayName: 'package', testMatch: ['<rootDir>/test/package/**/*.test.ts'] },
     {
       ...common,
-      displayName: 'latency',
-      testMatch: LATENCY_BOUND.map((file) => `<rootDir>${file}`),
+      displayName: 'isolation',
+      testMatch: RUN_ALONE.map((file) => `<rootDir>${file}`),
       slowTestThreshold: 60,
     },
   ],
