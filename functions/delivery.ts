@@ -24,7 +24,7 @@ import { done, type RecordOutcome, retryLater } from '../shared/queue/record-out
 export const FINISHING_MARGIN_MS = 5000;
 
 export interface DeliveryHandlerDeps {
-  engine: Pick<DeliveryEngine, 'processJob' | 'storeJobs' | 'sweepBacklogs'>;
+  engine: Pick<DeliveryEngine, 'processJob' | 'storeJobs' | 'sweepBacklogs' | 'lateAnswersSettled'>;
   observability: Observability;
   clock?: Clock;
 }
@@ -32,6 +32,13 @@ export interface DeliveryHandlerDeps {
 /** No attempt starts unless it can take the full 30 s and still leave time for the follow-ups. */
 export const attemptDeadline = (now: number, context: Pick<Context, 'getRemainingTimeInMillis'>): number =>
   now + context.getRemainingTimeInMillis() - DELIVERY_TIMEOUT_MS - FINISHING_MARGIN_MS;
+
+/**
+ * Requests that timed out are listened to for a late answer until the invocation has only the
+ * finishing margin left (`shared/delivery/rules/late-answer.ts`), so it records one in time.
+ */
+export const listenUntil = (now: number, context: Pick<Context, 'getRemainingTimeInMillis'>): number =>
+  now + context.getRemainingTimeInMillis() - FINISHING_MARGIN_MS;
 
 /**
  * The job kinds the delivery function takes: every kind the delivery, retry and backlog queues
@@ -72,7 +79,11 @@ export function createDeliveryHandler({
   clock = systemClock,
 }: DeliveryHandlerDeps): DeliveryFunctionHandler {
   const oneByOne = eachJob(DELIVERY_JOB_KINDS, async (job, context) => {
-    const report = await engine.processJob(job, { attemptDeadline: attemptDeadline(clock.now(), context) });
+    const now = clock.now();
+    const report = await engine.processJob(job, {
+      attemptDeadline: attemptDeadline(now, context),
+      listenUntil: listenUntil(now, context),
+    });
     return done({ ...report });
   });
   const consumer = createJobConsumer({
@@ -90,6 +101,9 @@ export function createDeliveryHandler({
           storeTogether(engine, stores),
           oneByOne.run(others, context, []),
         ]);
+        // Requests that timed out may still be answered: the invocation listens until each late
+        // window closes (at the latest the finishing margin before its timeout).
+        await engine.lateAnswersSettled();
         // Back in record order: each kind's outcomes in the order its jobs came.
         const next = { store: 0, other: 0 };
         return jobs.map((job) =>

@@ -23,7 +23,14 @@ import { BUNDLE_HANDLER, functionCode } from './function-bundle';
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 
 /** DynamoDB item actions a function may be granted, each named for what the code calls. */
-export type TableAction = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem';
+export type TableAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'BatchWriteItem';
 
 const WRITE_ACTIONS: readonly TableAction[] = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
 

@@ -187,10 +187,11 @@ function createDeliveryFunction(scope: Construct, options: FunctionsOptions): Pi
       // and bumps its topic's subscription-list version (an update).
       // Backlogs: their segments are listed (Query) and deleted, and the sweep reads the timer index;
       // ticks put and delete held marks (conditional) and bump the topic's version with them.
+      // Late answers are written in batches and looked up in batches (BatchGetItem).
       .bindTable(
         storage.table,
         TABLE.nameEnv,
-        ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+        ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
         [TABLE.topicsIndex.name],
       )
       // Sends: the delivery jobs of large fan-outs, passed on to other invocations.

@@ -168,7 +168,9 @@ export class BacklogDrain {
     // the right probation count (and its next hold is seen here).
     await tracker.current(subscription, profile);
     let rest = due;
-    if (probe) {
+    // The probe: one request. Events a late answer already delivered are settled without one,
+    // so the probe goes on to the next events until it has made its request.
+    while (probe) {
       const byItem = new Map(rest.map((event) => [event.item, event]));
       const outcomes = await attempts.attemptItems(
         subscription,
@@ -179,15 +181,19 @@ export class BacklogDrain {
       );
       await this.settleAttempts(run, byItem, outcomes, totals);
       await this.checkpoint(run.read);
-      const answered = outcomes.some((entry) => entry.kind === 'attempted');
-      const delivered = outcomes.every((entry) => entry.kind === 'attempted' && entry.result.delivered);
-      if (!answered || !delivered) {
-        const deferred = outcomes.some((entry) => entry.kind === 'deferred');
-        return result(claimed, this.heldUntilOf(subscription), deferred);
-      }
+      const made = outcomes.filter((entry) => entry.kind !== 'answeredLate');
       const probed = new Set(outcomes.map((entry) => entry.item));
+      if (made.length > 0) {
+        const answered = made.some((entry) => entry.kind === 'attempted');
+        const delivered = made.every((entry) => entry.kind === 'attempted' && entry.result.delivered);
+        if (!answered || !delivered) {
+          const deferred = made.some((entry) => entry.kind === 'deferred');
+          return result(claimed, this.heldUntilOf(subscription), deferred);
+        }
+      }
       rest = rest.filter((event) => !probed.has(event.item));
       if (rest.length === 0) return result(claimed, undefined, false);
+      if (made.length > 0) break;
     }
 
     const draining: BacklogMeta = { ...claimed, state: 'draining', updatedAt: clock.now() };
@@ -345,7 +351,7 @@ export class BacklogDrain {
       const event = byItem.get(entry.item);
       if (event !== undefined) read[event.segment]?.done.push(event.index);
     }
-    totals.delivered += decisions.delivered.length;
+    totals.delivered += decisions.delivered.length + decisions.answeredLate.length;
     totals.storedBack += again.length;
     totals.ended += decisions.ended.length;
     await this.deps.attempts.record(subscription, target, decisions);

@@ -11,6 +11,7 @@ import type { DeliveryItem } from '../domain/delivery';
 import type { AttemptResult, Subscription } from '../domain/model';
 import { FairSlots } from '../platform/concurrency';
 import type { DeliveryEngineDeps, JobOptions } from './engine';
+import type { LateAnswers } from './late-answers';
 import { OpenedSecrets } from './opened-secrets';
 import { buildDeliveryRequest, type OutgoingRequest, outgoingEvents, requestsOf } from './request';
 import type { Attempted } from './rules/decide';
@@ -51,7 +52,11 @@ export class EngineAttempts {
   private readonly subscriptionConcurrency: number;
   private readonly secrets: OpenedSecrets;
 
-  constructor(private readonly deps: EngineAttemptsDeps) {
+  constructor(
+    private readonly deps: EngineAttemptsDeps,
+    /** Listens on after timeouts and finds events a late answer delivered; none without. */
+    private readonly late?: LateAnswers,
+  ) {
     this.slots = new FairSlots({
       capacity: deps.concurrency,
       stallMs: STALL_MS,
@@ -72,7 +77,8 @@ export class EngineAttempts {
    * of the worker) within the window the endpoint's answers open. Every outcome is reported to
    * the health tracker, and push-back halves the window, as for any job. With
    * `options.maxRequests`, only the first that many requests are made: the events of the others
-   * are left out of the result (the caller keeps them).
+   * are left out of the result (the caller keeps them). Events a late answer to an earlier request
+   * already delivered are not sent again (`answeredLate`).
    */
   async attemptItems(
     subscription: Subscription,
@@ -82,9 +88,18 @@ export class EngineAttempts {
     cap: number = this.subscriptionConcurrency,
   ): Promise<Attempted[]> {
     if (items.length === 0) return [];
+    const answered = (await this.late?.answeredAmong(subscription, items)) ?? new Map();
+    const answeredLate: Attempted[] = [];
+    const unanswered: DeliveryItem[] = [];
+    for (const item of items) {
+      if (answered.has(item.deliveryId)) answeredLate.push({ kind: 'answeredLate', item });
+      else unanswered.push(item);
+    }
+    if (answeredLate.length > 0) options.onAttempted?.(answeredLate);
+    if (unanswered.length === 0) return answeredLate;
     const requests = requestsOf(
       subscription,
-      outgoingEvents(subscription, items),
+      outgoingEvents(subscription, unanswered),
       await this.secrets.customHeaders(subscription),
       await this.secrets.endpointUrl(subscription),
     );
@@ -96,7 +111,7 @@ export class EngineAttempts {
         return attempted;
       }),
     );
-    return outcomes.flat();
+    return [...answeredLate, ...outcomes.flat()];
   }
 
   /** One request: every event in it gets the request's outcome. */
@@ -129,9 +144,19 @@ export class EngineAttempts {
         return each((item) => ({ kind: 'held', item, until: gate.until, reason: 'probation' }));
       }
       if (gate.kind === 'disabled') return each((item) => ({ kind: 'disabled', item }));
+      const late = this.late?.listen(
+        subscription,
+        profile,
+        request.events.map((event) => event.item),
+        startedAt,
+        options.listenUntil,
+      );
       const result = await this.deps.sender.send(
         buildDeliveryRequest(subscription, request.events, request.headers, request.url),
+        late,
       );
+      // Not listened to after all (answered in time, or no room): the listen is over.
+      if (late !== undefined && result.listeningUntil === undefined) late.ended();
       health.observe(subscription, profile, signalOf(profile, startedAt, clock.now(), result));
       if (!result.delivered && pushesBack(result.outcome)) this.slots.pushBack(key);
       return each((item) => ({ kind: 'attempted', item, startedAt, result }));

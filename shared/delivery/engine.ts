@@ -53,6 +53,7 @@ import type { SecretOpener } from '../platform/sealing';
 import { packEndedJobs, packJobs, targetGroupId } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { FanOutStore } from '../storage/fan-out-bucket';
+import type { LateAnswerStore } from '../storage/late-answers';
 import type { SourcedStoreJob, StoreResult } from './backlog-store-step';
 import type { BacklogSweepReport } from './backlog-sweep';
 import type { DropRecorder } from './dead-letter';
@@ -63,6 +64,7 @@ import { ALWAYS_QUEUE, HANDOFF_RETRY_DELAY_SECONDS, sendFollowUps } from './foll
 import type { EndpointHandshake } from './handshake';
 import type { HealthTracker } from './health';
 import { emptyReport, type JobReport } from './job-report';
+import { LateAnswers } from './late-answers';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { endpointAgreed, UNVALIDATED_ENDPOINT_HOLD_MS } from './rules/handshake';
 import { gateOf } from './rules/health';
@@ -122,6 +124,11 @@ export interface DeliveryEngineDeps {
    */
   fanOuts?: Pick<FanOutStore, 'get'>;
   /**
+   * Records successes answered after their request timed out, for the events' retries to find
+   * (`late-answers.ts`). Without it, a request is given up at its timeout.
+   */
+  lateAnswers?: LateAnswerStore;
+  /**
    * Keeps subscriptions' backlogs: without it, long waits hop on the retry queue and held events
    * ride it, and `store` and `backlog-tick` jobs fail and come back, as jobs no worker can take.
    */
@@ -131,6 +138,11 @@ export interface DeliveryEngineDeps {
 export interface JobOptions {
   /** Epoch ms after which no new attempt starts; later items go back to the queue untouched. */
   attemptDeadline: number;
+  /**
+   * Epoch ms by which this worker stops listening to requests that timed out
+   * (`rules/late-answer.ts`); without it none is listened to after its timeout.
+   */
+  listenUntil?: number;
 }
 
 /** Defined with the handshake rules, so the backlog's wake rule shares it. */
@@ -141,9 +153,20 @@ type Resolved = { kind: 'deleted' } | { kind: 'found'; subscription: Subscriptio
 export class DeliveryEngine {
   private readonly attempts: EngineAttempts;
   private readonly backlogs: EngineBacklogs | undefined;
+  private readonly lateAnswers: LateAnswers | undefined;
 
   constructor(private readonly deps: DeliveryEngineDeps) {
-    this.attempts = new EngineAttempts(deps);
+    this.lateAnswers =
+      deps.lateAnswers === undefined
+        ? undefined
+        : new LateAnswers({
+            clock: deps.clock,
+            store: deps.lateAnswers,
+            history: deps.history,
+            metrics: deps.metrics,
+            logger: deps.logger,
+          });
+    this.attempts = new EngineAttempts(deps, this.lateAnswers);
     this.backlogs = deps.backlog === undefined ? undefined : new EngineBacklogs(deps, deps.backlog, this);
   }
 
@@ -154,6 +177,14 @@ export class DeliveryEngine {
    */
   storeJobs(jobs: readonly SourcedStoreJob[]): Promise<StoreResult> {
     return this.requireBacklogs().store(jobs);
+  }
+
+  /**
+   * Resolves once no request that timed out is listened to any more (each listen ends by the
+   * `listenUntil` its job was given): an invocation waits for this before it ends.
+   */
+  lateAnswersSettled(): Promise<void> {
+    return this.lateAnswers?.settled() ?? Promise.resolve();
   }
 
   /** Sends the ticks of backlogs whose wake is near (the sweeper's job, every minute). */
@@ -232,7 +263,7 @@ export class DeliveryEngine {
       [...groups.values()].reduce((sum, items) => sum + items.length, 0);
     return {
       hopped: false,
-      delivered: decisions.delivered.length,
+      delivered: decisions.delivered.length + decisions.answeredLate.length,
       retried: count(decisions.retries),
       ended: decisions.ended.length,
       deferred: decisions.deferred.length,

@@ -2,6 +2,7 @@
 export interface JobReport {
   /** The job was not due yet and went back to the retry queue. */
   hopped: boolean;
+  /** Delivered: by this job's requests, or already by a late answer to an earlier one (not sent again). */
   delivered: number;
   retried: number;
   /** Ended without success (handed to the dead-letter step, or dropped with their subscription). */

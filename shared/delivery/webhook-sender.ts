@@ -1,12 +1,14 @@
 /**
  * The HTTP side of a delivery attempt: one POST, a 30 s limit, no redirects followed, and the
- * answer mapped onto a delivery outcome.
+ * answer mapped onto a delivery outcome. Asked to, it keeps listening to a request that timed
+ * out, and says whether a success came late (`rules/late-answer.ts`).
  */
 import { Agent, buildConnector, request } from 'undici';
 import type { AttemptResult } from '../domain/model';
 import type { Clock } from '../platform/clock';
 import { blockedHost, EndpointBlockedError, guardedLookup, type Resolver } from './endpoint-guard';
 import type { HandshakeAnswer, HandshakeRequest } from './rules/handshake';
+import { LATE_ANSWER_WINDOW_MS } from './rules/late-answer';
 import { classifyError, isSuccessStatus, outcomeForStatus, parseRetryAfter } from './rules/outcomes';
 
 /** How long the sender waits for an answer before the attempt counts as `TimedOut`. */
@@ -18,9 +20,29 @@ export interface WebhookRequest {
   body: string;
 }
 
-export interface WebhookSender {
-  send(request: WebhookRequest): Promise<AttemptResult>;
+/** Asks the sender to keep listening to a request that times out (`rules/late-answer.ts`). */
+export interface LateListen {
+  /** Epoch ms (the sender's clock) until which an answer still counts. */
+  readonly until: number;
+  /**
+   * Called once for every request it was given with: when the listening ends, with the answer when
+   * a success (200-204) came in time; at once and without an answer when the request was not
+   * listened to after all (it was answered or failed within the timeout, or the sender had no
+   * room for another listen).
+   */
+  ended(answer?: { httpStatus: number; at: number }): void;
 }
+
+export interface WebhookSender {
+  /**
+   * One POST. With `late`, a request that times out is still listened to until `late.until`
+   * (its result then says `listeningUntil`), unless the sender has too many such requests open.
+   */
+  send(request: WebhookRequest, late?: LateListen): Promise<AttemptResult>;
+}
+
+/** Timed-out requests one sender keeps listening to at most (each holds a socket). */
+export const MAX_LATE_LISTENS = 256;
 
 export interface UndiciSenderOptions {
   clock: Clock;
@@ -42,11 +64,15 @@ export interface UndiciSenderOptions {
   blockPrivateEndpoints?: boolean;
   /** How names are resolved when connecting (tests); the system resolver by default. */
   resolve?: Resolver;
+  /** How long a timed-out request may still be listened to at most (default 3 minutes). */
+  lateWindowMs?: number;
 }
 
 export class UndiciWebhookSender implements WebhookSender {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
+  /** Timed-out requests still listened to. */
+  private lateListens = 0;
 
   constructor(private readonly options: UndiciSenderOptions) {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
@@ -70,53 +96,119 @@ export class UndiciWebhookSender implements WebhookSender {
             else callback(blocked, null);
           }
         : connector,
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
+      // A request's own signal ends it at the timeout, or when a late listen ends; these only
+      // bound the longest a socket can wait.
+      headersTimeout: this.timeoutMs + (options.lateWindowMs ?? LATE_ANSWER_WINDOW_MS),
+      bodyTimeout: this.timeoutMs + (options.lateWindowMs ?? LATE_ANSWER_WINDOW_MS),
     });
   }
 
-  async send(webhook: WebhookRequest): Promise<AttemptResult> {
-    const started = this.options.clock.now();
-    const signal = AbortSignal.timeout(this.timeoutMs);
+  async send(webhook: WebhookRequest, late?: LateListen): Promise<AttemptResult> {
+    const { clock } = this.options;
+    const started = clock.now();
+    const controller = new AbortController();
+    const answer = this.post(webhook, controller.signal);
+    let timer: NodeJS.Timeout | undefined;
+    let listening = false;
+    const timedOut = new Promise<'timed out'>((resolve) => {
+      timer = setTimeout(() => resolve('timed out'), this.timeoutMs);
+    });
     try {
-      const response = await request(webhook.url, {
-        method: 'POST',
-        headers: webhook.headers,
-        body: webhook.body,
-        dispatcher: this.agent,
-        signal,
-      });
-      await drain(response.body, this.options.maxResponseBytes ?? 64 * 1024);
-      const durationMs = this.options.clock.now() - started;
-      if (isSuccessStatus(response.statusCode)) {
-        return { delivered: true, httpStatus: response.statusCode, durationMs };
+      const answered = await Promise.race([answer, timedOut]);
+      if (answered === 'timed out') {
+        listening = late !== undefined && this.listenLate(answer, controller, late);
+        if (!listening) {
+          controller.abort();
+          answer.catch(() => {});
+        }
+        return {
+          delivered: false,
+          outcome: 'TimedOut',
+          durationMs: clock.now() - started,
+          error: `no answer within ${this.timeoutMs / 1000} s`,
+          ...(listening && late !== undefined ? { listeningUntil: late.until } : {}),
+        };
       }
-      const retryAfter = response.headers['retry-after'];
+      const durationMs = clock.now() - started;
+      if (isSuccessStatus(answered.statusCode)) {
+        return { delivered: true, httpStatus: answered.statusCode, durationMs };
+      }
+      const retryAfter = answered.headers['retry-after'];
       const retryAfterSeconds = parseRetryAfter(
         Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-        this.options.clock.now(),
+        clock.now(),
       );
       return {
         delivered: false,
-        outcome: outcomeForStatus(response.statusCode),
-        httpStatus: response.statusCode,
+        outcome: outcomeForStatus(answered.statusCode),
+        httpStatus: answered.statusCode,
         durationMs,
         ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
       };
     } catch (error) {
       const { outcome, errorCode } = isEndpointBlocked(error)
         ? { outcome: 'Forbidden' as const, errorCode: 'EndpointBlocked' }
-        : signal.aborted
-          ? { outcome: 'TimedOut' as const }
-          : classifyError(error);
+        : classifyError(error);
       return {
         delivered: false,
         outcome,
         ...(errorCode === undefined ? {} : { errorCode }),
-        durationMs: this.options.clock.now() - started,
+        durationMs: clock.now() - started,
         error: describeError(error),
       };
+    } finally {
+      clearTimeout(timer);
+      if (!listening) late?.ended();
     }
+  }
+
+  /** The POST and its answer's status and headers, the body read (at most `maxResponseBytes`). */
+  private async post(
+    webhook: WebhookRequest,
+    signal: AbortSignal,
+  ): Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined> }> {
+    const response = await request(webhook.url, {
+      method: 'POST',
+      headers: webhook.headers,
+      body: webhook.body,
+      dispatcher: this.agent,
+      signal,
+    });
+    await drain(response.body, this.options.maxResponseBytes ?? 64 * 1024);
+    return { statusCode: response.statusCode, headers: response.headers };
+  }
+
+  /**
+   * Keeps listening to a request that timed out until `late.until`, then tells `late` whether a
+   * success came. False (and nothing is called) when there is no time left or too many requests
+   * are already listened to.
+   */
+  private listenLate(
+    answer: Promise<{ statusCode: number }>,
+    controller: AbortController,
+    late: LateListen,
+  ): boolean {
+    const { clock } = this.options;
+    const leftMs = late.until - clock.now();
+    if (leftMs <= 0 || this.lateListens >= MAX_LATE_LISTENS) return false;
+    this.lateListens += 1;
+    const stop = setTimeout(() => controller.abort(), leftMs);
+    answer
+      .then(
+        ({ statusCode }) => {
+          const at = clock.now();
+          return isSuccessStatus(statusCode) && at <= late.until ? { httpStatus: statusCode, at } : undefined;
+        },
+        () => undefined,
+      )
+      .then((answered) => {
+        clearTimeout(stop);
+        this.lateListens -= 1;
+        late.ended(answered);
+      })
+      // `ended` is the caller's; what it throws must not become an unhandled rejection here.
+      .catch(() => {});
+    return true;
   }
 
   /**

@@ -53,6 +53,11 @@ export const deliveryItemSchema = z.object({
   lastHttpStatus: z.number().int().optional(),
   /** Epoch ms when the last attempt started. */
   lastAttemptAt: z.number().optional(),
+  /**
+   * Set once a request of this event timed out and was listened to for a late answer: until when
+   * (epoch ms, the latest such window). Its retries look for a recorded late success first.
+   */
+  lateUntil: z.number().optional(),
 });
 export type DeliveryItem = z.infer<typeof deliveryItemSchema>;
 

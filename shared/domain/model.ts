@@ -410,6 +410,11 @@ export interface AttemptResult {
   errorCode?: string;
   /** Seconds from a `Retry-After` answer header, when present and valid. */
   retryAfterSeconds?: number;
+  /**
+   * Set on a `TimedOut` result whose request is still listened to: until when (epoch ms) a late
+   * success is recorded as the event's delivery (`shared/delivery/rules/late-answer.ts`).
+   */
+  listeningUntil?: number;
 }
 
 /** What happened after an attempt (or a due-time check), as recorded in the attempt history. */

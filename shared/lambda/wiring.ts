@@ -41,6 +41,7 @@ import { DeadLetterBucket } from '../storage/dead-letter-bucket';
 import { FanOutBucket } from '../storage/fan-out-bucket';
 import { DynamoHealthStore } from '../storage/health';
 import { DynamoHeldMarks } from '../storage/held-marks';
+import { DynamoLateAnswers } from '../storage/late-answers';
 import { publishingStore, tableStores } from '../storage/store';
 import { DynamoSubscriptionStore, type SubscriptionStore } from '../storage/subscriptions';
 import { publishMetricPoints } from './middleware';
@@ -369,6 +370,10 @@ export function buildDeliveryEngine(
     queue: queueOf(runtime, ['delivery', 'retry', 'endedDelivery', 'backlog']),
     fanOuts: fanOutsOf(runtime),
     history: historyOf(runtime),
+    lateAnswers: new DynamoLateAnswers(
+      runtime.clients.dynamo,
+      requireSetting(runtime.config.tableName, ENV.tableName),
+    ),
     drops: new DropRecorder(observability.buffer, observability.logger),
     metrics: observability.buffer,
     logger: observability.logger,

@@ -66,6 +66,11 @@ export const METRIC = {
   /** Dead-lettered events queued again by a replay (Gridwire's own). */
   ReplayedEventCount: 'ReplayedEventCount',
   /**
+   * Events delivered by a success that came after their request timed out; also counted in
+   * `DeliverySuccessCount` (Gridwire's own).
+   */
+  DeliveryLateAnswerCount: 'DeliveryLateAnswerCount',
+  /**
    * Events held in every backlog, as the backlogs' timers last summed them up: a gauge the sweeper
    * writes every five minutes, stack-wide only (Gridwire's own).
    */
@@ -128,6 +133,7 @@ export const METRIC_DIMENSION_SETS: Readonly<Record<MetricName, readonly (readon
   DeliveryStoredCount: [[], SUBSCRIPTION],
   ProbationEnteredCount: [[], SUBSCRIPTION],
   ReplayedEventCount: [[], SUBSCRIPTION],
+  DeliveryLateAnswerCount: [[], SUBSCRIPTION],
   // About every backlog at once: one measure of the stack, nothing to break down.
   BacklogHeldEvents: [[]],
   BacklogOldestEventAgeSeconds: [[]],

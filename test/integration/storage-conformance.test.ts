@@ -9,6 +9,7 @@ import { createAwsClients } from '../../shared/platform/aws';
 import { AesGcmSealer, keyText } from '../../shared/platform/sealing';
 import { DynamoBacklogStore } from '../../shared/storage/backlog';
 import { DynamoHealthStore } from '../../shared/storage/health';
+import { DynamoLateAnswers } from '../../shared/storage/late-answers';
 import { tableStores } from '../../shared/storage/store';
 import { describeStorageConformance } from '../support/storage-conformance';
 
@@ -27,5 +28,6 @@ describeStorageConformance(async () => {
     stores: tableStores(clients.dynamo, TABLE.localName, new AesGcmSealer(keyText('conformance key'))),
     health: new DynamoHealthStore(clients.dynamo, TABLE.localName),
     backlog: new DynamoBacklogStore(clients.dynamo, TABLE.localName, clients.s3, BACKLOG_BUCKET.localName),
+    lateAnswers: new DynamoLateAnswers(clients.dynamo, TABLE.localName),
   };
 });

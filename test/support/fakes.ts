@@ -46,6 +46,7 @@ import { MemoryHealthStore } from './memory-stores';
 export { VirtualClock };
 
 import type { WebhookRequest, WebhookSender } from '../../shared/delivery/webhook-sender';
+import type { LateAnswerStore } from '../../shared/storage/late-answers';
 
 /**
  * The delivery jobs a queued job stands for: itself, or a fan-out's jobs (a stored fan-out read
@@ -320,6 +321,8 @@ export function engineHarness(
     metrics?: MetricBuffer;
     /** Keeps backlogs in this store (default: none; long waits hop and holds ride the queue). */
     backlog?: { store: BacklogStore; routing?: boolean; drainConcurrency?: number };
+    /** Records late answers here (default: none; a request is given up at its timeout). */
+    lateAnswers?: LateAnswerStore;
   } = {},
 ): EngineHarness {
   const clock = options.clock ?? new VirtualClock();
@@ -369,6 +372,7 @@ export function engineHarness(
       ? {}
       : { subscriptionConcurrency: options.subscriptionConcurrency }),
     ...(options.sealer === undefined ? {} : { sealer: options.sealer }),
+    ...(options.lateAnswers === undefined ? {} : { lateAnswers: options.lateAnswers }),
     ...(options.backlog === undefined
       ? {}
       : {

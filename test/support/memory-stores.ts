@@ -45,6 +45,12 @@ import {
   type KeyedResourceStore,
   newAccessKey,
 } from '../../shared/storage/keyed-resources';
+import {
+  type LateAnswer,
+  type LateAnswerStore,
+  lateAnswerKey,
+  type RecordedLateAnswer,
+} from '../../shared/storage/late-answers';
 import type { NamespaceInput, NamespaceTopicStore } from '../../shared/storage/namespaces';
 import type { TableStores } from '../../shared/storage/store';
 import type { SubscriptionStore } from '../../shared/storage/subscriptions';
@@ -410,5 +416,43 @@ export class MemoryBacklogStore implements BacklogStore {
       .filter((meta) => hasWake(meta) && Math.ceil(meta.wakeAt) <= until)
       .sort((a, b) => (a.wakeAt ?? 0) - (b.wakeAt ?? 0))
       .map(copy);
+  }
+}
+
+/** Late answers kept in memory, keyed as the table keys them (case-insensitive names). */
+export class MemoryLateAnswers implements LateAnswerStore {
+  readonly items = new Map<string, LateAnswer>();
+  /** Every call fails with this error. */
+  failWith: Error | undefined;
+  lookups = 0;
+
+  private keyOf(topic: string, subscription: string, deliveryId: string): string {
+    const key = lateAnswerKey(topic, subscription, deliveryId);
+    return `${key.pk}/${key.sk}`;
+  }
+
+  async record(answers: readonly LateAnswer[]): Promise<void> {
+    if (this.failWith !== undefined) throw this.failWith;
+    for (const answer of answers) {
+      this.items.set(this.keyOf(answer.topic, answer.subscription, answer.deliveryId), { ...answer });
+    }
+  }
+
+  async find(
+    topic: string,
+    subscription: string,
+    deliveryIds: readonly string[],
+  ): Promise<Map<string, RecordedLateAnswer>> {
+    this.lookups += 1;
+    if (this.failWith !== undefined) throw this.failWith;
+    const found = new Map<string, RecordedLateAnswer>();
+    for (const id of deliveryIds) {
+      const answer = this.items.get(this.keyOf(topic, subscription, id));
+      if (answer !== undefined) {
+        const { expiresAt: _expiresAt, ...recorded } = answer;
+        found.set(id, recorded);
+      }
+    }
+    return found;
   }
 }

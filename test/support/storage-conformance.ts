@@ -29,6 +29,7 @@ import { namespaceTopicId, topicIdOf } from '../../shared/domain/names';
 import { type BacklogStore, type NewSegment, replaceSegments } from '../../shared/storage/backlog';
 import { type HealthStore, resetHealth } from '../../shared/storage/health';
 import type { KeyedResource, KeyedResourceStore } from '../../shared/storage/keyed-resources';
+import type { LateAnswer, LateAnswerStore } from '../../shared/storage/late-answers';
 import type { TableStores } from '../../shared/storage/store';
 import { ConcurrentChangeError } from '../../shared/storage/table';
 import type { TopicInput } from '../../shared/storage/topics';
@@ -38,6 +39,7 @@ export interface StorageUnderTest {
   stores: TableStores;
   health: HealthStore;
   backlog: BacklogStore;
+  lateAnswers: LateAnswerStore;
 }
 
 /**
@@ -193,6 +195,7 @@ const fullLine = (
     lastOutcome: 'Busy',
     lastHttpStatus: 503,
     lastAttemptAt: publishedAt + 1,
+    lateUntil: publishedAt + 180_001,
   }),
 });
 
@@ -877,6 +880,51 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
 
       expect(wakes.map((meta) => meta.topic)).toEqual([first, second]);
       expect(wakes[0]).toEqual(fullMeta(first, { wakeAt: far + 1_000 }));
+    });
+  });
+
+  describe('late answers', () => {
+    const T = AT.getTime();
+    const answer = (topic: string, subscription: string, deliveryId: string): LateAnswer => ({
+      topic,
+      subscription,
+      deliveryId,
+      attempt: 2,
+      startedAt: T,
+      answeredAt: T + 45_000,
+      httpStatus: 202,
+      expiresAt: T + 86_400_000,
+    });
+
+    it('finds the recorded answers among delivery ids, whatever the case of the names, and only those', async () => {
+      const topic = unique('Late-');
+      await s.lateAnswers.record([answer(topic, 'Audit', 'd-1'), answer(topic, 'Audit', 'd-3')]);
+      await s.lateAnswers.record([answer(topic, 'other', 'd-2')]);
+
+      const found = await s.lateAnswers.find(topic.toUpperCase(), 'AUDIT', [
+        'd-1',
+        'd-2',
+        'd-3',
+        'd-4',
+        'd-1',
+      ]);
+
+      expect([...found.keys()].sort()).toEqual(['d-1', 'd-3']);
+      const { expiresAt: _expiresAt, ...recorded } = answer(topic, 'Audit', 'd-1');
+      expect(found.get('d-1')).toEqual(recorded);
+      expect((await s.lateAnswers.find(topic, 'audit', [])).size).toBe(0);
+    });
+
+    it('looks up more ids than one batch read takes, and records more than one batch write', async () => {
+      const topic = unique('late-many-');
+      const ids = Array.from({ length: 230 }, (_, i) => `d-${i}`);
+      await s.lateAnswers.record(ids.filter((_, i) => i % 2 === 0).map((id) => answer(topic, 'audit', id)));
+
+      const found = await s.lateAnswers.find(topic, 'audit', ids);
+
+      expect(found.size).toBe(115);
+      expect(found.has('d-228')).toBe(true);
+      expect(found.has('d-229')).toBe(false);
     });
   });
 }

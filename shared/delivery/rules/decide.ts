@@ -36,7 +36,12 @@ export type Attempted =
       readonly reason: 'probation' | 'busy';
     }
   /** Not started: the endpoint answered 410 Gone and is disabled. */
-  | { readonly kind: 'disabled'; readonly item: DeliveryItem };
+  | { readonly kind: 'disabled'; readonly item: DeliveryItem }
+  /**
+   * Not started: an earlier request of this event, timed out, was answered late with a success
+   * (`late-answer.ts`), so the event was delivered then and this retry is dropped.
+   */
+  | { readonly kind: 'answeredLate'; readonly item: DeliveryItem };
 
 export interface DecideInput {
   readonly topic: string;
@@ -69,6 +74,8 @@ export interface JobDecisions {
   readonly deferred: readonly DeliveryItem[];
   /** Events held back without an attempt, by the time they are due again (jitter included). */
   readonly held: ReadonlyMap<number, readonly DeliveryItem[]>;
+  /** Events already delivered by a late answer: nothing more is sent or kept for them. */
+  readonly answeredLate: readonly DeliveryItem[];
   /** History entries: failed attempts, what follows them, and successes after a failure. */
   readonly records: readonly AttemptRecord[];
 }
@@ -112,6 +119,7 @@ export function decideJob(input: DecideInput): JobDecisions {
   const ended: EndedDelivery[] = [];
   const deferred: DeliveryItem[] = [];
   const held = new Map<number, DeliveryItem[]>();
+  const answeredLate: DeliveryItem[] = [];
   const records: AttemptRecord[] = [];
   /** One jitter draw per hold end, so events held together stay packed together. */
   const holdDraws = new Map<number, number>();
@@ -131,6 +139,11 @@ export function decideJob(input: DecideInput): JobDecisions {
   for (const entry of input.attempted) {
     if (entry.kind === 'deferred') {
       deferred.push(entry.item);
+      continue;
+    }
+    // Its delivery was counted and recorded when the late answer came.
+    if (entry.kind === 'answeredLate') {
+      answeredLate.push(entry.item);
       continue;
     }
     if (entry.kind === 'held') {
@@ -179,6 +192,10 @@ export function decideJob(input: DecideInput): JobDecisions {
       lastOutcome: outcome,
       ...(result.httpStatus === undefined ? {} : { lastHttpStatus: result.httpStatus }),
       lastAttemptAt: startedAt,
+      // Its retries look for a late answer to this request, or to an earlier one.
+      ...(result.listeningUntil === undefined
+        ? {}
+        : { lateUntil: Math.max(result.listeningUntil, item.lateUntil ?? 0) }),
     };
     const group = `${attemptNumber}|${baseDelayMs(profile, attemptNumber, result)}`;
     let draw = draws.get(group);
@@ -210,5 +227,5 @@ export function decideJob(input: DecideInput): JobDecisions {
       );
     }
   }
-  return { delivered, failed: failedAttempts, retries, ended, deferred, held, records };
+  return { delivered, failed: failedAttempts, retries, ended, deferred, held, answeredLate, records };
 }

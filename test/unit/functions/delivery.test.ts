@@ -8,6 +8,7 @@ import {
   createDeliveryHandler,
   DELIVERY_JOB_KINDS,
   FINISHING_MARGIN_MS,
+  listenUntil,
 } from '../../../functions/delivery';
 import type { SourcedStoreJob, StoreResult } from '../../../shared/delivery/backlog-store-step';
 import type { JobOptions } from '../../../shared/delivery/engine';
@@ -55,14 +56,26 @@ function fakeEngine(
   const calls: Array<{ job: QueuedJob; options: JobOptions }> = [];
   const stored: Array<readonly SourcedStoreJob[]> = [];
   let sweeps = 0;
+  /** What happened, in order: `job` per job worked, `settle` when late listens were waited for. */
+  const steps: string[] = [];
+  /** Late listens still open: the handler's wait for them ends when this resolves. */
+  const listens = { open: Promise.resolve() };
   return {
+    steps,
+    listens,
     calls,
     stored,
     sweeps: () => sweeps,
     engine: {
       processJob: (job: QueuedJob, options: JobOptions) => {
         calls.push({ job, options });
+        steps.push('job');
         return answer(job);
+      },
+      lateAnswersSettled: async () => {
+        steps.push('settle');
+        await listens.open;
+        steps.push('settled');
       },
       storeJobs: async (jobs: readonly SourcedStoreJob[]): Promise<StoreResult> => {
         stored.push(jobs);
@@ -142,8 +155,36 @@ describe('the delivery function', () => {
     await handler(sqsEvent([BODIES.deliver]), lambdaContext(100_000));
 
     const expected = NOW + 100_000 - DELIVERY_TIMEOUT_MS - FINISHING_MARGIN_MS;
-    expect(calls[0]?.options).toEqual({ attemptDeadline: expected });
+    expect(calls[0]?.options).toEqual({
+      attemptDeadline: expected,
+      listenUntil: NOW + 100_000 - FINISHING_MARGIN_MS,
+    });
     expect(attemptDeadline(NOW, { getRemainingTimeInMillis: () => 100_000 })).toBe(expected);
+    expect(listenUntil(NOW, { getRemainingTimeInMillis: () => 100_000 })).toBe(
+      NOW + 100_000 - FINISHING_MARGIN_MS,
+    );
+  });
+
+  it('answers the batch only once the requests that timed out are no longer listened to', async () => {
+    const fake = fakeEngine();
+    let close = () => {};
+    fake.listens.open = new Promise((resolve) => {
+      close = resolve;
+    });
+    const handler = createDeliveryHandler({ engine: fake.engine, observability: quietObservability() });
+
+    const answering = handler(sqsEvent([BODIES.deliver, BODIES.validate]), lambdaContext()).then((answer) => {
+      fake.steps.push('answered');
+      return answer;
+    });
+    // Condition waits, not timers: until the handler waits for the listens.
+    while (!fake.steps.includes('settle')) await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(fake.steps).toEqual(['job', 'job', 'settle']);
+    close();
+
+    expect(await answering).toEqual({ batchItemFailures: [] });
+    expect(fake.steps).toEqual(['job', 'job', 'settle', 'settled', 'answered']);
   });
 });
 

@@ -4,13 +4,19 @@
  */
 import { subscriptionSchema } from '../../../shared/domain/model';
 import { subscription } from '../../support/fakes';
-import { MemoryBacklogStore, MemoryHealthStore, memoryStores } from '../../support/memory-stores';
+import {
+  MemoryBacklogStore,
+  MemoryHealthStore,
+  MemoryLateAnswers,
+  memoryStores,
+} from '../../support/memory-stores';
 import { describeStorageConformance, unsetFields } from '../../support/storage-conformance';
 
 describeStorageConformance(async () => ({
   stores: memoryStores(),
   health: new MemoryHealthStore(),
   backlog: new MemoryBacklogStore(),
+  lateAnswers: new MemoryLateAnswers(),
 }));
 
 describe('the round trips’ field check', () => {

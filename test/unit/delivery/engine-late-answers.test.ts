@@ -1,0 +1,249 @@
+/**
+ * Late answers through the delivery engine, in virtual time with a sender whose timed-out
+ * requests are answered when the test says: a success that comes after the timeout drops the
+ * event's pending retry, and nothing else does.
+ *
+ * 003 (classic page), "Retry schedule": "If the endpoint responds within 3 minutes, Event Grid
+ * attempts to remove the event from the retry queue on a best effort basis, but duplicates may
+ * still be received."
+ */
+
+import { LATE_ANSWER_WINDOW_MS, lateListenUntil } from '../../../shared/delivery/rules/late-answer';
+import { NAMESPACE_PROFILE, TOPIC_PROFILE } from '../../../shared/delivery/rules/profiles';
+import { deliveryTargetOf } from '../../../shared/delivery/target';
+import type { LateListen, WebhookRequest, WebhookSender } from '../../../shared/delivery/webhook-sender';
+import { DELIVERY_TIMEOUT_MS } from '../../../shared/delivery/webhook-sender';
+import type { AttemptResult, Subscription } from '../../../shared/domain/model';
+import { METRIC } from '../../../shared/observability/metrics';
+import { engineHarness, item, job, subscription } from '../../support/fakes';
+import { MemoryLateAnswers } from '../../support/memory-stores';
+import { S } from '../../support/time';
+
+const farFuture = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A webhook that never answers within the timeout: each request comes back `TimedOut` at once
+ * (listened to when the engine asks), and `answer` later gives a listened request its answer.
+ */
+class HangingSender implements WebhookSender {
+  readonly requests: Array<{ request: WebhookRequest; late: LateListen | undefined }> = [];
+
+  async send(request: WebhookRequest, late?: LateListen): Promise<AttemptResult> {
+    this.requests.push({ request, late });
+    return {
+      delivered: false,
+      outcome: 'TimedOut',
+      durationMs: DELIVERY_TIMEOUT_MS,
+      ...(late === undefined ? {} : { listeningUntil: late.until }),
+    };
+  }
+
+  /** Request `index` answered late: with a success's status, or with nothing (the listen ended). */
+  answer(index: number, answer?: { httpStatus: number; at: number }): void {
+    const late = this.requests[index]?.late;
+    if (late === undefined) throw new Error(`request ${index} is not listened to`);
+    late.ended(answer);
+  }
+}
+
+function harness(sub?: Subscription) {
+  const lateAnswers = new MemoryLateAnswers();
+  const sender = new HangingSender();
+  const h = engineHarness({ sendVia: sender, lateAnswers, randoms: [0] });
+  if (sub !== undefined) h.subscriptions.set(`${sub.topic}/${sub.name}`, sub);
+  return { ...h, hanging: sender, lateAnswers };
+}
+
+describe('late answers', () => {
+  it('asks the sender to listen until 3 minutes after the request started, when its job may listen that long', async () => {
+    const h = harness();
+    const t0 = h.clock.now();
+
+    await h.engine.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+
+    expect(h.hanging.requests[0]?.late?.until).toBe(t0 + LATE_ANSWER_WINDOW_MS);
+    const [retry] = h.queue.take();
+    expect(retry?.job.items[0]).toMatchObject({
+      attempts: 1,
+      lastOutcome: 'TimedOut',
+      lateUntil: t0 + LATE_ANSWER_WINDOW_MS,
+    });
+  });
+
+  it('drops the pending retry of an event whose timed-out request was answered with a success later', async () => {
+    const h = harness();
+    const t0 = h.clock.now();
+    await h.engine.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    const [retry] = h.queue.take();
+    h.metrics.drain();
+
+    // 45 s after the request started (15 s after its timeout), the endpoint says 202.
+    h.hanging.answer(0, { httpStatus: 202, at: t0 + 45 * S });
+    await h.engine.lateAnswersSettled();
+
+    // Counted as delivered then, and the history says which attempt it was and how long it took.
+    const points = h.metrics.drain();
+    const total = (name: string) =>
+      points.filter((point) => point.name === name && point.dimensions.Topic === undefined)[0]?.values;
+    expect(total(METRIC.DeliverySuccessCount)).toEqual([1]);
+    expect(total(METRIC.DeliveryLateAnswerCount)).toEqual([1]);
+    expect(h.history.records.at(-1)).toMatchObject({
+      eventId: 'e1',
+      attempt: 1,
+      at: t0,
+      outcome: 'Delivered',
+      httpStatus: 202,
+      durationMs: 45 * S,
+      next: { action: 'none' },
+    });
+
+    // The retry comes due: no request, nothing queued, reported as delivered.
+    h.clock.advance((retry?.delaySeconds ?? 0) * S);
+    const report = await h.engine.processJob(retry?.job ?? job([]), {
+      attemptDeadline: farFuture,
+      listenUntil: farFuture,
+    });
+
+    expect(h.hanging.requests).toHaveLength(1);
+    expect(h.queue.sent).toEqual([]);
+    expect(report).toMatchObject({ delivered: 1, retried: 0, ended: 0, held: 0 });
+  });
+
+  it('drops a later retry too when the late answer came after the first retry was already sent', async () => {
+    const h = harness();
+    const t0 = h.clock.now();
+    await h.engine.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    let [retry] = h.queue.take();
+    h.clock.advance((retry?.delaySeconds ?? 0) * S);
+    await h.engine.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    [retry] = h.queue.take();
+
+    // The first request's answer comes while the second is out: the second is a duplicate the
+    // receiver gets (best effort), but the third attempt is not made.
+    h.hanging.answer(0, { httpStatus: 200, at: h.clock.now() });
+    h.hanging.answer(1);
+    await h.engine.lateAnswersSettled();
+    h.clock.advance((retry?.delaySeconds ?? 0) * S);
+    await h.engine.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture, listenUntil: farFuture });
+
+    expect(h.hanging.requests).toHaveLength(2);
+    expect(h.queue.sent).toEqual([]);
+  });
+
+  it('sends the retry when the listen ended without a success, and looks up only events that were listened to', async () => {
+    const h = harness();
+    const t0 = h.clock.now();
+    await h.engine.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    const [retry] = h.queue.take();
+    h.hanging.answer(0);
+    await h.engine.lateAnswersSettled();
+    expect(h.lateAnswers.lookups).toBe(0);
+
+    h.clock.advance((retry?.delaySeconds ?? 0) * S);
+    await h.engine.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture, listenUntil: farFuture });
+
+    expect(h.lateAnswers.lookups).toBe(1);
+    expect(h.hanging.requests).toHaveLength(2);
+    expect(h.hanging.requests[1]?.request.headers['aeg-delivery-count']).toBe('1');
+  });
+
+  it('sends the retry when the late answers cannot be looked up (at least once either way)', async () => {
+    const h = harness();
+    const t0 = h.clock.now();
+    await h.engine.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    const [retry] = h.queue.take();
+    h.hanging.answer(0, { httpStatus: 200, at: t0 + 40 * S });
+    await h.engine.lateAnswersSettled();
+    h.lateAnswers.failWith = new Error('DynamoDB is down');
+
+    h.clock.advance((retry?.delaySeconds ?? 0) * S);
+    await h.engine.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture, listenUntil: farFuture });
+
+    expect(h.hanging.requests).toHaveLength(2);
+  });
+
+  it('does not listen without a time to stop by, under the namespace profile, or after the last attempt allowed', async () => {
+    const namespaced = subscription({
+      topic: 'shop/orders',
+      deliveryProfile: 'namespace',
+      deadLetter: { container: 'dead' },
+    });
+    const cases = [
+      { sub: undefined, job: (t0: number) => job([item('e1', t0)]), listenUntil: undefined },
+      {
+        sub: namespaced,
+        job: (t0: number) => job([item('e2', t0)], undefined, deliveryTargetOf(namespaced)),
+        listenUntil: farFuture,
+      },
+      {
+        sub: undefined,
+        job: (t0: number) => job([item('e3', t0, { attempts: 29 })]),
+        listenUntil: farFuture,
+      },
+    ];
+    const retried: Array<[string, number | undefined]> = [];
+    for (const one of cases) {
+      const h = harness(one.sub);
+      await h.engine.processJob(one.job(h.clock.now()), {
+        attemptDeadline: farFuture,
+        ...(one.listenUntil === undefined ? {} : { listenUntil: one.listenUntil }),
+      });
+      expect(h.hanging.requests).toHaveLength(1);
+      expect(h.hanging.requests[0]?.late).toBeUndefined();
+      for (const { queue, job: queued } of h.queue.take()) {
+        if (queue === 'retry')
+          retried.push(...queued.items.map((i): [string, number | undefined] => [i.eventId, i.lateUntil]));
+      }
+      await h.engine.lateAnswersSettled();
+    }
+
+    // Only the first is retried (the others end), and without a late window to look up.
+    expect(retried).toEqual([['e1', undefined]]);
+  });
+
+  it('is settled only once every listen has ended', async () => {
+    const h = harness();
+    const t0 = h.clock.now();
+    await h.engine.processJob(job([item('e1', t0), item('e2', t0)]), {
+      attemptDeadline: farFuture,
+      listenUntil: farFuture,
+    });
+    let settled = false;
+    const settling = h.engine.lateAnswersSettled().then(() => {
+      settled = true;
+    });
+
+    h.hanging.answer(0);
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    h.hanging.answer(1, { httpStatus: 200, at: t0 + 31 * S });
+    await settling;
+
+    expect(settled).toBe(true);
+    expect(h.lateAnswers.items.size).toBe(1);
+  });
+});
+
+describe('the late window (rules)', () => {
+  const t0 = Date.parse('2026-11-25T10:00:00Z');
+  const input = {
+    profile: TOPIC_PROFILE,
+    limits: { maxAttempts: 30 },
+    attemptsBefore: 0,
+    startedAt: t0,
+    timeoutMs: DELIVERY_TIMEOUT_MS,
+    stopBy: farFuture,
+  };
+
+  it('lasts until 3 minutes after the request started, or until the worker must stop, whichever is first', () => {
+    expect(lateListenUntil(input)).toBe(t0 + 3 * 60 * S);
+    expect(lateListenUntil({ ...input, stopBy: t0 + 100 * S })).toBe(t0 + 100 * S);
+  });
+
+  it('is none when the worker must stop before the timeout, when no retry can follow, or for the namespace profile', () => {
+    expect(lateListenUntil({ ...input, stopBy: t0 + 30 * S })).toBeUndefined();
+    expect(lateListenUntil({ ...input, attemptsBefore: 29 })).toBeUndefined();
+    expect(lateListenUntil({ ...input, attemptsBefore: 28 })).toBe(t0 + 3 * 60 * S);
+    expect(lateListenUntil({ ...input, profile: NAMESPACE_PROFILE })).toBeUndefined();
+  });
+});
