@@ -34,6 +34,8 @@ export interface LocalFunctions {
   consumers: Record<'delivery' | 'deadLetter', LocalConsumer>;
   /** The delivery function's handler, also for the scheduled backlog sweep. */
   delivery: DeliveryFunctionHandler;
+  /** Ends the delivery engine's late listens at once (the stack is stopping). */
+  stopListening: () => void;
   /** The publish function's logger: what the stack notes about publishing goes there. */
   publishLogger: LoggerLike;
   /** The management function's logger: the gateway reports there. */
@@ -101,12 +103,13 @@ export function buildLocalFunctions({
       }),
     ),
   };
+  const deliveryEngine = buildDeliveryEngine(
+    runtime,
+    deliveryObs,
+    options.sender === undefined ? {} : { sender: options.sender },
+  );
   const realDeliveryHandler: DeliveryFunctionHandler = createDeliveryHandler({
-    engine: buildDeliveryEngine(
-      runtime,
-      deliveryObs,
-      options.sender === undefined ? {} : { sender: options.sender },
-    ),
+    engine: deliveryEngine,
     observability: deliveryObs,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
@@ -131,6 +134,7 @@ export function buildLocalFunctions({
       },
     },
     delivery: deliveryHandler,
+    stopListening: () => deliveryEngine.stopListening(),
     publishLogger: publishObs.logger,
     managementLogger: managementObs.logger,
   };

@@ -177,6 +177,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       options,
     );
     parts.pollers = pollers;
+    parts.stopListening = functions.stopListening;
     parts.sweeper = new BacklogSweeper({
       handler: functions.delivery,
       timeScale: config.timeScale,
@@ -298,6 +299,8 @@ interface RunningParts {
   emulators: Emulators;
   unlock: () => Promise<void>;
   pollers: QueuePoller[];
+  /** Ends late listens at once, so invocations waiting on them end too. */
+  stopListening?: () => void;
   sweeper?: BacklogSweeper;
   admission?: BacklogAdmission | undefined;
   gateway?: Gateway;
@@ -313,6 +316,9 @@ async function stopParts(parts: RunningParts): Promise<void> {
   try {
     await Promise.all([parts.gateway?.stop(), parts.functionUrl?.stop()]);
     parts.admission?.stop();
+    // Invocations still listening to timed-out requests for a late answer end now, not at their
+    // window's close; a late answer is best effort, and an unrecorded one means a retry.
+    parts.stopListening?.();
     await Promise.all([...parts.pollers.map((poller) => poller.stop()), parts.sweeper?.stop()]);
   } finally {
     await parts.emulators.stop();

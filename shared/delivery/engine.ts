@@ -187,6 +187,14 @@ export class DeliveryEngine {
     return this.lateAnswers?.settled() ?? Promise.resolve();
   }
 
+  /**
+   * Stops listening to timed-out requests, at once and from now on: a worker that is shutting
+   * down (the local stack stopping) does not wait for late windows to close.
+   */
+  stopListening(): void {
+    this.lateAnswers?.stop();
+  }
+
   /** Sends the ticks of backlogs whose wake is near (the sweeper's job, every minute). */
   sweepBacklogs(): Promise<BacklogSweepReport> {
     return this.requireBacklogs().sweep();

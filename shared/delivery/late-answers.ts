@@ -35,6 +35,8 @@ export interface LateAnswersDeps {
 export class LateAnswers {
   /** Listening still open: each settles when its request's late window is over. */
   private readonly open = new Set<Promise<void>>();
+  /** Aborted when the worker stops: every listen ends early, and no new one starts. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: LateAnswersDeps) {}
 
@@ -51,7 +53,7 @@ export class LateAnswers {
     stopBy: number | undefined,
   ): LateListen | undefined {
     const first = events[0];
-    if (first === undefined || stopBy === undefined) return undefined;
+    if (first === undefined || stopBy === undefined || this.stopping.signal.aborted) return undefined;
     const until = lateListenUntil({
       profile,
       limits: subscription.retry,
@@ -69,11 +71,17 @@ export class LateAnswers {
     void listening.then(() => this.open.delete(listening));
     return {
       until,
+      stop: this.stopping.signal,
       ended: (answer) => {
         if (answer === undefined) settle();
         else void this.answered(subscription, events, startedAt, answer).finally(settle);
       },
     };
+  }
+
+  /** Ends every listen now, as if its window had closed (the worker is stopping). */
+  stop(): void {
+    this.stopping.abort();
   }
 
   /** Resolves once every listening open now (and any opened meanwhile) is over. */
@@ -132,7 +140,8 @@ export class LateAnswers {
       deliveryId: item.deliveryId,
       publishedAt: item.publishedAt,
       attempt: item.attempts + 1,
-      at: startedAt,
+      // When the answer came: the attempt's own record (at its start) says it timed out.
+      at: answer.at,
       outcome: 'Delivered',
       httpStatus: answer.httpStatus,
       durationMs: answer.at - startedAt,

@@ -24,6 +24,8 @@ export interface WebhookRequest {
 export interface LateListen {
   /** Epoch ms (the sender's clock) until which an answer still counts. */
   readonly until: number;
+  /** Ends the listening early (the worker is stopping): as if the window had closed. */
+  readonly stop?: AbortSignal;
   /**
    * Called once for every request it was given with: when the listening ends, with the answer when
    * a success (200-204) came in time; at once and without an answer when the request was not
@@ -190,9 +192,11 @@ export class UndiciWebhookSender implements WebhookSender {
   ): boolean {
     const { clock } = this.options;
     const leftMs = late.until - clock.now();
-    if (leftMs <= 0 || this.lateListens >= MAX_LATE_LISTENS) return false;
+    if (leftMs <= 0 || late.stop?.aborted === true || this.lateListens >= MAX_LATE_LISTENS) return false;
     this.lateListens += 1;
     const stop = setTimeout(() => controller.abort(), leftMs);
+    const stopEarly = () => controller.abort();
+    late.stop?.addEventListener('abort', stopEarly, { once: true });
     answer
       .then(
         ({ statusCode }) => {
@@ -203,6 +207,7 @@ export class UndiciWebhookSender implements WebhookSender {
       )
       .then((answered) => {
         clearTimeout(stop);
+        late.stop?.removeEventListener('abort', stopEarly);
         this.lateListens -= 1;
         late.ended(answered);
       })

@@ -436,7 +436,10 @@ export interface AttemptRecord {
   publishedAt: number;
   /** 1-based attempt number; a due-time decision made without an attempt (TTL expiry) takes the number the attempt would have had. */
   attempt: number;
-  /** Epoch ms when the attempt started (or, for a due-time decision, when it was made). */
+  /**
+   * Epoch ms when the attempt started (or, for a due-time decision, when it was made; for a
+   * success that came after the attempt timed out, when it came).
+   */
   at: number;
   outcome: DeliveryOutcome | 'Delivered' | 'NotAttempted';
   httpStatus?: number;

@@ -165,6 +165,8 @@ describe('roles', () => {
     [
       'delivery',
       [
+        // Looks up late answers for the retries of events whose requests timed out.
+        'dynamodb:BatchGetItem',
         'dynamodb:BatchWriteItem',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',

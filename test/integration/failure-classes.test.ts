@@ -133,6 +133,27 @@ it('counts a webhook that does not answer in time as TimedOut and retries', asyn
   expect(entry.attempts[0].durationMs).toBeGreaterThanOrEqual(300);
 });
 
+// 003 (classic page): "If the endpoint responds within 3 minutes, Event Grid attempts to remove
+// the event from the retry queue on a best effort basis, but duplicates may still be received."
+it('counts a success answered after the timeout as the delivery, and drops the retries that follow it', async () => {
+  const path = '/late';
+  const { history } = await scenario(webhook.url(path, () => ({ status: 200, delayMs: 1000 })));
+
+  // The retry sent before the answer came is a duplicate; the next one due is not made.
+  const entry = await eventually(async () => {
+    const current = await history();
+    const dropped = current?.attempts.some(
+      (attempt: { outcome: string }) => attempt.outcome === 'NotAttempted',
+    );
+    return current?.status === 'Delivered' && dropped && current;
+  }, 20_000);
+  const late = entry.attempts.find((attempt: { outcome: string }) => attempt.outcome === 'Delivered');
+  expect(late).toMatchObject({ attempt: 1, httpStatus: 200 });
+  expect(late.durationMs).toBeGreaterThanOrEqual(1000);
+  expect(entry.attempts[0]).toMatchObject({ attempt: 1, outcome: 'TimedOut' });
+  expect(webhook.requestsTo(path).length).toBeGreaterThanOrEqual(1);
+});
+
 it('stops at max attempts', async () => {
   const path = '/three-strikes';
   const { history } = await scenario(

@@ -141,9 +141,16 @@ export function decideJob(input: DecideInput): JobDecisions {
       deferred.push(entry.item);
       continue;
     }
-    // Its delivery was counted and recorded when the late answer came.
+    // Its delivery was counted and recorded when the late answer came; the history says this
+    // retry was not made, and that nothing follows.
     if (entry.kind === 'answeredLate') {
       answeredLate.push(entry.item);
+      records.push(
+        record(entry.item, entry.item.attempts + 1, now, {
+          outcome: 'NotAttempted',
+          next: { action: 'none' },
+        }),
+      );
       continue;
     }
     if (entry.kind === 'held') {

@@ -30,6 +30,8 @@ class HangingSender implements WebhookSender {
 
   async send(request: WebhookRequest, late?: LateListen): Promise<AttemptResult> {
     this.requests.push({ request, late });
+    // As the real sender: a stop ends the listen as if its window had closed.
+    late?.stop?.addEventListener('abort', () => late.ended(), { once: true });
     return {
       delivered: false,
       outcome: 'TimedOut',
@@ -90,7 +92,7 @@ describe('late answers', () => {
     expect(h.history.records.at(-1)).toMatchObject({
       eventId: 'e1',
       attempt: 1,
-      at: t0,
+      at: t0 + 45 * S,
       outcome: 'Delivered',
       httpStatus: 202,
       durationMs: 45 * S,
@@ -107,6 +109,14 @@ describe('late answers', () => {
     expect(h.hanging.requests).toHaveLength(1);
     expect(h.queue.sent).toEqual([]);
     expect(report).toMatchObject({ delivered: 1, retried: 0, ended: 0, held: 0 });
+    // The history ends with the retry not made, and nothing after it.
+    expect(h.history.records.at(-1)).toMatchObject({
+      eventId: 'e1',
+      attempt: 2,
+      at: h.clock.now(),
+      outcome: 'NotAttempted',
+      next: { action: 'none' },
+    });
   });
 
   it('drops a later retry too when the late answer came after the first retry was already sent', async () => {
@@ -221,6 +231,23 @@ describe('late answers', () => {
 
     expect(settled).toBe(true);
     expect(h.lateAnswers.items.size).toBe(1);
+  });
+});
+
+describe('a worker stopping', () => {
+  it('ends its listens at once, and listens to no request it sends after that', async () => {
+    const h = harness();
+    const t0 = h.clock.now();
+    await h.engine.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+
+    h.engine.stopListening();
+    await h.engine.lateAnswersSettled();
+    // After the probation the timeout began.
+    h.clock.advance(60 * S);
+    await h.engine.processJob(job([item('e2', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+
+    expect(h.hanging.requests.map(({ late }) => late !== undefined)).toEqual([true, false]);
+    expect(h.lateAnswers.items.size).toBe(0);
   });
 });
 

@@ -96,6 +96,22 @@ describe('the sender after a timeout', () => {
     await http.close();
   });
 
+  it('stops listening when told to, with no answer', async () => {
+    const http = sender();
+    const stopping = new AbortController();
+    const { late, end } = listen(Date.now() + 60_000);
+    const arrived = nextArrival();
+
+    const result = await http.send({ ...body, url }, { ...late, stop: stopping.signal });
+    await arrived;
+    expect(result.listeningUntil).toBe(late.until);
+    stopping.abort();
+
+    expect(await end).toBeUndefined();
+    held.shift()?.destroy();
+    await http.close();
+  });
+
   it('ends the listen at once when the request is answered in time, or when there is no window left', async () => {
     // Answered within a timeout no busy machine reaches.
     const patient = new UndiciWebhookSender({ clock: systemClock, timeoutMs: 60_000 });
