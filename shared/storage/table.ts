@@ -14,6 +14,7 @@
  * | attempts        | `HISTORY#<topic>#<sub>#<UTC hour>#<shard>` | `<newest at, 15 digits>#<random>`   |
  * | backlog segment | `BACKLOG#<topic>#<sub>`                    | `SEG#<min due at, 13 digits>#<id>`  |
  * | backlog meta    | `BACKLOG#<topic>#<sub>`                    | `#META` (`gsi1pk = WAKE#<0..3>`)    |
+ * | late answer     | `LATE#<topic>#<sub>`                       | `ANSWER#<deliveryId>`               |
  *
  * Names are case-insensitive (keys use lower case); items keep the name as first written.
  * A namespace subscription is an ordinary subscription item whose topic is `<namespace>/<topic>`
@@ -29,7 +30,8 @@
  * index as well as the topics' list, the two kept apart by partition. Backlog items are laid out
  * by `backlog.ts`. A held mark says a subscription's backlog holds its events while its endpoint
  * is unhealthy (`held-marks.ts`): it sits with the subscription list publishers read, so they
- * send that subscription's publishes straight to the backlog.
+ * send that subscription's publishes straight to the backlog. A late answer is a success that came
+ * after its request timed out, which the event's retries look up (`late-answers.ts`).
  *
  * Each item is the domain object (`shared/domain/model.ts`) plus its key attributes and `kind`;
  * the item schemas extend the domain schemas, so whatever the domain holds is read back.
