@@ -151,12 +151,16 @@ export class EngineAttempts {
         startedAt,
         options.listenUntil,
       );
-      const result = await this.deps.sender.send(
-        buildDeliveryRequest(subscription, request.events, request.headers, request.url),
-        late,
-      );
-      // Not listened to after all (answered in time, or no room): the listen is over.
-      if (late !== undefined && result.listeningUntil === undefined) late.ended();
+      let result: AttemptResult | undefined;
+      try {
+        result = await this.deps.sender.send(
+          buildDeliveryRequest(subscription, request.events, request.headers, request.url),
+          late,
+        );
+      } finally {
+        // Not listened to after all (answered in time, no room, or the send threw): it is over.
+        if (late !== undefined && result?.listeningUntil === undefined) late.ended();
+      }
       health.observe(subscription, profile, signalOf(profile, startedAt, clock.now(), result));
       if (!result.delivered && pushesBack(result.outcome)) this.slots.pushBack(key);
       return each((item) => ({ kind: 'attempted', item, startedAt, result }));

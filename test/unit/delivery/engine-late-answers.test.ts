@@ -234,6 +234,29 @@ describe('late answers', () => {
   });
 });
 
+describe('a sender that throws', () => {
+  it('leaves no listen open, so the invocation still ends', async () => {
+    const lateAnswers = new MemoryLateAnswers();
+    const throwing: WebhookSender = {
+      send: async () => {
+        throw new Error('worker crashed');
+      },
+    };
+    const h = engineHarness({ sendVia: throwing, lateAnswers });
+
+    await expect(
+      h.engine.processJob(job([item('e1', h.clock.now())]), {
+        attemptDeadline: farFuture,
+        listenUntil: farFuture,
+      }),
+    ).rejects.toThrow('worker crashed');
+
+    // Resolves: were the listen left open, this would never settle and the test would time out.
+    await h.engine.lateAnswersSettled();
+    expect(lateAnswers.items.size).toBe(0);
+  });
+});
+
 describe('a worker stopping', () => {
   it('ends its listens at once, and listens to no request it sends after that', async () => {
     const h = harness();
