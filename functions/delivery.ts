@@ -24,7 +24,7 @@ import { done, type RecordOutcome, retryLater } from '../shared/queue/record-out
 export const FINISHING_MARGIN_MS = 5000;
 
 export interface DeliveryHandlerDeps {
-  engine: Pick<DeliveryEngine, 'processJob' | 'storeJobs' | 'sweepBacklogs' | 'lateAnswersSettled'>;
+  engine: Pick<DeliveryEngine, 'processJob' | 'storeJobs' | 'sweepBacklogs'>;
   observability: Observability;
   clock?: Clock;
 }
@@ -78,14 +78,17 @@ export function createDeliveryHandler({
   observability,
   clock = systemClock,
 }: DeliveryHandlerDeps): DeliveryFunctionHandler {
-  const oneByOne = eachJob(DELIVERY_JOB_KINDS, async (job, context) => {
-    const now = clock.now();
-    const report = await engine.processJob(job, {
-      attemptDeadline: attemptDeadline(now, context),
-      listenUntil: listenUntil(now, context),
+  /** One job through the engine; the late listens it opens join its invocation's `listens`. */
+  const oneByOne = (listens: Promise<void>[]) =>
+    eachJob(DELIVERY_JOB_KINDS, async (job, context) => {
+      const now = clock.now();
+      const report = await engine.processJob(job, {
+        attemptDeadline: attemptDeadline(now, context),
+        listenUntil: listenUntil(now, context),
+        listens,
+      });
+      return done({ ...report });
     });
-    return done({ ...report });
-  });
   const consumer = createJobConsumer({
     observability,
     step: {
@@ -97,13 +100,15 @@ export function createDeliveryHandler({
           if (job.kind === 'store') stores.push({ sourceId: messageIds[index] ?? String(index), job });
           else others.push(job);
         });
+        const listens: Promise<void>[] = [];
         const [stored, worked] = await Promise.all([
           storeTogether(engine, stores),
-          oneByOne.run(others, context, []),
+          oneByOne(listens).run(others, context, []),
         ]);
-        // Requests that timed out may still be answered: the invocation listens until each late
-        // window closes (at the latest the finishing margin before its timeout).
-        await engine.lateAnswersSettled();
+        // Requests of this invocation that timed out may still be answered: it listens until each
+        // late window closes (at the latest the finishing margin before its timeout). Only its
+        // own: where invocations share a worker (the local stack), none waits on another's.
+        await Promise.all(listens);
         // Back in record order: each kind's outcomes in the order its jobs came.
         const next = { store: 0, other: 0 };
         return jobs.map((job) =>

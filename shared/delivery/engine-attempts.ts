@@ -150,6 +150,7 @@ export class EngineAttempts {
         request.events.map((event) => event.item),
         startedAt,
         options.listenUntil,
+        options.listens,
       );
       let result: AttemptResult | undefined;
       try {

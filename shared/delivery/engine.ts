@@ -143,6 +143,11 @@ export interface JobOptions {
    * (`rules/late-answer.ts`); without it none is listened to after its timeout.
    */
   listenUntil?: number;
+  /**
+   * Collects the job's listens (each settles when its late window closes), for the invocation to
+   * wait on before it ends; listens are opened without it only where nothing ends early (tests).
+   */
+  listens?: Promise<void>[];
 }
 
 /** Defined with the handshake rules, so the backlog's wake rule shares it. */

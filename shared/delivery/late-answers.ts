@@ -43,7 +43,7 @@ export class LateAnswers {
   /**
    * What the sender is asked for one request of `events` (which share an attempt count), or
    * `undefined` when a timeout of it would not be listened to (`lateListenUntil`). `stopBy` is
-   * when the worker must stop listening.
+   * when the worker must stop listening; the listening is added to `scope` (the invocation's).
    */
   listen(
     subscription: Subscription,
@@ -51,6 +51,7 @@ export class LateAnswers {
     events: readonly DeliveryItem[],
     startedAt: number,
     stopBy: number | undefined,
+    scope?: Promise<void>[],
   ): LateListen | undefined {
     const first = events[0];
     if (first === undefined || stopBy === undefined || this.stopping.signal.aborted) return undefined;
@@ -68,6 +69,7 @@ export class LateAnswers {
       settle = resolve;
     });
     this.open.add(listening);
+    scope?.push(listening);
     void listening.then(() => this.open.delete(listening));
     return {
       until,

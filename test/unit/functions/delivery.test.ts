@@ -56,10 +56,10 @@ function fakeEngine(
   const calls: Array<{ job: QueuedJob; options: JobOptions }> = [];
   const stored: Array<readonly SourcedStoreJob[]> = [];
   let sweeps = 0;
-  /** What happened, in order: `job` per job worked, `settle` when late listens were waited for. */
+  /** What happened, in order: `job` per job worked, `settled` when a job's late listen closed. */
   const steps: string[] = [];
-  /** Late listens still open: the handler's wait for them ends when this resolves. */
-  const listens = { open: Promise.resolve() };
+  /** When set, each job opens a late listen that closes when this resolves. */
+  const listens: { open: Promise<void> | undefined } = { open: undefined };
   return {
     steps,
     listens,
@@ -70,12 +70,9 @@ function fakeEngine(
       processJob: (job: QueuedJob, options: JobOptions) => {
         calls.push({ job, options });
         steps.push('job');
+        const open = listens.open;
+        if (open !== undefined) options.listens?.push(open.then(() => void steps.push('settled')));
         return answer(job);
-      },
-      lateAnswersSettled: async () => {
-        steps.push('settle');
-        await listens.open;
-        steps.push('settled');
       },
       storeJobs: async (jobs: readonly SourcedStoreJob[]): Promise<StoreResult> => {
         stored.push(jobs);
@@ -158,6 +155,7 @@ describe('the delivery function', () => {
     expect(calls[0]?.options).toEqual({
       attemptDeadline: expected,
       listenUntil: NOW + 100_000 - FINISHING_MARGIN_MS,
+      listens: [],
     });
     expect(attemptDeadline(NOW, { getRemainingTimeInMillis: () => 100_000 })).toBe(expected);
     expect(listenUntil(NOW, { getRemainingTimeInMillis: () => 100_000 })).toBe(
@@ -165,7 +163,7 @@ describe('the delivery function', () => {
     );
   });
 
-  it('answers the batch only once the requests that timed out are no longer listened to', async () => {
+  it('answers the batch only once its own requests that timed out are no longer listened to', async () => {
     const fake = fakeEngine();
     let close = () => {};
     fake.listens.open = new Promise((resolve) => {
@@ -177,14 +175,16 @@ describe('the delivery function', () => {
       fake.steps.push('answered');
       return answer;
     });
-    // Condition waits, not timers: until the handler waits for the listens.
-    while (!fake.steps.includes('settle')) await new Promise((resolve) => setImmediate(resolve));
-    for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setImmediate(resolve));
-    expect(fake.steps).toEqual(['job', 'job', 'settle']);
+    // Condition waits, not timers: until both jobs were worked and have opened their listens.
+    while (fake.steps.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    // Another invocation of the same worker, whose jobs open no listen, is not held by them.
+    fake.listens.open = undefined;
+    expect(await handler(sqsEvent([BODIES.deliver]), lambdaContext())).toEqual({ batchItemFailures: [] });
+    expect(fake.steps).toEqual(['job', 'job', 'job']);
     close();
 
     expect(await answering).toEqual({ batchItemFailures: [] });
-    expect(fake.steps).toEqual(['job', 'job', 'settle', 'settled', 'answered']);
+    expect(fake.steps).toEqual(['job', 'job', 'job', 'settled', 'settled', 'answered']);
   });
 });
 
