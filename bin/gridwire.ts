@@ -3,14 +3,12 @@
  * The gridwire command line (see `cli/program.ts`). In the package this file is compiled to
  * JavaScript and run by `node` (the build writes that first line); here it runs through tsx.
  */
-import { CliError, gridwireProgram } from '../cli/program';
+import { CliError, runGridwire } from '../cli/program';
 import { silenceNodeVersionNotice } from '../local/quiet-warnings';
 
 silenceNodeVersionNotice();
 
-gridwireProgram()
-  .parseAsync(process.argv)
-  .catch((error: Error) => {
-    console.error(`gridwire: ${error instanceof CliError ? error.message : (error.stack ?? error.message)}`);
-    process.exit(1);
-  });
+runGridwire(process.argv.slice(2)).catch((error: Error) => {
+  console.error(`gridwire: ${error instanceof CliError ? error.message : (error.stack ?? error.message)}`);
+  process.exit(1);
+});

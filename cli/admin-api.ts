@@ -21,9 +21,14 @@ export interface ApiAnswer {
 export interface ApiTarget {
   /** For messages: "the local stack in /path" or the API URL. */
   where: string;
+  /** The API's base URL, which also serves the publish routes. */
+  url: string;
   /** `path` starts with `/admin/` and may carry a query string; `body` is JSON text. */
-  call(method: 'GET' | 'POST', path: string, body?: string): Promise<ApiAnswer>;
+  call(method: ApiMethod, path: string, body?: string): Promise<ApiAnswer>;
 }
+
+/** The methods the management API's routes take. */
+export type ApiMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
 const urlOf = (apiUrl: string, path: string) => new URL(`${apiUrl.replace(/\/+$/, '')}${path}`);
 
@@ -44,6 +49,7 @@ async function send(url: URL, init: RequestInit, where: string): Promise<ApiAnsw
 export function bearerTarget(apiUrl: string, token: string, where = apiUrl): ApiTarget {
   return {
     where,
+    url: apiUrl,
     call: (method, path, body) =>
       send(
         urlOf(apiUrl, path),
@@ -60,9 +66,12 @@ export function bearerTarget(apiUrl: string, token: string, where = apiUrl): Api
   };
 }
 
-/** The API of the local stack running in `dataDir`, with its admin token. */
-export async function localApiTarget(dataDir: string): Promise<ApiTarget> {
-  const { dir, file, endpoints } = await runningLocalStack(dataDir, '--api');
+/**
+ * The API of the local stack running in `dataDir`, with its admin token; when none runs there,
+ * the error suggests `otherwise` (default `--api`, for commands that take one).
+ */
+export async function localApiTarget(dataDir: string, otherwise = '--api <url>'): Promise<ApiTarget> {
+  const { dir, file, endpoints } = await runningLocalStack(dataDir, otherwise);
   if (typeof endpoints.api !== 'string' || typeof endpoints.adminToken !== 'string') {
     throw new CliError(`${file} has no API URL or admin token; restart the local stack`);
   }
@@ -104,6 +113,7 @@ export function sigV4Target(
   });
   return {
     where: apiUrl,
+    url: apiUrl,
     call: async (method, path, body) => {
       const url = urlOf(apiUrl, path);
       const query: Record<string, string> = {};
@@ -157,7 +167,7 @@ export function okText(answer: ApiAnswer, doing: string): string {
 /** Calls the API and returns the answer's text; any status but 2xx is a `CliError` saying what failed. */
 export async function callOk(
   target: ApiTarget,
-  method: 'GET' | 'POST',
+  method: ApiMethod,
   path: string,
   body: unknown,
   doing: string,

@@ -89,7 +89,8 @@ const cellsOf = (row: SubscriptionHealth): string[] => [
   row.subscription,
   row.state,
   String(row.consecutiveFailures),
-  row.probationUntil ?? '-',
+  // A disabled or paused endpoint takes nothing until enabled or resumed: a probation end would mislead.
+  row.state === 'Disabled' || row.state === 'Paused' ? '-' : (row.probationUntil ?? '-'),
   row.lastOutcome ?? '-',
   row.lastFailureAt ?? '-',
   row.lastSuccessAt ?? '-',

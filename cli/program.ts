@@ -3,24 +3,48 @@
  * `bin/gridwire.ts` only runs the program and reports errors. Exported (`gridwire/cli`) so a
  * team can add its own commands or run one from a script.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { deadLettersCommand } from './deadletters';
 import { healthCommand } from './health';
 import { parkedCommand } from './parked';
+import { publishCommand } from './publish';
 import { startCommand } from './start';
 import { statusCommand } from './status';
+import { subscriptionCommand } from './subscription/command';
+import { topicCommand } from './topic/command';
 import { webhookCommand } from './webhook';
+import { groupOptionWords } from './words';
 
 export { CliError } from './errors';
+
+/** This package's version (its package.json, beside `cli/` in the repository and in the package). */
+export function gridwireVersion(): string {
+  return (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string })
+    .version;
+}
 
 export function gridwireProgram(): Command {
   return new Command()
     .name('gridwire')
     .description('Gridwire: event delivery to webhooks with retries, on AWS or on this machine.')
+    .version(gridwireVersion())
     .addCommand(startCommand())
+    .addCommand(topicCommand())
+    .addCommand(subscriptionCommand())
+    .addCommand(publishCommand())
     .addCommand(webhookCommand())
     .addCommand(parkedCommand())
     .addCommand(deadLettersCommand())
     .addCommand(healthCommand())
     .addCommand(statusCommand());
+}
+
+/**
+ * Runs the program on `argv` (the user's words, without `node` and the script), the words of
+ * multi-word flags grouped first (`words.ts`).
+ */
+export function runGridwire(argv: readonly string[], program: Command = gridwireProgram()): Promise<Command> {
+  return program.parseAsync(groupOptionWords(argv), { from: 'user' });
 }

@@ -1,5 +1,6 @@
 /** `gridwire webhook`: a webhook that prints every delivery it receives. */
 import { Command, Option } from 'commander';
+import { CliError } from './errors';
 import { integer } from './options';
 
 export function webhookCommand(): Command {
@@ -14,10 +15,25 @@ export function webhookCommand(): Command {
         .default(200)
         .argParser(integer('--status', 100, 599)),
     )
-    .action(async (options: { port: number; host: string; status: number }) => {
+    .option('--verbose', "print each request's headers and body too")
+    .action(async (options: { port: number; host: string; status: number; verbose?: boolean }) => {
       // Loaded here (a `require`, as in `start`) so the other commands don't pay for it.
       const { startDemoWebhook } = require('../local/demo-webhook') as typeof import('../local/demo-webhook');
-      const url = await startDemoWebhook(options);
+      let url: string;
+      try {
+        ({ url } = await startDemoWebhook(options));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE') {
+          throw new CliError(
+            `port ${options.port} on ${options.host} is already in use; pick another with --port`,
+          );
+        }
+        if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+          throw new CliError(`can't listen on ${options.host}:${options.port} (${code})`);
+        }
+        throw error;
+      }
       console.log(`Webhook listening on ${url} (answering ${options.status}). Ctrl-C to stop.`);
     });
 }

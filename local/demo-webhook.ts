@@ -44,11 +44,30 @@ export function handshakeConsent(
   }
 }
 
+/**
+ * What `--verbose` prints under a delivery's line: each header, then the body (indented JSON when
+ * it is JSON, else as it came).
+ */
+export function verboseLines(headers: IncomingHttpHeaders, body: string): string[] {
+  const headerLines = Object.entries(headers).map(
+    ([name, value]) => `    ${name}: ${Array.isArray(value) ? value.join(', ') : (value ?? '')}`,
+  );
+  let shown = body;
+  try {
+    shown = JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    // not JSON: as it came
+  }
+  return [...headerLines, '', ...shown.split('\n').map((line) => `    ${line}`), ''];
+}
+
 export async function startDemoWebhook(options: {
   port: number;
   host: string;
   status: number;
-}): Promise<string> {
+  /** Print every request's headers and body too. */
+  verbose?: boolean;
+}): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -74,6 +93,7 @@ export async function startDemoWebhook(options: {
       console.log(
         `${time}  ${req.method} ${req.url}  delivery-count=${req.headers['aeg-delivery-count'] ?? '-'}  subscription=${req.headers['aeg-subscription-name'] ?? '-'}  -> ${options.status}  ${summary}`,
       );
+      if (options.verbose === true) console.log(verboseLines(req.headers, body).join('\n'));
       res.writeHead(options.status);
       res.end();
     });
@@ -82,5 +102,12 @@ export async function startDemoWebhook(options: {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
   });
-  return `http://${options.host}:${(server.address() as AddressInfo).port}`;
+  return {
+    url: `http://${options.host}:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -62,7 +62,7 @@ import type { DropRecorder } from './dead-letter';
 import type { AttemptHistory, JobOptions, SubscriptionSource } from './engine';
 import { checkpointOf, isDone, liveDueAt, RELEASE_AHEAD_MS } from './rules/backlog';
 import { endpointAgreed } from './rules/handshake';
-import { currentHealth, gateOf, isUnhealthy } from './rules/health';
+import { currentHealth, gateOf, holdsInBacklog } from './rules/health';
 import type { ProfileTable } from './rules/profiles';
 import { deliveryTargetOf } from './target';
 
@@ -299,7 +299,8 @@ export class BacklogTick {
       subscription.destination.endpointUrl,
     );
     const gate = gateOf(health, now);
-    const unhealthy = isUnhealthy(health);
+    // A paused endpoint's publishes go straight to its backlog, as an unhealthy one's do.
+    const unhealthy = holdsInBacklog(health);
     if (gate.kind === 'hold') return { mode: { kind: 'hold', until: gate.until }, unhealthy };
     if (gate.kind === 'disabled') return { mode: { kind: 'disabled' }, unhealthy };
     // Probing or open: the due events are probed and drained from the backlog itself.

@@ -141,7 +141,8 @@ export class EngineAttempts {
       const view = health.peek(subscription);
       const gate = view === undefined ? { kind: 'open' as const } : gateOf(view, startedAt);
       if (gate.kind === 'hold') {
-        return each((item) => ({ kind: 'held', item, until: gate.until, reason: 'probation' }));
+        // A pause's events are due at once (its backlog holds them); a queue hop waits once more.
+        return each((item) => ({ kind: 'held', item, until: gate.dueAt ?? gate.until, reason: 'probation' }));
       }
       if (gate.kind === 'disabled') return each((item) => ({ kind: 'disabled', item }));
       const late = this.late?.listen(

@@ -29,7 +29,7 @@ import type { DeliveryEngine, DeliveryEngineDeps, JobOptions } from './engine';
 import { ALWAYS_QUEUE, type FollowUpRoute } from './follow-ups';
 import { emptyReport, type JobReport } from './job-report';
 import { BACKLOG_AFTER_MS, type BacklogHealthView, storeOrQueue } from './rules/backlog';
-import { isDraining, isUnhealthy } from './rules/health';
+import { holdsInBacklog, isDraining } from './rules/health';
 import type { DeliveryProfile } from './rules/profiles';
 
 /** What an engine that keeps backlogs needs besides its own dependencies. */
@@ -55,7 +55,7 @@ export interface EngineBacklog {
 
 /** What the store decision reads of an endpoint's health. */
 const viewOf = (health: EndpointHealth, now: number): BacklogHealthView => ({
-  unhealthy: isUnhealthy(health),
+  unhealthy: holdsInBacklog(health),
   draining: isDraining(health, now),
 });
 

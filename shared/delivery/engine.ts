@@ -380,7 +380,7 @@ export class DeliveryEngine {
     const gate = gateOf(health, now);
     // An unhealthy or draining endpoint's events are held for its backlog, attempting none.
     if (gate.kind !== 'disabled' && this.backlogs?.holdsFor(health, now)) {
-      const until = gate.kind === 'hold' ? gate.until : now;
+      const until = gate.kind === 'hold' ? (gate.dueAt ?? gate.until) : now;
       return items.map((item) => ({ kind: 'held', item, until, reason: 'probation' }));
     }
     if (gate.kind === 'hold') {

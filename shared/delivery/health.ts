@@ -83,7 +83,8 @@ const clean = (health: EndpointHealth) =>
   health.probations === 0 &&
   health.probationUntil === undefined &&
   health.unhealthySince === undefined &&
-  health.disabledAt === undefined;
+  health.disabledAt === undefined &&
+  health.pausedAt === undefined;
 
 export class HealthTracker {
   private readonly entries = new Map<string, Entry>();

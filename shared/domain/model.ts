@@ -449,7 +449,7 @@ export interface AttemptRecord {
 }
 
 /** How a subscription's endpoint is doing, as operators see it. */
-export const HEALTH_STATES = ['Healthy', 'Probation', 'Unhealthy', 'Disabled'] as const;
+export const HEALTH_STATES = ['Healthy', 'Probation', 'Unhealthy', 'Disabled', 'Paused'] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
 
 /**
@@ -482,6 +482,11 @@ export const endpointHealthSchema = z.object({
   resetAt: z.number().optional(),
   /** Epoch ms of a 410 Gone answer: the endpoint is disabled until an admin enables it. */
   disabledAt: z.number().optional(),
+  /**
+   * Epoch ms when an admin paused the subscription: nothing is sent to its endpoint, and its
+   * events wait (their time to live running) until it is resumed.
+   */
+  pausedAt: z.number().optional(),
   /**
    * Epoch ms until which a drain of the subscription's backlog is running: workers store new
    * events behind it, so the recovering endpoint sees only the drain's requests. Cleared when the

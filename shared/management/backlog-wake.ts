@@ -17,7 +17,7 @@ import { BACKLOG_TICK_QUEUE, backlogTickBody, targetGroupId } from '../queue/job
 import type { ManagementDeps } from './common';
 
 /** What made the tick go now, for the log. */
-export type BacklogWakeReason = 'enabled' | 'endpointChanged' | 'deleted';
+export type BacklogWakeReason = 'enabled' | 'resumed' | 'endpointChanged' | 'deleted';
 
 /** What `wakeBacklog` did. */
 export type BacklogWakeOutcome =

@@ -7,7 +7,7 @@ import { currentHealth } from '../delivery/rules/health';
 import { deliveryTargetOf } from '../delivery/target';
 import type { Subscription } from '../domain/model';
 import { jsonResult } from '../http/api-gateway';
-import { resetHealth } from '../storage/health';
+import { resetHealth, rewriteHealth } from '../storage/health';
 import { wakeBacklog } from './backlog-wake';
 import type { ManagementDeps, Operation } from './common';
 import type { SubscriptionFinder } from './dead-letter-routes';
@@ -31,7 +31,24 @@ async function healthOf(deps: ManagementDeps, subscription: Subscription) {
   );
 }
 
-/** `GET <subscription>/health` and `POST <subscription>/enable`. */
+/**
+ * Pauses the subscription (`at`: since when) or (`undefined`) resumes it: only the pause changes
+ * in its endpoint's health record, written one revision up over what workers wrote.
+ */
+function setPaused(deps: ManagementDeps, subscription: Subscription, at: number | undefined): Promise<void> {
+  const { topic, name, destination } = subscription;
+  return rewriteHealth(deps.healthStore, topic, name, (stored) => {
+    const current = currentHealth(stored, topic, name, destination.endpointUrl);
+    if ((current.pausedAt !== undefined) === (at !== undefined)) return undefined;
+    const { rev: _rev, pausedAt: _pausedAt, ...rest } = current;
+    return at === undefined ? rest : { ...rest, pausedAt: at };
+  });
+}
+
+/**
+ * `GET <subscription>/health`, `POST <subscription>/enable`, and `pause` and `resume`: a paused
+ * subscription's events are held (their time to live running) until it is resumed.
+ */
 export function healthOperations(
   subscriptionPath: string,
   find: SubscriptionFinder,
@@ -39,6 +56,21 @@ export function healthOperations(
   return {
     [`GET ${subscriptionPath}/health`]: async (event, deps) => {
       const subscription = await find(event, deps, { consistent: true });
+      return jsonResult(200, await healthOf(deps, subscription));
+    },
+    [`POST ${subscriptionPath}/pause`]: async (event, deps) => {
+      const subscription = await find(event, deps, { consistent: true });
+      await setPaused(deps, subscription, deps.clock.now());
+      // Workers may trust their cached health this long: answer once none sends any more.
+      await deps.clock.sleep(deps.healthCacheMs);
+      return jsonResult(200, await healthOf(deps, subscription));
+    },
+    [`POST ${subscriptionPath}/resume`]: async (event, deps) => {
+      const subscription = await find(event, deps, { consistent: true });
+      await setPaused(deps, subscription, undefined);
+      await deps.clock.sleep(deps.healthCacheMs);
+      // The held events go now, not at the end of the hold the backlog last saw.
+      await wakeBacklog(deps, deliveryTargetOf(subscription), 'resumed');
       return jsonResult(200, await healthOf(deps, subscription));
     },
     [`POST ${subscriptionPath}/enable`]: async (event, deps) => {

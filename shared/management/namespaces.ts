@@ -23,6 +23,7 @@ import {
   checkSubscriptionQuota,
   deleteSubscription,
   destinationOf,
+  fullEndpointUrl,
   listSubscriptions,
   MAX_BODY_BYTES,
   type ManagementDeps,
@@ -257,6 +258,14 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
       200,
       namespaceSubscriptionDocument(await requireNamespaceSubscription(deps, event), deps.clock.now()),
     ),
+
+  'POST /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/getFullUrl': async (
+    event,
+    deps,
+  ) => {
+    const subscription = await requireNamespaceSubscription(deps, event);
+    return jsonResult(200, { endpointUrl: await fullEndpointUrl(deps, subscription.destination) });
+  },
 
   'DELETE /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}': async (
     event,

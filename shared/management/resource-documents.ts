@@ -199,6 +199,7 @@ export function healthDocument(health: EndpointHealth, nowMs: number, backlog: B
     lastFailureAt: isoOrNull(health.lastFailureAt),
     lastSuccessAt: isoOrNull(health.lastSuccessAt),
     endpointUrl: endpointBaseUrl(health.endpointUrl),
+    pausedAt: isoOrNull(health.pausedAt),
     held: heldDocument(backlog),
   };
 }

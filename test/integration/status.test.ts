@@ -3,6 +3,9 @@
  * and one refusing subscription, a refused publish of a key holder and one of a caller without a
  * key, then the command's figures per topic, per subscription and stack-wide.
  */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { formatStatus, readLocalStatus, type StatusSummary, statusOutput } from '../../cli/status';
 import { LOCAL_STATUS_PATH } from '../../local/status';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
@@ -111,4 +114,11 @@ it('counts publishes, deliveries and failures per topic and per subscription', a
 it('serves the status only with the admin token', async () => {
   expect((await api.call('GET', LOCAL_STATUS_PATH, undefined, { auth: false })).status).toBe(401);
   expect((await api.call('GET', LOCAL_STATUS_PATH)).status).toBe(200);
+});
+
+it('says no stack runs in a directory, suggesting the option status has', async () => {
+  const empty = await mkdtemp(join(tmpdir(), 'gridwire-status-'));
+  await expect(readLocalStatus(empty)).rejects.toThrow(
+    `the local stack is not running in ${empty}; start it with npm start or pass --data-dir <the directory it runs in>`,
+  );
 });

@@ -439,6 +439,7 @@ export const HEALTHY_DOCUMENT = {
   lastOutcome: null,
   lastFailureAt: null,
   lastSuccessAt: null,
+  pausedAt: null,
   held: null,
 } as const;
 

@@ -143,6 +143,7 @@ const fullHealth = (topic: string, subscription: string): EndpointHealth => ({
   unhealthySince: 800,
   resetAt: 700,
   disabledAt: 960,
+  pausedAt: 965,
   drainingUntil: 1_020,
   rev: 1,
 });

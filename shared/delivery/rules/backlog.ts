@@ -38,7 +38,7 @@ export const ON_TIME_SLACK_MS = 1000;
 
 /** What the store decision reads of an endpoint's health. */
 export interface BacklogHealthView {
-  /** Too many failures in a row (`unhealthySince` set): the backlog's timer does the probing. */
+  /** Too many failures in a row (`unhealthySince` set), or paused: the backlog's timer does the probing. */
   readonly unhealthy: boolean;
   /** A drain is running: new events wait behind it, so the endpoint sees only the drain's requests. */
   readonly draining: boolean;

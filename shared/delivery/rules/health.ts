@@ -51,6 +51,8 @@ export const currentHealth = (
         ...freshHealth(topic, subscription, endpointUrl),
         rev: stored?.rev ?? 0,
         ...(stored?.resetAt === undefined ? {} : { resetAt: stored.resetAt }),
+        // A pause is the subscription's, not its endpoint's: aiming it elsewhere keeps it.
+        ...(stored?.pausedAt === undefined ? {} : { pausedAt: stored.pausedAt }),
       };
 
 /**
@@ -58,6 +60,21 @@ export const currentHealth = (
  * again): its probations then grow with the outage.
  */
 export const isUnhealthy = (health: EndpointHealth): boolean => health.unhealthySince !== undefined;
+
+/** Whether an admin paused the subscription (until resumed, nothing is sent to its endpoint). */
+export const isPaused = (health: EndpointHealth): boolean => health.pausedAt !== undefined;
+
+/**
+ * Whether the endpoint's events wait in its backlog rather than hop the retry queue: it is
+ * unhealthy, or paused (either way its wait has no end known in advance).
+ */
+export const holdsInBacklog = (health: EndpointHealth): boolean => isUnhealthy(health) || isPaused(health);
+
+/**
+ * How long a paused endpoint's events are held before their backlog looks again (and ends those
+ * whose time to live ran out); a resume wakes the backlog at once.
+ */
+export const PAUSED_HOLD_MS = 60 * 60_000;
 
 /** Whether a drain of the subscription's backlog is running at `now` (its mark has not run out). */
 export const isDraining = (health: EndpointHealth, now: number): boolean =>
@@ -151,12 +168,25 @@ export type Gate =
   /** Recovering from a probation: one attempt at a time per worker, to see if it answers again. */
   | { readonly kind: 'probe' }
   /** On probation (or held while unhealthy): no attempt before `until`. */
-  | { readonly kind: 'hold'; readonly until: number; readonly outcome: DeliveryOutcome | undefined }
+  | {
+      readonly kind: 'hold';
+      readonly until: number;
+      readonly outcome: DeliveryOutcome | undefined;
+      /**
+       * When held events are due, if not at `until`: a paused endpoint's are due at once, so the
+       * backlog sends them as soon as it is resumed, while `until` only says when to look again.
+       */
+      readonly dueAt?: number;
+    }
   /** Answered 410 Gone: pending deliveries end until an admin enables it. */
   | { readonly kind: 'disabled' };
 
 export function gateOf(health: EndpointHealth, now: number): Gate {
   if (health.disabledAt !== undefined) return { kind: 'disabled' };
+  // Paused: held like a probation with no known end, looked at again every PAUSED_HOLD_MS.
+  if (health.pausedAt !== undefined) {
+    return { kind: 'hold', until: now + PAUSED_HOLD_MS, outcome: undefined, dueAt: now };
+  }
   if (health.probationUntil !== undefined && health.probationUntil > now) {
     return { kind: 'hold', until: health.probationUntil, outcome: health.probationOutcome };
   }
@@ -171,6 +201,7 @@ export const isProbing = (health: EndpointHealth | undefined, now: number): bool
 /** The state operators see. */
 export function healthState(health: EndpointHealth, now: number): HealthState {
   if (health.disabledAt !== undefined) return 'Disabled';
+  if (health.pausedAt !== undefined) return 'Paused';
   if (health.unhealthySince !== undefined) return 'Unhealthy';
   if (health.probationUntil !== undefined && health.probationUntil > now) return 'Probation';
   return 'Healthy';
@@ -193,6 +224,7 @@ export function writeUrgency(
   if (gateBefore !== gateAfter) return 'now';
   if ((before.unhealthySince === undefined) !== (after.unhealthySince === undefined)) return 'now';
   if (after.disabledAt !== before.disabledAt) return 'now';
+  if (after.pausedAt !== before.pausedAt) return 'now';
   if (after.consecutiveFailures === 0 && before.consecutiveFailures === 0) return 'none';
   return after.consecutiveFailures !== before.consecutiveFailures ||
     after.probationUntil !== before.probationUntil

@@ -82,6 +82,7 @@ describe('list and show with --namespace', () => {
     const paths: string[] = [];
     const target: ApiTarget = {
       where: 'test',
+      url: 'http://127.0.0.1:9',
       call: async (method, path) => {
         paths.push(`${method} ${path}`);
         return {
@@ -185,6 +186,7 @@ function scriptedApi(
   const paths: string[] = [];
   const target: ApiTarget = {
     where: 'test',
+    url: 'http://127.0.0.1:9',
     call: async (method, path, body) => {
       paths.push(`${method} ${path}`);
       if (method === 'GET') {

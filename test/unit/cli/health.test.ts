@@ -13,6 +13,7 @@ const probation = {
   lastFailureAt: '2026-06-01T12:00:00.000Z',
   lastSuccessAt: '2026-06-01T11:00:00.000Z',
   endpointUrl: 'https://b.example.test/in',
+  pausedAt: null,
   held: {
     events: 1200,
     oldestPublishedAt: '2026-06-01T10:00:00.000Z',
@@ -26,6 +27,7 @@ function scriptedApi(answers: Record<string, { status: number; body: unknown }>)
   const calls: string[] = [];
   const target: ApiTarget = {
     where: 'test',
+    url: 'http://127.0.0.1:9',
     call: async (method, path) => {
       calls.push(`${method} ${path}`);
       const answer = answers[`${method} ${path}`] ?? {
@@ -152,6 +154,15 @@ describe('formatHealth', () => {
       'audit           Healthy    0         -                         -             -                         -                         -             -',
       'billing-ledger  Probation  3         2026-06-01T12:00:30.000Z  Busy          2026-06-01T12:00:00.000Z  2026-06-01T11:00:00.000Z  1200 Holding  2026-06-01T12:00:30.000Z',
     ]);
+  });
+
+  it('shows no probation end for a disabled endpoint: it takes nothing until enabled', () => {
+    const rows: SubscriptionHealth[] = [
+      { subscription: 'gone', ...probation, state: 'Disabled', lastOutcome: 'Disabled', held: null },
+    ];
+    expect(formatHealth({ topic: 'orders' }, rows).split('\n')[1]).toMatch(
+      /^gone +Disabled +3 +- +Disabled /,
+    );
   });
 
   it("shows a backlog's events without a wake, and a dash from an API that does not tell", () => {

@@ -1,4 +1,4 @@
-import { describeEvent, handshakeConsent } from '../../../local/demo-webhook';
+import { describeEvent, handshakeConsent, verboseLines } from '../../../local/demo-webhook';
 
 describe('the demo webhook', () => {
   it.each([
@@ -46,5 +46,27 @@ describe('handshakeConsent', () => {
     ['OPTIONS without an origin', 'OPTIONS', {}, ''],
   ])('leaves %s alone', (_what, method, headers, body) => {
     expect(handshakeConsent(method, headers, body)).toBeUndefined();
+  });
+});
+
+describe('--verbose', () => {
+  it('prints every header, then the body as indented JSON', () => {
+    expect(
+      verboseLines({ 'aeg-delivery-count': '0', 'content-type': 'application/json' }, '[{"id":"o-1"}]'),
+    ).toEqual([
+      '    aeg-delivery-count: 0',
+      '    content-type: application/json',
+      '',
+      '    [',
+      '      {',
+      '        "id": "o-1"',
+      '      }',
+      '    ]',
+      '',
+    ]);
+  });
+
+  it('prints a body that is not JSON as it came', () => {
+    expect(verboseLines({}, 'plain text')).toEqual(['', '    plain text', '']);
   });
 });

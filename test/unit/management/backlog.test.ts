@@ -229,6 +229,25 @@ describe('a backlog’s tick sent at once', () => {
     expect(h.queue.sent[0]?.at).toBe(NOW + 2000);
   });
 
+  it('goes on resume, with META’s token and no delay, once workers have let their cached health go', async () => {
+    const h = await harness();
+    await h.meta();
+    await h.store(1, HOUR);
+
+    expect((await h.call('POST', '/pause')).statusCode).toBe(200);
+    expect(h.ticks()).toEqual([]);
+    const answer = await h.call('POST', '/resume');
+
+    expect(answer.statusCode).toBe(200);
+    expect(h.ticks()).toEqual([
+      {
+        queue: BACKLOG_TICK_QUEUE,
+        delaySeconds: 0,
+        job: expect.objectContaining({ kind: 'backlog-tick', token: 'token-1' }),
+      },
+    ]);
+  });
+
   it('goes for a namespace topic’s subscription too', async () => {
     const h = await harness({ topic: namespaceTopicId('shop', 'orders') });
     await h.meta();

@@ -80,6 +80,7 @@ describe('health routes', () => {
       lastFailureAt: new Date(NOW - 1000).toISOString(),
       lastSuccessAt: null,
       endpointUrl: ENDPOINT,
+      pausedAt: null,
       held: null,
     });
     expect(lookups).toEqual([{ consistent: true }]);
@@ -104,5 +105,52 @@ describe('health routes', () => {
       resetAt: NOW,
     });
     expect(clock.now()).toBe(NOW + HEALTH_CACHE_MS);
+  });
+
+  it('pauses: the failures on file stay, the state says Paused, answered once workers let their copies go', async () => {
+    const { clock, healthStore, call } = setup();
+    await healthStore.put(unhealthy(), undefined);
+
+    const paused = await call('POST', '/pause');
+
+    expect(paused.statusCode).toBe(200);
+    expect(paused.document).toMatchObject({
+      state: 'Paused',
+      pausedAt: new Date(NOW).toISOString(),
+      consecutiveFailures: 12,
+    });
+    expect(clock.now()).toBe(NOW + HEALTH_CACHE_MS);
+    expect(await healthStore.get('shop/orders', 'push')).toMatchObject({ pausedAt: NOW, rev: 5 });
+
+    // Pausing again changes nothing (no write: the pause keeps its time).
+    await call('POST', '/pause');
+    expect(await healthStore.get('shop/orders', 'push')).toMatchObject({ pausedAt: NOW, rev: 5 });
+  });
+
+  it('resumes: the pause is gone, the rest stays (the backlog wake: backlog.test.ts)', async () => {
+    const { healthStore, call } = setup();
+    await healthStore.put({ ...unhealthy(), pausedAt: NOW - 60_000 }, undefined);
+
+    const resumed = await call('POST', '/resume');
+
+    expect(resumed.document).toMatchObject({ state: 'Unhealthy', pausedAt: null, consecutiveFailures: 12 });
+    const stored = await healthStore.get('shop/orders', 'push');
+    expect(stored?.pausedAt).toBeUndefined();
+    expect(stored).toMatchObject({ unhealthySince: NOW - 600_000, rev: 5 });
+  });
+
+  it('pauses a subscription with no record yet, about its current endpoint', async () => {
+    const { healthStore, call } = setup();
+    expect((await call('POST', '/pause')).document).toEqual({
+      ...HEALTHY_DOCUMENT,
+      state: 'Paused',
+      endpointUrl: ENDPOINT,
+      pausedAt: new Date(NOW).toISOString(),
+    });
+    expect(await healthStore.get('shop/orders', 'push')).toMatchObject({
+      endpointUrl: ENDPOINT,
+      pausedAt: NOW,
+      rev: 1,
+    });
   });
 });

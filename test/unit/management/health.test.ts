@@ -142,6 +142,7 @@ describe('GET .../health', () => {
       lastFailureAt: new Date(now - 1000).toISOString(),
       lastSuccessAt: new Date(now - 60_000).toISOString(),
       endpointUrl: 'https://hooks.example.test/in',
+      pausedAt: null,
       held: null,
     });
   });

@@ -5,6 +5,8 @@ import {
   freshHealth,
   gateOf,
   healthState,
+  holdsInBacklog,
+  PAUSED_HOLD_MS,
   probationMs,
   unhealthyHoldMs,
   writeUrgency,
@@ -149,6 +151,38 @@ describe('endpoint health rules', () => {
     expect(health.disabledAt).toBe(t0);
     expect(gateOf(health, t0 + 10 * H)).toEqual({ kind: 'disabled' });
     expect(healthState(health, t0 + 10 * H)).toBe('Disabled');
+  });
+
+  it('a paused endpoint is held, whatever its failures, until resumed; its events wait in the backlog', () => {
+    const paused: EndpointHealth = { ...fresh(), pausedAt: t0 };
+    // Looked at again every PAUSED_HOLD_MS; the events are due at once (when it is resumed).
+    expect(gateOf(paused, t0 + 10 * H)).toEqual({
+      kind: 'hold',
+      until: t0 + 10 * H + PAUSED_HOLD_MS,
+      outcome: undefined,
+      dueAt: t0 + 10 * H,
+    });
+    expect(healthState(paused, t0)).toBe('Paused');
+    expect(holdsInBacklog(paused)).toBe(true);
+    expect(holdsInBacklog(fresh())).toBe(false);
+    // Failures and successes folded in keep the pause; a 410 disables it (disabled comes first).
+    const failed = applySignal(TOPIC_PROFILE, paused, fail('Busy', t0 + 1));
+    expect(failed.pausedAt).toBe(t0);
+    expect(applySignal(TOPIC_PROFILE, failed, { outcome: 'Delivered', at: t0 + 2 }).pausedAt).toBe(t0);
+    expect(gateOf(applySignal(TOPIC_PROFILE, paused, fail('Disabled', t0 + 3)), t0 + 4)).toEqual({
+      kind: 'disabled',
+    });
+    // Pausing and resuming change what every worker's gate lets through: written at once.
+    expect(writeUrgency(fresh(), paused, t0)).toBe('now');
+    expect(writeUrgency(paused, fresh(), t0)).toBe('now');
+    // The pause is the subscription's: a new endpoint URL keeps it.
+    expect(
+      currentHealth({ ...paused, rev: 3 }, 'orders', 'audit', 'https://elsewhere.example.test/'),
+    ).toMatchObject({
+      endpointUrl: 'https://elsewhere.example.test/',
+      pausedAt: t0,
+      rev: 3,
+    });
   });
 
   it('a record about another endpoint URL counts for nothing (keeping its revision for the next write)', () => {

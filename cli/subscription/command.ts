@@ -1,0 +1,313 @@
+/**
+ * `gridwire subscription create|update|show|list|delete|validate`: event subscriptions of a
+ * topic (with `--namespace`, of a namespace topic), with the Azure CLI's flag names
+ * (`az eventgrid event-subscription ...`). A client of the management API's subscription routes,
+ * local by default or `--api` (see `admin-api.ts`); the bodies are made in `body.ts`, what is
+ * printed in `format.ts`.
+ */
+import { Command, Option } from 'commander';
+import type { HealthDocument } from '../../shared/management/resource-documents';
+import {
+  type ApiTarget,
+  type ApiTargetOptions,
+  callOk,
+  namespaceOption,
+  okText,
+  resolveApiTarget,
+  type SubscriptionRef,
+  subscriptionAdminPath,
+  subscriptionLabel,
+  subscriptionsAdminPath,
+  withApiTargetOptions,
+} from '../admin-api';
+import { CliError } from '../errors';
+import { flag, integer } from '../options';
+import { type JsonOption, printAnswer } from '../output';
+import {
+  advancedFilterArgument,
+  classicBodyOf,
+  classicSubscriptionBody,
+  deliveryAttributeArgument,
+  deliverySchemaArgument,
+  namespaceBodyOf,
+  namespaceSubscriptionBody,
+  type SubscriptionFlags,
+} from './body';
+import { formatSubscription, formatSubscriptionList, type SubscriptionDocument } from './format';
+
+/** A document as the plain JSON it came as. */
+const asJson = (document: SubscriptionDocument) => document as unknown as Record<string, unknown>;
+
+type Options = ApiTargetOptions & SubscriptionRef & SubscriptionFlags & JsonOption;
+
+/** `--topic`, `--namespace` and `--name` (the subscription), required where marked. */
+function withRef(command: Command, named = true): Command {
+  command
+    .requiredOption('--topic <name>', 'the topic (with --namespace, a topic of that namespace)')
+    .addOption(namespaceOption());
+  if (named) command.requiredOption('--name <name>', 'the event subscription');
+  return withApiTargetOptions(command).option('--json', 'print the API’s JSON document instead of text');
+}
+
+/** The flags that shape a subscription (create and update take the same ones). */
+function withSubscriptionFlags(command: Command, endpointRequired: boolean): Command {
+  const endpoint = new Option('--endpoint <url>', 'the webhook URL events are delivered to');
+  if (endpointRequired) endpoint.makeOptionMandatory();
+  return command
+    .addOption(endpoint)
+    .option(
+      '--included-event-types <types...>',
+      'deliver only these event types (space-separated; default all)',
+    )
+    .option('--subject-begins-with <prefix>', 'deliver only events whose subject begins with this')
+    .option('--subject-ends-with <suffix>', 'deliver only events whose subject ends with this')
+    .addOption(
+      new Option(
+        '--is-subject-case-sensitive [bool]',
+        'match the subject filters case-sensitively',
+      ).argParser(flag),
+    )
+    .option(
+      '--advanced-filter <key operator [values...]>',
+      'KEY OPERATOR [VALUE ...], e.g. data.total NumberGreaterThan 100 (repeatable; all must hold)',
+      advancedFilterArgument,
+    )
+    .addOption(
+      new Option(
+        '--enable-advanced-filtering-on-arrays [bool]',
+        'let advanced filters look into array values',
+      ).argParser(flag),
+    )
+    .addOption(
+      new Option(
+        '--max-delivery-attempts <n>',
+        'attempts before the event is dead-lettered or dropped',
+      ).argParser(integer('--max-delivery-attempts', 1, 30)),
+    )
+    .addOption(
+      new Option('--event-ttl <minutes>', "the event's time to live, in minutes").argParser(
+        integer('--event-ttl', 1, 10_080),
+      ),
+    )
+    .option(
+      '--deadletter-container <name>',
+      'dead-letter undeliverable events to this container of the dead-letter bucket',
+    )
+    .addOption(
+      new Option('--max-events-per-batch <n>', 'deliver in batches of at most this many events').argParser(
+        integer('--max-events-per-batch', 1, 5000),
+      ),
+    )
+    .addOption(
+      new Option('--preferred-batch-size-in-kilobytes <kb>', 'preferred largest batch body').argParser(
+        integer('--preferred-batch-size-in-kilobytes', 1, 1024),
+      ),
+    )
+    .option(
+      '--delivery-attribute-mapping <name type value [issecret]...>',
+      'a custom header: NAME static VALUE [true for secret], or NAME dynamic EVENT.FIELD (repeatable)',
+      deliveryAttributeArgument,
+    )
+    .option(
+      '--event-delivery-schema <schema>',
+      'EventGridSchema, CloudEventSchemaV1_0 or CustomInputSchema (any case)',
+      deliverySchemaArgument,
+    )
+    .option('--labels <labels...>', 'labels (space-separated)')
+    .option('--expiration-date <time>', 'ISO 8601 date or time after which the subscription is deleted');
+}
+
+/** The subscription's document, or `undefined` when there is none. */
+async function readSubscription(
+  target: ApiTarget,
+  ref: SubscriptionRef,
+): Promise<SubscriptionDocument | undefined> {
+  const answer = await target.call('GET', subscriptionAdminPath(ref));
+  if (answer.status === 404) return undefined;
+  return JSON.parse(
+    await callOk(target, 'GET', subscriptionAdminPath(ref), undefined, `reading ${subscriptionLabel(ref)}`),
+  ) as SubscriptionDocument;
+}
+
+const refOf = (options: Options): SubscriptionRef => ({
+  topic: options.topic,
+  subscription: options.subscription,
+  ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+});
+
+/** `--name` is the subscription: commander keeps it as `name`. */
+const named = (options: Options & { name?: string }): Options => ({
+  ...options,
+  subscription: options.name ?? options.subscription,
+});
+
+/** PUTs `body` and prints the answer: "Created" (201) or "Updated" (200). */
+async function save(
+  target: ApiTarget,
+  ref: SubscriptionRef,
+  body: unknown,
+  options: JsonOption,
+): Promise<void> {
+  const answer = await target.call('PUT', subscriptionAdminPath(ref), JSON.stringify(body));
+  const text = okText(answer, `saving ${subscriptionLabel(ref)}`);
+  const document = JSON.parse(text) as SubscriptionDocument;
+  printAnswer(
+    options,
+    document,
+    (doc) =>
+      `${answer.status === 201 ? 'Created' : 'Updated'} ${subscriptionLabel(ref)}.\n${formatSubscription(doc)}`,
+  );
+}
+
+export function subscriptionCommand(): Command {
+  const subscription = new Command('subscription').description(
+    'Event subscriptions of a topic: create, update, show, list, delete, pause, resume, validate (az eventgrid event-subscription).',
+  );
+
+  subscription.addCommand(
+    withSubscriptionFlags(withRef(new Command('create')), true)
+      .description('Create an event subscription (or replace one of the same name).')
+      .action(async (raw: Options) => {
+        const options = named(raw);
+        const ref = refOf(options);
+        const target = await resolveApiTarget(options);
+        const body =
+          ref.namespace === undefined ? classicSubscriptionBody(options) : namespaceSubscriptionBody(options);
+        await save(target, ref, body, options);
+      }),
+  );
+
+  subscription.addCommand(
+    withSubscriptionFlags(withRef(new Command('update')), false)
+      .description('Change some settings of an event subscription; the others stay as they are.')
+      .action(async (raw: Options) => {
+        const options = named(raw);
+        const ref = refOf(options);
+        const target = await resolveApiTarget(options);
+        const document = await readSubscription(target, ref);
+        if (document === undefined) throw new CliError(`no ${subscriptionLabel(ref)}`);
+        // The document shows the endpoint without its query string; the API gives it whole.
+        const endpointUrl =
+          options.endpoint ??
+          (
+            JSON.parse(
+              await callOk(
+                target,
+                'POST',
+                `${subscriptionAdminPath(ref)}/getFullUrl`,
+                undefined,
+                `reading the endpoint URL of ${subscriptionLabel(ref)}`,
+              ),
+            ) as { endpointUrl: string }
+          ).endpointUrl;
+        let body: Record<string, unknown>;
+        try {
+          body =
+            ref.namespace === undefined
+              ? classicSubscriptionBody(options, classicBodyOf(asJson(document), { endpointUrl }, options))
+              : namespaceSubscriptionBody(
+                  options,
+                  namespaceBodyOf(asJson(document), { endpointUrl }, options),
+                );
+        } catch (error) {
+          throw new CliError((error as Error).message);
+        }
+        await save(target, ref, body, options);
+      }),
+  );
+
+  subscription.addCommand(
+    withRef(new Command('show'))
+      .description('Show an event subscription.')
+      .action(async (raw: Options) => {
+        const options = named(raw);
+        const ref = refOf(options);
+        const document = await readSubscription(await resolveApiTarget(options), ref);
+        if (document === undefined) throw new CliError(`no ${subscriptionLabel(ref)}`);
+        printAnswer(options, document, formatSubscription);
+      }),
+  );
+
+  subscription.addCommand(
+    withRef(new Command('list'), false)
+      .description("List a topic's event subscriptions.")
+      .action(async (options: Options) => {
+        const target = await resolveApiTarget(options);
+        const text = await callOk(
+          target,
+          'GET',
+          subscriptionsAdminPath(options),
+          undefined,
+          `listing the subscriptions of topic ${options.topic}`,
+        );
+        const { value } = JSON.parse(text) as { value: SubscriptionDocument[] };
+        printAnswer(options, value, (documents) => formatSubscriptionList(options, documents));
+      }),
+  );
+
+  subscription.addCommand(
+    withRef(new Command('delete'))
+      .description('Delete an event subscription (its queued and held events are dropped).')
+      .action(async (raw: Options) => {
+        const options = named(raw);
+        const ref = refOf(options);
+        const target = await resolveApiTarget(options);
+        const answer = await target.call('DELETE', subscriptionAdminPath(ref));
+        okText(answer, `deleting ${subscriptionLabel(ref)}`);
+        const deleted = answer.status !== 204;
+        printAnswer(options, { deleted }, () =>
+          deleted ? `Deleted ${subscriptionLabel(ref)}.` : `There was no ${subscriptionLabel(ref)}.`,
+        );
+      }),
+  );
+
+  for (const [verb, description, done] of [
+    [
+      'pause',
+      'Pause an event subscription: nothing is sent; its events wait (their time to live running).',
+      'Paused',
+    ],
+    ['resume', 'Resume a paused event subscription: its waiting events are delivered.', 'Resumed'],
+  ] as const) {
+    subscription.addCommand(
+      withRef(new Command(verb))
+        .description(description)
+        .action(async (raw: Options) => {
+          const options = named(raw);
+          const ref = refOf(options);
+          const text = await callOk(
+            await resolveApiTarget(options),
+            'POST',
+            `${subscriptionAdminPath(ref)}/${verb}`,
+            undefined,
+            `${verb === 'pause' ? 'pausing' : 'resuming'} ${subscriptionLabel(ref)}`,
+          );
+          printAnswer(options, JSON.parse(text) as HealthDocument, (health) =>
+            [
+              `${done} ${subscriptionLabel(ref)}: ${health.state}.`,
+              ...(health.held === null ? [] : [`${health.held.events} events held (${health.held.state}).`]),
+            ].join('\n'),
+          );
+        }),
+    );
+  }
+
+  subscription.addCommand(
+    withRef(new Command('validate'))
+      .description('Send the endpoint validation handshake again (for an endpoint that has not agreed yet).')
+      .action(async (raw: Options) => {
+        const options = named(raw);
+        const ref = refOf(options);
+        const text = await callOk(
+          await resolveApiTarget(options),
+          'POST',
+          `${subscriptionAdminPath(ref)}/validate`,
+          undefined,
+          `validating ${subscriptionLabel(ref)}`,
+        );
+        printAnswer(options, JSON.parse(text) as SubscriptionDocument, formatSubscription);
+      }),
+  );
+
+  return subscription;
+}

@@ -1,0 +1,131 @@
+/** What `gridwire subscription ...` prints for a person (`--json` prints the API's documents). */
+import type { TopicRef } from '../admin-api';
+import { table } from '../output';
+
+/** A subscription document as the API shows it, classic or namespace (the parts printed here). */
+export interface SubscriptionDocument {
+  name: string;
+  properties: {
+    provisioningState?: string;
+    destination?: Destination;
+    deliveryConfiguration?: {
+      push?: {
+        destination?: Destination;
+        maxDeliveryCount?: number;
+        eventTimeToLive?: string;
+        deadLetterDestinationWithResourceIdentity?: { deadLetterDestination?: DeadLetter } | null;
+      };
+    };
+    filter?: Filter;
+    filtersConfiguration?: Filter;
+    retryPolicy?: { maxDeliveryAttempts?: number; eventTimeToLiveInMinutes?: number };
+    deadLetterDestination?: DeadLetter;
+    eventDeliverySchema?: string;
+    labels?: string[];
+    expirationTimeUtc?: string;
+  };
+}
+
+interface Destination {
+  properties?: {
+    endpointBaseUrl?: string;
+    maxEventsPerBatch?: number;
+    preferredBatchSizeInKilobytes?: number;
+    deliveryAttributeMappings?: Array<{ name: string; type: string; properties: Record<string, unknown> }>;
+  };
+}
+
+interface Filter {
+  includedEventTypes?: string[] | null;
+  subjectBeginsWith?: string;
+  subjectEndsWith?: string;
+  isSubjectCaseSensitive?: boolean;
+  advancedFilters?: Array<Record<string, unknown>>;
+}
+
+interface DeadLetter {
+  properties?: { blobContainerName?: string };
+}
+
+/** The parts both kinds of document have, found where each kind keeps them. */
+function partsOf(document: SubscriptionDocument) {
+  const p = document.properties;
+  const push = p.deliveryConfiguration?.push;
+  return {
+    destination: (push?.destination ?? p.destination)?.properties ?? {},
+    filter: p.filtersConfiguration ?? p.filter ?? {},
+    attempts: push?.maxDeliveryCount ?? p.retryPolicy?.maxDeliveryAttempts,
+    ttl:
+      push?.eventTimeToLive ??
+      (p.retryPolicy?.eventTimeToLiveInMinutes === undefined
+        ? undefined
+        : `${p.retryPolicy.eventTimeToLiveInMinutes} min`),
+    deadLetter: (
+      push?.deadLetterDestinationWithResourceIdentity?.deadLetterDestination ?? p.deadLetterDestination
+    )?.properties?.blobContainerName,
+  };
+}
+
+const typesOf = (filter: Filter) =>
+  filter.includedEventTypes === undefined || filter.includedEventTypes === null
+    ? 'all'
+    : filter.includedEventTypes.join(', ');
+
+/** One subscription, a setting a line. */
+export function formatSubscription(document: SubscriptionDocument): string {
+  const { destination, filter, attempts, ttl, deadLetter } = partsOf(document);
+  const p = document.properties;
+  const lines: Array<[string, string | undefined]> = [
+    ['name', document.name],
+    ['state', p.provisioningState],
+    ['endpoint', destination.endpointBaseUrl],
+    ['event types', typesOf(filter)],
+    ['subject begins with', filter.subjectBeginsWith],
+    ['subject ends with', filter.subjectEndsWith],
+    [
+      'advanced filters',
+      filter.advancedFilters === undefined || filter.advancedFilters.length === 0
+        ? undefined
+        : filter.advancedFilters.map((one) => JSON.stringify(one)).join('; '),
+    ],
+    ['max delivery attempts', attempts === undefined ? undefined : String(attempts)],
+    ['event time to live', ttl],
+    [
+      'batching',
+      (destination.maxEventsPerBatch ?? 1) > 1
+        ? `up to ${destination.maxEventsPerBatch} events, ${destination.preferredBatchSizeInKilobytes} KB`
+        : 'off',
+    ],
+    [
+      'custom headers',
+      destination.deliveryAttributeMappings?.map((mapping) => `${mapping.name} (${mapping.type})`).join(', '),
+    ],
+    ['delivery schema', p.eventDeliverySchema],
+    ['dead-letter container', deadLetter],
+    ['labels', p.labels === undefined || p.labels.length === 0 ? undefined : p.labels.join(', ')],
+    ['expires', p.expirationTimeUtc],
+  ];
+  const shown = lines.filter((line): line is [string, string] => line[1] !== undefined && line[1] !== '');
+  const width = Math.max(...shown.map(([label]) => label.length));
+  return shown.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`).join('\n');
+}
+
+/** A topic's subscriptions, a line each. */
+export function formatSubscriptionList(ref: TopicRef, documents: readonly SubscriptionDocument[]): string {
+  if (documents.length === 0) {
+    const of = ref.namespace === undefined ? '' : ` of namespace ${ref.namespace}`;
+    return `Topic ${ref.topic}${of} has no event subscriptions.`;
+  }
+  return table(
+    ['NAME', 'STATE', 'ENDPOINT', 'EVENT TYPES'],
+    documents.map((document) => {
+      const { destination, filter } = partsOf(document);
+      return [
+        document.name,
+        document.properties.provisioningState ?? '',
+        destination.endpointBaseUrl ?? '',
+        typesOf(filter),
+      ];
+    }),
+  );
+}

@@ -1,0 +1,414 @@
+/**
+ * The az-shaped command line against a running local stack: topics, subscriptions and publishing
+ * (classic, CloudEvents and namespace topics), run in this process through `runGridwire` as the
+ * `gridwire` binary runs it; and the binary itself for its version and its one-line errors.
+ */
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { gridwireVersion, runGridwire } from '../../cli/program';
+import { startTestStack, type TestStack } from '../support/local-stack';
+import { allowingOrigin, deliveredTo, eventually, WebhookServer } from '../support/webhook-server';
+
+let api: TestStack;
+let webhook: WebhookServer;
+
+beforeAll(async () => {
+  webhook = await new WebhookServer().start();
+  api = await startTestStack();
+}, 30_000);
+
+afterAll(async () => {
+  await webhook?.stop();
+  await api?.close();
+});
+
+/** Runs one command in this process; what it printed, one string. */
+async function gridwire(...args: string[]): Promise<string> {
+  const lines: string[] = [];
+  const log = jest.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => {
+    lines.push(parts.map(String).join(' '));
+  });
+  try {
+    await runGridwire([...args, '--data-dir', api.stack.dataDir]);
+  } finally {
+    log.mockRestore();
+  }
+  return lines.join('\n');
+}
+
+/** The billing subscription's endpoint path, with a query string. */
+const BILLING = '/billing?code=s3cret';
+
+const json = async (...args: string[]) => JSON.parse(await gridwire(...args, '--json'));
+
+it('creates a topic, lists it and prints its keys', async () => {
+  const created = await gridwire('topic', 'create', 'orders');
+  expect(created).toMatch(/^Created topic orders\./);
+  expect(created).toContain(`publish URL:   ${api.stack.apiUrl}/topics/orders/api/events`);
+
+  expect(await json('topic', 'show', 'orders')).toMatchObject({
+    name: 'orders',
+    properties: { inputSchema: 'EventGridSchema' },
+  });
+  expect(await gridwire('topic', 'list')).toMatch(
+    /^NAME +INPUT SCHEMA +PUBLISH URL\n(.*\n)*orders +EventGridSchema/m,
+  );
+
+  const keys = await json('topic', 'keys', 'orders');
+  const listed = await api.call('POST', '/admin/topics/orders/listKeys');
+  expect(keys).toEqual(listed.body);
+  const rotated = await json('topic', 'regenerate-key', 'orders', '--key-name', 'key2');
+  expect(rotated.key1).toBe(keys.key1);
+  expect(rotated.key2).not.toBe(keys.key2);
+});
+
+it('creates a subscription with the Azure CLI flags, publishes to it, and updates it keeping the rest', async () => {
+  // The webhook sees the path with its query string, which the documents never show.
+  const endpoint = webhook.url(BILLING);
+  const created = await gridwire(
+    'subscription',
+    'create',
+    '--topic',
+    'orders',
+    '--name',
+    'billing',
+    '--endpoint',
+    endpoint,
+    '--included-event-types',
+    'Order.Created',
+    'Order.Paid',
+    '--advanced-filter',
+    'data.total',
+    'NumberGreaterThan',
+    '10',
+    '--max-delivery-attempts',
+    '10',
+    '--event-ttl',
+    '60',
+    '--deadletter-container',
+    'dead',
+    '--delivery-attribute-mapping',
+    'X-Source',
+    'static',
+    'shop',
+  );
+  expect(created).toMatch(/^Created topic orders, subscription billing\./);
+  expect(created).toContain('\nmax delivery attempts: 10\n');
+
+  const shown = await json('subscription', 'show', '--topic', 'orders', '--name', 'billing');
+  expect(shown.properties).toMatchObject({
+    destination: { properties: { endpointBaseUrl: endpoint.replace('?code=s3cret', '') } },
+    filter: {
+      includedEventTypes: ['Order.Created', 'Order.Paid'],
+      advancedFilters: [{ operatorType: 'NumberGreaterThan', key: 'data.total', value: 10 }],
+    },
+    retryPolicy: { maxDeliveryAttempts: 10, eventTimeToLiveInMinutes: 60 },
+    deadLetterDestination: { properties: { blobContainerName: 'dead' } },
+  });
+
+  const published = await gridwire(
+    'publish',
+    '--topic',
+    'orders',
+    '--event-type',
+    'Order.Created',
+    '--subject',
+    'shop/orders/1',
+    '--data',
+    '{"total":42}',
+    '--id',
+    'order-1',
+  );
+  expect(published).toBe('Published 1 event to topic orders (id order-1).');
+  await deliveredTo(webhook, BILLING, 'order-1');
+  const [delivery] = webhook.requestsTo(BILLING);
+  expect(delivery?.headers['x-source']).toBe('shop');
+  expect(JSON.parse(delivery?.body ?? '[]')[0]).toMatchObject({
+    id: 'order-1',
+    eventType: 'Order.Created',
+    subject: 'shop/orders/1',
+    data: { total: 42 },
+  });
+
+  await gridwire(
+    'subscription',
+    'update',
+    '--topic',
+    'orders',
+    '--name',
+    'billing',
+    '--max-delivery-attempts',
+    '5',
+  );
+  const updated = await json('subscription', 'show', '--topic', 'orders', '--name', 'billing');
+  expect(updated.properties.retryPolicy).toEqual({ maxDeliveryAttempts: 5, eventTimeToLiveInMinutes: 60 });
+  expect(updated.properties.filter).toEqual(shown.properties.filter);
+  expect(updated.properties.deadLetterDestination).toEqual(shown.properties.deadLetterDestination);
+  // The query string, which documents never show, is still there.
+  const full = await api.call('POST', '/admin/topics/orders/eventSubscriptions/billing/getFullUrl');
+  expect(full.body).toEqual({ endpointUrl: endpoint });
+
+  expect(await gridwire('subscription', 'list', '--topic', 'orders')).toMatch(
+    /^NAME +STATE +ENDPOINT +EVENT TYPES\nbilling +\w+ +http:\/\/127\.0\.0\.1:\d+\/billing +Order\.Created, Order\.Paid$/,
+  );
+});
+
+it('publishes events from a file, with the key given', async () => {
+  const file = join(api.stack.dataDir, 'events.json');
+  const events = [1, 2].map((n) => ({
+    id: `file-${n}`,
+    subject: `shop/orders/${n}`,
+    eventType: 'Order.Paid',
+    eventTime: '2026-11-28T10:00:00Z',
+    data: { total: 100 + n },
+    dataVersion: '1.0',
+  }));
+  await writeFile(file, JSON.stringify(events));
+  const { key1 } = await json('topic', 'keys', 'orders');
+  expect(await json('publish', '--topic', 'orders', '--file', file, '--key', key1)).toEqual({
+    published: 2,
+    ids: ['file-1', 'file-2'],
+  });
+  await deliveredTo(webhook, BILLING, 'file-2');
+});
+
+it('says there is no such topic, where the publish route would answer 401 alike', async () => {
+  await expect(
+    gridwire('publish', '--topic', 'order', '--event-type', 'A', '--subject', 's'),
+  ).rejects.toThrow("no topic named 'order' (gridwire topic list shows them)");
+  await expect(
+    gridwire('publish', '--topic', 'orders', '--event-type', 'A', '--subject', 's', '--key', 'wrong'),
+  ).rejects.toThrow(/HTTP 401: .*\(is --key a key of this topic\?\)/);
+  await expect(
+    gridwire('publish', '--topic', 'orders', '--event-type', 'A', '--subject', 's', '--data', '{x'),
+  ).rejects.toThrow(/^--data: not JSON/);
+});
+
+it('publishes to a CloudEvents topic in its schema', async () => {
+  await gridwire('topic', 'create', 'ce-orders', '--input-schema', 'cloudeventschemav1_0');
+  webhook.url(
+    '/ce',
+    allowingOrigin(() => '*'),
+  );
+  await gridwire(
+    'subscription',
+    'create',
+    '--topic',
+    'ce-orders',
+    '--name',
+    'printer',
+    '--endpoint',
+    webhook.url(
+      '/ce',
+      allowingOrigin(() => '*'),
+    ),
+  );
+  await gridwire(
+    'publish',
+    '--topic',
+    'ce-orders',
+    '--event-type',
+    'Order.Created',
+    '--source',
+    '/shop',
+    '--data',
+    '{"total":7}',
+    '--id',
+    'ce-1',
+  );
+  await deliveredTo(webhook, '/ce', 'ce-1');
+  const delivery = webhook.requestsTo('/ce').find((request) => request.body.includes('"ce-1"'));
+  expect(JSON.parse(delivery?.body ?? '[]')[0]).toMatchObject({
+    specversion: '1.0',
+    id: 'ce-1',
+    source: '/shop',
+    type: 'Order.Created',
+    data: { total: 7 },
+  });
+});
+
+it('creates a namespace topic (and its namespace), subscribes to it and publishes to it', async () => {
+  const created = await gridwire('topic', 'create', 'orders', '--namespace', 'shop');
+  expect(created).toMatch(/^Created namespace shop\.\nCreated namespace shop, topic orders\./);
+  expect(created).toContain(`publish URL:   ${api.stack.apiUrl}/namespaces/shop/topics/orders:publish`);
+  webhook.url(
+    '/ns',
+    allowingOrigin(() => '*'),
+  );
+  await gridwire(
+    'subscription',
+    'create',
+    '--namespace',
+    'shop',
+    '--topic',
+    'orders',
+    '--name',
+    'audit',
+    '--endpoint',
+    webhook.url(
+      '/ns',
+      allowingOrigin(() => '*'),
+    ),
+    '--event-ttl',
+    '30',
+  );
+  const shown = await json(
+    'subscription',
+    'show',
+    '--namespace',
+    'shop',
+    '--topic',
+    'orders',
+    '--name',
+    'audit',
+  );
+  expect(shown.properties.deliveryConfiguration.push).toMatchObject({ eventTimeToLive: 'PT30M' });
+  await gridwire(
+    'publish',
+    '--namespace',
+    'shop',
+    '--topic',
+    'orders',
+    '--event-type',
+    'Shop.OrderCreated',
+    '--data',
+    '{"n":1}',
+    '--id',
+    'ns-1',
+  );
+  await deliveredTo(webhook, '/ns', 'ns-1');
+
+  await gridwire(
+    'subscription',
+    'update',
+    '--namespace',
+    'shop',
+    '--topic',
+    'orders',
+    '--name',
+    'audit',
+    '--max-delivery-attempts',
+    '3',
+  );
+  const updated = await json(
+    'subscription',
+    'show',
+    '--namespace',
+    'shop',
+    '--topic',
+    'orders',
+    '--name',
+    'audit',
+  );
+  expect(updated.properties.deliveryConfiguration.push).toMatchObject({
+    maxDeliveryCount: 3,
+    eventTimeToLive: 'PT30M',
+  });
+});
+
+it('pauses a subscription: its events wait in its backlog, and are delivered on resume', async () => {
+  await gridwire('topic', 'create', 'quiet');
+  await gridwire(
+    'subscription',
+    'create',
+    '--topic',
+    'quiet',
+    '--name',
+    'later',
+    '--endpoint',
+    webhook.url('/later'),
+  );
+  expect(await gridwire('subscription', 'pause', '--topic', 'quiet', '--name', 'later')).toBe(
+    'Paused topic quiet, subscription later: Paused.',
+  );
+  await gridwire('publish', '--topic', 'quiet', '--event-type', 'A', '--subject', 's', '--id', 'quiet-1');
+  // Held in its backlog, not sent: the health view counts it there.
+  await eventually(
+    async () =>
+      (await api.call('GET', '/admin/topics/quiet/eventSubscriptions/later/health')).body.held?.events === 1,
+    15_000,
+    'the paused event held in the backlog',
+  );
+  expect(webhook.requestsTo('/later')).toEqual([]);
+  expect(await gridwire('health', '--topic', 'quiet')).toMatch(/\nlater +Paused +0 +- +/);
+
+  const resumed = await gridwire('subscription', 'resume', '--topic', 'quiet', '--name', 'later');
+  expect(resumed).toMatch(/^Resumed topic quiet, subscription later: Healthy\./);
+  await deliveredTo(webhook, '/later', 'quiet-1', 15_000);
+  expect(webhook.requestsTo('/later')).toHaveLength(1);
+});
+
+it('deletes subscriptions and topics, and says so when there was none', async () => {
+  expect(await gridwire('subscription', 'delete', '--topic', 'orders', '--name', 'billing')).toBe(
+    'Deleted topic orders, subscription billing.',
+  );
+  expect(await gridwire('subscription', 'delete', '--topic', 'orders', '--name', 'billing')).toBe(
+    'There was no topic orders, subscription billing.',
+  );
+  await expect(gridwire('subscription', 'show', '--topic', 'orders', '--name', 'billing')).rejects.toThrow(
+    'no topic orders, subscription billing',
+  );
+  expect(await gridwire('topic', 'delete', 'orders')).toBe('Deleted topic orders.');
+  expect(await json('topic', 'list')).not.toContainEqual(expect.objectContaining({ name: 'orders' }));
+});
+
+describe('the gridwire binary', () => {
+  const run = (...args: string[]) =>
+    promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/gridwire.ts', ...args], {
+      cwd: resolve(__dirname, '../..'),
+      timeout: 20_000,
+    });
+
+  it('prints its version', async () => {
+    expect((await run('--version')).stdout.trim()).toBe(gridwireVersion());
+  }, 25_000);
+
+  it('ends an expected error with one line and exit code 1, and names a missing required option', async () => {
+    const failed = await run(
+      'publish',
+      '--topic',
+      'nope',
+      '--event-type',
+      'A',
+      '--subject',
+      's',
+      '--data-dir',
+      api.stack.dataDir,
+    ).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toBe("gridwire: no topic named 'nope' (gridwire topic list shows them)\n");
+
+    const missing = await run(
+      'subscription',
+      'create',
+      '--topic',
+      'orders',
+      '--name',
+      'x',
+      '--data-dir',
+      api.stack.dataDir,
+    ).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(missing?.code).toBe(1);
+    expect(missing?.stderr).toMatch(/^error: required option '--endpoint <url>' not specified\n$/);
+  }, 45_000);
+
+  it('says a port is taken in one line instead of a stack trace', async () => {
+    const port = new URL(webhook.url('/any')).port;
+    const failed = await run('webhook', '--port', port).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toBe(
+      `gridwire: port ${port} on 127.0.0.1 is already in use; pick another with --port\n`,
+    );
+  }, 25_000);
+});
