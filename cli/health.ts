@@ -24,6 +24,8 @@ import {
   topicLabel,
   withApiTargetOptions,
 } from './admin-api';
+import { table } from './output';
+import { noSubscriptions } from './text';
 
 /** Health reads in flight at once for one topic. */
 export const HEALTH_READS_IN_FLIGHT = 8;
@@ -102,19 +104,9 @@ const cellsOf = (row: SubscriptionHealth): string[] => [
 /** The human-readable `health` output: one line per subscription, columns aligned. */
 export function formatHealth(ref: TopicRef, rows: readonly SubscriptionHealth[]): string {
   if (rows.length === 0) {
-    const of = ref.namespace === undefined ? '' : ` of namespace ${ref.namespace}`;
-    return `Topic ${ref.topic}${of} has no event subscriptions.`;
+    return noSubscriptions(ref);
   }
-  const table = [[...HEADER], ...rows.map(cellsOf)];
-  const widths = HEADER.map((_, column) => Math.max(...table.map((cells) => (cells[column] ?? '').length)));
-  return table
-    .map((cells) =>
-      cells
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return table(HEADER, rows.map(cellsOf));
 }
 
 export function healthCommand(): Command {

@@ -11,6 +11,15 @@ export const integer = (name: string, min: number, max: number) => (value: strin
   return parsed;
 };
 
+/**
+ * An option taking a whole number of at least 1, for a field whose range the API checks (its 400
+ * names the field and the limit, which differ between classic and namespace subscriptions).
+ */
+export const countOption = (flags: string, description: string): Option => {
+  const name = flags.split(' ')[0] as string;
+  return new Option(flags, description).argParser(integer(name, 1, Number.MAX_SAFE_INTEGER));
+};
+
 export const atLeastOne = (value: string) => {
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed < 1) throw new InvalidArgumentError('must be a number >= 1.');

@@ -21,7 +21,7 @@ import {
   withApiTargetOptions,
 } from '../admin-api';
 import { CliError } from '../errors';
-import { flag, integer } from '../options';
+import { countOption, flag } from '../options';
 import { type JsonOption, printAnswer } from '../output';
 import {
   advancedFilterArgument,
@@ -79,30 +79,15 @@ function withSubscriptionFlags(command: Command, endpointRequired: boolean): Com
       ).argParser(flag),
     )
     .addOption(
-      new Option(
-        '--max-delivery-attempts <n>',
-        'attempts before the event is dead-lettered or dropped',
-      ).argParser(integer('--max-delivery-attempts', 1, 30)),
+      countOption('--max-delivery-attempts <n>', 'attempts before the event is dead-lettered or dropped'),
     )
-    .addOption(
-      new Option('--event-ttl <minutes>', "the event's time to live, in minutes").argParser(
-        integer('--event-ttl', 1, 10_080),
-      ),
-    )
+    .addOption(countOption('--event-ttl <minutes>', "the event's time to live, in minutes"))
     .option(
       '--deadletter-container <name>',
       'dead-letter undeliverable events to this container of the dead-letter bucket',
     )
-    .addOption(
-      new Option('--max-events-per-batch <n>', 'deliver in batches of at most this many events').argParser(
-        integer('--max-events-per-batch', 1, 5000),
-      ),
-    )
-    .addOption(
-      new Option('--preferred-batch-size-in-kilobytes <kb>', 'preferred largest batch body').argParser(
-        integer('--preferred-batch-size-in-kilobytes', 1, 1024),
-      ),
-    )
+    .addOption(countOption('--max-events-per-batch <n>', 'deliver in batches of at most this many events'))
+    .addOption(countOption('--preferred-batch-size-in-kilobytes <kb>', 'preferred largest batch body'))
     .option(
       '--delivery-attribute-mapping <name type value [issecret]...>',
       'a custom header: NAME static VALUE [true for secret], or NAME dynamic EVENT.FIELD (repeatable)',

@@ -1,6 +1,7 @@
 /** What `gridwire subscription ...` prints for a person (`--json` prints the API's documents). */
 import type { TopicRef } from '../admin-api';
 import { table } from '../output';
+import { noSubscriptions } from '../text';
 
 /** A subscription document as the API shows it, classic or namespace (the parts printed here). */
 export interface SubscriptionDocument {
@@ -113,8 +114,7 @@ export function formatSubscription(document: SubscriptionDocument): string {
 /** A topic's subscriptions, a line each. */
 export function formatSubscriptionList(ref: TopicRef, documents: readonly SubscriptionDocument[]): string {
   if (documents.length === 0) {
-    const of = ref.namespace === undefined ? '' : ` of namespace ${ref.namespace}`;
-    return `Topic ${ref.topic}${of} has no event subscriptions.`;
+    return noSubscriptions(ref);
   }
   return table(
     ['NAME', 'STATE', 'ENDPOINT', 'EVENT TYPES'],

@@ -17,7 +17,7 @@ import {
   withApiTargetOptions,
 } from '../admin-api';
 import { CliError } from '../errors';
-import { integer } from '../options';
+import { countOption } from '../options';
 import { type JsonOption, printAnswer, table } from '../output';
 import { inputSchemaArgument } from '../subscription/body';
 
@@ -175,10 +175,7 @@ export function topicCommand(): Command {
         assignments('--input-mapping-default-values'),
       )
       .addOption(
-        new Option(
-          '--event-retention-in-days <days>',
-          'namespace topics: how long events are kept (1 to 7)',
-        ).argParser(integer('--event-retention-in-days', 1, 7)),
+        countOption('--event-retention-in-days <days>', 'namespace topics: how long events are kept'),
       )
       .action(
         async (
