@@ -24,6 +24,18 @@ export interface EndpointsFile {
   queues: Record<QueueKey, { url: string; redriveUrl: string }>;
 }
 
+/**
+ * A queue URL on the emulator as it listens now: its path (`/<account>/<queue>`) on the SQS
+ * endpoint. The emulator keeps the URL it made when the queue was created, with that run's
+ * port (and a `sqs.<region>.` host prefix no resolver knows), so a restarted stack's would be
+ * stale for other tools; the stack's own SQS client sends to its endpoint whatever the URL says.
+ */
+export function currentQueueUrl(stored: string, sqsEndpoint: string): string {
+  // Not `new URL(stored)`: a host such as `sqs.us-east-1.127.0.0.1` is no valid URL host.
+  const path = /^[a-z]+:\/\/[^/]+(\/.*)$/i.exec(stored)?.[1];
+  return path === undefined ? stored : new URL(path, sqsEndpoint).href;
+}
+
 /** Writes `endpoints.json` (this user's only: it holds the admin token). */
 export async function writeEndpointsFile(
   dataDir: string,
@@ -35,7 +47,10 @@ export async function writeEndpointsFile(
   const file = join(dataDir, ENDPOINTS_FILE);
   const queues = {} as EndpointsFile['queues'];
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
-    queues[key] = { url: resources.queueUrls[key], redriveUrl: resources.redriveQueueUrls[key] };
+    queues[key] = {
+      url: currentQueueUrl(resources.queueUrls[key], endpoints.sqs),
+      redriveUrl: currentQueueUrl(resources.redriveQueueUrls[key], endpoints.sqs),
+    };
   }
   const content: EndpointsFile = {
     api: urls.api,

@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startEmulators } from '../../local/emulators';
 import {
   ENDPOINTS_FILE,
@@ -89,6 +90,28 @@ it('keeps topics, subscriptions and a pending retry across a restart', async () 
       '/admin/topics/durable/eventSubscriptions/hook/getFullUrl',
     );
     expect(fullUrl.body).toEqual({ endpointUrl: url });
+    // endpoints.json names the queues on the emulator as it listens now, not as it did before.
+    const endpoints = JSON.parse(await readFile(join(dataDir, ENDPOINTS_FILE), 'utf8'));
+    for (const { url: queueUrl, redriveUrl } of Object.values(endpoints.queues) as Array<{
+      url: string;
+      redriveUrl: string;
+    }>) {
+      expect(queueUrl.startsWith(`${endpoints.sqs}/`)).toBe(true);
+      expect(redriveUrl.startsWith(`${endpoints.sqs}/`)).toBe(true);
+    }
+    const sqs = new SQSClient({
+      endpoint: endpoints.sqs,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const attributes = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: endpoints.queues.delivery.url,
+        AttributeNames: ['QueueArn'],
+      }),
+    );
+    sqs.destroy();
+    expect(attributes.Attributes?.QueueArn).toMatch(/:gridwire-delivery$/);
 
     const attempts = await eventually(
       () => webhook.requestsTo('/restart').length === 2 && webhook.requestsTo('/restart'),

@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { formatList, listParked, redriveParked } from '../../cli/parked';
 import { localTargets, type QueueTarget, selectQueues } from '../../cli/targets';
+import { currentQueueUrl } from '../../local/endpoints-file';
 import { QUEUES, type QueueKey } from '../../shared/config/resources';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
@@ -42,10 +43,11 @@ afterAll(async () => {
   await webhook?.stop();
 });
 
+/** A queue as endpoints.json names it: on the emulator's endpoint as it listens now. */
 const queueOf = (key: QueueKey): QueueTarget => ({
   key,
-  url: api.stack.resources.queueUrls[key],
-  redriveUrl: api.stack.resources.redriveQueueUrls[key],
+  url: currentQueueUrl(api.stack.resources.queueUrls[key], api.stack.endpoints.sqs),
+  redriveUrl: currentQueueUrl(api.stack.resources.redriveQueueUrls[key], api.stack.endpoints.sqs),
 });
 
 async function countIn(url: string): Promise<{ visible: number; hidden: number }> {
