@@ -25,14 +25,24 @@ export interface DeadLetterListing {
   replayedAt?: string;
 }
 
-/** The subscription's dead-letter blobs written in [since, until), newest first. */
-export async function listDeadLetters(
+/** One page of a listing, and the token of the next when older blobs may follow. */
+export interface DeadLetterListingPage {
+  blobs: DeadLetterListing[];
+  nextPage?: string;
+}
+
+/**
+ * One page of the subscription's dead-letter blobs written in [since, until), newest first (whole
+ * hour folders, at least 100 blobs when there are); `page` is a `nextPage` answered before.
+ */
+export async function listDeadLetterPage(
   target: ApiTarget,
-  options: SubscriptionRef & { since?: string; until?: string },
-): Promise<DeadLetterListing[]> {
+  options: SubscriptionRef & { since?: string; until?: string; page?: string },
+): Promise<DeadLetterListingPage> {
   const query = new URLSearchParams();
   if (options.since !== undefined) query.set('since', options.since);
   if (options.until !== undefined) query.set('until', options.until);
+  if (options.page !== undefined) query.set('page', options.page);
   const search = query.size === 0 ? '' : `?${query}`;
   const text = await callOk(
     target,
@@ -41,7 +51,23 @@ export async function listDeadLetters(
     undefined,
     `listing the dead letters of ${named(options)}`,
   );
-  return (JSON.parse(text) as { value: DeadLetterListing[] }).value;
+  const { value, nextPage } = JSON.parse(text) as { value: DeadLetterListing[]; nextPage?: string };
+  return { blobs: value, ...(nextPage === undefined ? {} : { nextPage }) };
+}
+
+/** Every dead-letter blob of the subscription written in [since, until), newest first, page by page. */
+export async function listDeadLetters(
+  target: ApiTarget,
+  options: SubscriptionRef & { since?: string; until?: string },
+): Promise<DeadLetterListing[]> {
+  const blobs: DeadLetterListing[] = [];
+  let page: string | undefined;
+  do {
+    const listed = await listDeadLetterPage(target, { ...options, ...(page === undefined ? {} : { page }) });
+    blobs.push(...listed.blobs);
+    page = listed.nextPage;
+  } while (page !== undefined);
+  return blobs;
 }
 
 /** One blob: its records, each as the JSON text stored. */

@@ -17,7 +17,7 @@ import {
   withApiTargetOptions,
 } from '../admin-api';
 import { CliError } from '../errors';
-import { listDeadLetters, showDeadLetters } from './api';
+import { listDeadLetterPage, listDeadLetters, showDeadLetters } from './api';
 import { formatBlob, formatListing } from './format';
 import { DEFAULT_REPLAY_RATE, type ReplayIo, replayDeadLetters } from './replay';
 
@@ -96,11 +96,33 @@ export function deadLettersCommand(): Command {
       withTargetOptions(new Command('list').description('List the dead-letter blobs, newest first.')),
     )
       .option('--json', 'print a JSON array instead of text')
-      .action(async (options: TargetOptions & { since?: string; until?: string; json?: boolean }) => {
-        const target = await resolveApiTarget(options);
-        const blobs = await listDeadLetters(target, options);
-        console.log(options.json === true ? JSON.stringify(blobs, null, 2) : formatListing(options, blobs));
-      }),
+      .option('--page <token>', 'the page after the one that printed this token')
+      .option('--all', 'every page, not only the newest')
+      .action(
+        async (
+          options: TargetOptions & {
+            since?: string;
+            until?: string;
+            json?: boolean;
+            page?: string;
+            all?: boolean;
+          },
+        ) => {
+          const target = await resolveApiTarget(options);
+          if (options.all === true) {
+            const blobs = await listDeadLetters(target, options);
+            console.log(
+              options.json === true ? JSON.stringify(blobs, null, 2) : formatListing(options, blobs),
+            );
+            return;
+          }
+          const { blobs, nextPage } = await listDeadLetterPage(target, options);
+          console.log(options.json === true ? JSON.stringify(blobs, null, 2) : formatListing(options, blobs));
+          // The hint goes to stderr, so --json output stays one JSON document.
+          if (nextPage !== undefined)
+            console.error(`Older blobs may follow: add --page ${nextPage} (or --all).`);
+        },
+      ),
   );
 
   deadletters.addCommand(

@@ -6,6 +6,8 @@ export {
   callReplay,
   type DeadLetterBlobText,
   type DeadLetterListing,
+  type DeadLetterListingPage,
+  listDeadLetterPage,
   listDeadLetters,
   type ReplayAnswer,
   showDeadLetters,

@@ -12,6 +12,7 @@ import {
   DeadLetterService,
   listDocument,
   parseReplayRequest,
+  parseTime,
   parseWindow,
   replayDocument,
 } from './dead-letters';
@@ -41,8 +42,14 @@ export function deadLetterOperations(
     [`GET ${subscriptionPath}/deadLetters`]: async (event, deps) => {
       const query = event.queryStringParameters ?? {};
       const window = parseWindow({ since: query.since, until: query.until });
+      const after = parseTime('page', query.page);
       const subscription = await find(event, deps);
-      return jsonResult(200, listDocument(await deadLetters(deps).list(subscription, window)));
+      const page = await deadLetters(deps).listPage(
+        subscription,
+        window,
+        after === undefined ? {} : { after },
+      );
+      return jsonResult(200, listDocument(page.entries, page.nextPage));
     },
     [`GET ${subscriptionPath}/deadLetters/blob`]: async (event, deps) => {
       const key = event.queryStringParameters?.key;

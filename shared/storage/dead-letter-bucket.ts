@@ -30,6 +30,16 @@ import { type ReplayMarkerDocument, replayMarkerSchema } from '../domain/model';
  */
 export const TOPIC_METADATA = 'gridwire-topic';
 
+/** One hour folder of a subscription's dead letters: its key prefix and the hour's start (epoch ms). */
+export interface DeadLetterHourFolder {
+  prefix: string;
+  hourStart: number;
+}
+
+const HOUR_MS = 3_600_000;
+/** How much later than its key's time a blob's write may land (and S3 date it). */
+const WRITE_SLACK_MS = 15 * 60_000;
+
 /** A blob's text and the topic stamped on it (absent on blobs written before stamps). */
 export interface DeadLetterBlobRead {
   text: string;
@@ -153,6 +163,58 @@ export class DeadLetterBucket {
         throw new DeadLetterDestinationNotFound(this.bucketName, error);
       }
       throw error;
+    }
+  }
+
+  /** The numbered folders right under `prefix` (`<prefix><n>/`), largest first. */
+  private async folderNumbers(prefix: string): Promise<number[]> {
+    const numbers: number[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.s3.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucketName,
+          Prefix: prefix,
+          Delimiter: '/',
+          ContinuationToken: token,
+        }),
+      );
+      for (const folder of page.CommonPrefixes ?? []) {
+        const name = folder.Prefix?.slice(prefix.length, -1) ?? '';
+        if (/^\d{1,4}$/.test(name)) numbers.push(Number(name));
+      }
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+    return numbers.sort((a, b) => b - a);
+  }
+
+  /**
+   * The hour folders under a subscription's `prefix` (`<yyyy>/<M>/<d>/<H>/`, the layout's), newest
+   * first, whose hour overlaps [since, until): found level by level, one listing of a folder's
+   * subfolders per folder opened, so the newest are reached without reading the older ones.
+   */
+  async *hourFolders(
+    prefix: string,
+    window: { since?: number; until?: number } = {},
+  ): AsyncGenerator<DeadLetterHourFolder> {
+    // A blob's folder is the hour its writer named it in; S3 dates it when the write lands, which
+    // may be a little later, so a folder that ends shortly before `since` is still looked in.
+    const overlaps = (start: number, end: number) =>
+      (window.since === undefined || end + WRITE_SLACK_MS > window.since) &&
+      (window.until === undefined || start < window.until);
+    for (const year of await this.folderNumbers(prefix)) {
+      if (!overlaps(Date.UTC(year, 0, 1), Date.UTC(year + 1, 0, 1))) continue;
+      for (const month of await this.folderNumbers(`${prefix}${year}/`)) {
+        if (!overlaps(Date.UTC(year, month - 1, 1), Date.UTC(year, month, 1))) continue;
+        for (const day of await this.folderNumbers(`${prefix}${year}/${month}/`)) {
+          if (!overlaps(Date.UTC(year, month - 1, day), Date.UTC(year, month - 1, day + 1))) continue;
+          for (const hour of await this.folderNumbers(`${prefix}${year}/${month}/${day}/`)) {
+            const start = Date.UTC(year, month - 1, day, hour);
+            if (!overlaps(start, start + HOUR_MS)) continue;
+            yield { prefix: `${prefix}${year}/${month}/${day}/${hour}/`, hourStart: start };
+          }
+        }
+      }
     }
   }
 

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { type ApiTarget, localApiTarget } from '../../cli/admin-api';
 import {
   formatBlob,
+  listDeadLetterPage,
   listDeadLetters,
   type ReplayIo,
   replayDeadLetters,
@@ -19,6 +20,7 @@ import {
   deadLetterKey,
   deadLetterRecord,
 } from '../../shared/delivery/rules/dead-letter-layout';
+import { createAwsClients } from '../../shared/platform/aws';
 import { DeadLetterBucket, replayedMarkerKey } from '../../shared/storage/dead-letter-bucket';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
@@ -404,3 +406,64 @@ it('keeps two topics’ subscriptions of the same name in one container apart: l
       .sort(),
   ).toEqual(['b-1', 'b-2']);
 }, 40_000);
+
+describe('listing a long history', () => {
+  const pager = { topic: ref.topic, subscription: 'Pager' };
+  const scope = { kind: 'topic', subscription: 'Pager' } as const;
+  const HOUR = 3_600_000;
+  const now = Date.now();
+  const hourOf = (at: number) => at - (at % HOUR);
+  /** The newest hour holds 105 blobs, then one an hour back, a day back, 40 days and 400 days. */
+  const older = [HOUR, 26 * HOUR, 40 * 24 * HOUR, 400 * 24 * HOUR];
+
+  beforeAll(async () => {
+    await api.subscribe(ref.topic, pager.subscription, webhook.url('/pager'), {
+      deadLetterDestination: { endpointType: 'StorageBlob', properties: { blobContainerName: 'dead' } },
+    });
+    const blob = deadLetterBlob([]);
+    const keys = [
+      ...Array.from({ length: 105 }, (_, n) => deadLetterKey('dead', scope, now, `newest-${n}`)),
+      ...older.map((back) => deadLetterKey('dead', scope, now - back, `back-${back}`)),
+    ];
+    for (const key of keys) await bucket.put(key, blob, ref.topic);
+  }, 60_000);
+
+  it('walks the hour folders newest first, reaching the newest with four listings whatever lies behind', async () => {
+    const clients = createAwsClients(api.stack.endpoints);
+    let listings = 0;
+    clients.s3.middlewareStack.add(
+      (next) => async (args) => {
+        listings += 1;
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const counted = new DeadLetterBucket(clients.s3, api.stack.resources.bucketName);
+    const folders = counted.hourFolders('dead/PAGER/');
+    const first = await folders.next();
+    expect(first.value).toEqual({
+      prefix: expect.stringMatching(/^dead\/PAGER\/\d{4}\/\d+\/\d+\/\d+\/$/),
+      hourStart: hourOf(now),
+    });
+    // Years, months of the newest year, days of its newest month, hours of its newest day.
+    expect(listings).toBe(4);
+    const rest: number[] = [];
+    for await (const folder of folders) rest.push(folder.hourStart);
+    expect(rest).toEqual(older.map((back) => hourOf(now - back)));
+    clients.s3.destroy();
+  });
+
+  it('answers the newest page through the API, and the next from its token', async () => {
+    const first = await listDeadLetterPage(target, pager);
+    expect(first.blobs).toHaveLength(105);
+    expect(first.blobs.every((blob) => blob.key.includes('/newest-'))).toBe(true);
+    expect(first.nextPage).toBe(new Date(hourOf(now)).toISOString());
+    const second = await listDeadLetterPage(target, { ...pager, page: first.nextPage as string });
+    expect(second.blobs.map((blob) => blob.key)).toEqual(
+      older.map((back) => expect.stringContaining(`/back-${back}.json`)),
+    );
+    expect(second.nextPage).toBeUndefined();
+    // Every page in turn: all of them, newest first.
+    expect(await listDeadLetters(target, pager)).toHaveLength(109);
+  });
+});

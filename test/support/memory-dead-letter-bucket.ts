@@ -15,6 +15,8 @@ export class MemoryDeadLetterBucket implements DeadLetterBlobs {
   readonly blobs = new Map<string, { text: string; writtenAt: number; topic?: string }>();
   /** Marker texts by blob key. */
   readonly markers = new Map<string, string>();
+  /** The prefixes listed, in order. */
+  readonly listed: string[] = [];
   /** Keys whose text was read, in order. */
   readonly reads: string[] = [];
   /** Marking these keys fails. */
@@ -25,6 +27,7 @@ export class MemoryDeadLetterBucket implements DeadLetterBlobs {
   }
 
   async list(prefix: string, window: { since?: number; until?: number } = {}): Promise<DeadLetterBlobInfo[]> {
+    this.listed.push(prefix);
     return [...this.blobs.entries()]
       .filter(([key]) => key.startsWith(prefix))
       .filter(([, blob]) => window.since === undefined || blob.writtenAt >= window.since)
@@ -36,6 +39,23 @@ export class MemoryDeadLetterBucket implements DeadLetterBlobs {
         replayed: this.markers.has(key),
       }))
       .sort((a, b) => b.writtenAt - a.writtenAt);
+  }
+
+  /** The hour folders of the keys under `prefix` (`<yyyy>/<M>/<d>/<H>/`), newest first, as S3 would list them. */
+  async *hourFolders(prefix: string, window: { since?: number; until?: number } = {}) {
+    const folders = new Map<string, number>();
+    for (const key of this.blobs.keys()) {
+      const match = /^(\d{1,4})\/(\d{1,2})\/(\d{1,2})\/(\d{1,2})\//.exec(key.slice(prefix.length));
+      if (!key.startsWith(prefix) || match === null) continue;
+      const [, year, month, day, hour] = match.map(Number) as [number, number, number, number, number];
+      folders.set(`${prefix}${match[0]}`, Date.UTC(year, month - 1, day, hour));
+    }
+    const ordered = [...folders.entries()]
+      // As the real bucket: a folder ending up to 15 minutes before `since` is still looked in.
+      .filter(([, start]) => window.since === undefined || start + 3_600_000 + 15 * 60_000 > window.since)
+      .filter(([, start]) => window.until === undefined || start < window.until)
+      .sort((a, b) => b[1] - a[1]);
+    for (const [folder, hourStart] of ordered) yield { prefix: folder, hourStart };
   }
 
   async read(key: string) {

@@ -7,7 +7,7 @@ import type { DeadLetterBucket } from '../../storage/dead-letter-bucket';
 /** The bucket operations the service uses (a fake in unit tests). */
 export type DeadLetterBlobs = Pick<
   DeadLetterBucket,
-  'list' | 'read' | 'stampOf' | 'replayedAt' | 'replayMarker' | 'markReplayed'
+  'list' | 'hourFolders' | 'read' | 'stampOf' | 'replayedAt' | 'replayMarker' | 'markReplayed'
 >;
 
 export interface DeadLetterServiceDeps {

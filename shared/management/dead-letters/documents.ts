@@ -4,14 +4,18 @@ import type { DeadLetterBlobContent, DeadLetterEntry } from './service';
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
-/** The listing as the API answers it: `{"value":[{key, writtenAt, bytes, replayedAt?}]}`. */
-export const listDocument = (entries: readonly DeadLetterEntry[]) => ({
+/**
+ * A listing page as the API answers it: `{"value":[{key, writtenAt, bytes, replayedAt?}],
+ * "nextPage"?}`, `nextPage` (an ISO time, for `?page=`) when older blobs may follow.
+ */
+export const listDocument = (entries: readonly DeadLetterEntry[], nextPage?: number) => ({
   value: entries.map((entry) => ({
     key: entry.key,
     writtenAt: iso(entry.writtenAt),
     bytes: entry.bytes,
     ...(entry.replayedAt === undefined ? {} : { replayedAt: iso(entry.replayedAt) }),
   })),
+  ...(nextPage === undefined ? {} : { nextPage: iso(nextPage) }),
 });
 
 /**

@@ -38,4 +38,11 @@ export {
   type TimeWindow,
 } from './replay-request';
 export type { BlobReplay, ReplayReport } from './report';
-export { type DeadLetterBlobContent, type DeadLetterEntry, DeadLetterService } from './service';
+export {
+  DEAD_LETTER_PAGE_SIZE,
+  type DeadLetterBlobContent,
+  type DeadLetterEntry,
+  type DeadLetterPage,
+  type DeadLetterPageRequest,
+  DeadLetterService,
+} from './service';

@@ -68,14 +68,18 @@ export async function ownsBlob(
   return blob !== undefined && readBlobOfTopic(place, subscription, key, blob.text, blob.topic);
 }
 
-/** The subscription's blobs written in the window (newest first). */
+/**
+ * The subscription's blobs written in the window (newest first), under its whole prefix or (`under`)
+ * one of its folders.
+ */
 export async function ownBlobs(
   bucket: DeadLetterBlobs,
   place: DeadLetterPlace,
   subscription: Subscription,
   window: TimeWindow,
+  under: string = place.prefix,
 ): Promise<DeadLetterBlobInfo[]> {
-  const blobs = (await bucket.list(place.prefix, window)).filter((blob) => isBlobKey(place, blob.key));
+  const blobs = (await bucket.list(under, window)).filter((blob) => isBlobKey(place, blob.key));
   const owned = await mapWithConcurrency(blobs, BLOB_CONCURRENCY, (blob) =>
     ownsBlob(bucket, place, subscription, blob.key),
   );

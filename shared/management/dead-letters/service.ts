@@ -2,6 +2,7 @@
 import type { Subscription } from '../../domain/model';
 import { notFound } from '../../http/errors';
 import { mapWithConcurrency } from '../../platform/concurrency';
+import type { DeadLetterBlobInfo } from '../../storage/dead-letter-bucket';
 import { BLOB_CONCURRENCY, type DeadLetterServiceDeps } from './deps';
 import { ownBlobs, readBlobOfTopic } from './ownership';
 import { checkKey, deadLetterPlace } from './place';
@@ -27,6 +28,22 @@ export interface DeadLetterBlobContent {
   records: string[];
 }
 
+/** Blobs a listing page holds at least (whole hour folders, so a page may hold more). */
+export const DEAD_LETTER_PAGE_SIZE = 100;
+
+/** Which page: its size, and (`after`, a `nextPage` answered before) where the last one ended. */
+export interface DeadLetterPageRequest {
+  size?: number;
+  /** The start (epoch ms) of the oldest hour folder of the page before. */
+  after?: number;
+}
+
+/** A page of a listing, and where the next one starts when there may be one. */
+export interface DeadLetterPage {
+  entries: DeadLetterEntry[];
+  nextPage?: number;
+}
+
 /** Lists, shows and replays a subscription's dead letters. */
 export class DeadLetterService {
   constructor(private readonly deps: DeadLetterServiceDeps) {}
@@ -38,7 +55,38 @@ export class DeadLetterService {
    */
   async list(subscription: Subscription, window: TimeWindow = {}): Promise<DeadLetterEntry[]> {
     const place = deadLetterPlace(subscription);
-    const blobs = await ownBlobs(this.deps.bucket, place, subscription, window);
+    return this.entriesOf(await ownBlobs(this.deps.bucket, place, subscription, window));
+  }
+
+  /**
+   * One page of the subscription's blobs in the window, newest first: whole hour folders, newest
+   * first, until the page holds at least `size` blobs, so only the folders of the page are read,
+   * however many older ones there are. `page` (a `nextPage` answered before) goes on below the
+   * folders already listed; `nextPage` is absent once there is nothing older in the window.
+   */
+  async listPage(
+    subscription: Subscription,
+    window: TimeWindow = {},
+    page: DeadLetterPageRequest = {},
+  ): Promise<DeadLetterPage> {
+    const place = deadLetterPlace(subscription);
+    const size = page.size ?? DEAD_LETTER_PAGE_SIZE;
+    const below = page.after ?? Number.POSITIVE_INFINITY;
+    const folders = this.deps.bucket.hourFolders(place.prefix, {
+      ...(window.since === undefined ? {} : { since: window.since }),
+      until: Math.min(window.until ?? Number.POSITIVE_INFINITY, below),
+    });
+    const entries: DeadLetterEntry[] = [];
+    for await (const folder of folders) {
+      const blobs = await ownBlobs(this.deps.bucket, place, subscription, window, folder.prefix);
+      entries.push(...(await this.entriesOf(blobs)));
+      if (entries.length >= size) return { entries, nextPage: folder.hourStart };
+    }
+    return { entries };
+  }
+
+  /** Blobs as listed: with when each was replayed, read from its marker when it has one. */
+  private entriesOf(blobs: readonly DeadLetterBlobInfo[]): Promise<DeadLetterEntry[]> {
     return mapWithConcurrency(blobs, BLOB_CONCURRENCY, async (blob) => {
       const replayedAt = blob.replayed ? await this.deps.bucket.replayedAt(blob.key) : undefined;
       return {

@@ -94,6 +94,39 @@ const apiError = async (promise: Promise<unknown> | (() => unknown)) => {
 };
 
 describe('listing', () => {
+  it('pages through whole hour folders, newest first, reading only the folders of each page', async () => {
+    const { service, bucket, put } = harness();
+    // Two blobs an hour for six hours, and one a year earlier.
+    const keys = [0, 1, 2, 3, 4, 5].flatMap((hour) => [
+      put(T0 + hour * HOUR, [[`a${hour}`, 'MaxDeliveryAttemptsExceeded']], `a${hour}`),
+      put(T0 + hour * HOUR + 60_000, [[`b${hour}`, 'MaxDeliveryAttemptsExceeded']], `b${hour}`),
+    ]);
+    const old = put(T0 - 365 * 24 * HOUR, [['old', 'TimeToLiveExceeded']], 'old');
+    const hourOf = (at: number) => at - (at % HOUR);
+
+    const first = await service.listPage(sub, {}, { size: 3 });
+    // Whole folders: the newest two hours (four blobs), the next page from below the second.
+    expect(first.entries.map((entry) => entry.key)).toEqual([keys[11], keys[10], keys[9], keys[8]]);
+    expect(first.nextPage).toBe(hourOf(T0 + 4 * HOUR));
+    // Only the page's two folders were listed, not the subscription's whole prefix.
+    const folderOf = (at: number) => deadLetterKey('dead', scope, at, 'x').replace(/x\.json$/, '');
+    expect(bucket.listed).toEqual([folderOf(T0 + 5 * HOUR), folderOf(T0 + 4 * HOUR)]);
+
+    const second = await service.listPage(sub, {}, { size: 3, after: first.nextPage });
+    expect(second.entries.map((entry) => entry.key)).toEqual([keys[7], keys[6], keys[5], keys[4]]);
+    const rest = await service.listPage(sub, {}, { size: 100, after: second.nextPage });
+    expect(rest.entries.map((entry) => entry.key)).toEqual([keys[3], keys[2], keys[1], keys[0], old]);
+    expect(rest.nextPage).toBeUndefined();
+    expect(listDocument(first.entries, first.nextPage).nextPage).toBe(
+      new Date(hourOf(T0 + 4 * HOUR)).toISOString(),
+    );
+
+    // The window bounds the folders and the blobs: nothing before since, nothing from until.
+    const window = await service.listPage(sub, { since: T0 + HOUR, until: T0 + 2 * HOUR + 1 });
+    expect(window.entries.map((entry) => entry.key)).toEqual([keys[4], keys[3], keys[2]]);
+    expect(window.nextPage).toBeUndefined();
+  });
+
   it('lists the blobs in the window, newest first, with when each was replayed', async () => {
     const { service, bucket, put } = harness();
     const a = put(T0, [['e1', 'MaxDeliveryAttemptsExceeded']]);
