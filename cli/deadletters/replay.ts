@@ -58,6 +58,8 @@ export interface ReplaySummary {
   failed: Array<{ key: string; reason: string }>;
   /** Blobs whose events were queued but which could not be marked replayed. */
   unmarked: string[];
+  /** Blobs left out because another replay was replaying them at the same time. */
+  busy: string[];
 }
 
 const chunks = <T>(items: readonly T[], size: number): T[][] =>
@@ -94,6 +96,7 @@ export async function replayDeadLetters(
     missing: [],
     failed: [],
     unmarked: [],
+    busy: [],
   };
   if (keys.length === 0) {
     io.log(`No dead letters of ${named(options)} to replay.`);
@@ -273,7 +276,9 @@ async function replayPaced(
 function addAnswer(summary: ReplaySummary, key: string, answer: ReplayAnswer): void {
   summary.events += answer.eventsQueued;
   if (answer.eventsQueued > 0) summary.blobs.push(key);
-  summary.skipped.push(...answer.skippedKeys);
+  const busy = answer.replayingElsewhereKeys ?? [];
+  summary.busy.push(...busy);
+  summary.skipped.push(...answer.skippedKeys.filter((skipped) => !busy.includes(skipped)));
   summary.missing.push(...answer.notFound);
   summary.unmarked.push(...(answer.unmarkedKeys ?? []));
   for (const failed of answer.blobs) {
@@ -296,6 +301,11 @@ function logReplayed(io: ReplayIo, options: ReplayOptions, summary: ReplaySummar
   );
   if (summary.skipped.length > 0) {
     io.log(`Left out ${plural(summary.skipped.length, 'blob')} replayed before (--yes replays them again).`);
+  }
+  if (summary.busy.length > 0) {
+    io.log(
+      `Left out ${plural(summary.busy.length, 'blob')} another replay was replaying at the same time: ${summary.busy.join(', ')}`,
+    );
   }
   if (summary.missing.length > 0) {
     io.log(`${plural(summary.missing.length, 'blob')} no longer exist: ${summary.missing.join(', ')}`);

@@ -42,6 +42,7 @@ import { FanOutBucket } from '../storage/fan-out-bucket';
 import { DynamoHealthStore } from '../storage/health';
 import { DynamoHeldMarks } from '../storage/held-marks';
 import { DynamoLateAnswers } from '../storage/late-answers';
+import { DynamoReplayClaims } from '../storage/replay-claims';
 import { publishingStore, tableStores } from '../storage/store';
 import { DynamoSubscriptionStore, type SubscriptionStore } from '../storage/subscriptions';
 import { publishMetricPoints } from './middleware';
@@ -278,6 +279,10 @@ export function buildManagementDeps(
     deadLetterBucket: new DeadLetterBucket(
       runtime.clients.s3,
       requireSetting(runtime.config.deadLetterBucket, ENV.deadLetterBucket),
+    ),
+    replayClaims: new DynamoReplayClaims(
+      runtime.clients.dynamo,
+      requireSetting(runtime.config.tableName, ENV.tableName),
     ),
     // Replayed dead letters go out as fresh deliveries; a backlog's tick is sent at once on a change.
     queue: queueOf(runtime, ['delivery', BACKLOG_TICK_QUEUE]),

@@ -2,6 +2,7 @@
  * What the management operations share: their dependencies, request helpers, subscription
  * versions, destinations as stored (secret header values sealed), health resets and deletes.
  */
+
 import { isDeepStrictEqual } from 'node:util';
 import { ENV, VALIDATION_PATH } from '../config/resources';
 import { checkEndpointUrl } from '../delivery/endpoint-guard';
@@ -34,6 +35,7 @@ import type { AttemptHistoryLookup } from '../storage/attempt-history';
 import type { BacklogIndexReader } from '../storage/backlog';
 import { type HealthStore, resetHealth } from '../storage/health';
 import type { NamespaceStore, NamespaceTopicStore } from '../storage/namespaces';
+import type { ReplayClaims } from '../storage/replay-claims';
 import type { SubscriptionStore } from '../storage/subscriptions';
 import type { ReadOptions } from '../storage/table';
 import type { TopicStore } from '../storage/topics';
@@ -58,6 +60,8 @@ export interface ManagementDeps {
   newId: () => string;
   /** The dead-letter bucket (listing, reading and marking blobs replayed). */
   deadLetterBucket: DeadLetterBlobs;
+  /** Claims on blobs being replayed, so two replays at once never both replay one (none: unguarded). */
+  replayClaims?: ReplayClaims;
   /**
    * Where replayed dead letters and handshakes are queued (the `delivery` queue), and a backlog's
    * tick sent at once (the retry queue, `BACKLOG_TICK_QUEUE`).

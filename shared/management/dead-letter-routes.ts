@@ -24,6 +24,7 @@ const deadLetters = (deps: ManagementDeps) =>
     clock: deps.clock,
     newId: deps.newId,
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+    ...(deps.replayClaims === undefined ? {} : { claims: deps.replayClaims }),
   });
 
 /** Finds the route's subscription (404 when it does not exist). */

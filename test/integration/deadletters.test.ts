@@ -112,6 +112,7 @@ it('replays the event to the webhook as a new first delivery, then skips the rep
     missing: [],
     failed: [],
     unmarked: [],
+    busy: [],
   });
 
   const request = await eventually(() => webhook.requestsTo('/kept')[0], 5_000, 'the replayed delivery');
@@ -467,3 +468,45 @@ describe('listing a long history', () => {
     expect(await listDeadLetters(target, pager)).toHaveLength(109);
   });
 });
+
+it('never replays a blob twice when two replays of the same blobs run at once', async () => {
+  const racer = { topic: ref.topic, subscription: 'Racer' };
+  await api.subscribe(racer.topic, racer.subscription, webhook.url('/racer'), {
+    deadLetterDestination: { endpointType: 'StorageBlob', properties: { blobContainerName: 'dead' } },
+  });
+  const writtenAt = Date.now();
+  const scope = { kind: 'topic', subscription: racer.subscription } as const;
+  const keys: string[] = [];
+  for (let n = 0; n < 20; n += 1) {
+    const key = deadLetterKey('dead', scope, writtenAt, `race-${n}`);
+    const event = eventJson.replace('"dl-1"', `"race-${n}"`);
+    await bucket.put(
+      key,
+      deadLetterBlob([
+        deadLetterRecord('EventGridSchema', event, {
+          reason: 'MaxDeliveryAttemptsExceeded',
+          deliveryAttempts: 3,
+          publishTime: writtenAt - 60_000,
+        }),
+      ]),
+      ref.topic,
+    );
+    keys.push(key);
+  }
+  const route = `/admin/topics/${racer.topic}/eventSubscriptions/${racer.subscription}/deadLetters/replay`;
+
+  const answers = await Promise.all([api.call('POST', route, { keys }), api.call('POST', route, { keys })]);
+
+  expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+  // Each blob's one event was queued by exactly one of the two calls; the other left it alone.
+  expect(answers[0]?.body.eventsQueued + answers[1]?.body.eventsQueued).toBe(20);
+  for (const answer of answers) expect(answer.body.blobsFailed).toBe(0);
+  await eventually(
+    () => new Set(webhook.requestsTo('/racer').map((request) => JSON.parse(request.body)[0].id)).size === 20,
+    15_000,
+    'every replayed event at the webhook',
+  );
+  // Done: a third replay finds every blob marked, and the claims gone.
+  const third = await api.call('POST', route, { keys });
+  expect(third.body).toMatchObject({ eventsQueued: 0, blobsSkipped: 20, replayingElsewhereKeys: [] });
+}, 30_000);

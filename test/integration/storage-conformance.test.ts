@@ -2,6 +2,7 @@
  * The DynamoDB stores, through the DynamoDB emulator, hold to the storage conformance suite that
  * the in-memory stores of the unit tests pass too (`test/unit/storage/memory-stores.test.ts`).
  */
+
 import { type Emulators, startEmulators } from '../../local/emulators';
 import { provisionLocalResources } from '../../local/provision';
 import { BACKLOG_BUCKET, TABLE } from '../../shared/config/resources';
@@ -10,6 +11,7 @@ import { AesGcmSealer, keyText } from '../../shared/platform/sealing';
 import { DynamoBacklogStore } from '../../shared/storage/backlog';
 import { DynamoHealthStore } from '../../shared/storage/health';
 import { DynamoLateAnswers } from '../../shared/storage/late-answers';
+import { DynamoReplayClaims } from '../../shared/storage/replay-claims';
 import { tableStores } from '../../shared/storage/store';
 import { describeStorageConformance } from '../support/storage-conformance';
 
@@ -29,5 +31,6 @@ describeStorageConformance(async () => {
     health: new DynamoHealthStore(clients.dynamo, TABLE.localName),
     backlog: new DynamoBacklogStore(clients.dynamo, TABLE.localName, clients.s3, BACKLOG_BUCKET.localName),
     lateAnswers: new DynamoLateAnswers(clients.dynamo, TABLE.localName),
+    replayClaims: new DynamoReplayClaims(clients.dynamo, TABLE.localName),
   };
 });

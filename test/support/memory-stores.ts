@@ -5,6 +5,7 @@
  * that take what is under them). `storage-conformance.ts` holds both to the same suite. Values are
  * copied in and out, so a caller can't change what is stored by changing what it holds.
  */
+
 import type {
   BacklogCheckpoint,
   BacklogMeta,
@@ -52,6 +53,7 @@ import {
   type RecordedLateAnswer,
 } from '../../shared/storage/late-answers';
 import type { NamespaceInput, NamespaceTopicStore } from '../../shared/storage/namespaces';
+import type { ReplayClaims } from '../../shared/storage/replay-claims';
 import type { TableStores } from '../../shared/storage/store';
 import type { SubscriptionStore } from '../../shared/storage/subscriptions';
 import { backlogPk, backlogSegmentSk, ConcurrentChangeError, healthPk } from '../../shared/storage/table';
@@ -454,5 +456,21 @@ export class MemoryLateAnswers implements LateAnswerStore {
       }
     }
     return found;
+  }
+}
+
+/** Replay claims in memory, as `DynamoReplayClaims` keeps them. */
+export class MemoryReplayClaims implements ReplayClaims {
+  readonly claims = new Map<string, { owner: string; until: number }>();
+
+  async claim(blobKey: string, owner: string, now: number, until: number): Promise<boolean> {
+    const held = this.claims.get(blobKey);
+    if (held !== undefined && held.until > now) return false;
+    this.claims.set(blobKey, { owner, until });
+    return true;
+  }
+
+  async release(blobKey: string, owner: string): Promise<void> {
+    if (this.claims.get(blobKey)?.owner === owner) this.claims.delete(blobKey);
   }
 }

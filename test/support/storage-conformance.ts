@@ -30,6 +30,7 @@ import { type BacklogStore, type NewSegment, replaceSegments } from '../../share
 import { type HealthStore, resetHealth } from '../../shared/storage/health';
 import type { KeyedResource, KeyedResourceStore } from '../../shared/storage/keyed-resources';
 import type { LateAnswer, LateAnswerStore } from '../../shared/storage/late-answers';
+import type { ReplayClaims } from '../../shared/storage/replay-claims';
 import type { TableStores } from '../../shared/storage/store';
 import { ConcurrentChangeError } from '../../shared/storage/table';
 import type { TopicInput } from '../../shared/storage/topics';
@@ -40,6 +41,7 @@ export interface StorageUnderTest {
   health: HealthStore;
   backlog: BacklogStore;
   lateAnswers: LateAnswerStore;
+  replayClaims: ReplayClaims;
 }
 
 /**
@@ -881,6 +883,25 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
 
       expect(wakes.map((meta) => meta.topic)).toEqual([first, second]);
       expect(wakes[0]).toEqual(fullMeta(first, { wakeAt: far + 1_000 }));
+    });
+  });
+
+  describe('replay claims', () => {
+    const T = AT.getTime();
+
+    it('lets one owner at a time hold a blob, until it releases it or its lease runs out', async () => {
+      const blob = `dead/${unique('CLAIM-')}/2026/11/22/10/b.json`;
+      expect(await s.replayClaims.claim(blob, 'call-a', T, T + 60_000)).toBe(true);
+      expect(await s.replayClaims.claim(blob, 'call-b', T + 1_000, T + 61_000)).toBe(false);
+      // Another owner's release leaves the claim; its own removes it.
+      await s.replayClaims.release(blob, 'call-b');
+      expect(await s.replayClaims.claim(blob, 'call-b', T + 2_000, T + 62_000)).toBe(false);
+      await s.replayClaims.release(blob, 'call-a');
+      expect(await s.replayClaims.claim(blob, 'call-b', T + 3_000, T + 63_000)).toBe(true);
+      // A claim whose lease ran out (its replay died) is taken over.
+      expect(await s.replayClaims.claim(blob, 'call-c', T + 63_000, T + 123_000)).toBe(true);
+      // Another blob is another claim.
+      expect(await s.replayClaims.claim(`${blob}x`, 'call-a', T, T + 60_000)).toBe(true);
     });
   });
 

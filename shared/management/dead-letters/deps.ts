@@ -3,6 +3,7 @@ import type { MetricBuffer } from '../../observability/metrics';
 import type { Clock } from '../../platform/clock';
 import type { JobQueue } from '../../queue/sqs-job-queue';
 import type { DeadLetterBucket } from '../../storage/dead-letter-bucket';
+import type { ReplayClaims } from '../../storage/replay-claims';
 
 /** The bucket operations the service uses (a fake in unit tests). */
 export type DeadLetterBlobs = Pick<
@@ -19,6 +20,11 @@ export interface DeadLetterServiceDeps {
   newId: () => string;
   /** Where replayed events are counted (`ReplayedEventCount`). */
   metrics?: MetricBuffer;
+  /**
+   * Claims on blobs being replayed: a blob another replay call holds is left alone. Without it,
+   * two replays running at once may both replay a blob.
+   */
+  claims?: ReplayClaims;
 }
 
 /** Blobs read (and replayed) at once within one call. */

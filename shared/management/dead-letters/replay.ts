@@ -8,6 +8,7 @@ import type { Subscription } from '../../domain/model';
 import { METRIC, subscriptionDimensions } from '../../observability/metrics';
 import { packJobs, targetGroupId } from '../../queue/job-codec';
 import type { ReplayMarker } from '../../storage/dead-letter-bucket';
+import { REPLAY_CLAIM_LEASE_MS } from '../../storage/replay-claims';
 import { BLOB_CONCURRENCY, type DeadLetterServiceDeps } from './deps';
 import { markerReasonsAfter } from './markers';
 import { ownsBlob } from './ownership';
@@ -52,6 +53,8 @@ export async function runReplay(
 
 /** What replaying one blob needs from its call. */
 interface ReplayContext {
+  /** This call's id: its delivery ids' stem, and the owner of its claims. */
+  callId: string;
   subscription: Subscription;
   place: DeadLetterPlace;
   request: ReplayRequest;
@@ -68,6 +71,7 @@ function replayContext(
 ): ReplayContext {
   let sequence = 0;
   return {
+    callId,
     subscription,
     place,
     request,
@@ -117,6 +121,32 @@ const failure = (key: string, why: string, error: unknown, counts: Partial<BlobR
  * mark it. Any failure is answered in the entry, not thrown.
  */
 async function replayBlob(
+  deps: DeadLetterServiceDeps,
+  context: ReplayContext,
+  blob: SelectedBlob,
+): Promise<BlobReplay | 'notFound'> {
+  // A dry run changes nothing, so it claims nothing.
+  const claims = context.request.dryRun ? undefined : deps.claims;
+  if (claims === undefined) return replayClaimedBlob(deps, context, blob);
+  const now = deps.clock.now();
+  let claimed: boolean;
+  try {
+    claimed = await claims.claim(blob.key, context.callId, now, now + REPLAY_CLAIM_LEASE_MS);
+  } catch (error) {
+    return failure(blob.key, 'The blob could not be claimed for this replay', error);
+  }
+  if (!claimed) return { key: blob.key, queued: 0, skipped: true, replayingElsewhere: true };
+  try {
+    // Claimed first, read after: a replay that finished meanwhile has left its marker to read.
+    return await replayClaimedBlob(deps, context, blob);
+  } finally {
+    // Best effort: a claim left behind runs out with its lease.
+    await claims.release(blob.key, context.callId).catch(() => undefined);
+  }
+}
+
+/** Replays one blob this call may work on (claimed, or no claims kept). */
+async function replayClaimedBlob(
   deps: DeadLetterServiceDeps,
   context: ReplayContext,
   blob: SelectedBlob,
@@ -202,7 +232,8 @@ async function readForReplay(
   if (!blob.owned && !(await ownsBlob(deps.bucket, context.place, context.subscription, key))) {
     return 'notFound';
   }
-  const marker = blob.replayed ? await deps.bucket.replayMarker(key) : undefined;
+  // Read whatever the listing said: a replay that ended since it was made may have marked it.
+  const marker = await deps.bucket.replayMarker(key);
   if (marker?.reasons !== undefined || marker === undefined || request.force || request.dryRun) {
     const read = await deps.bucket.read(key);
     if (read === undefined) return 'notFound';

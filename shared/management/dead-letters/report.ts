@@ -28,8 +28,10 @@ export interface BlobReplay {
   marked?: boolean;
   /** Its previous replay, if any (epoch ms). */
   replayedAt?: number;
-  /** Left alone: it was replayed before and `force` was not given. */
+  /** Left alone: it was replayed before and `force` was not given, or another replay holds it. */
   skipped: boolean;
+  /** Left alone because another replay call was replaying it at the same time. */
+  replayingElsewhere?: true;
   /** Why the blob could not be (fully) replayed; absent when it was. */
   failed?: string;
 }
@@ -53,6 +55,8 @@ export interface ReplayReport {
   failedKeys: string[];
   /** Blobs whose events were queued but which could not be marked replayed. */
   unmarkedKeys: string[];
+  /** Blobs left alone because another replay call was replaying them at the same time. */
+  replayingElsewhereKeys: string[];
   /** Selected blobs not started because an earlier blob failed. */
   notStarted: string[];
   blobs: BlobReplay[];
@@ -86,6 +90,7 @@ export function replayReport(
     blobsFailed: failedKeys.length,
     failedKeys,
     unmarkedKeys: keysOf(blobs.filter((blob) => blob.marked === false)),
+    replayingElsewhereKeys: keysOf(blobs.filter((blob) => blob.replayingElsewhere === true)),
     notStarted: selected.filter((_, index) => outcomes[index] === undefined).map((blob) => blob.key),
     blobs,
   };

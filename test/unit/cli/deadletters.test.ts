@@ -294,6 +294,7 @@ describe('replay', () => {
       missing: [],
       failed: [],
       unmarked: [],
+      busy: [],
     });
     expect(calls).toEqual([
       { keys: ['dead/S/old.json', 'dead/S/new.json'], dryRun: true },
@@ -346,6 +347,7 @@ describe('replay', () => {
       events: 3,
       failed: [{ key: 'dead/S/third.json', reason: 'Its events could not all be queued: SQS is down' }],
       unmarked: [],
+      busy: [],
     });
     // The fourth blob is never asked for.
     expect(calls.slice(1).map((call) => call.keys)).toEqual([

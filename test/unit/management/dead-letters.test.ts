@@ -24,6 +24,7 @@ import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import { parseReplayMarker, replayMarkerText } from '../../../shared/storage/dead-letter-bucket';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
 import { MemoryDeadLetterBucket } from '../../support/memory-dead-letter-bucket';
+import { MemoryReplayClaims } from '../../support/memory-stores';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
 const HOUR = 3_600_000;
@@ -44,11 +45,13 @@ function harness() {
   const clock = new VirtualClock(T0 + 5 * HOUR);
   const bucket = new MemoryDeadLetterBucket();
   const queue = new RecordingQueue(clock);
+  const claims = new MemoryReplayClaims();
   let ids = 0;
   const service = new DeadLetterService({
     bucket,
     queue,
     clock,
+    claims,
     newId: () => {
       ids += 1;
       return `call${ids}`;
@@ -73,7 +76,7 @@ function harness() {
     bucket.blobs.set(key, { text, writtenAt, ...(stamp === null ? {} : { topic: stamp }) });
     return key;
   };
-  return { clock, bucket, queue, service, put };
+  return { clock, bucket, queue, claims, service, put };
 }
 
 const request = (overrides: Partial<ReplayRequest> = {}): ReplayRequest => ({
@@ -204,6 +207,42 @@ describe('showing a blob', () => {
 });
 
 describe('replay', () => {
+  it('leaves alone a blob another replay call holds, and claims and releases the others', async () => {
+    const { service, queue, claims, clock, put } = harness();
+    const held = put(T0, [['e1', 'MaxDeliveryAttemptsExceeded']], 'held');
+    const free = put(T0 + HOUR, [['e2', 'MaxDeliveryAttemptsExceeded']], 'free');
+    await claims.claim(held, 'another-call', clock.now(), clock.now() + 60_000);
+    const claimed: string[] = [];
+    const claim = claims.claim.bind(claims);
+    claims.claim = async (key, owner, now, until) => {
+      claimed.push(key);
+      return claim(key, owner, now, until);
+    };
+
+    const report = await service.replay(sub, request());
+
+    expect(report).toMatchObject({
+      eventsQueued: 1,
+      blobsSkipped: 1,
+      skippedKeys: [held],
+      replayingElsewhereKeys: [held],
+    });
+    expect(report.blobs.find((blob) => blob.key === held)).toEqual({
+      key: held,
+      queued: 0,
+      skipped: true,
+      replayingElsewhere: true,
+    });
+    expect(queue.take().flatMap((sent) => sent.job.items.map((item) => item.eventId))).toEqual(['e2']);
+    expect(claimed.sort()).toEqual([free, held].sort());
+    // Its own claim is given up once the blob is marked; the other call's stays.
+    expect([...claims.claims.keys()]).toEqual([held]);
+    // A dry run claims nothing.
+    claimed.length = 0;
+    await service.replay(sub, request({ dryRun: true, force: true }));
+    expect(claimed).toEqual([]);
+  });
+
   it('queues each record as a new delivery: original id and text, attempts 0, published now, current uid and version', async () => {
     const { service, queue, bucket, clock, put } = harness();
     const key = put(T0, [
@@ -223,6 +262,7 @@ describe('replay', () => {
       blobsFailed: 0,
       failedKeys: [],
       unmarkedKeys: [],
+      replayingElsewhereKeys: [],
       notStarted: [],
       blobs: [{ key, records: 2, matched: 2, queued: 2, marked: true, skipped: false }],
     });

@@ -8,6 +8,7 @@ import {
   MemoryBacklogStore,
   MemoryHealthStore,
   MemoryLateAnswers,
+  MemoryReplayClaims,
   memoryStores,
 } from '../../support/memory-stores';
 import { describeStorageConformance, unsetFields } from '../../support/storage-conformance';
@@ -17,6 +18,7 @@ describeStorageConformance(async () => ({
   health: new MemoryHealthStore(),
   backlog: new MemoryBacklogStore(),
   lateAnswers: new MemoryLateAnswers(),
+  replayClaims: new MemoryReplayClaims(),
 }));
 
 describe('the round trips’ field check', () => {
