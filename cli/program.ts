@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command } from 'commander';
+import { Command, Help, type Option } from 'commander';
 import { deadLettersCommand } from './deadletters';
 import { healthCommand } from './health';
 import { parkedCommand } from './parked';
@@ -25,7 +25,23 @@ export function gridwireVersion(): string {
     .version;
 }
 
+/** Every option a command requires says so in its help, as `(required)` after its description. */
+function markRequiredOptions(command: Command): Command {
+  command.configureHelp({
+    optionDescription: (option: Option) => {
+      const described = new Help().optionDescription(option);
+      return option.mandatory ? `${described} (required)` : described;
+    },
+  });
+  for (const sub of command.commands) markRequiredOptions(sub);
+  return command;
+}
+
 export function gridwireProgram(): Command {
+  return markRequiredOptions(gridwireCommands());
+}
+
+function gridwireCommands(): Command {
   return new Command()
     .name('gridwire')
     .description('Gridwire: event delivery to webhooks with retries, on AWS or on this machine.')
