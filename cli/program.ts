@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Help, type Option } from 'commander';
 import { deadLettersCommand } from './deadletters';
+import { eventsCommand } from './events';
 import { healthCommand } from './health';
 import { parkedCommand } from './parked';
 import { publishCommand } from './publish';
@@ -50,6 +51,7 @@ function gridwireCommands(): Command {
     .addCommand(topicCommand())
     .addCommand(subscriptionCommand())
     .addCommand(publishCommand())
+    .addCommand(eventsCommand())
     .addCommand(webhookCommand())
     .addCommand(parkedCommand())
     .addCommand(deadLettersCommand())

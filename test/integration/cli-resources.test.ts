@@ -340,6 +340,57 @@ it('pauses a subscription: its events wait in its backlog, and are delivered on 
   expect(webhook.requestsTo('/later')).toHaveLength(1);
 });
 
+it('shows what happened to an event: its attempts on record, or plainly that there are none', async () => {
+  await gridwire('topic', 'create', 'shaky');
+  await gridwire(
+    'subscription',
+    'create',
+    '--topic',
+    'shaky',
+    '--name',
+    'down',
+    '--endpoint',
+    webhook.url('/down', () => ({ status: 500 })),
+  );
+  await gridwire('publish', '--topic', 'shaky', '--event-type', 'A', '--subject', 's', '--id', 'shaky-1');
+  // The attempt is recorded after its answer: ask until the history has it.
+  const shown = await eventually(
+    async () => {
+      const text = await gridwire(
+        'events',
+        'show',
+        '--topic',
+        'shaky',
+        '--subscription',
+        'down',
+        '--event-id',
+        'shaky-1',
+      );
+      return text.includes('GenericError') && text;
+    },
+    15_000,
+    'the failed attempt on record',
+  );
+  expect(shown).toMatch(/^Event 'shaky-1', delivery \S+, published \S+: Retrying, next attempt at \S+\.\n/);
+  expect(shown).toMatch(/\n1 +\S+ +GenericError +500 +\d+ ms/);
+
+  await gridwire(
+    'subscription',
+    'create',
+    '--topic',
+    'shaky',
+    '--name',
+    'fine',
+    '--endpoint',
+    webhook.url('/fine'),
+  );
+  await gridwire('publish', '--topic', 'shaky', '--event-type', 'A', '--subject', 's', '--id', 'shaky-2');
+  await deliveredTo(webhook, '/fine', 'shaky-2');
+  expect(
+    await gridwire('events', 'show', '--topic', 'shaky', '--subscription', 'fine', '--event-id', 'shaky-2'),
+  ).toMatch(/^No record of event 'shaky-2' at topic shaky, subscription fine between \S+ and \S+\.\n/);
+});
+
 it('deletes subscriptions and topics, and says so when there was none', async () => {
   expect(await gridwire('subscription', 'delete', '--topic', 'orders', '--name', 'billing')).toBe(
     'Deleted topic orders, subscription billing.',
