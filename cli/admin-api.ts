@@ -15,6 +15,8 @@ import { runningLocalStack } from './targets';
 export interface ApiAnswer {
   status: number;
   text: string;
+  /** The answer's headers, when it came over HTTP. */
+  headers?: Headers;
 }
 
 /** Where the management API is, and how to call it (authentication included). */
@@ -32,7 +34,8 @@ export type ApiMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
 const urlOf = (apiUrl: string, path: string) => new URL(`${apiUrl.replace(/\/+$/, '')}${path}`);
 
-async function send(url: URL, init: RequestInit, where: string): Promise<ApiAnswer> {
+/** Sends one request; a request that gets no answer at all is a `CliError` naming `where`. */
+export async function send(url: URL, init: RequestInit, where: string): Promise<ApiAnswer> {
   let response: Response;
   try {
     response = await fetch(url, init);
@@ -42,7 +45,7 @@ async function send(url: URL, init: RequestInit, where: string): Promise<ApiAnsw
       `could not reach ${where} at ${url.origin} (${cause?.code ?? cause?.message ?? (error as Error).message})`,
     );
   }
-  return { status: response.status, text: await response.text() };
+  return { status: response.status, text: await response.text(), headers: response.headers };
 }
 
 /** An API that takes `Authorization: Bearer <token>` (the local stack's admin routes). */
@@ -144,7 +147,7 @@ export function sigV4Target(
 }
 
 /** The API's error message (`{"error":{"message":..}}`, or API Gateway's `{"message":..}`). */
-function messageOf(answer: ApiAnswer): string {
+export function messageOf(answer: ApiAnswer): string {
   try {
     const body = JSON.parse(answer.text) as { error?: { message?: unknown }; message?: unknown };
     const message = body.error?.message ?? body.message;
@@ -205,13 +208,16 @@ export interface SubscriptionRef extends TopicRef {
   subscription: string;
 }
 
-/** The admin path of a topic's subscription list; {@link subscriptionAdminPath} builds on it. */
-export function subscriptionsAdminPath(ref: TopicRef): string {
+/** The admin path of a topic, classic or (with a namespace) of a namespace; the others build on it. */
+export function topicAdminPath(ref: TopicRef): string {
   const topic = `topics/${encodeURIComponent(ref.topic)}`;
   const scope =
     ref.namespace === undefined ? topic : `namespaces/${encodeURIComponent(ref.namespace)}/${topic}`;
-  return `/admin/${scope}/eventSubscriptions`;
+  return `/admin/${scope}`;
 }
+
+/** The admin path of a topic's subscription list; {@link subscriptionAdminPath} builds on it. */
+export const subscriptionsAdminPath = (ref: TopicRef): string => `${topicAdminPath(ref)}/eventSubscriptions`;
 
 /**
  * The admin path of a subscription (`/admin/topics/{topic}/eventSubscriptions/{subscription}`,

@@ -10,15 +10,28 @@ export function printAnswer<T>(options: JsonOption, value: T, text: (value: T) =
   console.log(options.json === true ? JSON.stringify(value, null, 2) : text(value));
 }
 
-/** Aligned columns: a header row, then one row per item (cells may be empty). */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
+/**
+ * Aligned columns two spaces apart: a header row, then one row per item (cells may be empty).
+ * With `numbersRight`, a number (`12`, `3 / 4`) after the first column is aligned right.
+ */
+export function table(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  options: { numbersRight?: boolean } = {},
+): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, column) => Math.max(...all.map((cells) => (cells[column] ?? '').length)));
+  const isNumber = (cell: string) => !Number.isNaN(Number(cell.replace(/[/ ]/g, '')));
+  return all
+    .map((cells) =>
+      cells
+        .map((cell, column) =>
+          options.numbersRight === true && column > 0 && isNumber(cell)
+            ? cell.padStart(widths[column] ?? 0)
+            : cell.padEnd(widths[column] ?? 0),
+        )
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -12,8 +12,10 @@ import { Command, Option } from 'commander';
 import {
   type ApiTarget,
   type ApiTargetOptions,
+  messageOf,
   namespaceOption,
   resolveApiTarget,
+  send,
   type TopicRef,
   topicLabel,
   withApiTargetOptions,
@@ -131,17 +133,6 @@ function requestOf(
   };
 }
 
-/** The error message of a publish answer (`{"error": {"message": ...}}`), or its text. */
-function messageOf(text: string): string {
-  try {
-    const message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
-    if (typeof message === 'string') return message;
-  } catch {
-    // Not JSON: the text itself.
-  }
-  return text === '' ? '(no message)' : text;
-}
-
 export interface PublishIo {
   sleep: (ms: number) => Promise<void>;
   now: () => Date;
@@ -167,31 +158,26 @@ export async function publishEvents(
   const key = flags.key ?? (await topicKeys(target, ref)).key1;
   const { url, headers } = requestOf(target, ref, schema, key);
   for (let attempt = 0; ; attempt += 1) {
-    let response: Response;
-    try {
-      response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(events) });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause;
-      throw new CliError(
-        `could not reach ${target.where} at ${new URL(url).origin} (${cause?.code ?? (error as Error).message})`,
-      );
-    }
-    const text = await response.text();
-    if (response.ok) {
+    const answer = await send(
+      new URL(url),
+      { method: 'POST', headers, body: JSON.stringify(events) },
+      target.where,
+    );
+    if (answer.status >= 200 && answer.status <= 299) {
       const ids = events
         .map((event) => (event as { id?: unknown }).id)
         .filter((id): id is string => typeof id === 'string');
       return { published: events.length, ids };
     }
-    const retryAfter = Number(response.headers.get('retry-after'));
-    const refused = response.status === 429 || response.status === 503;
+    const retryAfter = Number(answer.headers?.get('retry-after'));
+    const refused = answer.status === 429 || answer.status === 503;
     if (refused && Number.isFinite(retryAfter) && retryAfter > 0 && attempt < PUBLISH_RETRIES) {
       await io.sleep(retryAfter * 1000);
       continue;
     }
-    const hint = response.status === 401 && flags.key !== undefined ? ' (is --key a key of this topic?)' : '';
+    const hint = answer.status === 401 && flags.key !== undefined ? ' (is --key a key of this topic?)' : '';
     throw new CliError(
-      `publishing to ${topicLabel(ref)} failed: HTTP ${response.status}: ${messageOf(text)}${hint}`,
+      `publishing to ${topicLabel(ref)} failed: HTTP ${answer.status}: ${messageOf(answer)}${hint}`,
     );
   }
 }

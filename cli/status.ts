@@ -9,6 +9,7 @@ import { LOCAL_STATUS_PATH, type LocalStatusDocument, type QueueDepth } from '..
 import { METRIC, type MetricName } from '../shared/observability/metrics';
 import { localApiTarget, okText } from './admin-api';
 import { dataDirOption } from './options';
+import { table } from './output';
 
 export interface TopicStatus {
   topic: string;
@@ -170,22 +171,8 @@ export async function readLocalStatus(dataDir: string): Promise<StatusSummary> {
 }
 
 /** Columns aligned, two spaces apart; numbers right-aligned. */
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const all = [header, ...rows];
-  const widths = header.map((_, column) => Math.max(...all.map((cells) => (cells[column] ?? '').length)));
-  return all
-    .map((cells) =>
-      cells
-        .map((cell, column) =>
-          column === 0 || Number.isNaN(Number(cell.replace(/[/ ]/g, '')))
-            ? cell.padEnd(widths[column] ?? 0)
-            : cell.padStart(widths[column] ?? 0),
-        )
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
+const numbersTable = (header: readonly string[], rows: readonly (readonly string[])[]): string =>
+  table(header, rows, { numbersRight: true });
 
 const describe = (dimensions: Record<string, string>) =>
   Object.entries(dimensions)
@@ -198,7 +185,7 @@ export function formatStatus(summary: StatusSummary): string {
   parts.push(
     summary.topics.length === 0
       ? 'Topics: nothing published yet.'
-      : table(
+      : numbersTable(
           ['TOPIC', 'PUBLISHED', 'FAILED', 'MATCHED', 'UNMATCHED'],
           summary.topics.map((row) => [
             row.topic,
@@ -211,7 +198,7 @@ export function formatStatus(summary: StatusSummary): string {
   );
   if (summary.subscriptions.length > 0) {
     parts.push(
-      table(
+      numbersTable(
         [
           'TOPIC/SUBSCRIPTION',
           'DELIVERED',
@@ -248,14 +235,14 @@ export function formatStatus(summary: StatusSummary): string {
   }
   if (summary.breakdowns.length > 0) {
     parts.push(
-      table(
+      numbersTable(
         ['METRIC', 'BY', 'COUNT'],
         summary.breakdowns.map((row) => [row.metric, describe(row.dimensions), String(row.count)]),
       ),
     );
   }
   parts.push(
-    table(
+    numbersTable(
       ['QUEUE', 'WAITING', 'IN FLIGHT', 'DELAYED', 'REDRIVE'],
       summary.queues.map((row) => [
         row.queue,

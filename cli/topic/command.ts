@@ -13,6 +13,7 @@ import {
   okText,
   resolveApiTarget,
   type TopicRef,
+  topicAdminPath,
   topicLabel,
   withApiTargetOptions,
 } from '../admin-api';
@@ -33,12 +34,6 @@ export interface TopicDocument {
     inputSchemaMapping?: { properties?: Record<string, unknown> };
   };
 }
-
-/** The admin path of the topic, classic or (with a namespace) of a namespace. */
-export const topicAdminPath = (ref: TopicRef): string =>
-  ref.namespace === undefined
-    ? `/admin/topics/${encodeURIComponent(ref.topic)}`
-    : `/admin/namespaces/${encodeURIComponent(ref.namespace)}/topics/${encodeURIComponent(ref.topic)}`;
 
 /** Where the topic's keys are: the topic's own, or its namespace's. */
 const keysOwnerPath = (ref: TopicRef): string =>

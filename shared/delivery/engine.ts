@@ -185,14 +185,6 @@ export class DeliveryEngine {
   }
 
   /**
-   * Resolves once no request that timed out is listened to any more (each listen ends by the
-   * `listenUntil` its job was given): an invocation waits for this before it ends.
-   */
-  lateAnswersSettled(): Promise<void> {
-    return this.lateAnswers?.settled() ?? Promise.resolve();
-  }
-
-  /**
    * Stops listening to timed-out requests, at once and from now on: a worker that is shutting
    * down (the local stack stopping) does not wait for late windows to close.
    */

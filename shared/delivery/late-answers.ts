@@ -5,8 +5,8 @@
  * retry is attempted, looks up whether a late success already delivered it.
  *
  * Best effort throughout: a late answer that cannot be recorded, or a lookup that fails, only
- * means the retry is sent (at least once either way). The invocation waits for the listening
- * still open before it ends (`settled`), which is bounded by the time it has left.
+ * means the retry is sent (at least once either way). Each listening joins the `scope` of the
+ * invocation that opened it, which waits for them before it ends, bounded by the time it has left.
  */
 import type { DeliveryItem } from '../domain/delivery';
 import type { AttemptRecord, Subscription } from '../domain/model';
@@ -33,8 +33,6 @@ export interface LateAnswersDeps {
 }
 
 export class LateAnswers {
-  /** Listening still open: each settles when its request's late window is over. */
-  private readonly open = new Set<Promise<void>>();
   /** Aborted when the worker stops: every listen ends early, and no new one starts. */
   private readonly stopping = new AbortController();
 
@@ -68,9 +66,7 @@ export class LateAnswers {
     const listening = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    this.open.add(listening);
     scope?.push(listening);
-    void listening.then(() => this.open.delete(listening));
     return {
       until,
       stop: this.stopping.signal,
@@ -84,11 +80,6 @@ export class LateAnswers {
   /** Ends every listen now, as if its window had closed (the worker is stopping). */
   stop(): void {
     this.stopping.abort();
-  }
-
-  /** Resolves once every listening open now (and any opened meanwhile) is over. */
-  async settled(): Promise<void> {
-    while (this.open.size > 0) await Promise.all([...this.open]);
   }
 
   /**

@@ -2,7 +2,6 @@
  * What the management operations share: their dependencies, request helpers, subscription
  * versions, destinations as stored (secret header values sealed), health resets and deletes.
  */
-
 import { isDeepStrictEqual } from 'node:util';
 import { ENV, VALIDATION_PATH } from '../config/resources';
 import { checkEndpointUrl } from '../delivery/endpoint-guard';

@@ -49,17 +49,9 @@ export class DeadLetterService {
   constructor(private readonly deps: DeadLetterServiceDeps) {}
 
   /**
-   * The subscription's blobs written in the window, newest first, with when each was replayed.
-   * Only blobs of the subscription's topic ({@link blobOfTopic}): each blob's stamp is read (its
-   * text too when it has none).
-   */
-  async list(subscription: Subscription, window: TimeWindow = {}): Promise<DeadLetterEntry[]> {
-    const place = deadLetterPlace(subscription);
-    return this.entriesOf(await ownBlobs(this.deps.bucket, place, subscription, window));
-  }
-
-  /**
-   * One page of the subscription's blobs in the window, newest first: whole hour folders, newest
+   * One page of the subscription's blobs in the window, newest first, with when each was replayed:
+   * only blobs of the subscription's topic (each blob's stamp is read, its text too when it has
+   * none). A page is whole hour folders, newest
    * first, until the page holds at least `size` blobs, so only the folders of the page are read,
    * however many older ones there are. `page` (a `nextPage` answered before) goes on below the
    * folders already listed; `nextPage` is absent once there is nothing older in the window.

@@ -8,11 +8,13 @@
  * still be received."
  */
 
+import type { JobOptions } from '../../../shared/delivery/engine';
 import { LATE_ANSWER_WINDOW_MS, lateListenUntil } from '../../../shared/delivery/rules/late-answer';
 import { NAMESPACE_PROFILE, TOPIC_PROFILE } from '../../../shared/delivery/rules/profiles';
 import { deliveryTargetOf } from '../../../shared/delivery/target';
 import type { LateListen, WebhookRequest, WebhookSender } from '../../../shared/delivery/webhook-sender';
 import { DELIVERY_TIMEOUT_MS } from '../../../shared/delivery/webhook-sender';
+import type { QueuedJob } from '../../../shared/domain/delivery';
 import type { AttemptResult, Subscription } from '../../../shared/domain/model';
 import { METRIC } from '../../../shared/observability/metrics';
 import { engineHarness, item, job, subscription } from '../../support/fakes';
@@ -53,7 +55,19 @@ function harness(sub?: Subscription) {
   const sender = new HangingSender();
   const h = engineHarness({ sendVia: sender, lateAnswers, randoms: [0] });
   if (sub !== undefined) h.subscriptions.set(`${sub.topic}/${sub.name}`, sub);
-  return { ...h, hanging: sender, lateAnswers };
+  /** The late listens the jobs open, as one invocation collects them. */
+  const listens: Promise<void>[] = [];
+  return {
+    ...h,
+    hanging: sender,
+    lateAnswers,
+    processJob: (queued: QueuedJob, options: JobOptions) =>
+      h.engine.processJob(queued, { ...options, listens }),
+    /** Resolves once every listen opened so far (and any opened meanwhile) is over. */
+    settled: async () => {
+      while (listens.length > 0) await Promise.all(listens.splice(0));
+    },
+  };
 }
 
 describe('late answers', () => {
@@ -61,7 +75,7 @@ describe('late answers', () => {
     const h = harness();
     const t0 = h.clock.now();
 
-    await h.engine.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    await h.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
 
     expect(h.hanging.requests[0]?.late?.until).toBe(t0 + LATE_ANSWER_WINDOW_MS);
     const [retry] = h.queue.take();
@@ -75,13 +89,13 @@ describe('late answers', () => {
   it('drops the pending retry of an event whose timed-out request was answered with a success later', async () => {
     const h = harness();
     const t0 = h.clock.now();
-    await h.engine.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    await h.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
     const [retry] = h.queue.take();
     h.metrics.drain();
 
     // 45 s after the request started (15 s after its timeout), the endpoint says 202.
     h.hanging.answer(0, { httpStatus: 202, at: t0 + 45 * S });
-    await h.engine.lateAnswersSettled();
+    await h.settled();
 
     // Counted as delivered then, and the history says which attempt it was and how long it took.
     const points = h.metrics.drain();
@@ -101,7 +115,7 @@ describe('late answers', () => {
 
     // The retry comes due: no request, nothing queued, reported as delivered.
     h.clock.advance((retry?.delaySeconds ?? 0) * S);
-    const report = await h.engine.processJob(retry?.job ?? job([]), {
+    const report = await h.processJob(retry?.job ?? job([]), {
       attemptDeadline: farFuture,
       listenUntil: farFuture,
     });
@@ -122,19 +136,19 @@ describe('late answers', () => {
   it('drops a later retry too when the late answer came after the first retry was already sent', async () => {
     const h = harness();
     const t0 = h.clock.now();
-    await h.engine.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    await h.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
     let [retry] = h.queue.take();
     h.clock.advance((retry?.delaySeconds ?? 0) * S);
-    await h.engine.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    await h.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture, listenUntil: farFuture });
     [retry] = h.queue.take();
 
     // The first request's answer comes while the second is out: the second is a duplicate the
     // receiver gets (best effort), but the third attempt is not made.
     h.hanging.answer(0, { httpStatus: 200, at: h.clock.now() });
     h.hanging.answer(1);
-    await h.engine.lateAnswersSettled();
+    await h.settled();
     h.clock.advance((retry?.delaySeconds ?? 0) * S);
-    await h.engine.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    await h.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture, listenUntil: farFuture });
 
     expect(h.hanging.requests).toHaveLength(2);
     expect(h.queue.sent).toEqual([]);
@@ -143,14 +157,14 @@ describe('late answers', () => {
   it('sends the retry when the listen ended without a success, and looks up only events that were listened to', async () => {
     const h = harness();
     const t0 = h.clock.now();
-    await h.engine.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    await h.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
     const [retry] = h.queue.take();
     h.hanging.answer(0);
-    await h.engine.lateAnswersSettled();
+    await h.settled();
     expect(h.lateAnswers.lookups).toBe(0);
 
     h.clock.advance((retry?.delaySeconds ?? 0) * S);
-    await h.engine.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    await h.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture, listenUntil: farFuture });
 
     expect(h.lateAnswers.lookups).toBe(1);
     expect(h.hanging.requests).toHaveLength(2);
@@ -160,14 +174,14 @@ describe('late answers', () => {
   it('sends the retry when the late answers cannot be looked up (at least once either way)', async () => {
     const h = harness();
     const t0 = h.clock.now();
-    await h.engine.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    await h.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
     const [retry] = h.queue.take();
     h.hanging.answer(0, { httpStatus: 200, at: t0 + 40 * S });
-    await h.engine.lateAnswersSettled();
+    await h.settled();
     h.lateAnswers.failWith = new Error('DynamoDB is down');
 
     h.clock.advance((retry?.delaySeconds ?? 0) * S);
-    await h.engine.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    await h.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture, listenUntil: farFuture });
 
     expect(h.hanging.requests).toHaveLength(2);
   });
@@ -194,7 +208,7 @@ describe('late answers', () => {
     const retried: Array<[string, number | undefined]> = [];
     for (const one of cases) {
       const h = harness(one.sub);
-      await h.engine.processJob(one.job(h.clock.now()), {
+      await h.processJob(one.job(h.clock.now()), {
         attemptDeadline: farFuture,
         ...(one.listenUntil === undefined ? {} : { listenUntil: one.listenUntil }),
       });
@@ -204,7 +218,7 @@ describe('late answers', () => {
         if (queue === 'retry')
           retried.push(...queued.items.map((i): [string, number | undefined] => [i.eventId, i.lateUntil]));
       }
-      await h.engine.lateAnswersSettled();
+      await h.settled();
     }
 
     // Only the first is retried (the others end), and without a late window to look up.
@@ -214,12 +228,12 @@ describe('late answers', () => {
   it('is settled only once every listen has ended', async () => {
     const h = harness();
     const t0 = h.clock.now();
-    await h.engine.processJob(job([item('e1', t0), item('e2', t0)]), {
+    await h.processJob(job([item('e1', t0), item('e2', t0)]), {
       attemptDeadline: farFuture,
       listenUntil: farFuture,
     });
     let settled = false;
-    const settling = h.engine.lateAnswersSettled().then(() => {
+    const settling = h.settled().then(() => {
       settled = true;
     });
 
@@ -243,16 +257,19 @@ describe('a sender that throws', () => {
       },
     };
     const h = engineHarness({ sendVia: throwing, lateAnswers });
+    const listens: Promise<void>[] = [];
 
     await expect(
       h.engine.processJob(job([item('e1', h.clock.now())]), {
         attemptDeadline: farFuture,
         listenUntil: farFuture,
+        listens,
       }),
     ).rejects.toThrow('worker crashed');
 
     // Resolves: were the listen left open, this would never settle and the test would time out.
-    await h.engine.lateAnswersSettled();
+    expect(listens).toHaveLength(1);
+    await Promise.all(listens);
     expect(lateAnswers.items.size).toBe(0);
   });
 });
@@ -261,13 +278,13 @@ describe('a worker stopping', () => {
   it('ends its listens at once, and listens to no request it sends after that', async () => {
     const h = harness();
     const t0 = h.clock.now();
-    await h.engine.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    await h.processJob(job([item('e1', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
 
     h.engine.stopListening();
-    await h.engine.lateAnswersSettled();
+    await h.settled();
     // After the probation the timeout began.
     h.clock.advance(60 * S);
-    await h.engine.processJob(job([item('e2', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
+    await h.processJob(job([item('e2', t0)]), { attemptDeadline: farFuture, listenUntil: farFuture });
 
     expect(h.hanging.requests.map(({ late }) => late !== undefined)).toEqual([true, false]);
     expect(h.lateAnswers.items.size).toBe(0);

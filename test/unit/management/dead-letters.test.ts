@@ -4,7 +4,7 @@ import {
   deadLetterKey,
   deadLetterRecord,
 } from '../../../shared/delivery/rules/dead-letter-layout';
-import type { DeadLetterReason } from '../../../shared/domain/model';
+import type { DeadLetterReason, Subscription } from '../../../shared/domain/model';
 import { ApiError } from '../../../shared/http/errors';
 import {
   blobDocumentText,
@@ -19,6 +19,7 @@ import {
   recordOfTopic,
   replayDocument,
   replayItem,
+  type TimeWindow,
 } from '../../../shared/management/dead-letters';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import { parseReplayMarker, replayMarkerText } from '../../../shared/storage/dead-letter-bucket';
@@ -79,6 +80,10 @@ function harness() {
   return { clock, bucket, queue, claims, service, put };
 }
 
+/** The subscription's blobs as the listing's first page holds them (these tests have few). */
+const listed = async (service: DeadLetterService, of: Subscription, window: TimeWindow = {}) =>
+  (await service.listPage(of, window)).entries;
+
 const request = (overrides: Partial<ReplayRequest> = {}): ReplayRequest => ({
   window: {},
   dryRun: false,
@@ -138,8 +143,8 @@ describe('listing', () => {
     bucket.blobs.set('dead/OTHER/2026/11/22/10/x.json', { text: '[]', writtenAt: T0 });
     bucket.markAll(b, T0 + 3 * HOUR);
 
-    expect((await service.list(sub)).map((entry) => entry.key)).toEqual([c, b, a]);
-    const window = await service.list(sub, { since: T0 + HOUR, until: T0 + 2 * HOUR });
+    expect((await listed(service, sub)).map((entry) => entry.key)).toEqual([c, b, a]);
+    const window = await listed(service, sub, { since: T0 + HOUR, until: T0 + 2 * HOUR });
     expect(window).toEqual([
       { key: b, writtenAt: T0 + HOUR, bytes: expect.any(Number), replayedAt: T0 + 3 * HOUR },
     ]);
@@ -158,7 +163,7 @@ describe('listing', () => {
   it('refuses a subscription without a dead-letter destination, naming the field', async () => {
     const { service } = harness();
     const { deadLetter: _, ...without } = sub;
-    const error = await apiError(service.list(without));
+    const error = await apiError(service.listPage(without));
     expect(error.statusCode).toBe(400);
     expect(error.message).toMatch(
       /^properties\.deadLetterDestination: .*'Audit' has no dead-letter destination/,
@@ -712,8 +717,8 @@ describe('two topics with a subscription of the same name and one container', ()
     const billing = put(T0 + HOUR, [['b1', 'MaxDeliveryAttemptsExceeded', 'billing']], 'b', 'Billing');
     expect(orders.slice(0, 'dead/AUDIT/'.length)).toBe(billing.slice(0, 'dead/AUDIT/'.length));
 
-    expect((await service.list(sub)).map((entry) => entry.key)).toEqual([orders]);
-    expect((await service.list(billingSub)).map((entry) => entry.key)).toEqual([billing]);
+    expect((await listed(service, sub)).map((entry) => entry.key)).toEqual([orders]);
+    expect((await listed(service, billingSub)).map((entry) => entry.key)).toEqual([billing]);
     expect((await service.show(billingSub, billing)).records).toHaveLength(1);
     const hidden = await apiError(service.show(sub, billing));
     expect(hidden.statusCode).toBe(404);
@@ -722,7 +727,7 @@ describe('two topics with a subscription of the same name and one container', ()
 
     // A CloudEvents blob names no topic in its records: the stamp alone says whose it is.
     const cloudEvents = { ...sub, eventDeliverySchema: 'CloudEventSchemaV1_0' as const };
-    expect((await service.list(cloudEvents)).map((entry) => entry.key)).toEqual([orders]);
+    expect((await listed(service, cloudEvents)).map((entry) => entry.key)).toEqual([orders]);
 
     const report = await service.replay(sub, request({ force: true }));
     expect(report).toMatchObject({ blobsSelected: 1, eventsQueued: 1, notFound: [] });
@@ -745,8 +750,8 @@ describe('two topics with a subscription of the same name and one container', ()
     );
     const empty = put(T0 + 3 * HOUR, [], 'e', null);
 
-    expect((await service.list(sub)).map((entry) => entry.key)).toEqual([orders]);
-    expect((await service.list(billingSub)).map((entry) => entry.key)).toEqual([billing]);
+    expect((await listed(service, sub)).map((entry) => entry.key)).toEqual([orders]);
+    expect((await listed(service, billingSub)).map((entry) => entry.key)).toEqual([billing]);
     for (const key of [billing, mixed, empty]) {
       expect((await apiError(service.show(sub, key))).statusCode).toBe(404);
     }
@@ -759,7 +764,7 @@ describe('two topics with a subscription of the same name and one container', ()
 
     // An unstamped CloudEvents blob could be either topic's: no subscription gets it.
     const cloudEvents = { ...sub, eventDeliverySchema: 'CloudEventSchemaV1_0' as const };
-    expect(await service.list(cloudEvents)).toEqual([]);
+    expect(await listed(service, cloudEvents)).toEqual([]);
   });
 
   it('says whose a blob is from its stamp, else from every record', () => {
@@ -820,7 +825,7 @@ describe('namespace subscriptions', () => {
     h.put(T0, [['c1', 'MaxDeliveryAttemptsExceeded']]); // a classic subscription's blob in the same container
     expect(key).toBe(`dead/shop/orders/audit/2026/11/22/10/ns-${T0}.json`);
 
-    expect((await h.service.list(nsSub)).map((entry) => entry.key)).toEqual([key]);
+    expect((await listed(h.service, nsSub)).map((entry) => entry.key)).toEqual([key]);
     const shown = await h.service.show(nsSub, key);
     expect(JSON.parse(shown.records[0] ?? '{}')).toMatchObject({
       deadLetterProperties: { deadletterreason: 'Maximum delivery attempts was exceeded.' },
