@@ -429,6 +429,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   admin('DELETE', '/topics/{topic}/eventSubscriptions/{subscription}'),
   admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/getFullUrl'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deliveries'),
+  admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/resend'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/health'),
   admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/enable'),
   admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/pause'),

@@ -260,6 +260,7 @@ export class DeliveryEngine {
       now: this.deps.clock.now(),
       random: this.deps.random,
       deadLetters: subscription.deadLetter !== undefined,
+      ...(subscription.deliveryLog === undefined ? {} : { deliveryLog: subscription.deliveryLog }),
     });
     const route = this.backlogs?.routeOf(subscription, profile) ?? ALWAYS_QUEUE;
     await sendFollowUps(this.deps, subscription, profile, target, decisions, route);

@@ -4,7 +4,7 @@
  * out, and says whether a success came late (`rules/late-answer.ts`).
  */
 import { Agent, buildConnector, request } from 'undici';
-import type { AttemptResult } from '../domain/model';
+import { type AttemptResult, RESPONSE_EXCERPT_BYTES } from '../domain/model';
 import type { Clock } from '../platform/clock';
 import { blockedHost, EndpointBlockedError, guardedLookup, type Resolver } from './endpoint-guard';
 import type { HandshakeAnswer, HandshakeRequest } from './rules/handshake';
@@ -132,8 +132,9 @@ export class UndiciWebhookSender implements WebhookSender {
         };
       }
       const durationMs = clock.now() - started;
+      const response = answered.excerpt === '' ? {} : { response: answered.excerpt };
       if (isSuccessStatus(answered.statusCode)) {
-        return { delivered: true, httpStatus: answered.statusCode, durationMs };
+        return { delivered: true, httpStatus: answered.statusCode, durationMs, ...response };
       }
       const retryAfter = answered.headers['retry-after'];
       const retryAfterSeconds = parseRetryAfter(
@@ -145,6 +146,7 @@ export class UndiciWebhookSender implements WebhookSender {
         outcome: outcomeForStatus(answered.statusCode),
         httpStatus: answered.statusCode,
         durationMs,
+        ...response,
         ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
       };
     } catch (error) {
@@ -168,7 +170,11 @@ export class UndiciWebhookSender implements WebhookSender {
   private async post(
     webhook: WebhookRequest,
     signal: AbortSignal,
-  ): Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined> }> {
+  ): Promise<{
+    statusCode: number;
+    headers: Record<string, string | string[] | undefined>;
+    excerpt: string;
+  }> {
     const response = await request(webhook.url, {
       method: 'POST',
       headers: webhook.headers,
@@ -176,8 +182,8 @@ export class UndiciWebhookSender implements WebhookSender {
       dispatcher: this.agent,
       signal,
     });
-    await drain(response.body, this.options.maxResponseBytes ?? 64 * 1024);
-    return { statusCode: response.statusCode, headers: response.headers };
+    const excerpt = await drain(response.body, this.options.maxResponseBytes ?? 64 * 1024);
+    return { statusCode: response.statusCode, headers: response.headers, excerpt };
   }
 
   /**
@@ -247,15 +253,36 @@ export class UndiciWebhookSender implements WebhookSender {
   }
 }
 
-async function drain(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number): Promise<void> {
+/**
+ * Reads the body to its end (or drops the connection past `maxBytes`) and answers its first
+ * {@link RESPONSE_EXCERPT_BYTES} as text: the excerpt the message log keeps.
+ */
+async function drain(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number): Promise<string> {
+  const head: Buffer[] = [];
   let read = 0;
   for await (const chunk of body) {
+    if (read < RESPONSE_EXCERPT_BYTES) head.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - read));
     read += chunk.length;
     if (read > maxBytes) {
       body.destroy();
-      return;
+      break;
     }
   }
+  return responseExcerpt(Buffer.concat(head));
+}
+
+/**
+ * Bytes as text; a character cut in two at the end of an excerpt is left out rather than shown
+ * as a replacement character.
+ */
+export function responseExcerpt(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  if (bytes.length < RESPONSE_EXCERPT_BYTES || !text.endsWith('\uFFFD')) return text;
+  // Only an incomplete sequence at the very end is dropped; one inside the text stays as sent.
+  let end = bytes.length;
+  while (end > 0 && end > bytes.length - 4 && ((bytes[end - 1] as number) & 0xc0) === 0x80) end -= 1;
+  if (end > 0 && ((bytes[end - 1] as number) & 0xc0) === 0xc0) end -= 1;
+  return bytes.subarray(0, end).toString('utf8');
 }
 
 /** The body as text, up to `maxBytes` (the rest is not read). */

@@ -58,6 +58,12 @@ export const deliveryItemSchema = z.object({
    * (epoch ms, the latest such window). Its retries look for a recorded late success first.
    */
   lateUntil: z.number().optional(),
+  /**
+   * Set on a resend (an event sent again from the message log): the delivery id it sends again.
+   * The request carries it in a header (`RESEND_HEADER`, `delivery/rules/headers.ts`) and the
+   * log records it.
+   */
+  resendOf: z.string().optional(),
 });
 export type DeliveryItem = z.infer<typeof deliveryItemSchema>;
 

@@ -338,6 +338,10 @@ export const subscriptionFilterSchema = z.custom<SubscriptionFilter>(
 export const PROVISIONING_STATES = ['Succeeded', 'AwaitingManualAction', 'Failed'] as const;
 export type ProvisioningState = (typeof PROVISIONING_STATES)[number];
 
+/** What a subscription's message log keeps: failed attempts and what follows them, or every attempt. */
+export const DELIVERY_LOG_MODES = ['Failures', 'All'] as const;
+export type DeliveryLogMode = (typeof DELIVERY_LOG_MODES)[number];
+
 export const subscriptionSchema = z.object({
   topic: z.string(),
   name: z.string(),
@@ -362,6 +366,8 @@ export const subscriptionSchema = z.object({
   /** How events are delivered (and dead-lettered); it follows the topic's input schema. */
   eventDeliverySchema: z.enum(EVENT_DELIVERY_SCHEMAS),
   labels: z.array(z.string()),
+  /** What the message log keeps (`shared/storage/attempt-history.ts`); absent: `Failures`. */
+  deliveryLog: z.enum(DELIVERY_LOG_MODES).optional(),
   /** Absent: the endpoint needs no validation (validation off when it was set, or written before it existed). */
   validation: endpointValidationSchema.optional(),
   /**
@@ -394,6 +400,9 @@ export const nextSubscriptionVersion = (existing: Pick<Subscription, 'version'> 
   Math.max((existing?.version ?? 0) + 1, nowMs);
 
 /** The result of one HTTP attempt. */
+/** How much of an endpoint's answer body an attempt keeps (the message log shows it). */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
 export interface AttemptResult {
   /** `true` only for HTTP 200-204. */
   delivered: boolean;
@@ -401,6 +410,8 @@ export interface AttemptResult {
   outcome?: DeliveryOutcome;
   httpStatus?: number;
   durationMs: number;
+  /** The first {@link RESPONSE_EXCERPT_BYTES} of the answer body as text; absent when it was empty. */
+  response?: string;
   /** Short error text for network failures. */
   error?: string;
   /**
@@ -425,8 +436,9 @@ export type AttemptNext =
   | { action: 'none' };
 
 /**
- * One entry of an event's delivery history. Written only for failed attempts and for what
- * follows them, so a first-attempt success costs no database write.
+ * One entry of an event's delivery history (the message log). With the subscription's
+ * `deliveryLog` at `Failures` (the default), written only for failed attempts and for what follows
+ * them, so a first-attempt success costs no database write; at `All`, for every attempt.
  */
 export interface AttemptRecord {
   topic: string;
@@ -445,6 +457,15 @@ export interface AttemptRecord {
   httpStatus?: number;
   durationMs?: number;
   error?: string;
+  /** The first {@link RESPONSE_EXCERPT_BYTES} of the endpoint's answer body. */
+  response?: string;
+  /**
+   * The event as delivered (its `eventJson`), so it can be sent again; absent when it is over
+   * `MAX_LOGGED_EVENT_BYTES` (`delivery/rules/decide.ts`).
+   */
+  eventJson?: string;
+  /** The delivery this one sends again (a resend), when it is one. */
+  resendOf?: string;
   next: AttemptNext;
 }
 

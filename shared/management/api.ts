@@ -39,6 +39,7 @@ import { parseWindow } from './dead-letters';
 import { deliverySchemaFor } from './delivery-schema';
 import { healthOperations } from './health-routes';
 import { type KeyedResourceApi, keyedResourceOperations, requireResource } from './keyed-resource-routes';
+import { messageLogOperations } from './message-log-routes';
 import { namespaceOperations } from './namespaces';
 import { subscriptionDocument, topicDocument } from './resource-documents';
 import { parseSubscriptionBody } from './subscription-schema';
@@ -110,69 +111,6 @@ const CLASSIC_SUBSCRIPTION_PATH = '/admin/topics/{topic}/eventSubscriptions/{sub
 const findClassicSubscription: SubscriptionFinder = (event, deps, options) =>
   requireSubscription(deps, topicParam(event), subscriptionParam(event), options);
 
-/** Attempt records as the API shows them: ISO times, grouped by delivery. */
-export function deliveriesDocument(records: readonly AttemptRecord[]) {
-  const byDelivery = new Map<string, AttemptRecord[]>();
-  for (const record of records)
-    byDelivery.set(record.deliveryId, [...(byDelivery.get(record.deliveryId) ?? []), record]);
-  return {
-    value: [...byDelivery.entries()].map(([deliveryId, attempts]) => {
-      const last = attempts[attempts.length - 1] as AttemptRecord;
-      const status =
-        last.next.action === 'retry'
-          ? 'Retrying'
-          : last.next.action === 'deadLetter'
-            ? 'DeadLettered'
-            : last.next.action === 'dropped'
-              ? 'Dropped'
-              : 'Delivered';
-      return {
-        eventId: last.eventId,
-        deliveryId,
-        publishTime: new Date(last.publishedAt).toISOString(),
-        status,
-        ...(last.next.action === 'deadLetter' || last.next.action === 'dropped'
-          ? { reason: last.next.reason }
-          : {}),
-        ...(last.next.action === 'retry' ? { nextAttemptTime: new Date(last.next.dueAt).toISOString() } : {}),
-        attempts: attempts.map((record) => ({
-          attempt: record.attempt,
-          time: new Date(record.at).toISOString(),
-          outcome: record.outcome,
-          ...(record.httpStatus === undefined ? {} : { httpStatus: record.httpStatus }),
-          ...(record.durationMs === undefined ? {} : { durationMs: record.durationMs }),
-          ...(record.error === undefined ? {} : { error: record.error }),
-        })),
-      };
-    }),
-  };
-}
-
-/** The deliveries API's window when the request names neither end. */
-export const DEFAULT_HISTORY_WINDOW_MS = 24 * 3_600_000;
-
-/**
- * The deliveries API's `since` and `until`: ISO 8601 times, `until` exclusive. Without `until` the
- * window ends now; without `since` it is the 24 hours before `until`. A window longer than the
- * history's retention is a 400 naming `since`.
- */
-export function parseHistoryWindow(
-  input: { since?: unknown; until?: unknown },
-  nowMs: number,
-  retentionDays: number,
-): HistoryWindow {
-  const window = parseWindow(input);
-  const until = window.until ?? nowMs;
-  const since = window.since ?? until - DEFAULT_HISTORY_WINDOW_MS;
-  if (since >= until) throw badRequest('since: must be before until (which defaults to now).');
-  if (until - since > retentionDays * 86_400_000) {
-    throw badRequest(
-      `since: the window may span at most ${retentionDays} days, the attempt history's retention (got ${new Date(since).toISOString()} to ${new Date(until).toISOString()}).`,
-    );
-  }
-  return { since, until };
-}
-
 const operations: Readonly<Record<string, Operation>> = {
   ...namespaceOperations,
   ...keyedResourceOperations(TOPICS),
@@ -239,29 +177,7 @@ const operations: Readonly<Record<string, Operation>> = {
     return jsonResult(200, { endpointUrl: await fullEndpointUrl(deps, subscription.destination) });
   },
 
-  'GET /admin/topics/{topic}/eventSubscriptions/{subscription}/deliveries': async (event, deps) => {
-    const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event));
-    const query = event.queryStringParameters ?? {};
-    const eventId = query.eventId;
-    if (eventId === undefined || eventId === '') {
-      throw badRequest('eventId: the query parameter is required (the id of the published event).');
-    }
-    const window = parseHistoryWindow(
-      { since: query.since, until: query.until },
-      deps.clock.now(),
-      deps.history.retentionDays,
-    );
-    const found = await deps.history.find(subscription.topic, subscription.name, eventId, window);
-    return jsonResult(200, {
-      ...deliveriesDocument(found.records),
-      searched: {
-        since: new Date(found.searched.since).toISOString(),
-        until: new Date(found.searched.until).toISOString(),
-      },
-      truncated: found.truncated,
-    });
-  },
-
+  ...messageLogOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
   ...healthOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
   ...deadLetterOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
   ...validationOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription, subscriptionDocument),

@@ -144,6 +144,7 @@ export function subscriptionDocument(subscription: Subscription, nowMs: number) 
       retryPolicy: retryPolicyOf(subscription.retry),
       eventDeliverySchema: subscription.eventDeliverySchema,
       labels: subscription.labels,
+      deliveryLog: subscription.deliveryLog ?? 'Failures',
       ...(subscription.deadLetter === undefined
         ? {}
         : { deadLetterDestination: deadLetterDocument(subscription.deadLetter) }),

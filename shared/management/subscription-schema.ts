@@ -8,7 +8,9 @@ import { z } from 'zod';
 import { BATCH_LIMITS } from '../delivery/rules/batching';
 import { type DeliveryProfile, TOPIC_PROFILE } from '../delivery/rules/profiles';
 import {
+  DELIVERY_LOG_MODES,
   type DeadLetterDestination,
+  type DeliveryLogMode,
   EVENT_DELIVERY_SCHEMAS,
   type RetryLimits,
   retryLimitsOf,
@@ -172,6 +174,9 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
           .enum(EVENT_DELIVERY_SCHEMAS, { error: `must be one of ${EVENT_DELIVERY_SCHEMAS.join(', ')}` })
           .optional(),
         labels: z.array(z.string()).optional(),
+        deliveryLog: z
+          .enum(DELIVERY_LOG_MODES, { error: `must be one of ${DELIVERY_LOG_MODES.join(', ')}` })
+          .optional(),
         deadLetterDestination: deadLetterDestinationSchema.nullable().optional(),
         expirationTimeUtc: expirationTimeSchema,
       },
@@ -200,6 +205,8 @@ export interface SubscriptionInput {
   /** Normalised once, here: `{ maxAttempts, ttlMs }`. */
   retry: RetryLimits;
   labels: string[];
+  /** What the message log keeps; absent (not given): `Failures`. */
+  deliveryLog?: DeliveryLogMode;
   deadLetter?: DeadLetterDestination;
   /** As asked for; `deliverySchemaFor` (`delivery-schema.ts`) decides it against the topic. */
   eventDeliverySchema?: (typeof EVENT_DELIVERY_SCHEMAS)[number];
@@ -279,6 +286,7 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
         properties.retryPolicy?.eventTimeToLiveInMinutes ?? limits.eventTimeToLiveInMinutes.default,
     }),
     labels: properties.labels ?? [],
+    ...(properties.deliveryLog === undefined ? {} : { deliveryLog: properties.deliveryLog }),
     ...(properties.eventDeliverySchema === undefined
       ? {}
       : { eventDeliverySchema: properties.eventDeliverySchema }),

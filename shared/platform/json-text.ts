@@ -129,6 +129,14 @@ export function objectMembers(text: string): JsonMember[] {
 }
 
 /** Writes members back as a JSON object text; values are used as the JSON text they are. */
+/** The string value of an object text's member `name`; absent when it has none, or it is not a string. */
+export function stringMember(objectJson: string, name: string): string | undefined {
+  const member = objectMembers(objectJson).find((candidate) => candidate.name === name);
+  if (member === undefined) return undefined;
+  const value: unknown = JSON.parse(member.value);
+  return typeof value === 'string' ? value : undefined;
+}
+
 export const objectText = (members: readonly JsonMember[]): string =>
   `{${members.map((member) => `${JSON.stringify(member.name)}:${member.value}`).join(',')}}`;
 

@@ -1,6 +1,10 @@
 /**
- * The attempt history: what happened to the events a subscription failed to deliver at first,
- * kept `retentionDays` for operators asking "what happened to event X".
+ * The attempt history, or message log: what happened to a subscription's events, kept
+ * `retentionDays` for operators asking "what happened to event X" and sending one again. With
+ * the subscription's `deliveryLog` at `Failures` (the default) it holds the events not delivered
+ * at the first attempt; at `All`, every event. Each record carries the first KiB of the
+ * endpoint's answer, and each item an event's text once (up to `MAX_LOGGED_EVENT_BYTES`), so it
+ * can be resent.
  *
  * Writes are packed: the records one delivery job produces for one subscription become one item
  * (more only when they would pass {@link MAX_PACKED_BYTES}), so a job of many events costs a write
@@ -12,13 +16,13 @@
  * | `sk`         | `<at of the newest record, 15 digits>#<16 random hex digits>`                  |
  * | `kind`       | `attempts`                                                                     |
  * | `ids`        | the item's distinct event ids as `\n<id>\n<id>\n` (see {@link idToken})        |
- * | `records`    | the records as gzip-compressed JSON (binary): an array of records without `topic`, `subscription` and `eventId` (the key and `ids` have them), each with `e`, its event's position in `ids` |
+ * | `records`    | the records as gzip-compressed JSON (binary): an array of records without `topic`, `subscription` and `eventId` (the key and `ids` have them), each with `e`, its event's position in `ids`; an event's `eventJson` on its first record only |
  * | `count`      | how many records                                                               |
  * | `expiresAt`  | epoch seconds: the newest record's time plus the retention (DynamoDB TTL)      |
  *
  * A lookup queries each hour partition of the window (every shard), newest first, with a filter
  * on `ids`, and stops after {@link READ_BUDGET_UNITS} read units, saying how much of the window
- * it searched. The shards spread one subscription's writes in a busy hour over several
+ * it searched. A listing reads the same partitions without the filter, a page at a time. The shards spread one subscription's writes in a busy hour over several
  * partitions.
  */
 import { createHash, randomBytes, randomInt } from 'node:crypto';
@@ -101,6 +105,21 @@ function packedRecord(record: AttemptRecord, e: number): PackedRecord {
   };
 }
 
+/** An event's records as packed: its text (`eventJson`) kept on the first record that has it only. */
+function packedRecords(records: readonly AttemptRecord[], e: number): PackedRecord[] {
+  let textKept = false;
+  return records.map((record) => {
+    const packed = packedRecord(record, e);
+    if (packed.eventJson === undefined) return packed;
+    if (!textKept) {
+      textKept = true;
+      return packed;
+    }
+    const { eventJson: _eventJson, ...rest } = packed;
+    return rest;
+  });
+}
+
 export interface PackOptions {
   retentionDays: number;
   shards?: number;
@@ -128,9 +147,7 @@ function encode(events: readonly EventRecords[]): Packed {
   const records = events.flatMap((event) => event.records);
   return {
     ids: idsAttribute(events.map((event) => event.eventId)),
-    data: gzipSync(
-      JSON.stringify(events.flatMap((event, e) => event.records.map((record) => packedRecord(record, e)))),
-    ),
+    data: gzipSync(JSON.stringify(events.flatMap((event, e) => packedRecords(event.records, e)))),
     count: records.length,
     newestAt: records.reduce((newest, record) => Math.max(newest, record.at), Number.NEGATIVE_INFINITY),
   };
@@ -224,6 +241,31 @@ export function recordsOfItem(
     }));
 }
 
+/** Every record of a history item, with `topic` and `subscription` as the lookup names them. */
+export function allRecordsOfItem(
+  item: Record<string, unknown>,
+  topic: string,
+  subscription: string,
+): AttemptRecord[] {
+  if (item.kind !== 'attempts' || typeof item.ids !== 'string' || !(item.records instanceof Uint8Array)) {
+    return [];
+  }
+  const ids = item.ids.slice(1, -1).split('\n');
+  const packed = JSON.parse(gunzipSync(item.records).toString('utf8')) as PackedRecord[];
+  return packed.map(({ e, ...rest }) => ({
+    topic,
+    subscription,
+    eventId: unescapedId(ids[e] ?? ''),
+    ...rest,
+  }));
+}
+
+/** A listed id back as the event's id (a hashed one stays its `\\h<sha256>` token). */
+function unescapedId(token: string): string {
+  if (token.startsWith(HASHED)) return token;
+  return token.replace(/\\(\\|n)/g, (_match, escaped: string) => (escaped === 'n' ? '\n' : '\\'));
+}
+
 /** A time window in epoch ms: `since` inclusive, `until` exclusive. */
 export interface HistoryWindow {
   since: number;
@@ -242,10 +284,21 @@ export interface HistorySearch {
   truncated: boolean;
 }
 
+/** A page of a subscription's log ({@link AttemptHistoryTable.list}). */
+export interface HistoryPage {
+  /** The page's records, oldest first. */
+  records: AttemptRecord[];
+  /** The part of the window the page covers; the next page ends where it begins. */
+  searched: HistoryWindow;
+  /** Part of the window is left for a next page. */
+  more: boolean;
+}
+
 /** The lookup side, as the management API uses it. */
 export interface AttemptHistoryLookup {
   readonly retentionDays: number;
   find(topic: string, subscription: string, eventId: string, window: HistoryWindow): Promise<HistorySearch>;
+  list(topic: string, subscription: string, window: HistoryWindow, deliveries: number): Promise<HistoryPage>;
 }
 
 export interface AttemptHistoryOptions {
@@ -307,6 +360,60 @@ export class AttemptHistoryTable implements AttemptHistoryLookup {
     eventId: string,
     window: HistoryWindow,
   ): Promise<HistorySearch> {
+    const found = await this.search(topic, subscription, window, { needle: idNeedle(eventId) });
+    return {
+      records: oldestFirst(found.items.flatMap((item) => recordsOfItem(item, topic, subscription, eventId))),
+      searched: found.searched,
+      truncated: found.truncated,
+    };
+  }
+
+  /**
+   * A page of the subscription's log: the records of the newest items in `window`, hour by hour
+   * from the newest, until at least `deliveries` deliveries are found (or the read budget is used
+   * up). Only items from the completely searched part are kept, so the next page (the same
+   * window, ending at `searched.since`) repeats none of them; `more` says whether it has any
+   * part of the window left to search.
+   */
+  async list(
+    topic: string,
+    subscription: string,
+    window: HistoryWindow,
+    deliveries: number,
+  ): Promise<HistoryPage> {
+    const seen = new Set<string>();
+    const found = await this.search(topic, subscription, window, {
+      onItem: (item) => {
+        for (const record of allRecordsOfItem(item, topic, subscription)) seen.add(record.deliveryId);
+      },
+      enough: () => seen.size >= deliveries,
+    });
+    const kept = found.items.filter(
+      (item) => atOfSk(item.sk, Number.NEGATIVE_INFINITY) >= found.searched.since,
+    );
+    return {
+      records: oldestFirst(kept.flatMap((item) => allRecordsOfItem(item, topic, subscription))),
+      searched: found.searched,
+      more: found.truncated,
+    };
+  }
+
+  /**
+   * The items of the window's partitions, newest hour first ({@link QUERY_CONCURRENCY} partition
+   * queries at a time): those listing `needle` when one is given, every item otherwise. Stops
+   * when the read budget is used up or `enough` says so, and answers the part of the window it
+   * searched completely.
+   */
+  private async search(
+    topic: string,
+    subscription: string,
+    window: HistoryWindow,
+    options: {
+      needle?: string;
+      onItem?: (item: Record<string, unknown>) => void;
+      enough?: () => boolean;
+    },
+  ): Promise<{ items: Record<string, unknown>[]; searched: HistoryWindow; truncated: boolean }> {
     // Nothing older than the retention is kept.
     const since = Math.max(window.since, this.now() - this.retentionDays * DAY_MS);
     const until = window.until;
@@ -325,25 +432,27 @@ export class AttemptHistoryTable implements AttemptHistoryLookup {
         }
       }
     }
-    const needle = idNeedle(eventId);
+    const { needle, onItem, enough } = options;
     const budget = { used: 0 };
-    const found: AttemptRecord[] = [];
+    const items: Record<string, unknown>[] = [];
+    const stop = () => budget.used >= this.readBudgetUnits || enough?.() === true;
     await mapWithConcurrency(tasks, QUERY_CONCURRENCY, async (task) => {
       let startKey: Record<string, unknown> | undefined;
       do {
-        if (budget.used >= this.readBudgetUnits) return;
+        if (stop()) return;
         const page: QueryCommandOutput = await this.doc.send(
           new QueryCommand({
             TableName: this.tableName,
             KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-            FilterExpression: 'contains(#ids, :needle)',
-            ExpressionAttributeNames: { '#ids': 'ids' },
+            ...(needle === undefined
+              ? {}
+              : { FilterExpression: 'contains(#ids, :needle)', ExpressionAttributeNames: { '#ids': 'ids' } }),
             // `:to` sorts before every key of `upper` itself (they go on with `#`): `until` is exclusive.
             ExpressionAttributeValues: {
               ':pk': task.pk,
               ':from': padAt(task.lower),
               ':to': padAt(task.upper),
-              ':needle': needle,
+              ...(needle === undefined ? {} : { ':needle': needle }),
             },
             ScanIndexForward: false,
             ReturnConsumedCapacity: 'TOTAL',
@@ -351,7 +460,10 @@ export class AttemptHistoryTable implements AttemptHistoryLookup {
           }),
         );
         budget.used += pageUnits(page);
-        for (const item of page.Items ?? []) found.push(...recordsOfItem(item, topic, subscription, eventId));
+        for (const item of page.Items ?? []) {
+          items.push(item);
+          onItem?.(item);
+        }
         startKey = page.LastEvaluatedKey;
         // Newest first: every item newer than the last one evaluated has been seen.
         task.coveredFrom = startKey === undefined ? task.lower : atOfSk(startKey.sk, task.lower) + 1;
@@ -360,7 +472,7 @@ export class AttemptHistoryTable implements AttemptHistoryLookup {
     const searchedSince = searchedFrom(tasks, this.shards, until);
     const truncated = tasks.length > 0 && searchedSince > since;
     return {
-      records: oldestFirst(found),
+      items,
       searched: { since: truncated ? searchedSince : window.since, until },
       truncated,
     };

@@ -117,6 +117,7 @@ const fullSubscription = (topic: string, name: string): Subscription =>
     deadLetter: { container: 'dead', resourceId: '/subscriptions/x/storageAccounts/y' },
     eventDeliverySchema: 'CloudEventSchemaV1_0',
     labels: ['a', 'b'],
+    deliveryLog: 'All',
     validation: {
       endpointUrl: 'https://hooks.example.test/in',
       code: 'code-1',
@@ -199,6 +200,7 @@ const fullLine = (
     lastHttpStatus: 503,
     lastAttemptAt: publishedAt + 1,
     lateUntil: publishedAt + 180_001,
+    resendOf: `first-${id}`,
   }),
 });
 

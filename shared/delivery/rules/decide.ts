@@ -10,6 +10,7 @@ import type {
   AttemptRecord,
   AttemptResult,
   DeadLetterReason,
+  DeliveryLogMode,
   RetryLimits,
 } from '../../domain/model';
 import type { DeliveryProfile } from './profiles';
@@ -59,6 +60,11 @@ export interface DecideInput {
   readonly random: () => number;
   /** Whether the subscription has a dead-letter destination (else ended events are dropped). */
   readonly deadLetters: boolean;
+  /**
+   * What the message log keeps: `Failures` (default) records failed attempts and what follows
+   * them, `All` also first-attempt successes.
+   */
+  readonly deliveryLog?: DeliveryLogMode;
 }
 
 export interface JobDecisions {
@@ -76,7 +82,10 @@ export interface JobDecisions {
   readonly held: ReadonlyMap<number, readonly DeliveryItem[]>;
   /** Events already delivered by a late answer: nothing more is sent or kept for them. */
   readonly answeredLate: readonly DeliveryItem[];
-  /** History entries: failed attempts, what follows them, and successes after a failure. */
+  /**
+   * History entries: failed attempts, what follows them, and successes after a failure (and, with
+   * `deliveryLog: All`, every success).
+   */
   readonly records: readonly AttemptRecord[];
 }
 
@@ -86,6 +95,19 @@ export interface JobDecisions {
  * no request was made.
  */
 export const stampProbation = (item: DeliveryItem): DeliveryItem => ({ ...item, lastOutcome: 'Probation' });
+
+/**
+ * Events up to this size (UTF-8 bytes of the event as delivered) are kept in the message log so
+ * they can be resent: 64 KiB, the size Event Grid bills as one operation. Larger ones are logged
+ * without their text (a dead letter still holds them whole).
+ */
+export const MAX_LOGGED_EVENT_BYTES = 64 * 1024;
+
+/** Whether the message log keeps an event's text (so it can be resent): up to {@link MAX_LOGGED_EVENT_BYTES}. */
+const loggedEvent = (eventJson: string) =>
+  // Checked by length first: a UTF-8 byte count is at least the string's length.
+  eventJson.length <= MAX_LOGGED_EVENT_BYTES &&
+  Buffer.byteLength(eventJson, 'utf8') <= MAX_LOGGED_EVENT_BYTES;
 
 export function decideJob(input: DecideInput): JobDecisions {
   const { profile, limits, now } = input;
@@ -97,7 +119,7 @@ export function decideJob(input: DecideInput): JobDecisions {
     attempt: number,
     at: number,
     detail: Pick<AttemptRecord, 'outcome' | 'next'> &
-      Partial<Pick<AttemptResult, 'httpStatus' | 'durationMs' | 'error'>>,
+      Partial<Pick<AttemptResult, 'httpStatus' | 'durationMs' | 'error' | 'response'>>,
   ): AttemptRecord => ({
     topic: input.topic,
     subscription: input.subscription,
@@ -110,6 +132,9 @@ export function decideJob(input: DecideInput): JobDecisions {
     ...(detail.httpStatus === undefined ? {} : { httpStatus: detail.httpStatus }),
     ...(detail.durationMs === undefined ? {} : { durationMs: detail.durationMs }),
     ...(detail.error === undefined ? {} : { error: detail.error }),
+    ...(detail.response === undefined ? {} : { response: detail.response }),
+    ...(loggedEvent(item.eventJson) ? { eventJson: item.eventJson } : {}),
+    ...(item.resendOf === undefined ? {} : { resendOf: item.resendOf }),
     next: detail.next,
   });
 
@@ -180,7 +205,7 @@ export function decideJob(input: DecideInput): JobDecisions {
     const attemptNumber = item.attempts + 1;
     if (result.delivered) {
       delivered.push(entry);
-      if (item.attempts > 0) {
+      if (item.attempts > 0 || input.deliveryLog === 'All') {
         records.push(
           record(item, attemptNumber, startedAt, {
             ...result,

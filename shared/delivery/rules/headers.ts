@@ -100,16 +100,19 @@ export function customHeaderValues(
   return values;
 }
 
+/** The header that marks a resend, with the id of the delivery it sends again. */
+export const RESEND_HEADER = 'gridwire-resend-of';
+
 /**
  * The service's headers for a request carrying `items` (all with the same attempt count).
  * `aeg-delivery-count` is the number of earlier attempts (0 on the first); `aeg-output-event-id`
  * and `aeg-data-version` are sent for a single event only, and only when they can travel in a
- * header (the body always carries them). A CloudEvent has a data version only when it carries the
+ * header (the body always carries them), and so is `gridwire-resend-of` on a resend. A CloudEvent has a data version only when it carries the
  * `dataversion` extension.
  */
 export function systemHeaders(
   subscription: { readonly name: string; readonly eventDeliverySchema: EventDeliverySchema },
-  items: readonly Pick<DeliveryItem, 'attempts' | 'eventId' | 'dataVersion'>[],
+  items: readonly Pick<DeliveryItem, 'attempts' | 'eventId' | 'dataVersion' | 'resendOf'>[],
 ): Record<string, string> {
   const first = items[0];
   if (first === undefined) throw new RangeError('a delivery request needs at least one event');
@@ -131,6 +134,8 @@ export function systemHeaders(
     }
     if (isSendableHeaderValue(first.eventId, MAX_ECHOED_HEADER_CHARS))
       headers['aeg-output-event-id'] = first.eventId;
+    // A resend is queued alone, so it travels alone: the header names the delivery it repeats.
+    if (first.resendOf !== undefined) headers[RESEND_HEADER] = first.resendOf;
   }
   return headers;
 }

@@ -13,7 +13,7 @@ import type { DeliveryItem } from '../../domain/delivery';
 import type { DeadLetterReason } from '../../domain/model';
 import { topicResourceId } from '../../domain/names';
 import { ApiError } from '../../http/errors';
-import { arrayElements, objectMembers } from '../../platform/json-text';
+import { arrayElements, objectMembers, stringMember } from '../../platform/json-text';
 
 const unprocessable = (message: string) => new ApiError(422, 'UnprocessableEntity', message);
 
@@ -34,13 +34,6 @@ export function blobRecords(key: string, text: string): string[] {
   }
   return arrayElements(text);
 }
-
-const stringMember = (objectJson: string, name: string): string | undefined => {
-  const member = objectMembers(objectJson).find((candidate) => candidate.name === name);
-  if (member === undefined) return undefined;
-  const value: unknown = JSON.parse(member.value);
-  return typeof value === 'string' ? value : undefined;
-};
 
 /**
  * The dead-letter reason a record states (field names by format; namespace records state it as a

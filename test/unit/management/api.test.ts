@@ -2,12 +2,8 @@ import { ENV } from '../../../shared/config/resources';
 import type { AttemptRecord } from '../../../shared/domain/model';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
-import {
-  deliveriesDocument,
-  handleManagement,
-  type ManagementDeps,
-  parseHistoryWindow,
-} from '../../../shared/management/api';
+import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
+import { deliveriesDocument, parseHistoryWindow } from '../../../shared/management/message-log-routes';
 import { AesGcmSealer, keyText } from '../../../shared/platform/sealing';
 import type { HistoryWindow } from '../../../shared/storage/attempt-history';
 import { subscription } from '../../support/fakes';

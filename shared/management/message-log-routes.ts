@@ -1,0 +1,283 @@
+/**
+ * The message log's routes: `GET <subscription>/deliveries` (one event's deliveries with
+ * `eventId`, a page of the log without) and `POST <subscription>/resend` (one logged event sent
+ * again as a new delivery). The log itself is the attempt history
+ * (`shared/storage/attempt-history.ts`); what it keeps follows the subscription's `deliveryLog`.
+ */
+
+import { MAX_LOGGED_EVENT_BYTES } from '../delivery/rules/decide';
+import { RESEND_HEADER } from '../delivery/rules/headers';
+import { deliveryTargetOf } from '../delivery/target';
+import type { DeliveryItem } from '../domain/delivery';
+import type { AttemptRecord, Subscription } from '../domain/model';
+import { type HttpEvent, jsonResult, parseJsonBody } from '../http/api-gateway';
+import { ApiError, badRequest, notFound } from '../http/errors';
+import { stringMember } from '../platform/json-text';
+import { packJobs, targetGroupId } from '../queue/job-codec';
+import type { HistoryWindow } from '../storage/attempt-history';
+import { MAX_BODY_BYTES, type ManagementDeps, type Operation } from './common';
+import type { SubscriptionFinder } from './dead-letter-routes';
+import { parseWindow } from './dead-letters';
+
+/** The deliveries API's window when the request names neither end. */
+export const DEFAULT_HISTORY_WINDOW_MS = 24 * 3_600_000;
+/** Deliveries a page of the log lists at least (whole hours are listed), unless `top` says otherwise. */
+export const DEFAULT_LOG_PAGE = 100;
+/** The most `top` may ask for. */
+export const MAX_LOG_PAGE = 1000;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A delivery's status from its newest record. */
+function statusOf(
+  last: AttemptRecord,
+): 'Retrying' | 'DeadLettered' | 'Dropped' | 'Delivered' | 'NotDelivered' {
+  switch (last.next.action) {
+    case 'retry':
+      return 'Retrying';
+    case 'deadLetter':
+      return 'DeadLettered';
+    case 'dropped':
+      return 'Dropped';
+    default:
+      // Nothing follows: delivered (at this attempt or by a late answer), or a retry not made
+      // because a late answer had delivered it.
+      return last.outcome === 'Delivered' || last.outcome === 'NotAttempted' ? 'Delivered' : 'NotDelivered';
+  }
+}
+
+/**
+ * Attempt records as the API shows them: ISO times, grouped by delivery (in the order of each
+ * delivery's first record, or newest delivery first with `newestFirst`). The event's text stays
+ * out; `eventLogged` says whether the log holds it (so it can be resent).
+ */
+export function deliveriesDocument(
+  records: readonly AttemptRecord[],
+  options: { newestFirst?: boolean } = {},
+) {
+  const byDelivery = new Map<string, AttemptRecord[]>();
+  for (const record of records)
+    byDelivery.set(record.deliveryId, [...(byDelivery.get(record.deliveryId) ?? []), record]);
+  const deliveries = [...byDelivery.entries()];
+  if (options.newestFirst === true) {
+    const newest = (attempts: readonly AttemptRecord[]) => Math.max(...attempts.map((record) => record.at));
+    deliveries.sort(([, a], [, b]) => newest(b) - newest(a));
+  }
+  return {
+    value: deliveries.map(([deliveryId, attempts]) => {
+      const last = attempts[attempts.length - 1] as AttemptRecord;
+      const resendOf = attempts.find((record) => record.resendOf !== undefined)?.resendOf;
+      return {
+        eventId: last.eventId,
+        deliveryId,
+        publishTime: iso(last.publishedAt),
+        status: statusOf(last),
+        ...(last.next.action === 'deadLetter' || last.next.action === 'dropped'
+          ? { reason: last.next.reason }
+          : {}),
+        ...(last.next.action === 'retry' ? { nextAttemptTime: iso(last.next.dueAt) } : {}),
+        ...(resendOf === undefined ? {} : { resendOf }),
+        eventLogged: attempts.some((record) => record.eventJson !== undefined),
+        attempts: attempts.map((record) => ({
+          attempt: record.attempt,
+          time: iso(record.at),
+          outcome: record.outcome,
+          ...(record.httpStatus === undefined ? {} : { httpStatus: record.httpStatus }),
+          ...(record.durationMs === undefined ? {} : { durationMs: record.durationMs }),
+          ...(record.error === undefined ? {} : { error: record.error }),
+          ...(record.response === undefined ? {} : { response: record.response }),
+        })),
+      };
+    }),
+  };
+}
+
+/**
+ * The deliveries API's `since` and `until`: ISO 8601 times, `until` exclusive. Without `until` the
+ * window ends now; without `since` it is the 24 hours before `until`. A window longer than the
+ * history's retention is a 400 naming `since`.
+ */
+export function parseHistoryWindow(
+  input: { since?: unknown; until?: unknown },
+  nowMs: number,
+  retentionDays: number,
+): HistoryWindow {
+  const window = parseWindow(input);
+  const until = window.until ?? nowMs;
+  const since = window.since ?? until - DEFAULT_HISTORY_WINDOW_MS;
+  if (since >= until) throw badRequest('since: must be before until (which defaults to now).');
+  if (until - since > retentionDays * 86_400_000) {
+    throw badRequest(
+      `since: the window may span at most ${retentionDays} days, the attempt history's retention (got ${iso(since)} to ${iso(until)}).`,
+    );
+  }
+  return { since, until };
+}
+
+/** `top`: how many deliveries a page lists at least, 1..{@link MAX_LOG_PAGE}. */
+export function parseTop(top: string | undefined): number {
+  if (top === undefined || top === '') return DEFAULT_LOG_PAGE;
+  const value = /^\d{1,7}$/.test(top) ? Number(top) : Number.NaN;
+  if (!(value >= 1 && value <= MAX_LOG_PAGE)) {
+    throw badRequest(`top: must be a whole number from 1 to ${MAX_LOG_PAGE} (got ${JSON.stringify(top)}).`);
+  }
+  return value;
+}
+
+/** Why a lookup found nothing, in the subscription's terms. */
+const noRecordNote = (subscription: Subscription, eventId: string, searched: HistoryWindow) =>
+  `No record of event '${eventId}' for this subscription between ${iso(searched.since)} and ${iso(searched.until)}.${
+    subscription.deliveryLog === 'All'
+      ? ''
+      : " The subscription's deliveryLog is 'Failures': an event delivered at its first attempt leaves no record (set properties.deliveryLog to 'All' to log every delivery)."
+  }`;
+
+/** The resend request: `{"eventId": "...", "deliveryId"?: "...", "since"?: ISO, "until"?: ISO}`. */
+function parseResendBody(event: HttpEvent): {
+  eventId: string;
+  deliveryId?: string;
+  since?: unknown;
+  until?: unknown;
+} {
+  const body = parseJsonBody(event, MAX_BODY_BYTES);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('The body must be a JSON object such as {"eventId": "order-1"}.');
+  }
+  const { eventId, deliveryId, since, until, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) {
+    throw badRequest(`${unknown}: not a resend field (eventId, deliveryId, since, until).`);
+  }
+  if (typeof eventId !== 'string' || eventId === '') {
+    throw badRequest('eventId: required, the id of the event to send again.');
+  }
+  if (deliveryId !== undefined && (typeof deliveryId !== 'string' || deliveryId === '')) {
+    throw badRequest('deliveryId: must be a delivery id from the log, as a string.');
+  }
+  return {
+    eventId,
+    ...(deliveryId === undefined ? {} : { deliveryId: deliveryId as string }),
+    since,
+    until,
+  };
+}
+
+/**
+ * The event to send again: the newest delivery of `eventId` (or the one named) whose text the
+ * log holds. 404 when the log has no record of it, 409 when it has records but not the text.
+ */
+function eventToResend(
+  subscription: Subscription,
+  request: { eventId: string; deliveryId?: string },
+  records: readonly AttemptRecord[],
+  searched: HistoryWindow,
+): AttemptRecord {
+  const candidates = records.filter(
+    (record) => request.deliveryId === undefined || record.deliveryId === request.deliveryId,
+  );
+  if (candidates.length === 0) {
+    throw notFound(
+      request.deliveryId === undefined
+        ? noRecordNote(subscription, request.eventId, searched)
+        : `No record of delivery '${request.deliveryId}' of event '${request.eventId}' between ${iso(searched.since)} and ${iso(searched.until)}.`,
+    );
+  }
+  const withText = candidates.filter((record) => record.eventJson !== undefined);
+  const newest = withText[withText.length - 1];
+  if (newest === undefined) {
+    throw new ApiError(
+      409,
+      'Conflict',
+      `The log has records of event '${request.eventId}' but not its text (events over ${MAX_LOGGED_EVENT_BYTES / 1024} KiB are logged without it); if it was dead-lettered, replay its dead letter.`,
+    );
+  }
+  return newest;
+}
+
+/** The deliveries lookup, the log's pages and resend, on the subscriptions under `subscriptionPath`. */
+export function messageLogOperations(
+  subscriptionPath: string,
+  find: SubscriptionFinder,
+): Record<string, Operation> {
+  return {
+    [`GET ${subscriptionPath}/deliveries`]: async (event, deps) => {
+      const subscription = await find(event, deps);
+      const query = event.queryStringParameters ?? {};
+      const window = parseHistoryWindow(
+        { since: query.since, until: query.until },
+        deps.clock.now(),
+        deps.history.retentionDays,
+      );
+      const eventId = query.eventId;
+      if (eventId === undefined || eventId === '') return logPage(deps, subscription, window, query.top);
+      if (query.top !== undefined)
+        throw badRequest('top: lists a page of the log; it does not go with eventId.');
+      const found = await deps.history.find(subscription.topic, subscription.name, eventId, window);
+      return jsonResult(200, {
+        ...deliveriesDocument(found.records),
+        searched: { since: iso(found.searched.since), until: iso(found.searched.until) },
+        truncated: found.truncated,
+        ...(found.records.length === 0 ? { note: noRecordNote(subscription, eventId, found.searched) } : {}),
+      });
+    },
+
+    [`POST ${subscriptionPath}/resend`]: async (event, deps) => {
+      const subscription = await find(event, deps, { consistent: true });
+      const request = parseResendBody(event);
+      const window = parseHistoryWindow(request, deps.clock.now(), deps.history.retentionDays);
+      const found = await deps.history.find(subscription.topic, subscription.name, request.eventId, window);
+      const original = eventToResend(subscription, request, found.records, found.searched);
+      const item = resendItem(original, `resend-${deps.newId()}`, deps.clock.now());
+      const target = deliveryTargetOf(subscription);
+      await deps.queue.send(
+        'delivery',
+        packJobs({ target }, [item]).map((body) => ({
+          body,
+          delaySeconds: 0,
+          groupId: targetGroupId(target),
+        })),
+      );
+      return jsonResult(202, {
+        eventId: item.eventId,
+        deliveryId: item.deliveryId,
+        resendOf: original.deliveryId,
+        header: `${RESEND_HEADER}: ${original.deliveryId}`,
+      });
+    },
+  };
+}
+
+/** A page of the log: deliveries newest first, and where the next page ends when there is one. */
+async function logPage(
+  deps: ManagementDeps,
+  subscription: Subscription,
+  window: HistoryWindow,
+  top?: string,
+) {
+  const page = await deps.history.list(subscription.topic, subscription.name, window, parseTop(top));
+  return jsonResult(200, {
+    deliveryLog: subscription.deliveryLog ?? 'Failures',
+    ...deliveriesDocument(page.records, { newestFirst: true }),
+    searched: { since: iso(page.searched.since), until: iso(page.searched.until) },
+    ...(page.more ? { nextUntil: iso(page.searched.since) } : {}),
+  });
+}
+
+/**
+ * A logged event as a new delivery: the same event text and id, a new delivery id, attempts
+ * from 0, published now (its time to live counts from the resend), marked as a resend of the
+ * delivery it came from.
+ */
+export function resendItem(original: AttemptRecord, deliveryId: string, now: number): DeliveryItem {
+  const eventJson = original.eventJson as string;
+  return {
+    deliveryId,
+    eventId: original.eventId,
+    // The Event Grid schema's member, or the CloudEvents extension.
+    dataVersion: stringMember(eventJson, 'dataVersion') ?? stringMember(eventJson, 'dataversion') ?? '',
+    eventJson,
+    attempts: 0,
+    publishedAt: now,
+    resendOf: original.deliveryId,
+  };
+}
