@@ -43,3 +43,30 @@ export const flag = (value: string | boolean): boolean => {
   if (parsed === undefined) throw new InvalidArgumentError('must be true, false, 1 or 0.');
   return parsed;
 };
+
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/**
+ * `--since`/`--until`: an ISO 8601 time as the API takes it, or a time that long ago, written
+ * `30s`, `15m`, `1h` or `7d` (answered as the ISO time it means at `now`).
+ */
+export const timeArgument =
+  (flagName: string, now: () => number = Date.now) =>
+  (value: string): string => {
+    const relative = /^(\d{1,6})([smhd])$/.exec(value.trim());
+    if (relative !== null) {
+      const [, amount, unit] = relative as unknown as [string, string, string];
+      return new Date(now() - Number(amount) * (DURATION_UNITS_MS[unit] as number)).toISOString();
+    }
+    if (Number.isNaN(Date.parse(value))) {
+      throw new InvalidArgumentError(
+        `${flagName} must be an ISO 8601 time such as 2026-11-28T10:00:00Z, or how long ago such as 30m, 1h or 7d.`,
+      );
+    }
+    return value;
+  };

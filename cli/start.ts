@@ -1,6 +1,7 @@
 /** `gridwire start`: the whole pipeline on this machine. */
 import { readFile } from 'node:fs/promises';
 import { Command, Option, type OptionValueSource } from 'commander';
+import { consoleUrl } from '../local/console';
 import type { LocalStack } from '../local/stack';
 import { ENV, LOCAL_ENV } from '../shared/config/resources';
 import { CliError } from './errors';
@@ -197,6 +198,8 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
     `  API          ${stack.apiUrl}`,
     ...(options.publicUrl === undefined ? [] : [`  Public URL   ${options.publicUrl}`]),
     `  Admin token  ${stack.adminToken}`,
+    // The token in the fragment: the browser keeps it to itself, never sends it to the server.
+    `  Console      ${consoleUrl(stack.apiUrl, stack.adminToken)}`,
     `  Publish to   ${stack.apiUrl}/topics/<topic>/api/events  (header aeg-sas-key: <topic key>)`,
     `  Function URL ${stack.functionUrl}  (publishing only, same paths: ${stack.functionUrl}/topics/<topic>/api/events)`,
     `  Data dir     ${stack.dataDir}  (endpoints.json has the emulator and queue endpoints)`,

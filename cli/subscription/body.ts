@@ -12,6 +12,7 @@ import { InvalidArgumentError } from 'commander';
 import {
   ADVANCED_FILTER_OPERATORS,
   type AdvancedFilter,
+  DELIVERY_LOG_MODES,
   EVENT_DELIVERY_SCHEMAS,
   INPUT_SCHEMAS,
 } from '../../shared/domain/model';
@@ -43,6 +44,7 @@ export interface SubscriptionFlags {
   eventDeliverySchema?: string;
   labels?: string[];
   expirationDate?: string;
+  deliveryLog?: string;
 }
 
 /** `value` matched, ignoring case, against `names`: the name as the API spells it. */
@@ -55,6 +57,9 @@ function oneOf(flag: string, names: readonly string[], value: string): string {
 /** `--event-delivery-schema`: any case, as the Azure CLI takes `eventgridschema`. */
 export const deliverySchemaArgument = (value: string) =>
   oneOf('--event-delivery-schema', EVENT_DELIVERY_SCHEMAS, value);
+
+/** `--delivery-log`: `Failures` or `All`, any case. */
+export const deliveryLogArgument = (value: string) => oneOf('--delivery-log', DELIVERY_LOG_MODES, value);
 
 /** `--input-schema`: any case; the Azure CLI's `customeventschema` is `CustomEventSchema`. */
 export const inputSchemaArgument = (value: string) => oneOf('--input-schema', INPUT_SCHEMAS, value);
@@ -215,6 +220,7 @@ export function classicSubscriptionBody(flags: SubscriptionFlags, base?: Json): 
       eventDeliverySchema: flags.eventDeliverySchema ?? properties.eventDeliverySchema,
       labels: flags.labels ?? properties.labels,
       expirationTimeUtc: flags.expirationDate ?? properties.expirationTimeUtc,
+      deliveryLog: flags.deliveryLog ?? properties.deliveryLog,
     }),
   };
 }
@@ -243,6 +249,7 @@ export function namespaceSubscriptionBody(flags: SubscriptionFlags, base?: Json)
       filtersConfiguration: filterOf(flags, properties.filtersConfiguration as Json | undefined),
       eventDeliverySchema: flags.eventDeliverySchema ?? properties.eventDeliverySchema,
       expirationTimeUtc: flags.expirationDate ?? properties.expirationTimeUtc,
+      deliveryLog: flags.deliveryLog ?? properties.deliveryLog,
     }),
   };
 }
@@ -304,6 +311,7 @@ export function classicBodyOf(document: Json, gaps: DocumentGaps, flags: Subscri
       labels: p.labels,
       deadLetterDestination: p.deadLetterDestination,
       expirationTimeUtc: p.expirationTimeUtc,
+      deliveryLog: p.deliveryLog,
     }),
   };
 }
@@ -326,6 +334,7 @@ export function namespaceBodyOf(document: Json, gaps: DocumentGaps, flags: Subsc
       },
       filtersConfiguration: filterBodyOf(p.filtersConfiguration as Json | undefined),
       expirationTimeUtc: p.expirationTimeUtc,
+      deliveryLog: p.deliveryLog,
     }),
   };
 }

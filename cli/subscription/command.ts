@@ -28,6 +28,7 @@ import {
   classicBodyOf,
   classicSubscriptionBody,
   deliveryAttributeArgument,
+  deliveryLogArgument,
   deliverySchemaArgument,
   namespaceBodyOf,
   namespaceSubscriptionBody,
@@ -99,7 +100,12 @@ function withSubscriptionFlags(command: Command, endpointRequired: boolean): Com
       deliverySchemaArgument,
     )
     .option('--labels <labels...>', 'labels (space-separated)')
-    .option('--expiration-date <time>', 'ISO 8601 date or time after which the subscription is deleted');
+    .option('--expiration-date <time>', 'ISO 8601 date or time after which the subscription is deleted')
+    .option(
+      '--delivery-log <mode>',
+      "what the message log keeps: Failures (failed attempts and what follows, the default) or All (every delivery, with its response, for 'events list' and 'events resend')",
+      deliveryLogArgument,
+    );
 }
 
 /** The subscription's document, or `undefined` when there is none. */

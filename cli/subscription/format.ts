@@ -24,6 +24,7 @@ export interface SubscriptionDocument {
     eventDeliverySchema?: string;
     labels?: string[];
     expirationTimeUtc?: string;
+    deliveryLog?: string;
   };
 }
 
@@ -103,6 +104,7 @@ export function formatSubscription(document: SubscriptionDocument): string {
     ],
     ['delivery schema', p.eventDeliverySchema],
     ['dead-letter container', deadLetter],
+    ['delivery log', p.deliveryLog],
     ['labels', p.labels === undefined || p.labels.length === 0 ? undefined : p.labels.join(', ')],
     ['expires', p.expirationTimeUtc],
   ];

@@ -454,6 +454,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   admin('DELETE', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}'),
   admin('POST', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/getFullUrl'),
   admin('GET', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/health'),
+  admin('GET', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/deliveries'),
+  admin('POST', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/resend'),
   admin('POST', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/enable'),
   admin('POST', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/pause'),
   admin('POST', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/resume'),

@@ -150,6 +150,7 @@ const operations: Readonly<Record<string, Operation>> = {
           ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
           eventDeliverySchema,
           labels: input.labels,
+          ...(input.deliveryLog === undefined ? {} : { deliveryLog: input.deliveryLog }),
           ...(input.expirationTime === undefined ? {} : { expirationTime: input.expirationTime }),
         };
       },

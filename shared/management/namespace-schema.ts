@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { NAMESPACE_PROFILE, type Range } from '../delivery/rules/profiles';
 import type {
+  DeliveryLogMode,
   Namespace,
   NamespaceTopic,
   RetryLimits,
@@ -29,6 +30,7 @@ import {
   type DestinationInput,
   deadLetterDestinationSchema,
   deadLetterOf,
+  deliveryLogSchema,
   destinationInputOf,
   expirationOf,
   expirationTimeSchema,
@@ -180,6 +182,7 @@ function namespaceSubscriptionBodySchema(allowHttp: boolean) {
         ),
         filtersConfiguration: subscriptionFilterSchema,
         expirationTimeUtc: expirationTimeSchema,
+        deliveryLog: deliveryLogSchema,
         eventDeliverySchema: z
           .literal('CloudEventSchemaV1_0', {
             error: 'must be CloudEventSchemaV1_0 (namespace topics deliver CloudEvents 1.0 only)',
@@ -199,6 +202,8 @@ export interface NamespaceSubscriptionInput extends DestinationInput {
   deadLetter?: Subscription['deadLetter'];
   /** `expirationTimeUtc` as an ISO time; absent when none. */
   expirationTime?: string;
+  /** What the message log keeps; absent (not given): `Failures`. */
+  deliveryLog?: DeliveryLogMode;
 }
 
 /**
@@ -229,6 +234,7 @@ export function parseNamespaceSubscriptionBody(
     },
     ...deadLetterOf(push.deadLetterDestinationWithResourceIdentity?.deadLetterDestination),
     ...expirationOf(properties.expirationTimeUtc),
+    ...(properties.deliveryLog === undefined ? {} : { deliveryLog: properties.deliveryLog }),
   };
 }
 
@@ -297,6 +303,7 @@ export function namespaceSubscriptionDocument(subscription: Subscription, nowMs:
       },
       eventDeliverySchema: 'CloudEventSchemaV1_0',
       filtersConfiguration: filterDocument(subscription.filter),
+      deliveryLog: subscription.deliveryLog ?? 'Failures',
       ...expirationDocument(subscription),
     },
     systemData: systemData(subscription),

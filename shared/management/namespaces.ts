@@ -39,6 +39,7 @@ import {
 import { deadLetterOperations, type SubscriptionFinder } from './dead-letter-routes';
 import { healthOperations } from './health-routes';
 import { type KeyedResourceApi, keyedResourceOperations, requireResource } from './keyed-resource-routes';
+import { messageLogOperations } from './message-log-routes';
 import {
   isoDurationOf,
   MAX_TOPICS_PER_NAMESPACE,
@@ -243,6 +244,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
           filter: input.filter,
           retry: input.retry,
           ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
+          ...(input.deliveryLog === undefined ? {} : { deliveryLog: input.deliveryLog }),
           eventDeliverySchema: 'CloudEventSchemaV1_0',
           labels: [],
           ...(input.expirationTime === undefined ? {} : { expirationTime: input.expirationTime }),
@@ -277,6 +279,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
     return emptyResult(deleted ? 200 : 204);
   },
   ...healthOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
+  ...messageLogOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...deadLetterOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...validationOperations(
     NAMESPACE_SUBSCRIPTION_PATH,

@@ -158,6 +158,11 @@ export function filterOf(raw: unknown): SubscriptionFilter {
   return { ...includedEventTypesOf(includedEventTypes), ...defined } as SubscriptionFilter;
 }
 
+/** `properties.deliveryLog`: what the message log keeps (optional). */
+export const deliveryLogSchema = z
+  .enum(DELIVERY_LOG_MODES, { error: `must be one of ${DELIVERY_LOG_MODES.join(', ')}` })
+  .optional();
+
 function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
   return z.strictObject({
     properties: z.strictObject(
@@ -174,9 +179,7 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
           .enum(EVENT_DELIVERY_SCHEMAS, { error: `must be one of ${EVENT_DELIVERY_SCHEMAS.join(', ')}` })
           .optional(),
         labels: z.array(z.string()).optional(),
-        deliveryLog: z
-          .enum(DELIVERY_LOG_MODES, { error: `must be one of ${DELIVERY_LOG_MODES.join(', ')}` })
-          .optional(),
+        deliveryLog: deliveryLogSchema,
         deadLetterDestination: deadLetterDestinationSchema.nullable().optional(),
         expirationTimeUtc: expirationTimeSchema,
       },

@@ -227,4 +227,68 @@ describe('attempt history', () => {
     const all = new Set([...cut.records, ...rest.records].map((record) => record.attempt));
     expect([...all].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   }, 60_000);
+
+  it('lists the log a page at a time, newest first, each item on one page only, with ids and texts back', async () => {
+    const writer = table();
+    const odd = 'id with\nnewline and \\ backslash';
+    // One job an hour for 6 hours, two deliveries each; the oldest hour's first event has an odd id.
+    for (let hour = 1; hour <= 6; hour += 1) {
+      await writer.record(
+        [0, 1].map((index) =>
+          attempt({
+            subscription: 'paged',
+            eventId: hour === 6 && index === 0 ? odd : `e-${hour}-${index}`,
+            deliveryId: `d-${hour}-${index}`,
+            at: NOW - hour * HOUR + index,
+            outcome: 'Delivered',
+            httpStatus: 200,
+            response: `thanks ${hour}-${index}`,
+            eventJson: `{"id":"e-${hour}-${index}"}`,
+            next: { action: 'none' },
+          }),
+        ),
+      );
+    }
+    const window = { since: NOW - 7 * HOUR, until: NOW };
+
+    const pages: string[][] = [];
+    let until = window.until;
+    for (let guard = 0; guard < 10; guard += 1) {
+      const page = await table().list('orders', 'paged', { since: window.since, until }, 3);
+      pages.push(page.records.map((record) => record.deliveryId));
+      if (!page.more) break;
+      expect(page.searched.since).toBeLessThan(until);
+      until = page.searched.since;
+    }
+    // At least 3 deliveries a page (whole hours, 2 a job): pages of 4, 4 and the last 4.
+    const listed = pages.flat();
+    expect(new Set(listed).size).toBe(listed.length);
+    expect(listed.sort()).toEqual(
+      [1, 2, 3, 4, 5, 6].flatMap((hour) => [`d-${hour}-0`, `d-${hour}-1`]).sort(),
+    );
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages[0]).toEqual(expect.arrayContaining(['d-1-0', 'd-1-1']));
+
+    const all = await table().list('orders', 'paged', window, 1000);
+    expect(all.more).toBe(false);
+    expect(all.records).toHaveLength(12);
+    const oddRecord = all.records.find((record) => record.deliveryId === 'd-6-0');
+    expect(oddRecord).toMatchObject({ eventId: odd, response: 'thanks 6-0', eventJson: '{"id":"e-6-0"}' });
+  }, 60_000);
+
+  it("keeps an event's text once per item, on its first record", async () => {
+    await table().record([
+      attempt({ subscription: 'text', attempt: 1, at: NOW - HOUR, eventJson: '{"id":"order-1"}' }),
+      attempt({
+        subscription: 'text',
+        attempt: 2,
+        at: NOW - HOUR + 5,
+        eventJson: '{"id":"order-1"}',
+        outcome: 'Delivered',
+        next: { action: 'none' },
+      }),
+    ]);
+    const found = await table().find('orders', 'text', 'order-1', { since: NOW - 2 * HOUR, until: NOW });
+    expect(found.records.map((record) => record.eventJson)).toEqual(['{"id":"order-1"}', undefined]);
+  });
 });

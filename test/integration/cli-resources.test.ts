@@ -9,7 +9,13 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { gridwireVersion, runGridwire } from '../../cli/program';
 import { startTestStack, type TestStack } from '../support/local-stack';
-import { allowingOrigin, deliveredTo, eventually, WebhookServer } from '../support/webhook-server';
+import {
+  allowingOrigin,
+  deliveredTo,
+  eventually,
+  type ReceivedRequest,
+  WebhookServer,
+} from '../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -388,7 +394,152 @@ it('shows what happened to an event: its attempts on record, or plainly that the
   await deliveredTo(webhook, '/fine', 'shaky-2');
   expect(
     await gridwire('events', 'show', '--topic', 'shaky', '--subscription', 'fine', '--event-id', 'shaky-2'),
-  ).toMatch(/^No record of event 'shaky-2' at topic shaky, subscription fine between \S+ and \S+\.\n/);
+  ).toMatch(
+    /^No record of event 'shaky-2' for this subscription between \S+ and \S+\. The subscription's deliveryLog is 'Failures': an event delivered at its first attempt leaves no record/,
+  );
+});
+
+it('logs every delivery with its answer when asked, lists the log, and resends an event as a new delivery', async () => {
+  await gridwire('topic', 'create', 'logged');
+  await gridwire(
+    'subscription',
+    'create',
+    '--topic',
+    'logged',
+    '--name',
+    'all',
+    '--endpoint',
+    webhook.url('/all', (request) => ({ status: 200, body: `thanks for ${request.body.length} bytes` })),
+    '--delivery-log',
+    'all',
+  );
+  expect(await gridwire('subscription', 'show', '--topic', 'logged', '--name', 'all')).toMatch(
+    /\ndelivery log: +All$/,
+  );
+  await gridwire('publish', '--topic', 'logged', '--event-type', 'A', '--subject', 's', '--id', 'logged-1');
+  await deliveredTo(webhook, '/all', 'logged-1');
+  const first = webhook.requestsTo('/all')[0] as ReceivedRequest;
+
+  // Delivered at the first attempt, and on record with the endpoint's answer.
+  const shown = await eventually(
+    async () => {
+      const text = await gridwire(
+        'events',
+        'show',
+        '--topic',
+        'logged',
+        '--subscription',
+        'all',
+        '--event-id',
+        'logged-1',
+      );
+      return text.includes('Delivered') && text;
+    },
+    15_000,
+    'the delivery on record',
+  );
+  expect(shown).toMatch(/^Event 'logged-1', delivery (\S+), published \S+: Delivered\.\n/);
+  expect(shown).toContain(`thanks for ${first.body.length} bytes`);
+  const deliveryId = /delivery (\S+),/.exec(shown)?.[1] as string;
+
+  const listed = await gridwire(
+    'events',
+    'list',
+    '--topic',
+    'logged',
+    '--subscription',
+    'all',
+    '--since',
+    '1h',
+  );
+  expect(listed).toMatch(new RegExp(`\\n\\S+ +logged-1 +${deliveryId} +Delivered +1 +200 +thanks for`));
+  expect(listed).not.toContain("deliveryLog 'Failures'");
+
+  const resent = await gridwire(
+    'events',
+    'resend',
+    '--topic',
+    'logged',
+    '--subscription',
+    'all',
+    '--event-id',
+    'logged-1',
+  );
+  expect(resent).toMatch(
+    new RegExp(
+      `^Event 'logged-1' queued again to topic logged, subscription all as delivery resend-\\S+ \\(gridwire-resend-of: ${deliveryId}\\)\\.$`,
+    ),
+  );
+  const again = await eventually(
+    async () =>
+      webhook.requestsTo('/all').find((request) => request.headers['gridwire-resend-of'] === deliveryId),
+    15_000,
+    'the resend at the endpoint',
+  );
+  // The same event text, sent afresh.
+  expect(again.body).toBe(first.body);
+  expect(again.headers['aeg-delivery-count']).toBe('0');
+  expect(webhook.requestsTo('/all')).toHaveLength(2);
+  const both = await eventually(
+    async () => {
+      const history = await json(
+        'events',
+        'show',
+        '--topic',
+        'logged',
+        '--subscription',
+        'all',
+        '--event-id',
+        'logged-1',
+      );
+      return history.value.length === 2 && history;
+    },
+    15_000,
+    'both deliveries on record',
+  );
+  expect(both.value[1]).toMatchObject({ status: 'Delivered', resendOf: deliveryId, eventLogged: true });
+});
+
+it('refuses to resend what the log does not hold, saying why', async () => {
+  await gridwire('topic', 'create', 'unlogged');
+  await gridwire(
+    'subscription',
+    'create',
+    '--topic',
+    'unlogged',
+    '--name',
+    'quiet',
+    '--endpoint',
+    webhook.url('/quiet'),
+  );
+  await gridwire(
+    'publish',
+    '--topic',
+    'unlogged',
+    '--event-type',
+    'A',
+    '--subject',
+    's',
+    '--id',
+    'unlogged-1',
+  );
+  await deliveredTo(webhook, '/quiet', 'unlogged-1');
+  const refused = await api.call('POST', '/admin/topics/unlogged/eventSubscriptions/quiet/resend', {
+    eventId: 'unlogged-1',
+  });
+  expect(refused.status).toBe(404);
+  expect(refused.body.error.message).toMatch(
+    /^No record of event 'unlogged-1' for this subscription .*deliveryLog is 'Failures'/,
+  );
+  const bad = await api.call('POST', '/admin/topics/unlogged/eventSubscriptions/quiet/resend', {
+    event: 'x',
+  });
+  expect(bad.status).toBe(400);
+  expect(bad.body.error.message).toMatch(/^event: not a resend field/);
+  const listed = await gridwire('events', 'list', '--topic', 'unlogged', '--subscription', 'quiet');
+  expect(listed).toMatch(
+    /^No deliveries in the log of topic unlogged, subscription quiet between \S+ and \S+\.\nThe log keeps failures only/,
+  );
 });
 
 it('deletes subscriptions and topics, and says so when there was none', async () => {

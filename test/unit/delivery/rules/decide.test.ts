@@ -140,4 +140,75 @@ describe('decideJob', () => {
       }),
     ]);
   });
+
+  describe('the message log', () => {
+    const ok = attempted('e1', { delivered: true, httpStatus: 200, response: 'thanks' });
+
+    it('records no first-attempt success with deliveryLog Failures (the default), and each with All', () => {
+      expect(decideJob(input({ attempted: [ok] })).records).toEqual([]);
+      expect(decideJob(input({ attempted: [ok], deliveryLog: 'Failures' })).records).toEqual([]);
+      const [record] = decideJob(input({ attempted: [ok], deliveryLog: 'All' })).records;
+      expect(record).toEqual({
+        topic: 'orders',
+        subscription: 'audit',
+        eventId: 'e1',
+        deliveryId: 'd-e1',
+        publishedAt: T0,
+        attempt: 1,
+        at: T0,
+        outcome: 'Delivered',
+        httpStatus: 200,
+        durationMs: 5,
+        response: 'thanks',
+        eventJson: ok.kind === 'attempted' ? ok.item.eventJson : '',
+        next: { action: 'none' },
+      });
+    });
+
+    it("keeps a failed attempt's answer, and a resend's origin", () => {
+      const failed: Attempted = {
+        kind: 'attempted',
+        item: item('e2', T0, { resendOf: 'd-first' }),
+        startedAt: T0,
+        result: {
+          delivered: false,
+          durationMs: 5,
+          httpStatus: 500,
+          outcome: 'GenericError',
+          response: 'oops',
+        },
+      };
+      expect(decideJob(input({ attempted: [failed] })).records[0]).toMatchObject({
+        response: 'oops',
+        resendOf: 'd-first',
+        next: { action: 'retry' },
+      });
+    });
+
+    it('keeps the text of events up to 64 KiB (UTF-8 bytes), and logs larger ones without it', () => {
+      /** An event of `count` padding characters (`{"id":"<id>","p":"<padding>"}`). */
+      const sized = (id: string, count: number, char = 'x'): Attempted => {
+        const eventJson = `{"id":"${id}","p":"${char.repeat(count)}"}`;
+        return {
+          kind: 'attempted',
+          item: { ...item(id, T0), eventJson },
+          startedAt: T0,
+          result: { delivered: true, durationMs: 1 },
+        };
+      };
+      const wrapper = (id: string) => `{"id":"${id}","p":""}`.length;
+      const cases = [
+        sized('small', 64 * 1024 - wrapper('small')),
+        sized('large', 64 * 1024 - wrapper('large') + 1),
+        sized('wide', 40 * 1024, 'é'),
+      ];
+      const records = decideJob(input({ attempted: cases, deliveryLog: 'All' })).records;
+      expect(records.map((record) => [record.eventId, record.eventJson !== undefined])).toEqual([
+        ['small', true],
+        ['large', false],
+        // 40 KiB of characters, over 64 KiB of UTF-8.
+        ['wide', false],
+      ]);
+    });
+  });
 });

@@ -96,6 +96,11 @@ describe('system headers', () => {
     });
   });
 
+  it('mark a resend with the delivery it sends again', () => {
+    expect(systemHeaders(grid, [{ ...one, resendOf: 'pub-1.0' }])['gridwire-resend-of']).toBe('pub-1.0');
+    expect(systemHeaders(grid, [one])['gridwire-resend-of']).toBeUndefined();
+  });
+
   it('leave the per-event ones out of a batch', () => {
     const headers = systemHeaders(grid, [one, { ...one, eventId: 'e-2' }]);
     expect(headers['aeg-output-event-id']).toBeUndefined();
