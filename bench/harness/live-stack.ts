@@ -92,6 +92,8 @@ export interface BenchSubscription {
   /** More destination properties of the subscription (batching, headers). */
   destination?: Record<string, unknown>;
   filter?: SubscriptionFilter;
+  /** More properties of the subscription (`deliveryLog`). */
+  properties?: Record<string, unknown>;
 }
 
 /** Creates a topic and its webhook subscriptions; returns the topic's key. */
@@ -107,9 +109,10 @@ export async function topicWithSubscriptions(
       ...(inputSchema === 'CustomEventSchema' ? { inputSchemaMapping: BENCH_CUSTOM_MAPPING } : {}),
     },
   });
-  for (const { name, url, destination = {}, filter } of subscriptions) {
+  for (const { name, url, destination = {}, filter, properties = {} } of subscriptions) {
     await live.call('PUT', `/admin/topics/${topic}/eventSubscriptions/${name}`, {
       properties: {
+        ...properties,
         destination: { endpointType: 'WebHook', properties: { endpointUrl: url, ...destination } },
         ...(filter === undefined ? {} : { filter }),
       },

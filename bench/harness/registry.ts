@@ -14,6 +14,7 @@ import { filters } from '../scenarios/filters';
 import { held24h } from '../scenarios/held-24h';
 import { latency } from '../scenarios/latency';
 import { memory } from '../scenarios/memory';
+import { messageLog } from '../scenarios/message-log';
 import { overload } from '../scenarios/overload';
 import { recovery } from '../scenarios/recovery';
 import { reference } from '../scenarios/reference';
@@ -29,6 +30,7 @@ export const SCENARIOS: readonly Scenario[] = [
   throughput,
   batching,
   filters,
+  messageLog,
   overload,
   failures,
   deadEndpoint,
