@@ -147,10 +147,16 @@ export function formatEventHistory(ref: SubscriptionRef, eventId: string, histor
     ? [`The search stopped before the whole window: ask again with --until ${history.searched.since}.`]
     : [];
   if (history.value.length === 0) {
-    return [
-      history.note ?? `No record of event '${eventId}' at ${subscriptionLabel(ref)} ${window}.`,
-      ...more,
-    ].join('\n');
+    // The API says why in its note; without one, the reasons there may be.
+    const why =
+      history.note === undefined
+        ? [
+            `No record of event '${eventId}' at ${subscriptionLabel(ref)} ${window}.`,
+            'The history keeps failed attempts and what followed them: an event delivered at its first attempt',
+            'leaves no record, and neither does one never published to this subscription.',
+          ]
+        : [history.note];
+    return [...why, ...more].join('\n');
   }
   const lines: string[] = [];
   for (const delivery of history.value) {
@@ -199,6 +205,7 @@ export function formatLogPage(ref: SubscriptionRef, page: LogPage): string {
             oneLine(last?.response ?? last?.error, 40),
           ];
         }),
+        { numbersRight: true },
       ),
     );
   }

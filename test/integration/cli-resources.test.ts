@@ -399,6 +399,18 @@ it('shows what happened to an event: its attempts on record, or plainly that the
   );
 });
 
+/** `events show` of the logged event. */
+const SHOW_LOGGED = [
+  'events',
+  'show',
+  '--topic',
+  'logged',
+  '--subscription',
+  'all',
+  '--event-id',
+  'logged-1',
+];
+
 it('logs every delivery with its answer when asked, lists the log, and resends an event as a new delivery', async () => {
   await gridwire('topic', 'create', 'logged');
   await gridwire(
@@ -423,16 +435,7 @@ it('logs every delivery with its answer when asked, lists the log, and resends a
   // Delivered at the first attempt, and on record with the endpoint's answer.
   const shown = await eventually(
     async () => {
-      const text = await gridwire(
-        'events',
-        'show',
-        '--topic',
-        'logged',
-        '--subscription',
-        'all',
-        '--event-id',
-        'logged-1',
-      );
+      const text = await gridwire(...SHOW_LOGGED);
       return text.includes('Delivered') && text;
     },
     15_000,
@@ -482,16 +485,7 @@ it('logs every delivery with its answer when asked, lists the log, and resends a
   expect(webhook.requestsTo('/all')).toHaveLength(2);
   const both = await eventually(
     async () => {
-      const history = await json(
-        'events',
-        'show',
-        '--topic',
-        'logged',
-        '--subscription',
-        'all',
-        '--event-id',
-        'logged-1',
-      );
+      const history = await json(...SHOW_LOGGED);
       return history.value.length === 2 && history;
     },
     15_000,

@@ -416,6 +416,7 @@ describe('namespace documents', () => {
             },
           },
         },
+        deliveryLog: 'Failures',
         eventDeliverySchema: 'CloudEventSchemaV1_0',
         filtersConfiguration: { includedEventTypes: ['order.created'] },
       },
@@ -428,6 +429,16 @@ describe('namespace documents', () => {
   it('refuses to show a classic subscription as a namespace one', () => {
     expect(() => namespaceSubscriptionDocument(subscription({ topic: 'orders' }), 0)).toThrow(
       /not a namespace topic/,
+    );
+  });
+});
+
+describe('deliveryLog', () => {
+  it('is taken under properties, absent when not given, and refused naming the field otherwise', () => {
+    expect(parse(push({}, { deliveryLog: 'All' })).deliveryLog).toBe('All');
+    expect(parse(push()).deliveryLog).toBeUndefined();
+    expect(rejection(() => parse(push({}, { deliveryLog: 'Some' })))).toMatch(
+      /properties\.deliveryLog: must be one of Failures, All/,
     );
   });
 });
