@@ -3,10 +3,13 @@
  * the benchmark's own models, the benchmark itself is `npm run bench`), and a fifth: the one
  * integration file that loads the machine hardest (`isolation.test.ts`, backlogs of 2,000 beside
  * hanging and failing endpoints, checking the healthy subscription is never held), and a sixth, `iam` (`npm run test:iam`), which checks every AWS call the
- * integration run recorded against the synthesized IAM policy of the function that made it.
+ * integration run recorded against the synthesized IAM policy of the function that made it, and
+ * `browser` (`npm run test:browser`): the console in headless Chromium, after
+ * `scripts/ensure-browser.sh` has made sure Chromium is installed.
  * `npm test` runs the four together over three workers (integration tests mostly wait on real
- * retries and webhooks, so they overlap well on two cores), then the IAM check, then the isolation
- * file alone, so what it checks is the pipeline under its own load, not other test files' stacks.
+ * retries and webhooks, so they overlap well on two cores), then the browser test on its own, then
+ * the IAM check, then the package, then the isolation file alone, so what it checks is the
+ * pipeline under its own load, not other test files' stacks.
  * ts-jest transpiles each file on its own (type-checking is `tsc --noEmit` in `npm run lint`);
  * middy ships ESM only, so it is transpiled to CommonJS too.
  */
@@ -51,6 +54,13 @@ module.exports = {
       slowTestThreshold: 30,
       // Each run records the AWS calls its stacks make afresh, for the `iam` project.
       globalSetup: '<rootDir>/test/support/clear-aws-calls.ts',
+    },
+    // The console in headless Chromium against the real local stack (`npm run test:browser`).
+    {
+      ...common,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/browser/**/*.test.ts'],
+      slowTestThreshold: 60,
     },
     // Every AWS call the integration run recorded, checked against its function's IAM policy.
     { ...common, displayName: 'iam', testMatch: ['<rootDir>/test/iam/**/*.test.ts'] },

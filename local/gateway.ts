@@ -33,6 +33,11 @@ export interface GatewayOptions {
    * admin token: `GET /local/status`.
    */
   localRoutes?: Readonly<Record<string, () => Promise<LocalAnswer>>>;
+  /**
+   * Routes of the local stack served to anyone who can reach it, by `METHOD /path`: only files
+   * that hold no secret (the console's page and scripts, whose API calls carry the token).
+   */
+  publicRoutes?: Readonly<Record<string, () => Promise<LocalAnswer>>>;
   /** Whether a publish request may come in now (throttling); every request is let in without one. */
   admission?: Admission;
 }
@@ -42,6 +47,8 @@ export interface LocalAnswer {
   status: number;
   body: string;
   contentType?: string;
+  /** Headers of the answer (`content-type` among them overrides `contentType`). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** The listening gateway. */
@@ -219,20 +226,21 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // The path and query only: the `Host` header is the client's to choose and is never used.
     const url = new URL(req.url ?? '/', 'http://localhost');
     const found: RouteMatch | undefined = matchRoute(routes, req.method ?? '', url.pathname);
-    const local = options.localRoutes?.[`${req.method} ${url.pathname}`];
-    if (found === undefined && local !== undefined) {
+    const routeKey = `${req.method} ${url.pathname}`;
+    // A public file answers HEAD as GET, without the body (Node leaves it out of a HEAD answer).
+    const open = options.publicRoutes?.[req.method === 'HEAD' ? `GET ${url.pathname}` : routeKey];
+    const local = options.localRoutes?.[routeKey];
+    if (found === undefined && (open !== undefined || local !== undefined)) {
       req.resume();
-      if (!isAdminAuthorized(req.headers.authorization, options.adminToken)) {
+      if (open === undefined && !isAdminAuthorized(req.headers.authorization, options.adminToken)) {
         send(res, 401, JSON.stringify(ADMIN_TOKEN_REQUIRED));
         return;
       }
-      const answer = await local();
-      send(
-        res,
-        answer.status,
-        answer.body,
-        answer.contentType === undefined ? {} : { 'content-type': answer.contentType },
-      );
+      const answer = await (open ?? (local as () => Promise<LocalAnswer>))();
+      send(res, answer.status, answer.body, {
+        ...(answer.contentType === undefined ? {} : { 'content-type': answer.contentType }),
+        ...answer.headers,
+      });
       return;
     }
     if (found === undefined) {

@@ -1,12 +1,14 @@
 /**
  * The local stack's front doors: the HTTP API (the gateway in front of the publish and
- * management handlers, with the stack's own status route), the publish function's URL beside
- * it, and the admission gate that throttles publishing at both while fresh deliveries back up.
+ * management handlers, with the stack's own status route and the console), the publish
+ * function's URL beside it, and the admission gate that throttles publishing at both while fresh
+ * deliveries back up.
  */
 import { LOCAL_ENV } from '../shared/config/resources';
 import type { LoggerLike } from '../shared/observability/logging';
 import type { AwsClients } from '../shared/platform/aws';
 import { ADMISSION_DEFAULTS, BacklogAdmission } from './admission';
+import { consoleRoutes } from './console';
 import { startFunctionUrl } from './function-url';
 import type { LocalFunctions } from './functions';
 import { type Gateway, type GatewayOptions, type Listener, startGateway } from './gateway';
@@ -75,6 +77,8 @@ export async function startHttpApi(input: HttpApiInput): Promise<HttpApi> {
       ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
       ...(admission === undefined ? {} : { admission }),
       localRoutes: localStatusRoutes(input.startedAt, input.metrics, clients, resources),
+      // The console's page and scripts hold no secret; its API calls carry the admin token.
+      publicRoutes: consoleRoutes(),
     });
     const functionUrl = await startFunctionUrl({
       host,

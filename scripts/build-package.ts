@@ -7,14 +7,15 @@
  * 2. bundles each Lambda function with esbuild into `lambda/<function id>/`, where the construct
  *    takes its code from (`infra/function-bundle.ts`): a consumer's synth needs no bundler;
  * 3. writes the package's own `package.json` (from this one: no scripts, no development
- *    dependencies, no Node binaries; aws-cdk-lib and constructs as peers), README and LICENSE;
+ *    dependencies, no Node binaries; aws-cdk-lib and constructs as peers), README and LICENSE,
+ *    and copies the console's page (`console/`, served by the local stack);
  * 4. refuses a package whose compiled code requires a module it does not declare;
  * 5. packs it to `dist/gridwire-<version>.tgz` and reports its size.
  *
  * `--no-pack` stops after step 4.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
 import { bundleFunction, prebuiltBundleDir } from '../infra/function-bundle';
@@ -70,7 +71,7 @@ function manifest(root: RootManifest) {
       './package.json': './package.json',
     },
     bin: { gridwire: 'bin/gridwire.js' },
-    files: ['infra', 'functions', 'shared', 'local', 'cli', 'bin', 'lambda'],
+    files: ['infra', 'functions', 'shared', 'local', 'cli', 'bin', 'lambda', 'console'],
     dependencies: pick((name) => !PEERS.includes(name) && !NOT_SHIPPED.includes(name)),
     peerDependencies: pick((name) => PEERS.includes(name)),
   };
@@ -127,6 +128,8 @@ export function buildPackage(): void {
   const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as RootManifest;
   const pkg = manifest(root);
   writeFileSync(join(PACKAGE, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+  // The console's page, as the local stack serves it (`local/console.ts` reads it beside `local/`).
+  cpSync(join(ROOT, 'console'), join(PACKAGE, 'console'), { recursive: true });
   copyFileSync(join(ROOT, 'LICENSE'), join(PACKAGE, 'LICENSE'));
   copyFileSync(join(ROOT, 'docs', 'package-readme.md'), join(PACKAGE, 'README.md'));
   checkDeclaredModules(new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)]));

@@ -6,7 +6,7 @@
  */
 
 import { DEAD_LETTER_NOTICES, isDeadLetterNoticeTopic } from '../delivery/rules/dead-letter-notice';
-import type { AttemptRecord, Subscription, Topic } from '../domain/model';
+import type { Subscription, Topic } from '../domain/model';
 import {
   emptyResult,
   type HttpEvent,
@@ -16,7 +16,6 @@ import {
   publicBaseUrl,
 } from '../http/api-gateway';
 import { ApiError, badRequest, notFound } from '../http/errors';
-import type { HistoryWindow } from '../storage/attempt-history';
 import type { TopicInput } from '../storage/topics';
 import {
   checkSubscriptionQuota,
@@ -35,7 +34,6 @@ import {
   topicParam,
 } from './common';
 import { deadLetterOperations, type SubscriptionFinder } from './dead-letter-routes';
-import { parseWindow } from './dead-letters';
 import { deliverySchemaFor } from './delivery-schema';
 import { healthOperations } from './health-routes';
 import { type KeyedResourceApi, keyedResourceOperations, requireResource } from './keyed-resource-routes';

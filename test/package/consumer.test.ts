@@ -110,6 +110,11 @@ try {
   if (published.status !== 200) throw new Error('publish answered ' + published.status + ' ' + await published.text());
   const events = await arrived;
   console.log(JSON.stringify({ delivered: events.map((event) => event.id) }));
+  const consoleFiles = ['', '/app.js', '/style.css', '/vendor/preact.js', '/vendor/hooks.js', '/vendor/htm.js'];
+  const served = await Promise.all(
+    consoleFiles.map(async (file) => (await fetch(stack.apiUrl + '/console' + file)).status),
+  );
+  console.log(JSON.stringify({ console: served }));
 } finally {
   await stack.stop();
   webhook.close();
@@ -189,6 +194,9 @@ describe('the packed package', () => {
         'lambda/DeliveryFunction/index.js',
         'lambda/ManagementFunction/index.js',
         'lambda/DeadLetterFunction/index.js',
+        'console/index.html',
+        'console/app.js',
+        'console/style.css',
       ]),
     );
     expect(
@@ -231,9 +239,11 @@ describe('the packed package', () => {
     }
   });
 
-  it('delivers an event through the installed local stack to a webhook made with gridwire/client', () => {
+  it('delivers an event through the installed local stack to a webhook made with gridwire/client, and serves the console', () => {
     const local = mustRun('node', ['local.mjs'], app);
     expect(local).toContain('{"delivered":["order-1"]}');
+    // The console's page and the preact and htm modules, found as the installed package lays them out.
+    expect(local).toContain('{"console":[200,200,200,200,200,200]}');
   });
 });
 

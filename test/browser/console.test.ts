@@ -1,0 +1,326 @@
+/**
+ * The console in a real browser: Debian's headless Chromium (`scripts/ensure-browser.sh` installs
+ * it) driven by playwright-core, against the real local stack with a real webhook. A topic with a
+ * working and a refusing subscription (the refused event dead-lettered, at time scale 60: the
+ * 5-minute dead-letter wait is 5 s); the page opened at the URL `gridwire start` prints (the admin
+ * token in the fragment) shows them with their health, pauses and resumes, updates its counters
+ * without a reload, shows the message log with every attempt and resends from it (or shows the
+ * API's error in its place), lists and replays a dead letter, and renders as more than a blank
+ * page. Every wait is on a condition.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { CONSOLE_PATH, consoleUrl } from '../../local/console';
+import { LOCAL_STATUS_PATH } from '../../local/status';
+import { RESEND_HEADER } from '../../shared/delivery/rules/headers';
+import { event, startTestStack, type TestStack } from '../support/local-stack';
+import { deliveredTo, eventually, WebhookServer } from '../support/webhook-server';
+
+/** Where `scripts/ensure-browser.sh` puts Chromium. */
+const CHROMIUM = '/usr/bin/chromium';
+/** As the machine notes say: no sandbox as root, and no calls to the network from the browser. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+/** Generous: a busy 2-core machine runs the stack, the webhook and the browser together. */
+const WAIT_MS = 30_000;
+
+const TOPIC = 'orders';
+const subscriptionPath = (name: string) => `/admin/topics/${TOPIC}/eventSubscriptions/${name}`;
+
+let api: TestStack;
+let webhook: WebhookServer;
+let key: string;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let screenshotDir: string;
+/** Uncaught errors of the page and messages about its content security policy. */
+const pageProblems: string[] = [];
+/** Every URL the page asked for, and the authorization header each carried. */
+const requests: { url: string; authorization: string | undefined }[] = [];
+
+const row = (name: string): Locator => page.locator(`[data-testid="subscription-row"][data-name="${name}"]`);
+const stateOf = (name: string, state: string) =>
+  row(name)
+    .getByTestId('health-state')
+    .filter({ hasText: new RegExp(`^${state}$`) });
+const healthState = async (name: string): Promise<string> =>
+  (await api.call('GET', `${subscriptionPath(name)}/health`)).body.state;
+
+async function publishedTotal(): Promise<number> {
+  const status = (await api.call('GET', LOCAL_STATUS_PATH)).body as {
+    metrics: { name: string; dimensions: Record<string, string>; sum: number }[];
+  };
+  return status.metrics
+    .filter((metric) => metric.name === 'PublishSuccessCount' && Object.keys(metric.dimensions).length === 0)
+    .reduce((sum, metric) => sum + metric.sum, 0);
+}
+
+beforeAll(async () => {
+  webhook = await new WebhookServer().start();
+  api = await startTestStack({ timeScale: 60 });
+  key = await api.createTopic(TOPIC);
+  await api.subscribe(
+    TOPIC,
+    'billing',
+    webhook.url('/billing', () => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{"received":true}',
+    })),
+    // Every delivery logged, not only failures: the log lists the delivered events too.
+    { filter: { includedEventTypes: ['Order.Created'] }, deliveryLog: 'All' },
+  );
+  await api.subscribe(
+    TOPIC,
+    'strict',
+    webhook.url('/strict', () => ({ status: 400, body: 'this event is refused' })),
+    {
+      filter: { includedEventTypes: ['Order.Refused'] },
+      deadLetterDestination: { endpointType: 'StorageBlob', properties: { blobContainerName: 'refused' } },
+    },
+  );
+  expect((await api.publish(TOPIC, key, [event('ev-1'), event('ev-refused', 'Order.Refused')])).status).toBe(
+    200,
+  );
+  await deliveredTo(webhook, '/billing', 'ev-1', WAIT_MS);
+
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  page.on('pageerror', (error) => pageProblems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) pageProblems.push(`console: ${message.text()}`);
+  });
+  page.on('request', (request) =>
+    requests.push({ url: request.url(), authorization: request.headers().authorization }),
+  );
+  screenshotDir = await mkdtemp(join(tmpdir(), 'gridwire-console-'));
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+  await webhook?.stop();
+  if (screenshotDir !== undefined) await rm(screenshotDir, { recursive: true, force: true });
+});
+
+describe('the console page', () => {
+  it('is served without the token, with a strict content security policy; an unknown file is a 404', async () => {
+    for (const path of [
+      '',
+      '/app.js',
+      '/style.css',
+      '/vendor/preact.js',
+      '/vendor/hooks.js',
+      '/vendor/htm.js',
+    ]) {
+      const response = await fetch(`${api.stack.apiUrl}${CONSOLE_PATH}${path}`);
+      expect([path, response.status]).toEqual([path, 200]);
+      expect(response.headers.get('content-type')).toMatch(
+        path === '' ? /^text\/html/ : path.endsWith('.css') ? /^text\/css/ : /^text\/javascript/,
+      );
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+      const policy = response.headers.get('content-security-policy') ?? '';
+      expect(policy).toMatch(/default-src 'none'/);
+      expect(policy).toMatch(/script-src 'self'( 'sha256-[A-Za-z0-9+/=]+')*;/);
+      expect(policy).toMatch(/style-src 'self';/);
+      expect(policy).toMatch(/connect-src 'self';/);
+      expect(policy).not.toMatch(/unsafe-inline|unsafe-eval/);
+      await response.text();
+    }
+    const head = await fetch(`${api.stack.apiUrl}${CONSOLE_PATH}`, { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    for (const path of ['/nope.js', '/vendor/react.js', '/../package.json']) {
+      const response = await fetch(`${api.stack.apiUrl}${CONSOLE_PATH}${path}`);
+      expect([path, response.status]).toEqual([path, 404]);
+      await response.text();
+    }
+    // The data it shows still needs the token.
+    expect((await api.call('GET', LOCAL_STATUS_PATH, undefined, { auth: false })).status).toBe(401);
+    expect((await api.call('GET', '/admin/topics', undefined, { auth: false })).status).toBe(401);
+  });
+
+  it('without a token, says how to open it', async () => {
+    const other = await browser.newContext();
+    try {
+      const bare = await other.newPage();
+      await bare.goto(`${api.stack.apiUrl}${CONSOLE_PATH}`);
+      const message = bare.getByTestId('needs-token');
+      await message.waitFor({ timeout: WAIT_MS });
+      const text = await message.innerText();
+      expect(text).toContain('npm start');
+      expect(text).toContain('/console#token=');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('takes the token from the fragment, out of the address bar, and shows the topic and its subscriptions with their health', async () => {
+    await page.goto(consoleUrl(api.stack.apiUrl, api.stack.adminToken));
+    await page.getByTestId('topic').filter({ hasText: TOPIC }).waitFor({ timeout: WAIT_MS });
+    await stateOf('billing', 'Healthy').waitFor({ timeout: WAIT_MS });
+    await row('strict').getByTestId('health-state').waitFor({ timeout: WAIT_MS });
+    expect(await row('billing').innerText()).toContain('http://127.0.0.1:');
+
+    expect(page.url()).toBe(`${api.stack.apiUrl}${CONSOLE_PATH}`);
+    // The token went to the API as a header only, never in a URL.
+    expect(requests.some((request) => request.url.includes(api.stack.adminToken))).toBe(false);
+    const calls = requests.filter((request) => new URL(request.url).pathname.startsWith('/admin/'));
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.every((request) => request.authorization === `Bearer ${api.stack.adminToken}`)).toBe(true);
+    expect(pageProblems).toEqual([]);
+  });
+
+  it('pauses and resumes a subscription', async () => {
+    await row('billing').getByRole('button', { name: 'Pause' }).click();
+    await stateOf('billing', 'Paused').waitFor({ timeout: WAIT_MS });
+    expect(await healthState('billing')).toBe('Paused');
+
+    await row('billing').getByRole('button', { name: 'Resume' }).click();
+    await stateOf('billing', 'Healthy').waitFor({ timeout: WAIT_MS });
+    expect(await healthState('billing')).toBe('Healthy');
+  });
+
+  it('updates its live counters without a reload', async () => {
+    const counter = page.getByTestId('counter-published');
+    const exactly = (value: number) => counter.filter({ hasText: new RegExp(`^${value}$`) });
+    const before = await eventually(async () => {
+      const total = await publishedTotal();
+      return total > 0 && total;
+    });
+    await exactly(before).waitFor({ timeout: WAIT_MS });
+    // A reload would lose this.
+    await page.evaluate(() => {
+      (globalThis as unknown as { stayed: boolean }).stayed = true;
+    });
+
+    expect((await api.publish(TOPIC, key, [event('ev-2')])).status).toBe(200);
+    await exactly(before + 1).waitFor({ timeout: WAIT_MS });
+    await page
+      .getByTestId('counter-delivered')
+      .filter({ hasText: /^[1-9]\d*$/ })
+      .waitFor({ timeout: WAIT_MS });
+    expect(await page.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed)).toBe(true);
+  });
+
+  it("shows the subscription's message log with every attempt, and resends an event", async () => {
+    await deliveredTo(webhook, '/billing', 'ev-2', WAIT_MS);
+    await row('billing').getByRole('button', { name: 'billing' }).click();
+    await page.getByRole('tab', { name: 'Message log' }).click();
+    const log = page.getByTestId('message-log');
+    const delivery = log.locator('[data-testid="delivery-row"][data-event-id="ev-1"]');
+    await delivery.waitFor({ timeout: WAIT_MS });
+    expect(await delivery.innerText()).toContain('Delivered');
+
+    await delivery.getByRole('button', { name: 'Show the attempts of ev-1' }).click();
+    const attempt = log.getByTestId('attempt-row').first();
+    await attempt.waitFor({ timeout: WAIT_MS });
+    const text = await attempt.innerText();
+    expect(text).toContain('Delivered');
+    expect(text).toContain('200');
+    expect(text).toMatch(/\d+ ms/);
+    expect(text).toContain('{"received":true}');
+
+    const before = webhook.requestsTo('/billing').length;
+    await delivery.getByRole('button', { name: 'Resend' }).click();
+    await delivery
+      .getByRole('status')
+      .filter({ hasText: /^Resent as / })
+      .waitFor({ timeout: WAIT_MS });
+    const resent = await eventually(
+      () =>
+        webhook
+          .requestsTo('/billing')
+          .slice(before)
+          .find((request) => request.body.includes('"id":"ev-1"')),
+      WAIT_MS,
+      'the resent event at the webhook',
+    );
+    expect(resent.headers['aeg-delivery-count']).toBe('0');
+    expect(resent.headers[RESEND_HEADER]).toEqual(expect.any(String));
+  }, 90_000);
+
+  it("shows the API's error in place of the log when the log cannot be read", async () => {
+    const refusal = 'since: the window may span at most 7 days (a refusal made up by this test).';
+    await page.route('**/deliveries?**', (route) =>
+      route.fulfill({
+        status: 400,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'BadRequest', message: refusal } }),
+      }),
+    );
+    try {
+      await page.getByTestId('message-log').getByRole('button', { name: 'Refresh' }).click();
+      await page
+        .getByTestId('message-log')
+        .getByRole('alert')
+        .filter({ hasText: `HTTP 400: ${refusal}` })
+        .waitFor({ timeout: WAIT_MS });
+      // The rest of the page goes on.
+      await stateOf('billing', 'Healthy').waitFor({ timeout: WAIT_MS });
+    } finally {
+      await page.unroute('**/deliveries?**');
+    }
+    await page.getByTestId('message-log').getByRole('alert').waitFor({ state: 'detached', timeout: WAIT_MS });
+  }, 90_000);
+
+  it('lists a dead letter and replays it', async () => {
+    await row('strict').getByRole('button', { name: 'strict' }).click();
+    await page.getByRole('tab', { name: 'Dead letters' }).click();
+    const blob = page.getByTestId('dead-letter-row').first();
+    // Written after the (scaled) 5-minute wait, then read at the next refresh.
+    await blob.waitFor({ timeout: 60_000 });
+    expect(await blob.getByTestId('replayed-at').innerText()).toBe('no');
+    const refusedBefore = webhook.requestsTo('/strict').length;
+
+    await blob.getByRole('button', { name: 'Replay' }).click();
+    await page
+      .getByTestId('dead-letters')
+      .getByRole('status')
+      .filter({ hasText: 'Queued 1 event again' })
+      .waitFor({ timeout: WAIT_MS });
+    await blob.getByRole('button', { name: 'Replay again' }).waitFor({ timeout: WAIT_MS });
+    const listed = await api.call('GET', `${subscriptionPath('strict')}/deadLetters`);
+    expect(listed.body.value[0].replayedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await eventually(
+      () => webhook.requestsTo('/strict').length > refusedBefore,
+      WAIT_MS,
+      'the replayed event at the webhook',
+    );
+    expect(pageProblems).toEqual([]);
+  }, 90_000);
+
+  it('renders a picture that is not blank', async () => {
+    await row('billing').getByRole('button', { name: 'billing' }).click();
+    await page.getByRole('tab', { name: 'Message log' }).click();
+    await page.getByTestId('message-log').waitFor({ timeout: WAIT_MS });
+    const file = join(screenshotDir, 'console.png');
+    await page.screenshot({ path: file, fullPage: true });
+
+    const png = PNG.sync.read(await readFile(file));
+    expect(png.width).toBeGreaterThanOrEqual(1280);
+    expect(png.height).toBeGreaterThanOrEqual(600);
+    const counts = new Map<number, number>();
+    for (let offset = 0; offset < png.data.length; offset += 4) {
+      const colour = png.data.readUInt32BE(offset);
+      counts.set(colour, (counts.get(colour) ?? 0) + 1);
+    }
+    const pixels = png.width * png.height;
+    const background = Math.max(...counts.values());
+    // Text, badges and borders: many colours, and a good share of pixels not the background's.
+    expect(counts.size).toBeGreaterThan(50);
+    expect((pixels - background) / pixels).toBeGreaterThan(0.1);
+  });
+});
