@@ -118,6 +118,8 @@ it('replays the event to the webhook as a new first delivery, then skips the rep
   const request = await eventually(() => webhook.requestsTo('/kept')[0], 5_000, 'the replayed delivery');
   expect(request.headers['aeg-delivery-count']).toBe('0');
   expect(request.headers['aeg-output-event-id']).toBe('dl-1');
+  // Marked as a resend, of the dead letter it came from.
+  expect(request.headers['gridwire-resend-of']).toBe(`deadletter:${key}`);
   expect(request.body).toBe(`[${eventJson}]`);
 
   const listed = await listDeadLetters(target, ref);

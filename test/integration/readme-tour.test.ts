@@ -109,4 +109,18 @@ it('runs as written: topic, subscription, publish, retries and the delivery hist
   );
   expect(record).toMatchObject({ eventId: 'order-2', status: 'Retrying' });
   expect(record.attempts[0]).toMatchObject({ attempt: 1, httpStatus: 500 });
+
+  // The message log: every delivery kept, listed, and order-2 sent again.
+  const logged = await runBlock(blocks[6] as string, port);
+  expect(logged).toContain('Updated topic orders, subscription printer.');
+  expect(logged).toMatch(/\n\S+ +order-2 +\S+ +(Retrying|DeadLettered|Dropped) /);
+  expect(logged).toMatch(
+    /Event 'order-2' queued again to topic orders, subscription printer as delivery resend-\S+ \(gridwire-resend-of: \S+\)\./,
+  );
+  await eventually(
+    // Its first delivery's first attempt, and the resend's.
+    () => printed.filter((line) => /delivery-count=0 .* -> 500 +order-2/.test(line)).length >= 2,
+    30_000,
+    'the resent order-2 at the webhook',
+  );
 }, 120_000);

@@ -100,7 +100,10 @@ export function customHeaderValues(
   return values;
 }
 
-/** The header that marks a resend, with the id of the delivery it sends again. */
+/**
+ * The header that marks a resend: the id of the delivery it sends again, or `deadletter:<blob key>`
+ * for an event replayed from a dead letter.
+ */
 export const RESEND_HEADER = 'gridwire-resend-of';
 
 /**
@@ -135,7 +138,9 @@ export function systemHeaders(
     if (isSendableHeaderValue(first.eventId, MAX_ECHOED_HEADER_CHARS))
       headers['aeg-output-event-id'] = first.eventId;
     // A resend is queued alone, so it travels alone: the header names the delivery it repeats.
-    if (first.resendOf !== undefined) headers[RESEND_HEADER] = first.resendOf;
+    if (first.resendOf !== undefined && isSendableHeaderValue(first.resendOf, MAX_ECHOED_HEADER_CHARS)) {
+      headers[RESEND_HEADER] = first.resendOf;
+    }
   }
   return headers;
 }

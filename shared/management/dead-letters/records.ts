@@ -81,7 +81,8 @@ export const matchingRecords = (
 
 /**
  * A record's event as a new delivery: its text without the dead-letter fields, its own `id`,
- * no attempts yet, published (for its time to live) `now`.
+ * no attempts yet, published (for its time to live) `now`; with `resendOf` (the blob's key), marked
+ * as a resend of it (the request's `gridwire-resend-of` header).
  */
 export function replayItem(
   format: DeadLetterFormat,
@@ -89,6 +90,7 @@ export function replayItem(
   deliveryId: string,
   now: number,
   where = 'the record',
+  resendOf?: string,
 ): DeliveryItem {
   const eventJson = eventOfRecord(format, recordJson);
   const eventId = stringMember(eventJson, 'id');
@@ -101,5 +103,6 @@ export function replayItem(
     eventJson,
     attempts: 0,
     publishedAt: now,
+    ...(resendOf === undefined ? {} : { resendOf }),
   };
 }

@@ -21,7 +21,7 @@ import { type BlobOutcome, type BlobReplay, type ReplayReport, replayReport } fr
 /**
  * Queues the selected records' events to the subscription again, as new deliveries (the
  * original event ids kept, new delivery ids, attempts 0, published now, stamped with the
- * subscription's current uid and version), blob by blob; each blob from which events were
+ * subscription's current uid and version, marked as resends of `deadletter:<blob key>`), blob by blob; each blob from which events were
  * queued is then marked replayed, with the reasons of the records replayed. Only records of the
  * subscription's topic are replayed (others are counted as `otherTopic`). A blob whose marker
  * covers every reason selected is skipped, and records of reasons it covers are left out,
@@ -245,7 +245,14 @@ async function readForReplay(
 /** The records' events as new deliveries, packed into job bodies (a `RangeError` if one is too large). */
 function packEvents(context: ReplayContext, key: string, records: readonly string[], now: number): string[] {
   const items = records.map((record) =>
-    replayItem(context.place.format, record, context.nextDeliveryId(), now, `A record of the blob '${key}'`),
+    replayItem(
+      context.place.format,
+      record,
+      context.nextDeliveryId(),
+      now,
+      `A record of the blob '${key}'`,
+      `deadletter:${key}`,
+    ),
   );
   return packJobs({ target: context.target }, items);
 }

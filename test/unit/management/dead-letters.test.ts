@@ -290,6 +290,7 @@ describe('replay', () => {
         eventJson: eventJson('e1'),
         attempts: 0,
         publishedAt: clock.now(),
+        resendOf: `deadletter:${key}`,
       },
       {
         deliveryId: 'replay-call1.2',
@@ -298,6 +299,7 @@ describe('replay', () => {
         eventJson: eventJson('e2'),
         attempts: 0,
         publishedAt: clock.now(),
+        resendOf: `deadletter:${key}`,
       },
     ]);
     expect(sent[0]?.job.items[0]?.eventJson).toContain('9007199254740993');
