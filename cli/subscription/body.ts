@@ -45,6 +45,10 @@ export interface SubscriptionFlags {
   labels?: string[];
   expirationDate?: string;
   deliveryLog?: string;
+  /** `--signing-secret whsec_...`, or `--signing-secret generate` for a new one. */
+  signingSecret?: string;
+  /** `--no-signing` (commander's `signing: false`): deliveries unsigned again. */
+  signing?: boolean;
 }
 
 /** `value` matched, ignoring case, against `names`: the name as the API spells it. */
@@ -187,7 +191,18 @@ function destinationOf(flags: SubscriptionFlags, base: Json | undefined): Json {
       ...(flags.deliveryAttributeMapping === undefined
         ? {}
         : { deliveryAttributeMappings: flags.deliveryAttributeMapping }),
+      ...signingOf(flags, properties.signing),
     },
+  };
+}
+
+/** `destination.properties.signing` from the flags, over what `update` read (`{"generate": true}`: kept). */
+function signingOf(flags: SubscriptionFlags, base: unknown): Json {
+  if (flags.signing === false) return { signing: undefined };
+  if (flags.signingSecret === undefined) return base === undefined ? {} : { signing: base };
+  return {
+    signing:
+      flags.signingSecret.toLowerCase() === 'generate' ? { generate: true } : { secret: flags.signingSecret },
   };
 }
 
@@ -269,6 +284,7 @@ function destinationBodyOf(destination: Json, gaps: DocumentGaps, flags: Subscri
   const {
     endpointBaseUrl: _base,
     deliveryAttributeMappings,
+    signing,
     ...rest
   } = (destination.properties ?? {}) as Json;
   const mappings = (deliveryAttributeMappings ?? []) as Array<{
@@ -288,6 +304,8 @@ function destinationBodyOf(destination: Json, gaps: DocumentGaps, flags: Subscri
       ...rest,
       endpointUrl: gaps.endpointUrl,
       ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappings }),
+      // A signing subscription keeps its secrets: `generate` changes nothing when it has them.
+      ...(signing === undefined || signing === null ? {} : { signing: { generate: true } }),
     },
   };
 }

@@ -21,7 +21,7 @@ import {
   withApiTargetOptions,
 } from '../admin-api';
 import { CliError } from '../errors';
-import { countOption, flag } from '../options';
+import { countOption, flag, integer } from '../options';
 import { type JsonOption, printAnswer } from '../output';
 import {
   advancedFilterArgument,
@@ -101,6 +101,11 @@ function withSubscriptionFlags(command: Command, endpointRequired: boolean): Com
     )
     .option('--labels <labels...>', 'labels (space-separated)')
     .option('--expiration-date <time>', 'ISO 8601 date or time after which the subscription is deleted')
+    .option(
+      '--signing-secret <secret>',
+      "sign every delivery (Standard Webhooks): a secret whsec_<base64>, or 'generate' for a new one (read it with 'gridwire subscription signing-secret')",
+    )
+    .option('--no-signing', 'deliver unsigned (update: stop signing)')
     .option(
       '--delivery-log <mode>',
       "what the message log keeps: Failures (failed attempts and what follows, the default) or All (every delivery, with its response, for 'events list' and 'events resend')",
@@ -300,5 +305,56 @@ export function subscriptionCommand(): Command {
       }),
   );
 
+  subscription.addCommand(
+    withRef(new Command('signing-secret'))
+      .description(
+        'The secret the subscription signs its deliveries with (and earlier ones still honoured); --rotate makes a new one current.',
+      )
+      .option('--rotate', 'make a new secret current; the old one is honoured for --keep-previous-for')
+      .option('--secret <secret>', 'with --rotate: this secret (whsec_<base64>) instead of a generated one')
+      .addOption(
+        new Option(
+          '--keep-previous-for <minutes>',
+          'with --rotate: how long the old secret is still honoured',
+        )
+          .argParser(integer('--keep-previous-for', 0, 10_080))
+          .default(1440),
+      )
+      .action(async (raw: Options & { rotate?: boolean; secret?: string; keepPreviousFor: number }) => {
+        const options = { ...raw, ...named(raw) };
+        const ref = refOf(options);
+        const rotate = options.rotate === true;
+        if (!rotate && options.secret !== undefined) throw new CliError('--secret goes with --rotate');
+        const text = await callOk(
+          await resolveApiTarget(options),
+          'POST',
+          `${subscriptionAdminPath(ref)}/${rotate ? 'rotateSigningSecret' : 'getSigningSecret'}`,
+          rotate
+            ? {
+                keepPreviousForMinutes: options.keepPreviousFor,
+                ...(options.secret === undefined ? {} : { secret: options.secret }),
+              }
+            : undefined,
+          `${rotate ? 'rotating' : 'reading'} the signing secret of ${subscriptionLabel(ref)}`,
+        );
+        printAnswer(options, JSON.parse(text) as SigningSecrets, (secrets) =>
+          [
+            `${rotate ? 'New signing secret' : 'Signing secret'} of ${subscriptionLabel(ref)} (since ${secrets.createdTime}):`,
+            secrets.secret,
+            ...secrets.previousSecrets.map(
+              (previous) => `Earlier secret, still honoured until ${previous.validUntil}: ${previous.secret}`,
+            ),
+          ].join('\n'),
+        );
+      }),
+  );
+
   return subscription;
+}
+
+/** The signing-secret routes' answer. */
+interface SigningSecrets {
+  secret: string;
+  createdTime: string;
+  previousSecrets: Array<{ secret: string; validUntil: string }>;
 }

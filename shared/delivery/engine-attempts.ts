@@ -18,6 +18,8 @@ import type { Attempted } from './rules/decide';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import { pushesBack } from './rules/outcomes';
 import type { DeliveryProfile } from './rules/profiles';
+import { signatureHeaders, webhookIdOf } from './signing';
+import type { WebhookRequest } from './webhook-sender';
 
 /**
  * An endpoint that has all the requests it may have in flight and has answered none of them for
@@ -114,6 +116,19 @@ export class EngineAttempts {
     return [...answeredLate, ...outcomes.flat()];
   }
 
+  /**
+   * The request as sent: with a signing secret, signed now (`signing.ts`), each secret in force
+   * signing it.
+   */
+  private async signed(subscription: Subscription, request: OutgoingRequest): Promise<WebhookRequest> {
+    const built = buildDeliveryRequest(subscription, request.events, request.headers, request.url);
+    if (subscription.destination.signing === undefined) return built;
+    const now = this.deps.clock.now();
+    const secrets = await this.secrets.signingSecrets(subscription, now);
+    const id = webhookIdOf(request.events.map((event) => event.item));
+    return { ...built, headers: { ...built.headers, ...signatureHeaders(secrets, id, now, built.body) } };
+  }
+
   /** One request: every event in it gets the request's outcome. */
   private async attempt(
     subscription: Subscription,
@@ -155,10 +170,7 @@ export class EngineAttempts {
       );
       let result: AttemptResult | undefined;
       try {
-        result = await this.deps.sender.send(
-          buildDeliveryRequest(subscription, request.events, request.headers, request.url),
-          late,
-        );
+        result = await this.deps.sender.send(await this.signed(subscription, request), late);
       } finally {
         // Not listened to after all (answered in time, no room, or the send threw): it is over.
         if (late !== undefined && result?.listeningUntil === undefined) late.ended();

@@ -28,9 +28,16 @@ class OpenedByVersion<T> {
   }
 }
 
+/** A signing secret opened, with when it stops being honoured (absent: the current one). */
+export interface OpenedSigningSecret {
+  secret: string;
+  expiresAt?: number;
+}
+
 export class OpenedSecrets {
   private readonly headers = new OpenedByVersion<readonly CustomHeader[]>();
   private readonly urls = new OpenedByVersion<string>();
+  private readonly signing = new OpenedByVersion<readonly OpenedSigningSecret[]>();
 
   /** Without a sealer, nothing sealed can be opened (subscriptions without secrets still work). */
   constructor(private readonly sealer: SecretOpener | undefined) {}
@@ -47,6 +54,30 @@ export class OpenedSecrets {
         return this.sealer.open(sealed);
       }),
     );
+  }
+
+  /**
+   * The secrets the subscription's requests are signed with at `nowMs`: the current one and the
+   * earlier ones not yet expired; none when it does not sign.
+   */
+  async signingSecrets(subscription: Subscription, nowMs: number): Promise<string[]> {
+    const signing = subscription.destination.signing;
+    if (signing === undefined) return [];
+    const opened = await this.signing.get(subscription, async () => {
+      const sealer = this.sealer;
+      if (sealer === undefined) {
+        throw new Error('a signing secret cannot be opened: this function has no sealing key');
+      }
+      return Promise.all(
+        signing.secrets.map(async ({ sealed, expiresAt }) => ({
+          secret: await sealer.open(sealed),
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+        })),
+      );
+    });
+    return opened
+      .filter((entry) => entry.expiresAt === undefined || entry.expiresAt > nowMs)
+      .map((entry) => entry.secret);
   }
 
   /** The subscription's whole endpoint URL, its sealed query string opened. */

@@ -196,6 +196,25 @@ export const deliveryAttributeMappingSchema = z.union([
 ]);
 export type DeliveryAttributeMapping = z.infer<typeof deliveryAttributeMappingSchema>;
 
+/**
+ * A subscription's signing secrets (Standard Webhooks), each sealed like a secret header value:
+ * the first is the current one; the others are earlier ones still honoured until `expiresAt`
+ * (epoch ms) after a rotation, every request then carrying a signature by each.
+ */
+export const signingSchema = z.object({
+  secrets: z
+    .array(
+      z.object({
+        /** `whsec_<base64>`, sealed. */
+        sealed: z.string(),
+        createdAt: z.number(),
+        expiresAt: z.number().optional(),
+      }),
+    )
+    .min(1),
+});
+export type Signing = z.infer<typeof signingSchema>;
+
 export const webhookDestinationSchema = z.object({
   endpointType: z.literal('WebHook'),
   /**
@@ -210,6 +229,8 @@ export const webhookDestinationSchema = z.object({
   preferredBatchSizeInKilobytes: z.number().optional(),
   /** Custom delivery headers, at most 10. */
   deliveryAttributeMappings: z.array(deliveryAttributeMappingSchema).optional(),
+  /** Standard Webhooks signatures on every request (`shared/delivery/signing.ts`); absent: unsigned. */
+  signing: signingSchema.optional(),
 });
 export type WebhookDestination = z.infer<typeof webhookDestinationSchema>;
 

@@ -40,6 +40,7 @@ import { type KeyedResourceApi, keyedResourceOperations, requireResource } from 
 import { messageLogOperations } from './message-log-routes';
 import { namespaceOperations } from './namespaces';
 import { subscriptionDocument, topicDocument } from './resource-documents';
+import { signingOperations } from './signing-routes';
 import { parseSubscriptionBody } from './subscription-schema';
 import { parseTopicBody, sameMapping } from './topic-schema';
 import { validationOperations, validationUrlOperations } from './validation-routes';
@@ -177,6 +178,7 @@ const operations: Readonly<Record<string, Operation>> = {
   },
 
   ...messageLogOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
+  ...signingOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
   ...healthOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
   ...deadLetterOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
   ...validationOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription, subscriptionDocument),

@@ -13,10 +13,12 @@ import {
   sameStoredEndpoint,
   sealEndpointUrl,
 } from '../delivery/sealed-endpoint';
+import { generateSigningSecret } from '../delivery/signing';
 import { deliveryTargetOf } from '../delivery/target';
 import {
   type DeliveryAttributeMapping,
   nextSubscriptionVersion,
+  type Signing,
   type Subscription,
   subscriptionExpired,
   type TopicKeys,
@@ -42,7 +44,7 @@ import { wakeBacklog } from './backlog-wake';
 import { changeOverRead } from './change-over-read';
 import type { DeadLetterBlobs } from './dead-letters';
 import { validateName } from './request-body';
-import { type DestinationInput, MAX_SUBSCRIPTIONS_PER_TOPIC } from './subscription-schema';
+import { type DestinationInput, MAX_SUBSCRIPTIONS_PER_TOPIC, type SigningInput } from './subscription-schema';
 
 /** Management request bodies are small; anything larger is a mistake. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -191,15 +193,48 @@ export async function destinationOf(
       `${endpointUrlField}: this Gridwire stack has no key to seal the endpoint URL's query string (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set), so an endpoint URL with a query string can't be stored; URLs without one work.`,
     );
   }
+  const signing = await signingOf(input.signing, deps, existing?.signing, signingField(endpointUrlField));
   return {
     endpointType: 'WebHook',
     ...endpoint,
+    ...(signing === undefined ? {} : { signing }),
     ...(input.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: input.maxEventsPerBatch }),
     ...(input.preferredBatchSizeInKilobytes === undefined
       ? {}
       : { preferredBatchSizeInKilobytes: input.preferredBatchSizeInKilobytes }),
     ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappings }),
   };
+}
+
+/** Where `signing` is in the request body: beside the endpoint URL. */
+const signingField = (endpointUrlField: string) => endpointUrlField.replace(/endpointUrl$/, 'signing');
+
+/**
+ * The signing secrets to store: `{"generate": true}` keeps the secrets the subscription has (so
+ * saving it again changes nothing) or makes one; `{"secret"}` makes that one current, keeping
+ * nothing else unless it is the current one already; none: unsigned. Sealed like secret header
+ * values (503 without a key).
+ */
+async function signingOf(
+  input: SigningInput | undefined,
+  deps: ManagementDeps,
+  existing: Signing | undefined,
+  field: string,
+): Promise<Signing | undefined> {
+  if (input === undefined) return undefined;
+  if ('generate' in input && existing !== undefined) return existing;
+  const sealer = deps.sealer;
+  if (sealer === undefined) {
+    throw serviceUnavailable(
+      `${field}: this Gridwire stack has no key to seal signing secrets (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set), so deliveries can't be signed.`,
+    );
+  }
+  const current = existing?.secrets[0];
+  if ('secret' in input && current !== undefined && (await sealer.open(current.sealed)) === input.secret) {
+    return existing;
+  }
+  const secret = 'secret' in input ? input.secret : generateSigningSecret();
+  return { secrets: [{ sealed: await sealer.seal(secret), createdAt: deps.clock.now() }] };
 }
 
 /** The whole endpoint URL (its sealed query string opened): `getFullUrl`. 503 without a key. */

@@ -52,6 +52,7 @@ import {
   parseNamespaceTopicBody,
 } from './namespace-schema';
 import { validateName } from './request-body';
+import { signingOperations } from './signing-routes';
 import { validationOperations } from './validation-routes';
 
 const namespaceParam = (event: HttpEvent) => validateName('namespace', pathParam(event, 'namespace'));
@@ -280,6 +281,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
   },
   ...healthOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...messageLogOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
+  ...signingOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...deadLetterOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...validationOperations(
     NAMESPACE_SUBSCRIPTION_PATH,

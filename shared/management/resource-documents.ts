@@ -14,6 +14,7 @@ import {
   type EndpointHealth,
   type InputSchemaMapping,
   retryPolicyOf,
+  type Signing,
   type Subscription,
   type SubscriptionFilter,
   type Topic,
@@ -90,8 +91,21 @@ export function destinationPropertiesDocument(destination: WebhookDestination) {
     ...(mappings.length === 0
       ? {}
       : { deliveryAttributeMappings: mappings.map(deliveryAttributeMappingDocument) }),
+    ...(destination.signing === undefined ? {} : { signing: signingDocument(destination.signing) }),
   };
 }
+
+/**
+ * Signing as shown: that it is on, since when, and the earlier secrets still honoured; never a
+ * secret (`getSigningSecret` reads them).
+ */
+export const signingDocument = (signing: Signing) => ({
+  enabled: true,
+  secretCreatedTime: new Date((signing.secrets[0] as Signing['secrets'][number]).createdAt).toISOString(),
+  previousSecretsValidUntil: signing.secrets
+    .slice(1)
+    .map((secret) => new Date(secret.expiresAt ?? 0).toISOString()),
+});
 
 /** A dead-letter destination as shown. */
 export const deadLetterDocument = (deadLetter: DeadLetterDestination) => ({

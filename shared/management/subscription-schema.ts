@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { BATCH_LIMITS } from '../delivery/rules/batching';
 import { type DeliveryProfile, TOPIC_PROFILE } from '../delivery/rules/profiles';
+import { signingSecretProblem } from '../delivery/signing';
 import {
   DELIVERY_LOG_MODES,
   type DeadLetterDestination,
@@ -83,6 +84,7 @@ export function webhookDestinationSchema(allowHttp: boolean) {
           maxEventsPerBatch: intInRange(BATCH_LIMITS.maxEventsPerBatch).optional(),
           preferredBatchSizeInKilobytes: intInRange(BATCH_LIMITS.preferredBatchSizeInKilobytes).optional(),
           deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
+          signing: signingInputSchema,
         },
         { error: 'is required' },
       ),
@@ -90,6 +92,29 @@ export function webhookDestinationSchema(allowHttp: boolean) {
     { error: 'is required' },
   );
 }
+
+/**
+ * `destination.properties.signing`: `{"secret": "whsec_..."}` (that secret), `{"generate": true}`
+ * (a new one, or the one the subscription has), or absent or `null` (unsigned).
+ */
+export const signingInputSchema = z
+  .union(
+    [
+      z.strictObject({
+        secret: z.string().superRefine((secret, ctx) => {
+          const problem = signingSecretProblem(secret);
+          if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      }),
+      z.strictObject({ generate: z.literal(true) }),
+    ],
+    { error: 'must be {"secret": "whsec_<base64>"} or {"generate": true}' },
+  )
+  .nullable()
+  .optional();
+
+/** How a subscription's requests are to be signed, as asked. */
+export type SigningInput = { secret: string } | { generate: true };
 
 /**
  * `expirationTimeUtc`: an ISO 8601 date or date-time, UTC when it names no offset (as the
@@ -203,6 +228,8 @@ export interface SubscriptionInput {
   preferredBatchSizeInKilobytes?: number;
   /** Custom delivery headers, in the order given; absent when none. */
   deliveryAttributeMappings?: DeliveryAttributeInput[];
+  /** Standard Webhooks signing, as asked; absent: unsigned. */
+  signing?: SigningInput;
   /** The whole filter as stored (event types, subject and advanced filters). */
   filter: SubscriptionFilter;
   /** Normalised once, here: `{ maxAttempts, ttlMs }`. */
@@ -220,7 +247,11 @@ export interface SubscriptionInput {
 /** The parts of a subscription input its webhook destination gives. */
 export type DestinationInput = Pick<
   SubscriptionInput,
-  'endpointUrl' | 'maxEventsPerBatch' | 'preferredBatchSizeInKilobytes' | 'deliveryAttributeMappings'
+  | 'endpointUrl'
+  | 'maxEventsPerBatch'
+  | 'preferredBatchSizeInKilobytes'
+  | 'deliveryAttributeMappings'
+  | 'signing'
 >;
 
 /** A parsed webhook destination as input: batch settings only as given, mappings in order. */
@@ -230,6 +261,9 @@ export function destinationInputOf(
   const mappings = destination.deliveryAttributeMappings ?? [];
   return {
     endpointUrl: destination.endpointUrl,
+    ...(destination.signing === undefined || destination.signing === null
+      ? {}
+      : { signing: destination.signing }),
     ...(destination.maxEventsPerBatch === undefined
       ? {}
       : { maxEventsPerBatch: destination.maxEventsPerBatch }),

@@ -494,6 +494,58 @@ it('logs every delivery with its answer when asked, lists the log, and resends a
   expect(both.value[1]).toMatchObject({ status: 'Delivered', resendOf: deliveryId, eventLogged: true });
 });
 
+it('signs a subscription, shows and rotates its secret, and keeps it across an update', async () => {
+  await gridwire('topic', 'create', 'inked');
+  await gridwire(
+    'subscription',
+    'create',
+    '--topic',
+    'inked',
+    '--name',
+    'sig',
+    '--endpoint',
+    webhook.url('/sig'),
+    '--signing-secret',
+    'generate',
+  );
+  const shown = await gridwire('subscription', 'signing-secret', '--topic', 'inked', '--name', 'sig');
+  expect(shown).toMatch(/^Signing secret of topic inked, subscription sig \(since \S+\):\nwhsec_\S+$/);
+  const secret = shown.split('\n')[1] as string;
+
+  await gridwire(
+    'subscription',
+    'update',
+    '--topic',
+    'inked',
+    '--name',
+    'sig',
+    '--max-delivery-attempts',
+    '5',
+  );
+  expect((await json('subscription', 'signing-secret', '--topic', 'inked', '--name', 'sig')).secret).toBe(
+    secret,
+  );
+
+  const rotated = await gridwire(
+    'subscription',
+    'signing-secret',
+    '--topic',
+    'inked',
+    '--name',
+    'sig',
+    '--rotate',
+    '--keep-previous-for',
+    '60',
+  );
+  expect(rotated).toMatch(/^New signing secret of topic inked, subscription sig \(since \S+\):\nwhsec_\S+\n/);
+  expect(rotated).toContain(`Earlier secret, still honoured until `);
+  expect(rotated).toContain(secret);
+
+  await gridwire('subscription', 'update', '--topic', 'inked', '--name', 'sig', '--no-signing');
+  const plain = await api.call('POST', '/admin/topics/inked/eventSubscriptions/sig/getSigningSecret');
+  expect(plain.status).toBe(409);
+});
+
 it('refuses to resend what the log does not hold, saying why', async () => {
   await gridwire('topic', 'create', 'unlogged');
   await gridwire(

@@ -100,6 +100,10 @@ const fullSubscription = (topic: string, name: string): Subscription =>
         { name: 'Authorization', type: 'Static', isSecret: true, sealedValue: 'v1.aaa.bbb' },
         { name: 'X-Tenant', type: 'Dynamic', sourceField: 'data.tenant' },
       ],
+      signing: {
+        // Every field set: a secret with the expiry only earlier secrets have.
+        secrets: [{ sealed: 'v1.sealed.old', createdAt: 1, expiresAt: 3 }],
+      },
     },
     filter: {
       includedEventTypes: ['Order.Created'],

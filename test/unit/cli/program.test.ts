@@ -35,7 +35,9 @@ describe('the gridwire program', () => {
       find(program, 'subscription')
         .commands.map((command) => command.name())
         .sort(),
-    ).toEqual(['create', 'delete', 'list', 'pause', 'resume', 'show', 'update', 'validate'].sort());
+    ).toEqual(
+      ['create', 'delete', 'list', 'pause', 'resume', 'show', 'signing-secret', 'update', 'validate'].sort(),
+    );
     expect(program.version()).toBe(gridwireVersion());
     expect(gridwireVersion()).toMatch(/^\d+\.\d+\.\d+/);
   });

@@ -40,6 +40,7 @@ describe('the round trips’ field check', () => {
         'destination.sealedQuery',
         'destination.maxEventsPerBatch',
         'destination.preferredBatchSizeInKilobytes',
+        'destination.signing',
         'deadLetter',
         'deliveryLog',
         'labels',

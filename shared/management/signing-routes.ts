@@ -1,0 +1,136 @@
+/**
+ * A subscription's signing secrets (Standard Webhooks, `shared/delivery/signing.ts`):
+ * `POST <subscription>/getSigningSecret` shows them, `POST <subscription>/rotateSigningSecret`
+ * makes a new one current and keeps honouring the old one for a while (earlier ones at most as
+ * long), so receivers can switch without losing a delivery. Classic and namespace subscriptions share them.
+ */
+
+import { ENV } from '../config/resources';
+import { generateSigningSecret, signingSecretProblem } from '../delivery/signing';
+import type { Signing, Subscription } from '../domain/model';
+import { jsonResult, publicBaseUrl } from '../http/api-gateway';
+import { badRequest, conflict, serviceUnavailable } from '../http/errors';
+import { type ManagementDeps, type Operation, optionalBody, saveSubscription } from './common';
+import type { SubscriptionFinder } from './dead-letter-routes';
+
+/** How long an earlier secret is honoured after a rotation unless the request says: 24 hours. */
+export const DEFAULT_KEEP_PREVIOUS_MINUTES = 24 * 60;
+/** The longest an earlier secret may be honoured after a rotation: 7 days. */
+export const MAX_KEEP_PREVIOUS_MINUTES = 7 * 24 * 60;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The stack's sealer, or the 503 saying there is none. */
+function sealerOf(deps: ManagementDeps) {
+  if (deps.sealer === undefined) {
+    throw serviceUnavailable(
+      `This Gridwire stack has no key to seal signing secrets (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set).`,
+    );
+  }
+  return deps.sealer;
+}
+
+/** The subscription's signing, or the 409 saying it does not sign. */
+function signingOf(subscription: Subscription): Signing {
+  const signing = subscription.destination.signing;
+  if (signing === undefined) {
+    throw conflict(
+      `The event subscription '${subscription.name}' does not sign its deliveries; set destination.properties.signing to {"generate": true} first.`,
+    );
+  }
+  return signing;
+}
+
+/** The rotate request: `{"secret"?: "whsec_...", "keepPreviousForMinutes"?: 0..10080}`. */
+function parseRotateBody(body: unknown): { secret?: string; keepMinutes: number } {
+  const fields = body === undefined || body === null ? {} : body;
+  if (typeof fields !== 'object' || Array.isArray(fields)) {
+    throw badRequest('The body must be a JSON object such as {"keepPreviousForMinutes": 60}, or empty.');
+  }
+  const { secret, keepPreviousForMinutes, ...rest } = fields as Record<string, unknown>;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined)
+    throw badRequest(`${unknown}: not a rotation field (secret, keepPreviousForMinutes).`);
+  if (secret !== undefined) {
+    const problem = typeof secret === 'string' ? signingSecretProblem(secret) : 'must be a string';
+    if (problem !== undefined) throw badRequest(`secret: ${problem}.`);
+  }
+  const keep = keepPreviousForMinutes ?? DEFAULT_KEEP_PREVIOUS_MINUTES;
+  if (typeof keep !== 'number' || !Number.isInteger(keep) || keep < 0 || keep > MAX_KEEP_PREVIOUS_MINUTES) {
+    throw badRequest(
+      `keepPreviousForMinutes: must be a whole number from 0 to ${MAX_KEEP_PREVIOUS_MINUTES} (got ${JSON.stringify(keep)}).`,
+    );
+  }
+  return { ...(secret === undefined ? {} : { secret: secret as string }), keepMinutes: keep };
+}
+
+/** The secrets in force at `nowMs`, opened: `{"secret", "previousSecrets": [{"secret", "validUntil"}]}`. */
+async function secretsDocument(deps: ManagementDeps, signing: Signing, nowMs: number) {
+  const sealer = sealerOf(deps);
+  const [current, ...previous] = signing.secrets;
+  return {
+    secret: await sealer.open((current as Signing['secrets'][number]).sealed),
+    createdTime: iso((current as Signing['secrets'][number]).createdAt),
+    previousSecrets: await Promise.all(
+      previous
+        .filter((entry) => (entry.expiresAt ?? 0) > nowMs)
+        .map(async (entry) => ({
+          secret: await sealer.open(entry.sealed),
+          validUntil: iso(entry.expiresAt ?? 0),
+        })),
+    ),
+  };
+}
+
+/** The signing-secret routes on the subscriptions under `subscriptionPath`. */
+export function signingOperations(
+  subscriptionPath: string,
+  find: SubscriptionFinder,
+): Record<string, Operation> {
+  return {
+    [`POST ${subscriptionPath}/getSigningSecret`]: async (event, deps) => {
+      const subscription = await find(event, deps, { consistent: true });
+      return jsonResult(200, await secretsDocument(deps, signingOf(subscription), deps.clock.now()));
+    },
+
+    [`POST ${subscriptionPath}/rotateSigningSecret`]: async (event, deps) => {
+      const found = await find(event, deps, { consistent: true });
+      signingOf(found);
+      const request = parseRotateBody(optionalBody(event));
+      const sealer = sealerOf(deps);
+      const { subscription } = await saveSubscription(
+        deps,
+        found.topic,
+        found.name,
+        async (existing) => {
+          if (existing === undefined)
+            throw conflict(`The event subscription '${found.name}' was deleted meanwhile.`);
+          const now = deps.clock.now();
+          const [current, ...earlier] = signingOf(existing).secrets;
+          // Every earlier secret is honoured at most `keepPreviousForMinutes` more (0: none).
+          const until = now + request.keepMinutes * 60_000;
+          const kept = [{ ...(current as Signing['secrets'][number]), expiresAt: until }, ...earlier]
+            .map((entry) => ({ ...entry, expiresAt: Math.min(entry.expiresAt ?? until, until) }))
+            .filter((entry) => entry.expiresAt > now);
+          const sealed = await sealer.seal(request.secret ?? generateSigningSecret());
+          const {
+            uid: _uid,
+            version: _version,
+            createdAt: _createdAt,
+            updatedAt: _updatedAt,
+            ...defined
+          } = existing;
+          return {
+            ...defined,
+            destination: {
+              ...existing.destination,
+              signing: { secrets: [{ sealed, createdAt: now }, ...kept] },
+            },
+          };
+        },
+        publicBaseUrl(deps.publicUrl()),
+      );
+      return jsonResult(200, await secretsDocument(deps, signingOf(subscription), deps.clock.now()));
+    },
+  };
+}
