@@ -8,6 +8,7 @@
 import middy from '@middy/core';
 import { ROUTES, type RouteDefinition } from '../shared/config/resources';
 import { readConfig } from '../shared/config/runtime';
+import { TRACEPARENT_HEADER } from '../shared/delivery/rules/trace-context';
 import { isValidName, namespaceTopicId } from '../shared/domain/names';
 import {
   emptyResult,
@@ -192,6 +193,7 @@ export function createPublishHandler({ publisher, observability, deliveryBacklog
       path: event.rawPath,
       body: rawBody(event),
       contentType: header(event, 'content-type'),
+      traceparent: header(event, TRACEPARENT_HEADER),
     });
     return emptyResult(200);
   };

@@ -7,6 +7,7 @@
  * events held rather than queued. Every outcome goes to the health tracker. A backlog's probe and
  * drain attempt through the same slots (`DeliveryEngine.attemptItems`).
  */
+import { randomBytes } from 'node:crypto';
 import type { DeliveryItem } from '../domain/delivery';
 import type { AttemptResult, Subscription } from '../domain/model';
 import { FairSlots } from '../platform/concurrency';
@@ -18,6 +19,7 @@ import type { Attempted } from './rules/decide';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import { pushesBack } from './rules/outcomes';
 import type { DeliveryProfile } from './rules/profiles';
+import { deliveryTraceparent, TRACEPARENT_HEADER } from './rules/trace-context';
 import { signatureHeaders, webhookIdOf } from './signing';
 import type { WebhookRequest } from './webhook-sender';
 
@@ -117,16 +119,24 @@ export class EngineAttempts {
   }
 
   /**
-   * The request as sent: with a signing secret, signed now (`signing.ts`), each secret in force
-   * signing it.
+   * The request as sent: with its `traceparent` (continuing the publish request's trace when its
+   * first event carries one), and, with a signing secret, signed now (`signing.ts`), each secret
+   * in force signing it.
    */
-  private async signed(subscription: Subscription, request: OutgoingRequest): Promise<WebhookRequest> {
+  private async outgoing(subscription: Subscription, request: OutgoingRequest): Promise<WebhookRequest> {
     const built = buildDeliveryRequest(subscription, request.events, request.headers, request.url);
-    if (subscription.destination.signing === undefined) return built;
+    const items = request.events.map((event) => event.item);
+    const headers = {
+      ...built.headers,
+      [TRACEPARENT_HEADER]: deliveryTraceparent(items[0]?.traceparent, randomHex),
+    };
+    if (subscription.destination.signing === undefined) return { ...built, headers };
     const now = this.deps.clock.now();
     const secrets = await this.secrets.signingSecrets(subscription, now);
-    const id = webhookIdOf(request.events.map((event) => event.item));
-    return { ...built, headers: { ...built.headers, ...signatureHeaders(secrets, id, now, built.body) } };
+    return {
+      ...built,
+      headers: { ...headers, ...signatureHeaders(secrets, webhookIdOf(items), now, built.body) },
+    };
   }
 
   /** One request: every event in it gets the request's outcome. */
@@ -170,7 +180,7 @@ export class EngineAttempts {
       );
       let result: AttemptResult | undefined;
       try {
-        result = await this.deps.sender.send(await this.signed(subscription, request), late);
+        result = await this.deps.sender.send(await this.outgoing(subscription, request), late);
       } finally {
         // Not listened to after all (answered in time, no room, or the send threw): it is over.
         if (late !== undefined && result?.listeningUntil === undefined) late.ended();
@@ -183,6 +193,8 @@ export class EngineAttempts {
     }
   }
 }
+
+const randomHex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 /** What an attempt tells the health rules; `Retry-After` (429/503 only) in this profile's time. */
 function signalOf(

@@ -64,6 +64,11 @@ export const deliveryItemSchema = z.object({
    * log records it.
    */
   resendOf: z.string().optional(),
+  /**
+   * The publish request's W3C `traceparent`, when it had a valid one: every delivery request of
+   * the event continues its trace (`delivery/rules/trace-context.ts`).
+   */
+  traceparent: z.string().optional(),
 });
 export type DeliveryItem = z.infer<typeof deliveryItemSchema>;
 

@@ -36,6 +36,8 @@ export interface PublishRequest {
   body: Buffer;
   /** The request's `Content-Type` header, when it has one. */
   contentType?: string;
+  /** The request's W3C `traceparent` header, when it has one (its deliveries continue the trace). */
+  traceparent?: string;
 }
 
 /** A publish request to a namespace topic. */

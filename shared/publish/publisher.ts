@@ -7,6 +7,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isDeadLetterNoticeTopic } from '../delivery/rules/dead-letter-notice';
 import { endpointAgreed } from '../delivery/rules/handshake';
+import { parseTraceparent, TRACEPARENT_HEADER } from '../delivery/rules/trace-context';
 import { deliveryTargetOf } from '../delivery/target';
 import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery';
 import { type Namespace, type NamespaceTopic, subscriptionExpired, type Topic } from '../domain/model';
@@ -226,7 +227,7 @@ export class Publisher {
       `${topic.name.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
       () => this.fanOutTargets(topic.name),
     );
-    return this.fanOut({ name: topic.name }, targets, events, started);
+    return this.fanOut({ name: topic.name }, targets, events, started, request.traceparent);
   }
 
   /**
@@ -268,7 +269,7 @@ export class Publisher {
       `${topicId.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
       () => this.fanOutTargets(topicId),
     );
-    return this.fanOut(ref, targets, events, started);
+    return this.fanOut(ref, targets, events, started, request.headers[TRACEPARENT_HEADER]);
   }
 
   /**
@@ -302,8 +303,12 @@ export class Publisher {
     targets: readonly FilteredSubscription[],
     events: readonly AcceptedEvent[],
     started: number,
+    /** The publish request's `traceparent`: kept on its events when it is valid. */
+    traceparent?: string,
   ): Promise<PublishResult> {
     // Storage, metrics and logs name the topic by its one text.
+    const trace =
+      parseTraceparent(traceparent) === undefined ? {} : { traceparent: (traceparent as string).trim() };
     const topicId = topicIdOf(topic);
     // Each filter runs once per event; nothing is queued unless the whole fan-out is allowed.
     // An expired subscription matches nothing from its expiration time on (the list is cached).
@@ -354,6 +359,7 @@ export class Publisher {
               eventJson: json,
               attempts: 0,
               publishedAt: started,
+              ...trace,
             });
           }
           return position;

@@ -205,6 +205,7 @@ const fullLine = (
     lastAttemptAt: publishedAt + 1,
     lateUntil: publishedAt + 180_001,
     resendOf: `first-${id}`,
+    traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
   }),
 });
 
