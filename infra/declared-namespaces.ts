@@ -8,7 +8,8 @@
 import type { CustomResource } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { NAMESPACE_PROFILE } from '../shared/delivery/rules/profiles';
-import { isoDurationOf, NAMESPACE_TOPIC_LIMITS } from '../shared/management/namespace-schema';
+import { NAMESPACE_TOPIC_LIMITS } from '../shared/management/namespace-schema';
+import { isoDurationOf } from '../shared/platform/iso-duration';
 import {
   checkName,
   checkRange,

@@ -37,6 +37,8 @@ export interface SubscriptionFlags {
   maxDeliveryAttempts?: number;
   /** Minutes. */
   eventTtl?: number;
+  /** ISO 8601 durations, the last repeating. */
+  retrySchedule?: string[];
   deadletterContainer?: string;
   maxEventsPerBatch?: number;
   preferredBatchSizeInKilobytes?: number;
@@ -221,6 +223,7 @@ export function classicSubscriptionBody(flags: SubscriptionFlags, base?: Json): 
     ...(properties.retryPolicy as Json | undefined),
     ...(flags.maxDeliveryAttempts === undefined ? {} : { maxDeliveryAttempts: flags.maxDeliveryAttempts }),
     ...(flags.eventTtl === undefined ? {} : { eventTimeToLiveInMinutes: flags.eventTtl }),
+    ...(flags.retrySchedule === undefined ? {} : { retrySchedule: flags.retrySchedule }),
   };
   return {
     properties: defined({
@@ -254,6 +257,7 @@ export function namespaceSubscriptionBody(flags: SubscriptionFlags, base?: Json)
           ...push,
           maxDeliveryCount: flags.maxDeliveryAttempts ?? push.maxDeliveryCount,
           eventTimeToLive: flags.eventTtl === undefined ? push.eventTimeToLive : `PT${flags.eventTtl}M`,
+          retrySchedule: flags.retrySchedule ?? push.retrySchedule,
           destination: destinationOf(flags, push.destination as Json | undefined),
           deadLetterDestinationWithResourceIdentity:
             flags.deadletterContainer === undefined
@@ -345,6 +349,7 @@ export function namespaceBodyOf(document: Json, gaps: DocumentGaps, flags: Subsc
         push: defined({
           maxDeliveryCount: push.maxDeliveryCount,
           eventTimeToLive: push.eventTimeToLive,
+          retrySchedule: push.retrySchedule,
           destination: destinationBodyOf(push.destination as Json, gaps, flags),
           deadLetterDestinationWithResourceIdentity:
             push.deadLetterDestinationWithResourceIdentity ?? undefined,

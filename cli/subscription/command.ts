@@ -102,6 +102,10 @@ function withSubscriptionFlags(command: Command, endpointRequired: boolean): Com
     .option('--labels <labels...>', 'labels (space-separated)')
     .option('--expiration-date <time>', 'ISO 8601 date or time after which the subscription is deleted')
     .option(
+      '--retry-schedule <durations...>',
+      "the subscription's own retry schedule: ISO 8601 durations such as PT10S PT1M PT10M PT1H, the last repeating",
+    )
+    .option(
       '--signing-secret <secret>',
       "sign every delivery (Standard Webhooks): a secret whsec_<base64>, or 'generate' for a new one (read it with 'gridwire subscription signing-secret')",
     )

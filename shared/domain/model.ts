@@ -152,8 +152,14 @@ export type RetryPolicy = z.infer<typeof retryPolicySchema>;
 /**
  * A retry policy as the engine applies it, normalised once when a subscription is parsed (from an
  * API body or from the table). `ttlMs` is real time; a delivery profile's `timeScale` shrinks it.
+ * `scheduleMs`, when set, is the subscription's own schedule (real time, its last step repeating)
+ * in place of its profile's; the profile's floors still raise a step.
  */
-export const retryLimitsSchema = z.object({ maxAttempts: z.number(), ttlMs: z.number() });
+export const retryLimitsSchema = z.object({
+  maxAttempts: z.number(),
+  ttlMs: z.number(),
+  scheduleMs: z.array(z.number()).optional(),
+});
 export type RetryLimits = z.infer<typeof retryLimitsSchema>;
 
 export const retryLimitsOf = (policy: RetryPolicy): RetryLimits => ({

@@ -16,6 +16,7 @@ import type {
 } from '../domain/model';
 import { namespaceResourceId, namespaceTopicResourceId, splitNamespaceTopicId } from '../domain/names';
 import { badRequest } from '../http/errors';
+import { isoDurationMinutes, isoDurationOf } from '../platform/iso-duration';
 import type { NamespaceInput } from '../storage/namespaces';
 import { intInRange, invalidBody } from './request-body';
 import {
@@ -24,6 +25,7 @@ import {
   expirationDocument,
   filterDocument,
   provisioningProperties,
+  retryScheduleDocument,
   systemData,
 } from './resource-documents';
 import {
@@ -35,6 +37,7 @@ import {
   expirationOf,
   expirationTimeSchema,
   filterOf,
+  retryScheduleSchema,
   subscriptionFilterSchema,
   webhookDestinationSchema,
 } from './subscription-schema';
@@ -51,40 +54,6 @@ export const MAX_TOPICS_PER_NAMESPACE = 100;
 
 /** Where a namespace subscription's push settings are in its body (error messages name them). */
 export const PUSH_FIELD = 'properties.deliveryConfiguration.push';
-
-// ---- ISO 8601 durations ------------------------------------------------------------------------
-
-const DURATION = /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
-
-/**
- * Minutes in an ISO 8601 duration of weeks, days, hours, minutes and seconds (`P1D`, `PT30M`,
- * `P1DT12H`, `PT120S`); `undefined` when it is not one, has years or months (whose length
- * varies), or is not a whole number of minutes.
- */
-export function isoDurationMinutes(text: string): number | undefined {
-  const match = DURATION.exec(text);
-  if (match === null || text === 'P') return undefined;
-  const [weeks, days, hours, minutes, seconds] = match.slice(1).map((part) => Number(part ?? 0)) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const totalSeconds = (((weeks * 7 + days) * 24 + hours) * 60 + minutes) * 60 + seconds;
-  if (totalSeconds % 60 !== 0) return undefined;
-  return totalSeconds / 60;
-}
-
-/** Minutes as the shortest ISO 8601 duration: `P1D`, `PT20M`, `P1DT2H30M`. */
-export function isoDurationOf(totalMinutes: number): string {
-  const days = Math.floor(totalMinutes / MINUTES_PER_DAY);
-  const hours = Math.floor((totalMinutes % MINUTES_PER_DAY) / 60);
-  const minutes = totalMinutes % 60;
-  const time = `${hours > 0 ? `${hours}H` : ''}${minutes > 0 ? `${minutes}M` : ''}`;
-  if (days === 0 && time === '') return 'PT0M';
-  return `P${days > 0 ? `${days}D` : ''}${time === '' ? '' : `T${time}`}`;
-}
 
 const ttlRange = NAMESPACE_PROFILE.limits.eventTimeToLiveInMinutes;
 const TTL_RULE = `must be an ISO 8601 duration with minute precision between ${isoDurationOf(ttlRange.min)} and ${isoDurationOf(ttlRange.max)} (such as PT30M or P1DT12H)`;
@@ -162,6 +131,7 @@ function namespaceSubscriptionBodySchema(allowHttp: boolean) {
               {
                 maxDeliveryCount: intInRange(NAMESPACE_PROFILE.limits.maxDeliveryAttempts).optional(),
                 eventTimeToLive: eventTimeToLiveSchema.optional(),
+                retrySchedule: retryScheduleSchema(NAMESPACE_PROFILE).optional(),
                 destination: webhookDestinationSchema(allowHttp),
                 deadLetterDestinationWithResourceIdentity: z
                   .strictObject(
@@ -231,6 +201,7 @@ export function parseNamespaceSubscriptionBody(
     retry: {
       maxAttempts: push.maxDeliveryCount ?? NAMESPACE_PROFILE.limits.maxDeliveryAttempts.default,
       ttlMs: ttlMinutes * 60_000,
+      ...(push.retrySchedule === undefined ? {} : { scheduleMs: push.retrySchedule }),
     },
     ...deadLetterOf(push.deadLetterDestinationWithResourceIdentity?.deadLetterDestination),
     ...expirationOf(properties.expirationTimeUtc),
@@ -288,6 +259,7 @@ export function namespaceSubscriptionDocument(subscription: Subscription, nowMs:
         push: {
           maxDeliveryCount: subscription.retry.maxAttempts,
           eventTimeToLive: isoDurationOf(Math.round(subscription.retry.ttlMs / 60_000)),
+          ...retryScheduleDocument(subscription.retry),
           destination: {
             endpointType: 'WebHook',
             properties: destinationPropertiesDocument(subscription.destination),

@@ -16,6 +16,7 @@ import {
   publicBaseUrl,
 } from '../http/api-gateway';
 import { badRequest, notFound } from '../http/errors';
+import { isoDurationOf } from '../platform/iso-duration';
 import type { NamespaceInput } from '../storage/namespaces';
 import type { ReadOptions } from '../storage/table';
 import { changeOverRead } from './change-over-read';
@@ -41,7 +42,6 @@ import { healthOperations } from './health-routes';
 import { type KeyedResourceApi, keyedResourceOperations, requireResource } from './keyed-resource-routes';
 import { messageLogOperations } from './message-log-routes';
 import {
-  isoDurationOf,
   MAX_TOPICS_PER_NAMESPACE,
   namespaceDocument,
   namespaceSubscriptionDocument,

@@ -13,6 +13,7 @@ import {
   type DeliveryAttributeMapping,
   type EndpointHealth,
   type InputSchemaMapping,
+  type RetryLimits,
   retryPolicyOf,
   type Signing,
   type Subscription,
@@ -21,6 +22,7 @@ import {
   type WebhookDestination,
 } from '../domain/model';
 import { topicResourceId } from '../domain/names';
+import { isoDurationOfSeconds } from '../platform/iso-duration';
 import type { BacklogOverview } from '../storage/backlog';
 
 /** `systemData` of a resource document. */
@@ -155,7 +157,7 @@ export function subscriptionDocument(subscription: Subscription, nowMs: number) 
         properties: destinationPropertiesDocument(subscription.destination),
       },
       filter: filterDocument(subscription.filter),
-      retryPolicy: retryPolicyOf(subscription.retry),
+      retryPolicy: retryPolicyDocument(subscription.retry),
       eventDeliverySchema: subscription.eventDeliverySchema,
       labels: subscription.labels,
       deliveryLog: subscription.deliveryLog ?? 'Failures',
@@ -167,6 +169,18 @@ export function subscriptionDocument(subscription: Subscription, nowMs: number) 
     systemData: systemData(subscription),
   };
 }
+
+/** The retry policy as shown: with `retrySchedule` (ISO 8601 durations) when the subscription has its own. */
+export const retryPolicyDocument = (retry: RetryLimits) => ({
+  ...retryPolicyOf(retry),
+  ...retryScheduleDocument(retry),
+});
+
+/** `retrySchedule` as ISO 8601 durations, when the subscription has its own schedule. */
+export const retryScheduleDocument = ({ scheduleMs }: Pick<RetryLimits, 'scheduleMs'>) =>
+  scheduleMs === undefined
+    ? {}
+    : { retrySchedule: scheduleMs.map((ms) => isoDurationOfSeconds(Math.round(ms / 1000))) };
 
 /** `expirationTimeUtc`, shown only when the subscription has one. */
 export const expirationDocument = ({ expirationTime }: Pick<Subscription, 'expirationTime'>) =>

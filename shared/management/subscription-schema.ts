@@ -18,6 +18,7 @@ import {
   type SubscriptionFilter,
 } from '../domain/model';
 import { describeControlCharacter, firstControlCharacter } from '../platform/control-characters';
+import { isoDurationOfSeconds, isoDurationSeconds } from '../platform/iso-duration';
 import { validateFilter } from '../publish/filter';
 import { deliveryAttributeMappingsSchema } from './delivery-attributes-schema';
 import { intInRange, invalidBody } from './request-body';
@@ -183,6 +184,41 @@ export function filterOf(raw: unknown): SubscriptionFilter {
   return { ...includedEventTypesOf(includedEventTypes), ...defined } as SubscriptionFilter;
 }
 
+/**
+ * `retryPolicy.retrySchedule`: the subscription's own schedule, ISO 8601 durations (`PT10S`,
+ * `PT1M`, `PT1H`), the last repeating; each within the profile's bounds, as milliseconds.
+ */
+export function retryScheduleSchema(profile: DeliveryProfile) {
+  const { minStepMs, maxStepMs, maxSteps } = profile.limits.retrySchedule;
+  const bounds = `from ${isoDurationOfSeconds(minStepMs / 1000)} to ${isoDurationOfSeconds(maxStepMs / 1000)}`;
+  return z
+    .array(z.string({ error: 'must be an ISO 8601 duration such as PT10S, PT1M or PT1H' }), {
+      error: 'must be an array of ISO 8601 durations such as ["PT10S", "PT1M", "PT10M", "PT1H"]',
+    })
+    .min(1, { error: 'must hold at least one step' })
+    .max(maxSteps, { error: `may hold at most ${maxSteps} steps` })
+    .transform((steps, ctx) => {
+      const stepsMs: number[] = [];
+      for (const [index, step] of steps.entries()) {
+        const seconds = isoDurationSeconds(step);
+        if (seconds === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [index],
+            message: `must be an ISO 8601 duration such as PT10S, PT1M or PT1H (got '${step}')`,
+          });
+          return z.NEVER;
+        }
+        if (seconds * 1000 < minStepMs || seconds * 1000 > maxStepMs) {
+          ctx.addIssue({ code: 'custom', path: [index], message: `must be ${bounds} (got ${step})` });
+          return z.NEVER;
+        }
+        stepsMs.push(seconds * 1000);
+      }
+      return stepsMs;
+    });
+}
+
 /** `properties.deliveryLog`: what the message log keeps (optional). */
 export const deliveryLogSchema = z
   .enum(DELIVERY_LOG_MODES, { error: `must be one of ${DELIVERY_LOG_MODES.join(', ')}` })
@@ -198,6 +234,7 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
           .strictObject({
             maxDeliveryAttempts: intInRange(profile.limits.maxDeliveryAttempts).optional(),
             eventTimeToLiveInMinutes: intInRange(profile.limits.eventTimeToLiveInMinutes).optional(),
+            retrySchedule: retryScheduleSchema(profile).optional(),
           })
           .optional(),
         eventDeliverySchema: z
@@ -317,11 +354,17 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
   return {
     ...destinationInputOf(properties.destination.properties),
     filter: filterOf(properties.filter),
-    retry: retryLimitsOf({
-      maxDeliveryAttempts: properties.retryPolicy?.maxDeliveryAttempts ?? limits.maxDeliveryAttempts.default,
-      eventTimeToLiveInMinutes:
-        properties.retryPolicy?.eventTimeToLiveInMinutes ?? limits.eventTimeToLiveInMinutes.default,
-    }),
+    retry: {
+      ...retryLimitsOf({
+        maxDeliveryAttempts:
+          properties.retryPolicy?.maxDeliveryAttempts ?? limits.maxDeliveryAttempts.default,
+        eventTimeToLiveInMinutes:
+          properties.retryPolicy?.eventTimeToLiveInMinutes ?? limits.eventTimeToLiveInMinutes.default,
+      }),
+      ...(properties.retryPolicy?.retrySchedule === undefined
+        ? {}
+        : { scheduleMs: properties.retryPolicy.retrySchedule }),
+    },
     labels: properties.labels ?? [],
     ...(properties.deliveryLog === undefined ? {} : { deliveryLog: properties.deliveryLog }),
     ...(properties.eventDeliverySchema === undefined

@@ -546,6 +546,53 @@ it('signs a subscription, shows and rotates its secret, and keeps it across an u
   expect(plain.status).toBe(409);
 });
 
+it("retries on the subscription's own schedule", async () => {
+  await gridwire('topic', 'create', 'paced');
+  await gridwire(
+    'subscription',
+    'create',
+    '--topic',
+    'paced',
+    '--name',
+    'slow',
+    '--endpoint',
+    webhook.url('/slow', () => ({ status: 500 })),
+    '--retry-schedule',
+    'PT5M',
+    'PT10M',
+  );
+  expect(
+    (await json('subscription', 'show', '--topic', 'paced', '--name', 'slow')).properties.retryPolicy,
+  ).toEqual({
+    maxDeliveryAttempts: 30,
+    eventTimeToLiveInMinutes: 1440,
+    retrySchedule: ['PT5M', 'PT10M'],
+  });
+  await gridwire('publish', '--topic', 'paced', '--event-type', 'A', '--subject', 's', '--id', 'paced-1');
+  const history = await eventually(
+    async () => {
+      const found = await json(
+        'events',
+        'show',
+        '--topic',
+        'paced',
+        '--subscription',
+        'slow',
+        '--event-id',
+        'paced-1',
+      );
+      return found.value[0]?.nextAttemptTime !== undefined && found;
+    },
+    15_000,
+    'the failed attempt on record',
+  );
+  const delivery = history.value[0];
+  // The profile's first step would be 10 s; this subscription's is 5 minutes (and up to 10% jitter).
+  const waitMs = Date.parse(delivery.nextAttemptTime) - Date.parse(delivery.attempts[0].time);
+  expect(waitMs).toBeGreaterThanOrEqual(300_000);
+  expect(waitMs).toBeLessThan(300_000 * 1.1 + 60_000);
+});
+
 it('refuses to resend what the log does not hold, saying why', async () => {
   await gridwire('topic', 'create', 'unlogged');
   await gridwire(

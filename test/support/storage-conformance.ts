@@ -117,7 +117,7 @@ const fullSubscription = (topic: string, name: string): Subscription =>
         { operatorType: 'IsNotNull', key: 'data.id' },
       ],
     },
-    retry: { maxAttempts: 5, ttlMs: 3_600_000 },
+    retry: { maxAttempts: 5, ttlMs: 3_600_000, scheduleMs: [10_000, 60_000] },
     deadLetter: { container: 'dead', resourceId: '/subscriptions/x/storageAccounts/y' },
     eventDeliverySchema: 'CloudEventSchemaV1_0',
     labels: ['a', 'b'],

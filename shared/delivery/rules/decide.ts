@@ -229,7 +229,7 @@ export function decideJob(input: DecideInput): JobDecisions {
         ? {}
         : { lateUntil: Math.max(result.listeningUntil, item.lateUntil ?? 0) }),
     };
-    const group = `${attemptNumber}|${baseDelayMs(profile, attemptNumber, result)}`;
+    const group = `${attemptNumber}|${baseDelayMs(profile, attemptNumber, result, limits.scheduleMs)}`;
     let draw = draws.get(group);
     if (draw === undefined) {
       draw = input.random();

@@ -68,7 +68,19 @@ export interface DeliveryProfile {
    * `maxDeliveryCount` of namespace ones) and time to live in minutes (`eventTimeToLiveInMinutes`,
    * or the ISO 8601 `eventTimeToLive` of namespace subscriptions, which has minute precision).
    */
-  readonly limits: { readonly maxDeliveryAttempts: Range; readonly eventTimeToLiveInMinutes: Range };
+  readonly limits: {
+    readonly maxDeliveryAttempts: Range;
+    readonly eventTimeToLiveInMinutes: Range;
+    /**
+     * A subscription's own retry schedule (`retryPolicy.retrySchedule`): at most `maxSteps`
+     * steps, each from `minStepMs` to `maxStepMs` (real time).
+     */
+    readonly retrySchedule: {
+      readonly minStepMs: number;
+      readonly maxStepMs: number;
+      readonly maxSteps: number;
+    };
+  };
   /** Endpoint health: probation by outcome, and when (and how long) a failing endpoint is held. */
   readonly health: {
     /** Probation after a failure with this outcome; outcomes not listed begin none on their own. */
@@ -123,6 +135,8 @@ export const TOPIC_PROFILE: DeliveryProfile = {
   limits: {
     maxDeliveryAttempts: { min: 1, max: 30, default: 30 },
     eventTimeToLiveInMinutes: { min: 1, max: 1440, default: 1440 },
+    // From the schedule's first step to its longest: a step of one's own stays within them.
+    retrySchedule: { minStepMs: 10 * SECOND, maxStepMs: 12 * HOUR, maxSteps: 30 },
   },
   health: {
     probationMs: {
@@ -204,6 +218,7 @@ export const NAMESPACE_PROFILE: DeliveryProfile = {
     maxDeliveryAttempts: { min: 1, max: 10, default: 10 },
     // PT1M .. P7D; a subscription's own default is its topic's retention (see the management API).
     eventTimeToLiveInMinutes: { min: 1, max: 7 * 24 * 60, default: 7 * 24 * 60 },
+    retrySchedule: { minStepMs: 10 * SECOND, maxStepMs: 12 * HOUR, maxSteps: 10 },
   },
 };
 

@@ -11,10 +11,22 @@ const SECOND = 1000;
 export const timeToLiveMs = (limits: RetryLimits, profile: Pick<DeliveryProfile, 'timeScale'>): number =>
   limits.ttlMs / profile.timeScale;
 
-/** The schedule's delay after `failedAttempts` failed attempts (1 = after the first attempt). */
-export function scheduledDelayMs(profile: DeliveryProfile, failedAttempts: number): number {
+/**
+ * The schedule's delay after `failedAttempts` failed attempts (1 = after the first attempt): the
+ * subscription's own schedule when it has one (`scheduleMs`, real time, scaled like the profile's;
+ * its last step repeats), else the profile's.
+ */
+export function scheduledDelayMs(
+  profile: DeliveryProfile,
+  failedAttempts: number,
+  scheduleMs?: readonly number[],
+): number {
   if (!Number.isInteger(failedAttempts) || failedAttempts < 1) {
     throw new RangeError(`failedAttempts must be an integer >= 1 (got ${failedAttempts})`);
+  }
+  if (scheduleMs !== undefined && scheduleMs.length > 0) {
+    const step = scheduleMs[Math.min(failedAttempts, scheduleMs.length) - 1] as number;
+    return step / profile.timeScale;
   }
   return profile.retryDelaysMs[failedAttempts - 1] ?? profile.repeatDelayMs;
 }
@@ -34,12 +46,13 @@ export function retryFloorMs(
   return Math.max(statusFloor, Math.min(askedMs, profile.maxRetryAfterMs));
 }
 
-/** The delay before jitter: the schedule's step, raised to the failed answer's floor. */
+/** The delay before jitter: the schedule's step (the subscription's own, if any), raised to the failed answer's floor. */
 export const baseDelayMs = (
   profile: DeliveryProfile,
   attemptsMade: number,
   result: Pick<AttemptResult, 'httpStatus' | 'retryAfterSeconds'>,
-): number => Math.max(scheduledDelayMs(profile, attemptsMade), retryFloorMs(profile, result));
+  scheduleMs?: readonly number[],
+): number => Math.max(scheduledDelayMs(profile, attemptsMade, scheduleMs), retryFloorMs(profile, result));
 
 /** Jitter for a delay: `random` is a uniform draw in [0, 1). */
 export function jitterMs(profile: DeliveryProfile, delayMs: number, random: number): number {
@@ -96,7 +109,7 @@ export function decideAfterFailure(input: FailureInput): FailureDecision {
   if (!isRetriable(profile, result)) return { action: 'deadLetter', reason: 'NonRetriableOutcome' };
   if (attemptsMade >= limits.maxAttempts)
     return { action: 'deadLetter', reason: 'MaxDeliveryAttemptsExceeded' };
-  const baseMs = baseDelayMs(profile, attemptsMade, result);
+  const baseMs = baseDelayMs(profile, attemptsMade, result, limits.scheduleMs);
   const delayMs = baseMs + jitterMs(profile, baseMs, random);
   return { action: 'retry', delayMs, dueAt: now + delayMs };
 }

@@ -1,8 +1,6 @@
 import type { Namespace } from '../../../shared/domain/model';
 import { ApiError } from '../../../shared/http/errors';
 import {
-  isoDurationMinutes,
-  isoDurationOf,
   namespaceDocument,
   namespaceSubscriptionDocument,
   namespaceTopicDocument,
@@ -11,6 +9,7 @@ import {
   parseNamespaceTopicBody,
 } from '../../../shared/management/namespace-schema';
 import { validateName } from '../../../shared/management/request-body';
+import { isoDurationMinutes, isoDurationOf } from '../../../shared/platform/iso-duration';
 import { namespacePushBody, subscription } from '../../support/fakes';
 
 const PUSH = 'properties.deliveryConfiguration.push';

@@ -703,3 +703,39 @@ describe('subscription documents with batching and delivery headers', () => {
     );
   });
 });
+
+describe('an own retry schedule (retryPolicy.retrySchedule)', () => {
+  const parse = (retrySchedule: unknown) =>
+    parseSubscriptionBody(webhook(undefined, { retryPolicy: { retrySchedule } }), { allowHttp: false });
+
+  it('is taken as ISO 8601 durations, kept in ms, and shown back as it was given', () => {
+    const parsed = parse(['PT10S', 'PT1M', 'PT10M', 'PT1H', 'P0DT12H']);
+    expect(parsed.retry).toEqual({
+      maxAttempts: 30,
+      ttlMs: 1440 * 60_000,
+      scheduleMs: [10_000, 60_000, 600_000, 3_600_000, 43_200_000],
+    });
+    const shown = subscriptionDocument(
+      subscription({ retry: parsed.retry }),
+      Date.parse('2026-11-28T00:00:00Z'),
+    ).properties.retryPolicy;
+    expect(shown).toEqual({
+      maxDeliveryAttempts: 30,
+      eventTimeToLiveInMinutes: 1440,
+      retrySchedule: ['PT10S', 'PT1M', 'PT10M', 'PT1H', 'PT12H'],
+    });
+    expect(parse(['PT90S']).retry.scheduleMs).toEqual([90_000]);
+  });
+
+  it.each([
+    [['PT5S'], /retrySchedule\.0: must be from PT10S to PT12H \(got PT5S\)/],
+    [['PT1M', 'P1D'], /retrySchedule\.1: must be from PT10S to PT12H \(got P1D\)/],
+    [['PT1M', '1 minute'], /retrySchedule\.1: must be an ISO 8601 duration such as PT10S/],
+    [['P1M'], /retrySchedule\.0: must be an ISO 8601 duration/],
+    [[], /retrySchedule: must hold at least one step/],
+    [Array.from({ length: 31 }, () => 'PT1M'), /retrySchedule: may hold at most 30 steps/],
+    ['PT1M', /retrySchedule: must be an array of ISO 8601 durations/],
+  ])('refuses %j naming the field and the limit', (schedule, message) => {
+    expect(rejection(() => parse(schedule))).toMatch(message);
+  });
+});

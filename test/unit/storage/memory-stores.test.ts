@@ -44,6 +44,7 @@ describe('the round trips’ field check', () => {
         'deadLetter',
         'deliveryLog',
         'labels',
+        'retry.scheduleMs',
         'expirationTime',
         'validation',
       ].sort(),

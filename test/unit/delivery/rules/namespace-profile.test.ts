@@ -92,6 +92,7 @@ describe('namespace profile: the schedule', () => {
     expect(NAMESPACE_PROFILE.limits).toEqual({
       maxDeliveryAttempts: { min: 1, max: 10, default: 10 },
       eventTimeToLiveInMinutes: { min: 1, max: 10_080, default: 10_080 },
+      retrySchedule: { minStepMs: 10_000, maxStepMs: 43_200_000, maxSteps: 10 },
     });
   });
 

@@ -370,3 +370,48 @@ describe('time scale', () => {
     expect(() => scaleProfile(TOPIC_PROFILE, 0.5)).toThrow(/timeScale must be a number >= 1/);
   });
 });
+
+describe("a subscription's own retry schedule", () => {
+  const own = [10 * S, 1 * M, 10 * M, 1 * H];
+
+  it('takes its steps in order, the last repeating', () => {
+    expect([1, 2, 3, 4, 5, 29].map((failed) => scheduledDelayMs(TOPIC_PROFILE, failed, own))).toEqual([
+      10 * S,
+      1 * M,
+      10 * M,
+      1 * H,
+      1 * H,
+      1 * H,
+    ]);
+  });
+
+  it('is scaled like the profile, and an empty one is the profile', () => {
+    expect(scheduledDelayMs(scaleProfile(TOPIC_PROFILE, 60), 2, own)).toBe(1 * S);
+    expect(scheduledDelayMs(TOPIC_PROFILE, 2, [])).toBe(30 * S);
+  });
+
+  it("still takes the profile's floors and status rules", () => {
+    // 408 waits at least 2 minutes, whatever the step.
+    expect(baseDelayMs(TOPIC_PROFILE, 1, { httpStatus: 408 }, own)).toBe(2 * M);
+    expect(baseDelayMs(TOPIC_PROFILE, 1, { httpStatus: 500 }, own)).toBe(10 * S);
+    const limits = { ...retryLimitsOf(DEFAULT_POLICY), scheduleMs: own };
+    const after400 = decideAfterFailure({
+      profile: TOPIC_PROFILE,
+      limits,
+      attemptsMade: 1,
+      result: { httpStatus: 400 },
+      now: 0,
+      random: 0,
+    });
+    expect(after400).toEqual({ action: 'deadLetter', reason: 'NonRetriableOutcome' });
+    const after500 = decideAfterFailure({
+      profile: TOPIC_PROFILE,
+      limits,
+      attemptsMade: 3,
+      result: { httpStatus: 500 },
+      now: 0,
+      random: 0,
+    });
+    expect(after500).toEqual({ action: 'retry', delayMs: 10 * M, dueAt: 10 * M });
+  });
+});
