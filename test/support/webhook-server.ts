@@ -124,6 +124,17 @@ export const allowingOrigin =
 
 export const eventMarker = (id: string): string => `"id":"${id}"`;
 
+/** The requests to `path` carrying event `id`, once there are at least `count` of them (waiting up to 15 s). */
+export const requestsCarrying = (webhook: WebhookServer, path: string, id: string, count: number) =>
+  eventually(
+    () => {
+      const found = webhook.requestsTo(path).filter((request) => request.body.includes(eventMarker(id)));
+      return found.length >= count && found;
+    },
+    15_000,
+    `${count} request(s) with ${id} at ${path}`,
+  );
+
 /** Waits until a request to `path` carried the event `id`; fails naming it after `timeoutMs`. */
 export const deliveredTo = (webhook: WebhookServer, path: string, id: string, timeoutMs = 10_000) =>
   eventually(

@@ -1,0 +1,172 @@
+/**
+ * Webhook-native delivery on the real local stack, beyond the original: signed deliveries (a
+ * generated secret read back through the API, every request verified by the `standardwebhooks`
+ * library unchanged, the same `webhook-id` on a retry, a rotation during which both secrets sign)
+ * and W3C trace context (the publish request's `traceparent` continued on every delivery request,
+ * or a trace of its own).
+ */
+import { Webhook } from 'standardwebhooks';
+import { event, startTestStack, type TestStack } from '../support/local-stack';
+import { type ReceivedRequest, requestsCarrying, WebhookServer } from '../support/webhook-server';
+
+let api: TestStack;
+let webhook: WebhookServer;
+let key: string;
+
+beforeAll(async () => {
+  webhook = await new WebhookServer().start();
+  api = await startTestStack({ timeScale: 60 });
+  key = await api.createTopic('native');
+}, 30_000);
+
+afterAll(async () => {
+  await webhook?.stop();
+  await api?.close();
+});
+
+const route = (name: string) => `/admin/topics/native/eventSubscriptions/${name}`;
+const requestsWith = (path: string, id: string, count: number) => requestsCarrying(webhook, path, id, count);
+
+/** Creates (or saves again) a subscription of `native` on `endpointUrl`, with `signing` when given. */
+async function subscribe(name: string, endpointUrl: string, signing?: unknown): Promise<void> {
+  const saved = await api.call('PUT', route(name), {
+    properties: {
+      destination: {
+        endpointType: 'WebHook',
+        properties: { endpointUrl, ...(signing === undefined ? {} : { signing }) },
+      },
+    },
+  });
+  if (saved.status !== 200 && saved.status !== 201) throw new Error(`${name}: ${JSON.stringify(saved.body)}`);
+}
+
+/** Publishes one event, with the request headers given. */
+const publish = (id: string, headers: Record<string, string> = {}) =>
+  api.call('POST', '/topics/native/api/events', [{ ...event(id), dataVersion: '1' }], {
+    auth: false,
+    headers: { 'aeg-sas-key': key, ...headers },
+  });
+
+const headersOf = (request: ReceivedRequest) => ({
+  'webhook-id': String(request.headers['webhook-id']),
+  'webhook-timestamp': String(request.headers['webhook-timestamp']),
+  'webhook-signature': String(request.headers['webhook-signature']),
+});
+
+describe('signed deliveries', () => {
+  it('signs every request so the Standard Webhooks verifier accepts it, with the same webhook-id on a retry', async () => {
+    let answered = 0;
+    await subscribe(
+      'hooks',
+      webhook.url('/hooks', () => ({ status: answered++ === 0 ? 500 : 200 })),
+      {
+        generate: true,
+      },
+    );
+    const shown = await api.call('GET', route('hooks'));
+    expect(shown.body.properties.destination.properties.signing).toMatchObject({
+      enabled: true,
+      previousSecretsValidUntil: [],
+    });
+    expect(JSON.stringify(shown.body)).not.toContain('whsec_');
+    const { secret } = (await api.call('POST', `${route('hooks')}/getSigningSecret`)).body;
+    expect(secret).toMatch(/^whsec_/);
+
+    expect((await publish('signed-1')).status).toBe(200);
+    const [first, retry] = (await requestsWith('/hooks', 'signed-1', 2)) as [
+      ReceivedRequest,
+      ReceivedRequest,
+    ];
+    for (const request of [first, retry]) {
+      expect(new Webhook(secret).verify(request.body, headersOf(request))).toEqual([
+        expect.objectContaining({ id: 'signed-1' }),
+      ]);
+    }
+    // Receivers deduplicate on webhook-id: a retry of the event keeps it.
+    expect(retry.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    expect(() => new Webhook(secret).verify(`${first.body} `, headersOf(first))).toThrow();
+
+    // Saving the subscription again with `generate` keeps its secret.
+    await subscribe('hooks', webhook.url('/hooks'), { generate: true });
+    expect((await api.call('POST', `${route('hooks')}/getSigningSecret`)).body.secret).toBe(secret);
+  });
+
+  it('signs with both secrets while a rotation keeps the old one, and with the new one alone after', async () => {
+    await subscribe('rotating', webhook.url('/rotating'), { generate: true });
+    const old = (await api.call('POST', `${route('rotating')}/getSigningSecret`)).body.secret as string;
+    const rotated = await api.call('POST', `${route('rotating')}/rotateSigningSecret`, {
+      keepPreviousForMinutes: 60,
+    });
+    expect(rotated.status).toBe(200);
+    const { secret, previousSecrets } = rotated.body;
+    expect(secret).not.toBe(old);
+    expect(previousSecrets).toEqual([{ secret: old, validUntil: expect.any(String) }]);
+
+    await publish('signed-2');
+    const [during] = (await requestsWith('/rotating', 'signed-2', 1)) as [ReceivedRequest];
+    expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(() => new Webhook(secret).verify(during.body, headersOf(during))).not.toThrow();
+    expect(() => new Webhook(old).verify(during.body, headersOf(during))).not.toThrow();
+
+    const now = await api.call('POST', `${route('rotating')}/rotateSigningSecret`, {
+      keepPreviousForMinutes: 0,
+    });
+    await publish('signed-3');
+    const [after] = (await requestsWith('/rotating', 'signed-3', 1)) as [ReceivedRequest];
+    expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(() => new Webhook(now.body.secret).verify(after.body, headersOf(after))).not.toThrow();
+    expect(() => new Webhook(secret).verify(after.body, headersOf(after))).toThrow();
+  });
+
+  it('refuses a secret that is not one, naming the field, and sends nothing signed without signing', async () => {
+    const refused = await api.call('PUT', route('bad'), {
+      properties: {
+        destination: {
+          endpointType: 'WebHook',
+          properties: { endpointUrl: webhook.url('/bad'), signing: { secret: 'hunter2' } },
+        },
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(
+      /properties\.destination\.properties\.signing\.secret: must start with whsec_/,
+    );
+
+    await subscribe('plain', webhook.url('/plain'));
+    await publish('signed-4');
+    const [plain] = (await requestsWith('/plain', 'signed-4', 1)) as [ReceivedRequest];
+    expect(plain.headers['webhook-signature']).toBeUndefined();
+    expect((await api.call('POST', `${route('plain')}/getSigningSecret`)).status).toBe(409);
+  });
+});
+
+describe('trace context', () => {
+  const PARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
+  it("continues the publish request's trace on every delivery request, retries included", async () => {
+    let answered = 0;
+    await subscribe(
+      'traced',
+      webhook.url('/traced', () => ({ status: answered++ === 0 ? 503 : 200 })),
+    );
+    const published = await publish('traced-1', { traceparent: PARENT });
+    expect(published.status).toBe(200);
+    const [first, retry] = (await requestsWith('/traced', 'traced-1', 2)) as [
+      ReceivedRequest,
+      ReceivedRequest,
+    ];
+    for (const request of [first, retry]) {
+      const value = String(request.headers.traceparent);
+      expect(value).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
+      expect(value).not.toBe(PARENT);
+    }
+    expect(first.headers.traceparent).not.toBe(retry.headers.traceparent);
+  });
+
+  it('starts a trace of its own for an event published without one (or with an invalid one)', async () => {
+    await subscribe('fresh', webhook.url('/fresh'));
+    await publish('traced-2', { traceparent: 'not-a-trace' });
+    const [request] = (await requestsWith('/fresh', 'traced-2', 1)) as [ReceivedRequest];
+    expect(String(request.headers.traceparent)).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+  });
+});
