@@ -47,6 +47,8 @@ export interface SubscriptionFlags {
   labels?: string[];
   expirationDate?: string;
   deliveryLog?: string;
+  /** `--disable-after-failing-for P5D` (or `never`). */
+  disableAfterFailingFor?: string;
   /** `--signing-secret whsec_...`, or `--signing-secret generate` for a new one. */
   signingSecret?: string;
   /** `--no-signing` (commander's `signing: false`): deliveries unsigned again. */
@@ -198,6 +200,14 @@ function destinationOf(flags: SubscriptionFlags, base: Json | undefined): Json {
   };
 }
 
+/** `disableAfterFailingFor` from the flag (`never`: null), over what `update` read. */
+const disableAfterOf = (flags: SubscriptionFlags, base: unknown): unknown =>
+  flags.disableAfterFailingFor === undefined
+    ? base
+    : flags.disableAfterFailingFor.toLowerCase() === 'never'
+      ? null
+      : flags.disableAfterFailingFor;
+
 /** `destination.properties.signing` from the flags, over what `update` read (`{"generate": true}`: kept). */
 function signingOf(flags: SubscriptionFlags, base: unknown): Json {
   if (flags.signing === false) return { signing: undefined };
@@ -239,6 +249,7 @@ export function classicSubscriptionBody(flags: SubscriptionFlags, base?: Json): 
       labels: flags.labels ?? properties.labels,
       expirationTimeUtc: flags.expirationDate ?? properties.expirationTimeUtc,
       deliveryLog: flags.deliveryLog ?? properties.deliveryLog,
+      disableAfterFailingFor: disableAfterOf(flags, properties.disableAfterFailingFor),
     }),
   };
 }
@@ -269,6 +280,7 @@ export function namespaceSubscriptionBody(flags: SubscriptionFlags, base?: Json)
       eventDeliverySchema: flags.eventDeliverySchema ?? properties.eventDeliverySchema,
       expirationTimeUtc: flags.expirationDate ?? properties.expirationTimeUtc,
       deliveryLog: flags.deliveryLog ?? properties.deliveryLog,
+      disableAfterFailingFor: disableAfterOf(flags, properties.disableAfterFailingFor),
     }),
   };
 }
@@ -334,6 +346,7 @@ export function classicBodyOf(document: Json, gaps: DocumentGaps, flags: Subscri
       deadLetterDestination: p.deadLetterDestination,
       expirationTimeUtc: p.expirationTimeUtc,
       deliveryLog: p.deliveryLog,
+      disableAfterFailingFor: p.disableAfterFailingFor,
     }),
   };
 }
@@ -358,6 +371,7 @@ export function namespaceBodyOf(document: Json, gaps: DocumentGaps, flags: Subsc
       filtersConfiguration: filterBodyOf(p.filtersConfiguration as Json | undefined),
       expirationTimeUtc: p.expirationTimeUtc,
       deliveryLog: p.deliveryLog,
+      disableAfterFailingFor: p.disableAfterFailingFor,
     }),
   };
 }

@@ -106,6 +106,10 @@ function withSubscriptionFlags(command: Command, endpointRequired: boolean): Com
       "the subscription's own retry schedule: ISO 8601 durations such as PT10S PT1M PT10M PT1H, the last repeating",
     )
     .option(
+      '--disable-after-failing-for <duration>',
+      "disable the subscription (with a Gridwire.SubscriptionDisabled notice) once its endpoint has failed every attempt this long: an ISO 8601 duration from PT1H to P30D, or 'never' (default P5D)",
+    )
+    .option(
       '--signing-secret <secret>',
       "sign every delivery (Standard Webhooks): a secret whsec_<base64>, or 'generate' for a new one (read it with 'gridwire subscription signing-secret')",
     )

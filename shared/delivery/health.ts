@@ -19,7 +19,7 @@
  * - Health is advisory: a read that fails or takes longer than `ioTimeoutMs` counts as healthy,
  *   and `settle` gives up waiting after `ioTimeoutMs` (the write goes on, or is made later).
  */
-import type { EndpointHealth, Subscription } from '../domain/model';
+import { DEFAULT_DISABLE_AFTER_MS, type EndpointHealth, type Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
@@ -46,6 +46,11 @@ export interface HealthTrackerOptions {
   ioTimeoutMs?: number;
   /** Where a probation that begins on this worker is counted (`ProbationEnteredCount`). */
   metrics?: MetricBuffer;
+  /**
+   * Told when this worker's write disabled a subscription for failing too long (best effort: what
+   * it throws or rejects is logged): the stack publishes `Gridwire.SubscriptionDisabled`.
+   */
+  onDisabled?: (subscription: Subscription, health: EndpointHealth) => Promise<void>;
 }
 
 interface Entry {
@@ -116,8 +121,12 @@ export class HealthTracker {
   }
 
   /** Folds one attempt's outcome into this worker's view; writes at once when other workers must know. */
-  observe(subscription: Subscription, profile: HealthProfile, signal: HealthSignal): void {
-    const entry = this.entryOf(subscription, profile);
+  observe(
+    subscription: Subscription,
+    profile: HealthProfile & { timeScale?: number },
+    signal: HealthSignal,
+  ): void {
+    const entry = this.entryOf(subscription, this.withDisableAfter(subscription, profile));
     const before = this.view(entry, subscription);
     if (signal.outcome === 'Delivered' && clean(before)) return;
     entry.pending.push(signal);
@@ -168,6 +177,29 @@ export class HealthTracker {
       this.startWrite(entry, subscription);
       await entry.writing;
     }
+  }
+
+  /** Profiles with a subscription's `disableAfterFailingFor` (in the profile's time), made once each. */
+  private readonly disableProfiles = new WeakMap<HealthProfile, Map<number, HealthProfile>>();
+
+  /** `profile` with the subscription's `disableAfterFailingFor` in its time (scaled like its other lengths). */
+  private withDisableAfter(
+    subscription: Subscription,
+    profile: HealthProfile & { timeScale?: number },
+  ): HealthProfile {
+    const disableAfterMs =
+      (subscription.disableAfterFailingForMs ?? DEFAULT_DISABLE_AFTER_MS) / (profile.timeScale ?? 1);
+    let byLength = this.disableProfiles.get(profile);
+    if (byLength === undefined) {
+      byLength = new Map();
+      this.disableProfiles.set(profile, byLength);
+    }
+    let made = byLength.get(disableAfterMs);
+    if (made === undefined) {
+      made = { ...profile, disableAfterMs };
+      byLength.set(disableAfterMs, made);
+    }
+    return made;
   }
 
   private entryOf(subscription: Subscription, profile: HealthProfile): Entry {
@@ -269,6 +301,24 @@ export class HealthTracker {
     }
   }
 
+  /**
+   * Tells `onDisabled`, never throwing: a notice that can't be sent is logged. Awaited inside the
+   * write, so `settle` (which the invocation awaits) waits for it too.
+   */
+  private async notifyDisabled(subscription: Subscription, health: EndpointHealth): Promise<void> {
+    const { onDisabled, logger } = this.options;
+    if (onDisabled === undefined) return;
+    try {
+      await onDisabled(subscription, health);
+    } catch (error) {
+      logger.warn('could not publish the subscription-disabled notice', {
+        topic: subscription.topic,
+        subscription: subscription.name,
+        error: (error as Error).message,
+      });
+    }
+  }
+
   private startWrite(entry: Entry, subscription: Subscription): void {
     if (entry.writing !== undefined) {
       entry.again = true;
@@ -289,10 +339,15 @@ export class HealthTracker {
       for (let attempt = 0; attempt < MAX_WRITE_TRIES; attempt += 1) {
         const written = entry.pending.slice();
         if (written.length === 0) return;
-        const next = applySignals(entry.profile, this.base(entry, subscription), written);
+        const base = this.base(entry, subscription);
+        const next = applySignals(entry.profile, base, written);
         const expectedRev = entry.stored?.rev;
         const record: EndpointHealth = { ...next, rev: (expectedRev ?? 0) + 1 };
         if (await store.put(record, expectedRev)) {
+          // This write disabled it: the one worker whose write did so raises the notice.
+          if (base.disabledAt === undefined && record.disabledReason === 'FailingTooLong') {
+            await this.notifyDisabled(subscription, record);
+          }
           entry.stored = record;
           entry.readAt = clock.now();
           entry.lastWriteAt = clock.now();

@@ -365,6 +365,9 @@ export const subscriptionFilterSchema = z.custom<SubscriptionFilter>(
 export const PROVISIONING_STATES = ['Succeeded', 'AwaitingManualAction', 'Failed'] as const;
 export type ProvisioningState = (typeof PROVISIONING_STATES)[number];
 
+/** How long an endpoint may fail every attempt before its subscription is disabled, unless it says: 5 days. */
+export const DEFAULT_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
+
 /** What a subscription's message log keeps: failed attempts and what follows them, or every attempt. */
 export const DELIVERY_LOG_MODES = ['Failures', 'All'] as const;
 export type DeliveryLogMode = (typeof DELIVERY_LOG_MODES)[number];
@@ -395,6 +398,11 @@ export const subscriptionSchema = z.object({
   labels: z.array(z.string()),
   /** What the message log keeps (`shared/storage/attempt-history.ts`); absent: `Failures`. */
   deliveryLog: z.enum(DELIVERY_LOG_MODES).optional(),
+  /**
+   * How long (real time) the endpoint may fail every attempt before the subscription is disabled
+   * with a notice (`Gridwire.SubscriptionDisabled`); 0: never. Absent: {@link DEFAULT_DISABLE_AFTER_MS}.
+   */
+  disableAfterFailingForMs: z.number().optional(),
   /** Absent: the endpoint needs no validation (validation off when it was set, or written before it existed). */
   validation: endpointValidationSchema.optional(),
   /**
@@ -528,8 +536,15 @@ export const endpointHealthSchema = z.object({
    * attempts started before it count for nothing, so a worker's unwritten ones can't undo it.
    */
   resetAt: z.number().optional(),
-  /** Epoch ms of a 410 Gone answer: the endpoint is disabled until an admin enables it. */
+  /**
+   * Epoch ms when the endpoint was disabled: by a 410 Gone answer, or after failing every attempt
+   * for the subscription's `disableAfterFailingFor`; disabled until an admin enables it.
+   */
   disabledAt: z.number().optional(),
+  /** Why it was disabled: `Gone` (410), or `FailingTooLong`; absent on records written before it existed. */
+  disabledReason: z.enum(['Gone', 'FailingTooLong']).optional(),
+  /** Epoch ms of the first failed attempt since the last success (absent while it succeeds). */
+  failingSince: z.number().optional(),
   /**
    * Epoch ms when an admin paused the subscription: nothing is sent to its endpoint, and its
    * events wait (their time to live running) until it is resumed.

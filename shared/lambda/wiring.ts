@@ -10,6 +10,7 @@ import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { ENV, QUEUES, type QueueKey } from '../config/resources';
 import { CONFIG_DEFAULTS, type RuntimeConfig, requireSetting } from '../config/runtime';
 import { DeadLetterStep, DropRecorder } from '../delivery/dead-letter';
+import { SUBSCRIPTION_DISABLED, subscriptionDisabledNotice } from '../delivery/disabled-notice';
 import { DeliveryEngine, type SubscriptionSource } from '../delivery/engine';
 import { EndpointHandshake } from '../delivery/handshake';
 import { HealthTracker } from '../delivery/health';
@@ -356,6 +357,8 @@ export function buildDeliveryEngine(
     blockPrivateEndpoints: runtime.config.blockPrivateEndpoints,
   });
   const healthStore = healthStoreOf(runtime);
+  // A subscription disabled for failing too long is announced on the stack's system topic.
+  const notices = buildPublisher(runtime, observability);
   return new DeliveryEngine({
     clock,
     random: runtime.random ?? systemRandom,
@@ -390,6 +393,11 @@ export function buildDeliveryEngine(
       cacheMs: runtime.config.healthCacheMs,
       flushIntervalMs: HEALTH_FLUSH_INTERVAL_MS,
       metrics: observability.buffer,
+      onDisabled: async (subscription, health) => {
+        await notices.publishOwn(SUBSCRIPTION_DISABLED.topic, [
+          subscriptionDisabledNotice(subscription, health),
+        ]);
+      },
     }),
     ...(sealer === undefined ? {} : { sealer }),
     handshake: new EndpointHandshake({

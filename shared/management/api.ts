@@ -150,6 +150,9 @@ const operations: Readonly<Record<string, Operation>> = {
           eventDeliverySchema,
           labels: input.labels,
           ...(input.deliveryLog === undefined ? {} : { deliveryLog: input.deliveryLog }),
+          ...(input.disableAfterFailingForMs === undefined
+            ? {}
+            : { disableAfterFailingForMs: input.disableAfterFailingForMs }),
           ...(input.expirationTime === undefined ? {} : { expirationTime: input.expirationTime }),
         };
       },

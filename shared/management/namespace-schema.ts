@@ -22,6 +22,7 @@ import { intInRange, invalidBody } from './request-body';
 import {
   deadLetterDocument,
   destinationPropertiesDocument,
+  disableAfterDocument,
   expirationDocument,
   filterDocument,
   provisioningProperties,
@@ -34,6 +35,7 @@ import {
   deadLetterOf,
   deliveryLogSchema,
   destinationInputOf,
+  disableAfterSchema,
   expirationOf,
   expirationTimeSchema,
   filterOf,
@@ -153,6 +155,7 @@ function namespaceSubscriptionBodySchema(allowHttp: boolean) {
         filtersConfiguration: subscriptionFilterSchema,
         expirationTimeUtc: expirationTimeSchema,
         deliveryLog: deliveryLogSchema,
+        disableAfterFailingFor: disableAfterSchema,
         eventDeliverySchema: z
           .literal('CloudEventSchemaV1_0', {
             error: 'must be CloudEventSchemaV1_0 (namespace topics deliver CloudEvents 1.0 only)',
@@ -174,6 +177,8 @@ export interface NamespaceSubscriptionInput extends DestinationInput {
   expirationTime?: string;
   /** What the message log keeps; absent (not given): `Failures`. */
   deliveryLog?: DeliveryLogMode;
+  /** `disableAfterFailingFor` in ms (0: never); absent (not given): the default. */
+  disableAfterFailingForMs?: number;
 }
 
 /**
@@ -206,6 +211,9 @@ export function parseNamespaceSubscriptionBody(
     ...deadLetterOf(push.deadLetterDestinationWithResourceIdentity?.deadLetterDestination),
     ...expirationOf(properties.expirationTimeUtc),
     ...(properties.deliveryLog === undefined ? {} : { deliveryLog: properties.deliveryLog }),
+    ...(properties.disableAfterFailingFor === undefined
+      ? {}
+      : { disableAfterFailingForMs: properties.disableAfterFailingFor }),
   };
 }
 
@@ -276,6 +284,7 @@ export function namespaceSubscriptionDocument(subscription: Subscription, nowMs:
       eventDeliverySchema: 'CloudEventSchemaV1_0',
       filtersConfiguration: filterDocument(subscription.filter),
       deliveryLog: subscription.deliveryLog ?? 'Failures',
+      ...disableAfterDocument(subscription),
       ...expirationDocument(subscription),
     },
     systemData: systemData(subscription),

@@ -246,6 +246,9 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
           retry: input.retry,
           ...(input.deadLetter === undefined ? {} : { deadLetter: input.deadLetter }),
           ...(input.deliveryLog === undefined ? {} : { deliveryLog: input.deliveryLog }),
+          ...(input.disableAfterFailingForMs === undefined
+            ? {}
+            : { disableAfterFailingForMs: input.disableAfterFailingForMs }),
           eventDeliverySchema: 'CloudEventSchemaV1_0',
           labels: [],
           ...(input.expirationTime === undefined ? {} : { expirationTime: input.expirationTime }),

@@ -9,6 +9,7 @@ import { provisioningStateOf } from '../delivery/rules/handshake';
 import { healthState } from '../delivery/rules/health';
 import type { BacklogState } from '../domain/backlog';
 import {
+  DEFAULT_DISABLE_AFTER_MS,
   type DeadLetterDestination,
   type DeliveryAttributeMapping,
   type EndpointHealth,
@@ -161,6 +162,7 @@ export function subscriptionDocument(subscription: Subscription, nowMs: number) 
       eventDeliverySchema: subscription.eventDeliverySchema,
       labels: subscription.labels,
       deliveryLog: subscription.deliveryLog ?? 'Failures',
+      ...disableAfterDocument(subscription),
       ...(subscription.deadLetter === undefined
         ? {}
         : { deadLetterDestination: deadLetterDocument(subscription.deadLetter) }),
@@ -181,6 +183,14 @@ export const retryScheduleDocument = ({ scheduleMs }: Pick<RetryLimits, 'schedul
   scheduleMs === undefined
     ? {}
     : { retrySchedule: scheduleMs.map((ms) => isoDurationOfSeconds(Math.round(ms / 1000))) };
+
+/** `disableAfterFailingFor` as shown: an ISO 8601 duration, or `null` for never. */
+export const disableAfterDocument = ({
+  disableAfterFailingForMs,
+}: Pick<Subscription, 'disableAfterFailingForMs'>) => {
+  const ms = disableAfterFailingForMs ?? DEFAULT_DISABLE_AFTER_MS;
+  return { disableAfterFailingFor: ms === 0 ? null : isoDurationOfSeconds(Math.round(ms / 1000)) };
+};
 
 /** `expirationTimeUtc`, shown only when the subscription has one. */
 export const expirationDocument = ({ expirationTime }: Pick<Subscription, 'expirationTime'>) =>
@@ -228,6 +238,9 @@ export function healthDocument(health: EndpointHealth, nowMs: number, backlog: B
     lastFailureAt: isoOrNull(health.lastFailureAt),
     lastSuccessAt: isoOrNull(health.lastSuccessAt),
     endpointUrl: endpointBaseUrl(health.endpointUrl),
+    failingSince: isoOrNull(health.failingSince),
+    disabledAt: isoOrNull(health.disabledAt),
+    disabledReason: health.disabledAt === undefined ? null : (health.disabledReason ?? 'Gone'),
     pausedAt: isoOrNull(health.pausedAt),
     held: heldDocument(backlog),
   };

@@ -219,6 +219,32 @@ export function retryScheduleSchema(profile: DeliveryProfile) {
     });
 }
 
+/** The bounds of `disableAfterFailingFor`: an hour to 30 days. */
+export const DISABLE_AFTER_LIMITS = { minMs: 3_600_000, maxMs: 30 * 86_400_000 } as const;
+
+/**
+ * `properties.disableAfterFailingFor`: how long the endpoint may fail every attempt before the
+ * subscription is disabled, an ISO 8601 duration from PT1H to P30D (as ms), or `null` for never
+ * (0); absent: the default (5 days).
+ */
+export const disableAfterSchema = z
+  .string({ error: 'must be an ISO 8601 duration such as P5D or PT12H, or null for never' })
+  .transform((text, ctx) => {
+    const seconds = isoDurationSeconds(text);
+    const ms = seconds === undefined ? undefined : seconds * 1000;
+    if (ms === undefined || ms < DISABLE_AFTER_LIMITS.minMs || ms > DISABLE_AFTER_LIMITS.maxMs) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be an ISO 8601 duration from PT1H to P30D, or null for never (got '${text}')`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  })
+  .nullable()
+  .optional()
+  .transform((ms) => (ms === null ? 0 : ms));
+
 /** `properties.deliveryLog`: what the message log keeps (optional). */
 export const deliveryLogSchema = z
   .enum(DELIVERY_LOG_MODES, { error: `must be one of ${DELIVERY_LOG_MODES.join(', ')}` })
@@ -242,6 +268,7 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
           .optional(),
         labels: z.array(z.string()).optional(),
         deliveryLog: deliveryLogSchema,
+        disableAfterFailingFor: disableAfterSchema,
         deadLetterDestination: deadLetterDestinationSchema.nullable().optional(),
         expirationTimeUtc: expirationTimeSchema,
       },
@@ -274,6 +301,8 @@ export interface SubscriptionInput {
   labels: string[];
   /** What the message log keeps; absent (not given): `Failures`. */
   deliveryLog?: DeliveryLogMode;
+  /** `disableAfterFailingFor` in ms (0: never); absent (not given): the default. */
+  disableAfterFailingForMs?: number;
   deadLetter?: DeadLetterDestination;
   /** As asked for; `deliverySchemaFor` (`delivery-schema.ts`) decides it against the topic. */
   eventDeliverySchema?: (typeof EVENT_DELIVERY_SCHEMAS)[number];
@@ -367,6 +396,9 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
     },
     labels: properties.labels ?? [],
     ...(properties.deliveryLog === undefined ? {} : { deliveryLog: properties.deliveryLog }),
+    ...(properties.disableAfterFailingFor === undefined
+      ? {}
+      : { disableAfterFailingForMs: properties.disableAfterFailingFor }),
     ...(properties.eventDeliverySchema === undefined
       ? {}
       : { eventDeliverySchema: properties.eventDeliverySchema }),

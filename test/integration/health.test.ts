@@ -62,6 +62,9 @@ it('shows a disabled endpoint, and enables it again', async () => {
       consecutiveFailures: 1,
       lastOutcome: 'Disabled',
       lastFailureAt: new Date(disabledAt).toISOString(),
+      // A record written before the reason was kept reads as a 410's.
+      disabledAt: new Date(disabledAt).toISOString(),
+      disabledReason: 'Gone',
       endpointUrl,
     },
   });

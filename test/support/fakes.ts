@@ -439,6 +439,9 @@ export const HEALTHY_DOCUMENT = {
   lastOutcome: null,
   lastFailureAt: null,
   lastSuccessAt: null,
+  failingSince: null,
+  disabledAt: null,
+  disabledReason: null,
   pausedAt: null,
   held: null,
 } as const;

@@ -122,6 +122,7 @@ const fullSubscription = (topic: string, name: string): Subscription =>
     eventDeliverySchema: 'CloudEventSchemaV1_0',
     labels: ['a', 'b'],
     deliveryLog: 'All',
+    disableAfterFailingForMs: 3_600_000,
     validation: {
       endpointUrl: 'https://hooks.example.test/in',
       code: 'code-1',
@@ -150,6 +151,8 @@ const fullHealth = (topic: string, subscription: string): EndpointHealth => ({
   unhealthySince: 800,
   resetAt: 700,
   disabledAt: 960,
+  disabledReason: 'FailingTooLong',
+  failingSince: 100,
   pausedAt: 965,
   drainingUntil: 1_020,
   rev: 1,

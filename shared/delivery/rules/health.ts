@@ -23,7 +23,13 @@ export interface HealthSignal {
   readonly retryAfterMs?: number;
 }
 
-export type HealthProfile = Pick<DeliveryProfile, 'health' | 'maxRetryAfterMs'>;
+export type HealthProfile = Pick<DeliveryProfile, 'health' | 'maxRetryAfterMs'> & {
+  /**
+   * The subscription's `disableAfterFailingFor` in this profile's time: an endpoint that has
+   * failed every attempt for this long is disabled; absent or 0: never.
+   */
+  readonly disableAfterMs?: number;
+};
 
 /** A fresh record for an endpoint that has no failures on file. */
 export const freshHealth = (topic: string, subscription: string, endpointUrl: string): EndpointHealth => ({
@@ -114,7 +120,13 @@ export function applySignal(
   // An outcome of an attempt started before the last reset (an admin's enable) counts for nothing.
   if (health.resetAt !== undefined && signal.at < health.resetAt) return health;
   if (signal.outcome === 'Delivered') {
-    const { probationUntil: _p, probationOutcome: _o, unhealthySince: _u, ...rest } = health;
+    const {
+      probationUntil: _p,
+      probationOutcome: _o,
+      unhealthySince: _u,
+      failingSince: _f,
+      ...rest
+    } = health;
     return {
       ...rest,
       consecutiveFailures: 0,
@@ -133,13 +145,24 @@ export function applySignal(
     probationMs(profile, signal),
     unhealthySince === undefined ? 0 : unhealthyHoldMs(profile, unhealthySince, endedAt),
   );
+  const failingSince = Math.min(health.failingSince ?? signal.at, signal.at);
+  const disableAfterMs = profile.disableAfterMs ?? 0;
+  const disabledNow =
+    health.disabledAt !== undefined
+      ? undefined
+      : signal.outcome === 'Disabled'
+        ? ('Gone' as const)
+        : disableAfterMs > 0 && signal.at - failingSince >= disableAfterMs
+          ? ('FailingTooLong' as const)
+          : undefined;
   const next: EndpointHealth = {
     ...health,
     consecutiveFailures: failures,
     lastOutcome: signal.outcome,
     lastFailureAt: Math.max(signal.at, health.lastFailureAt ?? 0),
+    failingSince,
     ...(unhealthySince === undefined ? {} : { unhealthySince }),
-    ...(signal.outcome === 'Disabled' && health.disabledAt === undefined ? { disabledAt: signal.at } : {}),
+    ...(disabledNow === undefined ? {} : { disabledAt: signal.at, disabledReason: disabledNow }),
   };
   if (holdMs === 0) return next;
   const until = endedAt + holdMs;

@@ -13,6 +13,9 @@ const probation = {
   lastFailureAt: '2026-06-01T12:00:00.000Z',
   lastSuccessAt: '2026-06-01T11:00:00.000Z',
   endpointUrl: 'https://b.example.test/in',
+  failingSince: '2026-06-01T11:30:00.000Z',
+  disabledAt: null,
+  disabledReason: null,
   pausedAt: null,
   held: {
     events: 1200,

@@ -80,6 +80,9 @@ describe('health routes', () => {
       lastFailureAt: new Date(NOW - 1000).toISOString(),
       lastSuccessAt: null,
       endpointUrl: ENDPOINT,
+      failingSince: null,
+      disabledAt: null,
+      disabledReason: null,
       pausedAt: null,
       held: null,
     });

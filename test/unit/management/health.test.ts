@@ -142,6 +142,9 @@ describe('GET .../health', () => {
       lastFailureAt: new Date(now - 1000).toISOString(),
       lastSuccessAt: new Date(now - 60_000).toISOString(),
       endpointUrl: 'https://hooks.example.test/in',
+      failingSince: null,
+      disabledAt: null,
+      disabledReason: null,
       pausedAt: null,
       held: null,
     });

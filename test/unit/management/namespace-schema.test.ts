@@ -416,6 +416,7 @@ describe('namespace documents', () => {
           },
         },
         deliveryLog: 'Failures',
+        disableAfterFailingFor: 'P5D',
         eventDeliverySchema: 'CloudEventSchemaV1_0',
         filtersConfiguration: { includedEventTypes: ['order.created'] },
       },

@@ -41,6 +41,7 @@ describe('the round trips’ field check', () => {
         'destination.maxEventsPerBatch',
         'destination.preferredBatchSizeInKilobytes',
         'destination.signing',
+        'disableAfterFailingForMs',
         'deadLetter',
         'deliveryLog',
         'labels',

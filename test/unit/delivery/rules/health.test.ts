@@ -222,3 +222,52 @@ describe('endpoint health rules', () => {
     expect(scaled.health.unhealthyAfterFailures).toBe(10);
   });
 });
+
+describe('disabled for failing too long (disableAfterFailingFor)', () => {
+  const profile = { ...TOPIC_PROFILE, disableAfterMs: 5 * 24 * H };
+  const failingFor = (ms: number, outcome: DeliveryOutcome = 'GenericError') =>
+    applySignals(profile, fresh(), [fail(outcome, t0), fail(outcome, t0 + ms / 2), fail(outcome, t0 + ms)]);
+
+  it('disables an endpoint that failed every attempt for the whole time, from its first failure', () => {
+    const health = failingFor(5 * 24 * H);
+    expect(health).toMatchObject({
+      failingSince: t0,
+      disabledAt: t0 + 5 * 24 * H,
+      disabledReason: 'FailingTooLong',
+    });
+    expect(gateOf(health, t0 + 5 * 24 * H + 1)).toEqual({ kind: 'disabled' });
+    expect(healthState(health, t0 + 5 * 24 * H + 1)).toBe('Disabled');
+  });
+
+  it('does not, one moment short of it, or when a success came in between', () => {
+    expect(failingFor(5 * 24 * H - 1).disabledAt).toBeUndefined();
+    const recovered = applySignals(profile, fresh(), [
+      fail('GenericError', t0),
+      { at: t0 + 3 * 24 * H, outcome: 'Delivered' },
+      fail('GenericError', t0 + 5 * 24 * H),
+    ]);
+    expect(recovered).toMatchObject({ failingSince: t0 + 5 * 24 * H });
+    expect(recovered.disabledAt).toBeUndefined();
+  });
+
+  it('never disables without the setting (0), and answers about the event (400) do not count', () => {
+    const never = { ...TOPIC_PROFILE, disableAfterMs: 0 };
+    expect(
+      applySignals(never, fresh(), [fail('GenericError', t0), fail('GenericError', t0 + 30 * 24 * H)])
+        .disabledAt,
+    ).toBeUndefined();
+    const neutral = applySignals(profile, fresh(), [
+      fail('BadRequest', t0),
+      fail('GenericError', t0 + 5 * 24 * H),
+    ]);
+    expect(neutral).toMatchObject({ failingSince: t0 + 5 * 24 * H });
+    expect(neutral.disabledAt).toBeUndefined();
+  });
+
+  it('keeps 410 Gone its own reason', () => {
+    expect(applySignals(profile, fresh(), [fail('Disabled', t0)])).toMatchObject({
+      disabledAt: t0,
+      disabledReason: 'Gone',
+    });
+  });
+});
