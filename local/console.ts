@@ -26,9 +26,14 @@ interface Asset {
   contentType: string;
 }
 
+/** The page's own modules: the shell (`app.js`) and the parts it imports. */
+const PAGE_MODULES = ['app.js', 'common.js', 'log.js', 'dead-letters.js'] as const;
+
 /** The page's files by their path under `/console/`; the vendor modules from their packages. */
 const ASSETS: Readonly<Record<string, Asset>> = {
-  'app.js': { file: () => join(CONSOLE_DIR, 'app.js'), contentType: JAVASCRIPT },
+  ...Object.fromEntries(
+    PAGE_MODULES.map((name) => [name, { file: () => join(CONSOLE_DIR, name), contentType: JAVASCRIPT }]),
+  ),
   'style.css': { file: () => join(CONSOLE_DIR, 'style.css'), contentType: 'text/css; charset=utf-8' },
   // Each package's ES module build: preact's and its hooks' `.mjs` (what their exports give),
   // and htm's browser module beside its CommonJS entry (its exports map has no path to it that

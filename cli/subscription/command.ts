@@ -165,7 +165,7 @@ async function save(
 
 export function subscriptionCommand(): Command {
   const subscription = new Command('subscription').description(
-    'Event subscriptions of a topic: create, update, show, list, delete, pause, resume, validate (az eventgrid event-subscription).',
+    'Event subscriptions of a topic: create, update, show, list, delete, pause, resume, validate, signing-secret (az eventgrid event-subscription).',
   );
 
   subscription.addCommand(

@@ -5,7 +5,9 @@
  * Its id is made of the subscription and the time it was disabled, so a notice sent twice is
  * recognisable as the same one.
  */
-import type { EndpointHealth, Subscription } from '../domain/model';
+
+import type { EndpointHealth } from '../domain/health';
+import type { Subscription } from '../domain/model';
 import { splitNamespaceTopicId } from '../domain/names';
 import { DEAD_LETTER_NOTICES, noticeSubject } from './rules/dead-letter-notice';
 

@@ -8,8 +8,9 @@
  * drain attempt through the same slots (`DeliveryEngine.attemptItems`).
  */
 import { randomBytes } from 'node:crypto';
+import type { AttemptResult } from '../domain/attempts';
 import type { DeliveryItem } from '../domain/delivery';
-import type { AttemptResult, Subscription } from '../domain/model';
+import type { Subscription } from '../domain/model';
 import { FairSlots } from '../platform/concurrency';
 import type { DeliveryEngineDeps, JobOptions } from './engine';
 import type { LateAnswers } from './late-answers';

@@ -11,7 +11,8 @@ import type {
   DeliveryTarget,
   StoreJob,
 } from '../domain/delivery';
-import type { EndpointHealth, Subscription } from '../domain/model';
+import type { EndpointHealth } from '../domain/health';
+import type { Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
 import { packStoreJobs, targetGroupId } from '../queue/job-codec';
 import type { BacklogStore } from '../storage/backlog';

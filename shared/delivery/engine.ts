@@ -31,6 +31,7 @@
  * and in virtual time.
  */
 
+import type { AttemptRecord } from '../domain/attempts';
 import type {
   DeliveryItem,
   DeliveryJob,
@@ -39,7 +40,7 @@ import type {
   QueuedJob,
   ValidationJob,
 } from '../domain/delivery';
-import type { AttemptRecord, Subscription } from '../domain/model';
+import type { Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
 import {

@@ -19,7 +19,9 @@
  * - Health is advisory: a read that fails or takes longer than `ioTimeoutMs` counts as healthy,
  *   and `settle` gives up waiting after `ioTimeoutMs` (the write goes on, or is made later).
  */
-import { DEFAULT_DISABLE_AFTER_MS, type EndpointHealth, type Subscription } from '../domain/model';
+
+import type { EndpointHealth } from '../domain/health';
+import { DEFAULT_DISABLE_AFTER_MS, type Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';

@@ -8,8 +8,10 @@
  * means the retry is sent (at least once either way). Each listening joins the `scope` of the
  * invocation that opened it, which waits for them before it ends, bounded by the time it has left.
  */
+
+import type { AttemptRecord } from '../domain/attempts';
 import type { DeliveryItem } from '../domain/delivery';
-import type { AttemptRecord, Subscription } from '../domain/model';
+import type { Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';

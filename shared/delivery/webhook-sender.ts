@@ -4,7 +4,7 @@
  * out, and says whether a success came late (`rules/late-answer.ts`).
  */
 import { Agent, buildConnector, request } from 'undici';
-import { type AttemptResult, RESPONSE_EXCERPT_BYTES } from '../domain/model';
+import { type AttemptResult, RESPONSE_EXCERPT_BYTES } from '../domain/attempts';
 import type { Clock } from '../platform/clock';
 import { blockedHost, EndpointBlockedError, guardedLookup, type Resolver } from './endpoint-guard';
 import type { HandshakeAnswer, HandshakeRequest } from './rules/handshake';

@@ -175,8 +175,9 @@ export async function destinationOf(
       continue;
     }
     if (deps.sealer === undefined) {
-      throw serviceUnavailable(
-        `${mappingsField}.${index}.properties.isSecret: this Gridwire stack has no key to seal secret header values (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set), so secret values can't be stored; non-secret mappings work.`,
+      throw noSealingKey(
+        `${mappingsField}.${index}.properties.isSecret`,
+        "secret header values, so secret values can't be stored; non-secret mappings work",
       );
     }
     // A key that can't be read fails the request as an unexpected error, logged with its cause.
@@ -189,8 +190,9 @@ export async function destinationOf(
     endpoint = await sealEndpointUrl(input.endpointUrl, deps.sealer, existing);
   } catch (error) {
     if (!(error instanceof NoSealingKeyError)) throw error;
-    throw serviceUnavailable(
-      `${endpointUrlField}: this Gridwire stack has no key to seal the endpoint URL's query string (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set), so an endpoint URL with a query string can't be stored; URLs without one work.`,
+    throw noSealingKey(
+      endpointUrlField,
+      "the endpoint URL's query string, so an endpoint URL with a query string can't be stored; URLs without one work",
     );
   }
   const signing = await signingOf(input.signing, deps, existing?.signing, signingField(endpointUrlField));
@@ -204,6 +206,21 @@ export async function destinationOf(
       : { preferredBatchSizeInKilobytes: input.preferredBatchSizeInKilobytes }),
     ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappings }),
   };
+}
+
+/**
+ * The 503 for a secret this stack cannot seal: `<field>: this Gridwire stack has no key to seal
+ * <what> (neither ... nor ... is set)`.
+ */
+export const noSealingKey = (field: string, what: string) =>
+  serviceUnavailable(
+    `${field}: this Gridwire stack has no key to seal ${what} (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set).`,
+  );
+
+/** The stack's sealer, or the {@link noSealingKey} 503 naming `field` and `what`. */
+export function sealerFor(deps: ManagementDeps, field: string, what: string): SecretSealer {
+  if (deps.sealer === undefined) throw noSealingKey(field, what);
+  return deps.sealer;
 }
 
 /** Where `signing` is in the request body: beside the endpoint URL. */
@@ -223,12 +240,7 @@ async function signingOf(
 ): Promise<Signing | undefined> {
   if (input === undefined) return undefined;
   if ('generate' in input && existing !== undefined) return existing;
-  const sealer = deps.sealer;
-  if (sealer === undefined) {
-    throw serviceUnavailable(
-      `${field}: this Gridwire stack has no key to seal signing secrets (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set), so deliveries can't be signed.`,
-    );
-  }
+  const sealer = sealerFor(deps, field, "signing secrets, so deliveries can't be signed");
   const current = existing?.secrets[0];
   if ('secret' in input && current !== undefined && (await sealer.open(current.sealed)) === input.secret) {
     return existing;

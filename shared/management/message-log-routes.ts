@@ -5,11 +5,13 @@
  * (`shared/storage/attempt-history.ts`); what it keeps follows the subscription's `deliveryLog`.
  */
 
+import { z } from 'zod';
 import { MAX_LOGGED_EVENT_BYTES } from '../delivery/rules/decide';
 import { RESEND_HEADER } from '../delivery/rules/headers';
 import { deliveryTargetOf } from '../delivery/target';
+import type { AttemptRecord } from '../domain/attempts';
 import type { DeliveryItem } from '../domain/delivery';
-import type { AttemptRecord, Subscription } from '../domain/model';
+import type { Subscription } from '../domain/model';
 import { type HttpEvent, jsonResult, parseJsonBody } from '../http/api-gateway';
 import { ApiError, badRequest, notFound } from '../http/errors';
 import { stringMember } from '../platform/json-text';
@@ -18,6 +20,7 @@ import type { HistoryWindow } from '../storage/attempt-history';
 import { MAX_BODY_BYTES, type ManagementDeps, type Operation } from './common';
 import type { SubscriptionFinder } from './dead-letter-routes';
 import { parseWindow } from './dead-letters';
+import { invalidBody } from './request-body';
 
 /** The deliveries API's window when the request names neither end. */
 export const DEFAULT_HISTORY_WINDOW_MS = 24 * 3_600_000;
@@ -133,33 +136,26 @@ const noRecordNote = (subscription: Subscription, eventId: string, searched: His
   }`;
 
 /** The resend request: `{"eventId": "...", "deliveryId"?: "...", "since"?: ISO, "until"?: ISO}`. */
-function parseResendBody(event: HttpEvent): {
-  eventId: string;
-  deliveryId?: string;
-  since?: unknown;
-  until?: unknown;
-} {
-  const body = parseJsonBody(event, MAX_BODY_BYTES);
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest('The body must be a JSON object such as {"eventId": "order-1"}.');
-  }
-  const { eventId, deliveryId, since, until, ...rest } = body as Record<string, unknown>;
-  const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) {
-    throw badRequest(`${unknown}: not a resend field (eventId, deliveryId, since, until).`);
-  }
-  if (typeof eventId !== 'string' || eventId === '') {
-    throw badRequest('eventId: required, the id of the event to send again.');
-  }
-  if (deliveryId !== undefined && (typeof deliveryId !== 'string' || deliveryId === '')) {
-    throw badRequest('deliveryId: must be a delivery id from the log, as a string.');
-  }
-  return {
-    eventId,
-    ...(deliveryId === undefined ? {} : { deliveryId: deliveryId as string }),
-    since,
-    until,
-  };
+const resendBodySchema = z.strictObject(
+  {
+    eventId: z.string({ error: 'is required: the id of the event to send again' }).min(1, {
+      error: 'is required: the id of the event to send again',
+    }),
+    deliveryId: z
+      .string({ error: 'must be a delivery id from the log' })
+      .min(1, { error: 'must be a delivery id from the log' })
+      .optional(),
+    // Checked as the deliveries route checks them (`parseHistoryWindow`).
+    since: z.unknown().optional(),
+    until: z.unknown().optional(),
+  },
+  { error: 'must be a JSON object such as {"eventId": "order-1"}' },
+);
+
+function parseResendBody(event: HttpEvent): z.infer<typeof resendBodySchema> {
+  const parsed = resendBodySchema.safeParse(parseJsonBody(event, MAX_BODY_BYTES));
+  if (!parsed.success) throw invalidBody(parsed.error, 'resend request');
+  return parsed.data;
 }
 
 /**
@@ -168,7 +164,7 @@ function parseResendBody(event: HttpEvent): {
  */
 function eventToResend(
   subscription: Subscription,
-  request: { eventId: string; deliveryId?: string },
+  request: { eventId: string; deliveryId?: string | undefined },
   records: readonly AttemptRecord[],
   searched: HistoryWindow,
 ): AttemptRecord {

@@ -8,11 +8,11 @@ import { batchPolicyOf } from '../delivery/rules/batching';
 import { provisioningStateOf } from '../delivery/rules/handshake';
 import { healthState } from '../delivery/rules/health';
 import type { BacklogState } from '../domain/backlog';
+import type { EndpointHealth } from '../domain/health';
 import {
   DEFAULT_DISABLE_AFTER_MS,
   type DeadLetterDestination,
   type DeliveryAttributeMapping,
-  type EndpointHealth,
   type InputSchemaMapping,
   type RetryLimits,
   retryPolicyOf,

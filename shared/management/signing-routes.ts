@@ -5,13 +5,14 @@
  * long), so receivers can switch without losing a delivery. Classic and namespace subscriptions share them.
  */
 
-import { ENV } from '../config/resources';
+import { z } from 'zod';
 import { generateSigningSecret, signingSecretProblem } from '../delivery/signing';
 import type { Signing, Subscription } from '../domain/model';
 import { jsonResult, publicBaseUrl } from '../http/api-gateway';
-import { badRequest, conflict, serviceUnavailable } from '../http/errors';
-import { type ManagementDeps, type Operation, optionalBody, saveSubscription } from './common';
+import { conflict } from '../http/errors';
+import { type ManagementDeps, type Operation, optionalBody, saveSubscription, sealerFor } from './common';
 import type { SubscriptionFinder } from './dead-letter-routes';
+import { invalidBody } from './request-body';
 
 /** How long an earlier secret is honoured after a rotation unless the request says: 24 hours. */
 export const DEFAULT_KEEP_PREVIOUS_MINUTES = 24 * 60;
@@ -19,16 +20,6 @@ export const DEFAULT_KEEP_PREVIOUS_MINUTES = 24 * 60;
 export const MAX_KEEP_PREVIOUS_MINUTES = 7 * 24 * 60;
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** The stack's sealer, or the 503 saying there is none. */
-function sealerOf(deps: ManagementDeps) {
-  if (deps.sealer === undefined) {
-    throw serviceUnavailable(
-      `This Gridwire stack has no key to seal signing secrets (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set).`,
-    );
-  }
-  return deps.sealer;
-}
 
 /** The subscription's signing, or the 409 saying it does not sign. */
 function signingOf(subscription: Subscription): Signing {
@@ -41,32 +32,34 @@ function signingOf(subscription: Subscription): Signing {
   return signing;
 }
 
-/** The rotate request: `{"secret"?: "whsec_...", "keepPreviousForMinutes"?: 0..10080}`. */
-function parseRotateBody(body: unknown): { secret?: string; keepMinutes: number } {
-  const fields = body === undefined || body === null ? {} : body;
-  if (typeof fields !== 'object' || Array.isArray(fields)) {
-    throw badRequest('The body must be a JSON object such as {"keepPreviousForMinutes": 60}, or empty.');
-  }
-  const { secret, keepPreviousForMinutes, ...rest } = fields as Record<string, unknown>;
-  const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined)
-    throw badRequest(`${unknown}: not a rotation field (secret, keepPreviousForMinutes).`);
-  if (secret !== undefined) {
-    const problem = typeof secret === 'string' ? signingSecretProblem(secret) : 'must be a string';
-    if (problem !== undefined) throw badRequest(`secret: ${problem}.`);
-  }
-  const keep = keepPreviousForMinutes ?? DEFAULT_KEEP_PREVIOUS_MINUTES;
-  if (typeof keep !== 'number' || !Number.isInteger(keep) || keep < 0 || keep > MAX_KEEP_PREVIOUS_MINUTES) {
-    throw badRequest(
-      `keepPreviousForMinutes: must be a whole number from 0 to ${MAX_KEEP_PREVIOUS_MINUTES} (got ${JSON.stringify(keep)}).`,
-    );
-  }
-  return { ...(secret === undefined ? {} : { secret: secret as string }), keepMinutes: keep };
+/** The rotate request: `{"secret"?: "whsec_...", "keepPreviousForMinutes"?: 0..10080}` (or no body). */
+const rotateBodySchema = z.strictObject({
+  secret: z
+    .string({ error: 'must be a string' })
+    .superRefine((secret, ctx) => {
+      const problem = signingSecretProblem(secret);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
+  keepPreviousForMinutes: z
+    .number({ error: `must be a whole number from 0 to ${MAX_KEEP_PREVIOUS_MINUTES}` })
+    .int({ error: `must be a whole number from 0 to ${MAX_KEEP_PREVIOUS_MINUTES}` })
+    .min(0, { error: `must be a whole number from 0 to ${MAX_KEEP_PREVIOUS_MINUTES}` })
+    .max(MAX_KEEP_PREVIOUS_MINUTES, {
+      error: `must be a whole number from 0 to ${MAX_KEEP_PREVIOUS_MINUTES}`,
+    })
+    .default(DEFAULT_KEEP_PREVIOUS_MINUTES),
+});
+
+function parseRotateBody(body: unknown): { secret?: string | undefined; keepPreviousForMinutes: number } {
+  const parsed = rotateBodySchema.safeParse(body);
+  if (!parsed.success) throw invalidBody(parsed.error, 'rotation request');
+  return parsed.data;
 }
 
 /** The secrets in force at `nowMs`, opened: `{"secret", "previousSecrets": [{"secret", "validUntil"}]}`. */
 async function secretsDocument(deps: ManagementDeps, signing: Signing, nowMs: number) {
-  const sealer = sealerOf(deps);
+  const sealer = sealerFor(deps, 'secret', 'signing secrets');
   const [current, ...previous] = signing.secrets;
   return {
     secret: await sealer.open((current as Signing['secrets'][number]).sealed),
@@ -97,7 +90,7 @@ export function signingOperations(
       const found = await find(event, deps, { consistent: true });
       signingOf(found);
       const request = parseRotateBody(optionalBody(event));
-      const sealer = sealerOf(deps);
+      const sealer = sealerFor(deps, 'secret', 'signing secrets');
       const { subscription } = await saveSubscription(
         deps,
         found.topic,
@@ -108,7 +101,7 @@ export function signingOperations(
           const now = deps.clock.now();
           const [current, ...earlier] = signingOf(existing).secrets;
           // Every earlier secret is honoured at most `keepPreviousForMinutes` more (0: none).
-          const until = now + request.keepMinutes * 60_000;
+          const until = now + request.keepPreviousForMinutes * 60_000;
           const kept = [{ ...(current as Signing['secrets'][number]), expiresAt: until }, ...earlier]
             .map((entry) => ({ ...entry, expiresAt: Math.min(entry.expiresAt ?? until, until) }))
             .filter((entry) => entry.expiresAt > now);

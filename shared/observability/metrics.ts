@@ -6,7 +6,7 @@
  * (dimension sets) each point is counted in, so the cardinality rule lives in one place (see
  * docs/ARCHITECTURE.md, "Metrics").
  */
-import type { AttemptResult } from '../domain/model';
+import type { AttemptResult } from '../domain/attempts';
 import { ApiError, isDependencyFailure } from '../http/errors';
 
 /**

@@ -8,7 +8,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
-import { type EndpointHealth, endpointHealthSchema } from '../domain/model';
+import { type EndpointHealth, endpointHealthSchema } from '../domain/health';
 import { healthKey, itemAttributes, type ReadOptions, Table, withoutItemAttributes } from './table';
 
 export interface HealthStore {

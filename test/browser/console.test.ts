@@ -120,6 +120,9 @@ describe('the console page', () => {
     for (const path of [
       '',
       '/app.js',
+      '/common.js',
+      '/log.js',
+      '/dead-letters.js',
       '/style.css',
       '/vendor/preact.js',
       '/vendor/hooks.js',

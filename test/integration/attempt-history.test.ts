@@ -6,14 +6,10 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Emulators, startEmulators } from '../../local/emulators';
 import { provisionLocalResources } from '../../local/provision';
 import { TABLE } from '../../shared/config/resources';
-import type { AttemptRecord } from '../../shared/domain/model';
+import type { AttemptRecord } from '../../shared/domain/attempts';
 import { type AwsClients, createAwsClients } from '../../shared/platform/aws';
-import {
-  AttemptHistoryTable,
-  DEFAULT_HISTORY_SHARDS,
-  historyPk,
-  hourOf,
-} from '../../shared/storage/attempt-history';
+import { AttemptHistoryTable } from '../../shared/storage/attempt-history';
+import { DEFAULT_HISTORY_SHARDS, historyPk, hourOf } from '../../shared/storage/history-items';
 
 const HOUR = 3_600_000;
 /** "Now" for these tests: the records are from the hours before it. */

@@ -624,11 +624,14 @@ it('refuses to resend what the log does not hold, saying why', async () => {
   expect(refused.body.error.message).toMatch(
     /^No record of event 'unlogged-1' for this subscription .*deliveryLog is 'Failures'/,
   );
-  const bad = await api.call('POST', '/admin/topics/unlogged/eventSubscriptions/quiet/resend', {
-    event: 'x',
-  });
-  expect(bad.status).toBe(400);
-  expect(bad.body.error.message).toMatch(/^event: not a resend field/);
+  const resend = (body: unknown) =>
+    api.call('POST', '/admin/topics/unlogged/eventSubscriptions/quiet/resend', body);
+  const misnamed = await resend({ event: 'x' });
+  expect(misnamed.status).toBe(400);
+  expect(misnamed.body.error.message).toMatch(/^eventId: is required: the id of the event to send again\./);
+  const unknown = await resend({ eventId: 'unlogged-1', event: 'x' });
+  expect(unknown.status).toBe(400);
+  expect(unknown.body.error.message).toMatch(/^event: unknown field in the resend request\./);
   const listed = await gridwire('events', 'list', '--topic', 'unlogged', '--subscription', 'quiet');
   expect(listed).toMatch(
     /^No deliveries in the log of topic unlogged, subscription quiet between \S+ and \S+\.\nThe log keeps failures only/,

@@ -8,7 +8,7 @@ import {
   type WebhookRequest,
   type WebhookSender,
 } from '../../shared/delivery/webhook-sender';
-import type { AttemptResult } from '../../shared/domain/model';
+import type { AttemptResult } from '../../shared/domain/attempts';
 import { systemClock } from '../../shared/platform/clock';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';

@@ -108,6 +108,13 @@ describe('signed deliveries', () => {
     expect(() => new Webhook(secret).verify(during.body, headersOf(during))).not.toThrow();
     expect(() => new Webhook(old).verify(during.body, headersOf(during))).not.toThrow();
 
+    const refused = await api.call('POST', `${route('rotating')}/rotateSigningSecret`, {
+      keepPreviousForMinutes: -1,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(
+      /^keepPreviousForMinutes: must be a whole number from 0 to 10080\./,
+    );
     const now = await api.call('POST', `${route('rotating')}/rotateSigningSecret`, {
       keepPreviousForMinutes: 0,
     });

@@ -110,7 +110,7 @@ try {
   if (published.status !== 200) throw new Error('publish answered ' + published.status + ' ' + await published.text());
   const events = await arrived;
   console.log(JSON.stringify({ delivered: events.map((event) => event.id) }));
-  const consoleFiles = ['', '/app.js', '/style.css', '/vendor/preact.js', '/vendor/hooks.js', '/vendor/htm.js'];
+  const consoleFiles = ['', '/app.js', '/common.js', '/log.js', '/dead-letters.js', '/style.css', '/vendor/preact.js', '/vendor/hooks.js', '/vendor/htm.js'];
   const served = await Promise.all(
     consoleFiles.map(async (file) => (await fetch(stack.apiUrl + '/console' + file)).status),
   );
@@ -196,6 +196,9 @@ describe('the packed package', () => {
         'lambda/DeadLetterFunction/index.js',
         'console/index.html',
         'console/app.js',
+        'console/common.js',
+        'console/log.js',
+        'console/dead-letters.js',
         'console/style.css',
       ]),
     );
@@ -243,7 +246,7 @@ describe('the packed package', () => {
     const local = mustRun('node', ['local.mjs'], app);
     expect(local).toContain('{"delivered":["order-1"]}');
     // The console's page and the preact and htm modules, found as the installed package lays them out.
-    expect(local).toContain('{"console":[200,200,200,200,200,200]}');
+    expect(local).toContain('{"console":[200,200,200,200,200,200,200,200,200]}');
   });
 });
 

@@ -13,6 +13,7 @@ import {
 import { HealthTracker } from '../../shared/delivery/health';
 import { DELIVERY_PROFILES, type ProfileTable } from '../../shared/delivery/rules/profiles';
 import { deliveryTargetOf } from '../../shared/delivery/target';
+import type { AttemptRecord, AttemptResult } from '../../shared/domain/attempts';
 import {
   type DeliveryItem,
   type DeliveryJob,
@@ -23,14 +24,7 @@ import {
   JOB_FORMAT_VERSION,
   type StoredFanOutJob,
 } from '../../shared/domain/delivery';
-import type {
-  AttemptRecord,
-  AttemptResult,
-  Namespace,
-  NamespaceTopic,
-  Subscription,
-  Topic,
-} from '../../shared/domain/model';
+import type { Namespace, NamespaceTopic, Subscription, Topic } from '../../shared/domain/model';
 import { silentLogger } from '../../shared/observability/logging';
 import { MetricBuffer } from '../../shared/observability/metrics';
 import { type Clock, VirtualClock } from '../../shared/platform/clock';

@@ -12,14 +12,8 @@ import type {
   BacklogSegmentRef,
   BacklogSummary,
 } from '../../shared/domain/backlog';
-import type {
-  EndpointHealth,
-  Namespace,
-  NamespaceTopic,
-  Subscription,
-  Topic,
-  TopicKeys,
-} from '../../shared/domain/model';
+import type { EndpointHealth } from '../../shared/domain/health';
+import type { Namespace, NamespaceTopic, Subscription, Topic, TopicKeys } from '../../shared/domain/model';
 import { namespaceTopicId, splitNamespaceTopicId } from '../../shared/domain/names';
 import {
   type BacklogOverview,

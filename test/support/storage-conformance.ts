@@ -14,9 +14,8 @@ import {
   backlogMetaSchema,
   backlogSegmentHeaderSchema,
 } from '../../shared/domain/backlog';
+import { type EndpointHealth, endpointHealthSchema } from '../../shared/domain/health';
 import {
-  type EndpointHealth,
-  endpointHealthSchema,
   type NamespaceTopic,
   namespaceSchema,
   namespaceTopicSchema,

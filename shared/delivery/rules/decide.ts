@@ -4,15 +4,10 @@
  * which are retried and when, which ended and why, and what the attempt history records.
  * Time (`now`) and the random source are arguments, so every decision is table-tested.
  */
+
+import type { AttemptNext, AttemptRecord, AttemptResult } from '../../domain/attempts';
 import type { DeliveryItem, EndedDelivery } from '../../domain/delivery';
-import type {
-  AttemptNext,
-  AttemptRecord,
-  AttemptResult,
-  DeadLetterReason,
-  DeliveryLogMode,
-  RetryLimits,
-} from '../../domain/model';
+import type { DeadLetterReason, DeliveryLogMode, RetryLimits } from '../../domain/model';
 import type { DeliveryProfile } from './profiles';
 import { baseDelayMs, decideAfterFailure, jitterMs } from './retry';
 

@@ -6,7 +6,9 @@
  * Every function takes the time (`at`, `now`) as an argument; the lengths come from the
  * delivery profile, so `--time-scale` shrinks them with every other delay.
  */
-import type { DeliveryOutcome, EndpointHealth, HealthState } from '../../domain/model';
+
+import type { EndpointHealth, HealthState } from '../../domain/health';
+import type { DeliveryOutcome } from '../../domain/model';
 import type { DeliveryProfile } from './profiles';
 
 /** What one attempt told us about the endpoint. */

@@ -2,7 +2,9 @@
  * The retry engine's rules, as pure functions of their inputs. The clock (`now`) and the random
  * source are always arguments, so every rule, jitter included, is table-tested.
  */
-import type { AttemptResult, DeadLetterReason, RetryLimits } from '../../domain/model';
+
+import type { AttemptResult } from '../../domain/attempts';
+import type { DeadLetterReason, RetryLimits } from '../../domain/model';
 import type { DeliveryProfile } from './profiles';
 
 const SECOND = 1000;

@@ -27,7 +27,8 @@ import {
   type EndedJob,
   JOB_FORMAT_VERSION,
 } from '../../../shared/domain/delivery';
-import type { EndpointHealth, Subscription } from '../../../shared/domain/model';
+import type { EndpointHealth } from '../../../shared/domain/health';
+import type { Subscription } from '../../../shared/domain/model';
 import { silentLogger } from '../../../shared/observability/logging';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import { parseJob } from '../../../shared/queue/job-codec';

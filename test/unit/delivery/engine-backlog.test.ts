@@ -7,7 +7,7 @@
 import type { JobOptions } from '../../../shared/delivery/engine';
 import { BACKLOG_AFTER_MS } from '../../../shared/delivery/rules/backlog';
 import { type StoreJob, storeJobSchema } from '../../../shared/domain/delivery';
-import type { EndpointHealth } from '../../../shared/domain/model';
+import type { EndpointHealth } from '../../../shared/domain/health';
 import { parseJob } from '../../../shared/queue/job-codec';
 import { engineHarness, item, job } from '../../support/fakes';
 import { MemoryBacklogStore } from '../../support/memory-stores';

@@ -1,7 +1,7 @@
 import { UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../shared/delivery/engine';
 import { BUSY_HOLD_MS, STALL_MS } from '../../../shared/delivery/engine-attempts';
 import type { WebhookRequest, WebhookSender } from '../../../shared/delivery/webhook-sender';
-import type { AttemptResult } from '../../../shared/domain/model';
+import type { AttemptResult } from '../../../shared/domain/attempts';
 import { METRIC } from '../../../shared/observability/metrics';
 import { resetHealth } from '../../../shared/storage/health';
 import { deliveryTarget, engineHarness, item, job, subscription, VirtualClock } from '../../support/fakes';

@@ -14,8 +14,9 @@ import { NAMESPACE_PROFILE, TOPIC_PROFILE } from '../../../shared/delivery/rules
 import { deliveryTargetOf } from '../../../shared/delivery/target';
 import type { LateListen, WebhookRequest, WebhookSender } from '../../../shared/delivery/webhook-sender';
 import { DELIVERY_TIMEOUT_MS } from '../../../shared/delivery/webhook-sender';
+import type { AttemptResult } from '../../../shared/domain/attempts';
 import type { QueuedJob } from '../../../shared/domain/delivery';
-import type { AttemptResult, Subscription } from '../../../shared/domain/model';
+import type { Subscription } from '../../../shared/domain/model';
 import { METRIC } from '../../../shared/observability/metrics';
 import { engineHarness, item, job, subscription } from '../../support/fakes';
 import { MemoryLateAnswers } from '../../support/memory-stores';

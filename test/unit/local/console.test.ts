@@ -15,7 +15,18 @@ describe('the console routes', () => {
   it('serve the page and each of its files, with the security headers', async () => {
     const routes = consoleRoutes();
     expect(Object.keys(routes).sort()).toEqual(
-      ['', '/', '/app.js', '/style.css', '/vendor/preact.js', '/vendor/hooks.js', '/vendor/htm.js']
+      [
+        '',
+        '/',
+        '/app.js',
+        '/common.js',
+        '/log.js',
+        '/dead-letters.js',
+        '/style.css',
+        '/vendor/preact.js',
+        '/vendor/hooks.js',
+        '/vendor/htm.js',
+      ]
         .map((path) => `GET ${CONSOLE_PATH}${path}`)
         .sort(),
     );

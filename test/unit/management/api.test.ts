@@ -1,5 +1,5 @@
 import { ENV } from '../../../shared/config/resources';
-import type { AttemptRecord } from '../../../shared/domain/model';
+import type { AttemptRecord } from '../../../shared/domain/attempts';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
 import { handleManagement, type ManagementDeps } from '../../../shared/management/api';

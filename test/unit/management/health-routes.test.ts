@@ -3,7 +3,7 @@
  * stored record (a record about another endpoint URL as fresh), `enable` resets it and answers
  * only once workers' cached copies have expired.
  */
-import type { EndpointHealth } from '../../../shared/domain/model';
+import type { EndpointHealth } from '../../../shared/domain/health';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import type { ManagementDeps } from '../../../shared/management/common';
 import type { SubscriptionFinder } from '../../../shared/management/dead-letter-routes';

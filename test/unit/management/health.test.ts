@@ -1,5 +1,5 @@
 import { ROUTES } from '../../../shared/config/resources';
-import type { EndpointHealth } from '../../../shared/domain/model';
+import type { EndpointHealth } from '../../../shared/domain/health';
 import type { HttpEvent, HttpResult } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
 import { handleManagement, MANAGEMENT_ROUTE_KEYS, type ManagementDeps } from '../../../shared/management/api';

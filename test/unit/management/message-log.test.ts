@@ -1,6 +1,6 @@
 import { timeArgument } from '../../../cli/options';
 import { responseExcerpt } from '../../../shared/delivery/webhook-sender';
-import type { AttemptRecord } from '../../../shared/domain/model';
+import type { AttemptRecord } from '../../../shared/domain/attempts';
 import { ApiError } from '../../../shared/http/errors';
 import {
   deliveriesDocument,

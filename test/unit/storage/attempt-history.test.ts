@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { TABLE } from '../../../shared/config/resources';
-import type { AttemptRecord } from '../../../shared/domain/model';
+import type { AttemptRecord } from '../../../shared/domain/attempts';
 import {
   historyPk,
   hourOf,
@@ -10,7 +10,7 @@ import {
   MAX_ERROR_CHARS,
   packHistory,
   recordsOfItem,
-} from '../../../shared/storage/attempt-history';
+} from '../../../shared/storage/history-items';
 
 const AT = Date.parse('2026-11-23T03:15:00.000Z');
 

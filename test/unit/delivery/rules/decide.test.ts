@@ -1,6 +1,6 @@
 import { type Attempted, type DecideInput, decideJob } from '../../../../shared/delivery/rules/decide';
 import { TOPIC_PROFILE } from '../../../../shared/delivery/rules/profiles';
-import type { AttemptResult } from '../../../../shared/domain/model';
+import type { AttemptResult } from '../../../../shared/domain/attempts';
 import { item } from '../../../support/fakes';
 import { S } from '../../../support/time';
 

@@ -12,7 +12,8 @@ import {
   writeUrgency,
 } from '../../../../shared/delivery/rules/health';
 import { NAMESPACE_PROFILE, scaleProfile, TOPIC_PROFILE } from '../../../../shared/delivery/rules/profiles';
-import type { DeliveryOutcome, EndpointHealth } from '../../../../shared/domain/model';
+import type { EndpointHealth } from '../../../../shared/domain/health';
+import type { DeliveryOutcome } from '../../../../shared/domain/model';
 import { H, M, S } from '../../../support/time';
 
 const t0 = Date.UTC(2026, 0, 1);

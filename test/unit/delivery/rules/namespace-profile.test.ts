@@ -13,8 +13,9 @@ import {
   retryFloorMs,
   scheduledDelayMs,
 } from '../../../../shared/delivery/rules/retry';
+import type { AttemptResult } from '../../../../shared/domain/attempts';
 import type { DeliveryItem } from '../../../../shared/domain/delivery';
-import type { AttemptResult, DeliveryOutcome, RetryLimits } from '../../../../shared/domain/model';
+import type { DeliveryOutcome, RetryLimits } from '../../../../shared/domain/model';
 import { VirtualClock } from '../../../../shared/platform/clock';
 import { item } from '../../../support/fakes';
 import { M, S } from '../../../support/time';
