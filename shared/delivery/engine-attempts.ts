@@ -12,9 +12,11 @@ import type { AttemptResult } from '../domain/attempts';
 import type { DeliveryItem } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
 import { FairSlots } from '../platform/concurrency';
+import { InProcessRateBudget } from '../storage/rate-budget';
 import type { DeliveryEngineDeps, JobOptions } from './engine';
 import type { LateAnswers } from './late-answers';
 import { OpenedSecrets } from './opened-secrets';
+import { RateLimiter } from './rate-limiter';
 import { buildDeliveryRequest, type OutgoingRequest, outgoingEvents, requestsOf } from './request';
 import type { Attempted } from './rules/decide';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
@@ -49,13 +51,21 @@ export interface AttemptOptions extends JobOptions {
 /** What the attempt phase needs of the engine's dependencies. */
 export type EngineAttemptsDeps = Pick<
   DeliveryEngineDeps,
-  'clock' | 'sender' | 'health' | 'concurrency' | 'subscriptionConcurrency' | 'sealer'
+  | 'clock'
+  | 'sender'
+  | 'health'
+  | 'concurrency'
+  | 'subscriptionConcurrency'
+  | 'sealer'
+  | 'logger'
+  | 'rateBudget'
 >;
 
 export class EngineAttempts {
   private readonly slots: FairSlots;
   private readonly subscriptionConcurrency: number;
   private readonly secrets: OpenedSecrets;
+  private readonly rates: RateLimiter;
 
   constructor(
     private readonly deps: EngineAttemptsDeps,
@@ -69,6 +79,11 @@ export class EngineAttempts {
       now: deps.clock.now,
     });
     this.secrets = new OpenedSecrets(deps.sealer);
+    this.rates = new RateLimiter({
+      clock: deps.clock,
+      budget: deps.rateBudget ?? new InProcessRateBudget(),
+      logger: deps.logger,
+    });
     this.subscriptionConcurrency = Math.max(
       1,
       Math.min(deps.concurrency, deps.subscriptionConcurrency ?? Math.ceil(deps.concurrency / 4)),
@@ -152,6 +167,14 @@ export class EngineAttempts {
     const each = (outcome: (item: DeliveryItem) => Attempted) =>
       request.events.map((event) => outcome(event.item));
     const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}`;
+    // A rate-limited endpoint's budget comes first, so a request waiting for it holds no slot.
+    const limit = subscription.destination.maxDeliveriesPerSecond;
+    let permit =
+      limit === undefined ? undefined : await this.rates.take(subscription.topic, subscription.name, limit);
+    if (permit?.kind === 'hold') {
+      const until = permit.until;
+      return each((item) => ({ kind: 'held', item, until, reason: 'rate' }));
+    }
     // While recovering from a probation, one request at a time per worker finds out whether it answers again.
     const probing = isProbing(health.peek(subscription), clock.now());
     const release = await this.slots.acquire(key, probing ? 1 : cap);
@@ -161,6 +184,14 @@ export class EngineAttempts {
       return each((item) => ({ kind: 'held', item, until, reason: 'busy' }));
     }
     try {
+      // Waiting for the slot took the request past its second: it needs budget of the one it is in.
+      while (limit !== undefined && permit?.kind === 'go' && !this.rates.valid(permit)) {
+        permit = await this.rates.take(subscription.topic, subscription.name, limit);
+        if (permit.kind === 'hold') {
+          const until = permit.until;
+          return each((item) => ({ kind: 'held', item, until, reason: 'rate' }));
+        }
+      }
       const startedAt = clock.now();
       if (startedAt >= options.attemptDeadline) return each((item) => ({ kind: 'deferred', item }));
       // An outcome of this job (or another on this worker) may have put the endpoint on probation.

@@ -55,6 +55,7 @@ import { packEndedJobs, packJobs, targetGroupId } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { FanOutStore } from '../storage/fan-out-bucket';
 import type { LateAnswerStore } from '../storage/late-answers';
+import type { RateBudgetStore } from '../storage/rate-budget';
 import type { SourcedStoreJob, StoreResult } from './backlog-store-step';
 import type { BacklogSweepReport } from './backlog-sweep';
 import type { DropRecorder } from './dead-letter';
@@ -134,6 +135,11 @@ export interface DeliveryEngineDeps {
    * ride it, and `store` and `backlog-tick` jobs fail and come back, as jobs no worker can take.
    */
   backlog?: EngineBacklog;
+  /**
+   * The shared budgets of rate-limited endpoints (`maxDeliveriesPerSecond`), so the limit holds
+   * across workers. Without it, each engine counts its own requests only.
+   */
+  rateBudget?: RateBudgetStore;
 }
 
 export interface JobOptions {

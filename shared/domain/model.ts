@@ -237,6 +237,11 @@ export const webhookDestinationSchema = z.object({
   deliveryAttributeMappings: z.array(deliveryAttributeMappingSchema).optional(),
   /** Standard Webhooks signatures on every request (`shared/delivery/signing.ts`); absent: unsigned. */
   signing: signingSchema.optional(),
+  /**
+   * Requests per second the endpoint takes at most, across all workers
+   * (`shared/delivery/rules/rate-limit.ts`); absent: no limit of its own.
+   */
+  maxDeliveriesPerSecond: z.number().optional(),
 });
 export type WebhookDestination = z.infer<typeof webhookDestinationSchema>;
 

@@ -43,6 +43,7 @@ import { FanOutBucket } from '../storage/fan-out-bucket';
 import { DynamoHealthStore } from '../storage/health';
 import { DynamoHeldMarks } from '../storage/held-marks';
 import { DynamoLateAnswers } from '../storage/late-answers';
+import { DynamoRateBudget } from '../storage/rate-budget';
 import { DynamoReplayClaims } from '../storage/replay-claims';
 import { publishingStore, tableStores } from '../storage/store';
 import { DynamoSubscriptionStore, type SubscriptionStore } from '../storage/subscriptions';
@@ -379,6 +380,10 @@ export function buildDeliveryEngine(
     fanOuts: fanOutsOf(runtime),
     history: historyOf(runtime),
     lateAnswers: new DynamoLateAnswers(
+      runtime.clients.dynamo,
+      requireSetting(runtime.config.tableName, ENV.tableName),
+    ),
+    rateBudget: new DynamoRateBudget(
       runtime.clients.dynamo,
       requireSetting(runtime.config.tableName, ENV.tableName),
     ),

@@ -201,6 +201,9 @@ export async function destinationOf(
     ...endpoint,
     ...(signing === undefined ? {} : { signing }),
     ...(input.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: input.maxEventsPerBatch }),
+    ...(input.maxDeliveriesPerSecond === undefined
+      ? {}
+      : { maxDeliveriesPerSecond: input.maxDeliveriesPerSecond }),
     ...(input.preferredBatchSizeInKilobytes === undefined
       ? {}
       : { preferredBatchSizeInKilobytes: input.preferredBatchSizeInKilobytes }),

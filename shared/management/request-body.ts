@@ -49,7 +49,7 @@ export function invalidBody(error: ZodError, what: string): Error {
 }
 
 /** An integer in `range`; the message names the range. */
-export const intInRange = (range: Range) =>
+export const intInRange = (range: Pick<Range, 'min' | 'max'>) =>
   z
     .number({ error: `must be an integer between ${range.min} and ${range.max}` })
     .int({ error: `must be an integer between ${range.min} and ${range.max}` })

@@ -95,6 +95,9 @@ export function destinationPropertiesDocument(destination: WebhookDestination) {
       ? {}
       : { deliveryAttributeMappings: mappings.map(deliveryAttributeMappingDocument) }),
     ...(destination.signing === undefined ? {} : { signing: signingDocument(destination.signing) }),
+    ...(destination.maxDeliveriesPerSecond === undefined
+      ? {}
+      : { maxDeliveriesPerSecond: destination.maxDeliveriesPerSecond }),
   };
 }
 

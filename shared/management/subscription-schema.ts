@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { BATCH_LIMITS } from '../delivery/rules/batching';
 import { type DeliveryProfile, TOPIC_PROFILE } from '../delivery/rules/profiles';
+import { RATE_LIMITS } from '../delivery/rules/rate-limit';
 import { signingSecretProblem } from '../delivery/signing';
 import {
   DELIVERY_LOG_MODES,
@@ -86,6 +87,7 @@ export function webhookDestinationSchema(allowHttp: boolean) {
           preferredBatchSizeInKilobytes: intInRange(BATCH_LIMITS.preferredBatchSizeInKilobytes).optional(),
           deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
           signing: signingInputSchema,
+          maxDeliveriesPerSecond: intInRange(RATE_LIMITS).nullable().optional(),
         },
         { error: 'is required' },
       ),
@@ -294,6 +296,8 @@ export interface SubscriptionInput {
   deliveryAttributeMappings?: DeliveryAttributeInput[];
   /** Standard Webhooks signing, as asked; absent: unsigned. */
   signing?: SigningInput;
+  /** Requests per second the endpoint takes at most; absent: no limit of its own. */
+  maxDeliveriesPerSecond?: number;
   /** The whole filter as stored (event types, subject and advanced filters). */
   filter: SubscriptionFilter;
   /** Normalised once, here: `{ maxAttempts, ttlMs }`. */
@@ -318,6 +322,7 @@ export type DestinationInput = Pick<
   | 'preferredBatchSizeInKilobytes'
   | 'deliveryAttributeMappings'
   | 'signing'
+  | 'maxDeliveriesPerSecond'
 >;
 
 /** A parsed webhook destination as input: batch settings only as given, mappings in order. */
@@ -333,6 +338,9 @@ export function destinationInputOf(
     ...(destination.maxEventsPerBatch === undefined
       ? {}
       : { maxEventsPerBatch: destination.maxEventsPerBatch }),
+    ...(destination.maxDeliveriesPerSecond === undefined || destination.maxDeliveriesPerSecond === null
+      ? {}
+      : { maxDeliveriesPerSecond: destination.maxDeliveriesPerSecond }),
     ...(destination.preferredBatchSizeInKilobytes === undefined
       ? {}
       : { preferredBatchSizeInKilobytes: destination.preferredBatchSizeInKilobytes }),

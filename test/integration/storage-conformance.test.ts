@@ -11,6 +11,7 @@ import { AesGcmSealer, keyText } from '../../shared/platform/sealing';
 import { DynamoBacklogStore } from '../../shared/storage/backlog';
 import { DynamoHealthStore } from '../../shared/storage/health';
 import { DynamoLateAnswers } from '../../shared/storage/late-answers';
+import { DynamoRateBudget } from '../../shared/storage/rate-budget';
 import { DynamoReplayClaims } from '../../shared/storage/replay-claims';
 import { tableStores } from '../../shared/storage/store';
 import { describeStorageConformance } from '../support/storage-conformance';
@@ -31,6 +32,7 @@ describeStorageConformance(async () => {
     health: new DynamoHealthStore(clients.dynamo, TABLE.localName),
     backlog: new DynamoBacklogStore(clients.dynamo, TABLE.localName, clients.s3, BACKLOG_BUCKET.localName),
     lateAnswers: new DynamoLateAnswers(clients.dynamo, TABLE.localName),
+    rateBudget: new DynamoRateBudget(clients.dynamo, TABLE.localName),
     replayClaims: new DynamoReplayClaims(clients.dynamo, TABLE.localName),
   };
 });

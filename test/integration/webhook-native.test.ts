@@ -3,11 +3,12 @@
  * generated secret read back through the API, every request verified by the `standardwebhooks`
  * library unchanged, the same `webhook-id` on a retry, a rotation during which both secrets sign)
  * and W3C trace context (the publish request's `traceparent` continued on every delivery request,
- * or a trace of its own).
+ * or a trace of its own), and the per-endpoint rate limit (never more requests in a second than
+ * the limit; the rest held, then delivered).
  */
 import { Webhook } from 'standardwebhooks';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
-import { type ReceivedRequest, requestsCarrying, WebhookServer } from '../support/webhook-server';
+import { eventually, type ReceivedRequest, requestsCarrying, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -175,5 +176,68 @@ describe('trace context', () => {
     await publish('traced-2', { traceparent: 'not-a-trace' });
     const [request] = (await requestsWith('/fresh', 'traced-2', 1)) as [ReceivedRequest];
     expect(String(request.headers.traceparent)).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+  });
+});
+
+describe('rate limit', () => {
+  it('never sends more requests in a second than the limit, holding the rest until there is budget', async () => {
+    const saved = await api.call('PUT', route('paced'), {
+      properties: {
+        destination: {
+          endpointType: 'WebHook',
+          properties: { endpointUrl: webhook.url('/paced'), maxDeliveriesPerSecond: 3 },
+        },
+      },
+    });
+    expect(saved.status).toBe(201);
+    expect(saved.body.properties.destination.properties.maxDeliveriesPerSecond).toBe(3);
+    // Published early in a second, so the first requests are not sent at the end of one.
+    await eventually(() => Date.now() % 1000 < 100, 2_000, 'the start of a second');
+    const ids = Array.from({ length: 15 }, (_, i) => `paced-${i}`);
+    const published = await api.call(
+      'POST',
+      '/topics/native/api/events',
+      ids.map((id) => ({ ...event(id), dataVersion: '1' })),
+      {
+        auth: false,
+        headers: { 'aeg-sas-key': key },
+      },
+    );
+    expect(published.status).toBe(200);
+
+    const arrived = await eventually(
+      () => {
+        const found = webhook.requestsTo('/paced');
+        return found.length >= ids.length && found;
+      },
+      30_000,
+      'all 15 paced events',
+    );
+    const delivered = arrived.map((request) => (JSON.parse(request.body) as Array<{ id: string }>)[0]?.id);
+    expect(new Set(delivered)).toEqual(new Set(ids));
+    const perSecond = new Map<number, number>();
+    for (const request of arrived) {
+      const second = Math.floor(request.arrivedAt / 1000);
+      perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+    }
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(3);
+    // At least five seconds, since no more than three went in any.
+    expect(perSecond.size).toBeGreaterThanOrEqual(5);
+    // Held, not failed: every request is each event's first attempt.
+    expect(arrived.every((request) => request.headers['aeg-delivery-count'] === '0')).toBe(true);
+  }, 45_000);
+
+  it('refuses a limit out of range, naming the field and the range', async () => {
+    const refused = await api.call('PUT', route('too-fast'), {
+      properties: {
+        destination: {
+          endpointType: 'WebHook',
+          properties: { endpointUrl: webhook.url('/too-fast'), maxDeliveriesPerSecond: 10_001 },
+        },
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('maxDeliveriesPerSecond');
+    expect(JSON.stringify(refused.body)).toContain('between 1 and 10000');
   });
 });

@@ -29,6 +29,7 @@ import { type BacklogStore, type NewSegment, replaceSegments } from '../../share
 import { type HealthStore, resetHealth } from '../../shared/storage/health';
 import type { KeyedResource, KeyedResourceStore } from '../../shared/storage/keyed-resources';
 import type { LateAnswer, LateAnswerStore } from '../../shared/storage/late-answers';
+import type { RateBudgetStore } from '../../shared/storage/rate-budget';
 import type { ReplayClaims } from '../../shared/storage/replay-claims';
 import type { TableStores } from '../../shared/storage/store';
 import { ConcurrentChangeError } from '../../shared/storage/table';
@@ -41,6 +42,7 @@ export interface StorageUnderTest {
   backlog: BacklogStore;
   lateAnswers: LateAnswerStore;
   replayClaims: ReplayClaims;
+  rateBudget: RateBudgetStore;
 }
 
 /**
@@ -94,6 +96,7 @@ const fullSubscription = (topic: string, name: string): Subscription =>
       sealedQuery: 'v1.sealed.query',
       maxEventsPerBatch: 50,
       preferredBatchSizeInKilobytes: 128,
+      maxDeliveriesPerSecond: 50,
       deliveryAttributeMappings: [
         { name: 'X-Plain', type: 'Static', isSecret: false, value: 'hello' },
         { name: 'Authorization', type: 'Static', isSecret: true, sealedValue: 'v1.aaa.bbb' },
@@ -911,6 +914,30 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
       expect(await s.replayClaims.claim(blob, 'call-c', T + 63_000, T + 123_000)).toBe(true);
       // Another blob is another claim.
       expect(await s.replayClaims.claim(`${blob}x`, 'call-a', T, T + 60_000)).toBe(true);
+    });
+  });
+
+  describe('rate budget', () => {
+    const window = Math.floor(AT.getTime() / 1000);
+
+    it('grants slices of a second up to the limit, then nothing, whatever the case of the names', async () => {
+      const topic = unique('Rate-');
+      expect(await s.rateBudget.take(topic, 'Audit', window, 20, 50)).toBe(20);
+      expect(await s.rateBudget.take(topic.toUpperCase(), 'AUDIT', window, 20, 50)).toBe(20);
+      // Only ten are left of the second's fifty.
+      expect(await s.rateBudget.take(topic, 'audit', window, 20, 50)).toBe(10);
+      expect(await s.rateBudget.take(topic, 'audit', window, 1, 50)).toBe(0);
+      // The next second, and another subscription, have budgets of their own.
+      expect(await s.rateBudget.take(topic, 'audit', window + 1, 50, 50)).toBe(50);
+      expect(await s.rateBudget.take(topic, 'billing', window, 5, 50)).toBe(5);
+    });
+
+    it('never grants more than the limit to takers at the same moment', async () => {
+      const topic = unique('rate-race-');
+      const grants = await Promise.all(
+        Array.from({ length: 12 }, () => s.rateBudget.take(topic, 'audit', window, 3, 25)),
+      );
+      expect(grants.reduce((sum, granted) => sum + granted, 0)).toBe(25);
     });
   });
 

@@ -10,7 +10,10 @@ export interface ReceivedRequest {
   method: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** When the whole request was in. */
   at: number;
+  /** When its headers came (the request reached the server). */
+  arrivedAt: number;
 }
 
 export type Responder = (request: ReceivedRequest) => {
@@ -30,6 +33,7 @@ export class WebhookServer {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
+      const arrivedAt = Date.now();
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
@@ -39,6 +43,7 @@ export class WebhookServer {
           headers: req.headers,
           body: Buffer.concat(chunks).toString('utf8'),
           at: Date.now(),
+          arrivedAt,
         };
         this.received.push(request);
         const responder: Responder = this.responders.get(request.path) ?? (() => ({ status: 200 }));

@@ -22,14 +22,15 @@ export type Attempted =
   /** Not started: the invocation's deadline came first. */
   | { readonly kind: 'deferred'; readonly item: DeliveryItem }
   /**
-   * Not started, held back until `until`: the endpoint is on probation (`probation`), or it is
-   * stalled and already has all the requests it may have in flight (`busy`). No attempt is used.
+   * Not started, held back until `until`: the endpoint is on probation (`probation`), it is
+   * stalled and already has all the requests it may have in flight (`busy`), or its rate limit
+   * has no budget for the request soon enough (`rate`). No attempt is used.
    */
   | {
       readonly kind: 'held';
       readonly item: DeliveryItem;
       readonly until: number;
-      readonly reason: 'probation' | 'busy';
+      readonly reason: 'probation' | 'busy' | 'rate';
     }
   /** Not started: the endpoint answered 410 Gone and is disabled. */
   | { readonly kind: 'disabled'; readonly item: DeliveryItem }
@@ -180,7 +181,7 @@ export function decideJob(input: DecideInput): JobDecisions {
         holdDraws.set(entry.until, draw);
       }
       const dueAt = entry.until + jitterMs(profile, Math.max(0, entry.until - now), draw);
-      // Probation is what the event last met (the original reports it so); a busy hold changes nothing.
+      // Probation is what the event last met (the original reports it so); a busy or rate hold changes nothing.
       const item: DeliveryItem = entry.reason === 'probation' ? stampProbation(entry.item) : entry.item;
       held.set(dueAt, [...(held.get(dueAt) ?? []), item]);
       continue;

@@ -2,7 +2,9 @@
  * The in-memory stores the unit tests use hold to the storage conformance suite, which the
  * DynamoDB stores pass against the emulator too (`test/integration/storage-conformance.test.ts`).
  */
+
 import { subscriptionSchema } from '../../../shared/domain/model';
+import { InProcessRateBudget } from '../../../shared/storage/rate-budget';
 import { subscription } from '../../support/fakes';
 import {
   MemoryBacklogStore,
@@ -19,6 +21,7 @@ describeStorageConformance(async () => ({
   backlog: new MemoryBacklogStore(),
   lateAnswers: new MemoryLateAnswers(),
   replayClaims: new MemoryReplayClaims(),
+  rateBudget: new InProcessRateBudget(),
 }));
 
 describe('the round trips’ field check', () => {
@@ -41,6 +44,7 @@ describe('the round trips’ field check', () => {
         'destination.maxEventsPerBatch',
         'destination.preferredBatchSizeInKilobytes',
         'destination.signing',
+        'destination.maxDeliveriesPerSecond',
         'disableAfterFailingForMs',
         'deadLetter',
         'deliveryLog',
