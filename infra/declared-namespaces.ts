@@ -18,6 +18,7 @@ import {
   filterBody,
   validationWaitOf,
   webhookDestinationBody,
+  webhookSettingsOf,
 } from './declared-resources';
 
 /** A declared namespace. */
@@ -120,6 +121,7 @@ export class DeclaredNamespaceTopic extends Construct {
     });
     const wait = validationWaitOf(props);
     const filter = { ...filterBody(props), ...props.filtersConfiguration };
+    const settings = webhookSettingsOf(props, NAMESPACE_PROFILE);
     const body = {
       properties: {
         deliveryConfiguration: {
@@ -130,10 +132,12 @@ export class DeclaredNamespaceTopic extends Construct {
             ...(props.eventTimeToLiveInMinutes === undefined
               ? {}
               : { eventTimeToLive: isoDurationOf(props.eventTimeToLiveInMinutes) }),
+            ...(settings.retrySchedule === undefined ? {} : { retrySchedule: settings.retrySchedule }),
             ...props.push,
           },
         },
         ...(Object.keys(filter).length === 0 ? {} : { filtersConfiguration: filter }),
+        ...settings.properties,
       },
     };
     const resource = this.declarations.resource(

@@ -18,13 +18,15 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct, type IDependable } from 'constructs';
 import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
-import { TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
+import { type DeliveryProfile, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
+import { RATE_LIMITS } from '../shared/delivery/rules/rate-limit';
 import { isValidName, NAME_RULES, type NameKind } from '../shared/domain/names';
 import {
   type DeclaredKind,
   MAX_VALIDATION_WAIT_SECONDS,
   VALIDATION_WAIT_SECONDS,
 } from '../shared/management/declared-resources';
+import { disableAfterSchema, retryScheduleSchema } from '../shared/management/subscription-schema';
 
 /** The provider's time limit for one declaration: under CloudFormation's hour for a custom resource. */
 export const DECLARED_TOTAL_TIMEOUT_MINUTES = 55;
@@ -84,19 +86,88 @@ export interface DeclaredWebhookProps {
    * at most {@link MAX_VALIDATION_WAIT_SECONDS}).
    */
   readonly validationWaitSeconds?: number;
+  /**
+   * Requests per second the endpoint is sent at most, across all workers (1 to 10,000; a batch is
+   * one request); the rest are held, not failed. Default: no limit of its own.
+   */
+  readonly maxDeliveriesPerSecond?: number;
+  /**
+   * Sign every delivery (Standard Webhooks) with a secret the stack generates: read it with
+   * `gridwire subscription signing-secret` or the admin API's `getSigningSecret`. A secret never
+   * appears in the template.
+   */
+  readonly signing?: boolean;
+  /**
+   * The subscription's own retry schedule, the last step repeating (each 10 s to 12 h, at most
+   * 30 steps, 10 for namespace subscriptions). Default: the profile's schedule.
+   */
+  readonly retrySchedule?: readonly Duration[];
+  /**
+   * Disable the subscription, with a `Gridwire.SubscriptionDisabled` notice, once its endpoint has
+   * failed every attempt this long (1 hour to 30 days), or `'never'`. Default 5 days.
+   */
+  readonly disableAfterFailingFor?: Duration | 'never';
+  /** What the message log keeps: `Failures` (default) or `All` deliveries. */
+  readonly deliveryLog?: 'Failures' | 'All';
+}
+
+/**
+ * The settings of `props` beyond the original's: the retry schedule (whose place in the body
+ * differs between classic and namespace subscriptions) and the subscription-level properties,
+ * each checked as the admin API checks it, so a mistake fails the synth naming the prop.
+ */
+export function webhookSettingsOf(
+  props: DeclaredWebhookProps,
+  profile: DeliveryProfile,
+): { retrySchedule?: string[]; properties: Record<string, unknown> } {
+  const retrySchedule = props.retrySchedule?.map((step) => step.toIsoString());
+  if (retrySchedule !== undefined) {
+    const parsed = retryScheduleSchema(profile).safeParse(retrySchedule);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(
+        `retrySchedule${issue?.path.map((part) => `[${String(part)}]`).join('') ?? ''} ${issue?.message}.`,
+      );
+    }
+  }
+  const disableAfter =
+    props.disableAfterFailingFor === undefined
+      ? undefined
+      : props.disableAfterFailingFor === 'never'
+        ? null
+        : props.disableAfterFailingFor.toIsoString();
+  if (typeof disableAfter === 'string' && !disableAfterSchema.safeParse(disableAfter).success) {
+    throw new Error(
+      `disableAfterFailingFor must be from 1 hour to 30 days, or 'never' (got ${disableAfter}).`,
+    );
+  }
+  return {
+    ...(retrySchedule === undefined ? {} : { retrySchedule }),
+    properties: {
+      ...(disableAfter === undefined ? {} : { disableAfterFailingFor: disableAfter }),
+      ...(props.deliveryLog === undefined ? {} : { deliveryLog: props.deliveryLog }),
+    },
+  };
 }
 
 /** The webhook destination of a declared subscription, as the admin API's body names it. */
-export const webhookDestinationBody = (props: DeclaredWebhookProps) => ({
-  endpointType: 'WebHook',
-  properties: {
-    endpointUrl: props.endpointUrl,
-    ...(props.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: props.maxEventsPerBatch }),
-    ...(props.preferredBatchSizeInKilobytes === undefined
-      ? {}
-      : { preferredBatchSizeInKilobytes: props.preferredBatchSizeInKilobytes }),
-  },
-});
+export function webhookDestinationBody(props: DeclaredWebhookProps) {
+  checkRange('maxDeliveriesPerSecond', props.maxDeliveriesPerSecond, { ...RATE_LIMITS, integer: true });
+  return {
+    endpointType: 'WebHook',
+    properties: {
+      endpointUrl: props.endpointUrl,
+      ...(props.maxDeliveriesPerSecond === undefined
+        ? {}
+        : { maxDeliveriesPerSecond: props.maxDeliveriesPerSecond }),
+      ...(props.signing === true ? { signing: { generate: true } } : {}),
+      ...(props.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: props.maxEventsPerBatch }),
+      ...(props.preferredBatchSizeInKilobytes === undefined
+        ? {}
+        : { preferredBatchSizeInKilobytes: props.preferredBatchSizeInKilobytes }),
+    },
+  };
+}
 
 /** The event type and subject filter of a declared subscription; `undefined` when it has none. */
 export function filterBody(props: DeclaredWebhookProps): Record<string, unknown> | undefined {
@@ -202,11 +273,13 @@ export class DeclaredTopic extends Construct {
     });
     const wait = validationWaitOf(props);
     const filter = filterBody(props);
+    const settings = webhookSettingsOf(props, TOPIC_PROFILE);
     const retryPolicy = {
       ...(props.maxDeliveryAttempts === undefined ? {} : { maxDeliveryAttempts: props.maxDeliveryAttempts }),
       ...(props.eventTimeToLiveInMinutes === undefined
         ? {}
         : { eventTimeToLiveInMinutes: props.eventTimeToLiveInMinutes }),
+      ...(settings.retrySchedule === undefined ? {} : { retrySchedule: settings.retrySchedule }),
     };
     const body = {
       properties: {
@@ -217,6 +290,7 @@ export class DeclaredTopic extends Construct {
           ? {}
           : { eventDeliverySchema: props.eventDeliverySchema }),
         ...(props.labels === undefined ? {} : { labels: [...props.labels] }),
+        ...settings.properties,
         ...props.properties,
       },
     };

@@ -42,6 +42,8 @@ export interface SubscriptionFlags {
   deadletterContainer?: string;
   maxEventsPerBatch?: number;
   preferredBatchSizeInKilobytes?: number;
+  /** `--max-deliveries-per-second 50`; `--no-max-deliveries-per-second` (false): no limit again. */
+  maxDeliveriesPerSecond?: number | false;
   deliveryAttributeMapping?: DeliveryAttributeMappingBody[];
   eventDeliverySchema?: string;
   labels?: string[];
@@ -189,6 +191,12 @@ function destinationOf(flags: SubscriptionFlags, base: Json | undefined): Json {
       ...properties,
       ...(flags.endpoint === undefined ? {} : { endpointUrl: flags.endpoint }),
       ...(flags.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: flags.maxEventsPerBatch }),
+      ...(flags.maxDeliveriesPerSecond === undefined
+        ? {}
+        : {
+            maxDeliveriesPerSecond:
+              flags.maxDeliveriesPerSecond === false ? undefined : flags.maxDeliveriesPerSecond,
+          }),
       ...(flags.preferredBatchSizeInKilobytes === undefined
         ? {}
         : { preferredBatchSizeInKilobytes: flags.preferredBatchSizeInKilobytes }),

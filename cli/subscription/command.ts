@@ -89,6 +89,13 @@ function withSubscriptionFlags(command: Command, endpointRequired: boolean): Com
     )
     .addOption(countOption('--max-events-per-batch <n>', 'deliver in batches of at most this many events'))
     .addOption(countOption('--preferred-batch-size-in-kilobytes <kb>', 'preferred largest batch body'))
+    .addOption(
+      countOption(
+        '--max-deliveries-per-second <n>',
+        'send the endpoint at most this many requests a second (1 to 10000; a batch is one request), holding the rest',
+      ),
+    )
+    .option('--no-max-deliveries-per-second', 'no rate limit of its own (update: remove it)')
     .option(
       '--delivery-attribute-mapping <name type value [issecret]...>',
       'a custom header: NAME static VALUE [true for secret], or NAME dynamic EVENT.FIELD (repeatable)',

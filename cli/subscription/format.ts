@@ -33,6 +33,7 @@ interface Destination {
     endpointBaseUrl?: string;
     maxEventsPerBatch?: number;
     preferredBatchSizeInKilobytes?: number;
+    maxDeliveriesPerSecond?: number;
     deliveryAttributeMappings?: Array<{ name: string; type: string; properties: Record<string, unknown> }>;
   };
 }
@@ -97,6 +98,12 @@ export function formatSubscription(document: SubscriptionDocument): string {
       (destination.maxEventsPerBatch ?? 1) > 1
         ? `up to ${destination.maxEventsPerBatch} events, ${destination.preferredBatchSizeInKilobytes} KB`
         : 'off',
+    ],
+    [
+      'rate limit',
+      destination.maxDeliveriesPerSecond === undefined
+        ? undefined
+        : `${destination.maxDeliveriesPerSecond} requests per second`,
     ],
     [
       'custom headers',

@@ -4,7 +4,7 @@
  * template), a subscription made after its topic, bad declarations refused at synthesis, and
  * nothing left unacknowledged by the compliance packs.
  */
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { DeliveryPipeline } from '../../infra/delivery-pipeline';
 import { RULE_PACKS, unacknowledged } from '../support/compliance';
@@ -99,6 +99,78 @@ describe('declared topics and subscriptions', () => {
     expect(() =>
       topic.addSubscription('billing', { endpointUrl: 'https://x.example', validationWaitSeconds: 4000 }),
     ).toThrow('validationWaitSeconds must be an integer from 0 to 3000 (got 4000).');
+  });
+});
+
+describe('declared subscriptions with the settings beyond the original', () => {
+  const native = {
+    endpointUrl: 'https://billing.example.com/hook',
+    maxDeliveriesPerSecond: 50,
+    signing: true,
+    retrySchedule: [Duration.seconds(10), Duration.minutes(1), Duration.hours(1)],
+    disableAfterFailingFor: Duration.days(2),
+    deliveryLog: 'All' as const,
+  };
+
+  const bodyOf = (template: Template, type: string) => {
+    const [[, resource] = []] = resources(template, type);
+    return JSON.parse(resource?.Properties.Body as string);
+  };
+
+  it('put the rate limit, a generated signing secret, the own schedule, the disable-after time and the log in the body, no secret in the template', () => {
+    const stack = new Stack(newApp(), 'Native');
+    const pipeline = new DeliveryPipeline(stack, 'Events');
+    pipeline.addTopic('orders').addSubscription('billing', native);
+    pipeline
+      .addNamespace('shop')
+      .addTopic('carts')
+      .addSubscription('analytics', { ...native, disableAfterFailingFor: 'never' });
+    const template = Template.fromStack(stack);
+
+    const destination = {
+      endpointType: 'WebHook',
+      properties: {
+        endpointUrl: 'https://billing.example.com/hook',
+        maxDeliveriesPerSecond: 50,
+        signing: { generate: true },
+      },
+    };
+    expect(bodyOf(template, 'Custom::GridwireSubscription')).toEqual({
+      properties: {
+        destination,
+        retryPolicy: { retrySchedule: ['PT10S', 'PT1M', 'PT1H'] },
+        disableAfterFailingFor: 'P2D',
+        deliveryLog: 'All',
+      },
+    });
+    expect(bodyOf(template, 'Custom::GridwireNamespaceSubscription')).toEqual({
+      properties: {
+        deliveryConfiguration: {
+          deliveryMode: 'Push',
+          push: { destination, retrySchedule: ['PT10S', 'PT1M', 'PT1H'] },
+        },
+        disableAfterFailingFor: null,
+        deliveryLog: 'All',
+      },
+    });
+    expect(JSON.stringify(template.toJSON())).not.toContain('whsec_');
+  });
+
+  it('refuse a limit, a schedule step or a disable-after time out of range at synthesis, naming the prop', () => {
+    const topic = new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Events').addTopic('orders');
+    const url = 'https://x.example';
+    expect(() => topic.addSubscription('aaa', { endpointUrl: url, maxDeliveriesPerSecond: 0 })).toThrow(
+      'maxDeliveriesPerSecond must be an integer from 1 to 10000 (got 0).',
+    );
+    expect(() =>
+      topic.addSubscription('bbb', {
+        endpointUrl: url,
+        retrySchedule: [Duration.seconds(10), Duration.seconds(5)],
+      }),
+    ).toThrow('retrySchedule[1] must be from PT10S to PT12H (got PT5S).');
+    expect(() =>
+      topic.addSubscription('ccc', { endpointUrl: url, disableAfterFailingFor: Duration.minutes(30) }),
+    ).toThrow("disableAfterFailingFor must be from 1 hour to 30 days, or 'never' (got PT30M).");
   });
 });
 

@@ -152,6 +152,7 @@ describe('classic subscription bodies', () => {
         deadletterContainer: 'dead',
         maxEventsPerBatch: 50,
         preferredBatchSizeInKilobytes: 128,
+        maxDeliveriesPerSecond: 20,
         deliveryAttributeMapping: [
           { name: 'X-A', type: 'Static', properties: { value: 'a', isSecret: false } },
         ],
@@ -166,6 +167,7 @@ describe('classic subscription bodies', () => {
           properties: {
             endpointUrl: 'https://billing.example.com/hook',
             maxEventsPerBatch: 50,
+            maxDeliveriesPerSecond: 20,
             preferredBatchSizeInKilobytes: 128,
             deliveryAttributeMappings: [
               { name: 'X-A', type: 'Static', properties: { value: 'a', isSecret: false } },
@@ -187,6 +189,25 @@ describe('classic subscription bodies', () => {
         expirationTimeUtc: '2030-01-01',
       },
     });
+  });
+
+  it('for update, keep the rate limit unless a flag changes or removes it', () => {
+    const document = {
+      name: 'billing',
+      properties: {
+        destination: {
+          endpointType: 'WebHook',
+          properties: { endpointBaseUrl: 'https://a.example/h', maxDeliveriesPerSecond: 50 },
+        },
+      },
+    };
+    const gaps = { endpointUrl: 'https://a.example/h' };
+    const limitOf = (flags: Parameters<typeof classicSubscriptionBody>[0]) =>
+      JSON.parse(JSON.stringify(classicSubscriptionBody(flags, classicBodyOf(document, gaps, flags))))
+        .properties.destination.properties.maxDeliveriesPerSecond;
+    expect(limitOf({})).toBe(50);
+    expect(limitOf({ maxDeliveriesPerSecond: 5 })).toBe(5);
+    expect(limitOf({ maxDeliveriesPerSecond: false })).toBeUndefined();
   });
 
   it('leave out what was not given', () => {
