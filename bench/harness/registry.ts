@@ -16,6 +16,7 @@ import { latency } from '../scenarios/latency';
 import { memory } from '../scenarios/memory';
 import { messageLog } from '../scenarios/message-log';
 import { overload } from '../scenarios/overload';
+import { rateLimited } from '../scenarios/rate-limited';
 import { recovery } from '../scenarios/recovery';
 import { reference } from '../scenarios/reference';
 import { simulation } from '../scenarios/simulation';
@@ -36,6 +37,7 @@ export const SCENARIOS: readonly Scenario[] = [
   deadEndpoint,
   crowd,
   deadLetters,
+  rateLimited,
   recovery,
   bill,
   memory,

@@ -15,6 +15,7 @@
  * | backlog segment | `BACKLOG#<topic>#<sub>`                    | `SEG#<min due at, 13 digits>#<id>`  |
  * | backlog meta    | `BACKLOG#<topic>#<sub>`                    | `#META` (`gsi1pk = WAKE#<0..3>`)    |
  * | late answer     | `LATE#<topic>#<sub>`                       | `ANSWER#<deliveryId>`               |
+ * | rate window     | `RATE#<topic>#<sub>`                       | `WINDOW#<epoch second>`             |
  *
  * Names are case-insensitive (keys use lower case); items keep the name as first written.
  * A namespace subscription is an ordinary subscription item whose topic is `<namespace>/<topic>`
@@ -31,7 +32,8 @@
  * by `backlog.ts`. A held mark says a subscription's backlog holds its events while its endpoint
  * is unhealthy (`held-marks.ts`): it sits with the subscription list publishers read, so they
  * send that subscription's publishes straight to the backlog. A late answer is a success that came
- * after its request timed out, which the event's retries look up (`late-answers.ts`).
+ * after its request timed out, which the event's retries look up (`late-answers.ts`). A rate window
+ * counts the requests a rate-limited endpoint was given in one second (`rate-budget.ts`).
  *
  * Each item is the domain object (`shared/domain/model.ts`) plus its key attributes and `kind`;
  * the item schemas extend the domain schemas, so whatever the domain holds is read back.
