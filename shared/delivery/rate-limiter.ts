@@ -1,14 +1,15 @@
 /**
  * A worker's side of the per-endpoint rate limit (`rules/rate-limit.ts`): requests to a
  * rate-limited subscription queue here, one lane per subscription, in the order they came. A lane
- * hands out what it holds of the current second's budget, takes a further slice from the shared
+ * hands out what it holds of the current second's budget, each request at its place in the
+ * second (`slotStartOf`), takes a further slice from the shared
  * store (`storage/rate-budget.ts`) when it runs out, and, once the second's budget is spent,
  * waits for the next second. A request with more waiting ahead of it than the limit allows for
  * `MAX_RATE_WAIT_MS` is not queued: it is held, placed after the others at the limit's pace.
  */
 import type { LoggerLike } from '../observability/logging';
 import type { Clock } from '../platform/clock';
-import type { RateBudgetStore } from '../storage/rate-budget';
+import type { RateBudgetStore, RateSlice } from '../storage/rate-budget';
 import {
   holdsRequest,
   nextWindowAt,
@@ -16,6 +17,7 @@ import {
   RATE_WINDOW_MS,
   rateSliceOf,
   rateWindowOf,
+  slotStartOf,
   startsInWindow,
 } from './rules/rate-limit';
 
@@ -42,7 +44,8 @@ interface Lane {
   readonly subscription: string;
   limit: number;
   window: number;
-  /** Budget of `window` this worker holds and has not handed out. */
+  /** Budget of `window` this worker holds and has not handed out: the next one's place in the second, and how many. */
+  next: number;
   tokens: number;
   /** The store said `window`'s budget is spent. */
   spent: boolean;
@@ -76,6 +79,7 @@ export class RateLimiter {
         subscription,
         limit,
         window: -1,
+        next: 0,
         tokens: 0,
         spent: false,
         waiting: [],
@@ -101,6 +105,12 @@ export class RateLimiter {
     return startsInWindow(permit.window, this.deps.clock.now());
   }
 
+  /** Waits until `time`, once the requests just let through have started (a virtual clock moves at once). */
+  private async pauseUntil(time: number): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.deps.clock.sleep(Math.max(1, time - this.deps.clock.now()));
+  }
+
   /** Hands out budget to a lane's waiters, in order, until none is left waiting. */
   private async pump(key: string, lane: Lane): Promise<void> {
     const { clock, budget, logger } = this.deps;
@@ -115,18 +125,22 @@ export class RateLimiter {
           lane.spent = false;
         }
         if (lane.tokens > 0 && startsInWindow(window, now)) {
+          const slot = slotStartOf(window, lane.next, lane.limit);
+          if (now < slot) {
+            await this.pauseUntil(slot);
+            continue;
+          }
           lane.tokens -= 1;
+          lane.next += 1;
           lane.waiting.shift()?.resolve({ kind: 'go', window });
           continue;
         }
         if (!startsInWindow(window, now) || lane.spent) {
-          // The requests just let through start before time moves on (a virtual clock moves at once).
-          await new Promise((resolve) => setImmediate(resolve));
-          await clock.sleep(Math.max(1, nextWindowAt(clock.now()) - clock.now()));
+          await this.pauseUntil(nextWindowAt(now));
           continue;
         }
         const want = rateSliceOf(lane.limit, lane.waiting.length);
-        let granted: number;
+        let granted: RateSlice;
         try {
           granted = await budget.take(lane.topic, lane.subscription, window, want, lane.limit);
         } catch (error) {
@@ -141,8 +155,13 @@ export class RateLimiter {
         }
         // Budget of a second that has passed meanwhile is of no use; the next round starts over.
         if (rateWindowOf(clock.now()) !== window) continue;
-        lane.tokens += granted;
-        if (granted < want) lane.spent = true;
+        // Slices of a lane follow each other in the second's order only when no other worker took
+        // between them; a new slice starts where it was placed.
+        if (granted.count > 0) {
+          lane.next = granted.first;
+          lane.tokens = granted.count;
+        }
+        if (granted.count < want) lane.spent = true;
       }
     } finally {
       lane.pumping = false;

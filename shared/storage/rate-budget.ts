@@ -2,7 +2,7 @@
  * The shared budget of a rate-limited endpoint (`delivery/rules/rate-limit.ts`): one counter item
  * per subscription and second (`RATE#<topic>#<sub>` / `WINDOW#<epoch second>`), which every worker
  * adds its slice to in one unconditional update, reading the sum back. What the sum leaves under
- * the limit is the worker's; a worker that comes after the budget is spent gets nothing (the
+ * the limit is the worker's, and its place in the second's order; a worker that comes after the budget is spent gets nothing (the
  * counter only grows past the limit, harmlessly). One write per slice, never a read or a retry.
  * Items expire (DynamoDB TTL) minutes after their second.
  */
@@ -11,12 +11,18 @@ import { TABLE } from '../config/resources';
 import { RATE_WINDOW_KEEP_MS, RATE_WINDOW_MS } from '../delivery/rules/rate-limit';
 import type { ItemKey } from './table';
 
+/** A slice of a second's budget: `count` requests (0..want), the first being the second's `first` (0-based). */
+export interface RateSlice {
+  readonly first: number;
+  readonly count: number;
+}
+
 export interface RateBudgetStore {
   /**
    * Takes up to `want` requests of `window`'s budget (epoch seconds) for a subscription whose
-   * endpoint takes `limit` per second; resolves to how many it got (0..want).
+   * endpoint takes `limit` per second: how many it got, and where in the second's order they are.
    */
-  take(topic: string, subscription: string, window: number, want: number, limit: number): Promise<number>;
+  take(topic: string, subscription: string, window: number, want: number, limit: number): Promise<RateSlice>;
 }
 
 const lower = (name: string) => name.toLowerCase();
@@ -26,9 +32,11 @@ export const rateWindowKey = (topic: string, subscription: string, window: numbe
   sk: `WINDOW#${window}`,
 });
 
-/** What a slice gets of what was taken before it and after: the part of it still under the limit. */
-export const grantedOf = (takenAfter: number, want: number, limit: number): number =>
-  Math.max(0, Math.min(want, limit - (takenAfter - want)));
+/** What a slice gets, from the sum taken after it: the part of it still under the limit. */
+export const sliceOf = (takenAfter: number, want: number, limit: number): RateSlice => {
+  const first = takenAfter - want;
+  return { first, count: Math.max(0, Math.min(want, limit - first)) };
+};
 
 export class DynamoRateBudget implements RateBudgetStore {
   constructor(
@@ -52,7 +60,7 @@ export class DynamoRateBudget implements RateBudgetStore {
       }),
     );
     const taken = Number(Attributes?.taken ?? want);
-    return grantedOf(taken, want, limit);
+    return sliceOf(taken, want, limit);
   }
 }
 
@@ -72,6 +80,6 @@ export class InProcessRateBudget implements RateBudgetStore {
     if (this.taken.size > 1000) {
       for (const old of [...this.taken.keys()].slice(0, 500)) this.taken.delete(old);
     }
-    return grantedOf(after, want, limit);
+    return sliceOf(after, want, limit);
   }
 }

@@ -920,24 +920,30 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
   describe('rate budget', () => {
     const window = Math.floor(AT.getTime() / 1000);
 
-    it('grants slices of a second up to the limit, then nothing, whatever the case of the names', async () => {
+    it('grants slices of a second up to the limit, in order, then nothing, whatever the case of the names', async () => {
       const topic = unique('Rate-');
-      expect(await s.rateBudget.take(topic, 'Audit', window, 20, 50)).toBe(20);
-      expect(await s.rateBudget.take(topic.toUpperCase(), 'AUDIT', window, 20, 50)).toBe(20);
+      expect(await s.rateBudget.take(topic, 'Audit', window, 20, 50)).toEqual({ first: 0, count: 20 });
+      expect(await s.rateBudget.take(topic.toUpperCase(), 'AUDIT', window, 20, 50)).toEqual({
+        first: 20,
+        count: 20,
+      });
       // Only ten are left of the second's fifty.
-      expect(await s.rateBudget.take(topic, 'audit', window, 20, 50)).toBe(10);
-      expect(await s.rateBudget.take(topic, 'audit', window, 1, 50)).toBe(0);
+      expect(await s.rateBudget.take(topic, 'audit', window, 20, 50)).toEqual({ first: 40, count: 10 });
+      expect((await s.rateBudget.take(topic, 'audit', window, 1, 50)).count).toBe(0);
       // The next second, and another subscription, have budgets of their own.
-      expect(await s.rateBudget.take(topic, 'audit', window + 1, 50, 50)).toBe(50);
-      expect(await s.rateBudget.take(topic, 'billing', window, 5, 50)).toBe(5);
+      expect(await s.rateBudget.take(topic, 'audit', window + 1, 50, 50)).toEqual({ first: 0, count: 50 });
+      expect(await s.rateBudget.take(topic, 'billing', window, 5, 50)).toEqual({ first: 0, count: 5 });
     });
 
-    it('never grants more than the limit to takers at the same moment', async () => {
+    it('never grants more than the limit to takers at the same moment, nor a place twice', async () => {
       const topic = unique('rate-race-');
-      const grants = await Promise.all(
+      const slices = await Promise.all(
         Array.from({ length: 12 }, () => s.rateBudget.take(topic, 'audit', window, 3, 25)),
       );
-      expect(grants.reduce((sum, granted) => sum + granted, 0)).toBe(25);
+      const places = slices.flatMap((slice) =>
+        Array.from({ length: slice.count }, (_, i) => slice.first + i),
+      );
+      expect(places.sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i));
     });
   });
 

@@ -2,7 +2,9 @@
  * The per-endpoint rate limit's rules (`destination.properties.maxDeliveriesPerSecond`), as pure
  * functions. The budget is counted in windows of one second of the stack's clock: every worker
  * takes slices of the current window's budget from one shared counter (`storage/rate-budget.ts`),
- * so the requests started in any one second, across all workers, never exceed the limit. A slice
+ * so the requests started in any one second, across all workers, never exceed the limit; each
+ * request has a place in its second's order, and starts no earlier than its share of the second
+ * (`slotStartOf`), so they are spread over the second rather than sent at its start. A slice
  * costs one write, however many requests it covers. A batch is one request.
  *
  * Requests the current window has no budget for wait for the next one, as long as the requests
@@ -37,6 +39,14 @@ export const rateWindowOf = (now: number): number => Math.floor(now / RATE_WINDO
 /** Whether a request may still start at `now` in `window` (before the window's guard). */
 export const startsInWindow = (window: number, now: number): boolean =>
   rateWindowOf(now) === window && now < (window + 1) * RATE_WINDOW_MS - RATE_WINDOW_GUARD_MS;
+
+/**
+ * The earliest a second's `index`-th request (0-based, across all workers) may start: the
+ * second's requests are spread evenly over it (before its guard), so an endpoint that counts over
+ * any 1,000 ms, not only whole seconds, sees no more than the limit either.
+ */
+export const slotStartOf = (window: number, index: number, limit: number): number =>
+  window * RATE_WINDOW_MS + (index * (RATE_WINDOW_MS - RATE_WINDOW_GUARD_MS)) / limit;
 
 /** When the window after the one `now` falls in opens. */
 export const nextWindowAt = (now: number): number => (rateWindowOf(now) + 1) * RATE_WINDOW_MS;

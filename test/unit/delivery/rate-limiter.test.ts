@@ -8,12 +8,12 @@ const T = Date.UTC(2026, 0, 1, 12, 0, 0);
 
 /** A budget that counts its calls. */
 class CountingBudget implements RateBudgetStore {
-  readonly calls: Array<{ window: number; want: number; granted: number }> = [];
+  readonly calls: Array<{ window: number; want: number; first: number; count: number }> = [];
   constructor(private readonly inner: RateBudgetStore = new InProcessRateBudget()) {}
   async take(topic: string, subscription: string, window: number, want: number, limit: number) {
-    const granted = await this.inner.take(topic, subscription, window, want, limit);
-    this.calls.push({ window, want, granted });
-    return granted;
+    const slice = await this.inner.take(topic, subscription, window, want, limit);
+    this.calls.push({ window, want, ...slice });
+    return slice;
   }
 }
 
@@ -45,10 +45,28 @@ describe('the rate limiter', () => {
     // A slice for what is waiting when the lane asks (at least a tenth of the limit): here the
     // first request alone, then the rest of the second; the next second in one.
     expect(budget.calls).toEqual([
-      { window: T / 1000, want: 1, granted: 1 },
-      { window: T / 1000, want: 5, granted: 4 },
-      { window: T / 1000 + 1, want: 5, granted: 5 },
+      { window: T / 1000, want: 1, first: 0, count: 1 },
+      { window: T / 1000, want: 5, first: 1, count: 4 },
+      { window: T / 1000 + 1, want: 5, first: 0, count: 5 },
     ]);
+  });
+
+  it('spreads each second’s requests over it, so no 1,000 ms of a steady flow holds more than the limit', async () => {
+    const clock = new VirtualClock(T);
+    const limiter = new RateLimiter({ clock, budget: new InProcessRateBudget(), logger: silentLogger });
+    const started: number[] = [];
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        limiter.take('orders', 'audit', 5).then((answer) => {
+          if (answer.kind === 'go') started.push(clock.now());
+        }),
+      ),
+    );
+    expect(started).toHaveLength(10);
+    const sorted = [...started].sort((a, b) => a - b);
+    for (let i = 0; i + 5 < sorted.length; i += 1) {
+      expect((sorted[i + 5] as number) - (sorted[i] as number)).toBeGreaterThanOrEqual(1000);
+    }
   });
 
   it('holds requests beyond the longest wait, spread at the limit’s pace from after the waiters', async () => {

@@ -6,9 +6,10 @@ import {
   RATE_WINDOW_GUARD_MS,
   rateSliceOf,
   rateWindowOf,
+  slotStartOf,
   startsInWindow,
 } from '../../../../shared/delivery/rules/rate-limit';
-import { grantedOf } from '../../../../shared/storage/rate-budget';
+import { sliceOf } from '../../../../shared/storage/rate-budget';
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0);
 
@@ -70,18 +71,26 @@ describe('rate limit rules', () => {
   });
 
   it.each([
-    // taken after this slice, want, limit, granted
-    [5, 5, 50, 5],
-    [50, 5, 50, 5],
-    [52, 5, 50, 3],
-    [55, 5, 50, 0],
-    [90, 5, 50, 0],
-    [1, 1, 1, 1],
-    [2, 1, 1, 0],
+    // taken after this slice, want, limit, first, granted
+    [5, 5, 50, 0, 5],
+    [50, 5, 50, 45, 5],
+    [52, 5, 50, 47, 3],
+    [55, 5, 50, 50, 0],
+    [90, 5, 50, 85, 0],
+    [1, 1, 1, 0, 1],
+    [2, 1, 1, 1, 0],
   ])(
-    'grants what the slice leaves under the limit: %d taken, %d wanted, limit %d -> %d',
-    (after, want, limit, granted) => {
-      expect(grantedOf(after, want, limit)).toBe(granted);
+    'grants what the slice leaves under the limit: %d taken, %d wanted, limit %d -> from %d, %d',
+    (after, want, limit, first, count) => {
+      expect(sliceOf(after, want, limit)).toEqual({ first, count });
     },
   );
+
+  it("spreads a second's requests evenly over it, the last before the guard", () => {
+    const window = T / 1000;
+    expect(slotStartOf(window, 0, 50)).toBe(T);
+    expect(slotStartOf(window, 25, 50)).toBe(T + 475);
+    expect(slotStartOf(window, 49, 50)).toBeLessThan(T + 1000 - RATE_WINDOW_GUARD_MS);
+    expect(slotStartOf(window, 0, 1)).toBe(T);
+  });
 });
