@@ -2,7 +2,8 @@
  * A worker's side of the per-endpoint rate limit (`rules/rate-limit.ts`): requests to a
  * rate-limited subscription queue here, one lane per subscription, in the order they came. A lane
  * hands out what it holds of the current second's budget, each request at its place in the
- * second (`slotStartOf`), takes a further slice from the shared
+ * second (`slotStartOf`) and never sooner than a request's share of a second after the one before
+ * (so one worker's requests are never closer together than the limit allows), takes a further slice from the shared
  * store (`storage/rate-budget.ts`) when it runs out, and, once the second's budget is spent,
  * waits for the next second. A request with more waiting ahead of it than the limit allows for
  * `MAX_RATE_WAIT_MS` is not queued: it is held, placed after the others at the limit's pace.
@@ -53,6 +54,8 @@ interface Lane {
   pumping: boolean;
   /** Where the last held request was placed (epoch ms). */
   horizon: number;
+  /** When this worker last let a request go (epoch ms). */
+  lastGo: number;
 }
 
 export interface RateLimiterDeps {
@@ -85,6 +88,7 @@ export class RateLimiter {
         waiting: [],
         pumping: false,
         horizon: 0,
+        lastGo: 0,
       };
       this.lanes.set(key, lane);
     }
@@ -125,13 +129,18 @@ export class RateLimiter {
           lane.spent = false;
         }
         if (lane.tokens > 0 && startsInWindow(window, now)) {
-          const slot = slotStartOf(window, lane.next, lane.limit);
-          if (now < slot) {
-            await this.pauseUntil(slot);
+          // At its place in the second, and a request's share of a second after this worker's last.
+          const earliest = Math.max(
+            slotStartOf(window, lane.next, lane.limit),
+            lane.lastGo + RATE_WINDOW_MS / lane.limit,
+          );
+          if (now < earliest) {
+            await this.pauseUntil(earliest);
             continue;
           }
           lane.tokens -= 1;
           lane.next += 1;
+          lane.lastGo = now;
           lane.waiting.shift()?.resolve({ kind: 'go', window });
           continue;
         }

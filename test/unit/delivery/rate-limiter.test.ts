@@ -51,23 +51,31 @@ describe('the rate limiter', () => {
     ]);
   });
 
-  it('spreads each second’s requests over it, so no 1,000 ms of a steady flow holds more than the limit', async () => {
-    const clock = new VirtualClock(T);
-    const limiter = new RateLimiter({ clock, budget: new InProcessRateBudget(), logger: silentLogger });
-    const started: number[] = [];
-    await Promise.all(
-      Array.from({ length: 10 }, () =>
-        limiter.take('orders', 'audit', 5).then((answer) => {
-          if (answer.kind === 'go') started.push(clock.now());
-        }),
-      ),
-    );
-    expect(started).toHaveLength(10);
-    const sorted = [...started].sort((a, b) => a - b);
-    for (let i = 0; i + 5 < sorted.length; i += 1) {
-      expect((sorted[i + 5] as number) - (sorted[i] as number)).toBeGreaterThanOrEqual(1000);
-    }
-  });
+  it.each([
+    ['at the start of a second', 0],
+    ['in the middle of one (the places already past are not used at once)', 300],
+    ['near its end', 900],
+  ])(
+    'spreads the requests of a burst beginning %s: no 1,000 ms holds more than the limit',
+    async (_when, offset) => {
+      const clock = new VirtualClock(T + offset);
+      const limiter = new RateLimiter({ clock, budget: new InProcessRateBudget(), logger: silentLogger });
+      const started: number[] = [];
+      await Promise.all(
+        Array.from({ length: 10 }, () =>
+          limiter.take('orders', 'audit', 5).then((answer) => {
+            if (answer.kind === 'go') started.push(clock.now());
+          }),
+        ),
+      );
+      expect(started).toHaveLength(10);
+      const sorted = [...started].sort((a, b) => a - b);
+      for (let i = 0; i + 5 < sorted.length; i += 1) {
+        expect((sorted[i + 5] as number) - (sorted[i] as number)).toBeGreaterThanOrEqual(1000);
+      }
+      for (const count of perWindow(started).values()) expect(count).toBeLessThanOrEqual(5);
+    },
+  );
 
   it('holds requests beyond the longest wait, spread at the limit’s pace from after the waiters', async () => {
     const clock = new VirtualClock(T);
