@@ -13,6 +13,7 @@ import type { DeliveryItem } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
 import { FairSlots } from '../platform/concurrency';
 import { InProcessRateBudget } from '../storage/rate-budget';
+import { EndpointAuth, EndpointAuthError } from './endpoint-auth';
 import type { DeliveryEngineDeps, JobOptions } from './engine';
 import type { LateAnswers } from './late-answers';
 import { OpenedSecrets } from './opened-secrets';
@@ -24,7 +25,7 @@ import { pushesBack } from './rules/outcomes';
 import type { DeliveryProfile } from './rules/profiles';
 import { deliveryTraceparent, TRACEPARENT_HEADER } from './rules/trace-context';
 import { signatureHeaders, webhookIdOf } from './signing';
-import type { WebhookRequest } from './webhook-sender';
+import type { LateListen, WebhookRequest } from './webhook-sender';
 
 /**
  * An endpoint that has all the requests it may have in flight and has answered none of them for
@@ -59,6 +60,7 @@ export type EngineAttemptsDeps = Pick<
   | 'sealer'
   | 'logger'
   | 'rateBudget'
+  | 'endpointAuth'
 >;
 
 export class EngineAttempts {
@@ -66,6 +68,7 @@ export class EngineAttempts {
   private readonly subscriptionConcurrency: number;
   private readonly secrets: OpenedSecrets;
   private readonly rates: RateLimiter;
+  private readonly auth: EndpointAuth;
 
   constructor(
     private readonly deps: EngineAttemptsDeps,
@@ -79,6 +82,7 @@ export class EngineAttempts {
       now: deps.clock.now,
     });
     this.secrets = new OpenedSecrets(deps.sealer);
+    this.auth = deps.endpointAuth ?? new EndpointAuth({ clock: deps.clock });
     this.rates = new RateLimiter({
       clock: deps.clock,
       budget: deps.rateBudget ?? new InProcessRateBudget(),
@@ -136,23 +140,57 @@ export class EngineAttempts {
 
   /**
    * The request as sent: with its `traceparent` (continuing the publish request's trace when its
-   * first event carries one), and, with a signing secret, signed now (`signing.ts`), each secret
-   * in force signing it.
+   * first event carries one); with a signing secret, signed now (`signing.ts`), each secret in
+   * force signing it; with `auth`, its credentials (`endpoint-auth.ts`; `fresh`: a new token).
    */
-  private async outgoing(subscription: Subscription, request: OutgoingRequest): Promise<WebhookRequest> {
+  private async outgoing(
+    subscription: Subscription,
+    request: OutgoingRequest,
+    fresh = false,
+  ): Promise<WebhookRequest> {
     const built = buildDeliveryRequest(subscription, request.events, request.headers, request.url);
     const items = request.events.map((event) => event.item);
     const headers = {
       ...built.headers,
       [TRACEPARENT_HEADER]: deliveryTraceparent(items[0]?.traceparent, randomHex),
     };
-    if (subscription.destination.signing === undefined) return { ...built, headers };
-    const now = this.deps.clock.now();
-    const secrets = await this.secrets.signingSecrets(subscription, now);
-    return {
-      ...built,
-      headers: { ...headers, ...signatureHeaders(secrets, webhookIdOf(items), now, built.body) },
-    };
+    let outgoing: WebhookRequest = { ...built, headers };
+    if (subscription.destination.signing !== undefined) {
+      const now = this.deps.clock.now();
+      const secrets = await this.secrets.signingSecrets(subscription, now);
+      outgoing = {
+        ...outgoing,
+        headers: { ...headers, ...signatureHeaders(secrets, webhookIdOf(items), now, built.body) },
+      };
+    }
+    return this.auth.authorize(subscription, outgoing, () => this.secrets.clientSecret(subscription), fresh);
+  }
+
+  /**
+   * Sends the request, with its credentials; an endpoint that answers 401 to a request with an
+   * OAuth 2.0 token gets it once more with a fresh token. Credentials that can't be had fail the
+   * attempt without a request.
+   */
+  private async send(
+    subscription: Subscription,
+    request: OutgoingRequest,
+    late: LateListen | undefined,
+  ): Promise<AttemptResult> {
+    const startedAt = this.deps.clock.now();
+    try {
+      const first = await this.deps.sender.send(await this.outgoing(subscription, request), late);
+      if (first.delivered || first.httpStatus !== 401 || !this.auth.refreshes(subscription)) return first;
+      return await this.deps.sender.send(await this.outgoing(subscription, request, true));
+    } catch (error) {
+      if (!(error instanceof EndpointAuthError)) throw error;
+      return {
+        delivered: false,
+        outcome: 'GenericError',
+        errorCode: 'EndpointAuthFailed',
+        durationMs: this.deps.clock.now() - startedAt,
+        error: error.message,
+      };
+    }
   }
 
   /** One request: every event in it gets the request's outcome. */
@@ -212,7 +250,7 @@ export class EngineAttempts {
       );
       let result: AttemptResult | undefined;
       try {
-        result = await this.deps.sender.send(await this.outgoing(subscription, request), late);
+        result = await this.send(subscription, request, late);
       } finally {
         // Not listened to after all (answered in time, no room, or the send threw): it is over.
         if (late !== undefined && result?.listeningUntil === undefined) late.ended();

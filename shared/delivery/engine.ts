@@ -59,6 +59,7 @@ import type { RateBudgetStore } from '../storage/rate-budget';
 import type { SourcedStoreJob, StoreResult } from './backlog-store-step';
 import type { BacklogSweepReport } from './backlog-sweep';
 import type { DropRecorder } from './dead-letter';
+import type { EndpointAuth } from './endpoint-auth';
 import { type AttemptOptions, EngineAttempts } from './engine-attempts';
 import { type EngineBacklog, EngineBacklogs } from './engine-backlogs';
 import { workFanOut } from './fan-out';
@@ -140,6 +141,11 @@ export interface DeliveryEngineDeps {
    * across workers. Without it, each engine counts its own requests only.
    */
   rateBudget?: RateBudgetStore;
+  /**
+   * Puts credentials on the requests of subscriptions with `auth` (token requests, AWS
+   * credentials). Without it, such requests fail without being sent, and are retried.
+   */
+  endpointAuth?: EndpointAuth;
 }
 
 export interface JobOptions {

@@ -13,6 +13,7 @@ import type { Clock } from '../platform/clock';
 import type { SecretOpener } from '../platform/sealing';
 import type { SubscriptionStore } from '../storage/subscriptions';
 import { ConcurrentChangeError } from '../storage/table';
+import { type EndpointAuth, EndpointAuthError } from './endpoint-auth';
 import {
   type HandshakeAnswer,
   type HandshakeRequest,
@@ -37,6 +38,11 @@ export interface EndpointHandshakeDeps {
    * such an endpoint fails and its job comes back, as when a dependency is down.
    */
   opener?: SecretOpener;
+  /**
+   * Puts the subscription's credentials (`destination.auth`) on the handshake, as on its
+   * deliveries: an endpoint behind auth is asked as it will be sent to.
+   */
+  auth?: EndpointAuth;
 }
 
 /** What a validation job came to. */
@@ -69,7 +75,7 @@ export class EndpointHandshake {
       eventId: this.deps.newId(),
       nowMs,
     };
-    const answer = await this.deps.exchange.exchange(handshakeRequest(input));
+    const answer = await this.ask(subscription, handshakeRequest(input));
     const verdict =
       'error' in answer
         ? { agreed: false as const, reason: `The endpoint could not be reached: ${answer.error}` }
@@ -94,6 +100,29 @@ export class EndpointHandshake {
     });
     if (!recorded) return 'stale';
     return verdict.agreed ? 'validated' : 'refused';
+  }
+
+  /** The handshake request, with the subscription's credentials when it has `auth`. */
+  private async ask(
+    subscription: Subscription,
+    request: HandshakeRequest,
+  ): Promise<HandshakeAnswer | { error: string }> {
+    const { auth, opener, exchange } = this.deps;
+    const endpointAuth = subscription.destination.auth;
+    if (endpointAuth === undefined) return exchange.exchange(request);
+    if (auth === undefined) return { error: 'this worker cannot put credentials on requests' };
+    try {
+      const authorized = await auth.authorize(subscription, request, () => {
+        if (endpointAuth.type !== 'OAuth2ClientCredentials' || opener === undefined) {
+          return Promise.reject(new EndpointAuthError('a client secret cannot be opened: no sealing key'));
+        }
+        return opener.open(endpointAuth.sealedClientSecret);
+      });
+      return await exchange.exchange(authorized);
+    } catch (error) {
+      if (!(error instanceof EndpointAuthError)) throw error;
+      return { error: error.message };
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * A subscription's secrets as the delivery function sends them: custom header values and the
- * endpoint URL's query string, sealed at rest, opened once per subscription version and kept.
+ * A subscription's secrets as the delivery function sends them: custom header values, the
+ * endpoint URL's query string, signing secrets and an OAuth 2.0 client secret, sealed at rest, opened once per subscription version and kept.
  * Opening rejects when a secret cannot be opened (no key, or the key store is down): the job's
  * message then comes back and is tried again, as when any dependency fails.
  */
@@ -38,6 +38,7 @@ export class OpenedSecrets {
   private readonly headers = new OpenedByVersion<readonly CustomHeader[]>();
   private readonly urls = new OpenedByVersion<string>();
   private readonly signing = new OpenedByVersion<readonly OpenedSigningSecret[]>();
+  private readonly clients = new OpenedByVersion<string>();
 
   /** Without a sealer, nothing sealed can be opened (subscriptions without secrets still work). */
   constructor(private readonly sealer: SecretOpener | undefined) {}
@@ -78,6 +79,19 @@ export class OpenedSecrets {
     return opened
       .filter((entry) => entry.expiresAt === undefined || entry.expiresAt > nowMs)
       .map((entry) => entry.secret);
+  }
+
+  /** The subscription's OAuth 2.0 client secret, opened. */
+  clientSecret(subscription: Subscription): Promise<string> {
+    const auth = subscription.destination.auth;
+    if (auth?.type !== 'OAuth2ClientCredentials') {
+      return Promise.reject(new Error('the subscription has no OAuth 2.0 client'));
+    }
+    return this.clients.get(subscription, () =>
+      this.sealer === undefined
+        ? Promise.reject(new Error('a client secret cannot be opened: this function has no sealing key'))
+        : this.sealer.open(auth.sealedClientSecret),
+    );
   }
 
   /** The subscription's whole endpoint URL, its sealed query string opened. */

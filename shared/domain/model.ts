@@ -221,6 +221,32 @@ export const signingSchema = z.object({
 });
 export type Signing = z.infer<typeof signingSchema>;
 
+/** The AWS services a SigV4-signed delivery may be addressed to. */
+export const SIGV4_SERVICES = ['execute-api', 'lambda'] as const;
+
+/**
+ * How requests authenticate to the endpoint (`shared/delivery/endpoint-auth.ts`): an OAuth 2.0
+ * access token got with the client credentials grant (the client secret sealed like a secret
+ * header value), or an AWS SigV4 signature made with the delivery function's own credentials.
+ */
+export const deliveryAuthSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('OAuth2ClientCredentials'),
+    tokenUrl: z.string(),
+    clientId: z.string(),
+    /** The client secret, sealed. */
+    sealedClientSecret: z.string(),
+    scope: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('AwsSigV4'),
+    service: z.enum(SIGV4_SERVICES),
+    /** Absent: read from the endpoint's host name, else the stack's own region. */
+    region: z.string().optional(),
+  }),
+]);
+export type DeliveryAuth = z.infer<typeof deliveryAuthSchema>;
+
 export const webhookDestinationSchema = z.object({
   endpointType: z.literal('WebHook'),
   /**
@@ -242,6 +268,8 @@ export const webhookDestinationSchema = z.object({
    * (`shared/delivery/rules/rate-limit.ts`); absent: no limit of its own.
    */
   maxDeliveriesPerSecond: z.number().optional(),
+  /** How requests authenticate to the endpoint; absent: they carry no credentials of their own. */
+  auth: deliveryAuthSchema.optional(),
 });
 export type WebhookDestination = z.infer<typeof webhookDestinationSchema>;
 

@@ -11,6 +11,7 @@ import { ENV, QUEUES, type QueueKey } from '../config/resources';
 import { CONFIG_DEFAULTS, type RuntimeConfig, requireSetting } from '../config/runtime';
 import { DeadLetterStep, DropRecorder } from '../delivery/dead-letter';
 import { SUBSCRIPTION_DISABLED, subscriptionDisabledNotice } from '../delivery/disabled-notice';
+import { EndpointAuth } from '../delivery/endpoint-auth';
 import { DeliveryEngine, type SubscriptionSource } from '../delivery/engine';
 import { EndpointHandshake } from '../delivery/handshake';
 import { HealthTracker } from '../delivery/health';
@@ -358,6 +359,13 @@ export function buildDeliveryEngine(
     blockPrivateEndpoints: runtime.config.blockPrivateEndpoints,
   });
   const healthStore = healthStoreOf(runtime);
+  // Token requests go out as deliveries do; SigV4 signs with the function's own credentials.
+  const endpointAuth = new EndpointAuth({
+    clock,
+    exchange: http,
+    awsCredentials: runtime.clients.dynamo.config.credentials,
+    awsRegion: runtime.clients.dynamo.config.region,
+  });
   // A subscription disabled for failing too long is announced on the stack's system topic.
   const notices = buildPublisher(runtime, observability);
   return new DeliveryEngine({
@@ -383,6 +391,7 @@ export function buildDeliveryEngine(
       runtime.clients.dynamo,
       requireSetting(runtime.config.tableName, ENV.tableName),
     ),
+    endpointAuth,
     rateBudget: new DynamoRateBudget(
       runtime.clients.dynamo,
       requireSetting(runtime.config.tableName, ENV.tableName),
@@ -411,6 +420,7 @@ export function buildDeliveryEngine(
       clock,
       logger: observability.logger,
       newId: randomUUID,
+      auth: endpointAuth,
       ...(sealer === undefined ? {} : { opener: sealer }),
     }),
     backlog: {

@@ -17,6 +17,7 @@ import { generateSigningSecret } from '../delivery/signing';
 import { deliveryTargetOf } from '../delivery/target';
 import {
   type DeliveryAttributeMapping,
+  type DeliveryAuth,
   nextSubscriptionVersion,
   type Signing,
   type Subscription,
@@ -196,6 +197,7 @@ export async function destinationOf(
     );
   }
   const signing = await signingOf(input.signing, deps, existing?.signing, signingField(endpointUrlField));
+  const auth = await authOf(input, deps, existing?.auth, siblingField(endpointUrlField, 'auth'));
   return {
     endpointType: 'WebHook',
     ...endpoint,
@@ -204,6 +206,7 @@ export async function destinationOf(
     ...(input.maxDeliveriesPerSecond === undefined
       ? {}
       : { maxDeliveriesPerSecond: input.maxDeliveriesPerSecond }),
+    ...(auth === undefined ? {} : { auth }),
     ...(input.preferredBatchSizeInKilobytes === undefined
       ? {}
       : { preferredBatchSizeInKilobytes: input.preferredBatchSizeInKilobytes }),
@@ -226,8 +229,61 @@ export function sealerFor(deps: ManagementDeps, field: string, what: string): Se
   return deps.sealer;
 }
 
-/** Where `signing` is in the request body: beside the endpoint URL. */
-const signingField = (endpointUrlField: string) => endpointUrlField.replace(/endpointUrl$/, 'signing');
+/** Where a destination property is in the request body: beside the endpoint URL. */
+const siblingField = (endpointUrlField: string, name: string) =>
+  endpointUrlField.replace(/endpointUrl$/, name);
+const signingField = (endpointUrlField: string) => siblingField(endpointUrlField, 'signing');
+
+/**
+ * How requests authenticate to the endpoint, as stored: an OAuth 2.0 client secret sealed (503
+ * without a key), or kept from the stored destination when left out for the same token URL and
+ * client (documents never show it); never beside a custom `Authorization` header.
+ */
+async function authOf(
+  input: DestinationInput,
+  deps: ManagementDeps,
+  existing: DeliveryAuth | undefined,
+  field: string,
+): Promise<DeliveryAuth | undefined> {
+  const { auth } = input;
+  if (auth === undefined) return undefined;
+  const clash = (input.deliveryAttributeMappings ?? []).find(
+    (mapping) => mapping.name.toLowerCase() === 'authorization',
+  );
+  if (clash !== undefined) {
+    throw badRequest(
+      `${field}: a subscription with auth sends its own Authorization header; remove the custom header '${clash.name}' or the auth.`,
+    );
+  }
+  if (auth.type === 'AwsSigV4') return auth;
+  if (deps.blockPrivateEndpoints) {
+    const check = await checkEndpointUrl(auth.tokenUrl);
+    if (!check.allowed) {
+      throw badRequest(
+        `${field}.tokenUrl: ${check.reason}; private endpoints are not allowed on this stack.`,
+      );
+    }
+  }
+  const { clientSecret, ...client } = auth;
+  if (clientSecret === undefined) {
+    const same =
+      existing?.type === 'OAuth2ClientCredentials' &&
+      existing.tokenUrl === auth.tokenUrl &&
+      existing.clientId === auth.clientId;
+    if (!same) {
+      throw badRequest(
+        `${field}.clientSecret: is required (it may be left out only to keep the secret of the same client and token URL).`,
+      );
+    }
+    return { ...client, sealedClientSecret: existing.sealedClientSecret };
+  }
+  const sealer = sealerFor(
+    deps,
+    `${field}.clientSecret`,
+    'client secrets, so OAuth 2.0 auth is not available',
+  );
+  return { ...client, sealedClientSecret: await sealer.seal(clientSecret) };
+}
 
 /**
  * The signing secrets to store: `{"generate": true}` keeps the secrets the subscription has (so

@@ -13,6 +13,7 @@ import {
   DEFAULT_DISABLE_AFTER_MS,
   type DeadLetterDestination,
   type DeliveryAttributeMapping,
+  type DeliveryAuth,
   type InputSchemaMapping,
   type RetryLimits,
   retryPolicyOf,
@@ -98,7 +99,15 @@ export function destinationPropertiesDocument(destination: WebhookDestination) {
     ...(destination.maxDeliveriesPerSecond === undefined
       ? {}
       : { maxDeliveriesPerSecond: destination.maxDeliveriesPerSecond }),
+    ...(destination.auth === undefined ? {} : { auth: authDocument(destination.auth) }),
   };
+}
+
+/** Endpoint auth as shown: never the client secret (`null`, as a secret header value is shown). */
+export function authDocument(auth: DeliveryAuth) {
+  if (auth.type === 'AwsSigV4') return auth;
+  const { sealedClientSecret: _sealed, ...client } = auth;
+  return { ...client, clientSecret: null };
 }
 
 /**

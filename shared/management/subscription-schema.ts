@@ -16,6 +16,7 @@ import {
   EVENT_DELIVERY_SCHEMAS,
   type RetryLimits,
   retryLimitsOf,
+  SIGV4_SERVICES,
   type SubscriptionFilter,
 } from '../domain/model';
 import { describeControlCharacter, firstControlCharacter } from '../platform/control-characters';
@@ -43,9 +44,9 @@ const normalizedUrl = (value: string): string => {
   }
 };
 
-/** A webhook destination (`{"endpointType": "WebHook", "properties": {...}}`) as both kinds of subscription take it. */
-export function webhookDestinationSchema(allowHttp: boolean) {
-  const endpointUrl = z.string({ error: 'is required and must be a string' }).superRefine((value, ctx) => {
+/** A URL Gridwire sends to: absolute, https (http too in local mode), no user credentials, no control characters. */
+export function outgoingUrlSchema(allowHttp: boolean) {
+  return z.string({ error: 'is required and must be a string' }).superRefine((value, ctx) => {
     // Checked as typed: the URL parser would quietly drop tabs and line breaks.
     const control = firstControlCharacter(value);
     if (control !== undefined) {
@@ -75,6 +76,11 @@ export function webhookDestinationSchema(allowHttp: boolean) {
       ctx.addIssue({ code: 'custom', message: 'must not carry user credentials' });
     }
   });
+}
+
+/** A webhook destination (`{"endpointType": "WebHook", "properties": {...}}`) as both kinds of subscription take it. */
+export function webhookDestinationSchema(allowHttp: boolean) {
+  const endpointUrl = outgoingUrlSchema(allowHttp);
   // Stored as parsed (`URL.href`): the one spelling delivery, health and validation compare.
   const parsedEndpointUrl = endpointUrl.transform((value) => normalizedUrl(value));
   return z.strictObject(
@@ -88,6 +94,7 @@ export function webhookDestinationSchema(allowHttp: boolean) {
           deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
           signing: signingInputSchema,
           maxDeliveriesPerSecond: intInRange(RATE_LIMITS).nullable().optional(),
+          auth: deliveryAuthInputSchema(allowHttp),
         },
         { error: 'is required' },
       ),
@@ -115,6 +122,64 @@ export const signingInputSchema = z
   )
   .nullable()
   .optional();
+
+/** A region name such as `eu-west-1`. */
+const AWS_REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+
+/**
+ * `destination.properties.auth`: `{"type": "OAuth2ClientCredentials", "tokenUrl", "clientId",
+ * "clientSecret", "scope"}` or `{"type": "AwsSigV4", "service": "execute-api" | "lambda",
+ * "region"}`; absent or `null`: none. `clientSecret` may be left out when the subscription has
+ * the same client already (documents never show it, so a document sent back keeps it).
+ */
+export function deliveryAuthInputSchema(allowHttp: boolean) {
+  return z
+    .discriminatedUnion(
+      'type',
+      [
+        z.strictObject({
+          type: z.literal('OAuth2ClientCredentials'),
+          tokenUrl: outgoingUrlSchema(allowHttp).transform((value) => normalizedUrl(value)),
+          clientId: z
+            .string({ error: 'is required and must be a string' })
+            .min(1, { error: 'must not be empty' })
+            .max(256, { error: 'is at most 256 characters' }),
+          clientSecret: z
+            .string({ error: 'must be a string' })
+            .min(1, { error: 'must not be empty' })
+            .max(1024, { error: 'is at most 1024 characters' })
+            .nullable()
+            .optional(),
+          scope: z
+            .string({ error: 'must be a string' })
+            .max(1024, { error: 'is at most 1024 characters' })
+            .optional(),
+        }),
+        z.strictObject({
+          type: z.literal('AwsSigV4'),
+          service: z.enum(SIGV4_SERVICES, { error: `must be one of ${SIGV4_SERVICES.join(', ')}` }),
+          region: z
+            .string({ error: 'must be a string' })
+            .regex(AWS_REGION_PATTERN, { error: 'must be an AWS region such as eu-west-1' })
+            .optional(),
+        }),
+      ],
+      { error: "must be an object whose type is 'OAuth2ClientCredentials' or 'AwsSigV4'" },
+    )
+    .nullable()
+    .optional();
+}
+
+/** How a subscription's requests authenticate to the endpoint, as asked (the client secret in plain text). */
+export type AuthInput =
+  | {
+      type: 'OAuth2ClientCredentials';
+      tokenUrl: string;
+      clientId: string;
+      clientSecret?: string;
+      scope?: string;
+    }
+  | { type: 'AwsSigV4'; service: (typeof SIGV4_SERVICES)[number]; region?: string };
 
 /** How a subscription's requests are to be signed, as asked. */
 export type SigningInput = { secret: string } | { generate: true };
@@ -298,6 +363,8 @@ export interface SubscriptionInput {
   signing?: SigningInput;
   /** Requests per second the endpoint takes at most; absent: no limit of its own. */
   maxDeliveriesPerSecond?: number;
+  /** How requests authenticate to the endpoint; absent: none. */
+  auth?: AuthInput;
   /** The whole filter as stored (event types, subject and advanced filters). */
   filter: SubscriptionFilter;
   /** Normalised once, here: `{ maxAttempts, ttlMs }`. */
@@ -323,6 +390,7 @@ export type DestinationInput = Pick<
   | 'deliveryAttributeMappings'
   | 'signing'
   | 'maxDeliveriesPerSecond'
+  | 'auth'
 >;
 
 /** A parsed webhook destination as input: batch settings only as given, mappings in order. */
@@ -341,6 +409,9 @@ export function destinationInputOf(
     ...(destination.maxDeliveriesPerSecond === undefined || destination.maxDeliveriesPerSecond === null
       ? {}
       : { maxDeliveriesPerSecond: destination.maxDeliveriesPerSecond }),
+    ...(destination.auth === undefined || destination.auth === null
+      ? {}
+      : { auth: authInputOf(destination.auth) }),
     ...(destination.preferredBatchSizeInKilobytes === undefined
       ? {}
       : { preferredBatchSizeInKilobytes: destination.preferredBatchSizeInKilobytes }),
@@ -413,4 +484,11 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
     ...deadLetterOf(properties.deadLetterDestination),
     ...expirationOf(properties.expirationTimeUtc),
   };
+}
+
+/** A parsed `auth` as input: a `null` client secret is the same as none given. */
+function authInputOf(auth: NonNullable<z.infer<ReturnType<typeof deliveryAuthInputSchema>>>): AuthInput {
+  if (auth.type === 'AwsSigV4') return auth;
+  const { clientSecret, ...rest } = auth;
+  return clientSecret === undefined || clientSecret === null ? rest : { ...rest, clientSecret };
 }

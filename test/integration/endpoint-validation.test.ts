@@ -86,6 +86,32 @@ it('validates an endpoint that echoes the code, and only then delivers to it', a
   await webhook.requestWith('/echo', eventMarker('after-consent'));
 });
 
+it('asks an endpoint behind OAuth 2.0 with a token, as its deliveries will be sent', async () => {
+  const tokenUrl = webhook.url('/guarded-token', () => ({
+    status: 200,
+    body: JSON.stringify({ access_token: 'tok-guarded', token_type: 'Bearer', expires_in: 600 }),
+  }));
+  // Without the token it refuses, as an endpoint behind auth does.
+  const endpointUrl = webhook.url('/behind-auth', (request) =>
+    request.headers.authorization === 'Bearer tok-guarded' ? echoCode(request) : { status: 401 },
+  );
+  const created = await api.call('PUT', `${SUBS}/behind-auth`, {
+    properties: {
+      destination: {
+        endpointType: 'WebHook',
+        properties: {
+          endpointUrl,
+          auth: { type: 'OAuth2ClientCredentials', tokenUrl, clientId: 'gridwire', clientSecret: 's3cret' },
+        },
+      },
+    },
+  });
+  expect(created.status).toBe(201);
+  const validation = await validationRequest('/behind-auth');
+  expect(validation.headers.authorization).toBe('Bearer tok-guarded');
+  await waitForState(`${SUBS}/behind-auth`, 'Succeeded');
+});
+
 it('holds events back while awaiting manual action; a GET of the validation URL validates', async () => {
   await api.subscribe(
     'guarded',

@@ -3,11 +3,15 @@
  * generated secret read back through the API, every request verified by the `standardwebhooks`
  * library unchanged, the same `webhook-id` on a retry, a rotation during which both secrets sign)
  * and W3C trace context (the publish request's `traceparent` continued on every delivery request,
- * or a trace of its own), and the per-endpoint rate limit (never more requests in a second than
- * the limit; the rest held, then delivered).
+ * or a trace of its own), the per-endpoint rate limit (never more requests in a second than the
+ * limit; the rest held, then delivered) and token auth to the endpoint (OAuth 2.0 client
+ * credentials against a token endpoint here; SigV4 checked by a verifier written from the
+ * specification).
  */
 import { Webhook } from 'standardwebhooks';
+import { LOCAL_CREDENTIALS } from '../../shared/platform/aws';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
+import { sigV4Problem } from '../support/sigv4';
 import { eventually, type ReceivedRequest, requestsCarrying, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
@@ -239,5 +243,158 @@ describe('rate limit', () => {
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body)).toContain('maxDeliveriesPerSecond');
     expect(JSON.stringify(refused.body)).toContain('between 1 and 10000');
+  });
+});
+
+describe('token auth to the endpoint', () => {
+  /** A token endpoint handing out tok-1, tok-2, ... to the client `gridwire` with secret `s3cret`. */
+  const issued: string[] = [];
+  const tokenUrl = () =>
+    webhook.url('/oauth/token', (request) => {
+      const basic = Buffer.from(
+        String(request.headers.authorization).replace(/^Basic /, ''),
+        'base64',
+      ).toString();
+      const form = new URLSearchParams(request.body);
+      if (basic !== 'gridwire:s3cret' || form.get('grant_type') !== 'client_credentials') {
+        return { status: 401, body: '{"error":"invalid_client"}' };
+      }
+      issued.push(`tok-${issued.length + 1}`);
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          access_token: issued.at(-1),
+          token_type: 'Bearer',
+          expires_in: 3600,
+          scope: form.get('scope'),
+        }),
+      };
+    });
+
+  it('gets a token by the client credentials grant, keeps it, and on a 401 sends once more with a fresh one', async () => {
+    // The endpoint takes only the newest token handed out.
+    const protectedUrl = webhook.url('/oauth-protected', (request) => ({
+      status: request.headers.authorization === `Bearer ${issued.at(-1)}` ? 200 : 401,
+    }));
+    const saved = await api.call('PUT', route('oauth'), {
+      properties: {
+        destination: {
+          endpointType: 'WebHook',
+          properties: {
+            endpointUrl: protectedUrl,
+            auth: {
+              type: 'OAuth2ClientCredentials',
+              tokenUrl: tokenUrl(),
+              clientId: 'gridwire',
+              clientSecret: 's3cret',
+              scope: 'hooks.write',
+            },
+          },
+        },
+      },
+    });
+    expect(saved.status).toBe(201);
+    expect(saved.body.properties.destination.properties.auth).toEqual({
+      type: 'OAuth2ClientCredentials',
+      tokenUrl: expect.stringContaining('/oauth/token'),
+      clientId: 'gridwire',
+      scope: 'hooks.write',
+      clientSecret: null,
+    });
+    expect(JSON.stringify(saved.body)).not.toContain('s3cret');
+
+    await publish('oauth-1');
+    await publish('oauth-2');
+    const [first] = (await requestsWith('/oauth-protected', 'oauth-1', 1)) as [ReceivedRequest];
+    await requestsWith('/oauth-protected', 'oauth-2', 1);
+    expect(first.headers.authorization).toBe('Bearer tok-1');
+    // Two deliveries, one token request.
+    expect(webhook.requestsTo('/oauth/token')).toHaveLength(1);
+    expect(new URLSearchParams(webhook.requestsTo('/oauth/token')[0]?.body).get('scope')).toBe('hooks.write');
+
+    // The token is revoked: the next delivery is refused with it, and made again with a new one.
+    issued.push('tok-revoked-elsewhere');
+    await publish('oauth-3');
+    const [refused, accepted] = (await requestsWith('/oauth-protected', 'oauth-3', 2)) as [
+      ReceivedRequest,
+      ReceivedRequest,
+    ];
+    expect(refused.headers.authorization).toBe('Bearer tok-1');
+    expect(accepted.headers.authorization).toBe(`Bearer ${issued.at(-1)}`);
+    // Both requests are the same attempt: not a retry.
+    expect(accepted.headers['aeg-delivery-count']).toBe('0');
+  });
+
+  it('keeps the client secret when a document is sent back without it, and refuses a new client without one', async () => {
+    const endpointUrl = webhook.url('/oauth-kept');
+    const auth = { type: 'OAuth2ClientCredentials', tokenUrl: tokenUrl(), clientId: 'gridwire' };
+    const body = (properties: Record<string, unknown>) => ({
+      properties: { destination: { endpointType: 'WebHook', properties: { endpointUrl, ...properties } } },
+    });
+    expect(
+      (await api.call('PUT', route('kept'), body({ auth: { ...auth, clientSecret: 's3cret' } }))).status,
+    ).toBe(201);
+    expect(
+      (await api.call('PUT', route('kept'), body({ auth: { ...auth, clientSecret: null } }))).status,
+    ).toBe(200);
+    await publish('kept-1');
+    const [request] = (await requestsWith('/oauth-kept', 'kept-1', 1)) as [ReceivedRequest];
+    expect(String(request.headers.authorization)).toMatch(/^Bearer tok-/);
+
+    const refused = await api.call(
+      'PUT',
+      route('kept'),
+      body({ auth: { ...auth, clientId: 'someone-else' } }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain(
+      'properties.destination.properties.auth.clientSecret: is required',
+    );
+    const clash = await api.call(
+      'PUT',
+      route('kept'),
+      body({
+        auth: { ...auth, clientSecret: 's3cret' },
+        deliveryAttributeMappings: [{ name: 'Authorization', type: 'Static', properties: { value: 'x' } }],
+      }),
+    );
+    expect(clash.status).toBe(400);
+    expect(clash.body.error.message).toContain(
+      'properties.destination.properties.auth: a subscription with auth sends its own Authorization header',
+    );
+  });
+
+  it('signs deliveries with SigV4 and the stack’s own credentials, as an endpoint behind IAM checks them', async () => {
+    const problems: Array<string | undefined> = [];
+    const endpointUrl = webhook.url('/iam?stage=prod', (request) => {
+      const problem = sigV4Problem(
+        { method: request.method, target: request.path, headers: request.headers, body: request.body },
+        LOCAL_CREDENTIALS,
+        { region: 'eu-west-1', service: 'execute-api' },
+      );
+      problems.push(problem);
+      return { status: problem === undefined ? 200 : 403 };
+    });
+    const saved = await api.call('PUT', route('iam'), {
+      properties: {
+        destination: {
+          endpointType: 'WebHook',
+          properties: {
+            endpointUrl,
+            auth: { type: 'AwsSigV4', service: 'execute-api', region: 'eu-west-1' },
+          },
+        },
+      },
+    });
+    expect(saved.status).toBe(201);
+    expect(saved.body.properties.destination.properties.auth).toEqual({
+      type: 'AwsSigV4',
+      service: 'execute-api',
+      region: 'eu-west-1',
+    });
+    await publish('iam-1');
+    await requestsWith('/iam?stage=prod', 'iam-1', 1);
+    expect(problems).toEqual([undefined]);
   });
 });

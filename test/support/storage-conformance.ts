@@ -97,6 +97,13 @@ const fullSubscription = (topic: string, name: string): Subscription =>
       maxEventsPerBatch: 50,
       preferredBatchSizeInKilobytes: 128,
       maxDeliveriesPerSecond: 50,
+      auth: {
+        type: 'OAuth2ClientCredentials',
+        tokenUrl: 'https://auth.example.test/token',
+        clientId: 'gridwire',
+        sealedClientSecret: 'v1.sealed.client',
+        scope: 'hooks.write',
+      },
       deliveryAttributeMappings: [
         { name: 'X-Plain', type: 'Static', isSecret: false, value: 'hello' },
         { name: 'Authorization', type: 'Static', isSecret: true, sealedValue: 'v1.aaa.bbb' },

@@ -45,6 +45,7 @@ describe('the round trips’ field check', () => {
         'destination.preferredBatchSizeInKilobytes',
         'destination.signing',
         'destination.maxDeliveriesPerSecond',
+        'destination.auth',
         'disableAfterFailingForMs',
         'deadLetter',
         'deliveryLog',
