@@ -4,6 +4,7 @@
  * requests, through the provider framework: `shared/management/declared-resources.ts`), with the
  * same operations, so a declared resource is checked and made as one made through the API.
  */
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { readConfig } from '../shared/config/runtime';
@@ -20,7 +21,7 @@ import {
   type DeclaredResourcesDeps,
   isCompletionCheck,
 } from '../shared/management/declared-resources';
-import { createAwsClients } from '../shared/platform/aws';
+import { createAwsClients, createSecretsManagerClient } from '../shared/platform/aws';
 import { systemClock } from '../shared/platform/clock';
 
 export interface ManagementHandlerDeps {
@@ -50,7 +51,17 @@ export const handler = lazyHandler(() => {
   const observability = createObservability('management', runtime.config);
   const management = buildManagementDeps(runtime, observability);
   const http = createManagementHandler({ management, observability });
-  const declared = createDeclaredResourcesHandler({ management, clock: systemClock });
+  const secrets = createSecretsManagerClient();
+  const declared = createDeclaredResourcesHandler({
+    management,
+    clock: systemClock,
+    readSecret: async (arn) => {
+      const { SecretString } = await secrets.send(new GetSecretValueCommand({ SecretId: arn }));
+      if (SecretString === undefined || SecretString === '')
+        throw new Error(`The secret ${arn} holds no text.`);
+      return SecretString;
+    },
+  });
   return async (event: HttpEvent | DeclaredResourceEvent, context: Context) => {
     if (!isDeclaredResourceEvent(event)) return http(event, context);
     observability.logger.info('declared resource', {

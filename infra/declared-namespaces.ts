@@ -146,7 +146,7 @@ export class DeclaredNamespaceTopic extends Construct {
       'NamespaceSubscription',
       { Namespace: this.namespace.namespaceName, Topic: this.topicName, Subscription: name },
       body,
-      wait,
+      { ...wait, ...this.declarations.authProperties(props.auth) },
     );
     resource.node.addDependency(this.resource);
     return resource;

@@ -15,6 +15,7 @@
 import { type CfnResource, CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct, type IDependable } from 'constructs';
 import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
@@ -109,7 +110,36 @@ export interface DeclaredWebhookProps {
   readonly disableAfterFailingFor?: Duration | 'never';
   /** What the message log keeps: `Failures` (default) or `All` deliveries. */
   readonly deliveryLog?: 'Failures' | 'All';
+  /**
+   * Credentials on every request (and on the validation handshake): an OAuth 2.0 client (its
+   * secret read from Secrets Manager by the management function when the subscription is put,
+   * never in the template), or SigV4 with the delivery function's own role.
+   */
+  readonly auth?: DeclaredEndpointAuth;
 }
+
+/** How a declared subscription's requests authenticate to its endpoint. */
+export type DeclaredEndpointAuth =
+  | {
+      readonly type: 'OAuth2ClientCredentials';
+      readonly tokenUrl: string;
+      readonly clientId: string;
+      /** The client secret's text; the management function is granted to read it. */
+      readonly clientSecret: ISecret;
+      readonly scope?: string;
+    }
+  | { readonly type: 'AwsSigV4'; readonly service: 'execute-api' | 'lambda'; readonly region?: string };
+
+/** The auth as the admin API's body names it, without the client secret (set from its ARN on deploy). */
+const authBody = (auth: DeclaredEndpointAuth) =>
+  auth.type === 'AwsSigV4'
+    ? { ...auth }
+    : {
+        type: auth.type,
+        tokenUrl: auth.tokenUrl,
+        clientId: auth.clientId,
+        ...(auth.scope === undefined ? {} : { scope: auth.scope }),
+      };
 
 /**
  * The settings of `props` beyond the original's: the retry schedule (whose place in the body
@@ -161,6 +191,7 @@ export function webhookDestinationBody(props: DeclaredWebhookProps) {
         ? {}
         : { maxDeliveriesPerSecond: props.maxDeliveriesPerSecond }),
       ...(props.signing === true ? { signing: { generate: true } } : {}),
+      ...(props.auth === undefined ? {} : { auth: authBody(props.auth) }),
       ...(props.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: props.maxEventsPerBatch }),
       ...(props.preferredBatchSizeInKilobytes === undefined
         ? {}
@@ -211,6 +242,16 @@ export class DeclaredResources extends Construct {
       logGroup: new LogGroup(this, 'ProviderLogs', { retention: logRetention }),
     });
     acknowledgeProvider(this.provider, management);
+  }
+
+  /**
+   * The custom resource properties a subscription's endpoint auth adds: the client secret's ARN,
+   * which the management function is granted to read.
+   */
+  authProperties(auth: DeclaredEndpointAuth | undefined): Record<string, string> {
+    if (auth?.type !== 'OAuth2ClientCredentials') return {};
+    auth.clientSecret.grantRead(this.management);
+    return { ClientSecretArn: auth.clientSecret.secretArn };
   }
 
   /** A custom resource for one declaration, made after the management function (and its grants). */
@@ -300,7 +341,7 @@ export class DeclaredTopic extends Construct {
       'Subscription',
       { Topic: this.topicName, Subscription: name },
       body,
-      wait,
+      { ...wait, ...this.declarations.authProperties(props.auth) },
     );
     // Created after its topic, deleted before it.
     resource.node.addDependency(this.resource);

@@ -4,7 +4,7 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, type FunctionUrl, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -436,6 +436,24 @@ export class DeliveryPipeline extends Construct {
   private declaredResources(): DeclaredResources {
     this.declarations ??= new DeclaredResources(this, 'Declared', this.managementFunction, this.logRetention);
     return this.declarations;
+  }
+
+  /**
+   * Lets deliveries signed with SigV4 (`auth: {type: 'AwsSigV4'}`) reach an endpoint behind IAM:
+   * a Lambda function's URL (`lambda:InvokeFunctionUrl` on the function), or API Gateway routes
+   * (`execute-api:Invoke` on an `execute-api` ARN, such as `api.arnForExecuteApi('POST', '/hooks')`).
+   * The delivery function signs with its own role, which may call nothing else.
+   */
+  allowSignedDeliveriesTo(target: IFunction | string): iam.Grant {
+    const grantee = this.deliveryFunction;
+    return typeof target === 'string'
+      ? iam.Grant.addToPrincipal({ grantee, actions: ['execute-api:Invoke'], resourceArns: [target] })
+      : iam.Grant.addToPrincipal({
+          grantee,
+          actions: ['lambda:InvokeFunctionUrl'],
+          resourceArns: [target.functionArn],
+          conditions: { StringEquals: { 'lambda:FunctionUrlAuthType': 'AWS_IAM' } },
+        });
   }
 
   /** Lets `grantee` call the admin API (`/admin/*`) with SigV4-signed requests. */

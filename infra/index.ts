@@ -12,6 +12,7 @@ export {
 } from './declared-namespaces';
 export {
   DECLARED_TOTAL_TIMEOUT_MINUTES,
+  type DeclaredEndpointAuth,
   type DeclaredSubscriptionProps,
   DeclaredTopic,
   type DeclaredTopicProps,

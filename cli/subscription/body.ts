@@ -55,6 +55,16 @@ export interface SubscriptionFlags {
   signingSecret?: string;
   /** `--no-signing` (commander's `signing: false`): deliveries unsigned again. */
   signing?: boolean;
+  /** `--oauth2-token-url`, `--oauth2-client-id`, `--oauth2-client-secret`, `--oauth2-scope`. */
+  oauth2TokenUrl?: string;
+  oauth2ClientId?: string;
+  oauth2ClientSecret?: string;
+  oauth2Scope?: string;
+  /** `--aws-sigv4 execute-api|lambda` and `--aws-sigv4-region`. */
+  awsSigv4?: string;
+  awsSigv4Region?: string;
+  /** `--no-auth` (commander's `auth: false`): no credentials on requests again. */
+  auth?: boolean;
 }
 
 /** `value` matched, ignoring case, against `names`: the name as the API spells it. */
@@ -204,8 +214,41 @@ function destinationOf(flags: SubscriptionFlags, base: Json | undefined): Json {
         ? {}
         : { deliveryAttributeMappings: flags.deliveryAttributeMapping }),
       ...signingOf(flags, properties.signing),
+      ...authOf(flags, properties.auth),
     },
   };
+}
+
+/**
+ * `destination.properties.auth` from the flags, over what `update` read: the OAuth 2.0 flags
+ * given change those settings of the client it has (its secret, never shown, is kept by the API
+ * when not given again); `--aws-sigv4` signs instead; `--no-auth` removes it.
+ */
+function authOf(flags: SubscriptionFlags, base: unknown): Json {
+  if (flags.auth === false) return { auth: undefined };
+  const oauth2 = {
+    ...(flags.oauth2TokenUrl === undefined ? {} : { tokenUrl: flags.oauth2TokenUrl }),
+    ...(flags.oauth2ClientId === undefined ? {} : { clientId: flags.oauth2ClientId }),
+    ...(flags.oauth2ClientSecret === undefined ? {} : { clientSecret: flags.oauth2ClientSecret }),
+    ...(flags.oauth2Scope === undefined ? {} : { scope: flags.oauth2Scope }),
+  };
+  if (flags.awsSigv4 !== undefined) {
+    if (Object.keys(oauth2).length > 0) {
+      throw new InvalidArgumentError(
+        '--aws-sigv4 and the --oauth2-* options are two kinds of auth; give one.',
+      );
+    }
+    return {
+      auth: {
+        type: 'AwsSigV4',
+        service: flags.awsSigv4,
+        ...(flags.awsSigv4Region === undefined ? {} : { region: flags.awsSigv4Region }),
+      },
+    };
+  }
+  if (Object.keys(oauth2).length === 0) return base === undefined ? {} : { auth: base };
+  const kept = (base as Json | undefined)?.type === 'OAuth2ClientCredentials' ? (base as Json) : {};
+  return { auth: { ...kept, type: 'OAuth2ClientCredentials', ...oauth2 } };
 }
 
 /** `disableAfterFailingFor` from the flag (`never`: null), over what `update` read. */

@@ -122,6 +122,25 @@ function withSubscriptionFlags(command: Command, endpointRequired: boolean): Com
     )
     .option('--no-signing', 'deliver unsigned (update: stop signing)')
     .option(
+      '--oauth2-token-url <url>',
+      'OAuth 2.0 client credentials: the token endpoint (with the other --oauth2-* options)',
+    )
+    .option('--oauth2-client-id <id>', 'OAuth 2.0 client credentials: the client id')
+    .option(
+      '--oauth2-client-secret <secret>',
+      'OAuth 2.0 client credentials: the client secret (sealed, never shown)',
+    )
+    .option('--oauth2-scope <scope>', 'OAuth 2.0 client credentials: the scope asked for')
+    .option(
+      '--aws-sigv4 <service>',
+      "sign every request with the stack's own AWS credentials (SigV4) for an endpoint behind IAM: execute-api or lambda",
+    )
+    .option(
+      '--aws-sigv4-region <region>',
+      'the region to sign for (default: from the endpoint host, else the stack’s)',
+    )
+    .option('--no-auth', 'send no credentials of its own (update: remove the auth)')
+    .option(
       '--delivery-log <mode>',
       "what the message log keeps: Failures (failed attempts and what follows, the default) or All (every delivery, with its response, for 'events list' and 'events resend')",
       deliveryLogArgument,

@@ -34,6 +34,7 @@ interface Destination {
     maxEventsPerBatch?: number;
     preferredBatchSizeInKilobytes?: number;
     maxDeliveriesPerSecond?: number;
+    auth?: EndpointAuthDocument;
     deliveryAttributeMappings?: Array<{ name: string; type: string; properties: Record<string, unknown> }>;
   };
 }
@@ -105,6 +106,7 @@ export function formatSubscription(document: SubscriptionDocument): string {
         ? undefined
         : `${destination.maxDeliveriesPerSecond} requests per second`,
     ],
+    ['endpoint auth', authLine(destination.auth)],
     [
       'custom headers',
       destination.deliveryAttributeMappings?.map((mapping) => `${mapping.name} (${mapping.type})`).join(', '),
@@ -137,4 +139,21 @@ export function formatSubscriptionList(ref: TopicRef, documents: readonly Subscr
       ];
     }),
   );
+}
+
+/** The endpoint auth as a subscription document shows it. */
+interface EndpointAuthDocument {
+  type: string;
+  tokenUrl?: string;
+  clientId?: string;
+  service?: string;
+  region?: string;
+}
+
+/** The endpoint auth in a line: its kind and who it is, never a secret. */
+function authLine(auth: EndpointAuthDocument | undefined): string | undefined {
+  if (auth === undefined) return undefined;
+  if (auth.type === 'AwsSigV4')
+    return `AWS SigV4 (${auth.service}${auth.region === undefined ? '' : `, ${auth.region}`})`;
+  return `OAuth 2.0 client ${auth.clientId} at ${auth.tokenUrl}`;
 }

@@ -54,6 +54,12 @@ export const declaredPropertiesSchema = z.object({
   Subscription: z.string().min(1).optional(),
   /** The API's request body for the resource, as JSON text. */
   Body: z.string().default('{}'),
+  /**
+   * A Secrets Manager secret holding a subscription's OAuth 2.0 client secret: read when the
+   * resource is put and set in the body's `auth` (a template can't carry a secret to a custom
+   * resource: CloudFormation resolves no secret reference there).
+   */
+  ClientSecretArn: z.string().min(1).optional(),
   /** Seconds to wait for a subscription's endpoint to agree (default {@link VALIDATION_WAIT_SECONDS}). */
   ValidationWaitSeconds: z.coerce.number().int().min(0).max(MAX_VALIDATION_WAIT_SECONDS).optional(),
 });
@@ -154,6 +160,32 @@ const isNotFound = (error: unknown): boolean =>
 export interface DeclaredResourcesDeps {
   readonly management: ManagementDeps;
   readonly clock: Pick<Clock, 'now'>;
+  /** Reads a secret's text by its ARN (Secrets Manager); without it `ClientSecretArn` is refused. */
+  readonly readSecret?: (arn: string) => Promise<string>;
+}
+
+/** The body with the client secret read from `ClientSecretArn` set in its endpoint auth. */
+async function bodyWithClientSecret(
+  properties: DeclaredProperties,
+  deps: DeclaredResourcesDeps,
+): Promise<string> {
+  const arn = properties.ClientSecretArn;
+  if (arn === undefined) return properties.Body;
+  if (deps.readSecret === undefined) throw new Error('This function cannot read secrets (ClientSecretArn).');
+  const body = JSON.parse(properties.Body) as { properties?: Record<string, unknown> };
+  const destination = (
+    properties.Kind === 'NamespaceSubscription'
+      ? ((body.properties?.deliveryConfiguration as Record<string, unknown> | undefined)?.push as
+          | Record<string, unknown>
+          | undefined)
+      : body.properties
+  )?.destination as { properties?: { auth?: Record<string, unknown> } } | undefined;
+  const auth = destination?.properties?.auth;
+  if (auth?.type !== 'OAuth2ClientCredentials') {
+    throw new Error('ClientSecretArn is given but the subscription has no OAuth2ClientCredentials auth.');
+  }
+  auth.clientSecret = await deps.readSecret(arn);
+  return JSON.stringify(body);
 }
 
 /**
@@ -207,7 +239,10 @@ export async function applyDeclaredResource(
   }
   const properties = propertiesOf(event);
   const target = pathOf(properties);
-  const document = await call(deps.management, requestOf('PUT', target, properties.Body));
+  const document = await call(
+    deps.management,
+    requestOf('PUT', target, await bodyWithClientSecret(properties, deps)),
+  );
   const data: Record<string, string> = { Path: target.path };
   if (typeof document.id === 'string') data.Id = document.id;
   if (properties.Kind === 'Subscription' || properties.Kind === 'NamespaceSubscription') {

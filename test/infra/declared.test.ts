@@ -4,8 +4,10 @@
  * template), a subscription made after its topic, bad declarations refused at synthesis, and
  * nothing left unacknowledged by the compliance packs.
  */
-import { App, Duration, Stack } from 'aws-cdk-lib';
+import { App, type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { DeliveryPipeline } from '../../infra/delivery-pipeline';
 import { RULE_PACKS, unacknowledged } from '../support/compliance';
 
@@ -102,6 +104,9 @@ describe('declared topics and subscriptions', () => {
   });
 });
 
+/** The IAM policies of the stack. */
+const template = (stack: Stack) => Template.fromStack(stack).findResources('AWS::IAM::Policy');
+
 describe('declared subscriptions with the settings beyond the original', () => {
   const native = {
     endpointUrl: 'https://billing.example.com/hook',
@@ -154,6 +159,76 @@ describe('declared subscriptions with the settings beyond the original', () => {
       },
     });
     expect(JSON.stringify(template.toJSON())).not.toContain('whsec_');
+  });
+
+  it("take an OAuth 2.0 client's secret from Secrets Manager, granting the management function to read it, never in the body", () => {
+    const stack = new Stack(newApp(), 'Auth');
+    const pipeline = new DeliveryPipeline(stack, 'Events');
+    const clientSecret = new Secret(stack, 'ClientSecret');
+    pipeline.addTopic('orders').addSubscription('billing', {
+      endpointUrl: 'https://billing.example.com/hook',
+      auth: {
+        type: 'OAuth2ClientCredentials',
+        tokenUrl: 'https://auth.example.com/token',
+        clientId: 'gridwire',
+        clientSecret,
+        scope: 'hooks',
+      },
+    });
+    pipeline.addTopic('audit').addSubscription('iam', {
+      endpointUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod/hook',
+      auth: { type: 'AwsSigV4', service: 'execute-api' },
+    });
+    const template = Template.fromStack(stack);
+    const subscriptions = resources(template, 'Custom::GridwireSubscription').map(([, r]) => r.Properties);
+    const billing = subscriptions.find((properties) => properties.Subscription === 'billing');
+    expect(JSON.parse(billing?.Body as string).properties.destination.properties.auth).toEqual({
+      type: 'OAuth2ClientCredentials',
+      tokenUrl: 'https://auth.example.com/token',
+      clientId: 'gridwire',
+      scope: 'hooks',
+    });
+    const secretId = stack.getLogicalId(clientSecret.node.defaultChild as CfnElement);
+    expect(billing?.ClientSecretArn).toEqual({ Ref: secretId });
+    const iam = subscriptions.find((properties) => properties.Subscription === 'iam');
+    expect(JSON.parse(iam?.Body as string).properties.destination.properties.auth).toEqual({
+      type: 'AwsSigV4',
+      service: 'execute-api',
+    });
+    expect(iam?.ClientSecretArn).toBeUndefined();
+    // The management function may read that secret.
+    const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+    expect(policies).toContain('secretsmanager:GetSecretValue');
+    expect(policies).toContain(secretId);
+  });
+
+  it('let signed deliveries reach a function URL or API routes behind IAM, and nothing else', () => {
+    const stack = new Stack(newApp(), 'Signed');
+    const pipeline = new DeliveryPipeline(stack, 'Events');
+    const target = new LambdaFunction(stack, 'Target', {
+      runtime: Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: Code.fromInline('exports.handler = async () => ({})'),
+    });
+    pipeline.allowSignedDeliveriesTo(target);
+    pipeline.allowSignedDeliveriesTo('arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/POST/hooks');
+    const statements = Object.values(template(stack)).flatMap(
+      (policy) =>
+        (policy as { Properties: { PolicyDocument: { Statement: Array<Record<string, unknown>> } } })
+          .Properties.PolicyDocument.Statement,
+    );
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Action: 'lambda:InvokeFunctionUrl',
+          Condition: { StringEquals: { 'lambda:FunctionUrlAuthType': 'AWS_IAM' } },
+        }),
+        expect.objectContaining({
+          Action: 'execute-api:Invoke',
+          Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/POST/hooks',
+        }),
+      ]),
+    );
   });
 
   it('refuse a limit, a schedule step or a disable-after time out of range at synthesis, naming the prop', () => {

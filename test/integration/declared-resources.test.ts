@@ -59,8 +59,15 @@ beforeAll(async () => {
       publicUrl: () => api.stack.apiUrl,
     }),
     clock: systemClock,
+    // Secrets Manager, as the deployed function reads it: here one secret, by its ARN.
+    readSecret: async (arn) => {
+      if (arn !== CLIENT_SECRET_ARN) throw new Error(`ResourceNotFoundException: ${arn}`);
+      return 's3cret';
+    },
   });
 }, 30_000);
+
+const CLIENT_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:hooks-client-AbCdEf';
 
 afterAll(async () => {
   await api?.close();
@@ -190,6 +197,45 @@ describe('declared topics and subscriptions', () => {
     );
     await expect(request).rejects.toThrow(/has not agreed to receive events \(AwaitingManualAction: .*403/);
   }, 30_000);
+
+  it("sets an OAuth 2.0 client's secret read from its ARN, never from the template", async () => {
+    await apply(topicEvent('Create', 'declared-auth'));
+    const tokenUrl = webhook.url('/declared-token', (request) =>
+      Buffer.from(String(request.headers.authorization).replace(/^Basic /, ''), 'base64').toString() ===
+      'gridwire:s3cret'
+        ? { status: 200, body: JSON.stringify({ access_token: 'declared-token', token_type: 'Bearer' }) }
+        : { status: 401 },
+    );
+    const endpointUrl = webhook.url('/declared-behind-auth', (request) =>
+      request.headers.authorization === 'Bearer declared-token' ? echoCode(request) : { status: 401 },
+    );
+    const properties = {
+      destination: {
+        endpointType: 'WebHook',
+        properties: {
+          endpointUrl,
+          auth: { type: 'OAuth2ClientCredentials', tokenUrl, clientId: 'gridwire' },
+        },
+      },
+    };
+    await apply(
+      subscriptionEvent('Create', 'declared-auth', 'billing', properties, {
+        ClientSecretArn: CLIENT_SECRET_ARN,
+      }),
+    );
+    // Validated with the token the secret got: the endpoint answers nothing else.
+    const shown = (await api.call('GET', '/admin/topics/declared-auth/eventSubscriptions/billing')).body;
+    expect(shown.properties.provisioningState).toBe('Succeeded');
+    expect(shown.properties.destination.properties.auth.clientSecret).toBeNull();
+
+    await expect(
+      handle(
+        subscriptionEvent('Create', 'declared-auth', 'other', properties, {
+          ClientSecretArn: `${CLIENT_SECRET_ARN}-gone`,
+        }),
+      ),
+    ).rejects.toThrow('ResourceNotFoundException');
+  });
 
   it('fails a request the API refuses, naming the field and the limit', async () => {
     await apply(topicEvent('Create', 'limits'));

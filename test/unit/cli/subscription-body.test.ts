@@ -210,6 +210,53 @@ describe('classic subscription bodies', () => {
     expect(limitOf({ maxDeliveriesPerSecond: false })).toBeUndefined();
   });
 
+  it('put endpoint auth in the destination: OAuth 2.0 over the client it has, SigV4, or none', () => {
+    const document = {
+      name: 'billing',
+      properties: {
+        destination: {
+          endpointType: 'WebHook',
+          properties: {
+            endpointBaseUrl: 'https://a.example/h',
+            auth: {
+              type: 'OAuth2ClientCredentials',
+              tokenUrl: 'https://auth.example/token',
+              clientId: 'one',
+              clientSecret: null,
+            },
+          },
+        },
+      },
+    };
+    const gaps = { endpointUrl: 'https://a.example/h' };
+    const authOf = (flags: Parameters<typeof classicSubscriptionBody>[0]) =>
+      JSON.parse(JSON.stringify(classicSubscriptionBody(flags, classicBodyOf(document, gaps, flags))))
+        .properties.destination.properties.auth;
+    // Sent back as shown: the API keeps the secret it has.
+    expect(authOf({})).toEqual({
+      type: 'OAuth2ClientCredentials',
+      tokenUrl: 'https://auth.example/token',
+      clientId: 'one',
+      clientSecret: null,
+    });
+    expect(authOf({ oauth2ClientSecret: 'new', oauth2Scope: 'hooks' })).toEqual({
+      type: 'OAuth2ClientCredentials',
+      tokenUrl: 'https://auth.example/token',
+      clientId: 'one',
+      clientSecret: 'new',
+      scope: 'hooks',
+    });
+    expect(authOf({ awsSigv4: 'lambda', awsSigv4Region: 'eu-west-1' })).toEqual({
+      type: 'AwsSigV4',
+      service: 'lambda',
+      region: 'eu-west-1',
+    });
+    expect(authOf({ auth: false })).toBeUndefined();
+    expect(() => classicSubscriptionBody({ awsSigv4: 'lambda', oauth2ClientId: 'x' })).toThrow(
+      '--aws-sigv4 and the --oauth2-* options are two kinds of auth; give one.',
+    );
+  });
+
   it('leave out what was not given', () => {
     expect(classicSubscriptionBody({ endpoint: 'https://a.example/h' })).toEqual({
       properties: {
