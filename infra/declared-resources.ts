@@ -93,11 +93,12 @@ export interface DeclaredWebhookProps {
    */
   readonly maxDeliveriesPerSecond?: number;
   /**
-   * Sign every delivery (Standard Webhooks) with a secret the stack generates: read it with
+   * Sign every delivery (Standard Webhooks) with a secret the stack generates: `true` or `'v1'`
+   * (HMAC-SHA256), `'v1a'` (an Ed25519 key: receivers verify with its public key). Read it with
    * `gridwire subscription signing-secret` or the admin API's `getSigningSecret`. A secret never
    * appears in the template.
    */
-  readonly signing?: boolean;
+  readonly signing?: boolean | 'v1' | 'v1a';
   /**
    * The subscription's own retry schedule, the last step repeating (each 10 s to 12 h, at most
    * 30 steps, 10 for namespace subscriptions). Default: the profile's schedule.
@@ -190,7 +191,9 @@ export function webhookDestinationBody(props: DeclaredWebhookProps) {
       ...(props.maxDeliveriesPerSecond === undefined
         ? {}
         : { maxDeliveriesPerSecond: props.maxDeliveriesPerSecond }),
-      ...(props.signing === true ? { signing: { generate: true } } : {}),
+      ...(props.signing === undefined || props.signing === false
+        ? {}
+        : { signing: { generate: true, ...(props.signing === 'v1a' ? { scheme: 'v1a' } : {}) } }),
       ...(props.auth === undefined ? {} : { auth: authBody(props.auth) }),
       ...(props.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: props.maxEventsPerBatch }),
       ...(props.preferredBatchSizeInKilobytes === undefined

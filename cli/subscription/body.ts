@@ -51,8 +51,10 @@ export interface SubscriptionFlags {
   deliveryLog?: string;
   /** `--disable-after-failing-for P5D` (or `never`). */
   disableAfterFailingFor?: string;
-  /** `--signing-secret whsec_...`, or `--signing-secret generate` for a new one. */
+  /** `--signing-secret whsec_...` (or `whsk_...`), or `--signing-secret generate` for a new one. */
   signingSecret?: string;
+  /** `--signing-scheme v1|v1a`: what `generate` makes. */
+  signingScheme?: string;
   /** `--no-signing` (commander's `signing: false`): deliveries unsigned again. */
   signing?: boolean;
   /** `--oauth2-token-url`, `--oauth2-client-id`, `--oauth2-client-secret`, `--oauth2-scope`. */
@@ -259,13 +261,23 @@ const disableAfterOf = (flags: SubscriptionFlags, base: unknown): unknown =>
       ? null
       : flags.disableAfterFailingFor;
 
-/** `destination.properties.signing` from the flags, over what `update` read (`{"generate": true}`: kept). */
+/**
+ * `destination.properties.signing` from the flags, over what `update` read (`{"generate": true}`:
+ * kept); `--signing-scheme` alone generates a key of that scheme (the one it has, if the same).
+ */
 function signingOf(flags: SubscriptionFlags, base: unknown): Json {
   if (flags.signing === false) return { signing: undefined };
-  if (flags.signingSecret === undefined) return base === undefined ? {} : { signing: base };
+  if (flags.signingSecret === undefined && flags.signingScheme === undefined) {
+    return base === undefined ? {} : { signing: base };
+  }
+  if (flags.signingSecret !== undefined && flags.signingSecret.toLowerCase() !== 'generate') {
+    return { signing: { secret: flags.signingSecret } };
+  }
   return {
-    signing:
-      flags.signingSecret.toLowerCase() === 'generate' ? { generate: true } : { secret: flags.signingSecret },
+    signing: {
+      generate: true,
+      ...(flags.signingScheme === undefined ? {} : { scheme: flags.signingScheme }),
+    },
   };
 }
 

@@ -118,7 +118,13 @@ function withSubscriptionFlags(command: Command, endpointRequired: boolean): Com
     )
     .option(
       '--signing-secret <secret>',
-      "sign every delivery (Standard Webhooks): a secret whsec_<base64>, or 'generate' for a new one (read it with 'gridwire subscription signing-secret')",
+      "sign every delivery (Standard Webhooks): a secret whsec_<base64> or an Ed25519 key whsk_<base64>, or 'generate' for a new one of --signing-scheme (read it with 'gridwire subscription signing-secret')",
+    )
+    .addOption(
+      new Option(
+        '--signing-scheme <scheme>',
+        'with --signing-secret generate: v1 (HMAC-SHA256, the default) or v1a (Ed25519)',
+      ).choices(['v1', 'v1a']),
     )
     .option('--no-signing', 'deliver unsigned (update: stop signing)')
     .option(
@@ -345,7 +351,16 @@ export function subscriptionCommand(): Command {
         'The secret the subscription signs its deliveries with (and earlier ones still honoured); --rotate makes a new one current.',
       )
       .option('--rotate', 'make a new secret current; the old one is honoured for --keep-previous-for')
-      .option('--secret <secret>', 'with --rotate: this secret (whsec_<base64>) instead of a generated one')
+      .option(
+        '--secret <secret>',
+        'with --rotate: this secret (whsec_<base64>, or an Ed25519 key whsk_<base64>) instead of a generated one',
+      )
+      .addOption(
+        new Option(
+          '--scheme <scheme>',
+          'with --rotate: generate a v1 (HMAC) secret or a v1a (Ed25519) key',
+        ).choices(['v1', 'v1a']),
+      )
       .addOption(
         new Option(
           '--keep-previous-for <minutes>',
@@ -354,41 +369,51 @@ export function subscriptionCommand(): Command {
           .argParser(integer('--keep-previous-for', 0, 10_080))
           .default(1440),
       )
-      .action(async (raw: Options & { rotate?: boolean; secret?: string; keepPreviousFor: number }) => {
-        const options = { ...raw, ...named(raw) };
-        const ref = refOf(options);
-        const rotate = options.rotate === true;
-        if (!rotate && options.secret !== undefined) throw new CliError('--secret goes with --rotate');
-        const text = await callOk(
-          await resolveApiTarget(options),
-          'POST',
-          `${subscriptionAdminPath(ref)}/${rotate ? 'rotateSigningSecret' : 'getSigningSecret'}`,
-          rotate
-            ? {
-                keepPreviousForMinutes: options.keepPreviousFor,
-                ...(options.secret === undefined ? {} : { secret: options.secret }),
-              }
-            : undefined,
-          `${rotate ? 'rotating' : 'reading'} the signing secret of ${subscriptionLabel(ref)}`,
-        );
-        printAnswer(options, JSON.parse(text) as SigningSecrets, (secrets) =>
-          [
-            `${rotate ? 'New signing secret' : 'Signing secret'} of ${subscriptionLabel(ref)} (since ${secrets.createdTime}):`,
-            secrets.secret,
-            ...secrets.previousSecrets.map(
-              (previous) => `Earlier secret, still honoured until ${previous.validUntil}: ${previous.secret}`,
-            ),
-          ].join('\n'),
-        );
-      }),
+      .action(
+        async (
+          raw: Options & { rotate?: boolean; secret?: string; scheme?: string; keepPreviousFor: number },
+        ) => {
+          const options = { ...raw, ...named(raw) };
+          const ref = refOf(options);
+          const rotate = options.rotate === true;
+          if (!rotate && (options.secret !== undefined || options.scheme !== undefined)) {
+            throw new CliError('--secret and --scheme go with --rotate');
+          }
+          const text = await callOk(
+            await resolveApiTarget(options),
+            'POST',
+            `${subscriptionAdminPath(ref)}/${rotate ? 'rotateSigningSecret' : 'getSigningSecret'}`,
+            rotate
+              ? {
+                  keepPreviousForMinutes: options.keepPreviousFor,
+                  ...(options.secret === undefined ? {} : { secret: options.secret }),
+                  ...(options.scheme === undefined ? {} : { scheme: options.scheme }),
+                }
+              : undefined,
+            `${rotate ? 'rotating' : 'reading'} the signing secret of ${subscriptionLabel(ref)}`,
+          );
+          printAnswer(options, JSON.parse(text) as SigningSecrets, (secrets) =>
+            [
+              `${rotate ? 'New signing' : 'Signing'} ${secrets.scheme === 'v1a' ? 'key (v1a, Ed25519; its public key)' : 'secret'} of ${subscriptionLabel(ref)} (since ${secrets.createdTime}):`,
+              secrets.secret ?? secrets.publicKey ?? '',
+              ...secrets.previousSecrets.map(
+                (previous) =>
+                  `Earlier ${previous.scheme === 'v1a' ? 'public key' : 'secret'}, still honoured until ${previous.validUntil}: ${previous.secret ?? previous.publicKey}`,
+              ),
+            ].join('\n'),
+          );
+        },
+      ),
   );
 
   return subscription;
 }
 
-/** The signing-secret routes' answer. */
+/** The signing-secret routes' answer: a v1 secret, or a v1a key's public key. */
 interface SigningSecrets {
-  secret: string;
+  scheme?: string;
+  secret?: string;
+  publicKey?: string;
   createdTime: string;
-  previousSecrets: Array<{ secret: string; validUntil: string }>;
+  previousSecrets: Array<{ scheme?: string; secret?: string; publicKey?: string; validUntil: string }>;
 }

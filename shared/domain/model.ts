@@ -211,8 +211,10 @@ export const signingSchema = z.object({
   secrets: z
     .array(
       z.object({
-        /** `whsec_<base64>`, sealed. */
+        /** `whsec_<base64>` (v1), or `whsk_<base64 Ed25519 seed>` (v1a), sealed. */
         sealed: z.string(),
+        /** A v1a key's public key (`whpk_<base64>`), which receivers verify with: not a secret. */
+        publicKey: z.string().optional(),
         createdAt: z.number(),
         expiresAt: z.number().optional(),
       }),

@@ -13,7 +13,7 @@ import {
   sameStoredEndpoint,
   sealEndpointUrl,
 } from '../delivery/sealed-endpoint';
-import { generateSigningSecret } from '../delivery/signing';
+import { generateSigningSecret, publicKeyOf, schemeOf } from '../delivery/signing';
 import { deliveryTargetOf } from '../delivery/target';
 import {
   type DeliveryAttributeMapping,
@@ -298,14 +298,30 @@ async function signingOf(
   field: string,
 ): Promise<Signing | undefined> {
   if (input === undefined) return undefined;
-  if ('generate' in input && existing !== undefined) return existing;
-  const sealer = sealerFor(deps, field, "signing secrets, so deliveries can't be signed");
   const current = existing?.secrets[0];
+  const currentScheme = current?.publicKey === undefined ? 'v1' : 'v1a';
+  if ('generate' in input && existing !== undefined && (input.scheme ?? currentScheme) === currentScheme) {
+    return existing;
+  }
+  const sealer = sealerFor(deps, field, "signing secrets, so deliveries can't be signed");
   if ('secret' in input && current !== undefined && (await sealer.open(current.sealed)) === input.secret) {
     return existing;
   }
-  const secret = 'secret' in input ? input.secret : generateSigningSecret();
-  return { secrets: [{ sealed: await sealer.seal(secret), createdAt: deps.clock.now() }] };
+  const secret = 'secret' in input ? input.secret : generateSigningSecret(input.scheme);
+  return { secrets: [await signingSecretEntry(sealer, secret, deps.clock.now())] };
+}
+
+/** A signing secret as stored: sealed, with its public key when it is a v1a key. */
+export async function signingSecretEntry(
+  sealer: SecretSealer,
+  secret: string,
+  createdAt: number,
+): Promise<Signing['secrets'][number]> {
+  return {
+    sealed: await sealer.seal(secret),
+    ...(schemeOf(secret) === 'v1a' ? { publicKey: publicKeyOf(secret) } : {}),
+    createdAt,
+  };
 }
 
 /** The whole endpoint URL (its sealed query string opened): `getFullUrl`. 503 without a key. */

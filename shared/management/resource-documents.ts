@@ -116,6 +116,8 @@ export function authDocument(auth: DeliveryAuth) {
  */
 export const signingDocument = (signing: Signing) => ({
   enabled: true,
+  scheme: signing.secrets[0]?.publicKey === undefined ? 'v1' : 'v1a',
+  ...(signing.secrets[0]?.publicKey === undefined ? {} : { publicKey: signing.secrets[0].publicKey }),
   secretCreatedTime: new Date((signing.secrets[0] as Signing['secrets'][number]).createdAt).toISOString(),
   previousSecretsValidUntil: signing.secrets
     .slice(1)

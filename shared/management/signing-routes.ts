@@ -6,11 +6,24 @@
  */
 
 import { z } from 'zod';
-import { generateSigningSecret, signingSecretProblem } from '../delivery/signing';
+import {
+  generateSigningSecret,
+  SIGNING_SCHEMES,
+  type SigningScheme,
+  schemeOf,
+  signingSecretProblem,
+} from '../delivery/signing';
 import type { Signing, Subscription } from '../domain/model';
 import { jsonResult, publicBaseUrl } from '../http/api-gateway';
-import { conflict } from '../http/errors';
-import { type ManagementDeps, type Operation, optionalBody, saveSubscription, sealerFor } from './common';
+import { badRequest, conflict } from '../http/errors';
+import {
+  type ManagementDeps,
+  type Operation,
+  optionalBody,
+  saveSubscription,
+  sealerFor,
+  signingSecretEntry,
+} from './common';
 import type { SubscriptionFinder } from './dead-letter-routes';
 import { invalidBody } from './request-body';
 
@@ -32,8 +45,13 @@ function signingOf(subscription: Subscription): Signing {
   return signing;
 }
 
-/** The rotate request: `{"secret"?: "whsec_...", "keepPreviousForMinutes"?: 0..10080}` (or no body). */
+/**
+ * The rotate request: `{"secret"?: "whsec_..." | "whsk_...", "scheme"?: "v1" | "v1a",
+ * "keepPreviousForMinutes"?: 0..10080}` (or no body). Without a secret one is made, in `scheme`
+ * (default: the current secret's).
+ */
 const rotateBodySchema = z.strictObject({
+  scheme: z.enum(SIGNING_SCHEMES, { error: "must be 'v1' (HMAC-SHA256) or 'v1a' (Ed25519)" }).optional(),
   secret: z
     .string({ error: 'must be a string' })
     .superRefine((secret, ctx) => {
@@ -51,26 +69,35 @@ const rotateBodySchema = z.strictObject({
     .default(DEFAULT_KEEP_PREVIOUS_MINUTES),
 });
 
-function parseRotateBody(body: unknown): { secret?: string | undefined; keepPreviousForMinutes: number } {
+function parseRotateBody(body: unknown): {
+  secret?: string | undefined;
+  scheme?: SigningScheme | undefined;
+  keepPreviousForMinutes: number;
+} {
   const parsed = rotateBodySchema.safeParse(body);
   if (!parsed.success) throw invalidBody(parsed.error, 'rotation request');
   return parsed.data;
 }
 
-/** The secrets in force at `nowMs`, opened: `{"secret", "previousSecrets": [{"secret", "validUntil"}]}`. */
+/**
+ * What a receiver verifies with, for each secret in force at `nowMs`: a v1 secret opened
+ * (`secret`), a v1a key's public key (`publicKey`; its private key is never shown):
+ * `{"scheme", "secret" | "publicKey", "createdTime", "previousSecrets": [{..., "validUntil"}]}`.
+ */
 async function secretsDocument(deps: ManagementDeps, signing: Signing, nowMs: number) {
   const sealer = sealerFor(deps, 'secret', 'signing secrets');
-  const [current, ...previous] = signing.secrets;
+  const verifyWith = async (entry: Signing['secrets'][number]) =>
+    entry.publicKey === undefined
+      ? { scheme: 'v1', secret: await sealer.open(entry.sealed) }
+      : { scheme: 'v1a', publicKey: entry.publicKey };
+  const [current, ...previous] = signing.secrets as [Signing['secrets'][number], ...Signing['secrets']];
   return {
-    secret: await sealer.open((current as Signing['secrets'][number]).sealed),
-    createdTime: iso((current as Signing['secrets'][number]).createdAt),
+    ...(await verifyWith(current)),
+    createdTime: iso(current.createdAt),
     previousSecrets: await Promise.all(
       previous
         .filter((entry) => (entry.expiresAt ?? 0) > nowMs)
-        .map(async (entry) => ({
-          secret: await sealer.open(entry.sealed),
-          validUntil: iso(entry.expiresAt ?? 0),
-        })),
+        .map(async (entry) => ({ ...(await verifyWith(entry)), validUntil: iso(entry.expiresAt ?? 0) })),
     ),
   };
 }
@@ -90,6 +117,15 @@ export function signingOperations(
       const found = await find(event, deps, { consistent: true });
       signingOf(found);
       const request = parseRotateBody(optionalBody(event));
+      if (
+        request.secret !== undefined &&
+        request.scheme !== undefined &&
+        schemeOf(request.secret) !== request.scheme
+      ) {
+        throw badRequest(
+          `scheme: the secret given is a ${schemeOf(request.secret)} secret, not ${request.scheme}; leave scheme out or give a secret of it.`,
+        );
+      }
       const sealer = sealerFor(deps, 'secret', 'signing secrets');
       const { subscription } = await saveSubscription(
         deps,
@@ -105,7 +141,14 @@ export function signingOperations(
           const kept = [{ ...(current as Signing['secrets'][number]), expiresAt: until }, ...earlier]
             .map((entry) => ({ ...entry, expiresAt: Math.min(entry.expiresAt ?? until, until) }))
             .filter((entry) => entry.expiresAt > now);
-          const sealed = await sealer.seal(request.secret ?? generateSigningSecret());
+          const scheme =
+            request.scheme ??
+            ((current as Signing['secrets'][number]).publicKey === undefined ? 'v1' : 'v1a');
+          const entry = await signingSecretEntry(
+            sealer,
+            request.secret ?? generateSigningSecret(scheme),
+            now,
+          );
           const {
             uid: _uid,
             version: _version,
@@ -117,7 +160,7 @@ export function signingOperations(
             ...defined,
             destination: {
               ...existing.destination,
-              signing: { secrets: [{ sealed, createdAt: now }, ...kept] },
+              signing: { secrets: [entry, ...kept] },
             },
           };
         },

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { BATCH_LIMITS } from '../delivery/rules/batching';
 import { type DeliveryProfile, TOPIC_PROFILE } from '../delivery/rules/profiles';
 import { RATE_LIMITS } from '../delivery/rules/rate-limit';
-import { signingSecretProblem } from '../delivery/signing';
+import { SIGNING_SCHEMES, type SigningScheme, signingSecretProblem } from '../delivery/signing';
 import {
   DELIVERY_LOG_MODES,
   type DeadLetterDestination,
@@ -116,9 +116,17 @@ export const signingInputSchema = z
           if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
         }),
       }),
-      z.strictObject({ generate: z.literal(true) }),
+      z.strictObject({
+        generate: z.literal(true),
+        scheme: z
+          .enum(SIGNING_SCHEMES, { error: "must be 'v1' (HMAC-SHA256) or 'v1a' (Ed25519)" })
+          .optional(),
+      }),
     ],
-    { error: 'must be {"secret": "whsec_<base64>"} or {"generate": true}' },
+    {
+      error:
+        'must be {"secret": "whsec_<base64>" or "whsk_<base64>"} or {"generate": true, "scheme": "v1" | "v1a"}',
+    },
   )
   .nullable()
   .optional();
@@ -182,7 +190,7 @@ export type AuthInput =
   | { type: 'AwsSigV4'; service: (typeof SIGV4_SERVICES)[number]; region?: string };
 
 /** How a subscription's requests are to be signed, as asked. */
-export type SigningInput = { secret: string } | { generate: true };
+export type SigningInput = { secret: string } | { generate: true; scheme?: SigningScheme | undefined };
 
 /**
  * `expirationTimeUtc`: an ISO 8601 date or date-time, UTC when it names no offset (as the

@@ -129,7 +129,7 @@ describe('declared subscriptions with the settings beyond the original', () => {
     pipeline
       .addNamespace('shop')
       .addTopic('carts')
-      .addSubscription('analytics', { ...native, disableAfterFailingFor: 'never' });
+      .addSubscription('analytics', { ...native, signing: 'v1a', disableAfterFailingFor: 'never' });
     const template = Template.fromStack(stack);
 
     const destination = {
@@ -152,7 +152,13 @@ describe('declared subscriptions with the settings beyond the original', () => {
       properties: {
         deliveryConfiguration: {
           deliveryMode: 'Push',
-          push: { destination, retrySchedule: ['PT10S', 'PT1M', 'PT1H'] },
+          push: {
+            destination: {
+              ...destination,
+              properties: { ...destination.properties, signing: { generate: true, scheme: 'v1a' } },
+            },
+            retrySchedule: ['PT10S', 'PT1M', 'PT1H'],
+          },
         },
         disableAfterFailingFor: null,
         deliveryLog: 'All',

@@ -8,6 +8,7 @@
  * credentials against a token endpoint here; SigV4 checked by a verifier written from the
  * specification).
  */
+import { createPublicKey, verify } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { LOCAL_CREDENTIALS } from '../../shared/platform/aws';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
@@ -105,7 +106,7 @@ describe('signed deliveries', () => {
     expect(rotated.status).toBe(200);
     const { secret, previousSecrets } = rotated.body;
     expect(secret).not.toBe(old);
-    expect(previousSecrets).toEqual([{ secret: old, validUntil: expect.any(String) }]);
+    expect(previousSecrets).toEqual([{ scheme: 'v1', secret: old, validUntil: expect.any(String) }]);
 
     await publish('signed-2');
     const [during] = (await requestsWith('/rotating', 'signed-2', 1)) as [ReceivedRequest];
@@ -149,6 +150,72 @@ describe('signed deliveries', () => {
     const [plain] = (await requestsWith('/plain', 'signed-4', 1)) as [ReceivedRequest];
     expect(plain.headers['webhook-signature']).toBeUndefined();
     expect((await api.call('POST', `${route('plain')}/getSigningSecret`)).status).toBe(409);
+  });
+});
+
+describe('asymmetric signatures (v1a)', () => {
+  /** Verifies a request's v1a signature with the `whpk_` public key, as a receiver does (Node's crypto). */
+  const verifiesV1a = (publicKey: string, request: ReceivedRequest) => {
+    const key = createPublicKey({
+      key: Buffer.concat([
+        Buffer.from('302a300506032b6570032100', 'hex'),
+        Buffer.from(publicKey.slice('whpk_'.length), 'base64'),
+      ]),
+      format: 'der',
+      type: 'spki',
+    });
+    const headers = headersOf(request);
+    const signed = Buffer.from(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${request.body}`);
+    return headers['webhook-signature']
+      .split(' ')
+      .some(
+        (one) => one.startsWith('v1a,') && verify(null, signed, key, Buffer.from(one.slice(4), 'base64')),
+      );
+  };
+
+  it('signs with an Ed25519 key whose public key alone is shown, and rotates to v1 with both signing meanwhile', async () => {
+    await subscribe('ed25519', webhook.url('/ed25519'), { generate: true, scheme: 'v1a' });
+    const shown = (await api.call('GET', route('ed25519'))).body.properties.destination.properties.signing;
+    expect(shown).toMatchObject({ enabled: true, scheme: 'v1a', publicKey: expect.stringMatching(/^whpk_/) });
+    const keys = (await api.call('POST', `${route('ed25519')}/getSigningSecret`)).body;
+    expect(keys).toEqual({
+      scheme: 'v1a',
+      publicKey: shown.publicKey,
+      createdTime: expect.any(String),
+      previousSecrets: [],
+    });
+    expect(JSON.stringify(keys)).not.toContain('whsk_');
+
+    await publish('ed-1');
+    const [first] = (await requestsWith('/ed25519', 'ed-1', 1)) as [ReceivedRequest];
+    expect(verifiesV1a(shown.publicKey, first)).toBe(true);
+    expect(verifiesV1a(shown.publicKey, { ...first, body: `${first.body} ` })).toBe(false);
+
+    const rotated = (
+      await api.call('POST', `${route('ed25519')}/rotateSigningSecret`, {
+        scheme: 'v1',
+        keepPreviousForMinutes: 60,
+      })
+    ).body;
+    expect(rotated).toMatchObject({
+      scheme: 'v1',
+      secret: expect.stringMatching(/^whsec_/),
+      previousSecrets: [{ scheme: 'v1a', publicKey: shown.publicKey }],
+    });
+    await publish('ed-2');
+    const [during] = (await requestsWith('/ed25519', 'ed-2', 1)) as [ReceivedRequest];
+    expect(verifiesV1a(shown.publicKey, during)).toBe(true);
+    expect(new Webhook(rotated.secret).verify(during.body, headersOf(during))).toBeDefined();
+  });
+
+  it('refuses a rotation whose secret is not of the scheme asked for', async () => {
+    await subscribe('ed-refused', webhook.url('/ed-refused'), { generate: true, scheme: 'v1a' });
+    const refused = await api.call('POST', `${route('ed-refused')}/rotateSigningSecret`, {
+      scheme: 'v1a',
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain('scheme: the secret given is a v1 secret, not v1a');
   });
 });
 

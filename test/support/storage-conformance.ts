@@ -111,7 +111,7 @@ const fullSubscription = (topic: string, name: string): Subscription =>
       ],
       signing: {
         // Every field set: a secret with the expiry only earlier secrets have.
-        secrets: [{ sealed: 'v1.sealed.old', createdAt: 1, expiresAt: 3 }],
+        secrets: [{ sealed: 'v1.sealed.old', publicKey: 'whpk_public', createdAt: 1, expiresAt: 3 }],
       },
     },
     filter: {

@@ -257,6 +257,19 @@ describe('classic subscription bodies', () => {
     );
   });
 
+  it('generate a signing key of the scheme asked for', () => {
+    const signingOf = (flags: Parameters<typeof classicSubscriptionBody>[0]) =>
+      JSON.parse(JSON.stringify(classicSubscriptionBody({ endpoint: 'https://a.example/h', ...flags })))
+        .properties.destination.properties.signing;
+    expect(signingOf({ signingSecret: 'generate' })).toEqual({ generate: true });
+    expect(signingOf({ signingSecret: 'generate', signingScheme: 'v1a' })).toEqual({
+      generate: true,
+      scheme: 'v1a',
+    });
+    expect(signingOf({ signingScheme: 'v1a' })).toEqual({ generate: true, scheme: 'v1a' });
+    expect(signingOf({ signingSecret: 'whsk_abc' })).toEqual({ secret: 'whsk_abc' });
+  });
+
   it('leave out what was not given', () => {
     expect(classicSubscriptionBody({ endpoint: 'https://a.example/h' })).toEqual({
       properties: {
