@@ -131,3 +131,32 @@ export const topicWithSubscription = (
   /** More destination properties of the subscription (batching, headers). */
   destination: Record<string, unknown> = {},
 ): Promise<string> => topicWithSubscriptions(live, topic, [{ name: 'sink', url, destination }], inputSchema);
+
+/**
+ * Publishes `events` events to `topic` in requests of 100, ids `<prefix>-<n>` and `data.n` their
+ * number; rejects on a publish the stack refuses.
+ */
+export async function publishInHundreds(
+  live: LiveStack,
+  topic: string,
+  key: string,
+  events: number,
+  prefix: string,
+  eventType: string,
+): Promise<void> {
+  for (let request = 0; request < events / 100; request += 1) {
+    const body = Array.from({ length: Math.min(100, events - request * 100) }, (_, i) => ({
+      id: `${prefix}-${request * 100 + i}`,
+      subject: 'bench',
+      eventType,
+      eventTime: new Date().toISOString(),
+      data: { n: request * 100 + i },
+    }));
+    const response = await fetch(`${live.stack.apiUrl}/topics/${topic}/api/events`, {
+      method: 'POST',
+      headers: { 'aeg-sas-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 200) throw new Error(`publish: ${response.status} ${await response.text()}`);
+  }
+}

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeadLetterBucket } from '../../shared/storage/dead-letter-bucket';
 import { round } from '../harness/figures';
-import { liveStack } from '../harness/live-stack';
+import { liveStack, publishInHundreds } from '../harness/live-stack';
 import { log } from '../harness/log';
 import type { Scenario, ScenarioResult } from '../harness/types';
 
@@ -42,21 +42,7 @@ async function measureDeadLetters(quick: boolean): Promise<ScenarioResult> {
     const { key1 } = (await live.call('POST', `/admin/topics/${topic}/listKeys`)) as { key1: string };
     live.usage.take();
     const started = Date.now();
-    for (let request = 0; request < events / 100; request += 1) {
-      const body = Array.from({ length: 100 }, (_, i) => ({
-        id: `dl-${request * 100 + i}`,
-        subject: 'bench',
-        eventType: 'Bench.Refused',
-        eventTime: new Date().toISOString(),
-        data: { n: request * 100 + i },
-      }));
-      const response = await fetch(`${live.stack.apiUrl}/topics/${topic}/api/events`, {
-        method: 'POST',
-        headers: { 'aeg-sas-key': key1, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      if (response.status !== 200) throw new Error(`publish: ${response.status} ${await response.text()}`);
-    }
+    await publishInHundreds(live, topic, key1, events, 'dl', 'Bench.Refused');
     // Count PUTs until every event is in a blob (the S3 reads that check are not counted as PUTs).
     const bucket = new DeadLetterBucket(live.stack.clients.s3, live.stack.resources.bucketName);
     let written = 0;

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { costPerMillionEvents } from '../cost';
 import { round } from '../harness/figures';
-import { liveStack } from '../harness/live-stack';
+import { liveStack, publishInHundreds } from '../harness/live-stack';
 import { log } from '../harness/log';
 import type { Scenario, ScenarioResult } from '../harness/types';
 import { peakPerSecond } from '../load';
@@ -79,21 +79,7 @@ async function measureRateLimited(quick: boolean): Promise<ScenarioResult> {
     const { key1 } = (await live.call('POST', `/admin/topics/${topic}/listKeys`)) as { key1: string };
     live.usage.take();
     const started = Date.now();
-    for (let request = 0; request < events / 100; request += 1) {
-      const body = Array.from({ length: 100 }, (_, i) => ({
-        id: `rl-${request * 100 + i}`,
-        subject: 'bench',
-        eventType: 'Bench.Paced',
-        eventTime: new Date().toISOString(),
-        data: { n: request * 100 + i },
-      }));
-      const response = await fetch(`${live.stack.apiUrl}/topics/${topic}/api/events`, {
-        method: 'POST',
-        headers: { 'aeg-sas-key': key1, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      if (response.status !== 200) throw new Error(`publish: ${response.status} ${await response.text()}`);
-    }
+    await publishInHundreds(live, topic, key1, events, 'rl', 'Bench.Paced');
     const published = Date.now();
     // At the limit the last event can't arrive before events / LIMIT seconds; a minute more at most.
     const deadline = started + (events / LIMIT) * 1000 + 60_000;

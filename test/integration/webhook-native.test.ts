@@ -35,16 +35,15 @@ const requestsWith = (path: string, id: string, count: number) => requestsCarryi
 
 /** Creates (or saves again) a subscription of `native` on `endpointUrl`, with `signing` when given. */
 async function subscribe(name: string, endpointUrl: string, signing?: unknown): Promise<void> {
-  const saved = await api.call('PUT', route(name), {
-    properties: {
-      destination: {
-        endpointType: 'WebHook',
-        properties: { endpointUrl, ...(signing === undefined ? {} : { signing }) },
-      },
-    },
-  });
+  const saved = await putDestination(name, { endpointUrl, ...(signing === undefined ? {} : { signing }) });
   if (saved.status !== 200 && saved.status !== 201) throw new Error(`${name}: ${JSON.stringify(saved.body)}`);
 }
+
+/** Puts a subscription of `native` whose destination has these properties; the API's answer. */
+const putDestination = (name: string, properties: Record<string, unknown>) =>
+  api.call('PUT', route(name), {
+    properties: { destination: { endpointType: 'WebHook', properties } },
+  });
 
 /** Publishes one event, with the request headers given. */
 const publish = (id: string, headers: Record<string, string> = {}) =>
@@ -132,13 +131,9 @@ describe('signed deliveries', () => {
   });
 
   it('refuses a secret that is not one, naming the field, and sends nothing signed without signing', async () => {
-    const refused = await api.call('PUT', route('bad'), {
-      properties: {
-        destination: {
-          endpointType: 'WebHook',
-          properties: { endpointUrl: webhook.url('/bad'), signing: { secret: 'hunter2' } },
-        },
-      },
+    const refused = await putDestination('bad', {
+      endpointUrl: webhook.url('/bad'),
+      signing: { secret: 'hunter2' },
     });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(
@@ -252,13 +247,9 @@ describe('trace context', () => {
 
 describe('rate limit', () => {
   it('never sends more requests in a second than the limit, holding the rest until there is budget', async () => {
-    const saved = await api.call('PUT', route('paced'), {
-      properties: {
-        destination: {
-          endpointType: 'WebHook',
-          properties: { endpointUrl: webhook.url('/paced'), maxDeliveriesPerSecond: 3 },
-        },
-      },
+    const saved = await putDestination('paced', {
+      endpointUrl: webhook.url('/paced'),
+      maxDeliveriesPerSecond: 3,
     });
     expect(saved.status).toBe(201);
     expect(saved.body.properties.destination.properties.maxDeliveriesPerSecond).toBe(3);
@@ -299,13 +290,9 @@ describe('rate limit', () => {
   }, 45_000);
 
   it('refuses a limit out of range, naming the field and the range', async () => {
-    const refused = await api.call('PUT', route('too-fast'), {
-      properties: {
-        destination: {
-          endpointType: 'WebHook',
-          properties: { endpointUrl: webhook.url('/too-fast'), maxDeliveriesPerSecond: 10_001 },
-        },
-      },
+    const refused = await putDestination('too-fast', {
+      endpointUrl: webhook.url('/too-fast'),
+      maxDeliveriesPerSecond: 10_001,
     });
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body)).toContain('maxDeliveriesPerSecond');
@@ -344,21 +331,14 @@ describe('token auth to the endpoint', () => {
     const protectedUrl = webhook.url('/oauth-protected', (request) => ({
       status: request.headers.authorization === `Bearer ${issued.at(-1)}` ? 200 : 401,
     }));
-    const saved = await api.call('PUT', route('oauth'), {
-      properties: {
-        destination: {
-          endpointType: 'WebHook',
-          properties: {
-            endpointUrl: protectedUrl,
-            auth: {
-              type: 'OAuth2ClientCredentials',
-              tokenUrl: tokenUrl(),
-              clientId: 'gridwire',
-              clientSecret: 's3cret',
-              scope: 'hooks.write',
-            },
-          },
-        },
+    const saved = await putDestination('oauth', {
+      endpointUrl: protectedUrl,
+      auth: {
+        type: 'OAuth2ClientCredentials',
+        tokenUrl: tokenUrl(),
+        clientId: 'gridwire',
+        clientSecret: 's3cret',
+        scope: 'hooks.write',
       },
     });
     expect(saved.status).toBe(201);
@@ -443,16 +423,9 @@ describe('token auth to the endpoint', () => {
       problems.push(problem);
       return { status: problem === undefined ? 200 : 403 };
     });
-    const saved = await api.call('PUT', route('iam'), {
-      properties: {
-        destination: {
-          endpointType: 'WebHook',
-          properties: {
-            endpointUrl,
-            auth: { type: 'AwsSigV4', service: 'execute-api', region: 'eu-west-1' },
-          },
-        },
-      },
+    const saved = await putDestination('iam', {
+      endpointUrl,
+      auth: { type: 'AwsSigV4', service: 'execute-api', region: 'eu-west-1' },
     });
     expect(saved.status).toBe(201);
     expect(saved.body.properties.destination.properties.auth).toEqual({

@@ -493,3 +493,22 @@ export function namespacePublisher() {
     });
   return { send, queue, listed, publisher };
 }
+
+/**
+ * An engine harness whose subscription `orders/audit` (with a dead-letter destination) has these
+ * destination settings over a plain webhook's.
+ */
+export function engineWithDestination(
+  destination: Partial<Subscription['destination']>,
+  options: Parameters<typeof engineHarness>[0] = {},
+): EngineHarness {
+  const h = engineHarness(options);
+  h.subscriptions.set(
+    'orders/audit',
+    subscription({
+      deadLetter: { container: 'dead' },
+      destination: { endpointType: 'WebHook', endpointUrl: 'https://hooks.example.test/in', ...destination },
+    }),
+  );
+  return h;
+}

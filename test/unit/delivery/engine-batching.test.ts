@@ -3,26 +3,13 @@
  * requests by the subscription's policy, a batch succeeds or fails as a whole, and custom headers
  * (static, secret, dynamic) go on every request.
  */
-import type { DeliveryAttributeMapping, Subscription } from '../../../shared/domain/model';
+import type { DeliveryAttributeMapping } from '../../../shared/domain/model';
 import { METRIC } from '../../../shared/observability/metrics';
-import { engineHarness, item, job, subscription } from '../../support/fakes';
+import { engineWithDestination, item, job } from '../../support/fakes';
 
 const farFuture = Number.MAX_SAFE_INTEGER;
 
-function harness(
-  destination: Partial<Subscription['destination']>,
-  options: Parameters<typeof engineHarness>[0] = {},
-) {
-  const h = engineHarness(options);
-  h.subscriptions.set(
-    'orders/audit',
-    subscription({
-      deadLetter: { container: 'dead' },
-      destination: { endpointType: 'WebHook', endpointUrl: 'https://hooks.example.test/in', ...destination },
-    }),
-  );
-  return h;
-}
+const harness = engineWithDestination;
 
 const idsOf = (body: string) => (JSON.parse(body) as Array<{ id: string }>).map((event) => event.id);
 

@@ -6,21 +6,12 @@
 
 import { rateWindowOf } from '../../../shared/delivery/rules/rate-limit';
 import type { Subscription } from '../../../shared/domain/model';
-import { engineHarness, item, job, subscription } from '../../support/fakes';
+import { engineWithDestination, item, job } from '../../support/fakes';
 
 const farFuture = Number.MAX_SAFE_INTEGER;
 
-function harness(destination: Partial<Subscription['destination']>) {
-  const h = engineHarness({ concurrency: 16 });
-  h.subscriptions.set(
-    'orders/audit',
-    subscription({
-      deadLetter: { container: 'dead' },
-      destination: { endpointType: 'WebHook', endpointUrl: 'https://hooks.example.test/in', ...destination },
-    }),
-  );
-  return h;
-}
+const harness = (destination: Partial<Subscription['destination']>) =>
+  engineWithDestination(destination, { concurrency: 16 });
 
 const perSecond = (times: readonly number[]) => {
   const counts = new Map<number, number>();
