@@ -44,6 +44,8 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
     [ENV.allowHttpEndpoints]: 'true',
     [ENV.validateEndpoints]: String(options.validateEndpoints ?? false),
     [ENV.blockPrivateEndpoints]: String(options.blockPrivateEndpoints ?? false),
+    // The emulators' queues and topics are this machine's own: any of them.
+    [ENV.resourceDestinations]: (options.resourceDestinations ?? ['*']).join(','),
     [ENV.topicCacheMs]: String(options.topicCacheMs ?? LOCAL_CONFIG_DEFAULTS.topicCacheMs),
     [ENV.subscriptionCacheSeconds]: String(
       options.subscriptionCacheSeconds ?? LOCAL_CONFIG_DEFAULTS.subscriptionCacheSeconds,

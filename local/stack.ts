@@ -61,6 +61,8 @@ export interface LocalStackOptions {
   validateEndpoints?: boolean;
   /** Refuse endpoint URLs aimed at loopback, private and other non-public addresses (default off). */
   blockPrivateEndpoints?: boolean;
+  /** The AWS resources subscriptions may deliver to (ARN patterns); default any (`*`). */
+  resourceDestinations?: string[];
   /** Fixed admin token; otherwise the one stored in the data directory (created on first start). */
   adminToken?: string;
   logLevel?: ObservabilityOptions['logLevel'];

@@ -84,6 +84,7 @@ export const ENV = {
    * default on AWS; the local stack's `--block-private-endpoints`.
    */
   blockPrivateEndpoints: 'GRIDWIRE_BLOCK_PRIVATE_ENDPOINTS',
+  resourceDestinations: 'GRIDWIRE_RESOURCE_DESTINATIONS',
   /**
    * `true`: metrics about a subscription's events are counted per subscription (`Topic`,
    * `EventSubscriptionName`), each a billed custom metric; otherwise per topic. Off by default on

@@ -81,6 +81,11 @@ export interface RuntimeConfig {
   /** Whether endpoint URLs aimed at non-public addresses are refused (SSRF protection). */
   blockPrivateEndpoints: boolean;
   /**
+   * The AWS resources subscriptions may deliver to: ARNs, `*` standing for any run of characters
+   * (`shared/delivery/rules/resource-destinations.ts`). Empty: none.
+   */
+  resourceDestinations: string[];
+  /**
    * Whether metrics about a subscription's events are counted per subscription; otherwise per
    * topic (see `METRIC_DIMENSION_SETS`).
    */
@@ -256,6 +261,10 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     historyRetentionDays: setting('historyRetentionDays'),
     validateEndpoints: read.boolean(ENV.validateEndpoints, CONFIG_DEFAULTS.validateEndpoints),
     blockPrivateEndpoints: read.boolean(ENV.blockPrivateEndpoints, CONFIG_DEFAULTS.blockPrivateEndpoints),
+    resourceDestinations: (read.optional(ENV.resourceDestinations) ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ''),
     subscriptionMetrics: read.boolean(ENV.subscriptionMetrics, CONFIG_DEFAULTS.subscriptionMetrics),
     metricsFlushSeconds: setting('metricsFlushSeconds'),
     metricsNamespace,

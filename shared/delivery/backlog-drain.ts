@@ -8,7 +8,7 @@
 import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../config/resources';
 import type { BacklogCheckpoint, BacklogLine, BacklogMeta, BacklogSegmentRef } from '../domain/backlog';
 import type { DeliveryItem, DeliveryTarget } from '../domain/delivery';
-import type { Subscription } from '../domain/model';
+import { endpointIdOf, type Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import type { Clock, Random } from '../platform/clock';
 import type { JobQueue } from '../queue/sqs-job-queue';
@@ -227,7 +227,7 @@ export class BacklogDrain {
     const { topic, name } = subscription;
     try {
       await rewriteHealth(store, topic, name, (stored) => {
-        const health = currentHealth(stored, topic, name, subscription.destination.endpointUrl);
+        const health = currentHealth(stored, topic, name, endpointIdOf(subscription.destination));
         return until === undefined && health.drainingUntil === undefined
           ? undefined
           : withDrainMark(health, until);

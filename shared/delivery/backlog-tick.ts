@@ -41,7 +41,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BacklogMeta, BacklogSegmentRef } from '../domain/backlog';
 import type { BacklogTickJob, DeliveryTarget } from '../domain/delivery';
-import type { Subscription } from '../domain/model';
+import { endpointIdOf, type Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
 import type { MetricBuffer } from '../observability/metrics';
 import type { HealthStore } from '../storage/health';
@@ -296,7 +296,7 @@ export class BacklogTick {
       stored,
       subscription.topic,
       subscription.name,
-      subscription.destination.endpointUrl,
+      endpointIdOf(subscription.destination),
     );
     const gate = gateOf(health, now);
     // A paused endpoint's publishes go straight to its backlog, as an unhealthy one's do.

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AttemptResult } from '../domain/attempts';
 import type { DeliveryItem } from '../domain/delivery';
-import type { Subscription } from '../domain/model';
+import { isWebhook, type ResourceDestination, type Subscription } from '../domain/model';
 import { FairSlots } from '../platform/concurrency';
 import { InProcessRateBudget } from '../storage/rate-budget';
 import { EndpointAuth, EndpointAuthError } from './endpoint-auth';
@@ -18,11 +18,25 @@ import type { DeliveryEngineDeps, JobOptions } from './engine';
 import type { LateAnswers } from './late-answers';
 import { OpenedSecrets } from './opened-secrets';
 import { RateLimiter } from './rate-limiter';
-import { buildDeliveryRequest, type OutgoingRequest, outgoingEvents, requestsOf } from './request';
+import {
+  buildDeliveryRequest,
+  type OutgoingEvent,
+  type OutgoingRequest,
+  outgoingEvents,
+  requestsOf,
+} from './request';
+import { resourceFailure } from './resource-sender';
 import type { Attempted } from './rules/decide';
+import { customHeaderValues } from './rules/headers';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import { pushesBack } from './rules/outcomes';
 import type { DeliveryProfile } from './rules/profiles';
+import {
+  cutResourceBatches,
+  messageBytesOf,
+  parseResourceArn,
+  RESOURCE_LIMITS,
+} from './rules/resource-destinations';
 import { deliveryTraceparent, TRACEPARENT_HEADER } from './rules/trace-context';
 import { signatureHeaders, webhookIdOf } from './signing';
 import type { LateListen, WebhookRequest } from './webhook-sender';
@@ -61,6 +75,7 @@ export type EngineAttemptsDeps = Pick<
   | 'logger'
   | 'rateBudget'
   | 'endpointAuth'
+  | 'resources'
 >;
 
 export class EngineAttempts {
@@ -121,6 +136,14 @@ export class EngineAttempts {
     }
     if (answeredLate.length > 0) options.onAttempted?.(answeredLate);
     if (unanswered.length === 0) return answeredLate;
+    const { destination } = subscription;
+    if (!isWebhook(destination)) {
+      const events = outgoingEvents(subscription, unanswered);
+      return [
+        ...answeredLate,
+        ...(await this.attemptResource(subscription, destination, profile, events, options, cap)),
+      ];
+    }
     const requests = requestsOf(
       subscription,
       outgoingEvents(subscription, unanswered),
@@ -155,7 +178,7 @@ export class EngineAttempts {
       [TRACEPARENT_HEADER]: deliveryTraceparent(items[0]?.traceparent, randomHex),
     };
     let outgoing: WebhookRequest = { ...built, headers };
-    if (subscription.destination.signing !== undefined) {
+    if (isWebhook(subscription.destination) && subscription.destination.signing !== undefined) {
       const now = this.deps.clock.now();
       const secrets = await this.secrets.signingSecrets(subscription, now);
       outgoing = {
@@ -193,18 +216,21 @@ export class EngineAttempts {
     }
   }
 
-  /** One request: every event in it gets the request's outcome. */
-  private async attempt(
+  /**
+   * Runs one request's `send` within the rate limit, a slot of this worker and the endpoint's
+   * gate, all of its events held, deferred or ended as those say; `send` gets the time the
+   * request starts and answers each event's outcome.
+   */
+  private async gated(
     subscription: Subscription,
-    profile: DeliveryProfile,
-    request: OutgoingRequest,
+    items: readonly DeliveryItem[],
     options: JobOptions,
     cap: number,
+    send: (startedAt: number) => Promise<Attempted[]>,
   ): Promise<Attempted[]> {
     const { clock, health } = this.deps;
-    const each = (outcome: (item: DeliveryItem) => Attempted) =>
-      request.events.map((event) => outcome(event.item));
-    const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}`;
+    const each = (outcome: (item: DeliveryItem) => Attempted) => items.map(outcome);
+    const key = slotKeyOf(subscription);
     // A rate-limited endpoint's budget comes first, so a request waiting for it holds no slot.
     const limit = subscription.destination.maxDeliveriesPerSecond;
     let permit =
@@ -240,10 +266,27 @@ export class EngineAttempts {
         return each((item) => ({ kind: 'held', item, until: gate.dueAt ?? gate.until, reason: 'probation' }));
       }
       if (gate.kind === 'disabled') return each((item) => ({ kind: 'disabled', item }));
+      return await send(startedAt);
+    } finally {
+      release();
+    }
+  }
+
+  /** One webhook request: every event in it gets the request's outcome. */
+  private attempt(
+    subscription: Subscription,
+    profile: DeliveryProfile,
+    request: OutgoingRequest,
+    options: JobOptions,
+    cap: number,
+  ): Promise<Attempted[]> {
+    const { clock, health } = this.deps;
+    const items = request.events.map((event) => event.item);
+    return this.gated(subscription, items, options, cap, async (startedAt) => {
       const late = this.late?.listen(
         subscription,
         profile,
-        request.events.map((event) => event.item),
+        items,
         startedAt,
         options.listenUntil,
         options.listens,
@@ -256,11 +299,107 @@ export class EngineAttempts {
         if (late !== undefined && result?.listeningUntil === undefined) late.ended();
       }
       health.observe(subscription, profile, signalOf(profile, startedAt, clock.now(), result));
-      if (!result.delivered && pushesBack(result.outcome)) this.slots.pushBack(key);
-      return each((item) => ({ kind: 'attempted', item, startedAt, result }));
-    } finally {
-      release();
-    }
+      if (!result.delivered && pushesBack(result.outcome)) this.slots.pushBack(slotKeyOf(subscription));
+      const sent = result;
+      return items.map((item) => ({ kind: 'attempted', item, startedAt, result: sent }));
+    });
+  }
+
+  /**
+   * Events to an AWS resource: one message each, cut into the service's calls by its limits; a
+   * message too large for it ends without a call (not retried). Each call goes through the rate
+   * limit, the slots and the gate as a webhook request does, and each message gets its own result.
+   */
+  private async attemptResource(
+    subscription: Subscription,
+    destination: ResourceDestination,
+    profile: DeliveryProfile,
+    events: readonly OutgoingEvent[],
+    options: AttemptOptions,
+    cap: number,
+  ): Promise<Attempted[]> {
+    const { clock, health } = this.deps;
+    const custom = await this.secrets.customHeaders(subscription);
+    const ref = parseResourceArn(destination.endpointType, destination.resourceArn);
+    // Only a FIFO destination groups messages, by the event's subject.
+    const fifo = !('problem' in ref) && ref.fifo;
+    const messages = events.map((event) => {
+      const attributes = custom.length === 0 ? {} : customHeaderValues(custom, event.text);
+      const groupId = fifo ? subjectOf(event.item) : undefined;
+      return {
+        item: event.item,
+        message: {
+          deliveryId: event.item.deliveryId,
+          body: event.text,
+          attributes,
+          ...(groupId === undefined ? {} : { groupId }),
+        },
+        bytes: messageBytesOf(event.text, attributes),
+      };
+    });
+    const limits = RESOURCE_LIMITS[destination.endpointType];
+    const { batches, tooLarge } = cutResourceBatches(messages, limits);
+    const now = clock.now();
+    const ended: Attempted[] = tooLarge.map(({ item, bytes }) => ({
+      kind: 'attempted',
+      item,
+      startedAt: now,
+      result: resourceFailure(
+        'PayloadTooLarge',
+        `the event is ${bytes} bytes; ${destination.endpointType} takes at most ${limits.messageBytes}`,
+        0,
+      ),
+    }));
+    if (ended.length > 0) options.onAttempted?.(ended);
+    const made = options.maxRequests === undefined ? batches : batches.slice(0, options.maxRequests);
+    const sender = this.deps.resources;
+    const outcomes = await Promise.all(
+      made.map(async (batch) => {
+        const items = batch.map((entry) => entry.item);
+        const attempted = await this.gated(subscription, items, options, cap, async (startedAt) => {
+          const results =
+            sender === undefined
+              ? batch.map(() =>
+                  resourceFailure('NoResourceSender', 'this worker cannot deliver to AWS resources', 0),
+                )
+              : await sender.send(
+                  destination,
+                  batch.map((entry) => entry.message),
+                );
+          const failed = results.find((result) => !result.delivered);
+          health.observe(
+            subscription,
+            profile,
+            signalOf(profile, startedAt, clock.now(), failed ?? (results[0] as AttemptResult)),
+          );
+          if (failed !== undefined && pushesBack(failed.outcome))
+            this.slots.pushBack(slotKeyOf(subscription));
+          return batch.map((entry, index) => ({
+            kind: 'attempted' as const,
+            item: entry.item,
+            startedAt,
+            result: results[index] as AttemptResult,
+          }));
+        });
+        options.onAttempted?.(attempted);
+        return attempted;
+      }),
+    );
+    return [...ended, ...outcomes.flat()];
+  }
+}
+
+/** The key of a subscription's slots. */
+const slotKeyOf = (subscription: Subscription) =>
+  `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}`;
+
+/** The event's subject, read from its text as published (a FIFO destination groups by it). */
+function subjectOf(item: DeliveryItem): string | undefined {
+  try {
+    const subject = (JSON.parse(item.eventJson) as { subject?: unknown }).subject;
+    return typeof subject === 'string' && subject !== '' ? subject : undefined;
+  } catch {
+    return undefined;
   }
 }
 

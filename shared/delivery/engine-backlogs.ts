@@ -12,7 +12,7 @@ import type {
   StoreJob,
 } from '../domain/delivery';
 import type { EndpointHealth } from '../domain/health';
-import type { Subscription } from '../domain/model';
+import { endpointIdOf, type Subscription } from '../domain/model';
 import { topicIdOf } from '../domain/names';
 import { packStoreJobs, targetGroupId } from '../queue/job-codec';
 import type { BacklogStore } from '../storage/backlog';
@@ -83,9 +83,14 @@ export class EngineBacklogs {
       backlog: backlog.store,
       queue: deps.queue,
       endpoints: {
-        endpointUrlOf: async (target) =>
-          (await deps.subscriptions.get(topicIdOf(target.topic), target.subscription, target.version))
-            ?.destination.endpointUrl,
+        endpointUrlOf: async (target) => {
+          const found = await deps.subscriptions.get(
+            topicIdOf(target.topic),
+            target.subscription,
+            target.version,
+          );
+          return found === undefined ? undefined : endpointIdOf(found.destination);
+        },
       },
       clock: deps.clock,
       logger: deps.logger,

@@ -68,6 +68,7 @@ import type { EndpointHandshake } from './handshake';
 import type { HealthTracker } from './health';
 import { emptyReport, type JobReport } from './job-report';
 import { LateAnswers } from './late-answers';
+import type { ResourceSender } from './resource-sender';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
 import { endpointAgreed, UNVALIDATED_ENDPOINT_HOLD_MS } from './rules/handshake';
 import { gateOf } from './rules/health';
@@ -146,6 +147,11 @@ export interface DeliveryEngineDeps {
    * credentials). Without it, such requests fail without being sent, and are retried.
    */
   endpointAuth?: EndpointAuth;
+  /**
+   * Sends to AWS resource destinations (SQS queues, SNS topics...). Without it, their events
+   * fail without a call, and are retried.
+   */
+  resources?: ResourceSender;
 }
 
 export interface JobOptions {

@@ -6,7 +6,13 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { ValidationJob } from '../domain/delivery';
-import { type EndpointValidation, nextSubscriptionVersion, type Subscription } from '../domain/model';
+import {
+  type EndpointValidation,
+  endpointIdOf,
+  isWebhook,
+  nextSubscriptionVersion,
+  type Subscription,
+} from '../domain/model';
 import { topicIdOf, topicResourceId } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
 import type { Clock } from '../platform/clock';
@@ -62,11 +68,14 @@ export class EndpointHandshake {
     const nowMs = this.deps.clock.now();
     // A job that waited past the window asks too late: the subscription has failed.
     if (nowMs > validation.expiresAt) return 'stale';
+    // Only a webhook is validated (an AWS resource never waits for a handshake).
+    const { destination } = subscription;
+    if (!isWebhook(destination)) return 'stale';
     const input = {
       kind: handshakeKindOf(subscription.eventDeliverySchema),
       // The validation is of the subscription's current endpoint (`waitingSubscription`): its
       // whole URL, the sealed query string opened.
-      endpointUrl: await openEndpointUrl(subscription.destination, this.deps.opener),
+      endpointUrl: await openEndpointUrl(destination, this.deps.opener),
       subscriptionName: subscription.name,
       topicId: topicResourceId(subscription.topic),
       code: validation.code,
@@ -108,7 +117,7 @@ export class EndpointHandshake {
     request: HandshakeRequest,
   ): Promise<HandshakeAnswer | { error: string }> {
     const { auth, opener, exchange } = this.deps;
-    const endpointAuth = subscription.destination.auth;
+    const endpointAuth = isWebhook(subscription.destination) ? subscription.destination.auth : undefined;
     if (endpointAuth === undefined) return exchange.exchange(request);
     if (auth === undefined) return { error: 'this worker cannot put credentials on requests' };
     try {
@@ -158,7 +167,7 @@ export async function waitingSubscription(
   const validation = subscription.validation;
   if (validation === undefined || validation.validatedAt !== undefined) return undefined;
   if (!sameSecret(validation.code, key.code)) return undefined;
-  if (validation.endpointUrl !== subscription.destination.endpointUrl) return undefined;
+  if (validation.endpointUrl !== endpointIdOf(subscription.destination)) return undefined;
   return subscription;
 }
 

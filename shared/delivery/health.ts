@@ -21,7 +21,7 @@
  */
 
 import type { EndpointHealth } from '../domain/health';
-import { DEFAULT_DISABLE_AFTER_MS, type Subscription } from '../domain/model';
+import { DEFAULT_DISABLE_AFTER_MS, endpointIdOf, type Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
@@ -214,7 +214,7 @@ export class HealthTracker {
         readAt: Number.NEGATIVE_INFINITY,
         reading: undefined,
         pending: [],
-        endpointUrl: subscription.destination.endpointUrl,
+        endpointUrl: endpointIdOf(subscription.destination),
         view: undefined,
         viewUpTo: Number.NEGATIVE_INFINITY,
         lastWriteAt: Number.NEGATIVE_INFINITY,
@@ -243,8 +243,8 @@ export class HealthTracker {
 
   /** Outcomes of an endpoint the subscription no longer points at say nothing about the new one. */
   private retarget(entry: Entry, subscription: Subscription): void {
-    if (entry.endpointUrl === subscription.destination.endpointUrl) return;
-    entry.endpointUrl = subscription.destination.endpointUrl;
+    if (entry.endpointUrl === endpointIdOf(subscription.destination)) return;
+    entry.endpointUrl = endpointIdOf(subscription.destination);
     entry.pending = [];
     entry.view = undefined;
   }

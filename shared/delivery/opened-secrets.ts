@@ -4,7 +4,7 @@
  * Opening rejects when a secret cannot be opened (no key, or the key store is down): the job's
  * message then comes back and is tried again, as when any dependency fails.
  */
-import type { Subscription } from '../domain/model';
+import { isWebhook, type Subscription } from '../domain/model';
 import type { SecretOpener } from '../platform/sealing';
 import { type CustomHeader, customHeadersOf } from './rules/headers';
 import { openEndpointUrl } from './sealed-endpoint';
@@ -62,7 +62,8 @@ export class OpenedSecrets {
    * earlier ones not yet expired; none when it does not sign.
    */
   async signingSecrets(subscription: Subscription, nowMs: number): Promise<string[]> {
-    const signing = subscription.destination.signing;
+    const { destination } = subscription;
+    const signing = isWebhook(destination) ? destination.signing : undefined;
     if (signing === undefined) return [];
     const opened = await this.signing.get(subscription, async () => {
       const sealer = this.sealer;
@@ -83,7 +84,8 @@ export class OpenedSecrets {
 
   /** The subscription's OAuth 2.0 client secret, opened. */
   clientSecret(subscription: Subscription): Promise<string> {
-    const auth = subscription.destination.auth;
+    const { destination } = subscription;
+    const auth = isWebhook(destination) ? destination.auth : undefined;
     if (auth?.type !== 'OAuth2ClientCredentials') {
       return Promise.reject(new Error('the subscription has no OAuth 2.0 client'));
     }
@@ -97,6 +99,7 @@ export class OpenedSecrets {
   /** The subscription's whole endpoint URL, its sealed query string opened. */
   endpointUrl(subscription: Subscription): Promise<string> {
     const { destination } = subscription;
+    if (!isWebhook(destination)) return Promise.resolve(destination.resourceArn);
     if (destination.sealedQuery === undefined) return Promise.resolve(destination.endpointUrl);
     return this.urls.get(subscription, () =>
       this.sealer === undefined

@@ -4,7 +4,7 @@
  * (`rules/convert.ts`); the engine converts each once and hands the texts in.
  */
 import type { DeliveryItem } from '../domain/delivery';
-import type { Subscription } from '../domain/model';
+import { endpointIdOf, type Subscription } from '../domain/model';
 import { batchPolicyOf, cutBatches, isBatching } from './rules/batching';
 import { eventInDeliverySchema } from './rules/convert';
 import { type CustomHeader, customHeaderValues, systemHeaders } from './rules/headers';
@@ -33,7 +33,7 @@ export function buildDeliveryRequest(
   events: readonly OutgoingEvent[],
   custom: Readonly<Record<string, string>> = {},
   /** The whole endpoint URL, its sealed query string opened (the engine opens it once per version). */
-  url: string = subscription.destination.endpointUrl,
+  url: string = endpointIdOf(subscription.destination),
 ): WebhookRequest {
   return {
     url,

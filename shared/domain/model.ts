@@ -275,6 +275,46 @@ export const webhookDestinationSchema = z.object({
 });
 export type WebhookDestination = z.infer<typeof webhookDestinationSchema>;
 
+/** The AWS resources a subscription may deliver to instead of a webhook. */
+export const RESOURCE_ENDPOINT_TYPES = [
+  'AwsSqsQueue',
+  'AwsSnsTopic',
+  'AwsEventBridgeBus',
+  'AwsLambdaFunction',
+  'AwsKinesisStream',
+] as const;
+export type ResourceEndpointType = (typeof RESOURCE_ENDPOINT_TYPES)[number];
+
+/**
+ * An AWS resource destination (`shared/delivery/rules/resource-destinations.ts`): events arrive as
+ * the service's own messages. Batching, custom delivery attributes (message attributes) and the
+ * rate limit are as a webhook's.
+ */
+export const resourceDestinationSchema = z.object({
+  endpointType: z.enum(RESOURCE_ENDPOINT_TYPES),
+  resourceArn: z.string(),
+  maxEventsPerBatch: z.number().optional(),
+  preferredBatchSizeInKilobytes: z.number().optional(),
+  deliveryAttributeMappings: z.array(deliveryAttributeMappingSchema).optional(),
+  maxDeliveriesPerSecond: z.number().optional(),
+});
+export type ResourceDestination = z.infer<typeof resourceDestinationSchema>;
+
+/** Where a subscription's events go: a webhook, or an AWS resource. */
+export const destinationSchema = z.union([webhookDestinationSchema, resourceDestinationSchema]);
+export type Destination = z.infer<typeof destinationSchema>;
+
+/** Whether a destination is a webhook (every other kind is an AWS resource). */
+export const isWebhook = (destination: Destination): destination is WebhookDestination =>
+  destination.endpointType === 'WebHook';
+
+/**
+ * What a destination's health and validation are about: the webhook's URL (its base, the sealed
+ * query string apart), or the resource's ARN.
+ */
+export const endpointIdOf = (destination: Destination): string =>
+  isWebhook(destination) ? destination.endpointUrl : destination.resourceArn;
+
 export interface SubscriptionFilter {
   /** Exact event type names; `undefined` matches every type. */
   includedEventTypes?: string[];
@@ -423,7 +463,7 @@ export const subscriptionSchema = z.object({
   version: z.number(),
   /** The schedule and limits this subscription's deliveries follow. */
   deliveryProfile: z.enum(DELIVERY_PROFILE_NAMES),
-  destination: webhookDestinationSchema,
+  destination: destinationSchema,
   filter: subscriptionFilterSchema,
   retry: retryLimitsSchema,
   /** Absent: ended deliveries are dropped (counted and logged). */

@@ -15,6 +15,7 @@ import { EndpointAuth } from '../delivery/endpoint-auth';
 import { DeliveryEngine, type SubscriptionSource } from '../delivery/engine';
 import { EndpointHandshake } from '../delivery/handshake';
 import { HealthTracker } from '../delivery/health';
+import { AwsResourceSender } from '../delivery/resource-sender';
 import { VALIDATION_WINDOW_MS } from '../delivery/rules/handshake';
 import { scaleProfiles } from '../delivery/rules/profiles';
 import { UndiciWebhookSender, type WebhookSender } from '../delivery/webhook-sender';
@@ -293,6 +294,7 @@ export function buildManagementDeps(
     validateEndpoints: runtime.config.validateEndpoints,
     validationWindowMs: VALIDATION_WINDOW_MS / runtime.config.timeScale,
     blockPrivateEndpoints: runtime.config.blockPrivateEndpoints,
+    resourceDestinations: runtime.config.resourceDestinations,
     propagationDelayMs: runtime.config.topicCacheMs,
     healthStore: healthStoreOf(runtime),
     healthCacheMs: runtime.config.healthCacheMs,
@@ -392,6 +394,9 @@ export function buildDeliveryEngine(
       requireSetting(runtime.config.tableName, ENV.tableName),
     ),
     endpointAuth,
+    ...(runtime.clients.resources === undefined
+      ? {}
+      : { resources: new AwsResourceSender({ clients: runtime.clients.resources, clock }) }),
     rateBudget: new DynamoRateBudget(
       runtime.clients.dynamo,
       requireSetting(runtime.config.tableName, ENV.tableName),

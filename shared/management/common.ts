@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ENV, VALIDATION_PATH } from '../config/resources';
 import { checkEndpointUrl } from '../delivery/endpoint-guard';
 import { newValidation, validationForWrite } from '../delivery/rules/handshake';
+import { allowedByList } from '../delivery/rules/resource-destinations';
 import {
   NoSealingKeyError,
   openEndpointUrl,
@@ -18,15 +19,18 @@ import { deliveryTargetOf } from '../delivery/target';
 import {
   type DeliveryAttributeMapping,
   type DeliveryAuth,
+  type Destination,
+  endpointIdOf,
+  isWebhook,
   nextSubscriptionVersion,
+  type ResourceEndpointType,
   type Signing,
   type Subscription,
   subscriptionExpired,
   type TopicKeys,
-  type WebhookDestination,
 } from '../domain/model';
 import { type HttpEvent, type HttpResult, parseJsonBody, pathParam } from '../http/api-gateway';
-import { badRequest, serviceUnavailable } from '../http/errors';
+import { badRequest, conflict, serviceUnavailable } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import type { MetricBuffer } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
@@ -79,6 +83,11 @@ export interface ManagementDeps {
   validationWindowMs: number;
   /** Endpoint URLs aimed at loopback, private or other non-public addresses are refused. */
   blockPrivateEndpoints: boolean;
+  /**
+   * The AWS resources subscriptions may deliver to (ARN patterns, `*` for any run of characters);
+   * a resource destination not matching one is refused. Absent or empty: none.
+   */
+  resourceDestinations?: readonly string[];
   /**
    * The API's public base URL, from configuration (`ENV.publicUrl`: the `publicUrl` prop or
    * the HTTP API's own URL on AWS; `--public-url` or the stack's own address locally): the base of
@@ -142,20 +151,56 @@ export const optionalBody = (event: HttpEvent) =>
 const MAPPINGS_FIELD = 'properties.destination.properties.deliveryAttributeMappings';
 const ENDPOINT_URL_FIELD = 'properties.destination.properties.endpointUrl';
 
+/** Whether two destinations are the same endpoint: the same webhook URL (sealed query included), or the same resource. */
+const sameDestination = (a: Destination, b: Destination): boolean =>
+  isWebhook(a) && isWebhook(b)
+    ? sameStoredEndpoint(a, b)
+    : endpointIdOf(a) === endpointIdOf(b) && a.endpointType === b.endpointType;
+
+/** The AWS resource types the delivery function sends to (the others are refused when written). */
+export const DELIVERED_RESOURCE_TYPES: readonly ResourceEndpointType[] = ['AwsSqsQueue', 'AwsSnsTopic'];
+
 /**
  * The destination as stored: batch settings only as given, and each secret static value sealed
- * (its plain text goes no further than this).
+ * (its plain text goes no further than this). An AWS resource must be one the stack may deliver
+ * to (`resourceDestinations`).
  */
 export async function destinationOf(
   input: DestinationInput,
   deps: ManagementDeps,
   /** The subscription's destination as stored before (an unchanged URL keeps its seal). */
-  existing: WebhookDestination | undefined,
+  existing: Destination | undefined,
   /** Where the mappings are in the request body, for the error message. */
   mappingsField: string = MAPPINGS_FIELD,
   /** Where the endpoint URL is in the request body, for the error message. */
   endpointUrlField: string = ENDPOINT_URL_FIELD,
-): Promise<WebhookDestination> {
+): Promise<Destination> {
+  const mappings = await sealedMappings(input, deps, mappingsField);
+  const common = {
+    ...(input.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: input.maxEventsPerBatch }),
+    ...(input.preferredBatchSizeInKilobytes === undefined
+      ? {}
+      : { preferredBatchSizeInKilobytes: input.preferredBatchSizeInKilobytes }),
+    ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappings }),
+    ...(input.maxDeliveriesPerSecond === undefined
+      ? {}
+      : { maxDeliveriesPerSecond: input.maxDeliveriesPerSecond }),
+  };
+  if (input.resource !== undefined) {
+    const { endpointType, resourceArn } = input.resource;
+    if (!DELIVERED_RESOURCE_TYPES.includes(endpointType)) {
+      throw badRequest(
+        `${endpointUrlField.replace(/properties\.endpointUrl$/, 'endpointType')}: ${endpointType} destinations are not delivered to yet; ${DELIVERED_RESOURCE_TYPES.join(' and ')} are.`,
+      );
+    }
+    if (!allowedByList(resourceArn, deps.resourceDestinations ?? [])) {
+      throw badRequest(
+        `${siblingField(endpointUrlField, 'resourceArn')}: ${resourceArn} is not among the AWS resources this stack may deliver to (${ENV.resourceDestinations}, the resourceDestinations prop); its deployer can add it.`,
+      );
+    }
+    return { endpointType, resourceArn, ...common };
+  }
+  const webhook = existing !== undefined && isWebhook(existing) ? existing : undefined;
   if (deps.blockPrivateEndpoints) {
     // A name that can't be resolved can't be checked, so it is refused too.
     const check = await checkEndpointUrl(input.endpointUrl);
@@ -165,6 +210,34 @@ export async function destinationOf(
       );
     }
   }
+  let endpoint: StoredEndpoint;
+  try {
+    // A key that can't be read fails the request as an unexpected error, logged with its cause.
+    endpoint = await sealEndpointUrl(input.endpointUrl, deps.sealer, webhook);
+  } catch (error) {
+    if (!(error instanceof NoSealingKeyError)) throw error;
+    throw noSealingKey(
+      endpointUrlField,
+      "the endpoint URL's query string, so an endpoint URL with a query string can't be stored; URLs without one work",
+    );
+  }
+  const signing = await signingOf(input.signing, deps, webhook?.signing, signingField(endpointUrlField));
+  const auth = await authOf(input, deps, webhook?.auth, siblingField(endpointUrlField, 'auth'));
+  return {
+    endpointType: 'WebHook',
+    ...endpoint,
+    ...(signing === undefined ? {} : { signing }),
+    ...(auth === undefined ? {} : { auth }),
+    ...common,
+  };
+}
+
+/** The custom delivery attributes as stored: each secret static value sealed (503 without a key). */
+async function sealedMappings(
+  input: DestinationInput,
+  deps: ManagementDeps,
+  mappingsField: string,
+): Promise<DeliveryAttributeMapping[]> {
   const mappings: DeliveryAttributeMapping[] = [];
   for (const [index, mapping] of (input.deliveryAttributeMappings ?? []).entries()) {
     if (mapping.type === 'Dynamic' || !mapping.isSecret) {
@@ -185,33 +258,7 @@ export async function destinationOf(
     const sealedValue = await deps.sealer.seal(mapping.value);
     mappings.push({ name: mapping.name, type: 'Static', isSecret: true, sealedValue });
   }
-  let endpoint: StoredEndpoint;
-  try {
-    // A key that can't be read fails the request as an unexpected error, logged with its cause.
-    endpoint = await sealEndpointUrl(input.endpointUrl, deps.sealer, existing);
-  } catch (error) {
-    if (!(error instanceof NoSealingKeyError)) throw error;
-    throw noSealingKey(
-      endpointUrlField,
-      "the endpoint URL's query string, so an endpoint URL with a query string can't be stored; URLs without one work",
-    );
-  }
-  const signing = await signingOf(input.signing, deps, existing?.signing, signingField(endpointUrlField));
-  const auth = await authOf(input, deps, existing?.auth, siblingField(endpointUrlField, 'auth'));
-  return {
-    endpointType: 'WebHook',
-    ...endpoint,
-    ...(signing === undefined ? {} : { signing }),
-    ...(input.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: input.maxEventsPerBatch }),
-    ...(input.maxDeliveriesPerSecond === undefined
-      ? {}
-      : { maxDeliveriesPerSecond: input.maxDeliveriesPerSecond }),
-    ...(auth === undefined ? {} : { auth }),
-    ...(input.preferredBatchSizeInKilobytes === undefined
-      ? {}
-      : { preferredBatchSizeInKilobytes: input.preferredBatchSizeInKilobytes }),
-    ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappings }),
-  };
+  return mappings;
 }
 
 /**
@@ -325,10 +372,12 @@ export async function signingSecretEntry(
 }
 
 /** The whole endpoint URL (its sealed query string opened): `getFullUrl`. 503 without a key. */
-export async function fullEndpointUrl(
-  deps: ManagementDeps,
-  destination: WebhookDestination,
-): Promise<string> {
+export async function fullEndpointUrl(deps: ManagementDeps, destination: Destination): Promise<string> {
+  if (!isWebhook(destination)) {
+    throw conflict(
+      `The event subscription delivers to ${destination.resourceArn}, not a webhook: it has no endpoint URL.`,
+    );
+  }
   try {
     return await openEndpointUrl(destination, deps.sealer);
   } catch (error) {
@@ -501,7 +550,7 @@ export async function saveSubscription(
     await queueHandshake(deps, subscription, baseUrl);
   }
   await propagated(deps);
-  if (existing !== undefined && !sameStoredEndpoint(existing.destination, subscription.destination)) {
+  if (existing !== undefined && !sameDestination(existing.destination, subscription.destination)) {
     await wakeBacklog(deps, deliveryTargetOf(subscription), 'endpointChanged');
   }
   return { subscription, created: existing === undefined };
@@ -519,13 +568,16 @@ function subscriptionOver(
       `properties.expirationTimeUtc: must be in the future (got ${definition.expirationTime}; it is now ${at.toISOString()}).`,
     );
   }
-  const validation = validationForWrite(
-    existing,
-    definition.destination,
-    () =>
-      newValidation(definition.destination.endpointUrl, deps.newId(), at.getTime(), deps.validationWindowMs),
-    deps.validateEndpoints,
-  );
+  // An AWS resource needs no handshake: the stack's allow-list decided when it was written.
+  const { destination } = definition;
+  const validation = isWebhook(destination)
+    ? validationForWrite(
+        existing,
+        destination,
+        () => newValidation(destination.endpointUrl, deps.newId(), at.getTime(), deps.validationWindowMs),
+        deps.validateEndpoints,
+      )
+    : undefined;
   const { validation: _ignored, ...defined } = definition;
   return {
     ...defined,

@@ -5,7 +5,7 @@
  */
 import { currentHealth } from '../delivery/rules/health';
 import { deliveryTargetOf } from '../delivery/target';
-import type { Subscription } from '../domain/model';
+import { endpointIdOf, type Subscription } from '../domain/model';
 import { jsonResult } from '../http/api-gateway';
 import { resetHealth, rewriteHealth } from '../storage/health';
 import { wakeBacklog } from './backlog-wake';
@@ -25,7 +25,7 @@ async function healthOf(deps: ManagementDeps, subscription: Subscription) {
     deps.backlog.overview(topic, name, subscription.uid),
   ]);
   return healthDocument(
-    currentHealth(stored, topic, name, destination.endpointUrl),
+    currentHealth(stored, topic, name, endpointIdOf(destination)),
     deps.clock.now(),
     backlog,
   );
@@ -38,7 +38,7 @@ async function healthOf(deps: ManagementDeps, subscription: Subscription) {
 function setPaused(deps: ManagementDeps, subscription: Subscription, at: number | undefined): Promise<void> {
   const { topic, name, destination } = subscription;
   return rewriteHealth(deps.healthStore, topic, name, (stored) => {
-    const current = currentHealth(stored, topic, name, destination.endpointUrl);
+    const current = currentHealth(stored, topic, name, endpointIdOf(destination));
     if ((current.pausedAt !== undefined) === (at !== undefined)) return undefined;
     const { rev: _rev, pausedAt: _pausedAt, ...rest } = current;
     return at === undefined ? rest : { ...rest, pausedAt: at };

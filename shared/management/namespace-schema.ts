@@ -21,7 +21,7 @@ import type { NamespaceInput } from '../storage/namespaces';
 import { intInRange, invalidBody } from './request-body';
 import {
   deadLetterDocument,
-  destinationPropertiesDocument,
+  destinationDocument,
   disableAfterDocument,
   expirationDocument,
   filterDocument,
@@ -35,13 +35,13 @@ import {
   deadLetterOf,
   deliveryLogSchema,
   destinationInputOf,
+  destinationSchema,
   disableAfterSchema,
   expirationOf,
   expirationTimeSchema,
   filterOf,
   retryScheduleSchema,
   subscriptionFilterSchema,
-  webhookDestinationSchema,
 } from './subscription-schema';
 
 const MINUTES_PER_DAY = 24 * 60;
@@ -134,7 +134,7 @@ function namespaceSubscriptionBodySchema(allowHttp: boolean) {
                 maxDeliveryCount: intInRange(NAMESPACE_PROFILE.limits.maxDeliveryAttempts).optional(),
                 eventTimeToLive: eventTimeToLiveSchema.optional(),
                 retrySchedule: retryScheduleSchema(NAMESPACE_PROFILE).optional(),
-                destination: webhookDestinationSchema(allowHttp),
+                destination: destinationSchema(allowHttp),
                 deadLetterDestinationWithResourceIdentity: z
                   .strictObject(
                     {
@@ -201,7 +201,7 @@ export function parseNamespaceSubscriptionBody(
     );
   }
   return {
-    ...destinationInputOf(push.destination.properties),
+    ...destinationInputOf(push.destination),
     filter: filterOf(properties.filtersConfiguration),
     retry: {
       maxAttempts: push.maxDeliveryCount ?? NAMESPACE_PROFILE.limits.maxDeliveryAttempts.default,
@@ -268,10 +268,7 @@ export function namespaceSubscriptionDocument(subscription: Subscription, nowMs:
           maxDeliveryCount: subscription.retry.maxAttempts,
           eventTimeToLive: isoDurationOf(Math.round(subscription.retry.ttlMs / 60_000)),
           ...retryScheduleDocument(subscription.retry),
-          destination: {
-            endpointType: 'WebHook',
-            properties: destinationPropertiesDocument(subscription.destination),
-          },
+          destination: destinationDocument(subscription.destination),
           ...(subscription.deadLetter === undefined
             ? {}
             : {

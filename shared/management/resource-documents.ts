@@ -14,14 +14,15 @@ import {
   type DeadLetterDestination,
   type DeliveryAttributeMapping,
   type DeliveryAuth,
+  type Destination,
   type InputSchemaMapping,
+  isWebhook,
   type RetryLimits,
   retryPolicyOf,
   type Signing,
   type Subscription,
   type SubscriptionFilter,
   type Topic,
-  type WebhookDestination,
 } from '../domain/model';
 import { topicResourceId } from '../domain/names';
 import { isoDurationOfSeconds } from '../platform/iso-duration';
@@ -84,10 +85,29 @@ export function deliveryAttributeMappingDocument(mapping: DeliveryAttributeMappi
   };
 }
 
+/** The destination as shown: its type, and its properties. */
+export const destinationDocument = (destination: Destination) => ({
+  endpointType: destination.endpointType,
+  properties: destinationPropertiesDocument(destination),
+});
+
 /** The destination's properties as shown: batch settings always, as delivery reads them. */
-export function destinationPropertiesDocument(destination: WebhookDestination) {
+export function destinationPropertiesDocument(destination: Destination) {
   const mappings = destination.deliveryAttributeMappings ?? [];
   const { maxEventsPerBatch, preferredBatchSizeInKilobytes } = batchPolicyOf(destination);
+  if (!isWebhook(destination)) {
+    return {
+      resourceArn: destination.resourceArn,
+      maxEventsPerBatch,
+      preferredBatchSizeInKilobytes,
+      ...(mappings.length === 0
+        ? {}
+        : { deliveryAttributeMappings: mappings.map(deliveryAttributeMappingDocument) }),
+      ...(destination.maxDeliveriesPerSecond === undefined
+        ? {}
+        : { maxDeliveriesPerSecond: destination.maxDeliveriesPerSecond }),
+    };
+  }
   return {
     endpointBaseUrl: endpointBaseUrl(destination.endpointUrl),
     maxEventsPerBatch,
@@ -167,10 +187,7 @@ export function subscriptionDocument(subscription: Subscription, nowMs: number) 
     properties: {
       topic: topicId,
       ...provisioningProperties(subscription, nowMs),
-      destination: {
-        endpointType: 'WebHook',
-        properties: destinationPropertiesDocument(subscription.destination),
-      },
+      destination: destinationDocument(subscription.destination),
       filter: filterDocument(subscription.filter),
       retryPolicy: retryPolicyDocument(subscription.retry),
       eventDeliverySchema: subscription.eventDeliverySchema,

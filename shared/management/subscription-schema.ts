@@ -8,12 +8,15 @@ import { z } from 'zod';
 import { BATCH_LIMITS } from '../delivery/rules/batching';
 import { type DeliveryProfile, TOPIC_PROFILE } from '../delivery/rules/profiles';
 import { RATE_LIMITS } from '../delivery/rules/rate-limit';
+import { MAX_MESSAGE_ATTRIBUTES, parseResourceArn } from '../delivery/rules/resource-destinations';
 import { SIGNING_SCHEMES, type SigningScheme, signingSecretProblem } from '../delivery/signing';
 import {
   DELIVERY_LOG_MODES,
   type DeadLetterDestination,
   type DeliveryLogMode,
   EVENT_DELIVERY_SCHEMAS,
+  RESOURCE_ENDPOINT_TYPES,
+  type ResourceEndpointType,
   type RetryLimits,
   retryLimitsOf,
   SIGV4_SERVICES,
@@ -329,7 +332,7 @@ function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
   return z.strictObject({
     properties: z.strictObject(
       {
-        destination: webhookDestinationSchema(allowHttp),
+        destination: destinationSchema(allowHttp),
         filter: subscriptionFilterSchema,
         retryPolicy: z
           .strictObject({
@@ -373,6 +376,8 @@ export interface SubscriptionInput {
   maxDeliveriesPerSecond?: number;
   /** How requests authenticate to the endpoint; absent: none. */
   auth?: AuthInput;
+  /** An AWS resource to deliver to instead of a webhook (`endpointUrl` is then empty). */
+  resource?: { endpointType: ResourceEndpointType; resourceArn: string };
   /** The whole filter as stored (event types, subject and advanced filters). */
   filter: SubscriptionFilter;
   /** Normalised once, here: `{ maxAttempts, ttlMs }`. */
@@ -399,10 +404,80 @@ export type DestinationInput = Pick<
   | 'signing'
   | 'maxDeliveriesPerSecond'
   | 'auth'
+  | 'resource'
 >;
 
-/** A parsed webhook destination as input: batch settings only as given, mappings in order. */
-export function destinationInputOf(
+/**
+ * `destination` as both kinds of subscription take it: a webhook, or an AWS resource
+ * (`{"endpointType": "AwsSqsQueue", "properties": {"resourceArn": ...}}`, its ARN checked
+ * against its type).
+ */
+export function destinationSchema(allowHttp: boolean) {
+  return z.discriminatedUnion(
+    'endpointType',
+    [webhookDestinationSchema(allowHttp), resourceDestinationInputSchema],
+    {
+      error: (issue) =>
+      issue.input === undefined
+        ? 'is required'
+        : `must be 'WebHook' or one of ${RESOURCE_ENDPOINT_TYPES.join(', ')}`,
+    },
+  );
+}
+
+/** An AWS resource destination as the API takes it. */
+export const resourceDestinationInputSchema = z
+  .strictObject(
+    {
+      endpointType: z.enum(RESOURCE_ENDPOINT_TYPES),
+      properties: z.strictObject(
+        {
+          resourceArn: z.string({ error: 'is required and must be a string' }),
+          maxEventsPerBatch: intInRange(BATCH_LIMITS.maxEventsPerBatch).optional(),
+          preferredBatchSizeInKilobytes: intInRange(BATCH_LIMITS.preferredBatchSizeInKilobytes).optional(),
+          deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
+          maxDeliveriesPerSecond: intInRange(RATE_LIMITS).nullable().optional(),
+        },
+        { error: 'is required' },
+      ),
+    },
+    { error: 'is required' },
+  )
+  .superRefine((destination, ctx) => {
+    const ref = parseResourceArn(destination.endpointType, destination.properties.resourceArn);
+    if ('problem' in ref)
+      ctx.addIssue({ code: 'custom', path: ['properties', 'resourceArn'], message: ref.problem });
+    const attributes = destination.properties.deliveryAttributeMappings?.length ?? 0;
+    if (attributes > MAX_MESSAGE_ATTRIBUTES) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['properties', 'deliveryAttributeMappings'],
+        message: `a message carries at most ${MAX_MESSAGE_ATTRIBUTES} attributes (got ${attributes})`,
+      });
+    }
+  });
+
+/** A parsed destination (webhook or resource) as input: batch settings only as given, mappings in order. */
+export function destinationInputOf(parsed: z.infer<ReturnType<typeof destinationSchema>>): DestinationInput {
+  if (parsed.endpointType !== 'WebHook') {
+    const { resourceArn, maxDeliveriesPerSecond, deliveryAttributeMappings, ...batching } = parsed.properties;
+    return {
+      endpointUrl: '',
+      resource: { endpointType: parsed.endpointType, resourceArn },
+      ...batching,
+      ...(maxDeliveriesPerSecond === undefined || maxDeliveriesPerSecond === null
+        ? {}
+        : { maxDeliveriesPerSecond }),
+      ...(deliveryAttributeMappings === undefined
+        ? {}
+        : { deliveryAttributeMappings: mappingsInputOf(deliveryAttributeMappings) }),
+    };
+  }
+  return webhookInputOf(parsed.properties);
+}
+
+/** A parsed webhook destination's properties as input. */
+function webhookInputOf(
   destination: z.infer<ReturnType<typeof webhookDestinationSchema>>['properties'],
 ): DestinationInput {
   const mappings = destination.deliveryAttributeMappings ?? [];
@@ -423,22 +498,25 @@ export function destinationInputOf(
     ...(destination.preferredBatchSizeInKilobytes === undefined
       ? {}
       : { preferredBatchSizeInKilobytes: destination.preferredBatchSizeInKilobytes }),
-    ...(mappings.length === 0
-      ? {}
-      : {
-          deliveryAttributeMappings: mappings.map(
-            (mapping): DeliveryAttributeInput =>
-              mapping.type === 'Static'
-                ? {
-                    name: mapping.name,
-                    type: 'Static',
-                    isSecret: mapping.properties.isSecret ?? false,
-                    value: mapping.properties.value,
-                  }
-                : { name: mapping.name, type: 'Dynamic', sourceField: mapping.properties.sourceField },
-          ),
-        }),
+    ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappingsInputOf(mappings) }),
   };
+}
+
+/** Parsed delivery attribute mappings as input, in order. */
+function mappingsInputOf(
+  mappings: NonNullable<z.infer<typeof deliveryAttributeMappingsSchema>>,
+): DeliveryAttributeInput[] {
+  return mappings.map(
+    (mapping): DeliveryAttributeInput =>
+      mapping.type === 'Static'
+        ? {
+            name: mapping.name,
+            type: 'Static',
+            isSecret: mapping.properties.isSecret ?? false,
+            value: mapping.properties.value,
+          }
+        : { name: mapping.name, type: 'Dynamic', sourceField: mapping.properties.sourceField },
+  );
 }
 
 /** The event type filter as stored: absent (every type) for none, null or `All`. */
@@ -468,7 +546,7 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
   const { properties } = parsed.data;
   const limits = TOPIC_PROFILE.limits;
   return {
-    ...destinationInputOf(properties.destination.properties),
+    ...destinationInputOf(properties.destination),
     filter: filterOf(properties.filter),
     retry: {
       ...retryLimitsOf({

@@ -6,7 +6,7 @@
 import { VALIDATION_PATH } from '../config/resources';
 import { updateValidation, waitingSubscription, withValidation } from '../delivery/handshake';
 import { endpointAgreed, newValidation } from '../delivery/rules/handshake';
-import type { Subscription } from '../domain/model';
+import { endpointIdOf, type Subscription } from '../domain/model';
 import { type HttpEvent, jsonResult, publicBaseUrl } from '../http/api-gateway';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors';
 import { ConcurrentChangeError } from '../storage/table';
@@ -39,7 +39,7 @@ async function restartValidation(
   const nowMs = deps.clock.now();
   const restarted = withValidation(
     subscription,
-    newValidation(subscription.destination.endpointUrl, deps.newId(), nowMs, deps.validationWindowMs),
+    newValidation(endpointIdOf(subscription.destination), deps.newId(), nowMs, deps.validationWindowMs),
     nowMs,
   );
   try {

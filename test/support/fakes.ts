@@ -24,7 +24,13 @@ import {
   JOB_FORMAT_VERSION,
   type StoredFanOutJob,
 } from '../../shared/domain/delivery';
-import type { Namespace, NamespaceTopic, Subscription, Topic } from '../../shared/domain/model';
+import type {
+  Namespace,
+  NamespaceTopic,
+  Subscription,
+  Topic,
+  WebhookDestination,
+} from '../../shared/domain/model';
 import { silentLogger } from '../../shared/observability/logging';
 import { MetricBuffer } from '../../shared/observability/metrics';
 import { type Clock, VirtualClock } from '../../shared/platform/clock';
@@ -499,7 +505,7 @@ export function namespacePublisher() {
  * destination settings over a plain webhook's.
  */
 export function engineWithDestination(
-  destination: Partial<Subscription['destination']>,
+  destination: Partial<WebhookDestination>,
   options: Parameters<typeof engineHarness>[0] = {},
 ): EngineHarness {
   const h = engineHarness(options);

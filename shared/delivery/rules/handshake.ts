@@ -71,6 +71,7 @@ export function validationForWrite(
 ): EndpointValidation | undefined {
   if (
     existing !== undefined &&
+    existing.destination.endpointType === 'WebHook' &&
     existing.destination.endpointUrl === endpoint.endpointUrl &&
     existing.destination.sealedQuery === endpoint.sealedQuery
   ) {

@@ -6,8 +6,15 @@
 import type { AttemptResult } from '../../domain/attempts';
 import type { DeadLetterReason, RetryLimits } from '../../domain/model';
 import type { DeliveryProfile } from './profiles';
+import { isResourceErrorCode, resourceErrorRuleOf } from './resource-errors';
 
 const SECOND = 1000;
+
+/** The rule of an AWS resource's error (`resource-errors.ts`), when the result is one. */
+const resourceRuleOf = (result: Pick<AttemptResult, 'httpStatus' | 'errorCode'>) =>
+  result.httpStatus === undefined && result.errorCode !== undefined && isResourceErrorCode(result.errorCode)
+    ? resourceErrorRuleOf(result.errorCode)
+    : undefined;
 
 /** The event's time to live in ms under `profile` (divided by its time scale). */
 export const timeToLiveMs = (limits: RetryLimits, profile: Pick<DeliveryProfile, 'timeScale'>): number =>
@@ -36,8 +43,11 @@ export function scheduledDelayMs(
 /** The minimum wait the failed attempt's answer imposes, `Retry-After` included. */
 export function retryFloorMs(
   profile: DeliveryProfile,
-  result: Pick<AttemptResult, 'httpStatus' | 'retryAfterSeconds'>,
+  result: Pick<AttemptResult, 'httpStatus' | 'retryAfterSeconds' | 'errorCode'>,
 ): number {
+  // An AWS resource's error: its rule's floor (in the profile's time).
+  const resourceRule = resourceRuleOf(result);
+  if (resourceRule !== undefined) return resourceRule.floorMs / profile.timeScale;
   const statusFloor =
     result.httpStatus === undefined
       ? profile.defaultFloorMs
@@ -52,7 +62,7 @@ export function retryFloorMs(
 export const baseDelayMs = (
   profile: DeliveryProfile,
   attemptsMade: number,
-  result: Pick<AttemptResult, 'httpStatus' | 'retryAfterSeconds'>,
+  result: Pick<AttemptResult, 'httpStatus' | 'retryAfterSeconds' | 'errorCode'>,
   scheduleMs?: readonly number[],
 ): number => Math.max(scheduledDelayMs(profile, attemptsMade, scheduleMs), retryFloorMs(profile, result));
 
@@ -67,6 +77,8 @@ export function isRetriable(
   profile: DeliveryProfile,
   result: Pick<AttemptResult, 'httpStatus' | 'outcome' | 'errorCode'>,
 ): boolean {
+  const resourceRule = resourceRuleOf(result);
+  if (resourceRule !== undefined) return resourceRule.retry;
   if (result.httpStatus !== undefined && profile.noRetryStatuses.includes(result.httpStatus)) return false;
   if (
     result.httpStatus === undefined &&

@@ -66,6 +66,7 @@ describe('readConfig(env)', () => {
       historyRetentionDays: CONFIG_DEFAULTS.historyRetentionDays,
       validateEndpoints: false,
       blockPrivateEndpoints: false,
+      resourceDestinations: [],
       subscriptionMetrics: false,
       metricsFlushSeconds: 0,
       metricsNamespace: 'Gridwire',

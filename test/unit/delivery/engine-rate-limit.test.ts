@@ -5,12 +5,12 @@
  */
 
 import { rateWindowOf } from '../../../shared/delivery/rules/rate-limit';
-import type { Subscription } from '../../../shared/domain/model';
+import type { WebhookDestination } from '../../../shared/domain/model';
 import { engineWithDestination, item, job } from '../../support/fakes';
 
 const farFuture = Number.MAX_SAFE_INTEGER;
 
-const harness = (destination: Partial<Subscription['destination']>) =>
+const harness = (destination: Partial<WebhookDestination>) =>
   engineWithDestination(destination, { concurrency: 16 });
 
 const perSecond = (times: readonly number[]) => {

@@ -3,7 +3,7 @@ import type { HandshakeAnswer, HandshakeRequest } from '../../../shared/delivery
 import { newValidation } from '../../../shared/delivery/rules/handshake';
 import { deliveryTargetOf } from '../../../shared/delivery/target';
 import { JOB_FORMAT_VERSION, type ValidationJob } from '../../../shared/domain/delivery';
-import type { Subscription } from '../../../shared/domain/model';
+import type { Subscription, WebhookDestination } from '../../../shared/domain/model';
 import { ConcurrentChangeError } from '../../../shared/storage/table';
 import { deliveryTarget, subscription as subscriptionOf, VirtualClock } from '../../support/fakes';
 import { memoryStores } from '../../support/memory-stores';
@@ -137,7 +137,7 @@ it('asks the whole endpoint URL, its sealed query string opened', async () => {
   const waiting = (await h.stored()) as Subscription;
   await h.replace({
     ...waiting,
-    destination: { ...waiting.destination, sealedQuery: 'sealed:?code=fn-key' },
+    destination: { ...(waiting.destination as WebhookDestination), sealedQuery: 'sealed:?code=fn-key' },
   });
   const opening = new EndpointHandshake({
     // Records nothing, so the validation still waits for the run without a key below.

@@ -6,7 +6,7 @@
  * its write.
  */
 import { updateValidation } from '../../../shared/delivery/handshake';
-import type { NamespaceTopic, Subscription } from '../../../shared/domain/model';
+import { endpointIdOf, type NamespaceTopic, type Subscription } from '../../../shared/domain/model';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
 import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
@@ -172,7 +172,7 @@ describe('a subscription PUT that loses to the handshake recording its answer', 
     expect(answer.statusCode).toBe(200);
     expect(answer.body.properties.provisioningState).toBe('AwaitingManualAction');
     const stored = await api.stored();
-    expect(stored.destination.endpointUrl).toBe(ENDPOINT_B);
+    expect(endpointIdOf(stored.destination)).toBe(ENDPOINT_B);
     expect(stored.validation).toEqual({
       endpointUrl: ENDPOINT_B,
       code: expect.any(String),

@@ -1,0 +1,192 @@
+/**
+ * Delivery to AWS resources: a call of the service's own batch API per group of messages the
+ * engine cuts (`rules/resource-destinations.ts`), each message one event as the subscription
+ * receives it, its custom delivery attributes as message attributes. Each message gets its own
+ * result: a batch call can succeed for some entries and fail for others, and a failed call fails
+ * every entry. Errors are judged by `rules/resource-errors.ts`.
+ *
+ * - SQS (`SendMessageBatch`): the queue's URL is asked once per ARN; a FIFO queue's messages
+ *   carry a group id (the event's subject, else the subscription) and the delivery id, hashed, as
+ *   the deduplication id, so a retry within five minutes is not a second message.
+ * - SNS (`PublishBatch`): the same, to the topic's ARN.
+ */
+import { createHash } from 'node:crypto';
+import { PublishBatchCommand } from '@aws-sdk/client-sns';
+import { GetQueueUrlCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { AttemptResult } from '../domain/attempts';
+import type { ResourceDestination } from '../domain/model';
+import type { ResourceClients } from '../platform/aws';
+import type { Clock } from '../platform/clock';
+import { parseResourceArn, type ResourceRef } from './rules/resource-destinations';
+import { resourceErrorRuleOf } from './rules/resource-errors';
+
+/** One message to a resource: an event as delivered. */
+export interface ResourceMessage {
+  /** The event's delivery id (a FIFO destination's deduplication id comes from it). */
+  readonly deliveryId: string;
+  readonly body: string;
+  /** Custom delivery attributes, as message attributes. */
+  readonly attributes: Readonly<Record<string, string>>;
+  /** What a FIFO destination groups the message by (the event's subject). */
+  readonly groupId?: string;
+}
+
+export interface ResourceSender {
+  /** One call of the service's API: a result per message, in order. */
+  send(destination: ResourceDestination, messages: readonly ResourceMessage[]): Promise<AttemptResult[]>;
+}
+
+/** A failed send as a result: the service error's rule (its outcome), the error's name as its code. */
+export function resourceFailure(code: string, message: string, durationMs: number): AttemptResult {
+  return {
+    delivered: false,
+    outcome: resourceErrorRuleOf(code).outcome,
+    errorCode: code,
+    durationMs,
+    error: `${code}: ${message}`,
+  };
+}
+
+const attributesOf = (attributes: Readonly<Record<string, string>>) =>
+  Object.fromEntries(
+    Object.entries(attributes).map(([name, value]) => [name, { DataType: 'String', StringValue: value }]),
+  );
+
+/** A FIFO destination's deduplication id (at most 128 characters): the delivery id's hash. */
+const deduplicationIdOf = (deliveryId: string) =>
+  createHash('sha256').update(deliveryId, 'utf8').digest('hex');
+/** A FIFO group id: letters, digits and punctuation, at most 128 characters. */
+const groupIdOf = (message: ResourceMessage, fallback: string) =>
+  (message.groupId ?? fallback).replace(/[^\x21-\x7e]/g, '_').slice(0, 128) || fallback;
+
+export class AwsResourceSender implements ResourceSender {
+  private readonly queueUrls = new Map<string, Promise<string>>();
+
+  constructor(private readonly deps: { clients: ResourceClients; clock: Clock }) {}
+
+  async send(
+    destination: ResourceDestination,
+    messages: readonly ResourceMessage[],
+  ): Promise<AttemptResult[]> {
+    const started = this.deps.clock.now();
+    const ref = parseResourceArn(destination.endpointType, destination.resourceArn);
+    if ('problem' in ref) {
+      return messages.map(() => resourceFailure('InvalidParameterValue', ref.problem, 0));
+    }
+    try {
+      switch (destination.endpointType) {
+        case 'AwsSqsQueue':
+          return await this.sendSqs(destination.resourceArn, ref, messages, started);
+        case 'AwsSnsTopic':
+          return await this.sendSns(destination.resourceArn, ref, messages, started);
+        default:
+          return messages.map(() =>
+            resourceFailure(
+              'InvalidParameterValue',
+              `${destination.endpointType} destinations are not delivered to by this stack yet`,
+              0,
+            ),
+          );
+      }
+    } catch (error) {
+      const failed = error as { name?: string; Code?: string; message?: string };
+      const code = failed.Code ?? failed.name ?? 'Error';
+      const result = resourceFailure(code, failed.message ?? String(error), this.deps.clock.now() - started);
+      return messages.map(() => result);
+    }
+  }
+
+  private async sendSqs(
+    arn: string,
+    ref: ResourceRef,
+    messages: readonly ResourceMessage[],
+    started: number,
+  ): Promise<AttemptResult[]> {
+    const client = this.deps.clients.sqs(ref.region);
+    const queueUrl = await this.queueUrlOf(client, arn, ref);
+    const answer = await client.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: messages.map((message, index) => ({
+          Id: String(index),
+          MessageBody: message.body,
+          ...(Object.keys(message.attributes).length === 0
+            ? {}
+            : { MessageAttributes: attributesOf(message.attributes) }),
+          ...(ref.fifo
+            ? {
+                MessageGroupId: groupIdOf(message, ref.name),
+                MessageDeduplicationId: deduplicationIdOf(message.deliveryId),
+              }
+            : {}),
+        })),
+      }),
+    );
+    return this.entryResults(messages, answer.Failed ?? [], started);
+  }
+
+  private async sendSns(
+    arn: string,
+    ref: ResourceRef,
+    messages: readonly ResourceMessage[],
+    started: number,
+  ): Promise<AttemptResult[]> {
+    const answer = await this.deps.clients.sns(ref.region).send(
+      new PublishBatchCommand({
+        TopicArn: arn,
+        PublishBatchRequestEntries: messages.map((message, index) => ({
+          Id: String(index),
+          Message: message.body,
+          ...(Object.keys(message.attributes).length === 0
+            ? {}
+            : { MessageAttributes: attributesOf(message.attributes) }),
+          ...(ref.fifo
+            ? {
+                MessageGroupId: groupIdOf(message, ref.name),
+                MessageDeduplicationId: deduplicationIdOf(message.deliveryId),
+              }
+            : {}),
+        })),
+      }),
+    );
+    return this.entryResults(messages, answer.Failed ?? [], started);
+  }
+
+  /** A result per message: delivered unless its entry is among the failed ones. */
+  private entryResults(
+    messages: readonly ResourceMessage[],
+    failed: ReadonlyArray<{
+      Id?: string | undefined;
+      Code?: string | undefined;
+      Message?: string | undefined;
+    }>,
+    started: number,
+  ): AttemptResult[] {
+    const durationMs = this.deps.clock.now() - started;
+    const delivered: AttemptResult = { delivered: true, durationMs };
+    const failures = new Map(failed.map((entry) => [entry.Id, entry]));
+    return messages.map((_, index) => {
+      const entry = failures.get(String(index));
+      return entry === undefined
+        ? delivered
+        : resourceFailure(entry.Code ?? 'Error', entry.Message ?? 'the entry was not sent', durationMs);
+    });
+  }
+
+  /** The queue's URL, asked once per ARN (a failed ask is asked again next time). */
+  private queueUrlOf(client: SQSClient, arn: string, ref: ResourceRef): Promise<string> {
+    let url = this.queueUrls.get(arn);
+    if (url === undefined) {
+      url = client
+        .send(new GetQueueUrlCommand({ QueueName: ref.name, QueueOwnerAWSAccountId: ref.account }))
+        .then(({ QueueUrl }) => {
+          if (QueueUrl === undefined)
+            throw Object.assign(new Error(`no URL for ${arn}`), { name: 'QueueDoesNotExist' });
+          return QueueUrl;
+        });
+      this.queueUrls.set(arn, url);
+      url.catch(() => this.queueUrls.delete(arn));
+    }
+    return url;
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * AWS resource destinations, as pure rules: the endpoint types, each one's ARN form and what it
+ * names, the service's size and batch limits, and whether a deployer's allow-list lets a stack
+ * deliver to an ARN. Events are delivered as the service's own messages (`resource-sender.ts`).
+ */
+import type { ResourceEndpointType } from '../../domain/model';
+
+/** What a resource ARN names. */
+export interface ResourceRef {
+  readonly partition: string;
+  readonly region: string;
+  readonly account: string;
+  /** The queue, topic, bus, function or stream name (a function's qualifier apart). */
+  readonly name: string;
+  /** A FIFO queue or topic (`.fifo`): every message needs a group id and a deduplication id. */
+  readonly fifo: boolean;
+}
+
+/** Each type's ARN: service, and the resource part as a pattern whose first group is the name. */
+const ARN_FORMS: Readonly<
+  Record<ResourceEndpointType, { service: string; resource: RegExp; example: string }>
+> = {
+  AwsSqsQueue: {
+    service: 'sqs',
+    resource: /^([A-Za-z0-9_-]{1,75}(?:\.fifo)?|[A-Za-z0-9_-]{1,80})$/,
+    example: 'arn:aws:sqs:us-east-1:123456789012:orders',
+  },
+  AwsSnsTopic: {
+    service: 'sns',
+    resource: /^([A-Za-z0-9_-]{1,251}(?:\.fifo)?|[A-Za-z0-9_-]{1,256})$/,
+    example: 'arn:aws:sns:us-east-1:123456789012:orders',
+  },
+  AwsEventBridgeBus: {
+    service: 'events',
+    resource: /^event-bus\/([A-Za-z0-9._\-/]{1,256})$/,
+    example: 'arn:aws:events:us-east-1:123456789012:event-bus/orders',
+  },
+  AwsLambdaFunction: {
+    service: 'lambda',
+    resource: /^function:([A-Za-z0-9_-]{1,64})(?::[A-Za-z0-9$_-]{1,128})?$/,
+    example: 'arn:aws:lambda:us-east-1:123456789012:function:orders',
+  },
+  AwsKinesisStream: {
+    service: 'kinesis',
+    resource: /^stream\/([A-Za-z0-9_.-]{1,128})$/,
+    example: 'arn:aws:kinesis:us-east-1:123456789012:stream/orders',
+  },
+};
+
+const ARN = /^arn:(aws|aws-cn|aws-us-gov):([a-z0-9-]+):([a-z]{2}(?:-[a-z]+)+-\d{1,2}):(\d{12}):(.+)$/;
+
+/** What `arn` names for `type`, or why it is not such an ARN (a sentence naming an example). */
+export function parseResourceArn(type: ResourceEndpointType, arn: string): ResourceRef | { problem: string } {
+  const form = ARN_FORMS[type];
+  const match = ARN.exec(arn);
+  const problem = { problem: `must be the ARN of the ${form.service} resource, such as ${form.example}` };
+  if (match === null) return problem;
+  const [, partition, service, region, account, resource] = match as unknown as string[];
+  if (service !== form.service) return problem;
+  const named = form.resource.exec(resource as string);
+  if (named === null) return problem;
+  const name = named[1] as string;
+  return {
+    partition: partition as string,
+    region: region as string,
+    account: account as string,
+    name,
+    fifo: (type === 'AwsSqsQueue' || type === 'AwsSnsTopic') && name.endsWith('.fifo'),
+  };
+}
+
+/** A service's limits on what one send carries: messages (entries) and bytes. */
+export interface ResourceLimits {
+  /** Bytes of one message, body and attributes. */
+  readonly messageBytes: number;
+  /** Messages (entries, records) one call carries. */
+  readonly batchEntries: number;
+  /** Bytes of one call's messages together. */
+  readonly batchBytes: number;
+}
+
+/** The limits of the services as documented by AWS (SQS since August 2025: 1 MiB). */
+export const RESOURCE_LIMITS: Readonly<Record<ResourceEndpointType, ResourceLimits>> = {
+  AwsSqsQueue: { messageBytes: 1_048_576, batchEntries: 10, batchBytes: 1_048_576 },
+  AwsSnsTopic: { messageBytes: 262_144, batchEntries: 10, batchBytes: 262_144 },
+  AwsEventBridgeBus: { messageBytes: 262_144, batchEntries: 10, batchBytes: 262_144 },
+  AwsLambdaFunction: { messageBytes: 262_144, batchEntries: 5000, batchBytes: 262_144 },
+  AwsKinesisStream: { messageBytes: 1_048_576, batchEntries: 500, batchBytes: 5_242_880 },
+};
+
+/** Custom delivery attributes a message may carry (SQS and SNS take at most 10 message attributes). */
+export const MAX_MESSAGE_ATTRIBUTES = 10;
+
+/** Bytes a message counts against its service's limit: its body and its attributes' names and values. */
+export const messageBytesOf = (body: string, attributes: Readonly<Record<string, string>>): number =>
+  Buffer.byteLength(body, 'utf8') +
+  Object.entries(attributes).reduce(
+    (sum, [name, value]) =>
+      sum + Buffer.byteLength(name, 'utf8') + Buffer.byteLength(value, 'utf8') + 'String'.length,
+    0,
+  );
+
+/**
+ * Cuts messages into the service's calls, in order: at most `batchEntries` and `batchBytes` each.
+ * A message over `messageBytes` is not sent at all (`tooLarge`).
+ */
+export function cutResourceBatches<M extends { readonly bytes: number }>(
+  messages: readonly M[],
+  limits: ResourceLimits,
+): { batches: M[][]; tooLarge: M[] } {
+  const batches: M[][] = [];
+  const tooLarge: M[] = [];
+  let current: M[] = [];
+  let bytes = 0;
+  for (const message of messages) {
+    if (message.bytes > limits.messageBytes) {
+      tooLarge.push(message);
+      continue;
+    }
+    if (
+      current.length > 0 &&
+      (current.length >= limits.batchEntries || bytes + message.bytes > limits.batchBytes)
+    ) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(message);
+    bytes += message.bytes;
+  }
+  if (current.length > 0) batches.push(current);
+  return { batches, tooLarge };
+}
+
+/**
+ * Whether a deployer's allow-list lets the stack deliver to `arn`: each entry an ARN, `*` standing
+ * for any run of characters (`arn:aws:sqs:eu-west-1:123456789012:orders-*`), or `*` alone for any.
+ */
+export function allowedByList(arn: string, allowList: readonly string[]): boolean {
+  return allowList.some((pattern) => {
+    const expression = pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*');
+    return new RegExp(`^${expression}$`).test(arn);
+  });
+}

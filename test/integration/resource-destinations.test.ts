@@ -1,0 +1,149 @@
+/**
+ * AWS resource destinations on the local stack: events delivered as SQS messages and SNS
+ * notifications to the emulator's queues and topics, read back with the AWS SDK; custom delivery
+ * attributes as message attributes; a queue that does not exist ends its events at once; an ARN
+ * of the wrong kind refused with the field named.
+ */
+import { CreateTopicCommand, SubscribeCommand } from '@aws-sdk/client-sns';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { event, startTestStack, type TestStack } from '../support/local-stack';
+import { eventually } from '../support/webhook-server';
+
+let api: TestStack;
+let key: string;
+let sqs: SQSClient;
+
+beforeAll(async () => {
+  api = await startTestStack({ timeScale: 60 });
+  key = await api.createTopic('resources');
+  sqs = api.stack.clients.resources?.sqs('us-east-1') as SQSClient;
+}, 30_000);
+
+afterAll(async () => {
+  await api?.close();
+});
+
+const route = (name: string) => `/admin/topics/resources/eventSubscriptions/${name}`;
+
+/** A queue of the emulator: its URL and ARN. */
+async function queue(name: string): Promise<{ url: string; arn: string }> {
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: name }));
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  return { url: QueueUrl as string, arn: Attributes?.QueueArn as string };
+}
+
+/** Reads `count` messages from the queue, waiting for them. */
+async function receive(url: string, count: number): Promise<Message[]> {
+  const received: Message[] = [];
+  await eventually(
+    async () => {
+      const { Messages } = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: url,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      received.push(...(Messages ?? []));
+      return received.length >= count;
+    },
+    15_000,
+    `${count} messages in ${url}`,
+  );
+  return received;
+}
+
+const subscribeTo = (name: string, endpointType: string, properties: Record<string, unknown>) =>
+  api.call('PUT', route(name), { properties: { destination: { endpointType, properties } } });
+
+describe('AWS resource destinations', () => {
+  it('delivers each event as an SQS message, custom attributes as message attributes', async () => {
+    const target = await queue('orders-out');
+    const saved = await subscribeTo('to-sqs', 'AwsSqsQueue', {
+      resourceArn: target.arn,
+      deliveryAttributeMappings: [{ name: 'tenant', type: 'Static', properties: { value: 'acme' } }],
+    });
+    expect(saved.status).toBe(201);
+    expect(saved.body.properties.destination).toMatchObject({
+      endpointType: 'AwsSqsQueue',
+      properties: { resourceArn: target.arn },
+    });
+    expect(saved.body.properties.provisioningState).toBe('Succeeded');
+
+    const ids = ['sqs-1', 'sqs-2', 'sqs-3'];
+    expect(
+      (
+        await api.publish(
+          'resources',
+          key,
+          ids.map((id) => event(id)),
+        )
+      ).status,
+    ).toBe(200);
+    const messages = await receive(target.url, 3);
+    const bodies = messages.map((message) => JSON.parse(message.Body as string));
+    expect(bodies.map((body) => body.id).sort()).toEqual(ids);
+    // The event as the subscription receives it (Event Grid schema), one per message.
+    expect(bodies[0]).toMatchObject({
+      subject: expect.stringMatching(/^orders\//),
+      eventType: 'Order.Created',
+    });
+    expect(messages[0]?.MessageAttributes?.tenant).toMatchObject({ DataType: 'String', StringValue: 'acme' });
+  });
+
+  it('publishes each event as an SNS notification, which the topic fans out', async () => {
+    const sns = api.stack.clients.resources?.sns('us-east-1');
+    if (sns === undefined) throw new Error('the local stack has no SNS client');
+    const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: 'alerts-out' }));
+    const listener = await queue('alerts-listener');
+    await sns.send(
+      new SubscribeCommand({
+        TopicArn,
+        Protocol: 'sqs',
+        Endpoint: listener.arn,
+        Attributes: { RawMessageDelivery: 'true' },
+      }),
+    );
+    expect((await subscribeTo('to-sns', 'AwsSnsTopic', { resourceArn: TopicArn })).status).toBe(201);
+
+    expect((await api.publish('resources', key, [event('sns-1')])).status).toBe(200);
+    const [message] = await receive(listener.url, 1);
+    expect(JSON.parse(message?.Body as string)).toMatchObject({ id: 'sns-1' });
+  });
+
+  it('ends the events to a queue that does not exist at once, recording why', async () => {
+    const missing = 'arn:aws:sqs:us-east-1:000000000000:no-such-queue';
+    expect((await subscribeTo('to-nowhere', 'AwsSqsQueue', { resourceArn: missing })).status).toBe(201);
+    expect((await api.publish('resources', key, [event('lost-1')])).status).toBe(200);
+    const record = await eventually(
+      async () => {
+        const found = await api.call('GET', `${route('to-nowhere')}/deliveries?eventId=lost-1`);
+        return found.status === 200 && found.body.value?.length > 0 && found.body.value[0];
+      },
+      15_000,
+      'the delivery record of lost-1',
+    );
+    expect(record.attempts).toHaveLength(1);
+    expect(record.attempts[0]).toMatchObject({ outcome: 'NotFound' });
+    expect(JSON.stringify(record)).toContain('NonRetriableOutcome');
+  });
+
+  it('refuses an ARN of another kind of resource, naming the field', async () => {
+    const refused = await subscribeTo('wrong-kind', 'AwsSqsQueue', {
+      resourceArn: 'arn:aws:sns:us-east-1:000000000000:alerts-out',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain(
+      'properties.destination.properties.resourceArn: must be the ARN of the sqs resource',
+    );
+  });
+});

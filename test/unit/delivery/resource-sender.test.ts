@@ -1,0 +1,114 @@
+/**
+ * The resource sender's error paths and entry shapes, with fake service clients (the happy path
+ * runs against the emulator in `test/integration/resource-destinations.test.ts`): a result per
+ * message when a batch call fails in part or as a whole, FIFO entries' group and deduplication
+ * ids, and the queue URL asked once.
+ */
+import type { SNSClient } from '@aws-sdk/client-sns';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { AwsResourceSender, type ResourceMessage } from '../../../shared/delivery/resource-sender';
+import type { ResourceDestination } from '../../../shared/domain/model';
+import { VirtualClock } from '../../../shared/platform/clock';
+
+interface Sent {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** A client whose commands are answered by `answer` (by command name), each one noted. */
+function fakeClient(answer: (name: string, input: Record<string, unknown>) => unknown) {
+  const sent: Sent[] = [];
+  const client = {
+    send: async (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
+      const name = command.constructor.name;
+      sent.push({ name, input: command.input });
+      return answer(name, command.input);
+    },
+  };
+  return { client, sent };
+}
+
+const queue = (arn: string): ResourceDestination => ({ endpointType: 'AwsSqsQueue', resourceArn: arn });
+const messages: ResourceMessage[] = [
+  { deliveryId: 'd-1', body: '{"id":"1"}', attributes: { tenant: 'acme' }, groupId: 'orders/1' },
+  { deliveryId: 'd-2', body: '{"id":"2"}', attributes: {} },
+];
+
+function sender(sqsAnswer: (name: string, input: Record<string, unknown>) => unknown) {
+  const sqs = fakeClient(sqsAnswer);
+  const sns = fakeClient(() => ({ Failed: [] }));
+  const instance = new AwsResourceSender({
+    clients: { sqs: () => sqs.client as unknown as SQSClient, sns: () => sns.client as unknown as SNSClient },
+    clock: new VirtualClock(),
+  });
+  return { instance, sqs: sqs.sent };
+}
+
+const queueUrl = (name: string) =>
+  name === 'GetQueueUrlCommand' ? { QueueUrl: 'http://queue/orders' } : undefined;
+
+describe('the resource sender', () => {
+  it('gives each message its own result when a batch call refuses some entries', async () => {
+    const { instance } = sender(
+      (name) =>
+        queueUrl(name) ?? {
+          Successful: [{ Id: '0' }],
+          Failed: [{ Id: '1', Code: 'InvalidMessageContents', SenderFault: true, Message: 'bad character' }],
+        },
+    );
+    const [first, second] = await instance.send(queue('arn:aws:sqs:us-east-1:123456789012:orders'), messages);
+    expect(first).toMatchObject({ delivered: true });
+    expect(second).toMatchObject({
+      delivered: false,
+      outcome: 'BadRequest',
+      errorCode: 'InvalidMessageContents',
+      error: 'InvalidMessageContents: bad character',
+    });
+  });
+
+  it('fails every message by the error’s rule when the call fails, and asks the queue URL once', async () => {
+    const { instance, sqs } = sender((name) => {
+      if (name === 'GetQueueUrlCommand') return { QueueUrl: 'http://queue/orders' };
+      throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+    });
+    const destination = queue('arn:aws:sqs:us-east-1:123456789012:orders');
+    const results = await instance.send(destination, messages);
+    expect(results).toEqual([
+      expect.objectContaining({ delivered: false, outcome: 'Busy', errorCode: 'ThrottlingException' }),
+      expect.objectContaining({ delivered: false, outcome: 'Busy', errorCode: 'ThrottlingException' }),
+    ]);
+    await instance.send(destination, messages);
+    expect(sqs.filter((call) => call.name === 'GetQueueUrlCommand')).toHaveLength(1);
+  });
+
+  it('ends the messages to a queue that does not exist with NotFound', async () => {
+    const { instance } = sender(() => {
+      throw Object.assign(new Error('The specified queue does not exist.'), {
+        name: 'QueueDoesNotExist',
+        Code: 'AWS.SimpleQueueService.NonExistentQueue',
+      });
+    });
+    const [result] = await instance.send(queue('arn:aws:sqs:us-east-1:123456789012:gone'), messages);
+    expect(result).toMatchObject({
+      outcome: 'NotFound',
+      errorCode: 'AWS.SimpleQueueService.NonExistentQueue',
+    });
+  });
+
+  it('gives FIFO entries a group id (the subject, else the queue) and the delivery id’s hash to deduplicate on', async () => {
+    const { instance, sqs } = sender((name) => queueUrl(name) ?? { Successful: [], Failed: [] });
+    await instance.send(queue('arn:aws:sqs:us-east-1:123456789012:orders.fifo'), messages);
+    const batch = sqs.find((call) => call.name === 'SendMessageBatchCommand');
+    const entries = batch?.input.Entries as Array<Record<string, unknown>>;
+    expect(entries[0]).toMatchObject({
+      Id: '0',
+      MessageBody: '{"id":"1"}',
+      MessageGroupId: 'orders/1',
+      MessageDeduplicationId: expect.stringMatching(/^[0-9a-f]{64}$/),
+      MessageAttributes: { tenant: { DataType: 'String', StringValue: 'acme' } },
+    });
+    expect(entries[1]).toMatchObject({ MessageGroupId: 'orders.fifo' });
+    expect(entries[1]?.MessageAttributes).toBeUndefined();
+    expect(entries[0]?.MessageDeduplicationId).not.toBe(entries[1]?.MessageDeduplicationId);
+  });
+});

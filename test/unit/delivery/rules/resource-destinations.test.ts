@@ -1,0 +1,115 @@
+import { TOPIC_PROFILE } from '../../../../shared/delivery/rules/profiles';
+import {
+  allowedByList,
+  cutResourceBatches,
+  messageBytesOf,
+  parseResourceArn,
+  RESOURCE_LIMITS,
+} from '../../../../shared/delivery/rules/resource-destinations';
+import { resourceErrorRuleOf } from '../../../../shared/delivery/rules/resource-errors';
+import { isRetriable, retryFloorMs } from '../../../../shared/delivery/rules/retry';
+
+describe('resource ARNs', () => {
+  it.each([
+    [
+      'AwsSqsQueue',
+      'arn:aws:sqs:eu-west-1:123456789012:orders',
+      { region: 'eu-west-1', account: '123456789012', name: 'orders', fifo: false },
+    ],
+    ['AwsSqsQueue', 'arn:aws:sqs:us-east-1:123456789012:orders.fifo', { name: 'orders.fifo', fifo: true }],
+    [
+      'AwsSnsTopic',
+      'arn:aws-cn:sns:cn-north-1:123456789012:alerts',
+      { partition: 'aws-cn', name: 'alerts', fifo: false },
+    ],
+    ['AwsEventBridgeBus', 'arn:aws:events:us-east-1:123456789012:event-bus/orders', { name: 'orders' }],
+    [
+      'AwsLambdaFunction',
+      'arn:aws:lambda:us-east-1:123456789012:function:handle-orders:live',
+      { name: 'handle-orders' },
+    ],
+    ['AwsKinesisStream', 'arn:aws:kinesis:us-east-1:123456789012:stream/clicks', { name: 'clicks' }],
+  ] as const)('read %s %s', (type, arn, expected) => {
+    expect(parseResourceArn(type, arn)).toMatchObject(expected);
+  });
+
+  it.each([
+    ['AwsSqsQueue', 'arn:aws:sns:us-east-1:123456789012:orders'],
+    ['AwsSqsQueue', 'arn:aws:sqs:us-east-1:1234:orders'],
+    ['AwsSqsQueue', 'arn:aws:sqs:us-east-1:123456789012:bad name'],
+    ['AwsSnsTopic', 'https://sns.us-east-1.amazonaws.com/orders'],
+    ['AwsLambdaFunction', 'arn:aws:lambda:us-east-1:123456789012:orders'],
+    ['AwsKinesisStream', 'arn:aws:kinesis:us-east-1:123456789012:orders'],
+  ] as const)('refuse %s %s, naming an example', (type, arn) => {
+    expect(parseResourceArn(type, arn)).toEqual({
+      problem: expect.stringMatching(/^must be the ARN of the [a-z]+ resource, such as arn:aws:/),
+    });
+  });
+});
+
+describe('resource batches', () => {
+  it('cut messages in order into calls of at most 10 entries and the byte limit, leaving out what is too large', () => {
+    const limits = { messageBytes: 100, batchEntries: 3, batchBytes: 150 };
+    const messages = [60, 60, 60, 10, 10, 101, 10, 10].map((bytes, id) => ({ id, bytes }));
+    const { batches, tooLarge } = cutResourceBatches(messages, limits);
+    expect(batches.map((batch) => batch.map((message) => message.id))).toEqual([
+      [0, 1],
+      [2, 3, 4],
+      [6, 7],
+    ]);
+    expect(tooLarge.map((message) => message.id)).toEqual([5]);
+  });
+
+  it('count a message as its body and attributes', () => {
+    expect(messageBytesOf('héllo', {})).toBe(6);
+    expect(messageBytesOf('x', { tenant: 'a' })).toBe(1 + 6 + 1 + 6);
+    expect(RESOURCE_LIMITS.AwsSqsQueue.batchEntries).toBe(10);
+    expect(RESOURCE_LIMITS.AwsSnsTopic.messageBytes).toBe(262_144);
+  });
+});
+
+describe("the stack's allow-list of resources", () => {
+  it.each([
+    ['arn:aws:sqs:eu-west-1:123456789012:orders', ['arn:aws:sqs:eu-west-1:123456789012:orders'], true],
+    ['arn:aws:sqs:eu-west-1:123456789012:orders-eu', ['arn:aws:sqs:eu-west-1:123456789012:orders-*'], true],
+    ['arn:aws:sqs:eu-west-1:123456789012:billing', ['arn:aws:sqs:eu-west-1:123456789012:orders-*'], false],
+    ['arn:aws:sqs:eu-west-1:123456789012:orders', ['*'], true],
+    ['arn:aws:sqs:eu-west-1:123456789012:orders', [], false],
+    // A dot in a pattern is a dot, not any character.
+    [
+      'arn:aws:sqs:eu-west-1:123456789012:ordersXfifo',
+      ['arn:aws:sqs:eu-west-1:123456789012:orders.fifo'],
+      false,
+    ],
+  ])('let %s through %j: %s', (arn, list, allowed) => {
+    expect(allowedByList(arn, list)).toBe(allowed);
+  });
+});
+
+describe('the status rules of resource destinations', () => {
+  it.each([
+    ['AccessDenied', 'Unauthorized', false],
+    ['AWS.SimpleQueueService.NonExistentQueue', 'NotFound', false],
+    ['NotFound', 'NotFound', false],
+    ['BatchRequestTooLong', 'PayloadTooLarge', false],
+    ['PayloadTooLarge', 'PayloadTooLarge', false],
+    ['InvalidParameterValue', 'BadRequest', false],
+    ['ThrottlingException', 'Busy', true],
+    ['ProvisionedThroughputExceededException', 'Full', true],
+    ['ServiceUnavailable', 'Busy', true],
+    ['InternalError', 'GenericError', true],
+    ['KMSDisabledException', 'Disabled', true],
+    ['SomethingNew', 'GenericError', true],
+  ])('%s: %s, retried %s', (code, outcome, retry) => {
+    const rule = resourceErrorRuleOf(code);
+    expect(rule).toMatchObject({ outcome, retry });
+    expect(isRetriable(TOPIC_PROFILE, { outcome: rule.outcome, errorCode: code })).toBe(retry);
+  });
+
+  it('wait at least their floor before the next attempt: 30 s when throttled or down, 5 min when disabled', () => {
+    expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'ThrottlingException' })).toBe(30_000);
+    expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'ServiceUnavailable' })).toBe(30_000);
+    expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'KMSDisabledException' })).toBe(300_000);
+    expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'InternalError' })).toBe(10_000);
+  });
+});
