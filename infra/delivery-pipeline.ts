@@ -23,7 +23,7 @@ import {
   defaultDeliveryReservedConcurrency,
   stageThrottleFor,
 } from './pipeline/capacity';
-import { createFunctions, functionEnvironment } from './pipeline/functions';
+import { allowResourceDestinations, createFunctions, functionEnvironment } from './pipeline/functions';
 import { addOutputs, claimOutputPrefix } from './pipeline/outputs';
 import { validateProps } from './pipeline/props';
 import { addPublishFunctionUrl, type PublishIngress } from './pipeline/publish-url';
@@ -171,6 +171,15 @@ export interface DeliveryPipelineProps {
    * @default false
    */
   readonly allowPrivateEndpoints?: boolean;
+  /**
+   * The AWS resources subscriptions may deliver to (`AwsSqsQueue`, `AwsSnsTopic` destinations):
+   * ARNs, `*` standing for any run of characters (`arn:aws:sqs:eu-west-1:123456789012:orders-*`).
+   * The delivery function's role may send to these and nothing else, and a subscription to any
+   * other resource is refused when written. Encrypted queues and topics also need their KMS key
+   * to let the delivery role use it.
+   * @default none
+   */
+  readonly resourceDestinations?: readonly string[];
   /**
    * Where publishers reach the publish function (see docs/deploy.md, choosing the publish
    * ingress):
@@ -361,6 +370,7 @@ export class DeliveryPipeline extends Construct {
       maxInvocations,
       batchingWindows,
     });
+    allowResourceDestinations(functions.delivery, props.resourceDestinations ?? []);
     addApiRoutes(this, {
       api,
       functions,

@@ -1,4 +1,5 @@
 import { Duration, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -33,7 +34,48 @@ export interface FunctionSettings {
   readonly metricsFlushSeconds?: number;
   readonly backlog?: boolean;
   readonly metricsNamespace?: string;
+  readonly resourceDestinations?: readonly string[];
 }
+
+/**
+ * Lets the delivery function send to the resources subscriptions may deliver to: `sqs:SendMessage`
+ * (and the queue URL) on queue ARNs, `sns:Publish` on topic ARNs, each pattern as given. A pattern
+ * of another service is refused at synthesis, as is `*` alone (every resource of every service).
+ */
+export function allowResourceDestinations(delivery: PipelineFunction, patterns: readonly string[]): void {
+  const byService: Record<string, string[]> = {};
+  for (const pattern of patterns) {
+    const service = /^arn:[^:]+:([^:]+):/.exec(pattern)?.[1];
+    const actions = service === undefined ? undefined : RESOURCE_DESTINATION_ACTIONS[service];
+    if (service === undefined || actions === undefined) {
+      throw new Error(
+        `resourceDestinations: '${pattern}' must be an SQS queue or SNS topic ARN (a * stands for any run of characters).`,
+      );
+    }
+    byService[service] = [...(byService[service] ?? []), pattern];
+  }
+  for (const [service, resources] of Object.entries(byService)) {
+    delivery.addToRolePolicy(
+      new iam.PolicyStatement({ actions: RESOURCE_DESTINATION_ACTIONS[service] as string[], resources }),
+    );
+    const wildcards = resources.filter((resource) => resource.includes('*'));
+    if (wildcards.length > 0) {
+      Validations.of(delivery.executionRole).acknowledge(
+        ...wildcards.map((resource) => ({
+          id: `AwsSolutions-IAM5[Resource::${resource}]`,
+          reason:
+            "The deployer's resourceDestinations pattern: subscriptions may deliver to the resources it names, and only those.",
+        })),
+      );
+    }
+  }
+}
+
+/** What delivering to a resource of each service takes. */
+const RESOURCE_DESTINATION_ACTIONS: Readonly<Record<string, readonly string[]>> = {
+  sqs: ['sqs:SendMessage', 'sqs:GetQueueUrl'],
+  sns: ['sns:Publish'],
+};
 
 /** The environment every function is given: its settings, defaults filled in. */
 export function functionEnvironment(settings: FunctionSettings, apiUrl: string): Record<string, string> {
@@ -49,6 +91,9 @@ export function functionEnvironment(settings: FunctionSettings, apiUrl: string):
     [ENV.subscriptionMetrics]: String(settings.subscriptionMetrics ?? CONFIG_DEFAULTS.subscriptionMetrics),
     [ENV.metricsFlushSeconds]: String(settings.metricsFlushSeconds ?? CONFIG_DEFAULTS.metricsFlushSeconds),
     [ENV.backlog]: String(settings.backlog ?? CONFIG_DEFAULTS.backlog),
+    ...(settings.resourceDestinations === undefined || settings.resourceDestinations.length === 0
+      ? {}
+      : { [ENV.resourceDestinations]: settings.resourceDestinations.join(',') }),
     // Only when not the default, so a deployment that keeps it keeps its functions' environment.
     ...(settings.metricsNamespace === undefined ||
     settings.metricsNamespace === CONFIG_DEFAULTS.metricsNamespace

@@ -418,9 +418,9 @@ export function destinationSchema(allowHttp: boolean) {
     [webhookDestinationSchema(allowHttp), resourceDestinationInputSchema],
     {
       error: (issue) =>
-      issue.input === undefined
-        ? 'is required'
-        : `must be 'WebHook' or one of ${RESOURCE_ENDPOINT_TYPES.join(', ')}`,
+        issue.input === undefined
+          ? 'is required'
+          : `must be 'WebHook' or one of ${RESOURCE_ENDPOINT_TYPES.join(', ')}`,
     },
   );
 }

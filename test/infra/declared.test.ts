@@ -9,6 +9,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { DeliveryPipeline } from '../../infra/delivery-pipeline';
+import { ENV } from '../../shared/config/resources';
 import { RULE_PACKS, unacknowledged } from '../support/compliance';
 
 const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -252,6 +253,62 @@ describe('declared subscriptions with the settings beyond the original', () => {
     expect(() =>
       topic.addSubscription('ccc', { endpointUrl: url, disableAfterFailingFor: Duration.minutes(30) }),
     ).toThrow("disableAfterFailingFor must be from 1 hour to 30 days, or 'never' (got PT30M).");
+  });
+});
+
+describe('AWS resource destinations a pipeline allows', () => {
+  const app = newApp();
+  const stack = new Stack(app, 'Resources');
+  const pipeline = new DeliveryPipeline(stack, 'Events', {
+    resourceDestinations: [
+      'arn:aws:sqs:eu-west-1:123456789012:orders-*',
+      'arn:aws:sns:eu-west-1:123456789012:alerts',
+    ],
+  });
+  const template = Template.fromStack(stack);
+  const deliveryRole =
+    (pipeline.deliveryFunction.role?.node.defaultChild as CfnElement | undefined) ?? undefined;
+
+  it('let the delivery role send to exactly those resources, and tell every function the list', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as Array<{
+      Properties: {
+        Roles: Array<{ Ref: string }>;
+        PolicyDocument: { Statement: Array<Record<string, unknown>> };
+      };
+    }>;
+    const roleId = stack.getLogicalId(deliveryRole as CfnElement);
+    const statements = policies
+      .filter((policy) => policy.Properties.Roles.some((role) => role.Ref === roleId))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Action: ['sqs:SendMessage', 'sqs:GetQueueUrl'],
+          Resource: 'arn:aws:sqs:eu-west-1:123456789012:orders-*',
+        }),
+        expect.objectContaining({
+          Action: 'sns:Publish',
+          Resource: 'arn:aws:sns:eu-west-1:123456789012:alerts',
+        }),
+      ]),
+    );
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as Array<{
+      Properties: { Environment?: { Variables?: Record<string, string> } };
+    }>;
+    const lists = functions.map((fn) => fn.Properties.Environment?.Variables?.[ENV.resourceDestinations]);
+    expect(lists).toContain(
+      'arn:aws:sqs:eu-west-1:123456789012:orders-*,arn:aws:sns:eu-west-1:123456789012:alerts',
+    );
+  });
+
+  it.each(RULE_PACKS)('leave the %s rule pack nothing unacknowledged', (_name, pack) => {
+    expect(unacknowledged(pack, app)).toEqual([]);
+  });
+
+  it('refuse a pattern of another service at synthesis, naming the prop', () => {
+    expect(
+      () => new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Events', { resourceDestinations: ['*'] }),
+    ).toThrow("resourceDestinations: '*' must be an SQS queue or SNS topic ARN");
   });
 });
 
