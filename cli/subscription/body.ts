@@ -28,6 +28,10 @@ export type DeliveryAttributeMappingBody =
 /** The flags `subscription create` and `update` take (absent: not given). */
 export interface SubscriptionFlags {
   endpoint?: string;
+  /** `--resource-arn`: an AWS resource instead of a webhook. */
+  resourceArn?: string;
+  /** `--endpoint-type`: `WebHook`, or a resource type (default: read from the ARN). */
+  endpointType?: string;
   includedEventTypes?: string[];
   subjectBeginsWith?: string;
   subjectEndsWith?: string;
@@ -194,9 +198,85 @@ function filterOf(flags: SubscriptionFlags, base: Json | undefined): Json | unde
   return { ...base, ...given };
 }
 
-/** The webhook destination: the base's, with the flags given over it. */
+/** The resource type an ARN names by its service (`arn:aws:sqs:...`: `AwsSqsQueue`). */
+const RESOURCE_TYPE_OF_SERVICE: Readonly<Record<string, string>> = {
+  sqs: 'AwsSqsQueue',
+  sns: 'AwsSnsTopic',
+  events: 'AwsEventBridgeBus',
+  lambda: 'AwsLambdaFunction',
+  kinesis: 'AwsKinesisStream',
+};
+
+/** Whether a destination (document or body) is an AWS resource; one that names no type is a webhook. */
+const isResource = (destination: Json | undefined): boolean =>
+  destination !== undefined &&
+  destination.endpointType !== undefined &&
+  destination.endpointType !== 'WebHook';
+
+/** Whether a subscription document (or body) delivers to an AWS resource rather than a webhook. */
+export function deliversToResource(document: Json): boolean {
+  const properties = (document.properties ?? {}) as Json;
+  const delivery = (properties.deliveryConfiguration ?? {}) as Json;
+  const destination = (properties.destination ?? (delivery.push as Json | undefined)?.destination) as
+    | Json
+    | undefined;
+  return isResource(destination);
+}
+
+/**
+ * An AWS resource destination: the base's (when it is one), with the flags given over it; the
+ * webhook-only flags are refused.
+ */
+function resourceDestinationOf(flags: SubscriptionFlags, base: Json | undefined): Json {
+  const kept = isResource(base) ? ((base?.properties ?? {}) as Json) : {};
+  const resourceArn = flags.resourceArn ?? (kept.resourceArn as string | undefined);
+  const endpointType =
+    flags.endpointType ??
+    (flags.resourceArn === undefined ? (base?.endpointType as string | undefined) : undefined) ??
+    RESOURCE_TYPE_OF_SERVICE[/^arn:[^:]+:([^:]+):/.exec(resourceArn ?? '')?.[1] ?? ''];
+  if (endpointType === undefined) {
+    throw new InvalidArgumentError(
+      `--resource-arn ${resourceArn}: give --endpoint-type, the ARN names no known service`,
+    );
+  }
+  const webhookOnly = [
+    flags.signingSecret === undefined ? undefined : '--signing-secret',
+    flags.oauth2TokenUrl === undefined && flags.oauth2ClientId === undefined ? undefined : '--oauth2-*',
+    flags.awsSigv4 === undefined ? undefined : '--aws-sigv4',
+  ].filter((name) => name !== undefined);
+  if (webhookOnly.length > 0) {
+    throw new InvalidArgumentError(`${webhookOnly.join(', ')}: for webhooks only, not an AWS resource`);
+  }
+  return {
+    endpointType,
+    properties: {
+      ...kept,
+      resourceArn,
+      ...(flags.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: flags.maxEventsPerBatch }),
+      ...(flags.maxDeliveriesPerSecond === undefined
+        ? {}
+        : {
+            maxDeliveriesPerSecond:
+              flags.maxDeliveriesPerSecond === false ? undefined : flags.maxDeliveriesPerSecond,
+          }),
+      ...(flags.preferredBatchSizeInKilobytes === undefined
+        ? {}
+        : { preferredBatchSizeInKilobytes: flags.preferredBatchSizeInKilobytes }),
+      ...(flags.deliveryAttributeMapping === undefined
+        ? {}
+        : { deliveryAttributeMappings: flags.deliveryAttributeMapping }),
+    },
+  };
+}
+
+/** The destination: the base's, with the flags given over it (a webhook, or an AWS resource). */
 function destinationOf(flags: SubscriptionFlags, base: Json | undefined): Json {
-  const properties = (base?.properties ?? {}) as Json;
+  const toResource =
+    flags.resourceArn !== undefined ||
+    (flags.endpointType !== undefined && flags.endpointType !== 'WebHook') ||
+    (flags.endpoint === undefined && flags.endpointType === undefined && isResource(base));
+  if (toResource) return resourceDestinationOf(flags, base);
+  const properties = (isResource(base) ? {} : (base?.properties ?? {})) as Json;
   return {
     endpointType: 'WebHook',
     properties: {
@@ -376,6 +456,13 @@ function destinationBodyOf(destination: Json, gaps: DocumentGaps, flags: Subscri
     throw new InvalidArgumentError(
       `the subscription has secret custom headers (${secret.map((mapping) => mapping.name).join(', ')}) whose values are never shown; give every header again with --delivery-attribute-mapping`,
     );
+  }
+  // An AWS resource's document is its body as it stands (its ARN shown whole).
+  if (isResource(destination)) {
+    return {
+      endpointType: destination.endpointType,
+      properties: { ...rest, ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappings }) },
+    };
   }
   return {
     endpointType: 'WebHook',

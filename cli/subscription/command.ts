@@ -6,6 +6,7 @@
  * printed in `format.ts`.
  */
 import { Command, Option } from 'commander';
+import { RESOURCE_ENDPOINT_TYPES } from '../../shared/domain/model';
 import type { HealthDocument } from '../../shared/management/resource-documents';
 import {
   type ApiTarget,
@@ -27,6 +28,7 @@ import {
   advancedFilterArgument,
   classicBodyOf,
   classicSubscriptionBody,
+  deliversToResource,
   deliveryAttributeArgument,
   deliveryLogArgument,
   deliverySchemaArgument,
@@ -51,11 +53,19 @@ function withRef(command: Command, named = true): Command {
 }
 
 /** The flags that shape a subscription (create and update take the same ones). */
-function withSubscriptionFlags(command: Command, endpointRequired: boolean): Command {
-  const endpoint = new Option('--endpoint <url>', 'the webhook URL events are delivered to');
-  if (endpointRequired) endpoint.makeOptionMandatory();
+function withSubscriptionFlags(command: Command): Command {
   return command
-    .addOption(endpoint)
+    .option('--endpoint <url>', 'the webhook URL events are delivered to (create: this or --resource-arn)')
+    .option(
+      '--resource-arn <arn>',
+      'deliver to this AWS resource instead of a webhook: an SQS queue or SNS topic ARN (the stack must allow it)',
+    )
+    .addOption(
+      new Option(
+        '--endpoint-type <type>',
+        'WebHook, or the resource type (default: read from --resource-arn)',
+      ).choices(['WebHook', ...RESOURCE_ENDPOINT_TYPES]),
+    )
     .option(
       '--included-event-types <types...>',
       'deliver only these event types (space-separated; default all)',
@@ -201,10 +211,13 @@ export function subscriptionCommand(): Command {
   );
 
   subscription.addCommand(
-    withSubscriptionFlags(withRef(new Command('create')), true)
+    withSubscriptionFlags(withRef(new Command('create')))
       .description('Create an event subscription (or replace one of the same name).')
       .action(async (raw: Options) => {
         const options = named(raw);
+        if (options.endpoint === undefined && options.resourceArn === undefined) {
+          throw new CliError('give --endpoint (a webhook) or --resource-arn (an AWS resource)');
+        }
         const ref = refOf(options);
         const target = await resolveApiTarget(options);
         const body =
@@ -214,7 +227,7 @@ export function subscriptionCommand(): Command {
   );
 
   subscription.addCommand(
-    withSubscriptionFlags(withRef(new Command('update')), false)
+    withSubscriptionFlags(withRef(new Command('update')))
       .description('Change some settings of an event subscription; the others stay as they are.')
       .action(async (raw: Options) => {
         const options = named(raw);
@@ -222,9 +235,11 @@ export function subscriptionCommand(): Command {
         const target = await resolveApiTarget(options);
         const document = await readSubscription(target, ref);
         if (document === undefined) throw new CliError(`no ${subscriptionLabel(ref)}`);
-        // The document shows the endpoint without its query string; the API gives it whole.
+        // The document shows the endpoint without its query string; the API gives it whole (an
+        // AWS resource, or a webhook given anew, needs no asking).
         const endpointUrl =
           options.endpoint ??
+          (deliversToResource(asJson(document)) || options.resourceArn !== undefined ? '' : undefined) ??
           (
             JSON.parse(
               await callOk(

@@ -31,6 +31,8 @@ export interface SubscriptionDocument {
 interface Destination {
   properties?: {
     endpointBaseUrl?: string;
+    /** An AWS resource destination's ARN. */
+    resourceArn?: string;
     maxEventsPerBatch?: number;
     preferredBatchSizeInKilobytes?: number;
     maxDeliveriesPerSecond?: number;
@@ -82,7 +84,7 @@ export function formatSubscription(document: SubscriptionDocument): string {
   const lines: Array<[string, string | undefined]> = [
     ['name', document.name],
     ['state', p.provisioningState],
-    ['endpoint', destination.endpointBaseUrl],
+    ['endpoint', destination.endpointBaseUrl ?? destination.resourceArn],
     ['event types', typesOf(filter)],
     ['subject begins with', filter.subjectBeginsWith],
     ['subject ends with', filter.subjectEndsWith],
@@ -134,7 +136,7 @@ export function formatSubscriptionList(ref: TopicRef, documents: readonly Subscr
       return [
         document.name,
         document.properties.provisioningState ?? '',
-        destination.endpointBaseUrl ?? '',
+        destination.endpointBaseUrl ?? destination.resourceArn ?? '',
         typesOf(filter),
       ];
     }),

@@ -1,8 +1,8 @@
 /**
  * AWS resource destinations on the local stack: events delivered as SQS messages and SNS
  * notifications to the emulator's queues and topics, read back with the AWS SDK; custom delivery
- * attributes as message attributes; a queue that does not exist ends its events at once; an ARN
- * of the wrong kind refused with the field named.
+ * attributes as message attributes; a queue that does not exist ends its events at once; one made
+ * and changed from the command line; an ARN of the wrong kind refused with the field named.
  */
 import { CreateTopicCommand, SubscribeCommand } from '@aws-sdk/client-sns';
 import {
@@ -12,6 +12,7 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { runGridwire } from '../../cli/program';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually } from '../support/webhook-server';
 
@@ -135,6 +136,51 @@ describe('AWS resource destinations', () => {
     expect(record.attempts).toHaveLength(1);
     expect(record.attempts[0]).toMatchObject({ outcome: 'NotFound' });
     expect(JSON.stringify(record)).toContain('NonRetriableOutcome');
+  });
+
+  it('is created, shown and updated from the command line with --resource-arn', async () => {
+    const target = await queue('cli-out');
+    const lines: string[] = [];
+    const log = jest.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => {
+      lines.push(parts.map(String).join(' '));
+    });
+    const gridwire = (...args: string[]) => runGridwire([...args, '--data-dir', api.stack.dataDir]);
+    try {
+      await gridwire(
+        'subscription',
+        'create',
+        '--topic',
+        'resources',
+        '--name',
+        'by-cli',
+        '--resource-arn',
+        target.arn,
+      );
+      await gridwire(
+        'subscription',
+        'update',
+        '--topic',
+        'resources',
+        '--name',
+        'by-cli',
+        '--max-deliveries-per-second',
+        '7',
+      );
+      await gridwire('subscription', 'show', '--topic', 'resources', '--name', 'by-cli');
+    } finally {
+      log.mockRestore();
+    }
+    const shown = lines.join('\n');
+    expect(shown).toContain(target.arn);
+    expect(shown).toContain('7 requests per second');
+    const stored = (await api.call('GET', route('by-cli'))).body.properties.destination;
+    expect(stored).toMatchObject({
+      endpointType: 'AwsSqsQueue',
+      properties: { resourceArn: target.arn, maxDeliveriesPerSecond: 7 },
+    });
+    expect((await api.publish('resources', key, [event('cli-1')])).status).toBe(200);
+    const [message] = await receive(target.url, 1);
+    expect(JSON.parse(message?.Body as string)).toMatchObject({ id: 'cli-1' });
   });
 
   it('refuses an ARN of another kind of resource, naming the field', async () => {

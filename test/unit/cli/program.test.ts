@@ -15,7 +15,9 @@ describe('the gridwire program', () => {
       help.split('\n').find((text) => text.trimStart().startsWith(`${flag} `)) ?? '';
     expect(line('--topic')).toMatch(/\(required\)$/);
     expect(line('--name')).toMatch(/\(required\)$/);
-    expect(line('--endpoint')).toMatch(/\(required\)$/);
+    // A webhook or an AWS resource: one of the two, checked when the command runs.
+    expect(line('--endpoint')).not.toContain('(required)');
+    expect(line('--resource-arn')).toContain('AWS resource');
     expect(line('--namespace')).not.toContain('(required)');
     expect(line('--max-delivery-attempts')).not.toContain('(required)');
     // Deeper commands too, and those of the older command groups.

@@ -7,6 +7,7 @@ import {
   advancedFilterArgument,
   classicBodyOf,
   classicSubscriptionBody,
+  deliversToResource,
   deliveryAttributeArgument,
   deliverySchemaArgument,
   inputSchemaArgument,
@@ -268,6 +269,40 @@ describe('classic subscription bodies', () => {
     });
     expect(signingOf({ signingScheme: 'v1a' })).toEqual({ generate: true, scheme: 'v1a' });
     expect(signingOf({ signingSecret: 'whsk_abc' })).toEqual({ secret: 'whsk_abc' });
+  });
+
+  it('deliver to an AWS resource with --resource-arn, its type read from the ARN or given', () => {
+    const destinationOf = (
+      flags: Parameters<typeof classicSubscriptionBody>[0],
+      base?: Record<string, unknown>,
+    ) => JSON.parse(JSON.stringify(classicSubscriptionBody(flags, base))).properties.destination;
+    const arn = 'arn:aws:sqs:us-east-1:123456789012:orders';
+    expect(destinationOf({ resourceArn: arn, maxDeliveriesPerSecond: 20 })).toEqual({
+      endpointType: 'AwsSqsQueue',
+      properties: { resourceArn: arn, maxDeliveriesPerSecond: 20 },
+    });
+    expect(destinationOf({ resourceArn: 'arn:aws:sns:us-east-1:123456789012:alerts' }).endpointType).toBe(
+      'AwsSnsTopic',
+    );
+    // update: a resource subscription stays one, its ARN kept; --endpoint makes it a webhook again.
+    const document = {
+      properties: {
+        destination: { endpointType: 'AwsSqsQueue', properties: { resourceArn: arn, maxEventsPerBatch: 1 } },
+      },
+    };
+    const base = classicBodyOf(document, { endpointUrl: '' }, {});
+    expect(destinationOf({ maxDeliveriesPerSecond: 5 }, base)).toEqual({
+      endpointType: 'AwsSqsQueue',
+      properties: { resourceArn: arn, maxEventsPerBatch: 1, maxDeliveriesPerSecond: 5 },
+    });
+    expect(destinationOf({ endpoint: 'https://a.example/h' }, base)).toEqual({
+      endpointType: 'WebHook',
+      properties: { endpointUrl: 'https://a.example/h' },
+    });
+    expect(deliversToResource(document)).toBe(true);
+    expect(() => classicSubscriptionBody({ resourceArn: arn, signingSecret: 'generate' })).toThrow(
+      '--signing-secret: for webhooks only, not an AWS resource',
+    );
   });
 
   it('leave out what was not given', () => {
