@@ -172,7 +172,8 @@ export interface DeliveryPipelineProps {
    */
   readonly allowPrivateEndpoints?: boolean;
   /**
-   * The AWS resources subscriptions may deliver to (`AwsSqsQueue`, `AwsSnsTopic` destinations):
+   * The AWS resources subscriptions may deliver to (SQS queues, SNS topics, EventBridge buses,
+   * Lambda functions, Kinesis streams):
    * ARNs, `*` standing for any run of characters (`arn:aws:sqs:eu-west-1:123456789012:orders-*`).
    * The delivery function's role may send to these and nothing else, and a subscription to any
    * other resource is refused when written. Encrypted queues and topics also need their KMS key

@@ -14,6 +14,7 @@ import type { WebhookSender } from '../shared/delivery/webhook-sender';
 import type { ObservabilityOptions } from '../shared/lambda/wiring';
 import { type AwsClients, createAwsClients, type LocalEndpoints } from '../shared/platform/aws';
 import type { Clock, Random } from '../shared/platform/clock';
+import { localResourceClients } from '../shared/platform/resource-clients';
 import type { AdmissionOptions, BacklogAdmission } from './admission';
 import { restoreBucket } from './bucket-mirror';
 import { openDataDir } from './data-dir';
@@ -284,7 +285,10 @@ async function prepareResources(
   dataDir: string,
   options: Pick<LocalStackOptions, 'routeClients' | 'instrumentClients' | 'visibilityTimeoutSeconds'>,
 ): Promise<{ clients: AwsClients; resources: LocalResources; restored: number }> {
-  const clients = createAwsClients((await options.routeClients?.(endpoints)) ?? endpoints);
+  const routed = (await options.routeClients?.(endpoints)) ?? endpoints;
+  // The emulator's queues and topics as destinations, with clients of their own (not instrumented:
+  // they are the subscribers' resources, not the stack's).
+  const clients = { ...createAwsClients(routed), resources: localResourceClients(routed.sqs) };
   options.instrumentClients?.(clients);
   const resources = await provisionLocalResources(clients, {
     ...(options.visibilityTimeoutSeconds === undefined

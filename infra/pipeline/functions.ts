@@ -39,7 +39,8 @@ export interface FunctionSettings {
 
 /**
  * Lets the delivery function send to the resources subscriptions may deliver to: `sqs:SendMessage`
- * (and the queue URL) on queue ARNs, `sns:Publish` on topic ARNs, each pattern as given. A pattern
+ * (and the queue URL) on queue ARNs, `sns:Publish` on topics, `events:PutEvents` on buses,
+ * `lambda:InvokeFunction` on functions, `kinesis:PutRecords` on streams, each pattern as given. A pattern
  * of another service is refused at synthesis, as is `*` alone (every resource of every service).
  */
 export function allowResourceDestinations(delivery: PipelineFunction, patterns: readonly string[]): void {
@@ -49,7 +50,7 @@ export function allowResourceDestinations(delivery: PipelineFunction, patterns: 
     const actions = service === undefined ? undefined : RESOURCE_DESTINATION_ACTIONS[service];
     if (service === undefined || actions === undefined) {
       throw new Error(
-        `resourceDestinations: '${pattern}' must be an SQS queue or SNS topic ARN (a * stands for any run of characters).`,
+        `resourceDestinations: '${pattern}' must be the ARN of an SQS queue, SNS topic, EventBridge bus, Lambda function or Kinesis stream (a * stands for any run of characters).`,
       );
     }
     byService[service] = [...(byService[service] ?? []), pattern];
@@ -75,6 +76,9 @@ export function allowResourceDestinations(delivery: PipelineFunction, patterns: 
 const RESOURCE_DESTINATION_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   sqs: ['sqs:SendMessage', 'sqs:GetQueueUrl'],
   sns: ['sns:Publish'],
+  events: ['events:PutEvents'],
+  lambda: ['lambda:InvokeFunction'],
+  kinesis: ['kinesis:PutRecords'],
 };
 
 /** The environment every function is given: its settings, defaults filled in. */

@@ -26,6 +26,7 @@ import {
   requestsOf,
 } from './request';
 import { resourceFailure } from './resource-sender';
+import { batchPolicyOf } from './rules/batching';
 import type { Attempted } from './rules/decide';
 import { customHeaderValues } from './rules/headers';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
@@ -35,7 +36,7 @@ import {
   cutResourceBatches,
   messageBytesOf,
   parseResourceArn,
-  RESOURCE_LIMITS,
+  resourceLimitsOf,
 } from './rules/resource-destinations';
 import { deliveryTraceparent, TRACEPARENT_HEADER } from './rules/trace-context';
 import { signatureHeaders, webhookIdOf } from './signing';
@@ -321,11 +322,11 @@ export class EngineAttempts {
     const { clock, health } = this.deps;
     const custom = await this.secrets.customHeaders(subscription);
     const ref = parseResourceArn(destination.endpointType, destination.resourceArn);
-    // Only a FIFO destination groups messages, by the event's subject.
-    const fifo = !('problem' in ref) && ref.fifo;
+    // A FIFO destination groups messages by the event's subject; a stream keys records by it.
+    const keyed = (!('problem' in ref) && ref.fifo) || destination.endpointType === 'AwsKinesisStream';
     const messages = events.map((event) => {
       const attributes = custom.length === 0 ? {} : customHeaderValues(custom, event.text);
-      const groupId = fifo ? subjectOf(event.item) : undefined;
+      const groupId = keyed ? subjectOf(event.item) : undefined;
       return {
         item: event.item,
         message: {
@@ -337,7 +338,7 @@ export class EngineAttempts {
         bytes: messageBytesOf(event.text, attributes),
       };
     });
-    const limits = RESOURCE_LIMITS[destination.endpointType];
+    const limits = resourceLimitsOf(destination, batchPolicyOf(destination).maxEventsPerBatch);
     const { batches, tooLarge } = cutResourceBatches(messages, limits);
     const now = clock.now();
     const ended: Attempted[] = tooLarge.map(({ item, bytes }) => ({

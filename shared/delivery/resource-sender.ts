@@ -9,14 +9,23 @@
  *   carry a group id (the event's subject, else the subscription) and the delivery id, hashed, as
  *   the deduplication id, so a retry within five minutes is not a second message.
  * - SNS (`PublishBatch`): the same, to the topic's ARN.
+ * - EventBridge (`PutEvents`): an entry per event, `Source` `gridwire`, the event's type as
+ *   `DetailType`, the event as `Detail`.
+ * - Lambda (`Invoke`): the batch in one invocation, as a JSON array; asynchronous unless the
+ *   subscription asks for a synchronous one, whose function error fails the batch.
+ * - Kinesis (`PutRecords`): a record per event, its partition key the event's subject or a field
+ *   the subscription names.
  */
 import { createHash } from 'node:crypto';
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
+import { InvokeCommand } from '@aws-sdk/client-lambda';
 import { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { GetQueueUrlCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { AttemptResult } from '../domain/attempts';
 import type { ResourceDestination } from '../domain/model';
-import type { ResourceClients } from '../platform/aws';
 import type { Clock } from '../platform/clock';
+import type { ResourceClients } from '../platform/resource-clients';
 import { parseResourceArn, type ResourceRef } from './rules/resource-destinations';
 import { resourceErrorRuleOf } from './rules/resource-errors';
 
@@ -59,6 +68,38 @@ const deduplicationIdOf = (deliveryId: string) =>
 const groupIdOf = (message: ResourceMessage, fallback: string) =>
   (message.groupId ?? fallback).replace(/[^\x21-\x7e]/g, '_').slice(0, 128) || fallback;
 
+/** The `Source` of the entries Gridwire puts on an event bus (rules match on it). */
+export const EVENTBRIDGE_SOURCE = 'gridwire';
+
+/** A field of the event text by a dotted path, as text; `undefined` when absent or not JSON. */
+function fieldOf(body: string, path: string): string | undefined {
+  try {
+    let value: unknown = JSON.parse(body);
+    for (const part of path.split('.')) {
+      if (typeof value !== 'object' || value === null) return undefined;
+      value = (value as Record<string, unknown>)[part];
+    }
+    if (value === undefined || value === null) return undefined;
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** An EventBridge entry's detail type: the event's type (Event Grid `eventType`, CloudEvents `type`). */
+const eventTypeOf = (body: string): string =>
+  (fieldOf(body, 'eventType') ?? fieldOf(body, 'type') ?? 'Gridwire.Event').slice(0, 128);
+
+/**
+ * A Kinesis record's partition key (1 to 256 characters): the field the subscription names, else
+ * the event's subject, else its delivery id.
+ */
+const partitionKeyOf = (message: ResourceMessage, field: string | undefined): string => {
+  const key =
+    (field === undefined ? undefined : fieldOf(message.body, field)) ?? message.groupId ?? message.deliveryId;
+  return key === '' ? message.deliveryId.slice(0, 256) : key.slice(0, 256);
+};
+
 export class AwsResourceSender implements ResourceSender {
   private readonly queueUrls = new Map<string, Promise<string>>();
 
@@ -79,14 +120,12 @@ export class AwsResourceSender implements ResourceSender {
           return await this.sendSqs(destination.resourceArn, ref, messages, started);
         case 'AwsSnsTopic':
           return await this.sendSns(destination.resourceArn, ref, messages, started);
-        default:
-          return messages.map(() =>
-            resourceFailure(
-              'InvalidParameterValue',
-              `${destination.endpointType} destinations are not delivered to by this stack yet`,
-              0,
-            ),
-          );
+        case 'AwsEventBridgeBus':
+          return await this.sendEventBridge(destination, ref, messages, started);
+        case 'AwsLambdaFunction':
+          return await this.invokeLambda(destination, ref, messages, started);
+        case 'AwsKinesisStream':
+          return await this.sendKinesis(destination, ref, messages, started);
       }
     } catch (error) {
       const failed = error as { name?: string; Code?: string; message?: string };
@@ -150,6 +189,96 @@ export class AwsResourceSender implements ResourceSender {
       }),
     );
     return this.entryResults(messages, answer.Failed ?? [], started);
+  }
+
+  private client<C>(make: ((region: string) => C) | undefined, type: string, region: string): C {
+    if (make === undefined) {
+      throw Object.assign(new Error(`this stack cannot reach ${type} destinations`), {
+        name: 'ServiceUnavailable',
+      });
+    }
+    return make(region);
+  }
+
+  /** EventBridge `PutEvents`: an entry per event, its type the detail type, the event the detail. */
+  private async sendEventBridge(
+    destination: ResourceDestination,
+    ref: ResourceRef,
+    messages: readonly ResourceMessage[],
+    started: number,
+  ): Promise<AttemptResult[]> {
+    const { clients } = this.deps;
+    const answer = await this.client(clients.eventBridge, 'EventBridge', ref.region).send(
+      new PutEventsCommand({
+        Entries: messages.map((message) => ({
+          EventBusName: destination.resourceArn,
+          Source: EVENTBRIDGE_SOURCE,
+          DetailType: eventTypeOf(message.body),
+          Detail: message.body,
+        })),
+      }),
+    );
+    const durationMs = this.deps.clock.now() - started;
+    const delivered: AttemptResult = { delivered: true, durationMs };
+    return messages.map((_, index) => {
+      const entry = answer.Entries?.[index];
+      return entry?.ErrorCode === undefined
+        ? delivered
+        : resourceFailure(entry.ErrorCode, entry.ErrorMessage ?? 'the entry was not put', durationMs);
+    });
+  }
+
+  /**
+   * Lambda `Invoke`: the batch as a JSON array, asynchronously (`Event`) unless the subscription
+   * asks for `RequestResponse`, when a function error fails the whole batch.
+   */
+  private async invokeLambda(
+    destination: ResourceDestination,
+    ref: ResourceRef,
+    messages: readonly ResourceMessage[],
+    started: number,
+  ): Promise<AttemptResult[]> {
+    const { clients } = this.deps;
+    const answer = await this.client(clients.lambda, 'Lambda', ref.region).send(
+      new InvokeCommand({
+        FunctionName: destination.resourceArn,
+        InvocationType: destination.invocationType ?? 'Event',
+        Payload: Buffer.from(`[${messages.map((message) => message.body).join(',')}]`, 'utf8'),
+      }),
+    );
+    const durationMs = this.deps.clock.now() - started;
+    const result: AttemptResult =
+      answer.FunctionError === undefined
+        ? { delivered: true, durationMs }
+        : resourceFailure('FunctionError', `the function failed (${answer.FunctionError})`, durationMs);
+    return messages.map(() => result);
+  }
+
+  /** Kinesis `PutRecords`: a record per event, keyed by its subject (or the field the subscription names). */
+  private async sendKinesis(
+    destination: ResourceDestination,
+    ref: ResourceRef,
+    messages: readonly ResourceMessage[],
+    started: number,
+  ): Promise<AttemptResult[]> {
+    const { clients } = this.deps;
+    const answer = await this.client(clients.kinesis, 'Kinesis', ref.region).send(
+      new PutRecordsCommand({
+        StreamARN: destination.resourceArn,
+        Records: messages.map((message) => ({
+          Data: Buffer.from(message.body, 'utf8'),
+          PartitionKey: partitionKeyOf(message, destination.partitionKeyField),
+        })),
+      }),
+    );
+    const durationMs = this.deps.clock.now() - started;
+    const delivered: AttemptResult = { delivered: true, durationMs };
+    return messages.map((_, index) => {
+      const record = answer.Records?.[index];
+      return record?.ErrorCode === undefined
+        ? delivered
+        : resourceFailure(record.ErrorCode, record.ErrorMessage ?? 'the record was not put', durationMs);
+    });
   }
 
   /** A result per message: delivered unless its entry is among the failed ones. */

@@ -297,6 +297,10 @@ export const resourceDestinationSchema = z.object({
   preferredBatchSizeInKilobytes: z.number().optional(),
   deliveryAttributeMappings: z.array(deliveryAttributeMappingSchema).optional(),
   maxDeliveriesPerSecond: z.number().optional(),
+  /** A Lambda function's invocation: `Event` (asynchronous, the default) or `RequestResponse`. */
+  invocationType: z.enum(['Event', 'RequestResponse']).optional(),
+  /** A Kinesis record's partition key: this dotted path into the event as delivered; default its subject. */
+  partitionKeyField: z.string().optional(),
 });
 export type ResourceDestination = z.infer<typeof resourceDestinationSchema>;
 

@@ -32,6 +32,7 @@ import {
 import { type AwsClients, createSecretsManagerClient } from '../platform/aws';
 import { TtlCache } from '../platform/cache';
 import { type Clock, type Random, systemClock, systemRandom } from '../platform/clock';
+import { awsResourceClients, resourceTypesOf } from '../platform/resource-clients';
 import { AesGcmSealer, type KeySource, keyText } from '../platform/sealing';
 import { DeliveryBacklogGate } from '../publish/admission';
 import { Publisher } from '../publish/publisher';
@@ -295,6 +296,10 @@ export function buildManagementDeps(
     validationWindowMs: VALIDATION_WINDOW_MS / runtime.config.timeScale,
     blockPrivateEndpoints: runtime.config.blockPrivateEndpoints,
     resourceDestinations: runtime.config.resourceDestinations,
+    // The local stack brings its emulator's clients (SQS and SNS); on AWS every type is reachable.
+    ...(runtime.clients.resources === undefined
+      ? {}
+      : { resourceTypes: resourceTypesOf(runtime.clients.resources) }),
     propagationDelayMs: runtime.config.topicCacheMs,
     healthStore: healthStoreOf(runtime),
     healthCacheMs: runtime.config.healthCacheMs,
@@ -394,9 +399,8 @@ export function buildDeliveryEngine(
       requireSetting(runtime.config.tableName, ENV.tableName),
     ),
     endpointAuth,
-    ...(runtime.clients.resources === undefined
-      ? {}
-      : { resources: new AwsResourceSender({ clients: runtime.clients.resources, clock }) }),
+    // The local stack brings its emulator's; on AWS the function makes its own, per region.
+    resources: new AwsResourceSender({ clients: runtime.clients.resources ?? awsResourceClients(), clock }),
     rateBudget: new DynamoRateBudget(
       runtime.clients.dynamo,
       requireSetting(runtime.config.tableName, ENV.tableName),

@@ -23,6 +23,7 @@ import {
   endpointIdOf,
   isWebhook,
   nextSubscriptionVersion,
+  RESOURCE_ENDPOINT_TYPES,
   type ResourceEndpointType,
   type Signing,
   type Subscription,
@@ -88,6 +89,8 @@ export interface ManagementDeps {
    * a resource destination not matching one is refused. Absent or empty: none.
    */
   resourceDestinations?: readonly string[];
+  /** The resource types this stack can deliver to (absent: every type; the local stack: SQS and SNS). */
+  resourceTypes?: readonly ResourceEndpointType[];
   /**
    * The API's public base URL, from configuration (`ENV.publicUrl`: the `publicUrl` prop or
    * the HTTP API's own URL on AWS; `--public-url` or the stack's own address locally): the base of
@@ -157,9 +160,6 @@ const sameDestination = (a: Destination, b: Destination): boolean =>
     ? sameStoredEndpoint(a, b)
     : endpointIdOf(a) === endpointIdOf(b) && a.endpointType === b.endpointType;
 
-/** The AWS resource types the delivery function sends to (the others are refused when written). */
-export const DELIVERED_RESOURCE_TYPES: readonly ResourceEndpointType[] = ['AwsSqsQueue', 'AwsSnsTopic'];
-
 /**
  * The destination as stored: batch settings only as given, and each secret static value sealed
  * (its plain text goes no further than this). An AWS resource must be one the stack may deliver
@@ -187,10 +187,11 @@ export async function destinationOf(
       : { maxDeliveriesPerSecond: input.maxDeliveriesPerSecond }),
   };
   if (input.resource !== undefined) {
-    const { endpointType, resourceArn } = input.resource;
-    if (!DELIVERED_RESOURCE_TYPES.includes(endpointType)) {
+    const { endpointType, resourceArn, ...options } = input.resource;
+    const reachable = deps.resourceTypes ?? RESOURCE_ENDPOINT_TYPES;
+    if (!reachable.includes(endpointType)) {
       throw badRequest(
-        `${endpointUrlField.replace(/properties\.endpointUrl$/, 'endpointType')}: ${endpointType} destinations are not delivered to yet; ${DELIVERED_RESOURCE_TYPES.join(' and ')} are.`,
+        `${endpointUrlField.replace(/properties\.endpointUrl$/, 'endpointType')}: this stack cannot reach ${endpointType} destinations (the local stack emulates SQS and SNS only); it delivers to ${reachable.join(', ')}.`,
       );
     }
     if (!allowedByList(resourceArn, deps.resourceDestinations ?? [])) {
@@ -198,7 +199,7 @@ export async function destinationOf(
         `${siblingField(endpointUrlField, 'resourceArn')}: ${resourceArn} is not among the AWS resources this stack may deliver to (${ENV.resourceDestinations}, the resourceDestinations prop); its deployer can add it.`,
       );
     }
-    return { endpointType, resourceArn, ...common };
+    return { endpointType, resourceArn, ...options, ...common };
   }
   const webhook = existing !== undefined && isWebhook(existing) ? existing : undefined;
   if (deps.blockPrivateEndpoints) {

@@ -106,6 +106,10 @@ export function destinationPropertiesDocument(destination: Destination) {
       ...(destination.maxDeliveriesPerSecond === undefined
         ? {}
         : { maxDeliveriesPerSecond: destination.maxDeliveriesPerSecond }),
+      ...(destination.invocationType === undefined ? {} : { invocationType: destination.invocationType }),
+      ...(destination.partitionKeyField === undefined
+        ? {}
+        : { partitionKeyField: destination.partitionKeyField }),
     };
   }
   return {

@@ -377,7 +377,12 @@ export interface SubscriptionInput {
   /** How requests authenticate to the endpoint; absent: none. */
   auth?: AuthInput;
   /** An AWS resource to deliver to instead of a webhook (`endpointUrl` is then empty). */
-  resource?: { endpointType: ResourceEndpointType; resourceArn: string };
+  resource?: {
+    endpointType: ResourceEndpointType;
+    resourceArn: string;
+    invocationType?: 'Event' | 'RequestResponse';
+    partitionKeyField?: string;
+  };
   /** The whole filter as stored (event types, subject and advanced filters). */
   filter: SubscriptionFilter;
   /** Normalised once, here: `{ maxAttempts, ttlMs }`. */
@@ -437,6 +442,15 @@ export const resourceDestinationInputSchema = z
           preferredBatchSizeInKilobytes: intInRange(BATCH_LIMITS.preferredBatchSizeInKilobytes).optional(),
           deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
           maxDeliveriesPerSecond: intInRange(RATE_LIMITS).nullable().optional(),
+          invocationType: z
+            .enum(['Event', 'RequestResponse'], { error: "must be 'Event' or 'RequestResponse'" })
+            .optional(),
+          partitionKeyField: z
+            .string({ error: 'must be a string' })
+            .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, {
+              error: 'must be a dotted path into the event, such as data.customerId',
+            })
+            .optional(),
         },
         { error: 'is required' },
       ),
@@ -444,6 +458,21 @@ export const resourceDestinationInputSchema = z
     { error: 'is required' },
   )
   .superRefine((destination, ctx) => {
+    const { endpointType, properties } = destination;
+    if (properties.invocationType !== undefined && endpointType !== 'AwsLambdaFunction') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['properties', 'invocationType'],
+        message: 'is for AwsLambdaFunction destinations only',
+      });
+    }
+    if (properties.partitionKeyField !== undefined && endpointType !== 'AwsKinesisStream') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['properties', 'partitionKeyField'],
+        message: 'is for AwsKinesisStream destinations only',
+      });
+    }
     const ref = parseResourceArn(destination.endpointType, destination.properties.resourceArn);
     if ('problem' in ref)
       ctx.addIssue({ code: 'custom', path: ['properties', 'resourceArn'], message: ref.problem });
@@ -460,10 +489,22 @@ export const resourceDestinationInputSchema = z
 /** A parsed destination (webhook or resource) as input: batch settings only as given, mappings in order. */
 export function destinationInputOf(parsed: z.infer<ReturnType<typeof destinationSchema>>): DestinationInput {
   if (parsed.endpointType !== 'WebHook') {
-    const { resourceArn, maxDeliveriesPerSecond, deliveryAttributeMappings, ...batching } = parsed.properties;
+    const {
+      resourceArn,
+      maxDeliveriesPerSecond,
+      deliveryAttributeMappings,
+      invocationType,
+      partitionKeyField,
+      ...batching
+    } = parsed.properties;
     return {
       endpointUrl: '',
-      resource: { endpointType: parsed.endpointType, resourceArn },
+      resource: {
+        endpointType: parsed.endpointType,
+        resourceArn,
+        ...(invocationType === undefined ? {} : { invocationType }),
+        ...(partitionKeyField === undefined ? {} : { partitionKeyField }),
+      },
       ...batching,
       ...(maxDeliveriesPerSecond === undefined || maxDeliveriesPerSecond === null
         ? {}

@@ -5,48 +5,20 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ResourceClients } from './resource-clients';
 
 export interface AwsClients {
   sqs: SQSClient;
   dynamo: DynamoDBDocumentClient;
   s3: S3Client;
-  /** Clients of the AWS resources subscriptions deliver to, by region; absent: none. */
+  /**
+   * Clients of the AWS resources subscriptions deliver to, by region (`resource-clients.ts`):
+   * the local stack's emulator; absent on AWS, where the delivery function makes its own.
+   */
   resources?: ResourceClients;
 }
-
-/** The service clients of AWS resource destinations, by region (locally, the emulator's). */
-export interface ResourceClients {
-  sqs(region: string): SQSClient;
-  sns(region: string): SNSClient;
-}
-
-/** A client per region, made when first asked for. */
-function perRegion<C>(make: (region: string) => C): (region: string) => C {
-  const made = new Map<string, C>();
-  return (region) => {
-    let client = made.get(region);
-    if (client === undefined) {
-      client = make(region);
-      made.set(region, client);
-    }
-    return client;
-  };
-}
-
-/** The emulator's queues as delivery destinations: a client of their own, apart from the stack's queues'. */
-function resourceSqs(endpoint: string): (region: string) => SQSClient {
-  let client: SQSClient | undefined;
-  return () => {
-    client ??= localSqsClient(endpoint);
-    return client;
-  };
-}
-
-/** Sends to resources time out as a webhook request does (`DELIVERY_TIMEOUT_MS`, 30 s). */
-const RESOURCE_REQUEST_HANDLER = { connectionTimeout: 3_000, requestTimeout: 30_000 };
 
 export interface LocalEndpoints {
   sqs: string;
@@ -71,21 +43,8 @@ export function createAwsClients(endpoints?: LocalEndpoints): AwsClients {
     requestHandler: { connectionTimeout: 3_000, requestTimeout: 5_000 },
     ...(endpoints ? { endpoint: endpoints.dynamodb } : {}),
   });
-  const sqs = endpoints === undefined ? new SQSClient({}) : localSqsClient(endpoints.sqs);
-  // The emulator serves SQS and SNS on one endpoint, whatever region a resource names.
-  const localSns =
-    endpoints === undefined
-      ? undefined
-      : new SNSClient({ ...local, endpoint: endpoints.sqs, requestHandler: RESOURCE_REQUEST_HANDLER });
   return {
-    sqs,
-    resources:
-      endpoints === undefined || localSns === undefined
-        ? {
-            sqs: perRegion((region) => new SQSClient({ region, requestHandler: RESOURCE_REQUEST_HANDLER })),
-            sns: perRegion((region) => new SNSClient({ region, requestHandler: RESOURCE_REQUEST_HANDLER })),
-          }
-        : { sqs: resourceSqs(endpoints.sqs), sns: () => localSns },
+    sqs: endpoints === undefined ? new SQSClient({}) : localSqsClient(endpoints.sqs),
     dynamo: DynamoDBDocumentClient.from(dynamo, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     }),

@@ -308,7 +308,7 @@ describe('AWS resource destinations a pipeline allows', () => {
   it('refuse a pattern of another service at synthesis, naming the prop', () => {
     expect(
       () => new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Events', { resourceDestinations: ['*'] }),
-    ).toThrow("resourceDestinations: '*' must be an SQS queue or SNS topic ARN");
+    ).toThrow("resourceDestinations: '*' must be the ARN of an SQS queue, SNS topic, EventBridge bus");
   });
 });
 

@@ -183,6 +183,24 @@ describe('AWS resource destinations', () => {
     expect(JSON.parse(message?.Body as string)).toMatchObject({ id: 'cli-1' });
   });
 
+  it('refuses what the local stack cannot reach, and settings of another type', async () => {
+    const bus = await subscribeTo('to-bus', 'AwsEventBridgeBus', {
+      resourceArn: 'arn:aws:events:us-east-1:000000000000:event-bus/orders',
+    });
+    expect(bus.status).toBe(400);
+    expect(bus.body.error.message).toContain(
+      'properties.destination.endpointType: this stack cannot reach AwsEventBridgeBus destinations',
+    );
+    const misplaced = await subscribeTo('misplaced', 'AwsSqsQueue', {
+      resourceArn: 'arn:aws:sqs:us-east-1:000000000000:orders-out',
+      invocationType: 'RequestResponse',
+    });
+    expect(misplaced.status).toBe(400);
+    expect(misplaced.body.error.message).toContain(
+      'properties.destination.properties.invocationType: is for AwsLambdaFunction destinations only',
+    );
+  });
+
   it('refuses an ARN of another kind of resource, naming the field', async () => {
     const refused = await subscribeTo('wrong-kind', 'AwsSqsQueue', {
       resourceArn: 'arn:aws:sns:us-east-1:000000000000:alerts-out',

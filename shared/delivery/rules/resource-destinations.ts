@@ -88,6 +88,25 @@ export const RESOURCE_LIMITS: Readonly<Record<ResourceEndpointType, ResourceLimi
   AwsKinesisStream: { messageBytes: 1_048_576, batchEntries: 500, batchBytes: 5_242_880 },
 };
 
+/**
+ * What one call to the destination may carry: the service's limits, and for a Lambda function
+ * the subscription's batch (`maxEventsPerBatch` events an invocation; a synchronous invocation
+ * takes 6 MB). Queues, topics, buses and streams take one event per message, many a call.
+ */
+export function resourceLimitsOf(
+  destination: { readonly endpointType: ResourceEndpointType; readonly invocationType?: string | undefined },
+  maxEventsPerBatch: number,
+): ResourceLimits {
+  const limits = RESOURCE_LIMITS[destination.endpointType];
+  if (destination.endpointType !== 'AwsLambdaFunction') return limits;
+  const bytes =
+    destination.invocationType === 'RequestResponse' ? LAMBDA_SYNC_PAYLOAD_BYTES : limits.batchBytes;
+  return { messageBytes: bytes, batchEntries: Math.max(1, maxEventsPerBatch), batchBytes: bytes };
+}
+
+/** A synchronous Lambda invocation's payload, at most. */
+export const LAMBDA_SYNC_PAYLOAD_BYTES = 6_291_456;
+
 /** Custom delivery attributes a message may carry (SQS and SNS take at most 10 message attributes). */
 export const MAX_MESSAGE_ATTRIBUTES = 10;
 
