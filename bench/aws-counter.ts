@@ -113,28 +113,28 @@ export class AwsRequestCounter {
   }
 
   attach(clients: AwsClients): void {
-    const services: Array<[string, { middlewareStack: unknown }]> = [
-      ['sqs', clients.sqs],
-      ['dynamodb', clients.dynamo],
-      ['s3', clients.s3],
-    ];
-    for (const [service, client] of services) {
-      (client.middlewareStack as MiddlewareStack).add(
-        (next, context) => async (args) => {
-          const operation = String(context.commandName ?? 'Unknown').replace(/Command$/, '');
-          let result: { output: unknown };
-          try {
-            result = await next(args);
-          } catch (error) {
-            this.record(service, operation, args.input, undefined);
-            throw error;
-          }
-          this.record(service, operation, args.input, result.output);
-          return result;
-        },
-        { step: 'initialize', name: `gridwire-bench-counter-${service}` },
-      );
-    }
+    this.attachClient('sqs', clients.sqs);
+    this.attachClient('dynamodb', clients.dynamo);
+    this.attachClient('s3', clients.s3);
+  }
+
+  /** Counts the requests of one more client (a resource destination's, say) as of `service`. */
+  attachClient(service: 'sqs' | 'dynamodb' | 's3', client: { middlewareStack: unknown }): void {
+    (client.middlewareStack as MiddlewareStack).add(
+      (next, context) => async (args) => {
+        const operation = String(context.commandName ?? 'Unknown').replace(/Command$/, '');
+        let result: { output: unknown };
+        try {
+          result = await next(args);
+        } catch (error) {
+          this.record(service, operation, args.input, undefined);
+          throw error;
+        }
+        this.record(service, operation, args.input, result.output);
+        return result;
+      },
+      { step: 'initialize', name: `gridwire-bench-counter-${service}` },
+    );
   }
 
   /** Adds counts made elsewhere (a function running in a process of its own). */

@@ -20,6 +20,7 @@ import { rateLimited } from '../scenarios/rate-limited';
 import { recovery } from '../scenarios/recovery';
 import { reference } from '../scenarios/reference';
 import { simulation } from '../scenarios/simulation';
+import { sqsDestination } from '../scenarios/sqs-destination';
 import { throughput } from '../scenarios/throughput';
 import type { Scenario } from './types';
 
@@ -38,6 +39,7 @@ export const SCENARIOS: readonly Scenario[] = [
   crowd,
   deadLetters,
   rateLimited,
+  sqsDestination,
   recovery,
   bill,
   memory,
