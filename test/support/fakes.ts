@@ -45,6 +45,7 @@ import { MemoryHealthStore } from './memory-stores';
 
 export { VirtualClock };
 
+import type { ResourceSender } from '../../shared/delivery/resource-sender';
 import type { WebhookRequest, WebhookSender } from '../../shared/delivery/webhook-sender';
 import type { LateAnswerStore } from '../../shared/storage/late-answers';
 
@@ -323,6 +324,8 @@ export function engineHarness(
     backlog?: { store: BacklogStore; routing?: boolean; drainConcurrency?: number };
     /** Records late answers here (default: none; a request is given up at its timeout). */
     lateAnswers?: LateAnswerStore;
+    /** Sends to AWS resource destinations (default: none). */
+    resources?: ResourceSender;
   } = {},
 ): EngineHarness {
   const clock = options.clock ?? new VirtualClock();
@@ -373,6 +376,7 @@ export function engineHarness(
       : { subscriptionConcurrency: options.subscriptionConcurrency }),
     ...(options.sealer === undefined ? {} : { sealer: options.sealer }),
     ...(options.lateAnswers === undefined ? {} : { lateAnswers: options.lateAnswers }),
+    ...(options.resources === undefined ? {} : { resources: options.resources }),
     ...(options.backlog === undefined
       ? {}
       : {
