@@ -13,14 +13,20 @@
  * bounds how long a subscription may wait for its endpoint (`validationWaitSeconds`).
  */
 import { type CfnResource, CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IStream } from 'aws-cdk-lib/aws-kinesis';
 import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct, type IDependable } from 'constructs';
 import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
 import { type DeliveryProfile, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import { RATE_LIMITS } from '../shared/delivery/rules/rate-limit';
+import type { ResourceEndpointType } from '../shared/domain/model';
 import { isValidName, NAME_RULES, type NameKind } from '../shared/domain/names';
 import {
   type DeclaredKind,
@@ -75,8 +81,16 @@ export const checkRange = (field: string, value: number | undefined, range: Sett
 
 /** What a declared webhook subscription has in common, classic or of a namespace topic. */
 export interface DeclaredWebhookProps {
-  /** The webhook's HTTPS URL; it must answer the validation handshake. */
-  readonly endpointUrl: string;
+  /**
+   * The webhook's HTTPS URL; it must answer the validation handshake. Give this or
+   * `destination`.
+   */
+  readonly endpointUrl?: string;
+  /**
+   * An AWS resource to deliver to instead of a webhook (`Destination.sqs(queue)`...): the
+   * delivery function is granted to send to it, and the stack allows it.
+   */
+  readonly destination?: DeclaredDestination;
   readonly includedEventTypes?: readonly string[];
   readonly subjectBeginsWith?: string;
   readonly subjectEndsWith?: string;
@@ -184,6 +198,37 @@ export function webhookSettingsOf(
 /** The webhook destination of a declared subscription, as the admin API's body names it. */
 export function webhookDestinationBody(props: DeclaredWebhookProps) {
   checkRange('maxDeliveriesPerSecond', props.maxDeliveriesPerSecond, { ...RATE_LIMITS, integer: true });
+  const batching = {
+    ...(props.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: props.maxEventsPerBatch }),
+    ...(props.preferredBatchSizeInKilobytes === undefined
+      ? {}
+      : { preferredBatchSizeInKilobytes: props.preferredBatchSizeInKilobytes }),
+    ...(props.maxDeliveriesPerSecond === undefined
+      ? {}
+      : { maxDeliveriesPerSecond: props.maxDeliveriesPerSecond }),
+  };
+  if ((props.endpointUrl === undefined) === (props.destination === undefined)) {
+    throw new Error(
+      'A declared subscription needs endpointUrl (a webhook) or destination (an AWS resource), one of the two.',
+    );
+  }
+  if (props.destination !== undefined) {
+    const webhookOnly = [
+      props.signing === undefined ? undefined : 'signing',
+      props.auth === undefined ? undefined : 'auth',
+    ].filter((name) => name !== undefined);
+    if (webhookOnly.length > 0) {
+      throw new Error(`${webhookOnly.join(' and ')}: for webhooks only, not an AWS resource destination.`);
+    }
+    return {
+      endpointType: props.destination.endpointType,
+      properties: {
+        resourceArn: props.destination.resourceArn,
+        ...props.destination.properties,
+        ...batching,
+      },
+    };
+  }
   return {
     endpointType: 'WebHook',
     properties: {
@@ -202,6 +247,60 @@ export function webhookDestinationBody(props: DeclaredWebhookProps) {
     },
   };
 }
+
+/**
+ * An AWS resource a declared subscription delivers to: its type and ARN, its settings, and how
+ * the delivery function is granted to send to it. Made by {@link Destination}.
+ */
+export interface DeclaredDestination {
+  readonly endpointType: ResourceEndpointType;
+  readonly resourceArn: string;
+  readonly properties?: Readonly<Record<string, unknown>>;
+  grant(grantee: IGrantable): void;
+}
+
+/** AWS resources as declared subscriptions' destinations, from the CDK objects themselves. */
+export const Destination = {
+  /** An SQS queue: one message per event (KMS-encrypted queues: the key is granted too). */
+  sqs: (queue: IQueue): DeclaredDestination => ({
+    endpointType: 'AwsSqsQueue',
+    resourceArn: queue.queueArn,
+    grant: (grantee) => queue.grantSendMessages(grantee),
+  }),
+  /** An SNS topic: one message per event. */
+  sns: (topic: ITopic): DeclaredDestination => ({
+    endpointType: 'AwsSnsTopic',
+    resourceArn: topic.topicArn,
+    grant: (grantee) => topic.grantPublish(grantee),
+  }),
+  /** An EventBridge bus: one entry per event (source `gridwire`, the event type as detail type). */
+  eventBus: (bus: IEventBus): DeclaredDestination => ({
+    endpointType: 'AwsEventBridgeBus',
+    resourceArn: bus.eventBusArn,
+    grant: (grantee) => bus.grantPutEventsTo(grantee),
+  }),
+  /** A Lambda function: one invocation per batch, asynchronous unless `RequestResponse`. */
+  lambda: (
+    fn: IFunction,
+    options: { invocationType?: 'Event' | 'RequestResponse' } = {},
+  ): DeclaredDestination => ({
+    endpointType: 'AwsLambdaFunction',
+    resourceArn: fn.functionArn,
+    ...(options.invocationType === undefined
+      ? {}
+      : { properties: { invocationType: options.invocationType } }),
+    grant: (grantee) => fn.grantInvoke(grantee),
+  }),
+  /** A Kinesis stream: one record per event, keyed by the subject or `partitionKeyField`. */
+  kinesis: (stream: IStream, options: { partitionKeyField?: string } = {}): DeclaredDestination => ({
+    endpointType: 'AwsKinesisStream',
+    resourceArn: stream.streamArn,
+    ...(options.partitionKeyField === undefined
+      ? {}
+      : { properties: { partitionKeyField: options.partitionKeyField } }),
+    grant: (grantee) => stream.grantWrite(grantee),
+  }),
+};
 
 /** The event type and subject filter of a declared subscription; `undefined` when it has none. */
 export function filterBody(props: DeclaredWebhookProps): Record<string, unknown> | undefined {
@@ -235,6 +334,8 @@ export class DeclaredResources extends Construct {
     id: string,
     private readonly management: IFunction & IDependable,
     logRetention: RetentionDays = RetentionDays.ONE_MONTH,
+    /** Lets the pipeline deliver to a declared subscription's AWS resource (grant and allow-list). */
+    private readonly pipeline: { allow(destination: DeclaredDestination): void } = { allow: () => {} },
   ) {
     super(scope, id);
     this.provider = new Provider(this, 'Provider', {
@@ -251,6 +352,11 @@ export class DeclaredResources extends Construct {
    * The custom resource properties a subscription's endpoint auth adds: the client secret's ARN,
    * which the management function is granted to read.
    */
+  /** Lets the pipeline deliver to a declared subscription's AWS resource, when it has one. */
+  allowDestination(destination: DeclaredDestination | undefined): void {
+    if (destination !== undefined) this.pipeline.allow(destination);
+  }
+
   authProperties(auth: DeclaredEndpointAuth | undefined): Record<string, string> {
     if (auth?.type !== 'OAuth2ClientCredentials') return {};
     auth.clientSecret.grantRead(this.management);
@@ -346,6 +452,7 @@ export class DeclaredTopic extends Construct {
       body,
       { ...wait, ...this.declarations.authProperties(props.auth) },
     );
+    this.declarations.allowDestination(props.destination);
     // Created after its topic, deleted before it.
     resource.node.addDependency(this.resource);
     return resource;

@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { Lazy, RemovalPolicy } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -330,6 +330,8 @@ export class DeliveryPipeline extends Construct {
   readonly outputPrefix: string;
   /** The provider of topics and subscriptions declared in code, made by the first `addTopic`. */
   private declarations: DeclaredResources | undefined;
+  /** The AWS resources subscriptions may deliver to: the prop's patterns, then declared destinations. */
+  private readonly allowedResources: string[] = [];
   private readonly logRetention: RetentionDays;
 
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps = {}) {
@@ -372,6 +374,12 @@ export class DeliveryPipeline extends Construct {
       batchingWindows,
     });
     allowResourceDestinations(functions.delivery, props.resourceDestinations ?? []);
+    // The list as the functions that check it (management) and send (delivery) read it: the
+    // prop's patterns and the resources declared subscriptions deliver to, known once all are added.
+    this.allowedResources.push(...(props.resourceDestinations ?? []));
+    const allowed = Lazy.string({ produce: () => this.allowedResources.join(',') });
+    for (const fn of [functions.delivery, functions.management])
+      fn.addEnvironment(ENV.resourceDestinations, allowed);
     addApiRoutes(this, {
       api,
       functions,
@@ -445,7 +453,18 @@ export class DeliveryPipeline extends Construct {
   }
 
   private declaredResources(): DeclaredResources {
-    this.declarations ??= new DeclaredResources(this, 'Declared', this.managementFunction, this.logRetention);
+    this.declarations ??= new DeclaredResources(
+      this,
+      'Declared',
+      this.managementFunction,
+      this.logRetention,
+      {
+        allow: (destination) => {
+          destination.grant(this.deliveryFunction);
+          this.allowedResources.push(destination.resourceArn);
+        },
+      },
+    );
     return this.declarations;
   }
 

@@ -12,10 +12,12 @@ export {
 } from './declared-namespaces';
 export {
   DECLARED_TOTAL_TIMEOUT_MINUTES,
+  type DeclaredDestination,
   type DeclaredEndpointAuth,
   type DeclaredSubscriptionProps,
   DeclaredTopic,
   type DeclaredTopicProps,
+  Destination,
 } from './declared-resources';
 export {
   DEFAULT_PUBLISH_RESERVED_CONCURRENCY,

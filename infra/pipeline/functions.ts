@@ -34,7 +34,6 @@ export interface FunctionSettings {
   readonly metricsFlushSeconds?: number;
   readonly backlog?: boolean;
   readonly metricsNamespace?: string;
-  readonly resourceDestinations?: readonly string[];
 }
 
 /**
@@ -95,9 +94,7 @@ export function functionEnvironment(settings: FunctionSettings, apiUrl: string):
     [ENV.subscriptionMetrics]: String(settings.subscriptionMetrics ?? CONFIG_DEFAULTS.subscriptionMetrics),
     [ENV.metricsFlushSeconds]: String(settings.metricsFlushSeconds ?? CONFIG_DEFAULTS.metricsFlushSeconds),
     [ENV.backlog]: String(settings.backlog ?? CONFIG_DEFAULTS.backlog),
-    ...(settings.resourceDestinations === undefined || settings.resourceDestinations.length === 0
-      ? {}
-      : { [ENV.resourceDestinations]: settings.resourceDestinations.join(',') }),
+
     // Only when not the default, so a deployment that keeps it keeps its functions' environment.
     ...(settings.metricsNamespace === undefined ||
     settings.metricsNamespace === CONFIG_DEFAULTS.metricsNamespace

@@ -8,6 +8,8 @@ import { App, type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Destination } from '../../infra/declared-resources';
 import { DeliveryPipeline } from '../../infra/delivery-pipeline';
 import { ENV } from '../../shared/config/resources';
 import { RULE_PACKS, unacknowledged } from '../support/compliance';
@@ -303,6 +305,47 @@ describe('AWS resource destinations a pipeline allows', () => {
 
   it.each(RULE_PACKS)('leave the %s rule pack nothing unacknowledged', (_name, pack) => {
     expect(unacknowledged(pack, app)).toEqual([]);
+  });
+
+  it('declare a subscription to a queue made in the same app: allowed, granted, and nothing else', () => {
+    const own = newApp();
+    const ownStack = new Stack(own, 'Declared');
+    const events = new DeliveryPipeline(ownStack, 'Events');
+    const queue = new Queue(ownStack, 'Billing', { enforceSSL: true });
+    events
+      .addTopic('orders')
+      .addSubscription('billing', { destination: Destination.sqs(queue), maxDeliveriesPerSecond: 100 });
+    const declared = Template.fromStack(ownStack);
+    const queueId = ownStack.getLogicalId(queue.node.defaultChild as CfnElement);
+    const [[, subscription] = []] = resources(declared, 'Custom::GridwireSubscription');
+    // The body names the queue's ARN (resolved by CloudFormation), its type and settings.
+    expect(JSON.stringify(subscription?.Properties.Body)).toContain(queueId);
+    expect(JSON.stringify(subscription?.Properties.Body)).toContain('AwsSqsQueue');
+    expect(JSON.stringify(subscription?.Properties.Body)).toContain('maxDeliveriesPerSecond');
+    const policies = JSON.stringify(declared.findResources('AWS::IAM::Policy'));
+    expect(policies).toContain('sqs:SendMessage');
+    const functions = Object.values(declared.findResources('AWS::Lambda::Function')) as Array<{
+      Properties: { Environment?: { Variables?: Record<string, unknown> } };
+    }>;
+    const allowLists = functions
+      .map((fn) => fn.Properties.Environment?.Variables?.[ENV.resourceDestinations])
+      .filter((value) => value !== undefined);
+    // The delivery and management functions, each naming the queue.
+    expect(allowLists).toHaveLength(2);
+    for (const list of allowLists) expect(JSON.stringify(list)).toContain(queueId);
+    // The pipeline's own findings (the test's queues are the deployer's, not the pipeline's).
+    for (const [, pack] of RULE_PACKS) {
+      expect(unacknowledged(pack, own).filter((finding) => finding.includes(': Declared/Events/'))).toEqual(
+        [],
+      );
+    }
+    expect(() =>
+      events
+        .addTopic('audit')
+        .addSubscription('both', { destination: Destination.sqs(queue), endpointUrl: 'https://x.example' }),
+    ).toThrow(
+      'A declared subscription needs endpointUrl (a webhook) or destination (an AWS resource), one of the two.',
+    );
   });
 
   it('refuse a pattern of another service at synthesis, naming the prop', () => {
