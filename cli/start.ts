@@ -1,7 +1,8 @@
 /** `gridwire start`: the whole pipeline on this machine. */
 import { readFile } from 'node:fs/promises';
-import { Command, Option, type OptionValueSource } from 'commander';
+import { Command, InvalidArgumentError, Option, type OptionValueSource } from 'commander';
 import { consoleUrl } from '../local/console';
+import { parseLambdaArgument } from '../local/lambda-functions';
 import type { LocalStack } from '../local/stack';
 import { ENV, LOCAL_ENV } from '../shared/config/resources';
 import { CliError } from './errors';
@@ -16,6 +17,8 @@ interface StartOptions {
   timeScale: number;
   validateEndpoints: boolean;
   blockPrivateEndpoints: boolean;
+  /** `--lambda name=module` (repeatable): local functions for Lambda destinations. */
+  lambda?: Record<string, string>;
   adminToken?: string;
   adminTokenFile?: string;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
@@ -64,6 +67,17 @@ export function startCommand(): Command {
         .default(false)
         .preset(true)
         .argParser(flag),
+    )
+    .option(
+      '--lambda <name=module>',
+      'a local function for AwsLambdaFunction destinations: a module exporting handler, invoked with each batch (repeatable)',
+      (value: string, previous: Record<string, string> | undefined) => {
+        try {
+          return parseLambdaArgument(value, previous);
+        } catch (error) {
+          throw new InvalidArgumentError((error as Error).message);
+        }
+      },
     )
     .addOption(
       new Option(
@@ -178,6 +192,7 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
       timeScale: options.timeScale,
       validateEndpoints: options.validateEndpoints,
       blockPrivateEndpoints: options.blockPrivateEndpoints,
+      ...(options.lambda === undefined ? {} : { lambdaFunctions: options.lambda }),
       logLevel: options.logLevel,
       ...(adminToken === undefined ? {} : { adminToken }),
       // The emulators died (killed, crashed): nothing can be served or delivered any more, so

@@ -26,6 +26,7 @@ import { buildLocalFunctions } from './functions';
 import type { Gateway, HttpHandler, Listener } from './gateway';
 import { startHttpApi } from './http-api';
 import type { InvocationStats } from './lambda-context';
+import { localLambdaInvoker } from './lambda-functions';
 import { isLoopbackHost, reachableBeyondLoopback } from './loopback';
 import { LocalMetrics } from './metrics';
 import type { QueuePoller } from './poller';
@@ -64,6 +65,11 @@ export interface LocalStackOptions {
   blockPrivateEndpoints?: boolean;
   /** The AWS resources subscriptions may deliver to (ARN patterns); default any (`*`). */
   resourceDestinations?: string[];
+  /**
+   * Local Lambda functions for `AwsLambdaFunction` destinations, by name: modules exporting
+   * `handler` (`local/lambda-functions.ts`). None: such destinations are refused.
+   */
+  lambdaFunctions?: Record<string, string>;
   /** Fixed admin token; otherwise the one stored in the data directory (created on first start). */
   adminToken?: string;
   logLevel?: ObservabilityOptions['logLevel'];
@@ -283,12 +289,23 @@ export async function refuseBeyondLoopback(
 async function prepareResources(
   endpoints: LocalEndpoints,
   dataDir: string,
-  options: Pick<LocalStackOptions, 'routeClients' | 'instrumentClients' | 'visibilityTimeoutSeconds'>,
+  options: Pick<
+    LocalStackOptions,
+    'routeClients' | 'instrumentClients' | 'visibilityTimeoutSeconds' | 'lambdaFunctions' | 'logLevel'
+  >,
 ): Promise<{ clients: AwsClients; resources: LocalResources; restored: number }> {
   const routed = (await options.routeClients?.(endpoints)) ?? endpoints;
   // The emulator's queues and topics as destinations, with clients of their own (not instrumented:
   // they are the subscribers' resources, not the stack's).
-  const clients = { ...createAwsClients(routed), resources: localResourceClients(routed.sqs) };
+  const functions = options.lambdaFunctions ?? {};
+  const lambda =
+    Object.keys(functions).length === 0
+      ? undefined
+      : localLambdaInvoker(functions, (name, error) => {
+          if (options.logLevel !== 'SILENT')
+            console.error(`gridwire: the local function ${name} failed: ${error.message}`);
+        });
+  const clients = { ...createAwsClients(routed), resources: localResourceClients(routed.sqs, lambda) };
   options.instrumentClients?.(clients);
   const resources = await provisionLocalResources(clients, {
     ...(options.visibilityTimeoutSeconds === undefined

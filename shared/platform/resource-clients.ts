@@ -1,12 +1,12 @@
 /**
  * Clients of the AWS resources subscriptions deliver to (`shared/delivery/resource-sender.ts`),
  * apart from the stack's own clients so only the delivery function carries them: on AWS one per
- * service and region, made when first needed; locally the emulator's SQS and SNS (there is no
- * EventBridge, Lambda or Kinesis emulator).
+ * service and region, made when first needed; locally the emulator's SQS and SNS, and the local
+ * stack's registered functions for Lambda (there is no EventBridge or Kinesis emulator).
  */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
-import { LambdaClient } from '@aws-sdk/client-lambda';
+import { type InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { ResourceEndpointType } from '../domain/model';
@@ -18,8 +18,13 @@ export interface ResourceClients {
   sns(region: string): SNSClient;
   /** Absent where there is no such service (the local stack emulates SQS and SNS only). */
   eventBridge?(region: string): EventBridgeClient;
-  lambda?(region: string): LambdaClient;
+  lambda?(region: string): LambdaInvoker;
   kinesis?(region: string): KinesisClient;
+}
+
+/** What invoking a function needs of a Lambda client (the local stack's functions are one too). */
+export interface LambdaInvoker {
+  send(command: InvokeCommand): Promise<Pick<InvokeCommandOutput, 'StatusCode' | 'FunctionError'>>;
 }
 
 /** A send to a resource times out as a webhook request does (30 s). */
@@ -60,7 +65,8 @@ export const awsResourceClients = (): ResourceClients => ({
  * The local stack's: the emulator serves SQS and SNS on one endpoint, whatever region a resource
  * names. Its queues as destinations have a client of their own, apart from the stack's queues'.
  */
-export const localResourceClients = (endpoint: string): ResourceClients => ({
+export const localResourceClients = (endpoint: string, lambda?: LambdaInvoker): ResourceClients => ({
+  ...(lambda === undefined ? {} : { lambda: () => lambda }),
   sqs: once(() => localSqsClient(endpoint)),
   sns: once(
     () =>

@@ -4,6 +4,8 @@
  * attributes as message attributes; a queue that does not exist ends its events at once; one made
  * and changed from the command line; an ARN of the wrong kind refused with the field named.
  */
+
+import { join } from 'node:path';
 import { CreateTopicCommand, SubscribeCommand } from '@aws-sdk/client-sns';
 import {
   CreateQueueCommand,
@@ -13,15 +15,20 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { runGridwire } from '../../cli/program';
+import { invokedBatches } from '../support/fixtures/local-lambda';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually } from '../support/webhook-server';
+
+/** A local function the stack runs for Lambda destinations (`--lambda orders-fn=...`). */
+const LOCAL_FUNCTION = join(__dirname, '..', 'support', 'fixtures', 'local-lambda.ts');
+const FUNCTION_ARN = 'arn:aws:lambda:us-east-1:000000000000:function:orders-fn';
 
 let api: TestStack;
 let key: string;
 let sqs: SQSClient;
 
 beforeAll(async () => {
-  api = await startTestStack({ timeScale: 60 });
+  api = await startTestStack({ timeScale: 60, lambdaFunctions: { 'orders-fn': LOCAL_FUNCTION } });
   key = await api.createTopic('resources');
   sqs = api.stack.clients.resources?.sqs('us-east-1') as SQSClient;
 }, 30_000);
@@ -181,6 +188,56 @@ describe('AWS resource destinations', () => {
     expect((await api.publish('resources', key, [event('cli-1')])).status).toBe(200);
     const [message] = await receive(target.url, 1);
     expect(JSON.parse(message?.Body as string)).toMatchObject({ id: 'cli-1' });
+  });
+
+  it('invokes a local Lambda function with each batch, asynchronously', async () => {
+    const saved = await subscribeTo('to-fn', 'AwsLambdaFunction', {
+      resourceArn: FUNCTION_ARN,
+      maxEventsPerBatch: 2,
+    });
+    expect(saved.status).toBe(201);
+    expect(
+      (
+        await api.publish(
+          'resources',
+          key,
+          ['fn-1', 'fn-2', 'fn-3'].map((id) => event(id)),
+        )
+      ).status,
+    ).toBe(200);
+    const batches = await eventually(
+      () => {
+        const found = invokedBatches().filter((batch) =>
+          batch.events.some((one) => one.id.startsWith('fn-')),
+        );
+        return found.flatMap((batch) => batch.events).length >= 3 && found;
+      },
+      15_000,
+      'three events at the local function',
+    );
+    expect(batches.map((batch) => batch.events.length).sort()).toEqual([1, 2]);
+    expect(batches.every((batch) => batch.functionName === 'orders-fn')).toBe(true);
+  });
+
+  it('retries a batch whose synchronous invocation the function fails', async () => {
+    const saved = await subscribeTo('to-fn-sync', 'AwsLambdaFunction', {
+      resourceArn: FUNCTION_ARN,
+      invocationType: 'RequestResponse',
+    });
+    expect(saved.status).toBe(201);
+    expect(
+      (await api.publish('resources', key, [event('fn-fail', 'Order.Created', { fail: true })])).status,
+    ).toBe(200);
+    const record = await eventually(
+      async () => {
+        const found = await api.call('GET', `${route('to-fn-sync')}/deliveries?eventId=fn-fail`);
+        return found.status === 200 && found.body.value?.[0]?.attempts?.length >= 2 && found.body.value[0];
+      },
+      20_000,
+      'two attempts of fn-fail',
+    );
+    expect(record.attempts[0]).toMatchObject({ outcome: 'GenericError' });
+    expect(JSON.stringify(record.attempts[0])).toContain('FunctionError');
   });
 
   it('refuses what the local stack cannot reach, and settings of another type', async () => {
