@@ -695,7 +695,8 @@ describe('the gridwire binary', () => {
       (error: { code: number; stderr: string }) => error,
     );
     expect(missing?.code).toBe(1);
-    expect(missing?.stderr).toMatch(/^error: required option '--endpoint <url>' not specified\n$/);
+    // A webhook or an AWS resource: one of the two options is needed.
+    expect(missing?.stderr).toBe('gridwire: give --endpoint (a webhook) or --resource-arn (an AWS resource)\n');
   }, 45_000);
 
   it('says a port is taken in one line instead of a stack trace', async () => {
