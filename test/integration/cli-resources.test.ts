@@ -696,7 +696,9 @@ describe('the gridwire binary', () => {
     );
     expect(missing?.code).toBe(1);
     // A webhook or an AWS resource: one of the two options is needed.
-    expect(missing?.stderr).toBe('gridwire: give --endpoint (a webhook) or --resource-arn (an AWS resource)\n');
+    expect(missing?.stderr).toBe(
+      'gridwire: give --endpoint (a webhook) or --resource-arn (an AWS resource)\n',
+    );
   }, 45_000);
 
   it('says a port is taken in one line instead of a stack trace', async () => {
