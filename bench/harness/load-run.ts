@@ -178,8 +178,8 @@ export async function warmUp(
   await loadRun(rig, { ...load, name: load.topic, seconds: 3 });
 }
 
-/** A run's usage as the cost model takes it, per `events`. */
-export function usageOf(run: LoadRun, events: number): Usage {
+/** A run's usage (what the collector took) as the cost model takes it, per `events`. */
+export function usageOf(run: Pick<LoadRun, 'usage'>, events: number): Usage {
   return {
     events,
     httpRequests: run.usage.httpRequests,

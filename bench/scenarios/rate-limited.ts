@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { costPerMillionEvents } from '../cost';
 import { round } from '../harness/figures';
 import { liveStack, publishInHundreds } from '../harness/live-stack';
+import { usageOf } from '../harness/load-run';
 import { log } from '../harness/log';
 import type { Scenario, ScenarioResult } from '../harness/types';
 import { peakPerSecond } from '../load';
@@ -96,16 +97,7 @@ async function measureRateLimited(quick: boolean): Promise<ScenarioResult> {
     const perAnySecond = peakInAnySecond(arrivals);
     const budget = usage.aws.dynamoWrites.RATE ?? { requests: 0, items: 0, units: 0 };
     const perEvent = (count: number) => round(count / Math.max(1, delivered), 4);
-    const cost = costPerMillionEvents({
-      events: Math.max(1, delivered),
-      httpRequests: usage.httpRequests,
-      lambda: usage.lambda as Parameters<typeof costPerMillionEvents>[0]['lambda'],
-      sqsBilledRequests: usage.aws.sqsBilledRequests,
-      dynamoWriteUnits: usage.aws.dynamoWriteUnits,
-      dynamoReadUnits: usage.aws.dynamoReadUnits,
-      s3Puts: usage.aws.requests['s3:PutObject'] ?? 0,
-      s3Gets: usage.aws.requests['s3:GetObject'] ?? 0,
-    });
+    const cost = costPerMillionEvents(usageOf({ usage }, Math.max(1, delivered)));
     const budgetPerMillion = (budget.units / Math.max(1, delivered)) * PRICES.dynamodb.perWriteUnit * 1e6;
     return {
       name: 'rate-limited endpoint',

@@ -8,6 +8,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-s
 import { costPerMillionEvents } from '../cost';
 import { round } from '../harness/figures';
 import { liveStack, publishInHundreds } from '../harness/live-stack';
+import { usageOf } from '../harness/load-run';
 import { log } from '../harness/log';
 import type { Scenario, ScenarioResult } from '../harness/types';
 
@@ -52,16 +53,7 @@ async function measureSqsDestination(quick: boolean): Promise<ScenarioResult> {
     const done = Date.now();
     const usage = live.usage.take();
     const toQueue = usage.aws.sqsByQueue[QUEUE] ?? 0;
-    const cost = costPerMillionEvents({
-      events: Math.max(1, inQueue),
-      httpRequests: usage.httpRequests,
-      lambda: usage.lambda as Parameters<typeof costPerMillionEvents>[0]['lambda'],
-      sqsBilledRequests: usage.aws.sqsBilledRequests,
-      dynamoWriteUnits: usage.aws.dynamoWriteUnits,
-      dynamoReadUnits: usage.aws.dynamoReadUnits,
-      s3Puts: usage.aws.requests['s3:PutObject'] ?? 0,
-      s3Gets: usage.aws.requests['s3:GetObject'] ?? 0,
-    });
+    const cost = costPerMillionEvents(usageOf({ usage }, Math.max(1, inQueue)));
     const perEvent = (count: number) => round(count / Math.max(1, inQueue), 4);
     return {
       name: 'SQS destination',

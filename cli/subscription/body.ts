@@ -252,22 +252,27 @@ function resourceDestinationOf(flags: SubscriptionFlags, base: Json | undefined)
     properties: {
       ...kept,
       resourceArn,
-      ...(flags.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: flags.maxEventsPerBatch }),
-      ...(flags.maxDeliveriesPerSecond === undefined
-        ? {}
-        : {
-            maxDeliveriesPerSecond:
-              flags.maxDeliveriesPerSecond === false ? undefined : flags.maxDeliveriesPerSecond,
-          }),
-      ...(flags.preferredBatchSizeInKilobytes === undefined
-        ? {}
-        : { preferredBatchSizeInKilobytes: flags.preferredBatchSizeInKilobytes }),
-      ...(flags.deliveryAttributeMapping === undefined
-        ? {}
-        : { deliveryAttributeMappings: flags.deliveryAttributeMapping }),
+      ...deliverySettingsOf(flags),
     },
   };
 }
+
+/** The settings webhooks and resources share (batching, the rate limit, custom attributes), as given. */
+const deliverySettingsOf = (flags: SubscriptionFlags): Json => ({
+  ...(flags.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: flags.maxEventsPerBatch }),
+  ...(flags.maxDeliveriesPerSecond === undefined
+    ? {}
+    : {
+        maxDeliveriesPerSecond:
+          flags.maxDeliveriesPerSecond === false ? undefined : flags.maxDeliveriesPerSecond,
+      }),
+  ...(flags.preferredBatchSizeInKilobytes === undefined
+    ? {}
+    : { preferredBatchSizeInKilobytes: flags.preferredBatchSizeInKilobytes }),
+  ...(flags.deliveryAttributeMapping === undefined
+    ? {}
+    : { deliveryAttributeMappings: flags.deliveryAttributeMapping }),
+});
 
 /** The destination: the base's, with the flags given over it (a webhook, or an AWS resource). */
 function destinationOf(flags: SubscriptionFlags, base: Json | undefined): Json {
@@ -282,19 +287,7 @@ function destinationOf(flags: SubscriptionFlags, base: Json | undefined): Json {
     properties: {
       ...properties,
       ...(flags.endpoint === undefined ? {} : { endpointUrl: flags.endpoint }),
-      ...(flags.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: flags.maxEventsPerBatch }),
-      ...(flags.maxDeliveriesPerSecond === undefined
-        ? {}
-        : {
-            maxDeliveriesPerSecond:
-              flags.maxDeliveriesPerSecond === false ? undefined : flags.maxDeliveriesPerSecond,
-          }),
-      ...(flags.preferredBatchSizeInKilobytes === undefined
-        ? {}
-        : { preferredBatchSizeInKilobytes: flags.preferredBatchSizeInKilobytes }),
-      ...(flags.deliveryAttributeMapping === undefined
-        ? {}
-        : { deliveryAttributeMappings: flags.deliveryAttributeMapping }),
+      ...deliverySettingsOf(flags),
       ...signingOf(flags, properties.signing),
       ...authOf(flags, properties.auth),
     },

@@ -68,6 +68,23 @@ const deduplicationIdOf = (deliveryId: string) =>
 const groupIdOf = (message: ResourceMessage, fallback: string) =>
   (message.groupId ?? fallback).replace(/[^\x21-\x7e]/g, '_').slice(0, 128) || fallback;
 
+/**
+ * What an SQS or SNS batch entry holds beside its body (the same fields in both APIs): its id in
+ * the call, the message attributes, and a FIFO destination's group and deduplication ids.
+ */
+const batchEntryOf = (message: ResourceMessage, index: number, ref: ResourceRef) => ({
+  Id: String(index),
+  ...(Object.keys(message.attributes).length === 0
+    ? {}
+    : { MessageAttributes: attributesOf(message.attributes) }),
+  ...(ref.fifo
+    ? {
+        MessageGroupId: groupIdOf(message, ref.name),
+        MessageDeduplicationId: deduplicationIdOf(message.deliveryId),
+      }
+    : {}),
+});
+
 /** The `Source` of the entries Gridwire puts on an event bus (rules match on it). */
 export const EVENTBRIDGE_SOURCE = 'gridwire';
 
@@ -147,17 +164,8 @@ export class AwsResourceSender implements ResourceSender {
       new SendMessageBatchCommand({
         QueueUrl: queueUrl,
         Entries: messages.map((message, index) => ({
-          Id: String(index),
           MessageBody: message.body,
-          ...(Object.keys(message.attributes).length === 0
-            ? {}
-            : { MessageAttributes: attributesOf(message.attributes) }),
-          ...(ref.fifo
-            ? {
-                MessageGroupId: groupIdOf(message, ref.name),
-                MessageDeduplicationId: deduplicationIdOf(message.deliveryId),
-              }
-            : {}),
+          ...batchEntryOf(message, index, ref),
         })),
       }),
     );
@@ -174,17 +182,8 @@ export class AwsResourceSender implements ResourceSender {
       new PublishBatchCommand({
         TopicArn: arn,
         PublishBatchRequestEntries: messages.map((message, index) => ({
-          Id: String(index),
           Message: message.body,
-          ...(Object.keys(message.attributes).length === 0
-            ? {}
-            : { MessageAttributes: attributesOf(message.attributes) }),
-          ...(ref.fifo
-            ? {
-                MessageGroupId: groupIdOf(message, ref.name),
-                MessageDeduplicationId: deduplicationIdOf(message.deliveryId),
-              }
-            : {}),
+          ...batchEntryOf(message, index, ref),
         })),
       }),
     );
