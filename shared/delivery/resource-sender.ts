@@ -217,14 +217,7 @@ export class AwsResourceSender implements ResourceSender {
         })),
       }),
     );
-    const durationMs = this.deps.clock.now() - started;
-    const delivered: AttemptResult = { delivered: true, durationMs };
-    return messages.map((_, index) => {
-      const entry = answer.Entries?.[index];
-      return entry?.ErrorCode === undefined
-        ? delivered
-        : resourceFailure(entry.ErrorCode, entry.ErrorMessage ?? 'the entry was not put', durationMs);
-    });
+    return this.positionalResults(messages, answer.Entries, started);
   }
 
   /**
@@ -270,13 +263,25 @@ export class AwsResourceSender implements ResourceSender {
         })),
       }),
     );
+    return this.positionalResults(messages, answer.Records, started);
+  }
+
+  /**
+   * A result per message from an answer whose entries stand in the messages' order (EventBridge's
+   * entries, Kinesis's records): delivered unless its entry names an error code.
+   */
+  private positionalResults(
+    messages: readonly ResourceMessage[],
+    entries: ReadonlyArray<{ ErrorCode?: string | undefined; ErrorMessage?: string | undefined }> | undefined,
+    started: number,
+  ): AttemptResult[] {
     const durationMs = this.deps.clock.now() - started;
     const delivered: AttemptResult = { delivered: true, durationMs };
     return messages.map((_, index) => {
-      const record = answer.Records?.[index];
-      return record?.ErrorCode === undefined
+      const entry = entries?.[index];
+      return entry?.ErrorCode === undefined
         ? delivered
-        : resourceFailure(record.ErrorCode, record.ErrorMessage ?? 'the record was not put', durationMs);
+        : resourceFailure(entry.ErrorCode, entry.ErrorMessage ?? 'the entry was not put', durationMs);
     });
   }
 
