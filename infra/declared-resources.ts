@@ -13,20 +13,14 @@
  * bounds how long a subscription may wait for its endpoint (`validationWaitSeconds`).
  */
 import { type CfnResource, CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
-import type { IEventBus } from 'aws-cdk-lib/aws-events';
-import type { IGrantable } from 'aws-cdk-lib/aws-iam';
-import type { IStream } from 'aws-cdk-lib/aws-kinesis';
 import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct, type IDependable } from 'constructs';
 import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
 import { type DeliveryProfile, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import { RATE_LIMITS } from '../shared/delivery/rules/rate-limit';
-import type { ResourceEndpointType } from '../shared/domain/model';
 import { isValidName, NAME_RULES, type NameKind } from '../shared/domain/names';
 import {
   type DeclaredKind,
@@ -34,6 +28,7 @@ import {
   VALIDATION_WAIT_SECONDS,
 } from '../shared/management/declared-resources';
 import { disableAfterSchema, retryScheduleSchema } from '../shared/management/subscription-schema';
+import type { DeclaredDestination } from './destinations';
 
 /** The provider's time limit for one declaration: under CloudFormation's hour for a custom resource. */
 export const DECLARED_TOTAL_TIMEOUT_MINUTES = 55;
@@ -247,60 +242,6 @@ export function webhookDestinationBody(props: DeclaredWebhookProps) {
     },
   };
 }
-
-/**
- * An AWS resource a declared subscription delivers to: its type and ARN, its settings, and how
- * the delivery function is granted to send to it. Made by {@link Destination}.
- */
-export interface DeclaredDestination {
-  readonly endpointType: ResourceEndpointType;
-  readonly resourceArn: string;
-  readonly properties?: Readonly<Record<string, unknown>>;
-  grant(grantee: IGrantable): void;
-}
-
-/** AWS resources as declared subscriptions' destinations, from the CDK objects themselves. */
-export const Destination = {
-  /** An SQS queue: one message per event (KMS-encrypted queues: the key is granted too). */
-  sqs: (queue: IQueue): DeclaredDestination => ({
-    endpointType: 'AwsSqsQueue',
-    resourceArn: queue.queueArn,
-    grant: (grantee) => queue.grantSendMessages(grantee),
-  }),
-  /** An SNS topic: one message per event. */
-  sns: (topic: ITopic): DeclaredDestination => ({
-    endpointType: 'AwsSnsTopic',
-    resourceArn: topic.topicArn,
-    grant: (grantee) => topic.grantPublish(grantee),
-  }),
-  /** An EventBridge bus: one entry per event (source `gridwire`, the event type as detail type). */
-  eventBus: (bus: IEventBus): DeclaredDestination => ({
-    endpointType: 'AwsEventBridgeBus',
-    resourceArn: bus.eventBusArn,
-    grant: (grantee) => bus.grantPutEventsTo(grantee),
-  }),
-  /** A Lambda function: one invocation per batch, asynchronous unless `RequestResponse`. */
-  lambda: (
-    fn: IFunction,
-    options: { invocationType?: 'Event' | 'RequestResponse' } = {},
-  ): DeclaredDestination => ({
-    endpointType: 'AwsLambdaFunction',
-    resourceArn: fn.functionArn,
-    ...(options.invocationType === undefined
-      ? {}
-      : { properties: { invocationType: options.invocationType } }),
-    grant: (grantee) => fn.grantInvoke(grantee),
-  }),
-  /** A Kinesis stream: one record per event, keyed by the subject or `partitionKeyField`. */
-  kinesis: (stream: IStream, options: { partitionKeyField?: string } = {}): DeclaredDestination => ({
-    endpointType: 'AwsKinesisStream',
-    resourceArn: stream.streamArn,
-    ...(options.partitionKeyField === undefined
-      ? {}
-      : { properties: { partitionKeyField: options.partitionKeyField } }),
-    grant: (grantee) => stream.grantWrite(grantee),
-  }),
-};
 
 /** The event type and subject filter of a declared subscription; `undefined` when it has none. */
 export function filterBody(props: DeclaredWebhookProps): Record<string, unknown> | undefined {

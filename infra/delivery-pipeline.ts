@@ -177,7 +177,9 @@ export interface DeliveryPipelineProps {
    * ARNs, `*` standing for any run of characters (`arn:aws:sqs:eu-west-1:123456789012:orders-*`).
    * The delivery function's role may send to these and nothing else, and a subscription to any
    * other resource is refused when written. Encrypted queues and topics also need their KMS key
-   * to let the delivery role use it.
+   * to let the delivery role use it. IAM role ARNs in the list are roles the delivery function may
+   * assume (`sts:AssumeRole`) to send to a resource in another account (a destination's
+   * `roleArn`); each such role trusts the delivery role and may send to the resource.
    * @default none
    */
   readonly resourceDestinations?: readonly string[];
@@ -462,6 +464,7 @@ export class DeliveryPipeline extends Construct {
         allow: (destination) => {
           destination.grant(this.deliveryFunction);
           this.allowedResources.push(destination.resourceArn);
+          if (destination.role !== undefined) this.allowedResources.push(destination.role.roleArn);
         },
       },
     );

@@ -12,12 +12,10 @@ export {
 } from './declared-namespaces';
 export {
   DECLARED_TOTAL_TIMEOUT_MINUTES,
-  type DeclaredDestination,
   type DeclaredEndpointAuth,
   type DeclaredSubscriptionProps,
   DeclaredTopic,
   type DeclaredTopicProps,
-  Destination,
 } from './declared-resources';
 export {
   DEFAULT_PUBLISH_RESERVED_CONCURRENCY,
@@ -25,6 +23,7 @@ export {
   DeliveryPipeline,
   type DeliveryPipelineProps,
 } from './delivery-pipeline';
+export { type DeclaredDestination, Destination, type DestinationOptions } from './destinations';
 export { GridwireStack, type GridwireStackProps } from './gridwire-stack';
 export {
   ASSUMED_PUBLISH_DURATION_MS,

@@ -39,8 +39,10 @@ export interface FunctionSettings {
 /**
  * Lets the delivery function send to the resources subscriptions may deliver to: `sqs:SendMessage`
  * (and the queue URL) on queue ARNs, `sns:Publish` on topics, `events:PutEvents` on buses,
- * `lambda:InvokeFunction` on functions, `kinesis:PutRecords` on streams, each pattern as given. A pattern
- * of another service is refused at synthesis, as is `*` alone (every resource of every service).
+ * `lambda:InvokeFunction` on functions, `kinesis:PutRecords` on streams, and `sts:AssumeRole` on
+ * IAM roles (a resource in another account, sent to with that role's credentials), each pattern as
+ * given. A pattern of another service is refused at synthesis, as is `*` alone (every resource of
+ * every service).
  */
 export function allowResourceDestinations(delivery: PipelineFunction, patterns: readonly string[]): void {
   const byService: Record<string, string[]> = {};
@@ -49,7 +51,7 @@ export function allowResourceDestinations(delivery: PipelineFunction, patterns: 
     const actions = service === undefined ? undefined : RESOURCE_DESTINATION_ACTIONS[service];
     if (service === undefined || actions === undefined) {
       throw new Error(
-        `resourceDestinations: '${pattern}' must be the ARN of an SQS queue, SNS topic, EventBridge bus, Lambda function or Kinesis stream (a * stands for any run of characters).`,
+        `resourceDestinations: '${pattern}' must be the ARN of an SQS queue, SNS topic, EventBridge bus, Lambda function, Kinesis stream or IAM role to assume (a * stands for any run of characters).`,
       );
     }
     byService[service] = [...(byService[service] ?? []), pattern];
@@ -78,6 +80,7 @@ const RESOURCE_DESTINATION_ACTIONS: Readonly<Record<string, readonly string[]>> 
   events: ['events:PutEvents'],
   lambda: ['lambda:InvokeFunction'],
   kinesis: ['kinesis:PutRecords'],
+  iam: ['sts:AssumeRole'],
 };
 
 /** The environment every function is given: its settings, defaults filled in. */

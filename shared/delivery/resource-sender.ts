@@ -15,6 +15,10 @@
  *   subscription asks for a synchronous one, whose function error fails the batch.
  * - Kinesis (`PutRecords`): a record per event, its partition key the event's subject or a field
  *   the subscription names.
+ *
+ * Attributes named after a field of the service's message set that field instead
+ * (`MESSAGE_FIELDS`: a FIFO group id, an SNS subject, an entry's source, a record's partition
+ * key...). A destination with a role to assume is sent to with that role's credentials.
  */
 import { createHash } from 'node:crypto';
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
@@ -26,7 +30,7 @@ import type { AttemptResult } from '../domain/attempts';
 import type { ResourceDestination } from '../domain/model';
 import type { Clock } from '../platform/clock';
 import type { ResourceClients } from '../platform/resource-clients';
-import { parseResourceArn, type ResourceRef } from './rules/resource-destinations';
+import { messageFieldsOf, parseResourceArn, type ResourceRef } from './rules/resource-destinations';
 import { resourceErrorRuleOf } from './rules/resource-errors';
 
 /** One message to a resource: an event as delivered. */
@@ -64,26 +68,44 @@ const attributesOf = (attributes: Readonly<Record<string, string>>) =>
 /** A FIFO destination's deduplication id (at most 128 characters): the delivery id's hash. */
 const deduplicationIdOf = (deliveryId: string) =>
   createHash('sha256').update(deliveryId, 'utf8').digest('hex');
-/** A FIFO group id: letters, digits and punctuation, at most 128 characters. */
-const groupIdOf = (message: ResourceMessage, fallback: string) =>
-  (message.groupId ?? fallback).replace(/[^\x21-\x7e]/g, '_').slice(0, 128) || fallback;
+/** A FIFO group or deduplication id: letters, digits and punctuation, at most 128 characters. */
+const fifoIdOf = (value: string | undefined, fallback: string) =>
+  (value ?? fallback).replace(/[^\x21-\x7e]/g, '_').slice(0, 128) || fallback;
+/** An SNS subject: printable ASCII, under 100 characters, beginning with neither a space nor nothing. */
+const subjectFieldOf = (value: string) =>
+  value
+    .replace(/[^\x20-\x7e]/g, ' ')
+    .trim()
+    .slice(0, 99);
 
 /**
  * What an SQS or SNS batch entry holds beside its body (the same fields in both APIs): its id in
- * the call, the message attributes, and a FIFO destination's group and deduplication ids.
+ * the call, the message attributes, and a FIFO destination's group and deduplication ids (the
+ * attributes `MessageGroupId` and `MessageDeduplicationId` where given), and an SNS subject.
  */
-const batchEntryOf = (message: ResourceMessage, index: number, ref: ResourceRef) => ({
-  Id: String(index),
-  ...(Object.keys(message.attributes).length === 0
-    ? {}
-    : { MessageAttributes: attributesOf(message.attributes) }),
-  ...(ref.fifo
-    ? {
-        MessageGroupId: groupIdOf(message, ref.name),
-        MessageDeduplicationId: deduplicationIdOf(message.deliveryId),
-      }
-    : {}),
-});
+const batchEntryOf = (
+  message: ResourceMessage,
+  index: number,
+  ref: ResourceRef,
+  type: 'AwsSqsQueue' | 'AwsSnsTopic',
+) => {
+  const { fields, attributes } = messageFieldsOf(type, message.attributes);
+  const subject = fields.Subject === undefined ? '' : subjectFieldOf(fields.Subject);
+  return {
+    Id: String(index),
+    ...(Object.keys(attributes).length === 0 ? {} : { MessageAttributes: attributesOf(attributes) }),
+    ...(ref.fifo
+      ? {
+          MessageGroupId: fifoIdOf(fields.MessageGroupId ?? message.groupId, ref.name),
+          MessageDeduplicationId: fifoIdOf(
+            fields.MessageDeduplicationId,
+            deduplicationIdOf(message.deliveryId),
+          ),
+        }
+      : {}),
+    ...(subject === '' ? {} : { Subject: subject }),
+  };
+};
 
 /** The `Source` of the entries Gridwire puts on an event bus (rules match on it). */
 export const EVENTBRIDGE_SOURCE = 'gridwire';
@@ -111,9 +133,12 @@ const eventTypeOf = (body: string): string =>
  * A Kinesis record's partition key (1 to 256 characters): the field the subscription names, else
  * the event's subject, else its delivery id.
  */
-const partitionKeyOf = (message: ResourceMessage, field: string | undefined): string => {
+const partitionKeyOf = (message: ResourceMessage, field: string | undefined, given?: string): string => {
   const key =
-    (field === undefined ? undefined : fieldOf(message.body, field)) ?? message.groupId ?? message.deliveryId;
+    given ??
+    (field === undefined ? undefined : fieldOf(message.body, field)) ??
+    message.groupId ??
+    message.deliveryId;
   return key === '' ? message.deliveryId.slice(0, 256) : key.slice(0, 256);
 };
 
@@ -134,9 +159,9 @@ export class AwsResourceSender implements ResourceSender {
     try {
       switch (destination.endpointType) {
         case 'AwsSqsQueue':
-          return await this.sendSqs(destination.resourceArn, ref, messages, started);
+          return await this.sendSqs(destination, ref, messages, started);
         case 'AwsSnsTopic':
-          return await this.sendSns(destination.resourceArn, ref, messages, started);
+          return await this.sendSns(destination, ref, messages, started);
         case 'AwsEventBridgeBus':
           return await this.sendEventBridge(destination, ref, messages, started);
         case 'AwsLambdaFunction':
@@ -153,19 +178,19 @@ export class AwsResourceSender implements ResourceSender {
   }
 
   private async sendSqs(
-    arn: string,
+    destination: ResourceDestination,
     ref: ResourceRef,
     messages: readonly ResourceMessage[],
     started: number,
   ): Promise<AttemptResult[]> {
-    const client = this.deps.clients.sqs(ref.region);
-    const queueUrl = await this.queueUrlOf(client, arn, ref);
+    const client = this.deps.clients.sqs(ref.region, destination.roleArn);
+    const queueUrl = await this.queueUrlOf(client, destination.resourceArn, ref);
     const answer = await client.send(
       new SendMessageBatchCommand({
         QueueUrl: queueUrl,
         Entries: messages.map((message, index) => ({
           MessageBody: message.body,
-          ...batchEntryOf(message, index, ref),
+          ...batchEntryOf(message, index, ref, 'AwsSqsQueue'),
         })),
       }),
     );
@@ -173,30 +198,35 @@ export class AwsResourceSender implements ResourceSender {
   }
 
   private async sendSns(
-    arn: string,
+    destination: ResourceDestination,
     ref: ResourceRef,
     messages: readonly ResourceMessage[],
     started: number,
   ): Promise<AttemptResult[]> {
-    const answer = await this.deps.clients.sns(ref.region).send(
+    const answer = await this.deps.clients.sns(ref.region, destination.roleArn).send(
       new PublishBatchCommand({
-        TopicArn: arn,
+        TopicArn: destination.resourceArn,
         PublishBatchRequestEntries: messages.map((message, index) => ({
           Message: message.body,
-          ...batchEntryOf(message, index, ref),
+          ...batchEntryOf(message, index, ref, 'AwsSnsTopic'),
         })),
       }),
     );
     return this.entryResults(messages, answer.Failed ?? [], started);
   }
 
-  private client<C>(make: ((region: string) => C) | undefined, type: string, region: string): C {
+  private client<C>(
+    make: ((region: string, role?: string) => C) | undefined,
+    type: string,
+    ref: ResourceRef,
+    destination: ResourceDestination,
+  ): C {
     if (make === undefined) {
       throw Object.assign(new Error(`this stack cannot reach ${type} destinations`), {
         name: 'ServiceUnavailable',
       });
     }
-    return make(region);
+    return make(ref.region, destination.roleArn);
   }
 
   /** EventBridge `PutEvents`: an entry per event, its type the detail type, the event the detail. */
@@ -207,14 +237,23 @@ export class AwsResourceSender implements ResourceSender {
     started: number,
   ): Promise<AttemptResult[]> {
     const { clients } = this.deps;
-    const answer = await this.client(clients.eventBridge, 'EventBridge', ref.region).send(
+    const answer = await this.client(clients.eventBridge, 'EventBridge', ref, destination).send(
       new PutEventsCommand({
-        Entries: messages.map((message) => ({
-          EventBusName: destination.resourceArn,
-          Source: EVENTBRIDGE_SOURCE,
-          DetailType: eventTypeOf(message.body),
-          Detail: message.body,
-        })),
+        Entries: messages.map((message) => {
+          const { fields } = messageFieldsOf('AwsEventBridgeBus', message.attributes);
+          const resources = (fields.Resources ?? '')
+            .split(',')
+            .map((arn) => arn.trim())
+            .filter((arn) => arn !== '');
+          return {
+            EventBusName: destination.resourceArn,
+            Source: (fields.Source || EVENTBRIDGE_SOURCE).slice(0, 256),
+            DetailType: (fields.DetailType || eventTypeOf(message.body)).slice(0, 128),
+            Detail: message.body,
+            ...(resources.length === 0 ? {} : { Resources: resources }),
+            ...(fields.TraceHeader ? { TraceHeader: fields.TraceHeader.slice(0, 500) } : {}),
+          };
+        }),
       }),
     );
     return this.positionalResults(messages, answer.Entries, started);
@@ -231,7 +270,7 @@ export class AwsResourceSender implements ResourceSender {
     started: number,
   ): Promise<AttemptResult[]> {
     const { clients } = this.deps;
-    const answer = await this.client(clients.lambda, 'Lambda', ref.region).send(
+    const answer = await this.client(clients.lambda, 'Lambda', ref, destination).send(
       new InvokeCommand({
         FunctionName: destination.resourceArn,
         InvocationType: destination.invocationType ?? 'Event',
@@ -254,13 +293,21 @@ export class AwsResourceSender implements ResourceSender {
     started: number,
   ): Promise<AttemptResult[]> {
     const { clients } = this.deps;
-    const answer = await this.client(clients.kinesis, 'Kinesis', ref.region).send(
+    const answer = await this.client(clients.kinesis, 'Kinesis', ref, destination).send(
       new PutRecordsCommand({
         StreamARN: destination.resourceArn,
-        Records: messages.map((message) => ({
-          Data: Buffer.from(message.body, 'utf8'),
-          PartitionKey: partitionKeyOf(message, destination.partitionKeyField),
-        })),
+        Records: messages.map((message) => {
+          const { fields } = messageFieldsOf('AwsKinesisStream', message.attributes);
+          return {
+            Data: Buffer.from(message.body, 'utf8'),
+            PartitionKey: partitionKeyOf(
+              message,
+              destination.partitionKeyField,
+              fields.PartitionKey || undefined,
+            ),
+            ...(fields.ExplicitHashKey ? { ExplicitHashKey: fields.ExplicitHashKey } : {}),
+          };
+        }),
       }),
     );
     return this.positionalResults(messages, answer.Records, started);

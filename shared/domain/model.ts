@@ -301,6 +301,8 @@ export const resourceDestinationSchema = z.object({
   invocationType: z.enum(['Event', 'RequestResponse']).optional(),
   /** A Kinesis record's partition key: this dotted path into the event as delivered; default its subject. */
   partitionKeyField: z.string().optional(),
+  /** An IAM role the delivery function assumes to send (a resource in another account); absent: its own role. */
+  roleArn: z.string().optional(),
 });
 export type ResourceDestination = z.infer<typeof resourceDestinationSchema>;
 

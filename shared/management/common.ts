@@ -194,10 +194,15 @@ export async function destinationOf(
         `${endpointUrlField.replace(/properties\.endpointUrl$/, 'endpointType')}: this stack cannot reach ${endpointType} destinations (the local stack emulates SQS and SNS only); it delivers to ${reachable.join(', ')}.`,
       );
     }
-    if (!allowedByList(resourceArn, deps.resourceDestinations ?? [])) {
-      throw badRequest(
-        `${siblingField(endpointUrlField, 'resourceArn')}: ${resourceArn} is not among the AWS resources this stack may deliver to (${ENV.resourceDestinations}, the resourceDestinations prop); its deployer can add it.`,
-      );
+    for (const [field, arn] of [
+      ['resourceArn', resourceArn],
+      ['roleArn', options.roleArn],
+    ] as const) {
+      if (arn !== undefined && !allowedByList(arn, deps.resourceDestinations ?? [])) {
+        throw badRequest(
+          `${siblingField(endpointUrlField, field)}: ${arn} is not among the AWS ${field === 'roleArn' ? 'roles' : 'resources'} this stack may deliver ${field === 'roleArn' ? 'through' : 'to'} (${ENV.resourceDestinations}, the resourceDestinations prop); its deployer can add it.`,
+        );
+      }
     }
     return { endpointType, resourceArn, ...options, ...common };
   }

@@ -110,6 +110,7 @@ export function destinationPropertiesDocument(destination: Destination) {
       ...(destination.partitionKeyField === undefined
         ? {}
         : { partitionKeyField: destination.partitionKeyField }),
+      ...(destination.roleArn === undefined ? {} : { roleArn: destination.roleArn }),
     };
   }
   return {

@@ -8,7 +8,12 @@ import { z } from 'zod';
 import { BATCH_LIMITS } from '../delivery/rules/batching';
 import { type DeliveryProfile, TOPIC_PROFILE } from '../delivery/rules/profiles';
 import { RATE_LIMITS } from '../delivery/rules/rate-limit';
-import { MAX_MESSAGE_ATTRIBUTES, parseResourceArn } from '../delivery/rules/resource-destinations';
+import {
+  deliveryAttributeProblem,
+  MAX_MESSAGE_ATTRIBUTES,
+  messageFieldOf,
+  parseResourceArn,
+} from '../delivery/rules/resource-destinations';
 import { SIGNING_SCHEMES, type SigningScheme, signingSecretProblem } from '../delivery/signing';
 import {
   DELIVERY_LOG_MODES,
@@ -16,7 +21,7 @@ import {
   type DeliveryLogMode,
   EVENT_DELIVERY_SCHEMAS,
   RESOURCE_ENDPOINT_TYPES,
-  type ResourceEndpointType,
+  type ResourceDestination,
   type RetryLimits,
   retryLimitsOf,
   SIGV4_SERVICES,
@@ -377,12 +382,10 @@ export interface SubscriptionInput {
   /** How requests authenticate to the endpoint; absent: none. */
   auth?: AuthInput;
   /** An AWS resource to deliver to instead of a webhook (`endpointUrl` is then empty). */
-  resource?: {
-    endpointType: ResourceEndpointType;
-    resourceArn: string;
-    invocationType?: 'Event' | 'RequestResponse';
-    partitionKeyField?: string;
-  };
+  resource?: Pick<
+    ResourceDestination,
+    'endpointType' | 'resourceArn' | 'invocationType' | 'partitionKeyField' | 'roleArn'
+  >;
   /** The whole filter as stored (event types, subject and advanced filters). */
   filter: SubscriptionFilter;
   /** Normalised once, here: `{ maxAttempts, ttlMs }`. */
@@ -430,6 +433,9 @@ export function destinationSchema(allowHttp: boolean) {
   );
 }
 
+/** An IAM role's ARN (its path and name as IAM allows them). */
+const ROLE_ARN = /^arn:(aws|aws-cn|aws-us-gov):iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
+
 /** An AWS resource destination as the API takes it. */
 export const resourceDestinationInputSchema = z
   .strictObject(
@@ -449,6 +455,13 @@ export const resourceDestinationInputSchema = z
             .string({ error: 'must be a string' })
             .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, {
               error: 'must be a dotted path into the event, such as data.customerId',
+            })
+            .optional(),
+          roleArn: z
+            .string({ error: 'must be a string' })
+            .regex(ROLE_ARN, {
+              error:
+                'must be the ARN of an IAM role, such as arn:aws:iam::123456789012:role/gridwire-delivery',
             })
             .optional(),
         },
@@ -476,12 +489,35 @@ export const resourceDestinationInputSchema = z
     const ref = parseResourceArn(destination.endpointType, destination.properties.resourceArn);
     if ('problem' in ref)
       ctx.addIssue({ code: 'custom', path: ['properties', 'resourceArn'], message: ref.problem });
-    const attributes = destination.properties.deliveryAttributeMappings?.length ?? 0;
+    const mappings = destination.properties.deliveryAttributeMappings ?? [];
+    const fifo = !('problem' in ref) && ref.fifo;
+    mappings.forEach((mapping, index) => {
+      const problem = deliveryAttributeProblem(endpointType, fifo, mapping.name);
+      if (problem !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['properties', 'deliveryAttributeMappings', index, 'name'],
+          message: `'${mapping.name}': ${problem}`,
+        });
+    });
+    const attributes = mappings.filter(
+      (mapping) => messageFieldOf(endpointType, mapping.name) === undefined,
+    ).length;
     if (attributes > MAX_MESSAGE_ATTRIBUTES) {
       ctx.addIssue({
         code: 'custom',
         path: ['properties', 'deliveryAttributeMappings'],
         message: `a message carries at most ${MAX_MESSAGE_ATTRIBUTES} attributes (got ${attributes})`,
+      });
+    }
+    if (
+      properties.partitionKeyField !== undefined &&
+      mappings.some((mapping) => messageFieldOf(endpointType, mapping.name) === 'PartitionKey')
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['properties', 'partitionKeyField'],
+        message: 'and a PartitionKey delivery attribute both set the partition key; give one of the two',
       });
     }
   });
@@ -495,6 +531,7 @@ export function destinationInputOf(parsed: z.infer<ReturnType<typeof destination
       deliveryAttributeMappings,
       invocationType,
       partitionKeyField,
+      roleArn,
       ...batching
     } = parsed.properties;
     return {
@@ -504,6 +541,7 @@ export function destinationInputOf(parsed: z.infer<ReturnType<typeof destination
         resourceArn,
         ...(invocationType === undefined ? {} : { invocationType }),
         ...(partitionKeyField === undefined ? {} : { partitionKeyField }),
+        ...(roleArn === undefined ? {} : { roleArn }),
       },
       ...batching,
       ...(maxDeliveriesPerSecond === undefined || maxDeliveriesPerSecond === null

@@ -1,25 +1,30 @@
 /**
  * Clients of the AWS resources subscriptions deliver to (`shared/delivery/resource-sender.ts`),
  * apart from the stack's own clients so only the delivery function carries them: on AWS one per
- * service and region, made when first needed; locally the emulator's SQS and SNS, and the local
- * stack's registered functions for Lambda (there is no EventBridge or Kinesis emulator).
+ * service, region and role to assume, made when first needed; locally the emulator's SQS and SNS,
+ * and the local stack's registered functions for Lambda (there is no EventBridge or Kinesis
+ * emulator, and no IAM: a role to assume is not assumed there).
  */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { type InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import type { ResourceEndpointType } from '../domain/model';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localSqsClient } from './aws';
 
-/** The service clients of AWS resource destinations, by region. */
+/**
+ * The service clients of AWS resource destinations, by region and the role to assume (a
+ * destination in another account), if any.
+ */
 export interface ResourceClients {
-  sqs(region: string): SQSClient;
-  sns(region: string): SNSClient;
+  sqs(region: string, role?: string): SQSClient;
+  sns(region: string, role?: string): SNSClient;
   /** Absent where there is no such service (the local stack emulates SQS and SNS only). */
-  eventBridge?(region: string): EventBridgeClient;
-  lambda?(region: string): LambdaInvoker;
-  kinesis?(region: string): KinesisClient;
+  eventBridge?(region: string, role?: string): EventBridgeClient;
+  lambda?(region: string, role?: string): LambdaInvoker;
+  kinesis?(region: string, role?: string): KinesisClient;
 }
 
 /** What invoking a function needs of a Lambda client (the local stack's functions are one too). */
@@ -30,14 +35,39 @@ export interface LambdaInvoker {
 /** A send to a resource times out as a webhook request does (30 s). */
 const REQUEST_HANDLER = { connectionTimeout: 3_000, requestTimeout: 30_000 };
 
-/** A client per region, made when first asked for. */
-function perRegion<C>(make: (region: string) => C): (region: string) => C {
+/** The name a destination's sessions of an assumed role carry (CloudTrail shows it). */
+export const ROLE_SESSION_NAME = 'gridwire-delivery';
+
+/** What a client to a resource is made with: its region, and a role's credentials where one is named. */
+export interface ResourceClientConfig {
+  region: string;
+  requestHandler: typeof REQUEST_HANDLER;
+  credentials?: ReturnType<typeof fromTemporaryCredentials>;
+}
+
+/**
+ * The credentials of a role to assume: asked of STS in the resource's region with the function's
+ * own credentials, kept until shortly before they expire, asked again then.
+ */
+export const assumedRoleCredentials = (role: string, region: string) =>
+  fromTemporaryCredentials({
+    params: { RoleArn: role, RoleSessionName: ROLE_SESSION_NAME },
+    clientConfig: { region },
+  });
+
+/** A client per region and role, made when first asked for. */
+function perRegion<C>(make: (config: ResourceClientConfig) => C): (region: string, role?: string) => C {
   const made = new Map<string, C>();
-  return (region) => {
-    let client = made.get(region);
+  return (region, role) => {
+    const key = `${region} ${role ?? ''}`;
+    let client = made.get(key);
     if (client === undefined) {
-      client = make(region);
-      made.set(region, client);
+      client = make({
+        region,
+        requestHandler: REQUEST_HANDLER,
+        ...(role === undefined ? {} : { credentials: assumedRoleCredentials(role, region) }),
+      });
+      made.set(key, client);
     }
     return client;
   };
@@ -52,13 +82,13 @@ function once<C>(make: () => C): () => C {
   };
 }
 
-/** The clients on AWS: the function's credentials, the resource's region. */
+/** The clients on AWS: the function's credentials (or the role's it assumes), the resource's region. */
 export const awsResourceClients = (): ResourceClients => ({
-  sqs: perRegion((region) => new SQSClient({ region, requestHandler: REQUEST_HANDLER })),
-  sns: perRegion((region) => new SNSClient({ region, requestHandler: REQUEST_HANDLER })),
-  eventBridge: perRegion((region) => new EventBridgeClient({ region, requestHandler: REQUEST_HANDLER })),
-  lambda: perRegion((region) => new LambdaClient({ region, requestHandler: REQUEST_HANDLER })),
-  kinesis: perRegion((region) => new KinesisClient({ region, requestHandler: REQUEST_HANDLER })),
+  sqs: perRegion((config) => new SQSClient(config)),
+  sns: perRegion((config) => new SNSClient(config)),
+  eventBridge: perRegion((config) => new EventBridgeClient(config)),
+  lambda: perRegion((config) => new LambdaClient(config)),
+  kinesis: perRegion((config) => new KinesisClient(config)),
 });
 
 /**

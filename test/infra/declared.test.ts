@@ -9,8 +9,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
-import { Destination } from '../../infra/declared-resources';
 import { DeliveryPipeline } from '../../infra/delivery-pipeline';
+import { Destination } from '../../infra/destinations';
 import { ENV } from '../../shared/config/resources';
 import { RULE_PACKS, unacknowledged } from '../support/compliance';
 

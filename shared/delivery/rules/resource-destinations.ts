@@ -164,3 +164,80 @@ export function allowedByList(arn: string, allowList: readonly string[]): boolea
     return new RegExp(`^${expression}$`).test(arn);
   });
 }
+
+/**
+ * Custom delivery attributes that set a field of the service's message rather than being a message
+ * attribute (as the seeds' queue and hub destinations take their system properties): each type's
+ * field names, those only a FIFO queue or topic has, and whether other names become message
+ * attributes (SQS and SNS) or have nowhere to go (refused when the subscription is written).
+ */
+export const MESSAGE_FIELDS: Readonly<
+  Record<
+    ResourceEndpointType,
+    { readonly fields: readonly string[]; readonly fifoOnly: readonly string[]; readonly attributes: boolean }
+  >
+> = {
+  AwsSqsQueue: {
+    fields: ['MessageGroupId', 'MessageDeduplicationId'],
+    fifoOnly: ['MessageGroupId', 'MessageDeduplicationId'],
+    attributes: true,
+  },
+  AwsSnsTopic: {
+    fields: ['Subject', 'MessageGroupId', 'MessageDeduplicationId'],
+    fifoOnly: ['MessageGroupId', 'MessageDeduplicationId'],
+    attributes: true,
+  },
+  AwsEventBridgeBus: {
+    fields: ['Source', 'DetailType', 'Resources', 'TraceHeader'],
+    fifoOnly: [],
+    attributes: false,
+  },
+  AwsLambdaFunction: { fields: [], fifoOnly: [], attributes: false },
+  AwsKinesisStream: { fields: ['PartitionKey', 'ExplicitHashKey'], fifoOnly: [], attributes: false },
+};
+
+/** The field an attribute name sets on `type`'s messages (names match whatever their case), if any. */
+export function messageFieldOf(type: ResourceEndpointType, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  return MESSAGE_FIELDS[type].fields.find((field) => field.toLowerCase() === lower);
+}
+
+/**
+ * Why a custom delivery attribute named `name` can't go to a destination of `type`, or `undefined`
+ * when it can (a field of the message, or a message attribute).
+ */
+export function deliveryAttributeProblem(
+  type: ResourceEndpointType,
+  fifo: boolean,
+  name: string,
+): string | undefined {
+  const rules = MESSAGE_FIELDS[type];
+  const field = messageFieldOf(type, name);
+  if (field !== undefined) {
+    return rules.fifoOnly.includes(field) && !fifo
+      ? `${field} sets a FIFO ${type === 'AwsSqsQueue' ? 'queue' : 'topic'}'s messages only (the ARN names one without .fifo)`
+      : undefined;
+  }
+  if (rules.attributes) return undefined;
+  return rules.fields.length === 0
+    ? `${type} invocations carry no per-event fields or attributes; the events are the payload`
+    : `${type} messages have no attributes; the names that set a field are ${rules.fields.join(', ')}`;
+}
+
+/**
+ * A message's custom delivery attributes apart: those that set a field of the service's message
+ * (by their canonical names) and those sent as message attributes.
+ */
+export function messageFieldsOf(
+  type: ResourceEndpointType,
+  attributes: Readonly<Record<string, string>>,
+): { fields: Record<string, string>; attributes: Record<string, string> } {
+  const fields: Record<string, string> = {};
+  const rest: Record<string, string> = {};
+  for (const [name, value] of Object.entries(attributes)) {
+    const field = messageFieldOf(type, name);
+    if (field !== undefined) fields[field] = value;
+    else if (MESSAGE_FIELDS[type].attributes) rest[name] = value;
+  }
+  return { fields, attributes: rest };
+}
