@@ -93,7 +93,11 @@ export const Destination = {
     declaredDestination(
       'AwsLambdaFunction',
       fn.functionArn,
-      (grantee) => fn.grantInvoke(grantee),
+      // The function's own ARN only (`grantInvoke` would add its versions, `:*`, as well).
+      (grantee) =>
+        grantee.grantPrincipal.addToPrincipalPolicy(
+          new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }),
+        ),
       options,
       options.invocationType === undefined ? {} : { invocationType: options.invocationType },
     ),

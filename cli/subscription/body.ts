@@ -32,6 +32,12 @@ export interface SubscriptionFlags {
   resourceArn?: string;
   /** `--endpoint-type`: `WebHook`, or a resource type (default: read from the ARN). */
   endpointType?: string;
+  /** `--role-arn`: a role to assume to send to the resource; `--no-role-arn` (false): the stack's own. */
+  roleArn?: string | false;
+  /** `--invocation-type Event|RequestResponse` (Lambda functions). */
+  invocationType?: string;
+  /** `--partition-key-field data.customerId` (Kinesis streams). */
+  partitionKeyField?: string;
   includedEventTypes?: string[];
   subjectBeginsWith?: string;
   subjectEndsWith?: string;
@@ -253,9 +259,22 @@ function resourceDestinationOf(flags: SubscriptionFlags, base: Json | undefined)
       ...kept,
       resourceArn,
       ...deliverySettingsOf(flags),
+      ...(flags.roleArn === undefined
+        ? {}
+        : { roleArn: flags.roleArn === false ? undefined : flags.roleArn }),
+      ...(flags.invocationType === undefined ? {} : { invocationType: flags.invocationType }),
+      ...(flags.partitionKeyField === undefined ? {} : { partitionKeyField: flags.partitionKeyField }),
     },
   };
 }
+
+/** The resource-only flags given (refused for a webhook). */
+const resourceOnlyFlags = (flags: SubscriptionFlags): string[] =>
+  [
+    flags.roleArn === undefined ? undefined : '--role-arn',
+    flags.invocationType === undefined ? undefined : '--invocation-type',
+    flags.partitionKeyField === undefined ? undefined : '--partition-key-field',
+  ].filter((name) => name !== undefined);
 
 /** The settings webhooks and resources share (batching, the rate limit, custom attributes), as given. */
 const deliverySettingsOf = (flags: SubscriptionFlags): Json => ({
@@ -281,6 +300,10 @@ function destinationOf(flags: SubscriptionFlags, base: Json | undefined): Json {
     (flags.endpointType !== undefined && flags.endpointType !== 'WebHook') ||
     (flags.endpoint === undefined && flags.endpointType === undefined && isResource(base));
   if (toResource) return resourceDestinationOf(flags, base);
+  const resourceOnly = resourceOnlyFlags(flags);
+  if (resourceOnly.length > 0) {
+    throw new InvalidArgumentError(`${resourceOnly.join(', ')}: for AWS resources only, not a webhook`);
+  }
   const properties = (isResource(base) ? {} : (base?.properties ?? {})) as Json;
   return {
     endpointType: 'WebHook',

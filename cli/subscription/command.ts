@@ -58,13 +58,28 @@ function withSubscriptionFlags(command: Command): Command {
     .option('--endpoint <url>', 'the webhook URL events are delivered to (create: this or --resource-arn)')
     .option(
       '--resource-arn <arn>',
-      'deliver to this AWS resource instead of a webhook: an SQS queue or SNS topic ARN (the stack must allow it)',
+      'deliver to this AWS resource instead of a webhook: an SQS queue, SNS topic, EventBridge bus, Lambda function or Kinesis stream ARN (the stack must allow it)',
     )
     .addOption(
       new Option(
         '--endpoint-type <type>',
         'WebHook, or the resource type (default: read from --resource-arn)',
       ).choices(['WebHook', ...RESOURCE_ENDPOINT_TYPES]),
+    )
+    .option(
+      '--role-arn <arn>',
+      'an AWS resource in another account: the IAM role the delivery function assumes to send to it (the stack must allow it)',
+    )
+    .option('--no-role-arn', "send with the delivery function's own role again")
+    .addOption(
+      new Option(
+        '--invocation-type <type>',
+        'a Lambda function: asynchronous (Event, the default) or RequestResponse',
+      ).choices(['Event', 'RequestResponse']),
+    )
+    .option(
+      '--partition-key-field <path>',
+      "a Kinesis stream: the event's field whose value keys each record (default: its subject)",
     )
     .option(
       '--included-event-types <types...>',

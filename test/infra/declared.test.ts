@@ -6,8 +6,12 @@
  */
 import { App, type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Role } from 'aws-cdk-lib/aws-iam';
+import { Stream, StreamEncryption } from 'aws-cdk-lib/aws-kinesis';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { DeliveryPipeline } from '../../infra/delivery-pipeline';
 import { Destination } from '../../infra/destinations';
@@ -345,6 +349,118 @@ describe('AWS resource destinations a pipeline allows', () => {
         .addSubscription('both', { destination: Destination.sqs(queue), endpointUrl: 'https://x.example' }),
     ).toThrow(
       'A declared subscription needs endpointUrl (a webhook) or destination (an AWS resource), one of the two.',
+    );
+  });
+
+  it('declare subscriptions to a topic, bus, function and stream: each its type, ARN and own grant', () => {
+    const own = newApp();
+    const ownStack = new Stack(own, 'Services');
+    const events = new DeliveryPipeline(ownStack, 'Events');
+    const topic = new Topic(ownStack, 'Alerts', { enforceSSL: true });
+    const bus = new EventBus(ownStack, 'Bus');
+    const fn = new LambdaFunction(ownStack, 'Handler', {
+      runtime: Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: Code.fromInline('exports.handler = async () => {};'),
+    });
+    const stream = new Stream(ownStack, 'Stream', { encryption: StreamEncryption.MANAGED });
+    const orders = events.addTopic('orders');
+    orders.addSubscription('to-topic', { destination: Destination.sns(topic) });
+    orders.addSubscription('to-bus', { destination: Destination.eventBus(bus) });
+    orders.addSubscription('to-fn', {
+      destination: Destination.lambda(fn, { invocationType: 'RequestResponse' }),
+    });
+    orders.addSubscription('to-stream', {
+      destination: Destination.kinesis(stream, { partitionKeyField: 'data.tenant' }),
+    });
+    const template = Template.fromStack(ownStack);
+    /** The subscription's body as the template holds it (escaped JSON, with the ARN's token). */
+    const destinationOf = (name: string) =>
+      JSON.stringify(
+        resources(template, 'Custom::GridwireSubscription').find(
+          ([, r]) => r.Properties.Subscription === name,
+        )?.[1].Properties.Body,
+      ).replace(/\\"/g, '"');
+    const idOf = (construct: { node: { defaultChild?: unknown } }) =>
+      ownStack.getLogicalId(construct.node.defaultChild as CfnElement);
+    expect(destinationOf('to-topic')).toContain('AwsSnsTopic');
+    expect(destinationOf('to-topic')).toContain(idOf(topic));
+    expect(destinationOf('to-bus')).toContain('AwsEventBridgeBus');
+    expect(destinationOf('to-bus')).toContain(idOf(bus));
+    expect(destinationOf('to-fn')).toContain('AwsLambdaFunction');
+    expect(destinationOf('to-fn')).toContain('"invocationType":"RequestResponse"');
+    expect(destinationOf('to-stream')).toContain('AwsKinesisStream');
+    expect(destinationOf('to-stream')).toContain('"partitionKeyField":"data.tenant"');
+
+    const deliveryRoleId = ownStack.getLogicalId(
+      events.deliveryFunction.role?.node.defaultChild as CfnElement,
+    );
+    const statements = (
+      Object.values(template.findResources('AWS::IAM::Policy')) as Array<{
+        Properties: {
+          Roles: Array<{ Ref: string }>;
+          PolicyDocument: { Statement: Array<Record<string, unknown>> };
+        };
+      }>
+    )
+      .filter((policy) => policy.Properties.Roles.some((role) => role.Ref === deliveryRoleId))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+    const grantOn = (id: string) =>
+      statements.filter((statement) => JSON.stringify(statement.Resource).includes(id)).map((s) => s.Action);
+    expect(grantOn(idOf(topic))).toContainEqual('sns:Publish');
+    expect(grantOn(idOf(bus))).toContainEqual('events:PutEvents');
+    expect(grantOn(idOf(fn))).toContainEqual('lambda:InvokeFunction');
+    expect(grantOn(idOf(stream)).flat()).toEqual(expect.arrayContaining(['kinesis:PutRecords']));
+    for (const [, pack] of RULE_PACKS) {
+      expect(unacknowledged(pack, own).filter((finding) => finding.includes(': Services/Events/'))).toEqual(
+        [],
+      );
+    }
+  });
+
+  it('send to a resource of another account through its role: sts:AssumeRole on it, nothing on the resource', () => {
+    const own = newApp();
+    const ownStack = new Stack(own, 'CrossAccount');
+    const events = new DeliveryPipeline(ownStack, 'Events');
+    const queue = Queue.fromQueueArn(ownStack, 'Billing', 'arn:aws:sqs:eu-west-1:210987654321:billing');
+    const role = Role.fromRoleArn(ownStack, 'Sender', 'arn:aws:iam::210987654321:role/gridwire-sender');
+    events.addTopic('orders').addSubscription('billing', { destination: Destination.sqs(queue, { role }) });
+    const template = Template.fromStack(ownStack);
+    const [[, subscription] = []] = resources(template, 'Custom::GridwireSubscription');
+    expect(subscription?.Properties.Body).toContain(
+      '"roleArn":"arn:aws:iam::210987654321:role/gridwire-sender"',
+    );
+    const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+    expect(policies).toContain(
+      '"Action":"sts:AssumeRole","Effect":"Allow","Resource":"arn:aws:iam::210987654321:role/gridwire-sender"',
+    );
+    expect(policies).not.toContain('arn:aws:sqs:eu-west-1:210987654321:billing');
+    const lists = (
+      Object.values(template.findResources('AWS::Lambda::Function')) as Array<{
+        Properties: { Environment?: { Variables?: Record<string, unknown> } };
+      }>
+    )
+      .map((fn) => fn.Properties.Environment?.Variables?.[ENV.resourceDestinations])
+      .filter((value) => value !== undefined);
+    expect(lists).toHaveLength(2);
+    for (const list of lists) {
+      expect(list).toBe(
+        'arn:aws:sqs:eu-west-1:210987654321:billing,arn:aws:iam::210987654321:role/gridwire-sender',
+      );
+    }
+  });
+
+  it('let the delivery role assume the roles a resourceDestinations pattern names', () => {
+    const stack = new Stack(newApp(), 'Roles');
+    new DeliveryPipeline(stack, 'Events', {
+      resourceDestinations: [
+        'arn:aws:sqs:eu-west-1:210987654321:*',
+        'arn:aws:iam::210987654321:role/gridwire-*',
+      ],
+    });
+    const policies = JSON.stringify(Template.fromStack(stack).findResources('AWS::IAM::Policy'));
+    expect(policies).toContain(
+      '"Action":"sts:AssumeRole","Effect":"Allow","Resource":"arn:aws:iam::210987654321:role/gridwire-*"',
     );
   });
 

@@ -108,6 +108,51 @@ describe('AWS resource destinations', () => {
     expect(messages[0]?.MessageAttributes?.tenant).toMatchObject({ DataType: 'String', StringValue: 'acme' });
   });
 
+  it("sets a FIFO queue's group id from an attribute of that name, the rest staying attributes", async () => {
+    const { QueueUrl } = await sqs.send(
+      new CreateQueueCommand({ QueueName: 'tenants-out.fifo', Attributes: { FifoQueue: 'true' } }),
+    );
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }),
+    );
+    const saved = await subscribeTo('to-fifo', 'AwsSqsQueue', {
+      resourceArn: Attributes?.QueueArn,
+      deliveryAttributeMappings: [
+        { name: 'MessageGroupId', type: 'Dynamic', properties: { sourceField: 'data.tenant' } },
+        { name: 'region', type: 'Static', properties: { value: 'eu' } },
+      ],
+    });
+    expect(saved.status).toBe(201);
+    const published = await api.publish('resources', key, [
+      event('fifo-1', 'Order.Created', { tenant: 'tenant-7' }),
+      event('fifo-2', 'Order.Created', { tenant: 'tenant-9' }),
+    ]);
+    expect(published.status).toBe(200);
+    const received: Message[] = [];
+    await eventually(
+      async () => {
+        const { Messages } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            MessageAttributeNames: ['All'],
+            MessageSystemAttributeNames: ['MessageGroupId'],
+          }),
+        );
+        received.push(...(Messages ?? []));
+        return received.length >= 2;
+      },
+      15_000,
+      'two messages in the FIFO queue',
+    );
+    const groups = Object.fromEntries(
+      received.map((message) => [JSON.parse(message.Body as string).id, message.Attributes?.MessageGroupId]),
+    );
+    expect(groups).toEqual({ 'fifo-1': 'tenant-7', 'fifo-2': 'tenant-9' });
+    expect(received[0]?.MessageAttributes).toEqual({ region: { DataType: 'String', StringValue: 'eu' } });
+  });
+
   it('publishes each event as an SNS notification, which the topic fans out', async () => {
     const sns = api.stack.clients.resources?.sns('us-east-1');
     if (sns === undefined) throw new Error('the local stack has no SNS client');

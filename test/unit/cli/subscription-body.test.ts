@@ -305,6 +305,41 @@ describe('classic subscription bodies', () => {
     );
   });
 
+  it("take a role to assume and each service's own settings for resources, and refuse them for webhooks", () => {
+    const destinationOf = (
+      flags: Parameters<typeof classicSubscriptionBody>[0],
+      base?: Record<string, unknown>,
+    ) => JSON.parse(JSON.stringify(classicSubscriptionBody(flags, base))).properties.destination;
+    const role = 'arn:aws:iam::210987654321:role/gridwire-sender';
+    const stream = 'arn:aws:kinesis:us-east-1:210987654321:stream/orders';
+    expect(destinationOf({ resourceArn: stream, roleArn: role, partitionKeyField: 'data.tenant' })).toEqual({
+      endpointType: 'AwsKinesisStream',
+      properties: { resourceArn: stream, roleArn: role, partitionKeyField: 'data.tenant' },
+    });
+    const fn = 'arn:aws:lambda:us-east-1:210987654321:function:orders';
+    expect(destinationOf({ resourceArn: fn, invocationType: 'RequestResponse' }).properties).toEqual({
+      resourceArn: fn,
+      invocationType: 'RequestResponse',
+    });
+    // --no-role-arn: the stack's own role again.
+    const base = classicBodyOf(
+      {
+        properties: {
+          destination: {
+            endpointType: 'AwsKinesisStream',
+            properties: { resourceArn: stream, roleArn: role },
+          },
+        },
+      },
+      { endpointUrl: '' },
+      {},
+    );
+    expect(destinationOf({ roleArn: false }, base).properties).toEqual({ resourceArn: stream });
+    expect(() => classicSubscriptionBody({ endpoint: 'https://a.example/h', roleArn: role })).toThrow(
+      '--role-arn: for AWS resources only, not a webhook',
+    );
+  });
+
   it('leave out what was not given', () => {
     expect(classicSubscriptionBody({ endpoint: 'https://a.example/h' })).toEqual({
       properties: {

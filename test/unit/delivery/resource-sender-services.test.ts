@@ -92,6 +92,37 @@ describe('EventBridge destinations', () => {
   });
 });
 
+describe('EventBridge entry fields from delivery attributes', () => {
+  it('set the source, detail type, resources and trace header of each entry', async () => {
+    mocks.eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'a' }] });
+    await sender.send(
+      {
+        endpointType: 'AwsEventBridgeBus',
+        resourceArn: 'arn:aws:events:us-east-1:123456789012:event-bus/orders',
+      },
+      [
+        {
+          deliveryId: 'd-1',
+          body: messages[0]?.body as string,
+          attributes: {
+            source: 'com.example.orders',
+            DetailType: 'OrderCreated',
+            Resources: 'arn:aws:s3:::a, arn:aws:s3:::b',
+            TraceHeader: 'Root=1-5759e988-bd862e3fe1be46a994272793',
+          },
+        },
+      ],
+    );
+    const [entry] = mocks.eventBridge.commandCalls(PutEventsCommand)[0]?.args[0].input.Entries ?? [];
+    expect(entry).toMatchObject({
+      Source: 'com.example.orders',
+      DetailType: 'OrderCreated',
+      Resources: ['arn:aws:s3:::a', 'arn:aws:s3:::b'],
+      TraceHeader: 'Root=1-5759e988-bd862e3fe1be46a994272793',
+    });
+  });
+});
+
 describe('Lambda destinations', () => {
   const fn: ResourceDestination = {
     endpointType: 'AwsLambdaFunction',
@@ -163,6 +194,34 @@ describe('Kinesis destinations', () => {
     const input = mocks.kinesis.commandCalls(PutRecordsCommand)[0]?.args[0].input;
     // The second event has no such field: its subject, else its delivery id.
     expect(input?.Records?.map((record) => record.PartitionKey)).toEqual(['c-7', 'd-2']);
+  });
+});
+
+describe('Kinesis record fields from delivery attributes', () => {
+  it('take the partition key and explicit hash key of attributes of those names', async () => {
+    mocks.kinesis.on(PutRecordsCommand).resolves({ FailedRecordCount: 0, Records: [{}] });
+    await sender.send(
+      {
+        endpointType: 'AwsKinesisStream',
+        resourceArn: 'arn:aws:kinesis:us-east-1:123456789012:stream/orders',
+      },
+      [
+        {
+          deliveryId: 'd-1',
+          body: messages[0]?.body as string,
+          attributes: {
+            PartitionKey: 'tenant-7',
+            ExplicitHashKey: '170141183460469231731687303715884105728',
+          },
+          groupId: 'orders/1',
+        },
+      ],
+    );
+    const [record] = mocks.kinesis.commandCalls(PutRecordsCommand)[0]?.args[0].input.Records ?? [];
+    expect(record).toMatchObject({
+      PartitionKey: 'tenant-7',
+      ExplicitHashKey: '170141183460469231731687303715884105728',
+    });
   });
 });
 

@@ -111,4 +111,64 @@ describe('the resource sender', () => {
     expect(entries[1]?.MessageAttributes).toBeUndefined();
     expect(entries[0]?.MessageDeduplicationId).not.toBe(entries[1]?.MessageDeduplicationId);
   });
+
+  it('sets the FIFO ids and an SNS subject from attributes of those names, the others staying attributes', async () => {
+    const { instance, sqs } = sender((name) => queueUrl(name) ?? { Successful: [], Failed: [] });
+    const named: ResourceMessage[] = [
+      {
+        deliveryId: 'd-1',
+        body: '{"id":"1"}',
+        attributes: { messagegroupid: 'tenant-7', MessageDeduplicationId: 'order-1 v2', tenant: 'acme' },
+        groupId: 'orders/1',
+      },
+    ];
+    await instance.send(queue('arn:aws:sqs:us-east-1:123456789012:orders.fifo'), named);
+    const entries = sqs.find((call) => call.name === 'SendMessageBatchCommand')?.input.Entries;
+    const entry = (entries as Array<Record<string, unknown>> | undefined)?.[0];
+    // Names match whatever their case; a space is not allowed in a FIFO id.
+    expect(entry).toMatchObject({ MessageGroupId: 'tenant-7', MessageDeduplicationId: 'order-1_v2' });
+    expect(entry?.MessageAttributes).toEqual({ tenant: { DataType: 'String', StringValue: 'acme' } });
+
+    const sns = fakeClient(() => ({ Failed: [] }));
+    const topics = new AwsResourceSender({
+      clients: {
+        sqs: () => undefined as unknown as SQSClient,
+        sns: () => sns.client as unknown as SNSClient,
+      },
+      clock: new VirtualClock(),
+    });
+    await topics.send(
+      { endpointType: 'AwsSnsTopic', resourceArn: 'arn:aws:sns:us-east-1:123456789012:alerts' },
+      [{ deliveryId: 'd-1', body: '{}', attributes: { Subject: 'Order\ncreated', tenant: 'acme' } }],
+    );
+    const published = (
+      sns.sent[0]?.input.PublishBatchRequestEntries as Array<Record<string, unknown>> | undefined
+    )?.[0];
+    expect(published).toMatchObject({ Subject: 'Order created', Message: '{}' });
+    expect(published?.MessageAttributes).toEqual({ tenant: { DataType: 'String', StringValue: 'acme' } });
+    // A standard topic has no group or deduplication ids.
+    expect(published?.MessageGroupId).toBeUndefined();
+  });
+
+  it('sends with the clients of the role to assume, when the destination names one', async () => {
+    const asked: Array<[string, string | undefined]> = [];
+    const sqs = fakeClient((name) => queueUrl(name) ?? { Successful: [], Failed: [] });
+    const instance = new AwsResourceSender({
+      clients: {
+        sqs: (region, role) => {
+          asked.push([region, role]);
+          return sqs.client as unknown as SQSClient;
+        },
+        sns: () => undefined as unknown as SNSClient,
+      },
+      clock: new VirtualClock(),
+    });
+    const role = 'arn:aws:iam::210987654321:role/gridwire-delivery';
+    await instance.send({ ...queue('arn:aws:sqs:eu-west-1:210987654321:billing'), roleArn: role }, messages);
+    expect(asked).toEqual([['eu-west-1', role]]);
+    expect(sqs.sent.find((call) => call.name === 'GetQueueUrlCommand')?.input).toEqual({
+      QueueName: 'billing',
+      QueueOwnerAWSAccountId: '210987654321',
+    });
+  });
 });

@@ -2,7 +2,9 @@ import { TOPIC_PROFILE } from '../../../../shared/delivery/rules/profiles';
 import {
   allowedByList,
   cutResourceBatches,
+  deliveryAttributeProblem,
   messageBytesOf,
+  messageFieldsOf,
   parseResourceArn,
   RESOURCE_LIMITS,
 } from '../../../../shared/delivery/rules/resource-destinations';
@@ -111,5 +113,46 @@ describe('the status rules of resource destinations', () => {
     expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'ServiceUnavailable' })).toBe(30_000);
     expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'KMSDisabledException' })).toBe(300_000);
     expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'InternalError' })).toBe(10_000);
+  });
+});
+
+describe('custom delivery attributes of resource destinations', () => {
+  it.each([
+    ['AwsSqsQueue', true, 'MessageGroupId', undefined],
+    ['AwsSqsQueue', true, 'tenant', undefined],
+    ['AwsSqsQueue', false, 'tenant', undefined],
+    ['AwsSqsQueue', false, 'MessageGroupId', "MessageGroupId sets a FIFO queue's messages only"],
+    ['AwsSnsTopic', false, 'subject', undefined],
+    [
+      'AwsSnsTopic',
+      false,
+      'MessageDeduplicationId',
+      "MessageDeduplicationId sets a FIFO topic's messages only",
+    ],
+    ['AwsEventBridgeBus', false, 'DetailType', undefined],
+    [
+      'AwsEventBridgeBus',
+      false,
+      'tenant',
+      'messages have no attributes; the names that set a field are Source',
+    ],
+    ['AwsKinesisStream', false, 'partitionkey', undefined],
+    ['AwsKinesisStream', false, 'tenant', 'the names that set a field are PartitionKey, ExplicitHashKey'],
+    ['AwsLambdaFunction', false, 'tenant', 'invocations carry no per-event fields or attributes'],
+  ] as const)('%s (FIFO %s), %s: %s', (type, fifo, name, problem) => {
+    const found = deliveryAttributeProblem(type, fifo, name);
+    if (problem === undefined) expect(found).toBeUndefined();
+    else expect(found).toContain(problem);
+  });
+
+  it('set fields by their names, whatever the case; the rest are attributes where the service has them', () => {
+    expect(messageFieldsOf('AwsSnsTopic', { SUBJECT: 'Hi', tenant: 'acme' })).toEqual({
+      fields: { Subject: 'Hi' },
+      attributes: { tenant: 'acme' },
+    });
+    expect(messageFieldsOf('AwsKinesisStream', { partitionKey: 'k', tenant: 'acme' })).toEqual({
+      fields: { PartitionKey: 'k' },
+      attributes: {},
+    });
   });
 });
