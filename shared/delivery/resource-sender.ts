@@ -21,15 +21,12 @@
  * key...). A destination with a role to assume is sent to with that role's credentials.
  */
 import { createHash } from 'node:crypto';
-import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
-import { InvokeCommand } from '@aws-sdk/client-lambda';
-import { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { GetQueueUrlCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { AttemptResult } from '../domain/attempts';
 import type { ResourceDestination } from '../domain/model';
 import type { Clock } from '../platform/clock';
 import type { ResourceClients } from '../platform/resource-clients';
+import { resourceSdks } from '../platform/resource-sdks';
 import { messageFieldsOf, parseResourceArn, type ResourceRef } from './rules/resource-destinations';
 import { resourceErrorRuleOf } from './rules/resource-errors';
 
@@ -204,7 +201,7 @@ export class AwsResourceSender implements ResourceSender {
     started: number,
   ): Promise<AttemptResult[]> {
     const answer = await this.deps.clients.sns(ref.region, destination.roleArn).send(
-      new PublishBatchCommand({
+      new (resourceSdks.sns().PublishBatchCommand)({
         TopicArn: destination.resourceArn,
         PublishBatchRequestEntries: messages.map((message, index) => ({
           Message: message.body,
@@ -238,7 +235,7 @@ export class AwsResourceSender implements ResourceSender {
   ): Promise<AttemptResult[]> {
     const { clients } = this.deps;
     const answer = await this.client(clients.eventBridge, 'EventBridge', ref, destination).send(
-      new PutEventsCommand({
+      new (resourceSdks.eventBridge().PutEventsCommand)({
         Entries: messages.map((message) => {
           const { fields } = messageFieldsOf('AwsEventBridgeBus', message.attributes);
           const resources = (fields.Resources ?? '')
@@ -271,7 +268,7 @@ export class AwsResourceSender implements ResourceSender {
   ): Promise<AttemptResult[]> {
     const { clients } = this.deps;
     const answer = await this.client(clients.lambda, 'Lambda', ref, destination).send(
-      new InvokeCommand({
+      new (resourceSdks.lambda().InvokeCommand)({
         FunctionName: destination.resourceArn,
         InvocationType: destination.invocationType ?? 'Event',
         Payload: Buffer.from(`[${messages.map((message) => message.body).join(',')}]`, 'utf8'),
@@ -294,7 +291,7 @@ export class AwsResourceSender implements ResourceSender {
   ): Promise<AttemptResult[]> {
     const { clients } = this.deps;
     const answer = await this.client(clients.kinesis, 'Kinesis', ref, destination).send(
-      new PutRecordsCommand({
+      new (resourceSdks.kinesis().PutRecordsCommand)({
         StreamARN: destination.resourceArn,
         Records: messages.map((message) => {
           const { fields } = messageFieldsOf('AwsKinesisStream', message.attributes);

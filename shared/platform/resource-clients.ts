@@ -5,14 +5,15 @@
  * and the local stack's registered functions for Lambda (there is no EventBridge or Kinesis
  * emulator, and no IAM: a role to assume is not assumed there).
  */
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { KinesisClient } from '@aws-sdk/client-kinesis';
-import { type InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
-import { SNSClient } from '@aws-sdk/client-sns';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
+import type { InvokeCommand, InvokeCommandOutput } from '@aws-sdk/client-lambda';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
+import type { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import type { ResourceEndpointType } from '../domain/model';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localSqsClient } from './aws';
+import { resourceSdks } from './resource-sdks';
 
 /**
  * The service clients of AWS resource destinations, by region and the role to assume (a
@@ -38,19 +39,22 @@ const REQUEST_HANDLER = { connectionTimeout: 3_000, requestTimeout: 30_000 };
 /** The name a destination's sessions of an assumed role carry (CloudTrail shows it). */
 export const ROLE_SESSION_NAME = 'gridwire-delivery';
 
+/** A role's credentials, as the SDK's clients take them. */
+type RoleCredentials = ReturnType<typeof fromTemporaryCredentials>;
+
 /** What a client to a resource is made with: its region, and a role's credentials where one is named. */
 export interface ResourceClientConfig {
   region: string;
   requestHandler: typeof REQUEST_HANDLER;
-  credentials?: ReturnType<typeof fromTemporaryCredentials>;
+  credentials?: RoleCredentials;
 }
 
 /**
  * The credentials of a role to assume: asked of STS in the resource's region with the function's
  * own credentials, kept until shortly before they expire, asked again then.
  */
-export const assumedRoleCredentials = (role: string, region: string) =>
-  fromTemporaryCredentials({
+export const assumedRoleCredentials = (role: string, region: string): RoleCredentials =>
+  resourceSdks.credentials().fromTemporaryCredentials({
     params: { RoleArn: role, RoleSessionName: ROLE_SESSION_NAME },
     clientConfig: { region },
   });
@@ -85,10 +89,10 @@ function once<C>(make: () => C): () => C {
 /** The clients on AWS: the function's credentials (or the role's it assumes), the resource's region. */
 export const awsResourceClients = (): ResourceClients => ({
   sqs: perRegion((config) => new SQSClient(config)),
-  sns: perRegion((config) => new SNSClient(config)),
-  eventBridge: perRegion((config) => new EventBridgeClient(config)),
-  lambda: perRegion((config) => new LambdaClient(config)),
-  kinesis: perRegion((config) => new KinesisClient(config)),
+  sns: perRegion((config) => new (resourceSdks.sns().SNSClient)(config)),
+  eventBridge: perRegion((config) => new (resourceSdks.eventBridge().EventBridgeClient)(config)),
+  lambda: perRegion((config) => new (resourceSdks.lambda().LambdaClient)(config)),
+  kinesis: perRegion((config) => new (resourceSdks.kinesis().KinesisClient)(config)),
 });
 
 /**
@@ -100,7 +104,7 @@ export const localResourceClients = (endpoint: string, lambda?: LambdaInvoker): 
   sqs: once(() => localSqsClient(endpoint)),
   sns: once(
     () =>
-      new SNSClient({
+      new (resourceSdks.sns().SNSClient)({
         region: LOCAL_REGION,
         credentials: LOCAL_CREDENTIALS,
         endpoint,

@@ -1,0 +1,28 @@
+/**
+ * The SDK packages of AWS resource destinations beyond SQS (the stack's own queues load that one),
+ * each loaded when a destination first needs it: a delivery function that never sends to a topic,
+ * bus, function or stream, or through a role, starts without evaluating them. The bundle holds
+ * them (`infra/function-bundle.ts`); a CommonJS package there runs on its first `require`.
+ */
+import type * as EventBridge from '@aws-sdk/client-eventbridge';
+import type * as Kinesis from '@aws-sdk/client-kinesis';
+import type * as Lambda from '@aws-sdk/client-lambda';
+import type * as Sns from '@aws-sdk/client-sns';
+import type * as CredentialProviders from '@aws-sdk/credential-providers';
+
+/** A package, loaded on the first call and kept. */
+function loadedOnce<T>(load: () => T): () => T {
+  let loaded: T | undefined;
+  return () => {
+    loaded ??= load();
+    return loaded;
+  };
+}
+
+export const resourceSdks = {
+  sns: loadedOnce(() => require('@aws-sdk/client-sns') as typeof Sns),
+  eventBridge: loadedOnce(() => require('@aws-sdk/client-eventbridge') as typeof EventBridge),
+  lambda: loadedOnce(() => require('@aws-sdk/client-lambda') as typeof Lambda),
+  kinesis: loadedOnce(() => require('@aws-sdk/client-kinesis') as typeof Kinesis),
+  credentials: loadedOnce(() => require('@aws-sdk/credential-providers') as typeof CredentialProviders),
+};
