@@ -20,8 +20,6 @@ import type { TopicInput } from '../storage/topics';
 import {
   checkSubscriptionQuota,
   deleteSubscription,
-  destinationOf,
-  fullEndpointUrl,
   listSubscriptions,
   MAX_BODY_BYTES,
   type ManagementDeps,
@@ -41,6 +39,7 @@ import { messageLogOperations } from './message-log-routes';
 import { namespaceOperations } from './namespaces';
 import { subscriptionDocument, topicDocument } from './resource-documents';
 import { signingOperations } from './signing-routes';
+import { destinationOf, fullEndpointUrl } from './stored-destination';
 import { parseSubscriptionBody } from './subscription-schema';
 import { parseTopicBody, sameMapping } from './topic-schema';
 import { validationOperations, validationUrlOperations } from './validation-routes';

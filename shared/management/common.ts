@@ -1,37 +1,21 @@
 /**
  * What the management operations share: their dependencies, request helpers, subscription
- * versions, destinations as stored (secret header values sealed), health resets and deletes.
+ * versions, health resets and deletes (destinations as stored: `stored-destination.ts`).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { ENV, VALIDATION_PATH } from '../config/resources';
-import { checkEndpointUrl } from '../delivery/endpoint-guard';
+import { VALIDATION_PATH } from '../config/resources';
 import { newValidation, validationForWrite } from '../delivery/rules/handshake';
-import { allowedByList } from '../delivery/rules/resource-destinations';
-import {
-  NoSealingKeyError,
-  openEndpointUrl,
-  type StoredEndpoint,
-  sameStoredEndpoint,
-  sealEndpointUrl,
-} from '../delivery/sealed-endpoint';
-import { generateSigningSecret, publicKeyOf, schemeOf } from '../delivery/signing';
 import { deliveryTargetOf } from '../delivery/target';
 import {
-  type DeliveryAttributeMapping,
-  type DeliveryAuth,
-  type Destination,
-  endpointIdOf,
   isWebhook,
   nextSubscriptionVersion,
-  RESOURCE_ENDPOINT_TYPES,
   type ResourceEndpointType,
-  type Signing,
   type Subscription,
   subscriptionExpired,
   type TopicKeys,
 } from '../domain/model';
 import { type HttpEvent, type HttpResult, parseJsonBody, pathParam } from '../http/api-gateway';
-import { badRequest, conflict, serviceUnavailable } from '../http/errors';
+import { badRequest } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import type { MetricBuffer } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
@@ -50,7 +34,8 @@ import { wakeBacklog } from './backlog-wake';
 import { changeOverRead } from './change-over-read';
 import type { DeadLetterBlobs } from './dead-letters';
 import { validateName } from './request-body';
-import { type DestinationInput, MAX_SUBSCRIPTIONS_PER_TOPIC, type SigningInput } from './subscription-schema';
+import { sameDestination } from './stored-destination';
+import { MAX_SUBSCRIPTIONS_PER_TOPIC } from './subscription-schema';
 
 /** Management request bodies are small; anything larger is a mistake. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -150,249 +135,6 @@ export const optionalBody = (event: HttpEvent) =>
   event.body === undefined || event.body === null || event.body === ''
     ? {}
     : parseJsonBody(event, MAX_BODY_BYTES);
-
-const MAPPINGS_FIELD = 'properties.destination.properties.deliveryAttributeMappings';
-const ENDPOINT_URL_FIELD = 'properties.destination.properties.endpointUrl';
-
-/** Whether two destinations are the same endpoint: the same webhook URL (sealed query included), or the same resource. */
-const sameDestination = (a: Destination, b: Destination): boolean =>
-  isWebhook(a) && isWebhook(b)
-    ? sameStoredEndpoint(a, b)
-    : endpointIdOf(a) === endpointIdOf(b) && a.endpointType === b.endpointType;
-
-/**
- * The destination as stored: batch settings only as given, and each secret static value sealed
- * (its plain text goes no further than this). An AWS resource must be one the stack may deliver
- * to (`resourceDestinations`).
- */
-export async function destinationOf(
-  input: DestinationInput,
-  deps: ManagementDeps,
-  /** The subscription's destination as stored before (an unchanged URL keeps its seal). */
-  existing: Destination | undefined,
-  /** Where the mappings are in the request body, for the error message. */
-  mappingsField: string = MAPPINGS_FIELD,
-  /** Where the endpoint URL is in the request body, for the error message. */
-  endpointUrlField: string = ENDPOINT_URL_FIELD,
-): Promise<Destination> {
-  const mappings = await sealedMappings(input, deps, mappingsField);
-  const common = {
-    ...(input.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: input.maxEventsPerBatch }),
-    ...(input.preferredBatchSizeInKilobytes === undefined
-      ? {}
-      : { preferredBatchSizeInKilobytes: input.preferredBatchSizeInKilobytes }),
-    ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappings }),
-    ...(input.maxDeliveriesPerSecond === undefined
-      ? {}
-      : { maxDeliveriesPerSecond: input.maxDeliveriesPerSecond }),
-  };
-  if (input.resource !== undefined) {
-    const { endpointType, resourceArn, ...options } = input.resource;
-    const reachable = deps.resourceTypes ?? RESOURCE_ENDPOINT_TYPES;
-    if (!reachable.includes(endpointType)) {
-      throw badRequest(
-        `${endpointUrlField.replace(/properties\.endpointUrl$/, 'endpointType')}: this stack cannot reach ${endpointType} destinations (the local stack emulates SQS and SNS only); it delivers to ${reachable.join(', ')}.`,
-      );
-    }
-    for (const [field, arn] of [
-      ['resourceArn', resourceArn],
-      ['roleArn', options.roleArn],
-    ] as const) {
-      if (arn !== undefined && !allowedByList(arn, deps.resourceDestinations ?? [])) {
-        throw badRequest(
-          `${siblingField(endpointUrlField, field)}: ${arn} is not among the AWS ${field === 'roleArn' ? 'roles' : 'resources'} this stack may deliver ${field === 'roleArn' ? 'through' : 'to'} (${ENV.resourceDestinations}, the resourceDestinations prop); its deployer can add it.`,
-        );
-      }
-    }
-    return { endpointType, resourceArn, ...options, ...common };
-  }
-  const webhook = existing !== undefined && isWebhook(existing) ? existing : undefined;
-  if (deps.blockPrivateEndpoints) {
-    // A name that can't be resolved can't be checked, so it is refused too.
-    const check = await checkEndpointUrl(input.endpointUrl);
-    if (!check.allowed) {
-      throw badRequest(
-        `${endpointUrlField}: ${check.reason}; private endpoints are not allowed on this stack.`,
-      );
-    }
-  }
-  let endpoint: StoredEndpoint;
-  try {
-    // A key that can't be read fails the request as an unexpected error, logged with its cause.
-    endpoint = await sealEndpointUrl(input.endpointUrl, deps.sealer, webhook);
-  } catch (error) {
-    if (!(error instanceof NoSealingKeyError)) throw error;
-    throw noSealingKey(
-      endpointUrlField,
-      "the endpoint URL's query string, so an endpoint URL with a query string can't be stored; URLs without one work",
-    );
-  }
-  const signing = await signingOf(input.signing, deps, webhook?.signing, signingField(endpointUrlField));
-  const auth = await authOf(input, deps, webhook?.auth, siblingField(endpointUrlField, 'auth'));
-  return {
-    endpointType: 'WebHook',
-    ...endpoint,
-    ...(signing === undefined ? {} : { signing }),
-    ...(auth === undefined ? {} : { auth }),
-    ...common,
-  };
-}
-
-/** The custom delivery attributes as stored: each secret static value sealed (503 without a key). */
-async function sealedMappings(
-  input: DestinationInput,
-  deps: ManagementDeps,
-  mappingsField: string,
-): Promise<DeliveryAttributeMapping[]> {
-  const mappings: DeliveryAttributeMapping[] = [];
-  for (const [index, mapping] of (input.deliveryAttributeMappings ?? []).entries()) {
-    if (mapping.type === 'Dynamic' || !mapping.isSecret) {
-      mappings.push(
-        mapping.type === 'Dynamic'
-          ? { name: mapping.name, type: 'Dynamic', sourceField: mapping.sourceField }
-          : { name: mapping.name, type: 'Static', isSecret: false, value: mapping.value },
-      );
-      continue;
-    }
-    if (deps.sealer === undefined) {
-      throw noSealingKey(
-        `${mappingsField}.${index}.properties.isSecret`,
-        "secret header values, so secret values can't be stored; non-secret mappings work",
-      );
-    }
-    // A key that can't be read fails the request as an unexpected error, logged with its cause.
-    const sealedValue = await deps.sealer.seal(mapping.value);
-    mappings.push({ name: mapping.name, type: 'Static', isSecret: true, sealedValue });
-  }
-  return mappings;
-}
-
-/**
- * The 503 for a secret this stack cannot seal: `<field>: this Gridwire stack has no key to seal
- * <what> (neither ... nor ... is set)`.
- */
-export const noSealingKey = (field: string, what: string) =>
-  serviceUnavailable(
-    `${field}: this Gridwire stack has no key to seal ${what} (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set).`,
-  );
-
-/** The stack's sealer, or the {@link noSealingKey} 503 naming `field` and `what`. */
-export function sealerFor(deps: ManagementDeps, field: string, what: string): SecretSealer {
-  if (deps.sealer === undefined) throw noSealingKey(field, what);
-  return deps.sealer;
-}
-
-/** Where a destination property is in the request body: beside the endpoint URL. */
-const siblingField = (endpointUrlField: string, name: string) =>
-  endpointUrlField.replace(/endpointUrl$/, name);
-const signingField = (endpointUrlField: string) => siblingField(endpointUrlField, 'signing');
-
-/**
- * How requests authenticate to the endpoint, as stored: an OAuth 2.0 client secret sealed (503
- * without a key), or kept from the stored destination when left out for the same token URL and
- * client (documents never show it); never beside a custom `Authorization` header.
- */
-async function authOf(
-  input: DestinationInput,
-  deps: ManagementDeps,
-  existing: DeliveryAuth | undefined,
-  field: string,
-): Promise<DeliveryAuth | undefined> {
-  const { auth } = input;
-  if (auth === undefined) return undefined;
-  const clash = (input.deliveryAttributeMappings ?? []).find(
-    (mapping) => mapping.name.toLowerCase() === 'authorization',
-  );
-  if (clash !== undefined) {
-    throw badRequest(
-      `${field}: a subscription with auth sends its own Authorization header; remove the custom header '${clash.name}' or the auth.`,
-    );
-  }
-  if (auth.type === 'AwsSigV4') return auth;
-  if (deps.blockPrivateEndpoints) {
-    const check = await checkEndpointUrl(auth.tokenUrl);
-    if (!check.allowed) {
-      throw badRequest(
-        `${field}.tokenUrl: ${check.reason}; private endpoints are not allowed on this stack.`,
-      );
-    }
-  }
-  const { clientSecret, ...client } = auth;
-  if (clientSecret === undefined) {
-    const same =
-      existing?.type === 'OAuth2ClientCredentials' &&
-      existing.tokenUrl === auth.tokenUrl &&
-      existing.clientId === auth.clientId;
-    if (!same) {
-      throw badRequest(
-        `${field}.clientSecret: is required (it may be left out only to keep the secret of the same client and token URL).`,
-      );
-    }
-    return { ...client, sealedClientSecret: existing.sealedClientSecret };
-  }
-  const sealer = sealerFor(
-    deps,
-    `${field}.clientSecret`,
-    'client secrets, so OAuth 2.0 auth is not available',
-  );
-  return { ...client, sealedClientSecret: await sealer.seal(clientSecret) };
-}
-
-/**
- * The signing secrets to store: `{"generate": true}` keeps the secrets the subscription has (so
- * saving it again changes nothing) or makes one; `{"secret"}` makes that one current, keeping
- * nothing else unless it is the current one already; none: unsigned. Sealed like secret header
- * values (503 without a key).
- */
-async function signingOf(
-  input: SigningInput | undefined,
-  deps: ManagementDeps,
-  existing: Signing | undefined,
-  field: string,
-): Promise<Signing | undefined> {
-  if (input === undefined) return undefined;
-  const current = existing?.secrets[0];
-  const currentScheme = current?.publicKey === undefined ? 'v1' : 'v1a';
-  if ('generate' in input && existing !== undefined && (input.scheme ?? currentScheme) === currentScheme) {
-    return existing;
-  }
-  const sealer = sealerFor(deps, field, "signing secrets, so deliveries can't be signed");
-  if ('secret' in input && current !== undefined && (await sealer.open(current.sealed)) === input.secret) {
-    return existing;
-  }
-  const secret = 'secret' in input ? input.secret : generateSigningSecret(input.scheme);
-  return { secrets: [await signingSecretEntry(sealer, secret, deps.clock.now())] };
-}
-
-/** A signing secret as stored: sealed, with its public key when it is a v1a key. */
-export async function signingSecretEntry(
-  sealer: SecretSealer,
-  secret: string,
-  createdAt: number,
-): Promise<Signing['secrets'][number]> {
-  return {
-    sealed: await sealer.seal(secret),
-    ...(schemeOf(secret) === 'v1a' ? { publicKey: publicKeyOf(secret) } : {}),
-    createdAt,
-  };
-}
-
-/** The whole endpoint URL (its sealed query string opened): `getFullUrl`. 503 without a key. */
-export async function fullEndpointUrl(deps: ManagementDeps, destination: Destination): Promise<string> {
-  if (!isWebhook(destination)) {
-    throw conflict(
-      `The event subscription delivers to ${destination.resourceArn}, not a webhook: it has no endpoint URL.`,
-    );
-  }
-  try {
-    return await openEndpointUrl(destination, deps.sealer);
-  } catch (error) {
-    if (!(error instanceof NoSealingKeyError)) throw error;
-    throw serviceUnavailable(
-      `endpointUrl: the endpoint URL's query string is sealed and this Gridwire stack has no key to open it (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set).`,
-    );
-  }
-}
 
 export const keysOf = (keys: TopicKeys) => ({ key1: keys.key1, key2: keys.key2 });
 

@@ -18,6 +18,7 @@ import { namespaceResourceId, namespaceTopicResourceId, splitNamespaceTopicId } 
 import { badRequest } from '../http/errors';
 import { isoDurationMinutes, isoDurationOf } from '../platform/iso-duration';
 import type { NamespaceInput } from '../storage/namespaces';
+import { type DestinationInput, destinationInputOf, destinationSchema } from './destination-schema';
 import { intInRange, invalidBody } from './request-body';
 import {
   deadLetterDocument,
@@ -30,12 +31,9 @@ import {
   systemData,
 } from './resource-documents';
 import {
-  type DestinationInput,
   deadLetterDestinationSchema,
   deadLetterOf,
   deliveryLogSchema,
-  destinationInputOf,
-  destinationSchema,
   disableAfterSchema,
   expirationOf,
   expirationTimeSchema,

@@ -23,8 +23,6 @@ import { changeOverRead } from './change-over-read';
 import {
   checkSubscriptionQuota,
   deleteSubscription,
-  destinationOf,
-  fullEndpointUrl,
   listSubscriptions,
   MAX_BODY_BYTES,
   type ManagementDeps,
@@ -53,6 +51,7 @@ import {
 } from './namespace-schema';
 import { validateName } from './request-body';
 import { signingOperations } from './signing-routes';
+import { destinationOf, fullEndpointUrl } from './stored-destination';
 import { validationOperations } from './validation-routes';
 
 const namespaceParam = (event: HttpEvent) => validateName('namespace', pathParam(event, 'namespace'));

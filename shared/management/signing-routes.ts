@@ -16,16 +16,10 @@ import {
 import { isWebhook, type Signing, type Subscription } from '../domain/model';
 import { jsonResult, publicBaseUrl } from '../http/api-gateway';
 import { badRequest, conflict } from '../http/errors';
-import {
-  type ManagementDeps,
-  type Operation,
-  optionalBody,
-  saveSubscription,
-  sealerFor,
-  signingSecretEntry,
-} from './common';
+import { type ManagementDeps, type Operation, optionalBody, saveSubscription } from './common';
 import type { SubscriptionFinder } from './dead-letter-routes';
 import { invalidBody } from './request-body';
+import { sealerFor, signingSecretEntry } from './stored-destination';
 
 /** How long an earlier secret is honoured after a rotation unless the request says: 24 hours. */
 export const DEFAULT_KEEP_PREVIOUS_MINUTES = 24 * 60;

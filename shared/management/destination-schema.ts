@@ -1,0 +1,398 @@
+/**
+ * A subscription's `destination` as the API takes it (both kinds of subscription): a webhook, its
+ * URL, signing, auth and delivery settings, or an AWS resource, its ARN checked against its type
+ * and its attributes against what the service's messages carry; each turned into the input the
+ * management operations store.
+ */
+
+import { z } from 'zod';
+import { BATCH_LIMITS } from '../delivery/rules/batching';
+import { RATE_LIMITS } from '../delivery/rules/rate-limit';
+import {
+  deliveryAttributeProblem,
+  MAX_MESSAGE_ATTRIBUTES,
+  messageFieldOf,
+  parseResourceArn,
+} from '../delivery/rules/resource-destinations';
+import { SIGNING_SCHEMES, type SigningScheme, signingSecretProblem } from '../delivery/signing';
+import { RESOURCE_ENDPOINT_TYPES, type ResourceDestination, SIGV4_SERVICES } from '../domain/model';
+import { describeControlCharacter, firstControlCharacter } from '../platform/control-characters';
+import { deliveryAttributeMappingsSchema } from './delivery-attributes-schema';
+import { intInRange } from './request-body';
+
+/** `URL.href` of a URL already checked; the text itself if it does not parse (never stored then). */
+const normalizedUrl = (value: string): string => {
+  try {
+    return new URL(value).href;
+  } catch {
+    return value;
+  }
+};
+
+/** A URL Gridwire sends to: absolute, https (http too in local mode), no user credentials, no control characters. */
+export function outgoingUrlSchema(allowHttp: boolean) {
+  return z.string({ error: 'is required and must be a string' }).superRefine((value, ctx) => {
+    // Checked as typed: the URL parser would quietly drop tabs and line breaks.
+    const control = firstControlCharacter(value);
+    if (control !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must not contain control characters (CR, LF, tab or any other below U+0020, or DEL); found ${describeControlCharacter(control.code)} at position ${control.index}`,
+      });
+      return;
+    }
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute URL' });
+      return;
+    }
+    const allowed = allowHttp ? ['https:', 'http:'] : ['https:'];
+    if (!allowed.includes(url.protocol)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: allowHttp
+          ? 'must be an http or https URL'
+          : 'must be an https URL (http is allowed in local mode only)',
+      });
+    }
+    if (url.username !== '' || url.password !== '') {
+      ctx.addIssue({ code: 'custom', message: 'must not carry user credentials' });
+    }
+  });
+}
+
+/** A webhook destination (`{"endpointType": "WebHook", "properties": {...}}`) as both kinds of subscription take it. */
+export function webhookDestinationSchema(allowHttp: boolean) {
+  const endpointUrl = outgoingUrlSchema(allowHttp);
+  // Stored as parsed (`URL.href`): the one spelling delivery, health and validation compare.
+  const parsedEndpointUrl = endpointUrl.transform((value) => normalizedUrl(value));
+  return z.strictObject(
+    {
+      endpointType: z.literal('WebHook', { error: "must be 'WebHook'" }),
+      properties: z.strictObject(
+        {
+          endpointUrl: parsedEndpointUrl,
+          maxEventsPerBatch: intInRange(BATCH_LIMITS.maxEventsPerBatch).optional(),
+          preferredBatchSizeInKilobytes: intInRange(BATCH_LIMITS.preferredBatchSizeInKilobytes).optional(),
+          deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
+          signing: signingInputSchema,
+          maxDeliveriesPerSecond: intInRange(RATE_LIMITS).nullable().optional(),
+          auth: deliveryAuthInputSchema(allowHttp),
+        },
+        { error: 'is required' },
+      ),
+    },
+    { error: 'is required' },
+  );
+}
+
+/**
+ * `destination.properties.signing`: `{"secret": "whsec_..."}` (that secret), `{"generate": true}`
+ * (a new one, or the one the subscription has), or absent or `null` (unsigned).
+ */
+export const signingInputSchema = z
+  .union(
+    [
+      z.strictObject({
+        secret: z.string().superRefine((secret, ctx) => {
+          const problem = signingSecretProblem(secret);
+          if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      }),
+      z.strictObject({
+        generate: z.literal(true),
+        scheme: z
+          .enum(SIGNING_SCHEMES, { error: "must be 'v1' (HMAC-SHA256) or 'v1a' (Ed25519)" })
+          .optional(),
+      }),
+    ],
+    {
+      error:
+        'must be {"secret": "whsec_<base64>" or "whsk_<base64>"} or {"generate": true, "scheme": "v1" | "v1a"}',
+    },
+  )
+  .nullable()
+  .optional();
+
+/** A region name such as `eu-west-1`. */
+const AWS_REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+
+/**
+ * `destination.properties.auth`: `{"type": "OAuth2ClientCredentials", "tokenUrl", "clientId",
+ * "clientSecret", "scope"}` or `{"type": "AwsSigV4", "service": "execute-api" | "lambda",
+ * "region"}`; absent or `null`: none. `clientSecret` may be left out when the subscription has
+ * the same client already (documents never show it, so a document sent back keeps it).
+ */
+export function deliveryAuthInputSchema(allowHttp: boolean) {
+  return z
+    .discriminatedUnion(
+      'type',
+      [
+        z.strictObject({
+          type: z.literal('OAuth2ClientCredentials'),
+          tokenUrl: outgoingUrlSchema(allowHttp).transform((value) => normalizedUrl(value)),
+          clientId: z
+            .string({ error: 'is required and must be a string' })
+            .min(1, { error: 'must not be empty' })
+            .max(256, { error: 'is at most 256 characters' }),
+          clientSecret: z
+            .string({ error: 'must be a string' })
+            .min(1, { error: 'must not be empty' })
+            .max(1024, { error: 'is at most 1024 characters' })
+            .nullable()
+            .optional(),
+          scope: z
+            .string({ error: 'must be a string' })
+            .max(1024, { error: 'is at most 1024 characters' })
+            .optional(),
+        }),
+        z.strictObject({
+          type: z.literal('AwsSigV4'),
+          service: z.enum(SIGV4_SERVICES, { error: `must be one of ${SIGV4_SERVICES.join(', ')}` }),
+          region: z
+            .string({ error: 'must be a string' })
+            .regex(AWS_REGION_PATTERN, { error: 'must be an AWS region such as eu-west-1' })
+            .optional(),
+        }),
+      ],
+      { error: "must be an object whose type is 'OAuth2ClientCredentials' or 'AwsSigV4'" },
+    )
+    .nullable()
+    .optional();
+}
+
+/** How a subscription's requests authenticate to the endpoint, as asked (the client secret in plain text). */
+export type AuthInput =
+  | {
+      type: 'OAuth2ClientCredentials';
+      tokenUrl: string;
+      clientId: string;
+      clientSecret?: string;
+      scope?: string;
+    }
+  | { type: 'AwsSigV4'; service: (typeof SIGV4_SERVICES)[number]; region?: string };
+
+/** How a subscription's requests are to be signed, as asked. */
+export type SigningInput = { secret: string } | { generate: true; scheme?: SigningScheme | undefined };
+
+/**
+ * A delivery attribute mapping as the API takes it: a secret static value still in plain text
+ * (sealed before it is stored; see `shared/management/api.ts`).
+ */
+export type DeliveryAttributeInput =
+  | { name: string; type: 'Static'; isSecret: boolean; value: string }
+  | { name: string; type: 'Dynamic'; sourceField: string };
+
+/** What a subscription's destination gives its input: a webhook's settings, or an AWS resource. */
+export interface DestinationInput {
+  /** The webhook's URL; empty for an AWS resource. */
+  endpointUrl: string;
+  /** Output batching, only the settings given. */
+  maxEventsPerBatch?: number;
+  preferredBatchSizeInKilobytes?: number;
+  /** Custom delivery headers (or a resource's attributes), in the order given; absent when none. */
+  deliveryAttributeMappings?: DeliveryAttributeInput[];
+  /** Standard Webhooks signing, as asked; absent: unsigned. */
+  signing?: SigningInput;
+  /** Requests per second the endpoint takes at most; absent: no limit of its own. */
+  maxDeliveriesPerSecond?: number;
+  /** How requests authenticate to the endpoint; absent: none. */
+  auth?: AuthInput;
+  /** An AWS resource to deliver to instead of a webhook (`endpointUrl` is then empty). */
+  resource?: Pick<
+    ResourceDestination,
+    'endpointType' | 'resourceArn' | 'invocationType' | 'partitionKeyField' | 'roleArn'
+  >;
+}
+
+/**
+ * `destination` as both kinds of subscription take it: a webhook, or an AWS resource
+ * (`{"endpointType": "AwsSqsQueue", "properties": {"resourceArn": ...}}`, its ARN checked
+ * against its type).
+ */
+export function destinationSchema(allowHttp: boolean) {
+  return z.discriminatedUnion(
+    'endpointType',
+    [webhookDestinationSchema(allowHttp), resourceDestinationInputSchema],
+    {
+      error: (issue) =>
+        issue.input === undefined
+          ? 'is required'
+          : `must be 'WebHook' or one of ${RESOURCE_ENDPOINT_TYPES.join(', ')}`,
+    },
+  );
+}
+
+/** An IAM role's ARN (its path and name as IAM allows them). */
+const ROLE_ARN = /^arn:(aws|aws-cn|aws-us-gov):iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
+
+/** An AWS resource destination as the API takes it. */
+export const resourceDestinationInputSchema = z
+  .strictObject(
+    {
+      endpointType: z.enum(RESOURCE_ENDPOINT_TYPES),
+      properties: z.strictObject(
+        {
+          resourceArn: z.string({ error: 'is required and must be a string' }),
+          maxEventsPerBatch: intInRange(BATCH_LIMITS.maxEventsPerBatch).optional(),
+          preferredBatchSizeInKilobytes: intInRange(BATCH_LIMITS.preferredBatchSizeInKilobytes).optional(),
+          deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
+          maxDeliveriesPerSecond: intInRange(RATE_LIMITS).nullable().optional(),
+          invocationType: z
+            .enum(['Event', 'RequestResponse'], { error: "must be 'Event' or 'RequestResponse'" })
+            .optional(),
+          partitionKeyField: z
+            .string({ error: 'must be a string' })
+            .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, {
+              error: 'must be a dotted path into the event, such as data.customerId',
+            })
+            .optional(),
+          roleArn: z
+            .string({ error: 'must be a string' })
+            .regex(ROLE_ARN, {
+              error:
+                'must be the ARN of an IAM role, such as arn:aws:iam::123456789012:role/gridwire-delivery',
+            })
+            .optional(),
+        },
+        { error: 'is required' },
+      ),
+    },
+    { error: 'is required' },
+  )
+  .superRefine((destination, ctx) => {
+    const { endpointType, properties } = destination;
+    if (properties.invocationType !== undefined && endpointType !== 'AwsLambdaFunction') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['properties', 'invocationType'],
+        message: 'is for AwsLambdaFunction destinations only',
+      });
+    }
+    if (properties.partitionKeyField !== undefined && endpointType !== 'AwsKinesisStream') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['properties', 'partitionKeyField'],
+        message: 'is for AwsKinesisStream destinations only',
+      });
+    }
+    const ref = parseResourceArn(destination.endpointType, destination.properties.resourceArn);
+    if ('problem' in ref)
+      ctx.addIssue({ code: 'custom', path: ['properties', 'resourceArn'], message: ref.problem });
+    const mappings = destination.properties.deliveryAttributeMappings ?? [];
+    const fifo = !('problem' in ref) && ref.fifo;
+    mappings.forEach((mapping, index) => {
+      const problem = deliveryAttributeProblem(endpointType, fifo, mapping.name);
+      if (problem !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['properties', 'deliveryAttributeMappings', index, 'name'],
+          message: `'${mapping.name}': ${problem}`,
+        });
+    });
+    const attributes = mappings.filter(
+      (mapping) => messageFieldOf(endpointType, mapping.name) === undefined,
+    ).length;
+    if (attributes > MAX_MESSAGE_ATTRIBUTES) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['properties', 'deliveryAttributeMappings'],
+        message: `a message carries at most ${MAX_MESSAGE_ATTRIBUTES} attributes (got ${attributes})`,
+      });
+    }
+    if (
+      properties.partitionKeyField !== undefined &&
+      mappings.some((mapping) => messageFieldOf(endpointType, mapping.name) === 'PartitionKey')
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['properties', 'partitionKeyField'],
+        message: 'and a PartitionKey delivery attribute both set the partition key; give one of the two',
+      });
+    }
+  });
+
+/** A parsed destination (webhook or resource) as input: batch settings only as given, mappings in order. */
+export function destinationInputOf(parsed: z.infer<ReturnType<typeof destinationSchema>>): DestinationInput {
+  if (parsed.endpointType !== 'WebHook') {
+    const {
+      resourceArn,
+      maxDeliveriesPerSecond,
+      deliveryAttributeMappings,
+      invocationType,
+      partitionKeyField,
+      roleArn,
+      ...batching
+    } = parsed.properties;
+    return {
+      endpointUrl: '',
+      resource: {
+        endpointType: parsed.endpointType,
+        resourceArn,
+        ...(invocationType === undefined ? {} : { invocationType }),
+        ...(partitionKeyField === undefined ? {} : { partitionKeyField }),
+        ...(roleArn === undefined ? {} : { roleArn }),
+      },
+      ...batching,
+      ...(maxDeliveriesPerSecond === undefined || maxDeliveriesPerSecond === null
+        ? {}
+        : { maxDeliveriesPerSecond }),
+      ...(deliveryAttributeMappings === undefined
+        ? {}
+        : { deliveryAttributeMappings: mappingsInputOf(deliveryAttributeMappings) }),
+    };
+  }
+  return webhookInputOf(parsed.properties);
+}
+
+/** A parsed webhook destination's properties as input. */
+function webhookInputOf(
+  destination: z.infer<ReturnType<typeof webhookDestinationSchema>>['properties'],
+): DestinationInput {
+  const mappings = destination.deliveryAttributeMappings ?? [];
+  return {
+    endpointUrl: destination.endpointUrl,
+    ...(destination.signing === undefined || destination.signing === null
+      ? {}
+      : { signing: destination.signing }),
+    ...(destination.maxEventsPerBatch === undefined
+      ? {}
+      : { maxEventsPerBatch: destination.maxEventsPerBatch }),
+    ...(destination.maxDeliveriesPerSecond === undefined || destination.maxDeliveriesPerSecond === null
+      ? {}
+      : { maxDeliveriesPerSecond: destination.maxDeliveriesPerSecond }),
+    ...(destination.auth === undefined || destination.auth === null
+      ? {}
+      : { auth: authInputOf(destination.auth) }),
+    ...(destination.preferredBatchSizeInKilobytes === undefined
+      ? {}
+      : { preferredBatchSizeInKilobytes: destination.preferredBatchSizeInKilobytes }),
+    ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappingsInputOf(mappings) }),
+  };
+}
+
+/** Parsed delivery attribute mappings as input, in order. */
+function mappingsInputOf(
+  mappings: NonNullable<z.infer<typeof deliveryAttributeMappingsSchema>>,
+): DeliveryAttributeInput[] {
+  return mappings.map(
+    (mapping): DeliveryAttributeInput =>
+      mapping.type === 'Static'
+        ? {
+            name: mapping.name,
+            type: 'Static',
+            isSecret: mapping.properties.isSecret ?? false,
+            value: mapping.properties.value,
+          }
+        : { name: mapping.name, type: 'Dynamic', sourceField: mapping.properties.sourceField },
+  );
+}
+
+/** A parsed `auth` as input: a `null` client secret is the same as none given. */
+function authInputOf(auth: NonNullable<z.infer<ReturnType<typeof deliveryAuthInputSchema>>>): AuthInput {
+  if (auth.type === 'AwsSigV4') return auth;
+  const { clientSecret, ...rest } = auth;
+  return clientSecret === undefined || clientSecret === null ? rest : { ...rest, clientSecret };
+}
