@@ -28,7 +28,6 @@ import {
   advancedFilterArgument,
   classicBodyOf,
   classicSubscriptionBody,
-  deliversToResource,
   deliveryAttributeArgument,
   deliveryLogArgument,
   deliverySchemaArgument,
@@ -36,6 +35,7 @@ import {
   namespaceSubscriptionBody,
   type SubscriptionFlags,
 } from './body';
+import { deliversToResource } from './destination-flags';
 import { formatSubscription, formatSubscriptionList, type SubscriptionDocument } from './format';
 
 /** A document as the plain JSON it came as. */

@@ -7,13 +7,13 @@ import {
   advancedFilterArgument,
   classicBodyOf,
   classicSubscriptionBody,
-  deliversToResource,
   deliveryAttributeArgument,
   deliverySchemaArgument,
   inputSchemaArgument,
   namespaceBodyOf,
   namespaceSubscriptionBody,
 } from '../../../cli/subscription/body';
+import { deliversToResource } from '../../../cli/subscription/destination-flags';
 import { groupOptionWords, optionWords } from '../../../cli/words';
 
 describe('multi-word flags', () => {
