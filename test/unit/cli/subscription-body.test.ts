@@ -271,11 +271,13 @@ describe('classic subscription bodies', () => {
     expect(signingOf({ signingSecret: 'whsk_abc' })).toEqual({ secret: 'whsk_abc' });
   });
 
+  /** The body's destination as sent (fields set to undefined left out, as JSON leaves them). */
+  const destinationOf = (
+    flags: Parameters<typeof classicSubscriptionBody>[0],
+    base?: Record<string, unknown>,
+  ) => JSON.parse(JSON.stringify(classicSubscriptionBody(flags, base))).properties.destination;
+
   it('deliver to an AWS resource with --resource-arn, its type read from the ARN or given', () => {
-    const destinationOf = (
-      flags: Parameters<typeof classicSubscriptionBody>[0],
-      base?: Record<string, unknown>,
-    ) => JSON.parse(JSON.stringify(classicSubscriptionBody(flags, base))).properties.destination;
     const arn = 'arn:aws:sqs:us-east-1:123456789012:orders';
     expect(destinationOf({ resourceArn: arn, maxDeliveriesPerSecond: 20 })).toEqual({
       endpointType: 'AwsSqsQueue',
@@ -306,10 +308,6 @@ describe('classic subscription bodies', () => {
   });
 
   it("take a role to assume and each service's own settings for resources, and refuse them for webhooks", () => {
-    const destinationOf = (
-      flags: Parameters<typeof classicSubscriptionBody>[0],
-      base?: Record<string, unknown>,
-    ) => JSON.parse(JSON.stringify(classicSubscriptionBody(flags, base))).properties.destination;
     const role = 'arn:aws:iam::210987654321:role/gridwire-sender';
     const stream = 'arn:aws:kinesis:us-east-1:210987654321:stream/orders';
     expect(destinationOf({ resourceArn: stream, roleArn: role, partitionKeyField: 'data.tenant' })).toEqual({
