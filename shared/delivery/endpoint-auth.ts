@@ -128,6 +128,8 @@ export function tokenOfAnswer(
 
 export class EndpointAuth {
   private readonly tokens = new Map<string, Promise<KeptToken>>();
+  /** A signer per service and region: each keeps its day's signing key, derived once. */
+  private readonly signers = new Map<string, SignatureV4>();
 
   constructor(private readonly deps: EndpointAuthDeps) {}
 
@@ -201,12 +203,17 @@ export class EndpointAuth {
     const url = new URL(request.url);
     const region = auth.region ?? regionOfHost(url.hostname) ?? (await awsRegion?.());
     if (region === undefined) throw new EndpointAuthError('no region to sign for: set auth.region');
-    const signer = new SignatureV4({
-      service: auth.service,
-      region,
-      credentials: awsCredentials,
-      sha256: Sha256,
-    });
+    const key = `${auth.service} ${region}`;
+    let signer = this.signers.get(key);
+    if (signer === undefined) {
+      signer = new SignatureV4({
+        service: auth.service,
+        region,
+        credentials: awsCredentials,
+        sha256: Sha256,
+      });
+      this.signers.set(key, signer);
+    }
     const signed = await signer.sign(
       {
         method: request.method ?? 'POST',
