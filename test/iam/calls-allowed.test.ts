@@ -4,24 +4,17 @@
  * IAM's policy evaluation decides (`@cloud-copilot/iam-simulate`). Run the integration project
  * first (`npm test` does). What this checks and what it does not: docs/iam.md.
  */
-import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { BACKLOG_BUCKET, FUNCTIONS, type FunctionKey, QUEUES, TABLE } from '../../shared/config/resources';
 import { type RecordedCall, readRecordedCalls } from '../support/aws-calls';
 import {
   bucketArn,
-  FAKE_ACCOUNT,
+  decide,
   type FunctionRole,
+  type IamRequest,
   queueArn,
   synthesizedFunctionRoles,
   tableArn,
 } from '../support/iam-policies';
-
-/** One request as IAM sees it. */
-interface IamRequest {
-  action: string;
-  resource: string;
-  context: Record<string, string>;
-}
 
 /** The IAM action each recorded operation needs, where it is not the operation's own name. */
 const ACTIONS: Readonly<Record<RecordedCall['service'], Readonly<Record<string, string>>>> = {
@@ -91,29 +84,6 @@ function requestsOf(call: RecordedCall): IamRequest[] {
       return [{ action, resource: `${bucketArn(call.bucket)}/${call.key}`, context: {} }];
     }
   }
-}
-
-/** IAM's decision on `request` by `role` (same account; no SCP, RCP or boundary), and why. */
-async function decide(
-  role: FunctionRole,
-  request: IamRequest,
-): Promise<{ allowed: boolean; detail: string }> {
-  const result = await runSimulation(
-    {
-      request: {
-        principal: role.roleArn,
-        action: request.action,
-        resource: { resource: request.resource, accountId: FAKE_ACCOUNT },
-        contextVariables: request.context,
-      },
-      identityPolicies: role.policies,
-      serviceControlPolicies: [],
-      resourceControlPolicies: [],
-    },
-    { simulationMode: 'Strict' },
-  );
-  if (result.resultType === 'error') return { allowed: false, detail: JSON.stringify(result.errors) };
-  return { allowed: result.overallResult === 'Allowed', detail: result.overallResult };
 }
 
 const roles = synthesizedFunctionRoles();

@@ -5,8 +5,10 @@
  * name (`shared/config/resources.ts`), so the ARN of what a local call names is the ARN the
  * policy grants. The check of recorded calls (`test/iam/`) simulates requests against these.
  */
+import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App, CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline';
 import { GridwireStack } from '../../infra/gridwire-stack';
 import {
   BACKLOG_BUCKET,
@@ -139,12 +141,16 @@ function resolver(resources: Map<string, Resolved>) {
 }
 
 /**
- * Synthesizes the stack with its default props (bundling skipped, as the infra tests do) and
+ * Synthesizes the stack with `pipeline` props (default none; bundling skipped, as the infra tests do) and
  * returns each function's role: its fake ARN and its policies, resolved. Roles' managed policies
  * are left out (the functions have none; one would only add permissions).
  */
-export function synthesizedFunctionRoles(): Record<FunctionKey, FunctionRole> {
-  const stack = new GridwireStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Test', {});
+export function synthesizedFunctionRoles(
+  pipeline: DeliveryPipelineProps = {},
+): Record<FunctionKey, FunctionRole> {
+  const stack = new GridwireStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Test', {
+    pipeline,
+  });
   const template = Template.fromStack(stack).toJSON() as { Resources: Record<string, TemplateResource> };
 
   const resources = new Map<string, Resolved>();
@@ -198,4 +204,34 @@ export function synthesizedFunctionRoles(): Record<FunctionKey, FunctionRole> {
     if (roles[fn] === undefined) throw new Error(`no function ${FUNCTIONS[fn].id} in the synthesized stack`);
   }
   return roles;
+}
+
+/** One request as IAM sees it. */
+export interface IamRequest {
+  action: string;
+  resource: string;
+  context: Record<string, string>;
+}
+
+/** IAM's decision on `request` by `role` (same account; no SCP, RCP or boundary), and why. */
+export async function decide(
+  role: FunctionRole,
+  request: IamRequest,
+): Promise<{ allowed: boolean; detail: string }> {
+  const result = await runSimulation(
+    {
+      request: {
+        principal: role.roleArn,
+        action: request.action,
+        resource: { resource: request.resource, accountId: FAKE_ACCOUNT },
+        contextVariables: request.context,
+      },
+      identityPolicies: role.policies,
+      serviceControlPolicies: [],
+      resourceControlPolicies: [],
+    },
+    { simulationMode: 'Strict' },
+  );
+  if (result.resultType === 'error') return { allowed: false, detail: JSON.stringify(result.errors) };
+  return { allowed: result.overallResult === 'Allowed', detail: result.overallResult };
 }

@@ -471,6 +471,27 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
       expect(await s.stores.subscriptions.list(full.topic)).toEqual([full]);
     });
 
+    it('make a round trip to an AWS resource with every field of its destination set', async () => {
+      const full: Subscription = {
+        ...fullSubscription(unique('orders-'), 'Stream'),
+        destination: {
+          endpointType: 'AwsKinesisStream',
+          resourceArn: 'arn:aws:kinesis:eu-west-1:210987654321:stream/orders',
+          maxEventsPerBatch: 100,
+          preferredBatchSizeInKilobytes: 512,
+          deliveryAttributeMappings: [{ name: 'ExplicitHashKey', type: 'Dynamic', sourceField: 'data.hash' }],
+          maxDeliveriesPerSecond: 20,
+          invocationType: 'Event',
+          partitionKeyField: 'data.tenant',
+          roleArn: 'arn:aws:iam::210987654321:role/gridwire-sender',
+        },
+      };
+      await s.stores.subscriptions.put(full, undefined);
+
+      expect(unsetFields(subscriptionSchema, full)).toEqual([]);
+      expect(await s.stores.subscriptions.get(full.topic, 'stream', { consistent: true })).toEqual(full);
+    });
+
     it('are replaced over the version read, and refuse a write over another one', async () => {
       const topic = unique('orders-');
       await s.stores.subscriptions.put(subscriptionOf({ topic, name: 'raced', version: 10 }), undefined);
