@@ -33,9 +33,9 @@ import {
   deliverySchemaArgument,
   namespaceBodyOf,
   namespaceSubscriptionBody,
-  type SubscriptionFlags,
 } from './body';
 import { deliversToResource } from './destination-flags';
+import type { SubscriptionFlags } from './flags';
 import { formatSubscription, formatSubscriptionList, type SubscriptionDocument } from './format';
 
 /** A document as the plain JSON it came as. */

@@ -4,7 +4,7 @@
  * settings, a role to assume); flags of the other kind are refused.
  */
 import { InvalidArgumentError } from 'commander';
-import type { SubscriptionFlags } from './body';
+import type { SubscriptionFlags } from './flags';
 
 type Json = Record<string, unknown>;
 

@@ -9,7 +9,6 @@ import { deliveryTargetOf } from '../delivery/target';
 import {
   isWebhook,
   nextSubscriptionVersion,
-  type ResourceEndpointType,
   type Subscription,
   subscriptionExpired,
   type TopicKeys,
@@ -18,8 +17,6 @@ import { type HttpEvent, type HttpResult, parseJsonBody, pathParam } from '../ht
 import { badRequest } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import type { MetricBuffer } from '../observability/metrics';
-import type { Clock } from '../platform/clock';
-import type { SecretSealer } from '../platform/sealing';
 import { targetGroupId, validationJobBody } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { AttemptHistoryLookup } from '../storage/attempt-history';
@@ -34,20 +31,20 @@ import { wakeBacklog } from './backlog-wake';
 import { changeOverRead } from './change-over-read';
 import type { DeadLetterBlobs } from './dead-letters';
 import { validateName } from './request-body';
-import { sameDestination } from './stored-destination';
+import { type DestinationDeps, sameDestination } from './stored-destination';
 import { MAX_SUBSCRIPTIONS_PER_TOPIC } from './subscription-schema';
 
 /** Management request bodies are small; anything larger is a mistake. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export interface ManagementDeps {
+/** What the management operations depend on (those storing a destination takes: {@link DestinationDeps}). */
+export interface ManagementDeps extends DestinationDeps {
   topics: TopicStore;
   subscriptions: SubscriptionStore;
   namespaces: NamespaceStore;
   namespaceTopics: NamespaceTopicStore;
   /** The attempt history (the deliveries API); its retention bounds a lookup's window. */
   history: AttemptHistoryLookup;
-  clock: Clock;
   /** A new unique id (subscription `uid`s, replay ids). */
   newId: () => string;
   /** The dead-letter bucket (listing, reading and marking blobs replayed). */
@@ -67,15 +64,6 @@ export interface ManagementDeps {
   validateEndpoints: boolean;
   /** How long a validation URL validates (5 minutes, divided by the time scale). */
   validationWindowMs: number;
-  /** Endpoint URLs aimed at loopback, private or other non-public addresses are refused. */
-  blockPrivateEndpoints: boolean;
-  /**
-   * The AWS resources subscriptions may deliver to (ARN patterns, `*` for any run of characters);
-   * a resource destination not matching one is refused. Absent or empty: none.
-   */
-  resourceDestinations?: readonly string[];
-  /** The resource types this stack can deliver to (absent: every type; the local stack: SQS and SNS). */
-  resourceTypes?: readonly ResourceEndpointType[];
   /**
    * The API's public base URL, from configuration (`ENV.publicUrl`: the `publicUrl` prop or
    * the HTTP API's own URL on AWS; `--public-url` or the stack's own address locally): the base of
@@ -99,11 +87,6 @@ export interface ManagementDeps {
    * answered only after this long, so every worker lets deliveries through on return.
    */
   healthCacheMs: number;
-  /**
-   * Seals secret delivery header values before they are stored. Absent when the stack has no
-   * sealing key: secret values are then refused (503), other mappings work.
-   */
-  sealer?: SecretSealer;
   /**
    * Backlogs' index items, from the table alone: what the health view shows as `held`, and the
    * META whose token a tick sent at once carries (`wakeBacklog`).

@@ -21,15 +21,35 @@ import {
   endpointIdOf,
   isWebhook,
   RESOURCE_ENDPOINT_TYPES,
+  type ResourceEndpointType,
   type Signing,
 } from '../domain/model';
 import { badRequest, conflict, serviceUnavailable } from '../http/errors';
+import type { Clock } from '../platform/clock';
 import type { SecretSealer } from '../platform/sealing';
-import type { ManagementDeps } from './common';
 import type { DestinationInput, SigningInput } from './destination-schema';
 
 const MAPPINGS_FIELD = 'properties.destination.properties.deliveryAttributeMappings';
 const ENDPOINT_URL_FIELD = 'properties.destination.properties.endpointUrl';
+
+/** What storing a destination takes of the management operations' dependencies. */
+export interface DestinationDeps {
+  clock: Clock;
+  /** Endpoint URLs aimed at loopback, private or other non-public addresses are refused. */
+  blockPrivateEndpoints: boolean;
+  /**
+   * The AWS resources subscriptions may deliver to (ARN patterns, `*` for any run of characters);
+   * a resource destination not matching one is refused. Absent or empty: none.
+   */
+  resourceDestinations?: readonly string[];
+  /** The resource types this stack can deliver to (absent: every type; the local stack: SQS and SNS). */
+  resourceTypes?: readonly ResourceEndpointType[];
+  /**
+   * Seals secret delivery header values before they are stored. Absent when the stack has no
+   * sealing key: secret values are then refused (503), other mappings work.
+   */
+  sealer?: SecretSealer;
+}
 
 /** Whether two destinations are the same endpoint: the same webhook URL (sealed query included), or the same resource. */
 export const sameDestination = (a: Destination, b: Destination): boolean =>
@@ -44,7 +64,7 @@ export const sameDestination = (a: Destination, b: Destination): boolean =>
  */
 export async function destinationOf(
   input: DestinationInput,
-  deps: ManagementDeps,
+  deps: DestinationDeps,
   /** The subscription's destination as stored before (an unchanged URL keeps its seal). */
   existing: Destination | undefined,
   /** Where the mappings are in the request body, for the error message. */
@@ -118,7 +138,7 @@ export async function destinationOf(
 /** The custom delivery attributes as stored: each secret static value sealed (503 without a key). */
 async function sealedMappings(
   input: DestinationInput,
-  deps: ManagementDeps,
+  deps: DestinationDeps,
   mappingsField: string,
 ): Promise<DeliveryAttributeMapping[]> {
   const mappings: DeliveryAttributeMapping[] = [];
@@ -154,7 +174,7 @@ export const noSealingKey = (field: string, what: string) =>
   );
 
 /** The stack's sealer, or the {@link noSealingKey} 503 naming `field` and `what`. */
-export function sealerFor(deps: ManagementDeps, field: string, what: string): SecretSealer {
+export function sealerFor(deps: DestinationDeps, field: string, what: string): SecretSealer {
   if (deps.sealer === undefined) throw noSealingKey(field, what);
   return deps.sealer;
 }
@@ -171,7 +191,7 @@ const signingField = (endpointUrlField: string) => siblingField(endpointUrlField
  */
 async function authOf(
   input: DestinationInput,
-  deps: ManagementDeps,
+  deps: DestinationDeps,
   existing: DeliveryAuth | undefined,
   field: string,
 ): Promise<DeliveryAuth | undefined> {
@@ -223,7 +243,7 @@ async function authOf(
  */
 async function signingOf(
   input: SigningInput | undefined,
-  deps: ManagementDeps,
+  deps: DestinationDeps,
   existing: Signing | undefined,
   field: string,
 ): Promise<Signing | undefined> {
@@ -255,7 +275,7 @@ export async function signingSecretEntry(
 }
 
 /** The whole endpoint URL (its sealed query string opened): `getFullUrl`. 503 without a key. */
-export async function fullEndpointUrl(deps: ManagementDeps, destination: Destination): Promise<string> {
+export async function fullEndpointUrl(deps: DestinationDeps, destination: Destination): Promise<string> {
   if (!isWebhook(destination)) {
     throw conflict(
       `The event subscription delivers to ${destination.resourceArn}, not a webhook: it has no endpoint URL.`,

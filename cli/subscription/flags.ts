@@ -1,0 +1,64 @@
+/**
+ * What `gridwire subscription create` and `update` take: their flags as commander reads them,
+ * each absent when not given.
+ */
+import type { AdvancedFilter } from '../../shared/domain/model';
+
+/** A custom header as the API takes it. */
+export type DeliveryAttributeMappingBody =
+  | { name: string; type: 'Static'; properties: { value: string; isSecret: boolean } }
+  | { name: string; type: 'Dynamic'; properties: { sourceField: string } };
+
+/** The flags `subscription create` and `update` take (absent: not given). */
+export interface SubscriptionFlags {
+  endpoint?: string;
+  /** `--resource-arn`: an AWS resource instead of a webhook. */
+  resourceArn?: string;
+  /** `--endpoint-type`: `WebHook`, or a resource type (default: read from the ARN). */
+  endpointType?: string;
+  /** `--role-arn`: a role to assume to send to the resource; `--no-role-arn` (false): the stack's own. */
+  roleArn?: string | false;
+  /** `--invocation-type Event|RequestResponse` (Lambda functions). */
+  invocationType?: string;
+  /** `--partition-key-field data.customerId` (Kinesis streams). */
+  partitionKeyField?: string;
+  includedEventTypes?: string[];
+  subjectBeginsWith?: string;
+  subjectEndsWith?: string;
+  subjectCaseSensitive?: boolean;
+  advancedFilter?: AdvancedFilter[];
+  enableAdvancedFilteringOnArrays?: boolean;
+  maxDeliveryAttempts?: number;
+  /** Minutes. */
+  eventTtl?: number;
+  /** ISO 8601 durations, the last repeating. */
+  retrySchedule?: string[];
+  deadletterContainer?: string;
+  maxEventsPerBatch?: number;
+  preferredBatchSizeInKilobytes?: number;
+  /** `--max-deliveries-per-second 50`; `--no-max-deliveries-per-second` (false): no limit again. */
+  maxDeliveriesPerSecond?: number | false;
+  deliveryAttributeMapping?: DeliveryAttributeMappingBody[];
+  eventDeliverySchema?: string;
+  labels?: string[];
+  expirationDate?: string;
+  deliveryLog?: string;
+  /** `--disable-after-failing-for P5D` (or `never`). */
+  disableAfterFailingFor?: string;
+  /** `--signing-secret whsec_...` (or `whsk_...`), or `--signing-secret generate` for a new one. */
+  signingSecret?: string;
+  /** `--signing-scheme v1|v1a`: what `generate` makes. */
+  signingScheme?: string;
+  /** `--no-signing` (commander's `signing: false`): deliveries unsigned again. */
+  signing?: boolean;
+  /** `--oauth2-token-url`, `--oauth2-client-id`, `--oauth2-client-secret`, `--oauth2-scope`. */
+  oauth2TokenUrl?: string;
+  oauth2ClientId?: string;
+  oauth2ClientSecret?: string;
+  oauth2Scope?: string;
+  /** `--aws-sigv4 execute-api|lambda` and `--aws-sigv4-region`. */
+  awsSigv4?: string;
+  awsSigv4Region?: string;
+  /** `--no-auth` (commander's `auth: false`): no credentials on requests again. */
+  auth?: boolean;
+}
