@@ -1,9 +1,8 @@
 /**
  * Clients of the AWS resources subscriptions deliver to (`shared/delivery/resource-sender.ts`),
  * apart from the stack's own clients so only the delivery function carries them: on AWS one per
- * service, region and role to assume, made when first needed; locally the emulator's SQS and SNS,
- * and the local stack's registered functions for Lambda (there is no EventBridge or Kinesis
- * emulator, and no IAM: a role to assume is not assumed there).
+ * service, region and role to assume, made when first needed (the local stack's are
+ * `local/resource-clients.ts`).
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
@@ -12,7 +11,6 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import type { ResourceEndpointType } from '../domain/model';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localSqsClient } from './aws';
 import { resourceSdks } from './resource-sdks';
 
 /**
@@ -34,7 +32,7 @@ export interface LambdaInvoker {
 }
 
 /** A send to a resource times out as a webhook request does (30 s). */
-const REQUEST_HANDLER = { connectionTimeout: 3_000, requestTimeout: 30_000 };
+export const RESOURCE_REQUEST_HANDLER = { connectionTimeout: 3_000, requestTimeout: 30_000 };
 
 /** The name a destination's sessions of an assumed role carry (CloudTrail shows it). */
 export const ROLE_SESSION_NAME = 'gridwire-delivery';
@@ -45,7 +43,7 @@ type RoleCredentials = ReturnType<typeof fromTemporaryCredentials>;
 /** What a client to a resource is made with: its region, and a role's credentials where one is named. */
 export interface ResourceClientConfig {
   region: string;
-  requestHandler: typeof REQUEST_HANDLER;
+  requestHandler: typeof RESOURCE_REQUEST_HANDLER;
   credentials?: RoleCredentials;
 }
 
@@ -68,20 +66,11 @@ function perRegion<C>(make: (config: ResourceClientConfig) => C): (region: strin
     if (client === undefined) {
       client = make({
         region,
-        requestHandler: REQUEST_HANDLER,
+        requestHandler: RESOURCE_REQUEST_HANDLER,
         ...(role === undefined ? {} : { credentials: assumedRoleCredentials(role, region) }),
       });
       made.set(key, client);
     }
-    return client;
-  };
-}
-
-/** One client, made when first asked for, whatever the region. */
-function once<C>(make: () => C): () => C {
-  let client: C | undefined;
-  return () => {
-    client ??= make();
     return client;
   };
 }
@@ -93,24 +82,6 @@ export const awsResourceClients = (): ResourceClients => ({
   eventBridge: perRegion((config) => new (resourceSdks.eventBridge().EventBridgeClient)(config)),
   lambda: perRegion((config) => new (resourceSdks.lambda().LambdaClient)(config)),
   kinesis: perRegion((config) => new (resourceSdks.kinesis().KinesisClient)(config)),
-});
-
-/**
- * The local stack's: the emulator serves SQS and SNS on one endpoint, whatever region a resource
- * names. Its queues as destinations have a client of their own, apart from the stack's queues'.
- */
-export const localResourceClients = (endpoint: string, lambda?: LambdaInvoker): ResourceClients => ({
-  ...(lambda === undefined ? {} : { lambda: () => lambda }),
-  sqs: once(() => localSqsClient(endpoint)),
-  sns: once(
-    () =>
-      new (resourceSdks.sns().SNSClient)({
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-        endpoint,
-        requestHandler: REQUEST_HANDLER,
-      }),
-  ),
 });
 
 /** The destination types these clients reach. */

@@ -10,19 +10,19 @@ import type * as Lambda from '@aws-sdk/client-lambda';
 import type * as Sns from '@aws-sdk/client-sns';
 import type * as CredentialProviders from '@aws-sdk/credential-providers';
 
-/** A package, loaded on the first call and kept. */
-function loadedOnce<T>(load: () => T): () => T {
+/** What `make` makes, made on the first call and kept (a package loaded, a client made). */
+export function madeOnce<T>(make: () => T): () => T {
   let loaded: T | undefined;
   return () => {
-    loaded ??= load();
+    loaded ??= make();
     return loaded;
   };
 }
 
 export const resourceSdks = {
-  sns: loadedOnce(() => require('@aws-sdk/client-sns') as typeof Sns),
-  eventBridge: loadedOnce(() => require('@aws-sdk/client-eventbridge') as typeof EventBridge),
-  lambda: loadedOnce(() => require('@aws-sdk/client-lambda') as typeof Lambda),
-  kinesis: loadedOnce(() => require('@aws-sdk/client-kinesis') as typeof Kinesis),
-  credentials: loadedOnce(() => require('@aws-sdk/credential-providers') as typeof CredentialProviders),
+  sns: madeOnce(() => require('@aws-sdk/client-sns') as typeof Sns),
+  eventBridge: madeOnce(() => require('@aws-sdk/client-eventbridge') as typeof EventBridge),
+  lambda: madeOnce(() => require('@aws-sdk/client-lambda') as typeof Lambda),
+  kinesis: madeOnce(() => require('@aws-sdk/client-kinesis') as typeof Kinesis),
+  credentials: madeOnce(() => require('@aws-sdk/credential-providers') as typeof CredentialProviders),
 };
