@@ -27,6 +27,7 @@ import type { ResourceDestination } from '../domain/model';
 import type { Clock } from '../platform/clock';
 import type { ResourceClients } from '../platform/resource-clients';
 import { resourceSdks } from '../platform/resource-sdks';
+import { valueAtPath } from './rules/headers';
 import { messageFieldsOf, parseResourceArn, type ResourceRef } from './rules/resource-destinations';
 import { resourceErrorRuleOf } from './rules/resource-errors';
 
@@ -107,20 +108,8 @@ const batchEntryOf = (
 /** The `Source` of the entries Gridwire puts on an event bus (rules match on it). */
 export const EVENTBRIDGE_SOURCE = 'gridwire';
 
-/** A field of the event text by a dotted path, as text; `undefined` when absent or not JSON. */
-function fieldOf(body: string, path: string): string | undefined {
-  try {
-    let value: unknown = JSON.parse(body);
-    for (const part of path.split('.')) {
-      if (typeof value !== 'object' || value === null) return undefined;
-      value = (value as Record<string, unknown>)[part];
-    }
-    if (value === undefined || value === null) return undefined;
-    return typeof value === 'string' ? value : JSON.stringify(value);
-  } catch {
-    return undefined;
-  }
-}
+/** A field of the event text by a dotted path, as text (a string, number or boolean). */
+const fieldOf = (body: string, path: string): string | undefined => valueAtPath(body, path.split('.'));
 
 /** An EventBridge entry's detail type: the event's type (Event Grid `eventType`, CloudEvents `type`). */
 const eventTypeOf = (body: string): string =>

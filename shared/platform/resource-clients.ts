@@ -51,7 +51,7 @@ export interface ResourceClientConfig {
  * The credentials of a role to assume: asked of STS in the resource's region with the function's
  * own credentials, kept until shortly before they expire, asked again then.
  */
-export const assumedRoleCredentials = (role: string, region: string): RoleCredentials =>
+const assumedRoleCredentials = (role: string, region: string): RoleCredentials =>
   resourceSdks.credentials().fromTemporaryCredentials({
     params: { RoleArn: role, RoleSessionName: ROLE_SESSION_NAME },
     clientConfig: { region },
