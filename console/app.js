@@ -10,7 +10,7 @@
  * (`/console#token=...`, as `gridwire start` prints it; a browser never sends the fragment to a
  * server), is kept in this tab's sessionStorage and taken out of the address bar.
  */
-import { render } from 'preact';
+import { Fragment, render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   apiClient,
@@ -180,7 +180,8 @@ function Sidebar({ listing, selected, onSelect }) {
       </ul>
       ${(data?.namespaces ?? []).map(
         (namespace) => html`
-          <h3 key=${namespace.name}>Namespace ${namespace.name}</h3>
+          <${Fragment} key=${namespace.name}>
+          <h3>Namespace ${namespace.name}</h3>
           <ul>
             ${
               namespace.topics.length === 0
@@ -191,6 +192,7 @@ function Sidebar({ listing, selected, onSelect }) {
                   )
             }
           </ul>
+          <//>
         `,
       )}
     </nav>

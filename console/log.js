@@ -2,6 +2,7 @@
  * A subscription's message log in the console: its deliveries newest first over a window, each
  * opening to every attempt (outcome, HTTP status, duration, the start of the answer), and resend.
  */
+import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { clock, ErrorText, html, REFRESH_EVERY_MS, time, usePolling } from './common.js';
 
@@ -81,8 +82,11 @@ export function MessageLog({ api, base }) {
                 ${deliveries.map((delivery) => {
                   const last = delivery.attempts[delivery.attempts.length - 1];
                   const expanded = open[delivery.deliveryId] === true;
+                  // Keyed as a whole: a delivery listed above it (a resend, a newer page) must not
+                  // hand this row's state (an answer shown, a resend under way) to another row.
                   return html`
-                    <tr key=${delivery.deliveryId} data-testid="delivery-row" data-event-id=${delivery.eventId}>
+                    <${Fragment} key=${delivery.deliveryId}>
+                    <tr data-testid="delivery-row" data-event-id=${delivery.eventId}>
                       <td>
                         <button
                           type="button"
@@ -108,7 +112,8 @@ export function MessageLog({ api, base }) {
                       <td>${last === undefined ? '–' : `${last.outcome}${last.httpStatus === undefined ? '' : ` (${last.httpStatus})`}`}</td>
                       <td class="actions"><${ResendButton} api=${api} base=${base} delivery=${delivery} /></td>
                     </tr>
-                    ${expanded ? html`<tr key=${`${delivery.deliveryId}-attempts`} class="attempts-row"><td colspan="7"><${Attempts} attempts=${delivery.attempts} /></td></tr>` : null}
+                    ${expanded ? html`<tr class="attempts-row"><td colspan="7"><${Attempts} attempts=${delivery.attempts} /></td></tr>` : null}
+                    <//>
                   `;
                 })}
               </tbody>

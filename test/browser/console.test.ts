@@ -237,6 +237,14 @@ describe('the console page', () => {
     expect(text).toContain('{"received":true}');
 
     const before = webhook.requestsTo('/billing').length;
+    // The API's answer is held until the log shows the resend as a delivery of its own, above
+    // this one: the answer must still show on this row after the list has changed under it.
+    const deliveriesOfEv1 = log.locator('[data-testid="delivery-row"][data-event-id="ev-1"]');
+    await page.route('**/resend', async (route) => {
+      const answer = await route.fetch();
+      await deliveriesOfEv1.nth(1).waitFor({ timeout: WAIT_MS });
+      await route.fulfill({ response: answer });
+    });
     await delivery.getByRole('button', { name: 'Resend' }).click();
     await delivery
       .getByRole('status')
@@ -253,6 +261,9 @@ describe('the console page', () => {
     );
     expect(resent.headers['aeg-delivery-count']).toBe('0');
     expect(resent.headers[RESEND_HEADER]).toEqual(expect.any(String));
+    await page.unroute('**/resend');
+    // Newest first: the resend above the delivery it came from.
+    expect(await deliveriesOfEv1.first().innerText()).toContain(`resend of ${resent.headers[RESEND_HEADER]}`);
   }, 90_000);
 
   it("shows the API's error in place of the log when the log cannot be read", async () => {
