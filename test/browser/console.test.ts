@@ -2,11 +2,11 @@
  * The console in a real browser: Debian's headless Chromium (`scripts/ensure-browser.sh` installs
  * it) driven by playwright-core, against the real local stack with a real webhook. A topic with a
  * working and a refusing subscription (the refused event dead-lettered, at time scale 60: the
- * 5-minute dead-letter wait is 5 s); the page opened at the URL `gridwire start` prints (the admin
- * token in the fragment) shows them with their health, pauses and resumes, updates its counters
- * without a reload, shows the message log with every attempt and resends from it (or shows the
- * API's error in its place), lists and replays a dead letter, and renders as more than a blank
- * page. Every wait is on a condition.
+ * 5-minute dead-letter wait is 5 s), and a namespace's topic; the page opened at the URL
+ * `gridwire start` prints (the admin token in the fragment) shows them with their health, pauses
+ * and resumes, updates its counters without a reload, shows the message log with every attempt
+ * and resends from it (or shows the API's error in its place), lists and replays a dead letter,
+ * and renders as more than a blank page. Every wait is on a condition.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -94,6 +94,9 @@ beforeAll(async () => {
     200,
   );
   await deliveredTo(webhook, '/billing', 'ev-1', WAIT_MS);
+  // A namespace's topic, listed in the sidebar under its namespace.
+  expect((await api.call('PUT', '/admin/namespaces/shop', {})).status).toBe(201);
+  expect((await api.call('PUT', '/admin/namespaces/shop/topics/carts', { properties: {} })).status).toBe(201);
 
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -173,6 +176,9 @@ describe('the console page', () => {
   it('takes the token from the fragment, out of the address bar, and shows the topic and its subscriptions with their health', async () => {
     await page.goto(consoleUrl(api.stack.apiUrl, api.stack.adminToken));
     await page.getByTestId('topic').filter({ hasText: TOPIC }).waitFor({ timeout: WAIT_MS });
+    const sidebar = page.getByRole('navigation', { name: 'Topics' });
+    await sidebar.getByRole('heading', { name: 'Namespace shop' }).waitFor({ timeout: WAIT_MS });
+    expect(await sidebar.getByTestId('topic').allInnerTexts()).toEqual([TOPIC, 'carts']);
     await stateOf('billing', 'Healthy').waitFor({ timeout: WAIT_MS });
     await row('strict').getByTestId('health-state').waitFor({ timeout: WAIT_MS });
     expect(await row('billing').innerText()).toContain('http://127.0.0.1:');
