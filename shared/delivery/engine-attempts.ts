@@ -38,6 +38,7 @@ import {
   parseResourceArn,
   resourceLimitsOf,
 } from './rules/resource-destinations';
+import { subjectOf } from './rules/resource-messages';
 import { deliveryTraceparent, TRACEPARENT_HEADER } from './rules/trace-context';
 import { signatureHeaders, webhookIdOf } from './signing';
 import type { LateListen, WebhookRequest } from './webhook-sender';
@@ -292,17 +293,15 @@ export class EngineAttempts {
         options.listenUntil,
         options.listens,
       );
-      let result: AttemptResult | undefined;
-      try {
-        result = await this.send(subscription, request, late);
-      } finally {
-        // Not listened to after all (answered in time, no room, or the send threw): it is over.
-        if (late !== undefined && result?.listeningUntil === undefined) late.ended();
-      }
+      // Not listened to after all (answered in time, no room, or the send threw): it is over.
+      const result = await this.send(subscription, request, late).catch((error: unknown) => {
+        late?.ended();
+        throw error;
+      });
+      if (late !== undefined && result.listeningUntil === undefined) late.ended();
       health.observe(subscription, profile, signalOf(profile, startedAt, clock.now(), result));
       if (!result.delivered && pushesBack(result.outcome)) this.slots.pushBack(slotKeyOf(subscription));
-      const sent = result;
-      return items.map((item) => ({ kind: 'attempted', item, startedAt, result: sent }));
+      return items.map((item) => ({ kind: 'attempted', item, startedAt, result }));
     });
   }
 
@@ -326,7 +325,7 @@ export class EngineAttempts {
     const keyed = (!('problem' in ref) && ref.fifo) || destination.endpointType === 'AwsKinesisStream';
     const messages = events.map((event) => {
       const attributes = custom.length === 0 ? {} : customHeaderValues(custom, event.text);
-      const groupId = keyed ? subjectOf(event.item) : undefined;
+      const groupId = keyed ? subjectOf(event.item.eventJson) : undefined;
       return {
         item: event.item,
         message: {
@@ -393,16 +392,6 @@ export class EngineAttempts {
 /** The key of a subscription's slots. */
 const slotKeyOf = (subscription: Subscription) =>
   `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}`;
-
-/** The event's subject, read from its text as published (a FIFO destination groups by it). */
-function subjectOf(item: DeliveryItem): string | undefined {
-  try {
-    const subject = (JSON.parse(item.eventJson) as { subject?: unknown }).subject;
-    return typeof subject === 'string' && subject !== '' ? subject : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const randomHex = (bytes: number) => randomBytes(bytes).toString('hex');
 

@@ -1,46 +1,33 @@
 /**
  * Delivery to AWS resources: a call of the service's own batch API per group of messages the
- * engine cuts (`rules/resource-destinations.ts`), each message one event as the subscription
- * receives it, its custom delivery attributes as message attributes. Each message gets its own
- * result: a batch call can succeed for some entries and fail for others, and a failed call fails
- * every entry. Errors are judged by `rules/resource-errors.ts`.
+ * engine cuts (`rules/resource-destinations.ts`), each message one event as the service's own
+ * message (`rules/resource-messages.ts`). Each message gets its own result: a batch call can
+ * succeed for some entries and fail for others, and a failed call fails every entry. Errors are
+ * judged by `rules/resource-errors.ts`.
  *
- * - SQS (`SendMessageBatch`): the queue's URL is asked once per ARN; a FIFO queue's messages
- *   carry a group id (the event's subject, else the subscription) and the delivery id, hashed, as
- *   the deduplication id, so a retry within five minutes is not a second message.
- * - SNS (`PublishBatch`): the same, to the topic's ARN.
- * - EventBridge (`PutEvents`): an entry per event, `Source` `gridwire`, the event's type as
- *   `DetailType`, the event as `Detail`.
- * - Lambda (`Invoke`): the batch in one invocation, as a JSON array; asynchronous unless the
- *   subscription asks for a synchronous one, whose function error fails the batch.
- * - Kinesis (`PutRecords`): a record per event, its partition key the event's subject or a field
- *   the subscription names.
+ * - SQS (`SendMessageBatch`): the queue's URL is asked once per ARN.
+ * - SNS (`PublishBatch`), EventBridge (`PutEvents`), Kinesis (`PutRecords`): to the ARN.
+ * - Lambda (`Invoke`): the batch in one invocation; asynchronous unless the subscription asks
+ *   for a synchronous one, whose function error fails the batch.
  *
- * Attributes named after a field of the service's message set that field instead
- * (`MESSAGE_FIELDS`: a FIFO group id, an SNS subject, an entry's source, a record's partition
- * key...). A destination with a role to assume is sent to with that role's credentials.
+ * A destination with a role to assume is sent to with that role's credentials.
  */
-import { createHash } from 'node:crypto';
 import { GetQueueUrlCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { AttemptResult } from '../domain/attempts';
 import type { ResourceDestination } from '../domain/model';
 import type { Clock } from '../platform/clock';
 import type { ResourceClients } from '../platform/resource-clients';
 import { resourceSdks } from '../platform/resource-sdks';
-import { valueAtPath } from './rules/headers';
-import { messageFieldsOf, parseResourceArn, type ResourceRef } from './rules/resource-destinations';
+import { parseResourceArn, type ResourceRef } from './rules/resource-destinations';
 import { resourceErrorRuleOf } from './rules/resource-errors';
-
-/** One message to a resource: an event as delivered. */
-export interface ResourceMessage {
-  /** The event's delivery id (a FIFO destination's deduplication id comes from it). */
-  readonly deliveryId: string;
-  readonly body: string;
-  /** Custom delivery attributes, as message attributes. */
-  readonly attributes: Readonly<Record<string, string>>;
-  /** What a FIFO destination groups the message by (the event's subject). */
-  readonly groupId?: string;
-}
+import {
+  eventBridgeEntryOf,
+  kinesisRecordOf,
+  lambdaPayloadOf,
+  type ResourceMessage,
+  snsEntryOf,
+  sqsEntryOf,
+} from './rules/resource-messages';
 
 export interface ResourceSender {
   /** One call of the service's API: a result per message, in order. */
@@ -57,76 +44,6 @@ export function resourceFailure(code: string, message: string, durationMs: numbe
     error: `${code}: ${message}`,
   };
 }
-
-const attributesOf = (attributes: Readonly<Record<string, string>>) =>
-  Object.fromEntries(
-    Object.entries(attributes).map(([name, value]) => [name, { DataType: 'String', StringValue: value }]),
-  );
-
-/** A FIFO destination's deduplication id (at most 128 characters): the delivery id's hash. */
-const deduplicationIdOf = (deliveryId: string) =>
-  createHash('sha256').update(deliveryId, 'utf8').digest('hex');
-/** A FIFO group or deduplication id: letters, digits and punctuation, at most 128 characters. */
-const fifoIdOf = (value: string | undefined, fallback: string) =>
-  (value ?? fallback).replace(/[^\x21-\x7e]/g, '_').slice(0, 128) || fallback;
-/** An SNS subject: printable ASCII, under 100 characters, beginning with neither a space nor nothing. */
-const subjectFieldOf = (value: string) =>
-  value
-    .replace(/[^\x20-\x7e]/g, ' ')
-    .trim()
-    .slice(0, 99);
-
-/**
- * What an SQS or SNS batch entry holds beside its body (the same fields in both APIs): its id in
- * the call, the message attributes, and a FIFO destination's group and deduplication ids (the
- * attributes `MessageGroupId` and `MessageDeduplicationId` where given), and an SNS subject.
- */
-const batchEntryOf = (
-  message: ResourceMessage,
-  index: number,
-  ref: ResourceRef,
-  type: 'AwsSqsQueue' | 'AwsSnsTopic',
-) => {
-  const { fields, attributes } = messageFieldsOf(type, message.attributes);
-  const subject = fields.Subject === undefined ? '' : subjectFieldOf(fields.Subject);
-  return {
-    Id: String(index),
-    ...(Object.keys(attributes).length === 0 ? {} : { MessageAttributes: attributesOf(attributes) }),
-    ...(ref.fifo
-      ? {
-          MessageGroupId: fifoIdOf(fields.MessageGroupId ?? message.groupId, ref.name),
-          MessageDeduplicationId: fifoIdOf(
-            fields.MessageDeduplicationId,
-            deduplicationIdOf(message.deliveryId),
-          ),
-        }
-      : {}),
-    ...(subject === '' ? {} : { Subject: subject }),
-  };
-};
-
-/** The `Source` of the entries Gridwire puts on an event bus (rules match on it). */
-export const EVENTBRIDGE_SOURCE = 'gridwire';
-
-/** A field of the event text by a dotted path, as text (a string, number or boolean). */
-const fieldOf = (body: string, path: string): string | undefined => valueAtPath(body, path.split('.'));
-
-/** An EventBridge entry's detail type: the event's type (Event Grid `eventType`, CloudEvents `type`). */
-const eventTypeOf = (body: string): string =>
-  (fieldOf(body, 'eventType') ?? fieldOf(body, 'type') ?? 'Gridwire.Event').slice(0, 128);
-
-/**
- * A Kinesis record's partition key (1 to 256 characters): the field the subscription names, else
- * the event's subject, else its delivery id.
- */
-const partitionKeyOf = (message: ResourceMessage, field: string | undefined, given?: string): string => {
-  const key =
-    given ??
-    (field === undefined ? undefined : fieldOf(message.body, field)) ??
-    message.groupId ??
-    message.deliveryId;
-  return key === '' ? message.deliveryId.slice(0, 256) : key.slice(0, 256);
-};
 
 export class AwsResourceSender implements ResourceSender {
   private readonly queueUrls = new Map<string, Promise<string>>();
@@ -174,10 +91,7 @@ export class AwsResourceSender implements ResourceSender {
     const answer = await client.send(
       new SendMessageBatchCommand({
         QueueUrl: queueUrl,
-        Entries: messages.map((message, index) => ({
-          MessageBody: message.body,
-          ...batchEntryOf(message, index, ref, 'AwsSqsQueue'),
-        })),
+        Entries: messages.map((message, index) => sqsEntryOf(message, index, ref)),
       }),
     );
     return this.entryResults(messages, answer.Failed ?? [], started);
@@ -192,10 +106,7 @@ export class AwsResourceSender implements ResourceSender {
     const answer = await this.deps.clients.sns(ref.region, destination.roleArn).send(
       new (resourceSdks.sns().PublishBatchCommand)({
         TopicArn: destination.resourceArn,
-        PublishBatchRequestEntries: messages.map((message, index) => ({
-          Message: message.body,
-          ...batchEntryOf(message, index, ref, 'AwsSnsTopic'),
-        })),
+        PublishBatchRequestEntries: messages.map((message, index) => snsEntryOf(message, index, ref)),
       }),
     );
     return this.entryResults(messages, answer.Failed ?? [], started);
@@ -215,7 +126,7 @@ export class AwsResourceSender implements ResourceSender {
     return make(ref.region, destination.roleArn);
   }
 
-  /** EventBridge `PutEvents`: an entry per event, its type the detail type, the event the detail. */
+  /** EventBridge `PutEvents`: an entry per event. */
   private async sendEventBridge(
     destination: ResourceDestination,
     ref: ResourceRef,
@@ -225,21 +136,7 @@ export class AwsResourceSender implements ResourceSender {
     const { clients } = this.deps;
     const answer = await this.client(clients.eventBridge, 'EventBridge', ref, destination).send(
       new (resourceSdks.eventBridge().PutEventsCommand)({
-        Entries: messages.map((message) => {
-          const { fields } = messageFieldsOf('AwsEventBridgeBus', message.attributes);
-          const resources = (fields.Resources ?? '')
-            .split(',')
-            .map((arn) => arn.trim())
-            .filter((arn) => arn !== '');
-          return {
-            EventBusName: destination.resourceArn,
-            Source: (fields.Source || EVENTBRIDGE_SOURCE).slice(0, 256),
-            DetailType: (fields.DetailType || eventTypeOf(message.body)).slice(0, 128),
-            Detail: message.body,
-            ...(resources.length === 0 ? {} : { Resources: resources }),
-            ...(fields.TraceHeader ? { TraceHeader: fields.TraceHeader.slice(0, 500) } : {}),
-          };
-        }),
+        Entries: messages.map((message) => eventBridgeEntryOf(message, destination.resourceArn)),
       }),
     );
     return this.positionalResults(messages, answer.Entries, started);
@@ -260,7 +157,7 @@ export class AwsResourceSender implements ResourceSender {
       new (resourceSdks.lambda().InvokeCommand)({
         FunctionName: destination.resourceArn,
         InvocationType: destination.invocationType ?? 'Event',
-        Payload: Buffer.from(`[${messages.map((message) => message.body).join(',')}]`, 'utf8'),
+        Payload: lambdaPayloadOf(messages),
       }),
     );
     const durationMs = this.deps.clock.now() - started;
@@ -271,7 +168,7 @@ export class AwsResourceSender implements ResourceSender {
     return messages.map(() => result);
   }
 
-  /** Kinesis `PutRecords`: a record per event, keyed by its subject (or the field the subscription names). */
+  /** Kinesis `PutRecords`: a record per event. */
   private async sendKinesis(
     destination: ResourceDestination,
     ref: ResourceRef,
@@ -282,18 +179,7 @@ export class AwsResourceSender implements ResourceSender {
     const answer = await this.client(clients.kinesis, 'Kinesis', ref, destination).send(
       new (resourceSdks.kinesis().PutRecordsCommand)({
         StreamARN: destination.resourceArn,
-        Records: messages.map((message) => {
-          const { fields } = messageFieldsOf('AwsKinesisStream', message.attributes);
-          return {
-            Data: Buffer.from(message.body, 'utf8'),
-            PartitionKey: partitionKeyOf(
-              message,
-              destination.partitionKeyField,
-              fields.PartitionKey || undefined,
-            ),
-            ...(fields.ExplicitHashKey ? { ExplicitHashKey: fields.ExplicitHashKey } : {}),
-          };
-        }),
+        Records: messages.map((message) => kinesisRecordOf(message, destination.partitionKeyField)),
       }),
     );
     return this.positionalResults(messages, answer.Records, started);

@@ -3,8 +3,9 @@
  * own outcome (a refused entry retried or ended by its own rule, the others delivered), an event
  * too large for the destination ended at once without a call, and no webhook request at all.
  */
-import type { ResourceMessage, ResourceSender } from '../../../shared/delivery/resource-sender';
+import type { ResourceSender } from '../../../shared/delivery/resource-sender';
 import { resourceFailure } from '../../../shared/delivery/resource-sender';
+import type { ResourceMessage } from '../../../shared/delivery/rules/resource-messages';
 import type { AttemptResult } from '../../../shared/domain/attempts';
 import type { ResourceDestination } from '../../../shared/domain/model';
 import { engineHarness, item, job, subscription } from '../../support/fakes';

@@ -1,7 +1,8 @@
 /**
  * EventBridge, Lambda and Kinesis destinations at the SDK's request and response shapes (there is
- * no emulator for them here), with `aws-sdk-client-mock`: what each call carries, and each
- * message's result when the service refuses some entries or the whole call.
+ * no emulator for them here), with `aws-sdk-client-mock`: that each call carries the messages
+ * (their fields are tabled in `rules/resource-messages.test.ts`), and each message's result when
+ * the service refuses some entries or the whole call.
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { KinesisClient, PutRecordsCommand } from '@aws-sdk/client-kinesis';
@@ -9,11 +10,8 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import {
-  AwsResourceSender,
-  EVENTBRIDGE_SOURCE,
-  type ResourceMessage,
-} from '../../../shared/delivery/resource-sender';
+import { AwsResourceSender } from '../../../shared/delivery/resource-sender';
+import { EVENTBRIDGE_SOURCE, type ResourceMessage } from '../../../shared/delivery/rules/resource-messages';
 import type { ResourceDestination } from '../../../shared/domain/model';
 import { VirtualClock } from '../../../shared/platform/clock';
 
@@ -92,37 +90,6 @@ describe('EventBridge destinations', () => {
   });
 });
 
-describe('EventBridge entry fields from delivery attributes', () => {
-  it('set the source, detail type, resources and trace header of each entry', async () => {
-    mocks.eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'a' }] });
-    await sender.send(
-      {
-        endpointType: 'AwsEventBridgeBus',
-        resourceArn: 'arn:aws:events:us-east-1:123456789012:event-bus/orders',
-      },
-      [
-        {
-          deliveryId: 'd-1',
-          body: messages[0]?.body as string,
-          attributes: {
-            source: 'com.example.orders',
-            DetailType: 'OrderCreated',
-            Resources: 'arn:aws:s3:::a, arn:aws:s3:::b',
-            TraceHeader: 'Root=1-5759e988-bd862e3fe1be46a994272793',
-          },
-        },
-      ],
-    );
-    const [entry] = mocks.eventBridge.commandCalls(PutEventsCommand)[0]?.args[0].input.Entries ?? [];
-    expect(entry).toMatchObject({
-      Source: 'com.example.orders',
-      DetailType: 'OrderCreated',
-      Resources: ['arn:aws:s3:::a', 'arn:aws:s3:::b'],
-      TraceHeader: 'Root=1-5759e988-bd862e3fe1be46a994272793',
-    });
-  });
-});
-
 describe('Lambda destinations', () => {
   const fn: ResourceDestination = {
     endpointType: 'AwsLambdaFunction',
@@ -186,42 +153,6 @@ describe('Kinesis destinations', () => {
     expect(input?.StreamARN).toBe(stream.resourceArn);
     expect(input?.Records?.map((record) => record.PartitionKey)).toEqual(['orders/1', 'd-2']);
     expect(Buffer.from(input?.Records?.[0]?.Data as Uint8Array).toString('utf8')).toBe(messages[0]?.body);
-  });
-
-  it('key records by the field the subscription names', async () => {
-    mocks.kinesis.on(PutRecordsCommand).resolves({ FailedRecordCount: 0, Records: [{}, {}] });
-    await sender.send({ ...stream, partitionKeyField: 'data.customer' }, messages);
-    const input = mocks.kinesis.commandCalls(PutRecordsCommand)[0]?.args[0].input;
-    // The second event has no such field: its subject, else its delivery id.
-    expect(input?.Records?.map((record) => record.PartitionKey)).toEqual(['c-7', 'd-2']);
-  });
-});
-
-describe('Kinesis record fields from delivery attributes', () => {
-  it('take the partition key and explicit hash key of attributes of those names', async () => {
-    mocks.kinesis.on(PutRecordsCommand).resolves({ FailedRecordCount: 0, Records: [{}] });
-    await sender.send(
-      {
-        endpointType: 'AwsKinesisStream',
-        resourceArn: 'arn:aws:kinesis:us-east-1:123456789012:stream/orders',
-      },
-      [
-        {
-          deliveryId: 'd-1',
-          body: messages[0]?.body as string,
-          attributes: {
-            PartitionKey: 'tenant-7',
-            ExplicitHashKey: '170141183460469231731687303715884105728',
-          },
-          groupId: 'orders/1',
-        },
-      ],
-    );
-    const [record] = mocks.kinesis.commandCalls(PutRecordsCommand)[0]?.args[0].input.Records ?? [];
-    expect(record).toMatchObject({
-      PartitionKey: 'tenant-7',
-      ExplicitHashKey: '170141183460469231731687303715884105728',
-    });
   });
 });
 

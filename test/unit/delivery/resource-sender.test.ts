@@ -1,12 +1,13 @@
 /**
- * The resource sender's error paths and entry shapes, with fake service clients (the happy path
- * runs against the emulator in `test/integration/resource-destinations.test.ts`): a result per
- * message when a batch call fails in part or as a whole, FIFO entries' group and deduplication
- * ids, and the queue URL asked once.
+ * The resource sender's error paths, with fake service clients (the happy path runs against the
+ * emulator in `test/integration/resource-destinations.test.ts`; the entries' fields are tabled in
+ * `rules/resource-messages.test.ts`): a result per message when a batch call fails in part or as
+ * a whole, the queue URL asked once, and the clients of a role to assume.
  */
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { AwsResourceSender, type ResourceMessage } from '../../../shared/delivery/resource-sender';
+import { AwsResourceSender } from '../../../shared/delivery/resource-sender';
+import type { ResourceMessage } from '../../../shared/delivery/rules/resource-messages';
 import type { ResourceDestination } from '../../../shared/domain/model';
 import { VirtualClock } from '../../../shared/platform/clock';
 
@@ -93,61 +94,6 @@ describe('the resource sender', () => {
       outcome: 'NotFound',
       errorCode: 'AWS.SimpleQueueService.NonExistentQueue',
     });
-  });
-
-  it('gives FIFO entries a group id (the subject, else the queue) and the delivery id’s hash to deduplicate on', async () => {
-    const { instance, sqs } = sender((name) => queueUrl(name) ?? { Successful: [], Failed: [] });
-    await instance.send(queue('arn:aws:sqs:us-east-1:123456789012:orders.fifo'), messages);
-    const batch = sqs.find((call) => call.name === 'SendMessageBatchCommand');
-    const entries = batch?.input.Entries as Array<Record<string, unknown>>;
-    expect(entries[0]).toMatchObject({
-      Id: '0',
-      MessageBody: '{"id":"1"}',
-      MessageGroupId: 'orders/1',
-      MessageDeduplicationId: expect.stringMatching(/^[0-9a-f]{64}$/),
-      MessageAttributes: { tenant: { DataType: 'String', StringValue: 'acme' } },
-    });
-    expect(entries[1]).toMatchObject({ MessageGroupId: 'orders.fifo' });
-    expect(entries[1]?.MessageAttributes).toBeUndefined();
-    expect(entries[0]?.MessageDeduplicationId).not.toBe(entries[1]?.MessageDeduplicationId);
-  });
-
-  it('sets the FIFO ids and an SNS subject from attributes of those names, the others staying attributes', async () => {
-    const { instance, sqs } = sender((name) => queueUrl(name) ?? { Successful: [], Failed: [] });
-    const named: ResourceMessage[] = [
-      {
-        deliveryId: 'd-1',
-        body: '{"id":"1"}',
-        attributes: { messagegroupid: 'tenant-7', MessageDeduplicationId: 'order-1 v2', tenant: 'acme' },
-        groupId: 'orders/1',
-      },
-    ];
-    await instance.send(queue('arn:aws:sqs:us-east-1:123456789012:orders.fifo'), named);
-    const entries = sqs.find((call) => call.name === 'SendMessageBatchCommand')?.input.Entries;
-    const entry = (entries as Array<Record<string, unknown>> | undefined)?.[0];
-    // Names match whatever their case; a space is not allowed in a FIFO id.
-    expect(entry).toMatchObject({ MessageGroupId: 'tenant-7', MessageDeduplicationId: 'order-1_v2' });
-    expect(entry?.MessageAttributes).toEqual({ tenant: { DataType: 'String', StringValue: 'acme' } });
-
-    const sns = fakeClient(() => ({ Failed: [] }));
-    const topics = new AwsResourceSender({
-      clients: {
-        sqs: () => undefined as unknown as SQSClient,
-        sns: () => sns.client as unknown as SNSClient,
-      },
-      clock: new VirtualClock(),
-    });
-    await topics.send(
-      { endpointType: 'AwsSnsTopic', resourceArn: 'arn:aws:sns:us-east-1:123456789012:alerts' },
-      [{ deliveryId: 'd-1', body: '{}', attributes: { Subject: 'Order\ncreated', tenant: 'acme' } }],
-    );
-    const published = (
-      sns.sent[0]?.input.PublishBatchRequestEntries as Array<Record<string, unknown>> | undefined
-    )?.[0];
-    expect(published).toMatchObject({ Subject: 'Order created', Message: '{}' });
-    expect(published?.MessageAttributes).toEqual({ tenant: { DataType: 'String', StringValue: 'acme' } });
-    // A standard topic has no group or deduplication ids.
-    expect(published?.MessageGroupId).toBeUndefined();
   });
 
   it('sends with the clients of the role to assume, when the destination names one', async () => {
