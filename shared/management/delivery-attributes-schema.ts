@@ -89,23 +89,28 @@ const staticProperties = z.strictObject(
   { error: 'is required: {"value": "...", "isSecret": false}' },
 );
 
+/**
+ * A dotted path into the event (`data.tenant`), as `valueAtPath` reads it: not empty, at most 256
+ * characters, no empty segment. A dynamic mapping's `sourceField`, a Kinesis destination's
+ * `partitionKeyField`.
+ */
+export const eventFieldPathSchema = z
+  .string({ error: 'must be a string: a dotted path into the event, such as data.tenant' })
+  .superRefine((path, ctx) => {
+    const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
+    if (path === '') return fail('must not be empty: a dotted path into the event, such as data.tenant');
+    if (path.length > DELIVERY_ATTRIBUTE_LIMITS.sourceFieldChars) {
+      return fail(
+        `may be at most ${DELIVERY_ATTRIBUTE_LIMITS.sourceFieldChars} characters (got ${path.length})`,
+      );
+    }
+    if (path.split('.').some((segment) => segment === '')) {
+      return fail("must be a dotted path with no empty segments (no leading, trailing or doubled '.')");
+    }
+  });
+
 const dynamicProperties = z.strictObject(
-  {
-    sourceField: z
-      .string({ error: 'must be a string: a dotted path into the event, such as data.tenant' })
-      .superRefine((path, ctx) => {
-        const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
-        if (path === '') return fail('must not be empty: a dotted path into the event, such as data.tenant');
-        if (path.length > DELIVERY_ATTRIBUTE_LIMITS.sourceFieldChars) {
-          return fail(
-            `may be at most ${DELIVERY_ATTRIBUTE_LIMITS.sourceFieldChars} characters (got ${path.length})`,
-          );
-        }
-        if (path.split('.').some((segment) => segment === '')) {
-          return fail("must be a dotted path with no empty segments (no leading, trailing or doubled '.')");
-        }
-      }),
-  },
+  { sourceField: eventFieldPathSchema },
   { error: 'is required: {"sourceField": "data.tenant"}' },
 );
 

@@ -17,7 +17,7 @@ import {
 import { SIGNING_SCHEMES, type SigningScheme, signingSecretProblem } from '../delivery/signing';
 import { RESOURCE_ENDPOINT_TYPES, type ResourceDestination, SIGV4_SERVICES } from '../domain/model';
 import { describeControlCharacter, firstControlCharacter } from '../platform/control-characters';
-import { deliveryAttributeMappingsSchema } from './delivery-attributes-schema';
+import { deliveryAttributeMappingsSchema, eventFieldPathSchema } from './delivery-attributes-schema';
 import { intInRange } from './request-body';
 
 /** `URL.href` of a URL already checked; the text itself if it does not parse (never stored then). */
@@ -63,6 +63,17 @@ export function outgoingUrlSchema(allowHttp: boolean) {
   });
 }
 
+/**
+ * The delivery settings every destination takes (a webhook's and a resource's properties):
+ * output batching, custom delivery attributes, and a rate limit (`null`: none).
+ */
+const deliverySettingsShape = {
+  maxEventsPerBatch: intInRange(BATCH_LIMITS.maxEventsPerBatch).optional(),
+  preferredBatchSizeInKilobytes: intInRange(BATCH_LIMITS.preferredBatchSizeInKilobytes).optional(),
+  deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
+  maxDeliveriesPerSecond: intInRange(RATE_LIMITS).nullable().optional(),
+};
+
 /** A webhook destination (`{"endpointType": "WebHook", "properties": {...}}`) as both kinds of subscription take it. */
 export function webhookDestinationSchema(allowHttp: boolean) {
   const endpointUrl = outgoingUrlSchema(allowHttp);
@@ -74,11 +85,8 @@ export function webhookDestinationSchema(allowHttp: boolean) {
       properties: z.strictObject(
         {
           endpointUrl: parsedEndpointUrl,
-          maxEventsPerBatch: intInRange(BATCH_LIMITS.maxEventsPerBatch).optional(),
-          preferredBatchSizeInKilobytes: intInRange(BATCH_LIMITS.preferredBatchSizeInKilobytes).optional(),
-          deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
+          ...deliverySettingsShape,
           signing: signingInputSchema,
-          maxDeliveriesPerSecond: intInRange(RATE_LIMITS).nullable().optional(),
           auth: deliveryAuthInputSchema(allowHttp),
         },
         { error: 'is required' },
@@ -236,19 +244,11 @@ export const resourceDestinationInputSchema = z
       properties: z.strictObject(
         {
           resourceArn: z.string({ error: 'is required and must be a string' }),
-          maxEventsPerBatch: intInRange(BATCH_LIMITS.maxEventsPerBatch).optional(),
-          preferredBatchSizeInKilobytes: intInRange(BATCH_LIMITS.preferredBatchSizeInKilobytes).optional(),
-          deliveryAttributeMappings: deliveryAttributeMappingsSchema.optional(),
-          maxDeliveriesPerSecond: intInRange(RATE_LIMITS).nullable().optional(),
+          ...deliverySettingsShape,
           invocationType: z
             .enum(['Event', 'RequestResponse'], { error: "must be 'Event' or 'RequestResponse'" })
             .optional(),
-          partitionKeyField: z
-            .string({ error: 'must be a string' })
-            .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, {
-              error: 'must be a dotted path into the event, such as data.customerId',
-            })
-            .optional(),
+          partitionKeyField: eventFieldPathSchema.optional(),
           roleArn: z
             .string({ error: 'must be a string' })
             .regex(ROLE_ARN, {
@@ -314,61 +314,49 @@ export const resourceDestinationInputSchema = z
     }
   });
 
-/** A parsed destination (webhook or resource) as input: batch settings only as given, mappings in order. */
+/** A parsed destination (webhook or resource) as input: settings only as given, mappings in order. */
 export function destinationInputOf(parsed: z.infer<ReturnType<typeof destinationSchema>>): DestinationInput {
-  if (parsed.endpointType !== 'WebHook') {
-    const {
-      resourceArn,
-      maxDeliveriesPerSecond,
-      deliveryAttributeMappings,
-      invocationType,
-      partitionKeyField,
-      roleArn,
-      ...batching
-    } = parsed.properties;
+  if (parsed.endpointType === 'WebHook') {
+    const { endpointUrl, signing, auth } = parsed.properties;
     return {
-      endpointUrl: '',
-      resource: {
-        endpointType: parsed.endpointType,
-        resourceArn,
-        ...(invocationType === undefined ? {} : { invocationType }),
-        ...(partitionKeyField === undefined ? {} : { partitionKeyField }),
-        ...(roleArn === undefined ? {} : { roleArn }),
-      },
-      ...batching,
-      ...(maxDeliveriesPerSecond === undefined || maxDeliveriesPerSecond === null
-        ? {}
-        : { maxDeliveriesPerSecond }),
-      ...(deliveryAttributeMappings === undefined
-        ? {}
-        : { deliveryAttributeMappings: mappingsInputOf(deliveryAttributeMappings) }),
+      endpointUrl,
+      ...deliverySettingsInputOf(parsed.properties),
+      ...(signing === undefined || signing === null ? {} : { signing }),
+      ...(auth === undefined || auth === null ? {} : { auth: authInputOf(auth) }),
     };
   }
-  return webhookInputOf(parsed.properties);
+  const { resourceArn, invocationType, partitionKeyField, roleArn } = parsed.properties;
+  return {
+    endpointUrl: '',
+    resource: {
+      endpointType: parsed.endpointType,
+      resourceArn,
+      ...(invocationType === undefined ? {} : { invocationType }),
+      ...(partitionKeyField === undefined ? {} : { partitionKeyField }),
+      ...(roleArn === undefined ? {} : { roleArn }),
+    },
+    ...deliverySettingsInputOf(parsed.properties),
+  };
 }
 
-/** A parsed webhook destination's properties as input. */
-function webhookInputOf(
-  destination: z.infer<ReturnType<typeof webhookDestinationSchema>>['properties'],
-): DestinationInput {
-  const mappings = destination.deliveryAttributeMappings ?? [];
+/** The delivery settings of a parsed destination as input: those given; no rate limit and no mappings alike absent. */
+function deliverySettingsInputOf(
+  properties: z.infer<z.ZodObject<typeof deliverySettingsShape>>,
+): Pick<
+  DestinationInput,
+  | 'maxEventsPerBatch'
+  | 'preferredBatchSizeInKilobytes'
+  | 'maxDeliveriesPerSecond'
+  | 'deliveryAttributeMappings'
+> {
+  const { maxEventsPerBatch, preferredBatchSizeInKilobytes, maxDeliveriesPerSecond } = properties;
+  const mappings = properties.deliveryAttributeMappings ?? [];
   return {
-    endpointUrl: destination.endpointUrl,
-    ...(destination.signing === undefined || destination.signing === null
+    ...(maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch }),
+    ...(preferredBatchSizeInKilobytes === undefined ? {} : { preferredBatchSizeInKilobytes }),
+    ...(maxDeliveriesPerSecond === undefined || maxDeliveriesPerSecond === null
       ? {}
-      : { signing: destination.signing }),
-    ...(destination.maxEventsPerBatch === undefined
-      ? {}
-      : { maxEventsPerBatch: destination.maxEventsPerBatch }),
-    ...(destination.maxDeliveriesPerSecond === undefined || destination.maxDeliveriesPerSecond === null
-      ? {}
-      : { maxDeliveriesPerSecond: destination.maxDeliveriesPerSecond }),
-    ...(destination.auth === undefined || destination.auth === null
-      ? {}
-      : { auth: authInputOf(destination.auth) }),
-    ...(destination.preferredBatchSizeInKilobytes === undefined
-      ? {}
-      : { preferredBatchSizeInKilobytes: destination.preferredBatchSizeInKilobytes }),
+      : { maxDeliveriesPerSecond }),
     ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappingsInputOf(mappings) }),
   };
 }

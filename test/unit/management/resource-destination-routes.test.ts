@@ -7,7 +7,11 @@ import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
 import { memoryStores } from '../../support/memory-stores';
 
-const ALLOWED = ['arn:aws:sqs:eu-west-1:210987654321:billing-*', 'arn:aws:iam::210987654321:role/gridwire-*'];
+const ALLOWED = [
+  'arn:aws:sqs:eu-west-1:210987654321:billing-*',
+  'arn:aws:kinesis:eu-west-1:210987654321:stream/orders',
+  'arn:aws:iam::210987654321:role/gridwire-*',
+];
 
 /** PUTs `destination` as subscription `audit` of topic `orders` on a stack allowing `ALLOWED`. */
 async function put(destination: Record<string, unknown>) {
@@ -114,6 +118,38 @@ describe('custom delivery attributes of resource destinations', () => {
     expect(both.status).toBe(400);
     expect(both.body.error.message).toContain(
       'properties.destination.properties.partitionKeyField: and a PartitionKey delivery attribute both set the partition key',
+    );
+  });
+});
+
+describe("a stream's partition key field", () => {
+  const stream = (partitionKeyField: unknown) => ({
+    endpointType: 'AwsKinesisStream',
+    properties: { resourceArn: 'arn:aws:kinesis:eu-west-1:210987654321:stream/orders', partitionKeyField },
+  });
+
+  it.each([
+    ['', 'must not be empty: a dotted path into the event'],
+    ['data..tenant', 'must be a dotted path with no empty segments'],
+    [`data.${'x'.repeat(260)}`, 'may be at most 256 characters (got 265)'],
+    [7, 'must be a string: a dotted path into the event'],
+  ])('%p is refused as a dynamic attribute’s source field is: %s', async (field, message) => {
+    const answer = await put(stream(field));
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.message).toContain(
+      `properties.destination.properties.partitionKeyField: ${message}`,
+    );
+    expect(answer.stored).toEqual([]);
+  });
+
+  it('is stored as given, and is for streams only', async () => {
+    const answer = await put(stream('data.tenant id'));
+    expect(answer.status).toBe(201);
+    expect(answer.stored[0]?.destination).toMatchObject({ partitionKeyField: 'data.tenant id' });
+    const onQueue = await put(queue({ partitionKeyField: 'data.tenant' }));
+    expect(onQueue.status).toBe(400);
+    expect(onQueue.body.error.message).toContain(
+      'properties.destination.properties.partitionKeyField: is for AwsKinesisStream destinations only',
     );
   });
 });
