@@ -193,6 +193,7 @@ export function webhookSettingsOf(
 /** The webhook destination of a declared subscription, as the admin API's body names it. */
 export function webhookDestinationBody(props: DeclaredWebhookProps) {
   checkRange('maxDeliveriesPerSecond', props.maxDeliveriesPerSecond, { ...RATE_LIMITS, integer: true });
+  // What both kinds of destination take: output batching and a rate limit.
   const batching = {
     ...(props.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: props.maxEventsPerBatch }),
     ...(props.preferredBatchSizeInKilobytes === undefined
@@ -228,17 +229,11 @@ export function webhookDestinationBody(props: DeclaredWebhookProps) {
     endpointType: 'WebHook',
     properties: {
       endpointUrl: props.endpointUrl,
-      ...(props.maxDeliveriesPerSecond === undefined
-        ? {}
-        : { maxDeliveriesPerSecond: props.maxDeliveriesPerSecond }),
       ...(props.signing === undefined || props.signing === false
         ? {}
         : { signing: { generate: true, ...(props.signing === 'v1a' ? { scheme: 'v1a' } : {}) } }),
       ...(props.auth === undefined ? {} : { auth: authBody(props.auth) }),
-      ...(props.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: props.maxEventsPerBatch }),
-      ...(props.preferredBatchSizeInKilobytes === undefined
-        ? {}
-        : { preferredBatchSizeInKilobytes: props.preferredBatchSizeInKilobytes }),
+      ...batching,
     },
   };
 }
@@ -289,15 +284,15 @@ export class DeclaredResources extends Construct {
     acknowledgeProvider(this.provider, management);
   }
 
-  /**
-   * The custom resource properties a subscription's endpoint auth adds: the client secret's ARN,
-   * which the management function is granted to read.
-   */
   /** Lets the pipeline deliver to a declared subscription's AWS resource, when it has one. */
   allowDestination(destination: DeclaredDestination | undefined): void {
     if (destination !== undefined) this.pipeline.allow(destination);
   }
 
+  /**
+   * The custom resource properties a subscription's endpoint auth adds: the client secret's ARN,
+   * which the management function is granted to read.
+   */
   authProperties(auth: DeclaredEndpointAuth | undefined): Record<string, string> {
     if (auth?.type !== 'OAuth2ClientCredentials') return {};
     auth.clientSecret.grantRead(this.management);

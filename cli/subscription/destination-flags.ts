@@ -4,18 +4,10 @@
  * settings, a role to assume); flags of the other kind are refused.
  */
 import { InvalidArgumentError } from 'commander';
+import { resourceTypeOfArn } from '../../shared/delivery/rules/resource-destinations';
 import type { SubscriptionFlags } from './flags';
 
 type Json = Record<string, unknown>;
-
-/** The resource type an ARN names by its service (`arn:aws:sqs:...`: `AwsSqsQueue`). */
-const RESOURCE_TYPE_OF_SERVICE: Readonly<Record<string, string>> = {
-  sqs: 'AwsSqsQueue',
-  sns: 'AwsSnsTopic',
-  events: 'AwsEventBridgeBus',
-  lambda: 'AwsLambdaFunction',
-  kinesis: 'AwsKinesisStream',
-};
 
 /** Whether a destination (document or body) is an AWS resource; one that names no type is a webhook. */
 export const isResource = (destination: Json | undefined): boolean =>
@@ -43,7 +35,7 @@ function resourceDestinationOf(flags: SubscriptionFlags, base: Json | undefined)
   const endpointType =
     flags.endpointType ??
     (flags.resourceArn === undefined ? (base?.endpointType as string | undefined) : undefined) ??
-    RESOURCE_TYPE_OF_SERVICE[/^arn:[^:]+:([^:]+):/.exec(resourceArn ?? '')?.[1] ?? ''];
+    resourceTypeOfArn(resourceArn ?? '');
   if (endpointType === undefined) {
     throw new InvalidArgumentError(
       `--resource-arn ${resourceArn}: give --endpoint-type, the ARN names no known service`,

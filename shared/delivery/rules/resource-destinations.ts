@@ -47,6 +47,13 @@ const ARN_FORMS: Readonly<
   },
 };
 
+/** The resource type an ARN names by its service (`arn:aws:sqs:...`: `AwsSqsQueue`), if a known one. */
+export function resourceTypeOfArn(arn: string): ResourceEndpointType | undefined {
+  const service = /^arn:[^:]+:([^:]+):/.exec(arn)?.[1];
+  const found = Object.entries(ARN_FORMS).find(([, form]) => form.service === service);
+  return found?.[0] as ResourceEndpointType | undefined;
+}
+
 const ARN = /^arn:(aws|aws-cn|aws-us-gov):([a-z0-9-]+):([a-z]{2}(?:-[a-z]+)+-\d{1,2}):(\d{12}):(.+)$/;
 
 /** What `arn` names for `type`, or why it is not such an ARN (a sentence naming an example). */

@@ -7,6 +7,7 @@ import {
   messageFieldsOf,
   parseResourceArn,
   RESOURCE_LIMITS,
+  resourceTypeOfArn,
 } from '../../../../shared/delivery/rules/resource-destinations';
 import { resourceErrorRuleOf } from '../../../../shared/delivery/rules/resource-errors';
 import { isRetriable, retryFloorMs } from '../../../../shared/delivery/rules/retry';
@@ -154,5 +155,21 @@ describe('custom delivery attributes of resource destinations', () => {
       fields: { PartitionKey: 'k' },
       attributes: {},
     });
+  });
+});
+
+describe('the resource type an ARN names by its service', () => {
+  it.each([
+    ['arn:aws:sqs:eu-west-1:123456789012:orders', 'AwsSqsQueue'],
+    ['arn:aws:sns:eu-west-1:123456789012:orders.fifo', 'AwsSnsTopic'],
+    ['arn:aws:events:eu-west-1:123456789012:event-bus/default', 'AwsEventBridgeBus'],
+    ['arn:aws-cn:lambda:cn-north-1:123456789012:function:orders', 'AwsLambdaFunction'],
+    ['arn:aws:kinesis:eu-west-1:123456789012:stream/orders', 'AwsKinesisStream'],
+    ['arn:aws:s3:::bucket', undefined],
+    ['arn:aws:iam::123456789012:role/gridwire', undefined],
+    ['sqs:orders', undefined],
+    ['', undefined],
+  ])('%s: %p', (arn, type) => {
+    expect(resourceTypeOfArn(arn)).toBe(type);
   });
 });
