@@ -8,6 +8,8 @@
  */
 import { resolve } from 'node:path';
 import type { InvokeCommand, InvokeCommandOutput } from '@aws-sdk/client-lambda';
+import { parseResourceArn } from '../shared/delivery/rules/resource-destinations';
+import { LoadedOnce } from '../shared/platform/cache';
 import type { LambdaInvoker } from '../shared/platform/resource-clients';
 
 type Handler = (event: unknown, context: unknown) => unknown;
@@ -26,31 +28,23 @@ export function parseLambdaArgument(
 
 /** The function name an `Invoke` names (a name, or a function ARN with or without a qualifier). */
 const functionNameOf = (name: string): string => {
-  const arn = /^arn:[^:]+:lambda:[^:]+:\d{12}:function:([^:]+)/.exec(name);
-  return arn?.[1] ?? name;
+  const ref = parseResourceArn('AwsLambdaFunction', name);
+  return 'problem' in ref ? name : ref.name;
 };
 
 export function localLambdaInvoker(
   functions: Readonly<Record<string, string>>,
   onError: (name: string, error: Error) => void = () => {},
 ): LambdaInvoker {
-  const loaded = new Map<string, Promise<Handler>>();
-  const handlerOf = (name: string): Promise<Handler> => {
-    let handler = loaded.get(name);
-    if (handler === undefined) {
+  const loaded = new LoadedOnce<Handler>();
+  const handlerOf = (name: string): Promise<Handler> =>
+    loaded.get(name, async () => {
       const path = functions[name] as string;
-      handler = import(resolve(path)).then(
-        (module: { handler?: unknown; default?: { handler?: unknown } }) => {
-          const found = module.handler ?? module.default?.handler;
-          if (typeof found !== 'function') throw new Error(`${path} exports no handler function`);
-          return found as Handler;
-        },
-      );
-      loaded.set(name, handler);
-      handler.catch(() => loaded.delete(name));
-    }
-    return handler;
-  };
+      const module = (await import(resolve(path))) as { handler?: unknown; default?: { handler?: unknown } };
+      const found = module.handler ?? module.default?.handler;
+      if (typeof found !== 'function') throw new Error(`${path} exports no handler function`);
+      return found as Handler;
+    });
   return {
     send: async (
       command: InvokeCommand,

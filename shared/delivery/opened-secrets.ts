@@ -5,6 +5,7 @@
  * message then comes back and is tried again, as when any dependency fails.
  */
 import { isWebhook, type Subscription } from '../domain/model';
+import { LoadedOnce } from '../platform/cache';
 import type { SecretOpener } from '../platform/sealing';
 import { type CustomHeader, customHeadersOf } from './rules/headers';
 import { openEndpointUrl } from './sealed-endpoint';
@@ -14,17 +15,11 @@ const MAX_OPENED_VERSIONS = 1000;
 
 /** Opened values by subscription version; a failed opening is forgotten, so it is tried again. */
 class OpenedByVersion<T> {
-  private readonly opened = new Map<string, Promise<T>>();
+  private readonly opened = new LoadedOnce<T>(MAX_OPENED_VERSIONS);
 
   get(subscription: Subscription, open: () => Promise<T>): Promise<T> {
     const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}#${subscription.version}`;
-    const cached = this.opened.get(key);
-    if (cached !== undefined) return cached;
-    const opening = open();
-    if (this.opened.size >= MAX_OPENED_VERSIONS) this.opened.clear();
-    this.opened.set(key, opening);
-    opening.catch(() => this.opened.delete(key));
-    return opening;
+    return this.opened.get(key, open);
   }
 }
 

@@ -15,6 +15,7 @@
 import { GetQueueUrlCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { AttemptResult } from '../domain/attempts';
 import type { ResourceDestination } from '../domain/model';
+import { LoadedOnce } from '../platform/cache';
 import type { Clock } from '../platform/clock';
 import type { ResourceClients } from '../platform/resource-clients';
 import { resourceSdks } from '../platform/resource-sdks';
@@ -46,7 +47,7 @@ export function resourceFailure(code: string, message: string, durationMs: numbe
 }
 
 export class AwsResourceSender implements ResourceSender {
-  private readonly queueUrls = new Map<string, Promise<string>>();
+  private readonly queueUrls = new LoadedOnce<string>();
 
   constructor(private readonly deps: { clients: ResourceClients; clock: Clock }) {}
 
@@ -227,18 +228,14 @@ export class AwsResourceSender implements ResourceSender {
 
   /** The queue's URL, asked once per ARN (a failed ask is asked again next time). */
   private queueUrlOf(client: SQSClient, arn: string, ref: ResourceRef): Promise<string> {
-    let url = this.queueUrls.get(arn);
-    if (url === undefined) {
-      url = client
-        .send(new GetQueueUrlCommand({ QueueName: ref.name, QueueOwnerAWSAccountId: ref.account }))
-        .then(({ QueueUrl }) => {
-          if (QueueUrl === undefined)
-            throw Object.assign(new Error(`no URL for ${arn}`), { name: 'QueueDoesNotExist' });
-          return QueueUrl;
-        });
-      this.queueUrls.set(arn, url);
-      url.catch(() => this.queueUrls.delete(arn));
-    }
-    return url;
+    return this.queueUrls.get(arn, async () => {
+      const { QueueUrl } = await client.send(
+        new GetQueueUrlCommand({ QueueName: ref.name, QueueOwnerAWSAccountId: ref.account }),
+      );
+      if (QueueUrl === undefined) {
+        throw Object.assign(new Error(`no URL for ${arn}`), { name: 'QueueDoesNotExist' });
+      }
+      return QueueUrl;
+    });
   }
 }

@@ -1,7 +1,7 @@
 /**
- * A small in-memory cache with a time to live and a size bound, for lookups a warm function
- * repeats (topics, subscription lists, subscriptions). Concurrent misses for one key share a
- * single load.
+ * Small in-memory caches for lookups a warm function repeats: `TtlCache`, with a time to live and
+ * a size bound (topics, subscription lists, subscriptions), and `LoadedOnce`, for values that do
+ * not change (opened secrets, a queue's URL). Concurrent misses for one key share a single load.
  */
 
 interface Entry<V> {
@@ -87,5 +87,25 @@ export class TtlCache<V> {
 
   delete(key: string): void {
     this.entries.delete(key);
+  }
+}
+
+/**
+ * Values loaded once per key and kept: concurrent asks share one load, and a failed load is
+ * forgotten, so the next ask loads again. Past `maxEntries` keys, every kept value is dropped.
+ */
+export class LoadedOnce<V> {
+  private readonly loads = new Map<string, Promise<V>>();
+
+  constructor(private readonly maxEntries = Number.POSITIVE_INFINITY) {}
+
+  get(key: string, load: () => Promise<V>): Promise<V> {
+    const kept = this.loads.get(key);
+    if (kept !== undefined) return kept;
+    const loading = load();
+    if (this.loads.size >= this.maxEntries) this.loads.clear();
+    this.loads.set(key, loading);
+    loading.catch(() => this.loads.delete(key));
+    return loading;
   }
 }
