@@ -74,6 +74,20 @@ export const deliveryAuthSchema = z.discriminatedUnion('type', [
 ]);
 export type DeliveryAuth = z.infer<typeof deliveryAuthSchema>;
 
+/** The delivery settings of every destination, a webhook's or a resource's. */
+const deliverySettingsShape = {
+  /** Output batching (either set turns it on; see `shared/delivery/rules/batching.ts`). */
+  maxEventsPerBatch: z.number().optional(),
+  preferredBatchSizeInKilobytes: z.number().optional(),
+  /** Custom delivery headers (a resource's message attributes or fields), at most 10. */
+  deliveryAttributeMappings: z.array(deliveryAttributeMappingSchema).optional(),
+  /**
+   * Requests (a resource's calls) per second the endpoint takes at most, across all workers
+   * (`shared/delivery/rules/rate-limit.ts`); absent: no limit of its own.
+   */
+  maxDeliveriesPerSecond: z.number().optional(),
+};
+
 export const webhookDestinationSchema = z.object({
   endpointType: z.literal('WebHook'),
   /**
@@ -83,18 +97,9 @@ export const webhookDestinationSchema = z.object({
   endpointUrl: z.string(),
   /** The endpoint URL's query string and fragment (`?...#...`), sealed; absent when it has none. */
   sealedQuery: z.string().optional(),
-  /** Output batching (either set turns it on; see `shared/delivery/rules/batching.ts`). */
-  maxEventsPerBatch: z.number().optional(),
-  preferredBatchSizeInKilobytes: z.number().optional(),
-  /** Custom delivery headers, at most 10. */
-  deliveryAttributeMappings: z.array(deliveryAttributeMappingSchema).optional(),
+  ...deliverySettingsShape,
   /** Standard Webhooks signatures on every request (`shared/delivery/signing.ts`); absent: unsigned. */
   signing: signingSchema.optional(),
-  /**
-   * Requests per second the endpoint takes at most, across all workers
-   * (`shared/delivery/rules/rate-limit.ts`); absent: no limit of its own.
-   */
-  maxDeliveriesPerSecond: z.number().optional(),
   /** How requests authenticate to the endpoint; absent: they carry no credentials of their own. */
   auth: deliveryAuthSchema.optional(),
 });
@@ -112,16 +117,12 @@ export type ResourceEndpointType = (typeof RESOURCE_ENDPOINT_TYPES)[number];
 
 /**
  * An AWS resource destination (`shared/delivery/rules/resource-destinations.ts`): events arrive as
- * the service's own messages. Batching, custom delivery attributes (message attributes) and the
- * rate limit are as a webhook's.
+ * the service's own messages. Its delivery settings are a webhook's.
  */
 export const resourceDestinationSchema = z.object({
   endpointType: z.enum(RESOURCE_ENDPOINT_TYPES),
   resourceArn: z.string(),
-  maxEventsPerBatch: z.number().optional(),
-  preferredBatchSizeInKilobytes: z.number().optional(),
-  deliveryAttributeMappings: z.array(deliveryAttributeMappingSchema).optional(),
-  maxDeliveriesPerSecond: z.number().optional(),
+  ...deliverySettingsShape,
   /** A Lambda function's invocation: `Event` (asynchronous, the default) or `RequestResponse`. */
   invocationType: z.enum(['Event', 'RequestResponse']).optional(),
   /** A Kinesis record's partition key: this dotted path into the event as delivered; default its subject. */
