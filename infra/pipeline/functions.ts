@@ -17,6 +17,7 @@ import {
   TABLE,
 } from '../../shared/config/resources';
 import { CONFIG_DEFAULTS } from '../../shared/config/runtime';
+import { arnServiceOf } from '../../shared/delivery/rules/resource-destinations';
 import { PipelineFunction, type PipelineFunctionProps } from '../pipeline-function';
 import type { PipelineStorage } from './storage';
 
@@ -47,7 +48,7 @@ export interface FunctionSettings {
 export function allowResourceDestinations(delivery: PipelineFunction, patterns: readonly string[]): void {
   const byService: Record<string, string[]> = {};
   for (const pattern of patterns) {
-    const service = /^arn:[^:]+:([^:]+):/.exec(pattern)?.[1];
+    const service = arnServiceOf(pattern);
     const actions = service === undefined ? undefined : RESOURCE_DESTINATION_ACTIONS[service];
     if (service === undefined || actions === undefined) {
       throw new Error(
@@ -97,7 +98,6 @@ export function functionEnvironment(settings: FunctionSettings, apiUrl: string):
     [ENV.subscriptionMetrics]: String(settings.subscriptionMetrics ?? CONFIG_DEFAULTS.subscriptionMetrics),
     [ENV.metricsFlushSeconds]: String(settings.metricsFlushSeconds ?? CONFIG_DEFAULTS.metricsFlushSeconds),
     [ENV.backlog]: String(settings.backlog ?? CONFIG_DEFAULTS.backlog),
-
     // Only when not the default, so a deployment that keeps it keeps its functions' environment.
     ...(settings.metricsNamespace === undefined ||
     settings.metricsNamespace === CONFIG_DEFAULTS.metricsNamespace

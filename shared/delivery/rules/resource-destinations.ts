@@ -47,9 +47,12 @@ const ARN_FORMS: Readonly<
   },
 };
 
+/** The service an ARN (or an ARN pattern) names: `sqs` of `arn:aws:sqs:...`. */
+export const arnServiceOf = (arn: string): string | undefined => /^arn:[^:]+:([^:]+):/.exec(arn)?.[1];
+
 /** The resource type an ARN names by its service (`arn:aws:sqs:...`: `AwsSqsQueue`), if a known one. */
 export function resourceTypeOfArn(arn: string): ResourceEndpointType | undefined {
-  const service = /^arn:[^:]+:([^:]+):/.exec(arn)?.[1];
+  const service = arnServiceOf(arn);
   const found = Object.entries(ARN_FORMS).find(([, form]) => form.service === service);
   return found?.[0] as ResourceEndpointType | undefined;
 }
