@@ -15,7 +15,7 @@
  */
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { type DeliveryAuth, isWebhook, type Subscription } from '../domain/model';
+import { type DeliveryAuth, type Subscription, webhookAuthOf } from '../domain/model';
 import type { Clock } from '../platform/clock';
 import type { HandshakeAnswer, HandshakeRequest } from './rules/handshake';
 
@@ -135,7 +135,7 @@ export class EndpointAuth {
 
   /** Whether an answer 401 to the subscription's request is worth one more with fresh credentials. */
   refreshes(subscription: Subscription): boolean {
-    return authOf(subscription)?.type === 'OAuth2ClientCredentials';
+    return webhookAuthOf(subscription.destination)?.type === 'OAuth2ClientCredentials';
   }
 
   /**
@@ -149,7 +149,7 @@ export class EndpointAuth {
     openSecret: () => Promise<string>,
     fresh = false,
   ): Promise<R> {
-    const auth = authOf(subscription);
+    const auth = webhookAuthOf(subscription.destination);
     if (auth === undefined) return request;
     if (auth.type === 'AwsSigV4') return this.signed(auth, request);
     const token = await this.token(subscription, auth, openSecret, fresh);
@@ -236,10 +236,6 @@ export class EndpointAuth {
     return { ...request, headers: { ...request.headers, ...added } };
   }
 }
-
-/** A webhook subscription's endpoint auth (resource destinations have none). */
-const authOf = (subscription: Subscription): DeliveryAuth | undefined =>
-  isWebhook(subscription.destination) ? subscription.destination.auth : undefined;
 
 /** A URL's query as the signer takes it: a name given more than once keeps every value. */
 function queryOf(url: URL): Record<string, string | string[]> {

@@ -12,6 +12,7 @@ import {
   isWebhook,
   nextSubscriptionVersion,
   type Subscription,
+  webhookAuthOf,
 } from '../domain/model';
 import { topicIdOf, topicResourceId } from '../domain/names';
 import type { LoggerLike } from '../observability/logging';
@@ -117,7 +118,7 @@ export class EndpointHandshake {
     request: HandshakeRequest,
   ): Promise<HandshakeAnswer | { error: string }> {
     const { auth, opener, exchange } = this.deps;
-    const endpointAuth = isWebhook(subscription.destination) ? subscription.destination.auth : undefined;
+    const endpointAuth = webhookAuthOf(subscription.destination);
     if (endpointAuth === undefined) return exchange.exchange(request);
     if (auth === undefined) return { error: 'this worker cannot put credentials on requests' };
     try {

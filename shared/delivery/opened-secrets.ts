@@ -4,7 +4,7 @@
  * Opening rejects when a secret cannot be opened (no key, or the key store is down): the job's
  * message then comes back and is tried again, as when any dependency fails.
  */
-import { isWebhook, type Subscription } from '../domain/model';
+import { isWebhook, type Subscription, webhookAuthOf, webhookSigningOf } from '../domain/model';
 import { LoadedOnce } from '../platform/cache';
 import type { SecretOpener } from '../platform/sealing';
 import { type CustomHeader, customHeadersOf } from './rules/headers';
@@ -58,7 +58,7 @@ export class OpenedSecrets {
    */
   async signingSecrets(subscription: Subscription, nowMs: number): Promise<string[]> {
     const { destination } = subscription;
-    const signing = isWebhook(destination) ? destination.signing : undefined;
+    const signing = webhookSigningOf(destination);
     if (signing === undefined) return [];
     const opened = await this.signing.get(subscription, async () => {
       const sealer = this.sealer;
@@ -80,7 +80,7 @@ export class OpenedSecrets {
   /** The subscription's OAuth 2.0 client secret, opened. */
   clientSecret(subscription: Subscription): Promise<string> {
     const { destination } = subscription;
-    const auth = isWebhook(destination) ? destination.auth : undefined;
+    const auth = webhookAuthOf(destination);
     if (auth?.type !== 'OAuth2ClientCredentials') {
       return Promise.reject(new Error('the subscription has no OAuth 2.0 client'));
     }

@@ -146,3 +146,11 @@ export const isWebhook = (destination: Destination): destination is WebhookDesti
  */
 export const endpointIdOf = (destination: Destination): string =>
   isWebhook(destination) ? destination.endpointUrl : destination.resourceArn;
+
+/** A destination's endpoint auth: a webhook's, when it has one (a resource has none). */
+export const webhookAuthOf = (destination: Destination): DeliveryAuth | undefined =>
+  isWebhook(destination) ? destination.auth : undefined;
+
+/** A destination's signing: a webhook's, when it signs (a resource's messages are never signed). */
+export const webhookSigningOf = (destination: Destination): Signing | undefined =>
+  isWebhook(destination) ? destination.signing : undefined;

@@ -13,7 +13,7 @@ import {
   schemeOf,
   signingSecretProblem,
 } from '../delivery/signing';
-import { isWebhook, type Signing, type Subscription } from '../domain/model';
+import { type Signing, type Subscription, webhookSigningOf } from '../domain/model';
 import { jsonResult, publicBaseUrl } from '../http/api-gateway';
 import { badRequest, conflict } from '../http/errors';
 import { type ManagementDeps, type Operation, optionalBody, saveSubscription } from './common';
@@ -31,7 +31,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** The subscription's signing, or the 409 saying it does not sign. */
 function signingOf(subscription: Subscription): Signing {
   const { destination } = subscription;
-  const signing = isWebhook(destination) ? destination.signing : undefined;
+  const signing = webhookSigningOf(destination);
   if (signing === undefined) {
     throw conflict(
       `The event subscription '${subscription.name}' does not sign its deliveries; set destination.properties.signing to {"generate": true} first.`,
