@@ -95,17 +95,21 @@ export const destinationDocument = (destination: Destination) => ({
 export function destinationPropertiesDocument(destination: Destination) {
   const mappings = destination.deliveryAttributeMappings ?? [];
   const { maxEventsPerBatch, preferredBatchSizeInKilobytes } = batchPolicyOf(destination);
+  // What every destination shows: batching, custom delivery attributes and the rate limit.
+  const settings = {
+    maxEventsPerBatch,
+    preferredBatchSizeInKilobytes,
+    ...(mappings.length === 0
+      ? {}
+      : { deliveryAttributeMappings: mappings.map(deliveryAttributeMappingDocument) }),
+    ...(destination.maxDeliveriesPerSecond === undefined
+      ? {}
+      : { maxDeliveriesPerSecond: destination.maxDeliveriesPerSecond }),
+  };
   if (!isWebhook(destination)) {
     return {
       resourceArn: destination.resourceArn,
-      maxEventsPerBatch,
-      preferredBatchSizeInKilobytes,
-      ...(mappings.length === 0
-        ? {}
-        : { deliveryAttributeMappings: mappings.map(deliveryAttributeMappingDocument) }),
-      ...(destination.maxDeliveriesPerSecond === undefined
-        ? {}
-        : { maxDeliveriesPerSecond: destination.maxDeliveriesPerSecond }),
+      ...settings,
       ...(destination.invocationType === undefined ? {} : { invocationType: destination.invocationType }),
       ...(destination.partitionKeyField === undefined
         ? {}
@@ -115,15 +119,8 @@ export function destinationPropertiesDocument(destination: Destination) {
   }
   return {
     endpointBaseUrl: endpointBaseUrl(destination.endpointUrl),
-    maxEventsPerBatch,
-    preferredBatchSizeInKilobytes,
-    ...(mappings.length === 0
-      ? {}
-      : { deliveryAttributeMappings: mappings.map(deliveryAttributeMappingDocument) }),
+    ...settings,
     ...(destination.signing === undefined ? {} : { signing: signingDocument(destination.signing) }),
-    ...(destination.maxDeliveriesPerSecond === undefined
-      ? {}
-      : { maxDeliveriesPerSecond: destination.maxDeliveriesPerSecond }),
     ...(destination.auth === undefined ? {} : { auth: authDocument(destination.auth) }),
   };
 }
