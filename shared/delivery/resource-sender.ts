@@ -46,6 +46,17 @@ export function resourceFailure(code: string, message: string, durationMs: numbe
   };
 }
 
+/** A service's clients, or a failure retried as a service that is down where this stack has none. */
+function reachable<C>(
+  make: ((region: string, role?: string) => C) | undefined,
+  service: string,
+): (region: string, role?: string) => C {
+  if (make !== undefined) return make;
+  throw Object.assign(new Error(`this stack cannot reach ${service} destinations`), {
+    name: 'ServiceUnavailable',
+  });
+}
+
 export class AwsResourceSender implements ResourceSender {
   private readonly queueUrls = new LoadedOnce<string>();
 
@@ -61,18 +72,7 @@ export class AwsResourceSender implements ResourceSender {
       return messages.map(() => resourceFailure('InvalidParameterValue', ref.problem, 0));
     }
     try {
-      switch (destination.endpointType) {
-        case 'AwsSqsQueue':
-          return await this.sendSqs(destination, ref, messages, started);
-        case 'AwsSnsTopic':
-          return await this.sendSns(destination, ref, messages, started);
-        case 'AwsEventBridgeBus':
-          return await this.sendEventBridge(destination, ref, messages, started);
-        case 'AwsLambdaFunction':
-          return await this.invokeLambda(destination, ref, messages, started);
-        case 'AwsKinesisStream':
-          return await this.sendKinesis(destination, ref, messages, started);
-      }
+      return await this.call(destination, ref, messages, started);
     } catch (error) {
       const failed = error as { name?: string; Code?: string; message?: string };
       const code = failed.Code ?? failed.name ?? 'Error';
@@ -81,109 +81,69 @@ export class AwsResourceSender implements ResourceSender {
     }
   }
 
-  private async sendSqs(
+  /** The service's call for the messages, with the clients of the destination's region and role. */
+  private async call(
     destination: ResourceDestination,
     ref: ResourceRef,
     messages: readonly ResourceMessage[],
     started: number,
   ): Promise<AttemptResult[]> {
-    const client = this.deps.clients.sqs(ref.region, destination.roleArn);
-    const queueUrl = await this.queueUrlOf(client, destination.resourceArn, ref);
-    const answer = await client.send(
-      new SendMessageBatchCommand({
-        QueueUrl: queueUrl,
-        Entries: messages.map((message, index) => sqsEntryOf(message, index, ref)),
-      }),
-    );
-    return this.entryResults(messages, answer.Failed ?? [], started);
-  }
-
-  private async sendSns(
-    destination: ResourceDestination,
-    ref: ResourceRef,
-    messages: readonly ResourceMessage[],
-    started: number,
-  ): Promise<AttemptResult[]> {
-    const answer = await this.deps.clients.sns(ref.region, destination.roleArn).send(
-      new (resourceSdks.sns().PublishBatchCommand)({
-        TopicArn: destination.resourceArn,
-        PublishBatchRequestEntries: messages.map((message, index) => snsEntryOf(message, index, ref)),
-      }),
-    );
-    return this.entryResults(messages, answer.Failed ?? [], started);
-  }
-
-  private client<C>(
-    make: ((region: string, role?: string) => C) | undefined,
-    type: string,
-    ref: ResourceRef,
-    destination: ResourceDestination,
-  ): C {
-    if (make === undefined) {
-      throw Object.assign(new Error(`this stack cannot reach ${type} destinations`), {
-        name: 'ServiceUnavailable',
-      });
+    const { clients } = this.deps;
+    const { resourceArn, roleArn } = destination;
+    switch (destination.endpointType) {
+      case 'AwsSqsQueue': {
+        const client = clients.sqs(ref.region, roleArn);
+        const answer = await client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: await this.queueUrlOf(client, resourceArn, ref),
+            Entries: messages.map((message, index) => sqsEntryOf(message, index, ref)),
+          }),
+        );
+        return this.entryResults(messages, answer.Failed ?? [], started);
+      }
+      case 'AwsSnsTopic': {
+        const answer = await clients.sns(ref.region, roleArn).send(
+          new (resourceSdks.sns().PublishBatchCommand)({
+            TopicArn: resourceArn,
+            PublishBatchRequestEntries: messages.map((message, index) => snsEntryOf(message, index, ref)),
+          }),
+        );
+        return this.entryResults(messages, answer.Failed ?? [], started);
+      }
+      case 'AwsEventBridgeBus': {
+        const answer = await reachable(clients.eventBridge, 'EventBridge')(ref.region, roleArn).send(
+          new (resourceSdks.eventBridge().PutEventsCommand)({
+            Entries: messages.map((message) => eventBridgeEntryOf(message, resourceArn)),
+          }),
+        );
+        return this.positionalResults(messages, answer.Entries, started);
+      }
+      case 'AwsLambdaFunction': {
+        // Asynchronous unless the subscription asks for RequestResponse: a function error then fails the batch.
+        const answer = await reachable(clients.lambda, 'Lambda')(ref.region, roleArn).send(
+          new (resourceSdks.lambda().InvokeCommand)({
+            FunctionName: resourceArn,
+            InvocationType: destination.invocationType ?? 'Event',
+            Payload: lambdaPayloadOf(messages),
+          }),
+        );
+        const durationMs = this.deps.clock.now() - started;
+        const result: AttemptResult =
+          answer.FunctionError === undefined
+            ? { delivered: true, durationMs }
+            : resourceFailure('FunctionError', `the function failed (${answer.FunctionError})`, durationMs);
+        return messages.map(() => result);
+      }
+      case 'AwsKinesisStream': {
+        const answer = await reachable(clients.kinesis, 'Kinesis')(ref.region, roleArn).send(
+          new (resourceSdks.kinesis().PutRecordsCommand)({
+            StreamARN: resourceArn,
+            Records: messages.map((message) => kinesisRecordOf(message, destination.partitionKeyField)),
+          }),
+        );
+        return this.positionalResults(messages, answer.Records, started);
+      }
     }
-    return make(ref.region, destination.roleArn);
-  }
-
-  /** EventBridge `PutEvents`: an entry per event. */
-  private async sendEventBridge(
-    destination: ResourceDestination,
-    ref: ResourceRef,
-    messages: readonly ResourceMessage[],
-    started: number,
-  ): Promise<AttemptResult[]> {
-    const { clients } = this.deps;
-    const answer = await this.client(clients.eventBridge, 'EventBridge', ref, destination).send(
-      new (resourceSdks.eventBridge().PutEventsCommand)({
-        Entries: messages.map((message) => eventBridgeEntryOf(message, destination.resourceArn)),
-      }),
-    );
-    return this.positionalResults(messages, answer.Entries, started);
-  }
-
-  /**
-   * Lambda `Invoke`: the batch as a JSON array, asynchronously (`Event`) unless the subscription
-   * asks for `RequestResponse`, when a function error fails the whole batch.
-   */
-  private async invokeLambda(
-    destination: ResourceDestination,
-    ref: ResourceRef,
-    messages: readonly ResourceMessage[],
-    started: number,
-  ): Promise<AttemptResult[]> {
-    const { clients } = this.deps;
-    const answer = await this.client(clients.lambda, 'Lambda', ref, destination).send(
-      new (resourceSdks.lambda().InvokeCommand)({
-        FunctionName: destination.resourceArn,
-        InvocationType: destination.invocationType ?? 'Event',
-        Payload: lambdaPayloadOf(messages),
-      }),
-    );
-    const durationMs = this.deps.clock.now() - started;
-    const result: AttemptResult =
-      answer.FunctionError === undefined
-        ? { delivered: true, durationMs }
-        : resourceFailure('FunctionError', `the function failed (${answer.FunctionError})`, durationMs);
-    return messages.map(() => result);
-  }
-
-  /** Kinesis `PutRecords`: a record per event. */
-  private async sendKinesis(
-    destination: ResourceDestination,
-    ref: ResourceRef,
-    messages: readonly ResourceMessage[],
-    started: number,
-  ): Promise<AttemptResult[]> {
-    const { clients } = this.deps;
-    const answer = await this.client(clients.kinesis, 'Kinesis', ref, destination).send(
-      new (resourceSdks.kinesis().PutRecordsCommand)({
-        StreamARN: destination.resourceArn,
-        Records: messages.map((message) => kinesisRecordOf(message, destination.partitionKeyField)),
-      }),
-    );
-    return this.positionalResults(messages, answer.Records, started);
   }
 
   /**
