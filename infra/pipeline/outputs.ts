@@ -6,6 +6,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
   OUTPUT_PREFIX_PATTERN,
+  pipelineOutputNames,
   QUEUES,
   type QueueKey,
   queueOutputNames,
@@ -17,20 +18,24 @@ export interface OutputTargets {
   readonly deadLetterBucket: s3.IBucket;
   readonly queues: Readonly<Record<QueueKey, sqs.IQueue>>;
   readonly redriveQueues: Readonly<Record<QueueKey, sqs.IQueue>>;
-  /** What the queue outputs' names begin with (the pipeline's `outputPrefix`). */
+  /** What the outputs' names begin with (the pipeline's `outputPrefix`). */
   readonly prefix: string;
 }
 
 /** The stack outputs: the API URL, the table and dead-letter bucket, every queue's URL. */
 export function addOutputs(scope: Construct, targets: OutputTargets): void {
+  // Output names are fixed (no construct path or hash) so `gridwire parked --stack` finds them
+  // and the guides can name them (`ApiUrl`); the prefix tells the pipelines of one stack apart
+  // (`--pipeline`).
+  const fixed = pipelineOutputNames(targets.prefix);
   new CfnOutput(scope, 'ApiUrl', {
     value: targets.api.apiEndpoint,
     description: 'Base URL of the Gridwire API',
-  });
-  new CfnOutput(scope, 'TableName', { value: targets.table.tableName });
-  new CfnOutput(scope, 'DeadLetterBucketName', { value: targets.deadLetterBucket.bucketName });
-  // Output names are fixed (no construct path or hash) so `gridwire parked --stack` finds them;
-  // the prefix tells the pipelines of one stack apart (`--pipeline`).
+  }).overrideLogicalId(fixed.apiUrl);
+  new CfnOutput(scope, 'TableName', { value: targets.table.tableName }).overrideLogicalId(fixed.tableName);
+  new CfnOutput(scope, 'DeadLetterBucketName', {
+    value: targets.deadLetterBucket.bucketName,
+  }).overrideLogicalId(fixed.deadLetterBucketName);
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
     const names = queueOutputNames(key, targets.prefix);
     new CfnOutput(scope, `${QUEUES[key].id}Url`, {

@@ -269,6 +269,24 @@ export function queueOutputNames(
 }
 
 /**
+ * Names of the pipeline's other stack outputs: the API's base URL, the state table's name and
+ * the dead-letter bucket's name, after the same prefix as the queue outputs. Fixed, like them, so
+ * the guides and scripts can name them (`ApiUrl`, not the construct path and hash CDK would
+ * give).
+ */
+export function pipelineOutputNames(prefix = ''): {
+  readonly apiUrl: string;
+  readonly tableName: string;
+  readonly deadLetterBucketName: string;
+} {
+  return {
+    apiUrl: `${prefix}ApiUrl`,
+    tableName: `${prefix}TableName`,
+    deadLetterBucketName: `${prefix}DeadLetterBucketName`,
+  };
+}
+
+/**
  * What an output prefix may be: letters and digits (CloudFormation output names are
  * alphanumeric), at most 64 of them.
  */
