@@ -143,6 +143,16 @@ export interface PackedTarball {
   files: number;
 }
 
+/**
+ * The size line `npm run package` prints, in npm's own units (1 MB = 1,000,000 bytes, as
+ * `npm pack` and the registry show sizes): docs/packaging.md quotes it, and the package test
+ * checks the quote against the build.
+ */
+export function sizeLine(packed: PackedTarball): string {
+  const mb = (bytes: number) => `${(bytes / 1_000_000).toFixed(1)} MB`;
+  return `${mb(packed.size)} packed, ${mb(packed.unpackedSize)} unpacked, ${packed.files} files`;
+}
+
 /** Packs `dist/package` into `dist/`; the tarball's path, integrity, size and file count. */
 export function packPackage(): PackedTarball {
   const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', DIST], PACKAGE)) as [
@@ -161,9 +171,6 @@ if (require.main === module) {
   buildPackage();
   if (!process.argv.includes('--no-pack')) {
     const packed = packPackage();
-    const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
-    console.log(
-      `${relative(ROOT, packed.tarball)}: ${kb(packed.size)} packed, ${kb(packed.unpackedSize)} unpacked, ${packed.files} files`,
-    );
+    console.log(`${relative(ROOT, packed.tarball)}: ${sizeLine(packed)}`);
   }
 }

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildPackage, type PackedTarball, packPackage } from '../../scripts/build-package';
+import { buildPackage, type PackedTarball, packPackage, sizeLine } from '../../scripts/build-package';
 import { consumerLockfile, type Lockfile, type PackedPackage } from '../support/consumer-lock';
 
 const ROOT = join(__dirname, '..', '..');
@@ -121,6 +121,18 @@ try {
 }
 `;
 
+/**
+ * The `cdk.json` docs/packaging.md tells a new app to write (installing before the package is
+ * published): the app here synthesizes with it, so the guide's command is the one tested.
+ */
+function guideCdkJson(): string {
+  const doc = readFileSync(join(ROOT, 'docs', 'packaging.md'), 'utf8');
+  const written = /^echo '(\{"app": .*\})' > cdk\.json$/m.exec(doc);
+  if (written === null)
+    throw new Error('docs/packaging.md writes no cdk.json (echo \'{"app": ...}\' > cdk.json)');
+  return written[1] as string;
+}
+
 beforeAll(() => {
   buildPackage();
   packed = packPackage();
@@ -140,6 +152,7 @@ beforeAll(() => {
   writeFileSync(join(app, 'package.json'), JSON.stringify(pkg, null, 2));
   writeFileSync(join(app, 'package-lock.json'), JSON.stringify(lock, null, 2));
   writeFileSync(join(app, 'app.ts'), APP_SOURCE);
+  writeFileSync(join(app, 'cdk.json'), guideCdkJson());
   writeFileSync(join(app, 'local.mjs'), LOCAL_SOURCE);
   writeFileSync(
     join(app, 'tsconfig.json'),
@@ -157,7 +170,7 @@ beforeAll(() => {
   );
   install = run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], app);
   if (install.status !== 0) throw new Error(`npm ci in the app failed:\n${install.output}`);
-  mustRun(join(BIN, 'cdk'), ['synth', '--app', 'node app.ts', '--output', 'cdk.out', '--quiet'], app, {
+  mustRun(join(BIN, 'cdk'), ['synth', '--output', 'cdk.out', '--quiet'], app, {
     CDK_DISABLE_VERSION_CHECK: 'true',
   });
   templateText = readFileSync(join(app, 'cdk.out', 'Consumer.template.json'), 'utf8');
@@ -209,6 +222,28 @@ describe('the packed package', () => {
       ),
     ).toEqual([]);
     expect(packed.size).toBeLessThan(10 * 1024 * 1024);
+  });
+
+  it("is the size docs/packaging.md gives, within 10%, so the guide's figures can't go stale", () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'packaging.md'), 'utf8');
+    const quoted = /\*\*([\d.]+) MB packed,\s+([\d.]+) MB\s+unpacked,\s+(\d+) files\*\*/.exec(doc);
+    expect(quoted).not.toBeNull();
+    const [packedMb, unpackedMb, files] = (quoted as RegExpExecArray).slice(1).map(Number) as [
+      number,
+      number,
+      number,
+    ];
+    const within = (built: number, documented: number) => Math.abs(built - documented) / documented;
+    const drift = {
+      packed: within(packed.size / 1_000_000, packedMb),
+      unpacked: within(packed.unpackedSize / 1_000_000, unpackedMb),
+      files: within(packed.files, files),
+    };
+    const stale = Object.entries(drift).filter(([, share]) => share > 0.1);
+    // On failure, the line to put in the guide.
+    expect(
+      stale.length === 0 ? 'current' : `stale (${stale.map(([name]) => name)}); built: ${sizeLine(packed)}`,
+    ).toBe('current');
   });
 
   it('installs on this Node with no engine warning, and its engines say the Node it needs', () => {
