@@ -7,7 +7,7 @@
  * `admin-api.ts`).
  */
 import { Command } from 'commander';
-import type { HealthDocument } from '../shared/management/resource-documents';
+import type { HealthDocument, provisioningProperties } from '../shared/management/resource-documents';
 import { mapWithConcurrency } from '../shared/platform/concurrency';
 import {
   type ApiTarget,
@@ -30,8 +30,11 @@ import { noSubscriptions } from './text';
 /** Health reads in flight at once for one topic. */
 export const HEALTH_READS_IN_FLIGHT = 8;
 
-/** One subscription's endpoint health, as the API answers it. */
-export type EndpointHealthAnswer = HealthDocument;
+/**
+ * One subscription's endpoint health, as the API answers it, with its provisioning state (an API
+ * from before it was part of the health answers without it).
+ */
+export type EndpointHealthAnswer = HealthDocument & Partial<ReturnType<typeof provisioningProperties>>;
 
 export interface SubscriptionHealth extends EndpointHealthAnswer {
   subscription: string;
@@ -87,9 +90,18 @@ const HEADER = [
 const heldCell = (held: SubscriptionHealth['held'] | undefined): string =>
   held === null || held === undefined ? '-' : `${held.events} ${held.state}`;
 
+/**
+ * The STATE cell: the endpoint's health, unless it has not agreed to receive yet (the validation
+ * handshake): then nothing is sent to it, whatever its health, and the cell says why.
+ */
+const stateCell = (row: SubscriptionHealth): string =>
+  row.provisioningState === undefined || row.provisioningState === 'Succeeded'
+    ? row.state
+    : `${row.provisioningState} (not validated${row.endpointValidation?.handshakeError === undefined ? '' : `: ${row.endpointValidation.handshakeError}`})`;
+
 const cellsOf = (row: SubscriptionHealth): string[] => [
   row.subscription,
-  row.state,
+  stateCell(row),
   String(row.consecutiveFailures),
   // A disabled or paused endpoint takes nothing until enabled or resumed: a probation end would mislead.
   row.state === 'Disabled' || row.state === 'Paused' ? '-' : (row.probationUntil ?? '-'),

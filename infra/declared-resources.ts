@@ -3,16 +3,24 @@
  * `topic.addSubscription('billing', { endpointUrl })` become CloudFormation custom resources that
  * the pipeline's management function carries out with the admin API's own operations
  * (`shared/management/declared-resources.ts`): validated as an API request is, created on
- * deploy, changed when the code changes, deleted when it is removed. A subscription is created
- * once its endpoint agreed to the validation handshake; one that does not agree fails the
- * deployment with its answer. Access keys are made by the API and never appear in the template:
+ * deploy, changed when the code changes, deleted when it is removed. A subscription's endpoint
+ * is asked to agree (the validation handshake) without holding up the deployment, unless the
+ * subscription says `validation: 'wait'`: then it is created once its endpoint agreed, and one
+ * that does not agree fails the deployment with its answer. Access keys are made by the API and never appear in the template:
  * read them with `gridwire` or the admin API's `listKeys`.
  *
  * One provider (the framework's function and its completion checks) serves all of a pipeline's
  * declarations. Its checks run every 5 s within {@link DECLARED_TOTAL_TIMEOUT_MINUTES}, which
  * bounds how long a subscription may wait for its endpoint (`validationWaitSeconds`).
  */
-import { type CfnResource, CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
+import {
+  type CfnResource,
+  CustomResource,
+  Duration,
+  type RemovalPolicy,
+  Stack,
+  Validations,
+} from 'aws-cdk-lib';
 import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -23,7 +31,10 @@ import { type DeliveryProfile, TOPIC_PROFILE } from '../shared/delivery/rules/pr
 import { RATE_LIMITS } from '../shared/delivery/rules/rate-limit';
 import { isValidName, NAME_RULES, type NameKind } from '../shared/domain/names';
 import {
+  DECLARED_VALIDATION_MODES,
+  DEFAULT_DECLARED_VALIDATION,
   type DeclaredKind,
+  type DeclaredValidationMode,
   MAX_VALIDATION_WAIT_SECONDS,
   VALIDATION_WAIT_SECONDS,
 } from '../shared/management/declared-resources';
@@ -92,8 +103,20 @@ export interface DeclaredWebhookProps {
   readonly maxEventsPerBatch?: number;
   readonly preferredBatchSizeInKilobytes?: number;
   /**
-   * Seconds the deployment waits for the endpoint to agree (default {@link VALIDATION_WAIT_SECONDS},
-   * at most {@link MAX_VALIDATION_WAIT_SECONDS}).
+   * Whether the deployment waits for the endpoint to agree to receive (the validation handshake):
+   * - `'async'` (default): the subscription is created and the deployment goes on; the endpoint
+   *   is asked at once and, while it has not agreed, receives nothing. The outcome shows in the
+   *   subscription's `provisioningState` (`gridwire subscription show`), in `gridwire health`,
+   *   and, when the endpoint refuses or can't be reached, in the `EndpointValidationFailCount`
+   *   metric and the `endpointValidationFailed` alarm. An endpoint that is not there yet can be
+   *   validated later through its validation URL, or by deploying again with a change.
+   * - `'wait'`: the subscription is reported created only once its endpoint agreed; one that has
+   *   not by `validationWaitSeconds` fails the deployment (and a first create rolls back).
+   */
+  readonly validation?: DeclaredValidationMode;
+  /**
+   * With `validation: 'wait'`, seconds the deployment waits for the endpoint to agree (default
+   * {@link VALIDATION_WAIT_SECONDS}, at most {@link MAX_VALIDATION_WAIT_SECONDS}).
    */
   readonly validationWaitSeconds?: number;
   /**
@@ -248,14 +271,51 @@ export function filterBody(props: DeclaredWebhookProps): Record<string, unknown>
   return Object.keys(filter).length === 0 ? undefined : filter;
 }
 
-/** The properties that make a declared subscription wait for its endpoint (checked first). */
+/**
+ * The properties that say whether a declared subscription's deployment waits for its endpoint,
+ * and how long (checked first).
+ */
 export function validationWaitOf(props: DeclaredWebhookProps): Record<string, string> {
+  const mode = props.validation ?? DEFAULT_DECLARED_VALIDATION;
+  if (!DECLARED_VALIDATION_MODES.includes(mode)) {
+    throw new Error(
+      `validation must be ${DECLARED_VALIDATION_MODES.map((value) => `'${value}'`).join(' or ')} (got ${String(mode)}).`,
+    );
+  }
+  if (mode === 'async') {
+    if (props.validationWaitSeconds !== undefined) {
+      throw new Error(
+        "validationWaitSeconds applies only with validation: 'wait' (the deployment does not wait for the endpoint otherwise).",
+      );
+    }
+    return { Validation: mode };
+  }
   checkRange('validationWaitSeconds', props.validationWaitSeconds, {
     min: 0,
     max: MAX_VALIDATION_WAIT_SECONDS,
     integer: true,
   });
-  return { ValidationWaitSeconds: String(props.validationWaitSeconds ?? VALIDATION_WAIT_SECONDS) };
+  return {
+    Validation: mode,
+    ValidationWaitSeconds: String(props.validationWaitSeconds ?? VALIDATION_WAIT_SECONDS),
+  };
+}
+
+/** What the provider of a pipeline's declarations needs besides its management function. */
+export interface DeclaredResourcesOptions {
+  /** Days the provider framework's logs are kept. */
+  readonly logRetention?: RetentionDays;
+  /** What happens to the provider framework's log group when the stack is deleted or its first create fails. */
+  readonly removalPolicy?: RemovalPolicy;
+  /**
+   * What must exist before a declaration is carried out besides the management function: the
+   * delivery function and its queue event sources, which run a subscription's validation
+   * handshake (the management function only queues it). Without them a first deploy could ask
+   * an endpoint before anything is there to ask it.
+   */
+  readonly dependsOn?: readonly IDependable[];
+  /** Lets the pipeline deliver to a declared subscription's AWS resource (grant and allow-list). */
+  readonly allow?: (destination: DeclaredDestination) => void;
 }
 
 /** The retry limits classic topics' subscriptions take (the `topic` profile's, as the API checks). */
@@ -263,30 +323,47 @@ const LIMITS = TOPIC_PROFILE.limits;
 
 /** The provider of a pipeline's declarations: its management function, asked through the framework. */
 export class DeclaredResources extends Construct {
-  private readonly provider: Provider;
+  /** The provider framework: its functions carry out every declaration of the pipeline. */
+  readonly provider: Provider;
+  private readonly dependsOn: readonly IDependable[];
+  private readonly allow: (destination: DeclaredDestination) => void;
 
   constructor(
     scope: Construct,
     id: string,
     private readonly management: IFunction & IDependable,
-    logRetention: RetentionDays = RetentionDays.ONE_MONTH,
-    /** Lets the pipeline deliver to a declared subscription's AWS resource (grant and allow-list). */
-    private readonly pipeline: { allow(destination: DeclaredDestination): void } = { allow: () => {} },
+    options: DeclaredResourcesOptions = {},
   ) {
     super(scope, id);
+    this.dependsOn = options.dependsOn ?? [];
+    this.allow = options.allow ?? (() => {});
     this.provider = new Provider(this, 'Provider', {
       onEventHandler: management,
       isCompleteHandler: management,
       queryInterval: Duration.seconds(5),
       totalTimeout: Duration.minutes(DECLARED_TOTAL_TIMEOUT_MINUTES),
-      logGroup: new LogGroup(this, 'ProviderLogs', { retention: logRetention }),
+      logGroup: new LogGroup(this, 'ProviderLogs', {
+        retention: options.logRetention ?? RetentionDays.ONE_MONTH,
+        ...(options.removalPolicy === undefined ? {} : { removalPolicy: options.removalPolicy }),
+      }),
     });
     acknowledgeProvider(this.provider, management);
   }
 
+  /**
+   * The provider framework's own functions (made by aws-cdk-lib): `onEvent` answers
+   * CloudFormation for every declaration, `isComplete` asks the management function while one
+   * waits for its endpoint, `onTimeout` fails one whose wait ran out. The pipeline alarms on
+   * their errors (`alarms.declaredResourcesErrors`).
+   */
+  get frameworkFunctions(): Readonly<Record<'onEvent' | 'isComplete' | 'onTimeout', IFunction>> {
+    const find = (entrypoint: string) => this.provider.node.findChild(`framework-${entrypoint}`) as IFunction;
+    return { onEvent: find('onEvent'), isComplete: find('isComplete'), onTimeout: find('onTimeout') };
+  }
+
   /** Lets the pipeline deliver to a declared subscription's AWS resource, when it has one. */
   allowDestination(destination: DeclaredDestination | undefined): void {
-    if (destination !== undefined) this.pipeline.allow(destination);
+    if (destination !== undefined) this.allow(destination);
   }
 
   /**
@@ -299,7 +376,11 @@ export class DeclaredResources extends Construct {
     return { ClientSecretArn: auth.clientSecret.secretArn };
   }
 
-  /** A custom resource for one declaration, made after the management function (and its grants). */
+  /**
+   * A custom resource for one declaration, made after the management function (and its grants)
+   * and whatever else the declarations depend on (`dependsOn`: the handshake's delivery function
+   * and event sources).
+   */
   resource(
     scope: Construct,
     id: string,
@@ -313,7 +394,7 @@ export class DeclaredResources extends Construct {
       resourceType: `Custom::Gridwire${kind}`,
       properties: { Kind: kind, ...names, Body: JSON.stringify(body), ...extra },
     });
-    resource.node.addDependency(this.management);
+    resource.node.addDependency(this.management, ...this.dependsOn);
     return resource;
   }
 }

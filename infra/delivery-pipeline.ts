@@ -1,4 +1,4 @@
-import { Lazy, RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, Lazy, RemovalPolicy } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -16,15 +16,24 @@ import { METRICS_NAMESPACE } from '../shared/observability/metrics';
 import { createDashboard } from './dashboard';
 import { DeclaredNamespace, type DeclaredNamespaceProps } from './declared-namespaces';
 import { DeclaredResources, DeclaredTopic, type DeclaredTopicProps } from './declared-resources';
-import { ALARM_THRESHOLDS, createAlarms, createAlarmTopic, type PipelineAlarms } from './monitoring';
+import {
+  ALARM_THRESHOLDS,
+  addDeclaredResourcesAlarms,
+  alarmEmailsOf,
+  createAlarms,
+  createAlarmTopic,
+  type PipelineAlarms,
+  subscribeAlarmEmails,
+} from './monitoring';
 import { addApiRoutes, createHttpApi } from './pipeline/api';
 import {
+  accountLimitNeededFor,
   defaultDeliveryBacklogLimit,
-  defaultDeliveryReservedConcurrency,
+  NEW_ACCOUNT_CONCURRENCY_LIMIT,
   stageThrottleFor,
 } from './pipeline/capacity';
 import { allowResourceDestinations, createFunctions, functionEnvironment } from './pipeline/functions';
-import { addOutputs, claimOutputPrefix } from './pipeline/outputs';
+import { addAlarmTopicOutput, addOutputs, claimOutputPrefix } from './pipeline/outputs';
 import { validateProps } from './pipeline/props';
 import { addPublishFunctionUrl, type PublishIngress } from './pipeline/publish-url';
 import { createQueues } from './pipeline/queues';
@@ -32,20 +41,31 @@ import { scheduleBacklogSweep } from './pipeline/schedules';
 import { createStorage } from './pipeline/storage';
 import type { PipelineFunction } from './pipeline-function';
 
-/** Concurrent executions reserved for the publish function by default (see `reservedConcurrency`). */
-export const DEFAULT_PUBLISH_RESERVED_CONCURRENCY = 100;
+/**
+ * Requests per second and burst the API stage accepts by default (see `throttle`): with no
+ * reservation for the publish function (the default), half the account's regional API Gateway
+ * quota (`stageThrottleFor` in infra/pipeline/capacity.ts).
+ */
+export const DEFAULT_THROTTLE = stageThrottleFor(false);
 
 /**
- * Requests per second and burst the API stage accepts by default (see `throttle`): what the
- * default reservation serves (`stageThrottleFor` in infra/pipeline/capacity.ts).
+ * The removal policy of the table, the buckets, the secrets, the alarm topic's key and the log
+ * groups unless `removalPolicy` says otherwise: kept when the stack is deleted or a change
+ * replaces them, deleted when the stack's first create fails and rolls back, so a failed first
+ * deploy leaves nothing behind to collide with the next try or to bill.
  */
-export const DEFAULT_THROTTLE = stageThrottleFor(DEFAULT_PUBLISH_RESERVED_CONCURRENCY);
+export const DEFAULT_REMOVAL_POLICY = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
 
 export interface DeliveryPipelineProps {
   /**
-   * What happens to the table, the dead-letter bucket and the header key secret when the stack
-   * is deleted.
-   * @default RemovalPolicy.RETAIN
+   * What happens to the pipeline's stateful resources (the table, the dead-letter, access-log,
+   * fan-out and backlog buckets, the two sealing-key secrets, the alarm topic's KMS key and the
+   * log groups) when the stack is deleted, a change replaces them, or the first create fails.
+   * The default keeps them on delete and replacement and removes them when the stack's first
+   * create rolls back (CloudFormation's `RetainExceptOnCreate`), so a failed first deploy can
+   * simply be tried again. `RemovalPolicy.DESTROY` removes them with the stack (a bucket that
+   * still holds objects can't be deleted, and fails the stack's deletion).
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly removalPolicy?: RemovalPolicy;
   /**
@@ -105,11 +125,22 @@ export interface DeliveryPipelineProps {
   readonly deadLetterBucket?: s3.IBucket;
   /**
    * The topic every alarm notifies when it fires and again when it clears (see `alarms`).
-   * Subscribe your on-call channel to it. A topic encrypted with a KMS key must let
-   * `cloudwatch.amazonaws.com` use the key.
-   * @default a new topic, encrypted with its own KMS key, TLS only (exposed as `alarmTopic`)
+   * Subscribe your on-call channel to it (or give `alarmEmail`). Its policy must allow
+   * `cloudwatch.amazonaws.com` to `sns:Publish`, and a topic encrypted with a KMS key must let
+   * it use the key: a topic policy replaces SNS's default one, so without that Allow no alarm
+   * reaches anyone.
+   * @default a new topic, encrypted with its own KMS key, TLS only, open to CloudWatch for this
+   *   account's alarms (exposed as `alarmTopic`, its ARN as the `<outputPrefix>AlarmTopicArn` output)
    */
   readonly alarmTopic?: sns.ITopic;
+  /**
+   * Email addresses subscribed to the alarm topic (the created one or `alarmTopic`). SNS sends
+   * each a confirmation message first: an address receives alarms only once its owner has
+   * followed the link in it, and until then the subscription shows as pending. Checked at synth
+   * (an address that is not one fails it).
+   * @default none: subscribe your on-call channel to `alarmTopic` yourself
+   */
+  readonly alarmEmail?: string | readonly string[];
   /**
    * Steady-state requests per second (`rateLimit`) and burst (`burstLimit`, requests) the API
    * stage accepts over all routes; above them callers get `429 Too Many Requests` from the
@@ -118,8 +149,8 @@ export interface DeliveryPipelineProps {
    * `reservedConcurrency × 1000 / 20` requests per second (20 ms: the assumed mean duration of a
    * publish, `ASSUMED_PUBLISH_DURATION_MS`) and a burst of `reservedConcurrency`, each at most half
    * the account's regional API Gateway quota (5,000 rps, burst 2,500), so one Gridwire can't
-   * starve the account's other APIs. Without a reservation, that half.
-   * @default { rateLimit: 5000, burstLimit: 100 } (with `reservedConcurrency` 100)
+   * starve the account's other APIs. Without a reservation (the default), that half.
+   * @default { rateLimit: 5000, burstLimit: 2500 } (with `reservedConcurrency` 100: 5,000 and 100)
    */
   readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
   /**
@@ -127,9 +158,12 @@ export interface DeliveryPipelineProps {
    * publish requests can't take the concurrency the delivery functions need, and can't scale
    * costs without bound. `false` reserves nothing (the function shares the account's unreserved
    * pool). Lambda refuses a reservation that would leave the account less than 100 unreserved
-   * executions, so on an account with the default-for-new-accounts limit of 10 (or any limit
-   * under 100 + this number) the deploy fails: set `false` there, or ask for a higher limit.
-   * @default 100
+   * executions, so a reservation needs an account concurrency limit of at least 100 + the
+   * reservations of the account's functions together; new accounts start at 10, which fits none.
+   * So nothing is reserved unless asked for, and a synth that reserves warns with the limit its
+   * reservations need (`aws lambda get-account-settings` shows yours). 100 is a good value once
+   * the account's limit allows it.
+   * @default false
    */
   readonly reservedConcurrency?: number | false;
   /**
@@ -138,9 +172,12 @@ export interface DeliveryPipelineProps {
    * consumers always have their executions (without one, the account's other functions can use
    * them up, and a batch Lambda throttles goes back to its queue, parked after 5 receives). Must
    * be at least what its event sources may run at once (`maxDeliveryInvocations`, together) plus
-   * one for the backlog sweep. `false` reserves nothing. Like `reservedConcurrency`, it must leave
-   * the account 100 unreserved executions: with both defaults, a limit of at least 273.
-   * @default the delivery function's event sources' maximum concurrency together, plus one (73)
+   * one for the backlog sweep (73 with the default `maxDeliveryInvocations`). `false` reserves
+   * nothing: the event sources' `maxDeliveryInvocations` still cap the function, and a batch the
+   * account's limit throttles goes back to its queue and is received again. Like
+   * `reservedConcurrency`, it must leave the account 100 unreserved executions (with 100 for
+   * publish and 73 here, a limit of at least 273), so nothing is reserved unless asked for.
+   * @default false
    */
   readonly deliveryReservedConcurrency?: number | false;
   /**
@@ -153,9 +190,13 @@ export interface DeliveryPipelineProps {
   readonly deliveryBacklogLimit?: number | false;
   /**
    * Whether the table has DynamoDB deletion protection: it can't be deleted (by CloudFormation
-   * or anyone else) until this is turned off. Turn it off before deleting a stack whose
-   * `removalPolicy` is DESTROY.
-   * @default true
+   * or anyone else) until this is turned off. Off by default because CloudFormation could then
+   * not delete the table when a first create rolls back (the rollback itself fails, and the
+   * table is left behind); the default `removalPolicy` already keeps the table when the stack is
+   * deleted. Turn it on in a later deploy, once the stack exists, to guard the table against
+   * deletion outside CloudFormation; off again before deleting a stack whose `removalPolicy` is
+   * DESTROY.
+   * @default false
    */
   readonly deletionProtection?: boolean;
   /**
@@ -335,6 +376,7 @@ export class DeliveryPipeline extends Construct {
   /** The AWS resources subscriptions may deliver to: the prop's patterns, then declared destinations. */
   private readonly allowedResources: string[] = [];
   private readonly logRetention: RetentionDays;
+  private readonly removalPolicy: RemovalPolicy;
 
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps = {}) {
     super(scope, id);
@@ -342,9 +384,10 @@ export class DeliveryPipeline extends Construct {
     // the log bucket can keep ACLs disabled (this flag's default for new apps).
     this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
     validateProps(props);
-    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const removalPolicy = props.removalPolicy ?? DEFAULT_REMOVAL_POLICY;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     this.logRetention = logRetention;
+    this.removalPolicy = removalPolicy;
     const publishIngress = props.publishIngress ?? 'httpApi';
     const metricsNamespace = props.metricsNamespace ?? METRICS_NAMESPACE;
     const outputPrefix = claimOutputPrefix(this, props.outputPrefix);
@@ -353,24 +396,26 @@ export class DeliveryPipeline extends Construct {
     // its URL, and its routes once the functions exist; the alarms and outputs last.
     const storage = createStorage(this, {
       removalPolicy,
-      deletionProtection: props.deletionProtection ?? true,
+      deletionProtection: props.deletionProtection ?? false,
       deadLetterBucket: props.deadLetterBucket,
     });
     const batchingWindows = { backlog: props.backlogWindowSeconds ?? BACKLOG_WINDOW_SECONDS };
     const { queues, redriveQueues } = createQueues(this, batchingWindows);
     const { api, url: apiUrl } = createHttpApi(this);
     const maxInvocations = props.maxDeliveryInvocations ?? {};
-    const publishReservedConcurrency = props.reservedConcurrency ?? DEFAULT_PUBLISH_RESERVED_CONCURRENCY;
+    const publishReservedConcurrency = props.reservedConcurrency ?? false;
+    const deliveryReservedConcurrency = props.deliveryReservedConcurrency ?? false;
+    warnOfReservations(this, publishReservedConcurrency, deliveryReservedConcurrency);
     const functions = createFunctions(this, {
       storage,
       queues,
       environment: functionEnvironment({ ...props, metricsNamespace }, apiUrl),
       logRetention,
+      removalPolicy,
       tracing: props.tracing ?? false,
       applicationLogLevel: props.applicationLogLevel ?? ApplicationLogLevel.INFO,
       publishReservedConcurrency,
-      deliveryReservedConcurrency:
-        props.deliveryReservedConcurrency ?? defaultDeliveryReservedConcurrency(maxInvocations),
+      deliveryReservedConcurrency,
       deliveryBacklogLimit: props.deliveryBacklogLimit ?? defaultDeliveryBacklogLimit(maxInvocations),
       maxInvocations,
       batchingWindows,
@@ -399,7 +444,17 @@ export class DeliveryPipeline extends Construct {
     }
     const backlogSweepRule = scheduleBacklogSweep(this, functions.delivery);
     const alarmTopic = props.alarmTopic ?? createAlarmTopic(this, removalPolicy);
-    const monitored = { api, queues, redriveQueues, functions, alarmTopic, metricsNamespace, outputPrefix };
+    subscribeAlarmEmails(alarmTopic, alarmEmailsOf(props.alarmEmail));
+    const monitored = {
+      api,
+      table: storage.table,
+      queues,
+      redriveQueues,
+      functions,
+      alarmTopic,
+      metricsNamespace,
+      outputPrefix,
+    };
     const alarms = createAlarms(this, monitored, {
       backlogAgeHours: props.backlogAgeAlarmHours ?? ALARM_THRESHOLDS.backlogAgeHours,
       backlogHeldEvents: props.backlogSizeAlarmEvents ?? ALARM_THRESHOLDS.backlogHeldEvents,
@@ -413,6 +468,7 @@ export class DeliveryPipeline extends Construct {
       redriveQueues,
       prefix: outputPrefix,
     });
+    addAlarmTopicOutput(this, alarmTopic, outputPrefix);
 
     this.api = api;
     this.table = storage.table;
@@ -455,20 +511,27 @@ export class DeliveryPipeline extends Construct {
   }
 
   private declaredResources(): DeclaredResources {
-    this.declarations ??= new DeclaredResources(
-      this,
-      'Declared',
-      this.managementFunction,
-      this.logRetention,
-      {
-        allow: (destination) => {
-          destination.grant(this.deliveryFunction);
-          this.allowedResources.push(destination.resourceArn);
-          if (destination.role !== undefined) this.allowedResources.push(destination.role.roleArn);
-        },
-      },
-    );
+    if (this.declarations === undefined) {
+      this.declarations = this.createDeclaredResources();
+      // The provider exists from here on: its framework's failures are alarmed like the rest.
+      addDeclaredResourcesAlarms(this, this.alarms, this.alarmTopic, this.declarations.frameworkFunctions);
+    }
     return this.declarations;
+  }
+
+  private createDeclaredResources(): DeclaredResources {
+    return new DeclaredResources(this, 'Declared', this.managementFunction, {
+      logRetention: this.logRetention,
+      removalPolicy: this.removalPolicy,
+      // The delivery function's subtree holds its queue event sources: the handshake of a
+      // declared subscription runs there, so they exist before any declaration is carried out.
+      dependsOn: [this.deliveryFunction],
+      allow: (destination) => {
+        destination.grant(this.deliveryFunction);
+        this.allowedResources.push(destination.resourceArn);
+        if (destination.role !== undefined) this.allowedResources.push(destination.role.roleArn);
+      },
+    });
   }
 
   /**
@@ -497,4 +560,22 @@ export class DeliveryPipeline extends Construct {
       resourceArns: [this.api.arnForExecuteApi('*', '/admin/*')],
     });
   }
+}
+
+/**
+ * A synth-time warning naming the account concurrency limit the pipeline's reservations need:
+ * Lambda refuses them on an account whose limit is lower (a new account's is 10), and the
+ * deployment then fails partway.
+ */
+function warnOfReservations(scope: Construct, publish: number | false, delivery: number | false): void {
+  const needed = accountLimitNeededFor([publish, delivery]);
+  if (needed === undefined) return;
+  Annotations.of(scope).addWarningV2(
+    'gridwire:reservedConcurrency',
+    `The publish (${publish === false ? 'none' : publish}) and delivery (${delivery === false ? 'none' : delivery}) ` +
+      `functions' reserved concurrency (reservedConcurrency, deliveryReservedConcurrency) needs an account ` +
+      `concurrency limit of at least ${needed} (Lambda keeps 100 executions unreserved, and other functions' ` +
+      `reservations count too); new accounts have ${NEW_ACCOUNT_CONCURRENCY_LIMIT}. Check yours with ` +
+      `"aws lambda get-account-settings" (AccountLimit.ConcurrentExecutions) before deploying.`,
+  );
 }

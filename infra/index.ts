@@ -18,7 +18,7 @@ export {
   type DeclaredTopicProps,
 } from './declared-resources';
 export {
-  DEFAULT_PUBLISH_RESERVED_CONCURRENCY,
+  DEFAULT_REMOVAL_POLICY,
   DEFAULT_THROTTLE,
   DeliveryPipeline,
   type DeliveryPipelineProps,

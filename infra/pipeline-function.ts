@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import {
@@ -41,6 +41,11 @@ export interface PipelineFunctionProps {
    * @default RetentionDays.ONE_MONTH
    */
   readonly logRetention?: RetentionDays;
+  /**
+   * What happens to the function's log group when the stack is deleted or its first create fails.
+   * @default RemovalPolicy.RETAIN (CDK's default for log groups)
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
   /** Extra environment variables. */
   readonly environment?: Record<string, string>;
   /**
@@ -76,6 +81,7 @@ export class PipelineFunction extends LambdaFunction {
     const { definition } = props;
     const logGroup = new LogGroup(scope, `${definition.id}Logs`, {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      ...(props.logRemovalPolicy === undefined ? {} : { removalPolicy: props.logRemovalPolicy }),
     });
     // Instead of the AWS managed basic execution role, which may write to every log group.
     const role = new iam.Role(scope, `${definition.id}Role`, {

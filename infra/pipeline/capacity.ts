@@ -52,6 +52,50 @@ export function stageThrottleFor(reservedConcurrency: number | false): StageThro
   };
 }
 
+/**
+ * What each admin route (`/admin/...`) accepts, on its own, whatever the stage throttle: a
+ * route-level throttle (the stage's `RouteSettings`), so sizing the stage for the publish
+ * function (`throttle`, `reservedConcurrency`) never sizes the operators' routes too (with
+ * `reservedConcurrency: 1` the stage's burst is 1, which would refuse any admin client that keeps
+ * two requests in flight). The heaviest admin client, `gridwire health`, keeps 8 reads in flight
+ * on one route: at the 40 ms or more an IAM-authorized admin call takes, at most 200 a second,
+ * and 100 at once absorbs its start. The management function runs unreserved; 200 requests a
+ * second of 50 ms each are about 10 of the account's executions per route.
+ */
+export const ADMIN_ROUTE_THROTTLE: StageThrottle = { rateLimit: 200, burstLimit: 100 };
+
+/**
+ * What the validation URL (`GET /eventSubscriptions/validate`) accepts: the one management
+ * route without a caller identity (its code is in the query), opened once per new subscription by
+ * its endpoint's owner or their code. 50 at once covers a deployment creating dozens of
+ * subscriptions together; 20 a second caps what anonymous callers can make the management
+ * function do through it.
+ */
+export const VALIDATION_ROUTE_THROTTLE: StageThrottle = { rateLimit: 20, burstLimit: 50 };
+
+/**
+ * Executions Lambda keeps unreserved in every account and region: it refuses a reservation
+ * (`ReservedConcurrentExecutions`) that would leave fewer, so reservations of R executions need an
+ * account concurrency limit of at least R + 100.
+ */
+export const LAMBDA_UNRESERVED_MINIMUM = 100;
+
+/**
+ * The concurrency limit a new AWS account starts with (raised by a Service Quotas request, or by
+ * AWS as the account is used): too small for any reservation, which is why the pipeline reserves
+ * nothing unless told to.
+ */
+export const NEW_ACCOUNT_CONCURRENCY_LIMIT = 10;
+
+/**
+ * The account concurrency limit the given reservations need (`false`: none), or `undefined` when
+ * they reserve nothing, and so fit any account.
+ */
+export function accountLimitNeededFor(reservations: readonly (number | false)[]): number | undefined {
+  const reserved = reservations.reduce<number>((sum, value) => sum + (value === false ? 0 : value), 0);
+  return reserved === 0 ? undefined : reserved + LAMBDA_UNRESERVED_MINIMUM;
+}
+
 /** Per queue, the most concurrent invocations of its consumer, where a prop changes `QUEUES`'. */
 export type MaxInvocations = Partial<Record<QueueKey, number>>;
 
@@ -72,12 +116,12 @@ export function deliveryEventSourceConcurrency(maxInvocations: MaxInvocations): 
 export const DELIVERY_SWEEP_EXECUTIONS = 1;
 
 /**
- * Executions reserved for the delivery function by default: what its event sources may run at
- * once plus the backlog sweep's, so Lambda never throttles a batch its own mapping started
- * (a throttled batch goes back to the queue, and five receives park it), and a surge of
- * deliveries can't take the account's other functions' concurrency.
+ * The smallest reservation the delivery function may be given (`deliveryReservedConcurrency`):
+ * what its event sources may run at once plus the backlog sweep's, so Lambda never throttles a
+ * batch its own mapping started (a throttled batch goes back to the queue, and five receives
+ * park it), and a surge of deliveries can't take the account's other functions' concurrency.
  */
-export const defaultDeliveryReservedConcurrency = (maxInvocations: MaxInvocations): number =>
+export const minimumDeliveryReservedConcurrency = (maxInvocations: MaxInvocations): number =>
   deliveryEventSourceConcurrency(maxInvocations) + DELIVERY_SWEEP_EXECUTIONS;
 
 /**

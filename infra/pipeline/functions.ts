@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -111,6 +111,8 @@ export interface FunctionsOptions {
   readonly queues: Readonly<Record<QueueKey, sqs.IQueue>>;
   readonly environment: Record<string, string>;
   readonly logRetention: RetentionDays;
+  /** What happens to the functions' log groups when the stack is deleted or its first create fails. */
+  readonly removalPolicy: RemovalPolicy;
   /** Whether every function is traced with X-Ray. */
   readonly tracing: boolean;
   /** The lowest level of the functions' own log lines Lambda keeps. */
@@ -152,8 +154,12 @@ export function createFunctions(scope: Construct, options: FunctionsOptions): Pi
 /** What every function is given alike: logs, tracing and settings. */
 const commonProps = (
   options: FunctionsOptions,
-): Pick<PipelineFunctionProps, 'logRetention' | 'environment' | 'tracing' | 'applicationLogLevel'> => ({
+): Pick<
+  PipelineFunctionProps,
+  'logRetention' | 'logRemovalPolicy' | 'environment' | 'tracing' | 'applicationLogLevel'
+> => ({
   logRetention: options.logRetention,
+  logRemovalPolicy: options.removalPolicy,
   environment: options.environment,
   tracing: options.tracing,
   applicationLogLevel: options.applicationLogLevel,

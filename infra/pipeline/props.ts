@@ -3,12 +3,14 @@
  * run time (`SETTING_RANGES`) or what AWS accepts, so a bad value fails `cdk synth` with its name
  * and its limit rather than a deployment or a cold start.
  */
+import { Token } from 'aws-cdk-lib';
 import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { LAMBDA_SQS_LIMITS, OUTPUT_PREFIX_PATTERN, QUEUES } from '../../shared/config/resources';
 import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../../shared/config/runtime';
 import { isValidMetricsNamespace, METRICS_NAMESPACE_RULE } from '../../shared/observability/metrics';
 import type { DeliveryPipelineProps } from '../delivery-pipeline';
-import { defaultDeliveryReservedConcurrency, deliveryEventSourceConcurrency } from './capacity';
+import { alarmEmailsOf } from '../monitoring';
+import { deliveryEventSourceConcurrency, minimumDeliveryReservedConcurrency } from './capacity';
 import { PUBLISH_INGRESSES } from './publish-url';
 
 /** Lambda's bounds on an SQS event source's maximum concurrency. */
@@ -92,7 +94,7 @@ export function validateProps(props: DeliveryPipelineProps): void {
     );
   }
   if (props.deliveryReservedConcurrency !== undefined && props.deliveryReservedConcurrency !== false) {
-    const needed = defaultDeliveryReservedConcurrency(props.maxDeliveryInvocations ?? {});
+    const needed = minimumDeliveryReservedConcurrency(props.maxDeliveryInvocations ?? {});
     check(
       Number.isInteger(props.deliveryReservedConcurrency) && props.deliveryReservedConcurrency >= needed,
       `deliveryReservedConcurrency must be false or an integer of at least ${needed}: the delivery function's event sources may run ${deliveryEventSourceConcurrency(props.maxDeliveryInvocations ?? {})} invocations at once (maxDeliveryInvocations), plus one for the backlog sweep (got ${props.deliveryReservedConcurrency})`,
@@ -122,5 +124,27 @@ export function validateProps(props: DeliveryPipelineProps): void {
       `outputPrefix must be 1 to 64 letters or digits (got ${props.outputPrefix})`,
     );
   }
+  for (const problem of alarmEmailProblems(props.alarmEmail)) problems.push(problem);
   if (problems.length > 0) throw new Error(`Invalid DeliveryPipeline props: ${problems.join('; ')}`);
+}
+
+/** An email address as SNS takes one: a local part, `@`, a domain with a dot; no spaces. */
+const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@.]+$/;
+
+/**
+ * What is wrong with `alarmEmail`: each address (a token, resolved at deploy, is taken as it is)
+ * must be an email address, and none given twice.
+ */
+function alarmEmailProblems(alarmEmail: DeliveryPipelineProps['alarmEmail']): string[] {
+  const addresses = alarmEmailsOf(alarmEmail);
+  const problems = addresses
+    .filter((address) => !Token.isUnresolved(address))
+    .filter((address) => typeof address !== 'string' || address.length > 254 || !EMAIL_ADDRESS.test(address))
+    .map(
+      (address) =>
+        `alarmEmail must be email addresses such as oncall@example.com (got ${JSON.stringify(address)})`,
+    );
+  const repeated = addresses.filter((address, index) => addresses.indexOf(address) !== index);
+  if (repeated.length > 0) problems.push(`alarmEmail names ${repeated.join(', ')} more than once`);
+  return problems;
 }

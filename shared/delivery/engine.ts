@@ -64,7 +64,7 @@ import { type AttemptOptions, EngineAttempts } from './engine-attempts';
 import { type EngineBacklog, EngineBacklogs } from './engine-backlogs';
 import { workFanOut } from './fan-out';
 import { ALWAYS_QUEUE, HANDOFF_RETRY_DELAY_SECONDS, sendFollowUps } from './follow-ups';
-import type { EndpointHandshake } from './handshake';
+import { type EndpointHandshake, validationKeyOf } from './handshake';
 import type { HealthTracker } from './health';
 import { emptyReport, type JobReport } from './job-report';
 import { LateAnswers } from './late-answers';
@@ -301,7 +301,15 @@ export class DeliveryEngine {
   /** A subscription's endpoint validation handshake. */
   private async validate(job: ValidationJob): Promise<JobReport> {
     if (this.deps.handshake === undefined) throw new Error('this worker has no endpoint handshake');
-    await this.deps.handshake.run(job);
+    const report = await this.deps.handshake.run(job);
+    if (report === 'refused') {
+      const { topic, subscription } = validationKeyOf(job);
+      this.deps.metrics.count(
+        METRIC.EndpointValidationFailCount,
+        1,
+        subscriptionDimensions(topic, subscription),
+      );
+    }
     return emptyReport();
   }
 

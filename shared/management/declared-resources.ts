@@ -10,8 +10,11 @@
  * definition as the API's request body, as JSON text (`Body`): CloudFormation hands every other
  * property value over as a string, and the body's numbers and booleans must stay what they are.
  *
- * A subscription whose endpoint must agree first (a webhook's validation handshake) is reported
- * created only once it has agreed: the provider framework's completion checks
+ * A subscription whose endpoint must agree first (a webhook's validation handshake) is, by
+ * default (`Validation: 'async'`), reported created as soon as it is stored: the handshake goes
+ * on without the deployment, and its outcome shows in the subscription's provisioning state, its
+ * health and the `EndpointValidationFailCount` metric (and its alarm). With `Validation: 'wait'`
+ * it is reported created only once it has agreed: the provider framework's completion checks
  * (`checkDeclaredResource`) wait for that, up to a time limit, and fail with the endpoint's answer
  * when it does not. Each call is short, so the management function (29 s) serves them all.
  */
@@ -35,6 +38,16 @@ export const VALIDATION_WAIT_SECONDS = 120;
  * resource.
  */
 export const MAX_VALIDATION_WAIT_SECONDS = 3_000;
+
+/**
+ * How a declared subscription's deployment treats its endpoint's validation handshake: `async`
+ * (the default) completes once the subscription is stored, so an endpoint that can't answer yet
+ * (not deployed, a placeholder URL, validated by hand) never fails or rolls back the stack;
+ * `wait` completes once the endpoint agreed and fails the deployment when it does not.
+ */
+export const DECLARED_VALIDATION_MODES = ['async', 'wait'] as const;
+export type DeclaredValidationMode = (typeof DECLARED_VALIDATION_MODES)[number];
+export const DEFAULT_DECLARED_VALIDATION: DeclaredValidationMode = 'async';
 
 /** What a declared resource is. */
 export const DECLARED_KINDS = [
@@ -60,7 +73,13 @@ export const declaredPropertiesSchema = z.object({
    * resource: CloudFormation resolves no secret reference there).
    */
   ClientSecretArn: z.string().min(1).optional(),
-  /** Seconds to wait for a subscription's endpoint to agree (default {@link VALIDATION_WAIT_SECONDS}). */
+  /**
+   * Whether the deployment waits for a subscription's endpoint to agree (default
+   * {@link DEFAULT_DECLARED_VALIDATION}). Resources declared before this property existed carry
+   * only `ValidationWaitSeconds`, and waited: they still do.
+   */
+  Validation: z.enum(DECLARED_VALIDATION_MODES).optional(),
+  /** Seconds to wait for a subscription's endpoint to agree, with `Validation: 'wait'` (default {@link VALIDATION_WAIT_SECONDS}). */
   ValidationWaitSeconds: z.coerce.number().int().min(0).max(MAX_VALIDATION_WAIT_SECONDS).optional(),
 });
 export type DeclaredProperties = z.infer<typeof declaredPropertiesSchema>;
@@ -189,6 +208,14 @@ async function bodyWithClientSecret(
 }
 
 /**
+ * Whether the deployment waits for the subscription's endpoint: as `Validation` says; a resource
+ * that names only a wait (declared before `Validation` existed) waits, as it always did.
+ */
+const validationModeOf = (properties: DeclaredProperties): DeclaredValidationMode =>
+  properties.Validation ??
+  (properties.ValidationWaitSeconds === undefined ? DEFAULT_DECLARED_VALIDATION : 'wait');
+
+/**
  * A provider framework's "is it complete?" call: the request as it came, with what the event
  * handler answered (`Data` is how the two are told apart: the first call never has it).
  */
@@ -245,7 +272,11 @@ export async function applyDeclaredResource(
   );
   const data: Record<string, string> = { Path: target.path };
   if (typeof document.id === 'string') data.Id = document.id;
-  if (properties.Kind === 'Subscription' || properties.Kind === 'NamespaceSubscription') {
+  const isSubscription = properties.Kind === 'Subscription' || properties.Kind === 'NamespaceSubscription';
+  if (isSubscription && validationModeOf(properties) === 'async') {
+    const state = (document.properties as { provisioningState?: unknown } | undefined)?.provisioningState;
+    if (typeof state === 'string') data.ProvisioningState = state;
+  } else if (isSubscription) {
     const waitMs = (properties.ValidationWaitSeconds ?? VALIDATION_WAIT_SECONDS) * 1000;
     data.AgreeBy = new Date(deps.clock.now() + waitMs).toISOString();
   }

@@ -11,10 +11,11 @@ import { resetHealth, rewriteHealth } from '../storage/health';
 import { wakeBacklog } from './backlog-wake';
 import type { ManagementDeps, Operation } from './common';
 import type { SubscriptionFinder } from './dead-letter-routes';
-import { healthDocument } from './resource-documents';
+import { healthDocument, provisioningProperties } from './resource-documents';
 
 /**
- * The health of the subscription's endpoint, read strongly consistently; a record about another
+ * The health of the subscription's endpoint, with its provisioning state (and, while its
+ * endpoint has not agreed, how its validation stands), read strongly consistently; a record about another
  * endpoint URL (the subscription was aimed elsewhere since) shows as fresh. What its backlog holds
  * comes from the backlog's index (one strongly consistent read), only the current uid's events.
  */
@@ -24,11 +25,12 @@ async function healthOf(deps: ManagementDeps, subscription: Subscription) {
     deps.healthStore.get(topic, name, { consistent: true }),
     deps.backlog.overview(topic, name, subscription.uid),
   ]);
-  return healthDocument(
-    currentHealth(stored, topic, name, endpointIdOf(destination)),
-    deps.clock.now(),
-    backlog,
-  );
+  const nowMs = deps.clock.now();
+  return {
+    ...healthDocument(currentHealth(stored, topic, name, endpointIdOf(destination)), nowMs, backlog),
+    // Whether the endpoint agreed to receive: one that has not is sent nothing, however healthy.
+    ...provisioningProperties(subscription, nowMs),
+  };
 }
 
 /**

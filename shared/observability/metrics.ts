@@ -71,6 +71,13 @@ export const METRIC = {
    */
   DeliveryLateAnswerCount: 'DeliveryLateAnswerCount',
   /**
+   * An endpoint refused the validation handshake or could not be reached for it: its subscription
+   * waits for manual validation (its validation URL) until the window closes, and receives nothing
+   * until then. A subscription declared in code with `validation: 'async'` reports its outcome
+   * only here and in its health (Gridwire's own).
+   */
+  EndpointValidationFailCount: 'EndpointValidationFailCount',
+  /**
    * Events held in every backlog, as the backlogs' timers last summed them up: a gauge the sweeper
    * writes every five minutes, stack-wide only (Gridwire's own).
    */
@@ -134,6 +141,7 @@ export const METRIC_DIMENSION_SETS: Readonly<Record<MetricName, readonly (readon
   ProbationEnteredCount: [[], SUBSCRIPTION],
   ReplayedEventCount: [[], SUBSCRIPTION],
   DeliveryLateAnswerCount: [[], SUBSCRIPTION],
+  EndpointValidationFailCount: [[], SUBSCRIPTION],
   // About every backlog at once: one measure of the stack, nothing to break down.
   BacklogHeldEvents: [[]],
   BacklogOldestEventAgeSeconds: [[]],

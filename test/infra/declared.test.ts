@@ -53,8 +53,9 @@ describe('declared topics and subscriptions', () => {
       Kind: 'Subscription',
       Topic: 'orders',
       Subscription: 'billing',
-      ValidationWaitSeconds: '120',
+      Validation: 'async',
     });
+    expect(subscription?.Properties.ValidationWaitSeconds).toBeUndefined();
     expect(JSON.parse(subscription?.Properties.Body as string)).toEqual({
       properties: {
         destination: {
@@ -76,6 +77,17 @@ describe('declared topics and subscriptions', () => {
       'Fn::GetAtt': [string, string];
     };
     expect(subscription?.DependsOn).toEqual(expect.arrayContaining([management['Fn::GetAtt'][0]]));
+    // The handshake runs in the delivery function, fed by the delivery queue's event source: both
+    // exist before a subscription is put, so its endpoint is asked at once, even on a first deploy.
+    const delivery = Stack.of(pipeline).resolve(pipeline.deliveryFunction.functionArn) as {
+      'Fn::GetAtt': [string, string];
+    };
+    expect(subscription?.DependsOn).toEqual(expect.arrayContaining([delivery['Fn::GetAtt'][0]]));
+    const mappings = resources(template, 'AWS::Lambda::EventSourceMapping')
+      .filter(([, r]) => JSON.stringify(r.Properties.FunctionName).includes(delivery['Fn::GetAtt'][0]))
+      .map(([id]) => id);
+    expect(mappings.length).toBeGreaterThanOrEqual(3);
+    expect(subscription?.DependsOn).toEqual(expect.arrayContaining(mappings));
     // One framework (its event, completion and timeout functions) for the pipeline, asking the
     // management function for both the requests and the completion checks.
     const frameworks = resources(template, 'AWS::Lambda::Function').filter(
@@ -107,7 +119,38 @@ describe('declared topics and subscriptions', () => {
     ).toThrow('maxDeliveryAttempts must be an integer from 1 to 30 (got 31).');
     expect(() =>
       topic.addSubscription('billing', { endpointUrl: 'https://x.example', validationWaitSeconds: 4000 }),
+    ).toThrow("validationWaitSeconds applies only with validation: 'wait'");
+    expect(() =>
+      topic.addSubscription('billing', {
+        endpointUrl: 'https://x.example',
+        validation: 'wait',
+        validationWaitSeconds: 4000,
+      }),
     ).toThrow('validationWaitSeconds must be an integer from 0 to 3000 (got 4000).');
+    expect(() =>
+      topic.addSubscription('billing', {
+        endpointUrl: 'https://x.example',
+        validation: 'later' as unknown as 'wait',
+      }),
+    ).toThrow("validation must be 'async' or 'wait' (got later).");
+  });
+
+  it("wait for the endpoint when validation is 'wait', 120 s unless told otherwise", () => {
+    const pipeline = new DeliveryPipeline(new Stack(newApp(), 'Waits'), 'Events');
+    const topic = pipeline.addTopic('orders');
+    topic.addSubscription('billing', { endpointUrl: 'https://x.example', validation: 'wait' });
+    topic.addSubscription('audit', {
+      endpointUrl: 'https://x.example',
+      validation: 'wait',
+      validationWaitSeconds: 600,
+    });
+    const waits = resources(Template.fromStack(Stack.of(pipeline)), 'Custom::GridwireSubscription').map(
+      ([, r]) => [r.Properties.Subscription, r.Properties.Validation, r.Properties.ValidationWaitSeconds],
+    );
+    expect(waits).toEqual([
+      ['billing', 'wait', '120'],
+      ['audit', 'wait', '600'],
+    ]);
   });
 });
 
@@ -507,7 +550,7 @@ describe('declared namespaces, their topics and push subscriptions', () => {
       Namespace: 'shop',
       Topic: 'carts',
       Subscription: 'analytics',
-      ValidationWaitSeconds: '120',
+      Validation: 'async',
     });
     expect(subscription.DependsOn).toEqual(expect.arrayContaining([topicId]));
     expect(JSON.parse(subscription.Properties.Body as string)).toEqual({

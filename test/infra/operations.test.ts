@@ -3,13 +3,12 @@
  * reserved concurrency, deletion protection), and the dashboard and alarms.
  */
 import { App, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { addComplianceChecks } from '../../infra/checks';
 import {
-  DEFAULT_PUBLISH_RESERVED_CONCURRENCY,
   DEFAULT_THROTTLE,
   DeliveryPipeline,
   type DeliveryPipelineProps,
@@ -315,16 +314,29 @@ describe('hardened defaults', () => {
     expect(JSON.stringify(format)).not.toMatch(/querystring/i);
   });
 
-  it(`reserve ${DEFAULT_PUBLISH_RESERVED_CONCURRENCY} executions for the publish function; a number or false changes it`, () => {
-    template.hasResourceProperties('AWS::Lambda::Function', {
-      Description: FUNCTIONS.publish.description,
-      ReservedConcurrentExecutions: DEFAULT_PUBLISH_RESERVED_CONCURRENCY,
-    });
+  it('reserve no executions unless asked (a new account has 10, and Lambda keeps 100 unreserved); a number reserves them', () => {
+    expect(reservedOf(template)).toEqual({});
     expect(reservedOf(build({ reservedConcurrency: 25 }).template).publish).toBe(25);
     expect(reservedOf(build({ reservedConcurrency: false }).template).publish).toBeUndefined();
   });
 
-  it("reserve for the delivery function what its event sources may run at once plus the backlog sweep's execution", () => {
+  it('warn at synth with the account concurrency limit the reservations need, and only when there are some', () => {
+    const warningsOf = (props: DeliveryPipelineProps) => {
+      const stack = new Stack(newApp(), 'Warned');
+      new DeliveryPipeline(stack, 'Pipeline', props);
+      return Annotations.fromStack(stack)
+        .findWarning('*', Match.stringLikeRegexp('reserved concurrency'))
+        .map((found) => String(found.entry.data));
+    };
+    expect(warningsOf({})).toEqual([]);
+    const [warning, ...more] = warningsOf({ reservedConcurrency: 100, deliveryReservedConcurrency: 73 });
+    expect(more).toEqual([]);
+    expect(warning).toContain('needs an account concurrency limit of at least 273');
+    expect(warning).toContain('new accounts have 10');
+    expect(warningsOf({ reservedConcurrency: 5 })[0]).toContain('at least 105');
+  });
+
+  it("let the delivery function's reservation be what its event sources may run at once plus the backlog sweep's execution, or more", () => {
     const eventSourceConcurrency = (t: Template) =>
       Object.values(t.findResources('AWS::Lambda::EventSourceMapping'))
         .filter((mapping) =>
@@ -332,8 +344,11 @@ describe('hardened defaults', () => {
         )
         .reduce((sum, mapping) => sum + (mapping.Properties.ScalingConfig.MaximumConcurrency as number), 0);
     expect(eventSourceConcurrency(template)).toBe(72);
-    expect(reservedOf(template)).toEqual({ publish: DEFAULT_PUBLISH_RESERVED_CONCURRENCY, delivery: 73 });
-    const raised = build({ maxDeliveryInvocations: { delivery: 100 } }).template;
+    expect(reservedOf(build({ deliveryReservedConcurrency: 73 }).template).delivery).toBe(73);
+    const raised = build({
+      maxDeliveryInvocations: { delivery: 100 },
+      deliveryReservedConcurrency: 123,
+    }).template;
     expect(eventSourceConcurrency(raised)).toBe(122);
     expect(reservedOf(raised).delivery).toBe(123);
     expect(reservedOf(build({ deliveryReservedConcurrency: 200 }).template).delivery).toBe(200);
@@ -351,12 +366,12 @@ describe('hardened defaults', () => {
     }
   });
 
-  it('protect the table from deletion unless turned off', () => {
+  it('leave DynamoDB deletion protection off unless asked, so a failed first create can delete the table', () => {
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
-      Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })],
-    });
-    build({ deletionProtection: false }).template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
       Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })],
+    });
+    build({ deletionProtection: true }).template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })],
     });
   });
 

@@ -17,7 +17,7 @@ import { systemClock } from '../../shared/platform/clock';
 import { DynamoSubscriptionStore } from '../../shared/storage/subscriptions';
 import { namespacePushBody } from '../support/fakes';
 import { startTestStack, type TestStack } from '../support/local-stack';
-import { allowingOrigin, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
+import { allowingOrigin, eventually, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -141,11 +141,17 @@ describe('declared topics and subscriptions', () => {
     expect((await api.call('POST', '/admin/topics/declared/listKeys')).body.key1).toEqual(expect.any(String));
 
     const created = await apply(
-      subscriptionEvent('Create', 'declared', 'billing', {
-        ...webhookAt('/billing'),
-        filter: { includedEventTypes: ['Order.Created'] },
-        retryPolicy: { maxDeliveryAttempts: 10, eventTimeToLiveInMinutes: 60 },
-      }),
+      subscriptionEvent(
+        'Create',
+        'declared',
+        'billing',
+        {
+          ...webhookAt('/billing'),
+          filter: { includedEventTypes: ['Order.Created'] },
+          retryPolicy: { maxDeliveryAttempts: 10, eventTimeToLiveInMinutes: 60 },
+        },
+        { Validation: 'wait' },
+      ),
     );
     expect(created).toMatchObject({
       PhysicalResourceId: '/admin/topics/declared/eventSubscriptions/billing',
@@ -198,6 +204,52 @@ describe('declared topics and subscriptions', () => {
     await expect(request).rejects.toThrow(/has not agreed to receive events \(AwaitingManualAction: .*403/);
   }, 30_000);
 
+  it('completes an asynchronously validated subscription once stored; a refusal shows in the subscription and its health', async () => {
+    await apply(topicEvent('Create', 'later'));
+    const refusing = webhookAt('/later-refusing', () => ({ status: 403 }));
+    // Declared before `Validation` existed, a resource that names only a wait still waits.
+    await expect(
+      apply(subscriptionEvent('Create', 'later', 'legacy', refusing, { ValidationWaitSeconds: '1' })),
+    ).rejects.toThrow(/has not agreed to receive events/);
+    const created = await apply(
+      subscriptionEvent('Create', 'later', 'hook', refusing, { Validation: 'async' }),
+    );
+    expect(created).toEqual({
+      PhysicalResourceId: '/admin/topics/later/eventSubscriptions/hook',
+      Data: {
+        Path: '/admin/topics/later/eventSubscriptions/hook',
+        Id: expect.stringContaining('hook'),
+        ProvisioningState: 'AwaitingManualAction',
+      },
+    });
+    expect(created.Data).not.toHaveProperty('AgreeBy');
+    // The handshake goes on without the deployment: its refusal is recorded on the subscription.
+    const handshakeError = await eventually(
+      async () =>
+        (await api.call('GET', '/admin/topics/later/eventSubscriptions/hook')).body.properties
+          .endpointValidation?.handshakeError as string | undefined,
+      30_000,
+      "later/hook's handshake",
+    );
+    expect(handshakeError).toMatch(/403/);
+    const health = await api.call('GET', '/admin/topics/later/eventSubscriptions/hook/health');
+    expect(health.body).toMatchObject({
+      provisioningState: 'AwaitingManualAction',
+      endpointValidation: { handshakeError: expect.stringMatching(/403/) },
+    });
+    // An endpoint that answers is validated the same way, and its health says so.
+    await apply(
+      subscriptionEvent('Create', 'later', 'echoing', webhookAt('/later-echoing'), { Validation: 'async' }),
+    );
+    await eventually(
+      async () =>
+        (await api.call('GET', '/admin/topics/later/eventSubscriptions/echoing/health')).body
+          .provisioningState === 'Succeeded',
+      30_000,
+      'later/echoing validated',
+    );
+  }, 60_000);
+
   it("sets an OAuth 2.0 client's secret read from its ARN, never from the template", async () => {
     await apply(topicEvent('Create', 'declared-auth'));
     const tokenUrl = webhook.url('/declared-token', (request) =>
@@ -221,6 +273,7 @@ describe('declared topics and subscriptions', () => {
     await apply(
       subscriptionEvent('Create', 'declared-auth', 'billing', properties, {
         ClientSecretArn: CLIENT_SECRET_ARN,
+        Validation: 'wait',
       }),
     );
     // Validated with the token the secret got: the endpoint answers nothing else.
@@ -303,7 +356,9 @@ describe('declared namespaces, namespace topics and push subscriptions', () => {
         { properties: { eventRetentionInDays: 2 } },
       ),
     );
-    const created = await apply(declared('Create', 'NamespaceSubscription', names, push('/carts', 5)));
+    const created = await apply(
+      declared('Create', 'NamespaceSubscription', { ...names, Validation: 'wait' }, push('/carts', 5)),
+    );
     expect(created).toMatchObject({
       PhysicalResourceId: '/admin/namespaces/shop/topics/carts/eventSubscriptions/analytics',
       Data: { ProvisioningState: 'Succeeded' },

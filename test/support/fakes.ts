@@ -448,6 +448,8 @@ export const HEALTHY_DOCUMENT = {
   disabledReason: null,
   pausedAt: null,
   held: null,
+  // A subscription without validation, or whose endpoint agreed: deliveries go to it.
+  provisioningState: 'Succeeded',
 } as const;
 
 /**

@@ -168,6 +168,29 @@ describe('formatHealth', () => {
     );
   });
 
+  it('shows an endpoint that has not agreed to receive, and why, in place of its health', () => {
+    const rows: SubscriptionHealth[] = [
+      { subscription: 'validated', ...healthy, provisioningState: 'Succeeded' },
+      {
+        subscription: 'waiting',
+        ...healthy,
+        provisioningState: 'AwaitingManualAction',
+        endpointValidation: {
+          startedAt: '2026-06-01T12:00:00.000Z',
+          validationUrlExpiresAt: '2026-06-01T12:05:00.000Z',
+          handshakeError: 'The endpoint answered 403',
+        },
+      },
+      { subscription: 'failed', ...healthy, provisioningState: 'Failed' },
+    ];
+    const [, validated, waiting, failed] = formatHealth({ topic: 'orders' }, rows).split('\n');
+    expect(validated).toMatch(/^validated +Healthy +0 /);
+    expect(waiting).toMatch(
+      /^waiting +AwaitingManualAction \(not validated: The endpoint answered 403\) +0 /,
+    );
+    expect(failed).toMatch(/^failed +Failed \(not validated\) +0 /);
+  });
+
   it("shows a backlog's events without a wake, and a dash from an API that does not tell", () => {
     const { held: _held, ...older } = healthy;
     const rows = [

@@ -85,6 +85,7 @@ describe('health routes', () => {
       disabledReason: null,
       pausedAt: null,
       held: null,
+      provisioningState: 'Succeeded',
     });
     expect(lookups).toEqual([{ consistent: true }]);
   });

@@ -147,6 +147,7 @@ describe('GET .../health', () => {
       disabledReason: null,
       pausedAt: null,
       held: null,
+      provisioningState: 'Succeeded',
     });
   });
 
