@@ -32,6 +32,7 @@ import {
   NEW_ACCOUNT_CONCURRENCY_LIMIT,
   stageThrottleFor,
 } from './pipeline/capacity';
+import { environmentProblems } from './pipeline/deploy-limits';
 import { allowResourceDestinations, createFunctions, functionEnvironment } from './pipeline/functions';
 import { addAlarmTopicOutput, addOutputs, claimOutputPrefix } from './pipeline/outputs';
 import { validateProps } from './pipeline/props';
@@ -427,6 +428,8 @@ export class DeliveryPipeline extends Construct {
     const allowed = Lazy.string({ produce: () => this.allowedResources.join(',') });
     for (const fn of [functions.delivery, functions.management])
       fn.addEnvironment(ENV.resourceDestinations, allowed);
+    // Checked once every declaration is added: the list above grows with them.
+    this.node.addValidation({ validate: () => environmentProblems(functions) });
     addApiRoutes(this, {
       api,
       functions,

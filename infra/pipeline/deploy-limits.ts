@@ -1,0 +1,201 @@
+/**
+ * Limits AWS enforces only when a template is deployed, checked at synthesis instead: a value a
+ * template can only know as a reference (a queue's URL, a table's name, a resource's ARN) is
+ * estimated at the longest it can realistically be, so a template that passes here can't fail
+ * the deployment for being too long, however long the stack name, region and generated names.
+ *
+ * Today: each function's environment against Lambda's 4 KB, where the list of AWS resources
+ * subscriptions may deliver to (`resourceDestinations`, and every declared destination) is the
+ * part that grows. The same estimates size the resource policies in `test/infra/reuse.test.ts`.
+ */
+import { CfnResource, Stack } from 'aws-cdk-lib';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IConstruct } from 'constructs';
+import { ENV } from '../../shared/config/resources';
+
+/** Lambda's limit on a function's environment variables, names and values together (not adjustable). */
+export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4_096;
+
+/** A realistic longest region (the longest names are 14 characters) and a 12-digit account. */
+const REGION = 'ap-southeast-2';
+const ACCOUNT = '123456789012';
+/** CloudFormation's longest stack name. */
+const STACK_NAME = 'S'.repeat(128);
+const name = (length: number) => 'n'.repeat(length);
+
+/** What the pseudo parameters resolve to, at their longest. */
+export const LONGEST_PSEUDO: Readonly<Record<string, string>> = {
+  'AWS::Region': REGION,
+  'AWS::AccountId': ACCOUNT,
+  // `aws-us-gov` is the longest partition, `amazonaws.com.cn` the longest URL suffix.
+  'AWS::Partition': 'aws-us-gov',
+  'AWS::URLSuffix': 'amazonaws.com.cn',
+  'AWS::StackName': STACK_NAME,
+};
+
+/**
+ * Per resource type: what `Ref` and `Fn::GetAtt` give, at their longest (the names CloudFormation
+ * generates are cut to each service's limit).
+ */
+export const LONGEST_PHYSICAL: Readonly<
+  Record<string, { readonly ref: string; readonly attributes: Readonly<Record<string, string>> }>
+> = {
+  'AWS::Lambda::Function': {
+    ref: name(64),
+    attributes: { Arn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name(64)}` },
+  },
+  'AWS::SQS::Queue': {
+    ref: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${name(80)}`,
+    attributes: { Arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${name(80)}`, QueueName: name(80) },
+  },
+  'AWS::S3::Bucket': { ref: name(63), attributes: { Arn: `arn:aws:s3:::${name(63)}` } },
+  'AWS::KMS::Key': {
+    ref: name(36),
+    attributes: { Arn: `arn:aws:kms:${REGION}:${ACCOUNT}:key/${name(36)}` },
+  },
+  'AWS::SNS::Topic': {
+    ref: `arn:aws:sns:${REGION}:${ACCOUNT}:${name(256)}`,
+    attributes: { TopicArn: `arn:aws:sns:${REGION}:${ACCOUNT}:${name(256)}`, TopicName: name(256) },
+  },
+  'AWS::Events::Rule': {
+    ref: name(64),
+    attributes: { Arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${name(64)}` },
+  },
+  'AWS::Events::EventBus': {
+    ref: name(256),
+    attributes: { Arn: `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${name(256)}`, Name: name(256) },
+  },
+  'AWS::Kinesis::Stream': {
+    ref: name(128),
+    attributes: { Arn: `arn:aws:kinesis:${REGION}:${ACCOUNT}:stream/${name(128)}` },
+  },
+  'AWS::ApiGatewayV2::Api': {
+    ref: name(10),
+    attributes: {
+      ApiId: name(10),
+      ApiEndpoint: `https://${name(10)}.execute-api.${REGION}.amazonaws.com.cn`,
+    },
+  },
+  'AWS::IAM::Role': { ref: name(64), attributes: { Arn: `arn:aws:iam::${ACCOUNT}:role/${name(64)}` } },
+  'AWS::DynamoDB::GlobalTable': {
+    ref: name(255),
+    attributes: { Arn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${name(255)}` },
+  },
+  'AWS::SecretsManager::Secret': {
+    // Secrets Manager ARNs end with a dash and six random characters.
+    ref: `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${name(128)}-AbCdEf`,
+    attributes: {},
+  },
+  'AWS::Lambda::Url': {
+    ref: name(64),
+    attributes: { FunctionUrl: `https://${name(32)}.lambda-url.${REGION}.on.aws/` },
+  },
+};
+
+/**
+ * The longest a value may be that the template can't know (an output of another stack, an
+ * intrinsic function this estimate doesn't follow): the longest ARN of the services a pipeline
+ * refers to (an SNS topic's, with its 256-character name).
+ */
+export const LONGEST_UNKNOWN = `arn:aws:sns:${REGION}:${ACCOUNT}:${name(256)}`;
+
+/** The resource type of each logical id of a template; `undefined` for one not in it. */
+export type ResourceTypes = (logicalId: string) => string | undefined;
+
+/**
+ * `value` (a template fragment) with every reference replaced by the longest value it can
+ * realistically have. `strict` throws on a reference it can't estimate (tests, which must know
+ * every one); otherwise such a reference counts as {@link LONGEST_UNKNOWN}.
+ */
+export function longestValue(value: unknown, types: ResourceTypes, strict = false): unknown {
+  if (Array.isArray(value)) return value.map((item) => longestValue(item, types, strict));
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value);
+  const [key, argument] = entries[0] ?? [];
+  const unknown = (what: string): string => {
+    if (strict) throw new Error(`no realistic value of ${what}`);
+    return LONGEST_UNKNOWN;
+  };
+  if (entries.length === 1 && key === 'Ref') {
+    const ref = argument as string;
+    return LONGEST_PSEUDO[ref] ?? physicalOf(ref, types)?.ref ?? unknown(`Ref ${ref}`);
+  }
+  if (entries.length === 1 && key === 'Fn::GetAtt') {
+    const [id, attribute] = argument as [string, string];
+    return physicalOf(id, types)?.attributes[attribute] ?? unknown(`${attribute} of ${id}`);
+  }
+  if (entries.length === 1 && key === 'Fn::Join') {
+    const [separator, parts] = argument as [string, unknown[]];
+    return parts.map((part) => longestValue(part, types, strict)).join(separator);
+  }
+  if (entries.length === 1 && key?.startsWith('Fn::')) return unknown(key);
+  return Object.fromEntries(entries.map(([k, v]) => [k, longestValue(v, types, strict)]));
+}
+
+const physicalOf = (id: string, types: ResourceTypes) => {
+  const type = types(id);
+  return type === undefined ? undefined : LONGEST_PHYSICAL[type];
+};
+
+/** The resource types of a stack's resources, by logical id, as its template will name them. */
+export function resourceTypesOf(stack: Stack): ResourceTypes {
+  const types = new Map<string, string>();
+  for (const construct of stack.node.findAll()) {
+    if (!CfnResource.isCfnResource(construct) || Stack.of(construct) !== stack) continue;
+    types.set(stack.resolve(construct.logicalId) as string, construct.cfnResourceType);
+  }
+  return (logicalId) => types.get(logicalId);
+}
+
+/** The bytes of a function's environment as Lambda counts them: its variables as JSON. */
+export const environmentBytes = (variables: Readonly<Record<string, unknown>>): number =>
+  Buffer.byteLength(JSON.stringify(variables), 'utf8');
+
+/** What one function's environment comes to at its longest, and its largest variables. */
+export interface EnvironmentEstimate {
+  readonly bytes: number;
+  /** Each variable's name and its value's longest bytes, the largest first. */
+  readonly largest: readonly (readonly [string, number])[];
+}
+
+/** A function's environment at its longest, from its CloudFormation resource. */
+export function environmentEstimate(
+  fn: IConstruct,
+  types: ResourceTypes = resourceTypesOf(Stack.of(fn)),
+): EnvironmentEstimate {
+  const cfn = fn.node.defaultChild as CfnFunction;
+  // The L1 property, resolved: its keys are still the construct's (`variables`), not the template's.
+  const resolved = Stack.of(fn).resolve(cfn.environment) as
+    | { variables?: Record<string, unknown> }
+    | undefined;
+  const variables = longestValue(resolved?.variables ?? {}, types) as Record<string, unknown>;
+  const largest = Object.entries(variables)
+    .map(([key, value]) => [key, Buffer.byteLength(String(value), 'utf8')] as const)
+    .sort((a, b) => b[1] - a[1]);
+  return { bytes: environmentBytes(variables), largest };
+}
+
+/**
+ * What a variable of the functions' environment comes from, where a prop makes it grow: named in
+ * the synth's error, so the fix is clear.
+ */
+const GROWING_VARIABLES: Readonly<Record<string, string>> = {
+  [ENV.resourceDestinations]:
+    'the AWS resources subscriptions may deliver to (the resourceDestinations prop and the destinations of declared subscriptions: cover many resources with one pattern, such as arn:aws:sqs:eu-west-1:123456789012:orders-*)',
+};
+
+/**
+ * Each function whose environment may exceed Lambda's limit, as a message naming the function,
+ * its estimate, and what its largest variable comes from; none when all fit.
+ */
+export function environmentProblems(functions: Readonly<Record<string, IConstruct>>): string[] {
+  return Object.entries(functions).flatMap(([key, fn]) => {
+    const { bytes, largest } = environmentEstimate(fn);
+    if (bytes <= LAMBDA_ENVIRONMENT_LIMIT_BYTES) return [];
+    const [variable, size] = largest[0] ?? ['', 0];
+    const source = GROWING_VARIABLES[variable] ?? `the ${variable} variable`;
+    return [
+      `The ${key} function's environment may reach ${bytes} bytes at the longest names AWS can generate, over Lambda's limit of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES}: ${size} bytes of it are ${source}.`,
+    ];
+  });
+}

@@ -1,0 +1,200 @@
+/**
+ * The deploy rehearsal: what a fresh AWS account enforces only when a template is deployed, as
+ * rules over the synthesized template, each learned from a review of what would have failed (or
+ * silently not worked) on a first `cdk deploy`. `test/infra/deploy-rules.test.ts` holds this
+ * repository's templates to them, and `test/package/consumer.test.ts` the README's example app
+ * built from the packed package. A rule answers the problems it finds, none when it holds.
+ */
+import { LAMBDA_UNRESERVED_MINIMUM, NEW_ACCOUNT_CONCURRENCY_LIMIT } from '../../infra/pipeline/capacity';
+import {
+  environmentBytes,
+  LAMBDA_ENVIRONMENT_LIMIT_BYTES,
+  longestValue,
+} from '../../infra/pipeline/deploy-limits';
+import { FUNCTIONS } from '../../shared/config/resources';
+
+export type TemplateResource = {
+  Type: string;
+  Properties?: Record<string, unknown>;
+  DependsOn?: string | string[];
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+};
+export type TemplateJson = { Resources: Record<string, TemplateResource> };
+
+export interface DeployRule {
+  /** What the rule holds the template to. */
+  readonly rule: string;
+  /** What goes wrong on a deploy when it does not hold. */
+  readonly why: string;
+  readonly check: (template: TemplateJson) => string[];
+}
+
+const entriesOf = (template: TemplateJson, type: string): [string, TemplateResource][] =>
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+const dependsOn = (resource: TemplateResource): string[] =>
+  resource.DependsOn === undefined ? [] : ([] as string[]).concat(resource.DependsOn);
+
+const refId = (value: unknown): string | undefined => {
+  const ref = value as { Ref?: unknown; 'Fn::GetAtt'?: unknown[] } | undefined;
+  if (typeof ref?.Ref === 'string') return ref.Ref;
+  const attribute = ref?.['Fn::GetAtt']?.[0];
+  return typeof attribute === 'string' ? attribute : undefined;
+};
+
+/** Types whose data or cost outlives a failed create when kept: removed when a first create rolls back. */
+const STATEFUL_TYPES = [
+  'AWS::DynamoDB::GlobalTable',
+  'AWS::DynamoDB::Table',
+  'AWS::S3::Bucket',
+  'AWS::SecretsManager::Secret',
+  'AWS::KMS::Key',
+  'AWS::Logs::LogGroup',
+];
+
+/** The Gridwire delivery functions of a template, by logical id. */
+const deliveryFunctions = (template: TemplateJson): string[] =>
+  entriesOf(template, 'AWS::Lambda::Function')
+    .filter(([, resource]) => resource.Properties?.Description === FUNCTIONS.delivery.description)
+    .map(([id]) => id);
+
+export const DEPLOY_RULES: readonly DeployRule[] = [
+  {
+    rule: `reserves no concurrency a new account (limit ${NEW_ACCOUNT_CONCURRENCY_LIMIT}) can't give`,
+    why: `Lambda refuses a reservation that leaves fewer than ${LAMBDA_UNRESERVED_MINIMUM} executions unreserved, and the create fails partway.`,
+    check: (template) => {
+      const reserved = entriesOf(template, 'AWS::Lambda::Function').flatMap(([id, resource]) => {
+        const value = resource.Properties?.ReservedConcurrentExecutions;
+        return typeof value === 'number' && value > 0 ? [[id, value] as const] : [];
+      });
+      const total = reserved.reduce((sum, [, value]) => sum + value, 0);
+      return total + LAMBDA_UNRESERVED_MINIMUM > NEW_ACCOUNT_CONCURRENCY_LIMIT && total > 0
+        ? [`reserves ${total} executions (${reserved.map(([id, value]) => `${id}: ${value}`).join(', ')})`]
+        : [];
+    },
+  },
+  {
+    rule: 'lets CloudWatch publish to every alarm topic whose policy the template writes',
+    why: "A topic policy replaces SNS's default one: with only a Deny (as `enforceSSL` writes), alarms change state and nobody hears of it.",
+    check: (template) => {
+      const alarmTopics = new Set(
+        entriesOf(template, 'AWS::CloudWatch::Alarm').flatMap(([, alarm]) =>
+          ((alarm.Properties?.AlarmActions as unknown[] | undefined) ?? []).flatMap(
+            (action) => refId(action) ?? [],
+          ),
+        ),
+      );
+      return entriesOf(template, 'AWS::SNS::TopicPolicy').flatMap(([id, policy]) => {
+        const topics = ((policy.Properties?.Topics as unknown[] | undefined) ?? []).flatMap(
+          (topic) => refId(topic) ?? [],
+        );
+        if (!topics.some((topic) => alarmTopics.has(topic))) return [];
+        const statements =
+          (policy.Properties?.PolicyDocument as { Statement?: Record<string, unknown>[] } | undefined)
+            ?.Statement ?? [];
+        const allowsCloudWatch = statements.some(
+          (statement) =>
+            statement.Effect === 'Allow' &&
+            JSON.stringify(statement.Principal).includes('cloudwatch.amazonaws.com') &&
+            JSON.stringify(statement.Action).includes('sns:Publish'),
+        );
+        return allowsCloudWatch
+          ? []
+          : [`${id} (on ${topics.join(', ')}) allows cloudwatch.amazonaws.com nothing`];
+      });
+    },
+  },
+  {
+    rule: 'creates declared subscriptions after the delivery function and its queue event sources',
+    why: 'The validation handshake runs in the delivery function, fed by its queues: asked before they exist, an endpoint is asked late or not at all.',
+    check: (template) => {
+      const delivery = new Set(deliveryFunctions(template));
+      const mappingsOf = (fn: string) =>
+        entriesOf(template, 'AWS::Lambda::EventSourceMapping')
+          .filter(([, mapping]) => refId(mapping.Properties?.FunctionName) === fn)
+          .map(([id]) => id);
+      return Object.entries(template.Resources)
+        .filter(([, resource]) => /^Custom::Gridwire(Namespace)?Subscription$/.test(resource.Type))
+        .flatMap(([id, resource]) => {
+          const after = dependsOn(resource);
+          const functions = after.filter((dependency) => delivery.has(dependency));
+          if (functions.length === 0) return [`${id} is not made after a delivery function`];
+          const missing = functions.flatMap(mappingsOf).filter((mapping) => !after.includes(mapping));
+          return missing.length === 0 ? [] : [`${id} is not made after ${missing.join(', ')}`];
+        });
+    },
+  },
+  {
+    rule: `keeps each function's environment under Lambda's ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes at the longest generated names`,
+    why: 'Lambda refuses a larger environment when the function is created or updated.',
+    check: (template) => {
+      const types = (id: string) => template.Resources[id]?.Type;
+      return entriesOf(template, 'AWS::Lambda::Function').flatMap(([id, fn]) => {
+        const variables = (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)
+          ?.Variables;
+        if (variables === undefined) return [];
+        const bytes = environmentBytes(longestValue(variables, types) as Record<string, unknown>);
+        return bytes > LAMBDA_ENVIRONMENT_LIMIT_BYTES ? [`${id}'s environment may reach ${bytes} bytes`] : [];
+      });
+    },
+  },
+  {
+    rule: 'removes stateful resources when a first create rolls back, and keeps them on delete and replacement',
+    why: 'Kept after a failed first create (Retain), a table, bucket, secret, key or log group collides with the next try or goes on billing; deleted with the stack, data is lost.',
+    check: (template) =>
+      Object.entries(template.Resources).flatMap(([id, resource]) => {
+        if (!STATEFUL_TYPES.includes(resource.Type)) return [];
+        const problems: string[] = [];
+        if (resource.DeletionPolicy !== 'RetainExceptOnCreate') {
+          problems.push(`${id} (${resource.Type}) has DeletionPolicy ${resource.DeletionPolicy ?? 'Delete'}`);
+        }
+        if (resource.UpdateReplacePolicy !== 'Retain') {
+          problems.push(
+            `${id} (${resource.Type}) has UpdateReplacePolicy ${resource.UpdateReplacePolicy ?? 'Delete'}`,
+          );
+        }
+        return problems;
+      }),
+  },
+  {
+    rule: 'leaves DynamoDB deletion protection off on the first create',
+    why: 'A protected table cannot be deleted by a rollback: the failed first create ends in ROLLBACK_FAILED with the table left behind.',
+    check: (template) =>
+      [
+        ...entriesOf(template, 'AWS::DynamoDB::GlobalTable'),
+        ...entriesOf(template, 'AWS::DynamoDB::Table'),
+      ].flatMap(([id, table]) =>
+        JSON.stringify(table.Properties ?? {}).includes('"DeletionProtectionEnabled":true')
+          ? [`${id} has deletion protection on`]
+          : [],
+      ),
+  },
+  {
+    rule: 'names no partition in an ARN it writes (aws, aws-cn, aws-us-gov alike)',
+    why: 'A literal `arn:aws:` fails or grants nothing in the China and GovCloud partitions.',
+    check: (template) => {
+      const found = JSON.stringify(template.Resources).match(/"arn:aws[a-z-]*:[^"]*"/g) ?? [];
+      return found.map((arn) => `writes ${arn}`);
+    },
+  },
+  {
+    rule: "throttles every API stage within the account's regional API Gateway quota (10,000 requests/s, burst 5,000)",
+    why: 'The account quota throttles every API of the account together; a stage above it never throttles and lets the quota refuse other APIs.',
+    check: (template) =>
+      entriesOf(template, 'AWS::ApiGatewayV2::Stage').flatMap(([id, stage]) => {
+        const settings = stage.Properties?.DefaultRouteSettings as
+          | { ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number }
+          | undefined;
+        const rate = settings?.ThrottlingRateLimit;
+        const burst = settings?.ThrottlingBurstLimit;
+        return rate === undefined || burst === undefined || rate > 10_000 || burst > 5_000
+          ? [`${id} throttles at ${rate ?? 'no rate'}/s, burst ${burst ?? 'none'}`]
+          : [];
+      }),
+  },
+];
+
+/** Every rule's problems in `template`, as `rule: problem` lines; empty when all hold. */
+export const deployProblems = (template: TemplateJson): string[] =>
+  DEPLOY_RULES.flatMap(({ rule, check }) => check(template).map((problem) => `${rule}: ${problem}`));
