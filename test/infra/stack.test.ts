@@ -503,8 +503,11 @@ describe('table', () => {
     });
   });
 
-  it('is kept when the stack is deleted, unless told otherwise', () => {
-    template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' });
+  it('is kept when the stack is deleted or a change replaces it, and removed when the first create fails, unless told otherwise', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'RetainExceptOnCreate',
+      UpdateReplacePolicy: 'Retain',
+    });
   });
 });
 
@@ -525,7 +528,7 @@ describe('header key secret', () => {
   });
 
   it('is kept when the stack is deleted like the table whose values it seals, unless told otherwise', () => {
-    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
+    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'RetainExceptOnCreate' });
     const { template: disposable } = synth({ removalPolicy: RemovalPolicy.DESTROY });
     disposable.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Delete' });
   });
