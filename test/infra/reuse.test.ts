@@ -8,6 +8,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { addComplianceChecks } from '../../infra/checks';
 import { DeliveryPipeline, type DeliveryPipelineProps } from '../../infra/delivery-pipeline';
 import { GridwireStack } from '../../infra/gridwire-stack';
+import { LONGEST_PHYSICAL, longestValue } from '../../infra/pipeline/deploy-limits';
 import {
   ENV,
   FUNCTIONS,
@@ -29,79 +30,16 @@ const resourcesOf = (template: Template): Resources => template.toJSON().Resourc
 
 /*
  * Estimating a resource policy as the service stores it: the synthesized statements with every
- * reference replaced by a value as long as it can realistically be. A 64-character stack name and
- * region ap-southeast-2; names CloudFormation generates at their services' longest.
+ * reference replaced by a value as long as it can realistically be (`longestValue`, the same
+ * estimate the synth's environment check makes: the longest stack name and region, names
+ * CloudFormation generates at their services' longest). A reference it can't estimate fails.
  */
 const REGION = 'ap-southeast-2';
 const ACCOUNT = '123456789012';
-const STACK_NAME = 'S'.repeat(64);
-const name = (length: number) => 'n'.repeat(length);
-const PSEUDO: Record<string, string> = {
-  'AWS::Region': REGION,
-  'AWS::AccountId': ACCOUNT,
-  'AWS::Partition': 'aws',
-  'AWS::URLSuffix': 'amazonaws.com',
-  'AWS::StackName': STACK_NAME,
-};
-/** Per resource type: what `Ref` and `Fn::GetAtt` give, at their longest. */
-const PHYSICAL: Record<string, { ref: string; attributes: Record<string, string> }> = {
-  'AWS::Lambda::Function': {
-    ref: name(64),
-    attributes: { Arn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name(64)}` },
-  },
-  'AWS::SQS::Queue': {
-    ref: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${name(80)}`,
-    attributes: { Arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${name(80)}`, QueueName: name(80) },
-  },
-  'AWS::S3::Bucket': { ref: name(63), attributes: { Arn: `arn:aws:s3:::${name(63)}` } },
-  'AWS::KMS::Key': {
-    ref: name(36),
-    attributes: { Arn: `arn:aws:kms:${REGION}:${ACCOUNT}:key/${name(36)}` },
-  },
-  'AWS::SNS::Topic': {
-    ref: `arn:aws:sns:${REGION}:${ACCOUNT}:${name(256)}`,
-    attributes: { TopicArn: `arn:aws:sns:${REGION}:${ACCOUNT}:${name(256)}` },
-  },
-  'AWS::Events::Rule': {
-    ref: name(64),
-    attributes: { Arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${name(64)}` },
-  },
-  'AWS::ApiGatewayV2::Api': { ref: name(10), attributes: { ApiId: name(10) } },
-  'AWS::IAM::Role': { ref: name(64), attributes: { Arn: `arn:aws:iam::${ACCOUNT}:role/${name(64)}` } },
-};
 
-/** `value` with every intrinsic function resolved as above; throws on one it doesn't know. */
-function realistic(value: unknown, resources: Resources): unknown {
-  if (Array.isArray(value)) return value.map((item) => realistic(item, resources));
-  if (value === null || typeof value !== 'object') return value;
-  const entries = Object.entries(value);
-  const [key, argument] = entries[0] ?? [];
-  if (entries.length === 1 && key === 'Ref') {
-    const ref = argument as string;
-    const pseudo = PSEUDO[ref];
-    if (pseudo !== undefined) return pseudo;
-    return physical(ref, resources).ref;
-  }
-  if (entries.length === 1 && key === 'Fn::GetAtt') {
-    const [id, attribute] = argument as [string, string];
-    const resolved = physical(id, resources).attributes[attribute];
-    if (resolved === undefined) throw new Error(`no realistic ${attribute} of ${id}`);
-    return resolved;
-  }
-  if (entries.length === 1 && key === 'Fn::Join') {
-    const [separator, parts] = argument as [string, unknown[]];
-    return parts.map((part) => realistic(part, resources)).join(separator);
-  }
-  if (entries.length === 1 && key?.startsWith('Fn::')) throw new Error(`no realistic value of ${key}`);
-  return Object.fromEntries(entries.map(([k, v]) => [k, realistic(v, resources)]));
-}
-
-function physical(id: string, resources: Resources) {
-  const type = resources[id]?.Type ?? 'unknown';
-  const found = PHYSICAL[type];
-  if (found === undefined) throw new Error(`no realistic value of a ${type} (${id})`);
-  return found;
-}
+/** `value` with every intrinsic function resolved at its longest; throws on one it doesn't know. */
+const realistic = (value: unknown, resources: Resources): unknown =>
+  longestValue(value, (id) => resources[id]?.Type, true);
 
 const logicalIdIn = (reference: unknown): string => {
   const ref = reference as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
@@ -140,7 +78,7 @@ function lambdaStatement(properties: Record<string, unknown>, resources: Resourc
           ? { Service: principal }
           : { AWS: principal },
     Action: value('Action'),
-    Resource: PHYSICAL['AWS::Lambda::Function']?.attributes.Arn,
+    Resource: LONGEST_PHYSICAL['AWS::Lambda::Function']?.attributes.Arn,
     ...(Object.keys(conditions).length === 0 ? {} : { Condition: conditions }),
   };
 }
