@@ -326,6 +326,8 @@ export function engineHarness(
     lateAnswers?: LateAnswerStore;
     /** Sends to AWS resource destinations (default: none). */
     resources?: ResourceSender;
+    /** Runs validation jobs (default: none; such a job fails). */
+    handshake?: DeliveryEngineDeps['handshake'];
   } = {},
 ): EngineHarness {
   const clock = options.clock ?? new VirtualClock();
@@ -377,6 +379,7 @@ export function engineHarness(
     ...(options.sealer === undefined ? {} : { sealer: options.sealer }),
     ...(options.lateAnswers === undefined ? {} : { lateAnswers: options.lateAnswers }),
     ...(options.resources === undefined ? {} : { resources: options.resources }),
+    ...(options.handshake === undefined ? {} : { handshake: options.handshake }),
     ...(options.backlog === undefined
       ? {}
       : {
