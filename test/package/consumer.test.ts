@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildPackage, type PackedTarball, packPackage, sizeLine } from '../../scripts/build-package';
 import { consumerLockfile, type Lockfile, type PackedPackage } from '../support/consumer-lock';
+import { deployProblems, type TemplateJson } from '../support/deploy-rules';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'node_modules', '.bin');
@@ -133,6 +134,25 @@ function guideCdkJson(): string {
   return written[1] as string;
 }
 
+/**
+ * The README's deploy example as a reader copies it: the `ts` block of its "Deploy" section, and
+ * the `cdk.json` its steps write (which must be the packaging guide's).
+ */
+function readmeDeployExample(): { source: string; cdkJson: string } {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = /^## Deploy\n([\s\S]*?)^## /m.exec(readme)?.[1];
+  const source = section === undefined ? undefined : /^```ts\n([\s\S]*?)^```$/m.exec(section)?.[1];
+  const cdkJson =
+    section === undefined ? undefined : /^echo '(\{"app": .*\})' > cdk\.json$/m.exec(section)?.[1];
+  if (source === undefined || cdkJson === undefined) {
+    throw new Error('README.md\'s "Deploy" section has no ts block or no cdk.json line');
+  }
+  return { source, cdkJson };
+}
+
+let readmeTemplate: TemplateJson;
+let readmeSynthOutput: string;
+
 beforeAll(() => {
   buildPackage();
   packed = packPackage();
@@ -175,6 +195,17 @@ beforeAll(() => {
   });
   templateText = readFileSync(join(app, 'cdk.out', 'Consumer.template.json'), 'utf8');
   template = JSON.parse(templateText);
+  // The README's example, synthesized in the same app as its cdk.json runs an app.
+  const readme = readmeDeployExample();
+  writeFileSync(join(app, 'readme-app.ts'), readme.source);
+  const command = (JSON.parse(readme.cdkJson) as { app: string }).app.replace(/\bapp\.ts\b/, 'readme-app.ts');
+  readmeSynthOutput = mustRun(
+    join(BIN, 'cdk'),
+    ['synth', '--app', command, '--output', 'cdk.out.readme', '--quiet'],
+    app,
+    { CDK_DISABLE_VERSION_CHECK: 'true' },
+  );
+  readmeTemplate = JSON.parse(readFileSync(join(app, 'cdk.out.readme', 'Events.template.json'), 'utf8'));
 }, 600_000);
 
 afterAll(() => {
@@ -244,6 +275,23 @@ describe('the packed package', () => {
     expect(
       stale.length === 0 ? 'current' : `stale (${stale.map(([name]) => name)}); built: ${sizeLine(packed)}`,
     ).toBe('current');
+  });
+
+  it("rehearses the README's deploy: its example, built from the tarball as its steps say, passes every deploy rule", () => {
+    expect(readmeDeployExample().cdkJson).toBe(guideCdkJson());
+    expect(deployProblems(readmeTemplate)).toEqual([]);
+    // Its subscription's endpoint (a placeholder) is validated without holding up the stack.
+    const [subscription] = Object.values(readmeTemplate.Resources).filter(
+      (resource) => resource.Type === 'Custom::GridwireSubscription',
+    );
+    expect(subscription?.Properties).toMatchObject({ Validation: 'async' });
+    expect(readmeSynthOutput).not.toMatch(/reserved concurrency/);
+    // The alarm e-mail it gives is subscribed to the alarm topic.
+    expect(
+      Object.values(readmeTemplate.Resources).filter(
+        (resource) => resource.Type === 'AWS::SNS::Subscription' && resource.Properties?.Protocol === 'email',
+      ),
+    ).toHaveLength(1);
   });
 
   it('installs on this Node with no engine warning, and its engines say the Node it needs', () => {
