@@ -26,9 +26,11 @@ export {
 export { type DeclaredDestination, Destination, type DestinationOptions } from './destinations';
 export { GridwireStack, type GridwireStackProps } from './gridwire-stack';
 export {
+  ADMIN_ROUTE_THROTTLE,
   ASSUMED_PUBLISH_DURATION_MS,
   type StageThrottle,
   stageThrottleFor,
   THROTTLE_CEILING,
+  VALIDATION_ROUTE_THROTTLE,
 } from './pipeline/capacity';
 export { FUNCTION_RUNTIME } from './pipeline-function';

@@ -12,16 +12,19 @@
  * reason read that metric's `[Error, ErrorType]`, `[ErrorType, Error]`, `[DropReason]` or
  * `[DeadLetterReason]` series with a SEARCH expression.
  */
-import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { type FunctionKey, QUEUES, type QueueKey } from '../shared/config/resources';
+import { type FunctionKey, QUEUES, type QueueKey, TABLE } from '../shared/config/resources';
 import {
   METRIC,
   METRIC_DIMENSION_SETS,
@@ -105,6 +108,26 @@ export const ALARM_THRESHOLDS = {
   backlogAgeHours: 6,
   /** Events all backlogs may hold together (`backlogSizeAlarmEvents`). */
   backlogHeldEvents: 1_000_000,
+  /**
+   * Percent of API requests answered with a 5xx, over two five-minute periods in a row. A healthy
+   * pipeline answers none: overload is refused with 429s (the stage throttle, the delivery
+   * backlog gate), so a 5xx is a function that could not run (Lambda throttled it: the HTTP API
+   * answers that with a 500), failed or timed out, or a dependency that failed (503). 1% is well
+   * above a stray cold-start timeout and well below what publishers notice as an outage; two
+   * periods keep one blip (a dependency's brief error the callers' retries absorbed) from paging.
+   */
+  apiServerErrorRatePercent: 1,
+  /**
+   * 5xx answers a five-minute period must have before its rate counts: on an API that takes a
+   * handful of requests, one failure would otherwise be tens of percent.
+   */
+  apiServerErrorsMinimum: 5,
+  /**
+   * Periods in a row (five minutes each) the table must throttle requests to fire: one burst the
+   * SDK's retries absorbed (on-demand tables throttle while they scale past twice their previous
+   * peak) is not worth a page; throttling that lasts ten minutes is a hot key or a limit.
+   */
+  tableThrottlePeriods: 2,
 } as const;
 
 /** The alarm thresholds a deployment may set (the pipeline's props of the same meaning). */
@@ -134,7 +157,32 @@ export interface PipelineAlarms {
   readonly backlogSize: cloudwatch.Alarm;
   /** A backlog's wake was found late (its tick message lost) and armed again. */
   readonly backlogWakeLate: cloudwatch.Alarm;
+  /**
+   * More than `ALARM_THRESHOLDS.apiServerErrorRatePercent` of API requests (and at least
+   * `apiServerErrorsMinimum`) were answered with a 5xx, two periods in a row.
+   */
+  readonly apiServerErrors: cloudwatch.Alarm;
+  /** The table (or its index) throttled reads or writes, `ALARM_THRESHOLDS.tableThrottlePeriods` periods in a row. */
+  readonly tableThrottles: cloudwatch.Alarm;
+  /** An endpoint refused the validation handshake or did not answer it (`EndpointValidationFailCount`). */
+  readonly endpointValidationFailed: cloudwatch.Alarm;
+  /**
+   * Errors of the provider framework that carries out topics and subscriptions declared in code
+   * (`onEvent`: CloudFormation was not answered; `onTimeout`: a timed-out declaration could not
+   * be failed), one alarm each. Empty until the pipeline declares something (`addTopic`,
+   * `addNamespace`), which creates the provider; filled then.
+   */
+  readonly declaredResourcesErrors: Partial<Record<ProviderAlarmedFunction, cloudwatch.Alarm>>;
 }
+
+/**
+ * The provider framework's functions whose errors are alarmed. `isComplete` is not: the framework
+ * asks it to throw on every poll while a declaration still waits (its `Retry` error, which the
+ * waiter's state machine retries), so its `Errors` count normal waits, not failures; a check that
+ * really fails ends, after the waiter's retries, in `onTimeout` failing the declaration, and the
+ * deployment reports it.
+ */
+export type ProviderAlarmedFunction = 'onEvent' | 'onTimeout';
 
 /** Every alarm of `alarms`, in a stable order. */
 export function listAlarms(alarms: PipelineAlarms): cloudwatch.Alarm[] {
@@ -148,11 +196,17 @@ export function listAlarms(alarms: PipelineAlarms): cloudwatch.Alarm[] {
     alarms.backlogOldestAge,
     alarms.backlogSize,
     alarms.backlogWakeLate,
+    alarms.apiServerErrors,
+    alarms.tableThrottles,
+    alarms.endpointValidationFailed,
+    ...Object.values(alarms.declaredResourcesErrors),
   ];
 }
 
 export interface MonitoringTargets {
   readonly api: HttpApi;
+  /** The pipeline's table (and its index), whose throttled requests are alarmed. */
+  readonly table: dynamodb.ITableV2;
   readonly queues: Readonly<Record<QueueKey, sqs.IQueue>>;
   readonly redriveQueues: Readonly<Record<QueueKey, sqs.IQueue>>;
   readonly functions: Readonly<Record<FunctionKey, PipelineFunction>>;
@@ -164,20 +218,87 @@ export interface MonitoringTargets {
   readonly outputPrefix: string;
 }
 
-/** The topic alarms notify when none is given: encrypted with its own KMS key, TLS only. */
+/**
+ * The condition under which CloudWatch may act for an alarm: an alarm of this account in this
+ * region (`aws:SourceAccount`, `aws:SourceArn`), so no other account's alarm can make CloudWatch
+ * publish to the topic or use its key (the confused deputy).
+ */
+export function ownAlarmsCondition(scope: Construct): Record<string, Record<string, string>> {
+  const stack = Stack.of(scope);
+  return {
+    StringEquals: { 'aws:SourceAccount': stack.account },
+    ArnLike: {
+      'aws:SourceArn': stack.formatArn({
+        service: 'cloudwatch',
+        resource: 'alarm',
+        resourceName: '*',
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      }),
+    },
+  };
+}
+
+/**
+ * The topic alarms notify when none is given: encrypted with its own KMS key, TLS only, and
+ * open to CloudWatch for this account's alarms. The TLS rule (`enforceSSL`) makes CDK write a
+ * topic policy, and a topic policy replaces SNS's default one: with the Deny alone, nothing
+ * would allow CloudWatch to publish, and every alarm would fail to notify (reported for another
+ * project in aws-solutions/automated-security-response-on-aws#43). So the policy also allows
+ * `sns:Publish` to `cloudwatch.amazonaws.com` for this account's alarms.
+ */
 export function createAlarmTopic(scope: Construct, removalPolicy: RemovalPolicy): sns.Topic {
+  const cloudWatch = new iam.ServicePrincipal('cloudwatch.amazonaws.com');
+  const fromOwnAlarms = ownAlarmsCondition(scope);
   const key = new kms.Key(scope, 'AlarmTopicKey', {
     description: 'Gridwire: encrypts alarm notifications',
     enableKeyRotation: true,
     removalPolicy,
   });
-  // CloudWatch can only publish to an encrypted topic whose key lets it.
-  key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
-  return new sns.Topic(scope, 'AlarmTopic', {
+  // CloudWatch can only publish to an encrypted topic whose key lets it; only for this account's
+  // alarms (SNS calls KMS on the publisher's behalf, and the source keys travel with the call).
+  key.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'AllowCloudWatchAlarmsToUseTheKey',
+      principals: [cloudWatch],
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      resources: ['*'],
+      conditions: fromOwnAlarms,
+    }),
+  );
+  const topic = new sns.Topic(scope, 'AlarmTopic', {
     displayName: 'Gridwire alarms',
     masterKey: key,
     enforceSSL: true,
   });
+  topic.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'AllowCloudWatchAlarmsToPublish',
+      principals: [cloudWatch],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: fromOwnAlarms,
+    }),
+  );
+  return topic;
+}
+
+/** The `alarmEmail` prop as a list: none, one address, or several. */
+export const alarmEmailsOf = (alarmEmail: string | readonly string[] | undefined): readonly string[] =>
+  alarmEmail === undefined ? [] : typeof alarmEmail === 'string' ? [alarmEmail] : alarmEmail;
+
+/**
+ * Subscribes each address to the alarm topic by email. SNS first sends each a confirmation
+ * message; an address receives alarms only once its owner followed the link in it.
+ */
+export function subscribeAlarmEmails(alarmTopic: sns.ITopic, addresses: readonly string[]): void {
+  for (const address of addresses) {
+    const subscription = alarmTopic.addSubscription(new EmailSubscription(address));
+    Validations.of(subscription).acknowledge({
+      id: 'Serverless-SNSRedrivePolicy',
+      reason:
+        "An alarm email SNS can't deliver (an address not confirmed, or bouncing) would wait in a dead-letter queue nobody watches; the alarm's state and history stay in CloudWatch, and the topic's other subscribers still get it.",
+    });
+  }
 }
 
 /** What one alarm watches, when it fires, and what it tells the operator. */
@@ -204,21 +325,7 @@ export function createAlarms(
   settings: AlarmSettings = ALARM_THRESHOLDS,
 ): PipelineAlarms {
   const stackName = Stack.of(scope).stackName;
-  const action = new SnsAction(targets.alarmTopic);
-  const create = (definition: AlarmDefinition): cloudwatch.Alarm => {
-    const created = new cloudwatch.Alarm(scope, definition.id, {
-      metric: definition.metric,
-      threshold: definition.threshold,
-      evaluationPeriods: definition.periods,
-      datapointsToAlarm: definition.periods,
-      comparisonOperator: definition.comparison ?? cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `Gridwire (${stackName}): ${definition.description}`,
-    });
-    created.addAlarmAction(action);
-    created.addOkAction(action);
-    return created;
-  };
+  const create = alarmMaker(scope, targets.alarmTopic);
 
   const parked = {} as Record<QueueKey, cloudwatch.Alarm>;
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
@@ -249,6 +356,51 @@ export function createAlarms(
     backlogOldestAge: create(backlogOldestAgeAlarm(namespace, settings.backlogAgeHours)),
     backlogSize: create(backlogSizeAlarm(namespace, settings.backlogHeldEvents)),
     backlogWakeLate: create(backlogWakeLateAlarm(namespace)),
+    apiServerErrors: create(apiServerErrorsAlarm(targets.api)),
+    tableThrottles: create(tableThrottlesAlarm(targets.table)),
+    endpointValidationFailed: create(endpointValidationFailedAlarm(namespace)),
+    // Filled when the pipeline's first declaration creates the provider (`addDeclaredResourcesAlarms`).
+    declaredResourcesErrors: {},
+  };
+}
+
+/**
+ * The alarms on the declared-resources provider framework's functions, added to `alarms` once
+ * the provider exists (its first `addTopic` or `addNamespace`), notifying `alarmTopic` as the
+ * others do.
+ */
+export function addDeclaredResourcesAlarms(
+  scope: Construct,
+  alarms: PipelineAlarms,
+  alarmTopic: sns.ITopic,
+  frameworkFunctions: Readonly<Record<ProviderAlarmedFunction, IFunction>>,
+): void {
+  const create = alarmMaker(scope, alarmTopic);
+  for (const key of Object.keys(PROVIDER_FAILURES) as ProviderAlarmedFunction[]) {
+    alarms.declaredResourcesErrors[key] = create(providerErrorsAlarm(frameworkFunctions[key], key));
+  }
+}
+
+/** Makes alarms under `scope` that notify `alarmTopic` when they fire and when they clear. */
+function alarmMaker(
+  scope: Construct,
+  alarmTopic: sns.ITopic,
+): (definition: AlarmDefinition) => cloudwatch.Alarm {
+  const stackName = Stack.of(scope).stackName;
+  const action = new SnsAction(alarmTopic);
+  return (definition) => {
+    const created = new cloudwatch.Alarm(scope, definition.id, {
+      metric: definition.metric,
+      threshold: definition.threshold,
+      evaluationPeriods: definition.periods,
+      datapointsToAlarm: definition.periods,
+      comparisonOperator: definition.comparison ?? cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: `Gridwire (${stackName}): ${definition.description}`,
+    });
+    created.addAlarmAction(action);
+    created.addOkAction(action);
+    return created;
   };
 }
 
@@ -402,4 +554,112 @@ const backlogWakeLateAlarm = (namespace: string): AlarmDefinition => ({
     `redrive queue, or a fault) and the sweep armed it again, so its events went out late but ` +
     `none was lost. Read the delivery function's "backlog wake was late" log lines for the ` +
     `subscription, and check the retry queue's parked messages.`,
+});
+
+/**
+ * The API's 5xx answers as a percent of its requests, when there were at least
+ * `apiServerErrorsMinimum` of them in the period (else 0). The HTTP API's own metrics
+ * (`AWS/ApiGateway`, `5xx` and `Count` by `ApiId`), so 500s the gateway makes itself (Lambda
+ * throttled or failed the function) count with the functions' own 500 and 503 answers.
+ */
+const apiServerErrorsAlarm = (api: HttpApi): AlarmDefinition => {
+  const { apiServerErrorRatePercent: percent, apiServerErrorsMinimum: minimum } = ALARM_THRESHOLDS;
+  return {
+    id: 'ApiServerErrorsAlarm',
+    metric: new cloudwatch.MathExpression({
+      expression: `IF(FILL(errors, 0) >= ${minimum}, 100 * FILL(errors, 0) / requests, 0)`,
+      usingMetrics: {
+        errors: api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        requests: api.metricCount({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      },
+      period: FIVE_MINUTES,
+      label: 'API requests answered 5xx (%)',
+    }),
+    threshold: percent,
+    periods: 2,
+    description:
+      `more than ${percent}% of API requests (and at least ${minimum} in five minutes) were ` +
+      `answered with a 5xx for 10 minutes. A healthy pipeline refuses overload with 429s; a 5xx ` +
+      `is a function Lambda throttled or that failed or timed out (the gateway answers 500 or ` +
+      `503), or a dependency (queue, table) failing. The API access logs' "status", ` +
+      `"integrationError" and "routeKey" fields say which; then the functions' errors and ` +
+      `throttles on the dashboard.`,
+  };
+};
+
+/**
+ * Requests the table or its index throttled (reads and writes), summed per five minutes. The
+ * SDK retries a throttled call, so a short burst passes unseen by callers; what lasts is a hot
+ * key or a limit.
+ */
+const tableThrottlesAlarm = (table: dynamodb.ITableV2): AlarmDefinition => {
+  const periods = ALARM_THRESHOLDS.tableThrottlePeriods;
+  const throttles = (metricName: string, index?: string) =>
+    new cloudwatch.Metric({
+      namespace: 'AWS/DynamoDB',
+      metricName,
+      dimensionsMap: {
+        TableName: table.tableName,
+        ...(index === undefined ? {} : { GlobalSecondaryIndexName: index }),
+      },
+      statistic: 'Sum',
+      period: FIVE_MINUTES,
+    });
+  return {
+    id: 'TableThrottlesAlarm',
+    metric: new cloudwatch.MathExpression({
+      expression: 'FILL(reads, 0) + FILL(writes, 0) + FILL(indexReads, 0) + FILL(indexWrites, 0)',
+      usingMetrics: {
+        reads: throttles('ReadThrottleEvents'),
+        writes: throttles('WriteThrottleEvents'),
+        indexReads: throttles('ReadThrottleEvents', TABLE.topicsIndex.name),
+        indexWrites: throttles('WriteThrottleEvents', TABLE.topicsIndex.name),
+      },
+      period: FIVE_MINUTES,
+      label: 'Table requests throttled',
+    }),
+    threshold: 0,
+    periods,
+    description:
+      `the table throttled reads or writes for ${periods * 5} minutes: a hot key (an item written ` +
+      `very often, such as one endpoint's health or rate budget under heavy traffic) or the ` +
+      `table's or account's throughput limit. Calls still throttled after the SDK's retries fail: ` +
+      `publishes answer 503, jobs come back later. See the table's throttled requests by operation ` +
+      `in the DynamoDB console; CloudWatch Contributor Insights on the table names the hot keys.`,
+  };
+};
+
+const endpointValidationFailedAlarm = (namespace: string): AlarmDefinition => ({
+  id: 'EndpointValidationFailedAlarm',
+  metric: pipelineMetric(namespace, METRIC.EndpointValidationFailCount, 'Sum'),
+  threshold: 1,
+  comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+  periods: 1,
+  description:
+    `an endpoint refused the validation handshake or could not be reached for it: its ` +
+    `subscription receives nothing until it is validated. Find it with "gridwire health" (or ` +
+    `the subscription's provisioningState); its owner can open the validation URL within its ` +
+    `window, or ask again once the endpoint is fixed ("gridwire subscription validate").`,
+});
+
+/** What a failure of each alarmed provider function leaves behind. */
+const PROVIDER_FAILURES: Readonly<Record<ProviderAlarmedFunction, string>> = {
+  onEvent:
+    'CloudFormation may not have been answered for a declared topic or subscription, and then ' +
+    'waits up to an hour before failing the deployment',
+  onTimeout:
+    'a declaration whose wait ran out could not be reported failed, and CloudFormation waits up ' +
+    'to an hour for it',
+};
+
+const providerErrorsAlarm = (fn: IFunction, key: ProviderAlarmedFunction): AlarmDefinition => ({
+  id: `Declared${key.charAt(0).toUpperCase()}${key.slice(1)}ErrorsAlarm`,
+  metric: fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+  threshold: 0,
+  periods: 1,
+  description:
+    `the ${key} function of the provider that carries out topics and subscriptions declared in ` +
+    `code failed: ${PROVIDER_FAILURES[key]}. A declaration the management function refuses ` +
+    `(a bad body, an endpoint that does not agree) is not this: it fails the deployment with its ` +
+    `reason. Read the provider's log group (Declared/ProviderLogs) for the invocation.`,
 });

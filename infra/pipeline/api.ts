@@ -1,12 +1,20 @@
 import { Aws, Fn, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  type CfnStage,
+  HttpApi,
+  HttpMethod,
+  type HttpRoute,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ROUTES, type RouteDefinition } from '../../shared/config/resources';
 import type { PipelineFunction } from '../pipeline-function';
+import { ADMIN_ROUTE_THROTTLE, type StageThrottle, VALIDATION_ROUTE_THROTTLE } from './capacity';
 import { httpApiServesKeyPublishing, type PublishIngress } from './publish-url';
 
 /**
@@ -47,9 +55,45 @@ export const httpApiRoutes = (ingress: PublishIngress): readonly RouteDefinition
       httpApiServesKeyPublishing(ingress) || !(route.function === 'publish' && route.auth === 'topicKey'),
   );
 
+/**
+ * The route-level throttle of a route, when it has its own: every management route (the admin
+ * routes and the validation URL). The others (publishing) take the stage's (`throttle`).
+ *
+ * API Gateway applies a stage's default throttle to each route on its own (a token bucket per
+ * route, as REST APIs apply a stage's to each method), not to the stage's routes together; what
+ * all routes of all the account's APIs share is the account's regional quota. So the admin routes
+ * were never in the publish routes' bucket: what they lacked was a size of their own, since the
+ * stage's is sized for the publish function and can be tiny (see `ADMIN_ROUTE_THROTTLE`). No
+ * route setting reserves part of the account's quota for a route.
+ */
+export function ownRouteThrottle(route: RouteDefinition): StageThrottle | undefined {
+  if (route.auth === 'admin') return ADMIN_ROUTE_THROTTLE;
+  if (route.auth === 'validationCode') return VALIDATION_ROUTE_THROTTLE;
+  return undefined;
+}
+
+/** The stage's `RouteSettings`: each route with a throttle of its own, by route key (`METHOD /path`). */
+export function routeSettingsOf(
+  routes: readonly RouteDefinition[],
+): Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> {
+  const settings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
+  for (const route of routes) {
+    const throttle = ownRouteThrottle(route);
+    if (throttle === undefined) continue;
+    settings[`${route.method} ${route.path}`] = {
+      ThrottlingRateLimit: throttle.rateLimit,
+      ThrottlingBurstLimit: throttle.burstLimit,
+    };
+  }
+  return settings;
+}
+
 /** The `$default` stage (throttled, access-logged) and the routes of `httpApiRoutes`. */
 export function addApiRoutes(scope: Construct, options: ApiRoutesOptions): void {
-  addDefaultStage(scope, options);
+  const stage = addDefaultStage(scope, options);
+  const routes = httpApiRoutes(options.publishIngress);
+  /** The routes the stage's route settings name: they must exist before the stage refers to them. */
+  const named: HttpRoute[] = [];
   // One Lambda permission per function for the whole API (source ARN `<api>/*/*/*`), not one per
   // route: a function's resource policy is limited to 20 KB, and per-route statements fill it as
   // routes are added. Scoping to the route would add no protection: each function checks the
@@ -62,7 +106,7 @@ export function addApiRoutes(scope: Construct, options: ApiRoutesOptions): void 
   // Admin routes and IAM publishing: the caller must sign with SigV4 and be allowed
   // `execute-api:Invoke` on the route (for publishing, per topic through the resource ARN).
   const iamAuthorizer = new HttpIamAuthorizer();
-  for (const route of httpApiRoutes(options.publishIngress)) {
+  for (const route of routes) {
     const gatewayChecked = route.auth === 'admin' || route.auth === 'iam';
     const added = options.api.addRoutes({
       path: route.path,
@@ -70,6 +114,7 @@ export function addApiRoutes(scope: Construct, options: ApiRoutesOptions): void 
       integration: integrations[route.function],
       ...(gatewayChecked ? { authorizer: iamAuthorizer } : {}),
     });
+    if (ownRouteThrottle(route) !== undefined) named.push(...added);
     if (gatewayChecked) continue;
     for (const httpRoute of added) {
       Validations.of(httpRoute).acknowledge({
@@ -81,14 +126,18 @@ export function addApiRoutes(scope: Construct, options: ApiRoutesOptions): void 
       });
     }
   }
+  // The routes' own throttles. CloudFormation refuses route settings naming a route that does not
+  // exist yet ("Unable to find Route by key"), so the stage waits for those routes.
+  (stage.node.defaultChild as CfnStage).routeSettings = routeSettingsOf(routes);
+  for (const route of named) stage.node.addDependency(route);
 }
 
-function addDefaultStage(scope: Construct, options: ApiRoutesOptions): void {
+function addDefaultStage(scope: Construct, options: ApiRoutesOptions): HttpStage {
   const accessLogs = new LogGroup(scope, 'ApiAccessLogs', {
     retention: options.logRetention,
     removalPolicy: options.removalPolicy,
   });
-  new HttpStage(scope, 'DefaultStage', {
+  return new HttpStage(scope, 'DefaultStage', {
     httpApi: options.api,
     stageName: '$default',
     autoDeploy: true,

@@ -2,6 +2,7 @@ import { CfnOutput, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
@@ -73,4 +74,18 @@ export function claimOutputPrefix(pipeline: Construct, given: string | undefined
   }
   taken.add(prefix);
   return prefix;
+}
+
+/** The name of the alarm topic's ARN output: fixed, after the pipeline's prefix, like the others. */
+export const alarmTopicOutputName = (prefix: string): string => `${prefix}AlarmTopicArn`;
+
+/**
+ * The alarm topic's ARN as a stack output (`<prefix>AlarmTopicArn`), so on-call tooling can
+ * subscribe to it without reading the construct tree.
+ */
+export function addAlarmTopicOutput(scope: Construct, alarmTopic: ITopic, prefix: string): void {
+  new CfnOutput(scope, 'AlarmTopicArn', {
+    value: alarmTopic.topicArn,
+    description: 'ARN of the SNS topic every Gridwire alarm notifies',
+  }).overrideLogicalId(alarmTopicOutputName(prefix));
 }

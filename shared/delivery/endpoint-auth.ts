@@ -8,7 +8,10 @@
  *   request with a fresh token (`refresh`).
  * - `AwsSigV4`: the request signed with SigV4 by the delivery function's own credentials, for
  *   endpoints behind IAM (API Gateway `execute-api`, Lambda function URLs `lambda`); the region is
- *   the subscription's, else read from the endpoint's host name, else the stack's.
+ *   the subscription's, else read from the endpoint's host name, else the stack's. Only a host of
+ *   the service's own endpoints is signed for (`rules/sigv4-hosts.ts`), checked again here before
+ *   every signature, so a subscription stored before that rule can't have the role's signature
+ *   sent to another AWS API.
  *
  * Token requests go through the sender's `exchange`, under the same connection rules as
  * deliveries (private endpoints blocked where they are).
@@ -18,6 +21,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { type DeliveryAuth, type Subscription, webhookAuthOf } from '../domain/model';
 import type { Clock } from '../platform/clock';
 import type { HandshakeAnswer, HandshakeRequest } from './rules/handshake';
+import { sigV4HostOf, sigV4HostProblem } from './rules/sigv4-hosts';
 
 /** A request to the endpoint: a delivery (a POST) or a validation handshake. */
 export interface OutgoingHttpRequest {
@@ -58,6 +62,11 @@ export interface EndpointAuthDeps {
   awsCredentials?: AwsCredentialsProvider;
   /** The stack's region, for SigV4 when neither the subscription nor the host name names one. */
   awsRegion?: () => Promise<string>;
+  /**
+   * SigV4 may sign for loopback hosts too: the local stack, whose emulator credentials AWS never
+   * accepts (`allowHttpEndpoints`, never set on AWS). Default false.
+   */
+  signLoopback?: boolean;
 }
 
 interface KeptToken {
@@ -74,9 +83,7 @@ export function refreshAtOf(fetchedAt: number, expiresInSeconds: number | undefi
 
 /** The region in an API Gateway or Lambda function URL host name (`<id>.execute-api.<region>.amazonaws.com`). */
 export function regionOfHost(host: string): string | undefined {
-  const match =
-    /^[^.]+\.(?:execute-api\.([a-z0-9-]+)\.amazonaws\.com|lambda-url\.([a-z0-9-]+)\.on\.aws)$/i.exec(host);
-  return (match?.[1] ?? match?.[2])?.toLowerCase();
+  return sigV4HostOf(host)?.region;
 }
 
 /** The client credentials grant's request (RFC 6749 4.4.2), the client in HTTP Basic (2.3.1). */
@@ -197,7 +204,10 @@ export class EndpointAuth {
     auth: Extract<DeliveryAuth, { type: 'AwsSigV4' }>,
     request: R,
   ): Promise<R> {
-    const { awsCredentials, awsRegion, clock } = this.deps;
+    const { awsCredentials, awsRegion, clock, signLoopback = false } = this.deps;
+    // Before anything else: a host the rule forbids is never signed for, whatever was stored.
+    const forbidden = sigV4HostProblem(auth.service, request.url, { allowLoopback: signLoopback });
+    if (forbidden !== undefined) throw new EndpointAuthError(`not signed: ${forbidden}`);
     if (awsCredentials === undefined)
       throw new EndpointAuthError('this worker has no AWS credentials to sign with');
     const url = new URL(request.url);

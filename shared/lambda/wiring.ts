@@ -372,6 +372,8 @@ export function buildDeliveryEngine(
     exchange: http,
     awsCredentials: runtime.clients.dynamo.config.credentials,
     awsRegion: runtime.clients.dynamo.config.region,
+    // Only the local stack allows http endpoints; its emulator credentials may sign for loopback.
+    signLoopback: runtime.config.allowHttpEndpoints,
   });
   // A subscription disabled for failing too long is announced on the stack's system topic.
   const notices = buildPublisher(runtime, observability);

@@ -56,7 +56,6 @@ export interface ManagementDeps extends DestinationDeps {
    * tick sent at once (the retry queue, `BACKLOG_TICK_QUEUE`).
    */
   queue: JobQueue;
-  allowHttpEndpoints: boolean;
   /**
    * New endpoints (a new subscription, or a changed endpoint URL) must pass the validation
    * handshake before events are matched to them.

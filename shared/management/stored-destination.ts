@@ -6,6 +6,7 @@
 import { ENV } from '../config/resources';
 import { checkEndpointUrl } from '../delivery/endpoint-guard';
 import { allowedByList } from '../delivery/rules/resource-destinations';
+import { sigV4HostProblem } from '../delivery/rules/sigv4-hosts';
 import {
   NoSealingKeyError,
   openEndpointUrl,
@@ -35,6 +36,11 @@ const ENDPOINT_URL_FIELD = 'properties.destination.properties.endpointUrl';
 /** What storing a destination takes of the management operations' dependencies. */
 export interface DestinationDeps {
   clock: Clock;
+  /**
+   * Endpoint and token URLs may be `http://` (the local stack only), where SigV4 auth may also
+   * sign for loopback hosts, its emulator credentials being accepted by no AWS API.
+   */
+  allowHttpEndpoints: boolean;
   /** Endpoint URLs aimed at loopback, private or other non-public addresses are refused. */
   blockPrivateEndpoints: boolean;
   /**
@@ -205,7 +211,17 @@ async function authOf(
       `${field}: a subscription with auth sends its own Authorization header; remove the custom header '${clash.name}' or the auth.`,
     );
   }
-  if (auth.type === 'AwsSigV4') return auth;
+  if (auth.type === 'AwsSigV4') {
+    // The delivery role signs: only for the service's own endpoints, never another AWS API.
+    const problem = sigV4HostProblem(
+      auth.service,
+      input.endpointUrl,
+      { allowLoopback: deps.allowHttpEndpoints },
+      auth.region,
+    );
+    if (problem !== undefined) throw badRequest(`${field}: ${problem}.`);
+    return auth;
+  }
   if (deps.blockPrivateEndpoints) {
     const check = await checkEndpointUrl(auth.tokenUrl);
     if (!check.allowed) {

@@ -441,8 +441,10 @@ describe('alarms', () => {
 
   it('all notify the alarm topic when they fire and when they clear', () => {
     const alarms = listAlarms(pipeline.alarms);
-    // 4 parked, 3 queue ages, failure rate, drops, errors and throttles of 4 functions, 3 of the backlogs.
-    expect(alarms).toHaveLength(4 + 3 + 1 + 1 + 4 + 4 + 3);
+    // 4 parked, 3 queue ages, failure rate, drops, errors and throttles of 4 functions, 3 of the
+    // backlogs, API 5xx, table throttles, failed endpoint validations (none of the declared
+    // resources' provider: this pipeline declares nothing).
+    expect(alarms).toHaveLength(4 + 3 + 1 + 1 + 4 + 4 + 3 + 3);
     expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm'))).toHaveLength(alarms.length);
     for (const alarm of alarms) {
       expect(alarmProps(alarm)).toMatchObject({ AlarmActions: [topicRef], OKActions: [topicRef] });

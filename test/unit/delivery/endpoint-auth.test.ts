@@ -172,6 +172,7 @@ describe('AWS SigV4', () => {
 
   it.each([
     ['abc123.execute-api.eu-west-1.amazonaws.com', 'eu-west-1'],
+    ['abc123.execute-api.cn-north-1.amazonaws.com.cn', 'cn-north-1'],
     ['xyz.lambda-url.ap-southeast-2.on.aws', 'ap-southeast-2'],
     ['hooks.example.com', undefined],
   ])('reads the region of %s', (host, region) => {
@@ -208,22 +209,32 @@ describe('AWS SigV4', () => {
     ).toBe('the signature does not match');
   });
 
-  it('signs for the region given, else the stack’s, and carries a session token', async () => {
+  it('signs for the region given, else the host’s, else the stack’s, and carries a session token', async () => {
     const auth = new EndpointAuth({
       clock: new VirtualClock(),
       awsCredentials: async () => ({ ...credentials, sessionToken: 'session' }),
       awsRegion: async () => 'us-west-2',
+      // Loopback names no region (and is allowed only as the local stack allows it).
+      signLoopback: true,
     });
-    const lambda = await auth.authorize(
+    const functionUrl = { ...delivery, url: 'https://abc123.lambda-url.ap-southeast-2.on.aws/in' };
+    const fromHost = await auth.authorize(
       withAuth({ type: 'AwsSigV4', service: 'lambda' }),
-      delivery,
+      functionUrl,
       async () => '',
     );
-    expect(lambda.headers.authorization).toContain('/us-west-2/lambda/aws4_request');
-    expect(lambda.headers['x-amz-security-token']).toBe('session');
+    expect(fromHost.headers.authorization).toContain('/ap-southeast-2/lambda/aws4_request');
+    expect(fromHost.headers['x-amz-security-token']).toBe('session');
+    const loopback = { ...delivery, url: 'http://127.0.0.1:8080/in' };
+    const stack = await auth.authorize(
+      withAuth({ type: 'AwsSigV4', service: 'lambda' }),
+      loopback,
+      async () => '',
+    );
+    expect(stack.headers.authorization).toContain('/us-west-2/lambda/aws4_request');
     const given = await auth.authorize(
       withAuth({ type: 'AwsSigV4', service: 'lambda', region: 'eu-central-1' }),
-      delivery,
+      loopback,
       async () => '',
     );
     expect(given.headers.authorization).toContain('/eu-central-1/lambda/aws4_request');
@@ -231,8 +242,41 @@ describe('AWS SigV4', () => {
 
   it('fails without credentials to sign with', async () => {
     const auth = new EndpointAuth({ clock: new VirtualClock() });
+    const functionUrl = { ...delivery, url: 'https://abc123.lambda-url.eu-west-1.on.aws/in' };
     await expect(
-      auth.authorize(withAuth({ type: 'AwsSigV4', service: 'lambda' }), delivery, async () => ''),
-    ).rejects.toThrow(EndpointAuthError);
+      auth.authorize(withAuth({ type: 'AwsSigV4', service: 'lambda' }), functionUrl, async () => ''),
+    ).rejects.toThrow(new EndpointAuthError('this worker has no AWS credentials to sign with'));
+  });
+
+  /*
+   * Defence in depth: a subscription stored before the host rule (or written around the API) is
+   * still never signed for a host its service may not sign for. Nothing is signed, so nothing is
+   * sent: the attempt fails as `EndpointAuthFailed`.
+   */
+  it.each([
+    ['lambda', 'https://lambda.eu-west-1.amazonaws.com/2015-03-31/functions/billing/invocations'],
+    ['lambda', 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders'],
+    ['execute-api', 'https://dynamodb.eu-west-1.amazonaws.com/'],
+    ['execute-api', 'https://sts.amazonaws.com/'],
+    ['execute-api', 'https://hooks.example.test/in?x=1'],
+    ['lambda', 'http://127.0.0.1:8080/in'],
+  ] as const)('refuses to sign %s for %s, whatever is stored', async (service, url) => {
+    let credentialsRead = 0;
+    const auth = new EndpointAuth({
+      clock: new VirtualClock(),
+      awsCredentials: async () => {
+        credentialsRead += 1;
+        return credentials;
+      },
+      awsRegion: async () => 'eu-west-1',
+    });
+    const refused = auth.authorize(
+      withAuth({ type: 'AwsSigV4', service }),
+      { ...delivery, url },
+      async () => '',
+    );
+    await expect(refused).rejects.toThrow(EndpointAuthError);
+    await expect(refused).rejects.toThrow(`not signed: SigV4 with service '${service}' signs only for`);
+    expect(credentialsRead).toBe(0);
   });
 });

@@ -1,0 +1,162 @@
+/**
+ * Writing a subscription whose deliveries are signed with SigV4 (`auth: {type: 'AwsSigV4'}`):
+ * the delivery role's signature goes only to the service's own endpoints (API Gateway hosts for
+ * `execute-api`, function URLs for `lambda`), so an admin can't aim it at the Lambda Invoke API,
+ * SQS, DynamoDB or STS. A refusal is a 400 naming the field and the rule; nothing is stored. The
+ * local stack (http endpoints allowed) may also sign for loopback, where its test endpoints are.
+ */
+import type { HttpEvent } from '../../../shared/http/api-gateway';
+import { ApiError } from '../../../shared/http/errors';
+import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
+import { memoryStores } from '../../support/memory-stores';
+
+const SUB = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
+const NS_SUB = '/admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}';
+const AUTH_FIELD = 'properties.destination.properties.auth';
+
+async function api(options: { local?: boolean } = {}) {
+  const stores = memoryStores();
+  const deps = {
+    ...stores,
+    clock: { now: () => 0, sleep: async () => {} },
+    newId: () => 'uid-1',
+    allowHttpEndpoints: options.local ?? false,
+    validateEndpoints: false,
+    blockPrivateEndpoints: false,
+    propagationDelayMs: 0,
+    publicUrl: () => 'https://events.example.test',
+  } as unknown as ManagementDeps;
+  await stores.topics.create('orders', { inputSchema: 'EventGridSchema', tags: {} }, new Date(0));
+  await stores.namespaces.create('shop', { tags: {} }, new Date(0));
+  await stores.namespaceTopics.put(
+    {
+      namespace: 'shop',
+      name: 'orders',
+      eventRetentionInDays: 1,
+      subscriptionsVersion: 0,
+      createdAt: new Date(0).toISOString(),
+      updatedAt: new Date(0).toISOString(),
+    },
+    undefined,
+  );
+  const call = async (routeKey: string, pathParameters: Record<string, string>, body: unknown) => {
+    try {
+      const answer = await handleManagement(
+        { routeKey, pathParameters, requestContext: {}, body: JSON.stringify(body) } as unknown as HttpEvent,
+        deps,
+      );
+      return { status: answer.statusCode as number, body: JSON.parse(answer.body as string) };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return { status: error.statusCode, body: { error: { message: error.message } } };
+    }
+  };
+  const destination = (endpointUrl: string, auth: Record<string, unknown>) => ({
+    endpointType: 'WebHook',
+    properties: { endpointUrl, auth },
+  });
+  return {
+    stores,
+    /** PUTs subscription `audit` of topic `orders`. */
+    put: (endpointUrl: string, auth: Record<string, unknown>) =>
+      call(
+        `PUT ${SUB}`,
+        { topic: 'orders', subscription: 'audit' },
+        {
+          properties: { destination: destination(endpointUrl, auth) },
+        },
+      ),
+    /** PUTs subscription `audit` of namespace topic `shop/orders`. */
+    putNamespaced: (endpointUrl: string, auth: Record<string, unknown>) =>
+      call(
+        `PUT ${NS_SUB}`,
+        { namespace: 'shop', topic: 'orders', subscription: 'audit' },
+        {
+          properties: {
+            deliveryConfiguration: {
+              deliveryMode: 'Push',
+              push: { destination: destination(endpointUrl, auth) },
+            },
+          },
+        },
+      ),
+  };
+}
+
+const sigV4 = (service: string, region?: string) => ({
+  type: 'AwsSigV4',
+  service,
+  ...(region === undefined ? {} : { region }),
+});
+
+describe('SigV4 auth: the hosts a subscription may have signed', () => {
+  it.each([
+    ['execute-api', 'https://a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com/prod/hooks'],
+    ['lambda', 'https://abcdefghijklmnopqrstuvwxyz012345.lambda-url.eu-west-1.on.aws/'],
+  ])('stores %s auth for its own endpoint %s', async (service, url) => {
+    const { put, stores } = await api();
+    const answer = await put(url, sigV4(service));
+    expect(answer.status).toBe(201);
+    expect(answer.body.properties.destination.properties.auth).toEqual(sigV4(service));
+    expect((await stores.subscriptions.list('orders'))[0]?.destination).toMatchObject({
+      auth: { type: 'AwsSigV4', service },
+    });
+  });
+
+  it.each([
+    [
+      'lambda',
+      'https://lambda.eu-west-1.amazonaws.com/2015-03-31/functions/billing/invocations',
+      'a Lambda function URL',
+    ],
+    ['lambda', 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders', 'a Lambda function URL'],
+    ['execute-api', 'https://dynamodb.eu-west-1.amazonaws.com/', 'an API Gateway endpoint'],
+    ['execute-api', 'https://sts.amazonaws.com/', 'an API Gateway endpoint'],
+    // A custom domain in front of API Gateway: its name says nothing about what answers it.
+    ['execute-api', 'https://api.example.com/hooks', 'an API Gateway endpoint'],
+    ['lambda', 'https://a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com/prod/hooks', 'a Lambda function URL'],
+  ])('refuses %s auth for %s with a 400 naming the field and the rule', async (service, url, shape) => {
+    const { put, stores } = await api();
+    const answer = await put(url, sigV4(service));
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.message).toContain(
+      `${AUTH_FIELD}: SigV4 with service '${service}' signs only for ${shape}`,
+    );
+    expect(answer.body.error.message).toContain(`the endpoint's host ${new URL(url).hostname} is not one`);
+    expect(await stores.subscriptions.list('orders')).toEqual([]);
+  });
+
+  it('refuses a region that is not the endpoint host’s', async () => {
+    const { put } = await api();
+    const answer = await put(
+      'https://a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com/prod/hooks',
+      sigV4('execute-api', 'us-east-1'),
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.message).toContain(
+      `${AUTH_FIELD}: the region us-east-1 is not the endpoint's (eu-west-1,`,
+    );
+  });
+
+  it('refuses a forbidden host on a namespace subscription too, naming its own field', async () => {
+    const { putNamespaced } = await api();
+    const answer = await putNamespaced(
+      'https://lambda.eu-west-1.amazonaws.com/2015-03-31/functions/billing/invocations',
+      sigV4('lambda'),
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.message).toContain(
+      "properties.deliveryConfiguration.push.destination.properties.auth: SigV4 with service 'lambda' signs only for",
+    );
+  });
+
+  it('lets the local stack sign for its loopback test endpoints, and only those', async () => {
+    const local = await api({ local: true });
+    expect((await local.put('http://127.0.0.1:8080/iam', sigV4('execute-api', 'eu-west-1'))).status).toBe(
+      201,
+    );
+    expect((await local.put('http://10.0.0.8/iam', sigV4('execute-api'))).status).toBe(400);
+    const onAws = await api();
+    expect((await onAws.put('https://localhost:8443/iam', sigV4('execute-api'))).status).toBe(400);
+  });
+});
