@@ -13,9 +13,11 @@ export interface StageThrottle {
 }
 
 /**
- * The most the stage accepts whatever the reservation: half the account's regional API Gateway
- * quota (10,000 requests/s, burst 5,000, shared by every API of the account in the region), so
- * one Gridwire can't starve the account's other APIs.
+ * The most each publish route accepts whatever the reservation: half the account's regional API
+ * Gateway quota (10,000 requests/s, burst 5,000, shared by every API of the account in the
+ * region), so a flood on one publish route leaves the other half to the account's other APIs.
+ * API Gateway applies the stage's throttle to each route on its own: floods on several publish
+ * routes at once can use more (docs/deploy.md, "Operators' routes have throttles of their own").
  */
 export const THROTTLE_CEILING: StageThrottle = { rateLimit: 5_000, burstLimit: 2_500 };
 
