@@ -77,12 +77,10 @@ describe('each rule finds the defect it was written for', () => {
 
   it('an environment over 4 KB at the longest names', () => {
     const grown = structuredClone(defaults);
-    const [fn] = Object.values(grown.Resources).filter(
-      (resource) => resource.Type === 'AWS::Lambda::Function',
-    );
-    (fn?.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.PADDING = 'x'.repeat(
-      4_096,
-    );
+    const fn = Object.values(grown.Resources).find((resource) => resource.Type === 'AWS::Lambda::Function');
+    const environment = fn?.Properties?.Environment as { Variables: Record<string, unknown> } | undefined;
+    if (environment === undefined) throw new Error('no function with an environment');
+    environment.Variables.PADDING = 'x'.repeat(4_096);
     expect(ruleNamed("function's environment").check(grown)).toEqual([
       expect.stringMatching(/environment may reach \d+ bytes/),
     ]);
@@ -120,10 +118,10 @@ describe('each rule finds the defect it was written for', () => {
 
   it("a stage throttle above the account's quota", () => {
     expect(
-      ruleNamed('throttles every API stage').check(
+      ruleNamed('throttles every route').check(
         templateOf({ throttle: { rateLimit: 20_000, burstLimit: 100 } }),
       ),
-    ).toEqual([expect.stringMatching(/throttles at 20000\/s/)]);
+    ).toEqual([expect.stringMatching(/throttles its default route settings at 20000\/s/)]);
   });
 });
 

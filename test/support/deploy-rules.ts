@@ -179,18 +179,22 @@ export const DEPLOY_RULES: readonly DeployRule[] = [
     },
   },
   {
-    rule: "throttles every API stage within the account's regional API Gateway quota (10,000 requests/s, burst 5,000)",
-    why: 'The account quota throttles every API of the account together; a stage above it never throttles and lets the quota refuse other APIs.',
+    rule: "throttles every route of every API stage within the account's regional API Gateway quota (10,000 requests/s, burst 5,000)",
+    why: "API Gateway applies a stage's throttle to each route on its own; a route above the account quota never throttles and lets the quota refuse every API of the account.",
     check: (template) =>
       entriesOf(template, 'AWS::ApiGatewayV2::Stage').flatMap(([id, stage]) => {
-        const settings = stage.Properties?.DefaultRouteSettings as
-          | { ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number }
-          | undefined;
-        const rate = settings?.ThrottlingRateLimit;
-        const burst = settings?.ThrottlingBurstLimit;
-        return rate === undefined || burst === undefined || rate > 10_000 || burst > 5_000
-          ? [`${id} throttles at ${rate ?? 'no rate'}/s, burst ${burst ?? 'none'}`]
-          : [];
+        type Throttle = { ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number };
+        const routes: [string, Throttle | undefined][] = [
+          ['its default route settings', stage.Properties?.DefaultRouteSettings as Throttle | undefined],
+          ...Object.entries((stage.Properties?.RouteSettings as Record<string, Throttle> | undefined) ?? {}),
+        ];
+        return routes.flatMap(([route, settings]) => {
+          const rate = settings?.ThrottlingRateLimit;
+          const burst = settings?.ThrottlingBurstLimit;
+          return rate === undefined || burst === undefined || rate > 10_000 || burst > 5_000
+            ? [`${id} throttles ${route} at ${rate ?? 'no rate'}/s, burst ${burst ?? 'none'}`]
+            : [];
+        });
       }),
   },
 ];
