@@ -283,6 +283,32 @@ export function memoryStores(): TableStores {
   return { topics, subscriptions, namespaces, namespaceTopics, heldMarks: new MemoryHeldMarks(state) };
 }
 
+/**
+ * Creates a topic in `stores`: a classic topic (Event Grid schema), or with a `namespace/topic`
+ * name that namespace and its topic (retention 1 day), all made at epoch 0.
+ */
+export async function seedTopic(stores: TableStores, topic: string): Promise<void> {
+  if (!topic.includes('/')) {
+    await stores.topics.create(topic, { inputSchema: 'EventGridSchema', tags: {} }, new Date(0));
+    return;
+  }
+  const [namespace = '', name = ''] = topic.split('/');
+  if ((await stores.namespaces.get(namespace)) === undefined) {
+    await stores.namespaces.create(namespace, { tags: {} }, new Date(0));
+  }
+  await stores.namespaceTopics.put(
+    {
+      namespace,
+      name,
+      eventRetentionInDays: 1,
+      subscriptionsVersion: 0,
+      createdAt: new Date(0).toISOString(),
+      updatedAt: new Date(0).toISOString(),
+    },
+    undefined,
+  );
+}
+
 /** Health kept in memory, with the same conditional writes (simulations and tests). */
 export class MemoryHealthStore implements HealthStore {
   readonly items = new Map<string, EndpointHealth>();

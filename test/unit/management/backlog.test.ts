@@ -19,7 +19,7 @@ import {
   subscription as subscriptionOf,
   VirtualClock,
 } from '../../support/fakes';
-import { MemoryBacklogStore, MemoryHealthStore, memoryStores } from '../../support/memory-stores';
+import { MemoryBacklogStore, MemoryHealthStore, memoryStores, seedTopic } from '../../support/memory-stores';
 
 const NOW = Date.UTC(2026, 5, 1, 12);
 const HOUR = 3_600_000;
@@ -35,23 +35,7 @@ interface Setup {
 async function harness({ topic = 'orders', uid = 'uid-1' }: Setup = {}) {
   const clock = new VirtualClock(NOW);
   const stores = memoryStores();
-  if (topic.includes('/')) {
-    const [namespace = '', name = ''] = topic.split('/');
-    await stores.namespaces.create(namespace, { tags: {} }, new Date(0));
-    await stores.namespaceTopics.put(
-      {
-        namespace,
-        name,
-        eventRetentionInDays: 1,
-        createdAt: new Date(0).toISOString(),
-        updatedAt: new Date(0).toISOString(),
-        subscriptionsVersion: 0,
-      },
-      undefined,
-    );
-  } else {
-    await stores.topics.create(topic, { inputSchema: 'EventGridSchema', tags: {} }, new Date(0));
-  }
+  await seedTopic(stores, topic);
   const current = subscriptionOf({
     topic,
     uid,

@@ -8,7 +8,7 @@
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
 import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
-import { memoryStores } from '../../support/memory-stores';
+import { memoryStores, seedTopic } from '../../support/memory-stores';
 
 const SUB = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
 const NS_SUB = '/admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}';
@@ -26,19 +26,8 @@ async function api(options: { local?: boolean } = {}) {
     propagationDelayMs: 0,
     publicUrl: () => 'https://events.example.test',
   } as unknown as ManagementDeps;
-  await stores.topics.create('orders', { inputSchema: 'EventGridSchema', tags: {} }, new Date(0));
-  await stores.namespaces.create('shop', { tags: {} }, new Date(0));
-  await stores.namespaceTopics.put(
-    {
-      namespace: 'shop',
-      name: 'orders',
-      eventRetentionInDays: 1,
-      subscriptionsVersion: 0,
-      createdAt: new Date(0).toISOString(),
-      updatedAt: new Date(0).toISOString(),
-    },
-    undefined,
-  );
+  await seedTopic(stores, 'orders');
+  await seedTopic(stores, 'shop/orders');
   const call = async (routeKey: string, pathParameters: Record<string, string>, body: unknown) => {
     try {
       const answer = await handleManagement(

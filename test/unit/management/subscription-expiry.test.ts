@@ -12,7 +12,7 @@ import { ApiError } from '../../../shared/http/errors';
 import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
 import { parseJob } from '../../../shared/queue/job-codec';
 import { RecordingQueue, VirtualClock } from '../../support/fakes';
-import { MemoryHealthStore, memoryStores } from '../../support/memory-stores';
+import { MemoryHealthStore, memoryStores, seedTopic } from '../../support/memory-stores';
 
 const NOW = Date.parse('2026-11-23T12:00:00.000Z');
 const MINUTE = 60_000;
@@ -46,19 +46,8 @@ async function api() {
         backlogHolds.has(subscription) ? { state: 'holding', token: 't-1' } : undefined,
     },
   } as unknown as ManagementDeps;
-  await stores.topics.create('orders', { inputSchema: 'EventGridSchema', tags: {} }, new Date(0));
-  await stores.namespaces.create('shop', { tags: {} }, new Date(0));
-  await stores.namespaceTopics.put(
-    {
-      namespace: 'shop',
-      name: 'orders',
-      eventRetentionInDays: 1,
-      subscriptionsVersion: 0,
-      createdAt: new Date(0).toISOString(),
-      updatedAt: new Date(0).toISOString(),
-    },
-    undefined,
-  );
+  await seedTopic(stores, 'orders');
+  await seedTopic(stores, 'shop/orders');
 
   /** The answer to one request: its status, and its body parsed (or the error's message). */
   const call = async (
