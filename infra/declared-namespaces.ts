@@ -148,7 +148,7 @@ export class DeclaredNamespaceTopic extends Construct {
       body,
       { ...wait, ...this.declarations.authProperties(props.auth) },
     );
-    this.declarations.allowDestination(props.destination);
+    this.declarations.allowDestination(props.destination, resource);
     resource.node.addDependency(this.resource);
     return resource;
   }

@@ -17,6 +17,7 @@ import {
   type CfnResource,
   CustomResource,
   Duration,
+  Lazy,
   type RemovalPolicy,
   Stack,
   Validations,
@@ -314,9 +315,18 @@ export interface DeclaredResourcesOptions {
    * an endpoint before anything is there to ask it.
    */
   readonly dependsOn?: readonly IDependable[];
-  /** Lets the pipeline deliver to a declared subscription's AWS resource (grant and allow-list). */
+  /** Lets the pipeline's delivery function send to a declared subscription's AWS resource (its grant). */
   readonly allow?: (destination: DeclaredDestination) => void;
 }
+
+/**
+ * The ARNs a declared destination adds to the list the management API allows: its resource, and
+ * the role it is sent through, when it has one.
+ */
+const allowedArnsOf = (destination: DeclaredDestination): string[] => [
+  destination.resourceArn,
+  ...(destination.role === undefined ? [] : [destination.role.roleArn]),
+];
 
 /** The retry limits classic topics' subscriptions take (the `topic` profile's, as the API checks). */
 const LIMITS = TOPIC_PROFILE.limits;
@@ -327,6 +337,13 @@ export class DeclaredResources extends Construct {
   readonly provider: Provider;
   private readonly dependsOn: readonly IDependable[];
   private readonly allow: (destination: DeclaredDestination) => void;
+  /** The resources and roles declared subscriptions deliver to, as the list resource puts them. */
+  private readonly declaredArns: string[] = [];
+  /**
+   * The list of declared destinations in the table (`Custom::GridwireDeclaredDestinations`), made
+   * with the first declared destination: each subscription to one is put after it.
+   */
+  private destinationsList: CustomResource | undefined;
 
   constructor(
     scope: Construct,
@@ -361,9 +378,33 @@ export class DeclaredResources extends Construct {
     return { onEvent: find('onEvent'), isComplete: find('isComplete'), onTimeout: find('onTimeout') };
   }
 
-  /** Lets the pipeline deliver to a declared subscription's AWS resource, when it has one. */
-  allowDestination(destination: DeclaredDestination | undefined): void {
-    if (destination !== undefined) this.allow(destination);
+  /**
+   * Lets the pipeline deliver to a declared subscription's AWS resource, when it has one: the
+   * delivery function's grant, and the resource (and its role) on the list the management API
+   * allows, kept in the table rather than the function's environment, which it would outgrow. The
+   * subscription's resource is put after the list.
+   */
+  allowDestination(destination: DeclaredDestination | undefined, subscription: CustomResource): void {
+    if (destination === undefined) return;
+    this.allow(destination);
+    this.declaredArns.push(...allowedArnsOf(destination));
+    this.destinationsList ??= this.declaredDestinationsList();
+    subscription.node.addDependency(this.destinationsList);
+  }
+
+  private declaredDestinationsList(): CustomResource {
+    const list = new CustomResource(this, 'Destinations', {
+      serviceToken: this.provider.serviceToken,
+      resourceType: 'Custom::GridwireDeclaredDestinations',
+      properties: {
+        Kind: 'DeclaredDestinations',
+        Body: Stack.of(this).toJsonString({
+          resources: Lazy.list({ produce: () => [...new Set(this.declaredArns)] }),
+        }),
+      },
+    });
+    list.node.addDependency(this.management, ...this.dependsOn);
+    return list;
   }
 
   /**
@@ -469,7 +510,7 @@ export class DeclaredTopic extends Construct {
       body,
       { ...wait, ...this.declarations.authProperties(props.auth) },
     );
-    this.declarations.allowDestination(props.destination);
+    this.declarations.allowDestination(props.destination, resource);
     // Created after its topic, deleted before it.
     resource.node.addDependency(this.resource);
     return resource;

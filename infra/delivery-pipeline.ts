@@ -1,4 +1,4 @@
-import { Annotations, Lazy, RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, RemovalPolicy } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -374,8 +374,6 @@ export class DeliveryPipeline extends Construct {
   readonly outputPrefix: string;
   /** The provider of topics and subscriptions declared in code, made by the first `addTopic`. */
   private declarations: DeclaredResources | undefined;
-  /** The AWS resources subscriptions may deliver to: the prop's patterns, then declared destinations. */
-  private readonly allowedResources: string[] = [];
   private readonly logRetention: RetentionDays;
   private readonly removalPolicy: RemovalPolicy;
 
@@ -422,13 +420,14 @@ export class DeliveryPipeline extends Construct {
       batchingWindows,
     });
     allowResourceDestinations(functions.delivery, props.resourceDestinations ?? []);
-    // The list as the functions that check it (management) and send (delivery) read it: the
-    // prop's patterns and the resources declared subscriptions deliver to, known once all are added.
-    this.allowedResources.push(...(props.resourceDestinations ?? []));
-    const allowed = Lazy.string({ produce: () => this.allowedResources.join(',') });
-    for (const fn of [functions.delivery, functions.management])
-      fn.addEnvironment(ENV.resourceDestinations, allowed);
-    // Checked once every declaration is added: the list above grows with them.
+    // The prop's patterns, for the function that checks a subscription's destination when it is
+    // written (management); the delivery function's role enforces them (its grants), so it needs
+    // no list. Declared destinations are kept in the table (`DeclaredResources.allowDestination`),
+    // since their list grows with the app.
+    functions.management.addEnvironment(
+      ENV.resourceDestinations,
+      (props.resourceDestinations ?? []).join(','),
+    );
     this.node.addValidation({ validate: () => environmentProblems(functions) });
     addApiRoutes(this, {
       api,
@@ -529,11 +528,7 @@ export class DeliveryPipeline extends Construct {
       // The delivery function's subtree holds its queue event sources: the handshake of a
       // declared subscription runs there, so they exist before any declaration is carried out.
       dependsOn: [this.deliveryFunction],
-      allow: (destination) => {
-        destination.grant(this.deliveryFunction);
-        this.allowedResources.push(destination.resourceArn);
-        if (destination.role !== undefined) this.allowedResources.push(destination.role.roleArn);
-      },
+      allow: (destination) => destination.grant(this.deliveryFunction),
     });
   }
 

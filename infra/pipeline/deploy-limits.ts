@@ -5,8 +5,7 @@
  * the deployment for being too long, however long the stack name, region and generated names.
  *
  * Today: each function's environment against Lambda's 4 KB, where the list of AWS resources
- * subscriptions may deliver to (`resourceDestinations`, and every declared destination) is the
- * part that grows. The same estimates size the resource policies in `test/infra/reuse.test.ts`.
+ * subscriptions may deliver to (`resourceDestinations`) is the part that grows. The same estimates size the resource policies in `test/infra/reuse.test.ts`.
  */
 import { CfnResource, Stack } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -181,7 +180,7 @@ export function environmentEstimate(
  */
 const GROWING_VARIABLES: Readonly<Record<string, string>> = {
   [ENV.resourceDestinations]:
-    'the AWS resources subscriptions may deliver to (the resourceDestinations prop and the destinations of declared subscriptions: cover many resources with one pattern, such as arn:aws:sqs:eu-west-1:123456789012:orders-*)',
+    'the AWS resources subscriptions may deliver to (the resourceDestinations prop: cover many resources with one pattern, such as arn:aws:sqs:eu-west-1:123456789012:orders-*, or declare the subscriptions in code, whose destinations are kept in the table)',
 };
 
 /**

@@ -47,6 +47,7 @@ import { DynamoHealthStore } from '../storage/health';
 import { DynamoHeldMarks } from '../storage/held-marks';
 import { DynamoLateAnswers } from '../storage/late-answers';
 import { DynamoRateBudget } from '../storage/rate-budget';
+import { DynamoDeclaredDestinations } from '../storage/declared-destinations';
 import { DynamoReplayClaims } from '../storage/replay-claims';
 import { publishingStore, tableStores } from '../storage/store';
 import { DynamoSubscriptionStore, type SubscriptionStore } from '../storage/subscriptions';
@@ -284,6 +285,10 @@ export function buildManagementDeps(
     deadLetterBucket: new DeadLetterBucket(
       runtime.clients.s3,
       requireSetting(runtime.config.deadLetterBucket, ENV.deadLetterBucket),
+    ),
+    declaredDestinations: new DynamoDeclaredDestinations(
+      runtime.clients.dynamo,
+      requireSetting(runtime.config.tableName, ENV.tableName),
     ),
     replayClaims: new DynamoReplayClaims(
       runtime.clients.dynamo,

@@ -56,8 +56,18 @@ export const DECLARED_KINDS = [
   'Namespace',
   'NamespaceTopic',
   'NamespaceSubscription',
+  'DeclaredDestinations',
 ] as const;
 export type DeclaredKind = (typeof DECLARED_KINDS)[number];
+
+/**
+ * The list of AWS resources and roles the app's declared subscriptions deliver to: one resource
+ * per pipeline, kept in the table (`storage/declared-destinations.ts`), where the management API
+ * allows them beside the deployer's `resourceDestinations` patterns. Not an API resource.
+ */
+const DESTINATIONS_KIND = 'DeclaredDestinations';
+const DESTINATIONS_ID = 'settings/declared-destinations';
+const destinationsBodySchema = z.object({ resources: z.array(z.string().min(1)) });
 
 /** The properties of a declared resource, as CloudFormation hands them over (strings). */
 export const declaredPropertiesSchema = z.object({
@@ -99,7 +109,7 @@ export interface DeclaredResourceResult {
 }
 
 /** Each kind's route; its parameters are the properties of the same names, and all are required. */
-const DECLARED_ROUTES: Readonly<Record<DeclaredKind, string>> = {
+const DECLARED_ROUTES: Readonly<Record<Exclude<DeclaredKind, typeof DESTINATIONS_KIND>, string>> = {
   Topic: '/admin/topics/{topic}',
   Subscription: '/admin/topics/{topic}/eventSubscriptions/{subscription}',
   Namespace: '/admin/namespaces/{namespace}',
@@ -113,6 +123,8 @@ function pathOf(properties: DeclaredProperties): {
   route: string;
   params: Record<string, string>;
 } {
+  if (properties.Kind === DESTINATIONS_KIND)
+    throw new Error(`A ${DESTINATIONS_KIND} resource has no API path.`);
   const route = DECLARED_ROUTES[properties.Kind];
   const params: Record<string, string> = {};
   const path = route.replace(/\{(\w+)\}/g, (_, param: 'namespace' | 'topic' | 'subscription') => {
@@ -208,6 +220,27 @@ async function bodyWithClientSecret(
 }
 
 /**
+ * Keeps the list of the declared destinations in the table: put on create and update, forgotten
+ * on delete (of the list itself, not of an older physical id: CloudFormation deletes those after
+ * an update that replaced it, and the list it just put must stay).
+ */
+async function applyDeclaredDestinations(
+  event: DeclaredResourceEvent,
+  deps: DeclaredResourcesDeps,
+): Promise<DeclaredResourceResult> {
+  const store = deps.management.declaredDestinations;
+  if (store === undefined) throw new Error('This function cannot keep the declared destinations (no table).');
+  if (event.RequestType === 'Delete') {
+    if (event.PhysicalResourceId === DESTINATIONS_ID) await store.clear();
+    return { PhysicalResourceId: event.PhysicalResourceId ?? DESTINATIONS_ID };
+  }
+  const parsed = destinationsBodySchema.safeParse(JSON.parse(String(event.ResourceProperties.Body ?? '{}')));
+  if (!parsed.success) throw new Error(`The declared destinations are not valid: ${parsed.error.message}`);
+  await store.put(parsed.data.resources);
+  return { PhysicalResourceId: DESTINATIONS_ID, Data: { Count: String(parsed.data.resources.length) } };
+}
+
+/**
  * Whether the deployment waits for the subscription's endpoint: as `Validation` says; a resource
  * that names only a wait (declared before `Validation` existed) waits, as it always did.
  */
@@ -252,6 +285,7 @@ export async function applyDeclaredResource(
   event: DeclaredResourceEvent,
   deps: DeclaredResourcesDeps,
 ): Promise<DeclaredResourceResult> {
+  if (event.ResourceProperties.Kind === DESTINATIONS_KIND) return applyDeclaredDestinations(event, deps);
   if (event.RequestType === 'Delete') {
     const parsed = declaredPropertiesSchema.safeParse(event.ResourceProperties);
     // Nothing this handler could have made: there is nothing to delete.

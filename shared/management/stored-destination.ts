@@ -28,6 +28,7 @@ import {
 import { badRequest, conflict, serviceUnavailable } from '../http/errors';
 import type { Clock } from '../platform/clock';
 import type { SecretSealer } from '../platform/sealing';
+import type { DeclaredDestinationsStore } from '../storage/declared-destinations';
 import type { DestinationInput, SigningInput } from './destination-schema';
 
 const MAPPINGS_FIELD = 'properties.destination.properties.deliveryAttributeMappings';
@@ -48,6 +49,12 @@ export interface DestinationDeps {
    * a resource destination not matching one is refused. Absent or empty: none.
    */
   resourceDestinations?: readonly string[];
+  /**
+   * The resources and roles subscriptions declared in the CDK app deliver to (kept in the table:
+   * the list grows with each one), allowed beside `resourceDestinations`. Read only when a
+   * resource destination is not among those patterns.
+   */
+  declaredDestinations?: DeclaredDestinationsStore;
   /** The resource types this stack can deliver to (absent: every type; the local stack: SQS and SNS). */
   resourceTypes?: readonly ResourceEndpointType[];
   /**
@@ -97,13 +104,16 @@ export async function destinationOf(
         `${endpointUrlField.replace(/properties\.endpointUrl$/, 'endpointType')}: this stack cannot reach ${endpointType} destinations (the local stack emulates SQS and SNS only); it delivers to ${reachable.join(', ')}.`,
       );
     }
+    let declared: readonly string[] | undefined;
     for (const [field, arn] of [
       ['resourceArn', resourceArn],
       ['roleArn', options.roleArn],
     ] as const) {
-      if (arn !== undefined && !allowedByList(arn, deps.resourceDestinations ?? [])) {
+      if (arn === undefined || allowedByList(arn, deps.resourceDestinations ?? [])) continue;
+      declared ??= (await deps.declaredDestinations?.get()) ?? [];
+      if (!allowedByList(arn, declared)) {
         throw badRequest(
-          `${siblingField(endpointUrlField, field)}: ${arn} is not among the AWS ${field === 'roleArn' ? 'roles' : 'resources'} this stack may deliver ${field === 'roleArn' ? 'through' : 'to'} (${ENV.resourceDestinations}, the resourceDestinations prop); its deployer can add it.`,
+          `${siblingField(endpointUrlField, field)}: ${arn} is not among the AWS ${field === 'roleArn' ? 'roles' : 'resources'} this stack may deliver ${field === 'roleArn' ? 'through' : 'to'} (${ENV.resourceDestinations}, the resourceDestinations prop, or a destination declared in the CDK app); its deployer can add it.`,
         );
       }
     }

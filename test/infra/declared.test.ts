@@ -377,9 +377,13 @@ describe('AWS resource destinations a pipeline allows', () => {
     const allowLists = functions
       .map((fn) => fn.Properties.Environment?.Variables?.[ENV.resourceDestinations])
       .filter((value) => value !== undefined);
-    // The delivery and management functions, each naming the queue.
-    expect(allowLists).toHaveLength(2);
-    for (const list of allowLists) expect(JSON.stringify(list)).toContain(queueId);
+    // Only the management function checks the list, and its environment holds the prop's patterns
+    // (none here): a declared destination is put in the table, before its subscription.
+    expect(allowLists).toEqual(['']);
+    const [[listId, list] = []] = resources(declared, 'Custom::GridwireDeclaredDestinations');
+    expect(list?.Properties.Kind).toBe('DeclaredDestinations');
+    expect(JSON.stringify(list?.Properties.Body)).toContain(queueId);
+    expect(subscription?.DependsOn).toEqual(expect.arrayContaining([listId]));
     // The pipeline's own findings (the test's queues are the deployer's, not the pipeline's).
     for (const [, pack] of RULE_PACKS) {
       expect(unacknowledged(pack, own).filter((finding) => finding.includes(': Declared/Events/'))).toEqual(
@@ -478,19 +482,13 @@ describe('AWS resource destinations a pipeline allows', () => {
       '"Action":"sts:AssumeRole","Effect":"Allow","Resource":"arn:aws:iam::210987654321:role/gridwire-sender"',
     );
     expect(policies).not.toContain('arn:aws:sqs:eu-west-1:210987654321:billing');
-    const lists = (
-      Object.values(template.findResources('AWS::Lambda::Function')) as Array<{
-        Properties: { Environment?: { Variables?: Record<string, unknown> } };
-      }>
-    )
-      .map((fn) => fn.Properties.Environment?.Variables?.[ENV.resourceDestinations])
-      .filter((value) => value !== undefined);
-    expect(lists).toHaveLength(2);
-    for (const list of lists) {
-      expect(list).toBe(
-        'arn:aws:sqs:eu-west-1:210987654321:billing,arn:aws:iam::210987654321:role/gridwire-sender',
-      );
-    }
+    const [[, list] = []] = resources(template, 'Custom::GridwireDeclaredDestinations');
+    expect(JSON.parse(list?.Properties.Body as string)).toEqual({
+      resources: [
+        'arn:aws:sqs:eu-west-1:210987654321:billing',
+        'arn:aws:iam::210987654321:role/gridwire-sender',
+      ],
+    });
   });
 
   it('let the delivery role assume the roles a resourceDestinations pattern names', () => {

@@ -6,7 +6,9 @@
  */
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { DeliveryPipeline, type DeliveryPipelineProps } from '../../infra/delivery-pipeline';
+import { Destination } from '../../infra/destinations';
 import { environmentEstimate, LAMBDA_ENVIRONMENT_LIMIT_BYTES } from '../../infra/pipeline/deploy-limits';
 import { DEPLOY_RULES, deployProblems, type TemplateJson } from '../support/deploy-rules';
 
@@ -116,6 +118,41 @@ describe('each rule finds the defect it was written for', () => {
     expect(ruleNamed('names no partition').check(literal)).toEqual(['writes "arn:aws:sns:eu-west-1:1:x"']);
   });
 
+  it("a template over CloudFormation's resource and output counts", () => {
+    const crowded = structuredClone(defaults);
+    for (let index = 0; index < 500; index++)
+      crowded.Resources[`Extra${index}`] = { Type: 'AWS::SNS::Topic' };
+    crowded.Outputs = Object.fromEntries(Array.from({ length: 201 }, (_, index) => [`Out${index}`, {}]));
+    expect(ruleNamed('500 resources').check(crowded)).toEqual([
+      expect.stringMatching(/^has \d+ resources$/),
+      'has 201 outputs',
+    ]);
+  });
+
+  it("a role's inline policies over IAM's limit", () => {
+    const grown = structuredClone(defaults);
+    const policy = Object.values(grown.Resources).find((resource) => resource.Type === 'AWS::IAM::Policy');
+    const document = policy?.Properties?.PolicyDocument as { Statement: unknown[] } | undefined;
+    if (document === undefined) throw new Error('no inline policy');
+    const [statement] = document.Statement;
+    for (let index = 0; index < 100; index++)
+      document.Statement.push({ ...(statement as object), Sid: `S${index}` });
+    const rule = ruleNamed('inline policies');
+    expect(rule.check(defaults)).toEqual([]);
+    expect(rule.check(grown)).toEqual([expect.stringMatching(/inline policies may reach \d+ characters/)]);
+  });
+
+  it('sixty declared queue destinations fit: their list is in the table, not an environment', () => {
+    const stack = new Stack(newApp(), 'Many');
+    const pipeline = new DeliveryPipeline(stack, 'Pipeline');
+    const topic = pipeline.addTopic('orders');
+    for (let index = 0; index < 60; index++) {
+      const queue = new Queue(stack, `Queue${index}`);
+      topic.addSubscription(`queue-${index}`, { destination: Destination.sqs(queue) });
+    }
+    expect(deployProblems(Template.fromStack(stack).toJSON() as TemplateJson)).toEqual([]);
+  });
+
   it("a stage throttle above the account's quota", () => {
     expect(
       ruleNamed('throttles every route').check(
@@ -144,7 +181,7 @@ describe("the functions' environment at synthesis", () => {
     expect(() => (fits.stack.node.root as App).synth()).not.toThrow();
     const overflowing = readmeExample({ resourceDestinations: patterns(60) });
     expect(() => (overflowing.stack.node.root as App).synth()).toThrow(
-      /The delivery function's environment may reach \d+ bytes .* over Lambda's limit of 4096: \d+ bytes of it are the AWS resources subscriptions may deliver to \(the resourceDestinations prop/,
+      /The management function's environment may reach \d+ bytes .* over Lambda's limit of 4096: \d+ bytes of it are the AWS resources subscriptions may deliver to \(the resourceDestinations prop/,
     );
   });
 });

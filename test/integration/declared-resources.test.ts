@@ -14,6 +14,7 @@ import type {
   DeclaredResourceEvent,
 } from '../../shared/management/declared-resources';
 import { systemClock } from '../../shared/platform/clock';
+import { DynamoDeclaredDestinations } from '../../shared/storage/declared-destinations';
 import { DynamoSubscriptionStore } from '../../shared/storage/subscriptions';
 import { namespacePushBody } from '../support/fakes';
 import { startTestStack, type TestStack } from '../support/local-stack';
@@ -249,6 +250,42 @@ describe('declared topics and subscriptions', () => {
       'later/echoing validated',
     );
   }, 60_000);
+
+  it('keeps the list of declared destinations in the table: put, replaced on update, forgotten on delete', async () => {
+    const stored = new DynamoDeclaredDestinations(
+      api.stack.clients.dynamo,
+      api.stack.config.tableName as string,
+    );
+    const queue = 'arn:aws:sqs:us-east-1:000000000000:declared-billing';
+    const role = 'arn:aws:iam::210987654321:role/gridwire-sender';
+    const listEvent = (
+      RequestType: DeclaredResourceEvent['RequestType'],
+      resources: string[],
+    ): DeclaredResourceEvent => ({
+      RequestType,
+      ResourceProperties: {
+        ServiceToken: 'arn:provider',
+        Kind: 'DeclaredDestinations',
+        Body: JSON.stringify({ resources }),
+      },
+      ...(RequestType === 'Create' ? {} : { PhysicalResourceId: 'settings/declared-destinations' }),
+    });
+    expect(await apply(listEvent('Create', [queue, role]))).toEqual({
+      PhysicalResourceId: 'settings/declared-destinations',
+      Data: { Count: '2' },
+    });
+    expect(await stored.get()).toEqual([queue, role]);
+    await apply(listEvent('Update', [queue]));
+    expect(await stored.get()).toEqual([queue]);
+    await apply(listEvent('Delete', [queue]));
+    expect(await stored.get()).toEqual([]);
+    await expect(
+      apply({
+        ...listEvent('Create', []),
+        ResourceProperties: { Kind: 'DeclaredDestinations', Body: '{"resources": [1]}' },
+      }),
+    ).rejects.toThrow(/The declared destinations are not valid/);
+  });
 
   it("sets an OAuth 2.0 client's secret read from its ARN, never from the template", async () => {
     await apply(topicEvent('Create', 'declared-auth'));

@@ -9,6 +9,7 @@ import { BACKLOG_BUCKET, TABLE } from '../../shared/config/resources';
 import { createAwsClients } from '../../shared/platform/aws';
 import { AesGcmSealer, keyText } from '../../shared/platform/sealing';
 import { DynamoBacklogStore } from '../../shared/storage/backlog';
+import { DynamoDeclaredDestinations } from '../../shared/storage/declared-destinations';
 import { DynamoHealthStore } from '../../shared/storage/health';
 import { DynamoLateAnswers } from '../../shared/storage/late-answers';
 import { DynamoRateBudget } from '../../shared/storage/rate-budget';
@@ -34,5 +35,6 @@ describeStorageConformance(async () => {
     lateAnswers: new DynamoLateAnswers(clients.dynamo, TABLE.localName),
     rateBudget: new DynamoRateBudget(clients.dynamo, TABLE.localName),
     replayClaims: new DynamoReplayClaims(clients.dynamo, TABLE.localName),
+    declaredDestinations: new DynamoDeclaredDestinations(clients.dynamo, TABLE.localName),
   };
 });

@@ -26,6 +26,7 @@ import {
 } from '../../shared/domain/model';
 import { namespaceTopicId, topicIdOf } from '../../shared/domain/names';
 import { type BacklogStore, type NewSegment, replaceSegments } from '../../shared/storage/backlog';
+import type { DeclaredDestinationsStore } from '../../shared/storage/declared-destinations';
 import { type HealthStore, resetHealth } from '../../shared/storage/health';
 import type { KeyedResource, KeyedResourceStore } from '../../shared/storage/keyed-resources';
 import type { LateAnswer, LateAnswerStore } from '../../shared/storage/late-answers';
@@ -43,6 +44,7 @@ export interface StorageUnderTest {
   lateAnswers: LateAnswerStore;
   replayClaims: ReplayClaims;
   rateBudget: RateBudgetStore;
+  declaredDestinations: DeclaredDestinationsStore;
 }
 
 /**
@@ -942,6 +944,20 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
       expect(await s.replayClaims.claim(blob, 'call-c', T + 63_000, T + 123_000)).toBe(true);
       // Another blob is another claim.
       expect(await s.replayClaims.claim(`${blob}x`, 'call-a', T, T + 60_000)).toBe(true);
+    });
+  });
+
+  describe('declared destinations', () => {
+    it('keeps the list a deploy puts, replaced whole by the next, and forgets it on clear', async () => {
+      expect(await s.declaredDestinations.get()).toEqual([]);
+      const queue = 'arn:aws:sqs:eu-west-1:123456789012:billing';
+      const role = 'arn:aws:iam::210987654321:role/gridwire-sender';
+      await s.declaredDestinations.put([queue, role]);
+      expect(await s.declaredDestinations.get()).toEqual([queue, role]);
+      await s.declaredDestinations.put([role]);
+      expect(await s.declaredDestinations.get()).toEqual([role]);
+      await s.declaredDestinations.clear();
+      expect(await s.declaredDestinations.get()).toEqual([]);
     });
   });
 

@@ -5,6 +5,7 @@
  */
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
+import { MemoryDeclaredDestinations } from '../../../shared/storage/declared-destinations';
 import { memoryStores } from '../../support/memory-stores';
 
 const ALLOWED = [
@@ -13,8 +14,13 @@ const ALLOWED = [
   'arn:aws:iam::210987654321:role/gridwire-*',
 ];
 
-/** PUTs `destination` as subscription `audit` of topic `orders` on a stack allowing `ALLOWED`. */
-async function put(destination: Record<string, unknown>) {
+/**
+ * PUTs `destination` as subscription `audit` of topic `orders` on a stack allowing `ALLOWED`, and
+ * `declared` (the destinations of subscriptions declared in its CDK app, kept in the table).
+ */
+async function put(destination: Record<string, unknown>, declared: readonly string[] = []) {
+  const declaredDestinations = new MemoryDeclaredDestinations();
+  await declaredDestinations.put(declared);
   const stores = memoryStores();
   await stores.topics.create('orders', { inputSchema: 'EventGridSchema', tags: {} }, new Date(0));
   const deps = {
@@ -25,6 +31,7 @@ async function put(destination: Record<string, unknown>) {
     propagationDelayMs: 0,
     publicUrl: () => 'https://events.example.test',
     resourceDestinations: ALLOWED,
+    declaredDestinations,
   } as unknown as ManagementDeps;
   const event = {
     routeKey: 'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}',
@@ -48,6 +55,28 @@ async function put(destination: Record<string, unknown>) {
 const queue = (properties: Record<string, unknown>) => ({
   endpointType: 'AwsSqsQueue',
   properties: { resourceArn: 'arn:aws:sqs:eu-west-1:210987654321:billing-eu', ...properties },
+});
+
+describe('a resource destination declared in the CDK app', () => {
+  const declaredQueue = 'arn:aws:sqs:eu-west-1:123456789012:Declared-Billing1A2B3C';
+
+  it('is allowed by the list the deploy put in the table, beside the patterns', async () => {
+    const answer = await put({ endpointType: 'AwsSqsQueue', properties: { resourceArn: declaredQueue } }, [
+      declaredQueue,
+    ]);
+    expect(answer.status).toBe(201);
+    expect(answer.stored[0]?.destination).toMatchObject({ resourceArn: declaredQueue });
+  });
+
+  it('is refused once no declaration names it, naming the field and where the list comes from', async () => {
+    const answer = await put({ endpointType: 'AwsSqsQueue', properties: { resourceArn: declaredQueue } }, [
+      'arn:aws:sqs:eu-west-1:123456789012:other',
+    ]);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.message).toContain(
+      `properties.destination.properties.resourceArn: ${declaredQueue} is not among the AWS resources this stack may deliver to (GRIDWIRE_RESOURCE_DESTINATIONS, the resourceDestinations prop, or a destination declared in the CDK app)`,
+    );
+  });
 });
 
 describe('a resource destination in another account', () => {

@@ -4,6 +4,7 @@
  */
 
 import { subscriptionSchema } from '../../../shared/domain/model';
+import { MemoryDeclaredDestinations } from '../../../shared/storage/declared-destinations';
 import { InProcessRateBudget } from '../../../shared/storage/rate-budget';
 import { subscription } from '../../support/fakes';
 import {
@@ -22,6 +23,7 @@ describeStorageConformance(async () => ({
   lateAnswers: new MemoryLateAnswers(),
   replayClaims: new MemoryReplayClaims(),
   rateBudget: new InProcessRateBudget(),
+  declaredDestinations: new MemoryDeclaredDestinations(),
 }));
 
 describe('the round trips’ field check', () => {
