@@ -20,7 +20,10 @@ export type TemplateResource = {
   DeletionPolicy?: string;
   UpdateReplacePolicy?: string;
 };
-export type TemplateJson = { Resources: Record<string, TemplateResource> };
+export type TemplateJson = { Resources: Record<string, TemplateResource>; Outputs?: Record<string, unknown> };
+
+/** IAM's limit on a role's inline policies together, in characters without white space (not adjustable). */
+export const IAM_INLINE_POLICY_LIMIT_CHARACTERS = 10_240;
 
 export interface DeployRule {
   /** What the rule holds the template to. */
@@ -196,6 +199,39 @@ export const DEPLOY_RULES: readonly DeployRule[] = [
             : [];
         });
       }),
+  },
+  {
+    rule: "stays within CloudFormation's 500 resources and 200 outputs a stack",
+    why: 'CloudFormation refuses a larger template before it creates anything.',
+    check: (template) => {
+      const resources = Object.keys(template.Resources).length;
+      const outputs = Object.keys(template.Outputs ?? {}).length;
+      return [
+        ...(resources > 500 ? [`has ${resources} resources`] : []),
+        ...(outputs > 200 ? [`has ${outputs} outputs`] : []),
+      ];
+    },
+  },
+  {
+    rule: `keeps each role's inline policies under IAM's ${IAM_INLINE_POLICY_LIMIT_CHARACTERS.toLocaleString('en-US')} characters at the longest generated names`,
+    why: "IAM refuses a policy that takes a role's inline policies past the limit; each declared destination adds a grant to the delivery role.",
+    check: (template) => {
+      const types = (id: string) => template.Resources[id]?.Type;
+      const byRole = new Map<string, number>();
+      for (const [, policy] of entriesOf(template, 'AWS::IAM::Policy')) {
+        const document = longestValue(policy.Properties?.PolicyDocument, types);
+        // IAM counts the policy's characters without white space.
+        const characters = JSON.stringify(document).replace(/\s/g, '').length;
+        for (const role of ((policy.Properties?.Roles as unknown[] | undefined) ?? []).flatMap(
+          (each) => refId(each) ?? [],
+        )) {
+          byRole.set(role, (byRole.get(role) ?? 0) + characters);
+        }
+      }
+      return [...byRole]
+        .filter(([, characters]) => characters > IAM_INLINE_POLICY_LIMIT_CHARACTERS)
+        .map(([role, characters]) => `${role}'s inline policies may reach ${characters} characters`);
+    },
   },
 ];
 
