@@ -10,7 +10,16 @@ import { FUNCTIONS, LOCAL_ENV } from '../shared/config/resources';
 import { FUNCTION_URL_ROUTE_KEY } from '../shared/http/routes';
 import type { LoggerLike } from '../shared/observability/logging';
 import type { Admission } from './admission';
-import { type HttpHandler, type Listener, listen, readBody, send, sendResult, toHttpEvent } from './gateway';
+import {
+  type HttpHandler,
+  type Listener,
+  listen,
+  readBody,
+  refuseUnreadBody,
+  send,
+  sendResult,
+  toHttpEvent,
+} from './gateway';
 import { type InvocationStats, lambdaContext } from './lambda-context';
 import { LocalStackError } from './stack-error';
 
@@ -48,7 +57,7 @@ export async function startFunctionUrl(options: FunctionUrlOptions): Promise<Lis
     }
     const body = await readBody(req, MAX_FUNCTION_URL_BODY_BYTES);
     if (body === 'too-large') {
-      send(
+      refuseUnreadBody(
         res,
         413,
         JSON.stringify({ Message: `Request must be smaller than ${MAX_FUNCTION_URL_BODY_BYTES} bytes.` }),

@@ -76,7 +76,23 @@ export function send(
   res.end(body);
 }
 
-/** The request body, or `too-large` as soon as it passes `maxBytes`. */
+/**
+ * Answers a request whose body was refused part-way (a 413: `readBody` stopped at the limit) and
+ * closes its connection: `Connection: close`, and Node ends and destroys the socket once the
+ * answer is flushed. The alternative, reading and dropping the rest so the connection can be
+ * kept, is a read as long as the client chooses (any `Content-Length`, or a chunked body that
+ * never ends) for a request already refused; left as it was, unread and kept alive, the
+ * connection hung, the next request on it waiting behind a body nobody would read. A client that
+ * sent too much pays one new connection.
+ */
+export function refuseUnreadBody(res: ServerResponse, status: number, body: string): void {
+  send(res, status, body, { connection: 'close' });
+}
+
+/**
+ * The request body, or `too-large` as soon as it passes `maxBytes` (the rest is left unread:
+ * answer with `refuseUnreadBody`, which closes the connection).
+ */
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | 'too-large'> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -267,7 +283,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     const body = await readBody(req, MAX_GATEWAY_BODY_BYTES);
     if (body === 'too-large') {
-      send(res, 413, JSON.stringify({ message: 'Request Entity Too Large' }));
+      refuseUnreadBody(res, 413, JSON.stringify({ message: 'Request Entity Too Large' }));
       return;
     }
     const fnKey = found.route.route.function;
