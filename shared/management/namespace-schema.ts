@@ -79,7 +79,8 @@ const eventTimeToLiveSchema = z.string({ error: TTL_RULE }).transform((text, ctx
 
 const tagsSchema = z.record(z.string(), z.string(), { error: 'must be an object of string values' });
 
-const namespaceBodySchema = z.strictObject({
+/** The namespace body (exported, as every admin body schema is, for tests that walk its fields). */
+export const namespaceBodySchema = z.strictObject({
   location: z.string().optional(),
   tags: tagsSchema.optional(),
   properties: z.strictObject({}).optional(),
@@ -91,7 +92,8 @@ export function parseNamespaceBody(body: unknown): NamespaceInput {
   return { tags: parsed.data.tags ?? {} };
 }
 
-const namespaceTopicBodySchema = z.strictObject({
+/** The namespace topic body. */
+export const namespaceTopicBodySchema = z.strictObject({
   properties: z
     .strictObject({
       eventRetentionInDays: intInRange(NAMESPACE_TOPIC_LIMITS.eventRetentionInDays).optional(),
@@ -118,7 +120,8 @@ export function parseNamespaceTopicBody(body: unknown): NamespaceTopicInput {
   };
 }
 
-function namespaceSubscriptionBodySchema(allowHttp: boolean) {
+/** The namespace subscription body; `parseNamespaceSubscriptionBody` checks it against its topic too. */
+export function namespaceSubscriptionBodySchema(allowHttp: boolean) {
   return z.strictObject({
     properties: z.strictObject(
       {

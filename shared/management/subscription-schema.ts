@@ -164,7 +164,8 @@ export const deliveryLogSchema = z
   .enum(DELIVERY_LOG_MODES, { error: `must be one of ${DELIVERY_LOG_MODES.join(', ')}` })
   .optional();
 
-function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
+/** The subscription body (exported for tests that walk every field of an admin body). */
+export function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
   return z.strictObject({
     properties: z.strictObject(
       {

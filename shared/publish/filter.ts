@@ -248,6 +248,37 @@ const ALL_OPERATORS: readonly AdvancedFilterOperator[] = [
 const isFiniteNumber = (value: unknown): value is number =>
   typeof value === 'number' && Number.isFinite(value);
 
+/**
+ * The numbers an advanced filter may hold (`value` and every number of `values`). Two things
+ * bound them. The matcher compares JS numbers, and beyond 2^53 - 1 neighbouring integers share
+ * one double (9007199254740993 reads as 9007199254740992), so `NumberIn: [9007199254740993]`
+ * would quietly match 9007199254740992: such integers are refused rather than compared
+ * inexactly. And the filter is stored in DynamoDB, whose numbers are at most 38 digits of
+ * precision with a magnitude from 1E-130 to 9.99...E+125: a double has at most 17 digits, and
+ * the cap above keeps it far below the top, but a magnitude under 1E-130 (1.5e-300, 5e-324)
+ * cannot be stored at all. Both are refused with a 400 naming the value, never a failed write.
+ */
+export const FILTER_NUMBER_LIMITS = {
+  /** 2^53 - 1 (`Number.MAX_SAFE_INTEGER`): the largest magnitude compared exactly. */
+  maxMagnitude: Number.MAX_SAFE_INTEGER,
+  /** DynamoDB's smallest non-zero magnitude; 0 (and -0, stored as 0) is allowed. */
+  minMagnitude: 1e-130,
+} as const;
+
+/** What is wrong with one number of a filter, or `undefined` when it is within the limits. */
+function filterNumberProblem(value: unknown): string | undefined {
+  if (!isFiniteNumber(value)) return `must be a number (got ${kindOf(value)})`;
+  const { maxMagnitude, minMagnitude } = FILTER_NUMBER_LIMITS;
+  const magnitude = Math.abs(value);
+  if (magnitude > maxMagnitude) {
+    return `must be between -${maxMagnitude} and ${maxMagnitude} (2^53 - 1, the largest integer compared exactly) (got ${value})`;
+  }
+  if (magnitude !== 0 && magnitude < minMagnitude) {
+    return `must be 0 or at least ${minMagnitude} in magnitude (the smallest number DynamoDB stores) (got ${value})`;
+  }
+  return undefined;
+}
+
 /** How many values a (well-formed) advanced filter counts toward the limit. */
 const valueCount = (filter: Record<string, unknown>): number =>
   Array.isArray(filter.values) ? filter.values.length : 'value' in filter ? 1 : 0;
@@ -277,10 +308,12 @@ function advancedViolation(filter: unknown, field: string): FilterViolation | un
   }
   if (needsValue) {
     if (hasValues) return violation('.values', `${operatorType} takes one value (value), not values`);
-    const wanted = group === 'bool' ? 'boolean' : 'number';
-    const ok = group === 'bool' ? typeof filter.value === 'boolean' : isFiniteNumber(filter.value);
-    if (!ok) return violation('.value', `must be a ${wanted} (got ${kindOf(filter.value)})`);
-    return undefined;
+    if (group === 'bool') {
+      if (typeof filter.value === 'boolean') return undefined;
+      return violation('.value', `must be a boolean (got ${kindOf(filter.value)})`);
+    }
+    const problem = filterNumberProblem(filter.value);
+    return problem === undefined ? undefined : violation('.value', problem);
   }
   if (needsValues) {
     if (hasValue) return violation('.value', `${operatorType} takes values (an array), not value`);
@@ -290,12 +323,18 @@ function advancedViolation(filter: unknown, field: string): FilterViolation | un
     }
     for (const [index, value] of values.entries()) {
       const at = `.values.${index}`;
-      if (group === 'numberSet' && !isFiniteNumber(value)) {
-        return violation(at, `must be a number (got ${kindOf(value)})`);
+      if (group === 'numberSet') {
+        const problem = filterNumberProblem(value);
+        if (problem !== undefined) return violation(at, problem);
       }
       if (group === 'numberRange') {
-        if (!Array.isArray(value) || value.length !== 2 || !value.every(isFiniteNumber)) {
+        if (!Array.isArray(value) || value.length !== 2) {
           return violation(at, 'must be a range [min, max] of two numbers');
+        }
+        // Each end is named on its own (`values.1.0`), so the refusal points at the very number.
+        for (const [end, bound] of value.entries()) {
+          const problem = filterNumberProblem(bound);
+          if (problem !== undefined) return violation(`${at}.${end}`, problem);
         }
         const [min, max] = value as [number, number];
         if (min > max) return violation(at, `min must not exceed max (got [${min}, ${max}])`);
@@ -325,8 +364,9 @@ const FILTER_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Checks a filter definition as the management API receives it: shapes, known operators and the
- * {@link FILTER_LIMITS}. Returns the first violation, or `undefined` when the filter is valid.
+ * Checks a filter definition as the management API receives it: shapes, known operators, the
+ * {@link FILTER_LIMITS} and the {@link FILTER_NUMBER_LIMITS}. Returns the first violation, or
+ * `undefined` when the filter is valid.
  */
 export function validateFilter(filter: unknown): FilterViolation | undefined {
   if (!isJsonObject(filter)) return { field: 'filter', message: `must be an object (got ${kindOf(filter)})` };
