@@ -42,12 +42,12 @@ import { SqsJobQueue } from '../queue/sqs-job-queue';
 import { AttemptHistoryTable } from '../storage/attempt-history';
 import { DynamoBacklogIndex, DynamoBacklogStore } from '../storage/backlog';
 import { DeadLetterBucket } from '../storage/dead-letter-bucket';
+import { DynamoDeclaredDestinations } from '../storage/declared-destinations';
 import { FanOutBucket } from '../storage/fan-out-bucket';
 import { DynamoHealthStore } from '../storage/health';
 import { DynamoHeldMarks } from '../storage/held-marks';
 import { DynamoLateAnswers } from '../storage/late-answers';
 import { DynamoRateBudget } from '../storage/rate-budget';
-import { DynamoDeclaredDestinations } from '../storage/declared-destinations';
 import { DynamoReplayClaims } from '../storage/replay-claims';
 import { publishingStore, tableStores } from '../storage/store';
 import { DynamoSubscriptionStore, type SubscriptionStore } from '../storage/subscriptions';
@@ -291,6 +291,11 @@ export function buildManagementDeps(
       requireSetting(runtime.config.tableName, ENV.tableName),
     ),
     replayClaims: new DynamoReplayClaims(
+      runtime.clients.dynamo,
+      requireSetting(runtime.config.tableName, ENV.tableName),
+    ),
+    // Resend and replay calls per subscription and minute, counted where every instance sees them.
+    callBudget: new DynamoRateBudget(
       runtime.clients.dynamo,
       requireSetting(runtime.config.tableName, ENV.tableName),
     ),

@@ -23,6 +23,7 @@ import type { AttemptHistoryLookup } from '../storage/attempt-history';
 import type { BacklogIndexReader } from '../storage/backlog';
 import { type HealthStore, resetHealth } from '../storage/health';
 import type { NamespaceStore, NamespaceTopicStore } from '../storage/namespaces';
+import type { RateBudgetStore } from '../storage/rate-budget';
 import type { ReplayClaims } from '../storage/replay-claims';
 import type { SubscriptionStore } from '../storage/subscriptions';
 import type { ReadOptions } from '../storage/table';
@@ -51,6 +52,11 @@ export interface ManagementDeps extends DestinationDeps {
   deadLetterBucket: DeadLetterBlobs;
   /** Claims on blobs being replayed, so two replays at once never both replay one (none: unguarded). */
   replayClaims?: ReplayClaims;
+  /**
+   * The per-subscription counts of resend and replay calls (`call-limits.ts`), kept in the table
+   * so the limits hold across management function instances.
+   */
+  callBudget: RateBudgetStore;
   /**
    * Where replayed dead letters and handshakes are queued (the `delivery` queue), and a backlog's
    * tick sent at once (the retry queue, `BACKLOG_TICK_QUEUE`).

@@ -6,6 +6,7 @@ import type { Subscription } from '../domain/model';
 import { type HttpEvent, jsonResult } from '../http/api-gateway';
 import { badRequest } from '../http/errors';
 import type { ReadOptions } from '../storage/table';
+import { admitCall, REPLAY_LIMIT } from './call-limits';
 import { type ManagementDeps, type Operation, optionalBody, textResult } from './common';
 import {
   blobDocumentText,
@@ -34,7 +35,10 @@ export type SubscriptionFinder = (
   options?: ReadOptions,
 ) => Promise<Subscription>;
 
-/** `GET <subscription>/deadLetters`, `GET .../deadLetters/blob?key=` and `POST .../deadLetters/replay`. */
+/**
+ * `GET <subscription>/deadLetters`, `GET .../deadLetters/blob?key=` and `POST .../deadLetters/replay`
+ * (a few calls a minute per subscription: `REPLAY_LIMIT`).
+ */
 export function deadLetterOperations(
   subscriptionPath: string,
   find: SubscriptionFinder,
@@ -65,6 +69,7 @@ export function deadLetterOperations(
       const request = parseReplayRequest(optionalBody(event));
       // Strongly consistent: replayed jobs carry the subscription's current uid and version.
       const subscription = await find(event, deps, { consistent: true });
+      await admitCall(deps.callBudget, REPLAY_LIMIT, subscription, deps.clock.now());
       return jsonResult(200, replayDocument(await deadLetters(deps).replay(subscription, request)));
     },
   };

@@ -1,8 +1,9 @@
 /**
  * The message log's routes: `GET <subscription>/deliveries` (one event's deliveries with
  * `eventId`, a page of the log without) and `POST <subscription>/resend` (one logged event sent
- * again as a new delivery). The log itself is the attempt history
- * (`shared/storage/attempt-history.ts`); what it keeps follows the subscription's `deliveryLog`.
+ * again as a new delivery; `RESEND_LIMIT` calls a minute per subscription, `call-limits.ts`).
+ * The log itself is the attempt history (`shared/storage/attempt-history.ts`); what it keeps
+ * follows the subscription's `deliveryLog`.
  */
 
 import { z } from 'zod';
@@ -17,6 +18,7 @@ import { ApiError, badRequest, notFound } from '../http/errors';
 import { stringMember } from '../platform/json-text';
 import { packJobs, targetGroupId } from '../queue/job-codec';
 import type { HistoryWindow } from '../storage/attempt-history';
+import { admitCall, RESEND_LIMIT } from './call-limits';
 import { MAX_BODY_BYTES, type ManagementDeps, type Operation } from './common';
 import type { SubscriptionFinder } from './dead-letter-routes';
 import { parseWindow } from './dead-letters';
@@ -221,6 +223,7 @@ export function messageLogOperations(
       const subscription = await find(event, deps, { consistent: true });
       const request = parseResendBody(event);
       const window = parseHistoryWindow(request, deps.clock.now(), deps.history.retentionDays);
+      await admitCall(deps.callBudget, RESEND_LIMIT, subscription, deps.clock.now());
       const found = await deps.history.find(subscription.topic, subscription.name, request.eventId, window);
       const original = eventToResend(subscription, request, found.records, found.searched);
       const item = resendItem(original, `resend-${deps.newId()}`, deps.clock.now());

@@ -33,7 +33,9 @@
  * is unhealthy (`held-marks.ts`): it sits with the subscription list publishers read, so they
  * send that subscription's publishes straight to the backlog. A late answer is a success that came
  * after its request timed out, which the event's retries look up (`late-answers.ts`). A rate window
- * counts the requests a rate-limited endpoint was given in one second (`rate-budget.ts`).
+ * counts the requests a rate-limited endpoint was given in one second (`rate-budget.ts`); one
+ * whose sort key names a counter (`WINDOW#<counter>#<minute>`) counts the resend or replay calls
+ * made on the subscription in one minute (`management/call-limits.ts`).
  *
  * Each item is the domain object (`shared/domain/model.ts`) plus its key attributes and `kind`;
  * the item schemas extend the domain schemas, so whatever the domain holds is read back.

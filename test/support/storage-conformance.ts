@@ -979,6 +979,26 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
       expect(await s.rateBudget.take(topic, 'billing', window, 5, 50)).toEqual({ first: 0, count: 5 });
     });
 
+    it('counts a named counter in its own windows, apart from the second of the same number', async () => {
+      const topic = unique('Calls-');
+      const resends = { name: 'resend', windowMs: 60_000 };
+      const minute = Math.floor(AT.getTime() / 60_000);
+      expect(await s.rateBudget.take(topic, 'Audit', minute, 1, 2, resends)).toEqual({ first: 0, count: 1 });
+      expect(await s.rateBudget.take(topic.toUpperCase(), 'AUDIT', minute, 1, 2, resends)).toEqual({
+        first: 1,
+        count: 1,
+      });
+      expect(await s.rateBudget.take(topic, 'audit', minute, 1, 2, resends)).toEqual({ first: 2, count: 0 });
+      // The delivery rate's window of the same number, and another counter's, count apart.
+      expect(await s.rateBudget.take(topic, 'audit', minute, 1, 2)).toEqual({ first: 0, count: 1 });
+      const replays = { name: 'replay', windowMs: 60_000 };
+      expect(await s.rateBudget.take(topic, 'audit', minute, 1, 2, replays)).toEqual({ first: 0, count: 1 });
+      expect(await s.rateBudget.take(topic, 'audit', minute + 1, 1, 2, resends)).toEqual({
+        first: 0,
+        count: 1,
+      });
+    });
+
     it('never grants more than the limit to takers at the same moment, nor a place twice', async () => {
       const topic = unique('rate-race-');
       const slices = await Promise.all(

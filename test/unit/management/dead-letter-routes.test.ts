@@ -9,6 +9,7 @@ import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { ApiError, notFound } from '../../../shared/http/errors';
 import type { ManagementDeps } from '../../../shared/management/common';
 import { deadLetterOperations, type SubscriptionFinder } from '../../../shared/management/dead-letter-routes';
+import { InProcessRateBudget } from '../../../shared/storage/rate-budget';
 import type { ReadOptions } from '../../../shared/storage/table';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
 import { MemoryDeadLetterBucket } from '../../support/memory-dead-letter-bucket';
@@ -37,7 +38,13 @@ function setup(found: Subscription | null = SUB) {
     if (found === null) throw notFound("The event subscription 'audit' does not exist on topic 'orders'.");
     return found;
   };
-  const deps = { deadLetterBucket: bucket, queue, clock, newId: () => 'call-1' } as unknown as ManagementDeps;
+  const deps = {
+    deadLetterBucket: bucket,
+    queue,
+    clock,
+    newId: () => 'call-1',
+    callBudget: new InProcessRateBudget(),
+  } as unknown as ManagementDeps;
   const operations = deadLetterOperations(PATH, find);
   const call = (method: string, suffix: string, request: Partial<HttpEvent> = {}) => {
     const operation = operations[`${method} ${PATH}${suffix}`];
