@@ -7,6 +7,7 @@
  */
 import { readConfig } from '../shared/config/runtime';
 import type { DeadLetterStep } from '../shared/delivery/dead-letter';
+import { upgradeEndedJob } from '../shared/delivery/job-upgrade';
 import { createJobConsumer } from '../shared/lambda/job-consumer';
 import { lazyHandler } from '../shared/lambda/middleware';
 import { buildDeadLetterStep, createObservability, type Observability } from '../shared/lambda/wiring';
@@ -32,6 +33,8 @@ export interface DeadLetterHandlerDeps {
 export function createDeadLetterHandler({ step, observability, clock = systemClock }: DeadLetterHandlerDeps) {
   return createJobConsumer({
     observability,
+    // Ended jobs of an earlier format carry all the step needs; they are upgraded without a read.
+    upgrade: async (job) => upgradeEndedJob(job),
     step: {
       kinds: DEAD_LETTER_JOB_KINDS,
       run: async (jobs, context) => {

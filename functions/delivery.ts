@@ -24,7 +24,7 @@ import { done, type RecordOutcome, retryLater } from '../shared/queue/record-out
 export const FINISHING_MARGIN_MS = 5000;
 
 export interface DeliveryHandlerDeps {
-  engine: Pick<DeliveryEngine, 'processJob' | 'storeJobs' | 'sweepBacklogs'>;
+  engine: Pick<DeliveryEngine, 'processJob' | 'storeJobs' | 'sweepBacklogs' | 'upgrade'>;
   observability: Observability;
   clock?: Clock;
 }
@@ -91,6 +91,8 @@ export function createDeliveryHandler({
     });
   const consumer = createJobConsumer({
     observability,
+    // Jobs queued before a deploy that changed the format are worked too (`job-upgrade.ts`).
+    upgrade: (job) => engine.upgrade(job),
     step: {
       kinds: DELIVERY_JOB_KINDS,
       run: async (jobs, context, messageIds) => {

@@ -7,7 +7,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { QUEUES, type QueueKey } from '../shared/config/resources';
 import type { AwsClients } from '../shared/platform/aws';
-import { messageGroupOf, parseJob } from '../shared/queue/job-codec';
+import { messageGroupOf, readJobMessage } from '../shared/queue/job-codec';
 import { sendJobs } from '../shared/queue/sqs-job-queue';
 import type { LocalResources } from './provision';
 import { LocalStackError } from './stack-error';
@@ -20,13 +20,14 @@ interface SavedQueues {
 }
 
 /**
- * A saved message's group, read from the job it holds. One this version cannot read (an older
- * job format) goes in all the same, in a group of its own, for the delivery step to refuse and
- * park as it would any such message.
+ * A saved message's group, read from the job it holds (a job of an earlier format, which the
+ * delivery step upgrades, goes in the group of its subscription too). One this version cannot read
+ * goes in all the same, in a group of its own, for the delivery step to refuse and park as it
+ * would any such message.
  */
 function savedGroupOf(body: string): string {
   try {
-    return messageGroupOf(parseJob(body));
+    return messageGroupOf(readJobMessage(body));
   } catch {
     return UNREADABLE_GROUP;
   }

@@ -39,7 +39,8 @@ const eventIdOf = (item: unknown) => {
 /**
  * The topic and subscription a job names: its `target` (`{"v":2,"target":{"topic":{..},
  * "subscription":..},..}`), or the loose fields of the first format (`{"v":1,"topic":..,
- * "subscription":..}`), still shown because messages parked before an upgrade are those.
+ * "subscription":..}`): builds that refused that format parked such messages when they were
+ * deployed over them, and this release reads them again once they are redriven.
  */
 function jobOwner(json: Record<string, unknown>): { topic: string; subscription: string } | undefined {
   const { v } = json;

@@ -384,7 +384,8 @@ export function parseStoreJob(body: string): StoreJob | string {
   }
   const version = (json as { v?: unknown } | null)?.v;
   if (version !== JOB_FORMAT_VERSION) {
-    return `store job message of format version ${JSON.stringify(version)}; this release reads version ${JOB_FORMAT_VERSION}`;
+    // Store jobs came with format 2: no earlier format has them to upgrade.
+    return `store job message of format version ${JSON.stringify(version)}; this release reads store jobs of version ${JOB_FORMAT_VERSION}`;
   }
   const parsed = storeJobSchema.safeParse(json);
   return parsed.success ? parsed.data : malformedMessage('store job message', parsed.error);

@@ -51,7 +51,7 @@ import {
 } from '../observability/metrics';
 import type { Clock, Random } from '../platform/clock';
 import type { SecretOpener } from '../platform/sealing';
-import { packEndedJobs, packJobs, targetGroupId } from '../queue/job-codec';
+import { type LegacyJob, packEndedJobs, packJobs, targetGroupId } from '../queue/job-codec';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { FanOutStore } from '../storage/fan-out-bucket';
 import type { LateAnswerStore } from '../storage/late-answers';
@@ -67,6 +67,7 @@ import { ALWAYS_QUEUE, HANDOFF_RETRY_DELAY_SECONDS, sendFollowUps } from './foll
 import { type EndpointHandshake, validationKeyOf } from './handshake';
 import type { HealthTracker } from './health';
 import { emptyReport, type JobReport } from './job-report';
+import { type Upgraded, upgradeFanOutJob, upgradeJob } from './job-upgrade';
 import { LateAnswers } from './late-answers';
 import type { ResourceSender } from './resource-sender';
 import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
@@ -74,7 +75,7 @@ import { endpointAgreed, UNVALIDATED_ENDPOINT_HOLD_MS } from './rules/handshake'
 import { gateOf } from './rules/health';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { expiresAtDue, planWait, waitPrecisionOf } from './rules/retry';
-import { deliveryTargetOf } from './target';
+import { deliveryTargetOf, isSameSubscription } from './target';
 import type { WebhookSender } from './webhook-sender';
 
 export interface SubscriptionSource {
@@ -239,6 +240,7 @@ export class DeliveryEngine {
           queue: this.deps.queue,
           logger: this.deps.logger,
           deliver: (one) => this.deliver(one, options),
+          upgrade: async (stored) => this.dropGone(await upgradeFanOutJob(stored, this.deps)),
         });
       case 'ended':
         return this.handOffAgain(job);
@@ -249,10 +251,25 @@ export class DeliveryEngine {
     }
   }
 
+  /**
+   * A job of an earlier format, in the current one (`job-upgrade.ts`): its target built from its
+   * subscription as read now. The events of a subscription that is gone are dropped here, as a
+   * deleted subscription's are; `undefined` when nothing of the job is left to work. The consumer
+   * shell calls this for every such job before it is worked (`processJob` takes the current format).
+   */
+  async upgrade(job: LegacyJob): Promise<QueuedJob | undefined> {
+    return this.dropGone(await upgradeJob(job, this.deps));
+  }
+
+  private dropGone<J extends QueuedJob>({ job, gone }: Upgraded<J>): J | undefined {
+    for (const { target, items } of gone) this.dropDeleted(target, items);
+    return job;
+  }
+
   /** A delivery job, through the phases. */
   private async deliver(job: DeliveryJob, options: JobOptions): Promise<JobReport> {
     const resolved = await this.resolve(job);
-    if (resolved.kind === 'deleted') return this.dropDeleted(job);
+    if (resolved.kind === 'deleted') return this.dropDeleted(job.target, job.items);
     const { subscription, profile } = resolved;
     // The jobs this one leads to are for the subscription as read now, and never ask for an older
     // version than this one did (a read that fell back on a stale cached definition).
@@ -323,11 +340,9 @@ export class DeliveryEngine {
       target.subscription,
       target.version,
     );
-    if (subscription === undefined) return { kind: 'deleted' };
-    // Deleted and created again under the same name: the job's subscription is gone.
-    const recreated =
-      target.uid !== undefined && subscription.uid !== undefined && target.uid !== subscription.uid;
-    if (recreated) return { kind: 'deleted' };
+    // Deleted, or deleted and created again under the same name: the job's subscription is gone.
+    if (subscription === undefined || !isSameSubscription(target.uid, subscription))
+      return { kind: 'deleted' };
     return { kind: 'found', subscription, profile: this.deps.profiles[subscription.deliveryProfile] };
   }
 
@@ -467,12 +482,16 @@ export class DeliveryEngine {
 
   // ---- jobs that end early ------------------------------------------------------------------
 
-  private dropDeleted(job: DeliveryJob): JobReport {
+  /** Events whose subscription is gone: dropped (counted and logged), as `SubscriptionDeleted`. */
+  private dropDeleted(
+    target: Pick<DeliveryTarget, 'topic' | 'subscription'>,
+    items: readonly DeliveryItem[],
+  ): JobReport {
     this.deps.drops.drop(
-      job.target,
-      job.items.map((item) => ({ item, reason: 'SubscriptionDeleted' as const })),
+      target,
+      items.map((item) => ({ item, reason: 'SubscriptionDeleted' as const })),
     );
-    return { ...emptyReport(), ended: job.items.length };
+    return { ...emptyReport(), ended: items.length };
   }
 
   /** Ended deliveries that were parked on the retry queue: hand them to the dead-letter step. */

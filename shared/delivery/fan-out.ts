@@ -7,8 +7,9 @@
  */
 import { QUEUES } from '../config/resources';
 import type { DeliveryJob, FanOutJob, StoredFanOutJob } from '../domain/delivery';
+import type { FormatOneFanOutJob } from '../domain/job-format-1';
 import type { LoggerLike } from '../observability/logging';
-import { expandFanOut, packJobs, parseFanOut, targetGroupId } from '../queue/job-codec';
+import { expandFanOut, isLegacyJob, packJobs, readFanOut, targetGroupId } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import type { FanOutStore } from '../storage/fan-out-bucket';
 import { addReports, emptyReport, type JobReport } from './job-report';
@@ -27,6 +28,11 @@ export interface FanOutDeps {
   logger: LoggerLike;
   /** Works one delivery job as if it had come as its own message. */
   deliver: (job: DeliveryJob) => Promise<JobReport>;
+  /**
+   * A fan-out stored before an upgrade, of an earlier format, in the current one
+   * (`job-upgrade.ts`); `undefined` when all its subscriptions are gone (their events dropped).
+   */
+  upgrade: (stored: FormatOneFanOutJob) => Promise<FanOutJob | undefined>;
 }
 
 const itemCount = (jobs: readonly DeliveryJob[]): number =>
@@ -36,7 +42,10 @@ export async function workFanOut(job: FanOutJob | StoredFanOutJob, deps: FanOutD
   let fanOut: FanOutJob;
   if (job.kind === 'stored-fanout') {
     if (deps.fanOuts === undefined) throw new Error('this worker has no fan-out store');
-    fanOut = parseFanOut(await deps.fanOuts.get(job.key));
+    const stored = readFanOut(await deps.fanOuts.get(job.key));
+    const current = isLegacyJob(stored) ? await deps.upgrade(stored) : stored;
+    if (current === undefined) return emptyReport();
+    fanOut = current;
   } else {
     fanOut = job;
   }

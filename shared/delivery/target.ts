@@ -31,6 +31,16 @@ export function deliveryTargetOf(subscription: Subscription): DeliveryTarget {
 }
 
 /**
+ * Whether `subscription`, as read now, is the one a job made for a subscription with `uid` is
+ * for: it is, unless both have a uid and the two differ (it was deleted and created again under
+ * the same name, and the job's subscription is gone).
+ */
+export const isSameSubscription = (
+  uid: string | undefined,
+  subscription: Pick<Subscription, 'uid'>,
+): boolean => uid === undefined || subscription.uid === undefined || uid === subscription.uid;
+
+/**
  * Whose dead letters a target's are (the folders of its blob keys), by its record format: a
  * namespace record's subscription is one of a namespace topic. Throws for a namespace format
  * aimed at a classic topic.

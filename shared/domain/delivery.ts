@@ -74,8 +74,9 @@ export type DeliveryItem = z.infer<typeof deliveryItemSchema>;
 
 /**
  * The version of the job format. Raised when a queued shape changes in a way an older reader
- * cannot take; a message of another version is refused with its version named (see
- * docs/deploy.md, "Upgrading").
+ * cannot take. Messages of an earlier version are still read (`job-format-1.ts`) and upgraded when
+ * received (`delivery/job-upgrade.ts`); one of a later version is refused with its version named
+ * (see docs/deploy.md, "Upgrading").
  */
 export const JOB_FORMAT_VERSION = 2;
 const formatVersion = z.literal(JOB_FORMAT_VERSION);

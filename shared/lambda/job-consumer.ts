@@ -1,6 +1,8 @@
 /**
- * The consumer shell every queue-consuming function is built from: parse each record as a job
- * (`queue/job-codec.ts`), refuse the kinds the function does not take (`queue/job-kinds.ts`), hand
+ * The consumer shell every queue-consuming function is built from: read each record as a job
+ * (`queue/job-codec.ts`), refuse the kinds the function does not take (`queue/job-kinds.ts`),
+ * bring a job of an earlier format to the current one with the function's upgrade
+ * (`delivery/job-upgrade.ts`: messages queued before a deploy are worked, not refused), hand
  * the rest to the function's step, and answer SQS with `batchResponse` (`queue/record-outcome.ts`),
  * the one place that decides which messages come back. The step says what became of each record:
  * `done`, `retryLater(reason)` (a dependency failed; the message comes back after its visibility
@@ -18,9 +20,9 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { QueuedJob } from '../domain/delivery';
 import type { LoggerLike } from '../observability/logging';
-import { parseJob } from '../queue/job-codec';
+import { isLegacyJob, type LegacyJobOfKind, type ReadJob, readJobMessage } from '../queue/job-codec';
 import { type JobKind, type JobOfKind, jobLogFields, kindOf, queuesCarrying } from '../queue/job-kinds';
-import { batchResponse, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
+import { batchResponse, done, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
 import { flushMetrics, logContext } from './middleware';
 import type { Observability } from './wiring';
 
@@ -66,27 +68,59 @@ export function eachJob<K extends JobKind>(
   };
 }
 
-/** A record as read: its job when it is one the step takes, else the outcome that refuses it. */
-type ReadRecord<K extends JobKind> =
-  | { readonly job: JobOfKind<K>; readonly refused?: undefined }
-  | { readonly job?: undefined; readonly refused: RecordOutcome };
+/**
+ * How a function brings a job of an earlier format (one of the kinds it takes) to the current
+ * one: the job to work, or `undefined` when nothing of it is left (its subscription is gone, and
+ * the upgrade dropped its events as a deleted subscription's). Rejecting means it could not be
+ * done now (the subscription could not be read): the message comes back.
+ */
+export type JobUpgrade<K extends JobKind> = (job: LegacyJobOfKind<K>) => Promise<QueuedJob | undefined>;
 
-function readRecord<K extends JobKind>(record: SQSRecord, kinds: readonly K[]): ReadRecord<K> {
-  let job: QueuedJob;
-  try {
-    job = parseJob(record.body);
-  } catch (error) {
-    return { refused: poison(reasonOf(error)) };
-  }
+/**
+ * A record as read: its job when it is one the step takes, else the outcome that ends it here;
+ * `upgradedFrom`, the earlier format version it came in, once it was upgraded.
+ */
+type ReadRecord<K extends JobKind> =
+  | { readonly job: JobOfKind<K>; readonly upgradedFrom?: number; readonly ended?: undefined }
+  | { readonly job?: undefined; readonly upgradedFrom?: number; readonly ended: RecordOutcome };
+
+/** Poison when a job's kind is not one the step takes, saying where it belongs. */
+function wrongKind(job: ReadJob, kinds: readonly JobKind[]): RecordOutcome | undefined {
   const kind = kindOf(job);
-  if (!(kinds as readonly JobKind[]).includes(kind)) {
+  if (kinds.includes(kind)) return undefined;
+  return poison(
+    `a '${kind}' job belongs on the ${queuesCarrying(kind).join(' or ')} queue; this consumer takes ${kinds.join(', ')}`,
+  );
+}
+
+async function readRecord<K extends JobKind>(
+  record: SQSRecord,
+  kinds: readonly K[],
+  upgrade: JobUpgrade<K>,
+): Promise<ReadRecord<K>> {
+  let read: ReadJob;
+  try {
+    read = readJobMessage(record.body);
+  } catch (error) {
+    return { ended: poison(reasonOf(error)) };
+  }
+  const refused = wrongKind(read, kinds);
+  if (refused !== undefined) return { ended: refused };
+  if (!isLegacyJob(read)) return { job: read as JobOfKind<K> };
+  const upgradedFrom = read.v;
+  let job: QueuedJob | undefined;
+  try {
+    job = await upgrade(read as LegacyJobOfKind<K>);
+  } catch (error) {
     return {
-      refused: poison(
-        `a '${kind}' job belongs on the ${queuesCarrying(kind).join(' or ')} queue; this consumer takes ${kinds.join(', ')}`,
-      ),
+      ended: retryLater(`could not upgrade a job of format version ${upgradedFrom}: ${reasonOf(error)}`),
     };
   }
-  return { job: job as JobOfKind<K> };
+  if (job === undefined) return { upgradedFrom, ended: done({ upgradedFrom, leftToWork: 0 }) };
+  const upgradedRefused = wrongKind(job, kinds);
+  return upgradedRefused === undefined
+    ? { job: job as JobOfKind<K>, upgradedFrom }
+    : { upgradedFrom, ended: upgradedRefused };
 }
 
 /** The step's outcomes; if it rejects, every job it was given is retried later. */
@@ -104,47 +138,57 @@ async function runStep<K extends JobKind>(
   }
 }
 
-/** What became of one record: its job (when it was one the step takes) and its outcome. */
+/**
+ * What became of one record: its job (when it was one the step takes), its outcome, and the
+ * earlier format version it came in, when it was upgraded.
+ */
 export interface ConsumedRecord {
   readonly job?: QueuedJob;
   readonly outcome: RecordOutcome;
+  readonly upgradedFrom?: number;
 }
 
 /**
- * Each record's outcome, in record order: a record that is not a job the step takes is poison;
- * the others get the step's outcome (retried later when the step gave none).
+ * Each record's outcome, in record order: a record that is not a job the step takes is poison; a
+ * job of an earlier format is upgraded first (`upgrade`), and done there when nothing of it is
+ * left; the others get the step's outcome (retried later when the step gave none).
  */
 export async function consumeRecords<K extends JobKind>(
   records: readonly SQSRecord[],
   step: ConsumerStep<K>,
   context: Context,
+  upgrade: JobUpgrade<NoInfer<K>>,
 ): Promise<ConsumedRecord[]> {
-  const read = records.map((record) => readRecord(record, step.kinds));
-  const jobs = read.flatMap((entry) => (entry.refused === undefined ? [entry.job] : []));
+  const read = await Promise.all(records.map((record) => readRecord(record, step.kinds, upgrade)));
+  const jobs = read.flatMap((entry) => (entry.ended === undefined ? [entry.job] : []));
   const messageIds = records.flatMap((record, index) =>
-    read[index]?.refused === undefined ? [record.messageId] : [],
+    read[index]?.ended === undefined ? [record.messageId] : [],
   );
   const outcomes = jobs.length === 0 ? [] : await runStep(step, jobs, context, messageIds);
   let position = 0;
   return read.map((entry) => {
-    if (entry.refused !== undefined) return { outcome: entry.refused };
+    const upgraded = entry.upgradedFrom === undefined ? {} : { upgradedFrom: entry.upgradedFrom };
+    if (entry.ended !== undefined) return { outcome: entry.ended, ...upgraded };
     const outcome = outcomes[position] ?? retryLater('the step gave no outcome for this job');
     position += 1;
-    return { job: entry.job, outcome };
+    return { job: entry.job, outcome, ...upgraded };
   });
 }
 
-/** One log line per record: what was done (debug), or why it comes back (error). */
-function logOutcome(
-  logger: LoggerLike,
-  record: SQSRecord,
-  job: QueuedJob | undefined,
-  outcome: RecordOutcome,
-): void {
+/**
+ * One log line per record: what was done (debug), or why it comes back (error); a job of an
+ * earlier format says so once more, at info, so operators see an upgrade's leftovers worked off.
+ */
+function logOutcome(logger: LoggerLike, record: SQSRecord, consumed: ConsumedRecord): void {
+  const { job, outcome, upgradedFrom } = consumed;
   const received = { messageId: record.messageId, receiveCount: record.attributes?.ApproximateReceiveCount };
+  const fields = job === undefined ? {} : jobLogFields(job);
+  if (upgradedFrom !== undefined) {
+    logger.info('job of an earlier format upgraded', { ...received, ...fields, upgradedFrom });
+  }
   switch (outcome.kind) {
     case 'done':
-      logger.debug('job processed', { ...(job === undefined ? {} : jobLogFields(job)), ...outcome.details });
+      logger.debug('job processed', { ...fields, ...outcome.details });
       return;
     case 'retryLater':
       logger.error('job failed; it will be received again', { ...received, error: outcome.reason });
@@ -161,14 +205,20 @@ function logOutcome(
 export interface JobConsumerOptions<K extends JobKind> {
   observability: Observability;
   step: ConsumerStep<K>;
+  /** How the function brings jobs of an earlier format (of its kinds) to the current one. */
+  upgrade: JobUpgrade<NoInfer<K>>;
 }
 
 /** The Lambda handler of a queue consumer: the shell around `step`. */
-export function createJobConsumer<K extends JobKind>({ observability, step }: JobConsumerOptions<K>) {
+export function createJobConsumer<K extends JobKind>({
+  observability,
+  step,
+  upgrade,
+}: JobConsumerOptions<K>) {
   const consume = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-    const consumed = await consumeRecords(event.Records, step, context);
-    consumed.forEach(({ job, outcome }, index) => {
-      logOutcome(observability.logger, event.Records[index] as SQSRecord, job, outcome);
+    const consumed = await consumeRecords(event.Records, step, context, upgrade);
+    consumed.forEach((entry, index) => {
+      logOutcome(observability.logger, event.Records[index] as SQSRecord, entry);
     });
     return batchResponse(
       event.Records,

@@ -2,7 +2,8 @@
  * Jobs on the wire: how events for one subscription are packed into SQS message bodies, and read
  * back with the one schema that defines them (`shared/domain/delivery.ts`, chosen by the job's
  * kind in `job-kinds.ts`). Packing many events per message is what keeps SQS requests per event
- * far below one.
+ * far below one. Messages of an earlier format are still read, by that format's schemas
+ * (`domain/job-format-1.ts`), as jobs to upgrade (`delivery/job-upgrade.ts`); nothing writes them.
  */
 import { createHash } from 'node:crypto';
 import { type QueueKey, SQS_LIMITS } from '../config/resources';
@@ -23,9 +24,15 @@ import {
   type TopicRef,
   type ValidationJob,
 } from '../domain/delivery';
-import { topicIdOf } from '../domain/names';
+import {
+  FORMAT_1_SCHEMAS,
+  FORMAT_1_VERSION,
+  type FormatOneFanOutJob,
+  type FormatOneJob,
+} from '../domain/job-format-1';
+import { topicIdOf, topicRefOf } from '../domain/names';
 import { malformedMessage } from '../platform/zod-issues';
-import { claimedKind, definitionOf, kindOf } from './job-kinds';
+import { claimedKind, definitionOf, type JobKind, kindOf } from './job-kinds';
 
 /**
  * Target size of one job message. SQS bills each 64 KiB of payload as a request, so larger
@@ -209,10 +216,55 @@ function pack<T>(
 }
 
 /**
- * Reads a job message body by the schema of the kind it claims (`job-kinds.ts`); throws with the
- * reason when it isn't one.
+ * A job of an earlier format that this release still reads (`domain/job-format-1.ts`). It is never
+ * worked as it is: the function that receives it turns it into the job of the current format
+ * first (`delivery/job-upgrade.ts`), which may take reading its subscription.
  */
-export function parseJob(body: string): QueuedJob {
+export type LegacyJob = FormatOneJob;
+
+/** The earlier-format job of a kind (the kinds keep their names across formats). */
+export type LegacyJobOfKind<K extends JobKind> = Extract<LegacyJob, { kind?: K }>;
+
+/** A job message as read: a job of the current format, or one of an earlier format to upgrade. */
+export type ReadJob = QueuedJob | LegacyJob;
+
+/** Whether a job read is of an earlier format (to be upgraded before it is worked). */
+export const isLegacyJob = (job: ReadJob): job is LegacyJob => job.v !== JOB_FORMAT_VERSION;
+
+/** Reads a format-1 job by the schema of the kind it claims; throws with the reason when it isn't one. */
+function readFormatOne(json: object): LegacyJob {
+  const kind = (json as { kind?: unknown }).kind;
+  if (typeof kind === 'string' && !Object.hasOwn(FORMAT_1_SCHEMAS, kind)) {
+    throw new Error(
+      `job message of format version ${FORMAT_1_VERSION} claims kind '${kind}', which that format never had`,
+    );
+  }
+  const schema =
+    FORMAT_1_SCHEMAS[typeof kind === 'string' ? (kind as keyof typeof FORMAT_1_SCHEMAS) : 'deliver'];
+  const parsed = schema.safeParse(json);
+  if (!parsed.success)
+    throw new Error(malformedMessage(`job message of format version ${FORMAT_1_VERSION}`, parsed.error));
+  return parsed.data;
+}
+
+/**
+ * The earlier formats this release still reads, by version, each with its reader. A release that
+ * raises the format freezes the schemas of the one it replaces (as `domain/job-format-1.ts`), adds
+ * its reader here and its upgrade to `delivery/job-upgrade.ts`.
+ */
+const EARLIER_FORMATS: ReadonlyMap<unknown, (json: object) => LegacyJob> = new Map([
+  [FORMAT_1_VERSION, readFormatOne],
+]);
+
+const READ_VERSIONS = [...EARLIER_FORMATS.keys(), JOB_FORMAT_VERSION].join(' and ');
+
+/**
+ * Reads a job message body of any format this release reads: the current one by the schema of
+ * the kind it claims (`job-kinds.ts`), an earlier one by that format's schemas (a
+ * {@link LegacyJob}, to upgrade before it is worked). Throws with the reason when it is neither.
+ * Pure: upgrading, which may read the subscription, is the receiving function's.
+ */
+export function readJobMessage(body: string): ReadJob {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -221,8 +273,10 @@ export function parseJob(body: string): QueuedJob {
   }
   const version = (json as { v?: unknown } | null)?.v;
   if (version !== JOB_FORMAT_VERSION) {
+    const readEarlier = EARLIER_FORMATS.get(version);
+    if (readEarlier !== undefined && typeof json === 'object' && json !== null) return readEarlier(json);
     throw new Error(
-      `job message of format version ${JSON.stringify(version)}; this release reads version ${JOB_FORMAT_VERSION} (messages queued before an upgrade that changed the format: see docs/deploy.md, "Upgrading")`,
+      `job message of format version ${JSON.stringify(version)}; this release reads versions ${READ_VERSIONS} (see docs/deploy.md, "Upgrading")`,
     );
   }
   const parsed = definitionOf(claimedKind(json)).schema.safeParse(json);
@@ -230,10 +284,35 @@ export function parseJob(body: string): QueuedJob {
   return parsed.data;
 }
 
-/** Reads a stored fan-out's body (from the fan-out bucket); throws with the reason when it isn't one. */
-export function parseFanOut(body: string): FanOutJob {
-  const job = parseJob(body);
+/**
+ * Reads a job message body of the current format, as this release writes it (its own steps'
+ * messages, tools and tests); throws with the reason when it isn't one, and for a job of an
+ * earlier format, which only the consumers read ({@link readJobMessage}) and upgrade.
+ */
+export function parseJob(body: string): QueuedJob {
+  const job = readJobMessage(body);
+  if (isLegacyJob(job)) {
+    throw new Error(
+      `job message of format version ${job.v}, an earlier format: read it with readJobMessage and upgrade it (delivery/job-upgrade.ts)`,
+    );
+  }
+  return job;
+}
+
+/**
+ * Reads a stored fan-out's body (from the fan-out bucket), of the current format or, stored before
+ * an upgrade, of an earlier one; throws with the reason when it isn't a fan-out.
+ */
+export function readFanOut(body: string): FanOutJob | FormatOneFanOutJob {
+  const job = readJobMessage(body);
   if (job.kind !== 'fanout') throw new Error(`a stored fan-out holds a ${job.kind ?? 'deliver'} job`);
+  return job;
+}
+
+/** Reads a stored fan-out's body of the current format; throws with the reason when it isn't one. */
+export function parseFanOut(body: string): FanOutJob {
+  const job = readFanOut(body);
+  if (isLegacyJob(job)) throw new Error(`a stored fan-out of format version ${job.v}, an earlier format`);
   return job;
 }
 
@@ -338,9 +417,13 @@ export const targetGroupId = (target: Pick<DeliveryTarget, 'topic' | 'subscripti
 /**
  * The message group a job belongs in, read from the job itself: its subscription, or its topic
  * when it names several (the kind table's `subscriptionOf`). Senders compute the same from what
- * they pack; this is the rule they are held to.
+ * they pack; this is the rule they are held to. A job of an earlier format is in the group its
+ * upgrade's messages will be in.
  */
-export function messageGroupOf(job: QueuedJob): string {
+export function messageGroupOf(job: ReadJob): string {
+  if (isLegacyJob(job)) {
+    return messageGroupId(topicRefOf(job.topic), 'subscription' in job ? job.subscription : undefined);
+  }
   const definition = definitionOf(kindOf(job));
   return messageGroupId(definition.topicOf(job), definition.subscriptionOf(job));
 }

@@ -1,7 +1,8 @@
 /**
  * The job kinds: every shape the queues carry, in one table. For each kind, its schema (from
  * `domain/delivery.ts`), the queues that carry it and what the consumer of each of those queues
- * does with it. `parseJob` reads a message body through this table; each consumer declares the
+ * does with it. `readJobMessage` reads a message body of the current format through this table
+ * (an earlier format's kinds keep these names, `domain/job-format-1.ts`); each consumer declares the
  * kinds it takes (`functions/delivery.ts`, `functions/dead-letter.ts`), and a test checks that the
  * consumer of every queue takes every kind this table says the queue carries, and that every
  * shape in `QUEUED_JOB_SCHEMAS` has its entry here.
@@ -122,8 +123,8 @@ export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K
 const isJobKind = (value: unknown): value is JobKind =>
   typeof value === 'string' && Object.hasOwn(JOB_KINDS, value);
 
-/** A job's kind. */
-export const kindOf = (job: QueuedJob): JobKind => job.kind ?? 'deliver';
+/** A job's kind (of any format read: the kinds keep their names across formats). */
+export const kindOf = (job: { readonly kind?: JobKind }): JobKind => job.kind ?? 'deliver';
 
 /**
  * The kind a message claims to be, from its parsed JSON: its `kind` when that names a kind, else

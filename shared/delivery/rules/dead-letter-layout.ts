@@ -36,6 +36,15 @@ export const deadLetterFormatOf = (
   profile.deadLetter.layout === 'namespace' ? 'namespace' : subscription.eventDeliverySchema;
 
 /**
+ * The delivery schema of a subscription whose dead letters are in `format`, the other way round
+ * from {@link deadLetterFormatOf}: the format itself, but for the namespace envelope, whose
+ * subscriptions deliver CloudEvents only. (Ended jobs of format 1 carried the record format, not
+ * the schema; the event a record holds depends on no more than this.)
+ */
+export const deliverySchemaOfFormat = (format: DeadLetterFormat): EventDeliverySchema =>
+  format === 'namespace' ? 'CloudEventSchemaV1_0' : format;
+
+/**
  * Whose dead letters they are, by record format: a namespace record's subscription is one of a
  * namespace topic (`namespaceTopic`: the parts of its `<namespace>/<topic>` id, as
  * `splitNamespaceTopicId` gives them); any other format's is a classic topic's. Throws for a

@@ -443,6 +443,7 @@ describe('handle', () => {
     ]);
     expect(outcomes[2]).toMatchObject({ reason: expect.stringContaining('S3 is down') });
     expect(outcomes[3]).toMatchObject({ reason: expect.stringContaining('kind') });
+    // Format 1 had no store jobs, so none is upgraded: one claiming it is refused.
     expect(outcomes[4]).toMatchObject({ reason: expect.stringContaining('format version 1') });
     expect(await storedIds(memory, ['audit'])).toEqual([['a']]);
   });

@@ -13,6 +13,7 @@ import { deadLetterTargetSchema, type EndedJob } from '../../../shared/domain/de
 import { packEndedJobs, packJobs } from '../../../shared/queue/job-codec';
 import { kindsCarriedBy } from '../../../shared/queue/job-kinds';
 import { deadLetterStepHarness, deliveryTarget, item } from '../../support/fakes';
+import { formatOneDeliveryBody, formatOneEndedBody } from '../../support/job-format-1';
 import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';
 
 const NOW = Date.parse('2026-08-08T05:10:00Z');
@@ -91,6 +92,43 @@ describe('the dead-letter function', () => {
 
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
     expect(bucket.blobs.size).toBe(1);
+  });
+
+  it('writes ended deliveries queued in format 1 as their format-2 job is written, one blob with both', async () => {
+    const { bucket, handler } = setup();
+    const target = endedTarget('audit', {});
+    const legacy = formatOneEndedBody(
+      {
+        topic: 'orders',
+        subscription: 'audit',
+        subscriptionVersion: target.version,
+        deliveryProfile: target.profile,
+        deadLetter: target.deadLetter,
+      },
+      [{ item: item('audit-0', NOW - 60_000), reason: 'MaxDeliveryAttemptsExceeded', endedAt: NOW - 1000 }],
+    );
+
+    const answer = await handler(sqsEvent([legacy, endedBody('audit')]), lambdaContext());
+
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(bucket.blobs.size).toBe(1);
+    const [blob] = [...bucket.blobs.values()];
+    expect(JSON.parse(blob ?? '[]').map((record: { id: string }) => record.id)).toEqual([
+      'audit-0',
+      'audit-1',
+    ]);
+  });
+
+  it('gives back a delivery job of format 1 sent to its queue, without upgrading it', async () => {
+    const { bucket, handler } = setup();
+    const legacyDelivery = formatOneDeliveryBody({ topic: 'orders', subscription: 'audit' }, [
+      item('e1', NOW),
+    ]);
+
+    const answer = await handler(sqsEvent([legacyDelivery]), lambdaContext());
+
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
+    expect(bucket.blobs.size).toBe(0);
   });
 
   it('gives back a job with no dead-letter place (a namespace format on a classic topic)', async () => {

@@ -13,20 +13,31 @@ import {
 import type { SourcedStoreJob, StoreResult } from '../../../shared/delivery/backlog-store-step';
 import type { JobOptions } from '../../../shared/delivery/engine';
 import { emptyReport, type JobReport } from '../../../shared/delivery/job-report';
+import { upgradeJob } from '../../../shared/delivery/job-upgrade';
 import { DELIVERY_TIMEOUT_MS } from '../../../shared/delivery/webhook-sender';
 import { deadLetterTargetSchema, JOB_FORMAT_VERSION, type QueuedJob } from '../../../shared/domain/delivery';
+import { METRIC } from '../../../shared/observability/metrics';
 import { BACKLOG_SWEEP_EVENT } from '../../../shared/queue/backlog-sweep';
 import {
   backlogTickBody,
+  type LegacyJob,
   packEndedJobs,
   packFanOut,
   packJobs,
   packStoreJobs,
+  type ReadJob,
   storedFanOutBody,
   validationJobBody,
 } from '../../../shared/queue/job-codec';
 import { kindOf, kindsCarriedBy } from '../../../shared/queue/job-kinds';
-import { deliveryTarget, engineHarness, item, VirtualClock } from '../../support/fakes';
+import { deliveryTarget, engineHarness, item, subscription, VirtualClock } from '../../support/fakes';
+import {
+  formatOneDeliveryBody,
+  formatOneEndedBody,
+  formatOneFanOutBody,
+  formatOneStoredFanOutBody,
+  formatOneValidationBody,
+} from '../../support/job-format-1';
 import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';
 
 const NOW = Date.parse('2026-08-08T05:00:00Z');
@@ -45,15 +56,47 @@ const BODIES = {
   'backlog-tick': backlogTickBody(target, 'token-1'),
 };
 
+/** One message of every kind format 1 had, as its builds wrote them (for `orders/audit`). */
+const FORMAT_1_BODIES = {
+  deliver: formatOneDeliveryBody({ topic: 'orders', subscription: 'audit', subscriptionVersion: 1 }, [
+    item('e1', NOW),
+  ]),
+  validate: formatOneValidationBody({
+    topic: 'orders',
+    subscription: 'audit',
+    code: 'c-1',
+    validationUrl: 'https://api.example.test/v',
+  }),
+  fanout: formatOneFanOutBody('orders', [item('e1', NOW)], [{ subscription: 'audit', matched: [0] }]),
+  'stored-fanout': formatOneStoredFanOutBody('orders', 'fanouts/2026-08-08/p-1.json', 100),
+  ended: formatOneEndedBody(
+    {
+      topic: 'orders',
+      subscription: 'audit',
+      deliveryProfile: 'topic',
+      deadLetter: { container: 'dead', format: 'EventGridSchema' },
+    },
+    [{ item: item('e1', NOW), reason: 'TimeToLiveExceeded', endedAt: NOW }],
+  ),
+};
+
+/** The fixture's subscription (`orders/audit`), for the fake engine's upgrade. */
+const fixtureSubscriptions = {
+  get: async (topic: string, name: string) =>
+    topic === 'orders' && name === 'audit' ? subscription() : undefined,
+};
+
 /**
  * An engine that records what it is given and answers with `answer(job)`; `store` jobs are stored
- * as a batch, with the ids of their messages, and `unfinished` says which of them fail.
+ * as a batch, with the ids of their messages, and `unfinished` says which of them fail. Jobs of an
+ * earlier format are upgraded as the engine does, over the fixture's subscription, and recorded.
  */
 function fakeEngine(
   answer: (job: QueuedJob) => Promise<JobReport> = async () => EMPTY_REPORT,
   unfinished: ReadonlyMap<string, string> = new Map(),
 ) {
   const calls: Array<{ job: QueuedJob; options: JobOptions }> = [];
+  const upgraded: ReadJob[] = [];
   const stored: Array<readonly SourcedStoreJob[]> = [];
   let sweeps = 0;
   /** What happened, in order: `job` per job worked, `settled` when a job's late listen closed. */
@@ -65,8 +108,13 @@ function fakeEngine(
     listens,
     calls,
     stored,
+    upgraded,
     sweeps: () => sweeps,
     engine: {
+      upgrade: async (job: LegacyJob) => {
+        upgraded.push(job);
+        return (await upgradeJob(job, { subscriptions: fixtureSubscriptions })).job;
+      },
       processJob: (job: QueuedJob, options: JobOptions) => {
         calls.push({ job, options });
         steps.push('job');
@@ -117,6 +165,20 @@ describe('the delivery function', () => {
     expect(stored[0]?.map(({ sourceId }) => sourceId)).toEqual(['m1', 'm2', 'm3']);
     expect(calls).toHaveLength(1);
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm2' }] });
+  });
+
+  it('takes every kind format 1 had to the engine, upgraded by the engine first', async () => {
+    const { engine, calls, upgraded } = fakeEngine();
+    const handler = createDeliveryHandler({ engine, observability: quietObservability() });
+    const kinds = Object.keys(FORMAT_1_BODIES) as (keyof typeof FORMAT_1_BODIES)[];
+
+    const answer = await handler(sqsEvent(kinds.map((kind) => FORMAT_1_BODIES[kind])), lambdaContext());
+
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(upgraded.map((job) => [job.v, kindOf(job)])).toEqual(kinds.map((kind) => [1, kind]));
+    expect(calls.map(({ job }) => [job.v, kindOf(job)])).toEqual(
+      kinds.map((kind) => [JOB_FORMAT_VERSION, kind]),
+    );
   });
 
   it('runs the backlog sweep when invoked with the scheduled sweep event', async () => {
@@ -222,6 +284,40 @@ describe('the delivery function with the engine', () => {
     expect(
       h.queue.take().map(({ queue, job, delaySeconds }) => [queue, job.items[0]?.attempts, delaySeconds]),
     ).toEqual([['retry', 0, 0]]);
+  });
+
+  it('delivers a job of format 1 queued before an upgrade, for the subscription as read now', async () => {
+    const h = engineHarness({ clock: new VirtualClock(NOW) });
+    const handler = createDeliveryHandler({
+      engine: h.engine,
+      observability: quietObservability(),
+      clock: h.clock,
+    });
+
+    const answer = await handler(sqsEvent([FORMAT_1_BODIES.deliver]), lambdaContext());
+
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(h.sender.requests.map(({ request }) => request.body)).toEqual([`[${item('e1', NOW).eventJson}]`]);
+  });
+
+  it('drops the events of a format-1 job whose subscription is gone, and acknowledges its record', async () => {
+    const h = engineHarness({ clock: new VirtualClock(NOW) });
+    const handler = createDeliveryHandler({
+      engine: h.engine,
+      observability: quietObservability(),
+      clock: h.clock,
+    });
+
+    const answer = await handler(
+      sqsEvent([formatOneDeliveryBody({ topic: 'orders', subscription: 'gone' }, [item('e1', NOW)])]),
+      lambdaContext(),
+    );
+
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(h.sender.requests).toEqual([]);
+    expect(h.metrics.drain().filter((point) => point.name === METRIC.DroppedEventCount)).toContainEqual(
+      expect.objectContaining({ values: [1], dimensions: { DropReason: 'SubscriptionDeleted' } }),
+    );
   });
 
   it('gives the record back when a failed attempt’s retry cannot be queued', async () => {

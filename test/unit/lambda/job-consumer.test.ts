@@ -1,21 +1,24 @@
 /**
- * The consumer shell: records are parsed as jobs, kinds the step does not take are refused, the
- * step's outcome per job becomes the batch response, and a failing step never fails the
- * invocation (its jobs come back instead).
+ * The consumer shell: records are parsed as jobs, kinds the step does not take are refused, jobs
+ * of an earlier format are upgraded before the step sees them, the step's outcome per job becomes
+ * the batch response, and a failing step never fails the invocation (its jobs come back instead).
  */
 import type { Context } from 'aws-lambda';
+import { upgradeJob } from '../../../shared/delivery/job-upgrade';
 import { deadLetterTargetSchema, type QueuedJob } from '../../../shared/domain/delivery';
 import {
   type ConsumerStep,
   consumeRecords,
   createJobConsumer,
   eachJob,
+  type JobUpgrade,
 } from '../../../shared/lambda/job-consumer';
 import { METRIC } from '../../../shared/observability/metrics';
-import { packEndedJobs, packJobs, validationJobBody } from '../../../shared/queue/job-codec';
+import { type LegacyJob, packEndedJobs, packJobs, validationJobBody } from '../../../shared/queue/job-codec';
 import type { JobKind } from '../../../shared/queue/job-kinds';
 import { done, poison, type RecordOutcome, retryLater } from '../../../shared/queue/record-outcome';
-import { deliveryTarget, item } from '../../support/fakes';
+import { deliveryTarget, item, subscription } from '../../support/fakes';
+import { formatOneDeliveryBody, formatOneEndedBody } from '../../support/job-format-1';
 import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';
 
 const deliveryBody = (subscription: string, events = 1) =>
@@ -51,12 +54,31 @@ function recordingStep<K extends JobKind>(
 
 const subscriptionOf = (job: QueuedJob) => ('target' in job ? job.target.subscription : undefined);
 
+/**
+ * The upgrade of a function that reads the fixture's subscriptions (`orders/audit`, `orders/flaky`):
+ * `upgradeJob` over them, recording the jobs it was given. The events of a subscription that is
+ * gone are left out (the engine's own upgrade drops them).
+ */
+function upgrader(names: readonly string[] = ['audit', 'flaky']) {
+  const given: LegacyJob[] = [];
+  const upgrade = async (job: LegacyJob): Promise<QueuedJob | undefined> => {
+    given.push(job);
+    const source = {
+      get: async (topic: string, name: string) =>
+        topic === 'orders' && names.includes(name) ? subscription({ name, uid: `uid-${name}` }) : undefined,
+    };
+    return (await upgradeJob(job, { subscriptions: source })).job;
+  };
+  return { upgrade, given };
+}
+const { upgrade } = upgrader();
+
 describe('the consumer shell', () => {
   it('hands the step the batch’s jobs in record order and answers with the records not done', async () => {
     const { step, batches } = recordingStep(['deliver'], (job) =>
       subscriptionOf(job) === 'flaky' ? retryLater('the table is throttling') : done(),
     );
-    const handler = createJobConsumer({ observability: quietObservability(), step });
+    const handler = createJobConsumer({ observability: quietObservability(), step, upgrade });
 
     const answer = await handler(
       sqsEvent([deliveryBody('audit'), deliveryBody('flaky'), deliveryBody('billing')]),
@@ -74,32 +96,144 @@ describe('the consumer shell', () => {
         'not json',
         `{"v":2,"target":${JSON.stringify(deliveryTarget())},"items":[]}`,
         '{"v":1,"topic":"t","subscription":"s","items":[]}',
+        '{"v":0,"topic":"t","subscription":"s","items":[]}',
         deliveryBody('audit'),
       ]).Records,
       step,
       lambdaContext(),
+      upgrade,
     );
 
-    expect(consumed.map(({ outcome }) => outcome.kind)).toEqual(['poison', 'poison', 'poison', 'done']);
+    expect(consumed.map(({ outcome }) => outcome.kind)).toEqual([
+      'poison',
+      'poison',
+      'poison',
+      'poison',
+      'done',
+    ]);
     expect(consumed[0]?.outcome).toMatchObject({ reason: expect.stringMatching(/^job message is not JSON/) });
     expect(consumed[1]?.outcome).toMatchObject({
       reason: expect.stringMatching(/^job message is malformed at items/),
     });
+    // A job of the first format is read by that format's schemas, and refused when it breaks them.
     expect(consumed[2]?.outcome).toMatchObject({
-      reason: expect.stringMatching(/^job message of format version 1;/),
+      reason: expect.stringMatching(/^job message of format version 1 is malformed at items/),
+    });
+    expect(consumed[3]?.outcome).toMatchObject({
+      reason: expect.stringMatching(/^job message of format version 0; this release reads versions 1 and 2/),
     });
     expect(batches.flat().map(subscriptionOf)).toEqual(['audit']);
   });
 
+  it('hands the step a job of an earlier format upgraded, in record order with the others', async () => {
+    const { step, batches } = recordingStep(['deliver', 'ended']);
+    const { upgrade: upgradeRecording, given } = upgrader();
+    const legacy = formatOneDeliveryBody({ topic: 'orders', subscription: 'audit', subscriptionVersion: 1 }, [
+      item('old-1', 1),
+    ]);
+    const legacyEnded = formatOneEndedBody(
+      {
+        topic: 'orders',
+        subscription: 'flaky',
+        deliveryProfile: 'topic',
+        deadLetter: { container: 'dead', format: 'EventGridSchema' },
+      },
+      [{ item: item('old-2', 1), reason: 'TimeToLiveExceeded', endedAt: 2 }],
+    );
+
+    const consumed = await consumeRecords(
+      sqsEvent([deliveryBody('billing'), legacy, legacyEnded]).Records,
+      step,
+      lambdaContext(),
+      upgradeRecording,
+    );
+
+    expect(given.map((job) => [job.v, job.kind])).toEqual([
+      [1, undefined],
+      [1, 'ended'],
+    ]);
+    expect(consumed.map(({ outcome, upgradedFrom }) => [outcome.kind, upgradedFrom])).toEqual([
+      ['done', undefined],
+      ['done', 1],
+      ['done', 1],
+    ]);
+    expect(batches).toHaveLength(1);
+    expect(batches[0]?.map((job) => [job.v, job.kind, subscriptionOf(job)])).toEqual([
+      [2, undefined, 'billing'],
+      [2, undefined, 'audit'],
+      [2, 'ended', 'flaky'],
+    ]);
+    expect(batches[0]?.[1]).toEqual({
+      v: 2,
+      target: { ...deliveryTarget({ uid: 'uid-audit' }) },
+      items: [item('old-1', 1)],
+    });
+  });
+
+  it('is done with a job of an earlier format once nothing of it is left, without the step', async () => {
+    const { step, batches } = recordingStep(['deliver']);
+
+    const consumed = await consumeRecords(
+      sqsEvent([formatOneDeliveryBody({ topic: 'orders', subscription: 'gone' }, [item('old-1', 1)])])
+        .Records,
+      step,
+      lambdaContext(),
+      upgrade,
+    );
+
+    expect(consumed).toEqual([{ outcome: done({ upgradedFrom: 1, leftToWork: 0 }), upgradedFrom: 1 }]);
+    expect(batches).toEqual([]);
+  });
+
+  it('gives back a job of an earlier format whose upgrade failed, and refuses one of another kind without upgrading it', async () => {
+    const { step, batches } = recordingStep(['deliver']);
+    const given: LegacyJob[] = [];
+    const failing: JobUpgrade<'deliver'> = async (job) => {
+      given.push(job);
+      throw new Error('the table is throttling');
+    };
+    const legacyEnded = formatOneEndedBody(
+      {
+        topic: 'orders',
+        subscription: 'audit',
+        deliveryProfile: 'topic',
+        deadLetter: { container: 'dead', format: 'EventGridSchema' },
+      },
+      [{ item: item('old-2', 1), reason: 'TimeToLiveExceeded', endedAt: 2 }],
+    );
+
+    const consumed = await consumeRecords(
+      sqsEvent([
+        formatOneDeliveryBody({ topic: 'orders', subscription: 'audit' }, [item('old-1', 1)]),
+        legacyEnded,
+      ]).Records,
+      step,
+      lambdaContext(),
+      failing,
+    );
+
+    expect(consumed.map(({ outcome }) => outcome)).toEqual([
+      retryLater('could not upgrade a job of format version 1: the table is throttling'),
+      poison("a 'ended' job belongs on the endedDelivery or retry queue; this consumer takes deliver"),
+    ]);
+    expect(given).toHaveLength(1);
+    expect(batches).toEqual([]);
+  });
+
   it('refuses as poison a job of a kind the step does not take, saying where it belongs', async () => {
     const { step, batches } = recordingStep(['ended']);
-    const handler = createJobConsumer({ observability: quietObservability(), step });
+    const handler = createJobConsumer({ observability: quietObservability(), step, upgrade });
 
     const answer = await handler(sqsEvent([endedBody, deliveryBody('audit'), validateBody]), lambdaContext());
 
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }, { itemIdentifier: 'm2' }] });
     expect(batches.flat().map((job) => job.kind)).toEqual(['ended']);
-    const consumed = await consumeRecords(sqsEvent([deliveryBody('audit')]).Records, step, lambdaContext());
+    const consumed = await consumeRecords(
+      sqsEvent([deliveryBody('audit')]).Records,
+      step,
+      lambdaContext(),
+      upgrade,
+    );
     expect(consumed[0]?.outcome).toEqual(
       poison("a 'deliver' job belongs on the delivery or retry queue; this consumer takes ended"),
     );
@@ -112,12 +246,17 @@ describe('the consumer shell', () => {
         throw new Error('S3 is down');
       },
     };
-    const handler = createJobConsumer({ observability: quietObservability(), step });
+    const handler = createJobConsumer({ observability: quietObservability(), step, upgrade });
 
     const answer = await handler(sqsEvent([deliveryBody('audit'), 'not json']), lambdaContext());
 
     expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'm0' }, { itemIdentifier: 'm1' }]);
-    const consumed = await consumeRecords(sqsEvent([deliveryBody('audit')]).Records, step, lambdaContext());
+    const consumed = await consumeRecords(
+      sqsEvent([deliveryBody('audit')]).Records,
+      step,
+      lambdaContext(),
+      upgrade,
+    );
     expect(consumed[0]?.outcome).toEqual(retryLater('S3 is down'));
   });
 
@@ -127,13 +266,14 @@ describe('the consumer shell', () => {
       sqsEvent([deliveryBody('audit'), deliveryBody('billing')]).Records,
       step,
       lambdaContext(),
+      upgrade,
     );
     expect(consumed.map(({ outcome }) => outcome.kind)).toEqual(['done', 'retryLater']);
   });
 
   it('does not call the step when no record is one of its jobs', async () => {
     const { step, batches } = recordingStep(['deliver']);
-    const handler = createJobConsumer({ observability: quietObservability(), step });
+    const handler = createJobConsumer({ observability: quietObservability(), step, upgrade });
     expect(await handler(sqsEvent([]), lambdaContext())).toEqual({ batchItemFailures: [] });
     expect(await handler(sqsEvent([endedBody]), lambdaContext())).toEqual({
       batchItemFailures: [{ itemIdentifier: 'm0' }],
@@ -148,7 +288,7 @@ describe('the consumer shell', () => {
     const { step } = recordingStep(['deliver'], (job) =>
       subscriptionOf(job) === 'flaky' ? retryLater('queue refused') : done({ delivered: 2 }),
     );
-    const handler = createJobConsumer({ observability, step });
+    const handler = createJobConsumer({ observability, step, upgrade });
 
     await handler(sqsEvent([deliveryBody('audit', 2), deliveryBody('flaky'), 'not json']), lambdaContext());
 
@@ -169,6 +309,35 @@ describe('the consumer shell', () => {
     );
   });
 
+  it('logs a job of an earlier format once more, at info, with the version it came in', async () => {
+    const observability = quietObservability();
+    const info = jest.spyOn(observability.logger, 'info');
+    const { step } = recordingStep(['deliver']);
+    const handler = createJobConsumer({ observability, step, upgrade });
+
+    await handler(
+      sqsEvent([
+        deliveryBody('audit'),
+        formatOneDeliveryBody({ topic: 'orders', subscription: 'audit' }, [item('old-1', 1)]),
+      ]),
+      lambdaContext(),
+    );
+
+    expect(info.mock.calls).toEqual([
+      [
+        'job of an earlier format upgraded',
+        {
+          messageId: 'm1',
+          receiveCount: '1',
+          topic: 'orders',
+          subscription: 'audit',
+          events: 1,
+          upgradedFrom: 1,
+        },
+      ],
+    ]);
+  });
+
   it('publishes the metric points the step counted when the invocation ends', async () => {
     const observability = quietObservability();
     const step: ConsumerStep<'deliver'> = {
@@ -178,7 +347,7 @@ describe('the consumer shell', () => {
         return jobs.map(() => done());
       },
     };
-    await createJobConsumer({ observability, step })(
+    await createJobConsumer({ observability, step, upgrade })(
       sqsEvent([deliveryBody('a'), deliveryBody('b')]),
       lambdaContext(),
     );

@@ -13,6 +13,7 @@ import { DEAD_LETTER_REASONS } from '../../../shared/domain/model';
 import { topicRefOf } from '../../../shared/domain/names';
 import {
   backlogTickBody,
+  isLegacyJob,
   JOB_ENVELOPE_RESERVE_BYTES,
   JOB_TARGET_BYTES,
   MAX_QUEUED_EVENT_BYTES,
@@ -23,12 +24,14 @@ import {
   parseJob,
   queuedItemBytes,
   queuedStringBytes,
+  readJobMessage,
   sqsSafeJson,
   storedFanOutBody,
   validationJobBody,
 } from '../../../shared/queue/job-codec';
 import type { JobKind } from '../../../shared/queue/job-kinds';
 import { deliveryTarget, item, parseDeliveryJob, subscription } from '../../support/fakes';
+import { formatOneDeliveryBody } from '../../support/job-format-1';
 
 const target = deliveryTarget();
 const envelope = { target };
@@ -107,7 +110,7 @@ describe('reading delivery jobs', () => {
   const targetJson = JSON.stringify(target);
   it.each([
     ['not json', /not JSON/],
-    [`{"v":3,"target":${targetJson},"items":[]}`, /format version 3; this release reads version 2/],
+    [`{"v":3,"target":${targetJson},"items":[]}`, /format version 3; this release reads versions 1 and 2/],
     [`{"target":${targetJson},"items":[]}`, /format version undefined/],
     [`{"v":2,"target":${targetJson},"items":[]}`, /malformed at items/],
     [`{"v":2,"target":{"topic":"orders","subscription":"audit"},"items":[]}`, /malformed at target.topic/],
@@ -123,11 +126,37 @@ describe('reading delivery jobs', () => {
     expect(() => parseDeliveryJob(body)).toThrow(message);
   });
 
-  it('refuses a message of the first format, naming its version', () => {
-    // What a release before the delivery target queued: loose topic and subscription fields.
-    const body = JSON.stringify({ v: 1, topic: 'orders', subscription: 'audit', items: [item('e1', 5)] });
-    expect(() => parseJob(body)).toThrow(/job message of format version 1; this release reads version 2/);
-    expect(() => parseJob(body)).toThrow(/Upgrading/);
+  it('reads a message of the first format as a job to upgrade; parseJob, which takes the current format only, says so', () => {
+    // What the builds before the delivery target queued: loose topic and subscription fields.
+    const body = formatOneDeliveryBody({ topic: 'orders', subscription: 'audit', subscriptionVersion: 3 }, [
+      item('e1', 5),
+    ]);
+    const read = readJobMessage(body);
+    expect(isLegacyJob(read)).toBe(true);
+    expect(read).toEqual({
+      v: 1,
+      topic: 'orders',
+      subscription: 'audit',
+      subscriptionVersion: 3,
+      items: [item('e1', 5)],
+    });
+    expect(() => parseJob(body)).toThrow(/job message of format version 1, an earlier format: .*job-upgrade/);
+    expect(isLegacyJob(readJobMessage(packJobs(envelope, [item('e1', 5)])[0] as string))).toBe(false);
+  });
+
+  it.each([
+    ['{"v":1,"topic":"orders","subscription":"audit","items":[]}', /format version 1 is malformed at items/],
+    ['{"v":1,"target":{"topic":{"name":"orders"}},"items":[]}', /format version 1 is malformed at topic/],
+    [
+      '{"v":1,"kind":"backlog-tick","topic":"orders","subscription":"audit","token":"t"}',
+      /format version 1 claims kind 'backlog-tick', which that format never had/,
+    ],
+    [
+      '{"v":1,"kind":"ended","topic":"orders","subscription":"audit","ended":[]}',
+      /format version 1 is malformed at deliveryProfile/,
+    ],
+  ])('refuses %s, a message of the first format it never wrote', (body, message) => {
+    expect(() => readJobMessage(body)).toThrow(message);
   });
 });
 
