@@ -9,7 +9,7 @@
  * What changes, and only that: `$GW` and `$AUTH` are set by the README tour's own lines (the
  * guides say "as set in the tour"); the demo webhook the guides assume on port 5050 listens on
  * a free port, written in place of 5050; `gridwire` is the tour's alias as a shell function (running
- * `bin/gridwire.ts` with tsx, as the npm script does), and `npm` runs this repository's scripts (the data directory is given by `GRIDWIRE_DATA_DIR`).
+ * `bin/gridwire.ts` with tsx, as the npm script does), and `npm` runs this repository's scripts (the data directory is given by its environment variable, `LOCAL_ENV.dataDir`).
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -3,6 +3,7 @@
  * and the role to assume must both be on it; the attributes must have somewhere to go on the
  * service's messages. Each refusal names the field.
  */
+import { ENV } from '../../../shared/config/resources';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
 import { MemoryDeclaredDestinations } from '../../../shared/storage/declared-destinations';
@@ -74,7 +75,7 @@ describe('a resource destination declared in the CDK app', () => {
     ]);
     expect(answer.status).toBe(400);
     expect(answer.body.error.message).toContain(
-      `properties.destination.properties.resourceArn: ${declaredQueue} is not among the AWS resources this stack may deliver to (GRIDWIRE_RESOURCE_DESTINATIONS, the resourceDestinations prop, or a destination declared in the CDK app)`,
+      `properties.destination.properties.resourceArn: ${declaredQueue} is not among the AWS resources this stack may deliver to (${ENV.resourceDestinations}, the resourceDestinations prop, or a destination declared in the CDK app)`,
     );
   });
 });
