@@ -44,15 +44,17 @@ export const RESEND_LIMIT: CallLimit = {
 };
 
 /**
- * Dead-letter replays: 6 per minute per subscription. One call may queue every event of a time
- * window (or of up to `MAX_REPLAY_KEYS` blobs) and reads the bucket to find them, so a few calls a
- * minute cover a dry run, the replay, and a follow-up; replaying more than that in a minute is a
- * loop, not an operator, and its events would only arrive at an endpoint already being replayed to.
+ * Dead-letter replays: 60 calls per minute per subscription. Fewer would suit a call that may
+ * queue every event of a time window, but `gridwire deadletters replay` replays one blob per call,
+ * paced to `--rate` events a second (100 by default): with blobs of a hundred events or more (a
+ * burst of failures lands in few, large blobs) it makes a call a second at most, which this leaves
+ * it. What it holds back is a loop: without `force` a replay queues only blobs never replayed,
+ * so the events a loop could queue again and again are those of `force` calls, now one a second.
  * A dry run counts too: it lists and reads the same blobs.
  */
 export const REPLAY_LIMIT: CallLimit = {
   name: 'replay',
-  perWindow: 6,
+  perWindow: 60,
   windowMs: MINUTE_MS,
   code: 'ReplayRateLimitExceeded',
 };
