@@ -13,6 +13,9 @@
  *   every signature, so a subscription stored before that rule can't have the role's signature
  *   sent to another AWS API.
  *
+ * Either way a custom header that would pass for those credentials (`Authorization`, and with
+ * SigV4 `X-Amz-*`) is dropped before they are added, whatever the subscription stored.
+ *
  * Token requests go through the sender's `exchange`, under the same connection rules as
  * deliveries (private endpoints blocked where they are).
  */
@@ -21,6 +24,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { type DeliveryAuth, type Subscription, webhookAuthOf } from '../domain/model';
 import type { Clock } from '../platform/clock';
 import type { HandshakeAnswer, HandshakeRequest } from './rules/handshake';
+import { forgesAuthHeader } from './rules/headers';
 import { sigV4HostOf, sigV4HostProblem } from './rules/sigv4-hosts';
 
 /** A request to the endpoint: a delivery (a POST) or a validation handshake. */
@@ -46,6 +50,15 @@ export type AwsCredentialsProvider = () => Promise<{
   secretAccessKey: string;
   sessionToken?: string;
 }>;
+
+/**
+ * Opens what a subscription's OAuth 2.0 client keeps sealed, when a token is to be fetched: its
+ * secret, and its token URL with the query string sealed beside it (the whole URL when none is).
+ */
+export interface ClientOpener {
+  secret(): Promise<string>;
+  tokenUrl(): Promise<string>;
+}
 
 /** Why a request could not be given its credentials; it is then not sent. */
 export class EndpointAuthError extends Error {}
@@ -86,10 +99,14 @@ export function regionOfHost(host: string): string | undefined {
   return sigV4HostOf(host)?.region;
 }
 
-/** The client credentials grant's request (RFC 6749 4.4.2), the client in HTTP Basic (2.3.1). */
+/**
+ * The client credentials grant's request (RFC 6749 4.4.2), the client in HTTP Basic (2.3.1), to
+ * `tokenUrl`: the whole token URL, its sealed query string opened (default: as stored).
+ */
 export function tokenRequestOf(
   auth: Extract<DeliveryAuth, { type: 'OAuth2ClientCredentials' }>,
   clientSecret: string,
+  tokenUrl: string = auth.tokenUrl,
 ): HandshakeRequest {
   const form = new URLSearchParams({ grant_type: 'client_credentials' });
   if (auth.scope !== undefined && auth.scope !== '') form.set('scope', auth.scope);
@@ -99,7 +116,7 @@ export function tokenRequestOf(
   ).toString('base64');
   return {
     method: 'POST',
-    url: auth.tokenUrl,
+    url: tokenUrl,
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       accept: 'application/json',
@@ -146,27 +163,28 @@ export class EndpointAuth {
   }
 
   /**
-   * The request with its credentials: `openSecret` opens the sealed client secret. `fresh`: a
-   * token fetched now, not the one kept. Rejects with {@link EndpointAuthError} when none can be
+   * The request with its credentials: `client` opens the OAuth 2.0 client's sealed secret and
+   * token URL. `fresh`: a token fetched now, not the one kept. Rejects with {@link EndpointAuthError} when none can be
    * had (the token endpoint refused or is down, no AWS credentials).
    */
   async authorize<R extends OutgoingHttpRequest>(
     subscription: Subscription,
     request: R,
-    openSecret: () => Promise<string>,
+    client: ClientOpener,
     fresh = false,
   ): Promise<R> {
     const auth = webhookAuthOf(subscription.destination);
     if (auth === undefined) return request;
-    if (auth.type === 'AwsSigV4') return this.signed(auth, request);
-    const token = await this.token(subscription, auth, openSecret, fresh);
-    return { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } };
+    const own = { ...request, headers: withoutForgedHeaders(auth, request.headers) };
+    if (auth.type === 'AwsSigV4') return this.signed(auth, own);
+    const token = await this.token(subscription, auth, client, fresh);
+    return { ...own, headers: { ...own.headers, authorization: `Bearer ${token}` } };
   }
 
   private async token(
     subscription: Subscription,
     auth: Extract<DeliveryAuth, { type: 'OAuth2ClientCredentials' }>,
-    openSecret: () => Promise<string>,
+    client: ClientOpener,
     fresh: boolean,
   ): Promise<string> {
     const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}#${subscription.version}`;
@@ -176,9 +194,9 @@ export class EndpointAuth {
       const token = await kept.catch(() => undefined);
       if (token !== undefined && token.refreshAt > this.deps.clock.now()) return token.token;
       // A fetch that failed, or a token too old: fetch again (unless another request already is).
-      if (this.tokens.get(key) !== kept) return this.token(subscription, auth, openSecret, false);
+      if (this.tokens.get(key) !== kept) return this.token(subscription, auth, client, false);
     }
-    const fetching = this.fetchToken(auth, openSecret, now);
+    const fetching = this.fetchToken(auth, client, now);
     if (this.tokens.size >= MAX_TOKENS) this.tokens.clear();
     this.tokens.set(key, fetching);
     fetching.catch(() => {
@@ -189,12 +207,13 @@ export class EndpointAuth {
 
   private async fetchToken(
     auth: Extract<DeliveryAuth, { type: 'OAuth2ClientCredentials' }>,
-    openSecret: () => Promise<string>,
+    client: ClientOpener,
     now: number,
   ): Promise<KeptToken> {
     const { exchange } = this.deps;
     if (exchange === undefined) throw new EndpointAuthError('this worker cannot request OAuth 2.0 tokens');
-    const answer = await exchange.exchange(tokenRequestOf(auth, await openSecret()));
+    const [secret, tokenUrl] = await Promise.all([client.secret(), client.tokenUrl()]);
+    const answer = await exchange.exchange(tokenRequestOf(auth, secret, tokenUrl));
     const got = tokenOfAnswer(answer);
     if ('problem' in got) throw new EndpointAuthError(got.problem);
     return { token: got.token, refreshAt: refreshAtOf(now, got.expiresIn) };
@@ -245,6 +264,16 @@ export class EndpointAuth {
     const { host: _host, ...added } = signed.headers;
     return { ...request, headers: { ...request.headers, ...added } };
   }
+}
+
+/**
+ * The request's headers without a custom one that {@link forgesAuthHeader}: a subscription stored
+ * before those were refused still sends only the credentials its auth makes.
+ */
+function withoutForgedHeaders(auth: DeliveryAuth, headers: Record<string, string>): Record<string, string> {
+  const names = Object.keys(headers);
+  if (!names.some((name) => forgesAuthHeader(auth.type, name))) return headers;
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !forgesAuthHeader(auth.type, name)));
 }
 
 /** A URL's query as the signer takes it: a name given more than once keeps every value. */

@@ -188,7 +188,7 @@ export class EngineAttempts {
         headers: { ...headers, ...signatureHeaders(secrets, webhookIdOf(items), now, built.body) },
       };
     }
-    return this.auth.authorize(subscription, outgoing, () => this.secrets.clientSecret(subscription), fresh);
+    return this.auth.authorize(subscription, outgoing, this.secrets.client(subscription), fresh);
   }
 
   /**

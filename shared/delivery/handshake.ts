@@ -28,7 +28,7 @@ import {
   handshakeRequest,
   judgeAnswer,
 } from './rules/handshake';
-import { openEndpointUrl } from './sealed-endpoint';
+import { NoSealingKeyError, openEndpointUrl, storedTokenUrlOf } from './sealed-endpoint';
 
 export interface HandshakeExchange {
   exchange(request: HandshakeRequest): Promise<HandshakeAnswer | { error: string }>;
@@ -122,11 +122,23 @@ export class EndpointHandshake {
     if (endpointAuth === undefined) return exchange.exchange(request);
     if (auth === undefined) return { error: 'this worker cannot put credentials on requests' };
     try {
-      const authorized = await auth.authorize(subscription, request, () => {
-        if (endpointAuth.type !== 'OAuth2ClientCredentials' || opener === undefined) {
-          return Promise.reject(new EndpointAuthError('a client secret cannot be opened: no sealing key'));
-        }
-        return opener.open(endpointAuth.sealedClientSecret);
+      const authorized = await auth.authorize(subscription, request, {
+        secret: () => {
+          if (endpointAuth.type !== 'OAuth2ClientCredentials' || opener === undefined) {
+            return Promise.reject(new EndpointAuthError('a client secret cannot be opened: no sealing key'));
+          }
+          return opener.open(endpointAuth.sealedClientSecret);
+        },
+        tokenUrl: () => {
+          if (endpointAuth.type !== 'OAuth2ClientCredentials') {
+            return Promise.reject(new EndpointAuthError('the subscription has no OAuth 2.0 client'));
+          }
+          return openEndpointUrl(storedTokenUrlOf(endpointAuth), opener).catch((error: unknown) => {
+            throw error instanceof NoSealingKeyError
+              ? new EndpointAuthError("the token URL's query string cannot be opened: no sealing key")
+              : error;
+          });
+        },
       });
       return await exchange.exchange(authorized);
     } catch (error) {

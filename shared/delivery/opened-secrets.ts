@@ -1,14 +1,16 @@
 /**
  * A subscription's secrets as the delivery function sends them: custom header values, the
- * endpoint URL's query string, signing secrets and an OAuth 2.0 client secret, sealed at rest, opened once per subscription version and kept.
+ * endpoint URL's query string, signing secrets and an OAuth 2.0 client secret and token URL's query string, sealed at rest, opened once per subscription version and kept.
  * Opening rejects when a secret cannot be opened (no key, or the key store is down): the job's
  * message then comes back and is tried again, as when any dependency fails.
  */
 import { isWebhook, type Subscription, webhookAuthOf, webhookSigningOf } from '../domain/model';
 import { LoadedOnce } from '../platform/cache';
 import type { SecretOpener } from '../platform/sealing';
+import type { ClientOpener } from './endpoint-auth';
 import { type CustomHeader, customHeadersOf } from './rules/headers';
-import { openEndpointUrl } from './sealed-endpoint';
+import { openEndpointUrl, storedTokenUrlOf } from './sealed-endpoint';
+import { MAX_PREVIOUS_SIGNING_SECRETS } from './signing';
 
 /** Subscription versions whose opened secrets a worker keeps (a bound, not a tuning knob). */
 const MAX_OPENED_VERSIONS = 1000;
@@ -34,6 +36,7 @@ export class OpenedSecrets {
   private readonly urls = new OpenedByVersion<string>();
   private readonly signing = new OpenedByVersion<readonly OpenedSigningSecret[]>();
   private readonly clients = new OpenedByVersion<string>();
+  private readonly tokenUrls = new OpenedByVersion<string>();
 
   /** Without a sealer, nothing sealed can be opened (subscriptions without secrets still work). */
   constructor(private readonly sealer: SecretOpener | undefined) {}
@@ -54,7 +57,9 @@ export class OpenedSecrets {
 
   /**
    * The secrets the subscription's requests are signed with at `nowMs`: the current one and the
-   * earlier ones not yet expired; none when it does not sign.
+   * earlier ones not yet expired, the newest {@link MAX_PREVIOUS_SIGNING_SECRETS} of them (a
+   * subscription rotated before that limit may hold more: the oldest sign no more); none when it
+   * does not sign.
    */
   async signingSecrets(subscription: Subscription, nowMs: number): Promise<string[]> {
     const { destination } = subscription;
@@ -74,6 +79,7 @@ export class OpenedSecrets {
     });
     return opened
       .filter((entry) => entry.expiresAt === undefined || entry.expiresAt > nowMs)
+      .slice(0, 1 + MAX_PREVIOUS_SIGNING_SECRETS)
       .map((entry) => entry.secret);
   }
 
@@ -88,6 +94,30 @@ export class OpenedSecrets {
       this.sealer === undefined
         ? Promise.reject(new Error('a client secret cannot be opened: this function has no sealing key'))
         : this.sealer.open(auth.sealedClientSecret),
+    );
+  }
+
+  /** The subscription's OAuth 2.0 client as token requests need it: its secret and token URL, opened. */
+  client(subscription: Subscription): ClientOpener {
+    return {
+      secret: () => this.clientSecret(subscription),
+      tokenUrl: () => this.tokenUrl(subscription),
+    };
+  }
+
+  /** The subscription's whole OAuth 2.0 token URL, its sealed query string opened. */
+  tokenUrl(subscription: Subscription): Promise<string> {
+    const auth = webhookAuthOf(subscription.destination);
+    if (auth?.type !== 'OAuth2ClientCredentials') {
+      return Promise.reject(new Error('the subscription has no OAuth 2.0 client'));
+    }
+    if (auth.sealedTokenQuery === undefined) return Promise.resolve(auth.tokenUrl);
+    return this.tokenUrls.get(subscription, () =>
+      this.sealer === undefined
+        ? Promise.reject(
+            new Error('a sealed token URL query string cannot be opened: this function has no sealing key'),
+          )
+        : openEndpointUrl(storedTokenUrlOf(auth), this.sealer),
     );
   }
 

@@ -5,8 +5,11 @@
  * with the key that seals secret delivery headers (`sealedQuery`). Delivery, the handshake and
  * `getFullUrl` open them again. A subscription stored before this (or whose URL has no query
  * string) has the whole URL in `endpointUrl` and no `sealedQuery`; both read the same.
+ *
+ * An OAuth 2.0 token URL is kept the same way (`tokenUrl` and `sealedTokenQuery`): its query
+ * string may carry a secret just as well.
  */
-import type { WebhookDestination } from '../domain/model';
+import type { DeliveryAuth, WebhookDestination } from '../domain/model';
 import type { SecretOpener, SecretSealer } from '../platform/sealing';
 
 /** An endpoint URL as stored: in the clear up to its path, the rest sealed (when there is a rest). */
@@ -59,3 +62,25 @@ export async function openEndpointUrl(
 /** Whether two stored endpoints are the same URL (a kept seal makes equal URLs equal here). */
 export const sameStoredEndpoint = (a: StoredEndpoint, b: StoredEndpoint): boolean =>
   a.endpointUrl === b.endpointUrl && a.sealedQuery === b.sealedQuery;
+
+/** An OAuth 2.0 client's token URL as a stored endpoint: its base in the clear, the rest sealed. */
+export const storedTokenUrlOf = (
+  auth: Pick<Extract<DeliveryAuth, { type: 'OAuth2ClientCredentials' }>, 'tokenUrl' | 'sealedTokenQuery'>,
+): StoredEndpoint => ({
+  endpointUrl: auth.tokenUrl,
+  ...(auth.sealedTokenQuery === undefined ? {} : { sealedQuery: auth.sealedTokenQuery }),
+});
+
+/**
+ * Whether a stored URL is `href`, its sealed part opened to compare (a stored URL whose seal
+ * can't be opened is another URL: nothing is kept on a guess).
+ */
+export async function storedUrlIs(
+  stored: StoredEndpoint,
+  href: string,
+  opener: SecretOpener | undefined,
+): Promise<boolean> {
+  if (stored.sealedQuery === undefined) return stored.endpointUrl === href;
+  if (opener === undefined) return false;
+  return (await openEndpointUrl(stored, opener).catch(() => undefined)) === href;
+}

@@ -29,6 +29,15 @@ export const GENERATED_SECRET_BYTES = 32;
 /** The key sizes a secret may have, in bytes (the specification asks for 24 to 64). */
 export const SECRET_BYTES = { min: 24, max: 64 } as const;
 
+/**
+ * Earlier signing secrets a subscription honours at most beside its current one. Every secret in
+ * force adds a signature to every request (a `v1a` one about 90 characters), and Standard
+ * Webhooks receivers try each signature in turn: hundreds of them make a header servers refuse
+ * (431) and a check that costs as many HMACs or Ed25519 verifications. Three cover a rotation
+ * begun while two others are still overlapping; a rotation that would keep more is refused.
+ */
+export const MAX_PREVIOUS_SIGNING_SECRETS = 3;
+
 /** The prefixes of an asymmetric (Ed25519) key: the private key's seed, and the public key. */
 export const PRIVATE_KEY_PREFIX = 'whsk_';
 export const PUBLIC_KEY_PREFIX = 'whpk_';

@@ -59,7 +59,13 @@ export const SIGV4_SERVICES = ['execute-api', 'lambda'] as const;
 export const deliveryAuthSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('OAuth2ClientCredentials'),
+    /**
+     * The token URL as parsed; without its query string and fragment when those are sealed in
+     * `sealedTokenQuery`, as an endpoint URL's are (`shared/delivery/sealed-endpoint.ts`).
+     */
     tokenUrl: z.string(),
+    /** The token URL's query string and fragment, sealed; absent when it has none (or was stored before). */
+    sealedTokenQuery: z.string().optional(),
     clientId: z.string(),
     /** The client secret, sealed. */
     sealedClientSecret: z.string(),

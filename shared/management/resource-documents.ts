@@ -125,11 +125,15 @@ export function destinationPropertiesDocument(destination: Destination) {
   };
 }
 
-/** Endpoint auth as shown: never the client secret (`null`, as a secret header value is shown). */
+/**
+ * Endpoint auth as shown: never the client secret (`null`, as a secret header value is shown),
+ * and the token URL without its query string and fragment, which may carry secrets (as
+ * `endpointBaseUrl`; one stored before they were sealed is cut the same way).
+ */
 export function authDocument(auth: DeliveryAuth) {
   if (auth.type === 'AwsSigV4') return auth;
-  const { sealedClientSecret: _sealed, ...client } = auth;
-  return { ...client, clientSecret: null };
+  const { sealedClientSecret: _sealed, sealedTokenQuery: _query, ...client } = auth;
+  return { ...client, tokenUrl: endpointBaseUrl(auth.tokenUrl), clientSecret: null };
 }
 
 /**

@@ -2,12 +2,14 @@
  * A subscription's signing secrets (Standard Webhooks, `shared/delivery/signing.ts`):
  * `POST <subscription>/getSigningSecret` shows them, `POST <subscription>/rotateSigningSecret`
  * makes a new one current and keeps honouring the old one for a while (earlier ones at most as
- * long), so receivers can switch without losing a delivery. Classic and namespace subscriptions share them.
+ * long, and at most {@link MAX_PREVIOUS_SIGNING_SECRETS} of them), so receivers can switch without
+ * losing a delivery. Classic and namespace subscriptions share them.
  */
 
 import { z } from 'zod';
 import {
   generateSigningSecret,
+  MAX_PREVIOUS_SIGNING_SECRETS,
   SIGNING_SCHEMES,
   type SigningScheme,
   schemeOf,
@@ -97,6 +99,22 @@ async function secretsDocument(deps: ManagementDeps, signing: Signing, nowMs: nu
   };
 }
 
+/**
+ * Refuses a rotation that would leave more than {@link MAX_PREVIOUS_SIGNING_SECRETS} earlier
+ * secrets honoured (`kept`, each with its end): a 409 saying when enough of them will have
+ * expired, or that `keepPreviousForMinutes: 0` ends them all now. None is dropped early: a
+ * receiver may still be verifying with the oldest, and only its admin knows when it stops.
+ */
+function checkPreviousLimit(kept: readonly { expiresAt: number }[], nowMs: number): void {
+  if (kept.length <= MAX_PREVIOUS_SIGNING_SECRETS) return;
+  const ends = kept.map((entry) => entry.expiresAt).sort((a, b) => a - b);
+  const until = ends[kept.length - MAX_PREVIOUS_SIGNING_SECRETS - 1] as number;
+  const waitMinutes = Math.ceil((until - nowMs) / 60_000);
+  throw conflict(
+    `keepPreviousForMinutes: this rotation would leave ${kept.length} earlier signing secrets honoured, and at most ${MAX_PREVIOUS_SIGNING_SECRETS} are (every request carries a signature by each, which receivers try in turn). Rotate again after ${iso(until)} (in ${waitMinutes} minute${waitMinutes === 1 ? '' : 's'}), when the oldest has expired, or now with keepPreviousForMinutes 0, which ends every earlier secret at once.`,
+  );
+}
+
 /** The signing-secret routes on the subscriptions under `subscriptionPath`. */
 export function signingOperations(
   subscriptionPath: string,
@@ -136,6 +154,7 @@ export function signingOperations(
           const kept = [{ ...(current as Signing['secrets'][number]), expiresAt: until }, ...earlier]
             .map((entry) => ({ ...entry, expiresAt: Math.min(entry.expiresAt ?? until, until) }))
             .filter((entry) => entry.expiresAt > now);
+          checkPreviousLimit(kept, now);
           const scheme =
             request.scheme ??
             ((current as Signing['secrets'][number]).publicKey === undefined ? 'v1' : 'v1a');

@@ -1,10 +1,11 @@
 /**
  * A subscription's destination as stored: a webhook's URL with its query string sealed, its
- * signing secrets and auth client secret sealed, each secret header value sealed (their plain
+ * signing secrets, auth client secret and token URL's query string sealed, each secret header value sealed (their plain
  * text goes no further), and an AWS resource only where the stack's deployer allowed it.
  */
 import { ENV } from '../config/resources';
 import { checkEndpointUrl } from '../delivery/endpoint-guard';
+import { forgesAuthHeader } from '../delivery/rules/headers';
 import { allowedByList } from '../delivery/rules/resource-destinations';
 import { sigV4HostProblem } from '../delivery/rules/sigv4-hosts';
 import {
@@ -13,6 +14,8 @@ import {
   type StoredEndpoint,
   sameStoredEndpoint,
   sealEndpointUrl,
+  storedTokenUrlOf,
+  storedUrlIs,
 } from '../delivery/sealed-endpoint';
 import { generateSigningSecret, publicKeyOf, schemeOf } from '../delivery/signing';
 import {
@@ -24,6 +27,7 @@ import {
   RESOURCE_ENDPOINT_TYPES,
   type ResourceEndpointType,
   type Signing,
+  type WebhookDestination,
 } from '../domain/model';
 import { badRequest, conflict, serviceUnavailable } from '../http/errors';
 import type { Clock } from '../platform/clock';
@@ -141,7 +145,7 @@ export async function destinationOf(
     );
   }
   const signing = await signingOf(input.signing, deps, webhook?.signing, signingField(endpointUrlField));
-  const auth = await authOf(input, deps, webhook?.auth, siblingField(endpointUrlField, 'auth'));
+  const auth = await authOf(input, deps, webhook, siblingField(endpointUrlField, 'auth'), mappingsField);
   return {
     endpointType: 'WebHook',
     ...endpoint,
@@ -202,23 +206,32 @@ const signingField = (endpointUrlField: string) => siblingField(endpointUrlField
 
 /**
  * How requests authenticate to the endpoint, as stored: an OAuth 2.0 client secret sealed (503
- * without a key), or kept from the stored destination when left out for the same token URL and
- * client (documents never show it); never beside a custom `Authorization` header.
+ * without a key), or kept from the stored destination when left out (documents never show it),
+ * and the token URL's query string sealed as the endpoint URL's is. A kept secret never follows
+ * a change: another endpoint URL, token URL or client id needs the secret given again (400
+ * naming `auth.clientSecret`), or a PUT that moved the endpoint would hand the new one the old
+ * endpoint's bearer tokens on the word of someone who never knew the secret. No custom header may
+ * pass for the credentials auth makes (`forgesAuthHeader`: `Authorization`, and `X-Amz-*` with
+ * SigV4; 400 naming the mapping).
  */
 async function authOf(
   input: DestinationInput,
   deps: DestinationDeps,
-  existing: DeliveryAuth | undefined,
+  /** The webhook as stored before, when it was one. */
+  webhook: WebhookDestination | undefined,
   field: string,
+  mappingsField: string,
 ): Promise<DeliveryAuth | undefined> {
   const { auth } = input;
   if (auth === undefined) return undefined;
-  const clash = (input.deliveryAttributeMappings ?? []).find(
-    (mapping) => mapping.name.toLowerCase() === 'authorization',
-  );
-  if (clash !== undefined) {
+  for (const [index, mapping] of (input.deliveryAttributeMappings ?? []).entries()) {
+    if (!forgesAuthHeader(auth.type, mapping.name)) continue;
+    const why =
+      mapping.name.toLowerCase() === 'authorization'
+        ? 'a subscription with auth sends its own Authorization header'
+        : "a subscription with AwsSigV4 auth signs its requests, and X-Amz-* headers are the signature's own";
     throw badRequest(
-      `${field}: a subscription with auth sends its own Authorization header; remove the custom header '${clash.name}' or the auth.`,
+      `${mappingsField}.${index}.name: '${mapping.name}' can't be set by a mapping: ${why}; remove the custom header or the auth (${field}).`,
     );
   }
   if (auth.type === 'AwsSigV4') {
@@ -240,25 +253,63 @@ async function authOf(
       );
     }
   }
-  const { clientSecret, ...client } = auth;
+  const existing = webhook?.auth?.type === 'OAuth2ClientCredentials' ? webhook.auth : undefined;
+  let token: StoredEndpoint;
+  try {
+    token = await sealEndpointUrl(
+      auth.tokenUrl,
+      deps.sealer,
+      existing === undefined ? undefined : storedTokenUrlOf(existing),
+    );
+  } catch (error) {
+    if (!(error instanceof NoSealingKeyError)) throw error;
+    throw noSealingKey(
+      `${field}.tokenUrl`,
+      "the token URL's query string, so a token URL with a query string can't be stored; URLs without one work",
+    );
+  }
+  const { clientSecret, tokenUrl: _tokenUrl, ...client } = auth;
+  const stored = {
+    ...client,
+    tokenUrl: token.endpointUrl,
+    ...(token.sealedQuery === undefined ? {} : { sealedTokenQuery: token.sealedQuery }),
+  };
   if (clientSecret === undefined) {
-    const same =
-      existing?.type === 'OAuth2ClientCredentials' &&
-      existing.tokenUrl === auth.tokenUrl &&
-      existing.clientId === auth.clientId;
-    if (!same) {
+    const changed = await changeForClientSecret(input, deps, webhook, existing);
+    if (changed !== undefined || existing === undefined) {
       throw badRequest(
-        `${field}.clientSecret: is required (it may be left out only to keep the secret of the same client and token URL).`,
+        `${field}.clientSecret: is required${changed === undefined || changed === 'new' ? '' : ` because the ${changed} changed`}: a client secret is kept (left out or null) only while the endpoint URL, the token URL and the client id stay the same, so tokens never reach another endpoint without the secret being given again.`,
       );
     }
-    return { ...client, sealedClientSecret: existing.sealedClientSecret };
+    return { ...stored, sealedClientSecret: existing.sealedClientSecret };
   }
   const sealer = sealerFor(
     deps,
     `${field}.clientSecret`,
     'client secrets, so OAuth 2.0 auth is not available',
   );
-  return { ...client, sealedClientSecret: await sealer.seal(clientSecret) };
+  return { ...stored, sealedClientSecret: await sealer.seal(clientSecret) };
+}
+
+/**
+ * Why a PUT without a client secret can't keep the stored one: there is none (`new`), or what
+ * changed (the endpoint URL, the token URL or the client id); `undefined` when it may be kept.
+ * URLs are compared whole, their sealed query strings opened.
+ */
+async function changeForClientSecret(
+  input: DestinationInput,
+  deps: DestinationDeps,
+  webhook: WebhookDestination | undefined,
+  existing: Extract<DeliveryAuth, { type: 'OAuth2ClientCredentials' }> | undefined,
+): Promise<'new' | 'endpoint URL' | 'token URL' | 'client id' | undefined> {
+  const auth = input.auth;
+  if (webhook === undefined || existing === undefined || auth?.type !== 'OAuth2ClientCredentials') {
+    return 'new';
+  }
+  if (!(await storedUrlIs(webhook, input.endpointUrl, deps.sealer))) return 'endpoint URL';
+  if (!(await storedUrlIs(storedTokenUrlOf(existing), auth.tokenUrl, deps.sealer))) return 'token URL';
+  if (existing.clientId !== auth.clientId) return 'client id';
+  return undefined;
 }
 
 /**

@@ -408,7 +408,7 @@ describe('token auth to the endpoint', () => {
     );
     expect(clash.status).toBe(400);
     expect(clash.body.error.message).toContain(
-      'properties.destination.properties.auth: a subscription with auth sends its own Authorization header',
+      "properties.destination.properties.deliveryAttributeMappings.0.name: 'Authorization' can't be set by a mapping: a subscription with auth sends its own Authorization header",
     );
   });
 

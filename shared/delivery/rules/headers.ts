@@ -4,7 +4,7 @@
  * Values that cannot travel in a header are left out, never sent broken.
  */
 import type { DeliveryItem } from '../../domain/delivery';
-import type { DeliveryAttributeMapping, EventDeliverySchema } from '../../domain/model';
+import type { DeliveryAttributeMapping, DeliveryAuth, EventDeliverySchema } from '../../domain/model';
 import { objectMembers } from '../../platform/json-text';
 
 export const USER_AGENT = 'Gridwire/0.1';
@@ -23,6 +23,19 @@ export const MAX_CUSTOM_HEADER_BYTES = 4096;
 /** Whether `value` can travel as a header value of at most `maxBytes` (Latin-1: one byte a character). */
 export const isSendableHeaderValue = (value: string, maxBytes: number): boolean =>
   value.length <= maxBytes && HEADER_VALUE.test(value);
+
+/**
+ * Whether a custom header would pass for the credentials `auth` puts on a request: any auth's
+ * `Authorization`, and with SigV4 every `X-Amz-*` header too (the signature's date, content hash
+ * and session token). A second copy beside Gridwire's own (`X-Amz-Date` and `x-amz-date` are two
+ * keys to a sender) would reach the endpoint twice, and which one it reads is not ours to choose.
+ * Refused when a subscription is written (`shared/management/stored-destination.ts`), dropped
+ * before credentials are added (`shared/delivery/endpoint-auth.ts`).
+ */
+export function forgesAuthHeader(authType: DeliveryAuth['type'], name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower === 'authorization' || (authType === 'AwsSigV4' && lower.startsWith('x-amz-'));
+}
 
 /**
  * A custom header ready to send: a static value (a secret one already opened), or a dynamic one

@@ -39,6 +39,17 @@ const delivery: WebhookRequest = {
   body: '[{"id":"1"}]',
 };
 
+/** An OAuth 2.0 client whose secret is `secret` and whose token URL is as stored. */
+const client = (secret: string) => ({
+  secret: async () => secret,
+  tokenUrl: async () => oauth.tokenUrl,
+});
+/** No client: a SigV4 subscription never opens one. */
+const noClient = {
+  secret: () => Promise.reject(new Error('no client')),
+  tokenUrl: () => Promise.reject(new Error('no client')),
+};
+
 /** A token endpoint: hands out `tok-1`, `tok-2`, ... and notes each request. */
 function tokenEndpoint(
   answer: (n: number) => { status: number; body: string } | { error: string } = (n) => ({
@@ -116,7 +127,7 @@ describe('OAuth 2.0 client credentials', () => {
     const clock = new VirtualClock();
     const endpoint = tokenEndpoint();
     const auth = new EndpointAuth({ clock, exchange: endpoint });
-    const open = async () => 'secret';
+    const open = client('secret');
     const subscription = withAuth(oauth);
 
     const first = await auth.authorize(subscription, delivery, open);
@@ -140,7 +151,7 @@ describe('OAuth 2.0 client credentials', () => {
     const auth = new EndpointAuth({ clock: new VirtualClock(), exchange: endpoint });
     const subscription = withAuth(oauth);
     const made = await Promise.all(
-      Array.from({ length: 5 }, () => auth.authorize(subscription, delivery, async () => 'secret')),
+      Array.from({ length: 5 }, () => auth.authorize(subscription, delivery, client('secret'))),
     );
     expect(new Set(made.map((request) => request.headers.authorization))).toEqual(new Set(['Bearer tok-1']));
     expect(endpoint.requests).toHaveLength(1);
@@ -154,10 +165,10 @@ describe('OAuth 2.0 client credentials', () => {
     );
     const auth = new EndpointAuth({ clock: new VirtualClock(), exchange: endpoint });
     const subscription = withAuth(oauth);
-    await expect(auth.authorize(subscription, delivery, async () => 'secret')).rejects.toThrow(
+    await expect(auth.authorize(subscription, delivery, client('secret'))).rejects.toThrow(
       new EndpointAuthError('the token endpoint answered 400: {"error":"invalid_scope"}'),
     );
-    expect((await auth.authorize(subscription, delivery, async () => 'secret')).headers.authorization).toBe(
+    expect((await auth.authorize(subscription, delivery, client('secret'))).headers.authorization).toBe(
       'Bearer ok',
     );
     expect(auth.refreshes(subscription)).toBe(true);
@@ -184,7 +195,7 @@ describe('AWS SigV4', () => {
     const auth = new EndpointAuth({ clock, awsCredentials: async () => credentials });
     const subscription = withAuth({ type: 'AwsSigV4', service: 'execute-api' });
     const url = 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod/hooks/in%20box?b=2&a=1&a=0';
-    const signed = await auth.authorize(subscription, { ...delivery, url }, async () => '');
+    const signed = await auth.authorize(subscription, { ...delivery, url }, noClient);
 
     expect(signed.headers['x-amz-date']).toBe('20261128T120000Z');
     expect(signed.headers['aeg-event-type']).toBe('Notification');
@@ -221,21 +232,17 @@ describe('AWS SigV4', () => {
     const fromHost = await auth.authorize(
       withAuth({ type: 'AwsSigV4', service: 'lambda' }),
       functionUrl,
-      async () => '',
+      noClient,
     );
     expect(fromHost.headers.authorization).toContain('/ap-southeast-2/lambda/aws4_request');
     expect(fromHost.headers['x-amz-security-token']).toBe('session');
     const loopback = { ...delivery, url: 'http://127.0.0.1:8080/in' };
-    const stack = await auth.authorize(
-      withAuth({ type: 'AwsSigV4', service: 'lambda' }),
-      loopback,
-      async () => '',
-    );
+    const stack = await auth.authorize(withAuth({ type: 'AwsSigV4', service: 'lambda' }), loopback, noClient);
     expect(stack.headers.authorization).toContain('/us-west-2/lambda/aws4_request');
     const given = await auth.authorize(
       withAuth({ type: 'AwsSigV4', service: 'lambda', region: 'eu-central-1' }),
       loopback,
-      async () => '',
+      noClient,
     );
     expect(given.headers.authorization).toContain('/eu-central-1/lambda/aws4_request');
   });
@@ -244,7 +251,7 @@ describe('AWS SigV4', () => {
     const auth = new EndpointAuth({ clock: new VirtualClock() });
     const functionUrl = { ...delivery, url: 'https://abc123.lambda-url.eu-west-1.on.aws/in' };
     await expect(
-      auth.authorize(withAuth({ type: 'AwsSigV4', service: 'lambda' }), functionUrl, async () => ''),
+      auth.authorize(withAuth({ type: 'AwsSigV4', service: 'lambda' }), functionUrl, noClient),
     ).rejects.toThrow(new EndpointAuthError('this worker has no AWS credentials to sign with'));
   });
 
@@ -270,11 +277,7 @@ describe('AWS SigV4', () => {
       },
       awsRegion: async () => 'eu-west-1',
     });
-    const refused = auth.authorize(
-      withAuth({ type: 'AwsSigV4', service }),
-      { ...delivery, url },
-      async () => '',
-    );
+    const refused = auth.authorize(withAuth({ type: 'AwsSigV4', service }), { ...delivery, url }, noClient);
     await expect(refused).rejects.toThrow(EndpointAuthError);
     await expect(refused).rejects.toThrow(`not signed: SigV4 with service '${service}' signs only for`);
     expect(credentialsRead).toBe(0);
