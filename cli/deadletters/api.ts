@@ -8,6 +8,7 @@ import { arrayElements, objectMembers } from '../../shared/platform/json-text';
 import {
   type ApiTarget,
   callOk,
+  okText,
   type SubscriptionRef,
   subscriptionAdminPath,
   subscriptionLabel,
@@ -103,6 +104,23 @@ export type BlobReplayAnswer = Omit<BlobReplay, 'replayedAt'> & { replayedAt?: s
 
 /** The replay route's answer: the service's report, with times as ISO strings. */
 export type ReplayAnswer = Omit<ReplayReport, 'blobs'> & { blobs: BlobReplayAnswer[] };
+
+/**
+ * One call of the replay route, or, when the route's per-subscription limit refused it (a `429`),
+ * how many seconds its `Retry-After` asks to wait before calling again.
+ */
+export async function callReplayOrWait(
+  target: ApiTarget,
+  ref: SubscriptionRef,
+  body: Parameters<typeof callReplay>[2],
+): Promise<{ answer: ReplayAnswer } | { retryAfterSeconds: number }> {
+  const answer = await target.call('POST', `${routeOf(ref)}/replay`, JSON.stringify(body));
+  if (answer.status === 429) {
+    const seconds = Number(answer.headers?.get('retry-after'));
+    return { retryAfterSeconds: Number.isFinite(seconds) && seconds > 0 ? seconds : 1 };
+  }
+  return { answer: JSON.parse(okText(answer, `replaying dead letters of ${named(ref)}`)) as ReplayAnswer };
+}
 
 /** One call of the replay route (`POST .../deadLetters/replay`). */
 export async function callReplay(

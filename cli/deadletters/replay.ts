@@ -7,7 +7,13 @@ import { MAX_REPLAY_KEYS } from '../../shared/management/dead-letters';
 import { type ApiTarget, type SubscriptionRef, subscriptionLabel } from '../admin-api';
 import { CliError } from '../errors';
 import { plural } from '../text';
-import { type BlobReplayAnswer, callReplay, listDeadLetters, type ReplayAnswer } from './api';
+import {
+  type BlobReplayAnswer,
+  callReplay,
+  callReplayOrWait,
+  listDeadLetters,
+  type ReplayAnswer,
+} from './api';
 
 /** Events per second `replay` sends by default. */
 export const DEFAULT_REPLAY_RATE = 100;
@@ -244,7 +250,7 @@ async function replayPaced(
   for (const [index, blob] of work.entries()) {
     let answer: ReplayAnswer;
     try {
-      answer = await callReplay(target, options, {
+      answer = await replayOneBlob(target, options, io, {
         keys: [blob.key],
         ...reasonFilter(options),
         force: blob.skipped,
@@ -270,6 +276,36 @@ async function replayPaced(
   io.progressDone();
   logReplayed(io, options, summary);
   return summary;
+}
+
+/**
+ * Waits the route's per-subscription limit may ask for in a row before the replay gives up: the
+ * limit's window is a minute, so one wait normally clears it; more means another caller is
+ * replaying the same subscription.
+ */
+export const MAX_REPLAY_LIMIT_WAITS = 5;
+
+/**
+ * One blob's replay call; when the route's per-subscription limit refuses it (`429`), waits the
+ * `Retry-After` it gives and calls again, at most {@link MAX_REPLAY_LIMIT_WAITS} times in a row.
+ */
+async function replayOneBlob(
+  target: ApiTarget,
+  options: ReplayOptions,
+  io: ReplayIo,
+  body: Parameters<typeof callReplay>[2],
+): Promise<ReplayAnswer> {
+  for (let waits = 0; ; waits++) {
+    const result = await callReplayOrWait(target, options, body);
+    if ('answer' in result) return result.answer;
+    if (waits === MAX_REPLAY_LIMIT_WAITS) {
+      throw new CliError(
+        `replaying dead letters of ${named(options)} failed: the API's replay limit for this subscription refused ${MAX_REPLAY_LIMIT_WAITS + 1} calls in a row (another replay of it may be running)`,
+      );
+    }
+    io.progress(`the API's replay limit for this subscription: waiting ${result.retryAfterSeconds} s`);
+    await io.sleep(result.retryAfterSeconds * 1000);
+  }
 }
 
 /** Adds one blob's replay answer to the summary. */

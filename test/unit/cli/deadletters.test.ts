@@ -177,8 +177,11 @@ function scriptedApi(
     extra?: Record<string, number>;
     failures?: Record<string, ScriptedFailure>;
     alreadyReplayed?: Record<string, number>;
+    /** Replay calls (not dry runs) refused by the route's limit first, with `Retry-After: 30`. */
+    limited?: number;
   } = {},
 ) {
+  let limited = options.limited ?? 0;
   const replayedBefore = new Set(['dead/S/old.json']);
   const events: Record<string, number> = { 'dead/S/old.json': 1, 'dead/S/new.json': 2, ...options.extra };
   const listed = Object.keys(events).reverse();
@@ -198,6 +201,14 @@ function scriptedApi(
         };
       }
       const request = JSON.parse(body ?? '{}') as { keys: string[]; dryRun?: boolean; force?: boolean };
+      if (request.dryRun !== true && limited > 0) {
+        limited -= 1;
+        return {
+          status: 429,
+          text: JSON.stringify({ error: { code: 'TooManyRequests', message: 'replay limit' } }),
+          headers: new Headers({ 'retry-after': '30' }),
+        };
+      }
       calls.push(request);
       const blobs: BlobReplayAnswer[] = request.keys.map((key) => {
         const skipped = replayedBefore.has(key) && request.force !== true;
@@ -314,6 +325,27 @@ describe('replay', () => {
     ]);
     // One event at 2 per second: half a second before the next blob (none after the last).
     expect(sleeps).toEqual([500]);
+  });
+
+  it("waits out the replay route's limit (its Retry-After) and goes on with the same blob", async () => {
+    const { target, calls } = scriptedApi({ limited: 2 });
+    const { io, sleeps } = scriptedIo({ interactive: false });
+    const summary = await replayDeadLetters(target, { ...ref, yes: true, rate: 1000 }, io);
+    expect(summary.events).toBe(3);
+    expect(calls.slice(1)).toEqual([
+      { keys: ['dead/S/old.json'], force: true },
+      { keys: ['dead/S/new.json'], force: false },
+    ]);
+    expect(sleeps.slice(0, 2)).toEqual([30_000, 30_000]);
+  });
+
+  it('gives up when the limit refuses six calls in a row, saying another replay may be running', async () => {
+    const { target } = scriptedApi({ limited: 100 });
+    const { io, sleeps } = scriptedIo({ interactive: false });
+    await expect(replayDeadLetters(target, { ...ref, yes: true }, io)).rejects.toThrow(
+      /the API's replay limit for this subscription refused 6 calls in a row \(another replay of it may be running\)/,
+    );
+    expect(sleeps).toEqual([30_000, 30_000, 30_000, 30_000, 30_000]);
   });
 
   it("lists and replays a namespace topic's subscription through the namespace routes", async () => {
