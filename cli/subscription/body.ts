@@ -222,15 +222,20 @@ export function namespaceSubscriptionBody(flags: SubscriptionFlags, base?: Json)
   };
 }
 
-/** What an existing subscription's document lacks before it can be sent back: the full URL, secrets. */
+/** What an existing subscription's document lacks before it can be sent back: the full URLs, secrets. */
 export interface DocumentGaps {
   /** The endpoint URL with its query string (from `getFullUrl`); the document shows only its base. */
   endpointUrl: string;
+  /**
+   * An OAuth 2.0 client's token URL with its query string (from `getFullUrl`), which the document
+   * also shows only up to its path: sent back cut, it would be another token URL.
+   */
+  tokenUrl?: string;
 }
 
 /**
- * The destination as sent back: the full endpoint URL instead of `endpointBaseUrl`, and custom
- * headers as given. A secret header's value is never shown, so it can't be sent back: unless
+ * The destination as sent back: the full endpoint URL instead of `endpointBaseUrl` (and the full
+ * token URL of an OAuth 2.0 client), and custom headers as given. A secret header's value is never shown, so it can't be sent back: unless
  * `--delivery-attribute-mapping` gives the headers again, that is an error naming them.
  */
 function destinationBodyOf(destination: Json, gaps: DocumentGaps, flags: SubscriptionFlags): Json {
@@ -238,6 +243,7 @@ function destinationBodyOf(destination: Json, gaps: DocumentGaps, flags: Subscri
     endpointBaseUrl: _base,
     deliveryAttributeMappings,
     signing,
+    auth,
     ...rest
   } = (destination.properties ?? {}) as Json;
   const mappings = (deliveryAttributeMappings ?? []) as Array<{
@@ -262,12 +268,19 @@ function destinationBodyOf(destination: Json, gaps: DocumentGaps, flags: Subscri
     endpointType: 'WebHook',
     properties: {
       ...rest,
+      ...(auth === undefined ? {} : { auth: authBodyOf(auth as Json | null, gaps) }),
       endpointUrl: gaps.endpointUrl,
       ...(mappings.length === 0 ? {} : { deliveryAttributeMappings: mappings }),
       // A signing subscription keeps its secrets: `generate` changes nothing when it has them.
       ...(signing === undefined || signing === null ? {} : { signing: { generate: true } }),
     },
   };
+}
+
+/** Endpoint auth as sent back: an OAuth 2.0 client's whole token URL, when `getFullUrl` gave it. */
+function authBodyOf(auth: Json | null, gaps: DocumentGaps): Json | null {
+  if (auth?.type !== 'OAuth2ClientCredentials' || gaps.tokenUrl === undefined) return auth;
+  return { ...auth, tokenUrl: gaps.tokenUrl };
 }
 
 /** The filter as sent back: `includedEventTypes` null (every type) left out. */

@@ -34,7 +34,7 @@ import {
   namespaceBodyOf,
   namespaceSubscriptionBody,
 } from './body';
-import { deliversToResource } from './destination-flags';
+import { deliversToResource, keepsTokenUrl } from './destination-flags';
 import type { SubscriptionFlags } from './flags';
 import { formatSubscription, formatSubscriptionList, type SubscriptionDocument } from './format';
 
@@ -250,31 +250,30 @@ export function subscriptionCommand(): Command {
         const target = await resolveApiTarget(options);
         const document = await readSubscription(target, ref);
         if (document === undefined) throw new CliError(`no ${subscriptionLabel(ref)}`);
-        // The document shows the endpoint without its query string; the API gives it whole (an
-        // AWS resource, or a webhook given anew, needs no asking).
-        const endpointUrl =
-          options.endpoint ??
-          (deliversToResource(asJson(document)) || options.resourceArn !== undefined ? '' : undefined) ??
-          (
-            JSON.parse(
-              await callOk(
-                target,
-                'POST',
-                `${subscriptionAdminPath(ref)}/getFullUrl`,
-                undefined,
-                `reading the endpoint URL of ${subscriptionLabel(ref)}`,
-              ),
-            ) as { endpointUrl: string }
-          ).endpointUrl;
+        // The document shows the endpoint (and an OAuth 2.0 token URL) without its query string;
+        // the API gives them whole (an AWS resource, or a webhook given anew without a token URL
+        // kept, needs no asking).
+        const resource = deliversToResource(asJson(document)) || options.resourceArn !== undefined;
+        const full =
+          resource || (options.endpoint !== undefined && !keepsTokenUrl(asJson(document), options))
+            ? undefined
+            : (JSON.parse(
+                await callOk(
+                  target,
+                  'POST',
+                  `${subscriptionAdminPath(ref)}/getFullUrl`,
+                  undefined,
+                  `reading the endpoint URL of ${subscriptionLabel(ref)}`,
+                ),
+              ) as { endpointUrl: string; tokenUrl?: string });
+        const endpointUrl = options.endpoint ?? (resource ? '' : (full?.endpointUrl ?? ''));
+        const gaps = { endpointUrl, ...(full?.tokenUrl === undefined ? {} : { tokenUrl: full.tokenUrl }) };
         let body: Record<string, unknown>;
         try {
           body =
             ref.namespace === undefined
-              ? classicSubscriptionBody(options, classicBodyOf(asJson(document), { endpointUrl }, options))
-              : namespaceSubscriptionBody(
-                  options,
-                  namespaceBodyOf(asJson(document), { endpointUrl }, options),
-                );
+              ? classicSubscriptionBody(options, classicBodyOf(asJson(document), gaps, options))
+              : namespaceSubscriptionBody(options, namespaceBodyOf(asJson(document), gaps, options));
         } catch (error) {
           throw new CliError((error as Error).message);
         }

@@ -114,6 +114,25 @@ export function destinationOf(flags: SubscriptionFlags, base: Json | undefined):
 }
 
 /**
+ * Whether `update` sends back the OAuth 2.0 token URL the subscription has (no `--oauth2-token-url`,
+ * `--aws-sigv4` or `--no-auth`): the document shows it cut, so it is read whole first.
+ */
+export function keepsTokenUrl(document: Json, flags: SubscriptionFlags): boolean {
+  const properties = (document.properties ?? {}) as Json;
+  const delivery = (properties.deliveryConfiguration ?? {}) as Json;
+  const destination = (properties.destination ?? (delivery.push as Json | undefined)?.destination) as
+    | Json
+    | undefined;
+  const auth = (destination?.properties as Json | undefined)?.auth as Json | null | undefined;
+  return (
+    auth?.type === 'OAuth2ClientCredentials' &&
+    flags.oauth2TokenUrl === undefined &&
+    flags.awsSigv4 === undefined &&
+    flags.auth !== false
+  );
+}
+
+/**
  * `destination.properties.auth` from the flags, over what `update` read: the OAuth 2.0 flags
  * given change those settings of the client it has (its secret, never shown, is kept by the API
  * when not given again); `--aws-sigv4` signs instead; `--no-auth` removes it.

@@ -39,7 +39,7 @@ import { messageLogOperations } from './message-log-routes';
 import { namespaceOperations } from './namespaces';
 import { subscriptionDocument, topicDocument } from './resource-documents';
 import { signingOperations } from './signing-routes';
-import { destinationOf, fullEndpointUrl } from './stored-destination';
+import { destinationOf, fullUrlsDocument } from './stored-destination';
 import { parseSubscriptionBody } from './subscription-schema';
 import { parseTopicBody, sameMapping } from './topic-schema';
 import { validationOperations, validationUrlOperations } from './validation-routes';
@@ -176,7 +176,7 @@ const operations: Readonly<Record<string, Operation>> = {
 
   'POST /admin/topics/{topic}/eventSubscriptions/{subscription}/getFullUrl': async (event, deps) => {
     const subscription = await requireSubscription(deps, topicParam(event), subscriptionParam(event));
-    return jsonResult(200, { endpointUrl: await fullEndpointUrl(deps, subscription.destination) });
+    return jsonResult(200, await fullUrlsDocument(deps, subscription.destination));
   },
 
   ...messageLogOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),

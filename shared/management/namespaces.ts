@@ -51,7 +51,7 @@ import {
 } from './namespace-schema';
 import { validateName } from './request-body';
 import { signingOperations } from './signing-routes';
-import { destinationOf, fullEndpointUrl } from './stored-destination';
+import { destinationOf, fullUrlsDocument } from './stored-destination';
 import { validationOperations } from './validation-routes';
 
 const namespaceParam = (event: HttpEvent) => validateName('namespace', pathParam(event, 'namespace'));
@@ -269,7 +269,7 @@ export const namespaceOperations: Readonly<Record<string, Operation>> = {
     deps,
   ) => {
     const subscription = await requireNamespaceSubscription(deps, event);
-    return jsonResult(200, { endpointUrl: await fullEndpointUrl(deps, subscription.destination) });
+    return jsonResult(200, await fullUrlsDocument(deps, subscription.destination));
   },
 
   'DELETE /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}': async (

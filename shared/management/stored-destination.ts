@@ -28,6 +28,7 @@ import {
   type ResourceEndpointType,
   type Signing,
   type WebhookDestination,
+  webhookAuthOf,
 } from '../domain/model';
 import { badRequest, conflict, serviceUnavailable } from '../http/errors';
 import type { Clock } from '../platform/clock';
@@ -349,6 +350,27 @@ export async function signingSecretEntry(
     ...(schemeOf(secret) === 'v1a' ? { publicKey: publicKeyOf(secret) } : {}),
     createdAt,
   };
+}
+
+/**
+ * What `getFullUrl` answers: the whole endpoint URL, and an OAuth 2.0 client's whole token URL
+ * (documents show both up to their paths), their sealed query strings opened. 503 without a key.
+ */
+export async function fullUrlsDocument(
+  deps: DestinationDeps,
+  destination: Destination,
+): Promise<{ endpointUrl: string; tokenUrl?: string }> {
+  const endpointUrl = await fullEndpointUrl(deps, destination);
+  const auth = webhookAuthOf(destination);
+  if (auth?.type !== 'OAuth2ClientCredentials') return { endpointUrl };
+  try {
+    return { endpointUrl, tokenUrl: await openEndpointUrl(storedTokenUrlOf(auth), deps.sealer) };
+  } catch (error) {
+    if (!(error instanceof NoSealingKeyError)) throw error;
+    throw serviceUnavailable(
+      `tokenUrl: the token URL's query string is sealed and this Gridwire stack has no key to open it (neither ${ENV.headerKeySecretArn} nor ${ENV.headerKey} is set).`,
+    );
+  }
 }
 
 /** The whole endpoint URL (its sealed query string opened): `getFullUrl`. 503 without a key. */

@@ -73,6 +73,7 @@ async function api(options: { sealer?: boolean } = {}) {
         },
       ),
     get: () => call(`GET ${SUB}`, PARAMS),
+    fullUrls: () => call(`POST ${SUB}/getFullUrl`, PARAMS),
     list: () => call('GET /admin/topics/{topic}/eventSubscriptions', { topic: 'orders' }),
     stored: async (): Promise<WebhookDestination> => {
       const destination = (await stores.subscriptions.get('orders', 'audit'))?.destination;
@@ -161,7 +162,7 @@ describe('an OAuth 2.0 client secret left out of a PUT', () => {
 
 describe("the token URL's query string", () => {
   it('is sealed at rest and never shown in GET or list; a PUT of the same URL keeps its seal', async () => {
-    const { put, get, list, stored, sealer } = await api();
+    const { put, get, list, fullUrls, stored, sealer } = await api();
     const tokenUrl = `${TOKEN_URL}?tenant=acme&code=t0ken-s3cret`;
     const created = await put({
       endpointUrl: 'https://hooks.example.test/in',
@@ -179,6 +180,8 @@ describe("the token URL's query string", () => {
     });
     const { auth } = await stored();
     if (auth?.type !== 'OAuth2ClientCredentials') throw new Error('no OAuth 2.0 client stored');
+    // getFullUrl gives both whole, so a document can be sent back (the CLI's update does).
+    expect((await fullUrls()).body).toEqual({ endpointUrl: 'https://hooks.example.test/in', tokenUrl });
     expect(auth.tokenUrl).toBe(TOKEN_URL);
     expect(JSON.stringify(auth)).not.toContain('t0ken-s3cret');
     await expect(sealer.open(auth.sealedTokenQuery as string)).resolves.toBe(
