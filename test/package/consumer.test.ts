@@ -138,7 +138,7 @@ function guideCdkJson(): string {
  * The README's deploy example as a reader copies it: the `ts` block of its "Deploy" section, and
  * the `cdk.json` its steps write (which must be the packaging guide's).
  */
-function readmeDeployExample(): { source: string; cdkJson: string } {
+function readmeDeployExample(): { source: string; cdkJson: string; steps: string } {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const section = /^## Deploy\n([\s\S]*?)^## /m.exec(readme)?.[1];
   const source = section === undefined ? undefined : /^```ts\n([\s\S]*?)^```$/m.exec(section)?.[1];
@@ -147,7 +147,11 @@ function readmeDeployExample(): { source: string; cdkJson: string } {
   if (source === undefined || cdkJson === undefined) {
     throw new Error('README.md\'s "Deploy" section has no ts block or no cdk.json line');
   }
-  return { source, cdkJson };
+  // Its shell blocks, in order: what a reader runs.
+  const steps = [...(section ?? '').matchAll(/^```bash\n([\s\S]*?)^```$/gm)]
+    .map((match) => match[1])
+    .join('\n');
+  return { source, cdkJson, steps };
 }
 
 let readmeTemplate: TemplateJson;
@@ -279,6 +283,14 @@ describe('the packed package', () => {
 
   it("rehearses the README's deploy: its example, built from the tarball as its steps say, passes every deploy rule", () => {
     expect(readmeDeployExample().cdkJson).toBe(guideCdkJson());
+    // The steps a new account needs, in order: the package from the tarball (it is not on the
+    // registry), then bootstrap, then deploy.
+    const steps = readmeDeployExample().steps;
+    expect(steps).toMatch(/npm run package/);
+    expect(steps).toMatch(/npm install \S+\/dist\/gridwire-[\d.]+\.tgz aws-cdk-lib constructs/);
+    expect(steps).not.toMatch(/npm install gridwire\b/);
+    expect(steps.indexOf('cdk bootstrap')).toBeGreaterThan(-1);
+    expect(steps.indexOf('cdk bootstrap')).toBeLessThan(steps.indexOf('cdk deploy'));
     expect(deployProblems(readmeTemplate)).toEqual([]);
     // Its subscription's endpoint (a placeholder) is validated without holding up the stack.
     const [subscription] = Object.values(readmeTemplate.Resources).filter(
