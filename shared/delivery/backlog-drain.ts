@@ -327,6 +327,7 @@ export class BacklogDrain {
     const decisions = decideJob({
       topic: subscription.topic,
       subscription: subscription.name,
+      ...(subscription.uid === undefined ? {} : { uid: subscription.uid }),
       profile,
       limits: subscription.retry,
       attempted: settled,

@@ -116,6 +116,7 @@ export async function expireAndRelease(
     const decisions = decideJob({
       topic: subscription.topic,
       subscription: subscription.name,
+      ...(subscription.uid === undefined ? {} : { uid: subscription.uid }),
       profile,
       limits: subscription.retry,
       attempted: disabled,

@@ -288,6 +288,7 @@ export class DeliveryEngine {
     const decisions = decideJob({
       topic: subscription.topic,
       subscription: subscription.name,
+      ...(subscription.uid === undefined ? {} : { uid: subscription.uid }),
       profile,
       limits: subscription.retry,
       attempted,

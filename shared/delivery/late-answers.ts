@@ -131,6 +131,7 @@ export class LateAnswers {
     const records: AttemptRecord[] = events.map((item) => ({
       topic: subscription.topic,
       subscription: subscription.name,
+      ...(subscription.uid === undefined ? {} : { uid: subscription.uid }),
       eventId: item.eventId,
       deliveryId: item.deliveryId,
       publishedAt: item.publishedAt,

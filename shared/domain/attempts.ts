@@ -48,6 +48,12 @@ export type AttemptNext =
 export interface AttemptRecord {
   topic: string;
   subscription: string;
+  /**
+   * The subscription's `uid` as the record was made (absent when it has none, and on records
+   * written before it was kept): a subscription deleted and created again under the same name
+   * does not see its predecessor's records (`shared/storage/history-items.ts`, `ownRecord`).
+   */
+  uid?: string;
   eventId: string;
   deliveryId: string;
   publishedAt: number;

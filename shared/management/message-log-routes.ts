@@ -3,7 +3,10 @@
  * `eventId`, a page of the log without) and `POST <subscription>/resend` (one logged event sent
  * again as a new delivery; `RESEND_LIMIT` calls a minute per subscription, `call-limits.ts`).
  * The log itself is the attempt history (`shared/storage/attempt-history.ts`); what it keeps
- * follows the subscription's `deliveryLog`.
+ * follows the subscription's `deliveryLog`. Both read the subscription's own records only: one
+ * deleted and created again under the same name starts with an empty log, so nothing its
+ * predecessor logged is listed to it or resent to its endpoint. A resend goes only where a publish
+ * of the event would go now: the event must match the subscription's current filter.
  */
 
 import { z } from 'zod';
@@ -16,6 +19,7 @@ import type { Subscription } from '../domain/model';
 import { type HttpEvent, jsonResult, parseJsonBody } from '../http/api-gateway';
 import { ApiError, badRequest, notFound } from '../http/errors';
 import { stringMember } from '../platform/json-text';
+import { compileFilter, type FilterView } from '../publish/filter';
 import { packJobs, targetGroupId } from '../queue/job-codec';
 import type { HistoryWindow } from '../storage/attempt-history';
 import { admitCall, RESEND_LIMIT } from './call-limits';
@@ -192,6 +196,42 @@ function eventToResend(
   return newest;
 }
 
+/**
+ * What a filter reads of a logged event, as publish read it: the logged text is the event as
+ * queued, the Event Grid form (Event Grid and custom-schema topics: `eventType`) or a CloudEvent
+ * (`type`).
+ */
+export function loggedEventView(eventJson: string): FilterView {
+  const event = JSON.parse(eventJson) as unknown;
+  const fields = typeof event === 'object' && event !== null && !Array.isArray(event) ? event : {};
+  const member = (name: string): string | undefined => {
+    const value = Object.hasOwn(fields, name) ? (fields as Record<string, unknown>)[name] : undefined;
+    return typeof value === 'string' ? value : undefined;
+  };
+  const eventTypeKey = Object.hasOwn(fields, 'eventType') ? 'eventType' : 'type';
+  return {
+    eventType: member(eventTypeKey) ?? '',
+    eventTypeKey,
+    subject: member('subject'),
+    event: () => event,
+  };
+}
+
+/**
+ * Refuses to resend an event the subscription's filter no longer lets through (it was changed
+ * since the event was logged): a resend goes only where a publish of it would go now. A 409, not
+ * a 400: the request is well formed, the subscription's present state is what stands in its way
+ * (as for an event logged without its text).
+ */
+export function checkResendFilter(subscription: Pick<Subscription, 'filter'>, original: AttemptRecord): void {
+  if (compileFilter(subscription.filter)(loggedEventView(original.eventJson as string))) return;
+  throw new ApiError(
+    409,
+    'Conflict',
+    `Event '${original.eventId}' does not match the subscription's filter as it is now (it was changed since the event was logged), so it is not resent: a resend goes only where a publish of the event would go.`,
+  );
+}
+
 /** The deliveries lookup, the log's pages and resend, on the subscriptions under `subscriptionPath`. */
 export function messageLogOperations(
   subscriptionPath: string,
@@ -210,7 +250,7 @@ export function messageLogOperations(
       if (eventId === undefined || eventId === '') return logPage(deps, subscription, window, query.top);
       if (query.top !== undefined)
         throw badRequest('top: lists a page of the log; it does not go with eventId.');
-      const found = await deps.history.find(subscription.topic, subscription.name, eventId, window);
+      const found = await deps.history.find(subscription, eventId, window);
       return jsonResult(200, {
         ...deliveriesDocument(found.records),
         searched: { since: iso(found.searched.since), until: iso(found.searched.until) },
@@ -224,8 +264,9 @@ export function messageLogOperations(
       const request = parseResendBody(event);
       const window = parseHistoryWindow(request, deps.clock.now(), deps.history.retentionDays);
       await admitCall(deps.callBudget, RESEND_LIMIT, subscription, deps.clock.now());
-      const found = await deps.history.find(subscription.topic, subscription.name, request.eventId, window);
+      const found = await deps.history.find(subscription, request.eventId, window);
       const original = eventToResend(subscription, request, found.records, found.searched);
+      checkResendFilter(subscription, original);
       const item = resendItem(original, `resend-${deps.newId()}`, deps.clock.now());
       const target = deliveryTargetOf(subscription);
       await deps.queue.send(
@@ -253,7 +294,7 @@ async function logPage(
   window: HistoryWindow,
   top?: string,
 ) {
-  const page = await deps.history.list(subscription.topic, subscription.name, window, parseTop(top));
+  const page = await deps.history.list(subscription, window, parseTop(top));
   return jsonResult(200, {
     deliveryLog: subscription.deliveryLog ?? 'Failures',
     ...deliveriesDocument(page.records, { newestFirst: true }),

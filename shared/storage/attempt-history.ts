@@ -10,6 +10,11 @@
  * on `ids`, and stops after {@link READ_BUDGET_UNITS} read units, saying how much of the window
  * it searched. A listing reads the same partitions without the filter, a page at a time. The
  * shards spread one subscription's writes in a busy hour over several partitions.
+ *
+ * Reads are made for a subscription as it is now (a {@link HistoryOwner}) and keep only its own
+ * records (`ownRecord`): one deleted and created again under the same name starts with an empty
+ * log, though its predecessor's items share its partitions until they expire. Writes cost what
+ * they did: the uid is one more attribute of the item.
  */
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { AttemptRecord } from '../domain/attempts';
@@ -18,13 +23,17 @@ import { batchWriteAll } from './batch-write';
 import {
   allRecordsOfItem,
   DEFAULT_HISTORY_SHARDS,
+  type HistoryOwner,
   historyPk,
   hourOf,
   idNeedle,
+  ownRecord,
   packHistory,
   padAt,
   recordsOfItem,
 } from './history-items';
+
+export type { HistoryOwner } from './history-items';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -72,8 +81,8 @@ export interface HistoryPage {
 /** The lookup side, as the management API uses it. */
 export interface AttemptHistoryLookup {
   readonly retentionDays: number;
-  find(topic: string, subscription: string, eventId: string, window: HistoryWindow): Promise<HistorySearch>;
-  list(topic: string, subscription: string, window: HistoryWindow, deliveries: number): Promise<HistoryPage>;
+  find(owner: HistoryOwner, eventId: string, window: HistoryWindow): Promise<HistorySearch>;
+  list(owner: HistoryOwner, window: HistoryWindow, deliveries: number): Promise<HistoryPage>;
 }
 
 export interface AttemptHistoryOptions {
@@ -124,42 +133,40 @@ export class AttemptHistoryTable implements AttemptHistoryLookup {
   }
 
   /**
-   * One event's records for one subscription, from the items whose newest record falls in
-   * `window` (an item's older records come along, even from just before the window). Hours are
-   * searched newest first, {@link QUERY_CONCURRENCY} partition queries at a time, until the read
-   * budget is used up.
+   * One event's records for one subscription (its own: `ownRecord`), from the items whose newest
+   * record falls in `window` (an item's older records come along, even from just before the
+   * window). Hours are searched newest first, {@link QUERY_CONCURRENCY} partition queries at a
+   * time, until the read budget is used up.
    */
-  async find(
-    topic: string,
-    subscription: string,
-    eventId: string,
-    window: HistoryWindow,
-  ): Promise<HistorySearch> {
-    const found = await this.search(topic, subscription, window, { needle: idNeedle(eventId) });
+  async find(owner: HistoryOwner, eventId: string, window: HistoryWindow): Promise<HistorySearch> {
+    const { topic, name } = owner;
+    const found = await this.search(topic, name, window, { needle: idNeedle(eventId) });
     return {
-      records: oldestFirst(found.items.flatMap((item) => recordsOfItem(item, topic, subscription, eventId))),
+      records: oldestFirst(
+        found.items
+          .flatMap((item) => recordsOfItem(item, topic, name, eventId))
+          .filter((record) => ownRecord(owner, record)),
+      ),
       searched: found.searched,
       truncated: found.truncated,
     };
   }
 
   /**
-   * A page of the subscription's log: the records of the newest items in `window`, hour by hour
-   * from the newest, until at least `deliveries` deliveries are found (or the read budget is used
-   * up). Only items from the completely searched part are kept, so the next page (the same
-   * window, ending at `searched.since`) repeats none of them; `more` says whether it has any
-   * part of the window left to search.
+   * A page of the subscription's log (its own records: `ownRecord`): the records of the newest
+   * items in `window`, hour by hour from the newest, until at least `deliveries` deliveries are
+   * found (or the read budget is used up). Only items from the completely searched part are kept,
+   * so the next page (the same window, ending at `searched.since`) repeats none of them; `more`
+   * says whether it has any part of the window left to search.
    */
-  async list(
-    topic: string,
-    subscription: string,
-    window: HistoryWindow,
-    deliveries: number,
-  ): Promise<HistoryPage> {
+  async list(owner: HistoryOwner, window: HistoryWindow, deliveries: number): Promise<HistoryPage> {
+    const { topic, name } = owner;
+    const own = (item: Record<string, unknown>) =>
+      allRecordsOfItem(item, topic, name).filter((record) => ownRecord(owner, record));
     const seen = new Set<string>();
-    const found = await this.search(topic, subscription, window, {
+    const found = await this.search(topic, name, window, {
       onItem: (item) => {
-        for (const record of allRecordsOfItem(item, topic, subscription)) seen.add(record.deliveryId);
+        for (const record of own(item)) seen.add(record.deliveryId);
       },
       enough: () => seen.size >= deliveries,
     });
@@ -167,7 +174,7 @@ export class AttemptHistoryTable implements AttemptHistoryLookup {
       (item) => atOfSk(item.sk, Number.NEGATIVE_INFINITY) >= found.searched.since,
     );
     return {
-      records: oldestFirst(kept.flatMap((item) => allRecordsOfItem(item, topic, subscription))),
+      records: oldestFirst(kept.flatMap(own)),
       searched: found.searched,
       more: found.truncated,
     };

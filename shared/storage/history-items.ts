@@ -11,10 +11,17 @@
  * | `pk`         | `HISTORY#<topic>#<subscription>#<UTC hour of the newest record>#<shard>`, e.g. `HISTORY#orders#audit#2026-11-23T03#2`; names in lower case, shard 0..shards-1 at random |
  * | `sk`         | `<at of the newest record, 15 digits>#<16 random hex digits>`                  |
  * | `kind`       | `attempts`                                                                     |
+ * | `uid`        | the subscription's `uid` when the records were made; absent when it had none (or they were written before it was kept) |
  * | `ids`        | the item's distinct event ids as `\n<id>\n<id>\n` (see {@link idToken})        |
- * | `records`    | the records as gzip-compressed JSON (binary): an array of records without `topic`, `subscription` and `eventId` (the key and `ids` have them), each with `e`, its event's position in `ids`; an event's `eventJson` on its first record only |
+ * | `records`    | the records as gzip-compressed JSON (binary): an array of records without `topic`, `subscription`, `uid` and `eventId` (the key, `uid` and `ids` have them), each with `e`, its event's position in `ids`; an event's `eventJson` on its first record only |
  * | `count`      | how many records                                                               |
  * | `expiresAt`  | epoch seconds: the newest record's time plus the retention (DynamoDB TTL)      |
+ *
+ * The key names the subscription, not its `uid`: a subscription deleted and created again under
+ * the same name writes to the same partitions as its predecessor did. Its reads keep only its own
+ * records ({@link ownRecord}), so the predecessor's log, and resending from it, are gone for it;
+ * the predecessor's items are left to age out with the retention (deleting them would mean
+ * reading every hour and shard of the retention on each subscription delete).
  */
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -63,13 +70,14 @@ export const idsAttribute = (eventIds: readonly string[]) => `\n${eventIds.map(i
 export const idNeedle = (eventId: string) => `\n${idToken(eventId)}\n`;
 
 /**
- * A record as packed: without `topic` and `subscription` (the item's key has them), and with `e`,
- * the position of its event in the item's `ids`, instead of `eventId` (each id is kept once).
+ * A record as packed: without `topic`, `subscription` and `uid` (the item's key and `uid` have
+ * them), and with `e`, the position of its event in the item's `ids`, instead of `eventId` (each
+ * id is kept once).
  */
-type PackedRecord = Omit<AttemptRecord, 'topic' | 'subscription' | 'eventId'> & { e: number };
+type PackedRecord = Omit<AttemptRecord, 'topic' | 'subscription' | 'uid' | 'eventId'> & { e: number };
 
 function packedRecord(record: AttemptRecord, e: number): PackedRecord {
-  const { topic: _topic, subscription: _subscription, eventId: _eventId, error, ...rest } = record;
+  const { topic: _topic, subscription: _subscription, uid: _uid, eventId: _eventId, error, ...rest } = record;
   return {
     e,
     ...rest,
@@ -145,8 +153,8 @@ function packChunks(events: readonly EventRecords[], max: number): Packed[] {
 }
 
 /**
- * The items for `records`: one per (topic, subscription), split only when one would hold more
- * than `maxPackedBytes`; an event's records stay together unless they alone are too many.
+ * The items for `records`: one per (topic, subscription, uid), split only when one would hold
+ * more than `maxPackedBytes`; an event's records stay together unless they alone are too many.
  */
 export function packHistory(
   records: readonly AttemptRecord[],
@@ -158,13 +166,18 @@ export function packHistory(
   // Grouped by the partition's names: a lookup finds the group under either spelling.
   const groups = new Map<
     string,
-    { topic: string; subscription: string; events: Map<string, AttemptRecord[]> }
+    { topic: string; subscription: string; uid?: string; events: Map<string, AttemptRecord[]> }
   >();
   for (const record of records) {
-    const key = JSON.stringify([lower(record.topic), lower(record.subscription)]);
+    const key = JSON.stringify([lower(record.topic), lower(record.subscription), record.uid ?? null]);
     let group = groups.get(key);
     if (group === undefined) {
-      group = { topic: record.topic, subscription: record.subscription, events: new Map() };
+      group = {
+        topic: record.topic,
+        subscription: record.subscription,
+        ...(record.uid === undefined ? {} : { uid: record.uid }),
+        events: new Map(),
+      };
       groups.set(key, group);
     }
     const list = group.events.get(record.eventId);
@@ -179,6 +192,7 @@ export function packHistory(
         pk: historyPk(group.topic, group.subscription, hourOf(packed.newestAt), shardOf(shards)),
         sk: `${padAt(packed.newestAt)}#${suffix()}`,
         kind: 'attempts',
+        ...(group.uid === undefined ? {} : { uid: group.uid }),
         ids: packed.ids,
         records: packed.data,
         count: packed.count,
@@ -188,6 +202,10 @@ export function packHistory(
   }
   return items;
 }
+
+/** The item's `uid` as a record's member: none when the item has none. */
+const uidOfItem = (item: Record<string, unknown>): { uid?: string } =>
+  typeof item.uid === 'string' ? { uid: item.uid } : {};
 
 /**
  * One event's records in a history item, with every field back as recorded: `topic` and
@@ -210,6 +228,7 @@ export function recordsOfItem(
     .map(({ e: _e, ...rest }) => ({
       topic,
       subscription,
+      ...uidOfItem(item),
       eventId,
       ...rest,
     }));
@@ -229,6 +248,7 @@ export function allRecordsOfItem(
   return packed.map(({ e, ...rest }) => ({
     topic,
     subscription,
+    ...uidOfItem(item),
     eventId: unescapedId(ids[e] ?? ''),
     ...rest,
   }));
@@ -238,4 +258,29 @@ export function allRecordsOfItem(
 function unescapedId(token: string): string {
   if (token.startsWith(HASHED)) return token;
   return token.replace(/\\(\\|n)/g, (_match, escaped: string) => (escaped === 'n' ? '\n' : '\\'));
+}
+
+/** Whose log a read is: the subscription as read now (its names, `uid` and creation time). */
+export interface HistoryOwner {
+  topic: string;
+  name: string;
+  uid?: string | undefined;
+  /** ISO time; absent: records without a uid are the owner's whatever their time. */
+  createdAt?: string | undefined;
+}
+
+/**
+ * Whether a record read under the owner's names is the owner's, rather than a predecessor's (a
+ * subscription of the same name, deleted since). A record with a uid is the owner's when the owner
+ * has the same uid. A record without one was made for a subscription without a uid, or before
+ * records kept it: it is the owner's when it was made at or after the owner's creation, since a
+ * predecessor's records all come before (its jobs are dropped once the successor exists). So a
+ * subscription's log written before records kept the uid stays its own, and its predecessor's
+ * does not become the successor's.
+ */
+export function ownRecord(owner: HistoryOwner, record: Pick<AttemptRecord, 'uid' | 'at'>): boolean {
+  if (record.uid !== undefined) return record.uid === owner.uid;
+  if (owner.createdAt === undefined) return true;
+  const created = Date.parse(owner.createdAt);
+  return !Number.isFinite(created) || record.at >= created;
 }

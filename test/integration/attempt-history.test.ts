@@ -82,7 +82,7 @@ describe('attempt history', () => {
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ kind: 'attempts', count: 300 });
     expect(items[0]?.[TABLE.ttlAttribute]).toBe(Math.ceil((NOW - HOUR + 299) / 1000) + 7 * 86_400);
-    const found = await history.find('orders', 'packed', 'e-123', lastDay);
+    const found = await history.find({ topic: 'orders', name: 'packed' }, 'e-123', lastDay);
     expect(found.records).toEqual([records[123]]);
   });
 
@@ -111,7 +111,7 @@ describe('attempt history', () => {
       }),
     ]);
 
-    const found = await history.find('orders', 'lookup', 'order-1', lastDay);
+    const found = await history.find({ topic: 'orders', name: 'lookup' }, 'order-1', lastDay);
 
     expect(found.records.map((record) => [record.eventId, record.attempt])).toEqual([
       ['order-1', 1],
@@ -120,8 +120,10 @@ describe('attempt history', () => {
     ]);
     expect(found.truncated).toBe(false);
     expect(found.searched).toEqual(lastDay);
-    expect((await history.find('orders', 'lookup', 'order', lastDay)).records).toEqual([]);
-    expect((await history.find('orders', 'LOOKUP', 'order-10', lastDay)).records).toHaveLength(1);
+    expect((await history.find({ topic: 'orders', name: 'lookup' }, 'order', lastDay)).records).toEqual([]);
+    expect(
+      (await history.find({ topic: 'orders', name: 'LOOKUP' }, 'order-10', lastDay)).records,
+    ).toHaveLength(1);
   });
 
   it('keeps every field of a record, and finds ids with newlines and very long ids', async () => {
@@ -146,14 +148,16 @@ describe('attempt history', () => {
     ];
     await history.record(records);
 
-    expect((await history.find('orders', 'fields', 'line\nbreak', lastDay)).records).toStrictEqual([
-      records[0],
-    ]);
-    const { httpStatus: _h, durationMs: _d, ...notAttempted } = records[1] as AttemptRecord;
-    expect((await history.find('orders', 'fields', 'line', lastDay)).records).toStrictEqual([notAttempted]);
-    expect((await history.find('orders', 'fields', 'break', lastDay)).records).toEqual([]);
     expect(
-      (await history.find('orders', 'fields', `long-${'x'.repeat(3000)}`, lastDay)).records,
+      (await history.find({ topic: 'orders', name: 'fields' }, 'line\nbreak', lastDay)).records,
+    ).toStrictEqual([records[0]]);
+    const { httpStatus: _h, durationMs: _d, ...notAttempted } = records[1] as AttemptRecord;
+    expect((await history.find({ topic: 'orders', name: 'fields' }, 'line', lastDay)).records).toStrictEqual([
+      notAttempted,
+    ]);
+    expect((await history.find({ topic: 'orders', name: 'fields' }, 'break', lastDay)).records).toEqual([]);
+    expect(
+      (await history.find({ topic: 'orders', name: 'fields' }, `long-${'x'.repeat(3000)}`, lastDay)).records,
     ).toStrictEqual([records[2]]);
   });
 
@@ -164,7 +168,9 @@ describe('attempt history', () => {
       await history.record([attempt({ subscription: 'window', attempt: index + 1, at })]);
     }
     const attempts = async (window: { since: number; until: number }) =>
-      (await history.find('orders', 'window', 'order-1', window)).records.map((record) => record.attempt);
+      (await history.find({ topic: 'orders', name: 'window' }, 'order-1', window)).records.map(
+        (record) => record.attempt,
+      );
 
     expect(await attempts(lastDay)).toEqual([2, 3, 4]);
     expect(await attempts({ since: NOW - 48 * HOUR, until: NOW })).toEqual([1, 2, 3, 4]);
@@ -172,7 +178,7 @@ describe('attempt history', () => {
     expect(await attempts({ since: NOW - 5 * HOUR + 1, until: NOW - 2 * HOUR + 1 })).toEqual([3, 4]);
     // Older than the retention: nothing is kept there, so nothing is searched and nothing is missed.
     const ancient = { since: NOW - 30 * 24 * HOUR, until: NOW - 29 * 24 * HOUR };
-    expect(await history.find('orders', 'window', 'order-1', ancient)).toEqual({
+    expect(await history.find({ topic: 'orders', name: 'window' }, 'order-1', ancient)).toEqual({
       records: [],
       searched: ancient,
       truncated: false,
@@ -200,11 +206,15 @@ describe('attempt history', () => {
     }
     const window = { since: NOW - 12 * HOUR - HOUR / 2, until: NOW };
 
-    const complete = await table().find('orders', 'budget', 'order-1', window);
+    const complete = await table().find({ topic: 'orders', name: 'budget' }, 'order-1', window);
     expect(complete.truncated).toBe(false);
     expect(complete.records).toHaveLength(12);
 
-    const cut = await table({ readBudgetUnits: 20 }).find('orders', 'budget', 'order-1', window);
+    const cut = await table({ readBudgetUnits: 20 }).find(
+      { topic: 'orders', name: 'budget' },
+      'order-1',
+      window,
+    );
     expect(cut.truncated).toBe(true);
     expect(cut.searched.until).toBe(NOW);
     expect(cut.searched.since).toBeGreaterThan(window.since);
@@ -216,7 +226,7 @@ describe('attempt history', () => {
     expect(cut.records.length).toBeLessThan(12);
 
     // Asking again for what is left finds the rest.
-    const rest = await table().find('orders', 'budget', 'order-1', {
+    const rest = await table().find({ topic: 'orders', name: 'budget' }, 'order-1', {
       since: window.since,
       until: cut.searched.since,
     });
@@ -250,7 +260,7 @@ describe('attempt history', () => {
     const pages: string[][] = [];
     let until = window.until;
     for (let guard = 0; guard < 10; guard += 1) {
-      const page = await table().list('orders', 'paged', { since: window.since, until }, 3);
+      const page = await table().list({ topic: 'orders', name: 'paged' }, { since: window.since, until }, 3);
       pages.push(page.records.map((record) => record.deliveryId));
       if (!page.more) break;
       expect(page.searched.since).toBeLessThan(until);
@@ -265,7 +275,7 @@ describe('attempt history', () => {
     expect(pages.length).toBeGreaterThan(1);
     expect(pages[0]).toEqual(expect.arrayContaining(['d-1-0', 'd-1-1']));
 
-    const all = await table().list('orders', 'paged', window, 1000);
+    const all = await table().list({ topic: 'orders', name: 'paged' }, window, 1000);
     expect(all.more).toBe(false);
     expect(all.records).toHaveLength(12);
     const oddRecord = all.records.find((record) => record.deliveryId === 'd-6-0');
@@ -284,7 +294,10 @@ describe('attempt history', () => {
         next: { action: 'none' },
       }),
     ]);
-    const found = await table().find('orders', 'text', 'order-1', { since: NOW - 2 * HOUR, until: NOW });
+    const found = await table().find({ topic: 'orders', name: 'text' }, 'order-1', {
+      since: NOW - 2 * HOUR,
+      until: NOW,
+    });
     expect(found.records.map((record) => record.eventJson)).toEqual(['{"id":"order-1"}', undefined]);
   });
 });

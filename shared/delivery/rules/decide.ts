@@ -43,6 +43,8 @@ export type Attempted =
 export interface DecideInput {
   readonly topic: string;
   readonly subscription: string;
+  /** The subscription's uid, kept on every history record (absent when it has none). */
+  readonly uid?: string;
   readonly profile: DeliveryProfile;
   readonly limits: RetryLimits;
   readonly attempted: readonly Attempted[];
@@ -119,6 +121,7 @@ export function decideJob(input: DecideInput): JobDecisions {
   ): AttemptRecord => ({
     topic: input.topic,
     subscription: input.subscription,
+    ...(input.uid === undefined ? {} : { uid: input.uid }),
     eventId: item.eventId,
     deliveryId: item.deliveryId,
     publishedAt: item.publishedAt,
