@@ -172,8 +172,10 @@ function matchEnd(text: string, start: number, chars: readonly string[]): number
       if (matched >= MIN_SECRET_CHARS) return text.length;
       continue;
     }
-    const readings = decodingsAt(text, at).filter(([char]) => char === chars[matched]);
-    if (readings.length === 0 && matched >= MIN_SECRET_CHARS && escapeCutAt(text, at)) return text.length;
+    const all = decodingsAt(text, at);
+    const readings = all.filter(([char]) => char === chars[matched]);
+    if (all.length === 1 && matched >= MIN_SECRET_CHARS && ESCAPE_CUT.test(text.slice(at)))
+      return text.length;
     for (let index = readings.length - 1; index >= 0; index -= 1) {
       stack.push([(readings[index] as [string, number])[1], matched + 1]);
     }
@@ -181,9 +183,9 @@ function matchEnd(text: string, start: number, chars: readonly string[]): number
   return -1;
 }
 
-/** Whether the text ends, from `at`, in the start of an escape the cut left unfinished. */
-const escapeCutAt = (text: string, at: number): boolean =>
-  text.length - at < 12 && '%\\&'.includes(text[at] as string);
+/** The start of an escape the end of the text cut, left unfinished (all that is left of the text). */
+const ESCAPE_CUT =
+  /^(?:(?:%[0-9a-fA-F]{2}){0,3}%[0-9a-fA-F]?|(?:%[0-9a-fA-F]{2}){1,3}|\\(?:u[0-9a-fA-F]{0,3})?|&(?:#[xX]?[0-9a-fA-F]{0,6}|[a-z]{0,4}))$/;
 
 /** The characters the text may stand for at `at`, each with where its reading ends. */
 function decodingsAt(text: string, at: number): Array<[string, number]> {

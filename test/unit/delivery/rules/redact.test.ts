@@ -70,6 +70,10 @@ describe('a secret in an answer', () => {
   it('is redacted from its start when the end of the text cuts it', () => {
     expect(redactSecrets('token=abcdefghij', ['abcdefghijklmnop'])).toBe(`token=${REDACTED}`);
     expect(redactSecrets('token=abcd%2', ['abcd/efgh'])).toBe(`token=${REDACTED}`);
+    expect(redactSecrets('token=abcd%C3', ['abcdéfgh'])).toBe(`token=${REDACTED}`);
+    expect(redactSecrets('"token":"abcd\\u00', ['abcdéfgh'])).toBe(`"token":"${REDACTED}`);
+    // A whole escape that is not the secret's next character ends the match there.
+    expect(redactSecrets('token=abcd%41', ['abcd/efgh'])).toBe('token=abcd%41');
     // Fewer characters than MIN_SECRET_CHARS at the end are not told from other text.
     expect(redactSecrets('token=abc', ['abcdefghijklmnop'])).toBe('token=abc');
   });
