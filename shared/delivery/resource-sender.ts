@@ -48,9 +48,9 @@ export function resourceFailure(code: string, message: string, durationMs: numbe
 
 /** A service's clients, or a failure retried as a service that is down where this stack has none. */
 function reachable<C>(
-  make: ((region: string, role?: string) => C) | undefined,
+  make: ((region: string, role?: string, externalId?: string) => C) | undefined,
   service: string,
-): (region: string, role?: string) => C {
+): (region: string, role?: string, externalId?: string) => C {
   if (make !== undefined) return make;
   throw Object.assign(new Error(`this stack cannot reach ${service} destinations`), {
     name: 'ServiceUnavailable',
@@ -89,10 +89,10 @@ export class AwsResourceSender implements ResourceSender {
     started: number,
   ): Promise<AttemptResult[]> {
     const { clients } = this.deps;
-    const { resourceArn, roleArn } = destination;
+    const { resourceArn, roleArn, externalId } = destination;
     switch (destination.endpointType) {
       case 'AwsSqsQueue': {
-        const client = clients.sqs(ref.region, roleArn);
+        const client = clients.sqs(ref.region, roleArn, externalId);
         const answer = await client.send(
           new SendMessageBatchCommand({
             QueueUrl: await this.queueUrlOf(client, resourceArn, ref),
@@ -102,7 +102,7 @@ export class AwsResourceSender implements ResourceSender {
         return this.entryResults(messages, answer.Failed ?? [], started);
       }
       case 'AwsSnsTopic': {
-        const answer = await clients.sns(ref.region, roleArn).send(
+        const answer = await clients.sns(ref.region, roleArn, externalId).send(
           new (resourceSdks.sns().PublishBatchCommand)({
             TopicArn: resourceArn,
             PublishBatchRequestEntries: messages.map((message, index) => snsEntryOf(message, index, ref)),
@@ -111,7 +111,11 @@ export class AwsResourceSender implements ResourceSender {
         return this.entryResults(messages, answer.Failed ?? [], started);
       }
       case 'AwsEventBridgeBus': {
-        const answer = await reachable(clients.eventBridge, 'EventBridge')(ref.region, roleArn).send(
+        const answer = await reachable(clients.eventBridge, 'EventBridge')(
+          ref.region,
+          roleArn,
+          externalId,
+        ).send(
           new (resourceSdks.eventBridge().PutEventsCommand)({
             Entries: messages.map((message) => eventBridgeEntryOf(message, resourceArn)),
           }),
@@ -120,7 +124,7 @@ export class AwsResourceSender implements ResourceSender {
       }
       case 'AwsLambdaFunction': {
         // Asynchronous unless the subscription asks for RequestResponse: a function error then fails the batch.
-        const answer = await reachable(clients.lambda, 'Lambda')(ref.region, roleArn).send(
+        const answer = await reachable(clients.lambda, 'Lambda')(ref.region, roleArn, externalId).send(
           new (resourceSdks.lambda().InvokeCommand)({
             FunctionName: resourceArn,
             InvocationType: destination.invocationType ?? 'Event',
@@ -135,7 +139,7 @@ export class AwsResourceSender implements ResourceSender {
         return messages.map(() => result);
       }
       case 'AwsKinesisStream': {
-        const answer = await reachable(clients.kinesis, 'Kinesis')(ref.region, roleArn).send(
+        const answer = await reachable(clients.kinesis, 'Kinesis')(ref.region, roleArn, externalId).send(
           new (resourceSdks.kinesis().PutRecordsCommand)({
             StreamARN: resourceArn,
             Records: messages.map((message) => kinesisRecordOf(message, destination.partitionKeyField)),

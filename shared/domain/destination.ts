@@ -135,6 +135,8 @@ export const resourceDestinationSchema = z.object({
   partitionKeyField: z.string().optional(),
   /** An IAM role the delivery function assumes to send (a resource in another account); absent: its own role. */
   roleArn: z.string().optional(),
+  /** Sent as `ExternalId` when the role is assumed (the role's trust policy may ask for it); not a secret. */
+  externalId: z.string().optional(),
 });
 export type ResourceDestination = z.infer<typeof resourceDestinationSchema>;
 

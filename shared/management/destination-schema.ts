@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { BATCH_LIMITS } from '../delivery/rules/batching';
 import { RATE_LIMITS } from '../delivery/rules/rate-limit';
 import {
+  arnSegmentsProblem,
   deliveryAttributeProblem,
   MAX_MESSAGE_ATTRIBUTES,
   messageFieldOf,
@@ -211,7 +212,7 @@ export interface DestinationInput {
   /** An AWS resource to deliver to instead of a webhook (`endpointUrl` is then empty). */
   resource?: Pick<
     ResourceDestination,
-    'endpointType' | 'resourceArn' | 'invocationType' | 'partitionKeyField' | 'roleArn'
+    'endpointType' | 'resourceArn' | 'invocationType' | 'partitionKeyField' | 'roleArn' | 'externalId'
   >;
 }
 
@@ -236,6 +237,13 @@ export function destinationSchema(allowHttp: boolean) {
 /** An IAM role's ARN (its path and name as IAM allows them). */
 const ROLE_ARN = /^arn:(aws|aws-cn|aws-us-gov):iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
+/**
+ * An external id as STS's `AssumeRole` takes it: 2 to 1224 characters, letters, digits and
+ * `_+=,.@:/-`, no spaces. Not a secret (the role's owner chose it to tell the stack's requests
+ * from another's, the confused-deputy check), so it is stored and shown as given.
+ */
+const EXTERNAL_ID = /^[\w+=,.@:/-]{2,1224}$/;
+
 /** An AWS resource destination as the API takes it. */
 export const resourceDestinationInputSchema = z
   .strictObject(
@@ -256,6 +264,13 @@ export const resourceDestinationInputSchema = z
                 'must be the ARN of an IAM role, such as arn:aws:iam::123456789012:role/gridwire-delivery',
             })
             .optional(),
+          externalId: z
+            .string({ error: 'must be a string' })
+            .regex(EXTERNAL_ID, {
+              error:
+                "must be 2 to 1224 characters, letters, digits and _+=,.@:/- (STS's rules for an external id)",
+            })
+            .optional(),
         },
         { error: 'is required' },
       ),
@@ -264,6 +279,19 @@ export const resourceDestinationInputSchema = z
   )
   .superRefine((destination, ctx) => {
     const { endpointType, properties } = destination;
+    if (properties.externalId !== undefined && properties.roleArn === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['properties', 'externalId'],
+        message: 'is sent when the role in roleArn is assumed: give roleArn too, or leave externalId out',
+      });
+    }
+    for (const field of ['resourceArn', 'roleArn'] as const) {
+      const arn = properties[field];
+      const problem = typeof arn === 'string' ? arnSegmentsProblem(arn) : undefined;
+      if (problem !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['properties', field], message: problem });
+    }
     if (properties.invocationType !== undefined && endpointType !== 'AwsLambdaFunction') {
       ctx.addIssue({
         code: 'custom',
@@ -325,7 +353,7 @@ export function destinationInputOf(parsed: z.infer<ReturnType<typeof destination
       ...(auth === undefined || auth === null ? {} : { auth: authInputOf(auth) }),
     };
   }
-  const { resourceArn, invocationType, partitionKeyField, roleArn } = parsed.properties;
+  const { resourceArn, invocationType, partitionKeyField, roleArn, externalId } = parsed.properties;
   return {
     endpointUrl: '',
     resource: {
@@ -334,6 +362,7 @@ export function destinationInputOf(parsed: z.infer<ReturnType<typeof destination
       ...(invocationType === undefined ? {} : { invocationType }),
       ...(partitionKeyField === undefined ? {} : { partitionKeyField }),
       ...(roleArn === undefined ? {} : { roleArn }),
+      ...(externalId === undefined ? {} : { externalId }),
     },
     ...deliverySettingsInputOf(parsed.properties),
   };

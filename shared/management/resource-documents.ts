@@ -115,6 +115,8 @@ export function destinationPropertiesDocument(destination: Destination) {
         ? {}
         : { partitionKeyField: destination.partitionKeyField }),
       ...(destination.roleArn === undefined ? {} : { roleArn: destination.roleArn }),
+      // Shown as any setting: an external id tells requests apart, it grants nothing on its own.
+      ...(destination.externalId === undefined ? {} : { externalId: destination.externalId }),
     };
   }
   return {

@@ -6,7 +6,7 @@
 import { ENV } from '../config/resources';
 import { checkEndpointUrl } from '../delivery/endpoint-guard';
 import { forgesAuthHeader } from '../delivery/rules/headers';
-import { allowedByList } from '../delivery/rules/resource-destinations';
+import { accountOfArn, destinationRefusal, PAIR_SEPARATOR } from '../delivery/rules/resource-destinations';
 import { sigV4HostProblem } from '../delivery/rules/sigv4-hosts';
 import {
   NoSealingKeyError,
@@ -109,19 +109,14 @@ export async function destinationOf(
         `${endpointUrlField.replace(/properties\.endpointUrl$/, 'endpointType')}: this stack cannot reach ${endpointType} destinations (the local stack emulates SQS and SNS only); it delivers to ${reachable.join(', ')}.`,
       );
     }
-    let declared: readonly string[] | undefined;
-    for (const [field, arn] of [
-      ['resourceArn', resourceArn],
-      ['roleArn', options.roleArn],
-    ] as const) {
-      if (arn === undefined || allowedByList(arn, deps.resourceDestinations ?? [])) continue;
-      declared ??= (await deps.declaredDestinations?.get()) ?? [];
-      if (!allowedByList(arn, declared)) {
-        throw badRequest(
-          `${siblingField(endpointUrlField, field)}: ${arn} is not among the AWS ${field === 'roleArn' ? 'roles' : 'resources'} this stack may deliver ${field === 'roleArn' ? 'through' : 'to'} (${ENV.resourceDestinations}, the resourceDestinations prop, or a destination declared in the CDK app); its deployer can add it.`,
-        );
-      }
+    const patterns = deps.resourceDestinations ?? [];
+    let refusal = destinationRefusal(patterns, resourceArn, options.roleArn);
+    if (refusal !== undefined) {
+      const declared = (await deps.declaredDestinations?.get()) ?? [];
+      refusal = destinationRefusal([...patterns, ...declared], resourceArn, options.roleArn);
     }
+    if (refusal !== undefined)
+      throw badRequest(refusalMessage(refusal, endpointUrlField, resourceArn, options.roleArn));
     return { endpointType, resourceArn, ...options, ...common };
   }
   const webhook = existing !== undefined && isWebhook(existing) ? existing : undefined;
@@ -154,6 +149,26 @@ export async function destinationOf(
     ...(auth === undefined ? {} : { auth }),
     ...common,
   };
+}
+
+/**
+ * The 400 for a resource destination the allow-list refuses, naming the field: a resource or a
+ * role not on it, or a role of another account than the resource's that no entry pairs with it.
+ */
+function refusalMessage(
+  refusal: 'resourceArn' | 'roleArn' | 'roleAccount',
+  endpointUrlField: string,
+  resourceArn: string,
+  roleArn: string | undefined,
+): string {
+  const where = `${ENV.resourceDestinations}, the resourceDestinations prop, or a destination declared in the CDK app`;
+  if (refusal === 'resourceArn') {
+    return `${siblingField(endpointUrlField, 'resourceArn')}: ${resourceArn} is not among the AWS resources this stack may deliver to (${where}); its deployer can add it.`;
+  }
+  if (refusal === 'roleArn') {
+    return `${siblingField(endpointUrlField, 'roleArn')}: ${roleArn} is not among the AWS roles this stack may deliver through to ${resourceArn} (${where}); its deployer can add it.`;
+  }
+  return `${siblingField(endpointUrlField, 'roleArn')}: ${roleArn} is in account ${accountOfArn(roleArn ?? '')} and the resource in ${accountOfArn(resourceArn)}: a role to assume must be in the resource's account, unless the allow-list pairs the two (an entry '<resource>${PAIR_SEPARATOR}<role>' in ${ENV.resourceDestinations}, {resource, role} in the resourceDestinations prop); its deployer can add it.`;
 }
 
 /** The custom delivery attributes as stored: each secret static value sealed (503 without a key). */

@@ -15,15 +15,15 @@ import { resourceSdks } from './resource-sdks';
 
 /**
  * The service clients of AWS resource destinations, by region and the role to assume (a
- * destination in another account), if any.
+ * destination in another account), if any, with the external id its trust policy may ask for.
  */
 export interface ResourceClients {
-  sqs(region: string, role?: string): SQSClient;
-  sns(region: string, role?: string): SNSClient;
+  sqs(region: string, role?: string, externalId?: string): SQSClient;
+  sns(region: string, role?: string, externalId?: string): SNSClient;
   /** Absent where there is no such service (the local stack emulates SQS and SNS only). */
-  eventBridge?(region: string, role?: string): EventBridgeClient;
-  lambda?(region: string, role?: string): LambdaInvoker;
-  kinesis?(region: string, role?: string): KinesisClient;
+  eventBridge?(region: string, role?: string, externalId?: string): EventBridgeClient;
+  lambda?(region: string, role?: string, externalId?: string): LambdaInvoker;
+  kinesis?(region: string, role?: string, externalId?: string): KinesisClient;
 }
 
 /** What invoking a function needs of a Lambda client (the local stack's functions are one too). */
@@ -49,25 +49,34 @@ export interface ResourceClientConfig {
 
 /**
  * The credentials of a role to assume: asked of STS in the resource's region with the function's
- * own credentials, kept until shortly before they expire, asked again then.
+ * own credentials, kept until shortly before they expire, asked again then. The destination's
+ * external id goes with the request (`ExternalId`) when it has one: a role in another account
+ * whose trust policy asks for it (`sts:ExternalId`) is assumed only by the stack its owner gave
+ * the id to, not by any other that trusts the same delivery role's account (the confused deputy).
  */
-const assumedRoleCredentials = (role: string, region: string): RoleCredentials =>
+const assumedRoleCredentials = (role: string, region: string, externalId?: string): RoleCredentials =>
   resourceSdks.credentials().fromTemporaryCredentials({
-    params: { RoleArn: role, RoleSessionName: ROLE_SESSION_NAME },
+    params: {
+      RoleArn: role,
+      RoleSessionName: ROLE_SESSION_NAME,
+      ...(externalId === undefined ? {} : { ExternalId: externalId }),
+    },
     clientConfig: { region },
   });
 
-/** A client per region and role, made when first asked for. */
-function perRegion<C>(make: (config: ResourceClientConfig) => C): (region: string, role?: string) => C {
+/** A client per region, role and external id, made when first asked for. */
+function perRegion<C>(
+  make: (config: ResourceClientConfig) => C,
+): (region: string, role?: string, externalId?: string) => C {
   const made = new Map<string, C>();
-  return (region, role) => {
-    const key = `${region} ${role ?? ''}`;
+  return (region, role, externalId) => {
+    const key = `${region} ${role ?? ''} ${role === undefined ? '' : (externalId ?? '')}`;
     let client = made.get(key);
     if (client === undefined) {
       client = make({
         region,
         requestHandler: RESOURCE_REQUEST_HANDLER,
-        ...(role === undefined ? {} : { credentials: assumedRoleCredentials(role, region) }),
+        ...(role === undefined ? {} : { credentials: assumedRoleCredentials(role, region, externalId) }),
       });
       made.set(key, client);
     }

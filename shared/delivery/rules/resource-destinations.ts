@@ -162,17 +162,91 @@ export function cutResourceBatches<M extends { readonly bytes: number }>(
 }
 
 /**
- * Whether a deployer's allow-list lets the stack deliver to `arn`: each entry an ARN, `*` standing
- * for any run of characters (`arn:aws:sqs:eu-west-1:123456789012:orders-*`), or `*` alone for any.
+ * What separates a resource pattern from the role pattern it is paired with in one allow-list
+ * entry (`<resource>|<role>`: the environment's form of the prop's `{resource, role}`).
  */
-export function allowedByList(arn: string, allowList: readonly string[]): boolean {
-  return allowList.some((pattern) => {
-    const expression = pattern
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*');
-    return new RegExp(`^${expression}$`).test(arn);
+export const PAIR_SEPARATOR = '|';
+
+/**
+ * Whether one ARN pattern names `arn`: matched field by field and segment by segment, a `*`
+ * standing for any run of characters within one segment, never crossing a `:` or a `/`
+ * (`role/gridwire-*` names `role/gridwire-sender`, not `role/gridwire-x/Admin`). A `*` alone in a
+ * field (`arn:aws:sqs:*:123456789012:orders-*`) is any value of it; `*` alone for the whole
+ * pattern is any ARN (the local stack's default). IAM's own `*` crosses both, so the grants the
+ * same patterns become are wider than this check (see `allowResourceDestinations`).
+ */
+export function arnPatternMatches(pattern: string, arn: string): boolean {
+  if (pattern === '*') return true;
+  const expression = pattern
+    .split('*')
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[^:/]*');
+  return new RegExp(`^${expression}$`).test(arn);
+}
+
+/** An allow-list entry apart: its resource (or role) pattern, and the role pattern it pairs with. */
+export function allowListEntryOf(entry: string): { pattern: string; role?: string } {
+  const at = entry.indexOf(PAIR_SEPARATOR);
+  return at < 0 ? { pattern: entry } : { pattern: entry.slice(0, at), role: entry.slice(at + 1) };
+}
+
+/**
+ * Whether a deployer's allow-list names `arn` on its own (an entry that is not a pair): each entry
+ * an ARN pattern ({@link arnPatternMatches}).
+ */
+export const allowedByList = (arn: string, allowList: readonly string[]): boolean =>
+  allowList.some((entry) => {
+    const { pattern, role } = allowListEntryOf(entry);
+    return role === undefined && arnPatternMatches(pattern, arn);
   });
+
+/** Whether an entry of the list pairs `resourceArn` with `roleArn` (`<resource>|<role>`). */
+export const pairedByList = (resourceArn: string, roleArn: string, allowList: readonly string[]): boolean =>
+  allowList.some((entry) => {
+    const { pattern, role } = allowListEntryOf(entry);
+    return role !== undefined && arnPatternMatches(pattern, resourceArn) && arnPatternMatches(role, roleArn);
+  });
+
+/** The account an ARN names (its fifth field), if any. */
+export const accountOfArn = (arn: string): string | undefined => arn.split(':')[4];
+
+/**
+ * Why a deployer's allow-list does not let a destination be sent to, or `undefined` when it
+ * does: the resource not on it (`resourceArn`), the role not on it (`roleArn`), or the role in
+ * another account than the resource (`roleAccount`). A role to assume lives in the resource's
+ * account (that account's owner lets the stack send there); a role of one account with a
+ * resource of another would let whoever can name both combine two grants meant apart, so that
+ * takes an entry pairing them. A paired entry allows that resource with that role only.
+ */
+export function destinationRefusal(
+  allowList: readonly string[],
+  resourceArn: string,
+  roleArn: string | undefined,
+): 'resourceArn' | 'roleArn' | 'roleAccount' | undefined {
+  if (roleArn !== undefined && pairedByList(resourceArn, roleArn, allowList)) return undefined;
+  if (!allowedByList(resourceArn, allowList)) {
+    const paired = allowList.some((entry) => {
+      const { pattern, role } = allowListEntryOf(entry);
+      return role !== undefined && arnPatternMatches(pattern, resourceArn);
+    });
+    return paired && roleArn !== undefined ? 'roleArn' : 'resourceArn';
+  }
+  if (roleArn === undefined) return undefined;
+  if (!allowedByList(roleArn, allowList)) return 'roleArn';
+  return accountOfArn(roleArn) === accountOfArn(resourceArn) ? undefined : 'roleAccount';
+}
+
+/**
+ * Why a given ARN's resource part (after its fifth `:`) is not a plain path, or `undefined`: an
+ * empty, `.` or `..` segment between its `/` and `:` separators (`role/a/../b`, `role//b`), which
+ * no resource has and a pattern must never be read as naming.
+ */
+export function arnSegmentsProblem(arn: string): string | undefined {
+  const resource = arn.split(':').slice(5).join(':');
+  const bad = resource.split(/[:/]/).find((segment) => segment === '' || segment === '.' || segment === '..');
+  return bad === undefined
+    ? undefined
+    : `must not have an empty, '.' or '..' segment between its '/' or ':' separators (${arn} has ${bad === '' ? 'an empty one' : `'${bad}'`})`;
 }
 
 /**
