@@ -128,8 +128,8 @@ describe('GET .../deliveries', () => {
       clock: { now: () => NOW, sleep: async () => {} },
       history: {
         retentionDays: 7,
-        find: async (topic: string, name: string, eventId: string, window: HistoryWindow) => {
-          lookups.push([topic, name, eventId, window]);
+        find: async (owner: { topic: string; name: string }, eventId: string, window: HistoryWindow) => {
+          lookups.push([owner.topic, owner.name, eventId, window]);
           return {
             records: [record],
             searched: { since: window.since + HOUR, until: window.until },
