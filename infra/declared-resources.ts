@@ -30,6 +30,7 @@ import { Construct, type IConstruct, type IDependable } from 'constructs';
 import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
 import { type DeliveryProfile, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import { RATE_LIMITS } from '../shared/delivery/rules/rate-limit';
+import { PAIR_SEPARATOR } from '../shared/delivery/rules/resource-destinations';
 import { isValidName, NAME_RULES, type NameKind } from '../shared/domain/names';
 import {
   DECLARED_VALIDATION_MODES,
@@ -320,12 +321,15 @@ export interface DeclaredResourcesOptions {
 }
 
 /**
- * The ARNs a declared destination adds to the list the management API allows: its resource, and
- * the role it is sent through, when it has one.
+ * The entry a declared destination adds to the list the management API allows: its resource, or
+ * the resource paired with the role it is sent through (`<resource>|<role>`), when it has one, so
+ * the declaration's role may send to that resource whatever its account, and neither goes with
+ * another resource or role by this entry.
  */
 const allowedArnsOf = (destination: DeclaredDestination): string[] => [
-  destination.resourceArn,
-  ...(destination.role === undefined ? [] : [destination.role.roleArn]),
+  destination.role === undefined
+    ? destination.resourceArn
+    : `${destination.resourceArn}${PAIR_SEPARATOR}${destination.role.roleArn}`,
 ];
 
 /** The retry limits classic topics' subscriptions take (the `topic` profile's, as the API checks). */

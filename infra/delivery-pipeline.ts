@@ -33,7 +33,13 @@ import {
   stageThrottleFor,
 } from './pipeline/capacity';
 import { environmentProblems } from './pipeline/deploy-limits';
-import { allowResourceDestinations, createFunctions, functionEnvironment } from './pipeline/functions';
+import {
+  allowResourceDestinations,
+  createFunctions,
+  functionEnvironment,
+  type ResourceDestinationPair,
+  resourceDestinationEntryOf,
+} from './pipeline/functions';
 import { addAlarmTopicOutput, addOutputs, claimOutputPrefix } from './pipeline/outputs';
 import { validateProps } from './pipeline/props';
 import { addPublishFunctionUrl, type PublishIngress } from './pipeline/publish-url';
@@ -216,15 +222,19 @@ export interface DeliveryPipelineProps {
   /**
    * The AWS resources subscriptions may deliver to (SQS queues, SNS topics, EventBridge buses,
    * Lambda functions, Kinesis streams):
-   * ARNs, `*` standing for any run of characters (`arn:aws:sqs:eu-west-1:123456789012:orders-*`).
+   * ARNs, `*` standing for any run of characters within one segment, never crossing a `:` or a
+   * `/` (`arn:aws:sqs:eu-west-1:123456789012:orders-*`; `*` alone in a field is any value of it).
    * The delivery function's role may send to these and nothing else, and a subscription to any
    * other resource is refused when written. Encrypted queues and topics also need their KMS key
    * to let the delivery role use it. IAM role ARNs in the list are roles the delivery function may
    * assume (`sts:AssumeRole`) to send to a resource in another account (a destination's
-   * `roleArn`); each such role trusts the delivery role and may send to the resource.
+   * `roleArn`), a resource of the role's own account; each such role trusts the delivery role and
+   * may send to the resource. `{resource, role}` pairs a resource with a role of another account
+   * (only that role sends to it). IAM's `*` crosses `/`, so the role's grants are wider than the
+   * check a subscription passes: see `allowResourceDestinations`.
    * @default none
    */
-  readonly resourceDestinations?: readonly string[];
+  readonly resourceDestinations?: readonly (string | ResourceDestinationPair)[];
   /**
    * Where publishers reach the publish function (see docs/deploy.md, choosing the publish
    * ingress):
@@ -426,7 +436,7 @@ export class DeliveryPipeline extends Construct {
     // since their list grows with the app.
     functions.management.addEnvironment(
       ENV.resourceDestinations,
-      (props.resourceDestinations ?? []).join(','),
+      (props.resourceDestinations ?? []).map(resourceDestinationEntryOf).join(','),
     );
     this.node.addValidation({ validate: () => environmentProblems(functions) });
     addApiRoutes(this, {

@@ -33,6 +33,12 @@ export interface DeclaredDestination {
  */
 export interface DestinationOptions {
   readonly role?: IRole;
+  /**
+   * Sent as `ExternalId` when the role is assumed: the value the role's trust policy asks for
+   * (`sts:ExternalId`), 2 to 1224 characters, letters, digits and `_+=,.@:/-`. Not a secret: it
+   * is stored and shown with the subscription. Only with `role`.
+   */
+  readonly externalId?: string;
 }
 
 /**
@@ -46,8 +52,15 @@ function declaredDestination(
   options: DestinationOptions,
   properties: Readonly<Record<string, unknown>> = {},
 ): DeclaredDestination {
-  const { role } = options;
-  const all = { ...properties, ...(role === undefined ? {} : { roleArn: role.roleArn }) };
+  const { role, externalId } = options;
+  if (externalId !== undefined && role === undefined) {
+    throw new Error('externalId: is sent when the role is assumed; give role too, or leave externalId out.');
+  }
+  const all = {
+    ...properties,
+    ...(role === undefined ? {} : { roleArn: role.roleArn }),
+    ...(externalId === undefined ? {} : { externalId }),
+  };
   return {
     endpointType,
     resourceArn,

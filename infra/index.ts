@@ -33,4 +33,5 @@ export {
   THROTTLE_CEILING,
   VALIDATION_ROUTE_THROTTLE,
 } from './pipeline/capacity';
+export type { ResourceDestinationPair } from './pipeline/functions';
 export { FUNCTION_RUNTIME } from './pipeline-function';

@@ -71,6 +71,11 @@ function withSubscriptionFlags(command: Command): Command {
       'an AWS resource in another account: the IAM role the delivery function assumes to send to it (the stack must allow it)',
     )
     .option('--no-role-arn', "send with the delivery function's own role again")
+    .option(
+      '--external-id <id>',
+      "with --role-arn: the external id the role's trust policy asks for, sent when the role is assumed (not a secret: shown with the subscription)",
+    )
+    .option('--no-external-id', 'assume the role without an external id again')
     .addOption(
       new Option(
         '--invocation-type <type>',

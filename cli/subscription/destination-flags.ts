@@ -49,6 +49,9 @@ function resourceDestinationOf(flags: SubscriptionFlags, base: Json | undefined)
   if (webhookOnly.length > 0) {
     throw new InvalidArgumentError(`${webhookOnly.join(', ')}: for webhooks only, not an AWS resource`);
   }
+  if (typeof flags.externalId === 'string' && flags.roleArn === false) {
+    throw new InvalidArgumentError('--external-id: sent when the role is assumed, not with --no-role-arn');
+  }
   return {
     endpointType,
     properties: {
@@ -58,6 +61,12 @@ function resourceDestinationOf(flags: SubscriptionFlags, base: Json | undefined)
       ...(flags.roleArn === undefined
         ? {}
         : { roleArn: flags.roleArn === false ? undefined : flags.roleArn }),
+      // No role, no external id: --no-role-arn drops the one the subscription had.
+      ...(flags.externalId === undefined
+        ? flags.roleArn === false
+          ? { externalId: undefined }
+          : {}
+        : { externalId: flags.externalId === false ? undefined : flags.externalId }),
       ...(flags.invocationType === undefined ? {} : { invocationType: flags.invocationType }),
       ...(flags.partitionKeyField === undefined ? {} : { partitionKeyField: flags.partitionKeyField }),
     },
@@ -68,6 +77,7 @@ function resourceDestinationOf(flags: SubscriptionFlags, base: Json | undefined)
 const resourceOnlyFlags = (flags: SubscriptionFlags): string[] =>
   [
     flags.roleArn === undefined ? undefined : '--role-arn',
+    flags.externalId === undefined ? undefined : '--external-id',
     flags.invocationType === undefined ? undefined : '--invocation-type',
     flags.partitionKeyField === undefined ? undefined : '--partition-key-field',
   ].filter((name) => name !== undefined);

@@ -18,6 +18,8 @@ export interface SubscriptionFlags {
   endpointType?: string;
   /** `--role-arn`: a role to assume to send to the resource; `--no-role-arn` (false): the stack's own. */
   roleArn?: string | false;
+  /** `--external-id`: sent when the role is assumed (its trust policy may ask for it); `--no-external-id` (false): none. */
+  externalId?: string | false;
   /** `--invocation-type Event|RequestResponse` (Lambda functions). */
   invocationType?: string;
   /** `--partition-key-field data.customerId` (Kinesis streams). */

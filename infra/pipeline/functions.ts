@@ -17,7 +17,12 @@ import {
   TABLE,
 } from '../../shared/config/resources';
 import { CONFIG_DEFAULTS } from '../../shared/config/runtime';
-import { arnServiceOf } from '../../shared/delivery/rules/resource-destinations';
+import {
+  allowListEntryOf,
+  arnSegmentsProblem,
+  arnServiceOf,
+  PAIR_SEPARATOR,
+} from '../../shared/delivery/rules/resource-destinations';
 import { PipelineFunction, type PipelineFunctionProps } from '../pipeline-function';
 import type { PipelineStorage } from './storage';
 
@@ -38,30 +43,63 @@ export interface FunctionSettings {
 }
 
 /**
+ * A resource pattern and the role pattern subscriptions send to it through, allowed together
+ * only: a role of one account with a resource of another (the environment holds it as
+ * `<resource>|<role>`). Without a pair, a destination's role must be in its resource's account.
+ */
+export interface ResourceDestinationPair {
+  readonly resource: string;
+  readonly role: string;
+}
+
+/** An entry of the `resourceDestinations` prop as the environment holds it (a pair as `<resource>|<role>`). */
+export const resourceDestinationEntryOf = (entry: string | ResourceDestinationPair): string =>
+  typeof entry === 'string' ? entry : `${entry.resource}${PAIR_SEPARATOR}${entry.role}`;
+
+/**
  * Lets the delivery function send to the resources subscriptions may deliver to: `sqs:SendMessage`
  * (and the queue URL) on queue ARNs, `sns:Publish` on topics, `events:PutEvents` on buses,
  * `lambda:InvokeFunction` on functions, `kinesis:PutRecords` on streams, and `sts:AssumeRole` on
  * IAM roles (a resource in another account, sent to with that role's credentials), each pattern as
- * given. A pattern of another service is refused at synthesis, as is `*` alone (every resource of
- * every service).
+ * given. A pair grants `sts:AssumeRole` on its role and nothing on its resource (the role sends).
+ * A pattern of another service is refused at synthesis, as is `*` alone (every resource of
+ * every service), an empty, `.` or `..` segment, a `,` (the environment's separator), and a pair
+ * whose role is not an IAM role's.
+ *
+ * The grants are wider than the check subscriptions pass: IAM's `*` crosses `/` (and, last in a
+ * field, `:`), so `role/gridwire-*` also grants `role/gridwire-x/Admin`, which the management
+ * API's segment-by-segment match refuses (`arnPatternMatches`). IAM has no wildcard that stops at
+ * a `/`, and a `Deny` on the wider ARNs would also take back what a declared destination or the
+ * deployer grants the role beside the prop; so the check is what a subscription must pass, and the
+ * role's grant the backstop behind it. Keep roles meant for the stack out of paths a pattern's
+ * prefix reaches.
  */
-export function allowResourceDestinations(delivery: PipelineFunction, patterns: readonly string[]): void {
+export function allowResourceDestinations(
+  delivery: PipelineFunction,
+  entries: readonly (string | ResourceDestinationPair)[],
+): void {
   const byService: Record<string, string[]> = {};
-  for (const pattern of patterns) {
-    const service = arnServiceOf(pattern);
-    const actions = service === undefined ? undefined : RESOURCE_DESTINATION_ACTIONS[service];
-    if (service === undefined || actions === undefined) {
-      throw new Error(
-        `resourceDestinations: '${pattern}' must be the ARN of an SQS queue, SNS topic, EventBridge bus, Lambda function, Kinesis stream or IAM role to assume (a * stands for any run of characters).`,
-      );
+  for (const entry of entries.map(resourceDestinationEntryOf)) {
+    const { pattern, role } = allowListEntryOf(entry);
+    const problem = resourcePatternProblem(pattern, role === undefined ? undefined : 'resource');
+    if (problem !== undefined) throw new Error(`resourceDestinations: '${entry}' ${problem}`);
+    if (role !== undefined) {
+      const roleProblem = resourcePatternProblem(role, 'role');
+      if (roleProblem !== undefined) throw new Error(`resourceDestinations: '${entry}' ${roleProblem}`);
+      byService.iam = [...(byService.iam ?? []), role];
+      continue;
     }
+    const service = arnServiceOf(pattern) as string;
     byService[service] = [...(byService[service] ?? []), pattern];
   }
   for (const [service, resources] of Object.entries(byService)) {
     delivery.addToRolePolicy(
-      new iam.PolicyStatement({ actions: RESOURCE_DESTINATION_ACTIONS[service] as string[], resources }),
+      new iam.PolicyStatement({
+        actions: RESOURCE_DESTINATION_ACTIONS[service] as string[],
+        resources: [...new Set(resources)],
+      }),
     );
-    const wildcards = resources.filter((resource) => resource.includes('*'));
+    const wildcards = [...new Set(resources)].filter((resource) => resource.includes('*'));
     if (wildcards.length > 0) {
       Validations.of(delivery.executionRole).acknowledge(
         ...wildcards.map((resource) => ({
@@ -72,6 +110,27 @@ export function allowResourceDestinations(delivery: PipelineFunction, patterns: 
       );
     }
   }
+}
+
+/**
+ * Why a `resourceDestinations` pattern can't be granted, or `undefined`: an ARN of a service
+ * resources are delivered to (or an IAM role), a pair's resource not a role and its role a role,
+ * no empty, `.` or `..` segment in its resource part, no `,`.
+ */
+function resourcePatternProblem(pattern: string, part: 'resource' | 'role' | undefined): string | undefined {
+  const service = arnServiceOf(pattern);
+  const known =
+    service !== undefined &&
+    RESOURCE_DESTINATION_ACTIONS[service] !== undefined &&
+    (part === undefined || (part === 'role') === (service === 'iam'));
+  if (!known) {
+    return part === 'role'
+      ? `must pair a resource with the ARN of an IAM role to assume ({resource, role}; a * stands for any run of characters within one segment).`
+      : `must be the ARN of an SQS queue, SNS topic, EventBridge bus, Lambda function, Kinesis stream${part === undefined ? ' or IAM role to assume' : ''} (a * stands for any run of characters within one segment).`;
+  }
+  if (pattern.includes(',')) return "must not hold a ',' (the environment's separator).";
+  const segments = arnSegmentsProblem(pattern);
+  return segments === undefined ? undefined : `${segments}.`;
 }
 
 /** What delivering to a resource of each service takes. */
