@@ -25,6 +25,7 @@ import { type DeliveryAuth, type Subscription, webhookAuthOf } from '../domain/m
 import type { Clock } from '../platform/clock';
 import type { HandshakeAnswer, HandshakeRequest } from './rules/handshake';
 import { forgesAuthHeader } from './rules/headers';
+import { queryValuesOf, redactSecrets, redactTokenFields, requestCredentialsOf } from './rules/redact';
 import { sigV4HostOf, sigV4HostProblem } from './rules/sigv4-hosts';
 
 /** A request to the endpoint: a delivery (a POST) or a validation handshake. */
@@ -126,12 +127,16 @@ export function tokenRequestOf(
   };
 }
 
-/** The token in a token endpoint's answer, or why there is none. */
+/**
+ * The token in a token endpoint's answer, or why there is none. The answer's start is quoted
+ * without the values of its token fields (`rules/redact.ts`): one that refuses may carry a token
+ * all the same.
+ */
 export function tokenOfAnswer(
   answer: HandshakeAnswer | { error: string },
 ): { token: string; expiresIn?: number } | { problem: string } {
   if ('error' in answer) return { problem: `the token request failed: ${answer.error}` };
-  const quoted = answer.body.slice(0, QUOTED_ANSWER_CHARS);
+  const quoted = redactTokenFields(answer.body.slice(0, QUOTED_ANSWER_CHARS));
   if (answer.status !== 200) return { problem: `the token endpoint answered ${answer.status}: ${quoted}` };
   let parsed: { access_token?: unknown; token_type?: unknown; expires_in?: unknown };
   try {
@@ -213,9 +218,15 @@ export class EndpointAuth {
     const { exchange } = this.deps;
     if (exchange === undefined) throw new EndpointAuthError('this worker cannot request OAuth 2.0 tokens');
     const [secret, tokenUrl] = await Promise.all([client.secret(), client.tokenUrl()]);
-    const answer = await exchange.exchange(tokenRequestOf(auth, secret, tokenUrl));
+    const request = tokenRequestOf(auth, secret, tokenUrl);
+    const answer = await exchange.exchange(request);
     const got = tokenOfAnswer(answer);
-    if ('problem' in got) throw new EndpointAuthError(got.problem);
+    if ('problem' in got) {
+      // The answer quoted may echo the client's credentials: the error is stored (the message
+      // log, a handshake's error), so they are left out here, where they are known.
+      const known = [secret, ...requestCredentialsOf(request.headers), ...queryValuesOf(tokenUrl)];
+      throw new EndpointAuthError(redactSecrets(got.problem, known));
+    }
     return { token: got.token, refreshAt: refreshAtOf(now, got.expiresIn) };
   }
 

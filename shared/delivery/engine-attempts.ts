@@ -16,7 +16,7 @@ import { InProcessRateBudget } from '../storage/rate-budget';
 import { EndpointAuth, EndpointAuthError } from './endpoint-auth';
 import type { DeliveryEngineDeps, JobOptions } from './engine';
 import type { LateAnswers } from './late-answers';
-import { OpenedSecrets } from './opened-secrets';
+import { carriesSecrets, OpenedSecrets } from './opened-secrets';
 import { RateLimiter } from './rate-limiter';
 import {
   buildDeliveryRequest,
@@ -32,6 +32,7 @@ import { customHeaderValues } from './rules/headers';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import { pushesBack } from './rules/outcomes';
 import type { DeliveryProfile } from './rules/profiles';
+import { REDACTED, redactResult, requestCredentialsOf } from './rules/redact';
 import {
   cutResourceBatches,
   messageBytesOf,
@@ -194,7 +195,8 @@ export class EngineAttempts {
   /**
    * Sends the request, with its credentials; an endpoint that answers 401 to a request with an
    * OAuth 2.0 token gets it once more with a fresh token. Credentials that can't be had fail the
-   * attempt without a request.
+   * attempt without a request. The result's answer excerpt and error are final here, the
+   * subscription's secrets left out ({@link withoutSecrets}).
    */
   private async send(
     subscription: Subscription,
@@ -202,13 +204,22 @@ export class EngineAttempts {
     late: LateListen | undefined,
   ): Promise<AttemptResult> {
     const startedAt = this.deps.clock.now();
+    const sent: WebhookRequest[] = [];
+    const outgoing = async (fresh: boolean) => {
+      const made = await this.outgoing(subscription, request, fresh);
+      sent.push(made);
+      return made;
+    };
+    let result: AttemptResult;
     try {
-      const first = await this.deps.sender.send(await this.outgoing(subscription, request), late);
-      if (first.delivered || first.httpStatus !== 401 || !this.auth.refreshes(subscription)) return first;
-      return await this.deps.sender.send(await this.outgoing(subscription, request, true));
+      const first = await this.deps.sender.send(await outgoing(false), late);
+      result =
+        first.delivered || first.httpStatus !== 401 || !this.auth.refreshes(subscription)
+          ? first
+          : await this.deps.sender.send(await outgoing(true));
     } catch (error) {
       if (!(error instanceof EndpointAuthError)) throw error;
-      return {
+      result = {
         delivered: false,
         outcome: 'GenericError',
         errorCode: 'EndpointAuthFailed',
@@ -216,6 +227,33 @@ export class EngineAttempts {
         error: error.message,
       };
     }
+    return this.withoutSecrets(subscription, sent, result);
+  }
+
+  /**
+   * The result with every secret the subscription's requests carried left out of its answer
+   * excerpt and error (`rules/redact.ts`): an endpoint may echo what it got, and the message log
+   * keeps both. Its opened secrets, and the credentials `auth` put on the requests `sent` (a
+   * token, a signature). Nothing is done for a subscription without secrets, or a result without
+   * text. Should its secrets not be had, the excerpt is dropped and the error withheld: nothing
+   * is stored unredacted.
+   */
+  private async withoutSecrets(
+    subscription: Subscription,
+    sent: readonly WebhookRequest[],
+    result: AttemptResult,
+  ): Promise<AttemptResult> {
+    if ((result.response === undefined && result.error === undefined) || !carriesSecrets(subscription)) {
+      return result;
+    }
+    const opened = await this.secrets.known(subscription).catch(() => undefined);
+    if (opened === undefined) {
+      const { response: _response, ...rest } = result;
+      return result.error === undefined ? rest : { ...rest, error: REDACTED };
+    }
+    const made = isWebhook(subscription.destination) && subscription.destination.auth !== undefined;
+    const credentials = made ? sent.flatMap((request) => requestCredentialsOf(request.headers)) : [];
+    return redactResult(result, [...opened, ...credentials]);
   }
 
   /**

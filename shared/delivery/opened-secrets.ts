@@ -9,6 +9,7 @@ import { LoadedOnce } from '../platform/cache';
 import type { SecretOpener } from '../platform/sealing';
 import type { ClientOpener } from './endpoint-auth';
 import { type CustomHeader, customHeadersOf } from './rules/headers';
+import { queryValuesOf } from './rules/redact';
 import { openEndpointUrl, storedTokenUrlOf } from './sealed-endpoint';
 import { MAX_PREVIOUS_SIGNING_SECRETS } from './signing';
 
@@ -23,6 +24,23 @@ class OpenedByVersion<T> {
     const key = `${subscription.topic.toLowerCase()}/${subscription.name.toLowerCase()}#${subscription.version}`;
     return this.opened.get(key, open);
   }
+}
+
+/**
+ * Whether a subscription's requests carry a secret: a secret custom header, a sealed query
+ * string, signing or auth. Without one, nothing of an attempt needs redacting.
+ */
+export function carriesSecrets(subscription: Subscription): boolean {
+  const { destination } = subscription;
+  if (!isWebhook(destination)) return false;
+  return (
+    destination.sealedQuery !== undefined ||
+    destination.signing !== undefined ||
+    destination.auth !== undefined ||
+    (destination.deliveryAttributeMappings ?? []).some(
+      (mapping) => mapping.type === 'Static' && mapping.isSecret,
+    )
+  );
 }
 
 /** A signing secret opened, with when it stops being honoured (absent: the current one). */
@@ -119,6 +137,43 @@ export class OpenedSecrets {
           )
         : openEndpointUrl(storedTokenUrlOf(auth), this.sealer),
     );
+  }
+
+  /**
+   * The subscription's secrets its requests were made with, opened, for the message log to leave
+   * out (`rules/redact.ts`): its secret header values, the values of its endpoint URL's and token
+   * URL's sealed query strings, its signing secrets (each one kept, their key alone too) and its
+   * OAuth 2.0 client secret. Each was opened when the request was made, so this takes what is kept.
+   * The credentials made per request (a token, a signature) are read from the request itself.
+   */
+  async known(subscription: Subscription): Promise<string[]> {
+    const { destination } = subscription;
+    if (!isWebhook(destination) || !carriesSecrets(subscription)) return [];
+    const mappings = destination.deliveryAttributeMappings ?? [];
+    const known: string[] = [];
+    if (mappings.some((mapping) => mapping.type === 'Static' && mapping.isSecret)) {
+      const headers = await this.customHeaders(subscription);
+      mappings.forEach((mapping, index) => {
+        const header = headers[index];
+        if (mapping.type === 'Static' && mapping.isSecret && header?.kind === 'static')
+          known.push(header.value);
+      });
+    }
+    if (destination.sealedQuery !== undefined)
+      known.push(...queryValuesOf(await this.endpointUrl(subscription)));
+    if (destination.signing !== undefined) {
+      // Every one opened, expired or not: a secret that no longer signs is a secret still.
+      for (const secret of await this.signingSecrets(subscription, Number.NEGATIVE_INFINITY)) {
+        known.push(secret, secret.replace(/^whsec_/, ''));
+      }
+    }
+    const auth = webhookAuthOf(destination);
+    if (auth?.type === 'OAuth2ClientCredentials') {
+      known.push(await this.clientSecret(subscription));
+      if (auth.sealedTokenQuery !== undefined)
+        known.push(...queryValuesOf(await this.tokenUrl(subscription)));
+    }
+    return known;
   }
 
   /** The subscription's whole endpoint URL, its sealed query string opened. */

@@ -114,7 +114,7 @@ describe('redacted results', () => {
   });
 
   it('gives a result with nothing to redact back as it is', () => {
-    const result = { delivered: true };
+    const result: { delivered: boolean; response?: string } = { delivered: true };
     expect(redactResult(result, [SECRET])).toBe(result);
     const answered = { delivered: true, response: SECRET };
     expect(redactResult(answered, [])).toBe(answered);
