@@ -484,9 +484,9 @@ describe('AWS resource destinations a pipeline allows', () => {
     expect(policies).not.toContain('arn:aws:sqs:eu-west-1:210987654321:billing');
     const [[, list] = []] = resources(template, 'Custom::GridwireDeclaredDestinations');
     expect(JSON.parse(list?.Properties.Body as string)).toEqual({
+      // The resource paired with its role: allowed together, neither alone.
       resources: [
-        'arn:aws:sqs:eu-west-1:210987654321:billing',
-        'arn:aws:iam::210987654321:role/gridwire-sender',
+        'arn:aws:sqs:eu-west-1:210987654321:billing|arn:aws:iam::210987654321:role/gridwire-sender',
       ],
     });
   });
