@@ -140,16 +140,19 @@ describe("a resource destination's external id", () => {
   });
 
   it.each([
-    ['x', 'one character'],
-    ['x'.repeat(1225), '1225 characters'],
-    ['has space', 'a space'],
-    ['tab\there', 'a tab'],
-    ['é-accent', 'a letter outside ASCII'],
-  ])("is refused when STS would refuse it (%#: %s), naming the field and STS's rules", async (externalId) => {
-    const answer = await put({ roleArn: BILLING_ROLE, externalId });
-    expect(answer.status).toBe(400);
-    expect(answer.body.error.message).toContain(`${FIELD}.externalId: must be 2 to 1224 characters`);
-  });
+    ['one character', 'x'],
+    ['1225 characters', 'x'.repeat(1225)],
+    ['a space', 'has space'],
+    ['a tab', 'tab\there'],
+    ['a letter outside ASCII', 'é-accent'],
+  ])(
+    "is refused when STS would refuse it (%s), naming the field and STS's rules",
+    async (_what, externalId) => {
+      const answer = await put({ roleArn: BILLING_ROLE, externalId });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.message).toContain(`${FIELD}.externalId: must be 2 to 1224 characters`);
+    },
+  );
 
   it('is taken at 1224 characters', async () => {
     expect((await put({ roleArn: BILLING_ROLE, externalId: 'x'.repeat(1224) })).status).toBe(201);
