@@ -1,8 +1,8 @@
 /**
  * Secrets kept out of the message log on the real local stack: an endpoint that echoes the
- * request it got (headers, URL) in several forms, and a token endpoint that refuses with a body
- * quoting the client's credentials; what `GET .../deliveries` shows of each attempt holds none of
- * them (`shared/delivery/rules/redact.ts`).
+ * request it got (headers, URL, the bearer token) in several forms, and a token endpoint that
+ * refuses with a body quoting the client's credentials; what `GET .../deliveries` shows of each
+ * attempt holds none of them (`shared/delivery/rules/redact.ts`).
  */
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
@@ -145,4 +145,41 @@ it("keeps the client secret and a token out of the error of a token endpoint's r
   }
   expect(error).toContain('"got":"Basic [redacted]"');
   expect(error).toContain('"secret":"[redacted]"');
+}, 30_000);
+
+it('keeps the access token an endpoint echoes out of the answer excerpt', async () => {
+  const TOKEN = 'tok-echoed-2f8a61';
+  const tokenUrl = webhook.url('/oauth/issues', () => ({
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ access_token: TOKEN, token_type: 'Bearer', expires_in: 3600 }),
+  }));
+  const endpointUrl = webhook.url('/oauth/echoes', (request) => ({
+    status: 500,
+    body: `refused: authorization=${String(request.headers.authorization)}`,
+  }));
+  const saved = await api.call('PUT', route('bearer'), {
+    properties: {
+      filter: { includedEventTypes: ['Bearer'] },
+      destination: {
+        endpointType: 'WebHook',
+        properties: {
+          endpointUrl,
+          auth: {
+            type: 'OAuth2ClientCredentials',
+            tokenUrl,
+            clientId: 'gridwire',
+            clientSecret: 'bearer-s3cret',
+          },
+        },
+      },
+    },
+  });
+  expect(saved.status).toBe(201);
+
+  await publish('bearer-1', 'Bearer');
+  const attempt = await firstAttempt('bearer', 'bearer-1');
+  expect(webhook.requestsTo('/oauth/echoes')[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  expect(attempt).toMatchObject({ outcome: 'GenericError', httpStatus: 500 });
+  expect(attempt.response).toBe('refused: authorization=Bearer [redacted]');
 }, 30_000);
