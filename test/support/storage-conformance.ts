@@ -104,6 +104,7 @@ const fullSubscription = (topic: string, name: string): Subscription =>
         tokenUrl: 'https://auth.example.test/token',
         clientId: 'gridwire',
         sealedClientSecret: 'v1.sealed.client',
+        sealedTokenQuery: 'v1.sealed.token-query',
         scope: 'hooks.write',
       },
       deliveryAttributeMappings: [
