@@ -82,6 +82,7 @@ export interface RuntimeConfig {
   blockPrivateEndpoints: boolean;
   /**
    * The AWS resources subscriptions may deliver to: ARNs, `*` standing for any run of characters
+   * within one segment, `<resource>|<role>` pairing a resource with another account's role
    * (`shared/delivery/rules/resource-destinations.ts`). Empty: none.
    */
   resourceDestinations: string[];

@@ -50,8 +50,9 @@ export interface DestinationDeps {
   /** Endpoint URLs aimed at loopback, private or other non-public addresses are refused. */
   blockPrivateEndpoints: boolean;
   /**
-   * The AWS resources subscriptions may deliver to (ARN patterns, `*` for any run of characters);
-   * a resource destination not matching one is refused. Absent or empty: none.
+   * The AWS resources subscriptions may deliver to (ARN patterns, `*` for any run of characters
+   * within one segment; `<resource>|<role>` pairs a resource with another account's role); a
+   * resource destination not matching one is refused. Absent or empty: none.
    */
   resourceDestinations?: readonly string[];
   /**
@@ -78,7 +79,7 @@ export const sameDestination = (a: Destination, b: Destination): boolean =>
 /**
  * The destination as stored: batch settings only as given, and each secret static value sealed
  * (its plain text goes no further than this). An AWS resource must be one the stack may deliver
- * to (`resourceDestinations`).
+ * to (`resourceDestinations`), through a role of its own account unless the list pairs them.
  */
 export async function destinationOf(
   input: DestinationInput,

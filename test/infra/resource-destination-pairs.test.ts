@@ -67,11 +67,9 @@ describe('a declared destination with an external id', () => {
     const events = new DeliveryPipeline(stack, 'Events');
     const queue = Queue.fromQueueArn(stack, 'Billing', 'arn:aws:sqs:eu-west-1:210987654321:billing');
     const role = Role.fromRoleArn(stack, 'Sender', 'arn:aws:iam::210987654321:role/gridwire-sender');
-    events
-      .addTopic('orders')
-      .addSubscription('billing', {
-        destination: Destination.sqs(queue, { role, externalId: 'gridwire-orders' }),
-      });
+    events.addTopic('orders').addSubscription('billing', {
+      destination: Destination.sqs(queue, { role, externalId: 'gridwire-orders' }),
+    });
     const subscriptions = Object.values(
       Template.fromStack(stack).findResources('Custom::GridwireSubscription'),
     );
