@@ -487,6 +487,7 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
           invocationType: 'Event',
           partitionKeyField: 'data.tenant',
           roleArn: 'arn:aws:iam::210987654321:role/gridwire-sender',
+          externalId: 'gridwire-orders-7f3a',
         },
       };
       await s.stores.subscriptions.put(full, undefined);
