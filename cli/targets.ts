@@ -93,13 +93,23 @@ export async function localTargets(dataDir: string): Promise<QueueTargets> {
       `${file} has no queue URLs (the running stack is an older version); restart the local stack`,
     );
   }
+  if (typeof endpoints.credentials !== 'object' || endpoints.credentials === null) {
+    throw new CliError(
+      `${file} has no credentials for the emulators (the running stack is an older version); restart the local stack`,
+    );
+  }
   const queues: Partial<Record<QueueKey, QueueUrls>> = {};
   for (const key of QUEUE_KEYS) {
     const urls = endpoints.queues[key];
     if (urls !== undefined) queues[key] = { url: urls.url, redriveUrl: urls.redriveUrl };
   }
   return {
-    sqs: createAwsClients({ sqs: endpoints.sqs, s3: endpoints.s3, dynamodb: endpoints.dynamodb }).sqs,
+    sqs: createAwsClients({
+      sqs: endpoints.sqs,
+      s3: endpoints.s3,
+      dynamodb: endpoints.dynamodb,
+      credentials: endpoints.credentials,
+    }).sqs,
     queues,
     where: `the local stack in ${dir}`,
   };

@@ -1,11 +1,19 @@
 /**
  * The local stack's data directory: made usable and this user's only, locked to one stack, and
- * the secrets kept in it (the admin token and the sealing keys), created on first start.
+ * the secrets kept in it (the admin token, the sealing keys and the emulators' credentials),
+ * created on first start.
  */
 import { randomBytes } from 'node:crypto';
 import { access, chmod, constants, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { LocalCredentials } from '../shared/platform/aws';
 import { DataDirLockedError, lockDataDir } from './data-dir-lock';
+import {
+  CREDENTIALS_FILE,
+  formatCredentialsFile,
+  newLocalCredentials,
+  parseCredentialsFile,
+} from './emulator-access';
 import { LocalStackError } from './stack-error';
 
 export const ADMIN_TOKEN_FILE = 'admin-token';
@@ -25,6 +33,8 @@ export interface OpenDataDir {
   unlock: () => Promise<void>;
   adminToken: string;
   sealingKeys: SealingKeys;
+  /** The only credentials the emulators take. */
+  credentials: LocalCredentials;
 }
 
 /**
@@ -44,7 +54,8 @@ export async function openDataDir(
       headerKey: await loadSealingKey(dataDir, HEADER_KEY_FILE),
       topicKey: await loadSealingKey(dataDir, TOPIC_KEY_FILE),
     };
-    return { unlock, adminToken, sealingKeys };
+    const credentials = await loadCredentials(dataDir);
+    return { unlock, adminToken, sealingKeys, credentials };
   } catch (error) {
     await unlock();
     throw error;
@@ -123,4 +134,21 @@ async function loadSealingKey(dataDir: string, name: string): Promise<string> {
   const key = randomBytes(32).toString('base64url');
   await writeFile(file, `${key}\n`, { mode: 0o600 });
   return key;
+}
+
+/**
+ * The emulators' credentials (`credentials`, in the AWS CLI's shared-credentials format), random
+ * and created on first start, so the AWS CLI and SDKs can use the file as it is.
+ */
+export async function loadCredentials(dataDir: string): Promise<LocalCredentials> {
+  const file = join(dataDir, CREDENTIALS_FILE);
+  try {
+    const stored = parseCredentialsFile(await readFile(file, 'utf8'));
+    if (stored !== undefined) return stored;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const credentials = newLocalCredentials();
+  await writeFile(file, formatCredentialsFile(credentials), { mode: 0o600 });
+  return credentials;
 }

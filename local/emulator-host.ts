@@ -3,20 +3,27 @@
  * run beside the handlers on their own core. With a data directory both write every change
  * through to disk (fauxqs to SQLite, dynalite to LevelDB), so a killed stack loses nothing it
  * had accepted. fauxqs 2 needs `node:sqlite` (unflagged from Node 22.13): `emulators.ts` starts this
- * process with such a Node. Talks to its parent over the IPC channel: `ready` with the ports once
- * listening, `inspect` requests for queue contents, `stop`.
+ * process with such a Node. The emulators listen on Unix sockets in a directory only this user
+ * can open; on loopback, gates let through only requests signed with the stack's credentials
+ * (`emulator-access.ts`). Talks to its parent over the IPC channel: `ready` with the gates' ports
+ * once listening, `inspect` requests for queue contents, `stop`.
  */
 import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import dynalite from 'dynalite';
 import { LOCAL_ENV } from '../shared/config/resources';
-import { listeningOn } from './listening-on';
+import type { LocalCredentials } from '../shared/platform/aws';
+import { type EmulatorGate, startEmulatorGate } from './emulator-access';
+import { listeningAt } from './listening-on';
 
 export interface EmulatorHostOptions {
   host: string;
   dataDir?: string;
+  /** The only credentials the gates let through. */
+  credentials: LocalCredentials;
   sqsPort: number;
   dynamodbPort: number;
 }
@@ -114,42 +121,62 @@ async function main(): Promise<void> {
   const { startFauxqs } = await import('fauxqs');
   if (options.dataDir !== undefined) await adjustFauxqsPersistence();
   if (options.dataDir !== undefined) await releaseInflight(join(options.dataDir, 'sqs', SQS_DATABASE));
-  const fauxqs = await listeningOn(options.host, () =>
-    startFauxqs({
-      port: options.sqsPort,
-      host: options.host,
-      logger: false,
-      ...(options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'sqs') }),
-    }),
-  );
+  // A fresh directory (0700, made by mkdtemp) for the sockets: short enough for a socket path
+  // wherever the data directory is, and never holding a stale socket of a killed run.
+  const sockets = await mkdtemp(join(tmpdir(), 'gridwire-'));
+  const gates: EmulatorGate[] = [];
   const dynamo = dynalite({
     ...(options.dataDir === undefined ? {} : { path: join(options.dataDir, 'dynamodb') }),
     createTableMs: 0,
     deleteTableMs: 0,
     updateTableMs: 0,
   });
+  let fauxqs: Awaited<ReturnType<typeof startFauxqs>> | undefined;
+  const closeAll = async () => {
+    await Promise.all(gates.map((gate) => gate.close()));
+    if (dynamo.listening) {
+      dynamo.closeAllConnections();
+      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+    }
+    await fauxqs?.stop();
+    await rm(sockets, { recursive: true, force: true });
+  };
   try {
+    const gate = (port: number, socketPath: string, services: string[]) =>
+      startEmulatorGate({ host: options.host, port, socketPath, credentials: options.credentials, services });
+    const sqsGate = await gate(options.sqsPort, join(sockets, 'sqs.sock'), ['sqs', 's3', 'sns']);
+    gates.push(sqsGate);
+    const dynamoGate = await gate(options.dynamodbPort, join(sockets, 'dynamodb.sock'), ['dynamodb']);
+    gates.push(dynamoGate);
+    fauxqs = await listeningAt(
+      join(sockets, 'sqs.sock'),
+      { address: options.host, family: options.host.includes(':') ? 'IPv6' : 'IPv4', port: sqsGate.port },
+      () =>
+        startFauxqs({
+          port: sqsGate.port,
+          host: options.host,
+          logger: false,
+          ...(options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'sqs') }),
+        }),
+    );
     await new Promise<void>((resolve, reject) => {
       dynamo.once('error', reject);
-      dynamo.listen(options.dynamodbPort, options.host, () => resolve());
+      dynamo.listen(join(sockets, 'dynamodb.sock'), () => resolve());
     });
   } catch (error) {
-    await fauxqs.stop();
+    await closeAll();
     throw error;
   }
+  const running = fauxqs;
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
-    stopping ??= (async () => {
-      dynamo.closeAllConnections();
-      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
-      await fauxqs.stop();
-    })();
+    stopping ??= closeAll();
     return stopping;
   };
   process.on('message', (request: HostRequest) => {
     if (request.type === 'inspect') {
-      const state = fauxqs.inspectQueue(request.queue);
+      const state = running.inspectQueue(request.queue);
       const bodies =
         state === undefined
           ? null
@@ -170,7 +197,7 @@ async function main(): Promise<void> {
   process.on('SIGHUP', () => {});
   // The parent went away without stopping us: close the database cleanly and leave.
   process.on('disconnect', () => void stop().then(() => process.exit(0)));
-  send({ type: 'ready', sqsPort: fauxqs.port, dynamodbPort: (dynamo.address() as AddressInfo).port });
+  send({ type: 'ready', sqsPort: gates[0]?.port ?? 0, dynamodbPort: gates[1]?.port ?? 0 });
 }
 
 // dynalite reports some failures (a database it cannot open) from callbacks; report and leave.

@@ -1,17 +1,19 @@
 /**
  * Starts the AWS-API-compatible emulators in a child process (see `emulator-host.ts`): fauxqs
- * (SQS and S3; on SQLite in the data directory) and dynalite (DynamoDB on LevelDB, on disk).
+ * (SQS and S3; on SQLite in the data directory) and dynalite (DynamoDB on LevelDB, on disk),
+ * reachable on loopback only with the stack's credentials (`emulator-access.ts`).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOCAL_ENV } from '../shared/config/resources';
-import type { LocalEndpoints } from '../shared/platform/aws';
+import type { LocalCredentials, LocalEndpoints } from '../shared/platform/aws';
+import { newLocalCredentials } from './emulator-access';
 import type { EmulatorHostOptions, HostMessage, HostRequest } from './emulator-host';
 
 export interface Emulators {
   endpoints: LocalEndpoints;
-  /** The ports the emulators listen on (SQS and S3 share one). */
+  /** The loopback ports the emulators are reached through (SQS and S3 share one). */
   ports: { sqs: number; dynamodb: number };
   /** Bodies of every message in a queue (ready, delayed, in flight); null if there is no such queue. */
   inspectQueue(name: string): Promise<string[] | null>;
@@ -21,6 +23,8 @@ export interface Emulators {
 export interface EmulatorOptions {
   /** Directory for DynamoDB's files; in memory when undefined. */
   dataDir?: string;
+  /** The only credentials the emulators take (the data directory's); fresh random ones when undefined. */
+  credentials?: LocalCredentials;
   host?: string;
   sqsPort?: number;
   dynamodbPort?: number;
@@ -75,8 +79,10 @@ export function emulatorNode(
 
 export async function startEmulators(options: EmulatorOptions = {}): Promise<Emulators> {
   const host = options.host ?? '127.0.0.1';
+  const credentials = options.credentials ?? newLocalCredentials();
   const hostOptions: EmulatorHostOptions = {
     host,
+    credentials,
     sqsPort: options.sqsPort ?? 0,
     dynamodbPort: options.dynamodbPort ?? 0,
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
@@ -154,7 +160,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
 
   const sqs = `http://${host}:${ready.sqsPort}`;
   return {
-    endpoints: { sqs, s3: sqs, dynamodb: `http://${host}:${ready.dynamodbPort}` },
+    endpoints: { sqs, s3: sqs, dynamodb: `http://${host}:${ready.dynamodbPort}`, credentials },
     ports: { sqs: ready.sqsPort, dynamodb: ready.dynamodbPort },
     inspectQueue,
     stop: async () => {

@@ -2,12 +2,12 @@
  * What a running local stack leaves in its data directory for other tools: `endpoints.json`
  * (how to reach the API, the emulators and each queue), and its lock (`data-dir-lock.ts`), which
  * answers only while the stack runs. `gridwire parked` reads both; the AWS CLI or SDK can use
- * the endpoints.
+ * the endpoints, with the credentials they name (the emulators take no others).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { QUEUES, type QueueKey } from '../shared/config/resources';
-import type { LocalEndpoints } from '../shared/platform/aws';
+import type { LocalCredentials, LocalEndpoints } from '../shared/platform/aws';
 import type { LocalResources } from './provision';
 
 export const ENDPOINTS_FILE = 'endpoints.json';
@@ -19,6 +19,8 @@ export interface EndpointsFile {
   sqs: string;
   s3: string;
   dynamodb: string;
+  /** The stack's credentials, the only ones the emulators take (also in the `credentials` file). */
+  credentials: LocalCredentials;
   adminToken: string;
   /** Each queue's URL and its redrive queue's URL. */
   queues: Record<QueueKey, { url: string; redriveUrl: string }>;
@@ -36,7 +38,7 @@ export function currentQueueUrl(stored: string, sqsEndpoint: string): string {
   return path === undefined ? stored : new URL(path, sqsEndpoint).href;
 }
 
-/** Writes `endpoints.json` (this user's only: it holds the admin token). */
+/** Writes `endpoints.json` (this user's only: it holds the admin token and the credentials). */
 export async function writeEndpointsFile(
   dataDir: string,
   urls: { api: string; functionUrl: string },
@@ -58,6 +60,7 @@ export async function writeEndpointsFile(
     sqs: endpoints.sqs,
     s3: endpoints.s3,
     dynamodb: endpoints.dynamodb,
+    credentials: endpoints.credentials,
     adminToken,
     queues,
   };

@@ -1,8 +1,8 @@
 /**
  * Makes a dependency's servers listen where they are told: `emulator-host.ts` starts fauxqs,
- * which binds `0.0.0.0` whatever host it is given, inside `listeningOn`.
+ * which binds `0.0.0.0` whatever host it is given, inside `listeningAt` (on a Unix socket).
  */
-import { Server } from 'node:net';
+import { type AddressInfo, Server } from 'node:net';
 
 /**
  * Runs `start` with every server it starts listening on `host`. fauxqs 2.4.1 (the newest
@@ -26,6 +26,34 @@ export async function listeningOn<T>(host: string, start: () => Promise<T>): Pro
       } else args.splice(1, 0, host);
     }
     return (listen as (...a: unknown[]) => Server).apply(this, args);
+  } as typeof listen;
+  try {
+    return await start();
+  } finally {
+    Server.prototype.listen = listen;
+  }
+}
+
+/**
+ * Runs `start` with every server it starts listening on the Unix socket `path` instead of the
+ * port it asks for, and reporting `reported` as its address. fauxqs takes no socket path and
+ * turns the address its server reports into a URL; the address reported is the loopback one
+ * requests reach it through (`emulator-access.ts`), which fauxqs's queue URLs then name. Only
+ * while fauxqs starts, and only in this process.
+ */
+export async function listeningAt<T>(
+  path: string,
+  reported: AddressInfo,
+  start: () => Promise<T>,
+): Promise<T> {
+  const listen = Server.prototype.listen;
+  Server.prototype.listen = function listenAtPath(this: Server, ...args: unknown[]) {
+    const callback = args.find((arg) => typeof arg === 'function');
+    this.address = () => reported;
+    return (listen as (...a: unknown[]) => Server).apply(
+      this,
+      callback === undefined ? [path] : [path, callback],
+    );
   } as typeof listen;
   try {
     return await start();

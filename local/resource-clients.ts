@@ -4,7 +4,7 @@
  * (`lambda-functions.ts`). There is no EventBridge or Kinesis emulator, and no IAM: a role to
  * assume is not assumed here.
  */
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localSqsClient } from '../shared/platform/aws';
+import { LOCAL_REGION, type LocalCredentials, localSqsClient } from '../shared/platform/aws';
 import {
   type LambdaInvoker,
   RESOURCE_REQUEST_HANDLER,
@@ -16,14 +16,18 @@ import { madeOnce, resourceSdks } from '../shared/platform/resource-sdks';
  * The local stack's resource clients. Its queues as destinations have an SQS client of their own,
  * apart from the stack's queues'.
  */
-export const localResourceClients = (endpoint: string, lambda?: LambdaInvoker): ResourceClients => ({
+export const localResourceClients = (
+  endpoint: string,
+  credentials: LocalCredentials,
+  lambda?: LambdaInvoker,
+): ResourceClients => ({
   ...(lambda === undefined ? {} : { lambda: () => lambda }),
-  sqs: madeOnce(() => localSqsClient(endpoint)),
+  sqs: madeOnce(() => localSqsClient(endpoint, credentials)),
   sns: madeOnce(
     () =>
       new (resourceSdks.sns().SNSClient)({
         region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
+        credentials: { ...credentials },
         endpoint,
         requestHandler: RESOURCE_REQUEST_HANDLER,
       }),

@@ -12,7 +12,12 @@ import type { DeliveryFunctionHandler } from '../functions/delivery';
 import type { RuntimeConfig } from '../shared/config/runtime';
 import type { WebhookSender } from '../shared/delivery/webhook-sender';
 import type { ObservabilityOptions } from '../shared/lambda/wiring';
-import { type AwsClients, createAwsClients, type LocalEndpoints } from '../shared/platform/aws';
+import {
+  type AwsClients,
+  createAwsClients,
+  type LocalCredentials,
+  type LocalEndpoints,
+} from '../shared/platform/aws';
 import type { Clock, Random } from '../shared/platform/clock';
 import type { AdmissionOptions, BacklogAdmission } from './admission';
 import { restoreBucket } from './bucket-mirror';
@@ -37,6 +42,7 @@ import { LocalStackError } from './stack-error';
 import { BacklogSweeper } from './sweeper';
 
 export { ADMIN_TOKEN_FILE, HEADER_KEY_FILE, TOPIC_KEY_FILE } from './data-dir';
+export { CREDENTIALS_FILE } from './emulator-access';
 export { SAVED_QUEUES_FILE } from './saved-queues';
 export { LOCAL_CONFIG_DEFAULTS, localFunctionSettings } from './settings';
 export { ENDPOINTS_FILE, LOCK_FILE, LocalStackError };
@@ -164,8 +170,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const dataDir = resolve(options.dataDir);
   const host = options.host ?? '127.0.0.1';
   const settings = checkedFunctionSettings(options);
-  const { unlock, adminToken, sealingKeys } = await openDataDir(dataDir, options.adminToken);
-  const emulators = await startCheckedEmulators(dataDir, host, options.onFatal, unlock);
+  const { unlock, adminToken, sealingKeys, credentials } = await openDataDir(dataDir, options.adminToken);
+  const emulators = await startCheckedEmulators(dataDir, host, credentials, options.onFatal, unlock);
   const parts: RunningParts = { emulators, unlock, pollers: [] };
   try {
     const { clients, resources, restored } = await prepareResources(emulators.endpoints, dataDir, options);
@@ -228,13 +234,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 }
 
 /**
- * Starts the emulators on `host` and checks they answer nowhere else; on failure they are
+ * Starts the emulators on `host` (taking `credentials` only) and checks they answer nowhere else; on failure they are
  * stopped and the data directory unlocked. `onFatal` hears of an emulator process that dies
  * while the stack runs (default: print it).
  */
 async function startCheckedEmulators(
   dataDir: string,
   host: string,
+  credentials: LocalCredentials,
   onFatal: LocalStackOptions['onFatal'],
   unlock: () => Promise<void>,
 ): Promise<Emulators> {
@@ -243,6 +250,7 @@ async function startCheckedEmulators(
     emulators = await startEmulators({
       dataDir,
       host,
+      credentials,
       onUnexpectedExit: (code, signal) =>
         (onFatal ?? ((error) => console.error(`gridwire: ${error.message}`)))(
           new Error(
@@ -265,7 +273,8 @@ async function startCheckedEmulators(
 }
 
 /**
- * The emulators take no credentials: told to listen on loopback, they must answer nowhere else.
+ * The emulators take only the stack's credentials; still, told to listen on loopback, they must
+ * answer nowhere else.
  * Throws if one of `ports` accepts a connection at another of this machine's `addresses`.
  */
 export async function refuseBeyondLoopback(
@@ -305,7 +314,10 @@ async function prepareResources(
           if (options.logLevel !== 'SILENT')
             console.error(`gridwire: the local function ${name} failed: ${error.message}`);
         });
-  const clients = { ...createAwsClients(routed), resources: localResourceClients(routed.sqs, lambda) };
+  const clients = {
+    ...createAwsClients(routed),
+    resources: localResourceClients(routed.sqs, routed.credentials, lambda),
+  };
   options.instrumentClients?.(clients);
   const resources = await provisionLocalResources(clients, {
     ...(options.visibilityTimeoutSeconds === undefined

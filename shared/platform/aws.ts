@@ -2,6 +2,7 @@
  * AWS SDK clients, created once and passed to whatever needs them. Endpoints come from
  * configuration, so the same code talks to AWS or to the local emulators.
  */
+import { createHmac } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -20,14 +21,20 @@ export interface AwsClients {
   resources?: ResourceClients;
 }
 
+/** The local stack's own credentials: random per data directory, the only ones its emulators take. */
+export interface LocalCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
 export interface LocalEndpoints {
   sqs: string;
   s3: string;
   dynamodb: string;
+  /** What requests to these endpoints are signed with (`local/emulator-access.ts` checks). */
+  credentials: LocalCredentials;
 }
 
-/** Credentials the local emulators accept (they check the signature's shape, not the secret). */
-export const LOCAL_CREDENTIALS = { accessKeyId: 'gridwire', secretAccessKey: 'gridwire-local' } as const;
 export const LOCAL_REGION = 'us-east-1';
 
 /**
@@ -35,7 +42,8 @@ export const LOCAL_REGION = 'us-east-1';
  * local emulators (`endpoints`).
  */
 export function createAwsClients(endpoints?: LocalEndpoints): AwsClients {
-  const local = endpoints === undefined ? {} : { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const local =
+    endpoints === undefined ? {} : { region: LOCAL_REGION, credentials: { ...endpoints.credentials } };
   const dynamo = new DynamoDBClient({
     ...local,
     // A table call that hangs must not hold a delivery invocation until its timeout (which would
@@ -44,7 +52,7 @@ export function createAwsClients(endpoints?: LocalEndpoints): AwsClients {
     ...(endpoints ? { endpoint: endpoints.dynamodb } : {}),
   });
   return {
-    sqs: endpoints === undefined ? new SQSClient({}) : localSqsClient(endpoints.sqs),
+    sqs: endpoints === undefined ? new SQSClient({}) : localSqsClient(endpoints.sqs, endpoints.credentials),
     dynamo: DynamoDBDocumentClient.from(dynamo, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     }),
@@ -59,32 +67,40 @@ export function createAwsClients(endpoints?: LocalEndpoints): AwsClients {
 }
 
 /**
- * An SQS client for the local emulator, which checks no signature and no checksum: it reads the
- * region from the `Authorization` header and nothing else. Two integrity checks that guard
- * requests crossing the internet are left out on the loopback, where they took the one thread
- * that runs every local function more than a tenth of its time at high rates (measured with
- * `--cpu-prof`): the MD5 comparison of every message body sent and received (`md5: false`, an
- * option of the client), and the SigV4 signature, whose SHA-256 of each request body and HMACs
- * are replaced by a fixed `Authorization` header with the same credential scope. Clients for
- * AWS keep both.
+ * An SQS client for the local emulator. Two integrity checks that guard requests crossing the
+ * internet are left out on the loopback, where they took the one thread that runs every local
+ * function more than a tenth of its time at high rates (measured with `--cpu-prof`): the MD5
+ * comparison of every message body sent and received (`md5: false`, an option of the client),
+ * and the SigV4 signature, whose SHA-256 of each request body and HMACs are replaced by a fixed
+ * `Authorization` header made from the stack's secret (`localSqsAuthorization`), which the
+ * emulator's gate takes like a signature. Only this user can read the secret, and no other user
+ * can see loopback traffic, so the header proves the same as a signature there. Clients for AWS
+ * keep both checks.
  */
-export function localSqsClient(endpoint: string): SQSClient {
+export function localSqsClient(endpoint: string, credentials: LocalCredentials): SQSClient {
+  const authorization = localSqsAuthorization(credentials);
   return new SQSClient({
     region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
+    credentials: { ...credentials },
     endpoint,
     md5: false,
     signer: {
       sign: async (request) => {
-        request.headers.authorization = LOCAL_SQS_AUTHORIZATION;
+        request.headers.authorization = authorization;
         return request;
       },
     },
   });
 }
 
-/** What the local SQS client sends instead of a signature: the credential scope, no signature. */
-export const LOCAL_SQS_AUTHORIZATION = `AWS4-HMAC-SHA256 Credential=${LOCAL_CREDENTIALS.accessKeyId}/20260101/${LOCAL_REGION}/sqs/aws4_request, SignedHeaders=host, Signature=unsigned-local`;
+/**
+ * What the local SQS client sends instead of a signature: the credential scope, and in place of
+ * the signature an HMAC of a fixed text with the stack's secret.
+ */
+export const localSqsAuthorization = (credentials: LocalCredentials): string => {
+  const proof = createHmac('sha256', credentials.secretAccessKey).update('gridwire local sqs').digest('hex');
+  return `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/20260101/${LOCAL_REGION}/sqs/aws4_request, SignedHeaders=host, Signature=${proof}`;
+};
 
 /**
  * A Secrets Manager client for AWS (the local stack has no Secrets Manager: its key is given

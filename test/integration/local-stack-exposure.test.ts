@@ -1,5 +1,5 @@
 /**
- * What the local stack exposes: its emulators (no credentials) listen on loopback only, and
+ * What the local stack exposes: its emulators' gates listen on loopback only, and
  * nothing answers on their ports at this machine's other addresses; everything in its data
  * directory is this user's only (files 0600, directories 0700), including what an earlier
  * version left with the default modes.

@@ -99,10 +99,11 @@ it('keeps topics, subscriptions and a pending retry across a restart', async () 
       expect(queueUrl.startsWith(`${endpoints.sqs}/`)).toBe(true);
       expect(redriveUrl.startsWith(`${endpoints.sqs}/`)).toBe(true);
     }
+    // With the stack's credentials, which endpoints.json names (the emulators take no others).
     const sqs = new SQSClient({
       endpoint: endpoints.sqs,
       region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      credentials: endpoints.credentials,
     });
     const attributes = await sqs.send(
       new GetQueueAttributesCommand({

@@ -10,7 +10,6 @@
  */
 import { createPublicKey, verify } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { LOCAL_CREDENTIALS } from '../../shared/platform/aws';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { sigV4Problem } from '../support/sigv4';
 import { eventually, type ReceivedRequest, requestsCarrying, WebhookServer } from '../support/webhook-server';
@@ -417,7 +416,7 @@ describe('token auth to the endpoint', () => {
     const endpointUrl = webhook.url('/iam?stage=prod', (request) => {
       const problem = sigV4Problem(
         { method: request.method, target: request.path, headers: request.headers, body: request.body },
-        LOCAL_CREDENTIALS,
+        api.stack.endpoints.credentials,
         { region: 'eu-west-1', service: 'execute-api' },
       );
       problems.push(problem);

@@ -1,12 +1,14 @@
 /**
  * The local SQS client leaves out the signature and the MD5 checks of message bodies; its requests
- * still name the region the emulator reads. A loopback server stands in for the emulator, so the
+ * still name the region the emulator reads, and carry a proof of the stack's secret. A loopback server stands in for the emulator, so the
  * test sees the request as sent and can answer with an MD5 that does not match.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { LOCAL_SQS_AUTHORIZATION, localSqsClient } from '../../../shared/platform/aws';
+import { localSqsAuthorization, localSqsClient } from '../../../shared/platform/aws';
+
+const credentials = { accessKeyId: 'GWTEST', secretAccessKey: 'secret-of-this-stack' };
 
 let server: Server;
 let endpoint: string;
@@ -38,9 +40,9 @@ beforeEach(() => {
 });
 
 describe('localSqsClient', () => {
-  it('sends the credential scope instead of a signature, and the body unchanged', async () => {
+  it('sends the credential scope and a proof of the secret instead of a signature, and the body unchanged', async () => {
     answer = JSON.stringify({ MessageId: 'm1', MD5OfMessageBody: '00000000000000000000000000000000' });
-    const sqs = localSqsClient(endpoint);
+    const sqs = localSqsClient(endpoint, credentials);
 
     // The answer's MD5 does not match the body: the client would refuse it with the check on.
     const sent = await sqs.send(
@@ -49,10 +51,15 @@ describe('localSqsClient', () => {
 
     expect(sent.MessageId).toBe('m1');
     const [request] = seen;
-    expect(request?.headers.authorization).toBe(LOCAL_SQS_AUTHORIZATION);
+    expect(request?.headers.authorization).toBe(localSqsAuthorization(credentials));
     expect(request?.headers.authorization).toMatch(
-      /^AWS4-HMAC-SHA256 Credential=[^/]+\/\d{8}\/us-east-1\/sqs\/aws4_request, /,
+      /^AWS4-HMAC-SHA256 Credential=GWTEST\/\d{8}\/us-east-1\/sqs\/aws4_request, /,
     );
+    // The proof is the secret's own: another secret makes another header, and neither shows it.
+    expect(request?.headers.authorization).not.toBe(
+      localSqsAuthorization({ ...credentials, secretAccessKey: 'another-secret' }),
+    );
+    expect(request?.headers.authorization).not.toContain(credentials.secretAccessKey);
     expect(request?.headers['x-amz-content-sha256']).toBeUndefined();
     expect(JSON.parse(request?.body ?? '{}')).toMatchObject({ MessageBody: 'hello' });
   });
@@ -63,7 +70,7 @@ describe('localSqsClient', () => {
         { MessageId: 'm2', ReceiptHandle: 'r', Body: 'world', MD5OfBody: 'ffffffffffffffffffffffffffffffff' },
       ],
     });
-    const sqs = localSqsClient(endpoint);
+    const sqs = localSqsClient(endpoint, credentials);
 
     const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: `${endpoint}/000000000000/q` }));
 
