@@ -7,11 +7,9 @@
  * and with SigV4 `X-Amz-*`), a refusal naming the mapping.
  */
 import { isWebhook, type WebhookDestination } from '../../../shared/domain/model';
-import type { HttpEvent } from '../../../shared/http/api-gateway';
-import { ApiError } from '../../../shared/http/errors';
-import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
 import { authDocument } from '../../../shared/management/resource-documents';
 import { AesGcmSealer, keyText } from '../../../shared/platform/sealing';
+import { callRoute, routeTestDeps } from '../../support/management-routes';
 import { memoryStores, seedTopic } from '../../support/memory-stores';
 
 const SUB = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
@@ -25,36 +23,11 @@ const SIGV4_URL = 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod/hooks
 async function api(options: { sealer?: boolean } = {}) {
   const stores = memoryStores();
   const sealer = new AesGcmSealer(keyText('test key'));
-  const deps = {
-    ...stores,
-    clock: { now: () => 0, sleep: async () => {} },
-    newId: () => 'uid-1',
-    allowHttpEndpoints: false,
-    validateEndpoints: false,
-    blockPrivateEndpoints: false,
-    propagationDelayMs: 0,
-    publicUrl: () => 'https://events.example.test',
-    ...(options.sealer === false ? {} : { sealer }),
-  } as unknown as ManagementDeps;
+  const deps = routeTestDeps(stores, options.sealer === false ? {} : { sealer });
   await seedTopic(stores, 'orders');
   await seedTopic(stores, 'shop/orders');
-  const call = async (routeKey: string, pathParameters: Record<string, string>, body?: unknown) => {
-    try {
-      const answer = await handleManagement(
-        {
-          routeKey,
-          pathParameters,
-          requestContext: {},
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        } as unknown as HttpEvent,
-        deps,
-      );
-      return { status: answer.statusCode as number, body: JSON.parse(answer.body as string) };
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return { status: error.statusCode, body: { error: { message: error.message } } };
-    }
-  };
+  const call = (routeKey: string, pathParameters: Record<string, string>, body?: unknown) =>
+    callRoute(deps, routeKey, pathParameters, body);
   const webhook = (properties: Record<string, unknown>) => ({ endpointType: 'WebHook', properties });
   return {
     sealer,

@@ -7,11 +7,9 @@
  */
 import { MAX_PREVIOUS_SIGNING_SECRETS } from '../../../shared/delivery/signing';
 import { isWebhook } from '../../../shared/domain/model';
-import type { HttpEvent } from '../../../shared/http/api-gateway';
-import { ApiError } from '../../../shared/http/errors';
-import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
 import { VirtualClock } from '../../../shared/platform/clock';
 import { AesGcmSealer, keyText } from '../../../shared/platform/sealing';
+import { callRoute, routeTestDeps } from '../../support/management-routes';
 import { memoryStores, seedTopic } from '../../support/memory-stores';
 
 const SUB = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
@@ -21,35 +19,9 @@ const WEEK_MINUTES = 7 * 24 * 60;
 async function api() {
   const stores = memoryStores();
   const clock = new VirtualClock();
-  const deps = {
-    ...stores,
-    clock,
-    newId: () => 'uid-1',
-    allowHttpEndpoints: false,
-    validateEndpoints: false,
-    blockPrivateEndpoints: false,
-    propagationDelayMs: 0,
-    publicUrl: () => 'https://events.example.test',
-    sealer: new AesGcmSealer(keyText('test key')),
-  } as unknown as ManagementDeps;
+  const deps = routeTestDeps(stores, { clock, sealer: new AesGcmSealer(keyText('test key')) });
   await seedTopic(stores, 'orders');
-  const call = async (routeKey: string, body: unknown) => {
-    try {
-      const answer = await handleManagement(
-        {
-          routeKey,
-          pathParameters: PARAMS,
-          requestContext: {},
-          body: JSON.stringify(body),
-        } as unknown as HttpEvent,
-        deps,
-      );
-      return { status: answer.statusCode as number, body: JSON.parse(answer.body as string) };
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return { status: error.statusCode, body: { error: { message: error.message } } };
-    }
-  };
+  const call = (routeKey: string, body: unknown) => callRoute(deps, routeKey, PARAMS, body);
   const created = await call(`PUT ${SUB}`, {
     properties: {
       destination: {

@@ -1,13 +1,4 @@
-/**
- * Writing a subscription whose deliveries are signed with SigV4 (`auth: {type: 'AwsSigV4'}`):
- * the delivery role's signature goes only to the service's own endpoints (API Gateway hosts for
- * `execute-api`, function URLs for `lambda`), so an admin can't aim it at the Lambda Invoke API,
- * SQS, DynamoDB or STS. A refusal is a 400 naming the field and the rule; nothing is stored. The
- * local stack (http endpoints allowed) may also sign for loopback, where its test endpoints are.
- */
-import type { HttpEvent } from '../../../shared/http/api-gateway';
-import { ApiError } from '../../../shared/http/errors';
-import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
+import { callRoute, routeTestDeps } from '../../support/management-routes';
 import { memoryStores, seedTopic } from '../../support/memory-stores';
 
 const SUB = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
@@ -16,30 +7,11 @@ const AUTH_FIELD = 'properties.destination.properties.auth';
 
 async function api(options: { local?: boolean } = {}) {
   const stores = memoryStores();
-  const deps = {
-    ...stores,
-    clock: { now: () => 0, sleep: async () => {} },
-    newId: () => 'uid-1',
-    allowHttpEndpoints: options.local ?? false,
-    validateEndpoints: false,
-    blockPrivateEndpoints: false,
-    propagationDelayMs: 0,
-    publicUrl: () => 'https://events.example.test',
-  } as unknown as ManagementDeps;
+  const deps = routeTestDeps(stores, { allowHttpEndpoints: options.local ?? false });
   await seedTopic(stores, 'orders');
   await seedTopic(stores, 'shop/orders');
-  const call = async (routeKey: string, pathParameters: Record<string, string>, body: unknown) => {
-    try {
-      const answer = await handleManagement(
-        { routeKey, pathParameters, requestContext: {}, body: JSON.stringify(body) } as unknown as HttpEvent,
-        deps,
-      );
-      return { status: answer.statusCode as number, body: JSON.parse(answer.body as string) };
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return { status: error.statusCode, body: { error: { message: error.message } } };
-    }
-  };
+  const call = (routeKey: string, pathParameters: Record<string, string>, body: unknown) =>
+    callRoute(deps, routeKey, pathParameters, body);
   const destination = (endpointUrl: string, auth: Record<string, unknown>) => ({
     endpointType: 'WebHook',
     properties: { endpointUrl, auth },
