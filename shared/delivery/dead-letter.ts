@@ -183,7 +183,7 @@ export class DeadLetterStep {
         ),
       );
       try {
-        await this.deps.bucket.put(key, body, topicIdOf(target.topic));
+        await this.deps.bucket.put(key, body, topicIdOf(target.topic), target.uid);
       } catch (error) {
         await this.cannotWrite(group, error as Error, report);
         continue;

@@ -30,6 +30,34 @@ import { type ReplayMarkerDocument, replayMarkerSchema } from '../domain/model';
  */
 export const TOPIC_METADATA = 'gridwire-topic';
 
+/**
+ * The user metadata naming the uid of the subscription that wrote a blob
+ * (`x-amz-meta-gridwire-subscription-uid`): a subscription deleted and created again under the
+ * same name writes under the same prefix, and this tells its blobs from its predecessor's.
+ */
+export const SUBSCRIPTION_UID_METADATA = 'gridwire-subscription-uid';
+
+/**
+ * What a blob says about who wrote it and when: the topic and subscription uid stamped on it
+ * (absent on blobs written before those stamps) and when S3 stored it (epoch ms).
+ */
+export interface DeadLetterBlobStamp {
+  topic?: string;
+  uid?: string;
+  writtenAt?: number;
+}
+
+/** The stamp of an object's metadata and time, as S3 answers a GET or a HEAD. */
+const stampOfObject = (metadata: Record<string, string> | undefined, lastModified: Date | undefined) => {
+  const topic = metadata?.[TOPIC_METADATA];
+  const uid = metadata?.[SUBSCRIPTION_UID_METADATA];
+  return {
+    ...(topic === undefined ? {} : { topic }),
+    ...(uid === undefined ? {} : { uid }),
+    ...(lastModified === undefined ? {} : { writtenAt: lastModified.getTime() }),
+  };
+};
+
 /** One hour folder of a subscription's dead letters: its key prefix and the hour's start (epoch ms). */
 export interface DeadLetterHourFolder {
   prefix: string;
@@ -40,10 +68,9 @@ const HOUR_MS = 3_600_000;
 /** How much later than its key's time a blob's write may land (and S3 date it). */
 const WRITE_SLACK_MS = 15 * 60_000;
 
-/** A blob's text and the topic stamped on it (absent on blobs written before stamps). */
-export interface DeadLetterBlobRead {
+/** A blob's text and its stamp. */
+export interface DeadLetterBlobRead extends DeadLetterBlobStamp {
   text: string;
-  topic?: string;
 }
 
 const isMissing = (error: unknown) =>
@@ -143,11 +170,15 @@ export class DeadLetterBucket {
   ) {}
 
   /**
-   * Writes one blob (a JSON array of records), stamped with the topic of the subscription whose
-   * records it holds. Rejects if the bucket cannot be written: with a
+   * Writes one blob (a JSON array of records), stamped with the topic and uid of the subscription
+   * whose records it holds. Rejects if the bucket cannot be written: with a
    * {@link DeadLetterDestinationNotFound} when the bucket does not exist.
    */
-  async put(key: string, body: string, topic?: string): Promise<void> {
+  async put(key: string, body: string, topic?: string, uid?: string): Promise<void> {
+    const metadata = {
+      ...(topic === undefined ? {} : { [TOPIC_METADATA]: topic }),
+      ...(uid === undefined ? {} : { [SUBSCRIPTION_UID_METADATA]: uid }),
+    };
     try {
       await this.s3.send(
         new PutObjectCommand({
@@ -155,7 +186,7 @@ export class DeadLetterBucket {
           Key: key,
           Body: body,
           ContentType: 'application/json; charset=utf-8',
-          ...(topic === undefined ? {} : { Metadata: { [TOPIC_METADATA]: topic } }),
+          ...(Object.keys(metadata).length === 0 ? {} : { Metadata: metadata }),
         }),
       );
     } catch (error) {
@@ -246,13 +277,12 @@ export class DeadLetterBucket {
     return (await this.read(key))?.text;
   }
 
-  /** A blob's text with its topic stamp, or `undefined` if there is no such blob. */
+  /** A blob's text with its stamp, or `undefined` if there is no such blob. */
   async read(key: string): Promise<DeadLetterBlobRead | undefined> {
     try {
       const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucketName, Key: key }));
       const text = (await object.Body?.transformToString('utf-8')) ?? '';
-      const topic = object.Metadata?.[TOPIC_METADATA];
-      return { text, ...(topic === undefined ? {} : { topic }) };
+      return { text, ...stampOfObject(object.Metadata, object.LastModified) };
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
@@ -260,14 +290,13 @@ export class DeadLetterBucket {
   }
 
   /**
-   * A blob's topic stamp without its text (`{}` for a blob written before stamps), or `undefined`
-   * if there is no such blob.
+   * A blob's stamp without its text (no topic or uid on a blob written before stamps), or
+   * `undefined` if there is no such blob.
    */
-  async stampOf(key: string): Promise<{ topic?: string } | undefined> {
+  async stampOf(key: string): Promise<DeadLetterBlobStamp | undefined> {
     try {
       const head = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucketName, Key: key }));
-      const topic = head.Metadata?.[TOPIC_METADATA];
-      return topic === undefined ? {} : { topic };
+      return stampOfObject(head.Metadata, head.LastModified);
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;

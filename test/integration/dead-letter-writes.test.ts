@@ -12,7 +12,7 @@ import { LOCAL_REGION } from '../../shared/platform/aws';
 import { DeadLetterBucket } from '../../shared/storage/dead-letter-bucket';
 import { deadLetterStepHarness, deliveryTarget, item } from '../support/fakes';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
-import { eventually, WebhookServer } from '../support/webhook-server';
+import { eventMarker, eventually, WebhookServer } from '../support/webhook-server';
 
 const TIME_SCALE = 60;
 let api: TestStack;
@@ -47,6 +47,9 @@ async function blobsUnder(
     })),
   );
 }
+
+const route = (topic: string, subscription: string) =>
+  `/admin/topics/${topic}/eventSubscriptions/${subscription}`;
 
 describe('dead letters in S3', () => {
   it('writes an event the webhook refused, after the scaled 5-minute delay, as the spec record', async () => {
@@ -178,6 +181,51 @@ describe('dead letters in S3', () => {
     // reason, not the count, is what the time to live decides.
     expect(Number(blobs[0]?.records[0]?.deliveryAttempts)).toBeGreaterThanOrEqual(1);
   }, 30_000);
+
+  it("leaves a deleted subscription's dead letters to no successor of the same name, in the same container", async () => {
+    const key = await api.createTopic('charges');
+    const deadLetters = {
+      deadLetterDestination: { endpointType: 'StorageBlob', properties: { blobContainerName: 'dead' } },
+      retryPolicy: { maxDeliveryAttempts: 1 },
+    };
+    await api.subscribe(
+      'charges',
+      'shared2',
+      webhook.url('/refusing', () => ({ status: 400 })),
+      deadLetters,
+    );
+    const charged = event('card-3', 'Card.Charged', { cardNumber: '4111111111111111' });
+    expect((await api.publish('charges', key, [charged])).status).toBe(200);
+    const deadLettersOf = () => api.call('GET', `${route('charges', 'shared2')}/deadLetters`);
+    // The predecessor's own listing shows its blob once written.
+    const [blob] = await eventually(
+      async () => {
+        const listed = (await deadLettersOf()).body.value as { key: string }[];
+        return listed.length > 0 && listed;
+      },
+      20_000,
+      "the predecessor's dead letter",
+    );
+
+    expect((await api.call('DELETE', route('charges', 'shared2'))).status).toBe(200);
+    await api.subscribe('charges', 'shared2', webhook.url('/third'), deadLetters);
+
+    expect((await deadLettersOf()).body.value).toEqual([]);
+    const shown = await api.call(
+      'GET',
+      `${route('charges', 'shared2')}/deadLetters/blob?key=${encodeURIComponent(blob?.key ?? '')}`,
+    );
+    expect(shown.status).toBe(404);
+    expect(JSON.stringify(shown.body)).not.toContain('4111111111111111');
+    const replayed = await api.call('POST', `${route('charges', 'shared2')}/deadLetters/replay`, {
+      keys: [blob?.key],
+      force: true,
+    });
+    expect(replayed.body).toMatchObject({ eventsQueued: 0, notFound: [blob?.key] });
+    expect(
+      webhook.requestsTo('/third').filter((request) => request.body.includes(eventMarker('card-3'))),
+    ).toEqual([]);
+  }, 60_000);
 });
 
 describe('a dead-letter bucket that cannot be written (real S3 emulator, injected clock)', () => {

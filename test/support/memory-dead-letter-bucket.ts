@@ -11,8 +11,22 @@ import {
   replayMarkerText,
 } from '../../shared/storage/dead-letter-bucket';
 
+interface StoredBlob {
+  text: string;
+  writtenAt: number;
+  topic?: string;
+  uid?: string;
+}
+
+/** What S3 would answer about a blob: its stamps and when it was written. */
+const stampOf = ({ topic, uid, writtenAt }: StoredBlob) => ({
+  ...(topic === undefined ? {} : { topic }),
+  ...(uid === undefined ? {} : { uid }),
+  writtenAt,
+});
+
 export class MemoryDeadLetterBucket implements DeadLetterBlobs {
-  readonly blobs = new Map<string, { text: string; writtenAt: number; topic?: string }>();
+  readonly blobs = new Map<string, StoredBlob>();
   /** Marker texts by blob key. */
   readonly markers = new Map<string, string>();
   /** The prefixes listed, in order. */
@@ -22,8 +36,13 @@ export class MemoryDeadLetterBucket implements DeadLetterBlobs {
   /** Marking these keys fails. */
   readonly failMarking = new Set<string>();
 
-  put(key: string, text: string, writtenAt: number, topic?: string): void {
-    this.blobs.set(key, { text, writtenAt, ...(topic === undefined ? {} : { topic }) });
+  put(key: string, text: string, writtenAt: number, topic?: string, uid?: string): void {
+    this.blobs.set(key, {
+      text,
+      writtenAt,
+      ...(topic === undefined ? {} : { topic }),
+      ...(uid === undefined ? {} : { uid }),
+    });
   }
 
   async list(prefix: string, window: { since?: number; until?: number } = {}): Promise<DeadLetterBlobInfo[]> {
@@ -61,14 +80,12 @@ export class MemoryDeadLetterBucket implements DeadLetterBlobs {
   async read(key: string) {
     this.reads.push(key);
     const blob = this.blobs.get(key);
-    return blob === undefined
-      ? undefined
-      : { text: blob.text, ...(blob.topic === undefined ? {} : { topic: blob.topic }) };
+    return blob === undefined ? undefined : { text: blob.text, ...stampOf(blob) };
   }
 
   async stampOf(key: string) {
     const blob = this.blobs.get(key);
-    return blob === undefined ? undefined : blob.topic === undefined ? {} : { topic: blob.topic };
+    return blob === undefined ? undefined : stampOf(blob);
   }
 
   async replayMarker(key: string): Promise<ReplayMarker | undefined> {

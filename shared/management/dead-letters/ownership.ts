@@ -1,12 +1,19 @@
 /**
  * Which blobs under a subscription's prefix are its own: the prefix has no topic, so two topics'
  * subscriptions of the same name writing to one container share it; a blob's topic stamp (else
- * its records) decides.
+ * its records) decides. Nor does it name the subscription's uid, so a subscription deleted and
+ * created again under the same name shares it with its predecessor: the uid stamped on a blob
+ * (else when it was written) decides that.
  */
 import { type DeadLetterFormat, recordsHoldCloudEvents } from '../../delivery/rules/dead-letter-layout';
 import type { Subscription } from '../../domain/model';
 import { mapWithConcurrency } from '../../platform/concurrency';
-import type { DeadLetterBlobInfo } from '../../storage/dead-letter-bucket';
+import type {
+  DeadLetterBlobInfo,
+  DeadLetterBlobRead,
+  DeadLetterBlobStamp,
+} from '../../storage/dead-letter-bucket';
+import { ownRecord } from '../../storage/history-items';
 import { BLOB_CONCURRENCY, type DeadLetterBlobs } from './deps';
 import { type DeadLetterPlace, isBlobKey } from './place';
 import { blobRecords, recordOfTopic } from './records';
@@ -37,16 +44,37 @@ export function blobOfTopic(
   return recorded.length > 0 && recorded.every((record) => recordOfTopic(format, record, topic));
 }
 
+/**
+ * Whether a blob of the subscription's topic is this subscription's, not a predecessor's (one of
+ * the same name, deleted since, whose blobs share the prefix): the rule of the message log
+ * (`ownRecord`), the uid stamped on the blob, else when it was written against the subscription's
+ * creation.
+ */
+const blobOfSubscription = (subscription: Subscription, stamp: DeadLetterBlobStamp): boolean =>
+  ownRecord(subscription, {
+    ...(stamp.uid === undefined ? {} : { uid: stamp.uid }),
+    at: (stamp.writtenAt ?? 0) + LAST_MODIFIED_PRECISION_MS,
+  });
+
+/**
+ * S3 gives a blob's `Last-Modified` to the second (cut, not rounded): a blob is taken as written
+ * up to that much later, so one written in its subscription's first second is still its own.
+ * Only blobs written before uids were stamped are judged by their time at all.
+ */
+const LAST_MODIFIED_PRECISION_MS = 999;
+
 /** Whether a blob read whole is the subscription's (an unreadable unstamped blob is no one's). */
 export const readBlobOfTopic = (
   place: DeadLetterPlace,
   subscription: Subscription,
   key: string,
-  text: string,
-  stamp?: string,
+  blob: DeadLetterBlobRead,
 ) => {
   try {
-    return blobOfTopic(place.format, subscription.topic, stamp, () => blobRecords(key, text));
+    return (
+      blobOfTopic(place.format, subscription.topic, blob.topic, () => blobRecords(key, blob.text)) &&
+      blobOfSubscription(subscription, blob)
+    );
   } catch {
     return false;
   }
@@ -62,10 +90,13 @@ export async function ownsBlob(
   const stamp = await bucket.stampOf(key);
   if (stamp === undefined) return false;
   if (stamp.topic !== undefined || recordsHoldCloudEvents(place.format)) {
-    return blobOfTopic(place.format, subscription.topic, stamp.topic, () => []);
+    return (
+      blobOfTopic(place.format, subscription.topic, stamp.topic, () => []) &&
+      blobOfSubscription(subscription, stamp)
+    );
   }
   const blob = await bucket.read(key);
-  return blob !== undefined && readBlobOfTopic(place, subscription, key, blob.text, blob.topic);
+  return blob !== undefined && readBlobOfTopic(place, subscription, key, blob);
 }
 
 /**

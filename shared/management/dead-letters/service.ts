@@ -98,7 +98,7 @@ export class DeadLetterService {
     const place = deadLetterPlace(subscription);
     checkKey(place, key, 'key');
     const blob = await this.deps.bucket.read(key);
-    if (blob === undefined || !readBlobOfTopic(place, subscription, key, blob.text, blob.topic)) {
+    if (blob === undefined || !readBlobOfTopic(place, subscription, key, blob)) {
       throw notFound(`There is no dead-letter blob '${key}' of this event subscription.`);
     }
     const replayedAt = await this.deps.bucket.replayedAt(key);

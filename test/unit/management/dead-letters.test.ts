@@ -29,7 +29,14 @@ import { MemoryReplayClaims } from '../../support/memory-stores';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
 const HOUR = 3_600_000;
-const sub = subscription({ uid: 'uid-1', version: 42, name: 'Audit', deadLetter: { container: 'dead' } });
+// Created before every blob of these tests but a predecessor's: its unstamped blobs are its own.
+const sub = subscription({
+  uid: 'uid-1',
+  version: 42,
+  name: 'Audit',
+  deadLetter: { container: 'dead' },
+  createdAt: '2025-01-01T00:00:00.000Z',
+});
 const scope = { kind: 'topic', subscription: 'Audit' } as const;
 const facts = (reason: DeadLetterReason): DeadLetterFacts => ({
   reason,
@@ -67,6 +74,7 @@ function harness() {
     records: Array<[string, DeadLetterReason] | [string, DeadLetterReason, string]>,
     name = String(writtenAt),
     stamp: string | null = 'orders',
+    uid?: string,
   ) => {
     const key = deadLetterKey('dead', scope, writtenAt, name);
     const text = deadLetterBlob(
@@ -74,7 +82,12 @@ function harness() {
         deadLetterRecord('EventGridSchema', eventJson(id, topic), facts(reason)),
       ),
     );
-    bucket.blobs.set(key, { text, writtenAt, ...(stamp === null ? {} : { topic: stamp }) });
+    bucket.blobs.set(key, {
+      text,
+      writtenAt,
+      ...(stamp === null ? {} : { topic: stamp }),
+      ...(uid === undefined ? {} : { uid }),
+    });
     return key;
   };
   return { clock, bucket, queue, claims, service, put };
@@ -100,6 +113,33 @@ const apiError = async (promise: Promise<unknown> | (() => unknown)) => {
   }
   throw new Error('expected an ApiError');
 };
+
+describe("a predecessor's dead letters (a subscription of the same name, deleted since)", () => {
+  it('are not listed, shown or replayed for its successor: the uid stamped on a blob, else when it was written, decide', async () => {
+    const { service, put, queue } = harness();
+    const successor = { ...sub, uid: 'uid-2', createdAt: new Date(T0).toISOString() };
+    const predecessors = put(
+      T0 + HOUR,
+      [['card-1', 'MaxDeliveryAttemptsExceeded']],
+      'gone',
+      'orders',
+      'uid-1',
+    );
+    const unstampedOlder = put(T0 - HOUR, [['card-2', 'MaxDeliveryAttemptsExceeded']], 'older');
+    const own = put(T0 + 2 * HOUR, [['mine', 'MaxDeliveryAttemptsExceeded']], 'own', 'orders', 'uid-2');
+    const unstampedNewer = put(T0 + 3 * HOUR, [['mine-2', 'MaxDeliveryAttemptsExceeded']], 'newer');
+    expect((await listed(service, successor)).map((entry) => entry.key)).toEqual([unstampedNewer, own]);
+    for (const key of [predecessors, unstampedOlder]) {
+      expect((await apiError(service.show(successor, key))).statusCode).toBe(404);
+    }
+    const report = await service.replay(successor, request({ keys: [predecessors, unstampedOlder, own] }));
+    expect(report.notFound).toEqual([predecessors, unstampedOlder]);
+    expect(report.eventsQueued).toBe(1);
+    expect(queue.sent.flatMap((sent) => sent.job.body.match(/card-\d/g) ?? [])).toEqual([]);
+    // The predecessor itself (say, read before its delete) still owns its blob.
+    expect((await listed(service, sub)).map((entry) => entry.key)).toContain(predecessors);
+  });
+});
 
 describe('listing', () => {
   it('pages through whole hour folders, newest first, reading only the folders of each page', async () => {
