@@ -9,12 +9,8 @@ import type { Construct } from 'constructs';
 import { type FunctionKey, QUEUES, type QueueKey } from '../shared/config/resources';
 import type { MetricName } from '../shared/observability/metrics';
 import { METRIC } from '../shared/observability/metrics';
-import {
-  pipelineBreakdown as breakdownIn,
-  FIVE_MINUTES,
-  type MonitoringTargets,
-  pipelineMetric as metricIn,
-} from './monitoring';
+import { pipelineBreakdown as breakdownIn, FIVE_MINUTES, pipelineMetric as metricIn } from './metric-series';
+import type { MonitoringTargets } from './monitoring';
 import type { PipelineFunction } from './pipeline-function';
 
 /** The pipeline's dashboard: one row per stage of the pipeline, top to bottom. */

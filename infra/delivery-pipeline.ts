@@ -13,18 +13,12 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BACKLOG_WINDOW_SECONDS, ENV, type QueueKey } from '../shared/config/resources';
 import { METRICS_NAMESPACE } from '../shared/observability/metrics';
+import { ALARM_THRESHOLDS } from './alarm-definitions';
+import { alarmEmailsOf, createAlarmTopic, subscribeAlarmEmails } from './alarm-topic';
 import { createDashboard } from './dashboard';
 import { DeclaredNamespace, type DeclaredNamespaceProps } from './declared-namespaces';
 import { DeclaredResources, DeclaredTopic, type DeclaredTopicProps } from './declared-resources';
-import {
-  ALARM_THRESHOLDS,
-  addDeclaredResourcesAlarms,
-  alarmEmailsOf,
-  createAlarms,
-  createAlarmTopic,
-  type PipelineAlarms,
-  subscribeAlarmEmails,
-} from './monitoring';
+import { addDeclaredResourcesAlarms, createAlarms, type PipelineAlarms } from './monitoring';
 import { addApiRoutes, createHttpApi } from './pipeline/api';
 import {
   accountLimitNeededFor,

@@ -8,8 +8,8 @@ import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { LAMBDA_SQS_LIMITS, OUTPUT_PREFIX_PATTERN, QUEUES } from '../../shared/config/resources';
 import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../../shared/config/runtime';
 import { isValidMetricsNamespace, METRICS_NAMESPACE_RULE } from '../../shared/observability/metrics';
+import { alarmEmailsOf } from '../alarm-topic';
 import type { DeliveryPipelineProps } from '../delivery-pipeline';
-import { alarmEmailsOf } from '../monitoring';
 import { deliveryEventSourceConcurrency, minimumDeliveryReservedConcurrency } from './capacity';
 import { PUBLISH_INGRESSES } from './publish-url';
 

@@ -7,6 +7,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { ALARM_THRESHOLDS } from '../../infra/alarm-definitions';
 import { addComplianceChecks } from '../../infra/checks';
 import {
   DEFAULT_THROTTLE,
@@ -14,7 +15,7 @@ import {
   type DeliveryPipelineProps,
 } from '../../infra/delivery-pipeline';
 import { GridwireStack } from '../../infra/gridwire-stack';
-import { ALARM_THRESHOLDS, listAlarms } from '../../infra/monitoring';
+import { listAlarms } from '../../infra/monitoring';
 import { ASSUMED_PUBLISH_DURATION_MS, THROTTLE_CEILING } from '../../infra/pipeline/capacity';
 import { ENV, FUNCTIONS, QUEUES, TABLE } from '../../shared/config/resources';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/observability/metrics';
