@@ -1,6 +1,7 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { DeliveryPipeline, type DeliveryPipelineProps } from './delivery-pipeline';
+import { DeliveryPipeline } from './delivery-pipeline';
+import type { DeliveryPipelineProps } from './delivery-pipeline-props';
 
 export interface GridwireStackProps extends StackProps {
   /** Settings of the delivery pipeline. */

@@ -21,8 +21,8 @@ export {
   DEFAULT_REMOVAL_POLICY,
   DEFAULT_THROTTLE,
   DeliveryPipeline,
-  type DeliveryPipelineProps,
 } from './delivery-pipeline';
+export type { DeliveryPipelineProps } from './delivery-pipeline-props';
 export { type DeclaredDestination, Destination, type DestinationOptions } from './destinations';
 export { GridwireStack, type GridwireStackProps } from './gridwire-stack';
 export {

@@ -9,7 +9,7 @@ import { LAMBDA_SQS_LIMITS, OUTPUT_PREFIX_PATTERN, QUEUES } from '../../shared/c
 import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../../shared/config/runtime';
 import { isValidMetricsNamespace, METRICS_NAMESPACE_RULE } from '../../shared/observability/metrics';
 import { alarmEmailsOf } from '../alarm-topic';
-import type { DeliveryPipelineProps } from '../delivery-pipeline';
+import type { DeliveryPipelineProps } from '../delivery-pipeline-props';
 import { deliveryEventSourceConcurrency, minimumDeliveryReservedConcurrency } from './capacity';
 import { PUBLISH_INGRESSES } from './publish-url';
 

@@ -7,7 +7,8 @@
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
-import { DeliveryPipeline, type DeliveryPipelineProps } from '../../infra/delivery-pipeline';
+import { DeliveryPipeline } from '../../infra/delivery-pipeline';
+import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline-props';
 import { Destination } from '../../infra/destinations';
 import { environmentEstimate, LAMBDA_ENVIRONMENT_LIMIT_BYTES } from '../../infra/pipeline/deploy-limits';
 import { DEPLOY_RULES, deployProblems, type TemplateJson } from '../support/deploy-rules';

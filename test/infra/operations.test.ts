@@ -9,11 +9,8 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { ALARM_THRESHOLDS } from '../../infra/alarm-definitions';
 import { addComplianceChecks } from '../../infra/checks';
-import {
-  DEFAULT_THROTTLE,
-  DeliveryPipeline,
-  type DeliveryPipelineProps,
-} from '../../infra/delivery-pipeline';
+import { DEFAULT_THROTTLE, DeliveryPipeline } from '../../infra/delivery-pipeline';
+import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline-props';
 import { GridwireStack } from '../../infra/gridwire-stack';
 import { listAlarms } from '../../infra/monitoring';
 import { ASSUMED_PUBLISH_DURATION_MS, THROTTLE_CEILING } from '../../infra/pipeline/capacity';

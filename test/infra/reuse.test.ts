@@ -6,7 +6,8 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { addComplianceChecks } from '../../infra/checks';
-import { DeliveryPipeline, type DeliveryPipelineProps } from '../../infra/delivery-pipeline';
+import { DeliveryPipeline } from '../../infra/delivery-pipeline';
+import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline-props';
 import { GridwireStack } from '../../infra/gridwire-stack';
 import { LONGEST_PHYSICAL, longestValue } from '../../infra/pipeline/deploy-limits';
 import {

@@ -3,7 +3,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { DeliveryPipeline, type DeliveryPipelineProps } from '../../infra/delivery-pipeline';
+import { DeliveryPipeline } from '../../infra/delivery-pipeline';
+import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline-props';
 import { GridwireStack } from '../../infra/gridwire-stack';
 import {
   BACKLOG_BUCKET,

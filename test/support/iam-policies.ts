@@ -8,7 +8,7 @@
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App, CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline';
+import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline-props';
 import { GridwireStack } from '../../infra/gridwire-stack';
 import {
   BACKLOG_BUCKET,
