@@ -13,13 +13,13 @@ import { isoDurationOf } from '../shared/platform/iso-duration';
 import {
   checkName,
   checkRange,
-  type DeclaredResources,
   type DeclaredWebhookProps,
   filterBody,
   validationWaitOf,
   webhookDestinationBody,
   webhookSettingsOf,
-} from './declared-resources';
+} from './declared-bodies';
+import type { DeclaredResources } from './declared-resources';
 
 /** A declared namespace. */
 export interface DeclaredNamespaceProps {

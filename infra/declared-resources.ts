@@ -24,23 +24,21 @@ import {
 } from 'aws-cdk-lib';
 import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct, type IDependable } from 'constructs';
-import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
-import { type DeliveryProfile, TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
-import { RATE_LIMITS } from '../shared/delivery/rules/rate-limit';
+import { TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import { PAIR_SEPARATOR } from '../shared/delivery/rules/resource-destinations';
-import { isValidName, NAME_RULES, type NameKind } from '../shared/domain/names';
+import type { DeclaredKind } from '../shared/management/declared-resources';
 import {
-  DECLARED_VALIDATION_MODES,
-  DEFAULT_DECLARED_VALIDATION,
-  type DeclaredKind,
-  type DeclaredValidationMode,
-  MAX_VALIDATION_WAIT_SECONDS,
-  VALIDATION_WAIT_SECONDS,
-} from '../shared/management/declared-resources';
-import { disableAfterSchema, retryScheduleSchema } from '../shared/management/subscription-schema';
+  checkName,
+  checkRange,
+  type DeclaredEndpointAuth,
+  type DeclaredSubscriptionProps,
+  filterBody,
+  validationWaitOf,
+  webhookDestinationBody,
+  webhookSettingsOf,
+} from './declared-bodies';
 import type { DeclaredDestination } from './destinations';
 
 /** The provider's time limit for one declaration: under CloudFormation's hour for a custom resource. */
@@ -53,254 +51,6 @@ export interface DeclaredTopicProps {
   readonly tags?: Readonly<Record<string, string>>;
   /** Further topic properties, as the admin API's body names them (e.g. `inputSchemaMapping`). */
   readonly properties?: Readonly<Record<string, unknown>>;
-}
-
-/** A declared webhook subscription of a topic, in the admin API's terms. */
-export interface DeclaredSubscriptionProps extends DeclaredWebhookProps {
-  /** 1 to 30 (default 30), as the `topic` profile allows. */
-  readonly maxDeliveryAttempts?: number;
-  /** 1 to 1440 (default 1440), as the `topic` profile allows. */
-  readonly eventTimeToLiveInMinutes?: number;
-  readonly eventDeliverySchema?: 'EventGridSchema' | 'CloudEventSchemaV1_0' | 'CustomInputSchema';
-  readonly labels?: readonly string[];
-  /**
-   * Further subscription properties, as the admin API's body names them (`advancedFilters`,
-   * `deadLetterDestination`, `deliveryAttributeMappings`...), merged over the ones above.
-   */
-  readonly properties?: Readonly<Record<string, unknown>>;
-}
-
-/** Throws naming the rule when `name` is not a valid name of its kind. */
-export const checkName = (kind: NameKind, name: string): void => {
-  if (!isValidName(kind, name)) {
-    const rule = NAME_RULES[kind];
-    throw new Error(
-      `The ${kind} name '${name}' is not valid: ${rule.min} to ${rule.max} letters, digits and hyphens.`,
-    );
-  }
-};
-
-/** Checks a numeric prop against its range, naming the field and the limit. */
-export const checkRange = (field: string, value: number | undefined, range: SettingRange): void => {
-  if (value !== undefined && !isInRange(value, range)) {
-    throw new Error(`${field} must be ${describeRange(range)} (got ${value}).`);
-  }
-};
-
-/** What a declared webhook subscription has in common, classic or of a namespace topic. */
-export interface DeclaredWebhookProps {
-  /**
-   * The webhook's HTTPS URL; it must answer the validation handshake. Give this or
-   * `destination`.
-   */
-  readonly endpointUrl?: string;
-  /**
-   * An AWS resource to deliver to instead of a webhook (`Destination.sqs(queue)`...): the
-   * delivery function is granted to send to it, and the stack allows it.
-   */
-  readonly destination?: DeclaredDestination;
-  readonly includedEventTypes?: readonly string[];
-  readonly subjectBeginsWith?: string;
-  readonly subjectEndsWith?: string;
-  readonly maxEventsPerBatch?: number;
-  readonly preferredBatchSizeInKilobytes?: number;
-  /**
-   * Whether the deployment waits for the endpoint to agree to receive (the validation handshake):
-   * - `'async'` (default): the subscription is created and the deployment goes on; the endpoint
-   *   is asked at once and, while it has not agreed, receives nothing. The outcome shows in the
-   *   subscription's `provisioningState` (`gridwire subscription show`), in `gridwire health`,
-   *   and, when the endpoint refuses or can't be reached, in the `EndpointValidationFailCount`
-   *   metric and the `endpointValidationFailed` alarm. An endpoint that is not there yet can be
-   *   validated later through its validation URL, or by deploying again with a change.
-   * - `'wait'`: the subscription is reported created only once its endpoint agreed; one that has
-   *   not by `validationWaitSeconds` fails the deployment (and a first create rolls back).
-   */
-  readonly validation?: DeclaredValidationMode;
-  /**
-   * With `validation: 'wait'`, seconds the deployment waits for the endpoint to agree (default
-   * {@link VALIDATION_WAIT_SECONDS}, at most {@link MAX_VALIDATION_WAIT_SECONDS}).
-   */
-  readonly validationWaitSeconds?: number;
-  /**
-   * Requests per second the endpoint is sent at most, across all workers (1 to 10,000; a batch is
-   * one request); the rest are held, not failed. Default: no limit of its own.
-   */
-  readonly maxDeliveriesPerSecond?: number;
-  /**
-   * Sign every delivery (Standard Webhooks) with a secret the stack generates: `true` or `'v1'`
-   * (HMAC-SHA256), `'v1a'` (an Ed25519 key: receivers verify with its public key). Read it with
-   * `gridwire subscription signing-secret` or the admin API's `getSigningSecret`. A secret never
-   * appears in the template.
-   */
-  readonly signing?: boolean | 'v1' | 'v1a';
-  /**
-   * The subscription's own retry schedule, the last step repeating (each 10 s to 12 h, at most
-   * 30 steps, 10 for namespace subscriptions). Default: the profile's schedule.
-   */
-  readonly retrySchedule?: readonly Duration[];
-  /**
-   * Disable the subscription, with a `Gridwire.SubscriptionDisabled` notice, once its endpoint has
-   * failed every attempt this long (1 hour to 30 days), or `'never'`. Default 5 days.
-   */
-  readonly disableAfterFailingFor?: Duration | 'never';
-  /** What the message log keeps: `Failures` (default) or `All` deliveries. */
-  readonly deliveryLog?: 'Failures' | 'All';
-  /**
-   * Credentials on every request (and on the validation handshake): an OAuth 2.0 client (its
-   * secret read from Secrets Manager by the management function when the subscription is put,
-   * never in the template), or SigV4 with the delivery function's own role.
-   */
-  readonly auth?: DeclaredEndpointAuth;
-}
-
-/** How a declared subscription's requests authenticate to its endpoint. */
-export type DeclaredEndpointAuth =
-  | {
-      readonly type: 'OAuth2ClientCredentials';
-      readonly tokenUrl: string;
-      readonly clientId: string;
-      /** The client secret's text; the management function is granted to read it. */
-      readonly clientSecret: ISecret;
-      readonly scope?: string;
-    }
-  | { readonly type: 'AwsSigV4'; readonly service: 'execute-api' | 'lambda'; readonly region?: string };
-
-/** The auth as the admin API's body names it, without the client secret (set from its ARN on deploy). */
-const authBody = (auth: DeclaredEndpointAuth) =>
-  auth.type === 'AwsSigV4'
-    ? { ...auth }
-    : {
-        type: auth.type,
-        tokenUrl: auth.tokenUrl,
-        clientId: auth.clientId,
-        ...(auth.scope === undefined ? {} : { scope: auth.scope }),
-      };
-
-/**
- * The settings of `props` beyond the original's: the retry schedule (whose place in the body
- * differs between classic and namespace subscriptions) and the subscription-level properties,
- * each checked as the admin API checks it, so a mistake fails the synth naming the prop.
- */
-export function webhookSettingsOf(
-  props: DeclaredWebhookProps,
-  profile: DeliveryProfile,
-): { retrySchedule?: string[]; properties: Record<string, unknown> } {
-  const retrySchedule = props.retrySchedule?.map((step) => step.toIsoString());
-  if (retrySchedule !== undefined) {
-    const parsed = retryScheduleSchema(profile).safeParse(retrySchedule);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new Error(
-        `retrySchedule${issue?.path.map((part) => `[${String(part)}]`).join('') ?? ''} ${issue?.message}.`,
-      );
-    }
-  }
-  const disableAfter =
-    props.disableAfterFailingFor === undefined
-      ? undefined
-      : props.disableAfterFailingFor === 'never'
-        ? null
-        : props.disableAfterFailingFor.toIsoString();
-  if (typeof disableAfter === 'string' && !disableAfterSchema.safeParse(disableAfter).success) {
-    throw new Error(
-      `disableAfterFailingFor must be from 1 hour to 30 days, or 'never' (got ${disableAfter}).`,
-    );
-  }
-  return {
-    ...(retrySchedule === undefined ? {} : { retrySchedule }),
-    properties: {
-      ...(disableAfter === undefined ? {} : { disableAfterFailingFor: disableAfter }),
-      ...(props.deliveryLog === undefined ? {} : { deliveryLog: props.deliveryLog }),
-    },
-  };
-}
-
-/** The webhook destination of a declared subscription, as the admin API's body names it. */
-export function webhookDestinationBody(props: DeclaredWebhookProps) {
-  checkRange('maxDeliveriesPerSecond', props.maxDeliveriesPerSecond, { ...RATE_LIMITS, integer: true });
-  // What both kinds of destination take: output batching and a rate limit.
-  const batching = {
-    ...(props.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: props.maxEventsPerBatch }),
-    ...(props.preferredBatchSizeInKilobytes === undefined
-      ? {}
-      : { preferredBatchSizeInKilobytes: props.preferredBatchSizeInKilobytes }),
-    ...(props.maxDeliveriesPerSecond === undefined
-      ? {}
-      : { maxDeliveriesPerSecond: props.maxDeliveriesPerSecond }),
-  };
-  if ((props.endpointUrl === undefined) === (props.destination === undefined)) {
-    throw new Error(
-      'A declared subscription needs endpointUrl (a webhook) or destination (an AWS resource), one of the two.',
-    );
-  }
-  if (props.destination !== undefined) {
-    const webhookOnly = [
-      props.signing === undefined ? undefined : 'signing',
-      props.auth === undefined ? undefined : 'auth',
-    ].filter((name) => name !== undefined);
-    if (webhookOnly.length > 0) {
-      throw new Error(`${webhookOnly.join(' and ')}: for webhooks only, not an AWS resource destination.`);
-    }
-    return {
-      endpointType: props.destination.endpointType,
-      properties: {
-        resourceArn: props.destination.resourceArn,
-        ...props.destination.properties,
-        ...batching,
-      },
-    };
-  }
-  return {
-    endpointType: 'WebHook',
-    properties: {
-      endpointUrl: props.endpointUrl,
-      ...(props.signing === undefined || props.signing === false
-        ? {}
-        : { signing: { generate: true, ...(props.signing === 'v1a' ? { scheme: 'v1a' } : {}) } }),
-      ...(props.auth === undefined ? {} : { auth: authBody(props.auth) }),
-      ...batching,
-    },
-  };
-}
-
-/** The event type and subject filter of a declared subscription; `undefined` when it has none. */
-export function filterBody(props: DeclaredWebhookProps): Record<string, unknown> | undefined {
-  const filter = {
-    ...(props.includedEventTypes === undefined ? {} : { includedEventTypes: [...props.includedEventTypes] }),
-    ...(props.subjectBeginsWith === undefined ? {} : { subjectBeginsWith: props.subjectBeginsWith }),
-    ...(props.subjectEndsWith === undefined ? {} : { subjectEndsWith: props.subjectEndsWith }),
-  };
-  return Object.keys(filter).length === 0 ? undefined : filter;
-}
-
-/**
- * The properties that say whether a declared subscription's deployment waits for its endpoint,
- * and how long (checked first).
- */
-export function validationWaitOf(props: DeclaredWebhookProps): Record<string, string> {
-  const mode = props.validation ?? DEFAULT_DECLARED_VALIDATION;
-  if (!DECLARED_VALIDATION_MODES.includes(mode)) {
-    throw new Error(
-      `validation must be ${DECLARED_VALIDATION_MODES.map((value) => `'${value}'`).join(' or ')} (got ${String(mode)}).`,
-    );
-  }
-  if (mode === 'async') {
-    if (props.validationWaitSeconds !== undefined) {
-      throw new Error(
-        "validationWaitSeconds applies only with validation: 'wait' (the deployment does not wait for the endpoint otherwise).",
-      );
-    }
-    return { Validation: mode };
-  }
-  checkRange('validationWaitSeconds', props.validationWaitSeconds, {
-    min: 0,
-    max: MAX_VALIDATION_WAIT_SECONDS,
-    integer: true,
-  });
-  return {
-    Validation: mode,
-    ValidationWaitSeconds: String(props.validationWaitSeconds ?? VALIDATION_WAIT_SECONDS),
-  };
 }
 
 /** What the provider of a pipeline's declarations needs besides its management function. */

@@ -3,6 +3,8 @@
  * (API, queues, functions, tables, dead-letter bucket, alarms); `GridwireStack` is a stack holding
  * one; `addTopic` / `addNamespace` on a pipeline declare topics and subscriptions in code.
  */
+
+export type { DeclaredEndpointAuth, DeclaredSubscriptionProps } from './declared-bodies';
 export {
   DeclaredNamespace,
   type DeclaredNamespaceProps,
@@ -12,8 +14,6 @@ export {
 } from './declared-namespaces';
 export {
   DECLARED_TOTAL_TIMEOUT_MINUTES,
-  type DeclaredEndpointAuth,
-  type DeclaredSubscriptionProps,
   DeclaredTopic,
   type DeclaredTopicProps,
 } from './declared-resources';
