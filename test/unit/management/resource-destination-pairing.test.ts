@@ -4,8 +4,9 @@
  * only beside a role, stored and shown. Each refusal a 400 naming the field.
  */
 import type { HttpEvent } from '../../../shared/http/api-gateway';
-import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
+import { handleManagement } from '../../../shared/management/api';
 import { MemoryDeclaredDestinations } from '../../../shared/storage/declared-destinations';
+import { routeTestDeps } from '../../support/management-routes';
 import { memoryStores } from '../../support/memory-stores';
 
 const HOME = '123456789012';
@@ -31,16 +32,7 @@ async function put(
   await declaredDestinations.put(declared);
   const stores = memoryStores();
   await stores.topics.create('orders', { inputSchema: 'EventGridSchema', tags: {} }, new Date(0));
-  const deps = {
-    ...stores,
-    clock: { now: () => 0, sleep: async () => {} },
-    newId: () => 'uid-1',
-    allowHttpEndpoints: false,
-    propagationDelayMs: 0,
-    publicUrl: () => 'https://events.example.test',
-    resourceDestinations: allowed,
-    declaredDestinations,
-  } as unknown as ManagementDeps;
+  const deps = routeTestDeps(stores, { resourceDestinations: allowed, declaredDestinations });
   const event = {
     routeKey: 'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}',
     pathParameters: { topic: 'orders', subscription: 'audit' },

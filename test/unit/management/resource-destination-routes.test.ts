@@ -5,8 +5,9 @@
  */
 import { ENV } from '../../../shared/config/resources';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
-import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
+import { handleManagement } from '../../../shared/management/api';
 import { MemoryDeclaredDestinations } from '../../../shared/storage/declared-destinations';
+import { routeTestDeps } from '../../support/management-routes';
 import { memoryStores } from '../../support/memory-stores';
 
 const ALLOWED = [
@@ -24,16 +25,7 @@ async function put(destination: Record<string, unknown>, declared: readonly stri
   await declaredDestinations.put(declared);
   const stores = memoryStores();
   await stores.topics.create('orders', { inputSchema: 'EventGridSchema', tags: {} }, new Date(0));
-  const deps = {
-    ...stores,
-    clock: { now: () => 0, sleep: async () => {} },
-    newId: () => 'uid-1',
-    allowHttpEndpoints: false,
-    propagationDelayMs: 0,
-    publicUrl: () => 'https://events.example.test',
-    resourceDestinations: ALLOWED,
-    declaredDestinations,
-  } as unknown as ManagementDeps;
+  const deps = routeTestDeps(stores, { resourceDestinations: ALLOWED, declaredDestinations });
   const event = {
     routeKey: 'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}',
     pathParameters: { topic: 'orders', subscription: 'audit' },
