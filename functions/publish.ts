@@ -40,7 +40,7 @@ import {
 import { METRIC } from '../shared/observability/metrics';
 import { createAwsClients } from '../shared/platform/aws';
 import type { DeliveryBacklogGate } from '../shared/publish/admission';
-import type { PublishCredential } from '../shared/publish/publish-request';
+import { credentialOf, namespaceKeyOf } from '../shared/publish/authentication';
 import type { Publisher } from '../shared/publish/publisher';
 import { PublishRejection, type RejectionKind } from '../shared/publish/rejection';
 
@@ -53,8 +53,6 @@ export interface PublishHandlerDeps {
    */
   deliveryBacklog?: Pick<DeliveryBacklogGate, 'refusal'>;
 }
-
-const SAS_AUTHORIZATION = /^SharedAccessSignature\s+(.+)$/i;
 
 const isPublishRoute = (route: RouteDefinition) => route.function === 'publish';
 
@@ -76,29 +74,6 @@ const IAM_ONLY_ROUTES = [
   },
 ];
 
-/** Route keys (`POST /iam/topics/{topic}/api/events`) of the publish routes the gateway authorizes by IAM. */
-const IAM_ROUTE_KEYS: ReadonlySet<string> = new Set(
-  ROUTES.filter((route) => route.function === 'publish' && route.auth === 'iam').map(
-    (route) => `${route.method} ${route.path}`,
-  ),
-);
-
-/**
- * The publisher's credential. On an IAM route: the caller the gateway let in (its ARN on AWS,
- * `local` in the local stack), whatever key headers the request carries. Otherwise a key
- * (`aeg-sas-key` header or query) or a SAS token.
- */
-export function credentialOf(event: HttpEvent): PublishCredential | undefined {
-  if (IAM_ROUTE_KEYS.has(event.routeKey)) {
-    return { kind: 'iam', caller: event.requestContext?.authorizer?.iam?.userArn ?? 'local' };
-  }
-  const key = header(event, 'aeg-sas-key') ?? event.queryStringParameters?.['aeg-sas-key'];
-  if (key !== undefined) return { kind: 'key', key };
-  const token =
-    header(event, 'aeg-sas-token') ?? SAS_AUTHORIZATION.exec(header(event, 'authorization') ?? '')?.[1];
-  return token === undefined ? undefined : { kind: 'sas', token };
-}
-
 /** The route key of namespace topic publishing (`POST /namespaces/{namespace}/topics/{topicAction}`). */
 const NAMESPACE_ROUTE_KEYS: ReadonlySet<string> = new Set(
   ROUTES.filter((route) => route.function === 'publish' && route.path.startsWith('/namespaces/')).map(
@@ -106,7 +81,6 @@ const NAMESPACE_ROUTE_KEYS: ReadonlySet<string> = new Set(
   ),
 );
 
-const SHARED_ACCESS_KEY = /^SharedAccessKey\s+(.+)$/i;
 const PUBLISH_ACTION = ':publish';
 
 /** Every header of the request, with lower-case names. */
@@ -128,7 +102,7 @@ async function publishToNamespace(publisher: Publisher, event: HttpEvent): Promi
   await publisher.publishToNamespace({
     namespace: pathParam(event, 'namespace'),
     topic: topicAction.slice(0, -PUBLISH_ACTION.length),
-    key: SHARED_ACCESS_KEY.exec(header(event, 'authorization') ?? '')?.[1]?.trim(),
+    key: namespaceKeyOf(event),
     body: rawBody(event),
     headers: headersOf(event),
   });

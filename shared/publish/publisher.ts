@@ -1,10 +1,9 @@
 /**
  * Publishing: authenticate against the topic's keys (unless the gateway authorized the caller by
- * IAM), validate the events, and queue their deliveries to every matching subscription as one
+ * IAM; `authentication.ts`), validate the events, and queue their deliveries to every matching subscription as one
  * SQS message (all or nothing). Answers only once it is in SQS.
  */
 
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isDeadLetterNoticeTopic } from '../delivery/rules/dead-letter-notice';
 import { endpointAgreed } from '../delivery/rules/handshake';
 import { parseTraceparent, TRACEPARENT_HEADER } from '../delivery/rules/trace-context';
@@ -12,14 +11,7 @@ import { deliveryTargetOf } from '../delivery/target';
 import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery';
 import { type Namespace, type NamespaceTopic, subscriptionExpired, type Topic } from '../domain/model';
 import { isValidName, topicIdOf } from '../domain/names';
-import {
-  badRequest,
-  dependencyUnavailable,
-  forbidden,
-  notFound,
-  payloadTooLarge,
-  unauthorized,
-} from '../http/errors';
+import { badRequest, dependencyUnavailable, forbidden, notFound, payloadTooLarge } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import { TtlCache } from '../platform/cache';
@@ -38,6 +30,12 @@ import { type JobQueue, QueueRejectedError } from '../queue/sqs-job-queue';
 import { type FanOutStore, fanOutKey } from '../storage/fan-out-bucket';
 import { type HeldMarks, type HeldSubscriptions, isHeld } from '../storage/held-marks';
 import type { Store } from '../storage/store';
+import {
+  authenticateNamespacePublish,
+  authenticateTopicPublish,
+  refuseUnknownTopic,
+  requireNamespaceKey,
+} from './authentication';
 import { type CompiledFilter, compileFilter } from './filter';
 import { checkFanOut } from './limits';
 import {
@@ -48,7 +46,6 @@ import {
   parseEvents,
   parseNamespaceEvents,
 } from './publish-request';
-import { verifySasToken } from './sas';
 
 export interface PublisherDeps {
   store: Pick<Store, 'getTopic' | 'listSubscriptions' | 'getNamespace' | 'getNamespaceTopic'>;
@@ -80,22 +77,6 @@ export interface PublishResult {
 
 /** Topics, namespaces and names found missing kept at most in one publish function. */
 const LOOKUP_CACHE_ENTRIES = 10_000;
-
-/** Keys no one holds: an unknown topic is checked against these, so it fails like a wrong key. */
-const NOBODYS_KEYS: Pick<Topic, 'keys'> = {
-  keys: { key1: randomBytes(32).toString('base64'), key2: randomBytes(32).toString('base64') },
-};
-
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-
-/** Compares a presented key with the topic's keys in constant time. */
-export function isValidKey(topic: Pick<Topic, 'keys'>, presented: string): boolean {
-  const presentedDigest = digest(presented);
-  // Both comparisons always run, so timing does not tell which key matched.
-  const one = timingSafeEqual(presentedDigest, digest(topic.keys.key1));
-  const two = timingSafeEqual(presentedDigest, digest(topic.keys.key2));
-  return one || two;
-}
 
 /**
  * The messages of a publish to one held subscription alone: `store` jobs for its backlog, due at
@@ -138,44 +119,6 @@ export class Publisher {
     this.subscriptionLists = new TtlCache(10 * 60_000, deps.clock.now);
   }
 
-  /**
-   * Throws 401 naming what is wrong with the credential. The answer is the same whether the topic
-   * does not exist or the credential is wrong for it (an unknown topic is checked against keys
-   * nobody has), so topic names can't be found out by trying them.
-   */
-  private authenticate(topic: Pick<Topic, 'keys'>, request: PublishRequest): void {
-    const { credential } = request;
-    if (credential?.kind === 'iam') {
-      // IAM matches the path as written; a name spelled another way (case, percent-encoding) could
-      // slip past a Deny written for the topic, so only the exact spelling is taken here.
-      const exact = `/iam/topics/${(topic as Topic).name}/api/events`;
-      if (request.path !== exact) {
-        throw badRequest(
-          `On the IAM route the path must name the topic exactly as it was created: ${exact} (IAM policies match the path as written).`,
-          'TopicNameNotExact',
-        );
-      }
-      this.deps.logger.debug('publish authorized by the gateway (IAM)', {
-        topic: request.topic,
-        caller: credential.caller,
-      });
-      return;
-    }
-    if (credential === undefined || (credential.kind === 'key' ? credential.key : credential.token) === '') {
-      throw unauthorized(
-        'The request has no access key: send the aeg-sas-key header (or the aeg-sas-key query parameter) with key1 or key2 of the topic, or a SAS token in the aeg-sas-token header (or Authorization: SharedAccessSignature <token>).',
-      );
-    }
-    if (credential.kind === 'key') {
-      if (!isValidKey(topic, credential.key)) {
-        throw unauthorized(`The access key is not valid for topic '${request.topic}'.`);
-      }
-      return;
-    }
-    const verdict = verifySasToken(credential.token, topic.keys, request.path, this.deps.clock.now());
-    if (!verdict.valid) throw unauthorized(verdict.reason);
-  }
-
   async publish(request: PublishRequest): Promise<PublishResult> {
     const started = this.deps.clock.now();
     // A name no topic can have is not looked up (DynamoDB would refuse an oversized key).
@@ -188,10 +131,9 @@ export class Publisher {
       // IAM callers are authenticated by the gateway, so they may learn that a topic is missing.
       if (request.credential?.kind === 'iam') throw notFound(`The topic '${request.topic}' does not exist.`);
       this.deps.logger.debug('publish to an unknown topic', { topic: request.topic });
-      this.authenticate(NOBODYS_KEYS, request);
-      throw unauthorized(`The access key is not valid for topic '${request.topic}'.`);
+      refuseUnknownTopic(request, this.deps);
     }
-    this.authenticate(topic, request);
+    authenticateTopicPublish(topic, request, this.deps);
     if (isDeadLetterNoticeTopic(topic.name)) {
       throw forbidden(
         `The topic '${topic.name}' carries Gridwire's own dead-letter notices; only Gridwire publishes to it.`,
@@ -238,11 +180,7 @@ export class Publisher {
    */
   async publishToNamespace(request: NamespacePublishRequest): Promise<PublishResult> {
     const started = this.deps.clock.now();
-    if (request.key === undefined || request.key === '') {
-      throw unauthorized(
-        'The request has no access key: send Authorization: SharedAccessKey <key> with key1 or key2 of the namespace.',
-      );
-    }
+    const key = requireNamespaceKey(request);
     // As for classic topics, an unknown namespace and a wrong key get the same answer; a caller
     // holding the namespace's key may learn that a topic is missing.
     const namespace = isValidName('namespace', request.namespace)
@@ -250,10 +188,7 @@ export class Publisher {
           this.deps.store.getNamespace(request.namespace, { consistent: true }),
         )
       : undefined;
-    if (!isValidKey(namespace ?? NOBODYS_KEYS, request.key)) {
-      throw unauthorized(`The access key is not valid for namespace '${request.namespace}'.`);
-    }
-    const found = namespace as Namespace;
+    const found = authenticateNamespacePublish(namespace, key, request.namespace);
     const topic = isValidName('topic', request.topic)
       ? await this.namespaceTopics.get(`${found.name.toLowerCase()}/${request.topic.toLowerCase()}`, () =>
           this.deps.store.getNamespaceTopic(found.name, request.topic, { consistent: true }),
