@@ -16,7 +16,6 @@ import {
   type MetricBuffer,
   type MetricFlusher,
   type MetricPoint,
-  publishFailureDimensions,
   VALUES_PER_RECORD,
 } from '../observability/metrics';
 
@@ -74,6 +73,27 @@ const PAST_AUTHENTICATION: ReadonlySet<string> = new Set([
   'PayloadTooLarge',
   'ServiceUnavailable',
 ]);
+
+/** A dimension value from a code: anything but a plain word is `Other` (values are series). */
+const codeValue = (code: string | undefined): string | undefined =>
+  code !== undefined && /^[A-Za-z][A-Za-z0-9]{0,63}$/.test(code) ? code : undefined;
+
+/**
+ * `ErrorType` and `Error` of a failed publish request: the error class of the answer
+ * (`BadRequest`, `Unauthorized`, `NotFound`, `PayloadTooLarge`, `ServiceUnavailable`,
+ * `InternalServerError`...) and its detail code (`InputJsonInvalid`, `InvalidContentType`,
+ * `TooManyEvents`...), or the class again when the answer has no detail.
+ */
+export function publishFailureDimensions(error: unknown): { ErrorType: string; Error: string } {
+  if (!(error instanceof ApiError)) {
+    // Before authentication (the topic could not be read): not a per-topic series.
+    return isDependencyFailure(error)
+      ? { ErrorType: 'DependencyUnavailable', Error: 'DependencyUnavailable' }
+      : { ErrorType: 'InternalServerError', Error: 'InternalServerError' };
+  }
+  const errorType = codeValue(error.code) ?? 'Other';
+  return { ErrorType: errorType, Error: codeValue(error.details[0]?.code) ?? errorType };
+}
 
 /**
  * Counts each failed publish request once in `PublishFailCount` (by `ErrorType` and `Error`, see

@@ -7,6 +7,7 @@ import { lambdaContext } from '../../../local/lambda-context';
 import { FUNCTIONS } from '../../../shared/config/resources';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { badRequest, notFound, unauthorized } from '../../../shared/http/errors';
+import { publishFailureDimensions } from '../../../shared/lambda/middleware';
 import { createObservability } from '../../../shared/lambda/wiring';
 import { silentLogger } from '../../../shared/observability/logging';
 import {
@@ -17,7 +18,6 @@ import {
   MetricBuffer,
   type MetricName,
   type MetricPoint,
-  publishFailureDimensions,
   seriesFor,
 } from '../../../shared/observability/metrics';
 import { Publisher } from '../../../shared/publish/publisher';
