@@ -14,7 +14,7 @@ import type { AwsClients } from '../shared/platform/aws';
 import type { LocalFunctions } from './functions';
 import { QueuePoller } from './poller';
 import type { LocalResources } from './provision';
-import type { LocalStackOptions } from './stack';
+import type { LocalStackOptions } from './stack-options';
 
 export interface EventSources {
   /** Every queue's poller, not started yet. */

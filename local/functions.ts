@@ -7,19 +7,17 @@ import { createDeliveryHandler, type DeliveryFunctionHandler } from '../function
 import { createManagementHandler } from '../functions/management';
 import { buildPublishHandler } from '../functions/publish';
 import type { RuntimeConfig } from '../shared/config/runtime';
-import {
-  buildDeadLetterStep,
-  buildDeliveryEngine,
-  buildManagementDeps,
-  createObservability,
-} from '../shared/lambda/wiring';
+import { buildDeliveryEngine } from '../shared/lambda/wiring';
+import { buildDeadLetterStep } from '../shared/lambda/wiring/dead-letter';
+import { buildManagementDeps } from '../shared/lambda/wiring/management';
+import { createObservability } from '../shared/lambda/wiring/observability';
 import type { LoggerLike } from '../shared/observability/logging';
 import type { AwsClients } from '../shared/platform/aws';
 import { asFunction } from './current-function';
 import type { HttpHandler } from './gateway';
 import type { LocalMetrics } from './metrics';
 import type { SqsHandler } from './poller';
-import type { LocalStackOptions } from './stack';
+import type { LocalStackOptions } from './stack-options';
 
 /** The function of a queue consumer in the local stack, with the logger its poller reports to. */
 export interface LocalConsumer {

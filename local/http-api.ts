@@ -15,8 +15,8 @@ import { type Gateway, type GatewayOptions, type Listener, startGateway } from '
 import type { LocalMetrics } from './metrics';
 import type { QueuePoller } from './poller';
 import type { LocalResources } from './provision';
-import type { LocalStackOptions } from './stack';
 import { LocalStackError } from './stack-error';
+import type { LocalStackOptions } from './stack-options';
 import { attributesOf, LOCAL_STATUS_PATH, localStatusDocument } from './status';
 
 /** The API port when none is given. */

@@ -14,8 +14,8 @@ import {
 import { type RuntimeConfig, readConfig } from '../shared/config/runtime';
 import type { SealingKeys } from './data-dir';
 import type { LocalResources } from './provision';
-import type { LocalStackOptions } from './stack';
 import { LocalStackError } from './stack-error';
+import type { LocalStackOptions } from './stack-options';
 
 /** Settings whose local default differs from the functions' default on AWS (`CONFIG_DEFAULTS`). */
 export const LOCAL_CONFIG_DEFAULTS = {

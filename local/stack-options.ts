@@ -1,0 +1,112 @@
+/**
+ * What `startLocalStack` takes (`local/stack.ts`, which exports it again for the package's
+ * `gridwire/local`): in a module of its own, so the phases that read the options (`settings.ts`,
+ * `functions.ts`, `event-sources.ts`, `http-api.ts`) need not import the stack that runs them.
+ */
+import type { DeliveryFunctionHandler } from '../functions/delivery';
+import type { WebhookSender } from '../shared/delivery/webhook-sender';
+import type { ObservabilityOptions } from '../shared/lambda/wiring';
+import type { AwsClients, LocalEndpoints } from '../shared/platform/aws';
+import type { Clock, Random } from '../shared/platform/clock';
+import type { AdmissionOptions } from './admission';
+import type { HttpHandler } from './gateway';
+import type { InvocationStats } from './lambda-context';
+
+export interface LocalStackOptions {
+  /** Directory for DynamoDB files, the admin token, endpoints.json and saved queue contents. */
+  dataDir: string;
+  /** API port; 0 picks a free one. */
+  port?: number;
+  /**
+   * Port of the publish function's URL, the second front door (publishing with keys, shaped as
+   * function URL events); default the API port + 1, a free one when `port` is 0.
+   */
+  functionUrlPort?: number;
+  host?: string;
+  /**
+   * The API's public URL, the base of validation URLs and topic endpoints (`--public-url`);
+   * default: the stack's own address, `http://<host>:<port>`. Never taken from a request.
+   */
+  publicUrl?: string;
+  /** Divides every delivery delay and TTL (demos and tests). */
+  timeScale?: number;
+  /** Endpoints must pass the validation handshake before events are matched to them (default off). */
+  validateEndpoints?: boolean;
+  /** Refuse endpoint URLs aimed at loopback, private and other non-public addresses (default off). */
+  blockPrivateEndpoints?: boolean;
+  /** The AWS resources subscriptions may deliver to (ARN patterns); default any (`*`). */
+  resourceDestinations?: string[];
+  /**
+   * Local Lambda functions for `AwsLambdaFunction` destinations, by name: modules exporting
+   * `handler` (`local/lambda-functions.ts`). None: such destinations are refused.
+   */
+  lambdaFunctions?: Record<string, string>;
+  /** Fixed admin token; otherwise the one stored in the data directory (created on first start). */
+  adminToken?: string;
+  logLevel?: ObservabilityOptions['logLevel'];
+  /** Queue visibility timeout override (tests that crash a worker on purpose). */
+  visibilityTimeoutSeconds?: number;
+  /**
+   * How long publish trusts a cached topic; management calls wait this long so changes are live
+   * when they return. Default 0 locally (one small read per publish request instead).
+   */
+  topicCacheMs?: number;
+  /** How long delivery trusts a cached subscription (default 2 s locally). */
+  subscriptionCacheSeconds?: number;
+  /** Webhook requests one delivery invocation has in flight (default as on AWS). */
+  deliveryConcurrency?: number;
+  /**
+   * Whether events are kept in subscriptions' backlogs while their endpoint is unhealthy or their
+   * wait is long (default on, as on AWS); off, they hop on the retry queue.
+   */
+  backlog?: boolean;
+  /** Waits longer than this many seconds (before the time scale) are kept in the backlog (default 1,200). */
+  backlogAfterSeconds?: number;
+  /**
+   * Metrics per subscription (default on locally: in-memory series cost nothing and
+   * `gridwire status` shows them), or per topic in their place, as the construct's default.
+   */
+  subscriptionMetrics?: boolean;
+  /** Days failed-attempt history is kept (default as on AWS; dynalite never expires items). */
+  historyRetentionDays?: number;
+  /**
+   * Receive loops per queue (Lambda's pollers; default 2). Each hands its batches to invocations
+   * without waiting for them, so this bounds receives, not invocations.
+   */
+  pollersPerQueue?: number;
+  /**
+   * Lowers the invocations in flight per queue (default: the queue's `consumer.maxConcurrency`,
+   * as on AWS; a larger value is ignored).
+   */
+  maxConcurrency?: number;
+  /**
+   * Throttling of publish requests while fresh deliveries back up (429 with `Retry-After`, as API
+   * Gateway's throttle answers); `false` turns it off. Defaults in `ADMISSION_DEFAULTS`.
+   */
+  admission?:
+    | Partial<
+        Pick<
+          AdmissionOptions,
+          'highWater' | 'lowWater' | 'highWaterSeconds' | 'lowWaterSeconds' | 'retryAfterSeconds'
+        >
+      >
+    | false;
+  clock?: Clock;
+  random?: Random;
+  sender?: WebhookSender;
+  /** Called after every handler invocation (HTTP and queue), e.g. to model Lambda cost. */
+  onInvocation?: (stats: InvocationStats) => void;
+  /** Called once the AWS SDK clients exist, before anything uses them (e.g. to count requests). */
+  instrumentClients?: (clients: AwsClients) => void;
+  /**
+   * Where the stack's AWS clients reach the emulators, given where the emulators listen (tests
+   * put a fault-injecting proxy in between). `endpoints.json` keeps the emulators' own endpoints.
+   */
+  routeClients?: (endpoints: LocalEndpoints) => LocalEndpoints | Promise<LocalEndpoints>;
+  /** Called if the stack breaks while running (the emulator process died). Default: print it. */
+  onFatal?: (error: Error) => void;
+  /** Wraps the delivery handler the pollers and the sweeper invoke (fault injection in tests). */
+  wrapDeliveryHandler?: (handler: DeliveryFunctionHandler) => DeliveryFunctionHandler;
+  /** Wraps the publish handler both front doors invoke (the benchmark runs it in a process of its own). */
+  wrapPublishHandler?: (handler: HttpHandler) => HttpHandler;
+}
