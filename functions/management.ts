@@ -10,7 +10,8 @@ import type { Context } from 'aws-lambda';
 import { readConfig } from '../shared/config/runtime';
 import type { HttpEvent, HttpResult } from '../shared/http/api-gateway';
 import { flushMetrics, httpErrors, lazyHandler, logContext } from '../shared/lambda/middleware';
-import { buildManagementDeps, createObservability, type Observability } from '../shared/lambda/wiring';
+import { buildManagementDeps } from '../shared/lambda/wiring/management';
+import { createObservability, type Observability } from '../shared/lambda/wiring/observability';
 import { handleManagement, type ManagementDeps } from '../shared/management/api';
 import {
   applyDeclaredResource,

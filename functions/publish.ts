@@ -30,13 +30,9 @@ import {
   logContext,
   routeFunctionUrlRequests,
 } from '../shared/lambda/middleware';
-import {
-  buildDeliveryBacklogGate,
-  buildPublisher,
-  createObservability,
-  type Observability,
-  type Runtime,
-} from '../shared/lambda/wiring';
+import { createObservability, type Observability } from '../shared/lambda/wiring/observability';
+import { buildDeliveryBacklogGate, buildPublisher } from '../shared/lambda/wiring/publish';
+import type { Runtime } from '../shared/lambda/wiring/runtime';
 import { METRIC } from '../shared/observability/metrics';
 import { createAwsClients } from '../shared/platform/aws';
 import type { DeliveryBacklogGate } from '../shared/publish/admission';

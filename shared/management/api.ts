@@ -17,36 +17,34 @@ import {
 } from '../http/api-gateway';
 import { ApiError, badRequest, notFound } from '../http/errors';
 import type { TopicInput } from '../storage/topics';
-import {
-  checkSubscriptionQuota,
-  deleteSubscription,
-  listSubscriptions,
-  MAX_BODY_BYTES,
-  type ManagementDeps,
-  now,
-  type Operation,
-  propagated,
-  readSubscription,
-  saveSubscription,
-  subscriptionParam,
-  topicParam,
-} from './common';
-import { deadLetterOperations, type SubscriptionFinder } from './dead-letter-routes';
+import { deadLetterOperations } from './dead-letter-routes';
 import { deliverySchemaFor } from './delivery-schema';
+import type { ClockDeps, ManagementDeps, PropagationDeps, TopicStoreDeps, UrlDeps } from './deps';
 import { healthOperations } from './health-routes';
+import { MAX_BODY_BYTES, subscriptionParam, topicParam } from './http-helpers';
 import { type KeyedResourceApi, keyedResourceOperations, requireResource } from './keyed-resource-routes';
 import { messageLogOperations } from './message-log-routes';
 import { namespaceOperations } from './namespaces';
+import type { Operations, SubscriptionFinder } from './operation';
 import { subscriptionDocument, topicDocument } from './resource-documents';
 import { signingOperations } from './signing-routes';
 import { destinationOf, fullUrlsDocument } from './stored-destination';
 import { parseSubscriptionBody } from './subscription-schema';
+import {
+  checkSubscriptionQuota,
+  deleteSubscription,
+  listSubscriptions,
+  readSubscription,
+  type SubscriptionOpsDeps,
+  saveSubscription,
+} from './subscription-store-ops';
+import { now, propagated } from './timing';
 import { parseTopicBody, sameMapping } from './topic-schema';
 import { validationOperations, validationUrlOperations } from './validation-routes';
 
-export type { ManagementDeps } from './common';
+export type { ManagementDeps } from './deps';
 
-const TOPICS: KeyedResourceApi<Topic, TopicInput> = {
+const TOPICS: KeyedResourceApi<Topic, TopicInput, TopicStoreDeps & UrlDeps> = {
   label: 'topic',
   path: '/admin/topics',
   nameOf: topicParam,
@@ -71,16 +69,16 @@ const TOPICS: KeyedResourceApi<Topic, TopicInput> = {
       );
     }
   },
-  document: (topic, deps) => topicDocument(topic, publicBaseUrl((deps.publishUrl ?? deps.publicUrl)())),
+  document: (topic, deps) => topicDocument(topic, publicBaseUrl(deps.publishUrl())),
 };
 
-const requireTopic = (deps: ManagementDeps, name: string) => requireResource(TOPICS, deps, name);
+const requireTopic = (deps: TopicStoreDeps & UrlDeps, name: string) => requireResource(TOPICS, deps, name);
 
 /**
  * The dead-letter notices' topic, made with its first subscription (an Event Grid schema topic,
  * like one made by a `PUT`).
  */
-async function noticesTopic(deps: ManagementDeps): Promise<Topic> {
+async function noticesTopic(deps: TopicStoreDeps & ClockDeps & PropagationDeps): Promise<Topic> {
   const { resource, created } = await deps.topics.create(
     DEAD_LETTER_NOTICES.topic,
     { inputSchema: 'EventGridSchema', tags: {} },
@@ -92,7 +90,7 @@ async function noticesTopic(deps: ManagementDeps): Promise<Topic> {
 }
 
 async function requireSubscription(
-  deps: ManagementDeps,
+  deps: SubscriptionOpsDeps,
   topic: string,
   name: string,
   options: { consistent?: boolean } = {},
@@ -106,10 +104,10 @@ async function requireSubscription(
 
 const CLASSIC_SUBSCRIPTION_PATH = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
 
-const findClassicSubscription: SubscriptionFinder = (event, deps, options) =>
+const findClassicSubscription: SubscriptionFinder<SubscriptionOpsDeps> = (event, deps, options) =>
   requireSubscription(deps, topicParam(event), subscriptionParam(event), options);
 
-const operations: Readonly<Record<string, Operation>> = {
+const operations: Readonly<Operations<ManagementDeps>> = {
   ...namespaceOperations,
   ...keyedResourceOperations(TOPICS),
 

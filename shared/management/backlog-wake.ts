@@ -14,7 +14,10 @@
 import type { DeliveryTarget } from '../domain/delivery';
 import { topicIdOf } from '../domain/names';
 import { BACKLOG_TICK_QUEUE, backlogTickBody, targetGroupId } from '../queue/job-codec';
-import type { ManagementDeps } from './common';
+import type { BacklogDeps, ClockDeps, LoggingDeps, QueueDeps } from './deps';
+
+/** What waking a backlog uses: its index, the tick's queue, the time and the log. */
+export type BacklogWakeDeps = BacklogDeps & QueueDeps & ClockDeps & LoggingDeps;
 
 /** What made the tick go now, for the log. */
 export type BacklogWakeReason = 'enabled' | 'resumed' | 'endpointChanged' | 'deleted';
@@ -35,7 +38,7 @@ export type BacklogWakeOutcome =
  * delivery worker's cached definition is read again and found gone).
  */
 export async function wakeBacklog(
-  deps: Pick<ManagementDeps, 'backlog' | 'queue' | 'clock' | 'logger'>,
+  deps: BacklogWakeDeps,
   target: DeliveryTarget,
   reason: BacklogWakeReason,
 ): Promise<BacklogWakeOutcome> {
@@ -50,7 +53,7 @@ export async function wakeBacklog(
     ]);
     return 'sent';
   } catch (error) {
-    deps.logger?.warn('could not send the backlog its tick now; it wakes at its next wake', {
+    deps.logger.warn('could not send the backlog its tick now; it wakes at its next wake', {
       topic,
       subscription,
       reason,

@@ -2,12 +2,9 @@
  * The dead-letter routes of a subscription (list, show a blob, replay), for classic and namespace
  * subscriptions alike: only how the subscription is found differs.
  */
-import type { Subscription } from '../domain/model';
-import { type HttpEvent, jsonResult } from '../http/api-gateway';
+import { jsonResult } from '../http/api-gateway';
 import { badRequest } from '../http/errors';
-import type { ReadOptions } from '../storage/table';
 import { admitCall, REPLAY_LIMIT } from './call-limits';
-import { type ManagementDeps, type Operation, optionalBody, textResult } from './common';
 import {
   blobDocumentText,
   DeadLetterService,
@@ -17,32 +14,39 @@ import {
   parseWindow,
   replayDocument,
 } from './dead-letters';
+import type { CallLimitDeps, ClockDeps, DeadLetterDeps, IdDeps, MetricsDeps, QueueDeps } from './deps';
+import { optionalBody, textResult } from './http-helpers';
+import type { Operations, SubscriptionFinder } from './operation';
 
-const deadLetters = (deps: ManagementDeps) =>
+/**
+ * What the dead-letter routes use: the bucket and replay claims, the queue replayed events go to,
+ * the time, ids, the replay count and the per-subscription limit on replay calls.
+ */
+export type DeadLetterRouteDeps = DeadLetterDeps &
+  QueueDeps &
+  ClockDeps &
+  IdDeps &
+  MetricsDeps &
+  CallLimitDeps;
+
+const deadLetters = (deps: DeadLetterRouteDeps) =>
   new DeadLetterService({
     bucket: deps.deadLetterBucket,
     queue: deps.queue,
     clock: deps.clock,
     newId: deps.newId,
-    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
-    ...(deps.replayClaims === undefined ? {} : { claims: deps.replayClaims }),
+    metrics: deps.metrics,
+    claims: deps.replayClaims,
   });
-
-/** Finds the route's subscription (404 when it does not exist). */
-export type SubscriptionFinder = (
-  event: HttpEvent,
-  deps: ManagementDeps,
-  options?: ReadOptions,
-) => Promise<Subscription>;
 
 /**
  * `GET <subscription>/deadLetters`, `GET .../deadLetters/blob?key=` and `POST .../deadLetters/replay`
  * (a few calls a minute per subscription: `REPLAY_LIMIT`).
  */
-export function deadLetterOperations(
+export function deadLetterOperations<D>(
   subscriptionPath: string,
-  find: SubscriptionFinder,
-): Record<string, Operation> {
+  find: SubscriptionFinder<D>,
+): Operations<D & DeadLetterRouteDeps> {
   return {
     [`GET ${subscriptionPath}/deadLetters`]: async (event, deps) => {
       const query = event.queryStringParameters ?? {};

@@ -191,8 +191,8 @@ const isNotFound = (error: unknown): boolean =>
 export interface DeclaredResourcesDeps {
   readonly management: ManagementDeps;
   readonly clock: Pick<Clock, 'now'>;
-  /** Reads a secret's text by its ARN (Secrets Manager); without it `ClientSecretArn` is refused. */
-  readonly readSecret?: (arn: string) => Promise<string>;
+  /** Reads a secret's text by its ARN (Secrets Manager): a subscription's `ClientSecretArn`. */
+  readonly readSecret: (arn: string) => Promise<string>;
 }
 
 /** The body with the client secret read from `ClientSecretArn` set in its endpoint auth. */
@@ -202,7 +202,6 @@ async function bodyWithClientSecret(
 ): Promise<string> {
   const arn = properties.ClientSecretArn;
   if (arn === undefined) return properties.Body;
-  if (deps.readSecret === undefined) throw new Error('This function cannot read secrets (ClientSecretArn).');
   const body = JSON.parse(properties.Body) as { properties?: Record<string, unknown> };
   const destination = (
     properties.Kind === 'NamespaceSubscription'
@@ -229,7 +228,6 @@ async function applyDeclaredDestinations(
   deps: DeclaredResourcesDeps,
 ): Promise<DeclaredResourceResult> {
   const store = deps.management.declaredDestinations;
-  if (store === undefined) throw new Error('This function cannot keep the declared destinations (no table).');
   if (event.RequestType === 'Delete') {
     if (event.PhysicalResourceId === DESTINATIONS_ID) await store.clear();
     return { PhysicalResourceId: event.PhysicalResourceId ?? DESTINATIONS_ID };

@@ -8,10 +8,13 @@ import { deliveryTargetOf } from '../delivery/target';
 import { endpointIdOf, type Subscription } from '../domain/model';
 import { jsonResult } from '../http/api-gateway';
 import { resetHealth, rewriteHealth } from '../storage/health';
-import { wakeBacklog } from './backlog-wake';
-import type { ManagementDeps, Operation } from './common';
-import type { SubscriptionFinder } from './dead-letter-routes';
+import { type BacklogWakeDeps, wakeBacklog } from './backlog-wake';
+import type { ClockDeps, HealthDeps } from './deps';
+import type { Operations, SubscriptionFinder } from './operation';
 import { healthDocument, provisioningProperties } from './resource-documents';
+
+/** What the health routes use: the endpoint health, the backlog's index and its tick, the time. */
+export type HealthRouteDeps = HealthDeps & BacklogWakeDeps & ClockDeps;
 
 /**
  * The health of the subscription's endpoint, with its provisioning state (and, while its
@@ -19,7 +22,7 @@ import { healthDocument, provisioningProperties } from './resource-documents';
  * endpoint URL (the subscription was aimed elsewhere since) shows as fresh. What its backlog holds
  * comes from the backlog's index (one strongly consistent read), only the current uid's events.
  */
-async function healthOf(deps: ManagementDeps, subscription: Subscription) {
+async function healthOf(deps: HealthRouteDeps, subscription: Subscription) {
   const { topic, name, destination } = subscription;
   const [stored, backlog] = await Promise.all([
     deps.healthStore.get(topic, name, { consistent: true }),
@@ -37,7 +40,7 @@ async function healthOf(deps: ManagementDeps, subscription: Subscription) {
  * Pauses the subscription (`at`: since when) or (`undefined`) resumes it: only the pause changes
  * in its endpoint's health record, written one revision up over what workers wrote.
  */
-function setPaused(deps: ManagementDeps, subscription: Subscription, at: number | undefined): Promise<void> {
+function setPaused(deps: HealthDeps, subscription: Subscription, at: number | undefined): Promise<void> {
   const { topic, name, destination } = subscription;
   return rewriteHealth(deps.healthStore, topic, name, (stored) => {
     const current = currentHealth(stored, topic, name, endpointIdOf(destination));
@@ -51,10 +54,10 @@ function setPaused(deps: ManagementDeps, subscription: Subscription, at: number 
  * `GET <subscription>/health`, `POST <subscription>/enable`, and `pause` and `resume`: a paused
  * subscription's events are held (their time to live running) until it is resumed.
  */
-export function healthOperations(
+export function healthOperations<D>(
   subscriptionPath: string,
-  find: SubscriptionFinder,
-): Record<string, Operation> {
+  find: SubscriptionFinder<D>,
+): Operations<D & HealthRouteDeps> {
   return {
     [`GET ${subscriptionPath}/health`]: async (event, deps) => {
       const subscription = await find(event, deps, { consistent: true });

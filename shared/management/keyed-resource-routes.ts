@@ -7,40 +7,43 @@
 import { emptyResult, type HttpEvent, jsonResult } from '../http/api-gateway';
 import { notFound } from '../http/errors';
 import type { Described, KeyedResource, KeyedResourceStore } from '../storage/keyed-resources';
-import {
-  keyNameOf,
-  keysOf,
-  type ManagementDeps,
-  now,
-  type Operation,
-  optionalBody,
-  propagated,
-} from './common';
+import type { ClockDeps, PropagationDeps } from './deps';
+import { optionalBody } from './http-helpers';
+import { keyNameOf, keysOf } from './keys';
+import type { Operations } from './operation';
+import { now, propagated } from './timing';
 
-export interface KeyedResourceApi<R extends KeyedResource, Input> {
+/**
+ * What a keyed resource's routes use: the time changes carry and the wait for publishers, beside
+ * what the resource's store and document take (`D`).
+ */
+export type KeyedResourceRouteDeps = ClockDeps & PropagationDeps;
+
+/** A kind of keyed resource: its names and paths, its store and document from `D`, its checks. */
+export interface KeyedResourceApi<R extends KeyedResource, Input, D> {
   /** `topic` or `namespace`, as messages name it. */
   label: string;
   /** The collection's path (`/admin/topics`); a resource's is `<path>/{<label>}`. */
   path: string;
   /** The resource's name from the request's path, checked. */
   nameOf: (event: HttpEvent) => string;
-  store: (deps: ManagementDeps) => KeyedResourceStore<R, Input>;
+  store: (deps: D) => KeyedResourceStore<R, Input>;
   /** The request body of a `PUT`, parsed. */
   parseBody: (body: unknown) => Input;
   /** Refuses a `PUT` whose body does not suit the resource's name (before anything is written). */
   checkInput?: (name: string, input: Input) => void;
   /** Refuses a `PUT` that would change what can't be changed on an existing resource. */
   checkExisting?: (existing: R, input: Input) => void;
-  document: (resource: Described<R>, deps: ManagementDeps) => unknown;
+  document: (resource: Described<R>, deps: D) => unknown;
 }
 
 /**
  * The resource, read strongly consistently (one created by a call that has returned is always
  * found); 404 when there is none.
  */
-export async function requireResource<R extends KeyedResource, Input>(
-  api: KeyedResourceApi<R, Input>,
-  deps: ManagementDeps,
+export async function requireResource<R extends KeyedResource, Input, D>(
+  api: KeyedResourceApi<R, Input, D>,
+  deps: D,
   name: string,
 ): Promise<R> {
   const resource = await api.store(deps).get(name, { consistent: true });
@@ -52,7 +55,8 @@ export async function requireResource<R extends KeyedResource, Input>(
 export function keyedResourceOperations<
   R extends KeyedResource,
   Input extends { tags: Record<string, string> },
->(api: KeyedResourceApi<R, Input>): Record<string, Operation> {
+  D,
+>(api: KeyedResourceApi<R, Input, D>): Operations<D & KeyedResourceRouteDeps> {
   const resourcePath = `${api.path}/{${api.label}}`;
   return {
     [`GET ${api.path}`]: async (_event, deps) => {

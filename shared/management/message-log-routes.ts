@@ -23,9 +23,10 @@ import { compileFilter, type FilterView } from '../publish/filter';
 import { packJobs, targetGroupId } from '../queue/job-codec';
 import type { HistoryWindow } from '../storage/attempt-history';
 import { admitCall, RESEND_LIMIT } from './call-limits';
-import { MAX_BODY_BYTES, type ManagementDeps, type Operation } from './common';
-import type { SubscriptionFinder } from './dead-letter-routes';
 import { parseWindow } from './dead-letters';
+import type { CallLimitDeps, ClockDeps, HistoryDeps, IdDeps, QueueDeps } from './deps';
+import { MAX_BODY_BYTES } from './http-helpers';
+import type { Operations, SubscriptionFinder } from './operation';
 import { invalidBody } from './request-body';
 
 /** The deliveries API's window when the request names neither end. */
@@ -232,11 +233,17 @@ export function checkResendFilter(subscription: Pick<Subscription, 'filter'>, or
   );
 }
 
+/**
+ * What the message log's routes use: the attempt history, the time, ids and the queue of a
+ * resend, and the per-subscription limit on resend calls.
+ */
+export type MessageLogRouteDeps = HistoryDeps & ClockDeps & IdDeps & QueueDeps & CallLimitDeps;
+
 /** The deliveries lookup, the log's pages and resend, on the subscriptions under `subscriptionPath`. */
-export function messageLogOperations(
+export function messageLogOperations<D>(
   subscriptionPath: string,
-  find: SubscriptionFinder,
-): Record<string, Operation> {
+  find: SubscriptionFinder<D>,
+): Operations<D & MessageLogRouteDeps> {
   return {
     [`GET ${subscriptionPath}/deliveries`]: async (event, deps) => {
       const subscription = await find(event, deps);
@@ -288,12 +295,7 @@ export function messageLogOperations(
 }
 
 /** A page of the log: deliveries newest first, and where the next page ends when there is one. */
-async function logPage(
-  deps: ManagementDeps,
-  subscription: Subscription,
-  window: HistoryWindow,
-  top?: string,
-) {
+async function logPage(deps: HistoryDeps, subscription: Subscription, window: HistoryWindow, top?: string) {
   const page = await deps.history.list(subscription, window, parseTop(top));
   return jsonResult(200, {
     deliveryLog: subscription.deliveryLog ?? 'Failures',

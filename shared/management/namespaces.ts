@@ -20,25 +20,17 @@ import { isoDurationOf } from '../platform/iso-duration';
 import type { NamespaceInput } from '../storage/namespaces';
 import type { ReadOptions } from '../storage/table';
 import { changeOverRead } from './change-over-read';
+import { type DeadLetterRouteDeps, deadLetterOperations } from './dead-letter-routes';
+import type { TopicStoreDeps } from './deps';
+import { type HealthRouteDeps, healthOperations } from './health-routes';
+import { MAX_BODY_BYTES, optionalBody, subscriptionParam, topicParam } from './http-helpers';
 import {
-  checkSubscriptionQuota,
-  deleteSubscription,
-  listSubscriptions,
-  MAX_BODY_BYTES,
-  type ManagementDeps,
-  now,
-  type Operation,
-  optionalBody,
-  propagated,
-  readSubscription,
-  saveSubscription,
-  subscriptionParam,
-  topicParam,
-} from './common';
-import { deadLetterOperations, type SubscriptionFinder } from './dead-letter-routes';
-import { healthOperations } from './health-routes';
-import { type KeyedResourceApi, keyedResourceOperations, requireResource } from './keyed-resource-routes';
-import { messageLogOperations } from './message-log-routes';
+  type KeyedResourceApi,
+  type KeyedResourceRouteDeps,
+  keyedResourceOperations,
+  requireResource,
+} from './keyed-resource-routes';
+import { type MessageLogRouteDeps, messageLogOperations } from './message-log-routes';
 import {
   MAX_TOPICS_PER_NAMESPACE,
   namespaceDocument,
@@ -49,14 +41,38 @@ import {
   parseNamespaceSubscriptionBody,
   parseNamespaceTopicBody,
 } from './namespace-schema';
+import type { Operations, SubscriptionFinder } from './operation';
 import { validateName } from './request-body';
-import { signingOperations } from './signing-routes';
-import { destinationOf, fullUrlsDocument } from './stored-destination';
-import { validationOperations } from './validation-routes';
+import { type SigningRouteDeps, signingOperations } from './signing-routes';
+import { type DestinationDeps, destinationOf, fullUrlsDocument } from './stored-destination';
+import {
+  checkSubscriptionQuota,
+  deleteSubscription,
+  listSubscriptions,
+  readSubscription,
+  type SubscriptionOpsDeps,
+  saveSubscription,
+} from './subscription-store-ops';
+import { now, propagated } from './timing';
+import { type ValidationRouteDeps, validationOperations } from './validation-routes';
+
+/**
+ * What the namespace routes use: the namespaces and their topics, subscriptions (read, saved with
+ * their destinations as stored), and what the routes every subscription has use.
+ */
+export type NamespaceRouteDeps = TopicStoreDeps &
+  SubscriptionOpsDeps &
+  DestinationDeps &
+  KeyedResourceRouteDeps &
+  HealthRouteDeps &
+  MessageLogRouteDeps &
+  SigningRouteDeps &
+  DeadLetterRouteDeps &
+  ValidationRouteDeps;
 
 const namespaceParam = (event: HttpEvent) => validateName('namespace', pathParam(event, 'namespace'));
 
-const NAMESPACES: KeyedResourceApi<Namespace, NamespaceInput> = {
+const NAMESPACES: KeyedResourceApi<Namespace, NamespaceInput, TopicStoreDeps> = {
   label: 'namespace',
   path: '/admin/namespaces',
   nameOf: namespaceParam,
@@ -65,9 +81,9 @@ const NAMESPACES: KeyedResourceApi<Namespace, NamespaceInput> = {
   document: namespaceDocument,
 };
 
-const requireNamespace = (deps: ManagementDeps, name: string) => requireResource(NAMESPACES, deps, name);
+const requireNamespace = (deps: TopicStoreDeps, name: string) => requireResource(NAMESPACES, deps, name);
 
-async function requireNamespaceTopic(deps: ManagementDeps, event: HttpEvent): Promise<NamespaceTopic> {
+async function requireNamespaceTopic(deps: TopicStoreDeps, event: HttpEvent): Promise<NamespaceTopic> {
   const namespace = namespaceParam(event);
   const name = topicParam(event);
   const topic = await deps.namespaceTopics.get(namespace, name, { consistent: true });
@@ -83,7 +99,7 @@ async function requireNamespaceTopic(deps: ManagementDeps, event: HttpEvent): Pr
 const topicIdOf = (topic: NamespaceTopic) => namespaceTopicId(topic.namespace, topic.name);
 
 async function requireNamespaceSubscription(
-  deps: ManagementDeps,
+  deps: TopicStoreDeps & SubscriptionOpsDeps,
   event: HttpEvent,
   options: ReadOptions = {},
 ): Promise<Subscription> {
@@ -101,8 +117,11 @@ async function requireNamespaceSubscription(
 const NAMESPACE_SUBSCRIPTION_PATH =
   '/admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}';
 
-const findNamespaceSubscription: SubscriptionFinder = (event, deps, options) =>
-  requireNamespaceSubscription(deps, event, options);
+const findNamespaceSubscription: SubscriptionFinder<TopicStoreDeps & SubscriptionOpsDeps> = (
+  event,
+  deps,
+  options,
+) => requireNamespaceSubscription(deps, event, options);
 
 const minutesOf = (subscription: Subscription) => Math.round(subscription.retry.ttlMs / 60_000);
 
@@ -111,7 +130,7 @@ const minutesOf = (subscription: Subscription) => Math.round(subscription.retry.
  * the namespace's topic limit, or shorten the retention below a subscription's time to live.
  */
 async function checkNamespaceTopicChange(
-  deps: ManagementDeps,
+  deps: TopicStoreDeps & SubscriptionOpsDeps,
   namespace: string,
   existing: NamespaceTopic | undefined,
   eventRetentionInDays: number,
@@ -153,7 +172,7 @@ const sameNamespaceTopicDefinition = (read: NamespaceTopic, current: NamespaceTo
   isDeepStrictEqual(definedTopicPart(read), definedTopicPart(current));
 
 /** Namespace operations by route key; `api.ts` serves them with the classic ones. */
-export const namespaceOperations: Readonly<Record<string, Operation>> = {
+export const namespaceOperations: Readonly<Operations<NamespaceRouteDeps>> = {
   ...keyedResourceOperations(NAMESPACES),
 
   'GET /admin/namespaces/{namespace}/topics': async (event, deps) => {

@@ -18,10 +18,18 @@ import {
 import { type Signing, type Subscription, webhookSigningOf } from '../domain/model';
 import { jsonResult, publicBaseUrl } from '../http/api-gateway';
 import { badRequest, conflict } from '../http/errors';
-import { type ManagementDeps, type Operation, optionalBody, saveSubscription } from './common';
-import type { SubscriptionFinder } from './dead-letter-routes';
+import type { SealingDeps, UrlDeps } from './deps';
+import { optionalBody } from './http-helpers';
+import type { Operations, SubscriptionFinder } from './operation';
 import { invalidBody } from './request-body';
 import { sealerFor, signingSecretEntry } from './stored-destination';
+import { type SubscriptionOpsDeps, saveSubscription } from './subscription-store-ops';
+
+/**
+ * What the signing-secret routes use: the sealing key, saving the subscription (a rotation is a
+ * change of it), and the public URL a save's handshake would name.
+ */
+export type SigningRouteDeps = SealingDeps & SubscriptionOpsDeps & UrlDeps;
 
 /** How long an earlier secret is honoured after a rotation unless the request says: 24 hours. */
 export const DEFAULT_KEEP_PREVIOUS_MINUTES = 24 * 60;
@@ -81,7 +89,7 @@ function parseRotateBody(body: unknown): {
  * (`secret`), a v1a key's public key (`publicKey`; its private key is never shown):
  * `{"scheme", "secret" | "publicKey", "createdTime", "previousSecrets": [{..., "validUntil"}]}`.
  */
-async function secretsDocument(deps: ManagementDeps, signing: Signing, nowMs: number) {
+async function secretsDocument(deps: SealingDeps, signing: Signing, nowMs: number) {
   const sealer = sealerFor(deps, 'secret', 'signing secrets');
   const verifyWith = async (entry: Signing['secrets'][number]) =>
     entry.publicKey === undefined
@@ -116,10 +124,10 @@ function checkPreviousLimit(kept: readonly { expiresAt: number }[], nowMs: numbe
 }
 
 /** The signing-secret routes on the subscriptions under `subscriptionPath`. */
-export function signingOperations(
+export function signingOperations<D>(
   subscriptionPath: string,
-  find: SubscriptionFinder,
-): Record<string, Operation> {
+  find: SubscriptionFinder<D>,
+): Operations<D & SigningRouteDeps> {
   return {
     [`POST ${subscriptionPath}/getSigningSecret`]: async (event, deps) => {
       const subscription = await find(event, deps, { consistent: true });

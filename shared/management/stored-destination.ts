@@ -24,51 +24,30 @@ import {
   type Destination,
   endpointIdOf,
   isWebhook,
-  RESOURCE_ENDPOINT_TYPES,
-  type ResourceEndpointType,
   type Signing,
   type WebhookDestination,
   webhookAuthOf,
 } from '../domain/model';
 import { badRequest, conflict, serviceUnavailable } from '../http/errors';
-import type { Clock } from '../platform/clock';
 import type { SecretSealer } from '../platform/sealing';
-import type { DeclaredDestinationsStore } from '../storage/declared-destinations';
+import type { ClockDeps, EndpointRuleDeps, ResourceDestinationDeps, SealingDeps } from './deps';
 import type { DestinationInput, SigningInput } from './destination-schema';
 
 const MAPPINGS_FIELD = 'properties.destination.properties.deliveryAttributeMappings';
 const ENDPOINT_URL_FIELD = 'properties.destination.properties.endpointUrl';
 
-/** What storing a destination takes of the management operations' dependencies. */
-export interface DestinationDeps {
-  clock: Clock;
-  /**
-   * Endpoint and token URLs may be `http://` (the local stack only), where SigV4 auth may also
-   * sign for loopback hosts, its emulator credentials being accepted by no AWS API.
-   */
-  allowHttpEndpoints: boolean;
-  /** Endpoint URLs aimed at loopback, private or other non-public addresses are refused. */
-  blockPrivateEndpoints: boolean;
-  /**
-   * The AWS resources subscriptions may deliver to (ARN patterns, `*` for any run of characters
-   * within one segment; `<resource>|<role>` pairs a resource with another account's role); a
-   * resource destination not matching one is refused. Absent or empty: none.
-   */
-  resourceDestinations?: readonly string[];
-  /**
-   * The resources and roles subscriptions declared in the CDK app deliver to (kept in the table:
-   * the list grows with each one), allowed beside `resourceDestinations`. Read only when a
-   * resource destination is not among those patterns.
-   */
-  declaredDestinations?: DeclaredDestinationsStore;
-  /** The resource types this stack can deliver to (absent: every type; the local stack: SQS and SNS). */
-  resourceTypes?: readonly ResourceEndpointType[];
-  /**
-   * Seals secret delivery header values before they are stored. Absent when the stack has no
-   * sealing key: secret values are then refused (503), other mappings work.
-   */
-  sealer?: SecretSealer;
-}
+/**
+ * What storing a destination (and showing its sealed parts) uses: the time a signing secret is
+ * made at, the rules on endpoint URLs and AWS resources, and the sealing key.
+ */
+export type DestinationDeps = ClockDeps & EndpointRuleDeps & ResourceDestinationDeps & SealingDeps;
+
+/**
+ * The stack's sealer, or `undefined` when it has no key: for the steps that need one only for
+ * some values (a URL with a query string), and refuse only those.
+ */
+const sealerIfAny = ({ sealing }: SealingDeps): SecretSealer | undefined =>
+  sealing.kind === 'sealed' ? sealing.sealer : undefined;
 
 /** Whether two destinations are the same endpoint: the same webhook URL (sealed query included), or the same resource. */
 export const sameDestination = (a: Destination, b: Destination): boolean =>
@@ -104,16 +83,16 @@ export async function destinationOf(
   };
   if (input.resource !== undefined) {
     const { endpointType, resourceArn, ...options } = input.resource;
-    const reachable = deps.resourceTypes ?? RESOURCE_ENDPOINT_TYPES;
+    const reachable = deps.resourceTypes;
     if (!reachable.includes(endpointType)) {
       throw badRequest(
         `${endpointUrlField.replace(/properties\.endpointUrl$/, 'endpointType')}: this stack cannot reach ${endpointType} destinations (the local stack emulates SQS and SNS only); it delivers to ${reachable.join(', ')}.`,
       );
     }
-    const patterns = deps.resourceDestinations ?? [];
+    const patterns = deps.resourceDestinations;
     let refusal = destinationRefusal(patterns, resourceArn, options.roleArn);
     if (refusal !== undefined) {
-      const declared = (await deps.declaredDestinations?.get()) ?? [];
+      const declared = await deps.declaredDestinations.get();
       refusal = destinationRefusal([...patterns, ...declared], resourceArn, options.roleArn);
     }
     if (refusal !== undefined)
@@ -133,7 +112,7 @@ export async function destinationOf(
   let endpoint: StoredEndpoint;
   try {
     // A key that can't be read fails the request as an unexpected error, logged with its cause.
-    endpoint = await sealEndpointUrl(input.endpointUrl, deps.sealer, webhook);
+    endpoint = await sealEndpointUrl(input.endpointUrl, sealerIfAny(deps), webhook);
   } catch (error) {
     if (!(error instanceof NoSealingKeyError)) throw error;
     throw noSealingKey(
@@ -188,14 +167,13 @@ async function sealedMappings(
       );
       continue;
     }
-    if (deps.sealer === undefined) {
-      throw noSealingKey(
-        `${mappingsField}.${index}.properties.isSecret`,
-        "secret header values, so secret values can't be stored; non-secret mappings work",
-      );
-    }
+    const sealer = sealerFor(
+      deps,
+      `${mappingsField}.${index}.properties.isSecret`,
+      "secret header values, so secret values can't be stored; non-secret mappings work",
+    );
     // A key that can't be read fails the request as an unexpected error, logged with its cause.
-    const sealedValue = await deps.sealer.seal(mapping.value);
+    const sealedValue = await sealer.seal(mapping.value);
     mappings.push({ name: mapping.name, type: 'Static', isSecret: true, sealedValue });
   }
   return mappings;
@@ -211,9 +189,9 @@ export const noSealingKey = (field: string, what: string) =>
   );
 
 /** The stack's sealer, or the {@link noSealingKey} 503 naming `field` and `what`. */
-export function sealerFor(deps: DestinationDeps, field: string, what: string): SecretSealer {
-  if (deps.sealer === undefined) throw noSealingKey(field, what);
-  return deps.sealer;
+export function sealerFor({ sealing }: SealingDeps, field: string, what: string): SecretSealer {
+  if (sealing.kind === 'noKey') throw noSealingKey(field, what);
+  return sealing.sealer;
 }
 
 /** Where a destination property is in the request body: beside the endpoint URL. */
@@ -275,7 +253,7 @@ async function authOf(
   try {
     token = await sealEndpointUrl(
       auth.tokenUrl,
-      deps.sealer,
+      sealerIfAny(deps),
       existing === undefined ? undefined : storedTokenUrlOf(existing),
     );
   } catch (error) {
@@ -323,8 +301,8 @@ async function changeForClientSecret(
   if (webhook === undefined || existing === undefined || auth?.type !== 'OAuth2ClientCredentials') {
     return 'new';
   }
-  if (!(await storedUrlIs(webhook, input.endpointUrl, deps.sealer))) return 'endpoint URL';
-  if (!(await storedUrlIs(storedTokenUrlOf(existing), auth.tokenUrl, deps.sealer))) return 'token URL';
+  if (!(await storedUrlIs(webhook, input.endpointUrl, sealerIfAny(deps)))) return 'endpoint URL';
+  if (!(await storedUrlIs(storedTokenUrlOf(existing), auth.tokenUrl, sealerIfAny(deps)))) return 'token URL';
   if (existing.clientId !== auth.clientId) return 'client id';
   return undefined;
 }
@@ -373,14 +351,14 @@ export async function signingSecretEntry(
  * (documents show both up to their paths), their sealed query strings opened. 503 without a key.
  */
 export async function fullUrlsDocument(
-  deps: DestinationDeps,
+  deps: SealingDeps,
   destination: Destination,
 ): Promise<{ endpointUrl: string; tokenUrl?: string }> {
   const endpointUrl = await fullEndpointUrl(deps, destination);
   const auth = webhookAuthOf(destination);
   if (auth?.type !== 'OAuth2ClientCredentials') return { endpointUrl };
   try {
-    return { endpointUrl, tokenUrl: await openEndpointUrl(storedTokenUrlOf(auth), deps.sealer) };
+    return { endpointUrl, tokenUrl: await openEndpointUrl(storedTokenUrlOf(auth), sealerIfAny(deps)) };
   } catch (error) {
     if (!(error instanceof NoSealingKeyError)) throw error;
     throw serviceUnavailable(
@@ -390,14 +368,14 @@ export async function fullUrlsDocument(
 }
 
 /** The whole endpoint URL (its sealed query string opened): `getFullUrl`. 503 without a key. */
-export async function fullEndpointUrl(deps: DestinationDeps, destination: Destination): Promise<string> {
+export async function fullEndpointUrl(deps: SealingDeps, destination: Destination): Promise<string> {
   if (!isWebhook(destination)) {
     throw conflict(
       `The event subscription delivers to ${destination.resourceArn}, not a webhook: it has no endpoint URL.`,
     );
   }
   try {
-    return await openEndpointUrl(destination, deps.sealer);
+    return await openEndpointUrl(destination, sealerIfAny(deps));
   } catch (error) {
     if (!(error instanceof NoSealingKeyError)) throw error;
     throw serviceUnavailable(

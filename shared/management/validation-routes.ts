@@ -10,15 +10,39 @@ import { endpointIdOf, type Subscription } from '../domain/model';
 import { type HttpEvent, jsonResult, publicBaseUrl } from '../http/api-gateway';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors';
 import { ConcurrentChangeError } from '../storage/table';
-import { type ManagementDeps, type Operation, propagated, queueHandshake } from './common';
-import type { SubscriptionFinder } from './dead-letter-routes';
+import type {
+  ClockDeps,
+  IdDeps,
+  PropagationDeps,
+  QueueDeps,
+  SubscriptionStoreDeps,
+  UrlDeps,
+  ValidationDeps,
+} from './deps';
+import type { Operation, Operations, SubscriptionFinder } from './operation';
+import { queueHandshake } from './subscription-store-ops';
+import { propagated } from './timing';
+
+/**
+ * What restarting a validation uses: the subscription's store, the time, a new code, the window,
+ * the handshake's queue and the public URL its validation URL starts with.
+ */
+export type ValidationRouteDeps = SubscriptionStoreDeps &
+  ClockDeps &
+  IdDeps &
+  ValidationDeps &
+  QueueDeps &
+  UrlDeps;
+
+/** What the validation URL uses: the subscription's store, the time, and the wait for publishers. */
+export type ValidationUrlDeps = SubscriptionStoreDeps & ClockDeps & PropagationDeps;
 
 /** `POST <subscription>/validate` for subscriptions found by `find`, shown by `document`. */
-export function validationOperations(
+export function validationOperations<D>(
   subscriptionPath: string,
-  find: SubscriptionFinder,
+  find: SubscriptionFinder<D>,
   document: (subscription: Subscription, nowMs: number) => unknown,
-): Record<string, Operation> {
+): Operations<D & ValidationRouteDeps> {
   return {
     [`POST ${subscriptionPath}/validate`]: async (event, deps) => {
       const subscription = await find(event, deps, { consistent: true });
@@ -32,7 +56,7 @@ export function validationOperations(
 
 /** A fresh validation (new code, a new window) for a subscription still waiting, and its handshake. */
 async function restartValidation(
-  deps: ManagementDeps,
+  deps: ValidationRouteDeps,
   subscription: Subscription,
   baseUrl: string,
 ): Promise<Subscription> {
@@ -63,7 +87,7 @@ const queryValue = (event: HttpEvent, name: string): string => {
 };
 
 /** `GET /eventSubscriptions/validate?topic=&subscription=&code=`: the validation URL. */
-export const validationUrlOperations: Record<string, Operation> = {
+export const validationUrlOperations: Readonly<Record<string, Operation<ValidationUrlDeps>>> = {
   [`GET ${VALIDATION_PATH}`]: async (event, deps) => {
     const key = {
       topic: queryValue(event, 'topic'),

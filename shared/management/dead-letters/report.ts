@@ -1,5 +1,4 @@
 /** What a replay did (or, in a dry run, would do), blob by blob and in total. */
-import type { SelectedBlob } from './replay-plan';
 import type { ReplayRequest } from './replay-request';
 
 /** What a replay did (or, with `dryRun`, would do) to one blob. */
@@ -68,7 +67,8 @@ export type BlobOutcome = BlobReplay | 'notFound' | undefined;
 /** The report of a replay call from each selected blob's outcome (`outcomes[i]` is `selected[i]`'s). */
 export function replayReport(
   request: Pick<ReplayRequest, 'dryRun'>,
-  selected: readonly SelectedBlob[],
+  /** The blobs the replay selected, in order (`SelectedBlob`s of `replay-plan.ts`). */
+  selected: readonly { readonly key: string }[],
   outcomes: readonly BlobOutcome[],
 ): ReplayReport {
   const blobs = outcomes.filter((result): result is BlobReplay => typeof result === 'object');

@@ -1,145 +1,55 @@
 /**
- * What the management operations share: their dependencies, request helpers, subscription
- * versions, health resets and deletes (destinations as stored: `stored-destination.ts`).
+ * Event subscriptions as the management API reads and writes them, for classic and namespace
+ * subscriptions alike: expired ones deleted when read, deletes that reset health and wake
+ * backlogs, saves with the next version over a strongly consistent read, the validation handshake
+ * a new endpoint gets, and the per-topic quota.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { VALIDATION_PATH } from '../config/resources';
 import { newValidation, validationForWrite } from '../delivery/rules/handshake';
 import { deliveryTargetOf } from '../delivery/target';
-import {
-  isWebhook,
-  nextSubscriptionVersion,
-  type Subscription,
-  subscriptionExpired,
-  type TopicKeys,
-} from '../domain/model';
-import { type HttpEvent, type HttpResult, parseJsonBody, pathParam } from '../http/api-gateway';
+import { isWebhook, nextSubscriptionVersion, type Subscription, subscriptionExpired } from '../domain/model';
 import { badRequest } from '../http/errors';
-import type { LoggerLike } from '../observability/logging';
-import type { MetricBuffer } from '../observability/metrics';
 import { targetGroupId, validationJobBody } from '../queue/job-codec';
-import type { JobQueue } from '../queue/sqs-job-queue';
-import type { AttemptHistoryLookup } from '../storage/attempt-history';
-import type { BacklogIndexReader } from '../storage/backlog';
-import { type HealthStore, resetHealth } from '../storage/health';
-import type { NamespaceStore, NamespaceTopicStore } from '../storage/namespaces';
-import type { RateBudgetStore } from '../storage/rate-budget';
-import type { ReplayClaims } from '../storage/replay-claims';
-import type { SubscriptionStore } from '../storage/subscriptions';
+import { resetHealth } from '../storage/health';
 import type { ReadOptions } from '../storage/table';
-import type { TopicStore } from '../storage/topics';
-import { wakeBacklog } from './backlog-wake';
+import { type BacklogWakeDeps, wakeBacklog } from './backlog-wake';
 import { changeOverRead } from './change-over-read';
-import type { DeadLetterBlobs } from './dead-letters';
-import { validateName } from './request-body';
-import { type DestinationDeps, sameDestination } from './stored-destination';
+import type {
+  ClockDeps,
+  HealthDeps,
+  IdDeps,
+  PropagationDeps,
+  QueueDeps,
+  SubscriptionStoreDeps,
+  ValidationDeps,
+} from './deps';
+import { sameDestination } from './stored-destination';
 import { MAX_SUBSCRIPTIONS_PER_TOPIC } from './subscription-schema';
+import { now, propagated } from './timing';
 
-/** Management request bodies are small; anything larger is a mistake. */
-export const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * What reading, listing and deleting subscriptions uses: a read may find an expired subscription
+ * and delete it, which waits for publishers, resets its health and wakes its backlog.
+ */
+export type SubscriptionRemovalDeps = SubscriptionStoreDeps &
+  ClockDeps &
+  PropagationDeps &
+  HealthDeps &
+  BacklogWakeDeps;
 
-/** What the management operations depend on (those storing a destination takes: {@link DestinationDeps}). */
-export interface ManagementDeps extends DestinationDeps {
-  topics: TopicStore;
-  subscriptions: SubscriptionStore;
-  namespaces: NamespaceStore;
-  namespaceTopics: NamespaceTopicStore;
-  /** The attempt history (the deliveries API); its retention bounds a lookup's window. */
-  history: AttemptHistoryLookup;
-  /** A new unique id (subscription `uid`s, replay ids). */
-  newId: () => string;
-  /** The dead-letter bucket (listing, reading and marking blobs replayed). */
-  deadLetterBucket: DeadLetterBlobs;
-  /** Claims on blobs being replayed, so two replays at once never both replay one (none: unguarded). */
-  replayClaims?: ReplayClaims;
-  /**
-   * The per-subscription counts of resend and replay calls (`call-limits.ts`), kept in the table
-   * so the limits hold across management function instances.
-   */
-  callBudget: RateBudgetStore;
-  /**
-   * Where replayed dead letters and handshakes are queued (the `delivery` queue), and a backlog's
-   * tick sent at once (the retry queue, `BACKLOG_TICK_QUEUE`).
-   */
-  queue: JobQueue;
-  /**
-   * New endpoints (a new subscription, or a changed endpoint URL) must pass the validation
-   * handshake before events are matched to them.
-   */
-  validateEndpoints: boolean;
-  /** How long a validation URL validates (5 minutes, divided by the time scale). */
-  validationWindowMs: number;
-  /**
-   * The API's public base URL, from configuration (`ENV.publicUrl`: the `publicUrl` prop or
-   * the HTTP API's own URL on AWS; `--public-url` or the stack's own address locally): the base of
-   * validation URLs and topic `endpoint`s. Never taken from a request.
-   */
-  publicUrl: () => string;
-  /**
-   * The base of topic `endpoint` properties when publishing has a front door of its own (the
-   * publish function's URL, `ENV.publishUrl`); without it, the public URL.
-   */
-  publishUrl?: () => string;
-  /**
-   * How long publishers may keep using a cached topic. Changes that publishers must see
-   * (subscriptions, keys) are answered only after this long, so they are live on return.
-   */
-  propagationDelayMs: number;
-  /** Endpoint health (read, and removed by `enable` and when a subscription is deleted). */
-  healthStore: HealthStore;
-  /**
-   * How long delivery workers trust their cached copy of an endpoint's health; `enable` is
-   * answered only after this long, so every worker lets deliveries through on return.
-   */
-  healthCacheMs: number;
-  /**
-   * Backlogs' index items, from the table alone: what the health view shows as `held`, and the
-   * META whose token a tick sent at once carries (`wakeBacklog`).
-   */
-  backlog: BacklogIndexReader;
-  /** The invocation's metric points (replayed dead letters are counted). */
-  metrics?: MetricBuffer;
-  /** Where best-effort steps that failed are logged (a backlog's tick that could not be sent). */
-  logger?: LoggerLike;
-}
-
-/** Waits until publishers' cached copies show a change (answers are given only then). */
-export const propagated = (deps: ManagementDeps) => deps.clock.sleep(deps.propagationDelayMs);
-
-export type Operation = (event: HttpEvent, deps: ManagementDeps) => Promise<HttpResult>;
-
-export const topicParam = (event: HttpEvent) => validateName('topic', pathParam(event, 'topic'));
-export const subscriptionParam = (event: HttpEvent) =>
-  validateName('subscription', pathParam(event, 'subscription'));
-export const now = (deps: ManagementDeps) => new Date(deps.clock.now());
-/** A JSON answer whose body is already JSON text. */
-export const textResult = (statusCode: number, json: string): HttpResult => ({
-  statusCode,
-  headers: { 'content-type': 'application/json; charset=utf-8' },
-  body: json,
-});
-/** A body that may be absent (`{}` then). */
-export const optionalBody = (event: HttpEvent) =>
-  event.body === undefined || event.body === null || event.body === ''
-    ? {}
-    : parseJsonBody(event, MAX_BODY_BYTES);
-
-export const keysOf = (keys: TopicKeys) => ({ key1: keys.key1, key2: keys.key2 });
-
-/** The key a `regenerateKey` request names (`{"keyName": "key1" | "key2"}`). */
-export function keyNameOf(event: HttpEvent): keyof TopicKeys {
-  const body = optionalBody(event) as { keyName?: unknown };
-  if (body === null || typeof body !== 'object' || (body.keyName !== 'key1' && body.keyName !== 'key2')) {
-    throw badRequest("keyName: must be 'key1' or 'key2'.");
-  }
-  return body.keyName;
-}
+/** What saving a subscription uses besides: new ids, and the handshake a new endpoint gets. */
+export type SubscriptionOpsDeps = SubscriptionRemovalDeps & IdDeps & ValidationDeps & QueueDeps;
 
 /**
  * Resets a deleted subscription's health, best effort: the delete has happened, and a subscription
  * created again under the name starts healthy either way once workers' copies expire.
  */
-export async function forgetHealth(deps: ManagementDeps, topic: string, subscription: string): Promise<void> {
+export async function forgetHealth(
+  deps: ClockDeps & HealthDeps,
+  topic: string,
+  subscription: string,
+): Promise<void> {
   try {
     await resetHealth(deps.healthStore, topic, subscription, deps.clock.now());
   } catch {
@@ -153,7 +63,7 @@ export async function forgetHealth(deps: ManagementDeps, topic: string, subscrip
  * could tell).
  */
 export async function deleteSubscription(
-  deps: ManagementDeps,
+  deps: SubscriptionRemovalDeps,
   topicId: string,
   name: string,
 ): Promise<boolean> {
@@ -171,7 +81,7 @@ export async function deleteSubscription(
  * version the delete made, so a delivery worker's cached definition is read again and found gone.
  */
 async function removeSubscriptions(
-  deps: ManagementDeps,
+  deps: SubscriptionRemovalDeps,
   subscriptions: readonly Subscription[],
 ): Promise<Subscription[]> {
   const at = deps.clock.now();
@@ -198,7 +108,7 @@ async function removeSubscriptions(
  * them as gone.
  */
 export async function readSubscription(
-  deps: ManagementDeps,
+  deps: SubscriptionRemovalDeps,
   topicId: string,
   name: string,
   options: ReadOptions = {},
@@ -210,7 +120,10 @@ export async function readSubscription(
 }
 
 /** A topic's subscriptions as the management API sees them: expired ones deleted and left out. */
-export async function listSubscriptions(deps: ManagementDeps, topicId: string): Promise<Subscription[]> {
+export async function listSubscriptions(
+  deps: SubscriptionRemovalDeps,
+  topicId: string,
+): Promise<Subscription[]> {
   const subscriptions = await deps.subscriptions.list(topicId);
   const nowMs = deps.clock.now();
   const expired = subscriptions.filter((subscription) => subscriptionExpired(subscription, nowMs));
@@ -221,7 +134,7 @@ export async function listSubscriptions(deps: ManagementDeps, topicId: string): 
 
 /** Refuses a new subscription when its topic (`topicId`, as subscriptions name it) is full. */
 export async function checkSubscriptionQuota(
-  deps: ManagementDeps,
+  deps: SubscriptionRemovalDeps,
   topicId: string,
   label: string,
 ): Promise<void> {
@@ -265,7 +178,7 @@ const sameSubscriptionDefinition = (read: Subscription, current: Subscription): 
  * one's hold to end).
  */
 export async function saveSubscription(
-  deps: ManagementDeps,
+  deps: SubscriptionOpsDeps,
   topicId: string,
   name: string,
   define: (existing: Subscription | undefined) => Promise<SubscriptionDefinition>,
@@ -294,7 +207,7 @@ export async function saveSubscription(
 
 /** The subscription `definition` makes over `existing`, as its next version. */
 function subscriptionOver(
-  deps: ManagementDeps,
+  deps: ClockDeps & IdDeps & ValidationDeps,
   definition: SubscriptionDefinition,
   existing: Subscription | undefined,
 ): Subscription {
@@ -335,7 +248,7 @@ export function validationUrlOf(baseUrl: string, subscription: Subscription): st
 }
 
 /** Queues the handshake that asks the subscription's endpoint to agree (run by a delivery worker). */
-export async function queueHandshake(deps: ManagementDeps, subscription: Subscription, baseUrl: string) {
+export async function queueHandshake(deps: QueueDeps, subscription: Subscription, baseUrl: string) {
   const validation = subscription.validation;
   if (validation === undefined) return;
   const target = deliveryTargetOf(subscription);
