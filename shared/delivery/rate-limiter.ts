@@ -8,6 +8,7 @@
  * waits for the next second. A request with more waiting ahead of it than the limit allows for
  * `MAX_RATE_WAIT_MS` is not queued: it is held, placed after the others at the limit's pace.
  */
+import { RATE_WINDOW_MS } from '../domain/destination';
 import type { LoggerLike } from '../observability/logging';
 import type { Clock } from '../platform/clock';
 import type { RateBudgetStore, RateSlice } from '../storage/rate-budget';
@@ -15,7 +16,6 @@ import {
   holdsRequest,
   nextWindowAt,
   placeHeld,
-  RATE_WINDOW_MS,
   rateSliceOf,
   rateWindowOf,
   slotStartOf,

@@ -3,6 +3,8 @@
  * next attempt is far away, instead of riding the retry queue in 15-minute hops. Events are kept
  * in segments (objects in the backlog bucket: a header line, then one line per event); the table
  * holds an index item per segment and one `META` item per backlog (its timer, lease and state).
+ * Beside the shapes, what both storage and the delivery rules read of them: the due order of
+ * events and how many of a segment's lines are still live.
  */
 import { z } from 'zod';
 import { BACKLOG_HELD_BY, deliveryItemSchema, deliveryTargetSchema } from './delivery';
@@ -36,6 +38,18 @@ export const backlogLineSchema = z.object({
 });
 export type BacklogLine = z.infer<typeof backlogLineSchema>;
 
+/** Stored events in the order they are handled: by due time, then publish time, then id. */
+export function byDueOrder(
+  a: Pick<BacklogLine, 'dueAt' | 'item'>,
+  b: Pick<BacklogLine, 'dueAt' | 'item'>,
+): number {
+  return (
+    a.dueAt - b.dueAt ||
+    a.item.publishedAt - b.item.publishedAt ||
+    (a.item.deliveryId < b.item.deliveryId ? -1 : a.item.deliveryId > b.item.deliveryId ? 1 : 0)
+  );
+}
+
 /**
  * How far a drain got through a segment's lines: lines `[0, doneThrough)` are done, and so are
  * the lines named in `doneAfter` (each at or beyond `doneThrough`, ascending). Requests finish
@@ -47,6 +61,13 @@ export const backlogCheckpointSchema = z.object({
   doneAfter: z.array(z.number().int().min(0)),
 });
 export type BacklogCheckpoint = z.infer<typeof backlogCheckpointSchema>;
+
+/** No line of a segment is done yet. */
+export const NOTHING_DONE: BacklogCheckpoint = { doneThrough: 0, doneAfter: [] };
+
+/** How many of a segment's `count` lines are not done yet. */
+export const liveCount = (checkpoint: BacklogCheckpoint, count: number): number =>
+  Math.max(0, count - checkpoint.doneThrough - checkpoint.doneAfter.length);
 
 /** A segment as the index lists it: where it is and what it holds, without reading it. */
 export const backlogSegmentRefSchema = backlogCheckpointSchema.extend({

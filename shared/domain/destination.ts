@@ -80,6 +80,13 @@ export const deliveryAuthSchema = z.discriminatedUnion('type', [
 ]);
 export type DeliveryAuth = z.infer<typeof deliveryAuthSchema>;
 
+/**
+ * The window `maxDeliveriesPerSecond` counts requests in: one second. The delivery rules spread
+ * each window's requests over it (`shared/delivery/rules/rate-limit.ts`); the shared budget keeps
+ * one counter per subscription and window (`shared/storage/rate-budget.ts`).
+ */
+export const RATE_WINDOW_MS = 1000;
+
 /** The delivery settings of every destination, a webhook's or a resource's. */
 const deliverySettingsShape = {
   /** Output batching (either set turns it on; see `shared/delivery/rules/batching.ts`). */

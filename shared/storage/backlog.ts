@@ -20,7 +20,6 @@ import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client 
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
 import { BACKLOG_BUCKET, TABLE } from '../config/resources';
-import { byDueOrder, liveCount, NOTHING_DONE } from '../delivery/rules/backlog';
 import {
   BACKLOG_SEGMENT_VERSION,
   type BacklogCheckpoint,
@@ -33,6 +32,9 @@ import {
   backlogMetaSchema,
   backlogSegmentHeaderSchema,
   backlogSegmentRefSchema,
+  byDueOrder,
+  liveCount,
+  NOTHING_DONE,
 } from '../domain/backlog';
 import type { DeliveryTarget } from '../domain/delivery';
 import { topicIdOf } from '../domain/names';

@@ -12,8 +12,11 @@
  */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE } from '../config/resources';
-import { RATE_WINDOW_KEEP_MS, RATE_WINDOW_MS } from '../delivery/rules/rate-limit';
+import { RATE_WINDOW_MS } from '../domain/destination';
 import type { ItemKey } from './table';
+
+/** How long a budget window's counter is kept after its second (DynamoDB TTL; it is never read again). */
+const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
 /** A slice of a second's budget: `count` requests (0..want), the first being the second's `first` (0-based). */
 export interface RateSlice {

@@ -8,13 +8,17 @@
  * is as it would be on the queue.
  */
 import { createHash } from 'node:crypto';
-import type { BacklogCheckpoint, BacklogLine } from '../../domain/backlog';
+import { type BacklogCheckpoint, type BacklogLine, byDueOrder } from '../../domain/backlog';
 import type { DeliveryItem } from '../../domain/delivery';
 import type { RetryLimits } from '../../domain/model';
 import { stampProbation } from './decide';
 import { UNVALIDATED_ENDPOINT_HOLD_MS } from './handshake';
 import type { DeliveryProfile } from './profiles';
 import { expiresAtDue, sqsDelaySeconds, type WaitPrecision } from './retry';
+
+// The due order is defined with the shapes it orders (storage writes segments in it too); the
+// backlog's steps take it from here with the rest of the backlog's rules.
+export { byDueOrder };
 
 const MINUTE = 60_000;
 
@@ -89,18 +93,6 @@ export function wakeAtOf(input: WakeInput): number | undefined {
   if (!input.endpointAgreed)
     wakeAt = Math.max(wakeAt, now + UNVALIDATED_ENDPOINT_HOLD_MS / profile.timeScale);
   return wakeAt;
-}
-
-/** Stored events in the order they are handled: by due time, then publish time, then id. */
-export function byDueOrder(
-  a: Pick<BacklogLine, 'dueAt' | 'item'>,
-  b: Pick<BacklogLine, 'dueAt' | 'item'>,
-): number {
-  return (
-    a.dueAt - b.dueAt ||
-    a.item.publishedAt - b.item.publishedAt ||
-    (a.item.deliveryId < b.item.deliveryId ? -1 : a.item.deliveryId > b.item.deliveryId ? 1 : 0)
-  );
 }
 
 /** What a wake does with a segment's events, each list in due order. */
@@ -191,9 +183,6 @@ export function releaseGroups(
     }));
 }
 
-/** No line of a segment is done yet. */
-export const NOTHING_DONE: BacklogCheckpoint = { doneThrough: 0, doneAfter: [] };
-
 /**
  * A segment's checkpoint after `done` more of its lines (indexes into its lines) were finished:
  * the done prefix grows over every line now done, and `doneAfter` keeps the done lines beyond
@@ -220,10 +209,6 @@ export function checkpointOf(
 /** Whether line `index` of a segment is done at `checkpoint`. */
 export const isDone = (checkpoint: BacklogCheckpoint, index: number): boolean =>
   index < checkpoint.doneThrough || checkpoint.doneAfter.includes(index);
-
-/** How many of a segment's `count` lines are not done yet. */
-export const liveCount = (checkpoint: BacklogCheckpoint, count: number): number =>
-  Math.max(0, count - checkpoint.doneThrough - checkpoint.doneAfter.length);
 
 /**
  * When a segment's earliest event that is not done yet is due; `undefined` when every line is

@@ -11,12 +11,10 @@
  * waiting ahead of them on this worker would be sent within {@link MAX_RATE_WAIT_MS}; later ones
  * are held (not attempted, no attempt used) until about when the budget should reach them.
  */
+import { RATE_WINDOW_MS } from '../../domain/destination';
 
 /** `maxDeliveriesPerSecond`: requests per second to one subscription's endpoint. */
 export const RATE_LIMITS = { min: 1, max: 10_000 } as const;
-
-/** The length of a budget window: one second. */
-export const RATE_WINDOW_MS = 1000;
 
 /**
  * No request is started in the last this many ms of a window: one started so close to its end
@@ -29,9 +27,6 @@ export const RATE_WINDOW_GUARD_MS = 50;
  * be sent within this. Further requests are held, so an invocation never idles long on budget.
  */
 export const MAX_RATE_WAIT_MS = 2000;
-
-/** How long a budget window's counter is kept after its second (DynamoDB TTL; it is never read again). */
-export const RATE_WINDOW_KEEP_MS = 10 * 60_000;
 
 /** The window (epoch seconds) that `now` falls in. */
 export const rateWindowOf = (now: number): number => Math.floor(now / RATE_WINDOW_MS);

@@ -6,13 +6,10 @@
 import {
   BACKLOG_AFTER_MS,
   type BacklogHealthView,
-  byDueOrder,
   checkpointOf,
   classifyAtTick,
   isDone,
-  liveCount,
   liveDueAt,
-  NOTHING_DONE,
   ON_TIME_SLACK_MS,
   probationStamp,
   RELEASE_AHEAD_MS,
@@ -30,6 +27,9 @@ import {
   backlogLineSchema,
   backlogMetaSchema,
   backlogSegmentHeaderSchema,
+  byDueOrder,
+  liveCount,
+  NOTHING_DONE,
 } from '../../../../shared/domain/backlog';
 import {
   backlogSweepJobSchema,
