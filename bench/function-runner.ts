@@ -17,7 +17,7 @@ import { lambdaContext } from '../local/lambda-context';
 import { FUNCTIONS } from '../shared/config/resources';
 import type { RuntimeConfig } from '../shared/config/runtime';
 import { publishMetricPoints } from '../shared/lambda/middleware';
-import { buildDeliveryEngine, createObservability, type ObservabilityOptions } from '../shared/lambda/wiring';
+import { buildDeliveryWorker, createObservability, type ObservabilityOptions } from '../shared/lambda/wiring';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/observability/metrics';
 import { createAwsClients, type LocalEndpoints } from '../shared/platform/aws';
 import { AwsRequestCounter } from './aws-counter';
@@ -62,7 +62,7 @@ const build = (
   return (
     measured === 'publish'
       ? buildPublishHandler(runtime, observability)
-      : createDeliveryHandler({ engine: buildDeliveryEngine(runtime, observability), observability })
+      : createDeliveryHandler({ worker: buildDeliveryWorker(runtime, observability), observability })
   ) as Handler;
 };
 

@@ -18,8 +18,8 @@
  * - The store and its counting: `counting-backlog-store.ts`.
  */
 import { BACKLOG_WINDOW_SECONDS, LAMBDA_SQS_LIMITS, type QueueKey } from '../shared/config/resources';
-import { parseStoreJob } from '../shared/delivery/backlog-store-step';
-import type { EngineBacklog } from '../shared/delivery/engine-backlogs';
+import { parseStoreJob } from '../shared/delivery/backlog/store-step';
+import type { BacklogSettings } from '../shared/delivery/backlog/backlogs';
 import type { DeliveryItem, DeliveryTarget, StoreJob } from '../shared/domain/delivery';
 import { topicIdOf } from '../shared/domain/names';
 import type { VirtualClock } from '../shared/platform/clock';
@@ -134,7 +134,7 @@ export class VirtualBacklog {
   }
 
   /** The engine's backlog dependency: this store, tokens counted so runs repeat exactly. */
-  engineBacklog(healthStore: Pick<HealthStore, 'get' | 'put'>): EngineBacklog {
+  engineBacklog(healthStore: Pick<HealthStore, 'get' | 'put'>): BacklogSettings {
     return {
       store: this.store,
       healthStore,

@@ -7,23 +7,21 @@
  */
 import { readConfig } from '../shared/config/runtime';
 import type { DeadLetterStep } from '../shared/delivery/dead-letter';
+import { kindsTakenBy } from '../shared/delivery/job-registry';
 import { upgradeEndedJob } from '../shared/delivery/job-upgrade';
-import { createJobConsumer } from '../shared/lambda/job-consumer';
+import { createJobConsumer, registryStep } from '../shared/lambda/job-consumer';
 import { lazyHandler } from '../shared/lambda/middleware';
 import { buildDeadLetterStep } from '../shared/lambda/wiring/dead-letter';
 import { createObservability, type Observability } from '../shared/lambda/wiring/observability';
 import { createAwsClients } from '../shared/platform/aws';
+import type { LegacyJobOfKind } from '../shared/queue/job-codec';
 import { type Clock, systemClock } from '../shared/platform/clock';
-import type { JobKind } from '../shared/queue/job-kinds';
 
 /** Time kept free at the end of an invocation: one S3 PUT (10 s at most) and the re-queueing. */
 export const WRITE_MARGIN_MS = 15_000;
 
-/**
- * The job kinds the dead-letter function takes: every kind the ended-delivery queue carries
- * (`JOB_KINDS` in `shared/queue/job-kinds.ts`; a test holds the two together).
- */
-export const DEAD_LETTER_JOB_KINDS = ['ended'] as const satisfies readonly JobKind[];
+/** The job kinds the dead-letter function takes, from the job registry (`ended`). */
+export const DEAD_LETTER_JOB_KINDS = kindsTakenBy('deadLetter');
 
 export interface DeadLetterHandlerDeps {
   step: Pick<DeadLetterStep, 'write'>;
@@ -35,23 +33,23 @@ export function createDeadLetterHandler({ step, observability, clock = systemClo
   return createJobConsumer({
     observability,
     // Ended jobs of an earlier format carry all the step needs; they are upgraded without a read.
-    upgrade: async (job) => upgradeEndedJob(job),
-    step: {
-      kinds: DEAD_LETTER_JOB_KINDS,
-      run: async (jobs, context) => {
-        // A slow bucket must not run the invocation out: what is not started by then is re-queued.
-        const report = await step.write(jobs, {
-          deadline: clock.now() + context.getRemainingTimeInMillis() - WRITE_MARGIN_MS,
-        });
-        observability.logger.debug('dead letters handled', {
-          written: report.written,
-          blobs: report.blobs,
-          waiting: report.waiting,
-          dropped: report.dropped,
-        });
-        return report.outcomes;
+    upgrade: async (job) => upgradeEndedJob(job as LegacyJobOfKind<'ended'>),
+    // A slow bucket must not run the invocation out: what is not started by then is re-queued.
+    step: registryStep('deadLetter', (context) => ({
+      worker: {
+        write: async (jobs, options) => {
+          const report = await step.write(jobs, options);
+          observability.logger.debug('dead letters handled', {
+            written: report.written,
+            blobs: report.blobs,
+            waiting: report.waiting,
+            dropped: report.dropped,
+          });
+          return report;
+        },
       },
-    },
+      options: { attemptDeadline: clock.now() + context.getRemainingTimeInMillis() - WRITE_MARGIN_MS },
+    })),
   });
 }
 

@@ -11,12 +11,14 @@ import { randomBytes } from 'node:crypto';
 import type { AttemptResult } from '../domain/attempts';
 import type { DeliveryItem } from '../domain/delivery';
 import { isWebhook, type ResourceDestination, type Subscription } from '../domain/model';
+import type { Clock } from '../platform/clock';
 import { FairSlots } from '../platform/concurrency';
 import { InProcessRateBudget } from '../storage/rate-budget';
 import { EndpointAuth, EndpointAuthError } from './endpoint-auth';
-import type { DeliveryEngineDeps, JobOptions } from './engine';
-import type { LateAnswers } from './late-answers';
+import type { HealthTracker } from './health';
+import { LateAnswers } from './late-answers';
 import { carriesSecrets, OpenedSecrets } from './opened-secrets';
+import type { AttemptHistory, DeliveryTelemetry, JobOptions, RequestPath } from './ports';
 import { RateLimiter } from './rate-limiter';
 import {
   buildDeliveryRequest,
@@ -66,20 +68,15 @@ export interface AttemptOptions extends JobOptions {
   readonly onAttempted?: (attempted: readonly Attempted[]) => void;
 }
 
-/** What the attempt phase needs of the engine's dependencies. */
-export type EngineAttemptsDeps = Pick<
-  DeliveryEngineDeps,
-  | 'clock'
-  | 'sender'
-  | 'health'
-  | 'concurrency'
-  | 'subscriptionConcurrency'
-  | 'sealer'
-  | 'logger'
-  | 'rateBudget'
-  | 'endpointAuth'
-  | 'resources'
->;
+/**
+ * What the request path needs: how requests are made, the clock, where outcomes are reported
+ * (the health tracker) and where late answers are recorded (the attempt history).
+ */
+export interface EngineAttemptsDeps extends RequestPath, DeliveryTelemetry {
+  clock: Clock;
+  health: HealthTracker;
+  history: AttemptHistory;
+}
 
 export class EngineAttempts {
   private readonly slots: FairSlots;
@@ -87,19 +84,27 @@ export class EngineAttempts {
   private readonly secrets: OpenedSecrets;
   private readonly rates: RateLimiter;
   private readonly auth: EndpointAuth;
+  /** Listens on after timeouts and finds events a late answer delivered; none without a store. */
+  private readonly late: LateAnswers | undefined;
 
-  constructor(
-    private readonly deps: EngineAttemptsDeps,
-    /** Listens on after timeouts and finds events a late answer delivered; none without. */
-    private readonly late?: LateAnswers,
-  ) {
+  constructor(private readonly deps: EngineAttemptsDeps) {
+    this.late =
+      deps.lateAnswers === 'none'
+        ? undefined
+        : new LateAnswers({
+            clock: deps.clock,
+            store: deps.lateAnswers,
+            history: deps.history,
+            metrics: deps.metrics,
+            logger: deps.logger,
+          });
     this.slots = new FairSlots({
       capacity: deps.concurrency,
       stallMs: STALL_MS,
       maxLingering: Math.min(8 * deps.concurrency, MAX_LINGERING_REQUESTS),
       now: deps.clock.now,
     });
-    this.secrets = new OpenedSecrets(deps.sealer);
+    this.secrets = new OpenedSecrets(deps.sealer === 'none' ? undefined : deps.sealer);
     this.auth = deps.endpointAuth ?? new EndpointAuth({ clock: deps.clock });
     this.rates = new RateLimiter({
       clock: deps.clock,
@@ -110,6 +115,14 @@ export class EngineAttempts {
       1,
       Math.min(deps.concurrency, deps.subscriptionConcurrency ?? Math.ceil(deps.concurrency / 4)),
     );
+  }
+
+  /**
+   * Stops listening to timed-out requests, at once and from now on: a worker that is shutting
+   * down (the local stack stopping) does not wait for late windows to close.
+   */
+  stopListening(): void {
+    this.late?.stop();
   }
 
   /**
@@ -395,15 +408,10 @@ export class EngineAttempts {
       made.map(async (batch) => {
         const items = batch.map((entry) => entry.item);
         const attempted = await this.gated(subscription, items, options, cap, async (startedAt) => {
-          const results =
-            sender === undefined
-              ? batch.map(() =>
-                  resourceFailure('NoResourceSender', 'this worker cannot deliver to AWS resources', 0),
-                )
-              : await sender.send(
-                  destination,
-                  batch.map((entry) => entry.message),
-                );
+          const results = await sender.send(
+            destination,
+            batch.map((entry) => entry.message),
+          );
           const failed = results.find((result) => !result.delivered);
           health.observe(
             subscription,

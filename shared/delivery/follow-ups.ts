@@ -4,7 +4,7 @@
  * engine keeps backlogs, into the subscription's backlog: see {@link FollowUpRoute}), and ended
  * deliveries to the ended-delivery queue (the dead-letter step's input).
  */
-import type { DeadLetterTarget, DeliveryTarget, EndedDelivery } from '../domain/delivery';
+import type { DeadLetterTarget, DeliveryTarget, EndedDelivery, EndedJob } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import type { Clock } from '../platform/clock';
@@ -13,7 +13,8 @@ import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import { eventInDeliverySchema } from './rules/convert';
 import type { JobDecisions } from './rules/decide';
 import { customHeaderValues, nonSecretCustomHeaders } from './rules/headers';
-import type { DeliveryProfile } from './rules/profiles';
+import { emptyReport, type JobReport } from './job-report';
+import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
 
 /** Seconds before ended deliveries parked on the retry queue are handed to the dead-letter step again. */
@@ -138,4 +139,26 @@ function withDeliveryProperties(
     });
     return entry;
   });
+}
+
+/**
+ * Ended deliveries that were parked on the retry queue (the ended-delivery queue refused them),
+ * handed to the dead-letter step again. They already waited on the retry queue; the rest of the
+ * write delay groups them again.
+ */
+export async function handOffAgain(
+  deps: { queue: JobQueue; profiles: ProfileTable },
+  job: EndedJob,
+): Promise<JobReport> {
+  const delaySeconds =
+    deps.profiles[job.target.profile].deadLetter.writeDelayMs / 1000 - HANDOFF_RETRY_DELAY_SECONDS;
+  await deps.queue.send(
+    'endedDelivery',
+    packEndedJobs(job.target, job.ended).map((body) => ({
+      body,
+      delaySeconds,
+      groupId: targetGroupId(job.target),
+    })),
+  );
+  return { ...emptyReport(), ended: job.ended.length };
 }

@@ -42,7 +42,7 @@ import type {
 } from '../domain/job-format-1';
 import { topicRefOf } from '../domain/names';
 import type { LegacyJob } from '../queue/job-codec';
-import type { SubscriptionSource } from './engine';
+import type { SubscriptionSource } from './ports';
 import { deliverySchemaOfFormat } from './rules/dead-letter-layout';
 import { deliveryTargetOf, isSameSubscription } from './target';
 

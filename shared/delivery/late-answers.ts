@@ -16,7 +16,7 @@ import type { LoggerLike } from '../observability/logging';
 import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
 import type { LateAnswer, LateAnswerStore, RecordedLateAnswer } from '../storage/late-answers';
-import type { AttemptHistory } from './engine';
+import type { AttemptHistory } from './ports';
 import { lateListenUntil } from './rules/late-answer';
 import type { DeliveryProfile } from './rules/profiles';
 import { DELIVERY_TIMEOUT_MS, type LateListen } from './webhook-sender';

@@ -1,6 +1,6 @@
 /**
  * The consumer shell every queue-consuming function is built from: read each record as a job
- * (`queue/job-codec.ts`), refuse the kinds the function does not take (`queue/job-kinds.ts`),
+ * (`queue/job-codec.ts`), refuse the kinds the function does not take (`delivery/job-registry.ts`),
  * bring a job of an earlier format to the current one with the function's upgrade
  * (`delivery/job-upgrade.ts`: messages queued before a deploy are worked, not refused), hand
  * the rest to the function's step, and answer SQS with `batchResponse` (`queue/record-outcome.ts`),
@@ -21,7 +21,14 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { QueuedJob } from '../domain/delivery';
 import type { LoggerLike } from '../observability/logging';
 import { isLegacyJob, type LegacyJobOfKind, type ReadJob, readJobMessage } from '../queue/job-codec';
-import { type JobKind, type JobOfKind, jobLogFields, kindOf, queuesCarrying } from '../queue/job-kinds';
+import {
+  type ConsumerFunction,
+  kindsTakenBy,
+  queuesCarrying,
+  runJobs,
+  type StepContext,
+} from '../delivery/job-registry';
+import { type JobKind, type JobOfKind, jobLogFields, kindOf } from '../queue/job-kinds';
 import { batchResponse, done, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
 import { flushMetrics, logContext } from './middleware';
 import type { Observability } from './wiring';
@@ -65,6 +72,31 @@ export function eachJob<K extends JobKind>(
           }
         }),
       ),
+  };
+}
+
+/** What one invocation gives a function's steps, and what it waits for before it ends. */
+export interface InvocationContext<F extends ConsumerFunction> extends Omit<StepContext<F>, 'messageIds'> {
+  /** Waited for once the steps are done (a delivery worker's late listens). */
+  readonly settled?: () => Promise<unknown>;
+}
+
+/**
+ * A function's step from the job registry (`delivery/job-registry.ts`): the kinds it takes, each
+ * worked by its step, with what `invocation` gives the steps of one invocation.
+ */
+export function registryStep<F extends ConsumerFunction>(
+  fn: F,
+  invocation: (context: Context) => InvocationContext<F>,
+): ConsumerStep<JobKind> {
+  return {
+    kinds: kindsTakenBy(fn),
+    run: async (jobs, context, messageIds) => {
+      const { settled, ...given } = invocation(context);
+      const outcomes = await runJobs(fn, jobs, { ...given, messageIds });
+      await settled?.();
+      return outcomes;
+    },
   };
 }
 

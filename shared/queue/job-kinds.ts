@@ -1,14 +1,12 @@
 /**
- * The job kinds: every shape the queues carry, in one table. For each kind, its schema (from
- * `domain/delivery.ts`), the queues that carry it and what the consumer of each of those queues
- * does with it. `readJobMessage` reads a message body of the current format through this table
- * (an earlier format's kinds keep these names, `domain/job-format-1.ts`); each consumer declares the
- * kinds it takes (`functions/delivery.ts`, `functions/dead-letter.ts`), and a test checks that the
- * consumer of every queue takes every kind this table says the queue carries, and that every
- * shape in `QUEUED_JOB_SCHEMAS` has its entry here.
+ * The job kinds as the queues carry them: for each kind, its schema (from `domain/delivery.ts`)
+ * and what logs and message groups read of a job. `readJobMessage` reads a message body of the
+ * current format through this table (an earlier format's kinds keep these names,
+ * `domain/job-format-1.ts`). Which queues carry each kind and the step that runs it there are the
+ * job registry's (`delivery/job-registry.ts`), which builds on this table; a test checks that
+ * every shape in `QUEUED_JOB_SCHEMAS` has its entry here.
  */
 import type { z } from 'zod';
-import type { QueueKey } from '../config/resources';
 import {
   type BacklogTickJob,
   backlogTickJobSchema,
@@ -35,24 +33,8 @@ export type JobKind = NonNullable<QueuedJob['kind']>;
 /** The job of one kind. */
 export type JobOfKind<K extends JobKind> = Extract<QueuedJob, { kind?: K }>;
 
-/** What a consumer does with a job, by name. */
-export const JOB_STEPS = {
-  deliver: 'the delivery engine: resolve → wait → gate → attempt → decide → follow-ups → record',
-  validate: 'the endpoint validation handshake (delivery/handshake.ts)',
-  fanOut: 'expanded into its delivery jobs: worked in place when few, else queued for any worker',
-  handOffAgain:
-    'handed to the dead-letter step again (ended deliveries parked on the retry queue when the ended-delivery queue refused them)',
-  writeDeadLetters: 'written to the dead-letter bucket, grouped per subscription (delivery/dead-letter.ts)',
-  store:
-    "kept in the subscription's backlog: the batch's events grouped per endpoint into segments, the backlog's timer armed (delivery/backlog-store-step.ts)",
-  tick: "the backlog's timer at work: expire, release ahead, probe, drain, re-arm (delivery/backlog-tick.ts)",
-} as const;
-export type JobStep = keyof typeof JOB_STEPS;
-
 export interface JobKindDefinition<J extends QueuedJob> {
   readonly schema: z.ZodType<J>;
-  /** The queues that carry it, and what their consumer does with it. */
-  readonly carriedBy: Readonly<Partial<Record<QueueKey, JobStep>>>;
   /** For logs: the topic the job's events were published to. */
   topicOf(job: J): TopicRef;
   /** For logs: the subscription the job is for (a fan-out has several; the engine names them). */
@@ -65,7 +47,6 @@ export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K
   /** Events for one subscription, due at the same time: published, retried, held, replayed. */
   deliver: {
     schema: deliveryJobSchema,
-    carriedBy: { delivery: 'deliver', retry: 'deliver' },
     topicOf: (job: DeliveryJob) => job.target.topic,
     subscriptionOf: (job: DeliveryJob) => job.target.subscription,
     eventsOf: (job: DeliveryJob) => job.items.length,
@@ -73,7 +54,6 @@ export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K
   /** A subscription's endpoint validation handshake, queued by the management API. */
   validate: {
     schema: validationJobSchema,
-    carriedBy: { delivery: 'validate' },
     topicOf: (job: ValidationJob) => job.target.topic,
     subscriptionOf: (job: ValidationJob) => job.target.subscription,
     eventsOf: () => 0,
@@ -81,7 +61,6 @@ export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K
   /** One publish's events for several delivery jobs, in one message. */
   fanout: {
     schema: fanOutJobSchema,
-    carriedBy: { delivery: 'fanOut' },
     topicOf: (job: FanOutJob) => job.topic,
     subscriptionOf: () => undefined,
     eventsOf: (job: FanOutJob) => job.items.length,
@@ -89,7 +68,6 @@ export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K
   /** A fan-out too large for one message, named by its key in the fan-out bucket. */
   'stored-fanout': {
     schema: storedFanOutJobSchema,
-    carriedBy: { delivery: 'fanOut' },
     topicOf: (job: StoredFanOutJob) => job.topic,
     subscriptionOf: () => undefined,
     eventsOf: () => 0,
@@ -97,7 +75,6 @@ export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K
   /** Deliveries that ended without success, on their way to the dead-letter bucket. */
   ended: {
     schema: endedJobSchema,
-    carriedBy: { endedDelivery: 'writeDeadLetters', retry: 'handOffAgain' },
     topicOf: (job: EndedJob) => job.target.topic,
     subscriptionOf: (job: EndedJob) => job.target.subscription,
     eventsOf: (job: EndedJob) => job.ended.length,
@@ -105,7 +82,6 @@ export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K
   /** Events on their way into their subscription's backlog (an endpoint held, or a long wait). */
   store: {
     schema: storeJobSchema,
-    carriedBy: { backlog: 'store' },
     topicOf: (job: StoreJob) => job.target.topic,
     subscriptionOf: (job: StoreJob) => job.target.subscription,
     eventsOf: (job: StoreJob) => job.items.length,
@@ -113,7 +89,6 @@ export const JOB_KINDS: { readonly [K in JobKind]: JobKindDefinition<JobOfKind<K
   /** A subscription's backlog timer: it wakes the backlog when its earliest event is due. */
   'backlog-tick': {
     schema: backlogTickJobSchema,
-    carriedBy: { retry: 'tick' },
     topicOf: (job: BacklogTickJob) => job.target.topic,
     subscriptionOf: (job: BacklogTickJob) => job.target.subscription,
     eventsOf: () => 0,
@@ -138,14 +113,6 @@ export function claimedKind(json: unknown): JobKind {
 /** The definition of a job's kind. */
 export const definitionOf = (kind: JobKind): JobKindDefinition<QueuedJob> =>
   JOB_KINDS[kind] as JobKindDefinition<QueuedJob>;
-
-/** The kinds a queue carries, in the table's order. */
-export const kindsCarriedBy = (queue: QueueKey): JobKind[] =>
-  (Object.keys(JOB_KINDS) as JobKind[]).filter((kind) => JOB_KINDS[kind].carriedBy[queue] !== undefined);
-
-/** The queues that carry a kind. */
-export const queuesCarrying = (kind: JobKind): QueueKey[] =>
-  Object.keys(JOB_KINDS[kind].carriedBy) as QueueKey[];
 
 /** What logs say about a job: its topic, the subscription it is for and the events it carries. */
 export function jobLogFields(job: QueuedJob): { topic: string; subscription?: string; events: number } {

@@ -10,7 +10,7 @@ import { type Emulators, startEmulators } from '../../local/emulators';
 import { localBatchSize } from '../../local/event-sources';
 import { type LocalResources, provisionLocalResources } from '../../local/provision';
 import { BACKLOG_BUCKET, QUEUES, SQS_LIMITS, TABLE } from '../../shared/config/resources';
-import { BacklogStoreStep } from '../../shared/delivery/backlog-store-step';
+import { BacklogStoreStep } from '../../shared/delivery/backlog/store-step';
 import { backlogTickJobSchema, JOB_FORMAT_VERSION, type StoreJob } from '../../shared/domain/delivery';
 import { topicIdOf } from '../../shared/domain/names';
 import { silentLogger } from '../../shared/observability/logging';

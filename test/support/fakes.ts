@@ -5,11 +5,10 @@
 
 import type { QueueKey } from '../../shared/config/resources';
 import { DeadLetterStep, type DeadLetterStepDeps, DropRecorder } from '../../shared/delivery/dead-letter';
-import {
-  DeliveryEngine,
-  type DeliveryEngineDeps,
-  type SubscriptionSource,
-} from '../../shared/delivery/engine';
+import { processJob } from '../../shared/delivery/job-registry';
+import type { JobReport } from '../../shared/delivery/job-report';
+import type { JobOptions, SubscriptionSource } from '../../shared/delivery/ports';
+import { DeliveryWorker, type DeliveryWorkerDeps } from '../../shared/delivery/worker';
 import { HealthTracker } from '../../shared/delivery/health';
 import { DELIVERY_PROFILES, type ProfileTable } from '../../shared/delivery/rules/profiles';
 import { deliveryTargetOf } from '../../shared/delivery/target';
@@ -22,6 +21,7 @@ import {
   type EventGridEvent,
   type FanOutJob,
   JOB_FORMAT_VERSION,
+  type QueuedJob,
   type StoredFanOutJob,
 } from '../../shared/domain/delivery';
 import type {
@@ -45,7 +45,7 @@ import { MemoryHealthStore } from './memory-stores';
 
 export { VirtualClock };
 
-import type { ResourceSender } from '../../shared/delivery/resource-sender';
+import { type ResourceSender, resourceFailure } from '../../shared/delivery/resource-sender';
 import type { WebhookRequest, WebhookSender } from '../../shared/delivery/webhook-sender';
 import type { LateAnswerStore } from '../../shared/storage/late-answers';
 
@@ -276,8 +276,20 @@ export const job = (items: DeliveryItem[], dueAt?: number, target = deliveryTarg
   items,
 });
 
+/** A delivery worker that also works one job of any kind by its registry step, as tests drive it. */
+export type WorkerUnderTest = DeliveryWorker & {
+  processJob(job: QueuedJob, options: JobOptions): Promise<JobReport>;
+};
+
+/** The worker, with `processJob` dispatching through the job registry. */
+export function underTest(worker: DeliveryWorker): WorkerUnderTest {
+  return Object.assign(worker, {
+    processJob: (job: QueuedJob, options: JobOptions) => processJob(worker, job, options),
+  });
+}
+
 export interface EngineHarness {
-  engine: DeliveryEngine;
+  engine: WorkerUnderTest;
   clock: VirtualClock;
   queue: RecordingQueue;
   sender: ScriptedSender;
@@ -298,6 +310,19 @@ export function tokens(): () => string {
     return `token-${made}`;
   };
 }
+
+/** A harness without AWS resource destinations: every send fails, as a worker that cannot reach them. */
+export const NO_RESOURCES: ResourceSender = {
+  send: async (_destination: unknown, messages: readonly unknown[]) =>
+    messages.map(() => resourceFailure('NoResourceSender', 'this test worker cannot deliver to AWS resources', 0)),
+} as unknown as ResourceSender;
+
+/** A harness without the endpoint handshake: a validation job fails (and would come back). */
+export const NO_HANDSHAKE: DeliveryWorkerDeps['handshake'] = {
+  run: async () => {
+    throw new Error('this worker has no endpoint handshake');
+  },
+};
 
 /** A delivery engine wired to test doubles. `randoms` are returned in order, then 0.5 forever. */
 export function engineHarness(
@@ -327,7 +352,7 @@ export function engineHarness(
     /** Sends to AWS resource destinations (default: none). */
     resources?: ResourceSender;
     /** Runs validation jobs (default: none; such a job fails). */
-    handshake?: DeliveryEngineDeps['handshake'];
+    handshake?: DeliveryWorkerDeps['handshake'];
   } = {},
 ): EngineHarness {
   const clock = options.clock ?? new VirtualClock();
@@ -343,7 +368,7 @@ export function engineHarness(
   const draws: number[] = [];
   const drops = new DropRecorder(metrics, silentLogger);
   const subscriptionReads: Array<{ topic: string; name: string; minVersion: number | undefined }> = [];
-  const deps: DeliveryEngineDeps = {
+  const deps: DeliveryWorkerDeps = {
     clock,
     random: () => {
       const value = randoms.shift() ?? 0.5;
@@ -376,12 +401,12 @@ export function engineHarness(
     ...(options.subscriptionConcurrency === undefined
       ? {}
       : { subscriptionConcurrency: options.subscriptionConcurrency }),
-    ...(options.sealer === undefined ? {} : { sealer: options.sealer }),
-    ...(options.lateAnswers === undefined ? {} : { lateAnswers: options.lateAnswers }),
-    ...(options.resources === undefined ? {} : { resources: options.resources }),
-    ...(options.handshake === undefined ? {} : { handshake: options.handshake }),
+    sealer: options.sealer ?? 'none',
+    lateAnswers: options.lateAnswers ?? 'none',
+    resources: options.resources ?? NO_RESOURCES,
+    handshake: options.handshake ?? NO_HANDSHAKE,
     ...(options.backlog === undefined
-      ? {}
+      ? { backlog: 'none' as const }
       : {
           backlog: {
             store: options.backlog.store,
@@ -393,7 +418,7 @@ export function engineHarness(
         }),
   };
   return {
-    engine: new DeliveryEngine(deps),
+    engine: underTest(new DeliveryWorker(deps)),
     clock,
     queue,
     sender,

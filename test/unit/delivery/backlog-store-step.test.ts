@@ -12,7 +12,7 @@ import {
   partSegmentId,
   type SegmentCaps,
   type SourcedStoreJob,
-} from '../../../shared/delivery/backlog-store-step';
+} from '../../../shared/delivery/backlog/store-step';
 import { segmentIdOf } from '../../../shared/delivery/rules/backlog';
 import type { BacklogMeta } from '../../../shared/domain/backlog';
 import {

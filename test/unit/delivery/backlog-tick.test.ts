@@ -8,11 +8,11 @@
  * jobs, stopping on probation, the deadline) and its checkpoints.
  */
 
-import { TICK_LEASE_MS } from '../../../shared/delivery/backlog-drain';
-import { BACKLOG_MEASURE_EVERY_MINUTES, WAKE_LATE_MS } from '../../../shared/delivery/backlog-sweep';
-import { BacklogTick, type BacklogTickDeps } from '../../../shared/delivery/backlog-tick';
+import { TICK_LEASE_MS } from '../../../shared/delivery/backlog/drain';
+import { BACKLOG_MEASURE_EVERY_MINUTES, WAKE_LATE_MS } from '../../../shared/delivery/backlog/sweep';
+import { BacklogTick, type BacklogTickDeps } from '../../../shared/delivery/backlog/tick';
 import { DropRecorder } from '../../../shared/delivery/dead-letter';
-import { DeliveryEngine } from '../../../shared/delivery/engine';
+import { EngineAttempts } from '../../../shared/delivery/engine-attempts';
 import { HealthTracker } from '../../../shared/delivery/health';
 import { UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../shared/delivery/rules/handshake';
 import { freshHealth } from '../../../shared/delivery/rules/health';
@@ -39,6 +39,7 @@ import {
   ScriptedSender,
   subscription,
   VirtualClock,
+  NO_RESOURCES,
 } from '../../support/fakes';
 import { MemoryBacklogStore, MemoryHealthStore, memoryStores } from '../../support/memory-stores';
 import { H, M, S } from '../../support/time';
@@ -99,34 +100,33 @@ function harness(
     flushIntervalMs: 1000,
     metrics,
   });
-  const engine = new DeliveryEngine({
+  const attempts = new EngineAttempts({
     clock,
-    random: () => 0.5,
-    profiles: DELIVERY_PROFILES,
-    subscriptions: source,
     sender,
-    queue,
     history,
-    drops,
     metrics,
     logger: silentLogger,
     concurrency: options.concurrency ?? 64,
     health: tracker,
+    sealer: 'none',
+    resources: NO_RESOURCES,
+    lateAnswers: 'none',
   });
   let tokens = 0;
   const deps: BacklogTickDeps = {
     store,
     queue,
     subscriptions: source,
-    health: healthStore,
+    healthStore,
     drops,
     history,
     clock,
     random: () => 0.5,
     profiles: DELIVERY_PROFILES,
     logger: silentLogger,
-    attempts: engine,
-    tracker,
+    metrics,
+    attempts,
+    health: tracker,
     drainConcurrency: options.drainConcurrency ?? 8,
     newToken: () => `t${++tokens}`,
   };

@@ -4,7 +4,7 @@
  * probations), routing switched off, and the backlog's own jobs (`store`, `backlog-tick`) worked
  * through `processJob`.
  */
-import type { JobOptions } from '../../../shared/delivery/engine';
+import type { JobOptions } from '../../../shared/delivery/ports';
 import { BACKLOG_AFTER_MS } from '../../../shared/delivery/rules/backlog';
 import { type StoreJob, storeJobSchema } from '../../../shared/domain/delivery';
 import type { EndpointHealth } from '../../../shared/domain/health';

@@ -1,4 +1,4 @@
-import { UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../shared/delivery/engine';
+import { UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../shared/delivery/rules/handshake';
 import { BUSY_HOLD_MS, STALL_MS } from '../../../shared/delivery/engine-attempts';
 import type { WebhookRequest, WebhookSender } from '../../../shared/delivery/webhook-sender';
 import type { AttemptResult } from '../../../shared/domain/attempts';

@@ -8,7 +8,7 @@
  * still be received."
  */
 
-import type { JobOptions } from '../../../shared/delivery/engine';
+import type { JobOptions } from '../../../shared/delivery/ports';
 import { LATE_ANSWER_WINDOW_MS, lateListenUntil } from '../../../shared/delivery/rules/late-answer';
 import { NAMESPACE_PROFILE, TOPIC_PROFILE } from '../../../shared/delivery/rules/profiles';
 import { deliveryTargetOf } from '../../../shared/delivery/target';

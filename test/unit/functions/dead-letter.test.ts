@@ -11,7 +11,7 @@ import {
 } from '../../../functions/dead-letter';
 import { deadLetterTargetSchema, type EndedJob } from '../../../shared/domain/delivery';
 import { packEndedJobs, packJobs } from '../../../shared/queue/job-codec';
-import { kindsCarriedBy } from '../../../shared/queue/job-kinds';
+import { kindsCarriedBy } from '../../../shared/delivery/job-registry';
 import { deadLetterStepHarness, deliveryTarget, item } from '../../support/fakes';
 import { formatOneDeliveryBody, formatOneEndedBody } from '../../support/job-format-1';
 import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';

@@ -10,8 +10,8 @@ import {
   FINISHING_MARGIN_MS,
   listenUntil,
 } from '../../../functions/delivery';
-import type { SourcedStoreJob, StoreResult } from '../../../shared/delivery/backlog-store-step';
-import type { JobOptions } from '../../../shared/delivery/engine';
+import type { SourcedStoreJob, StoreResult } from '../../../shared/delivery/backlog/store-step';
+import type { JobOptions } from '../../../shared/delivery/ports';
 import { emptyReport, type JobReport } from '../../../shared/delivery/job-report';
 import { upgradeJob } from '../../../shared/delivery/job-upgrade';
 import { DELIVERY_TIMEOUT_MS } from '../../../shared/delivery/webhook-sender';
@@ -29,7 +29,8 @@ import {
   storedFanOutBody,
   validationJobBody,
 } from '../../../shared/queue/job-codec';
-import { kindOf, kindsCarriedBy } from '../../../shared/queue/job-kinds';
+import { kindsCarriedBy } from '../../../shared/delivery/job-registry';
+import { kindOf } from '../../../shared/queue/job-kinds';
 import { deliveryTarget, engineHarness, item, subscription, VirtualClock } from '../../support/fakes';
 import {
   formatOneDeliveryBody,
@@ -42,6 +43,8 @@ import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-e
 
 const NOW = Date.parse('2026-08-08T05:00:00Z');
 const EMPTY_REPORT: JobReport = emptyReport();
+/** What the steps that take no invocation limits are recorded with. */
+const NO_OPTIONS: JobOptions = { attemptDeadline: Number.POSITIVE_INFINITY };
 
 const target = deliveryTarget();
 const BODIES = {
@@ -103,6 +106,13 @@ function fakeEngine(
   const steps: string[] = [];
   /** When set, each job opens a late listen that closes when this resolves. */
   const listens: { open: Promise<void> | undefined } = { open: undefined };
+  const work = (job: QueuedJob, options: JobOptions) => {
+    calls.push({ job, options });
+    steps.push('job');
+    const open = listens.open;
+    if (open !== undefined) options.listens?.push(open.then(() => void steps.push('settled')));
+    return answer(job);
+  };
   return {
     steps,
     listens,
@@ -115,13 +125,12 @@ function fakeEngine(
         upgraded.push(job);
         return (await upgradeJob(job, { subscriptions: fixtureSubscriptions })).job;
       },
-      processJob: (job: QueuedJob, options: JobOptions) => {
-        calls.push({ job, options });
-        steps.push('job');
-        const open = listens.open;
-        if (open !== undefined) options.listens?.push(open.then(() => void steps.push('settled')));
-        return answer(job);
-      },
+      deliver: (job: QueuedJob, options: JobOptions) => work(job, options),
+      validate: (job: QueuedJob) => work(job, NO_OPTIONS),
+      fanOut: (job: QueuedJob, options: JobOptions) => work(job, options),
+      handOffAgain: (job: QueuedJob) => work(job, NO_OPTIONS),
+      storeOne: (job: QueuedJob) => work(job, NO_OPTIONS),
+      tick: (job: QueuedJob, options: JobOptions) => work(job, options),
       storeJobs: async (jobs: readonly SourcedStoreJob[]): Promise<StoreResult> => {
         stored.push(jobs);
         const ids = jobs.map(({ sourceId }) => sourceId);
@@ -142,7 +151,7 @@ describe('the delivery function', () => {
     ];
     expect([...DELIVERY_JOB_KINDS].sort()).toEqual([...carried].sort());
     const { engine, calls, stored } = fakeEngine();
-    const handler = createDeliveryHandler({ engine, observability: quietObservability() });
+    const handler = createDeliveryHandler({ worker: engine, observability: quietObservability() });
 
     const answer = await handler(sqsEvent(carried.map((kind) => BODIES[kind])), lambdaContext());
 
@@ -154,7 +163,7 @@ describe('the delivery function', () => {
 
   it('stores the store jobs of a batch together, named by their messages, and gives back those not stored', async () => {
     const { engine, calls, stored } = fakeEngine(undefined, new Map([['m2', 'the backlog bucket refused']]));
-    const handler = createDeliveryHandler({ engine, observability: quietObservability() });
+    const handler = createDeliveryHandler({ worker: engine, observability: quietObservability() });
 
     const answer = await handler(
       sqsEvent([BODIES.deliver, BODIES.store, BODIES.store, BODIES.store]),
@@ -169,7 +178,7 @@ describe('the delivery function', () => {
 
   it('takes every kind format 1 had to the engine, upgraded by the engine first', async () => {
     const { engine, calls, upgraded } = fakeEngine();
-    const handler = createDeliveryHandler({ engine, observability: quietObservability() });
+    const handler = createDeliveryHandler({ worker: engine, observability: quietObservability() });
     const kinds = Object.keys(FORMAT_1_BODIES) as (keyof typeof FORMAT_1_BODIES)[];
 
     const answer = await handler(sqsEvent(kinds.map((kind) => FORMAT_1_BODIES[kind])), lambdaContext());
@@ -183,7 +192,7 @@ describe('the delivery function', () => {
 
   it('runs the backlog sweep when invoked with the scheduled sweep event', async () => {
     const { engine, calls, sweeps } = fakeEngine();
-    const handler = createDeliveryHandler({ engine, observability: quietObservability() });
+    const handler = createDeliveryHandler({ worker: engine, observability: quietObservability() });
 
     expect(await handler(BACKLOG_SWEEP_EVENT, lambdaContext())).toBeUndefined();
 
@@ -196,7 +205,7 @@ describe('the delivery function', () => {
       if (kindOf(job) === 'validate') throw new Error('this worker has no endpoint handshake');
       return { ...EMPTY_REPORT, delivered: 1 };
     });
-    const handler = createDeliveryHandler({ engine, observability: quietObservability() });
+    const handler = createDeliveryHandler({ worker: engine, observability: quietObservability() });
 
     const answer = await handler(
       sqsEvent([BODIES.deliver, BODIES.validate, `{"v":${JOB_FORMAT_VERSION}}`, BODIES.fanout]),
@@ -209,7 +218,7 @@ describe('the delivery function', () => {
   it('gives the engine the attempt deadline: the time left, less a request’s timeout and the finishing margin', async () => {
     const { engine, calls } = fakeEngine();
     const clock = new VirtualClock(NOW);
-    const handler = createDeliveryHandler({ engine, observability: quietObservability(), clock });
+    const handler = createDeliveryHandler({ worker: engine, observability: quietObservability(), clock });
 
     await handler(sqsEvent([BODIES.deliver]), lambdaContext(100_000));
 
@@ -231,9 +240,9 @@ describe('the delivery function', () => {
     fake.listens.open = new Promise((resolve) => {
       close = resolve;
     });
-    const handler = createDeliveryHandler({ engine: fake.engine, observability: quietObservability() });
+    const handler = createDeliveryHandler({ worker: fake.engine, observability: quietObservability() });
 
-    const answering = handler(sqsEvent([BODIES.deliver, BODIES.validate]), lambdaContext()).then((answer) => {
+    const answering = handler(sqsEvent([BODIES.deliver, BODIES.fanout]), lambdaContext()).then((answer) => {
       fake.steps.push('answered');
       return answer;
     });
@@ -254,7 +263,7 @@ describe('the delivery function with the engine', () => {
   it('delivers a job and acknowledges its record', async () => {
     const h = engineHarness({ clock: new VirtualClock(NOW) });
     const handler = createDeliveryHandler({
-      engine: h.engine,
+      worker: h.engine,
       observability: quietObservability(),
       clock: h.clock,
     });
@@ -269,7 +278,7 @@ describe('the delivery function with the engine', () => {
   it('with too little time left for an attempt, re-queues the job untouched and acknowledges its record', async () => {
     const h = engineHarness({ clock: new VirtualClock(NOW) });
     const handler = createDeliveryHandler({
-      engine: h.engine,
+      worker: h.engine,
       observability: quietObservability(),
       clock: h.clock,
     });
@@ -289,7 +298,7 @@ describe('the delivery function with the engine', () => {
   it('delivers a job of format 1 queued before an upgrade, for the subscription as read now', async () => {
     const h = engineHarness({ clock: new VirtualClock(NOW) });
     const handler = createDeliveryHandler({
-      engine: h.engine,
+      worker: h.engine,
       observability: quietObservability(),
       clock: h.clock,
     });
@@ -303,7 +312,7 @@ describe('the delivery function with the engine', () => {
   it('drops the events of a format-1 job whose subscription is gone, and acknowledges its record', async () => {
     const h = engineHarness({ clock: new VirtualClock(NOW) });
     const handler = createDeliveryHandler({
-      engine: h.engine,
+      worker: h.engine,
       observability: quietObservability(),
       clock: h.clock,
     });
@@ -325,7 +334,7 @@ describe('the delivery function with the engine', () => {
     h.sender.answerWith({ delivered: false, httpStatus: 503, outcome: 'Busy' });
     h.queue.failWith = new Error('SQS is down');
     const handler = createDeliveryHandler({
-      engine: h.engine,
+      worker: h.engine,
       observability: quietObservability(),
       clock: h.clock,
     });

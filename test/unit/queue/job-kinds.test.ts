@@ -6,6 +6,12 @@
 import { DEAD_LETTER_JOB_KINDS } from '../../../functions/dead-letter';
 import { DELIVERY_JOB_KINDS } from '../../../functions/delivery';
 import { type FunctionKey, QUEUES, type QueueKey } from '../../../shared/config/resources';
+import {
+  JOB_REGISTRY,
+  kindsCarriedBy,
+  queuesCarrying,
+  stepFor,
+} from '../../../shared/delivery/job-registry';
 import { deadLetterTargetSchema, QUEUED_JOB_SCHEMAS } from '../../../shared/domain/delivery';
 import {
   backlogTickBody,
@@ -20,12 +26,9 @@ import {
 import {
   claimedKind,
   JOB_KINDS,
-  JOB_STEPS,
   type JobKind,
   jobLogFields,
   kindOf,
-  kindsCarriedBy,
-  queuesCarrying,
 } from '../../../shared/queue/job-kinds';
 import { deliveryTarget, item } from '../../support/fakes';
 
@@ -73,15 +76,23 @@ describe('the job-kind table', () => {
     },
   );
 
-  it('says, for every kind, which queues carry it and a step that exists', () => {
-    for (const [kind, definition] of Object.entries(JOB_KINDS)) {
-      const queues = Object.keys(definition.carriedBy);
+  it("the registry gives every kind its wire entry, the queues that carry it and, on each, a step of that queue's consumer", () => {
+    for (const [kind, entry] of Object.entries(JOB_REGISTRY) as [JobKind, (typeof JOB_REGISTRY)[JobKind]][]) {
+      expect(entry.schema).toBe(JOB_KINDS[kind].schema);
+      const queues = Object.keys(entry.steps) as QueueKey[];
       expect([kind, queues.length > 0]).toEqual([kind, true]);
-      for (const queue of queues) expect(QUEUE_KEYS).toContain(queue);
-      for (const step of Object.values(definition.carriedBy)) expect(Object.keys(JOB_STEPS)).toContain(step);
+      for (const queue of queues) {
+        expect(QUEUE_KEYS).toContain(queue);
+        const step = entry.steps[queue];
+        expect([kind, queue, step?.consumer]).toEqual([kind, queue, QUEUES[queue].consumer.function]);
+        // One function runs a kind by one step, whichever of its queues it came on.
+        expect(stepFor(kind, QUEUES[queue].consumer.function as 'delivery' | 'deadLetter')).toBe(step);
+      }
     }
     expect(queuesCarrying('ended').sort()).toEqual(['endedDelivery', 'retry']);
     expect(kindsCarriedBy('endedDelivery')).toEqual(['ended']);
+    expect(stepFor('store', 'delivery')?.batched).toBe(true);
+    expect(stepFor('deliver', 'delivery')?.batched).toBe(false);
   });
 
   it.each(QUEUE_KEYS)('the consumer of the %s queue takes every kind the queue carries', (queue) => {

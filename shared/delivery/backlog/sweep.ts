@@ -4,19 +4,19 @@
  * arms again a wake whose tick was lost, and every few minutes writes what the backlogs hold.
  */
 import { randomUUID } from 'node:crypto';
-import type { BacklogMeta } from '../domain/backlog';
-import type { DeliveryTarget } from '../domain/delivery';
-import type { LoggerLike } from '../observability/logging';
-import { METRIC, type MetricBuffer } from '../observability/metrics';
-import type { Clock } from '../platform/clock';
-import type { JobQueue } from '../queue/sqs-job-queue';
-import { type BacklogStore, hasWake } from '../storage/backlog';
-import { setTimer } from './backlog-timer';
-import type { SubscriptionSource } from './engine';
-import { RELEASE_AHEAD_MS } from './rules/backlog';
-import type { ProfileTable } from './rules/profiles';
-import { sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
-import { deliveryTargetOf } from './target';
+import type { BacklogMeta } from '../../domain/backlog';
+import type { DeliveryTarget } from '../../domain/delivery';
+import type { LoggerLike } from '../../observability/logging';
+import { METRIC, type MetricBuffer } from '../../observability/metrics';
+import type { Clock } from '../../platform/clock';
+import type { JobQueue } from '../../queue/sqs-job-queue';
+import { type BacklogStore, hasWake } from '../../storage/backlog';
+import { setTimer } from './timer';
+import type { SubscriptionSource } from '../ports';
+import { RELEASE_AHEAD_MS } from '../rules/backlog';
+import type { ProfileTable } from '../rules/profiles';
+import { sqsDelaySeconds, waitPrecisionOf } from '../rules/retry';
+import { deliveryTargetOf } from '../target';
 
 /** A wake this far past due has lost its tick message: the sweeper arms it again with a new token. */
 export const WAKE_LATE_MS = 5 * 60_000;

@@ -39,13 +39,16 @@
  * `backlog-rearm.ts`, and the sweeper in `backlog-sweep.ts`.
  */
 import { randomUUID } from 'node:crypto';
-import type { BacklogMeta, BacklogSegmentRef } from '../domain/backlog';
-import type { BacklogTickJob, DeliveryTarget } from '../domain/delivery';
-import { endpointIdOf, type Subscription } from '../domain/model';
-import { topicIdOf } from '../domain/names';
-import type { MetricBuffer } from '../observability/metrics';
-import type { HealthStore } from '../storage/health';
-import type { HeldMarks } from '../storage/held-marks';
+import type { BacklogMeta, BacklogSegmentRef } from '../../domain/backlog';
+import type { BacklogTickJob, DeliveryTarget } from '../../domain/delivery';
+import { endpointIdOf, type Subscription } from '../../domain/model';
+import { topicIdOf } from '../../domain/names';
+import type { HeldMarks } from '../../storage/held-marks';
+import type { DeliverySubscriptions, JobOptions } from '../ports';
+import { checkpointOf, isDone, liveDueAt, RELEASE_AHEAD_MS } from '../rules/backlog';
+import { endpointAgreed } from '../rules/handshake';
+import { currentHealth, gateOf, holdsInBacklog } from '../rules/health';
+import { deliveryTargetOf } from '../target';
 import {
   BacklogDrain,
   type BacklogDrainDeps,
@@ -54,31 +57,18 @@ import {
   type ReadSegment,
   TICK_DEADLINE_RESERVE_MS,
   TICK_LEASE_MS,
-} from './backlog-drain';
-import { expireAndRelease, type TickMode } from './backlog-expiry';
-import { BacklogRearm, segmentKeyOf } from './backlog-rearm';
-import { BacklogSweep, type BacklogSweepReport } from './backlog-sweep';
-import type { DropRecorder } from './dead-letter';
-import type { AttemptHistory, JobOptions, SubscriptionSource } from './engine';
-import { checkpointOf, isDone, liveDueAt, RELEASE_AHEAD_MS } from './rules/backlog';
-import { endpointAgreed } from './rules/handshake';
-import { currentHealth, gateOf, holdsInBacklog } from './rules/health';
-import type { ProfileTable } from './rules/profiles';
-import { deliveryTargetOf } from './target';
+} from './drain';
+import { expireAndRelease, type TickMode } from './expiry';
+import { BacklogRearm, segmentKeyOf } from './rearm';
+import { BacklogSweep, type BacklogSweepReport } from './sweep';
 
-/** A tick's dependencies: the drain's (its `queue` also takes released events and ticks), and more. */
-export interface BacklogTickDeps extends BacklogDrainDeps {
-  subscriptions: SubscriptionSource;
-  /**
-   * The endpoint's stored health, read strongly consistently at every tick: a worker's cached
-   * view could be seconds old, and a tick acts for the whole backlog at once.
-   */
-  health: Pick<HealthStore, 'get' | 'put'>;
-  /** Records events dropped (deleted subscription, or ended without a dead-letter destination). */
-  drops: DropRecorder;
-  history: AttemptHistory;
-  /** Delivery profiles by name, already scaled by the time scale (1 on AWS). */
-  profiles: ProfileTable;
+/**
+ * A tick's dependencies: the drain's (its `queue` also takes released events and ticks; its
+ * `healthStore` is read strongly consistently at every tick, since a worker's cached view could be
+ * seconds old and a tick acts for the whole backlog at once; its `drops` also take the events of a
+ * deleted subscription), the subscriptions, and more.
+ */
+export interface BacklogTickDeps extends BacklogDrainDeps, DeliverySubscriptions {
   /** New timer tokens (default: random UUIDs). */
   newToken?: () => string;
   /**
@@ -86,11 +76,6 @@ export interface BacklogTickDeps extends BacklogDrainDeps {
    * no longer does, so publishers send straight here meanwhile (default: none kept).
    */
   heldMarks?: Pick<HeldMarks, 'set'>;
-  /**
-   * Where the sweeper counts late wakes and, every {@link BACKLOG_MEASURE_EVERY_MINUTES} minutes,
-   * writes how many events the backlogs hold and how old the oldest is (default: nowhere).
-   */
-  metrics?: Pick<MetricBuffer, 'count' | 'gauge'>;
 }
 
 /** What one tick did. */
@@ -291,7 +276,7 @@ export class BacklogTick {
   ): Promise<{ mode: TickMode; unhealthy: boolean }> {
     // As the engine's gate: an endpoint that has not agreed gets nothing, whatever its health.
     if (!endpointAgreed(subscription)) return { mode: { kind: 'unagreed' }, unhealthy: false };
-    const stored = await this.deps.health.get(subscription.topic, subscription.name, { consistent: true });
+    const stored = await this.deps.healthStore.get(subscription.topic, subscription.name, { consistent: true });
     const health = currentHealth(
       stored,
       subscription.topic,

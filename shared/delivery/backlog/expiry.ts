@@ -5,28 +5,21 @@
  * endpoint, or sent back to the retry queue to be attempted when due. Everything goes out before
  * the tick marks a line done, so a crash sends an event twice and never loses it.
  */
-import type { BacklogLine, BacklogMeta } from '../domain/backlog';
-import type { DeliveryItem, DeliveryTarget } from '../domain/delivery';
-import type { Subscription } from '../domain/model';
-import type { Random } from '../platform/clock';
-import { packJobs, targetGroupId } from '../queue/job-codec';
-import type { OutgoingJob } from '../queue/sqs-job-queue';
-import type { DueEvent, ReadSegment, Taken } from './backlog-drain';
-import type { DropRecorder } from './dead-letter';
-import type { AttemptHistory } from './engine';
-import { type FollowUpDeps, sendFollowUps } from './follow-ups';
-import { byDueOrder, classifyAtTick, isDone, probationStamp, releaseGroups } from './rules/backlog';
-import { type Attempted, decideJob } from './rules/decide';
-import type { DeliveryProfile } from './rules/profiles';
-import { waitPrecisionOf } from './rules/retry';
+import type { BacklogLine, BacklogMeta } from '../../domain/backlog';
+import type { DeliveryItem, DeliveryTarget } from '../../domain/delivery';
+import type { Subscription } from '../../domain/model';
+import { packJobs, targetGroupId } from '../../queue/job-codec';
+import type { OutgoingJob } from '../../queue/sqs-job-queue';
+import type { SettleDeps } from '../ports';
+import { byDueOrder, classifyAtTick, isDone, probationStamp, releaseGroups } from '../rules/backlog';
+import type { Attempted } from '../rules/decide';
+import type { DeliveryProfile } from '../rules/profiles';
+import { waitPrecisionOf } from '../rules/retry';
+import { settle } from '../settle';
+import type { DueEvent, ReadSegment, Taken } from './drain';
 
-/** What the expire and release-ahead steps need of a tick's dependencies. */
-export interface BacklogExpiryDeps extends FollowUpDeps {
-  random: Random;
-  /** Records events ended without a dead-letter destination. */
-  drops: DropRecorder;
-  history: AttemptHistory;
-}
+/** What the expire and release-ahead steps need of a tick's dependencies: what settling takes. */
+export type BacklogExpiryDeps = SettleDeps;
 
 /** What the gate lets a tick do with due events. */
 export type TickMode =
@@ -113,45 +106,10 @@ export async function expireAndRelease(
     await deps.queue.send('retry', jobs);
   }
   if (expired.length > 0 || disabled.length > 0) {
-    const decisions = decideJob({
-      topic: subscription.topic,
-      subscription: subscription.name,
-      ...(subscription.uid === undefined ? {} : { uid: subscription.uid }),
-      profile,
-      limits: subscription.retry,
-      attempted: disabled,
-      expired,
-      dueAt: now,
-      now,
-      random: deps.random,
-      deadLetters: subscription.deadLetter !== undefined,
-    });
-    await sendFollowUps(deps, subscription, profile, target, decisions);
-    if (subscription.deadLetter === undefined) {
-      deps.drops.drop(
-        target,
-        decisions.ended.map(({ item, reason }) => ({ item, reason })),
-      );
-    }
-    await recordHistory(deps, decisions.records);
+    // Ended without an attempt, settled as a job's ended events are (`settle.ts`).
+    await settle(deps, { subscription, profile, target, attempted: disabled, expired, dueAt: now });
   }
   for (const { segment, index } of taken) read[segment]?.done.push(index);
   due.sort((a, b) => byDueOrder(a.line, b.line));
   return { released: releasing.length, ended: expired.length + disabled.length, due };
-}
-
-async function recordHistory(
-  deps: Pick<BacklogExpiryDeps, 'history' | 'logger'>,
-  records: Parameters<AttemptHistory['record']>[0],
-): Promise<void> {
-  if (records.length === 0) return;
-  try {
-    await deps.history.record(records);
-  } catch (error) {
-    // History is for operators; failing to write it must not fail (and so repeat) the tick.
-    deps.logger.error('could not record backlog endings', {
-      error: (error as Error).message,
-      records: records.length,
-    });
-  }
 }

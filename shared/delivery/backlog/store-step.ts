@@ -24,27 +24,27 @@
  * META, so one of the two always sees the other's write.
  */
 import { randomUUID } from 'node:crypto';
-import type { BacklogLine, BacklogMeta, BacklogState } from '../domain/backlog';
+import type { BacklogLine, BacklogMeta, BacklogState } from '../../domain/backlog';
 import {
   type DeliveryItem,
   type DeliveryTarget,
   JOB_FORMAT_VERSION,
   type StoreJob,
   storeJobSchema,
-} from '../domain/delivery';
-import { topicIdOf } from '../domain/names';
-import type { LoggerLike } from '../observability/logging';
-import { METRIC, type MetricBuffer, subscriptionDimensions } from '../observability/metrics';
-import type { Clock } from '../platform/clock';
-import { mapWithConcurrency } from '../platform/concurrency';
-import { malformedMessage } from '../platform/zod-issues';
-import { done, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
-import type { JobQueue } from '../queue/sqs-job-queue';
-import type { BacklogStore } from '../storage/backlog';
-import { hasWake, segmentLineBytes } from '../storage/backlog';
-import { setTimer } from './backlog-timer';
-import { byDueOrder, RELEASE_AHEAD_MS, segmentIdOf, wakeAtOf } from './rules/backlog';
-import { sqsDelaySeconds } from './rules/retry';
+} from '../../domain/delivery';
+import { topicIdOf } from '../../domain/names';
+import type { LoggerLike } from '../../observability/logging';
+import { METRIC, type MetricBuffer, subscriptionDimensions } from '../../observability/metrics';
+import type { Clock } from '../../platform/clock';
+import { mapWithConcurrency } from '../../platform/concurrency';
+import { malformedMessage } from '../../platform/zod-issues';
+import { done, poison, type RecordOutcome, retryLater } from '../../queue/record-outcome';
+import type { JobQueue } from '../../queue/sqs-job-queue';
+import type { BacklogStore } from '../../storage/backlog';
+import { hasWake, segmentLineBytes } from '../../storage/backlog';
+import { setTimer } from './timer';
+import { byDueOrder, RELEASE_AHEAD_MS, segmentIdOf, wakeAtOf } from '../rules/backlog';
+import { sqsDelaySeconds } from '../rules/retry';
 
 /** How large one segment may grow: events, and bytes of its object. */
 export interface SegmentCaps {

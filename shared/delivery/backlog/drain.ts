@@ -3,25 +3,24 @@
  * finds out whether it answers again, then its due events go through the delivery engine's own
  * request path a window at a time, within a concurrency window that starts small and grows while
  * the endpoint answers, with checkpoints so a crash repeats little and loses nothing. Events
- * that fail again are decided as any attempt and stored back in the backlog.
+ * that fail again are settled as any attempt (`settle.ts`) and stored back in the backlog.
  */
-import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../config/resources';
-import type { BacklogCheckpoint, BacklogLine, BacklogMeta, BacklogSegmentRef } from '../domain/backlog';
-import type { DeliveryItem, DeliveryTarget } from '../domain/delivery';
-import { endpointIdOf, type Subscription } from '../domain/model';
-import type { LoggerLike } from '../observability/logging';
-import type { Clock, Random } from '../platform/clock';
-import type { JobQueue } from '../queue/sqs-job-queue';
-import { type BacklogStore, segmentLineBytes } from '../storage/backlog';
-import { type HealthStore, rewriteHealth } from '../storage/health';
-import { BACKLOG_SEGMENT_CAPS, contentSourceIds, cutIntoSegments, partSegmentId } from './backlog-store-step';
-import type { DeliveryEngine, JobOptions } from './engine';
-import { sendFollowUps } from './follow-ups';
-import type { HealthTracker } from './health';
-import { byDueOrder, checkpointOf } from './rules/backlog';
-import { type Attempted, decideJob, type JobDecisions } from './rules/decide';
-import { currentHealth, gateOf, withDrainMark } from './rules/health';
-import type { DeliveryProfile } from './rules/profiles';
+import { DELIVERY_FUNCTION_TIMEOUT_SECONDS } from '../../config/resources';
+import type { BacklogCheckpoint, BacklogLine, BacklogMeta, BacklogSegmentRef } from '../../domain/backlog';
+import type { DeliveryItem, DeliveryTarget } from '../../domain/delivery';
+import { endpointIdOf, type Subscription } from '../../domain/model';
+import { type BacklogStore, segmentLineBytes } from '../../storage/backlog';
+import { type HealthStore, rewriteHealth } from '../../storage/health';
+import type { EngineAttempts } from '../engine-attempts';
+import { sendFollowUps } from '../follow-ups';
+import type { HealthTracker } from '../health';
+import type { JobOptions, SettleDeps } from '../ports';
+import { byDueOrder, checkpointOf } from '../rules/backlog';
+import type { Attempted, JobDecisions } from '../rules/decide';
+import { currentHealth, gateOf, withDrainMark } from '../rules/health';
+import type { DeliveryProfile } from '../rules/profiles';
+import { settle } from '../settle';
+import { BACKLOG_SEGMENT_CAPS, contentSourceIds, cutIntoSegments, partSegmentId } from './store-step';
 
 /**
  * How long a claimed tick owns its backlog: twice the delivery function's timeout, so the tick
@@ -49,31 +48,23 @@ export const DRAIN_WINDOW_EVENTS = 5_000;
 export const DRAIN_CHECKPOINT_EVENTS = 1_000;
 export const DRAIN_CHECKPOINT_MS = 5_000;
 
-/** What the probe and the drain need of a tick's dependencies. */
-export interface BacklogDrainDeps {
+/**
+ * What the probe and the drain need of a tick's dependencies: what settling their attempts takes
+ * (`settle.ts`; its `health` is the health tracker the worker's requests report to, read before a
+ * probe so its view starts from the stored health, and after outcomes, to see whether one put the
+ * endpoint on probation), and more.
+ */
+export interface BacklogDrainDeps extends SettleDeps {
   store: BacklogStore;
-  /** Where ended deliveries are handed over. */
-  queue: JobQueue;
-  clock: Clock;
-  random: Random;
-  logger: LoggerLike;
-  /**
-   * The delivery engine of this worker: the probe and the drain attempt events through it (its
-   * requests, slots, health observation and push-back) and record them as it records a job's.
-   */
-  attempts: Pick<DeliveryEngine, 'attemptItems' | 'record'>;
-  /**
-   * The health tracker that engine reports to: read before a probe so its view starts from the
-   * stored health, and after outcomes, to see whether one put the endpoint on probation.
-   */
-  tracker: Pick<HealthTracker, 'current' | 'peek'>;
+  /** The worker's request path: the probe and the drain attempt events through its slots. */
+  attempts: Pick<EngineAttempts, 'attemptItems'>;
   /** Requests a drain has in flight to its endpoint at most. */
   drainConcurrency: number;
   /**
    * The endpoint's stored health, where a drain after a probe marks itself running, so workers
-   * store new events behind it (see `drainingUntil`). Without it, nothing is marked.
+   * store new events behind it (see `drainingUntil`).
    */
-  health?: Pick<HealthStore, 'get' | 'put'>;
+  healthStore: Pick<HealthStore, 'get' | 'put'>;
 }
 
 /** A stored event the tick takes out of its segment. */
@@ -155,7 +146,7 @@ export class BacklogDrain {
     claimed: BacklogMeta,
   ): Promise<DrainResult> {
     const { subscription, profile } = run;
-    const { attempts, tracker, clock } = this.deps;
+    const { attempts, health, clock } = this.deps;
     const deadline = run.options.attemptDeadline - TICK_DEADLINE_RESERVE_MS;
     const totals = { delivered: 0, storedBack: 0, ended: 0, storedDueAts: [] as number[] };
     const result = (meta: BacklogMeta, heldUntil: number | undefined, deferred: boolean): DrainResult => ({
@@ -166,7 +157,7 @@ export class BacklogDrain {
     });
     // The tracker's view starts from the stored health, so the probe's outcome is folded into
     // the right probation count (and its next hold is seen here).
-    await tracker.current(subscription, profile);
+    await health.current(subscription, profile);
     let rest = due;
     // The probe: one request. Events a late answer already delivered are settled without one,
     // so the probe goes on to the next events until it has made its request.
@@ -222,8 +213,7 @@ export class BacklogDrain {
    * mark left behind runs out by itself.
    */
   private async markDraining(subscription: Subscription, until: number | undefined): Promise<boolean> {
-    const store = this.deps.health;
-    if (store === undefined) return false;
+    const store = this.deps.healthStore;
     const { topic, name } = subscription;
     try {
       await rewriteHealth(store, topic, name, (stored) => {
@@ -307,10 +297,10 @@ export class BacklogDrain {
   }
 
   /**
-   * Decides what follows finished attempts, as for any job: follow-ups first (ended deliveries
-   * handed over, retries and holds stored back in a new segment), then their lines are marked
-   * done (the caller's checkpoint writes it), then the attempts are recorded. Events held by a
-   * probation that began meanwhile, or not started in time, are left as they are.
+   * Settles finished attempts as any job's are (`settle.ts`): follow-ups first (ended deliveries
+   * handed over, retries and holds stored back in a new segment), the attempts recorded, then
+   * their lines are marked done (the caller's checkpoint writes it). Events held by a probation
+   * that began meanwhile, or not started in time, are left as they are.
    */
   private async settleAttempts(
     run: DrainRun,
@@ -323,39 +313,30 @@ export class BacklogDrain {
       (entry) => entry.kind !== 'deferred' && !(entry.kind === 'held' && entry.reason === 'probation'),
     );
     if (settled.length === 0) return;
-    const now = this.deps.clock.now();
-    const decisions = decideJob({
-      topic: subscription.topic,
-      subscription: subscription.name,
-      ...(subscription.uid === undefined ? {} : { uid: subscription.uid }),
-      profile,
-      limits: subscription.retry,
-      attempted: settled,
-      expired: [],
-      dueAt: now,
-      now,
-      random: this.deps.random,
-      deadLetters: subscription.deadLetter !== undefined,
-    });
-    const again: BacklogLine[] = [
-      ...[...decisions.retries].flatMap(([dueAt, items]) =>
-        items.map((item): BacklogLine => ({ dueAt, heldBy: 'wait', item })),
-      ),
-      ...[...decisions.held].flatMap(([dueAt, items]) =>
-        items.map((item): BacklogLine => ({ dueAt, heldBy: 'probation', item })),
-      ),
-    ];
-    const handOver: JobDecisions = { ...decisions, retries: new Map(), held: new Map(), deferred: [] };
-    await sendFollowUps(this.deps, subscription, profile, target, handOver);
-    totals.storedDueAts.push(...(await this.storeBack(target, again)));
+    let storedBack = 0;
+    // Retries and holds are stored back in the backlog (a new segment); the rest follows as a job's does.
+    const keepInBacklog = async (decisions: JobDecisions) => {
+      const again: BacklogLine[] = [
+        ...[...decisions.retries].flatMap(([dueAt, items]) =>
+          items.map((item): BacklogLine => ({ dueAt, heldBy: 'wait', item })),
+        ),
+        ...[...decisions.held].flatMap(([dueAt, items]) =>
+          items.map((item): BacklogLine => ({ dueAt, heldBy: 'probation', item })),
+        ),
+      ];
+      const handOver: JobDecisions = { ...decisions, retries: new Map(), held: new Map(), deferred: [] };
+      await sendFollowUps(this.deps, subscription, profile, target, handOver);
+      totals.storedDueAts.push(...(await this.storeBack(target, again)));
+      storedBack = again.length;
+    };
+    const decisions = await settle(this.deps, { subscription, profile, target, attempted: settled }, keepInBacklog);
     for (const entry of settled) {
       const event = byItem.get(entry.item);
       if (event !== undefined) read[event.segment]?.done.push(event.index);
     }
     totals.delivered += decisions.delivered.length + decisions.answeredLate.length;
-    totals.storedBack += again.length;
+    totals.storedBack += storedBack;
     totals.ended += decisions.ended.length;
-    await this.deps.attempts.record(subscription, target, decisions);
   }
 
   /**
@@ -382,7 +363,7 @@ export class BacklogDrain {
 
   /** When the hold this worker's tracker sees now ends; `undefined` when the endpoint is not held. */
   private heldUntilOf(subscription: Subscription): number | undefined {
-    const view = this.deps.tracker.peek(subscription);
+    const view = this.deps.health.peek(subscription);
     if (view === undefined) return undefined;
     const gate = gateOf(view, this.deps.clock.now());
     return gate.kind === 'hold' ? gate.until : undefined;

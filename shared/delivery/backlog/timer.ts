@@ -10,11 +10,11 @@
  * A duplicate tick (the sweeper's and this one) carries the same token: the first to claim the
  * backlog moves the token on, and the other is stale.
  */
-import type { BacklogMeta } from '../domain/backlog';
-import type { DeliveryTarget } from '../domain/delivery';
-import { BACKLOG_TICK_QUEUE, backlogTickBody, targetGroupId } from '../queue/job-codec';
-import type { JobQueue } from '../queue/sqs-job-queue';
-import type { BacklogStore } from '../storage/backlog';
+import type { BacklogMeta } from '../../domain/backlog';
+import type { DeliveryTarget } from '../../domain/delivery';
+import { BACKLOG_TICK_QUEUE, backlogTickBody, targetGroupId } from '../../queue/job-codec';
+import type { JobQueue } from '../../queue/sqs-job-queue';
+import type { BacklogStore } from '../../storage/backlog';
 
 export interface TimerDeps {
   readonly store: Pick<BacklogStore, 'putMeta'>;

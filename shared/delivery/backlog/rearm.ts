@@ -6,17 +6,17 @@
  * write a segment while the tick holds META, and both steps read the index once more for it.
  */
 import { randomUUID } from 'node:crypto';
-import type { BacklogMeta, BacklogSegmentRef, BacklogState } from '../domain/backlog';
-import type { DeliveryTarget } from '../domain/delivery';
-import type { LoggerLike } from '../observability/logging';
-import type { Clock } from '../platform/clock';
-import type { JobQueue } from '../queue/sqs-job-queue';
-import { type BacklogStore, summaryOf } from '../storage/backlog';
-import type { HeldMarks } from '../storage/held-marks';
-import { setTimer } from './backlog-timer';
-import { RELEASE_AHEAD_MS, wakeAtOf } from './rules/backlog';
-import type { DeliveryProfile } from './rules/profiles';
-import { sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
+import type { BacklogMeta, BacklogSegmentRef, BacklogState } from '../../domain/backlog';
+import type { DeliveryTarget } from '../../domain/delivery';
+import type { LoggerLike } from '../../observability/logging';
+import type { Clock } from '../../platform/clock';
+import type { JobQueue } from '../../queue/sqs-job-queue';
+import { type BacklogStore, summaryOf } from '../../storage/backlog';
+import type { HeldMarks } from '../../storage/held-marks';
+import { setTimer } from './timer';
+import { RELEASE_AHEAD_MS, wakeAtOf } from '../rules/backlog';
+import type { DeliveryProfile } from '../rules/profiles';
+import { sqsDelaySeconds, waitPrecisionOf } from '../rules/retry';
 
 /** What the re-arm needs of a tick's dependencies. */
 export interface BacklogRearmDeps {

@@ -1,8 +1,9 @@
 /**
- * What a delivery engine does with subscriptions' backlogs: where its events go instead of the
- * retry queue (a wait too long to hop, an unhealthy or draining endpoint: `storeOrQueue`), and the
- * backlog's own work it takes on (`store` jobs, `backlog-tick` jobs, the sweep), through the store
- * step and the tick built over the engine's own dependencies and request path.
+ * Subscriptions' backlogs as a module: the port the delivery engine routes through
+ * (`port.ts`: where follow-ups go, whether a due job is held, whether a long wait is stored),
+ * and the backlog's own work (`store` jobs through the store step, `backlog-tick` jobs through
+ * the tick, the sweep). Probes and drains attempt through the worker's request path and settle
+ * as any job does (`settle.ts`); the engine itself is never handed here.
  */
 import type {
   BacklogHeldBy,
@@ -10,31 +11,34 @@ import type {
   DeliveryItem,
   DeliveryTarget,
   StoreJob,
-} from '../domain/delivery';
-import type { EndpointHealth } from '../domain/health';
-import { endpointIdOf, type Subscription } from '../domain/model';
-import { topicIdOf } from '../domain/names';
-import { packStoreJobs, targetGroupId } from '../queue/job-codec';
-import type { BacklogStore } from '../storage/backlog';
-import type { HealthStore } from '../storage/health';
-import type { HeldMarks } from '../storage/held-marks';
-import {
-  BacklogStoreStep,
-  contentSourceIds,
-  type SourcedStoreJob,
-  type StoreResult,
-} from './backlog-store-step';
-import type { BacklogSweepReport } from './backlog-sweep';
-import { BacklogTick } from './backlog-tick';
-import type { DeliveryEngine, DeliveryEngineDeps, JobOptions } from './engine';
-import { ALWAYS_QUEUE, type FollowUpRoute } from './follow-ups';
-import { emptyReport, type JobReport } from './job-report';
-import { BACKLOG_AFTER_MS, type BacklogHealthView, storeOrQueue } from './rules/backlog';
-import { holdsInBacklog, isDraining } from './rules/health';
-import type { DeliveryProfile } from './rules/profiles';
+} from '../../domain/delivery';
+import type { EndpointHealth } from '../../domain/health';
+import { endpointIdOf, type Subscription } from '../../domain/model';
+import { topicIdOf } from '../../domain/names';
+import { packStoreJobs, targetGroupId } from '../../queue/job-codec';
+import type { BacklogStore } from '../../storage/backlog';
+import type { HealthStore } from '../../storage/health';
+import type { HeldMarks } from '../../storage/held-marks';
+import type { EngineAttempts } from '../engine-attempts';
+import { ALWAYS_QUEUE, type FollowUpRoute } from '../follow-ups';
+import { emptyReport, type JobReport } from '../job-report';
+import type { DeliverySubscriptions, JobOptions, SettleDeps } from '../ports';
+import { BACKLOG_AFTER_MS, type BacklogHealthView, storeOrQueue } from '../rules/backlog';
+import { holdsInBacklog, isDraining } from '../rules/health';
+import type { DeliveryProfile } from '../rules/profiles';
+import type { BacklogPort } from './port';
+import { BacklogStoreStep, contentSourceIds, type SourcedStoreJob, type StoreResult } from './store-step';
+import type { BacklogSweepReport } from './sweep';
+import { BacklogTick } from './tick';
 
-/** What an engine that keeps backlogs needs besides its own dependencies. */
-export interface EngineBacklog {
+/** What the backlogs work with: what settling takes, the subscriptions, and the worker's request path. */
+export interface BacklogsDeps extends SettleDeps, DeliverySubscriptions {
+  /** The worker's request path: probes and drains share its slots with the jobs. */
+  attempts: Pick<EngineAttempts, 'attemptItems'>;
+}
+
+/** Where backlogs are kept, and how they behave. */
+export interface BacklogSettings {
   /** The segments and their index. */
   readonly store: BacklogStore;
   /** The endpoint's stored health, read strongly consistently by each tick, and its drain mark written. */
@@ -63,7 +67,7 @@ const viewOf = (health: EndpointHealth, now: number): BacklogHealthView => ({
 /** Nothing is unhealthy or draining: the store decision for a wait alone. */
 const WAIT_ONLY: BacklogHealthView = { unhealthy: false, draining: false };
 
-export class EngineBacklogs {
+export class Backlogs implements BacklogPort {
   /** Whether events are routed into backlogs. */
   readonly routing: boolean;
   private readonly afterMs: number;
@@ -71,16 +75,14 @@ export class EngineBacklogs {
   private readonly ticks: BacklogTick;
 
   constructor(
-    private readonly deps: DeliveryEngineDeps,
-    backlog: EngineBacklog,
-    /** The engine whose request path the probes and drains use. */
-    attempts: Pick<DeliveryEngine, 'attemptItems' | 'record'>,
+    private readonly deps: BacklogsDeps,
+    settings: BacklogSettings,
   ) {
-    this.routing = backlog.routing ?? true;
-    this.afterMs = backlog.afterMs ?? BACKLOG_AFTER_MS;
-    const newToken = backlog.newToken === undefined ? {} : { newToken: backlog.newToken };
+    this.routing = settings.routing ?? true;
+    this.afterMs = settings.afterMs ?? BACKLOG_AFTER_MS;
+    const newToken = settings.newToken === undefined ? {} : { newToken: settings.newToken };
     this.storeStep = new BacklogStoreStep({
-      backlog: backlog.store,
+      backlog: settings.store,
       queue: deps.queue,
       endpoints: {
         endpointUrlOf: async (target) => {
@@ -98,22 +100,12 @@ export class EngineBacklogs {
       ...newToken,
     });
     this.ticks = new BacklogTick({
-      store: backlog.store,
-      queue: deps.queue,
-      clock: deps.clock,
-      random: deps.random,
-      logger: deps.logger,
-      metrics: deps.metrics,
-      attempts,
-      tracker: deps.health,
-      drainConcurrency: backlog.drainConcurrency,
-      subscriptions: deps.subscriptions,
-      health: backlog.healthStore,
-      drops: deps.drops,
-      history: deps.history,
-      profiles: deps.profiles,
+      ...deps,
+      store: settings.store,
+      healthStore: settings.healthStore,
+      drainConcurrency: settings.drainConcurrency,
       ...newToken,
-      ...(backlog.heldMarks === undefined ? {} : { heldMarks: backlog.heldMarks }),
+      ...(settings.heldMarks === undefined ? {} : { heldMarks: settings.heldMarks }),
     });
   }
 
@@ -147,7 +139,7 @@ export class EngineBacklogs {
   }
 
   /** Whether a job due at `dueAt` that is not due yet waits in the backlog rather than hopping. */
-  storesWait(dueAt: number, profile: DeliveryProfile): boolean {
+  private storesWait(dueAt: number, profile: DeliveryProfile): boolean {
     if (!this.routing) return false;
     const now = this.deps.clock.now();
     return (
@@ -156,12 +148,18 @@ export class EngineBacklogs {
     );
   }
 
-  /**
-   * Whether a due job's events are held for the backlog, attempting none: while the endpoint is
-   * unhealthy its backlog probes it (one request when its hold ends), and while a recovering
-   * one's drain runs, it sends the endpoint only as much as it takes.
-   */
-  holdsFor(health: EndpointHealth, now: number): boolean {
+  async storeWait(
+    target: DeliveryTarget,
+    dueAt: number,
+    items: readonly DeliveryItem[],
+    profile: DeliveryProfile,
+  ): Promise<boolean> {
+    if (!this.storesWait(dueAt, profile)) return false;
+    await this.send(target, dueAt, 'wait', items);
+    return true;
+  }
+
+  holds(health: EndpointHealth, now: number): boolean {
     if (!this.routing) return false;
     // Due now: only the endpoint's health can send the job to the backlog.
     return (
@@ -169,12 +167,7 @@ export class EngineBacklogs {
     );
   }
 
-  /**
-   * Where a job's follow-ups go, by due time: into the backlog while the endpoint is unhealthy or
-   * draining (as this worker sees it now, after the job's own outcomes) and for waits longer than
-   * the threshold; otherwise the retry queue.
-   */
-  routeOf(subscription: Subscription, profile: DeliveryProfile): FollowUpRoute {
+  route(subscription: Subscription, profile: DeliveryProfile): FollowUpRoute {
     if (!this.routing) return ALWAYS_QUEUE;
     const { clock } = this.deps;
     const view = this.deps.health.peek(subscription);
@@ -184,7 +177,12 @@ export class EngineBacklogs {
   }
 
   /** Sends events to the backlog queue, to be stored in their subscription's backlog. */
-  async send(target: DeliveryTarget, dueAt: number, heldBy: BacklogHeldBy, items: readonly DeliveryItem[]) {
+  private async send(
+    target: DeliveryTarget,
+    dueAt: number,
+    heldBy: BacklogHeldBy,
+    items: readonly DeliveryItem[],
+  ): Promise<void> {
     const bodies = packStoreJobs({ target, dueAt, heldBy }, items);
     const groupId = targetGroupId(target);
     await this.deps.queue.send(

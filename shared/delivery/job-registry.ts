@@ -1,0 +1,218 @@
+/**
+ * The job registry: for every job kind, its wire entry (schema and log fields,
+ * `queue/job-kinds.ts`), the queues that carry it, and on each of those queues the step that
+ * runs it (`(jobs, context) => outcomes`) and whether it is batched. Each consuming function's
+ * kinds and its dispatch are derived from here (`runJobs`), so adding a kind touches its schema,
+ * this table and its step.
+ *
+ * A step belongs to the function that consumes its queue (`QUEUES[queue].consumer.function`; a
+ * test holds the two together): delivery steps run on a delivery worker (`worker.ts`), the
+ * dead-letter step on the dead-letter writer. An unbatched step runs each job on its own, all at
+ * once (they share the worker's request slots); a batched one gets all of the batch's jobs of
+ * its kind together.
+ */
+import type { QueueKey } from '../config/resources';
+import type { QueuedJob } from '../domain/delivery';
+import { JOB_KINDS, type JobKind, type JobKindDefinition, type JobOfKind, kindOf } from '../queue/job-kinds';
+import { done, type RecordOutcome, retryLater } from '../queue/record-outcome';
+import type { DeadLetterStep } from './dead-letter';
+import type { JobReport } from './job-report';
+import type { JobOptions } from './ports';
+import type { DeliveryWorker } from './worker';
+
+/** The functions that consume queues, and what their steps run on. */
+export interface StepWorkers {
+  delivery: Pick<
+    DeliveryWorker,
+    'deliver' | 'validate' | 'fanOut' | 'handOffAgain' | 'storeJobs' | 'storeOne' | 'tick'
+  >;
+  deadLetter: Pick<DeadLetterStep, 'write'>;
+}
+export type ConsumerFunction = keyof StepWorkers;
+
+/** What a step runs with: its function's worker, the invocation's limits, the messages' ids. */
+export interface StepContext<F extends ConsumerFunction> {
+  readonly worker: StepWorkers[F];
+  /** For the dead-letter step, `attemptDeadline` is when no further write starts. */
+  readonly options: JobOptions;
+  /** The ids of the messages the jobs came in, in the jobs' order. */
+  readonly messageIds: readonly string[];
+}
+
+export interface JobStep<K extends JobKind, F extends ConsumerFunction> {
+  readonly consumer: F;
+  /** What the step does, in a line (logs and docs). */
+  readonly does: string;
+  /** Whether the batch's jobs of the kind are worked together (else each on its own, all at once). */
+  readonly batched: boolean;
+  /** Works the jobs; one outcome per job, in order. Rejecting retries them all later. */
+  run(jobs: readonly JobOfKind<K>[], context: StepContext<F>): Promise<readonly RecordOutcome[]>;
+}
+
+/** A delivery step, which can also work one job on its own and report it. */
+export interface DeliveryStep<K extends JobKind> extends JobStep<K, 'delivery'> {
+  one(job: JobOfKind<K>, worker: StepWorkers['delivery'], options: JobOptions): Promise<JobReport>;
+}
+
+type AnyStep<K extends JobKind> = DeliveryStep<K> | JobStep<K, 'deadLetter'>;
+
+export interface RegistryEntry<K extends JobKind> extends JobKindDefinition<JobOfKind<K>> {
+  /** The queues that carry the kind, and the step each queue's consumer runs it by. */
+  readonly steps: Readonly<Partial<Record<QueueKey, AnyStep<K>>>>;
+}
+
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** A delivery step that works each job on its own; a job it could not finish is retried later. */
+function eachJob<K extends JobKind>(
+  does: string,
+  one: (job: JobOfKind<K>, worker: StepWorkers['delivery'], options: JobOptions) => Promise<JobReport>,
+): DeliveryStep<K> {
+  return {
+    consumer: 'delivery',
+    does,
+    batched: false,
+    one,
+    run: (jobs, { worker, options }) =>
+      Promise.all(
+        jobs.map((job) =>
+          one(job, worker, options).then(
+            (report): RecordOutcome => done({ ...report }),
+            (error: unknown) => retryLater(reasonOf(error)),
+          ),
+        ),
+      ),
+  };
+}
+
+const DELIVER = eachJob<'deliver'>(
+  'the delivery engine: resolve → wait → gate → attempt → settle (decide → follow-ups → record)',
+  (job, worker, options) => worker.deliver(job, options),
+);
+
+const VALIDATE = eachJob<'validate'>('the endpoint validation handshake (delivery/handshake.ts)', (job, worker) =>
+  worker.validate(job),
+);
+
+const FAN_OUT = eachJob<'fanout' | 'stored-fanout'>(
+  'expanded into its delivery jobs: worked in place when few, else queued for any worker',
+  (job, worker, options) => worker.fanOut(job, options),
+);
+
+const HAND_OFF_AGAIN = eachJob<'ended'>(
+  'handed to the dead-letter step again (ended deliveries parked on the retry queue when the ended-delivery queue refused them)',
+  (job, worker) => worker.handOffAgain(job),
+);
+
+const TICK = eachJob<'backlog-tick'>(
+  "the backlog's timer at work: expire, release ahead, probe, drain, re-arm (delivery/backlog/tick.ts)",
+  (job, worker, options) => worker.tick(job, options),
+);
+
+/** `store` jobs are stored together: their events share backlog segments. */
+const STORE: DeliveryStep<'store'> = {
+  consumer: 'delivery',
+  does: "kept in the subscription's backlog: the batch's events grouped per endpoint into segments, the backlog's timer armed (delivery/backlog/store-step.ts)",
+  batched: true,
+  one: (job, worker) => worker.storeOne(job),
+  run: async (jobs, { worker, messageIds }) => {
+    const stores = jobs.map((job, index) => ({ sourceId: messageIds[index] ?? String(index), job }));
+    const result = await worker.storeJobs(stores);
+    return stores.map(({ sourceId, job }) => {
+      const reason = result.unfinished.get(sourceId);
+      return reason === undefined ? done({ stored: job.items.length }) : retryLater(reason);
+    });
+  },
+};
+
+/** Ended deliveries written to the dead-letter bucket, the whole batch grouped per subscription. */
+const WRITE_DEAD_LETTERS: JobStep<'ended', 'deadLetter'> = {
+  consumer: 'deadLetter',
+  does: 'written to the dead-letter bucket, grouped per subscription (delivery/dead-letter.ts)',
+  batched: true,
+  run: async (jobs, { worker, options }) => {
+    const report = await worker.write(jobs, { deadline: options.attemptDeadline });
+    return report.outcomes;
+  },
+};
+
+export const JOB_REGISTRY: { readonly [K in JobKind]: RegistryEntry<K> } = {
+  deliver: { ...JOB_KINDS.deliver, steps: { delivery: DELIVER, retry: DELIVER } },
+  validate: { ...JOB_KINDS.validate, steps: { delivery: VALIDATE } },
+  fanout: { ...JOB_KINDS.fanout, steps: { delivery: FAN_OUT } },
+  'stored-fanout': { ...JOB_KINDS['stored-fanout'], steps: { delivery: FAN_OUT } },
+  ended: { ...JOB_KINDS.ended, steps: { endedDelivery: WRITE_DEAD_LETTERS, retry: HAND_OFF_AGAIN } },
+  store: { ...JOB_KINDS.store, steps: { backlog: STORE } },
+  'backlog-tick': { ...JOB_KINDS['backlog-tick'], steps: { retry: TICK } },
+};
+
+const KINDS = Object.keys(JOB_REGISTRY) as JobKind[];
+
+const entryOf = (kind: JobKind): RegistryEntry<JobKind> => JOB_REGISTRY[kind] as RegistryEntry<JobKind>;
+
+/** The queues that carry a kind. */
+export const queuesCarrying = (kind: JobKind): QueueKey[] => Object.keys(entryOf(kind).steps) as QueueKey[];
+
+/** The kinds a queue carries, in the registry's order. */
+export const kindsCarriedBy = (queue: QueueKey): JobKind[] =>
+  KINDS.filter((kind) => entryOf(kind).steps[queue] !== undefined);
+
+/** The step a function runs a kind by (`undefined`: the function does not take it). */
+export function stepFor<F extends ConsumerFunction>(kind: JobKind, fn: F): JobStep<JobKind, F> | undefined {
+  const steps = Object.values(entryOf(kind).steps) as AnyStep<JobKind>[];
+  return steps.find((step) => step.consumer === fn) as JobStep<JobKind, F> | undefined;
+}
+
+/** The kinds a function takes: those with a step of its own, in the registry's order. */
+export const kindsTakenBy = (fn: ConsumerFunction): JobKind[] =>
+  KINDS.filter((kind) => stepFor(kind, fn) !== undefined);
+
+/**
+ * Works a batch's jobs on a function's steps and says what became of each, in the jobs' order:
+ * the jobs of a batched step together, the others each on its own, all at once. A step that
+ * rejects (or gives no outcome for a job) has its jobs retried later.
+ */
+export async function runJobs<F extends ConsumerFunction>(
+  fn: F,
+  jobs: readonly QueuedJob[],
+  context: StepContext<F>,
+): Promise<RecordOutcome[]> {
+  const groups = new Map<JobStep<JobKind, F>, number[]>();
+  jobs.forEach((job, index) => {
+    const step = stepFor(kindOf(job), fn);
+    if (step === undefined) throw new Error(`the ${fn} function has no step for '${kindOf(job)}' jobs`);
+    groups.set(step, [...(groups.get(step) ?? []), index]);
+  });
+  const outcomes: RecordOutcome[] = jobs.map(() => retryLater('the step gave no outcome for this job'));
+  await Promise.all(
+    [...groups].map(async ([step, indexes]) => {
+      const mine = indexes.map((index) => jobs[index] as JobOfKind<JobKind>);
+      const ids = indexes.map((index) => context.messageIds[index] ?? String(index));
+      let got: readonly RecordOutcome[];
+      try {
+        got = await step.run(mine, { ...context, messageIds: ids });
+      } catch (error) {
+        got = mine.map(() => retryLater(reasonOf(error)));
+      }
+      indexes.forEach((index, position) => {
+        const outcome = got[position];
+        if (outcome !== undefined) outcomes[index] = outcome;
+      });
+    }),
+  );
+  return outcomes;
+}
+
+/**
+ * Works one job of any kind the delivery function takes, by its step. Rejects when the job could
+ * not be finished now (its message then comes back).
+ */
+export function processJob(
+  worker: StepWorkers['delivery'],
+  job: QueuedJob,
+  options: JobOptions,
+): Promise<JobReport> {
+  const step = stepFor(kindOf(job), 'delivery') as DeliveryStep<JobKind> | undefined;
+  if (step === undefined) throw new Error(`the delivery function takes no '${kindOf(job)}' jobs`);
+  return step.one(job as JobOfKind<JobKind>, worker, options);
+}

@@ -1,0 +1,160 @@
+/**
+ * A delivery worker: what one delivery function instance (or the local stack's delivery worker)
+ * runs, built once from its dependencies, each provided by type (`ports.ts`). It holds the parts
+ * side by side, none handed another:
+ *
+ * - the request path (`engine-attempts.ts`): the worker's slots, shared by jobs and backlogs;
+ * - the backlogs (`backlog/`), reached by the engine through their port only;
+ * - the engine (`engine.ts`): a delivery job through its phases;
+ * - the endpoint handshake, the fan-out store, and the hand-over of parked ended deliveries.
+ *
+ * Which of these a job goes to is the job registry's (`job-registry.ts`), by the job's kind.
+ */
+import type {
+  BacklogTickJob,
+  DeliveryItem,
+  DeliveryJob,
+  DeliveryTarget,
+  EndedJob,
+  FanOutJob,
+  QueuedJob,
+  StoredFanOutJob,
+  StoreJob,
+  ValidationJob,
+} from '../domain/delivery';
+import { METRIC, subscriptionDimensions } from '../observability/metrics';
+import type { LegacyJob } from '../queue/job-codec';
+import type { FanOutStore } from '../storage/fan-out-bucket';
+import { type BacklogSettings, Backlogs } from './backlog/backlogs';
+import { NO_BACKLOG } from './backlog/port';
+import type { SourcedStoreJob, StoreResult } from './backlog/store-step';
+import type { BacklogSweepReport } from './backlog/sweep';
+import { DeliveryEngine } from './engine';
+import { EngineAttempts } from './engine-attempts';
+import { workFanOut } from './fan-out';
+import { handOffAgain } from './follow-ups';
+import { type EndpointHandshake, validationKeyOf } from './handshake';
+import { emptyReport, type JobReport } from './job-report';
+import { type Upgraded, upgradeFanOutJob, upgradeJob } from './job-upgrade';
+import type { DeliverySubscriptions, JobOptions, RequestPath, SettleDeps } from './ports';
+
+/** Everything a delivery worker needs, by capability. */
+export interface DeliveryWorkerDeps extends SettleDeps, DeliverySubscriptions, RequestPath {
+  /**
+   * Where subscriptions' backlogs are kept. `'none'` (tests, models): long waits hop on the
+   * retry queue and held events ride it, and `store` and `backlog-tick` jobs are refused.
+   */
+  backlog: BacklogSettings | 'none';
+  /** Runs validation jobs (the endpoint validation handshake). */
+  handshake: Pick<EndpointHandshake, 'run'>;
+  /** Reads fan-outs stored because they were too large for one message. */
+  fanOuts: Pick<FanOutStore, 'get'>;
+}
+
+export class DeliveryWorker {
+  private readonly attempts: EngineAttempts;
+  private readonly backlogs: Backlogs | undefined;
+  private readonly engine: DeliveryEngine;
+
+  constructor(private readonly deps: DeliveryWorkerDeps) {
+    this.attempts = new EngineAttempts(deps);
+    this.backlogs =
+      deps.backlog === 'none' ? undefined : new Backlogs({ ...deps, attempts: this.attempts }, deps.backlog);
+    this.engine = new DeliveryEngine({
+      ...deps,
+      attempts: this.attempts,
+      backlog: this.backlogs ?? NO_BACKLOG,
+    });
+  }
+
+  /** A delivery job, through the engine's phases. */
+  deliver(job: DeliveryJob, options: JobOptions): Promise<JobReport> {
+    return this.engine.deliver(job, options);
+  }
+
+  /** A subscription's endpoint validation handshake; a refused one is counted. */
+  async validate(job: ValidationJob): Promise<JobReport> {
+    const report = await this.deps.handshake.run(job);
+    if (report === 'refused') {
+      const { topic, subscription } = validationKeyOf(job);
+      this.deps.metrics.count(
+        METRIC.EndpointValidationFailCount,
+        1,
+        subscriptionDimensions(topic, subscription),
+      );
+    }
+    return emptyReport();
+  }
+
+  /** A fan-out's delivery jobs, worked in place when few, else queued (`fan-out.ts`). */
+  fanOut(job: FanOutJob | StoredFanOutJob, options: JobOptions): Promise<JobReport> {
+    return workFanOut(job, {
+      fanOuts: this.deps.fanOuts,
+      queue: this.deps.queue,
+      logger: this.deps.logger,
+      deliver: (one) => this.deliver(one, options),
+      upgrade: async (stored) => this.dropGone(await upgradeFanOutJob(stored, this.deps)),
+    });
+  }
+
+  /** Ended deliveries parked on the retry queue, handed to the dead-letter step again. */
+  handOffAgain(job: EndedJob): Promise<JobReport> {
+    return handOffAgain(this.deps, job);
+  }
+
+  /**
+   * Stores the events of `store` jobs in their subscriptions' backlogs, many jobs at once (their
+   * events share segments), and arms each backlog's timer. `sourceId` names the message a job
+   * came in: the same messages stored again write the same segments.
+   */
+  storeJobs(jobs: readonly SourcedStoreJob[]): Promise<StoreResult> {
+    return this.requireBacklogs().store(jobs);
+  }
+
+  /** One `store` job on its own. */
+  storeOne(job: StoreJob): Promise<JobReport> {
+    return this.requireBacklogs().storeOne(job);
+  }
+
+  /** A backlog's timer at work (`backlog/tick.ts`). */
+  tick(job: BacklogTickJob, options: JobOptions): Promise<JobReport> {
+    return this.requireBacklogs().tick(job, options);
+  }
+
+  /** Sends the ticks of backlogs whose wake is near (the sweeper's job, every minute). */
+  sweepBacklogs(): Promise<BacklogSweepReport> {
+    return this.requireBacklogs().sweep();
+  }
+
+  /**
+   * Stops listening to timed-out requests, at once and from now on: a worker that is shutting
+   * down (the local stack stopping) does not wait for late windows to close.
+   */
+  stopListening(): void {
+    this.attempts.stopListening();
+  }
+
+  /**
+   * A job of an earlier format, in the current one (`job-upgrade.ts`): its target built from its
+   * subscription as read now. The events of a subscription that is gone are dropped here, as a
+   * deleted subscription's are; `undefined` when nothing of the job is left to work. The consumer
+   * shell calls this for every such job before it is worked.
+   */
+  async upgrade(job: LegacyJob): Promise<QueuedJob | undefined> {
+    return this.dropGone(await upgradeJob(job, this.deps));
+  }
+
+  private dropGone<J extends QueuedJob>({ job, gone }: Upgraded<J>): J | undefined {
+    for (const { target, items } of gone) this.dropDeleted(target, items);
+    return job;
+  }
+
+  private dropDeleted(target: Pick<DeliveryTarget, 'topic' | 'subscription'>, items: readonly DeliveryItem[]) {
+    this.engine.dropDeleted(target, items);
+  }
+
+  private requireBacklogs(): Backlogs {
+    if (this.backlogs === undefined) throw new Error('this worker keeps no backlogs');
+    return this.backlogs;
+  }
+}
