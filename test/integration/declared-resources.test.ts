@@ -8,7 +8,7 @@
  * validation window lasts 5 s.
  */
 import { createDeclaredResourcesHandler } from '../../functions/management';
-import { buildManagementDeps } from '../../shared/lambda/wiring';
+import { buildManagementDeps } from '../../shared/lambda/wiring/management';
 import type {
   DeclaredResourceCheck,
   DeclaredResourceEvent,
@@ -18,6 +18,7 @@ import { DynamoDeclaredDestinations } from '../../shared/storage/declared-destin
 import { DynamoSubscriptionStore } from '../../shared/storage/subscriptions';
 import { namespacePushBody } from '../support/fakes';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { quietObservability } from '../support/sqs-events';
 import { allowingOrigin, eventually, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
@@ -56,9 +57,11 @@ beforeAll(async () => {
   webhook = await new WebhookServer().start();
   api = await startTestStack({ timeScale: 60, validateEndpoints: true });
   handle = createDeclaredResourcesHandler({
-    management: buildManagementDeps({ config: api.stack.config, clients: api.stack.clients }, undefined, {
-      publicUrl: () => api.stack.apiUrl,
-    }),
+    management: buildManagementDeps(
+      { config: api.stack.config, clients: api.stack.clients },
+      quietObservability('management'),
+      { publicUrl: () => api.stack.apiUrl },
+    ),
     clock: systemClock,
     // Secrets Manager, as the deployed function reads it: here one secret, by its ARN.
     readSecret: async (arn) => {

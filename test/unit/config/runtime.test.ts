@@ -1,7 +1,8 @@
 import { ENV, QUEUES } from '../../../shared/config/resources';
 import { CONFIG_DEFAULTS, readConfig, requireSetting } from '../../../shared/config/runtime';
-import { buildManagementDeps } from '../../../shared/lambda/wiring';
+import { buildManagementDeps } from '../../../shared/lambda/wiring/management';
 import { createAwsClients } from '../../../shared/platform/aws';
+import { quietObservability } from '../../support/sqs-events';
 
 describe('configuration', () => {
   const saved = { ...process.env };
@@ -12,7 +13,9 @@ describe('configuration', () => {
   it('fails fast naming a variable a function needs and does not have', () => {
     delete process.env[ENV.tableName];
     const runtime = { config: readConfig(), clients: createAwsClients() };
-    expect(() => buildManagementDeps(runtime)).toThrow(`Environment variable ${ENV.tableName} is required`);
+    expect(() => buildManagementDeps(runtime, quietObservability('management'))).toThrow(
+      `Environment variable ${ENV.tableName} is required`,
+    );
   });
 
   it('reads values and defaults', () => {

@@ -4,7 +4,7 @@
  */
 import { createManagementHandler } from '../../../functions/management';
 import type { HttpEvent, HttpResult } from '../../../shared/http/api-gateway';
-import type { ManagementDeps } from '../../../shared/management/api';
+import { routeTestDeps } from '../../support/management-routes';
 import { memoryStores } from '../../support/memory-stores';
 import { lambdaContext, quietObservability } from '../../support/sqs-events';
 
@@ -13,11 +13,12 @@ const NOW = Date.parse('2026-11-25T12:00:00.000Z');
 function handlerWithTopic() {
   const stores = memoryStores();
   const ready = stores.topics.create('orders', { inputSchema: 'EventGridSchema', tags: {} }, new Date(NOW));
-  const management = {
-    ...stores,
+  const publicUrl = () => 'https://events.example.test/';
+  const management = routeTestDeps(stores, {
     clock: { now: () => NOW, sleep: async () => {} },
-    publicUrl: () => 'https://events.example.test/',
-  } as unknown as ManagementDeps;
+    publicUrl,
+    publishUrl: publicUrl,
+  });
   const handler = createManagementHandler({ management, observability: quietObservability('management') });
   const call = async (event: Partial<HttpEvent>): Promise<HttpResult> => {
     await ready;

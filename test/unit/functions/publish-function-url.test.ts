@@ -9,7 +9,7 @@ import { lambdaContext } from '../../../local/lambda-context';
 import { FUNCTIONS } from '../../../shared/config/resources';
 import type { HttpEvent, HttpResult } from '../../../shared/http/api-gateway';
 import { FUNCTION_URL_ROUTE_KEY } from '../../../shared/http/routes';
-import { createObservability } from '../../../shared/lambda/wiring';
+import { createObservability } from '../../../shared/lambda/wiring/observability';
 import type { NamespacePublishRequest, PublishRequest } from '../../../shared/publish/publish-request';
 import type { Publisher } from '../../../shared/publish/publisher';
 

@@ -5,9 +5,11 @@ import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
 import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
 import { deliveriesDocument, parseHistoryWindow } from '../../../shared/management/message-log-routes';
+import type { SecretSealer } from '../../../shared/platform/sealing';
 import { AesGcmSealer, keyText } from '../../../shared/platform/sealing';
 import type { HistoryWindow } from '../../../shared/storage/attempt-history';
 import { subscription } from '../../support/fakes';
+import { emptyHistory, routeTestDeps } from '../../support/management-routes';
 import { memoryStores } from '../../support/memory-stores';
 
 /** A stored subscription's sealed query string (a webhook's). */
@@ -123,11 +125,10 @@ describe('GET .../deliveries', () => {
     const lookups: Array<[string, string, string, HistoryWindow]> = [];
     const stores = memoryStores();
     const ready = stores.subscriptions.put(subscription({ topic: 'orders', name: 'audit' }), undefined);
-    const deps = {
-      ...stores,
+    const deps = routeTestDeps(stores, {
       clock: { now: () => NOW, sleep: async () => {} },
       history: {
-        retentionDays: 7,
+        ...emptyHistory(7),
         find: async (owner: { topic: string; name: string }, eventId: string, window: HistoryWindow) => {
           lookups.push([owner.topic, owner.name, eventId, window]);
           return {
@@ -137,7 +138,7 @@ describe('GET .../deliveries', () => {
           };
         },
       },
-    } as unknown as ManagementDeps;
+    });
     const event = {
       routeKey: 'GET /admin/topics/{topic}/eventSubscriptions/{subscription}/deliveries',
       pathParameters: { topic: 'orders', subscription: 'audit' },
@@ -168,20 +169,19 @@ describe('GET .../deliveries', () => {
   });
 });
 
+/** The sealing of a stack with `sealer` as its key, or with none. */
+const sealingWith = (sealer?: SecretSealer): ManagementDeps['sealing'] =>
+  sealer === undefined ? { kind: 'noKey' } : { kind: 'sealed', sealer };
+
 /** Management over `stores` at `NOW`, answering at once, with a sealing key when given. */
-const subscriptionDeps = (stores: ReturnType<typeof memoryStores>, sealer?: ManagementDeps['sealer']) =>
-  ({
-    ...stores,
+const subscriptionDeps = (stores: ReturnType<typeof memoryStores>, sealer?: SecretSealer) =>
+  routeTestDeps(stores, {
     clock: { now: () => NOW, sleep: async () => {} },
-    newId: () => 'uid-1',
-    allowHttpEndpoints: false,
-    propagationDelayMs: 0,
-    publicUrl: () => 'https://events.example.test',
-    ...(sealer === undefined ? {} : { sealer }),
-  }) as unknown as ManagementDeps;
+    sealing: sealingWith(sealer),
+  });
 
 describe('PUT an event subscription with delivery headers', () => {
-  function put(body: unknown, sealer?: ManagementDeps['sealer']) {
+  function put(body: unknown, sealer?: SecretSealer) {
     const { stores, ready } = storesWithTopic();
     const deps = subscriptionDeps(stores, sealer);
     const event = {
@@ -289,21 +289,19 @@ describe('URLs handed out', () => {
     const queued: string[] = [];
     const { stores, ready } = storesWithTopic();
     await ready;
-    const management = {
-      ...stores,
+    const publicUrl = () => 'https://events.example.test/';
+    const management = routeTestDeps(stores, {
       queue: {
-        send: async (_queue: string, messages: Array<{ body: string }>) => {
+        send: async (_queue: string, messages: ReadonlyArray<{ body: string }>) => {
           queued.push(...messages.map((message) => message.body));
         },
       },
       clock: { now: () => NOW, sleep: async () => {} },
-      newId: () => 'uid-1',
-      allowHttpEndpoints: false,
       validateEndpoints: true,
       validationWindowMs: 300_000,
-      propagationDelayMs: 0,
-      publicUrl: () => 'https://events.example.test/',
-    } as unknown as ManagementDeps;
+      publicUrl,
+      publishUrl: publicUrl,
+    });
     return { management, queued };
   }
 
@@ -344,22 +342,18 @@ describe('URLs handed out', () => {
 });
 
 describe('an endpoint URL with a query string', () => {
-  async function deps(sealer?: ManagementDeps['sealer']) {
+  async function deps(sealer?: SecretSealer) {
     const { stores, ready } = storesWithTopic();
     await ready;
     let ids = 0;
-    const management = {
-      ...stores,
+    const management = routeTestDeps(stores, {
       queue: { send: async () => {} },
       clock: { now: () => NOW, sleep: async () => {} },
       newId: () => `id-${++ids}`,
-      allowHttpEndpoints: false,
       validateEndpoints: true,
       validationWindowMs: 300_000,
-      propagationDelayMs: 0,
-      publicUrl: () => 'https://events.example.test',
-      ...(sealer === undefined ? {} : { sealer }),
-    } as unknown as ManagementDeps;
+      sealing: sealingWith(sealer),
+    });
     return { management, stored: () => stores.subscriptions.get('orders', 'audit') };
   }
   const call = (management: ManagementDeps, routeKey: string, body?: unknown) =>

@@ -23,7 +23,7 @@ const SIGV4_URL = 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod/hooks
 async function api(options: { sealer?: boolean } = {}) {
   const stores = memoryStores();
   const sealer = new AesGcmSealer(keyText('test key'));
-  const deps = routeTestDeps(stores, options.sealer === false ? {} : { sealer });
+  const deps = routeTestDeps(stores, options.sealer === false ? {} : { sealing: { kind: 'sealed', sealer } });
   await seedTopic(stores, 'orders');
   await seedTopic(stores, 'shop/orders');
   const call = (routeKey: string, pathParameters: Record<string, string>, body?: unknown) =>

@@ -8,9 +8,9 @@ import { backlogTickJobSchema } from '../../../shared/domain/delivery';
 import type { Subscription } from '../../../shared/domain/model';
 import { namespaceTopicId } from '../../../shared/domain/names';
 import type { HttpEvent, HttpResult } from '../../../shared/http/api-gateway';
-import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
+import { handleManagement } from '../../../shared/management/api';
 import { wakeBacklog } from '../../../shared/management/backlog-wake';
-import type { LoggerLike } from '../../../shared/observability/logging';
+import { type LoggerLike, silentLogger } from '../../../shared/observability/logging';
 import { BACKLOG_TICK_QUEUE } from '../../../shared/queue/job-codec';
 import {
   deliveryTarget,
@@ -19,6 +19,7 @@ import {
   subscription as subscriptionOf,
   VirtualClock,
 } from '../../support/fakes';
+import { routeTestDeps } from '../../support/management-routes';
 import { MemoryBacklogStore, MemoryHealthStore, memoryStores, seedTopic } from '../../support/memory-stores';
 
 const NOW = Date.UTC(2026, 5, 1, 12);
@@ -53,21 +54,16 @@ async function harness({ topic = 'orders', uid = 'uid-1' }: Setup = {}) {
     warn: (_message, ...extra) => warnings.push(Object.assign({}, ...extra)),
     error: () => {},
   };
-  const deps = {
-    ...stores,
+  const deps = routeTestDeps(stores, {
     clock,
     newId: () => 'new-id',
     healthStore: new MemoryHealthStore(),
     healthCacheMs: 2000,
     propagationDelayMs: 1000,
-    allowHttpEndpoints: false,
-    validateEndpoints: false,
-    blockPrivateEndpoints: false,
-    publicUrl: () => 'https://events.example.test',
     backlog,
     queue,
     logger,
-  } as unknown as ManagementDeps;
+  });
 
   /** Stores `count` events for the subscription (or for another uid), published `ago` ms before now. */
   const store = (count: number, ago: number, forUid = uid) =>
@@ -322,7 +318,7 @@ describe('a backlog’s tick sent at once', () => {
   it('reports what it did', async () => {
     const h = await harness();
     const target = deliveryTarget({ uid: 'uid-1' });
-    const deps = { backlog: h.backlog, queue: h.queue, clock: h.clock };
+    const deps = { backlog: h.backlog, queue: h.queue, clock: h.clock, logger: silentLogger };
     expect(await wakeBacklog(deps, target, 'enabled')).toBe('nothingHeld');
     await h.meta({ lease: { until: NOW + 1 } });
     expect(await wakeBacklog(deps, target, 'enabled')).toBe('leased');

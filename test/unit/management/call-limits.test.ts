@@ -6,7 +6,7 @@
 import type { AttemptRecord } from '../../../shared/domain/attempts';
 import { errorResult, type HttpEvent, type HttpResult } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
-import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
+import { handleManagement } from '../../../shared/management/api';
 import {
   admitCall,
   callLimitRefusal,
@@ -17,6 +17,7 @@ import {
 } from '../../../shared/management/call-limits';
 import { InProcessRateBudget, type RateBudgetStore } from '../../../shared/storage/rate-budget';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
+import { emptyHistory, routeTestDeps } from '../../support/management-routes';
 import { MemoryDeadLetterBucket } from '../../support/memory-dead-letter-bucket';
 import { memoryStores } from '../../support/memory-stores';
 
@@ -126,18 +127,17 @@ const LOGGED: AttemptRecord = {
 function instance(stores: ReturnType<typeof memoryStores>, budget: RateBudgetStore, clock: VirtualClock) {
   const queue = new RecordingQueue(clock);
   let ids = 0;
-  const deps = {
-    ...stores,
+  const deps = routeTestDeps(stores, {
     clock,
     newId: () => `id-${++ids}`,
     queue,
     callBudget: budget,
     deadLetterBucket: new MemoryDeadLetterBucket(),
     history: {
-      retentionDays: 7,
+      ...emptyHistory(7),
       find: async () => ({ records: [LOGGED], searched: { since: 0, until: clock.now() }, truncated: false }),
     },
-  } as unknown as ManagementDeps;
+  });
   const call = (suffix: string, body: unknown, name = 'audit') =>
     answerOf(
       handleManagement(

@@ -9,13 +9,14 @@ import { updateValidation } from '../../../shared/delivery/handshake';
 import { endpointIdOf, type NamespaceTopic, type Subscription } from '../../../shared/domain/model';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
-import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
+import { handleManagement } from '../../../shared/management/api';
 import { changeOverRead, MAX_CHANGE_TRIES } from '../../../shared/management/change-over-read';
 import { parseJob } from '../../../shared/queue/job-codec';
 import type { NamespaceTopicStore } from '../../../shared/storage/namespaces';
 import type { SubscriptionStore } from '../../../shared/storage/subscriptions';
 import { ConcurrentChangeError } from '../../../shared/storage/table';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
+import { routeTestDeps } from '../../support/management-routes';
 import { memoryStores } from '../../support/memory-stores';
 
 const NOW = Date.parse('2026-11-23T12:00:00.000Z');
@@ -57,21 +58,15 @@ async function racingApi() {
     },
   };
   let ids = 0;
-  const deps = {
-    ...stores,
+  const deps = routeTestDeps(stores, {
     subscriptions,
     namespaceTopics,
     queue,
     clock,
     newId: () => `id-${++ids}`,
-    allowHttpEndpoints: false,
     validateEndpoints: true,
     validationWindowMs: 300_000,
-    blockPrivateEndpoints: false,
-    propagationDelayMs: 0,
-    publicUrl: () => 'https://events.example.test',
-    backlog: { getMeta: async () => undefined },
-  } as unknown as ManagementDeps;
+  });
   await stores.topics.create('orders', { inputSchema: 'EventGridSchema', tags: {} }, new Date(0));
 
   const call = async (routeKey: string, pathParameters: Record<string, string>, body: unknown) => {

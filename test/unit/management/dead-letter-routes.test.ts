@@ -7,12 +7,17 @@ import { deadLetterKey, deadLetterRecord } from '../../../shared/delivery/rules/
 import type { Subscription } from '../../../shared/domain/model';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { ApiError, notFound } from '../../../shared/http/errors';
-import type { ManagementDeps } from '../../../shared/management/common';
-import { deadLetterOperations, type SubscriptionFinder } from '../../../shared/management/dead-letter-routes';
+import {
+  type DeadLetterRouteDeps,
+  deadLetterOperations,
+} from '../../../shared/management/dead-letter-routes';
+import type { SubscriptionFinder } from '../../../shared/management/operation';
+import { MetricBuffer } from '../../../shared/observability/metrics';
 import { InProcessRateBudget } from '../../../shared/storage/rate-budget';
 import type { ReadOptions } from '../../../shared/storage/table';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
 import { MemoryDeadLetterBucket } from '../../support/memory-dead-letter-bucket';
+import { MemoryReplayClaims } from '../../support/memory-stores';
 
 const PATH = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
 const T0 = Date.parse('2026-11-22T10:00:00Z');
@@ -33,18 +38,20 @@ function setup(found: Subscription | null = SUB) {
   const bucket = new MemoryDeadLetterBucket();
   const queue = new RecordingQueue(clock);
   const lookups: Array<ReadOptions | undefined> = [];
-  const find: SubscriptionFinder = async (_event, _deps, options) => {
+  const find: SubscriptionFinder<DeadLetterRouteDeps> = async (_event, _deps, options) => {
     lookups.push(options);
     if (found === null) throw notFound("The event subscription 'audit' does not exist on topic 'orders'.");
     return found;
   };
-  const deps = {
+  const deps: DeadLetterRouteDeps = {
     deadLetterBucket: bucket,
+    replayClaims: new MemoryReplayClaims(),
     queue,
     clock,
     newId: () => 'call-1',
+    metrics: new MetricBuffer(),
     callBudget: new InProcessRateBudget(),
-  } as unknown as ManagementDeps;
+  };
   const operations = deadLetterOperations(PATH, find);
   const call = (method: string, suffix: string, request: Partial<HttpEvent> = {}) => {
     const operation = operations[`${method} ${PATH}${suffix}`];

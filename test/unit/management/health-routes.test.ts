@@ -5,9 +5,9 @@
  */
 import type { EndpointHealth } from '../../../shared/domain/health';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
-import type { ManagementDeps } from '../../../shared/management/common';
-import type { SubscriptionFinder } from '../../../shared/management/dead-letter-routes';
-import { healthOperations } from '../../../shared/management/health-routes';
+import { type HealthRouteDeps, healthOperations } from '../../../shared/management/health-routes';
+import type { SubscriptionFinder } from '../../../shared/management/operation';
+import { silentLogger } from '../../../shared/observability/logging';
 import type { ReadOptions } from '../../../shared/storage/table';
 import { HEALTHY_DOCUMENT, RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
 import { MemoryBacklogStore, MemoryHealthStore } from '../../support/memory-stores';
@@ -41,19 +41,20 @@ function setup() {
   const clock = new VirtualClock(NOW);
   const healthStore = new MemoryHealthStore();
   const lookups: Array<ReadOptions | undefined> = [];
-  const find: SubscriptionFinder = async (_event, _deps, options) => {
+  const find: SubscriptionFinder<HealthRouteDeps> = async (_event, _deps, options) => {
     lookups.push(options);
     return SUB;
   };
   const backlog = new MemoryBacklogStore();
   const queue = new RecordingQueue(clock);
-  const deps = {
+  const deps: HealthRouteDeps = {
     healthStore,
     clock,
     healthCacheMs: HEALTH_CACHE_MS,
     backlog,
     queue,
-  } as unknown as ManagementDeps;
+    logger: silentLogger,
+  };
   const operations = healthOperations(PATH, find);
   const call = async (method: string, suffix: string) => {
     const operation = operations[`${method} ${PATH}${suffix}`];

@@ -2,7 +2,7 @@ import { ROUTES } from '../../../shared/config/resources';
 import type { EndpointHealth } from '../../../shared/domain/health';
 import type { HttpEvent, HttpResult } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
-import { handleManagement, MANAGEMENT_ROUTE_KEYS, type ManagementDeps } from '../../../shared/management/api';
+import { handleManagement, MANAGEMENT_ROUTE_KEYS } from '../../../shared/management/api';
 import type { SubscriptionStore } from '../../../shared/storage/subscriptions';
 import {
   HEALTHY_DOCUMENT,
@@ -10,6 +10,7 @@ import {
   subscription as subscriptionOf,
   VirtualClock,
 } from '../../support/fakes';
+import { routeTestDeps } from '../../support/management-routes';
 import { MemoryBacklogStore, MemoryHealthStore, memoryStores } from '../../support/memory-stores';
 
 const SUBSCRIPTION = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
@@ -60,10 +61,7 @@ async function harness() {
     subscriptionOf({ destination: { endpointType: 'WebHook', endpointUrl: URL_NOW } }),
     undefined,
   );
-  const deps: Pick<
-    ManagementDeps,
-    'subscriptions' | 'clock' | 'healthStore' | 'healthCacheMs' | 'propagationDelayMs' | 'backlog' | 'queue'
-  > = {
+  const deps = routeTestDeps(memoryStores(), {
     subscriptions: subscriptions.store,
     clock,
     healthStore: health,
@@ -71,14 +69,14 @@ async function harness() {
     propagationDelayMs: 1000,
     backlog: new MemoryBacklogStore(),
     queue: new RecordingQueue(clock),
-  };
+  });
   const call = (routeKey: string, params: Record<string, string> = {}): Promise<HttpResult> =>
     handleManagement(
       {
         routeKey,
         pathParameters: { topic: 'orders', subscription: 'audit', ...params },
       } as unknown as HttpEvent,
-      deps as ManagementDeps,
+      deps,
     );
   const record = (fields: Partial<EndpointHealth>): EndpointHealth => ({
     topic: 'orders',

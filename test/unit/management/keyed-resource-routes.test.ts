@@ -6,9 +6,10 @@
 import type { Namespace } from '../../../shared/domain/model';
 import { type HttpEvent, pathParam } from '../../../shared/http/api-gateway';
 import { ApiError, badRequest } from '../../../shared/http/errors';
-import type { ManagementDeps } from '../../../shared/management/common';
+import type { TopicStoreDeps } from '../../../shared/management/deps';
 import {
   type KeyedResourceApi,
+  type KeyedResourceRouteDeps,
   keyedResourceOperations,
   requireResource,
 } from '../../../shared/management/keyed-resource-routes';
@@ -23,9 +24,15 @@ const ROUTE = '/admin/namespaces/{namespace}';
 function setup() {
   const clock = new VirtualClock(NOW);
   const stores = memoryStores();
-  const deps = { ...stores, clock, propagationDelayMs: PROPAGATION_MS } as unknown as ManagementDeps;
+  const deps: TopicStoreDeps & KeyedResourceRouteDeps = {
+    topics: stores.topics,
+    namespaces: stores.namespaces,
+    namespaceTopics: stores.namespaceTopics,
+    clock,
+    propagationDelayMs: PROPAGATION_MS,
+  };
   const existingChecks: Array<[string, NamespaceInput]> = [];
-  const api: KeyedResourceApi<Namespace, NamespaceInput> = {
+  const api: KeyedResourceApi<Namespace, NamespaceInput, TopicStoreDeps> = {
     label: 'namespace',
     path: '/admin/namespaces',
     nameOf: (event) => pathParam(event, 'namespace'),

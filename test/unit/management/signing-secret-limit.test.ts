@@ -19,7 +19,10 @@ const WEEK_MINUTES = 7 * 24 * 60;
 async function api() {
   const stores = memoryStores();
   const clock = new VirtualClock();
-  const deps = routeTestDeps(stores, { clock, sealer: new AesGcmSealer(keyText('test key')) });
+  const deps = routeTestDeps(stores, {
+    clock,
+    sealing: { kind: 'sealed', sealer: new AesGcmSealer(keyText('test key')) },
+  });
   await seedTopic(stores, 'orders');
   const call = (routeKey: string, body: unknown) => callRoute(deps, routeKey, PARAMS, body);
   const created = await call(`PUT ${SUB}`, {

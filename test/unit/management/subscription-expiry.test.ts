@@ -12,6 +12,7 @@ import { ApiError } from '../../../shared/http/errors';
 import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
 import { parseJob } from '../../../shared/queue/job-codec';
 import { RecordingQueue, VirtualClock } from '../../support/fakes';
+import { routeTestDeps } from '../../support/management-routes';
 import { MemoryHealthStore, memoryStores, seedTopic } from '../../support/memory-stores';
 
 const NOW = Date.parse('2026-11-23T12:00:00.000Z');
@@ -28,24 +29,18 @@ async function api() {
   const health = new MemoryHealthStore();
   let ids = 0;
   const backlogHolds = new Set<string>();
-  const deps = {
-    ...stores,
+  const deps = routeTestDeps(stores, {
     healthStore: health,
     queue,
     clock,
     newId: () => `id-${++ids}`,
-    allowHttpEndpoints: false,
-    validateEndpoints: false,
     validationWindowMs: 300_000,
-    blockPrivateEndpoints: false,
-    propagationDelayMs: 0,
-    publicUrl: () => 'https://events.example.test',
     // A backlog holding events, for the subscriptions named in `backlogHolds`.
     backlog: {
       getMeta: async (_topic: string, subscription: string) =>
         backlogHolds.has(subscription) ? { state: 'holding', token: 't-1' } : undefined,
-    },
-  } as unknown as ManagementDeps;
+    } as unknown as ManagementDeps['backlog'],
+  });
   await seedTopic(stores, 'orders');
   await seedTopic(stores, 'shop/orders');
 

@@ -8,9 +8,14 @@ import { JOB_FORMAT_VERSION } from '../../../shared/domain/delivery';
 import type { Subscription } from '../../../shared/domain/model';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
-import type { ManagementDeps } from '../../../shared/management/common';
-import type { SubscriptionFinder } from '../../../shared/management/dead-letter-routes';
-import { validationOperations, validationUrlOperations } from '../../../shared/management/validation-routes';
+import type { SubscriptionStoreDeps } from '../../../shared/management/deps';
+import type { SubscriptionFinder } from '../../../shared/management/operation';
+import {
+  type ValidationRouteDeps,
+  type ValidationUrlDeps,
+  validationOperations,
+  validationUrlOperations,
+} from '../../../shared/management/validation-routes';
 import { parseJob } from '../../../shared/queue/job-codec';
 import { ConcurrentChangeError } from '../../../shared/storage/table';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
@@ -36,16 +41,19 @@ async function setup(stored: Subscription) {
   await stores.subscriptions.put(stored, undefined);
   const queue = new RecordingQueue(clock);
   let ids = 0;
-  const deps = {
-    ...stores,
+  const publicUrl = () => 'https://events.example.test/';
+  const deps: ValidationRouteDeps & ValidationUrlDeps = {
+    subscriptions: stores.subscriptions,
     queue,
     clock,
     newId: () => `code-${++ids}`,
+    validateEndpoints: true,
     validationWindowMs: WINDOW_MS,
     propagationDelayMs: 1000,
-    publicUrl: () => 'https://events.example.test/',
-  } as unknown as ManagementDeps;
-  const find: SubscriptionFinder = async (_event, given, options) =>
+    publicUrl,
+    publishUrl: publicUrl,
+  };
+  const find: SubscriptionFinder<SubscriptionStoreDeps> = async (_event, given, options) =>
     (await given.subscriptions.get('orders', 'audit', options)) as Subscription;
   const document = (current: Subscription) => ({ version: current.version, code: current.validation?.code });
   const operations = { ...validationOperations(PATH, find, document), ...validationUrlOperations };
