@@ -14,8 +14,8 @@ import { lazyHandler } from '../shared/lambda/middleware';
 import { buildDeadLetterStep } from '../shared/lambda/wiring/dead-letter';
 import { createObservability, type Observability } from '../shared/lambda/wiring/observability';
 import { createAwsClients } from '../shared/platform/aws';
-import type { LegacyJobOfKind } from '../shared/queue/job-codec';
 import { type Clock, systemClock } from '../shared/platform/clock';
+import type { LegacyJobOfKind } from '../shared/queue/job-codec';
 
 /** Time kept free at the end of an invocation: one S3 PUT (10 s at most) and the re-queueing. */
 export const WRITE_MARGIN_MS = 15_000;

@@ -7,7 +7,7 @@ import { createDeliveryHandler, type DeliveryFunctionHandler } from '../function
 import { createManagementHandler } from '../functions/management';
 import { buildPublishHandler } from '../functions/publish';
 import type { RuntimeConfig } from '../shared/config/runtime';
-import { buildDeliveryEngine } from '../shared/lambda/wiring';
+import { buildDeliveryWorker } from '../shared/lambda/wiring/delivery';
 import { buildDeadLetterStep } from '../shared/lambda/wiring/dead-letter';
 import { buildManagementDeps } from '../shared/lambda/wiring/management';
 import { createObservability } from '../shared/lambda/wiring/observability';
@@ -101,13 +101,13 @@ export function buildLocalFunctions({
       }),
     ),
   };
-  const deliveryEngine = buildDeliveryEngine(
+  const deliveryWorker = buildDeliveryWorker(
     runtime,
     deliveryObs,
     options.sender === undefined ? {} : { sender: options.sender },
   );
   const realDeliveryHandler: DeliveryFunctionHandler = createDeliveryHandler({
-    engine: deliveryEngine,
+    worker: deliveryWorker,
     observability: deliveryObs,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
@@ -132,7 +132,7 @@ export function buildLocalFunctions({
       },
     },
     delivery: deliveryHandler,
-    stopListening: () => deliveryEngine.stopListening(),
+    stopListening: () => deliveryWorker.stopListening(),
     publishLogger: publishObs.logger,
     managementLogger: managementObs.logger,
   };

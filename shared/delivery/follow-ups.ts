@@ -10,10 +10,10 @@ import type { LoggerLike } from '../observability/logging';
 import type { Clock } from '../platform/clock';
 import { endedDeliveryFits, packEndedJobs, packJobs, packStoreJobs, targetGroupId } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
+import { emptyReport, type JobReport } from './job-report';
 import { eventInDeliverySchema } from './rules/convert';
 import type { JobDecisions } from './rules/decide';
 import { customHeaderValues, nonSecretCustomHeaders } from './rules/headers';
-import { emptyReport, type JobReport } from './job-report';
 import type { DeliveryProfile, ProfileTable } from './rules/profiles';
 import { sqsDelaySeconds, waitPrecisionOf } from './rules/retry';
 

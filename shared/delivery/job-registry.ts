@@ -90,8 +90,9 @@ const DELIVER = eachJob<'deliver'>(
   (job, worker, options) => worker.deliver(job, options),
 );
 
-const VALIDATE = eachJob<'validate'>('the endpoint validation handshake (delivery/handshake.ts)', (job, worker) =>
-  worker.validate(job),
+const VALIDATE = eachJob<'validate'>(
+  'the endpoint validation handshake (delivery/handshake.ts)',
+  (job, worker) => worker.validate(job),
 );
 
 const FAN_OUT = eachJob<'fanout' | 'stored-fanout'>(

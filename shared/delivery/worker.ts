@@ -149,7 +149,10 @@ export class DeliveryWorker {
     return job;
   }
 
-  private dropDeleted(target: Pick<DeliveryTarget, 'topic' | 'subscription'>, items: readonly DeliveryItem[]) {
+  private dropDeleted(
+    target: Pick<DeliveryTarget, 'topic' | 'subscription'>,
+    items: readonly DeliveryItem[],
+  ) {
     this.engine.dropDeleted(target, items);
   }
 

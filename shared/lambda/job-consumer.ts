@@ -18,9 +18,6 @@
  */
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { QueuedJob } from '../domain/delivery';
-import type { LoggerLike } from '../observability/logging';
-import { isLegacyJob, type LegacyJobOfKind, type ReadJob, readJobMessage } from '../queue/job-codec';
 import {
   type ConsumerFunction,
   kindsTakenBy,
@@ -28,6 +25,9 @@ import {
   runJobs,
   type StepContext,
 } from '../delivery/job-registry';
+import type { QueuedJob } from '../domain/delivery';
+import type { LoggerLike } from '../observability/logging';
+import { isLegacyJob, type LegacyJobOfKind, type ReadJob, readJobMessage } from '../queue/job-codec';
 import { type JobKind, type JobOfKind, jobLogFields, kindOf } from '../queue/job-kinds';
 import { batchResponse, done, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
 import { flushMetrics, logContext } from './middleware';

@@ -5,13 +5,13 @@
 
 import type { QueueKey } from '../../shared/config/resources';
 import { DeadLetterStep, type DeadLetterStepDeps, DropRecorder } from '../../shared/delivery/dead-letter';
+import { HealthTracker } from '../../shared/delivery/health';
 import { processJob } from '../../shared/delivery/job-registry';
 import type { JobReport } from '../../shared/delivery/job-report';
 import type { JobOptions, SubscriptionSource } from '../../shared/delivery/ports';
-import { DeliveryWorker, type DeliveryWorkerDeps } from '../../shared/delivery/worker';
-import { HealthTracker } from '../../shared/delivery/health';
 import { DELIVERY_PROFILES, type ProfileTable } from '../../shared/delivery/rules/profiles';
 import { deliveryTargetOf } from '../../shared/delivery/target';
+import { DeliveryWorker, type DeliveryWorkerDeps } from '../../shared/delivery/worker';
 import type { AttemptRecord, AttemptResult } from '../../shared/domain/attempts';
 import {
   type DeliveryItem,
@@ -314,7 +314,9 @@ export function tokens(): () => string {
 /** A harness without AWS resource destinations: every send fails, as a worker that cannot reach them. */
 export const NO_RESOURCES: ResourceSender = {
   send: async (_destination: unknown, messages: readonly unknown[]) =>
-    messages.map(() => resourceFailure('NoResourceSender', 'this test worker cannot deliver to AWS resources', 0)),
+    messages.map(() =>
+      resourceFailure('NoResourceSender', 'this test worker cannot deliver to AWS resources', 0),
+    ),
 } as unknown as ResourceSender;
 
 /** A harness without the endpoint handshake: a validation job fails (and would come back). */

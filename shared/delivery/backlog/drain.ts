@@ -13,7 +13,6 @@ import { type BacklogStore, segmentLineBytes } from '../../storage/backlog';
 import { type HealthStore, rewriteHealth } from '../../storage/health';
 import type { EngineAttempts } from '../engine-attempts';
 import { sendFollowUps } from '../follow-ups';
-import type { HealthTracker } from '../health';
 import type { JobOptions, SettleDeps } from '../ports';
 import { byDueOrder, checkpointOf } from '../rules/backlog';
 import type { Attempted, JobDecisions } from '../rules/decide';
@@ -329,7 +328,11 @@ export class BacklogDrain {
       totals.storedDueAts.push(...(await this.storeBack(target, again)));
       storedBack = again.length;
     };
-    const decisions = await settle(this.deps, { subscription, profile, target, attempted: settled }, keepInBacklog);
+    const decisions = await settle(
+      this.deps,
+      { subscription, profile, target, attempted: settled },
+      keepInBacklog,
+    );
     for (const entry of settled) {
       const event = byItem.get(entry.item);
       if (event !== undefined) read[event.segment]?.done.push(event.index);

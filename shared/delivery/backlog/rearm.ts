@@ -13,10 +13,10 @@ import type { Clock } from '../../platform/clock';
 import type { JobQueue } from '../../queue/sqs-job-queue';
 import { type BacklogStore, summaryOf } from '../../storage/backlog';
 import type { HeldMarks } from '../../storage/held-marks';
-import { setTimer } from './timer';
 import { RELEASE_AHEAD_MS, wakeAtOf } from '../rules/backlog';
 import type { DeliveryProfile } from '../rules/profiles';
 import { sqsDelaySeconds, waitPrecisionOf } from '../rules/retry';
+import { setTimer } from './timer';
 
 /** What the re-arm needs of a tick's dependencies. */
 export interface BacklogRearmDeps {

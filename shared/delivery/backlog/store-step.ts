@@ -42,9 +42,9 @@ import { done, poison, type RecordOutcome, retryLater } from '../../queue/record
 import type { JobQueue } from '../../queue/sqs-job-queue';
 import type { BacklogStore } from '../../storage/backlog';
 import { hasWake, segmentLineBytes } from '../../storage/backlog';
-import { setTimer } from './timer';
 import { byDueOrder, RELEASE_AHEAD_MS, segmentIdOf, wakeAtOf } from '../rules/backlog';
 import { sqsDelaySeconds } from '../rules/retry';
+import { setTimer } from './timer';
 
 /** How large one segment may grow: events, and bytes of its object. */
 export interface SegmentCaps {

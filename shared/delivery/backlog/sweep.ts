@@ -11,12 +11,12 @@ import { METRIC, type MetricBuffer } from '../../observability/metrics';
 import type { Clock } from '../../platform/clock';
 import type { JobQueue } from '../../queue/sqs-job-queue';
 import { type BacklogStore, hasWake } from '../../storage/backlog';
-import { setTimer } from './timer';
 import type { SubscriptionSource } from '../ports';
 import { RELEASE_AHEAD_MS } from '../rules/backlog';
 import type { ProfileTable } from '../rules/profiles';
 import { sqsDelaySeconds, waitPrecisionOf } from '../rules/retry';
 import { deliveryTargetOf } from '../target';
+import { setTimer } from './timer';
 
 /** A wake this far past due has lost its tick message: the sweeper arms it again with a new token. */
 export const WAKE_LATE_MS = 5 * 60_000;

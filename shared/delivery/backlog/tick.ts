@@ -276,7 +276,9 @@ export class BacklogTick {
   ): Promise<{ mode: TickMode; unhealthy: boolean }> {
     // As the engine's gate: an endpoint that has not agreed gets nothing, whatever its health.
     if (!endpointAgreed(subscription)) return { mode: { kind: 'unagreed' }, unhealthy: false };
-    const stored = await this.deps.healthStore.get(subscription.topic, subscription.name, { consistent: true });
+    const stored = await this.deps.healthStore.get(subscription.topic, subscription.name, {
+      consistent: true,
+    });
     const health = currentHealth(
       stored,
       subscription.topic,

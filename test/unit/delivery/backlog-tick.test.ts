@@ -35,11 +35,11 @@ import { parseJob } from '../../../shared/queue/job-codec';
 import {
   item,
   MemoryHistory,
+  NO_RESOURCES,
   RecordingQueue,
   ScriptedSender,
   subscription,
   VirtualClock,
-  NO_RESOURCES,
 } from '../../support/fakes';
 import { MemoryBacklogStore, MemoryHealthStore, memoryStores } from '../../support/memory-stores';
 import { H, M, S } from '../../support/time';

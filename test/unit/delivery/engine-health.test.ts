@@ -1,5 +1,5 @@
-import { UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../shared/delivery/rules/handshake';
 import { BUSY_HOLD_MS, STALL_MS } from '../../../shared/delivery/engine-attempts';
+import { UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../shared/delivery/rules/handshake';
 import type { WebhookRequest, WebhookSender } from '../../../shared/delivery/webhook-sender';
 import type { AttemptResult } from '../../../shared/domain/attempts';
 import { METRIC } from '../../../shared/observability/metrics';

@@ -19,7 +19,15 @@ type Level = 'All' | 'Failures';
 type Harness = ReturnType<typeof engineHarness>;
 
 /** A record as compared: whose, which attempt, what came of it, what follows, and what it resends. */
-const shapeOf = (record: AttemptRecord) => ({
+interface Shape {
+  eventId: string;
+  attempt: number;
+  outcome: string;
+  next: string;
+  resendOf?: string;
+}
+
+const shapeOf = (record: AttemptRecord): Shape => ({
   eventId: record.eventId,
   attempt: record.attempt,
   outcome: record.outcome,
@@ -27,7 +35,7 @@ const shapeOf = (record: AttemptRecord) => ({
   ...(record.resendOf === undefined ? {} : { resendOf: record.resendOf }),
 });
 
-const delivered = (eventId: string, attempt = 1, resendOf?: string) => ({
+const delivered = (eventId: string, attempt = 1, resendOf?: string): Shape => ({
   eventId,
   attempt,
   outcome: 'Delivered',
@@ -81,7 +89,7 @@ interface Path {
   /** Runs the path, ending its deliveries. */
   run(h: Harness): Promise<void>;
   /** The records it writes at each level. */
-  records: Record<Level, ReturnType<typeof shapeOf>[]>;
+  records: Record<Level, Shape[]>;
   /** Events it delivered (counted in `DeliverySuccessCount`). */
   delivered: number;
 }
@@ -122,7 +130,9 @@ const PATHS: Record<string, Path> = {
   },
   'a dead-letter replay': {
     run: async (h) => {
-      const replayed = item('e1', h.clock.now(), { resendOf: 'deadletters/orders/audit/2026/01/01/00/b.json' });
+      const replayed = item('e1', h.clock.now(), {
+        resendOf: 'deadletters/orders/audit/2026/01/01/00/b.json',
+      });
       await h.engine.processJob(job([replayed]), run);
     },
     records: { All: [delivered('e1', 1, 'deadletters/orders/audit/2026/01/01/00/b.json')], Failures: [] },
@@ -158,7 +168,9 @@ const PATHS: Record<string, Path> = {
   },
 };
 
-const CASES = Object.keys(PATHS).flatMap((path) => (['All', 'Failures'] as const).map((level) => [path, level]));
+const CASES = Object.keys(PATHS).flatMap((path) =>
+  (['All', 'Failures'] as const).map((level) => [path, level]),
+);
 
 describe('one settle for every path that ends a delivery', () => {
   it.each(CASES)('%s, with deliveryLog %s, writes the records that level asks for', async (path, level) => {

@@ -9,9 +9,9 @@ import {
   DEAD_LETTER_JOB_KINDS,
   WRITE_MARGIN_MS,
 } from '../../../functions/dead-letter';
+import { kindsCarriedBy } from '../../../shared/delivery/job-registry';
 import { deadLetterTargetSchema, type EndedJob } from '../../../shared/domain/delivery';
 import { packEndedJobs, packJobs } from '../../../shared/queue/job-codec';
-import { kindsCarriedBy } from '../../../shared/delivery/job-registry';
 import { deadLetterStepHarness, deliveryTarget, item } from '../../support/fakes';
 import { formatOneDeliveryBody, formatOneEndedBody } from '../../support/job-format-1';
 import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';

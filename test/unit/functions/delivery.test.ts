@@ -11,9 +11,10 @@ import {
   listenUntil,
 } from '../../../functions/delivery';
 import type { SourcedStoreJob, StoreResult } from '../../../shared/delivery/backlog/store-step';
-import type { JobOptions } from '../../../shared/delivery/ports';
+import { kindsCarriedBy } from '../../../shared/delivery/job-registry';
 import { emptyReport, type JobReport } from '../../../shared/delivery/job-report';
 import { upgradeJob } from '../../../shared/delivery/job-upgrade';
+import type { JobOptions } from '../../../shared/delivery/ports';
 import { DELIVERY_TIMEOUT_MS } from '../../../shared/delivery/webhook-sender';
 import { deadLetterTargetSchema, JOB_FORMAT_VERSION, type QueuedJob } from '../../../shared/domain/delivery';
 import { METRIC } from '../../../shared/observability/metrics';
@@ -29,7 +30,6 @@ import {
   storedFanOutBody,
   validationJobBody,
 } from '../../../shared/queue/job-codec';
-import { kindsCarriedBy } from '../../../shared/delivery/job-registry';
 import { kindOf } from '../../../shared/queue/job-kinds';
 import { deliveryTarget, engineHarness, item, subscription, VirtualClock } from '../../support/fakes';
 import {

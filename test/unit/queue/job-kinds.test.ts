@@ -6,12 +6,7 @@
 import { DEAD_LETTER_JOB_KINDS } from '../../../functions/dead-letter';
 import { DELIVERY_JOB_KINDS } from '../../../functions/delivery';
 import { type FunctionKey, QUEUES, type QueueKey } from '../../../shared/config/resources';
-import {
-  JOB_REGISTRY,
-  kindsCarriedBy,
-  queuesCarrying,
-  stepFor,
-} from '../../../shared/delivery/job-registry';
+import { JOB_REGISTRY, kindsCarriedBy, queuesCarrying, stepFor } from '../../../shared/delivery/job-registry';
 import { deadLetterTargetSchema, QUEUED_JOB_SCHEMAS } from '../../../shared/domain/delivery';
 import {
   backlogTickBody,
@@ -23,13 +18,7 @@ import {
   storedFanOutBody,
   validationJobBody,
 } from '../../../shared/queue/job-codec';
-import {
-  claimedKind,
-  JOB_KINDS,
-  type JobKind,
-  jobLogFields,
-  kindOf,
-} from '../../../shared/queue/job-kinds';
+import { claimedKind, JOB_KINDS, type JobKind, jobLogFields, kindOf } from '../../../shared/queue/job-kinds';
 import { deliveryTarget, item } from '../../support/fakes';
 
 const target = deliveryTarget();
