@@ -5,7 +5,7 @@
  * jobs, shared round robin by the subscriptions waiting, at most `subscriptionConcurrency` per
  * subscription within a window its endpoint's answers open, and a stalled endpoint's further
  * events held rather than queued. Every outcome goes to the health tracker. A backlog's probe and
- * drain attempt through the same slots (`DeliveryEngine.attemptItems`).
+ * drain attempt through the same slots (`EngineAttempts.attemptItems`, which the worker hands them).
  */
 import { randomBytes } from 'node:crypto';
 import type { AttemptResult } from '../domain/attempts';

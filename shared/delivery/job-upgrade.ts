@@ -3,7 +3,7 @@
  * nothing to refuse in the queues it inherits. `queue/job-codec.ts` reads them (pure:
  * `readJobMessage` gives a `LegacyJob`); the consumer shell (`lambda/job-consumer.ts`), the one
  * place queue messages are read, hands each to its function's upgrade before the job is worked:
- * the delivery engine's `upgrade` (which drops what this returns as gone), or
+ * the delivery worker's `upgrade` (which drops what this returns as gone), or
  * {@link upgradeEndedJob} in the dead-letter function. A fan-out stored in the bucket before the
  * upgrade is upgraded where it is read (`fan-out.ts`).
  *

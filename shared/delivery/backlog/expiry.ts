@@ -1,5 +1,5 @@
 /**
- * The expire and release-ahead steps of a backlog tick (see `backlog-tick.ts` for the whole tick),
+ * The expire and release-ahead steps of a backlog tick (see `tick.ts` for the whole tick),
  * and the modes the tick's gate hands them. Apart from the tick's control flow because this is
  * where events leave a segment without an attempt: ended by their time to live or a disabled
  * endpoint, or sent back to the retry queue to be attempted when due. Everything goes out before

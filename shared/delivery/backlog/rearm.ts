@@ -1,5 +1,5 @@
 /**
- * How a backlog tick lets go of its backlog (see `backlog-tick.ts` for the whole tick): the
+ * How a backlog tick lets go of its backlog (see `tick.ts` for the whole tick): the
  * re-arm, which sets the next wake and moves META on from the claim's token, and, for a deleted
  * subscription, the forgetting of META. Both also set or remove the held mark publishers read.
  * Apart from the tick's control flow because this is where a wake could be lost: a store may

@@ -13,7 +13,7 @@
  * 1. each segment: its object, then its index item (`BacklogStore.putSegment`);
  * 2. META, read strongly consistently: if the backlog has no wake, or one later than its new
  *    events' earliest due time (or than the end of the endpoint's hold, whichever is later),
- *    its timer is set (`backlog-timer.ts`): META written with the new wake and a new token, only
+ *    its timer is set (`timer.ts`): META written with the new wake and a new token, only
  *    if its token is still the one read (otherwise the step reads it again and decides again),
  *    then, for a wake 15 min away or less, a `backlog-tick` sent to the retry queue with its exact
  *    delay; a later one is left to the sweeper.

@@ -34,9 +34,9 @@
  * it. A drain that crashes repeats at most the events after its last checkpoint.
  *
  * This file holds the claim, resolve and gate and the order of the steps; the others live in
- * their own modules: expire and release ahead in `backlog-expiry.ts`, probe and drain in
- * `backlog-drain.ts`, the re-arm (and the forgetting of a deleted subscription's backlog) in
- * `backlog-rearm.ts`, and the sweeper in `backlog-sweep.ts`.
+ * their own modules: expire and release ahead in `expiry.ts`, probe and drain in
+ * `drain.ts`, the re-arm (and the forgetting of a deleted subscription's backlog) in
+ * `rearm.ts`, and the sweeper in `sweep.ts`.
  */
 import { randomUUID } from 'node:crypto';
 import type { BacklogMeta, BacklogSegmentRef } from '../../domain/backlog';

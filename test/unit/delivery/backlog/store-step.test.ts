@@ -5,36 +5,36 @@
  * in a live segment or in a message reported unfinished.
  */
 
-import type { QueueKey } from '../../../shared/config/resources';
+import type { QueueKey } from '../../../../shared/config/resources';
 import {
   BacklogStoreStep,
   cutIntoSegments,
   partSegmentId,
   type SegmentCaps,
   type SourcedStoreJob,
-} from '../../../shared/delivery/backlog/store-step';
-import { segmentIdOf } from '../../../shared/delivery/rules/backlog';
-import type { BacklogMeta } from '../../../shared/domain/backlog';
+} from '../../../../shared/delivery/backlog/store-step';
+import { segmentIdOf } from '../../../../shared/delivery/rules/backlog';
+import type { BacklogMeta } from '../../../../shared/domain/backlog';
 import {
   backlogTickJobSchema,
   type DeliveryTarget,
   JOB_FORMAT_VERSION,
   type StoreJob,
-} from '../../../shared/domain/delivery';
-import { topicIdOf } from '../../../shared/domain/names';
-import { silentLogger } from '../../../shared/observability/logging';
-import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
-import { VirtualClock } from '../../../shared/platform/clock';
-import { BACKLOG_TICK_QUEUE } from '../../../shared/queue/job-codec';
-import type { JobQueue, OutgoingJob } from '../../../shared/queue/sqs-job-queue';
+} from '../../../../shared/domain/delivery';
+import { topicIdOf } from '../../../../shared/domain/names';
+import { silentLogger } from '../../../../shared/observability/logging';
+import { METRIC, MetricBuffer } from '../../../../shared/observability/metrics';
+import { VirtualClock } from '../../../../shared/platform/clock';
+import { BACKLOG_TICK_QUEUE } from '../../../../shared/queue/job-codec';
+import type { JobQueue, OutgoingJob } from '../../../../shared/queue/sqs-job-queue';
 import {
   type BacklogStore,
   encodeSegment,
   type NewSegment,
   segmentLineBytes,
-} from '../../../shared/storage/backlog';
-import { deliveryTarget, item, RecordingQueue } from '../../support/fakes';
-import { MemoryBacklogStore } from '../../support/memory-stores';
+} from '../../../../shared/storage/backlog';
+import { deliveryTarget, item, RecordingQueue } from '../../../support/fakes';
+import { MemoryBacklogStore } from '../../../support/memory-stores';
 
 const T = Date.UTC(2026, 2, 1, 12);
 const MINUTE = 60_000;

@@ -8,17 +8,17 @@
  * jobs, stopping on probation, the deadline) and its checkpoints.
  */
 
-import { TICK_LEASE_MS } from '../../../shared/delivery/backlog/drain';
-import { BACKLOG_MEASURE_EVERY_MINUTES, WAKE_LATE_MS } from '../../../shared/delivery/backlog/sweep';
-import { BacklogTick, type BacklogTickDeps } from '../../../shared/delivery/backlog/tick';
-import { DropRecorder } from '../../../shared/delivery/dead-letter';
-import { EngineAttempts } from '../../../shared/delivery/engine-attempts';
-import { HealthTracker } from '../../../shared/delivery/health';
-import { UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../shared/delivery/rules/handshake';
-import { freshHealth } from '../../../shared/delivery/rules/health';
-import { DELIVERY_PROFILES } from '../../../shared/delivery/rules/profiles';
-import { deliveryTargetOf } from '../../../shared/delivery/target';
-import type { BacklogLine, BacklogMeta, BacklogSegmentRef } from '../../../shared/domain/backlog';
+import { TICK_LEASE_MS } from '../../../../shared/delivery/backlog/drain';
+import { BACKLOG_MEASURE_EVERY_MINUTES, WAKE_LATE_MS } from '../../../../shared/delivery/backlog/sweep';
+import { BacklogTick, type BacklogTickDeps } from '../../../../shared/delivery/backlog/tick';
+import { DropRecorder } from '../../../../shared/delivery/dead-letter';
+import { EngineAttempts } from '../../../../shared/delivery/engine-attempts';
+import { HealthTracker } from '../../../../shared/delivery/health';
+import { UNVALIDATED_ENDPOINT_HOLD_MS } from '../../../../shared/delivery/rules/handshake';
+import { freshHealth } from '../../../../shared/delivery/rules/health';
+import { DELIVERY_PROFILES } from '../../../../shared/delivery/rules/profiles';
+import { deliveryTargetOf } from '../../../../shared/delivery/target';
+import type { BacklogLine, BacklogMeta, BacklogSegmentRef } from '../../../../shared/domain/backlog';
 import {
   type BacklogTickJob,
   backlogTickJobSchema,
@@ -26,12 +26,12 @@ import {
   type DeliveryTarget,
   type EndedJob,
   JOB_FORMAT_VERSION,
-} from '../../../shared/domain/delivery';
-import type { EndpointHealth } from '../../../shared/domain/health';
-import type { Subscription } from '../../../shared/domain/model';
-import { silentLogger } from '../../../shared/observability/logging';
-import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
-import { parseJob } from '../../../shared/queue/job-codec';
+} from '../../../../shared/domain/delivery';
+import type { EndpointHealth } from '../../../../shared/domain/health';
+import type { Subscription } from '../../../../shared/domain/model';
+import { silentLogger } from '../../../../shared/observability/logging';
+import { METRIC, MetricBuffer } from '../../../../shared/observability/metrics';
+import { parseJob } from '../../../../shared/queue/job-codec';
 import {
   item,
   MemoryHistory,
@@ -40,9 +40,9 @@ import {
   ScriptedSender,
   subscription,
   VirtualClock,
-} from '../../support/fakes';
-import { MemoryBacklogStore, MemoryHealthStore, memoryStores } from '../../support/memory-stores';
-import { H, M, S } from '../../support/time';
+} from '../../../support/fakes';
+import { MemoryBacklogStore, MemoryHealthStore, memoryStores } from '../../../support/memory-stores';
+import { H, M, S } from '../../../support/time';
 
 const T0 = Date.UTC(2026, 2, 1);
 const run = { attemptDeadline: Number.MAX_SAFE_INTEGER };
