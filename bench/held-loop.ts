@@ -6,6 +6,7 @@
  */
 import { attemptDeadline } from '../functions/delivery';
 import { FUNCTIONS } from '../shared/config/resources';
+import { processJob } from '../shared/delivery/job-registry';
 import { packJobs, parseJob } from '../shared/queue/job-codec';
 import { billedGbSeconds } from './cost';
 import { storeCallMs } from './counting-backlog-store';
@@ -113,7 +114,7 @@ async function publish(
 /** The backlog queue's window closes: one invocation stores what it gathered. */
 async function closeWindow(rig: HeldRig, backlog: VirtualBacklog, tally: HeldTally): Promise<void> {
   const before = meterNow(rig);
-  const durationMs = await backlog.closeWindow(rig.engine);
+  const durationMs = await backlog.closeWindow(rig.worker);
   const delta = diffCounts(meterNow(rig), before);
   delta.invocations = 1;
   delta.gbSeconds = billedGbSeconds('delivery', durationMs);
@@ -126,7 +127,7 @@ async function closeWindow(rig: HeldRig, backlog: VirtualBacklog, tally: HeldTal
 async function sweep(rig: HeldRig, backlog: VirtualBacklog, tally: HeldTally, at: number): Promise<void> {
   const before = meterNow(rig);
   const sweepsBefore = backlog.sweeps.durationMs;
-  await backlog.sweep(rig.engine, at);
+  await backlog.sweep(rig.worker, at);
   const delta = diffCounts(meterNow(rig), before);
   delta.invocations = 1;
   delta.gbSeconds = billedGbSeconds('delivery', backlog.sweeps.durationMs - sweepsBefore);
@@ -163,7 +164,7 @@ async function receiveBatch(rig: HeldRig, tally: HeldTally): Promise<void> {
 }
 
 /**
- * One job of a batch, run by the engine and metered to its phase: a tick that found the endpoint
+ * One job of a batch, run by the worker and metered to its phase: a tick that found the endpoint
  * held and did nothing else is holding, any other tick a wake, every other job getting in.
  */
 async function runJob(rig: HeldRig, tally: HeldTally, body: string, work: BatchWork): Promise<void> {
@@ -173,7 +174,7 @@ async function runJob(rig: HeldRig, tally: HeldTally, body: string, work: BatchW
   const before = meterNow(rig);
   const storeBefore = backlog === undefined ? undefined : { ...backlog.store.counts };
   const jobRequestsBefore = requestTimes.length;
-  const report = await rig.engine.processJob(job, {
+  const report = await processJob(rig.worker, job, {
     attemptDeadline: attemptDeadline(startedAt, {
       getRemainingTimeInMillis: () => FUNCTIONS.delivery.timeoutSeconds * 1000,
     }),

@@ -5,12 +5,12 @@
  */
 import { CONFIG_DEFAULTS } from '../shared/config/runtime';
 import { DropRecorder } from '../shared/delivery/dead-letter';
-import { DeliveryEngine } from '../shared/delivery/engine';
 import { HealthTracker } from '../shared/delivery/health';
 import { outcomeForStatus } from '../shared/delivery/rules/outcomes';
 import { DELIVERY_PROFILES } from '../shared/delivery/rules/profiles';
 import { deliveryTargetOf } from '../shared/delivery/target';
 import type { WebhookSender } from '../shared/delivery/webhook-sender';
+import { DeliveryWorker } from '../shared/delivery/worker';
 import type { AttemptResult } from '../shared/domain/attempts';
 import type { DeliveryTarget } from '../shared/domain/delivery';
 import type { Subscription } from '../shared/domain/model';
@@ -25,6 +25,7 @@ import { CountingHealthStore, type Meter } from './held-meters';
 import { ASSUMED_MS, DEAD_STATUS, DEFAULT_LIMITS, type HeldOptions } from './held-settings';
 import { VirtualBacklog } from './virtual-backlog';
 import { VirtualQueue } from './virtual-queue';
+import { UNUSED_WORKER_PARTS } from './virtual-worker';
 
 /** Packed history items written, their write units and batch-write requests. */
 export interface HistoryCounts {
@@ -53,7 +54,8 @@ export interface HeldRig {
   /** When each webhook request was made. */
   requestTimes: number[];
   history: HistoryCounts;
-  engine: DeliveryEngine;
+  /** One delivery worker (one health tracker) handles every job, as a single Lambda instance would. */
+  worker: DeliveryWorker;
 }
 
 /** The subscription whose endpoint is dead: default limits, the `topic` profile, no dead-letter destination. */
@@ -125,7 +127,7 @@ function countingHistory(history: HistoryCounts) {
   };
 }
 
-/** The engine and what it works with, in virtual time, as `options` ask. */
+/** The delivery worker and what it works with, in virtual time, as `options` ask. */
 export function heldRig(options: HeldOptions): HeldRig {
   const random = seededRandom(options.seed ?? 7);
   const clock = new VirtualClock();
@@ -149,7 +151,7 @@ export function heldRig(options: HeldOptions): HeldRig {
   );
   const requestTimes: number[] = [];
   const history: HistoryCounts = { items: 0, units: 0, requests: 0 };
-  const engine = new DeliveryEngine({
+  const worker = new DeliveryWorker({
     clock,
     random,
     profiles: DELIVERY_PROFILES,
@@ -168,7 +170,8 @@ export function heldRig(options: HeldOptions): HeldRig {
       cacheMs: CONFIG_DEFAULTS.healthCacheMs,
       flushIntervalMs: HEALTH_FLUSH_INTERVAL_MS,
     }),
-    ...(backlog === undefined ? {} : { backlog: backlog.engineBacklog(healthStore) }),
+    backlog: backlog === undefined ? 'none' : backlog.engineBacklog(healthStore),
+    ...UNUSED_WORKER_PARTS,
   });
   return {
     clock,
@@ -183,7 +186,7 @@ export function heldRig(options: HeldOptions): HeldRig {
     subscriptionReads,
     requestTimes,
     history,
-    engine,
+    worker,
   };
 }
 

@@ -3,6 +3,8 @@
  * then virtual time moved to the next thing due (a message becoming visible, a backlog window
  * closing, a sweep) and that thing run, until nothing is left or the simulated hours are up.
  */
+
+import { processJob } from '../shared/delivery/job-registry';
 import { deliveryTargetOf } from '../shared/delivery/target';
 import type { DeliveryItem } from '../shared/domain/delivery';
 import { packJobs, parseJob } from '../shared/queue/job-codec';
@@ -65,7 +67,7 @@ export function publishEvents(rig: SimulationRig, eventCount: number, parkedEven
 
 /** Runs until nothing is left to do or `hours` are up. */
 export async function runSimulationLoop(rig: SimulationRig, hours: number): Promise<LoopCounts> {
-  const { clock, queue, backlog, engine } = rig;
+  const { clock, queue, backlog, worker } = rig;
   const counts: LoopCounts = { hops: 0, ticks: 0 };
   const end = rig.t0 + hours * H;
   const run = { attemptDeadline: Number.MAX_SAFE_INTEGER };
@@ -81,15 +83,15 @@ export async function runSimulationLoop(rig: SimulationRig, hours: number): Prom
     if (at > end) break;
     clock.advanceTo(at);
     if (backlog !== undefined && closes === at) {
-      await backlog.closeWindow(engine);
+      await backlog.closeWindow(worker);
     } else if (nextJob === at) {
       const [message] = queue.receive(1);
       const job = parseJob((message as { body: string }).body);
       if (job.kind === 'backlog-tick') counts.ticks += 1;
-      const report = await engine.processJob(job, run);
+      const report = await processJob(worker, job, run);
       if (report.hopped) counts.hops += 1;
     } else if (backlog !== undefined) {
-      await backlog.sweep(engine, at);
+      await backlog.sweep(worker, at);
     }
   }
   // The simulated subscriptions have no dead-letter destination: ended events are dropped (and

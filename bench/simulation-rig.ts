@@ -8,11 +8,11 @@
 import { CONFIG_DEFAULTS } from '../shared/config/runtime';
 import { parseStoreJob } from '../shared/delivery/backlog/store-step';
 import { DropRecorder } from '../shared/delivery/dead-letter';
-import { DeliveryEngine } from '../shared/delivery/engine';
 import { HealthTracker } from '../shared/delivery/health';
 import { outcomeForStatus } from '../shared/delivery/rules/outcomes';
 import { DELIVERY_PROFILES } from '../shared/delivery/rules/profiles';
 import type { WebhookRequest, WebhookSender } from '../shared/delivery/webhook-sender';
+import { DeliveryWorker } from '../shared/delivery/worker';
 import type { AttemptResult } from '../shared/domain/attempts';
 import type { BacklogLine } from '../shared/domain/backlog';
 import type { DeliveryItem } from '../shared/domain/delivery';
@@ -28,6 +28,7 @@ import type { AttemptLog } from './simulation-checks';
 import { type EndpointPattern, PARKED, PATTERNS } from './simulation-workload';
 import { VirtualBacklog } from './virtual-backlog';
 import { VirtualQueue } from './virtual-queue';
+import { UNUSED_WORKER_PARTS } from './virtual-worker';
 
 const S = 1000;
 
@@ -68,7 +69,7 @@ export interface SimulationRig {
   /** Every attempt, by `<pattern>/<event id>`. */
   attempts: Map<string, AttemptLog[]>;
   parkedWatch: ParkedWatch;
-  engine: DeliveryEngine;
+  worker: DeliveryWorker;
 }
 
 /**
@@ -141,7 +142,7 @@ export class DueTimes {
   }
 }
 
-/** The engine's queue: every job sent notes its events' due time, then goes to `routed`. */
+/** The worker's queue: every job sent notes its events' due time, then goes to `routed`. */
 function dueNotingQueue(routed: JobQueue, dues: DueTimes, clock: VirtualClock): JobQueue {
   return {
     send: async (name, jobs) => {
@@ -214,7 +215,7 @@ function watchHolds(healthStore: MemoryHealthStore, clock: VirtualClock, holds: 
   };
 }
 
-/** The engine and what it works with, in virtual time, as `options` ask. */
+/** The delivery worker and what it works with, in virtual time, as `options` ask. */
 export function simulationRig(options: SimulationOptions): SimulationRig {
   const random = seededRandom(options.seed ?? 7);
   const clock = new VirtualClock();
@@ -243,7 +244,7 @@ export function simulationRig(options: SimulationOptions): SimulationRig {
   }
   const attempts = new Map<string, AttemptLog[]>();
   const holds: Holds = new Map();
-  const engine = new DeliveryEngine({
+  const worker = new DeliveryWorker({
     clock,
     random,
     profiles: DELIVERY_PROFILES,
@@ -262,7 +263,8 @@ export function simulationRig(options: SimulationOptions): SimulationRig {
       cacheMs: 2000,
       flushIntervalMs: 1000,
     }),
-    ...(backlog === undefined ? {} : { backlog: backlog.engineBacklog(healthStore) }),
+    backlog: backlog === undefined ? 'none' : backlog.engineBacklog(healthStore),
+    ...UNUSED_WORKER_PARTS,
   });
   const parkedWatch: ParkedWatch = { unhealthyAt: undefined, holds: new Set() };
   watchHolds(healthStore, clock, holds, parkedWatch);
@@ -278,6 +280,6 @@ export function simulationRig(options: SimulationOptions): SimulationRig {
     storedIds,
     attempts,
     parkedWatch,
-    engine,
+    worker,
   };
 }
