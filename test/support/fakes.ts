@@ -24,6 +24,7 @@ import {
   type QueuedJob,
   type StoredFanOutJob,
 } from '../../shared/domain/delivery';
+import type { EndpointHealth } from '../../shared/domain/health';
 import type {
   Namespace,
   NamespaceTopic,
@@ -554,3 +555,21 @@ export function engineWithDestination(
   );
   return h;
 }
+
+/**
+ * The health of `orders/audit`'s endpoint, unhealthy for an hour and on probation for another
+ * minute from `now` (override `probationUntil` for a hold that is over).
+ */
+export const unhealthyEndpoint = (now: number, overrides: Partial<EndpointHealth> = {}): EndpointHealth => ({
+  topic: 'orders',
+  subscription: 'audit',
+  endpointUrl: 'https://hooks.example.test/in',
+  consecutiveFailures: 12,
+  probations: 3,
+  rev: 1,
+  unhealthySince: now - 3_600_000,
+  probationUntil: now + 60_000,
+  probationOutcome: 'GenericError',
+  lastFailureAt: now - 1000,
+  ...overrides,
+});

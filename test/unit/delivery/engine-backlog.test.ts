@@ -7,9 +7,8 @@
 import type { JobOptions } from '../../../shared/delivery/ports';
 import { BACKLOG_AFTER_MS } from '../../../shared/delivery/rules/backlog';
 import { type StoreJob, storeJobSchema } from '../../../shared/domain/delivery';
-import type { EndpointHealth } from '../../../shared/domain/health';
 import { parseJob } from '../../../shared/queue/job-codec';
-import { engineHarness, item, job } from '../../support/fakes';
+import { engineHarness, item, job, unhealthyEndpoint } from '../../support/fakes';
 import { MemoryBacklogStore } from '../../support/memory-stores';
 import { H, M, S } from '../../support/time';
 
@@ -31,19 +30,7 @@ const storeJobsOf = (h: ReturnType<typeof engineHarness>): StoreJob[] =>
     .filter((entry) => entry.queue === 'backlog')
     .map((entry) => storeJobSchema.parse(parseJob(entry.job.body)));
 
-const unhealthy = (now: number, overrides: Partial<EndpointHealth> = {}): EndpointHealth => ({
-  topic: 'orders',
-  subscription: 'audit',
-  endpointUrl: 'https://hooks.example.test/in',
-  consecutiveFailures: 12,
-  probations: 3,
-  rev: 1,
-  unhealthySince: now - H,
-  probationUntil: now + M,
-  probationOutcome: 'GenericError',
-  lastFailureAt: now - S,
-  ...overrides,
-});
+const unhealthy = unhealthyEndpoint;
 
 describe('the engine with backlogs: long waits', () => {
   it('stores a job whose due time is further away than the threshold instead of hopping it', async () => {

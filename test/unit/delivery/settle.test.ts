@@ -7,12 +7,11 @@
 import type { JobOptions } from '../../../shared/delivery/ports';
 import type { AttemptRecord } from '../../../shared/domain/attempts';
 import { type StoreJob, storeJobSchema } from '../../../shared/domain/delivery';
-import type { EndpointHealth } from '../../../shared/domain/health';
 import { METRIC, subscriptionDimensions } from '../../../shared/observability/metrics';
 import { parseJob } from '../../../shared/queue/job-codec';
-import { engineHarness, item, job, subscription } from '../../support/fakes';
+import { engineHarness, item, job, subscription, unhealthyEndpoint } from '../../support/fakes';
 import { MemoryBacklogStore } from '../../support/memory-stores';
-import { H, M, S } from '../../support/time';
+import { H, M } from '../../support/time';
 
 const run: JobOptions = { attemptDeadline: Number.MAX_SAFE_INTEGER };
 type Level = 'All' | 'Failures';
@@ -53,26 +52,13 @@ function harness(level: Level) {
   return h;
 }
 
-const unhealthy = (now: number, probationUntil: number): EndpointHealth => ({
-  topic: 'orders',
-  subscription: 'audit',
-  endpointUrl: 'https://hooks.example.test/in',
-  consecutiveFailures: 12,
-  probations: 3,
-  rev: 1,
-  unhealthySince: now - H,
-  probationUntil,
-  probationOutcome: 'GenericError',
-  lastFailureAt: now - S,
-});
-
 /**
  * Holds the job's events in the subscription's backlog (its endpoint unhealthy until `until`),
  * then runs the backlog's tick once the clock reaches `tickAt`.
  */
 async function throughBacklog(h: Harness, events: ReturnType<typeof item>[], until: number, tickAt: number) {
   const t0 = h.clock.now();
-  await h.healthStore.put(unhealthy(t0, until), undefined);
+  await h.healthStore.put(unhealthyEndpoint(t0, { probationUntil: until }), undefined);
   await h.engine.processJob(job(events), run);
   const stores = h.queue.sent
     .filter((entry) => entry.queue === 'backlog')
