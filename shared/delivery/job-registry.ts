@@ -1,9 +1,9 @@
 /**
- * The job registry: for every job kind, its wire entry (schema and log fields,
- * `queue/job-kinds.ts`), the queues that carry it, and on each of those queues the step that
- * runs it (`(jobs, context) => outcomes`) and whether it is batched. Each consuming function's
- * kinds and its dispatch are derived from here (`runJobs`), so adding a kind touches its schema,
- * this table and its step.
+ * The job registry: for every job kind, its schema (`JOB_SCHEMAS`, `domain/delivery.ts`), the
+ * queues that carry it, and on each of those queues the step that runs it
+ * (`(jobs, context) => outcomes`) and whether it is batched. Each consuming function's kinds and
+ * its dispatch are derived from here (`runJobs`), so adding a kind touches its shape, this table
+ * and its step.
  *
  * A step belongs to the function that consumes its queue (`QUEUES[queue].consumer.function`; a
  * test holds the two together): delivery steps run on a delivery worker (`worker.ts`), the
@@ -11,9 +11,10 @@
  * once (they share the worker's request slots); a batched one gets all of the batch's jobs of
  * its kind together.
  */
+import type { z } from 'zod';
 import type { QueueKey } from '../config/resources';
-import type { QueuedJob } from '../domain/delivery';
-import { JOB_KINDS, type JobKind, type JobKindDefinition, type JobOfKind, kindOf } from '../queue/job-kinds';
+import { JOB_SCHEMAS, type JobKind, type JobOfKind, type QueuedJob } from '../domain/delivery';
+import { kindOf } from '../queue/job-kinds';
 import { done, type RecordOutcome, retryLater } from '../queue/record-outcome';
 import type { DeadLetterStep } from './dead-letter';
 import type { JobReport } from './job-report';
@@ -56,7 +57,9 @@ export interface DeliveryStep<K extends JobKind> extends JobStep<K, 'delivery'> 
 
 type AnyStep<K extends JobKind> = DeliveryStep<K> | JobStep<K, 'deadLetter'>;
 
-export interface RegistryEntry<K extends JobKind> extends JobKindDefinition<JobOfKind<K>> {
+export interface RegistryEntry<K extends JobKind> {
+  /** Its shape (`domain/delivery.ts`). */
+  readonly schema: z.ZodType<JobOfKind<K>>;
   /** The queues that carry the kind, and the step each queue's consumer runs it by. */
   readonly steps: Readonly<Partial<Record<QueueKey, AnyStep<K>>>>;
 }
@@ -138,13 +141,13 @@ const WRITE_DEAD_LETTERS: JobStep<'ended', 'deadLetter'> = {
 };
 
 export const JOB_REGISTRY: { readonly [K in JobKind]: RegistryEntry<K> } = {
-  deliver: { ...JOB_KINDS.deliver, steps: { delivery: DELIVER, retry: DELIVER } },
-  validate: { ...JOB_KINDS.validate, steps: { delivery: VALIDATE } },
-  fanout: { ...JOB_KINDS.fanout, steps: { delivery: FAN_OUT } },
-  'stored-fanout': { ...JOB_KINDS['stored-fanout'], steps: { delivery: FAN_OUT } },
-  ended: { ...JOB_KINDS.ended, steps: { endedDelivery: WRITE_DEAD_LETTERS, retry: HAND_OFF_AGAIN } },
-  store: { ...JOB_KINDS.store, steps: { backlog: STORE } },
-  'backlog-tick': { ...JOB_KINDS['backlog-tick'], steps: { retry: TICK } },
+  deliver: { schema: JOB_SCHEMAS.deliver, steps: { delivery: DELIVER, retry: DELIVER } },
+  validate: { schema: JOB_SCHEMAS.validate, steps: { delivery: VALIDATE } },
+  fanout: { schema: JOB_SCHEMAS.fanout, steps: { delivery: FAN_OUT } },
+  'stored-fanout': { schema: JOB_SCHEMAS['stored-fanout'], steps: { delivery: FAN_OUT } },
+  ended: { schema: JOB_SCHEMAS.ended, steps: { endedDelivery: WRITE_DEAD_LETTERS, retry: HAND_OFF_AGAIN } },
+  store: { schema: JOB_SCHEMAS.store, steps: { backlog: STORE } },
+  'backlog-tick': { schema: JOB_SCHEMAS['backlog-tick'], steps: { retry: TICK } },
 };
 
 const KINDS = Object.keys(JOB_REGISTRY) as JobKind[];

@@ -284,8 +284,8 @@ export type BacklogSweepJob = z.infer<typeof backlogSweepJobSchema>;
 
 /**
  * Every shape a Gridwire queue carries. {@link QueuedJob} is their union, so a new shape is added
- * here or nowhere; `shared/queue/job-kinds.ts` says which queues carry each and who takes it (a
- * test holds the two lists together).
+ * here or nowhere, and named by its kind in {@link JOB_SCHEMAS}; the job registry
+ * (`delivery/job-registry.ts`) says which queues carry each kind and the step that runs it.
  */
 export const QUEUED_JOB_SCHEMAS = [
   deliveryJobSchema,
@@ -299,3 +299,27 @@ export const QUEUED_JOB_SCHEMAS = [
 
 /** Anything a Gridwire queue carries. A job without `kind` is a delivery job. */
 export type QueuedJob = z.infer<(typeof QUEUED_JOB_SCHEMAS)[number]>;
+
+/** A job's kind; a job without `kind` is a `deliver` job. */
+export type JobKind = NonNullable<QueuedJob['kind']>;
+
+/** The job of one kind. */
+export type JobOfKind<K extends JobKind> = Extract<QueuedJob, { kind?: K }>;
+
+/** Each kind's schema, by its name (a test holds it to {@link QUEUED_JOB_SCHEMAS}). */
+export const JOB_SCHEMAS: { readonly [K in JobKind]: z.ZodType<JobOfKind<K>> } = {
+  /** Events for one subscription, due at the same time: published, retried, held, replayed. */
+  deliver: deliveryJobSchema,
+  /** A subscription's endpoint validation handshake, queued by the management API. */
+  validate: validationJobSchema,
+  /** One publish's events for several delivery jobs, in one message. */
+  fanout: fanOutJobSchema,
+  /** A fan-out too large for one message, named by its key in the fan-out bucket. */
+  'stored-fanout': storedFanOutJobSchema,
+  /** Deliveries that ended without success, on their way to the dead-letter bucket. */
+  ended: endedJobSchema,
+  /** Events on their way into their subscription's backlog (an endpoint held, or a long wait). */
+  store: storeJobSchema,
+  /** A subscription's backlog timer: it wakes the backlog when its earliest event is due. */
+  'backlog-tick': backlogTickJobSchema,
+};

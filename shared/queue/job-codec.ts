@@ -18,6 +18,7 @@ import {
   type FanOutJob,
   type FanOutTarget,
   JOB_FORMAT_VERSION,
+  JOB_SCHEMAS,
   type QueuedJob,
   type StoredFanOutJob,
   type StoreJob,
@@ -32,7 +33,7 @@ import {
 } from '../domain/job-format-1';
 import { topicIdOf, topicRefOf } from '../domain/names';
 import { malformedMessage } from '../platform/zod-issues';
-import { claimedKind, definitionOf, type JobKind, kindOf } from './job-kinds';
+import { claimedKind, type JobKind, jobSubscriptionOf, jobTopicOf } from './job-kinds';
 
 /**
  * Target size of one job message. SQS bills each 64 KiB of payload as a request, so larger
@@ -279,7 +280,7 @@ export function readJobMessage(body: string): ReadJob {
       `job message of format version ${JSON.stringify(version)}; this release reads versions ${READ_VERSIONS} (see docs/deploy.md, "Upgrading")`,
     );
   }
-  const parsed = definitionOf(claimedKind(json)).schema.safeParse(json);
+  const parsed = JOB_SCHEMAS[claimedKind(json)].safeParse(json);
   if (!parsed.success) throw new Error(malformedMessage('job message', parsed.error));
   return parsed.data;
 }
@@ -416,7 +417,7 @@ export const targetGroupId = (target: Pick<DeliveryTarget, 'topic' | 'subscripti
 
 /**
  * The message group a job belongs in, read from the job itself: its subscription, or its topic
- * when it names several (the kind table's `subscriptionOf`). Senders compute the same from what
+ * when it names several (`jobSubscriptionOf`). Senders compute the same from what
  * they pack; this is the rule they are held to. A job of an earlier format is in the group its
  * upgrade's messages will be in.
  */
@@ -424,6 +425,5 @@ export function messageGroupOf(job: ReadJob): string {
   if (isLegacyJob(job)) {
     return messageGroupId(topicRefOf(job.topic), 'subscription' in job ? job.subscription : undefined);
   }
-  const definition = definitionOf(kindOf(job));
-  return messageGroupId(definition.topicOf(job), definition.subscriptionOf(job));
+  return messageGroupId(jobTopicOf(job), jobSubscriptionOf(job));
 }

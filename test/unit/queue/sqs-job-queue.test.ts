@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { QueueKey } from '../../../shared/config/resources';
 import type { DeadLetterTarget } from '../../../shared/domain/delivery';
+import { JOB_SCHEMAS, type JobKind } from '../../../shared/domain/delivery';
 import {
   backlogTickBody,
   messageGroupId,
@@ -15,7 +16,6 @@ import {
   targetGroupId,
   validationJobBody,
 } from '../../../shared/queue/job-codec';
-import { JOB_KINDS, type JobKind } from '../../../shared/queue/job-kinds';
 import {
   batchJobs,
   type OutgoingJob,
@@ -244,7 +244,7 @@ describe('every job kind is sent with its message group', () => {
   ];
 
   it('covers every kind', () => {
-    expect(new Set(sent.map(([kind]) => kind))).toEqual(new Set(Object.keys(JOB_KINDS)));
+    expect(new Set(sent.map(([kind]) => kind))).toEqual(new Set(Object.keys(JOB_SCHEMAS)));
   });
 
   it.each(sent)(
