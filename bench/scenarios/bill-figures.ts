@@ -1,0 +1,220 @@
+/**
+ * What the bill scenario (`bill.ts`) reports: the headline costs per million events (with the
+ * goals), every other case's, the fixed monthly costs, the cold starts; each case's line items in
+ * the details, with the settings, assumptions and prices they were priced with.
+ */
+import { FUNCTIONS, QUEUES } from '../../shared/config/resources';
+import { BACKLOG_SWEEP_EVERY_MINUTES } from '../../shared/queue/backlog-sweep';
+import { BACKLOG_WAKE_SHARDS } from '../../shared/storage/table';
+import { LAMBDA_MB_PER_VCPU, PUBLISH_ANSWER, WIRE_OVERHEAD_BYTES_PER_REQUEST } from '../cost';
+import { fixedMonthly, metricCounts } from '../fixed-monthly';
+import { round } from '../harness/figures';
+import type { Figure, ScenarioResult } from '../harness/types';
+import { PRICES } from '../prices';
+import type { CaseBill, MeasuredCases } from './bill-cases';
+import {
+  ASSUMED_SWEEP_MS,
+  type BillSetUp,
+  COLD_STARTS_PER_MILLION_EVENTS,
+  INSTANCES_OVER_CONCURRENCY,
+  KEPT_METRICS_SECONDS,
+} from './bill-setup';
+
+const usd = (value: number) => round(value, 4);
+const roundAll = (values: object, digits: number) =>
+  Object.fromEntries(Object.entries(values).map(([key, value]) => [key, round(value as number, digits)]));
+
+/** The custom metric series the runs emitted, and the fixed monthly costs of the stack, a topic and a subscription. */
+function fixedCosts(setUp: BillSetUp, emitted: MeasuredCases['emitted']) {
+  const { stackSettings } = setUp;
+  const counts = metricCounts(emitted, setUp.subscriptionMetrics);
+  const fixed = fixedMonthly({
+    alarmMetrics: stackSettings.alarmMetrics,
+    dashboards: stackSettings.dashboards,
+    secrets: stackSettings.secrets,
+    customerManagedKeys: stackSettings.customerManagedKeys,
+    polledQueues: Object.keys(QUEUES).length,
+    backlogSweep: {
+      everyMinutes: BACKLOG_SWEEP_EVERY_MINUTES,
+      billedMs: ASSUMED_SWEEP_MS,
+      memoryMb: FUNCTIONS.delivery.memoryMb,
+      // The timer index's shards, one query each (`DynamoBacklogStore.wakesBy`).
+      readUnits: BACKLOG_WAKE_SHARDS * 0.5,
+    },
+    metrics:
+      counts.atMost.stack === 0 ? counts.happyPath : { ...counts.happyPath, stack: counts.atMost.stack },
+  });
+  return { counts, fixed };
+}
+
+/** The configurations a case is priced in, and how each is labelled. */
+const CONFIGURATIONS = {
+  httpApi: { label: '', bill: (c: CaseBill) => c.bill },
+  functionUrl: { label: ', function URL ingress', bill: (c: CaseBill) => c.viaFunctionUrl },
+  functionUrlKeptMetrics: {
+    label: `, function URL ingress, metrics written every ${KEPT_METRICS_SECONDS} s`,
+    bill: (c: CaseBill) => c.viaFunctionUrlKeptMetrics,
+  },
+};
+
+/** A case's all-in cost in one configuration, with and without data transfer out (the goal on the latter). */
+function headline(
+  cases: readonly CaseBill[],
+  key: string,
+  goal: number | undefined,
+  configuration: keyof typeof CONFIGURATIONS,
+): Figure[] {
+  const found = cases.find((c) => c.case.key === key);
+  if (found === undefined) return [];
+  const { label, bill: billOf } = CONFIGURATIONS[configuration];
+  const breakdown = billOf(found).breakdown;
+  return [
+    { metric: `all-in cost per million, ${key}${label}`, value: usd(breakdown.total), unit: 'USD' },
+    {
+      metric: `all-in cost per million excluding data transfer out, ${key}${label}`,
+      value: usd(breakdown.totalExcludingDataTransferOut),
+      unit: 'USD',
+      ...(goal === undefined
+        ? {}
+        : { goal: `<= ${goal.toFixed(2)}`, met: breakdown.totalExcludingDataTransferOut <= goal }),
+    },
+  ];
+}
+
+function billFigures(
+  setUp: BillSetUp,
+  cases: readonly CaseBill[],
+  fixed: ReturnType<typeof fixedMonthly>,
+): Figure[] {
+  const main = cases.find((c) => c.case.key === '100 per request, 100 ms webhook');
+  return [
+    ...headline(cases, '100 per request, 100 ms webhook', 0.06, 'httpApi'),
+    // The closest configuration where the HTTP API's $0.01 per million events is one line too many.
+    ...headline(cases, '100 per request, 100 ms webhook', 0.06, 'functionUrl'),
+    ...headline(cases, '1 per request, 100 ms webhook', undefined, 'httpApi'),
+    // One event per publish request: the HTTP API alone costs $1.00 per million requests, and a
+    // metric record per request about $0.20, so the goal is for the configuration made for it
+    // (`publishIngress: 'functionUrl'`, `metricsFlushSeconds`).
+    ...headline(cases, '1 per request, 100 ms webhook', undefined, 'functionUrl'),
+    ...headline(cases, '1 per request, 100 ms webhook', 1.0, 'functionUrlKeptMetrics'),
+    ...(main === undefined
+      ? []
+      : [
+          {
+            metric: 'Event Grid (basic) list price per million, same work',
+            value: usd(main.comparison.eventGrid),
+            unit: 'USD',
+          },
+          {
+            metric: 'EventBridge (custom events + API destinations) list price per million, same work',
+            value: usd(main.comparison.eventBridge),
+            unit: 'USD',
+          },
+        ]),
+    ...cases
+      .filter((c) => !c.case.key.endsWith('100 ms webhook') || c.case.batched)
+      .map((c) => ({
+        metric: `all-in cost per million, ${c.case.key} (excluding data transfer out)`,
+        value: `${usd(c.bill.breakdown.total)} (${usd(c.bill.breakdown.totalExcludingDataTransferOut)})`,
+        unit: 'USD',
+      })),
+    {
+      metric:
+        'fixed monthly cost of a stack (alarms, dashboard, secrets, keys, stack-wide metrics, idle queue polling, the backlog sweep)',
+      value: round(fixed.stack.total, 2),
+      unit: 'USD/month',
+    },
+    {
+      metric: 'fixed monthly cost per topic (its custom metrics)',
+      value: round(fixed.perTopic, 2),
+      unit: 'USD/month',
+    },
+    {
+      metric: 'fixed monthly cost per subscription (its custom metrics)',
+      value: round(fixed.perSubscription, 2),
+      unit: 'USD/month',
+    },
+    {
+      metric: 'measured cold start (process start to first answer), publish / delivery',
+      value: `${round(setUp.initMs('publish'), 0)} / ${round(setUp.initMs('delivery'), 0)}`,
+      unit: 'ms',
+    },
+  ];
+}
+
+function billDescription({
+  stackSettings,
+  settings,
+  applicationLevel,
+  subscriptionMetrics,
+}: BillSetUp): string {
+  return `The all-in AWS bill per million delivered events, every line item (us-east-1 list prices taken ${PRICES.takenOn}), from short runs of the local stack with the construct's settings (read from its synthesized template: delivery concurrency ${stackSettings.deliveryConcurrency}, JSON logs, system log level ${settings.systemLogLevel}, application log level ${applicationLevel}, tracing ${settings.tracing ? 'active' : 'off'}, metrics per ${subscriptionMetrics ? 'subscription' : 'topic'}) against the sink answering after 10 ms, 100 ms or 1 s, one delivery invocation at a time (the local stack shares one delivery engine between invocations; alone, an invocation has its request slots to itself, as a Lambda instance has), the publish and delivery functions bundled as the construct bundles them, each in a Node.js process of its own. Measured: AWS requests, Lambda invocations and durations, the functions' CPU time, webhook bytes, the handlers' log lines and metric points, cold starts. Assumed: an idle backlog sweep (once a minute) bills ${ASSUMED_SWEEP_MS} ms; this machine's core is a Lambda vCPU (Lambda gives ${LAMBDA_MB_PER_VCPU} MB one, less memory a share), ${COLD_STARTS_PER_MILLION_EVENTS} cold starts per function per million events, X-Ray's default sampling, ${WIRE_OVERHEAD_BYTES_PER_REQUEST} B of TCP/TLS per request, stored log bytes = ingested; with metrics kept across invocations (\`metricsFlushSeconds: ${KEPT_METRICS_SECONDS}\`), each function's invocations spread over ${INSTANCES_OVER_CONCURRENCY} times the instances their rate and mean duration need, each writing every ${KEPT_METRICS_SECONDS} s or when a metric holds 99 values.`;
+}
+
+/** A case in the details: its line items in each configuration, its quantities and what was measured. */
+function caseDetails(c: CaseBill) {
+  return {
+    case: c.case,
+    perMillion: roundAll(c.bill.breakdown, 6),
+    perMillionViaFunctionUrl: roundAll(c.viaFunctionUrl.breakdown, 6),
+    perMillionViaFunctionUrlKeptMetrics: roundAll(c.viaFunctionUrlKeptMetrics.breakdown, 6),
+    keptMetrics: { ...c.kept, instances: roundAll(c.kept.instances, 2) },
+    quantitiesPerMillion: roundAll(c.bill.quantities, 1),
+    comparisonPerMillion: roundAll(c.comparison, 4),
+    measured: {
+      events: c.usage.events,
+      httpRequests: c.usage.httpRequests,
+      lambda: c.usage.lambda,
+      sqsBilledRequests: c.usage.sqsBilledRequests,
+      dynamoWriteUnits: c.usage.dynamoWriteUnits,
+      dynamoReadUnits: c.usage.dynamoReadUnits,
+      s3Puts: c.usage.s3Puts,
+      s3Gets: c.usage.s3Gets,
+      seconds: round(c.usage.seconds, 2),
+      webhookRequests: c.usage.webhookRequests,
+      webhookBytes: c.usage.webhookBytes,
+      publishAnswers: c.usage.publishAnswers,
+      applicationLogLines: c.usage.applicationLogLines,
+      applicationLogBytes: c.usage.applicationLogBytes,
+      emfRecords: c.usage.emfRecords,
+      emfBytes: c.usage.emfBytes,
+      cpuMs: roundAll(c.usage.cpuMs ?? {}, 1),
+      awsRequests: c.requests,
+      peakRssMiB: Object.fromEntries(
+        Object.entries(c.processUsage).map(([fn, used]) => [fn, round(used.rssBytes / (1024 * 1024), 1)]),
+      ),
+    },
+  };
+}
+
+/** The scenario's result from the set-up and the measured cases. */
+export function billResult(setUp: BillSetUp, { cases, emitted }: MeasuredCases): ScenarioResult {
+  const { stackSettings, settings } = setUp;
+  const { counts, fixed } = fixedCosts(setUp, emitted);
+  return {
+    name: 'bill',
+    description: billDescription(setUp),
+    figures: billFigures(setUp, cases, fixed),
+    details: {
+      cases: cases.map(caseDetails),
+      fixedMonthly: {
+        ...fixed,
+        inputs: {
+          alarms: stackSettings.alarms,
+          alarmMetrics: stackSettings.alarmMetrics,
+          dashboards: stackSettings.dashboards,
+          secrets: stackSettings.secrets,
+          customerManagedKeys: stackSettings.customerManagedKeys,
+          customMetrics: counts,
+        },
+      },
+      settings: {
+        ...settings,
+        publishAnswerBytes: Buffer.byteLength(PUBLISH_ANSWER),
+        wireOverheadBytesPerRequest: WIRE_OVERHEAD_BYTES_PER_REQUEST,
+      },
+      coldStarts: setUp.coldStarts,
+      prices: { source: PRICES.source, takenOn: PRICES.takenOn, sources: PRICES.sources },
+    },
+  };
+}
