@@ -1,0 +1,165 @@
+/**
+ * The flags that shape a subscription, as commander options (`subscription create` and `update`
+ * take the same ones), in the order `--help` lists them: where events go, which events, how they
+ * are delivered, signed and authenticated, and what the message log keeps. What they read as is
+ * in `flags.ts`.
+ */
+import { type Command, Option } from 'commander';
+import { RESOURCE_ENDPOINT_TYPES } from '../../shared/domain/model';
+import { countOption, flag } from '../options';
+import {
+  advancedFilterArgument,
+  deliveryAttributeArgument,
+  deliveryLogArgument,
+  deliverySchemaArgument,
+} from './body';
+
+/** Where events go: a webhook, or an AWS resource (and the role and settings it is sent with). */
+function withDestinationFlags(command: Command): Command {
+  return command
+    .option('--endpoint <url>', 'the webhook URL events are delivered to (create: this or --resource-arn)')
+    .option(
+      '--resource-arn <arn>',
+      'deliver to this AWS resource instead of a webhook: an SQS queue, SNS topic, EventBridge bus, Lambda function or Kinesis stream ARN (the stack must allow it)',
+    )
+    .addOption(
+      new Option(
+        '--endpoint-type <type>',
+        'WebHook, or the resource type (default: read from --resource-arn)',
+      ).choices(['WebHook', ...RESOURCE_ENDPOINT_TYPES]),
+    )
+    .option(
+      '--role-arn <arn>',
+      'an AWS resource in another account: the IAM role the delivery function assumes to send to it (the stack must allow it)',
+    )
+    .option('--no-role-arn', "send with the delivery function's own role again")
+    .option(
+      '--external-id <id>',
+      "with --role-arn: the external id the role's trust policy asks for, sent when the role is assumed (not a secret: shown with the subscription)",
+    )
+    .option('--no-external-id', 'assume the role without an external id again')
+    .addOption(
+      new Option(
+        '--invocation-type <type>',
+        'a Lambda function: asynchronous (Event, the default) or RequestResponse',
+      ).choices(['Event', 'RequestResponse']),
+    )
+    .option(
+      '--partition-key-field <path>',
+      "a Kinesis stream: the event's field whose value keys each record (default: its subject)",
+    );
+}
+
+/** Which events are delivered: event types, subject filters, advanced filters. */
+function withFilterFlags(command: Command): Command {
+  return command
+    .option(
+      '--included-event-types <types...>',
+      'deliver only these event types (space-separated; default all)',
+    )
+    .option('--subject-begins-with <prefix>', 'deliver only events whose subject begins with this')
+    .option('--subject-ends-with <suffix>', 'deliver only events whose subject ends with this')
+    .addOption(
+      new Option(
+        '--is-subject-case-sensitive [bool]',
+        'match the subject filters case-sensitively',
+      ).argParser(flag),
+    )
+    .option(
+      '--advanced-filter <key operator [values...]>',
+      'KEY OPERATOR [VALUE ...], e.g. data.total NumberGreaterThan 100 (repeatable; all must hold)',
+      advancedFilterArgument,
+    )
+    .addOption(
+      new Option(
+        '--enable-advanced-filtering-on-arrays [bool]',
+        'let advanced filters look into array values',
+      ).argParser(flag),
+    );
+}
+
+/** How events are delivered: retries, dead letters, batches, rate, headers, schema, labels, expiry. */
+function withDeliveryFlags(command: Command): Command {
+  return command
+    .addOption(
+      countOption('--max-delivery-attempts <n>', 'attempts before the event is dead-lettered or dropped'),
+    )
+    .addOption(countOption('--event-ttl <minutes>', "the event's time to live, in minutes"))
+    .option(
+      '--deadletter-container <name>',
+      'dead-letter undeliverable events to this container of the dead-letter bucket',
+    )
+    .addOption(countOption('--max-events-per-batch <n>', 'deliver in batches of at most this many events'))
+    .addOption(countOption('--preferred-batch-size-in-kilobytes <kb>', 'preferred largest batch body'))
+    .addOption(
+      countOption(
+        '--max-deliveries-per-second <n>',
+        'send the endpoint at most this many requests a second (1 to 10000; a batch is one request), holding the rest',
+      ),
+    )
+    .option('--no-max-deliveries-per-second', 'no rate limit of its own (update: remove it)')
+    .option(
+      '--delivery-attribute-mapping <name type value [issecret]...>',
+      'a custom header: NAME static VALUE [true for secret], or NAME dynamic EVENT.FIELD (repeatable)',
+      deliveryAttributeArgument,
+    )
+    .option(
+      '--event-delivery-schema <schema>',
+      'EventGridSchema, CloudEventSchemaV1_0 or CustomInputSchema (any case)',
+      deliverySchemaArgument,
+    )
+    .option('--labels <labels...>', 'labels (space-separated)')
+    .option('--expiration-date <time>', 'ISO 8601 date or time after which the subscription is deleted')
+    .option(
+      '--retry-schedule <durations...>',
+      "the subscription's own retry schedule: ISO 8601 durations such as PT10S PT1M PT10M PT1H, the last repeating",
+    )
+    .option(
+      '--disable-after-failing-for <duration>',
+      "disable the subscription (with a Gridwire.SubscriptionDisabled notice) once its endpoint has failed every attempt this long: an ISO 8601 duration from PT1H to P30D, or 'never' (default P5D)",
+    );
+}
+
+/** How deliveries are signed, and the credentials they carry (OAuth 2.0 or SigV4). */
+function withAuthFlags(command: Command): Command {
+  return command
+    .option(
+      '--signing-secret <secret>',
+      "sign every delivery (Standard Webhooks): a secret whsec_<base64> or an Ed25519 key whsk_<base64>, or 'generate' for a new one of --signing-scheme (read it with 'gridwire subscription signing-secret')",
+    )
+    .addOption(
+      new Option(
+        '--signing-scheme <scheme>',
+        'with --signing-secret generate: v1 (HMAC-SHA256, the default) or v1a (Ed25519)',
+      ).choices(['v1', 'v1a']),
+    )
+    .option('--no-signing', 'deliver unsigned (update: stop signing)')
+    .option(
+      '--oauth2-token-url <url>',
+      'OAuth 2.0 client credentials: the token endpoint (with the other --oauth2-* options)',
+    )
+    .option('--oauth2-client-id <id>', 'OAuth 2.0 client credentials: the client id')
+    .option(
+      '--oauth2-client-secret <secret>',
+      'OAuth 2.0 client credentials: the client secret (sealed, never shown)',
+    )
+    .option('--oauth2-scope <scope>', 'OAuth 2.0 client credentials: the scope asked for')
+    .option(
+      '--aws-sigv4 <service>',
+      "sign every request with the stack's own AWS credentials (SigV4) for an endpoint behind IAM: execute-api or lambda",
+    )
+    .option(
+      '--aws-sigv4-region <region>',
+      'the region to sign for (default: from the endpoint host, else the stack’s)',
+    )
+    .option('--no-auth', 'send no credentials of its own (update: remove the auth)');
+}
+
+/** The flags that shape a subscription (create and update take the same ones). */
+export function withSubscriptionFlags(command: Command): Command {
+  return withAuthFlags(withDeliveryFlags(withFilterFlags(withDestinationFlags(command)))).option(
+    '--delivery-log <mode>',
+    "what the message log keeps: Failures (failed attempts and what follows, the default) or All (every delivery, with its response, for 'events list' and 'events resend')",
+    deliveryLogArgument,
+  );
+}

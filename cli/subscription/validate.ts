@@ -1,0 +1,23 @@
+/** `gridwire subscription validate`: the endpoint validation handshake sent again. */
+import { Command } from 'commander';
+import { callOk, resolveApiTarget, subscriptionAdminPath, subscriptionLabel } from '../admin-api';
+import { printAnswer } from '../output';
+import { named, type Options, refOf, withRef } from './common';
+import { formatSubscription, type SubscriptionDocument } from './format';
+
+export function validateCommand(): Command {
+  return withRef(new Command('validate'))
+    .description('Send the endpoint validation handshake again (for an endpoint that has not agreed yet).')
+    .action(async (raw: Options) => {
+      const options = named(raw);
+      const ref = refOf(options);
+      const text = await callOk(
+        await resolveApiTarget(options),
+        'POST',
+        `${subscriptionAdminPath(ref)}/validate`,
+        undefined,
+        `validating ${subscriptionLabel(ref)}`,
+      );
+      printAnswer(options, JSON.parse(text) as SubscriptionDocument, formatSubscription);
+    });
+}
