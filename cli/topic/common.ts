@@ -1,0 +1,41 @@
+/**
+ * What the `gridwire topic` subcommands share: their options (`--namespace`, the API target,
+ * `--json`), the topic they name, and a topic as printed.
+ */
+import type { Command } from 'commander';
+import {
+  type ApiTarget,
+  type ApiTargetOptions,
+  namespaceOption,
+  type TopicRef,
+  withApiTargetOptions,
+} from '../admin-api';
+import type { JsonOption } from '../output';
+import { publishUrlOf, type TopicDocument } from './api';
+
+export type Options = ApiTargetOptions & JsonOption & { namespace?: string };
+
+export const refOf = (name: string, options: Options): TopicRef => ({
+  topic: name,
+  ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+});
+
+export function withCommon(command: Command): Command {
+  return withApiTargetOptions(command.addOption(namespaceOption())).option(
+    '--json',
+    'print the API’s JSON document instead of text',
+  );
+}
+
+/** A topic, a setting a line. */
+export function formatTopic(target: ApiTarget, ref: TopicRef, document: TopicDocument): string {
+  const p = document.properties;
+  const mapping = p.inputSchemaMapping?.properties;
+  return [
+    `name:          ${document.name}${ref.namespace === undefined ? '' : ` (namespace ${ref.namespace})`}`,
+    `input schema:  ${p.inputSchema ?? 'CloudEventSchemaV1_0'}`,
+    ...(mapping === undefined ? [] : [`input mapping: ${JSON.stringify(mapping)}`]),
+    ...(p.eventRetentionInDays === undefined ? [] : [`retention:     ${p.eventRetentionInDays} days`]),
+    `publish URL:   ${publishUrlOf(target, ref, document)}`,
+  ].join('\n');
+}
