@@ -80,8 +80,112 @@ const positive = (value: string) => {
   return parsed;
 };
 
+/** `deadletters list`: the dead-letter blobs, newest first, a page (or `--all`) at a time. */
+function listCommand(): Command {
+  return windowOptions(
+    withTargetOptions(new Command('list').description('List the dead-letter blobs, newest first.')),
+  )
+    .option('--json', 'print a JSON array instead of text')
+    .option('--page <token>', 'the page after the one that printed this token')
+    .option('--all', 'every page, not only the newest')
+    .action(
+      async (
+        options: TargetOptions & {
+          since?: string;
+          until?: string;
+          json?: boolean;
+          page?: string;
+          all?: boolean;
+        },
+      ) => {
+        const target = await resolveApiTarget(options);
+        if (options.all === true) {
+          const blobs = await listDeadLetters(target, options);
+          console.log(options.json === true ? JSON.stringify(blobs, null, 2) : formatListing(options, blobs));
+          return;
+        }
+        const { blobs, nextPage } = await listDeadLetterPage(target, options);
+        console.log(options.json === true ? JSON.stringify(blobs, null, 2) : formatListing(options, blobs));
+        // The hint goes to stderr, so --json output stays one JSON document.
+        if (nextPage !== undefined)
+          console.error(`Older blobs may follow: add --page ${nextPage} (or --all).`);
+      },
+    );
+}
+
+/** `deadletters show`: a blob's records. */
+function showCommand(): Command {
+  return withTargetOptions(new Command('show').description("Print a dead-letter blob's records."))
+    .argument('<key>', 'the blob key (from deadletters list)')
+    .option('--json', 'print the records as a JSON array, exactly as stored')
+    .action(async (key: string, options: TargetOptions & { json?: boolean }) => {
+      const target = await resolveApiTarget(options);
+      const blob = await showDeadLetters(target, { ...options, key });
+      console.log(options.json === true ? `[${blob.records.join(',')}]` : formatBlob(blob));
+    });
+}
+
+/** `deadletters replay`: dead-lettered events delivered again, after a dry run (`replay.ts`). */
+function replayCommand(): Command {
+  return windowOptions(
+    withTargetOptions(
+      new Command('replay').description(
+        'Deliver dead-lettered events again, as new deliveries to the subscription (a dry run is shown first).',
+      ),
+    ),
+  )
+    .option('--key <key>', 'replay this blob (repeatable); instead of --since/--until', collect)
+    .option(
+      '--reason <reason>',
+      `only records dead-lettered for this reason (repeatable): ${DEAD_LETTER_REASONS.join(', ')}`,
+      reasonArgument,
+    )
+    .option('--dry-run', 'show what would be replayed, and stop')
+    .option('--yes', 'replay blobs that were replayed before without asking')
+    .addOption(
+      new Option('--rate <n>', 'events per second at most, on average')
+        .default(DEFAULT_REPLAY_RATE)
+        .argParser(positive),
+    )
+    .addHelpText(
+      'after',
+      '\nEach replayed event is a new delivery: the original event id, attempt count 0, its time to\n' +
+        'live counted from the replay. A blob is marked replayed, with the reasons replayed, once\n' +
+        'its events are queued; replaying those reasons again needs --yes (or a yes on the\n' +
+        'terminal). A failing blob stops the replay, which lists it and exits with code 1.',
+    )
+    .action(
+      async (
+        options: TargetOptions & {
+          since?: string;
+          until?: string;
+          key?: string[];
+          reason?: string[];
+          dryRun?: boolean;
+          yes?: boolean;
+          rate: number;
+        },
+      ) => {
+        if (options.key !== undefined && (options.since !== undefined || options.until !== undefined)) {
+          throw new CliError('--key and --since/--until exclude each other');
+        }
+        const target = await resolveApiTarget(options);
+        const summary = await replayDeadLetters(
+          target,
+          {
+            ...options,
+            ...(options.key === undefined ? {} : { keys: options.key }),
+            ...(options.reason === undefined ? {} : { reasons: options.reason }),
+          },
+          terminalIo(),
+        );
+        if (summary.missing.length > 0 || summary.failed.length > 0) process.exitCode = 1;
+      },
+    );
+}
+
 export function deadLettersCommand(): Command {
-  const deadletters = new Command('deadletters')
+  return new Command('deadletters')
     .description(
       "A subscription's dead letters (events that could not be delivered): list them, read them, replay them.",
     )
@@ -89,109 +193,8 @@ export function deadLettersCommand(): Command {
       'after',
       '\nEach command takes --topic and --subscription; with --namespace <name>, --topic names a topic\n' +
         'of that namespace (e.g. gridwire deadletters list --namespace shop --topic orders --subscription audit).',
-    );
-
-  deadletters.addCommand(
-    windowOptions(
-      withTargetOptions(new Command('list').description('List the dead-letter blobs, newest first.')),
     )
-      .option('--json', 'print a JSON array instead of text')
-      .option('--page <token>', 'the page after the one that printed this token')
-      .option('--all', 'every page, not only the newest')
-      .action(
-        async (
-          options: TargetOptions & {
-            since?: string;
-            until?: string;
-            json?: boolean;
-            page?: string;
-            all?: boolean;
-          },
-        ) => {
-          const target = await resolveApiTarget(options);
-          if (options.all === true) {
-            const blobs = await listDeadLetters(target, options);
-            console.log(
-              options.json === true ? JSON.stringify(blobs, null, 2) : formatListing(options, blobs),
-            );
-            return;
-          }
-          const { blobs, nextPage } = await listDeadLetterPage(target, options);
-          console.log(options.json === true ? JSON.stringify(blobs, null, 2) : formatListing(options, blobs));
-          // The hint goes to stderr, so --json output stays one JSON document.
-          if (nextPage !== undefined)
-            console.error(`Older blobs may follow: add --page ${nextPage} (or --all).`);
-        },
-      ),
-  );
-
-  deadletters.addCommand(
-    withTargetOptions(new Command('show').description("Print a dead-letter blob's records."))
-      .argument('<key>', 'the blob key (from deadletters list)')
-      .option('--json', 'print the records as a JSON array, exactly as stored')
-      .action(async (key: string, options: TargetOptions & { json?: boolean }) => {
-        const target = await resolveApiTarget(options);
-        const blob = await showDeadLetters(target, { ...options, key });
-        console.log(options.json === true ? `[${blob.records.join(',')}]` : formatBlob(blob));
-      }),
-  );
-
-  deadletters.addCommand(
-    windowOptions(
-      withTargetOptions(
-        new Command('replay').description(
-          'Deliver dead-lettered events again, as new deliveries to the subscription (a dry run is shown first).',
-        ),
-      ),
-    )
-      .option('--key <key>', 'replay this blob (repeatable); instead of --since/--until', collect)
-      .option(
-        '--reason <reason>',
-        `only records dead-lettered for this reason (repeatable): ${DEAD_LETTER_REASONS.join(', ')}`,
-        reasonArgument,
-      )
-      .option('--dry-run', 'show what would be replayed, and stop')
-      .option('--yes', 'replay blobs that were replayed before without asking')
-      .addOption(
-        new Option('--rate <n>', 'events per second at most, on average')
-          .default(DEFAULT_REPLAY_RATE)
-          .argParser(positive),
-      )
-      .addHelpText(
-        'after',
-        '\nEach replayed event is a new delivery: the original event id, attempt count 0, its time to\n' +
-          'live counted from the replay. A blob is marked replayed, with the reasons replayed, once\n' +
-          'its events are queued; replaying those reasons again needs --yes (or a yes on the\n' +
-          'terminal). A failing blob stops the replay, which lists it and exits with code 1.',
-      )
-      .action(
-        async (
-          options: TargetOptions & {
-            since?: string;
-            until?: string;
-            key?: string[];
-            reason?: string[];
-            dryRun?: boolean;
-            yes?: boolean;
-            rate: number;
-          },
-        ) => {
-          if (options.key !== undefined && (options.since !== undefined || options.until !== undefined)) {
-            throw new CliError('--key and --since/--until exclude each other');
-          }
-          const target = await resolveApiTarget(options);
-          const summary = await replayDeadLetters(
-            target,
-            {
-              ...options,
-              ...(options.key === undefined ? {} : { keys: options.key }),
-              ...(options.reason === undefined ? {} : { reasons: options.reason }),
-            },
-            terminalIo(),
-          );
-          if (summary.missing.length > 0 || summary.failed.length > 0) process.exitCode = 1;
-        },
-      ),
-  );
-  return deadletters;
+    .addCommand(listCommand())
+    .addCommand(showCommand())
+    .addCommand(replayCommand());
 }
