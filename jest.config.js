@@ -6,10 +6,11 @@
  * integration run recorded against the synthesized IAM policy of the function that made it, and
  * `browser` (`npm run test:browser`): the console in headless Chromium, after
  * `scripts/ensure-browser.sh` has made sure Chromium is installed.
- * `npm test` runs the four together over three workers (integration tests mostly wait on real
- * retries and webhooks, so they overlap well on two cores), then the browser test on its own, then
- * the IAM check, then the package, then the isolation file alone, so what it checks is the
- * pipeline under its own load, not other test files' stacks.
+ * `npm test` (`scripts/test.ts`) runs lint and type-check in the background beside one jest run of
+ * the four with the browser and package tests, over three workers (integration tests mostly wait
+ * on real retries and webhooks, so they overlap well on two cores), longest files first
+ * (`test/support/sequencer.js`); then the IAM check; then the isolation file alone, so what it
+ * checks is the pipeline under its own load, not other test files' stacks.
  * ts-jest transpiles each file on its own (type-checking is `tsc --noEmit` in `npm run lint`);
  * middy ships ESM only, so it is transpiled to CommonJS too.
  */
@@ -42,6 +43,7 @@ const common = {
 module.exports = {
   // Integration tests wait on real retries (at a compressed time scale).
   testTimeout: 30_000,
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'bench', testMatch: ['<rootDir>/test/bench/**/*.test.ts'] },
