@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { type ApiTarget, localApiTarget } from '../../cli/admin-api';
+import { type ApiTarget, localApiTarget } from '../../../cli/admin-api';
 import {
   formatBlob,
   listDeadLetterPage,
@@ -14,16 +14,17 @@ import {
   type ReplayIo,
   replayDeadLetters,
   showDeadLetters,
-} from '../../cli/deadletters';
+} from '../../../cli/deadletters';
 import {
   deadLetterBlob,
   deadLetterKey,
   deadLetterRecord,
-} from '../../shared/delivery/rules/dead-letter-layout';
-import { createAwsClients } from '../../shared/platform/aws';
-import { DeadLetterBucket, replayedMarkerKey } from '../../shared/storage/dead-letter-bucket';
-import { startTestStack, type TestStack } from '../support/local-stack';
-import { eventually, WebhookServer } from '../support/webhook-server';
+} from '../../../shared/delivery/rules/dead-letter-layout';
+import { createAwsClients } from '../../../shared/platform/aws';
+import { DeadLetterBucket, replayedMarkerKey } from '../../../shared/storage/dead-letter-bucket';
+import type { TestStack } from '../../support/local-stack';
+import { sharedTestStack } from '../../support/shared-stack';
+import { eventually, WebhookServer } from '../../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -53,7 +54,7 @@ const io = (): ReplayIo & { lines: string[] } => {
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack();
+  api = await sharedTestStack();
   await api.createTopic(ref.topic);
   await api.subscribe(ref.topic, ref.subscription, webhook.url('/kept'), {
     deadLetterDestination: { endpointType: 'StorageBlob', properties: { blobContainerName: 'dead' } },
@@ -77,7 +78,6 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await api?.close();
   await webhook?.stop();
 });
 
@@ -172,7 +172,7 @@ it('runs from the command line against the local stack', async () => {
       api.stack.dataDir,
       '--json',
     ],
-    { cwd: resolve(__dirname, '../..'), timeout: 15_000 },
+    { cwd: resolve(__dirname, '../../..'), timeout: 15_000 },
   );
   expect(JSON.parse(stdout)).toEqual([
     expect.objectContaining({ key, replayedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }),
@@ -231,7 +231,7 @@ it("lists a namespace subscription's dead letters from the command line with --n
       '--data-dir',
       api.stack.dataDir,
     ],
-    { cwd: resolve(__dirname, '../..'), timeout: 15_000 },
+    { cwd: resolve(__dirname, '../../..'), timeout: 15_000 },
   );
   expect(stdout.split('\n').slice(0, 2)).toEqual([
     '1 dead-letter blob of namespace dlshop, topic dlorders, subscription keeper, newest first:',

@@ -5,8 +5,9 @@
  */
 import { AzureKeyCredential, EventGridSenderClient } from '@azure/eventgrid-namespaces';
 import { CloudEvent, HTTP } from 'cloudevents';
-import { startTestStack, type TestStack } from '../support/local-stack';
-import { eventMarker, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
+import type { TestStack } from '../../support/local-stack';
+import { sharedTestStack } from '../../support/shared-stack';
+import { eventMarker, type ReceivedRequest, WebhookServer } from '../../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -15,13 +16,12 @@ let endpoint: string;
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack();
+  api = await sharedTestStack();
   key = await api.createNamespaceTopic('shop', 'orders', 'sink', webhook.url('/ns'));
   endpoint = `${api.stack.apiUrl}/namespaces/shop`;
 }, 30_000);
 
 afterAll(async () => {
-  await api?.close();
   await webhook?.stop();
 });
 

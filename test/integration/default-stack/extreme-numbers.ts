@@ -10,18 +10,19 @@
  * the body as JSON text, so `-0` and `9007199254740993` reach the API exactly as a client sends them.
  */
 import { z } from 'zod';
-import { TOPIC_PROFILE } from '../../shared/delivery/rules/profiles';
-import { ADVANCED_FILTER_OPERATORS } from '../../shared/domain/model';
+import { TOPIC_PROFILE } from '../../../shared/delivery/rules/profiles';
+import { ADVANCED_FILTER_OPERATORS } from '../../../shared/domain/model';
 import {
   namespaceBodySchema,
   namespaceSubscriptionBodySchema,
   namespaceTopicBodySchema,
-} from '../../shared/management/namespace-schema';
-import { subscriptionBodySchema } from '../../shared/management/subscription-schema';
-import { topicBodySchema } from '../../shared/management/topic-schema';
-import { namespacePushBody } from '../support/fakes';
-import { type Json, startTestStack, type TestStack } from '../support/local-stack';
-import { WebhookServer } from '../support/webhook-server';
+} from '../../../shared/management/namespace-schema';
+import { subscriptionBodySchema } from '../../../shared/management/subscription-schema';
+import { topicBodySchema } from '../../../shared/management/topic-schema';
+import { namespacePushBody } from '../../support/fakes';
+import type { Json, TestStack } from '../../support/local-stack';
+import { sharedTestStack } from '../../support/shared-stack';
+import { WebhookServer } from '../../support/webhook-server';
 
 /** As JSON text: 1e16, 2^53 + 1, ±1e300, below the smallest normal double, MAX_VALUE, -0, DynamoDB's edges. */
 const EXTREMES = [
@@ -230,7 +231,7 @@ let webhook: WebhookServer;
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack();
+  api = await sharedTestStack();
   await api.createTopic('fuzzed');
   for (const path of [NS, `${NS}/topics/fuzzed`]) {
     const created = await api.call('PUT', path, { properties: {} });
@@ -239,7 +240,6 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await api?.close();
   await webhook?.stop();
 });
 

@@ -3,8 +3,9 @@
  * admin token stands in for IAM: with it, events are delivered; without it they are refused by
  * the gateway, whatever topic key the request carries.
  */
-import { event, startTestStack, type TestStack } from '../support/local-stack';
-import { eventually, WebhookServer } from '../support/webhook-server';
+import { event, type TestStack } from '../../support/local-stack';
+import { sharedTestStack } from '../../support/shared-stack';
+import { eventually, WebhookServer } from '../../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -12,13 +13,12 @@ let key: string;
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack();
+  api = await sharedTestStack();
   key = await api.createTopic('iam-orders');
   await api.subscribe('iam-orders', 'sink', webhook.url('/iam-orders'));
 }, 30_000);
 
 afterAll(async () => {
-  await api?.close();
   await webhook?.stop();
 });
 

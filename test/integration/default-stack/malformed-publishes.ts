@@ -5,8 +5,8 @@
  * table covers the content modes of namespace topics (binary, structured, batch), with the binary
  * body nested 100,000 levels deep the issue was found with.
  */
-import type { InputSchema } from '../../shared/domain/model';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import type { InputSchema } from '../../../shared/domain/model';
+import type { TestStack } from '../../support/local-stack';
 import {
   BINARY_JSON,
   bodyOf,
@@ -17,8 +17,9 @@ import {
   MALFORMED_TOPICS,
   nested,
   VERY_DEEP,
-} from '../support/malformed-publishes';
-import { eventMarker, eventually, WebhookServer } from '../support/webhook-server';
+} from '../../support/malformed-publishes';
+import { sharedTestStack } from '../../support/shared-stack';
+import { eventMarker, eventually, WebhookServer } from '../../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -27,7 +28,7 @@ let namespaceKey: string;
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack();
+  api = await sharedTestStack();
   for (const [schema, name] of Object.entries(MALFORMED_TOPICS) as [InputSchema, string][]) {
     const created = await api.call('PUT', `/admin/topics/${name}`, {
       properties: {
@@ -41,11 +42,10 @@ beforeAll(async () => {
     keys.set(schema, (await api.call('POST', `/admin/topics/${name}/listKeys`)).body.key1);
     await api.subscribe(name, 'sink', webhook.url(`/${name}`));
   }
-  namespaceKey = await api.createNamespaceTopic('shop', 'orders', 'sink', webhook.url('/ns'));
+  namespaceKey = await api.createNamespaceTopic('rawshop', 'orders', 'sink', webhook.url('/ns'));
 }, 30_000);
 
 afterAll(async () => {
-  await api?.close();
   await webhook?.stop();
 });
 
@@ -104,7 +104,7 @@ it('answers every malformed request with its status and a named field, then deli
 }, 60_000);
 
 const publishToNamespace = (headers: Record<string, string>, body: string | Buffer) =>
-  fetch(`${api.stack.apiUrl}/namespaces/shop/topics/orders:publish?api-version=2024-06-01`, {
+  fetch(`${api.stack.apiUrl}/namespaces/rawshop/topics/orders:publish?api-version=2024-06-01`, {
     method: 'POST',
     headers: { ...headers, authorization: `SharedAccessKey ${namespaceKey}` },
     body,

@@ -3,20 +3,20 @@
  * the same name (another endpoint) lists none of its predecessor's deliveries and cannot resend
  * its events, and a resend goes only where the subscription's filter, as it is now, lets it.
  */
-import { event, startTestStack, type TestStack } from '../support/local-stack';
-import { deliveredTo, eventMarker, WebhookServer } from '../support/webhook-server';
+import { event, type TestStack } from '../../support/local-stack';
+import { sharedTestStack } from '../../support/shared-stack';
+import { deliveredTo, eventMarker, WebhookServer } from '../../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack();
+  api = await sharedTestStack();
 }, 30_000);
 
 afterAll(async () => {
   await webhook?.stop();
-  await api?.close();
 });
 
 const route = (topic: string, subscription: string) =>

@@ -5,8 +5,9 @@
  * webhook with the query string intact.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { event, startTestStack, type TestStack } from '../support/local-stack';
-import { eventMarker, WebhookServer } from '../support/webhook-server';
+import { event, type TestStack } from '../../support/local-stack';
+import { sharedTestStack } from '../../support/shared-stack';
+import { eventMarker, WebhookServer } from '../../support/webhook-server';
 
 const SECRET = 's3cret-token-7f1c';
 let api: TestStack;
@@ -15,12 +16,11 @@ let key: string;
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack();
+  api = await sharedTestStack();
   key = await api.createTopic('sealedurl');
 }, 30_000);
 
 afterAll(async () => {
-  await api?.close();
   await webhook?.stop();
 });
 
@@ -60,9 +60,10 @@ it('shows the URL without its query string, seals it at rest, and delivers to th
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start !== undefined);
-  const subscriptionItem = items.find(
-    (item) => (item as { kind?: string; name?: string }).kind === 'subscription',
-  ) as { destination: { endpointUrl: string; sealedQuery?: string } };
+  const subscriptionItem = items.find((item) => {
+    const { kind, topic } = item as { kind?: string; topic?: string };
+    return kind === 'subscription' && topic === 'sealedurl';
+  }) as { destination: { endpointUrl: string; sealedQuery?: string } };
   expect(subscriptionItem.destination).toMatchObject({
     endpointUrl: base,
     sealedQuery: expect.stringMatching(/^v1\./),

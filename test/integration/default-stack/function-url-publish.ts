@@ -14,9 +14,10 @@ import {
   EventGridSenderClient,
   AzureKeyCredential as NamespaceKeyCredential,
 } from '@azure/eventgrid-namespaces';
-import { type Json, startTestStack, type TestStack } from '../support/local-stack';
-import { sdkGridEvent } from '../support/sdk-events';
-import { deliveredTo, eventMarker, WebhookServer } from '../support/webhook-server';
+import type { Json, TestStack } from '../../support/local-stack';
+import { sdkGridEvent } from '../../support/sdk-events';
+import { sharedTestStack } from '../../support/shared-stack';
+import { deliveredTo, eventMarker, WebhookServer } from '../../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -25,14 +26,13 @@ let namespaceKey: string;
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack();
+  api = await sharedTestStack();
   key = await api.createTopic('orders');
   await api.subscribe('orders', 'sink', webhook.url('/orders'));
-  namespaceKey = await api.createNamespaceTopic('shop', 'carts', 'sink', webhook.url('/ns'));
+  namespaceKey = await api.createNamespaceTopic('urlshop', 'carts', 'sink', webhook.url('/ns'));
 }, 30_000);
 
 afterAll(async () => {
-  await api?.close();
   await webhook?.stop();
 });
 
@@ -86,7 +86,7 @@ it('takes a percent-encoded, differently cased topic name as the API does', asyn
 
 it('takes events from the official namespaces sender client', async () => {
   const client = new EventGridSenderClient(
-    `${api.stack.functionUrl}/namespaces/shop`,
+    `${api.stack.functionUrl}/namespaces/urlshop`,
     new NamespaceKeyCredential(namespaceKey),
     'carts',
     { allowInsecureConnection: true },

@@ -2,8 +2,9 @@
  * Subscription filters end to end on the local stack: subject and advanced filters given to the
  * management API, shown by GET, and applied at publish; invalid filters refused naming the field.
  */
-import { event, startTestStack, type TestStack } from '../support/local-stack';
-import { eventMarker, WebhookServer } from '../support/webhook-server';
+import { event, type TestStack } from '../../support/local-stack';
+import { sharedTestStack } from '../../support/shared-stack';
+import { eventMarker, WebhookServer } from '../../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -19,13 +20,12 @@ const filter = {
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack();
+  api = await sharedTestStack();
   key = await api.createTopic('filtered');
   await api.subscribe('filtered', 'big-eu', webhook.url('/big-eu'), { filter });
 }, 30_000);
 
 afterAll(async () => {
-  await api?.close();
   await webhook?.stop();
 });
 

@@ -8,9 +8,10 @@ import {
   EventGridPublisherClient,
   generateSharedAccessSignature,
 } from '@azure/eventgrid';
-import { startTestStack, type TestStack } from '../support/local-stack';
-import { sdkGridEvent } from '../support/sdk-events';
-import { deliveredTo, WebhookServer } from '../support/webhook-server';
+import type { TestStack } from '../../support/local-stack';
+import { sdkGridEvent } from '../../support/sdk-events';
+import { sharedTestStack } from '../../support/shared-stack';
+import { deliveredTo, WebhookServer } from '../../support/webhook-server';
 
 let api: TestStack;
 let webhook: WebhookServer;
@@ -19,14 +20,13 @@ let topicUrl: string;
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack();
+  api = await sharedTestStack();
   key = await api.createTopic('signed');
   await api.subscribe('signed', 'sink', webhook.url('/signed'));
   topicUrl = `${api.stack.apiUrl}/topics/signed/api/events`;
 }, 30_000);
 
 afterAll(async () => {
-  await api?.close();
   await webhook?.stop();
 });
 
