@@ -50,6 +50,26 @@ module.exports = {
       to: { path: '^shared/', circular: true },
     },
     {
+      name: 'engine-reaches-backlog-by-its-port',
+      severity: 'error',
+      comment:
+        'The delivery engine knows of backlogs only what their port says (route a follow-up, hold ' +
+        'a job, store a long wait): shared/delivery/backlog/port.ts. The backlog module is free to ' +
+        'change behind it.',
+      from: { path: '^shared/delivery/engine\\.ts$' },
+      to: { path: '^shared/delivery/backlog/', pathNot: '^shared/delivery/backlog/port\\.ts$' },
+    },
+    {
+      name: 'engine-is-held-by-the-worker',
+      severity: 'error',
+      comment:
+        'No part of delivery is handed the engine: the worker (shared/delivery/worker.ts) builds ' +
+        'the request path, the backlogs and the engine side by side, and jobs reach the engine ' +
+        "through the job registry's steps on the worker.",
+      from: { pathNot: '^shared/delivery/worker\\.ts$' },
+      to: { path: '^shared/delivery/engine\\.ts$' },
+    },
+    {
       name: 'shared-base-imports-no-upper-row',
       severity: 'error',
       comment:
