@@ -18,8 +18,8 @@
  * - The store and its counting: `counting-backlog-store.ts`.
  */
 import { BACKLOG_WINDOW_SECONDS, LAMBDA_SQS_LIMITS, type QueueKey } from '../shared/config/resources';
-import { parseStoreJob } from '../shared/delivery/backlog/store-step';
 import type { BacklogSettings } from '../shared/delivery/backlog/backlogs';
+import { parseStoreJob } from '../shared/delivery/backlog/store-step';
 import type { DeliveryItem, DeliveryTarget, StoreJob } from '../shared/domain/delivery';
 import { topicIdOf } from '../shared/domain/names';
 import type { VirtualClock } from '../shared/platform/clock';
