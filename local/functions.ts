@@ -7,8 +7,8 @@ import { createDeliveryHandler, type DeliveryFunctionHandler } from '../function
 import { createManagementHandler } from '../functions/management';
 import { buildPublishHandler } from '../functions/publish';
 import type { RuntimeConfig } from '../shared/config/runtime';
-import { buildDeliveryWorker } from '../shared/lambda/wiring/delivery';
 import { buildDeadLetterStep } from '../shared/lambda/wiring/dead-letter';
+import { buildDeliveryWorker } from '../shared/lambda/wiring/delivery';
 import { buildManagementDeps } from '../shared/lambda/wiring/management';
 import { createObservability } from '../shared/lambda/wiring/observability';
 import type { LoggerLike } from '../shared/observability/logging';
