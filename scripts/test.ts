@@ -121,7 +121,7 @@ async function main(): Promise<number> {
   }
   const linted = await lint;
   const lintOk = linted.code === 0;
-  console.log(`\n==== ${LINT.args.join(' ')}: ${lintOk ? 'passed' : 'FAILED'} ====`);
+  console.log(`\n==== npm run lint: ${lintOk ? 'passed' : 'FAILED'} ====`);
   process.stdout.write(linted.output.endsWith('\n') ? linted.output : `${linted.output}\n`);
   console.log('==== summary ====');
   for (const { name, code, seconds } of [linted, ...outcomes]) {
