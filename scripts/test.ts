@@ -1,21 +1,22 @@
 /**
- * `npm test`: every check, the independent ones side by side.
+ * `npm test`: every check, the independent ones side by side, so a 2-core machine is kept busy.
  *
  * 1. `scripts/ensure-browser.sh` (Chromium for the browser test).
- * 2. In the background, lint and type-check (`npm run lint`); its output is kept and printed at
- *    the end.
- * 3. Beside it, one jest run of the unit, benchmark-model, infrastructure, end-to-end, browser and
- *    package tests over three workers, the longest files first (`test/support/sequencer.js`):
- *    the end-to-end files mostly wait on webhooks and scaled retries, so the others fill the time.
- * 4. Then the IAM check of the AWS calls step 3's stacks recorded (`npm run test:iam`).
- * 5. Then, alone, the isolation file (`npm run test:isolation`): the pipeline under its own load.
+ * 2. One jest run of the unit, benchmark-model, infrastructure, end-to-end, browser and package
+ *    tests over three workers, the longest files first (`test/support/sequencer.js`): the
+ *    end-to-end files mostly wait on webhooks and scaled retries, so the others fill the time.
+ * 3. Then the isolation file (`npm run test:isolation`), the only stack running, beside the IAM
+ *    check of the AWS calls step 2's stacks recorded (`npm run test:iam`; the isolation file
+ *    records its own calls apart).
  *
- * A step after a failed one is skipped (lint still ends and is printed); the command fails if
- * any step failed. Each jest step also writes its results to `.test-output/jest/<step>.json`,
- * which `npm run test:durations` reads.
+ * Lint and type-check (`npm run lint`) run from the start at the lowest CPU priority, as do the
+ * IAM check: they take the time the tests leave idle and never slow them. The output of the
+ * steps run beside another is kept and printed at the end. A step after a failed one is skipped
+ * (lint still ends and is printed); the command fails if any step failed. Each jest step also
+ * writes its results to `.test-output/jest/<step>.json`, which `npm run test:durations` reads.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { RESULTS_DIR } from './test-results';
 
@@ -24,8 +25,8 @@ const JEST = join(ROOT, 'node_modules', '.bin', 'jest');
 
 interface Step {
   name: string;
-  command: string;
-  args: string[];
+  command: string[];
+  env?: Record<string, string>;
 }
 
 interface Outcome {
@@ -33,40 +34,47 @@ interface Outcome {
   /** `null`: not run, because an earlier step failed. */
   code: number | null;
   seconds: number;
+  output?: string;
 }
 
-const jestStep = (name: string, args: string[]): Step => ({
+const jestStep = (name: string, args: string[], env?: Record<string, string>): Step => ({
   name,
-  command: JEST,
-  args: [...args, '--json', `--outputFile=${join(RESULTS_DIR, `${name}.json`)}`],
+  command: [JEST, ...args, '--json', `--outputFile=${join(RESULTS_DIR, `${name}.json`)}`],
+  ...(env === undefined ? {} : { env }),
 });
 
-const LINT: Step = { name: 'lint', command: 'npm', args: ['run', 'lint'] };
-/** Run one after the other, beside lint. */
-const STEPS: Step[] = [
-  { name: 'browser-check', command: 'bash', args: ['scripts/ensure-browser.sh'] },
-  jestStep('tests', [
-    '--selectProjects',
-    'unit',
-    'bench',
-    'infra',
-    'integration',
-    'browser',
-    'package',
-    '--maxWorkers=3',
-  ]),
-  jestStep('iam', ['--selectProjects', 'iam']),
-  jestStep('isolation', ['--selectProjects', 'isolation', '--runInBand']),
-];
+/** At the lowest CPU priority: what the tests leave idle. */
+const idle = (step: Step): Step => ({ ...step, command: ['nice', '-n', '19', ...step.command] });
+
+const LINT = idle({ name: 'lint', command: ['npm', 'run', 'lint'] });
+const BROWSER_CHECK: Step = { name: 'browser-check', command: ['bash', 'scripts/ensure-browser.sh'] };
+const TESTS = jestStep('tests', [
+  '--selectProjects',
+  'unit',
+  'bench',
+  'infra',
+  'integration',
+  'browser',
+  'package',
+  '--maxWorkers=3',
+]);
+const IAM = idle(jestStep('iam', ['--selectProjects', 'iam']));
+/** Where the isolation file records its AWS calls, apart from those the IAM check reads beside it. */
+const ISOLATION_CALLS = join(ROOT, '.test-output', 'aws-calls-isolation');
+const ISOLATION = jestStep('isolation', ['--selectProjects', 'isolation', '--runInBand'], {
+  GRIDWIRE_AWS_CALLS_DIR: ISOLATION_CALLS,
+});
 
 const running = new Set<ChildProcess>();
 
 /** Runs `step`: its output shown as it comes, or kept (`keep`) and handed back. */
-function run(step: Step, keep: boolean): Promise<Outcome & { output: string }> {
+function run(step: Step, keep: boolean): Promise<Outcome> {
   const started = Date.now();
+  const [command, ...args] = step.command as [string, ...string[]];
   // Kept output: the step runs in a process group of its own, so stopping it stops its children.
-  const child = spawn(step.command, step.args, {
+  const child = spawn(command, args, {
     cwd: ROOT,
+    env: { ...process.env, ...step.env },
     stdio: keep ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     detached: keep,
   });
@@ -80,7 +88,8 @@ function run(step: Step, keep: boolean): Promise<Outcome & { output: string }> {
   return new Promise((resolve) => {
     const done = (code: number) => {
       running.delete(child);
-      resolve({ name: step.name, code, seconds: (Date.now() - started) / 1000, output });
+      const seconds = (Date.now() - started) / 1000;
+      resolve({ name: step.name, code, seconds, ...(keep ? { output } : {}) });
     };
     child.once('error', (error) => {
       output += `${error.message}\n`;
@@ -89,6 +98,9 @@ function run(step: Step, keep: boolean): Promise<Outcome & { output: string }> {
     child.once('exit', (code, signal) => done(code ?? (signal === null ? 1 : 128)));
   });
 }
+
+const skipped = (step: Step): Outcome => ({ name: step.name, code: null, seconds: 0 });
+const passed = (outcomes: Outcome[]) => outcomes.every((outcome) => outcome.code === 0);
 
 function stopAll(): void {
   for (const child of running) {
@@ -107,30 +119,41 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+/** A kept output under a heading saying whose it is and how it ended. */
+function printKept({ name, code, output }: Outcome, command: string): void {
+  if (output === undefined) return;
+  console.log(`\n==== ${command}: ${code === 0 ? 'passed' : 'FAILED'} ====`);
+  process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
+  console.log(`==== end of ${name} ====`);
+}
+
 async function main(): Promise<number> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const started = Date.now();
   const lint = run(LINT, true);
-  const outcomes: Outcome[] = [];
-  for (const step of STEPS) {
-    if (outcomes.some((outcome) => outcome.code !== 0)) {
-      outcomes.push({ name: step.name, code: null, seconds: 0 });
-      continue;
-    }
-    outcomes.push(await run(step, false));
+  const outcomes: Outcome[] = [await run(BROWSER_CHECK, false)];
+  outcomes.push(passed(outcomes) ? await run(TESTS, false) : skipped(TESTS));
+  if (passed(outcomes)) {
+    rmSync(ISOLATION_CALLS, { recursive: true, force: true });
+    outcomes.push(...(await Promise.all([run(ISOLATION, false), run(IAM, true)])));
+  } else {
+    outcomes.push(skipped(ISOLATION), skipped(IAM));
   }
   const linted = await lint;
-  const lintOk = linted.code === 0;
-  console.log(`\n==== npm run lint: ${lintOk ? 'passed' : 'FAILED'} ====`);
-  process.stdout.write(linted.output.endsWith('\n') ? linted.output : `${linted.output}\n`);
-  console.log('==== summary ====');
-  for (const { name, code, seconds } of [linted, ...outcomes]) {
+  printKept(outcomes.find((outcome) => outcome.name === IAM.name) as Outcome, 'npm run test:iam');
+  printKept(linted, 'npm run lint');
+  console.log('\n==== summary ====');
+  const all = [linted, ...outcomes];
+  for (const { name, code, seconds } of all) {
     const result = code === null ? 'skipped' : code === 0 ? 'passed' : `FAILED (exit code ${code})`;
     console.log(`${name.padEnd(14)} ${result.padEnd(22)} ${seconds.toFixed(0).padStart(4)} s`);
   }
-  const failed = [linted, ...outcomes].filter((outcome) => outcome.code !== 0 && outcome.code !== null);
+  const failed = all.filter((outcome) => outcome.code !== 0 && outcome.code !== null);
+  const took = `${((Date.now() - started) / 1000).toFixed(0)} s`;
   console.log(
-    `${failed.length === 0 ? 'all passed' : `failed: ${failed.map((outcome) => outcome.name).join(', ')}`} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    failed.length === 0
+      ? `all passed in ${took}`
+      : `failed: ${failed.map(({ name }) => name).join(', ')} (${took})`,
   );
   return failed.length === 0 ? 0 : 1;
 }

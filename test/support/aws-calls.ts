@@ -12,8 +12,12 @@ import { currentFunction } from '../../local/current-function';
 import type { FunctionKey } from '../../shared/config/resources';
 import type { AwsClients } from '../../shared/platform/aws';
 
-/** Where the recordings are (ignored by git). */
-export const AWS_CALLS_DIR = join(__dirname, '..', '..', '.test-output', 'aws-calls');
+/**
+ * Where the recordings are (ignored by git); `GRIDWIRE_AWS_CALLS_DIR` puts them elsewhere (`npm test`
+ * does for the isolation file, which runs beside the IAM check).
+ */
+export const AWS_CALLS_DIR =
+  process.env.GRIDWIRE_AWS_CALLS_DIR ?? join(__dirname, '..', '..', '.test-output', 'aws-calls');
 
 export type AwsService = 'sqs' | 'dynamodb' | 's3';
 
