@@ -35,14 +35,7 @@ import { packJobs, targetGroupId } from '../queue/job-codec';
 import type { BacklogPort } from './backlog/port';
 import type { EngineAttempts } from './engine-attempts';
 import { emptyReport, type JobReport } from './job-report';
-import type {
-  DeliveryQueues,
-  DeliverySubscriptions,
-  DeliveryTelemetry,
-  DeliveryTime,
-  JobOptions,
-  SettleDeps,
-} from './ports';
+import type { DeliverySubscriptions, JobOptions, SettleDeps } from './ports';
 import type { Attempted } from './rules/decide';
 import { endpointAgreed, UNVALIDATED_ENDPOINT_HOLD_MS } from './rules/handshake';
 import { gateOf } from './rules/health';
@@ -52,12 +45,7 @@ import { routedFollowUps, settle } from './settle';
 import { deliveryTargetOf, isSameSubscription } from './target';
 
 /** What the engine works with: what settling takes, the subscriptions, the request path and the backlog. */
-export interface DeliveryEngineDeps
-  extends SettleDeps,
-    DeliveryTime,
-    DeliveryTelemetry,
-    DeliveryQueues,
-    DeliverySubscriptions {
+export interface DeliveryEngineDeps extends SettleDeps, DeliverySubscriptions {
   /** The worker's request path (its slots are shared with the backlogs' probes and drains). */
   attempts: Pick<EngineAttempts, 'attemptItems'>;
   /** Where long waits, held jobs and follow-ups go when backlogs are kept. */
