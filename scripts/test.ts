@@ -62,7 +62,7 @@ const IAM = idle(jestStep('iam', ['--selectProjects', 'iam']));
 /** Where the isolation file records its AWS calls, apart from those the IAM check reads beside it. */
 const ISOLATION_CALLS = join(ROOT, '.test-output', 'aws-calls-isolation');
 const ISOLATION = jestStep('isolation', ['--selectProjects', 'isolation', '--runInBand'], {
-  GRIDWIRE_AWS_CALLS_DIR: ISOLATION_CALLS,
+  TEST_AWS_CALLS_DIR: ISOLATION_CALLS,
 });
 
 const running = new Set<ChildProcess>();

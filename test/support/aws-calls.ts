@@ -13,11 +13,11 @@ import type { FunctionKey } from '../../shared/config/resources';
 import type { AwsClients } from '../../shared/platform/aws';
 
 /**
- * Where the recordings are (ignored by git); `GRIDWIRE_AWS_CALLS_DIR` puts them elsewhere (`npm test`
+ * Where the recordings are (ignored by git); `TEST_AWS_CALLS_DIR` puts them elsewhere (`npm test`
  * does for the isolation file, which runs beside the IAM check).
  */
 export const AWS_CALLS_DIR =
-  process.env.GRIDWIRE_AWS_CALLS_DIR ?? join(__dirname, '..', '..', '.test-output', 'aws-calls');
+  process.env.TEST_AWS_CALLS_DIR ?? join(__dirname, '..', '..', '.test-output', 'aws-calls');
 
 export type AwsService = 'sqs' | 'dynamodb' | 's3';
 
