@@ -6,29 +6,17 @@
  * integration run recorded against the synthesized IAM policy of the function that made it, and
  * `browser` (`npm run test:browser`): the console in headless Chromium, after
  * `scripts/ensure-browser.sh` has made sure Chromium is installed.
- * `npm test` (`scripts/test.ts`) runs lint and type-check in the background beside one jest run of
- * the four with the browser and package tests, over three workers (integration tests mostly wait
- * on real retries and webhooks, so they overlap well on two cores), longest files first
- * (`test/support/sequencer.js`); then the IAM check; then the isolation file alone, so what it
- * checks is the pipeline under its own load, not other test files' stacks.
- * ts-jest transpiles each file on its own (type-checking is `tsc --noEmit` in `npm run lint`);
- * middy ships ESM only, so it is transpiled to CommonJS too.
+ * `npm test` (`scripts/test.ts`) runs the unit, bench and integration layers with the browser and
+ * package tests in one jest run over three workers (integration tests mostly wait on real retries
+ * and webhooks, so they overlap well on two cores), longest files first
+ * (`test/support/sequencer.js`); then the isolation file, the only local stack running, so what
+ * it checks is the pipeline under its own load, not other test files' stacks, with the infra
+ * layer and the IAM check beside it at a low CPU priority (synthesis only, no stacks); lint and
+ * type-check run from the start at that low priority.
+ * Each file is compiled on its own by esbuild (`test/support/esbuild-transform.js`; type-checking
+ * is `tsc --noEmit` in `npm run lint`); middy ships ESM only, so it is compiled to CommonJS too.
  */
-const transform = {
-  '^.+\\.(t|j)sx?$': [
-    'ts-jest',
-    {
-      diagnostics: false,
-      tsconfig: {
-        module: 'commonjs',
-        target: 'es2022',
-        allowJs: true,
-        esModuleInterop: true,
-        isolatedModules: true,
-      },
-    },
-  ],
-};
+const transform = { '^.+\\.(t|j)sx?$': '<rootDir>/test/support/esbuild-transform.js' };
 /** Integration files that load the machine on their own: run alone (`npm run test:isolation`). */
 const RUN_ALONE = ['/test/integration/isolation.test.ts'];
 

@@ -2,18 +2,20 @@
  * `npm test`: every check, the independent ones side by side, so a 2-core machine is kept busy.
  *
  * 1. `scripts/ensure-browser.sh` (Chromium for the browser test).
- * 2. One jest run of the unit, benchmark-model, infrastructure, end-to-end, browser and package
- *    tests over three workers, the longest files first (`test/support/sequencer.js`): the
- *    end-to-end files mostly wait on webhooks and scaled retries, so the others fill the time.
- * 3. Then the isolation file (`npm run test:isolation`), the only stack running, beside the IAM
- *    check of the AWS calls step 2's stacks recorded (`npm run test:iam`; the isolation file
- *    records its own calls apart).
+ * 2. One jest run of the unit, benchmark-model, end-to-end, browser and package tests over three
+ *    workers, the longest files first (`test/support/sequencer.js`): the end-to-end files mostly
+ *    wait on webhooks and scaled retries, so the others fill the time.
+ * 3. Then the isolation file (`npm run test:isolation`), the only local stack running, and beside
+ *    it one jest run of the infrastructure tests (CDK synthesis, no stacks) and the IAM check of
+ *    the AWS calls step 2's stacks recorded (`npm run test:iam`; the isolation file records its
+ *    own calls apart).
  *
- * Lint and type-check (`npm run lint`) run from the start at the lowest CPU priority, as do the
- * IAM check: they take the time the tests leave idle and never slow them. The output of the
- * steps run beside another is kept and printed at the end. A step after a failed one is skipped
- * (lint still ends and is printed); the command fails if any step failed. Each jest step also
- * writes its results to `.test-output/jest/<step>.json`, which `npm run test:durations` reads.
+ * Lint and type-check (`npm run lint`), from the start, and step 3's infrastructure and IAM run
+ * run at a low CPU priority: they take the time the tests leave idle (the isolation file uses
+ * about half of one core) and never slow them. The output of a step run beside another is kept
+ * and printed at the end. A step after a failed one is skipped (lint still ends and is printed);
+ * the command fails if any step failed. Each jest step also writes its results to
+ * `.test-output/jest/<step>.json`, which `npm run test:durations` reads.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -43,8 +45,8 @@ const jestStep = (name: string, args: string[], env?: Record<string, string>): S
   ...(env === undefined ? {} : { env }),
 });
 
-/** At the lowest CPU priority: what the tests leave idle. */
-const idle = (step: Step): Step => ({ ...step, command: ['nice', '-n', '19', ...step.command] });
+/** At a low CPU priority: what the tests leave idle. */
+const idle = (step: Step): Step => ({ ...step, command: ['nice', '-n', '10', ...step.command] });
 
 const LINT = idle({ name: 'lint', command: ['npm', 'run', 'lint'] });
 const BROWSER_CHECK: Step = { name: 'browser-check', command: ['bash', 'scripts/ensure-browser.sh'] };
@@ -52,13 +54,12 @@ const TESTS = jestStep('tests', [
   '--selectProjects',
   'unit',
   'bench',
-  'infra',
   'integration',
   'browser',
   'package',
   '--maxWorkers=3',
 ]);
-const IAM = idle(jestStep('iam', ['--selectProjects', 'iam']));
+const INFRA_IAM = idle(jestStep('infra-iam', ['--selectProjects', 'infra', 'iam', '--maxWorkers=2']));
 /** Where the isolation file records its AWS calls, apart from those the IAM check reads beside it. */
 const ISOLATION_CALLS = join(ROOT, '.test-output', 'aws-calls-isolation');
 const ISOLATION = jestStep('isolation', ['--selectProjects', 'isolation', '--runInBand'], {
@@ -135,12 +136,15 @@ async function main(): Promise<number> {
   outcomes.push(passed(outcomes) ? await run(TESTS, false) : skipped(TESTS));
   if (passed(outcomes)) {
     rmSync(ISOLATION_CALLS, { recursive: true, force: true });
-    outcomes.push(...(await Promise.all([run(ISOLATION, false), run(IAM, true)])));
+    outcomes.push(...(await Promise.all([run(ISOLATION, false), run(INFRA_IAM, true)])));
   } else {
-    outcomes.push(skipped(ISOLATION), skipped(IAM));
+    outcomes.push(skipped(ISOLATION), skipped(INFRA_IAM));
   }
   const linted = await lint;
-  printKept(outcomes.find((outcome) => outcome.name === IAM.name) as Outcome, 'npm run test:iam');
+  printKept(
+    outcomes.find((outcome) => outcome.name === INFRA_IAM.name) as Outcome,
+    'jest --selectProjects infra iam',
+  );
   printKept(linted, 'npm run lint');
   console.log('\n==== summary ====');
   const all = [linted, ...outcomes];
