@@ -25,6 +25,7 @@ export interface DeliveryHandlerDeps {
   worker: Pick<
     DeliveryWorker,
     | 'deliver'
+    | 'deliverTogether'
     | 'validate'
     | 'fanOut'
     | 'handOffAgain'

@@ -1,18 +1,15 @@
 /**
  * A publish's fan-out (one message standing for the delivery jobs of several subscriptions, see
- * `domain/delivery.ts`) turned back into those jobs. A small one is worked in place, each job as
- * if it had come as its own message; a job of it that fails is queued on its own (so the jobs
- * that went through are not repeated), and only if that fails too does the fan-out come back
- * whole. A large or stored fan-out is queued as its jobs, for any worker to take.
+ * `domain/delivery.ts`) turned back into those jobs. A small one is worked in place, its jobs
+ * with the invocation's other delivery jobs (`deliver-together.ts`); a large or stored one is
+ * queued as its jobs, for any worker to take.
  */
 import { QUEUES } from '../config/resources';
 import type { DeliveryJob, FanOutJob, StoredFanOutJob } from '../domain/delivery';
 import type { FormatOneFanOutJob } from '../domain/job-format-1';
-import type { LoggerLike } from '../observability/logging';
 import { expandFanOut, isLegacyJob, packJobs, readFanOut, targetGroupId } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
 import type { FanOutStore } from '../storage/fan-out-bucket';
-import { addReports, emptyReport, type JobReport } from './job-report';
 
 /**
  * The most delivery jobs a worker takes from one fan-out itself: as many as one batch of queue
@@ -24,10 +21,6 @@ export const FAN_OUT_IN_PLACE_JOBS = QUEUES.delivery.consumer.batchSize;
 export interface FanOutDeps {
   /** Where stored fan-outs are read; without one, a stored fan-out fails (and comes back). */
   fanOuts: Pick<FanOutStore, 'get'> | undefined;
-  queue: JobQueue;
-  logger: LoggerLike;
-  /** Works one delivery job as if it had come as its own message. */
-  deliver: (job: DeliveryJob) => Promise<JobReport>;
   /**
    * A fan-out stored before an upgrade, of an earlier format, in the current one
    * (`job-upgrade.ts`); `undefined` when all its subscriptions are gone (their events dropped).
@@ -35,43 +28,39 @@ export interface FanOutDeps {
   upgrade: (stored: FormatOneFanOutJob) => Promise<FanOutJob | undefined>;
 }
 
-const itemCount = (jobs: readonly DeliveryJob[]): number =>
-  jobs.reduce((sum, job) => sum + job.items.length, 0);
+/**
+ * What a fan-out message stands for: nothing left (every subscription of a stored fan-out of an
+ * earlier format is gone), delivery jobs to queue for any worker (a stored or large fan-out), or
+ * few enough to work in place (`deliver-together.ts`).
+ */
+export type OpenedFanOut =
+  | { readonly kind: 'gone' }
+  | { readonly kind: 'queue'; readonly jobs: readonly DeliveryJob[] }
+  | { readonly kind: 'inPlace'; readonly fanOut: FanOutJob; readonly jobs: readonly DeliveryJob[] };
 
-export async function workFanOut(job: FanOutJob | StoredFanOutJob, deps: FanOutDeps): Promise<JobReport> {
+/** A fan-out message's delivery jobs, its body read from the fan-out bucket when stored. */
+export async function openFanOut(job: FanOutJob | StoredFanOutJob, deps: FanOutDeps): Promise<OpenedFanOut> {
   let fanOut: FanOutJob;
   if (job.kind === 'stored-fanout') {
     if (deps.fanOuts === undefined) throw new Error('this worker has no fan-out store');
     const stored = readFanOut(await deps.fanOuts.get(job.key));
     const current = isLegacyJob(stored) ? await deps.upgrade(stored) : stored;
-    if (current === undefined) return emptyReport();
+    if (current === undefined) return { kind: 'gone' };
     fanOut = current;
   } else {
     fanOut = job;
   }
   const jobs = expandFanOut(fanOut);
-  if (job.kind === 'stored-fanout' || jobs.length > FAN_OUT_IN_PLACE_JOBS) {
-    await queueJobs(deps.queue, jobs);
-    return { ...emptyReport(), queued: itemCount(jobs) };
-  }
-  const settled = await Promise.allSettled(jobs.map((one) => deps.deliver(one)));
-  const failed = jobs.filter((_, index) => settled[index]?.status === 'rejected');
-  if (failed.length > 0) {
-    deps.logger.warn('fan-out jobs failed; queued on their own to be tried again', {
-      topic: fanOut.topic,
-      subscriptions: failed.map((one) => one.target.subscription),
-      error: (
-        (settled.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason as Error
-      ).message,
-    });
-    await queueJobs(deps.queue, failed);
-  }
-  const reports = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  return addReports([...reports, { ...emptyReport(), queued: itemCount(failed) }]);
+  if (job.kind === 'stored-fanout' || jobs.length > FAN_OUT_IN_PLACE_JOBS) return { kind: 'queue', jobs };
+  return { kind: 'inPlace', fanOut, jobs };
 }
 
+/** How many events the jobs hold. */
+export const itemCount = (jobs: readonly DeliveryJob[]): number =>
+  jobs.reduce((sum, job) => sum + job.items.length, 0);
+
 /** Queues delivery jobs as they are, on the delivery queue. */
-async function queueJobs(queue: JobQueue, jobs: readonly DeliveryJob[]): Promise<void> {
+export async function queueJobs(queue: JobQueue, jobs: readonly DeliveryJob[]): Promise<void> {
   const outgoing: OutgoingJob[] = [];
   for (const job of jobs) {
     const groupId = targetGroupId(job.target);

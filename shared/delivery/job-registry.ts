@@ -25,7 +25,7 @@ import type { DeliveryWorker } from './worker';
 export interface StepWorkers {
   delivery: Pick<
     DeliveryWorker,
-    'deliver' | 'validate' | 'fanOut' | 'handOffAgain' | 'storeJobs' | 'storeOne' | 'tick'
+    'deliver' | 'deliverTogether' | 'validate' | 'fanOut' | 'handOffAgain' | 'storeJobs' | 'storeOne' | 'tick'
   >;
   deadLetter: Pick<DeadLetterStep, 'write'>;
 }
@@ -88,19 +88,28 @@ function eachJob<K extends JobKind>(
   };
 }
 
-const DELIVER = eachJob<'deliver'>(
-  'the delivery engine: resolve → wait → gate → attempt → settle (decide → follow-ups → record)',
-  (job, worker, options) => worker.deliver(job, options),
-);
+/**
+ * Delivery jobs and fan-outs, all of the batch's together: small fan-outs opened into their jobs,
+ * the due jobs of each subscription merged so events of separate publishes share batch requests
+ * (`deliver-together.ts`), each message answered for on its own.
+ */
+const DELIVER: DeliveryStep<'deliver' | 'fanout' | 'stored-fanout'> = {
+  consumer: 'delivery',
+  does: "the delivery engine (resolve → wait → gate → attempt → settle), the batch's due jobs of each subscription merged into one and small fan-outs opened into theirs (delivery/deliver-together.ts)",
+  batched: true,
+  one: (job, worker, options) =>
+    job.kind === 'fanout' || job.kind === 'stored-fanout'
+      ? worker.fanOut(job, options)
+      : worker.deliver(job, options),
+  run: async (jobs, { worker, options }) => {
+    const results = await worker.deliverTogether(jobs, options);
+    return results.map((result) => (result.ok ? done({ ...result.report }) : retryLater(result.reason)));
+  },
+};
 
 const VALIDATE = eachJob<'validate'>(
   'the endpoint validation handshake (delivery/handshake.ts)',
   (job, worker) => worker.validate(job),
-);
-
-const FAN_OUT = eachJob<'fanout' | 'stored-fanout'>(
-  'expanded into its delivery jobs: worked in place when few, else queued for any worker',
-  (job, worker, options) => worker.fanOut(job, options),
 );
 
 const HAND_OFF_AGAIN = eachJob<'ended'>(
@@ -143,8 +152,8 @@ const WRITE_DEAD_LETTERS: JobStep<'ended', 'deadLetter'> = {
 export const JOB_REGISTRY: { readonly [K in JobKind]: RegistryEntry<K> } = {
   deliver: { schema: JOB_SCHEMAS.deliver, steps: { delivery: DELIVER, retry: DELIVER } },
   validate: { schema: JOB_SCHEMAS.validate, steps: { delivery: VALIDATE } },
-  fanout: { schema: JOB_SCHEMAS.fanout, steps: { delivery: FAN_OUT } },
-  'stored-fanout': { schema: JOB_SCHEMAS['stored-fanout'], steps: { delivery: FAN_OUT } },
+  fanout: { schema: JOB_SCHEMAS.fanout, steps: { delivery: DELIVER } },
+  'stored-fanout': { schema: JOB_SCHEMAS['stored-fanout'], steps: { delivery: DELIVER } },
   ended: { schema: JOB_SCHEMAS.ended, steps: { endedDelivery: WRITE_DEAD_LETTERS, retry: HAND_OFF_AGAIN } },
   store: { schema: JOB_SCHEMAS.store, steps: { backlog: STORE } },
   'backlog-tick': { schema: JOB_SCHEMAS['backlog-tick'], steps: { retry: TICK } },

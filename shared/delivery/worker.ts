@@ -29,9 +29,10 @@ import { type BacklogSettings, Backlogs } from './backlog/backlogs';
 import { NO_BACKLOG } from './backlog/port';
 import type { SourcedStoreJob, StoreResult } from './backlog/store-step';
 import type { BacklogSweepReport } from './backlog/sweep';
+import { deliverTogether, type TogetherJob, type TogetherResult } from './deliver-together';
 import { DeliveryEngine } from './engine';
 import { EngineAttempts } from './engine-attempts';
-import { workFanOut } from './fan-out';
+import { openFanOut } from './fan-out';
 import { handOffAgain } from './follow-ups';
 import { type EndpointHandshake, validationKeyOf } from './handshake';
 import { emptyReport, type JobReport } from './job-report';
@@ -86,15 +87,30 @@ export class DeliveryWorker {
     return emptyReport();
   }
 
-  /** A fan-out's delivery jobs, worked in place when few, else queued (`fan-out.ts`). */
-  fanOut(job: FanOutJob | StoredFanOutJob, options: JobOptions): Promise<JobReport> {
-    return workFanOut(job, {
-      fanOuts: this.deps.fanOuts,
+  /**
+   * An invocation's delivery jobs and fan-outs together: small fan-outs opened, the due jobs of
+   * each subscription merged so their events share batch requests (`deliver-together.ts`); one
+   * result per message.
+   */
+  deliverTogether(jobs: readonly TogetherJob[], options: JobOptions): Promise<TogetherResult[]> {
+    return deliverTogether(jobs, {
+      clock: this.deps.clock,
       queue: this.deps.queue,
       logger: this.deps.logger,
-      deliver: (one) => this.deliver(one, options),
-      upgrade: async (stored) => this.dropGone(await upgradeFanOutJob(stored, this.deps)),
+      deliver: (job) => this.deliver(job, options),
+      open: (job) =>
+        openFanOut(job, {
+          fanOuts: this.deps.fanOuts,
+          upgrade: async (stored) => this.dropGone(await upgradeFanOutJob(stored, this.deps)),
+        }),
     });
+  }
+
+  /** A fan-out's delivery jobs, worked in place when few, else queued (`fan-out.ts`). */
+  async fanOut(job: FanOutJob | StoredFanOutJob, options: JobOptions): Promise<JobReport> {
+    const [result] = await this.deliverTogether([job], options);
+    if (result === undefined || !result.ok) throw new Error(result?.reason ?? 'the fan-out gave no result');
+    return result.report;
   }
 
   /** Ended deliveries parked on the retry queue, handed to the dead-letter step again. */

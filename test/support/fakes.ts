@@ -6,7 +6,7 @@
 import type { QueueKey } from '../../shared/config/resources';
 import { DeadLetterStep, type DeadLetterStepDeps, DropRecorder } from '../../shared/delivery/dead-letter';
 import { HealthTracker } from '../../shared/delivery/health';
-import { processJob } from '../../shared/delivery/job-registry';
+import { processJob, runJobs } from '../../shared/delivery/job-registry';
 import type { JobReport } from '../../shared/delivery/job-report';
 import type { JobOptions, SubscriptionSource } from '../../shared/delivery/ports';
 import { DELIVERY_PROFILES, type ProfileTable } from '../../shared/delivery/rules/profiles';
@@ -39,6 +39,7 @@ import type { SecretOpener } from '../../shared/platform/sealing';
 import type { NamespacePublishRequest } from '../../shared/publish/publish-request';
 import { Publisher } from '../../shared/publish/publisher';
 import { expandFanOut, messageGroupOf, parseFanOut, parseJob } from '../../shared/queue/job-codec';
+import type { RecordOutcome } from '../../shared/queue/record-outcome';
 import type { JobQueue, OutgoingJob } from '../../shared/queue/sqs-job-queue';
 import type { BacklogStore } from '../../shared/storage/backlog';
 import type { FanOutStore } from '../../shared/storage/fan-out-bucket';
@@ -280,12 +281,19 @@ export const job = (items: DeliveryItem[], dueAt?: number, target = deliveryTarg
 /** A delivery worker that also works one job of any kind by its registry step, as tests drive it. */
 export type WorkerUnderTest = DeliveryWorker & {
   processJob(job: QueuedJob, options: JobOptions): Promise<JobReport>;
+  /**
+   * The jobs of one invocation (messages `m1`, `m2`, ...), by their steps in the job registry as
+   * the delivery function runs them: what became of each message, in order.
+   */
+  processBatch(jobs: readonly QueuedJob[], options: JobOptions): Promise<RecordOutcome[]>;
 };
 
-/** The worker, with `processJob` dispatching through the job registry. */
+/** The worker, with `processJob` and `processBatch` dispatching through the job registry. */
 export function underTest(worker: DeliveryWorker): WorkerUnderTest {
   return Object.assign(worker, {
     processJob: (job: QueuedJob, options: JobOptions) => processJob(worker, job, options),
+    processBatch: (jobs: readonly QueuedJob[], options: JobOptions) =>
+      runJobs('delivery', jobs, { worker, options, messageIds: jobs.map((_, index) => `m${index + 1}`) }),
   });
 }
 

@@ -1,7 +1,10 @@
 /**
- * Output batching as pure rules: how a subscription's batch policy reads, and how the events one
- * job holds are cut into delivery requests. Gridwire never waits to fill a batch: a batch is
- * made of what one job holds when it comes due, so at low rates batches are small.
+ * Output batching as pure rules: how a subscription's batch policy reads, and how the events of a
+ * job are cut into delivery requests. The engine never waits to fill a batch: a batch is made of
+ * what is there when the job comes due, which is every due event the invocation received for the
+ * subscription (its jobs are merged first, `merge-jobs.ts`). How many events one invocation
+ * receives is the delivery queue's event source's (`deliveryBatchingWindow`): at low rates and
+ * without a window, batches are small.
  */
 
 /** A subscription's batching settings, as the original names them. */

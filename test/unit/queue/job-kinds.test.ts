@@ -82,7 +82,10 @@ describe('the job-kind table', () => {
     expect(queuesCarrying('ended').sort()).toEqual(['endedDelivery', 'retry']);
     expect(kindsCarriedBy('endedDelivery')).toEqual(['ended']);
     expect(stepFor('store', 'delivery')?.batched).toBe(true);
-    expect(stepFor('deliver', 'delivery')?.batched).toBe(false);
+    // Delivery jobs and fan-outs are worked together (their due jobs merged per subscription).
+    expect(stepFor('deliver', 'delivery')?.batched).toBe(true);
+    expect(stepFor('fanout', 'delivery')).toBe(stepFor('deliver', 'delivery'));
+    expect(stepFor('validate', 'delivery')?.batched).toBe(false);
   });
 
   it.each(QUEUE_KEYS)('the consumer of the %s queue takes every kind the queue carries', (queue) => {
