@@ -20,7 +20,7 @@ import { publishMetricPoints } from '../shared/lambda/middleware';
 import { buildDeliveryWorker, createObservability, type ObservabilityOptions } from '../shared/lambda/wiring';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/observability/metrics';
 import { createAwsClients, type LocalEndpoints } from '../shared/platform/aws';
-import { AwsRequestCounter } from './aws-counter';
+import { AwsRequestCounter, LOCAL_STACK_ONLY } from './aws-counter';
 import type { FunctionProcessMessage, FunctionProcessReply, MeasuredFunction } from './function-process';
 
 const peak = { rssBytes: 0, heapUsedBytes: 0 };
@@ -31,8 +31,12 @@ const sample = () => {
 };
 setInterval(sample, 10).unref();
 let cpuSince = cpuUsage();
-/** The function's AWS requests, handed over with each answer: all of them its own, all billed. */
-const requests = new AwsRequestCounter(new Set());
+/**
+ * The function's AWS requests, handed over with each answer: all of them its own, billed but for
+ * the publish function's queue-depth reads, which the bill counts per instance as AWS would bill
+ * them (`gateReadsOf`, `bench/scenarios/bill-cases.ts`): one process here stands for one instance.
+ */
+const requests = new AwsRequestCounter(LOCAL_STACK_ONLY);
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 let handler: Handler | undefined;

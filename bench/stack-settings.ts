@@ -1,14 +1,15 @@
 /**
  * What the CDK stack really configures that the bill depends on, read from its synthesized
  * template (asset bundling skipped: only the template is read): each function's memory, log
- * format and levels, tracing and delivery concurrency; the HTTP API's access log format; the
+ * format and levels, tracing and delivery concurrency; the delivery queue's batching window and
+ * batch size; the HTTP API's access log format; the
  * log groups' retention; and what costs by the month (alarms, dashboards, secrets,
  * customer-managed KMS keys). Read at run time, so the bill follows the construct as it changes.
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { GridwireStack } from '../infra/gridwire-stack';
-import { ENV, FUNCTIONS, type FunctionKey } from '../shared/config/resources';
+import { ENV, FUNCTIONS, type FunctionKey, QUEUES } from '../shared/config/resources';
 import type { RuntimeConfig } from '../shared/config/runtime';
 
 export interface FunctionSettings {
@@ -40,6 +41,9 @@ export interface StackSettings {
   customerManagedKeys: number;
   /** The delivery function's webhook requests in flight per invocation. */
   deliveryConcurrency: number;
+  /** The delivery queue's event source mapping: its batching window (seconds) and batch size. */
+  deliveryBatchingWindowSeconds: number;
+  deliveryBatchSize: number;
 }
 
 type Resource = { Type: string; Properties?: Record<string, unknown> };
@@ -88,6 +92,13 @@ export function readStackSettings(): StackSettings {
     return metrics === undefined ? 1 : metrics.filter((metric) => metric.MetricStat !== undefined).length;
   };
   const alarms = ofType('AWS::CloudWatch::Alarm');
+  // The delivery queue's mapping: its source is the queue itself (not its redrive queue).
+  const deliveryMapping = ofType('AWS::Lambda::EventSourceMapping').find(([, mapping]) => {
+    const source = JSON.stringify(mapping.Properties?.EventSourceArn ?? '');
+    return source.includes(QUEUES.delivery.id) && !source.includes(QUEUES.delivery.redrive.id);
+  })?.[1].Properties as { BatchSize?: number; MaximumBatchingWindowInSeconds?: number } | undefined;
+  if (deliveryMapping === undefined)
+    throw new Error('the template has no event source mapping on the delivery queue');
   return {
     functions,
     accessLogFormat: stage?.AccessLogSettings?.Format,
@@ -100,5 +111,7 @@ export function readStackSettings(): StackSettings {
     secrets: ofType('AWS::SecretsManager::Secret').length,
     customerManagedKeys: ofType('AWS::KMS::Key').length,
     deliveryConcurrency: Number(functions.delivery.environment[ENV.deliveryConcurrency] ?? Number.NaN),
+    deliveryBatchingWindowSeconds: deliveryMapping.MaximumBatchingWindowInSeconds ?? 0,
+    deliveryBatchSize: deliveryMapping.BatchSize ?? 10,
   };
 }

@@ -2,6 +2,7 @@
  * The "AWS bill" section of docs/BENCHMARKS.md: every line item of the `bill` scenario's cases,
  * the fixed monthly costs, and what each line item is and where it comes from.
  */
+import { type BreakEvenRow, breakEvenTable } from '../break-even';
 import { PRICES } from '../prices';
 import type { ScenarioResult } from './types';
 
@@ -24,7 +25,11 @@ const LINE_ITEMS: ReadonlyArray<[key: string, label: string, source: string]> = 
     'Lambda INIT (cold starts)',
     'a measured cold start (bundled as the construct bundles it, loaded by a fresh node process, handler built) times an assumed number of cold starts per million events, billed as duration',
   ],
-  ['sqs', 'SQS', 'requests counted by an SDK middleware, in 64 KiB chunks, $0.40 per million'],
+  [
+    'sqs',
+    'SQS',
+    "requests counted by an SDK middleware, in 64 KiB chunks, $0.40 per million; the publish function's queue-depth reads (its backlog gate) counted per warm instance, at most one per 2 s each and only when a publish comes",
+  ],
   ['dynamodb', 'DynamoDB', 'read and write units counted from the requests, on-demand prices'],
   ['s3', 'S3', 'puts and gets counted, $0.005 per 1,000 puts, $0.0004 per 1,000 gets'],
   [
@@ -189,6 +194,19 @@ export function billSection(scenarios: readonly ScenarioResult[]): string {
 | **stack** | **${fixed.stack.total?.toFixed(2)}** | |
 | per topic | ${fixed.perTopic.toFixed(2)} | ${fixed.inputs.customMetrics.happyPath.perTopic} metrics a topic emits on the happy path (at most ${fixed.inputs.customMetrics.atMost.perTopic}), $0.30 each${fixed.inputs.customMetrics.subscriptionMetrics === false ? ", its subscriptions' metrics summed per topic (`subscriptionMetrics` off)" : ''} |
 | per subscription | ${fixed.perSubscription.toFixed(2)} | ${fixed.inputs.customMetrics.happyPath.perSubscription} metrics a subscription emits on the happy path (at most ${fixed.inputs.customMetrics.atMost.perSubscription}), $0.30 each |${withSubscriptionMetrics(fixed)}`;
+  const breakEvenRows = (bill.details.breakEven ?? []) as BreakEvenRow[];
+  const breakEvenPart =
+    breakEvenRows.length === 0
+      ? ''
+      : `
+
+Break-even: dollars per million events at a steady monthly volume, excluding data transfer out,
+with a stack of one topic and one subscription (its fixed monthly cost spread over the month's
+events; the per-event part as measured at the rate nearest the volume's: 5, 50 or 500 events/s
+for 1-event publishes), against the managed services' list prices for the same work (no free
+tier on any side):
+
+${breakEvenTable(breakEvenRows)}`;
   const explanations = LINE_ITEMS.map(([, label, source]) => `- **${label}**: ${source}.`).join('\n');
   return `${bill.description}
 
@@ -197,7 +215,7 @@ Dollars per million delivered events:
 ${header}
 ${rule}
 ${rows.join('\n')}
-${fixedTable}
+${fixedTable}${breakEvenPart}
 
 What each line item is and where it comes from (prices: us-east-1 list prices taken ${PRICES.takenOn}
 from ${Object.values(PRICES.sources).join(', ')}):

@@ -34,6 +34,13 @@ export async function liveStack(options: {
   deliveryConcurrency?: number;
   /** Delivery invocations in flight per queue (default: the queue's, as on AWS). */
   maxConcurrency?: number;
+  /** Receive loops each queue starts with (default: the local stack's). */
+  pollersPerQueue?: number;
+  /**
+   * The delivery queue's batching window (default: none, so the shared stack's latency and
+   * throughput are the engine's own; the bill measures the construct's window).
+   */
+  deliveryBatchingWindow?: { seconds: number; batchSize?: number };
   /** Metrics per subscription or per topic (default: the local stack's, per subscription). */
   subscriptionMetrics?: boolean;
   /** Wraps the delivery handler the pollers invoke (inside the usage collector's wrapping). */
@@ -51,6 +58,8 @@ export async function liveStack(options: {
       ? {}
       : { deliveryConcurrency: options.deliveryConcurrency }),
     ...(options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency }),
+    ...(options.pollersPerQueue === undefined ? {} : { pollersPerQueue: options.pollersPerQueue }),
+    deliveryBatchingWindow: options.deliveryBatchingWindow ?? { seconds: 0 },
     ...(options.subscriptionMetrics === undefined
       ? {}
       : { subscriptionMetrics: options.subscriptionMetrics }),

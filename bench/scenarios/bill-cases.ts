@@ -4,6 +4,7 @@
  * its own, everything the bill prices measured, and the case priced.
  */
 import { FUNCTIONS, type FunctionKey } from '../../shared/config/resources';
+import { DELIVERY_BACKLOG_READ_MS } from '../../shared/publish/admission';
 import { type BillUsage, billPerMillionEvents, comparisonPerMillion } from '../cost';
 import { emfRecordsOf, type KeptAcrossInvocations, metricsBetween } from '../emf-size';
 import { FunctionProcess, type MeasuredFunction, type ProcessUsage } from '../function-process';
@@ -11,9 +12,10 @@ import { type LiveStack, liveStack, type Rig, topicWithSubscription } from '../h
 import { loadRunWithWebhookDelay, usageOf, warmUp } from '../harness/load-run';
 import { log } from '../harness/log';
 import type { BenchContext } from '../harness/types';
+import { percentile } from '../load';
 import { captureFunctionOutput } from '../log-capture';
 import type { BillSetUp } from './bill-setup';
-import { INSTANCES_OVER_CONCURRENCY, KEPT_METRICS_SECONDS } from './bill-setup';
+import { INSTANCES_OVER_CONCURRENCY, KEPT_METRICS_SECONDS, LAMBDA_INITIAL_POLLERS } from './bill-setup';
 
 export interface BillCase {
   key: string;
@@ -21,13 +23,33 @@ export interface BillCase {
   eventsPerSecond: number;
   seconds: number;
   webhookMs: number;
-  batched: boolean;
+  /** The subscription's `maxEventsPerBatch` (absent: unbatched). */
+  maxEventsPerBatch?: number;
+  /**
+   * The delivery queue's batching window the stack runs with, seconds (`deliveryBatchingWindow`);
+   * absent: the construct's default.
+   */
+  windowSeconds?: number;
 }
+
+/** The 1-event cases' rates, events (publish requests) a second. */
+export const SINGLE_EVENT_RATES = [5, 50, 500] as const;
+
+/** How long a 1-event case publishes at each rate: long enough for a few hundred invocations. */
+const SECONDS_AT_RATE: Record<(typeof SINGLE_EVENT_RATES)[number], number> = { 5: 24, 50: 8, 500: 4 };
+
+/** The key of a 1-event case at `rate` with the construct's default window, or with none. */
+export const singleEventKey = (rate: number, window: 'default' | 'none'): string =>
+  `1 per request at ${rate} events/s, 100 ms webhook${window === 'none' ? ', no batching window' : ''}`;
+
+/** The key of 1-event publishes at 500 events/s to a subscription that batches up to 10. */
+export const SINGLE_EVENT_BATCHED_KEY = '1 per request at 500 events/s, 100 ms webhook, maxEventsPerBatch 10';
 
 /**
  * Sized so each case delivers in a few seconds: a delivery invocation has a subscription's
  * requests in flight a quarter of its concurrency at a time, so a 1 s webhook takes 100 events
- * about 13 s.
+ * about 13 s. 1-event publishes run at 5, 50 and 500 a second, with the construct's default
+ * batching window and with none, so what the window saves and what it adds to latency is measured.
  */
 const CASES: readonly BillCase[] = [
   {
@@ -36,19 +58,26 @@ const CASES: readonly BillCase[] = [
     eventsPerSecond: 500,
     seconds: 4,
     webhookMs: 100,
-    batched: false,
   },
+  ...(['default', 'none'] as const).flatMap((window) =>
+    SINGLE_EVENT_RATES.map(
+      (rate): BillCase => ({
+        key: singleEventKey(rate, window),
+        perRequest: 1,
+        eventsPerSecond: rate,
+        seconds: SECONDS_AT_RATE[rate],
+        webhookMs: 100,
+        ...(window === 'none' ? { windowSeconds: 0 } : {}),
+      }),
+    ),
+  ),
   {
-    key: '1 per request, 100 ms webhook',
+    key: SINGLE_EVENT_BATCHED_KEY,
     perRequest: 1,
-    // 80 publish requests a second: under what one delivery invocation at a time delivers to a
-    // 100 ms webhook in batches of ten messages (100 a second), so nothing is refused for overload,
-    // and batches are mostly full; at lower rates they are smaller and SQS receives, deletes and
-    // invocations per event grow.
-    eventsPerSecond: 80,
+    eventsPerSecond: 500,
     seconds: 4,
     webhookMs: 100,
-    batched: false,
+    maxEventsPerBatch: 10,
   },
   {
     key: '100 per request, 10 ms webhook',
@@ -56,7 +85,6 @@ const CASES: readonly BillCase[] = [
     eventsPerSecond: 500,
     seconds: 3,
     webhookMs: 10,
-    batched: false,
   },
   {
     key: '1 per request, 10 ms webhook',
@@ -64,7 +92,6 @@ const CASES: readonly BillCase[] = [
     eventsPerSecond: 200,
     seconds: 3,
     webhookMs: 10,
-    batched: false,
   },
   {
     key: '100 per request, 1 s webhook',
@@ -72,7 +99,6 @@ const CASES: readonly BillCase[] = [
     eventsPerSecond: 50,
     seconds: 2,
     webhookMs: 1000,
-    batched: false,
   },
   {
     key: '1 per request, 1 s webhook',
@@ -80,7 +106,6 @@ const CASES: readonly BillCase[] = [
     eventsPerSecond: 8,
     seconds: 3,
     webhookMs: 1000,
-    batched: false,
   },
   {
     key: '100 per request, 100 ms webhook, batched',
@@ -88,7 +113,7 @@ const CASES: readonly BillCase[] = [
     eventsPerSecond: 200,
     seconds: 3,
     webhookMs: 100,
-    batched: true,
+    maxEventsPerBatch: 100,
   },
   {
     key: '100 per request, 1 s webhook, batched',
@@ -96,7 +121,7 @@ const CASES: readonly BillCase[] = [
     eventsPerSecond: 100,
     seconds: 2,
     webhookMs: 1000,
-    batched: true,
+    maxEventsPerBatch: 100,
   },
 ];
 
@@ -110,11 +135,21 @@ export interface CaseBill {
   /** ...and with metric points kept across invocations (`metricsFlushSeconds`). */
   viaFunctionUrlKeptMetrics: ReturnType<typeof billPerMillionEvents>;
   kept: KeptAcrossInvocations;
+  /** The publish function's backlog-gate reads the bill counts (modelled, see `gateReads`). */
+  gateReads: GateReads;
   /** AWS requests by service and operation (empty receives included). */
   requests: Record<string, number>;
   /** The function processes' memory peaks and CPU time in the run. */
   processUsage: Partial<Record<MeasuredFunction, ProcessUsage>>;
   comparison: ReturnType<typeof comparisonPerMillion>;
+  /** Delivery-queue messages per delivery invocation (every delivery message of the run is one publish). */
+  messagesPerDeliveryInvocation: number;
+  /** Events per webhook request answered 2xx. */
+  eventsPerWebhookRequest: number;
+  /** Publish-to-webhook latency, ms. */
+  latencyMs: { p50: number; p99: number };
+  /** The delivery queue's batching window the stack ran with, seconds. */
+  windowSeconds: number;
 }
 
 /** Every case's bill, and the metric series the runs emitted (for the fixed monthly costs). */
@@ -128,6 +163,18 @@ interface CaseRig {
   live: LiveStack;
   rig: Rig;
   processes: Partial<Record<MeasuredFunction, FunctionProcess>>;
+  windowSeconds: number;
+}
+
+/**
+ * Instances Lambda keeps taking a function's invocations at the run's rate and mean duration:
+ * `INSTANCES_OVER_CONCURRENCY` times the concurrency they need, at least one.
+ */
+function instancesOf(usage: BillUsage, fn: FunctionKey): number {
+  const { invocations, gbSeconds } = usage.lambda[fn];
+  if (invocations === 0 || usage.seconds <= 0) return 1;
+  const meanSeconds = gbSeconds / invocations / (FUNCTIONS[fn].memoryMb / 1024);
+  return Math.max(1, INSTANCES_OVER_CONCURRENCY * (invocations / usage.seconds) * meanSeconds);
 }
 
 /**
@@ -135,26 +182,48 @@ interface CaseRig {
  * invocations at the rate and mean duration measured (see `INSTANCES_OVER_CONCURRENCY`).
  */
 function keptAcrossInvocations(usage: BillUsage): KeptAcrossInvocations {
-  const instances = (fn: FunctionKey) => {
-    const { invocations, gbSeconds } = usage.lambda[fn];
-    if (invocations === 0 || usage.seconds <= 0) return 1;
-    const meanSeconds = gbSeconds / invocations / (FUNCTIONS[fn].memoryMb / 1024);
-    return Math.max(1, INSTANCES_OVER_CONCURRENCY * (invocations / usage.seconds) * meanSeconds);
-  };
   return {
     everySeconds: KEPT_METRICS_SECONDS,
     seconds: usage.seconds,
-    instances: { publish: instances('publish'), delivery: instances('delivery') },
+    instances: { publish: instancesOf(usage, 'publish'), delivery: instancesOf(usage, 'delivery') },
   };
 }
 
+/** The publish function's reads of the delivery queue's depth in a run, as AWS would bill them. */
+export interface GateReads {
+  /** Publish function instances taking the run's publishes. */
+  instances: number;
+  /** `GetQueueAttributes` calls in the run. */
+  reads: number;
+}
+
 /**
- * The local stack with the construct's settings, its publish and delivery functions routed to
- * their processes once these are started. The local stack runs one delivery engine for every
- * invocation; one invocation at a time has its request slots to itself, as one Lambda instance
- * has, so durations are an instance's.
+ * The backlog gate's depth reads (`DeliveryBacklogGate`): each warm publish instance reads at most
+ * once per `DELIVERY_BACKLOG_READ_MS`, and only when a publish comes, so `instances` each taking
+ * `rate / instances` publishes a second read `min(rate / instances, 1 / interval)` times a second.
+ * The run's one publish process stands for one instance; on AWS a steady load is spread over more
+ * (`instancesOf`), each reading on its own, so the reads are counted this way instead of as
+ * measured (`function-runner.ts` leaves them unbilled). None when the gate is off.
  */
-async function billStack(ctx: BenchContext, setUp: BillSetUp): Promise<CaseRig> {
+export function gateReadsOf(usage: BillUsage, gateOn: boolean): GateReads {
+  const instances = instancesOf(usage, 'publish');
+  if (!gateOn || usage.seconds <= 0) return { instances, reads: 0 };
+  const publishesPerSecond = usage.lambda.publish.invocations / usage.seconds;
+  const readsPerSecondEach = Math.min(publishesPerSecond / instances, 1000 / DELIVERY_BACKLOG_READ_MS);
+  return { instances, reads: instances * readsPerSecondEach * usage.seconds };
+}
+
+/**
+ * A local stack with the construct's settings and the delivery queue's batching window, its
+ * publish and delivery functions routed to their processes once these are started. Its pollers
+ * behave as Lambda's event source mapping does (`local/poller.ts`): five at first, more while
+ * receives come back full, each invoking with what one receive returned, or with what it
+ * gathered within the window. Every invocation of the delivery process shares one delivery
+ * engine (each Lambda instance has its own): its slots for one subscription (a quarter of the
+ * delivery concurrency, 64 of 256) hold the 50 requests 500 events/s keep in flight to a
+ * 100 ms webhook, so sharing them holds no case back.
+ */
+async function billStack(ctx: BenchContext, setUp: BillSetUp, windowSeconds: number): Promise<CaseRig> {
   const processes: CaseRig['processes'] = {};
   const live = await liveStack({
     timeScale: 1,
@@ -165,46 +234,71 @@ async function billStack(ctx: BenchContext, setUp: BillSetUp): Promise<CaseRig> 
     wrapDelivery: (inProcess) => (event, context) =>
       processes.delivery === undefined ? inProcess(event, context) : processes.delivery.invoke(event),
     deliveryConcurrency: setUp.stackSettings.deliveryConcurrency,
-    maxConcurrency: 1,
+    pollersPerQueue: LAMBDA_INITIAL_POLLERS,
+    deliveryBatchingWindow: { seconds: windowSeconds, batchSize: setUp.stackSettings.deliveryBatchSize },
   });
-  return { live, rig: await ctx.rig(live), processes };
+  return { live, rig: await ctx.rig(live), processes, windowSeconds };
+}
+
+/** The cases by the window their stack runs with, in the cases' order. */
+function byWindow(setUp: BillSetUp): Map<number, BillCase[]> {
+  const groups = new Map<number, BillCase[]>();
+  for (const billCase of CASES) {
+    const window = billCase.windowSeconds ?? setUp.stackSettings.deliveryBatchingWindowSeconds;
+    groups.set(window, [...(groups.get(window) ?? []), billCase]);
+  }
+  return groups;
 }
 
 /**
- * Runs every case on one stack. The publish and delivery functions run in processes of their own,
- * bundled as the construct bundles them, so their CPU time is measured (and stretched to Lambda's
- * CPU share).
+ * Runs every case, on one stack per batching window. The publish and delivery functions run in
+ * processes of their own, bundled as the construct bundles them, so their CPU time is measured
+ * (and stretched to Lambda's CPU share).
  */
 export async function measureBillCases(ctx: BenchContext, setUp: BillSetUp): Promise<MeasuredCases> {
-  const { live, rig, processes } = await billStack(ctx, setUp);
   const measured: MeasuredCases = { cases: [], emitted: [] };
-  try {
-    for (const fn of ['publish', 'delivery'] as const) {
-      processes[fn] = await FunctionProcess.start(fn, live.stack, {
-        memoryMb: setUp.stackSettings.functions[fn].memoryMb,
-        logLevel: setUp.applicationLevel,
-        onMetrics: live.stack.metrics.publish,
-        onRequests: (counts) => live.usage.aws.add(counts),
-        // As deployed: the publish function's backlog gate on, its depth reads billed.
-        config: setUp.stackSettings.functions[fn].deployedConfig,
+  let index = 0;
+  for (const [windowSeconds, cases] of byWindow(setUp)) {
+    log(`bill: a stack whose delivery queue gathers for ${windowSeconds} s`);
+    const caseRig = await billStack(ctx, setUp, windowSeconds);
+    const { live, rig, processes } = caseRig;
+    try {
+      for (const fn of ['publish', 'delivery'] as const) {
+        const { deployedConfig } = setUp.stackSettings.functions[fn];
+        processes[fn] = await FunctionProcess.start(fn, live.stack, {
+          memoryMb: setUp.stackSettings.functions[fn].memoryMb,
+          logLevel: setUp.applicationLevel,
+          onMetrics: live.stack.metrics.publish,
+          onRequests: (counts) => live.usage.aws.add(counts),
+          // As deployed: the publish function's backlog gate on (its reads billed as modelled).
+          config: deployedConfig,
+        });
+      }
+      await warmUp(rig, {
+        topic: `bill-warm-up-${windowSeconds}`,
+        eventsPerSecond: 500,
+        eventsPerRequest: 20,
       });
+      for (const billCase of cases) {
+        measured.cases.push(await measureCase(caseRig, billCase, index, setUp, measured.emitted));
+        index += 1;
+      }
+    } finally {
+      for (const running of Object.values(processes)) await running.stop();
+      await live.close();
     }
-    await warmUp(rig, { topic: 'bill-warm-up', eventsPerSecond: 500, eventsPerRequest: 20 });
-    for (const [index, billCase] of CASES.entries()) {
-      measured.cases.push(
-        await measureCase({ live, rig, processes }, billCase, index, setUp, measured.emitted),
-      );
-    }
-  } finally {
-    for (const running of Object.values(processes)) await running.stop();
-    await live.close();
   }
+  // In the cases' order, whichever stack ran them.
+  measured.cases.sort(
+    (a, b) =>
+      CASES.findIndex((one) => one.key === a.case.key) - CASES.findIndex((one) => one.key === b.case.key),
+  );
   return measured;
 }
 
 /** One case: its load run, what it measured (its metric series added to `emitted`), its bill. */
 async function measureCase(
-  { live, rig, processes }: CaseRig,
+  { live, rig, processes, windowSeconds }: CaseRig,
   billCase: BillCase,
   index: number,
   setUp: BillSetUp,
@@ -223,7 +317,7 @@ async function measureCase(
     topic,
     rig.sink.url,
     'EventGridSchema',
-    billCase.batched ? { maxEventsPerBatch: billCase.perRequest } : {},
+    billCase.maxEventsPerBatch === undefined ? {} : { maxEventsPerBatch: billCase.maxEventsPerBatch },
   );
   const before = live.stack.metrics.snapshot();
   await processUsage();
@@ -241,7 +335,7 @@ async function measureCase(
   const totals = metricsBetween(before, live.stack.metrics.snapshot());
   emitted.push(...totals);
   const emf = emfRecordsOf(totals);
-  const usage: BillUsage = {
+  const measuredUsage: BillUsage = {
     ...usageOf(run, run.delivered),
     seconds: run.usageSeconds,
     webhookRequests: run.webhookAttempts,
@@ -254,11 +348,18 @@ async function measureCase(
     sqsEmptyReceives: run.usage.aws.sqsEmptyReceives,
     cpuMs: { publish: inProcesses.publish?.cpuMs ?? 0, delivery: inProcesses.delivery?.cpuMs ?? 0 },
   };
+  const gateOn = (setUp.stackSettings.functions.publish.deployedConfig.deliveryBacklogLimit ?? 0) > 0;
+  const gateReads = gateReadsOf(measuredUsage, gateOn);
+  const usage: BillUsage = {
+    ...measuredUsage,
+    sqsBilledRequests: measuredUsage.sqsBilledRequests + gateReads.reads,
+  };
   const kept = keptAcrossInvocations(usage);
   const keptEmf = emfRecordsOf(totals, kept);
   const keptUsage: BillUsage = { ...usage, emfRecords: keptEmf.records, emfBytes: keptEmf.bytes };
   const eventBytes = run.webhookBytes / Math.max(1, run.delivered);
   const { settings } = setUp;
+  const deliveryInvocations = usage.lambda.delivery.invocations;
   return {
     case: billCase,
     usage,
@@ -266,11 +367,17 @@ async function measureCase(
     viaFunctionUrl: billPerMillionEvents(usage, { ...settings, ingress: 'functionUrl' }),
     viaFunctionUrlKeptMetrics: billPerMillionEvents(keptUsage, { ...settings, ingress: 'functionUrl' }),
     kept,
+    gateReads,
     requests: run.usage.aws.requests,
     processUsage: {
       ...(inProcesses.publish === undefined ? {} : { publish: inProcesses.publish }),
       ...(inProcesses.delivery === undefined ? {} : { delivery: inProcesses.delivery }),
     },
     comparison: comparisonPerMillion(eventBytes, run.webhookAttempts / Math.max(1, run.webhookRequests)),
+    messagesPerDeliveryInvocation:
+      deliveryInvocations === 0 ? 0 : run.published.requests / deliveryInvocations,
+    eventsPerWebhookRequest: run.delivered / Math.max(1, run.webhookRequests),
+    latencyMs: { p50: percentile(run.latencies, 50), p99: percentile(run.latencies, 99) },
+    windowSeconds,
   };
 }

@@ -4,20 +4,29 @@
  * the details, with the settings, assumptions and prices they were priced with.
  */
 import { FUNCTIONS, QUEUES } from '../../shared/config/resources';
+import { DELIVERY_BACKLOG_READ_MS } from '../../shared/publish/admission';
 import { BACKLOG_SWEEP_EVERY_MINUTES } from '../../shared/queue/backlog-sweep';
 import { BACKLOG_WAKE_SHARDS } from '../../shared/storage/table';
+import { type BreakEvenRow, breakEven } from '../break-even';
 import { LAMBDA_MB_PER_VCPU, PUBLISH_ANSWER, WIRE_OVERHEAD_BYTES_PER_REQUEST } from '../cost';
 import { fixedMonthly, metricCounts } from '../fixed-monthly';
 import { round } from '../harness/figures';
 import type { Figure, ScenarioResult } from '../harness/types';
 import { PRICES } from '../prices';
-import type { CaseBill, MeasuredCases } from './bill-cases';
+import {
+  type CaseBill,
+  type MeasuredCases,
+  SINGLE_EVENT_BATCHED_KEY,
+  SINGLE_EVENT_RATES,
+  singleEventKey,
+} from './bill-cases';
 import {
   ASSUMED_SWEEP_MS,
   type BillSetUp,
   COLD_STARTS_PER_MILLION_EVENTS,
   INSTANCES_OVER_CONCURRENCY,
   KEPT_METRICS_SECONDS,
+  LAMBDA_INITIAL_POLLERS,
 } from './bill-setup';
 
 const usd = (value: number) => round(value, 4);
@@ -81,22 +90,108 @@ function headline(
   ];
 }
 
+/** The goals of the 1-event cases (excluding data transfer out), by rate and configuration. */
+const SINGLE_EVENT_GOALS: Partial<Record<number, Partial<Record<keyof typeof CONFIGURATIONS, number>>>> = {
+  50: { httpApi: 2.0, functionUrl: 1.0 },
+  500: { functionUrl: 0.85 },
+};
+
+/** Figures of the 1-event cases by rate: what an invocation took, latency, cost per configuration. */
+function singleEventFigures(cases: readonly CaseBill[]): Figure[] {
+  const figures: Figure[] = [];
+  for (const window of ['default', 'none'] as const) {
+    for (const rate of SINGLE_EVENT_RATES) {
+      const found = cases.find((c) => c.case.key === singleEventKey(rate, window));
+      if (found === undefined) continue;
+      const key = found.case.key;
+      const windowMs = found.windowSeconds * 1000;
+      const latencyGoal = window === 'default' && rate === 50 ? windowMs + 100 : undefined;
+      figures.push(
+        {
+          metric: `delivery-queue messages per delivery invocation, ${key} (window ${found.windowSeconds} s)`,
+          value: round(found.messagesPerDeliveryInvocation, 2),
+          unit: 'messages',
+        },
+        {
+          metric: `publish -> webhook p99, ${key} (window ${found.windowSeconds} s)`,
+          value: round(found.latencyMs.p99, 0),
+          unit: 'ms',
+          ...(latencyGoal === undefined
+            ? {}
+            : { goal: `<= ${latencyGoal}`, met: found.latencyMs.p99 <= latencyGoal }),
+        },
+      );
+      for (const configuration of ['httpApi', 'functionUrl', 'functionUrlKeptMetrics'] as const) {
+        const goal = window === 'default' ? SINGLE_EVENT_GOALS[rate]?.[configuration] : undefined;
+        const { label, bill: billOf } = CONFIGURATIONS[configuration];
+        const breakdown = billOf(found).breakdown;
+        figures.push({
+          metric: `all-in cost per million excluding data transfer out, ${key}${label}`,
+          value: usd(breakdown.totalExcludingDataTransferOut),
+          unit: 'USD',
+          ...(goal === undefined
+            ? {}
+            : { goal: `<= ${goal.toFixed(2)}`, met: breakdown.totalExcludingDataTransferOut <= goal }),
+        });
+      }
+    }
+  }
+  return figures;
+}
+
+/**
+ * 1-event publishes to a subscription that batches up to 10, against the same rate unbatched:
+ * events per request (the goal: at least 5) and data transfer out per million events.
+ */
+function mergedBatchFigures(cases: readonly CaseBill[]): Figure[] {
+  const batched = cases.find((c) => c.case.key === SINGLE_EVENT_BATCHED_KEY);
+  const unbatched = cases.find((c) => c.case.key === singleEventKey(500, 'default'));
+  if (batched === undefined) return [];
+  const transfer = (c: CaseBill) => c.bill.breakdown.dataTransferOut;
+  return [
+    {
+      metric: `events per webhook request, ${SINGLE_EVENT_BATCHED_KEY}`,
+      value: round(batched.eventsPerWebhookRequest, 2),
+      unit: 'events',
+      goal: '>= 5',
+      met: batched.eventsPerWebhookRequest >= 5,
+    },
+    {
+      metric: `data transfer out per million events, ${SINGLE_EVENT_BATCHED_KEY} (unbatched at the same rate)`,
+      value: `${usd(transfer(batched))} (${unbatched === undefined ? 'not run' : usd(transfer(unbatched))})`,
+      unit: 'USD',
+      ...(unbatched === undefined
+        ? {}
+        : { goal: '< unbatched', met: transfer(batched) < transfer(unbatched) }),
+    },
+    {
+      metric: `all-in cost per million excluding data transfer out, ${SINGLE_EVENT_BATCHED_KEY}, function URL ingress`,
+      value: usd(batched.viaFunctionUrl.breakdown.totalExcludingDataTransferOut),
+      unit: 'USD',
+    },
+  ];
+}
+
 function billFigures(
   setUp: BillSetUp,
   cases: readonly CaseBill[],
   fixed: ReturnType<typeof fixedMonthly>,
 ): Figure[] {
   const main = cases.find((c) => c.case.key === '100 per request, 100 ms webhook');
+  const shown = new Set([
+    '100 per request, 100 ms webhook',
+    SINGLE_EVENT_BATCHED_KEY,
+    ...SINGLE_EVENT_RATES.flatMap((rate) => [singleEventKey(rate, 'default'), singleEventKey(rate, 'none')]),
+  ]);
   return [
     ...headline(cases, '100 per request, 100 ms webhook', 0.06, 'httpApi'),
     // The closest configuration where the HTTP API's $0.01 per million events is one line too many.
     ...headline(cases, '100 per request, 100 ms webhook', 0.06, 'functionUrl'),
-    ...headline(cases, '1 per request, 100 ms webhook', undefined, 'httpApi'),
-    // One event per publish request: the HTTP API alone costs $1.00 per million requests, and a
-    // metric record per request about $0.20, so the goal is for the configuration made for it
-    // (`publishIngress: 'functionUrl'`, `metricsFlushSeconds`).
-    ...headline(cases, '1 per request, 100 ms webhook', undefined, 'functionUrl'),
-    ...headline(cases, '1 per request, 100 ms webhook', 1.0, 'functionUrlKeptMetrics'),
+    // One event per publish request, by rate, with the construct's default batching window and
+    // with none: the HTTP API alone costs $1.00 per million requests, so the tighter goals are
+    // for the publish function's URL (`publishIngress: 'functionUrl'`).
+    ...singleEventFigures(cases),
+    ...mergedBatchFigures(cases),
     ...(main === undefined
       ? []
       : [
@@ -112,7 +207,7 @@ function billFigures(
           },
         ]),
     ...cases
-      .filter((c) => !c.case.key.endsWith('100 ms webhook') || c.case.batched)
+      .filter((c) => !shown.has(c.case.key))
       .map((c) => ({
         metric: `all-in cost per million, ${c.case.key} (excluding data transfer out)`,
         value: `${usd(c.bill.breakdown.total)} (${usd(c.bill.breakdown.totalExcludingDataTransferOut)})`,
@@ -148,7 +243,7 @@ function billDescription({
   applicationLevel,
   subscriptionMetrics,
 }: BillSetUp): string {
-  return `The all-in AWS bill per million delivered events, every line item (us-east-1 list prices taken ${PRICES.takenOn}), from short runs of the local stack with the construct's settings (read from its synthesized template: delivery concurrency ${stackSettings.deliveryConcurrency}, JSON logs, system log level ${settings.systemLogLevel}, application log level ${applicationLevel}, tracing ${settings.tracing ? 'active' : 'off'}, metrics per ${subscriptionMetrics ? 'subscription' : 'topic'}) against the sink answering after 10 ms, 100 ms or 1 s, one delivery invocation at a time (the local stack shares one delivery engine between invocations; alone, an invocation has its request slots to itself, as a Lambda instance has), the publish and delivery functions bundled as the construct bundles them, each in a Node.js process of its own. Measured: AWS requests, Lambda invocations and durations, the functions' CPU time, webhook bytes, the handlers' log lines and metric points, cold starts. Assumed: an idle backlog sweep (once a minute) bills ${ASSUMED_SWEEP_MS} ms; this machine's core is a Lambda vCPU (Lambda gives ${LAMBDA_MB_PER_VCPU} MB one, less memory a share), ${COLD_STARTS_PER_MILLION_EVENTS} cold starts per function per million events, X-Ray's default sampling, ${WIRE_OVERHEAD_BYTES_PER_REQUEST} B of TCP/TLS per request, stored log bytes = ingested; with metrics kept across invocations (\`metricsFlushSeconds: ${KEPT_METRICS_SECONDS}\`), each function's invocations spread over ${INSTANCES_OVER_CONCURRENCY} times the instances their rate and mean duration need, each writing every ${KEPT_METRICS_SECONDS} s or when a metric holds 99 values.`;
+  return `The all-in AWS bill per million delivered events, every line item (us-east-1 list prices taken ${PRICES.takenOn}), from short runs of the local stack with the construct's settings (read from its synthesized template: delivery concurrency ${stackSettings.deliveryConcurrency}, JSON logs, system log level ${settings.systemLogLevel}, application log level ${applicationLevel}, tracing ${settings.tracing ? 'active' : 'off'}, metrics per ${subscriptionMetrics ? 'subscription' : 'topic'}) against the sink answering after 10 ms, 100 ms or 1 s, the queues polled as Lambda's SQS event source polls them (${LAMBDA_INITIAL_POLLERS} pollers at first, more while receives come back full, each invoking with what one receive returned or, with a batching window, with what it gathered within the window up to the batch size; the construct's delivery window is ${stackSettings.deliveryBatchingWindowSeconds} s with batches of up to ${stackSettings.deliveryBatchSize} messages, and 1-event publishes also run with none), the delivery invocations sharing one delivery engine (a Lambda instance has its own; its slots for one subscription, a quarter of the delivery concurrency, hold every case's requests in flight), the publish and delivery functions bundled as the construct bundles them, each in a Node.js process of its own. Measured: AWS requests, Lambda invocations and durations, the functions' CPU time, webhook bytes, the handlers' log lines and metric points, cold starts. Assumed: an idle backlog sweep (once a minute) bills ${ASSUMED_SWEEP_MS} ms; this machine's core is a Lambda vCPU (Lambda gives ${LAMBDA_MB_PER_VCPU} MB one, less memory a share), ${COLD_STARTS_PER_MILLION_EVENTS} cold starts per function per million events, X-Ray's default sampling, ${WIRE_OVERHEAD_BYTES_PER_REQUEST} B of TCP/TLS per request, the publish function's queue-depth reads (at most one per ${DELIVERY_BACKLOG_READ_MS / 1000} s per warm instance, and only when a publish comes) counted over ${INSTANCES_OVER_CONCURRENCY} times the instances the publish rate and duration need, stored log bytes = ingested; with metrics kept across invocations (\`metricsFlushSeconds: ${KEPT_METRICS_SECONDS}\`), each function's invocations spread over ${INSTANCES_OVER_CONCURRENCY} times the instances their rate and mean duration need, each writing every ${KEPT_METRICS_SECONDS} s or when a metric holds 99 values.`;
 }
 
 /** A case in the details: its line items in each configuration, its quantities and what was measured. */
@@ -159,6 +254,11 @@ function caseDetails(c: CaseBill) {
     perMillionViaFunctionUrl: roundAll(c.viaFunctionUrl.breakdown, 6),
     perMillionViaFunctionUrlKeptMetrics: roundAll(c.viaFunctionUrlKeptMetrics.breakdown, 6),
     keptMetrics: { ...c.kept, instances: roundAll(c.kept.instances, 2) },
+    gateReads: roundAll(c.gateReads, 2),
+    windowSeconds: c.windowSeconds,
+    messagesPerDeliveryInvocation: round(c.messagesPerDeliveryInvocation, 2),
+    eventsPerWebhookRequest: round(c.eventsPerWebhookRequest, 2),
+    latencyMs: roundAll(c.latencyMs, 1),
     quantitiesPerMillion: roundAll(c.bill.quantities, 1),
     comparisonPerMillion: roundAll(c.comparison, 4),
     measured: {
@@ -187,6 +287,46 @@ function caseDetails(c: CaseBill) {
   };
 }
 
+/**
+ * Cost per million against monthly volume, for Gridwire at 1 and at 100 events per publish (the
+ * default props and the function URL), with a stack of one topic and one subscription.
+ */
+function breakEvenRows(cases: readonly CaseBill[], fixed: ReturnType<typeof fixedMonthly>): BreakEvenRow[] {
+  const fixedMonthlyCost = fixed.stack.total + fixed.perTopic + fixed.perSubscription;
+  const hundred = cases.find((c) => c.case.key === '100 per request, 100 ms webhook');
+  const singles = SINGLE_EVENT_RATES.flatMap((rate) => {
+    const found = cases.find((c) => c.case.key === singleEventKey(rate, 'default'));
+    return found === undefined ? [] : [found];
+  });
+  const reference = singles[0] ?? hundred;
+  if (reference === undefined) return [];
+  const row = (label: string, measured: readonly CaseBill[], configuration: keyof typeof CONFIGURATIONS) =>
+    breakEven({
+      label,
+      perMillionByRate: measured.map((c) => ({
+        eventsPerSecond: c.case.eventsPerSecond,
+        perMillion: CONFIGURATIONS[configuration].bill(c).breakdown.totalExcludingDataTransferOut,
+      })),
+      fixedMonthly: fixedMonthlyCost,
+      eventGrid: reference.comparison.eventGrid,
+      eventBridge: reference.comparison.eventBridge,
+    });
+  return [
+    ...(singles.length === 0
+      ? []
+      : [
+          row('Gridwire, 1 event per publish, default props', singles, 'httpApi'),
+          row('Gridwire, 1 event per publish, function URL', singles, 'functionUrl'),
+        ]),
+    ...(hundred === undefined
+      ? []
+      : [
+          row('Gridwire, 100 events per publish, default props', [hundred], 'httpApi'),
+          row('Gridwire, 100 events per publish, function URL', [hundred], 'functionUrl'),
+        ]),
+  ];
+}
+
 /** The scenario's result from the set-up and the measured cases. */
 export function billResult(setUp: BillSetUp, { cases, emitted }: MeasuredCases): ScenarioResult {
   const { stackSettings, settings } = setUp;
@@ -197,6 +337,7 @@ export function billResult(setUp: BillSetUp, { cases, emitted }: MeasuredCases):
     figures: billFigures(setUp, cases, fixed),
     details: {
       cases: cases.map(caseDetails),
+      breakEven: breakEvenRows(cases, fixed),
       fixedMonthly: {
         ...fixed,
         inputs: {

@@ -37,6 +37,9 @@ const LOG_STORED_SHARE = 1;
  */
 export const KEPT_METRICS_SECONDS = 60;
 
+/** Pollers Lambda's SQS event source starts with (more are added while a backlog builds). */
+export const LAMBDA_INITIAL_POLLERS = 5;
+
 /** Billed time of one idle backlog sweep (four small index queries), assumed: no run measures it. */
 export const ASSUMED_SWEEP_MS = 30;
 /**

@@ -55,7 +55,7 @@ export const latency: Scenario = {
       results: [
         {
           name: 'latency',
-          description: `Publish-to-webhook latency at 1,000 events/s (50 requests/s of 20 events) for ${seconds} s, one subscription.`,
+          description: `Publish-to-webhook latency at 1,000 events/s (50 requests/s of 20 events) for ${seconds} s, one subscription, the delivery queue's event source invoking at once (\`deliveryBatchingWindow: { seconds: 0 }\`): the pipeline's own latency. The construct's default window adds up to its length where batches do not fill (scenario bill, by rate).`,
           figures: [
             { metric: 'events delivered', value: run.delivered, unit: 'events' },
             { metric: 'publish -> webhook p50', value: round(p50, 1), unit: 'ms' },
