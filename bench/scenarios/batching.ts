@@ -23,8 +23,8 @@ const KEPT_UP_DRAIN_SECONDS = 2;
 /**
  * Output batching: a ladder of offered loads (100 events per publish request) to a subscription
  * with `maxEventsPerBatch: 100`, and how full batches get at 100, 1,000 and 5,000 events/s
- * (Gridwire never waits to fill a batch: a batch holds what one job holds, the events of one
- * publish request).
+ * (the engine never waits to fill a batch: a batch holds the due events of the subscription one
+ * delivery invocation received, its jobs merged).
  */
 async function measureBatching(
   rig: Rig,
@@ -153,7 +153,7 @@ async function measureBatching(
     {
       name: 'batch fill',
       description:
-        'Events per webhook request for a subscription with `maxEventsPerBatch: 1000`, by publish rate and events per publish request. A batch holds what one job holds (the events of one publish request), so fill follows how publishers batch, not the rate.',
+        "Events per webhook request for a subscription with `maxEventsPerBatch: 1000`, by publish rate and events per publish request. A batch holds the subscription's due events one delivery invocation received (its jobs merged, so events of separate publishes share requests), so fill follows how publishers batch and how many messages an invocation gets. This stack's delivery queue invokes at once (no batching window), each poller with what one receive returned (at most 10 messages); the construct's default window is measured in the bill scenario.",
       figures: fills.map((fill) => ({
         metric: `${fill.rate.toLocaleString('en-US')} events/s, ${fill.perRequest} per publish request`,
         value: round(fill.events / Math.max(1, fill.requests), 2),
