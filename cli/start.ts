@@ -4,7 +4,13 @@ import { Command, InvalidArgumentError, Option, type OptionValueSource } from 'c
 import { consoleUrl } from '../local/console';
 import { parseLambdaArgument } from '../local/lambda-functions';
 import type { LocalStack } from '../local/stack';
-import { ENV, LOCAL_ENV } from '../shared/config/resources';
+import {
+  DELIVERY_BATCHING_DEFAULTS,
+  ENV,
+  LAMBDA_SQS_LIMITS,
+  LOCAL_ENV,
+  MAX_DELIVERY_BATCH_SIZE,
+} from '../shared/config/resources';
 import { CliError } from './errors';
 import { atLeastOne, dataDirOption, flag, integer } from './options';
 
@@ -22,6 +28,10 @@ interface StartOptions {
   adminToken?: string;
   adminTokenFile?: string;
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  /** `--delivery-batching-window`: seconds the delivery queue's poller gathers messages. */
+  deliveryBatchingWindow: number;
+  /** `--delivery-batch-size`: messages per delivery invocation at most. */
+  deliveryBatchSize: number;
 }
 
 /** The exit code of a stack that stopped because it broke (its emulator process died). */
@@ -106,7 +116,26 @@ export function startCommand(): Command {
         .choices(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'])
         .default('WARN'),
     )
+    .addOption(
+      new Option(
+        '--delivery-batching-window <seconds>',
+        "seconds the delivery queue's poller gathers messages before it invokes, as Lambda's batching window (0 to 300; 0 invokes at once)",
+      )
+        .env(LOCAL_ENV.deliveryBatchingWindow)
+        .default(DELIVERY_BATCHING_DEFAULTS.seconds)
+        .argParser(integer('--delivery-batching-window', 0, LAMBDA_SQS_LIMITS.maxBatchingWindowSeconds)),
+    )
+    .addOption(
+      new Option(
+        '--delivery-batch-size <n>',
+        `messages per delivery invocation at most (1 to ${LAMBDA_SQS_LIMITS.maxBatchSizeWithoutWindow} without a window, 1 to ${MAX_DELIVERY_BATCH_SIZE} with one)`,
+      )
+        .env(LOCAL_ENV.deliveryBatchSize)
+        .default(DELIVERY_BATCHING_DEFAULTS.batchSize)
+        .argParser(integer('--delivery-batch-size', 1, MAX_DELIVERY_BATCH_SIZE)),
+    )
     .action(async (options: StartOptions, command: Command) => {
+      checkDeliveryBatching(options);
       const adminToken = await resolveAdminToken(
         options,
         (key) => command.getOptionValueSource(key),
@@ -114,6 +143,18 @@ export function startCommand(): Command {
       );
       await runStart(options, adminToken);
     });
+}
+
+/** A batch above Lambda's without-window limit needs a window, as the construct's prop does. */
+export function checkDeliveryBatching(
+  options: Pick<StartOptions, 'deliveryBatchingWindow' | 'deliveryBatchSize'>,
+): void {
+  const limit = LAMBDA_SQS_LIMITS.maxBatchSizeWithoutWindow;
+  if (options.deliveryBatchingWindow === 0 && options.deliveryBatchSize > limit) {
+    throw new CliError(
+      `--delivery-batch-size must be at most ${limit} when --delivery-batching-window is 0 (got ${options.deliveryBatchSize})`,
+    );
+  }
 }
 
 /** Longest admin token read from a file (the header carrying it stays well under any limit). */
@@ -194,6 +235,10 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
       blockPrivateEndpoints: options.blockPrivateEndpoints,
       ...(options.lambda === undefined ? {} : { lambdaFunctions: options.lambda }),
       logLevel: options.logLevel,
+      deliveryBatchingWindow: {
+        seconds: options.deliveryBatchingWindow,
+        batchSize: options.deliveryBatchSize,
+      },
       ...(adminToken === undefined ? {} : { adminToken }),
       // The emulators died (killed, crashed): nothing can be served or delivered any more, so
       // the stack leaves at once and says so. What it accepted is on disk; a restart delivers it.

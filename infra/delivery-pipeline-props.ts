@@ -7,7 +7,7 @@ import type { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import type { QueueKey } from '../shared/config/resources';
+import type { DeliveryBatchingWindow, QueueKey } from '../shared/config/resources';
 import type { ResourceDestinationPair } from './pipeline/functions';
 import type { PublishIngress } from './pipeline/publish-url';
 
@@ -45,6 +45,19 @@ export interface DeliveryPipelineProps {
    * @default 60
    */
   readonly backlogWindowSeconds?: number;
+  /**
+   * How the delivery queue's consumer gathers fresh deliveries (Lambda's batching window on its
+   * event source mapping): for up to `seconds` (an integer from 0 to 300) after the first, and at
+   * most `batchSize` per invocation (1 to 10 when `seconds` is 0, 1 to 100 with a window; 100
+   * caps the jobs one invocation holds). A window means fewer invocations and SQS requests per
+   * event at low rates, and lets the jobs of one subscription from several publishes share an
+   * invocation, so subscriptions with `maxEventsPerBatch` get batches across publishes; the price
+   * is up to `seconds` of added delivery latency while traffic is light (under load, batches fill
+   * before the window ends). The window is added to the queue's visibility timeout. `{ seconds: 0 }`
+   * invokes with each receive's messages at once, as before.
+   * @default { seconds: 1, batchSize: 10 }
+   */
+  readonly deliveryBatchingWindow?: DeliveryBatchingWindow;
   /**
    * Hours since publishing after which an event still waiting in a subscription's backlog fires
    * the `backlogOldestAge` alarm (from 1 to 168, the longest time to live).
@@ -140,7 +153,7 @@ export interface DeliveryPipelineProps {
    * publish function refuses publishes with `429` and `Retry-After: 5`, until they are down to
    * half (each instance reads the queue's depth at most every 2 s; if it can't, it lets
    * publishes in). `false` never refuses. Each refusal counts `PublishThrottledCount`.
-   * @default 20 rounds of the fresh-delivery consumers' intake: 20 × `maxDeliveryInvocations.delivery` (50) × 10 jobs = 10,000
+   * @default 20 rounds of the fresh-delivery consumers' intake: 20 × `maxDeliveryInvocations.delivery` (50) × the batch size (`deliveryBatchingWindow.batchSize`, 10) = 10,000
    */
   readonly deliveryBacklogLimit?: number | false;
   /**

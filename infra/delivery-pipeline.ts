@@ -11,7 +11,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BACKLOG_WINDOW_SECONDS, ENV, type QueueKey } from '../shared/config/resources';
+import { BACKLOG_WINDOW_SECONDS, deliveryBatchingOf, ENV, type QueueKey } from '../shared/config/resources';
 import { METRICS_NAMESPACE } from '../shared/observability/metrics';
 import { ALARM_THRESHOLDS } from './alarm-definitions';
 import { alarmEmailsOf, createAlarmTopic, subscribeAlarmEmails } from './alarm-topic';
@@ -152,7 +152,12 @@ export class DeliveryPipeline extends Construct {
       deletionProtection: props.deletionProtection ?? false,
       deadLetterBucket: props.deadLetterBucket,
     });
-    const batchingWindows = { backlog: props.backlogWindowSeconds ?? BACKLOG_WINDOW_SECONDS };
+    const deliveryBatching = deliveryBatchingOf(props.deliveryBatchingWindow);
+    const batchingWindows = {
+      backlog: props.backlogWindowSeconds ?? BACKLOG_WINDOW_SECONDS,
+      delivery: deliveryBatching.seconds,
+    };
+    const batchSizes = { delivery: deliveryBatching.batchSize };
     const { queues, redriveQueues } = createQueues(this, batchingWindows);
     const { api, url: apiUrl } = createHttpApi(this);
     const maxInvocations = props.maxDeliveryInvocations ?? {};
@@ -169,9 +174,11 @@ export class DeliveryPipeline extends Construct {
       applicationLogLevel: props.applicationLogLevel ?? ApplicationLogLevel.INFO,
       publishReservedConcurrency,
       deliveryReservedConcurrency,
-      deliveryBacklogLimit: props.deliveryBacklogLimit ?? defaultDeliveryBacklogLimit(maxInvocations),
+      deliveryBacklogLimit:
+        props.deliveryBacklogLimit ?? defaultDeliveryBacklogLimit(maxInvocations, deliveryBatching.batchSize),
       maxInvocations,
       batchingWindows,
+      batchSizes,
     });
     allowResourceDestinations(functions.delivery, props.resourceDestinations ?? []);
     // The prop's patterns, for the function that checks a subscription's destination when it is

@@ -1,9 +1,12 @@
 /**
  * Lambda's SQS event source mappings, locally: one poller per queue of `QUEUES`, feeding the
- * queue's consumer function with the batch size and concurrency the queue defines.
+ * queue's consumer function with the batch size, batching window and concurrency the queue
+ * defines (see `localConsumerOf` for the windows emulated).
  */
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import {
+  deliveryBatchingOf,
+  deliveryBatchingProblems,
   FUNCTIONS,
   QUEUES,
   type QueueDefinition,
@@ -12,8 +15,9 @@ import {
 } from '../shared/config/resources';
 import type { AwsClients } from '../shared/platform/aws';
 import type { LocalFunctions } from './functions';
-import { QueuePoller } from './poller';
+import { INITIAL_POLLERS, QueuePoller } from './poller';
 import type { LocalResources } from './provision';
+import { LocalStackError } from './stack-error';
 import type { LocalStackOptions } from './stack-options';
 
 export interface EventSources {
@@ -24,20 +28,56 @@ export interface EventSources {
 }
 
 /**
- * The batch a local poller hands its consumer: the queue's batch size, but at most what one
- * receive returns (ten messages). Lambda's batching window is not emulated, so a queue whose
- * consumer gathers thousands of messages on AWS (the backlog queue) gets ten at a time locally.
+ * The batch a local poller hands its consumer when the queue's window is not emulated: the
+ * queue's batch size, but at most what one receive returns (ten messages).
  */
 export const localBatchSize = (consumer: QueueDefinition['consumer']): number =>
   Math.min(consumer.batchSize, SQS_LIMITS.maxBatchEntries);
+
+/**
+ * The batch size and batching window a queue's local poller uses. The delivery queue's are
+ * emulated as on AWS: `deliveryBatchingWindow` (default `DELIVERY_BATCHING_DEFAULTS`, a 1 s
+ * window). The other queues' long windows are not, unless `emulateAllBatchingWindows` asks for
+ * them: the backlog queue gathers for 60 s on AWS and the ended-delivery queue for 300 s, which
+ * locally would write events into a backlog a minute late and dead letters five minutes late, and
+ * slow every test that waits on them; locally they take at most one receive (ten messages) at once.
+ */
+export function localConsumerOf(
+  key: QueueKey,
+  options: Pick<LocalStackOptions, 'deliveryBatchingWindow' | 'emulateAllBatchingWindows'>,
+): { batchSize: number; batchingWindowMs: number } {
+  if (key === 'delivery') {
+    const { seconds, batchSize } = deliveryBatchingOf(options.deliveryBatchingWindow);
+    return { batchSize, batchingWindowMs: seconds * 1000 };
+  }
+  const consumer = QUEUES[key].consumer;
+  if (options.emulateAllBatchingWindows === true) {
+    return { batchSize: consumer.batchSize, batchingWindowMs: consumer.batchingWindowSeconds * 1000 };
+  }
+  return { batchSize: localBatchSize(consumer), batchingWindowMs: 0 };
+}
+
+/** `options.deliveryBatchingWindow` checked as the construct checks its prop; a `LocalStackError` naming the problem. */
+export function checkEventSourceOptions(options: Pick<LocalStackOptions, 'deliveryBatchingWindow'>): void {
+  const problems = deliveryBatchingProblems(options.deliveryBatchingWindow);
+  if (problems.length > 0) throw new LocalStackError(`Invalid local stack setting: ${problems.join('; ')}`);
+}
 
 /** A poller per queue, handing its batches to the queue's consumer; none is started. */
 export async function createEventSources(
   clients: AwsClients,
   resources: LocalResources,
   consumers: LocalFunctions['consumers'],
-  options: Pick<LocalStackOptions, 'pollersPerQueue' | 'maxConcurrency' | 'onInvocation'>,
+  options: Pick<
+    LocalStackOptions,
+    | 'pollersPerQueue'
+    | 'maxConcurrency'
+    | 'onInvocation'
+    | 'deliveryBatchingWindow'
+    | 'emulateAllBatchingWindows'
+  >,
 ): Promise<EventSources> {
+  checkEventSourceOptions(options);
   const sources: EventSources = { pollers: [] };
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
     const consumer = QUEUES[key].consumer;
@@ -51,8 +91,8 @@ export async function createEventSources(
       sqs: clients.sqs,
       queueUrl: url,
       queueArn: Attributes?.QueueArn ?? url,
-      batchSize: localBatchSize(consumer),
-      receivers: options.pollersPerQueue ?? 2,
+      ...localConsumerOf(key, options),
+      initialPollers: options.pollersPerQueue ?? INITIAL_POLLERS,
       maxConcurrency: Math.min(consumer.maxConcurrency, options.maxConcurrency ?? Number.POSITIVE_INFINITY),
       fn: FUNCTIONS[fnKey],
       fnKey,

@@ -1,11 +1,27 @@
 /**
- * Invokes an SQS-consuming handler the way a Lambda event source mapping does: a few receive
- * loops long-poll batches and start an invocation for each, with at most `maxConcurrency`
- * invocations in flight per queue; each invocation deletes what succeeded and leaves reported
- * failures (or the whole batch, if the handler throws) to reappear after the visibility timeout.
- * A loop waits for its invocation (so the next receive gathers what arrived meanwhile), but only
+ * Invokes an SQS-consuming handler the way a Lambda event source mapping does, for a standard
+ * queue:
+ * - Pollers (receive loops) long-poll the queue, `initialPollers` of them at first (5, as on AWS).
+ *   Each takes an invocation slot before it receives, so at most `maxConcurrency` invocations are
+ *   in flight per queue and messages are received only when one can start.
+ * - Without a batching window a poller invokes with what one receive returned. With one
+ *   (`batchingWindowMs`), a poller that received messages keeps receiving (10 at most per
+ *   receive) until the batch holds `batchSize` messages, the window has passed since its first
+ *   message, or the next message would take the event past Lambda's 6 MB payload limit (that
+ *   message starts the poller's next batch); then it invokes. A receive inside the window waits
+ *   no longer than what is left of it, in whole seconds: with less than a second left it is a
+ *   short poll, and an empty one is followed by a pause of {@link SHORT_POLL_PAUSE_MS} (or the
+ *   rest of the window) before the next. A batch size above 10 needs a window of at least 1 s.
+ * - Pollers grow with a backlog and shrink when idle: a receive that returns as many messages as
+ *   it asked for adds a poller, at most one per {@link POLLER_GROWTH_INTERVAL_MS} and never more
+ *   than `maxConcurrency`; a poller whose receive for a new batch returns nothing stops, while
+ *   more than `initialPollers` run.
+ * - Each invocation deletes what succeeded and leaves reported failures (or the whole batch, if
+ *   the handler throws) to reappear after the visibility timeout.
+ * A poller waits for its invocation (so the next receive gathers what arrived meanwhile), but only
  * for `handOffAfterMs`: a slow invocation (a webhook hanging for 30 s) is left running in its
- * slot and the loop receives again, so the queue's other messages keep moving.
+ * slot and the poller receives again, so the queue's other messages keep moving.
+ * Time (the window, the growth interval, pauses) is read from `clock`, which tests replace.
  */
 import {
   DeleteMessageBatchCommand,
@@ -14,7 +30,12 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { FunctionDefinition, FunctionKey } from '../shared/config/resources';
+import {
+  type FunctionDefinition,
+  type FunctionKey,
+  LAMBDA_SQS_LIMITS,
+  SQS_LIMITS,
+} from '../shared/config/resources';
 import type { LoggerLike } from '../shared/observability/logging';
 import { Semaphore, withTimeout } from '../shared/platform/concurrency';
 import { runAsFunction } from './current-function';
@@ -22,24 +43,82 @@ import { type InvocationStats, lambdaContext } from './lambda-context';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
+/** The time a poller reads: the real one by default ({@link REAL_POLLER_CLOCK}). */
+export interface PollerClock {
+  now(): number;
+  /** Resolves after `ms`, or at once when `signal` is aborted. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export const REAL_POLLER_CLOCK: PollerClock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve) => {
+      if (signal.aborted) {
+        resolve();
+        return;
+      }
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done);
+    }),
+};
+
+/** Pollers an event source mapping starts with, and the fewest it shrinks back to (as on AWS). */
+export const INITIAL_POLLERS = 5;
+
+/** At most one poller is added per this many milliseconds while receives come back full. */
+export const POLLER_GROWTH_INTERVAL_MS = 1000;
+
+/** The pause after an empty short poll inside a batching window (less than 1 s of it left). */
+export const SHORT_POLL_PAUSE_MS = 100;
+
 export interface PollerOptions {
   sqs: SQSClient;
   queueUrl: string;
   queueArn: string;
+  /** Messages per invocation at most: 1 to 10 without a window, up to 10,000 with one. */
   batchSize: number;
-  /** Receive loops running side by side (Lambda's pollers). */
-  receivers: number;
-  /** Invocations in flight at most (the event source mapping's maximum concurrency). */
+  /**
+   * How long a poller gathers messages after the first of a batch before it invokes (Lambda's
+   * maximum batching window, at most 300 s); default 0: one receive's messages at once.
+   */
+  batchingWindowMs?: number;
+  /** Pollers at start, and the fewest they shrink back to when idle (default {@link INITIAL_POLLERS}). */
+  initialPollers?: number;
+  /** Invocations in flight at most (the event source mapping's maximum concurrency); pollers never outnumber it by growing. */
   maxConcurrency: number;
-  /** How long a loop waits for its invocation before receiving again (default {@link HAND_OFF_AFTER_MS}). */
+  /** How long a poller waits for its invocation before receiving again (default {@link HAND_OFF_AFTER_MS}). */
   handOffAfterMs?: number;
   fn: FunctionDefinition;
   fnKey: FunctionKey;
   handler: SqsHandler;
   logger: LoggerLike;
-  /** Seconds a receive waits for messages (long polling). */
+  /** Seconds a receive for a new batch waits for messages (long polling; default 2). */
   waitTimeSeconds?: number;
+  /** Where the poller reads the time and sleeps (default {@link REAL_POLLER_CLOCK}). */
+  clock?: PollerClock;
   onInvocation?: (stats: InvocationStats) => void;
+}
+
+/** What a poller has done so far (running totals), and its pollers now. */
+export interface PollerCounts {
+  /** Receives made, empty ones included. */
+  receives: number;
+  /** Receives that returned nothing. */
+  emptyReceives: number;
+  /** Invocations started. */
+  invocations: number;
+  /** Messages handed to those invocations (divided by `invocations`: messages per invocation). */
+  messages: number;
+  /** Pollers running now. */
+  pollers: number;
+  /** The most pollers that ran at once. */
+  peakPollers: number;
 }
 
 export function toSqsRecord(message: Message, queueArn: string): SQSRecord {
@@ -65,34 +144,69 @@ export function toSqsRecord(message: Message, queueArn: string): SQSRecord {
 /** How long a receive loop waits for its invocation before it hands it off and receives again. */
 export const HAND_OFF_AFTER_MS = 100;
 
+/** A batch a poller gathered, and the messages received beyond it (they start its next batch). */
+interface Gathered {
+  messages: Message[];
+  carried: Message[];
+  /** Whether the receive for a new batch returned nothing (the queue looked empty). */
+  idle: boolean;
+}
+
 export class QueuePoller {
   private running = false;
   private readonly abort = new AbortController();
-  private loops: Promise<void>[] = [];
+  private readonly loops = new Set<Promise<void>>();
   private readonly slots: Semaphore;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly clock: PollerClock;
+  private readonly batchingWindowMs: number;
+  private readonly initialPollers: number;
+  private lastGrowth = 0;
+  private readonly totals = { receives: 0, emptyReceives: 0, invocations: 0, messages: 0 };
+  private pollerCount = 0;
+  private peakPollers = 0;
 
   constructor(private readonly options: PollerOptions) {
     this.slots = new Semaphore(options.maxConcurrency);
+    this.clock = options.clock ?? REAL_POLLER_CLOCK;
+    this.batchingWindowMs = options.batchingWindowMs ?? 0;
+    this.initialPollers = options.initialPollers ?? INITIAL_POLLERS;
+    const { batchSize } = options;
+    const maxWindowMs = LAMBDA_SQS_LIMITS.maxBatchingWindowSeconds * 1000;
+    if (!(this.batchingWindowMs >= 0 && this.batchingWindowMs <= maxWindowMs)) {
+      throw new RangeError(
+        `batchingWindowMs must be from 0 to ${maxWindowMs} (got ${this.batchingWindowMs})`,
+      );
+    }
+    const maxBatchSize =
+      this.batchingWindowMs >= 1000
+        ? LAMBDA_SQS_LIMITS.maxBatchSize
+        : LAMBDA_SQS_LIMITS.maxBatchSizeWithoutWindow;
+    if (!(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= maxBatchSize)) {
+      throw new RangeError(
+        `batchSize must be an integer from 1 to ${maxBatchSize} with a batching window of ${this.batchingWindowMs} ms (got ${batchSize})`,
+      );
+    }
+    if (!(Number.isInteger(this.initialPollers) && this.initialPollers >= 1)) {
+      throw new RangeError(`initialPollers must be an integer of at least 1 (got ${this.initialPollers})`);
+    }
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    // On AWS the event source mapping receives and deletes with the consuming function's role:
-    // the loops run as that function, so their SQS calls are checked against its policy.
-    this.loops = Array.from({ length: this.options.receivers }, () =>
-      runAsFunction(this.options.fnKey, () => this.loop()),
-    );
+    this.lastGrowth = this.clock.now();
+    for (let i = 0; i < this.initialPollers; i += 1) this.addPoller();
   }
 
   /** Stops receiving and waits for invocations in progress to finish. */
   async stop(): Promise<void> {
     this.running = false;
     this.abort.abort();
-    // A loop waiting for a slot gets one when an invocation ends, sees the stop and gives it back.
+    // A poller waiting for a slot gets one when an invocation ends, sees the stop and gives it
+    // back; none is added once stopping.
     await Promise.all(this.loops);
-    // The loops add no invocation once they have ended; wait for those still running.
+    // The pollers add no invocation once they have ended; wait for those still running.
     await Promise.all(this.inFlight);
   }
 
@@ -104,21 +218,56 @@ export class QueuePoller {
     return this.inFlight.size;
   }
 
+  /** Pollers running now. */
+  get pollers(): number {
+    return this.pollerCount;
+  }
+
+  /** Receives, invocations and messages so far, and the pollers now and at most. */
+  counts(): PollerCounts {
+    return { ...this.totals, pollers: this.pollerCount, peakPollers: this.peakPollers };
+  }
+
+  private addPoller(): void {
+    this.pollerCount += 1;
+    this.peakPollers = Math.max(this.peakPollers, this.pollerCount);
+    // On AWS the event source mapping receives and deletes with the consuming function's role:
+    // the pollers run as that function, so their SQS calls are checked against its policy.
+    const loop = runAsFunction(this.options.fnKey, () => this.loop()).finally(() => {
+      this.pollerCount -= 1;
+      this.loops.delete(loop);
+    });
+    this.loops.add(loop);
+  }
+
+  /** One more poller after a full receive: at most one per growth interval, never above maxConcurrency. */
+  private grow(): void {
+    if (!this.running || this.pollerCount >= this.options.maxConcurrency) return;
+    const now = this.clock.now();
+    if (now - this.lastGrowth < POLLER_GROWTH_INTERVAL_MS) return;
+    this.lastGrowth = now;
+    this.addPoller();
+  }
+
   private async loop(): Promise<void> {
-    while (this.running) {
+    let carried: Message[] = [];
+    while (this.running || carried.length > 0) {
       // A slot is taken before a receive, so messages are received only when an invocation can start.
       const release = await this.slots.acquire();
-      if (!this.running) {
+      if (!this.running && carried.length === 0) {
         release();
         return;
       }
-      const messages = await this.receive();
-      if (messages.length === 0) {
+      const gathered = await this.gather(carried);
+      carried = gathered.carried;
+      if (gathered.messages.length === 0) {
         release();
+        // The queue looked empty: one poller fewer, down to the initial count.
+        if (gathered.idle && this.running && this.pollerCount > this.initialPollers) return;
         continue;
       }
       // A batch received while stopping is still invoked; `stop` waits for it.
-      const invocation = this.invoke(messages)
+      const invocation = this.invoke(gathered.messages)
         .catch((error: unknown) =>
           this.options.logger.error('invocation failed', { error: (error as Error).message }),
         )
@@ -134,26 +283,84 @@ export class QueuePoller {
     }
   }
 
+  /**
+   * One batch: the messages carried over from the last, then receives until the batch is full,
+   * its window has passed (at once without a window) or the payload limit is reached.
+   */
+  private async gather(carriedOver: Message[]): Promise<Gathered> {
+    const { batchSize } = this.options;
+    const batch: Message[] = [];
+    let bytes = 0;
+    /** Adds what fits; returns the rest. */
+    const take = (messages: Message[]): Message[] => {
+      for (const [index, message] of messages.entries()) {
+        const size = recordBytes(message, this.options.queueArn);
+        const fits =
+          batch.length < batchSize &&
+          (batch.length === 0 || bytes + size <= LAMBDA_SQS_LIMITS.maxPayloadBytes);
+        if (!fits) return messages.slice(index);
+        batch.push(message);
+        bytes += size;
+      }
+      return [];
+    };
+    const carried = take(carriedOver);
+    if (carried.length > 0 || !this.running) return { messages: batch, carried, idle: false };
+    let startedAt = batch.length > 0 ? this.clock.now() : undefined;
+    if (startedAt !== undefined && this.batchingWindowMs === 0)
+      return { messages: batch, carried, idle: false };
+    const longPollSeconds = this.options.waitTimeSeconds ?? 2;
+    while (this.running) {
+      let waitSeconds = longPollSeconds;
+      let leftMs = Number.POSITIVE_INFINITY;
+      if (startedAt !== undefined) {
+        leftMs = this.batchingWindowMs - (this.clock.now() - startedAt);
+        if (leftMs <= 0) break;
+        waitSeconds = Math.min(longPollSeconds, Math.floor(leftMs / 1000));
+      }
+      const asked = Math.min(SQS_LIMITS.maxBatchEntries, batchSize - batch.length);
+      const received = await this.receive(asked, waitSeconds);
+      // A full receive: more may be waiting.
+      if (received.length === asked) this.grow();
+      if (startedAt === undefined) {
+        if (received.length === 0) return { messages: [], carried: [], idle: true };
+        startedAt = this.clock.now();
+      }
+      const rest = take(received);
+      if (rest.length > 0 || batch.length >= batchSize || this.batchingWindowMs === 0) {
+        return { messages: batch, carried: rest, idle: false };
+      }
+      if (received.length === 0 && waitSeconds === 0) {
+        await this.clock.sleep(Math.min(SHORT_POLL_PAUSE_MS, leftMs), this.abort.signal);
+      }
+    }
+    return { messages: batch, carried: [], idle: false };
+  }
+
   /** One receive; nothing when it fails or the poller is stopping. */
-  private async receive(): Promise<Message[]> {
+  private async receive(maxMessages: number, waitSeconds: number): Promise<Message[]> {
     const { sqs, queueUrl, logger } = this.options;
+    this.totals.receives += 1;
+    let messages: Message[] = [];
     try {
       const received = await sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: queueUrl,
-          MaxNumberOfMessages: this.options.batchSize,
-          WaitTimeSeconds: this.options.waitTimeSeconds ?? 2,
+          MaxNumberOfMessages: maxMessages,
+          WaitTimeSeconds: waitSeconds,
           MessageSystemAttributeNames: ['All'],
         }),
         { abortSignal: this.abort.signal },
       );
-      return received.Messages ?? [];
+      messages = received.Messages ?? [];
     } catch (error) {
-      if (!this.running) return [];
-      logger.error('receive failed; polling again shortly', { queueUrl, error: (error as Error).message });
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      return [];
+      if (this.running) {
+        logger.error('receive failed; polling again shortly', { queueUrl, error: (error as Error).message });
+        await this.clock.sleep(1000, this.abort.signal);
+      }
     }
+    if (messages.length === 0) this.totals.emptyReceives += 1;
+    return messages;
   }
 
   private async invoke(messages: Message[]): Promise<void> {
@@ -161,6 +368,8 @@ export class QueuePoller {
     const event: SQSEvent = {
       Records: messages.map((message) => toSqsRecord(message, this.options.queueArn)),
     };
+    this.totals.invocations += 1;
+    this.totals.messages += messages.length;
     const started = Date.now();
     let failed: Set<string>;
     try {
@@ -206,3 +415,7 @@ export class QueuePoller {
     });
   }
 }
+
+/** The bytes a message adds to the invocation's event: its record, as JSON. */
+const recordBytes = (message: Message, queueArn: string): number =>
+  Buffer.byteLength(JSON.stringify(toSqsRecord(message, queueArn)));

@@ -4,6 +4,7 @@
  * `functions.ts`, `event-sources.ts`, `http-api.ts`) need not import the stack that runs them.
  */
 import type { DeliveryFunctionHandler } from '../functions/delivery';
+import type { DeliveryBatchingWindow } from '../shared/config/resources';
 import type { WebhookSender } from '../shared/delivery/webhook-sender';
 import type { ObservabilityOptions } from '../shared/lambda/wiring';
 import type { AwsClients, LocalEndpoints } from '../shared/platform/aws';
@@ -70,10 +71,27 @@ export interface LocalStackOptions {
   /** Days failed-attempt history is kept (default as on AWS; dynalite never expires items). */
   historyRetentionDays?: number;
   /**
-   * Receive loops per queue (Lambda's pollers; default 2). Each hands its batches to invocations
-   * without waiting for them, so this bounds receives, not invocations.
+   * Pollers (receive loops) each queue starts with, and the fewest it shrinks back to when idle
+   * (default 5, as Lambda's event source mappings). More are added while receives come back full,
+   * up to the queue's maximum concurrency (`local/poller.ts`). A poller waits for its invocation,
+   * but hands a slow one off after a moment and receives again, so invocations in flight may
+   * outnumber pollers.
    */
   pollersPerQueue?: number;
+  /**
+   * The delivery queue's batching window and the batch size it allows, emulated as Lambda's event
+   * source mapping does (the construct's `deliveryBatchingWindow` prop, with the same default and
+   * limits): `seconds` an integer from 0 to 300, `batchSize` 1 to 10 without a window and 1 to 100
+   * with one (default 10). Default `{ seconds: 1, batchSize: 10 }`; `{ seconds: 0 }` invokes with
+   * each receive's messages at once.
+   */
+  deliveryBatchingWindow?: DeliveryBatchingWindow;
+  /**
+   * Whether the backlog and ended-delivery queues' pollers gather messages over the windows they
+   * have on AWS (60 s and 300 s, batches of up to 10,000 and 100); default off: events reach a
+   * backlog and dead letters are written without those delays, ten messages per invocation at most.
+   */
+  emulateAllBatchingWindows?: boolean;
   /**
    * Lowers the invocations in flight per queue (default: the queue's `consumer.maxConcurrency`,
    * as on AWS; a larger value is ignored).

@@ -21,7 +21,7 @@ import { openDataDir } from './data-dir';
 import { LOCK_FILE } from './data-dir-lock';
 import { type Emulators, startEmulators } from './emulators';
 import { ENDPOINTS_FILE, writeEndpointsFile } from './endpoints-file';
-import { createEventSources } from './event-sources';
+import { checkEventSourceOptions, createEventSources } from './event-sources';
 import { buildLocalFunctions } from './functions';
 import type { Gateway, Listener } from './gateway';
 import { startHttpApi } from './http-api';
@@ -68,6 +68,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const dataDir = resolve(options.dataDir);
   const host = options.host ?? '127.0.0.1';
   const settings = checkedFunctionSettings(options);
+  checkEventSourceOptions(options);
   const { unlock, adminToken, sealingKeys, credentials } = await openDataDir(dataDir, options.adminToken);
   const emulators = await startCheckedEmulators(dataDir, host, credentials, options.onFatal, unlock);
   const parts: RunningParts = { emulators, unlock, pollers: [] };

@@ -139,9 +139,13 @@ export const DELIVERY_BACKLOG_ROUNDS = 20;
  * them waiting means the workers would need twenty batches each to catch up (seconds with
  * webhooks answering in a few hundred milliseconds, minutes with slow ones) while publishing
  * keeps adding, so refusing there bounds the delay of fresh deliveries without refusing the
- * short bursts a queue is there to absorb. It follows `maxDeliveryInvocations.delivery`.
+ * short bursts a queue is there to absorb. It follows `maxDeliveryInvocations.delivery` and the
+ * delivery queue's batch size (`deliveryBatchingWindow.batchSize`, given as `deliveryBatchSize`).
  */
-export const defaultDeliveryBacklogLimit = (maxInvocations: MaxInvocations): number =>
+export const defaultDeliveryBacklogLimit = (
+  maxInvocations: MaxInvocations,
+  deliveryBatchSize: number = QUEUES.delivery.consumer.batchSize,
+): number =>
   DELIVERY_BACKLOG_ROUNDS *
   (maxInvocations.delivery ?? QUEUES.delivery.consumer.maxConcurrency) *
-  QUEUES.delivery.consumer.batchSize;
+  deliveryBatchSize;

@@ -186,6 +186,8 @@ export interface FunctionsOptions {
   readonly maxInvocations: Partial<Record<QueueKey, number>>;
   /** Per queue, the seconds its consumer gathers messages; else the queue's own. */
   readonly batchingWindows: Partial<Record<QueueKey, number>>;
+  /** Per queue, the most messages per invocation of its consumer; else the queue's own. */
+  readonly batchSizes: Partial<Record<QueueKey, number>>;
 }
 
 /**
@@ -364,7 +366,7 @@ function consumeQueues(functions: PipelineFunctions, options: FunctionsOptions):
     const batchingWindowSeconds = options.batchingWindows[key] ?? consumer.batchingWindowSeconds;
     fn.addEventSource(
       new SqsEventSource(options.queues[key], {
-        batchSize: consumer.batchSize,
+        batchSize: options.batchSizes[key] ?? consumer.batchSize,
         reportBatchItemFailures: true,
         maxConcurrency: options.maxInvocations[key] ?? consumer.maxConcurrency,
         ...(batchingWindowSeconds > 0 ? { maxBatchingWindow: Duration.seconds(batchingWindowSeconds) } : {}),

@@ -5,7 +5,12 @@
  */
 import { Token } from 'aws-cdk-lib';
 import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
-import { LAMBDA_SQS_LIMITS, OUTPUT_PREFIX_PATTERN, QUEUES } from '../../shared/config/resources';
+import {
+  deliveryBatchingProblems,
+  LAMBDA_SQS_LIMITS,
+  OUTPUT_PREFIX_PATTERN,
+  QUEUES,
+} from '../../shared/config/resources';
 import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../../shared/config/runtime';
 import { isValidMetricsNamespace, METRICS_NAMESPACE_RULE } from '../../shared/observability/metrics';
 import { alarmEmailsOf } from '../alarm-topic';
@@ -59,6 +64,7 @@ export function validateProps(props: DeliveryPipelineProps): void {
   };
   for (const name of FUNCTION_SETTING_PROPS) checkRange(name, props[name], SETTING_RANGES[name]);
   checkRange('backlogWindowSeconds', props.backlogWindowSeconds, BACKLOG_WINDOW);
+  problems.push(...deliveryBatchingProblems(props.deliveryBatchingWindow));
   checkRange('backlogAgeAlarmHours', props.backlogAgeAlarmHours, BACKLOG_AGE_ALARM_HOURS);
   checkRange('backlogSizeAlarmEvents', props.backlogSizeAlarmEvents, BACKLOG_SIZE_ALARM_EVENTS);
   for (const [key, value] of Object.entries(props.maxDeliveryInvocations ?? {})) {

@@ -129,6 +129,10 @@ export const LOCAL_ENV = {
   adminTokenFile: 'GRIDWIRE_ADMIN_TOKEN_FILE',
   /** `--log-level`: handler log level. */
   logLevel: 'GRIDWIRE_LOG_LEVEL',
+  /** `--delivery-batching-window`: seconds the local delivery queue's poller gathers messages. */
+  deliveryBatchingWindow: 'GRIDWIRE_DELIVERY_BATCHING_WINDOW',
+  /** `--delivery-batch-size`: messages per local delivery invocation at most. */
+  deliveryBatchSize: 'GRIDWIRE_DELIVERY_BATCH_SIZE',
   /** Internal: how the local stack passes its settings (JSON) to the emulator child process. */
   emulatorOptions: 'GRIDWIRE_EMULATOR_OPTIONS',
 } as const;
@@ -189,6 +193,66 @@ export const LAMBDA_SQS_LIMITS = {
 export const BACKLOG_WINDOW_SECONDS = 60;
 
 /**
+ * The delivery queue's batching window and the batch size it allows, by default (the
+ * `deliveryBatchingWindow` prop on AWS, the option of the same name locally): its consumer gathers
+ * fresh deliveries for up to 1 s, 10 at most, so publishes of one event arriving close together
+ * share an invocation (and jobs of one subscription can share a webhook request).
+ */
+export const DELIVERY_BATCHING_DEFAULTS = { seconds: 1, batchSize: 10 } as const;
+
+/**
+ * The largest batch the delivery queue's consumer takes with a window (Lambda allows 10,000): one
+ * invocation never holds more than this many jobs. Without a window Lambda's own limit (10) holds.
+ */
+export const MAX_DELIVERY_BATCH_SIZE = 100;
+
+/** The delivery queue's batching window: seconds Lambda gathers messages, and the batch size. */
+export interface DeliveryBatchingWindow {
+  /** Seconds the consumer gathers messages before it runs: an integer from 0 (at once) to 300. */
+  readonly seconds: number;
+  /** Messages per invocation at most: 1 to 10 without a window, 1 to 100 with one (default 10). */
+  readonly batchSize?: number;
+}
+
+/**
+ * What is wrong with a delivery batching window (`name` is the field it came from), each problem
+ * naming the field and its limit; none for `undefined` (the defaults).
+ */
+export function deliveryBatchingProblems(
+  window: DeliveryBatchingWindow | undefined,
+  name = 'deliveryBatchingWindow',
+): string[] {
+  if (window === undefined) return [];
+  const problems: string[] = [];
+  const { seconds, batchSize } = window;
+  const maxSeconds = LAMBDA_SQS_LIMITS.maxBatchingWindowSeconds;
+  const secondsValid = Number.isInteger(seconds) && seconds >= 0 && seconds <= maxSeconds;
+  if (!secondsValid) {
+    problems.push(`${name}.seconds must be an integer from 0 to ${maxSeconds} (got ${seconds})`);
+  }
+  if (batchSize !== undefined) {
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_DELIVERY_BATCH_SIZE) {
+      problems.push(
+        `${name}.batchSize must be an integer from 1 to ${MAX_DELIVERY_BATCH_SIZE} (got ${batchSize})`,
+      );
+    } else if (secondsValid && seconds === 0 && batchSize > LAMBDA_SQS_LIMITS.maxBatchSizeWithoutWindow) {
+      problems.push(
+        `${name}.batchSize must be at most ${LAMBDA_SQS_LIMITS.maxBatchSizeWithoutWindow} when ${name}.seconds is 0 (got ${batchSize})`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** The window and batch size a (checked) delivery batching window means, defaults filled in. */
+export const deliveryBatchingOf = (
+  window: DeliveryBatchingWindow | undefined,
+): { readonly seconds: number; readonly batchSize: number } => ({
+  seconds: window?.seconds ?? DELIVERY_BATCHING_DEFAULTS.seconds,
+  batchSize: window?.batchSize ?? DELIVERY_BATCHING_DEFAULTS.batchSize,
+});
+
+/**
  * A queue's visibility timeout: six times its consumer's timeout, per AWS guidance for SQS event
  * sources, plus the consumer's batching window, during which received messages already count
  * as in flight.
@@ -197,15 +261,28 @@ export const visibilityTimeoutOf = (functionTimeoutSeconds: number, batchingWind
   functionTimeoutSeconds * 6 + batchingWindowSeconds;
 
 export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {
-  /** Fresh deliveries, written by the publish function. */
+  /**
+   * Fresh deliveries, written by the publish function. Its consumer gathers them for up to 1 s
+   * (`DELIVERY_BATCHING_DEFAULTS`, the `deliveryBatchingWindow` prop), so its visibility timeout
+   * adds that second.
+   */
   delivery: {
     id: 'DeliveryQueue',
     localName: 'gridwire-delivery',
     urlEnv: ENV.deliveryQueueUrl,
-    visibilityTimeoutSeconds: DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6,
+    visibilityTimeoutSeconds: visibilityTimeoutOf(
+      DELIVERY_FUNCTION_TIMEOUT_SECONDS,
+      DELIVERY_BATCHING_DEFAULTS.seconds,
+    ),
     maxReceiveCount: 5,
     redrive: { id: 'DeliveryRedriveQueue', localName: 'gridwire-delivery-redrive', retentionDays: 14 },
-    consumer: { batchSize: 10, maxConcurrency: 50, batchingWindowSeconds: 0, function: 'delivery' },
+    // The batch size and window are the defaults of `deliveryBatchingWindow`.
+    consumer: {
+      batchSize: DELIVERY_BATCHING_DEFAULTS.batchSize,
+      maxConcurrency: 50,
+      batchingWindowSeconds: DELIVERY_BATCHING_DEFAULTS.seconds,
+      function: 'delivery',
+    },
   },
   /**
    * Retries and long waits: messages sit here with a delay (at most 900 s per hop). Kept apart

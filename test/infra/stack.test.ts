@@ -10,6 +10,7 @@ import {
   BACKLOG_BUCKET,
   BACKLOG_WINDOW_SECONDS,
   BUCKET,
+  DELIVERY_BATCHING_DEFAULTS,
   DELIVERY_FUNCTION_TIMEOUT_SECONDS,
   ENV,
   FAN_OUT_BUCKET,
@@ -310,6 +311,78 @@ describe('functions', () => {
     expect(actionsOn('management', queueId(QUEUES.backlog.id))).toEqual([]);
     // It reads backlogs' index items in the table, never their segments.
     expect(actionsOn('management', logicalIdOf('AWS::S3::Bucket', BACKLOG_BUCKET.id))).toEqual([]);
+  });
+});
+
+describe('delivery queue batching window (deliveryBatchingWindow)', () => {
+  const deliveryMapping = (of: Template) =>
+    Object.values(of.findResources('AWS::Lambda::EventSourceMapping')).find(
+      (mapping) =>
+        JSON.stringify((mapping as { Properties: { EventSourceArn: unknown } }).Properties.EventSourceArn) ===
+        JSON.stringify({ 'Fn::GetAtt': [queueId(QUEUES.delivery.id), 'Arn'] }),
+    ) as { Properties: Record<string, unknown> } | undefined;
+  const deliveryVisibility = (of: Template) =>
+    (
+      of.findResources('AWS::SQS::Queue')[queueId(QUEUES.delivery.id)] as {
+        Properties: { VisibilityTimeout: number };
+      }
+    ).Properties.VisibilityTimeout;
+
+  it('gathers fresh deliveries for 1 s, 10 at most, by default; the visibility timeout adds the second', () => {
+    expect(DELIVERY_BATCHING_DEFAULTS).toEqual({ seconds: 1, batchSize: 10 });
+    expect(deliveryMapping(template)?.Properties).toMatchObject({
+      BatchSize: 10,
+      MaximumBatchingWindowInSeconds: 1,
+    });
+    expect(deliveryVisibility(template)).toBe(DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6 + 1);
+  });
+
+  it('{ seconds: 0 } invokes at once: no window', () => {
+    const { template: atOnce } = synth({ deliveryBatchingWindow: { seconds: 0 } });
+    const properties = deliveryMapping(atOnce)?.Properties;
+    expect(properties).toMatchObject({ BatchSize: 10 });
+    expect(properties).not.toHaveProperty('MaximumBatchingWindowInSeconds');
+    expect(deliveryVisibility(atOnce)).toBe(DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6);
+  });
+
+  it('{ seconds: 5, batchSize: 50 } sets both, the visibility timeout 5 s longer, and the backlog limit follows the batch', () => {
+    const { template: windowed } = synth({ deliveryBatchingWindow: { seconds: 5, batchSize: 50 } });
+    expect(deliveryMapping(windowed)?.Properties).toMatchObject({
+      BatchSize: 50,
+      MaximumBatchingWindowInSeconds: 5,
+    });
+    expect(deliveryVisibility(windowed)).toBe(DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6 + 5);
+    // The retry queue keeps its own batch and no window.
+    const retry = Object.values(windowed.findResources('AWS::Lambda::EventSourceMapping')).find((mapping) =>
+      JSON.stringify(mapping).includes(queueId(QUEUES.retry.id)),
+    ) as { Properties: Record<string, unknown> };
+    expect(retry.Properties.BatchSize).toBe(10);
+    expect(retry.Properties).not.toHaveProperty('MaximumBatchingWindowInSeconds');
+    windowed.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ [ENV.deliveryBacklogLimit]: String(20 * 50 * 50) }) },
+    });
+  });
+
+  it.each([
+    [
+      { seconds: 0, batchSize: 50 },
+      'deliveryBatchingWindow.batchSize must be at most 10 when deliveryBatchingWindow.seconds is 0 (got 50)',
+    ],
+    [
+      { seconds: 1, batchSize: 101 },
+      'deliveryBatchingWindow.batchSize must be an integer from 1 to 100 (got 101)',
+    ],
+    [
+      { seconds: 1, batchSize: 0 },
+      'deliveryBatchingWindow.batchSize must be an integer from 1 to 100 (got 0)',
+    ],
+    [{ seconds: 301 }, 'deliveryBatchingWindow.seconds must be an integer from 0 to 300 (got 301)'],
+    [{ seconds: 1.5 }, 'deliveryBatchingWindow.seconds must be an integer from 0 to 300 (got 1.5)'],
+    [{ seconds: -1 }, 'deliveryBatchingWindow.seconds must be an integer from 0 to 300 (got -1)'],
+  ])('refuses %p', (deliveryBatchingWindow, message) => {
+    expect(
+      () => new DeliveryPipeline(new Stack(newApp(), 'Windowed'), 'Pipeline', { deliveryBatchingWindow }),
+    ).toThrow(message);
   });
 });
 

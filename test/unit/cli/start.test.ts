@@ -1,6 +1,6 @@
 import type { OptionValueSource } from 'commander';
 import { CliError } from '../../../cli/errors';
-import { resolveAdminToken } from '../../../cli/start';
+import { checkDeliveryBatching, resolveAdminToken, startCommand } from '../../../cli/start';
 import { LOCAL_ENV } from '../../../shared/config/resources';
 
 type Key = 'adminToken' | 'adminTokenFile';
@@ -89,5 +89,46 @@ describe('the admin token of gridwire start', () => {
     const error = await resolve({ adminTokenFile: [path, 'cli'] }, files).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CliError);
     expect((error as Error).message).toMatch(message);
+  });
+});
+
+describe("gridwire start's delivery batching window", () => {
+  /** The options `args` parse to, the stack not started. */
+  async function parsed(args: string[], env: Record<string, string> = {}) {
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      const command = startCommand()
+        .exitOverride()
+        .configureOutput({ writeErr: () => {} });
+      command.action(() => {});
+      await command.parseAsync(args, { from: 'user' });
+      return command.opts();
+    } finally {
+      process.env = saved;
+    }
+  }
+
+  it('defaults to a 1 s window and batches of 10, as on AWS', async () => {
+    expect(await parsed([])).toMatchObject({ deliveryBatchingWindow: 1, deliveryBatchSize: 10 });
+  });
+
+  it('takes both from flags or the environment', async () => {
+    expect(await parsed(['--delivery-batching-window', '5', '--delivery-batch-size', '50'])).toMatchObject({
+      deliveryBatchingWindow: 5,
+      deliveryBatchSize: 50,
+    });
+    expect(
+      await parsed([], { [LOCAL_ENV.deliveryBatchingWindow]: '0', [LOCAL_ENV.deliveryBatchSize]: '3' }),
+    ).toMatchObject({ deliveryBatchingWindow: 0, deliveryBatchSize: 3 });
+  });
+
+  it('refuses values out of range, and a batch above 10 without a window', async () => {
+    await expect(parsed(['--delivery-batching-window', '301'])).rejects.toThrow(/0 to 300/);
+    await expect(parsed(['--delivery-batch-size', '101'])).rejects.toThrow(/1 to 100/);
+    expect(() => checkDeliveryBatching({ deliveryBatchingWindow: 0, deliveryBatchSize: 50 })).toThrow(
+      new CliError('--delivery-batch-size must be at most 10 when --delivery-batching-window is 0 (got 50)'),
+    );
+    expect(() => checkDeliveryBatching({ deliveryBatchingWindow: 1, deliveryBatchSize: 50 })).not.toThrow();
   });
 });

@@ -6,29 +6,72 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { currentFunction } from '../../../local/current-function';
-import { QueuePoller, type SqsHandler } from '../../../local/poller';
-import { FUNCTIONS } from '../../../shared/config/resources';
+import {
+  POLLER_GROWTH_INTERVAL_MS,
+  type PollerOptions,
+  QueuePoller,
+  REAL_POLLER_CLOCK,
+  type SqsHandler,
+} from '../../../local/poller';
+import { FUNCTIONS, LAMBDA_SQS_LIMITS } from '../../../shared/config/resources';
 import { silentLogger } from '../../../shared/observability/logging';
 
-/** A queue in memory that answers receives (one message each) and records deletes. */
+/** Time that moves only when told: a fake queue's receives and the poller's pauses move it. */
+class FakeClock {
+  t = 0;
+  now = (): number => this.t;
+  sleep = async (ms: number): Promise<void> => {
+    this.t += ms;
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+}
+
+/** A clock that never moves: pollers never grow (each test's pollers stay as it made them). */
+const frozenClock = { now: () => 0, sleep: REAL_POLLER_CLOCK.sleep };
+
+/**
+ * A queue in memory that answers receives (up to `perReceive` messages each, and never more than
+ * asked) and records deletes and what each receive asked for. With a clock, time is virtual: a
+ * receive that returns messages takes `receiveMs`, an empty one its whole wait.
+ */
 class FakeSqs {
   readonly messages: Message[] = [];
   readonly deleted: string[] = [];
+  /** Each receive's MaxNumberOfMessages and WaitTimeSeconds. */
+  readonly asked: Array<{ max: number; wait: number }> = [];
   receives = 0;
   private next = 0;
 
-  add(count: number): void {
+  constructor(
+    private readonly time?: { clock: FakeClock; receiveMs: number; perReceive?: number },
+    private readonly onReceive?: () => void,
+  ) {}
+
+  add(count: number, body = (id: string) => id): void {
     for (let i = 0; i < count; i += 1) {
       const id = `m${this.next++}`;
-      this.messages.push({ MessageId: id, ReceiptHandle: id, Body: id });
+      this.messages.push({ MessageId: id, ReceiptHandle: id, Body: body(id) });
     }
   }
 
   send = async (command: unknown, options?: { abortSignal?: AbortSignal }): Promise<unknown> => {
     if (command instanceof ReceiveMessageCommand) {
       this.receives += 1;
-      const message = this.messages.shift();
-      if (message !== undefined) return { Messages: [message] };
+      this.onReceive?.();
+      const max = command.input.MaxNumberOfMessages ?? 1;
+      const wait = command.input.WaitTimeSeconds ?? 0;
+      this.asked.push({ max, wait });
+      const taken = this.messages.splice(0, Math.min(max, this.time?.perReceive ?? 10));
+      if (this.time !== undefined) {
+        this.time.clock.t += taken.length > 0 ? this.time.receiveMs : wait * 1000;
+        await new Promise((resolve) => setImmediate(resolve));
+        if (options?.abortSignal?.aborted === true) {
+          this.messages.unshift(...taken);
+          throw new Error('aborted');
+        }
+        return taken.length > 0 ? { Messages: taken } : {};
+      }
+      if (taken.length > 0) return { Messages: taken };
       // Long polling: an empty answer after a moment, or at once when aborted.
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 20);
@@ -54,7 +97,7 @@ function poller(
   sqs: FakeSqs,
   handler: SqsHandler,
   maxConcurrency: number,
-  receivers = 2,
+  initialPollers = 2,
   handOffAfterMs = 0,
 ) {
   return new QueuePoller({
@@ -62,9 +105,10 @@ function poller(
     queueUrl: 'http://sqs.local/queue',
     queueArn: 'arn:aws:sqs:us-east-1:000000000000:queue',
     batchSize: 1,
-    receivers,
+    initialPollers,
     maxConcurrency,
     handOffAfterMs,
+    clock: frozenClock,
     fn: FUNCTIONS.delivery,
     fnKey: 'delivery',
     handler,
@@ -72,7 +116,7 @@ function poller(
   });
 }
 
-async function until(condition: () => boolean, what: string, ms = 2000): Promise<void> {
+async function until(condition: () => boolean, what: string, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -199,8 +243,9 @@ describe('QueuePoller', () => {
       queueUrl: 'q',
       queueArn: 'arn',
       batchSize: 1,
-      receivers: 1,
+      initialPollers: 1,
       maxConcurrency: 3,
+      clock: frozenClock,
       fn: FUNCTIONS.delivery,
       fnKey: 'delivery',
       handler,
@@ -222,5 +267,203 @@ describe('QueuePoller', () => {
 
   it('refuses a maxConcurrency below 1', () => {
     expect(() => poller(new FakeSqs(), async () => undefined, 0)).toThrow(RangeError);
+  });
+});
+
+/** Invocation sizes (and ids), for pollers on virtual time. */
+function recording(onInvoke?: () => void) {
+  const batches: string[][] = [];
+  const handler: SqsHandler = async (event) => {
+    onInvoke?.();
+    batches.push(idsOf(event));
+    return { batchItemFailures: [] };
+  };
+  return { batches, handler, sizes: () => batches.map((batch) => batch.length) };
+}
+
+/** A poller on `clock`: one poller, one invocation at a time unless `overrides` say otherwise. */
+function timedPoller(sqs: FakeSqs, clock: FakeClock, handler: SqsHandler, overrides: Partial<PollerOptions>) {
+  return new QueuePoller({
+    sqs: sqs as unknown as SQSClient,
+    queueUrl: 'q',
+    queueArn: 'arn',
+    batchSize: 10,
+    initialPollers: 1,
+    maxConcurrency: 1,
+    handOffAfterMs: 0,
+    fn: FUNCTIONS.delivery,
+    fnKey: 'delivery',
+    handler,
+    logger: silentLogger,
+    clock,
+    ...overrides,
+  });
+}
+
+describe('QueuePoller batching (virtual time)', () => {
+  it('without a window, invokes with what one receive returned', async () => {
+    const clock = new FakeClock();
+    const sqs = new FakeSqs({ clock, receiveMs: 100 });
+    sqs.add(3);
+    const { handler, batches } = recording();
+    const subject = timedPoller(sqs, clock, handler, {});
+    subject.start();
+    await until(() => batches.length === 1, 'the invocation');
+    await subject.stop();
+    expect(batches).toEqual([['m0', 'm1', 'm2']]);
+  });
+
+  it('without a window, one message per receive is one message per invocation', async () => {
+    const clock = new FakeClock();
+    const sqs = new FakeSqs({ clock, receiveMs: 100, perReceive: 1 });
+    sqs.add(3);
+    const { handler, sizes } = recording();
+    const subject = timedPoller(sqs, clock, handler, {});
+    subject.start();
+    await until(() => sizes().length === 3, 'three invocations');
+    await subject.stop();
+    expect(sizes()).toEqual([1, 1, 1]);
+  });
+
+  it('with a window, keeps receiving until it has passed, each wait no longer than what is left of it', async () => {
+    const clock = new FakeClock();
+    // One message per receive, each receive taking 400 ms.
+    const sqs = new FakeSqs({ clock, receiveMs: 400, perReceive: 1 });
+    sqs.add(5);
+    const { handler, batches } = recording();
+    const subject = timedPoller(sqs, clock, handler, { batchingWindowMs: 1000, waitTimeSeconds: 20 });
+    subject.start();
+    await until(() => batches.length === 2, 'two invocations');
+    await subject.stop();
+    // m0 arrives at 400 ms and starts the window; m1 is received with 1 s of it left (a 1 s
+    // wait), m2 with 600 ms and m3 with 200 ms left (short polls); then it has passed. m4 starts
+    // the next window, which an empty receive of its whole second ends.
+    expect(batches).toEqual([['m0', 'm1', 'm2', 'm3'], ['m4']]);
+    expect(sqs.asked.slice(0, 6).map((receive) => receive.wait)).toEqual([20, 1, 0, 0, 20, 1]);
+  });
+
+  it('with a window, pauses between empty short polls in its last second', async () => {
+    const clock = new FakeClock();
+    const sqs = new FakeSqs({ clock, receiveMs: 1500, perReceive: 1 });
+    sqs.add(2);
+    const { handler, batches } = recording();
+    const subject = timedPoller(sqs, clock, handler, { batchingWindowMs: 2000 });
+    subject.start();
+    await until(() => batches.length === 1, 'the invocation');
+    await subject.stop();
+    // m0 arrives at 1.5 s; m1 is received with 2 s left (a 1.5 s receive), leaving 500 ms: short
+    // polls, each empty one followed by a 100 ms pause, five in all.
+    expect(batches).toEqual([['m0', 'm1']]);
+    expect(sqs.asked.slice(0, 8).map((receive) => receive.wait)).toEqual([2, 2, 0, 0, 0, 0, 0, 2]);
+  });
+
+  it('with a window, invokes as soon as the batch is full', async () => {
+    const clock = new FakeClock();
+    const sqs = new FakeSqs({ clock, receiveMs: 100, perReceive: 1 });
+    sqs.add(5);
+    const invokedAt: number[] = [];
+    const { handler, sizes } = recording(() => invokedAt.push(clock.now()));
+    const subject = timedPoller(sqs, clock, handler, { batchSize: 3, batchingWindowMs: 300_000 });
+    subject.start();
+    await until(() => sizes().length === 2, 'the full batch, then the rest once the window has passed');
+    await subject.stop();
+    expect(sizes()).toEqual([3, 2]);
+    // The full batch at once (three receives), the rest 300 s after its first message.
+    expect(invokedAt).toEqual([300, 400 + 300_000]);
+  });
+
+  it('gathers a batch of more than 10 over several receives', async () => {
+    const clock = new FakeClock();
+    const sqs = new FakeSqs({ clock, receiveMs: 100 });
+    sqs.add(30);
+    const { handler, sizes } = recording();
+    const subject = timedPoller(sqs, clock, handler, { batchSize: 25, batchingWindowMs: 5000 });
+    subject.start();
+    await until(() => sizes().length === 2, 'two invocations');
+    await subject.stop();
+    expect(sizes()).toEqual([25, 5]);
+    // Never more than 10 per receive, nor more than the batch still takes.
+    expect(sqs.asked.slice(0, 4).map((receive) => receive.max)).toEqual([10, 10, 5, 10]);
+    expect(subject.counts()).toMatchObject({ invocations: 2, messages: 30 });
+  });
+
+  it("stops a batch before its payload would pass Lambda's 6 MB, the rest starting the next", async () => {
+    const clock = new FakeClock();
+    const sqs = new FakeSqs({ clock, receiveMs: 100 });
+    sqs.add(7, (id) => id.padEnd(1_000_000, '.'));
+    const { handler, sizes } = recording();
+    const subject = timedPoller(sqs, clock, handler, { batchingWindowMs: 5000 });
+    subject.start();
+    await until(() => sizes().length === 2, 'two invocations');
+    await subject.stop();
+    expect(6 * 1_000_000).toBeLessThan(LAMBDA_SQS_LIMITS.maxPayloadBytes);
+    expect(sizes()).toEqual([6, 1]);
+    expect(sqs.deleted).toHaveLength(7);
+  });
+
+  it('refuses a batch size above 10 without a window of at least 1 s', () => {
+    const { handler } = recording();
+    expect(() => timedPoller(new FakeSqs(), new FakeClock(), handler, { batchSize: 11 })).toThrow(RangeError);
+    expect(() =>
+      timedPoller(new FakeSqs(), new FakeClock(), handler, { batchSize: 11, batchingWindowMs: 500 }),
+    ).toThrow(RangeError);
+    expect(() =>
+      timedPoller(new FakeSqs(), new FakeClock(), handler, { batchSize: 10_000, batchingWindowMs: 1000 }),
+    ).not.toThrow();
+  });
+});
+
+describe('QueuePoller pollers (virtual time)', () => {
+  it('adds a poller per second while receives come back full, up to maxConcurrency, and drops back when idle', async () => {
+    const clock = new FakeClock();
+    const seen: Array<{ t: number; pollers: number }> = [];
+    let subject: QueuePoller | undefined;
+    const sqs = new FakeSqs({ clock, receiveMs: 250 }, () => {
+      if (subject !== undefined) seen.push({ t: clock.now(), pollers: subject.pollers });
+    });
+    sqs.add(300);
+    const { handler, sizes } = recording();
+    subject = timedPoller(sqs, clock, handler, { initialPollers: 1, maxConcurrency: 4 });
+    subject.start();
+    await until(() => sqs.deleted.length === 300, 'every message');
+    // Never more than one poller added per second, never more than maxConcurrency.
+    for (const { t, pollers } of seen) {
+      expect(pollers).toBeLessThanOrEqual(Math.min(4, 1 + Math.floor(t / POLLER_GROWTH_INTERVAL_MS)));
+    }
+    expect(subject.counts().peakPollers).toBe(4);
+    // The queue is empty: each poller above the initial one stops after an empty receive.
+    await until(() => subject?.pollers === 1, 'the pollers back to one');
+    const counts = subject.counts();
+    await subject.stop();
+    expect(sizes().every((size) => size === 10)).toBe(true);
+    expect(counts).toMatchObject({ invocations: 30, messages: 300, pollers: 1, peakPollers: 4 });
+    expect(counts.emptyReceives).toBeGreaterThanOrEqual(3);
+    expect(counts.receives).toBe(sqs.receives);
+    expect(subject.pollers).toBe(0);
+  });
+
+  it('starts with 5 pollers by default, as an event source mapping does', async () => {
+    const clock = new FakeClock();
+    const sqs = new FakeSqs({ clock, receiveMs: 100 });
+    const { handler } = recording();
+    const subject = new QueuePoller({
+      sqs: sqs as unknown as SQSClient,
+      queueUrl: 'q',
+      queueArn: 'arn',
+      batchSize: 10,
+      maxConcurrency: 50,
+      fn: FUNCTIONS.delivery,
+      fnKey: 'delivery',
+      handler,
+      logger: silentLogger,
+      clock,
+    });
+    subject.start();
+    expect(subject.pollers).toBe(5);
+    await until(() => sqs.receives >= 10, 'some empty receives');
+    // Idle pollers never drop below the initial count.
+    expect(subject.pollers).toBe(5);
+    await subject.stop();
+    expect(subject.pollers).toBe(0);
   });
 });
