@@ -234,7 +234,6 @@ export class QueuePoller {
     // On AWS the event source mapping receives and deletes with the consuming function's role:
     // the pollers run as that function, so their SQS calls are checked against its policy.
     const loop = runAsFunction(this.options.fnKey, () => this.loop()).finally(() => {
-      this.pollerCount -= 1;
       this.loops.delete(loop);
     });
     this.loops.add(loop);
@@ -250,20 +249,34 @@ export class QueuePoller {
   }
 
   private async loop(): Promise<void> {
+    let countedOff = false;
+    try {
+      countedOff = await this.poll();
+    } finally {
+      if (!countedOff) this.pollerCount -= 1;
+    }
+  }
+
+  /** Polls until stopped (false), or until it shrinks the pollers by itself (true: counted off). */
+  private async poll(): Promise<boolean> {
     let carried: Message[] = [];
     while (this.running || carried.length > 0) {
       // A slot is taken before a receive, so messages are received only when an invocation can start.
       const release = await this.slots.acquire();
       if (!this.running && carried.length === 0) {
         release();
-        return;
+        return false;
       }
       const gathered = await this.gather(carried);
       carried = gathered.carried;
       if (gathered.messages.length === 0) {
         release();
-        // The queue looked empty: one poller fewer, down to the initial count.
-        if (gathered.idle && this.running && this.pollerCount > this.initialPollers) return;
+        // The queue looked empty: one poller fewer, down to the initial count (counted off here,
+        // before another poller checks the count).
+        if (gathered.idle && this.running && this.pollerCount > this.initialPollers) {
+          this.pollerCount -= 1;
+          return true;
+        }
         continue;
       }
       // A batch received while stopping is still invoked; `stop` waits for it.
@@ -281,6 +294,7 @@ export class QueuePoller {
       // `handOffAfterMs` and receive again, so a hanging webhook never holds up the queue.
       await withTimeout(invocation, this.options.handOffAfterMs ?? HAND_OFF_AFTER_MS);
     }
+    return false;
   }
 
   /**
