@@ -268,3 +268,38 @@ describe('dead-letter notices', () => {
     expect(webhook.requestsTo('/notices')).toHaveLength(1);
   }, 60_000);
 });
+
+describe('events published one per request', () => {
+  let windowed: TestStack;
+
+  beforeAll(async () => {
+    // The delivery queue's event source gathers for up to 3 s, as `deliveryBatchingWindow` sets it:
+    // long enough that concurrent publishes meet in the same invocations on a busy machine.
+    windowed = await startTestStack({ deliveryBatchingWindow: { seconds: 3, batchSize: 10 } });
+  }, 30_000);
+
+  afterAll(async () => {
+    await windowed?.close();
+  });
+
+  it('reach a batching subscription together, in requests of several events, each event once', async () => {
+    const topicKey = await windowed.createTopic('singles');
+    await windowed.subscribe('singles', 'batched', '', {
+      destination: destination(webhook.url('/singles'), { maxEventsPerBatch: 10 }),
+    });
+    const events = Array.from({ length: 50 }, (_, i) => event(`single-${i}`, 'Single.Published'));
+
+    const answers = await Promise.all(events.map((one) => windowed.publish('singles', topicKey, [one])));
+
+    expect(answers.map((answer) => answer.status)).toEqual(events.map(() => 200));
+    const requests = await allOf('/singles', 50);
+    expect(delivered('/singles').sort()).toEqual(events.map((one) => one.id).sort());
+    // Merged across publishes: never more than the subscription's maximum, several on average.
+    expect(Math.max(...requests.map((request) => ids(request).length))).toBeLessThanOrEqual(10);
+    expect(requests.length).toBeLessThanOrEqual(17);
+    for (const request of requests.filter((one) => ids(one).length > 1)) {
+      expect(request.headers['aeg-delivery-count']).toBe('0');
+      expect(request.headers['aeg-output-event-id']).toBeUndefined();
+    }
+  }, 60_000);
+});
