@@ -76,18 +76,30 @@ function headline(
   const found = cases.find((c) => c.case.key === key);
   if (found === undefined) return [];
   const { label, bill: billOf } = CONFIGURATIONS[configuration];
-  const breakdown = billOf(found).breakdown;
   return [
-    { metric: `all-in cost per million, ${key}${label}`, value: usd(breakdown.total), unit: 'USD' },
     {
-      metric: `all-in cost per million excluding data transfer out, ${key}${label}`,
-      value: usd(breakdown.totalExcludingDataTransferOut),
+      metric: `all-in cost per million, ${key}${label}`,
+      value: usd(billOf(found).breakdown.total),
       unit: 'USD',
-      ...(goal === undefined
-        ? {}
-        : { goal: `<= ${goal.toFixed(2)}`, met: breakdown.totalExcludingDataTransferOut <= goal }),
     },
+    withoutTransfer(found, configuration, goal),
   ];
+}
+
+/** A case's all-in cost excluding data transfer out in one configuration, with its goal if any. */
+function withoutTransfer(
+  found: CaseBill,
+  configuration: keyof typeof CONFIGURATIONS,
+  goal: number | undefined,
+): Figure {
+  const { label, bill: billOf } = CONFIGURATIONS[configuration];
+  const cost = billOf(found).breakdown.totalExcludingDataTransferOut;
+  return {
+    metric: `all-in cost per million excluding data transfer out, ${found.case.key}${label}`,
+    value: usd(cost),
+    unit: 'USD',
+    ...(goal === undefined ? {} : { goal: `<= ${goal.toFixed(2)}`, met: cost <= goal }),
+  };
 }
 
 /** The goals of the 1-event cases (excluding data transfer out), by rate and configuration. */
@@ -123,16 +135,7 @@ function singleEventFigures(cases: readonly CaseBill[]): Figure[] {
       );
       for (const configuration of ['httpApi', 'functionUrl', 'functionUrlKeptMetrics'] as const) {
         const goal = window === 'default' ? SINGLE_EVENT_GOALS[rate]?.[configuration] : undefined;
-        const { label, bill: billOf } = CONFIGURATIONS[configuration];
-        const breakdown = billOf(found).breakdown;
-        figures.push({
-          metric: `all-in cost per million excluding data transfer out, ${key}${label}`,
-          value: usd(breakdown.totalExcludingDataTransferOut),
-          unit: 'USD',
-          ...(goal === undefined
-            ? {}
-            : { goal: `<= ${goal.toFixed(2)}`, met: breakdown.totalExcludingDataTransferOut <= goal }),
-        });
+        figures.push(withoutTransfer(found, configuration, goal));
       }
     }
   }
@@ -164,11 +167,7 @@ function mergedBatchFigures(cases: readonly CaseBill[]): Figure[] {
         ? {}
         : { goal: '< unbatched', met: transfer(batched) < transfer(unbatched) }),
     },
-    {
-      metric: `all-in cost per million excluding data transfer out, ${SINGLE_EVENT_BATCHED_KEY}, function URL ingress`,
-      value: usd(batched.viaFunctionUrl.breakdown.totalExcludingDataTransferOut),
-      unit: 'USD',
-    },
+    withoutTransfer(batched, 'functionUrl', undefined),
   ];
 }
 
