@@ -17,7 +17,9 @@
  *   Its invocations and reads are the stack's, whatever the traffic: kept apart, never per event.
  * - The store and its counting: `counting-backlog-store.ts`.
  */
-import { BACKLOG_WINDOW_SECONDS, LAMBDA_SQS_LIMITS, type QueueKey } from '../shared/config/resources';
+
+import { LAMBDA_SQS_LIMITS } from '../shared/config/event-source-mapping';
+import { BACKLOG_WINDOW_SECONDS, type QueueKey } from '../shared/config/resources';
 import type { BacklogSettings } from '../shared/delivery/backlog/backlogs';
 import { parseStoreJob } from '../shared/delivery/backlog/store-step';
 import type { DeliveryItem, DeliveryTarget, StoreJob } from '../shared/domain/delivery';

@@ -6,11 +6,11 @@ import { parseLambdaArgument } from '../local/lambda-functions';
 import type { LocalStack } from '../local/stack';
 import {
   DELIVERY_BATCHING_DEFAULTS,
-  ENV,
+  deliveryBatchingProblems,
   LAMBDA_SQS_LIMITS,
-  LOCAL_ENV,
   MAX_DELIVERY_BATCH_SIZE,
-} from '../shared/config/resources';
+} from '../shared/config/event-source-mapping';
+import { ENV, LOCAL_ENV } from '../shared/config/resources';
 import { CliError } from './errors';
 import { atLeastOne, dataDirOption, flag, integer } from './options';
 
@@ -145,16 +145,15 @@ export function startCommand(): Command {
     });
 }
 
-/** A batch above Lambda's without-window limit needs a window, as the construct's prop does. */
+/** The flags checked together by the rule the construct's prop and the local option follow. */
 export function checkDeliveryBatching(
   options: Pick<StartOptions, 'deliveryBatchingWindow' | 'deliveryBatchSize'>,
 ): void {
-  const limit = LAMBDA_SQS_LIMITS.maxBatchSizeWithoutWindow;
-  if (options.deliveryBatchingWindow === 0 && options.deliveryBatchSize > limit) {
-    throw new CliError(
-      `--delivery-batch-size must be at most ${limit} when --delivery-batching-window is 0 (got ${options.deliveryBatchSize})`,
-    );
-  }
+  const problems = deliveryBatchingProblems(
+    { seconds: options.deliveryBatchingWindow, batchSize: options.deliveryBatchSize },
+    { seconds: '--delivery-batching-window', batchSize: '--delivery-batch-size' },
+  );
+  if (problems.length > 0) throw new CliError(problems.join('; '));
 }
 
 /** Longest admin token read from a file (the header carrying it stays well under any limit). */

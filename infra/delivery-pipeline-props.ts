@@ -7,7 +7,8 @@ import type { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import type { DeliveryBatchingWindow, QueueKey } from '../shared/config/resources';
+import type { DeliveryBatchingWindow } from '../shared/config/event-source-mapping';
+import type { QueueKey } from '../shared/config/resources';
 import type { ResourceDestinationPair } from './pipeline/functions';
 import type { PublishIngress } from './pipeline/publish-url';
 

@@ -4,9 +4,8 @@
  * defines (see `localConsumerOf` for the windows emulated).
  */
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { deliveryBatchingOf, deliveryBatchingProblems } from '../shared/config/event-source-mapping';
 import {
-  deliveryBatchingOf,
-  deliveryBatchingProblems,
   FUNCTIONS,
   QUEUES,
   type QueueDefinition,

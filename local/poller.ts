@@ -30,12 +30,8 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import {
-  type FunctionDefinition,
-  type FunctionKey,
-  LAMBDA_SQS_LIMITS,
-  SQS_LIMITS,
-} from '../shared/config/resources';
+import { LAMBDA_SQS_LIMITS } from '../shared/config/event-source-mapping';
+import { type FunctionDefinition, type FunctionKey, SQS_LIMITS } from '../shared/config/resources';
 import type { LoggerLike } from '../shared/observability/logging';
 import { Semaphore, withTimeout } from '../shared/platform/concurrency';
 import { runAsFunction } from './current-function';

@@ -4,7 +4,7 @@
  * `functions.ts`, `event-sources.ts`, `http-api.ts`) need not import the stack that runs them.
  */
 import type { DeliveryFunctionHandler } from '../functions/delivery';
-import type { DeliveryBatchingWindow } from '../shared/config/resources';
+import type { DeliveryBatchingWindow } from '../shared/config/event-source-mapping';
 import type { WebhookSender } from '../shared/delivery/webhook-sender';
 import type { ObservabilityOptions } from '../shared/lambda/wiring';
 import type { AwsClients, LocalEndpoints } from '../shared/platform/aws';

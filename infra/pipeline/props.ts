@@ -5,12 +5,8 @@
  */
 import { Token } from 'aws-cdk-lib';
 import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
-import {
-  deliveryBatchingProblems,
-  LAMBDA_SQS_LIMITS,
-  OUTPUT_PREFIX_PATTERN,
-  QUEUES,
-} from '../../shared/config/resources';
+import { deliveryBatchingProblems, LAMBDA_SQS_LIMITS } from '../../shared/config/event-source-mapping';
+import { OUTPUT_PREFIX_PATTERN, QUEUES } from '../../shared/config/resources';
 import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../../shared/config/runtime';
 import { isValidMetricsNamespace, METRICS_NAMESPACE_RULE } from '../../shared/observability/metrics';
 import { alarmEmailsOf } from '../alarm-topic';

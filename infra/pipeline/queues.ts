@@ -1,13 +1,8 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import {
-  FUNCTIONS,
-  QUEUES,
-  type QueueKey,
-  SQS_LIMITS,
-  visibilityTimeoutOf,
-} from '../../shared/config/resources';
+import { visibilityTimeoutOf } from '../../shared/config/event-source-mapping';
+import { FUNCTIONS, QUEUES, type QueueKey, SQS_LIMITS } from '../../shared/config/resources';
 
 export interface PipelineQueues {
   readonly queues: Readonly<Record<QueueKey, sqs.Queue>>;

@@ -6,16 +6,15 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { DeliveryPipeline } from '../../infra/delivery-pipeline';
 import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline-props';
 import { GridwireStack } from '../../infra/gridwire-stack';
+import { DELIVERY_BATCHING_DEFAULTS, LAMBDA_SQS_LIMITS } from '../../shared/config/event-source-mapping';
 import {
   BACKLOG_BUCKET,
   BACKLOG_WINDOW_SECONDS,
   BUCKET,
-  DELIVERY_BATCHING_DEFAULTS,
   DELIVERY_FUNCTION_TIMEOUT_SECONDS,
   ENV,
   FAN_OUT_BUCKET,
   FUNCTIONS,
-  LAMBDA_SQS_LIMITS,
   QUEUES,
   type QueueKey,
   queueOutputNames,

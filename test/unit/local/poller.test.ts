@@ -13,7 +13,8 @@ import {
   REAL_POLLER_CLOCK,
   type SqsHandler,
 } from '../../../local/poller';
-import { FUNCTIONS, LAMBDA_SQS_LIMITS } from '../../../shared/config/resources';
+import { LAMBDA_SQS_LIMITS } from '../../../shared/config/event-source-mapping';
+import { FUNCTIONS } from '../../../shared/config/resources';
 import { silentLogger } from '../../../shared/observability/logging';
 
 /** Time that moves only when told: a fake queue's receives and the poller's pauses move it. */
