@@ -22,6 +22,8 @@ export type SinkMessage =
       failed: number;
       /** Publish-to-webhook latency (ms) of each acknowledged event since the last take. */
       latencies: number[];
+      /** When each of those events was published (epoch ms, `data.t`), in the same order. */
+      sentAt: number[];
       /** Events acknowledged since the last take, by request path (one path per subscription). */
       byPath: Record<string, number>;
       /** Distinct event ids acknowledged so far (whole run). */
@@ -53,6 +55,7 @@ function main(): void {
   let delivered = 0;
   let failed = 0;
   let latencies: number[] = [];
+  let sentAt: number[] = [];
   let byPath: Record<string, number> = {};
   const acknowledged = new Set<string>();
   let lastAt = 0;
@@ -83,7 +86,10 @@ function main(): void {
         return;
       }
       for (const event of events) {
-        if (typeof event.data?.t === 'number') latencies.push(now - event.data.t);
+        if (typeof event.data?.t === 'number') {
+          latencies.push(now - event.data.t);
+          sentAt.push(event.data.t);
+        }
         acknowledged.add(event.id);
       }
       const path = req.url ?? '/';
@@ -110,6 +116,7 @@ function main(): void {
         delivered,
         failed,
         latencies,
+        sentAt,
         byPath,
         distinctDelivered: acknowledged.size,
         lastAt,
@@ -121,6 +128,7 @@ function main(): void {
       delivered = 0;
       failed = 0;
       latencies = [];
+      sentAt = [];
       byPath = {};
     }
     if (request.type === 'stop') server.close(() => process.exit(0));

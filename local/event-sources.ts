@@ -14,7 +14,7 @@ import {
 } from '../shared/config/resources';
 import type { AwsClients } from '../shared/platform/aws';
 import type { LocalFunctions } from './functions';
-import { INITIAL_POLLERS, QueuePoller } from './poller';
+import { INITIAL_POLLERS, LAMBDA_RECEIVE_WAIT_SECONDS, QueuePoller } from './poller';
 import type { LocalResources } from './provision';
 import { LocalStackError } from './stack-error';
 import type { LocalStackOptions } from './stack-options';
@@ -57,8 +57,16 @@ export function localConsumerOf(
 }
 
 /** `options.deliveryBatchingWindow` checked as the construct checks its prop; a `LocalStackError` naming the problem. */
-export function checkEventSourceOptions(options: Pick<LocalStackOptions, 'deliveryBatchingWindow'>): void {
+export function checkEventSourceOptions(
+  options: Pick<LocalStackOptions, 'deliveryBatchingWindow' | 'receiveWaitSeconds'>,
+): void {
   const problems = deliveryBatchingProblems(options.deliveryBatchingWindow);
+  const wait = options.receiveWaitSeconds;
+  if (wait !== undefined && !(Number.isInteger(wait) && wait >= 0 && wait <= LAMBDA_RECEIVE_WAIT_SECONDS)) {
+    problems.push(
+      `receiveWaitSeconds must be an integer from 0 to ${LAMBDA_RECEIVE_WAIT_SECONDS} (got ${wait})`,
+    );
+  }
   if (problems.length > 0) throw new LocalStackError(`Invalid local stack setting: ${problems.join('; ')}`);
 }
 
@@ -70,6 +78,7 @@ export async function createEventSources(
   options: Pick<
     LocalStackOptions,
     | 'pollersPerQueue'
+    | 'receiveWaitSeconds'
     | 'maxConcurrency'
     | 'onInvocation'
     | 'deliveryBatchingWindow'
@@ -92,6 +101,7 @@ export async function createEventSources(
       queueArn: Attributes?.QueueArn ?? url,
       ...localConsumerOf(key, options),
       initialPollers: options.pollersPerQueue ?? INITIAL_POLLERS,
+      ...(options.receiveWaitSeconds === undefined ? {} : { waitTimeSeconds: options.receiveWaitSeconds }),
       maxConcurrency: Math.min(consumer.maxConcurrency, options.maxConcurrency ?? Number.POSITIVE_INFINITY),
       fn: FUNCTIONS[fnKey],
       fnKey,

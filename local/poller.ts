@@ -8,10 +8,12 @@
  *   (`batchingWindowMs`), a poller that received messages keeps receiving (10 at most per
  *   receive) until the batch holds `batchSize` messages, the window has passed since its first
  *   message, or the next message would take the event past Lambda's 6 MB payload limit (that
- *   message starts the poller's next batch); then it invokes. A receive inside the window waits
- *   no longer than what is left of it, in whole seconds: with less than a second left it is a
- *   short poll, and an empty one is followed by a pause of {@link SHORT_POLL_PAUSE_MS} (or the
- *   rest of the window) before the next. A batch size above 10 needs a window of at least 1 s.
+ *   message starts the poller's next batch); then it invokes. Every receive is a long poll of
+ *   `waitTimeSeconds`, inside the window too, and the window is checked when it returns: as on
+ *   AWS, where a quiet queue can hold a batch up to 20 s (the mapping's long poll) past a shorter
+ *   window (Lambda developer guide, "Using Lambda with Amazon SQS"), while on a busy one each
+ *   receive returns as soon as messages are there. A batch size above 10 needs a window of at
+ *   least 1 s.
  * - Pollers grow with a backlog and shrink when idle: a receive that returns as many messages as
  *   it asked for adds a poller, at most one per {@link POLLER_GROWTH_INTERVAL_MS} and never more
  *   than `maxConcurrency`; a poller whose receive for a new batch returns nothing stops, while
@@ -70,7 +72,13 @@ export const INITIAL_POLLERS = 5;
 /** At most one poller is added per this many milliseconds while receives come back full. */
 export const POLLER_GROWTH_INTERVAL_MS = 1000;
 
-/** The pause after an empty short poll inside a batching window (less than 1 s of it left). */
+/** Seconds each receive of Lambda's pollers waits for messages (SQS long polling at its longest). */
+export const LAMBDA_RECEIVE_WAIT_SECONDS = 20;
+
+/** Seconds a local poller's receive waits for messages by default (short, so a stop is quick). */
+export const LOCAL_RECEIVE_WAIT_SECONDS = 2;
+
+/** The pause after an empty receive when receives do not wait (`waitTimeSeconds` 0). */
 export const SHORT_POLL_PAUSE_MS = 100;
 
 export interface PollerOptions {
@@ -94,7 +102,10 @@ export interface PollerOptions {
   fnKey: FunctionKey;
   handler: SqsHandler;
   logger: LoggerLike;
-  /** Seconds a receive for a new batch waits for messages (long polling; default 2). */
+  /**
+   * Seconds each receive waits for messages (long polling, 0 to 20; default
+   * {@link LOCAL_RECEIVE_WAIT_SECONDS}; Lambda's pollers wait {@link LAMBDA_RECEIVE_WAIT_SECONDS}).
+   */
   waitTimeSeconds?: number;
   /** Where the poller reads the time and sleeps (default {@link REAL_POLLER_CLOCK}). */
   clock?: PollerClock;
@@ -181,6 +192,12 @@ export class QueuePoller {
     if (!(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= maxBatchSize)) {
       throw new RangeError(
         `batchSize must be an integer from 1 to ${maxBatchSize} with a batching window of ${this.batchingWindowMs} ms (got ${batchSize})`,
+      );
+    }
+    const wait = options.waitTimeSeconds ?? LOCAL_RECEIVE_WAIT_SECONDS;
+    if (!(Number.isInteger(wait) && wait >= 0 && wait <= LAMBDA_RECEIVE_WAIT_SECONDS)) {
+      throw new RangeError(
+        `waitTimeSeconds must be an integer from 0 to ${LAMBDA_RECEIVE_WAIT_SECONDS} (got ${wait})`,
       );
     }
     if (!(Number.isInteger(this.initialPollers) && this.initialPollers >= 1)) {
@@ -319,21 +336,22 @@ export class QueuePoller {
     let startedAt = batch.length > 0 ? this.clock.now() : undefined;
     if (startedAt !== undefined && this.batchingWindowMs === 0)
       return { messages: batch, carried, idle: false };
-    const longPollSeconds = this.options.waitTimeSeconds ?? 2;
+    const waitSeconds = this.options.waitTimeSeconds ?? LOCAL_RECEIVE_WAIT_SECONDS;
     while (this.running) {
-      let waitSeconds = longPollSeconds;
       let leftMs = Number.POSITIVE_INFINITY;
       if (startedAt !== undefined) {
         leftMs = this.batchingWindowMs - (this.clock.now() - startedAt);
         if (leftMs <= 0) break;
-        waitSeconds = Math.min(longPollSeconds, Math.floor(leftMs / 1000));
       }
       const asked = Math.min(SQS_LIMITS.maxBatchEntries, batchSize - batch.length);
       const received = await this.receive(asked, waitSeconds);
       // A full receive: more may be waiting.
       if (received.length === asked) this.grow();
       if (startedAt === undefined) {
-        if (received.length === 0) return { messages: [], carried: [], idle: true };
+        if (received.length === 0) {
+          if (waitSeconds === 0) await this.clock.sleep(SHORT_POLL_PAUSE_MS, this.abort.signal);
+          return { messages: [], carried: [], idle: true };
+        }
         startedAt = this.clock.now();
       }
       const rest = take(received);

@@ -79,6 +79,12 @@ export interface LocalStackOptions {
    */
   pollersPerQueue?: number;
   /**
+   * Seconds each poller's receive waits for messages, inside a batching window too (SQS long
+   * polling, 0 to 20; default 2, so a stop is quick). Lambda's pollers wait 20 s, which is what
+   * holds a batch on a quiet queue past a shorter window; 20 here shows that.
+   */
+  receiveWaitSeconds?: number;
+  /**
    * The delivery queue's batching window and the batch size it allows, emulated as Lambda's event
    * source mapping does (the construct's `deliveryBatchingWindow` prop, with the same default and
    * limits): `seconds` an integer from 0 to 300, `batchSize` 1 to 10 without a window and 1 to 100

@@ -36,6 +36,8 @@ export async function liveStack(options: {
   maxConcurrency?: number;
   /** Receive loops each queue starts with (default: the local stack's). */
   pollersPerQueue?: number;
+  /** Seconds each poller's receive waits (default: the local stack's 2 s; Lambda's pollers wait 20). */
+  receiveWaitSeconds?: number;
   /**
    * The delivery queue's batching window (default: none, so the shared stack's latency and
    * throughput are the engine's own; the bill measures the construct's window).
@@ -59,6 +61,7 @@ export async function liveStack(options: {
       : { deliveryConcurrency: options.deliveryConcurrency }),
     ...(options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency }),
     ...(options.pollersPerQueue === undefined ? {} : { pollersPerQueue: options.pollersPerQueue }),
+    ...(options.receiveWaitSeconds === undefined ? {} : { receiveWaitSeconds: options.receiveWaitSeconds }),
     deliveryBatchingWindow: options.deliveryBatchingWindow ?? { seconds: 0 },
     ...(options.subscriptionMetrics === undefined
       ? {}

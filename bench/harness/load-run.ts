@@ -27,6 +27,14 @@ export interface LoadOptions {
   schema?: InputSchema;
   /** More data members of the events published (see {@link PublishPlan.data}). */
   data?: PublishPlan['data'];
+  /**
+   * Seconds the publishers go on at the same rate after `seconds` (default 0). Latency is taken
+   * over the events of the first `seconds` only: the trailing ones keep the queue as busy while
+   * those are gathered and delivered, as steady traffic would, instead of leaving the last of them
+   * to a quiet queue (where a batching window's long polls hold a batch for their whole wait).
+   * Everything else (deliveries, requests, bytes, usage) counts the trailing events too.
+   */
+  trailingSeconds?: number;
 }
 
 export interface LoadRun {
@@ -48,6 +56,7 @@ export interface LoadRun {
   drainSeconds: number;
   /** From the first publish to the last delivery. */
   totalSeconds: number;
+  /** Publish-to-webhook latency (ms) of each event delivered, but those of `trailingSeconds`. */
   latencies: number[];
   timeline: TimelinePoint[];
   /** Events delivered by request path (one path per subscription). */
@@ -91,6 +100,10 @@ export async function loadRun({ live, sink, publishers }: Rig, options: LoadOpti
   let sampling = true;
   const startedAt = Date.now();
   const started = performance.now();
+  const trailingSeconds = options.trailingSeconds ?? 0;
+  // Events published after this (epoch ms) are the trailing ones: delivered and counted, their
+  // latency not taken. Without trailing seconds every event's is.
+  const measuredUntil = trailingSeconds > 0 ? startedAt + options.seconds * 1000 : Number.POSITIVE_INFINITY;
   const sampler = (async () => {
     let second = 0;
     while (sampling) {
@@ -105,7 +118,9 @@ export async function loadRun({ live, sink, publishers }: Rig, options: LoadOpti
       webhookBytes += taken.requestBytes;
       for (const [path, count] of Object.entries(taken.byPath)) byPath[path] = (byPath[path] ?? 0) + count;
       // A loop, not a spread: a second can bring more samples than a call may take arguments.
-      for (const latency of taken.latencies) latencies.push(latency);
+      for (const [index, latency] of taken.latencies.entries()) {
+        if ((taken.sentAt[index] ?? 0) < measuredUntil) latencies.push(latency);
+      }
       timeline.push({
         second,
         delivered: eventsThisSecond,
@@ -123,7 +138,7 @@ export async function loadRun({ live, sink, publishers }: Rig, options: LoadOpti
     key,
     eventsPerRequest: options.eventsPerRequest,
     requestsPerSecond: options.eventsPerSecond / options.eventsPerRequest,
-    durationMs: options.seconds * 1000,
+    durationMs: (options.seconds + trailingSeconds) * 1000,
     prefix: options.name,
     ...(options.schema === undefined ? {} : { schema: options.schema }),
     ...(options.data === undefined ? {} : { data: options.data }),

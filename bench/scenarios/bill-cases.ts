@@ -3,6 +3,8 @@
  * sink answering after the case's delay, the publish and delivery functions each in a process of
  * its own, everything the bill prices measured, and the case priced.
  */
+
+import { LAMBDA_RECEIVE_WAIT_SECONDS } from '../../local/poller';
 import { FUNCTIONS, type FunctionKey } from '../../shared/config/resources';
 import { DELIVERY_BACKLOG_READ_MS } from '../../shared/publish/admission';
 import { type BillUsage, billPerMillionEvents, comparisonPerMillion } from '../cost';
@@ -31,6 +33,13 @@ export interface BillCase {
    */
   windowSeconds?: number;
 }
+
+/**
+ * Seconds a case on a stack with a batching window goes on publishing after its measured ones
+ * (`LoadOptions.trailingSeconds`): longer than a batch is held past the window at the slowest
+ * rate (5 events/s over five pollers: about a second between one poller's messages).
+ */
+export const TRAILING_SECONDS = 5;
 
 /** The 1-event cases' rates, events (publish requests) a second. */
 export const SINGLE_EVENT_RATES = [5, 50, 500] as const;
@@ -236,6 +245,9 @@ async function billStack(ctx: BenchContext, setUp: BillSetUp, windowSeconds: num
       processes.delivery === undefined ? inProcess(event, context) : processes.delivery.invoke(event),
     deliveryConcurrency: setUp.stackSettings.deliveryConcurrency,
     pollersPerQueue: LAMBDA_INITIAL_POLLERS,
+    // Each receive waits as long as Lambda's do: inside a window too, so a quiet queue holds a
+    // batch past the window as on AWS.
+    receiveWaitSeconds: LAMBDA_RECEIVE_WAIT_SECONDS,
     deliveryBatchingWindow: { seconds: windowSeconds, batchSize: setUp.stackSettings.deliveryBatchSize },
   });
   return { live, rig: await ctx.rig(live), processes, windowSeconds };
@@ -330,6 +342,9 @@ async function measureCase(
     seconds: billCase.seconds,
     topic,
     subscribe: async () => key,
+    // With a window, the last events would otherwise meet a quiet queue (each poller's long poll
+    // then holds its batch for the whole 20 s): steady traffic goes on while they are gathered.
+    ...(windowSeconds > 0 ? { trailingSeconds: TRAILING_SECONDS } : {}),
   });
   const inProcesses = await processUsage();
   const written = capture.stop();

@@ -41,4 +41,14 @@ describe('local event sources', () => {
       checkEventSourceOptions({ deliveryBatchingWindow: { seconds: 1, batchSize: 100 } }),
     ).not.toThrow();
   });
+
+  it("refuse a receive wait SQS would refuse, and take Lambda's 20 s", () => {
+    expect(() => checkEventSourceOptions({ receiveWaitSeconds: 21 })).toThrow(
+      new LocalStackError(
+        'Invalid local stack setting: receiveWaitSeconds must be an integer from 0 to 20 (got 21)',
+      ),
+    );
+    expect(() => checkEventSourceOptions({ receiveWaitSeconds: 1.5 })).toThrow(/receiveWaitSeconds/);
+    expect(() => checkEventSourceOptions({ receiveWaitSeconds: 20 })).not.toThrow();
+  });
 });

@@ -326,7 +326,7 @@ describe('QueuePoller batching (virtual time)', () => {
     expect(sizes()).toEqual([1, 1, 1]);
   });
 
-  it('with a window, keeps receiving until it has passed, each wait no longer than what is left of it', async () => {
+  it('with a window, keeps receiving until it has passed, each receive a long poll', async () => {
     const clock = new FakeClock();
     // One message per receive, each receive taking 400 ms.
     const sqs = new FakeSqs({ clock, receiveMs: 400, perReceive: 1 });
@@ -336,26 +336,53 @@ describe('QueuePoller batching (virtual time)', () => {
     subject.start();
     await until(() => batches.length === 2, 'two invocations');
     await subject.stop();
-    // m0 arrives at 400 ms and starts the window; m1 is received with 1 s of it left (a 1 s
-    // wait), m2 with 600 ms and m3 with 200 ms left (short polls); then it has passed. m4 starts
-    // the next window, which an empty receive of its whole second ends.
+    // m0 arrives at 400 ms and starts the window; m1, m2 and m3 arrive 400, 800 and 1,200 ms into
+    // it, and the window is seen to have passed when m3's receive returns. m4 starts the next
+    // window, which the empty receive after it ends (20 s later: the queue is quiet).
     expect(batches).toEqual([['m0', 'm1', 'm2', 'm3'], ['m4']]);
-    expect(sqs.asked.slice(0, 6).map((receive) => receive.wait)).toEqual([20, 1, 0, 0, 20, 1]);
+    expect(sqs.asked.slice(0, 6).map((receive) => receive.wait)).toEqual([20, 20, 20, 20, 20, 20]);
   });
 
-  it('with a window, pauses between empty short polls in its last second', async () => {
+  it('with a window, a quiet queue holds a batch until the long poll returns, past the window (as on AWS)', async () => {
     const clock = new FakeClock();
-    const sqs = new FakeSqs({ clock, receiveMs: 1500, perReceive: 1 });
-    sqs.add(2);
-    const { handler, batches } = recording();
-    const subject = timedPoller(sqs, clock, handler, { batchingWindowMs: 2000 });
+    const sqs = new FakeSqs({ clock, receiveMs: 100, perReceive: 1 });
+    sqs.add(1);
+    const invokedAt: number[] = [];
+    let countsAtInvocation: unknown;
+    const { handler, batches } = recording(() => {
+      invokedAt.push(clock.now());
+      countsAtInvocation = subject.counts();
+    });
+    const subject = timedPoller(sqs, clock, handler, { batchingWindowMs: 1000, waitTimeSeconds: 20 });
     subject.start();
     await until(() => batches.length === 1, 'the invocation');
     await subject.stop();
-    // m0 arrives at 1.5 s; m1 is received with 2 s left (a 1.5 s receive), leaving 500 ms: short
-    // polls, each empty one followed by a 100 ms pause, five in all.
-    expect(batches).toEqual([['m0', 'm1']]);
-    expect(sqs.asked.slice(0, 8).map((receive) => receive.wait)).toEqual([2, 2, 0, 0, 0, 0, 0, 2]);
+    // m0 at 100 ms; the next receive finds nothing and returns after its whole 20 s wait.
+    expect(batches).toEqual([['m0']]);
+    expect(invokedAt).toEqual([100 + 20_000]);
+    expect(countsAtInvocation).toMatchObject({ receives: 2, emptyReceives: 1, invocations: 1 });
+  });
+
+  it('with receives that do not wait, pauses after each empty one', async () => {
+    const clock = new FakeClock();
+    const sqs = new FakeSqs({ clock, receiveMs: 100, perReceive: 1 });
+    sqs.add(1);
+    const invokedAt: number[] = [];
+    const { handler, batches } = recording(() => invokedAt.push(clock.now()));
+    const subject = timedPoller(sqs, clock, handler, { batchingWindowMs: 1000, waitTimeSeconds: 0 });
+    subject.start();
+    await until(() => batches.length === 1, 'the invocation');
+    await subject.stop();
+    // m0 at 100 ms, then ten empty short polls 100 ms apart until the window has passed.
+    expect(invokedAt).toEqual([1100]);
+    expect(sqs.asked.slice(0, 11).map((receive) => receive.wait)).toEqual(Array(11).fill(0));
+  });
+
+  it('refuses a receive wait beyond SQS long polling (20 s)', () => {
+    const { handler } = recording();
+    expect(() => timedPoller(new FakeSqs(), new FakeClock(), handler, { waitTimeSeconds: 21 })).toThrow(
+      /waitTimeSeconds must be an integer from 0 to 20 \(got 21\)/,
+    );
   });
 
   it('with a window, invokes as soon as the batch is full', async () => {
@@ -369,8 +396,9 @@ describe('QueuePoller batching (virtual time)', () => {
     await until(() => sizes().length === 2, 'the full batch, then the rest once the window has passed');
     await subject.stop();
     expect(sizes()).toEqual([3, 2]);
-    // The full batch at once (three receives), the rest 300 s after its first message.
-    expect(invokedAt).toEqual([300, 400 + 300_000]);
+    // The full batch at once (three receives); the rest when the first receive to return 300 s
+    // or more after its first message (m4 at 500 ms, then empty 2 s long polls) does.
+    expect(invokedAt).toEqual([300, 500 + 150 * 2000]);
   });
 
   it('gathers a batch of more than 10 over several receives', async () => {
