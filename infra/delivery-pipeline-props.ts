@@ -50,13 +50,14 @@ export interface DeliveryPipelineProps {
    * How the delivery queue's consumer gathers fresh deliveries (Lambda's batching window on its
    * event source mapping): for up to `seconds` (an integer from 0 to 300) after the first, and at
    * most `batchSize` per invocation (1 to 10 when `seconds` is 0, 1 to 100 with a window; 100
-   * caps the jobs one invocation holds). A window means fewer invocations and SQS requests per
-   * event at low rates, and lets the jobs of one subscription from several publishes share an
-   * invocation, so subscriptions with `maxEventsPerBatch` get batches across publishes; the price
-   * is up to `seconds` of added delivery latency while traffic is light (under load, batches fill
-   * before the window ends). The window is added to the queue's visibility timeout. `{ seconds: 0 }`
-   * invokes with each receive's messages at once, as before.
-   * @default { seconds: 1, batchSize: 10 }
+   * caps the jobs one invocation holds). A window means fewer delivery invocations per event for
+   * steady one-event traffic (about a third off the bill at 5 to 50 events/s, docs/cost.md), and
+   * lets the jobs of one subscription from more publishes share an invocation, so subscriptions
+   * with `maxEventsPerBatch` get fuller batches. The price is latency: up to `seconds` while
+   * traffic is light, and on a quiet queue more, since Lambda's pollers long-poll inside the window
+   * and a batch waits for the receive to return (up to 20 s). The window is added to the queue's
+   * visibility timeout. By default there is none: each receive's messages (10 at most) at once.
+   * @default { seconds: 0, batchSize: 10 }
    */
   readonly deliveryBatchingWindow?: DeliveryBatchingWindow;
   /**

@@ -35,7 +35,7 @@ export const localBatchSize = (consumer: QueueDefinition['consumer']): number =>
 
 /**
  * The batch size and batching window a queue's local poller uses. The delivery queue's are
- * emulated as on AWS: `deliveryBatchingWindow` (default `DELIVERY_BATCHING_DEFAULTS`, a 1 s
+ * emulated as on AWS: `deliveryBatchingWindow` (default `DELIVERY_BATCHING_DEFAULTS`: no
  * window). The other queues' long windows are not, unless `emulateAllBatchingWindows` asks for
  * them: the backlog queue gathers for 60 s on AWS and the ended-delivery queue for 300 s, which
  * locally would write events into a backlog a minute late and dead letters five minutes late, and

@@ -15,9 +15,10 @@
  *   receive returns as soon as messages are there. A batch size above 10 needs a window of at
  *   least 1 s.
  * - Pollers grow with a backlog and shrink when idle: a receive that returns as many messages as
- *   it asked for adds a poller, at most one per {@link POLLER_GROWTH_INTERVAL_MS} and never more
- *   than `maxConcurrency`; a poller whose receive for a new batch returns nothing stops, while
- *   more than `initialPollers` run.
+ *   it asked for, or a receive for a new batch that finds messages sent before it was made (they
+ *   waited: every poller was busy), adds a poller, at most one per
+ *   {@link POLLER_GROWTH_INTERVAL_MS} and never more than `maxConcurrency`; a poller whose
+ *   receive for a new batch returns nothing stops, while more than `initialPollers` run.
  * - Each invocation deletes what succeeded and leaves reported failures (or the whole batch, if
  *   the handler throws) to reappear after the visibility timeout.
  * A poller waits for its invocation (so the next receive gathers what arrived meanwhile), but only
@@ -344,9 +345,14 @@ export class QueuePoller {
         if (leftMs <= 0) break;
       }
       const asked = Math.min(SQS_LIMITS.maxBatchEntries, batchSize - batch.length);
+      // Wall-clock time, as the queue stamps messages with.
+      const receivedFrom = Date.now();
       const received = await this.receive(asked, waitSeconds);
-      // A full receive: more may be waiting.
-      if (received.length === asked) this.grow();
+      // A full receive: more may be waiting. Messages that were there before a receive for a new
+      // batch was made: no poller was free to take them.
+      if (received.length === asked || (startedAt === undefined && sentBefore(received, receivedFrom))) {
+        this.grow();
+      }
       if (startedAt === undefined) {
         if (received.length === 0) {
           if (waitSeconds === 0) await this.clock.sleep(SHORT_POLL_PAUSE_MS, this.abort.signal);
@@ -443,6 +449,10 @@ export class QueuePoller {
     });
   }
 }
+
+/** Whether any of `messages` was sent before `epochMs` (by its `SentTimestamp`). */
+const sentBefore = (messages: readonly Message[], epochMs: number): boolean =>
+  messages.some((message) => Number(message.Attributes?.SentTimestamp ?? Number.POSITIVE_INFINITY) < epochMs);
 
 /** The bytes a message adds to the invocation's event: its record, as JSON. */
 const recordBytes = (message: Message, queueArn: string): number =>

@@ -88,8 +88,9 @@ export interface LocalStackOptions {
    * The delivery queue's batching window and the batch size it allows, emulated as Lambda's event
    * source mapping does (the construct's `deliveryBatchingWindow` prop, with the same default and
    * limits): `seconds` an integer from 0 to 300, `batchSize` 1 to 10 without a window and 1 to 100
-   * with one (default 10). Default `{ seconds: 1, batchSize: 10 }`; `{ seconds: 0 }` invokes with
-   * each receive's messages at once.
+   * with one (default 10). Default `{ seconds: 0, batchSize: 10 }`: each receive's messages at
+   * once. With a window, receives inside it long-poll for `receiveWaitSeconds` (2 s here, 20 s on
+   * AWS), so a quiet queue holds a batch past a shorter window until one returns.
    */
   deliveryBatchingWindow?: DeliveryBatchingWindow;
   /**

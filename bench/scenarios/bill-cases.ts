@@ -47,9 +47,12 @@ export const SINGLE_EVENT_RATES = [5, 50, 500] as const;
 /** How long a 1-event case publishes at each rate: long enough for a few hundred invocations. */
 const SECONDS_AT_RATE: Record<(typeof SINGLE_EVENT_RATES)[number], number> = { 5: 24, 50: 8, 500: 4 };
 
-/** The key of a 1-event case at `rate` with the construct's default window, or with none. */
-export const singleEventKey = (rate: number, window: 'default' | 'none'): string =>
-  `1 per request at ${rate} events/s, 100 ms webhook${window === 'none' ? ', no batching window' : ''}`;
+/** The delivery batching windows (seconds) the 1-event cases run with: none, and 1 s. */
+export const SINGLE_EVENT_WINDOWS = [0, 1] as const;
+
+/** The key of a 1-event case at `rate` with a delivery batching window of `windowSeconds`. */
+export const singleEventKey = (rate: number, windowSeconds: number): string =>
+  `1 per request at ${rate} events/s, 100 ms webhook, ${windowSeconds === 0 ? 'no batching window' : `${windowSeconds} s batching window`}`;
 
 /** The key of 1-event publishes at 500 events/s to a subscription that batches up to 10. */
 export const SINGLE_EVENT_BATCHED_KEY = '1 per request at 500 events/s, 100 ms webhook, maxEventsPerBatch 10';
@@ -69,15 +72,15 @@ const CASES: readonly BillCase[] = [
     seconds: 10,
     webhookMs: 100,
   },
-  ...(['default', 'none'] as const).flatMap((window) =>
+  ...SINGLE_EVENT_WINDOWS.flatMap((windowSeconds) =>
     SINGLE_EVENT_RATES.map(
       (rate): BillCase => ({
-        key: singleEventKey(rate, window),
+        key: singleEventKey(rate, windowSeconds),
         perRequest: 1,
         eventsPerSecond: rate,
         seconds: SECONDS_AT_RATE[rate],
         webhookMs: 100,
-        ...(window === 'none' ? { windowSeconds: 0 } : {}),
+        windowSeconds,
       }),
     ),
   ),

@@ -18,6 +18,7 @@ import {
   type MeasuredCases,
   SINGLE_EVENT_BATCHED_KEY,
   SINGLE_EVENT_RATES,
+  SINGLE_EVENT_WINDOWS,
   singleEventKey,
 } from './bill-cases';
 import {
@@ -109,23 +110,29 @@ const SINGLE_EVENT_GOALS: Partial<Record<number, Partial<Record<keyof typeof CON
 };
 
 /** Figures of the 1-event cases by rate: what an invocation took, latency, cost per configuration. */
-function singleEventFigures(cases: readonly CaseBill[]): Figure[] {
+function singleEventFigures(cases: readonly CaseBill[], defaultWindowSeconds: number): Figure[] {
   const figures: Figure[] = [];
-  for (const window of ['default', 'none'] as const) {
+  // The construct's default window first: the goals are on it.
+  const windows = [
+    defaultWindowSeconds,
+    ...SINGLE_EVENT_WINDOWS.filter((seconds) => seconds !== defaultWindowSeconds),
+  ];
+  for (const windowSeconds of windows) {
+    const isDefault = windowSeconds === defaultWindowSeconds;
     for (const rate of SINGLE_EVENT_RATES) {
-      const found = cases.find((c) => c.case.key === singleEventKey(rate, window));
+      const found = cases.find((c) => c.case.key === singleEventKey(rate, windowSeconds));
       if (found === undefined) continue;
-      const key = found.case.key;
+      const key = `${found.case.key}${isDefault ? ' (default)' : ''}`;
       const windowMs = found.windowSeconds * 1000;
-      const latencyGoal = window === 'default' && rate === 50 ? windowMs + 100 : undefined;
+      const latencyGoal = isDefault && rate === 50 ? windowMs + 100 : undefined;
       figures.push(
         {
-          metric: `delivery-queue messages per delivery invocation, ${key} (window ${found.windowSeconds} s)`,
+          metric: `delivery-queue messages per delivery invocation, ${key}`,
           value: round(found.messagesPerDeliveryInvocation, 2),
           unit: 'messages',
         },
         {
-          metric: `publish -> webhook p99, ${key} (window ${found.windowSeconds} s)`,
+          metric: `publish -> webhook p99, ${key}`,
           value: round(found.latencyMs.p99, 0),
           unit: 'ms',
           ...(latencyGoal === undefined
@@ -134,7 +141,7 @@ function singleEventFigures(cases: readonly CaseBill[]): Figure[] {
         },
       );
       for (const configuration of ['httpApi', 'functionUrl', 'functionUrlKeptMetrics'] as const) {
-        const goal = window === 'default' ? SINGLE_EVENT_GOALS[rate]?.[configuration] : undefined;
+        const goal = isDefault ? SINGLE_EVENT_GOALS[rate]?.[configuration] : undefined;
         figures.push(withoutTransfer(found, configuration, goal));
       }
     }
@@ -148,8 +155,8 @@ function singleEventFigures(cases: readonly CaseBill[]): Figure[] {
  */
 function mergedBatchFigures(cases: readonly CaseBill[]): Figure[] {
   const batched = cases.find((c) => c.case.key === SINGLE_EVENT_BATCHED_KEY);
-  const unbatched = cases.find((c) => c.case.key === singleEventKey(500, 'default'));
   if (batched === undefined) return [];
+  const unbatched = cases.find((c) => c.case.key === singleEventKey(500, batched.windowSeconds));
   const transfer = (c: CaseBill) => c.bill.breakdown.dataTransferOut;
   return [
     {
@@ -180,7 +187,9 @@ function billFigures(
   const shown = new Set([
     '100 per request, 100 ms webhook',
     SINGLE_EVENT_BATCHED_KEY,
-    ...SINGLE_EVENT_RATES.flatMap((rate) => [singleEventKey(rate, 'default'), singleEventKey(rate, 'none')]),
+    ...SINGLE_EVENT_RATES.flatMap((rate) =>
+      SINGLE_EVENT_WINDOWS.map((window) => singleEventKey(rate, window)),
+    ),
   ]);
   return [
     ...headline(cases, '100 per request, 100 ms webhook', 0.06, 'httpApi'),
@@ -189,7 +198,7 @@ function billFigures(
     // One event per publish request, by rate, with the construct's default batching window and
     // with none: the HTTP API alone costs $1.00 per million requests, so the tighter goals are
     // for the publish function's URL (`publishIngress: 'functionUrl'`).
-    ...singleEventFigures(cases),
+    ...singleEventFigures(cases, setUp.stackSettings.deliveryBatchingWindowSeconds),
     ...mergedBatchFigures(cases),
     ...(main === undefined
       ? []
@@ -290,11 +299,15 @@ function caseDetails(c: CaseBill) {
  * Cost per million against monthly volume, for Gridwire at 1 and at 100 events per publish (the
  * default props and the function URL), with a stack of one topic and one subscription.
  */
-function breakEvenRows(cases: readonly CaseBill[], fixed: ReturnType<typeof fixedMonthly>): BreakEvenRow[] {
+function breakEvenRows(
+  cases: readonly CaseBill[],
+  fixed: ReturnType<typeof fixedMonthly>,
+  defaultWindowSeconds: number,
+): BreakEvenRow[] {
   const fixedMonthlyCost = fixed.stack.total + fixed.perTopic + fixed.perSubscription;
   const hundred = cases.find((c) => c.case.key === '100 per request, 100 ms webhook');
   const singles = SINGLE_EVENT_RATES.flatMap((rate) => {
-    const found = cases.find((c) => c.case.key === singleEventKey(rate, 'default'));
+    const found = cases.find((c) => c.case.key === singleEventKey(rate, defaultWindowSeconds));
     return found === undefined ? [] : [found];
   });
   const reference = singles[0] ?? hundred;
@@ -336,7 +349,7 @@ export function billResult(setUp: BillSetUp, { cases, emitted }: MeasuredCases):
     figures: billFigures(setUp, cases, fixed),
     details: {
       cases: cases.map(caseDetails),
-      breakEven: breakEvenRows(cases, fixed),
+      breakEven: breakEvenRows(cases, fixed, setUp.stackSettings.deliveryBatchingWindowSeconds),
       fixedMonthly: {
         ...fixed,
         inputs: {

@@ -19,11 +19,13 @@ export const LAMBDA_SQS_LIMITS = {
 
 /**
  * The delivery queue's batching window and the batch size it allows, by default (the
- * `deliveryBatchingWindow` prop on AWS, the option of the same name locally): its consumer gathers
- * fresh deliveries for up to 1 s, 10 at most, so publishes of one event arriving close together
- * share an invocation (and jobs of one subscription can share a webhook request).
+ * `deliveryBatchingWindow` prop on AWS, the option of the same name locally): no window, so its
+ * consumer is invoked with what one receive returns (10 messages at most) as soon as it returns.
+ * A window lowers the bill of steady one-event traffic, but Lambda's pollers long-poll inside it,
+ * so on a quiet queue a batch waits up to 20 s past a shorter window (docs/cost.md): an opt-in for
+ * busy streams, not a default for topics that see an event now and then.
  */
-export const DELIVERY_BATCHING_DEFAULTS = { seconds: 1, batchSize: 10 } as const;
+export const DELIVERY_BATCHING_DEFAULTS = { seconds: 0, batchSize: 10 } as const;
 
 /**
  * The largest batch the delivery queue's consumer takes with a window (Lambda allows 10,000): one

@@ -183,9 +183,9 @@ export const BACKLOG_WINDOW_SECONDS = 60;
 
 export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {
   /**
-   * Fresh deliveries, written by the publish function. Its consumer gathers them for up to 1 s
-   * (`DELIVERY_BATCHING_DEFAULTS`, the `deliveryBatchingWindow` prop), so its visibility timeout
-   * adds that second.
+   * Fresh deliveries, written by the publish function. Its consumer takes what one receive returns
+   * at once by default, or gathers them for a window (`DELIVERY_BATCHING_DEFAULTS`, the
+   * `deliveryBatchingWindow` prop), which its visibility timeout then adds.
    */
   delivery: {
     id: 'DeliveryQueue',

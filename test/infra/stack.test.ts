@@ -327,21 +327,24 @@ describe('delivery queue batching window (deliveryBatchingWindow)', () => {
       }
     ).Properties.VisibilityTimeout;
 
-  it('gathers fresh deliveries for 1 s, 10 at most, by default; the visibility timeout adds the second', () => {
-    expect(DELIVERY_BATCHING_DEFAULTS).toEqual({ seconds: 1, batchSize: 10 });
-    expect(deliveryMapping(template)?.Properties).toMatchObject({
+  it('invokes with what one receive returns by default (no window, 10 at most), as { seconds: 0 } does', () => {
+    expect(DELIVERY_BATCHING_DEFAULTS).toEqual({ seconds: 0, batchSize: 10 });
+    const { template: atOnce } = synth({ deliveryBatchingWindow: { seconds: 0 } });
+    for (const of of [template, atOnce]) {
+      const properties = deliveryMapping(of)?.Properties;
+      expect(properties).toMatchObject({ BatchSize: 10 });
+      expect(properties).not.toHaveProperty('MaximumBatchingWindowInSeconds');
+      expect(deliveryVisibility(of)).toBe(DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6);
+    }
+  });
+
+  it('{ seconds: 1 } gathers fresh deliveries for 1 s, 10 at most; the visibility timeout adds the second', () => {
+    const { template: windowed } = synth({ deliveryBatchingWindow: { seconds: 1 } });
+    expect(deliveryMapping(windowed)?.Properties).toMatchObject({
       BatchSize: 10,
       MaximumBatchingWindowInSeconds: 1,
     });
-    expect(deliveryVisibility(template)).toBe(DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6 + 1);
-  });
-
-  it('{ seconds: 0 } invokes at once: no window', () => {
-    const { template: atOnce } = synth({ deliveryBatchingWindow: { seconds: 0 } });
-    const properties = deliveryMapping(atOnce)?.Properties;
-    expect(properties).toMatchObject({ BatchSize: 10 });
-    expect(properties).not.toHaveProperty('MaximumBatchingWindowInSeconds');
-    expect(deliveryVisibility(atOnce)).toBe(DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6);
+    expect(deliveryVisibility(windowed)).toBe(DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6 + 1);
   });
 
   it('{ seconds: 5, batchSize: 50 } sets both, the visibility timeout 5 s longer, and the backlog limit follows the batch', () => {

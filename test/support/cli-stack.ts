@@ -18,12 +18,7 @@ export interface RunningCli {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/**
- * The command line of `gridwire start` on `dataDir` with the API on a free port, plus `args`. Its
- * delivery queue invokes at once (no batching window), as the other test stacks'
- * (`TEST_DELIVERY_BATCHING` in `local-stack.ts`), to keep the tests fast; a later
- * `--delivery-batching-window` in `args` wins.
- */
+/** The command line of `gridwire start` on `dataDir` with the API on a free port, plus `args`. */
 export const cliStartCommand = (dataDir: string, args: readonly string[]): string[] => [
   process.execPath,
   '--import',
@@ -33,8 +28,6 @@ export const cliStartCommand = (dataDir: string, args: readonly string[]): strin
   '--data-dir',
   dataDir,
   '--port',
-  '0',
-  '--delivery-batching-window',
   '0',
   ...args,
 ];

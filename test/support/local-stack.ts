@@ -67,13 +67,6 @@ export const recordingCalls = <T extends Partial<LocalStackOptions>>(options: T)
   },
 });
 
-/**
- * The test stacks' delivery queue invokes at once (no batching window) to keep the suite fast: a
- * 1 s window, the default, would add up to a second to every first delivery the tests wait on.
- * The window itself is tested in the poller's tests; a test about batching passes its own.
- */
-export const TEST_DELIVERY_BATCHING = { seconds: 0 } as const;
-
 export async function startTestStack(options: Partial<LocalStackOptions> = {}): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gridwire-test-'));
   const stack = await startLocalStack(
@@ -81,7 +74,6 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
       dataDir,
       port: 0,
       logLevel: 'SILENT',
-      deliveryBatchingWindow: TEST_DELIVERY_BATCHING,
       ...options,
     }),
   );

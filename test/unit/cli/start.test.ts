@@ -109,8 +109,8 @@ describe("gridwire start's delivery batching window", () => {
     }
   }
 
-  it('defaults to a 1 s window and batches of 10, as on AWS', async () => {
-    expect(await parsed([])).toMatchObject({ deliveryBatchingWindow: 1, deliveryBatchSize: 10 });
+  it('defaults to no window and batches of 10, as the construct does', async () => {
+    expect(await parsed([])).toMatchObject({ deliveryBatchingWindow: 0, deliveryBatchSize: 10 });
   });
 
   it('takes both from flags or the environment', async () => {

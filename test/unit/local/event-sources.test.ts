@@ -2,11 +2,11 @@ import { checkEventSourceOptions, localConsumerOf } from '../../../local/event-s
 import { LocalStackError } from '../../../local/stack-error';
 
 describe('local event sources', () => {
-  it("emulate the delivery queue's window (1 s, batches of 10 by default), or the one given", () => {
-    expect(localConsumerOf('delivery', {})).toEqual({ batchSize: 10, batchingWindowMs: 1000 });
-    expect(localConsumerOf('delivery', { deliveryBatchingWindow: { seconds: 0 } })).toEqual({
+  it("emulate the delivery queue's window (none, batches of 10 by default), or the one given", () => {
+    expect(localConsumerOf('delivery', {})).toEqual({ batchSize: 10, batchingWindowMs: 0 });
+    expect(localConsumerOf('delivery', { deliveryBatchingWindow: { seconds: 1 } })).toEqual({
       batchSize: 10,
-      batchingWindowMs: 0,
+      batchingWindowMs: 1000,
     });
     expect(localConsumerOf('delivery', { deliveryBatchingWindow: { seconds: 5, batchSize: 50 } })).toEqual({
       batchSize: 50,

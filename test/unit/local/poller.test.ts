@@ -48,10 +48,16 @@ class FakeSqs {
     private readonly onReceive?: () => void,
   ) {}
 
-  add(count: number, body = (id: string) => id): void {
+  /** Adds `count` messages; with `sentAt` (epoch ms), stamped as sent then (`SentTimestamp`). */
+  add(count: number, body = (id: string) => id, sentAt?: number): void {
     for (let i = 0; i < count; i += 1) {
       const id = `m${this.next++}`;
-      this.messages.push({ MessageId: id, ReceiptHandle: id, Body: body(id) });
+      this.messages.push({
+        MessageId: id,
+        ReceiptHandle: id,
+        Body: body(id),
+        ...(sentAt === undefined ? {} : { Attributes: { SentTimestamp: String(sentAt) } }),
+      });
     }
   }
 
@@ -469,6 +475,26 @@ describe('QueuePoller pollers (virtual time)', () => {
     expect(counts.emptyReceives).toBeGreaterThanOrEqual(3);
     expect(counts.receives).toBe(sqs.receives);
     expect(subject.pollers).toBe(0);
+  });
+
+  it('adds pollers when a receive for a new batch finds messages that were waiting, though not a full one', async () => {
+    const grown = async (sentAt: number) => {
+      const clock = new FakeClock();
+      // One message per receive: never a full receive.
+      const sqs = new FakeSqs({ clock, receiveMs: 400, perReceive: 1 });
+      sqs.add(40, (id) => id, sentAt);
+      const { handler } = recording();
+      const subject = timedPoller(sqs, clock, handler, { initialPollers: 1, maxConcurrency: 4 });
+      subject.start();
+      await until(() => sqs.deleted.length === 40, 'every message');
+      const { peakPollers } = subject.counts();
+      await subject.stop();
+      return peakPollers;
+    };
+    // Sent long before any receive: they waited for a free poller.
+    expect(await grown(0)).toBe(4);
+    // Stamped after every receive was made (as a message arriving during a long poll is).
+    expect(await grown(Date.now() + 3_600_000)).toBe(1);
   });
 
   it('starts with 5 pollers by default, as an event source mapping does', async () => {
