@@ -153,7 +153,7 @@ async function measureBatching(
     {
       name: 'batch fill',
       description:
-        "Events per webhook request for a subscription with `maxEventsPerBatch: 1000`, by publish rate and events per publish request. A batch holds the subscription's due events one delivery invocation received (its jobs merged, so events of separate publishes share requests), so fill follows how publishers batch and how many messages an invocation gets. This stack's delivery queue invokes at once (no batching window), each poller with what one receive returned (at most 10 messages); the construct's default window is measured in the bill scenario.",
+        "Events per webhook request for a subscription with `maxEventsPerBatch: 1000`, by publish rate and events per publish request. A batch holds the subscription's due events one delivery invocation received (its jobs merged, so events of separate publishes share requests), so fill follows how publishers batch and how many messages an invocation gets. This stack's delivery queue invokes at once (no batching window, the construct's default), each poller with what one receive returned (at most 10 messages); a 1 s window is measured in the bill scenario.",
       figures: fills.map((fill) => ({
         metric: `${fill.rate.toLocaleString('en-US')} events/s, ${fill.perRequest} per publish request`,
         value: round(fill.events / Math.max(1, fill.requests), 2),
