@@ -70,8 +70,12 @@ export const REAL_POLLER_CLOCK: PollerClock = {
 /** Pollers an event source mapping starts with, and the fewest it shrinks back to (as on AWS). */
 export const INITIAL_POLLERS = 5;
 
-/** At most one poller is added per this many milliseconds while receives come back full. */
-export const POLLER_GROWTH_INTERVAL_MS = 1000;
+/**
+ * At most one poller is added per this many milliseconds while messages are still there: 300 a
+ * minute, as Lambda scales an SQS event source (Lambda developer guide, "Configuring scaling
+ * behavior for SQS event source mappings": up to 300 more concurrent invokes per minute).
+ */
+export const POLLER_GROWTH_INTERVAL_MS = 200;
 
 /** Seconds each receive of Lambda's pollers waits for messages (SQS long polling at its longest). */
 export const LAMBDA_RECEIVE_WAIT_SECONDS = 20;

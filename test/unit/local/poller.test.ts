@@ -449,7 +449,7 @@ describe('QueuePoller batching (virtual time)', () => {
 });
 
 describe('QueuePoller pollers (virtual time)', () => {
-  it('adds a poller per second while receives come back full, up to maxConcurrency, and drops back when idle', async () => {
+  it('adds a poller per growth interval while receives come back full, up to maxConcurrency, and drops back when idle', async () => {
     const clock = new FakeClock();
     const seen: Array<{ t: number; pollers: number }> = [];
     let subject: QueuePoller | undefined;
@@ -461,7 +461,7 @@ describe('QueuePoller pollers (virtual time)', () => {
     subject = timedPoller(sqs, clock, handler, { initialPollers: 1, maxConcurrency: 4 });
     subject.start();
     await until(() => sqs.deleted.length === 300, 'every message');
-    // Never more than one poller added per second, never more than maxConcurrency.
+    // Never more than one poller added per growth interval, never more than maxConcurrency.
     for (const { t, pollers } of seen) {
       expect(pollers).toBeLessThanOrEqual(Math.min(4, 1 + Math.floor(t / POLLER_GROWTH_INTERVAL_MS)));
     }
