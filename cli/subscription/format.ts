@@ -37,6 +37,13 @@ interface Destination {
     preferredBatchSizeInKilobytes?: number;
     maxDeliveriesPerSecond?: number;
     auth?: EndpointAuthDocument;
+    /** Present when requests are signed (`signingDocument`): never a secret. */
+    signing?: {
+      enabled: boolean;
+      scheme: string;
+      secretCreatedTime?: string;
+      previousSecretsValidUntil?: string[];
+    };
     deliveryAttributeMappings?: Array<{ name: string; type: string; properties: Record<string, unknown> }>;
   };
 }
@@ -109,6 +116,7 @@ export function formatSubscription(document: SubscriptionDocument): string {
         : `${destination.maxDeliveriesPerSecond} requests per second`,
     ],
     ['endpoint auth', authLine(destination.auth)],
+    ['signing', signingLine(destination.signing)],
     [
       'custom headers',
       destination.deliveryAttributeMappings?.map((mapping) => `${mapping.name} (${mapping.type})`).join(', '),
@@ -122,6 +130,22 @@ export function formatSubscription(document: SubscriptionDocument): string {
   const shown = lines.filter((line): line is [string, string] => line[1] !== undefined && line[1] !== '');
   const width = Math.max(...shown.map(([label]) => label.length));
   return shown.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`).join('\n');
+}
+
+/**
+ * Whether requests are signed: the scheme (`v1`, a shared secret; `v1a`, a key pair), since when
+ * the secret is in use, and how long earlier ones are still honoured.
+ */
+function signingLine(signing: NonNullable<Destination['properties']>['signing']): string | undefined {
+  if (signing === undefined || !signing.enabled) return undefined;
+  const scheme = signing.scheme === 'v1a' ? 'v1a (asymmetric, ed25519)' : 'v1 (shared secret)';
+  const since = signing.secretCreatedTime === undefined ? '' : `, secret of ${signing.secretCreatedTime}`;
+  const previous = signing.previousSecretsValidUntil ?? [];
+  const earlier =
+    previous.length === 0
+      ? ''
+      : `; ${previous.length} earlier secret${previous.length === 1 ? '' : 's'} honoured until ${previous.join(', ')}`;
+  return `on, Standard Webhooks ${scheme}${since}${earlier}`;
 }
 
 /** A topic's subscriptions, a line each. */

@@ -1,0 +1,53 @@
+import { formatSubscription, type SubscriptionDocument } from '../../../cli/subscription/format';
+import { signingDocument } from '../../../shared/management/resource-documents';
+
+/** A webhook subscription document with `signing` as the API shows it (or none). */
+const withSigning = (signing?: ReturnType<typeof signingDocument>): SubscriptionDocument => ({
+  name: 'orders-hook',
+  properties: {
+    provisioningState: 'Succeeded',
+    destination: {
+      properties: {
+        endpointBaseUrl: 'https://hooks.example.com/orders',
+        ...(signing === undefined ? {} : { signing }),
+      },
+    },
+  },
+});
+
+const signingLineOf = (text: string) => text.split('\n').find((line) => line.startsWith('signing:'));
+
+describe('subscription show', () => {
+  it('says signing is on, with the scheme and since when its secret is in use', () => {
+    const text = formatSubscription(
+      withSigning(
+        signingDocument({ secrets: [{ sealed: 'sealed-secret', createdAt: Date.UTC(2026, 10, 1) }] }),
+      ),
+    );
+    expect(signingLineOf(text)).toBe(
+      'signing:     on, Standard Webhooks v1 (shared secret), secret of 2026-11-01T00:00:00.000Z',
+    );
+  });
+
+  it('names an asymmetric key and the earlier secrets still honoured after a rotation', () => {
+    const text = formatSubscription(
+      withSigning(
+        signingDocument({
+          secrets: [
+            { sealed: 'sealed-key', publicKey: 'whpk_abc', createdAt: Date.UTC(2026, 11, 1) },
+            { sealed: 'sealed-old', createdAt: Date.UTC(2026, 10, 1), expiresAt: Date.UTC(2026, 11, 2) },
+          ],
+        }),
+      ),
+    );
+    expect(signingLineOf(text)).toContain(
+      'on, Standard Webhooks v1a (asymmetric, ed25519), secret of 2026-12-01T00:00:00.000Z; 1 earlier secret honoured until 2026-12-02T00:00:00.000Z',
+    );
+  });
+
+  it('prints no signing line when requests are not signed', () => {
+    const text = formatSubscription(withSigning());
+    expect(text).toContain('endpoint:');
+    expect(signingLineOf(text)).toBeUndefined();
+  });
+});
