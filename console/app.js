@@ -453,6 +453,18 @@ function App() {
     setRefused(true);
     setToken('');
   };
+  // A token put in the address of a tab already open (a new `#token=...`) is taken at once.
+  useEffect(() => {
+    const onHashChange = () => {
+      if (!new URLSearchParams(window.location.hash.slice(1)).has('token')) return;
+      const taken = takeToken();
+      if (taken === '') return;
+      setRefused(false);
+      setToken(taken);
+    };
+    window.addEventListener('hashchange', onHashChange);
+    return () => window.removeEventListener('hashchange', onHashChange);
+  }, []);
   const api = useRef({});
   if (api.current.token !== token) api.current = { token, call: apiClient(token, forget) };
   if (token === '')

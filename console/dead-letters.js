@@ -22,6 +22,8 @@ export function DeadLetters({ api, base }) {
   const seen = new Set(firstPage.map((entry) => entry.key));
   const entries = [...firstPage, ...more.entries.filter((entry) => !seen.has(entry.key))];
   const nextPage = more.entries.length > 0 ? more.nextPage : list.data?.nextPage;
+  // Something to replay: a blob listed that was not replayed yet, or pages not read yet.
+  const awaitingReplay = nextPage !== undefined || entries.some((entry) => entry.replayedAt === undefined);
   const loadMore = async () => {
     try {
       const page = await api('GET', `${base}/deadLetters?page=${encodeURIComponent(nextPage)}`);
@@ -46,7 +48,12 @@ export function DeadLetters({ api, base }) {
   return html`
     <div class="dead-letters" data-testid="dead-letters">
       <div class="toolbar">
-        <button type="button" disabled=${replay.busy || entries.length === 0} onClick=${() => run({}, 'Replay of every blob')}>
+        <button
+          type="button"
+          disabled=${replay.busy || !awaitingReplay}
+          title=${awaitingReplay ? undefined : 'Every dead letter listed was replayed; replay one again with its own button'}
+          onClick=${() => run({}, 'Replay of every blob')}
+        >
           Replay all not yet replayed
         </button>
         <button type="button" class="secondary" onClick=${list.refresh}>Refresh</button>

@@ -173,6 +173,25 @@ describe('the console page', () => {
     }
   });
 
+  it('takes a token put in the address of a tab already open, without a reload', async () => {
+    const other = await browser.newContext();
+    try {
+      const open = await other.newPage();
+      await open.goto(`${api.stack.apiUrl}${CONSOLE_PATH}`);
+      await open.getByTestId('needs-token').waitFor({ timeout: WAIT_MS });
+      const loads: string[] = [];
+      open.on('load', () => loads.push(open.url()));
+      await open.evaluate((token) => {
+        window.location.hash = `token=${encodeURIComponent(token)}`;
+      }, api.stack.adminToken);
+      await open.getByTestId('topic').filter({ hasText: TOPIC }).waitFor({ timeout: WAIT_MS });
+      expect(loads).toEqual([]);
+      expect(open.url()).toBe(`${api.stack.apiUrl}${CONSOLE_PATH}`);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('takes the token from the fragment, out of the address bar, and shows the topic and its subscriptions with their health', async () => {
     await page.goto(consoleUrl(api.stack.apiUrl, api.stack.adminToken));
     await page.getByTestId('topic').filter({ hasText: TOPIC }).waitFor({ timeout: WAIT_MS });
@@ -314,6 +333,10 @@ describe('the console page', () => {
     await blob.getByRole('button', { name: 'Replay again' }).waitFor({ timeout: WAIT_MS });
     const listed = await api.call('GET', `${subscriptionPath('strict')}/deadLetters`);
     expect(listed.body.value[0].replayedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    // Nothing is left to replay: "Replay all not yet replayed" is not offered.
+    expect(listed.body.value).toHaveLength(1);
+    expect(listed.body.nextPage).toBeUndefined();
+    expect(await page.getByRole('button', { name: 'Replay all not yet replayed' }).isDisabled()).toBe(true);
     await eventually(
       () => webhook.requestsTo('/strict').length > refusedBefore,
       WAIT_MS,
