@@ -182,7 +182,8 @@ describe('the console page', () => {
       const loads: string[] = [];
       open.on('load', () => loads.push(open.url()));
       await open.evaluate((token) => {
-        window.location.hash = `token=${encodeURIComponent(token)}`;
+        (globalThis as unknown as { location: { hash: string } }).location.hash =
+          `token=${encodeURIComponent(token)}`;
       }, api.stack.adminToken);
       await open.getByTestId('topic').filter({ hasText: TOPIC }).waitFor({ timeout: WAIT_MS });
       expect(loads).toEqual([]);
