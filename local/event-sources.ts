@@ -14,7 +14,7 @@ import {
 } from '../shared/config/resources';
 import type { AwsClients } from '../shared/platform/aws';
 import type { LocalFunctions } from './functions';
-import { INITIAL_POLLERS, LAMBDA_RECEIVE_WAIT_SECONDS, QueuePoller } from './poller';
+import { INITIAL_POLLERS, QueuePoller, receiveWaitProblem } from './poller';
 import type { LocalResources } from './provision';
 import { LocalStackError } from './stack-error';
 import type { LocalStackOptions } from './stack-options';
@@ -61,12 +61,11 @@ export function checkEventSourceOptions(
   options: Pick<LocalStackOptions, 'deliveryBatchingWindow' | 'receiveWaitSeconds'>,
 ): void {
   const problems = deliveryBatchingProblems(options.deliveryBatchingWindow);
-  const wait = options.receiveWaitSeconds;
-  if (wait !== undefined && !(Number.isInteger(wait) && wait >= 0 && wait <= LAMBDA_RECEIVE_WAIT_SECONDS)) {
-    problems.push(
-      `receiveWaitSeconds must be an integer from 0 to ${LAMBDA_RECEIVE_WAIT_SECONDS} (got ${wait})`,
-    );
-  }
+  const waitProblem =
+    options.receiveWaitSeconds === undefined
+      ? undefined
+      : receiveWaitProblem(options.receiveWaitSeconds, 'receiveWaitSeconds');
+  if (waitProblem !== undefined) problems.push(waitProblem);
   if (problems.length > 0) throw new LocalStackError(`Invalid local stack setting: ${problems.join('; ')}`);
 }
 

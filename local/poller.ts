@@ -86,6 +86,13 @@ export const LOCAL_RECEIVE_WAIT_SECONDS = 2;
 /** The pause after an empty receive when receives do not wait (`waitTimeSeconds` 0). */
 export const SHORT_POLL_PAUSE_MS = 100;
 
+/** What is wrong with a receive wait, named `name`: SQS long-polls 0 to 20 whole seconds. */
+export function receiveWaitProblem(wait: number, name: string): string | undefined {
+  return Number.isInteger(wait) && wait >= 0 && wait <= LAMBDA_RECEIVE_WAIT_SECONDS
+    ? undefined
+    : `${name} must be an integer from 0 to ${LAMBDA_RECEIVE_WAIT_SECONDS} (got ${wait})`;
+}
+
 export interface PollerOptions {
   sqs: SQSClient;
   queueUrl: string;
@@ -199,12 +206,11 @@ export class QueuePoller {
         `batchSize must be an integer from 1 to ${maxBatchSize} with a batching window of ${this.batchingWindowMs} ms (got ${batchSize})`,
       );
     }
-    const wait = options.waitTimeSeconds ?? LOCAL_RECEIVE_WAIT_SECONDS;
-    if (!(Number.isInteger(wait) && wait >= 0 && wait <= LAMBDA_RECEIVE_WAIT_SECONDS)) {
-      throw new RangeError(
-        `waitTimeSeconds must be an integer from 0 to ${LAMBDA_RECEIVE_WAIT_SECONDS} (got ${wait})`,
-      );
-    }
+    const waitProblem = receiveWaitProblem(
+      options.waitTimeSeconds ?? LOCAL_RECEIVE_WAIT_SECONDS,
+      'waitTimeSeconds',
+    );
+    if (waitProblem !== undefined) throw new RangeError(waitProblem);
     if (!(Number.isInteger(this.initialPollers) && this.initialPollers >= 1)) {
       throw new RangeError(`initialPollers must be an integer of at least 1 (got ${this.initialPollers})`);
     }
@@ -357,19 +363,17 @@ export class QueuePoller {
       if (received.length === asked || (startedAt === undefined && sentBefore(received, receivedFrom))) {
         this.grow();
       }
+      // Receives that do not wait would spin on an empty queue: a pause (within the window).
+      if (received.length === 0 && waitSeconds === 0) {
+        await this.clock.sleep(Math.min(SHORT_POLL_PAUSE_MS, leftMs), this.abort.signal);
+      }
       if (startedAt === undefined) {
-        if (received.length === 0) {
-          if (waitSeconds === 0) await this.clock.sleep(SHORT_POLL_PAUSE_MS, this.abort.signal);
-          return { messages: [], carried: [], idle: true };
-        }
+        if (received.length === 0) return { messages: [], carried: [], idle: true };
         startedAt = this.clock.now();
       }
       const rest = take(received);
       if (rest.length > 0 || batch.length >= batchSize || this.batchingWindowMs === 0) {
         return { messages: batch, carried: rest, idle: false };
-      }
-      if (received.length === 0 && waitSeconds === 0) {
-        await this.clock.sleep(Math.min(SHORT_POLL_PAUSE_MS, leftMs), this.abort.signal);
       }
     }
     return { messages: batch, carried: [], idle: false };
