@@ -21,11 +21,18 @@ export const ADMIN_TOKEN_FILE = 'admin-token';
 export const HEADER_KEY_FILE = 'header-key';
 /** The key that seals topic and namespace access keys in the table. */
 export const TOPIC_KEY_FILE = 'topic-key';
+/**
+ * The key that signs console and portal session tokens (the stack's Secrets Manager secret on
+ * AWS): created when it is first needed, replaced by `sessions revokeAll`.
+ */
+export const SESSION_KEY_FILE = 'session-key';
 
 /** The keys the functions seal values with, as read from the data directory. */
 export interface SealingKeys {
   headerKey: string;
   topicKey: string;
+  /** The file of the session key (read at every use: a replacement is seen at once). */
+  sessionKeyFile: string;
 }
 
 /** A data directory this stack holds: released by `unlock`. */
@@ -53,6 +60,7 @@ export async function openDataDir(
     const sealingKeys = {
       headerKey: await loadSealingKey(dataDir, HEADER_KEY_FILE),
       topicKey: await loadSealingKey(dataDir, TOPIC_KEY_FILE),
+      sessionKeyFile: join(dataDir, SESSION_KEY_FILE),
     };
     const credentials = await loadCredentials(dataDir);
     return { unlock, adminToken, sealingKeys, credentials };

@@ -30,14 +30,11 @@ export interface GatewayOptions {
   onInvocation?: (stats: InvocationStats) => void;
   /**
    * Routes of the local stack itself (not of the AWS API), by `METHOD /path`, each behind the
-   * admin token: `GET /local/status`.
+   * admin token or an operator session: `GET /local/status`.
    */
   localRoutes?: Readonly<Record<string, () => Promise<LocalAnswer>>>;
-  /**
-   * Routes of the local stack served to anyone who can reach it, by `METHOD /path`: only files
-   * that hold no secret (the console's page and scripts, whose API calls carry the token).
-   */
-  publicRoutes?: Readonly<Record<string, () => Promise<LocalAnswer>>>;
+  /** Whether an `Authorization` header carries an operator session's token (the console's). */
+  isOperatorSession?: (authorization: string | undefined) => Promise<boolean>;
   /** Whether a publish request may come in now (throttling); every request is let in without one. */
   admission?: Admission;
 }
@@ -243,16 +240,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const found: RouteMatch | undefined = matchRoute(routes, req.method ?? '', url.pathname);
     const routeKey = `${req.method} ${url.pathname}`;
-    // A public file answers HEAD as GET, without the body (Node leaves it out of a HEAD answer).
-    const open = options.publicRoutes?.[req.method === 'HEAD' ? `GET ${url.pathname}` : routeKey];
     const local = options.localRoutes?.[routeKey];
-    if (found === undefined && (open !== undefined || local !== undefined)) {
+    if (found === undefined && local !== undefined) {
       req.resume();
-      if (open === undefined && !isAdminAuthorized(req.headers.authorization, options.adminToken)) {
+      const { authorization } = req.headers;
+      if (
+        !isAdminAuthorized(authorization, options.adminToken) &&
+        !(await options.isOperatorSession?.(authorization))
+      ) {
         send(res, 401, JSON.stringify(ADMIN_TOKEN_REQUIRED));
         return;
       }
-      const answer = await (open ?? (local as () => Promise<LocalAnswer>))();
+      const answer = await local();
       send(res, answer.status, answer.body, {
         ...(answer.contentType === undefined ? {} : { 'content-type': answer.contentType }),
         ...answer.headers,

@@ -7,8 +7,9 @@
 import { LOCAL_ENV } from '../shared/config/resources';
 import type { LoggerLike } from '../shared/observability/logging';
 import type { AwsClients } from '../shared/platform/aws';
+import { FileSessionKeys, type SessionKeys } from '../shared/sessions/keys';
+import { bearerToken, openSessionToken } from '../shared/sessions/token';
 import { ADMISSION_DEFAULTS, BacklogAdmission } from './admission';
-import { consoleRoutes } from './console';
 import { startFunctionUrl } from './function-url';
 import type { LocalFunctions } from './functions';
 import { type Gateway, type GatewayOptions, type Listener, startGateway } from './gateway';
@@ -32,6 +33,8 @@ export const defaultFunctionUrlPort = (apiPort: number): number =>
 export interface HttpApiInput {
   host: string;
   adminToken: string;
+  /** The session key's file: an operator session may read the stack's status too. */
+  sessionKeyFile: string;
   functions: Pick<LocalFunctions, 'http' | 'publishLogger' | 'managementLogger'>;
   clients: AwsClients;
   resources: LocalResources;
@@ -77,8 +80,8 @@ export async function startHttpApi(input: HttpApiInput): Promise<HttpApi> {
       ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
       ...(admission === undefined ? {} : { admission }),
       localRoutes: localStatusRoutes(input.startedAt, input.metrics, clients, resources),
-      // The console's page and scripts hold no secret; its API calls carry the admin token.
-      publicRoutes: consoleRoutes(),
+      // The console reads the status with its session token.
+      isOperatorSession: operatorSessionCheck(new FileSessionKeys(input.sessionKeyFile)),
     });
     const functionUrl = await startFunctionUrl({
       host,
@@ -134,6 +137,19 @@ function localStatusRoutes(
       status: 200,
       body: JSON.stringify(await localStatusDocument(startedAt, metrics, clients.sqs, resources)),
     }),
+  };
+}
+
+/** Whether an `Authorization` header carries an operator session's token, good now. */
+function operatorSessionCheck(keys: SessionKeys): (authorization: string | undefined) => Promise<boolean> {
+  return async (authorization) => {
+    const token = bearerToken(authorization);
+    if (token === undefined) return false;
+    try {
+      return openSessionToken(token, await keys.current(), Date.now()).scope.role === 'operator';
+    } catch {
+      return false;
+    }
   };
 }
 

@@ -90,6 +90,7 @@ export function localFunctionConfig(
     ...settings,
     [ENV.headerKey]: keys.headerKey,
     [ENV.topicKey]: keys.topicKey,
+    [ENV.sessionKeyFile]: keys.sessionKeyFile,
     [TABLE.nameEnv]: resources.tableName,
     [BUCKET.nameEnv]: resources.bucketName,
     [FAN_OUT_BUCKET.nameEnv]: resources.fanOutBucketName,

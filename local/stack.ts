@@ -101,6 +101,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const { gateway, functionUrl, admission } = await startHttpApi({
       host,
       adminToken,
+      sessionKeyFile: sealingKeys.sessionKeyFile,
       functions,
       clients,
       resources,

@@ -76,6 +76,21 @@ export const ENV = {
   /** That key's text itself (the local stack only, from its data directory). */
   topicKey: 'GRIDWIRE_TOPIC_KEY',
   /**
+   * The Secrets Manager secret whose text is the key that signs console and portal session
+   * tokens (AWS; set on the management function only, which may also replace it to revoke every
+   * session).
+   */
+  sessionKeySecretArn: 'GRIDWIRE_SESSION_KEY_SECRET_ARN',
+  /** The file holding that key (the local stack only, in its data directory). */
+  sessionKeyFile: 'GRIDWIRE_SESSION_KEY_FILE',
+  /**
+   * The origins that may show the portal in a frame (CSP `frame-ancestors`, space-separated);
+   * none by default. The `portalFrameAncestors` prop on AWS, `--portal-frame-ancestors` locally.
+   */
+  portalFrameAncestors: 'GRIDWIRE_PORTAL_FRAME_ANCESTORS',
+  /** The portal's look (JSON `{"title", "logoUrl", "accentColor"}`, each optional): the `portalBranding` prop. */
+  portalBranding: 'GRIDWIRE_PORTAL_BRANDING',
+  /**
    * `true`: a subscription's endpoint must agree to receive (the validation handshake) before
    * events are matched to it. On by default on AWS; the local stack's `--validate-endpoints`.
    */
@@ -400,12 +415,19 @@ export const FUNCTIONS: Readonly<Record<FunctionKey, FunctionDefinition>> = {
  *   the admin bearer token in the local stack. Enforced by the gateway; the function ignores keys.
  * - `validationCode`: anyone holding a subscription's validation code (the validation URL sent to
  *   its endpoint in the handshake); the function checks it, the gateway lets every request through.
+ * - `session`: the console's and portal's API calls, with a session token minted by
+ *   `POST /admin/sessions` (`Authorization: Bearer <token>`); the function checks the token and
+ *   its scope, the gateway lets every request through.
+ * - `public`: the console's and portal's page and files, which hold no secret.
  */
-export type RouteAuth = 'topicKey' | 'admin' | 'iam' | 'validationCode';
+export type RouteAuth = 'topicKey' | 'admin' | 'iam' | 'validationCode' | 'session' | 'public';
 
 export interface RouteDefinition {
-  readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE';
-  /** API Gateway route path with `{param}` placeholders. */
+  readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'ANY';
+  /**
+   * API Gateway route path with `{param}` placeholders; a last `{param+}` takes the rest of the
+   * path (one or more segments).
+   */
   readonly path: string;
   readonly function: 'publish' | 'management';
   /** See {@link RouteAuth}. */
@@ -422,6 +444,16 @@ const admin = (method: RouteDefinition['method'], path: string): RouteDefinition
 /** The path of validation URLs (the endpoint handshake's manual way). */
 export const VALIDATION_PATH = '/eventSubscriptions/validate';
 
+/** Where the console's page is served (and its files under it). */
+export const CONSOLE_PATH = '/console';
+/** Where the portal's page is served (its files are the console's). */
+export const PORTAL_PATH = '/portal';
+/**
+ * The prefix of the console's and portal's API: `/console/api/<the admin path after /admin>`,
+ * authorised by a session token rather than IAM.
+ */
+export const CONSOLE_API_PATH = `${CONSOLE_PATH}/api`;
+
 export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/topics/{topic}/api/events', function: 'publish', auth: 'topicKey' },
   { method: 'POST', path: '/iam/topics/{topic}/api/events', function: 'publish', auth: 'iam' },
@@ -434,6 +466,14 @@ export const ROUTES: readonly RouteDefinition[] = [
   },
   // The validation URL of the endpoint handshake; the query carries topic, subscription and code.
   { method: 'GET', path: VALIDATION_PATH, function: 'management', auth: 'validationCode' },
+  // The console and portal: the API behind session tokens first (the more specific path), then
+  // the pages and their files.
+  { method: 'ANY', path: `${CONSOLE_API_PATH}/{proxy+}`, function: 'management', auth: 'session' },
+  { method: 'GET', path: CONSOLE_PATH, function: 'management', auth: 'public' },
+  { method: 'GET', path: `${CONSOLE_PATH}/{file+}`, function: 'management', auth: 'public' },
+  { method: 'GET', path: PORTAL_PATH, function: 'management', auth: 'public' },
+  admin('POST', '/sessions'),
+  admin('POST', '/sessions/revokeAll'),
   admin('GET', '/topics'),
   admin('PUT', '/topics/{topic}'),
   admin('GET', '/topics/{topic}'),
@@ -454,6 +494,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/pause'),
   admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/resume'),
   admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/validate'),
+  admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/sendTestEvent'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/blob'),
   admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/replay'),
@@ -484,6 +525,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   admin('POST', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/pause'),
   admin('POST', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/resume'),
   admin('POST', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/validate'),
+  admin('POST', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/sendTestEvent'),
   admin('GET', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/deadLetters'),
   admin('GET', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/blob'),
   admin(

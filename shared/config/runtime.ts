@@ -4,6 +4,7 @@
  * stack passes a record built from its options, so every setting is read and checked the same
  * way in both places. A missing or malformed variable fails fast, naming it and the rule.
  */
+import { type PortalBranding, parseFrameAncestors, parsePortalBranding } from '../console/look';
 import { isValidMetricsNamespace, METRICS_NAMESPACE, METRICS_NAMESPACE_RULE } from '../observability/metrics';
 import { firstControlCharacter } from '../platform/control-characters';
 import { ENV, QUEUES, type QueueKey } from './resources';
@@ -76,6 +77,16 @@ export interface RuntimeConfig {
    */
   topicKeySecretArn?: string;
   topicKey?: string;
+  /**
+   * Where the key that signs console and portal session tokens is kept: a Secrets Manager secret
+   * (AWS) or a file (the local stack). Neither: no session can be made or opened.
+   */
+  sessionKeySecretArn?: string;
+  sessionKeyFile?: string;
+  /** The origins that may frame the portal (none: it may not be framed). */
+  portalFrameAncestors: string[];
+  /** The portal's title, logo and accent colour. */
+  portalBranding: PortalBranding;
   /** Whether endpoints must pass the validation handshake before events are matched to them. */
   validateEndpoints: boolean;
   /** Whether endpoint URLs aimed at non-public addresses are refused (SSRF protection). */
@@ -229,6 +240,16 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
   const headerKey = read.optional(ENV.headerKey);
   const topicKeySecretArn = read.optional(ENV.topicKeySecretArn);
   const topicKey = read.optional(ENV.topicKey);
+  const sessionKeySecretArn = read.optional(ENV.sessionKeySecretArn);
+  const sessionKeyFile = read.optional(ENV.sessionKeyFile);
+  const portalFrameAncestors = parseFrameAncestors(
+    (read.optional(ENV.portalFrameAncestors) ?? '').split(/\s+/).filter((origin) => origin !== ''),
+    ENV.portalFrameAncestors,
+  );
+  const portalBranding = parsePortalBranding(
+    JSON.parse(read.optional(ENV.portalBranding) ?? '{}'),
+    ENV.portalBranding,
+  );
   const queueUrls: Partial<Record<QueueKey, string>> = {};
   for (const key of Object.keys(QUEUES) as QueueKey[]) {
     const url = read.optional(QUEUES[key].urlEnv);
@@ -278,6 +299,10 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     ...(headerKey === undefined ? {} : { headerKey }),
     ...(topicKeySecretArn === undefined ? {} : { topicKeySecretArn }),
     ...(topicKey === undefined ? {} : { topicKey }),
+    ...(sessionKeySecretArn === undefined ? {} : { sessionKeySecretArn }),
+    ...(sessionKeyFile === undefined ? {} : { sessionKeyFile }),
+    portalFrameAncestors,
+    portalBranding,
   };
 }
 

@@ -25,13 +25,19 @@ export interface RouteMatch {
 
 /**
  * A route's path as a pattern: a `{param}` segment takes one whole path segment (never a `/`),
- * other segments match as written, and a trailing `/` is allowed, as on API Gateway.
+ * a last `{param+}` segment the rest of the path, other segments match as written, and a
+ * trailing `/` is allowed, as on API Gateway. An `ANY` route takes every method.
  */
 export function compileRoute(route: RouteDefinition): CompiledRoute {
   const params: string[] = [];
   const source = route.path
     .split('/')
-    .map((segment) => {
+    .map((segment, index, segments) => {
+      const greedy = /^\{(\w+)\+\}$/.exec(segment);
+      if (greedy?.[1] !== undefined && index === segments.length - 1) {
+        params.push(greedy[1]);
+        return '(.+?)';
+      }
       const match = /^\{(\w+)\}$/.exec(segment);
       if (match?.[1] === undefined) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       params.push(match[1]);
@@ -57,7 +63,7 @@ export function matchRoute(
   path: string,
 ): RouteMatch | undefined {
   for (const route of routes) {
-    if (route.route.method !== method) continue;
+    if (route.route.method !== method && route.route.method !== 'ANY') continue;
     const match = route.pattern.exec(path);
     if (match === null) continue;
     const pathParameters: Record<string, string> = {};

@@ -17,6 +17,7 @@ import {
 } from '../http/api-gateway';
 import { ApiError, badRequest, notFound } from '../http/errors';
 import type { TopicInput } from '../storage/topics';
+import { consoleOperations } from './console-routes';
 import { deadLetterOperations } from './dead-letter-routes';
 import { deliverySchemaFor } from './delivery-schema';
 import type { ClockDeps, ManagementDeps, PropagationDeps, TopicStoreDeps, UrlDeps } from './deps';
@@ -27,6 +28,7 @@ import { messageLogOperations } from './message-log-routes';
 import { namespaceOperations } from './namespaces';
 import type { Operations, SubscriptionFinder } from './operation';
 import { subscriptionDocument, topicDocument } from './resource-documents';
+import { sessionOperations } from './session-routes';
 import { signingOperations } from './signing-routes';
 import { destinationOf, fullUrlsDocument } from './stored-destination';
 import { parseSubscriptionBody } from './subscription-schema';
@@ -38,6 +40,7 @@ import {
   type SubscriptionOpsDeps,
   saveSubscription,
 } from './subscription-store-ops';
+import { testEventOperations } from './test-event-routes';
 import { now, propagated } from './timing';
 import { parseTopicBody, sameMapping } from './topic-schema';
 import { validationOperations, validationUrlOperations } from './validation-routes';
@@ -178,6 +181,7 @@ const operations: Readonly<Operations<ManagementDeps>> = {
   },
 
   ...messageLogOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
+  ...testEventOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
   ...signingOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
   ...healthOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
   ...deadLetterOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
@@ -185,12 +189,19 @@ const operations: Readonly<Operations<ManagementDeps>> = {
   ...validationUrlOperations,
 };
 
+/** The admin API's operations, the session routes, and the console's pages and API over them. */
+const allOperations: Readonly<Operations<ManagementDeps>> = {
+  ...operations,
+  ...sessionOperations,
+  ...consoleOperations({ ...operations }),
+};
+
 /** Runs the operation for the request's route; unknown routes get a 404. */
 export async function handleManagement(event: HttpEvent, deps: ManagementDeps): Promise<HttpResult> {
-  const operation = operations[event.routeKey];
+  const operation = allOperations[event.routeKey];
   if (operation === undefined) throw new ApiError(404, 'NotFound', `No operation for ${event.routeKey}.`);
   return operation(event, deps);
 }
 
 /** Route keys this module serves (checked against the route list in tests). */
-export const MANAGEMENT_ROUTE_KEYS = Object.keys(operations);
+export const MANAGEMENT_ROUTE_KEYS = Object.keys(allOperations);

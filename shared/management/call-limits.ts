@@ -59,6 +59,17 @@ export const REPLAY_LIMIT: CallLimit = {
   code: 'ReplayRateLimitExceeded',
 };
 
+/**
+ * Test events sent to one subscription (`POST <subscription>/sendTestEvent`, the portal's "send a
+ * test event"): a few a minute, enough to try an endpoint, too few to flood it.
+ */
+export const TEST_EVENT_LIMIT: CallLimit = {
+  name: 'sendTestEvent',
+  perWindow: 10,
+  windowMs: MINUTE_MS,
+  code: 'TestEventRateLimitExceeded',
+};
+
 /** The window (epoch ms divided by its length) that `now` falls in. */
 export const callWindowOf = (limit: Pick<CallLimit, 'windowMs'>, now: number): number =>
   Math.floor(now / limit.windowMs);

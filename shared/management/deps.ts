@@ -9,12 +9,15 @@
  * Types only, of the stores and ports below: every module of the management API may import this
  * file, and it imports none of them.
  */
+import type { ConsoleFiles } from '../console/files';
+import type { PortalBranding } from '../console/look';
 import type { ResourceEndpointType } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import type { MetricBuffer } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
 import type { SecretSealer } from '../platform/sealing';
 import type { JobQueue } from '../queue/sqs-job-queue';
+import type { SessionKeys } from '../sessions/keys';
 import type { AttemptHistoryLookup } from '../storage/attempt-history';
 import type { BacklogIndexReader } from '../storage/backlog';
 import type { DeclaredDestinationsStore } from '../storage/declared-destinations';
@@ -181,6 +184,21 @@ export interface MetricsDeps {
   metrics: MetricBuffer;
 }
 
+/**
+ * Console and portal sessions: the key that signs their tokens, and how the portal looks and
+ * where it may be framed.
+ */
+export interface SessionDeps {
+  /** The session key; undefined when the stack has none (sessions are then refused, 503). */
+  sessionKeys: SessionKeys | undefined;
+  /** The console's and portal's page and files. */
+  consoleFiles: ConsoleFiles;
+  /** Origins that may frame the portal. */
+  portalFrameAncestors: readonly string[];
+  /** The portal's title, logo and accent colour. */
+  portalBranding: PortalBranding;
+}
+
 /** Everything the management operations depend on: every capability group. */
 export interface ManagementDeps
   extends TopicStoreDeps,
@@ -200,4 +218,5 @@ export interface ManagementDeps
     SealingDeps,
     UrlDeps,
     LoggingDeps,
-    MetricsDeps {}
+    MetricsDeps,
+    SessionDeps {}

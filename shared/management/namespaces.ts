@@ -53,6 +53,7 @@ import {
   type SubscriptionOpsDeps,
   saveSubscription,
 } from './subscription-store-ops';
+import { testEventOperations } from './test-event-routes';
 import { now, propagated } from './timing';
 import { type ValidationRouteDeps, validationOperations } from './validation-routes';
 
@@ -302,6 +303,7 @@ export const namespaceOperations: Readonly<Operations<NamespaceRouteDeps>> = {
   },
   ...healthOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...messageLogOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
+  ...testEventOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...signingOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...deadLetterOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...validationOperations(

@@ -4,6 +4,8 @@
  * no sealing key, an empty message log), and a call that answers the status and JSON body, a
  * refusal as the error body the API would send.
  */
+
+import { consoleFiles } from '../../shared/console/files';
 import { RESOURCE_ENDPOINT_TYPES } from '../../shared/domain/model';
 import type { HttpEvent } from '../../shared/http/api-gateway';
 import { ApiError } from '../../shared/http/errors';
@@ -12,6 +14,7 @@ import type { HistoryDeps, ManagementDeps } from '../../shared/management/deps';
 import { silentLogger } from '../../shared/observability/logging';
 import { MetricBuffer } from '../../shared/observability/metrics';
 import type { Clock } from '../../shared/platform/clock';
+import { newSessionKey, type SessionKeys } from '../../shared/sessions/keys';
 import { MemoryDeclaredDestinations } from '../../shared/storage/declared-destinations';
 import { InProcessRateBudget } from '../../shared/storage/rate-budget';
 import type { TableStores } from '../../shared/storage/store';
@@ -25,6 +28,18 @@ export const emptyHistory = (retentionDays = 7): HistoryDeps['history'] => ({
   find: async (_owner, _eventId, window) => ({ records: [], searched: window, truncated: false }),
   list: async (_owner, window) => ({ records: [], searched: window, more: false }),
 });
+
+/** A session key held in memory (`replace` gives a new one at once). */
+export class MemorySessionKeys implements SessionKeys {
+  readonly revocationDelaySeconds = 0;
+  private key = newSessionKey();
+  async current(): Promise<string> {
+    return this.key;
+  }
+  async replace(): Promise<void> {
+    this.key = newSessionKey();
+  }
+}
 
 /** Route-test dependencies over `stores`; `overrides` set what a test needs besides. */
 export function routeTestDeps(stores: TableStores, overrides: Partial<ManagementDeps> = {}): ManagementDeps {
@@ -58,6 +73,10 @@ export function routeTestDeps(stores: TableStores, overrides: Partial<Management
     publishUrl: publicUrl,
     logger: silentLogger,
     metrics: new MetricBuffer(),
+    sessionKeys: new MemorySessionKeys(),
+    consoleFiles: consoleFiles(),
+    portalFrameAncestors: [],
+    portalBranding: {},
     ...overrides,
   };
 }

@@ -7,17 +7,21 @@
 import { randomUUID } from 'node:crypto';
 import { ENV } from '../../config/resources';
 import { requireSetting } from '../../config/runtime';
+import { consoleFiles } from '../../console/files';
 import { VALIDATION_WINDOW_MS } from '../../delivery/rules/handshake';
 import { RESOURCE_ENDPOINT_TYPES } from '../../domain/model';
 import type { ManagementDeps } from '../../management/deps';
+import { createSecretsManagerClient } from '../../platform/aws';
 import { systemClock } from '../../platform/clock';
 import { resourceTypesOf } from '../../platform/resource-clients';
 import { BACKLOG_TICK_QUEUE } from '../../queue/job-codec';
+import { FileSessionKeys, type SessionKeys } from '../../sessions/keys';
 import { DynamoBacklogIndex } from '../../storage/backlog';
 import { DeadLetterBucket } from '../../storage/dead-letter-bucket';
 import { DynamoDeclaredDestinations } from '../../storage/declared-destinations';
 import { DynamoRateBudget } from '../../storage/rate-budget';
 import { DynamoReplayClaims } from '../../storage/replay-claims';
+import { SecretSessionKeys } from '../../storage/session-keys';
 import type { Observability } from './observability';
 import { buildSealer, healthStoreOf, historyOf, queueOf, type Runtime, storesOf } from './runtime';
 
@@ -94,5 +98,20 @@ export function buildManagementDeps(
     publishUrl: runtime.config.publishUrl === undefined ? publicUrl : constant(runtime.config.publishUrl),
     metrics: observability.buffer,
     logger: observability.logger,
+    // Console and portal sessions: their key, the page's files, the portal's look and framing.
+    sessionKeys: sessionKeysOf(runtime),
+    consoleFiles: consoleFiles(),
+    portalFrameAncestors: runtime.config.portalFrameAncestors,
+    portalBranding: runtime.config.portalBranding,
   };
+}
+
+/** The session key: the stack's secret (AWS), the data directory's file (local), or none. */
+function sessionKeysOf(runtime: Runtime): SessionKeys | undefined {
+  const { sessionKeySecretArn, sessionKeyFile } = runtime.config;
+  if (sessionKeySecretArn !== undefined) {
+    return new SecretSessionKeys(sessionKeySecretArn, createSecretsManagerClient());
+  }
+  if (sessionKeyFile !== undefined) return new FileSessionKeys(sessionKeyFile);
+  return undefined;
 }
