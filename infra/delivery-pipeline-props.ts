@@ -15,11 +15,11 @@ import type { PublishIngress } from './pipeline/publish-url';
 export interface DeliveryPipelineProps {
   /**
    * What happens to the pipeline's stateful resources (the table, the dead-letter, access-log,
-   * fan-out and backlog buckets, the two sealing-key secrets, the alarm topic's KMS key and the
-   * log groups) when the stack is deleted, a change replaces them, or the first create fails.
-   * The default keeps them on delete and replacement and removes them when the stack's first
-   * create rolls back (CloudFormation's `RetainExceptOnCreate`), so a failed first deploy can
-   * simply be tried again. `RemovalPolicy.DESTROY` removes them with the stack (a bucket that
+   * fan-out and backlog buckets, the two sealing-key secrets and the session-key secret, the
+   * alarm topic's KMS key and the log groups) when the stack is deleted, a change replaces them,
+   * or the first create fails. The default keeps them on delete and replacement and removes them
+   * when the stack's first create rolls back (CloudFormation's `RetainExceptOnCreate`), so a
+   * failed first deploy can simply be tried again. `RemovalPolicy.DESTROY` removes them with the stack (a bucket that
    * still holds objects can't be deleted, and fails the stack's deletion).
    * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
@@ -274,4 +274,33 @@ export interface DeliveryPipelineProps {
    *   construct id (its letters and digits) for the others
    */
   readonly outputPrefix?: string;
+  /**
+   * The https origins that may show the portal (`GET /portal`) in a frame, such as your own
+   * product's pages (`https://app.example.com`, `https://*.example.com`; a port is allowed, a path
+   * or query is not): the page's CSP `frame-ancestors`. The console is never framed. Checked at
+   * synth (an entry that is not an https origin fails it, naming its index). Given to the
+   * management function only.
+   * @default none: no site may frame the portal
+   */
+  readonly portalFrameAncestors?: readonly string[];
+  /**
+   * How the portal looks to the customers you give portal sessions to: its title, logo and accent
+   * colour. Checked at synth (each field's limit is named when it fails). Given to the management
+   * function only.
+   * @default Gridwire's own title and colours, no logo
+   */
+  readonly portalBranding?: PortalBrandingProps;
+}
+
+/** The portal's look (`portalBranding`); each field optional. */
+export interface PortalBrandingProps {
+  /** The page's title and heading: 1 to 80 characters. */
+  readonly title?: string;
+  /**
+   * An https URL of a logo image shown beside the title (at most 2048 characters); the page's
+   * CSP lets images load from its origin.
+   */
+  readonly logoUrl?: string;
+  /** The accent colour of buttons and links, as `#rrggbb`. */
+  readonly accentColor?: string;
 }

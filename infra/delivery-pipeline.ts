@@ -33,6 +33,7 @@ import {
   allowResourceDestinations,
   createFunctions,
   functionEnvironment,
+  portalEnvironment,
   resourceDestinationEntryOf,
 } from './pipeline/functions';
 import { addAlarmTopicOutput, addOutputs, claimOutputPrefix } from './pipeline/outputs';
@@ -111,6 +112,12 @@ export class DeliveryPipeline extends Construct {
    * and publish (opens) functions may read it; kept or removed with the table.
    */
   readonly topicKeySecret: secretsmanager.Secret;
+  /**
+   * The key that signs console and portal session tokens (`POST /admin/sessions`). Only the
+   * management function may read it, and replace it (`POST /admin/sessions/revokeAll`, which
+   * revokes every session within a minute).
+   */
+  readonly sessionKeySecret: secretsmanager.Secret;
   readonly publishFunction: PipelineFunction;
   readonly managementFunction: PipelineFunction;
   readonly deliveryFunction: PipelineFunction;
@@ -190,6 +197,10 @@ export class DeliveryPipeline extends Construct {
       ENV.resourceDestinations,
       (props.resourceDestinations ?? []).map(resourceDestinationEntryOf).join(','),
     );
+    // The portal's framing origins and look: the management function serves the page.
+    for (const [name, value] of Object.entries(portalEnvironment(props))) {
+      functions.management.addEnvironment(name, value);
+    }
     this.node.addValidation({ validate: () => environmentProblems(functions) });
     addApiRoutes(this, {
       api,
@@ -242,6 +253,7 @@ export class DeliveryPipeline extends Construct {
     this.backlogBucket = storage.backlogBucket;
     this.headerKeySecret = storage.headerKeySecret;
     this.topicKeySecret = storage.topicKeySecret;
+    this.sessionKeySecret = storage.sessionKeySecret;
     this.queues = queues;
     this.redriveQueues = redriveQueues;
     this.publishFunction = functions.publish;

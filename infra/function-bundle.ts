@@ -10,11 +10,12 @@
  *   same options by the local esbuild, unless the synth skips bundling (`bundlingStacks`, as the
  *   template tests do).
  */
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
-import type { FunctionDefinition } from '../shared/config/resources';
+import { FUNCTIONS, type FunctionDefinition } from '../shared/config/resources';
+import { consoleSourcePaths } from '../shared/console/files';
 
 /** The handler every bundle exports, as Lambda names it (`index.js`, export `handler`). */
 export const BUNDLE_HANDLER = 'index.handler';
@@ -36,12 +37,22 @@ export const BUNDLE_OPTIONS = {
   sourcemap: true,
   sourcesContent: false,
   logLevel: 'warning',
+  // shared/console/files.ts finds the console's vendor modules with require.resolve only when run
+  // from the sources; a bundle reads them from the console/ folder bundling puts beside it.
+  logOverride: { 'require-resolve-not-external': 'silent' },
 } as const;
 
 /** The root of the sources or of the installed package (the folder above `infra/`). */
 const ROOT = path.join(__dirname, '..');
 
-/** Bundles one function's handler into `outDir/index.js` (and its source map), with esbuild. */
+/** The folder beside a bundle's `index.js` holding the console's files (management only). */
+export const BUNDLE_CONSOLE_DIR = 'console';
+
+/**
+ * Bundles one function's handler into `outDir/index.js` (and its source map), with esbuild; the
+ * management function's bundle also carries the console's page and files in `outDir/console/`,
+ * where it serves them from (`consoleFiles` in shared/console/files.ts).
+ */
 export function bundleFunction(definition: FunctionDefinition, outDir: string, root = ROOT): void {
   // Loaded only here: esbuild is a development dependency, absent from the package.
   const esbuild = require('esbuild') as typeof import('esbuild');
@@ -51,6 +62,28 @@ export function bundleFunction(definition: FunctionDefinition, outDir: string, r
     outfile: path.join(outDir, 'index.js'),
     absWorkingDir: root,
   });
+  if (definition.id === FUNCTIONS.management.id)
+    copyConsoleFiles(path.join(outDir, BUNDLE_CONSOLE_DIR), root);
+}
+
+/**
+ * Copies every file the console's page needs (`CONSOLE_BUNDLE_FILES`: `console/` and the vendor
+ * modules) into `consoleDir`; throws naming any that is missing, since the page would fail
+ * without it.
+ */
+function copyConsoleFiles(consoleDir: string, root: string): void {
+  const sources = Object.entries(consoleSourcePaths(root));
+  const missing = sources.filter(([, source]) => !existsSync(source));
+  if (missing.length > 0) {
+    throw new Error(
+      `The management function's bundle needs the console's files, and these are missing: ${missing.map(([name, source]) => `${name} (${source})`).join(', ')}`,
+    );
+  }
+  for (const [name, source] of sources) {
+    const target = path.join(consoleDir, name);
+    mkdirSync(path.dirname(target), { recursive: true });
+    copyFileSync(source, target);
+  }
 }
 
 /** The directory holding a function's prebuilt bundle in the package. */

@@ -22,12 +22,14 @@ export {
   DEFAULT_THROTTLE,
   DeliveryPipeline,
 } from './delivery-pipeline';
-export type { DeliveryPipelineProps } from './delivery-pipeline-props';
+export type { DeliveryPipelineProps, PortalBrandingProps } from './delivery-pipeline-props';
 export { type DeclaredDestination, Destination, type DestinationOptions } from './destinations';
 export { GridwireStack, type GridwireStackProps } from './gridwire-stack';
 export {
   ADMIN_ROUTE_THROTTLE,
   ASSUMED_PUBLISH_DURATION_MS,
+  PUBLIC_FILE_ROUTE_THROTTLE,
+  SESSION_ROUTE_THROTTLE,
   type StageThrottle,
   stageThrottleFor,
   THROTTLE_CEILING,

@@ -232,9 +232,21 @@ export class PipelineFunction extends LambdaFunction {
     return this;
   }
 
-  /** Read access to the secret's value, and its ARN in `envName`. */
-  bindSecret(secret: secretsmanager.ISecret, envName: string): this {
+  /**
+   * Read access to the secret's value, and its ARN in `envName`; with `readReplace`, also
+   * `secretsmanager:PutSecretValue` on it (a new value, nothing else: not its settings, policy or
+   * version stages, which the wider `grantWrite` would allow).
+   */
+  bindSecret(secret: secretsmanager.ISecret, envName: string, access: 'read' | 'readReplace' = 'read'): this {
     secret.grantRead(this);
+    if (access === 'readReplace') {
+      this.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['secretsmanager:PutSecretValue'],
+          resources: [secret.secretArn],
+        }),
+      );
+    }
     this.addEnvironment(envName, secret.secretArn);
     return this;
   }

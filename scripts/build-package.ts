@@ -5,7 +5,9 @@
  *    declarations (`tsconfig.build.json`; this repository's own CDK app and its cdk-nag checks
  *    stay out);
  * 2. bundles each Lambda function with esbuild into `lambda/<function id>/`, where the construct
- *    takes its code from (`infra/function-bundle.ts`): a consumer's synth needs no bundler;
+ *    takes its code from (`infra/function-bundle.ts`): a consumer's synth needs no bundler; the
+ *    management function's bundle also holds the console's page and files (`console/`), which it
+ *    serves on AWS;
  * 3. writes the package's own `package.json` (from this one: no scripts, no development
  *    dependencies, no Node binaries; aws-cdk-lib and constructs as peers), README and LICENSE,
  *    and copies the console's page (`console/`, served by the local stack);

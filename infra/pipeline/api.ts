@@ -12,9 +12,15 @@ import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ROUTES, type RouteDefinition } from '../../shared/config/resources';
+import { ROUTES, type RouteAuth, type RouteDefinition } from '../../shared/config/resources';
 import type { PipelineFunction } from '../pipeline-function';
-import { ADMIN_ROUTE_THROTTLE, type StageThrottle, VALIDATION_ROUTE_THROTTLE } from './capacity';
+import {
+  ADMIN_ROUTE_THROTTLE,
+  PUBLIC_FILE_ROUTE_THROTTLE,
+  SESSION_ROUTE_THROTTLE,
+  type StageThrottle,
+  VALIDATION_ROUTE_THROTTLE,
+} from './capacity';
 import { httpApiServesKeyPublishing, type PublishIngress } from './publish-url';
 
 /**
@@ -46,8 +52,9 @@ export interface ApiRoutesOptions {
 
 /**
  * The routes of `ROUTES` the HTTP API serves: all of them, but for key publishing when the
- * publish function's URL alone serves it. Admin routes, the validation URL and IAM publishing
- * are always here: they need the gateway's IAM authorizer, or are the management function's.
+ * publish function's URL alone serves it. Admin routes, the validation URL, the console's and
+ * portal's routes and IAM publishing are always here: they need the gateway's IAM authorizer, or
+ * are the management function's.
  */
 export const httpApiRoutes = (ingress: PublishIngress): readonly RouteDefinition[] =>
   ROUTES.filter(
@@ -57,7 +64,8 @@ export const httpApiRoutes = (ingress: PublishIngress): readonly RouteDefinition
 
 /**
  * The route-level throttle of a route, when it has its own: every management route (the admin
- * routes and the validation URL). The others (publishing) take the stage's (`throttle`).
+ * routes, the validation URL, the console's and portal's API, page and files). The others
+ * (publishing) take the stage's (`throttle`).
  *
  * API Gateway applies a stage's default throttle to each route on its own (a token bucket per
  * route, as REST APIs apply a stage's to each method), not to the stage's routes together; what
@@ -69,8 +77,25 @@ export const httpApiRoutes = (ingress: PublishIngress): readonly RouteDefinition
 export function ownRouteThrottle(route: RouteDefinition): StageThrottle | undefined {
   if (route.auth === 'admin') return ADMIN_ROUTE_THROTTLE;
   if (route.auth === 'validationCode') return VALIDATION_ROUTE_THROTTLE;
+  if (route.auth === 'session') return SESSION_ROUTE_THROTTLE;
+  if (route.auth === 'public') return PUBLIC_FILE_ROUTE_THROTTLE;
   return undefined;
 }
+
+/** Whether the gateway's IAM authorizer checks the route: the caller signs with SigV4. */
+const gatewayChecked = (auth: RouteAuth): auth is 'admin' | 'iam' => auth === 'admin' || auth === 'iam';
+
+/** Why each kind of route the gateway lets through needs no authorizer there (cdk-nag AwsSolutions-APIG4). */
+const NO_AUTHORIZER_REASONS: Readonly<Record<Exclude<RouteAuth, 'admin' | 'iam'>, string>> = {
+  topicKey:
+    'Publishing with topic keys, as Event Grid clients do: the publish function checks the aeg-sas-key or SAS token against the topic on every request; a gateway authorizer cannot know topic keys.',
+  validationCode:
+    "The validation URL an endpoint owner opens to consent: the management function checks the subscription's validation code in the URL; there is no caller identity to authorize.",
+  session:
+    "The console's and portal's API: the management function checks every request's session token (signed with the session key, minted by the IAM-authorized POST /admin/sessions) and its scope against the operation; browsers hold no SigV4 credentials for a gateway authorizer to check.",
+  public:
+    "The console's and portal's page and static files (HTML, scripts, style sheet), the same for everyone: they hold no secret and no data; every call the page makes goes to the session-checked API.",
+};
 
 /** The stage's `RouteSettings`: each route with a throttle of its own, by route key (`METHOD /path`). */
 export function routeSettingsOf(
@@ -104,25 +129,23 @@ export function addApiRoutes(scope: Construct, options: ApiRoutesOptions): void 
     management: new HttpLambdaIntegration('ManagementIntegration', options.functions.management, apiScoped),
   };
   // Admin routes and IAM publishing: the caller must sign with SigV4 and be allowed
-  // `execute-api:Invoke` on the route (for publishing, per topic through the resource ARN).
+  // `execute-api:Invoke` on the route (for publishing, per topic through the resource ARN). The
+  // others are let through: their function checks them (`NO_AUTHORIZER_REASONS`).
   const iamAuthorizer = new HttpIamAuthorizer();
   for (const route of routes) {
-    const gatewayChecked = route.auth === 'admin' || route.auth === 'iam';
     const added = options.api.addRoutes({
       path: route.path,
+      // `ANY` (the console's API) is HttpMethod.ANY: one route for every method.
       methods: [HttpMethod[route.method]],
       integration: integrations[route.function],
-      ...(gatewayChecked ? { authorizer: iamAuthorizer } : {}),
+      ...(gatewayChecked(route.auth) ? { authorizer: iamAuthorizer } : {}),
     });
     if (ownRouteThrottle(route) !== undefined) named.push(...added);
-    if (gatewayChecked) continue;
+    if (gatewayChecked(route.auth)) continue;
     for (const httpRoute of added) {
       Validations.of(httpRoute).acknowledge({
         id: 'AwsSolutions-APIG4',
-        reason:
-          route.auth === 'topicKey'
-            ? 'Publishing with topic keys, as Event Grid clients do: the publish function checks the aeg-sas-key or SAS token against the topic on every request; a gateway authorizer cannot know topic keys.'
-            : "The validation URL an endpoint owner opens to consent: the management function checks the subscription's validation code in the URL; there is no caller identity to authorize.",
+        reason: NO_AUTHORIZER_REASONS[route.auth],
       });
     }
   }

@@ -76,6 +76,25 @@ export const ADMIN_ROUTE_THROTTLE: StageThrottle = { rateLimit: 200, burstLimit:
 export const VALIDATION_ROUTE_THROTTLE: StageThrottle = { rateLimit: 20, burstLimit: 50 };
 
 /**
+ * What the console's and portal's API (`ANY /console/api/{proxy+}`, one route for all their
+ * calls) accepts: the admin routes' size, since it serves the same operations to the page's
+ * users, who share this one route. The gateway lets every request through to the management
+ * function, which refuses one without a valid session token at once (a signature check with its
+ * cached key, no table read); so this also caps what callers without a token can make the
+ * function do.
+ */
+export const SESSION_ROUTE_THROTTLE: StageThrottle = ADMIN_ROUTE_THROTTLE;
+
+/**
+ * What each route of the console's and portal's page and files (`GET /console`,
+ * `GET /console/{file+}`, `GET /portal`) accepts: anyone may ask for them. Opening the page asks
+ * the files route for its nine modules and style sheet together, so 100 at once lets ten people
+ * open it at the same moment; 50 a second caps what anonymous callers can make the management
+ * function do through each.
+ */
+export const PUBLIC_FILE_ROUTE_THROTTLE: StageThrottle = { rateLimit: 50, burstLimit: 100 };
+
+/**
  * Executions Lambda keeps unreserved in every account and region: it refuses a reservation
  * (`ReservedConcurrentExecutions`) that would leave fewer, so reservations of R executions need an
  * account concurrency limit of at least R + 100.

@@ -181,6 +181,9 @@ export function environmentEstimate(
 const GROWING_VARIABLES: Readonly<Record<string, string>> = {
   [ENV.resourceDestinations]:
     'the AWS resources subscriptions may deliver to (the resourceDestinations prop: cover many resources with one pattern, such as arn:aws:sqs:eu-west-1:123456789012:orders-*, or declare the subscriptions in code, whose destinations are kept in the table)',
+  [ENV.portalFrameAncestors]:
+    'the origins that may frame the portal (the portalFrameAncestors prop: cover many subdomains with one origin, such as https://*.example.com)',
+  [ENV.portalBranding]: "the portal's look (the portalBranding prop: a shorter logoUrl)",
 };
 
 /**

@@ -8,6 +8,7 @@ import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { deliveryBatchingProblems, LAMBDA_SQS_LIMITS } from '../../shared/config/event-source-mapping';
 import { OUTPUT_PREFIX_PATTERN, QUEUES } from '../../shared/config/resources';
 import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../../shared/config/runtime';
+import { parseFrameAncestors, parsePortalBranding } from '../../shared/console/look';
 import { isValidMetricsNamespace, METRICS_NAMESPACE_RULE } from '../../shared/observability/metrics';
 import { alarmEmailsOf } from '../alarm-topic';
 import type { DeliveryPipelineProps } from '../delivery-pipeline-props';
@@ -127,6 +128,7 @@ export function validateProps(props: DeliveryPipelineProps): void {
     );
   }
   for (const problem of alarmEmailProblems(props.alarmEmail)) problems.push(problem);
+  problems.push(...portalProblems(props));
   if (problems.length > 0) throw new Error(`Invalid DeliveryPipeline props: ${problems.join('; ')}`);
 }
 
@@ -148,5 +150,30 @@ function alarmEmailProblems(alarmEmail: DeliveryPipelineProps['alarmEmail']): st
     );
   const repeated = addresses.filter((address, index) => addresses.indexOf(address) !== index);
   if (repeated.length > 0) problems.push(`alarmEmail names ${repeated.join(', ')} more than once`);
+  return problems;
+}
+
+/**
+ * What is wrong with `portalFrameAncestors` and `portalBranding`, checked as the management
+ * function checks them when it starts (`shared/console/look.ts`), each message naming the prop.
+ */
+function portalProblems(props: DeliveryPipelineProps): string[] {
+  const problems: string[] = [];
+  const attempt = (parse: () => unknown) => {
+    try {
+      parse();
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  };
+  const ancestors = props.portalFrameAncestors;
+  if (ancestors !== undefined && !Array.isArray(ancestors)) {
+    problems.push(`portalFrameAncestors must be a list of https origins (got ${JSON.stringify(ancestors)})`);
+  } else if (ancestors !== undefined) {
+    attempt(() => parseFrameAncestors(ancestors, 'portalFrameAncestors'));
+  }
+  if (props.portalBranding !== undefined) {
+    attempt(() => parsePortalBranding(props.portalBranding, 'portalBranding'));
+  }
   return problems;
 }

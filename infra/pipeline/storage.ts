@@ -18,6 +18,8 @@ export interface PipelineStorage {
   readonly headerKeySecret: secretsmanager.Secret;
   /** Seals topic and namespace access keys in the table. */
   readonly topicKeySecret: secretsmanager.Secret;
+  /** Signs console and portal session tokens; replaced to revoke every session. */
+  readonly sessionKeySecret: secretsmanager.Secret;
 }
 
 export interface StorageOptions {
@@ -27,7 +29,7 @@ export interface StorageOptions {
   readonly deadLetterBucket: s3.IBucket | undefined;
 }
 
-/** The table, the dead-letter, fan-out and backlog buckets, and the two sealing keys. */
+/** The table, the dead-letter, fan-out and backlog buckets, the two sealing keys and the session key. */
 export function createStorage(scope: Construct, options: StorageOptions): PipelineStorage {
   const table = createTable(scope, options);
   const deadLetters =
@@ -40,6 +42,7 @@ export function createStorage(scope: Construct, options: StorageOptions): Pipeli
     fanOutBucket: createFanOutBucket(scope, options.removalPolicy),
     backlogBucket: createBacklogBucket(scope, options.removalPolicy),
     ...createSealingKeys(scope, options.removalPolicy),
+    sessionKeySecret: createSessionKey(scope, options.removalPolicy),
   };
 }
 
@@ -164,4 +167,23 @@ function createSealingKeys(
     });
   }
   return { headerKeySecret, topicKeySecret };
+}
+
+/**
+ * The key that signs console and portal session tokens (`POST /admin/sessions`). Only the
+ * management function reads it, and it alone replaces it (`POST /admin/sessions/revokeAll`):
+ * every token signed with the old key is refused once each instance's copy is a minute old.
+ */
+function createSessionKey(scope: Construct, removalPolicy: RemovalPolicy): secretsmanager.Secret {
+  const sessionKeySecret = new secretsmanager.Secret(scope, 'SessionKey', {
+    description: 'Gridwire: the key that signs console and portal session tokens',
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    removalPolicy,
+  });
+  Validations.of(sessionKeySecret).acknowledge({
+    id: 'AwsSolutions-SMG4',
+    reason:
+      'Gridwire rotates this key itself: POST /admin/sessions/revokeAll replaces it (PutSecretValue by the management function), revoking every session token; a rotation Lambda would revoke them on a schedule instead.',
+  });
+  return sessionKeySecret;
 }

@@ -19,7 +19,12 @@ import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline-props'
 import { GridwireStack } from '../../infra/gridwire-stack';
 import { listAlarms } from '../../infra/monitoring';
 import { routeSettingsOf } from '../../infra/pipeline/api';
-import { ADMIN_ROUTE_THROTTLE, VALIDATION_ROUTE_THROTTLE } from '../../infra/pipeline/capacity';
+import {
+  ADMIN_ROUTE_THROTTLE,
+  PUBLIC_FILE_ROUTE_THROTTLE,
+  SESSION_ROUTE_THROTTLE,
+  VALIDATION_ROUTE_THROTTLE,
+} from '../../infra/pipeline/capacity';
 import { ROUTES, TABLE } from '../../shared/config/resources';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/observability/metrics';
 import { RULE_PACKS, unacknowledged } from '../support/compliance';
@@ -336,12 +341,17 @@ describe('route-level throttles', () => {
   const publishKeys = ROUTES.filter((route) => route.function === 'publish').map(
     (r) => `${r.method} ${r.path}`,
   );
+  const sessionKeys = ROUTES.filter((route) => route.auth === 'session').map((r) => `${r.method} ${r.path}`);
+  const publicKeys = ROUTES.filter((route) => route.auth === 'public').map((r) => `${r.method} ${r.path}`);
+  const ownKeys = [...adminKeys, ...validationKey, ...sessionKeys, ...publicKeys];
 
-  it('give every admin route and the validation URL a throttle of their own, publishing the stage’s', () => {
+  it('give every admin route, the validation URL and the console’s routes a throttle of their own, publishing the stage’s', () => {
     const settings = stageOf(template).Properties.RouteSettings as Record<string, unknown>;
     expect(adminKeys.length).toBeGreaterThan(40);
     expect(validationKey).toEqual(['GET /eventSubscriptions/validate']);
-    expect(Object.keys(settings).sort()).toEqual([...adminKeys, ...validationKey].sort());
+    expect(sessionKeys).toEqual(['ANY /console/api/{proxy+}']);
+    expect(publicKeys.sort()).toEqual(['GET /console', 'GET /console/{file+}', 'GET /portal']);
+    expect(Object.keys(settings).sort()).toEqual([...ownKeys].sort());
     for (const key of adminKeys) {
       expect(settings[key]).toEqual({
         ThrottlingRateLimit: ADMIN_ROUTE_THROTTLE.rateLimit,
@@ -352,9 +362,21 @@ describe('route-level throttles', () => {
       ThrottlingRateLimit: VALIDATION_ROUTE_THROTTLE.rateLimit,
       ThrottlingBurstLimit: VALIDATION_ROUTE_THROTTLE.burstLimit,
     });
+    expect(settings['ANY /console/api/{proxy+}']).toEqual({
+      ThrottlingRateLimit: SESSION_ROUTE_THROTTLE.rateLimit,
+      ThrottlingBurstLimit: SESSION_ROUTE_THROTTLE.burstLimit,
+    });
+    for (const key of publicKeys) {
+      expect(settings[key]).toEqual({
+        ThrottlingRateLimit: PUBLIC_FILE_ROUTE_THROTTLE.rateLimit,
+        ThrottlingBurstLimit: PUBLIC_FILE_ROUTE_THROTTLE.burstLimit,
+      });
+    }
     for (const key of publishKeys) expect(settings[key]).toBeUndefined();
     expect(ADMIN_ROUTE_THROTTLE).toEqual({ rateLimit: 200, burstLimit: 100 });
     expect(VALIDATION_ROUTE_THROTTLE).toEqual({ rateLimit: 20, burstLimit: 50 });
+    expect(SESSION_ROUTE_THROTTLE).toEqual(ADMIN_ROUTE_THROTTLE);
+    expect(PUBLIC_FILE_ROUTE_THROTTLE).toEqual({ rateLimit: 50, burstLimit: 100 });
   });
 
   it('keep admin routes their own size when the stage is sized down for a small publish function', () => {
@@ -373,7 +395,7 @@ describe('route-level throttles', () => {
   it('make the stage wait for the routes its settings name (CloudFormation refuses unknown route keys)', () => {
     const ids = routeIdsByKey(template);
     const dependsOn = stageOf(template).DependsOn ?? [];
-    for (const key of [...adminKeys, ...validationKey]) expect(dependsOn).toContain(ids.get(key));
+    for (const key of ownKeys) expect(dependsOn).toContain(ids.get(key));
   });
 
   it.each(['functionUrl', 'both'] as const)(
@@ -387,7 +409,7 @@ describe('route-level throttles', () => {
   );
 
   it('are derived from the route table alone', () => {
-    expect(Object.keys(routeSettingsOf(ROUTES))).toHaveLength(adminKeys.length + 1);
+    expect(Object.keys(routeSettingsOf(ROUTES))).toHaveLength(ownKeys.length);
     expect(
       routeSettingsOf([
         { method: 'POST', path: '/topics/{topic}/api/events', function: 'publish', auth: 'topicKey' },

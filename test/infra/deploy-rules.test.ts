@@ -185,4 +185,20 @@ describe("the functions' environment at synthesis", () => {
       /The management function's environment may reach \d+ bytes .* over Lambda's limit of 4096: \d+ bytes of it are the AWS resources subscriptions may deliver to \(the resourceDestinations prop/,
     );
   });
+
+  it("fits the portal's props as usually given, and names portalBranding when a logo URL would not fit", () => {
+    const portal = (logoUrl: string) =>
+      readmeExample({
+        portalFrameAncestors: ['https://app.acme.example', 'https://*.acme.example'],
+        portalBranding: { title: 'Acme events', logoUrl, accentColor: '#0a7cff' },
+      });
+    const usual = portal('https://cdn.acme.example/brand/logo.svg');
+    expect(() => (usual.stack.node.root as App).synth()).not.toThrow();
+    expect(deployProblems(Template.fromStack(usual.stack).toJSON() as TemplateJson)).toEqual([]);
+    // The longest logo URL the management function takes (2048 characters) with the rest of its environment.
+    const long = portal(`https://cdn.acme.example/${'x'.repeat(2_048 - 25)}`);
+    expect(() => (long.stack.node.root as App).synth()).toThrow(
+      /The management function's environment may reach \d+ bytes .* over Lambda's limit of 4096: \d+ bytes of it are the portal's look \(the portalBranding prop/,
+    );
+  });
 });

@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildPackage, type PackedTarball, packPackage, sizeLine } from '../../scripts/build-package';
+import { CONSOLE_BUNDLE_FILES } from '../../shared/console/files';
 import { consumerLockfile, type Lockfile, type PackedPackage } from '../support/consumer-lock';
 import { deployProblems, type TemplateJson } from '../support/deploy-rules';
 
@@ -346,7 +347,7 @@ describe('the packed package', () => {
 });
 
 describe("the consumer app's synthesized stack", () => {
-  it('has both pipelines, each with its four functions, whose code is the prebuilt bundles', () => {
+  it('has both pipelines, each with its four functions, whose code is the prebuilt bundles (the management function’s with the console)', () => {
     const functions = resourcesOfType('AWS::Lambda::Function').filter(([id]) =>
       /Function[0-9A-F]{8}$/.test(id),
     );
@@ -357,13 +358,24 @@ describe("the consumer app's synthesized stack", () => {
     const assets = JSON.parse(readFileSync(join(app, 'cdk.out', 'Consumer.assets.json'), 'utf8')) as {
       files: Record<string, { source: { path: string } }>;
     };
-    for (const [, fn] of gridwire) {
+    for (const [id, fn] of gridwire) {
       const key = codeKey(fn).replace(/\.zip$/, '');
       const asset = assets.files[key];
       expect(asset).toBeDefined();
       const dir = join(app, 'cdk.out', asset?.source.path as string);
       expect(statSync(join(dir, 'index.js')).size).toBeGreaterThan(100_000);
-      expect(readdirSync(dir).sort()).toEqual(['index.js', 'index.js.map']);
+      // The management function serves the console's page and files from console/ beside it.
+      const management = id.includes('ManagementFunction');
+      expect([id, readdirSync(dir).sort()]).toEqual([
+        id,
+        management ? ['console', 'index.js', 'index.js.map'] : ['index.js', 'index.js.map'],
+      ]);
+      if (management) {
+        const files = readdirSync(join(dir, 'console'), { recursive: true, withFileTypes: true })
+          .filter((entry) => entry.isFile())
+          .map((entry) => join(entry.parentPath, entry.name).slice(join(dir, 'console').length + 1));
+        expect(files.sort()).toEqual([...CONSOLE_BUNDLE_FILES].sort());
+      }
     }
     // The two pipelines run the same code: one bundle per function, not per pipeline.
     const keys = new Set(gridwire.map(([, fn]) => codeKey(fn)));
