@@ -1,26 +1,43 @@
 /**
- * The Gridwire console: the local stack's topics (and namespaces' topics), each topic's event
- * subscriptions with their endpoint health, pause and resume, a subscription's message log (every
- * attempt: outcome, HTTP status, duration, the start of the answer) with resend, its dead letters
- * with replay, and live counters. Everything refreshes on its own, without a reload.
+ * The Gridwire console and portal: one page, served at `/console` and `/portal` by the stack
+ * itself (its management function, on AWS and in the local stack alike). What it shows is
+ * decided by the session it is opened with (`GET /console/api/session`): an operator session
+ * gets the console, a portal session the portal (`portal.js`).
  *
- * Browser ES modules with no build step (this shell, `common.js`, `log.js`, `dead-letters.js`): preact and htm are served by the local stack
- * (`/console/vendor/`, named by the import map in index.html). Every call goes to the admin API
- * with the admin token as a bearer token. The token comes in the URL's fragment
- * (`/console#token=...`, as `gridwire start` prints it; a browser never sends the fragment to a
- * server), is kept in this tab's sessionStorage and taken out of the address bar.
+ * The console: the stack's topics (and namespaces' topics), each topic's event subscriptions
+ * with their labels, endpoint health, pause and resume, a subscription's message log (every
+ * attempt: outcome, HTTP status, duration, the start of the answer) with resend, its dead
+ * letters with replay, and in the local stack live counters. Everything refreshes on its own,
+ * without a reload.
+ *
+ * Browser ES modules with no build step (this shell, `common.js`, `log.js`, `dead-letters.js`,
+ * `portal.js`): preact and htm are served beside them (`/console/vendor/`, named by the import
+ * map in index.html). Every call goes to the console's API (`/console/api/...`) with the session
+ * token as a bearer token. The token comes in the URL's fragment (`/console#token=...`, as
+ * `gridwire console` prints it; a browser never sends the fragment to a server), is kept in this
+ * tab's sessionStorage and taken out of the address bar.
  */
 import { Fragment, render } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import {
+  API,
+  addressHasToken,
   apiClient,
   COUNTERS_EVERY_MS,
-  clock,
+  deadLetterDestinationOf,
+  destinationOf,
   ErrorText,
+  HealthSummary,
   html,
+  Labels,
+  loadSubscriptions,
+  PauseButton,
   REFRESH_EVERY_MS,
+  SessionEnd,
+  SessionRefused,
   StateBadge,
   segment,
+  subscriptionPath,
   TOKEN_KEY,
   takeToken,
   time,
@@ -30,31 +47,37 @@ import {
 } from './common.js';
 import { DeadLetters } from './dead-letters.js';
 import { MessageLog } from './log.js';
+import { Portal } from './portal.js';
 
-/** Shown without a token, or when the token was refused. */
-function NeedsToken({ refused, onToken }) {
+/** Whether the page was opened as the portal (`/portal`): its messages are worded for the portal's user. */
+const openedAsPortal = () => window.location.pathname.replace(/\/+$/, '') === '/portal';
+
+/** Shown without a token: how to open the page with one. */
+function NeedsToken({ onToken }) {
   const [value, setValue] = useState('');
+  const portal = openedAsPortal();
   const submit = (event) => {
     event.preventDefault();
     if (value.trim() !== '') onToken(value.trim());
   };
   return html`
     <main class="needs-token" data-testid="needs-token">
-      <h1>Gridwire console</h1>
-      <p class="lead">
-        ${
-          refused
-            ? 'The local stack refused the admin token this page had (it was restarted with another token?).'
-            : 'This page needs the admin token of the local stack.'
-        }
-      </p>
+      <h1>${portal ? 'Gridwire portal' : 'Gridwire console'}</h1>
+      <p class="lead">This page opens with a link that carries a session.</p>
+      ${
+        portal
+          ? html`<p>Ask whoever gave you access for a portal link: it looks like <code>https://…/portal#token=…</code>.</p>`
+          : null
+      }
       <p>
-        Open the <strong>Console</strong> address that <code>npm start</code> (<code>gridwire start</code>)
-        printed, such as <code>http://127.0.0.1:4000/console#token=…</code>. The token travels after
-        the <code>#</code>, which the browser never sends to the server; the page keeps it for this tab only.
+        <code>gridwire console</code> prints a console link (add <code>--api "$API_URL"</code> for a deployed
+        stack), <code>gridwire portal-link</code> a portal link. In the local stack, <code>npm start</code>
+        (<code>gridwire start</code>) prints a console link such as
+        <code>http://127.0.0.1:4000/console#token=…</code>. The token travels after the <code>#</code>, which the
+        browser never sends to the server; the page keeps it for this tab only.
       </p>
       <form class="token-form" onSubmit=${submit}>
-        <label for="token-input">Or paste the admin token (the <code>admin-token</code> file in the data directory):</label>
+        <label for="token-input">Or paste the session token of a link:</label>
         <div class="row">
           <input
             id="token-input"
@@ -85,12 +108,21 @@ const COUNTERS = [
   ['dropped', 'DroppedEventCount', 'Dropped'],
 ];
 
-/** Live counters from `GET /local/status`, every 2 s. */
+/**
+ * Live counters from `GET /local/status`, every 2 s: the local stack's own route. A deployed
+ * stack has no such route (a 404), so there the counters are not shown at all.
+ */
 function Counters({ api }) {
-  const status = usePolling(() => api('GET', '/local/status'), COUNTERS_EVERY_MS, 'status');
+  const status = usePolling(
+    () => api('GET', '/local/status'),
+    COUNTERS_EVERY_MS,
+    'status',
+    (error) => error.status === 404,
+  );
   const data = status.data;
+  if (status.stopped || data === undefined) return null;
   const queued = (names) =>
-    (data?.queues ?? [])
+    (data.queues ?? [])
       .filter((queue) => names.includes(queue.queue))
       .reduce((sum, queue) => sum + queue.visible + queue.inFlight + queue.delayed, 0);
   return html`
@@ -98,23 +130,23 @@ function Counters({ api }) {
       ${COUNTERS.map(
         ([id, metric, label]) => html`
           <div class="counter" key=${id}>
-            <span class="value" data-testid=${`counter-${id}`}>${data === undefined ? '–' : stackTotal(data, metric)}</span>
+            <span class="value" data-testid=${`counter-${id}`}>${stackTotal(data, metric)}</span>
             <span class="label">${label}</span>
           </div>
         `,
       )}
       <div class="counter">
-        <span class="value" data-testid="counter-queued">${data === undefined ? '–' : queued(['delivery', 'retry'])}</span>
+        <span class="value" data-testid="counter-queued">${queued(['delivery', 'retry'])}</span>
         <span class="label">In delivery queues</span>
       </div>
       <div class="counter">
         <span class="value" data-testid="counter-redrive">
-          ${data === undefined ? '–' : data.queues.reduce((sum, queue) => sum + queue.redrive, 0)}
+          ${(data.queues ?? []).reduce((sum, queue) => sum + queue.redrive, 0)}
         </span>
         <span class="label">Parked (redrive)</span>
       </div>
       <p class="since">
-        ${data === undefined ? 'Reading…' : `Since ${time(data.since)}`}
+        Local stack, since ${time(data.since)}
         ${status.error === undefined ? null : html`<span class="error-inline" role="alert">${status.error}</span>`}
       </p>
     </section>
@@ -124,13 +156,13 @@ function Counters({ api }) {
 /** Topics and namespaces' topics, every 5 s. */
 async function loadTopics(api) {
   const [topics, namespaces] = await Promise.all([
-    api('GET', '/admin/topics'),
-    api('GET', '/admin/namespaces'),
+    api('GET', `${API}/topics`),
+    api('GET', `${API}/namespaces`),
   ]);
   const namespaceTopics = await Promise.all(
     (namespaces?.value ?? []).map(async (namespace) => ({
       name: namespace.name,
-      topics: ((await api('GET', `/admin/namespaces/${segment(namespace.name)}/topics`))?.value ?? []).map(
+      topics: ((await api('GET', `${API}/namespaces/${segment(namespace.name)}/topics`))?.value ?? []).map(
         (topic) => ({ namespace: namespace.name, name: topic.name }),
       ),
     })),
@@ -139,6 +171,23 @@ async function loadTopics(api) {
     topics: (topics?.value ?? []).map((topic) => ({ name: topic.name })),
     namespaces: namespaceTopics,
   };
+}
+
+/**
+ * The topic the console opens on: the first listed (topics, then namespaces' topics) that has
+ * event subscriptions, else the first of all; undefined when there is none.
+ */
+async function firstTopicWithSubscriptions(api, listing) {
+  const all = [...listing.topics, ...listing.namespaces.flatMap((namespace) => namespace.topics)];
+  for (const topic of all) {
+    try {
+      const list = await api('GET', `${topicPath(topic)}/eventSubscriptions`);
+      if ((list?.value ?? []).length > 0) return topic;
+    } catch {
+      // A topic that cannot be read now is passed over.
+    }
+  }
+  return all[0];
 }
 
 const sameTopic = (a, b) =>
@@ -199,57 +248,11 @@ function Sidebar({ listing, selected, onSelect }) {
   `;
 }
 
-/** A subscription document's destination: a topic subscription's, or a namespace push subscription's. */
-const destinationOf = (subscription) =>
-  subscription.properties?.destination ?? subscription.properties?.deliveryConfiguration?.push?.destination;
-
-/** A subscription document's dead-letter destination, if it has one (either kind of subscription). */
-const deadLetterDestinationOf = (subscription) =>
-  subscription.properties?.deadLetterDestination ??
-  subscription.properties?.deliveryConfiguration?.push?.deadLetterDestinationWithResourceIdentity
-    ?.deadLetterDestination;
-
-/** Each subscription of the topic with its health, every 5 s. */
-async function loadSubscriptions(api, topic) {
-  const base = topicPath(topic);
-  const list = (await api('GET', `${base}/eventSubscriptions`))?.value ?? [];
-  return Promise.all(
-    list.map(async (subscription) => {
-      try {
-        const health = await api('GET', `${base}/eventSubscriptions/${segment(subscription.name)}/health`);
-        return { subscription, health };
-      } catch (error) {
-        return { subscription, healthError: error.message };
-      }
-    }),
-  );
-}
-
-/** The pause or resume button of a subscription; `onHealth` gets the health the API answers. */
-function PauseButton({ api, topic, name, health, onHealth }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState(undefined);
-  const paused = health?.state === 'Paused';
-  const act = async (event) => {
-    event.stopPropagation();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const path = `${topicPath(topic)}/eventSubscriptions/${segment(name)}/${paused ? 'resume' : 'pause'}`;
-      onHealth(await api('POST', path));
-    } catch (failure) {
-      setError(failure.message);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return html`
-    <button type="button" class="secondary" disabled=${busy || health === undefined} onClick=${act}>
-      ${busy ? (paused ? 'Resuming…' : 'Pausing…') : paused ? 'Resume' : 'Pause'}
-    </button>
-    ${error === undefined ? null : html`<span class="error-inline" role="alert">${error}</span>`}
-  `;
-}
+/** Where a subscription delivers, in a few words: a webhook's URL, or an AWS resource's ARN. */
+const endpointText = (subscription) => {
+  const properties = destinationOf(subscription)?.properties;
+  return properties?.endpointBaseUrl ?? properties?.resourceArn ?? '–';
+};
 
 function TopicView({ api, topic, selectedName, onSelectSubscription }) {
   const key = topicLabel(topic);
@@ -284,7 +287,7 @@ function TopicView({ api, topic, selectedName, onSelectSubscription }) {
           : html`
             <table class="subscriptions" aria-label="Event subscriptions">
               <thead>
-                <tr><th>Subscription</th><th>Endpoint</th><th>Health</th><th class="num">Failures</th><th>Held</th><th></th></tr>
+                <tr><th>Subscription</th><th>Endpoint</th><th>Labels</th><th>Health</th><th class="num">Failures</th><th>Held</th><th></th></tr>
               </thead>
               <tbody>
                 ${rows.map(
@@ -301,7 +304,8 @@ function TopicView({ api, topic, selectedName, onSelectSubscription }) {
                           ${subscription.name}
                         </button>
                       </td>
-                      <td class="url">${destinationOf(subscription)?.properties?.endpointBaseUrl ?? '–'}</td>
+                      <td class="url">${endpointText(subscription)}</td>
+                      <td><${Labels} labels=${subscription.properties?.labels} /></td>
                       <td>
                         ${healthError === undefined ? html`<${StateBadge} state=${health?.state} />` : html`<span class="error-inline">${healthError}</span>`}
                       </td>
@@ -310,8 +314,7 @@ function TopicView({ api, topic, selectedName, onSelectSubscription }) {
                       <td class="actions">
                         <${PauseButton}
                           api=${api}
-                          topic=${topic}
-                          name=${subscription.name}
+                          base=${subscriptionPath(topic, subscription.name)}
                           health=${health}
                           onHealth=${(document) => {
                             setAnswered((previous) => ({ ...previous, [subscription.name]: document }));
@@ -342,34 +345,10 @@ function TopicView({ api, topic, selectedName, onSelectSubscription }) {
   `;
 }
 
-function HealthSummary({ health }) {
-  if (health === undefined) return null;
-  const items = [
-    ['State', html`<${StateBadge} state=${health.state} />`],
-    ['Consecutive failures', health.consecutiveFailures],
-    ['Last outcome', health.lastOutcome ?? '–'],
-    ['Last success', time(health.lastSuccessAt)],
-    ['Last failure', time(health.lastFailureAt)],
-    ...(health.probationUntil === null ? [] : [['On probation until', time(health.probationUntil)]]),
-    ...(health.pausedAt === null ? [] : [['Paused since', time(health.pausedAt)]]),
-    [
-      'Held events',
-      health.held === null
-        ? 'none'
-        : `${health.held.events} (${health.held.state}${health.held.until === undefined ? '' : ` until ${clock(health.held.until)}`})`,
-    ],
-  ];
-  return html`
-    <dl class="health" aria-label="Endpoint health">
-      ${items.map(([label, value]) => html`<div key=${label}><dt>${label}</dt><dd>${value}</dd></div>`)}
-    </dl>
-  `;
-}
-
 function SubscriptionDetail({ api, topic, subscription, health }) {
   const [tab, setTab] = useState('log');
   const hasDeadLetters = deadLetterDestinationOf(subscription) !== undefined;
-  const base = `${topicPath(topic)}/eventSubscriptions/${segment(subscription.name)}`;
+  const base = subscriptionPath(topic, subscription.name);
   const tabs = [
     ['log', 'Message log'],
     ['dead', 'Dead letters'],
@@ -405,24 +384,31 @@ function SubscriptionDetail({ api, topic, subscription, health }) {
   `;
 }
 
-function Console({ api }) {
+function Console({ api, session }) {
   const listing = usePolling(() => loadTopics(api), REFRESH_EVERY_MS, 'topics');
   const [topic, setTopic] = useState(undefined);
   const [subscription, setSubscription] = useState(undefined);
+  const choosing = useRef(false);
   const selectTopic = (next) => {
     setTopic(next);
     setSubscription(undefined);
   };
+  // Opens on the first topic with subscriptions (once; a topic chosen meanwhile stays chosen).
   useEffect(() => {
-    const first =
-      listing.data?.topics[0] ?? listing.data?.namespaces.find((n) => n.topics.length > 0)?.topics[0];
-    if (topic === undefined && first !== undefined) setTopic(first);
-  }, [listing.data, topic]);
+    if (topic !== undefined || listing.data === undefined || choosing.current) return;
+    if (listing.data.topics.length === 0 && listing.data.namespaces.every((n) => n.topics.length === 0))
+      return;
+    choosing.current = true;
+    firstTopicWithSubscriptions(api, listing.data).then((first) => {
+      if (first !== undefined) setTopic((previous) => previous ?? first);
+    });
+  }, [listing.data, topic, api]);
   return html`
     <div class="console">
       <header class="top">
         <h1>Gridwire console</h1>
-        <span class="muted">local stack</span>
+        <span class="muted">${window.location.host}</span>
+        <${SessionEnd} session=${session} words="Session ends" />
       </header>
       <${Counters} api=${api} />
       <div class="layout">
@@ -430,7 +416,7 @@ function Console({ api }) {
         <main class="content">
           ${
             topic === undefined
-              ? html`<p class="muted">Choose a topic.</p>`
+              ? html`<p class="muted">${listing.data === undefined ? 'Loading…' : 'Choose a topic.'}</p>`
               : html`<${TopicView}
                   key=${topicLabel(topic)}
                   api=${api}
@@ -445,38 +431,76 @@ function Console({ api }) {
   `;
 }
 
+/** The session's document (`GET /console/api/session`): its role, scope, end, and the portal's look. */
+function Session({ api, token }) {
+  const [state, setState] = useState({ loading: true });
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let stopped = false;
+    setState({ loading: true });
+    api('GET', `${API}/session`).then(
+      (document) => !stopped && setState({ document }),
+      (error) => !stopped && setState({ error: error.message }),
+    );
+    return () => {
+      stopped = true;
+    };
+  }, [token, round]);
+  if (state.loading) return html`<p class="opening muted" data-testid="opening">Opening…</p>`;
+  if (state.error !== undefined) {
+    return html`
+      <main class="needs-token" data-testid="session-error">
+        <h1>The page could not open its session</h1>
+        <${ErrorText} message=${state.error} />
+        <p><button type="button" onClick=${() => setRound((value) => value + 1)}>Try again</button></p>
+      </main>
+    `;
+  }
+  const session = state.document;
+  if (session.role === 'portal') return html`<${Portal} api=${api} session=${session} />`;
+  return html`<${Console} api=${api} session=${session} />`;
+}
+
 function App() {
   const [token, setToken] = useState(takeToken);
-  const [refused, setRefused] = useState(false);
-  const forget = () => {
+  // Why the API refused the session (`expired` or `invalid`), once it has.
+  const [refused, setRefused] = useState(undefined);
+  const refuse = useCallback((reason) => {
     sessionStorage.removeItem(TOKEN_KEY);
-    setRefused(true);
-    setToken('');
+    setRefused((previous) => previous ?? reason);
+  }, []);
+  const open = (value) => {
+    sessionStorage.setItem(TOKEN_KEY, value);
+    setRefused(undefined);
+    setToken(value);
   };
   // A token put in the address of a tab already open (a new `#token=...`) is taken at once.
   useEffect(() => {
     const onHashChange = () => {
-      if (!new URLSearchParams(window.location.hash.slice(1)).has('token')) return;
+      if (!addressHasToken()) return;
       const taken = takeToken();
       if (taken === '') return;
-      setRefused(false);
+      setRefused(undefined);
       setToken(taken);
     };
     window.addEventListener('hashchange', onHashChange);
     return () => window.removeEventListener('hashchange', onHashChange);
   }, []);
+  // The token in use: a late answer to calls made with an earlier one refuses nothing.
+  const current = useRef(token);
+  current.current = token;
   const api = useRef({});
-  if (api.current.token !== token) api.current = { token, call: apiClient(token, forget) };
-  if (token === '')
-    return html`<${NeedsToken}
-      refused=${refused}
-      onToken=${(value) => {
-        sessionStorage.setItem(TOKEN_KEY, value);
-        setRefused(false);
-        setToken(value);
-      }}
-    />`;
-  return html`<${Console} api=${api.current.call} />`;
+  if (api.current.token !== token) {
+    api.current = {
+      token,
+      call: apiClient(token, (reason) => {
+        if (current.current === token) refuse(reason);
+      }),
+    };
+  }
+  if (refused !== undefined) return html`<${SessionRefused} reason=${refused} portal=${openedAsPortal()} />`;
+  if (token === '') return html`<${NeedsToken} onToken=${open} />`;
+  return html`<${Session} key=${token} api=${api.current.call} token=${token} />`;
 }
 
 render(html`<${App} />`, document.getElementById('app'));

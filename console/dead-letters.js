@@ -1,4 +1,7 @@
-/** A subscription's dead letters in the console: the newest page first, more on demand, with replay. */
+/**
+ * A subscription's dead letters in the console and the portal: the newest page first, more on
+ * demand, with replay (left out where the session may not replay).
+ */
 import { useState } from 'preact/hooks';
 import { ErrorText, html, plural, REFRESH_EVERY_MS, time, usePolling } from './common.js';
 
@@ -13,8 +16,8 @@ function replaySummary(report) {
   return `${parts.join('; ')}.`;
 }
 
-/** The subscription's dead-letter blobs (newest page first, more on demand), with replay. */
-export function DeadLetters({ api, base }) {
+/** The subscription's dead-letter blobs (newest page first, more on demand), with replay when `canReplay`. */
+export function DeadLetters({ api, base, canReplay = true }) {
   const list = usePolling(() => api('GET', `${base}/deadLetters`), REFRESH_EVERY_MS, base);
   const [more, setMore] = useState({ entries: [], nextPage: undefined, error: undefined });
   const [replay, setReplay] = useState({ busy: false });
@@ -48,14 +51,18 @@ export function DeadLetters({ api, base }) {
   return html`
     <div class="dead-letters" data-testid="dead-letters">
       <div class="toolbar">
-        <button
-          type="button"
-          disabled=${replay.busy || !awaitingReplay}
-          title=${awaitingReplay ? undefined : 'Every dead letter listed was replayed; replay one again with its own button'}
-          onClick=${() => run({}, 'Replay of every blob')}
-        >
-          Replay all not yet replayed
-        </button>
+        ${
+          canReplay
+            ? html`<button
+                type="button"
+                disabled=${replay.busy || !awaitingReplay}
+                title=${awaitingReplay ? undefined : 'Every dead letter listed was replayed; replay one again with its own button'}
+                onClick=${() => run({}, 'Replay of every blob')}
+              >
+                Replay all not yet replayed
+              </button>`
+            : null
+        }
         <button type="button" class="secondary" onClick=${list.refresh}>Refresh</button>
         ${replay.busy ? html`<span class="muted">Replaying…</span>` : null}
         ${replay.result === undefined ? null : html`<span class="ok-inline" role="status">${replay.result}</span>`}
@@ -80,20 +87,24 @@ export function DeadLetters({ api, base }) {
                       <td class="num">${entry.bytes.toLocaleString()} B</td>
                       <td data-testid="replayed-at">${entry.replayedAt === undefined ? 'no' : time(entry.replayedAt)}</td>
                       <td class="actions">
-                        <button
-                          type="button"
-                          class="secondary"
-                          disabled=${replay.busy}
-                          onClick=${() =>
-                            run(
-                              entry.replayedAt === undefined
-                                ? { keys: [entry.key] }
-                                : { keys: [entry.key], force: true },
-                              'Replay',
-                            )}
-                        >
-                          ${entry.replayedAt === undefined ? 'Replay' : 'Replay again'}
-                        </button>
+                        ${
+                          canReplay
+                            ? html`<button
+                                type="button"
+                                class="secondary"
+                                disabled=${replay.busy}
+                                onClick=${() =>
+                                  run(
+                                    entry.replayedAt === undefined
+                                      ? { keys: [entry.key] }
+                                      : { keys: [entry.key], force: true },
+                                    'Replay',
+                                  )}
+                              >
+                                ${entry.replayedAt === undefined ? 'Replay' : 'Replay again'}
+                              </button>`
+                            : null
+                        }
                       </td>
                     </tr>
                   `,

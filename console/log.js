@@ -1,6 +1,7 @@
 /**
- * A subscription's message log in the console: its deliveries newest first over a window, each
- * opening to every attempt (outcome, HTTP status, duration, the start of the answer), and resend.
+ * A subscription's message log in the console and the portal: its deliveries newest first over a
+ * window, each opening to every attempt (outcome, HTTP status, duration, the start of the
+ * answer), and resend (left out where the session may not resend).
  */
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -17,9 +18,9 @@ const windowStart = (windowMs) => new Date(Date.now() - windowMs).toISOString();
 
 /**
  * The subscription's message log in the chosen window, newest first (the newest page every 5 s,
- * older pages on demand), each delivery with its attempts and a resend button.
+ * older pages on demand), each delivery with its attempts and, with `canResend`, a resend button.
  */
-export function MessageLog({ api, base }) {
+export function MessageLog({ api, base, canResend = true }) {
   const [windowMs, setWindowMs] = useState(3_600_000);
   const [open, setOpen] = useState({});
   const [older, setOlder] = useState({ deliveries: [], nextUntil: undefined, error: undefined });
@@ -110,7 +111,7 @@ export function MessageLog({ api, base }) {
                       </td>
                       <td class="num">${delivery.attempts.length}</td>
                       <td>${last === undefined ? '–' : `${last.outcome}${last.httpStatus === undefined ? '' : ` (${last.httpStatus})`}`}</td>
-                      <td class="actions"><${ResendButton} api=${api} base=${base} delivery=${delivery} /></td>
+                      <td class="actions">${canResend ? html`<${ResendButton} api=${api} base=${base} delivery=${delivery} />` : null}</td>
                     </tr>
                     ${expanded ? html`<tr class="attempts-row"><td colspan="7"><${Attempts} attempts=${delivery.attempts} /></td></tr>` : null}
                     <//>

@@ -2,37 +2,33 @@
  * The console in a real browser: Debian's headless Chromium (`scripts/ensure-browser.sh` installs
  * it) driven by playwright-core, against the real local stack with a real webhook. A topic with a
  * working and a refusing subscription (the refused event dead-lettered, at time scale 60: the
- * 5-minute dead-letter wait is 5 s), and a namespace's topic; the page opened at the URL
- * `gridwire start` prints (the admin token in the fragment) shows them with their health, pauses
- * and resumes, updates its counters without a reload, shows the message log with every attempt
- * and resends from it (or shows the API's error in its place), lists and replays a dead letter,
- * and renders as more than a blank page. Every wait is on a condition.
+ * 5-minute dead-letter wait is 5 s), a topic without subscriptions listed before it, and a
+ * namespace's topic; the page opened at the URL `gridwire start` prints (an operator session's
+ * token in the fragment, minted here with `POST /admin/sessions`) opens on the topic with
+ * subscriptions and shows them with their labels and health, pauses and resumes, updates its
+ * counters without a reload, shows the message log with every attempt and resends from it (or
+ * shows the API's error in its place), lists and replays a dead letter, says so in full when the
+ * session has expired or is not valid, and renders as more than a blank page. Every wait is on a
+ * condition.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
-import { PNG } from 'pngjs';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { CONSOLE_PATH, consoleUrl } from '../../local/console';
 import { LOCAL_STATUS_PATH } from '../../local/status';
 import { RESEND_HEADER } from '../../shared/delivery/rules/headers';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { deliveredTo, eventually, WebhookServer } from '../support/webhook-server';
-
-/** Where `scripts/ensure-browser.sh` puts Chromium. */
-const CHROMIUM = '/usr/bin/chromium';
-/** As the machine notes say: no sandbox as root, and no calls to the network from the browser. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-/** Generous: a busy 2-core machine runs the stack, the webhook and the browser together. */
-const WAIT_MS = 30_000;
+import {
+  expectNotBlank,
+  launchBrowser,
+  mintSession,
+  SESSION_EXPIRED,
+  WAIT_MS,
+  type Watched,
+  watch,
+} from './browser';
 
 const TOPIC = 'orders';
 const subscriptionPath = (name: string) => `/admin/topics/${TOPIC}/eventSubscriptions/${name}`;
@@ -40,14 +36,13 @@ const subscriptionPath = (name: string) => `/admin/topics/${TOPIC}/eventSubscrip
 let api: TestStack;
 let webhook: WebhookServer;
 let key: string;
+/** The operator session the page is opened with, as `gridwire start` prints it. */
+let token: string;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+let watched: Watched;
 let screenshotDir: string;
-/** Uncaught errors of the page and messages about its content security policy. */
-const pageProblems: string[] = [];
-/** Every URL the page asked for, and the authorization header each carried. */
-const requests: { url: string; authorization: string | undefined }[] = [];
 
 const row = (name: string): Locator => page.locator(`[data-testid="subscription-row"][data-name="${name}"]`);
 const stateOf = (name: string, state: string) =>
@@ -69,6 +64,8 @@ async function publishedTotal(): Promise<number> {
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
   api = await startTestStack({ timeScale: 60 });
+  // A topic without subscriptions, listed first: the page opens on the first one that has some.
+  await api.createTopic('audit');
   key = await api.createTopic(TOPIC);
   await api.subscribe(
     TOPIC,
@@ -79,7 +76,11 @@ beforeAll(async () => {
       body: '{"received":true}',
     })),
     // Every delivery logged, not only failures: the log lists the delivered events too.
-    { filter: { includedEventTypes: ['Order.Created'] }, deliveryLog: 'All' },
+    {
+      filter: { includedEventTypes: ['Order.Created'] },
+      deliveryLog: 'All',
+      labels: ['team=billing', 'tier=gold'],
+    },
   );
   await api.subscribe(
     TOPIC,
@@ -97,17 +98,12 @@ beforeAll(async () => {
   // A namespace's topic, listed in the sidebar under its namespace.
   expect((await api.call('PUT', '/admin/namespaces/shop', {})).status).toBe(201);
   expect((await api.call('PUT', '/admin/namespaces/shop/topics/carts', { properties: {} })).status).toBe(201);
+  token = await mintSession(api, { role: 'operator' });
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchBrowser();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
-  page.on('pageerror', (error) => pageProblems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) pageProblems.push(`console: ${message.text()}`);
-  });
-  page.on('request', (request) =>
-    requests.push({ url: request.url(), authorization: request.headers().authorization }),
-  );
+  watched = watch(page);
   screenshotDir = await mkdtemp(join(tmpdir(), 'gridwire-console-'));
 }, 90_000);
 
@@ -119,13 +115,14 @@ afterAll(async () => {
 });
 
 describe('the console page', () => {
-  it('is served without the token, with a strict content security policy; an unknown file is a 404', async () => {
+  it('is served without a token, with a strict content security policy; an unknown file is a 404', async () => {
     for (const path of [
       '',
       '/app.js',
       '/common.js',
       '/log.js',
       '/dead-letters.js',
+      '/portal.js',
       '/style.css',
       '/vendor/preact.js',
       '/vendor/hooks.js',
@@ -143,17 +140,24 @@ describe('the console page', () => {
       expect(policy).toMatch(/script-src 'self'( 'sha256-[A-Za-z0-9+/=]+')*;/);
       expect(policy).toMatch(/style-src 'self';/);
       expect(policy).toMatch(/connect-src 'self';/);
+      expect(policy).toMatch(/frame-ancestors 'none'/);
       expect(policy).not.toMatch(/unsafe-inline|unsafe-eval/);
       await response.text();
     }
-    const head = await fetch(`${api.stack.apiUrl}${CONSOLE_PATH}`, { method: 'HEAD' });
-    expect([head.status, head.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
-    for (const path of ['/nope.js', '/vendor/react.js', '/../package.json']) {
+    for (const path of ['/nope.js', '/vendor/react.js', '/../package.json', '/index.html']) {
       const response = await fetch(`${api.stack.apiUrl}${CONSOLE_PATH}${path}`);
       expect([path, response.status]).toEqual([path, 404]);
       await response.text();
     }
-    // The data it shows still needs the token.
+    // The data it shows needs a session: the admin token is no session, and no token is none.
+    for (const authorization of [undefined, `Bearer ${api.stack.adminToken}`]) {
+      const refused = await api.call('GET', '/console/api/topics', undefined, {
+        auth: false,
+        ...(authorization === undefined ? {} : { headers: { authorization } }),
+      });
+      expect(refused.status).toBe(401);
+      expect(refused.body.error.code).toMatch(/^Session(Required|Invalid)$/);
+    }
     expect((await api.call('GET', LOCAL_STATUS_PATH, undefined, { auth: false })).status).toBe(401);
     expect((await api.call('GET', '/admin/topics', undefined, { auth: false })).status).toBe(401);
   });
@@ -166,6 +170,7 @@ describe('the console page', () => {
       const message = bare.getByTestId('needs-token');
       await message.waitFor({ timeout: WAIT_MS });
       const text = await message.innerText();
+      expect(text).toContain('gridwire console');
       expect(text).toContain('npm start');
       expect(text).toContain('/console#token=');
     } finally {
@@ -181,10 +186,10 @@ describe('the console page', () => {
       await open.getByTestId('needs-token').waitFor({ timeout: WAIT_MS });
       const loads: string[] = [];
       open.on('load', () => loads.push(open.url()));
-      await open.evaluate((token) => {
+      await open.evaluate((value) => {
         (globalThis as unknown as { location: { hash: string } }).location.hash =
-          `token=${encodeURIComponent(token)}`;
-      }, api.stack.adminToken);
+          `token=${encodeURIComponent(value)}`;
+      }, token);
       await open.getByTestId('topic').filter({ hasText: TOPIC }).waitFor({ timeout: WAIT_MS });
       expect(loads).toEqual([]);
       expect(open.url()).toBe(`${api.stack.apiUrl}${CONSOLE_PATH}`);
@@ -193,23 +198,37 @@ describe('the console page', () => {
     }
   });
 
-  it('takes the token from the fragment, out of the address bar, and shows the topic and its subscriptions with their health', async () => {
-    await page.goto(consoleUrl(api.stack.apiUrl, api.stack.adminToken));
+  it('takes the token from the fragment, out of the address bar, and opens on the first topic with subscriptions, with their labels and health', async () => {
+    await page.goto(consoleUrl(api.stack.apiUrl, token));
     await page.getByTestId('topic').filter({ hasText: TOPIC }).waitFor({ timeout: WAIT_MS });
     const sidebar = page.getByRole('navigation', { name: 'Topics' });
     await sidebar.getByRole('heading', { name: 'Namespace shop' }).waitFor({ timeout: WAIT_MS });
-    expect(await sidebar.getByTestId('topic').allInnerTexts()).toEqual([TOPIC, 'carts']);
+    expect(await sidebar.getByTestId('topic').allInnerTexts()).toEqual(['audit', TOPIC, 'carts']);
+    // Not the first topic listed (it has no subscriptions): the first with some.
     await stateOf('billing', 'Healthy').waitFor({ timeout: WAIT_MS });
+    expect(await sidebar.locator('[aria-current="true"]').innerText()).toBe(TOPIC);
     await row('strict').getByTestId('health-state').waitFor({ timeout: WAIT_MS });
     expect(await row('billing').innerText()).toContain('http://127.0.0.1:');
+    expect(await row('billing').getByTestId('labels').innerText()).toMatch(/team=billing\s+tier=gold/);
+    // When the session ends, in the header.
+    expect(await page.getByTestId('session-end').innerText()).toMatch(
+      /^Session ends .+\(in (59|60) minutes\)$/,
+    );
 
     expect(page.url()).toBe(`${api.stack.apiUrl}${CONSOLE_PATH}`);
-    // The token went to the API as a header only, never in a URL.
-    expect(requests.some((request) => request.url.includes(api.stack.adminToken))).toBe(false);
-    const calls = requests.filter((request) => new URL(request.url).pathname.startsWith('/admin/'));
+    // The token went to the API as a header only, never in a URL, and only to the console's API
+    // and the local stack's status.
+    expect(watched.requests.some((request) => request.url.includes(token))).toBe(false);
+    const calls = watched.requests.filter((request) => request.authorization !== undefined);
     expect(calls.length).toBeGreaterThan(0);
-    expect(calls.every((request) => request.authorization === `Bearer ${api.stack.adminToken}`)).toBe(true);
-    expect(pageProblems).toEqual([]);
+    expect(calls.every((request) => request.authorization === `Bearer ${token}`)).toBe(true);
+    expect(
+      calls.every((request) => /^\/console\/api\/|^\/local\/status$/.test(new URL(request.url).pathname)),
+    ).toBe(true);
+    expect(watched.requests.some((request) => new URL(request.url).pathname.startsWith('/admin/'))).toBe(
+      false,
+    );
+    expect(watched.problems).toEqual([]);
   });
 
   it('pauses and resumes a subscription', async () => {
@@ -244,6 +263,26 @@ describe('the console page', () => {
     expect(await page.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed)).toBe(true);
   });
 
+  it('hides the counters where the stack has no status route (a deployed stack)', async () => {
+    const other = await browser.newContext();
+    try {
+      const deployed = await other.newPage();
+      const problems = watch(deployed).problems;
+      await deployed.route('**/local/status', (route) =>
+        route.fulfill({ status: 404, contentType: 'application/json', body: '{"message":"Not Found"}' }),
+      );
+      await deployed.goto(consoleUrl(api.stack.apiUrl, token));
+      await deployed
+        .locator('[data-testid="subscription-row"][data-name="billing"]')
+        .getByTestId('health-state')
+        .waitFor({ timeout: WAIT_MS });
+      expect(await deployed.getByRole('region', { name: 'Live counters' }).count()).toBe(0);
+      expect(await deployed.getByRole('alert').count()).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
   it("shows the subscription's message log with every attempt, and resends an event", async () => {
     await deliveredTo(webhook, '/billing', 'ev-2', WAIT_MS);
     await row('billing').getByRole('button', { name: 'billing' }).click();
@@ -268,6 +307,8 @@ describe('the console page', () => {
     const deliveriesOfEv1 = log.locator('[data-testid="delivery-row"][data-event-id="ev-1"]');
     await page.route('**/resend', async (route) => {
       const answer = await route.fetch();
+      // Read the log again now rather than at its next turn.
+      await log.getByRole('button', { name: 'Refresh' }).click();
       await deliveriesOfEv1.nth(1).waitFor({ timeout: WAIT_MS });
       await route.fulfill({ response: answer });
     });
@@ -313,6 +354,7 @@ describe('the console page', () => {
     } finally {
       await page.unroute('**/deliveries?**');
     }
+    await page.getByTestId('message-log').getByRole('button', { name: 'Refresh' }).click();
     await page.getByTestId('message-log').getByRole('alert').waitFor({ state: 'detached', timeout: WAIT_MS });
   }, 90_000);
 
@@ -343,28 +385,57 @@ describe('the console page', () => {
       WAIT_MS,
       'the replayed event at the webhook',
     );
-    expect(pageProblems).toEqual([]);
+    expect(watched.problems).toEqual([]);
   }, 90_000);
 
   it('renders a picture that is not blank', async () => {
     await row('billing').getByRole('button', { name: 'billing' }).click();
     await page.getByRole('tab', { name: 'Message log' }).click();
     await page.getByTestId('message-log').waitFor({ timeout: WAIT_MS });
-    const file = join(screenshotDir, 'console.png');
-    await page.screenshot({ path: file, fullPage: true });
+    await expectNotBlank(page, join(screenshotDir, 'console.png'));
+  });
 
-    const png = PNG.sync.read(await readFile(file));
-    expect(png.width).toBeGreaterThanOrEqual(1280);
-    expect(png.height).toBeGreaterThanOrEqual(600);
-    const counts = new Map<number, number>();
-    for (let offset = 0; offset < png.data.length; offset += 4) {
-      const colour = png.data.readUInt32BE(offset);
-      counts.set(colour, (counts.get(colour) ?? 0) + 1);
+  it('says in full that the session has expired when the API says so, and how to get a new link', async () => {
+    // The page open at once on an expired session, and the page open when its session ends.
+    const other = await browser.newContext();
+    try {
+      const opened = await other.newPage();
+      await opened.route('**/console/api/session', (route) => route.fulfill(SESSION_EXPIRED));
+      await opened.goto(consoleUrl(api.stack.apiUrl, token));
+      const expired = opened.getByTestId('session-refused');
+      await expired.getByRole('heading', { name: 'Session expired' }).waitFor({ timeout: WAIT_MS });
+      const text = await expired.innerText();
+      expect(text).toContain('gridwire console');
+      expect(text).toContain('npm start');
+
+      const open = await other.newPage();
+      await open.goto(consoleUrl(api.stack.apiUrl, token));
+      await open.getByTestId('topic').filter({ hasText: TOPIC }).waitFor({ timeout: WAIT_MS });
+      await open.route('**/console/api/**', (route) => route.fulfill(SESSION_EXPIRED));
+      await open
+        .getByTestId('session-refused')
+        .getByRole('heading', { name: 'Session expired' })
+        .waitFor({ timeout: WAIT_MS });
+      expect(await open.getByRole('navigation', { name: 'Topics' }).count()).toBe(0);
+    } finally {
+      await other.close();
     }
-    const pixels = png.width * png.height;
-    const background = Math.max(...counts.values());
-    // Text, badges and borders: many colours, and a good share of pixels not the background's.
-    expect(counts.size).toBeGreaterThan(50);
-    expect((pixels - background) / pixels).toBeGreaterThan(0.1);
+  });
+
+  it('says a token that is not valid is not, with the same advice', async () => {
+    const other = await browser.newContext();
+    try {
+      const forged = await other.newPage();
+      // The operator's token with another signature: not one this stack made.
+      await forged.goto(consoleUrl(api.stack.apiUrl, `${token.slice(0, token.lastIndexOf('.'))}.AAAA`));
+      const refused = forged.getByTestId('session-refused');
+      await refused.getByRole('heading', { name: 'Session not valid' }).waitFor({ timeout: WAIT_MS });
+      const text = await refused.innerText();
+      expect(text).toContain('revoked');
+      expect(text).toContain('gridwire console');
+      expect(text).toContain('npm start');
+    } finally {
+      await other.close();
+    }
   });
 });
