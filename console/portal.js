@@ -615,6 +615,7 @@ function editedBody(topic, document, full, { url, secret, ...filterFields }) {
   } = filterOf(document);
   const filter = filterBody(keptFilter, filterFields);
   const common = {
+    labels: p.labels,
     expirationTimeUtc: p.expirationTimeUtc,
     deliveryLog: p.deliveryLog,
     disableAfterFailingFor: p.disableAfterFailingFor,
@@ -630,7 +631,6 @@ function editedBody(topic, document, full, { url, secret, ...filterFields }) {
   return bodyFor(topic, destination, filter, {
     retryPolicy: p.retryPolicy,
     eventDeliverySchema: p.eventDeliverySchema,
-    labels: p.labels,
     deadLetterDestination: p.deadLetterDestination,
     ...common,
   });
