@@ -51,6 +51,14 @@ const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
   d: 86_400_000,
 };
 
+/** A duration written `30s`, `15m`, `1h` or `7d`, in milliseconds; `undefined` when it is not one. */
+export function durationMs(value: string): number | undefined {
+  const match = /^(\d{1,6})([smhd])$/.exec(value.trim());
+  if (match === null) return undefined;
+  const [, amount, unit] = match as unknown as [string, string, string];
+  return Number(amount) * (DURATION_UNITS_MS[unit] as number);
+}
+
 /**
  * `--since`/`--until`: an ISO 8601 time as the API takes it, or a time that long ago, written
  * `30s`, `15m`, `1h` or `7d` (answered as the ISO time it means at `now`).
@@ -58,11 +66,8 @@ const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
 export const timeArgument =
   (flagName: string, now: () => number = Date.now) =>
   (value: string): string => {
-    const relative = /^(\d{1,6})([smhd])$/.exec(value.trim());
-    if (relative !== null) {
-      const [, amount, unit] = relative as unknown as [string, string, string];
-      return new Date(now() - Number(amount) * (DURATION_UNITS_MS[unit] as number)).toISOString();
-    }
+    const ago = durationMs(value);
+    if (ago !== undefined) return new Date(now() - ago).toISOString();
     if (Number.isNaN(Date.parse(value))) {
       throw new InvalidArgumentError(
         `${flagName} must be an ISO 8601 time such as 2026-11-28T10:00:00Z, or how long ago such as 30m, 1h or 7d.`,

@@ -11,6 +11,7 @@ import { eventsCommand } from './events';
 import { healthCommand } from './health';
 import { parkedCommand } from './parked';
 import { publishCommand } from './publish';
+import { consoleCommand, portalLinkCommand, sessionsCommand } from './sessions';
 import { startCommand } from './start';
 import { statusCommand } from './status';
 import { subscriptionCommand } from './subscription/command';
@@ -56,7 +57,10 @@ function gridwireCommands(): Command {
     .addCommand(parkedCommand())
     .addCommand(deadLettersCommand())
     .addCommand(healthCommand())
-    .addCommand(statusCommand());
+    .addCommand(statusCommand())
+    .addCommand(consoleCommand())
+    .addCommand(portalLinkCommand())
+    .addCommand(sessionsCommand());
 }
 
 /**

@@ -11,8 +11,11 @@ import {
   MAX_DELIVERY_BATCH_SIZE,
 } from '../shared/config/event-source-mapping';
 import { ENV, LOCAL_ENV } from '../shared/config/resources';
+import { SESSION_MINUTES } from '../shared/sessions/scope';
+import { type ApiTarget, bearerTarget } from './admin-api';
 import { CliError } from './errors';
 import { atLeastOne, dataDirOption, flag, integer } from './options';
+import { createSession } from './sessions';
 
 interface StartOptions {
   port: number;
@@ -217,6 +220,32 @@ async function readAdminTokenFile(path: string, read: (path: string) => Promise<
   return token;
 }
 
+/** How long the console link `gridwire start` prints works: the longest a session may last. */
+export const START_CONSOLE_MINUTES = SESSION_MINUTES.max;
+
+/**
+ * The console lines `gridwire start` prints: a link with an operator session made on the stack
+ * just started (`POST /admin/sessions`, with its admin token), and until when it works. The
+ * token is in the fragment, which the browser keeps to itself. A session the stack would not
+ * make is a line saying why; the stack runs on.
+ */
+export async function startConsoleLines(target: ApiTarget): Promise<string[]> {
+  try {
+    const session = await createSession(
+      target,
+      { role: 'operator' },
+      START_CONSOLE_MINUTES,
+      'making a console link',
+    );
+    return [
+      `  Console      ${consoleUrl(target.url, session.token)}`,
+      `               (works until ${session.expiresAt}; gridwire console makes a new link)`,
+    ];
+  } catch (error) {
+    return [`  Console      no link: ${(error as Error).message}  (gridwire console makes one)`];
+  }
+}
+
 async function runStart(options: StartOptions, adminToken: string | undefined): Promise<void> {
   // Loaded here so the other commands don't pay for the handlers and emulators. A `require`, not
   // `import()`: the package is CommonJS, where `import()` of a relative path needs its extension.
@@ -257,8 +286,7 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
     `  API          ${stack.apiUrl}`,
     ...(options.publicUrl === undefined ? [] : [`  Public URL   ${options.publicUrl}`]),
     `  Admin token  ${stack.adminToken}`,
-    // The token in the fragment: the browser keeps it to itself, never sends it to the server.
-    `  Console      ${consoleUrl(stack.apiUrl, stack.adminToken)}`,
+    ...(await startConsoleLines(bearerTarget(stack.apiUrl, stack.adminToken, 'the local stack'))),
     `  Publish to   ${stack.apiUrl}/topics/<topic>/api/events  (header aeg-sas-key: <topic key>)`,
     `  Function URL ${stack.functionUrl}  (publishing only, same paths: ${stack.functionUrl}/topics/<topic>/api/events)`,
     `  Data dir     ${stack.dataDir}  (endpoints.json has the emulator and queue endpoints)`,

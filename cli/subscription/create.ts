@@ -16,8 +16,13 @@ export function createCommand(): Command {
       }
       const ref = refOf(options);
       const target = await resolveApiTarget(options);
-      const body =
-        ref.namespace === undefined ? classicSubscriptionBody(options) : namespaceSubscriptionBody(options);
+      let body: Record<string, unknown>;
+      try {
+        body =
+          ref.namespace === undefined ? classicSubscriptionBody(options) : namespaceSubscriptionBody(options);
+      } catch (error) {
+        throw new CliError((error as Error).message);
+      }
       await save(target, ref, body, options);
     });
 }

@@ -6,6 +6,8 @@
  */
 import { type Command, Option } from 'commander';
 import { RESOURCE_ENDPOINT_TYPES } from '../../shared/domain/model';
+import { LABEL_LIMITS } from '../../shared/sessions/scope';
+import { labelsArgument } from '../labels';
 import { countOption, flag } from '../options';
 import {
   advancedFilterArgument,
@@ -108,7 +110,12 @@ function withDeliveryFlags(command: Command): Command {
       'EventGridSchema, CloudEventSchemaV1_0 or CustomInputSchema (any case)',
       deliverySchemaArgument,
     )
-    .option('--labels <labels...>', 'labels (space-separated)')
+    .option(
+      '--labels <labels...>',
+      `labels, e.g. tenant=acme team=web or tenant=acme,team=web (at most ${LABEL_LIMITS.count}, each at most ${LABEL_LIMITS.length} characters; a portal link's --label picks subscriptions by them)`,
+      labelsArgument('--labels'),
+    )
+    .option('--no-labels', 'no labels (update: remove them)')
     .option('--expiration-date <time>', 'ISO 8601 date or time after which the subscription is deleted')
     .option(
       '--retry-schedule <durations...>',

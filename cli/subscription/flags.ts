@@ -42,7 +42,8 @@ export interface SubscriptionFlags {
   maxDeliveriesPerSecond?: number | false;
   deliveryAttributeMapping?: DeliveryAttributeMappingBody[];
   eventDeliverySchema?: string;
-  labels?: string[];
+  /** `--labels a b` or `a,b`; `--no-labels` (false): none. */
+  labels?: string[] | false;
   expirationDate?: string;
   deliveryLog?: string;
   /** `--disable-after-failing-for P5D` (or `never`). */

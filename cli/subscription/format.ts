@@ -148,13 +148,16 @@ function signingLine(signing: NonNullable<Destination['properties']>['signing'])
   return `on, Standard Webhooks ${scheme}${since}${earlier}`;
 }
 
-/** A topic's subscriptions, a line each. */
+const labelsOf = (document: SubscriptionDocument): string[] => document.properties.labels ?? [];
+
+/** A topic's subscriptions, a line each; a LABELS column when one of them has labels. */
 export function formatSubscriptionList(ref: TopicRef, documents: readonly SubscriptionDocument[]): string {
   if (documents.length === 0) {
     return noSubscriptions(ref);
   }
+  const labelled = documents.some((document) => labelsOf(document).length > 0);
   return table(
-    ['NAME', 'STATE', 'ENDPOINT', 'EVENT TYPES'],
+    ['NAME', 'STATE', 'ENDPOINT', 'EVENT TYPES', ...(labelled ? ['LABELS'] : [])],
     documents.map((document) => {
       const { destination, filter } = partsOf(document);
       return [
@@ -162,6 +165,7 @@ export function formatSubscriptionList(ref: TopicRef, documents: readonly Subscr
         document.properties.provisioningState ?? '',
         destination.endpointBaseUrl ?? destination.resourceArn ?? '',
         typesOf(filter),
+        ...(labelled ? [labelsOf(document).join(',') || '-'] : []),
       ];
     }),
   );

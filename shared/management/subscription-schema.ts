@@ -18,6 +18,7 @@ import {
 } from '../domain/model';
 import { isoDurationOfSeconds, isoDurationSeconds } from '../platform/iso-duration';
 import { validateFilter } from '../publish/filter';
+import { LABEL_LIMITS } from '../sessions/scope';
 import { type DestinationInput, destinationInputOf, destinationSchema } from './destination-schema';
 import { intInRange, invalidBody } from './request-body';
 
@@ -164,6 +165,21 @@ export const deliveryLogSchema = z
   .enum(DELIVERY_LOG_MODES, { error: `must be one of ${DELIVERY_LOG_MODES.join(', ')}` })
   .optional();
 
+/**
+ * `properties.labels`: at most `LABEL_LIMITS.count` labels, each 1 to `LABEL_LIMITS.length`
+ * characters (a portal session's scope picks the subscriptions whose labels include its own).
+ */
+export const labelsSchema = z
+  .array(
+    z
+      .string({ error: 'must be a list of strings, such as ["tenant=acme"]' })
+      .min(1, `a label is 1 to ${LABEL_LIMITS.length} characters (this one is empty)`)
+      .max(LABEL_LIMITS.length, `a label is 1 to ${LABEL_LIMITS.length} characters (this one is longer)`),
+    { error: 'must be a list of strings, such as ["tenant=acme"]' },
+  )
+  .max(LABEL_LIMITS.count, `at most ${LABEL_LIMITS.count} labels`)
+  .optional();
+
 /** The subscription body (exported for tests that walk every field of an admin body). */
 export function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: boolean) {
   return z.strictObject({
@@ -181,7 +197,7 @@ export function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: bool
         eventDeliverySchema: z
           .enum(EVENT_DELIVERY_SCHEMAS, { error: `must be one of ${EVENT_DELIVERY_SCHEMAS.join(', ')}` })
           .optional(),
-        labels: z.array(z.string()).optional(),
+        labels: labelsSchema,
         deliveryLog: deliveryLogSchema,
         disableAfterFailingFor: disableAfterSchema,
         deadLetterDestination: deadLetterDestinationSchema.nullable().optional(),

@@ -638,6 +638,93 @@ it('refuses to resend what the log does not hold, saying why', async () => {
   );
 });
 
+it('labels subscriptions, makes console and portal links the console API takes, and revokes them all', async () => {
+  await gridwire('topic', 'create', 'tenants');
+  const create = (name: string, ...flags: string[]) =>
+    gridwire(
+      'subscription',
+      'create',
+      '--topic',
+      'tenants',
+      '--name',
+      name,
+      '--endpoint',
+      webhook.url(`/${name}`),
+      ...flags,
+    );
+  await create('acme-web', '--labels', 'tenant=acme,team=web');
+  await create('acme-ops');
+  await create('globex', '--labels', 'tenant=globex');
+  expect(
+    await gridwire(
+      'subscription',
+      'update',
+      '--topic',
+      'tenants',
+      '--name',
+      'acme-ops',
+      '--labels',
+      'tenant=acme',
+      'team=ops',
+    ),
+  ).toMatch(/\nlabels: +tenant=acme, team=ops/);
+  expect(await gridwire('subscription', 'list', '--topic', 'tenants')).toMatch(
+    /^NAME .* LABELS\nacme-ops .* tenant=acme,team=ops\nacme-web .* tenant=acme,team=web\nglobex .* tenant=globex$/,
+  );
+  // The API holds labels to their limits too.
+  const many = Array.from({ length: 21 }, (_, n) => `l${n}`);
+  const refused = await api.call('PUT', '/admin/topics/tenants/eventSubscriptions/globex', {
+    properties: {
+      destination: { endpointType: 'WebHook', properties: { endpointUrl: webhook.url('/globex') } },
+      labels: many,
+    },
+  });
+  expect([refused.status, refused.body.error.message]).toEqual([
+    400,
+    'properties.labels: at most 20 labels.',
+  ]);
+
+  const tokenOf = (printed: string) =>
+    decodeURIComponent(/#token=(\S+)/.exec(printed)?.[1] ?? 'no link printed');
+  const asSession = (token: string, path: string) =>
+    api.call('GET', `/console/api${path}`, undefined, {
+      auth: false,
+      headers: { authorization: `Bearer ${token}` },
+    });
+
+  const operator = tokenOf(await gridwire('console', '--expires', '15m'));
+  const session = await asSession(operator, '/session');
+  expect(session.status).toBe(200);
+  expect(session.body).toMatchObject({ role: 'operator' });
+
+  const printed = await gridwire(
+    'portal-link',
+    '--topic',
+    'tenants',
+    '--label',
+    'tenant=acme',
+    '--permission',
+    'pause',
+  );
+  expect(printed).toMatch(new RegExp(`^Portal +${api.stack.apiUrl}/portal#token=`));
+  const portal = tokenOf(printed);
+  const listed = await asSession(portal, '/topics/tenants/eventSubscriptions');
+  expect(listed.status).toBe(200);
+  expect(listed.body.value.map((subscription: { name: string }) => subscription.name).sort()).toEqual([
+    'acme-ops',
+    'acme-web',
+  ]);
+
+  expect(await gridwire('sessions', 'revoke-all')).toMatch(
+    /^Sessions revoked at \S+\. Every session made before now is refused\./,
+  );
+  expect((await asSession(operator, '/session')).status).toBe(401);
+  expect((await asSession(portal, '/session')).status).toBe(401);
+  // A new link works again.
+  expect((await asSession(tokenOf(await gridwire('console')), '/session')).status).toBe(200);
+  expect(await gridwire('topic', 'delete', 'tenants')).toBe('Deleted topic tenants.');
+});
+
 it('deletes subscriptions and topics, and says so when there was none', async () => {
   expect(await gridwire('subscription', 'delete', '--topic', 'orders', '--name', 'billing')).toBe(
     'Deleted topic orders, subscription billing.',

@@ -4,6 +4,7 @@ import { validateName } from '../../../shared/management/request-body';
 import { endpointBaseUrl, subscriptionDocument } from '../../../shared/management/resource-documents';
 import { parseSubscriptionBody } from '../../../shared/management/subscription-schema';
 import { parseTopicBody } from '../../../shared/management/topic-schema';
+import { LABEL_LIMITS } from '../../../shared/sessions/scope';
 import { subscription } from '../../support/fakes';
 
 const webhook = (url = 'https://hooks.example.test/in', extra: Record<string, unknown> = {}) => ({
@@ -737,5 +738,32 @@ describe('an own retry schedule (retryPolicy.retrySchedule)', () => {
     ['PT1M', /retrySchedule: must be an array of ISO 8601 durations/],
   ])('refuses %j naming the field and the limit', (schedule, message) => {
     expect(rejection(() => parse(schedule))).toMatch(message);
+  });
+});
+
+describe('subscription labels (properties.labels)', () => {
+  const labelled = (labels: unknown) => webhook(undefined, { labels });
+
+  it(`keeps up to ${LABEL_LIMITS.count} labels of up to ${LABEL_LIMITS.length} characters`, () => {
+    const labels = Array.from({ length: LABEL_LIMITS.count }, (_, n) => `tenant-${n}=${'x'.repeat(100)}`);
+    labels[0] = 'k'.repeat(LABEL_LIMITS.length);
+    expect(parseSubscriptionBody(labelled(labels), { allowHttp: false }).labels).toEqual(labels);
+    expect(parseSubscriptionBody(labelled([]), { allowHttp: false }).labels).toEqual([]);
+  });
+
+  it.each([
+    [
+      Array.from({ length: LABEL_LIMITS.count + 1 }, (_, n) => `tenant=${n}`),
+      /^properties\.labels: at most 20 labels\.$/,
+    ],
+    [
+      ['tenant=acme', 'k'.repeat(LABEL_LIMITS.length + 1)],
+      /^properties\.labels\.1: a label is 1 to 128 characters/,
+    ],
+    [['tenant=acme', ''], /^properties\.labels\.1: a label is 1 to 128 characters \(this one is empty\)/],
+    [['tenant=acme', 7], /^properties\.labels\.1: must be a list of strings/],
+    ['tenant=acme', /^properties\.labels: must be a list of strings/],
+  ])('refuses %j naming properties.labels and the limit', (labels, message) => {
+    expect(rejection(() => parseSubscriptionBody(labelled(labels), { allowHttp: false }))).toMatch(message);
   });
 });
