@@ -177,17 +177,29 @@ const subscriptionNotFound = (event: HttpEvent) =>
  */
 function portalSubscriptionBody(event: HttpEvent, scope: PortalScope): HttpEvent {
   const body = parseJsonBody(event, MAX_BODY_BYTES) as {
-    properties?: { labels?: unknown; destination?: { endpointType?: unknown } };
+    properties?: {
+      labels?: unknown;
+      destination?: { endpointType?: unknown };
+      deliveryConfiguration?: { push?: { destination?: { endpointType?: unknown } } };
+    };
   };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw badRequest('body: must be a JSON object such as {"properties": {"destination": {...}}}.');
   }
   const properties = body.properties ?? {};
-  const endpointType = properties.destination?.endpointType;
-  if (endpointType !== undefined && endpointType !== 'WebHook') {
-    throw badRequest(
-      `properties.destination.endpointType: a portal session makes WebHook endpoints only (got ${JSON.stringify(endpointType)}).`,
-    );
+  const destinations: [string, unknown][] = [
+    ['properties.destination', properties.destination?.endpointType],
+    [
+      'properties.deliveryConfiguration.push.destination',
+      properties.deliveryConfiguration?.push?.destination?.endpointType,
+    ],
+  ];
+  for (const [field, endpointType] of destinations) {
+    if (endpointType !== undefined && endpointType !== 'WebHook') {
+      throw badRequest(
+        `${field}.endpointType: a portal session makes WebHook endpoints only (got ${JSON.stringify(endpointType)}).`,
+      );
+    }
   }
   const labels = Array.isArray(properties.labels) ? (properties.labels as string[]) : [];
   return {

@@ -38,6 +38,7 @@ import {
   expirationOf,
   expirationTimeSchema,
   filterOf,
+  labelsSchema,
   retryScheduleSchema,
   subscriptionFilterSchema,
 } from './subscription-schema';
@@ -155,6 +156,8 @@ export function namespaceSubscriptionBodySchema(allowHttp: boolean) {
         ),
         filtersConfiguration: subscriptionFilterSchema,
         expirationTimeUtc: expirationTimeSchema,
+        // Gridwire's: as on classic subscriptions (a portal scope selects by them).
+        labels: labelsSchema,
         deliveryLog: deliveryLogSchema,
         disableAfterFailingFor: disableAfterSchema,
         eventDeliverySchema: z
@@ -180,6 +183,8 @@ export interface NamespaceSubscriptionInput extends DestinationInput {
   deliveryLog?: DeliveryLogMode;
   /** `disableAfterFailingFor` in ms (0: never); absent (not given): the default. */
   disableAfterFailingForMs?: number;
+  /** `labels` (Gridwire's on namespace subscriptions); none when not given. */
+  labels: string[];
 }
 
 /**
@@ -211,6 +216,7 @@ export function parseNamespaceSubscriptionBody(
     },
     ...deadLetterOf(push.deadLetterDestinationWithResourceIdentity?.deadLetterDestination),
     ...expirationOf(properties.expirationTimeUtc),
+    labels: properties.labels ?? [],
     ...(properties.deliveryLog === undefined ? {} : { deliveryLog: properties.deliveryLog }),
     ...(properties.disableAfterFailingFor === undefined
       ? {}
@@ -281,6 +287,7 @@ export function namespaceSubscriptionDocument(subscription: Subscription, nowMs:
       },
       eventDeliverySchema: 'CloudEventSchemaV1_0',
       filtersConfiguration: filterDocument(subscription.filter),
+      labels: subscription.labels,
       deliveryLog: subscription.deliveryLog ?? 'Failures',
       ...disableAfterDocument(subscription),
       ...expirationDocument(subscription),

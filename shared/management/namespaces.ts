@@ -269,7 +269,7 @@ export const namespaceOperations: Readonly<Operations<NamespaceRouteDeps>> = {
             ? {}
             : { disableAfterFailingForMs: input.disableAfterFailingForMs }),
           eventDeliverySchema: 'CloudEventSchemaV1_0',
-          labels: [],
+          labels: input.labels,
           ...(input.expirationTime === undefined ? {} : { expirationTime: input.expirationTime }),
         };
       },

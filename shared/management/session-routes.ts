@@ -18,7 +18,7 @@ import { invalidBody } from './request-body';
 
 const sessionRequestSchema = z.strictObject(
   {
-    scope: z.unknown(),
+    scope: z.unknown().optional(),
     expiresInMinutes: z
       .number({ error: `must be a whole number of minutes from 1 to ${SESSION_MINUTES.max}` })
       .int(`must be a whole number of minutes from 1 to ${SESSION_MINUTES.max}`)

@@ -6,6 +6,7 @@
  * unchanged: replacing the key (`revokeAll`) makes every token handed out before fail its check.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { ZodError } from 'zod';
 import { parseScope, type SessionScope } from './scope';
 
 const PREFIX = 'gws1';
@@ -82,7 +83,7 @@ export function openSessionToken(token: string, keyText: string, nowMs: number):
     typeof claims.id !== 'string' ||
     typeof claims.iat !== 'number' ||
     typeof claims.exp !== 'number' ||
-    scope instanceof Error
+    scope instanceof ZodError
   ) {
     throw new SessionRefused('invalid');
   }

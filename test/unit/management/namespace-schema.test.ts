@@ -136,6 +136,7 @@ describe('namespace subscription bodies', () => {
       endpointUrl: 'https://hooks.example.test/in',
       filter: {},
       retry: { maxAttempts: 10, ttlMs: DAY * 60_000 },
+      labels: [],
     });
     expect(parse(push(), 7).retry).toEqual({ maxAttempts: 10, ttlMs: 7 * DAY * 60_000 });
   });
@@ -182,6 +183,7 @@ describe('namespace subscription bodies', () => {
       filter: { includedEventTypes: ['order.created'] },
       retry: { maxAttempts: 3, ttlMs: 20 * 60_000 },
       deadLetter: { container: 'dead-letters', resourceId: '/subscriptions/x/y' },
+      labels: [],
     });
   });
 
@@ -419,6 +421,7 @@ describe('namespace documents', () => {
         disableAfterFailingFor: 'P5D',
         eventDeliverySchema: 'CloudEventSchemaV1_0',
         filtersConfiguration: { includedEventTypes: ['order.created'] },
+        labels: [],
       },
       systemData: { createdAt: times.createdAt, lastModifiedAt: times.updatedAt },
     });
