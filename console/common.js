@@ -246,8 +246,14 @@ export function HealthSummary({ health }) {
     ['State', html`<${StateBadge} state=${health.state} />`],
     ['Consecutive failures', health.consecutiveFailures],
     ['Last outcome', health.lastOutcome ?? '–'],
-    ['Last success', time(health.lastSuccessAt)],
-    ['Last failure', time(health.lastFailureAt)],
+    // Successes are recorded only once an endpoint has failed (so a healthy endpoint costs no
+    // write per delivery): with no failure on record there is no time to show, and none is missing.
+    ...(health.lastSuccessAt === null
+      ? health.lastFailureAt === null
+        ? [['Failures', 'none recorded']]
+        : [['Last success', 'none since it started failing']]
+      : [['Last success', time(health.lastSuccessAt)]]),
+    ...(health.lastFailureAt === null ? [] : [['Last failure', time(health.lastFailureAt)]]),
     ...(health.probationUntil === null ? [] : [['On probation until', time(health.probationUntil)]]),
     ...(health.pausedAt === null ? [] : [['Paused since', time(health.pausedAt)]]),
     ...(health.disabledAt === null || health.disabledAt === undefined

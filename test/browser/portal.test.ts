@@ -438,8 +438,13 @@ describe('the portal', () => {
       expect(await shop.getByTestId('portal-scope').innerText()).toBe('Namespace shop');
       const picker = shop.getByLabel('Topic');
       expect(await picker.locator('option').allInnerTexts()).toEqual(['carts', 'returns']);
+      // Each topic's endpoints are listed (a namespace scope without labels takes them all).
+      const namespaceRow = (name: string) =>
+        shop.locator(`[data-testid="subscription-row"][data-name="${name}"]`).waitFor({ timeout: WAIT_MS });
+      await namespaceRow('carts-hook');
       await picker.selectOption('returns');
       await heading('returns');
+      await namespaceRow('returns-hook');
       const note = await shop.getByTestId('permissions-note').innerText();
       for (const words of [
         'create, edit or delete',
