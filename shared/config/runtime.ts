@@ -247,7 +247,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     ENV.portalFrameAncestors,
   );
   const portalBranding = parsePortalBranding(
-    JSON.parse(read.optional(ENV.portalBranding) ?? '{}'),
+    jsonSetting(ENV.portalBranding, read.optional(ENV.portalBranding)),
     ENV.portalBranding,
   );
   const queueUrls: Partial<Record<QueueKey, string>> = {};
@@ -304,6 +304,16 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     portalFrameAncestors,
     portalBranding,
   };
+}
+
+/** A variable holding JSON (`{}` when unset); throws naming the variable when it is not JSON. */
+function jsonSetting(variable: string, text: string | undefined): unknown {
+  if (text === undefined) return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`Environment variable ${variable} must be JSON: ${(error as Error).message}`);
+  }
 }
 
 /**

@@ -73,7 +73,30 @@ describe('readConfig(env)', () => {
       subscriptionMetrics: false,
       metricsFlushSeconds: 0,
       metricsNamespace: 'Gridwire',
+      portalFrameAncestors: [],
+      portalBranding: {},
     });
+  });
+
+  it('reads the portal settings, refusing what is not an https origin or not the branding asked', () => {
+    const read = readConfig({
+      ...table,
+      [ENV.portalFrameAncestors]: ' https://app.example.com  https://*.example.org ',
+      [ENV.portalBranding]: '{"title": "Acme hooks", "accentColor": "#0a7cff"}',
+      [ENV.sessionKeySecretArn]: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:SessionKey-abc',
+    });
+    expect(read.portalFrameAncestors).toEqual(['https://app.example.com', 'https://*.example.org']);
+    expect(read.portalBranding).toEqual({ title: 'Acme hooks', accentColor: '#0a7cff' });
+    expect(read.sessionKeySecretArn).toMatch(/:secret:SessionKey-abc$/);
+    expect(() => readConfig({ ...table, [ENV.portalFrameAncestors]: 'http://app.example.com' })).toThrow(
+      /GRIDWIRE_PORTAL_FRAME_ANCESTORS\[0\]: 'http:\/\/app.example.com' is not an https origin/,
+    );
+    expect(() => readConfig({ ...table, [ENV.portalBranding]: '{"title": ' })).toThrow(
+      /Environment variable GRIDWIRE_PORTAL_BRANDING must be JSON/,
+    );
+    expect(() => readConfig({ ...table, [ENV.portalBranding]: '{"accentColor": "blue"}' })).toThrow(
+      /GRIDWIRE_PORTAL_BRANDING\.accentColor: a colour as #rrggbb/,
+    );
   });
 
   it('reads the delivery backlog limit the publish function refuses from (0, the default, never refuses)', () => {
