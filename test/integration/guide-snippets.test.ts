@@ -32,7 +32,7 @@ const GUIDES: Record<string, number> = {
   'docs/subscribe.md': 0,
   'docs/operate.md': 2,
   // Every block of the deploy guide needs an account; counted, so a new local one is run.
-  'docs/deploy.md': 5,
+  'docs/deploy.md': 6,
 };
 
 /** The README tour's lines that set `$GW` and `$AUTH`, which the guides' examples use. */
