@@ -1,7 +1,8 @@
 /**
- * What the stack costs by the month whatever its traffic: alarms, dashboard, secrets, keys,
- * Lambda's idle polling of the queues, and the custom metrics of the stack, of each topic and of
- * each subscription (counted from the series a run emitted).
+ * What the stack costs by the month whatever its traffic: alarms, dashboard, secrets (and the
+ * session key's reads while the console or portal is in use), keys, Lambda's idle polling of the
+ * queues, and the custom metrics of the stack, of each topic and of each subscription (counted
+ * from the series a run emitted).
  */
 import { METRIC_DIMENSION_SETS, type MetricName } from '../shared/observability/metrics';
 import { PRICES } from './prices';
@@ -19,6 +20,20 @@ export interface FixedInputs {
   polledQueues?: number;
   /** The backlog sweep: the delivery function invoked on a schedule, reading the timer index. */
   backlogSweep?: BacklogSweepCost;
+  /** The session key's reads (`GetSecretValue`) by management instances serving the console or portal. */
+  sessionKeyUse?: SessionKeyUse;
+}
+
+/**
+ * How much the session key is read. Only console and portal requests (and making sessions) read
+ * it, and a management instance keeps its copy for `cacheSeconds`: an instance serving them reads
+ * it once per that many seconds, and nothing reads it while no one uses them.
+ */
+export interface SessionKeyUse {
+  /** Hours a month management instances spend serving console or portal requests, summed (assumed). */
+  readonly instanceHoursPerMonth: number;
+  /** Seconds an instance keeps its copy of the key. */
+  readonly cacheSeconds: number;
 }
 
 /** What one scheduled sweep costs besides its schedule (EventBridge rules on a schedule are free). */
@@ -46,6 +61,8 @@ export interface FixedMonthly {
     alarms: number;
     dashboards: number;
     secrets: number;
+    /** `GetSecretValue` calls on the session key while the console or portal is in use. */
+    sessionKeyReads: number;
     kmsKeys: number;
     metrics: number;
     /** Receives of Lambda's pollers on the idle queues. */
@@ -65,6 +82,7 @@ export function fixedMonthly(inputs: FixedInputs): FixedMonthly {
     alarms: inputs.alarmMetrics * cw.perAlarmMonth,
     dashboards: inputs.dashboards * cw.perDashboardMonth,
     secrets: inputs.secrets * PRICES.secretsManager.perSecretMonth,
+    sessionKeyReads: sessionKeyReadsMonthly(inputs.sessionKeyUse),
     kmsKeys: inputs.customerManagedKeys * PRICES.kms.perKeyMonth,
     metrics: inputs.metrics.stack * cw.perMetricMonth,
     sqsIdlePolling:
@@ -79,6 +97,11 @@ export function fixedMonthly(inputs: FixedInputs): FixedMonthly {
     perTopic: inputs.metrics.perTopic * cw.perMetricMonth,
     perSubscription: inputs.metrics.perSubscription * cw.perMetricMonth,
   };
+}
+
+function sessionKeyReadsMonthly(use: SessionKeyUse | undefined): number {
+  if (use === undefined) return 0;
+  return ((use.instanceHoursPerMonth * 3600) / use.cacheSeconds) * PRICES.secretsManager.perApiCall;
 }
 
 function sweepMonthly(sweep: BacklogSweepCost | undefined): number {

@@ -98,6 +98,8 @@ interface FixedDetails {
     alarmMetrics: number;
     dashboards: number;
     secrets: number;
+    /** Absent in results written before the console's session key. */
+    sessionKeyUse?: { instanceHoursPerMonth: number; cacheSeconds: number };
     customerManagedKeys: number;
     customMetrics: {
       happyPath: Record<string, number>;
@@ -117,6 +119,16 @@ const dollars = (value: number | undefined) =>
       : value >= 0.0001
         ? value.toFixed(4)
         : value.toExponential(1);
+
+/** The session key's reads, when the run priced them. */
+function sessionKeyReadsRow(fixed: FixedDetails): string {
+  const use = fixed.inputs.sessionKeyUse;
+  const cost = fixed.stack.sessionKeyReads;
+  if (use === undefined || cost === undefined) return '';
+  const reads = (use.instanceHoursPerMonth * 3600) / use.cacheSeconds;
+  return `
+| session key reads | ${cost.toFixed(2)} | read only for the console and portal, once per ${use.cacheSeconds} s per management instance serving them; assumed: one instance serving an open console ${use.instanceHoursPerMonth} hours a month, ${reads.toLocaleString('en-US')} \`GetSecretValue\` calls at $0.05 per 10,000 (none while no one uses them) |`;
+}
 
 /** Rows for `subscriptionMetrics: true`, when the run priced the stack without it. */
 function withSubscriptionMetrics(fixed: FixedDetails): string {
@@ -187,9 +199,10 @@ export function billSection(scenarios: readonly ScenarioResult[]): string {
 |---|---:|---|
 | alarms | ${fixed.stack.alarms?.toFixed(2)} | ${fixed.inputs.alarms} alarms reading ${fixed.inputs.alarmMetrics} metrics (infra/monitoring.ts), $0.10 per alarm metric |
 | dashboard | ${fixed.stack.dashboards?.toFixed(2)} | ${fixed.inputs.dashboards} dashboard, $3.00 each |
-| secrets | ${fixed.stack.secrets?.toFixed(2)} | ${fixed.inputs.secrets} Secrets Manager secrets (sealing keys), $0.40 each |
+| secrets | ${fixed.stack.secrets?.toFixed(2)} | ${fixed.inputs.secrets} Secrets Manager secrets (the two sealing keys and the session key), $0.40 each |${sessionKeyReadsRow(fixed)}
 | KMS keys | ${fixed.stack.kmsKeys?.toFixed(2)} | ${fixed.inputs.customerManagedKeys} customer-managed key (the alarm topic's; queues, buckets and table use AWS-owned or service keys), $1.00 each |
 | SQS idle polling | ${fixed.stack.sqsIdlePolling?.toFixed(2)} | Lambda long-polls each of the stack's queues with 5 pollers while idle (a 20 s receive each), $0.40 per million receives; the run's empty receives are left out of the per-event lines |
+| backlog sweep | ${fixed.stack.backlogSweep?.toFixed(2)} | the delivery function invoked once a minute to read the backlogs' timer index: an invocation, its assumed duration and its index reads |
 | stack-wide custom metrics | ${fixed.stack.metrics?.toFixed(2)} | ${fixed.inputs.customMetrics.atMost.stack} metrics without a topic or subscription dimension, $0.30 each (series by error or reason add to this as they occur) |
 | **stack** | **${fixed.stack.total?.toFixed(2)}** | |
 | per topic | ${fixed.perTopic.toFixed(2)} | ${fixed.inputs.customMetrics.happyPath.perTopic} metrics a topic emits on the happy path (at most ${fixed.inputs.customMetrics.atMost.perTopic}), $0.30 each${fixed.inputs.customMetrics.subscriptionMetrics === false ? ", its subscriptions' metrics summed per topic (`subscriptionMetrics` off)" : ''} |
@@ -227,5 +240,6 @@ ${explanations}
   invocation, $0.20 per million (one per event, no batching). Neither includes data transfer.
 - **Fixed monthly** costs do not scale with events: alarms, dashboard, secrets and keys are read
   from the synthesized CDK template; custom metrics are counted from the dimension sets each metric
-  is emitted in (\`METRIC_DIMENSION_SETS\`) and the series the run emitted.`;
+  is emitted in (\`METRIC_DIMENSION_SETS\`) and the series the run emitted; the session key's reads
+  depend on how much the console and portal are used, and are priced for the use assumed above.`;
 }

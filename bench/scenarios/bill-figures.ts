@@ -8,6 +8,7 @@ import { LAMBDA_RECEIVE_WAIT_SECONDS } from '../../local/poller';
 import { FUNCTIONS, QUEUES } from '../../shared/config/resources';
 import { DELIVERY_BACKLOG_READ_MS } from '../../shared/publish/admission';
 import { BACKLOG_SWEEP_EVERY_MINUTES } from '../../shared/queue/backlog-sweep';
+import { SESSION_KEY_CACHE_SECONDS } from '../../shared/storage/session-keys';
 import { BACKLOG_WAKE_SHARDS } from '../../shared/storage/table';
 import { type BreakEvenRow, breakEven } from '../break-even';
 import { LAMBDA_MB_PER_VCPU, PUBLISH_ANSWER, WIRE_OVERHEAD_BYTES_PER_REQUEST } from '../cost';
@@ -25,6 +26,7 @@ import {
   TRAILING_SECONDS,
 } from './bill-cases';
 import {
+  ASSUMED_CONSOLE_INSTANCE_HOURS,
   ASSUMED_SWEEP_MS,
   type BillSetUp,
   COLD_STARTS_PER_MILLION_EVENTS,
@@ -36,6 +38,12 @@ import {
 const usd = (value: number) => round(value, 4);
 const roundAll = (values: object, digits: number) =>
   Object.fromEntries(Object.entries(values).map(([key, value]) => [key, round(value as number, digits)]));
+
+/** The session key's reads the bill assumes: one management instance serving an open console all month. */
+const SESSION_KEY_USE = {
+  instanceHoursPerMonth: ASSUMED_CONSOLE_INSTANCE_HOURS,
+  cacheSeconds: SESSION_KEY_CACHE_SECONDS,
+};
 
 /** The custom metric series the runs emitted, and the fixed monthly costs of the stack, a topic and a subscription. */
 function fixedCosts(setUp: BillSetUp, emitted: MeasuredCases['emitted']) {
@@ -54,6 +62,7 @@ function fixedCosts(setUp: BillSetUp, emitted: MeasuredCases['emitted']) {
       // The timer index's shards, one query each (`DynamoBacklogStore.wakesBy`).
       readUnits: BACKLOG_WAKE_SHARDS * 0.5,
     },
+    sessionKeyUse: SESSION_KEY_USE,
     metrics:
       counts.atMost.stack === 0 ? counts.happyPath : { ...counts.happyPath, stack: counts.atMost.stack },
   });
@@ -226,7 +235,7 @@ function billFigures(
       })),
     {
       metric:
-        'fixed monthly cost of a stack (alarms, dashboard, secrets, keys, stack-wide metrics, idle queue polling, the backlog sweep)',
+        'fixed monthly cost of a stack (alarms, dashboard, secrets, the session key read by an open console, keys, stack-wide metrics, idle queue polling, the backlog sweep)',
       value: round(fixed.stack.total, 2),
       unit: 'USD/month',
     },
@@ -254,7 +263,7 @@ function billDescription({
   applicationLevel,
   subscriptionMetrics,
 }: BillSetUp): string {
-  return `The all-in AWS bill per million delivered events, every line item (us-east-1 list prices taken ${PRICES.takenOn}), from short runs of the local stack with the construct's settings (read from its synthesized template: delivery concurrency ${stackSettings.deliveryConcurrency}, JSON logs, system log level ${settings.systemLogLevel}, application log level ${applicationLevel}, tracing ${settings.tracing ? 'active' : 'off'}, metrics per ${subscriptionMetrics ? 'subscription' : 'topic'}) against the sink answering after 10 ms, 100 ms or 1 s, the queues polled as Lambda's SQS event source polls them (${LAMBDA_INITIAL_POLLERS} pollers at first, more while receives come back full or find messages that waited for a free poller, each receive a long poll of ${LAMBDA_RECEIVE_WAIT_SECONDS} s as Lambda's, each poller invoking with what one receive returned or, with a batching window, with what its receives gathered until the window had passed or the batch was full; the construct's delivery window is ${stackSettings.deliveryBatchingWindowSeconds === 0 ? 'none' : `${stackSettings.deliveryBatchingWindowSeconds} s`}, with batches of up to ${stackSettings.deliveryBatchSize} messages, and 1-event publishes run both with no window and with a 1 s one; on a stack with a window the load goes on ${TRAILING_SECONDS} s past the measured events, so their latency is taken under steady traffic, not on a queue gone quiet), the delivery invocations sharing one delivery engine (a Lambda instance has its own; its slots for one subscription, a quarter of the delivery concurrency, hold every case's requests in flight), the publish and delivery functions bundled as the construct bundles them, each in a Node.js process of its own. Measured: AWS requests, Lambda invocations and durations, the functions' CPU time, webhook bytes, the handlers' log lines and metric points, cold starts. Assumed: an idle backlog sweep (once a minute) bills ${ASSUMED_SWEEP_MS} ms; this machine's core is a Lambda vCPU (Lambda gives ${LAMBDA_MB_PER_VCPU} MB one, less memory a share), ${COLD_STARTS_PER_MILLION_EVENTS} cold starts per function per million events, X-Ray's default sampling, ${WIRE_OVERHEAD_BYTES_PER_REQUEST} B of TCP/TLS per request, the publish function's queue-depth reads (at most one per ${DELIVERY_BACKLOG_READ_MS / 1000} s per warm instance, and only when a publish comes) counted over ${INSTANCES_OVER_CONCURRENCY} times the instances the publish rate and duration need, stored log bytes = ingested; with metrics kept across invocations (\`metricsFlushSeconds: ${KEPT_METRICS_SECONDS}\`), each function's invocations spread over ${INSTANCES_OVER_CONCURRENCY} times the instances their rate and mean duration need, each writing every ${KEPT_METRICS_SECONDS} s or when a metric holds 99 values.`;
+  return `The all-in AWS bill per million delivered events, every line item (us-east-1 list prices taken ${PRICES.takenOn}), from short runs of the local stack with the construct's settings (read from its synthesized template: delivery concurrency ${stackSettings.deliveryConcurrency}, JSON logs, system log level ${settings.systemLogLevel}, application log level ${applicationLevel}, tracing ${settings.tracing ? 'active' : 'off'}, metrics per ${subscriptionMetrics ? 'subscription' : 'topic'}) against the sink answering after 10 ms, 100 ms or 1 s, the queues polled as Lambda's SQS event source polls them (${LAMBDA_INITIAL_POLLERS} pollers at first, more while receives come back full or find messages that waited for a free poller, each receive a long poll of ${LAMBDA_RECEIVE_WAIT_SECONDS} s as Lambda's, each poller invoking with what one receive returned or, with a batching window, with what its receives gathered until the window had passed or the batch was full; the construct's delivery window is ${stackSettings.deliveryBatchingWindowSeconds === 0 ? 'none' : `${stackSettings.deliveryBatchingWindowSeconds} s`}, with batches of up to ${stackSettings.deliveryBatchSize} messages, and 1-event publishes run both with no window and with a 1 s one; on a stack with a window the load goes on ${TRAILING_SECONDS} s past the measured events, so their latency is taken under steady traffic, not on a queue gone quiet), the delivery invocations sharing one delivery engine (a Lambda instance has its own; its slots for one subscription, a quarter of the delivery concurrency, hold every case's requests in flight), the publish and delivery functions bundled as the construct bundles them, each in a Node.js process of its own. Measured: AWS requests, Lambda invocations and durations, the functions' CPU time, webhook bytes, the handlers' log lines and metric points, cold starts. Assumed: an idle backlog sweep (once a minute) bills ${ASSUMED_SWEEP_MS} ms; the session key (read only for the console and portal, once per ${SESSION_KEY_CACHE_SECONDS} s per management instance using it) is read by one instance serving an open console for ${ASSUMED_CONSOLE_INSTANCE_HOURS} hours a month; this machine's core is a Lambda vCPU (Lambda gives ${LAMBDA_MB_PER_VCPU} MB one, less memory a share), ${COLD_STARTS_PER_MILLION_EVENTS} cold starts per function per million events, X-Ray's default sampling, ${WIRE_OVERHEAD_BYTES_PER_REQUEST} B of TCP/TLS per request, the publish function's queue-depth reads (at most one per ${DELIVERY_BACKLOG_READ_MS / 1000} s per warm instance, and only when a publish comes) counted over ${INSTANCES_OVER_CONCURRENCY} times the instances the publish rate and duration need, stored log bytes = ingested; with metrics kept across invocations (\`metricsFlushSeconds: ${KEPT_METRICS_SECONDS}\`), each function's invocations spread over ${INSTANCES_OVER_CONCURRENCY} times the instances their rate and mean duration need, each writing every ${KEPT_METRICS_SECONDS} s or when a metric holds 99 values.`;
 }
 
 /** A case in the details: its line items in each configuration, its quantities and what was measured. */
@@ -360,6 +369,7 @@ export function billResult(setUp: BillSetUp, { cases, emitted }: MeasuredCases):
           alarmMetrics: stackSettings.alarmMetrics,
           dashboards: stackSettings.dashboards,
           secrets: stackSettings.secrets,
+          sessionKeyUse: SESSION_KEY_USE,
           customerManagedKeys: stackSettings.customerManagedKeys,
           customMetrics: counts,
         },

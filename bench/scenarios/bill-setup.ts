@@ -40,6 +40,14 @@ export const KEPT_METRICS_SECONDS = 60;
 /** Pollers Lambda's SQS event source starts with (more are added while a backlog builds). */
 export const LAMBDA_INITIAL_POLLERS = 5;
 
+/**
+ * Hours a month a management instance serves the console or portal, assumed: one instance kept
+ * busy all month (a 30-day month) by a page left open, which reads the session key once per its
+ * cache period (`SESSION_KEY_CACHE_SECONDS`). An upper bound for one open page; with no one
+ * using the console or portal nothing reads the key.
+ */
+export const ASSUMED_CONSOLE_INSTANCE_HOURS = 30 * 24;
+
 /** Billed time of one idle backlog sweep (four small index queries), assumed: no run measures it. */
 export const ASSUMED_SWEEP_MS = 30;
 /**

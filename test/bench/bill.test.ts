@@ -145,12 +145,14 @@ describe('the all-in bill', () => {
     const fixed = fixedMonthly({
       alarmMetrics: 16,
       dashboards: 1,
-      secrets: 2,
+      secrets: 3,
       customerManagedKeys: 1,
       metrics: { stack: 13, perTopic: 2, perSubscription: 3 },
     });
-    // 16 x $0.10 + $3 + 2 x $0.40 + $1 + 13 x $0.30 = 1.60 + 3 + 0.80 + 1 + 3.90.
-    expect(fixed.stack.total).toBeCloseTo(10.3, 9);
+    // 16 x $0.10 + $3 + 3 x $0.40 + $1 + 13 x $0.30 = 1.60 + 3 + 1.20 + 1 + 3.90.
+    expect(fixed.stack.secrets).toBeCloseTo(1.2, 9);
+    expect(fixed.stack.sessionKeyReads).toBe(0);
+    expect(fixed.stack.total).toBeCloseTo(10.7, 9);
     expect(fixed.perTopic).toBeCloseTo(0.6, 9);
     expect(fixed.perSubscription).toBeCloseTo(0.9, 9);
   });
@@ -183,6 +185,20 @@ describe('the all-in bill', () => {
     // 3 queues x 5 pollers x (2,592,000 s / 20 s) = 1,944,000 receives x $0.40/M.
     expect(fixed.stack.sqsIdlePolling).toBeCloseTo(0.7776, 9);
     expect(fixed.stack.total).toBeCloseTo(0.7776, 9);
+  });
+
+  it("prices the session key's reads by the month: one per cache period per instance serving the console", () => {
+    const fixed = fixedMonthly({
+      alarmMetrics: 0,
+      dashboards: 0,
+      secrets: 0,
+      customerManagedKeys: 0,
+      metrics: { stack: 0, perTopic: 0, perSubscription: 0 },
+      sessionKeyUse: { instanceHoursPerMonth: 720, cacheSeconds: 60 },
+    });
+    // 720 h x 60 reads an hour = 43,200 GetSecretValue calls x $0.05/10,000.
+    expect(fixed.stack.sessionKeyReads).toBeCloseTo(0.216, 9);
+    expect(fixed.stack.total).toBeCloseTo(0.216, 9);
   });
 
   it('prices the backlog sweep by the month: an invocation, its duration and its index reads each minute', () => {
