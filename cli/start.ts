@@ -11,6 +11,7 @@ import {
   MAX_DELIVERY_BATCH_SIZE,
 } from '../shared/config/event-source-mapping';
 import { ENV, LOCAL_ENV } from '../shared/config/resources';
+import { type PortalBranding, parseFrameAncestors, parsePortalBranding } from '../shared/console/look';
 import { SESSION_MINUTES } from '../shared/sessions/scope';
 import { type ApiTarget, bearerTarget } from './admin-api';
 import { CliError } from './errors';
@@ -26,6 +27,10 @@ interface StartOptions {
   timeScale: number;
   validateEndpoints: boolean;
   blockPrivateEndpoints: boolean;
+  /** `--portal-frame-ancestors`: the origins that may frame the portal. */
+  portalFrameAncestors?: string[];
+  /** `--portal-branding`: the portal's title, logo and accent colour. */
+  portalBranding?: PortalBranding;
   /** `--lambda name=module` (repeatable): local functions for Lambda destinations. */
   lambda?: Record<string, string>;
   adminToken?: string;
@@ -104,6 +109,22 @@ export function startCommand(): Command {
     )
     .addOption(
       new Option(
+        '--portal-frame-ancestors <origins...>',
+        'https origins whose pages may show the portal in a frame (none by default), space- or comma-separated, e.g. https://app.example.com',
+      )
+        .env(ENV.portalFrameAncestors)
+        .argParser(frameAncestorsArgument),
+    )
+    .addOption(
+      new Option(
+        '--portal-branding <json>',
+        `the portal's look as JSON, each field optional: {"title":"Acme events","logoUrl":"https://cdn.example.com/logo.svg","accentColor":"#0a7cff"}`,
+      )
+        .env(ENV.portalBranding)
+        .argParser(portalBrandingArgument),
+    )
+    .addOption(
+      new Option(
         '--admin-token <token>',
         'fixed admin token (default: generated once, kept in the data dir); on the command line it shows in ps, prefer the variable or --admin-token-file',
       ).env(LOCAL_ENV.adminToken),
@@ -157,6 +178,37 @@ export function checkDeliveryBatching(
     { seconds: '--delivery-batching-window', batchSize: '--delivery-batch-size' },
   );
   if (problems.length > 0) throw new CliError(problems.join('; '));
+}
+
+/**
+ * `--portal-frame-ancestors`: each value one origin or several separated by spaces or commas,
+ * accumulated over the flag's words (and read so from its variable); each checked as the
+ * management function checks them. An empty value adds none.
+ */
+export function frameAncestorsArgument(value: string, previous: string[] | undefined): string[] {
+  const origins = [...(previous ?? []), ...value.split(/[\s,]+/).filter((origin) => origin !== '')];
+  try {
+    return parseFrameAncestors(origins, '--portal-frame-ancestors');
+  } catch (error) {
+    throw new InvalidArgumentError(`${(error as Error).message}.`);
+  }
+}
+
+/** `--portal-branding`: JSON checked as the management function checks it, the field and limit named. */
+export function portalBrandingArgument(value: string): PortalBranding {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError(
+      '--portal-branding must be a JSON object such as {"title":"Acme events","accentColor":"#0a7cff"}.',
+    );
+  }
+  try {
+    return parsePortalBranding(parsed, '--portal-branding');
+  } catch (error) {
+    throw new InvalidArgumentError(`${(error as Error).message}.`);
+  }
 }
 
 /** Longest admin token read from a file (the header carrying it stays well under any limit). */
@@ -262,6 +314,10 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
       validateEndpoints: options.validateEndpoints,
       blockPrivateEndpoints: options.blockPrivateEndpoints,
       ...(options.lambda === undefined ? {} : { lambdaFunctions: options.lambda }),
+      ...(options.portalFrameAncestors === undefined
+        ? {}
+        : { portalFrameAncestors: options.portalFrameAncestors }),
+      ...(options.portalBranding === undefined ? {} : { portalBranding: options.portalBranding }),
       logLevel: options.logLevel,
       deliveryBatchingWindow: {
         seconds: options.deliveryBatchingWindow,
@@ -281,6 +337,7 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
     if (error instanceof LocalStackError) throw new CliError(error.message);
     throw error;
   }
+  const framers = options.portalFrameAncestors ?? [];
   const lines = [
     'Gridwire local stack is running.',
     `  API          ${stack.apiUrl}`,
@@ -295,6 +352,7 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
       : [`  Time scale   ${options.timeScale} (delays and TTLs divided by ${options.timeScale})`]),
     ...(options.validateEndpoints ? ['  Endpoints    must pass the validation handshake'] : []),
     ...(options.blockPrivateEndpoints ? ['  Endpoints    non-public addresses refused'] : []),
+    ...(framers.length > 0 ? [`  Portal       may be framed by ${framers.join(' ')}`] : []),
     'Press Ctrl-C to stop.',
   ];
   console.log(lines.join('\n'));

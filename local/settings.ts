@@ -12,6 +12,7 @@ import {
   TABLE,
 } from '../shared/config/resources';
 import { type RuntimeConfig, readConfig } from '../shared/config/runtime';
+import { parseFrameAncestors, parsePortalBranding } from '../shared/console/look';
 import type { SealingKeys } from './data-dir';
 import type { LocalResources } from './provision';
 import { LocalStackError } from './stack-error';
@@ -60,7 +61,47 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
     [ENV.subscriptionMetrics]: String(options.subscriptionMetrics ?? true),
     ...number(ENV.historyRetentionDays, options.historyRetentionDays),
     ...(options.publicUrl === undefined ? {} : { [ENV.publicUrl]: options.publicUrl }),
+    ...portalSettings(options),
   };
+}
+
+/**
+ * The portal's settings, each only when given, as the construct gives them to the management
+ * function: the origins space-separated, the branding as JSON.
+ */
+function portalSettings(
+  options: Pick<LocalStackOptions, 'portalFrameAncestors' | 'portalBranding'>,
+): Record<string, string> {
+  const ancestors = options.portalFrameAncestors ?? [];
+  return {
+    ...(ancestors.length === 0 ? {} : { [ENV.portalFrameAncestors]: ancestors.join(' ') }),
+    ...(options.portalBranding === undefined
+      ? {}
+      : { [ENV.portalBranding]: JSON.stringify(options.portalBranding) }),
+  };
+}
+
+/**
+ * `portalFrameAncestors` and `portalBranding` checked by the management function's own parsers
+ * (`shared/console/look.ts`), so a wrong one is refused naming the option and its limit.
+ */
+export function checkPortalOptions(
+  options: Pick<LocalStackOptions, 'portalFrameAncestors' | 'portalBranding'>,
+): void {
+  const ancestors: unknown = options.portalFrameAncestors;
+  try {
+    if (ancestors !== undefined) {
+      if (!Array.isArray(ancestors) || ancestors.some((origin) => typeof origin !== 'string')) {
+        throw new Error(
+          `portalFrameAncestors must be a list of https origins (got ${JSON.stringify(ancestors)})`,
+        );
+      }
+      parseFrameAncestors(ancestors, 'portalFrameAncestors');
+    }
+    if (options.portalBranding !== undefined) parsePortalBranding(options.portalBranding, 'portalBranding');
+  } catch (error) {
+    throw new LocalStackError(`Invalid local stack setting: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -68,6 +109,7 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
  * use; a `LocalStackError` naming the setting when one is wrong.
  */
 export function checkedFunctionSettings(options: LocalStackOptions): Record<string, string> {
+  checkPortalOptions(options);
   const settings = localFunctionSettings(options);
   try {
     readConfig({ ...settings, [TABLE.nameEnv]: TABLE.localName });

@@ -38,6 +38,18 @@ export interface LocalStackOptions {
   /** The AWS resources subscriptions may deliver to (ARN patterns); default any (`*`). */
   resourceDestinations?: string[];
   /**
+   * The origins that may show the portal in a frame, its CSP `frame-ancestors` (the construct's
+   * `portalFrameAncestors` prop): https origins without a path, such as `https://app.example.com`
+   * or `https://*.example.com`. Default none: no site may frame the portal. The console is never
+   * framed.
+   */
+  portalFrameAncestors?: string[];
+  /**
+   * The portal's look (the construct's `portalBranding` prop): a title of 1 to 80 characters, an
+   * https logo URL and an accent colour as `#rrggbb`, each optional. Default Gridwire's own.
+   */
+  portalBranding?: { title?: string; logoUrl?: string; accentColor?: string };
+  /**
    * Local Lambda functions for `AwsLambdaFunction` destinations, by name: modules exporting
    * `handler` (`local/lambda-functions.ts`). None: such destinations are refused.
    */

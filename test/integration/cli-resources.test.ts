@@ -20,9 +20,19 @@ import {
 let api: TestStack;
 let webhook: WebhookServer;
 
+/** The portal's options the stack is started with (`--portal-frame-ancestors`, `--portal-branding`). */
+const PORTAL_OPTIONS = {
+  portalFrameAncestors: ['https://app.example.com', 'https://*.example.net'],
+  portalBranding: {
+    title: 'Acme events',
+    logoUrl: 'https://cdn.example.com/logo.svg',
+    accentColor: '#0a7cff',
+  },
+};
+
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack();
+  api = await startTestStack(PORTAL_OPTIONS);
 }, 30_000);
 
 afterAll(async () => {
@@ -708,6 +718,10 @@ it('labels subscriptions, makes console and portal links the console API takes, 
   );
   expect(printed).toMatch(new RegExp(`^Portal +${api.stack.apiUrl}/portal#token=`));
   const portal = tokenOf(printed);
+  expect((await asSession(portal, '/session')).body).toMatchObject({
+    role: 'portal',
+    branding: PORTAL_OPTIONS.portalBranding,
+  });
   const listed = await asSession(portal, '/topics/tenants/eventSubscriptions');
   expect(listed.status).toBe(200);
   expect(listed.body.value.map((subscription: { name: string }) => subscription.name).sort()).toEqual([
@@ -723,6 +737,20 @@ it('labels subscriptions, makes console and portal links the console API takes, 
   // A new link works again.
   expect((await asSession(tokenOf(await gridwire('console')), '/session')).status).toBe(200);
   expect(await gridwire('topic', 'delete', 'tenants')).toBe('Deleted topic tenants.');
+});
+
+it("serves the portal under the stack's frame ancestors and logo origin, the console never framed", async () => {
+  const policyOf = async (path: string) => {
+    const answer = await fetch(`${api.stack.apiUrl}${path}`);
+    expect(answer.status).toBe(200);
+    return answer.headers.get('content-security-policy') ?? '';
+  };
+  const portal = await policyOf('/portal');
+  expect(portal).toContain('frame-ancestors https://app.example.com https://*.example.net');
+  expect(portal).toMatch(/img-src [^;]*https:\/\/cdn\.example\.com/);
+  const consolePolicy = await policyOf('/console');
+  expect(consolePolicy).toContain("frame-ancestors 'none'");
+  expect(consolePolicy).not.toContain('cdn.example.com');
 });
 
 it('deletes subscriptions and topics, and says so when there was none', async () => {

@@ -1,7 +1,7 @@
 import type { OptionValueSource } from 'commander';
 import { CliError } from '../../../cli/errors';
 import { checkDeliveryBatching, resolveAdminToken, startCommand } from '../../../cli/start';
-import { LOCAL_ENV } from '../../../shared/config/resources';
+import { ENV, LOCAL_ENV } from '../../../shared/config/resources';
 
 type Key = 'adminToken' | 'adminTokenFile';
 
@@ -22,6 +22,22 @@ async function resolve(
     },
   );
   return { token, warnings };
+}
+
+/** The options `args` parse to, the stack not started. */
+async function parsed(args: string[], env: Record<string, string> = {}) {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    const command = startCommand()
+      .exitOverride()
+      .configureOutput({ writeErr: () => {} });
+    command.action(() => {});
+    await command.parseAsync(args, { from: 'user' });
+    return command.opts();
+  } finally {
+    process.env = saved;
+  }
 }
 
 describe('the admin token of gridwire start', () => {
@@ -93,22 +109,6 @@ describe('the admin token of gridwire start', () => {
 });
 
 describe("gridwire start's delivery batching window", () => {
-  /** The options `args` parse to, the stack not started. */
-  async function parsed(args: string[], env: Record<string, string> = {}) {
-    const saved = { ...process.env };
-    Object.assign(process.env, env);
-    try {
-      const command = startCommand()
-        .exitOverride()
-        .configureOutput({ writeErr: () => {} });
-      command.action(() => {});
-      await command.parseAsync(args, { from: 'user' });
-      return command.opts();
-    } finally {
-      process.env = saved;
-    }
-  }
-
   it('defaults to no window and batches of 10, as the construct does', async () => {
     expect(await parsed([])).toMatchObject({ deliveryBatchingWindow: 0, deliveryBatchSize: 10 });
   });
@@ -130,5 +130,89 @@ describe("gridwire start's delivery batching window", () => {
       new CliError('--delivery-batch-size must be at most 10 when --delivery-batching-window is 0 (got 50)'),
     );
     expect(() => checkDeliveryBatching({ deliveryBatchingWindow: 1, deliveryBatchSize: 50 })).not.toThrow();
+  });
+});
+
+describe("gridwire start's portal flags", () => {
+  const BRANDING = {
+    title: 'Acme events',
+    logoUrl: 'https://cdn.acme.example/logo.svg',
+    accentColor: '#0a7cff',
+  };
+
+  it('leave the portal unframed, with its own look, by default', async () => {
+    const options = await parsed([]);
+    expect(options.portalFrameAncestors).toBeUndefined();
+    expect(options.portalBranding).toBeUndefined();
+  });
+
+  it('take origins separated by spaces or commas, over words and repeats, or from the variable', async () => {
+    const origins = ['https://app.acme.example', 'https://*.acme.example:8443', 'https://b.example'];
+    expect(
+      await parsed([
+        '--portal-frame-ancestors',
+        'https://app.acme.example',
+        'https://*.acme.example:8443',
+        '--portal-frame-ancestors',
+        'https://b.example',
+      ]),
+    ).toMatchObject({ portalFrameAncestors: origins });
+    expect(await parsed(['--portal-frame-ancestors', origins.join(',')])).toMatchObject({
+      portalFrameAncestors: origins,
+    });
+    expect(await parsed([], { [ENV.portalFrameAncestors]: origins.join(' ') })).toMatchObject({
+      portalFrameAncestors: origins,
+    });
+    expect(
+      await parsed([], { [ENV.portalFrameAncestors]: ' https://a.example , https://b.example ' }),
+    ).toMatchObject({ portalFrameAncestors: ['https://a.example', 'https://b.example'] });
+    expect(
+      await parsed(['--portal-frame-ancestors', 'https://cli.example'], {
+        [ENV.portalFrameAncestors]: 'https://env.example',
+      }),
+    ).toMatchObject({ portalFrameAncestors: ['https://cli.example'] });
+  });
+
+  it('take the branding as JSON, from the flag or the variable', async () => {
+    expect(await parsed(['--portal-branding', JSON.stringify(BRANDING)])).toMatchObject({
+      portalBranding: BRANDING,
+    });
+    expect(await parsed([], { [ENV.portalBranding]: '{"title":"Acme"}' })).toMatchObject({
+      portalBranding: { title: 'Acme' },
+    });
+  });
+
+  it.each([
+    [
+      ['--portal-frame-ancestors', 'http://app.acme.example'],
+      /--portal-frame-ancestors\[0\]: 'http:\/\/app.acme.example' is not an https origin/,
+    ],
+    [
+      ['--portal-frame-ancestors', 'https://a.example,https://a.example/embed'],
+      /--portal-frame-ancestors\[1\]: /,
+    ],
+    [['--portal-branding', '{title: Acme}'], /--portal-branding must be a JSON object such as/],
+    [
+      ['--portal-branding', JSON.stringify({ title: 'Acme '.repeat(17) })],
+      /--portal-branding.title: at most 80 characters/,
+    ],
+    [
+      ['--portal-branding', '{"logoUrl":"http://cdn.acme.example/logo.svg"}'],
+      /--portal-branding.logoUrl: an https URL/,
+    ],
+    [['--portal-branding', '{"accentColor":"blue"}'], /--portal-branding.accentColor: a colour as #rrggbb/],
+    [['--portal-branding', '{"colour":"#000000"}'], /--portal-branding/],
+    [['--portal-branding', '"Acme"'], /--portal-branding/],
+  ])('refuse %j, naming the flag', async (args, message) => {
+    await expect(parsed(args)).rejects.toThrow(message);
+  });
+
+  it('refuse a bad value from the variable, naming it', async () => {
+    await expect(parsed([], { [ENV.portalFrameAncestors]: 'app.acme.example' })).rejects.toThrow(
+      new RegExp(`from env '${ENV.portalFrameAncestors}' is invalid\\. --portal-frame-ancestors\\[0\\]: `),
+    );
+    await expect(parsed([], { [ENV.portalBranding]: '{"accentColor":"#abc"}' })).rejects.toThrow(
+      new RegExp(`from env '${ENV.portalBranding}' is invalid\\. --portal-branding.accentColor: `),
+    );
   });
 });
