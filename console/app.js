@@ -19,12 +19,12 @@
  */
 import { Fragment, render } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { Activity } from './activity.js';
 import {
   API,
   addressHasToken,
   apiClient,
   COUNTERS_EVERY_MS,
-  deadLetterDestinationOf,
   destinationOf,
   ErrorText,
   HealthSummary,
@@ -45,8 +45,6 @@ import {
   topicPath,
   usePolling,
 } from './common.js';
-import { DeadLetters } from './dead-letters.js';
-import { MessageLog } from './log.js';
 import { Portal } from './portal.js';
 
 /** Whether the page was opened as the portal (`/portal`): its messages are worded for the portal's user. */
@@ -346,40 +344,12 @@ function TopicView({ api, topic, selectedName, onSelectSubscription }) {
 }
 
 function SubscriptionDetail({ api, topic, subscription, health }) {
-  const [tab, setTab] = useState('log');
-  const hasDeadLetters = deadLetterDestinationOf(subscription) !== undefined;
   const base = subscriptionPath(topic, subscription.name);
-  const tabs = [
-    ['log', 'Message log'],
-    ['dead', 'Dead letters'],
-  ];
   return html`
     <section class="detail" aria-label=${`Subscription ${subscription.name}`}>
       <h3>Subscription <span class="name">${subscription.name}</span></h3>
       <${HealthSummary} health=${health} />
-      <div class="tabs" role="tablist">
-        ${tabs.map(
-          ([id, label]) => html`
-            <button
-              key=${id}
-              type="button"
-              role="tab"
-              aria-selected=${tab === id ? 'true' : 'false'}
-              class=${tab === id ? 'tab selected' : 'tab'}
-              onClick=${() => setTab(id)}
-            >
-              ${label}
-            </button>
-          `,
-        )}
-      </div>
-      ${
-        tab === 'log'
-          ? html`<${MessageLog} api=${api} base=${base} />`
-          : hasDeadLetters
-            ? html`<${DeadLetters} api=${api} base=${base} />`
-            : html`<p class="muted">This subscription has no dead-letter destination: events it gives up on are dropped.</p>`
-      }
+      <${Activity} api=${api} base=${base} subscription=${subscription} />
     </section>
   `;
 }

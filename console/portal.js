@@ -10,9 +10,9 @@
  * says so once. The title, logo and accent colour come from the stack's `portalBranding`.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { Activity } from './activity.js';
 import {
   API,
-  deadLetterDestinationOf,
   destinationOf,
   ErrorText,
   filterOf,
@@ -30,8 +30,6 @@ import {
   topicLabel,
   usePolling,
 } from './common.js';
-import { DeadLetters } from './dead-letters.js';
-import { MessageLog } from './log.js';
 
 /** What each permission allows, as the page words what a session may not do. */
 const PERMISSION_WORDS = [
@@ -314,15 +312,9 @@ function editRefusal(subscription) {
 
 function EndpointDetail(props) {
   const { api, topic, subscription, health, can, editing, secret } = props;
-  const [tab, setTab] = useState('log');
   const base = subscriptionPath(topic, subscription.name);
-  const hasDeadLetters = deadLetterDestinationOf(subscription) !== undefined;
   const filter = filterOf(subscription);
   const refusal = editRefusal(subscription);
-  const tabs = [
-    ['log', 'Message log'],
-    ['dead', 'Dead letters'],
-  ];
   return html`
     <section class="detail" aria-label=${`Endpoint ${subscription.name}`} data-testid="endpoint-detail">
       <h3>Endpoint <span class="name">${subscription.name}</span></h3>
@@ -375,29 +367,14 @@ function EndpointDetail(props) {
       />
       <h4>Health</h4>
       <${HealthSummary} health=${health} />
-      <div class="tabs" role="tablist">
-        ${tabs.map(
-          ([id, label]) => html`
-            <button
-              key=${id}
-              type="button"
-              role="tab"
-              aria-selected=${tab === id ? 'true' : 'false'}
-              class=${tab === id ? 'tab selected' : 'tab'}
-              onClick=${() => setTab(id)}
-            >
-              ${label}
-            </button>
-          `,
-        )}
-      </div>
-      ${
-        tab === 'log'
-          ? html`<${MessageLog} api=${api} base=${base} canResend=${can('resend')} />`
-          : hasDeadLetters
-            ? html`<${DeadLetters} api=${api} base=${base} canReplay=${can('replay')} />`
-            : html`<p class="muted">This endpoint has no dead-letter destination: events it gives up on are dropped.</p>`
-      }
+      <${Activity}
+        api=${api}
+        base=${base}
+        subscription=${subscription}
+        noun="endpoint"
+        canResend=${can('resend')}
+        canReplay=${can('replay')}
+      />
     </section>
   `;
 }

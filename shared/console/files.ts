@@ -13,7 +13,14 @@ import { dirname, join } from 'node:path';
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
 
 /** The page's own modules: the shell (`app.js`) and the parts it imports. */
-export const PAGE_MODULES = ['app.js', 'common.js', 'log.js', 'dead-letters.js', 'portal.js'] as const;
+export const PAGE_MODULES = [
+  'app.js',
+  'common.js',
+  'activity.js',
+  'log.js',
+  'dead-letters.js',
+  'portal.js',
+] as const;
 
 /** The vendor modules by their path under `/console/`, and where each package ships it. */
 const VENDOR_MODULES: Readonly<Record<string, () => string>> = {

@@ -275,15 +275,7 @@ export function messageLogOperations<D>(
       const original = eventToResend(subscription, request, found.records, found.searched);
       checkResendFilter(subscription, original);
       const item = resendItem(original, `resend-${deps.newId()}`, deps.clock.now());
-      const target = deliveryTargetOf(subscription);
-      await deps.queue.send(
-        'delivery',
-        packJobs({ target }, [item]).map((body) => ({
-          body,
-          delaySeconds: 0,
-          groupId: targetGroupId(target),
-        })),
-      );
+      await queueDelivery(deps, subscription, item);
       return jsonResult(202, {
         eventId: item.eventId,
         deliveryId: item.deliveryId,
@@ -292,6 +284,18 @@ export function messageLogOperations<D>(
       });
     },
   };
+}
+
+/**
+ * Sends `item` to `subscription` alone, as a new delivery now: the one way the management API
+ * queues an event for one subscription (a resend, a test event).
+ */
+export async function queueDelivery(deps: QueueDeps, subscription: Subscription, item: DeliveryItem) {
+  const target = deliveryTargetOf(subscription);
+  await deps.queue.send(
+    'delivery',
+    packJobs({ target }, [item]).map((body) => ({ body, delaySeconds: 0, groupId: targetGroupId(target) })),
+  );
 }
 
 /** A page of the log: deliveries newest first, and where the next page ends when there is one. */

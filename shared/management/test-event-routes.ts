@@ -5,13 +5,12 @@
  * `Gridwire.TestEvent`, delivered in the subscription's schema; the subscription's filter is not
  * applied (the event is addressed to it). At most `TEST_EVENT_LIMIT` a minute per subscription.
  */
-import { deliveryTargetOf } from '../delivery/target';
 import type { DeliveryItem } from '../domain/delivery';
 import { topicResourceId } from '../domain/names';
 import { jsonResult } from '../http/api-gateway';
-import { packJobs, targetGroupId } from '../queue/job-codec';
 import { admitCall, TEST_EVENT_LIMIT } from './call-limits';
 import type { CallLimitDeps, ClockDeps, IdDeps, QueueDeps } from './deps';
+import { queueDelivery } from './message-log-routes';
 import type { Operations, SubscriptionFinder } from './operation';
 
 /** The event type of test events. */
@@ -62,15 +61,7 @@ export function testEventOperations<D>(
         { eventId: `test-${deps.newId()}`, deliveryId: `test-${deps.newId()}` },
         deps.clock.now(),
       );
-      const target = deliveryTargetOf(subscription);
-      await deps.queue.send(
-        'delivery',
-        packJobs({ target }, [item]).map((body) => ({
-          body,
-          delaySeconds: 0,
-          groupId: targetGroupId(target),
-        })),
-      );
+      await queueDelivery(deps, subscription, item);
       return jsonResult(202, {
         eventId: item.eventId,
         deliveryId: item.deliveryId,

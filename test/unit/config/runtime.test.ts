@@ -89,13 +89,13 @@ describe('readConfig(env)', () => {
     expect(read.portalBranding).toEqual({ title: 'Acme hooks', accentColor: '#0a7cff' });
     expect(read.sessionKeySecretArn).toMatch(/:secret:SessionKey-abc$/);
     expect(() => readConfig({ ...table, [ENV.portalFrameAncestors]: 'http://app.example.com' })).toThrow(
-      /GRIDWIRE_PORTAL_FRAME_ANCESTORS\[0\]: 'http:\/\/app.example.com' is not an https origin/,
+      `${ENV.portalFrameAncestors}[0]: 'http://app.example.com' is not an https origin`,
     );
     expect(() => readConfig({ ...table, [ENV.portalBranding]: '{"title": ' })).toThrow(
-      /Environment variable GRIDWIRE_PORTAL_BRANDING must be JSON/,
+      `Environment variable ${ENV.portalBranding} must be JSON`,
     );
     expect(() => readConfig({ ...table, [ENV.portalBranding]: '{"accentColor": "blue"}' })).toThrow(
-      /GRIDWIRE_PORTAL_BRANDING\.accentColor: a colour as #rrggbb/,
+      `${ENV.portalBranding}.accentColor: a colour as #rrggbb`,
     );
   });
 
