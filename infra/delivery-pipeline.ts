@@ -13,6 +13,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { deliveryBatchingOf } from '../shared/config/event-source-mapping';
 import { BACKLOG_WINDOW_SECONDS, ENV, type QueueKey } from '../shared/config/resources';
+import { portalEnvironment } from '../shared/console/look';
 import { METRICS_NAMESPACE } from '../shared/observability/metrics';
 import { ALARM_THRESHOLDS } from './alarm-definitions';
 import { alarmEmailsOf, createAlarmTopic, subscribeAlarmEmails } from './alarm-topic';
@@ -33,7 +34,6 @@ import {
   allowResourceDestinations,
   createFunctions,
   functionEnvironment,
-  portalEnvironment,
   resourceDestinationEntryOf,
 } from './pipeline/functions';
 import { addAlarmTopicOutput, addOutputs, claimOutputPrefix } from './pipeline/outputs';

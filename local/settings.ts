@@ -12,7 +12,7 @@ import {
   TABLE,
 } from '../shared/config/resources';
 import { type RuntimeConfig, readConfig } from '../shared/config/runtime';
-import { parseFrameAncestors, parsePortalBranding } from '../shared/console/look';
+import { parseFrameAncestors, parsePortalBranding, portalEnvironment } from '../shared/console/look';
 import type { SealingKeys } from './data-dir';
 import type { LocalResources } from './provision';
 import { LocalStackError } from './stack-error';
@@ -61,23 +61,7 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
     [ENV.subscriptionMetrics]: String(options.subscriptionMetrics ?? true),
     ...number(ENV.historyRetentionDays, options.historyRetentionDays),
     ...(options.publicUrl === undefined ? {} : { [ENV.publicUrl]: options.publicUrl }),
-    ...portalSettings(options),
-  };
-}
-
-/**
- * The portal's settings, each only when given, as the construct gives them to the management
- * function: the origins space-separated, the branding as JSON.
- */
-function portalSettings(
-  options: Pick<LocalStackOptions, 'portalFrameAncestors' | 'portalBranding'>,
-): Record<string, string> {
-  const ancestors = options.portalFrameAncestors ?? [];
-  return {
-    ...(ancestors.length === 0 ? {} : { [ENV.portalFrameAncestors]: ancestors.join(' ') }),
-    ...(options.portalBranding === undefined
-      ? {}
-      : { [ENV.portalBranding]: JSON.stringify(options.portalBranding) }),
+    ...portalEnvironment(options),
   };
 }
 

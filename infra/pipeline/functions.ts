@@ -165,31 +165,6 @@ export function functionEnvironment(settings: FunctionSettings, apiUrl: string):
   };
 }
 
-/** The construct props that become the management function's portal settings. */
-export interface PortalSettings {
-  readonly portalFrameAncestors?: readonly string[];
-  readonly portalBranding?: {
-    readonly title?: string;
-    readonly logoUrl?: string;
-    readonly accentColor?: string;
-  };
-}
-
-/**
- * The management function's portal settings (checked by `validateProps`), each only when given,
- * so a deployment without them keeps its function's environment: the origins space-separated,
- * the branding as JSON.
- */
-export function portalEnvironment(settings: PortalSettings): Record<string, string> {
-  const ancestors = settings.portalFrameAncestors ?? [];
-  return {
-    ...(ancestors.length === 0 ? {} : { [ENV.portalFrameAncestors]: ancestors.join(' ') }),
-    ...(settings.portalBranding === undefined
-      ? {}
-      : { [ENV.portalBranding]: JSON.stringify(settings.portalBranding) }),
-  };
-}
-
 export interface FunctionsOptions {
   readonly storage: PipelineStorage;
   readonly queues: Readonly<Record<QueueKey, sqs.IQueue>>;

@@ -5,6 +5,7 @@
  * options) and again where the functions read them, with the field and the limit named.
  */
 import { z } from 'zod';
+import { ENV } from '../config/resources';
 import { firstIssue } from '../platform/zod-issues';
 
 export const PORTAL_TITLE_MAX = 80;
@@ -46,4 +47,25 @@ export function parseFrameAncestors(list: readonly string[], field = 'portalFram
     }
   });
   return [...list];
+}
+
+/** The portal's settings as the construct's props and the local stack's options give them. */
+export interface PortalSettings {
+  readonly portalFrameAncestors?: readonly string[];
+  readonly portalBranding?: Readonly<PortalBranding>;
+}
+
+/**
+ * The management function's environment for the portal's settings (checked where they are
+ * set), each only when given, so a stack without them keeps its function's environment: the
+ * origins space-separated, the branding as JSON. The construct and the local stack both use it.
+ */
+export function portalEnvironment(settings: PortalSettings): Record<string, string> {
+  const ancestors = settings.portalFrameAncestors ?? [];
+  return {
+    ...(ancestors.length === 0 ? {} : { [ENV.portalFrameAncestors]: ancestors.join(' ') }),
+    ...(settings.portalBranding === undefined
+      ? {}
+      : { [ENV.portalBranding]: JSON.stringify(settings.portalBranding) }),
+  };
 }
