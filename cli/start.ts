@@ -10,8 +10,8 @@ import {
   LAMBDA_SQS_LIMITS,
   MAX_DELIVERY_BATCH_SIZE,
 } from '../shared/config/event-source-mapping';
+import { type PortalBranding, parseFrameAncestors, parsePortalBranding } from '../shared/config/portal';
 import { ENV, LOCAL_ENV } from '../shared/config/resources';
-import { type PortalBranding, parseFrameAncestors, parsePortalBranding } from '../shared/console/look';
 import { SESSION_MINUTES } from '../shared/sessions/scope';
 import { type ApiTarget, bearerTarget } from './admin-api';
 import { CliError } from './errors';

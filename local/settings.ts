@@ -2,6 +2,8 @@
  * The local functions' settings, given to them as the environment variables CDK sets on AWS and
  * read by the same `readConfig`, so the local stack and AWS share one reader and its defaults.
  */
+
+import { parseFrameAncestors, parsePortalBranding, portalEnvironment } from '../shared/config/portal';
 import {
   BACKLOG_BUCKET,
   BUCKET,
@@ -12,7 +14,6 @@ import {
   TABLE,
 } from '../shared/config/resources';
 import { type RuntimeConfig, readConfig } from '../shared/config/runtime';
-import { parseFrameAncestors, parsePortalBranding, portalEnvironment } from '../shared/console/look';
 import type { SealingKeys } from './data-dir';
 import type { LocalResources } from './provision';
 import { LocalStackError } from './stack-error';
@@ -67,7 +68,7 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
 
 /**
  * `portalFrameAncestors` and `portalBranding` checked by the management function's own parsers
- * (`shared/console/look.ts`), so a wrong one is refused naming the option and its limit.
+ * (`shared/config/portal.ts`), so a wrong one is refused naming the option and its limit.
  */
 export function checkPortalOptions(
   options: Pick<LocalStackOptions, 'portalFrameAncestors' | 'portalBranding'>,

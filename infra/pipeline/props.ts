@@ -6,9 +6,9 @@
 import { Token } from 'aws-cdk-lib';
 import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { deliveryBatchingProblems, LAMBDA_SQS_LIMITS } from '../../shared/config/event-source-mapping';
+import { parseFrameAncestors, parsePortalBranding } from '../../shared/config/portal';
 import { OUTPUT_PREFIX_PATTERN, QUEUES } from '../../shared/config/resources';
 import { describeRange, isInRange, SETTING_RANGES, type SettingRange } from '../../shared/config/runtime';
-import { parseFrameAncestors, parsePortalBranding } from '../../shared/console/look';
 import { isValidMetricsNamespace, METRICS_NAMESPACE_RULE } from '../../shared/observability/metrics';
 import { alarmEmailsOf } from '../alarm-topic';
 import type { DeliveryPipelineProps } from '../delivery-pipeline-props';
@@ -155,7 +155,7 @@ function alarmEmailProblems(alarmEmail: DeliveryPipelineProps['alarmEmail']): st
 
 /**
  * What is wrong with `portalFrameAncestors` and `portalBranding`, checked as the management
- * function checks them when it starts (`shared/console/look.ts`), each message naming the prop.
+ * function checks them when it starts (`shared/config/portal.ts`), each message naming the prop.
  */
 function portalProblems(props: DeliveryPipelineProps): string[] {
   const problems: string[] = [];

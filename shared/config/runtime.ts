@@ -4,9 +4,10 @@
  * stack passes a record built from its options, so every setting is read and checked the same
  * way in both places. A missing or malformed variable fails fast, naming it and the rule.
  */
-import { type PortalBranding, parseFrameAncestors, parsePortalBranding } from '../console/look';
+
 import { isValidMetricsNamespace, METRICS_NAMESPACE, METRICS_NAMESPACE_RULE } from '../observability/metrics';
 import { firstControlCharacter } from '../platform/control-characters';
+import { type PortalBranding, parseFrameAncestors, parsePortalBranding } from './portal';
 import { ENV, QUEUES, type QueueKey } from './resources';
 
 /** Environment variables as `process.env` holds them. */

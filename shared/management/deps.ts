@@ -9,8 +9,9 @@
  * Types only, of the stores and ports below: every module of the management API may import this
  * file, and it imports none of them.
  */
+
+import type { PortalBranding } from '../config/portal';
 import type { ConsoleFiles } from '../console/files';
-import type { PortalBranding } from '../console/look';
 import type { ResourceEndpointType } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import type { MetricBuffer } from '../observability/metrics';

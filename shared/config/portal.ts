@@ -5,8 +5,8 @@
  * options) and again where the functions read them, with the field and the limit named.
  */
 import { z } from 'zod';
-import { ENV } from '../config/resources';
 import { firstIssue } from '../platform/zod-issues';
+import { ENV } from './resources';
 
 export const PORTAL_TITLE_MAX = 80;
 
