@@ -4,8 +4,10 @@
  * minted with the stack's admin token (`POST /admin/sessions`), and the check that a screenshot
  * shows a page rather than a blank.
  */
-import { readFile } from 'node:fs/promises';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import type { TestStack } from '../support/local-stack';
 
@@ -27,6 +29,31 @@ export const WAIT_MS = 30_000;
 
 export const launchBrowser = (): Promise<Browser> =>
   chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+
+/** A browser with one page open and watched, and a folder for its screenshots. */
+export interface OpenBrowser {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  watched: Watched;
+  screenshotDir: string;
+}
+
+/** Launches the browser and opens a watched page at the size the screenshots are taken at. */
+export async function openBrowser(screenshotPrefix: string): Promise<OpenBrowser> {
+  const browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const watched = watch(page);
+  const screenshotDir = await mkdtemp(join(tmpdir(), screenshotPrefix));
+  return { browser, context, page, watched, screenshotDir };
+}
+
+/** Closes what `openBrowser` opened (whatever of it was opened) and removes the screenshots. */
+export async function closeBrowser(open: Partial<OpenBrowser>): Promise<void> {
+  await open.browser?.close();
+  if (open.screenshotDir !== undefined) await rm(open.screenshotDir, { recursive: true, force: true });
+}
 
 /** What a page did: its uncaught errors and content security policy messages, and its requests. */
 export interface Watched {

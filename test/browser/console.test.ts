@@ -1,29 +1,15 @@
-/**
- * The console in a real browser: Debian's headless Chromium (`scripts/ensure-browser.sh` installs
- * it) driven by playwright-core, against the real local stack with a real webhook. A topic with a
- * working and a refusing subscription (the refused event dead-lettered, at time scale 60: the
- * 5-minute dead-letter wait is 5 s), a topic without subscriptions listed before it, and a
- * namespace's topic; the page opened at the URL `gridwire start` prints (an operator session's
- * token in the fragment, minted here with `POST /admin/sessions`) opens on the topic with
- * subscriptions and shows them with their labels and health, pauses and resumes, updates its
- * counters without a reload, shows the message log with every attempt and resends from it (or
- * shows the API's error in its place), lists and replays a dead letter, says so in full when the
- * session has expired or is not valid, and renders as more than a blank page. Every wait is on a
- * condition.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { CONSOLE_PATH, consoleUrl } from '../../local/console';
 import { LOCAL_STATUS_PATH } from '../../local/status';
 import { RESEND_HEADER } from '../../shared/delivery/rules/headers';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { deliveredTo, eventually, WebhookServer } from '../support/webhook-server';
 import {
+  closeBrowser,
   expectNotBlank,
-  launchBrowser,
   mintSession,
+  openBrowser,
   SESSION_EXPIRED,
   WAIT_MS,
   type Watched,
@@ -39,7 +25,6 @@ let key: string;
 /** The operator session the page is opened with, as `gridwire start` prints it. */
 let token: string;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let watched: Watched;
 let screenshotDir: string;
@@ -100,18 +85,13 @@ beforeAll(async () => {
   expect((await api.call('PUT', '/admin/namespaces/shop/topics/carts', { properties: {} })).status).toBe(201);
   token = await mintSession(api, { role: 'operator' });
 
-  browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  watched = watch(page);
-  screenshotDir = await mkdtemp(join(tmpdir(), 'gridwire-console-'));
+  ({ browser, page, watched, screenshotDir } = await openBrowser('gridwire-console-'));
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await closeBrowser({ browser, screenshotDir });
   await api?.close();
   await webhook?.stop();
-  if (screenshotDir !== undefined) await rm(screenshotDir, { recursive: true, force: true });
 });
 
 describe('the console page', () => {
@@ -120,6 +100,7 @@ describe('the console page', () => {
       '',
       '/app.js',
       '/common.js',
+      '/activity.js',
       '/log.js',
       '/dead-letters.js',
       '/portal.js',

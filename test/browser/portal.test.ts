@@ -1,20 +1,5 @@
-/**
- * The portal in a real browser (Debian's headless Chromium through playwright-core), against the
- * real local stack with a real webhook. A topic with two subscriptions labelled `tenant=acme` (one
- * working and signing, one refusing whose event is dead-lettered: at time scale 60 the 5-minute
- * dead-letter wait is 5 s) and one labelled `tenant=other`; a portal session for `tenant=acme`
- * (minted with `POST /admin/sessions`, opened at `/portal#token=...`) shows the stack's branding
- * and only acme's endpoints with their health, edits one (the API shows the change and keeps what
- * the form does not show), creates one (it gets the label, and its signing secret is shown once:
- * the test event it is sent is signed with it), rotates a secret (shown once, never read back),
- * resends from the message log, replays a dead letter, pauses and resumes, and deletes; a session
- * without `write` offers no create, edit or delete; a namespace session picks among the
- * namespace's topics; an expired and a revoked session each get a page saying so. Every wait is on a condition the page shows.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page, Route } from 'playwright-core';
+import type { Browser, Locator, Page, Route } from 'playwright-core';
 import { consoleUrl, PORTAL_PATH } from '../../local/console';
 import { RESEND_HEADER } from '../../shared/delivery/rules/headers';
 import { signatureHeaders } from '../../shared/delivery/signing';
@@ -22,13 +7,13 @@ import { namespacePushBody } from '../support/fakes';
 import { event, type Json, startTestStack, type TestStack } from '../support/local-stack';
 import { deliveredTo, eventually, WebhookServer } from '../support/webhook-server';
 import {
+  closeBrowser,
   expectNotBlank,
-  launchBrowser,
   mintSession,
+  openBrowser,
   SESSION_EXPIRED,
   WAIT_MS,
   type Watched,
-  watch,
 } from './browser';
 
 const TOPIC = 'orders';
@@ -53,7 +38,6 @@ let webhook: WebhookServer;
 /** A portal session for acme's subscriptions of the topic, with every permission. */
 let acmeToken: string;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let watched: Watched;
 let screenshotDir: string;
@@ -141,19 +125,14 @@ beforeAll(async () => {
   ).toBe(201);
   acmeToken = await mintSession(api, { role: 'portal', topic: TOPIC, labels: [ACME] });
 
-  browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  watched = watch(page);
+  ({ browser, page, watched, screenshotDir } = await openBrowser('gridwire-portal-'));
   await page.route('**/console/api/session', withBranding);
-  screenshotDir = await mkdtemp(join(tmpdir(), 'gridwire-portal-'));
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await closeBrowser({ browser, screenshotDir });
   await api?.close();
   await webhook?.stop();
-  if (screenshotDir !== undefined) await rm(screenshotDir, { recursive: true, force: true });
 });
 
 describe('the portal', () => {
