@@ -17,7 +17,11 @@ import {
   MAX_VALIDATION_WAIT_SECONDS,
   VALIDATION_WAIT_SECONDS,
 } from '../shared/management/declared-resources';
-import { disableAfterSchema, retryScheduleSchema } from '../shared/management/subscription-schema';
+import {
+  disableAfterSchema,
+  labelsSchema,
+  retryScheduleSchema,
+} from '../shared/management/subscription-schema';
 import type { DeclaredDestination } from './destinations';
 
 /** A declared webhook subscription of a topic, in the admin API's terms. */
@@ -27,7 +31,6 @@ export interface DeclaredSubscriptionProps extends DeclaredWebhookProps {
   /** 1 to 1440 (default 1440), as the `topic` profile allows. */
   readonly eventTimeToLiveInMinutes?: number;
   readonly eventDeliverySchema?: 'EventGridSchema' | 'CloudEventSchemaV1_0' | 'CustomInputSchema';
-  readonly labels?: readonly string[];
   /**
    * Further subscription properties, as the admin API's body names them (`advancedFilters`,
    * `deadLetterDestination`, `deliveryAttributeMappings`...), merged over the ones above.
@@ -54,6 +57,11 @@ export const checkRange = (field: string, value: number | undefined, range: Sett
 
 /** What a declared webhook subscription has in common, classic or of a namespace topic. */
 export interface DeclaredWebhookProps {
+  /**
+   * Labels of the subscription (`tenant=acme`): at most 20, each 1 to 128 characters. A portal
+   * session scoped to labels sees the subscriptions that carry all of them.
+   */
+  readonly labels?: readonly string[];
   /**
    * The webhook's HTTPS URL; it must answer the validation handshake. Give this or
    * `destination`.
@@ -171,9 +179,19 @@ export function webhookSettingsOf(
       `disableAfterFailingFor must be from 1 hour to 30 days, or 'never' (got ${disableAfter}).`,
     );
   }
+  if (props.labels !== undefined) {
+    const parsed = labelsSchema.safeParse([...props.labels]);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(
+        `labels${issue?.path.map((part) => `[${String(part)}]`).join('') ?? ''}: ${issue?.message} (got ${JSON.stringify(props.labels)}).`,
+      );
+    }
+  }
   return {
     ...(retrySchedule === undefined ? {} : { retrySchedule }),
     properties: {
+      ...(props.labels === undefined ? {} : { labels: [...props.labels] }),
       ...(disableAfter === undefined ? {} : { disableAfterFailingFor: disableAfter }),
       ...(props.deliveryLog === undefined ? {} : { deliveryLog: props.deliveryLog }),
     },

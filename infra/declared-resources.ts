@@ -251,7 +251,6 @@ export class DeclaredTopic extends Construct {
         ...(props.eventDeliverySchema === undefined
           ? {}
           : { eventDeliverySchema: props.eventDeliverySchema }),
-        ...(props.labels === undefined ? {} : { labels: [...props.labels] }),
         ...settings.properties,
         ...props.properties,
       },

@@ -305,6 +305,45 @@ describe('declared subscriptions with the settings beyond the original', () => {
   });
 });
 
+describe('labels of declared subscriptions', () => {
+  const app = newApp();
+  const stack = new Stack(app, 'Labelled');
+  const pipeline = new DeliveryPipeline(stack, 'Events');
+  pipeline
+    .addTopic('orders')
+    .addSubscription('acme-orders', {
+      endpointUrl: 'https://acme.example.com/hook',
+      labels: ['tenant=acme'],
+    });
+  pipeline
+    .addNamespace('shop')
+    .addTopic('carts')
+    .addSubscription('acme-carts', {
+      endpointUrl: 'https://acme.example.com/carts',
+      labels: ['tenant=acme'],
+    });
+  const template = Template.fromStack(stack);
+  const bodyOf = (type: string) =>
+    JSON.parse(((resources(template, type)[0] as [string, Resource])[1].Properties.Body as string) ?? '{}');
+
+  it('are in the admin API body of classic and namespace subscriptions alike', () => {
+    expect(bodyOf('Custom::GridwireSubscription').properties.labels).toEqual(['tenant=acme']);
+    expect(bodyOf('Custom::GridwireNamespaceSubscription').properties.labels).toEqual(['tenant=acme']);
+  });
+
+  it('are refused at synthesis past their count or length, naming the prop and the limit', () => {
+    const topic = new DeliveryPipeline(new Stack(newApp(), 'BadLabels'), 'Events').addTopic('orders');
+    const url = 'https://x.example';
+    const many = Array.from({ length: 21 }, (_, i) => `label-${i}`);
+    expect(() => topic.addSubscription('aaa', { endpointUrl: url, labels: many })).toThrow(
+      /^labels: at most 20 labels \(got /,
+    );
+    expect(() => topic.addSubscription('bbb', { endpointUrl: url, labels: ['ok', 'x'.repeat(129)] })).toThrow(
+      /^labels\[1\]: a label is 1 to 128 characters/,
+    );
+  });
+});
+
 describe('AWS resource destinations a pipeline allows', () => {
   const app = newApp();
   const stack = new Stack(app, 'Resources');
