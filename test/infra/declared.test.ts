@@ -309,12 +309,10 @@ describe('labels of declared subscriptions', () => {
   const app = newApp();
   const stack = new Stack(app, 'Labelled');
   const pipeline = new DeliveryPipeline(stack, 'Events');
-  pipeline
-    .addTopic('orders')
-    .addSubscription('acme-orders', {
-      endpointUrl: 'https://acme.example.com/hook',
-      labels: ['tenant=acme'],
-    });
+  pipeline.addTopic('orders').addSubscription('acme-orders', {
+    endpointUrl: 'https://acme.example.com/hook',
+    labels: ['tenant=acme'],
+  });
   pipeline
     .addNamespace('shop')
     .addTopic('carts')
