@@ -20,6 +20,8 @@ export const PAGE_MODULES = [
   'log.js',
   'dead-letters.js',
   'portal.js',
+  'signing.js',
+  'endpoint-form.js',
 ] as const;
 
 /** The vendor modules by their path under `/console/`, and where each package ships it. */
