@@ -6,7 +6,7 @@
  * against the same routes; IAM publishing only through the HTTP API.
  */
 import middy from '@middy/core';
-import { ROUTES, type RouteDefinition } from '../shared/config/resources';
+import { ROUTES, type RouteDefinition } from '../shared/config/routes';
 import { readConfig } from '../shared/config/runtime';
 import { TRACEPARENT_HEADER } from '../shared/delivery/rules/trace-context';
 import { isValidName, namespaceTopicId } from '../shared/domain/names';

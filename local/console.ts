@@ -2,7 +2,7 @@
  * The console's address as the local stack prints it: the page the management handler serves at
  * `/console` (`shared/management/console-routes.ts`), with a session token in the fragment.
  */
-import { CONSOLE_PATH, PORTAL_PATH } from '../shared/config/resources';
+import { CONSOLE_PATH, PORTAL_PATH } from '../shared/config/routes';
 
 export { CONSOLE_PATH, PORTAL_PATH };
 

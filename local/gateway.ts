@@ -1,5 +1,5 @@
 /**
- * The local stand-in for API Gateway (HTTP API): matches the routes of `shared/config/resources.ts`,
+ * The local stand-in for API Gateway (HTTP API): matches the routes of `shared/config/routes.ts`,
  * enforces the admin bearer token where AWS would enforce IAM, and invokes the same handlers
  * with API Gateway payload format 2.0 events.
  */
@@ -9,7 +9,8 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
-import { FUNCTIONS, type FunctionKey, ROUTES } from '../shared/config/resources';
+import { FUNCTIONS, type FunctionKey } from '../shared/config/resources';
+import { ROUTES } from '../shared/config/routes';
 import type { HttpEvent, HttpResult } from '../shared/http/api-gateway';
 import { compileRoute, matchRoute, type RouteMatch } from '../shared/http/routes';
 import type { LoggerLike } from '../shared/observability/logging';

@@ -12,7 +12,7 @@ import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ROUTES, type RouteAuth, type RouteDefinition } from '../../shared/config/resources';
+import { ROUTES, type RouteAuth, type RouteDefinition } from '../../shared/config/routes';
 import type { PipelineFunction } from '../pipeline-function';
 import {
   ADMIN_ROUTE_THROTTLE,

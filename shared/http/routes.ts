@@ -1,10 +1,10 @@
 /**
- * Matching a request path against the routes of `shared/config/resources.ts`, as API Gateway
+ * Matching a request path against the routes of `shared/config/routes.ts`, as API Gateway
  * matches its routes: the one matcher of both front doors. The local stand-in for the HTTP API
  * routes every request with it, and the publish function routes the requests a Lambda function
  * URL hands it (which carry the path only: `routeKey` `$default`, no `pathParameters`).
  */
-import type { RouteDefinition } from '../config/resources';
+import type { RouteDefinition } from '../config/routes';
 import { type HttpEvent, requestMethod } from './api-gateway';
 import { notFound } from './errors';
 

@@ -10,7 +10,7 @@
  * checked here on the server. Anything outside the scope answers as if it did not exist (404);
  * an action the session's permissions leave out is a 403 naming the permission.
  */
-import { CONSOLE_API_PATH, CONSOLE_PATH, PORTAL_PATH, ROUTES } from '../config/resources';
+import { CONSOLE_API_PATH, CONSOLE_PATH, PORTAL_PATH, ROUTES } from '../config/routes';
 import { consoleHeaders, inlineScriptHashes, PAGE_FILE } from '../console/files';
 import type { HttpEvent, HttpResult } from '../http/api-gateway';
 import { jsonResult, parseJsonBody, pathParam, requestMethod } from '../http/api-gateway';

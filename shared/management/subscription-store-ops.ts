@@ -5,7 +5,7 @@
  * a new endpoint gets, and the per-topic quota.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { VALIDATION_PATH } from '../config/resources';
+import { VALIDATION_PATH } from '../config/routes';
 import { newValidation, validationForWrite } from '../delivery/rules/handshake';
 import { deliveryTargetOf } from '../delivery/target';
 import { isWebhook, nextSubscriptionVersion, type Subscription, subscriptionExpired } from '../domain/model';

@@ -3,7 +3,7 @@
  * validation URL, whose GET by anyone holding the code validates the endpoint by hand while the
  * window is open. Classic and namespace subscriptions share them.
  */
-import { VALIDATION_PATH } from '../config/resources';
+import { VALIDATION_PATH } from '../config/routes';
 import { updateValidation, waitingSubscription, withValidation } from '../delivery/handshake';
 import { endpointAgreed, newValidation } from '../delivery/rules/handshake';
 import { endpointIdOf, type Subscription } from '../domain/model';

@@ -10,7 +10,7 @@
  * credential is wrong for it, so names can't be found out by trying them.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ROUTES } from '../config/resources';
+import { ROUTES } from '../config/routes';
 import type { Namespace, Topic } from '../domain/model';
 import { type HttpEvent, header } from '../http/api-gateway';
 import { badRequest, unauthorized } from '../http/errors';

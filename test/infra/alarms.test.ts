@@ -25,7 +25,8 @@ import {
   SESSION_ROUTE_THROTTLE,
   VALIDATION_ROUTE_THROTTLE,
 } from '../../infra/pipeline/capacity';
-import { ROUTES, TABLE } from '../../shared/config/resources';
+import { TABLE } from '../../shared/config/resources';
+import { ROUTES } from '../../shared/config/routes';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/observability/metrics';
 import { RULE_PACKS, unacknowledged } from '../support/compliance';
 

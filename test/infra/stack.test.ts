@@ -18,10 +18,10 @@ import {
   QUEUES,
   type QueueKey,
   queueOutputNames,
-  ROUTES,
   SQS_LIMITS,
   TABLE,
 } from '../../shared/config/resources';
+import { ROUTES } from '../../shared/config/routes';
 import { backlogSweepJobSchema } from '../../shared/domain/delivery';
 import { BACKLOG_SWEEP_EVENT } from '../../shared/queue/backlog-sweep';
 import { BACKLOG_TICK_QUEUE } from '../../shared/queue/job-codec';

@@ -4,7 +4,7 @@
  * decoded by `pathParam` as on the HTTP API), unknown paths and IAM publishing refused with a 404.
  */
 import { FUNCTION_URL_ROUTES } from '../../../functions/publish';
-import { ROUTES } from '../../../shared/config/resources';
+import { ROUTES } from '../../../shared/config/routes';
 import { type HttpEvent, pathParam } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
 import {

@@ -5,7 +5,7 @@
  * action its permissions leave out is a 403. Tokens: made by `POST /admin/sessions`, refused when
  * expired, forged or revoked. The pages carry their security headers.
  */
-import { ROUTES } from '../../../shared/config/resources';
+import { ROUTES } from '../../../shared/config/routes';
 import { CONSOLE_BUNDLE_FILES } from '../../../shared/console/files';
 import type { HttpEvent, HttpResult } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';

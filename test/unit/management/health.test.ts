@@ -1,4 +1,4 @@
-import { ROUTES } from '../../../shared/config/resources';
+import { ROUTES } from '../../../shared/config/routes';
 import type { EndpointHealth } from '../../../shared/domain/health';
 import type { HttpEvent, HttpResult } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
