@@ -1,11 +1,19 @@
 /**
  * The status rules of AWS resource destinations (SQS, SNS, EventBridge, Lambda, Kinesis), as pure
  * data: each service error a send can end with, mapped onto a delivery outcome, whether it is
- * retried, and the least wait before the next attempt. The original's rules for resource
- * destinations carried over to AWS: what retrying can't change (access denied, a resource that
- * does not exist, a message too large, a request the service calls invalid) ends the event at
- * once (dead-lettered or dropped); throttling and a service that is down are retried, no sooner
- * than their floor; anything else is retried on the schedule, at least 10 s later.
+ * retried, and the least wait before the next attempt. The original's status table for resource
+ * endpoints carried over to AWS:
+ *
+ * - "400 Bad Request: ... Dead letter immediately if Azure Resources endpoint" and the same for
+ *   "413 Request Entity Too Large": a message too large and a request the service calls invalid
+ *   end the event at once (dead-lettered or dropped); retrying sends the same request.
+ * - "401 Unauthorized: Retry after 5 minutes or more for Azure Resources Endpoints", and the same
+ *   for "404 Not Found": access denied and a resource that does not exist are retried, no sooner
+ *   than 5 minutes, within the subscription's retry policy. On AWS a grant, a key policy or a
+ *   queue made by the same deploy can take minutes to be seen; the attempt limit and the time to
+ *   live still end an event whose destination never appears.
+ * - Throttling and a service that is down are retried no sooner than their floor; anything else
+ *   on the schedule, at least 10 s later.
  */
 import type { DeliveryOutcome } from '../../domain/model';
 
@@ -30,20 +38,22 @@ const retried = (outcome: DeliveryOutcome, floorMs: number): ResourceErrorRule =
 
 /** Service errors by name (the SDK's exception name, or a batch entry's error code). */
 export const RESOURCE_ERROR_RULES: Readonly<Record<string, ResourceErrorRule>> = {
-  // Access: the destination's policy or the function's role refuses; a deployer must change it.
-  AccessDenied: notRetried('Unauthorized'),
-  AccessDeniedException: notRetried('Unauthorized'),
-  AuthorizationError: notRetried('Unauthorized'),
-  AuthorizationErrorException: notRetried('Unauthorized'),
-  KMSAccessDeniedException: notRetried('Unauthorized'),
-  'KMS.AccessDeniedException': notRetried('Unauthorized'),
-  UnrecognizedClientException: notRetried('Unauthorized'),
-  // The resource does not exist (deleted, or a wrong ARN).
-  'AWS.SimpleQueueService.NonExistentQueue': notRetried('NotFound'),
-  QueueDoesNotExist: notRetried('NotFound'),
-  NotFound: notRetried('NotFound'),
-  NotFoundException: notRetried('NotFound'),
-  ResourceNotFoundException: notRetried('NotFound'),
+  // Access (401, 403 for a resource): the destination's policy or the function's role refuses.
+  // A grant just made may not be seen yet, so retried after 5 minutes or more.
+  AccessDenied: retried('Unauthorized', 5 * MINUTE),
+  AccessDeniedException: retried('Unauthorized', 5 * MINUTE),
+  AuthorizationError: retried('Unauthorized', 5 * MINUTE),
+  AuthorizationErrorException: retried('Unauthorized', 5 * MINUTE),
+  KMSAccessDeniedException: retried('Unauthorized', 5 * MINUTE),
+  'KMS.AccessDeniedException': retried('Unauthorized', 5 * MINUTE),
+  UnrecognizedClientException: retried('Unauthorized', 5 * MINUTE),
+  // The resource does not exist (404): not yet made, deleted, or a wrong ARN. Retried after 5
+  // minutes or more, so a queue made after the subscription gets the event.
+  'AWS.SimpleQueueService.NonExistentQueue': retried('NotFound', 5 * MINUTE),
+  QueueDoesNotExist: retried('NotFound', 5 * MINUTE),
+  NotFound: retried('NotFound', 5 * MINUTE),
+  NotFoundException: retried('NotFound', 5 * MINUTE),
+  ResourceNotFoundException: retried('NotFound', 5 * MINUTE),
   // Too large for the destination: the same event will never fit.
   BatchRequestTooLong: notRetried('PayloadTooLarge'),
   MessageTooLong: notRetried('PayloadTooLarge'),

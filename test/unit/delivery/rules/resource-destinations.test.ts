@@ -1,4 +1,4 @@
-import { TOPIC_PROFILE } from '../../../../shared/delivery/rules/profiles';
+import { NAMESPACE_PROFILE, TOPIC_PROFILE } from '../../../../shared/delivery/rules/profiles';
 import {
   allowedByList,
   cutResourceBatches,
@@ -9,7 +9,7 @@ import {
   RESOURCE_LIMITS,
   resourceTypeOfArn,
 } from '../../../../shared/delivery/rules/resource-destinations';
-import { resourceErrorRuleOf } from '../../../../shared/delivery/rules/resource-errors';
+import { RESOURCE_ERROR_RULES, resourceErrorRuleOf } from '../../../../shared/delivery/rules/resource-errors';
 import { isRetriable, retryFloorMs } from '../../../../shared/delivery/rules/retry';
 
 describe('resource ARNs', () => {
@@ -90,30 +90,89 @@ describe("the stack's allow-list of resources", () => {
 });
 
 describe('the status rules of resource destinations', () => {
-  it.each([
-    ['AccessDenied', 'Unauthorized', false],
-    ['AWS.SimpleQueueService.NonExistentQueue', 'NotFound', false],
-    ['NotFound', 'NotFound', false],
-    ['BatchRequestTooLong', 'PayloadTooLarge', false],
-    ['PayloadTooLarge', 'PayloadTooLarge', false],
-    ['InvalidParameterValue', 'BadRequest', false],
-    ['ThrottlingException', 'Busy', true],
-    ['ProvisionedThroughputExceededException', 'Full', true],
-    ['ServiceUnavailable', 'Busy', true],
-    ['InternalError', 'GenericError', true],
-    ['KMSDisabledException', 'Disabled', true],
-    ['SomethingNew', 'GenericError', true],
-  ])('%s: %s, retried %s', (code, outcome, retry) => {
+  const MIN = 60_000;
+  // Seed 003, "Retry schedule", the status table: "400 Bad Request | Retry after 5 minutes or more
+  // (Dead letter immediately if Azure Resources endpoint)", "413 Request Entity Too Large | Retry
+  // after 10 seconds or more (Dead letter immediately if Azure Resources endpoint)", "401
+  // Unauthorized | Retry after 5 minutes or more for Azure Resources Endpoints", "404 Not Found |
+  // Retry after 5 minutes or more for Azure Resources Endpoints", "503 Service Unavailable | Retry
+  // after 30 seconds or more". One row per service error the rules name, so a new one needs a row.
+  const expected: Record<string, [outcome: string, retried: boolean, floorMs: number]> = {
+    AccessDenied: ['Unauthorized', true, 5 * MIN],
+    AccessDeniedException: ['Unauthorized', true, 5 * MIN],
+    AuthorizationError: ['Unauthorized', true, 5 * MIN],
+    AuthorizationErrorException: ['Unauthorized', true, 5 * MIN],
+    KMSAccessDeniedException: ['Unauthorized', true, 5 * MIN],
+    'KMS.AccessDeniedException': ['Unauthorized', true, 5 * MIN],
+    UnrecognizedClientException: ['Unauthorized', true, 5 * MIN],
+    'AWS.SimpleQueueService.NonExistentQueue': ['NotFound', true, 5 * MIN],
+    QueueDoesNotExist: ['NotFound', true, 5 * MIN],
+    NotFound: ['NotFound', true, 5 * MIN],
+    NotFoundException: ['NotFound', true, 5 * MIN],
+    ResourceNotFoundException: ['NotFound', true, 5 * MIN],
+    BatchRequestTooLong: ['PayloadTooLarge', false, 0],
+    MessageTooLong: ['PayloadTooLarge', false, 0],
+    RequestEntityTooLargeException: ['PayloadTooLarge', false, 0],
+    PayloadTooLarge: ['PayloadTooLarge', false, 0],
+    InvalidParameterValue: ['BadRequest', false, 0],
+    InvalidParameterValueException: ['BadRequest', false, 0],
+    InvalidParameterException: ['BadRequest', false, 0],
+    InvalidParameter: ['BadRequest', false, 0],
+    InvalidAttributeValue: ['BadRequest', false, 0],
+    InvalidMessageContents: ['BadRequest', false, 0],
+    ValidationException: ['BadRequest', false, 0],
+    InvalidRequestContentException: ['BadRequest', false, 0],
+    KMSDisabledException: ['Disabled', true, 5 * MIN],
+    'KMS.DisabledException': ['Disabled', true, 5 * MIN],
+    KMSInvalidStateException: ['Disabled', true, 5 * MIN],
+    ResourceNotReadyException: ['Disabled', true, 5 * MIN],
+    ThrottlingException: ['Busy', true, 30_000],
+    Throttling: ['Busy', true, 30_000],
+    RequestThrottled: ['Busy', true, 30_000],
+    TooManyRequestsException: ['Busy', true, 30_000],
+    ProvisionedThroughputExceededException: ['Full', true, 30_000],
+    LimitExceededException: ['Full', true, 30_000],
+    KMSThrottlingException: ['Busy', true, 30_000],
+    'KMS.ThrottlingException': ['Busy', true, 30_000],
+    ServiceUnavailable: ['Busy', true, 30_000],
+    ServiceUnavailableException: ['Busy', true, 30_000],
+    InternalError: ['GenericError', true, 10_000],
+    InternalFailure: ['GenericError', true, 10_000],
+    InternalServerError: ['GenericError', true, 10_000],
+    InternalException: ['GenericError', true, 10_000],
+    ServiceException: ['GenericError', true, 10_000],
+    KMSInternalException: ['GenericError', true, 10_000],
+  };
+
+  it('name exactly the service errors of this table', () => {
+    expect(Object.keys(RESOURCE_ERROR_RULES).sort()).toEqual(Object.keys(expected).sort());
+  });
+
+  it.each(
+    Object.entries(expected).map(
+      ([code, [outcome, retry, floorMs]]) => [code, outcome, retry, floorMs] as const,
+    ),
+  )('%s: %s, retried %s, no sooner than %i ms', (code, outcome, retry, floorMs) => {
     const rule = resourceErrorRuleOf(code);
     expect(rule).toMatchObject({ outcome, retry });
     expect(isRetriable(TOPIC_PROFILE, { outcome: rule.outcome, errorCode: code })).toBe(retry);
+    if (retry) expect(retryFloorMs(TOPIC_PROFILE, { errorCode: code })).toBe(floorMs);
   });
 
-  it('wait at least their floor before the next attempt: 30 s when throttled or down, 5 min when disabled', () => {
-    expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'ThrottlingException' })).toBe(30_000);
-    expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'ServiceUnavailable' })).toBe(30_000);
-    expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'KMSDisabledException' })).toBe(300_000);
-    expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'InternalError' })).toBe(10_000);
+  it('retry an error no rule names on the schedule, no sooner than 10 s', () => {
+    expect(resourceErrorRuleOf('SomethingNew')).toMatchObject({ outcome: 'GenericError', retry: true });
+    expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'SomethingNew' })).toBe(10_000);
+  });
+
+  it('wait 5 minutes after access denied or a missing resource, even when the schedule says 10 s', () => {
+    // The first retry of the schedule is 10 s after the first attempt; the floor raises it.
+    expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'AWS.SimpleQueueService.NonExistentQueue' })).toBe(
+      5 * MIN,
+    );
+    expect(retryFloorMs(NAMESPACE_PROFILE, { errorCode: 'AccessDenied' })).toBe(5 * MIN);
+    expect(
+      isRetriable(NAMESPACE_PROFILE, { outcome: 'NotFound', errorCode: 'ResourceNotFoundException' }),
+    ).toBe(true);
   });
 });
 
