@@ -104,6 +104,14 @@ export const ENV = {
   blockPrivateEndpoints: 'GRIDWIRE_BLOCK_PRIVATE_ENDPOINTS',
   resourceDestinations: 'GRIDWIRE_RESOURCE_DESTINATIONS',
   /**
+   * The S3 buckets subscriptions may have their dead letters written to beside the stack's own
+   * (`deadLetterDestination.properties.resourceId`): comma-separated bucket ARNs
+   * (`arn:aws:s3:::<name>`, `*` standing for any run of characters of a name), an entry
+   * `<bucket>|<role>` pairing a bucket with a role of another account to assume. The
+   * `deadLetterBuckets` prop on AWS; every bucket of the emulator in the local stack.
+   */
+  deadLetterBuckets: 'GRIDWIRE_DEAD_LETTER_BUCKETS',
+  /**
    * `true`: metrics about a subscription's events are counted per subscription (`Topic`,
    * `EventSubscriptionName`), each a billed custom metric; otherwise per topic. Off by default on
    * AWS (the `subscriptionMetrics` prop); always on in the local stack, whose `status` shows them.

@@ -99,6 +99,11 @@ export interface RuntimeConfig {
    */
   resourceDestinations: string[];
   /**
+   * The S3 buckets dead letters may be written to beside the stack's own: bucket ARN patterns,
+   * `<bucket>|<role>` pairing one with another account's role. Empty: the stack's bucket only.
+   */
+  deadLetterBuckets: string[];
+  /**
    * Whether metrics about a subscription's events are counted per subscription; otherwise per
    * topic (see `METRIC_DIMENSION_SETS`).
    */
@@ -284,10 +289,8 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     historyRetentionDays: setting('historyRetentionDays'),
     validateEndpoints: read.boolean(ENV.validateEndpoints, CONFIG_DEFAULTS.validateEndpoints),
     blockPrivateEndpoints: read.boolean(ENV.blockPrivateEndpoints, CONFIG_DEFAULTS.blockPrivateEndpoints),
-    resourceDestinations: (read.optional(ENV.resourceDestinations) ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter((entry) => entry !== ''),
+    resourceDestinations: listSetting(read.optional(ENV.resourceDestinations)),
+    deadLetterBuckets: listSetting(read.optional(ENV.deadLetterBuckets)),
     subscriptionMetrics: read.boolean(ENV.subscriptionMetrics, CONFIG_DEFAULTS.subscriptionMetrics),
     metricsFlushSeconds: setting('metricsFlushSeconds'),
     metricsNamespace,
@@ -308,6 +311,13 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
 }
 
 /** A variable holding JSON (`{}` when unset); throws naming the variable when it is not JSON. */
+/** A comma-separated list setting, entries trimmed, empty ones left out. */
+const listSetting = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+
 function jsonSetting(variable: string, text: string | undefined): unknown {
   if (text === undefined) return {};
   try {
