@@ -21,6 +21,7 @@ import { packEndedJobs, targetGroupId } from '../queue/job-codec';
 import { done, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import { type DeadLetterBucket, DeadLetterDestinationNotFound } from '../storage/dead-letter-bucket';
+import type { DeadLetterBucketRef } from '../storage/dead-letter-buckets';
 import { eventAsDeadLettered } from './rules/convert';
 import {
   type DeadLetterFacts,
@@ -75,7 +76,13 @@ export class DropRecorder {
 }
 
 export interface DeadLetterStepDeps {
+  /** The stack's own dead-letter bucket. */
   bucket: Pick<DeadLetterBucket, 'put'>;
+  /**
+   * The bucket a subscription names (`deadLetter.bucket`), reached as its target says (a role to
+   * assume). Absent: such dead letters cannot be written, and wait as for a bucket that refuses.
+   */
+  namedBucket?: (ref: DeadLetterBucketRef & { bucket: string }) => Pick<DeadLetterBucket, 'put'>;
   /** Where ended deliveries wait while the bucket cannot be written. */
   queue: JobQueue;
   clock: Clock;
@@ -126,13 +133,15 @@ interface Group {
 /**
  * The dead-letter step. It writes the ended deliveries of a batch of jobs grouped by
  * destination and subscription, one blob per group (a JSON array of records), so a burst of
- * failures costs a few S3 writes. When the bucket refuses, the deliveries wait on the queue and
- * are tried again on their profile's schedule (classic: every 5 min; namespace: 10 s, 1 min,
- * 5 min, then every 5 min; each delivery counts its failed writes); once `giveUpAfterMs` (4 h)
- * has passed since they ended, they are dropped, counted (`DroppedEventCount`,
- * `DeadLetterStoreUnavailable`) and logged. A bucket that does not exist is no outage: its dead
- * letters are dropped at once (`DeadLetterDestinationNotFound`), as the original drops dead letters
- * whose destination isn't found. Blob keys and records follow the job's record format:
+ * failures costs a few S3 writes. The bucket is the stack's own, or the one the subscription
+ * names (reached with a role when it says so). When the bucket refuses or does not exist, the
+ * deliveries wait on the queue and are tried again on their profile's schedule (classic: every
+ * 5 min; namespace: 10 s, 1 min, 5 min, then every 5 min; each delivery counts its failed
+ * writes); once the destination has been unavailable for `giveUpAfterMs` (4 h), counted from the
+ * delivery's first failed write, they are dropped, counted (`DroppedEventCount`, by the last
+ * failure: `DeadLetterDestinationNotFound` for a bucket that does not exist, else
+ * `DeadLetterStoreUnavailable`) and logged, as the original drops dead letters whose location is
+ * unavailable for four hours or not found. Blob keys and records follow the job's record format:
  * the namespace layout for `namespace`, the classic one otherwise. Each blob written raises its
  * dead-letter notices (`dead-letter-notice.ts`), published once the batch is written.
  */
@@ -183,7 +192,7 @@ export class DeadLetterStep {
         ),
       );
       try {
-        await this.deps.bucket.put(key, body, topicIdOf(target.topic), target.uid);
+        await this.bucketOf(target.deadLetter).put(key, body, topicIdOf(target.topic), target.uid);
       } catch (error) {
         await this.cannotWrite(group, error as Error, report);
         continue;
@@ -197,6 +206,7 @@ export class DeadLetterStep {
           ...deadLetterNotices({
             container: target.deadLetter.container,
             key,
+            ...(target.deadLetter.bucket === undefined ? {} : { bucket: target.deadLetter.bucket }),
             topic: target.topic,
             topicId: topicIdOf(target.topic),
             subscription: target.subscription,
@@ -208,6 +218,16 @@ export class DeadLetterStep {
     }
     await this.sendNotices(notices);
     return report;
+  }
+
+  /** The bucket a target's dead letters go to: the stack's own, or the one its subscription names. */
+  private bucketOf(place: DeadLetterTarget['deadLetter']): Pick<DeadLetterBucket, 'put'> {
+    const { bucket } = place;
+    if (bucket === undefined) return this.deps.bucket;
+    if (this.deps.namedBucket === undefined) {
+      throw new Error(`this function cannot write to the bucket ${bucket} (no named buckets are set up)`);
+    }
+    return this.deps.namedBucket({ ...place, bucket });
   }
 
   /** Publishes the notices of the blobs written, best effort (a failure is logged). */
@@ -236,8 +256,8 @@ export class DeadLetterStep {
   }
 
   /**
-   * The bucket refused: drop what is past the limit, re-queue the rest to be tried again. A
-   * destination that does not exist is no outage: everything is dropped at once.
+   * The bucket refused, or does not exist: drop what has waited for it for the limit, re-queue
+   * the rest to be tried again. The limit counts from each delivery's first failed write.
    */
   private async cannotWrite(group: Group, error: Error, report: DeadLetterReport): Promise<void> {
     const { clock, profiles, logger } = this.deps;
@@ -245,13 +265,17 @@ export class DeadLetterStep {
     const missing = error instanceof DeadLetterDestinationNotFound;
     const timing = profiles[target.profile].deadLetter;
     const now = clock.now();
-    const pastLimit = (entry: EndedDelivery) => missing || now - entry.endedAt >= timing.giveUpAfterMs;
+    // Deliveries re-queued before the first failed write was recorded count from when they ended.
+    const unavailableSince = (entry: EndedDelivery) =>
+      entry.firstFailedWriteAt ?? (entry.failedWrites === undefined ? now : entry.endedAt);
+    const pastLimit = (entry: EndedDelivery) => now - unavailableSince(entry) >= timing.giveUpAfterMs;
     const expired = group.entries.filter(pastLimit);
     const waiting = group.entries.filter((entry) => !pastLimit(entry));
     logger[missing ? 'error' : 'warn']('could not write dead letters', {
       topic: target.topic,
       subscription: target.subscription,
       container: target.deadLetter.container,
+      ...(target.deadLetter.bucket === undefined ? {} : { bucket: target.deadLetter.bucket }),
       events: group.entries.length,
       givingUp: expired.length,
       error: error.message,
@@ -271,7 +295,10 @@ export class DeadLetterStep {
       const failedWrites = (entry.failedWrites ?? 0) + 1;
       // At least a second, so a large time scale never turns the wait into a tight loop.
       const delaySeconds = Math.max(1, deadLetterRetryDelayMs(timing, failedWrites) / 1000);
-      byDelay.set(delaySeconds, [...(byDelay.get(delaySeconds) ?? []), { ...entry, failedWrites }]);
+      byDelay.set(delaySeconds, [
+        ...(byDelay.get(delaySeconds) ?? []),
+        { ...entry, failedWrites, firstFailedWriteAt: unavailableSince(entry) },
+      ]);
     }
     for (const [delaySeconds, entries] of byDelay) await this.postpone(group, entries, delaySeconds, report);
   }
@@ -336,6 +363,9 @@ function groupByBlob(jobs: readonly EndedJob[]): {
       return;
     }
     const id = JSON.stringify([
+      target.deadLetter.bucket ?? null,
+      target.deadLetter.roleArn ?? null,
+      target.deadLetter.externalId ?? null,
       target.deadLetter.container,
       target.deadLetter.format,
       target.schema,

@@ -25,6 +25,9 @@ export function deliveryTargetOf(subscription: Subscription): DeliveryTarget {
           deadLetter: {
             container: deadLetter.container,
             format: deadLetterFormatOf(DELIVERY_PROFILES[subscription.deliveryProfile], subscription),
+            ...(deadLetter.bucket === undefined ? {} : { bucket: deadLetter.bucket }),
+            ...(deadLetter.roleArn === undefined ? {} : { roleArn: deadLetter.roleArn }),
+            ...(deadLetter.externalId === undefined ? {} : { externalId: deadLetter.externalId }),
           },
         }),
   };

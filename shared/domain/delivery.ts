@@ -96,6 +96,11 @@ export type TopicRef = z.infer<typeof topicRefSchema>;
 export const deadLetterPlaceSchema = z.object({
   container: z.string().min(1),
   format: z.enum(DEAD_LETTER_FORMATS),
+  /** The bucket written to; absent: the stack's own. */
+  bucket: z.string().min(1).optional(),
+  /** A role to assume to write to `bucket`, and the external id its trust policy may ask for. */
+  roleArn: z.string().min(1).optional(),
+  externalId: z.string().min(1).optional(),
 });
 
 /**
@@ -152,6 +157,11 @@ export const endedDeliverySchema = z.object({
   customDeliveryProperties: z.record(z.string(), z.string()).optional(),
   /** Writes of this dead letter that failed so far (absent: none); picks the next write's delay. */
   failedWrites: z.number().int().min(1).optional(),
+  /**
+   * Epoch ms of the first failed write of this dead letter (absent: none failed yet). The
+   * destination has been unavailable since then; after 4 hours of that, the event is dropped.
+   */
+  firstFailedWriteAt: z.number().optional(),
 });
 export type EndedDelivery = z.infer<typeof endedDeliverySchema>;
 

@@ -254,13 +254,23 @@ export const DEAD_LETTER_FORMATS = [
 export type DeadLetterFormat = (typeof DEAD_LETTER_FORMATS)[number];
 
 /**
- * Where a subscription's dead letters go: a container, which is a top-level key prefix in the
- * stack's dead-letter bucket (the original's storage container).
+ * Where a subscription's dead letters go: a container, which is a top-level key prefix in a
+ * dead-letter bucket (the original's storage container); the bucket is the stack's own unless
+ * `bucket` names another (the original's storage account, which the subscriber provides).
  */
 export const deadLetterDestinationSchema = z.object({
   container: z.string(),
-  /** The storage resource id as given (kept and shown, for familiarity; the bucket is the stack's). */
+  /**
+   * The storage resource id as given: an S3 bucket ARN (`arn:aws:s3:::<bucket>`, then `bucket`
+   * is its name), or any other id, kept and shown for familiarity (the bucket is the stack's).
+   */
   resourceId: z.string().optional(),
+  /** The bucket the dead letters are written to, when not the stack's own. */
+  bucket: z.string().optional(),
+  /** A role to assume to write to `bucket` (a bucket in another account). */
+  roleArn: z.string().optional(),
+  /** The external id sent when `roleArn` is assumed. */
+  externalId: z.string().optional(),
 });
 export type DeadLetterDestination = z.infer<typeof deadLetterDestinationSchema>;
 

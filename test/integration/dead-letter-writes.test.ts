@@ -310,12 +310,22 @@ describe('a dead-letter bucket that cannot be written (real S3 emulator, injecte
   });
 
   // 003 (classic page), "Retry schedule", the note: "Dead lettered events will be dropped when the
-  // dead-letter destination isn't found."
-  it('drops at the first write, with its reason, what was meant for a bucket that does not exist', async () => {
-    const { queue, metrics, step, job } = stepOn(`never-created-${Date.now()}`, emulator);
+  // dead-letter destination isn't found", and "If the dead-letter location is unavailable for four
+  // hours, the event is dropped": a bucket that does not exist is tried for four hours (it may be
+  // made meanwhile), then what was meant for it is dropped with its reason.
+  it('tries a bucket that does not exist for 4 hours, writes once it is made, and drops with its reason if it never is', async () => {
+    const late = `made-later-${Date.now()}`;
+    const madeLater = stepOn(late, emulator);
+    expect(await madeLater.step.write([madeLater.job('late')])).toMatchObject({ written: 0, waiting: 1 });
+    await emulator().send(new CreateBucketCommand({ Bucket: late }));
+    madeLater.clock.advance(H);
+    const written = await madeLater.step.write(madeLater.queue.takeEnded().map((entry) => entry.job));
+    expect(written).toMatchObject({ written: 1, dropped: 0 });
 
-    const report = await step.write([job('nowhere')]);
-
+    const { clock, queue, metrics, step, job } = stepOn(`never-created-${Date.now()}`, emulator);
+    expect(await step.write([job('nowhere')])).toMatchObject({ written: 0, waiting: 1, dropped: 0 });
+    clock.advance(4 * H);
+    const report = await step.write(queue.takeEnded().map((entry) => entry.job));
     expect(report).toMatchObject({ written: 0, waiting: 0, dropped: 1 });
     expect(queue.takeEnded()).toHaveLength(0);
     expect(dropReasons(metrics)).toEqual(['DeadLetterDestinationNotFound']);

@@ -455,6 +455,7 @@ export function deadLetterStepHarness(
   bucket: DeadLetterStepDeps['bucket'],
   startAt = Date.now(),
   notices?: DeadLetterStepDeps['notices'],
+  namedBucket?: DeadLetterStepDeps['namedBucket'],
 ) {
   const clock = new VirtualClock(startAt);
   const queue = new RecordingQueue(clock);
@@ -470,6 +471,7 @@ export function deadLetterStepHarness(
     logger: silentLogger,
     newId: () => `blob-${++ids}`,
     ...(notices === undefined ? {} : { notices }),
+    ...(namedBucket === undefined ? {} : { namedBucket }),
   });
   return { clock, queue, metrics, step };
 }

@@ -32,6 +32,8 @@ export interface DeadLetterNoticeData {
   container: string;
   /** The blob's key in the dead-letter bucket (it begins with the container). */
   blobKey: string;
+  /** The bucket the blob is in, when the subscription names one (absent: the stack's own). */
+  bucket?: string;
   /** The subscription's topic: a classic topic's name, or `<namespace>/<topic>`. */
   topic: string;
   subscription: string;
@@ -62,6 +64,8 @@ export const noticeSubject = (topic: TopicRef, subscription: string): string =>
 export function deadLetterNotices(blob: {
   container: string;
   key: string;
+  /** The bucket the subscription names, if any. */
+  bucket?: string;
   topic: TopicRef;
   /** The topic as subscriptions name it (`topicIdOf`). */
   topicId: string;
@@ -73,7 +77,7 @@ export function deadLetterNotices(blob: {
   for (const reason of blob.reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
   const deadLetteredAt = new Date(blob.writtenAt).toISOString();
   return [...counts].map(([reason, count]) => ({
-    id: `${blob.key}#${reason}`,
+    id: blob.bucket === undefined ? `${blob.key}#${reason}` : `${blob.bucket}/${blob.key}#${reason}`,
     eventType: DEAD_LETTER_NOTICES.eventType,
     subject: noticeSubject(blob.topic, blob.subscription),
     eventTime: deadLetteredAt,
@@ -81,6 +85,7 @@ export function deadLetterNotices(blob: {
     data: {
       container: blob.container,
       blobKey: blob.key,
+      ...(blob.bucket === undefined ? {} : { bucket: blob.bucket }),
       topic: blob.topicId,
       subscription: blob.subscription,
       reason,

@@ -13,6 +13,8 @@ import {
 import type { Subscription } from '../../../shared/domain/model';
 import { topicIdOf } from '../../../shared/domain/names';
 import { METRIC } from '../../../shared/observability/metrics';
+import { DeadLetterDestinationNotFound } from '../../../shared/storage/dead-letter-bucket';
+import type { DeadLetterBucketRef } from '../../../shared/storage/dead-letter-buckets';
 import { deadLetterStepHarness, deliveryTarget, item } from '../../support/fakes';
 
 const M = 60_000;
@@ -23,7 +25,11 @@ class FakeBucket {
   /** The topic stamped on each blob. */
   readonly topics = new Map<string, string | undefined>();
   down = false;
+  /** The bucket does not exist (S3's NoSuchBucket). */
+  missing = false;
+  constructor(readonly name = 'stack-dead-letters') {}
   async put(key: string, body: string, topic?: string): Promise<void> {
+    if (this.missing) throw new DeadLetterDestinationNotFound(this.name, new Error('NoSuchBucket'));
     if (this.down) throw new Error('ServiceUnavailable');
     this.blobs.set(key, body);
     this.topics.set(key, topic);
@@ -43,7 +49,25 @@ class FakeNotifier {
 function setup() {
   const bucket = new FakeBucket();
   const notifier = new FakeNotifier();
-  return { bucket, notifier, ...deadLetterStepHarness(bucket, Date.parse('2026-08-08T05:10:00Z'), notifier) };
+  /** The buckets subscriptions name, by name, and how each was asked for. */
+  const named = new Map<string, FakeBucket>();
+  const asked: DeadLetterBucketRef[] = [];
+  const namedBucket = (ref: DeadLetterBucketRef & { bucket: string }) => {
+    asked.push(ref);
+    let found = named.get(ref.bucket);
+    if (found === undefined) {
+      found = new FakeBucket(ref.bucket);
+      named.set(ref.bucket, found);
+    }
+    return found;
+  };
+  return {
+    bucket,
+    notifier,
+    named,
+    asked,
+    ...deadLetterStepHarness(bucket, Date.parse('2026-08-08T05:10:00Z'), notifier, namedBucket),
+  };
 }
 
 const ended = (
@@ -201,6 +225,79 @@ describe('the dead-letter step', () => {
     expect(dropped?.values).toEqual([1]);
   });
 
+  it('counts the four hours from the first failed write, not from when delivery ended', async () => {
+    // Seed 003, "Dead-letter events": "If the dead-letter location is unavailable for four hours,
+    // the event is dropped." A delivery that ended 3 hours before its first write (a backed-up
+    // queue) still gets four hours of tries once the bucket first refuses it.
+    const { clock, bucket, queue, step, metrics } = setup();
+    const endedAt = clock.now() - 3 * H;
+    bucket.down = true;
+    await step.write([endedJob('audit', [ended('a1', endedAt)])]);
+    const first = queue.takeEnded();
+    expect(first[0]?.job.ended[0]).toMatchObject({ failedWrites: 1, firstFailedWriteAt: clock.now() });
+    clock.advance(4 * H - 1);
+    const stillWaiting = await step.write(first.map((entry) => entry.job));
+    expect(stillWaiting).toMatchObject({ waiting: 1, dropped: 0 });
+    clock.advance(1);
+    const dropped = await step.write(queue.takeEnded().map((entry) => entry.job));
+    expect(dropped).toMatchObject({ waiting: 0, dropped: 1 });
+    const drop = metrics
+      .drain()
+      .find((point) => point.name === METRIC.DroppedEventCount && point.dimensions.DropReason !== undefined);
+    expect(drop?.dimensions).toMatchObject({ DropReason: 'DeadLetterStoreUnavailable' });
+  });
+
+  it('keeps trying a bucket that does not exist for four hours, then drops with DeadLetterDestinationNotFound', async () => {
+    // Seed 003: "Dead lettered events will be dropped when the dead-letter destination isn't
+    // found" and "If the dead-letter location is unavailable for four hours, the event is
+    // dropped": a bucket made after the subscription still gets the dead letters within that time.
+    const { clock, bucket, queue, step, metrics } = setup();
+    bucket.missing = true;
+    const t = clock.now();
+    const firstTry = await step.write([endedJob('audit', [ended('a1', t)])]);
+    expect(firstTry).toMatchObject({ written: 0, waiting: 1, dropped: 0 });
+    clock.advance(2 * H);
+    const stillMissing = await step.write(queue.takeEnded().map((entry) => entry.job));
+    expect(stillMissing).toMatchObject({ waiting: 1, dropped: 0 });
+    clock.advance(2 * H);
+    const gone = await step.write(queue.takeEnded().map((entry) => entry.job));
+    expect(gone).toMatchObject({ waiting: 0, dropped: 1 });
+    const drop = metrics
+      .drain()
+      .find((point) => point.name === METRIC.DroppedEventCount && point.dimensions.DropReason !== undefined);
+    expect(drop?.dimensions).toMatchObject({ DropReason: 'DeadLetterDestinationNotFound' });
+  });
+
+  it('writes to the bucket the subscription names, with its role, apart from the stack bucket, naming it in the notice', async () => {
+    const { clock, bucket, named, asked, notifier, step } = setup();
+    const t = clock.now() - 5 * M;
+    const role = 'arn:aws:iam::222222222222:role/dead-letter-writer';
+    const own = endedJob('audit', [ended('o1', t)]);
+    const theirs = endedJobFor(
+      deadLetterTarget({
+        name: 'audit',
+        deadLetter: { container: 'dead', bucket: 'team-dead-letters', roleArn: role, externalId: 'gw-42' },
+      }),
+      [ended('n1', t)],
+    );
+    const report = await step.write([own, theirs]);
+    expect(report).toMatchObject({ written: 2, blobs: 2 });
+    expect([...bucket.blobs.values()].map((body) => JSON.parse(body)[0].id)).toEqual(['o1']);
+    const team = named.get('team-dead-letters');
+    expect([...(team?.blobs.values() ?? [])].map((body) => JSON.parse(body)[0].id)).toEqual(['n1']);
+    expect(asked).toEqual([
+      {
+        container: 'dead',
+        format: 'EventGridSchema',
+        bucket: 'team-dead-letters',
+        roleArn: role,
+        externalId: 'gw-42',
+      },
+    ]);
+    const notices = notifier.published.flatMap((published) => published.events);
+    expect(notices.map((notice) => notice.data.bucket)).toEqual([undefined, 'team-dead-letters']);
+  });
+
   it('gives the messages back only when it can neither write nor re-queue them', async () => {
     const { clock, bucket, queue, step } = setup();
     bucket.down = true;
@@ -314,6 +411,8 @@ describe('the dead-letter step, namespace subscriptions', () => {
   it('retries a refused write after 10 s, 1 min, 5 min, then every 5 minutes, and drops it after 4 hours', async () => {
     const { clock, bucket, queue, step } = setup();
     const endedAt = clock.now() - 5 * M;
+    // The four hours count from the first failed write, not from when delivery ended.
+    const firstFailedWrite = clock.now();
     bucket.down = true;
     let jobs = [namespaceJob([ended('n1', endedAt)])];
     const delays: number[] = [];
@@ -330,8 +429,9 @@ describe('the dead-letter step, namespace subscriptions', () => {
     }
     expect(delays.slice(0, 5)).toEqual([10, 60, 300, 300, 300]);
     expect(dropped).toBe(1);
-    expect(clock.now() - endedAt).toBeGreaterThanOrEqual(4 * H);
-    expect(clock.now() - endedAt).toBeLessThan(4 * H + 5 * M);
+    expect(clock.now() - firstFailedWrite).toBeGreaterThanOrEqual(4 * H);
+    expect(clock.now() - firstFailedWrite).toBeLessThan(4 * H + 5 * M);
+    expect(clock.now() - endedAt).toBeGreaterThanOrEqual(4 * H + 5 * M);
   });
 
   it('keeps the classic every 5 minutes for a classic job in the same batch', async () => {
