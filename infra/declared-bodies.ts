@@ -4,7 +4,8 @@
  * synth naming the prop rather than the deployment. Classic (`declared-resources.ts`) and
  * namespace (`declared-namespaces.ts`) subscriptions share them.
  */
-import type { Duration } from 'aws-cdk-lib';
+import { type Duration, Token } from 'aws-cdk-lib';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
 import type { DeliveryProfile } from '../shared/delivery/rules/profiles';
@@ -18,11 +19,13 @@ import {
   VALIDATION_WAIT_SECONDS,
 } from '../shared/management/declared-resources';
 import {
+  CONTAINER_NAME,
   disableAfterSchema,
   labelsSchema,
   retryScheduleSchema,
 } from '../shared/management/subscription-schema';
 import type { DeclaredDestination } from './destinations';
+import { BUCKET_ARN_PREFIX, deadLetterBucketOf } from './pipeline/dead-letter-buckets';
 
 /** A declared webhook subscription of a topic, in the admin API's terms. */
 export interface DeclaredSubscriptionProps extends DeclaredWebhookProps {
@@ -124,6 +127,88 @@ export interface DeclaredWebhookProps {
    * never in the template), or SigV4 with the delivery function's own role.
    */
   readonly auth?: DeclaredEndpointAuth;
+  /**
+   * Where the events whose delivery ended are written (the dead-letter destination): a container
+   * (the top-level key prefix of its dead letters) in the stack's dead-letter bucket, or in a
+   * bucket of your own (`bucket`), which declaring it allows and grants. Without it, ended events
+   * are dropped.
+   */
+  readonly deadLetter?: DeclaredDeadLetter;
+}
+
+/** Where a declared subscription's dead letters are written. */
+export interface DeclaredDeadLetter {
+  /** 3 to 63 lower-case letters, digits and single hyphens, beginning and ending with a letter or digit. */
+  readonly container: string;
+  /**
+   * A bucket of your own instead of the stack's dead-letter bucket: the bucket, its name or its
+   * `arn:aws:s3:::` ARN. Declaring it adds it to the pipeline's `deadLetterBuckets` and grants
+   * the dead-letter and management functions to write and read it (its KMS key too).
+   */
+  readonly bucket?: s3.IBucket | string;
+  /**
+   * The ARN of a role of another account that may write to `bucket`, assumed to write there: the
+   * functions are granted `sts:AssumeRole` on it, nothing on the bucket itself, and the bucket
+   * is allowed with this role only. Its trust policy must name the dead-letter and management
+   * functions' roles. Only with `bucket`.
+   */
+  readonly role?: string;
+  /**
+   * Sent as `ExternalId` when the role is assumed (what its trust policy asks for in
+   * `sts:ExternalId`): 2 to 1224 characters, letters, digits and `_+=,.@:/-`. Not a secret: it is
+   * in the template and shown with the subscription. Only with `role`.
+   */
+  readonly externalId?: string;
+}
+
+/** An external id as STS's `AssumeRole` takes it. */
+const EXTERNAL_ID = /^[\w+=,.@:/-]{2,1224}$/;
+
+/**
+ * The dead-letter destination of a declared subscription, as the admin API's body names it
+ * (`{endpointType: 'StorageBlob', properties: {blobContainerName, resourceId, roleArn,
+ * externalId}}`), each part checked as the API checks it, and the bucket checked as the
+ * `deadLetterBuckets` prop's entries are (one bucket, no pattern).
+ */
+export function deadLetterDestinationBody(deadLetter: DeclaredDeadLetter) {
+  const { container, bucket, role, externalId } = deadLetter;
+  if (typeof container !== 'string' || !CONTAINER_NAME.pattern.test(container)) {
+    throw new Error(
+      `deadLetter.container: '${String(container)}' must be ${CONTAINER_NAME.min} to ${CONTAINER_NAME.max} lower-case letters, digits and single hyphens, beginning and ending with a letter or digit.`,
+    );
+  }
+  if (role !== undefined && bucket === undefined) {
+    throw new Error(
+      "deadLetter.role: is assumed to write to a bucket of your own; give bucket too (the stack's own bucket is written with the functions' own role).",
+    );
+  }
+  if (externalId !== undefined && role === undefined) {
+    throw new Error(
+      'deadLetter.externalId: is sent when the role is assumed; give role too, or leave externalId out.',
+    );
+  }
+  if (externalId !== undefined && !Token.isUnresolved(externalId) && !EXTERNAL_ID.test(externalId)) {
+    throw new Error(
+      `deadLetter.externalId: '${externalId}' must be 2 to 1224 characters, letters, digits and _+=,.@:/- (STS's rules for an external id).`,
+    );
+  }
+  const allowed =
+    bucket === undefined
+      ? undefined
+      : deadLetterBucketOf(
+          role === undefined ? bucket : { bucket, role },
+          role === undefined ? 'deadLetter.bucket' : 'deadLetter',
+          false,
+        );
+  return {
+    endpointType: 'StorageBlob',
+    properties: {
+      blobContainerName: container,
+      ...(allowed === undefined ? {} : { resourceId: `${BUCKET_ARN_PREFIX}${allowed.name}` }),
+      ...(role === undefined ? {} : { roleArn: role }),
+      ...(externalId === undefined ? {} : { externalId }),
+    },
+  };
 }
 
 /** How a declared subscription's requests authenticate to its endpoint. */

@@ -122,6 +122,12 @@ export class DeclaredNamespaceTopic extends Construct {
     const wait = validationWaitOf(props);
     const filter = { ...filterBody(props), ...props.filtersConfiguration };
     const settings = webhookSettingsOf(props, NAMESPACE_PROFILE);
+    const deadLetterDestination = this.declarations.deadLetterDestination(
+      props.deadLetter,
+      props.push?.deadLetterDestinationWithResourceIdentity === undefined
+        ? undefined
+        : 'push.deadLetterDestinationWithResourceIdentity',
+    );
     const body = {
       properties: {
         deliveryConfiguration: {
@@ -133,6 +139,9 @@ export class DeclaredNamespaceTopic extends Construct {
               ? {}
               : { eventTimeToLive: isoDurationOf(props.eventTimeToLiveInMinutes) }),
             ...(settings.retrySchedule === undefined ? {} : { retrySchedule: settings.retrySchedule }),
+            ...(deadLetterDestination === undefined
+              ? {}
+              : { deadLetterDestinationWithResourceIdentity: { deadLetterDestination } }),
             ...props.push,
           },
         },

@@ -24,6 +24,7 @@ import {
 } from 'aws-cdk-lib';
 import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct, type IDependable } from 'constructs';
 import { TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
@@ -32,8 +33,10 @@ import type { DeclaredKind } from '../shared/management/declared-resources';
 import {
   checkName,
   checkRange,
+  type DeclaredDeadLetter,
   type DeclaredEndpointAuth,
   type DeclaredSubscriptionProps,
+  deadLetterDestinationBody,
   filterBody,
   validationWaitOf,
   webhookDestinationBody,
@@ -68,6 +71,11 @@ export interface DeclaredResourcesOptions {
   readonly dependsOn?: readonly IDependable[];
   /** Lets the pipeline's delivery function send to a declared subscription's AWS resource (its grant). */
   readonly allow?: (destination: DeclaredDestination) => void;
+  /**
+   * Adds a bucket a declared subscription's dead letters are written to (through `role`, when
+   * given) to the pipeline's dead-letter buckets: allowed and granted.
+   */
+  readonly allowDeadLetterBucket?: (bucket: s3.IBucket | string, role: string | undefined) => void;
 }
 
 /**
@@ -91,6 +99,7 @@ export class DeclaredResources extends Construct {
   readonly provider: Provider;
   private readonly dependsOn: readonly IDependable[];
   private readonly allow: (destination: DeclaredDestination) => void;
+  private readonly allowBucket: (bucket: s3.IBucket | string, role: string | undefined) => void;
   /** The resources and roles declared subscriptions deliver to, as the list resource puts them. */
   private readonly declaredArns: string[] = [];
   /**
@@ -108,6 +117,7 @@ export class DeclaredResources extends Construct {
     super(scope, id);
     this.dependsOn = options.dependsOn ?? [];
     this.allow = options.allow ?? (() => {});
+    this.allowBucket = options.allowDeadLetterBucket ?? (() => {});
     this.provider = new Provider(this, 'Provider', {
       onEventHandler: management,
       isCompleteHandler: management,
@@ -144,6 +154,24 @@ export class DeclaredResources extends Construct {
     this.declaredArns.push(...allowedArnsOf(destination));
     this.destinationsList ??= this.declaredDestinationsList();
     subscription.node.addDependency(this.destinationsList);
+  }
+
+  /**
+   * A declared subscription's dead-letter destination, as the body names it, when it has one;
+   * its bucket, when not the stack's, allowed and granted (`deadLetterBuckets`). `given` names
+   * the body's own setting of it (`properties`, `push`), refused beside `deadLetter`.
+   */
+  deadLetterDestination(
+    deadLetter: DeclaredDeadLetter | undefined,
+    given: string | undefined,
+  ): ReturnType<typeof deadLetterDestinationBody> | undefined {
+    if (deadLetter === undefined) return undefined;
+    if (given !== undefined) {
+      throw new Error(`deadLetter: give it or ${given}, not both.`);
+    }
+    const body = deadLetterDestinationBody(deadLetter);
+    if (deadLetter.bucket !== undefined) this.allowBucket(deadLetter.bucket, deadLetter.role);
+    return body;
   }
 
   private declaredDestinationsList(): CustomResource {
@@ -236,6 +264,10 @@ export class DeclaredTopic extends Construct {
     const wait = validationWaitOf(props);
     const filter = filterBody(props);
     const settings = webhookSettingsOf(props, TOPIC_PROFILE);
+    const deadLetterDestination = this.declarations.deadLetterDestination(
+      props.deadLetter,
+      props.properties?.deadLetterDestination === undefined ? undefined : 'properties.deadLetterDestination',
+    );
     const retryPolicy = {
       ...(props.maxDeliveryAttempts === undefined ? {} : { maxDeliveryAttempts: props.maxDeliveryAttempts }),
       ...(props.eventTimeToLiveInMinutes === undefined
@@ -252,6 +284,7 @@ export class DeclaredTopic extends Construct {
           ? {}
           : { eventDeliverySchema: props.eventDeliverySchema }),
         ...settings.properties,
+        ...(deadLetterDestination === undefined ? {} : { deadLetterDestination }),
         ...props.properties,
       },
     };

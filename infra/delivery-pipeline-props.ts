@@ -9,6 +9,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { DeliveryBatchingWindow } from '../shared/config/event-source-mapping';
 import type { QueueKey } from '../shared/config/resources';
+import type { DeadLetterBucketPair } from './pipeline/dead-letter-buckets';
 import type { ResourceDestinationPair } from './pipeline/functions';
 import type { PublishIngress } from './pipeline/publish-url';
 
@@ -198,6 +199,24 @@ export interface DeliveryPipelineProps {
    * @default none
    */
   readonly resourceDestinations?: readonly (string | ResourceDestinationPair)[];
+  /**
+   * The S3 buckets of your own subscriptions may have their dead letters written to instead of
+   * the stack's dead-letter bucket (`deadLetterDestination.properties.resourceId`:
+   * `arn:aws:s3:::<bucket>`): bucket names or `arn:aws:s3:::` ARNs, `*` standing for any run of
+   * characters of a name (`acme-dead-letters-*`; `*` alone, every bucket, is refused), or the
+   * buckets themselves (their KMS key is granted too). The dead-letter function may put objects
+   * in these (`s3:PutObject` on `<bucket>/*`), the management function list, read and write them
+   * (`s3:ListBucket`, `s3:GetObject`, `s3:PutObject`), and a subscription naming any other bucket
+   * is refused when written. `{bucket, role}` pairs a bucket with the ARN of a role of another
+   * account (a `*` within a segment allowed): a subscription naming that bucket gives that role
+   * (`roleArn`, and the `externalId` its trust policy asks for), which both functions may assume
+   * (`sts:AssumeRole`), and nothing is granted on the bucket itself. A bucket named by a declared
+   * subscription's `deadLetter` is added to these by declaring it. Both functions get the list
+   * as `GRIDWIRE_DEAD_LETTER_BUCKETS` (`arn:aws:s3:::<name>` or `arn:aws:s3:::<name>|<role>`,
+   * comma-separated), only when it is not empty.
+   * @default none: the stack's own dead-letter bucket only
+   */
+  readonly deadLetterBuckets?: readonly (string | s3.IBucket | DeadLetterBucketPair)[];
   /**
    * Where publishers reach the publish function (see docs/deploy.md, choosing the publish
    * ingress):

@@ -29,6 +29,7 @@ import {
   NEW_ACCOUNT_CONCURRENCY_LIMIT,
   stageThrottleFor,
 } from './pipeline/capacity';
+import { DeadLetterBucketAllowList } from './pipeline/dead-letter-buckets';
 import { environmentProblems } from './pipeline/deploy-limits';
 import {
   allowResourceDestinations,
@@ -138,6 +139,8 @@ export class DeliveryPipeline extends Construct {
   private declarations: DeclaredResources | undefined;
   private readonly logRetention: RetentionDays;
   private readonly removalPolicy: RemovalPolicy;
+  /** The dead-letter buckets beside the stack's own: the prop's, then declared subscriptions'. */
+  private readonly deadLetterBuckets: DeadLetterBucketAllowList;
 
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps = {}) {
     super(scope, id);
@@ -197,6 +200,10 @@ export class DeliveryPipeline extends Construct {
       ENV.resourceDestinations,
       (props.resourceDestinations ?? []).map(resourceDestinationEntryOf).join(','),
     );
+    // The buckets of the deployer's own that dead letters may be written to, and those declared
+    // subscriptions name (`declaredResources`): granted, and listed for the functions that check them.
+    this.deadLetterBuckets = new DeadLetterBucketAllowList(functions);
+    this.deadLetterBuckets.allow(props.deadLetterBuckets ?? [], 'deadLetterBuckets');
     // The portal's framing origins and look: the management function serves the page.
     for (const [name, value] of Object.entries(portalEnvironment(props))) {
       functions.management.addEnvironment(name, value);
@@ -303,6 +310,12 @@ export class DeliveryPipeline extends Construct {
       // declared subscription runs there, so they exist before any declaration is carried out.
       dependsOn: [this.deliveryFunction],
       allow: (destination) => destination.grant(this.deliveryFunction),
+      allowDeadLetterBucket: (bucket, role) =>
+        this.deadLetterBuckets.allow(
+          [role === undefined ? bucket : { bucket, role }],
+          role === undefined ? 'deadLetter.bucket' : 'deadLetter',
+          false,
+        ),
     });
   }
 

@@ -4,7 +4,11 @@
  * one; `addTopic` / `addNamespace` on a pipeline declare topics and subscriptions in code.
  */
 
-export type { DeclaredEndpointAuth, DeclaredSubscriptionProps } from './declared-bodies';
+export type {
+  DeclaredDeadLetter,
+  DeclaredEndpointAuth,
+  DeclaredSubscriptionProps,
+} from './declared-bodies';
 export {
   DeclaredNamespace,
   type DeclaredNamespaceProps,
@@ -35,5 +39,6 @@ export {
   THROTTLE_CEILING,
   VALIDATION_ROUTE_THROTTLE,
 } from './pipeline/capacity';
+export type { DeadLetterBucketPair } from './pipeline/dead-letter-buckets';
 export type { ResourceDestinationPair } from './pipeline/functions';
 export { FUNCTION_RUNTIME } from './pipeline-function';

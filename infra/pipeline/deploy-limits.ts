@@ -4,8 +4,9 @@
  * estimated at the longest it can realistically be, so a template that passes here can't fail
  * the deployment for being too long, however long the stack name, region and generated names.
  *
- * Today: each function's environment against Lambda's 4 KB, where the list of AWS resources
- * subscriptions may deliver to (`resourceDestinations`) is the part that grows. The same estimates size the resource policies in `test/infra/reuse.test.ts`.
+ * Today: each function's environment against Lambda's 4 KB, where the lists of AWS resources
+ * subscriptions may deliver to (`resourceDestinations`) and of the buckets their dead letters may
+ * be written to (`deadLetterBuckets`) are the parts that grow. The same estimates size the resource policies in `test/infra/reuse.test.ts`.
  */
 import { CfnResource, Stack } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -181,6 +182,8 @@ export function environmentEstimate(
 const GROWING_VARIABLES: Readonly<Record<string, string>> = {
   [ENV.resourceDestinations]:
     'the AWS resources subscriptions may deliver to (the resourceDestinations prop: cover many resources with one pattern, such as arn:aws:sqs:eu-west-1:123456789012:orders-*, or declare the subscriptions in code, whose destinations are kept in the table)',
+  [ENV.deadLetterBuckets]:
+    "the S3 buckets dead letters may be written to (the deadLetterBuckets prop and declared subscriptions' deadLetter buckets: cover many buckets with one pattern, such as arn:aws:s3:::acme-dead-letters-*)",
   [ENV.portalFrameAncestors]:
     'the origins that may frame the portal (the portalFrameAncestors prop: cover many subdomains with one origin, such as https://*.example.com)',
   [ENV.portalBranding]: "the portal's look (the portalBranding prop: a shorter logoUrl)",
