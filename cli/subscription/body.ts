@@ -17,6 +17,7 @@ import {
   INPUT_SCHEMAS,
 } from '../../shared/domain/model';
 import { optionWords } from '../words';
+import { deadLetterDestinationOf } from './dead-letter-flags';
 import { destinationOf, isResource } from './destination-flags';
 import type { DeliveryAttributeMappingBody, SubscriptionFlags } from './flags';
 
@@ -155,13 +156,15 @@ const disableAfterOf = (flags: SubscriptionFlags, base: unknown): unknown =>
       ? null
       : flags.disableAfterFailingFor;
 
-const deadLetterOf = (container: string) => ({
-  endpointType: 'StorageBlob',
-  properties: { blobContainerName: container },
-});
-
 const defined = (entries: Json): Json =>
   Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined));
+
+/** A namespace subscription's `deadLetterDestinationWithResourceIdentity`, the flags over `base`. */
+function deadLetterIdentityOf(flags: SubscriptionFlags, base: unknown): unknown {
+  const kept = (base as Json | null | undefined)?.deadLetterDestination;
+  const destination = deadLetterDestinationOf(flags, kept);
+  return destination === kept ? base : { ...(base as Json | undefined), deadLetterDestination: destination };
+}
 
 /** A classic subscription's body: `base` (an existing one's, for `update`) with the flags over it. */
 export function classicSubscriptionBody(flags: SubscriptionFlags, base?: Json): Json {
@@ -178,10 +181,7 @@ export function classicSubscriptionBody(flags: SubscriptionFlags, base?: Json): 
       destination: destinationOf(flags, properties.destination as Json | undefined),
       filter: filterOf(flags, properties.filter as Json | undefined),
       retryPolicy: Object.keys(retry).length === 0 ? undefined : retry,
-      deadLetterDestination:
-        flags.deadletterContainer === undefined
-          ? properties.deadLetterDestination
-          : deadLetterOf(flags.deadletterContainer),
+      deadLetterDestination: deadLetterDestinationOf(flags, properties.deadLetterDestination),
       eventDeliverySchema: flags.eventDeliverySchema ?? properties.eventDeliverySchema,
       labels: flags.labels === false ? [] : (flags.labels ?? properties.labels),
       expirationTimeUtc: flags.expirationDate ?? properties.expirationTimeUtc,
@@ -207,10 +207,10 @@ export function namespaceSubscriptionBody(flags: SubscriptionFlags, base?: Json)
           eventTimeToLive: flags.eventTtl === undefined ? push.eventTimeToLive : `PT${flags.eventTtl}M`,
           retrySchedule: flags.retrySchedule ?? push.retrySchedule,
           destination: destinationOf(flags, push.destination as Json | undefined),
-          deadLetterDestinationWithResourceIdentity:
-            flags.deadletterContainer === undefined
-              ? push.deadLetterDestinationWithResourceIdentity
-              : { deadLetterDestination: deadLetterOf(flags.deadletterContainer) },
+          deadLetterDestinationWithResourceIdentity: deadLetterIdentityOf(
+            flags,
+            push.deadLetterDestinationWithResourceIdentity,
+          ),
         }),
       },
       filtersConfiguration: filterOf(flags, properties.filtersConfiguration as Json | undefined),

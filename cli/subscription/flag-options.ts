@@ -15,6 +15,7 @@ import {
   deliveryLogArgument,
   deliverySchemaArgument,
 } from './body';
+import { deadLetterBucketArgument } from './dead-letter-flags';
 
 /** Where events go: a webhook, or an AWS resource (and the role and settings it is sent with). */
 function withDestinationFlags(command: Command): Command {
@@ -89,8 +90,28 @@ function withDeliveryFlags(command: Command): Command {
     .addOption(countOption('--event-ttl <minutes>', "the event's time to live, in minutes"))
     .option(
       '--deadletter-container <name>',
-      'dead-letter undeliverable events to this container of the dead-letter bucket',
+      "dead-letter undeliverable events to this container (a key prefix) of the dead-letter bucket: the stack's own, or --deadletter-bucket",
     )
+    .addOption(
+      new Option(
+        '--deadletter-bucket <name-or-arn>',
+        "write dead letters to this S3 bucket (a name, or arn:aws:s3:::<name>) instead of the stack's own (the stack must allow it); with --deadletter-container, or on update a dead-letter destination the subscription has",
+      ).argParser(deadLetterBucketArgument),
+    )
+    .option(
+      '--no-deadletter-bucket',
+      "write dead letters to the stack's own bucket again (and drop the role)",
+    )
+    .option(
+      '--deadletter-role-arn <arn>',
+      'a --deadletter-bucket in another account: the IAM role assumed to write to it (the stack must allow it)',
+    )
+    .option('--no-deadletter-role-arn', "write to the bucket with the stack's own credentials again")
+    .option(
+      '--deadletter-external-id <id>',
+      "with --deadletter-role-arn: the external id the role's trust policy asks for (not a secret: shown with the subscription)",
+    )
+    .option('--no-deadletter-external-id', 'assume the dead-letter role without an external id again')
     .addOption(countOption('--max-events-per-batch <n>', 'deliver in batches of at most this many events'))
     .addOption(countOption('--preferred-batch-size-in-kilobytes <kb>', 'preferred largest batch body'))
     .addOption(

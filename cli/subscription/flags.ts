@@ -35,7 +35,17 @@ export interface SubscriptionFlags {
   eventTtl?: number;
   /** ISO 8601 durations, the last repeating. */
   retrySchedule?: string[];
+  /** `--deadletter-container`: where in the dead-letter bucket undeliverable events go. */
   deadletterContainer?: string;
+  /**
+   * `--deadletter-bucket`: the bucket dead letters are written to, as its ARN (a name given becomes
+   * `arn:aws:s3:::<name>`); `--no-deadletter-bucket` (false): the stack's own bucket again.
+   */
+  deadletterBucket?: string | false;
+  /** `--deadletter-role-arn`: a role to assume to write to that bucket; `--no-deadletter-role-arn` (false): none. */
+  deadletterRoleArn?: string | false;
+  /** `--deadletter-external-id`: sent when that role is assumed; `--no-deadletter-external-id` (false): none. */
+  deadletterExternalId?: string | false;
   maxEventsPerBatch?: number;
   preferredBatchSizeInKilobytes?: number;
   /** `--max-deliveries-per-second 50`; `--no-max-deliveries-per-second` (false): no limit again. */

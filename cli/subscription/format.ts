@@ -2,6 +2,7 @@
 import type { TopicRef } from '../admin-api';
 import { table } from '../output';
 import { noSubscriptions } from '../text';
+import { bucketNameOf, isBucketArn } from './dead-letter-flags';
 
 /** A subscription document as the API shows it, classic or namespace (the parts printed here). */
 export interface SubscriptionDocument {
@@ -57,7 +58,14 @@ interface Filter {
 }
 
 interface DeadLetter {
-  properties?: { blobContainerName?: string };
+  properties?: {
+    blobContainerName?: string;
+    /** The bucket's ARN (`arn:aws:s3:::<name>`), or another id kept for familiarity (the stack's bucket). */
+    resourceId?: string;
+    /** A role assumed to write to the bucket, and the external id sent with it. */
+    roleArn?: string;
+    externalId?: string;
+  };
 }
 
 /** The parts both kinds of document have, found where each kind keeps them. */
@@ -75,7 +83,7 @@ function partsOf(document: SubscriptionDocument) {
         : `${p.retryPolicy.eventTimeToLiveInMinutes} min`),
     deadLetter: (
       push?.deadLetterDestinationWithResourceIdentity?.deadLetterDestination ?? p.deadLetterDestination
-    )?.properties?.blobContainerName,
+    )?.properties,
   };
 }
 
@@ -122,7 +130,7 @@ export function formatSubscription(document: SubscriptionDocument): string {
       destination.deliveryAttributeMappings?.map((mapping) => `${mapping.name} (${mapping.type})`).join(', '),
     ],
     ['delivery schema', p.eventDeliverySchema],
-    ['dead-letter container', deadLetter],
+    ['dead letters', deadLetterLine(deadLetter)],
     ['delivery log', p.deliveryLog],
     ['labels', p.labels === undefined || p.labels.length === 0 ? undefined : p.labels.join(', ')],
     ['expires', p.expirationTimeUtc],
@@ -130,6 +138,21 @@ export function formatSubscription(document: SubscriptionDocument): string {
   const shown = lines.filter((line): line is [string, string] => line[1] !== undefined && line[1] !== '');
   const width = Math.max(...shown.map(([label]) => label.length));
   return shown.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`).join('\n');
+}
+
+/**
+ * Where dead letters go: the container, in the stack's bucket or the one the subscription names
+ * (an S3 bucket ARN as `resourceId`; another id is kept for familiarity only), and the role
+ * assumed to write to it.
+ */
+function deadLetterLine(deadLetter: DeadLetter['properties']): string | undefined {
+  if (deadLetter?.blobContainerName === undefined) return undefined;
+  const id = deadLetter.resourceId;
+  const bucket = isBucketArn(id) ? `bucket ${bucketNameOf(id)}` : "the stack's bucket";
+  const role = deadLetter.roleArn
+    ? `, through role ${deadLetter.roleArn}${deadLetter.externalId ? ` (external id ${deadLetter.externalId})` : ''}`
+    : '';
+  return `container ${deadLetter.blobContainerName} in ${bucket}${role}`;
 }
 
 /**

@@ -51,3 +51,81 @@ describe('subscription show', () => {
     expect(signingLineOf(text)).toBeUndefined();
   });
 });
+
+/** A subscription document dead-lettering as `properties` says, classic or namespace. */
+const withDeadLetters = (
+  properties: Record<string, string>,
+  kind: 'classic' | 'namespace' = 'classic',
+): SubscriptionDocument => {
+  const deadLetterDestination = { properties };
+  return {
+    name: 'orders-hook',
+    properties:
+      kind === 'classic'
+        ? {
+            destination: { properties: { endpointBaseUrl: 'https://hooks.example.com/orders' } },
+            deadLetterDestination,
+          }
+        : {
+            deliveryConfiguration: {
+              push: {
+                destination: { properties: { endpointBaseUrl: 'https://hooks.example.com/orders' } },
+                deadLetterDestinationWithResourceIdentity: { deadLetterDestination },
+              },
+            },
+          },
+  };
+};
+
+const deadLettersLineOf = (text: string) =>
+  text
+    .split('\n')
+    .find((line) => line.startsWith('dead letters:'))
+    ?.replace(/^dead letters:\s+/, '');
+
+describe('subscription show: where dead letters go', () => {
+  it("names the container in the stack's bucket", () => {
+    expect(deadLettersLineOf(formatSubscription(withDeadLetters({ blobContainerName: 'dead' })))).toBe(
+      "container dead in the stack's bucket",
+    );
+    // A resource id that is no bucket ARN is kept for familiarity: the bucket is the stack's.
+    expect(
+      deadLettersLineOf(
+        formatSubscription(
+          withDeadLetters({ blobContainerName: 'dead', resourceId: '/subscriptions/x/storageAccounts/y' }),
+        ),
+      ),
+    ).toBe("container dead in the stack's bucket");
+  });
+
+  it('names the bucket, and the role and external id it is written through', () => {
+    expect(
+      deadLettersLineOf(
+        formatSubscription(
+          withDeadLetters(
+            { blobContainerName: 'dead', resourceId: 'arn:aws:s3:::acme-dead-letters' },
+            'namespace',
+          ),
+        ),
+      ),
+    ).toBe('container dead in bucket acme-dead-letters');
+    expect(
+      deadLettersLineOf(
+        formatSubscription(
+          withDeadLetters({
+            blobContainerName: 'dead',
+            resourceId: 'arn:aws:s3:::acme-dead-letters',
+            roleArn: 'arn:aws:iam::210987654321:role/gridwire-dead-letters',
+            externalId: 'gridwire-dl',
+          }),
+        ),
+      ),
+    ).toBe(
+      'container dead in bucket acme-dead-letters, through role arn:aws:iam::210987654321:role/gridwire-dead-letters (external id gridwire-dl)',
+    );
+  });
+
+  it('prints no dead-letters line when there is no dead-letter destination', () => {
+    expect(deadLettersLineOf(formatSubscription(withSigning()))).toBeUndefined();
+  });
+});
