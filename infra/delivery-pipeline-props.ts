@@ -212,7 +212,7 @@ export interface DeliveryPipelineProps {
    * (`roleArn`, and the `externalId` its trust policy asks for), which both functions may assume
    * (`sts:AssumeRole`), and nothing is granted on the bucket itself. A bucket named by a declared
    * subscription's `deadLetter` is added to these by declaring it. Both functions get the list
-   * as `GRIDWIRE_DEAD_LETTER_BUCKETS` (`arn:aws:s3:::<name>` or `arn:aws:s3:::<name>|<role>`,
+   * as `ENV.deadLetterBuckets` (`arn:aws:s3:::<name>` or `arn:aws:s3:::<name>|<role>`,
    * comma-separated), only when it is not empty.
    * @default none: the stack's own dead-letter bucket only
    */
