@@ -37,6 +37,8 @@ export interface LocalStackOptions {
   blockPrivateEndpoints?: boolean;
   /** The AWS resources subscriptions may deliver to (ARN patterns); default any (`*`). */
   resourceDestinations?: string[];
+  /** The S3 buckets subscriptions may name for their dead letters (bucket ARN patterns); default any (`*`). */
+  deadLetterBuckets?: string[];
   /**
    * The origins that may show the portal in a frame, its CSP `frame-ancestors` (the construct's
    * `portalFrameAncestors` prop): https origins without a path, such as `https://app.example.com`

@@ -19,6 +19,7 @@ import { ApiError, badRequest, notFound } from '../http/errors';
 import type { TopicInput } from '../storage/topics';
 import { consoleOperations } from './console-routes';
 import { deadLetterOperations } from './dead-letter-routes';
+import { checkDeadLetterBucket } from './dead-letters';
 import { deliverySchemaFor } from './delivery-schema';
 import type { ClockDeps, ManagementDeps, PropagationDeps, TopicStoreDeps, UrlDeps } from './deps';
 import { healthOperations } from './health-routes';
@@ -31,7 +32,7 @@ import { subscriptionDocument, topicDocument } from './resource-documents';
 import { sessionOperations } from './session-routes';
 import { signingOperations } from './signing-routes';
 import { destinationOf, fullUrlsDocument } from './stored-destination';
-import { parseSubscriptionBody } from './subscription-schema';
+import { classicDeadLetterField, parseSubscriptionBody } from './subscription-schema';
 import {
   checkSubscriptionQuota,
   deleteSubscription,
@@ -128,9 +129,9 @@ const operations: Readonly<Operations<ManagementDeps>> = {
     // A missing topic is a 404 whatever the body; the notices topic is made only for a good one.
     const found = isDeadLetterNoticeTopic(topicName) ? undefined : await requireTopic(deps, topicName);
     const name = subscriptionParam(event);
-    const input = parseSubscriptionBody(parseJsonBody(event, MAX_BODY_BYTES), {
-      allowHttp: deps.allowHttpEndpoints,
-    });
+    const body = parseJsonBody(event, MAX_BODY_BYTES);
+    const input = parseSubscriptionBody(body, { allowHttp: deps.allowHttpEndpoints });
+    checkDeadLetterBucket(input.deadLetter, deps.deadLetterBuckets, classicDeadLetterField(body));
     const topic = found ?? (await noticesTopic(deps));
     const eventDeliverySchema = deliverySchemaFor(topic.inputSchema, input.eventDeliverySchema);
     const { subscription, created } = await saveSubscription(

@@ -32,6 +32,7 @@ export type DeadLetterRouteDeps = DeadLetterDeps &
 const deadLetters = (deps: DeadLetterRouteDeps) =>
   new DeadLetterService({
     bucket: deps.deadLetterBucket,
+    ...(deps.namedDeadLetterBucket === undefined ? {} : { namedBucket: deps.namedDeadLetterBucket }),
     queue: deps.queue,
     clock: deps.clock,
     newId: deps.newId,

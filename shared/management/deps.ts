@@ -21,6 +21,7 @@ import type { JobQueue } from '../queue/sqs-job-queue';
 import type { SessionKeys } from '../sessions/keys';
 import type { AttemptHistoryLookup } from '../storage/attempt-history';
 import type { BacklogIndexReader } from '../storage/backlog';
+import type { DeadLetterBucketRef } from '../storage/dead-letter-buckets';
 import type { DeclaredDestinationsStore } from '../storage/declared-destinations';
 import type { HealthStore } from '../storage/health';
 import type { NamespaceStore, NamespaceTopicStore } from '../storage/namespaces';
@@ -89,7 +90,18 @@ export interface QueueDeps {
 
 /** Dead letters: the bucket (listing, reading, marking blobs replayed) and the claims of replays at work. */
 export interface DeadLetterDeps {
+  /** The stack's own dead-letter bucket. */
   deadLetterBucket: DeadLetterBlobs;
+  /**
+   * The buckets subscriptions may name for their dead letters beside the stack's (bucket ARN
+   * patterns; `<bucket>|<role>` pairs one with another account's role). Empty: none.
+   */
+  deadLetterBuckets: readonly string[];
+  /**
+   * A bucket a subscription names, reached as it says (a role to assume). Absent: such a
+   * subscription's dead letters cannot be listed or replayed (503).
+   */
+  namedDeadLetterBucket?: (ref: DeadLetterBucketRef & { bucket: string }) => DeadLetterBlobs;
   /** Claims on blobs being replayed, so two replays at once never both replay one. */
   replayClaims: ReplayClaims;
 }

@@ -244,6 +244,16 @@ const ROLE_ARN = /^arn:(aws|aws-cn|aws-us-gov):iam::\d{12}:role\/[\w+=,.@/-]{1,5
  */
 const EXTERNAL_ID = /^[\w+=,.@:/-]{2,1224}$/;
 
+/** A role to assume, as the API takes it. */
+export const roleArnSchema = z.string({ error: 'must be a string' }).regex(ROLE_ARN, {
+  error: 'must be the ARN of an IAM role, such as arn:aws:iam::123456789012:role/gridwire-delivery',
+});
+
+/** An external id sent when a role is assumed, as the API takes it. */
+export const externalIdSchema = z.string({ error: 'must be a string' }).regex(EXTERNAL_ID, {
+  error: "must be 2 to 1224 characters, letters, digits and _+=,.@:/- (STS's rules for an external id)",
+});
+
 /** An AWS resource destination as the API takes it. */
 export const resourceDestinationInputSchema = z
   .strictObject(
@@ -257,20 +267,8 @@ export const resourceDestinationInputSchema = z
             .enum(['Event', 'RequestResponse'], { error: "must be 'Event' or 'RequestResponse'" })
             .optional(),
           partitionKeyField: eventFieldPathSchema.optional(),
-          roleArn: z
-            .string({ error: 'must be a string' })
-            .regex(ROLE_ARN, {
-              error:
-                'must be the ARN of an IAM role, such as arn:aws:iam::123456789012:role/gridwire-delivery',
-            })
-            .optional(),
-          externalId: z
-            .string({ error: 'must be a string' })
-            .regex(EXTERNAL_ID, {
-              error:
-                "must be 2 to 1224 characters, letters, digits and _+=,.@:/- (STS's rules for an external id)",
-            })
-            .optional(),
+          roleArn: roleArnSchema.optional(),
+          externalId: externalIdSchema.optional(),
         },
         { error: 'is required' },
       ),

@@ -31,8 +31,8 @@ import {
   systemData,
 } from './resource-documents';
 import {
-  deadLetterDestinationSchema,
   deadLetterOf,
+  deadLetterWithIdentitySchema,
   deliveryLogSchema,
   disableAfterSchema,
   expirationOf,
@@ -137,17 +137,7 @@ export function namespaceSubscriptionBodySchema(allowHttp: boolean) {
                 eventTimeToLive: eventTimeToLiveSchema.optional(),
                 retrySchedule: retryScheduleSchema(NAMESPACE_PROFILE).optional(),
                 destination: destinationSchema(allowHttp),
-                deadLetterDestinationWithResourceIdentity: z
-                  .strictObject(
-                    {
-                      deadLetterDestination: deadLetterDestinationSchema,
-                      // Accepted for familiarity; the stack's own role writes dead letters.
-                      identity: z.record(z.string(), z.unknown()).optional(),
-                    },
-                    { error: 'must be {"deadLetterDestination": {...}}' },
-                  )
-                  .nullable()
-                  .optional(),
+                deadLetterDestinationWithResourceIdentity: deadLetterWithIdentitySchema.nullable().optional(),
               },
               { error: 'is required' },
             ),
@@ -214,7 +204,10 @@ export function parseNamespaceSubscriptionBody(
       ttlMs: ttlMinutes * 60_000,
       ...(push.retrySchedule === undefined ? {} : { scheduleMs: push.retrySchedule }),
     },
-    ...deadLetterOf(push.deadLetterDestinationWithResourceIdentity?.deadLetterDestination),
+    ...deadLetterOf(
+      push.deadLetterDestinationWithResourceIdentity?.deadLetterDestination,
+      push.deadLetterDestinationWithResourceIdentity?.identity,
+    ),
     ...expirationOf(properties.expirationTimeUtc),
     labels: properties.labels ?? [],
     ...(properties.deliveryLog === undefined ? {} : { deliveryLog: properties.deliveryLog }),

@@ -21,6 +21,7 @@ import type { NamespaceInput } from '../storage/namespaces';
 import type { ReadOptions } from '../storage/table';
 import { changeOverRead } from './change-over-read';
 import { type DeadLetterRouteDeps, deadLetterOperations } from './dead-letter-routes';
+import { checkDeadLetterBucket } from './dead-letters';
 import type { TopicStoreDeps } from './deps';
 import { type HealthRouteDeps, healthOperations } from './health-routes';
 import { MAX_BODY_BYTES, optionalBody, subscriptionParam, topicParam } from './http-helpers';
@@ -237,6 +238,11 @@ export const namespaceOperations: Readonly<Operations<NamespaceRouteDeps>> = {
       allowHttp: deps.allowHttpEndpoints,
       topic,
     });
+    checkDeadLetterBucket(
+      input.deadLetter,
+      deps.deadLetterBuckets,
+      `${PUSH_FIELD}.deadLetterDestinationWithResourceIdentity.deadLetterDestination`,
+    );
     const topicId = topicIdOf(topic);
     const { subscription, created } = await saveSubscription(
       deps,

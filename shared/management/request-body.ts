@@ -23,7 +23,6 @@ export function validateName(kind: NameKind, name: string): string {
 
 /** Fields of the original API that later Gridwire versions accept; named so the error says so. */
 const NOT_YET_SUPPORTED = new Set([
-  'properties.deadLetterWithResourceIdentity',
   'properties.deliveryWithResourceIdentity',
   'properties.destination.properties.azureActiveDirectoryTenantId',
   'properties.destination.properties.azureActiveDirectoryApplicationIdOrUri',

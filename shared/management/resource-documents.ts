@@ -158,6 +158,8 @@ export const deadLetterDocument = (deadLetter: DeadLetterDestination) => ({
   properties: {
     blobContainerName: deadLetter.container,
     ...(deadLetter.resourceId === undefined ? {} : { resourceId: deadLetter.resourceId }),
+    ...(deadLetter.roleArn === undefined ? {} : { roleArn: deadLetter.roleArn }),
+    ...(deadLetter.externalId === undefined ? {} : { externalId: deadLetter.externalId }),
   },
 });
 

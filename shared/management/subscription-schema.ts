@@ -16,10 +16,17 @@ import {
   retryLimitsOf,
   type SubscriptionFilter,
 } from '../domain/model';
+import { badRequest } from '../http/errors';
 import { isoDurationOfSeconds, isoDurationSeconds } from '../platform/iso-duration';
 import { validateFilter } from '../publish/filter';
 import { LABEL_LIMITS } from '../sessions/scope';
-import { type DestinationInput, destinationInputOf, destinationSchema } from './destination-schema';
+import {
+  type DestinationInput,
+  destinationInputOf,
+  destinationSchema,
+  externalIdSchema,
+  roleArnSchema,
+} from './destination-schema';
 import { intInRange, invalidBody } from './request-body';
 
 /** Subscriptions one topic may hold (the original service's quota). */
@@ -53,22 +60,134 @@ export const expirationTimeSchema = z
 export const expirationOf = (time: string | null | undefined): Pick<SubscriptionInput, 'expirationTime'> =>
   time === undefined || time === null ? {} : { expirationTime: time };
 
-/** A storage-blob dead-letter destination, as both kinds of subscription take it. */
-export const deadLetterDestinationSchema = z.strictObject(
-  {
-    endpointType: z.literal('StorageBlob', { error: "must be 'StorageBlob'" }),
-    properties: z.strictObject(
-      {
-        blobContainerName: z.string({ error: 'is required' }).regex(CONTAINER_NAME.pattern, {
-          error: `must be ${CONTAINER_NAME.min} to ${CONTAINER_NAME.max} lower-case letters, digits and single hyphens, starting and ending with a letter or digit`,
-        }),
-        resourceId: z.string().max(1024, { error: 'is at most 1024 characters' }).optional(),
-      },
-      { error: 'is required' },
-    ),
-  },
-  { error: 'is required' },
-);
+/**
+ * An S3 bucket's ARN as a dead-letter `resourceId` takes it (`arn:aws:s3:::<bucket>`): a bucket
+ * name as S3 allows it, 3 to 63 lower-case letters, digits, dots and hyphens.
+ */
+const BUCKET_ARN = /^arn:(aws|aws-cn|aws-us-gov):s3:::([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])$/;
+
+/** The bucket a dead-letter `resourceId` names, or `undefined` when it is no S3 bucket ARN. */
+export const bucketOfResourceId = (resourceId: string): string | undefined =>
+  BUCKET_ARN.exec(resourceId)?.[2];
+
+/**
+ * A storage-blob dead-letter destination, as both kinds of subscription take it. `resourceId`
+ * names the bucket: an S3 bucket ARN is a bucket of the team's own (one the deployer allows,
+ * `deadLetterBuckets`), reached with `roleArn` when it is in another account; any id that is not
+ * an ARN (an Azure storage account id, say) is kept and shown, and the stack's bucket is used.
+ */
+export const deadLetterDestinationSchema = z
+  .strictObject(
+    {
+      endpointType: z.literal('StorageBlob', { error: "must be 'StorageBlob'" }),
+      properties: z.strictObject(
+        {
+          blobContainerName: z.string({ error: 'is required' }).regex(CONTAINER_NAME.pattern, {
+            error: `must be ${CONTAINER_NAME.min} to ${CONTAINER_NAME.max} lower-case letters, digits and single hyphens, starting and ending with a letter or digit`,
+          }),
+          resourceId: z.string().max(1024, { error: 'is at most 1024 characters' }).optional(),
+          roleArn: roleArnSchema.optional(),
+          externalId: externalIdSchema.optional(),
+        },
+        { error: 'is required' },
+      ),
+    },
+    { error: 'is required' },
+  )
+  .superRefine(({ properties }, ctx) => {
+    const { resourceId, roleArn, externalId } = properties;
+    const bucket = resourceId === undefined ? undefined : bucketOfResourceId(resourceId);
+    if (resourceId?.startsWith('arn:') === true && bucket === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['properties', 'resourceId'],
+        message:
+          "must be the ARN of an S3 bucket, arn:aws:s3:::<bucket> (3 to 63 lower-case letters, digits, dots and hyphens), or an id that is not an ARN (kept, and the stack's bucket used)",
+      });
+    }
+    if (roleArn !== undefined && bucket === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['properties', 'roleArn'],
+        message:
+          "is assumed to write to the bucket in resourceId: give resourceId as arn:aws:s3:::<bucket>, or leave roleArn out (the stack's own bucket needs no role)",
+      });
+    }
+    if (externalId !== undefined && roleArn === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['properties', 'externalId'],
+        message: 'is sent when the role in roleArn is assumed: give roleArn too, or leave externalId out',
+      });
+    }
+  });
+
+/**
+ * The managed identity the original writes dead letters with, as both kinds of subscription take
+ * it: `SystemAssigned` is the stack's own role; `UserAssigned` names, in
+ * `userAssignedIdentity`, the IAM role to assume (a dead-letter destination's `roleArn`).
+ */
+export const deadLetterIdentitySchema = z
+  .strictObject(
+    {
+      type: z.enum(['SystemAssigned', 'UserAssigned'], {
+        error:
+          "must be 'SystemAssigned' (the stack's own role) or 'UserAssigned' (the IAM role in userAssignedIdentity)",
+      }),
+      userAssignedIdentity: roleArnSchema.optional(),
+    },
+    {
+      error:
+        'must be {"type": "SystemAssigned"} or {"type": "UserAssigned", "userAssignedIdentity": "<IAM role ARN>"}',
+    },
+  )
+  .superRefine((identity, ctx) => {
+    if ((identity.type === 'UserAssigned') !== (identity.userAssignedIdentity !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['userAssignedIdentity'],
+        message:
+          identity.type === 'UserAssigned'
+            ? 'is required with type UserAssigned: the ARN of the IAM role to assume'
+            : 'is for type UserAssigned only',
+      });
+    }
+  });
+
+/**
+ * A dead-letter destination with the identity it is written with (`deadLetterWithResourceIdentity`
+ * of classic subscriptions, `deadLetterDestinationWithResourceIdentity` of namespace ones).
+ */
+export const deadLetterWithIdentitySchema = z
+  .strictObject(
+    {
+      deadLetterDestination: deadLetterDestinationSchema,
+      identity: deadLetterIdentitySchema.optional(),
+    },
+    { error: 'must be {"identity": {...}, "deadLetterDestination": {...}}' },
+  )
+  .superRefine(({ identity, deadLetterDestination }, ctx) => {
+    const role = deadLetterDestination.properties.roleArn;
+    const assumed = identity?.userAssignedIdentity;
+    if (assumed !== undefined && role !== undefined && role !== assumed) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['identity', 'userAssignedIdentity'],
+        message: 'names another role than deadLetterDestination.properties.roleArn: give one of them',
+      });
+    }
+    if (
+      assumed !== undefined &&
+      bucketOfResourceId(deadLetterDestination.properties.resourceId ?? '') === undefined
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['identity', 'userAssignedIdentity'],
+        message:
+          "is assumed to write to the bucket in deadLetterDestination.properties.resourceId: give it as arn:aws:s3:::<bucket>, or use type SystemAssigned (the stack's own bucket)",
+      });
+    }
+  });
 
 /**
  * A subscription's filter as both kinds of subscription take it (`filter` on classic ones,
@@ -201,6 +320,7 @@ export function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: bool
         deliveryLog: deliveryLogSchema,
         disableAfterFailingFor: disableAfterSchema,
         deadLetterDestination: deadLetterDestinationSchema.nullable().optional(),
+        deadLetterWithResourceIdentity: deadLetterWithIdentitySchema.nullable().optional(),
         expirationTimeUtc: expirationTimeSchema,
       },
       { error: 'is required' },
@@ -233,23 +353,50 @@ const includedEventTypesOf = (
     ? {}
     : { includedEventTypes: types };
 
-/** A parsed dead-letter destination as stored. */
+/**
+ * A parsed dead-letter destination as stored, with the role of its identity when it has one
+ * (`UserAssigned`): the bucket an S3 ARN in `resourceId` names, and how to reach it.
+ */
 export const deadLetterOf = (
   dead: z.infer<typeof deadLetterDestinationSchema> | null | undefined,
-): Pick<SubscriptionInput, 'deadLetter'> =>
-  dead === undefined || dead === null
-    ? {}
-    : {
-        deadLetter: {
-          container: dead.properties.blobContainerName,
-          ...(dead.properties.resourceId === undefined ? {} : { resourceId: dead.properties.resourceId }),
-        },
-      };
+  identity?: z.infer<typeof deadLetterIdentitySchema>,
+): Pick<SubscriptionInput, 'deadLetter'> => {
+  if (dead === undefined || dead === null) return {};
+  const { blobContainerName, resourceId, externalId } = dead.properties;
+  const bucket = resourceId === undefined ? undefined : bucketOfResourceId(resourceId);
+  const roleArn = dead.properties.roleArn ?? identity?.userAssignedIdentity;
+  return {
+    deadLetter: {
+      container: blobContainerName,
+      ...(resourceId === undefined ? {} : { resourceId }),
+      ...(bucket === undefined ? {} : { bucket }),
+      ...(roleArn === undefined ? {} : { roleArn }),
+      ...(externalId === undefined ? {} : { externalId }),
+    },
+  };
+};
+
+/** Where a classic subscription body gives its dead-letter destination, for error messages. */
+export const classicDeadLetterField = (body: unknown): string =>
+  (body as { properties?: { deadLetterWithResourceIdentity?: unknown } } | null)?.properties
+    ?.deadLetterWithResourceIdentity
+    ? 'properties.deadLetterWithResourceIdentity.deadLetterDestination'
+    : 'properties.deadLetterDestination';
 
 export function parseSubscriptionBody(body: unknown, options: { allowHttp: boolean }): SubscriptionInput {
   const parsed = subscriptionBodySchema(TOPIC_PROFILE, options.allowHttp).safeParse(body);
   if (!parsed.success) throw invalidBody(parsed.error, 'event subscription');
   const { properties } = parsed.data;
+  if (
+    properties.deadLetterDestination !== undefined &&
+    properties.deadLetterDestination !== null &&
+    properties.deadLetterWithResourceIdentity !== undefined &&
+    properties.deadLetterWithResourceIdentity !== null
+  ) {
+    throw badRequest(
+      'properties.deadLetterWithResourceIdentity: give either it or properties.deadLetterDestination, not both.',
+    );
+  }
   const limits = TOPIC_PROFILE.limits;
   return {
     ...destinationInputOf(properties.destination),
@@ -273,7 +420,13 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
     ...(properties.eventDeliverySchema === undefined
       ? {}
       : { eventDeliverySchema: properties.eventDeliverySchema }),
-    ...deadLetterOf(properties.deadLetterDestination),
+    ...(properties.deadLetterWithResourceIdentity === undefined ||
+    properties.deadLetterWithResourceIdentity === null
+      ? deadLetterOf(properties.deadLetterDestination)
+      : deadLetterOf(
+          properties.deadLetterWithResourceIdentity.deadLetterDestination,
+          properties.deadLetterWithResourceIdentity.identity,
+        )),
     ...expirationOf(properties.expirationTimeUtc),
   };
 }

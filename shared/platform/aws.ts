@@ -8,7 +8,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ResourceClients } from './resource-clients';
+import { assumedRoleCredentials, type ResourceClients } from './resource-clients';
 
 export interface AwsClients {
   sqs: SQSClient;
@@ -64,6 +64,22 @@ export function createAwsClients(endpoints?: LocalEndpoints): AwsClients {
       requestChecksumCalculation: 'WHEN_REQUIRED',
     }),
   };
+}
+
+/**
+ * An S3 client for a bucket subscriptions name for their dead letters, on AWS: the function's
+ * credentials, or a role's it assumes (a bucket in another account). The bucket's region is not
+ * known, so the client follows S3's redirect to it. Times out as the stack's own S3 client does.
+ */
+export function namedBucketS3Client(roleArn?: string, externalId?: string): S3Client {
+  const region = process.env.AWS_REGION ?? LOCAL_REGION;
+  return new S3Client({
+    region,
+    followRegionRedirects: true,
+    requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    ...(roleArn === undefined ? {} : { credentials: assumedRoleCredentials(roleArn, region, externalId) }),
+  });
 }
 
 /**

@@ -54,7 +54,7 @@ export interface ResourceClientConfig {
  * whose trust policy asks for it (`sts:ExternalId`) is assumed only by the stack its owner gave
  * the id to, not by any other that trusts the same delivery role's account (the confused deputy).
  */
-const assumedRoleCredentials = (role: string, region: string, externalId?: string): RoleCredentials =>
+export const assumedRoleCredentials = (role: string, region: string, externalId?: string): RoleCredentials =>
   resourceSdks.credentials().fromTemporaryCredentials({
     params: {
       RoleArn: role,

@@ -54,6 +54,7 @@ export function routeTestDeps(stores: TableStores, overrides: Partial<Management
     clock,
     newId: () => 'uid-1',
     deadLetterBucket: new MemoryDeadLetterBucket(),
+    deadLetterBuckets: [],
     replayClaims: new MemoryReplayClaims(),
     callBudget: new InProcessRateBudget(),
     queue: new RecordingQueue(clock),

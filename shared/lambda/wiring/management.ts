@@ -17,11 +17,11 @@ import { resourceTypesOf } from '../../platform/resource-clients';
 import { BACKLOG_TICK_QUEUE } from '../../queue/job-codec';
 import { FileSessionKeys, type SessionKeys } from '../../sessions/keys';
 import { DynamoBacklogIndex } from '../../storage/backlog';
-import { DeadLetterBucket } from '../../storage/dead-letter-bucket';
 import { DynamoDeclaredDestinations } from '../../storage/declared-destinations';
 import { DynamoRateBudget } from '../../storage/rate-budget';
 import { DynamoReplayClaims } from '../../storage/replay-claims';
 import { SecretSessionKeys } from '../../storage/session-keys';
+import { deadLetterBucketsOf } from './dead-letter-buckets';
 import type { Observability } from './observability';
 import { buildSealer, healthStoreOf, historyOf, queueOf, type Runtime, storesOf } from './runtime';
 
@@ -45,10 +45,7 @@ export function buildManagementDeps(
   const { topics, subscriptions, namespaces, namespaceTopics } = storesOf(runtime);
   const history = historyOf(runtime);
   const table = () => requireSetting(runtime.config.tableName, ENV.tableName);
-  const deadLetterBucket = new DeadLetterBucket(
-    runtime.clients.s3,
-    requireSetting(runtime.config.deadLetterBucket, ENV.deadLetterBucket),
-  );
+  const deadLetterBuckets = deadLetterBucketsOf(runtime);
   const declaredDestinations = new DynamoDeclaredDestinations(runtime.clients.dynamo, table());
   const replayClaims = new DynamoReplayClaims(runtime.clients.dynamo, table());
   // Resend and replay calls per subscription and minute, counted where every instance sees them.
@@ -70,7 +67,9 @@ export function buildManagementDeps(
     clock: runtime.clock ?? systemClock,
     newId: randomUUID,
     // Dead letters, with the claims that keep two replays of one blob apart, and the call limits.
-    deadLetterBucket,
+    deadLetterBucket: deadLetterBuckets.own,
+    deadLetterBuckets: runtime.config.deadLetterBuckets,
+    namedDeadLetterBucket: deadLetterBuckets.named,
     replayClaims,
     callBudget,
     queue,

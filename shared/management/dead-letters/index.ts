@@ -18,7 +18,14 @@
 export { BLOB_CONCURRENCY, type DeadLetterBlobs, type DeadLetterServiceDeps } from './deps';
 export { blobDocumentText, listDocument, replayDocument } from './documents';
 export { blobOfTopic } from './ownership';
-export { checkKey, type DeadLetterPlace, deadLetterPlace, isBlobKey } from './place';
+export {
+  bucketOfPlace,
+  checkDeadLetterBucket,
+  checkKey,
+  type DeadLetterPlace,
+  deadLetterPlace,
+  isBlobKey,
+} from './place';
 export {
   blobRecords,
   matchingRecords,

@@ -1,13 +1,22 @@
-/** Where a subscription's dead letters are, and which keys are its blobs. */
+/**
+ * Where a subscription's dead letters are (the stack's bucket or the one it names, and the
+ * prefix), which keys are its blobs, and whether a bucket it names is one the deployer allows.
+ */
+import { ENV } from '../../config/resources';
 import { type DeadLetterFormat, deadLetterPrefix } from '../../delivery/rules/dead-letter-layout';
+import { destinationRefusal, PAIR_SEPARATOR } from '../../delivery/rules/resource-destinations';
 import { deadLetterScopeOfTarget, deliveryTargetOf } from '../../delivery/target';
-import type { Subscription } from '../../domain/model';
-import { badRequest } from '../../http/errors';
+import type { DeadLetterDestination, Subscription } from '../../domain/model';
+import { badRequest, serviceUnavailable } from '../../http/errors';
+import type { DeadLetterBucketRef } from '../../storage/dead-letter-buckets';
+import type { DeadLetterBlobs } from './deps';
 
 /** Where a subscription's dead letters are and how their records are written. */
 export interface DeadLetterPlace {
   prefix: string;
   format: DeadLetterFormat;
+  /** The bucket, and the role it is reached with; no bucket: the stack's own. */
+  bucket: DeadLetterBucketRef;
 }
 
 /**
@@ -23,10 +32,58 @@ export function deadLetterPlace(subscription: Subscription): DeadLetterPlace {
       `properties.deadLetterDestination: the event subscription '${subscription.name}' has no dead-letter destination, so it has no dead letters.`,
     );
   }
+  const { bucket, roleArn, externalId } = deadLetter;
   return {
     prefix: deadLetterPrefix(deadLetter.container, deadLetterScopeOfTarget({ ...target, deadLetter })),
     format: deadLetter.format,
+    bucket: {
+      ...(bucket === undefined ? {} : { bucket }),
+      ...(roleArn === undefined ? {} : { roleArn }),
+      ...(externalId === undefined ? {} : { externalId }),
+    },
   };
+}
+
+/** The bucket operations of a place's bucket: the stack's own, or the one the subscription names. */
+export function bucketOfPlace(
+  place: DeadLetterPlace,
+  deps: {
+    bucket: DeadLetterBlobs;
+    namedBucket?: (ref: DeadLetterBucketRef & { bucket: string }) => DeadLetterBlobs;
+  },
+): DeadLetterBlobs {
+  const { bucket } = place.bucket;
+  if (bucket === undefined) return deps.bucket;
+  if (deps.namedBucket === undefined) {
+    throw serviceUnavailable(`The dead-letter bucket ${bucket} can't be read by this function.`);
+  }
+  return deps.namedBucket({ ...place.bucket, bucket });
+}
+
+/**
+ * Refuses (400 naming `field`, the dead-letter destination's path in the body) a destination
+ * whose bucket the deployer's list does not allow, or whose role it does not pair with it: a
+ * bucket of the stack's own account needs an entry naming it; one reached with a role of another
+ * account, an entry pairing the two (`<bucket>|<role>`). A destination without a bucket (the
+ * stack's own) passes.
+ */
+export function checkDeadLetterBucket(
+  deadLetter: DeadLetterDestination | undefined,
+  allowList: readonly string[],
+  field: string,
+): void {
+  if (deadLetter?.bucket === undefined || deadLetter.resourceId === undefined) return;
+  const refusal = destinationRefusal(allowList, deadLetter.resourceId, deadLetter.roleArn);
+  if (refusal === undefined) return;
+  const where = `${ENV.deadLetterBuckets}, the deadLetterBuckets prop, or a subscription declared in the CDK app with that bucket`;
+  if (refusal === 'resourceArn') {
+    throw badRequest(
+      `${field}.properties.resourceId: ${deadLetter.resourceId} is not a bucket this stack may write dead letters to; its deployer can allow it (${where}), or leave resourceId out for the stack's own bucket.`,
+    );
+  }
+  throw badRequest(
+    `${field}.properties.roleArn: ${deadLetter.roleArn} is not paired with ${deadLetter.resourceId} on this stack's list of dead-letter buckets; its deployer can pair them (an entry '${deadLetter.resourceId}${PAIR_SEPARATOR}${deadLetter.roleArn}' in ${where}).`,
+  );
 }
 
 /** What follows the prefix in a blob key: `<yyyy>/<M>/<d>/<H>/<name>.json`. */

@@ -9,10 +9,10 @@ import { METRIC, subscriptionDimensions } from '../../observability/metrics';
 import { packJobs, targetGroupId } from '../../queue/job-codec';
 import type { ReplayMarker } from '../../storage/dead-letter-bucket';
 import { REPLAY_CLAIM_LEASE_MS } from '../../storage/replay-claims';
-import { BLOB_CONCURRENCY, type DeadLetterServiceDeps } from './deps';
+import { BLOB_CONCURRENCY, type DeadLetterBlobs, type DeadLetterServiceDeps } from './deps';
 import { markerReasonsAfter } from './markers';
 import { ownsBlob } from './ownership';
-import { type DeadLetterPlace, deadLetterPlace } from './place';
+import { bucketOfPlace, type DeadLetterPlace, deadLetterPlace } from './place';
 import { replayItem } from './records';
 import { planSend, type RecordSelection, type SelectedBlob, selectBlobs, selectRecords } from './replay-plan';
 import type { ReplayRequest } from './replay-request';
@@ -39,7 +39,7 @@ export async function runReplay(
   request: ReplayRequest,
 ): Promise<ReplayReport> {
   const place = deadLetterPlace(subscription);
-  const selected = await selectBlobs(deps.bucket, place, subscription, request);
+  const selected = await selectBlobs(bucketOfPlace(place, deps), place, subscription, request);
   const context = replayContext(subscription, place, request, deps.newId());
   const outcomes = await replayInTurn(selected, (blob) => replayBlob(deps, context, blob));
   const report = replayReport(request, selected, outcomes);
@@ -208,7 +208,12 @@ async function replayClaimedBlob(
     );
   }
   const queued = { key, ...counts, queued: toSend.length, skipped, ...previously };
-  return markReplayed(deps, queued, now, markerReasonsAfter(place.format, marker, toSend));
+  return markReplayed(
+    bucketOfPlace(place, deps),
+    queued,
+    now,
+    markerReasonsAfter(place.format, marker, toSend),
+  );
 }
 
 /** A blob as read for a replay: its marker if it has one, its text unless it is skipped unread. */
@@ -228,14 +233,15 @@ async function readForReplay(
 ): Promise<BlobRead | 'notFound'> {
   const { request } = context;
   const { key } = blob;
+  const bucket = bucketOfPlace(context.place, deps);
   // A named blob of another topic is answered as one that does not exist.
-  if (!blob.owned && !(await ownsBlob(deps.bucket, context.place, context.subscription, key))) {
+  if (!blob.owned && !(await ownsBlob(bucket, context.place, context.subscription, key))) {
     return 'notFound';
   }
   // Read whatever the listing said: a replay that ended since it was made may have marked it.
-  const marker = await deps.bucket.replayMarker(key);
+  const marker = await bucket.replayMarker(key);
   if (marker?.reasons !== undefined || marker === undefined || request.force || request.dryRun) {
-    const read = await deps.bucket.read(key);
+    const read = await bucket.read(key);
     if (read === undefined) return 'notFound';
     return { marker, text: read.text };
   }
@@ -259,13 +265,13 @@ function packEvents(context: ReplayContext, key: string, records: readonly strin
 
 /** Marks a blob whose events were queued; a marker that cannot be written is a failed entry. */
 async function markReplayed(
-  deps: DeadLetterServiceDeps,
+  bucket: DeadLetterBlobs,
   queued: BlobReplay,
   now: number,
   reasons: string[],
 ): Promise<BlobReplay> {
   try {
-    await deps.bucket.markReplayed(queued.key, now, reasons);
+    await bucket.markReplayed(queued.key, now, reasons);
   } catch (error) {
     return {
       ...queued,

@@ -3,9 +3,9 @@ import type { Subscription } from '../../domain/model';
 import { notFound } from '../../http/errors';
 import { mapWithConcurrency } from '../../platform/concurrency';
 import type { DeadLetterBlobInfo } from '../../storage/dead-letter-bucket';
-import { BLOB_CONCURRENCY, type DeadLetterServiceDeps } from './deps';
+import { BLOB_CONCURRENCY, type DeadLetterBlobs, type DeadLetterServiceDeps } from './deps';
 import { ownBlobs, readBlobOfTopic } from './ownership';
-import { checkKey, deadLetterPlace } from './place';
+import { bucketOfPlace, checkKey, deadLetterPlace } from './place';
 import { blobRecords } from './records';
 import { runReplay } from './replay';
 import type { ReplayRequest, TimeWindow } from './replay-request';
@@ -62,32 +62,20 @@ export class DeadLetterService {
     page: DeadLetterPageRequest = {},
   ): Promise<DeadLetterPage> {
     const place = deadLetterPlace(subscription);
+    const bucket = bucketOfPlace(place, this.deps);
     const size = page.size ?? DEAD_LETTER_PAGE_SIZE;
     const below = page.after ?? Number.POSITIVE_INFINITY;
-    const folders = this.deps.bucket.hourFolders(place.prefix, {
+    const folders = bucket.hourFolders(place.prefix, {
       ...(window.since === undefined ? {} : { since: window.since }),
       until: Math.min(window.until ?? Number.POSITIVE_INFINITY, below),
     });
     const entries: DeadLetterEntry[] = [];
     for await (const folder of folders) {
-      const blobs = await ownBlobs(this.deps.bucket, place, subscription, window, folder.prefix);
-      entries.push(...(await this.entriesOf(blobs)));
+      const blobs = await ownBlobs(bucket, place, subscription, window, folder.prefix);
+      entries.push(...(await entriesOf(bucket, blobs)));
       if (entries.length >= size) return { entries, nextPage: folder.hourStart };
     }
     return { entries };
-  }
-
-  /** Blobs as listed: with when each was replayed, read from its marker when it has one. */
-  private entriesOf(blobs: readonly DeadLetterBlobInfo[]): Promise<DeadLetterEntry[]> {
-    return mapWithConcurrency(blobs, BLOB_CONCURRENCY, async (blob) => {
-      const replayedAt = blob.replayed ? await this.deps.bucket.replayedAt(blob.key) : undefined;
-      return {
-        key: blob.key,
-        writtenAt: blob.writtenAt,
-        bytes: blob.bytes,
-        ...(replayedAt === undefined ? {} : { replayedAt }),
-      };
-    });
   }
 
   /**
@@ -97,11 +85,12 @@ export class DeadLetterService {
   async show(subscription: Subscription, key: string): Promise<DeadLetterBlobContent> {
     const place = deadLetterPlace(subscription);
     checkKey(place, key, 'key');
-    const blob = await this.deps.bucket.read(key);
+    const bucket = bucketOfPlace(place, this.deps);
+    const blob = await bucket.read(key);
     if (blob === undefined || !readBlobOfTopic(place, subscription, key, blob)) {
       throw notFound(`There is no dead-letter blob '${key}' of this event subscription.`);
     }
-    const replayedAt = await this.deps.bucket.replayedAt(key);
+    const replayedAt = await bucket.replayedAt(key);
     return { key, ...(replayedAt === undefined ? {} : { replayedAt }), records: blobRecords(key, blob.text) };
   }
 
@@ -109,4 +98,20 @@ export class DeadLetterService {
   replay(subscription: Subscription, request: ReplayRequest): Promise<ReplayReport> {
     return runReplay(this.deps, subscription, request);
   }
+}
+
+/** Blobs as listed: with when each was replayed, read from its marker when it has one. */
+function entriesOf(
+  bucket: DeadLetterBlobs,
+  blobs: readonly DeadLetterBlobInfo[],
+): Promise<DeadLetterEntry[]> {
+  return mapWithConcurrency(blobs, BLOB_CONCURRENCY, async (blob) => {
+    const replayedAt = blob.replayed ? await bucket.replayedAt(blob.key) : undefined;
+    return {
+      key: blob.key,
+      writtenAt: blob.writtenAt,
+      bytes: blob.bytes,
+      ...(replayedAt === undefined ? {} : { replayedAt }),
+    };
+  });
 }

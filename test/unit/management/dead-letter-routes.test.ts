@@ -45,6 +45,7 @@ function setup(found: Subscription | null = SUB) {
   };
   const deps: DeadLetterRouteDeps = {
     deadLetterBucket: bucket,
+    deadLetterBuckets: [],
     replayClaims: new MemoryReplayClaims(),
     queue,
     clock,
