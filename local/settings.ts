@@ -48,8 +48,8 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
     [ENV.blockPrivateEndpoints]: String(options.blockPrivateEndpoints ?? false),
     // The emulators' queues and topics are this machine's own: any of them.
     [ENV.resourceDestinations]: (options.resourceDestinations ?? ['*']).join(','),
-    // Every bucket of the emulator: the local stack has no account boundary to keep.
-    [ENV.deadLetterBuckets]: (options.deadLetterBuckets ?? ['*']).join(','),
+    // Every bucket of the emulator, with any role (kept, not assumed): it has no accounts to keep apart.
+    [ENV.deadLetterBuckets]: (options.deadLetterBuckets ?? ['arn:aws:s3:::*', 'arn:aws:s3:::*|*']).join(','),
     [ENV.topicCacheMs]: String(options.topicCacheMs ?? LOCAL_CONFIG_DEFAULTS.topicCacheMs),
     [ENV.subscriptionCacheSeconds]: String(
       options.subscriptionCacheSeconds ?? LOCAL_CONFIG_DEFAULTS.subscriptionCacheSeconds,
