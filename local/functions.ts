@@ -3,10 +3,12 @@
  * configuration, with their metrics summed in memory (`metrics.ts`) instead of written as EMF.
  */
 import { createDeadLetterHandler } from '../functions/dead-letter';
-import { createDeliveryHandler, type DeliveryFunctionHandler } from '../functions/delivery';
+import { createDeliveryHandler, type DeliveryFunctionHandler, INVOCATION_TIMES } from '../functions/delivery';
 import { createManagementHandler } from '../functions/management';
 import { buildPublishHandler } from '../functions/publish';
 import type { RuntimeConfig } from '../shared/config/runtime';
+import { LATE_ANSWER_WINDOW_MS } from '../shared/delivery/rules/late-answer';
+import { DELIVERY_TIMEOUT_MS } from '../shared/delivery/webhook-sender';
 import { buildDeadLetterStep } from '../shared/lambda/wiring/dead-letter';
 import { buildDeliveryWorker } from '../shared/lambda/wiring/delivery';
 import { buildManagementDeps } from '../shared/lambda/wiring/management';
@@ -15,8 +17,10 @@ import type { LoggerLike } from '../shared/observability/logging';
 import type { AwsClients } from '../shared/platform/aws';
 import { asFunction } from './current-function';
 import type { HttpHandler } from './gateway';
+import { shortenedContext } from './lambda-context';
 import type { LocalMetrics } from './metrics';
 import type { SqsHandler } from './poller';
+import { LocalStackError } from './stack-error';
 import type { LocalStackOptions } from './stack-options';
 
 /** The function of a queue consumer in the local stack, with the logger its poller reports to. */
@@ -51,7 +55,13 @@ export interface LocalFunctionsInput {
   ownUrl: () => string;
   options: Pick<
     LocalStackOptions,
-    'clock' | 'random' | 'sender' | 'logLevel' | 'wrapDeliveryHandler' | 'wrapPublishHandler'
+    | 'clock'
+    | 'random'
+    | 'sender'
+    | 'logLevel'
+    | 'wrapDeliveryHandler'
+    | 'wrapPublishHandler'
+    | 'requestTimeScale'
   >;
 }
 
@@ -101,16 +111,40 @@ export function buildLocalFunctions({
       }),
     ),
   };
-  const deliveryWorker = buildDeliveryWorker(
-    runtime,
-    deliveryObs,
-    options.sender === undefined ? {} : { sender: options.sender },
-  );
-  const realDeliveryHandler: DeliveryFunctionHandler = createDeliveryHandler({
+  // Request timings as on AWS, or all shrunk together (`requestTimeScale`): the sender's timeout,
+  // the late window, and the delivery function's timeout and margins they are planned within.
+  const requestScale = options.requestTimeScale ?? 1;
+  if (!(requestScale >= 1)) {
+    throw new LocalStackError(
+      `Invalid local stack setting: requestTimeScale must be a number >= 1 (got ${requestScale})`,
+    );
+  }
+  const requestTimes =
+    requestScale === 1
+      ? undefined
+      : { timeoutMs: DELIVERY_TIMEOUT_MS / requestScale, lateWindowMs: LATE_ANSWER_WINDOW_MS / requestScale };
+  const deliveryWorker = buildDeliveryWorker(runtime, deliveryObs, {
+    ...(options.sender === undefined ? {} : { sender: options.sender }),
+    ...(requestTimes === undefined ? {} : { requestTimes }),
+  });
+  const createdDeliveryHandler: DeliveryFunctionHandler = createDeliveryHandler({
     worker: deliveryWorker,
     observability: deliveryObs,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(requestScale === 1
+      ? {}
+      : {
+          times: {
+            lateWindowMs: INVOCATION_TIMES.lateWindowMs / requestScale,
+            finishingMarginMs: INVOCATION_TIMES.finishingMarginMs / requestScale,
+            answerMarginMs: INVOCATION_TIMES.answerMarginMs / requestScale,
+          },
+        }),
   });
+  const realDeliveryHandler: DeliveryFunctionHandler =
+    requestScale === 1
+      ? createdDeliveryHandler
+      : (event, context) => createdDeliveryHandler(event, shortenedContext(context, requestScale));
   const deliveryHandler = asFunction(
     'delivery',
     options.wrapDeliveryHandler?.(realDeliveryHandler) ?? realDeliveryHandler,

@@ -36,3 +36,13 @@ export function lambdaContext(fn: FunctionDefinition, now: () => number = Date.n
     succeed: () => {},
   };
 }
+
+/**
+ * `context` with its time left divided by `scale` from now on: the local stack's
+ * `requestTimeScale` shrinks the delivery function's timeout with the request timings.
+ */
+export function shortenedContext(context: Context, scale: number, now: () => number = Date.now): Context {
+  if (scale === 1) return context;
+  const deadline = now() + context.getRemainingTimeInMillis() / scale;
+  return { ...context, getRemainingTimeInMillis: () => Math.max(0, deadline - now()) };
+}

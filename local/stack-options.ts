@@ -31,6 +31,14 @@ export interface LocalStackOptions {
   publicUrl?: string;
   /** Divides every delivery delay and TTL (demos and tests). */
   timeScale?: number;
+  /**
+   * Divides the real-time lengths around a webhook request (default 1: as on AWS): its 30 s
+   * timeout (handshakes' too), the 3 minute late window its timeout is listened to for, and the
+   * delivery function's timeout and margins they are planned within. For tests of late answers,
+   * which would otherwise wait minutes; `timeScale` leaves all of these real. A `sender` given
+   * here keeps its own timeout.
+   */
+  requestTimeScale?: number;
   /** Endpoints must pass the validation handshake before events are matched to them (default off). */
   validateEndpoints?: boolean;
   /** Refuse endpoint URLs aimed at loopback, private and other non-public addresses (default off). */

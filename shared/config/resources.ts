@@ -191,10 +191,15 @@ export interface QueueDefinition {
 }
 
 /**
- * Delivery function timeout. The queues' visibility timeout is six times this, per AWS guidance
- * for SQS event sources, so a batch still being worked on is never handed to a second consumer.
+ * Delivery function timeout: 85 s in which requests may start, the 3 minutes each request that
+ * times out is listened to from its start (a late success removes its event's next retry, as the
+ * original's delivery page says), and a 5 s margin to record an answer and queue follow-ups
+ * (`attemptDeadline` in `functions/delivery.ts`). An invocation with no timed-out request ends
+ * when its work is done; only one that listens runs on, at most 265 s. The queues' visibility
+ * timeout is six times this, per AWS guidance for SQS event sources, so a batch still being worked
+ * on is never handed to a second consumer.
  */
-export const DELIVERY_FUNCTION_TIMEOUT_SECONDS = 120;
+export const DELIVERY_FUNCTION_TIMEOUT_SECONDS = 270;
 
 /** Dead-letter function timeout (it writes grouped dead letters; no webhook calls). */
 export const DEAD_LETTER_FUNCTION_TIMEOUT_SECONDS = 60;

@@ -97,6 +97,9 @@ export class EngineAttempts {
             history: deps.history,
             metrics: deps.metrics,
             logger: deps.logger,
+            ...(deps.requestTimes === undefined
+              ? {}
+              : { timeoutMs: deps.requestTimes.timeoutMs, windowMs: deps.requestTimes.lateWindowMs }),
           });
     this.slots = new FairSlots({
       capacity: deps.concurrency,

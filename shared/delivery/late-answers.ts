@@ -6,7 +6,8 @@
  *
  * Best effort throughout: a late answer that cannot be recorded, or a lookup that fails, only
  * means the retry is sent (at least once either way). Each listening joins the `scope` of the
- * invocation that opened it, which waits for them before it ends, bounded by the time it has left.
+ * invocation that opened it, which waits for them before it ends: its requests start early enough
+ * for each window to close before its finishing margin (`invocationLimits`).
  */
 
 import type { AttemptRecord } from '../domain/attempts';
@@ -32,6 +33,8 @@ export interface LateAnswersDeps {
   readonly logger: LoggerLike;
   /** The sender's timeout (default 30 s): there is no late window shorter than it. */
   readonly timeoutMs?: number;
+  /** How long after it started a request is listened to at most (default 3 minutes). */
+  readonly windowMs?: number;
 }
 
 export class LateAnswers {
@@ -62,6 +65,7 @@ export class LateAnswers {
       startedAt,
       timeoutMs: this.deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
       stopBy,
+      ...(this.deps.windowMs === undefined ? {} : { windowMs: this.deps.windowMs }),
     });
     if (until === undefined) return undefined;
     let settle = () => {};

@@ -19,6 +19,7 @@ import type { DropRecorder } from './dead-letter';
 import type { EndpointAuth } from './endpoint-auth';
 import type { HealthTracker } from './health';
 import type { ResourceSender } from './resource-sender';
+import type { RequestTimes } from './rules/late-answer';
 import type { ProfileTable } from './rules/profiles';
 import type { WebhookSender } from './webhook-sender';
 
@@ -115,6 +116,11 @@ export interface RequestPath {
    * (`late-answers.ts`); `'none'`: a request is given up at its timeout.
    */
   lateAnswers: LateAnswerStore | 'none';
+  /**
+   * The sender's timeout and the late window its timed-out requests are listened to for (default
+   * 30 s and 3 minutes, as on AWS; the local stack's `requestTimeScale` shrinks both for tests).
+   */
+  requestTimes?: RequestTimes;
 }
 
 /** Everything the settle step needs (`settle.ts`). */

@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import { FINISHING_MARGIN_MS } from '../../functions/delivery';
 import { DeliveryPipeline } from '../../infra/delivery-pipeline';
 import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline-props';
 import { GridwireStack } from '../../infra/gridwire-stack';
@@ -22,6 +23,7 @@ import {
   TABLE,
 } from '../../shared/config/resources';
 import { ROUTES } from '../../shared/config/routes';
+import { LATE_ANSWER_WINDOW_MS } from '../../shared/delivery/rules/late-answer';
 import { backlogSweepJobSchema } from '../../shared/domain/delivery';
 import { BACKLOG_SWEEP_EVENT } from '../../shared/queue/backlog-sweep';
 import { BACKLOG_TICK_QUEUE } from '../../shared/queue/job-codec';
@@ -92,6 +94,35 @@ describe('queues', () => {
         FUNCTIONS[queue.consumer.function].timeoutSeconds * 6 + queue.consumer.batchingWindowSeconds,
       );
     }
+  });
+
+  // 003 (classic page), "Retry schedule": "If the endpoint responds within 3 minutes, Event Grid
+  // attempts to remove the event from the retry queue on a best effort basis". A timed-out request
+  // is listened to within its invocation until 3 minutes after it started, so the delivery function
+  // went from 120 s to 270 s: requests start in its first 85 s (as they did), each listened to for
+  // 180 s from its start, with 5 s to record an answer. The queues it consumes keep six of its
+  // timeouts (27 minutes where they were 12: a batch that fails outright comes back that much later).
+  it('give the delivery function 270 s, room for a request started at its 85th second to be listened to 3 minutes, and its queues six times that', () => {
+    expect(DELIVERY_FUNCTION_TIMEOUT_SECONDS * 1000).toBe(
+      85_000 + LATE_ANSWER_WINDOW_MS + FINISHING_MARGIN_MS,
+    );
+    const fn = template.findResources('AWS::Lambda::Function')[functionId('delivery')] as {
+      Properties: { Timeout: number };
+    };
+    expect(fn.Properties.Timeout).toBe(270);
+    const visibility = (key: QueueKey) =>
+      (
+        template.findResources('AWS::SQS::Queue')[queueId(QUEUES[key].id)] as {
+          Properties: { VisibilityTimeout: number };
+        }
+      ).Properties.VisibilityTimeout;
+    expect([visibility('delivery'), visibility('retry'), visibility('backlog')]).toEqual([
+      1620,
+      1620,
+      1620 + BACKLOG_WINDOW_SECONDS,
+    ]);
+    // Lambda refuses an SQS event source whose visibility timeout is shorter than the function's.
+    expect(visibility('retry')).toBeGreaterThanOrEqual(DELIVERY_FUNCTION_TIMEOUT_SECONDS);
   });
 
   it('are encrypted, take 1 MiB messages and refuse plain-text access', () => {

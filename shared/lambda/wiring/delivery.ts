@@ -13,6 +13,7 @@ import { EndpointHandshake } from '../../delivery/handshake';
 import { HealthTracker } from '../../delivery/health';
 import type { SubscriptionSource } from '../../delivery/ports';
 import { AwsResourceSender } from '../../delivery/resource-sender';
+import type { RequestTimes } from '../../delivery/rules/late-answer';
 import { scaleProfiles } from '../../delivery/rules/profiles';
 import { UndiciWebhookSender, type WebhookSender } from '../../delivery/webhook-sender';
 import { DeliveryWorker } from '../../delivery/worker';
@@ -67,7 +68,7 @@ export function cachedSubscriptions(
 export function buildDeliveryWorker(
   runtime: Runtime,
   observability: Observability,
-  options: { sender?: WebhookSender } = {},
+  options: { sender?: WebhookSender; requestTimes?: RequestTimes } = {},
 ): DeliveryWorker {
   const clock = runtime.clock ?? systemClock;
   const subscriptions = new DynamoSubscriptionStore(
@@ -76,9 +77,13 @@ export function buildDeliveryWorker(
   );
   const sealer = buildSealer(runtime);
   // Deliveries and handshakes go out under the same connection rules.
+  const { requestTimes } = options;
   const http = new UndiciWebhookSender({
     clock,
     blockPrivateEndpoints: runtime.config.blockPrivateEndpoints,
+    ...(requestTimes === undefined
+      ? {}
+      : { timeoutMs: requestTimes.timeoutMs, lateWindowMs: requestTimes.lateWindowMs }),
   });
   const healthStore = healthStoreOf(runtime);
   // Token requests go out as deliveries do; SigV4 signs with the function's own credentials.
@@ -107,6 +112,7 @@ export function buildDeliveryWorker(
         }),
     ),
     sender: options.sender ?? http,
+    ...(requestTimes === undefined ? {} : { requestTimes }),
     // The delivery queue takes the jobs of fan-outs passed on to other workers.
     queue: queueOf(runtime, ['delivery', 'retry', 'endedDelivery', 'backlog']),
     fanOuts: fanOutsOf(runtime),

@@ -8,8 +8,14 @@
  * still be received."
  */
 
+import { createDeliveryHandler, FINISHING_MARGIN_MS, INVOCATION_TIMES } from '../../../functions/delivery';
+import { FUNCTIONS } from '../../../shared/config/resources';
 import type { JobOptions } from '../../../shared/delivery/ports';
-import { LATE_ANSWER_WINDOW_MS, lateListenUntil } from '../../../shared/delivery/rules/late-answer';
+import {
+  invocationLimits,
+  LATE_ANSWER_WINDOW_MS,
+  lateListenUntil,
+} from '../../../shared/delivery/rules/late-answer';
 import { NAMESPACE_PROFILE, TOPIC_PROFILE } from '../../../shared/delivery/rules/profiles';
 import { deliveryTargetOf } from '../../../shared/delivery/target';
 import type { LateListen, WebhookRequest, WebhookSender } from '../../../shared/delivery/webhook-sender';
@@ -18,8 +24,10 @@ import type { AttemptResult } from '../../../shared/domain/attempts';
 import type { QueuedJob } from '../../../shared/domain/delivery';
 import type { Subscription } from '../../../shared/domain/model';
 import { METRIC } from '../../../shared/observability/metrics';
-import { engineHarness, item, job, subscription } from '../../support/fakes';
+import { packJobs } from '../../../shared/queue/job-codec';
+import { deliveryTarget, engineHarness, item, job, subscription } from '../../support/fakes';
 import { MemoryLateAnswers } from '../../support/memory-stores';
+import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';
 import { S } from '../../support/time';
 
 const farFuture = Number.MAX_SAFE_INTEGER;
@@ -249,6 +257,93 @@ describe('late answers', () => {
   });
 });
 
+// 003 (classic page), "Retry schedule": "If the endpoint responds within 3 minutes, Event Grid
+// attempts to remove the event from the retry queue on a best effort basis, but duplicates may
+// still be received." Three minutes from the request's start, whenever in its invocation it began.
+describe('an invocation of the delivery function', () => {
+  const timeoutMs = FUNCTIONS.delivery.timeoutSeconds * 1000;
+  /** The last moment of an invocation a request may start in: later, its job is deferred. */
+  const lastStart = timeoutMs - LATE_ANSWER_WINDOW_MS - FINISHING_MARGIN_MS;
+
+  it.each([
+    ['as it begins', 0],
+    ['after 30 s', 30 * S],
+    ['after 84.999 s, the last moment a request starts', lastStart - 1],
+  ])(
+    'listens to a request that timed out until 3 minutes after it started, when it started %s',
+    async (_, ranForMs) => {
+      const h = harness();
+      const handler = createDeliveryHandler({
+        worker: h.engine,
+        observability: quietObservability(),
+        clock: h.clock,
+      });
+      const startedAt = h.clock.now();
+      const body = packJobs({ target: deliveryTarget() }, [item('e1', startedAt)])[0] as string;
+
+      // The invocation has run `ranForMs` when the job's request starts (the clock stands still).
+      const answering = handler(sqsEvent([body]), lambdaContext(timeoutMs - ranForMs));
+      // Condition waits, not timers: until the request was made and timed out.
+      while (h.hanging.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
+
+      const until = h.hanging.requests[0]?.late?.until;
+      expect(until).toBe(startedAt + LATE_ANSWER_WINDOW_MS);
+      // Inside the invocation, before its finishing margin.
+      expect(until).toBeLessThanOrEqual(startedAt - ranForMs + timeoutMs - FINISHING_MARGIN_MS);
+      // A success 2 min 59 s after the request started: the event's retry is not made.
+      h.hanging.answer(0, { httpStatus: 200, at: startedAt + LATE_ANSWER_WINDOW_MS - S });
+      expect(await answering).toEqual({ batchItemFailures: [] });
+      const [retry] = h.queue.take();
+      h.clock.advance((retry?.delaySeconds ?? 0) * S);
+      await h.processJob(retry?.job ?? job([]), { attemptDeadline: farFuture, listenUntil: farFuture });
+      expect(h.hanging.requests).toHaveLength(1);
+      expect(h.history.records.at(-1)).toMatchObject({ eventId: 'e1', attempt: 2, outcome: 'NotAttempted' });
+    },
+  );
+
+  it('starts no request later than that: the job is queued again for an invocation with the time', async () => {
+    const h = harness();
+    const handler = createDeliveryHandler({
+      worker: h.engine,
+      observability: quietObservability(),
+      clock: h.clock,
+    });
+    const body = packJobs({ target: deliveryTarget() }, [item('e1', h.clock.now())])[0] as string;
+
+    expect(await handler(sqsEvent([body]), lambdaContext(timeoutMs - lastStart))).toEqual({
+      batchItemFailures: [],
+    });
+
+    expect(h.hanging.requests).toEqual([]);
+    expect(h.queue.take().map(({ queue, job: queued }) => [queue, queued.items[0]?.attempts])).toEqual([
+      ['retry', 0],
+    ]);
+  });
+
+  it('plans every request start so that its whole window ends before the finishing margin', () => {
+    const invocationStart = Date.parse('2026-11-25T10:00:00Z');
+    const limits = invocationLimits(invocationStart + timeoutMs, INVOCATION_TIMES);
+    expect(limits).toEqual({
+      attemptDeadline: invocationStart + 85 * S,
+      listenUntil: invocationStart + timeoutMs - FINISHING_MARGIN_MS,
+    });
+    for (let startedAt = invocationStart; startedAt < limits.attemptDeadline; startedAt += 5 * S) {
+      const until = lateListenUntil({
+        profile: TOPIC_PROFILE,
+        limits: { maxAttempts: 30 },
+        attemptsBefore: 0,
+        startedAt,
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+        stopBy: limits.listenUntil,
+      });
+      expect([startedAt - invocationStart, until]).toEqual([
+        startedAt - invocationStart,
+        startedAt + LATE_ANSWER_WINDOW_MS,
+      ]);
+    }
+  });
+});
+
 describe('a sender that throws', () => {
   it('leaves no listen open, so the invocation still ends', async () => {
     const lateAnswers = new MemoryLateAnswers();
@@ -306,6 +401,11 @@ describe('the late window (rules)', () => {
   it('lasts until 3 minutes after the request started, or until the worker must stop, whichever is first', () => {
     expect(lateListenUntil(input)).toBe(t0 + 3 * 60 * S);
     expect(lateListenUntil({ ...input, stopBy: t0 + 100 * S })).toBe(t0 + 100 * S);
+  });
+
+  it('is as long as the window it is given (the local stack shrinks it with the timeout for tests)', () => {
+    expect(lateListenUntil({ ...input, timeoutMs: 2 * S, windowMs: 12 * S })).toBe(t0 + 12 * S);
+    expect(lateListenUntil({ ...input, timeoutMs: 12 * S, windowMs: 12 * S })).toBeUndefined();
   });
 
   it('is none when the worker must stop before the timeout, when no retry can follow, or for the namespace profile', () => {

@@ -4,18 +4,20 @@
  * back, and attempts stop in time for the follow-ups.
  */
 import {
+  ANSWER_MARGIN_MS,
   attemptDeadline,
   createDeliveryHandler,
   DELIVERY_JOB_KINDS,
   FINISHING_MARGIN_MS,
   listenUntil,
 } from '../../../functions/delivery';
+import { FUNCTIONS } from '../../../shared/config/resources';
 import type { SourcedStoreJob, StoreResult } from '../../../shared/delivery/backlog/store-step';
 import { kindsCarriedBy } from '../../../shared/delivery/job-registry';
 import { emptyReport, type JobReport } from '../../../shared/delivery/job-report';
 import { upgradeJob } from '../../../shared/delivery/job-upgrade';
 import type { JobOptions } from '../../../shared/delivery/ports';
-import { DELIVERY_TIMEOUT_MS } from '../../../shared/delivery/webhook-sender';
+import { LATE_ANSWER_WINDOW_MS } from '../../../shared/delivery/rules/late-answer';
 import { deadLetterTargetSchema, JOB_FORMAT_VERSION, type QueuedJob } from '../../../shared/domain/delivery';
 import { METRIC } from '../../../shared/observability/metrics';
 import { BACKLOG_SWEEP_EVENT } from '../../../shared/queue/backlog-sweep';
@@ -39,9 +41,12 @@ import {
   formatOneStoredFanOutBody,
   formatOneValidationBody,
 } from '../../support/job-format-1';
-import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';
+import { lambdaContext as contextWithTimeLeft, quietObservability, sqsEvent } from '../../support/sqs-events';
 
 const NOW = Date.parse('2026-08-08T05:00:00Z');
+/** The delivery function's whole timeout: the context of an invocation that has just begun. */
+const TIMEOUT_MS = FUNCTIONS.delivery.timeoutSeconds * 1000;
+const lambdaContext = (remainingMs = TIMEOUT_MS) => contextWithTimeLeft(remainingMs);
 const EMPTY_REPORT: JobReport = emptyReport();
 /** What the steps that take no invocation limits are recorded with. */
 const NO_OPTIONS: JobOptions = { attemptDeadline: Number.POSITIVE_INFINITY };
@@ -224,23 +229,26 @@ describe('the delivery function', () => {
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }, { itemIdentifier: 'm2' }] });
   });
 
-  it('gives the engine the attempt deadline: the time left, less a request’s timeout and the finishing margin', async () => {
+  it('gives the engine the attempt deadline: the time left, less a late window and the finishing margin', async () => {
     const { engine, calls } = fakeEngine();
     const clock = new VirtualClock(NOW);
     const handler = createDeliveryHandler({ worker: engine, observability: quietObservability(), clock });
 
-    await handler(sqsEvent([BODIES.deliver]), lambdaContext(100_000));
+    await handler(sqsEvent([BODIES.deliver]), lambdaContext(200_000));
 
-    const expected = NOW + 100_000 - DELIVERY_TIMEOUT_MS - FINISHING_MARGIN_MS;
+    const expected = NOW + 200_000 - LATE_ANSWER_WINDOW_MS - FINISHING_MARGIN_MS;
     expect(calls[0]?.options).toEqual({
       attemptDeadline: expected,
-      listenUntil: NOW + 100_000 - FINISHING_MARGIN_MS,
+      listenUntil: NOW + 200_000 - FINISHING_MARGIN_MS,
       listens: [],
     });
-    expect(attemptDeadline(NOW, { getRemainingTimeInMillis: () => 100_000 })).toBe(expected);
-    expect(listenUntil(NOW, { getRemainingTimeInMillis: () => 100_000 })).toBe(
-      NOW + 100_000 - FINISHING_MARGIN_MS,
+    expect(attemptDeadline(NOW, { getRemainingTimeInMillis: () => 200_000 })).toBe(expected);
+    expect(listenUntil(NOW, { getRemainingTimeInMillis: () => 200_000 })).toBe(
+      NOW + 200_000 - FINISHING_MARGIN_MS,
     );
+    // With the function's own timeout, requests start in its first 85 s, as when it was 120 s
+    // and an attempt needed room for its 30 s timeout only.
+    expect(attemptDeadline(NOW, { getRemainingTimeInMillis: () => TIMEOUT_MS })).toBe(NOW + 85_000);
   });
 
   it('answers the batch only once its own requests that timed out are no longer listened to', async () => {
@@ -265,6 +273,21 @@ describe('the delivery function', () => {
 
     expect(await answering).toEqual({ batchItemFailures: [] });
     expect(fake.steps).toEqual(['job', 'job', 'job', 'settled', 'settled', 'answered']);
+  });
+});
+
+describe('the delivery function near its timeout', () => {
+  it('answers SQS the answer margin before its timeout, should a late answer still be being recorded', async () => {
+    const fake = fakeEngine();
+    // A listen that never ends (a late answer's recording hanging on a slow table).
+    fake.listens.open = new Promise(() => {});
+    const handler = createDeliveryHandler({ worker: fake.engine, observability: quietObservability() });
+
+    // 20 ms before the answer margin: were the listen waited for, this would never resolve.
+    const answer = await handler(sqsEvent([BODIES.deliver]), lambdaContext(ANSWER_MARGIN_MS + 20));
+
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(fake.steps).toEqual(['job']);
   });
 });
 
@@ -294,7 +317,7 @@ describe('the delivery function with the engine', () => {
 
     const answer = await handler(
       sqsEvent([BODIES.deliver]),
-      lambdaContext(DELIVERY_TIMEOUT_MS + FINISHING_MARGIN_MS),
+      lambdaContext(LATE_ANSWER_WINDOW_MS + FINISHING_MARGIN_MS),
     );
 
     expect(answer).toEqual({ batchItemFailures: [] });
