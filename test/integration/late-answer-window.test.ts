@@ -1,7 +1,9 @@
 /**
  * The late answer's whole window on the local stack: a success answered 2 minutes after its
- * request started (35 s before its 3 minutes are out, and past the 115 s the 120 s function used
- * to allow at best) still counts as the delivery, and the event's next retry is not made.
+ * request started (a minute before its 3 minutes are out, and past the 115 s the 120 s function
+ * allowed at best) still counts as the delivery, and the event's next retry is not made. The
+ * request's 2 minutes are guaranteed by the webhook (it answers 2 minutes after the request came
+ * in, which is after it started); the window's end is a minute (4 s here) later.
  *
  * 003 (classic page), "Retry schedule": "If the endpoint responds within 3 minutes, Event Grid
  * attempts to remove the event from the retry queue on a best effort basis, but duplicates may
