@@ -41,6 +41,7 @@ import {
   parseResourceArn,
   resourceLimitsOf,
 } from './rules/resource-destinations';
+import { isResourceFailure } from './rules/resource-errors';
 import { subjectOf } from './rules/resource-messages';
 import { deliveryTraceparent, TRACEPARENT_HEADER } from './rules/trace-context';
 import { signatureHeaders, webhookIdOf } from './signing';
@@ -458,6 +459,7 @@ function signalOf(
     at,
     endedAt,
     outcome: result.outcome ?? 'GenericError',
+    ...(isResourceFailure(result) ? { resourceError: true } : {}),
     ...(asksToWait
       ? { retryAfterMs: ((result.retryAfterSeconds as number) * 1000) / profile.timeScale }
       : {}),

@@ -23,6 +23,11 @@ export interface HealthSignal {
   readonly outcome: DeliveryOutcome | 'Delivered';
   /** A `Retry-After` the endpoint asked for (429/503), in ms of this profile's time. */
   readonly retryAfterMs?: number;
+  /**
+   * True for an AWS resource's service error: its `Disabled` (a key or function switched off) is
+   * held by probation and retried, and never disables the endpoint as a webhook's 410 Gone does.
+   */
+  readonly resourceError?: boolean;
 }
 
 export type HealthProfile = Pick<DeliveryProfile, 'health' | 'maxRetryAfterMs'> & {
@@ -152,7 +157,7 @@ export function applySignal(
   const disabledNow =
     health.disabledAt !== undefined
       ? undefined
-      : signal.outcome === 'Disabled'
+      : signal.outcome === 'Disabled' && signal.resourceError !== true
         ? ('Gone' as const)
         : disableAfterMs > 0 && signal.at - failingSince >= disableAfterMs
           ? ('FailingTooLong' as const)

@@ -104,3 +104,10 @@ export const resourceErrorRuleOf = (name: string): ResourceErrorRule =>
 
 /** Whether `code` is a service error the rules name (network errors are judged as a webhook's). */
 export const isResourceErrorCode = (code: string): boolean => Object.hasOwn(RESOURCE_ERROR_RULES, code);
+
+/**
+ * Whether a failed attempt ended with a service error the rules name (no HTTP answer, an error
+ * code of the table): it is judged by its rule, not by the webhook rules.
+ */
+export const isResourceFailure = (result: { httpStatus?: number; errorCode?: string }): boolean =>
+  result.httpStatus === undefined && result.errorCode !== undefined && isResourceErrorCode(result.errorCode);

@@ -6,15 +6,13 @@
 import type { AttemptResult } from '../../domain/attempts';
 import type { DeadLetterReason, RetryLimits } from '../../domain/model';
 import type { DeliveryProfile } from './profiles';
-import { isResourceErrorCode, resourceErrorRuleOf } from './resource-errors';
+import { isResourceFailure, resourceErrorRuleOf } from './resource-errors';
 
 const SECOND = 1000;
 
 /** The rule of an AWS resource's error (`resource-errors.ts`), when the result is one. */
 const resourceRuleOf = (result: Pick<AttemptResult, 'httpStatus' | 'errorCode'>) =>
-  result.httpStatus === undefined && result.errorCode !== undefined && isResourceErrorCode(result.errorCode)
-    ? resourceErrorRuleOf(result.errorCode)
-    : undefined;
+  isResourceFailure(result) ? resourceErrorRuleOf(result.errorCode as string) : undefined;
 
 /** The event's time to live in ms under `profile` (divided by its time scale). */
 export const timeToLiveMs = (limits: RetryLimits, profile: Pick<DeliveryProfile, 'timeScale'>): number =>
@@ -118,7 +116,12 @@ export interface FailureInput {
  */
 export function decideAfterFailure(input: FailureInput): FailureDecision {
   const { profile, limits, attemptsMade, result, now, random } = input;
-  const ending = result.outcome === undefined ? undefined : profile.endingOutcomes[result.outcome];
+  // An AWS resource's error is judged by its own rule: a `Disabled` key or function is retried,
+  // never the endpoint's end that a webhook's 410 Gone is.
+  const ending =
+    result.outcome === undefined || resourceRuleOf(result) !== undefined
+      ? undefined
+      : profile.endingOutcomes[result.outcome];
   if (ending !== undefined) return { action: 'deadLetter', reason: ending };
   if (!isRetriable(profile, result)) return { action: 'deadLetter', reason: 'NonRetriableOutcome' };
   if (attemptsMade >= limits.maxAttempts)

@@ -1,3 +1,4 @@
+import { applySignal, freshHealth, gateOf } from '../../../../shared/delivery/rules/health';
 import { NAMESPACE_PROFILE, TOPIC_PROFILE } from '../../../../shared/delivery/rules/profiles';
 import {
   allowedByList,
@@ -10,7 +11,7 @@ import {
   resourceTypeOfArn,
 } from '../../../../shared/delivery/rules/resource-destinations';
 import { RESOURCE_ERROR_RULES, resourceErrorRuleOf } from '../../../../shared/delivery/rules/resource-errors';
-import { isRetriable, retryFloorMs } from '../../../../shared/delivery/rules/retry';
+import { decideAfterFailure, isRetriable, retryFloorMs } from '../../../../shared/delivery/rules/retry';
 
 describe('resource ARNs', () => {
   it.each([
@@ -162,6 +163,34 @@ describe('the status rules of resource destinations', () => {
   it('retry an error no rule names on the schedule, no sooner than 10 s', () => {
     expect(resourceErrorRuleOf('SomethingNew')).toMatchObject({ outcome: 'GenericError', retry: true });
     expect(retryFloorMs(TOPIC_PROFILE, { errorCode: 'SomethingNew' })).toBe(10_000);
+  });
+
+  it('retry a destination switched off (a disabled key), never ending the event or disabling the endpoint as a 410 does', () => {
+    const result = { outcome: 'Disabled', errorCode: 'KMSDisabledException' } as const;
+    const decision = decideAfterFailure({
+      profile: TOPIC_PROFILE,
+      limits: { maxAttempts: 30, ttlMs: 24 * 60 * MIN },
+      attemptsMade: 1,
+      result,
+      now: 0,
+      random: 0,
+    });
+    expect(decision).toMatchObject({ action: 'retry' });
+    expect(decision.action === 'retry' && decision.delayMs).toBeGreaterThanOrEqual(5 * MIN);
+    const health = applySignal(
+      TOPIC_PROFILE,
+      freshHealth('orders', 'audit', 'arn:aws:kms:eu-west-1:123456789012:key/k'),
+      { at: 0, outcome: 'Disabled', resourceError: true },
+    );
+    expect(health.disabledAt).toBeUndefined();
+    expect(gateOf(health, 1)).toMatchObject({ kind: 'hold', until: 5 * MIN });
+    // A webhook's 410 Gone still ends the endpoint.
+    expect(
+      applySignal(TOPIC_PROFILE, freshHealth('orders', 'audit', 'arn:aws:kms:eu-west-1:123456789012:key/k'), {
+        at: 0,
+        outcome: 'Disabled',
+      }).disabledAt,
+    ).toBe(0);
   });
 
   it('wait 5 minutes after access denied or a missing resource, even when the schedule says 10 s', () => {
