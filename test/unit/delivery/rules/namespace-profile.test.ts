@@ -272,3 +272,32 @@ describe("namespace profile: the original's worked example (retention 20 minutes
     expect({ made, now }).toEqual({ made: 5, now: 5 * M });
   });
 });
+
+describe('the namespace profile: names that do not exist, and jitter', () => {
+  it.each([
+    ['ENOTFOUND', false],
+    ['EAI_NONAME', false],
+    ['EAI_AGAIN', true],
+  ])('a ResolutionError with code %s is retried: %s', (errorCode, retried) => {
+    // A name the name server says does not exist is a deleted endpoint, as on classic topics.
+    expect(isRetriable(NAMESPACE_PROFILE, { outcome: 'ResolutionError', errorCode })).toBe(retried);
+  });
+
+  it('adds up to 10% (at most a minute) to each delay, never bringing a retry earlier', () => {
+    const decide = (random: number, attemptsMade: number) =>
+      decideAfterFailure({
+        profile: NAMESPACE_PROFILE,
+        limits: { maxAttempts: 10, ttlMs: 24 * 3_600_000 },
+        attemptsMade,
+        result: { outcome: 'GenericError', httpStatus: 500 },
+        now: 0,
+        random,
+      });
+    expect(decide(0, 1)).toMatchObject({ action: 'retry', delayMs: 10_000 });
+    const latest = decide(0.999_999, 1);
+    expect(latest.action === 'retry' && latest.delayMs).toBeGreaterThan(10_000);
+    expect(latest.action === 'retry' && latest.delayMs).toBeLessThanOrEqual(11_000);
+    const fiveMinutes = decide(0.999_999, 6);
+    expect(fiveMinutes.action === 'retry' && fiveMinutes.delayMs).toBeLessThanOrEqual(300_000 + 30_000);
+  });
+});
