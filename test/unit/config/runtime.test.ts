@@ -70,6 +70,7 @@ describe('readConfig(env)', () => {
       validateEndpoints: false,
       blockPrivateEndpoints: false,
       resourceDestinations: [],
+      deadLetterBuckets: [],
       subscriptionMetrics: false,
       metricsFlushSeconds: 0,
       metricsNamespace: 'Gridwire',
