@@ -3,11 +3,15 @@
  * configuration, with their metrics summed in memory (`metrics.ts`) instead of written as EMF.
  */
 import { createDeadLetterHandler } from '../functions/dead-letter';
-import { createDeliveryHandler, type DeliveryFunctionHandler, INVOCATION_TIMES } from '../functions/delivery';
+import {
+  createDeliveryHandler,
+  type DeliveryFunctionHandler,
+  INVOCATION_TIMES,
+  type InvocationTimes,
+} from '../functions/delivery';
 import { createManagementHandler } from '../functions/management';
 import { buildPublishHandler } from '../functions/publish';
 import type { RuntimeConfig } from '../shared/config/runtime';
-import { LATE_ANSWER_WINDOW_MS } from '../shared/delivery/rules/late-answer';
 import { DELIVERY_TIMEOUT_MS } from '../shared/delivery/webhook-sender';
 import { buildDeadLetterStep } from '../shared/lambda/wiring/dead-letter';
 import { buildDeliveryWorker } from '../shared/lambda/wiring/delivery';
@@ -119,10 +123,15 @@ export function buildLocalFunctions({
       `Invalid local stack setting: requestTimeScale must be a number >= 1 (got ${requestScale})`,
     );
   }
+  const times: InvocationTimes = {
+    lateWindowMs: INVOCATION_TIMES.lateWindowMs / requestScale,
+    finishingMarginMs: INVOCATION_TIMES.finishingMarginMs / requestScale,
+    answerMarginMs: INVOCATION_TIMES.answerMarginMs / requestScale,
+  };
   const requestTimes =
     requestScale === 1
       ? undefined
-      : { timeoutMs: DELIVERY_TIMEOUT_MS / requestScale, lateWindowMs: LATE_ANSWER_WINDOW_MS / requestScale };
+      : { timeoutMs: DELIVERY_TIMEOUT_MS / requestScale, lateWindowMs: times.lateWindowMs };
   const deliveryWorker = buildDeliveryWorker(runtime, deliveryObs, {
     ...(options.sender === undefined ? {} : { sender: options.sender }),
     ...(requestTimes === undefined ? {} : { requestTimes }),
@@ -131,15 +140,7 @@ export function buildLocalFunctions({
     worker: deliveryWorker,
     observability: deliveryObs,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
-    ...(requestScale === 1
-      ? {}
-      : {
-          times: {
-            lateWindowMs: INVOCATION_TIMES.lateWindowMs / requestScale,
-            finishingMarginMs: INVOCATION_TIMES.finishingMarginMs / requestScale,
-            answerMarginMs: INVOCATION_TIMES.answerMarginMs / requestScale,
-          },
-        }),
+    ...(requestScale === 1 ? {} : { times }),
   });
   const realDeliveryHandler: DeliveryFunctionHandler =
     requestScale === 1

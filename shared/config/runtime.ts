@@ -310,7 +310,6 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
   };
 }
 
-/** A variable holding JSON (`{}` when unset); throws naming the variable when it is not JSON. */
 /** A comma-separated list setting, entries trimmed, empty ones left out. */
 const listSetting = (text: string | undefined): string[] =>
   (text ?? '')
@@ -318,6 +317,7 @@ const listSetting = (text: string | undefined): string[] =>
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
 
+/** A variable holding JSON (`{}` when unset); throws naming the variable when it is not JSON. */
 function jsonSetting(variable: string, text: string | undefined): unknown {
   if (text === undefined) return {};
   try {

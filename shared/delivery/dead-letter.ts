@@ -21,7 +21,7 @@ import { packEndedJobs, targetGroupId } from '../queue/job-codec';
 import { done, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import { type DeadLetterBucket, DeadLetterDestinationNotFound } from '../storage/dead-letter-bucket';
-import type { DeadLetterBucketRef } from '../storage/dead-letter-buckets';
+import { bucketFor, type NamedBucketRef } from '../storage/dead-letter-buckets';
 import { eventAsDeadLettered } from './rules/convert';
 import {
   type DeadLetterFacts,
@@ -37,7 +37,12 @@ import {
   deadLetterNotices,
   isDeadLetterNoticeTopic,
 } from './rules/dead-letter-notice';
-import { deadLetterRetryDelayMs, type ProfileTable } from './rules/profiles';
+import {
+  deadLetterGivesUp,
+  deadLetterRetryDelayMs,
+  deadLetterUnavailableSince,
+  type ProfileTable,
+} from './rules/profiles';
 import { deadLetterScopeOfTarget } from './target';
 
 /** Counts and logs dropped events. */
@@ -82,7 +87,7 @@ export interface DeadLetterStepDeps {
    * The bucket a subscription names (`deadLetter.bucket`), reached as its target says (a role to
    * assume). Absent: such dead letters cannot be written, and wait as for a bucket that refuses.
    */
-  namedBucket?: (ref: DeadLetterBucketRef & { bucket: string }) => Pick<DeadLetterBucket, 'put'>;
+  namedBucket?: (ref: NamedBucketRef) => Pick<DeadLetterBucket, 'put'>;
   /** Where ended deliveries wait while the bucket cannot be written. */
   queue: JobQueue;
   clock: Clock;
@@ -192,7 +197,12 @@ export class DeadLetterStep {
         ),
       );
       try {
-        await this.bucketOf(target.deadLetter).put(key, body, topicIdOf(target.topic), target.uid);
+        await bucketFor(target.deadLetter, this.deps.bucket, this.deps.namedBucket).put(
+          key,
+          body,
+          topicIdOf(target.topic),
+          target.uid,
+        );
       } catch (error) {
         await this.cannotWrite(group, error as Error, report);
         continue;
@@ -218,16 +228,6 @@ export class DeadLetterStep {
     }
     await this.sendNotices(notices);
     return report;
-  }
-
-  /** The bucket a target's dead letters go to: the stack's own, or the one its subscription names. */
-  private bucketOf(place: DeadLetterTarget['deadLetter']): Pick<DeadLetterBucket, 'put'> {
-    const { bucket } = place;
-    if (bucket === undefined) return this.deps.bucket;
-    if (this.deps.namedBucket === undefined) {
-      throw new Error(`this function cannot write to the bucket ${bucket} (no named buckets are set up)`);
-    }
-    return this.deps.namedBucket({ ...place, bucket });
   }
 
   /** Publishes the notices of the blobs written, best effort (a failure is logged). */
@@ -265,10 +265,7 @@ export class DeadLetterStep {
     const missing = error instanceof DeadLetterDestinationNotFound;
     const timing = profiles[target.profile].deadLetter;
     const now = clock.now();
-    // Deliveries re-queued before the first failed write was recorded count from when they ended.
-    const unavailableSince = (entry: EndedDelivery) =>
-      entry.firstFailedWriteAt ?? (entry.failedWrites === undefined ? now : entry.endedAt);
-    const pastLimit = (entry: EndedDelivery) => now - unavailableSince(entry) >= timing.giveUpAfterMs;
+    const pastLimit = (entry: EndedDelivery) => deadLetterGivesUp(timing, entry, now);
     const expired = group.entries.filter(pastLimit);
     const waiting = group.entries.filter((entry) => !pastLimit(entry));
     logger[missing ? 'error' : 'warn']('could not write dead letters', {
@@ -297,7 +294,7 @@ export class DeadLetterStep {
       const delaySeconds = Math.max(1, deadLetterRetryDelayMs(timing, failedWrites) / 1000);
       byDelay.set(delaySeconds, [
         ...(byDelay.get(delaySeconds) ?? []),
-        { ...entry, failedWrites, firstFailedWriteAt: unavailableSince(entry) },
+        { ...entry, failedWrites, firstFailedWriteAt: deadLetterUnavailableSince(entry, now) },
       ]);
     }
     for (const [delaySeconds, entries] of byDelay) await this.postpone(group, entries, delaySeconds, report);

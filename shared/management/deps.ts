@@ -21,7 +21,7 @@ import type { JobQueue } from '../queue/sqs-job-queue';
 import type { SessionKeys } from '../sessions/keys';
 import type { AttemptHistoryLookup } from '../storage/attempt-history';
 import type { BacklogIndexReader } from '../storage/backlog';
-import type { DeadLetterBucketRef } from '../storage/dead-letter-buckets';
+import type { NamedBucketRef } from '../storage/dead-letter-buckets';
 import type { DeclaredDestinationsStore } from '../storage/declared-destinations';
 import type { HealthStore } from '../storage/health';
 import type { NamespaceStore, NamespaceTopicStore } from '../storage/namespaces';
@@ -101,7 +101,7 @@ export interface DeadLetterDeps {
    * A bucket a subscription names, reached as it says (a role to assume). Absent: such a
    * subscription's dead letters cannot be listed or replayed (503).
    */
-  namedDeadLetterBucket?: (ref: DeadLetterBucketRef & { bucket: string }) => DeadLetterBlobs;
+  namedDeadLetterBucket?: (ref: NamedBucketRef) => DeadLetterBlobs;
   /** Claims on blobs being replayed, so two replays at once never both replay one. */
   replayClaims: ReplayClaims;
 }

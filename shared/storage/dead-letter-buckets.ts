@@ -2,8 +2,8 @@
  * The buckets dead letters are written to: the stack's own, and the buckets subscriptions name
  * (`deadLetterDestination.properties.resourceId`, allowed by the deployer's `deadLetterBuckets`),
  * each reached with the function's own credentials or, for a bucket in another account, a role
- * it assumes. One {@link DeadLetterBucket} per bucket, role and external id, made when first
- * asked for.
+ * it assumes. One S3 client per role and external id, one {@link DeadLetterBucket} per bucket
+ * besides, each made when first asked for.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DeadLetterBucket } from './dead-letter-bucket';
@@ -15,31 +15,54 @@ export interface DeadLetterBucketRef {
   externalId?: string;
 }
 
+/** A bucket a subscription names, and how it is reached. */
+export type NamedBucketRef = DeadLetterBucketRef & { bucket: string };
+
 /** An S3 client with the function's credentials (no role) or a role's (and its external id). */
 export type S3ClientFor = (roleArn?: string, externalId?: string) => S3Client;
 
-/** The stack's own bucket and the named ones. */
-export class DeadLetterBuckets {
-  private readonly named = new Map<string, DeadLetterBucket>();
+/**
+ * The bucket `ref` names, from `named`; the stack's `own` when it names none. Throws when it names
+ * one and this function has no way to named buckets.
+ */
+export function bucketFor<B>(
+  ref: DeadLetterBucketRef,
+  own: B,
+  named: ((ref: NamedBucketRef) => B) | undefined,
+): B {
+  const { bucket } = ref;
+  if (bucket === undefined) return own;
+  if (named === undefined) {
+    throw new Error(
+      `the dead-letter bucket ${bucket} cannot be reached by this function (no named buckets are set up)`,
+    );
+  }
+  return named({ ...ref, bucket });
+}
 
-  constructor(
-    /** The stack's own dead-letter bucket. */
-    readonly own: DeadLetterBucket,
-    private readonly s3For: S3ClientFor,
-  ) {}
+/** The buckets subscriptions name, made when first asked for and kept. */
+export class NamedDeadLetterBuckets {
+  private readonly clients = new Map<string, S3Client>();
+  private readonly buckets = new Map<string, DeadLetterBucket>();
 
-  /** The bucket `ref` names, reached as it says; the stack's own when it names none. */
-  of(ref: DeadLetterBucketRef): DeadLetterBucket {
-    if (ref.bucket === undefined) return this.own;
-    const key = JSON.stringify([
-      ref.bucket,
+  constructor(private readonly s3For: S3ClientFor) {}
+
+  /** The bucket `ref` names, reached as it says. */
+  of(ref: NamedBucketRef): DeadLetterBucket {
+    const reach = JSON.stringify([
       ref.roleArn ?? null,
-      ref.roleArn === undefined ? null : ref.externalId,
+      ref.roleArn === undefined ? null : (ref.externalId ?? null),
     ]);
-    let bucket = this.named.get(key);
+    const key = JSON.stringify([ref.bucket, reach]);
+    let bucket = this.buckets.get(key);
     if (bucket === undefined) {
-      bucket = new DeadLetterBucket(this.s3For(ref.roleArn, ref.externalId), ref.bucket);
-      this.named.set(key, bucket);
+      let client = this.clients.get(reach);
+      if (client === undefined) {
+        client = this.s3For(ref.roleArn, ref.roleArn === undefined ? undefined : ref.externalId);
+        this.clients.set(reach, client);
+      }
+      bucket = new DeadLetterBucket(client, ref.bucket);
+      this.buckets.set(key, bucket);
     }
     return bucket;
   }

@@ -83,6 +83,14 @@ export function unsetFields(schema: z.ZodType, value: unknown, path = ''): strin
 const AT = new Date('2026-03-01T00:00:00.000Z');
 const LATER = new Date('2026-03-02T00:00:00.000Z');
 const ISO = AT.toISOString();
+/** A dead-letter destination with every field set: a bucket of the team's own, reached with a role. */
+const FULL_DEAD_LETTER = {
+  container: 'dead',
+  resourceId: 'arn:aws:s3:::team-dead-letters',
+  bucket: 'team-dead-letters',
+  roleArn: 'arn:aws:iam::222222222222:role/dead-letter-writer',
+  externalId: 'gw-1',
+};
 
 /** A subscription with every optional field set. */
 const fullSubscription = (topic: string, name: string): Subscription =>
@@ -130,13 +138,7 @@ const fullSubscription = (topic: string, name: string): Subscription =>
       ],
     },
     retry: { maxAttempts: 5, ttlMs: 3_600_000, scheduleMs: [10_000, 60_000] },
-    deadLetter: {
-      container: 'dead',
-      resourceId: 'arn:aws:s3:::team-dead-letters',
-      bucket: 'team-dead-letters',
-      roleArn: 'arn:aws:iam::222222222222:role/dead-letter-writer',
-      externalId: 'gw-1',
-    },
+    deadLetter: FULL_DEAD_LETTER,
     eventDeliverySchema: 'CloudEventSchemaV1_0',
     labels: ['a', 'b'],
     deliveryLog: 'All',
@@ -241,13 +243,7 @@ const segmentOf = (
     topic,
     uid,
     version: 4,
-    deadLetter: {
-      container: 'dead',
-      resourceId: 'arn:aws:s3:::team-dead-letters',
-      bucket: 'team-dead-letters',
-      roleArn: 'arn:aws:iam::222222222222:role/dead-letter-writer',
-      externalId: 'gw-1',
-    },
+    deadLetter: FULL_DEAD_LETTER,
   }),
   segmentId: segmentIdOf(messageIds),
   lines,

@@ -272,6 +272,26 @@ export const deadLetterRetryDelayMs = (
   failedWrites: number,
 ): number => timing.retryDelaysMs[Math.max(1, failedWrites) - 1] ?? timing.retryDelayMs;
 
+/**
+ * Since when (epoch ms) a dead letter's destination has been unavailable, at `now`, a write of it
+ * having just failed: since its first failed write (`firstFailedWriteAt`); `now` for its first;
+ * when delivery ended for one re-queued before first failed writes were recorded.
+ */
+export const deadLetterUnavailableSince = (
+  entry: { endedAt: number; failedWrites?: number; firstFailedWriteAt?: number },
+  now: number,
+): number => entry.firstFailedWriteAt ?? (entry.failedWrites === undefined ? now : entry.endedAt);
+
+/**
+ * Whether a dead letter whose write just failed is given up (dropped): its destination has been
+ * unavailable for `giveUpAfterMs` (4 hours), counted from its first failed write.
+ */
+export const deadLetterGivesUp = (
+  timing: Pick<DeliveryProfile['deadLetter'], 'giveUpAfterMs'>,
+  entry: { endedAt: number; failedWrites?: number; firstFailedWriteAt?: number },
+  now: number,
+): boolean => now - deadLetterUnavailableSince(entry, now) >= timing.giveUpAfterMs;
+
 /** Every profile by name, at real time (time scale 1). */
 export const DELIVERY_PROFILES: Readonly<Record<DeliveryProfileName, DeliveryProfile>> = {
   topic: TOPIC_PROFILE,

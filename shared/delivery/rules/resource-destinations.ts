@@ -236,6 +236,21 @@ export function destinationRefusal(
   return accountOfArn(roleArn) === accountOfArn(resourceArn) ? undefined : 'roleAccount';
 }
 
+/** An S3 bucket's ARN as the deployer's list of dead-letter buckets names it. */
+export const bucketArnOf = (bucket: string): string => `arn:aws:s3:::${bucket}`;
+
+/**
+ * Why the deployer's list of dead-letter buckets does not let dead letters be written to
+ * `bucket` (reached with `roleArn`, if any), or `undefined` when it does: the rules of
+ * {@link destinationRefusal}, on the bucket's ARN. An S3 ARN names no account, so a role always
+ * takes an entry pairing it with the bucket.
+ */
+export const deadLetterBucketRefusal = (
+  allowList: readonly string[],
+  ref: { bucket: string; roleArn?: string },
+): 'resourceArn' | 'roleArn' | 'roleAccount' | undefined =>
+  destinationRefusal(allowList, bucketArnOf(ref.bucket), ref.roleArn);
+
 /**
  * Why a given ARN's resource part (after its fifth `:`) is not a plain path, or `undefined`: an
  * empty, `.` or `..` segment between its `/` and `:` separators (`role/a/../b`, `role//b`), which

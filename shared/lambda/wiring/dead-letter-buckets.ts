@@ -2,38 +2,34 @@
  * The dead-letter buckets a function reaches: the stack's own and those subscriptions name. On
  * AWS a named bucket is reached with the function's credentials or a role it assumes; the local
  * stack's are buckets of its own S3 emulator (no IAM: a role is kept but not assumed). A bucket
- * the deployer's list (`deadLetterBuckets`) no longer allows is refused here too, before any
- * request: its writes fail, wait and are retried like a bucket that refuses.
+ * the deployer's list (`deadLetterBuckets`) no longer allows is refused here too, by the rule the
+ * management API checks it with, before any request: its writes fail, wait and are retried like a
+ * bucket that refuses.
  */
 import { ENV } from '../../config/resources';
 import { requireSetting } from '../../config/runtime';
-import { destinationRefusal } from '../../delivery/rules/resource-destinations';
+import { deadLetterBucketRefusal } from '../../delivery/rules/resource-destinations';
 import { namedBucketS3Client } from '../../platform/aws';
 import { DeadLetterBucket } from '../../storage/dead-letter-bucket';
-import { type DeadLetterBucketRef, DeadLetterBuckets } from '../../storage/dead-letter-buckets';
+import { type NamedBucketRef, NamedDeadLetterBuckets } from '../../storage/dead-letter-buckets';
 import type { Runtime } from './runtime';
-
-/** A bucket's ARN as the allow-list names it. */
-const bucketArn = (bucket: string): string => `arn:aws:s3:::${bucket}`;
 
 /** The stack's bucket and a way to every bucket the allow-list lets subscriptions name. */
 export function deadLetterBucketsOf(runtime: Runtime): {
   own: DeadLetterBucket;
-  named: (ref: DeadLetterBucketRef & { bucket: string }) => DeadLetterBucket;
+  named: (ref: NamedBucketRef) => DeadLetterBucket;
 } {
-  const own = new DeadLetterBucket(
-    runtime.clients.s3,
-    requireSetting(runtime.config.deadLetterBucket, ENV.deadLetterBucket),
-  );
   // The local stack brings its emulator's clients; its named buckets are the emulator's too.
   const local = runtime.clients.resources !== undefined;
-  const buckets = new DeadLetterBuckets(own, local ? () => runtime.clients.s3 : namedBucketS3Client);
+  const named = new NamedDeadLetterBuckets(local ? () => runtime.clients.s3 : namedBucketS3Client);
   const allowList = runtime.config.deadLetterBuckets;
   return {
-    own,
+    own: new DeadLetterBucket(
+      runtime.clients.s3,
+      requireSetting(runtime.config.deadLetterBucket, ENV.deadLetterBucket),
+    ),
     named: (ref) => {
-      const refusal = destinationRefusal(allowList, bucketArn(ref.bucket), ref.roleArn);
-      if (refusal !== undefined) {
+      if (deadLetterBucketRefusal(allowList, ref) !== undefined) {
         throw Object.assign(
           new Error(
             `the dead-letter bucket ${ref.bucket}${ref.roleArn === undefined ? '' : ` with the role ${ref.roleArn}`} is not on this stack's list (${ENV.deadLetterBuckets})`,
@@ -41,7 +37,7 @@ export function deadLetterBucketsOf(runtime: Runtime): {
           { name: 'AccessDenied' },
         );
       }
-      return buckets.of(ref);
+      return named.of(ref);
     },
   };
 }

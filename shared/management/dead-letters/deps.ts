@@ -3,7 +3,7 @@ import type { MetricBuffer } from '../../observability/metrics';
 import type { Clock } from '../../platform/clock';
 import type { JobQueue } from '../../queue/sqs-job-queue';
 import type { DeadLetterBucket } from '../../storage/dead-letter-bucket';
-import type { DeadLetterBucketRef } from '../../storage/dead-letter-buckets';
+import type { NamedBucketRef } from '../../storage/dead-letter-buckets';
 import type { ReplayClaims } from '../../storage/replay-claims';
 
 /** The bucket operations the service uses (a fake in unit tests). */
@@ -15,8 +15,8 @@ export type DeadLetterBlobs = Pick<
 export interface DeadLetterServiceDeps {
   /** The stack's own dead-letter bucket. */
   bucket: DeadLetterBlobs;
-  /** A bucket a subscription names (absent: those subscriptions' dead letters answer 503). */
-  namedBucket?: (ref: DeadLetterBucketRef & { bucket: string }) => DeadLetterBlobs;
+  /** A bucket a subscription names (absent: those subscriptions' dead letters can't be read). */
+  namedBucket?: (ref: NamedBucketRef) => DeadLetterBlobs;
   /** Where replayed events go: the `delivery` queue, as if just published. */
   queue: JobQueue;
   clock: Pick<Clock, 'now'>;

@@ -4,11 +4,15 @@
  */
 import { ENV } from '../../config/resources';
 import { type DeadLetterFormat, deadLetterPrefix } from '../../delivery/rules/dead-letter-layout';
-import { destinationRefusal, PAIR_SEPARATOR } from '../../delivery/rules/resource-destinations';
+import {
+  bucketArnOf,
+  deadLetterBucketRefusal,
+  PAIR_SEPARATOR,
+} from '../../delivery/rules/resource-destinations';
 import { deadLetterScopeOfTarget, deliveryTargetOf } from '../../delivery/target';
 import type { DeadLetterDestination, Subscription } from '../../domain/model';
-import { badRequest, serviceUnavailable } from '../../http/errors';
-import type { DeadLetterBucketRef } from '../../storage/dead-letter-buckets';
+import { badRequest } from '../../http/errors';
+import { bucketFor, type DeadLetterBucketRef, type NamedBucketRef } from '../../storage/dead-letter-buckets';
 import type { DeadLetterBlobs } from './deps';
 
 /** Where a subscription's dead letters are and how their records are written. */
@@ -47,17 +51,9 @@ export function deadLetterPlace(subscription: Subscription): DeadLetterPlace {
 /** The bucket operations of a place's bucket: the stack's own, or the one the subscription names. */
 export function bucketOfPlace(
   place: DeadLetterPlace,
-  deps: {
-    bucket: DeadLetterBlobs;
-    namedBucket?: (ref: DeadLetterBucketRef & { bucket: string }) => DeadLetterBlobs;
-  },
+  deps: { bucket: DeadLetterBlobs; namedBucket?: (ref: NamedBucketRef) => DeadLetterBlobs },
 ): DeadLetterBlobs {
-  const { bucket } = place.bucket;
-  if (bucket === undefined) return deps.bucket;
-  if (deps.namedBucket === undefined) {
-    throw serviceUnavailable(`The dead-letter bucket ${bucket} can't be read by this function.`);
-  }
-  return deps.namedBucket({ ...place.bucket, bucket });
+  return bucketFor(place.bucket, deps.bucket, deps.namedBucket);
 }
 
 /**
@@ -72,17 +68,22 @@ export function checkDeadLetterBucket(
   allowList: readonly string[],
   field: string,
 ): void {
-  if (deadLetter?.bucket === undefined || deadLetter.resourceId === undefined) return;
-  const refusal = destinationRefusal(allowList, deadLetter.resourceId, deadLetter.roleArn);
+  if (deadLetter?.bucket === undefined) return;
+  const { bucket, roleArn } = deadLetter;
+  const refusal = deadLetterBucketRefusal(allowList, {
+    bucket,
+    ...(roleArn === undefined ? {} : { roleArn }),
+  });
   if (refusal === undefined) return;
+  const arn = bucketArnOf(bucket);
   const where = `${ENV.deadLetterBuckets}, the deadLetterBuckets prop, or a subscription declared in the CDK app with that bucket`;
   if (refusal === 'resourceArn') {
     throw badRequest(
-      `${field}.properties.resourceId: ${deadLetter.resourceId} is not a bucket this stack may write dead letters to; its deployer can allow it (${where}), or leave resourceId out for the stack's own bucket.`,
+      `${field}.properties.resourceId: ${arn} is not a bucket this stack may write dead letters to; its deployer can allow it (${where}), or leave resourceId out for the stack's own bucket.`,
     );
   }
   throw badRequest(
-    `${field}.properties.roleArn: ${deadLetter.roleArn} is not paired with ${deadLetter.resourceId} on this stack's list of dead-letter buckets; its deployer can pair them (an entry '${deadLetter.resourceId}${PAIR_SEPARATOR}${deadLetter.roleArn}' in ${where}).`,
+    `${field}.properties.roleArn: ${roleArn} is not paired with ${arn} on this stack's list of dead-letter buckets; its deployer can pair them (an entry '${arn}${PAIR_SEPARATOR}${roleArn}' in ${where}).`,
   );
 }
 

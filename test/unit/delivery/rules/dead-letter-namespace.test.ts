@@ -12,6 +12,7 @@ import {
 import { customHeaderValues, nonSecretCustomHeaders } from '../../../../shared/delivery/rules/headers';
 import {
   DELIVERY_PROFILES,
+  deadLetterGivesUp,
   deadLetterRetryDelayMs,
   NAMESPACE_PROFILE,
   scaleProfile,
@@ -194,5 +195,33 @@ describe('namespace dead letters: retrying a write', () => {
       30 * S,
       30 * S,
     ]);
+  });
+});
+
+describe('the four-hour rule (seed 003, "Dead-letter events": "If the dead-letter location is unavailable for four hours, the event is dropped")', () => {
+  const H = 3_600_000;
+  const timing = { giveUpAfterMs: 4 * H };
+  it.each([
+    ['a first failed write, however long ago delivery ended', { endedAt: 0 }, 10 * H, false],
+    [
+      '3 h 59 min after the first failed write',
+      { endedAt: 0, failedWrites: 40, firstFailedWriteAt: H },
+      5 * H - 60_000,
+      false,
+    ],
+    [
+      '4 h after the first failed write',
+      { endedAt: 0, failedWrites: 48, firstFailedWriteAt: H },
+      5 * H,
+      true,
+    ],
+    [
+      '4 h after delivery ended, for one re-queued before first writes were recorded',
+      { endedAt: 0, failedWrites: 3 },
+      4 * H,
+      true,
+    ],
+  ])('%s: given up %s', (_case, entry, now, givesUp) => {
+    expect(deadLetterGivesUp(timing, entry, now)).toBe(givesUp);
   });
 });
