@@ -103,6 +103,16 @@ export type TopicKeys = z.infer<typeof topicKeysSchema>;
 
 const tagsSchema = z.record(z.string(), z.string());
 
+/**
+ * How long a topic remembers the ids of the events it accepted, to answer a publisher's repeat
+ * without delivering it again: 0 (off, the default) to 1440 minutes, on classic and namespace topics.
+ */
+export const DEDUPLICATION_WINDOW_IN_MINUTES = { min: 0, max: 1440, default: 0 } as const;
+
+/** A topic's de-duplication window in milliseconds; 0 when it has none. */
+export const deduplicationWindowMs = (topic: { deduplicationWindowInMinutes?: number | undefined }): number =>
+  (topic.deduplicationWindowInMinutes ?? 0) * 60_000;
+
 export const topicSchema = z.object({
   name: z.string(),
   inputSchema: z.enum(INPUT_SCHEMAS),
@@ -114,6 +124,8 @@ export const topicSchema = z.object({
   updatedAt: z.string(),
   /** Bumped on every subscription change; publishers re-read the subscription list when it moves. */
   subscriptionsVersion: z.number(),
+  /** Minutes a repeated event id is recognised (`DEDUPLICATION_WINDOW_IN_MINUTES`); absent or 0: off. */
+  deduplicationWindowInMinutes: z.number().optional(),
 });
 export type Topic = z.infer<typeof topicSchema>;
 
@@ -140,6 +152,8 @@ export const namespaceTopicSchema = z.object({
   updatedAt: z.string(),
   /** Bumped on every subscription change, like a classic topic's. */
   subscriptionsVersion: z.number(),
+  /** As a classic topic's: minutes a repeated event id is recognised; absent or 0: off. */
+  deduplicationWindowInMinutes: z.number().optional(),
 });
 export type NamespaceTopic = z.infer<typeof namespaceTopicSchema>;
 

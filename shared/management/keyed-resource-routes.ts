@@ -71,9 +71,7 @@ export function keyedResourceOperations<
       const store = api.store(deps);
       const { resource, created } = await store.create(name, input, now(deps));
       if (!created) api.checkExisting?.(resource, input);
-      const current = created
-        ? resource
-        : ((await store.updateTags(name, input.tags, now(deps))) ?? resource);
+      const current = created ? resource : ((await store.update(name, input, now(deps))) ?? resource);
       // Publishers may have cached "no such resource"; answer once they have let it go.
       if (created) await propagated(deps);
       return jsonResult(created ? 201 : 200, api.document(current, deps));

@@ -6,13 +6,14 @@
  */
 import { z } from 'zod';
 import { NAMESPACE_PROFILE, type Range } from '../delivery/rules/profiles';
-import type {
-  DeliveryLogMode,
-  Namespace,
-  NamespaceTopic,
-  RetryLimits,
-  Subscription,
-  SubscriptionFilter,
+import {
+  DEDUPLICATION_WINDOW_IN_MINUTES,
+  type DeliveryLogMode,
+  type Namespace,
+  type NamespaceTopic,
+  type RetryLimits,
+  type Subscription,
+  type SubscriptionFilter,
 } from '../domain/model';
 import { namespaceResourceId, namespaceTopicResourceId, splitNamespaceTopicId } from '../domain/names';
 import { badRequest } from '../http/errors';
@@ -104,12 +105,15 @@ export const namespaceTopicBodySchema = z.strictObject({
         })
         .optional(),
       publisherType: z.literal('Custom', { error: "must be 'Custom'" }).optional(),
+      deduplicationWindowInMinutes: intInRange(DEDUPLICATION_WINDOW_IN_MINUTES).optional(),
     })
     .optional(),
 });
 
 export interface NamespaceTopicInput {
   eventRetentionInDays: number;
+  /** 0: off. */
+  deduplicationWindowInMinutes: number;
 }
 
 export function parseNamespaceTopicBody(body: unknown): NamespaceTopicInput {
@@ -118,6 +122,8 @@ export function parseNamespaceTopicBody(body: unknown): NamespaceTopicInput {
   return {
     eventRetentionInDays:
       parsed.data.properties?.eventRetentionInDays ?? NAMESPACE_TOPIC_LIMITS.eventRetentionInDays.default,
+    deduplicationWindowInMinutes:
+      parsed.data.properties?.deduplicationWindowInMinutes ?? DEDUPLICATION_WINDOW_IN_MINUTES.default,
   };
 }
 
@@ -242,6 +248,7 @@ export function namespaceTopicDocument(topic: NamespaceTopic) {
       publisherType: 'Custom',
       inputSchema: 'CloudEventSchemaV1_0',
       eventRetentionInDays: topic.eventRetentionInDays,
+      deduplicationWindowInMinutes: topic.deduplicationWindowInMinutes ?? 0,
     },
     systemData: systemData(topic),
   };

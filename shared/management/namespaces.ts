@@ -196,6 +196,9 @@ export const namespaceOperations: Readonly<Operations<NamespaceRouteDeps>> = {
           namespace: namespace.name,
           name: existing?.name ?? name,
           eventRetentionInDays: input.eventRetentionInDays,
+          ...(input.deduplicationWindowInMinutes > 0
+            ? { deduplicationWindowInMinutes: input.deduplicationWindowInMinutes }
+            : {}),
           createdAt: existing?.createdAt ?? at,
           updatedAt: at,
           subscriptionsVersion: existing?.subscriptionsVersion ?? 0,

@@ -60,6 +60,7 @@ export function topicDocument(topic: Omit<Topic, 'keys'>, baseUrl: string) {
       ...(topic.inputSchemaMapping === undefined
         ? {}
         : { inputSchemaMapping: inputSchemaMappingDocument(topic.inputSchemaMapping) }),
+      deduplicationWindowInMinutes: topic.deduplicationWindowInMinutes ?? 0,
     },
     systemData: systemData(topic),
   };

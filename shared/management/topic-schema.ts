@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import {
+  DEDUPLICATION_WINDOW_IN_MINUTES,
   INPUT_SCHEMAS,
   type InputSchema,
   type InputSchemaMapping,
@@ -12,7 +13,7 @@ import {
   type MappedField,
 } from '../domain/model';
 import type { TopicInput } from '../storage/topics';
-import { invalidBody } from './request-body';
+import { intInRange, invalidBody } from './request-body';
 
 /** The longest source field name and default value a mapping may hold. */
 export const MAPPING_LIMITS = { sourceFieldChars: 256, defaultValueChars: 1024 } as const;
@@ -89,6 +90,7 @@ export const topicBodySchema = z.strictObject({
         .optional(),
       inputSchemaMapping: inputSchemaMappingSchema.optional(),
       publicNetworkAccess: z.string().optional(),
+      deduplicationWindowInMinutes: intInRange(DEDUPLICATION_WINDOW_IN_MINUTES).optional(),
     })
     .superRefine((properties, ctx) => {
       const custom = properties.inputSchema === 'CustomEventSchema';
@@ -135,6 +137,8 @@ export function parseTopicBody(body: unknown): TopicInput {
     inputSchema: (parsed.data.properties?.inputSchema as InputSchema | undefined) ?? 'EventGridSchema',
     ...(mapping === undefined ? {} : { inputSchemaMapping: mappingOf(mapping.properties) }),
     tags: parsed.data.tags ?? {},
+    deduplicationWindowInMinutes:
+      parsed.data.properties?.deduplicationWindowInMinutes ?? DEDUPLICATION_WINDOW_IN_MINUTES.default,
   };
 }
 

@@ -31,8 +31,11 @@ export interface KeyedResourceStore<R extends KeyedResource, Input> {
   get(name: string, options?: ReadOptions): Promise<R | undefined>;
   /** Creates the resource with fresh keys, or returns the existing one. `created` tells which. */
   create(name: string, input: Input, now: Date): Promise<{ resource: R; created: boolean }>;
-  /** Sets the tags of an existing resource; `undefined` when there is none. */
-  updateTags(name: string, tags: Record<string, string>, now: Date): Promise<Described<R> | undefined>;
+  /**
+   * Sets what a `PUT` may change on an existing resource (its tags, and the settings its layout
+   * names); `undefined` when there is none.
+   */
+  update(name: string, input: Input, now: Date): Promise<Described<R> | undefined>;
   list(): Promise<Described<R>[]>;
   /**
    * Replaces one access key with a fresh one and keeps the other; `undefined` when there is no
@@ -52,6 +55,11 @@ export interface KeyedResourceLayout<R extends KeyedResource, Input> {
   key(name: string): ItemKey;
   /** A new resource, without its keys. */
   describe(name: string, input: Input, now: Date): Described<R>;
+  /**
+   * What a `PUT` may change besides the tags, as item attributes (one that is `undefined` is
+   * removed); none when absent.
+   */
+  changeable?(input: Input): Record<string, unknown>;
   /** An item read back, without its keys (which may be sealed). */
   parse(item: Record<string, unknown>): Described<R>;
   withKeys(described: Described<R>, keys: TopicKeys): R;
@@ -68,7 +76,9 @@ const storedKeysSchema = z.object({
 /** Replacing a key is tried this many times when another change races it. */
 const KEY_WRITE_TRIES = 3;
 
-export class DynamoKeyedResources<R extends KeyedResource, Input> implements KeyedResourceStore<R, Input> {
+export class DynamoKeyedResources<R extends KeyedResource, Input extends { tags: Record<string, string> }>
+  implements KeyedResourceStore<R, Input>
+{
   private readonly table: Table;
 
   constructor(
@@ -112,13 +122,20 @@ export class DynamoKeyedResources<R extends KeyedResource, Input> implements Key
     return { resource: existing, created: false };
   }
 
-  async updateTags(name: string, tags: Record<string, string>, now: Date): Promise<Described<R> | undefined> {
+  async update(name: string, input: Input, now: Date): Promise<Described<R> | undefined> {
+    const settings = Object.entries(this.layout.changeable?.(input) ?? {});
+    const set = settings.filter(([, value]) => value !== undefined);
+    const removed = settings.filter(([, value]) => value === undefined);
     const item = await this.table.updateExisting(
       this.layout.key(name),
-      'SET tags = :tags, updatedAt = :now',
+      [
+        `SET ${['tags = :tags', 'updatedAt = :now', ...set.map(([field]) => `${field} = :${field}`)].join(', ')}`,
+        ...(removed.length === 0 ? [] : [`REMOVE ${removed.map(([field]) => field).join(', ')}`]),
+      ].join(' '),
       {
-        ':tags': tags,
+        ':tags': input.tags,
         ':now': now.toISOString(),
+        ...Object.fromEntries(set.map(([field, value]) => [`:${field}`, value])),
       },
     );
     return item === undefined ? undefined : this.layout.parse(item);

@@ -26,6 +26,11 @@ export interface TopicInput {
   inputSchema: InputSchema;
   inputSchemaMapping?: InputSchemaMapping;
   tags: Record<string, string>;
+  /**
+   * 0 (off, also when absent) to 1440; the only setting a `PUT` changes on an existing topic
+   * besides its tags.
+   */
+  deduplicationWindowInMinutes?: number;
 }
 
 /** A topic as the topics index lists it: everything but its keys. */
@@ -44,6 +49,12 @@ export const topicItemSchema = topicSchema.omit({ keys: true }).extend({
 });
 export type TopicItem = z.input<typeof topicItemSchema>;
 
+/** The window as an item holds it: absent when off, so topics without one read as they always did. */
+const dedupOf = (input: TopicInput): { deduplicationWindowInMinutes?: number } =>
+  (input.deduplicationWindowInMinutes ?? 0) > 0
+    ? { deduplicationWindowInMinutes: input.deduplicationWindowInMinutes as number }
+    : {};
+
 const topicLayout: KeyedResourceLayout<Topic, TopicInput> = {
   kind: 'topic',
   indexPartition: 'TOPIC',
@@ -53,10 +64,12 @@ const topicLayout: KeyedResourceLayout<Topic, TopicInput> = {
     inputSchema: input.inputSchema,
     ...(input.inputSchemaMapping === undefined ? {} : { inputSchemaMapping: input.inputSchemaMapping }),
     tags: input.tags,
+    ...dedupOf(input),
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     subscriptionsVersion: 0,
   }),
+  changeable: (input) => ({ deduplicationWindowInMinutes: dedupOf(input).deduplicationWindowInMinutes }),
   parse: (item) => withoutItemAttributes(parseItem(topicItemSchema, item, 'topic')),
   withKeys: (described, keys) => ({ ...described, keys }),
   // Subscriptions first, the topic last: a half-finished delete can simply be repeated.

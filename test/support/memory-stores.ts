@@ -104,6 +104,8 @@ class MemoryKeyedResources<R extends KeyedResource, Input> implements KeyedResou
     private readonly items: Map<string, R>,
     private readonly make: (name: string, input: Input, now: Date, keys: TopicKeys) => R,
     private readonly deleteUnder: (name: string) => void,
+    /** What a `PUT` changes on an existing one: its tags, and its layout's settings. */
+    private readonly change: (item: R, input: Input) => void,
   ) {}
 
   async get(name: string): Promise<R | undefined> {
@@ -119,10 +121,10 @@ class MemoryKeyedResources<R extends KeyedResource, Input> implements KeyedResou
     return { resource: copy(resource), created: true };
   }
 
-  async updateTags(name: string, tags: Record<string, string>, now: Date): Promise<Described<R> | undefined> {
+  async update(name: string, input: Input, now: Date): Promise<Described<R> | undefined> {
     const item = this.items.get(lower(name));
     if (item === undefined) return undefined;
-    item.tags = copy(tags);
+    this.change(item, copy(input));
     item.updatedAt = now.toISOString();
     return withoutKeys(item);
   }
@@ -257,11 +259,20 @@ export function memoryStores(): TableStores {
       ...(input.inputSchemaMapping === undefined ? {} : { inputSchemaMapping: input.inputSchemaMapping }),
       keys,
       tags: input.tags,
+      ...((input.deduplicationWindowInMinutes ?? 0) > 0
+        ? { deduplicationWindowInMinutes: input.deduplicationWindowInMinutes }
+        : {}),
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
       subscriptionsVersion: 0,
     }),
     (name) => state.deleteUnderTopic(name),
+    (item, input) => {
+      item.tags = input.tags;
+      if (input.deduplicationWindowInMinutes !== undefined && input.deduplicationWindowInMinutes > 0) {
+        item.deduplicationWindowInMinutes = input.deduplicationWindowInMinutes;
+      } else delete item.deduplicationWindowInMinutes;
+    },
   );
   const namespaces = new MemoryKeyedResources<Namespace, NamespaceInput>(
     state.namespaces,
@@ -278,6 +289,9 @@ export function memoryStores(): TableStores {
         state.deleteUnderTopic(namespaceTopicId(topic.namespace, topic.name));
         state.namespaceTopics.delete(lower(`${topic.namespace}#${topic.name}`));
       }
+    },
+    (item, input) => {
+      item.tags = input.tags;
     },
   );
   return { topics, subscriptions, namespaces, namespaceTopics, heldMarks: new MemoryHeldMarks(state) };

@@ -316,7 +316,7 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
         const name = unique('tags-');
         const { resource } = await store().create(name, input, AT);
 
-        const updated = await store().updateTags(name, { team: 'b' }, LATER);
+        const updated = await store().update(name, { ...input, tags: { team: 'b' } }, LATER);
 
         const { keys: _keys, ...described } = resource;
         expect(updated).toEqual({ ...described, tags: { team: 'b' }, updatedAt: LATER.toISOString() });
@@ -325,7 +325,9 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
           tags: { team: 'b' },
           updatedAt: LATER.toISOString(),
         });
-        expect(await store().updateTags(unique('missing-'), { team: 'b' }, LATER)).toBeUndefined();
+        expect(
+          await store().update(unique('missing-'), { ...input, tags: { team: 'b' } }, LATER),
+        ).toBeUndefined();
       });
 
       it('lists them without their keys', async () => {

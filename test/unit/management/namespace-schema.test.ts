@@ -108,13 +108,26 @@ describe('namespace bodies', () => {
 
 describe('namespace topic bodies', () => {
   it('keeps events 1 day by default, up to 7', () => {
-    expect(parseNamespaceTopicBody(undefined)).toEqual({ eventRetentionInDays: 1 });
-    expect(parseNamespaceTopicBody({ properties: {} })).toEqual({ eventRetentionInDays: 1 });
+    expect(parseNamespaceTopicBody(undefined)).toEqual({
+      eventRetentionInDays: 1,
+      deduplicationWindowInMinutes: 0,
+    });
+    expect(parseNamespaceTopicBody({ properties: {} })).toEqual({
+      eventRetentionInDays: 1,
+      deduplicationWindowInMinutes: 0,
+    });
+    expect(
+      parseNamespaceTopicBody({ properties: { deduplicationWindowInMinutes: 60 } })
+        .deduplicationWindowInMinutes,
+    ).toBe(60);
+    expect(() => parseNamespaceTopicBody({ properties: { deduplicationWindowInMinutes: 1441 } })).toThrow(
+      /properties\.deduplicationWindowInMinutes: must be an integer between 0 and 1440/,
+    );
     expect(
       parseNamespaceTopicBody({
         properties: { eventRetentionInDays: 7, inputSchema: 'CloudEventSchemaV1_0', publisherType: 'Custom' },
       }),
-    ).toEqual({ eventRetentionInDays: 7 });
+    ).toEqual({ eventRetentionInDays: 7, deduplicationWindowInMinutes: 0 });
   });
 
   it.each([
@@ -347,6 +360,7 @@ describe('namespace documents', () => {
         namespace: 'shop',
         name: 'orders',
         eventRetentionInDays: 3,
+        deduplicationWindowInMinutes: 5,
         subscriptionsVersion: 4,
         ...times,
       }),
@@ -359,6 +373,7 @@ describe('namespace documents', () => {
         publisherType: 'Custom',
         inputSchema: 'CloudEventSchemaV1_0',
         eventRetentionInDays: 3,
+        deduplicationWindowInMinutes: 5,
       },
       systemData: { createdAt: times.createdAt, lastModifiedAt: times.updatedAt },
     });

@@ -217,15 +217,34 @@ describe('delivery schemas', () => {
 });
 
 describe('topic bodies and names', () => {
+  it('takes a de-duplication window of 0 (off) to 1440 minutes, naming the field and the limit otherwise', () => {
+    expect(parseTopicBody({ properties: { deduplicationWindowInMinutes: 1440 } })).toMatchObject({
+      deduplicationWindowInMinutes: 1440,
+    });
+    expect(parseTopicBody({ properties: { deduplicationWindowInMinutes: 0 } })).toMatchObject({
+      deduplicationWindowInMinutes: 0,
+    });
+    for (const bad of [1441, -1, 2.5, '10']) {
+      expect(() => parseTopicBody({ properties: { deduplicationWindowInMinutes: bad } })).toThrow(
+        /properties\.deduplicationWindowInMinutes: must be an integer between 0 and 1440/,
+      );
+    }
+  });
+
   it('takes the CloudEvents 1.0 input schema', () => {
     expect(parseTopicBody({ properties: { inputSchema: 'CloudEventSchemaV1_0' } })).toEqual({
       inputSchema: 'CloudEventSchemaV1_0',
       tags: {},
+      deduplicationWindowInMinutes: 0,
     });
   });
 
   it('defaults to the Event Grid schema, with or without a body', () => {
-    expect(parseTopicBody(undefined)).toEqual({ inputSchema: 'EventGridSchema', tags: {} });
+    expect(parseTopicBody(undefined)).toEqual({
+      inputSchema: 'EventGridSchema',
+      tags: {},
+      deduplicationWindowInMinutes: 0,
+    });
     expect(
       parseTopicBody({ location: 'eu-west-1', properties: { inputSchema: 'EventGridSchema' } }).inputSchema,
     ).toBe('EventGridSchema');
@@ -248,6 +267,7 @@ describe('topic bodies and names', () => {
       },
     });
     expect(input).toEqual({
+      deduplicationWindowInMinutes: 0,
       inputSchema: 'CustomEventSchema',
       inputSchemaMapping: {
         id: { sourceField: 'orderId' },
