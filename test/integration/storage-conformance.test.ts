@@ -8,6 +8,7 @@ import { provisionLocalResources } from '../../local/provision';
 import { BACKLOG_BUCKET, TABLE } from '../../shared/config/resources';
 import { createAwsClients } from '../../shared/platform/aws';
 import { AesGcmSealer, keyText } from '../../shared/platform/sealing';
+import { DynamoAcceptedIds } from '../../shared/storage/accepted-ids';
 import { DynamoBacklogStore } from '../../shared/storage/backlog';
 import { DynamoDeclaredDestinations } from '../../shared/storage/declared-destinations';
 import { DynamoHealthStore } from '../../shared/storage/health';
@@ -35,6 +36,7 @@ describeStorageConformance(async () => {
     lateAnswers: new DynamoLateAnswers(clients.dynamo, TABLE.localName),
     rateBudget: new DynamoRateBudget(clients.dynamo, TABLE.localName),
     replayClaims: new DynamoReplayClaims(clients.dynamo, TABLE.localName),
+    acceptedIds: new DynamoAcceptedIds(clients.dynamo, TABLE.localName),
     declaredDestinations: new DynamoDeclaredDestinations(clients.dynamo, TABLE.localName),
   };
 });

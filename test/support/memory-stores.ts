@@ -16,6 +16,13 @@ import type { EndpointHealth } from '../../shared/domain/health';
 import type { Namespace, NamespaceTopic, Subscription, Topic, TopicKeys } from '../../shared/domain/model';
 import { namespaceTopicId, splitNamespaceTopicId } from '../../shared/domain/names';
 import {
+  type AcceptedIdClaim,
+  type AcceptedIds,
+  AcceptedIdsUnavailable,
+  type AcceptingTopic,
+  acceptedIdKey,
+} from '../../shared/storage/accepted-ids';
+import {
   type BacklogOverview,
   type BacklogStore,
   decodeSegment,
@@ -490,6 +497,48 @@ export class MemoryLateAnswers implements LateAnswerStore {
       }
     }
     return found;
+  }
+}
+
+/**
+ * Accepted event ids in memory, as `DynamoAcceptedIds` keeps them. `failing` makes every claim
+ * and release throw (the store down), after the claims made before it in the same call, as the
+ * table's parallel puts may be.
+ */
+export class MemoryAcceptedIds implements AcceptedIds {
+  readonly items = new Map<string, { owner: string; acceptedAt: number }>();
+  /** Claims written so far (each a write unit, as a put is). */
+  writes = 0;
+  failing: Error | undefined;
+
+  async claim({ topic, ids, owner, now, windowMs }: AcceptedIdClaim): Promise<boolean[]> {
+    const repeats: boolean[] = [];
+    const claimed: string[] = [];
+    for (const id of ids) {
+      if (this.failing !== undefined) {
+        throw new AcceptedIdsUnavailable(this.failing, await this.release(topic, claimed, owner));
+      }
+      const key = acceptedIdKey(topic, id).pk;
+      const held = this.items.get(key);
+      this.writes += 1;
+      if (held !== undefined && held.acceptedAt > now - windowMs && held.owner !== owner) {
+        repeats.push(true);
+        continue;
+      }
+      this.items.set(key, { owner, acceptedAt: now });
+      claimed.push(id);
+      repeats.push(false);
+    }
+    return repeats;
+  }
+
+  async release(topic: AcceptingTopic, ids: readonly string[], owner: string): Promise<string[]> {
+    if (this.failing !== undefined) return [...ids];
+    for (const id of ids) {
+      const key = acceptedIdKey(topic, id).pk;
+      if (this.items.get(key)?.owner === owner) this.items.delete(key);
+    }
+    return [];
   }
 }
 

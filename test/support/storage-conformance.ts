@@ -25,6 +25,7 @@ import {
   topicSchema,
 } from '../../shared/domain/model';
 import { namespaceTopicId, topicIdOf } from '../../shared/domain/names';
+import type { AcceptedIds } from '../../shared/storage/accepted-ids';
 import { type BacklogStore, type NewSegment, replaceSegments } from '../../shared/storage/backlog';
 import type { DeclaredDestinationsStore } from '../../shared/storage/declared-destinations';
 import { type HealthStore, resetHealth } from '../../shared/storage/health';
@@ -43,6 +44,7 @@ export interface StorageUnderTest {
   backlog: BacklogStore;
   lateAnswers: LateAnswerStore;
   replayClaims: ReplayClaims;
+  acceptedIds: AcceptedIds;
   rateBudget: RateBudgetStore;
   declaredDestinations: DeclaredDestinationsStore;
 }
@@ -179,6 +181,7 @@ const fullHealth = (topic: string, subscription: string): EndpointHealth => ({
 });
 
 const FULL_TOPIC_INPUT: TopicInput = {
+  deduplicationWindowInMinutes: 30,
   inputSchema: 'CustomEventSchema',
   inputSchemaMapping: {
     id: { sourceField: 'orderId' },
@@ -377,6 +380,22 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
       expect((await s.stores.topics.list()).find((topic) => topic.name === name)).toEqual(described);
     });
 
+    it('take a new de-duplication window by update, and lose it when it is set to 0', async () => {
+      const name = unique('window-');
+      await s.stores.topics.create(name, FULL_TOPIC_INPUT, AT);
+
+      const updated = await s.stores.topics.update(
+        name,
+        { ...FULL_TOPIC_INPUT, deduplicationWindowInMinutes: 1440 },
+        LATER,
+      );
+      expect(updated?.deduplicationWindowInMinutes).toBe(1440);
+      await s.stores.topics.update(name, { ...FULL_TOPIC_INPUT, deduplicationWindowInMinutes: 0 }, LATER);
+      const read = await s.stores.topics.get(name, { consistent: true });
+      expect(read).toMatchObject({ name, inputSchema: 'CustomEventSchema' });
+      expect(read).not.toHaveProperty('deduplicationWindowInMinutes');
+    });
+
     it('are deleted with their subscriptions, not with a namespace topic of the same name', async () => {
       const name = unique('orders-');
       await s.stores.topics.create(name, { inputSchema: 'EventGridSchema', tags: {} }, AT);
@@ -419,7 +438,10 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
   describe('namespace topics', () => {
     it('make a round trip with every field set, whatever the case of the names', async () => {
       const namespace = unique('Shop-');
-      const topic = nsTopic(namespace, 'Orders', { subscriptionsVersion: 4 });
+      const topic = nsTopic(namespace, 'Orders', {
+        subscriptionsVersion: 4,
+        deduplicationWindowInMinutes: 15,
+      });
       await s.stores.namespaceTopics.put(topic, undefined);
 
       expect(unsetFields(namespaceTopicSchema, topic)).toEqual([]);
@@ -956,6 +978,86 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
       expect(await s.replayClaims.claim(blob, 'call-c', T + 63_000, T + 123_000)).toBe(true);
       // Another blob is another claim.
       expect(await s.replayClaims.claim(`${blob}x`, 'call-a', T, T + 60_000)).toBe(true);
+    });
+  });
+
+  describe('accepted event ids', () => {
+    const T = AT.getTime();
+    const WINDOW = 10 * 60_000;
+    const topic = () => ({ id: unique('dedup-'), createdAt: AT.toISOString() });
+
+    it('answers which ids another publish accepted within the window, and claims the new ones', async () => {
+      const orders = topic();
+      const first = await s.acceptedIds.claim({
+        topic: orders,
+        ids: ['a', 'b'],
+        owner: 'p1',
+        now: T,
+        windowMs: WINDOW,
+      });
+      expect(first).toEqual([false, false]);
+      const second = await s.acceptedIds.claim({
+        topic: orders,
+        ids: ['b', 'c', 'a'],
+        owner: 'p2',
+        now: T + 1_000,
+        windowMs: WINDOW,
+      });
+      expect(second).toEqual([true, false, true]);
+      // The same publish claiming again (a put retried after its answer was lost) is no repeat.
+      expect(
+        await s.acceptedIds.claim({
+          topic: orders,
+          ids: ['a'],
+          owner: 'p1',
+          now: T + 2_000,
+          windowMs: WINDOW,
+        }),
+      ).toEqual([false]);
+      // Ids are exact: another case or another topic is another id.
+      expect(
+        await s.acceptedIds.claim({ topic: orders, ids: ['A'], owner: 'p3', now: T, windowMs: WINDOW }),
+      ).toEqual([false]);
+      expect(
+        await s.acceptedIds.claim({ topic: topic(), ids: ['a'], owner: 'p3', now: T, windowMs: WINDOW }),
+      ).toEqual([false]);
+    });
+
+    it('forgets an id once the window read at the check has passed, and for a topic made again', async () => {
+      const orders = topic();
+      await s.acceptedIds.claim({ topic: orders, ids: ['x'], owner: 'p1', now: T, windowMs: WINDOW });
+      const check = (now: number, windowMs: number, owner: string) =>
+        s.acceptedIds.claim({ topic: orders, ids: ['x'], owner, now, windowMs });
+      expect(await check(T + WINDOW - 1, WINDOW, 'p2')).toEqual([true]);
+      // A window made shorter applies at once.
+      expect(await check(T + 60_000, 60_000, 'p3')).toEqual([false]);
+      // The id is now p3's, accepted at T + 60 s.
+      expect(await check(T + 60_000 + WINDOW, WINDOW, 'p4')).toEqual([false]);
+      expect(
+        await s.acceptedIds.claim({
+          topic: { ...orders, createdAt: LATER.toISOString() },
+          ids: ['x'],
+          owner: 'p5',
+          now: T + 60_000 + WINDOW + 1,
+          windowMs: WINDOW,
+        }),
+      ).toEqual([false]);
+    });
+
+    it("gives back only the owner's own claims", async () => {
+      const orders = topic();
+      await s.acceptedIds.claim({ topic: orders, ids: ['a', 'b'], owner: 'p1', now: T, windowMs: WINDOW });
+      expect(await s.acceptedIds.release(orders, ['a'], 'p2')).toEqual([]);
+      expect(await s.acceptedIds.release(orders, ['b'], 'p1')).toEqual([]);
+      expect(
+        await s.acceptedIds.claim({
+          topic: orders,
+          ids: ['a', 'b'],
+          owner: 'p3',
+          now: T + 1,
+          windowMs: WINDOW,
+        }),
+      ).toEqual([true, false]);
     });
   });
 

@@ -8,6 +8,7 @@ import { MemoryDeclaredDestinations } from '../../../shared/storage/declared-des
 import { InProcessRateBudget } from '../../../shared/storage/rate-budget';
 import { subscription } from '../../support/fakes';
 import {
+  MemoryAcceptedIds,
   MemoryBacklogStore,
   MemoryHealthStore,
   MemoryLateAnswers,
@@ -22,6 +23,7 @@ describeStorageConformance(async () => ({
   backlog: new MemoryBacklogStore(),
   lateAnswers: new MemoryLateAnswers(),
   replayClaims: new MemoryReplayClaims(),
+  acceptedIds: new MemoryAcceptedIds(),
   rateBudget: new InProcessRateBudget(),
   declaredDestinations: new MemoryDeclaredDestinations(),
 }));
