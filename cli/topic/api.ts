@@ -9,11 +9,15 @@ import { CliError } from '../errors';
 /** A topic document as the API shows it, classic or namespace (the parts printed here). */
 export interface TopicDocument {
   name: string;
+  /** A classic topic's (namespace topics have none). */
+  tags?: Record<string, string>;
   properties: {
     endpoint?: string;
     inputSchema?: string;
     eventRetentionInDays?: number;
     inputSchemaMapping?: { properties?: Record<string, unknown> };
+    /** 0: off (absent from an API older than the setting). */
+    deduplicationWindowInMinutes?: number;
   };
 }
 

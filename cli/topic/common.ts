@@ -27,6 +27,12 @@ export function withCommon(command: Command): Command {
   );
 }
 
+/** A topic's de-duplication window in a few words: `off`, or `60 min`. */
+export const deduplicationWindowText = (document: TopicDocument): string => {
+  const minutes = document.properties.deduplicationWindowInMinutes ?? 0;
+  return minutes === 0 ? 'off' : `${minutes} min`;
+};
+
 /** A topic, a setting a line. */
 export function formatTopic(target: ApiTarget, ref: TopicRef, document: TopicDocument): string {
   const p = document.properties;
@@ -36,6 +42,7 @@ export function formatTopic(target: ApiTarget, ref: TopicRef, document: TopicDoc
     `input schema:  ${p.inputSchema ?? 'CloudEventSchemaV1_0'}`,
     ...(mapping === undefined ? [] : [`input mapping: ${JSON.stringify(mapping)}`]),
     ...(p.eventRetentionInDays === undefined ? [] : [`retention:     ${p.eventRetentionInDays} days`]),
+    `dedup window:  ${deduplicationWindowText(document)}`,
     `publish URL:   ${publishUrlOf(target, ref, document)}`,
   ].join('\n');
 }

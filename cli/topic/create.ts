@@ -1,8 +1,11 @@
 /**
  * `gridwire topic create`: a topic made (or its settings changed); with `--namespace`, a
- * namespace topic, the namespace made first if needed.
+ * namespace topic, the namespace made first if needed. A `PUT` replaces the whole definition, so
+ * for a topic that exists the body carries over what no flag names (its schema and mapping, tags,
+ * retention, de-duplication window), read from its document first.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { DEDUPLICATION_WINDOW_IN_MINUTES } from '../../shared/domain/model';
 import {
   type ApiTarget,
   okText,
@@ -12,10 +15,10 @@ import {
   topicLabel,
 } from '../admin-api';
 import { CliError } from '../errors';
-import { countOption } from '../options';
+import { countOption, integer } from '../options';
 import { printAnswer } from '../output';
 import { inputSchemaArgument } from '../subscription/body';
-import { ensureNamespace, type TopicDocument } from './api';
+import { ensureNamespace, readTopic, type TopicDocument } from './api';
 import { formatTopic, type Options, refOf, withCommon } from './common';
 
 type CreateOptions = Options & {
@@ -23,6 +26,7 @@ type CreateOptions = Options & {
   inputMappingFields?: Record<string, string>;
   inputMappingDefaultValues?: Record<string, string>;
   eventRetentionInDays?: number;
+  deduplicationWindow?: number;
 };
 
 /** `FIELD=VALUE` words (`--input-mapping-fields eventType=kind subject=path`) as a record. */
@@ -33,6 +37,15 @@ const assignments =
     if (at <= 0) throw new InvalidArgumentError(`${flag} takes FIELD=VALUE words, e.g. eventType=kind.`);
     return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
   };
+
+/** `--deduplication-window`: whole minutes within the limits; an empty word is not 0. */
+const deduplicationWindowArgument = (value: string): number => {
+  const { min, max } = DEDUPLICATION_WINDOW_IN_MINUTES;
+  if (value.trim() === '') {
+    throw new InvalidArgumentError(`--deduplication-window must be an integer from ${min} to ${max}.`);
+  }
+  return integer('--deduplication-window', min, max)(value);
+};
 
 /** The custom schema's mapping from `--input-mapping-fields` and `--input-mapping-default-values`. */
 function inputMappingOf(fields: Record<string, string> = {}, defaults: Record<string, string> = {}) {
@@ -52,36 +65,59 @@ function inputMappingOf(fields: Record<string, string> = {}, defaults: Record<st
   };
 }
 
-/** A classic topic's body: its input schema and mapping (it keeps no events). */
-function classicTopicBody(options: CreateOptions): unknown {
+/** The de-duplication window the body sets: the flag's, else the one the topic has (none for a new topic). */
+function deduplicationOf(options: CreateOptions, existing: TopicDocument | undefined) {
+  const minutes = options.deduplicationWindow ?? existing?.properties.deduplicationWindowInMinutes;
+  return minutes === undefined ? {} : { deduplicationWindowInMinutes: minutes };
+}
+
+/**
+ * A classic topic's body: its input schema and mapping (it keeps no events), and its window. An
+ * existing topic keeps its schema and mapping unless a flag names them, and its tags.
+ */
+async function classicTopicBody(target: ApiTarget, ref: TopicRef, options: CreateOptions): Promise<unknown> {
   if (options.eventRetentionInDays !== undefined) {
     throw new CliError('--event-retention-in-days goes with --namespace (classic topics keep no events)');
   }
-  const mapping = inputMappingOf(options.inputMappingFields, options.inputMappingDefaultValues);
+  const existing = await readTopic(target, ref);
+  const given = inputMappingOf(options.inputMappingFields, options.inputMappingDefaultValues);
+  const inputSchema =
+    options.inputSchema ??
+    (given === undefined ? (existing?.properties.inputSchema ?? 'EventGridSchema') : 'CustomEventSchema');
+  const mapping =
+    given ?? (inputSchema === 'CustomEventSchema' ? existing?.properties.inputSchemaMapping : undefined);
+  const tags = existing?.tags ?? {};
   return {
+    ...(Object.keys(tags).length === 0 ? {} : { tags }),
     properties: {
-      inputSchema: options.inputSchema ?? (mapping === undefined ? 'EventGridSchema' : 'CustomEventSchema'),
+      inputSchema,
       ...(mapping === undefined ? {} : { inputSchemaMapping: mapping }),
+      ...deduplicationOf(options, existing),
     },
   };
 }
 
-/** A namespace topic's body (CloudEvents only), its namespace made first if needed (noted in `notes`). */
+/**
+ * A namespace topic's body (CloudEvents only), its namespace made first if needed (noted in
+ * `notes`); an existing topic keeps its retention and window unless a flag names them.
+ */
 async function namespaceTopicBody(
   target: ApiTarget,
-  namespace: string,
+  ref: TopicRef & { namespace: string },
   options: CreateOptions,
   notes: string[],
 ): Promise<unknown> {
   if (options.inputSchema !== undefined && options.inputSchema !== 'CloudEventSchemaV1_0') {
     throw new CliError('namespace topics take CloudEvents only (--input-schema CloudEventSchemaV1_0)');
   }
-  if (await ensureNamespace(target, namespace)) notes.push(`Created namespace ${namespace}.`);
+  const madeNamespace = await ensureNamespace(target, ref.namespace);
+  if (madeNamespace) notes.push(`Created namespace ${ref.namespace}.`);
+  const existing = madeNamespace ? undefined : await readTopic(target, ref);
+  const retention = options.eventRetentionInDays ?? existing?.properties.eventRetentionInDays;
   return {
     properties: {
-      ...(options.eventRetentionInDays === undefined
-        ? {}
-        : { eventRetentionInDays: options.eventRetentionInDays }),
+      ...(retention === undefined ? {} : { eventRetentionInDays: retention }),
+      ...deduplicationOf(options, existing),
     },
   };
 }
@@ -93,8 +129,8 @@ async function createTopic(name: string, options: CreateOptions): Promise<void> 
   const notes: string[] = [];
   const body =
     ref.namespace === undefined
-      ? classicTopicBody(options)
-      : await namespaceTopicBody(target, ref.namespace, options, notes);
+      ? await classicTopicBody(target, ref, options)
+      : await namespaceTopicBody(target, { ...ref, namespace: ref.namespace }, options, notes);
   const answer = await target.call('PUT', topicAdminPath(ref), JSON.stringify(body));
   const document = JSON.parse(okText(answer, `creating ${topicLabel(ref)}`)) as TopicDocument;
   printAnswer(options, document, (doc) =>
@@ -129,5 +165,10 @@ export function createCommand(): Command {
       assignments('--input-mapping-default-values'),
     )
     .addOption(countOption('--event-retention-in-days <days>', 'namespace topics: how long events are kept'))
+    .option(
+      '--deduplication-window <minutes>',
+      `minutes a repeated event id is answered but not delivered again, ${DEDUPLICATION_WINDOW_IN_MINUTES.min} (off) to ${DEDUPLICATION_WINDOW_IN_MINUTES.max}; default off for a new topic, kept for an existing one`,
+      deduplicationWindowArgument,
+    )
     .action(createTopic);
 }
