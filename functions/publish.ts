@@ -37,7 +37,7 @@ import { METRIC } from '../shared/observability/metrics';
 import { createAwsClients } from '../shared/platform/aws';
 import type { DeliveryBacklogGate } from '../shared/publish/admission';
 import { credentialOf, namespaceKeyOf } from '../shared/publish/authentication';
-import type { Publisher } from '../shared/publish/publisher';
+import type { Publisher, PublishResult } from '../shared/publish/publisher';
 import { PublishRejection, type RejectionKind } from '../shared/publish/rejection';
 
 export interface PublishHandlerDeps {
@@ -95,7 +95,7 @@ async function publishToNamespace(publisher: Publisher, event: HttpEvent): Promi
       `No such operation: ${topicAction} (a namespace topic takes POST .../topics/<topic>:publish).`,
     );
   }
-  await publisher.publishToNamespace({
+  const result = await publisher.publishToNamespace({
     namespace: pathParam(event, 'namespace'),
     topic: topicAction.slice(0, -PUBLISH_ACTION.length),
     key: namespaceKeyOf(event),
@@ -103,8 +103,15 @@ async function publishToNamespace(publisher: Publisher, event: HttpEvent): Promi
     headers: headersOf(event),
   });
   // The namespaces SDK reads a JSON body (an empty object) from a 200.
-  return jsonResult(200, {});
+  return jsonResult(200, {}, duplicateHeader(result));
 }
+
+/** The header naming a publish's repeats, on topics with a de-duplication window. */
+export const DUPLICATE_EVENTS_HEADER = 'gridwire-duplicate-events';
+
+/** `gridwire-duplicate-events: <count>` when the topic has a de-duplication window; nothing otherwise. */
+const duplicateHeader = (result: PublishResult): Record<string, string> =>
+  result.duplicates === undefined ? {} : { [DUPLICATE_EVENTS_HEADER]: String(result.duplicates) };
 
 /**
  * The topic a publish request names, as `PublishSuccessCount` names it (`<namespace>/<topic>` for
@@ -157,7 +164,7 @@ export function createPublishHandler({ publisher, observability, deliveryBacklog
       return errorResult(deliveryBehind(refusal.retryAfterSeconds));
     }
     if (NAMESPACE_ROUTE_KEYS.has(event.routeKey)) return publishToNamespace(publisher, event);
-    await publisher.publish({
+    const result = await publisher.publish({
       topic: pathParam(event, 'topic'),
       credential: credentialOf(event),
       path: event.rawPath,
@@ -165,7 +172,10 @@ export function createPublishHandler({ publisher, observability, deliveryBacklog
       contentType: header(event, 'content-type'),
       traceparent: header(event, TRACEPARENT_HEADER),
     });
-    return emptyResult(200);
+    const duplicates = duplicateHeader(result);
+    return Object.keys(duplicates).length === 0
+      ? emptyResult(200)
+      : { ...emptyResult(200), headers: duplicates };
   };
   // Rejections become their answers here, before the middlewares: the failure count and the
   // error answer then read the same `ApiError` whatever refused the request.

@@ -102,6 +102,18 @@ export const topicBodySchema = z.strictObject({
             'is required with inputSchema CustomEventSchema: {"inputSchemaMappingType": "Json", "properties": {...}} mapping at least eventType and subject',
         });
       }
+      if (
+        custom &&
+        (properties.deduplicationWindowInMinutes ?? 0) > 0 &&
+        properties.inputSchemaMapping?.properties.id?.sourceField === undefined
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['deduplicationWindowInMinutes'],
+          message:
+            'needs the events to carry their ids: map id from a member (inputSchemaMapping.properties.id.sourceField), or leave the window at 0',
+        });
+      }
       if (!custom && properties.inputSchemaMapping !== undefined) {
         ctx.addIssue({
           code: 'custom',

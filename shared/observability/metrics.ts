@@ -49,6 +49,11 @@ export const METRIC = {
    * (Gridwire's own).
    */
   PublishThrottledCount: 'PublishThrottledCount',
+  /**
+   * Events answered 200 but not queued: repeats of ids their topic accepted within its
+   * de-duplication window, or earlier in the same request (Gridwire's own; topics with a window only).
+   */
+  PublishDuplicateCount: 'PublishDuplicateCount',
   MatchedEventCount: 'MatchedEventCount',
   UnmatchedEventCount: 'UnmatchedEventCount',
   DeliverySuccessCount: 'DeliverySuccessCount',
@@ -128,6 +133,7 @@ export const METRIC_DIMENSION_SETS: Readonly<Record<MetricName, readonly (readon
   PublishSuccessLatencyInMs: [[], ['Topic']],
   // Refused before the caller proved anything: naming the topic would let anyone mint series.
   PublishThrottledCount: [[]],
+  PublishDuplicateCount: [[], ['Topic']],
   UnmatchedEventCount: [[], ['Topic']],
   MatchedEventCount: [[], SUBSCRIPTION],
   DeliverySuccessCount: [[], SUBSCRIPTION],

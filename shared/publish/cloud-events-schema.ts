@@ -20,6 +20,8 @@ export const CLOUD_EVENTS_CONTENT_TYPES = {
 export interface PublishedCloudEvent {
   /** The `id` attribute. */
   id: string;
+  /** The `source` attribute (with `id`, what identifies the event). */
+  source: string;
   /** The `type` attribute: what event type filters match. */
   type: string;
   /** The `dataversion` extension when it is a string, otherwise "" (no `aeg-data-version` header). */
@@ -150,6 +152,6 @@ export function parseCloudEvents(
     const id = event.id as string;
     const dataVersion = typeof event.dataversion === 'string' ? event.dataversion : '';
     const queuedBytes = checkQueuedSize(index, { eventId: id, dataVersion, eventJson: json });
-    return { id, type: event.type as string, dataVersion, json, queuedBytes };
+    return { id, source: event.source as string, type: event.type as string, dataVersion, json, queuedBytes };
   });
 }

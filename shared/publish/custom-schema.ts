@@ -16,6 +16,11 @@ import { invalidInput } from './rejection';
 /** An accepted custom event, in the forms the pipeline needs. */
 export interface PublishedCustomEvent {
   id: string;
+  /**
+   * The id when the event carries it (in the member `id` is mapped from): what a topic's
+   * de-duplication knows it by. An id from the mapping's default or generated is no one's.
+   */
+  ownId?: string;
   /** Mapped: what event type filters match. */
   eventType: string;
   dataVersion: string;
@@ -86,7 +91,10 @@ function mapEvent(eventText: string, index: number, context: CustomEventContext)
   if (eventType === undefined) throw missing(mapping.eventType, 'eventType', index);
   const subject = value('subject');
   if (subject === undefined) throw missing(mapping.subject, 'subject', index);
-  const id = value('id') ?? context.newId();
+  const idSource = mapping.id?.sourceField;
+  const ownId =
+    idSource === undefined ? undefined : mappedValue(members, { sourceField: idSource }, 'id', index);
+  const id = ownId ?? value('id') ?? context.newId();
   const dataVersion = value('dataVersion') ?? '';
 
   const fields: JsonMember[] = [
@@ -101,7 +109,7 @@ function mapEvent(eventText: string, index: number, context: CustomEventContext)
   ];
   const json = objectText(fields);
   const queuedBytes = checkQueuedSize(index, { eventId: id, dataVersion, eventJson: json });
-  return { id, eventType, dataVersion, json, queuedBytes };
+  return { id, ...(ownId === undefined ? {} : { ownId }), eventType, dataVersion, json, queuedBytes };
 }
 
 /**

@@ -80,6 +80,12 @@ export function parseNamespaceEvents(request: NamespacePublishRequest) {
 /** An accepted event, whatever its schema: what fan-out, filters and headers need. */
 export interface AcceptedEvent {
   eventId: string;
+  /**
+   * What a topic's de-duplication knows the event by: Event Grid `id`; CloudEvents `source` and
+   * `id`; a custom event's own id. `undefined` (never a repeat) for a custom event whose id the
+   * mapping supplied.
+   */
+  identity: string | undefined;
   /** Event Grid `eventType`, CloudEvents `type`. */
   eventType: string;
   dataVersion: string;
@@ -124,12 +130,15 @@ const subjectMember = (event: unknown): string | undefined => {
 /** An accepted CloudEvent (classic or namespace topic) as fan-out sees it. */
 export const cloudEvent = (event: {
   id: string;
+  source: string;
   type: string;
   dataVersion: string;
   json: string;
   queuedBytes: number;
 }): AcceptedEvent => ({
   eventId: event.id,
+  // Both members, unambiguously: CloudEvents ids are unique per source.
+  identity: JSON.stringify([event.source, event.id]),
   eventType: event.type,
   dataVersion: event.dataVersion,
   json: event.json,
@@ -208,6 +217,7 @@ export function parseEvents(
         ...context,
       }).map((event) => ({
         eventId: event.id,
+        identity: event.ownId,
         eventType: event.eventType,
         dataVersion: event.dataVersion,
         json: event.json,
@@ -217,6 +227,7 @@ export function parseEvents(
     case 'EventGridSchema':
       return parseEventGridEvents(body, topic.name).map(({ event, json, queuedBytes }) => ({
         eventId: event.id,
+        identity: event.id,
         eventType: event.eventType,
         dataVersion: event.dataVersion,
         json,

@@ -9,7 +9,13 @@ import { endpointAgreed } from '../delivery/rules/handshake';
 import { parseTraceparent, TRACEPARENT_HEADER } from '../delivery/rules/trace-context';
 import { deliveryTargetOf } from '../delivery/target';
 import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery';
-import { type Namespace, type NamespaceTopic, subscriptionExpired, type Topic } from '../domain/model';
+import {
+  deduplicationWindowMs,
+  type Namespace,
+  type NamespaceTopic,
+  subscriptionExpired,
+  type Topic,
+} from '../domain/model';
 import { isValidName, topicIdOf } from '../domain/names';
 import { badRequest, dependencyUnavailable, forbidden, notFound, payloadTooLarge } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
@@ -27,6 +33,7 @@ import {
   targetGroupId,
 } from '../queue/job-codec';
 import { type JobQueue, QueueRejectedError } from '../queue/sqs-job-queue';
+import { type AcceptedIds, AcceptedIdsUnavailable, type AcceptingTopic } from '../storage/accepted-ids';
 import { type FanOutStore, fanOutKey } from '../storage/fan-out-bucket';
 import { type HeldMarks, type HeldSubscriptions, isHeld } from '../storage/held-marks';
 import type { Store } from '../storage/store';
@@ -57,6 +64,8 @@ export interface PublisherDeps {
    * queue, as all do.
    */
   held?: Pick<HeldMarks, 'list'>;
+  /** The event ids topics with a de-duplication window accepted. */
+  acceptedIds: AcceptedIds;
   /** Where fan-outs too large for one SQS message are stored before their message is sent. */
   fanOuts: FanOutStore;
   clock: Clock;
@@ -73,6 +82,17 @@ export interface PublishResult {
   matchedSubscriptions: number;
   /** SQS messages queued: one, or none when no subscription matched. */
   messages: number;
+  /**
+   * Events answered but not queued, as repeats of ids the topic accepted within its
+   * de-duplication window (or earlier in the same request); absent when the topic has no window.
+   */
+  duplicates?: number;
+}
+
+/** A topic's de-duplication: whose ids are checked, and for how long they are remembered (0: off). */
+interface Deduplication {
+  topic: AcceptingTopic;
+  windowMs: number;
 }
 
 /** Topics, namespaces and names found missing kept at most in one publish function. */
@@ -169,7 +189,11 @@ export class Publisher {
       `${topic.name.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
       () => this.fanOutTargets(topic.name),
     );
-    return this.fanOut({ name: topic.name }, targets, events, started, request.traceparent);
+    const dedup = {
+      topic: { id: topic.name, createdAt: topic.createdAt },
+      windowMs: deduplicationWindowMs(topic),
+    };
+    return this.fanOut({ name: topic.name }, targets, events, started, dedup, request.traceparent);
   }
 
   /**
@@ -204,7 +228,11 @@ export class Publisher {
       `${topicId.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
       () => this.fanOutTargets(topicId),
     );
-    return this.fanOut(ref, targets, events, started, request.headers[TRACEPARENT_HEADER]);
+    const dedup = {
+      topic: { id: topicId, createdAt: topic.createdAt },
+      windowMs: deduplicationWindowMs(topic),
+    };
+    return this.fanOut(ref, targets, events, started, dedup, request.headers[TRACEPARENT_HEADER]);
   }
 
   /**
@@ -238,6 +266,7 @@ export class Publisher {
     targets: readonly FilteredSubscription[],
     events: readonly AcceptedEvent[],
     started: number,
+    dedup: Deduplication,
     /** The publish request's `traceparent`: kept on its events when it is valid. */
     traceparent?: string,
   ): Promise<PublishResult> {
@@ -265,6 +294,13 @@ export class Publisher {
     checkFanOut(deliveries, fanOutBytes);
 
     const publishId = this.deps.newId();
+    // Repeats are answered but not queued: they leave every subscription's matches.
+    const { repeats, claimed } = await this.acceptOnce(dedup, events, publishId, started);
+    if (repeats.size > 0) {
+      for (const [targetIndex, matched] of matchedBy.entries()) {
+        matchedBy[targetIndex] = matched.filter((index) => !repeats.has(index));
+      }
+    }
     // Every matched event once, in publish order; targets refer to them by position.
     const positionOf = new Map<number, number>();
     const items: DeliveryItem[] = [];
@@ -311,6 +347,8 @@ export class Publisher {
           topic: topicId,
           error: (error as Error).message,
         });
+        // Not queued, so not accepted: a retry of the request must not find its ids taken.
+        await this.giveBack(dedup, claimed, publishId, topicId);
         if (error instanceof RangeError) {
           // An event too large for a message: a guard, as the publish limit already refuses them.
           throw payloadTooLarge(`An event is too large to queue: ${error.message}.`);
@@ -330,14 +368,82 @@ export class Publisher {
         );
       }
     }
-    this.deps.metrics.count(METRIC.UnmatchedEventCount, events.length - items.length, topicDims);
-    this.deps.metrics.count(METRIC.PublishSuccessCount, events.length, topicDims);
+    const accepted = events.length - repeats.size;
+    this.deps.metrics.count(METRIC.UnmatchedEventCount, accepted - items.length, topicDims);
+    this.deps.metrics.count(METRIC.PublishSuccessCount, accepted, topicDims);
+    if (dedup.windowMs > 0) this.deps.metrics.count(METRIC.PublishDuplicateCount, repeats.size, topicDims);
     this.deps.metrics.duration(METRIC.PublishSuccessLatencyInMs, this.deps.clock.now() - started, topicDims);
     return {
-      accepted: events.length,
+      accepted,
       matchedSubscriptions: destinations.length,
       messages: destinations.length > 0 ? 1 : 0,
+      ...(dedup.windowMs > 0 ? { duplicates: repeats.size } : {}),
     };
+  }
+
+  /**
+   * The positions of the request's events that repeat an id: one the topic accepted within its
+   * window, or one earlier in the same request (the first is kept). Claims the others' ids for
+   * this publish (`claimed`). Refuses the whole request (503) when the ids could not be checked.
+   */
+  private async acceptOnce(
+    dedup: Deduplication,
+    events: readonly AcceptedEvent[],
+    publishId: string,
+    now: number,
+  ): Promise<{ repeats: ReadonlySet<number>; claimed: string[] }> {
+    const repeats = new Set<number>();
+    if (dedup.windowMs <= 0) return { repeats, claimed: [] };
+    const firstOf = new Map<string, number>();
+    events.forEach(({ identity }, index) => {
+      if (identity === undefined) return;
+      if (firstOf.has(identity)) repeats.add(index);
+      else firstOf.set(identity, index);
+    });
+    const ids = [...firstOf.keys()];
+    let answers: boolean[];
+    try {
+      answers = await this.deps.acceptedIds.claim({
+        topic: dedup.topic,
+        ids,
+        owner: publishId,
+        now,
+        windowMs: dedup.windowMs,
+      });
+    } catch (error) {
+      const kept = error instanceof AcceptedIdsUnavailable ? error.kept : [];
+      this.deps.logger.error('could not check published event ids for repeats', {
+        topic: dedup.topic.id,
+        error: (error as Error).message,
+        ...(kept.length === 0 ? {} : { idsKeptAsRepeats: kept }),
+      });
+      throw dependencyUnavailable(
+        "The events could not be checked for repeats: the topic's de-duplication store is unavailable or throttling. None of the request's events were queued; send the request again after the time in Retry-After.",
+      );
+    }
+    const claimed: string[] = [];
+    ids.forEach((id, position) => {
+      if (answers[position] === true) repeats.add(firstOf.get(id) as number);
+      else claimed.push(id);
+    });
+    return { repeats, claimed };
+  }
+
+  /** Gives back the ids a publish claimed and then could not queue (logged when some stay taken). */
+  private async giveBack(
+    dedup: Deduplication,
+    claimed: readonly string[],
+    publishId: string,
+    topicId: string,
+  ) {
+    if (claimed.length === 0) return;
+    const kept = await this.deps.acceptedIds.release(dedup.topic, claimed, publishId);
+    if (kept.length > 0) {
+      this.deps.logger.error('could not give back the ids of events that were not queued', {
+        topic: topicId,
+        idsKeptAsRepeats: kept,
+      });
+    }
   }
 
   /**

@@ -43,7 +43,7 @@ import type { RecordOutcome } from '../../shared/queue/record-outcome';
 import type { JobQueue, OutgoingJob } from '../../shared/queue/sqs-job-queue';
 import type { BacklogStore } from '../../shared/storage/backlog';
 import type { FanOutStore } from '../../shared/storage/fan-out-bucket';
-import { MemoryHealthStore } from './memory-stores';
+import { MemoryAcceptedIds, MemoryHealthStore } from './memory-stores';
 
 export { VirtualClock };
 
@@ -527,6 +527,7 @@ export function namespacePublisher() {
         return [subscription({ topic: 'shop/orders', name: 'push', deliveryProfile: 'namespace' })];
       },
     },
+    acceptedIds: new MemoryAcceptedIds(),
     queue,
     fanOuts: queue.fanOuts,
     clock,

@@ -3,12 +3,13 @@
  * delivery and dead-letter functions publish their notices through the same publisher.
  */
 import { randomUUID } from 'node:crypto';
-import { QUEUES } from '../../config/resources';
+import { ENV, QUEUES } from '../../config/resources';
 import { requireSetting } from '../../config/runtime';
 import { systemClock } from '../../platform/clock';
 import { DeliveryBacklogGate } from '../../publish/admission';
 import { Publisher } from '../../publish/publisher';
 import { waitingMessages } from '../../queue/queue-depth';
+import { DynamoAcceptedIds } from '../../storage/accepted-ids';
 import { publishingStore } from '../../storage/store';
 import type { Observability } from './observability';
 import { fanOutsOf, queueOf, type Runtime, storesOf } from './runtime';
@@ -21,6 +22,10 @@ export function buildPublisher(runtime: Runtime, observability: Observability): 
     ...(runtime.config.backlog
       ? { queue: queueOf(runtime, ['delivery', 'backlog']), held: stores.heldMarks }
       : { queue: queueOf(runtime, ['delivery']) }),
+    acceptedIds: new DynamoAcceptedIds(
+      runtime.clients.dynamo,
+      requireSetting(runtime.config.tableName, ENV.tableName),
+    ),
     fanOuts: fanOutsOf(runtime),
     clock: runtime.clock ?? systemClock,
     metrics: observability.buffer,

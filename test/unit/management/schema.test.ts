@@ -224,6 +224,24 @@ describe('topic bodies and names', () => {
     expect(parseTopicBody({ properties: { deduplicationWindowInMinutes: 0 } })).toMatchObject({
       deduplicationWindowInMinutes: 0,
     });
+    const custom = (id: object | undefined) => ({
+      properties: {
+        inputSchema: 'CustomEventSchema',
+        deduplicationWindowInMinutes: 5,
+        inputSchemaMapping: {
+          inputSchemaMappingType: 'Json',
+          properties: {
+            ...(id === undefined ? {} : { id }),
+            eventType: { defaultValue: 'a' },
+            subject: { defaultValue: 'b' },
+          },
+        },
+      },
+    });
+    expect(parseTopicBody(custom({ sourceField: 'orderId' })).deduplicationWindowInMinutes).toBe(5);
+    expect(() => parseTopicBody(custom(undefined))).toThrow(
+      /properties\.deduplicationWindowInMinutes: needs the events to carry their ids/,
+    );
     for (const bad of [1441, -1, 2.5, '10']) {
       expect(() => parseTopicBody({ properties: { deduplicationWindowInMinutes: bad } })).toThrow(
         /properties\.deduplicationWindowInMinutes: must be an integer between 0 and 1440/,

@@ -2,6 +2,7 @@
  * Every metric operators watch, triggered through the code that emits it: name, unit, the
  * dimension sets of docs/ARCHITECTURE.md ("Metrics") and the value.
  */
+
 import { createPublishHandler } from '../../../functions/publish';
 import { lambdaContext } from '../../../local/lambda-context';
 import { FUNCTIONS } from '../../../shared/config/resources';
@@ -32,6 +33,7 @@ import {
   topicFixture,
   VirtualClock,
 } from '../../support/fakes';
+import { MemoryAcceptedIds } from '../../support/memory-stores';
 
 const farFuture = Number.MAX_SAFE_INTEGER;
 const run = { attemptDeadline: farFuture };
@@ -73,6 +75,7 @@ function publishSetup({ subscriptionMetrics = true, metricsFlushSeconds = 0 } = 
       listSubscriptions: async () => [subscription({ filter: { includedEventTypes: ['Order.Created'] } })],
     },
     queue: new RecordingQueue(clock),
+    acceptedIds: new MemoryAcceptedIds(),
     fanOuts: new MemoryFanOutStore(),
     clock,
     metrics: observability.buffer,

@@ -6,6 +6,7 @@ import { PUBLISH_LIMITS } from '../../../shared/publish/limits';
 import { Publisher } from '../../../shared/publish/publisher';
 import { PublishRejection } from '../../../shared/publish/rejection';
 import { RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
+import { MemoryAcceptedIds } from '../../support/memory-stores';
 
 const topicOf = (inputSchema: Topic['inputSchema']): Topic => ({
   name: 'orders',
@@ -52,6 +53,7 @@ function setup(
       getNamespaceTopic: async () => undefined,
     },
     queue,
+    acceptedIds: new MemoryAcceptedIds(),
     fanOuts: queue.fanOuts,
     clock,
     metrics: new MetricBuffer(),

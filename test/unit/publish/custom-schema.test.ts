@@ -43,6 +43,7 @@ describe('custom input schema mapping', () => {
     const [event] = parse(JSON.parse(text), { text });
     expect(event).toEqual({
       id: 'o-1',
+      ownId: 'o-1',
       eventType: 'Created',
       dataVersion: '1.0',
       json: `{"id":"o-1","eventTime":"2026-11-22T10:00:00Z","eventType":"Created","dataVersion":"1.0","metadataVersion":"1","topic":"/gridwire/topics/shop","subject":"orders/1","data":${text.slice(1, -1)}}`,
@@ -58,6 +59,8 @@ describe('custom input schema mapping', () => {
     const events = parse([{ kind: null }, { kind: '', path: '' }, {}]);
     for (const [index, event] of events.entries()) {
       expect(event.id).toBe(`generated-${index + 1}`);
+      // A generated id is nobody's: de-duplication never counts such an event a repeat.
+      expect(event.ownId).toBeUndefined();
       expect(event.eventType).toBe('Order.Unknown');
       const parsed = JSON.parse(event.json);
       expect(parsed.subject).toBe('orders');

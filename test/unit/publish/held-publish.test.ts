@@ -11,7 +11,7 @@ import { parseJob } from '../../../shared/queue/job-codec';
 import type { HeldMarks } from '../../../shared/storage/held-marks';
 import { publishingStore } from '../../../shared/storage/store';
 import { publishedEvent as event, RecordingQueue, subscription, VirtualClock } from '../../support/fakes';
-import { memoryStores } from '../../support/memory-stores';
+import { MemoryAcceptedIds, memoryStores } from '../../support/memory-stores';
 
 const TOPIC = 'orders';
 
@@ -35,6 +35,7 @@ async function setup(options: { diverts?: boolean } = {}) {
   const publisher = new Publisher({
     store: publishingStore(stores),
     queue,
+    acceptedIds: new MemoryAcceptedIds(),
     fanOuts: queue.fanOuts,
     clock,
     metrics: new MetricBuffer(),

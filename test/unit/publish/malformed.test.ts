@@ -19,6 +19,7 @@ import {
   MALFORMED_PUBLISHES,
   MALFORMED_TOPICS,
 } from '../../support/malformed-publishes';
+import { MemoryAcceptedIds } from '../../support/memory-stores';
 import { namespacePublish, publishHandler, topicPublish } from '../../support/publish-handler';
 
 const topicOf = (schema: InputSchema): Topic => ({
@@ -44,6 +45,7 @@ function setup(schema: InputSchema) {
       listSubscriptions: async () => [subscription({ topic: topic.name })],
     },
     queue,
+    acceptedIds: new MemoryAcceptedIds(),
     fanOuts: queue.fanOuts,
     clock,
     metrics: new MetricBuffer(),

@@ -18,6 +18,7 @@ import {
   topicFixture,
   VirtualClock,
 } from '../../support/fakes';
+import { MemoryAcceptedIds } from '../../support/memory-stores';
 
 const keyOne = { kind: 'key', key: 'key-one' } as const;
 const ORDERS_PATH = '/topics/orders/api/events';
@@ -44,6 +45,7 @@ function setup(subscriptions: Subscription[] = [subscription()]) {
       },
     },
     queue,
+    acceptedIds: new MemoryAcceptedIds(),
     fanOuts: queue.fanOuts,
     clock,
     metrics,
