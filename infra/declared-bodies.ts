@@ -10,6 +10,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
 import type { DeliveryProfile } from '../shared/delivery/rules/profiles';
 import { RATE_LIMITS } from '../shared/delivery/rules/rate-limit';
+import { DEDUPLICATION_WINDOW_IN_MINUTES } from '../shared/domain/model';
 import { isValidName, NAME_RULES, type NameKind } from '../shared/domain/names';
 import {
   DECLARED_VALIDATION_MODES,
@@ -57,6 +58,22 @@ export const checkRange = (field: string, value: number | undefined, range: Sett
     throw new Error(`${field} must be ${describeRange(range)} (got ${value}).`);
   }
 };
+
+/**
+ * A declared topic's de-duplication window (classic or namespace) as the body's properties name
+ * it, checked against {@link DEDUPLICATION_WINDOW_IN_MINUTES} as the API checks it; nothing when
+ * not given (the API's default, off).
+ */
+export function deduplicationWindowBody(minutes: number | undefined): {
+  deduplicationWindowInMinutes?: number;
+} {
+  checkRange('deduplicationWindowInMinutes', minutes, {
+    min: DEDUPLICATION_WINDOW_IN_MINUTES.min,
+    max: DEDUPLICATION_WINDOW_IN_MINUTES.max,
+    integer: true,
+  });
+  return minutes === undefined ? {} : { deduplicationWindowInMinutes: minutes };
+}
 
 /** What a declared webhook subscription has in common, classic or of a namespace topic. */
 export interface DeclaredWebhookProps {

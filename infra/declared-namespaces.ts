@@ -14,6 +14,7 @@ import {
   checkName,
   checkRange,
   type DeclaredWebhookProps,
+  deduplicationWindowBody,
   filterBody,
   validationWaitOf,
   webhookDestinationBody,
@@ -30,6 +31,11 @@ export interface DeclaredNamespaceProps {
 export interface DeclaredNamespaceTopicProps {
   /** 1 to 7 days (default 1): the longest an event's subscriptions may keep trying it. */
   readonly eventRetentionInDays?: number;
+  /**
+   * Minutes a publish of an event whose id the topic already accepted is answered 200 but not
+   * delivered again: 0 (off, the default) to 1440, as for a classic topic.
+   */
+  readonly deduplicationWindowInMinutes?: number;
 }
 
 /** A declared push subscription of a namespace topic, delivered to a webhook. */
@@ -98,14 +104,18 @@ export class DeclaredNamespaceTopic extends Construct {
       ...NAMESPACE_TOPIC_LIMITS.eventRetentionInDays,
       integer: true,
     });
+    const properties = {
+      ...(props.eventRetentionInDays === undefined
+        ? {}
+        : { eventRetentionInDays: props.eventRetentionInDays }),
+      ...deduplicationWindowBody(props.deduplicationWindowInMinutes),
+    };
     this.resource = declarations.resource(
       this,
       'Resource',
       'NamespaceTopic',
       { Namespace: namespace.namespaceName, Topic: topicName },
-      props.eventRetentionInDays === undefined
-        ? {}
-        : { properties: { eventRetentionInDays: props.eventRetentionInDays } },
+      Object.keys(properties).length === 0 ? {} : { properties },
     );
     // Created after its namespace, deleted before it.
     this.resource.node.addDependency(namespace.resource);

@@ -37,6 +37,7 @@ import {
   type DeclaredEndpointAuth,
   type DeclaredSubscriptionProps,
   deadLetterDestinationBody,
+  deduplicationWindowBody,
   filterBody,
   validationWaitOf,
   webhookDestinationBody,
@@ -52,6 +53,11 @@ export interface DeclaredTopicProps {
   /** Default `EventGridSchema`. */
   readonly inputSchema?: 'EventGridSchema' | 'CloudEventSchemaV1_0' | 'CustomEventSchema';
   readonly tags?: Readonly<Record<string, string>>;
+  /**
+   * Minutes a publish of an event whose id the topic already accepted is answered 200 but not
+   * delivered again: 0 (off, the default) to 1440.
+   */
+  readonly deduplicationWindowInMinutes?: number;
   /** Further topic properties, as the admin API's body names them (e.g. `inputSchemaMapping`). */
   readonly properties?: Readonly<Record<string, unknown>>;
 }
@@ -235,6 +241,14 @@ export class DeclaredTopic extends Construct {
   ) {
     super(scope, id);
     checkName('topic', topicName);
+    if (
+      props.deduplicationWindowInMinutes !== undefined &&
+      props.properties?.deduplicationWindowInMinutes !== undefined
+    ) {
+      throw new Error(
+        'deduplicationWindowInMinutes: give it or properties.deduplicationWindowInMinutes, not both.',
+      );
+    }
     this.resource = declarations.resource(
       this,
       'Resource',
@@ -244,6 +258,7 @@ export class DeclaredTopic extends Construct {
         properties: {
           inputSchema: props.inputSchema ?? 'EventGridSchema',
           ...(props.tags === undefined ? {} : { tags: props.tags }),
+          ...deduplicationWindowBody(props.deduplicationWindowInMinutes),
           ...props.properties,
         },
       },

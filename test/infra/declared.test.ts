@@ -16,6 +16,9 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { DeliveryPipeline } from '../../infra/delivery-pipeline';
 import { Destination } from '../../infra/destinations';
 import { ENV } from '../../shared/config/resources';
+import { DEDUPLICATION_WINDOW_IN_MINUTES } from '../../shared/domain/model';
+import { parseNamespaceTopicBody } from '../../shared/management/namespace-schema';
+import { parseTopicBody } from '../../shared/management/topic-schema';
 import { RULE_PACKS, unacknowledged } from '../support/compliance';
 
 const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -546,6 +549,67 @@ describe('AWS resource destinations a pipeline allows', () => {
     expect(
       () => new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Events', { resourceDestinations: ['*'] }),
     ).toThrow("resourceDestinations: '*' must be the ARN of an SQS queue, SNS topic, EventBridge bus");
+  });
+});
+
+describe('de-duplication windows of declared topics', () => {
+  const stack = new Stack(newApp(), 'Dedup');
+  const pipeline = new DeliveryPipeline(stack, 'Events');
+  pipeline.addTopic('orders', { deduplicationWindowInMinutes: 60 });
+  pipeline.addTopic('audit', { inputSchema: 'CloudEventSchemaV1_0', deduplicationWindowInMinutes: 0 });
+  pipeline.addTopic('plain');
+  const shop = pipeline.addNamespace('shop');
+  shop.addTopic('carts', { eventRetentionInDays: 2, deduplicationWindowInMinutes: 1440 });
+  shop.addTopic('baskets', { deduplicationWindowInMinutes: 5 });
+  const template = Template.fromStack(stack);
+  const bodies = (type: string) =>
+    Object.fromEntries(
+      resources(template, type).map(([, r]) => [
+        r.Properties.Topic as string,
+        JSON.parse(r.Properties.Body as string) as Record<string, unknown>,
+      ]),
+    );
+
+  it('are carried in the bodies of classic and namespace topics, in the form the API takes', () => {
+    const classic = bodies('Custom::GridwireTopic');
+    expect(classic).toEqual({
+      orders: { properties: { inputSchema: 'EventGridSchema', deduplicationWindowInMinutes: 60 } },
+      audit: { properties: { inputSchema: 'CloudEventSchemaV1_0', deduplicationWindowInMinutes: 0 } },
+      plain: { properties: { inputSchema: 'EventGridSchema' } },
+    });
+    expect(Object.values(classic).map((body) => parseTopicBody(body).deduplicationWindowInMinutes)).toEqual([
+      60, 0, 0,
+    ]);
+    const namespaced = bodies('Custom::GridwireNamespaceTopic');
+    expect(namespaced).toEqual({
+      carts: { properties: { eventRetentionInDays: 2, deduplicationWindowInMinutes: 1440 } },
+      baskets: { properties: { deduplicationWindowInMinutes: 5 } },
+    });
+    expect(Object.values(namespaced).map((body) => parseNamespaceTopicBody(body))).toEqual([
+      { eventRetentionInDays: 2, deduplicationWindowInMinutes: 1440 },
+      { eventRetentionInDays: 1, deduplicationWindowInMinutes: 5 },
+    ]);
+  });
+
+  it('are refused at synthesis outside 0 to 1440 minutes, naming the prop and the limit', () => {
+    const bad = new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Events');
+    const namespace = bad.addNamespace('shop');
+    // A refused declaration keeps its construct's id: each try names another topic.
+    for (const [index, minutes] of [1441, -1, 2.5].entries()) {
+      const message = `deduplicationWindowInMinutes must be an integer from ${DEDUPLICATION_WINDOW_IN_MINUTES.min} to ${DEDUPLICATION_WINDOW_IN_MINUTES.max} (got ${minutes}).`;
+      expect(() => bad.addTopic(`orders-${index}`, { deduplicationWindowInMinutes: minutes })).toThrow(
+        message,
+      );
+      expect(() => namespace.addTopic(`carts-${index}`, { deduplicationWindowInMinutes: minutes })).toThrow(
+        message,
+      );
+    }
+    expect(() =>
+      bad.addTopic('orders', {
+        deduplicationWindowInMinutes: 10,
+        properties: { deduplicationWindowInMinutes: 20 },
+      }),
+    ).toThrow('deduplicationWindowInMinutes: give it or properties.deduplicationWindowInMinutes, not both.');
   });
 });
 
