@@ -255,9 +255,10 @@ export class DeclaredTopic extends Construct {
       'Topic',
       { Topic: topicName },
       {
+        // Tags beside the properties, as the API's topic body has them.
+        ...(props.tags === undefined ? {} : { tags: props.tags }),
         properties: {
           inputSchema: props.inputSchema ?? 'EventGridSchema',
-          ...(props.tags === undefined ? {} : { tags: props.tags }),
           ...deduplicationWindowBody(props.deduplicationWindowInMinutes),
           ...props.properties,
         },

@@ -49,7 +49,12 @@ describe('declared topics and subscriptions', () => {
     const topics = resources(template, 'Custom::GridwireTopic');
     expect(topics.map(([, r]) => [r.Properties.Topic, JSON.parse(r.Properties.Body as string)])).toEqual([
       ['orders', { properties: { inputSchema: 'EventGridSchema' } }],
-      ['audit', { properties: { inputSchema: 'CloudEventSchemaV1_0', tags: { team: 'a' } } }],
+      ['audit', { tags: { team: 'a' }, properties: { inputSchema: 'CloudEventSchemaV1_0' } }],
+    ]);
+    // Bodies the API takes, tags and all.
+    expect(topics.map(([, r]) => parseTopicBody(JSON.parse(r.Properties.Body as string)).tags)).toEqual([
+      {},
+      { team: 'a' },
     ]);
     const [[, subscription] = []] = resources(template, 'Custom::GridwireSubscription');
     expect(subscription?.Properties).toMatchObject({
