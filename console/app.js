@@ -151,6 +151,16 @@ function Counters({ api }) {
   `;
 }
 
+/** A topic as the listing keeps it: its name (and namespace) and the settings the topic view shows. */
+const listedTopic = (document, namespace) => ({
+  ...(namespace === undefined ? {} : { namespace }),
+  name: document.name,
+  deduplicationWindowInMinutes: document.properties?.deduplicationWindowInMinutes ?? 0,
+});
+
+/** A de-duplication window in a few words: `off`, or `60 min`. */
+const deduplicationWindowText = (minutes) => (minutes > 0 ? `${minutes} min` : 'off');
+
 /** Topics and namespaces' topics, every 5 s. */
 async function loadTopics(api) {
   const [topics, namespaces] = await Promise.all([
@@ -161,12 +171,12 @@ async function loadTopics(api) {
     (namespaces?.value ?? []).map(async (namespace) => ({
       name: namespace.name,
       topics: ((await api('GET', `${API}/namespaces/${segment(namespace.name)}/topics`))?.value ?? []).map(
-        (topic) => ({ namespace: namespace.name, name: topic.name }),
+        (topic) => listedTopic(topic, namespace.name),
       ),
     })),
   );
   return {
-    topics: (topics?.value ?? []).map((topic) => ({ name: topic.name })),
+    topics: (topics?.value ?? []).map((topic) => listedTopic(topic)),
     namespaces: namespaceTopics,
   };
 }
@@ -252,6 +262,18 @@ const endpointText = (subscription) => {
   return properties?.endpointBaseUrl ?? properties?.resourceArn ?? '–';
 };
 
+/** The topic's settings, as the latest listing read them. */
+function TopicSettings({ topic }) {
+  return html`
+    <dl class="settings" aria-label="Topic settings">
+      <div>
+        <dt>De-duplication window</dt>
+        <dd data-testid="topic-deduplication">${deduplicationWindowText(topic.deduplicationWindowInMinutes ?? 0)}</dd>
+      </div>
+    </dl>
+  `;
+}
+
 function TopicView({ api, topic, selectedName, onSelectSubscription }) {
   const key = topicLabel(topic);
   const subscriptions = usePolling(() => loadSubscriptions(api, topic), REFRESH_EVERY_MS, key);
@@ -273,6 +295,7 @@ function TopicView({ api, topic, selectedName, onSelectSubscription }) {
         <h2>${topic.namespace === undefined ? 'Topic' : `Namespace ${topic.namespace}, topic`} <span class="name">${topic.name}</span></h2>
         <button type="button" class="secondary" onClick=${subscriptions.refresh}>Refresh</button>
       </header>
+      <${TopicSettings} topic=${topic} />
       <${ErrorText} message=${subscriptions.error} />
       ${
         subscriptions.data !== undefined && rows.length === 0
@@ -373,6 +396,14 @@ function Console({ api, session }) {
       if (first !== undefined) setTopic((previous) => previous ?? first);
     });
   }, [listing.data, topic, api]);
+  // The chosen topic as the latest listing has it, so a changed setting shows without choosing it again.
+  const shown =
+    topic === undefined
+      ? undefined
+      : ([
+          ...(listing.data?.topics ?? []),
+          ...(listing.data?.namespaces ?? []).flatMap((namespace) => namespace.topics),
+        ].find((listed) => sameTopic(listed, topic)) ?? topic);
   return html`
     <div class="console">
       <header class="top">
@@ -390,7 +421,7 @@ function Console({ api, session }) {
               : html`<${TopicView}
                   key=${topicLabel(topic)}
                   api=${api}
-                  topic=${topic}
+                  topic=${shown}
                   selectedName=${subscription}
                   onSelectSubscription=${setSubscription}
                 />`

@@ -264,6 +264,46 @@ describe('the console page', () => {
       await other.close();
     }
   });
+  it("shows a topic's de-duplication window, off or in minutes, and a change to it without a reload", async () => {
+    const other = await browser.newContext();
+    try {
+      const own = await other.newPage();
+      const problems = watch(own).problems;
+      const windowText = (text: string) =>
+        own.getByTestId('topic-deduplication').filter({ hasText: new RegExp(`^${text}$`) });
+      await own.goto(consoleUrl(api.stack.apiUrl, token));
+      // The topic it opens on has none.
+      await own
+        .locator('[data-testid="subscription-row"][data-name="billing"]')
+        .waitFor({ timeout: WAIT_MS });
+      await windowText('off').waitFor({ timeout: WAIT_MS });
+      expect(await own.locator('dl[aria-label="Topic settings"]').innerText()).toMatch(
+        /^De-duplication window\s+off$/,
+      );
+
+      const setWindow = async (minutes: number) =>
+        expect(
+          (
+            await api.call('PUT', '/admin/namespaces/shop/topics/carts', {
+              properties: { deduplicationWindowInMinutes: minutes },
+            })
+          ).status,
+        ).toBe(200);
+      await setWindow(15);
+      await own.getByTestId('topic').filter({ hasText: 'carts' }).click();
+      await own.getByRole('heading', { name: 'Namespace shop, topic carts' }).waitFor({ timeout: WAIT_MS });
+      await windowText('15 min').waitFor({ timeout: WAIT_MS });
+      // Read again with the listing: the page shows the new window as it is.
+      await setWindow(1440);
+      await windowText('1440 min').waitFor({ timeout: WAIT_MS });
+      await setWindow(0);
+      await windowText('off').waitFor({ timeout: WAIT_MS });
+      expect(problems).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("shows the subscription's message log with every attempt, and resends an event", async () => {
     await deliveredTo(webhook, '/billing', 'ev-2', WAIT_MS);
     await row('billing').getByRole('button', { name: 'billing' }).click();
