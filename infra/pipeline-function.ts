@@ -158,6 +158,28 @@ export class PipelineFunction extends LambdaFunction {
     return this;
   }
 
+  /**
+   * `actions` on the table's items whose partition key begins with `prefix` only (a condition on
+   * `dynamodb:LeadingKeys`), beside what `bindTable` granted.
+   */
+  bindTableItems(table: dynamodb.ITableV2, actions: readonly TableAction[], prefix: string): this {
+    this.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: actions.map((action) => `dynamodb:${action}`),
+        resources: [table.tableArn],
+        // ForAllValues holds for a request without the key at all: Null makes it required.
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${prefix}*`] },
+          Null: { 'dynamodb:LeadingKeys': 'false' },
+        },
+      }),
+    );
+    if (table.encryptionKey !== undefined && actions.some((action) => WRITE_ACTIONS.includes(action))) {
+      table.encryptionKey.grantEncryptDecrypt(this);
+    }
+    return this;
+  }
+
   /** Send or consume access to the queue, and its URL in `envName`. */
   bindQueue(queue: sqs.IQueue, envName: string, access: 'send' | 'consume' | 'sendAndConsume'): this {
     if (access !== 'consume') queue.grantSendMessages(this);

@@ -248,6 +248,9 @@ function createPublishFunction(scope: Construct, options: FunctionsOptions): Pip
     fn
       // Topics, namespace topics and their subscription lists.
       .bindTable(storage.table, TABLE.nameEnv, ['GetItem', 'Query'])
+      // Claims (and gives back) the ids of events published to topics with a de-duplication
+      // window: those items only.
+      .bindTableItems(storage.table, ['PutItem', 'DeleteItem'], TABLE.acceptedIdPrefix)
       // Sends jobs; the send grant also holds sqs:GetQueueAttributes, with which the backlog
       // gate reads how many jobs wait.
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')

@@ -333,6 +333,11 @@ export const TABLE = {
   ttlAttribute: 'expiresAt',
   /** Sparse index over topic items, for listing topics without a scan. */
   topicsIndex: { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  /**
+   * What the partition key of every accepted event id begins with: the only items the publish
+   * function writes (its role's condition on `dynamodb:LeadingKeys`).
+   */
+  acceptedIdPrefix: 'ACCEPTED#',
 } as const;
 
 export const BUCKET = {

@@ -49,7 +49,7 @@ export interface AcceptedIds {
 /** The key of one accepted id: hashed, as ids can be long and hold any character. */
 export const acceptedIdKey = (topic: AcceptingTopic, id: string): ItemKey => {
   const hash = createHash('sha256').update(id).digest('base64url');
-  return { pk: `ACCEPTED#${topic.id.toLowerCase()}#${topic.createdAt}#${hash}`, sk: '#ID' };
+  return { pk: `${TABLE.acceptedIdPrefix}${topic.id.toLowerCase()}#${topic.createdAt}#${hash}`, sk: '#ID' };
 };
 
 /** The ids could not all be checked; `kept` are the claims this publish could not give back. */

@@ -67,7 +67,11 @@ function requestsOf(call: RecordedCall): IamRequest[] {
       return call.tables.map((table) => ({
         action,
         resource: call.index === undefined ? tableArn(table) : `${tableArn(table)}/index/${call.index}`,
-        context: {},
+        // The item's kind stands for its key: a grant on `ACCEPTED#*` items matches `ACCEPTED#`.
+        context: (call.leadingKey === undefined ? {} : { 'dynamodb:LeadingKeys': call.leadingKey }) as Record<
+          string,
+          string
+        >,
       }));
     case 's3': {
       if (call.bucket === undefined) throw missing('bucket');
@@ -212,5 +216,20 @@ describe('the check', () => {
     });
     expect(await decide(roles.delivery, listing(`${BACKLOG_BUCKET.prefix}topic/`))).toEqual(ALLOWED);
     expect(await decide(roles.delivery, listing('elsewhere/'))).toEqual(DENIED);
+  });
+
+  it('lets publish write accepted event ids and no other item', async () => {
+    const put = (pk: string) =>
+      requestsOf({
+        function: 'publish',
+        service: 'dynamodb',
+        operation: 'PutItem',
+        tables: [TABLE.localName],
+        leadingKey: pk,
+      })[0] as IamRequest;
+    expect(await decide(roles.publish, put(TABLE.acceptedIdPrefix))).toEqual(ALLOWED);
+    expect(await decide(roles.publish, put('TOPIC#'))).toEqual(DENIED);
+    // Without the key (a call the check could not tie to an item) the condition is not met.
+    expect(await decide(roles.publish, { ...put('x'), context: {} })).toEqual(DENIED);
   });
 });

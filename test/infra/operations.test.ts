@@ -148,7 +148,8 @@ describe('roles', () => {
   });
 
   it.each([
-    ['publish', ['dynamodb:GetItem', 'dynamodb:Query']],
+    // Writes only accepted event ids (the next test).
+    ['publish', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query']],
     [
       'management',
       [
@@ -176,6 +177,23 @@ describe('roles', () => {
     ['deadLetter', ['dynamodb:GetItem', 'dynamodb:Query']],
   ] as const)('%s may take exactly %j on the table', (key, actions) => {
     expect(actionsOn(key, logicalId(pipeline.table))).toEqual([...actions].sort());
+  });
+
+  it('publish may write and delete only items whose partition key is an accepted event id', () => {
+    const writes = statementsOf('publish').filter((statement) =>
+      [statement.Action]
+        .flat()
+        .some((action) => action === 'dynamodb:PutItem' || action === 'dynamodb:DeleteItem'),
+    );
+    expect(writes).toEqual([
+      expect.objectContaining({
+        Action: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
+        Condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.acceptedIdPrefix}*`] },
+          Null: { 'dynamodb:LeadingKeys': 'false' },
+        },
+      }),
+    ]);
   });
 
   it('only management (topics) and delivery (backlog timers) may query the index, and no role names every index', () => {

@@ -313,9 +313,15 @@ describe('functions', () => {
     );
   });
 
-  it('publish may read the table but not write it, and may only send to the delivery and backlog queues', () => {
+  it('publish may read the table and write accepted event ids only, and may only send to the delivery and backlog queues', () => {
     const tableId = logicalIdOf('AWS::DynamoDB::GlobalTable', TABLE.id);
-    expect(actionsOn('publish', tableId).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
+    // The writes are held to accepted event ids by their condition (test/infra/operations.test.ts).
+    expect(actionsOn('publish', tableId).sort()).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+    ]);
     expect(actionsOn('publish', queueId(QUEUES.delivery.id))).toContain('sqs:SendMessage');
     // The backlog gate reads how many jobs wait in the delivery queue.
     expect(actionsOn('publish', queueId(QUEUES.delivery.id))).toContain('sqs:GetQueueAttributes');

@@ -33,6 +33,11 @@ export interface RecordedCall {
   /** Table names (`TableName`, or each table of a `BatchWriteItem`). */
   tables?: string[];
   index?: string;
+  /**
+   * For a call on one item: the kind of item, as its partition key begins (up to and with the
+   * first `#`), what a `dynamodb:LeadingKeys` condition is checked against.
+   */
+  leadingKey?: string;
   bucket?: string;
   /** The object key, or the listing's `Prefix`. */
   key?: string;
@@ -58,9 +63,18 @@ function resourcesOf(service: AwsService, input: Record<string, unknown>): Parti
     case 'dynamodb': {
       const table = text('TableName');
       const batch = input.RequestItems as Record<string, unknown> | undefined;
+      const item = (input.Key ?? input.Item) as Record<string, unknown> | undefined;
+      const pk = item?.pk;
+      const pkText =
+        typeof pk === 'string'
+          ? pk
+          : typeof (pk as { S?: unknown } | undefined)?.S === 'string'
+            ? (pk as { S: string }).S
+            : undefined;
       return defined({
         tables: table !== undefined ? [table] : batch === undefined ? undefined : Object.keys(batch).sort(),
         index: text('IndexName'),
+        leadingKey: pkText === undefined ? undefined : pkText.slice(0, pkText.indexOf('#') + 1) || pkText,
       });
     }
     case 's3':
