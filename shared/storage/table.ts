@@ -16,6 +16,7 @@
  * | backlog meta    | `BACKLOG#<topic>#<sub>`                    | `#META` (`gsi1pk = WAKE#<0..3>`)    |
  * | late answer     | `LATE#<topic>#<sub>`                       | `ANSWER#<deliveryId>`               |
  * | rate window     | `RATE#<topic>#<sub>`                       | `WINDOW#<epoch second>`             |
+ * | accepted id     | `ACCEPTED#<topic>#<created>#<id hash>`     | `#ID`                               |
  *
  * Names are case-insensitive (keys use lower case); items keep the name as first written.
  * A namespace subscription is an ordinary subscription item whose topic is `<namespace>/<topic>`
@@ -35,7 +36,8 @@
  * after its request timed out, which the event's retries look up (`late-answers.ts`). A rate window
  * counts the requests a rate-limited endpoint was given in one second (`rate-budget.ts`); one
  * whose sort key names a counter (`WINDOW#<counter>#<minute>`) counts the resend or replay calls
- * made on the subscription in one minute (`management/call-limits.ts`).
+ * made on the subscription in one minute (`management/call-limits.ts`). An accepted id is an event
+ * id a topic with a de-duplication window accepted, one partition each (`accepted-ids.ts`).
  *
  * Each item is the domain object (`shared/domain/model.ts`) plus its key attributes and `kind`;
  * the item schemas extend the domain schemas, so whatever the domain holds is read back.
