@@ -18,6 +18,7 @@ export const ENV = {
   endedDeliveryQueueUrl: 'GRIDWIRE_ENDED_DELIVERY_QUEUE_URL',
   /** The queue of events on their way into a subscription's backlog (`store` jobs). */
   backlogQueueUrl: 'GRIDWIRE_BACKLOG_QUEUE_URL',
+  orderedQueueUrl: 'GRIDWIRE_ORDERED_QUEUE_URL',
   deadLetterBucket: 'GRIDWIRE_DEAD_LETTER_BUCKET',
   /** The bucket of publishes whose fan-out is too large for one SQS message. */
   fanOutBucket: 'GRIDWIRE_FAN_OUT_BUCKET',
@@ -163,7 +164,7 @@ export const LOCAL_ENV = {
   emulatorOptions: 'GRIDWIRE_EMULATOR_OPTIONS',
 } as const;
 
-export type QueueKey = 'delivery' | 'retry' | 'endedDelivery' | 'backlog';
+export type QueueKey = 'delivery' | 'retry' | 'endedDelivery' | 'backlog' | 'ordered';
 
 export interface QueueDefinition {
   /** CDK construct id. */
@@ -176,6 +177,12 @@ export interface QueueDefinition {
   readonly visibilityTimeoutSeconds: number;
   /** Receives before a message moves to the redrive queue. */
   readonly maxReceiveCount: number;
+  /**
+   * A FIFO queue (names end in `.fifo`, its redrive queue is FIFO too): messages carry a group
+   * and a de-duplication id, never a delay of their own; a group's messages are received one
+   * after another, never while an earlier one is in flight. Its consumer takes no batching window.
+   */
+  readonly fifo?: true;
   /** The redrive queue that catches messages the consumer keeps failing on. */
   readonly redrive: { readonly id: string; readonly localName: string; readonly retentionDays: number };
   /** Event source mapping settings of the consuming function. */
@@ -279,6 +286,27 @@ export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {
       batchingWindowSeconds: BACKLOG_WINDOW_SECONDS,
       function: 'delivery',
     },
+  },
+  /**
+   * Events of subscriptions with ordered delivery, one message each, in a group per subscription
+   * and key (`orderedGroupId`): SQS hands a group's messages out in the order they were sent,
+   * and the next only once the one before is deleted, so a key's events are attempted one at a
+   * time, in order. A retry is the same message made invisible until it is due
+   * (ChangeMessageVisibility, at most 12 hours a time), so the group waits for it; its attempts so
+   * far are kept in the table. High-throughput FIFO (de-duplication and throughput per group).
+   * Every retry and hold is a receive: the redrive is a backstop at SQS's highest count, the
+   * delivery function ends events by their own limits long before it.
+   */
+  ordered: {
+    id: 'OrderedQueue',
+    localName: 'gridwire-ordered.fifo',
+    urlEnv: ENV.orderedQueueUrl,
+    visibilityTimeoutSeconds: DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6,
+    maxReceiveCount: 1000,
+    fifo: true,
+    redrive: { id: 'OrderedRedriveQueue', localName: 'gridwire-ordered-redrive.fifo', retentionDays: 14 },
+    // Lambda takes at most 10 messages a batch from a FIFO queue, and no batching window.
+    consumer: { batchSize: 10, maxConcurrency: 50, batchingWindowSeconds: 0, function: 'delivery' },
   },
 };
 
