@@ -72,6 +72,49 @@ export function costPerMillionEvents(usage: Usage): CostBreakdown {
   return { ...breakdown, total };
 }
 
+/**
+ * Bytes DynamoDB adds to every item it stores, for indexing (storage is billed on the item's size
+ * and these; DynamoDB developer guide, "DynamoDB item sizes and formats").
+ */
+export const DYNAMO_STORAGE_OVERHEAD_BYTES = 100;
+
+/** Hours in the cost model's month of 30 days. */
+const MONTH_HOURS = 30 * 24;
+
+/** What a de-duplication window costs per event, as the model takes it. */
+export interface DeduplicationModel {
+  /** Write units per published event: one conditional put per distinct id of a request. */
+  writeUnitsPerEvent: number;
+  /** An accepted-id item's size (`itemBytes`), before DynamoDB's per-item overhead. */
+  itemBytes: number;
+  /** Hours an item is stored: the window, and until time to live deletes it. */
+  keptHours: number;
+}
+
+export interface DeduplicationCost {
+  /** Write units, per million events. */
+  writes: number;
+  /** The items' storage and its point-in-time recovery (the table has it on), per million events. */
+  storage: number;
+  total: number;
+  /** Bytes stored per item, overhead included. */
+  storedBytesPerItem: number;
+}
+
+/**
+ * What turning a topic's de-duplication window on adds per million published events: a write unit
+ * per conditional put (billed whether its condition holds or not), and each accepted id stored
+ * (with the table's point-in-time recovery) for as long as it is kept. Per event, so the same at
+ * any rate; time to live deletes cost nothing.
+ */
+export function deduplicationPerMillion(model: DeduplicationModel): DeduplicationCost {
+  const storedBytesPerItem = model.itemBytes + DYNAMO_STORAGE_OVERHEAD_BYTES;
+  const gbMonths = (1_000_000 * storedBytesPerItem * (model.keptHours / MONTH_HOURS)) / 1e9;
+  const writes = 1_000_000 * model.writeUnitsPerEvent * PRICES.dynamodb.perWriteUnit;
+  const storage = gbMonths * (PRICES.dynamodb.storagePerGbMonth + PRICES.dynamodb.pitrPerGbMonth);
+  return { writes, storage, total: writes + storage, storedBytesPerItem };
+}
+
 /*
  * The all-in bill: everything a run of the stack costs on AWS, per million delivered events, with
  * the per-event line items the service usage above leaves out (data transfer out, CloudWatch Logs,

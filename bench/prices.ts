@@ -45,6 +45,16 @@ export const PRICES = {
     perWriteUnit: 0.625 / 1_000_000,
     /** On-demand read request unit (up to 4 KB strongly consistent; eventually consistent is half). */
     perReadUnit: 0.125 / 1_000_000,
+    /**
+     * Standard table class, data storage per GB-month (the first 25 GB a month are free, left
+     * out); each item is stored with 100 bytes of overhead (`DYNAMO_STORAGE_OVERHEAD_BYTES`).
+     */
+    storagePerGbMonth: 0.25,
+    /**
+     * Continuous backups (point-in-time recovery, on for the stack's table), per GB-month of the
+     * table's size.
+     */
+    pitrPerGbMonth: 0.2,
   },
   s3: {
     perPut: 0.005 / 1000,

@@ -4,6 +4,7 @@
  */
 import { type BreakEvenRow, breakEvenTable } from '../break-even';
 import { PRICES } from '../prices';
+import { round } from './figures';
 import type { ScenarioResult } from './types';
 
 /** Each line item of the bill: its label and where its quantity and price come from. */
@@ -141,6 +142,31 @@ function withSubscriptionMetrics(fixed: FixedDetails): string {
 | per subscription, with \`subscriptionMetrics: true\` | ${(on.happyPath.perSubscription * perMetric).toFixed(2)} | ${on.happyPath.perSubscription} metrics on the happy path (at most ${on.atMost.perSubscription}) |`;
 }
 
+/** What the bill scenario's details say a de-duplication window adds (absent in results written before). */
+interface DeduplicationDetails {
+  windowMinutes: number;
+  model: { writeUnitsPerEvent: number; itemBytes: number; keptHours: number };
+  perMillion: { writes: number; storage: number; total: number; storedBytesPerItem: number };
+  perTopicMonthly: number;
+}
+
+/** A paragraph on what a topic's de-duplication window adds, when the run priced it. */
+function deduplicationPart(details: DeduplicationDetails | undefined): string {
+  if (details === undefined) return '';
+  const { windowMinutes, model, perMillion, perTopicMonthly } = details;
+  return `
+
+A topic's de-duplication window (\`deduplicationWindowInMinutes\`, off by default, so in none of
+the cases above) adds, with ${windowMinutes} minutes, **$${dollars(perMillion.total)} per million
+published events**: a conditional put for each distinct id of a publish request, one write unit
+whether the id is new or a repeat of an earlier request's ($${dollars(perMillion.writes)} at one
+per event), and each accepted id stored, ${model.itemBytes} B and DynamoDB's 100 B of overhead,
+for the window and until time to live deletes it (${round(model.keptHours - windowMinutes / 60, 1)} h more
+assumed), with point-in-time recovery ($${dollars(perMillion.storage)}); and
+$${perTopicMonthly.toFixed(2)} a month per topic with a window (its \`PublishDuplicateCount\`
+metric). The \`deduplication\` scenario measures the writes.`;
+}
+
 /** The section, or a note when the run did not include the `bill` scenario. */
 export function billSection(scenarios: readonly ScenarioResult[]): string {
   const bill = scenarios.find((scenario) => scenario.name === 'bill');
@@ -228,7 +254,7 @@ Dollars per million delivered events:
 ${header}
 ${rule}
 ${rows.join('\n')}
-${fixedTable}${breakEvenPart}
+${fixedTable}${deduplicationPart(bill.details.deduplication as DeduplicationDetails | undefined)}${breakEvenPart}
 
 What each line item is and where it comes from (prices: us-east-1 list prices taken ${PRICES.takenOn}
 from ${Object.values(PRICES.sources).join(', ')}):

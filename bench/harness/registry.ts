@@ -1,14 +1,15 @@
 /**
  * Every benchmark scenario, in the order a run takes them: the machine's reference rates first
  * (when a throughput scenario runs), the virtual-time models, the scenarios that share one warmed
- * stack (latency to filters, consecutive so the stack is started once), then those with a stack
- * of their own.
+ * stack (latency to the de-duplication window, consecutive so the stack is started once), then
+ * those with a stack of their own.
  */
 import { batching } from '../scenarios/batching';
 import { bill } from '../scenarios/bill';
 import { crowd } from '../scenarios/crowd';
 import { deadEndpoint } from '../scenarios/dead-endpoint';
 import { deadLetters } from '../scenarios/dead-letters';
+import { deduplication } from '../scenarios/deduplication';
 import { failures } from '../scenarios/failures';
 import { filters } from '../scenarios/filters';
 import { held24h } from '../scenarios/held-24h';
@@ -33,6 +34,7 @@ export const SCENARIOS: readonly Scenario[] = [
   batching,
   filters,
   messageLog,
+  deduplication,
   overload,
   failures,
   deadEndpoint,

@@ -12,6 +12,7 @@ import { SESSION_KEY_CACHE_SECONDS } from '../../shared/storage/session-keys';
 import { BACKLOG_WAKE_SHARDS } from '../../shared/storage/table';
 import { type BreakEvenRow, breakEven } from '../break-even';
 import { LAMBDA_MB_PER_VCPU, PUBLISH_ANSWER, WIRE_OVERHEAD_BYTES_PER_REQUEST } from '../cost';
+import { ASSUMED_TTL_DELETION_HOURS, billDeduplication } from '../deduplication';
 import { fixedMonthly, metricCounts } from '../fixed-monthly';
 import { round } from '../harness/figures';
 import type { Figure, ScenarioResult } from '../harness/types';
@@ -190,6 +191,30 @@ function mergedBatchFigures(cases: readonly CaseBill[]): Figure[] {
   ];
 }
 
+/** The window the bill prices de-duplication with (the de-duplication scenario's). */
+const DEDUPLICATION_WINDOW_MINUTES = 60;
+
+/**
+ * What turning a topic's de-duplication window on adds to the bill, from the model (the bill's
+ * cases run without a window): per million events, and per topic by the month.
+ */
+function deduplicationFigures(): Figure[] {
+  const { perMillion, perTopicMonthly, windowMinutes } = billDeduplication(DEDUPLICATION_WINDOW_MINUTES);
+  return [
+    {
+      metric: `de-duplication window on (${windowMinutes} min): added cost per million events (a conditional put, one write unit, per distinct id of a publish request, new or a repeat; each accepted id stored ${windowMinutes} min + ${ASSUMED_TTL_DELETION_HOURS} h)`,
+      value: `+${usd(perMillion.total)}`,
+      unit: 'USD',
+    },
+    {
+      metric:
+        'de-duplication window on: added fixed monthly cost per topic with a window (its PublishDuplicateCount metric)',
+      value: `+${round(perTopicMonthly, 2)}`,
+      unit: 'USD/month',
+    },
+  ];
+}
+
 function billFigures(
   setUp: BillSetUp,
   cases: readonly CaseBill[],
@@ -249,6 +274,7 @@ function billFigures(
       value: round(fixed.perSubscription, 2),
       unit: 'USD/month',
     },
+    ...deduplicationFigures(),
     {
       metric: 'measured cold start (process start to first answer), publish / delivery',
       value: `${round(setUp.initMs('publish'), 0)} / ${round(setUp.initMs('delivery'), 0)}`,
@@ -351,6 +377,24 @@ function breakEvenRows(
   ];
 }
 
+/** The de-duplication window's price in the details: the model's inputs and its parts. */
+function deduplicationDetails() {
+  const { windowMinutes, model, perMillion, perTopicMonthly } = billDeduplication(
+    DEDUPLICATION_WINDOW_MINUTES,
+  );
+  return {
+    windowMinutes,
+    model,
+    perMillion: roundAll(perMillion, 6),
+    perTopicMonthly: round(perTopicMonthly, 2),
+    prices: {
+      perWriteUnit: PRICES.dynamodb.perWriteUnit,
+      storagePerGbMonth: PRICES.dynamodb.storagePerGbMonth,
+      pitrPerGbMonth: PRICES.dynamodb.pitrPerGbMonth,
+    },
+  };
+}
+
 /** The scenario's result from the set-up and the measured cases. */
 export function billResult(setUp: BillSetUp, { cases, emitted }: MeasuredCases): ScenarioResult {
   const { stackSettings, settings } = setUp;
@@ -379,6 +423,7 @@ export function billResult(setUp: BillSetUp, { cases, emitted }: MeasuredCases):
         publishAnswerBytes: Buffer.byteLength(PUBLISH_ANSWER),
         wireOverheadBytesPerRequest: WIRE_OVERHEAD_BYTES_PER_REQUEST,
       },
+      deduplication: deduplicationDetails(),
       coldStarts: setUp.coldStarts,
       prices: { source: PRICES.source, takenOn: PRICES.takenOn, sources: PRICES.sources },
     },
