@@ -154,6 +154,8 @@ export function heldRig(options: HeldOptions): HeldRig {
   const worker = new DeliveryWorker({
     clock,
     random,
+    // The models deliver no ordered subscriptions.
+    ordered: 'none',
     profiles: DELIVERY_PROFILES,
     subscriptions,
     sender: deadSender(clock, requestTimes),

@@ -247,6 +247,8 @@ export function simulationRig(options: SimulationOptions): SimulationRig {
   const worker = new DeliveryWorker({
     clock,
     random,
+    // The models deliver no ordered subscriptions.
+    ordered: 'none',
     profiles: DELIVERY_PROFILES,
     subscriptions: { get: async (_topic, name) => subscriptions.get(name) },
     sender: scriptedSender(clock, t0, random, { attempts, dues, holds }),

@@ -58,6 +58,7 @@ export interface DeliveryHandlerDeps {
     | 'tick'
     | 'sweepBacklogs'
     | 'upgrade'
+    | 'deliverOrdered'
   >;
   observability: Observability;
   clock?: Clock;

@@ -15,7 +15,7 @@ import type { z } from 'zod';
 import type { QueueKey } from '../config/resources';
 import { JOB_SCHEMAS, type JobKind, type JobOfKind, type QueuedJob } from '../domain/delivery';
 import { kindOf } from '../queue/job-kinds';
-import { done, type RecordOutcome, retryLater } from '../queue/record-outcome';
+import { done, type RecordOutcome, retryLater, waiting } from '../queue/record-outcome';
 import type { DeadLetterStep } from './dead-letter';
 import type { JobReport } from './job-report';
 import type { JobOptions } from './ports';
@@ -25,7 +25,15 @@ import type { DeliveryWorker } from './worker';
 export interface StepWorkers {
   delivery: Pick<
     DeliveryWorker,
-    'deliver' | 'deliverTogether' | 'validate' | 'fanOut' | 'handOffAgain' | 'storeJobs' | 'storeOne' | 'tick'
+    | 'deliver'
+    | 'deliverTogether'
+    | 'validate'
+    | 'fanOut'
+    | 'handOffAgain'
+    | 'storeJobs'
+    | 'storeOne'
+    | 'tick'
+    | 'deliverOrdered'
   >;
   deadLetter: Pick<DeadLetterStep, 'write'>;
 }
@@ -38,6 +46,18 @@ export interface StepContext<F extends ConsumerFunction> {
   readonly options: JobOptions;
   /** The ids of the messages the jobs came in, in the jobs' order. */
   readonly messageIds: readonly string[];
+  /** The messages themselves, as received, in the jobs' order (ordered delivery keeps them in their queue). */
+  readonly received: readonly ReceivedMessage[];
+}
+
+/** A message as received: its id, the handle to change its visibility, its receives so far and its FIFO group. */
+export interface ReceivedMessage {
+  readonly messageId: string;
+  readonly receiptHandle: string;
+  /** SQS's `ApproximateReceiveCount`, this receive included. */
+  readonly receiveCount: number;
+  /** A FIFO queue's `MessageGroupId`. */
+  readonly groupId?: string;
 }
 
 export interface JobStep<K extends JobKind, F extends ConsumerFunction> {
@@ -138,6 +158,44 @@ const STORE: DeliveryStep<'store'> = {
   },
 };
 
+/**
+ * Ordered events: each FIFO group's messages one after another, each message's events one request
+ * at a time, in order; a message that has to wait is hidden in its queue until it is due, and
+ * kept (`delivery/ordered.ts`).
+ */
+const DELIVER_ORDERED: DeliveryStep<'ordered'> = {
+  consumer: 'delivery',
+  does: "ordered delivery: a key's events one request at a time in publish order, a retry as the message hidden until due (delivery/ordered.ts)",
+  batched: true,
+  one: async (job, worker, options) => {
+    const [outcome] = await worker.deliverOrdered(
+      [{ job, receiptHandle: '', receiveCount: 1, groupId: '' }],
+      options,
+    );
+    if (outcome === undefined || outcome.kind !== 'finished') {
+      throw new Error('an ordered job taken on its own must finish at once');
+    }
+    return outcome.report;
+  },
+  run: async (jobs, { worker, options, received }) => {
+    const messages = jobs.map((job, index) => {
+      const message = received[index];
+      return {
+        job,
+        receiptHandle: message?.receiptHandle ?? '',
+        receiveCount: message?.receiveCount ?? 1,
+        groupId: message?.groupId ?? message?.messageId ?? String(index),
+      };
+    });
+    const outcomes = await worker.deliverOrdered(messages, options);
+    return outcomes.map((outcome) =>
+      outcome.kind === 'finished'
+        ? done({ ...outcome.report })
+        : waiting(outcome.until, { ...outcome.report }),
+    );
+  },
+};
+
 /** Ended deliveries written to the dead-letter bucket, the whole batch grouped per subscription. */
 const WRITE_DEAD_LETTERS: JobStep<'ended', 'deadLetter'> = {
   consumer: 'deadLetter',
@@ -157,6 +215,7 @@ export const JOB_REGISTRY: { readonly [K in JobKind]: RegistryEntry<K> } = {
   ended: { schema: JOB_SCHEMAS.ended, steps: { endedDelivery: WRITE_DEAD_LETTERS, retry: HAND_OFF_AGAIN } },
   store: { schema: JOB_SCHEMAS.store, steps: { backlog: STORE } },
   'backlog-tick': { schema: JOB_SCHEMAS['backlog-tick'], steps: { retry: TICK } },
+  ordered: { schema: JOB_SCHEMAS.ordered, steps: { ordered: DELIVER_ORDERED } },
 };
 
 const KINDS = Object.keys(JOB_REGISTRY) as JobKind[];
@@ -201,9 +260,13 @@ export async function runJobs<F extends ConsumerFunction>(
     [...groups].map(async ([step, indexes]) => {
       const mine = indexes.map((index) => jobs[index] as JobOfKind<JobKind>);
       const ids = indexes.map((index) => context.messageIds[index] ?? String(index));
+      const received = indexes.flatMap((index) => {
+        const message = context.received[index];
+        return message === undefined ? [] : [message];
+      });
       let got: readonly RecordOutcome[];
       try {
-        got = await step.run(mine, { ...context, messageIds: ids });
+        got = await step.run(mine, { ...context, messageIds: ids, received });
       } catch (error) {
         got = mine.map(() => retryLater(reasonOf(error)));
       }

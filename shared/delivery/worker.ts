@@ -37,6 +37,7 @@ import { handOffAgain } from './follow-ups';
 import { type EndpointHandshake, validationKeyOf } from './handshake';
 import { emptyReport, type JobReport } from './job-report';
 import { type Upgraded, upgradeFanOutJob, upgradeJob } from './job-upgrade';
+import { OrderedDelivery, type OrderedMessage, type OrderedOutcome, type OrderedSettings } from './ordered';
 import type { DeliverySubscriptions, JobOptions, RequestPath, SettleDeps } from './ports';
 
 /** Everything a delivery worker needs, by capability. */
@@ -50,12 +51,18 @@ export interface DeliveryWorkerDeps extends SettleDeps, DeliverySubscriptions, R
   handshake: Pick<EndpointHandshake, 'run'>;
   /** Reads fan-outs stored because they were too large for one message. */
   fanOuts: Pick<FanOutStore, 'get'>;
+  /**
+   * Where ordered delivery keeps a waiting message's progress and how it hides the message;
+   * `'none'` (tests, models): `ordered` jobs are refused.
+   */
+  ordered: OrderedSettings | 'none';
 }
 
 export class DeliveryWorker {
   private readonly attempts: EngineAttempts;
   private readonly backlogs: Backlogs | undefined;
   private readonly engine: DeliveryEngine;
+  private readonly orderedDelivery: OrderedDelivery | undefined;
 
   constructor(private readonly deps: DeliveryWorkerDeps) {
     this.attempts = new EngineAttempts(deps);
@@ -66,6 +73,18 @@ export class DeliveryWorker {
       attempts: this.attempts,
       backlog: this.backlogs ?? NO_BACKLOG,
     });
+    const { ordered } = deps;
+    this.orderedDelivery =
+      ordered === 'none' ? undefined : new OrderedDelivery({ ...deps, attempts: this.attempts, ordered });
+  }
+
+  /**
+   * Messages of the ordered queue: each group's in order, each message's events one request at a
+   * time (`ordered.ts`); one outcome per message.
+   */
+  deliverOrdered(messages: readonly OrderedMessage[], options: JobOptions): Promise<OrderedOutcome[]> {
+    if (this.orderedDelivery === undefined) throw new Error('this worker delivers no ordered events');
+    return this.orderedDelivery.run(messages, options);
   }
 
   /** A delivery job, through the engine's phases. */

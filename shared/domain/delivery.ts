@@ -166,6 +166,22 @@ export const endedDeliverySchema = z.object({
 export type EndedDelivery = z.infer<typeof endedDeliverySchema>;
 
 /**
+ * Events of one ordered subscription with the same key, from one publish, in publish order: the
+ * body of one message of the ordered (FIFO) queue, in the key's group. They are attempted one
+ * request at a time, in order; what happened to them so far (events finished, attempts of the
+ * next) is kept in the table while the message waits for a retry (`storage/ordered-progress.ts`).
+ */
+export const orderedJobSchema = z.object({
+  v: formatVersion,
+  kind: z.literal('ordered'),
+  target: deliveryTargetSchema,
+  /** The events' key (the value at the subscription's `orderedDelivery.key`; "" when absent). */
+  key: z.string(),
+  items: z.array(deliveryItemSchema).min(1),
+});
+export type OrderedJob = z.infer<typeof orderedJobSchema>;
+
+/**
  * Ended deliveries of one subscription, on their way to the dead-letter step. Their target is
  * the subscription as it was when they ended, so the step reads nothing.
  */
@@ -305,6 +321,7 @@ export const QUEUED_JOB_SCHEMAS = [
   endedJobSchema,
   storeJobSchema,
   backlogTickJobSchema,
+  orderedJobSchema,
 ] as const;
 
 /** Anything a Gridwire queue carries. A job without `kind` is a delivery job. */
@@ -332,4 +349,6 @@ export const JOB_SCHEMAS: { readonly [K in JobKind]: z.ZodType<JobOfKind<K>> } =
   store: storeJobSchema,
   /** A subscription's backlog timer: it wakes the backlog when its earliest event is due. */
   'backlog-tick': backlogTickJobSchema,
+  /** One key's events of one publish, for an ordered subscription, in its key's FIFO group. */
+  ordered: orderedJobSchema,
 };

@@ -378,10 +378,19 @@ export const subscriptionSchema = z.object({
    * events and is deleted ({@link subscriptionExpired}). Absent: it never expires.
    */
   expirationTime: z.string().optional(),
+  /**
+   * Events with the same key are delivered one at a time, in the order they were accepted
+   * (`shared/delivery/ordered.ts`). Absent: no order is kept.
+   */
+  orderedDelivery: z.object({ key: z.string() }).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 export type Subscription = z.infer<typeof subscriptionSchema>;
+
+/** The key an ordered subscription's events are kept in order by: `subject` or a dotted path into the event. */
+export const ORDERED_KEY_RULE =
+  '"subject", or a dotted path of 1 to 8 member names into the event as delivered (such as "data.orderId")';
 
 /**
  * Whether a subscription has expired at `nowMs`: its expiration time has come. From that moment

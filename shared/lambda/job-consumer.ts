@@ -22,6 +22,7 @@ import {
   type ConsumerFunction,
   kindsTakenBy,
   queuesCarrying,
+  type ReceivedMessage,
   runJobs,
   type StepContext,
 } from '../delivery/job-registry';
@@ -46,6 +47,7 @@ export interface ConsumerStep<K extends JobKind> {
     jobs: readonly JobOfKind<K>[],
     context: Context,
     messageIds: readonly string[],
+    received: readonly ReceivedMessage[],
   ): Promise<readonly RecordOutcome[]>;
 }
 
@@ -76,7 +78,8 @@ export function eachJob<K extends JobKind>(
 }
 
 /** What one invocation gives a function's steps, and what it waits for before it ends. */
-export interface InvocationContext<F extends ConsumerFunction> extends Omit<StepContext<F>, 'messageIds'> {
+export interface InvocationContext<F extends ConsumerFunction>
+  extends Omit<StepContext<F>, 'messageIds' | 'received'> {
   /** Waited for once the steps are done (a delivery worker's late listens). */
   readonly settled?: () => Promise<unknown>;
 }
@@ -91,9 +94,9 @@ export function registryStep<F extends ConsumerFunction>(
 ): ConsumerStep<JobKind> {
   return {
     kinds: kindsTakenBy(fn),
-    run: async (jobs, context, messageIds) => {
+    run: async (jobs, context, messageIds, received) => {
       const { settled, ...given } = invocation(context);
-      const outcomes = await runJobs(fn, jobs, { ...given, messageIds });
+      const outcomes = await runJobs(fn, jobs, { ...given, messageIds, received });
       await settled?.();
       return outcomes;
     },
@@ -155,15 +158,27 @@ async function readRecord<K extends JobKind>(
     : { upgradedFrom, ended: upgradedRefused };
 }
 
+/** A record as a step that keeps messages in their queue sees it (FIFO records carry their group). */
+export const receivedOf = (record: SQSRecord): ReceivedMessage => {
+  const { ApproximateReceiveCount: count, MessageGroupId: groupId } = record.attributes ?? {};
+  return {
+    messageId: record.messageId,
+    receiptHandle: record.receiptHandle,
+    receiveCount: Number(count ?? '1') || 1,
+    ...(groupId === undefined ? {} : { groupId }),
+  };
+};
+
 /** The step's outcomes; if it rejects, every job it was given is retried later. */
 async function runStep<K extends JobKind>(
   step: ConsumerStep<K>,
   jobs: readonly JobOfKind<K>[],
   context: Context,
   messageIds: readonly string[],
+  received: readonly ReceivedMessage[],
 ): Promise<readonly RecordOutcome[]> {
   try {
-    return await step.run(jobs, context, messageIds);
+    return await step.run(jobs, context, messageIds, received);
   } catch (error) {
     const again = retryLater(reasonOf(error));
     return jobs.map(() => again);
@@ -193,10 +208,10 @@ export async function consumeRecords<K extends JobKind>(
 ): Promise<ConsumedRecord[]> {
   const read = await Promise.all(records.map((record) => readRecord(record, step.kinds, upgrade)));
   const jobs = read.flatMap((entry) => (entry.ended === undefined ? [entry.job] : []));
-  const messageIds = records.flatMap((record, index) =>
-    read[index]?.ended === undefined ? [record.messageId] : [],
-  );
-  const outcomes = jobs.length === 0 ? [] : await runStep(step, jobs, context, messageIds);
+  const worked = records.filter((_, index) => read[index]?.ended === undefined);
+  const messageIds = worked.map((record) => record.messageId);
+  const outcomes =
+    jobs.length === 0 ? [] : await runStep(step, jobs, context, messageIds, worked.map(receivedOf));
   let position = 0;
   return read.map((entry) => {
     const upgraded = entry.upgradedFrom === undefined ? {} : { upgradedFrom: entry.upgradedFrom };
@@ -229,6 +244,14 @@ function logOutcome(logger: LoggerLike, record: SQSRecord, consumed: ConsumedRec
       logger.error('not a job this function takes; it will be received again, then parked', {
         ...received,
         error: outcome.reason,
+      });
+      return;
+    case 'waiting':
+      logger.debug('job waits in its queue', {
+        ...received,
+        ...fields,
+        until: new Date(outcome.until).toISOString(),
+        ...outcome.details,
       });
       return;
   }

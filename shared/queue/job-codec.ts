@@ -19,6 +19,7 @@ import {
   type FanOutTarget,
   JOB_FORMAT_VERSION,
   JOB_SCHEMAS,
+  type OrderedJob,
   type QueuedJob,
   type StoredFanOutJob,
   type StoreJob,
@@ -126,6 +127,7 @@ const LARGEST_ITEM_BYTES_BUT_STRINGS =
 function headOf(job: Omit<DeliveryJob, 'items'> & { items: [] }): string;
 function headOf(job: Omit<EndedJob, 'ended'> & { ended: [] }): string;
 function headOf(job: Omit<StoreJob, 'items'> & { items: [] }): string;
+function headOf(job: Omit<OrderedJob, 'items'> & { items: [] }): string;
 function headOf(job: object): string {
   const text = sqsSafeJson(JSON.stringify(job));
   return text.slice(0, -2); // "]}"
@@ -168,6 +170,26 @@ export function packStoreJobs(
   targetBytes = JOB_TARGET_BYTES,
 ): string[] {
   return pack(storeHead(head), items, (item) => item.deliveryId, targetBytes);
+}
+
+/**
+ * Packs one key's events of one publish for an ordered subscription, in their order, into
+ * `ordered` job bodies for the ordered queue, like {@link packJobs} (several only when they
+ * exceed a message: they then go in order, in the key's group).
+ */
+export function packOrderedJobs(
+  head: Pick<OrderedJob, 'target' | 'key'>,
+  items: readonly DeliveryItem[],
+  targetBytes = JOB_TARGET_BYTES,
+): string[] {
+  const text = headOf({
+    v: JOB_FORMAT_VERSION,
+    kind: 'ordered',
+    target: head.target,
+    key: head.key,
+    items: [],
+  });
+  return pack(text, items, (item) => item.deliveryId, targetBytes);
 }
 
 /** Packs ended deliveries for the dead-letter step, like {@link packJobs}. */
@@ -411,6 +433,28 @@ export function messageGroupId(topic: TopicRef, subscription?: string): string {
   return `#${createHash('sha256').update(tenant, 'utf8').digest('hex')}`;
 }
 
+/**
+ * The FIFO group of an ordered subscription's events with one key: SQS hands a group's messages
+ * out one at a time, in the order they were sent. The subscription's uid is part of it, so a
+ * subscription made again under the same name starts its keys afresh. A hash (SQS takes 128
+ * characters of a limited set; keys are any text).
+ */
+export const orderedGroupId = (
+  target: Pick<DeliveryTarget, 'topic' | 'subscription' | 'uid'>,
+  key: string,
+): string =>
+  createHash('sha256')
+    .update(
+      JSON.stringify([
+        topicIdOf(target.topic).toLowerCase(),
+        target.subscription.toLowerCase(),
+        target.uid ?? '',
+        key,
+      ]),
+      'utf8',
+    )
+    .digest('base64url');
+
 /** The message group of every message for one subscription (delivery, store, ended, tick, validation jobs). */
 export const targetGroupId = (target: Pick<DeliveryTarget, 'topic' | 'subscription'>): string =>
   messageGroupId(target.topic, target.subscription);
@@ -422,6 +466,7 @@ export const targetGroupId = (target: Pick<DeliveryTarget, 'topic' | 'subscripti
  * upgrade's messages will be in.
  */
 export function messageGroupOf(job: ReadJob): string {
+  if (!isLegacyJob(job) && job.kind === 'ordered') return orderedGroupId(job.target, job.key);
   if (isLegacyJob(job)) {
     return messageGroupId(topicRefOf(job.topic), 'subscription' in job ? job.subscription : undefined);
   }

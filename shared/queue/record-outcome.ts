@@ -16,7 +16,16 @@ export type RecordOutcome =
    * `maxReceiveCount` receives SQS parks it in the queue's redrive queue, where an alarm sees it
    * and `gridwire parked` shows it, instead of it being dropped unseen.
    */
-  | { readonly kind: 'poison'; readonly reason: string };
+  | { readonly kind: 'poison'; readonly reason: string }
+  /**
+   * Kept in its queue on purpose, hidden until `until` (epoch ms) by its step: an ordered event
+   * waiting for its retry, or one behind it. Not deleted; it comes back when its step said.
+   */
+  | {
+      readonly kind: 'waiting';
+      readonly until: number;
+      readonly details?: Readonly<Record<string, unknown>>;
+    };
 
 export type RecordOutcomeKind = RecordOutcome['kind'];
 
@@ -24,6 +33,8 @@ export const done = (details?: Readonly<Record<string, unknown>>): RecordOutcome
   details === undefined ? { kind: 'done' } : { kind: 'done', details };
 export const retryLater = (reason: string): RecordOutcome => ({ kind: 'retryLater', reason });
 export const poison = (reason: string): RecordOutcome => ({ kind: 'poison', reason });
+export const waiting = (until: number, details?: Readonly<Record<string, unknown>>): RecordOutcome =>
+  details === undefined ? { kind: 'waiting', until } : { kind: 'waiting', until, details };
 
 /** Whether the message of a record with this outcome is deleted (otherwise it comes back). */
 export const acknowledges = (outcome: RecordOutcome | undefined): boolean => outcome?.kind === 'done';

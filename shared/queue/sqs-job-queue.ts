@@ -8,7 +8,7 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { type QueueKey, SQS_LIMITS } from '../config/resources';
+import { QUEUES, type QueueKey, SQS_LIMITS } from '../config/resources';
 import { mapWithConcurrency } from '../platform/concurrency';
 
 export interface OutgoingJob {
@@ -21,6 +21,11 @@ export interface OutgoingJob {
    * the subscription, or the topic for a fan-out). Required, so no sender can leave it out.
    */
   groupId: string;
+  /**
+   * A FIFO queue's `MessageDeduplicationId` (required there): SQS takes a message with an id it
+   * took in the last 5 minutes once, so an SDK retry of a send whose answer was lost adds nothing.
+   */
+  deduplicationId?: string;
 }
 
 /**
@@ -77,6 +82,12 @@ export const batchJobs = (jobs: readonly OutgoingJob[], maxBatchBytes?: number):
   batchForSend(jobs, (job) => job.body, maxBatchBytes);
 
 export interface SendOptions {
+  /**
+   * A FIFO queue: entries carry their group and de-duplication id and no delay, requests go one
+   * after another (a group's messages keep their order), and an entry SQS refuses is not sent
+   * again on its own (it would land behind later ones of its group): the send rejects.
+   */
+  fifo?: boolean;
   /** Re-sends of entries SQS reports as failed (throttling, internal errors). */
   maxRetries?: number;
   /** SendMessageBatch requests in flight at once. */
@@ -95,9 +106,26 @@ export async function sendJobs(
   options: SendOptions = {},
 ): Promise<void> {
   if (jobs.length === 0) return;
-  await mapWithConcurrency(batchJobs(jobs), options.parallelRequests ?? 8, (batch) =>
-    sendBatch(sqs, url, batch, options),
-  );
+  const parallel = options.fifo === true ? 1 : (options.parallelRequests ?? 8);
+  await mapWithConcurrency(batchJobs(jobs), parallel, (batch) => sendBatch(sqs, url, batch, options));
+}
+
+const standardEntry = (job: OutgoingJob, index: number): SendMessageBatchRequestEntry => ({
+  Id: String(index),
+  MessageBody: job.body,
+  MessageGroupId: job.groupId,
+  DelaySeconds: Math.max(0, Math.min(SQS_LIMITS.maxDelaySeconds, Math.floor(job.delaySeconds))),
+});
+
+function fifoEntry(job: OutgoingJob, index: number): SendMessageBatchRequestEntry {
+  if (job.deduplicationId === undefined) throw new Error('a FIFO message needs a deduplicationId');
+  if (job.delaySeconds > 0) throw new Error('a FIFO message takes no delay of its own');
+  return {
+    Id: String(index),
+    MessageBody: job.body,
+    MessageGroupId: job.groupId,
+    MessageDeduplicationId: job.deduplicationId,
+  };
 }
 
 async function sendBatch(
@@ -106,13 +134,10 @@ async function sendBatch(
   batch: readonly OutgoingJob[],
   options: SendOptions,
 ): Promise<void> {
-  let entries: SendMessageBatchRequestEntry[] = batch.map((job, index) => ({
-    Id: String(index),
-    MessageBody: job.body,
-    MessageGroupId: job.groupId,
-    DelaySeconds: Math.max(0, Math.min(SQS_LIMITS.maxDelaySeconds, Math.floor(job.delaySeconds))),
-  }));
-  const maxRetries = options.maxRetries ?? 3;
+  let entries: SendMessageBatchRequestEntry[] = batch.map((job, index) =>
+    options.fifo === true ? fifoEntry(job, index) : standardEntry(job, index),
+  );
+  const maxRetries = options.fifo === true ? 0 : (options.maxRetries ?? 3);
   for (let attempt = 0; ; attempt += 1) {
     const result = await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
     const failed = result.Failed ?? [];
@@ -142,6 +167,6 @@ export class SqsJobQueue implements JobQueue {
     if (jobs.length === 0) return;
     const url = this.urls[queue];
     if (url === undefined) throw new Error(`no URL configured for the ${queue} queue`);
-    await sendJobs(this.sqs, url, jobs, this.options);
+    await sendJobs(this.sqs, url, jobs, { ...this.options, fifo: QUEUES[queue].fifo === true });
   }
 }

@@ -43,7 +43,7 @@ import type { RecordOutcome } from '../../shared/queue/record-outcome';
 import type { JobQueue, OutgoingJob } from '../../shared/queue/sqs-job-queue';
 import type { BacklogStore } from '../../shared/storage/backlog';
 import type { FanOutStore } from '../../shared/storage/fan-out-bucket';
-import { MemoryAcceptedIds, MemoryHealthStore } from './memory-stores';
+import { MemoryAcceptedIds, MemoryHealthStore, MemoryOrderedProgress } from './memory-stores';
 
 export { VirtualClock };
 
@@ -117,7 +117,8 @@ export class RecordingQueue implements JobQueue {
         job.kind === 'ended' ||
         job.kind === 'validate' ||
         job.kind === 'store' ||
-        job.kind === 'backlog-tick'
+        job.kind === 'backlog-tick' ||
+        job.kind === 'ordered'
       )
         kept.push(entry);
       else {
@@ -293,7 +294,16 @@ export function underTest(worker: DeliveryWorker): WorkerUnderTest {
   return Object.assign(worker, {
     processJob: (job: QueuedJob, options: JobOptions) => processJob(worker, job, options),
     processBatch: (jobs: readonly QueuedJob[], options: JobOptions) =>
-      runJobs('delivery', jobs, { worker, options, messageIds: jobs.map((_, index) => `m${index + 1}`) }),
+      runJobs('delivery', jobs, {
+        worker,
+        options,
+        messageIds: jobs.map((_, index) => `m${index + 1}`),
+        received: jobs.map((_, index) => ({
+          messageId: `m${index + 1}`,
+          receiptHandle: `h${index + 1}`,
+          receiveCount: 1,
+        })),
+      }),
   });
 }
 
@@ -309,6 +319,17 @@ export interface EngineHarness {
   /** Every subscription lookup the engine made, with the version it asked for. */
   subscriptionReads: Array<{ topic: string; name: string; minVersion: number | undefined }>;
   draws: number[];
+  /** Ordered delivery's progress store and the visibility changes it made. */
+  ordered: { progress: MemoryOrderedProgress; visibility: RecordingVisibility };
+}
+
+/** Records the visibility changes ordered delivery makes (receipt handle, seconds, when). */
+export class RecordingVisibility {
+  readonly changes: Array<{ receiptHandle: string; seconds: number; at: number }> = [];
+  constructor(private readonly clock: Clock) {}
+  async hide(receiptHandle: string, seconds: number): Promise<void> {
+    this.changes.push({ receiptHandle, seconds, at: this.clock.now() });
+  }
 }
 
 /** Timer tokens `token-1`, `token-2`, ... in the order they are made. */
@@ -379,6 +400,7 @@ export function engineHarness(
   const draws: number[] = [];
   const drops = new DropRecorder(metrics, silentLogger);
   const subscriptionReads: Array<{ topic: string; name: string; minVersion: number | undefined }> = [];
+  const ordered = { progress: new MemoryOrderedProgress(), visibility: new RecordingVisibility(clock) };
   const deps: DeliveryWorkerDeps = {
     clock,
     random: () => {
@@ -416,6 +438,7 @@ export function engineHarness(
     lateAnswers: options.lateAnswers ?? 'none',
     resources: options.resources ?? NO_RESOURCES,
     handshake: options.handshake ?? NO_HANDSHAKE,
+    ordered,
     ...(options.backlog === undefined
       ? { backlog: 'none' as const }
       : {
@@ -439,6 +462,7 @@ export function engineHarness(
     subscriptions,
     subscriptionReads,
     draws,
+    ordered,
   };
 }
 

@@ -54,6 +54,12 @@ import {
   type RecordedLateAnswer,
 } from '../../shared/storage/late-answers';
 import type { NamespaceInput, NamespaceTopicStore } from '../../shared/storage/namespaces';
+import {
+  type OrderedMessageRef,
+  type OrderedProgress,
+  type OrderedProgressStore,
+  orderedProgressKey,
+} from '../../shared/storage/ordered-progress';
 import type { ReplayClaims } from '../../shared/storage/replay-claims';
 import type { TableStores } from '../../shared/storage/store';
 import type { SubscriptionStore } from '../../shared/storage/subscriptions';
@@ -539,6 +545,34 @@ export class MemoryAcceptedIds implements AcceptedIds {
       if (this.items.get(key)?.owner === owner) this.items.delete(key);
     }
     return [];
+  }
+}
+
+/** Ordered messages' progress in memory, as `DynamoOrderedProgress` keeps it. */
+export class MemoryOrderedProgress implements OrderedProgressStore {
+  readonly items = new Map<string, { progress: OrderedProgress; keepUntil: number }>();
+  reads = 0;
+  writes = 0;
+  /** Every read and write fails with this (the table down). */
+  failing: Error | undefined;
+
+  async get(message: OrderedMessageRef): Promise<OrderedProgress | undefined> {
+    if (this.failing !== undefined) throw this.failing;
+    this.reads += 1;
+    const found = this.items.get(orderedProgressKey(message).pk);
+    return found === undefined ? undefined : structuredClone(found.progress);
+  }
+
+  async put(message: OrderedMessageRef, progress: OrderedProgress, keepUntil: number): Promise<void> {
+    if (this.failing !== undefined) throw this.failing;
+    this.writes += 1;
+    this.items.set(orderedProgressKey(message).pk, { progress: structuredClone(progress), keepUntil });
+  }
+
+  async delete(message: OrderedMessageRef): Promise<void> {
+    if (this.failing !== undefined) throw this.failing;
+    this.writes += 1;
+    this.items.delete(orderedProgressKey(message).pk);
   }
 }
 

@@ -154,6 +154,7 @@ const fullSubscription = (topic: string, name: string): Subscription =>
       handshakeError: 'HTTP 500',
     },
     expirationTime: '2027-01-01T00:00:00.000Z',
+    orderedDelivery: { key: 'data.orderId' },
     createdAt: ISO,
     updatedAt: ISO,
   });

@@ -4,7 +4,7 @@
  * own options) build it here alike.
  */
 import { randomUUID } from 'node:crypto';
-import { ENV } from '../../config/resources';
+import { ENV, QUEUES } from '../../config/resources';
 import { requireSetting } from '../../config/runtime';
 import { DropRecorder } from '../../delivery/dead-letter';
 import { SUBSCRIPTION_DISABLED, subscriptionDisabledNotice } from '../../delivery/disabled-notice';
@@ -21,9 +21,11 @@ import { type Subscription, subscriptionExpired } from '../../domain/model';
 import { TtlCache } from '../../platform/cache';
 import { type Clock, systemClock, systemRandom } from '../../platform/clock';
 import { awsResourceClients } from '../../platform/resource-clients';
+import { SqsMessageVisibility } from '../../queue/visibility';
 import { DynamoBacklogStore } from '../../storage/backlog';
 import { DynamoHeldMarks } from '../../storage/held-marks';
 import { DynamoLateAnswers } from '../../storage/late-answers';
+import { DynamoOrderedProgress } from '../../storage/ordered-progress';
 import { DynamoRateBudget } from '../../storage/rate-budget';
 import { DynamoSubscriptionStore, type SubscriptionStore } from '../../storage/subscriptions';
 import type { Observability } from './observability';
@@ -114,7 +116,7 @@ export function buildDeliveryWorker(
     sender: options.sender ?? http,
     ...(requestTimes === undefined ? {} : { requestTimes }),
     // The delivery queue takes the jobs of fan-outs passed on to other workers.
-    queue: queueOf(runtime, ['delivery', 'retry', 'endedDelivery', 'backlog']),
+    queue: queueOf(runtime, ['delivery', 'retry', 'endedDelivery', 'backlog', 'ordered']),
     fanOuts: fanOutsOf(runtime),
     history: historyOf(runtime),
     lateAnswers: new DynamoLateAnswers(
@@ -156,6 +158,17 @@ export function buildDeliveryWorker(
       auth: endpointAuth,
       ...(sealer === undefined ? {} : { opener: sealer }),
     }),
+    // Ordered events wait in their FIFO queue; what they have been through is kept in the table.
+    ordered: {
+      progress: new DynamoOrderedProgress(
+        runtime.clients.dynamo,
+        requireSetting(runtime.config.tableName, ENV.tableName),
+      ),
+      visibility: new SqsMessageVisibility(
+        runtime.clients.sqs,
+        requireSetting(runtime.config.queueUrls.ordered, QUEUES.ordered.urlEnv),
+      ),
+    },
     backlog: {
       store: backlogsOf(runtime),
       healthStore,

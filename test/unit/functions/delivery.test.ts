@@ -27,6 +27,7 @@ import {
   packEndedJobs,
   packFanOut,
   packJobs,
+  packOrderedJobs,
   packStoreJobs,
   type ReadJob,
   storedFanOutBody,
@@ -62,6 +63,7 @@ const BODIES = {
   ])[0] as string,
   store: packStoreJobs({ target, dueAt: NOW, heldBy: 'wait' }, [item('e2', NOW)])[0] as string,
   'backlog-tick': backlogTickBody(target, 'token-1'),
+  ordered: packOrderedJobs({ target, key: 'orders/1' }, [item('e3', NOW)])[0] as string,
 };
 
 /** One message of every kind format 1 had, as its builds wrote them (for `orders/audit`). */
@@ -145,6 +147,10 @@ function fakeEngine(
       handOffAgain: (job: QueuedJob) => work(job, NO_OPTIONS),
       storeOne: (job: QueuedJob) => work(job, NO_OPTIONS),
       tick: (job: QueuedJob, options: JobOptions) => work(job, options),
+      deliverOrdered: (messages: readonly { job: QueuedJob }[], options: JobOptions) =>
+        Promise.all(
+          messages.map(async ({ job }) => ({ kind: 'finished' as const, report: await work(job, options) })),
+        ),
       storeJobs: async (jobs: readonly SourcedStoreJob[]): Promise<StoreResult> => {
         stored.push(jobs);
         const ids = jobs.map(({ sourceId }) => sourceId);
@@ -159,9 +165,14 @@ function fakeEngine(
 }
 
 describe('the delivery function', () => {
-  it('takes every kind the delivery, retry and backlog queues carry to the engine', async () => {
+  it('takes every kind the delivery, retry, backlog and ordered queues carry to the engine', async () => {
     const carried = [
-      ...new Set([...kindsCarriedBy('delivery'), ...kindsCarriedBy('retry'), ...kindsCarriedBy('backlog')]),
+      ...new Set([
+        ...kindsCarriedBy('delivery'),
+        ...kindsCarriedBy('retry'),
+        ...kindsCarriedBy('backlog'),
+        ...kindsCarriedBy('ordered'),
+      ]),
     ];
     expect([...DELIVERY_JOB_KINDS].sort()).toEqual([...carried].sort());
     const { engine, calls, stored } = fakeEngine();

@@ -379,7 +379,7 @@ describe('eachJob', () => {
       (body) => JSON.parse(body) as Parameters<typeof step.run>[0][number],
     );
 
-    expect(await step.run(jobs, context, ['m1', 'm2', 'm3'])).toEqual([done(), done(), done()]);
+    expect(await step.run(jobs, context, ['m1', 'm2', 'm3'], [])).toEqual([done(), done(), done()]);
     expect(contexts).toEqual([context, context, context]);
   });
 
@@ -393,7 +393,7 @@ describe('eachJob', () => {
       (name) => JSON.parse(deliveryBody(name)) as Parameters<typeof step.run>[0][number],
     );
 
-    expect(await step.run(jobs, context, ['m1', 'm2', 'm3'])).toEqual([
+    expect(await step.run(jobs, context, ['m1', 'm2', 'm3'], [])).toEqual([
       done({ delivered: 1 }),
       retryLater('the retry queue refused'),
       retryLater('thrown at once'),

@@ -20,6 +20,7 @@ import {
   packEndedJobs,
   packFanOut,
   packJobs,
+  packOrderedJobs,
   packStoreJobs,
   parseJob,
   queuedItemBytes,
@@ -370,6 +371,10 @@ describe('the job shape is defined once', () => {
       'backlog-tick': {
         job: { v: JOB_FORMAT_VERSION, kind: 'backlog-tick', target: namespaceTarget, token: 't-1' },
         body: backlogTickBody(namespaceTarget, 't-1'),
+      },
+      ordered: {
+        job: { v: JOB_FORMAT_VERSION, kind: 'ordered', target: namespaceTarget, key: 'orders/1', items },
+        body: packOrderedJobs({ target: namespaceTarget, key: 'orders/1' }, items)[0] ?? '',
       },
     };
     for (const { job, body } of Object.values(packed)) {

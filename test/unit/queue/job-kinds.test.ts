@@ -13,6 +13,7 @@ import {
   packEndedJobs,
   packFanOut,
   packJobs,
+  packOrderedJobs,
   packStoreJobs,
   parseJob,
   storedFanOutBody,
@@ -35,6 +36,7 @@ const SAMPLES: Record<JobKind, string> = {
   ])[0] as string,
   store: packStoreJobs({ target, dueAt: 5, heldBy: 'probation' }, [item('e1', 1)])[0] as string,
   'backlog-tick': backlogTickBody(target, 'token-1'),
+  ordered: packOrderedJobs({ target, key: 'k' }, [item('e1', 1)])[0] as string,
 };
 
 /** The kinds each consuming function takes, as the functions declare them. */

@@ -7,9 +7,11 @@ import {
   backlogTickBody,
   messageGroupId,
   messageGroupOf,
+  orderedGroupId,
   packEndedJobs,
   packFanOut,
   packJobs,
+  packOrderedJobs,
   packStoreJobs,
   parseJob,
   storedFanOutBody,
@@ -241,6 +243,17 @@ describe('every job kind is sent with its message group', () => {
       { body: backlogTickBody(target, 'token-1'), delaySeconds: 30, groupId: targetGroupId(target) },
       'orders/audit',
     ],
+    [
+      'ordered',
+      'ordered',
+      {
+        body: packOrderedJobs({ target, key: 'orders/1' }, items)[0] ?? '',
+        delaySeconds: 0,
+        groupId: orderedGroupId(target, 'orders/1'),
+        deduplicationId: 'pub-1.audit.orders/1',
+      },
+      orderedGroupId(target, 'orders/1'),
+    ],
   ];
 
   it('covers every kind', () => {
@@ -262,6 +275,49 @@ describe('every job kind is sent with its message group', () => {
       ]);
     },
   );
+
+  it('sends to a FIFO queue with the de-duplication id, no delay, one request after another', async () => {
+    const { sqs, entries } = capturingClient();
+    const jobs = Array.from({ length: 12 }, (_, index) => ({
+      body: `b${index}`,
+      delaySeconds: 0,
+      groupId: 'g',
+      deduplicationId: `d${index}`,
+    }));
+    await new SqsJobQueue(sqs, { ordered: 'https://sqs.test/o.fifo' }).send('ordered', jobs);
+    expect(entries.map((entry) => entry.MessageDeduplicationId)).toEqual(
+      jobs.map((job) => job.deduplicationId),
+    );
+    expect(entries.every((entry) => !('DelaySeconds' in entry) && entry.MessageGroupId === 'g')).toBe(true);
+  });
+
+  it('refuses a FIFO job without a de-duplication id or with a delay', async () => {
+    const { sqs } = capturingClient();
+    const queue = new SqsJobQueue(sqs, { ordered: 'https://sqs.test/o.fifo' });
+    await expect(queue.send('ordered', [{ body: 'b', delaySeconds: 0, groupId: 'g' }])).rejects.toThrow(
+      /needs a deduplicationId/,
+    );
+    await expect(
+      queue.send('ordered', [{ body: 'b', delaySeconds: 5, groupId: 'g', deduplicationId: 'd' }]),
+    ).rejects.toThrow(/no delay of its own/);
+  });
+
+  it('does not send a refused FIFO entry again on its own (it would land behind later ones of its group)', async () => {
+    const calls: unknown[] = [];
+    const sqs = {
+      send: async (command: { input: unknown }) => {
+        calls.push(command.input);
+        return { Failed: [{ Id: '0', SenderFault: false, Code: 'InternalError' }] };
+      },
+    } as unknown as SQSClient;
+    await expect(
+      new SqsJobQueue(sqs, { ordered: 'q.fifo' }, { backoffMs: 1 }).send('ordered', [
+        { body: 'a', delaySeconds: 0, groupId: 'g', deduplicationId: 'da' },
+        { body: 'b', delaySeconds: 0, groupId: 'g', deduplicationId: 'db' },
+      ]),
+    ).rejects.toThrow(/SQS refused 1 of 2 messages/);
+    expect(calls).toHaveLength(1);
+  });
 
   it('keeps the group on entries sent again after a transient failure', async () => {
     const calls: Array<Array<{ Id: string; MessageGroupId?: string }>> = [];

@@ -57,6 +57,7 @@ describe('the round trips’ field check', () => {
         'retry.scheduleMs',
         'expirationTime',
         'validation',
+        'orderedDelivery',
       ].sort(),
     );
   });
