@@ -79,6 +79,18 @@ interface AlarmDefinition {
 }
 
 /**
+ * Why a queue's messages reach its redrive queue: its consumer failed on them `maxReceiveCount`
+ * times; a FIFO queue's consumer also receives a message again for each retry it schedules (a
+ * visibility change), so there the count is a backstop the function's own limits stay below.
+ */
+const parkedBecause = (key: QueueKey): string => {
+  const definition = QUEUES[key];
+  return definition.fifo === true
+    ? `received each of them ${definition.maxReceiveCount} times (every attempt and retry is a receive) without finishing it`
+    : `failed on each of them ${definition.maxReceiveCount} times`;
+};
+
+/**
  * Messages parked in a queue's redrive queue, where nothing processes them. `where` is the CLI's
  * options naming the pipeline (`--stack`, and `--pipeline` when it has an output prefix).
  */
@@ -99,14 +111,18 @@ export const parkedMessagesAlarm = (
     periods: 1,
     description:
       `messages are parked in the ${key} queue's redrive queue: the ` +
-      `${definition.consumer.function} function failed on each of them ` +
-      `${definition.maxReceiveCount} times, and nothing processes them there. Inspect them with ` +
+      `${definition.consumer.function} function ${parkedBecause(key)}, and nothing processes ` +
+      `them there. Inspect them with ` +
       `"gridwire parked list ${where} --queue ${key}"; after fixing the cause, ` +
       `move them back with "gridwire parked redrive ${where} --queue ${key}".`,
   };
 };
 
-/** How old the oldest message of each queue the delivery function consumes may grow, and why. */
+/**
+ * How old the oldest message of each queue the delivery function consumes may grow, and why. Not
+ * the ordered queue's: there a key's events wait behind its failing one by design, for as long as
+ * that one's retries last.
+ */
 const OLDEST_MESSAGE = {
   delivery: {
     seconds: ALARM_THRESHOLDS.deliveryQueueAgeSeconds,

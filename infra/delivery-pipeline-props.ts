@@ -37,7 +37,7 @@ export interface DeliveryPipelineProps {
   readonly deliveryConcurrency?: number;
   /**
    * Upper bound on concurrent delivery invocations per queue (Lambda's minimum is 2).
-   * @default the `consumer.maxConcurrency` of each queue in shared/config/resources.ts (50 fresh, 20 retries)
+   * @default the `consumer.maxConcurrency` of each queue in shared/config/resources.ts (50 fresh, 20 retries, 2 backlog, 50 ordered)
    */
   readonly maxDeliveryInvocations?: Partial<Record<QueueKey, number>>;
   /**
@@ -143,11 +143,11 @@ export interface DeliveryPipelineProps {
    * consumers always have their executions (without one, the account's other functions can use
    * them up, and a batch Lambda throttles goes back to its queue, parked after 5 receives). Must
    * be at least what its event sources may run at once (`maxDeliveryInvocations`, together) plus
-   * one for the backlog sweep (73 with the default `maxDeliveryInvocations`). `false` reserves
+   * one for the backlog sweep (123 with the default `maxDeliveryInvocations`). `false` reserves
    * nothing: the event sources' `maxDeliveryInvocations` still cap the function, and a batch the
    * account's limit throttles goes back to its queue and is received again. Like
    * `reservedConcurrency`, it must leave the account 100 unreserved executions (with 100 for
-   * publish and 73 here, a limit of at least 273), so nothing is reserved unless asked for.
+   * publish and 123 here, a limit of at least 323), so nothing is reserved unless asked for.
    * @default false
    */
   readonly deliveryReservedConcurrency?: number | false;

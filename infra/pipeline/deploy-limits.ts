@@ -44,6 +44,8 @@ export const LONGEST_PHYSICAL: Readonly<
     ref: name(64),
     attributes: { Arn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name(64)}` },
   },
+  // SQS names are at most 80 characters, a FIFO queue's `.fifo` included (CloudFormation cuts
+  // the names it generates to fit, the suffix kept).
   'AWS::SQS::Queue': {
     ref: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${name(80)}`,
     attributes: { Arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${name(80)}`, QueueName: name(80) },

@@ -257,6 +257,8 @@ function createPublishFunction(scope: Construct, options: FunctionsOptions): Pip
       // A publish to one held subscription goes straight to its backlog (the held marks are
       // read with the subscription list).
       .bindQueue(queues.backlog, QUEUES.backlog.urlEnv, 'send')
+      // The events of subscriptions with ordered delivery, one message each in its key's group.
+      .bindQueue(queues.ordered, QUEUES.ordered.urlEnv, 'send')
       // Stores a fan-out too large for one message before sending the message naming it.
       .bindBucket(storage.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'write', FAN_OUT_GRANT_REASON)
       // Opens topic keys to check keys and SAS signatures.
@@ -323,6 +325,9 @@ function createDeliveryFunction(scope: Construct, options: FunctionsOptions): Pi
       .bindQueue(queues.endedDelivery, QUEUES.endedDelivery.urlEnv, 'send')
       // Keeps events in subscriptions' backlogs: store jobs in, segments written, read and removed.
       .bindQueue(queues.backlog, QUEUES.backlog.urlEnv, 'sendAndConsume')
+      // Delivers ordered events one key at a time; a retry is its message made invisible until
+      // it is due (sqs:ChangeMessageVisibility, which consuming grants).
+      .bindQueue(queues.ordered, QUEUES.ordered.urlEnv, 'consume')
       .bindBucketPrefix(
         storage.backlogBucket,
         BACKLOG_BUCKET.nameEnv,
@@ -361,7 +366,8 @@ function createDeadLetterFunction(scope: Construct, options: FunctionsOptions): 
 
 /**
  * Each queue's consumer (`QUEUES[key].consumer`) gets the queue as an event source, reporting
- * partial batch failures.
+ * partial batch failures. A FIFO queue's consumer has no batching window (Lambda takes none from
+ * a FIFO queue; its definition has none, and no prop gives one).
  */
 function consumeQueues(functions: PipelineFunctions, options: FunctionsOptions): void {
   const consumers = new Set<PipelineFunction>();

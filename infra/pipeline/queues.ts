@@ -2,6 +2,7 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { visibilityTimeoutOf } from '../../shared/config/event-source-mapping';
+import { FIFO_QUEUE_SETTINGS } from '../../shared/config/fifo-queues';
 import { FUNCTIONS, QUEUES, type QueueKey, SQS_LIMITS } from '../../shared/config/resources';
 
 export interface PipelineQueues {
@@ -13,7 +14,27 @@ export interface PipelineQueues {
 /** The batching window of each queue's consumer, where it differs from `QUEUES` (a prop). */
 export type BatchingWindows = Partial<Record<QueueKey, number>>;
 
-/** Every queue of `QUEUES`, each with its own redrive queue. */
+/**
+ * What makes a queue of `QUEUES` FIFO (`FIFO_QUEUE_SETTINGS`), or nothing for a standard queue.
+ * No name is given: CloudFormation generates one ending in `.fifo`, within SQS's 80 characters, as
+ * it generates the others'. Lambda takes no batching window from a FIFO queue: CDK refuses one at
+ * synthesis.
+ */
+function fifoPropsOf(key: QueueKey): Partial<sqs.QueueProps> {
+  if (QUEUES[key].fifo !== true) return {};
+  return {
+    fifo: true,
+    deduplicationScope: FIFO_QUEUE_SETTINGS.deduplicationScope as sqs.DeduplicationScope,
+    fifoThroughputLimit: FIFO_QUEUE_SETTINGS.fifoThroughputLimit as sqs.FifoThroughputLimit,
+    contentBasedDeduplication: FIFO_QUEUE_SETTINGS.contentBasedDeduplication,
+    retentionPeriod: Duration.days(FIFO_QUEUE_SETTINGS.retentionDays),
+  };
+}
+
+/**
+ * Every queue of `QUEUES`, each with its own redrive queue (FIFO for a FIFO queue: SQS refuses a
+ * redrive queue of the other type).
+ */
 export function createQueues(scope: Construct, batchingWindows: BatchingWindows = {}): PipelineQueues {
   const queues = {} as Record<QueueKey, sqs.Queue>;
   const redriveQueues = {} as Record<QueueKey, sqs.Queue>;
@@ -27,6 +48,7 @@ export function createQueues(scope: Construct, batchingWindows: BatchingWindows 
 function createRedriveQueue(scope: Construct, key: QueueKey): sqs.Queue {
   const { redrive } = QUEUES[key];
   const queue = new sqs.Queue(scope, redrive.id, {
+    ...(QUEUES[key].fifo === true ? { fifo: true } : {}),
     retentionPeriod: Duration.days(redrive.retentionDays),
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
@@ -53,6 +75,7 @@ function createQueue(
       ? definition.visibilityTimeoutSeconds
       : visibilityTimeoutOf(FUNCTIONS[definition.consumer.function].timeoutSeconds, batchingWindowSeconds);
   return new sqs.Queue(scope, definition.id, {
+    ...fifoPropsOf(key),
     visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds),
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,

@@ -119,6 +119,36 @@ describe('each rule finds the defect it was written for', () => {
     expect(ruleNamed('names no partition').check(literal)).toEqual(['writes "arn:aws:sns:eu-west-1:1:x"']);
   });
 
+  it('a FIFO queue with a standard redrive queue or a name without .fifo, its event source with a window or a batch over 10', () => {
+    const rule = ruleNamed('keeps FIFO queues FIFO');
+    expect(rule.check(defaults)).toEqual([]);
+    const broken = structuredClone(defaults);
+    const queues = Object.entries(broken.Resources).filter(
+      ([, resource]) => resource.Type === 'AWS::SQS::Queue',
+    );
+    const fifo = queues.filter(([, queue]) => queue.Properties?.FifoQueue === true);
+    // The ordered queue and its redrive queue.
+    expect(fifo).toHaveLength(2);
+    const source = fifo.find(([, queue]) => queue.Properties?.RedrivePolicy !== undefined);
+    const redrive = fifo.find(([, queue]) => queue.Properties?.RedrivePolicy === undefined);
+    if (source === undefined || redrive === undefined) throw new Error('no FIFO queue and redrive queue');
+    delete redrive[1].Properties?.FifoQueue;
+    (source[1].Properties as Record<string, unknown>).QueueName = 'gridwire-ordered';
+    const mapping = Object.values(broken.Resources).find(
+      (resource) =>
+        resource.Type === 'AWS::Lambda::EventSourceMapping' &&
+        JSON.stringify(resource.Properties?.EventSourceArn).includes(source[0]),
+    );
+    if (mapping?.Properties === undefined) throw new Error('no event source on the FIFO queue');
+    Object.assign(mapping.Properties, { MaximumBatchingWindowInSeconds: 5, BatchSize: 100 });
+    expect(rule.check(broken)).toEqual([
+      `${source[0]} is FIFO and named gridwire-ordered`,
+      `${source[0]} is FIFO and redrives to ${redrive[0]}, standard`,
+      expect.stringMatching(new RegExp(`gathers ${source[0]}'s messages for 5 s$`)),
+      expect.stringMatching(new RegExp(`takes 100 of ${source[0]}'s messages a batch$`)),
+    ]);
+  });
+
   it("a template over CloudFormation's resource and output counts", () => {
     const crowded = structuredClone(defaults);
     for (let index = 0; index < 500; index++)

@@ -345,9 +345,9 @@ describe('hardened defaults', () => {
         .map((found) => String(found.entry.data));
     };
     expect(warningsOf({})).toEqual([]);
-    const [warning, ...more] = warningsOf({ reservedConcurrency: 100, deliveryReservedConcurrency: 73 });
+    const [warning, ...more] = warningsOf({ reservedConcurrency: 100, deliveryReservedConcurrency: 123 });
     expect(more).toEqual([]);
-    expect(warning).toContain('needs an account concurrency limit of at least 273');
+    expect(warning).toContain('needs an account concurrency limit of at least 323');
     expect(warning).toContain('new accounts have 10');
     expect(warningsOf({ reservedConcurrency: 5 })[0]).toContain('at least 105');
   });
@@ -359,14 +359,15 @@ describe('hardened defaults', () => {
           JSON.stringify(mapping.Properties.FunctionName).includes(functionIdIn(t, 'delivery')),
         )
         .reduce((sum, mapping) => sum + (mapping.Properties.ScalingConfig.MaximumConcurrency as number), 0);
-    expect(eventSourceConcurrency(template)).toBe(72);
-    expect(reservedOf(build({ deliveryReservedConcurrency: 73 }).template).delivery).toBe(73);
+    // Fresh deliveries 50, retries 20, backlog 2, ordered 50.
+    expect(eventSourceConcurrency(template)).toBe(122);
+    expect(reservedOf(build({ deliveryReservedConcurrency: 123 }).template).delivery).toBe(123);
     const raised = build({
       maxDeliveryInvocations: { delivery: 100 },
-      deliveryReservedConcurrency: 123,
+      deliveryReservedConcurrency: 173,
     }).template;
-    expect(eventSourceConcurrency(raised)).toBe(122);
-    expect(reservedOf(raised).delivery).toBe(123);
+    expect(eventSourceConcurrency(raised)).toBe(172);
+    expect(reservedOf(raised).delivery).toBe(173);
     expect(reservedOf(build({ deliveryReservedConcurrency: 200 }).template).delivery).toBe(200);
     expect(reservedOf(build({ deliveryReservedConcurrency: false }).template).delivery).toBeUndefined();
   });
@@ -402,12 +403,12 @@ describe('hardened defaults', () => {
     ],
     [{ reservedConcurrency: 0 }, /reservedConcurrency must be false or an integer of at least 1 \(got 0\)/],
     [
-      { deliveryReservedConcurrency: 72 },
-      /deliveryReservedConcurrency must be false or an integer of at least 73: the delivery function's event sources may run 72 invocations at once/,
+      { deliveryReservedConcurrency: 122 },
+      /deliveryReservedConcurrency must be false or an integer of at least 123: the delivery function's event sources may run 122 invocations at once/,
     ],
     [
       { maxDeliveryInvocations: { retry: 100 }, deliveryReservedConcurrency: 100 },
-      /deliveryReservedConcurrency must be false or an integer of at least 153/,
+      /deliveryReservedConcurrency must be false or an integer of at least 203/,
     ],
     [{ deliveryBacklogLimit: 0 }, /deliveryBacklogLimit must be false or an integer of at least 1 \(got 0\)/],
   ])('refuse %j at synth time', (props, message) => {
@@ -457,10 +458,12 @@ describe('alarms', () => {
 
   it('all notify the alarm topic when they fire and when they clear', () => {
     const alarms = listAlarms(pipeline.alarms);
-    // 4 parked, 3 queue ages, failure rate, drops, errors and throttles of 4 functions, 3 of the
-    // backlogs, API 5xx, table throttles, failed endpoint validations (none of the declared
+    // One parked per queue (5), 3 queue ages (not the ordered queue's, whose keys wait behind a
+    // failing event by design), failure rate, drops, errors and throttles of 4 functions, 3 of
+    // the backlogs, API 5xx, table throttles, failed endpoint validations (none of the declared
     // resources' provider: this pipeline declares nothing).
-    expect(alarms).toHaveLength(4 + 3 + 1 + 1 + 4 + 4 + 3 + 3);
+    expect(Object.keys(QUEUES)).toHaveLength(5);
+    expect(alarms).toHaveLength(5 + 3 + 1 + 1 + 4 + 4 + 3 + 3);
     expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm'))).toHaveLength(alarms.length);
     for (const alarm of alarms) {
       expect(alarmProps(alarm)).toMatchObject({ AlarmActions: [topicRef], OKActions: [topicRef] });

@@ -8,6 +8,7 @@ import { DeliveryPipeline } from '../../infra/delivery-pipeline';
 import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline-props';
 import { GridwireStack } from '../../infra/gridwire-stack';
 import { DELIVERY_BATCHING_DEFAULTS, LAMBDA_SQS_LIMITS } from '../../shared/config/event-source-mapping';
+import { LAMBDA_FIFO_LIMITS } from '../../shared/config/fifo-queues';
 import {
   BACKLOG_BUCKET,
   BACKLOG_WINDOW_SECONDS,
@@ -293,7 +294,7 @@ describe('functions', () => {
         ).Properties.Environment.Variables,
       );
     expect(env('publish')).toEqual(
-      expect.arrayContaining([ENV.tableName, ENV.deliveryQueueUrl, ENV.backlogQueueUrl]),
+      expect.arrayContaining([ENV.tableName, ENV.deliveryQueueUrl, ENV.backlogQueueUrl, ENV.orderedQueueUrl]),
     );
     expect(env('publish')).not.toContain(ENV.retryQueueUrl);
     expect(env('management')).toEqual(
@@ -306,14 +307,17 @@ describe('functions', () => {
         ENV.deliveryQueueUrl,
         ENV.retryQueueUrl,
         ENV.endedDeliveryQueueUrl,
+        ENV.orderedQueueUrl,
       ]),
     );
+    expect(env('management')).not.toContain(ENV.orderedQueueUrl);
+    expect(env('deadLetter')).not.toContain(ENV.orderedQueueUrl);
     expect(env('deadLetter')).toEqual(
       expect.arrayContaining([ENV.endedDeliveryQueueUrl, ENV.deadLetterBucket]),
     );
   });
 
-  it('publish may read the table and write accepted event ids only, and may only send to the delivery and backlog queues', () => {
+  it('publish may read the table and write accepted event ids only, and may only send to the delivery, backlog and ordered queues', () => {
     const tableId = logicalIdOf('AWS::DynamoDB::GlobalTable', TABLE.id);
     // The writes are held to accepted event ids by their condition (test/infra/operations.test.ts).
     expect(actionsOn('publish', tableId).sort()).toEqual([
@@ -330,6 +334,9 @@ describe('functions', () => {
     expect(actionsOn('publish', queueId(QUEUES.backlog.id))).not.toContain('sqs:ReceiveMessage');
     expect(actionsOn('publish', queueId(QUEUES.retry.id))).toEqual([]);
     expect(actionsOn('publish', queueId(QUEUES.endedDelivery.id))).toEqual([]);
+    // The events of subscriptions with ordered delivery.
+    expect(actionsOn('publish', queueId(QUEUES.ordered.id))).toContain('sqs:SendMessage');
+    expect(actionsOn('publish', queueId(QUEUES.ordered.id))).not.toContain('sqs:ReceiveMessage');
   });
 
   it('management may read and write dead letters, send replays to the delivery queue and backlog ticks to theirs, and nothing more', () => {
@@ -492,6 +499,104 @@ describe('backlog queue', () => {
     expect(fn.Properties.Environment.Variables[ENV.backlogQueueUrl]).toEqual({
       Ref: queueId(QUEUES.backlog.id),
     });
+  });
+});
+
+describe('ordered queue', () => {
+  const resourceOf = (constructId: string) =>
+    template.findResources('AWS::SQS::Queue')[queueId(constructId)] as {
+      Properties: Record<string, unknown>;
+    };
+
+  it('is the one FIFO queue, with its FIFO redrive queue; the others are standard', () => {
+    const fifo = (Object.keys(QUEUES) as QueueKey[]).filter((key) => QUEUES[key].fifo === true);
+    expect(fifo).toEqual(['ordered']);
+    for (const [key, queue] of Object.entries(QUEUES)) {
+      for (const id of [queue.id, queue.redrive.id]) {
+        const properties = resourceOf(id).Properties;
+        expect([id, properties.FifoQueue]).toEqual([id, key === 'ordered' ? true : undefined]);
+        // No name: CloudFormation generates one (ending in .fifo for a FIFO queue).
+        expect(properties).not.toHaveProperty('QueueName');
+      }
+    }
+  });
+
+  it('has high throughput (de-duplication and throughput per message group), ids from the sender, 14 days of retention', () => {
+    expect(resourceOf(QUEUES.ordered.id).Properties).toMatchObject({
+      FifoQueue: true,
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+      ContentBasedDeduplication: false,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      VisibilityTimeout: DELIVERY_FUNCTION_TIMEOUT_SECONDS * 6,
+      SqsManagedSseEnabled: true,
+      MaximumMessageSize: SQS_LIMITS.maxMessageBytes,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [queueId(QUEUES.ordered.redrive.id), 'Arn'] },
+        maxReceiveCount: 1000,
+      },
+    });
+    expect(resourceOf(QUEUES.ordered.redrive.id).Properties).toMatchObject({
+      FifoQueue: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it('is consumed by the delivery function 10 at a time with partial batch failures, without a batching window', () => {
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).filter(
+      (mapping) =>
+        JSON.stringify(mapping.Properties.EventSourceArn) ===
+        JSON.stringify({ 'Fn::GetAtt': [queueId(QUEUES.ordered.id), 'Arn'] }),
+    );
+    expect(mappings).toHaveLength(1);
+    const [mapping] = mappings as [{ Properties: Record<string, unknown> }];
+    expect(mapping.Properties).toMatchObject({
+      FunctionName: { Ref: functionId('delivery') },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: QUEUES.ordered.consumer.maxConcurrency },
+    });
+    expect(mapping.Properties).not.toHaveProperty('MaximumBatchingWindowInSeconds');
+    // Whatever the other queues' windows are given as.
+    const { template: windowed } = synth({
+      deliveryBatchingWindow: { seconds: 5 },
+      backlogWindowSeconds: 300,
+    });
+    const orderedArn = JSON.stringify({
+      'Fn::GetAtt': [
+        Object.keys(windowed.findResources('AWS::SQS::Queue')).find((id) =>
+          new RegExp(`^Pipeline${QUEUES.ordered.id}[0-9A-F]{8}$`).test(id),
+        ),
+        'Arn',
+      ],
+    });
+    const windowedMapping = Object.values(windowed.findResources('AWS::Lambda::EventSourceMapping')).find(
+      (each) => JSON.stringify(each.Properties.EventSourceArn) === orderedArn,
+    );
+    expect(windowedMapping?.Properties).toMatchObject({ BatchSize: 10 });
+    expect(windowedMapping?.Properties).not.toHaveProperty('MaximumBatchingWindowInSeconds');
+  });
+
+  it('is defined as Lambda takes a FIFO queue: no batching window, 10 messages a batch at most', () => {
+    for (const queue of Object.values(QUEUES).filter((each) => each.fifo === true)) {
+      expect([queue.id, queue.consumer.batchingWindowSeconds]).toEqual([
+        queue.id,
+        LAMBDA_FIFO_LIMITS.batchingWindowSeconds,
+      ]);
+      expect(queue.consumer.batchSize).toBeLessThanOrEqual(LAMBDA_FIFO_LIMITS.maxBatchSize);
+      expect(queue.localName.endsWith('.fifo') && queue.redrive.localName.endsWith('.fifo')).toBe(true);
+    }
+  });
+
+  it('the delivery function may receive, delete and change the visibility of its messages (its retries), not send; management and dead-letter nothing', () => {
+    const actions = actionsOn('delivery', queueId(QUEUES.ordered.id));
+    expect(actions).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']),
+    );
+    expect(actions).not.toContain('sqs:SendMessage');
+    expect(actionsOn('management', queueId(QUEUES.ordered.id))).toEqual([]);
+    expect(actionsOn('deadLetter', queueId(QUEUES.ordered.id))).toEqual([]);
   });
 });
 

@@ -62,6 +62,13 @@ const deliveryFunctions = (template: TemplateJson): string[] =>
     .filter(([, resource]) => resource.Properties?.Description === FUNCTIONS.delivery.description)
     .map(([id]) => id);
 
+/** Whether a queue resource of the template is FIFO. */
+const isFifo = (queue: TemplateResource | undefined): boolean =>
+  queue?.Properties?.FifoQueue === true || queue?.Properties?.FifoQueue === 'true';
+
+/** SQS's longest queue name, `.fifo` included. */
+const SQS_QUEUE_NAME_LIMIT = 80;
+
 export const DEPLOY_RULES: readonly DeployRule[] = [
   {
     rule: `reserves no concurrency a new account (limit ${NEW_ACCOUNT_CONCURRENCY_LIMIT}) can't give`,
@@ -199,6 +206,44 @@ export const DEPLOY_RULES: readonly DeployRule[] = [
             : [];
         });
       }),
+  },
+  {
+    rule: 'keeps FIFO queues FIFO throughout: a FIFO redrive queue, a name ending in .fifo, event sources without a batching window and with 10 messages a batch at most',
+    why: 'SQS refuses a redrive queue of the other type and a FIFO name without the suffix (CDK only warns of the first), and Lambda a FIFO event source with a batching window or a batch over 10: the create fails partway.',
+    check: (template) => {
+      const queues = new Map(entriesOf(template, 'AWS::SQS::Queue'));
+      const problems: string[] = [];
+      for (const [id, queue] of queues) {
+        const name = queue.Properties?.QueueName;
+        if (typeof name === 'string') {
+          if (isFifo(queue) !== name.endsWith('.fifo')) {
+            problems.push(`${id} is ${isFifo(queue) ? 'FIFO' : 'standard'} and named ${name}`);
+          }
+          if (name.length > SQS_QUEUE_NAME_LIMIT) problems.push(`${id}'s name has ${name.length} characters`);
+        }
+        const target = refId(
+          (queue.Properties?.RedrivePolicy as { deadLetterTargetArn?: unknown } | undefined)
+            ?.deadLetterTargetArn,
+        );
+        if (target !== undefined && queues.has(target) && isFifo(queues.get(target)) !== isFifo(queue)) {
+          problems.push(
+            `${id} is ${isFifo(queue) ? 'FIFO' : 'standard'} and redrives to ${target}, ${isFifo(queues.get(target)) ? 'FIFO' : 'standard'}`,
+          );
+        }
+      }
+      for (const [id, mapping] of entriesOf(template, 'AWS::Lambda::EventSourceMapping')) {
+        const source = refId(mapping.Properties?.EventSourceArn);
+        if (source === undefined || !isFifo(queues.get(source))) continue;
+        const window = mapping.Properties?.MaximumBatchingWindowInSeconds;
+        if (typeof window === 'number' && window > 0) {
+          problems.push(`${id} gathers ${source}'s messages for ${window} s`);
+        }
+        const batch = mapping.Properties?.BatchSize;
+        if (typeof batch === 'number' && batch > 10)
+          problems.push(`${id} takes ${batch} of ${source}'s messages a batch`);
+      }
+      return problems;
+    },
   },
   {
     rule: "stays within CloudFormation's 500 resources and 200 outputs a stack",
