@@ -44,7 +44,11 @@ export const localBatchSize = (consumer: QueueDefinition['consumer']): number =>
 export function localConsumerOf(
   key: QueueKey,
   options: Pick<LocalStackOptions, 'deliveryBatchingWindow' | 'emulateAllBatchingWindows'>,
-): { batchSize: number; batchingWindowMs: number } {
+): { batchSize: number; batchingWindowMs: number; fifo?: true } {
+  // A FIFO queue's consumer as on AWS: its batch, never a window.
+  if (QUEUES[key].fifo === true) {
+    return { batchSize: localBatchSize(QUEUES[key].consumer), batchingWindowMs: 0, fifo: true };
+  }
   if (key === 'delivery') {
     const { seconds, batchSize } = deliveryBatchingOf(options.deliveryBatchingWindow);
     return { batchSize, batchingWindowMs: seconds * 1000 };

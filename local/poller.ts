@@ -1,6 +1,8 @@
 /**
  * Invokes an SQS-consuming handler the way a Lambda event source mapping does, for a standard
- * queue:
+ * or a FIFO queue (`fifo`: no batching window, 10 messages a batch at most, and each record
+ * carries its message's group, de-duplication id and sequence number, as Lambda's do; the queue
+ * itself hands out a group's messages only one after another):
  * - Pollers (receive loops) long-poll the queue, `initialPollers` of them at first (5, as on AWS).
  *   Each takes an invocation slot before it receives, so at most `maxConcurrency` invocations are
  *   in flight per queue and messages are received only when one can start.
@@ -34,6 +36,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { LAMBDA_SQS_LIMITS } from '../shared/config/event-source-mapping';
+import { LAMBDA_FIFO_LIMITS } from '../shared/config/fifo-queues';
 import { type FunctionDefinition, type FunctionKey, SQS_LIMITS } from '../shared/config/resources';
 import type { LoggerLike } from '../shared/observability/logging';
 import { Semaphore, withTimeout } from '../shared/platform/concurrency';
@@ -99,6 +102,8 @@ export interface PollerOptions {
   queueArn: string;
   /** Messages per invocation at most: 1 to 10 without a window, up to 10,000 with one. */
   batchSize: number;
+  /** The queue is FIFO: as Lambda, the poller then takes no batching window and 10 messages a batch at most. */
+  fifo?: boolean;
   /**
    * How long a poller gathers messages after the first of a batch before it invokes (Lambda's
    * maximum batching window, at most 300 s); default 0: one receive's messages at once.
@@ -140,8 +145,16 @@ export interface PollerCounts {
   peakPollers: number;
 }
 
+/** The system attributes Lambda adds to a FIFO queue's records. */
+const FIFO_RECORD_ATTRIBUTES = ['MessageGroupId', 'MessageDeduplicationId', 'SequenceNumber'] as const;
+
 export function toSqsRecord(message: Message, queueArn: string): SQSRecord {
   const attributes = message.Attributes ?? {};
+  const fifo: Partial<Record<(typeof FIFO_RECORD_ATTRIBUTES)[number], string>> = {};
+  for (const name of FIFO_RECORD_ATTRIBUTES) {
+    const value = attributes[name];
+    if (value !== undefined) fifo[name] = value;
+  }
   return {
     messageId: message.MessageId ?? '',
     receiptHandle: message.ReceiptHandle ?? '',
@@ -151,6 +164,7 @@ export function toSqsRecord(message: Message, queueArn: string): SQSRecord {
       SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
       SenderId: attributes.SenderId ?? 'local',
       ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      ...fifo,
     },
     messageAttributes: {},
     md5OfBody: message.MD5OfBody ?? '',
@@ -192,18 +206,25 @@ export class QueuePoller {
     this.initialPollers = options.initialPollers ?? INITIAL_POLLERS;
     const { batchSize } = options;
     const maxWindowMs = LAMBDA_SQS_LIMITS.maxBatchingWindowSeconds * 1000;
+    if (options.fifo === true && this.batchingWindowMs !== LAMBDA_FIFO_LIMITS.batchingWindowSeconds * 1000) {
+      throw new RangeError(
+        `a FIFO queue's event source takes no batching window, as on Lambda (got batchingWindowMs ${this.batchingWindowMs})`,
+      );
+    }
     if (!(this.batchingWindowMs >= 0 && this.batchingWindowMs <= maxWindowMs)) {
       throw new RangeError(
         `batchingWindowMs must be from 0 to ${maxWindowMs} (got ${this.batchingWindowMs})`,
       );
     }
     const maxBatchSize =
-      this.batchingWindowMs >= 1000
-        ? LAMBDA_SQS_LIMITS.maxBatchSize
-        : LAMBDA_SQS_LIMITS.maxBatchSizeWithoutWindow;
+      options.fifo === true
+        ? LAMBDA_FIFO_LIMITS.maxBatchSize
+        : this.batchingWindowMs >= 1000
+          ? LAMBDA_SQS_LIMITS.maxBatchSize
+          : LAMBDA_SQS_LIMITS.maxBatchSizeWithoutWindow;
     if (!(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= maxBatchSize)) {
       throw new RangeError(
-        `batchSize must be an integer from 1 to ${maxBatchSize} with a batching window of ${this.batchingWindowMs} ms (got ${batchSize})`,
+        `batchSize must be an integer from 1 to ${maxBatchSize} ${options.fifo === true ? 'from a FIFO queue' : `with a batching window of ${this.batchingWindowMs} ms`} (got ${batchSize})`,
       );
     }
     const waitProblem = receiveWaitProblem(

@@ -5,6 +5,7 @@
 import { CreateTableCommand, DescribeTableCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { FIFO_QUEUE_SETTINGS, fifoQueueAttributes } from '../shared/config/fifo-queues';
 import {
   BACKLOG_BUCKET,
   BUCKET,
@@ -47,7 +48,12 @@ export async function provisionLocalResources(
   const queueUrls = {} as Record<QueueKey, string>;
   const redriveQueueUrls = {} as Record<QueueKey, string>;
   for (const [key, queue] of Object.entries(QUEUES) as [QueueKey, (typeof QUEUES)[QueueKey]][]) {
+    // A FIFO queue's attributes go in at creation (fauxqs refuses two of them afterwards; taking
+    // them again for an existing queue is fine), and its redrive queue is FIFO too (SQS refuses a
+    // redrive queue of the other type; fauxqs would take one).
+    const fifo = queue.fifo === true;
     const redriveUrl = await createQueue(clients, queue.redrive.localName, {
+      ...(fifo ? { FifoQueue: 'true' } : {}),
       MessageRetentionPeriod: String(queue.redrive.retentionDays * 86_400),
       MaximumMessageSize: String(SQS_LIMITS.maxMessageBytes),
     });
@@ -55,6 +61,12 @@ export async function provisionLocalResources(
       new GetQueueAttributesCommand({ QueueUrl: redriveUrl, AttributeNames: ['QueueArn'] }),
     );
     queueUrls[key] = await createQueue(clients, queue.localName, {
+      ...(fifo
+        ? {
+            ...fifoQueueAttributes(),
+            MessageRetentionPeriod: String(FIFO_QUEUE_SETTINGS.retentionDays * 86_400),
+          }
+        : {}),
       VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? queue.visibilityTimeoutSeconds),
       MaximumMessageSize: String(SQS_LIMITS.maxMessageBytes),
       RedrivePolicy: JSON.stringify({

@@ -12,9 +12,12 @@ export interface QueueDepth {
   queue: QueueKey;
   /** Messages ready to be received. */
   visible: number;
-  /** Received and not yet deleted (being processed). */
+  /**
+   * Received and not yet deleted (being processed; on the FIFO ordered queue, also retries
+   * waiting for their time, made invisible until then).
+   */
   inFlight: number;
-  /** Sent with a delay that has not passed yet (retries waiting for their time). */
+  /** Sent with a delay that has not passed yet (retries waiting for their time; never on a FIFO queue). */
   delayed: number;
   /** Messages in its redrive queue. */
   redrive: number;

@@ -111,8 +111,31 @@ it('keeps topics, subscriptions and a pending retry across a restart', async () 
         AttributeNames: ['QueueArn'],
       }),
     );
+    // The ordered queue is FIFO as on AWS, and provisioning it again on a restart works: its
+    // FIFO attributes go in at creation (the emulator refuses two of them afterwards).
+    const attributesOf = async (queueUrl: string) =>
+      (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] })))
+        .Attributes ?? {};
+    const ordered = await attributesOf(endpoints.queues.ordered.url);
+    const orderedRedrive = await attributesOf(endpoints.queues.ordered.redriveUrl);
     sqs.destroy();
     expect(attributes.Attributes?.QueueArn).toMatch(/:gridwire-delivery$/);
+    expect(ordered).toMatchObject({
+      QueueArn: expect.stringMatching(/:gridwire-ordered\.fifo$/),
+      FifoQueue: 'true',
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+      ContentBasedDeduplication: 'false',
+      MessageRetentionPeriod: String(14 * 86_400),
+    });
+    expect(JSON.parse(ordered.RedrivePolicy ?? '{}')).toEqual({
+      deadLetterTargetArn: orderedRedrive.QueueArn,
+      maxReceiveCount: QUEUES.ordered.maxReceiveCount,
+    });
+    expect(orderedRedrive).toMatchObject({
+      QueueArn: expect.stringMatching(/:gridwire-ordered-redrive\.fifo$/),
+      FifoQueue: 'true',
+    });
 
     const attempts = await eventually(
       () => webhook.requestsTo('/restart').length === 2 && webhook.requestsTo('/restart'),

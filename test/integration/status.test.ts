@@ -101,7 +101,9 @@ it('counts publishes, deliveries and failures per topic and per subscription', a
       },
     ]),
   );
-  expect(summary.queues.map((row) => row.queue)).toEqual(expect.arrayContaining(['delivery', 'retry']));
+  expect(summary.queues.map((row) => row.queue)).toEqual(
+    expect.arrayContaining(['delivery', 'retry', 'ordered']),
+  );
 
   const text = formatStatus(summary);
   expect(text).toMatch(/^orders\s+3\s+1\s+6\s+0$/m);

@@ -28,6 +28,16 @@ describe('local event sources', () => {
     });
   });
 
+  it("give the ordered (FIFO) queue's poller its batch of 10 and never a window, as Lambda", () => {
+    expect(localConsumerOf('ordered', {})).toEqual({ batchSize: 10, batchingWindowMs: 0, fifo: true });
+    expect(localConsumerOf('ordered', { emulateAllBatchingWindows: true })).toEqual({
+      batchSize: 10,
+      batchingWindowMs: 0,
+      fifo: true,
+    });
+    expect(localConsumerOf('delivery', {})).not.toHaveProperty('fifo');
+  });
+
   it('refuse a delivery window the construct would refuse, naming the field and the limit', () => {
     expect(() => checkEventSourceOptions({ deliveryBatchingWindow: { seconds: 0, batchSize: 50 } })).toThrow(
       new LocalStackError(

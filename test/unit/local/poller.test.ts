@@ -12,6 +12,7 @@ import {
   QueuePoller,
   REAL_POLLER_CLOCK,
   type SqsHandler,
+  toSqsRecord,
 } from '../../../local/poller';
 import { LAMBDA_SQS_LIMITS } from '../../../shared/config/event-source-mapping';
 import { FUNCTIONS } from '../../../shared/config/resources';
@@ -444,6 +445,106 @@ describe('QueuePoller batching (virtual time)', () => {
     ).toThrow(RangeError);
     expect(() =>
       timedPoller(new FakeSqs(), new FakeClock(), handler, { batchSize: 10_000, batchingWindowMs: 1000 }),
+    ).not.toThrow();
+  });
+});
+
+describe('QueuePoller on a FIFO queue', () => {
+  const fifoMessage = (id: string, group: string, sequence: string): Message => ({
+    MessageId: id,
+    ReceiptHandle: id,
+    Body: id,
+    Attributes: {
+      ApproximateReceiveCount: '2',
+      SentTimestamp: '1700000000000',
+      ApproximateFirstReceiveTimestamp: '1700000001000',
+      SenderId: '000000000000',
+      MessageGroupId: group,
+      MessageDeduplicationId: `dedup-${id}`,
+      SequenceNumber: sequence,
+    },
+  });
+
+  it("hands each record its message's group, de-duplication id and sequence number, as Lambda does", async () => {
+    const clock = new FakeClock();
+    const sqs = new FakeSqs({ clock, receiveMs: 100 });
+    sqs.messages.push(
+      fifoMessage('a1', 'sub-a#key-1', '00000000000000000001'),
+      fifoMessage('b1', 'sub-a#key-2', '00000000000000000002'),
+    );
+    const events: SQSEvent[] = [];
+    const subject = timedPoller(
+      sqs,
+      clock,
+      async (event) => {
+        events.push(event);
+        return { batchItemFailures: [] };
+      },
+      { fifo: true },
+    );
+    subject.start();
+    await until(() => events.length === 1, 'the invocation');
+    await subject.stop();
+    expect(events[0]?.Records.map((record) => record.attributes)).toEqual([
+      {
+        ApproximateReceiveCount: '2',
+        SentTimestamp: '1700000000000',
+        ApproximateFirstReceiveTimestamp: '1700000001000',
+        SenderId: '000000000000',
+        MessageGroupId: 'sub-a#key-1',
+        MessageDeduplicationId: 'dedup-a1',
+        SequenceNumber: '00000000000000000001',
+      },
+      {
+        ApproximateReceiveCount: '2',
+        SentTimestamp: '1700000000000',
+        ApproximateFirstReceiveTimestamp: '1700000001000',
+        SenderId: '000000000000',
+        MessageGroupId: 'sub-a#key-2',
+        MessageDeduplicationId: 'dedup-b1',
+        SequenceNumber: '00000000000000000002',
+      },
+    ]);
+  });
+
+  it("leaves a standard queue's records without them", () => {
+    const record = toSqsRecord({ MessageId: 'm', ReceiptHandle: 'm', Body: 'm', Attributes: {} }, 'arn');
+    expect(Object.keys(record.attributes).sort()).toEqual([
+      'ApproximateFirstReceiveTimestamp',
+      'ApproximateReceiveCount',
+      'SenderId',
+      'SentTimestamp',
+    ]);
+  });
+
+  it('asks SQS for every system attribute, the FIFO ones among them', async () => {
+    const sent: ReceiveMessageCommand[] = [];
+    const sqs = new FakeSqs(undefined, undefined);
+    const send = sqs.send;
+    sqs.send = async (command, options) => {
+      if (command instanceof ReceiveMessageCommand) sent.push(command);
+      return send(command, options);
+    };
+    const subject = timedPoller(sqs, new FakeClock(), async () => undefined, { fifo: true });
+    subject.start();
+    await until(() => sent.length > 0, 'a receive');
+    await subject.stop();
+    expect(sent[0]?.input.MessageSystemAttributeNames).toEqual(['All']);
+  });
+
+  it('refuses a batching window and a batch above 10, as Lambda refuses them for a FIFO queue', () => {
+    const { handler } = recording();
+    expect(() =>
+      timedPoller(new FakeSqs(), new FakeClock(), handler, { fifo: true, batchingWindowMs: 1000 }),
+    ).toThrow(/a FIFO queue's event source takes no batching window/);
+    expect(() =>
+      timedPoller(new FakeSqs(), new FakeClock(), handler, { fifo: true, batchingWindowMs: 1 }),
+    ).toThrow(RangeError);
+    expect(() => timedPoller(new FakeSqs(), new FakeClock(), handler, { fifo: true, batchSize: 11 })).toThrow(
+      /batchSize must be an integer from 1 to 10 from a FIFO queue \(got 11\)/,
+    );
+    expect(() =>
+      timedPoller(new FakeSqs(), new FakeClock(), handler, { fifo: true, batchSize: 10 }),
     ).not.toThrow();
   });
 });
