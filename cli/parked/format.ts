@@ -18,6 +18,7 @@ export function formatList(reports: readonly ParkedQueueReport[]): string {
         message.sentAt === undefined ? undefined : `sent ${message.sentAt}`,
         message.firstReceivedAt === undefined ? undefined : `first received ${message.firstReceivedAt}`,
         message.receiveCount === undefined ? undefined : `received ${plural(message.receiveCount, 'time')}`,
+        message.group === undefined ? undefined : `key group ${message.group}`,
       ].filter((part) => part !== undefined);
       lines.push(`  ${message.messageId}  ${times.join(', ')}`);
       const job = message.job;
@@ -32,7 +33,13 @@ export function formatList(reports: readonly ParkedQueueReport[]): string {
       }
     }
     const notShown = report.parked - report.messages.length;
-    if (notShown > 0) lines.push(`  ... ${notShown} more not shown (--limit)`);
+    if (notShown > 0) {
+      lines.push(
+        report.fifo === true
+          ? `  ... ${notShown} more not shown (--limit; a key's later messages show once the ones before them are moved back)`
+          : `  ... ${notShown} more not shown (--limit)`,
+      );
+    }
   }
   return lines.join('\n');
 }

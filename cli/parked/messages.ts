@@ -25,6 +25,8 @@ export interface ParkedMessage {
   firstReceivedAt?: string;
   /** Receives so far, including the failed ones and this peek. */
   receiveCount?: number;
+  /** A FIFO queue's message: its group (one subscription's key), whose messages go in order. */
+  group?: string;
   bytes: number;
   /** Absent when the body is not a delivery job (shown by size only). */
   job?: ParkedJob;
@@ -97,12 +99,14 @@ export function describeMessage(message: Message): ParkedMessage {
   const sentAt = isoTime(attributes.SentTimestamp);
   const firstReceivedAt = isoTime(attributes.ApproximateFirstReceiveTimestamp);
   const receiveCount = Number(attributes.ApproximateReceiveCount);
+  const group = attributes.SequenceNumber === undefined ? undefined : attributes.MessageGroupId;
   const job = summarizeJob(body);
   return {
     messageId: message.MessageId ?? '?',
     ...(sentAt === undefined ? {} : { sentAt }),
     ...(firstReceivedAt === undefined ? {} : { firstReceivedAt }),
     ...(Number.isInteger(receiveCount) ? { receiveCount } : {}),
+    ...(group === undefined ? {} : { group }),
     bytes: Buffer.byteLength(body, 'utf8'),
     ...(job === undefined ? {} : { job }),
   };

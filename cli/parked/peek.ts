@@ -1,6 +1,6 @@
 /** `parked list`: how many messages wait in a redrive queue, and a look at some of them. */
 import { GetQueueAttributesCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
-import type { QueueKey } from '../../shared/config/resources';
+import { QUEUES, type QueueKey } from '../../shared/config/resources';
 import type { QueueTarget } from '../targets';
 import { describeMessage, type ParkedMessage } from './messages';
 import { makeVisible, type ReadOptions, receive } from './sqs';
@@ -18,6 +18,11 @@ export interface ParkedQueueReport {
   hidden: number;
   /** Up to the limit, oldest first as far as SQS tells. */
   messages: ParkedMessage[];
+  /**
+   * A FIFO queue's redrive queue: a key's later messages can't be received (shown) while an
+   * earlier one is, so a peek shows the first of each key (more of one key on AWS, at times).
+   */
+  fifo?: true;
 }
 
 export interface ListOptions extends ReadOptions {
@@ -85,5 +90,6 @@ export async function listParked(
     parked,
     hidden,
     messages: [...unique.values()].slice(0, limit),
+    ...(QUEUES[queue.key].fifo === true ? { fifo: true as const } : {}),
   };
 }

@@ -6,7 +6,7 @@ import {
   SendMessageBatchCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { QueueKey } from '../../shared/config/resources';
+import { QUEUES, type QueueKey } from '../../shared/config/resources';
 import { batchForSend } from '../../shared/queue/sqs-job-queue';
 import { explainAwsError } from '../errors';
 import type { QueueTarget } from '../targets';
@@ -32,11 +32,17 @@ export interface RedriveResult {
 
 /**
  * Moves up to `limit` parked messages (default: all) from `queue`'s redrive queue back to the
- * queue itself: receive, send the exact bodies (and message attributes) with no delay, then
- * delete from the redrive queue only what was sent. A message that could not be sent stays
- * parked and is made visible again; one sent but not deleted is in both queues (moved again
+ * queue itself: receive, send the exact bodies (and message attributes, and group) with no
+ * delay, then delete from the redrive queue only what was sent. A message that could not be sent
+ * stays parked and is made visible again; one sent but not deleted is in both queues (moved again
  * next time: a duplicate delivery at most, never a loss). Each message is handled at most once
  * per call.
+ *
+ * From a FIFO queue's redrive queue (which hands out a key's messages in order, the next once the
+ * one before is deleted), each message goes back in its group, with its message id as its
+ * de-duplication id: a move repeated within SQS's five minutes is taken once. A key's messages
+ * go back in order: never two of one group in one request, and none after one of its group that
+ * could not be moved (those stay parked behind it).
  */
 export async function redriveParked(
   sqs: SQSClient,
@@ -48,6 +54,9 @@ export async function redriveParked(
   /** Received and not moved: made visible again before returning. */
   const unmoved = new Map<string, Message>();
   const handled = new Set<string>();
+  const fifo = QUEUES[queue.key].fifo === true;
+  /** FIFO: the groups of messages that stay parked (their later messages stay behind them), by the id of the one that did. */
+  const stopped = new Map<string, string>();
   try {
     while (result.moved + result.failed.length < limit) {
       const batch = await receive(
@@ -61,12 +70,16 @@ export async function redriveParked(
       for (const message of batch) unmoved.set(message.ReceiptHandle ?? '', message);
       if (fresh.length === 0) break;
       for (const message of fresh) handled.add(message.MessageId ?? '');
-      for (const group of batchForSend(fresh, payloadOf)) {
-        const sent = await sendGroup(sqs, queue.url, group, result);
-        if (sent.length === 0) continue;
-        for (const message of sent) unmoved.delete(message.ReceiptHandle ?? '');
-        result.moved += sent.length;
-        result.notDeleted += await deleteMoved(sqs, queue.redriveUrl, sent);
+      for (const round of fifo ? inGroupRounds(fresh) : [fresh]) {
+        const sendable = fifo ? round.filter((message) => !stuckBehind(message, stopped, result)) : round;
+        for (const group of batchForSend(sendable, payloadOf)) {
+          const sent = await sendGroup(sqs, queue.url, group, result, fifo);
+          if (fifo) stopGroupsOf(group, sent, stopped);
+          if (sent.length === 0) continue;
+          for (const message of sent) unmoved.delete(message.ReceiptHandle ?? '');
+          result.moved += sent.length;
+          result.notDeleted += await deleteMoved(sqs, queue.redriveUrl, sent);
+        }
       }
       // A batch of only repeats means the rest of the queue is hidden or gone.
       if (fresh.length < batch.length) break;
@@ -77,6 +90,52 @@ export async function redriveParked(
     await makeVisible(sqs, queue.redriveUrl, [...unmoved.values()]);
   }
   return result;
+}
+
+/** A FIFO message's group (the one it was sent with; SQS keeps it in the redrive queue). */
+const groupOf = (message: Message): string | undefined => message.Attributes?.MessageGroupId;
+
+/**
+ * Messages in rounds that hold at most one of each group, a group's messages in the order they
+ * were received (a FIFO queue's order): round n holds each group's n-th message.
+ */
+function inGroupRounds(messages: readonly Message[]): Message[][] {
+  const rounds: Message[][] = [];
+  const counts = new Map<string | undefined, number>();
+  for (const message of messages) {
+    const index = counts.get(groupOf(message)) ?? 0;
+    counts.set(groupOf(message), index + 1);
+    const round = rounds[index] ?? [];
+    round.push(message);
+    rounds[index] = round;
+  }
+  return rounds;
+}
+
+/** Whether a FIFO message stays parked behind an earlier one of its group (counted as failed). */
+function stuckBehind(message: Message, stopped: ReadonlyMap<string, string>, result: RedriveResult): boolean {
+  const group = groupOf(message);
+  const blocker = group === undefined ? undefined : stopped.get(group);
+  if (blocker === undefined) return false;
+  result.failed.push({
+    messageId: message.MessageId ?? '?',
+    reason: `stays behind ${blocker}, an earlier message of its key that stays parked`,
+  });
+  return true;
+}
+
+/** Marks the groups of a FIFO request's messages that were not sent: their later messages stay parked. */
+function stopGroupsOf(
+  group: readonly Message[],
+  sent: readonly Message[],
+  stopped: Map<string, string>,
+): void {
+  for (const message of group) {
+    const key = groupOf(message);
+    if (key !== undefined && !sent.includes(message) && !stopped.has(key)) {
+      stopped.set(key, message.MessageId ?? '?');
+    }
+  }
 }
 
 /** A received message's attributes as SendMessageBatch takes them (the value fields only). */
@@ -98,22 +157,29 @@ const attributesToSend = (message: Message): Record<string, MessageAttributeValu
 const payloadOf = (message: Message) =>
   (message.Body ?? '') + JSON.stringify(message.MessageAttributes ?? {});
 
-/** Sends one group to the source queue; returns the messages SQS accepted. */
+/**
+ * Sends one group to the source queue; returns the messages SQS accepted. A message keeps its
+ * `MessageGroupId` (a fair queue's tenant, a FIFO queue's key); to a FIFO queue it goes with its
+ * message id as its de-duplication id and no delay of its own (SQS refuses one there).
+ */
 async function sendGroup(
   sqs: SQSClient,
   url: string,
   group: readonly Message[],
   result: RedriveResult,
+  fifo: boolean,
 ): Promise<Message[]> {
   const answer = await sqs.send(
     new SendMessageBatchCommand({
       QueueUrl: url,
       Entries: group.map((message, index) => {
         const attributes = attributesToSend(message);
+        const groupId = groupOf(message);
         return {
           Id: String(index),
           MessageBody: message.Body ?? '',
-          DelaySeconds: 0,
+          ...(fifo ? { MessageDeduplicationId: message.MessageId } : { DelaySeconds: 0 }),
+          ...(groupId === undefined ? {} : { MessageGroupId: groupId }),
           ...(attributes === undefined ? {} : { MessageAttributes: attributes }),
         };
       }),

@@ -14,7 +14,8 @@ export interface ReadOptions {
 
 /**
  * Receives up to `max` messages (at most ten a call) from `url`, hidden for
- * `visibilityTimeoutSeconds`, with the times and receive count a listing shows and every message
+ * `visibilityTimeoutSeconds`, with the times and receive count a listing shows, a FIFO message's
+ * group, de-duplication id and sequence number (a move keeps its group), and every message
  * attribute (a move sends them on).
  */
 export async function receive(
@@ -34,6 +35,9 @@ export async function receive(
         'SentTimestamp',
         'ApproximateFirstReceiveTimestamp',
         'ApproximateReceiveCount',
+        'MessageGroupId',
+        'MessageDeduplicationId',
+        'SequenceNumber',
       ],
       MessageAttributeNames: ['All'],
     }),

@@ -249,3 +249,126 @@ describe('redriveParked', () => {
     expect(fake.stillParked().map((m) => m.body)).toEqual(['c']);
   });
 });
+
+/**
+ * A FIFO redrive queue in memory, answering as AWS may: several messages of one group in one
+ * receive, in order. Records every SendMessageBatch entry; sends of bodies containing "refuse" fail.
+ */
+function fakeFifoSqs(parked: Array<{ body: string; group: string }>) {
+  const redrive = parked.map((message, index) => ({
+    id: `m${index}`,
+    ...message,
+    hidden: false,
+    deleted: false,
+  }));
+  const requests: Array<Array<Record<string, unknown>>> = [];
+  const sqs = {
+    send: async (command: unknown) => {
+      if (command instanceof ReceiveMessageCommand) {
+        expect(command.input.MessageSystemAttributeNames).toEqual(
+          expect.arrayContaining(['MessageGroupId', 'MessageDeduplicationId', 'SequenceNumber']),
+        );
+        const max = command.input.MaxNumberOfMessages ?? 1;
+        const messages = redrive.filter((m) => !m.hidden && !m.deleted).slice(0, max);
+        for (const m of messages) m.hidden = true;
+        return {
+          Messages: messages.map((m, index) => ({
+            MessageId: m.id,
+            ReceiptHandle: m.id,
+            Body: m.body,
+            Attributes: {
+              MessageGroupId: m.group,
+              MessageDeduplicationId: `event-${m.id}`,
+              SequenceNumber: String(index).padStart(20, '0'),
+            },
+          })),
+        };
+      }
+      if (command instanceof SendMessageBatchCommand) {
+        const entries = command.input.Entries ?? [];
+        requests.push(entries.map((entry) => ({ ...entry })));
+        const refused = entries.filter((entry) => entry.MessageBody?.includes('refuse'));
+        return {
+          Successful: entries.filter((entry) => !refused.includes(entry)).map((entry) => ({ Id: entry.Id })),
+          Failed: refused.map((entry) => ({ Id: entry.Id, Code: 'InternalError', SenderFault: false })),
+        };
+      }
+      if (command instanceof DeleteMessageBatchCommand) {
+        for (const entry of command.input.Entries ?? []) {
+          const message = redrive.find((m) => m.id === entry.ReceiptHandle);
+          if (message !== undefined) message.deleted = true;
+        }
+        return { Successful: command.input.Entries?.map((entry) => ({ Id: entry.Id })) };
+      }
+      if (command instanceof ChangeMessageVisibilityBatchCommand) {
+        for (const entry of command.input.Entries ?? []) {
+          const message = redrive.find((m) => m.id === entry.ReceiptHandle);
+          if (message !== undefined) message.hidden = entry.VisibilityTimeout !== 0;
+        }
+        return { Successful: command.input.Entries?.map((entry) => ({ Id: entry.Id })) };
+      }
+      throw new Error('unexpected command');
+    },
+  };
+  return {
+    sqs: sqs as unknown as SQSClient,
+    requests,
+    sent: () => requests.flat().filter((entry) => !String(entry.MessageBody).includes('refuse')),
+    stillParked: () => redrive.filter((m) => !m.deleted).map((m) => m.id),
+  };
+}
+
+describe('redriveParked from the ordered (FIFO) queue', () => {
+  const ordered = {
+    key: 'ordered' as QueueKey,
+    url: 'https://sqs/ordered.fifo',
+    redriveUrl: 'https://sqs/ordered-redrive.fifo',
+  };
+
+  it('sends each message back in its group, its message id as the de-duplication id, without a delay, a group in order and never twice in a request', async () => {
+    expect(QUEUES.ordered.fifo).toBe(true);
+    const fake = fakeFifoSqs([
+      { body: 'a1', group: 'A' },
+      { body: 'a2', group: 'A' },
+      { body: 'b1', group: 'B' },
+      { body: 'a3', group: 'A' },
+      { body: 'b2', group: 'B' },
+    ]);
+    const result = await redriveParked(fake.sqs, ordered, { waitTimeSeconds: 0 });
+    expect(result).toEqual({ queue: 'ordered', moved: 5, notDeleted: 0, failed: [] });
+    expect(fake.sent()).toEqual([
+      { Id: '0', MessageBody: 'a1', MessageGroupId: 'A', MessageDeduplicationId: 'm0' },
+      { Id: '1', MessageBody: 'b1', MessageGroupId: 'B', MessageDeduplicationId: 'm2' },
+      { Id: '0', MessageBody: 'a2', MessageGroupId: 'A', MessageDeduplicationId: 'm1' },
+      { Id: '1', MessageBody: 'b2', MessageGroupId: 'B', MessageDeduplicationId: 'm4' },
+      { Id: '0', MessageBody: 'a3', MessageGroupId: 'A', MessageDeduplicationId: 'm3' },
+    ]);
+    for (const request of fake.requests) {
+      const groups = request.map((entry) => entry.MessageGroupId);
+      expect(new Set(groups).size).toBe(groups.length);
+    }
+    expect(fake.stillParked()).toEqual([]);
+  });
+
+  it("keeps a key's later messages parked behind one that could not be moved; other keys go on", async () => {
+    const fake = fakeFifoSqs([
+      { body: 'a1', group: 'A' },
+      { body: 'refuse a2', group: 'A' },
+      { body: 'b1', group: 'B' },
+      { body: 'a3', group: 'A' },
+      { body: 'b2', group: 'B' },
+    ]);
+    const result = await redriveParked(fake.sqs, ordered, { waitTimeSeconds: 0 });
+    expect(result).toEqual({
+      queue: 'ordered',
+      moved: 3,
+      notDeleted: 0,
+      failed: [
+        { messageId: 'm1', reason: 'InternalError' },
+        { messageId: 'm3', reason: 'stays behind m1, an earlier message of its key that stays parked' },
+      ],
+    });
+    expect(fake.sent().map((entry) => entry.MessageBody)).toEqual(['a1', 'b1', 'b2']);
+    expect(fake.stillParked()).toEqual(['m1', 'm3']);
+  });
+});
