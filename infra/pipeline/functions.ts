@@ -326,8 +326,9 @@ function createDeliveryFunction(scope: Construct, options: FunctionsOptions): Pi
       // Keeps events in subscriptions' backlogs: store jobs in, segments written, read and removed.
       .bindQueue(queues.backlog, QUEUES.backlog.urlEnv, 'sendAndConsume')
       // Delivers ordered events one key at a time; a retry is its message made invisible until
-      // it is due (sqs:ChangeMessageVisibility, which consuming grants).
-      .bindQueue(queues.ordered, QUEUES.ordered.urlEnv, 'consume')
+      // it is due (sqs:ChangeMessageVisibility, which consuming grants). Sends: the notices it
+      // publishes (a subscription disabled) to the ordered subscriptions of the system topic.
+      .bindQueue(queues.ordered, QUEUES.ordered.urlEnv, 'sendAndConsume')
       .bindBucketPrefix(
         storage.backlogBucket,
         BACKLOG_BUCKET.nameEnv,
@@ -358,6 +359,7 @@ function createDeadLetterFunction(scope: Construct, options: FunctionsOptions): 
       .bindTable(storage.table, TABLE.nameEnv, ['GetItem', 'Query'])
       .bindQueue(queues.delivery, QUEUES.delivery.urlEnv, 'send')
       .bindQueue(queues.backlog, QUEUES.backlog.urlEnv, 'send')
+      .bindQueue(queues.ordered, QUEUES.ordered.urlEnv, 'send')
       .bindBucket(storage.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'write', FAN_OUT_GRANT_REASON)
       // Topic items hold their keys sealed; reading one opens them.
       .bindSecret(storage.topicKeySecret, ENV.topicKeySecretArn)

@@ -392,6 +392,14 @@ export type Subscription = z.infer<typeof subscriptionSchema>;
 export const ORDERED_KEY_RULE =
   '"subject", or a dotted path of 1 to 8 member names into the event as delivered (such as "data.orderId")';
 
+/** Whether `path` is an ordered key ({@link ORDERED_KEY_RULE}): 1 to 8 non-empty names of at most 256 characters. */
+export const isOrderedKeyPath = (path: string): boolean => {
+  const names = path.split('.');
+  return (
+    names.length >= 1 && names.length <= 8 && names.every((name) => name.length >= 1 && name.length <= 256)
+  );
+};
+
 /**
  * Whether a subscription has expired at `nowMs`: its expiration time has come. From that moment
  * it is read as deleted everywhere: publishers queue nothing for it, delivery workers drop its

@@ -155,6 +155,7 @@ const operations: Readonly<Operations<ManagementDeps>> = {
             ? {}
             : { disableAfterFailingForMs: input.disableAfterFailingForMs }),
           ...(input.expirationTime === undefined ? {} : { expirationTime: input.expirationTime }),
+          ...(input.orderedDelivery === undefined ? {} : { orderedDelivery: input.orderedDelivery }),
         };
       },
       publicBaseUrl(deps.publicUrl()),

@@ -40,6 +40,8 @@ import {
   expirationTimeSchema,
   filterOf,
   labelsSchema,
+  orderedDeliveryOf,
+  orderedDeliverySchema,
   retryScheduleSchema,
   subscriptionFilterSchema,
 } from './subscription-schema';
@@ -156,6 +158,8 @@ export function namespaceSubscriptionBodySchema(allowHttp: boolean) {
         labels: labelsSchema,
         deliveryLog: deliveryLogSchema,
         disableAfterFailingFor: disableAfterSchema,
+        // Gridwire's: as on classic subscriptions.
+        orderedDelivery: orderedDeliverySchema,
         eventDeliverySchema: z
           .literal('CloudEventSchemaV1_0', {
             error: 'must be CloudEventSchemaV1_0 (namespace topics deliver CloudEvents 1.0 only)',
@@ -181,6 +185,8 @@ export interface NamespaceSubscriptionInput extends DestinationInput {
   disableAfterFailingForMs?: number;
   /** `labels` (Gridwire's on namespace subscriptions); none when not given. */
   labels: string[];
+  /** Events with the same key in order (Gridwire's); absent: none. */
+  orderedDelivery?: { key: string };
 }
 
 /**
@@ -220,6 +226,7 @@ export function parseNamespaceSubscriptionBody(
     ...(properties.disableAfterFailingFor === undefined
       ? {}
       : { disableAfterFailingForMs: properties.disableAfterFailingFor }),
+    ...orderedDeliveryOf(properties.orderedDelivery),
   };
 }
 
@@ -291,6 +298,7 @@ export function namespaceSubscriptionDocument(subscription: Subscription, nowMs:
       deliveryLog: subscription.deliveryLog ?? 'Failures',
       ...disableAfterDocument(subscription),
       ...expirationDocument(subscription),
+      orderedDelivery: subscription.orderedDelivery ?? null,
     },
     systemData: systemData(subscription),
   };

@@ -280,6 +280,7 @@ export const namespaceOperations: Readonly<Operations<NamespaceRouteDeps>> = {
           eventDeliverySchema: 'CloudEventSchemaV1_0',
           labels: input.labels,
           ...(input.expirationTime === undefined ? {} : { expirationTime: input.expirationTime }),
+          ...(input.orderedDelivery === undefined ? {} : { orderedDelivery: input.orderedDelivery }),
         };
       },
       publicBaseUrl(deps.publicUrl()),

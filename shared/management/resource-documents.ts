@@ -209,6 +209,7 @@ export function subscriptionDocument(subscription: Subscription, nowMs: number) 
         ? {}
         : { deadLetterDestination: deadLetterDocument(subscription.deadLetter) }),
       ...expirationDocument(subscription),
+      orderedDelivery: subscription.orderedDelivery ?? null,
     },
     systemData: systemData(subscription),
   };

@@ -12,6 +12,8 @@ import {
   type DeadLetterDestination,
   type DeliveryLogMode,
   EVENT_DELIVERY_SCHEMAS,
+  isOrderedKeyPath,
+  ORDERED_KEY_RULE,
   type RetryLimits,
   retryLimitsOf,
   type SubscriptionFilter,
@@ -279,6 +281,28 @@ export const disableAfterSchema = z
   .optional()
   .transform((ms) => (ms === null ? 0 : ms));
 
+/**
+ * `properties.orderedDelivery`: `{"key": "subject"}` or a dotted path into the event; events with
+ * the same key are delivered one at a time, in the order they were accepted. `null` or absent: no order.
+ */
+export const orderedDeliverySchema = z
+  .strictObject(
+    {
+      key: z
+        .string({ error: `must be ${ORDERED_KEY_RULE}` })
+        .refine(isOrderedKeyPath, { error: `must be ${ORDERED_KEY_RULE}` }),
+    },
+    { error: `must be an object such as {"key": "subject"}` },
+  )
+  .nullable()
+  .optional();
+
+/** The ordered delivery as stored: absent for none. */
+export const orderedDeliveryOf = (
+  ordered: z.infer<typeof orderedDeliverySchema>,
+): Pick<SubscriptionInput, 'orderedDelivery'> =>
+  ordered === undefined || ordered === null ? {} : { orderedDelivery: { key: ordered.key } };
+
 /** `properties.deliveryLog`: what the message log keeps (optional). */
 export const deliveryLogSchema = z
   .enum(DELIVERY_LOG_MODES, { error: `must be one of ${DELIVERY_LOG_MODES.join(', ')}` })
@@ -322,6 +346,7 @@ export function subscriptionBodySchema(profile: DeliveryProfile, allowHttp: bool
         deadLetterDestination: deadLetterDestinationSchema.nullable().optional(),
         deadLetterWithResourceIdentity: deadLetterWithIdentitySchema.nullable().optional(),
         expirationTimeUtc: expirationTimeSchema,
+        orderedDelivery: orderedDeliverySchema,
       },
       { error: 'is required' },
     ),
@@ -343,6 +368,8 @@ export interface SubscriptionInput extends DestinationInput {
   eventDeliverySchema?: (typeof EVENT_DELIVERY_SCHEMAS)[number];
   /** `expirationTimeUtc` as an ISO time; absent when none. */
   expirationTime?: string;
+  /** Events with the same key in order; absent: none. */
+  orderedDelivery?: { key: string };
 }
 
 /** The event type filter as stored: absent (every type) for none, null or `All`. */
@@ -428,5 +455,6 @@ export function parseSubscriptionBody(body: unknown, options: { allowHttp: boole
           properties.deadLetterWithResourceIdentity.identity,
         )),
     ...expirationOf(properties.expirationTimeUtc),
+    ...orderedDeliveryOf(properties.orderedDelivery),
   };
 }

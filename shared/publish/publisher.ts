@@ -4,8 +4,11 @@
  * SQS message (all or nothing). Answers only once it is in SQS.
  */
 
+import { createHash } from 'node:crypto';
+import { eventInDeliverySchema } from '../delivery/rules/convert';
 import { isDeadLetterNoticeTopic } from '../delivery/rules/dead-letter-notice';
 import { endpointAgreed } from '../delivery/rules/handshake';
+import { valueAtPath } from '../delivery/rules/headers';
 import { parseTraceparent, TRACEPARENT_HEADER } from '../delivery/rules/trace-context';
 import { deliveryTargetOf } from '../delivery/target';
 import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery';
@@ -26,13 +29,15 @@ import {
   type FanOutDestination,
   fitsOneMessage,
   messageGroupId,
+  orderedGroupId,
   packFanOut,
   packJobs,
+  packOrderedJobs,
   packStoreJobs,
   storedFanOutBody,
   targetGroupId,
 } from '../queue/job-codec';
-import { type JobQueue, QueueRejectedError } from '../queue/sqs-job-queue';
+import { type JobQueue, type OutgoingJob, QueueRejectedError } from '../queue/sqs-job-queue';
 import { type AcceptedIds, AcceptedIdsUnavailable, type AcceptingTopic } from '../storage/accepted-ids';
 import { type FanOutStore, fanOutKey } from '../storage/fan-out-bucket';
 import { type HeldMarks, type HeldSubscriptions, isHeld } from '../storage/held-marks';
@@ -113,11 +118,69 @@ interface FilteredSubscription {
   target: DeliveryTarget;
   matches: CompiledFilter;
   held: boolean;
+  /** The path of its `orderedDelivery.key`, split at its dots: its events go to the ordered queue. */
+  orderedKey?: readonly string[];
   /** The subscription's expiration time, if it has one: from then on it gets nothing. */
   expirationTime?: string;
 }
 
 const NONE_HELD: HeldSubscriptions = new Map();
+
+/**
+ * The ordered subscriptions' share of a publish: per ordered target, its matched events grouped
+ * by their key (in publish order within each key), packed as `ordered` jobs for the ordered
+ * queue, each in its key's FIFO group, with a de-duplication id of its own (an SDK retry of the
+ * send adds nothing).
+ */
+function orderedJobsOf(
+  publishId: string,
+  targets: readonly FilteredSubscription[],
+  destinations: readonly FanOutDestination[],
+  items: readonly DeliveryItem[],
+): { targets: ReadonlySet<DeliveryTarget>; jobs: OutgoingJob[] } {
+  const paths = new Map(
+    targets.flatMap(({ target, orderedKey }) =>
+      orderedKey === undefined ? [] : [[target, orderedKey] as const],
+    ),
+  );
+  const orderedTargets = new Set<DeliveryTarget>();
+  const jobs: OutgoingJob[] = [];
+  for (const { target, matched } of destinations) {
+    const path = paths.get(target);
+    if (path === undefined) continue;
+    orderedTargets.add(target);
+    const byKey = new Map<string, DeliveryItem[]>();
+    for (const position of matched) {
+      const item = items[position] as DeliveryItem;
+      const key = orderedKeyOf(target, path, item);
+      byKey.set(key, [...(byKey.get(key) ?? []), item]);
+    }
+    for (const [key, keyed] of byKey) {
+      const groupId = orderedGroupId(target, key);
+      packOrderedJobs({ target, key }, keyed).forEach((body, part) => {
+        jobs.push({
+          body,
+          delaySeconds: 0,
+          groupId,
+          deduplicationId: deduplicationIdOf(publishId, groupId, part),
+        });
+      });
+    }
+  }
+  return { targets: orderedTargets, jobs };
+}
+
+/**
+ * The key of an event for an ordered subscription: the text at its key path in the event as the
+ * subscription receives it (a string as itself, a number or boolean as written); "" when the path
+ * is missing or leads to null, an object or an array (such events share the empty key).
+ */
+export const orderedKeyOf = (target: DeliveryTarget, path: readonly string[], item: DeliveryItem): string =>
+  valueAtPath(eventInDeliverySchema(target.schema, item.eventJson), path) ?? '';
+
+/** One ordered message's SQS de-duplication id: its publish, group and part (a hash, 43 characters). */
+const deduplicationIdOf = (publishId: string, groupId: string, part: number): string =>
+  createHash('sha256').update(`${publishId}\n${groupId}\n${part}`, 'utf8').digest('base64url');
 
 export class Publisher {
   private readonly topics: TtlCache<Topic | undefined>;
@@ -175,7 +238,9 @@ export class Publisher {
     );
     if (topic === undefined) return undefined;
     const body = Buffer.from(JSON.stringify(events));
-    return this.toSubscriptions(topic, { topic: name, credential: undefined, path: '', body }, started);
+    // Gridwire's own events are never repeats: no ids are checked (a window set on the topic by hand applies to nothing).
+    const unchecked = { ...topic, deduplicationWindowInMinutes: 0 };
+    return this.toSubscriptions(unchecked, { topic: name, credential: undefined, path: '', body }, started);
   }
 
   /** Validates a classic topic's events and queues them for its matching subscriptions. */
@@ -250,6 +315,9 @@ export class Publisher {
       matches: compileFilter(subscription.filter),
       held: isHeld(held, subscription.name, subscription.uid),
       ...(subscription.expirationTime === undefined ? {} : { expirationTime: subscription.expirationTime }),
+      ...(subscription.orderedDelivery === undefined
+        ? {}
+        : { orderedKey: subscription.orderedDelivery.key.split('.') }),
     }));
   }
 
@@ -339,9 +407,16 @@ export class Publisher {
     }
 
     const topicDims = { Topic: topicId };
+    const ordered = orderedJobsOf(publishId, targets, destinations, items);
+    const unordered = destinations.filter(({ target }) => !ordered.targets.has(target));
     if (destinations.length > 0) {
       try {
-        await this.queueWhole(topic, publishId, started, items, destinations, heldTargets);
+        // The ordered keys' messages first: a publish refused after them is sent again whole,
+        // and their order within each key holds (see docs/subscribe.md, "Ordered delivery").
+        await this.deps.queue.send('ordered', ordered.jobs);
+        if (unordered.length > 0) {
+          await this.queueWhole(topic, publishId, started, items, unordered, heldTargets);
+        }
       } catch (error) {
         this.deps.logger.error('could not queue published events', {
           topic: topicId,
@@ -376,7 +451,7 @@ export class Publisher {
     return {
       accepted,
       matchedSubscriptions: destinations.length,
-      messages: destinations.length > 0 ? 1 : 0,
+      messages: ordered.jobs.length + (unordered.length > 0 ? 1 : 0),
       ...(dedup.windowMs > 0 ? { duplicates: repeats.size } : {}),
     };
   }

@@ -311,7 +311,8 @@ describe('functions', () => {
       ]),
     );
     expect(env('management')).not.toContain(ENV.orderedQueueUrl);
-    expect(env('deadLetter')).not.toContain(ENV.orderedQueueUrl);
+    // The dead-letter function publishes notices, to ordered subscriptions of the notices topic too.
+    expect(env('deadLetter')).toContain(ENV.orderedQueueUrl);
     expect(env('deadLetter')).toEqual(
       expect.arrayContaining([ENV.endedDeliveryQueueUrl, ENV.deadLetterBucket]),
     );
@@ -589,14 +590,20 @@ describe('ordered queue', () => {
     }
   });
 
-  it('the delivery function may receive, delete and change the visibility of its messages (its retries), not send; management and dead-letter nothing', () => {
+  it('the delivery function may receive, delete and change the visibility of its messages (its retries); it and dead-letter send notices there; management nothing', () => {
     const actions = actionsOn('delivery', queueId(QUEUES.ordered.id));
     expect(actions).toEqual(
-      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']),
+      expect.arrayContaining([
+        'sqs:ReceiveMessage',
+        'sqs:DeleteMessage',
+        'sqs:ChangeMessageVisibility',
+        'sqs:SendMessage',
+      ]),
     );
-    expect(actions).not.toContain('sqs:SendMessage');
     expect(actionsOn('management', queueId(QUEUES.ordered.id))).toEqual([]);
-    expect(actionsOn('deadLetter', queueId(QUEUES.ordered.id))).toEqual([]);
+    const deadLetter = actionsOn('deadLetter', queueId(QUEUES.ordered.id));
+    expect(deadLetter).toContain('sqs:SendMessage');
+    expect(deadLetter).not.toContain('sqs:ReceiveMessage');
   });
 });
 

@@ -13,6 +13,7 @@ import { DynamoBacklogStore } from '../../shared/storage/backlog';
 import { DynamoDeclaredDestinations } from '../../shared/storage/declared-destinations';
 import { DynamoHealthStore } from '../../shared/storage/health';
 import { DynamoLateAnswers } from '../../shared/storage/late-answers';
+import { DynamoOrderedProgress } from '../../shared/storage/ordered-progress';
 import { DynamoRateBudget } from '../../shared/storage/rate-budget';
 import { DynamoReplayClaims } from '../../shared/storage/replay-claims';
 import { tableStores } from '../../shared/storage/store';
@@ -37,6 +38,7 @@ describeStorageConformance(async () => {
     rateBudget: new DynamoRateBudget(clients.dynamo, TABLE.localName),
     replayClaims: new DynamoReplayClaims(clients.dynamo, TABLE.localName),
     acceptedIds: new DynamoAcceptedIds(clients.dynamo, TABLE.localName),
+    orderedProgress: new DynamoOrderedProgress(clients.dynamo, TABLE.localName),
     declaredDestinations: new DynamoDeclaredDestinations(clients.dynamo, TABLE.localName),
   };
 });

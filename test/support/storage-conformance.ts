@@ -31,6 +31,7 @@ import type { DeclaredDestinationsStore } from '../../shared/storage/declared-de
 import { type HealthStore, resetHealth } from '../../shared/storage/health';
 import type { KeyedResource, KeyedResourceStore } from '../../shared/storage/keyed-resources';
 import type { LateAnswer, LateAnswerStore } from '../../shared/storage/late-answers';
+import type { OrderedProgressStore } from '../../shared/storage/ordered-progress';
 import type { RateBudgetStore } from '../../shared/storage/rate-budget';
 import type { ReplayClaims } from '../../shared/storage/replay-claims';
 import type { TableStores } from '../../shared/storage/store';
@@ -45,6 +46,7 @@ export interface StorageUnderTest {
   lateAnswers: LateAnswerStore;
   replayClaims: ReplayClaims;
   acceptedIds: AcceptedIds;
+  orderedProgress: OrderedProgressStore;
   rateBudget: RateBudgetStore;
   declaredDestinations: DeclaredDestinationsStore;
 }
@@ -1059,6 +1061,39 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
           windowMs: WINDOW,
         }),
       ).toEqual([true, false]);
+    });
+  });
+
+  describe('ordered progress', () => {
+    it('keeps, replaces and deletes one waiting message’s progress, apart from another’s', async () => {
+      const ref = { topic: 'Orders', subscription: unique('Audit-'), firstDeliveryId: 'p-1.0' };
+      const other = { ...ref, firstDeliveryId: 'p-2.0' };
+      expect(await s.orderedProgress.get(ref)).toBeUndefined();
+      const progress = {
+        finished: ['p-1.0'],
+        dueAt: 1_000,
+        pending: [
+          {
+            deliveryId: 'p-1.1',
+            attempts: 2,
+            lastOutcome: 'TimedOut' as const,
+            lastHttpStatus: 504,
+            lastAttemptAt: 900,
+            lateUntil: 1_100,
+          },
+        ],
+      };
+      await s.orderedProgress.put(ref, progress, 10_000);
+      expect(await s.orderedProgress.get({ ...ref, topic: 'orders' })).toEqual(progress);
+      expect(await s.orderedProgress.get(other)).toBeUndefined();
+      await s.orderedProgress.put(ref, { finished: ['p-1.0', 'p-1.1'], dueAt: 2_000, pending: [] }, 10_000);
+      expect(await s.orderedProgress.get(ref)).toEqual({
+        finished: ['p-1.0', 'p-1.1'],
+        dueAt: 2_000,
+        pending: [],
+      });
+      await s.orderedProgress.delete(ref);
+      expect(await s.orderedProgress.get(ref)).toBeUndefined();
     });
   });
 

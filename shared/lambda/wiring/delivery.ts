@@ -116,7 +116,7 @@ export function buildDeliveryWorker(
     sender: options.sender ?? http,
     ...(requestTimes === undefined ? {} : { requestTimes }),
     // The delivery queue takes the jobs of fan-outs passed on to other workers.
-    queue: queueOf(runtime, ['delivery', 'retry', 'endedDelivery', 'backlog', 'ordered']),
+    queue: queueOf(runtime, ['delivery', 'retry', 'endedDelivery', 'backlog']),
     fanOuts: fanOutsOf(runtime),
     history: historyOf(runtime),
     lateAnswers: new DynamoLateAnswers(

@@ -437,6 +437,7 @@ describe('namespace documents', () => {
         eventDeliverySchema: 'CloudEventSchemaV1_0',
         filtersConfiguration: { includedEventTypes: ['order.created'] },
         labels: [],
+        orderedDelivery: null,
       },
       systemData: { createdAt: times.createdAt, lastModifiedAt: times.updatedAt },
     });

@@ -39,6 +39,25 @@ describe('event subscription bodies', () => {
     expect(parseSubscriptionBody(webhook(), { allowHttp: false }).deadLetter).toBeUndefined();
   });
 
+  it('takes ordered delivery by subject or a dotted path, naming the field and the rule otherwise', () => {
+    const parse = (orderedDelivery: unknown) =>
+      parseSubscriptionBody(webhook(undefined, { orderedDelivery }), { allowHttp: false });
+    expect(parse({ key: 'subject' }).orderedDelivery).toEqual({ key: 'subject' });
+    expect(parse({ key: 'data.order.id' }).orderedDelivery).toEqual({ key: 'data.order.id' });
+    expect(parse(null)).not.toHaveProperty('orderedDelivery');
+    for (const bad of [{ key: '' }, { key: 'a..b' }, { key: 'a.b.c.d.e.f.g.h.i' }, { key: 5 }, {}]) {
+      expect(rejection(() => parse(bad))).toMatch(
+        /properties\.orderedDelivery\.key: must be "subject", or a dotted path of 1 to 8 member names/,
+      );
+    }
+    expect(rejection(() => parse({ key: 'subject', by: 'x' }))).toMatch(/properties\.orderedDelivery/);
+    expect(
+      subscriptionDocument(subscription({ orderedDelivery: { key: 'subject' } }), 0).properties
+        .orderedDelivery,
+    ).toEqual({ key: 'subject' });
+    expect(subscriptionDocument(subscription(), 0).properties.orderedDelivery).toBeNull();
+  });
+
   it('fills in the defaults: 30 attempts, 1440 minutes, every event type', () => {
     expect(parseSubscriptionBody(webhook(), { allowHttp: false })).toEqual({
       endpointUrl: 'https://hooks.example.test/in',

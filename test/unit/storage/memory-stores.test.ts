@@ -12,6 +12,7 @@ import {
   MemoryBacklogStore,
   MemoryHealthStore,
   MemoryLateAnswers,
+  MemoryOrderedProgress,
   MemoryReplayClaims,
   memoryStores,
 } from '../../support/memory-stores';
@@ -24,6 +25,7 @@ describeStorageConformance(async () => ({
   lateAnswers: new MemoryLateAnswers(),
   replayClaims: new MemoryReplayClaims(),
   acceptedIds: new MemoryAcceptedIds(),
+  orderedProgress: new MemoryOrderedProgress(),
   rateBudget: new InProcessRateBudget(),
   declaredDestinations: new MemoryDeclaredDestinations(),
 }));
