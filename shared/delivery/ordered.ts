@@ -75,6 +75,12 @@ export type OrderedOutcome =
   | { readonly kind: 'finished'; readonly report: JobReport }
   | { readonly kind: 'waiting'; readonly until: number; readonly report: JobReport };
 
+/**
+ * A key held by its endpoint's health (probation, unhealthy, paused) looks again at least this
+ * often, so a resume or an enable reaches it soon; a receive and a visibility change each time.
+ */
+export const HOLD_RECHECK_MS = 5 * 60_000;
+
 /** How long a waiting message's progress is kept beyond its due time at most (then its TTL removes it). */
 const PROGRESS_KEPT_MS = 8 * 24 * 60 * 60_000;
 
@@ -239,7 +245,10 @@ export class OrderedDelivery {
     }
     const gate = gateOf(await this.deps.health.current(subscription, profile), now);
     if (gate.kind === 'hold') {
-      return [{ kind: 'held', item: first, until: gate.dueAt ?? gate.until, reason: 'probation' }];
+      // Looked at again by the hold's end, and at least every few minutes: a pause, an unhealthy
+      // endpoint's long hold or a disable can change in the meantime (resume, enable).
+      const until = Math.min(gate.until, now + HOLD_RECHECK_MS / profile.timeScale);
+      return [{ kind: 'held', item: first, until, reason: 'probation' }];
     }
     if (gate.kind === 'disabled') return items.map((item) => ({ kind: 'disabled', item }));
     return this.deps.attempts.attemptItems(subscription, profile, items, { ...options, maxRequests: 1 });

@@ -1,9 +1,11 @@
 import {
+  HOLD_RECHECK_MS,
   hideSecondsUntil,
   MAX_HIDE_SECONDS,
   type OrderedMessage,
   remainingItems,
 } from '../../../shared/delivery/ordered';
+import { freshHealth } from '../../../shared/delivery/rules/health';
 import type { DeliveryItem, OrderedJob } from '../../../shared/domain/delivery';
 import { JOB_FORMAT_VERSION } from '../../../shared/domain/delivery';
 import { parseJob } from '../../../shared/queue/job-codec';
@@ -155,6 +157,26 @@ describe('ordered delivery', () => {
       ),
     ).toEqual([['e1', 'e2'], ['e3', 'e4'], ['e5']]);
     expect(h.sender.maxInFlight).toBe(1);
+  });
+
+  it('holds a paused key without an attempt, looking again every 5 minutes (so a resume reaches it)', async () => {
+    const h = harness();
+    await h.healthStore.put(
+      { ...freshHealth('orders', 'audit', 'https://hooks.example.test/in'), pausedAt: T0 - 1, rev: 1 },
+      undefined,
+    );
+
+    const [outcome] = await h.engine.deliverOrdered([message(orderedJob(['e1']), 'h1')], OPTIONS);
+
+    // The hold's end plus its jitter (at most a tenth of it).
+    expect(outcome).toMatchObject({ kind: 'waiting', report: { held: 1 } });
+    const until = (outcome as { until: number }).until;
+    expect(until - T0).toBeGreaterThanOrEqual(HOLD_RECHECK_MS);
+    expect(until - T0).toBeLessThanOrEqual(HOLD_RECHECK_MS * 1.1);
+    expect(h.ordered.visibility.changes).toEqual([
+      { receiptHandle: 'h1', seconds: hideSecondsUntil(until, T0), at: T0 },
+    ]);
+    expect(h.sender.requests).toEqual([]);
   });
 
   it("drops a deleted subscription's events and finishes the message", async () => {
