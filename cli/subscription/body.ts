@@ -15,6 +15,8 @@ import {
   DELIVERY_LOG_MODES,
   EVENT_DELIVERY_SCHEMAS,
   INPUT_SCHEMAS,
+  isOrderedKeyPath,
+  ORDERED_KEY_RULE,
 } from '../../shared/domain/model';
 import { optionWords } from '../words';
 import { deadLetterDestinationOf } from './dead-letter-flags';
@@ -36,6 +38,19 @@ export const deliverySchemaArgument = (value: string) =>
 
 /** `--delivery-log`: `Failures` or `All`, any case. */
 export const deliveryLogArgument = (value: string) => oneOf('--delivery-log', DELIVERY_LOG_MODES, value);
+
+/** `--ordered-by`: `subject`, or a dotted path into the event as delivered, such as `data.orderId`. */
+export const orderedByArgument = (value: string): string => {
+  if (!isOrderedKeyPath(value)) throw new InvalidArgumentError(`--ordered-by must be ${ORDERED_KEY_RULE}.`);
+  return value;
+};
+
+/**
+ * `orderedDelivery` from `--ordered-by` (`--no-ordered-by`: null, no order), over what `update`
+ * read (left out when neither has it).
+ */
+const orderedDeliveryOf = (flags: SubscriptionFlags, base: unknown): unknown =>
+  flags.orderedBy === undefined ? base : flags.orderedBy === false ? null : { key: flags.orderedBy };
 
 /** `--input-schema`: any case; the Azure CLI's `customeventschema` is `CustomEventSchema`. */
 export const inputSchemaArgument = (value: string) => oneOf('--input-schema', INPUT_SCHEMAS, value);
@@ -186,6 +201,7 @@ export function classicSubscriptionBody(flags: SubscriptionFlags, base?: Json): 
       labels: flags.labels === false ? [] : (flags.labels ?? properties.labels),
       expirationTimeUtc: flags.expirationDate ?? properties.expirationTimeUtc,
       deliveryLog: flags.deliveryLog ?? properties.deliveryLog,
+      orderedDelivery: orderedDeliveryOf(flags, properties.orderedDelivery),
       disableAfterFailingFor: disableAfterOf(flags, properties.disableAfterFailingFor),
     }),
   };
@@ -218,6 +234,7 @@ export function namespaceSubscriptionBody(flags: SubscriptionFlags, base?: Json)
       labels: flags.labels === false ? [] : (flags.labels ?? properties.labels),
       expirationTimeUtc: flags.expirationDate ?? properties.expirationTimeUtc,
       deliveryLog: flags.deliveryLog ?? properties.deliveryLog,
+      orderedDelivery: orderedDeliveryOf(flags, properties.orderedDelivery),
       disableAfterFailingFor: disableAfterOf(flags, properties.disableAfterFailingFor),
     }),
   };
@@ -304,6 +321,7 @@ export function classicBodyOf(document: Json, gaps: DocumentGaps, flags: Subscri
       deadLetterDestination: p.deadLetterDestination,
       expirationTimeUtc: p.expirationTimeUtc,
       deliveryLog: p.deliveryLog,
+      orderedDelivery: p.orderedDelivery,
       disableAfterFailingFor: p.disableAfterFailingFor,
     }),
   };
@@ -330,6 +348,7 @@ export function namespaceBodyOf(document: Json, gaps: DocumentGaps, flags: Subsc
       labels: p.labels,
       expirationTimeUtc: p.expirationTimeUtc,
       deliveryLog: p.deliveryLog,
+      orderedDelivery: p.orderedDelivery,
       disableAfterFailingFor: p.disableAfterFailingFor,
     }),
   };

@@ -14,6 +14,7 @@ import {
   deliveryAttributeArgument,
   deliveryLogArgument,
   deliverySchemaArgument,
+  orderedByArgument,
 } from './body';
 import { deadLetterBucketArgument } from './dead-letter-flags';
 
@@ -81,7 +82,7 @@ function withFilterFlags(command: Command): Command {
     );
 }
 
-/** How events are delivered: retries, dead letters, batches, rate, headers, schema, labels, expiry. */
+/** How events are delivered: retries, dead letters, batches, rate, order, headers, schema, labels, expiry. */
 function withDeliveryFlags(command: Command): Command {
   return command
     .addOption(
@@ -121,6 +122,12 @@ function withDeliveryFlags(command: Command): Command {
       ),
     )
     .option('--no-max-deliveries-per-second', 'no rate limit of its own (update: remove it)')
+    .option(
+      '--ordered-by <key>',
+      'deliver events with the same key one at a time, in the order they were accepted: subject, or a dotted path into the event as delivered such as data.orderId',
+      orderedByArgument,
+    )
+    .option('--no-ordered-by', 'no delivery order (update: stop keeping one)')
     .option(
       '--delivery-attribute-mapping <name type value [issecret]...>',
       'a custom header: NAME static VALUE [true for secret], or NAME dynamic EVENT.FIELD (repeatable)',

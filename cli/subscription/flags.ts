@@ -56,6 +56,11 @@ export interface SubscriptionFlags {
   labels?: string[] | false;
   expirationDate?: string;
   deliveryLog?: string;
+  /**
+   * `--ordered-by subject` (or a dotted path such as `data.orderId`): events with the same key
+   * delivered one at a time, in the order they were accepted; `--no-ordered-by` (false): no order.
+   */
+  orderedBy?: string | false;
   /** `--disable-after-failing-for P5D` (or `never`). */
   disableAfterFailingFor?: string;
   /** `--signing-secret whsec_...` (or `whsk_...`), or `--signing-secret generate` for a new one. */

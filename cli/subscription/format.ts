@@ -26,6 +26,8 @@ export interface SubscriptionDocument {
     labels?: string[];
     expirationTimeUtc?: string;
     deliveryLog?: string;
+    /** `null` when events are not kept in order (absent from an API older than the setting). */
+    orderedDelivery?: { key: string } | null;
   };
 }
 
@@ -131,6 +133,7 @@ export function formatSubscription(document: SubscriptionDocument): string {
     ],
     ['delivery schema', p.eventDeliverySchema],
     ['dead letters', deadLetterLine(deadLetter)],
+    ['ordered by', orderedByOf(document)],
     ['delivery log', p.deliveryLog],
     ['labels', p.labels === undefined || p.labels.length === 0 ? undefined : p.labels.join(', ')],
     ['expires', p.expirationTimeUtc],
@@ -173,14 +176,29 @@ function signingLine(signing: NonNullable<Destination['properties']>['signing'])
 
 const labelsOf = (document: SubscriptionDocument): string[] => document.properties.labels ?? [];
 
-/** A topic's subscriptions, a line each; a LABELS column when one of them has labels. */
+/** The key events are delivered in order by (`subject`, `data.orderId`), or `-` when they are not. */
+const orderedByOf = (document: SubscriptionDocument): string =>
+  document.properties.orderedDelivery?.key ?? '-';
+
+/**
+ * A topic's subscriptions, a line each; an ORDERED BY column when one of them keeps its events in
+ * order, a LABELS column when one of them has labels.
+ */
 export function formatSubscriptionList(ref: TopicRef, documents: readonly SubscriptionDocument[]): string {
   if (documents.length === 0) {
     return noSubscriptions(ref);
   }
+  const ordered = documents.some((document) => document.properties.orderedDelivery?.key !== undefined);
   const labelled = documents.some((document) => labelsOf(document).length > 0);
   return table(
-    ['NAME', 'STATE', 'ENDPOINT', 'EVENT TYPES', ...(labelled ? ['LABELS'] : [])],
+    [
+      'NAME',
+      'STATE',
+      'ENDPOINT',
+      'EVENT TYPES',
+      ...(ordered ? ['ORDERED BY'] : []),
+      ...(labelled ? ['LABELS'] : []),
+    ],
     documents.map((document) => {
       const { destination, filter } = partsOf(document);
       return [
@@ -188,6 +206,7 @@ export function formatSubscriptionList(ref: TopicRef, documents: readonly Subscr
         document.properties.provisioningState ?? '',
         destination.endpointBaseUrl ?? destination.resourceArn ?? '',
         typesOf(filter),
+        ...(ordered ? [orderedByOf(document)] : []),
         ...(labelled ? [labelsOf(document).join(',') || '-'] : []),
       ];
     }),
