@@ -10,7 +10,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
 import type { DeliveryProfile } from '../shared/delivery/rules/profiles';
 import { RATE_LIMITS } from '../shared/delivery/rules/rate-limit';
-import { DEDUPLICATION_WINDOW_IN_MINUTES } from '../shared/domain/model';
+import { DEDUPLICATION_WINDOW_IN_MINUTES, isOrderedKeyPath, ORDERED_KEY_RULE } from '../shared/domain/model';
 import { isValidName, NAME_RULES, type NameKind } from '../shared/domain/names';
 import {
   DECLARED_VALIDATION_MODES,
@@ -139,6 +139,12 @@ export interface DeclaredWebhookProps {
   /** What the message log keeps: `Failures` (default) or `All` deliveries. */
   readonly deliveryLog?: 'Failures' | 'All';
   /**
+   * Deliver events with the same key one at a time, in the order they were accepted: `key` is
+   * `'subject'`, or a dotted path of 1 to 8 member names into the event as delivered (such as
+   * `'data.orderId'`). Default: no order kept.
+   */
+  readonly orderedDelivery?: DeclaredOrderedDelivery;
+  /**
    * Credentials on every request (and on the validation handshake): an OAuth 2.0 client (its
    * secret read from Secrets Manager by the management function when the subscription is put,
    * never in the template), or SigV4 with the delivery function's own role.
@@ -151,6 +157,28 @@ export interface DeclaredWebhookProps {
    * are dropped.
    */
   readonly deadLetter?: DeclaredDeadLetter;
+}
+
+/** The key a declared subscription's events are delivered in order by. */
+export interface DeclaredOrderedDelivery {
+  /** `'subject'`, or a dotted path into the event as delivered (`'data.orderId'`). */
+  readonly key: string;
+}
+
+/**
+ * A declared subscription's ordered delivery as the body's properties name it
+ * (`orderedDelivery: {key}`), its key checked against {@link ORDERED_KEY_RULE} as the API checks
+ * it; nothing when not given (no order).
+ */
+export function orderedDeliveryBody(ordered: DeclaredOrderedDelivery | undefined): {
+  orderedDelivery?: { key: string };
+} {
+  if (ordered === undefined) return {};
+  const key = (ordered as { key?: unknown } | null)?.key;
+  if (typeof key !== 'string' || !isOrderedKeyPath(key)) {
+    throw new Error(`orderedDelivery.key must be ${ORDERED_KEY_RULE} (got ${JSON.stringify(key)}).`);
+  }
+  return { orderedDelivery: { key } };
 }
 
 /** Where a declared subscription's dead letters are written. */
@@ -296,6 +324,7 @@ export function webhookSettingsOf(
       ...(props.labels === undefined ? {} : { labels: [...props.labels] }),
       ...(disableAfter === undefined ? {} : { disableAfterFailingFor: disableAfter }),
       ...(props.deliveryLog === undefined ? {} : { deliveryLog: props.deliveryLog }),
+      ...orderedDeliveryBody(props.orderedDelivery),
     },
   };
 }

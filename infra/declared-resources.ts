@@ -279,6 +279,9 @@ export class DeclaredTopic extends Construct {
     });
     const wait = validationWaitOf(props);
     const filter = filterBody(props);
+    if (props.orderedDelivery !== undefined && props.properties?.orderedDelivery !== undefined) {
+      throw new Error('orderedDelivery: give it or properties.orderedDelivery, not both.');
+    }
     const settings = webhookSettingsOf(props, TOPIC_PROFILE);
     const deadLetterDestination = this.declarations.deadLetterDestination(
       props.deadLetter,

@@ -7,6 +7,7 @@
 export type {
   DeclaredDeadLetter,
   DeclaredEndpointAuth,
+  DeclaredOrderedDelivery,
   DeclaredSubscriptionProps,
 } from './declared-bodies';
 export {

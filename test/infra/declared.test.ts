@@ -16,8 +16,12 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { DeliveryPipeline } from '../../infra/delivery-pipeline';
 import { Destination } from '../../infra/destinations';
 import { ENV } from '../../shared/config/resources';
-import { DEDUPLICATION_WINDOW_IN_MINUTES } from '../../shared/domain/model';
-import { parseNamespaceTopicBody } from '../../shared/management/namespace-schema';
+import { DEDUPLICATION_WINDOW_IN_MINUTES, ORDERED_KEY_RULE } from '../../shared/domain/model';
+import {
+  parseNamespaceSubscriptionBody,
+  parseNamespaceTopicBody,
+} from '../../shared/management/namespace-schema';
+import { parseSubscriptionBody } from '../../shared/management/subscription-schema';
 import { parseTopicBody } from '../../shared/management/topic-schema';
 import { RULE_PACKS, unacknowledged } from '../support/compliance';
 
@@ -347,6 +351,91 @@ describe('labels of declared subscriptions', () => {
     expect(() => topic.addSubscription('bbb', { endpointUrl: url, labels: ['ok', 'x'.repeat(129)] })).toThrow(
       /^labels\[1\]: a label is 1 to 128 characters/,
     );
+  });
+});
+
+describe('ordered delivery of declared subscriptions', () => {
+  const stack = new Stack(newApp(), 'Ordered');
+  const pipeline = new DeliveryPipeline(stack, 'Events');
+  const orders = pipeline.addTopic('orders');
+  orders.addSubscription('billing', {
+    endpointUrl: 'https://billing.example.com/hook',
+    labels: ['tenant=acme'],
+    orderedDelivery: { key: 'data.orderId' },
+  });
+  orders.addSubscription('audit', { endpointUrl: 'https://audit.example.com/hook' });
+  pipeline
+    .addNamespace('shop')
+    .addTopic('carts')
+    .addSubscription('analytics', {
+      endpointUrl: 'https://analytics.example.com/hook',
+      labels: ['tenant=acme'],
+      orderedDelivery: { key: 'subject' },
+    });
+  const template = Template.fromStack(stack);
+  const bodies = (type: string) =>
+    Object.fromEntries(
+      resources(template, type).map(([, r]) => [
+        r.Properties.Subscription as string,
+        JSON.parse(r.Properties.Body as string) as { properties: Record<string, unknown> },
+      ]),
+    );
+
+  it("is carried in the body of classic and namespace subscriptions, beside labels, and the API's parser takes it", () => {
+    const classic = bodies('Custom::GridwireSubscription');
+    expect(classic.billing?.properties).toMatchObject({
+      labels: ['tenant=acme'],
+      orderedDelivery: { key: 'data.orderId' },
+    });
+    expect(classic.audit?.properties).not.toHaveProperty('orderedDelivery');
+    expect(parseSubscriptionBody(classic.billing, { allowHttp: false }).orderedDelivery).toEqual({
+      key: 'data.orderId',
+    });
+    expect(parseSubscriptionBody(classic.audit, { allowHttp: false })).not.toHaveProperty('orderedDelivery');
+
+    const namespaced = bodies('Custom::GridwireNamespaceSubscription');
+    expect(namespaced.analytics?.properties).toMatchObject({
+      labels: ['tenant=acme'],
+      orderedDelivery: { key: 'subject' },
+    });
+    expect(
+      parseNamespaceSubscriptionBody(namespaced.analytics, {
+        allowHttp: false,
+        topic: { name: 'carts', eventRetentionInDays: 1 },
+      }).orderedDelivery,
+    ).toEqual({ key: 'subject' });
+  });
+
+  it('is refused at synthesis when its key breaks the rule, naming the prop and the rule', () => {
+    const bad = new DeliveryPipeline(new Stack(newApp(), 'BadOrder'), 'Events');
+    const topic = bad.addTopic('orders');
+    const namespaced = bad.addNamespace('shop').addTopic('carts');
+    const url = 'https://x.example';
+    // A refused declaration keeps its construct's id: each try names another subscription.
+    for (const [index, key] of [
+      '',
+      'data..orderId',
+      'a.b.c.d.e.f.g.h.i',
+      `data.${'x'.repeat(257)}`,
+    ].entries()) {
+      const message = `orderedDelivery.key must be ${ORDERED_KEY_RULE} (got ${JSON.stringify(key)}).`;
+      expect(() =>
+        topic.addSubscription(`billing-${index}`, { endpointUrl: url, orderedDelivery: { key } }),
+      ).toThrow(message);
+      expect(() =>
+        namespaced.addSubscription(`analytics-${index}`, { endpointUrl: url, orderedDelivery: { key } }),
+      ).toThrow(message);
+    }
+    expect(() =>
+      topic.addSubscription('no-key', { endpointUrl: url, orderedDelivery: {} as { key: string } }),
+    ).toThrow(`orderedDelivery.key must be ${ORDERED_KEY_RULE} (got undefined).`);
+    expect(() =>
+      topic.addSubscription('both', {
+        endpointUrl: url,
+        orderedDelivery: { key: 'subject' },
+        properties: { orderedDelivery: { key: 'data.orderId' } },
+      }),
+    ).toThrow('orderedDelivery: give it or properties.orderedDelivery, not both.');
   });
 });
 
