@@ -25,6 +25,7 @@ import {
   addressHasToken,
   apiClient,
   COUNTERS_EVERY_MS,
+  DeliveryOrder,
   destinationOf,
   ErrorText,
   HealthSummary,
@@ -371,6 +372,9 @@ function SubscriptionDetail({ api, topic, subscription, health }) {
   return html`
     <section class="detail" aria-label=${`Subscription ${subscription.name}`}>
       <h3>Subscription <span class="name">${subscription.name}</span></h3>
+      <dl class="settings" aria-label="Subscription settings">
+        <${DeliveryOrder} subscription=${subscription} />
+      </dl>
       <${HealthSummary} health=${health} />
       <${Activity} api=${api} base=${base} subscription=${subscription} />
     </section>

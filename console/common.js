@@ -204,6 +204,17 @@ export function StateBadge({ state }) {
   return html`<span class=${`badge state-${name.toLowerCase()}`} data-testid="health-state">${name}</span>`;
 }
 
+/** How a subscription's events are delivered in order: `Ordered by: data.orderId`, or `not ordered`. */
+export const orderedDeliveryText = (subscription) => {
+  const key = subscription.properties?.orderedDelivery?.key;
+  return typeof key === 'string' ? `Ordered by: ${key}` : 'not ordered';
+};
+
+/** A subscription's delivery order as a term of a `dl`: its key, or that it keeps none. */
+export function DeliveryOrder({ subscription }) {
+  return html`<div><dt>Delivery order</dt><dd data-testid="ordered-delivery">${orderedDeliveryText(subscription)}</dd></div>`;
+}
+
 /** A subscription's labels (`tenant=acme`), each a chip; a dash without any. */
 export function Labels({ labels }) {
   if (!Array.isArray(labels) || labels.length === 0) return html`<span class="muted">–</span>`;

@@ -1,8 +1,8 @@
 /**
  * Creating and editing an endpoint in the portal: its URL, event types and subject filter, and
  * whether it signs. An edit sends the whole subscription back with the form's changes (a PUT
- * replaces it), so signing, dead letters, retries and labels are kept; a new endpoint that signs
- * gets a secret made here and shown once.
+ * replaces it), so signing, dead letters, retries, labels and the delivery order are kept; a new
+ * endpoint that signs gets a secret made here and shown once.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { destinationOf, filterOf, html, subscriptionPath } from './common.js';
@@ -51,7 +51,8 @@ function newBody(topic, { url, secret, ...filterFields }) {
 
 /**
  * An edited endpoint's body: its document sent back with the form's URL and filter, so what the
- * form does not show (retries, dead letters, batching, headers, auth, signing) stays as it was.
+ * form does not show (retries, dead letters, batching, headers, auth, signing, delivery order)
+ * stays as it was.
  * `full` is `getFullUrl`'s answer (the URLs the document shows cut at their path).
  */
 function editedBody(topic, document, full, { url, secret, ...filterFields }) {
@@ -89,6 +90,7 @@ function editedBody(topic, document, full, { url, secret, ...filterFields }) {
     expirationTimeUtc: p.expirationTimeUtc,
     deliveryLog: p.deliveryLog,
     disableAfterFailingFor: p.disableAfterFailingFor,
+    orderedDelivery: p.orderedDelivery,
   };
   if (topic.namespace !== undefined) {
     return bodyFor(topic, destination, filter, common, {

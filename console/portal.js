@@ -13,6 +13,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Activity } from './activity.js';
 import {
   API,
+  DeliveryOrder,
   destinationOf,
   ErrorText,
   filterOf,
@@ -325,6 +326,7 @@ function EndpointDetail(props) {
         ${filter.subjectBeginsWith ? html`<div><dt>Subject begins with</dt><dd class="mono">${filter.subjectBeginsWith}</dd></div>` : null}
         ${filter.subjectEndsWith ? html`<div><dt>Subject ends with</dt><dd class="mono">${filter.subjectEndsWith}</dd></div>` : null}
         <div><dt>Labels</dt><dd><${Labels} labels=${subscription.properties?.labels} /></dd></div>
+        <${DeliveryOrder} subscription=${subscription} />
       </dl>
       <div class="toolbar" data-testid="endpoint-actions">
         ${can('pause') ? html`<${PauseButton} api=${api} base=${base} health=${health} onHealth=${props.onHealth} />` : null}

@@ -3,6 +3,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { CONSOLE_PATH, consoleUrl } from '../../local/console';
 import { LOCAL_STATUS_PATH } from '../../local/status';
 import { RESEND_HEADER } from '../../shared/delivery/rules/headers';
+import { namespacePushBody } from '../support/fakes';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { deliveredTo, eventually, WebhookServer } from '../support/webhook-server';
 import {
@@ -301,6 +302,52 @@ describe('the console page', () => {
       expect(problems).toEqual([]);
     } finally {
       await other.close();
+    }
+  });
+
+  it("shows a subscription's delivery order, its key or not ordered, and a change to it without a reload", async () => {
+    const other = await browser.newContext();
+    try {
+      const own = await other.newPage();
+      const problems = watch(own).problems;
+      const detail = (name: string) => own.getByRole('region', { name: `Subscription ${name}` });
+      const orderText = (name: string, text: string) =>
+        detail(name)
+          .getByTestId('ordered-delivery')
+          .filter({ hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
+      await own.goto(consoleUrl(api.stack.apiUrl, token));
+      // The page opens on orders, its first subscription chosen: no order kept.
+      await orderText('billing', 'not ordered').waitFor({ timeout: WAIT_MS });
+      expect(await detail('billing').locator('dl[aria-label="Subscription settings"]').innerText()).toMatch(
+        /^Delivery order\s+not ordered$/,
+      );
+
+      const cartsHook = '/admin/namespaces/shop/topics/carts/eventSubscriptions/carts-ordered';
+      const putOrdered = async (orderedDelivery: { key: string } | null, status: number) =>
+        expect(
+          (
+            await api.call(
+              'PUT',
+              cartsHook,
+              namespacePushBody(webhook.url('/carts-ordered'), {}, { orderedDelivery }),
+            )
+          ).status,
+        ).toBe(status);
+      await putOrdered({ key: 'data.cartId' }, 201);
+      await own.getByTestId('topic').filter({ hasText: 'carts' }).click();
+      await own
+        .locator('[data-testid="subscription-row"][data-name="carts-ordered"]')
+        .waitFor({ timeout: WAIT_MS });
+      await orderText('carts-ordered', 'Ordered by: data.cartId').waitFor({ timeout: WAIT_MS });
+      // Read again with the subscriptions: the page shows the key as it is now.
+      await putOrdered({ key: 'subject' }, 200);
+      await orderText('carts-ordered', 'Ordered by: subject').waitFor({ timeout: WAIT_MS });
+      await putOrdered(null, 200);
+      await orderText('carts-ordered', 'not ordered').waitFor({ timeout: WAIT_MS });
+      expect(problems).toEqual([]);
+    } finally {
+      await other.close();
+      await api.call('DELETE', '/admin/namespaces/shop/topics/carts/eventSubscriptions/carts-ordered');
     }
   });
 

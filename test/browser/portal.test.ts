@@ -231,6 +231,42 @@ describe('the portal', () => {
     );
   });
 
+  it('shows an endpoint’s delivery order, and an edit keeps it', async () => {
+    const orderText = (text: string) =>
+      detail()
+        .getByTestId('ordered-delivery')
+        .filter({ hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
+    // acme-orders keeps no order.
+    await open('acme-orders');
+    await orderText('not ordered').waitFor({ timeout: WAIT_MS });
+    // An endpoint of the scope whose events are delivered in order by data.orderId (none published to it).
+    await subscribe('acme-ordered', 200, {
+      filter: { includedEventTypes: ['Order.Shipped'] },
+      labels: [ACME],
+      orderedDelivery: { key: 'data.orderId' },
+    });
+    try {
+      await row('acme-ordered').waitFor({ timeout: WAIT_MS });
+      await open('acme-ordered');
+      await orderText('Ordered by: data.orderId').waitFor({ timeout: WAIT_MS });
+
+      await detail().getByRole('button', { name: 'Edit' }).click();
+      const form = page.getByRole('form', { name: 'Edit acme-ordered' });
+      const url = form.locator('input[type="url"]:enabled');
+      await url.waitFor({ timeout: WAIT_MS });
+      await url.fill(webhook.url('/acme-ordered-v2'));
+      await form.getByRole('button', { name: 'Save' }).click();
+      await notice('Saved acme-ordered.').waitFor({ timeout: WAIT_MS });
+      const after = (await documentOf('acme-ordered')).properties;
+      expect(after.destination.properties.endpointBaseUrl).toBe(webhook.url('/acme-ordered-v2'));
+      expect(after.orderedDelivery).toEqual({ key: 'data.orderId' });
+      await orderText('Ordered by: data.orderId').waitFor({ timeout: WAIT_MS });
+    } finally {
+      await api.call('DELETE', subscriptionPath('acme-ordered'));
+    }
+    await row('acme-ordered').waitFor({ state: 'detached', timeout: WAIT_MS });
+  });
+
   let created: string;
 
   it('creates an endpoint, which gets the scope’s label and a signing secret shown once', async () => {
