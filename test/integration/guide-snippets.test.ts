@@ -93,7 +93,9 @@ async function run(snippet: Snippet): Promise<{ code: number; stdout: string; st
     const { stdout, stderr } = await promisify(execFile)('bash', ['-c', script], {
       cwd: dir,
       env: { ...process.env, [LOCAL_ENV.dataDir]: join(dir, '.gridwire') },
-      timeout: 60_000,
+      // A safety net, not a measure: a block runs the CLI up to ten times, each a process that
+      // compiles on start, which on a loaded two-core machine takes several seconds.
+      timeout: 150_000,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -126,5 +128,5 @@ describe.each(Object.entries(GUIDES))('%s', (guide, markedOnAws) => {
         stderr: result.code === 0 ? result.stderr : '',
       });
     }
-  }, 180_000);
+  }, 900_000);
 });
