@@ -1,8 +1,10 @@
 /**
  * Counts the AWS requests the handlers really make, by service and operation, with an SDK
  * middleware on the clients the local stack uses. SQS requests are also counted in billed
- * 64 KiB chunks of payload, as SQS bills them, and by queue; DynamoDB writes are counted in write
- * units from the items' sizes, and by the kind of item written (its partition key's prefix).
+ * 64 KiB chunks of payload, as SQS bills them, and by queue (those to FIFO queues, billed at
+ * another price, also on their own); DynamoDB writes are counted in write units from the items'
+ * sizes, and by the kind of item written (its partition key's prefix), and single-item reads by
+ * the kind of item read.
  * Requests that fail are counted too: a conditional write that loses its race is still billed.
  */
 import type { AwsClients } from '../shared/platform/aws';
@@ -28,11 +30,22 @@ export interface RequestCounts {
   sqsEmptyReceives: number;
   /** SQS requests by queue name (the queue URL's last segment), empty receives left out. */
   sqsByQueue: Record<string, number>;
+  /**
+   * Of `sqsBilledRequests`, those to FIFO queues (names ending in `.fifo`), which SQS bills at
+   * its FIFO price; their empty receives included, as there.
+   */
+  sqsFifoBilledRequests: number;
+  /** Of `sqsEmptyReceives`, those from FIFO queues. */
+  sqsFifoEmptyReceives: number;
+  /** Requests to FIFO queues by operation (`SendMessageBatch`, ...), empty receives left out. */
+  sqsFifoRequests: Record<string, number>;
   /** DynamoDB capacity units, counted from request shapes and item sizes. */
   dynamoWriteUnits: number;
   dynamoReadUnits: number;
   /** DynamoDB writes by kind of item. */
   dynamoWrites: Record<string, WriteCounts>;
+  /** DynamoDB single-item reads (`GetItem`) by kind of item. */
+  dynamoGets: Record<string, number>;
   /** Epoch ms of each write to an endpoint-health item, by partition key. */
   healthWriteTimes: Record<string, number[]>;
 }
@@ -84,6 +97,9 @@ export function dynamoWritesOf(
   return [];
 }
 
+/** Whether a queue, by its name, is a FIFO queue (SQS requires FIFO queue names to end in `.fifo`). */
+export const isFifoQueue = (name: string): boolean => name.endsWith('.fifo');
+
 /** SQS operations the local stack itself makes (see `record`). */
 export const LOCAL_STACK_ONLY: ReadonlySet<string> = new Set(['GetQueueAttributes']);
 
@@ -105,9 +121,13 @@ export class AwsRequestCounter {
       sqsBilledRequests: 0,
       sqsEmptyReceives: 0,
       sqsByQueue: {},
+      sqsFifoBilledRequests: 0,
+      sqsFifoEmptyReceives: 0,
+      sqsFifoRequests: {},
       dynamoWriteUnits: 0,
       dynamoReadUnits: 0,
       dynamoWrites: {},
+      dynamoGets: {},
       healthWriteTimes: {},
     };
   }
@@ -146,8 +166,12 @@ export class AwsRequestCounter {
     sum(counts.requests, other.requests);
     sum(counts.failedRequests, other.failedRequests);
     sum(counts.sqsByQueue, other.sqsByQueue);
+    sum(counts.sqsFifoRequests, other.sqsFifoRequests);
+    sum(counts.dynamoGets, other.dynamoGets);
     counts.sqsBilledRequests += other.sqsBilledRequests;
     counts.sqsEmptyReceives += other.sqsEmptyReceives;
+    counts.sqsFifoBilledRequests += other.sqsFifoBilledRequests;
+    counts.sqsFifoEmptyReceives += other.sqsFifoEmptyReceives;
     counts.dynamoWriteUnits += other.dynamoWriteUnits;
     counts.dynamoReadUnits += other.dynamoReadUnits;
     for (const [kind, writes] of Object.entries(other.dynamoWrites)) {
@@ -187,18 +211,22 @@ export class AwsRequestCounter {
       const empty =
         operation === 'ReceiveMessage' && output !== undefined && (res.Messages ?? []).length === 0;
       const queue = (req.QueueUrl ?? '?').split('/').at(-1) ?? '?';
+      const fifo = isFifoQueue(queue);
       if (!empty) this.counts.sqsByQueue[queue] = (this.counts.sqsByQueue[queue] ?? 0) + 1;
+      if (!empty && fifo)
+        this.counts.sqsFifoRequests[operation] = (this.counts.sqsFifoRequests[operation] ?? 0) + 1;
+      let billed = 1;
       if (operation === 'SendMessageBatch')
-        this.counts.sqsBilledRequests += sqsBilledChunks(
-          bodyBytes((req.Entries ?? []).map((e) => e.MessageBody)),
-        );
-      else if (operation === 'SendMessage')
-        this.counts.sqsBilledRequests += sqsBilledChunks(bodyBytes([req.MessageBody]));
+        billed = sqsBilledChunks(bodyBytes((req.Entries ?? []).map((e) => e.MessageBody)));
+      else if (operation === 'SendMessage') billed = sqsBilledChunks(bodyBytes([req.MessageBody]));
       else if (operation === 'ReceiveMessage') {
         const messages = res.Messages ?? [];
         if (empty) this.counts.sqsEmptyReceives += 1;
-        this.counts.sqsBilledRequests += sqsBilledChunks(bodyBytes(messages.map((m) => m.Body)));
-      } else this.counts.sqsBilledRequests += 1;
+        if (empty && fifo) this.counts.sqsFifoEmptyReceives += 1;
+        billed = sqsBilledChunks(bodyBytes(messages.map((m) => m.Body)));
+      }
+      this.counts.sqsBilledRequests += billed;
+      if (fifo) this.counts.sqsFifoBilledRequests += billed;
     }
     if (service === 'dynamodb') {
       // dynalite does not report consumed capacity; count units from the request instead: a put
@@ -222,7 +250,11 @@ export class AwsRequestCounter {
       }
       const op = operation.replace(/Item$/, '');
       const unit = (input as { ConsistentRead?: boolean }).ConsistentRead === true ? 1 : 0.5;
-      if (op === 'Get') this.counts.dynamoReadUnits += unit;
+      if (op === 'Get') {
+        this.counts.dynamoReadUnits += unit;
+        const kind = keyKind((input as { Key?: Item }).Key?.pk);
+        this.counts.dynamoGets[kind] = (this.counts.dynamoGets[kind] ?? 0) + 1;
+      }
       if (op === 'Query') {
         const items = ((output ?? {}) as { Items?: unknown[] }).Items ?? [];
         this.counts.dynamoReadUnits += Math.max(unit, Math.ceil(items.length / 4) * unit);

@@ -16,6 +16,11 @@ export interface Usage {
   httpRequests: number;
   lambda: Record<FunctionKey, LambdaUsage>;
   sqsBilledRequests: number;
+  /**
+   * Of `sqsBilledRequests`, those to FIFO queues (the ordered queue), billed at SQS's FIFO price
+   * instead of the standard one (default 0).
+   */
+  sqsFifoBilledRequests?: number;
   dynamoWriteUnits: number;
   dynamoReadUnits: number;
   s3Puts: number;
@@ -47,6 +52,12 @@ export const emptyLambdaUsage = (): Record<FunctionKey, LambdaUsage> => ({
   deadLetter: { invocations: 0, gbSeconds: 0 },
 });
 
+/** SQS requests priced: standard ones at the standard price, FIFO ones at the FIFO price. */
+export const sqsRequestsCost = (billed: number, fifo = 0): number => {
+  const fifoBilled = Math.min(Math.max(0, fifo), Math.max(0, billed));
+  return (Math.max(0, billed) - fifoBilled) * PRICES.sqs.perRequest + fifoBilled * PRICES.sqs.fifoPerRequest;
+};
+
 /** Dollars per million events for the measured usage. */
 export function costPerMillionEvents(usage: Usage): CostBreakdown {
   if (usage.events <= 0) throw new RangeError('usage must cover at least one event');
@@ -56,7 +67,7 @@ export function costPerMillionEvents(usage: Usage): CostBreakdown {
     httpApi: usage.httpRequests * PRICES.httpApi.perRequest * scale,
     lambdaRequests: lambdas.reduce((n, l) => n + l.invocations, 0) * PRICES.lambda.perRequest * scale,
     lambdaDuration: lambdas.reduce((n, l) => n + l.gbSeconds, 0) * PRICES.lambda.perGbSecond * scale,
-    sqs: usage.sqsBilledRequests * PRICES.sqs.perRequest * scale,
+    sqs: sqsRequestsCost(usage.sqsBilledRequests, usage.sqsFifoBilledRequests) * scale,
     dynamodb:
       (usage.dynamoWriteUnits * PRICES.dynamodb.perWriteUnit +
         usage.dynamoReadUnits * PRICES.dynamodb.perReadUnit) *
@@ -300,6 +311,8 @@ export interface BillUsage extends Usage {
    * `fixedMonthly` counts as a monthly cost, and under load their receives return messages.
    */
   sqsEmptyReceives?: number;
+  /** Of `sqsEmptyReceives`, those from FIFO queues (included in `sqsFifoBilledRequests`). */
+  sqsFifoEmptyReceives?: number;
   /**
    * CPU time each function's process used in the run, where it ran in a process of its own
    * (`bench/function-process.ts`): Lambda gives a function a share of a vCPU by its memory, so
@@ -447,7 +460,11 @@ export function billPerMillionEvents(
       PRICES.lambda.perGbSecond *
       scale,
     lambdaInit: initGbSeconds * PRICES.lambda.perGbSecond,
-    sqs: Math.max(0, usage.sqsBilledRequests - (usage.sqsEmptyReceives ?? 0)) * PRICES.sqs.perRequest * scale,
+    sqs:
+      sqsRequestsCost(
+        usage.sqsBilledRequests - (usage.sqsEmptyReceives ?? 0),
+        (usage.sqsFifoBilledRequests ?? 0) - (usage.sqsFifoEmptyReceives ?? 0),
+      ) * scale,
     dynamodb: service.dynamodb,
     s3: service.s3,
     dataTransferOut: (dataTransferOutBytes / GB) * PRICES.dataTransfer.outToInternetPerGb,

@@ -97,9 +97,25 @@ export class Sink {
     return new Sink(child, `http://127.0.0.1:${port}/hook`);
   }
 
-  /** The share of answers that fail, and how long each answer is held back (ms, default 0). */
-  configure(failureRate: number, delayMs = 0): void {
-    this.child.send({ type: 'configure', failureRate, delayMs } satisfies SinkRequest);
+  /**
+   * The share of answers that fail, how long each answer is held back (ms, default 0), and
+   * whether to keep the ids of acknowledged events in order (default not).
+   */
+  configure(failureRate: number, delayMs = 0, recordIds = false): void {
+    this.child.send({ type: 'configure', failureRate, delayMs, recordIds } satisfies SinkRequest);
+  }
+
+  /** Sends every answer still held back now; when the sink did, and how many there were. */
+  release(): Promise<{ at: number; answers: number }> {
+    return new Promise((resolve) => {
+      const onMessage = (message: SinkMessage) => {
+        if (message.type !== 'released') return;
+        this.child.off('message', onMessage);
+        resolve({ at: message.at, answers: message.answers });
+      };
+      this.child.on('message', onMessage);
+      this.child.send({ type: 'release' } satisfies SinkRequest);
+    });
   }
 
   take(): Promise<Extract<SinkMessage, { type: 'taken' }>> {

@@ -38,6 +38,11 @@ export const PRICES = {
   sqs: {
     /** Standard queue; each 64 KiB chunk of a request's payload is billed as one request. */
     perRequest: 0.4 / 1_000_000,
+    /**
+     * FIFO queue (the ordered queue), per request, billed in the same 64 KiB chunks; high
+     * throughput mode costs nothing more.
+     */
+    fifoPerRequest: 0.5 / 1_000_000,
     chunkBytes: 64 * 1024,
   },
   dynamodb: {

@@ -5,10 +5,11 @@
  * The scenarios are registered in `harness/registry.ts`, one file each in `scenarios/`: this
  * machine's reference rates, the retry-engine simulation and a day-long hold (virtual time),
  * publish-to-webhook latency, sustained throughput with the happy-path cost model, the batched
- * ladder, filtered subscriptions, overload, retries with 30% of answers failing, dead endpoints
- * and a crowd of them beside healthy subscriptions, a dead-letter burst, and an unhealthy endpoint's
- * backlog parked and drained once it answers again. Results go to
- * bench/results/latest.json and docs/BENCHMARKS.md (with an SVG chart).
+ * ladder, filtered subscriptions, ordered delivery per key and per subscription, overload,
+ * retries with 30% of answers failing, dead endpoints and a crowd of them beside healthy
+ * subscriptions, a dead-letter burst, and an unhealthy endpoint's backlog parked and drained once
+ * it answers again. Results go to bench/results/latest.json and docs/BENCHMARKS.md (with an SVG
+ * chart).
  */
 import { execSync } from 'node:child_process';
 import { cpus } from 'node:os';

@@ -3,18 +3,29 @@
  * the stack. Each event carries its publish time in `data.t`; the sink keeps the latency of
  * every delivery it acknowledges and the ids it has acknowledged. A configurable share of
  * answers fail with 500, as `failure-pattern.ts` decides; every answer can be held back a
- * configured time, as a real webhook takes (0 by default). It also counts the bytes of every
- * request as it arrived: request line, headers and body (what leaves AWS towards a webhook).
+ * configured time, as a real webhook takes (0 by default), and the answers held back can be let go
+ * at once (`release`). It also counts the bytes of every request as it arrived: request line,
+ * headers and body (what leaves AWS towards a webhook), and, when asked to, the ids of the events
+ * it acknowledged in the order it acknowledged them.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { failsAttempt } from './failure-pattern';
 
 export type SinkRequest =
-  /** `delayMs`: how long each answer is held back (default 0). */
-  { type: 'configure'; failureRate: number; delayMs?: number } | { type: 'take' } | { type: 'stop' };
+  /**
+   * `delayMs`: how long each answer is held back (default 0); `recordIds`: keep the id and arrival
+   * time of each acknowledged event, in order (default off).
+   */
+  | { type: 'configure'; failureRate: number; delayMs?: number; recordIds?: boolean }
+  | { type: 'take' }
+  /** Sends every answer still held back now. */
+  | { type: 'release' }
+  | { type: 'stop' };
 export type SinkMessage =
   | { type: 'ready'; port: number }
+  /** `at`: the sink's epoch ms when it let them go; `answers`: how many were held back. */
+  | { type: 'released'; at: number; answers: number }
   | {
       type: 'taken';
       /** Requests answered 2xx / failed since the last take. */
@@ -33,6 +44,12 @@ export type SinkMessage =
       /** Requests received since the last take (answered or not), and their bytes on arrival. */
       requests: number;
       requestBytes: number;
+      /**
+       * With `recordIds`: the ids of the events acknowledged since the last take, in the order
+       * acknowledged, and when each one's request arrived (epoch ms); empty otherwise.
+       */
+      ids: string[];
+      arrivedAt: number[];
     };
 
 /** A request's bytes as sent: request line, each header as received, the blank line and the body. */
@@ -50,6 +67,11 @@ export function requestBytes(
 function main(): void {
   let failureRate = 0;
   let delayMs = 0;
+  let recordIds = false;
+  let ids: string[] = [];
+  let arrivedAt: number[] = [];
+  /** Answers held back, each with the way to send it now. */
+  const held = new Map<NodeJS.Timeout, () => void>();
   let requests = 0;
   let bytes = 0;
   let delivered = 0;
@@ -68,8 +90,13 @@ function main(): void {
       const body = Buffer.concat(chunks);
       requests += 1;
       bytes += requestBytes(req, body.length);
-      if (delayMs > 0) setTimeout(() => answer(now, body), delayMs);
-      else answer(now, body);
+      if (delayMs > 0) {
+        const timer = setTimeout(() => {
+          held.delete(timer);
+          answer(now, body);
+        }, delayMs);
+        held.set(timer, () => answer(now, body));
+      } else answer(now, body);
     });
     const answer = (now: number, body: Buffer) => {
       let events: Array<{ id: string; data?: { t?: number } }> = [];
@@ -91,6 +118,10 @@ function main(): void {
           sentAt.push(event.data.t);
         }
         acknowledged.add(event.id);
+        if (recordIds) {
+          ids.push(event.id);
+          arrivedAt.push(now);
+        }
       }
       const path = req.url ?? '/';
       byPath[path] = (byPath[path] ?? 0) + events.length;
@@ -108,7 +139,18 @@ function main(): void {
     if (request.type === 'configure') {
       failureRate = request.failureRate;
       delayMs = request.delayMs ?? 0;
+      recordIds = request.recordIds ?? false;
       acknowledged.clear();
+    }
+    if (request.type === 'release') {
+      const at = Date.now();
+      const answers = [...held.entries()];
+      held.clear();
+      for (const [timer, send] of answers) {
+        clearTimeout(timer);
+        send();
+      }
+      process.send?.({ type: 'released', at, answers: answers.length } satisfies SinkMessage);
     }
     if (request.type === 'take') {
       process.send?.({
@@ -122,7 +164,11 @@ function main(): void {
         lastAt,
         requests,
         requestBytes: bytes,
+        ids,
+        arrivedAt,
       } satisfies SinkMessage);
+      ids = [];
+      arrivedAt = [];
       requests = 0;
       bytes = 0;
       delivered = 0;

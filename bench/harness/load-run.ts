@@ -200,6 +200,7 @@ export function usageOf(run: Pick<LoadRun, 'usage'>, events: number): Usage {
     httpRequests: run.usage.httpRequests,
     lambda: run.usage.lambda as Usage['lambda'],
     sqsBilledRequests: run.usage.aws.sqsBilledRequests,
+    sqsFifoBilledRequests: run.usage.aws.sqsFifoBilledRequests,
     dynamoWriteUnits: run.usage.aws.dynamoWriteUnits,
     dynamoReadUnits: run.usage.aws.dynamoReadUnits,
     s3Puts: run.usage.aws.requests['s3:PutObject'] ?? 0,

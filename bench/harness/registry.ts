@@ -1,7 +1,7 @@
 /**
  * Every benchmark scenario, in the order a run takes them: the machine's reference rates first
  * (when a throughput scenario runs), the virtual-time models, the scenarios that share one warmed
- * stack (latency to the de-duplication window, consecutive so the stack is started once), then
+ * stack (latency to ordered delivery, consecutive so the stack is started once), then
  * those with a stack of their own.
  */
 import { batching } from '../scenarios/batching';
@@ -16,6 +16,7 @@ import { held24h } from '../scenarios/held-24h';
 import { latency } from '../scenarios/latency';
 import { memory } from '../scenarios/memory';
 import { messageLog } from '../scenarios/message-log';
+import { ordered } from '../scenarios/ordered';
 import { overload } from '../scenarios/overload';
 import { rateLimited } from '../scenarios/rate-limited';
 import { recovery } from '../scenarios/recovery';
@@ -35,6 +36,7 @@ export const SCENARIOS: readonly Scenario[] = [
   filters,
   messageLog,
   deduplication,
+  ordered,
   overload,
   failures,
   deadEndpoint,

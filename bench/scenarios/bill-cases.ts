@@ -365,6 +365,7 @@ async function measureCase(
     emfRecords: emf.records,
     emfBytes: emf.bytes,
     sqsEmptyReceives: run.usage.aws.sqsEmptyReceives,
+    sqsFifoEmptyReceives: run.usage.aws.sqsFifoEmptyReceives,
     cpuMs: { publish: inProcesses.publish?.cpuMs ?? 0, delivery: inProcesses.delivery?.cpuMs ?? 0 },
   };
   const gateOn = (setUp.stackSettings.functions.publish.deployedConfig.deliveryBacklogLimit ?? 0) > 0;

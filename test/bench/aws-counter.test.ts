@@ -78,6 +78,48 @@ describe('AWS request counter', () => {
     expect(counts.sqsBilledRequests).toBe(4);
   });
 
+  it('counts the requests to FIFO queues apart, by operation, and single-item reads by kind', () => {
+    const counter = new AwsRequestCounter();
+    const fifo = 'http://127.0.0.1:1/000000000000/gridwire-ordered.fifo';
+    const standard = 'http://127.0.0.1:1/000000000000/gridwire-delivery';
+    counter.record('sqs', 'SendMessageBatch', { QueueUrl: fifo, Entries: [{ MessageBody: 'a' }] }, {});
+    counter.record('sqs', 'ReceiveMessage', { QueueUrl: fifo }, { Messages: [{ Body: 'a' }] });
+    counter.record('sqs', 'ReceiveMessage', { QueueUrl: fifo }, { Messages: [] });
+    counter.record('sqs', 'DeleteMessageBatch', { QueueUrl: fifo }, {});
+    counter.record('sqs', 'ChangeMessageVisibility', { QueueUrl: fifo }, {});
+    counter.record('sqs', 'ReceiveMessage', { QueueUrl: standard }, { Messages: [] });
+    counter.record('sqs', 'SendMessageBatch', { QueueUrl: standard, Entries: [{ MessageBody: 'b' }] }, {});
+    counter.record(
+      'dynamodb',
+      'GetItem',
+      { Key: { pk: 'ORDERED#t#s#d', sk: '#PROGRESS' }, ConsistentRead: true },
+      {},
+    );
+    counter.record('dynamodb', 'GetItem', { Key: { pk: 'TOPIC#t', sk: '#TOPIC' } }, {});
+    const counts = counter.take();
+    expect(counts.sqsBilledRequests).toBe(7);
+    expect(counts.sqsFifoBilledRequests).toBe(5);
+    expect(counts.sqsEmptyReceives).toBe(2);
+    expect(counts.sqsFifoEmptyReceives).toBe(1);
+    expect(counts.sqsFifoRequests).toEqual({
+      SendMessageBatch: 1,
+      ReceiveMessage: 1,
+      DeleteMessageBatch: 1,
+      ChangeMessageVisibility: 1,
+    });
+    expect(counts.dynamoGets).toEqual({ ORDERED: 1, TOPIC: 1 });
+    expect(counts.dynamoReadUnits).toBe(1.5);
+
+    const into = new AwsRequestCounter();
+    into.add(counts);
+    into.add(counts);
+    const added = into.take();
+    expect(added.sqsFifoBilledRequests).toBe(10);
+    expect(added.sqsFifoEmptyReceives).toBe(2);
+    expect(added.sqsFifoRequests.SendMessageBatch).toBe(2);
+    expect(added.dynamoGets).toEqual({ ORDERED: 2, TOPIC: 2 });
+  });
+
   it("counts the local stack's own queue-depth reads without billing them", () => {
     const counter = new AwsRequestCounter();
     counter.record('sqs', 'GetQueueAttributes', { QueueUrl: 'http://sqs/q/delivery' }, {});

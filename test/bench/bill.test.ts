@@ -173,6 +173,16 @@ describe('the all-in bill', () => {
     expect(bill.sqs).toBeCloseTo(0.08, 9);
   });
 
+  it('prices the requests to FIFO queues at the FIFO price, their empty receives left out too', () => {
+    // 300,000 billed, 100,000 of them empty receives (40,000 on FIFO queues); 150,000 to FIFO
+    // queues: 110,000 x $0.50/M and 90,000 x $0.40/M.
+    const bill = billPerMillionEvents(
+      { ...usage(), sqsEmptyReceives: 100_000, sqsFifoBilledRequests: 150_000, sqsFifoEmptyReceives: 40_000 },
+      settings(),
+    ).breakdown;
+    expect(bill.sqs).toBeCloseTo(0.055 + 0.036, 9);
+  });
+
   it("prices Lambda's idle polling of the stack's queues by the month", () => {
     const fixed = fixedMonthly({
       alarmMetrics: 0,

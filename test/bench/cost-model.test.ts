@@ -1,4 +1,4 @@
-import { billedGbSeconds, costPerMillionEvents, emptyLambdaUsage } from '../../bench/cost';
+import { billedGbSeconds, costPerMillionEvents, emptyLambdaUsage, sqsRequestsCost } from '../../bench/cost';
 import { PRICES } from '../../bench/prices';
 
 describe('cost model', () => {
@@ -29,6 +29,25 @@ describe('cost model', () => {
     expect(cost.total).toBeCloseTo(
       cost.httpApi + cost.lambdaRequests + cost.lambdaDuration + cost.sqs + cost.dynamodb + cost.s3,
     );
+  });
+
+  it('prices requests to FIFO queues at the FIFO price, the others at the standard price', () => {
+    const usage = {
+      events: 1_000_000,
+      httpRequests: 0,
+      lambda: emptyLambdaUsage(),
+      sqsBilledRequests: 1_000_000,
+      dynamoWriteUnits: 0,
+      dynamoReadUnits: 0,
+      s3Puts: 0,
+      s3Gets: 0,
+    };
+    expect(PRICES.sqs.fifoPerRequest).toBeCloseTo(0.5 / 1_000_000, 12);
+    expect(costPerMillionEvents(usage).sqs).toBeCloseTo(0.4, 9);
+    expect(costPerMillionEvents({ ...usage, sqsFifoBilledRequests: 400_000 }).sqs).toBeCloseTo(0.44, 9);
+    expect(costPerMillionEvents({ ...usage, sqsFifoBilledRequests: 1_000_000 }).sqs).toBeCloseTo(0.5, 9);
+    expect(sqsRequestsCost(10, 20)).toBeCloseTo(10 * PRICES.sqs.fifoPerRequest, 12);
+    expect(sqsRequestsCost(-5, 0)).toBe(0);
   });
 
   it('prices S3 requests and storage: PUTs and GETs per thousand, DELETEs free, storage per GB-month', () => {
