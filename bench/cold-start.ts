@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { BUNDLE_OPTIONS } from '../infra/function-bundle';
-import { ENV, FUNCTIONS, type FunctionKey } from '../shared/config/resources';
+import { ENV, FUNCTIONS, type FunctionKey, QUEUES } from '../shared/config/resources';
 
 const run = promisify(execFile);
 
@@ -56,10 +56,13 @@ const FIRST_EVENT: Record<FunctionKey, unknown> = {
 /** Settings the handlers read when they are built (values only need to look right). */
 const ENVIRONMENT: Record<string, string> = {
   [ENV.tableName]: 'gridwire-table',
-  [ENV.deliveryQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/delivery',
-  [ENV.retryQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/retry',
-  [ENV.endedDeliveryQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/ended',
-  [ENV.backlogQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/backlog',
+  // Every queue's URL, as the stack gives each function those it binds.
+  ...Object.fromEntries(
+    Object.values(QUEUES).map((queue) => [
+      queue.urlEnv,
+      `https://sqs.us-east-1.amazonaws.com/123456789012/${queue.localName}`,
+    ]),
+  ),
   [ENV.deadLetterBucket]: 'gridwire-dead-letters',
   [ENV.fanOutBucket]: 'gridwire-fan-outs',
   [ENV.backlogBucket]: 'gridwire-backlog',
