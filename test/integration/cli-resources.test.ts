@@ -69,7 +69,7 @@ it('creates a topic, lists it and prints its keys', async () => {
     properties: { inputSchema: 'EventGridSchema' },
   });
   expect(await gridwire('topic', 'list')).toMatch(
-    /^NAME +INPUT SCHEMA +PUBLISH URL\n(.*\n)*orders +EventGridSchema/m,
+    /^NAME +INPUT SCHEMA +DEDUP WINDOW +PUBLISH URL\n(.*\n)*orders +EventGridSchema +off/m,
   );
 
   const keys = await json('topic', 'keys', 'orders');
