@@ -133,7 +133,9 @@ export class OrderedDelivery {
     }));
     const groups = new Map<string, number[]>();
     messages.forEach((message, index) => {
-      groups.set(message.groupId, [...(groups.get(message.groupId) ?? []), index]);
+      const group = groups.get(message.groupId);
+      if (group === undefined) groups.set(message.groupId, [index]);
+      else group.push(index);
     });
     await Promise.all(
       [...groups.values()].map(async (indexes) => {

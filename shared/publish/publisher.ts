@@ -4,11 +4,8 @@
  * SQS message (all or nothing). Answers only once it is in SQS.
  */
 
-import { createHash } from 'node:crypto';
-import { eventInDeliverySchema } from '../delivery/rules/convert';
 import { isDeadLetterNoticeTopic } from '../delivery/rules/dead-letter-notice';
 import { endpointAgreed } from '../delivery/rules/handshake';
-import { valueAtPath } from '../delivery/rules/headers';
 import { parseTraceparent, TRACEPARENT_HEADER } from '../delivery/rules/trace-context';
 import { deliveryTargetOf } from '../delivery/target';
 import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery';
@@ -29,16 +26,14 @@ import {
   type FanOutDestination,
   fitsOneMessage,
   messageGroupId,
-  orderedGroupId,
   packFanOut,
   packJobs,
-  packOrderedJobs,
   packStoreJobs,
   storedFanOutBody,
   targetGroupId,
 } from '../queue/job-codec';
-import { type JobQueue, type OutgoingJob, QueueRejectedError } from '../queue/sqs-job-queue';
-import { type AcceptedIds, AcceptedIdsUnavailable, type AcceptingTopic } from '../storage/accepted-ids';
+import { type JobQueue, QueueRejectedError } from '../queue/sqs-job-queue';
+import type { AcceptedIds } from '../storage/accepted-ids';
 import { type FanOutStore, fanOutKey } from '../storage/fan-out-bucket';
 import { type HeldMarks, type HeldSubscriptions, isHeld } from '../storage/held-marks';
 import type { Store } from '../storage/store';
@@ -48,8 +43,10 @@ import {
   refuseUnknownTopic,
   requireNamespaceKey,
 } from './authentication';
+import { acceptOnce, type Deduplication, giveBack } from './deduplication';
 import { type CompiledFilter, compileFilter } from './filter';
 import { checkFanOut } from './limits';
+import { orderedJobsOf } from './ordered-routing';
 import {
   type AcceptedEvent,
   cloudEvent,
@@ -94,12 +91,6 @@ export interface PublishResult {
   duplicates?: number;
 }
 
-/** A topic's de-duplication: whose ids are checked, and for how long they are remembered (0: off). */
-interface Deduplication {
-  topic: AcceptingTopic;
-  windowMs: number;
-}
-
 /** Topics, namespaces and names found missing kept at most in one publish function. */
 const LOOKUP_CACHE_ENTRIES = 10_000;
 
@@ -125,62 +116,6 @@ interface FilteredSubscription {
 }
 
 const NONE_HELD: HeldSubscriptions = new Map();
-
-/**
- * The ordered subscriptions' share of a publish: per ordered target, its matched events grouped
- * by their key (in publish order within each key), packed as `ordered` jobs for the ordered
- * queue, each in its key's FIFO group, with a de-duplication id of its own (an SDK retry of the
- * send adds nothing).
- */
-function orderedJobsOf(
-  publishId: string,
-  targets: readonly FilteredSubscription[],
-  destinations: readonly FanOutDestination[],
-  items: readonly DeliveryItem[],
-): { targets: ReadonlySet<DeliveryTarget>; jobs: OutgoingJob[] } {
-  const paths = new Map(
-    targets.flatMap(({ target, orderedKey }) =>
-      orderedKey === undefined ? [] : [[target, orderedKey] as const],
-    ),
-  );
-  const orderedTargets = new Set<DeliveryTarget>();
-  const jobs: OutgoingJob[] = [];
-  for (const { target, matched } of destinations) {
-    const path = paths.get(target);
-    if (path === undefined) continue;
-    orderedTargets.add(target);
-    const byKey = new Map<string, DeliveryItem[]>();
-    for (const position of matched) {
-      const item = items[position] as DeliveryItem;
-      const key = orderedKeyOf(target, path, item);
-      byKey.set(key, [...(byKey.get(key) ?? []), item]);
-    }
-    for (const [key, keyed] of byKey) {
-      const groupId = orderedGroupId(target, key);
-      packOrderedJobs({ target, key }, keyed).forEach((body, part) => {
-        jobs.push({
-          body,
-          delaySeconds: 0,
-          groupId,
-          deduplicationId: deduplicationIdOf(publishId, groupId, part),
-        });
-      });
-    }
-  }
-  return { targets: orderedTargets, jobs };
-}
-
-/**
- * The key of an event for an ordered subscription: the text at its key path in the event as the
- * subscription receives it (a string as itself, a number or boolean as written); "" when the path
- * is missing or leads to null, an object or an array (such events share the empty key).
- */
-export const orderedKeyOf = (target: DeliveryTarget, path: readonly string[], item: DeliveryItem): string =>
-  valueAtPath(eventInDeliverySchema(target.schema, item.eventJson), path) ?? '';
-
-/** One ordered message's SQS de-duplication id: its publish, group and part (a hash, 43 characters). */
-const deduplicationIdOf = (publishId: string, groupId: string, part: number): string =>
-  createHash('sha256').update(`${publishId}\n${groupId}\n${part}`, 'utf8').digest('base64url');
 
 export class Publisher {
   private readonly topics: TtlCache<Topic | undefined>;
@@ -363,7 +298,7 @@ export class Publisher {
 
     const publishId = this.deps.newId();
     // Repeats are answered but not queued: they leave every subscription's matches.
-    const { repeats, claimed } = await this.acceptOnce(dedup, events, publishId, started);
+    const { repeats, claimed } = await acceptOnce(this.deps, dedup, events, publishId, started);
     if (repeats.size > 0) {
       for (const [targetIndex, matched] of matchedBy.entries()) {
         matchedBy[targetIndex] = matched.filter((index) => !repeats.has(index));
@@ -407,7 +342,12 @@ export class Publisher {
     }
 
     const topicDims = { Topic: topicId };
-    const ordered = orderedJobsOf(publishId, targets, destinations, items);
+    const paths = new Map(
+      targets.flatMap(({ target, orderedKey }) =>
+        orderedKey === undefined ? [] : [[target, orderedKey] as const],
+      ),
+    );
+    const ordered = orderedJobsOf(publishId, paths, destinations, items);
     const unordered = destinations.filter(({ target }) => !ordered.targets.has(target));
     if (destinations.length > 0) {
       try {
@@ -423,7 +363,7 @@ export class Publisher {
           error: (error as Error).message,
         });
         // Not queued, so not accepted: a retry of the request must not find its ids taken.
-        await this.giveBack(dedup, claimed, publishId, topicId);
+        await giveBack(this.deps, dedup, claimed, publishId, topicId);
         if (error instanceof RangeError) {
           // An event too large for a message: a guard, as the publish limit already refuses them.
           throw payloadTooLarge(`An event is too large to queue: ${error.message}.`);
@@ -454,71 +394,6 @@ export class Publisher {
       messages: ordered.jobs.length + (unordered.length > 0 ? 1 : 0),
       ...(dedup.windowMs > 0 ? { duplicates: repeats.size } : {}),
     };
-  }
-
-  /**
-   * The positions of the request's events that repeat an id: one the topic accepted within its
-   * window, or one earlier in the same request (the first is kept). Claims the others' ids for
-   * this publish (`claimed`). Refuses the whole request (503) when the ids could not be checked.
-   */
-  private async acceptOnce(
-    dedup: Deduplication,
-    events: readonly AcceptedEvent[],
-    publishId: string,
-    now: number,
-  ): Promise<{ repeats: ReadonlySet<number>; claimed: string[] }> {
-    const repeats = new Set<number>();
-    if (dedup.windowMs <= 0) return { repeats, claimed: [] };
-    const firstOf = new Map<string, number>();
-    events.forEach(({ identity }, index) => {
-      if (identity === undefined) return;
-      if (firstOf.has(identity)) repeats.add(index);
-      else firstOf.set(identity, index);
-    });
-    const ids = [...firstOf.keys()];
-    let answers: boolean[];
-    try {
-      answers = await this.deps.acceptedIds.claim({
-        topic: dedup.topic,
-        ids,
-        owner: publishId,
-        now,
-        windowMs: dedup.windowMs,
-      });
-    } catch (error) {
-      const kept = error instanceof AcceptedIdsUnavailable ? error.kept : [];
-      this.deps.logger.error('could not check published event ids for repeats', {
-        topic: dedup.topic.id,
-        error: (error as Error).message,
-        ...(kept.length === 0 ? {} : { idsKeptAsRepeats: kept }),
-      });
-      throw dependencyUnavailable(
-        "The events could not be checked for repeats: the topic's de-duplication store is unavailable or throttling. None of the request's events were queued; send the request again after the time in Retry-After.",
-      );
-    }
-    const claimed: string[] = [];
-    ids.forEach((id, position) => {
-      if (answers[position] === true) repeats.add(firstOf.get(id) as number);
-      else claimed.push(id);
-    });
-    return { repeats, claimed };
-  }
-
-  /** Gives back the ids a publish claimed and then could not queue (logged when some stay taken). */
-  private async giveBack(
-    dedup: Deduplication,
-    claimed: readonly string[],
-    publishId: string,
-    topicId: string,
-  ) {
-    if (claimed.length === 0) return;
-    const kept = await this.deps.acceptedIds.release(dedup.topic, claimed, publishId);
-    if (kept.length > 0) {
-      this.deps.logger.error('could not give back the ids of events that were not queued', {
-        topic: topicId,
-        idsKeptAsRepeats: kept,
-      });
-    }
   }
 
   /**
