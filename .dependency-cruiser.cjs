@@ -11,7 +11,7 @@
  * The rows of `shared/`, bottom up, as the code map draws them:
  *   base:   domain/ config/ http/ platform/ observability/
  *   state:  queue/ storage/                 how jobs and state are kept
- *   halves: publish/ delivery/ (its rules/ and backlog/ too)   the two halves of the pipeline
+ *   halves: publish/ delivery/ (its rules/ and backlog/ too) archive/   the two halves of the pipeline, and the archive of what was published
  *   management/                             the admin API
  *   client/                                 what publishers and webhooks import from the package
  *   lambda/                                 wiring and Lambda glue
@@ -76,7 +76,7 @@ module.exports = {
         'The base row (domain, config, http, platform, observability) is what every other folder ' +
         'stands on: it imports nothing of the rows above it.',
       from: { path: '^shared/(domain|config|http|platform|observability)/' },
-      to: { path: '^shared/(queue|storage|publish|delivery|management|client|lambda)/' },
+      to: { path: '^shared/(queue|storage|publish|delivery|archive|management|client|lambda)/' },
     },
     {
       name: 'shared-state-imports-no-upper-row',
@@ -85,7 +85,7 @@ module.exports = {
         'Queues and storage keep jobs and state for both halves of the pipeline: they know nothing ' +
         'of how either half works (no delivery rules in storage: what both need lives in domain/).',
       from: { path: '^shared/(queue|storage)/' },
-      to: { path: '^shared/(publish|delivery|management|client|lambda)/' },
+      to: { path: '^shared/(publish|delivery|archive|management|client|lambda)/' },
     },
     {
       name: 'shared-halves-import-no-upper-row',
@@ -93,7 +93,7 @@ module.exports = {
       comment:
         'Publishing and delivery are driven by the admin API and the Lambda wiring, never the other ' +
         'way round.',
-      from: { path: '^shared/(publish|delivery)/' },
+      from: { path: '^shared/(publish|delivery|archive)/' },
       to: { path: '^shared/(management|client|lambda)/' },
     },
     {

@@ -7,6 +7,7 @@
  */
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { type ArchiveForwarding, archiveForwarding } from '../shared/archive/forward';
 import { readConfig } from '../shared/config/runtime';
 import { kindsTakenBy } from '../shared/delivery/job-registry';
 import { invocationLimits, LATE_ANSWER_WINDOW_MS } from '../shared/delivery/rules/late-answer';
@@ -15,6 +16,7 @@ import { type BacklogSweepJob, backlogSweepJobSchema } from '../shared/domain/de
 import { createJobConsumer, registryStep } from '../shared/lambda/job-consumer';
 import { flushMetrics, lazyHandler, logContext } from '../shared/lambda/middleware';
 import { buildDeliveryWorker, createObservability, type Observability } from '../shared/lambda/wiring';
+import { queueOf } from '../shared/lambda/wiring/runtime';
 import { createAwsClients } from '../shared/platform/aws';
 import { type Clock, systemClock } from '../shared/platform/clock';
 
@@ -61,6 +63,8 @@ export interface DeliveryHandlerDeps {
     | 'deliverOrdered'
   >;
   observability: Observability;
+  /** Where the archive copies its messages carry go (none: they stay on the messages, unread). */
+  archive?: ArchiveForwarding;
   clock?: Clock;
   /** The lengths its invocations plan with (default `INVOCATION_TIMES`, as on AWS). */
   times?: InvocationTimes;
@@ -133,11 +137,14 @@ const isSweep = (event: DeliveryFunctionEvent): event is BacklogSweepJob =>
 export function createDeliveryHandler({
   worker,
   observability,
+  archive,
   clock = systemClock,
   times = INVOCATION_TIMES,
 }: DeliveryHandlerDeps): DeliveryFunctionHandler {
   const consumer = createJobConsumer({
     observability,
+    // The archive copies the publishes' messages carry go on to the archive queue first.
+    ...(archive === undefined ? {} : { archive }),
     // Jobs queued before a deploy that changed the format are worked too (`job-upgrade.ts`).
     upgrade: (job) => worker.upgrade(job),
     step: registryStep('delivery', (context) => {
@@ -172,5 +179,9 @@ export function createDeliveryHandler({
 export const handler = lazyHandler(() => {
   const runtime = { config: readConfig(), clients: createAwsClients() };
   const observability = createObservability('delivery', runtime.config);
-  return createDeliveryHandler({ worker: buildDeliveryWorker(runtime, observability), observability });
+  return createDeliveryHandler({
+    worker: buildDeliveryWorker(runtime, observability),
+    observability,
+    archive: archiveForwarding(queueOf(runtime, ['archive'])),
+  });
 });

@@ -250,6 +250,20 @@ export const backlogWakeLateAlarm = (namespace: string): AlarmDefinition => ({
     `subscription, and check the retry queue's parked messages.`,
 });
 
+export const archiveMissedAlarm = (namespace: string): AlarmDefinition => ({
+  id: 'ArchiveMissedAlarm',
+  metric: pipelineMetric(namespace, METRIC.ArchiveMissedCount, 'Sum'),
+  threshold: 1,
+  comparison: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+  periods: 1,
+  description:
+    `events a topic with an archive accepted (and delivered) could not be queued for its ` +
+    `archive: the archive queue refused them, so a replay of their time will miss them. The ` +
+    `publish function's "could not be queued for the archive" log lines name the topic; ` +
+    `ArchiveMissedCount by Topic counts them. (Copies that reached the queue but could not be ` +
+    `written are parked instead: the archive queue's parked-messages alarm.)`,
+});
+
 /**
  * The API's 5xx answers as a percent of its requests, when there were at least
  * `apiServerErrorsMinimum` of them in the period (else 0). The HTTP API's own metrics

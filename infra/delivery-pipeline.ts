@@ -41,7 +41,7 @@ import { addAlarmTopicOutput, addOutputs, claimOutputPrefix } from './pipeline/o
 import { validateProps } from './pipeline/props';
 import { addPublishFunctionUrl } from './pipeline/publish-url';
 import { createQueues } from './pipeline/queues';
-import { scheduleBacklogSweep } from './pipeline/schedules';
+import { scheduleArchiveSweep, scheduleBacklogSweep } from './pipeline/schedules';
 import { createStorage } from './pipeline/storage';
 import type { PipelineFunction } from './pipeline-function';
 
@@ -100,6 +100,11 @@ export class DeliveryPipeline extends Construct {
    * function); objects left behind expire after `BACKLOG_BUCKET.retentionDays` days.
    */
   readonly backlogBucket: s3.Bucket;
+  /**
+   * Topics' archives (written by the dead-letter function); segments older than their topic's
+   * retention are removed by the daily archive sweep, and all after `ARCHIVE_BUCKET.retentionDays`.
+   */
+  readonly archiveBucket: s3.Bucket;
   /** Server access logs of the dead-letter bucket; undefined when the bucket was given. */
   readonly deadLetterAccessLogsBucket?: s3.Bucket;
   /**
@@ -131,6 +136,8 @@ export class DeliveryPipeline extends Construct {
    * (`shared/queue/backlog-sweep.ts`): the sweep that sends the ticks of backlogs whose wake is near.
    */
   readonly backlogSweepRule: events.Rule;
+  /** The daily rule that invokes the dead-letter function to sweep the topics' archives. */
+  readonly archiveSweepRule: events.Rule;
   /** The CloudWatch namespace of this pipeline's metrics (the `metricsNamespace` prop). */
   readonly metricsNamespace: string;
   /** What this pipeline's CLI-read output names begin with (see the `outputPrefix` prop). */
@@ -225,6 +232,7 @@ export class DeliveryPipeline extends Construct {
       functions.management.addEnvironment(ENV.publishUrl, publishUrl.url);
     }
     const backlogSweepRule = scheduleBacklogSweep(this, functions.delivery);
+    const archiveSweepRule = scheduleArchiveSweep(this, functions.deadLetter);
     const alarmTopic = props.alarmTopic ?? createAlarmTopic(this, removalPolicy);
     subscribeAlarmEmails(alarmTopic, alarmEmailsOf(props.alarmEmail));
     const monitored = {
@@ -258,6 +266,7 @@ export class DeliveryPipeline extends Construct {
     this.deadLetterAccessLogsBucket = storage.deadLetterAccessLogsBucket;
     this.fanOutBucket = storage.fanOutBucket;
     this.backlogBucket = storage.backlogBucket;
+    this.archiveBucket = storage.archiveBucket;
     this.headerKeySecret = storage.headerKeySecret;
     this.topicKeySecret = storage.topicKeySecret;
     this.sessionKeySecret = storage.sessionKeySecret;
@@ -269,6 +278,7 @@ export class DeliveryPipeline extends Construct {
     this.deadLetterFunction = functions.deadLetter;
     if (publishUrl !== undefined) this.publishUrl = publishUrl;
     this.backlogSweepRule = backlogSweepRule;
+    this.archiveSweepRule = archiveSweepRule;
     this.alarmTopic = alarmTopic;
     this.alarms = alarms;
     this.parkedAlarms = alarms.parked;

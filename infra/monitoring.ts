@@ -27,6 +27,7 @@ import {
   ALARM_THRESHOLDS,
   type AlarmDefinition,
   apiServerErrorsAlarm,
+  archiveMissedAlarm,
   backlogOldestAgeAlarm,
   backlogSizeAlarm,
   backlogWakeLateAlarm,
@@ -71,6 +72,8 @@ export interface PipelineAlarms {
   readonly backlogSize: cloudwatch.Alarm;
   /** A backlog's wake was found late (its tick message lost) and armed again. */
   readonly backlogWakeLate: cloudwatch.Alarm;
+  /** Accepted events of a topic with an archive could not be queued for it (`ArchiveMissedCount`). */
+  readonly archiveMissed: cloudwatch.Alarm;
   /**
    * More than `ALARM_THRESHOLDS.apiServerErrorRatePercent` of API requests (and at least
    * `apiServerErrorsMinimum`) were answered with a 5xx, two periods in a row.
@@ -101,6 +104,7 @@ export function listAlarms(alarms: PipelineAlarms): cloudwatch.Alarm[] {
     alarms.backlogOldestAge,
     alarms.backlogSize,
     alarms.backlogWakeLate,
+    alarms.archiveMissed,
     alarms.apiServerErrors,
     alarms.tableThrottles,
     alarms.endpointValidationFailed,
@@ -164,6 +168,7 @@ export function createAlarms(
     backlogOldestAge: create(backlogOldestAgeAlarm(namespace, settings.backlogAgeHours)),
     backlogSize: create(backlogSizeAlarm(namespace, settings.backlogHeldEvents)),
     backlogWakeLate: create(backlogWakeLateAlarm(namespace)),
+    archiveMissed: create(archiveMissedAlarm(namespace)),
     apiServerErrors: create(apiServerErrorsAlarm(targets.api)),
     tableThrottles: create(tableThrottlesAlarm(targets.table)),
     endpointValidationFailed: create(endpointValidationFailedAlarm(namespace)),

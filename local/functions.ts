@@ -2,7 +2,7 @@
  * The local stack's functions: the same handlers as on AWS, built by the same wiring from one
  * configuration, with their metrics summed in memory (`metrics.ts`) instead of written as EMF.
  */
-import { createDeadLetterHandler } from '../functions/dead-letter';
+import { createDeadLetterHandler, type DeadLetterFunctionHandler } from '../functions/dead-letter';
 import {
   createDeliveryHandler,
   type DeliveryFunctionHandler,
@@ -11,12 +11,18 @@ import {
 } from '../functions/delivery';
 import { createManagementHandler } from '../functions/management';
 import { buildPublishHandler } from '../functions/publish';
+import { archiveForwarding } from '../shared/archive/forward';
 import type { RuntimeConfig } from '../shared/config/runtime';
 import { DELIVERY_TIMEOUT_MS } from '../shared/delivery/webhook-sender';
-import { buildDeadLetterStep } from '../shared/lambda/wiring/dead-letter';
+import {
+  buildArchiveSweep,
+  buildArchiveWriter,
+  buildDeadLetterStep,
+} from '../shared/lambda/wiring/dead-letter';
 import { buildDeliveryWorker } from '../shared/lambda/wiring/delivery';
 import { buildManagementDeps } from '../shared/lambda/wiring/management';
 import { createObservability } from '../shared/lambda/wiring/observability';
+import { queueOf } from '../shared/lambda/wiring/runtime';
 import type { LoggerLike } from '../shared/observability/logging';
 import type { AwsClients } from '../shared/platform/aws';
 import { asFunction } from './current-function';
@@ -40,6 +46,8 @@ export interface LocalFunctions {
   consumers: Record<'delivery' | 'deadLetter', LocalConsumer>;
   /** The delivery function's handler, also for the scheduled backlog sweep. */
   delivery: DeliveryFunctionHandler;
+  /** The dead-letter function's handler, also for the scheduled archive sweep. */
+  deadLetter: DeadLetterFunctionHandler;
   /** Ends the delivery engine's late listens at once (the stack is stopping). */
   stopListening: () => void;
   /** The publish function's logger: what the stack notes about publishing goes there. */
@@ -139,6 +147,7 @@ export function buildLocalFunctions({
   const createdDeliveryHandler: DeliveryFunctionHandler = createDeliveryHandler({
     worker: deliveryWorker,
     observability: deliveryObs,
+    archive: archiveForwarding(queueOf(runtime, ['archive'])),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(requestScale === 1 ? {} : { times }),
   });
@@ -151,22 +160,26 @@ export function buildLocalFunctions({
     options.wrapDeliveryHandler?.(realDeliveryHandler) ?? realDeliveryHandler,
   );
   const deadLetterObs = observability('dead-letter');
+  const deadLetterHandler = asFunction(
+    'deadLetter',
+    createDeadLetterHandler({
+      step: buildDeadLetterStep(runtime, deadLetterObs),
+      archive: buildArchiveWriter(runtime, deadLetterObs),
+      sweepArchives: buildArchiveSweep(runtime),
+      observability: deadLetterObs,
+    }),
+  );
   return {
     http: handlers as unknown as Record<'publish' | 'management', HttpHandler>,
     consumers: {
       delivery: { handler: deliveryHandler, logger: deliveryObs.logger },
       deadLetter: {
-        handler: asFunction(
-          'deadLetter',
-          createDeadLetterHandler({
-            step: buildDeadLetterStep(runtime, deadLetterObs),
-            observability: deadLetterObs,
-          }),
-        ),
+        handler: deadLetterHandler,
         logger: deadLetterObs.logger,
       },
     },
     delivery: deliveryHandler,
+    deadLetter: deadLetterHandler,
     stopListening: () => deliveryWorker.stopListening(),
     publishLogger: publishObs.logger,
     managementLogger: managementObs.logger,

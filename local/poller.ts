@@ -148,6 +148,23 @@ export interface PollerCounts {
 /** The system attributes Lambda adds to a FIFO queue's records. */
 const FIFO_RECORD_ATTRIBUTES = ['MessageGroupId', 'MessageDeduplicationId', 'SequenceNumber'] as const;
 
+/** A message's attributes as Lambda puts them in a record (binary values in base64). */
+function recordAttributesOf(message: Message): SQSRecord['messageAttributes'] {
+  const attributes: SQSRecord['messageAttributes'] = {};
+  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
+    attributes[name] = {
+      dataType: value.DataType ?? 'String',
+      ...(value.StringValue === undefined ? {} : { stringValue: value.StringValue }),
+      ...(value.BinaryValue === undefined
+        ? {}
+        : { binaryValue: Buffer.from(value.BinaryValue).toString('base64') }),
+      stringListValues: [],
+      binaryListValues: [],
+    };
+  }
+  return attributes;
+}
+
 export function toSqsRecord(message: Message, queueArn: string): SQSRecord {
   const attributes = message.Attributes ?? {};
   const fifo: Partial<Record<(typeof FIFO_RECORD_ATTRIBUTES)[number], string>> = {};
@@ -166,7 +183,7 @@ export function toSqsRecord(message: Message, queueArn: string): SQSRecord {
       ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
       ...fifo,
     },
-    messageAttributes: {},
+    messageAttributes: recordAttributesOf(message),
     md5OfBody: message.MD5OfBody ?? '',
     eventSource: 'aws:sqs',
     eventSourceARN: queueArn,
@@ -412,6 +429,8 @@ export class QueuePoller {
           MaxNumberOfMessages: maxMessages,
           WaitTimeSeconds: waitSeconds,
           MessageSystemAttributeNames: ['All'],
+          // Lambda hands a function every message attribute (an archive copy rides on one).
+          MessageAttributeNames: ['All'],
         }),
         { abortSignal: this.abort.signal },
       );

@@ -7,6 +7,7 @@ import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { FIFO_QUEUE_SETTINGS, fifoQueueAttributes } from '../shared/config/fifo-queues';
 import {
+  ARCHIVE_BUCKET,
   BACKLOG_BUCKET,
   BUCKET,
   FAN_OUT_BUCKET,
@@ -26,6 +27,8 @@ export interface LocalResources {
   fanOutBucketName: string;
   /** Segments of stored events (the backlog bucket). */
   backlogBucketName: string;
+  /** Topics' archives (the archive bucket). */
+  archiveBucketName: string;
 }
 
 export interface ProvisionOptions {
@@ -117,6 +120,7 @@ export async function provisionLocalResources(
   await clients.s3.send(new CreateBucketCommand({ Bucket: BUCKET.localName }));
   await clients.s3.send(new CreateBucketCommand({ Bucket: FAN_OUT_BUCKET.localName }));
   await clients.s3.send(new CreateBucketCommand({ Bucket: BACKLOG_BUCKET.localName }));
+  await clients.s3.send(new CreateBucketCommand({ Bucket: ARCHIVE_BUCKET.localName }));
   return {
     queueUrls,
     redriveQueueUrls,
@@ -124,5 +128,6 @@ export async function provisionLocalResources(
     bucketName: BUCKET.localName,
     fanOutBucketName: FAN_OUT_BUCKET.localName,
     backlogBucketName: BACKLOG_BUCKET.localName,
+    archiveBucketName: ARCHIVE_BUCKET.localName,
   };
 }

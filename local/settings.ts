@@ -5,6 +5,7 @@
 
 import { parseFrameAncestors, parsePortalBranding, portalEnvironment } from '../shared/config/portal';
 import {
+  ARCHIVE_BUCKET,
   BACKLOG_BUCKET,
   BUCKET,
   ENV,
@@ -124,6 +125,7 @@ export function localFunctionConfig(
     [BUCKET.nameEnv]: resources.bucketName,
     [FAN_OUT_BUCKET.nameEnv]: resources.fanOutBucketName,
     [BACKLOG_BUCKET.nameEnv]: resources.backlogBucketName,
+    [ARCHIVE_BUCKET.nameEnv]: resources.archiveBucketName,
   };
   for (const key of Object.keys(QUEUES) as QueueKey[]) env[QUEUES[key].urlEnv] = resources.queueUrls[key];
   return readConfig(env);

@@ -35,7 +35,7 @@ import { restoreQueues } from './saved-queues';
 import { checkedFunctionSettings, localFunctionConfig } from './settings';
 import { LocalStackError } from './stack-error';
 import type { LocalStackOptions } from './stack-options';
-import { BacklogSweeper } from './sweeper';
+import { ARCHIVE_SWEEP_SCHEDULE, BACKLOG_SWEEP_SCHEDULE, Sweeper } from './sweeper';
 
 export { ADMIN_TOKEN_FILE, HEADER_KEY_FILE, TOPIC_KEY_FILE } from './data-dir';
 export { CREDENTIALS_FILE } from './emulator-access';
@@ -92,11 +92,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     parts.pollers = pollers;
     parts.stopListening = functions.stopListening;
-    parts.sweeper = new BacklogSweeper({
-      handler: functions.delivery,
-      timeScale: config.timeScale,
-      logger: functions.consumers.delivery.logger,
-    });
+    parts.sweepers = [
+      new Sweeper({
+        schedule: BACKLOG_SWEEP_SCHEDULE,
+        handler: functions.delivery,
+        timeScale: config.timeScale,
+        logger: functions.consumers.delivery.logger,
+      }),
+      new Sweeper({
+        schedule: ARCHIVE_SWEEP_SCHEDULE,
+        handler: functions.deadLetter,
+        timeScale: config.timeScale,
+        logger: functions.consumers.deadLetter.logger,
+      }),
+    ];
 
     const { gateway, functionUrl, admission } = await startHttpApi({
       host,
@@ -114,7 +123,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     parts.functionUrl = functionUrl;
     parts.admission = admission;
     for (const poller of pollers) poller.start();
-    parts.sweeper.start();
+    for (const sweeper of parts.sweepers) sweeper.start();
 
     const urls = { api: gateway.url, functionUrl: functionUrl.url };
     await writeEndpointsFile(dataDir, urls, emulators.endpoints, adminToken, resources);
@@ -236,7 +245,8 @@ interface RunningParts {
   pollers: QueuePoller[];
   /** Ends late listens at once, so invocations waiting on them end too. */
   stopListening?: () => void;
-  sweeper?: BacklogSweeper;
+  /** The scheduled sweeps (backlog, archive). */
+  sweepers?: Pick<Sweeper<unknown>, 'start' | 'stop'>[];
   admission?: BacklogAdmission | undefined;
   gateway?: Gateway;
   functionUrl?: Listener;
@@ -254,7 +264,10 @@ async function stopParts(parts: RunningParts): Promise<void> {
     // Invocations still listening to timed-out requests for a late answer end now, not at their
     // window's close; a late answer is best effort, and an unrecorded one means a retry.
     parts.stopListening?.();
-    await Promise.all([...parts.pollers.map((poller) => poller.stop()), parts.sweeper?.stop()]);
+    await Promise.all([
+      ...parts.pollers.map((poller) => poller.stop()),
+      ...(parts.sweepers ?? []).map((sweeper) => sweeper.stop()),
+    ]);
   } finally {
     await parts.emulators.stop();
     await parts.unlock();

@@ -72,7 +72,9 @@ export async function redriveParked(
       for (const message of fresh) handled.add(message.MessageId ?? '');
       for (const round of fifo ? inGroupRounds(fresh) : [fresh]) {
         const sendable = fifo ? round.filter((message) => !stuckBehind(message, stopped, result)) : round;
-        for (const group of batchForSend(sendable, payloadOf)) {
+        for (const group of batchForSend(sendable, (message) =>
+          Buffer.byteLength(payloadOf(message), 'utf8'),
+        )) {
           const sent = await sendGroup(sqs, queue.url, group, result, fifo);
           if (fifo) stopGroupsOf(group, sent, stopped);
           if (sent.length === 0) continue;

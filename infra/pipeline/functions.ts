@@ -6,6 +6,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
+  ARCHIVE_BUCKET,
   BACKLOG_BUCKET,
   BUCKET,
   ENV,
@@ -229,6 +230,9 @@ const commonProps = (
 const BACKLOG_GRANT_REASON =
   'Segment object keys are made at run time (topic, subscription, uid, segment id); the grant covers the segment prefix of this one bucket, with only the object actions named.';
 
+const ARCHIVE_GRANT_REASON =
+  'Archive segment keys are made at run time (topic, creation time, hour, segment id); the grant covers the archive prefix of this one bucket, with only the object actions named.';
+
 const FAN_OUT_GRANT_REASON =
   'Fan-out object keys are made at run time (day, publish id); the grant covers objects of this one bucket, with only the object action named.';
 
@@ -259,6 +263,8 @@ function createPublishFunction(scope: Construct, options: FunctionsOptions): Pip
       .bindQueue(queues.backlog, QUEUES.backlog.urlEnv, 'send')
       // The events of subscriptions with ordered delivery, one message each in its key's group.
       .bindQueue(queues.ordered, QUEUES.ordered.urlEnv, 'send')
+      // A publish's archive copy, when it cannot ride on the publish's own message.
+      .bindQueue(queues.archive, QUEUES.archive.urlEnv, 'send')
       // Stores a fan-out too large for one message before sending the message naming it.
       .bindBucket(storage.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'write', FAN_OUT_GRANT_REASON)
       // Opens topic keys to check keys and SAS signatures.
@@ -329,6 +335,8 @@ function createDeliveryFunction(scope: Construct, options: FunctionsOptions): Pi
       // it is due (sqs:ChangeMessageVisibility, which consuming grants). Sends: the notices it
       // publishes (a subscription disabled) to the ordered subscriptions of the system topic.
       .bindQueue(queues.ordered, QUEUES.ordered.urlEnv, 'sendAndConsume')
+      // Forwards the archive copies its messages carry (and its notices' copies).
+      .bindQueue(queues.archive, QUEUES.archive.urlEnv, 'send')
       .bindBucketPrefix(
         storage.backlogBucket,
         BACKLOG_BUCKET.nameEnv,
@@ -361,6 +369,14 @@ function createDeadLetterFunction(scope: Construct, options: FunctionsOptions): 
       .bindQueue(queues.backlog, QUEUES.backlog.urlEnv, 'send')
       .bindQueue(queues.ordered, QUEUES.ordered.urlEnv, 'send')
       .bindBucket(storage.fanOutBucket, FAN_OUT_BUCKET.nameEnv, 'write', FAN_OUT_GRANT_REASON)
+      // Archive copies: sent (a notice's) and consumed, their segments written under the prefix.
+      .bindQueue(queues.archive, QUEUES.archive.urlEnv, 'sendAndConsume')
+      .bindBucketPrefix(
+        storage.archiveBucket,
+        ARCHIVE_BUCKET.nameEnv,
+        ARCHIVE_BUCKET.prefix,
+        ARCHIVE_GRANT_REASON,
+      )
       // Topic items hold their keys sealed; reading one opens them.
       .bindSecret(storage.topicKeySecret, ENV.topicKeySecretArn)
   );

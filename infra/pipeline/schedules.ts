@@ -2,11 +2,15 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
+import { ARCHIVE_SWEEP_EVENT, ARCHIVE_SWEEP_EVERY_HOURS } from '../../shared/archive/sweep';
 import { BACKLOG_SWEEP_EVENT, BACKLOG_SWEEP_EVERY_MINUTES } from '../../shared/queue/backlog-sweep';
 import type { PipelineFunction } from '../pipeline-function';
 
 /** Construct id of the rule that sweeps the backlogs' timer index. */
 export const BACKLOG_SWEEP_RULE_ID = 'BacklogSweepSchedule';
+
+/** Construct id of the rule that sweeps the topics' archives. */
+export const ARCHIVE_SWEEP_RULE_ID = 'ArchiveSweepSchedule';
 
 /**
  * The backlog sweep's schedule: the delivery function invoked every minute with
@@ -42,6 +46,35 @@ export function scheduleBacklogSweep(scope: Construct, deliveryFunction: Pipelin
   Validations.of(deliveryFunction).acknowledge({
     id: 'Serverless-LambdaAsyncFailureDestination',
     reason: `Its only asynchronous invocation is the backlog sweep. ${lostSweep}`,
+  });
+  return rule;
+}
+
+/**
+ * The archive sweep's schedule: the dead-letter function invoked once a day with
+ * `ARCHIVE_SWEEP_EVENT`, which removes segments older than their topic's retention and the
+ * archives of topics deleted, made again or no longer archived (`archive/sweep.ts`). Never tried
+ * again: the next day's sweep does what a failed one left (segments are kept a day longer).
+ */
+export function scheduleArchiveSweep(scope: Construct, deadLetterFunction: PipelineFunction): events.Rule {
+  const rule = new events.Rule(scope, ARCHIVE_SWEEP_RULE_ID, {
+    description: "Gridwire: sweeps the topics' archives (removes segments past their retention)",
+    schedule: events.Schedule.rate(Duration.hours(ARCHIVE_SWEEP_EVERY_HOURS)),
+    targets: [
+      new targets.LambdaFunction(deadLetterFunction, {
+        event: events.RuleTargetInput.fromObject(ARCHIVE_SWEEP_EVENT),
+        retryAttempts: 0,
+        maxEventAge: Duration.hours(1),
+      }),
+    ],
+  });
+  deadLetterFunction.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.hours(1) });
+  const lostSweep =
+    "A sweep lists the archives afresh each day, so the next day's sweep does what a failed or lost one left. Failures show on the dead-letter function errors alarm.";
+  Validations.of(rule).acknowledge({ id: 'Serverless-EventBusDLQ', reason: lostSweep });
+  Validations.of(deadLetterFunction).acknowledge({
+    id: 'Serverless-LambdaAsyncFailureDestination',
+    reason: `Its only asynchronous invocation is the archive sweep. ${lostSweep}`,
   });
   return rule;
 }

@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { BACKLOG_BUCKET, BUCKET, FAN_OUT_BUCKET, TABLE } from '../../shared/config/resources';
+import { ARCHIVE_BUCKET, BACKLOG_BUCKET, BUCKET, FAN_OUT_BUCKET, TABLE } from '../../shared/config/resources';
 
 /** Where the pipeline keeps state: the table, the buckets and the sealing keys. */
 export interface PipelineStorage {
@@ -14,6 +14,8 @@ export interface PipelineStorage {
   readonly fanOutBucket: s3.Bucket;
   /** Segments of events kept in subscriptions' backlogs. */
   readonly backlogBucket: s3.Bucket;
+  /** Topics' archives: segments of the events topics with `archive` accepted. */
+  readonly archiveBucket: s3.Bucket;
   /** Seals secret delivery header values in the table. */
   readonly headerKeySecret: secretsmanager.Secret;
   /** Seals topic and namespace access keys in the table. */
@@ -41,6 +43,7 @@ export function createStorage(scope: Construct, options: StorageOptions): Pipeli
     ...deadLetters,
     fanOutBucket: createFanOutBucket(scope, options.removalPolicy),
     backlogBucket: createBacklogBucket(scope, options.removalPolicy),
+    archiveBucket: createArchiveBucket(scope, options.removalPolicy),
     ...createSealingKeys(scope, options.removalPolicy),
     sessionKeySecret: createSessionKey(scope, options.removalPolicy),
   };
@@ -142,6 +145,19 @@ const createBacklogBucket = (scope: Construct, removalPolicy: RemovalPolicy): s3
     BACKLOG_BUCKET,
     removalPolicy,
     'The bucket holds events in transit until they are delivered or end, written and read only by the delivery function; its logs, the attempt history and the delivery metrics record what happens to each event.',
+  );
+
+/**
+ * Topics' archives: segments written by the dead-letter function, read by replays, removed by the
+ * daily archive sweep once older than their topic's retention; the expiry removes whatever is
+ * older than the longest retention (a topic deleted, a sweep that never came).
+ */
+const createArchiveBucket = (scope: Construct, removalPolicy: RemovalPolicy): s3.Bucket =>
+  createTransitBucket(
+    scope,
+    ARCHIVE_BUCKET,
+    removalPolicy,
+    'The bucket holds copies of published events for replays, written by the dead-letter function and read by the management function only; the publish metrics and logs record each publish, the archive metrics each segment written.',
   );
 
 /** The keys that seal values stored in the table, kept or removed with it. */

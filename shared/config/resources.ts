@@ -19,6 +19,10 @@ export const ENV = {
   /** The queue of events on their way into a subscription's backlog (`store` jobs). */
   backlogQueueUrl: 'GRIDWIRE_BACKLOG_QUEUE_URL',
   orderedQueueUrl: 'GRIDWIRE_ORDERED_QUEUE_URL',
+  /** The queue of publishes' archive copies, on their way into archive segments. */
+  archiveQueueUrl: 'GRIDWIRE_ARCHIVE_QUEUE_URL',
+  /** The bucket of topics' archives: every event an archived topic accepted, in segments. */
+  archiveBucket: 'GRIDWIRE_ARCHIVE_BUCKET',
   deadLetterBucket: 'GRIDWIRE_DEAD_LETTER_BUCKET',
   /** The bucket of publishes whose fan-out is too large for one SQS message. */
   fanOutBucket: 'GRIDWIRE_FAN_OUT_BUCKET',
@@ -164,7 +168,7 @@ export const LOCAL_ENV = {
   emulatorOptions: 'GRIDWIRE_EMULATOR_OPTIONS',
 } as const;
 
-export type QueueKey = 'delivery' | 'retry' | 'endedDelivery' | 'backlog' | 'ordered';
+export type QueueKey = 'delivery' | 'retry' | 'endedDelivery' | 'backlog' | 'ordered' | 'archive';
 
 export interface QueueDefinition {
   /** CDK construct id. */
@@ -216,6 +220,13 @@ export const DEAD_LETTER_FUNCTION_TIMEOUT_SECONDS = 60;
  * prop on AWS): the longer, the more events share one segment and its writes.
  */
 export const BACKLOG_WINDOW_SECONDS = 60;
+
+/**
+ * Seconds the archive queue's consumer gathers archive copies before it writes them: the longer,
+ * the fewer and larger the segments (and their PUTs); an event reaches the archive this much
+ * after its publish at most, plus the write.
+ */
+export const ARCHIVE_WINDOW_SECONDS = 60;
 
 export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {
   /**
@@ -307,6 +318,29 @@ export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {
     redrive: { id: 'OrderedRedriveQueue', localName: 'gridwire-ordered-redrive.fifo', retentionDays: 14 },
     // Lambda takes at most 10 messages a batch from a FIFO queue, and no batching window.
     consumer: { batchSize: 10, maxConcurrency: 50, batchingWindowSeconds: 0, function: 'delivery' },
+  },
+  /**
+   * Archive copies of publishes (`archive` jobs), forwarded by the delivery function from the
+   * publishes' own messages, one message per topic and batch. Its consumer gathers them for a
+   * minute and writes each topic's copies as a few segments (`archive/writer.ts`); a copy it
+   * cannot write comes back, and after five receives is parked, where the archive's alarm sees it.
+   */
+  archive: {
+    id: 'ArchiveQueue',
+    localName: 'gridwire-archive',
+    urlEnv: ENV.archiveQueueUrl,
+    visibilityTimeoutSeconds: visibilityTimeoutOf(
+      DEAD_LETTER_FUNCTION_TIMEOUT_SECONDS,
+      ARCHIVE_WINDOW_SECONDS,
+    ),
+    maxReceiveCount: 5,
+    redrive: { id: 'ArchiveRedriveQueue', localName: 'gridwire-archive-redrive', retentionDays: 14 },
+    consumer: {
+      batchSize: 1000,
+      maxConcurrency: 2,
+      batchingWindowSeconds: ARCHIVE_WINDOW_SECONDS,
+      function: 'deadLetter',
+    },
   },
 };
 
@@ -408,6 +442,23 @@ export const BACKLOG_BUCKET = {
   retentionDays: 15,
 } as const;
 
+/**
+ * Topics' archives: every event a topic with `archive` accepted, as it was delivered, in gzipped
+ * segments of many events (`shared/storage/archive.ts`), under the topic and the hour the events
+ * were published in. Written by the dead-letter function (the archive queue's consumer), read by
+ * replays; a daily sweep removes what is older than each topic's retention, and a lifecycle rule
+ * whatever is older than the longest retention.
+ */
+export const ARCHIVE_BUCKET = {
+  id: 'ArchiveBucket',
+  localName: 'gridwire-archive',
+  nameEnv: ENV.archiveBucket,
+  /** The prefix of every segment's key. */
+  prefix: 'archive/',
+  /** Days an object is kept at most (the lifecycle rule): one more than the longest retention. */
+  retentionDays: 366,
+} as const;
+
 export type FunctionKey = 'publish' | 'management' | 'delivery' | 'deadLetter';
 
 export interface FunctionDefinition {
@@ -446,6 +497,6 @@ export const FUNCTIONS: Readonly<Record<FunctionKey, FunctionDefinition>> = {
     entry: 'functions/dead-letter.ts',
     memoryMb: 256,
     timeoutSeconds: DEAD_LETTER_FUNCTION_TIMEOUT_SECONDS,
-    description: 'Takes deliveries that ended without success (dead-letter step)',
+    description: 'Writes dead letters (deliveries that ended without success) and archive segments',
   },
 };

@@ -66,6 +66,8 @@ export interface RuntimeConfig {
   fanOutBucket?: string;
   /** The backlog bucket, for the delivery function (segments of stored events). */
   backlogBucket?: string;
+  /** The archive bucket, for the dead-letter function (writes) and the management function (replays). */
+  archiveBucket?: string;
   /**
    * Where the key that seals secret delivery header values comes from: a Secrets Manager secret
    * (AWS) or the key's text (the local stack). Neither: secret header values can't be used.
@@ -241,6 +243,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
   const deadLetterBucket = read.optional(ENV.deadLetterBucket);
   const fanOutBucket = read.optional(ENV.fanOutBucket);
   const backlogBucket = read.optional(ENV.backlogBucket);
+  const archiveBucket = read.optional(ENV.archiveBucket);
   const tableName = read.optional(ENV.tableName);
   const headerKeySecretArn = read.optional(ENV.headerKeySecretArn);
   const headerKey = read.optional(ENV.headerKey);
@@ -299,6 +302,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),
     ...(fanOutBucket === undefined ? {} : { fanOutBucket }),
     ...(backlogBucket === undefined ? {} : { backlogBucket }),
+    ...(archiveBucket === undefined ? {} : { archiveBucket }),
     ...(headerKeySecretArn === undefined ? {} : { headerKeySecretArn }),
     ...(headerKey === undefined ? {} : { headerKey }),
     ...(topicKeySecretArn === undefined ? {} : { topicKeySecretArn }),

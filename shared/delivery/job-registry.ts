@@ -12,6 +12,7 @@
  * its kind together.
  */
 import type { z } from 'zod';
+import type { ArchiveWriter } from '../archive/writer';
 import type { QueueKey } from '../config/resources';
 import { JOB_SCHEMAS, type JobKind, type JobOfKind, type QueuedJob } from '../domain/delivery';
 import { kindOf } from '../queue/job-kinds';
@@ -35,7 +36,7 @@ export interface StepWorkers {
     | 'tick'
     | 'deliverOrdered'
   >;
-  deadLetter: Pick<DeadLetterStep, 'write'>;
+  deadLetter: Pick<DeadLetterStep, 'write'> & Pick<ArchiveWriter, 'writeArchive'>;
 }
 export type ConsumerFunction = keyof StepWorkers;
 
@@ -207,6 +208,14 @@ const WRITE_DEAD_LETTERS: JobStep<'ended', 'deadLetter'> = {
   },
 };
 
+/** Archive copies written into their topics' segments, the whole batch grouped per topic and hour. */
+const WRITE_ARCHIVE: JobStep<'archive', 'deadLetter'> = {
+  consumer: 'deadLetter',
+  does: "written into the archive bucket, the batch's events in one segment per topic and hour (archive/writer.ts)",
+  batched: true,
+  run: async (jobs, { worker }) => (await worker.writeArchive(jobs)).outcomes,
+};
+
 export const JOB_REGISTRY: { readonly [K in JobKind]: RegistryEntry<K> } = {
   deliver: { schema: JOB_SCHEMAS.deliver, steps: { delivery: DELIVER, retry: DELIVER } },
   validate: { schema: JOB_SCHEMAS.validate, steps: { delivery: VALIDATE } },
@@ -216,6 +225,7 @@ export const JOB_REGISTRY: { readonly [K in JobKind]: RegistryEntry<K> } = {
   store: { schema: JOB_SCHEMAS.store, steps: { backlog: STORE } },
   'backlog-tick': { schema: JOB_SCHEMAS['backlog-tick'], steps: { retry: TICK } },
   ordered: { schema: JOB_SCHEMAS.ordered, steps: { ordered: DELIVER_ORDERED } },
+  archive: { schema: JOB_SCHEMAS.archive, steps: { archive: WRITE_ARCHIVE } },
 };
 
 const KINDS = Object.keys(JOB_REGISTRY) as JobKind[];

@@ -309,6 +309,18 @@ export const backlogSweepJobSchema = z.object({
 export type BacklogSweepJob = z.infer<typeof backlogSweepJobSchema>;
 
 /**
+ * Archive copies of publishes to one topic (each gzipped JSON in base64, `archive/copy.ts`),
+ * forwarded from the publishes' own messages on their way into the topic's archive segments.
+ */
+export const archiveJobSchema = z.object({
+  v: formatVersion,
+  kind: z.literal('archive'),
+  topic: topicRefSchema,
+  copies: z.array(z.string().min(1)).min(1),
+});
+export type ArchiveJob = z.infer<typeof archiveJobSchema>;
+
+/**
  * Every shape a Gridwire queue carries. {@link QueuedJob} is their union, so a new shape is added
  * here or nowhere, and named by its kind in {@link JOB_SCHEMAS}; the job registry
  * (`delivery/job-registry.ts`) says which queues carry each kind and the step that runs it.
@@ -322,6 +334,7 @@ export const QUEUED_JOB_SCHEMAS = [
   storeJobSchema,
   backlogTickJobSchema,
   orderedJobSchema,
+  archiveJobSchema,
 ] as const;
 
 /** Anything a Gridwire queue carries. A job without `kind` is a delivery job. */
@@ -351,4 +364,6 @@ export const JOB_SCHEMAS: { readonly [K in JobKind]: z.ZodType<JobOfKind<K>> } =
   'backlog-tick': backlogTickJobSchema,
   /** One key's events of one publish, for an ordered subscription, in its key's FIFO group. */
   ordered: orderedJobSchema,
+  /** Publishes' archive copies, on their way into their topic's archive segments. */
+  archive: archiveJobSchema,
 };

@@ -113,6 +113,16 @@ export const DEDUPLICATION_WINDOW_IN_MINUTES = { min: 0, max: 1440, default: 0 }
 export const deduplicationWindowMs = (topic: { deduplicationWindowInMinutes?: number | undefined }): number =>
   (topic.deduplicationWindowInMinutes ?? 0) * 60_000;
 
+/**
+ * How long a topic's archive keeps the events it accepted, in days (`archive.retentionInDays`), on
+ * classic and namespace topics; a namespace topic's default is its `eventRetentionInDays`.
+ */
+export const ARCHIVE_RETENTION_IN_DAYS = { min: 1, max: 365 } as const;
+
+/** A topic's archive: every event it accepts kept as published, for this many days (`storage/archive.ts`). */
+export const topicArchiveSchema = z.object({ retentionInDays: z.number() });
+export type TopicArchive = z.infer<typeof topicArchiveSchema>;
+
 export const topicSchema = z.object({
   name: z.string(),
   inputSchema: z.enum(INPUT_SCHEMAS),
@@ -126,6 +136,8 @@ export const topicSchema = z.object({
   subscriptionsVersion: z.number(),
   /** Minutes a repeated event id is recognised (`DEDUPLICATION_WINDOW_IN_MINUTES`); absent or 0: off. */
   deduplicationWindowInMinutes: z.number().optional(),
+  /** Its archive (`ARCHIVE_RETENTION_IN_DAYS`); absent: off. */
+  archive: topicArchiveSchema.optional(),
 });
 export type Topic = z.infer<typeof topicSchema>;
 
@@ -154,6 +166,8 @@ export const namespaceTopicSchema = z.object({
   subscriptionsVersion: z.number(),
   /** As a classic topic's: minutes a repeated event id is recognised; absent or 0: off. */
   deduplicationWindowInMinutes: z.number().optional(),
+  /** As a classic topic's: its archive; absent: off. */
+  archive: topicArchiveSchema.optional(),
 });
 export type NamespaceTopic = z.infer<typeof namespaceTopicSchema>;
 

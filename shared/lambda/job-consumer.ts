@@ -18,6 +18,7 @@
  */
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { ArchiveForwarding, CarriedCopy } from '../archive/forward';
 import {
   type ConsumerFunction,
   kindsTakenBy,
@@ -29,8 +30,9 @@ import {
 import type { QueuedJob } from '../domain/delivery';
 import type { LoggerLike } from '../observability/logging';
 import { isLegacyJob, type LegacyJobOfKind, type ReadJob, readJobMessage } from '../queue/job-codec';
-import { type JobKind, type JobOfKind, jobLogFields, kindOf } from '../queue/job-kinds';
+import { type JobKind, type JobOfKind, jobLogFields, jobTopicOf, kindOf } from '../queue/job-kinds';
 import { batchResponse, done, poison, type RecordOutcome, retryLater } from '../queue/record-outcome';
+import { ARCHIVE_ATTRIBUTE } from '../queue/sqs-job-queue';
 import { flushMetrics, logContext } from './middleware';
 import type { Observability } from './wiring';
 
@@ -205,8 +207,12 @@ export async function consumeRecords<K extends JobKind>(
   step: ConsumerStep<K>,
   context: Context,
   upgrade: JobUpgrade<NoInfer<K>>,
+  archive?: ArchiveForwarding,
 ): Promise<ConsumedRecord[]> {
-  const read = await Promise.all(records.map((record) => readRecord(record, step.kinds, upgrade)));
+  const read: ReadRecord<K>[] = await Promise.all(
+    records.map((record) => readRecord(record, step.kinds, upgrade)),
+  );
+  if (archive !== undefined) await forwardCopies(records, read, archive);
   const jobs = read.flatMap((entry) => (entry.ended === undefined ? [entry.job] : []));
   const worked = records.filter((_, index) => read[index]?.ended === undefined);
   const messageIds = worked.map((record) => record.messageId);
@@ -220,6 +226,41 @@ export async function consumeRecords<K extends JobKind>(
     position += 1;
     return { job: entry.job, outcome, ...upgraded };
   });
+}
+
+/** The archive copy a record carries (base64, as Lambda hands binary attributes over). */
+const carriedCopyOf = (record: SQSRecord): string | undefined => {
+  const value = record.messageAttributes?.[ARCHIVE_ATTRIBUTE]?.binaryValue;
+  return value === undefined || value === '' ? undefined : value;
+};
+
+/**
+ * Forwards the archive copies the batch's jobs carried, in one send, before any job is worked:
+ * when that fails, those records come back unworked (their events are neither delivered nor
+ * archived yet), so a copy is never lost to a job that went on without it. A record that is not a
+ * job is left to be parked, copy and all.
+ */
+async function forwardCopies<K extends JobKind>(
+  records: readonly SQSRecord[],
+  read: ReadRecord<K>[],
+  archive: ArchiveForwarding,
+): Promise<void> {
+  const carrying: number[] = [];
+  const copies: CarriedCopy[] = [];
+  records.forEach((record, index) => {
+    const copy = carriedCopyOf(record);
+    const job = read[index]?.job;
+    if (copy === undefined || job === undefined) return;
+    carrying.push(index);
+    copies.push({ topic: jobTopicOf(job), copy });
+  });
+  if (copies.length === 0) return;
+  try {
+    await archive.forward(copies);
+  } catch (error) {
+    const again = retryLater(`could not forward the archive copies: ${reasonOf(error)}`);
+    for (const index of carrying) read[index] = { ended: again };
+  }
 }
 
 /**
@@ -262,6 +303,8 @@ export interface JobConsumerOptions<K extends JobKind> {
   step: ConsumerStep<K>;
   /** How the function brings jobs of an earlier format (of its kinds) to the current one. */
   upgrade: JobUpgrade<NoInfer<K>>;
+  /** Where the archive copies its messages carry go (the delivery function's consumer). */
+  archive?: ArchiveForwarding;
 }
 
 /** The Lambda handler of a queue consumer: the shell around `step`. */
@@ -269,9 +312,10 @@ export function createJobConsumer<K extends JobKind>({
   observability,
   step,
   upgrade,
+  archive,
 }: JobConsumerOptions<K>) {
   const consume = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-    const consumed = await consumeRecords(event.Records, step, context, upgrade);
+    const consumed = await consumeRecords(event.Records, step, context, upgrade, archive);
     consumed.forEach((entry, index) => {
       logOutcome(observability.logger, event.Records[index] as SQSRecord, entry);
     });

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { NAMESPACE_PROFILE, type Range } from '../delivery/rules/profiles';
 import {
+  ARCHIVE_RETENTION_IN_DAYS,
   DEDUPLICATION_WINDOW_IN_MINUTES,
   type DeliveryLogMode,
   type Namespace,
@@ -14,6 +15,7 @@ import {
   type RetryLimits,
   type Subscription,
   type SubscriptionFilter,
+  type TopicArchive,
 } from '../domain/model';
 import { namespaceResourceId, namespaceTopicResourceId, splitNamespaceTopicId } from '../domain/names';
 import { badRequest } from '../http/errors';
@@ -108,6 +110,15 @@ export const namespaceTopicBodySchema = z.strictObject({
         .optional(),
       publisherType: z.literal('Custom', { error: "must be 'Custom'" }).optional(),
       deduplicationWindowInMinutes: intInRange(DEDUPLICATION_WINDOW_IN_MINUTES).optional(),
+      archive: z
+        .strictObject(
+          { retentionInDays: intInRange(ARCHIVE_RETENTION_IN_DAYS).optional() },
+          {
+            error: `must be {"retentionInDays": ${ARCHIVE_RETENTION_IN_DAYS.min}..${ARCHIVE_RETENTION_IN_DAYS.max}} (default the topic's eventRetentionInDays), {} or null`,
+          },
+        )
+        .nullable()
+        .optional(),
     })
     .optional(),
 });
@@ -116,6 +127,8 @@ export interface NamespaceTopicInput {
   eventRetentionInDays: number;
   /** 0: off. */
   deduplicationWindowInMinutes: number;
+  /** Its archive; absent: none. */
+  archive?: TopicArchive;
 }
 
 export function parseNamespaceTopicBody(body: unknown): NamespaceTopicInput {
@@ -126,6 +139,22 @@ export function parseNamespaceTopicBody(body: unknown): NamespaceTopicInput {
       parsed.data.properties?.eventRetentionInDays ?? NAMESPACE_TOPIC_LIMITS.eventRetentionInDays.default,
     deduplicationWindowInMinutes:
       parsed.data.properties?.deduplicationWindowInMinutes ?? DEDUPLICATION_WINDOW_IN_MINUTES.default,
+    ...archiveOf(parsed.data.properties),
+  };
+}
+
+/** A namespace topic's archive as given: its retention defaults to the topic's event retention. */
+function archiveOf(
+  properties: { eventRetentionInDays?: number; archive?: { retentionInDays?: number } | null } | undefined,
+): { archive?: TopicArchive } {
+  if (properties?.archive == null) return {};
+  return {
+    archive: {
+      retentionInDays:
+        properties.archive.retentionInDays ??
+        properties.eventRetentionInDays ??
+        NAMESPACE_TOPIC_LIMITS.eventRetentionInDays.default,
+    },
   };
 }
 
@@ -256,6 +285,7 @@ export function namespaceTopicDocument(topic: NamespaceTopic) {
       inputSchema: 'CloudEventSchemaV1_0',
       eventRetentionInDays: topic.eventRetentionInDays,
       deduplicationWindowInMinutes: topic.deduplicationWindowInMinutes ?? 0,
+      archive: topic.archive ?? null,
     },
     systemData: systemData(topic),
   };

@@ -199,6 +199,7 @@ export const namespaceOperations: Readonly<Operations<NamespaceRouteDeps>> = {
           ...(input.deduplicationWindowInMinutes > 0
             ? { deduplicationWindowInMinutes: input.deduplicationWindowInMinutes }
             : {}),
+          ...(input.archive === undefined ? {} : { archive: input.archive }),
           createdAt: existing?.createdAt ?? at,
           updatedAt: at,
           subscriptionsVersion: existing?.subscriptionsVersion ?? 0,

@@ -61,6 +61,7 @@ export function topicDocument(topic: Omit<Topic, 'keys'>, baseUrl: string) {
         ? {}
         : { inputSchemaMapping: inputSchemaMappingDocument(topic.inputSchemaMapping) }),
       deduplicationWindowInMinutes: topic.deduplicationWindowInMinutes ?? 0,
+      archive: topic.archive ?? null,
     },
     systemData: systemData(topic),
   };

@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import {
+  ARCHIVE_RETENTION_IN_DAYS,
   DEDUPLICATION_WINDOW_IN_MINUTES,
   INPUT_SCHEMAS,
   type InputSchema,
@@ -77,6 +78,14 @@ const inputSchemaMappingSchema = z.strictObject({
     }),
 });
 
+/** `properties.archive`: `{"retentionInDays": 1..365}`; `null` or absent: no archive. */
+export const archiveBodySchema = z.strictObject(
+  { retentionInDays: intInRange(ARCHIVE_RETENTION_IN_DAYS) },
+  {
+    error: `must be {"retentionInDays": ${ARCHIVE_RETENTION_IN_DAYS.min}..${ARCHIVE_RETENTION_IN_DAYS.max}} or null`,
+  },
+);
+
 export const topicBodySchema = z.strictObject({
   location: z.string().optional(),
   tags: z.record(z.string(), z.string()).optional(),
@@ -91,6 +100,7 @@ export const topicBodySchema = z.strictObject({
       inputSchemaMapping: inputSchemaMappingSchema.optional(),
       publicNetworkAccess: z.string().optional(),
       deduplicationWindowInMinutes: intInRange(DEDUPLICATION_WINDOW_IN_MINUTES).optional(),
+      archive: archiveBodySchema.nullable().optional(),
     })
     .superRefine((properties, ctx) => {
       const custom = properties.inputSchema === 'CustomEventSchema';
@@ -151,6 +161,7 @@ export function parseTopicBody(body: unknown): TopicInput {
     tags: parsed.data.tags ?? {},
     deduplicationWindowInMinutes:
       parsed.data.properties?.deduplicationWindowInMinutes ?? DEDUPLICATION_WINDOW_IN_MINUTES.default,
+    ...(parsed.data.properties?.archive == null ? {} : { archive: parsed.data.properties.archive }),
   };
 }
 

@@ -97,6 +97,13 @@ export const METRIC = {
    * (a redriven message, a bug). Stack-wide only (Gridwire's own).
    */
   BacklogWakeLateCount: 'BacklogWakeLateCount',
+  /** Events written into their topic's archive (Gridwire's own). */
+  ArchivedEventCount: 'ArchivedEventCount',
+  /**
+   * Events accepted by a topic with an archive whose copy could not be queued for it: they were
+   * delivered as usual but are missing from the archive. An alarm watches it (Gridwire's own).
+   */
+  ArchiveMissedCount: 'ArchiveMissedCount',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 
@@ -134,6 +141,8 @@ export const METRIC_DIMENSION_SETS: Readonly<Record<MetricName, readonly (readon
   // Refused before the caller proved anything: naming the topic would let anyone mint series.
   PublishThrottledCount: [[]],
   PublishDuplicateCount: [[], ['Topic']],
+  ArchivedEventCount: [[], ['Topic']],
+  ArchiveMissedCount: [[], ['Topic']],
   UnmatchedEventCount: [[], ['Topic']],
   MatchedEventCount: [[], SUBSCRIPTION],
   DeliverySuccessCount: [[], SUBSCRIPTION],

@@ -4,6 +4,8 @@
  * SQS message (all or nothing). Answers only once it is in SQS.
  */
 
+import { packCopyParts } from '../archive/forward';
+import { SQS_LIMITS } from '../config/resources';
 import { isDeadLetterNoticeTopic } from '../delivery/rules/dead-letter-notice';
 import { endpointAgreed } from '../delivery/rules/handshake';
 import { parseTraceparent, TRACEPARENT_HEADER } from '../delivery/rules/trace-context';
@@ -32,11 +34,12 @@ import {
   storedFanOutBody,
   targetGroupId,
 } from '../queue/job-codec';
-import { type JobQueue, QueueRejectedError } from '../queue/sqs-job-queue';
+import { type JobQueue, type OutgoingJob, outgoingBytes, QueueRejectedError } from '../queue/sqs-job-queue';
 import type { AcceptedIds } from '../storage/accepted-ids';
 import { type FanOutStore, fanOutKey } from '../storage/fan-out-bucket';
 import { type HeldMarks, type HeldSubscriptions, isHeld } from '../storage/held-marks';
 import type { Store } from '../storage/store';
+import { archiveCopyOf, sendCopiesOf } from './archiving';
 import {
   authenticateNamespacePublish,
   authenticateTopicPublish,
@@ -193,7 +196,15 @@ export class Publisher {
       topic: { id: topic.name, createdAt: topic.createdAt },
       windowMs: deduplicationWindowMs(topic),
     };
-    return this.fanOut({ name: topic.name }, targets, events, started, dedup, request.traceparent);
+    return this.fanOut(
+      { name: topic.name },
+      targets,
+      events,
+      started,
+      dedup,
+      topic.archive !== undefined,
+      request.traceparent,
+    );
   }
 
   /**
@@ -232,7 +243,15 @@ export class Publisher {
       topic: { id: topicId, createdAt: topic.createdAt },
       windowMs: deduplicationWindowMs(topic),
     };
-    return this.fanOut(ref, targets, events, started, dedup, request.headers[TRACEPARENT_HEADER]);
+    return this.fanOut(
+      ref,
+      targets,
+      events,
+      started,
+      dedup,
+      topic.archive !== undefined,
+      request.headers[TRACEPARENT_HEADER],
+    );
   }
 
   /**
@@ -270,6 +289,8 @@ export class Publisher {
     events: readonly AcceptedEvent[],
     started: number,
     dedup: Deduplication,
+    /** Whether the topic keeps an archive: a copy of the accepted events goes to it. */
+    archived: boolean,
     /** The publish request's `traceparent`: kept on its events when it is valid. */
     traceparent?: string,
   ): Promise<PublishResult> {
@@ -349,13 +370,28 @@ export class Publisher {
     );
     const ordered = orderedJobsOf(publishId, paths, destinations, items);
     const unordered = destinations.filter(({ target }) => !ordered.targets.has(target));
+    const copies = archived
+      ? packCopyParts(archiveCopyOf(dedup.topic, publishId, started, events, repeats, trace.traceparent))
+      : [];
+    // The copy rides on the publish's own message when it is one and fits (no request of its own).
+    let copyCarried = false;
     if (destinations.length > 0) {
       try {
         // The ordered keys' messages first: a publish refused after them is sent again whole,
         // and their order within each key holds (see docs/subscribe.md, "Ordered delivery").
         await this.deps.queue.send('ordered', ordered.jobs);
         if (unordered.length > 0) {
-          await this.queueWhole(topic, publishId, started, items, unordered, heldTargets);
+          const [only] = copies;
+          const carried = copies.length === 1 ? only : undefined;
+          copyCarried = await this.queueWhole(
+            topic,
+            publishId,
+            started,
+            items,
+            unordered,
+            heldTargets,
+            carried,
+          );
         }
       } catch (error) {
         this.deps.logger.error('could not queue published events', {
@@ -384,6 +420,7 @@ export class Publisher {
       }
     }
     const accepted = events.length - repeats.size;
+    if (copies.length > 0 && !copyCarried) await sendCopiesOf(this.deps, topic, copies, accepted);
     this.deps.metrics.count(METRIC.UnmatchedEventCount, accepted - items.length, topicDims);
     this.deps.metrics.count(METRIC.PublishSuccessCount, accepted, topicDims);
     if (dedup.windowMs > 0) this.deps.metrics.count(METRIC.PublishDuplicateCount, repeats.size, topicDims);
@@ -398,7 +435,8 @@ export class Publisher {
 
   /**
    * Sends the publish's one message: a delivery job (or, to one held subscription, a `store` job
-   * for its backlog, due now), a fan-out, or a stored fan-out's name.
+   * for its backlog, due now), a fan-out, or a stored fan-out's name; with `copy`, the publish's
+   * archive copy on it when the two fit one message. Answers whether the copy went with it.
    */
   private async queueWhole(
     topic: TopicRef,
@@ -407,7 +445,14 @@ export class Publisher {
     items: readonly DeliveryItem[],
     destinations: readonly FanOutDestination[],
     heldTargets: ReadonlySet<DeliveryTarget>,
-  ): Promise<void> {
+    copy: Buffer | undefined,
+  ): Promise<boolean> {
+    const sendOne = async (queue: 'delivery' | 'backlog', job: OutgoingJob): Promise<boolean> => {
+      const withCopy = copy === undefined ? job : { ...job, archiveCopy: copy };
+      const carried = copy !== undefined && outgoingBytes(withCopy) <= SQS_LIMITS.maxMessageBytes;
+      await this.deps.queue.send(queue, [carried ? withCopy : job]);
+      return carried;
+    };
     const [only] = destinations;
     if (destinations.length === 1 && only !== undefined) {
       const matched = only.matched.map((position) => items[position] as DeliveryItem);
@@ -416,31 +461,32 @@ export class Publisher {
         // ends, whether to probe, drain or keep it (attempt count, time to live and all).
         const stored = heldPublishBodies(only.target, matched, started);
         if (stored.length === 1) {
-          await this.deps.queue.send('backlog', [
-            { body: stored[0] as string, delaySeconds: 0, groupId: targetGroupId(only.target) },
-          ]);
-          return;
+          return sendOne('backlog', {
+            body: stored[0] as string,
+            delaySeconds: 0,
+            groupId: targetGroupId(only.target),
+          });
         }
       }
       const bodies = packJobs(only, matched);
       if (bodies.length === 1) {
-        await this.deps.queue.send('delivery', [
-          { body: bodies[0] as string, delaySeconds: 0, groupId: targetGroupId(only.target) },
-        ]);
-        return;
+        return sendOne('delivery', {
+          body: bodies[0] as string,
+          delaySeconds: 0,
+          groupId: targetGroupId(only.target),
+        });
       }
     }
     // A fan-out names several subscriptions: its tenant is the topic they share.
     const groupId = messageGroupId(topic);
     const body = packFanOut(topic, items, destinations);
-    if (fitsOneMessage(body)) {
-      await this.deps.queue.send('delivery', [{ body, delaySeconds: 0, groupId }]);
-      return;
-    }
+    if (fitsOneMessage(body)) return sendOne('delivery', { body, delaySeconds: 0, groupId });
     const key = fanOutKey(started, publishId);
     await this.deps.fanOuts.put(key, body);
-    await this.deps.queue.send('delivery', [
-      { body: storedFanOutBody(topic, key, Buffer.byteLength(body, 'utf8')), delaySeconds: 0, groupId },
-    ]);
+    return sendOne('delivery', {
+      body: storedFanOutBody(topic, key, Buffer.byteLength(body, 'utf8')),
+      delaySeconds: 0,
+      groupId,
+    });
   }
 }

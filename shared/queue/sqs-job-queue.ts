@@ -11,6 +11,9 @@ import {
 import { QUEUES, type QueueKey, SQS_LIMITS } from '../config/resources';
 import { mapWithConcurrency } from '../platform/concurrency';
 
+/** The SQS message attribute (binary) carrying a publish's archive copy (`archive/copy.ts`). */
+export const ARCHIVE_ATTRIBUTE = 'gridwire-archive';
+
 export interface OutgoingJob {
   body: string;
   /** Seconds before the message can be received; floored and clamped to SQS's 0..900 when sent. */
@@ -26,7 +29,17 @@ export interface OutgoingJob {
    * took in the last 5 minutes once, so an SDK retry of a send whose answer was lost adds nothing.
    */
   deduplicationId?: string;
+  /**
+   * The publish's archive copy (gzipped, `archive/copy.ts`), sent as the binary message attribute
+   * `ARCHIVE_ATTRIBUTE` beside the job: its receiver forwards it to the archive queue.
+   */
+  archiveCopy?: Uint8Array;
 }
+
+/** The bytes a job takes in a message: its body and the archive copy it carries. */
+export const outgoingBytes = (job: OutgoingJob): number =>
+  Buffer.byteLength(job.body, 'utf8') +
+  (job.archiveCopy === undefined ? 0 : job.archiveCopy.byteLength + ARCHIVE_ATTRIBUTE.length + 6);
 
 /**
  * SQS refused messages for good (`SenderFault`: the content or the request is at fault), so
@@ -54,14 +67,14 @@ export interface JobQueue {
  */
 export function batchForSend<T>(
   entries: readonly T[],
-  bodyOf: (entry: T) => string,
+  bytesOf: (entry: T) => number,
   maxBatchBytes: number = SQS_LIMITS.maxMessageBytes,
 ): T[][] {
   const batches: T[][] = [];
   let current: T[] = [];
   let bytes = 0;
   for (const entry of entries) {
-    const size = Buffer.byteLength(bodyOf(entry), 'utf8');
+    const size = bytesOf(entry);
     if (
       current.length > 0 &&
       (current.length === SQS_LIMITS.maxBatchEntries || bytes + size > maxBatchBytes)
@@ -79,7 +92,7 @@ export function batchForSend<T>(
 
 /** Groups jobs into SendMessageBatch requests by count and total size. */
 export const batchJobs = (jobs: readonly OutgoingJob[], maxBatchBytes?: number): OutgoingJob[][] =>
-  batchForSend(jobs, (job) => job.body, maxBatchBytes);
+  batchForSend(jobs, outgoingBytes, maxBatchBytes);
 
 export interface SendOptions {
   /**
@@ -115,10 +128,16 @@ const standardEntry = (job: OutgoingJob, index: number): SendMessageBatchRequest
   MessageBody: job.body,
   MessageGroupId: job.groupId,
   DelaySeconds: Math.max(0, Math.min(SQS_LIMITS.maxDelaySeconds, Math.floor(job.delaySeconds))),
+  ...(job.archiveCopy === undefined
+    ? {}
+    : { MessageAttributes: { [ARCHIVE_ATTRIBUTE]: { DataType: 'Binary', BinaryValue: job.archiveCopy } } }),
 });
 
 function fifoEntry(job: OutgoingJob, index: number): SendMessageBatchRequestEntry {
   if (job.deduplicationId === undefined) throw new Error('a FIFO message needs a deduplicationId');
+  // A FIFO message may be received many times (an ordered event waiting for its turn): each
+  // receive would forward its copy again.
+  if (job.archiveCopy !== undefined) throw new Error('a FIFO message carries no archive copy');
   if (job.delaySeconds > 0) throw new Error('a FIFO message takes no delay of its own');
   return {
     Id: String(index),

@@ -129,14 +129,16 @@ export class DynamoKeyedResources<R extends KeyedResource, Input extends { tags:
     const item = await this.table.updateExisting(
       this.layout.key(name),
       [
-        `SET ${['tags = :tags', 'updatedAt = :now', ...set.map(([field]) => `${field} = :${field}`)].join(', ')}`,
-        ...(removed.length === 0 ? [] : [`REMOVE ${removed.map(([field]) => field).join(', ')}`]),
+        `SET ${['tags = :tags', 'updatedAt = :now', ...set.map(([field]) => `#${field} = :${field}`)].join(', ')}`,
+        ...(removed.length === 0 ? [] : [`REMOVE ${removed.map(([field]) => `#${field}`).join(', ')}`]),
       ].join(' '),
       {
         ':tags': input.tags,
         ':now': now.toISOString(),
         ...Object.fromEntries(set.map(([field, value]) => [`:${field}`, value])),
       },
+      // Names by placeholder: some settings' names are words DynamoDB reserves (`archive`).
+      Object.fromEntries(settings.map(([field]) => [`#${field}`, field])),
     );
     return item === undefined ? undefined : this.layout.parse(item);
   }

@@ -226,6 +226,8 @@ export class Table {
     key: ItemKey,
     update: string,
     values: Record<string, unknown>,
+    /** `#name` placeholders of the expression (for attribute names DynamoDB reserves, such as `archive`). */
+    names?: Record<string, string>,
   ): Promise<Record<string, unknown> | undefined> {
     try {
       const { Attributes } = await this.doc.send(
@@ -235,6 +237,9 @@ export class Table {
           UpdateExpression: update,
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: values,
+          ...(names === undefined || Object.keys(names).length === 0
+            ? {}
+            : { ExpressionAttributeNames: names }),
           ReturnValues: 'ALL_NEW',
         }),
       );

@@ -4,7 +4,13 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
-import { type InputSchema, type InputSchemaMapping, type Topic, topicSchema } from '../domain/model';
+import {
+  type InputSchema,
+  type InputSchemaMapping,
+  type Topic,
+  type TopicArchive,
+  topicSchema,
+} from '../domain/model';
 import type { SecretSealer } from '../platform/sealing';
 import {
   type Described,
@@ -27,10 +33,12 @@ export interface TopicInput {
   inputSchemaMapping?: InputSchemaMapping;
   tags: Record<string, string>;
   /**
-   * 0 (off, also when absent) to 1440; the only setting a `PUT` changes on an existing topic
-   * besides its tags.
+   * 0 (off, also when absent) to 1440; with `archive`, the only settings a `PUT` changes on an
+   * existing topic besides its tags.
    */
   deduplicationWindowInMinutes?: number;
+  /** Its archive; absent: none (a `PUT` without it turns the archive off). */
+  archive?: TopicArchive;
 }
 
 /** A topic as the topics index lists it: everything but its keys. */
@@ -65,11 +73,15 @@ const topicLayout: KeyedResourceLayout<Topic, TopicInput> = {
     ...(input.inputSchemaMapping === undefined ? {} : { inputSchemaMapping: input.inputSchemaMapping }),
     tags: input.tags,
     ...dedupOf(input),
+    ...(input.archive === undefined ? {} : { archive: input.archive }),
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     subscriptionsVersion: 0,
   }),
-  changeable: (input) => ({ deduplicationWindowInMinutes: dedupOf(input).deduplicationWindowInMinutes }),
+  changeable: (input) => ({
+    deduplicationWindowInMinutes: dedupOf(input).deduplicationWindowInMinutes,
+    archive: input.archive,
+  }),
   parse: (item) => withoutItemAttributes(parseItem(topicItemSchema, item, 'topic')),
   withKeys: (described, keys) => ({ ...described, keys }),
   // Subscriptions first, the topic last: a half-finished delete can simply be repeated.

@@ -3,6 +3,8 @@
  * a history that keep what they are given.
  */
 
+import { packArchiveCopy } from '../../shared/archive/copy';
+import { archiveJobsOf } from '../../shared/archive/forward';
 import type { QueueKey } from '../../shared/config/resources';
 import { DeadLetterStep, type DeadLetterStepDeps, DropRecorder } from '../../shared/delivery/dead-letter';
 import { HealthTracker } from '../../shared/delivery/health';
@@ -23,6 +25,7 @@ import {
   JOB_FORMAT_VERSION,
   type QueuedJob,
   type StoredFanOutJob,
+  type TopicRef,
 } from '../../shared/domain/delivery';
 import type { EndpointHealth } from '../../shared/domain/health';
 import type {
@@ -32,6 +35,7 @@ import type {
   Topic,
   WebhookDestination,
 } from '../../shared/domain/model';
+import { topicIdOf } from '../../shared/domain/names';
 import { silentLogger } from '../../shared/observability/logging';
 import { MetricBuffer } from '../../shared/observability/metrics';
 import { type Clock, VirtualClock } from '../../shared/platform/clock';
@@ -118,7 +122,8 @@ export class RecordingQueue implements JobQueue {
         job.kind === 'validate' ||
         job.kind === 'store' ||
         job.kind === 'backlog-tick' ||
-        job.kind === 'ordered'
+        job.kind === 'ordered' ||
+        job.kind === 'archive'
       )
         kept.push(entry);
       else {
@@ -608,3 +613,29 @@ export const unhealthyEndpoint = (now: number, overrides: Partial<EndpointHealth
   lastFailureAt: now - 1000,
   ...overrides,
 });
+
+/** One publish's archive copy of `events` (ids) to `topic`, in base64 as an archive job holds it. */
+export const archiveCopyText = (
+  topic: TopicRef,
+  events: readonly string[] = ['e1'],
+  publishedAt = 1,
+): string =>
+  packArchiveCopy({
+    topic: topicIdOf(topic),
+    topicCreatedAt: new Date(0).toISOString(),
+    publishId: 'p-1',
+    publishedAt,
+    events: events.map((id, index) => ({
+      index,
+      eventId: id,
+      dataVersion: '1',
+      json: JSON.stringify({ id }),
+    })),
+  }).toString('base64');
+
+/** The message body of an archive job carrying that copy. */
+export function archiveJobBody(topic: TopicRef, events: readonly string[] = ['e1'], publishedAt = 1): string {
+  const [job] = archiveJobsOf([{ topic, copy: archiveCopyText(topic, events, publishedAt) }]);
+  if (job === undefined) throw new Error('no archive job');
+  return job.body;
+}

@@ -23,6 +23,16 @@ import {
   acceptedIdKey,
 } from '../../shared/storage/accepted-ids';
 import {
+  type ArchivedRecord,
+  type ArchivedTopic,
+  type ArchiveStore,
+  byPublishOrder,
+  type SegmentInfo,
+  segmentKey,
+  segmentRange,
+  topicPrefix,
+} from '../../shared/storage/archive';
+import {
   type BacklogOverview,
   type BacklogStore,
   decodeSegment,
@@ -589,5 +599,71 @@ export class MemoryReplayClaims implements ReplayClaims {
 
   async release(blobKey: string, owner: string): Promise<void> {
     if (this.claims.get(blobKey)?.owner === owner) this.claims.delete(blobKey);
+  }
+}
+
+/** The archive bucket in memory: segments by key, as `ArchiveBucket` lays them out. */
+export class MemoryArchive implements ArchiveStore {
+  readonly segments = new Map<string, { topic: ArchivedTopic; records: ArchivedRecord[] }>();
+  /** Set to make the next writes fail with this message. */
+  failWrites: string | undefined;
+
+  async putSegment(topic: ArchivedTopic, records: readonly ArchivedRecord[]): Promise<string> {
+    if (this.failWrites !== undefined) throw new Error(this.failWrites);
+    const sorted = [...records].sort(byPublishOrder);
+    const first = sorted[0];
+    const last = sorted.at(-1);
+    if (first === undefined || last === undefined) throw new Error('a segment holds at least one event');
+    const key = segmentKey(topic, first.publishedAt, last.publishedAt, `m${this.segments.size}`);
+    this.segments.set(key, { topic, records: sorted });
+    return key;
+  }
+
+  async listSegments(topic: ArchivedTopic, since: number, until: number): Promise<SegmentInfo[]> {
+    const prefix = topicPrefix(topic);
+    return [...this.segments.keys()]
+      .filter((key) => key.startsWith(prefix))
+      .flatMap((key) => {
+        const range = segmentRange(key);
+        return range === undefined || range.last < since || range.first >= until
+          ? []
+          : [{ key, ...range, bytes: 0 }];
+      })
+      .sort((a, b) => a.first - b.first || a.key.localeCompare(b.key));
+  }
+
+  async readSegment(key: string): Promise<ArchivedRecord[]> {
+    const segment = this.segments.get(key);
+    if (segment === undefined) throw new Error(`no segment ${key}`);
+    return segment.records;
+  }
+
+  async deleteBefore(topic: ArchivedTopic, before: number): Promise<number> {
+    const day = 24 * 3_600_000;
+    let deleted = 0;
+    for (const key of [...this.segments.keys()]) {
+      const range = segmentRange(key);
+      if (
+        key.startsWith(topicPrefix(topic)) &&
+        range !== undefined &&
+        Math.floor(range.first / day) * day + day <= before
+      ) {
+        this.segments.delete(key);
+        deleted += 1;
+      }
+    }
+    return deleted;
+  }
+
+  async deleteTopic(topic: ArchivedTopic): Promise<number> {
+    const keys = [...this.segments.keys()].filter((key) => key.startsWith(topicPrefix(topic)));
+    for (const key of keys) this.segments.delete(key);
+    return keys.length;
+  }
+
+  async listTopics(): Promise<ArchivedTopic[]> {
+    const topics = new Map<string, ArchivedTopic>();
+    for (const { topic } of this.segments.values()) topics.set(topicPrefix(topic), topic);
+    return [...topics.values()];
   }
 }

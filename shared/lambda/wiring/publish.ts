@@ -20,8 +20,8 @@ export function buildPublisher(runtime: Runtime, observability: Observability): 
     store: publishingStore(stores),
     // A held subscription's publishes go straight to its backlog while events are routed there.
     ...(runtime.config.backlog
-      ? { queue: queueOf(runtime, ['delivery', 'backlog', 'ordered']), held: stores.heldMarks }
-      : { queue: queueOf(runtime, ['delivery', 'ordered']) }),
+      ? { queue: queueOf(runtime, ['delivery', 'backlog', 'ordered', 'archive']), held: stores.heldMarks }
+      : { queue: queueOf(runtime, ['delivery', 'ordered', 'archive']) }),
     acceptedIds: new DynamoAcceptedIds(
       runtime.clients.dynamo,
       requireSetting(runtime.config.tableName, ENV.tableName),

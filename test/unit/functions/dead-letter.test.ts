@@ -9,11 +9,16 @@ import {
   DEAD_LETTER_JOB_KINDS,
   WRITE_MARGIN_MS,
 } from '../../../functions/dead-letter';
+import { ARCHIVE_SWEEP_EVENT } from '../../../shared/archive/sweep';
+import { ArchiveWriter } from '../../../shared/archive/writer';
 import { kindsCarriedBy } from '../../../shared/delivery/job-registry';
 import { deadLetterTargetSchema, type EndedJob } from '../../../shared/domain/delivery';
+import { silentLogger } from '../../../shared/observability/logging';
+import { MetricBuffer } from '../../../shared/observability/metrics';
 import { packEndedJobs, packJobs } from '../../../shared/queue/job-codec';
-import { deadLetterStepHarness, deliveryTarget, item } from '../../support/fakes';
+import { archiveJobBody, deadLetterStepHarness, deliveryTarget, item } from '../../support/fakes';
 import { formatOneDeliveryBody, formatOneEndedBody } from '../../support/job-format-1';
+import { MemoryArchive } from '../../support/memory-stores';
 import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';
 
 const NOW = Date.parse('2026-08-08T05:10:00Z');
@@ -59,17 +64,59 @@ const endedBody = (
 function setup() {
   const bucket = new FakeBucket();
   const harness = deadLetterStepHarness(bucket, NOW);
+  const archive = new MemoryArchive();
   const handler = createDeadLetterHandler({
     step: harness.step,
+    archive: new ArchiveWriter({ store: archive, metrics: new MetricBuffer(), logger: silentLogger }),
     observability: quietObservability('dead-letter'),
     clock: harness.clock,
   });
-  return { bucket, handler, ...harness };
+  return { bucket, archive, handler, ...harness };
 }
 
 describe('the dead-letter function', () => {
-  it('takes exactly the kinds the ended-delivery queue carries', () => {
-    expect([...DEAD_LETTER_JOB_KINDS]).toEqual(kindsCarriedBy('endedDelivery'));
+  it('takes exactly the kinds the ended-delivery and archive queues carry', () => {
+    expect([...DEAD_LETTER_JOB_KINDS]).toEqual([
+      ...kindsCarriedBy('endedDelivery'),
+      ...kindsCarriedBy('archive'),
+    ]);
+  });
+
+  it('writes the archive copies of a batch as segments, beside its dead letters', async () => {
+    const { handler, archive } = setup();
+    const answer = await handler(
+      sqsEvent([
+        archiveJobBody({ name: 'orders' }, ['a', 'b'], NOW),
+        archiveJobBody({ name: 'orders' }, ['c'], NOW + 1),
+      ]),
+      lambdaContext(),
+    );
+    expect(answer).toEqual({ batchItemFailures: [] });
+    const segments = [...archive.segments.values()];
+    expect(segments).toHaveLength(1);
+    expect(segments[0]?.records.map(({ eventId }) => eventId)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('runs the archive sweep when a schedule invokes it for one, and answers nothing', async () => {
+    const bucket = new FakeBucket();
+    const harness = deadLetterStepHarness(bucket, NOW);
+    const sweeps: number[] = [];
+    const handler = createDeadLetterHandler({
+      step: harness.step,
+      archive: new ArchiveWriter({
+        store: new MemoryArchive(),
+        metrics: new MetricBuffer(),
+        logger: silentLogger,
+      }),
+      sweepArchives: async () => {
+        sweeps.push(1);
+        return { archives: 0, expired: 0, orphaned: 0 };
+      },
+      observability: quietObservability('dead-letter'),
+      clock: harness.clock,
+    });
+    expect(await handler(ARCHIVE_SWEEP_EVENT, lambdaContext())).toBeUndefined();
+    expect(sweeps).toEqual([1]);
   });
 
   it('writes the batch grouped per subscription and acknowledges every record', async () => {

@@ -34,7 +34,14 @@ import {
   validationJobBody,
 } from '../../../shared/queue/job-codec';
 import { kindOf } from '../../../shared/queue/job-kinds';
-import { deliveryTarget, engineHarness, item, subscription, VirtualClock } from '../../support/fakes';
+import {
+  archiveJobBody,
+  deliveryTarget,
+  engineHarness,
+  item,
+  subscription,
+  VirtualClock,
+} from '../../support/fakes';
 import {
   formatOneDeliveryBody,
   formatOneEndedBody,
@@ -64,6 +71,7 @@ const BODIES = {
   store: packStoreJobs({ target, dueAt: NOW, heldBy: 'wait' }, [item('e2', NOW)])[0] as string,
   'backlog-tick': backlogTickBody(target, 'token-1'),
   ordered: packOrderedJobs({ target, key: 'orders/1' }, [item('e3', NOW)])[0] as string,
+  archive: archiveJobBody(target.topic),
 };
 
 /** One message of every kind format 1 had, as its builds wrote them (for `orders/audit`). */

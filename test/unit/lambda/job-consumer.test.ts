@@ -4,6 +4,7 @@
  * the batch response, and a failing step never fails the invocation (its jobs come back instead).
  */
 import type { Context } from 'aws-lambda';
+import type { CarriedCopy } from '../../../shared/archive/forward';
 import { upgradeJob } from '../../../shared/delivery/job-upgrade';
 import { deadLetterTargetSchema, type QueuedJob } from '../../../shared/domain/delivery';
 import {
@@ -17,6 +18,7 @@ import { METRIC } from '../../../shared/observability/metrics';
 import { type LegacyJob, packEndedJobs, packJobs, validationJobBody } from '../../../shared/queue/job-codec';
 import type { JobKind } from '../../../shared/queue/job-kinds';
 import { done, poison, type RecordOutcome, retryLater } from '../../../shared/queue/record-outcome';
+import { ARCHIVE_ATTRIBUTE } from '../../../shared/queue/sqs-job-queue';
 import { deliveryTarget, item, subscription } from '../../support/fakes';
 import { formatOneDeliveryBody, formatOneEndedBody } from '../../support/job-format-1';
 import { lambdaContext, quietObservability, sqsEvent } from '../../support/sqs-events';
@@ -398,5 +400,100 @@ describe('eachJob', () => {
       retryLater('the retry queue refused'),
       retryLater('thrown at once'),
     ]);
+  });
+
+  describe('archive copies', () => {
+    /** The event with the archive copy `copy` (base64) on the records named in `carrying`. */
+    const withCopies = (bodies: readonly string[], carrying: Record<number, string>) => {
+      const event = sqsEvent(bodies);
+      for (const [index, copy] of Object.entries(carrying)) {
+        const record = event.Records[Number(index)];
+        if (record !== undefined) {
+          record.messageAttributes = {
+            [ARCHIVE_ATTRIBUTE]: {
+              dataType: 'Binary',
+              binaryValue: copy,
+              stringListValues: [],
+              binaryListValues: [],
+            },
+          };
+        }
+      }
+      return event;
+    };
+
+    it('forwards the batch’s copies in one call, with their jobs’ topics, before the step runs', async () => {
+      const order: string[] = [];
+      const forwarded: CarriedCopy[][] = [];
+      const { step, batches } = recordingStep(['deliver']);
+      const recording: ConsumerStep<'deliver'> = {
+        ...step,
+        run: async (...args) => {
+          order.push('step');
+          return step.run(...args);
+        },
+      };
+      const consumed = await consumeRecords(
+        withCopies([deliveryBody('audit'), deliveryBody('billing'), deliveryBody('flaky')], {
+          0: 'Y29weTA=',
+          2: 'Y29weTI=',
+        }).Records,
+        recording,
+        lambdaContext(),
+        upgrade,
+        {
+          forward: async (copies) => {
+            order.push('forward');
+            forwarded.push([...copies]);
+          },
+        },
+      );
+      expect(order).toEqual(['forward', 'step']);
+      expect(forwarded).toEqual([
+        [
+          { topic: { name: 'orders' }, copy: 'Y29weTA=' },
+          { topic: { name: 'orders' }, copy: 'Y29weTI=' },
+        ],
+      ]);
+      expect(consumed.map(({ outcome }) => outcome.kind)).toEqual(['done', 'done', 'done']);
+      expect(batches.flat().map(subscriptionOf)).toEqual(['audit', 'billing', 'flaky']);
+    });
+
+    it('gives back unworked the records whose copies could not be forwarded, and works the others', async () => {
+      const { step, batches } = recordingStep(['deliver']);
+      const consumed = await consumeRecords(
+        withCopies([deliveryBody('audit'), deliveryBody('billing')], { 1: 'Y29weQ==' }).Records,
+        step,
+        lambdaContext(),
+        upgrade,
+        {
+          forward: async () => {
+            throw new Error('the archive queue is throttling');
+          },
+        },
+      );
+      expect(consumed.map(({ outcome }) => outcome)).toEqual([
+        done(),
+        retryLater('could not forward the archive copies: the archive queue is throttling'),
+      ]);
+      expect(batches.flat().map(subscriptionOf)).toEqual(['audit']);
+    });
+
+    it('forwards nothing when no record carries a copy, and leaves a copy on a record that is not a job', async () => {
+      const calls: number[] = [];
+      const { step } = recordingStep(['deliver']);
+      await consumeRecords(
+        withCopies([deliveryBody('audit'), 'not json'], { 1: 'Y29weQ==' }).Records,
+        step,
+        lambdaContext(),
+        upgrade,
+        {
+          forward: async (copies) => {
+            calls.push(copies.length);
+          },
+        },
+      );
+      expect(calls).toEqual([]);
+    });
   });
 });

@@ -16,6 +16,7 @@ const RESOURCES = {
   bucketName: 'gridwire-dead-letters',
   fanOutBucketName: 'gridwire-fan-outs',
   backlogBucketName: 'gridwire-backlog',
+  archiveBucketName: 'gridwire-archive',
 };
 const KEYS = { headerKey: 'h'.repeat(64), topicKey: 't'.repeat(64), sessionKeyFile: '/tmp/session-key' };
 

@@ -31,7 +31,14 @@ import {
   validationJobBody,
 } from '../../../shared/queue/job-codec';
 import type { JobKind } from '../../../shared/queue/job-kinds';
-import { deliveryTarget, item, parseDeliveryJob, subscription } from '../../support/fakes';
+import {
+  archiveCopyText,
+  archiveJobBody,
+  deliveryTarget,
+  item,
+  parseDeliveryJob,
+  subscription,
+} from '../../support/fakes';
 import { formatOneDeliveryBody } from '../../support/job-format-1';
 
 const target = deliveryTarget();
@@ -375,6 +382,15 @@ describe('the job shape is defined once', () => {
       ordered: {
         job: { v: JOB_FORMAT_VERSION, kind: 'ordered', target: namespaceTarget, key: 'orders/1', items },
         body: packOrderedJobs({ target: namespaceTarget, key: 'orders/1' }, items)[0] ?? '',
+      },
+      archive: {
+        job: {
+          v: JOB_FORMAT_VERSION,
+          kind: 'archive',
+          topic: namespaceTarget.topic,
+          copies: [archiveCopyText(namespaceTarget.topic)],
+        },
+        body: archiveJobBody(namespaceTarget.topic),
       },
     };
     for (const { job, body } of Object.values(packed)) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { archiveJobsOf } from '../../../shared/archive/forward';
 import type { QueueKey } from '../../../shared/config/resources';
 import type { DeadLetterTarget } from '../../../shared/domain/delivery';
 import { JOB_SCHEMAS, type JobKind } from '../../../shared/domain/delivery';
@@ -253,6 +254,12 @@ describe('every job kind is sent with its message group', () => {
         deduplicationId: 'pub-1.audit.orders/1',
       },
       orderedGroupId(target, 'orders/1'),
+    ],
+    [
+      'archive',
+      'archive',
+      archiveJobsOf([{ topic: namespaceTarget.topic, copy: 'Y29weQ==' }])[0] as OutgoingJob,
+      'shop/orders/*',
     ],
   ];
 
