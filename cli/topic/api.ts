@@ -1,6 +1,6 @@
 /**
  * The topic routes of the management API as `gridwire topic` (and `publish`) call them: a
- * topic's document, the URL its events are published to, its keys (a namespace topic's are its
+ * topic's document (read, and put), the URL its events are published to, its keys (a namespace topic's are its
  * namespace's), and a namespace made when a namespace topic needs one.
  */
 import { type ApiTarget, callOk, okText, type TopicRef, topicAdminPath, topicLabel } from '../admin-api';
@@ -18,6 +18,8 @@ export interface TopicDocument {
     inputSchemaMapping?: { properties?: Record<string, unknown> };
     /** 0: off (absent from an API older than the setting). */
     deduplicationWindowInMinutes?: number;
+    /** `null`: off (absent from an API older than the setting). */
+    archive?: { retentionInDays: number } | null;
   };
 }
 
@@ -51,6 +53,18 @@ export async function requireTopic(target: ApiTarget, ref: TopicRef): Promise<To
   if (document !== undefined) return document;
   const where = ref.namespace === undefined ? '' : ` in namespace '${ref.namespace}'`;
   throw new CliError(`no topic named '${ref.topic}'${where} (gridwire topic list shows them)`);
+}
+
+/** PUTs the topic's body (`doing`: what a failure says was being done); its document, and whether it was made. */
+export async function putTopic(
+  target: ApiTarget,
+  ref: TopicRef,
+  body: unknown,
+  doing: string,
+): Promise<{ created: boolean; document: TopicDocument }> {
+  const answer = await target.call('PUT', topicAdminPath(ref), JSON.stringify(body));
+  const document = JSON.parse(okText(answer, `${doing} ${topicLabel(ref)}`)) as TopicDocument;
+  return { created: answer.status === 201, document };
 }
 
 /** The topic's two keys (a namespace topic's are its namespace's). */

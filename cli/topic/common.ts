@@ -33,6 +33,13 @@ export const deduplicationWindowText = (document: TopicDocument): string => {
   return minutes === 0 ? 'off' : `${minutes} min`;
 };
 
+/** A topic's archive in a few words: `off`, or how long it keeps events (`7 days`). */
+export const archiveText = (document: TopicDocument): string => {
+  const days = document.properties.archive?.retentionInDays;
+  if (days === undefined) return 'off';
+  return days === 1 ? '1 day' : `${days} days`;
+};
+
 /** A topic, a setting a line. */
 export function formatTopic(target: ApiTarget, ref: TopicRef, document: TopicDocument): string {
   const p = document.properties;
@@ -43,6 +50,7 @@ export function formatTopic(target: ApiTarget, ref: TopicRef, document: TopicDoc
     ...(mapping === undefined ? [] : [`input mapping: ${JSON.stringify(mapping)}`]),
     ...(p.eventRetentionInDays === undefined ? [] : [`retention:     ${p.eventRetentionInDays} days`]),
     `dedup window:  ${deduplicationWindowText(document)}`,
+    `archive:       ${archiveText(document)}`,
     `publish URL:   ${publishUrlOf(target, ref, document)}`,
   ].join('\n');
 }

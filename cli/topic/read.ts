@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { callOk, resolveApiTarget } from '../admin-api';
 import { printAnswer, table } from '../output';
 import { publishUrlOf, requireTopic, type TopicDocument } from './api';
-import { deduplicationWindowText, formatTopic, type Options, refOf, withCommon } from './common';
+import { archiveText, deduplicationWindowText, formatTopic, type Options, refOf, withCommon } from './common';
 
 export function showCommand(): Command {
   return withCommon(new Command('show'))
@@ -33,11 +33,12 @@ export function listCommand(): Command {
         documents.length === 0
           ? 'No topics.'
           : table(
-              ['NAME', 'INPUT SCHEMA', 'DEDUP WINDOW', 'PUBLISH URL'],
+              ['NAME', 'INPUT SCHEMA', 'DEDUP WINDOW', 'ARCHIVE', 'PUBLISH URL'],
               documents.map((doc) => [
                 doc.name,
                 doc.properties.inputSchema ?? 'CloudEventSchemaV1_0',
                 deduplicationWindowText(doc),
+                archiveText(doc),
                 publishUrlOf(target, refOf(doc.name, options), doc),
               ]),
             ),

@@ -69,7 +69,7 @@ it('creates a topic, lists it and prints its keys', async () => {
     properties: { inputSchema: 'EventGridSchema' },
   });
   expect(await gridwire('topic', 'list')).toMatch(
-    /^NAME +INPUT SCHEMA +DEDUP WINDOW +PUBLISH URL\n(.*\n)*orders +EventGridSchema +off/m,
+    /^NAME +INPUT SCHEMA +DEDUP WINDOW +ARCHIVE +PUBLISH URL\n(.*\n)*orders +EventGridSchema +off +off /m,
   );
 
   const keys = await json('topic', 'keys', 'orders');
@@ -322,6 +322,91 @@ it('creates a namespace topic (and its namespace), subscribes to it and publishe
     maxDeliveryCount: 3,
     eventTimeToLive: 'PT30M',
   });
+});
+
+it("sets a topic's archive, keeps it (and the rest) through create and update, and turns it off", async () => {
+  const created = await gridwire(
+    'topic',
+    'create',
+    'ledger',
+    '--input-schema',
+    'cloudeventschemav1_0',
+    '--deduplication-window',
+    '60',
+    '--archive-retention',
+    '7',
+  );
+  expect(created).toMatch(/^Created topic ledger\./);
+  expect(created).toMatch(/^dedup window: {2}60 min\narchive: {7}7 days$/m);
+  expect(await gridwire('topic', 'list')).toMatch(/^ledger +CloudEventSchemaV1_0 +60 min +7 days +http/m);
+  // Tags, which no flag sets, through the API.
+  const tagged = await api.call('PUT', '/admin/topics/ledger', {
+    tags: { team: 'books' },
+    properties: {
+      inputSchema: 'CloudEventSchemaV1_0',
+      deduplicationWindowInMinutes: 60,
+      archive: { retentionInDays: 7 },
+    },
+  });
+  expect(tagged.status).toBe(200);
+  const ledger = async () => {
+    const { tags, properties } = await json('topic', 'show', 'ledger');
+    return { tags, ...properties };
+  };
+  const kept = { tags: { team: 'books' }, inputSchema: 'CloudEventSchemaV1_0' };
+
+  // create without the flag keeps the archive; update changes only what its flags name.
+  expect(await gridwire('topic', 'create', 'ledger')).toMatch(/^Updated topic ledger\./);
+  expect(await ledger()).toMatchObject({
+    ...kept,
+    deduplicationWindowInMinutes: 60,
+    archive: { retentionInDays: 7 },
+  });
+  expect(await gridwire('topic', 'update', 'ledger', '--deduplication-window', '0')).toMatch(
+    /^Updated topic ledger\.\n(.*\n)*dedup window: {2}off\narchive: {7}7 days$/m,
+  );
+  expect(await ledger()).toMatchObject({
+    ...kept,
+    deduplicationWindowInMinutes: 0,
+    archive: { retentionInDays: 7 },
+  });
+  await gridwire('topic', 'update', 'ledger', '--archive-retention', '30');
+  expect(await ledger()).toMatchObject({ ...kept, archive: { retentionInDays: 30 } });
+  expect(await gridwire('topic', 'update', 'ledger', '--no-archive')).toMatch(/^archive: {7}off$/m);
+  expect(await ledger()).toMatchObject({ ...kept, archive: null });
+  await expect(gridwire('topic', 'update', 'ledgers', '--no-archive')).rejects.toThrow(
+    "no topic named 'ledgers' (gridwire topic list shows them)",
+  );
+
+  // A namespace topic: its retention kept too.
+  await gridwire(
+    'topic',
+    'create',
+    'journal',
+    '--namespace',
+    'books',
+    '--event-retention-in-days',
+    '3',
+    '--archive-retention',
+    '5',
+  );
+  const journal = async () => (await json('topic', 'show', 'journal', '--namespace', 'books')).properties;
+  expect(await journal()).toMatchObject({ eventRetentionInDays: 3, archive: { retentionInDays: 5 } });
+  await gridwire('topic', 'update', 'journal', '--namespace', 'books', '--deduplication-window', '10');
+  expect(await journal()).toMatchObject({
+    eventRetentionInDays: 3,
+    deduplicationWindowInMinutes: 10,
+    archive: { retentionInDays: 5 },
+  });
+  await gridwire('topic', 'update', 'journal', '--namespace', 'books', '--no-archive');
+  expect(await journal()).toMatchObject({
+    eventRetentionInDays: 3,
+    deduplicationWindowInMinutes: 10,
+    archive: null,
+  });
+
+  await gridwire('topic', 'delete', 'journal', '--namespace', 'books');
+  await gridwire('topic', 'delete', 'ledger');
 });
 
 it('pauses a subscription: its events wait in its backlog, and are delivered on resume', async () => {

@@ -32,7 +32,7 @@ describe('the gridwire program', () => {
       find(program, 'topic')
         .commands.map((command) => command.name())
         .sort(),
-    ).toEqual(['create', 'delete', 'keys', 'list', 'regenerate-key', 'show'].sort());
+    ).toEqual(['create', 'delete', 'keys', 'list', 'regenerate-key', 'show', 'update'].sort());
     expect(
       find(program, 'subscription')
         .commands.map((command) => command.name())
