@@ -10,7 +10,12 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
 import type { DeliveryProfile } from '../shared/delivery/rules/profiles';
 import { RATE_LIMITS } from '../shared/delivery/rules/rate-limit';
-import { DEDUPLICATION_WINDOW_IN_MINUTES, isOrderedKeyPath, ORDERED_KEY_RULE } from '../shared/domain/model';
+import {
+  ARCHIVE_RETENTION_IN_DAYS,
+  DEDUPLICATION_WINDOW_IN_MINUTES,
+  isOrderedKeyPath,
+  ORDERED_KEY_RULE,
+} from '../shared/domain/model';
 import { isValidName, NAME_RULES, type NameKind } from '../shared/domain/names';
 import {
   DECLARED_VALIDATION_MODES,
@@ -73,6 +78,27 @@ export function deduplicationWindowBody(minutes: number | undefined): {
     integer: true,
   });
   return minutes === undefined ? {} : { deduplicationWindowInMinutes: minutes };
+}
+
+/**
+ * A declared topic's archive as the body's properties name it (`archive: {retentionInDays}`),
+ * checked against {@link ARCHIVE_RETENTION_IN_DAYS} as the API checks it; nothing when not given
+ * (no archive). A namespace topic's retention may be left out (`archive: {}`): the API takes the
+ * topic's `eventRetentionInDays`.
+ */
+export function archiveBody(
+  archive: { readonly retentionInDays?: number } | undefined,
+  retentionRequired: boolean,
+): { archive?: { retentionInDays?: number } } {
+  if (archive === undefined || archive === null) return {};
+  const days = (archive as { retentionInDays?: unknown }).retentionInDays;
+  if (days === undefined && !retentionRequired) return { archive: {} };
+  const range = { min: ARCHIVE_RETENTION_IN_DAYS.min, max: ARCHIVE_RETENTION_IN_DAYS.max, integer: true };
+  if (typeof days !== 'number' || !isInRange(days, range)) {
+    const got = typeof days === 'string' ? JSON.stringify(days) : String(days);
+    throw new Error(`archive.retentionInDays must be ${describeRange(range)} (got ${got}).`);
+  }
+  return { archive: { retentionInDays: days } };
 }
 
 /** What a declared webhook subscription has in common, classic or of a namespace topic. */

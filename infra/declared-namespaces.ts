@@ -11,6 +11,7 @@ import { NAMESPACE_PROFILE } from '../shared/delivery/rules/profiles';
 import { NAMESPACE_TOPIC_LIMITS } from '../shared/management/namespace-schema';
 import { isoDurationOf } from '../shared/platform/iso-duration';
 import {
+  archiveBody,
   checkName,
   checkRange,
   type DeclaredWebhookProps,
@@ -36,6 +37,12 @@ export interface DeclaredNamespaceTopicProps {
    * delivered again: 0 (off, the default) to 1440, as for a classic topic.
    */
   readonly deduplicationWindowInMinutes?: number;
+  /**
+   * Keep every event the topic accepts in the archive bucket for `retentionInDays` (1 to 365;
+   * default the topic's `eventRetentionInDays`). Default: no archive (removing the prop turns it
+   * off).
+   */
+  readonly archive?: { readonly retentionInDays?: number };
 }
 
 /** A declared push subscription of a namespace topic, delivered to a webhook. */
@@ -109,6 +116,7 @@ export class DeclaredNamespaceTopic extends Construct {
         ? {}
         : { eventRetentionInDays: props.eventRetentionInDays }),
       ...deduplicationWindowBody(props.deduplicationWindowInMinutes),
+      ...archiveBody(props.archive, false),
     };
     this.resource = declarations.resource(
       this,

@@ -31,6 +31,7 @@ import { TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import { PAIR_SEPARATOR } from '../shared/delivery/rules/resource-destinations';
 import type { DeclaredKind } from '../shared/management/declared-resources';
 import {
+  archiveBody,
   checkName,
   checkRange,
   type DeclaredDeadLetter,
@@ -58,6 +59,11 @@ export interface DeclaredTopicProps {
    * delivered again: 0 (off, the default) to 1440.
    */
   readonly deduplicationWindowInMinutes?: number;
+  /**
+   * Keep every event the topic accepts in the archive bucket for `retentionInDays` (1 to 365).
+   * Default: no archive (removing the prop turns it off).
+   */
+  readonly archive?: { readonly retentionInDays: number };
   /** Further topic properties, as the admin API's body names them (e.g. `inputSchemaMapping`). */
   readonly properties?: Readonly<Record<string, unknown>>;
 }
@@ -249,6 +255,9 @@ export class DeclaredTopic extends Construct {
         'deduplicationWindowInMinutes: give it or properties.deduplicationWindowInMinutes, not both.',
       );
     }
+    if (props.archive !== undefined && props.properties?.archive !== undefined) {
+      throw new Error('archive: give it or properties.archive, not both.');
+    }
     this.resource = declarations.resource(
       this,
       'Resource',
@@ -260,6 +269,7 @@ export class DeclaredTopic extends Construct {
         properties: {
           inputSchema: props.inputSchema ?? 'EventGridSchema',
           ...deduplicationWindowBody(props.deduplicationWindowInMinutes),
+          ...archiveBody(props.archive, true),
           ...props.properties,
         },
       },

@@ -16,7 +16,11 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { DeliveryPipeline } from '../../infra/delivery-pipeline';
 import { Destination } from '../../infra/destinations';
 import { ENV } from '../../shared/config/resources';
-import { DEDUPLICATION_WINDOW_IN_MINUTES, ORDERED_KEY_RULE } from '../../shared/domain/model';
+import {
+  ARCHIVE_RETENTION_IN_DAYS,
+  DEDUPLICATION_WINDOW_IN_MINUTES,
+  ORDERED_KEY_RULE,
+} from '../../shared/domain/model';
 import {
   parseNamespaceSubscriptionBody,
   parseNamespaceTopicBody,
@@ -704,6 +708,87 @@ describe('de-duplication windows of declared topics', () => {
         properties: { deduplicationWindowInMinutes: 20 },
       }),
     ).toThrow('deduplicationWindowInMinutes: give it or properties.deduplicationWindowInMinutes, not both.');
+  });
+});
+
+describe('archives of declared topics', () => {
+  const stack = new Stack(newApp(), 'Archive');
+  const pipeline = new DeliveryPipeline(stack, 'Events');
+  pipeline.addTopic('ledger', { archive: { retentionInDays: 30 }, deduplicationWindowInMinutes: 60 });
+  pipeline.addTopic('audit', { inputSchema: 'CloudEventSchemaV1_0', archive: { retentionInDays: 365 } });
+  pipeline.addTopic('plain');
+  const shop = pipeline.addNamespace('shop');
+  shop.addTopic('carts', { eventRetentionInDays: 2, archive: { retentionInDays: 90 } });
+  shop.addTopic('baskets', { eventRetentionInDays: 3, archive: {} });
+  shop.addTopic('lists');
+  const template = Template.fromStack(stack);
+  const bodies = (type: string) =>
+    Object.fromEntries(
+      resources(template, type).map(([, r]) => [
+        r.Properties.Topic as string,
+        JSON.parse(r.Properties.Body as string) as Record<string, unknown>,
+      ]),
+    );
+
+  it('are carried in the bodies of classic and namespace topics, in the form the API takes', () => {
+    const classic = bodies('Custom::GridwireTopic');
+    expect(classic).toEqual({
+      ledger: {
+        properties: {
+          inputSchema: 'EventGridSchema',
+          deduplicationWindowInMinutes: 60,
+          archive: { retentionInDays: 30 },
+        },
+      },
+      audit: { properties: { inputSchema: 'CloudEventSchemaV1_0', archive: { retentionInDays: 365 } } },
+      plain: { properties: { inputSchema: 'EventGridSchema' } },
+    });
+    expect(Object.values(classic).map((body) => parseTopicBody(body).archive)).toEqual([
+      { retentionInDays: 30 },
+      { retentionInDays: 365 },
+      undefined,
+    ]);
+    const namespaced = bodies('Custom::GridwireNamespaceTopic');
+    expect(namespaced).toEqual({
+      carts: { properties: { eventRetentionInDays: 2, archive: { retentionInDays: 90 } } },
+      baskets: { properties: { eventRetentionInDays: 3, archive: {} } },
+      lists: {},
+    });
+    // A namespace topic's archive without its retention keeps events as long as the topic does.
+    expect(Object.values(namespaced).map((body) => parseNamespaceTopicBody(body).archive)).toEqual([
+      { retentionInDays: 90 },
+      { retentionInDays: 3 },
+      undefined,
+    ]);
+  });
+
+  it('are refused at synthesis outside 1 to 365 days, naming the prop and the limit', () => {
+    const bad = new DeliveryPipeline(new Stack(newApp(), 'Bad'), 'Events');
+    const namespace = bad.addNamespace('shop');
+    const message = (days: unknown) =>
+      `archive.retentionInDays must be an integer from ${ARCHIVE_RETENTION_IN_DAYS.min} to ${ARCHIVE_RETENTION_IN_DAYS.max} (got ${days}).`;
+    // A refused declaration keeps its construct's id: each try names another topic.
+    for (const [index, days] of [0, 366, 1.5, -7].entries()) {
+      expect(() => bad.addTopic(`ledger-${index}`, { archive: { retentionInDays: days } })).toThrow(
+        message(days),
+      );
+      expect(() => namespace.addTopic(`carts-${index}`, { archive: { retentionInDays: days } })).toThrow(
+        message(days),
+      );
+    }
+    // A classic topic has no retention of its own to default to.
+    expect(() =>
+      bad.addTopic('ledger-none', { archive: {} as unknown as { retentionInDays: number } }),
+    ).toThrow(message(undefined));
+    expect(() =>
+      bad.addTopic('ledger-text', { archive: { retentionInDays: '7' as unknown as number } }),
+    ).toThrow(message('"7"'));
+    expect(() =>
+      bad.addTopic('ledger', {
+        archive: { retentionInDays: 7 },
+        properties: { archive: { retentionInDays: 14 } },
+      }),
+    ).toThrow('archive: give it or properties.archive, not both.');
   });
 });
 
