@@ -157,10 +157,18 @@ const listedTopic = (document, namespace) => ({
   ...(namespace === undefined ? {} : { namespace }),
   name: document.name,
   deduplicationWindowInMinutes: document.properties?.deduplicationWindowInMinutes ?? 0,
+  archive: document.properties?.archive ?? null,
 });
 
 /** A de-duplication window in a few words: `off`, or `60 min`. */
 const deduplicationWindowText = (minutes) => (minutes > 0 ? `${minutes} min` : 'off');
+
+/** An archive in a few words: `off`, or how long it keeps events (`7 days`). */
+const archiveText = (archive) => {
+  const days = archive?.retentionInDays;
+  if (days === undefined) return 'off';
+  return days === 1 ? '1 day' : `${days} days`;
+};
 
 /** Topics and namespaces' topics, every 5 s. */
 async function loadTopics(api) {
@@ -270,6 +278,10 @@ function TopicSettings({ topic }) {
       <div>
         <dt>De-duplication window</dt>
         <dd data-testid="topic-deduplication">${deduplicationWindowText(topic.deduplicationWindowInMinutes ?? 0)}</dd>
+      </div>
+      <div>
+        <dt>Archive</dt>
+        <dd data-testid="topic-archive">${archiveText(topic.archive)}</dd>
       </div>
     </dl>
   `;

@@ -279,7 +279,7 @@ describe('the console page', () => {
         .waitFor({ timeout: WAIT_MS });
       await windowText('off').waitFor({ timeout: WAIT_MS });
       expect(await own.locator('dl[aria-label="Topic settings"]').innerText()).toMatch(
-        /^De-duplication window\s+off$/,
+        /^De-duplication window\s+off\s+Archive\s+off$/,
       );
 
       const setWindow = async (minutes: number) =>
@@ -301,6 +301,49 @@ describe('the console page', () => {
       await windowText('off').waitFor({ timeout: WAIT_MS });
       expect(problems).toEqual([]);
     } finally {
+      await other.close();
+    }
+  });
+
+  it("shows a topic's archive, off or in days, and a change to it without a reload", async () => {
+    const other = await browser.newContext();
+    try {
+      const own = await other.newPage();
+      const problems = watch(own).problems;
+      const archiveText = (text: string) =>
+        own.getByTestId('topic-archive').filter({ hasText: new RegExp(`^${text}$`) });
+      await own.goto(consoleUrl(api.stack.apiUrl, token));
+      // The topic it opens on has none.
+      await own
+        .locator('[data-testid="subscription-row"][data-name="billing"]')
+        .waitFor({ timeout: WAIT_MS });
+      await archiveText('off').waitFor({ timeout: WAIT_MS });
+
+      const setArchive = async (archive: { retentionInDays?: number } | null) =>
+        expect(
+          (
+            await api.call('PUT', '/admin/namespaces/shop/topics/carts', {
+              properties: { deduplicationWindowInMinutes: 15, archive },
+            })
+          ).status,
+        ).toBe(200);
+      await setArchive({ retentionInDays: 7 });
+      await own.getByTestId('topic').filter({ hasText: 'carts' }).click();
+      await own.getByRole('heading', { name: 'Namespace shop, topic carts' }).waitFor({ timeout: WAIT_MS });
+      await archiveText('7 days').waitFor({ timeout: WAIT_MS });
+      // Beside the de-duplication window, which a PUT with the archive keeps.
+      expect(await own.locator('dl[aria-label="Topic settings"]').innerText()).toMatch(
+        /^De-duplication window\s+15 min\s+Archive\s+7 days$/,
+      );
+      // Read again with the listing: without its retention, as long as the topic keeps events (1 day).
+      await setArchive({});
+      await archiveText('1 day').waitFor({ timeout: WAIT_MS });
+      await setArchive(null);
+      await archiveText('off').waitFor({ timeout: WAIT_MS });
+      expect(problems).toEqual([]);
+    } finally {
+      // As the other tests found it: no window, no archive.
+      await api.call('PUT', '/admin/namespaces/shop/topics/carts', { properties: {} });
       await other.close();
     }
   });
