@@ -196,8 +196,11 @@ describe('each rule finds the defect it was written for', () => {
 describe("the functions' environment at synthesis", () => {
   it('leaves room under 4 KB by default, at the longest names AWS can generate', () => {
     const { pipeline } = readmeExample();
+    // Room for what grows with props: 25 resource destination patterns of about 70 bytes each
+    // (the delivery and management functions), or as much of the portal's look or dead-letter buckets.
+    const room = 25 * 72;
     for (const fn of [pipeline.publishFunction, pipeline.managementFunction, pipeline.deliveryFunction]) {
-      expect(environmentEstimate(fn).bytes).toBeLessThan(LAMBDA_ENVIRONMENT_LIMIT_BYTES / 2);
+      expect(environmentEstimate(fn).bytes).toBeLessThan(LAMBDA_ENVIRONMENT_LIMIT_BYTES - room);
     }
   });
 

@@ -458,12 +458,13 @@ describe('alarms', () => {
 
   it('all notify the alarm topic when they fire and when they clear', () => {
     const alarms = listAlarms(pipeline.alarms);
-    // One parked per queue (5), 3 queue ages (not the ordered queue's, whose keys wait behind a
-    // failing event by design), failure rate, drops, errors and throttles of 4 functions, 3 of
-    // the backlogs, API 5xx, table throttles, failed endpoint validations (none of the declared
+    // One parked per queue (6), 3 queue ages (not the ordered queue's, whose keys wait behind a
+    // failing event by design, nor the archive queue's, gathered a minute by design), failure
+    // rate, drops, errors and throttles of 4 functions, 3 of the backlogs, the archive's missed
+    // copies, API 5xx, table throttles, failed endpoint validations (none of the declared
     // resources' provider: this pipeline declares nothing).
-    expect(Object.keys(QUEUES)).toHaveLength(5);
-    expect(alarms).toHaveLength(5 + 3 + 1 + 1 + 4 + 4 + 3 + 3);
+    expect(Object.keys(QUEUES)).toHaveLength(6);
+    expect(alarms).toHaveLength(6 + 3 + 1 + 1 + 4 + 4 + 3 + 1 + 3);
     expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm'))).toHaveLength(alarms.length);
     for (const alarm of alarms) {
       expect(alarmProps(alarm)).toMatchObject({ AlarmActions: [topicRef], OKActions: [topicRef] });

@@ -192,12 +192,13 @@ describe('Lambda permissions', () => {
   const principalsOf = (key: FunctionKey) =>
     permissionsOf(key).map((id) => resourcesOf(template)[id]?.Properties?.Principal);
 
-  it('are one per function for the whole API, and one more for the delivery function: the sweep rule', () => {
+  it('are one per function for the whole API, and one each for the two sweep rules', () => {
     expect(principalsOf('publish')).toEqual(['apigateway.amazonaws.com']);
     expect(principalsOf('management')).toEqual(['apigateway.amazonaws.com']);
+    // The backlog sweep (every minute) and the archive sweep (every day).
     expect(principalsOf('delivery')).toEqual(['events.amazonaws.com']);
-    expect(principalsOf('deadLetter')).toEqual([]);
-    template.resourceCountIs('AWS::Lambda::Permission', 3);
+    expect(principalsOf('deadLetter')).toEqual(['events.amazonaws.com']);
+    template.resourceCountIs('AWS::Lambda::Permission', 4);
   });
 
   it("let API Gateway invoke each function from any route and stage of this pipeline's API only", () => {

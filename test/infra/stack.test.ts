@@ -7,9 +7,11 @@ import { FINISHING_MARGIN_MS } from '../../functions/delivery';
 import { DeliveryPipeline } from '../../infra/delivery-pipeline';
 import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline-props';
 import { GridwireStack } from '../../infra/gridwire-stack';
+import { ARCHIVE_SWEEP_EVENT, archiveSweepEventSchema } from '../../shared/archive/sweep';
 import { DELIVERY_BATCHING_DEFAULTS, LAMBDA_SQS_LIMITS } from '../../shared/config/event-source-mapping';
 import { LAMBDA_FIFO_LIMITS } from '../../shared/config/fifo-queues';
 import {
+  ARCHIVE_BUCKET,
   BACKLOG_BUCKET,
   BACKLOG_WINDOW_SECONDS,
   BUCKET,
@@ -26,6 +28,7 @@ import {
 import { ROUTES } from '../../shared/config/routes';
 import { LATE_ANSWER_WINDOW_MS } from '../../shared/delivery/rules/late-answer';
 import { backlogSweepJobSchema } from '../../shared/domain/delivery';
+import { ARCHIVE_RETENTION_IN_DAYS } from '../../shared/domain/model';
 import { BACKLOG_SWEEP_EVENT } from '../../shared/queue/backlog-sweep';
 import { BACKLOG_TICK_QUEUE } from '../../shared/queue/job-codec';
 
@@ -661,8 +664,8 @@ describe('backlog sweep schedule', () => {
   const rules = () => Object.entries(template.findResources('AWS::Events::Rule'));
   const ruleId = () => logicalIdOf('AWS::Events::Rule', 'BacklogSweepSchedule');
 
-  it('is the one rule, enabled, every minute', () => {
-    expect(rules()).toHaveLength(1);
+  it('is one of the two rules (the other sweeps the archives), enabled, every minute', () => {
+    expect(rules()).toHaveLength(2);
     expect(template.findResources('AWS::Events::Rule')[ruleId()]).toMatchObject({
       Properties: { ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' },
     });
@@ -687,7 +690,9 @@ describe('backlog sweep schedule', () => {
 
   it('is allowed to invoke the delivery function, and only this rule is', () => {
     const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter(
-      (permission) => permission.Properties.Principal === 'events.amazonaws.com',
+      (permission) =>
+        permission.Properties.Principal === 'events.amazonaws.com' &&
+        JSON.stringify(permission.Properties.FunctionName).includes(functionId('delivery')),
     );
     expect(permissions).toEqual([
       expect.objectContaining({
@@ -702,13 +707,85 @@ describe('backlog sweep schedule', () => {
   });
 
   it('has Lambda drop a sweep it could not run at once instead of running it again later', () => {
-    template.resourceCountIs('AWS::Lambda::EventInvokeConfig', 1);
+    template.resourceCountIs('AWS::Lambda::EventInvokeConfig', 2);
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: functionId('delivery') },
       MaximumRetryAttempts: 0,
       MaximumEventAgeInSeconds: 60,
       Qualifier: '$LATEST',
     });
+  });
+});
+
+describe('archive sweep schedule', () => {
+  const ruleId = () => logicalIdOf('AWS::Events::Rule', 'ArchiveSweepSchedule');
+
+  it('invokes the dead-letter function once a day with exactly the event its handler parses, never again', () => {
+    const rule = template.findResources('AWS::Events::Rule')[ruleId()] as {
+      Properties: { ScheduleExpression: string; State: string; Targets: Array<Record<string, unknown>> };
+    };
+    expect(rule.Properties).toMatchObject({ ScheduleExpression: 'rate(1 day)', State: 'ENABLED' });
+    expect(rule.Properties.Targets).toEqual([
+      {
+        Id: expect.any(String),
+        Arn: { 'Fn::GetAtt': [functionId('deadLetter'), 'Arn'] },
+        Input: JSON.stringify(ARCHIVE_SWEEP_EVENT),
+        RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 3600 },
+      },
+    ]);
+    const input = JSON.parse(rule.Properties.Targets[0]?.Input as string) as unknown;
+    expect(archiveSweepEventSchema.parse(input)).toEqual(input);
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: functionId('deadLetter') },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 3600,
+    });
+  });
+
+  it('is allowed to invoke the dead-letter function, and only this rule is', () => {
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter(
+      (permission) =>
+        permission.Properties.Principal === 'events.amazonaws.com' &&
+        JSON.stringify(permission.Properties.FunctionName).includes(functionId('deadLetter')),
+    );
+    expect(permissions).toEqual([
+      expect.objectContaining({
+        Properties: {
+          Action: 'lambda:InvokeFunction',
+          FunctionName: { 'Fn::GetAtt': [functionId('deadLetter'), 'Arn'] },
+          Principal: 'events.amazonaws.com',
+          SourceArn: { 'Fn::GetAtt': [ruleId(), 'Arn'] },
+        },
+      }),
+    ]);
+  });
+});
+
+describe('archive bucket', () => {
+  const bucketId = () => logicalIdOf('AWS::S3::Bucket', ARCHIVE_BUCKET.id);
+
+  it('is private, encrypted, and expires anything older than the longest retention', () => {
+    expect(ARCHIVE_BUCKET.retentionDays).toBeGreaterThan(ARCHIVE_RETENTION_IN_DAYS.max);
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: {
+        Rules: [{ ExpirationInDays: ARCHIVE_BUCKET.retentionDays, Status: 'Enabled' }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+    });
+    expect(template.findResources('AWS::S3::Bucket')[bucketId()]).toBeDefined();
+  });
+
+  it('is written and swept by the dead-letter function only, under its prefix', () => {
+    expect(actionsOn('deadLetter', bucketId())).toEqual(
+      expect.arrayContaining(['s3:PutObject', 's3:GetObject', 's3:DeleteObject', 's3:ListBucket']),
+    );
+    for (const fn of ['publish', 'management', 'delivery'] as const)
+      expect(actionsOn(fn, bucketId())).toEqual([]);
   });
 });
 
