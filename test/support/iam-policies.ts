@@ -11,6 +11,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline-props';
 import { GridwireStack } from '../../infra/gridwire-stack';
 import {
+  ARCHIVE_BUCKET,
   BACKLOG_BUCKET,
   BUCKET,
   FAN_OUT_BUCKET,
@@ -50,6 +51,7 @@ const LOCAL_NAMES: Readonly<Record<string, string>> = Object.fromEntries([
   [BUCKET.id, BUCKET.localName],
   [FAN_OUT_BUCKET.id, FAN_OUT_BUCKET.localName],
   [BACKLOG_BUCKET.id, BACKLOG_BUCKET.localName],
+  [ARCHIVE_BUCKET.id, ARCHIVE_BUCKET.localName],
 ]);
 
 interface TemplateResource {
