@@ -55,6 +55,11 @@ export interface LocalStack {
   config: RuntimeConfig;
   clients: AwsClients;
   metrics: LocalMetrics;
+  /**
+   * Runs the archive sweep now, as its daily schedule would (the dead-letter function invoked
+   * with `archive-sweep`), and resolves when it is over; a failure is logged, as a scheduled one's.
+   */
+  sweepArchives(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -92,6 +97,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     parts.pollers = pollers;
     parts.stopListening = functions.stopListening;
+    const archiveSweeper = new Sweeper({
+      schedule: ARCHIVE_SWEEP_SCHEDULE,
+      handler: functions.deadLetter,
+      timeScale: config.timeScale,
+      logger: functions.consumers.deadLetter.logger,
+    });
     parts.sweepers = [
       new Sweeper({
         schedule: BACKLOG_SWEEP_SCHEDULE,
@@ -99,12 +110,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         timeScale: config.timeScale,
         logger: functions.consumers.delivery.logger,
       }),
-      new Sweeper({
-        schedule: ARCHIVE_SWEEP_SCHEDULE,
-        handler: functions.deadLetter,
-        timeScale: config.timeScale,
-        logger: functions.consumers.deadLetter.logger,
-      }),
+      archiveSweeper,
     ];
 
     const { gateway, functionUrl, admission } = await startHttpApi({
@@ -135,7 +141,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dataDir,
       endpoints: emulators.endpoints,
     };
-    return { ...running, resources, config, clients, metrics, stop: stopOnce(parts) };
+    return {
+      ...running,
+      resources,
+      config,
+      clients,
+      metrics,
+      sweepArchives: () => archiveSweeper.sweepOnce(),
+      stop: stopOnce(parts),
+    };
   } catch (error) {
     await stopParts(parts);
     throw error;

@@ -44,6 +44,8 @@ const ACTIONS: Readonly<Record<RecordedCall['service'], Readonly<Record<string, 
     // HEAD needs the same permission as GET.
     HeadObject: 's3:GetObject',
     DeleteObject: 's3:DeleteObject',
+    // Deleting several objects at once needs s3:DeleteObject on each (the recorded first key).
+    DeleteObjects: 's3:DeleteObject',
     ListObjectsV2: 's3:ListBucket',
     ListObjects: 's3:ListBucket',
   },

@@ -169,6 +169,33 @@ it('refuses an archive outside its limits, naming the field and the range', asyn
   }
 });
 
+it("sweeps away, through the dead-letter function, the archive of a topic deleted or no longer archived, and keeps the others'", async () => {
+  const archiveTopic = async (name: string) => {
+    expect(
+      (await api.call('PUT', `/admin/topics/${name}`, { properties: { archive: { retentionInDays: 2 } } }))
+        .status,
+    ).toBe(201);
+    const key = (await api.call('POST', `/admin/topics/${name}/listKeys`)).body.key1;
+    const archived = await archiveOf(`/admin/topics/${name}`, name);
+    expect((await api.publish(name, key, [event(`${name}-1`, 'Order.Shipped')])).status).toBe(200);
+    await archivedEvents(archived, 1);
+    return archived;
+  };
+  const [kept, turnedOff, deleted] = [
+    await archiveTopic('sweep-kept'),
+    await archiveTopic('sweep-off'),
+    await archiveTopic('sweep-deleted'),
+  ];
+  expect((await api.call('PUT', '/admin/topics/sweep-off', { properties: {} })).status).toBe(200);
+  expect((await api.call('DELETE', '/admin/topics/sweep-deleted')).status).toBe(200);
+
+  await api.stack.sweepArchives();
+
+  expect((await recordsOf(kept)).map(({ eventId }) => eventId)).toEqual(['sweep-kept-1']);
+  expect(await recordsOf(turnedOff)).toEqual([]);
+  expect(await recordsOf(deleted)).toEqual([]);
+}, 40_000);
+
 describe('the archive bucket on the emulator', () => {
   const record = (at: number, id: string): ArchivedRecord => ({
     publishedAt: at,

@@ -77,8 +77,11 @@ function resourcesOf(service: AwsService, input: Record<string, unknown>): Parti
         leadingKey: pkText === undefined ? undefined : pkText.slice(0, pkText.indexOf('#') + 1) || pkText,
       });
     }
-    case 's3':
-      return defined({ bucket: text('Bucket'), key: text('Key'), prefix: text('Prefix') });
+    case 's3': {
+      // DeleteObjects names its keys in a list: the first stands for the call (one prefix's keys).
+      const deleted = (input.Delete as { Objects?: Array<{ Key?: string }> } | undefined)?.Objects?.[0]?.Key;
+      return defined({ bucket: text('Bucket'), key: text('Key') ?? deleted, prefix: text('Prefix') });
+    }
   }
 }
 
