@@ -59,6 +59,17 @@ export interface ArchiveStore {
   putSegment(topic: ArchivedTopic, records: readonly ArchivedRecord[]): Promise<string>;
   /** The segments holding events published in [since, until), oldest first. */
   listSegments(topic: ArchivedTopic, since: number, until: number): Promise<SegmentInfo[]>;
+  /**
+   * The first segment after `after` (a segment key; none: from the start) holding events published
+   * in [since, until), in key order (by hour, then first event): a replay's next page. One
+   * listing from where the last left off, however long the range.
+   */
+  nextSegment(
+    topic: ArchivedTopic,
+    after: string | undefined,
+    since: number,
+    until: number,
+  ): Promise<SegmentInfo | undefined>;
   /** A segment's events, in time order. */
   readSegment(key: string): Promise<ArchivedRecord[]>;
   /** Deletes the topic's segments of the days that ended before `before`; answers how many. */
@@ -199,6 +210,40 @@ export class ArchiveBucket implements ArchiveStore {
       }
     }
     return segments.sort((a, b) => a.first - b.first || a.key.localeCompare(b.key));
+  }
+
+  async nextSegment(
+    topic: ArchivedTopic,
+    after: string | undefined,
+    since: number,
+    until: number,
+  ): Promise<SegmentInfo | undefined> {
+    const prefix = topicPrefix(topic);
+    // Keys sort by hour: nothing before the hour `since` falls in can hold its events.
+    const start = `${prefix}${dayFolder(since)}${pad(new Date(since).getUTCHours())}/`;
+    let startAfter = after !== undefined && after > start ? after : start;
+    for (;;) {
+      const page = await this.s3.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: prefix,
+          StartAfter: startAfter,
+          MaxKeys: 1000,
+        }),
+      );
+      for (const object of page.Contents ?? []) {
+        const range = object.Key === undefined ? undefined : segmentRange(object.Key);
+        if (range === undefined) continue;
+        // Past the range's last hour: nothing later can hold its events.
+        if (hourOf(range.first) >= until) return undefined;
+        if (range.last >= since && range.first < until) {
+          return { key: object.Key as string, ...range, bytes: object.Size ?? 0 };
+        }
+      }
+      const last = page.Contents?.at(-1)?.Key;
+      if (page.IsTruncated !== true || last === undefined) return undefined;
+      startAfter = last;
+    }
   }
 
   async readSegment(key: string): Promise<ArchivedRecord[]> {

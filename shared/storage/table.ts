@@ -52,6 +52,7 @@ import {
   QueryCommand,
   type QueryCommandInput,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { TABLE } from '../config/resources';
@@ -214,6 +215,26 @@ export class Table {
   ): Promise<boolean> {
     try {
       await this.doc.send(new PutCommand({ TableName: this.name, Item: item, ...condition }));
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** An update made only if `condition` holds for what is stored; false, changing nothing, when not. */
+  async updateIf(
+    key: ItemKey,
+    update: string,
+    condition: Pick<
+      UpdateCommandInput,
+      'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+    >,
+  ): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({ TableName: this.name, Key: key, UpdateExpression: update, ...condition }),
+      );
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;

@@ -6,9 +6,11 @@
  * topic without an archive keeps nothing; the setting is validated, shown and turned off; and
  * the bucket's listing, expiry and deletion work on the emulator's S3.
  */
-import { ARCHIVE_BUCKET } from '../../shared/config/resources';
+import { ARCHIVE_BUCKET, TABLE } from '../../shared/config/resources';
+import type { Replay } from '../../shared/domain/replays';
 import { createAwsClients } from '../../shared/platform/aws';
 import { ArchiveBucket, type ArchivedRecord, type ArchivedTopic } from '../../shared/storage/archive';
+import { DynamoReplayStore } from '../../shared/storage/replays';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 
@@ -222,10 +224,69 @@ describe('the archive bucket on the emulator', () => {
     ]);
     expect(await archive.listTopics()).toEqual(expect.arrayContaining([topic]));
 
+    // A replay's pages: one segment after another, from where the last left off.
+    const pages: string[] = [];
+    for (let after: string | undefined; ; ) {
+      const next = await archive.nextSegment(topic, after, day(1) + HOUR, day(2) + 2 * HOUR);
+      if (next === undefined) break;
+      pages.push(...(await archive.readSegment(next.key)).map(({ eventId }) => eventId));
+      after = next.key;
+    }
+    expect(pages).toEqual(['d1a', 'd1b', 'd1c', 'd2']);
+    expect(await archive.nextSegment(topic, undefined, day(3), day(4))).toBeUndefined();
+
     // Before day 2 at noon: day 0 ended before it, day 1 did not.
     expect(await archive.deleteBefore(topic, day(1) + 12 * HOUR)).toBe(1);
     expect((await archive.listSegments(topic, day(0), day(3))).length).toBe(3);
     expect(await archive.deleteTopic(topic)).toBe(3);
     expect(await archive.listSegments(topic, day(0), day(3))).toEqual([]);
+  });
+});
+
+describe('replays in the table', () => {
+  it('are kept per subscription, move their cursor one page at a time, and end once', async () => {
+    const replays = new DynamoReplayStore(api.stack.clients.dynamo, TABLE.localName);
+    const now = new Date('2026-12-01T10:00:00.000Z');
+    const replay: Replay = {
+      id: 'r1',
+      topic: 'shop/orders',
+      topicCreatedAt: now.toISOString(),
+      subscription: 'Billing',
+      since: now.getTime() - HOUR,
+      until: now.getTime(),
+      state: 'Running',
+      found: 0,
+      queued: 0,
+      delivered: 0,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    await replays.put(replay);
+    await replays.put({ ...replay, id: 'r2', createdAt: new Date(now.getTime() + 1).toISOString() });
+
+    expect(await replays.advance(replay, undefined, { cursor: 'seg-1', found: 5, queued: 3 }, now)).toBe(
+      true,
+    );
+    // A page worked again from where it started moves nothing.
+    expect(await replays.advance(replay, undefined, { cursor: 'seg-1', found: 5, queued: 3 }, now)).toBe(
+      false,
+    );
+    expect(await replays.advance(replay, 'seg-1', { cursor: 'seg-2', found: 2, queued: 2 }, now)).toBe(true);
+    await replays.addDelivered('shop/orders', 'billing', 'r1', 4);
+    expect(await replays.get('shop/orders', 'billing', 'r1')).toMatchObject({
+      cursor: 'seg-2',
+      found: 7,
+      queued: 5,
+      delivered: 4,
+      state: 'Running',
+    });
+
+    expect(await replays.end(replay, 'Cancelled', now, 'cancelled by a DELETE')).toBe(true);
+    expect(await replays.end(replay, 'Completed', now)).toBe(false);
+    expect(await replays.advance(replay, 'seg-2', { cursor: 'seg-3', found: 1, queued: 1 }, now)).toBe(false);
+    expect((await replays.list('shop/orders', 'billing')).map(({ id, state }) => `${id}:${state}`)).toEqual([
+      'r2:Running',
+      'r1:Cancelled',
+    ]);
   });
 });

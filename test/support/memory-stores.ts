@@ -632,6 +632,21 @@ export class MemoryArchive implements ArchiveStore {
       .sort((a, b) => a.first - b.first || a.key.localeCompare(b.key));
   }
 
+  async nextSegment(
+    topic: ArchivedTopic,
+    after: string | undefined,
+    since: number,
+    until: number,
+  ): Promise<SegmentInfo | undefined> {
+    const prefix = topicPrefix(topic);
+    for (const key of [...this.segments.keys()].filter((key) => key.startsWith(prefix)).sort()) {
+      const range = segmentRange(key);
+      if (range === undefined || (after !== undefined && key <= after)) continue;
+      if (range.last >= since && range.first < until) return { key, ...range, bytes: 0 };
+    }
+    return undefined;
+  }
+
   async readSegment(key: string): Promise<ArchivedRecord[]> {
     const segment = this.segments.get(key);
     if (segment === undefined) throw new Error(`no segment ${key}`);
