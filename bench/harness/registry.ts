@@ -4,6 +4,7 @@
  * stack (latency to ordered delivery, consecutive so the stack is started once), then
  * those with a stack of their own.
  */
+import { archive } from '../scenarios/archive';
 import { batching } from '../scenarios/batching';
 import { bill } from '../scenarios/bill';
 import { crowd } from '../scenarios/crowd';
@@ -36,6 +37,7 @@ export const SCENARIOS: readonly Scenario[] = [
   filters,
   messageLog,
   deduplication,
+  archive,
   ordered,
   overload,
   failures,
