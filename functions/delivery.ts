@@ -61,6 +61,8 @@ export interface DeliveryHandlerDeps {
     | 'sweepBacklogs'
     | 'upgrade'
     | 'deliverOrdered'
+    | 'replayPage'
+    | 'firstCopies'
   >;
   observability: Observability;
   /** Where the archive copies its messages carry go (none: they stay on the messages, unread). */

@@ -229,12 +229,19 @@ export class PipelineFunction extends LambdaFunction {
   /**
    * Put, get and delete of the objects under `prefix` of the bucket, and listing that prefix
    * (so a missing key reads as NoSuchKey rather than AccessDenied), and the bucket's name in
-   * `envName`: for a bucket whose objects one function writes, reads and removes.
+   * `envName`: for a bucket whose objects one function writes, reads and removes; with `read`,
+   * only reads and lists them.
    */
-  bindBucketPrefix(bucket: s3.IBucket, envName: string, prefix: string, reason: string): this {
+  bindBucketPrefix(
+    bucket: s3.IBucket,
+    envName: string,
+    prefix: string,
+    reason: string,
+    access: 'readWrite' | 'read' = 'readWrite',
+  ): this {
     this.addToRolePolicy(
       new iam.PolicyStatement({
-        actions: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject'],
+        actions: access === 'read' ? ['s3:GetObject'] : ['s3:PutObject', 's3:GetObject', 's3:DeleteObject'],
         resources: [bucket.arnForObjects(`${prefix}*`)],
       }),
     );

@@ -337,6 +337,14 @@ function createDeliveryFunction(scope: Construct, options: FunctionsOptions): Pi
       .bindQueue(queues.ordered, QUEUES.ordered.urlEnv, 'sendAndConsume')
       // Forwards the archive copies its messages carry (and its notices' copies).
       .bindQueue(queues.archive, QUEUES.archive.urlEnv, 'send')
+      // Replays read the archive's segments, page by page.
+      .bindBucketPrefix(
+        storage.archiveBucket,
+        ARCHIVE_BUCKET.nameEnv,
+        ARCHIVE_BUCKET.prefix,
+        ARCHIVE_GRANT_REASON,
+        'read',
+      )
       .bindBucketPrefix(
         storage.backlogBucket,
         BACKLOG_BUCKET.nameEnv,

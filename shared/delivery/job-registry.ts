@@ -35,6 +35,8 @@ export interface StepWorkers {
     | 'storeOne'
     | 'tick'
     | 'deliverOrdered'
+    | 'replayPage'
+    | 'firstCopies'
   >;
   deadLetter: Pick<DeadLetterStep, 'write'> & Pick<ArchiveWriter, 'writeArchive'>;
 }
@@ -122,11 +124,25 @@ const DELIVER: DeliveryStep<'deliver' | 'fanout' | 'stored-fanout'> = {
     job.kind === 'fanout' || job.kind === 'stored-fanout'
       ? worker.fanOut(job, options)
       : worker.deliver(job, options),
-  run: async (jobs, { worker, options }) => {
-    const results = await worker.deliverTogether(jobs, options);
-    return results.map((result) => (result.ok ? done({ ...result.report }) : retryLater(result.reason)));
+  run: async (jobs, { worker, options, messageIds }) => {
+    // A replay's part queued twice is worked once: the copies after the first are done unworked.
+    const first = await worker.firstCopies(jobs, messageIds);
+    const worked = jobs.filter((_, index) => first[index]);
+    const results = await worker.deliverTogether(worked, options);
+    let position = 0;
+    return jobs.map((_, index) => {
+      if (!first[index]) return done({ replayPartSentTwice: true });
+      const result = results[position++];
+      if (result === undefined) return retryLater('the step gave no outcome for this job');
+      return result.ok ? done({ ...result.report }) : retryLater(result.reason);
+    });
   },
 };
+
+const REPLAY_PAGE = eachJob<'replay-page'>(
+  "a replay's next page: an archive segment's events queued as the subscription's deliveries, the next page sent (archive/replay.ts)",
+  (job, worker) => worker.replayPage(job),
+);
 
 const VALIDATE = eachJob<'validate'>(
   'the endpoint validation handshake (delivery/handshake.ts)',
@@ -226,6 +242,7 @@ export const JOB_REGISTRY: { readonly [K in JobKind]: RegistryEntry<K> } = {
   'backlog-tick': { schema: JOB_SCHEMAS['backlog-tick'], steps: { retry: TICK } },
   ordered: { schema: JOB_SCHEMAS.ordered, steps: { ordered: DELIVER_ORDERED } },
   archive: { schema: JOB_SCHEMAS.archive, steps: { archive: WRITE_ARCHIVE } },
+  'replay-page': { schema: JOB_SCHEMAS['replay-page'], steps: { delivery: REPLAY_PAGE } },
 };
 
 const KINDS = Object.keys(JOB_REGISTRY) as JobKind[];

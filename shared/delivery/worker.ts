@@ -10,6 +10,8 @@
  *
  * Which of these a job goes to is the job registry's (`job-registry.ts`), by the job's kind.
  */
+
+import type { ReplayPages } from '../archive/replay';
 import type {
   BacklogTickJob,
   DeliveryItem,
@@ -18,6 +20,7 @@ import type {
   EndedJob,
   FanOutJob,
   QueuedJob,
+  ReplayPageJob,
   StoredFanOutJob,
   StoreJob,
   ValidationJob,
@@ -25,6 +28,7 @@ import type {
 import { METRIC, subscriptionDimensions } from '../observability/metrics';
 import type { LegacyJob } from '../queue/job-codec';
 import type { FanOutStore } from '../storage/fan-out-bucket';
+import type { ReplaySends } from '../storage/replay-sends';
 import { type BacklogSettings, Backlogs } from './backlog/backlogs';
 import { NO_BACKLOG } from './backlog/port';
 import type { SourcedStoreJob, StoreResult } from './backlog/store-step';
@@ -56,6 +60,11 @@ export interface DeliveryWorkerDeps extends SettleDeps, DeliverySubscriptions, R
    * `'none'` (tests, models): `ordered` jobs are refused.
    */
   ordered: OrderedSettings | 'none';
+  /**
+   * Replays from topics' archives: their pages, and the parts they queued as received (so a part
+   * queued twice is worked once). Absent (tests, models): `replay-page` jobs are refused.
+   */
+  replays?: { readonly pages: Pick<ReplayPages, 'runPage'>; readonly sends: ReplaySends };
 }
 
 export class DeliveryWorker {
@@ -104,6 +113,29 @@ export class DeliveryWorker {
       );
     }
     return emptyReport();
+  }
+
+  /** One page of a replay (`archive/replay.ts`): its events queued as deliveries, the next page sent. */
+  async replayPage(job: ReplayPageJob): Promise<JobReport> {
+    const replays = this.deps.replays;
+    if (replays === undefined) throw new Error('this worker has no replays: replay-page jobs are refused');
+    const page = await replays.pages.runPage(job);
+    return { ...emptyReport(), queued: page.queued };
+  }
+
+  /**
+   * Which of an invocation's delivery jobs to work: all but a replay's part received in a second
+   * message (the part was queued twice), each named by the message it came in.
+   */
+  async firstCopies(jobs: readonly TogetherJob[], messageIds: readonly string[]): Promise<boolean[]> {
+    const sends = this.deps.replays?.sends;
+    return Promise.all(
+      jobs.map((job, index) =>
+        sends === undefined || !('replayChunk' in job) || job.replayChunk === undefined
+          ? true
+          : sends.firstCopy(job.replayChunk, messageIds[index] ?? String(index), this.deps.clock.now()),
+      ),
+    );
   }
 
   /**

@@ -65,6 +65,11 @@ export const deliveryItemSchema = z.object({
    */
   resendOf: z.string().optional(),
   /**
+   * Set on an event sent again from its topic's archive by a replay: `archive`. Requests whose
+   * events all carry it say so in a header (`REPLAY_HEADER`, `delivery/rules/headers.ts`).
+   */
+  replayOf: z.literal('archive').optional(),
+  /**
    * The publish request's W3C `traceparent`, when it had a valid one: every delivery request of
    * the event continues its trace (`delivery/rules/trace-context.ts`).
    */
@@ -141,6 +146,12 @@ export const deliveryJobSchema = z.object({
   /** Epoch ms before which nothing in the job may be attempted; absent means now. */
   dueAt: z.number().optional(),
   items: z.array(deliveryItemSchema).min(1),
+  /**
+   * A replay's part (`<replay id>:<page>:<part>`): the first message received with it is worked,
+   * a copy sent again by a replay page worked twice is not (`replay-sends.ts`). Fresh from a
+   * replay only: its retries are jobs of their own, without it.
+   */
+  replayChunk: z.string().optional(),
 });
 export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
 
@@ -321,6 +332,19 @@ export const archiveJobSchema = z.object({
 export type ArchiveJob = z.infer<typeof archiveJobSchema>;
 
 /**
+ * One page of a replay: the subscription's next archive segment after the replay's cursor, its
+ * events queued as deliveries, the cursor moved on and the next page sent (`archive/replay.ts`).
+ */
+export const replayPageJobSchema = z.object({
+  v: formatVersion,
+  kind: z.literal('replay-page'),
+  topic: topicRefSchema,
+  subscription: z.string().min(1),
+  replayId: z.string().min(1),
+});
+export type ReplayPageJob = z.infer<typeof replayPageJobSchema>;
+
+/**
  * Every shape a Gridwire queue carries. {@link QueuedJob} is their union, so a new shape is added
  * here or nowhere, and named by its kind in {@link JOB_SCHEMAS}; the job registry
  * (`delivery/job-registry.ts`) says which queues carry each kind and the step that runs it.
@@ -335,6 +359,7 @@ export const QUEUED_JOB_SCHEMAS = [
   backlogTickJobSchema,
   orderedJobSchema,
   archiveJobSchema,
+  replayPageJobSchema,
 ] as const;
 
 /** Anything a Gridwire queue carries. A job without `kind` is a delivery job. */
@@ -366,4 +391,6 @@ export const JOB_SCHEMAS: { readonly [K in JobKind]: z.ZodType<JobOfKind<K>> } =
   ordered: orderedJobSchema,
   /** Publishes' archive copies, on their way into their topic's archive segments. */
   archive: archiveJobSchema,
+  /** One page of a subscription's replay from its topic's archive. */
+  'replay-page': replayPageJobSchema,
 };

@@ -27,6 +27,7 @@ import type { HealthStore } from '../storage/health';
 import type { NamespaceStore, NamespaceTopicStore } from '../storage/namespaces';
 import type { RateBudgetStore } from '../storage/rate-budget';
 import type { ReplayClaims } from '../storage/replay-claims';
+import type { ReplayStore } from '../storage/replays';
 import type { SubscriptionStore } from '../storage/subscriptions';
 import type { TopicStore } from '../storage/topics';
 import type { DeadLetterBlobs } from './dead-letters/deps';
@@ -213,8 +214,14 @@ export interface SessionDeps {
 }
 
 /** Everything the management operations depend on: every capability group. */
+/** Replays of subscriptions from their topics' archives. */
+export interface ReplayDeps {
+  replays: ReplayStore;
+}
+
 export interface ManagementDeps
   extends TopicStoreDeps,
+    ReplayDeps,
     SubscriptionStoreDeps,
     ClockDeps,
     IdDeps,

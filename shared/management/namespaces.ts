@@ -43,6 +43,7 @@ import {
   parseNamespaceTopicBody,
 } from './namespace-schema';
 import type { Operations, SubscriptionFinder } from './operation';
+import { type ReplayRouteDeps, replayOperations } from './replay-routes';
 import { validateName } from './request-body';
 import { type SigningRouteDeps, signingOperations } from './signing-routes';
 import { type DestinationDeps, destinationOf, fullUrlsDocument } from './stored-destination';
@@ -70,6 +71,7 @@ export type NamespaceRouteDeps = TopicStoreDeps &
   MessageLogRouteDeps &
   SigningRouteDeps &
   DeadLetterRouteDeps &
+  ReplayRouteDeps &
   ValidationRouteDeps;
 
 const namespaceParam = (event: HttpEvent) => validateName('namespace', pathParam(event, 'namespace'));
@@ -317,6 +319,7 @@ export const namespaceOperations: Readonly<Operations<NamespaceRouteDeps>> = {
   ...testEventOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...signingOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...deadLetterOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
+  ...replayOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...validationOperations(
     NAMESPACE_SUBSCRIPTION_PATH,
     findNamespaceSubscription,

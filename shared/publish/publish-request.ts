@@ -119,6 +119,17 @@ function lazyView(
   };
 }
 
+/**
+ * What filters read of an event kept in a topic's archive (its JSON as sent): a CloudEvent's
+ * `type`, else an Event Grid event's `eventType`.
+ */
+export function archivedEventView(json: string): FilterView {
+  const event = JSON.parse(json) as { specversion?: unknown; type?: unknown; eventType?: unknown } | null;
+  const cloud = typeof event === 'object' && event !== null && Object.hasOwn(event, 'specversion');
+  const type = cloud ? event?.type : event?.eventType;
+  return lazyView(typeof type === 'string' ? type : '', cloud ? 'type' : 'eventType', json, subjectMember);
+}
+
 const subjectMember = (event: unknown): string | undefined => {
   const subject =
     typeof event === 'object' && event !== null && Object.hasOwn(event, 'subject')

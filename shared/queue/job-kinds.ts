@@ -28,9 +28,12 @@ export function claimedKind(json: unknown): JobKind {
 /** The topic a job's events were published to. */
 export const jobTopicOf = (job: QueuedJob): TopicRef => ('target' in job ? job.target.topic : job.topic);
 
-/** The subscription a job is for; a fan-out is for several (the engine names them), so none. */
+/**
+ * The subscription a job is for (a replay's page: the subscription replayed to); a fan-out is for
+ * several (the engine names them), and an archive job for none.
+ */
 export const jobSubscriptionOf = (job: QueuedJob): string | undefined =>
-  'target' in job ? job.target.subscription : undefined;
+  'target' in job ? job.target.subscription : job.kind === 'replay-page' ? job.subscription : undefined;
 
 /** The events the message itself carries (a stored fan-out's are in the bucket). */
 export const jobEventCount = (job: QueuedJob): number =>

@@ -5,6 +5,7 @@
 
 import { packArchiveCopy } from '../../shared/archive/copy';
 import { archiveJobsOf } from '../../shared/archive/forward';
+import { replayPageBody } from '../../shared/archive/replay';
 import type { QueueKey } from '../../shared/config/resources';
 import { DeadLetterStep, type DeadLetterStepDeps, DropRecorder } from '../../shared/delivery/dead-letter';
 import { HealthTracker } from '../../shared/delivery/health';
@@ -123,7 +124,8 @@ export class RecordingQueue implements JobQueue {
         job.kind === 'store' ||
         job.kind === 'backlog-tick' ||
         job.kind === 'ordered' ||
-        job.kind === 'archive'
+        job.kind === 'archive' ||
+        job.kind === 'replay-page'
       )
         kept.push(entry);
       else {
@@ -632,6 +634,10 @@ export const archiveCopyText = (
       json: JSON.stringify({ id }),
     })),
   }).toString('base64');
+
+/** A replay's page job for `subscription` of `topic`. */
+export const replayPageJobBody = (topic: TopicRef, subscription = 'audit', replayId = 'r-1'): string =>
+  replayPageBody(topic, subscription, replayId);
 
 /** The message body of an archive job carrying that copy. */
 export function archiveJobBody(topic: TopicRef, events: readonly string[] = ['e1'], publishedAt = 1): string {

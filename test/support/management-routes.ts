@@ -20,7 +20,12 @@ import { InProcessRateBudget } from '../../shared/storage/rate-budget';
 import type { TableStores } from '../../shared/storage/store';
 import { RecordingQueue } from './fakes';
 import { MemoryDeadLetterBucket } from './memory-dead-letter-bucket';
-import { MemoryBacklogStore, MemoryHealthStore, MemoryReplayClaims } from './memory-stores';
+import {
+  MemoryBacklogStore,
+  MemoryHealthStore,
+  MemoryReplayClaims,
+  MemoryReplayStore,
+} from './memory-stores';
 
 /** A message log that holds nothing: every lookup searched its whole window and found no record. */
 export const emptyHistory = (retentionDays = 7): HistoryDeps['history'] => ({
@@ -56,6 +61,7 @@ export function routeTestDeps(stores: TableStores, overrides: Partial<Management
     deadLetterBucket: new MemoryDeadLetterBucket(),
     deadLetterBuckets: [],
     replayClaims: new MemoryReplayClaims(),
+    replays: new MemoryReplayStore(),
     callBudget: new InProcessRateBudget(),
     queue: new RecordingQueue(clock),
     validateEndpoints: false,

@@ -15,6 +15,7 @@ import type {
 import type { EndpointHealth } from '../../shared/domain/health';
 import type { Namespace, NamespaceTopic, Subscription, Topic, TopicKeys } from '../../shared/domain/model';
 import { namespaceTopicId, splitNamespaceTopicId } from '../../shared/domain/names';
+import type { Replay } from '../../shared/domain/replays';
 import {
   type AcceptedIdClaim,
   type AcceptedIds,
@@ -71,6 +72,8 @@ import {
   orderedProgressKey,
 } from '../../shared/storage/ordered-progress';
 import type { ReplayClaims } from '../../shared/storage/replay-claims';
+import type { ReplaySends } from '../../shared/storage/replay-sends';
+import type { ReplayPageProgress, ReplayStore } from '../../shared/storage/replays';
 import type { TableStores } from '../../shared/storage/store';
 import type { SubscriptionStore } from '../../shared/storage/subscriptions';
 import { backlogPk, backlogSegmentSk, ConcurrentChangeError, healthPk } from '../../shared/storage/table';
@@ -285,6 +288,7 @@ export function memoryStores(): TableStores {
       ...((input.deduplicationWindowInMinutes ?? 0) > 0
         ? { deduplicationWindowInMinutes: input.deduplicationWindowInMinutes }
         : {}),
+      ...(input.archive === undefined ? {} : { archive: input.archive }),
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
       subscriptionsVersion: 0,
@@ -295,6 +299,8 @@ export function memoryStores(): TableStores {
       if (input.deduplicationWindowInMinutes !== undefined && input.deduplicationWindowInMinutes > 0) {
         item.deduplicationWindowInMinutes = input.deduplicationWindowInMinutes;
       } else delete item.deduplicationWindowInMinutes;
+      if (input.archive !== undefined) item.archive = input.archive;
+      else delete item.archive;
     },
   );
   const namespaces = new MemoryKeyedResources<Namespace, NamespaceInput>(
@@ -680,5 +686,75 @@ export class MemoryArchive implements ArchiveStore {
     const topics = new Map<string, ArchivedTopic>();
     for (const { topic } of this.segments.values()) topics.set(topicPrefix(topic), topic);
     return [...topics.values()];
+  }
+}
+
+/** Replays in memory, as `DynamoReplayStore` keeps them (cursor moved by conditional writes). */
+export class MemoryReplayStore implements ReplayStore {
+  readonly replays = new Map<string, Replay>();
+  private readonly keyOf = (topic: string, subscription: string, id: string) =>
+    `${topic.toLowerCase()}\n${subscription.toLowerCase()}\n${id}`;
+
+  async put(replay: Replay): Promise<void> {
+    this.replays.set(this.keyOf(replay.topic, replay.subscription, replay.id), structuredClone(replay));
+  }
+
+  async get(topic: string, subscription: string, id: string): Promise<Replay | undefined> {
+    const replay = this.replays.get(this.keyOf(topic, subscription, id));
+    return replay === undefined ? undefined : structuredClone(replay);
+  }
+
+  async list(topic: string, subscription: string): Promise<Replay[]> {
+    const prefix = this.keyOf(topic, subscription, '');
+    return [...this.replays]
+      .filter(([key]) => key.startsWith(prefix))
+      .map(([, replay]) => structuredClone(replay))
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+  }
+
+  async advance(
+    replay: Replay,
+    from: string | undefined,
+    page: ReplayPageProgress,
+    now: Date,
+  ): Promise<boolean> {
+    const stored = this.replays.get(this.keyOf(replay.topic, replay.subscription, replay.id));
+    if (stored === undefined || stored.state !== 'Running' || stored.cursor !== from) return false;
+    stored.cursor = page.cursor;
+    stored.found += page.found;
+    stored.queued += page.queued;
+    stored.updatedAt = now.toISOString();
+    return true;
+  }
+
+  async end(
+    replay: Replay,
+    state: 'Completed' | 'Cancelled' | 'Failed',
+    now: Date,
+    reason?: string,
+  ): Promise<boolean> {
+    const stored = this.replays.get(this.keyOf(replay.topic, replay.subscription, replay.id));
+    if (stored === undefined || stored.state !== 'Running') return false;
+    stored.state = state;
+    stored.updatedAt = now.toISOString();
+    if (reason !== undefined) stored.reason = reason;
+    return true;
+  }
+
+  async addDelivered(topic: string, subscription: string, id: string, events: number): Promise<void> {
+    const stored = this.replays.get(this.keyOf(topic, subscription, id));
+    if (stored !== undefined) stored.delivered += events;
+  }
+}
+
+/** The parts of replays received, in memory: the first message with a part claims it. */
+export class MemoryReplaySends implements ReplaySends {
+  readonly claims = new Map<string, string>();
+
+  async firstCopy(chunk: string, messageId: string, _now?: number): Promise<boolean> {
+    const holder = this.claims.get(chunk);
+    if (holder !== undefined) return holder === messageId;
+    this.claims.set(chunk, messageId);
+    return true;
   }
 }

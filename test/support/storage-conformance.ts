@@ -185,6 +185,7 @@ const fullHealth = (topic: string, subscription: string): EndpointHealth => ({
 
 const FULL_TOPIC_INPUT: TopicInput = {
   deduplicationWindowInMinutes: 30,
+  archive: { retentionInDays: 9 },
   inputSchema: 'CustomEventSchema',
   inputSchemaMapping: {
     id: { sourceField: 'orderId' },
@@ -234,6 +235,7 @@ const fullLine = (
     lastAttemptAt: publishedAt + 1,
     lateUntil: publishedAt + 180_001,
     resendOf: `first-${id}`,
+    replayOf: 'archive',
     traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
   }),
 });
@@ -399,6 +401,22 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
       expect(read).not.toHaveProperty('deduplicationWindowInMinutes');
     });
 
+    it('take a new archive by update, and lose it when it is left out', async () => {
+      const name = unique('kept-');
+      await s.stores.topics.create(name, FULL_TOPIC_INPUT, AT);
+      const updated = await s.stores.topics.update(
+        name,
+        { ...FULL_TOPIC_INPUT, archive: { retentionInDays: 365 } },
+        LATER,
+      );
+      expect(updated?.archive).toEqual({ retentionInDays: 365 });
+      const { archive: _archive, ...withoutArchive } = FULL_TOPIC_INPUT;
+      await s.stores.topics.update(name, withoutArchive, LATER);
+      const read = await s.stores.topics.get(name, { consistent: true });
+      expect(read).toMatchObject({ name, deduplicationWindowInMinutes: 30 });
+      expect(read).not.toHaveProperty('archive');
+    });
+
     it('are deleted with their subscriptions, not with a namespace topic of the same name', async () => {
       const name = unique('orders-');
       await s.stores.topics.create(name, { inputSchema: 'EventGridSchema', tags: {} }, AT);
@@ -444,6 +462,7 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
       const topic = nsTopic(namespace, 'Orders', {
         subscriptionsVersion: 4,
         deduplicationWindowInMinutes: 15,
+        archive: { retentionInDays: 3 },
       });
       await s.stores.namespaceTopics.put(topic, undefined);
 

@@ -119,6 +119,9 @@ export function customHeaderValues(
  */
 export const RESEND_HEADER = 'gridwire-resend-of';
 
+/** The header of a request whose events are all replayed from their topic's archive: `archive`. */
+export const REPLAY_HEADER = 'gridwire-replay-of';
+
 /**
  * The service's headers for a request carrying `items` (all with the same attempt count).
  * `aeg-delivery-count` is the number of earlier attempts (0 on the first); `aeg-output-event-id`
@@ -128,7 +131,7 @@ export const RESEND_HEADER = 'gridwire-resend-of';
  */
 export function systemHeaders(
   subscription: { readonly name: string; readonly eventDeliverySchema: EventDeliverySchema },
-  items: readonly Pick<DeliveryItem, 'attempts' | 'eventId' | 'dataVersion' | 'resendOf'>[],
+  items: readonly Pick<DeliveryItem, 'attempts' | 'eventId' | 'dataVersion' | 'resendOf' | 'replayOf'>[],
 ): Record<string, string> {
   const first = items[0];
   if (first === undefined) throw new RangeError('a delivery request needs at least one event');
@@ -141,6 +144,8 @@ export function systemHeaders(
     'aeg-delivery-count': String(first.attempts),
     'aeg-metadata-version': '1',
   };
+  if (items.every(({ replayOf }) => replayOf !== undefined))
+    headers[REPLAY_HEADER] = first.replayOf as string;
   if (items.length === 1) {
     if (
       (!cloudEvents || first.dataVersion !== '') &&

@@ -2,16 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import { type ArchiveSweepReport, sweepArchives } from '../../archive/sweep';
 import { ArchiveWriter } from '../../archive/writer';
-import { ENV } from '../../config/resources';
-import { requireSetting } from '../../config/runtime';
 import { DeadLetterStep, DropRecorder } from '../../delivery/dead-letter';
 import { scaleProfiles } from '../../delivery/rules/profiles';
 import { systemClock } from '../../platform/clock';
-import { ArchiveBucket } from '../../storage/archive';
 import { deadLetterBucketsOf } from './dead-letter-buckets';
 import type { Observability } from './observability';
 import { buildPublisher } from './publish';
-import { queueOf, type Runtime, storesOf } from './runtime';
+import { archiveOf, queueOf, type Runtime, storesOf } from './runtime';
 
 /** The dead-letter step behind the dead-letter function. */
 export function buildDeadLetterStep(runtime: Runtime, observability: Observability): DeadLetterStep {
@@ -38,10 +35,6 @@ export const buildArchiveWriter = (runtime: Runtime, observability: Observabilit
     metrics: observability.buffer,
     logger: observability.logger,
   });
-
-/** The archive bucket. */
-export const archiveOf = (runtime: Runtime): ArchiveBucket =>
-  new ArchiveBucket(runtime.clients.s3, requireSetting(runtime.config.archiveBucket, ENV.archiveBucket));
 
 /** The daily archive sweep, on the archive bucket and the topics as the table holds them. */
 export function buildArchiveSweep(runtime: Runtime): () => Promise<ArchiveSweepReport> {

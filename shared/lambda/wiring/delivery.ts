@@ -4,6 +4,7 @@
  * own options) build it here alike.
  */
 import { randomUUID } from 'node:crypto';
+import { ReplayPages } from '../../archive/replay';
 import { ENV, QUEUES } from '../../config/resources';
 import { requireSetting } from '../../config/runtime';
 import { DropRecorder } from '../../delivery/dead-letter';
@@ -15,22 +16,36 @@ import type { SubscriptionSource } from '../../delivery/ports';
 import { AwsResourceSender } from '../../delivery/resource-sender';
 import type { RequestTimes } from '../../delivery/rules/late-answer';
 import { scaleProfiles } from '../../delivery/rules/profiles';
+import { deliveryTargetOf } from '../../delivery/target';
 import { UndiciWebhookSender, type WebhookSender } from '../../delivery/webhook-sender';
 import { DeliveryWorker } from '../../delivery/worker';
 import { type Subscription, subscriptionExpired } from '../../domain/model';
 import { TtlCache } from '../../platform/cache';
 import { type Clock, systemClock, systemRandom } from '../../platform/clock';
 import { awsResourceClients } from '../../platform/resource-clients';
+import { compileFilter } from '../../publish/filter';
+import { orderedKeyOf } from '../../publish/ordered-routing';
+import { archivedEventView } from '../../publish/publish-request';
 import { SqsMessageVisibility } from '../../queue/visibility';
 import { DynamoBacklogStore } from '../../storage/backlog';
 import { DynamoHeldMarks } from '../../storage/held-marks';
 import { DynamoLateAnswers } from '../../storage/late-answers';
 import { DynamoOrderedProgress } from '../../storage/ordered-progress';
 import { DynamoRateBudget } from '../../storage/rate-budget';
+import { DynamoReplaySends } from '../../storage/replay-sends';
+import { DynamoReplayStore } from '../../storage/replays';
 import { DynamoSubscriptionStore, type SubscriptionStore } from '../../storage/subscriptions';
 import type { Observability } from './observability';
 import { buildPublisher } from './publish';
-import { buildSealer, fanOutsOf, healthStoreOf, historyOf, queueOf, type Runtime } from './runtime';
+import {
+  archiveOf,
+  buildSealer,
+  fanOutsOf,
+  healthStoreOf,
+  historyOf,
+  queueOf,
+  type Runtime,
+} from './runtime';
 
 /**
  * Subscriptions read through a short-lived cache. A cached definition older than the version a
@@ -169,6 +184,9 @@ export function buildDeliveryWorker(
         requireSetting(runtime.config.queueUrls.ordered, QUEUES.ordered.urlEnv),
       ),
     },
+    ...(runtime.config.archiveBucket === undefined
+      ? {}
+      : { replays: buildReplays(runtime, observability, subscriptions, clock) }),
     backlog: {
       store: backlogsOf(runtime),
       healthStore,
@@ -181,6 +199,40 @@ export function buildDeliveryWorker(
       ),
     },
   });
+}
+
+/**
+ * Replays from topics' archives: their pages read the archive bucket and the subscription as it is
+ * now (its filter and, for an ordered one, its key), and queue deliveries and the next page; the
+ * parts they queued are claimed as received.
+ */
+function buildReplays(
+  runtime: Runtime,
+  observability: Observability,
+  subscriptions: Pick<SubscriptionStore, 'get'>,
+  clock: Clock,
+): { pages: ReplayPages; sends: DynamoReplaySends } {
+  const tableName = requireSetting(runtime.config.tableName, ENV.tableName);
+  const pages = new ReplayPages({
+    replays: new DynamoReplayStore(runtime.clients.dynamo, tableName),
+    archive: archiveOf(runtime),
+    subscription: async (topic, name) => {
+      const subscription = await subscriptions.get(topic, name, { consistent: true });
+      if (subscription === undefined) return undefined;
+      const target = deliveryTargetOf(subscription);
+      const matches = compileFilter(subscription.filter);
+      const path = subscription.orderedDelivery?.key.split('.');
+      return {
+        target,
+        matches: (json) => matches(archivedEventView(json)),
+        ...(path === undefined ? {} : { orderedKeyOf: (item) => orderedKeyOf(target, path, item) }),
+      };
+    },
+    queue: queueOf(runtime, ['delivery', 'ordered']),
+    clock,
+    logger: observability.logger,
+  });
+  return { pages, sends: new DynamoReplaySends(runtime.clients.dynamo, tableName) };
 }
 
 /** Subscriptions' backlogs: segments in the backlog bucket, their index in the table. */

@@ -20,6 +20,7 @@ import { DynamoBacklogIndex } from '../../storage/backlog';
 import { DynamoDeclaredDestinations } from '../../storage/declared-destinations';
 import { DynamoRateBudget } from '../../storage/rate-budget';
 import { DynamoReplayClaims } from '../../storage/replay-claims';
+import { DynamoReplayStore } from '../../storage/replays';
 import { SecretSessionKeys } from '../../storage/session-keys';
 import { deadLetterBucketsOf } from './dead-letter-buckets';
 import type { Observability } from './observability';
@@ -72,6 +73,7 @@ export function buildManagementDeps(
     namedDeadLetterBucket: deadLetterBuckets.named,
     replayClaims,
     callBudget,
+    replays: new DynamoReplayStore(runtime.clients.dynamo, table()),
     queue,
     // The validation handshake, endpoint rules, and the AWS resources subscriptions may deliver to.
     validateEndpoints: runtime.config.validateEndpoints,

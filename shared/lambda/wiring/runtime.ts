@@ -10,6 +10,7 @@ import { type AwsClients, createSecretsManagerClient } from '../../platform/aws'
 import { type Clock, type Random, systemClock } from '../../platform/clock';
 import { AesGcmSealer, type KeySource, keyText } from '../../platform/sealing';
 import { SqsJobQueue } from '../../queue/sqs-job-queue';
+import { ArchiveBucket } from '../../storage/archive';
 import { AttemptHistoryTable } from '../../storage/attempt-history';
 import { FanOutBucket } from '../../storage/fan-out-bucket';
 import { DynamoHealthStore } from '../../storage/health';
@@ -106,6 +107,10 @@ export function buildTopicKeySealer(runtime: Runtime): AesGcmSealer | undefined 
   if (topicKey !== undefined) return new AesGcmSealer(keyText(topicKey));
   return undefined;
 }
+
+/** The archive bucket: topics' archives. */
+export const archiveOf = (runtime: Runtime): ArchiveBucket =>
+  new ArchiveBucket(runtime.clients.s3, requireSetting(runtime.config.archiveBucket, ENV.archiveBucket));
 
 /** The fan-out bucket: publishes too large for one message. */
 export const fanOutsOf = (runtime: Runtime): FanOutBucket =>

@@ -39,6 +39,7 @@ import {
   deliveryTarget,
   engineHarness,
   item,
+  replayPageJobBody,
   subscription,
   VirtualClock,
 } from '../../support/fakes';
@@ -72,6 +73,7 @@ const BODIES = {
   'backlog-tick': backlogTickBody(target, 'token-1'),
   ordered: packOrderedJobs({ target, key: 'orders/1' }, [item('e3', NOW)])[0] as string,
   archive: archiveJobBody(target.topic),
+  'replay-page': replayPageJobBody(target.topic),
 };
 
 /** One message of every kind format 1 had, as its builds wrote them (for `orders/audit`). */
@@ -155,6 +157,8 @@ function fakeEngine(
       handOffAgain: (job: QueuedJob) => work(job, NO_OPTIONS),
       storeOne: (job: QueuedJob) => work(job, NO_OPTIONS),
       tick: (job: QueuedJob, options: JobOptions) => work(job, options),
+      replayPage: (job: QueuedJob) => work(job, NO_OPTIONS),
+      firstCopies: async (jobs: readonly QueuedJob[]) => jobs.map(() => true),
       deliverOrdered: (messages: readonly { job: QueuedJob }[], options: JobOptions) =>
         Promise.all(
           messages.map(async ({ job }) => ({ kind: 'finished' as const, report: await work(job, options) })),

@@ -374,6 +374,7 @@ describe('namespace documents', () => {
         inputSchema: 'CloudEventSchemaV1_0',
         eventRetentionInDays: 3,
         deduplicationWindowInMinutes: 5,
+        archive: null,
       },
       systemData: { createdAt: times.createdAt, lastModifiedAt: times.updatedAt },
     });

@@ -37,6 +37,7 @@ import {
   deliveryTarget,
   item,
   parseDeliveryJob,
+  replayPageJobBody,
   subscription,
 } from '../../support/fakes';
 import { formatOneDeliveryBody } from '../../support/job-format-1';
@@ -391,6 +392,16 @@ describe('the job shape is defined once', () => {
           copies: [archiveCopyText(namespaceTarget.topic)],
         },
         body: archiveJobBody(namespaceTarget.topic),
+      },
+      'replay-page': {
+        job: {
+          v: JOB_FORMAT_VERSION,
+          kind: 'replay-page',
+          topic: namespaceTarget.topic,
+          subscription: 'audit',
+          replayId: 'r-1',
+        },
+        body: replayPageJobBody(namespaceTarget.topic),
       },
     };
     for (const { job, body } of Object.values(packed)) {

@@ -20,7 +20,7 @@ import {
   validationJobBody,
 } from '../../../shared/queue/job-codec';
 import { claimedKind, type JobKind, jobLogFields, kindOf } from '../../../shared/queue/job-kinds';
-import { archiveJobBody, deliveryTarget, item } from '../../support/fakes';
+import { archiveJobBody, deliveryTarget, item, replayPageJobBody } from '../../support/fakes';
 
 const target = deliveryTarget();
 const ended = { item: item('e1', 1), reason: 'MaxDeliveryAttemptsExceeded' as const, endedAt: 2 };
@@ -38,6 +38,7 @@ const SAMPLES: Record<JobKind, string> = {
   'backlog-tick': backlogTickBody(target, 'token-1'),
   ordered: packOrderedJobs({ target, key: 'k' }, [item('e1', 1)])[0] as string,
   archive: archiveJobBody(target.topic),
+  'replay-page': replayPageJobBody(target.topic),
 };
 
 /** The kinds each consuming function takes, as the functions declare them. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { archiveJobsOf } from '../../../shared/archive/forward';
+import { replayPageBody } from '../../../shared/archive/replay';
 import type { QueueKey } from '../../../shared/config/resources';
 import type { DeadLetterTarget } from '../../../shared/domain/delivery';
 import { JOB_SCHEMAS, type JobKind } from '../../../shared/domain/delivery';
@@ -260,6 +261,16 @@ describe('every job kind is sent with its message group', () => {
       'archive',
       archiveJobsOf([{ topic: namespaceTarget.topic, copy: 'Y29weQ==' }])[0] as OutgoingJob,
       'shop/orders/*',
+    ],
+    [
+      'replay-page',
+      'delivery',
+      {
+        body: replayPageBody(target.topic, target.subscription, 'rp-1'),
+        delaySeconds: 0,
+        groupId: targetGroupId(target),
+      },
+      'orders/audit',
     ],
   ];
 
