@@ -165,7 +165,9 @@ export class ReplayPages {
     const byKey = new Map<string, DeliveryItem[]>();
     for (const item of items) {
       const key = orderedKeyOf(item);
-      byKey.set(key, [...(byKey.get(key) ?? []), item]);
+      const keyed = byKey.get(key);
+      if (keyed === undefined) byKey.set(key, [item]);
+      else keyed.push(item);
     }
     return [...byKey].flatMap(([key, keyed]) =>
       packOrderedJobs({ target, key }, keyed).map((body, part) => ({

@@ -221,11 +221,7 @@ export const DEAD_LETTER_FUNCTION_TIMEOUT_SECONDS = 60;
  */
 export const BACKLOG_WINDOW_SECONDS = 60;
 
-/**
- * Seconds the archive queue's consumer gathers archive copies before it writes them: the longer,
- * the fewer and larger the segments (and their PUTs); an event reaches the archive this much
- * after its publish at most, plus the write.
- */
+/** Seconds the archive queue's consumer gathers copies before writing: fewer, larger segments. */
 export const ARCHIVE_WINDOW_SECONDS = 60;
 
 export const QUEUES: Readonly<Record<QueueKey, QueueDefinition>> = {

@@ -101,6 +101,16 @@ describe('system headers', () => {
     expect(systemHeaders(grid, [one])['gridwire-resend-of']).toBeUndefined();
   });
 
+  it.each([
+    ['one replayed event', [{ replayOf: 'archive' as const }], 'archive'],
+    ['a batch all replayed', [{ replayOf: 'archive' as const }, { replayOf: 'archive' as const }], 'archive'],
+    ['a batch mixing replayed and fresh events', [{ replayOf: 'archive' as const }, {}], undefined],
+    ['fresh events only', [{}, {}], undefined],
+  ])('mark a request as replayed only when all its events are: %s', (_case, marks, expected) => {
+    const items = marks.map((mark, index) => ({ ...one, eventId: `e-${index}`, ...mark }));
+    expect(systemHeaders(grid, items)['gridwire-replay-of']).toBe(expected);
+  });
+
   it('leave the per-event ones out of a batch', () => {
     const headers = systemHeaders(grid, [one, { ...one, eventId: 'e-2' }]);
     expect(headers['aeg-output-event-id']).toBeUndefined();
