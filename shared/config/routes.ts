@@ -100,6 +100,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/replays'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/replays/{replayId}'),
   admin('DELETE', '/topics/{topic}/eventSubscriptions/{subscription}/replays/{replayId}'),
+  admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/recover'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters'),
   admin('GET', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/blob'),
   admin('POST', '/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/replay'),
@@ -138,6 +139,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     'DELETE',
     '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/replays/{replayId}',
   ),
+  admin('POST', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/recover'),
   admin('GET', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/deadLetters'),
   admin('GET', '/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}/deadLetters/blob'),
   admin(

@@ -28,6 +28,7 @@ import { type KeyedResourceApi, keyedResourceOperations, requireResource } from 
 import { messageLogOperations } from './message-log-routes';
 import { namespaceOperations } from './namespaces';
 import type { Operations, SubscriptionFinder } from './operation';
+import { recoverOperations } from './recover-routes';
 import { replayOperations } from './replay-routes';
 import { subscriptionDocument, topicDocument } from './resource-documents';
 import { sessionOperations } from './session-routes';
@@ -189,6 +190,7 @@ const operations: Readonly<Operations<ManagementDeps>> = {
   ...healthOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
   ...deadLetterOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
   ...replayOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
+  ...recoverOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription),
   ...validationOperations(CLASSIC_SUBSCRIPTION_PATH, findClassicSubscription, subscriptionDocument),
   ...validationUrlOperations,
 };

@@ -60,6 +60,19 @@ export const REPLAY_LIMIT: CallLimit = {
 };
 
 /**
+ * Bulk recoveries (`POST <subscription>/recover`): 10 calls per minute per subscription. One call
+ * may queue a thousand dropped deliveries and a window's dead letters, and what it queued is never
+ * queued again, so a caller following `nextUntil` needs a few calls and a loop gone wrong gains
+ * nothing by calling again.
+ */
+export const RECOVER_LIMIT: CallLimit = {
+  name: 'recover',
+  perWindow: 10,
+  windowMs: MINUTE_MS,
+  code: 'RecoverRateLimitExceeded',
+};
+
+/**
  * Test events sent to one subscription (`POST <subscription>/sendTestEvent`, the portal's "send a
  * test event"): a few a minute, enough to try an endpoint, too few to flood it.
  */

@@ -29,7 +29,8 @@ export type DeadLetterRouteDeps = DeadLetterDeps &
   MetricsDeps &
   CallLimitDeps;
 
-const deadLetters = (deps: DeadLetterRouteDeps) =>
+/** The dead-letter service over the routes' dependencies (also bulk recovery's). */
+export const deadLetterService = (deps: DeadLetterRouteDeps) =>
   new DeadLetterService({
     bucket: deps.deadLetterBucket,
     ...(deps.namedDeadLetterBucket === undefined ? {} : { namedBucket: deps.namedDeadLetterBucket }),
@@ -54,7 +55,7 @@ export function deadLetterOperations<D>(
       const window = parseWindow({ since: query.since, until: query.until });
       const after = parseTime('page', query.page);
       const subscription = await find(event, deps);
-      const page = await deadLetters(deps).listPage(
+      const page = await deadLetterService(deps).listPage(
         subscription,
         window,
         after === undefined ? {} : { after },
@@ -68,14 +69,14 @@ export function deadLetterOperations<D>(
       }
       const subscription = await find(event, deps);
       // Built as text, so each record is exactly as stored.
-      return textResult(200, blobDocumentText(await deadLetters(deps).show(subscription, key)));
+      return textResult(200, blobDocumentText(await deadLetterService(deps).show(subscription, key)));
     },
     [`POST ${subscriptionPath}/deadLetters/replay`]: async (event, deps) => {
       const request = parseReplayRequest(optionalBody(event));
       // Strongly consistent: replayed jobs carry the subscription's current uid and version.
       const subscription = await find(event, deps, { consistent: true });
       await admitCall(deps.callBudget, REPLAY_LIMIT, subscription, deps.clock.now());
-      return jsonResult(200, replayDocument(await deadLetters(deps).replay(subscription, request)));
+      return jsonResult(200, replayDocument(await deadLetterService(deps).replay(subscription, request)));
     },
   };
 }

@@ -26,6 +26,7 @@ import type { DeclaredDestinationsStore } from '../storage/declared-destinations
 import type { HealthStore } from '../storage/health';
 import type { NamespaceStore, NamespaceTopicStore } from '../storage/namespaces';
 import type { RateBudgetStore } from '../storage/rate-budget';
+import type { RecoveryMarks } from '../storage/recoveries';
 import type { ReplayClaims } from '../storage/replay-claims';
 import type { ReplayStore } from '../storage/replays';
 import type { SubscriptionStore } from '../storage/subscriptions';
@@ -213,15 +214,21 @@ export interface SessionDeps {
   portalBranding: PortalBranding;
 }
 
-/** Everything the management operations depend on: every capability group. */
 /** Replays of subscriptions from their topics' archives. */
 export interface ReplayDeps {
   replays: ReplayStore;
 }
 
+/** Deliveries recovered in bulk from the message log (`recover-routes.ts`), each marked once. */
+export interface RecoveryDeps {
+  recoveries: RecoveryMarks;
+}
+
+/** Everything the management operations depend on: every capability group. */
 export interface ManagementDeps
   extends TopicStoreDeps,
     ReplayDeps,
+    RecoveryDeps,
     SubscriptionStoreDeps,
     ClockDeps,
     IdDeps,

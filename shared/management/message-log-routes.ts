@@ -290,11 +290,20 @@ export function messageLogOperations<D>(
  * Sends `item` to `subscription` alone, as a new delivery now: the one way the management API
  * queues an event for one subscription (a resend, a test event).
  */
-export async function queueDelivery(deps: QueueDeps, subscription: Subscription, item: DeliveryItem) {
+export function queueDelivery(deps: QueueDeps, subscription: Subscription, item: DeliveryItem) {
+  return queueDeliveries(deps, subscription, [item]);
+}
+
+/** Sends `items` to `subscription` alone, as new deliveries now (packed into as few messages as fit). */
+export async function queueDeliveries(
+  deps: QueueDeps,
+  subscription: Subscription,
+  items: readonly DeliveryItem[],
+): Promise<void> {
   const target = deliveryTargetOf(subscription);
   await deps.queue.send(
     'delivery',
-    packJobs({ target }, [item]).map((body) => ({ body, delaySeconds: 0, groupId: targetGroupId(target) })),
+    packJobs({ target }, items).map((body) => ({ body, delaySeconds: 0, groupId: targetGroupId(target) })),
   );
 }
 

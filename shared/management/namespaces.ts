@@ -43,6 +43,7 @@ import {
   parseNamespaceTopicBody,
 } from './namespace-schema';
 import type { Operations, SubscriptionFinder } from './operation';
+import { type RecoverRouteDeps, recoverOperations } from './recover-routes';
 import { type ReplayRouteDeps, replayOperations } from './replay-routes';
 import { validateName } from './request-body';
 import { type SigningRouteDeps, signingOperations } from './signing-routes';
@@ -72,6 +73,7 @@ export type NamespaceRouteDeps = TopicStoreDeps &
   SigningRouteDeps &
   DeadLetterRouteDeps &
   ReplayRouteDeps &
+  RecoverRouteDeps &
   ValidationRouteDeps;
 
 const namespaceParam = (event: HttpEvent) => validateName('namespace', pathParam(event, 'namespace'));
@@ -320,6 +322,7 @@ export const namespaceOperations: Readonly<Operations<NamespaceRouteDeps>> = {
   ...signingOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...deadLetterOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...replayOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
+  ...recoverOperations(NAMESPACE_SUBSCRIPTION_PATH, findNamespaceSubscription),
   ...validationOperations(
     NAMESPACE_SUBSCRIPTION_PATH,
     findNamespaceSubscription,

@@ -23,6 +23,7 @@ import { MemoryDeadLetterBucket } from './memory-dead-letter-bucket';
 import {
   MemoryBacklogStore,
   MemoryHealthStore,
+  MemoryRecoveryMarks,
   MemoryReplayClaims,
   MemoryReplayStore,
 } from './memory-stores';
@@ -62,6 +63,7 @@ export function routeTestDeps(stores: TableStores, overrides: Partial<Management
     deadLetterBuckets: [],
     replayClaims: new MemoryReplayClaims(),
     replays: new MemoryReplayStore(),
+    recoveries: new MemoryRecoveryMarks(),
     callBudget: new InProcessRateBudget(),
     queue: new RecordingQueue(clock),
     validateEndpoints: false,

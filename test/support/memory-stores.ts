@@ -71,6 +71,7 @@ import {
   type OrderedProgressStore,
   orderedProgressKey,
 } from '../../shared/storage/ordered-progress';
+import type { RecoveredDelivery, RecoveryMarks } from '../../shared/storage/recoveries';
 import type { ReplayClaims } from '../../shared/storage/replay-claims';
 import type { ReplaySends } from '../../shared/storage/replay-sends';
 import type { ReplayPageProgress, ReplayStore } from '../../shared/storage/replays';
@@ -756,5 +757,26 @@ export class MemoryReplaySends implements ReplaySends {
     if (holder !== undefined) return holder === messageId;
     this.claims.set(chunk, messageId);
     return true;
+  }
+}
+
+/** Deliveries marked recovered, in memory, as `DynamoRecoveryMarks` keeps them. */
+export class MemoryRecoveryMarks implements RecoveryMarks {
+  readonly marks = new Map<string, string>();
+
+  private keyOf(delivery: RecoveredDelivery): string {
+    return `${delivery.topic}#${delivery.subscription}#${delivery.deliveryId}`;
+  }
+
+  async mark(delivery: RecoveredDelivery, recovery: string, _now?: number): Promise<boolean> {
+    const key = this.keyOf(delivery);
+    if (this.marks.has(key)) return false;
+    this.marks.set(key, recovery);
+    return true;
+  }
+
+  async unmark(delivery: RecoveredDelivery, recovery: string): Promise<void> {
+    const key = this.keyOf(delivery);
+    if (this.marks.get(key) === recovery) this.marks.delete(key);
   }
 }

@@ -19,6 +19,7 @@ import { FileSessionKeys, type SessionKeys } from '../../sessions/keys';
 import { DynamoBacklogIndex } from '../../storage/backlog';
 import { DynamoDeclaredDestinations } from '../../storage/declared-destinations';
 import { DynamoRateBudget } from '../../storage/rate-budget';
+import { DynamoRecoveryMarks } from '../../storage/recoveries';
 import { DynamoReplayClaims } from '../../storage/replay-claims';
 import { DynamoReplayStore } from '../../storage/replays';
 import { SecretSessionKeys } from '../../storage/session-keys';
@@ -74,6 +75,7 @@ export function buildManagementDeps(
     replayClaims,
     callBudget,
     replays: new DynamoReplayStore(runtime.clients.dynamo, table()),
+    recoveries: new DynamoRecoveryMarks(runtime.clients.dynamo, table(), runtime.config.historyRetentionDays),
     queue,
     // The validation handshake, endpoint rules, and the AWS resources subscriptions may deliver to.
     validateEndpoints: runtime.config.validateEndpoints,
