@@ -5,7 +5,8 @@
  * record; `list` pages through the log, newest first; `resend` sends a logged event again
  * (`POST .../resend`). With the subscription's `deliveryLog` at `Failures` the log keeps failed
  * attempts and what followed them, so an event delivered at its first attempt has none: the
- * commands say so plainly rather than printing an empty list.
+ * commands say so plainly rather than printing an empty list. `replay` and `replays`
+ * (replays from the topic's archive) are in `replays.ts`, `recover` (bulk recovery) in `recover.ts`.
  */
 import { Command } from 'commander';
 import {
@@ -20,6 +21,8 @@ import {
 } from './admin-api';
 import { countOption, timeArgument } from './options';
 import { type JsonOption, printAnswer, table } from './output';
+import { recoverCommand } from './recover';
+import { replayCommands } from './replays';
 
 /** One delivery of the event, as the API shows it. */
 export interface DeliveryHistory {
@@ -312,5 +315,6 @@ export function eventsCommand(): Command {
         },
       ),
   );
+  for (const command of [...replayCommands(), recoverCommand()]) events.addCommand(command);
   return events;
 }
