@@ -4,8 +4,9 @@
  * their bodies only): the archive queue's sends (by the function that made them: the delivery
  * function's forwards, the publish function's own sends), its receives and deletes, the 64 KiB
  * chunks the archive copies add to the delivery queue's sends and receives (SQS bills a message's
- * attributes as payload too), and the segments written to the archive bucket (their gzipped
- * bytes and the events they hold). Requests are counted whether they succeed or fail.
+ * attributes as payload too), the segments written to the archive bucket (their gzipped
+ * bytes and the events they hold), and the segments a replay's pages read back from it (the
+ * delivery function's reads and listings). Requests are counted whether they succeed or fail.
  */
 import { gunzipSync } from 'node:zlib';
 import { currentFunction } from '../local/current-function';
@@ -96,6 +97,11 @@ export interface ArchiveCounts {
   };
   /** PutObject on the archive bucket: segments, their gzipped bytes, the events they hold. */
   segments: { puts: number; bytes: number; events: number; failed: number };
+  /**
+   * The delivery function's requests to the archive bucket (a replay's pages): GetObject (a
+   * segment read) and the gzipped bytes it returned, and ListObjectsV2 (a page's next segment).
+   */
+  segmentReads: { gets: number; bytes: number; listings: number };
   /** SQS send requests the publish function made, to any queue. */
   publishFunctionSends: number;
 }
@@ -117,6 +123,7 @@ export const emptyArchiveCounts = (): ArchiveCounts => ({
     receiveChunksAdded: 0,
   },
   segments: { puts: 0, bytes: 0, events: 0, failed: 0 },
+  segmentReads: { gets: 0, bytes: 0, listings: 0 },
   publishFunctionSends: 0,
 });
 
@@ -165,7 +172,12 @@ export class ArchiveMeter {
     );
     this.add(clients.s3, (operation, input, output) => {
       const request = input as { Bucket?: string; Body?: unknown };
-      if (operation !== 'PutObject' || request.Bucket !== this.where.archiveBucket) return;
+      if (request.Bucket !== this.where.archiveBucket) return;
+      if (operation === 'GetObject' || operation === 'ListObjectsV2') {
+        this.recordRead(operation, output as { ContentLength?: number } | undefined);
+        return;
+      }
+      if (operation !== 'PutObject') return;
       const segments = this.counts.segments;
       segments.puts += 1;
       if (output === undefined) {
@@ -193,6 +205,21 @@ export class ArchiveMeter {
     const taken = this.counts;
     this.counts = emptyArchiveCounts();
     return taken;
+  }
+
+  /** A read of the archive bucket by the delivery function (a replay's page); others' are not counted. */
+  private recordRead(
+    operation: 'GetObject' | 'ListObjectsV2',
+    output: { ContentLength?: number } | undefined,
+  ) {
+    if (currentFunction() !== 'delivery') return;
+    const reads = this.counts.segmentReads;
+    if (operation === 'ListObjectsV2') {
+      reads.listings += 1;
+      return;
+    }
+    reads.gets += 1;
+    reads.bytes += output?.ContentLength ?? 0;
   }
 
   private add(

@@ -2,14 +2,16 @@
  * `npm run bench [-- --quick] [-- --only <scenarios>]`: measures the local stack and models AWS
  * cost.
  *
- * The scenarios are registered in `harness/registry.ts`, one file each in `scenarios/`: this
- * machine's reference rates, the retry-engine simulation and a day-long hold (virtual time),
- * publish-to-webhook latency, sustained throughput with the happy-path cost model, the batched
- * ladder, filtered subscriptions, ordered delivery per key and per subscription, overload,
- * retries with 30% of answers failing, dead endpoints and a crowd of them beside healthy
- * subscriptions, a dead-letter burst, and an unhealthy endpoint's backlog parked and drained once
- * it answers again. Results go to bench/results/latest.json and docs/BENCHMARKS.md (with an SVG
- * chart).
+ * The scenarios are registered in `harness/registry.ts`, one file each in `scenarios/`, and run
+ * in this order: this machine's reference rates, the retry-engine simulation and a day-long hold
+ * (virtual time), publish-to-webhook latency, sustained throughput with the happy-path cost model,
+ * the batched ladder, filtered subscriptions, the delivery log, de-duplication, a topic's archive
+ * (what it costs, and the rate of a replay of its archived events), ordered delivery per key and
+ * per subscription, overload, retries with 30% of answers failing, dead endpoints and a crowd of
+ * them beside healthy subscriptions, a dead-letter burst, a rate-limited endpoint, an SQS
+ * destination, an unhealthy endpoint's backlog parked and drained once it answers again, the
+ * all-in AWS bill, and the delivery function's memory. Results go to bench/results/latest.json
+ * and docs/BENCHMARKS.md (with an SVG chart).
  */
 import { execSync } from 'node:child_process';
 import { cpus } from 'node:os';

@@ -227,7 +227,7 @@ ${markdownTable(results)}
 
 ${scenarios}
 
-To run it: \`npm run bench\` runs every scenario (about 10 minutes); \`-- --quick\` shortens the
+To run it: \`npm run bench\` runs every scenario (about 40 minutes); \`-- --quick\` shortens the
 load phases (goals that need the full length are then reported, not judged); \`-- --only <names>\`
 runs some, by the comma-separated names ${names.map((name) => `\`${name}\``).join(', ')}.
 The harness is \`bench/run.ts\` (\`bench/harness/\`), each scenario a file in \`bench/scenarios/\`.

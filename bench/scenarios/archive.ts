@@ -10,8 +10,10 @@
  * the publish latency with and without the archive (requests to the two topics alternating);
  * every published event read back from the archive, once each. Priced per million events as
  * measured, and as modelled for AWS, where the archive queue's consumer gathers messages for 60 s
- * (`archive.ts`).
+ * (`archive.ts`, its figures `archive-figures.ts`). Then the replay rate (`replay-rate.ts`): the
+ * topic that archived the most events replayed whole to a subscription made after them.
  */
+import { MAX_SEGMENT_EVENTS } from '../../shared/archive/writer';
 import { ARCHIVE_WINDOW_SECONDS, FUNCTIONS, QUEUES } from '../../shared/config/resources';
 import { ArchiveBucket, type ArchivedRecord } from '../../shared/storage/archive';
 import {
@@ -20,19 +22,25 @@ import {
   type ArchiveCaseResult,
   type ArchiveRun,
   ASSUMED_RECORD_OVERHEAD_BYTES,
-  archiveBreakdowns,
-  archiveCaseFigures,
   archiveCaseResult,
   checkArchived,
   STORAGE_DAYS,
 } from '../archive';
+import { archiveBreakdowns, archiveCaseFigures } from '../archive-figures';
 import { ArchiveMeter } from '../archive-meter';
 import { p50p99, round } from '../harness/figures';
 import type { LiveStack } from '../harness/live-stack';
 import { log } from '../harness/log';
-import type { Scenario, ScenarioResult } from '../harness/types';
+import type { ReferenceRates, Scenario, ScenarioResult } from '../harness/types';
 import type { Sink } from '../load';
 import { PRICES } from '../prices';
+import {
+  type ArchivedEvents,
+  measureReplay,
+  REPLAY_SUBSCRIPTION,
+  type ReplayResult,
+  replayFigures,
+} from '../replay-rate';
 
 /** The retention the archived topics are given (it does not change what is written). */
 const RETENTION_DAYS = 7;
@@ -224,7 +232,7 @@ async function measurePaired(
   archiveCase: ArchiveCase,
   topics: { on: PublishRequest; off: PublishRequest },
   pairs: number,
-): Promise<{ on: number[]; off: number[] }> {
+): Promise<{ on: number[]; off: number[]; onIds: string[] }> {
   const requests = Array.from({ length: pairs * 2 }, (_, index) => {
     const { topic, key } = index % 2 === 0 ? topics.on : topics.off;
     return { topic, key, ids: requestIds(topic, 'paired-', index, archiveCase.eventsPerRequest) };
@@ -244,6 +252,7 @@ async function measurePaired(
   return {
     on: published.latencies.get(topics.on.topic) ?? [],
     off: published.latencies.get(topics.off.topic) ?? [],
+    onIds: on,
   };
 }
 
@@ -268,7 +277,7 @@ async function measureCase(
   archiveCase: ArchiveCase,
   events: number,
   quick: boolean,
-): Promise<ArchiveCaseResult> {
+): Promise<{ result: ArchiveCaseResult; archived: ArchivedEvents }> {
   log(
     `archive (${archiveCase.key}): ${events.toLocaleString('en-US')} events, ${archiveCase.label}${archiveCase.inFlight === 1 ? ', one request at a time' : ''}: without an archive, then with`,
   );
@@ -296,7 +305,7 @@ async function measureCase(
   log(
     `archive (${archiveCase.key}): publish latency, ${pairs.toLocaleString('en-US')} requests to each topic, alternating`,
   );
-  const paired = await measurePaired(
+  const { onIds, ...paired } = await measurePaired(
     live,
     sink,
     meter,
@@ -307,17 +316,26 @@ async function measureCase(
     },
     pairs,
   );
-  return archiveCaseResult({
-    case: archiveCase,
-    on: on.run,
-    off: off.run,
-    check,
-    records: found.records,
-    paired,
-  });
+  return {
+    result: archiveCaseResult({
+      case: archiveCase,
+      on: on.run,
+      off: off.run,
+      check,
+      records: found.records,
+      paired,
+    }),
+    // Every event the topic with the archive accepted, all written to its segments (the waits saw them).
+    archived: { topic: `archive-${archiveCase.key}-on`, createdAt: on.createdAt, ids: [...on.ids, ...onIds] },
+  };
 }
 
-async function measureArchive(live: LiveStack, sink: Sink, quick: boolean): Promise<ScenarioResult> {
+async function measureArchive(
+  live: LiveStack,
+  sink: Sink,
+  quick: boolean,
+  reference: ReferenceRates | undefined,
+): Promise<ScenarioResult> {
   const events = quick ? 2_000 : 10_000;
   const meter = new ArchiveMeter({
     archiveQueueUrl: live.stack.resources.queueUrls.archive,
@@ -337,9 +355,19 @@ async function measureArchive(live: LiveStack, sink: Sink, quick: boolean): Prom
       });
     }
     const results: ArchiveCaseResult[] = [];
-    for (const archiveCase of ARCHIVE_CASES)
-      results.push(await measureCase(live, sink, meter, archiveCase, events, quick));
-    return scenarioResult(results, events, quick);
+    const archived: ArchivedEvents[] = [];
+    for (const archiveCase of ARCHIVE_CASES) {
+      const measured = await measureCase(live, sink, meter, archiveCase, events, quick);
+      results.push(measured.result);
+      archived.push(measured.archived);
+    }
+    // The replay reads the topic that archived the most events.
+    const replayed = archived.reduce((most, topic) => (topic.ids.length > most.ids.length ? topic : most));
+    log(
+      `archive: replay rate, the ${replayed.ids.length.toLocaleString('en-US')} events archived on ${replayed.topic}, its whole range`,
+    );
+    const replay = await measureReplay(live, sink, meter, replayed);
+    return scenarioResult(results, events, quick, replay, reference);
   } finally {
     meter.detach();
   }
@@ -349,6 +377,8 @@ function scenarioResult(
   results: readonly ArchiveCaseResult[],
   events: number,
   quick: boolean,
+  replay: ReplayResult,
+  reference: ReferenceRates | undefined,
 ): ScenarioResult {
   const pairedRequests = quick ? PAIRED_REQUESTS / 5 : PAIRED_REQUESTS;
   const consumer = QUEUES.archive.consumer;
@@ -361,8 +391,8 @@ function scenarioResult(
   };
   return {
     name: 'archive',
-    description: `What a topic's archive adds, on the shared stack: the same publishes, ${events.toLocaleString('en-US')} events each, from the benchmark's process, to a topic without an archive and then to one with \`archive: {retentionInDays: ${RETENTION_DAYS}}\`, each topic with one webhook subscription on the sink: (a) 100 events a publish and (b) 1 event a publish, both matching the subscription, and (c) 1 event a publish that its subscription's filter does not match (no message is sent for it, so the publish function sends the copy to the archive queue itself), each one request at a time; and (d) as (b) with 20 requests in flight, without a goal: the delivery function forwards once per batch, and its batches (what one receive of the delivery queue returns) hold more messages when publishes come together. Measured, with an SDK middleware on the stack's clients: the archive queue's SendMessageBatch requests by the function that made them (the delivery function's forwards of its batches' copies, the publish function's own sends), its receives that returned messages and its deletes, each SQS request in 64 KiB chunks of its bodies and message attributes (so the chunks the \`gridwire-archive\` attribute adds to the delivery queue's sends and receives are counted too); the archive bucket's PutObject requests, the segments' gzipped bytes and the events they hold; the dead-letter function's invocations and billed duration (at ${FUNCTIONS.deadLetter.memoryMb} MB); the SQS sends the publish function makes per request, with the archive and without (the copy rides on the publish's one message when there is one). The publish request's latency with the archive and without is taken after the measured runs, from requests to the two topics alternating (${pairedRequests.toLocaleString('en-US')} to each, or as many as the run made), so that the archive's forwards and writes, which locally run in the benchmark's process on the same cores as the publish function, slow both alike; the sequential runs' latencies are in the details. The archive queue's empty receives are left out: they are its pollers' long polls, made whether a topic archives or not. Every published event is then read back from the archive's segments (\`ArchiveBucket\`) and must be there exactly once. Priced at list prices (${PRICES.source}, taken ${PRICES.takenOn}: SQS $${(PRICES.sqs.perRequest * 1e6).toFixed(2)} per million requests, S3 PUT $${(PRICES.s3.perPut * 1000).toFixed(3)} per thousand, Lambda $${(PRICES.lambda.perRequest * 1e6).toFixed(2)} per million requests and $${PRICES.lambda.perGbSecond} per GB-second). Measured locally, the archive queue's consumer takes one receive at a time (10 messages at most) and no window, so each invocation writes a segment and deletes its messages; on AWS it gathers up to ${consumer.batchSize.toLocaleString('en-US')} messages for ${consumer.batchingWindowSeconds} s. The AWS figure is a model from the measured counts: the sends, receives and chunks per event as measured (the delivery queue has no window on either, so at the same rate and concurrency its batches, and so the forwards, are as here; a receive returns what the queue holds, window or not), and the invocations, deletes (10 messages each) and segment PUTs (one per 20,000 events, and one more when a batch's messages span an hour's end) of batches of the messages of one ${ARCHIVE_WINDOW_SECONDS} s window at the run's rate (events/s: ${rates}), up to ${consumer.batchSize.toLocaleString('en-US')} messages or Lambda's 6 MB payload (each message's measured bytes plus ${ASSUMED_RECORD_OVERHEAD_BYTES.toLocaleString('en-US')} B assumed per record); assumed: the window's messages make one batch (Lambda may split them between its pollers, a segment and an invocation more each), and the dead-letter function's billed time per event as measured locally (an upper bound: here each invocation's fixed time is shared by ten messages at most). The goals, at most $0.02 per million events at 100 events a publish and $0.10 at 1 event a publish, storage left out, are judged against the AWS figure, never the local one. The run's rate is this machine's, with the case's requests in flight; the lowest rate at which the model meets the goal (holding the requests per event as measured) is given too. Storage is left out of the goals and priced apart: the gzipped bytes per million events of the segments written (measured; locally a segment per receive), and of the same events, read back, gzipped in segments of a modelled batch's events (at most as many as the run published), kept ${STORAGE_DAYS.join(' or ')} days (the daily sweep keeps up to a day more), at S3 Standard's $${PRICES.s3.storagePerGbMonth} per GB-month (30 days). The publish and delivery functions' duration the archive adds (the gzipped copy; the forward's send, which the delivery function awaits before its jobs) is measured locally against the emulators and reported apart, not in the cost.`,
-    figures: results.flatMap(archiveCaseFigures),
+    description: `What a topic's archive adds, on the shared stack: the same publishes, ${events.toLocaleString('en-US')} events each, from the benchmark's process, to a topic without an archive and then to one with \`archive: {retentionInDays: ${RETENTION_DAYS}}\`, each topic with one webhook subscription on the sink: (a) 100 events a publish and (b) 1 event a publish, both matching the subscription, and (c) 1 event a publish that its subscription's filter does not match (no message is sent for it, so the publish function sends the copy to the archive queue itself), each one request at a time; and (d) as (b) with 20 requests in flight, without a goal: the delivery function forwards once per batch, and its batches (what one receive of the delivery queue returns) hold more messages when publishes come together. Measured, with an SDK middleware on the stack's clients: the archive queue's SendMessageBatch requests by the function that made them (the delivery function's forwards of its batches' copies, the publish function's own sends), its receives that returned messages and its deletes, each SQS request in 64 KiB chunks of its bodies and message attributes (so the chunks the \`gridwire-archive\` attribute adds to the delivery queue's sends and receives are counted too); the archive bucket's PutObject requests, the segments' gzipped bytes and the events they hold; the dead-letter function's invocations and billed duration (at ${FUNCTIONS.deadLetter.memoryMb} MB); the SQS sends the publish function makes per request, with the archive and without (the copy rides on the publish's one message when there is one). The publish request's latency with the archive and without is taken after the measured runs, from requests to the two topics alternating (${pairedRequests.toLocaleString('en-US')} to each, or as many as the run made), so that the archive's forwards and writes, which locally run in the benchmark's process on the same cores as the publish function, slow both alike; the sequential runs' latencies are in the details. The archive queue's empty receives are left out: they are its pollers' long polls, made whether a topic archives or not. Every published event is then read back from the archive's segments (\`ArchiveBucket\`) and must be there exactly once. Priced at list prices (${PRICES.source}, taken ${PRICES.takenOn}: SQS $${(PRICES.sqs.perRequest * 1e6).toFixed(2)} per million requests, S3 PUT $${(PRICES.s3.perPut * 1000).toFixed(3)} per thousand, Lambda $${(PRICES.lambda.perRequest * 1e6).toFixed(2)} per million requests and $${PRICES.lambda.perGbSecond} per GB-second). Measured locally, the archive queue's consumer takes one receive at a time (10 messages at most) and no window, so each invocation writes a segment and deletes its messages; on AWS it gathers up to ${consumer.batchSize.toLocaleString('en-US')} messages for ${consumer.batchingWindowSeconds} s. The AWS figure is a model from the measured counts: the sends, receives and chunks per event as measured (the delivery queue has no window on either, so at the same rate and concurrency its batches, and so the forwards, are as here; a receive returns what the queue holds, window or not), and the invocations, deletes (10 messages each) and segment PUTs (one per 20,000 events, and one more when a batch's messages span an hour's end) of batches of the messages of one ${ARCHIVE_WINDOW_SECONDS} s window at the run's rate (events/s: ${rates}), up to ${consumer.batchSize.toLocaleString('en-US')} messages or Lambda's 6 MB payload (each message's measured bytes plus ${ASSUMED_RECORD_OVERHEAD_BYTES.toLocaleString('en-US')} B assumed per record); assumed: the window's messages make one batch (Lambda may split them between its pollers, a segment and an invocation more each), and the dead-letter function's billed time per event as measured locally (an upper bound: here each invocation's fixed time is shared by ten messages at most). The goals, at most $0.02 per million events at 100 events a publish and $0.10 at 1 event a publish, storage left out, are judged against the AWS figure, never the local one. The run's rate is this machine's, with the case's requests in flight; the lowest rate at which the model meets the goal (holding the requests per event as measured) is given too. Storage is left out of the goals and priced apart: the gzipped bytes per million events of the segments written (measured; locally a segment per receive), and of the same events, read back, gzipped in segments of a modelled batch's events (at most as many as the run published), kept ${STORAGE_DAYS.join(' or ')} days (the daily sweep keeps up to a day more), at S3 Standard's $${PRICES.s3.storagePerGbMonth} per GB-month (30 days). The publish and delivery functions' duration the archive adds (the gzipped copy; the forward's send, which the delivery function awaits before its jobs) is measured locally against the emulators and reported apart, not in the cost. ${replayDescription(replay)}`,
+    figures: [...results.flatMap(archiveCaseFigures), ...replayFigures(replay, reference)],
     details: {
       events,
       retentionDays: RETENTION_DAYS,
@@ -385,6 +415,7 @@ function scenarioResult(
         storage: r.storage,
         addedDurationPerMillion: r.added,
       })),
+      replay,
       costBreakdownsPerMillion: archiveBreakdowns(results),
       prices: {
         source: PRICES.source,
@@ -399,10 +430,17 @@ function scenarioResult(
 export const archive: Scenario = {
   name: 'archive',
   description:
-    "a topic's archive: SQS, S3 and Lambda requests it adds per event, measured and modelled for AWS, each event archived once, publish latency",
+    "a topic's archive: SQS, S3 and Lambda requests it adds per event, measured and modelled for AWS, each event archived once, publish latency; the replay rate of its archived events",
   uses: ['sharedStack', 'sink'],
+  usesReferenceRates: true,
   async run(ctx) {
     const live = await ctx.sharedStack();
-    return { results: [await measureArchive(live, await ctx.sink(), ctx.quick)] };
+    return {
+      results: [await measureArchive(live, await ctx.sink(), ctx.quick, ctx.handedOn.referenceRates)],
+    };
   },
 };
+
+/** What the replay part measures, for the scenario's description. */
+const replayDescription = (replay: ReplayResult) =>
+  `Then the replay rate: the topic with an archive that accepted the most events in the run (\`${replay.topic}\`: its ${replay.events.toLocaleString('en-US')} events, the measured run's and the latency phase's, whose segments the waits above saw written) gets a second webhook subscription, \`${REPLAY_SUBSCRIPTION}\`, made after every one of them was published, unbatched (each event a webhook request of its own), on the sink under a path of its own; then one replay of its whole range (\`POST .../eventSubscriptions/${REPLAY_SUBSCRIPTION}/replays\` with \`since\` the topic's creation time and no \`until\`: up to the request), whose pages run on the delivery function a segment at a time and queue the events as fresh deliveries. Measured: the archived events delivered per second, each counted once, from just before the replay's POST to the arrival at the sink of the last event it acknowledged (the sink records each acknowledged event's id and its request's arrival time); every archived event must reach the sink exactly once, counted by event id (repeats, missing ids and ids not archived counted apart); the pages, as the archive bucket's GetObject requests the delivery function made while the replay ran (counted by the meter's SDK middleware; a last page lists and finds no segment), against the segments of the range listed before it started, and the events the replay found per page; the pages read per second from just before the POST to the replay's end (its \`lastModifiedAt\` once it has ended: its last page, which finds no segment after the cursor); the seconds to the first and the last event at the sink, and to the replay's end; the replay's state and counts as \`GET .../replays/{id}\` shows them at the end. The wait ends once the replay has ended and every archived event has arrived, and 2 s more with none (a repeat would come in them), or after a minute (10 ms an event if longer). The rates are also given as multiples of this machine's reference rates (column "x reference"): the events' of loopback HTTP, the pages' of SQS round trips (a page's job is received from the delivery queue and deleted, and it sends the next page's, besides its S3 and DynamoDB requests and the deliveries it queues). Locally a segment is what one dead-letter invocation wrote from one receive of the archive queue (10 messages at most), so pages are smaller and more than on AWS, where a segment holds a ${ARCHIVE_WINDOW_SECONDS} s window's events, up to ${MAX_SEGMENT_EVENTS.toLocaleString('en-US')}.`;

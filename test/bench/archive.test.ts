@@ -5,8 +5,6 @@ import {
   type ArchiveRun,
   ASSUMED_RECORD_OVERHEAD_BYTES,
   archiveBatchModel,
-  archiveBreakdowns,
-  archiveCaseFigures,
   archiveCaseResult,
   archivedExactlyOnce,
   checkArchived,
@@ -17,6 +15,7 @@ import {
   segmentBytesOf,
   storageUsd,
 } from '../../bench/archive';
+import { archiveBreakdowns, archiveCaseFigures } from '../../bench/archive-figures';
 import {
   type ArchiveCounts,
   ArchiveMeter,
@@ -137,6 +136,27 @@ describe("the archive meter's counts", () => {
     });
     expect(counts.segments).toMatchObject({ puts: 1, events: 2, failed: 0 });
     expect(meter.take()).toEqual(emptyArchiveCounts());
+  });
+
+  it("counts a replay's reads of the archive bucket by the delivery function only", async () => {
+    const s3 = fakeClient();
+    const meter = new ArchiveMeter(where);
+    meter.attach({ sqs: fakeClient().client, s3: s3.client } as never);
+    await runAsFunction('delivery', async () => {
+      await s3.send('ListObjectsV2Command', { Bucket: 'archive-bucket' }, {});
+      await s3.send('GetObjectCommand', { Bucket: 'archive-bucket', Key: 's1' }, { ContentLength: 900 });
+      await s3.send('ListObjectsV2Command', { Bucket: 'archive-bucket' }, {});
+      // Another bucket's objects are not the archive's.
+      await s3.send('GetObjectCommand', { Bucket: 'other-bucket', Key: 'x' }, { ContentLength: 5 });
+    });
+    // The benchmark's own read-back, and the sweep's listings, are not a replay's.
+    await s3.send('GetObjectCommand', { Bucket: 'archive-bucket', Key: 's1' }, { ContentLength: 900 });
+    await runAsFunction('deadLetter', () =>
+      s3.send('ListObjectsV2Command', { Bucket: 'archive-bucket' }, {}),
+    );
+    const counts = meter.take();
+    expect(counts.segmentReads).toEqual({ gets: 1, bytes: 900, listings: 2 });
+    expect(counts.segments.puts).toBe(0);
   });
 });
 
