@@ -7,15 +7,16 @@
  * The console: the stack's topics (and namespaces' topics), each topic's event subscriptions
  * with their labels, endpoint health, pause and resume, a subscription's message log (every
  * attempt: outcome, HTTP status, duration, the start of the answer) with resend, its dead
- * letters with replay, and in the local stack live counters. Everything refreshes on its own,
- * without a reload.
+ * letters with replay, its replays from the topic's archive, and in the local stack live
+ * counters. Everything refreshes on its own, without a reload.
  *
- * Browser ES modules with no build step (this shell, `common.js`, `log.js`, `dead-letters.js`,
- * `portal.js`): preact and htm are served beside them (`/console/vendor/`, named by the import
- * map in index.html). Every call goes to the console's API (`/console/api/...`) with the session
- * token as a bearer token. The token comes in the URL's fragment (`/console#token=...`, as
- * `gridwire console` prints it; a browser never sends the fragment to a server), is kept in this
- * tab's sessionStorage and taken out of the address bar.
+ * Browser ES modules with no build step (this shell, `common.js`, `counters.js`, `activity.js`,
+ * `log.js`, `dead-letters.js`, `replays.js`, `portal.js` and its parts): preact and htm are
+ * served beside them (`/console/vendor/`, named by the import map in index.html). Every call goes
+ * to the console's API (`/console/api/...`) with the session token as a bearer token. The token
+ * comes in the URL's fragment (`/console#token=...`, as `gridwire console` prints it; a browser
+ * never sends the fragment to a server), is kept in this tab's sessionStorage and taken out of
+ * the address bar.
  */
 import { Fragment, render } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
@@ -24,7 +25,6 @@ import {
   API,
   addressHasToken,
   apiClient,
-  COUNTERS_EVERY_MS,
   DeliveryOrder,
   destinationOf,
   ErrorText,
@@ -41,11 +41,11 @@ import {
   subscriptionPath,
   TOKEN_KEY,
   takeToken,
-  time,
   topicLabel,
   topicPath,
   usePolling,
 } from './common.js';
+import { Counters } from './counters.js';
 import { Portal } from './portal.js';
 
 /** Whether the page was opened as the portal (`/portal`): its messages are worded for the portal's user. */
@@ -89,66 +89,6 @@ function NeedsToken({ onToken }) {
         </div>
       </form>
     </main>
-  `;
-}
-
-/** A stack-wide counter: the sum of a metric's series without dimensions. */
-const stackTotal = (status, name) =>
-  status.metrics
-    .filter((metric) => metric.name === name && Object.keys(metric.dimensions).length === 0)
-    .reduce((sum, metric) => sum + metric.sum, 0);
-
-const COUNTERS = [
-  ['published', 'PublishSuccessCount', 'Published'],
-  ['matched', 'MatchedEventCount', 'Matched'],
-  ['delivered', 'DeliverySuccessCount', 'Delivered'],
-  ['failed', 'DeliveryAttemptFailCount', 'Failed attempts'],
-  ['dead-lettered', 'DeadLetteredCount', 'Dead-lettered'],
-  ['dropped', 'DroppedEventCount', 'Dropped'],
-];
-
-/**
- * Live counters from `GET /local/status`, every 2 s: the local stack's own route. A deployed
- * stack has no such route (a 404), so there the counters are not shown at all.
- */
-function Counters({ api }) {
-  const status = usePolling(
-    () => api('GET', '/local/status'),
-    COUNTERS_EVERY_MS,
-    'status',
-    (error) => error.status === 404,
-  );
-  const data = status.data;
-  if (status.stopped || data === undefined) return null;
-  const queued = (names) =>
-    (data.queues ?? [])
-      .filter((queue) => names.includes(queue.queue))
-      .reduce((sum, queue) => sum + queue.visible + queue.inFlight + queue.delayed, 0);
-  return html`
-    <section class="counters" aria-label="Live counters">
-      ${COUNTERS.map(
-        ([id, metric, label]) => html`
-          <div class="counter" key=${id}>
-            <span class="value" data-testid=${`counter-${id}`}>${stackTotal(data, metric)}</span>
-            <span class="label">${label}</span>
-          </div>
-        `,
-      )}
-      <div class="counter">
-        <span class="value" data-testid="counter-queued">${queued(['delivery', 'retry'])}</span>
-        <span class="label">In delivery queues</span>
-      </div>
-      <div class="counter">
-        <span class="value" data-testid="counter-redrive">
-          ${(data.queues ?? []).reduce((sum, queue) => sum + queue.redrive, 0)}
-        </span>
-        <span class="label">Parked (redrive)</span>
-      </div>
-      <p class="since">
-        Local stack, since ${time(data.since)}
-        ${status.error === undefined ? null : html`<span class="error-inline" role="alert">${status.error}</span>`}
-      </p>
-    </section>
   `;
 }
 

@@ -6,8 +6,9 @@
  *
  * For each endpoint: its health; create, edit and delete; pause and resume; the signing secret
  * rotated and shown once (never read back); a test event; the message log with resend; the dead
- * letters with replay. What the session's permissions leave out is not offered, and the page
- * says so once. The title, logo and accent colour come from the stack's `portalBranding`.
+ * letters with replay; replays of past events from the topic's archive, started and cancelled.
+ * What the session's permissions leave out is not offered, and the page says so once. The
+ * title, logo and accent colour come from the stack's `portalBranding`.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { Activity } from './activity.js';
@@ -40,7 +41,7 @@ const PERMISSION_WORDS = [
   ['rotateSecret', 'rotate signing secrets'],
   ['sendTest', 'send test events'],
   ['resend', 'resend events'],
-  ['replay', 'replay dead letters'],
+  ['replay', 'replay dead letters or past events'],
 ];
 
 const DEFAULT_TITLE = 'Event endpoints';
@@ -377,6 +378,7 @@ function EndpointDetail(props) {
         noun="endpoint"
         canResend=${can('resend')}
         canReplay=${can('replay')}
+        archiveAdvice="Past events can be replayed only from topics that keep them: ask the stack's operator if you need that."
       />
     </section>
   `;

@@ -19,6 +19,8 @@ export const PAGE_MODULES = [
   'activity.js',
   'log.js',
   'dead-letters.js',
+  'replays.js',
+  'counters.js',
   'portal.js',
   'signing.js',
   'endpoint-form.js',

@@ -102,6 +102,8 @@ const SUBSCRIPTION = '/eventSubscriptions/{subscription}';
 /**
  * What a portal session may do on a subscription's routes, by the route's path after the
  * subscription's and its method: `read` for what only reads, else the permission it needs.
+ * Replays from the topic's archive take `replay`, as dead-letter replays do: to start one and to
+ * cancel one; listing and showing them only reads.
  * Not here (so a 404 to a portal session): the signing secret read back (`getSigningSecret`: a
  * portal shows a secret once, when it rotates it).
  */
@@ -121,6 +123,10 @@ const SUBSCRIPTION_ROUTES: Readonly<Record<string, PortalPermission | 'read'>> =
   'GET /deadLetters': 'read',
   'GET /deadLetters/blob': 'read',
   'POST /deadLetters/replay': 'replay',
+  'GET /replays': 'read',
+  'GET /replays/{replayId}': 'read',
+  'POST /replays': 'replay',
+  'DELETE /replays/{replayId}': 'replay',
   'POST /sendTestEvent': 'sendTest',
 };
 

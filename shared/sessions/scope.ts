@@ -19,7 +19,7 @@ export const LABEL_LIMITS = { count: 20, length: 128 } as const;
  * - `pause`: pause and resume endpoints;
  * - `rotateSecret`: rotate an endpoint's signing secret (the new secret is shown once);
  * - `resend`: send an event of the message log again;
- * - `replay`: replay dead letters;
+ * - `replay`: replay dead letters, and start and cancel replays from the topic's archive;
  * - `sendTest`: send a test event to an endpoint.
  */
 export const PORTAL_PERMISSIONS = ['write', 'pause', 'rotateSecret', 'resend', 'replay', 'sendTest'] as const;

@@ -6,6 +6,7 @@ import { RESEND_HEADER } from '../../shared/delivery/rules/headers';
 import { namespacePushBody } from '../support/fakes';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { deliveredTo, eventually, WebhookServer } from '../support/webhook-server';
+import { archivedTopic, DAY_MS, HOUR_MS, localFieldValue, runningReplay } from './archive';
 import {
   closeBrowser,
   expectNotBlank,
@@ -104,6 +105,8 @@ describe('the console page', () => {
       '/activity.js',
       '/log.js',
       '/dead-letters.js',
+      '/replays.js',
+      '/counters.js',
       '/portal.js',
       '/style.css',
       '/vendor/preact.js',
@@ -497,6 +500,66 @@ describe('the console page', () => {
       'the replayed event at the webhook',
     );
     expect(watched.problems).toEqual([]);
+  }, 90_000);
+
+  it("starts a replay from the topic's archive, lists it with its counts, and cancels a running one", async () => {
+    // A topic without an archive: nothing to replay, and no form to start one.
+    await row('billing').getByRole('button', { name: 'billing' }).click();
+    await page.getByRole('tab', { name: 'Replays' }).click();
+    await page.getByTestId('no-archive').waitFor({ timeout: WAIT_MS });
+    expect(await page.getByRole('form', { name: 'Start a replay' }).count()).toBe(0);
+
+    // A topic that keeps its events, published to before the subscription was made.
+    await archivedTopic(api, 'history', [event('h-1'), event('h-2', 'Order.Shipped')]);
+    await api.subscribe('history', 'late', webhook.url('/late'));
+    const waiting = await runningReplay(api, 'history', 'late');
+    await page.getByTestId('topic').filter({ hasText: 'history' }).click();
+    await row('late').getByRole('button', { name: 'late' }).click();
+    await page.getByRole('tab', { name: 'Replays' }).click();
+    const replays = page.getByTestId('replays');
+    const replay = (id: string, state: string) =>
+      replays.locator(`[data-testid="replay-row"][data-id="${id}"][data-state="${state}"]`);
+    await replay(waiting, 'Running').waitFor({ timeout: WAIT_MS });
+
+    // Refused as the API words it: older than the archive keeps.
+    const since = replays.getByLabel('Since', { exact: true });
+    await since.fill(await localFieldValue(page, Date.now() - 8 * DAY_MS));
+    await replays.getByRole('button', { name: 'Start replay' }).click();
+    await replays
+      .getByRole('alert')
+      .filter({
+        hasText: "HTTP 400: since is older than the topic's archive keeps events (retentionInDays 7)",
+      })
+      .waitFor({ timeout: WAIT_MS });
+
+    await since.fill(await localFieldValue(page, Date.now() - HOUR_MS));
+    await replays.getByLabel('Event types', { exact: true }).fill('Order.Created');
+    await replays.getByRole('button', { name: 'Start replay' }).click();
+    const started = replays.getByRole('status').filter({ hasText: /^Replay rp-\S+ started\.$/ });
+    await started.waitFor({ timeout: WAIT_MS });
+    const id = (await started.innerText()).split(' ')[1] as string;
+    const done = replay(id, 'Completed');
+    await done.waitFor({ timeout: WAIT_MS });
+    expect(await done.getByTestId('replay-found').innerText()).toBe('2');
+    expect(await done.getByTestId('replay-queued').innerText()).toBe('1');
+    expect(await done.innerText()).toContain('Order.Created');
+    const replayed = await eventually(() => webhook.requestsTo('/late')[0], WAIT_MS, 'the replayed event');
+    expect(replayed.body).toContain('"id":"h-1"');
+    expect(replayed.headers['gridwire-replay-of']).toBe('archive');
+
+    await replay(waiting, 'Running').getByRole('button', { name: 'Cancel' }).click();
+    await replays
+      .getByRole('status')
+      .filter({ hasText: `Replay ${waiting} cancelled.` })
+      .waitFor({ timeout: WAIT_MS });
+    await replay(waiting, 'Cancelled').waitFor({ timeout: WAIT_MS });
+    expect(await replay(waiting, 'Cancelled').getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+    expect(
+      (await api.call('GET', `/admin/topics/history/eventSubscriptions/late/replays/${waiting}`)).body.state,
+    ).toBe('Cancelled');
+    expect(watched.problems).toEqual([]);
+    // Back on the topic the other tests use.
+    await page.getByTestId('topic').filter({ hasText: TOPIC }).click();
   }, 90_000);
 
   it('renders a picture that is not blank', async () => {

@@ -6,6 +6,7 @@ import { signatureHeaders } from '../../shared/delivery/signing';
 import { namespacePushBody } from '../support/fakes';
 import { event, type Json, startTestStack, type TestStack } from '../support/local-stack';
 import { deliveredTo, eventually, WebhookServer } from '../support/webhook-server';
+import { archivedTopic, HOUR_MS, localFieldValue, runningReplay } from './archive';
 import {
   closeBrowser,
   expectNotBlank,
@@ -14,6 +15,7 @@ import {
   SESSION_EXPIRED,
   WAIT_MS,
   type Watched,
+  watch,
 } from './browser';
 
 const TOPIC = 'orders';
@@ -392,6 +394,92 @@ describe('the portal', () => {
       WAIT_MS,
       'the replayed event at the webhook',
     );
+  }, 90_000);
+
+  it("starts a replay from the topic's archive and cancels one, on its own endpoints only", async () => {
+    await archivedTopic(api, 'history', [event('h-1'), event('h-2', 'Order.Shipped')]);
+    await api.subscribe('history', 'acme-late', webhook.url('/acme-late'), { labels: [ACME] });
+    await api.subscribe('history', 'other-late', webhook.url('/other-late'), { labels: ['tenant=other'] });
+    const waiting = await runningReplay(api, 'history', 'acme-late');
+    const theirs = await runningReplay(api, 'history', 'other-late');
+    const token = await mintSession(api, { role: 'portal', topic: 'history', labels: [ACME] });
+
+    // Another tenant's endpoint: its replays are not there for this session, and stay as they were.
+    const base = '/console/api/topics/history/eventSubscriptions/other-late/replays';
+    for (const [method, path, body] of [
+      ['GET', base],
+      ['POST', base, { since: new Date(Date.now() - HOUR_MS).toISOString() }],
+      ['GET', `${base}/${theirs}`],
+      ['DELETE', `${base}/${theirs}`],
+    ] as const) {
+      const refused = await api.call(method, path, body, {
+        auth: false,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect([method, path, refused.status]).toEqual([method, path, 404]);
+      expect(refused.body.error.message).toMatch(/does not exist/);
+    }
+    const other = await api.call('GET', `/admin/topics/history/eventSubscriptions/other-late/replays`);
+    expect(other.body.value.map(({ id, state }: Json) => `${id}:${state}`)).toEqual([`${theirs}:Running`]);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const own = await context.newPage();
+      const problems = watch(own).problems;
+      await own.goto(consoleUrl(api.stack.apiUrl, token, PORTAL_PATH));
+      await detail(own).getByRole('heading', { name: 'Endpoint acme-late' }).waitFor({ timeout: WAIT_MS });
+      expect(await row('other-late', own).count()).toBe(0);
+      await detail(own).getByRole('tab', { name: 'Replays' }).click();
+      const replays = detail(own).getByTestId('replays');
+      const replay = (id: string, state: string) =>
+        replays.locator(`[data-testid="replay-row"][data-id="${id}"][data-state="${state}"]`);
+      await replay(waiting, 'Running').waitFor({ timeout: WAIT_MS });
+
+      await replays
+        .getByLabel('Since', { exact: true })
+        .fill(await localFieldValue(own, Date.now() - HOUR_MS));
+      await replays.getByRole('button', { name: 'Start replay' }).click();
+      const started = replays.getByRole('status').filter({ hasText: /^Replay rp-\S+ started\.$/ });
+      await started.waitFor({ timeout: WAIT_MS });
+      const id = (await started.innerText()).split(' ')[1] as string;
+      const done = replay(id, 'Completed');
+      await done.waitFor({ timeout: WAIT_MS });
+      // Both events, through the endpoint's filter (none): every type.
+      expect(await done.getByTestId('replay-found').innerText()).toBe('2');
+      expect(await done.getByTestId('replay-queued').innerText()).toBe('2');
+      await eventually(
+        () => webhook.requestsTo('/acme-late').length > 0,
+        WAIT_MS,
+        'the replayed events at the webhook',
+      );
+      expect(webhook.requestsTo('/acme-late')[0]?.headers['gridwire-replay-of']).toBe('archive');
+
+      await replay(waiting, 'Running').getByRole('button', { name: 'Cancel' }).click();
+      await replay(waiting, 'Cancelled').waitFor({ timeout: WAIT_MS });
+      expect(
+        (await api.call('GET', `/admin/topics/history/eventSubscriptions/acme-late/replays/${waiting}`)).body
+          .state,
+      ).toBe('Cancelled');
+
+      // Without the replay permission: the replays are listed, with nothing to start or cancel.
+      const readOnly = await mintSession(api, {
+        role: 'portal',
+        topic: 'history',
+        labels: [ACME],
+        permissions: [],
+      });
+      const reader = await context.newPage();
+      await reader.goto(consoleUrl(api.stack.apiUrl, readOnly, PORTAL_PATH));
+      await detail(reader).getByRole('tab', { name: 'Replays' }).click();
+      await detail(reader)
+        .locator(`[data-testid="replay-row"][data-id="${id}"]`)
+        .waitFor({ timeout: WAIT_MS });
+      expect(await detail(reader).getByRole('form', { name: 'Start a replay' }).count()).toBe(0);
+      expect(await detail(reader).getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
   }, 90_000);
 
   it('deletes an endpoint once confirmed', async () => {

@@ -46,14 +46,20 @@ async function setup(overrides: Partial<ManagementDeps> = {}) {
     if (answer.status >= 300) throw new Error(`${routeKey}: ${JSON.stringify(answer.body)}`);
     return answer.body;
   };
-  for (const topic of ['orders', 'billing']) await admin('PUT /admin/topics/{topic}', { topic }, {});
+  // Both keep an archive, so a replay can start.
+  const archived = { properties: { archive: { retentionInDays: 7 } } };
+  for (const topic of ['orders', 'billing']) await admin('PUT /admin/topics/{topic}', { topic }, archived);
   const classic = 'PUT /admin/topics/{topic}/eventSubscriptions/{subscription}';
   await admin(classic, { topic: 'orders', subscription: 'acme-a' }, webhook(['tenant=acme']));
   await admin(classic, { topic: 'orders', subscription: 'acme-b' }, webhook(['env=prod', 'tenant=acme']));
   await admin(classic, { topic: 'orders', subscription: 'other-a' }, webhook(['tenant=other']));
   await admin(classic, { topic: 'billing', subscription: 'acme-x' }, webhook(['tenant=acme']));
   await admin('PUT /admin/namespaces/{namespace}', { namespace: 'shop' }, {});
-  await admin('PUT /admin/namespaces/{namespace}/topics/{topic}', { namespace: 'shop', topic: 'carts' }, {});
+  await admin(
+    'PUT /admin/namespaces/{namespace}/topics/{topic}',
+    { namespace: 'shop', topic: 'carts' },
+    archived,
+  );
   const pushed = 'PUT /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}';
   await admin(
     pushed,
@@ -65,6 +71,30 @@ async function setup(overrides: Partial<ManagementDeps> = {}) {
     { namespace: 'shop', topic: 'carts', subscription: 'other-n' },
     pushWebhook(['tenant=other']),
   );
+  // A replay running on each subscription: `rp-1`.
+  for (const [topic, subscription] of [
+    ['orders', 'acme-a'],
+    ['orders', 'acme-b'],
+    ['orders', 'other-a'],
+    ['billing', 'acme-x'],
+    ['shop/carts', 'acme-n'],
+    ['shop/carts', 'other-n'],
+  ] as const) {
+    await deps.replays.put({
+      id: 'rp-1',
+      topic,
+      topicCreatedAt: new Date(NOW).toISOString(),
+      subscription,
+      since: NOW - 3_600_000,
+      until: NOW,
+      state: 'Running',
+      found: 0,
+      queued: 0,
+      delivered: 0,
+      createdAt: new Date(NOW).toISOString(),
+      updatedAt: new Date(NOW).toISOString(),
+    });
+  }
 
   const mint = async (scope: unknown, expiresInMinutes?: number) =>
     (await admin('POST /admin/sessions', {}, { scope, ...(expiresInMinutes ? { expiresInMinutes } : {}) }))
@@ -116,8 +146,15 @@ const SUBSCRIPTION_CALLS: readonly [string, string, unknown][] = [
   ['GET', '/deadLetters', undefined],
   ['POST', '/deadLetters/replay', { keys: ['none'] }],
   ['POST', '/sendTestEvent', undefined],
+  ['GET', '/replays', undefined],
+  ['GET', '/replays/{replayId}', undefined],
+  ['POST', '/replays', { since: '2026-12-02T09:00:00Z' }],
+  ['DELETE', '/replays/{replayId}', undefined],
   ['DELETE', '', undefined],
 ];
+
+/** A row's path after the subscription's, its `{replayId}` the replay each subscription has. */
+const suffixPath = (suffix: string) => suffix.replace('{replayId}', 'rp-1');
 
 /** A refusal that the subscription or topic is not there (what a portal gets outside its scope). */
 const isScopeRefusal = (answer: { status: number; body: { error?: { message?: string } } }) =>
@@ -249,20 +286,25 @@ describe('a portal session', () => {
     async (method, suffix, body) => {
       const { mint, call } = await setup();
       const token = await mint(ACME_ORDERS);
-      const inScope = await call(token, method, `/topics/orders/eventSubscriptions/acme-a${suffix}`, body);
+      const inScope = await call(
+        token,
+        method,
+        `/topics/orders/eventSubscriptions/acme-a${suffixPath(suffix)}`,
+        body,
+      );
       expect([inScope.status, isScopeRefusal(inScope)]).not.toEqual([404, true]);
       expect(inScope.status).not.toBe(403);
       const otherTenant = await call(
         token,
         method,
-        `/topics/orders/eventSubscriptions/other-a${suffix}`,
+        `/topics/orders/eventSubscriptions/other-a${suffixPath(suffix)}`,
         body,
       );
       expect([otherTenant.status, isScopeRefusal(otherTenant)]).toEqual([404, true]);
       const otherTopic = await call(
         token,
         method,
-        `/topics/billing/eventSubscriptions/acme-x${suffix}`,
+        `/topics/billing/eventSubscriptions/acme-x${suffixPath(suffix)}`,
         body,
       );
       expect([otherTopic.status, isScopeRefusal(otherTopic)]).toEqual([404, true]);
@@ -275,11 +317,16 @@ describe('a portal session', () => {
       const { mint, call } = await setup();
       const token = await mint({ role: 'portal', namespace: 'shop', labels: ['tenant=acme'] });
       const base = '/namespaces/shop/topics/carts/eventSubscriptions';
-      const inScope = await call(token, method, `${base}/acme-n${suffix}`, body);
+      const inScope = await call(token, method, `${base}/acme-n${suffixPath(suffix)}`, body);
       expect([inScope.status, isScopeRefusal(inScope)]).not.toEqual([404, true]);
-      const otherTenant = await call(token, method, `${base}/other-n${suffix}`, body);
+      const otherTenant = await call(token, method, `${base}/other-n${suffixPath(suffix)}`, body);
       expect([otherTenant.status, isScopeRefusal(otherTenant)]).toEqual([404, true]);
-      const classic = await call(token, method, `/topics/orders/eventSubscriptions/acme-a${suffix}`, body);
+      const classic = await call(
+        token,
+        method,
+        `/topics/orders/eventSubscriptions/acme-a${suffixPath(suffix)}`,
+        body,
+      );
       expect([classic.status, isScopeRefusal(classic)]).toEqual([404, true]);
     },
   );
@@ -341,11 +388,42 @@ describe('a portal session', () => {
     expect(isScopeRefusal(takeover)).toBe(true);
   });
 
+  it("starts, lists and cancels its own subscriptions' replays, and nothing of another tenant's", async () => {
+    const { mint, call, deps } = await setup();
+    const token = await mint(ACME_ORDERS);
+    const own = '/topics/orders/eventSubscriptions/acme-a/replays';
+    const started = await call(token, 'POST', own, { since: '2026-12-02T09:00:00Z' });
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ state: 'Running', since: '2026-12-02T09:00:00.000Z' });
+    expect(
+      (await call(token, 'GET', own)).body.value.map((replay: { id: string }) => replay.id).sort(),
+    ).toEqual([started.body.id, 'rp-1'].sort());
+    expect((await call(token, 'DELETE', `${own}/rp-1`)).status).toBe(200);
+    expect((await call(token, 'GET', `${own}/rp-1`)).body.state).toBe('Cancelled');
+
+    const theirs = '/topics/orders/eventSubscriptions/other-a/replays';
+    for (const [method, path, body] of [
+      ['GET', theirs],
+      ['GET', `${theirs}/rp-1`],
+      ['POST', theirs, { since: '2026-12-02T09:00:00Z' }],
+      ['DELETE', `${theirs}/rp-1`],
+    ] as const) {
+      const refused = await call(token, method, path, body);
+      expect([method, path, refused.status, isScopeRefusal(refused)]).toEqual([method, path, 404, true]);
+    }
+    expect((await deps.replays.list('orders', 'other-a')).map(({ id, state }) => `${id}:${state}`)).toEqual([
+      'rp-1:Running',
+    ]);
+  });
+
   it('is refused what its permissions leave out, with the permission named', async () => {
     const { mint, call } = await setup();
     const token = await mint({ ...ACME_ORDERS, permissions: ['pause'] });
     const base = '/topics/orders/eventSubscriptions/acme-a';
     expect((await call(token, 'POST', `${base}/pause`)).status).toBe(200);
+    // Replays are read without a permission; starting and cancelling one takes `replay`.
+    expect((await call(token, 'GET', `${base}/replays`)).body.value).toHaveLength(1);
+    expect((await call(token, 'GET', `${base}/replays/rp-1`)).body.state).toBe('Running');
     const cases: [string, string, string, unknown?][] = [
       ['PUT', '', 'write', webhook([])],
       ['DELETE', '', 'write'],
@@ -354,6 +432,8 @@ describe('a portal session', () => {
       ['POST', '/resend', 'resend', { eventId: 'e-1' }],
       ['POST', '/deadLetters/replay', 'replay', { keys: ['k'] }],
       ['POST', '/sendTestEvent', 'sendTest'],
+      ['POST', '/replays', 'replay', { since: '2026-12-02T09:00:00Z' }],
+      ['DELETE', '/replays/rp-1', 'replay'],
     ];
     for (const [method, suffix, permission, body] of cases) {
       const path = suffix.startsWith('/..')
@@ -379,14 +459,11 @@ describe('a portal session', () => {
         `${route.method} ${route.path.slice('/admin/topics/{topic}/eventSubscriptions/{subscription}'.length)}`,
     );
     const covered = SUBSCRIPTION_CALLS.map(([method, suffix]) => `${method} ${suffix}`);
-    // Replays are the admin API's alone for now: a session's scope names no permission for them.
+    // Bulk recovery is the admin API's alone for now: a session's scope names no permission for it.
     expect(classic.filter((key) => !covered.includes(key)).sort()).toEqual([
-      'DELETE /replays/{replayId}',
       'GET /deadLetters/blob',
-      'GET /replays',
-      'GET /replays/{replayId}',
       'POST /getSigningSecret',
-      'POST /replays',
+      'POST /recover',
       'POST /validate',
     ]);
   });
