@@ -96,7 +96,8 @@ export class ReplayPages {
       { cursor: segment.key, found: records.length, queued: items.length },
       now(),
     );
-    // Another copy of this page went on (or the replay was cancelled): this one stops here.
+    // Another copy of this page went on: this one stops here. (A replay cancelled meanwhile is
+    // moved all the same, its events having gone out; its next page stops.)
     if (!moved) return { found: records.length, queued: items.length, state: 'stale' };
     await this.deps.queue.send('delivery', [
       {

@@ -15,6 +15,7 @@ import type { SecretOpener } from '../platform/sealing';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { LateAnswerStore } from '../storage/late-answers';
 import type { RateBudgetStore } from '../storage/rate-budget';
+import type { ReplayStore } from '../storage/replays';
 import type { DropRecorder } from './dead-letter';
 import type { EndpointAuth } from './endpoint-auth';
 import type { HealthTracker } from './health';
@@ -83,6 +84,8 @@ export interface DeliveryRecords {
   drops: DropRecorder;
   /** Endpoint health: the gate's verdicts, and where attempt outcomes are reported. */
   health: HealthTracker;
+  /** Where a replay's delivered events are counted (absent: replays show none delivered). */
+  replayCounts?: Pick<ReplayStore, 'addDelivered'>;
 }
 
 /** The request path (`engine-attempts.ts`): how requests are made and how many at once. */

@@ -110,6 +110,7 @@ async function record(
   if (held > 0) metrics.count(METRIC.DeliveryHeldCount, held, dims);
   // Health writes are advisory and never throw; waiting here keeps them inside the invocation.
   await deps.health.settle(subscription);
+  await countReplayed(deps, subscription, decisions);
   if (decisions.records.length === 0) return;
   try {
     await deps.history.record(decisions.records);
@@ -119,4 +120,35 @@ async function record(
       records: decisions.records.length,
     });
   }
+}
+
+/** A replay's delivery id is `<replay id>.<publish id>.<index>`: its replay's id. */
+const replayIdOf = (deliveryId: string): string => deliveryId.slice(0, deliveryId.indexOf('.'));
+
+/**
+ * Adds the replayed events delivered to their replays' `delivered` counts, one write per replay
+ * (best effort, like the history: a count is for operators, and failing to write it must not
+ * repeat deliveries).
+ */
+async function countReplayed(deps: SettleDeps, subscription: Subscription, decisions: JobDecisions) {
+  if (deps.replayCounts === undefined) return;
+  const byReplay = new Map<string, number>();
+  for (const { item } of decisions.delivered) {
+    if (item.replayOf !== 'archive') continue;
+    const id = replayIdOf(item.deliveryId);
+    byReplay.set(id, (byReplay.get(id) ?? 0) + 1);
+  }
+  const counts = deps.replayCounts;
+  await Promise.all(
+    [...byReplay].map(async ([id, events]) => {
+      try {
+        await counts.addDelivered(subscription.topic, subscription.name, id, events);
+      } catch (error) {
+        deps.logger.error('could not count delivered replayed events', {
+          error: (error as Error).message,
+          replay: id,
+        });
+      }
+    }),
+  );
 }

@@ -1,7 +1,7 @@
 /**
  * A subscription's replays from its topic's archive: `POST <subscription>/replays` with
  * `{"since", "until"?, "eventTypes"?}` starts one (202, its document), `GET <subscription>/replays`
- * lists them, `GET .../replays/{replayId}` shows one (state, events found, queued), and
+ * lists them, `GET .../replays/{replayId}` shows one (state, events found, queued, delivered), and
  * `DELETE .../replays/{replayId}` cancels it: its next page does nothing. The pages themselves
  * run on the delivery function (`archive/replay.ts`).
  */
@@ -49,6 +49,7 @@ export const replayDocument = (replay: Replay) => ({
   ...(replay.eventTypes === undefined ? {} : { eventTypes: replay.eventTypes }),
   eventsFound: replay.found,
   eventsQueued: replay.queued,
+  eventsDelivered: replay.delivered,
   ...(replay.reason === undefined ? {} : { reason: replay.reason }),
   createdAt: replay.createdAt,
   lastModifiedAt: replay.updatedAt,

@@ -33,8 +33,10 @@ export interface ReplayStore {
   /** The subscription's replays, newest first. */
   list(topic: string, subscription: string): Promise<Replay[]>;
   /**
-   * Moves the cursor from `from` (none before the first page) by one page; false, changing
-   * nothing, when the replay is no longer at `from` or no longer running.
+   * Moves the cursor from `from` (none before the first page) by one page and counts what it
+   * found and queued; false, changing nothing, when the replay is no longer at `from` (another
+   * copy of the page moved it). A replay cancelled while the page ran is moved all the same: the
+   * page's events went out, and its next page stops.
    */
   advance(replay: Replay, from: string | undefined, page: ReplayPageProgress, now: Date): Promise<boolean>;
   /** Ends a running replay in `state`; false when it was not running. */
@@ -85,13 +87,10 @@ export class DynamoReplayStore implements ReplayStore {
       'SET #cursor = :to, updatedAt = :now ADD #found :found, #queued :queued',
       {
         ConditionExpression:
-          from === undefined
-            ? '#state = :running AND attribute_not_exists(#cursor)'
-            : '#state = :running AND #cursor = :from',
-        // `found` and `state` are words DynamoDB reserves: every name goes by placeholder.
+          from === undefined ? 'attribute_exists(pk) AND attribute_not_exists(#cursor)' : '#cursor = :from',
+        // `found` is a word DynamoDB reserves: every name goes by placeholder.
         ExpressionAttributeNames: {
           '#cursor': 'cursor',
-          '#state': 'state',
           '#found': 'found',
           '#queued': 'queued',
         },
@@ -100,7 +99,6 @@ export class DynamoReplayStore implements ReplayStore {
           ':now': now.toISOString(),
           ':found': page.found,
           ':queued': page.queued,
-          ':running': 'Running',
           ...(from === undefined ? {} : { ':from': from }),
         },
       },

@@ -283,6 +283,8 @@ describe('replays in the table', () => {
 
     expect(await replays.end(replay, 'Cancelled', now, 'cancelled by a DELETE')).toBe(true);
     expect(await replays.end(replay, 'Completed', now)).toBe(false);
+    // A page that was running as it was cancelled still counts what it queued; its next page stops.
+    expect(await replays.advance(replay, 'seg-2', { cursor: 'seg-3', found: 1, queued: 1 }, now)).toBe(true);
     expect(await replays.advance(replay, 'seg-2', { cursor: 'seg-3', found: 1, queued: 1 }, now)).toBe(false);
     expect((await replays.list('shop/orders', 'billing')).map(({ id, state }) => `${id}:${state}`)).toEqual([
       'r2:Running',

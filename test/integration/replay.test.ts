@@ -93,6 +93,14 @@ it('delivers to a subscription made afterwards the archived events its filter le
     eventsFound: 3,
     eventsQueued: 2,
   });
+  // Counted as delivered once their attempts succeed.
+  await eventually(
+    async () =>
+      (await api.call('GET', `${subscriptionPath('history', 'late')}/replays/${started.body.id}`)).body
+        .eventsDelivered === 2,
+    10_000,
+    'the delivered events counted',
+  );
   const listed = await api.call('GET', `${subscriptionPath('history', 'late')}/replays`);
   expect(listed.body.value.map(({ id }: { id: string }) => id)).toEqual([started.body.id]);
   // Nothing more arrives: each event once.

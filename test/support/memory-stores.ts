@@ -720,7 +720,7 @@ export class MemoryReplayStore implements ReplayStore {
     now: Date,
   ): Promise<boolean> {
     const stored = this.replays.get(this.keyOf(replay.topic, replay.subscription, replay.id));
-    if (stored === undefined || stored.state !== 'Running' || stored.cursor !== from) return false;
+    if (stored === undefined || stored.cursor !== from) return false;
     stored.cursor = page.cursor;
     stored.found += page.found;
     stored.queued += page.queued;

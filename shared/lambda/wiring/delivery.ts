@@ -186,7 +186,13 @@ export function buildDeliveryWorker(
     },
     ...(runtime.config.archiveBucket === undefined
       ? {}
-      : { replays: buildReplays(runtime, observability, subscriptions, clock) }),
+      : {
+          replays: buildReplays(runtime, observability, subscriptions, clock),
+          replayCounts: new DynamoReplayStore(
+            runtime.clients.dynamo,
+            requireSetting(runtime.config.tableName, ENV.tableName),
+          ),
+        }),
     backlog: {
       store: backlogsOf(runtime),
       healthStore,
