@@ -1,6 +1,7 @@
 /**
  * A replay's pages (`replay-page` jobs, on the delivery queue): each takes the subscription's next
- * archive segment after the replay's cursor, keeps the events of the replay's range that pass its
+ * archive segment after the replay's cursor (with the segments written beside it whose events
+ * overlap its own, merged into publish order), keeps the events of the replay's range that pass its
  * event types and the subscription's filter (each once), queues them as fresh deliveries (attempt
  * count 0, time to live from now, marked `replayOf: archive`), moves the cursor past the segment
  * and sends the next page; the last page ends the replay `Completed`.
@@ -21,8 +22,14 @@ import type { LoggerLike } from '../observability/logging';
 import type { Clock } from '../platform/clock';
 import { orderedGroupId, packJobs, packOrderedJobs, targetGroupId } from '../queue/job-codec';
 import type { JobQueue, OutgoingJob } from '../queue/sqs-job-queue';
-import type { ArchivedRecord, ArchiveStore } from '../storage/archive';
+import { type ArchivedRecord, type ArchiveStore, byPublishOrder } from '../storage/archive';
 import type { ReplayStore } from '../storage/replays';
+
+/**
+ * Segments one page reads at most: the next segment and those written at the same time whose
+ * events overlap it (two writers at work), so an ordered subscription gets them in publish order.
+ */
+export const MAX_PAGE_SEGMENTS = 8;
 
 /** What a replay needs of its subscription, as it is now. */
 export interface ReplayTarget {
@@ -35,7 +42,7 @@ export interface ReplayTarget {
 
 export interface ReplayPagesDeps {
   replays: Pick<ReplayStore, 'get' | 'advance' | 'end'>;
-  archive: Pick<ArchiveStore, 'nextSegment' | 'readSegment'>;
+  archive: Pick<ArchiveStore, 'nextSegments' | 'readSegment'>;
   /** The subscription as it is now; `undefined` when it is gone. */
   subscription(topic: string, name: string): Promise<ReplayTarget | undefined>;
   queue: JobQueue;
@@ -79,21 +86,31 @@ export class ReplayPages {
       return { found: 0, queued: 0, state: 'Failed' };
     }
     const archived = { topic: replay.topic, createdAt: replay.topicCreatedAt };
-    const segment = await this.deps.archive.nextSegment(archived, replay.cursor, replay.since, replay.until);
-    if (segment === undefined) {
+    const segments = await this.deps.archive.nextSegments(
+      archived,
+      replay.cursor,
+      replay.since,
+      replay.until,
+      MAX_PAGE_SEGMENTS,
+    );
+    const first = segments[0];
+    const last = segments.at(-1);
+    if (first === undefined || last === undefined) {
       await this.deps.replays.end(replay, 'Completed', now());
       return { found: 0, queued: 0, state: 'Completed' };
     }
-    const records = (await this.deps.archive.readSegment(segment.key)).filter(
+    // Segments written at the same time overlap: their events merged into publish order.
+    const read = await Promise.all(segments.map(({ key }) => this.deps.archive.readSegment(key)));
+    const records = (segments.length === 1 ? (read[0] ?? []) : read.flat().sort(byPublishOrder)).filter(
       ({ publishedAt }) => publishedAt >= replay.since && publishedAt < replay.until,
     );
     const items = this.itemsOf(replay, subscription, records);
-    const jobs = this.jobsOf(replay, subscription, segment.key, items);
+    const jobs = this.jobsOf(replay, subscription, first.key, items);
     await this.deps.queue.send(subscription.orderedKeyOf === undefined ? 'delivery' : 'ordered', jobs);
     const moved = await this.deps.replays.advance(
       replay,
       replay.cursor,
-      { cursor: segment.key, found: records.length, queued: items.length },
+      { cursor: last.key, found: records.length, queued: items.length },
       now(),
     );
     // Another copy of this page went on: this one stops here. (A replay cancelled meanwhile is

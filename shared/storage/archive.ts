@@ -60,16 +60,19 @@ export interface ArchiveStore {
   /** The segments holding events published in [since, until), oldest first. */
   listSegments(topic: ArchivedTopic, since: number, until: number): Promise<SegmentInfo[]>;
   /**
-   * The first segment after `after` (a segment key; none: from the start) holding events published
-   * in [since, until), in key order (by hour, then first event): a replay's next page. One
-   * listing from where the last left off, however long the range.
+   * A replay's next page: the first segment after `after` (a segment key; none: from the start)
+   * holding events published in [since, until), in key order (by hour, then first event), with the
+   * segments right after it whose events overlap theirs (written at the same time by two writers),
+   * at most `limit` in all, so that a page sees every event of its stretch of time and can put
+   * them in order. One listing from where the last left off, however long the range.
    */
-  nextSegment(
+  nextSegments(
     topic: ArchivedTopic,
     after: string | undefined,
     since: number,
     until: number,
-  ): Promise<SegmentInfo | undefined>;
+    limit: number,
+  ): Promise<SegmentInfo[]>;
   /** A segment's events, in time order. */
   readSegment(key: string): Promise<ArchivedRecord[]>;
   /** Deletes the topic's segments of the days that ended before `before`; answers how many. */
@@ -212,16 +215,18 @@ export class ArchiveBucket implements ArchiveStore {
     return segments.sort((a, b) => a.first - b.first || a.key.localeCompare(b.key));
   }
 
-  async nextSegment(
+  async nextSegments(
     topic: ArchivedTopic,
     after: string | undefined,
     since: number,
     until: number,
-  ): Promise<SegmentInfo | undefined> {
+    limit: number,
+  ): Promise<SegmentInfo[]> {
     const prefix = topicPrefix(topic);
     // Keys sort by hour: nothing before the hour `since` falls in can hold its events.
     const start = `${prefix}${dayFolder(since)}${pad(new Date(since).getUTCHours())}/`;
     let startAfter = after !== undefined && after > start ? after : start;
+    const run = new OverlappingRun(since, until, limit);
     for (;;) {
       const page = await this.s3.send(
         new ListObjectsV2Command({
@@ -232,16 +237,10 @@ export class ArchiveBucket implements ArchiveStore {
         }),
       );
       for (const object of page.Contents ?? []) {
-        const range = object.Key === undefined ? undefined : segmentRange(object.Key);
-        if (range === undefined) continue;
-        // Past the range's last hour: nothing later can hold its events.
-        if (hourOf(range.first) >= until) return undefined;
-        if (range.last >= since && range.first < until) {
-          return { key: object.Key as string, ...range, bytes: object.Size ?? 0 };
-        }
+        if (object.Key !== undefined && !run.take(object.Key, object.Size ?? 0)) return run.segments;
       }
       const last = page.Contents?.at(-1)?.Key;
-      if (page.IsTruncated !== true || last === undefined) return undefined;
+      if (page.IsTruncated !== true || last === undefined) return run.segments;
       startAfter = last;
     }
   }
@@ -334,5 +333,33 @@ export class ArchiveBucket implements ArchiveStore {
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
     return folders;
+  }
+}
+
+/**
+ * Segments taken in key order for a replay's page: the first in [since, until), then those that
+ * overlap the run so far, up to `limit`.
+ */
+export class OverlappingRun {
+  readonly segments: SegmentInfo[] = [];
+  private lastAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly since: number,
+    private readonly until: number,
+    private readonly limit: number,
+  ) {}
+
+  /** Takes the segment `key` if it belongs to the run; false once nothing after it can. */
+  take(key: string, bytes: number): boolean {
+    const range = segmentRange(key);
+    if (range === undefined) return true;
+    // Past the range's last hour: nothing later can hold its events.
+    if (hourOf(range.first) >= this.until) return false;
+    if (range.last < this.since || range.first >= this.until) return this.segments.length === 0;
+    if (this.segments.length > 0 && range.first > this.lastAt) return false;
+    this.segments.push({ key, ...range, bytes });
+    this.lastAt = Math.max(this.lastAt, range.last);
+    return this.segments.length < this.limit;
   }
 }

@@ -210,6 +210,25 @@ describe('the archive bucket on the emulator', () => {
   const topic: ArchivedTopic = { topic: 'shelf/books', createdAt: '2026-01-01T00:00:00.000Z' };
   const day = (n: number) => Date.parse('2026-02-01T00:00:00.000Z') + n * 24 * HOUR;
 
+  it("gives a replay's page the segments written at the same time whose events overlap", async () => {
+    const shelf: ArchivedTopic = { topic: 'shelf/overlap', createdAt: '2026-01-01T00:00:00.000Z' };
+    const at = day(5) + 3 * HOUR;
+    await archive.putSegment(shelf, [record(at, 'a0'), record(at + 10, 'a10')]);
+    await archive.putSegment(shelf, [record(at + 5, 'b5'), record(at + 20, 'b20')]);
+    await archive.putSegment(shelf, [record(at + 15, 'c15')]);
+    await archive.putSegment(shelf, [record(at + 30, 'd30')]);
+    const first = await archive.nextSegments(shelf, undefined, day(5), day(6), 8);
+    expect(first.map(({ first: from, last }) => `${from - at}-${last - at}`)).toEqual([
+      '0-10',
+      '5-20',
+      '15-15',
+    ]);
+    const second = await archive.nextSegments(shelf, first.at(-1)?.key, day(5), day(6), 8);
+    expect(second.map(({ first: from }) => from - at)).toEqual([30]);
+    // At most `limit` of them.
+    expect(await archive.nextSegments(shelf, undefined, day(5), day(6), 2)).toHaveLength(2);
+  });
+
   it('lists a range oldest first, expires whole days, and deletes an archive', async () => {
     await archive.putSegment(topic, [record(day(0) + HOUR, 'd0')]);
     await archive.putSegment(topic, [record(day(1) + 2 * HOUR, 'd1b'), record(day(1) + 2 * HOUR + 5, 'd1c')]);
@@ -227,13 +246,15 @@ describe('the archive bucket on the emulator', () => {
     // A replay's pages: one segment after another, from where the last left off.
     const pages: string[] = [];
     for (let after: string | undefined; ; ) {
-      const next = await archive.nextSegment(topic, after, day(1) + HOUR, day(2) + 2 * HOUR);
+      const [next, ...more] = await archive.nextSegments(topic, after, day(1) + HOUR, day(2) + 2 * HOUR, 8);
       if (next === undefined) break;
+      // None of these segments overlaps another: a page each.
+      expect(more).toEqual([]);
       pages.push(...(await archive.readSegment(next.key)).map(({ eventId }) => eventId));
       after = next.key;
     }
     expect(pages).toEqual(['d1a', 'd1b', 'd1c', 'd2']);
-    expect(await archive.nextSegment(topic, undefined, day(3), day(4))).toBeUndefined();
+    expect(await archive.nextSegments(topic, undefined, day(3), day(4), 8)).toEqual([]);
 
     // Before day 2 at noon: day 0 ended before it, day 1 did not.
     expect(await archive.deleteBefore(topic, day(1) + 12 * HOUR)).toBe(1);

@@ -28,6 +28,7 @@ import {
   type ArchivedTopic,
   type ArchiveStore,
   byPublishOrder,
+  OverlappingRun,
   type SegmentInfo,
   segmentKey,
   segmentRange,
@@ -639,19 +640,20 @@ export class MemoryArchive implements ArchiveStore {
       .sort((a, b) => a.first - b.first || a.key.localeCompare(b.key));
   }
 
-  async nextSegment(
+  async nextSegments(
     topic: ArchivedTopic,
     after: string | undefined,
     since: number,
     until: number,
-  ): Promise<SegmentInfo | undefined> {
+    limit: number,
+  ): Promise<SegmentInfo[]> {
     const prefix = topicPrefix(topic);
+    const run = new OverlappingRun(since, until, limit);
     for (const key of [...this.segments.keys()].filter((key) => key.startsWith(prefix)).sort()) {
-      const range = segmentRange(key);
-      if (range === undefined || (after !== undefined && key <= after)) continue;
-      if (range.last >= since && range.first < until) return { key, ...range, bytes: 0 };
+      if (after !== undefined && key <= after) continue;
+      if (!run.take(key, 0)) break;
     }
-    return undefined;
+    return run.segments;
   }
 
   async readSegment(key: string): Promise<ArchivedRecord[]> {

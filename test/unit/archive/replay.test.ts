@@ -249,4 +249,23 @@ describe('a replay’s pages', () => {
         .every(({ job: sent }) => sent.deduplicationId !== undefined),
     ).toBe(true);
   });
+
+  it('merge the segments two writers wrote at the same time, so an ordered key keeps its publish order', async () => {
+    const { archive, replays, queue, pages, replay } = setup({
+      target: { orderedKeyOf: (item) => JSON.parse(item.eventJson).subject },
+    });
+    await replays.put(replay);
+    // Two writers' segments of the same minutes: p1 and p3 in one, p2 and p4 in the other.
+    await archive.putSegment(topic, [record(T0 + 1, 'p1', 0), record(T0 + 3, 'p3', 0)]);
+    await archive.putSegment(topic, [record(T0 + 2, 'p2', 0), record(T0 + 4, 'p4', 0)]);
+    await archive.putSegment(topic, [record(T0 + HOUR, 'p5', 0)]);
+    const reports = await runAll(pages);
+    // One page for the two overlapping segments, one for the next, and the end.
+    expect(reports.map(({ found }) => found)).toEqual([4, 1, 0]);
+    const keyed = queue.sent
+      .filter(({ queue: name }) => name === 'ordered')
+      .map(({ job: sent }) => parseJob(sent.body))
+      .flatMap((one) => (one.kind === 'ordered' ? one.items.map(({ eventId }) => eventId) : []));
+    expect(keyed).toEqual(['p1-0', 'p2-0', 'p3-0', 'p4-0', 'p5-0']);
+  });
 });
