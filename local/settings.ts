@@ -20,6 +20,9 @@ import type { LocalResources } from './provision';
 import { LocalStackError } from './stack-error';
 import type { LocalStackOptions } from './stack-options';
 
+/** Seconds after a publish by which the local stack has written the archive copy (no window: a receive and a write). */
+export const LOCAL_ARCHIVE_LAG_SECONDS = 2;
+
 /** Settings whose local default differs from the functions' default on AWS (`CONFIG_DEFAULTS`). */
 export const LOCAL_CONFIG_DEFAULTS = {
   /** Publish reads the topic on every request, so admin calls answer at once. */
@@ -64,6 +67,8 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
     // In-memory metrics cost nothing, and `gridwire status` shows them per subscription.
     [ENV.subscriptionMetrics]: String(options.subscriptionMetrics ?? true),
     ...number(ENV.historyRetentionDays, options.historyRetentionDays),
+    // The local archive queue's consumer takes what one receive returns, with no window.
+    [ENV.archiveLagSeconds]: String(LOCAL_ARCHIVE_LAG_SECONDS),
     ...(options.publicUrl === undefined ? {} : { [ENV.publicUrl]: options.publicUrl }),
     ...portalEnvironment(options),
   };

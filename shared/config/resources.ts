@@ -55,6 +55,11 @@ export const ENV = {
   /** Days failed-attempt history is kept in the table. */
   historyRetentionDays: 'GRIDWIRE_HISTORY_RETENTION_DAYS',
   /**
+   * Seconds after an event's publish by which its archive copy is written (the archive queue's
+   * window and more): a replay whose range ends later than this ago waits before its first page.
+   */
+  archiveLagSeconds: 'GRIDWIRE_ARCHIVE_LAG_SECONDS',
+  /**
    * The API's public base URL: the base of validation URLs, handshake origins and topic `endpoint`
    * properties (never taken from a request). On AWS the `publicUrl` prop, else the HTTP API's own
    * URL; the local stack's `--public-url`, else its own address.

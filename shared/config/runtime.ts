@@ -8,7 +8,7 @@
 import { isValidMetricsNamespace, METRICS_NAMESPACE, METRICS_NAMESPACE_RULE } from '../observability/metrics';
 import { firstControlCharacter } from '../platform/control-characters';
 import { type PortalBranding, parseFrameAncestors, parsePortalBranding } from './portal';
-import { ENV, QUEUES, type QueueKey } from './resources';
+import { ARCHIVE_WINDOW_SECONDS, ENV, QUEUES, type QueueKey } from './resources';
 
 /** Environment variables as `process.env` holds them. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -57,6 +57,8 @@ export interface RuntimeConfig {
    */
   healthCacheMs: number;
   historyRetentionDays: number;
+  /** How long after its publish an event is surely in its topic's archive (ms). */
+  archiveLagMs: number;
   publicUrl?: string;
   /** The base of topic `endpoint` properties, when not the public URL (`ENV.publishUrl`). */
   publishUrl?: string;
@@ -135,6 +137,8 @@ export const CONFIG_DEFAULTS = {
   backlogAfterSeconds: 1200,
   healthCacheMs: 2000,
   historyRetentionDays: 7,
+  /** The archive queue's window twice over (a copy may just miss one), and half a minute to write. */
+  archiveLagSeconds: 2 * ARCHIVE_WINDOW_SECONDS + 30,
   /** Off unless set: the AWS construct sets both to `true` by default (see its props). */
   validateEndpoints: false,
   blockPrivateEndpoints: false,
@@ -170,6 +174,8 @@ export const SETTING_RANGES = {
   backlogAfterSeconds: { min: 1200, max: 7 * 24 * 3600, integer: true },
   healthCacheMs: { min: 0, integer: false },
   historyRetentionDays: { min: 1, max: 365, integer: true },
+  /** At most one SQS delay: a replay's first page waits no longer. */
+  archiveLagSeconds: { min: 0, max: 900, integer: true },
   metricsFlushSeconds: { min: 0, max: 300, integer: true },
 } as const satisfies Record<string, SettingRange>;
 
@@ -290,6 +296,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     backlogAfterMs: setting('backlogAfterSeconds') * 1000,
     healthCacheMs: setting('healthCacheMs'),
     historyRetentionDays: setting('historyRetentionDays'),
+    archiveLagMs: setting('archiveLagSeconds') * 1000,
     validateEndpoints: read.boolean(ENV.validateEndpoints, CONFIG_DEFAULTS.validateEndpoints),
     blockPrivateEndpoints: read.boolean(ENV.blockPrivateEndpoints, CONFIG_DEFAULTS.blockPrivateEndpoints),
     resourceDestinations: listSetting(read.optional(ENV.resourceDestinations)),

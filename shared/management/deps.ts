@@ -217,6 +217,8 @@ export interface SessionDeps {
 /** Replays of subscriptions from their topics' archives. */
 export interface ReplayDeps {
   replays: ReplayStore;
+  /** How long after its publish an event is surely in the archive: a replay of a range ending later waits. */
+  archiveLagMs: number;
 }
 
 /** Deliveries recovered in bulk from the message log (`recover-routes.ts`), each marked once. */

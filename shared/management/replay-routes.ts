@@ -137,7 +137,10 @@ export function replayOperations<D>(
         updatedAt: at,
       };
       await deps.replays.put(replay);
-      await sendFirstPage(deps, subscription, replay.id);
+      // Events of the range's last moments may not be in the archive yet: the first page waits
+      // until they are (at most one SQS delay).
+      const wait = Math.min(900, Math.ceil(Math.max(0, until + deps.archiveLagMs - now) / 1000));
+      await sendFirstPage(deps, subscription, replay.id, wait);
       return jsonResult(202, replayDocument(replay));
     },
 
@@ -168,12 +171,17 @@ export function replayOperations<D>(
 }
 
 /** The replay's first page, on the delivery queue in the subscription's group. */
-async function sendFirstPage(deps: QueueDeps, subscription: Subscription, replayId: string): Promise<void> {
+async function sendFirstPage(
+  deps: QueueDeps,
+  subscription: Subscription,
+  replayId: string,
+  delaySeconds: number,
+): Promise<void> {
   const target = deliveryTargetOf(subscription);
   await deps.queue.send('delivery', [
     {
       body: replayPageBody(topicRefOf(subscription.topic), subscription.name, replayId),
-      delaySeconds: 0,
+      delaySeconds,
       groupId: targetGroupId(target),
     },
   ]);

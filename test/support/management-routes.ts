@@ -63,6 +63,7 @@ export function routeTestDeps(stores: TableStores, overrides: Partial<Management
     deadLetterBuckets: [],
     replayClaims: new MemoryReplayClaims(),
     replays: new MemoryReplayStore(),
+    archiveLagMs: 0,
     recoveries: new MemoryRecoveryMarks(),
     callBudget: new InProcessRateBudget(),
     queue: new RecordingQueue(clock),

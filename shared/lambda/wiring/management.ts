@@ -75,6 +75,7 @@ export function buildManagementDeps(
     replayClaims,
     callBudget,
     replays: new DynamoReplayStore(runtime.clients.dynamo, table()),
+    archiveLagMs: runtime.config.archiveLagMs,
     recoveries: new DynamoRecoveryMarks(runtime.clients.dynamo, table(), runtime.config.historyRetentionDays),
     queue,
     // The validation handshake, endpoint rules, and the AWS resources subscriptions may deliver to.

@@ -67,6 +67,7 @@ describe('readConfig(env)', () => {
       backlogAfterMs: CONFIG_DEFAULTS.backlogAfterSeconds * 1000,
       healthCacheMs: CONFIG_DEFAULTS.healthCacheMs,
       historyRetentionDays: CONFIG_DEFAULTS.historyRetentionDays,
+      archiveLagMs: CONFIG_DEFAULTS.archiveLagSeconds * 1000,
       validateEndpoints: false,
       blockPrivateEndpoints: false,
       resourceDestinations: [],
