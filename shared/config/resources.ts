@@ -54,10 +54,7 @@ export const ENV = {
   healthCacheMs: 'GRIDWIRE_HEALTH_CACHE_MS',
   /** Days failed-attempt history is kept in the table. */
   historyRetentionDays: 'GRIDWIRE_HISTORY_RETENTION_DAYS',
-  /**
-   * Seconds after an event's publish by which its archive copy is written (the archive queue's
-   * window and more): a replay whose range ends later than this ago waits before its first page.
-   */
+  /** Seconds after its publish by which an event is surely archived: later replays wait that long. */
   archiveLagSeconds: 'GRIDWIRE_ARCHIVE_LAG_SECONDS',
   /**
    * The API's public base URL: the base of validation URLs, handshake origins and topic `endpoint`
