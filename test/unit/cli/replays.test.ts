@@ -5,96 +5,17 @@
  * request is signed as on AWS); the waits of `--wait` are real, the scripted replay ending at
  * the first or second look.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Command } from 'commander';
 import type { ApiTarget } from '../../../cli/admin-api';
-import { gridwireProgram, runGridwire } from '../../../cli/program';
 import { type RecoverAnswer, recoverRange } from '../../../cli/recover';
 import type { ProgressIo, ReplayDocument } from '../../../cli/replays';
+import { type ScriptedAnswer, scriptedApi } from '../../support/scripted-api';
 
-interface Seen {
-  method: string;
-  path: string;
-  body: unknown;
-}
-
-type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
-
-/** The API's answers by `METHOD /path`, in turn (the last one repeated); anything else is a 404. */
-let answers: Record<string, Answer[]> = {};
-let seen: Seen[] = [];
-let server: Server;
-let api: string;
-const savedEnv = { ...process.env };
-
-beforeAll(async () => {
-  server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const key = `${request.method} ${request.url}`;
-      seen.push({
-        method: request.method ?? '',
-        path: request.url ?? '',
-        body: text === '' ? undefined : JSON.parse(text),
-      });
-      const queue = answers[key];
-      const answer: Answer =
-        queue === undefined || queue.length === 0
-          ? { status: 404, body: { error: { message: `no route ${key}` } } }
-          : ((queue.length > 1 ? queue.shift() : queue[0]) as Answer);
-      response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      response.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // Requests with --api are signed with the SDK's default credentials: these, from the environment.
-  delete process.env.AWS_PROFILE;
-  process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
-  process.env.AWS_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
-});
-
-afterAll(async () => {
-  process.env = savedEnv;
-  await new Promise((resolve) => server.close(resolve));
-});
-
-beforeEach(() => {
-  answers = {};
-  seen = [];
-});
+/** The API: its answers by `METHOD /path`, in turn (the last one repeated); anything else is a 404. */
+const { answers, seen, gridwire } = scriptedApi<ScriptedAnswer[]>();
 
 afterEach(() => {
   process.exitCode = undefined;
 });
-
-/** The program, its errors thrown instead of ending the process, and commander's own output kept quiet. */
-function testProgram(): Command {
-  const quiet = (command: Command) => {
-    command.exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
-    for (const sub of command.commands) quiet(sub);
-  };
-  const program = gridwireProgram();
-  quiet(program);
-  return program;
-}
-
-/** Runs a command against the scripted API; what it printed. */
-async function gridwire(...args: string[]): Promise<string> {
-  const lines: string[] = [];
-  const log = jest.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => {
-    lines.push(parts.map(String).join(' '));
-  });
-  try {
-    await runGridwire([...args, '--api', api, '--region', 'eu-west-1'], testProgram());
-  } finally {
-    log.mockRestore();
-  }
-  return lines.join('\n');
-}
 
 const SUB = '/admin/topics/orders/eventSubscriptions/billing';
 const NS_SUB = '/admin/namespaces/shop/topics/carts/eventSubscriptions/billing';
@@ -492,7 +413,7 @@ describe('gridwire events recover', () => {
       "  left out by the filter       0  the subscription's filter as it is now",
     ]);
     expect(process.exitCode).toBeUndefined();
-    seen = [];
+    seen.length = 0;
     answers[`POST ${NS_SUB}/recover`] = [
       {
         status: 200,

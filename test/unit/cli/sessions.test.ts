@@ -3,13 +3,9 @@
  * create`: their argument checks, and what they send and print, run through the program against a
  * scripted API on a local port (with `--api`, so each request is signed as on AWS).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Command } from 'commander';
 import type { ApiTarget } from '../../../cli/admin-api';
 import { CliError } from '../../../cli/errors';
 import { labelsArgument } from '../../../cli/labels';
-import { gridwireProgram, runGridwire } from '../../../cli/program';
 import {
   createSession,
   expiresArgument,
@@ -25,81 +21,10 @@ import {
 } from '../../../cli/subscription/body';
 import { formatSubscriptionList, type SubscriptionDocument } from '../../../cli/subscription/format';
 import { PORTAL_PERMISSIONS } from '../../../shared/sessions/scope';
+import { scriptedApi } from '../../support/scripted-api';
 
-interface Seen {
-  method: string;
-  path: string;
-  body: unknown;
-  authorization: string;
-}
-
-/** The API's answers by `METHOD /path`; anything else is a 404. */
-let answers: Record<string, { status: number; body: unknown }> = {};
-let seen: Seen[] = [];
-let server: Server;
-let api: string;
-const savedEnv = { ...process.env };
-
-beforeAll(async () => {
-  server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const key = `${request.method} ${request.url}`;
-      seen.push({
-        method: request.method ?? '',
-        path: request.url ?? '',
-        body: text === '' ? undefined : JSON.parse(text),
-        authorization: request.headers.authorization ?? '',
-      });
-      const answer = answers[key] ?? { status: 404, body: { error: { message: `no route ${key}` } } };
-      response.writeHead(answer.status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(answer.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // Requests with --api are signed with the SDK's default credentials: these, from the environment.
-  delete process.env.AWS_PROFILE;
-  process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
-  process.env.AWS_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
-});
-
-afterAll(async () => {
-  process.env = savedEnv;
-  await new Promise((resolve) => server.close(resolve));
-});
-
-beforeEach(() => {
-  answers = {};
-  seen = [];
-});
-
-/** The program, its errors thrown instead of ending the process, and commander's own output kept quiet. */
-function testProgram(): Command {
-  const quiet = (command: Command) => {
-    command.exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
-    for (const sub of command.commands) quiet(sub);
-  };
-  const program = gridwireProgram();
-  quiet(program);
-  return program;
-}
-
-/** Runs a command against the scripted API; what it printed. */
-async function gridwire(...args: string[]): Promise<string> {
-  const lines: string[] = [];
-  const log = jest.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => {
-    lines.push(parts.map(String).join(' '));
-  });
-  try {
-    await runGridwire([...args, '--api', api, '--region', 'eu-west-1'], testProgram());
-  } finally {
-    log.mockRestore();
-  }
-  return lines.join('\n');
-}
+const scripted = scriptedApi();
+const { answers, seen, gridwire } = scripted;
 
 const EXPIRES = '2026-06-01T13:00:00.000Z';
 
@@ -158,7 +83,7 @@ describe('gridwire console', () => {
       },
     ]);
     expect(printed.split('\n')).toEqual([
-      `Console  ${api}/console#token=v1.tok%2Fen%2B1`,
+      `Console  ${scripted.api}/console#token=v1.tok%2Fen%2B1`,
       `Expires  ${EXPIRES} (in 30m)`,
       "Anyone with this link can operate the stack until then. 'gridwire sessions revoke-all' ends every session made so far.",
     ]);
@@ -169,7 +94,7 @@ describe('gridwire console', () => {
     const printed = JSON.parse(await gridwire('console', '--json'));
     expect(seen[0]?.body).toMatchObject({ expiresInMinutes: 60 });
     expect(printed).toEqual({
-      url: `${api}/console#token=v1.tok%2Fen%2B1`,
+      url: `${scripted.api}/console#token=v1.tok%2Fen%2B1`,
       id: 'session-1',
       token: 'v1.tok/en+1',
       expiresAt: EXPIRES,
@@ -195,7 +120,7 @@ describe('gridwire console', () => {
     };
     await expect(gridwire('console')).rejects.toThrow(
       new CliError(
-        `making a console link on ${api} failed: HTTP 503: This stack has no session key, so it makes and accepts no console or portal sessions.`,
+        `making a console link on ${scripted.api} failed: HTTP 503: This stack has no session key, so it makes and accepts no console or portal sessions.`,
       ),
     );
     delete answers['POST /admin/sessions'];
@@ -246,7 +171,7 @@ describe('gridwire portal-link', () => {
       },
     ]);
     expect(printed.split('\n')).toEqual([
-      `Portal   ${api}/portal#token=v1.tok%2Fen%2B1`,
+      `Portal   ${scripted.api}/portal#token=v1.tok%2Fen%2B1`,
       'Scope    topic orders: subscriptions labelled tenant=acme, team=web',
       'May      read, pause, resend',
       `Expires  ${EXPIRES} (in 12h)`,
@@ -297,7 +222,7 @@ describe('gridwire portal-link', () => {
 
   it('refuses a topic that does not exist, and shows the API’s refusal of the scope', async () => {
     await expect(gridwire('portal-link', '--topic', 'order')).rejects.toThrow(
-      new CliError(`no topic 'order' on ${api}`),
+      new CliError(`no topic 'order' on ${scripted.api}`),
     );
     answers[TOPIC] = { status: 200, body: { name: 'orders' } };
     answers['POST /admin/sessions'] = {
@@ -305,7 +230,7 @@ describe('gridwire portal-link', () => {
       body: { error: { message: 'scope.labels: at most 20 labels.' } },
     };
     await expect(gridwire('portal-link', '--topic', 'orders')).rejects.toThrow(
-      `making a portal link on ${api} failed: HTTP 400: scope.labels: at most 20 labels.`,
+      `making a portal link on ${scripted.api} failed: HTTP 400: scope.labels: at most 20 labels.`,
     );
   });
 

@@ -6,86 +6,13 @@
  * API on a local port (with `--api`, so each request is signed as on AWS); every body sent is
  * also parsed with the API's own body parser.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Command } from 'commander';
-import { gridwireProgram, runGridwire } from '../../../cli/program';
+import { gridwireProgram } from '../../../cli/program';
 import { ORDERED_KEY_RULE } from '../../../shared/domain/model';
 import { parseNamespaceSubscriptionBody } from '../../../shared/management/namespace-schema';
 import { parseSubscriptionBody } from '../../../shared/management/subscription-schema';
+import { scriptedApi } from '../../support/scripted-api';
 
-interface Seen {
-  method: string;
-  path: string;
-  body: unknown;
-}
-
-/** The API's answers by `METHOD /path`; anything else is a 404. */
-let answers: Record<string, { status: number; body: unknown }> = {};
-let seen: Seen[] = [];
-let server: Server;
-let api: string;
-const savedEnv = { ...process.env };
-
-beforeAll(async () => {
-  server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const key = `${request.method} ${request.url}`;
-      seen.push({
-        method: request.method ?? '',
-        path: request.url ?? '',
-        body: text === '' ? undefined : JSON.parse(text),
-      });
-      const answer = answers[key] ?? { status: 404, body: { error: { message: `no route ${key}` } } };
-      response.writeHead(answer.status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(answer.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // Requests with --api are signed with the SDK's default credentials: these, from the environment.
-  delete process.env.AWS_PROFILE;
-  process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
-  process.env.AWS_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
-});
-
-afterAll(async () => {
-  process.env = savedEnv;
-  await new Promise((resolve) => server.close(resolve));
-});
-
-beforeEach(() => {
-  answers = {};
-  seen = [];
-});
-
-/** The program, its errors thrown instead of ending the process, and commander's own output kept quiet. */
-function testProgram(): Command {
-  const quiet = (command: Command) => {
-    command.exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
-    for (const sub of command.commands) quiet(sub);
-  };
-  const program = gridwireProgram();
-  quiet(program);
-  return program;
-}
-
-/** Runs a command against the scripted API; what it printed. */
-async function gridwire(...args: string[]): Promise<string> {
-  const lines: string[] = [];
-  const log = jest.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => {
-    lines.push(parts.map(String).join(' '));
-  });
-  try {
-    await runGridwire([...args, '--api', api, '--region', 'eu-west-1'], testProgram());
-  } finally {
-    log.mockRestore();
-  }
-  return lines.join('\n');
-}
+const { answers, seen, gridwire } = scriptedApi();
 
 /** The bodies of the PUTs the command sent. */
 const putBodies = () =>
@@ -311,7 +238,7 @@ describe('gridwire subscription update', () => {
     );
     expect(putBodies()[0]?.properties).toMatchObject({ orderedDelivery: { key: 'data.customer.id' } });
 
-    seen = [];
+    seen.length = 0;
     answers[`PUT ${CLASSIC}`] = { status: 200, body: classicDocument(null) };
     const printed = await gridwire(
       'subscription',

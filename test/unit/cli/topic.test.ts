@@ -5,84 +5,11 @@
  * that does not name them, `--no-archive`, and both printed, run through the program against a
  * scripted API on a local port (with `--api`, so each request is signed as on AWS).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Command } from 'commander';
-import { gridwireProgram, runGridwire } from '../../../cli/program';
+import { gridwireProgram } from '../../../cli/program';
 import { ARCHIVE_RETENTION_IN_DAYS, DEDUPLICATION_WINDOW_IN_MINUTES } from '../../../shared/domain/model';
+import { scriptedApi } from '../../support/scripted-api';
 
-interface Seen {
-  method: string;
-  path: string;
-  body: unknown;
-}
-
-/** The API's answers by `METHOD /path`; anything else is a 404. */
-let answers: Record<string, { status: number; body: unknown }> = {};
-let seen: Seen[] = [];
-let server: Server;
-let api: string;
-const savedEnv = { ...process.env };
-
-beforeAll(async () => {
-  server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const key = `${request.method} ${request.url}`;
-      seen.push({
-        method: request.method ?? '',
-        path: request.url ?? '',
-        body: text === '' ? undefined : JSON.parse(text),
-      });
-      const answer = answers[key] ?? { status: 404, body: { error: { message: `no route ${key}` } } };
-      response.writeHead(answer.status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(answer.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // Requests with --api are signed with the SDK's default credentials: these, from the environment.
-  delete process.env.AWS_PROFILE;
-  process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
-  process.env.AWS_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
-});
-
-afterAll(async () => {
-  process.env = savedEnv;
-  await new Promise((resolve) => server.close(resolve));
-});
-
-beforeEach(() => {
-  answers = {};
-  seen = [];
-});
-
-/** The program, its errors thrown instead of ending the process, and commander's own output kept quiet. */
-function testProgram(): Command {
-  const quiet = (command: Command) => {
-    command.exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
-    for (const sub of command.commands) quiet(sub);
-  };
-  const program = gridwireProgram();
-  quiet(program);
-  return program;
-}
-
-/** Runs a command against the scripted API; what it printed. */
-async function gridwire(...args: string[]): Promise<string> {
-  const lines: string[] = [];
-  const log = jest.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => {
-    lines.push(parts.map(String).join(' '));
-  });
-  try {
-    await runGridwire([...args, '--api', api, '--region', 'eu-west-1'], testProgram());
-  } finally {
-    log.mockRestore();
-  }
-  return lines.join('\n');
-}
+const { answers, seen, gridwire } = scriptedApi();
 
 /** The bodies of the PUTs the command sent, by path. */
 const puts = () => seen.filter((request) => request.method === 'PUT').map(({ path, body }) => [path, body]);
@@ -232,7 +159,7 @@ describe('gridwire topic create of a namespace topic', () => {
       ],
     ]);
 
-    seen = [];
+    seen.length = 0;
     answers['PUT /admin/namespaces/shop/topics/carts'] = {
       status: 200,
       body: namespaceDocument({ eventRetentionInDays: 2, deduplicationWindowInMinutes: 1440 }),
@@ -401,7 +328,7 @@ describe('the archive of gridwire topic create', () => {
     expect(printed.split('\n')).toContain('archive:       30 days');
 
     // Another flag changes its setting only.
-    seen = [];
+    seen.length = 0;
     await gridwire('topic', 'create', 'orders', '--deduplication-window', '0');
     expect(puts()).toEqual([
       [
@@ -442,7 +369,7 @@ describe('the archive of gridwire topic create', () => {
     ]);
     expect(changed.split('\n')).toContain('archive:       1 day');
 
-    seen = [];
+    seen.length = 0;
     answers['PUT /admin/topics/orders'] = {
       status: 200,
       body: classicDocument({ inputSchema: 'EventGridSchema' }),
@@ -476,7 +403,7 @@ describe('the archive of gridwire topic create', () => {
       ],
     ]);
 
-    seen = [];
+    seen.length = 0;
     answers['PUT /admin/namespaces/shop/topics/carts'] = {
       status: 200,
       body: namespaceDocument({ eventRetentionInDays: 2, archive: { retentionInDays: 90 } }),
