@@ -199,6 +199,18 @@ export function ErrorText({ message }) {
   return message === undefined ? null : html`<p class="error" role="alert">${message}</p>`;
 }
 
+/**
+ * What an action of a toolbar is doing: `busyText` while `state.busy`, then its result (a status)
+ * or the API's refusal (an alert).
+ */
+export function ActionStatus({ state, busyText }) {
+  return html`
+    ${state.busy ? html`<span class="muted">${busyText}</span>` : null}
+    ${state.result === undefined ? null : html`<span class="ok-inline" role="status">${state.result}</span>`}
+    ${state.error === undefined ? null : html`<span class="error-inline" role="alert">${state.error}</span>`}
+  `;
+}
+
 export function StateBadge({ state }) {
   const name = state ?? 'Unknown';
   return html`<span class=${`badge state-${name.toLowerCase()}`} data-testid="health-state">${name}</span>`;

@@ -3,7 +3,7 @@
  * demand, with replay (left out where the session may not replay).
  */
 import { useState } from 'preact/hooks';
-import { ErrorText, html, plural, REFRESH_EVERY_MS, time, usePolling } from './common.js';
+import { ActionStatus, ErrorText, html, plural, REFRESH_EVERY_MS, time, usePolling } from './common.js';
 
 /** What a replay did, in a sentence. */
 function replaySummary(report) {
@@ -64,9 +64,7 @@ export function DeadLetters({ api, base, canReplay = true }) {
             : null
         }
         <button type="button" class="secondary" onClick=${list.refresh}>Refresh</button>
-        ${replay.busy ? html`<span class="muted">Replaying…</span>` : null}
-        ${replay.result === undefined ? null : html`<span class="ok-inline" role="status">${replay.result}</span>`}
-        ${replay.error === undefined ? null : html`<span class="error-inline" role="alert">${replay.error}</span>`}
+        <${ActionStatus} state=${replay} busyText="Replaying…" />
       </div>
       <${ErrorText} message=${list.error ?? more.error} />
       ${list.loaded && list.error === undefined && entries.length === 0 ? html`<p class="muted">No dead letters.</p>` : null}

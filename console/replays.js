@@ -7,7 +7,7 @@
  * archive is said to have nothing to replay. The API's refusals are shown as it words them.
  */
 import { useState } from 'preact/hooks';
-import { ErrorText, html, REFRESH_EVERY_MS, time, usePolling } from './common.js';
+import { ActionStatus, ErrorText, html, REFRESH_EVERY_MS, time, usePolling } from './common.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -150,9 +150,7 @@ export function Replays({ api, base, canStart = true, archiveAdvice }) {
     <div class="replays" data-testid="replays">
       <div class="toolbar">
         <button type="button" class="secondary" onClick=${loaded.refresh}>Refresh</button>
-        ${action.busy ? html`<span class="muted">Cancelling…</span>` : null}
-        ${action.result === undefined ? null : html`<span class="ok-inline" role="status">${action.result}</span>`}
-        ${action.error === undefined ? null : html`<span class="error-inline" role="alert">${action.error}</span>`}
+        <${ActionStatus} state=${action} busyText="Cancelling…" />
       </div>
       <${ErrorText} message=${loaded.error} />
       ${
