@@ -1,16 +1,18 @@
 /**
  * What the console's and the portal's replay tests share: a topic that keeps an archive, with
  * events published to it and waited for in the archive bucket; a replay running already (put in
- * the table with no page sent, so it runs until it is cancelled); and a `datetime-local` field's
- * value for a time, in the browser's own time zone.
+ * the table with no page sent, so it runs until it is cancelled); a `datetime-local` field's
+ * value for a time, in the browser's own time zone; and, in a Replays tab, a replay's row and
+ * starting one with the form as filled until it is listed Completed.
  */
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { ARCHIVE_BUCKET, TABLE } from '../../shared/config/resources';
 import { createAwsClients } from '../../shared/platform/aws';
 import { ArchiveBucket } from '../../shared/storage/archive';
 import { DynamoReplayStore } from '../../shared/storage/replays';
 import type { event, TestStack } from '../support/local-stack';
 import { eventually } from '../support/webhook-server';
+import { WAIT_MS } from './browser';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -75,3 +77,22 @@ export const localFieldValue = (page: Page, ms: number): Promise<string> =>
     const two = (value: number) => String(value).padStart(2, '0');
     return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}T${two(date.getHours())}:${two(date.getMinutes())}`;
   }, ms);
+
+/** The row of replay `id` in the Replays tab `replays`, once it shows `state`. */
+export const replayRow = (replays: Locator, id: string, state: string): Locator =>
+  replays.locator(`[data-testid="replay-row"][data-id="${id}"][data-state="${state}"]`);
+
+/**
+ * Starts a replay with the form of the Replays tab `replays` as it is filled: waits for the
+ * "Replay … started." the tab says and for the replay's row to show it Completed; answers its id
+ * and that row.
+ */
+export async function startReplay(replays: Locator): Promise<{ id: string; done: Locator }> {
+  await replays.getByRole('button', { name: 'Start replay' }).click();
+  const started = replays.getByRole('status').filter({ hasText: /^Replay rp-\S+ started\.$/ });
+  await started.waitFor({ timeout: WAIT_MS });
+  const id = (await started.innerText()).split(' ')[1] as string;
+  const done = replayRow(replays, id, 'Completed');
+  await done.waitFor({ timeout: WAIT_MS });
+  return { id, done };
+}

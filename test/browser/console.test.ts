@@ -6,7 +6,15 @@ import { RESEND_HEADER } from '../../shared/delivery/rules/headers';
 import { namespacePushBody } from '../support/fakes';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { deliveredTo, eventually, WebhookServer } from '../support/webhook-server';
-import { archivedTopic, DAY_MS, HOUR_MS, localFieldValue, runningReplay } from './archive';
+import {
+  archivedTopic,
+  DAY_MS,
+  HOUR_MS,
+  localFieldValue,
+  replayRow,
+  runningReplay,
+  startReplay,
+} from './archive';
 import {
   closeBrowser,
   expectNotBlank,
@@ -517,8 +525,7 @@ describe('the console page', () => {
     await row('late').getByRole('button', { name: 'late' }).click();
     await page.getByRole('tab', { name: 'Replays' }).click();
     const replays = page.getByTestId('replays');
-    const replay = (id: string, state: string) =>
-      replays.locator(`[data-testid="replay-row"][data-id="${id}"][data-state="${state}"]`);
+    const replay = (id: string, state: string) => replayRow(replays, id, state);
     await replay(waiting, 'Running').waitFor({ timeout: WAIT_MS });
 
     // Refused as the API words it: older than the archive keeps.
@@ -534,12 +541,7 @@ describe('the console page', () => {
 
     await since.fill(await localFieldValue(page, Date.now() - HOUR_MS));
     await replays.getByLabel('Event types', { exact: true }).fill('Order.Created');
-    await replays.getByRole('button', { name: 'Start replay' }).click();
-    const started = replays.getByRole('status').filter({ hasText: /^Replay rp-\S+ started\.$/ });
-    await started.waitFor({ timeout: WAIT_MS });
-    const id = (await started.innerText()).split(' ')[1] as string;
-    const done = replay(id, 'Completed');
-    await done.waitFor({ timeout: WAIT_MS });
+    const { done } = await startReplay(replays);
     expect(await done.getByTestId('replay-found').innerText()).toBe('2');
     expect(await done.getByTestId('replay-queued').innerText()).toBe('1');
     expect(await done.innerText()).toContain('Order.Created');

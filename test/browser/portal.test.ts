@@ -6,7 +6,7 @@ import { signatureHeaders } from '../../shared/delivery/signing';
 import { namespacePushBody } from '../support/fakes';
 import { event, type Json, startTestStack, type TestStack } from '../support/local-stack';
 import { deliveredTo, eventually, WebhookServer } from '../support/webhook-server';
-import { archivedTopic, HOUR_MS, localFieldValue, runningReplay } from './archive';
+import { archivedTopic, HOUR_MS, localFieldValue, replayRow, runningReplay, startReplay } from './archive';
 import {
   closeBrowser,
   expectNotBlank,
@@ -431,19 +431,13 @@ describe('the portal', () => {
       expect(await row('other-late', own).count()).toBe(0);
       await detail(own).getByRole('tab', { name: 'Replays' }).click();
       const replays = detail(own).getByTestId('replays');
-      const replay = (id: string, state: string) =>
-        replays.locator(`[data-testid="replay-row"][data-id="${id}"][data-state="${state}"]`);
+      const replay = (id: string, state: string) => replayRow(replays, id, state);
       await replay(waiting, 'Running').waitFor({ timeout: WAIT_MS });
 
       await replays
         .getByLabel('Since', { exact: true })
         .fill(await localFieldValue(own, Date.now() - HOUR_MS));
-      await replays.getByRole('button', { name: 'Start replay' }).click();
-      const started = replays.getByRole('status').filter({ hasText: /^Replay rp-\S+ started\.$/ });
-      await started.waitFor({ timeout: WAIT_MS });
-      const id = (await started.innerText()).split(' ')[1] as string;
-      const done = replay(id, 'Completed');
-      await done.waitFor({ timeout: WAIT_MS });
+      const { id, done } = await startReplay(replays);
       // Both events, through the endpoint's filter (none): every type.
       expect(await done.getByTestId('replay-found').innerText()).toBe('2');
       expect(await done.getByTestId('replay-queued').innerText()).toBe('2');
