@@ -7,7 +7,6 @@
  * could be neither written nor re-queued come back from the queue.
  */
 
-import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import {
   type ArchiveSweepEvent,
@@ -19,8 +18,8 @@ import { readConfig } from '../shared/config/runtime';
 import type { DeadLetterStep } from '../shared/delivery/dead-letter';
 import { kindsTakenBy } from '../shared/delivery/job-registry';
 import { upgradeEndedJob } from '../shared/delivery/job-upgrade';
-import { createJobConsumer, registryStep } from '../shared/lambda/job-consumer';
-import { flushMetrics, lazyHandler, logContext } from '../shared/lambda/middleware';
+import { createJobConsumer, createSweepHandler, registryStep } from '../shared/lambda/job-consumer';
+import { lazyHandler } from '../shared/lambda/middleware';
 import {
   buildArchiveSweep,
   buildArchiveWriter,
@@ -95,14 +94,10 @@ export function createDeadLetterHandler({
       options: { attemptDeadline: clock.now() + context.getRemainingTimeInMillis() - WRITE_MARGIN_MS },
     })),
   });
-  const sweeper = middy<ArchiveSweepEvent, undefined, Error, Context>(async () => {
+  const sweeper = createSweepHandler<ArchiveSweepEvent>(observability, 'archive sweep', async () => {
     if (sweepArchives === undefined) throw new Error('this dead-letter function has no archive sweep');
-    const report = await sweepArchives();
-    observability.logger.info('archive sweep', { ...report });
-    return undefined;
-  })
-    .use(logContext(observability.logger))
-    .use(flushMetrics(observability.flusher));
+    return sweepArchives();
+  });
   return (event, context) =>
     isArchiveSweep(event) ? sweeper(event, context) : consumer(event as SQSEvent, context);
 }

@@ -5,7 +5,6 @@
  * only those come back (after the visibility timeout). Invoked on a schedule with a
  * `backlog-sweep` event instead, it sends the ticks of backlogs whose wake is near.
  */
-import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type ArchiveForwarding, archiveForwarding } from '../shared/archive/forward';
 import { readConfig } from '../shared/config/runtime';
@@ -13,8 +12,8 @@ import { kindsTakenBy } from '../shared/delivery/job-registry';
 import { invocationLimits, LATE_ANSWER_WINDOW_MS } from '../shared/delivery/rules/late-answer';
 import type { DeliveryWorker } from '../shared/delivery/worker';
 import { type BacklogSweepJob, backlogSweepJobSchema } from '../shared/domain/delivery';
-import { createJobConsumer, registryStep } from '../shared/lambda/job-consumer';
-import { flushMetrics, lazyHandler, logContext } from '../shared/lambda/middleware';
+import { createJobConsumer, createSweepHandler, registryStep } from '../shared/lambda/job-consumer';
+import { lazyHandler } from '../shared/lambda/middleware';
 import { buildDeliveryWorker, createObservability, type Observability } from '../shared/lambda/wiring';
 import { queueOf } from '../shared/lambda/wiring/runtime';
 import { createAwsClients } from '../shared/platform/aws';
@@ -168,13 +167,9 @@ export function createDeliveryHandler({
       };
     }),
   });
-  const sweeper = middy<BacklogSweepJob, undefined, Error, Context>(async () => {
-    const report = await worker.sweepBacklogs();
-    observability.logger.info('backlog sweep', { ...report });
-    return undefined;
-  })
-    .use(logContext(observability.logger))
-    .use(flushMetrics(observability.flusher));
+  const sweeper = createSweepHandler<BacklogSweepJob>(observability, 'backlog sweep', () =>
+    worker.sweepBacklogs(),
+  );
   return (event, context) => (isSweep(event) ? sweeper(event, context) : consumer(event, context));
 }
 

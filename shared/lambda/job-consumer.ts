@@ -328,3 +328,22 @@ export function createJobConsumer<K extends JobKind>({
     .use(logContext(observability.logger))
     .use(flushMetrics(observability.flusher));
 }
+
+/**
+ * The Lambda handler of the sweep a schedule invokes a queue consumer's function with instead of
+ * records: runs `sweep`, logs its report as `name` and answers nothing, in the consumer's log
+ * context and with its metrics flushed.
+ */
+export function createSweepHandler<E>(
+  observability: Observability,
+  name: string,
+  sweep: () => Promise<object>,
+) {
+  return middy<E, undefined, Error, Context>(async () => {
+    const report = await sweep();
+    observability.logger.info(name, { ...report });
+    return undefined;
+  })
+    .use(logContext(observability.logger))
+    .use(flushMetrics(observability.flusher));
+}
