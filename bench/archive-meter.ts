@@ -200,6 +200,11 @@ export class ArchiveMeter {
     return this.counts.segments.events;
   }
 
+  /** SQS send requests the publish function made since the last `take`. */
+  peekPublishFunctionSends(): number {
+    return this.counts.publishFunctionSends;
+  }
+
   /** Counts so far, and start counting afresh. */
   take(): ArchiveCounts {
     const taken = this.counts;

@@ -8,7 +8,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { MAX_SEGMENT_EVENTS } from '../shared/archive/writer';
-import { LAMBDA_SQS_LIMITS } from '../shared/config/event-source-mapping';
+import { LAMBDA_SQS_LIMITS, MAX_DELIVERY_BATCH_SIZE } from '../shared/config/event-source-mapping';
 import { ARCHIVE_WINDOW_SECONDS, FUNCTIONS, QUEUES, SQS_LIMITS } from '../shared/config/resources';
 import { type ArchivedRecord, byPublishOrder, recordLine } from '../shared/storage/archive';
 import type { ArchiveCounts } from './archive-meter';
@@ -17,7 +17,7 @@ import { PRICES } from './prices';
 
 /** One of the scenario's loads. */
 export interface ArchiveCase {
-  /** `a`, `b`, `c`: how the figures name it. */
+  /** `a`, `b`, ...: how the figures name it. */
   key: string;
   /** What it is, in a few words. */
   label: string;
@@ -28,7 +28,21 @@ export interface ArchiveCase {
   inFlight: number;
   /** The archive's goal for this load, USD per million events (AWS model); none: reported only. */
   goalUsd?: number;
+  /**
+   * Publish requests a second: request `i` is sent `i / rate` s after the first (at once by a
+   * free client when late); absent: each as soon as a client's last is answered.
+   */
+  requestsPerSecond?: number;
+  /**
+   * The delivery queue's batching window of the stack the case runs on, a stack of its own;
+   * absent: the shared stack's (none).
+   */
+  deliveryWindow?: { seconds: number; batchSize: number };
 }
+
+/** The requests a second of case (e), and its delivery batching window. */
+export const WINDOWED_RATE = 100;
+export const WINDOWED_DELIVERY = { seconds: 1, batchSize: MAX_DELIVERY_BATCH_SIZE } as const;
 
 /** The loads measured: the same publishes to a topic with an archive and to one without. */
 export const ARCHIVE_CASES: readonly ArchiveCase[] = [
@@ -55,6 +69,17 @@ export const ARCHIVE_CASES: readonly ArchiveCase[] = [
     eventsPerRequest: 1,
     matching: true,
     inFlight: 20,
+  },
+  // (b) on a stack whose delivery batches gather for a window: fuller batches, fewer forwards.
+  {
+    key: 'e',
+    label: `1 event a publish, ${WINDOWED_RATE} requests/s, ${WINDOWED_DELIVERY.seconds} s delivery batching window`,
+    eventsPerRequest: 1,
+    matching: true,
+    inFlight: 4,
+    goalUsd: 0.1,
+    requestsPerSecond: WINDOWED_RATE,
+    deliveryWindow: WINDOWED_DELIVERY,
   },
 ];
 
@@ -144,11 +169,16 @@ export interface ArchiveRun {
   publishSeconds: number;
   /** Events the sink acknowledged. */
   delivered: number;
+  /** Publish-to-webhook latency (ms) of each event of the run the sink acknowledged. */
+  deliveryLatencies: number[];
   publishLatencies: number[];
   counts: ArchiveCounts;
   /** The dead-letter function's invocations and billed GB-seconds (the archive queue's consumer). */
   deadLetter: LambdaUsage;
-  /** The publish and delivery functions' billed GB-seconds. */
+  /**
+   * The publish and delivery functions' billed GB-seconds (the delivery function's including the
+   * traffic a windowed case keeps on sending after its publishes; the publish function's not).
+   */
   publishGbSeconds: number;
   deliveryGbSeconds: number;
 }
@@ -293,9 +323,9 @@ export function archiveBatchModel(
 /**
  * What the archive would add on AWS per million events, from a run's counts: the sends (forwards
  * and the publish function's own) and the chunks the copies add to the delivery queue's messages
- * as measured (the delivery queue has no window on either: its batches are what a receive
- * returns, as here); the archive queue's receives as measured per message (a receive returns what
- * the queue holds, window or not); its invocations, deletes and segment PUTs from
+ * as measured (the delivery queue's window, none or the case's, is the same on both, and so are
+ * its batches at the same rate); the archive queue's receives as measured per message (a receive
+ * returns what the queue holds, window or not); its invocations, deletes and segment PUTs from
  * {@link archiveBatchModel} at `rate`; the dead-letter function's billed time per event as
  * measured (an upper bound: locally every invocation's fixed time is shared by ten messages at
  * most).
@@ -388,7 +418,7 @@ export interface ArchiveCaseResult {
   measured: ArchiveCost;
   modelled: ArchiveCost;
   batch: ArchiveBatchModel;
-  /** The lowest rate meeting the goal in the model (when the case has a goal). */
+  /** The lowest rate meeting the goal in the model (when the case has a goal and no window). */
   goalRate?: number | undefined;
   /**
    * Bytes stored per million events: the segments the run wrote (measured), and the run's
@@ -434,7 +464,10 @@ export function archiveCaseResult(input: ArchiveCaseInput): ArchiveCaseResult {
     measured: measuredArchiveCost(on),
     modelled,
     batch,
-    ...(archiveCase.goalUsd === undefined ? {} : { goalRate: lowestRateMeeting(on, archiveCase.goalUsd) }),
+    // With a window the forwards per event follow the rate (its batches fill with it): not held fixed.
+    ...(archiveCase.goalUsd === undefined || archiveCase.deliveryWindow !== undefined
+      ? {}
+      : { goalRate: lowestRateMeeting(on, archiveCase.goalUsd) }),
     stored,
     storage: STORAGE_DAYS.map((days) => ({
       days,

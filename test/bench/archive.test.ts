@@ -203,6 +203,7 @@ const runOf = (
   failedRequests: 0,
   publishSeconds: 10,
   delivered: events,
+  deliveryLatencies: Array.from({ length: 100 }, (_, i) => 10 + i),
   publishLatencies: Array.from({ length: 100 }, (_, i) => 1 + i / 10),
   counts: { ...emptyArchiveCounts(), ...counts },
   deadLetter: { invocations: 0, gbSeconds: 0 },
