@@ -56,6 +56,24 @@ export const ADMISSION_DEFAULTS = {
   retryAfterSeconds: 1,
 } as const;
 
+/**
+ * The gate's settings on a stack whose delivery queue's consumer gathers messages for
+ * `windowSeconds`: the defaults with the window added to the marks in seconds, since a window
+ * keeps up to its length of messages in flight by design (on AWS the publish function's gate
+ * counts waiting messages only, so a window never closes it); then what the options give.
+ */
+export function admissionSettings(
+  options: Partial<Omit<AdmissionOptions, 'backlog'>> | undefined,
+  windowSeconds: number,
+): Omit<AdmissionOptions, 'backlog'> {
+  return {
+    ...ADMISSION_DEFAULTS,
+    highWaterSeconds: ADMISSION_DEFAULTS.highWaterSeconds + windowSeconds,
+    lowWaterSeconds: ADMISSION_DEFAULTS.lowWaterSeconds + windowSeconds,
+    ...options,
+  };
+}
+
 /** How quickly the measured drain rate follows a change: about a second. */
 const RATE_TIME_CONSTANT_MS = 1000;
 

@@ -4,12 +4,13 @@
  * function's URL beside it, and the admission gate that throttles publishing at both while fresh
  * deliveries back up.
  */
+import { deliveryBatchingOf } from '../shared/config/event-source-mapping';
 import { LOCAL_ENV } from '../shared/config/resources';
 import type { LoggerLike } from '../shared/observability/logging';
 import type { AwsClients } from '../shared/platform/aws';
 import { FileSessionKeys, type SessionKeys } from '../shared/sessions/keys';
 import { bearerToken, openSessionToken } from '../shared/sessions/token';
-import { ADMISSION_DEFAULTS, BacklogAdmission } from './admission';
+import { admissionSettings, BacklogAdmission } from './admission';
 import { startFunctionUrl } from './function-url';
 import type { LocalFunctions } from './functions';
 import { type Gateway, type GatewayOptions, type Listener, startGateway } from './gateway';
@@ -61,7 +62,7 @@ export interface HttpApi {
 export async function startHttpApi(input: HttpApiInput): Promise<HttpApi> {
   const { host, adminToken, functions, clients, resources, options } = input;
   const admission = createAdmission(
-    options.admission,
+    options,
     clients,
     resources,
     input.deliveryPoller,
@@ -104,16 +105,15 @@ export async function startHttpApi(input: HttpApiInput): Promise<HttpApi> {
  * backlog and, when there is one, the delivery poller's drain rate. Not started.
  */
 function createAdmission(
-  options: LocalStackOptions['admission'],
+  options: Pick<LocalStackOptions, 'admission' | 'deliveryBatchingWindow'>,
   clients: AwsClients,
   resources: LocalResources,
   deliveryPoller: QueuePoller | undefined,
   logger: LoggerLike,
 ): BacklogAdmission | undefined {
-  if (options === false) return undefined;
+  if (options.admission === false) return undefined;
   return new BacklogAdmission({
-    ...ADMISSION_DEFAULTS,
-    ...options,
+    ...admissionSettings(options.admission, deliveryBatchingOf(options.deliveryBatchingWindow).seconds),
     // Waiting and being worked on: the delivery workers take messages in as fast as they have
     // slots, so a backlog shows as messages in flight as much as waiting ones.
     backlog: async () => {

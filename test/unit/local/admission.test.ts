@@ -1,4 +1,4 @@
-import { BacklogAdmission } from '../../../local/admission';
+import { admissionSettings, BacklogAdmission } from '../../../local/admission';
 import { marksAtRate, nextRefusing } from '../../../shared/publish/admission';
 
 const marks = { highWater: 100, lowWater: 50 };
@@ -118,5 +118,19 @@ describe('publish admission (local throttling)', () => {
     } finally {
       admission.stop();
     }
+  });
+
+  it("counts a delivery batching window's messages in flight as no backlog: its marks in seconds grow by the window", () => {
+    const plain = admissionSettings(undefined, 0);
+    const windowed = admissionSettings(undefined, 1);
+    expect(windowed.highWaterSeconds).toBe((plain.highWaterSeconds ?? 0) + 1);
+    expect(windowed.lowWaterSeconds).toBe((plain.lowWaterSeconds ?? 0) + 1);
+    // At 100 jobs a second, a 1 s window holds about 100 messages in flight and some more are
+    // being worked: refused without the window's allowance, let in with it.
+    const backlog = 150;
+    expect(nextRefusing(false, backlog, marksAtRate(100, plain))).toBe(true);
+    expect(nextRefusing(false, backlog, marksAtRate(100, windowed))).toBe(false);
+    // What the stack's options give still wins.
+    expect(admissionSettings({ highWaterSeconds: 5 }, 1).highWaterSeconds).toBe(5);
   });
 });
