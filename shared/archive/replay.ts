@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import type { DeliveryItem, DeliveryTarget, ReplayPageJob, TopicRef } from '../domain/delivery';
 import { JOB_FORMAT_VERSION } from '../domain/delivery';
 import { topicIdOf } from '../domain/names';
-import type { Replay } from '../domain/replays';
+import { type Replay, replayDeliveryId } from '../domain/replays';
 import type { LoggerLike } from '../observability/logging';
 import type { Clock } from '../platform/clock';
 import { orderedGroupId, packJobs, packOrderedJobs, targetGroupId } from '../queue/job-codec';
@@ -147,7 +147,7 @@ export class ReplayPages {
       if (types !== undefined && !types.has(eventTypeOf(record.event).toLowerCase())) continue;
       if (!subscription.matches(record.event)) continue;
       items.push({
-        deliveryId: `${replay.id}.${name}`,
+        deliveryId: replayDeliveryId(replay.id, record.publishId, record.index),
         eventId: record.eventId,
         dataVersion: record.dataVersion,
         eventJson: record.event,

@@ -16,6 +16,7 @@
  */
 import type { DeliveryItem, DeliveryTarget } from '../domain/delivery';
 import type { Subscription } from '../domain/model';
+import { replayIdOfDelivery } from '../domain/replays';
 import { deliveryFailureDimensions, METRIC, subscriptionDimensions } from '../observability/metrics';
 import { ALWAYS_QUEUE, type FollowUpRoute, sendFollowUps } from './follow-ups';
 import type { SettleDeps } from './ports';
@@ -122,9 +123,6 @@ async function record(
   }
 }
 
-/** A replay's delivery id is `<replay id>.<publish id>.<index>`: its replay's id. */
-const replayIdOf = (deliveryId: string): string => deliveryId.slice(0, deliveryId.indexOf('.'));
-
 /**
  * Adds the replayed events delivered to their replays' `delivered` counts, one write per replay
  * (best effort, like the history: a count is for operators, and failing to write it must not
@@ -135,7 +133,7 @@ async function countReplayed(deps: SettleDeps, subscription: Subscription, decis
   const byReplay = new Map<string, number>();
   for (const { item } of decisions.delivered) {
     if (item.replayOf !== 'archive') continue;
-    const id = replayIdOf(item.deliveryId);
+    const id = replayIdOfDelivery(item.deliveryId);
     byReplay.set(id, (byReplay.get(id) ?? 0) + 1);
   }
   const counts = deps.replayCounts;

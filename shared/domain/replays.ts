@@ -42,3 +42,11 @@ export type Replay = z.infer<typeof replaySchema>;
 
 /** Whether a replay is over (its pages stop). */
 export const replayEnded = (replay: Pick<Replay, 'state'>): boolean => replay.state !== 'Running';
+
+/** A replayed event's delivery id: its replay's id, then the event's publish id and position. */
+export const replayDeliveryId = (replayId: string, publishId: string, index: number): string =>
+  `${replayId}.${publishId}.${index}`;
+
+/** The replay a replayed event's delivery id names (replay ids hold no dot). */
+export const replayIdOfDelivery = (deliveryId: string): string =>
+  deliveryId.slice(0, deliveryId.indexOf('.'));

@@ -404,7 +404,7 @@ describe('the portal', () => {
     const theirs = await runningReplay(api, 'history', 'other-late');
     const token = await mintSession(api, { role: 'portal', topic: 'history', labels: [ACME] });
 
-    // Another tenant's endpoint: its replays are not there for this session, and stay as they were.
+    // Another tenant's endpoint: its replays are not there for this portal link, and stay as they were.
     const base = '/console/api/topics/history/eventSubscriptions/other-late/replays';
     for (const [method, path, body] of [
       ['GET', base],

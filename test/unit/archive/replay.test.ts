@@ -7,7 +7,7 @@
 import { type ReplayPageReport, ReplayPages, type ReplayTarget } from '../../../shared/archive/replay';
 import { runJobs } from '../../../shared/delivery/job-registry';
 import { JOB_FORMAT_VERSION, type ReplayPageJob } from '../../../shared/domain/delivery';
-import type { Replay } from '../../../shared/domain/replays';
+import { type Replay, replayDeliveryId, replayIdOfDelivery } from '../../../shared/domain/replays';
 import { silentLogger } from '../../../shared/observability/logging';
 import { parseJob } from '../../../shared/queue/job-codec';
 import type { ArchivedRecord } from '../../../shared/storage/archive';
@@ -267,5 +267,16 @@ describe('a replay’s pages', () => {
       .map(({ job: sent }) => parseJob(sent.body))
       .flatMap((one) => (one.kind === 'ordered' ? one.items.map(({ eventId }) => eventId) : []));
     expect(keyed).toEqual(['p1-0', 'p2-0', 'p3-0', 'p4-0', 'p5-0']);
+  });
+});
+
+describe("a replayed event's delivery id", () => {
+  it.each([
+    ['rp-1', 'pub-a', 0],
+    ['rp-8f1c2e4a-0b1d-4c3e-9f00-1234567890ab', 'a.b.c', 17],
+  ])('names its replay %s, whatever the publish id', (replayId, publishId, index) => {
+    const deliveryId = replayDeliveryId(replayId, publishId, index);
+    expect(deliveryId).toBe(`${replayId}.${publishId}.${index}`);
+    expect(replayIdOfDelivery(deliveryId)).toBe(replayId);
   });
 });
