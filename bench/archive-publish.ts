@@ -56,6 +56,14 @@ export interface Pace {
 export const dueAfterMs = (index: number, requestsPerSecond: number | undefined): number =>
   requestsPerSecond === undefined || requestsPerSecond <= 0 ? 0 : (index * 1000) / requestsPerSecond;
 
+/** The clock `paced` reads and waits on: milliseconds from any origin, and a wait of `ms`. */
+export interface PaceClock {
+  now(): number;
+  sleep(ms: number): Promise<unknown>;
+}
+
+const realClock: PaceClock = { now: () => performance.now(), sleep };
+
 /**
  * Calls `send(index)` for index 0, 1, ... with `pace.inFlight` clients, each calling for the next
  * index once its last call is done and the index is due ({@link dueAfterMs}), while
@@ -66,21 +74,23 @@ export async function paced(
   pace: Pace,
   more: (index: number) => boolean,
   send: (index: number) => Promise<void>,
+  clock: PaceClock = realClock,
 ): Promise<number> {
   let next = 0;
-  const began = performance.now();
+  const began = clock.now();
   const client = async () => {
     for (let index = next++; more(index); index = next++) {
-      const wait = began + dueAfterMs(index, pace.requestsPerSecond) - performance.now();
-      if (wait > 0) {
-        await sleep(wait);
+      const due = began + dueAfterMs(index, pace.requestsPerSecond);
+      // A timer may wake a little before its time: wait again until the clock says it is due.
+      while (clock.now() < due) {
+        await clock.sleep(due - clock.now());
         if (!more(index)) return;
       }
       await send(index);
     }
   };
   await Promise.all(Array.from({ length: pace.inFlight }, client));
-  return (performance.now() - began) / 1000;
+  return (clock.now() - began) / 1000;
 }
 
 /**
