@@ -55,6 +55,9 @@ export const PORTAL_PATH = '/portal';
  */
 export const CONSOLE_API_PATH = `${CONSOLE_PATH}/api`;
 
+/** Where the API's OpenAPI document is served (`shared/openapi`). */
+export const OPENAPI_PATH = '/openapi.json';
+
 export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/topics/{topic}/api/events', function: 'publish', auth: 'topicKey' },
   { method: 'POST', path: '/iam/topics/{topic}/api/events', function: 'publish', auth: 'iam' },
@@ -73,6 +76,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'GET', path: CONSOLE_PATH, function: 'management', auth: 'public' },
   { method: 'GET', path: `${CONSOLE_PATH}/{file+}`, function: 'management', auth: 'public' },
   { method: 'GET', path: PORTAL_PATH, function: 'management', auth: 'public' },
+  { method: 'GET', path: OPENAPI_PATH, function: 'management', auth: 'public' },
   admin('POST', '/sessions'),
   admin('POST', '/sessions/revokeAll'),
   admin('GET', '/topics'),

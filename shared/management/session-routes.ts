@@ -16,7 +16,7 @@ import { optionalBody } from './http-helpers';
 import type { Operations } from './operation';
 import { invalidBody } from './request-body';
 
-const sessionRequestSchema = z.strictObject(
+export const sessionRequestSchema = z.strictObject(
   {
     scope: z.unknown().optional(),
     expiresInMinutes: z

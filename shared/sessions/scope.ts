@@ -50,6 +50,9 @@ const portalScope = z
     message: 'a portal scope names exactly one of topic and namespace',
   });
 
+/** Either scope (what the OpenAPI document describes; `parseScope` picks one by its role). */
+export const sessionScopeSchema = z.union([operatorScope, portalScope]);
+
 export type OperatorScope = z.infer<typeof operatorScope>;
 export type PortalScope = z.infer<typeof portalScope>;
 export type SessionScope = OperatorScope | PortalScope;
