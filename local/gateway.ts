@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
 import { FUNCTIONS, type FunctionKey } from '../shared/config/resources';
 import { ROUTES } from '../shared/config/routes';
-import type { HttpEvent, HttpResult } from '../shared/http/api-gateway';
+import { type HttpEvent, type HttpResult, jsonResult } from '../shared/http/api-gateway';
 import { compileRoute, matchRoute, type RouteMatch } from '../shared/http/routes';
 import type { LoggerLike } from '../shared/observability/logging';
 import type { Admission } from './admission';
@@ -38,6 +38,26 @@ export interface GatewayOptions {
   isOperatorSession?: (authorization: string | undefined) => Promise<boolean>;
   /** Whether a publish request may come in now (throttling); every request is let in without one. */
   admission?: Admission;
+  /**
+   * Called with every request a route took and the answer it got, from its function or from the
+   * gateway itself (a refusal), e.g. to hold them to the API's description.
+   */
+  onExchange?: (exchange: HttpExchange) => void;
+}
+
+/** A routed request and its answer. */
+export interface HttpExchange {
+  /** The route's key (`PUT /admin/topics/{topic}`). */
+  routeKey: string;
+  method: string;
+  /** The path as sent, and the query string (without `?`). */
+  path: string;
+  query: string;
+  requestContentType: string | undefined;
+  requestBody: Buffer;
+  /** The answer; `gateway`: the gateway answered (a refusal), no function ran. */
+  result: HttpResult;
+  gateway: boolean;
 }
 
 /** The answer of a local route. */
@@ -264,6 +284,19 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       send(res, 404, JSON.stringify({ message: 'Not Found' }));
       return;
     }
+    const exchanged = (requestBody: Buffer, result: HttpResult, gateway: boolean) =>
+      options.onExchange?.({
+        routeKey: found.route.routeKey,
+        method: req.method ?? '',
+        path: url.pathname,
+        query: url.search.slice(1),
+        requestContentType: req.headers['content-type'],
+        requestBody,
+        result,
+        gateway,
+      });
+    const refused = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+      exchanged(Buffer.alloc(0), jsonResult(status, body, headers), true);
     // Where AWS would require IAM (admin API, IAM publishing), the admin token stands in for it.
     const { auth } = found.route.route;
     if (
@@ -272,18 +305,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ) {
       req.resume();
       send(res, 401, JSON.stringify(ADMIN_TOKEN_REQUIRED));
+      refused(401, ADMIN_TOKEN_REQUIRED);
       return;
     }
     // Throttled as API Gateway would: refused before the body is read, 429 with Retry-After.
     const refusal = found.route.route.function === 'publish' ? options.admission?.admit() : undefined;
     if (refusal !== undefined) {
       req.resume();
-      send(res, 429, JSON.stringify(TOO_MANY_REQUESTS), { 'retry-after': String(refusal.retryAfterSeconds) });
+      const retryAfter = { 'retry-after': String(refusal.retryAfterSeconds) };
+      send(res, 429, JSON.stringify(TOO_MANY_REQUESTS), retryAfter);
+      refused(429, TOO_MANY_REQUESTS, retryAfter);
       return;
     }
     const body = await readBody(req, MAX_GATEWAY_BODY_BYTES);
     if (body === 'too-large') {
       refuseUnreadBody(res, 413, JSON.stringify({ message: 'Request Entity Too Large' }));
+      refused(413, { message: 'Request Entity Too Large' });
       return;
     }
     const fnKey = found.route.route.function;
@@ -302,6 +339,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       durationMs: performance.now() - started,
     });
     sendResult(res, result);
+    exchanged(body, result, false);
   };
 
   return listen(options.host, options.port, options.logger, handle);

@@ -44,7 +44,7 @@ export interface HttpApiInput {
   startedAt: number;
   /** The delivery queue's poller, whose finished jobs are the drain rate the admission gate reads. */
   deliveryPoller: QueuePoller | undefined;
-  options: Pick<LocalStackOptions, 'port' | 'functionUrlPort' | 'admission' | 'onInvocation'>;
+  options: Pick<LocalStackOptions, 'port' | 'functionUrlPort' | 'admission' | 'onInvocation' | 'onExchange'>;
 }
 
 export interface HttpApi {
@@ -79,6 +79,7 @@ export async function startHttpApi(input: HttpApiInput): Promise<HttpApi> {
       handlers: functions.http,
       logger: functions.managementLogger,
       ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
+      ...(options.onExchange === undefined ? {} : { onExchange: options.onExchange }),
       ...(admission === undefined ? {} : { admission }),
       localRoutes: localStatusRoutes(input.startedAt, input.metrics, clients, resources),
       // The console reads the status with its session token.

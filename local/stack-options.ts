@@ -10,7 +10,7 @@ import type { ObservabilityOptions } from '../shared/lambda/wiring';
 import type { AwsClients, LocalEndpoints } from '../shared/platform/aws';
 import type { Clock, Random } from '../shared/platform/clock';
 import type { AdmissionOptions } from './admission';
-import type { HttpHandler } from './gateway';
+import type { GatewayOptions, HttpHandler } from './gateway';
 import type { InvocationStats } from './lambda-context';
 
 export interface LocalStackOptions {
@@ -143,6 +143,8 @@ export interface LocalStackOptions {
   sender?: WebhookSender;
   /** Called after every handler invocation (HTTP and queue), e.g. to model Lambda cost. */
   onInvocation?: (stats: InvocationStats) => void;
+  /** Called with every request the API's routes took and its answer (`GatewayOptions.onExchange`). */
+  onExchange?: GatewayOptions['onExchange'];
   /** Called once the AWS SDK clients exist, before anything uses them (e.g. to count requests). */
   instrumentClients?: (clients: AwsClients) => void;
   /**

@@ -62,8 +62,11 @@ const TESTS = jestStep('tests', [
 const INFRA_IAM = idle(jestStep('infra-iam', ['--selectProjects', 'infra', 'iam', '--maxWorkers=2']));
 /** Where the isolation file records its AWS calls, apart from those the IAM check reads beside it. */
 const ISOLATION_CALLS = join(ROOT, '.test-output', 'aws-calls-isolation');
+/** Where it records its API exchanges, apart from those the contract check reads beside it. */
+const ISOLATION_EXCHANGES = join(ROOT, '.test-output', 'api-contract-isolation');
 const ISOLATION = jestStep('isolation', ['--selectProjects', 'isolation', '--runInBand'], {
   TEST_AWS_CALLS_DIR: ISOLATION_CALLS,
+  TEST_API_CONTRACT_DIR: ISOLATION_EXCHANGES,
 });
 
 const running = new Set<ChildProcess>();

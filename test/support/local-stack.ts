@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack';
+import { recordExchange } from './api-contract';
 import { recordAwsCalls } from './aws-calls';
 import { namespacePushBody } from './fakes';
 import { eventually } from './webhook-server';
@@ -57,13 +58,18 @@ export const event = (id: string, eventType = 'Order.Created', data: unknown = {
 
 /**
  * `options` with every AWS call the stack makes recorded for the IAM check (`aws-calls.ts`),
- * beside what `options.instrumentClients` adds.
+ * beside what `options.instrumentClients` adds, and every request its routes take held to the
+ * API's description (`api-contract.ts`), beside what `options.onExchange` does.
  */
 export const recordingCalls = <T extends Partial<LocalStackOptions>>(options: T): T => ({
   ...options,
   instrumentClients: (clients) => {
     recordAwsCalls(clients);
     options.instrumentClients?.(clients);
+  },
+  onExchange: (exchange) => {
+    recordExchange(exchange);
+    options.onExchange?.(exchange);
   },
 });
 
