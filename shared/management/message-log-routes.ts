@@ -143,7 +143,7 @@ const noRecordNote = (subscription: Subscription, eventId: string, searched: His
   }`;
 
 /** The resend request: `{"eventId": "...", "deliveryId"?: "...", "since"?: ISO, "until"?: ISO}`. */
-const resendBodySchema = z.strictObject(
+export const resendBodySchema = z.strictObject(
   {
     eventId: z.string({ error: 'is required: the id of the event to send again' }).min(1, {
       error: 'is required: the id of the event to send again',

@@ -39,7 +39,7 @@ const MARK_CONCURRENCY = 16;
 
 export type RecoverRouteDeps = DeadLetterRouteDeps & HistoryDeps & RecoveryDeps;
 
-const recoverBodySchema = z.strictObject(
+export const recoverBodySchema = z.strictObject(
   {
     since: z.string({ error: 'is required: an ISO 8601 time such as 2026-12-01T10:00:00Z' }),
     until: z.string({ error: 'must be an ISO 8601 time such as 2026-12-01T10:00:00Z' }).optional(),

@@ -30,7 +30,7 @@ const instant = (field: string) =>
       error: `${field} must be a date and time (ISO 8601, such as 2026-12-01T10:00:00Z)`,
     });
 
-const replayBodySchema = z.strictObject({
+export const replayBodySchema = z.strictObject({
   since: instant('since'),
   until: instant('until').optional(),
   eventTypes: z

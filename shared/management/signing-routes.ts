@@ -55,7 +55,7 @@ function signingOf(subscription: Subscription): Signing {
  * "keepPreviousForMinutes"?: 0..10080}` (or no body). Without a secret one is made, in `scheme`
  * (default: the current secret's).
  */
-const rotateBodySchema = z.strictObject({
+export const rotateBodySchema = z.strictObject({
   scheme: z.enum(SIGNING_SCHEMES, { error: "must be 'v1' (HMAC-SHA256) or 'v1a' (Ed25519)" }).optional(),
   secret: z
     .string({ error: 'must be a string' })
