@@ -104,6 +104,7 @@ const ERROR_DESCRIPTIONS: Readonly<Record<ErrorStatus, string>> = {
   409: 'The resource is in a state that refuses this.',
   413: 'The body is larger than the route takes.',
   415: 'The content type is not one the route takes.',
+  422: 'The stored resource cannot be read as the route reads it.',
   429: 'Too many requests: wait as `Retry-After` says.',
   503: 'A dependency is unavailable: try again as `Retry-After` says.',
 };

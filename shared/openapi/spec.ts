@@ -18,7 +18,7 @@ export interface AnswerSpec {
 }
 
 /** The errors an operation may answer, by status (each with the error body). */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 503;
 
 export interface OperationSpec {
   summary: string;

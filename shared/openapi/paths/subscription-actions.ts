@@ -23,16 +23,12 @@ import { recoverBodySchema } from '../../management/recover-routes';
 import { replayBodySchema } from '../../management/replay-routes';
 import { rotateBodySchema } from '../../management/signing-routes';
 import { TEST_EVENT_TYPE } from '../../management/test-event-routes';
+import { isoTime, listOf, type OperationSpec, type OperationSpecs, ok, optionalJson } from '../spec';
 import {
-  type AnswerSpec,
-  errorBodySchema,
-  isoTime,
-  listOf,
-  type OperationSpec,
-  type OperationSpecs,
-  ok,
-  optionalJson,
-} from '../spec';
+  endpointValidationDocumentSchema,
+  namespaceSubscriptionDocumentSchema,
+  subscriptionDocumentSchema,
+} from './subscriptions';
 
 const MESSAGE_LOG = ['Message log'];
 const HEALTH = ['Endpoint health'];
@@ -136,19 +132,6 @@ const resendAnswerSchema = z
 
 // ---- Endpoint health ---------------------------------------------------------------------------
 
-/**
- * How the endpoint's validation stands (absent for a subscription that never had one): waiting
- * (until when, and why the handshake failed once it did), or done.
- */
-const endpointValidationSchema = z.union([
-  z.object({
-    startedAt: isoTime,
-    validationUrlExpiresAt: isoTime,
-    handshakeError: z.string().optional().meta({ description: 'Why the handshake failed, once it did.' }),
-  }),
-  z.object({ startedAt: isoTime, validatedAt: isoTime }),
-]);
-
 /** What the subscription's backlog holds (`null` when it holds nothing). */
 const heldSchema = z.object({
   events: z.number().int(),
@@ -172,7 +155,7 @@ export const healthDocumentSchema = z
     pausedAt: isoTime.nullable(),
     held: heldSchema.nullable(),
     provisioningState: z.enum(PROVISIONING_STATES),
-    endpointValidation: endpointValidationSchema.optional(),
+    endpointValidation: endpointValidationDocumentSchema.optional(),
   })
   .meta({ id: 'SubscriptionHealth' });
 
@@ -351,12 +334,6 @@ const deadLetterReplayReportSchema = z
   })
   .meta({ id: 'DeadLetterReplay' });
 
-/** A 422: the blob is not a JSON array of records (`ErrorStatus` has no 422, so it is listed here). */
-const unprocessableBlob: AnswerSpec = {
-  description: 'The blob is not a JSON array of records: it cannot be shown.',
-  schema: errorBodySchema,
-};
-
 // ---- Both prefixes -----------------------------------------------------------------------------
 
 /** The subscription's routes by method and suffix, `subscription` the document `validate` answers. */
@@ -480,10 +457,9 @@ function subscriptionActions(subscription: z.ZodType): Readonly<Record<string, O
       summary: 'Show a dead-letter blob',
       tags: DEAD_LETTERS,
       query: deadLetterBlobQuerySchema,
-      answers: {
-        ...ok('The blob and its records.', deadLetterBlobSchema),
-        422: unprocessableBlob,
-      },
+      answers: ok('The blob and its records.', deadLetterBlobSchema),
+      // 422: the blob is not a JSON array of records.
+      errors: [422],
     },
     'POST /deadLetters/replay': {
       summary: 'Replay dead letters',
@@ -506,16 +482,10 @@ const underPrefix = (prefix: string, subscription: z.ZodType): OperationSpecs =>
     }),
   );
 
-/**
- * The subscription document `validate` answers: described in `subscriptions.ts` (classic and
- * namespace documents differ); here only its name, the rest of its members not described.
- */
-const subscriptionDocumentSchema = z.looseObject({ name: z.string() });
-
 export const SUBSCRIPTION_ACTION_OPERATIONS: OperationSpecs = {
   ...underPrefix('/admin/topics/{topic}/eventSubscriptions/{subscription}', subscriptionDocumentSchema),
   ...underPrefix(
     '/admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}',
-    subscriptionDocumentSchema,
+    namespaceSubscriptionDocumentSchema,
   ),
 };
