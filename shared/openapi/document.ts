@@ -9,7 +9,12 @@
  */
 
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import {
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponseObject,
+} from 'zod-openapi';
 import { CONSOLE_API_PATH, ROUTES, type RouteAuth, type RouteDefinition } from '../config/routes';
 import { OPERATIONS } from './operations';
 import {
@@ -134,21 +139,30 @@ function answerObject(answer: AnswerSpec) {
   };
 }
 
-function errorObject(status: ErrorStatus) {
-  const schema = GATEWAY_STATUSES.has(status)
-    ? z.union([errorBodySchema, gatewayErrorSchema])
-    : errorBodySchema;
-  return {
-    description: ERROR_DESCRIPTIONS[status],
-    content: jsonContent(schema),
-    ...(status === 429 || status === 503
-      ? {
-          headers: {
-            'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' as const } },
-          },
-        }
-      : {}),
-  };
+/** Error answers, one component each (`#/components/responses/Error404`), made once. */
+const errorObjects = new Map<ErrorStatus, ZodOpenApiResponseObject>();
+
+function errorObject(status: ErrorStatus): ZodOpenApiResponseObject {
+  let made = errorObjects.get(status);
+  if (made === undefined) {
+    const schema = GATEWAY_STATUSES.has(status)
+      ? z.union([errorBodySchema, gatewayErrorSchema])
+      : errorBodySchema;
+    made = {
+      id: `Error${status}`,
+      description: ERROR_DESCRIPTIONS[status],
+      content: jsonContent(schema),
+      ...(status === 429 || status === 503
+        ? {
+            headers: {
+              'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' as const } },
+            },
+          }
+        : {}),
+    };
+    errorObjects.set(status, made);
+  }
+  return made;
 }
 
 /** The path as OpenAPI writes it: a greedy `{name+}` is `{name}` (its value may hold `/`). */

@@ -284,22 +284,24 @@ const deadLetterBlobSchema = z
  * the window, the keys, then the reasons and flags), with no one zod schema of the whole body:
  * this describes what it takes.
  */
-const deadLetterReplayBodySchema = z.strictObject({
-  since: windowTime('Blobs written at or after').nullish(),
-  until: windowTime('Blobs written before').nullish(),
-  keys: z
-    .array(z.string().min(1))
-    .min(1)
-    .max(MAX_REPLAY_KEYS)
-    .nullish()
-    .meta({ description: 'Exactly these blobs, instead of a window.' }),
-  reason: z
-    .union([z.enum(DEAD_LETTER_REASONS), z.array(z.enum(DEAD_LETTER_REASONS)).min(1)])
-    .nullish()
-    .meta({ description: 'Only records dead-lettered for these reasons (default: all).' }),
-  dryRun: z.boolean().nullish().meta({ description: 'Count only: queue nothing, mark nothing.' }),
-  force: z.boolean().nullish().meta({ description: 'Replay blobs replayed before too.' }),
-});
+const deadLetterReplayBodySchema = z
+  .strictObject({
+    since: windowTime('Blobs written at or after').nullish(),
+    until: windowTime('Blobs written before').nullish(),
+    keys: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(MAX_REPLAY_KEYS)
+      .nullish()
+      .meta({ description: 'Exactly these blobs, instead of a window.' }),
+    reason: z
+      .union([z.enum(DEAD_LETTER_REASONS), z.array(z.enum(DEAD_LETTER_REASONS)).min(1)])
+      .nullish()
+      .meta({ description: 'Only records dead-lettered for these reasons (default: all).' }),
+    dryRun: z.boolean().nullish().meta({ description: 'Count only: queue nothing, mark nothing.' }),
+    force: z.boolean().nullish().meta({ description: 'Replay blobs replayed before too.' }),
+  })
+  .meta({ id: 'DeadLetterReplayRequest' });
 
 const blobReplaySchema = z.object({
   key: z.string(),

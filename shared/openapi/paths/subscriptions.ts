@@ -321,8 +321,10 @@ export const fullUrlsDocumentSchema = z
  * The bodies as the routes validate them; on AWS an endpoint URL is https only (a local stack
  * with http endpoints allowed takes http too, a check the schema does not show).
  */
-const subscriptionBody = subscriptionBodySchema(TOPIC_PROFILE, false);
-const namespaceSubscriptionBody = namespaceSubscriptionBodySchema(false);
+const subscriptionBody = subscriptionBodySchema(TOPIC_PROFILE, false).meta({ id: 'SubscriptionRequest' });
+const namespaceSubscriptionBody = namespaceSubscriptionBodySchema(false).meta({
+  id: 'NamespaceSubscriptionRequest',
+});
 
 const deleted = {
   200: { description: 'Deleted.' },

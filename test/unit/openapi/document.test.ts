@@ -22,8 +22,9 @@ describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 by @seriousme/openapi-schema-validator', () => {
     // The validator is an ES module: run it as node runs it.
     const script = `import { Validator } from '@seriousme/openapi-schema-validator';
-const result = await new Validator().validate(process.argv[1]);
-console.log(JSON.stringify({ valid: result.valid, version: new Validator().version, errors: result.errors ?? null }));`;
+const validator = new Validator();
+const result = await validator.validate(process.argv[1]);
+console.log(JSON.stringify({ valid: result.valid, version: validator.version, errors: result.errors ?? null }));`;
     const answer = JSON.parse(
       execFileSync(process.execPath, ['--input-type=module', '-e', script, OPENAPI_FILE], {
         encoding: 'utf8',
