@@ -123,6 +123,44 @@ export const ARCHIVE_RETENTION_IN_DAYS = { min: 1, max: 365 } as const;
 export const topicArchiveSchema = z.object({ retentionInDays: z.number() });
 export type TopicArchive = z.infer<typeof topicArchiveSchema>;
 
+/**
+ * What a topic that validates its events does with an event whose type its catalog does not
+ * list: `allow` (the default) lets it through, `reject` refuses the publish.
+ */
+export const UNKNOWN_EVENT_TYPES = ['allow', 'reject'] as const;
+export type UnknownEventTypes = (typeof UNKNOWN_EVENT_TYPES)[number];
+
+/**
+ * A topic's event validation settings and the version of its event catalog, on classic and
+ * namespace topics alike (`event-types.ts`). Absent: off, `allow`, version 0.
+ */
+const eventValidationFields = {
+  /** Events whose type has a schema in the topic's catalog must match it; absent: false. */
+  validateEvents: z.boolean().optional(),
+  /** With `validateEvents`: what an event of a type the catalog does not list gets; absent: `allow`. */
+  unknownEventTypes: z.enum(UNKNOWN_EVENT_TYPES).optional(),
+  /**
+   * Bumped on every change of the topic's event catalog; publishers compile the catalog's
+   * schemas again when it moves. Absent: 0.
+   */
+  catalogVersion: z.number().optional(),
+};
+
+/** Whether a topic validates its events, and how it treats types its catalog does not list. */
+export interface EventValidationSettings {
+  validateEvents: boolean;
+  unknownEventTypes: UnknownEventTypes;
+}
+
+/** A topic's event validation settings, absent ones at their defaults. */
+export const eventValidationOf = (topic: {
+  validateEvents?: boolean | undefined;
+  unknownEventTypes?: UnknownEventTypes | undefined;
+}): EventValidationSettings => ({
+  validateEvents: topic.validateEvents ?? false,
+  unknownEventTypes: topic.unknownEventTypes ?? 'allow',
+});
+
 export const topicSchema = z.object({
   name: z.string(),
   inputSchema: z.enum(INPUT_SCHEMAS),
@@ -138,6 +176,7 @@ export const topicSchema = z.object({
   deduplicationWindowInMinutes: z.number().optional(),
   /** Its archive (`ARCHIVE_RETENTION_IN_DAYS`); absent: off. */
   archive: topicArchiveSchema.optional(),
+  ...eventValidationFields,
 });
 export type Topic = z.infer<typeof topicSchema>;
 
@@ -168,6 +207,7 @@ export const namespaceTopicSchema = z.object({
   deduplicationWindowInMinutes: z.number().optional(),
   /** As a classic topic's: its archive; absent: off. */
   archive: topicArchiveSchema.optional(),
+  ...eventValidationFields,
 });
 export type NamespaceTopic = z.infer<typeof namespaceTopicSchema>;
 

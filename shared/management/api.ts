@@ -22,6 +22,7 @@ import { deadLetterOperations } from './dead-letter-routes';
 import { checkDeadLetterBucket } from './dead-letters';
 import { deliverySchemaFor } from './delivery-schema';
 import type { ClockDeps, ManagementDeps, PropagationDeps, TopicStoreDeps, UrlDeps } from './deps';
+import { type CatalogTopicFinder, eventTypeOperations } from './event-type-routes';
 import { healthOperations } from './health-routes';
 import { MAX_BODY_BYTES, subscriptionParam, topicParam } from './http-helpers';
 import { type KeyedResourceApi, keyedResourceOperations, requireResource } from './keyed-resource-routes';
@@ -111,12 +112,18 @@ async function requireSubscription(
 
 const CLASSIC_SUBSCRIPTION_PATH = '/admin/topics/{topic}/eventSubscriptions/{subscription}';
 
+const findClassicTopic: CatalogTopicFinder<TopicStoreDeps & UrlDeps> = async (event, deps) => {
+  const topic = await requireTopic(deps, topicParam(event));
+  return { id: topic.name, label: `topic '${topic.name}'` };
+};
+
 const findClassicSubscription: SubscriptionFinder<SubscriptionOpsDeps> = (event, deps, options) =>
   requireSubscription(deps, topicParam(event), subscriptionParam(event), options);
 
 const operations: Readonly<Operations<ManagementDeps>> = {
   ...namespaceOperations,
   ...keyedResourceOperations(TOPICS),
+  ...eventTypeOperations('/admin/topics/{topic}', findClassicTopic),
 
   'GET /admin/topics/{topic}/eventSubscriptions': async (event, deps) => {
     const topic = await requireTopic(deps, topicParam(event));

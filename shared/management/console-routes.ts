@@ -7,7 +7,8 @@
  * An operator session may call every admin route but the session routes (a session cannot make
  * sessions, so revoking them all holds). A portal session reaches only the subscriptions of its
  * topic or namespace whose labels include every label of its scope: the routes below, each
- * checked here on the server. Anything outside the scope answers as if it did not exist (404);
+ * checked here on the server; and it reads its topic's (or its namespace's topics') event
+ * catalog, never changing it. Anything outside the scope answers as if it did not exist (404);
  * an action the session's permissions leave out is a 403 naming the permission.
  */
 import { CONSOLE_API_PATH, CONSOLE_PATH, PORTAL_PATH, ROUTES } from '../config/routes';
@@ -130,6 +131,9 @@ const SUBSCRIPTION_ROUTES: Readonly<Record<string, PortalPermission | 'read'>> =
   'POST /sendTestEvent': 'sendTest',
 };
 
+/** The routes of a topic's event catalog a portal session may read (after the topic's path): never change. */
+const CATALOG_ROUTES: readonly string[] = ['/eventTypes', '/eventTypes/{eventType}'];
+
 /** The request's topic when it is the scope's (or in the scope's namespace); a 404 otherwise. */
 function checkTopic(event: HttpEvent, scope: PortalScope, namespaced: boolean): void {
   const topic = pathParam(event, 'topic');
@@ -238,6 +242,11 @@ async function portalRequest(
   if (!path.startsWith(base)) throw notInPortal();
   const rest = path.slice(base.length);
   if (rest === '' && method === 'GET') {
+    checkTopic(event, scope, namespaced);
+    return run(event);
+  }
+  // The topic's event catalog, read only: what the events its subscriptions get look like.
+  if (CATALOG_ROUTES.includes(rest) && method === 'GET') {
     checkTopic(event, scope, namespaced);
     return run(event);
   }

@@ -23,6 +23,7 @@ import type { AttemptHistoryLookup } from '../storage/attempt-history';
 import type { BacklogIndexReader } from '../storage/backlog';
 import type { NamedBucketRef } from '../storage/dead-letter-buckets';
 import type { DeclaredDestinationsStore } from '../storage/declared-destinations';
+import type { EventTypeStore } from '../storage/event-types';
 import type { HealthStore } from '../storage/health';
 import type { NamespaceStore, NamespaceTopicStore } from '../storage/namespaces';
 import type { RateBudgetStore } from '../storage/rate-budget';
@@ -38,6 +39,11 @@ export interface TopicStoreDeps {
   topics: TopicStore;
   namespaces: NamespaceStore;
   namespaceTopics: NamespaceTopicStore;
+}
+
+/** Topics' event catalogs (classic and namespace topics alike), as the stack's table keeps them. */
+export interface EventTypeDeps {
+  eventTypes: EventTypeStore;
 }
 
 /** Event subscriptions (classic and namespace alike), as the stack's table keeps them. */
@@ -229,6 +235,7 @@ export interface RecoveryDeps {
 /** Everything the management operations depend on: every capability group. */
 export interface ManagementDeps
   extends TopicStoreDeps,
+    EventTypeDeps,
     ReplayDeps,
     RecoveryDeps,
     SubscriptionStoreDeps,

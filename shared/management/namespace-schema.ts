@@ -16,6 +16,7 @@ import {
   type Subscription,
   type SubscriptionFilter,
   type TopicArchive,
+  type UnknownEventTypes,
 } from '../domain/model';
 import { namespaceResourceId, namespaceTopicResourceId, splitNamespaceTopicId } from '../domain/names';
 import { badRequest } from '../http/errors';
@@ -47,6 +48,7 @@ import {
   retryScheduleSchema,
   subscriptionFilterSchema,
 } from './subscription-schema';
+import { unknownEventTypesSchema, validateEventsSchema } from './topic-schema';
 
 const MINUTES_PER_DAY = 24 * 60;
 
@@ -119,6 +121,8 @@ export const namespaceTopicBodySchema = z.strictObject({
         )
         .nullable()
         .optional(),
+      validateEvents: validateEventsSchema.optional(),
+      unknownEventTypes: unknownEventTypesSchema.optional(),
     })
     .optional(),
 });
@@ -129,6 +133,10 @@ export interface NamespaceTopicInput {
   deduplicationWindowInMinutes: number;
   /** Its archive; absent: none. */
   archive?: TopicArchive;
+  /** Events checked against the topic's event catalog; false when not given. */
+  validateEvents: boolean;
+  /** What an event of a type the catalog does not list gets; `allow` when not given. */
+  unknownEventTypes: UnknownEventTypes;
 }
 
 export function parseNamespaceTopicBody(body: unknown): NamespaceTopicInput {
@@ -140,6 +148,8 @@ export function parseNamespaceTopicBody(body: unknown): NamespaceTopicInput {
     deduplicationWindowInMinutes:
       parsed.data.properties?.deduplicationWindowInMinutes ?? DEDUPLICATION_WINDOW_IN_MINUTES.default,
     ...archiveOf(parsed.data.properties),
+    validateEvents: parsed.data.properties?.validateEvents ?? false,
+    unknownEventTypes: parsed.data.properties?.unknownEventTypes ?? 'allow',
   };
 }
 
@@ -286,6 +296,8 @@ export function namespaceTopicDocument(topic: NamespaceTopic) {
       eventRetentionInDays: topic.eventRetentionInDays,
       deduplicationWindowInMinutes: topic.deduplicationWindowInMinutes ?? 0,
       archive: topic.archive ?? null,
+      validateEvents: topic.validateEvents ?? false,
+      unknownEventTypes: topic.unknownEventTypes ?? 'allow',
     },
     systemData: systemData(topic),
   };

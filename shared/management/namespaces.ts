@@ -23,6 +23,7 @@ import { changeOverRead } from './change-over-read';
 import { type DeadLetterRouteDeps, deadLetterOperations } from './dead-letter-routes';
 import { checkDeadLetterBucket } from './dead-letters';
 import type { TopicStoreDeps } from './deps';
+import { type EventTypeRouteDeps, eventTypeOperations } from './event-type-routes';
 import { type HealthRouteDeps, healthOperations } from './health-routes';
 import { MAX_BODY_BYTES, optionalBody, subscriptionParam, topicParam } from './http-helpers';
 import {
@@ -74,7 +75,8 @@ export type NamespaceRouteDeps = TopicStoreDeps &
   DeadLetterRouteDeps &
   ReplayRouteDeps &
   RecoverRouteDeps &
-  ValidationRouteDeps;
+  ValidationRouteDeps &
+  EventTypeRouteDeps;
 
 const namespaceParam = (event: HttpEvent) => validateName('namespace', pathParam(event, 'namespace'));
 
@@ -164,11 +166,12 @@ async function checkNamespaceTopicChange(
 }
 
 /**
- * What a caller defines on a namespace topic: all but what its subscriptions' changes write on it
- * (`subscriptionsVersion`, and with it `updatedAt`).
+ * What a caller defines on a namespace topic: all but what its subscriptions' and its event
+ * catalog's changes write on it (`subscriptionsVersion`, `catalogVersion`, and with them `updatedAt`).
  */
 const definedTopicPart = ({
   subscriptionsVersion: _subscriptionsVersion,
+  catalogVersion: _catalogVersion,
   updatedAt: _updatedAt,
   ...defined
 }: NamespaceTopic) => defined;
@@ -204,9 +207,12 @@ export const namespaceOperations: Readonly<Operations<NamespaceRouteDeps>> = {
             ? { deduplicationWindowInMinutes: input.deduplicationWindowInMinutes }
             : {}),
           ...(input.archive === undefined ? {} : { archive: input.archive }),
+          ...(input.validateEvents ? { validateEvents: true } : {}),
+          ...(input.unknownEventTypes === 'reject' ? { unknownEventTypes: 'reject' as const } : {}),
           createdAt: existing?.createdAt ?? at,
           updatedAt: at,
           subscriptionsVersion: existing?.subscriptionsVersion ?? 0,
+          ...(existing?.catalogVersion === undefined ? {} : { catalogVersion: existing.catalogVersion }),
         };
         await deps.namespaceTopics.put(topic, existing);
         return topic;
@@ -226,6 +232,14 @@ export const namespaceOperations: Readonly<Operations<NamespaceRouteDeps>> = {
     if (deleted) await propagated(deps);
     return emptyResult(deleted ? 200 : 204);
   },
+
+  ...eventTypeOperations(
+    '/admin/namespaces/{namespace}/topics/{topic}',
+    async (event, deps: TopicStoreDeps) => {
+      const topic = await requireNamespaceTopic(deps, event);
+      return { id: topicIdOf(topic), label: `topic '${topic.name}' of namespace '${topic.namespace}'` };
+    },
+  ),
 
   'GET /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions': async (event, deps) => {
     const topic = await requireNamespaceTopic(deps, event);

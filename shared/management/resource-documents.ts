@@ -62,6 +62,8 @@ export function topicDocument(topic: Omit<Topic, 'keys'>, baseUrl: string) {
         : { inputSchemaMapping: inputSchemaMappingDocument(topic.inputSchemaMapping) }),
       deduplicationWindowInMinutes: topic.deduplicationWindowInMinutes ?? 0,
       archive: topic.archive ?? null,
+      validateEvents: topic.validateEvents ?? false,
+      unknownEventTypes: topic.unknownEventTypes ?? 'allow',
     },
     systemData: systemData(topic),
   };

@@ -12,6 +12,7 @@ import {
   type InputSchemaMapping,
   MAPPED_FIELDS,
   type MappedField,
+  UNKNOWN_EVENT_TYPES,
 } from '../domain/model';
 import type { TopicInput } from '../storage/topics';
 import { intInRange, invalidBody } from './request-body';
@@ -78,6 +79,26 @@ const inputSchemaMappingSchema = z.strictObject({
     }),
 });
 
+/**
+ * `properties.validateEvents`: events whose type has a schema in the topic's event catalog must
+ * match it (default false; classic and namespace topics).
+ */
+export const validateEventsSchema = z
+  .boolean({ error: 'must be true or false' })
+  .describe(
+    "Check each published event's data against its type's schema in the topic's event catalog (default false).",
+  );
+
+/**
+ * `properties.unknownEventTypes`: with `validateEvents`, what an event of a type the catalog does
+ * not list gets: `allow` (the default) or `reject`.
+ */
+export const unknownEventTypesSchema = z
+  .enum(UNKNOWN_EVENT_TYPES, { error: `must be one of ${UNKNOWN_EVENT_TYPES.join(', ')}` })
+  .describe(
+    "With validateEvents: an event of a type the topic's catalog does not list passes (allow, the default) or is refused (reject).",
+  );
+
 /** `properties.archive`: `{"retentionInDays": 1..365}`; `null` or absent: no archive. */
 export const archiveBodySchema = z.strictObject(
   { retentionInDays: intInRange(ARCHIVE_RETENTION_IN_DAYS) },
@@ -101,6 +122,8 @@ export const topicBodySchema = z.strictObject({
       publicNetworkAccess: z.string().optional(),
       deduplicationWindowInMinutes: intInRange(DEDUPLICATION_WINDOW_IN_MINUTES).optional(),
       archive: archiveBodySchema.nullable().optional(),
+      validateEvents: validateEventsSchema.optional(),
+      unknownEventTypes: unknownEventTypesSchema.optional(),
     })
     .superRefine((properties, ctx) => {
       const custom = properties.inputSchema === 'CustomEventSchema';
@@ -162,6 +185,8 @@ export function parseTopicBody(body: unknown): TopicInput {
     deduplicationWindowInMinutes:
       parsed.data.properties?.deduplicationWindowInMinutes ?? DEDUPLICATION_WINDOW_IN_MINUTES.default,
     ...(parsed.data.properties?.archive == null ? {} : { archive: parsed.data.properties.archive }),
+    validateEvents: parsed.data.properties?.validateEvents ?? false,
+    unknownEventTypes: parsed.data.properties?.unknownEventTypes ?? 'allow',
   };
 }
 

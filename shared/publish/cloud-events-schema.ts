@@ -30,6 +30,10 @@ export interface PublishedCloudEvent {
   json: string;
   /** Bytes one delivery of it takes in a queued job (what the publish limits count). */
   queuedBytes: number;
+  /** The `data` member, parsed; `undefined` when the event has none. */
+  data?: unknown;
+  /** It carries `data_base64` (binary data) instead. */
+  binaryData?: boolean;
 }
 
 /** Extension attribute names: lower-case ASCII letters and digits, at most 20 characters. */
@@ -152,6 +156,16 @@ export function parseCloudEvents(
     const id = event.id as string;
     const dataVersion = typeof event.dataversion === 'string' ? event.dataversion : '';
     const queuedBytes = checkQueuedSize(index, { eventId: id, dataVersion, eventJson: json });
-    return { id, source: event.source as string, type: event.type as string, dataVersion, json, queuedBytes };
+    const binary = event.data_base64 !== undefined && event.data_base64 !== null;
+    return {
+      id,
+      source: event.source as string,
+      type: event.type as string,
+      dataVersion,
+      json,
+      queuedBytes,
+      ...(event.data === undefined ? {} : { data: event.data }),
+      ...(binary ? { binaryData: true } : {}),
+    };
   });
 }

@@ -28,6 +28,8 @@ export interface PublishedCustomEvent {
   json: string;
   /** Bytes one delivery of it takes in a queued job (what the publish limits count). */
   queuedBytes: number;
+  /** The published object, parsed: the Event Grid form's `data`. */
+  data: unknown;
 }
 
 export interface CustomEventContext {
@@ -68,7 +70,11 @@ const missing = (field: MappedField | undefined, name: MappedFieldName, index: n
   );
 
 /** One published object as the queued Event Grid form. */
-function mapEvent(eventText: string, index: number, context: CustomEventContext): PublishedCustomEvent {
+function mapEvent(
+  eventText: string,
+  index: number,
+  context: CustomEventContext,
+): Omit<PublishedCustomEvent, 'data'> {
   const { mapping } = context;
   // Names are unique: the body reader refuses a repeated one.
   const members = new Map(objectMembers(eventText).map((member) => [member.name, member.value]));
@@ -134,6 +140,6 @@ export function parseCustomEvents(
     if (!isJsonObject(candidate)) {
       throw invalidInput(`Event at index ${index} must be a JSON object (got ${kindOf(candidate)}).`);
     }
-    return mapEvent(texts[index] ?? JSON.stringify(candidate), index, context);
+    return { ...mapEvent(texts[index] ?? JSON.stringify(candidate), index, context), data: candidate };
   });
 }

@@ -95,6 +95,13 @@ export interface AcceptedEvent {
   queuedBytes: number;
   /** What filters read; the event is parsed only when a filter needs it, and then once. */
   view: FilterView;
+  /**
+   * Its data as parsed from the request (what a topic's event catalog checks): Event Grid and
+   * CloudEvents `data`, a custom-schema event's whole published object; `undefined` when none.
+   */
+  data: unknown;
+  /** It carries binary data instead (a CloudEvent's `data_base64`). */
+  binaryData?: boolean;
 }
 
 /** A view whose parsed event is `JSON.parse(json)`, made on first use. */
@@ -146,6 +153,8 @@ export const cloudEvent = (event: {
   dataVersion: string;
   json: string;
   queuedBytes: number;
+  data?: unknown;
+  binaryData?: boolean;
 }): AcceptedEvent => ({
   eventId: event.id,
   // Both members, unambiguously: CloudEvents ids are unique per source.
@@ -155,6 +164,8 @@ export const cloudEvent = (event: {
   json: event.json,
   queuedBytes: event.queuedBytes,
   view: lazyView(event.type, 'type', event.json, subjectMember),
+  data: event.data,
+  ...(event.binaryData === true ? { binaryData: true } : {}),
 });
 
 /** The media type of a `Content-Type` value, lower-cased, without parameters. */
@@ -234,6 +245,7 @@ export function parseEvents(
         json: event.json,
         queuedBytes: event.queuedBytes,
         view: lazyView(event.eventType, 'eventType', event.json, subjectMember),
+        data: event.data,
       }));
     case 'EventGridSchema':
       return parseEventGridEvents(body, topic.name).map(({ event, json, queuedBytes }) => ({
@@ -249,6 +261,7 @@ export function parseEvents(
           subject: event.subject,
           event: () => event,
         },
+        data: event.data,
       }));
   }
 }

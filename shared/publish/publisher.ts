@@ -13,6 +13,7 @@ import { deliveryTargetOf } from '../delivery/target';
 import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery';
 import {
   deduplicationWindowMs,
+  eventValidationOf,
   type Namespace,
   type NamespaceTopic,
   subscriptionExpired,
@@ -36,6 +37,7 @@ import {
 } from '../queue/job-codec';
 import { type JobQueue, type OutgoingJob, outgoingBytes, QueueRejectedError } from '../queue/sqs-job-queue';
 import type { AcceptedIds } from '../storage/accepted-ids';
+import type { EventTypeStore } from '../storage/event-types';
 import { type FanOutStore, fanOutKey } from '../storage/fan-out-bucket';
 import { type HeldMarks, type HeldSubscriptions, isHeld } from '../storage/held-marks';
 import type { Store } from '../storage/store';
@@ -47,6 +49,7 @@ import {
   requireNamespaceKey,
 } from './authentication';
 import { acceptOnce, type Deduplication, giveBack } from './deduplication';
+import { CompiledCatalog, checkEventData } from './event-validation';
 import { type CompiledFilter, compileFilter } from './filter';
 import { checkFanOut } from './limits';
 import { orderedJobsOf } from './ordered-routing';
@@ -80,6 +83,11 @@ export interface PublisherDeps {
   newId: () => string;
   /** How long a topic (keys, subscription-list version) is trusted without a read. */
   topicCacheMs: number;
+  /**
+   * Topics' event catalogs, read (their schemas only) when a topic with `validateEvents` is
+   * published to and its catalog version moved. Without it, a publish to such a topic fails.
+   */
+  catalog?: Pick<EventTypeStore, 'schemas'>;
 }
 
 export interface PublishResult {
@@ -125,6 +133,7 @@ export class Publisher {
   private readonly subscriptionLists: TtlCache<FilteredSubscription[]>;
   private readonly namespaces: TtlCache<Namespace | undefined>;
   private readonly namespaceTopics: TtlCache<NamespaceTopic | undefined>;
+  private readonly catalogs: TtlCache<CompiledCatalog>;
 
   constructor(private readonly deps: PublisherDeps) {
     // "No such topic" is kept too, as briefly as a topic: a flood of requests naming unknown
@@ -138,6 +147,10 @@ export class Publisher {
     // Keyed by the topic's creation time and subscriptionsVersion, so an entry is never stale (a
     // deleted and re-created topic starts its versions afresh); the TTL only frees memory.
     this.subscriptionLists = new TtlCache(10 * 60_000, deps.clock.now);
+    // Likewise keyed by the topic's creation time and catalogVersion: a catalog's schemas are
+    // read and compiled once per version, and then only when the topic (re-read every
+    // topicCacheMs) shows a new one.
+    this.catalogs = new TtlCache(10 * 60_000, deps.clock.now, { maxEntries: 200 });
   }
 
   async publish(request: PublishRequest): Promise<PublishResult> {
@@ -176,8 +189,9 @@ export class Publisher {
     );
     if (topic === undefined) return undefined;
     const body = Buffer.from(JSON.stringify(events));
-    // Gridwire's own events are never repeats: no ids are checked (a window set on the topic by hand applies to nothing).
-    const unchecked = { ...topic, deduplicationWindowInMinutes: 0 };
+    // Gridwire's own events are never repeats: no ids are checked (a window set on the topic by
+    // hand applies to nothing), nor checked against a catalog.
+    const unchecked = { ...topic, deduplicationWindowInMinutes: 0, validateEvents: false };
     return this.toSubscriptions(unchecked, { topic: name, credential: undefined, path: '', body }, started);
   }
 
@@ -188,6 +202,7 @@ export class Publisher {
     started: number,
   ): Promise<PublishResult> {
     const events = parseEvents(topic, request, { publishedAt: started, newId: this.deps.newId });
+    await this.checkCatalog(topic.name, topic, events);
     const targets = await this.subscriptionLists.get(
       `${topic.name.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
       () => this.fanOutTargets(topic.name),
@@ -235,6 +250,7 @@ export class Publisher {
     const events = parseNamespaceEvents(request).map(cloudEvent);
     const ref: TopicRef = { namespace: found.name, name: topic.name };
     const topicId = topicIdOf(ref);
+    await this.checkCatalog(topicId, topic, events);
     const targets = await this.subscriptionLists.get(
       `${topicId.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
       () => this.fanOutTargets(topicId),
@@ -252,6 +268,26 @@ export class Publisher {
       topic.archive !== undefined,
       request.headers[TRACEPARENT_HEADER],
     );
+  }
+
+  /**
+   * Checks the events against the topic's event catalog when the topic validates its events
+   * (`event-validation.ts`): the catalog of the topic's catalog version, read and kept once.
+   */
+  private async checkCatalog(
+    topicId: string,
+    topic: Pick<Topic, 'createdAt' | 'catalogVersion' | 'validateEvents' | 'unknownEventTypes'>,
+    events: readonly AcceptedEvent[],
+  ): Promise<void> {
+    const settings = eventValidationOf(topic);
+    if (!settings.validateEvents) return;
+    const reader = this.deps.catalog;
+    if (reader === undefined) throw new Error('this publisher reads no event catalogs');
+    const catalog = await this.catalogs.get(
+      `${topicId.toLowerCase()}#${topic.createdAt}#${topic.catalogVersion ?? 0}`,
+      async () => new CompiledCatalog(await reader.schemas(topicId)),
+    );
+    checkEventData(events, settings, catalog);
   }
 
   /**

@@ -7,8 +7,19 @@
 
 /** The codes of each kind of refusal (the detail codes of the original service's error body). */
 export const REJECTION_CODES = {
-  /** The body, an event or the content type breaks a rule, or the request holds no or too many events. */
-  invalid: ['InputJsonInvalid', 'InvalidContentType', 'NoEvents', 'TooManyEvents'],
+  /**
+   * The body, an event or the content type breaks a rule, or the request holds no or too many
+   * events; or, on a topic that validates its events, an event's data does not match its type's
+   * schema (`EventDataInvalid`) or its type is not in the catalog (`UnknownEventType`).
+   */
+  invalid: [
+    'InputJsonInvalid',
+    'InvalidContentType',
+    'NoEvents',
+    'TooManyEvents',
+    'EventDataInvalid',
+    'UnknownEventType',
+  ],
   /** The body, one event as queued, or the deliveries the request would queue exceed a size limit. */
   tooLarge: ['PayloadTooLarge', 'TooManyDeliveries'],
 } as const;

@@ -6,6 +6,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SecretSealer } from '../platform/sealing';
+import { DynamoEventTypeStore, type EventTypeStore } from './event-types';
 import { DynamoHeldMarks, type HeldMarks } from './held-marks';
 import {
   DynamoNamespaceStore,
@@ -23,6 +24,8 @@ export interface TableStores {
   namespaceTopics: NamespaceTopicStore;
   /** Subscriptions whose backlog holds their events, marked in their topics' partitions. */
   heldMarks: HeldMarks;
+  /** Topics' event catalogs, in their topics' partitions. */
+  eventTypes: EventTypeStore;
 }
 
 /**
@@ -36,6 +39,7 @@ export function tableStores(doc: DynamoDBDocumentClient, tableName: string, keyS
     namespaces: new DynamoNamespaceStore(doc, tableName, keySealer),
     namespaceTopics: new DynamoNamespaceTopicStore(doc, tableName),
     heldMarks: new DynamoHeldMarks(doc, tableName),
+    eventTypes: new DynamoEventTypeStore(doc, tableName),
   } satisfies TableStores;
 }
 

@@ -10,6 +10,7 @@
  * | ns topic        | `NAMESPACE#<namespace>`                    | `TOPIC#<topic>`                     |
  * | ns subscription | `TOPIC#<namespace>/<topic>`                | `SUB#<subscription>`                |
  * | held mark       | `TOPIC#<topic>` (or `<namespace>/<topic>`) | `HELD#<subscription>`               |
+ * | event type      | `TOPIC#<topic>` (or `<namespace>/<topic>`) | `EVENTTYPE#<event type>`            |
  * | health          | `HEALTH#<topic>#<sub>`                     | `#HEALTH`                           |
  * | attempts        | `HISTORY#<topic>#<sub>#<UTC hour>#<shard>` | `<newest at, 15 digits>#<random>`   |
  * | backlog segment | `BACKLOG#<topic>#<sub>`                    | `SEG#<min due at, 13 digits>#<id>`  |
@@ -37,7 +38,9 @@
  * counts the requests a rate-limited endpoint was given in one second (`rate-budget.ts`); one
  * whose sort key names a counter (`WINDOW#<counter>#<minute>`) counts the resend or replay calls
  * made on the subscription in one minute (`management/call-limits.ts`). An accepted id is an event
- * id a topic with a de-duplication window accepted, one partition each (`accepted-ids.ts`).
+ * id a topic with a de-duplication window accepted, one partition each (`accepted-ids.ts`). An
+ * event type is one entry of a topic's event catalog (`event-types.ts`), in the topic's partition
+ * so the catalog is one query and goes with the topic.
  *
  * Each item is the domain object (`shared/domain/model.ts`) plus its key attributes and `kind`;
  * the item schemas extend the domain schemas, so whatever the domain holds is read back.

@@ -1,6 +1,7 @@
 /**
  * Classic topics: one item each (`TOPIC#<topic>` / `#TOPIC`), listed by the topics index, their
- * subscriptions in the same partition (`subscriptions.ts`), deleted with it.
+ * subscriptions and event catalog in the same partition (`subscriptions.ts`, `event-types.ts`),
+ * deleted with it.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
@@ -10,6 +11,7 @@ import {
   type Topic,
   type TopicArchive,
   topicSchema,
+  type UnknownEventTypes,
 } from '../domain/model';
 import type { SecretSealer } from '../platform/sealing';
 import {
@@ -39,6 +41,10 @@ export interface TopicInput {
   deduplicationWindowInMinutes?: number;
   /** Its archive; absent: none (a `PUT` without it turns the archive off). */
   archive?: TopicArchive;
+  /** Whether events are checked against the topic's event catalog; absent: false (a `PUT` without it turns it off). */
+  validateEvents?: boolean;
+  /** What an event of a type the catalog does not list gets; absent: `allow`. */
+  unknownEventTypes?: UnknownEventTypes;
 }
 
 /** A topic as the topics index lists it: everything but its keys. */
@@ -63,6 +69,14 @@ const dedupOf = (input: TopicInput): { deduplicationWindowInMinutes?: number } =
     ? { deduplicationWindowInMinutes: input.deduplicationWindowInMinutes as number }
     : {};
 
+/** The validation settings as an item holds them: absent at their defaults (off, `allow`). */
+const validationOf = (
+  input: TopicInput,
+): { validateEvents?: boolean; unknownEventTypes?: UnknownEventTypes } => ({
+  ...(input.validateEvents === true ? { validateEvents: true } : {}),
+  ...(input.unknownEventTypes === 'reject' ? { unknownEventTypes: 'reject' } : {}),
+});
+
 const topicLayout: KeyedResourceLayout<Topic, TopicInput> = {
   kind: 'topic',
   indexPartition: 'TOPIC',
@@ -74,6 +88,7 @@ const topicLayout: KeyedResourceLayout<Topic, TopicInput> = {
     tags: input.tags,
     ...dedupOf(input),
     ...(input.archive === undefined ? {} : { archive: input.archive }),
+    ...validationOf(input),
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     subscriptionsVersion: 0,
@@ -81,6 +96,8 @@ const topicLayout: KeyedResourceLayout<Topic, TopicInput> = {
   changeable: (input) => ({
     deduplicationWindowInMinutes: dedupOf(input).deduplicationWindowInMinutes,
     archive: input.archive,
+    validateEvents: validationOf(input).validateEvents,
+    unknownEventTypes: validationOf(input).unknownEventTypes,
   }),
   parse: (item) => withoutItemAttributes(parseItem(topicItemSchema, item, 'topic')),
   withKeys: (described, keys) => ({ ...described, keys }),

@@ -56,6 +56,7 @@ export function routeTestDeps(stores: TableStores, overrides: Partial<Management
     subscriptions: stores.subscriptions,
     namespaces: stores.namespaces,
     namespaceTopics: stores.namespaceTopics,
+    eventTypes: stores.eventTypes,
     history: emptyHistory(),
     clock,
     newId: () => 'uid-1',

@@ -12,6 +12,7 @@ import type {
   BacklogSegmentRef,
   BacklogSummary,
 } from '../../shared/domain/backlog';
+import type { CatalogSchema, EventType } from '../../shared/domain/event-types';
 import type { EndpointHealth } from '../../shared/domain/health';
 import type { Namespace, NamespaceTopic, Subscription, Topic, TopicKeys } from '../../shared/domain/model';
 import { namespaceTopicId, splitNamespaceTopicId } from '../../shared/domain/names';
@@ -46,6 +47,7 @@ import {
   storedFor,
   summaryOf,
 } from '../../shared/storage/backlog';
+import type { EventTypeStore } from '../../shared/storage/event-types';
 import type { HealthStore } from '../../shared/storage/health';
 import {
   type HeldMark,
@@ -99,6 +101,9 @@ class MemoryState {
   /** By `<topic id>#<subscription>`, lower case. */
   readonly heldMarks = new Map<string, HeldMark>();
 
+  /** By `<topic id>#<event type>`, lower case. */
+  readonly eventTypes = new Map<string, EventType>();
+
   /**
    * Deletes what is in a topic's partition besides the topic: every subscription and held mark of
    * a topic (a classic topic's name, or `<namespace>/<topic>`).
@@ -110,6 +115,26 @@ class MemoryState {
     for (const [key, mark] of this.heldMarks) {
       if (lower(mark.topic) === lower(topicId)) this.heldMarks.delete(key);
     }
+    for (const [key, entry] of this.eventTypes) {
+      if (lower(entry.topic) === lower(topicId)) this.eventTypes.delete(key);
+    }
+  }
+
+  /** The item a topic's changes are counted on: a classic topic's, or a namespace topic's. */
+  parentOf(topicId: string): Topic | NamespaceTopic | undefined {
+    const namespaced = splitNamespaceTopicId(topicId);
+    return namespaced === undefined
+      ? this.topics.get(lower(topicId))
+      : this.namespaceTopics.get(lower(`${namespaced.namespace}#${namespaced.topic}`));
+  }
+
+  /** What a catalog change does to its topic's item, when there is one. */
+  bumpCatalogVersion(topicId: string, at: string): boolean {
+    const parent = this.parentOf(topicId);
+    if (parent === undefined) return false;
+    parent.catalogVersion = (parent.catalogVersion ?? 0) + 1;
+    parent.updatedAt = at;
+    return true;
   }
 
   /** What a subscription change does to its topic's item, when there is one. */
@@ -123,6 +148,46 @@ class MemoryState {
     parent.subscriptionsVersion += 1;
     parent.updatedAt = at;
     return true;
+  }
+}
+
+/** Topics' event catalogs, as `DynamoEventTypeStore` keeps them in the topics' partitions. */
+class MemoryEventTypes implements EventTypeStore {
+  constructor(private readonly state: MemoryState) {}
+
+  private key = (topicId: string, name: string) => lower(`${topicId}#${name}`);
+
+  async get(topicId: string, name: string): Promise<EventType | undefined> {
+    const entry = this.state.eventTypes.get(this.key(topicId, name));
+    return entry === undefined ? undefined : copy(entry);
+  }
+
+  async list(topicId: string): Promise<EventType[]> {
+    return [...this.state.eventTypes.values()]
+      .filter((entry) => lower(entry.topic) === lower(topicId))
+      .sort(byName)
+      .map(copy);
+  }
+
+  async put(entry: EventType): Promise<boolean> {
+    const key = this.key(entry.topic, entry.name);
+    this.state.eventTypes.set(key, copy(entry));
+    if (this.state.bumpCatalogVersion(entry.topic, entry.updatedAt)) return true;
+    this.state.eventTypes.delete(key);
+    return false;
+  }
+
+  async delete(topicId: string, name: string, now: Date): Promise<boolean> {
+    if (!this.state.eventTypes.delete(this.key(topicId, name))) return false;
+    this.state.bumpCatalogVersion(topicId, now.toISOString());
+    return true;
+  }
+
+  async schemas(topicId: string): Promise<CatalogSchema[]> {
+    return (await this.list(topicId)).map(({ name, schemaJson }) => ({
+      name,
+      ...(schemaJson === undefined ? {} : { schemaJson }),
+    }));
   }
 }
 
@@ -291,6 +356,8 @@ export function memoryStores(): TableStores {
         ? { deduplicationWindowInMinutes: input.deduplicationWindowInMinutes }
         : {}),
       ...(input.archive === undefined ? {} : { archive: input.archive }),
+      ...(input.validateEvents === true ? { validateEvents: true } : {}),
+      ...(input.unknownEventTypes === 'reject' ? { unknownEventTypes: 'reject' as const } : {}),
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
       subscriptionsVersion: 0,
@@ -303,6 +370,10 @@ export function memoryStores(): TableStores {
       } else delete item.deduplicationWindowInMinutes;
       if (input.archive !== undefined) item.archive = input.archive;
       else delete item.archive;
+      if (input.validateEvents === true) item.validateEvents = true;
+      else delete item.validateEvents;
+      if (input.unknownEventTypes === 'reject') item.unknownEventTypes = 'reject';
+      else delete item.unknownEventTypes;
     },
   );
   const namespaces = new MemoryKeyedResources<Namespace, NamespaceInput>(
@@ -325,7 +396,14 @@ export function memoryStores(): TableStores {
       item.tags = input.tags;
     },
   );
-  return { topics, subscriptions, namespaces, namespaceTopics, heldMarks: new MemoryHeldMarks(state) };
+  return {
+    topics,
+    subscriptions,
+    namespaces,
+    namespaceTopics,
+    heldMarks: new MemoryHeldMarks(state),
+    eventTypes: new MemoryEventTypes(state),
+  };
 }
 
 /**

@@ -44,7 +44,7 @@ export function buildManagementDeps(
   options: ManagementWiringOptions = {},
 ): ManagementDeps {
   const sealer = buildSealer(runtime);
-  const { topics, subscriptions, namespaces, namespaceTopics } = storesOf(runtime);
+  const { topics, subscriptions, namespaces, namespaceTopics, eventTypes } = storesOf(runtime);
   const history = historyOf(runtime);
   const table = () => requireSetting(runtime.config.tableName, ENV.tableName);
   const deadLetterBuckets = deadLetterBucketsOf(runtime);
@@ -64,6 +64,7 @@ export function buildManagementDeps(
     subscriptions,
     namespaces,
     namespaceTopics,
+    eventTypes,
     history,
     // Time and ids.
     clock: runtime.clock ?? systemClock,

@@ -32,6 +32,7 @@ export function buildPublisher(runtime: Runtime, observability: Observability): 
     logger: observability.logger,
     newId: randomUUID,
     topicCacheMs: runtime.config.topicCacheMs,
+    catalog: stores.eventTypes,
   });
 }
 

@@ -1,6 +1,7 @@
 /** The admin API's namespaces, their keys and their topics. */
 import { z } from 'zod';
 import { namespaceBodySchema, namespaceTopicBodySchema } from '../../management/namespace-schema';
+import { unknownEventTypesSchema, validateEventsSchema } from '../../management/topic-schema';
 import { listOf, type OperationSpecs, ok, optionalJson } from '../spec';
 import { keysSchema, regenerateKeyBodySchema, systemDataSchema } from './topics';
 
@@ -29,6 +30,8 @@ export const namespaceTopicDocumentSchema = z
       eventRetentionInDays: z.number().int(),
       deduplicationWindowInMinutes: z.number().int(),
       archive: z.object({ retentionInDays: z.number().int() }).nullable(),
+      validateEvents: validateEventsSchema,
+      unknownEventTypes: unknownEventTypesSchema,
     }),
     systemData: systemDataSchema,
   })

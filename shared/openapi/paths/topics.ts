@@ -1,7 +1,11 @@
 /** The admin API's topics, their keys, and the console's sessions. */
 import { z } from 'zod';
 import { sessionRequestSchema } from '../../management/session-routes';
-import { topicBodySchema } from '../../management/topic-schema';
+import {
+  topicBodySchema,
+  unknownEventTypesSchema,
+  validateEventsSchema,
+} from '../../management/topic-schema';
 import { PORTAL_PERMISSIONS, sessionScopeSchema } from '../../sessions/scope';
 import { isoTime, listOf, type OperationSpecs, ok, optionalJson } from '../spec';
 
@@ -32,6 +36,8 @@ export const topicDocumentSchema = z
       inputSchemaMapping: inputSchemaMappingDocumentSchema.optional(),
       deduplicationWindowInMinutes: z.number().int(),
       archive: z.object({ retentionInDays: z.number().int() }).nullable(),
+      validateEvents: validateEventsSchema,
+      unknownEventTypes: unknownEventTypesSchema,
     }),
     systemData: systemDataSchema,
   })
@@ -74,7 +80,7 @@ export const TOPIC_OPERATIONS: OperationSpecs = {
     description:
       'Creates the topic (201) or updates its tags and settings (200); its input schema cannot change.',
     tags: TOPICS,
-    body: optionalJson(topicBodySchema),
+    body: optionalJson(topicBodySchema.meta({ id: 'TopicRequest' })),
     answers: {
       200: { description: 'The topic, updated.', schema: topicDocumentSchema },
       201: { description: 'The topic, created.', schema: topicDocumentSchema },

@@ -353,6 +353,45 @@ describe('a portal session', () => {
     expect((await call(token, 'GET', '/topics/orders')).status).toBe(200);
   });
 
+  it("reads its topic's event catalog, and its namespace topics', but never changes it", async () => {
+    const { mint, call, admin } = await setup();
+    for (const params of [
+      { topic: 'orders', eventType: 'Order.Created' },
+      { topic: 'billing', eventType: 'Invoice.Sent' },
+    ]) {
+      await admin('PUT /admin/topics/{topic}/eventTypes/{eventType}', params, { schema: { type: 'object' } });
+    }
+    await admin(
+      'PUT /admin/namespaces/{namespace}/topics/{topic}/eventTypes/{eventType}',
+      { namespace: 'shop', topic: 'carts', eventType: 'Cart.Updated' },
+      { example: { cart: 1 } },
+    );
+    const token = await mint(ACME_ORDERS);
+    const list = await call(token, 'GET', '/topics/orders/eventTypes');
+    expect(list.body.value.map((entry: { name: string }) => entry.name)).toEqual(['Order.Created']);
+    const shown = await call(token, 'GET', '/topics/orders/eventTypes/Order.Created');
+    expect(shown.body.properties.schema).toEqual({ type: 'object' });
+    for (const [method, path, body] of [
+      ['GET', '/topics/billing/eventTypes'],
+      ['GET', '/topics/billing/eventTypes/Invoice.Sent'],
+      ['PUT', '/topics/orders/eventTypes/Order.Created', {}],
+      ['DELETE', '/topics/orders/eventTypes/Order.Created'],
+      ['GET', '/namespaces/shop/topics/carts/eventTypes'],
+    ] as const) {
+      const refused = await call(token, method, path, body);
+      expect([method, path, refused.status]).toEqual([method, path, 404]);
+    }
+    const namespaceToken = await mint({ role: 'portal', namespace: 'shop', labels: ['tenant=acme'] });
+    const carts = await call(namespaceToken, 'GET', '/namespaces/shop/topics/carts/eventTypes/Cart.Updated');
+    expect(carts.body.properties.example).toEqual({ cart: 1 });
+    expect(
+      (await call(namespaceToken, 'DELETE', '/namespaces/shop/topics/carts/eventTypes/Cart.Updated')).status,
+    ).toBe(404);
+    // The operator's console changes it.
+    const operator = await mint({ role: 'operator' });
+    expect((await call(operator, 'PUT', '/topics/orders/eventTypes/Order.Paid', {})).status).toBe(201);
+  });
+
   it('makes new subscriptions with its labels, webhooks only, and cannot take over another tenant’s by name', async () => {
     const { mint, call, admin } = await setup();
     const token = await mint(ACME_ORDERS);

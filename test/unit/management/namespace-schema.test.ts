@@ -111,10 +111,14 @@ describe('namespace topic bodies', () => {
     expect(parseNamespaceTopicBody(undefined)).toEqual({
       eventRetentionInDays: 1,
       deduplicationWindowInMinutes: 0,
+      validateEvents: false,
+      unknownEventTypes: 'allow',
     });
     expect(parseNamespaceTopicBody({ properties: {} })).toEqual({
       eventRetentionInDays: 1,
       deduplicationWindowInMinutes: 0,
+      validateEvents: false,
+      unknownEventTypes: 'allow',
     });
     expect(
       parseNamespaceTopicBody({ properties: { deduplicationWindowInMinutes: 60 } })
@@ -127,7 +131,12 @@ describe('namespace topic bodies', () => {
       parseNamespaceTopicBody({
         properties: { eventRetentionInDays: 7, inputSchema: 'CloudEventSchemaV1_0', publisherType: 'Custom' },
       }),
-    ).toEqual({ eventRetentionInDays: 7, deduplicationWindowInMinutes: 0 });
+    ).toEqual({
+      eventRetentionInDays: 7,
+      deduplicationWindowInMinutes: 0,
+      validateEvents: false,
+      unknownEventTypes: 'allow',
+    });
   });
 
   it.each([
@@ -375,6 +384,8 @@ describe('namespace documents', () => {
         eventRetentionInDays: 3,
         deduplicationWindowInMinutes: 5,
         archive: null,
+        validateEvents: false,
+        unknownEventTypes: 'allow',
       },
       systemData: { createdAt: times.createdAt, lastModifiedAt: times.updatedAt },
     });

@@ -242,6 +242,8 @@ describe('topic bodies and names', () => {
     });
     expect(parseTopicBody({ properties: { deduplicationWindowInMinutes: 0 } })).toMatchObject({
       deduplicationWindowInMinutes: 0,
+      validateEvents: false,
+      unknownEventTypes: 'allow',
     });
     const custom = (id: object | undefined) => ({
       properties: {
@@ -273,6 +275,8 @@ describe('topic bodies and names', () => {
       inputSchema: 'CloudEventSchemaV1_0',
       tags: {},
       deduplicationWindowInMinutes: 0,
+      validateEvents: false,
+      unknownEventTypes: 'allow',
     });
   });
 
@@ -281,6 +285,8 @@ describe('topic bodies and names', () => {
       inputSchema: 'EventGridSchema',
       tags: {},
       deduplicationWindowInMinutes: 0,
+      validateEvents: false,
+      unknownEventTypes: 'allow',
     });
     expect(
       parseTopicBody({ location: 'eu-west-1', properties: { inputSchema: 'EventGridSchema' } }).inputSchema,
@@ -305,6 +311,8 @@ describe('topic bodies and names', () => {
     });
     expect(input).toEqual({
       deduplicationWindowInMinutes: 0,
+      validateEvents: false,
+      unknownEventTypes: 'allow',
       inputSchema: 'CustomEventSchema',
       inputSchemaMapping: {
         id: { sourceField: 'orderId' },

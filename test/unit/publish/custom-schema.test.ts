@@ -48,6 +48,8 @@ describe('custom input schema mapping', () => {
       dataVersion: '1.0',
       json: `{"id":"o-1","eventTime":"2026-11-22T10:00:00Z","eventType":"Created","dataVersion":"1.0","metadataVersion":"1","topic":"/gridwire/topics/shop","subject":"orders/1","data":${text.slice(1, -1)}}`,
       queuedBytes: expect.any(Number),
+      // The published object, parsed: what a topic's event catalog checks.
+      data: JSON.parse(text)[0],
     });
     // The size the publish limits counted, which the fan-out cap adds up.
     expect(event?.queuedBytes).toBe(

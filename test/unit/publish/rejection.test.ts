@@ -32,6 +32,8 @@ it('covers every code the publish rules refuse with', () => {
     ['invalid', 'InvalidContentType'],
     ['invalid', 'NoEvents'],
     ['invalid', 'TooManyEvents'],
+    ['invalid', 'EventDataInvalid'],
+    ['invalid', 'UnknownEventType'],
     ['tooLarge', 'PayloadTooLarge'],
     ['tooLarge', 'TooManyDeliveries'],
   ]);
