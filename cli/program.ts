@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Help, type Option } from 'commander';
 import { deadLettersCommand } from './deadletters';
+import { eventTypeCommand } from './event-type';
 import { eventsCommand } from './events';
 import { healthCommand } from './health';
 import { parkedCommand } from './parked';
@@ -50,6 +51,7 @@ function gridwireCommands(): Command {
     .version(gridwireVersion())
     .addCommand(startCommand())
     .addCommand(topicCommand())
+    .addCommand(eventTypeCommand())
     .addCommand(subscriptionCommand())
     .addCommand(publishCommand())
     .addCommand(eventsCommand())

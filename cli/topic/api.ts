@@ -20,6 +20,9 @@ export interface TopicDocument {
     deduplicationWindowInMinutes?: number;
     /** `null`: off (absent from an API older than the setting). */
     archive?: { retentionInDays: number } | null;
+    /** Absent from an API older than the setting. */
+    validateEvents?: boolean;
+    unknownEventTypes?: 'allow' | 'reject';
   };
 }
 

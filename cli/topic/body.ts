@@ -2,7 +2,8 @@
  * A topic's `PUT` body as `gridwire topic create` and `update` build it. A `PUT` replaces the
  * whole definition, so for a topic that exists the body carries over what no flag names (its
  * schema and mapping, tags, retention, de-duplication window and archive), from its document.
- * Also the flags of the settings both commands change: the de-duplication window and the archive.
+ * Also the flags of the settings both commands change: the de-duplication window, the archive and
+ * event validation against the topic's event catalog.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ARCHIVE_RETENTION_IN_DAYS, DEDUPLICATION_WINDOW_IN_MINUTES } from '../../shared/domain/model';
@@ -11,12 +12,16 @@ import { integer } from '../options';
 import type { TopicDocument } from './api';
 import type { Options } from './common';
 
-/** The settings `update` changes: the de-duplication window and the archive. */
+/** The settings `update` changes: the de-duplication window, the archive and event validation. */
 export type SettingFlags = {
   deduplicationWindow?: number;
   archiveRetention?: number;
   /** `false` with `--no-archive` (commander's default for a negated flag alone is `true`). */
   archive?: boolean;
+  /** `--validate-events` (true) or `--no-validate-events` (false); absent: kept. */
+  validateEvents?: boolean;
+  /** `--unknown-event-types allow|reject`; absent: kept. */
+  unknownEventTypes?: 'allow' | 'reject';
 };
 
 /** What `create` takes besides: the input schema and mapping, a namespace topic's retention. */
@@ -53,9 +58,19 @@ const archiveRetentionArgument = integer(
   ARCHIVE_RETENTION_IN_DAYS.max,
 );
 
+/** `--unknown-event-types`: allow or reject (any case). */
+const unknownEventTypesArgument = (value: string): 'allow' | 'reject' => {
+  const word = value.trim().toLowerCase();
+  if (word !== 'allow' && word !== 'reject') {
+    throw new InvalidArgumentError('--unknown-event-types must be allow or reject.');
+  }
+  return word;
+};
+
 /**
- * Adds `--deduplication-window`, `--archive-retention` and `--no-archive`; `kept` says what
- * happens to a setting no flag names.
+ * Adds `--deduplication-window`, `--archive-retention`, `--no-archive`, `--validate-events`,
+ * `--no-validate-events` and `--unknown-event-types`; `kept` says what happens to a setting no
+ * flag names.
  */
 export function withSettingFlags(command: Command, kept: string): Command {
   const { min, max } = ARCHIVE_RETENTION_IN_DAYS;
@@ -74,12 +89,42 @@ export function withSettingFlags(command: Command, kept: string): Command {
       new Option('--no-archive', 'keep no archive (turns off the archive of an existing topic)').conflicts(
         'archiveRetention',
       ),
+    )
+    .addOption(
+      new Option(
+        '--validate-events',
+        `check each published event's data against its type's schema in the topic's event catalog (gridwire event-type); ${kept}`,
+      ),
+    )
+    .addOption(new Option('--no-validate-events', "don't check events against the event catalog"))
+    .addOption(
+      new Option(
+        '--unknown-event-types <allow|reject>',
+        `with --validate-events, what an event of a type the catalog does not list gets: allow (default) or reject; ${kept}`,
+      ).argParser(unknownEventTypesArgument),
     );
 }
 
 /** Whether a flag of `withSettingFlags` was given. */
 export const namesASetting = (flags: SettingFlags): boolean =>
-  flags.deduplicationWindow !== undefined || flags.archiveRetention !== undefined || flags.archive === false;
+  flags.deduplicationWindow !== undefined ||
+  flags.archiveRetention !== undefined ||
+  flags.archive === false ||
+  flags.validateEvents !== undefined ||
+  flags.unknownEventTypes !== undefined;
+
+/**
+ * The event validation settings the body sets: each flag's, else what the topic has (neither for a
+ * new topic). A `PUT` without them turns validation off.
+ */
+function validationOf(flags: SettingFlags, existing: TopicDocument | undefined) {
+  const validate = flags.validateEvents ?? existing?.properties.validateEvents;
+  const unknown = flags.unknownEventTypes ?? existing?.properties.unknownEventTypes;
+  return {
+    ...(validate === undefined ? {} : { validateEvents: validate }),
+    ...(unknown === undefined ? {} : { unknownEventTypes: unknown }),
+  };
+}
 
 /** The custom schema's mapping from `--input-mapping-fields` and `--input-mapping-default-values`. */
 function inputMappingOf(fields: Record<string, string> = {}, defaults: Record<string, string> = {}) {
@@ -123,8 +168,9 @@ export function checkClassicFlags(flags: TopicFlags): void {
 }
 
 /**
- * A classic topic's body: its input schema and mapping (it keeps no events), its window and its
- * archive. An existing topic keeps its schema and mapping unless a flag names them, and its tags.
+ * A classic topic's body: its input schema and mapping (it keeps no events), its window, its
+ * archive and event validation. An existing topic keeps its schema and mapping unless a flag names
+ * them, and its tags.
  */
 export function classicTopicBody(flags: TopicFlags, existing: TopicDocument | undefined): unknown {
   checkClassicFlags(flags);
@@ -142,6 +188,7 @@ export function classicTopicBody(flags: TopicFlags, existing: TopicDocument | un
       ...(mapping === undefined ? {} : { inputSchemaMapping: mapping }),
       ...deduplicationOf(flags, existing),
       ...archiveOf(flags, existing),
+      ...validationOf(flags, existing),
     },
   };
 }
@@ -154,8 +201,8 @@ export function checkNamespaceFlags(flags: TopicFlags): void {
 }
 
 /**
- * A namespace topic's body (CloudEvents only); an existing topic keeps its retention, window and
- * archive unless a flag names them.
+ * A namespace topic's body (CloudEvents only); an existing topic keeps its retention, window,
+ * archive and event validation unless a flag names them.
  */
 export function namespaceTopicBody(flags: TopicFlags, existing: TopicDocument | undefined): unknown {
   checkNamespaceFlags(flags);
@@ -165,6 +212,7 @@ export function namespaceTopicBody(flags: TopicFlags, existing: TopicDocument | 
       ...(retention === undefined ? {} : { eventRetentionInDays: retention }),
       ...deduplicationOf(flags, existing),
       ...archiveOf(flags, existing),
+      ...validationOf(flags, existing),
     },
   };
 }

@@ -40,6 +40,12 @@ export const archiveText = (document: TopicDocument): string => {
   return days === 1 ? '1 day' : `${days} days`;
 };
 
+/** A topic's event validation in a few words: `off`, `on`, or `on, unknown types rejected`. */
+export const validationText = (document: TopicDocument): string => {
+  if (document.properties.validateEvents !== true) return 'off';
+  return document.properties.unknownEventTypes === 'reject' ? 'on, unknown types rejected' : 'on';
+};
+
 /** A topic, a setting a line. */
 export function formatTopic(target: ApiTarget, ref: TopicRef, document: TopicDocument): string {
   const p = document.properties;
@@ -51,6 +57,7 @@ export function formatTopic(target: ApiTarget, ref: TopicRef, document: TopicDoc
     ...(p.eventRetentionInDays === undefined ? [] : [`retention:     ${p.eventRetentionInDays} days`]),
     `dedup window:  ${deduplicationWindowText(document)}`,
     `archive:       ${archiveText(document)}`,
+    `validation:    ${validationText(document)}`,
     `publish URL:   ${publishUrlOf(target, ref, document)}`,
   ].join('\n');
 }

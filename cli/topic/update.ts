@@ -1,6 +1,6 @@
 /**
  * `gridwire topic update`: some settings of an existing topic changed (its de-duplication window,
- * its archive), everything else kept as its document shows it: the body is built as `create`
+ * its archive, its event validation), everything else kept as its document shows it: the body is built as `create`
  * builds it for an existing topic (`body.ts`).
  */
 import { Command } from 'commander';
@@ -20,7 +20,7 @@ import { formatTopic, refOf, withCommon } from './common';
 async function updateTopic(name: string, options: TopicFlags): Promise<void> {
   if (!namesASetting(options)) {
     throw new CliError(
-      'topic update changes what its flags name: give --archive-retention, --no-archive or --deduplication-window',
+      'topic update changes what its flags name: give --archive-retention, --no-archive, --deduplication-window, --validate-events, --no-validate-events or --unknown-event-types',
     );
   }
   const ref = refOf(name, options);

@@ -579,7 +579,7 @@ describe('gridwire topic update', () => {
 
   it('refuses to run without a flag naming a setting, before any request', async () => {
     await expect(gridwire('topic', 'update', 'orders')).rejects.toThrow(
-      'topic update changes what its flags name: give --archive-retention, --no-archive or --deduplication-window',
+      'topic update changes what its flags name: give --archive-retention, --no-archive, --deduplication-window, --validate-events, --no-validate-events or --unknown-event-types',
     );
     expect(seen).toEqual([]);
   });
