@@ -12,6 +12,7 @@ afterAll(closeSharedTestStack, 30_000);
 const PARTS = [
   'deadletters',
   'endpoint-url',
+  'event-catalog',
   'extreme-numbers',
   'filters',
   'function-url-publish',
