@@ -10,11 +10,14 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
 import type { DeliveryProfile } from '../shared/delivery/rules/profiles';
 import { RATE_LIMITS } from '../shared/delivery/rules/rate-limit';
+import { eventTypeNameProblem } from '../shared/domain/event-types';
 import {
   ARCHIVE_RETENTION_IN_DAYS,
   DEDUPLICATION_WINDOW_IN_MINUTES,
   isOrderedKeyPath,
   ORDERED_KEY_RULE,
+  UNKNOWN_EVENT_TYPES,
+  type UnknownEventTypes,
 } from '../shared/domain/model';
 import { isValidName, NAME_RULES, type NameKind } from '../shared/domain/names';
 import {
@@ -24,6 +27,7 @@ import {
   MAX_VALIDATION_WAIT_SECONDS,
   VALIDATION_WAIT_SECONDS,
 } from '../shared/management/declared-resources';
+import { parseEventTypeBody } from '../shared/management/event-type-schema';
 import {
   CONTAINER_NAME,
   disableAfterSchema,
@@ -440,5 +444,57 @@ export function validationWaitOf(props: DeclaredWebhookProps): Record<string, st
   return {
     Validation: mode,
     ValidationWaitSeconds: String(props.validationWaitSeconds ?? VALIDATION_WAIT_SECONDS),
+  };
+}
+
+/** An event type of a declared topic's catalog (`topic.addEventType`), as the admin API takes it. */
+export interface DeclaredEventTypeProps {
+  /** The event type, e.g. `Order.Created` (letters, digits and `. _ - : + ~`, at most 128). */
+  readonly name: string;
+  /**
+   * The JSON Schema (draft 2020-12) of its events' data: a topic with `validateEvents` refuses
+   * events of this type whose data does not match it. Checked at synthesis as the API checks it.
+   */
+  readonly schema?: Readonly<Record<string, unknown>>;
+  readonly description?: string;
+  /** An example of its events' data; it must match the schema. */
+  readonly example?: unknown;
+}
+
+/**
+ * An event type's `PUT` body, checked at synthesis as the management API checks it (the name's
+ * rule, the limits, the schema's validity and the example's match): a mistake fails `cdk synth`
+ * naming the type and the field, not the deployment.
+ */
+export function eventTypeBody(props: DeclaredEventTypeProps): Record<string, unknown> {
+  const problem = eventTypeNameProblem(props.name);
+  if (problem !== undefined)
+    throw new Error(`addEventType: '${props.name}' is not an event type's name: ${problem}.`);
+  const body = {
+    ...(props.description === undefined ? {} : { description: props.description }),
+    ...(props.schema === undefined ? {} : { schema: props.schema }),
+    ...(props.example === undefined ? {} : { example: props.example }),
+  };
+  try {
+    parseEventTypeBody(JSON.parse(JSON.stringify(body)));
+  } catch (error) {
+    throw new Error(`addEventType '${props.name}': ${(error as Error).message}`);
+  }
+  return body;
+}
+
+/** The event validation settings as the topic body names them, checked; nothing when not given. */
+export function eventValidationBody(
+  validateEvents: boolean | undefined,
+  unknownEventTypes: UnknownEventTypes | undefined,
+): { validateEvents?: boolean; unknownEventTypes?: UnknownEventTypes } {
+  if (unknownEventTypes !== undefined && !UNKNOWN_EVENT_TYPES.includes(unknownEventTypes)) {
+    throw new Error(
+      `unknownEventTypes must be one of ${UNKNOWN_EVENT_TYPES.join(', ')} (got ${String(unknownEventTypes)}).`,
+    );
+  }
+  return {
+    ...(validateEvents === undefined ? {} : { validateEvents }),
+    ...(unknownEventTypes === undefined ? {} : { unknownEventTypes }),
   };
 }

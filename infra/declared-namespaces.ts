@@ -14,8 +14,10 @@ import {
   archiveBody,
   checkName,
   checkRange,
+  type DeclaredEventTypeProps,
   type DeclaredWebhookProps,
   deduplicationWindowBody,
+  eventValidationBody,
   filterBody,
   validationWaitOf,
   webhookDestinationBody,
@@ -43,6 +45,10 @@ export interface DeclaredNamespaceTopicProps {
    * off).
    */
   readonly archive?: { readonly retentionInDays?: number };
+  /** As a classic topic's: events checked against the topic's event catalog (`addEventType`); default false. */
+  readonly validateEvents?: boolean;
+  /** As a classic topic's: `allow` (default) or `reject` events of types the catalog does not list. */
+  readonly unknownEventTypes?: 'allow' | 'reject';
 }
 
 /** A declared push subscription of a namespace topic, delivered to a webhook. */
@@ -117,6 +123,7 @@ export class DeclaredNamespaceTopic extends Construct {
         : { eventRetentionInDays: props.eventRetentionInDays }),
       ...deduplicationWindowBody(props.deduplicationWindowInMinutes),
       ...archiveBody(props.archive, false),
+      ...eventValidationBody(props.validateEvents, props.unknownEventTypes),
     };
     this.resource = declarations.resource(
       this,
@@ -127,6 +134,19 @@ export class DeclaredNamespaceTopic extends Construct {
     );
     // Created after its namespace, deleted before it.
     this.resource.node.addDependency(namespace.resource);
+  }
+
+  /**
+   * Declares an event type of this topic's catalog, as a classic topic's `addEventType` does.
+   */
+  addEventType(props: DeclaredEventTypeProps): CustomResource {
+    return this.declarations.eventType(
+      this,
+      this.resource,
+      'NamespaceEventType',
+      { Namespace: this.namespace.namespaceName, Topic: this.topicName },
+      props,
+    );
   }
 
   /** Declares a push subscription of this topic to a webhook. */

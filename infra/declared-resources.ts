@@ -36,9 +36,12 @@ import {
   checkRange,
   type DeclaredDeadLetter,
   type DeclaredEndpointAuth,
+  type DeclaredEventTypeProps,
   type DeclaredSubscriptionProps,
   deadLetterDestinationBody,
   deduplicationWindowBody,
+  eventTypeBody,
+  eventValidationBody,
   filterBody,
   validationWaitOf,
   webhookDestinationBody,
@@ -64,6 +67,16 @@ export interface DeclaredTopicProps {
    * Default: no archive (removing the prop turns it off).
    */
   readonly archive?: { readonly retentionInDays: number };
+  /**
+   * Check each published event's data against its type's schema in the topic's event catalog
+   * (`addEventType`). Default false (removing the prop turns it off).
+   */
+  readonly validateEvents?: boolean;
+  /**
+   * With `validateEvents`: what an event of a type the catalog does not list gets, `allow` (the
+   * default) or `reject`.
+   */
+  readonly unknownEventTypes?: 'allow' | 'reject';
   /** Further topic properties, as the admin API's body names them (e.g. `inputSchemaMapping`). */
   readonly properties?: Readonly<Record<string, unknown>>;
 }
@@ -212,6 +225,25 @@ export class DeclaredResources extends Construct {
   }
 
   /**
+   * A declared topic's event type (`kind` `EventType`, or `NamespaceEventType`), made after its
+   * topic (`topic`) and deleted before it; ids stay apart per name (`EventType<name>`, the name's
+   * characters that ids do not take replaced).
+   */
+  eventType(
+    scope: Construct,
+    topic: CustomResource,
+    kind: 'EventType' | 'NamespaceEventType',
+    names: Record<string, string>,
+    props: DeclaredEventTypeProps,
+  ): CustomResource {
+    const body = eventTypeBody(props);
+    const id = `EventType${props.name.replace(/[^A-Za-z0-9]/g, '_')}`;
+    const resource = this.resource(scope, id, kind, { ...names, EventType: props.name }, body);
+    resource.node.addDependency(topic);
+    return resource;
+  }
+
+  /**
    * A custom resource for one declaration, made after the management function (and its grants)
    * and whatever else the declarations depend on (`dependsOn`: the handshake's delivery function
    * and event sources).
@@ -270,10 +302,20 @@ export class DeclaredTopic extends Construct {
           inputSchema: props.inputSchema ?? 'EventGridSchema',
           ...deduplicationWindowBody(props.deduplicationWindowInMinutes),
           ...archiveBody(props.archive, true),
+          ...eventValidationBody(props.validateEvents, props.unknownEventTypes),
           ...props.properties,
         },
       },
     );
+  }
+
+  /**
+   * Declares an event type of this topic's catalog: its description, the JSON Schema (draft
+   * 2020-12) of its events' data and an example, checked at synthesis as the API checks them.
+   * Created after the topic, replaced when it changes, deleted when it is removed.
+   */
+  addEventType(props: DeclaredEventTypeProps): CustomResource {
+    return this.declarations.eventType(this, this.resource, 'EventType', { Topic: this.topicName }, props);
   }
 
   /** Declares a webhook subscription of this topic. */

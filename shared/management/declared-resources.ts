@@ -6,7 +6,7 @@
  * topic's subscriptions with it). Access keys never pass through here: a declared topic's keys
  * are read with the CLI or the API's `listKeys`, never put in a template.
  *
- * A resource's properties name it (`Kind`, `Topic`, `Namespace`, `Subscription`) and carry its
+ * A resource's properties name it (`Kind`, `Topic`, `Namespace`, `Subscription`, `EventType`) and carry its
  * definition as the API's request body, as JSON text (`Body`): CloudFormation hands every other
  * property value over as a string, and the body's numbers and booleans must stay what they are.
  *
@@ -56,6 +56,8 @@ export const DECLARED_KINDS = [
   'Namespace',
   'NamespaceTopic',
   'NamespaceSubscription',
+  'EventType',
+  'NamespaceEventType',
   'DeclaredDestinations',
 ] as const;
 export type DeclaredKind = (typeof DECLARED_KINDS)[number];
@@ -75,6 +77,8 @@ export const declaredPropertiesSchema = z.object({
   Namespace: z.string().min(1).optional(),
   Topic: z.string().min(1).optional(),
   Subscription: z.string().min(1).optional(),
+  /** An event type of a topic's catalog (`EventType`, `NamespaceEventType`). */
+  EventType: z.string().min(1).optional(),
   /** The API's request body for the resource, as JSON text. */
   Body: z.string().default('{}'),
   /**
@@ -115,6 +119,8 @@ const DECLARED_ROUTES: Readonly<Record<Exclude<DeclaredKind, typeof DESTINATIONS
   Namespace: '/admin/namespaces/{namespace}',
   NamespaceTopic: '/admin/namespaces/{namespace}/topics/{topic}',
   NamespaceSubscription: '/admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}',
+  EventType: '/admin/topics/{topic}/eventTypes/{eventType}',
+  NamespaceEventType: '/admin/namespaces/{namespace}/topics/{topic}/eventTypes/{eventType}',
 };
 
 /** The API path of a declared resource (its physical id: the route filled in) and its route's parameters. */
@@ -127,13 +133,20 @@ function pathOf(properties: DeclaredProperties): {
     throw new Error(`A ${DESTINATIONS_KIND} resource has no API path.`);
   const route = DECLARED_ROUTES[properties.Kind];
   const params: Record<string, string> = {};
-  const path = route.replace(/\{(\w+)\}/g, (_, param: 'namespace' | 'topic' | 'subscription') => {
-    const field = `${param[0]?.toUpperCase()}${param.slice(1)}` as 'Namespace' | 'Topic' | 'Subscription';
-    const value = properties[field];
-    if (value === undefined) throw new Error(`A declared ${properties.Kind} needs the property ${field}.`);
-    params[param] = value;
-    return encodeURIComponent(value);
-  });
+  const path = route.replace(
+    /\{(\w+)\}/g,
+    (_, param: 'namespace' | 'topic' | 'subscription' | 'eventType') => {
+      const field = `${param[0]?.toUpperCase()}${param.slice(1)}` as
+        | 'Namespace'
+        | 'Topic'
+        | 'Subscription'
+        | 'EventType';
+      const value = properties[field];
+      if (value === undefined) throw new Error(`A declared ${properties.Kind} needs the property ${field}.`);
+      params[param] = value;
+      return encodeURIComponent(value);
+    },
+  );
   return { path, route, params };
 }
 

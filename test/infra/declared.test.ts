@@ -868,3 +868,91 @@ describe('declared namespaces, their topics and push subscriptions', () => {
     ).toThrow('maxDeliveryCount must be an integer from 1 to 10 (got 11).');
   });
 });
+
+describe('event catalogs of declared topics', () => {
+  const SCHEMA = { type: 'object', required: ['orderId'], properties: { orderId: { type: 'string' } } };
+  const app = newApp();
+  const stack = new Stack(app, 'Catalog');
+  const pipeline = new DeliveryPipeline(stack, 'Events');
+  const orders = pipeline.addTopic('orders', { validateEvents: true, unknownEventTypes: 'reject' });
+  orders.addEventType({
+    name: 'Order.Created',
+    description: 'An order was placed.',
+    schema: SCHEMA,
+    example: { orderId: 'o-1' },
+  });
+  orders.addEventType({ name: 'Order.Noted' });
+  const carts = pipeline.addNamespace('shop').addTopic('carts', { validateEvents: true });
+  carts.addEventType({ name: 'Cart.Updated', schema: { type: 'object' } });
+  const template = Template.fromStack(stack);
+
+  it('carry the validation settings in the topics’ bodies, in the form the API takes', () => {
+    const [[, topic] = []] = resources(template, 'Custom::GridwireTopic');
+    const body = JSON.parse(topic?.Properties.Body as string);
+    expect(body.properties).toEqual({
+      inputSchema: 'EventGridSchema',
+      validateEvents: true,
+      unknownEventTypes: 'reject',
+    });
+    expect(parseTopicBody(body)).toMatchObject({ validateEvents: true, unknownEventTypes: 'reject' });
+    const [[, namespaceTopic] = []] = resources(template, 'Custom::GridwireNamespaceTopic');
+    expect(parseNamespaceTopicBody(JSON.parse(namespaceTopic?.Properties.Body as string))).toMatchObject({
+      validateEvents: true,
+      unknownEventTypes: 'allow',
+    });
+  });
+
+  it('are custom resources, one per type, with the admin API body, made after their topic', () => {
+    const types = resources(template, 'Custom::GridwireEventType');
+    expect(
+      types.map(([, r]) => [
+        r.Properties.Topic,
+        r.Properties.EventType,
+        JSON.parse(r.Properties.Body as string),
+      ]),
+    ).toEqual([
+      [
+        'orders',
+        'Order.Created',
+        { description: 'An order was placed.', schema: SCHEMA, example: { orderId: 'o-1' } },
+      ],
+      ['orders', 'Order.Noted', {}],
+    ]);
+    const [[topicId] = []] = resources(template, 'Custom::GridwireTopic');
+    for (const [, type] of types) {
+      expect(type.Properties.Kind).toBe('EventType');
+      expect(type.DependsOn).toEqual(expect.arrayContaining([topicId]));
+    }
+    const [[, namespaced] = []] = resources(template, 'Custom::GridwireNamespaceEventType');
+    expect(namespaced?.Properties).toMatchObject({
+      Kind: 'NamespaceEventType',
+      Namespace: 'shop',
+      Topic: 'carts',
+      EventType: 'Cart.Updated',
+    });
+    const [[namespaceTopicId] = []] = resources(template, 'Custom::GridwireNamespaceTopic');
+    expect(namespaced?.DependsOn).toEqual(expect.arrayContaining([namespaceTopicId]));
+  });
+
+  it.each(RULE_PACKS)('leave the %s rule pack nothing unacknowledged', (_name, pack) => {
+    expect(unacknowledged(pack, app)).toEqual([]);
+  });
+
+  it('are refused at synthesis when a name, schema or example is wrong, naming the type and field', () => {
+    const bad = new DeliveryPipeline(new Stack(newApp(), 'BadCatalog'), 'Events').addTopic('orders');
+    expect(() => bad.addEventType({ name: 'a/b' })).toThrow(
+      "addEventType: 'a/b' is not an event type's name",
+    );
+    expect(() => bad.addEventType({ name: 'A', schema: { type: 'objekt' } })).toThrow(
+      "addEventType 'A': schema: is not a valid draft 2020-12 schema: at /type:",
+    );
+    expect(() => bad.addEventType({ name: 'B', schema: SCHEMA, example: { orderId: 1 } })).toThrow(
+      "addEventType 'B': example: does not match the schema: example/orderId must be string.",
+    );
+    expect(() =>
+      new DeliveryPipeline(new Stack(newApp(), 'BadUnknown'), 'Events').addTopic('orders', {
+        unknownEventTypes: 'deny' as 'reject',
+      }),
+    ).toThrow('unknownEventTypes must be one of allow, reject (got deny).');
+  });
+});

@@ -10,6 +10,7 @@ import { EVENT_TYPE_LIMITS } from '../../../shared/domain/event-types';
 import type { HttpEvent } from '../../../shared/http/api-gateway';
 import { ApiError } from '../../../shared/http/errors';
 import { handleManagement, type ManagementDeps } from '../../../shared/management/api';
+import { applyDeclaredResource } from '../../../shared/management/declared-resources';
 import {
   eventTypeBodySchema,
   eventTypeDocumentSchema,
@@ -307,4 +308,55 @@ it('lists the catalog routes of both kinds of topic', () => {
       ]),
     );
   }
+});
+
+describe('an event type declared in a CDK app', () => {
+  it('is put, replaced and deleted by the custom resource handler through the catalog routes', async () => {
+    const { deps, stores } = await setup();
+    const declaredDeps = { management: deps, clock: { now: () => NOW }, readSecret: async () => '' };
+    const properties = (body: unknown) => ({
+      Kind: 'NamespaceEventType',
+      Namespace: 'shop',
+      Topic: 'carts',
+      EventType: 'Cart.Updated',
+      Body: JSON.stringify(body),
+    });
+    const made = await applyDeclaredResource(
+      { RequestType: 'Create', ResourceProperties: properties({ schema: { type: 'object' } }) },
+      declaredDeps,
+    );
+    expect(made).toEqual({
+      PhysicalResourceId: '/admin/namespaces/shop/topics/carts/eventTypes/Cart.Updated',
+      Data: {
+        Path: '/admin/namespaces/shop/topics/carts/eventTypes/Cart.Updated',
+        Id: '/gridwire/namespaces/shop/topics/carts/eventTypes/Cart.Updated',
+      },
+    });
+    await expect(
+      applyDeclaredResource(
+        { RequestType: 'Update', ResourceProperties: properties({ schema: { type: 'objekt' } }) },
+        declaredDeps,
+      ),
+    ).rejects.toThrow(/answered 400 BadRequest: schema: is not a valid draft 2020-12 schema/);
+    expect((await stores.eventTypes.list('shop/carts')).map((entry) => entry.schemaJson)).toEqual([
+      '{"type":"object"}',
+    ]);
+    await applyDeclaredResource(
+      {
+        RequestType: 'Delete',
+        ResourceProperties: { Kind: 'EventType', Topic: 'orders', EventType: 'Gone' },
+        PhysicalResourceId: '/admin/topics/orders/eventTypes/Gone',
+      },
+      declaredDeps,
+    );
+    await applyDeclaredResource(
+      {
+        RequestType: 'Delete',
+        ResourceProperties: properties({}),
+        PhysicalResourceId: made.PhysicalResourceId,
+      },
+      declaredDeps,
+    );
+    expect(await stores.eventTypes.list('shop/carts')).toEqual([]);
+  });
 });
