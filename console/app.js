@@ -11,7 +11,7 @@
  * counters. Everything refreshes on its own, without a reload.
  *
  * Browser ES modules with no build step (this shell, `common.js`, `counters.js`, `activity.js`,
- * `log.js`, `dead-letters.js`, `replays.js`, `portal.js` and its parts): preact and htm are
+ * `log.js`, `dead-letters.js`, `replays.js`, `event-types.js`, `portal.js` and its parts): preact and htm are
  * served beside them (`/console/vendor/`, named by the import map in index.html). Every call goes
  * to the console's API (`/console/api/...`) with the session token as a bearer token. The token
  * comes in the URL's fragment (`/console#token=...`, as `gridwire console` prints it; a browser
@@ -46,6 +46,7 @@ import {
   usePolling,
 } from './common.js';
 import { Counters } from './counters.js';
+import { EventTypes } from './event-types.js';
 import { Portal } from './portal.js';
 
 /** Whether the page was opened as the portal (`/portal`): its messages are worded for the portal's user. */
@@ -98,6 +99,8 @@ const listedTopic = (document, namespace) => ({
   name: document.name,
   deduplicationWindowInMinutes: document.properties?.deduplicationWindowInMinutes ?? 0,
   archive: document.properties?.archive ?? null,
+  validateEvents: document.properties?.validateEvents ?? false,
+  unknownEventTypes: document.properties?.unknownEventTypes ?? 'allow',
 });
 
 /** A de-duplication window in a few words: `off`, or `60 min`. */
@@ -249,6 +252,7 @@ function TopicView({ api, topic, selectedName, onSelectSubscription }) {
         <button type="button" class="secondary" onClick=${subscriptions.refresh}>Refresh</button>
       </header>
       <${TopicSettings} topic=${topic} />
+      <${EventTypes} key=${key} api=${api} topic=${topic} validation=${topic} />
       <${ErrorText} message=${subscriptions.error} />
       ${
         subscriptions.data !== undefined && rows.length === 0

@@ -32,6 +32,7 @@ import {
   usePolling,
 } from './common.js';
 import { EndpointForm } from './endpoint-form.js';
+import { EventTypes } from './event-types.js';
 import { Signing } from './signing.js';
 
 /** What each permission allows, as the page words what a session may not do. */
@@ -218,6 +219,7 @@ function PortalTopic({ api, topic, can }) {
           <button type="button" class="secondary" onClick=${subscriptions.refresh}>Refresh</button>
         </div>
       </header>
+      <${EventTypes} key=${key} api=${api} topic=${topic} />
       <${ErrorText} message=${subscriptions.error} />
       ${notice === undefined ? null : html`<p class="ok-inline notice" role="status" data-testid="portal-notice">${notice}</p>`}
       ${

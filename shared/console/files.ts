@@ -20,6 +20,7 @@ export const PAGE_MODULES = [
   'log.js',
   'dead-letters.js',
   'replays.js',
+  'event-types.js',
   'counters.js',
   'portal.js',
   'signing.js',

@@ -114,6 +114,7 @@ describe('the console page', () => {
       '/log.js',
       '/dead-letters.js',
       '/replays.js',
+      '/event-types.js',
       '/counters.js',
       '/portal.js',
       '/style.css',
@@ -356,6 +357,47 @@ describe('the console page', () => {
       // As the other tests found it: no window, no archive.
       await api.call('PUT', '/admin/namespaces/shop/topics/carts', { properties: {} });
       await other.close();
+    }
+  });
+
+  it("shows a topic's event catalog, read only: its types, and one type's schema and example pretty-printed", async () => {
+    const schema = { type: 'object', required: ['orderId'], properties: { orderId: { type: 'string' } } };
+    const put = await api.call('PUT', `/admin/topics/${TOPIC}/eventTypes/Order.Created`, {
+      description: 'An order was placed.',
+      schema,
+      example: { orderId: 'o-1' },
+    });
+    expect(put.status).toBe(201);
+    await api.call('PUT', `/admin/topics/${TOPIC}`, { properties: { validateEvents: true } });
+    const other = await browser.newContext();
+    try {
+      const own = await other.newPage();
+      const problems = watch(own).problems;
+      await own.goto(consoleUrl(api.stack.apiUrl, token));
+      await own
+        .locator('[data-testid="subscription-row"][data-name="billing"]')
+        .waitFor({ timeout: WAIT_MS });
+      await own.locator('details.event-types > summary').click();
+      const typeRow = own.locator('[data-testid="event-type-row"][data-name="Order.Created"]');
+      await typeRow.waitFor({ timeout: WAIT_MS });
+      expect(await typeRow.innerText()).toMatch(/^Order\.Created\s+An order was placed\.\s+yes\s+yes$/);
+      expect(await own.getByTestId('event-validation').innerText()).toBe(
+        "Published events are checked against their type's schema.",
+      );
+      await typeRow.getByRole('button', { name: 'Order.Created' }).click();
+      const shown = own.getByTestId('event-type-schema');
+      await shown.waitFor({ timeout: WAIT_MS });
+      expect(await shown.innerText()).toBe(JSON.stringify(schema, null, 2));
+      expect(await own.getByTestId('event-type-example').innerText()).toBe(
+        JSON.stringify({ orderId: 'o-1' }, null, 2),
+      );
+      // Read only: nothing on the view changes the catalog.
+      expect(await own.locator('details.event-types form').count()).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await other.close();
+      await api.call('PUT', `/admin/topics/${TOPIC}`, { properties: {} });
+      await api.call('DELETE', `/admin/topics/${TOPIC}/eventTypes/Order.Created`);
     }
   });
 
