@@ -25,12 +25,14 @@ import { reference } from '../scenarios/reference';
 import { simulation } from '../scenarios/simulation';
 import { sqsDestination } from '../scenarios/sqs-destination';
 import { throughput } from '../scenarios/throughput';
+import { validation } from '../scenarios/validation';
 import type { Scenario } from './types';
 
 export const SCENARIOS: readonly Scenario[] = [
   reference,
   simulation,
   held24h,
+  validation,
   latency,
   throughput,
   batching,
