@@ -1,8 +1,8 @@
 /**
- * What a publisher or a webhook needs from Gridwire, without the constructs or the local stack
- * (`gridwire/client`): the shapes of the events it publishes and receives, SAS tokens for
- * publishing without sending a key, and the answer a webhook gives to a subscription's
- * validation handshake.
+ * What a publisher, a webhook or an operator's tool needs from Gridwire, without the constructs
+ * or the local stack (`gridwire/client`): the typed client of the HTTP API, the shapes of the
+ * events it publishes and receives, SAS tokens for publishing without sending a key, and the
+ * answer a webhook gives to a subscription's validation handshake.
  */
 import { VALIDATION_EVENT_TYPE } from '../delivery/rules/handshake';
 
@@ -10,6 +10,14 @@ export type { EventGridEvent } from '../domain/delivery';
 export type { PublishedCloudEvent } from '../publish/cloud-events-schema';
 export type { PublishedEvent } from '../publish/event-grid-schema';
 export { createSasToken, formatSasExpiry, parseSasExpiry } from '../publish/sas';
+export {
+  type ApiClientOptions,
+  type components,
+  createApiClient,
+  type GridwireApiClient,
+  type operations,
+  type paths,
+} from './api';
 
 /** The event type of the validation event Gridwire sends a new webhook subscription's endpoint. */
 export { VALIDATION_EVENT_TYPE };

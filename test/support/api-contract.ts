@@ -45,8 +45,19 @@ interface Contract {
 
 interface OperationObject {
   requestBody?: { content?: Record<string, unknown> };
-  responses: Record<string, { content?: Record<string, unknown> }>;
+  responses: Record<string, ResponseObject>;
 }
+
+interface ResponseObject {
+  content?: Record<string, unknown>;
+}
+
+/** The member of `document` at `pointer` (JSON pointer tokens, unescaped). */
+const resolve = (document: unknown, pointer: string[]): unknown =>
+  pointer.reduce<unknown>(
+    (at, part) => (at as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')],
+    document,
+  );
 
 let contract: Contract | undefined;
 
@@ -126,7 +137,13 @@ export function contractProblem(exchange: HttpExchange): {
   }
   const operation = `${found.method.toUpperCase()} ${found.path}`;
   const described = document.paths[found.path]?.[found.method] as OperationObject;
-  const answer = described.responses[String(status)];
+  const listed = described.responses[String(status)] as ({ $ref?: string } & ResponseObject) | undefined;
+  // An answer shared by many operations is a component: `#/components/responses/Error404`.
+  const answerPointer =
+    listed?.$ref === undefined
+      ? ['paths', found.path, found.method, 'responses', String(status)]
+      : listed.$ref.slice(2).split('/');
+  const answer = listed?.$ref === undefined ? listed : (resolve(document, answerPointer) as ResponseObject);
   if (answer === undefined) {
     return {
       operation,
@@ -151,16 +168,7 @@ export function contractProblem(exchange: HttpExchange): {
         problem: `a JSON answer, described as ${Object.keys(answer.content).join(', ')}`,
       };
     }
-    const validate = validatorAt([
-      'paths',
-      found.path,
-      found.method,
-      'responses',
-      String(status),
-      'content',
-      contentType,
-      'schema',
-    ]);
+    const validate = validatorAt([...answerPointer, 'content', contentType, 'schema']);
     let value: unknown;
     try {
       value = JSON.parse(body);

@@ -3,8 +3,9 @@
  * outside validator, and describing every route (the integration run holds the stacks' real
  * exchanges to it: `test/iam/api-contract.test.ts`).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { OPENAPI_FILE, openApiText } from '../../../scripts/openapi';
 import { ROUTES } from '../../../shared/config/routes';
 import { describedRoutes, openApiDocument, openApiPath } from '../../../shared/openapi/document';
@@ -17,6 +18,14 @@ describe('the OpenAPI document', () => {
 
   it('is committed as docs/openapi.json as generated (npm run openapi writes it)', () => {
     expect(readFileSync(OPENAPI_FILE, 'utf8') === openApiText()).toBe(true);
+  });
+
+  it("is committed with the client's generated types up to date (npm run openapi --check)", () => {
+    const tsx = join(__dirname, '..', '..', '..', 'node_modules', '.bin', 'tsx');
+    const script = join(__dirname, '..', '..', '..', 'scripts', 'openapi.ts');
+    const run = spawnSync(tsx, [script, '--check'], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
   });
 
   it('is valid OpenAPI 3.1 by @seriousme/openapi-schema-validator', () => {
