@@ -1,10 +1,19 @@
 #!/usr/bin/env -S npx tsx
 /**
  * The gridwire command line (see `cli/program.ts`). In the package this file is compiled to
- * JavaScript and run by `node` (the build writes that first line); here it runs through tsx.
+ * JavaScript and run by `node` (the build writes that first line); in this repository `npm run
+ * gridwire` runs it from a bundle (`scripts/gridwire.js`), and `npm start` through tsx.
  */
-import { CliError, runGridwire } from '../cli/program';
-import { silenceNodeVersionNotice } from '../local/quiet-warnings';
+import * as nodeModule from 'node:module';
+
+// Node keeps the compiled code of the modules the command loads on disk (in the temporary
+// directory), so the next run skips compiling them. Turned on before the program loads; a Node
+// without it (older than 22.1) runs as before.
+(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+
+const { CliError, runGridwire } = require('../cli/program') as typeof import('../cli/program');
+const { silenceNodeVersionNotice } =
+  require('../local/quiet-warnings') as typeof import('../local/quiet-warnings');
 
 silenceNodeVersionNotice();
 

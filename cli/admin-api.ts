@@ -4,9 +4,7 @@
  * signing each request with SigV4 (`execute-api`) and the caller's AWS credentials, as API
  * Gateway's IAM authorization wants.
  */
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import { type Command, Option } from 'commander';
 import { CliError, explainAwsError } from './errors';
 import { dataDirOption } from './options';
@@ -108,10 +106,19 @@ export function sigV4Target(
   if (region === undefined || region === '') {
     throw new CliError('no AWS region for the API; pass --region or set AWS_REGION');
   }
+  // The AWS SDK's signer and credential chain load here, when a command calls a deployed API, so
+  // commands that don't (and `--help`) start without them (see `cli/program.ts`).
+  const { SignatureV4 } = require('@smithy/signature-v4') as typeof import('@smithy/signature-v4');
+  const { Sha256 } = require('@smithy/core/checksum') as typeof import('@smithy/core/checksum');
+  const credentials =
+    options.credentials ??
+    (
+      require('@aws-sdk/credential-provider-node') as typeof import('@aws-sdk/credential-provider-node')
+    ).defaultProvider();
   const signer = new SignatureV4({
     service: 'execute-api',
     region,
-    credentials: options.credentials ?? defaultProvider(),
+    credentials,
     sha256: Sha256,
   });
   return {

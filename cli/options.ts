@@ -1,7 +1,6 @@
 /** Argument parsers and options more than one command uses. */
 import { InvalidArgumentError, Option } from 'commander';
 import { LOCAL_ENV } from '../shared/config/resources';
-import { parseSwitch } from '../shared/config/runtime';
 
 export const integer = (name: string, min: number, max: number) => (value: string) => {
   const parsed = Number(value);
@@ -39,6 +38,8 @@ export const dataDirOption = (description: string) =>
 export const flag = (value: string | boolean): boolean => {
   if (typeof value === 'boolean') return value;
   if (value.trim() === '') return true;
+  // The runtime configuration's reader, loaded when a switch is given a value (it loads zod).
+  const { parseSwitch } = require('../shared/config/runtime') as typeof import('../shared/config/runtime');
   const parsed = parseSwitch(value);
   if (parsed === undefined) throw new InvalidArgumentError('must be true, false, 1 or 0.');
   return parsed;

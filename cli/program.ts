@@ -2,6 +2,13 @@
  * The gridwire command line as a commander program. Each command lives in its own module here;
  * `bin/gridwire.ts` only runs the program and reports errors. Exported (`gridwire/cli`) so a
  * team can add its own commands or run one from a script.
+ *
+ * Building the program loads commander and the command definitions, not what the commands use to
+ * do their work: the AWS SDK's clients, the signer and credential chain, the local stack and the
+ * management API's code are `require`d where a command first needs them (a `require`, not
+ * `import()`: the package is CommonJS, where `import()` of a relative path needs its extension).
+ * So `--help`, and each command, starts without the others' weight
+ * (`test/unit/cli/start-up.test.ts` checks what `--help` loads).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

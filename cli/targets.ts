@@ -5,13 +5,18 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { CloudFormationClient, Output } from '@aws-sdk/client-cloudformation';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { isDataDirLocked } from '../local/data-dir-lock';
 import { ENDPOINTS_FILE, type EndpointsFile } from '../local/endpoints-file';
 import { QUEUES, type QueueKey, queueOutputNames } from '../shared/config/resources';
-import { createAwsClients } from '../shared/platform/aws';
 import { CliError, explainAwsError } from './errors';
+
+// The AWS SDK's clients load when a command reaches for queues or a stack, not when the program
+// is built (see `cli/program.ts`).
+const cloudFormationSdk = () =>
+  require('@aws-sdk/client-cloudformation') as typeof import('@aws-sdk/client-cloudformation');
+const sqsSdk = () => require('@aws-sdk/client-sqs') as typeof import('@aws-sdk/client-sqs');
 
 export interface QueueUrls {
   /** The queue its consumer reads. */
@@ -103,13 +108,10 @@ export async function localTargets(dataDir: string): Promise<QueueTargets> {
     const urls = endpoints.queues[key];
     if (urls !== undefined) queues[key] = { url: urls.url, redriveUrl: urls.redriveUrl };
   }
+  const { localSqsClient } =
+    require('../shared/platform/local-sqs') as typeof import('../shared/platform/local-sqs');
   return {
-    sqs: createAwsClients({
-      sqs: endpoints.sqs,
-      s3: endpoints.s3,
-      dynamodb: endpoints.dynamodb,
-      credentials: endpoints.credentials,
-    }).sqs,
+    sqs: localSqsClient(endpoints.sqs, endpoints.credentials),
     queues,
     where: `the local stack in ${dir}`,
   };
@@ -141,11 +143,14 @@ export function queueUrlsFromOutputs(
 export async function stackTargets(
   stackName: string,
   region?: string,
-  cloudFormation: CloudFormationClient = new CloudFormationClient(region === undefined ? {} : { region }),
+  cloudFormation: CloudFormationClient = new (cloudFormationSdk().CloudFormationClient)(
+    region === undefined ? {} : { region },
+  ),
   pipeline = '',
 ): Promise<QueueTargets> {
   let outputs: Output[];
   try {
+    const { DescribeStacksCommand } = cloudFormationSdk();
     const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
     outputs = Stacks?.[0]?.Outputs ?? [];
   } catch (error) {
@@ -166,5 +171,5 @@ export async function stackTargets(
       `${where} has none of the queue outputs (${expected.join(', ')}); is it a Gridwire stack deployed with this version${pipeline === '' ? '' : ", and the pipeline's outputPrefix"}?`,
     );
   }
-  return { sqs: new SQSClient(region === undefined ? {} : { region }), queues, where };
+  return { sqs: new (sqsSdk().SQSClient)(region === undefined ? {} : { region }), queues, where };
 }

@@ -3,7 +3,7 @@
  * since the stack started (what CloudWatch would hold on AWS), and how many messages each queue
  * holds. `gridwire status` reads it.
  */
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUES, type QueueKey } from '../shared/config/resources';
 import type { LocalMetrics, MetricTotal } from './metrics';
 
@@ -41,6 +41,9 @@ const ATTRIBUTES = [
 
 /** A queue's approximate counts (`GetQueueAttributes`). */
 export async function attributesOf(sqs: SQSClient, url: string): Promise<Record<string, number>> {
+  // Required here: `gridwire status` reads this module for its path and types, without the SDK.
+  const { GetQueueAttributesCommand } =
+    require('@aws-sdk/client-sqs') as typeof import('@aws-sdk/client-sqs');
   const { Attributes } = await sqs.send(
     new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: [...ATTRIBUTES] }),
   );

@@ -3,7 +3,6 @@
  * before are replayed again only when the operator says so (`--yes`, or yes at the prompt),
  * then one blob per call, the events paced to `--rate` per second.
  */
-import { MAX_REPLAY_KEYS } from '../../shared/management/dead-letters';
 import { type ApiTarget, type SubscriptionRef, subscriptionLabel } from '../admin-api';
 import { CliError } from '../errors';
 import { plural } from '../text';
@@ -153,13 +152,16 @@ interface ReplayPlan {
   notStarted: string[];
 }
 
-/** Asks for the dry run, {@link MAX_REPLAY_KEYS} blobs a call; stops at the first failing blob. */
+/** Asks for the dry run, as many blobs a call as the API takes (`MAX_REPLAY_KEYS`); stops at the first failing blob. */
 async function dryRun(
   target: ApiTarget,
   options: ReplayOptions,
   keys: readonly string[],
 ): Promise<ReplayPlan> {
   const plan: ReplayPlan = { planned: [], missing: [], notStarted: [] };
+  // The API's limit, read from the request parser when a replay runs (it loads zod).
+  const { MAX_REPLAY_KEYS } =
+    require('../../shared/management/dead-letters/replay-request') as typeof import('../../shared/management/dead-letters/replay-request');
   for (const chunk of chunks(keys, MAX_REPLAY_KEYS)) {
     const answer = await callReplay(target, options, { keys: chunk, ...reasonFilter(options), dryRun: true });
     plan.planned.push(...answer.blobs);

@@ -112,13 +112,16 @@ export function parkedCommand(): Command {
       )
       .action(async (options: TargetOptions & { limit: number; json?: boolean }) => {
         const targets = await resolveTargets(options);
+        // The queues are looked at together; each look ends (its peeked messages made visible
+        // again) before the first failure, in queue order, is reported.
+        const queues = queuesFor(targets, options);
+        const looks = await Promise.allSettled(
+          queues.map((queue) => listParked(targets.sqs, queue, { limit: options.limit })),
+        );
         const reports: ParkedQueueReport[] = [];
-        for (const queue of queuesFor(targets, options)) {
-          try {
-            reports.push(await listParked(targets.sqs, queue, { limit: options.limit }));
-          } catch (error) {
-            throw explainAwsError(error, `looking at the ${queue.key} redrive queue`);
-          }
+        for (const [index, look] of looks.entries()) {
+          if (look.status === 'fulfilled') reports.push(look.value);
+          else throw explainAwsError(look.reason, `looking at the ${queues[index]?.key} redrive queue`);
         }
         console.log(options.json === true ? JSON.stringify(reports, null, 2) : formatList(reports));
       }),

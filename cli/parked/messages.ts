@@ -1,6 +1,5 @@
 /** A parked message summarized for showing: its times, its size and the job its body carries. */
 import type { Message } from '@aws-sdk/client-sqs';
-import { deliveryTargetSchema, JOB_FORMAT_VERSION } from '../../shared/domain/delivery';
 import { topicIdOf } from '../../shared/domain/names';
 
 /** Event ids shown per message. */
@@ -52,6 +51,9 @@ function jobOwner(json: Record<string, unknown>): { topic: string; subscription:
       ? { topic, subscription }
       : undefined;
   }
+  // The job schema loads with the first job read, not with the program (see `cli/program.ts`).
+  const { deliveryTargetSchema, JOB_FORMAT_VERSION } =
+    require('../../shared/domain/delivery') as typeof import('../../shared/domain/delivery');
   if (v !== JOB_FORMAT_VERSION) return undefined;
   const parsed = deliveryTargetSchema.pick({ topic: true, subscription: true }).safeParse(json.target);
   return parsed.success

@@ -1,9 +1,9 @@
 /** `parked list`: how many messages wait in a redrive queue, and a look at some of them. */
-import { GetQueueAttributesCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUES, type QueueKey } from '../../shared/config/resources';
 import type { QueueTarget } from '../targets';
 import { describeMessage, type ParkedMessage } from './messages';
-import { makeVisible, type ReadOptions, receive } from './sqs';
+import { makeVisible, type ReadOptions, receive, sqsCommands } from './sqs';
 
 /** Seconds a peeked message stays hidden if making it visible again fails. */
 export const PEEK_VISIBILITY_SECONDS = 30;
@@ -31,6 +31,7 @@ export interface ListOptions extends ReadOptions {
 }
 
 async function countParked(sqs: SQSClient, url: string): Promise<{ parked: number; hidden: number }> {
+  const { GetQueueAttributesCommand } = sqsCommands();
   const { Attributes } = await sqs.send(
     new GetQueueAttributesCommand({
       QueueUrl: url,
@@ -56,6 +57,10 @@ export async function listParked(
 ): Promise<ParkedQueueReport> {
   const limit = options.limit ?? DEFAULT_LIST_LIMIT;
   const { parked, hidden } = await countParked(sqs, queue.redriveUrl);
+  // A receive that waits (1 s by default, so it reaches every SQS host) is for a queue the count
+  // says holds messages. With none counted, one that does not wait still shows messages the
+  // approximate count has not caught up with, without holding `parked list` a second per queue.
+  const read: ReadOptions = parked > 0 ? options : { ...options, waitTimeSeconds: 0 };
   const peeked: Message[] = [];
   const seen = new Set<string>();
   try {
@@ -66,7 +71,7 @@ export async function listParked(
         queue.redriveUrl,
         limit - peeked.length,
         PEEK_VISIBILITY_SECONDS,
-        options,
+        read,
       );
       const fresh = batch.filter((message) => !seen.has(message.MessageId ?? ''));
       for (const message of batch) {

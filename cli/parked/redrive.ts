@@ -1,16 +1,9 @@
 /** `parked redrive`: messages moved from a redrive queue back to the queue they came from. */
-import {
-  DeleteMessageBatchCommand,
-  type Message,
-  type MessageAttributeValue,
-  SendMessageBatchCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import type { Message, MessageAttributeValue, SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUES, type QueueKey } from '../../shared/config/resources';
-import { batchForSend } from '../../shared/queue/sqs-job-queue';
 import { explainAwsError } from '../errors';
 import type { QueueTarget } from '../targets';
-import { makeVisible, type ReadOptions, receive } from './sqs';
+import { makeVisible, type ReadOptions, receive, sqsCommands } from './sqs';
 
 /** Seconds a message being moved stays hidden from other readers of the redrive queue. */
 export const REDRIVE_VISIBILITY_SECONDS = 60;
@@ -57,6 +50,9 @@ export async function redriveParked(
   const fifo = QUEUES[queue.key].fifo === true;
   /** FIFO: the groups of messages that stay parked (their later messages stay behind them), by the id of the one that did. */
   const stopped = new Map<string, string>();
+  // Loaded here with the SQS client it goes with (see `sqsCommands`).
+  const { batchForSend } =
+    require('../../shared/queue/sqs-job-queue') as typeof import('../../shared/queue/sqs-job-queue');
   try {
     while (result.moved + result.failed.length < limit) {
       const batch = await receive(
@@ -171,6 +167,7 @@ async function sendGroup(
   result: RedriveResult,
   fifo: boolean,
 ): Promise<Message[]> {
+  const { SendMessageBatchCommand } = sqsCommands();
   const answer = await sqs.send(
     new SendMessageBatchCommand({
       QueueUrl: url,
@@ -202,6 +199,7 @@ async function sendGroup(
 
 /** Deletes moved messages from the redrive queue; returns how many could not be deleted. */
 async function deleteMoved(sqs: SQSClient, redriveUrl: string, moved: readonly Message[]): Promise<number> {
+  const { DeleteMessageBatchCommand } = sqsCommands();
   const deletion = await sqs.send(
     new DeleteMessageBatchCommand({
       QueueUrl: redriveUrl,

@@ -1,11 +1,12 @@
 /** The SQS calls peeking and moving share: receiving parked messages and making them visible again. */
-import {
-  ChangeMessageVisibilityBatchCommand,
-  type Message,
-  ReceiveMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import { SQS_LIMITS } from '../../shared/config/resources';
+
+/**
+ * The AWS SDK's SQS commands, loaded when the first one is sent: the program that defines
+ * `parked` starts without the SDK (see `cli/program.ts`).
+ */
+export const sqsCommands = () => require('@aws-sdk/client-sqs') as typeof import('@aws-sdk/client-sqs');
 
 export interface ReadOptions {
   /** Seconds a receive waits for messages (long polling); 1 finds messages on every SQS host. */
@@ -25,6 +26,7 @@ export async function receive(
   visibilityTimeoutSeconds: number,
   options: ReadOptions,
 ): Promise<Message[]> {
+  const { ReceiveMessageCommand } = sqsCommands();
   const { Messages } = await sqs.send(
     new ReceiveMessageCommand({
       QueueUrl: url,
@@ -56,6 +58,7 @@ export async function makeVisible(
   url: string,
   messages: readonly Message[],
 ): Promise<number> {
+  const { ChangeMessageVisibilityBatchCommand } = sqsCommands();
   let stillHidden = 0;
   for (const chunk of chunks(messages, SQS_LIMITS.maxBatchEntries)) {
     try {

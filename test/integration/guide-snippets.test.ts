@@ -9,7 +9,7 @@
  * What changes, and only that: `$GW` and `$AUTH` are set by the README tour's own lines (the
  * guides say "as set in the tour"); the demo webhook the guides assume on port 5050 listens on
  * a free port, written in place of 5050; `gridwire` is the tour's alias as a shell function (running
- * `bin/gridwire.ts` with tsx, as the npm script does), and `npm` runs this repository's scripts (the data directory is given by its environment variable, `LOCAL_ENV.dataDir`).
+ * `scripts/gridwire.js` with node, as the npm script does), and `npm` runs this repository's scripts (the data directory is given by its environment variable, `LOCAL_ENV.dataDir`).
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -84,7 +84,7 @@ async function run(snippet: Snippet): Promise<{ code: number; stdout: string; st
   const script = [
     'set -euo pipefail',
     // What `npm run gridwire` runs, but here, so a file named on the command line is found here.
-    `gridwire() { ${JSON.stringify(join(ROOT, 'node_modules/.bin/tsx'))} ${JSON.stringify(join(ROOT, 'bin/gridwire.ts'))} "$@"; }`,
+    `gridwire() { ${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'scripts/gridwire.js'))} "$@"; }`,
     `npm() { command npm --prefix ${JSON.stringify(ROOT)} "$@"; }`,
     tourVariables(),
     snippet.code.replaceAll('5050', port),

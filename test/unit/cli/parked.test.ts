@@ -2,12 +2,13 @@ import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { CliError } from '../../../cli/errors';
-import { formatRedrive, redriveParked, summarizeJob } from '../../../cli/parked';
+import { formatRedrive, listParked, redriveParked, summarizeJob } from '../../../cli/parked';
 import { parseQueueKey, queueUrlsFromOutputs, stackTargets } from '../../../cli/targets';
 import { QUEUES, type QueueKey, queueOutputNames } from '../../../shared/config/resources';
 import { deadLetterTargetSchema } from '../../../shared/domain/delivery';
@@ -223,6 +224,53 @@ function fakeSqs(parked: string[]) {
 }
 
 const queue = { key: 'delivery' as QueueKey, url: 'https://sqs/delivery', redriveUrl: 'https://sqs/redrive' };
+
+describe('listParked', () => {
+  /** A redrive queue whose approximate count says `counted` while it holds `held`; the receives' waits. */
+  function countedQueue(counted: number, held: readonly string[]) {
+    const visible = held.map((body, index) => ({
+      MessageId: `m${index}`,
+      ReceiptHandle: `m${index}`,
+      Body: body,
+    }));
+    const waits: (number | undefined)[] = [];
+    const sqs = {
+      send: async (command: unknown) => {
+        if (command instanceof GetQueueAttributesCommand) {
+          return {
+            Attributes: {
+              ApproximateNumberOfMessages: String(counted),
+              ApproximateNumberOfMessagesNotVisible: '0',
+            },
+          };
+        }
+        if (command instanceof ReceiveMessageCommand) {
+          waits.push(command.input.WaitTimeSeconds);
+          return { Messages: visible.splice(0, command.input.MaxNumberOfMessages ?? 1) };
+        }
+        if (command instanceof ChangeMessageVisibilityBatchCommand) return { Successful: [] };
+        throw new Error(`unexpected ${(command as object).constructor.name}`);
+      },
+    };
+    return { sqs: sqs as unknown as SQSClient, waits };
+  }
+
+  it('waits for messages (long polling) only on a queue whose count says some are parked', async () => {
+    const empty = countedQueue(0, []);
+    expect(await listParked(empty.sqs, queue)).toMatchObject({ parked: 0, messages: [] });
+    expect(empty.waits).toEqual([0]);
+    const some = countedQueue(2, ['job 1', 'job 2']);
+    expect((await listParked(some.sqs, queue)).messages).toHaveLength(2);
+    expect(some.waits).toEqual([1]);
+  });
+
+  it('still shows messages the approximate count has not caught up with', async () => {
+    const lagging = countedQueue(0, ['job 1']);
+    const report = await listParked(lagging.sqs, queue);
+    expect(report.messages.map((message) => message.messageId)).toEqual(['m0']);
+    expect(lagging.waits).toEqual([0, 0]);
+  });
+});
 
 describe('redriveParked', () => {
   it('deletes only what was sent, and makes the rest visible again', async () => {
