@@ -92,6 +92,7 @@ const topicLayout: KeyedResourceLayout<Topic, TopicInput> = {
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     subscriptionsVersion: 0,
+    catalogVersion: 0,
   }),
   changeable: (input) => ({
     deduplicationWindowInMinutes: dedupOf(input).deduplicationWindowInMinutes,

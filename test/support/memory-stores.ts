@@ -361,6 +361,7 @@ export function memoryStores(): TableStores {
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
       subscriptionsVersion: 0,
+      catalogVersion: 0,
     }),
     (name) => state.deleteUnderTopic(name),
     (item, input) => {

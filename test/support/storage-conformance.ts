@@ -14,6 +14,7 @@ import {
   backlogMetaSchema,
   backlogSegmentHeaderSchema,
 } from '../../shared/domain/backlog';
+import { type EventType, eventTypeSchema } from '../../shared/domain/event-types';
 import { type EndpointHealth, endpointHealthSchema } from '../../shared/domain/health';
 import {
   type NamespaceTopic,
@@ -186,6 +187,8 @@ const fullHealth = (topic: string, subscription: string): EndpointHealth => ({
 const FULL_TOPIC_INPUT: TopicInput = {
   deduplicationWindowInMinutes: 30,
   archive: { retentionInDays: 9 },
+  validateEvents: true,
+  unknownEventTypes: 'reject',
   inputSchema: 'CustomEventSchema',
   inputSchemaMapping: {
     id: { sourceField: 'orderId' },
@@ -463,6 +466,9 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
         subscriptionsVersion: 4,
         deduplicationWindowInMinutes: 15,
         archive: { retentionInDays: 3 },
+        validateEvents: true,
+        unknownEventTypes: 'reject',
+        catalogVersion: 2,
       });
       await s.stores.namespaceTopics.put(topic, undefined);
 
@@ -513,6 +519,62 @@ export function describeStorageConformance(setup: () => Promise<StorageUnderTest
       expect(await s.stores.namespaceTopics.get(namespace, 'orders', { consistent: true })).toBeUndefined();
       expect(await s.stores.subscriptions.list(topicId)).toEqual([]);
       expect(await s.stores.namespaceTopics.delete(namespace, 'orders')).toBe(false);
+    });
+  });
+
+  describe('event types', () => {
+    const entry = (topic: string, name: string, overrides: Partial<EventType> = {}): EventType => ({
+      topic,
+      name,
+      description: 'An order was placed.',
+      schemaJson: '{"type":"object","required":["orderId"]}',
+      exampleJson: '{"orderId":"o-1","total":1.50}',
+      createdAt: ISO,
+      updatedAt: ISO,
+      ...overrides,
+    });
+
+    it('make a round trip with every field set, each change moving the topic’s catalog version', async () => {
+      const topic = unique('Catalog-');
+      await s.stores.topics.create(topic, { inputSchema: 'EventGridSchema', tags: {} }, AT);
+      const version = async () => (await s.stores.topics.get(topic, { consistent: true }))?.catalogVersion;
+      expect(await version()).toBe(0);
+      const full = entry(topic, 'Order.Created');
+      expect(unsetFields(eventTypeSchema, full)).toEqual([]);
+      expect(await s.stores.eventTypes.put(full)).toBe(true);
+      expect(
+        await s.stores.eventTypes.get(topic.toLowerCase(), 'ORDER.CREATED', { consistent: true }),
+      ).toEqual(full);
+      expect(await version()).toBe(1);
+      await s.stores.eventTypes.put({ topic, name: 'A.Bare', createdAt: ISO, updatedAt: ISO });
+      expect((await s.stores.eventTypes.list(topic)).map((each) => each.name)).toEqual([
+        'A.Bare',
+        'Order.Created',
+      ]);
+      expect(await s.stores.eventTypes.schemas(topic)).toEqual(
+        expect.arrayContaining([{ name: 'A.Bare' }, { name: 'Order.Created', schemaJson: full.schemaJson }]),
+      );
+      expect(await s.stores.eventTypes.delete(topic, 'a.bare', LATER)).toBe(true);
+      expect(await s.stores.eventTypes.delete(topic, 'a.bare', LATER)).toBe(false);
+      expect(await version()).toBe(3);
+    });
+
+    it('belong to a namespace topic by its id, move its version, and go with their topic', async () => {
+      const namespace = unique('shop-');
+      await s.stores.namespaceTopics.put(nsTopic(namespace, 'carts'), undefined);
+      const topicId = namespaceTopicId(namespace, 'carts');
+      expect(await s.stores.eventTypes.put(entry(topicId, 'Cart.Updated'))).toBe(true);
+      expect(
+        (await s.stores.namespaceTopics.get(namespace, 'carts', { consistent: true }))?.catalogVersion,
+      ).toBe(1);
+      expect(await s.stores.namespaceTopics.delete(namespace, 'carts')).toBe(true);
+      expect(await s.stores.eventTypes.list(topicId)).toEqual([]);
+    });
+
+    it('are not kept for a topic that does not exist', async () => {
+      const topic = unique('gone-');
+      expect(await s.stores.eventTypes.put(entry(topic, 'A'))).toBe(false);
+      expect(await s.stores.eventTypes.list(topic)).toEqual([]);
     });
   });
 
