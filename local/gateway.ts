@@ -54,6 +54,8 @@ export interface HttpExchange {
   path: string;
   query: string;
   requestContentType: string | undefined;
+  /** Whether the request carried CloudEvents attributes as headers (binary mode: the body is the data). */
+  cloudEventHeaders: boolean;
   requestBody: Buffer;
   /** The answer; `gateway`: the gateway answered (a refusal), no function ran. */
   result: HttpResult;
@@ -291,6 +293,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         path: url.pathname,
         query: url.search.slice(1),
         requestContentType: req.headers['content-type'],
+        cloudEventHeaders: req.headers['ce-specversion'] !== undefined,
         requestBody,
         result,
         gateway,

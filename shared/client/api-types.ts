@@ -54,7 +54,7 @@ export type paths = {
         put?: never;
         /**
          * Publish CloudEvents to a namespace topic
-         * @description As the namespaces SDK sends them: `POST .../topics/<topic>:publish`.
+         * @description As the namespaces SDK sends them: `POST .../topics/<topic>:publish`; one event in binary mode has its attributes as `ce-` headers and its data as the body.
          */
         post: operations["postNamespacesNamespaceTopicsTopicAction"];
         delete?: never;
@@ -3356,7 +3356,17 @@ export interface operations {
     postTopicsTopicApiEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Binary mode: the event is in the headers. */
+                "ce-specversion"?: "1.0";
+                "ce-id"?: string;
+                "ce-source"?: string;
+                "ce-type"?: string;
+                "ce-subject"?: string;
+                "ce-time"?: string;
+                /** @description W3C trace context, carried to the deliveries of the events. */
+                traceparent?: string;
+            };
             path: {
                 /** @description The topic name (3-50 letters, digits and hyphens). */
                 topic: string;
@@ -3393,7 +3403,17 @@ export interface operations {
     postIamTopicsTopicApiEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Binary mode: the event is in the headers. */
+                "ce-specversion"?: "1.0";
+                "ce-id"?: string;
+                "ce-source"?: string;
+                "ce-type"?: string;
+                "ce-subject"?: string;
+                "ce-time"?: string;
+                /** @description W3C trace context, carried to the deliveries of the events. */
+                traceparent?: string;
+            };
             path: {
                 /** @description The topic name (3-50 letters, digits and hyphens). */
                 topic: string;
@@ -3430,7 +3450,17 @@ export interface operations {
     postNamespacesNamespaceTopicsTopicAction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Binary mode: the event is in the headers. */
+                "ce-specversion"?: "1.0";
+                "ce-id"?: string;
+                "ce-source"?: string;
+                "ce-type"?: string;
+                "ce-subject"?: string;
+                "ce-time"?: string;
+                /** @description W3C trace context, carried to the deliveries of the events. */
+                traceparent?: string;
+            };
             path: {
                 /** @description The namespace name (3-50 letters, digits and hyphens). */
                 namespace: string;

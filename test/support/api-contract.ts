@@ -11,7 +11,8 @@
  * - a JSON answer's body matches the schema described for that status (an answer described with
  *   no body has none);
  * - the request body of a request answered 2xx matches the request body schema described for
- *   its content type (a request refused with a 4xx may be malformed on purpose).
+ *   its content type (a request refused with a 4xx may be malformed on purpose; a CloudEvent in
+ *   binary mode has its data as the body, described by the `ce-` headers).
  */
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -128,11 +129,12 @@ export function contractProblem(exchange: HttpExchange): {
   const status = exchange.result.statusCode ?? 200;
   const found = routeKey === undefined ? undefined : operationOf.get(routeKey);
   if (found === undefined) {
-    // A console API path that is no admin route answers 404 from the function: nothing to hold it to.
+    // A console API path that is no admin route: the session is checked first (401, 403), then
+    // the function finds no operation (404). Nothing else may answer it.
     return {
       operation: exchange.routeKey,
       status,
-      ...(status === 404 ? {} : { problem: 'no operation describes this route' }),
+      ...([401, 403, 404].includes(status) ? {} : { problem: 'no operation describes this route' }),
     };
   }
   const operation = `${found.method.toUpperCase()} ${found.path}`;
@@ -183,7 +185,8 @@ export function contractProblem(exchange: HttpExchange): {
       };
     }
   }
-  if (status >= 200 && status < 300 && exchange.requestBody.length > 0) {
+  // A CloudEvent in binary mode: its attributes are headers, the body is its data, as it is.
+  if (status >= 200 && status < 300 && exchange.requestBody.length > 0 && !exchange.cloudEventHeaders) {
     const requestType = mediaType(exchange.requestContentType) ?? 'application/json';
     const content = described.requestBody?.content;
     if (content === undefined) {

@@ -56,6 +56,26 @@ const jsonEvents = z.union([
 
 const published = { description: 'Every event is durably queued.' };
 
+/**
+ * One CloudEvent in binary mode: its attributes as `ce-` headers, its data the body, as sent (any
+ * content type); and the trace context carried to the deliveries.
+ */
+const publishHeaders = z.object({
+  'ce-specversion': z
+    .literal('1.0')
+    .optional()
+    .meta({ description: 'Binary mode: the event is in the headers.' }),
+  'ce-id': z.string().optional(),
+  'ce-source': z.string().optional(),
+  'ce-type': z.string().optional(),
+  'ce-subject': z.string().optional(),
+  'ce-time': isoTime.optional(),
+  traceparent: z
+    .string()
+    .optional()
+    .meta({ description: 'W3C trace context, carried to the deliveries of the events.' }),
+});
+
 const duplicatesHeader = {
   'gridwire-duplicate-events': 'On topics with a de-duplication window: the ids of events already published.',
 };
@@ -64,6 +84,7 @@ const publishOperation = (summary: string, description: string): OperationSpec =
   summary,
   description,
   tags: PUBLISH,
+  headers: publishHeaders,
   body: {
     content: {
       'application/json': jsonEvents,
@@ -86,8 +107,10 @@ export const PUBLISH_OPERATIONS: OperationSpecs = {
   ),
   'POST /namespaces/{namespace}/topics/{topicAction}': {
     summary: 'Publish CloudEvents to a namespace topic',
-    description: 'As the namespaces SDK sends them: `POST .../topics/<topic>:publish`.',
+    description:
+      'As the namespaces SDK sends them: `POST .../topics/<topic>:publish`; one event in binary mode has its attributes as `ce-` headers and its data as the body.',
     tags: PUBLISH,
+    headers: publishHeaders,
     body: {
       content: {
         [CLOUD_EVENTS_CONTENT_TYPES.single]: cloudEventSchema,

@@ -30,6 +30,7 @@ const exchange = (overrides: Partial<HttpExchange> & { status: number; answer?: 
     path: '/admin/topics/orders',
     query: '',
     requestContentType: undefined,
+    cloudEventHeaders: false,
     requestBody: Buffer.alloc(0),
     gateway: false,
     result: {
