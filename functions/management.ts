@@ -12,7 +12,7 @@ import type { HttpEvent, HttpResult } from '../shared/http/api-gateway';
 import { flushMetrics, httpErrors, lazyHandler, logContext } from '../shared/lambda/middleware';
 import { buildManagementDeps } from '../shared/lambda/wiring/management';
 import { createObservability, type Observability } from '../shared/lambda/wiring/observability';
-import { handleManagement, type ManagementDeps } from '../shared/management/api';
+import { handleManagement, MANAGEMENT_ROUTE_KEYS, type ManagementDeps } from '../shared/management/api';
 import {
   applyDeclaredResource,
   checkDeclaredResource,
@@ -22,6 +22,7 @@ import {
   type DeclaredResourcesDeps,
   isCompletionCheck,
 } from '../shared/management/declared-resources';
+import { openApiOperations } from '../shared/openapi/route';
 import { createAwsClients, createSecretsManagerClient } from '../shared/platform/aws';
 import { systemClock } from '../shared/platform/clock';
 
@@ -30,8 +31,16 @@ export interface ManagementHandlerDeps {
   observability: Observability;
 }
 
+/** The routes the function serves: the admin API's (and the console's), and the API's own description. */
+export const MANAGEMENT_FUNCTION_ROUTE_KEYS: readonly string[] = [
+  ...MANAGEMENT_ROUTE_KEYS,
+  ...Object.keys(openApiOperations),
+];
+
 export function createManagementHandler({ management, observability }: ManagementHandlerDeps) {
-  return middy<HttpEvent, HttpResult>((event: HttpEvent) => handleManagement(event, management))
+  const handle = (event: HttpEvent) =>
+    openApiOperations[event.routeKey]?.(event, management) ?? handleManagement(event, management);
+  return middy<HttpEvent, HttpResult>(handle)
     .use(logContext(observability.logger))
     .use(flushMetrics(observability.flusher))
     .use(httpErrors(observability.logger));

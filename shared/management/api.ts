@@ -28,7 +28,6 @@ import { MAX_BODY_BYTES, subscriptionParam, topicParam } from './http-helpers';
 import { type KeyedResourceApi, keyedResourceOperations, requireResource } from './keyed-resource-routes';
 import { messageLogOperations } from './message-log-routes';
 import { namespaceOperations } from './namespaces';
-import { openApiOperations } from './openapi-route';
 import type { Operations, SubscriptionFinder } from './operation';
 import { recoverOperations } from './recover-routes';
 import { replayOperations } from './replay-routes';
@@ -208,7 +207,6 @@ const allOperations: Readonly<Operations<ManagementDeps>> = {
   ...operations,
   ...sessionOperations,
   ...consoleOperations({ ...operations }),
-  ...openApiOperations,
 };
 
 /** Runs the operation for the request's route; unknown routes get a 404. */

@@ -1,3 +1,4 @@
+import { MANAGEMENT_FUNCTION_ROUTE_KEYS } from '../../../functions/management';
 import { ROUTES } from '../../../shared/config/routes';
 import type { EndpointHealth } from '../../../shared/domain/health';
 import type { HttpEvent, HttpResult } from '../../../shared/http/api-gateway';
@@ -267,7 +268,8 @@ describe('management routes', () => {
     const shared = ROUTES.filter((route) => route.function === 'management').map(
       (route) => `${route.method} ${route.path}`,
     );
-    expect([...MANAGEMENT_ROUTE_KEYS].sort()).toEqual([...shared].sort());
+    expect([...MANAGEMENT_FUNCTION_ROUTE_KEYS].sort()).toEqual([...shared].sort());
+    expect(MANAGEMENT_ROUTE_KEYS.length).toBe(MANAGEMENT_FUNCTION_ROUTE_KEYS.length - 1);
     expect(shared).toEqual(expect.arrayContaining([HEALTH, ENABLE]));
   });
 });
