@@ -11,8 +11,8 @@ import { readContractRecords } from '../support/api-contract';
 
 /**
  * The routes the suite never calls through a stack's API, and why. The console's API
- * (`/console/api/...`) runs the admin routes' own operations: it is held to the document where
- * the console and portal tests call it, and not required to be called route by route.
+ * (`/console/api/...`) runs the admin routes' own operations: a call through it counts as a call
+ * of its admin route, and its own routes are not required to be called one by one.
  */
 const NOT_CALLED: Readonly<Record<string, string>> = {};
 
@@ -32,7 +32,12 @@ describe('the API as its OpenAPI document describes it', () => {
   });
 
   it('had every route called but those listed, with the list holding no route that was called', () => {
-    const called = new Set(records.map((record) => record.operation));
+    // A call through the console's API runs the admin route's own operation: it calls that route.
+    const called = new Set(
+      records.map((record) =>
+        record.operation.replace(/^(\w+) \/console\/api\//, (_all, method: string) => `${method} /admin/`),
+      ),
+    );
     const routes = describedRoutes()
       .filter((route) => !route.path.startsWith(`${CONSOLE_API_PATH}/`))
       .map((route) => `${route.method} ${openApiPath(route.path)}`);

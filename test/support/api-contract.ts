@@ -134,7 +134,9 @@ export function contractProblem(exchange: HttpExchange): {
     return {
       operation: exchange.routeKey,
       status,
-      ...([401, 403, 404].includes(status) ? {} : { problem: 'no operation describes this route' }),
+      ...([401, 403, 404].includes(status)
+        ? {}
+        : { problem: `no operation describes ${exchange.method} ${exchange.path}` }),
     };
   }
   const operation = `${found.method.toUpperCase()} ${found.path}`;
