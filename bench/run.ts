@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- --quick] [-- --only <scenarios>]`: measures the local stack and models AWS
- * cost.
+ * `npm run bench [-- --quick] [-- --only <scenarios> [--merge]]`: measures the local stack and
+ * models AWS cost. `--merge` keeps the last results file's other scenarios, replacing only those
+ * run (the report says which were measured when).
  *
  * The scenarios are registered in `harness/registry.ts`, one file each in `scenarios/`, and run
  * in this order: this machine's reference rates, the retry-engine simulation and a day-long hold
@@ -19,7 +20,7 @@ import { Command } from 'commander';
 import { silenceNodeVersionNotice } from '../local/quiet-warnings';
 import { log } from './harness/log';
 import { SCENARIOS } from './harness/registry';
-import { type Results, writeReports } from './harness/report';
+import { mergeResults, type Results, readLastResults, writeReports } from './harness/report';
 import { runScenarios, selectScenarios } from './harness/runner';
 
 silenceNodeVersionNotice();
@@ -37,12 +38,20 @@ async function main(): Promise<void> {
   const program = new Command()
     .option('--quick', 'smaller runs that finish in under a minute')
     .option('--only <scenarios>', `comma-separated: ${names.join(',')}`)
+    .option('--merge', "with --only: keep the last results' other scenarios, replacing those run")
     .addHelpText(
       'after',
       `\nScenarios, in run order:\n${SCENARIOS.map((s) => `  ${s.name.padEnd(14)} ${s.description}`).join('\n')}`,
     )
     .parse(process.argv);
-  const options = program.opts<{ quick?: boolean; only?: string }>();
+  const options = program.opts<{ quick?: boolean; only?: string; merge?: boolean }>();
+  const base = options.merge === true ? await readLastResults() : undefined;
+  if (options.merge === true && (options.only === undefined || base === undefined)) {
+    throw new Error('--merge needs --only and a results file of an earlier run (bench/results/latest.json)');
+  }
+  if (base !== undefined && base.quick !== (options.quick === true)) {
+    throw new Error('--merge: the earlier run and this one must both be quick, or neither');
+  }
   const quick = options.quick === true;
   const only = options.only?.split(',').map((name) => name.trim());
   const chosen = selectScenarios(SCENARIOS, only);
@@ -57,7 +66,7 @@ async function main(): Promise<void> {
     durationSeconds: Math.round((Date.now() - started) / 1000),
     scenarios,
   };
-  const table = await writeReports(results, names);
+  const table = await writeReports(base === undefined ? results : mergeResults(base, results, names), names);
   log('');
   log(table);
   log('');

@@ -1,7 +1,8 @@
 import { shareOf, throughputFigures } from '../../bench/harness/figures';
 import { SCENARIOS } from '../../bench/harness/registry';
+import { markdown, mergeResults, type Results } from '../../bench/harness/report';
 import { runScenarios, selectScenarios } from '../../bench/harness/runner';
-import type { ReferenceRate, ReferenceRates, Scenario } from '../../bench/harness/types';
+import type { ReferenceRate, ReferenceRates, Scenario, ScenarioResult } from '../../bench/harness/types';
 import type { PublishOutcome } from '../../bench/publisher-protocol';
 
 const rate = (value: number, unit: string): ReferenceRate => ({
@@ -157,5 +158,48 @@ describe('the throughput block', () => {
 
     expect(figures.deliveredMean).not.toHaveProperty('met');
     expect(figures.deliveredMean).not.toHaveProperty('share');
+  });
+});
+
+describe('merging a later run of some scenarios', () => {
+  const scenario = (name: string, value: number): ScenarioResult => ({
+    name,
+    description: `${name} scenario`,
+    figures: [{ metric: `${name} rate`, value, unit: 'events/s' }],
+    details: {},
+  });
+  const run = (date: string, commit: string, scenarios: ScenarioResult[]): Results => ({
+    date,
+    commit,
+    quick: false,
+    machine: { cpus: 2, cpuModel: 'test', node: 'v24' },
+    referenceRates: null,
+    durationSeconds: 100,
+    scenarios,
+  });
+  const base = run('2026-12-01T10:00:00.000Z', 'aaaa', [scenario('latency', 1), scenario('archive', 2)]);
+
+  it("replaces the run scenarios' results, keeps the others, in the registry's order, and notes the run", () => {
+    const later = run('2026-12-02T10:00:00.000Z', 'bbbb', [
+      scenario('validation', 3),
+      scenario('latency', 4),
+    ]);
+    const merged = mergeResults(base, later, ['latency', 'validation', 'archive']);
+    expect(merged.scenarios.map((s) => [s.name, s.figures[0]?.value])).toEqual([
+      ['latency', 4],
+      ['validation', 3],
+      ['archive', 2],
+    ]);
+    expect(merged.date).toBe(base.date);
+    expect(merged.commit).toBe('aaaa');
+    expect(merged.merged).toEqual([
+      { scenarios: ['validation', 'latency'], date: later.date, commit: 'bbbb', durationSeconds: 100 },
+    ]);
+    const page = markdown(merged, ['latency', 'validation', 'archive']);
+    expect(page).toContain('commit `aaaa`');
+    expect(page).toContain(
+      'Scenarios `validation`, `latency` measured later, by `npm run bench -- --only validation,latency --merge` on 2026-12-02T10:00:00.000Z (commit `bbbb`, 100 s)',
+    );
+    expect(markdown(base, ['latency', 'archive'])).not.toContain('measured later');
   });
 });
