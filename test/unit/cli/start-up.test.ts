@@ -31,7 +31,7 @@ beforeAll(() => {
   // Preloaded into the command's process: writes every module it loaded when it exits.
   writeFileSync(
     join(dir, 'record.js'),
-    "process.on('exit', () => require('node:fs').writeFileSync(process.env.GRIDWIRE_LOADED, JSON.stringify(Object.keys(require.cache))));",
+    "process.on('exit', () => require('node:fs').writeFileSync(process.env.LOADED_MODULES_FILE, JSON.stringify(Object.keys(require.cache))));",
   );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -42,7 +42,7 @@ function run(name: string, args: readonly string[]): { stdout: string; loaded: s
   const result = spawnSync(process.execPath, ['--require', join(dir, 'record.js'), ...args], {
     cwd: ROOT,
     encoding: 'utf8',
-    env: { ...process.env, GRIDWIRE_LOADED: loaded },
+    env: { ...process.env, LOADED_MODULES_FILE: loaded },
   });
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
