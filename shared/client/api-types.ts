@@ -2166,6 +2166,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/console/api/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session of the token
+         * @description What the page shows and may do: the role, the scope and, for the portal, its branding.
+         */
+        get: operations["getConsoleApiSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -3247,6 +3267,30 @@ export type components = {
                 createdAt: string;
                 /** Format: date-time */
                 lastModifiedAt: string;
+            };
+        };
+        ConsoleSession: {
+            id: string;
+            /** @enum {string} */
+            role: "operator" | "portal";
+            scope: {
+                /** @constant */
+                role: "operator";
+            } | {
+                /** @constant */
+                role: "portal";
+                topic?: string;
+                namespace?: string;
+                labels: string[];
+                permissions: ("write" | "pause" | "rotateSecret" | "resend" | "replay" | "sendTest")[];
+            };
+            /** Format: date-time */
+            expiresAt: string;
+            branding?: {
+                title?: string;
+                /** Format: uri */
+                logoUrl?: string;
+                accentColor?: string;
             };
         };
     };
@@ -8564,6 +8608,29 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getConsoleApiSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             503: components["responses"]["Error503"];
         };
     };

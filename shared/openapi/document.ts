@@ -17,6 +17,7 @@ import {
 } from 'zod-openapi';
 import { CONSOLE_API_PATH, ROUTES, type RouteAuth, type RouteDefinition } from '../config/routes';
 import { OPERATIONS } from './operations';
+import { CONSOLE_SESSION_OPERATION } from './paths/pages';
 import {
   type AnswerSpec,
   type ErrorStatus,
@@ -180,6 +181,8 @@ export interface DescribedRoute {
   readonly spec: OperationSpec;
   /** The admin route it serves, for a console API route. */
   readonly adminRouteKey?: string;
+  /** A route of the console's API of its own (no admin route's). */
+  readonly consoleOwn?: boolean;
 }
 
 /**
@@ -217,6 +220,14 @@ export function describedRoutes(
       adminRouteKey: `${route.method} ${route.path}`,
     });
   }
+  // The console's own route beside the admin routes it reaches.
+  routes.push({
+    method: 'GET',
+    path: `${CONSOLE_API_PATH}/session`,
+    auth: 'session',
+    spec: CONSOLE_SESSION_OPERATION,
+    consoleOwn: true,
+  });
   return routes;
 }
 

@@ -72,7 +72,7 @@ function loadContract(): Contract {
   for (const route of describedRoutes()) {
     const path = openApiPath(route.path);
     operationOf.set(`${route.method} ${route.path}`, { path, method: route.method.toLowerCase() });
-    if (route.adminRouteKey !== undefined) {
+    if (route.adminRouteKey !== undefined || route.consoleOwn === true) {
       consoleRoutes.push(
         compileRoute({ method: route.method, path: route.path, function: 'management', auth: 'session' }),
       );

@@ -51,7 +51,7 @@ export const regenerateKeyBodySchema = z
   .meta({ id: 'RegenerateKeyRequest' });
 
 /** A session's scope as answered: a portal scope with its labels and permissions filled in. */
-const scopeDocumentSchema = z.union([
+export const scopeDocumentSchema = z.union([
   z.object({ role: z.literal('operator') }),
   z.object({
     role: z.literal('portal'),

@@ -116,6 +116,28 @@ describe('holding an exchange to the OpenAPI document', () => {
     ).toMatch(/^answer: /);
   });
 
+  it("holds the console's own session route to its description", () => {
+    const session = (answer: unknown) =>
+      contractProblem(
+        exchange({
+          routeKey: 'ANY /console/api/{proxy+}',
+          path: '/console/api/session',
+          status: 200,
+          answer,
+        }),
+      );
+    const operator = {
+      id: 's1',
+      role: 'operator',
+      scope: { role: 'operator' },
+      expiresAt: '2026-12-01T10:00:00.000Z',
+    };
+    expect(session(operator)).toEqual({ operation: 'GET /console/api/session', status: 200 });
+    expect(session({ ...operator, role: 'admin' }).problem).toMatch(
+      /^answer: \/role must be equal to one of the allowed values/,
+    );
+  });
+
   it('names an answer with a body where none is described', () => {
     const deleted = exchange({
       routeKey: 'DELETE /admin/topics/{topic}',
