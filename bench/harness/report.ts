@@ -36,12 +36,18 @@ export interface MergedRun {
  * registry's order (`order`), and `run` noted among the merged runs.
  */
 export function mergeResults(base: Results, run: Results, order: readonly string[]): Results {
-  const byName = new Map(base.scenarios.map((scenario) => [scenario.name, scenario]));
-  for (const scenario of run.scenarios) byName.set(scenario.name, scenario);
-  const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
+  const ran = new Map(run.scenarios.map((scenario) => [scenario.name, scenario]));
+  // In place where the base has them; scenarios it has not go before the first of a later rank.
+  const scenarios = base.scenarios.map((scenario) => ran.get(scenario.name) ?? scenario);
+  const rank = (name: string) => order.indexOf(name);
+  for (const scenario of run.scenarios) {
+    if (base.scenarios.some((kept) => kept.name === scenario.name)) continue;
+    const at = scenarios.findIndex((kept) => rank(kept.name) > rank(scenario.name));
+    scenarios.splice(at === -1 ? scenarios.length : at, 0, scenario);
+  }
   return {
     ...base,
-    scenarios: [...byName.values()].sort((a, b) => rank(a.name) - rank(b.name)),
+    scenarios,
     merged: [
       ...(base.merged ?? []),
       {

@@ -177,7 +177,12 @@ describe('merging a later run of some scenarios', () => {
     durationSeconds: 100,
     scenarios,
   });
-  const base = run('2026-12-01T10:00:00.000Z', 'aaaa', [scenario('latency', 1), scenario('archive', 2)]);
+  // `machine reference` is no registered scenario: it keeps its place.
+  const base = run('2026-12-01T10:00:00.000Z', 'aaaa', [
+    scenario('machine reference', 0),
+    scenario('latency', 1),
+    scenario('archive', 2),
+  ]);
 
   it("replaces the run scenarios' results, keeps the others, in the registry's order, and notes the run", () => {
     const later = run('2026-12-02T10:00:00.000Z', 'bbbb', [
@@ -186,6 +191,7 @@ describe('merging a later run of some scenarios', () => {
     ]);
     const merged = mergeResults(base, later, ['latency', 'validation', 'archive']);
     expect(merged.scenarios.map((s) => [s.name, s.figures[0]?.value])).toEqual([
+      ['machine reference', 0],
       ['latency', 4],
       ['validation', 3],
       ['archive', 2],
