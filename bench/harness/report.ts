@@ -279,7 +279,7 @@ ${scenarios}
 To run it: \`npm run bench\` runs every scenario (about 40 minutes); \`-- --quick\` shortens the
 load phases (goals that need the full length are then reported, not judged); \`-- --only <names>\`
 runs some, by the comma-separated names ${names.map((name) => `\`${name}\``).join(', ')};
-with `--merge` as well, the last results' other scenarios are kept and only those run are replaced.
+with \`--merge\` as well, the last results' other scenarios are kept and only those run are replaced.
 The harness is \`bench/run.ts\` (\`bench/harness/\`), each scenario a file in \`bench/scenarios/\`.
 
 The load scenarios run after three seconds of unmeasured load (JIT compilation, connection
