@@ -2,10 +2,13 @@
  * The operator commands' client of the management API (`/admin/...`): the local stack by default
  * (its `endpoints.json` names the API and the admin token), or a deployed API with `--api`,
  * signing each request with SigV4 (`execute-api`) and the caller's AWS credentials, as API
- * Gateway's IAM authorization wants.
+ * Gateway's IAM authorization wants. The commands call the API through the typed client
+ * (`shared/client/api.ts`, the API's description as types), which sends through the target's
+ * transport.
  */
 import type { SignatureV4 } from '@smithy/signature-v4';
 import { type Command, Option } from 'commander';
+import type { GridwireApiClient, paths } from '../shared/client/api';
 import { CliError, explainAwsError } from './errors';
 import { dataDirOption } from './options';
 import { runningLocalStack } from './targets';
@@ -18,12 +21,26 @@ export interface ApiAnswer {
 }
 
 /** Where the management API is, and how to call it (authentication included). */
-export interface ApiTarget {
+export interface ApiTarget extends ApiTransport {
+  /**
+   * The API's typed client: each call's path, parameters, body and answer as the API's
+   * description has them. It sends through {@link ApiTransport.call}, so its requests carry the
+   * token or are signed as those are, and an API that gives no answer is the same `CliError`.
+   */
+  client: GridwireApiClient;
+}
+
+/** Where the management API is, and its plain transport. */
+export interface ApiTransport {
   /** For messages: "the local stack in /path" or the API URL. */
   where: string;
   /** The API's base URL, which also serves the publish routes. */
   url: string;
-  /** `path` starts with `/admin/` and may carry a query string; `body` is JSON text. */
+  /**
+   * Sends one request: `path` starts with `/` and may carry a query string; `body` is JSON text.
+   * The commands call through {@link ApiTarget.client}; this is for a path the API's description
+   * does not have (the local stack's own `/local/status`).
+   */
   call(method: ApiMethod, path: string, body?: string): Promise<ApiAnswer>;
 }
 
@@ -31,6 +48,67 @@ export interface ApiTarget {
 export type ApiMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
 const urlOf = (apiUrl: string, path: string) => new URL(`${apiUrl.replace(/\/+$/, '')}${path}`);
+
+/** The answer each response the client was given stands for, its body's text as it came. */
+const answers = new WeakMap<Response, ApiAnswer>();
+
+/** Statuses whose `Response` has no body. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** A query string as the commands have always sent it: form-encoded, its names in the order given. */
+const formQuery = (query: Record<string, unknown>): string => {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null) search.set(name, String(value));
+  }
+  return search.toString();
+};
+
+/**
+ * The target of `transport`, with a typed client that sends through it: the client's request
+ * becomes a `call` (its path and query after the API's URL, its body's JSON text), and the
+ * answer a `Response` of the same status, headers and text.
+ */
+export function apiTarget(transport: ApiTransport): ApiTarget {
+  // openapi-fetch loads here, when a command calls the API, not with the command definitions.
+  const { createApiClient } = require('../shared/client/api') as typeof import('../shared/client/api');
+  const base = new URL(`${transport.url.replace(/\/+$/, '')}/`).href.slice(0, -1);
+  const client = createApiClient({
+    baseUrl: transport.url,
+    querySerializer: formQuery,
+    fetch: async (request) => {
+      const url = new URL(request.url);
+      const path = request.url.startsWith(`${base}/`)
+        ? request.url.slice(base.length)
+        : `${url.pathname}${url.search}`;
+      const body = await request.text();
+      const answer = await transport.call(request.method as ApiMethod, path, body === '' ? undefined : body);
+      const response = new Response(NULL_BODY_STATUSES.has(answer.status) ? null : answer.text, {
+        status: answer.status,
+        ...(answer.headers === undefined ? {} : { headers: answer.headers }),
+      });
+      answers.set(response, answer);
+      return response;
+    },
+  });
+  return { ...transport, client };
+}
+
+/** The answer a client call was given: status, headers and its body's text. */
+export const answerOf = (response: Response): ApiAnswer =>
+  answers.get(response) ?? { status: response.status, text: '', headers: response.headers };
+
+/**
+ * A client call's data when its status is 2xx; otherwise a `CliError` saying what failed, with
+ * the API's message (as {@link okText}).
+ */
+export function okData<Result extends { data?: unknown; response: Response }>(
+  result: Result,
+  doing: string,
+): Exclude<Result['data'], undefined> {
+  okText(answerOf(result.response), doing);
+  return result.data as Exclude<Result['data'], undefined>;
+}
 
 /** Sends one request; a request that gets no answer at all is a `CliError` naming `where`. */
 export async function send(url: URL, init: RequestInit, where: string): Promise<ApiAnswer> {
@@ -48,7 +126,7 @@ export async function send(url: URL, init: RequestInit, where: string): Promise<
 
 /** An API that takes `Authorization: Bearer <token>` (the local stack's admin routes). */
 export function bearerTarget(apiUrl: string, token: string, where = apiUrl): ApiTarget {
-  return {
+  return apiTarget({
     where,
     url: apiUrl,
     call: (method, path, body) =>
@@ -64,7 +142,7 @@ export function bearerTarget(apiUrl: string, token: string, where = apiUrl): Api
         },
         where,
       ),
-  };
+  });
 }
 
 /**
@@ -121,7 +199,7 @@ export function sigV4Target(
     credentials,
     sha256: Sha256,
   });
-  return {
+  return apiTarget({
     where: apiUrl,
     url: apiUrl,
     call: async (method, path, body) => {
@@ -150,7 +228,7 @@ export function sigV4Target(
       const { host: _host, ...headers } = signed.headers;
       return send(url, { method, headers, ...(body === undefined ? {} : { body }) }, apiUrl);
     },
-  };
+  });
 }
 
 /** The API's error message (`{"error":{"message":..}}`, or API Gateway's `{"message":..}`). */
@@ -172,20 +250,6 @@ export function okText(answer: ApiAnswer, doing: string): string {
     throw new CliError(`${doing} failed: HTTP ${answer.status}: ${messageOf(answer)}${hint}`);
   }
   return answer.text;
-}
-
-/** Calls the API and returns the answer's text; any status but 2xx is a `CliError` saying what failed. */
-export async function callOk(
-  target: ApiTarget,
-  method: ApiMethod,
-  path: string,
-  body: unknown,
-  doing: string,
-): Promise<string> {
-  return okText(
-    await target.call(method, path, body === undefined ? undefined : JSON.stringify(body)),
-    doing,
-  );
 }
 
 /** The options that choose the API: `--data-dir` (local), or `--api` and `--region`. */
@@ -234,6 +298,51 @@ export const subscriptionsAdminPath = (ref: TopicRef): string => `${topicAdminPa
 export function subscriptionAdminPath(ref: SubscriptionRef): string {
   return `${subscriptionsAdminPath(ref)}/${encodeURIComponent(ref.subscription)}`;
 }
+
+/**
+ * A route of a topic as the API's description names it: a classic topic's
+ * (`/admin/topics/{topic}...`) or a namespace topic's (`/admin/namespaces/{namespace}/topics/{topic}...`).
+ */
+export type TopicRoute<Rest extends string = ''> =
+  | `/admin/topics/{topic}${Rest}`
+  | `/admin/namespaces/{namespace}/topics/{topic}${Rest}`;
+
+/**
+ * The route of `ref`'s topic, followed by `rest`; a call fills in its `{namespace}` and `{topic}`
+ * from `ref` given as the path parameters (`params: { path: ref }`).
+ */
+export function topicRoute<Rest extends string = ''>(ref: TopicRef, rest = '' as Rest): TopicRoute<Rest> {
+  return (
+    ref.namespace === undefined
+      ? `/admin/topics/{topic}${rest}`
+      : `/admin/namespaces/{namespace}/topics/{topic}${rest}`
+  ) as TopicRoute<Rest>;
+}
+
+/** A route of a subscription (`.../eventSubscriptions/{subscription}...`) of a classic or namespace topic. */
+export type SubscriptionRoute<Rest extends string = ''> =
+  TopicRoute<`/eventSubscriptions/{subscription}${Rest}`>;
+
+/** The route of `ref`'s subscription, followed by `rest`; its path parameters are `ref`'s. */
+export const subscriptionRoute = <Rest extends string = ''>(
+  ref: SubscriptionRef,
+  rest = '' as Rest,
+): SubscriptionRoute<Rest> =>
+  topicRoute(ref, `/eventSubscriptions/{subscription}${rest}` as `/eventSubscriptions/{subscription}${Rest}`);
+
+type JsonBodyOf<Operation> = Operation extends {
+  requestBody?: { content: { 'application/json': infer Body } };
+}
+  ? Body
+  : never;
+
+/**
+ * The JSON body a route takes, as the API's description has it: for a body the commands build
+ * from their flags (the API checks it), `JsonBody<TopicRoute, 'put'>`.
+ */
+export type JsonBody<Route extends keyof paths, Method extends 'put' | 'post'> = JsonBodyOf<
+  paths[Route][Method]
+>;
 
 /** A topic in messages: `topic T`, or `namespace N, topic T`. */
 export const topicLabel = (ref: TopicRef): string =>

@@ -7,15 +7,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import type { components } from '../shared/client/api';
 import {
   type ApiTargetOptions,
-  callOk,
+  type JsonBody,
   namespaceOption,
-  okText,
+  okData,
   resolveApiTarget,
   type TopicRef,
-  topicAdminPath,
+  type TopicRoute,
   topicLabel,
+  topicRoute,
   withApiTargetOptions,
 } from './admin-api';
 import { CliError } from './errors';
@@ -25,26 +27,17 @@ type Options = ApiTargetOptions & JsonOption & { topic: string; namespace?: stri
 type TypeOptions = Options & { name: string };
 type CreateOptions = TypeOptions & { schema?: string; example?: string; description?: string };
 
-/** An event type as the API shows it (the parts printed here). */
-interface EventTypeDocument {
-  name: string;
-  properties: {
-    description: string | null;
-    schema?: Record<string, unknown> | null;
-    example?: unknown;
-    hasSchema?: boolean;
-    hasExample?: boolean;
-  };
-  systemData?: { lastModifiedAt?: string };
-}
+/** An event type as the API shows it. */
+type EventTypeDocument = components['schemas']['EventType'];
 
 const refOf = (options: Options): TopicRef => ({
   topic: options.topic,
   ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
 });
 
-const catalogPath = (ref: TopicRef) => `${topicAdminPath(ref)}/eventTypes`;
-const typePath = (ref: TopicRef, name: string) => `${catalogPath(ref)}/${encodeURIComponent(name)}`;
+/** The route of an event type of `ref`'s catalog, and its path parameters. */
+const typeRoute = (ref: TopicRef, name: string) =>
+  [topicRoute(ref, '/eventTypes/{eventType}'), { path: { ...ref, eventType: name } }] as const;
 
 /** The options every subcommand has: the topic (and its namespace), the API target, `--json`. */
 function withTopic(command: Command, named: boolean): Command {
@@ -120,13 +113,16 @@ function createCommand(): Command {
       const ref = refOf(options);
       const body = eventTypeBody(options);
       const target = await resolveApiTarget(options);
-      const answer = await target.call('PUT', typePath(ref, options.name), JSON.stringify(body));
-      const document = JSON.parse(
-        okText(answer, `putting event type ${options.name} in ${where(ref)}`),
-      ) as EventTypeDocument;
+      const [route, params] = typeRoute(ref, options.name);
+      const result = await target.client.PUT(route, {
+        params,
+        // Its schema and example are the files' JSON as written; the API checks them.
+        body: body as JsonBody<TopicRoute<'/eventTypes/{eventType}'>, 'put'>,
+      });
+      const document = okData(result, `putting event type ${options.name} in ${where(ref)}`);
       printAnswer(options, document, (doc) =>
         [
-          `${answer.status === 201 ? 'Created' : 'Replaced'} event type ${doc.name} in ${where(ref)}.`,
+          `${result.response.status === 201 ? 'Created' : 'Replaced'} event type ${doc.name} in ${where(ref)}.`,
           formatEventType(doc),
         ].join('\n'),
       );
@@ -139,8 +135,10 @@ function listCommand(): Command {
     .action(async (options: Options) => {
       const ref = refOf(options);
       const target = await resolveApiTarget(options);
-      const text = await callOk(target, 'GET', catalogPath(ref), undefined, `listing ${where(ref)}`);
-      const { value } = JSON.parse(text) as { value: EventTypeDocument[] };
+      const { value } = okData(
+        await target.client.GET(topicRoute(ref, '/eventTypes'), { params: { path: ref } }),
+        `listing ${where(ref)}`,
+      );
       printAnswer(options, value, (documents) =>
         documents.length === 0
           ? `No event types in ${where(ref)}.`
@@ -163,14 +161,14 @@ function showCommand(): Command {
     .action(async (options: TypeOptions) => {
       const ref = refOf(options);
       const target = await resolveApiTarget(options);
-      const answer = await target.call('GET', typePath(ref, options.name));
-      if (answer.status === 404) {
+      const [route, params] = typeRoute(ref, options.name);
+      const result = await target.client.GET(route, { params });
+      if (result.response.status === 404) {
         throw new CliError(
           `no event type ${options.name} in ${where(ref)} (gridwire event-type list --topic ${ref.topic}${ref.namespace === undefined ? '' : ` --namespace ${ref.namespace}`} shows them)`,
         );
       }
-      const document = JSON.parse(okText(answer, `reading event type ${options.name}`)) as EventTypeDocument;
-      printAnswer(options, document, formatEventType);
+      printAnswer(options, okData(result, `reading event type ${options.name}`), formatEventType);
     });
 }
 
@@ -180,9 +178,10 @@ function deleteCommand(): Command {
     .action(async (options: TypeOptions) => {
       const ref = refOf(options);
       const target = await resolveApiTarget(options);
-      const answer = await target.call('DELETE', typePath(ref, options.name));
-      okText(answer, `deleting event type ${options.name} from ${where(ref)}`);
-      const deleted = answer.status !== 204;
+      const [route, params] = typeRoute(ref, options.name);
+      const result = await target.client.DELETE(route, { params });
+      okData(result, `deleting event type ${options.name} from ${where(ref)}`);
+      const deleted = result.response.status !== 204;
       printAnswer(options, { deleted }, () =>
         deleted
           ? `Deleted event type ${options.name} from ${where(ref)}.`

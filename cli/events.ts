@@ -9,14 +9,15 @@
  * (replays from the topic's archive) are in `replays.ts`, `recover` (bulk recovery) in `recover.ts`.
  */
 import { Command } from 'commander';
+import type { components } from '../shared/client/api';
 import {
   type ApiTarget,
   type ApiTargetOptions,
-  callOk,
+  okData,
   resolveApiTarget,
   type SubscriptionRef,
-  subscriptionAdminPath,
   subscriptionLabel,
+  subscriptionRoute,
   withApiTargetOptions,
 } from './admin-api';
 import { countOption, timeArgument } from './options';
@@ -63,29 +64,24 @@ export interface LogPage {
 }
 
 /** What a resend queued. */
-export interface ResendAnswer {
-  eventId: string;
-  deliveryId: string;
-  resendOf: string;
-  header: string;
-}
+export type ResendAnswer = components['schemas']['Resend'];
 
 /** The event's delivery history at the subscription, in [since, until) (default: the last 24 hours). */
 export async function eventHistory(
   target: ApiTarget,
   options: SubscriptionRef & { eventId: string; since?: string; until?: string },
 ): Promise<EventHistory> {
-  const query = new URLSearchParams({ eventId: options.eventId });
-  if (options.since !== undefined) query.set('since', options.since);
-  if (options.until !== undefined) query.set('until', options.until);
-  const text = await callOk(
-    target,
-    'GET',
-    `${subscriptionAdminPath(options)}/deliveries?${query}`,
-    undefined,
+  const answer = okData(
+    await target.client.GET(subscriptionRoute(options, '/deliveries'), {
+      params: {
+        path: options,
+        query: { eventId: options.eventId, since: options.since, until: options.until },
+      },
+    }),
     `reading the delivery history of ${subscriptionLabel(options)}`,
   );
-  return JSON.parse(text) as EventHistory;
+  // With `eventId` the route answers the event's deliveries, not a page of the log.
+  return answer as components['schemas']['DeliveryLookup'];
 }
 
 /** A page of the subscription's log, newest deliveries first, in [since, until) (default: the last 24 hours). */
@@ -93,18 +89,14 @@ export async function logPage(
   target: ApiTarget,
   options: SubscriptionRef & { since?: string; until?: string; top?: number },
 ): Promise<LogPage> {
-  const query = new URLSearchParams();
-  if (options.since !== undefined) query.set('since', options.since);
-  if (options.until !== undefined) query.set('until', options.until);
-  if (options.top !== undefined) query.set('top', String(options.top));
-  const text = await callOk(
-    target,
-    'GET',
-    `${subscriptionAdminPath(options)}/deliveries?${query}`,
-    undefined,
+  const answer = okData(
+    await target.client.GET(subscriptionRoute(options, '/deliveries'), {
+      params: { path: options, query: { since: options.since, until: options.until, top: options.top } },
+    }),
     `reading the message log of ${subscriptionLabel(options)}`,
   );
-  return JSON.parse(text) as LogPage;
+  // Without `eventId` the route answers a page of the log.
+  return answer as components['schemas']['DeliveryLogPage'];
 }
 
 /** Sends a logged event again; the newest logged delivery of it unless `deliveryId` names one. */
@@ -118,14 +110,10 @@ export async function resendEvent(
     ...(options.since === undefined ? {} : { since: options.since }),
     ...(options.until === undefined ? {} : { until: options.until }),
   };
-  const text = await callOk(
-    target,
-    'POST',
-    `${subscriptionAdminPath(options)}/resend`,
-    body,
+  return okData(
+    await target.client.POST(subscriptionRoute(options, '/resend'), { params: { path: options }, body }),
     `resending event '${options.eventId}' to ${subscriptionLabel(options)}`,
   );
-  return JSON.parse(text) as ResendAnswer;
 }
 
 /** A response excerpt on one line, cut to `max` characters. */

@@ -12,16 +12,15 @@ import { mapWithConcurrency } from '../shared/platform/concurrency';
 import {
   type ApiTarget,
   type ApiTargetOptions,
-  callOk,
   namespaceOption,
-  okText,
+  okData,
   resolveApiTarget,
   type SubscriptionRef,
-  subscriptionAdminPath,
   subscriptionLabel,
-  subscriptionsAdminPath,
+  subscriptionRoute,
   type TopicRef,
   topicLabel,
+  topicRoute,
   withApiTargetOptions,
 } from './admin-api';
 import { table } from './output';
@@ -45,33 +44,28 @@ export interface SubscriptionHealth extends EndpointHealthAnswer {
  * subscription deleted between the list and its health read is left out.
  */
 export async function topicHealth(target: ApiTarget, ref: TopicRef): Promise<SubscriptionHealth[]> {
-  const listed = await callOk(
-    target,
-    'GET',
-    subscriptionsAdminPath(ref),
-    undefined,
+  const listed = okData(
+    await target.client.GET(topicRoute(ref, '/eventSubscriptions'), { params: { path: ref } }),
     `listing the subscriptions of ${topicLabel(ref)}`,
   );
-  const names = (JSON.parse(listed) as { value: Array<{ name: string }> }).value.map((item) => item.name);
+  const names = listed.value.map((item) => item.name);
   const rows = await mapWithConcurrency(names, HEALTH_READS_IN_FLIGHT, async (subscription) => {
-    const answer = await target.call('GET', `${subscriptionAdminPath({ ...ref, subscription })}/health`);
-    if (answer.status === 404) return undefined;
-    const text = okText(answer, `reading the health of ${subscriptionLabel({ ...ref, subscription })}`);
-    return { subscription, ...(JSON.parse(text) as EndpointHealthAnswer) };
+    const one = { ...ref, subscription };
+    const result = await target.client.GET(subscriptionRoute(one, '/health'), { params: { path: one } });
+    if (result.response.status === 404) return undefined;
+    const health: EndpointHealthAnswer = okData(result, `reading the health of ${subscriptionLabel(one)}`);
+    return { subscription, ...health };
   });
   return rows.filter((row): row is SubscriptionHealth => row !== undefined);
 }
 
 /** Enables the subscription's endpoint (forgets its failures); answers once workers see it. */
 export async function enableEndpoint(target: ApiTarget, ref: SubscriptionRef): Promise<SubscriptionHealth> {
-  const text = await callOk(
-    target,
-    'POST',
-    `${subscriptionAdminPath(ref)}/enable`,
-    undefined,
+  const health: EndpointHealthAnswer = okData(
+    await target.client.POST(subscriptionRoute(ref, '/enable'), { params: { path: ref } }),
     `enabling ${subscriptionLabel(ref)}`,
   );
-  return { subscription: ref.subscription, ...(JSON.parse(text) as EndpointHealthAnswer) };
+  return { subscription: ref.subscription, ...health };
 }
 
 const HEADER = [

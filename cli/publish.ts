@@ -158,6 +158,9 @@ export async function publishEvents(
   const key = flags.key ?? (await topicKeys(target, ref)).key1;
   const { url, headers } = requestOf(target, ref, schema, key);
   for (let attempt = 0; ; attempt += 1) {
+    // Sent as it is, not through the target's client: the publish route takes the topic's key,
+    // not the admin token or a signature, and a namespace topic's path (`<topic>:publish`) is one
+    // segment the client would encode.
     const answer = await send(
       new URL(url),
       { method: 'POST', headers, body: JSON.stringify(events) },

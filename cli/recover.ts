@@ -9,11 +9,11 @@
 import { Command } from 'commander';
 import {
   type ApiTarget,
-  okText,
+  okData,
   resolveApiTarget,
   type SubscriptionRef,
-  subscriptionAdminPath,
   subscriptionLabel,
+  subscriptionRoute,
 } from './admin-api';
 import { terminalIo } from './deadletters';
 import { CliError } from './errors';
@@ -78,11 +78,14 @@ async function recoverCall(
   doing: string,
 ): Promise<RecoverAnswer> {
   for (let waits = 0; ; waits++) {
-    const answer = await target.call('POST', `${subscriptionAdminPath(ref)}/recover`, JSON.stringify(body));
-    if (answer.status !== 429 || waits === MAX_RECOVER_LIMIT_WAITS) {
-      return JSON.parse(okText(answer, doing)) as RecoverAnswer;
+    const result = await target.client.POST(subscriptionRoute(ref, '/recover'), {
+      params: { path: ref },
+      body,
+    });
+    if (result.response.status !== 429 || waits === MAX_RECOVER_LIMIT_WAITS) {
+      return okData(result, doing);
     }
-    const seconds = Number(answer.headers?.get('retry-after'));
+    const seconds = Number(result.response.headers.get('retry-after'));
     const wait = Number.isFinite(seconds) && seconds > 0 ? seconds : 1;
     io.progress(`the API's recover limit for this subscription: waiting ${wait} s`);
     await io.sleep(wait * 1000);

@@ -10,13 +10,12 @@ import type { ReplayState } from '../shared/domain/replays';
 import {
   type ApiTarget,
   type ApiTargetOptions,
-  callOk,
   namespaceOption,
-  okText,
+  okData,
   resolveApiTarget,
   type SubscriptionRef,
-  subscriptionAdminPath,
   subscriptionLabel,
+  subscriptionRoute,
   withApiTargetOptions,
 } from './admin-api';
 import { type ReplayIo, terminalIo } from './deadletters';
@@ -43,9 +42,6 @@ export interface ReplayDocument {
   lastModifiedAt: string;
 }
 
-const replaysPath = (ref: SubscriptionRef) => `${subscriptionAdminPath(ref)}/replays`;
-const replayPath = (ref: SubscriptionRef, id: string) => `${replaysPath(ref)}/${encodeURIComponent(id)}`;
-
 /** Starts a replay of the events the archive holds from [since, until) (default until: now). */
 export async function startReplay(
   target: ApiTarget,
@@ -56,26 +52,18 @@ export async function startReplay(
     ...(options.until === undefined ? {} : { until: options.until }),
     ...(options.eventTypes === undefined ? {} : { eventTypes: options.eventTypes }),
   };
-  const text = await callOk(
-    target,
-    'POST',
-    replaysPath(options),
-    body,
+  return okData(
+    await target.client.POST(subscriptionRoute(options, '/replays'), { params: { path: options }, body }),
     `starting a replay for ${subscriptionLabel(options)}`,
   );
-  return JSON.parse(text) as ReplayDocument;
 }
 
 /** The subscription's replays. */
 export async function listReplays(target: ApiTarget, ref: SubscriptionRef): Promise<ReplayDocument[]> {
-  const text = await callOk(
-    target,
-    'GET',
-    replaysPath(ref),
-    undefined,
+  return okData(
+    await target.client.GET(subscriptionRoute(ref, '/replays'), { params: { path: ref } }),
     `listing the replays of ${subscriptionLabel(ref)}`,
-  );
-  return (JSON.parse(text) as { value: ReplayDocument[] }).value;
+  ).value;
 }
 
 /** One replay. */
@@ -84,14 +72,12 @@ export async function showReplay(
   ref: SubscriptionRef,
   id: string,
 ): Promise<ReplayDocument> {
-  const text = await callOk(
-    target,
-    'GET',
-    replayPath(ref, id),
-    undefined,
+  return okData(
+    await target.client.GET(subscriptionRoute(ref, '/replays/{replayId}'), {
+      params: { path: { ...ref, replayId: id } },
+    }),
     `reading replay '${id}' of ${subscriptionLabel(ref)}`,
   );
-  return JSON.parse(text) as ReplayDocument;
 }
 
 /** Cancels a replay; whether it was running (200), or had already ended (204). Then shows it. */
@@ -100,9 +86,11 @@ export async function cancelReplay(
   ref: SubscriptionRef,
   id: string,
 ): Promise<{ cancelled: boolean; replay: ReplayDocument }> {
-  const answer = await target.call('DELETE', replayPath(ref, id));
-  okText(answer, `cancelling replay '${id}' of ${subscriptionLabel(ref)}`);
-  return { cancelled: answer.status !== 204, replay: await showReplay(target, ref, id) };
+  const result = await target.client.DELETE(subscriptionRoute(ref, '/replays/{replayId}'), {
+    params: { path: { ...ref, replayId: id } },
+  });
+  okData(result, `cancelling replay '${id}' of ${subscriptionLabel(ref)}`);
+  return { cancelled: result.response.status !== 204, replay: await showReplay(target, ref, id) };
 }
 
 /** The first wait between two looks at a replay; each is twice the last, up to the longest. */

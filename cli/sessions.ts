@@ -17,10 +17,8 @@ import {
 import {
   type ApiTarget,
   type ApiTargetOptions,
-  callOk,
-  okText,
+  okData,
   resolveApiTarget,
-  topicAdminPath,
   withApiTargetOptions,
 } from './admin-api';
 import { CliError } from './errors';
@@ -109,13 +107,14 @@ export async function createSession(
   expiresInMinutes: number,
   doing: string,
 ): Promise<SessionAnswer> {
-  const answer = await target.call('POST', '/admin/sessions', JSON.stringify({ scope, expiresInMinutes }));
-  if (answer.status === 404) {
+  const result = await target.client.POST('/admin/sessions', { body: { scope, expiresInMinutes } });
+  if (result.response.status === 404) {
     throw new CliError(
       `${doing} failed: ${target.where} makes no sessions (no POST /admin/sessions); deploy this version of Gridwire first`,
     );
   }
-  const session = JSON.parse(okText(answer, doing)) as Partial<SessionAnswer>;
+  // An API of another version may answer otherwise: checked, not taken on trust.
+  const session: Partial<SessionAnswer> = okData(result, doing);
   if (typeof session.token !== 'string' || typeof session.expiresAt !== 'string') {
     throw new CliError(`${doing} failed: the answer of ${target.where} has no token`);
   }
@@ -238,13 +237,20 @@ export function portalScopeOf(flags: PortalLinkFlags): ScopeRequest {
 /** Refuses a portal link to a topic or a namespace that does not exist (a typo shows an empty portal). */
 async function requireScopeOwner(target: ApiTarget, scope: ScopeRequest): Promise<void> {
   if (scope.role !== 'portal') return;
-  const [path, what] =
+  const [result, what] =
     scope.topic === undefined
-      ? [`/admin/namespaces/${encodeURIComponent(scope.namespace ?? '')}`, `namespace '${scope.namespace}'`]
-      : [topicAdminPath({ topic: scope.topic }), `topic '${scope.topic}'`];
-  const answer = await target.call('GET', path);
-  if (answer.status === 404) throw new CliError(`no ${what} on ${target.where}`);
-  okText(answer, `reading ${what}`);
+      ? [
+          await target.client.GET('/admin/namespaces/{namespace}', {
+            params: { path: { namespace: scope.namespace ?? '' } },
+          }),
+          `namespace '${scope.namespace}'`,
+        ]
+      : [
+          await target.client.GET('/admin/topics/{topic}', { params: { path: { topic: scope.topic } } }),
+          `topic '${scope.topic}'`,
+        ];
+  if (result.response.status === 404) throw new CliError(`no ${what} on ${target.where}`);
+  okData(result, `reading ${what}`);
 }
 
 export function portalLinkCommand(): Command {
@@ -290,15 +296,10 @@ export interface RevokeAnswer {
 
 /** Ends every session made so far: the API replaces its session key. */
 export async function revokeAllSessions(target: ApiTarget): Promise<RevokeAnswer> {
-  return JSON.parse(
-    await callOk(
-      target,
-      'POST',
-      '/admin/sessions/revokeAll',
-      undefined,
-      `revoking the sessions of ${target.where}`,
-    ),
-  ) as RevokeAnswer;
+  return okData(
+    await target.client.POST('/admin/sessions/revokeAll'),
+    `revoking the sessions of ${target.where}`,
+  );
 }
 
 export const formatRevoked = (answer: RevokeAnswer): string =>

@@ -166,6 +166,7 @@ export function summarizeStatus(document: LocalStatusDocument): StatusSummary {
 /** Reads the status of the local stack running in `dataDir`. */
 export async function readLocalStatus(dataDir: string): Promise<StatusSummary> {
   const target = await localApiTarget(dataDir, '--data-dir <the directory it runs in>');
+  // The local stack's own route, which the API's description (and so the typed client) does not have.
   const text = okText(await target.call('GET', LOCAL_STATUS_PATH), `reading the status of ${target.where}`);
   return summarizeStatus(JSON.parse(text) as LocalStatusDocument);
 }

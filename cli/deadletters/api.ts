@@ -7,14 +7,13 @@ import type { BlobReplay, ReplayReport } from '../../shared/management/dead-lett
 import { arrayElements, objectMembers } from '../../shared/platform/json-text';
 import {
   type ApiTarget,
-  callOk,
-  okText,
+  type JsonBody,
+  okData,
   type SubscriptionRef,
-  subscriptionAdminPath,
+  type SubscriptionRoute,
   subscriptionLabel,
+  subscriptionRoute,
 } from '../admin-api';
-
-const routeOf = (ref: SubscriptionRef) => `${subscriptionAdminPath(ref)}/deadLetters`;
 
 const named = subscriptionLabel;
 
@@ -40,19 +39,15 @@ export async function listDeadLetterPage(
   target: ApiTarget,
   options: SubscriptionRef & { since?: string; until?: string; page?: string },
 ): Promise<DeadLetterListingPage> {
-  const query = new URLSearchParams();
-  if (options.since !== undefined) query.set('since', options.since);
-  if (options.until !== undefined) query.set('until', options.until);
-  if (options.page !== undefined) query.set('page', options.page);
-  const search = query.size === 0 ? '' : `?${query}`;
-  const text = await callOk(
-    target,
-    'GET',
-    `${routeOf(options)}${search}`,
-    undefined,
+  const { value, nextPage } = okData(
+    await target.client.GET(subscriptionRoute(options, '/deadLetters'), {
+      params: {
+        path: options,
+        query: { since: options.since, until: options.until, page: options.page },
+      },
+    }),
     `listing the dead letters of ${named(options)}`,
   );
-  const { value, nextPage } = JSON.parse(text) as { value: DeadLetterListing[]; nextPage?: string };
   return { blobs: value, ...(nextPage === undefined ? {} : { nextPage }) };
 }
 
@@ -83,11 +78,12 @@ export async function showDeadLetters(
   target: ApiTarget,
   options: SubscriptionRef & { key: string },
 ): Promise<DeadLetterBlobText> {
-  const text = await callOk(
-    target,
-    'GET',
-    `${routeOf(options)}/blob?${new URLSearchParams({ key: options.key })}`,
-    undefined,
+  const text = okData(
+    // As text: the records are kept as the API wrote them, not parsed and written again.
+    await target.client.GET(subscriptionRoute(options, '/deadLetters/blob'), {
+      params: { path: options, query: { key: options.key } },
+      parseAs: 'text',
+    }),
     `reading the dead-letter blob ${options.key}`,
   );
   const members = new Map(objectMembers(text).map((member) => [member.name, member.value]));
@@ -114,12 +110,12 @@ export async function callReplayOrWait(
   ref: SubscriptionRef,
   body: Parameters<typeof callReplay>[2],
 ): Promise<{ answer: ReplayAnswer } | { retryAfterSeconds: number }> {
-  const answer = await target.call('POST', `${routeOf(ref)}/replay`, JSON.stringify(body));
-  if (answer.status === 429) {
-    const seconds = Number(answer.headers?.get('retry-after'));
+  const result = await replayCall(target, ref, body);
+  if (result.response.status === 429) {
+    const seconds = Number(result.response.headers.get('retry-after'));
     return { retryAfterSeconds: Number.isFinite(seconds) && seconds > 0 ? seconds : 1 };
   }
-  return { answer: JSON.parse(okText(answer, `replaying dead letters of ${named(ref)}`)) as ReplayAnswer };
+  return { answer: okData(result, `replaying dead letters of ${named(ref)}`) };
 }
 
 /** One call of the replay route (`POST .../deadLetters/replay`). */
@@ -135,12 +131,13 @@ export async function callReplay(
     force?: boolean;
   },
 ): Promise<ReplayAnswer> {
-  const text = await callOk(
-    target,
-    'POST',
-    `${routeOf(ref)}/replay`,
-    body,
-    `replaying dead letters of ${named(ref)}`,
-  );
-  return JSON.parse(text) as ReplayAnswer;
+  return okData(await replayCall(target, ref, body), `replaying dead letters of ${named(ref)}`);
 }
+
+/** `POST .../deadLetters/replay` with `body`. */
+const replayCall = (target: ApiTarget, ref: SubscriptionRef, body: Parameters<typeof callReplay>[2]) =>
+  target.client.POST(subscriptionRoute(ref, '/deadLetters/replay'), {
+    params: { path: ref },
+    // `reason` holds the reasons `--reason` takes (`DEAD_LETTER_REASONS`), as plain strings here.
+    body: body as JsonBody<SubscriptionRoute<'/deadLetters/replay'>, 'post'>,
+  });

@@ -6,12 +6,13 @@ import type { Command } from 'commander';
 import {
   type ApiTarget,
   type ApiTargetOptions,
-  callOk,
+  type JsonBody,
   namespaceOption,
-  okText,
+  okData,
   type SubscriptionRef,
-  subscriptionAdminPath,
+  type SubscriptionRoute,
   subscriptionLabel,
+  subscriptionRoute,
   withApiTargetOptions,
 } from '../admin-api';
 import { type JsonOption, printAnswer } from '../output';
@@ -37,11 +38,13 @@ export async function readSubscription(
   target: ApiTarget,
   ref: SubscriptionRef,
 ): Promise<SubscriptionDocument | undefined> {
-  const answer = await target.call('GET', subscriptionAdminPath(ref));
-  if (answer.status === 404) return undefined;
-  return JSON.parse(
-    await callOk(target, 'GET', subscriptionAdminPath(ref), undefined, `reading ${subscriptionLabel(ref)}`),
-  ) as SubscriptionDocument;
+  const route = subscriptionRoute(ref);
+  const found = await target.client.GET(route, { params: { path: ref } });
+  if (found.response.status === 404) return undefined;
+  return okData(
+    await target.client.GET(route, { params: { path: ref } }),
+    `reading ${subscriptionLabel(ref)}`,
+  );
 }
 
 export const refOf = (options: Options): SubscriptionRef => ({
@@ -63,13 +66,16 @@ export async function save(
   body: unknown,
   options: JsonOption,
 ): Promise<void> {
-  const answer = await target.call('PUT', subscriptionAdminPath(ref), JSON.stringify(body));
-  const text = okText(answer, `saving ${subscriptionLabel(ref)}`);
-  const document = JSON.parse(text) as SubscriptionDocument;
+  const result = await target.client.PUT(subscriptionRoute(ref), {
+    params: { path: ref },
+    // Built from the flags (`body.ts`); the API checks it.
+    body: body as JsonBody<SubscriptionRoute, 'put'>,
+  });
+  const document: SubscriptionDocument = okData(result, `saving ${subscriptionLabel(ref)}`);
   printAnswer(
     options,
     document,
     (doc) =>
-      `${answer.status === 201 ? 'Created' : 'Updated'} ${subscriptionLabel(ref)}.\n${formatSubscription(doc)}`,
+      `${result.response.status === 201 ? 'Created' : 'Updated'} ${subscriptionLabel(ref)}.\n${formatSubscription(doc)}`,
   );
 }

@@ -1,6 +1,6 @@
 /** `gridwire subscription delete`: an event subscription gone, its queued and held events dropped. */
 import { Command } from 'commander';
-import { okText, resolveApiTarget, subscriptionAdminPath, subscriptionLabel } from '../admin-api';
+import { okData, resolveApiTarget, subscriptionLabel, subscriptionRoute } from '../admin-api';
 import { printAnswer } from '../output';
 import { named, type Options, refOf, withRef } from './common';
 
@@ -11,9 +11,9 @@ export function deleteCommand(): Command {
       const options = named(raw);
       const ref = refOf(options);
       const target = await resolveApiTarget(options);
-      const answer = await target.call('DELETE', subscriptionAdminPath(ref));
-      okText(answer, `deleting ${subscriptionLabel(ref)}`);
-      const deleted = answer.status !== 204;
+      const result = await target.client.DELETE(subscriptionRoute(ref), { params: { path: ref } });
+      okData(result, `deleting ${subscriptionLabel(ref)}`);
+      const deleted = result.response.status !== 204;
       printAnswer(options, { deleted }, () =>
         deleted ? `Deleted ${subscriptionLabel(ref)}.` : `There was no ${subscriptionLabel(ref)}.`,
       );

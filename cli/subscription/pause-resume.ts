@@ -3,8 +3,7 @@
  * events wait, their time to live running), then the waiting events delivered.
  */
 import { Command } from 'commander';
-import type { HealthDocument } from '../../shared/management/resource-documents';
-import { callOk, resolveApiTarget, subscriptionAdminPath, subscriptionLabel } from '../admin-api';
+import { okData, resolveApiTarget, subscriptionLabel, subscriptionRoute } from '../admin-api';
 import { printAnswer } from '../output';
 import { named, type Options, refOf, withRef } from './common';
 
@@ -30,14 +29,12 @@ export function pauseOrResumeCommand(verb: keyof typeof VERBS): Command {
     .action(async (raw: Options) => {
       const options = named(raw);
       const ref = refOf(options);
-      const text = await callOk(
-        await resolveApiTarget(options),
-        'POST',
-        `${subscriptionAdminPath(ref)}/${verb}`,
-        undefined,
+      const { client } = await resolveApiTarget(options);
+      const answer = okData(
+        await client.POST(subscriptionRoute(ref, `/${verb}`), { params: { path: ref } }),
         `${doing} ${subscriptionLabel(ref)}`,
       );
-      printAnswer(options, JSON.parse(text) as HealthDocument, (health) =>
+      printAnswer(options, answer, (health) =>
         [
           `${done} ${subscriptionLabel(ref)}: ${health.state}.`,
           ...(health.held === null ? [] : [`${health.held.events} events held (${health.held.state}).`]),

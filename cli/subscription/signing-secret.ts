@@ -4,11 +4,11 @@
  */
 import { Command, Option } from 'commander';
 import {
-  callOk,
+  okData,
   resolveApiTarget,
   type SubscriptionRef,
-  subscriptionAdminPath,
   subscriptionLabel,
+  subscriptionRoute,
 } from '../admin-api';
 import { CliError } from '../errors';
 import { integer } from '../options';
@@ -27,7 +27,8 @@ interface SigningSecrets {
 type SigningSecretOptions = Options & {
   rotate?: boolean;
   secret?: string;
-  scheme?: string;
+  /** `--scheme`'s choices. */
+  scheme?: 'v1' | 'v1a';
   keepPreviousFor: number;
 };
 
@@ -71,21 +72,24 @@ export function signingSecretCommand(): Command {
       if (!rotate && (options.secret !== undefined || options.scheme !== undefined)) {
         throw new CliError('--secret and --scheme go with --rotate');
       }
-      const text = await callOk(
-        await resolveApiTarget(options),
-        'POST',
-        `${subscriptionAdminPath(ref)}/${rotate ? 'rotateSigningSecret' : 'getSigningSecret'}`,
-        rotate
-          ? {
-              keepPreviousForMinutes: options.keepPreviousFor,
-              ...(options.secret === undefined ? {} : { secret: options.secret }),
-              ...(options.scheme === undefined ? {} : { scheme: options.scheme }),
-            }
-          : undefined,
-        `${rotate ? 'rotating' : 'reading'} the signing secret of ${subscriptionLabel(ref)}`,
-      );
-      printAnswer(options, JSON.parse(text) as SigningSecrets, (secrets) =>
-        formatSecrets(secrets, ref, rotate),
-      );
+      const { client } = await resolveApiTarget(options);
+      const doing = `${rotate ? 'rotating' : 'reading'} the signing secret of ${subscriptionLabel(ref)}`;
+      const secrets: SigningSecrets = rotate
+        ? okData(
+            await client.POST(subscriptionRoute(ref, '/rotateSigningSecret'), {
+              params: { path: ref },
+              body: {
+                keepPreviousForMinutes: options.keepPreviousFor,
+                ...(options.secret === undefined ? {} : { secret: options.secret }),
+                ...(options.scheme === undefined ? {} : { scheme: options.scheme }),
+              },
+            }),
+            doing,
+          )
+        : okData(
+            await client.POST(subscriptionRoute(ref, '/getSigningSecret'), { params: { path: ref } }),
+            doing,
+          );
+      printAnswer(options, secrets, (answer) => formatSecrets(answer, ref, rotate));
     });
 }

@@ -5,11 +5,11 @@
 import { Command } from 'commander';
 import {
   type ApiTarget,
-  callOk,
+  okData,
   resolveApiTarget,
   type SubscriptionRef,
-  subscriptionAdminPath,
   subscriptionLabel,
+  subscriptionRoute,
 } from '../admin-api';
 import { CliError } from '../errors';
 import { classicBodyOf, classicSubscriptionBody, namespaceBodyOf, namespaceSubscriptionBody } from './body';
@@ -33,15 +33,10 @@ async function urlsKept(
   const full =
     resource || (options.endpoint !== undefined && !keepsTokenUrl(asJson(document), options))
       ? undefined
-      : (JSON.parse(
-          await callOk(
-            target,
-            'POST',
-            `${subscriptionAdminPath(ref)}/getFullUrl`,
-            undefined,
-            `reading the endpoint URL of ${subscriptionLabel(ref)}`,
-          ),
-        ) as { endpointUrl: string; tokenUrl?: string });
+      : okData(
+          await target.client.POST(subscriptionRoute(ref, '/getFullUrl'), { params: { path: ref } }),
+          `reading the endpoint URL of ${subscriptionLabel(ref)}`,
+        );
   const endpointUrl = options.endpoint ?? (resource ? '' : (full?.endpointUrl ?? ''));
   return { endpointUrl, ...(full?.tokenUrl === undefined ? {} : { tokenUrl: full.tokenUrl }) };
 }

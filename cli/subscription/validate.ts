@@ -1,6 +1,6 @@
 /** `gridwire subscription validate`: the endpoint validation handshake sent again. */
 import { Command } from 'commander';
-import { callOk, resolveApiTarget, subscriptionAdminPath, subscriptionLabel } from '../admin-api';
+import { okData, resolveApiTarget, subscriptionLabel, subscriptionRoute } from '../admin-api';
 import { printAnswer } from '../output';
 import { named, type Options, refOf, withRef } from './common';
 import { formatSubscription, type SubscriptionDocument } from './format';
@@ -11,13 +11,11 @@ export function validateCommand(): Command {
     .action(async (raw: Options) => {
       const options = named(raw);
       const ref = refOf(options);
-      const text = await callOk(
-        await resolveApiTarget(options),
-        'POST',
-        `${subscriptionAdminPath(ref)}/validate`,
-        undefined,
+      const { client } = await resolveApiTarget(options);
+      const document: SubscriptionDocument = okData(
+        await client.POST(subscriptionRoute(ref, '/validate'), { params: { path: ref } }),
         `validating ${subscriptionLabel(ref)}`,
       );
-      printAnswer(options, JSON.parse(text) as SubscriptionDocument, formatSubscription);
+      printAnswer(options, document, formatSubscription);
     });
 }

@@ -3,7 +3,15 @@
  * topic's document (read, and put), the URL its events are published to, its keys (a namespace topic's are its
  * namespace's), and a namespace made when a namespace topic needs one.
  */
-import { type ApiTarget, callOk, okText, type TopicRef, topicAdminPath, topicLabel } from '../admin-api';
+import {
+  type ApiTarget,
+  type JsonBody,
+  okData,
+  type TopicRef,
+  type TopicRoute,
+  topicLabel,
+  topicRoute,
+} from '../admin-api';
 import { CliError } from '../errors';
 
 /** A topic document as the API shows it, classic or namespace (the parts printed here). */
@@ -26,12 +34,6 @@ export interface TopicDocument {
   };
 }
 
-/** Where the topic's keys are: the topic's own, or its namespace's. */
-export const keysOwnerPath = (ref: TopicRef): string =>
-  ref.namespace === undefined
-    ? topicAdminPath(ref)
-    : `/admin/namespaces/${encodeURIComponent(ref.namespace)}`;
-
 /** The URL publishers post the topic's events to. */
 export function publishUrlOf(target: ApiTarget, ref: TopicRef, document?: TopicDocument): string {
   if (ref.namespace === undefined) {
@@ -45,9 +47,9 @@ export function publishUrlOf(target: ApiTarget, ref: TopicRef, document?: TopicD
 
 /** The topic's document, or `undefined` when there is none. */
 export async function readTopic(target: ApiTarget, ref: TopicRef): Promise<TopicDocument | undefined> {
-  const answer = await target.call('GET', topicAdminPath(ref));
-  if (answer.status === 404) return undefined;
-  return JSON.parse(okText(answer, `reading ${topicLabel(ref)}`)) as TopicDocument;
+  const result = await target.client.GET(topicRoute(ref), { params: { path: ref } });
+  if (result.response.status === 404) return undefined;
+  return okData(result, `reading ${topicLabel(ref)}`);
 }
 
 /** The topic's document; "no topic named ..." when there is none. */
@@ -65,31 +67,54 @@ export async function putTopic(
   body: unknown,
   doing: string,
 ): Promise<{ created: boolean; document: TopicDocument }> {
-  const answer = await target.call('PUT', topicAdminPath(ref), JSON.stringify(body));
-  const document = JSON.parse(okText(answer, `${doing} ${topicLabel(ref)}`)) as TopicDocument;
-  return { created: answer.status === 201, document };
+  const result = await target.client.PUT(topicRoute(ref), {
+    params: { path: ref },
+    // Built from the flags (`body.ts`); the API checks it.
+    body: body as JsonBody<TopicRoute, 'put'>,
+  });
+  const document = okData(result, `${doing} ${topicLabel(ref)}`);
+  return { created: result.response.status === 201, document };
 }
 
 /** The topic's two keys (a namespace topic's are its namespace's). */
 export async function topicKeys(target: ApiTarget, ref: TopicRef): Promise<{ key1: string; key2: string }> {
-  const text = await callOk(
-    target,
-    'POST',
-    `${keysOwnerPath(ref)}/listKeys`,
-    undefined,
-    `reading the keys of ${topicLabel(ref)}`,
-  );
-  return JSON.parse(text) as { key1: string; key2: string };
+  const result =
+    ref.namespace === undefined
+      ? await target.client.POST('/admin/topics/{topic}/listKeys', { params: { path: ref } })
+      : await target.client.POST('/admin/namespaces/{namespace}/listKeys', {
+          params: { path: { namespace: ref.namespace } },
+        });
+  return okData(result, `reading the keys of ${topicLabel(ref)}`);
+}
+
+/** Replaces one of the topic's keys (a namespace topic's are its namespace's); both keys after. */
+export async function regenerateTopicKey(
+  target: ApiTarget,
+  ref: TopicRef,
+  keyName: 'key1' | 'key2',
+): Promise<{ key1: string; key2: string }> {
+  const body = { keyName };
+  const result =
+    ref.namespace === undefined
+      ? await target.client.POST('/admin/topics/{topic}/regenerateKey', { params: { path: ref }, body })
+      : await target.client.POST('/admin/namespaces/{namespace}/regenerateKey', {
+          params: { path: { namespace: ref.namespace } },
+          body,
+        });
+  return okData(result, `regenerating ${keyName} of ${topicLabel(ref)}`);
 }
 
 /** Creates the namespace when it does not exist yet (a namespace topic needs one). */
 export async function ensureNamespace(target: ApiTarget, namespace: string): Promise<boolean> {
-  const path = `/admin/namespaces/${encodeURIComponent(namespace)}`;
-  const found = await target.call('GET', path);
-  if (found.status !== 404) {
-    okText(found, `reading namespace ${namespace}`);
+  const params = { path: { namespace } };
+  const found = await target.client.GET('/admin/namespaces/{namespace}', { params });
+  if (found.response.status !== 404) {
+    okData(found, `reading namespace ${namespace}`);
     return false;
   }
-  await callOk(target, 'PUT', path, { properties: {} }, `creating namespace ${namespace}`);
+  okData(
+    await target.client.PUT('/admin/namespaces/{namespace}', { params, body: { properties: {} } }),
+    `creating namespace ${namespace}`,
+  );
   return true;
 }

@@ -1,6 +1,6 @@
 /** `gridwire topic delete`: a topic gone, with its event subscriptions. */
 import { Command } from 'commander';
-import { okText, resolveApiTarget, topicAdminPath, topicLabel } from '../admin-api';
+import { okData, resolveApiTarget, topicLabel, topicRoute } from '../admin-api';
 import { printAnswer } from '../output';
 import { type Options, refOf, withCommon } from './common';
 
@@ -11,9 +11,9 @@ export function deleteCommand(): Command {
     .action(async (name: string, options: Options) => {
       const ref = refOf(name, options);
       const target = await resolveApiTarget(options);
-      const answer = await target.call('DELETE', topicAdminPath(ref));
-      okText(answer, `deleting ${topicLabel(ref)}`);
-      const deleted = answer.status !== 204;
+      const result = await target.client.DELETE(topicRoute(ref), { params: { path: ref } });
+      okData(result, `deleting ${topicLabel(ref)}`);
+      const deleted = result.response.status !== 204;
       printAnswer(options, { deleted }, () =>
         deleted ? `Deleted ${topicLabel(ref)}.` : `There was no ${topicLabel(ref)}.`,
       );

@@ -3,9 +3,9 @@
  * its namespace's), and one of them replaced while the other keeps working.
  */
 import { Command, Option } from 'commander';
-import { callOk, resolveApiTarget, topicLabel } from '../admin-api';
+import { resolveApiTarget } from '../admin-api';
 import { printAnswer } from '../output';
-import { keysOwnerPath, requireTopic, topicKeys } from './api';
+import { regenerateTopicKey, requireTopic, topicKeys } from './api';
 import { type Options, refOf, withCommon } from './common';
 
 const formatKeys = ({ key1, key2 }: { key1: string; key2: string }) => `key1: ${key1}\nkey2: ${key2}`;
@@ -34,14 +34,7 @@ export function regenerateKeyCommand(): Command {
       const ref = refOf(name, options);
       const target = await resolveApiTarget(options);
       await requireTopic(target, ref);
-      const text = await callOk(
-        target,
-        'POST',
-        `${keysOwnerPath(ref)}/regenerateKey`,
-        { keyName: options.keyName },
-        `regenerating ${options.keyName} of ${topicLabel(ref)}`,
-      );
-      const keys = JSON.parse(text) as { key1: string; key2: string };
+      const keys = await regenerateTopicKey(target, ref, options.keyName);
       printAnswer(options, keys, formatKeys);
     });
 }

@@ -1,8 +1,8 @@
 /** `gridwire topic show` and `list`: a topic with its publish URL, or every topic (of a namespace). */
 import { Command } from 'commander';
-import { callOk, resolveApiTarget } from '../admin-api';
+import { okData, resolveApiTarget } from '../admin-api';
 import { printAnswer, table } from '../output';
-import { publishUrlOf, requireTopic, type TopicDocument } from './api';
+import { publishUrlOf, requireTopic } from './api';
 import { archiveText, deduplicationWindowText, formatTopic, type Options, refOf, withCommon } from './common';
 
 export function showCommand(): Command {
@@ -22,13 +22,13 @@ export function listCommand(): Command {
     .description('List the topics (with --namespace, the topics of that namespace).')
     .action(async (options: Options) => {
       const target = await resolveApiTarget(options);
-      const path =
+      const listed =
         options.namespace === undefined
-          ? '/admin/topics'
-          : `/admin/namespaces/${encodeURIComponent(options.namespace)}/topics`;
-      const { value } = JSON.parse(await callOk(target, 'GET', path, undefined, 'listing the topics')) as {
-        value: TopicDocument[];
-      };
+          ? await target.client.GET('/admin/topics')
+          : await target.client.GET('/admin/namespaces/{namespace}/topics', {
+              params: { path: { namespace: options.namespace } },
+            });
+      const { value } = okData(listed, 'listing the topics');
       printAnswer(options, value, (documents) =>
         documents.length === 0
           ? 'No topics.'

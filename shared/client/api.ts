@@ -27,6 +27,8 @@ export interface ApiClientOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** Headers sent with every request. */
   headers?: Record<string, string>;
+  /** Writes a call's query parameters as the query string (default: openapi-fetch's, each value URI-encoded). */
+  querySerializer?: (query: Record<string, unknown>) => string;
 }
 
 export function createApiClient(options: ApiClientOptions): GridwireApiClient {
@@ -37,5 +39,6 @@ export function createApiClient(options: ApiClientOptions): GridwireApiClient {
       ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
     },
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...(options.querySerializer === undefined ? {} : { querySerializer: options.querySerializer }),
   });
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  type ApiTarget,
+  apiTarget,
   regionOfApiUrl,
   sigV4Target,
   subscriptionAdminPath,
@@ -80,7 +80,7 @@ describe('list and show with --namespace', () => {
 
   it('call the namespace routes and name the namespace', async () => {
     const paths: string[] = [];
-    const target: ApiTarget = {
+    const target = apiTarget({
       where: 'test',
       url: 'http://127.0.0.1:9',
       call: async (method, path) => {
@@ -92,7 +92,7 @@ describe('list and show with --namespace', () => {
             : '{"value":[{"key":"k","writtenAt":"2026-11-22T10:00:00.000Z","bytes":9}]}',
         };
       },
-    };
+    });
     const blobs = await listDeadLetters(target, { ...ref, since: '2026-11-22T00:00:00Z' });
     expect(formatListing(ref, blobs).split('\n')[0]).toBe(
       '1 dead-letter blob of namespace shop, topic orders, subscription S, newest first:',
@@ -187,7 +187,7 @@ function scriptedApi(
   const listed = Object.keys(events).reverse();
   const calls: Array<Record<string, unknown>> = [];
   const paths: string[] = [];
-  const target: ApiTarget = {
+  const target = apiTarget({
     where: 'test',
     url: 'http://127.0.0.1:9',
     call: async (method, path, body) => {
@@ -251,7 +251,7 @@ function scriptedApi(
       };
       return { status: 200, text: JSON.stringify(answer) };
     },
-  };
+  });
   return { target, calls, paths };
 }
 

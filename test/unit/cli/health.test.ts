@@ -1,4 +1,4 @@
-import type { ApiTarget } from '../../../cli/admin-api';
+import { apiTarget } from '../../../cli/admin-api';
 import { CliError } from '../../../cli/errors';
 import { enableEndpoint, formatHealth, type SubscriptionHealth, topicHealth } from '../../../cli/health';
 import { HEALTHY_DOCUMENT } from '../../support/fakes';
@@ -28,7 +28,7 @@ const probation = {
 /** A management API answering from fixed documents, recording each call. */
 function scriptedApi(answers: Record<string, { status: number; body: unknown }>) {
   const calls: string[] = [];
-  const target: ApiTarget = {
+  const target = apiTarget({
     where: 'test',
     url: 'http://127.0.0.1:9',
     call: async (method, path) => {
@@ -39,7 +39,7 @@ function scriptedApi(answers: Record<string, { status: number; body: unknown }>)
       };
       return { status: answer.status, text: JSON.stringify(answer.body) };
     },
-  };
+  });
   return { target, calls };
 }
 

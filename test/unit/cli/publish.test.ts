@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ApiTarget } from '../../../cli/admin-api';
+import { type ApiTarget, apiTarget } from '../../../cli/admin-api';
 import { PUBLISH_RETRIES, publishEvents } from '../../../cli/publish';
 
 let server: Server;
@@ -35,14 +35,15 @@ beforeEach(() => {
 });
 
 /** The admin API: topic `orders` (Event Grid schema) with key1 `k1`. */
-const target = (): ApiTarget => ({
-  where: 'the test API',
-  url: base,
-  call: async (_method, path) =>
-    path.endsWith('/listKeys')
-      ? { status: 200, text: '{"key1":"k1","key2":"k2"}' }
-      : { status: 200, text: '{"name":"orders","properties":{"inputSchema":"EventGridSchema"}}' },
-});
+const target = (): ApiTarget =>
+  apiTarget({
+    where: 'the test API',
+    url: base,
+    call: async (_method, path) =>
+      path.endsWith('/listKeys')
+        ? { status: 200, text: '{"key1":"k1","key2":"k2"}' }
+        : { status: 200, text: '{"name":"orders","properties":{"inputSchema":"EventGridSchema"}}' },
+  });
 
 describe('publishEvents', () => {
   it('sends again after Retry-After when refused, with the key read through the admin API', async () => {

@@ -5,7 +5,7 @@
  * request is signed as on AWS); the waits of `--wait` are real, the scripted replay ending at
  * the first or second look.
  */
-import type { ApiTarget } from '../../../cli/admin-api';
+import { apiTarget } from '../../../cli/admin-api';
 import { type RecoverAnswer, recoverRange } from '../../../cli/recover';
 import type { ProgressIo, ReplayDocument } from '../../../cli/replays';
 import { type ScriptedAnswer, scriptedApi } from '../../support/scripted-api';
@@ -446,7 +446,7 @@ describe('gridwire events recover', () => {
 describe('recoverRange', () => {
   const target = (answers: Array<{ status: number; text: string; retryAfter?: string }>) => {
     const bodies: unknown[] = [];
-    const api: ApiTarget = {
+    const api = apiTarget({
       where: 'test',
       url: 'http://test',
       call: async (_method, _path, body) => {
@@ -458,7 +458,7 @@ describe('recoverRange', () => {
           headers: new Headers(next.retryAfter === undefined ? {} : { 'retry-after': next.retryAfter }),
         };
       },
-    };
+    });
     return { api, bodies };
   };
   const io = () => {

@@ -3,7 +3,7 @@
  * create`: their argument checks, and what they send and print, run through the program against a
  * scripted API on a local port (with `--api`, so each request is signed as on AWS).
  */
-import type { ApiTarget } from '../../../cli/admin-api';
+import { apiTarget } from '../../../cli/admin-api';
 import { CliError } from '../../../cli/errors';
 import { labelsArgument } from '../../../cli/labels';
 import {
@@ -262,7 +262,7 @@ describe('the console link gridwire start prints', () => {
   /** A target answering `POST /admin/sessions` with `answer`, recording what it was sent. */
   const target = (answer: { status: number; body: unknown } | Error) => {
     const bodies: unknown[] = [];
-    const api: ApiTarget = {
+    const api = apiTarget({
       where: 'the local stack',
       url: 'http://127.0.0.1:4000',
       call: async (method, path, body) => {
@@ -270,7 +270,7 @@ describe('the console link gridwire start prints', () => {
         if (answer instanceof Error) throw answer;
         return { status: answer.status, text: JSON.stringify(answer.body) };
       },
-    };
+    });
     return { api, bodies };
   };
 
