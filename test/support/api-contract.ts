@@ -14,13 +14,13 @@
  *   its content type (a request refused with a 4xx may be malformed on purpose; a CloudEvent in
  *   binary mode has its data as the body, described by the `ce-` headers).
  */
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import type { HttpExchange } from '../../local/gateway';
 import { CONSOLE_API_PATH } from '../../shared/config/routes';
 import { type CompiledRoute, compileRoute, matchRoute } from '../../shared/http/routes';
 import { describedRoutes, openApiDocument, openApiPath } from '../../shared/openapi/document';
+import { Recordings } from './recordings';
 
 export const API_CONTRACT_DIR =
   process.env.TEST_API_CONTRACT_DIR ?? join(__dirname, '..', '..', '.test-output', 'api-contract');
@@ -239,8 +239,7 @@ function consoleRouteKey(exchange: HttpExchange): string | undefined {
   return matchRoute(loadContract().consoleRoutes, exchange.method, exchange.path)?.route.routeKey;
 }
 
-const seen = new Set<string>();
-const FILE = join(API_CONTRACT_DIR, `${process.pid}.jsonl`);
+const recordings = new Recordings<ContractRecord>(API_CONTRACT_DIR);
 
 /** Holds `exchange` to the description and records the outcome (each distinct one once). */
 export function recordExchange(exchange: HttpExchange): void {
@@ -254,32 +253,10 @@ export function recordExchange(exchange: HttpExchange): void {
       problem: `the check failed: ${(error as Error).message}`,
     };
   }
-  const line = JSON.stringify(record);
-  if (seen.has(line)) return;
-  seen.add(line);
-  mkdirSync(API_CONTRACT_DIR, { recursive: true });
-  appendFileSync(FILE, `${line}\n`);
+  recordings.add(record);
 }
 
 /** Every distinct record of the run. */
-export function readContractRecords(): ContractRecord[] {
-  let files: string[];
-  try {
-    files = readdirSync(API_CONTRACT_DIR).filter((name) => name.endsWith('.jsonl'));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  const lines = new Set(
-    files.flatMap((name) =>
-      readFileSync(join(API_CONTRACT_DIR, name), 'utf8')
-        .split('\n')
-        .filter((line) => line !== ''),
-    ),
-  );
-  return [...lines].map((line) => JSON.parse(line) as ContractRecord);
-}
+export const readContractRecords = (): ContractRecord[] => recordings.read();
 
-export function clearContractRecords(): void {
-  rmSync(API_CONTRACT_DIR, { recursive: true, force: true });
-}
+export const clearContractRecords = (): void => recordings.clear();

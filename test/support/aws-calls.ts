@@ -6,11 +6,11 @@
  * appear once per file) to a JSON-lines file of its own under {@link AWS_CALLS_DIR},
  * which the integration project empties before it runs (`clearRecordedCalls`, its global setup).
  */
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { currentFunction } from '../../local/current-function';
 import type { FunctionKey } from '../../shared/config/resources';
 import type { AwsClients } from '../../shared/platform/aws';
+import { Recordings } from './recordings';
 
 /**
  * Where the recordings are (ignored by git); `TEST_AWS_CALLS_DIR` puts them elsewhere (`npm test`
@@ -90,12 +90,10 @@ function resourcesOf(service: AwsService, input: Record<string, unknown>): Parti
  * in this test file) to this worker's file.
  */
 export function recordAwsCalls(clients: AwsClients): void {
-  mkdirSync(AWS_CALLS_DIR, { recursive: true });
-  const file = join(AWS_CALLS_DIR, `${process.pid}.jsonl`);
   const note = (context: { clientName?: string; commandName?: string }, input: object) => {
     const service = SERVICES[context.clientName ?? ''];
     if (service === undefined) return;
-    record(file, {
+    recordings.add({
       function: currentFunction() ?? null,
       service,
       operation: (context.commandName ?? '').replace(/Command$/, ''),
@@ -127,36 +125,10 @@ export function recordAwsCalls(clients: AwsClients): void {
   );
 }
 
-/** Calls this test file's stacks have recorded. */
-const recorded = new Set<string>();
-
-function record(file: string, call: RecordedCall): void {
-  const line = JSON.stringify(call);
-  if (recorded.has(line)) return;
-  recorded.add(line);
-  appendFileSync(file, `${line}\n`);
-}
+const recordings = new Recordings<RecordedCall>(AWS_CALLS_DIR);
 
 /** Every distinct call recorded by every worker since the directory was last emptied. */
-export function readRecordedCalls(): RecordedCall[] {
-  let files: string[];
-  try {
-    files = readdirSync(AWS_CALLS_DIR).filter((name) => name.endsWith('.jsonl'));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  const lines = new Set(
-    files.flatMap((name) =>
-      readFileSync(join(AWS_CALLS_DIR, name), 'utf8')
-        .split('\n')
-        .filter((line) => line !== ''),
-    ),
-  );
-  return [...lines].map((line) => JSON.parse(line) as RecordedCall);
-}
+export const readRecordedCalls = (): RecordedCall[] => recordings.read();
 
 /** Empties the recordings (before the integration tests run, so they show this run's calls only). */
-export function clearRecordedCalls(): void {
-  rmSync(AWS_CALLS_DIR, { recursive: true, force: true });
-}
+export const clearRecordedCalls = (): void => recordings.clear();
