@@ -11,9 +11,10 @@
  * counters. Everything refreshes on its own, without a reload.
  *
  * Browser ES modules with no build step (this shell, `common.js`, `counters.js`, `activity.js`,
- * `log.js`, `dead-letters.js`, `replays.js`, `event-types.js`, `portal.js` and its parts): preact and htm are
- * served beside them (`/console/vendor/`, named by the import map in index.html). Every call goes
- * to the console's API (`/console/api/...`) with the session token as a bearer token. The token
+ * `log.js`, `dead-letters.js`, `replays.js`, `event-types.js`, `portal.js` and its parts): preact, htm
+ * and openapi-fetch are served beside them (`/console/vendor/`, named by the import map in
+ * index.html). Every call goes to the console's API (`/console/api/...`) through openapi-fetch
+ * (`apiClient` in `common.js`) with the session token as a bearer token. The token
  * comes in the URL's fragment (`/console#token=...`, as `gridwire console` prints it; a browser
  * never sends the fragment to a server), is kept in this tab's sessionStorage and taken out of
  * the address bar.

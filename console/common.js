@@ -1,10 +1,12 @@
 /**
  * What every part of the console and the portal shares: the session token (from the URL's
  * fragment), the client of the console's API (`/console/api/...`, the token as a bearer token,
- * a refused session told apart), topic paths, polling, the formats of times and counts, and the
- * small pieces every view shows (an error in place, a health state, labels, pause and resume).
+ * a refused session told apart; it calls through openapi-fetch, the typed client of the API's
+ * description), topic paths, polling, the formats of times and counts, and the small pieces
+ * every view shows (an error in place, a health state, labels, pause and resume).
  */
 import htm from 'htm';
+import createClient from 'openapi-fetch';
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
@@ -60,34 +62,33 @@ export function refusalOf(status, code) {
  * A client of the console's API carrying `token`; `onRefused(reason)` is called when the API
  * refuses the session (a 401 `SessionExpired`: `expired`; `SessionInvalid` or `SessionRequired`:
  * `invalid`). Answers are JSON; an error answer throws an {@link ApiError} with its
- * `error.message` (or `message`) and `error.code`.
+ * `error.message` (or `message`) and `error.code`. `path` is the concrete path (and query),
+ * which openapi-fetch sends as given; a body is sent as JSON.
  */
 export function apiClient(token, onRefused) {
+  /** @type {import('../shared/client/api').GridwireApiClient} */
+  const client = createClient({
+    baseUrl: '',
+    cache: 'no-store',
+    headers: { authorization: `Bearer ${token}` },
+  });
   return async (method, path, body) => {
-    const response = await fetch(path, {
-      method,
-      cache: 'no-store',
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    let json;
-    try {
-      json = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
+    // As text, parsed here: an answer that is not JSON is no answer, as it always was.
+    const { data, error, response } = await client.request(method, path, { body, parseAs: 'text' });
     if (!response.ok) {
-      const code = json?.error?.code;
+      // openapi-fetch gives an error answer's JSON parsed, or its text when it is not JSON.
+      const text = error === undefined ? '' : typeof error === 'string' ? error : JSON.stringify(error);
+      const code = error?.error?.code;
       const refusal = refusalOf(response.status, code);
       if (refusal !== undefined) onRefused(refusal);
-      const message = json?.error?.message ?? json?.message ?? (text.slice(0, 300) || response.statusText);
+      const message = error?.error?.message ?? error?.message ?? (text.slice(0, 300) || response.statusText);
       throw new ApiError(response.status, `HTTP ${response.status}: ${message}`, code);
     }
-    return json;
+    try {
+      return data === undefined || data === '' ? undefined : JSON.parse(data);
+    } catch {
+      return undefined;
+    }
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The console's and portal's page and files, as the management function serves them (on AWS and
- * in the local stack alike): the static files of `console/` and the preact and htm modules as
- * their packages ship them, wired by the page's import map, with no build step. Run from the
+ * in the local stack alike): the static files of `console/` and the preact, htm and openapi-fetch
+ * modules as their packages ship them, wired by the page's import map, with no build step. Run from the
  * sources (or the installed package) they are read from `console/` and the packages; in a
  * function's bundle from the `console/` folder bundling put beside it (`CONSOLE_BUNDLE_FILES`).
  */
@@ -29,11 +29,13 @@ export const PAGE_MODULES = [
 
 /** The vendor modules by their path under `/console/`, and where each package ships it. */
 const VENDOR_MODULES: Readonly<Record<string, () => string>> = {
-  // Each package's ES module build: preact's and its hooks' `.mjs` (what their exports give), and
-  // htm's browser module beside its CommonJS entry (its exports map has no path Node resolves).
+  // Each package's ES module build: preact's and its hooks' `.mjs` (what their exports give),
+  // htm's browser module beside its CommonJS entry (its exports map has no path Node resolves),
+  // and openapi-fetch's `.mjs` (the API's client; it imports nothing).
   'vendor/preact.js': () => require.resolve('preact'),
   'vendor/hooks.js': () => require.resolve('preact/hooks'),
   'vendor/htm.js': () => join(dirname(require.resolve('htm')), 'htm.module.js'),
+  'vendor/openapi-fetch.js': () => require.resolve('openapi-fetch/dist/index.mjs'),
 };
 
 /** The page itself. */

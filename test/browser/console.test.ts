@@ -121,6 +121,7 @@ describe('the console page', () => {
       '/vendor/preact.js',
       '/vendor/hooks.js',
       '/vendor/htm.js',
+      '/vendor/openapi-fetch.js',
     ]) {
       const response = await fetch(`${api.stack.apiUrl}${CONSOLE_PATH}${path}`);
       expect([path, response.status]).toEqual([path, 200]);

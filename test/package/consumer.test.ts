@@ -112,7 +112,7 @@ try {
   if (published.status !== 200) throw new Error('publish answered ' + published.status + ' ' + await published.text());
   const events = await arrived;
   console.log(JSON.stringify({ delivered: events.map((event) => event.id) }));
-  const consoleFiles = ['', '/app.js', '/common.js', '/log.js', '/dead-letters.js', '/style.css', '/vendor/preact.js', '/vendor/hooks.js', '/vendor/htm.js'];
+  const consoleFiles = ['', '/app.js', '/common.js', '/log.js', '/dead-letters.js', '/style.css', '/vendor/preact.js', '/vendor/hooks.js', '/vendor/htm.js', '/vendor/openapi-fetch.js'];
   const served = await Promise.all(
     consoleFiles.map(async (file) => (await fetch(stack.apiUrl + '/console' + file)).status),
   );
@@ -341,8 +341,8 @@ describe('the packed package', () => {
   it('delivers an event through the installed local stack to a webhook made with gridwire/client, and serves the console', () => {
     const local = mustRun('node', ['local.mjs'], app);
     expect(local).toContain('{"delivered":["order-1"]}');
-    // The console's page and the preact and htm modules, found as the installed package lays them out.
-    expect(local).toContain('{"console":[200,200,200,200,200,200,200,200,200]}');
+    // The console's page and the preact, htm and openapi-fetch modules, found as the installed package lays them out.
+    expect(local).toContain('{"console":[200,200,200,200,200,200,200,200,200,200]}');
   });
 });
 
