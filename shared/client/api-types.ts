@@ -4070,7 +4070,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description There was no such type. */
+            /** @description There was no such event type. */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -5000,7 +5000,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description There was no such resource. */
+            /** @description There was no such namespace. */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -5219,7 +5219,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description There was no such resource. */
+            /** @description There was no such topic. */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -5364,7 +5364,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description There was no such type. */
+            /** @description There was no such event type. */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -6523,7 +6523,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description There was no such type. */
+            /** @description There was no such event type. */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -7426,7 +7426,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description There was no such resource. */
+            /** @description There was no such namespace. */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -7639,7 +7639,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description There was no such resource. */
+            /** @description There was no such topic. */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -7780,7 +7780,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description There was no such type. */
+            /** @description There was no such event type. */
             204: {
                 headers: {
                     [name: string]: unknown;

@@ -74,3 +74,18 @@ export const optionalJson = (schema: z.ZodType) => ({
 export const ok = (description: string, schema?: z.ZodType): Readonly<Record<number, AnswerSpec>> => ({
   200: { description, ...(schema === undefined ? {} : { schema }) },
 });
+
+/** A create-or-replace's answers: 201 with `schema` when it made the resource, 200 when it changed it. */
+export const createdOrUpdated = (
+  resource: string,
+  schema: z.ZodType,
+): Readonly<Record<number, AnswerSpec>> => ({
+  200: { description: `The ${resource}, updated.`, schema },
+  201: { description: `The ${resource}, created.`, schema },
+});
+
+/** A delete's answers: 200 when it deleted the resource, 204 when there was none. */
+export const deletedOrNone = (resource: string): Readonly<Record<number, AnswerSpec>> => ({
+  200: { description: 'Deleted.' },
+  204: { description: `There was no such ${resource}.` },
+});

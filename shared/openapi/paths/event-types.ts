@@ -4,7 +4,7 @@ import {
   eventTypeDocumentSchema,
   eventTypeListSchema,
 } from '../../management/event-type-schema';
-import type { OperationSpecs } from '../spec';
+import { deletedOrNone, type OperationSpecs } from '../spec';
 
 const EVENT_TYPES = ['Event types'];
 
@@ -41,7 +41,7 @@ function catalogOperations(topicPath: string, kind: string): OperationSpecs {
     [`DELETE ${topicPath}/eventTypes/{eventType}`]: {
       summary: `Delete an event type of a ${kind}`,
       tags: EVENT_TYPES,
-      answers: { 200: { description: 'Deleted.' }, 204: { description: 'There was no such type.' } },
+      answers: deletedOrNone('event type'),
     },
   };
 }

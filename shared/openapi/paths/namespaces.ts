@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { namespaceBodySchema, namespaceTopicBodySchema } from '../../management/namespace-schema';
 import { unknownEventTypesSchema, validateEventsSchema } from '../../management/topic-schema';
-import { listOf, type OperationSpecs, ok, optionalJson } from '../spec';
+import { createdOrUpdated, deletedOrNone, listOf, type OperationSpecs, ok, optionalJson } from '../spec';
 import { keysSchema, regenerateKeyBodySchema, systemDataSchema } from './topics';
 
 const NAMESPACES = ['Namespaces'];
@@ -37,8 +37,6 @@ export const namespaceTopicDocumentSchema = z
   })
   .meta({ id: 'NamespaceTopic' });
 
-const deleted = { 200: { description: 'Deleted.' }, 204: { description: 'There was no such resource.' } };
-
 export const NAMESPACE_OPERATIONS: OperationSpecs = {
   'GET /admin/namespaces': {
     summary: 'List namespaces',
@@ -49,10 +47,7 @@ export const NAMESPACE_OPERATIONS: OperationSpecs = {
     summary: 'Create or update a namespace',
     tags: NAMESPACES,
     body: optionalJson(namespaceBodySchema),
-    answers: {
-      200: { description: 'The namespace, updated.', schema: namespaceDocumentSchema },
-      201: { description: 'The namespace, created.', schema: namespaceDocumentSchema },
-    },
+    answers: createdOrUpdated('namespace', namespaceDocumentSchema),
   },
   'GET /admin/namespaces/{namespace}': {
     summary: 'Show a namespace',
@@ -62,7 +57,7 @@ export const NAMESPACE_OPERATIONS: OperationSpecs = {
   'DELETE /admin/namespaces/{namespace}': {
     summary: 'Delete a namespace',
     tags: NAMESPACES,
-    answers: deleted,
+    answers: deletedOrNone('namespace'),
   },
   'POST /admin/namespaces/{namespace}/listKeys': {
     summary: "List a namespace's keys",
@@ -84,10 +79,7 @@ export const NAMESPACE_OPERATIONS: OperationSpecs = {
     summary: 'Create or update a namespace topic',
     tags: NAMESPACES,
     body: optionalJson(namespaceTopicBodySchema),
-    answers: {
-      200: { description: 'The topic, updated.', schema: namespaceTopicDocumentSchema },
-      201: { description: 'The topic, created.', schema: namespaceTopicDocumentSchema },
-    },
+    answers: createdOrUpdated('topic', namespaceTopicDocumentSchema),
   },
   'GET /admin/namespaces/{namespace}/topics/{topic}': {
     summary: 'Show a namespace topic',
@@ -97,6 +89,6 @@ export const NAMESPACE_OPERATIONS: OperationSpecs = {
   'DELETE /admin/namespaces/{namespace}/topics/{topic}': {
     summary: 'Delete a namespace topic',
     tags: NAMESPACES,
-    answers: deleted,
+    answers: deletedOrNone('topic'),
   },
 };

@@ -17,7 +17,7 @@ import {
 } from '../../domain/model';
 import { namespaceSubscriptionBodySchema } from '../../management/namespace-schema';
 import { subscriptionBodySchema } from '../../management/subscription-schema';
-import { isoTime, listOf, type OperationSpecs, ok } from '../spec';
+import { createdOrUpdated, isoTime, listOf, type OperationSpecs, ok } from '../spec';
 import { systemDataSchema } from './topics';
 
 const SUBSCRIPTIONS = ['Event subscriptions'];
@@ -351,10 +351,7 @@ export const SUBSCRIPTION_OPERATIONS: OperationSpecs = {
     description: `${PUT_DESCRIPTION} The dead-letter notices' topic (\`gridwire-deadletters\`) is made with its first subscription.`,
     tags: SUBSCRIPTIONS,
     body: subscriptionBody,
-    answers: {
-      200: { description: 'The subscription, updated.', schema: subscriptionDocumentSchema },
-      201: { description: 'The subscription, created.', schema: subscriptionDocumentSchema },
-    },
+    answers: createdOrUpdated('subscription', subscriptionDocumentSchema),
     errors: [409, 413],
   },
   'GET /admin/topics/{topic}/eventSubscriptions/{subscription}': {
@@ -387,10 +384,7 @@ export const SUBSCRIPTION_OPERATIONS: OperationSpecs = {
     description: `${PUT_DESCRIPTION} \`eventTimeToLive\` may not exceed the topic's retention, and defaults to it.`,
     tags: NAMESPACE_SUBSCRIPTIONS,
     body: namespaceSubscriptionBody,
-    answers: {
-      200: { description: 'The subscription, updated.', schema: namespaceSubscriptionDocumentSchema },
-      201: { description: 'The subscription, created.', schema: namespaceSubscriptionDocumentSchema },
-    },
+    answers: createdOrUpdated('subscription', namespaceSubscriptionDocumentSchema),
     errors: [409, 413],
   },
   'GET /admin/namespaces/{namespace}/topics/{topic}/eventSubscriptions/{subscription}': {

@@ -7,7 +7,15 @@ import {
   validateEventsSchema,
 } from '../../management/topic-schema';
 import { PORTAL_PERMISSIONS, sessionScopeSchema } from '../../sessions/scope';
-import { isoTime, listOf, type OperationSpecs, ok, optionalJson } from '../spec';
+import {
+  createdOrUpdated,
+  deletedOrNone,
+  isoTime,
+  listOf,
+  type OperationSpecs,
+  ok,
+  optionalJson,
+} from '../spec';
 
 const TOPICS = ['Topics'];
 
@@ -81,10 +89,7 @@ export const TOPIC_OPERATIONS: OperationSpecs = {
       'Creates the topic (201) or updates its tags and settings (200); its input schema cannot change.',
     tags: TOPICS,
     body: optionalJson(topicBodySchema.meta({ id: 'TopicRequest' })),
-    answers: {
-      200: { description: 'The topic, updated.', schema: topicDocumentSchema },
-      201: { description: 'The topic, created.', schema: topicDocumentSchema },
-    },
+    answers: createdOrUpdated('topic', topicDocumentSchema),
   },
   'GET /admin/topics/{topic}': {
     summary: 'Show a topic',
@@ -94,7 +99,7 @@ export const TOPIC_OPERATIONS: OperationSpecs = {
   'DELETE /admin/topics/{topic}': {
     summary: 'Delete a topic',
     tags: TOPICS,
-    answers: { 200: { description: 'Deleted.' }, 204: { description: 'There was no such topic.' } },
+    answers: deletedOrNone('topic'),
   },
   'POST /admin/topics/{topic}/listKeys': {
     summary: "List a topic's keys",
