@@ -110,7 +110,13 @@ it('exits with a clear message when its emulator process is killed, and a restar
       () => accepted.every((id) => delivered().has(id)),
       90_000,
       'every accepted event after the restart',
-    );
+    ).catch((error: Error) => {
+      // Say which events are missing and what the restarted stack said, to find where they are.
+      const missing = accepted.filter((id) => !delivered().has(id));
+      throw new Error(
+        `${error.message}: ${missing.length} of ${accepted.length} missing (${missing.slice(0, 10).join(', ')}); the restarted stack said:\n${second.output().slice(-3000)}`,
+      );
+    });
   } finally {
     await signalGroup(second, 'SIGTERM');
   }
