@@ -346,12 +346,17 @@ describe('route-level throttles', () => {
   const publicKeys = ROUTES.filter((route) => route.auth === 'public').map((r) => `${r.method} ${r.path}`);
   const ownKeys = [...adminKeys, ...validationKey, ...sessionKeys, ...publicKeys];
 
-  it('give every admin route, the validation URL and the console’s routes a throttle of their own, publishing the stage’s', () => {
+  it('give every admin route, the validation URL, the console’s routes and the API description a throttle of their own, publishing the stage’s', () => {
     const settings = stageOf(template).Properties.RouteSettings as Record<string, unknown>;
     expect(adminKeys.length).toBeGreaterThan(40);
     expect(validationKey).toEqual(['GET /eventSubscriptions/validate']);
     expect(sessionKeys).toEqual(['ANY /console/api/{proxy+}']);
-    expect(publicKeys.sort()).toEqual(['GET /console', 'GET /console/{file+}', 'GET /portal']);
+    expect(publicKeys.sort()).toEqual([
+      'GET /console',
+      'GET /console/{file+}',
+      'GET /openapi.json',
+      'GET /portal',
+    ]);
     expect(Object.keys(settings).sort()).toEqual([...ownKeys].sort());
     for (const key of adminKeys) {
       expect(settings[key]).toEqual({

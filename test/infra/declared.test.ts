@@ -684,8 +684,18 @@ describe('de-duplication windows of declared topics', () => {
       baskets: { properties: { deduplicationWindowInMinutes: 5 } },
     });
     expect(Object.values(namespaced).map((body) => parseNamespaceTopicBody(body))).toEqual([
-      { eventRetentionInDays: 2, deduplicationWindowInMinutes: 1440 },
-      { eventRetentionInDays: 1, deduplicationWindowInMinutes: 5 },
+      {
+        eventRetentionInDays: 2,
+        deduplicationWindowInMinutes: 1440,
+        validateEvents: false,
+        unknownEventTypes: 'allow',
+      },
+      {
+        eventRetentionInDays: 1,
+        deduplicationWindowInMinutes: 5,
+        validateEvents: false,
+        unknownEventTypes: 'allow',
+      },
     ]);
   });
 

@@ -1036,7 +1036,7 @@ describe('HTTP API', () => {
     expect(keyRoute[0]?.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
   });
 
-  it('serves the console and portal without IAM: the API behind session tokens on every method, the page and files to anyone', () => {
+  it('serves the console, the portal and the API description without IAM: the API behind session tokens on every method, the page, files and document to anyone', () => {
     const routeByKey = (key: string) => {
       const found = Object.values(
         template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: key } }),
@@ -1049,6 +1049,7 @@ describe('HTTP API', () => {
       'ANY /console/api/{proxy+}',
       'GET /console',
       'GET /console/{file+}',
+      'GET /openapi.json',
       'GET /portal',
     ]);
     for (const route of consoleRoutes) {
