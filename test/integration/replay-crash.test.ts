@@ -53,9 +53,12 @@ async function queuesEmpty(apiUrl: string, names?: readonly string[]): Promise<b
     .every(({ visible, inFlight, delayed }) => visible === 0 && inFlight === 0 && delayed === 0);
 }
 
-/** When the endpoint began answering; requests before it were held and never answered. */
+/**
+ * When the endpoint began answering: once the first stack is dead. Requests on connections opened
+ * before it (the dead stack's, however late their bytes are read) are held and never answered.
+ */
 let answeringSince = Number.POSITIVE_INFINITY;
-const answered = () => webhook.requestsTo('/late').filter(({ at }) => at >= answeringSince);
+const answered = () => webhook.requestsTo('/late').filter(({ connectedAt }) => connectedAt >= answeringSince);
 
 const idsReceived = () =>
   answered().flatMap((request: ReceivedRequest) =>
@@ -86,8 +89,8 @@ it('goes on from its cursor after a kill and delivers each archived event once',
   await eventually(() => queuesEmpty(first.apiUrl, ['archive']), 30_000, 'the archive written');
 
   // Made after the events were published; its endpoint holds requests until the kill.
-  const endpointUrl = webhook.url('/late', () =>
-    Date.now() >= answeringSince ? { status: 200 } : { status: 503, delayMs: 120_000 },
+  const endpointUrl = webhook.url('/late', ({ connectedAt }) =>
+    connectedAt >= answeringSince ? { status: 200 } : { status: 503, delayMs: 120_000 },
   );
   const subscribed = await call(first.apiUrl, 'PUT', subscriptionPath, {
     properties: { destination: { endpointType: 'WebHook', properties: { endpointUrl } } },

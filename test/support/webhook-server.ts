@@ -14,6 +14,8 @@ export interface ReceivedRequest {
   at: number;
   /** When its headers came (the request reached the server). */
   arrivedAt: number;
+  /** When the connection it came on was opened (a sender's requests after a point in time are told apart by it). */
+  connectedAt: number;
 }
 
 export type Responder = (request: ReceivedRequest) => {
@@ -30,6 +32,8 @@ export class WebhookServer {
   private readonly delayed = new Set<NodeJS.Timeout>();
   private server: Server | undefined;
   private base = '';
+  /** When each open connection was accepted. */
+  private readonly connected = new WeakMap<object, number>();
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
@@ -44,6 +48,7 @@ export class WebhookServer {
           body: Buffer.concat(chunks).toString('utf8'),
           at: Date.now(),
           arrivedAt,
+          connectedAt: this.connected.get(req.socket) ?? arrivedAt,
         };
         this.received.push(request);
         const responder: Responder = this.responders.get(request.path) ?? (() => ({ status: 200 }));
@@ -63,6 +68,7 @@ export class WebhookServer {
         }
       });
     });
+    this.server.on('connection', (socket) => this.connected.set(socket, Date.now()));
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
