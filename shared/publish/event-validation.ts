@@ -10,7 +10,9 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { CatalogSchema } from '../domain/event-types';
-import type { EventValidationSettings } from '../domain/model';
+import { type EventValidationSettings, eventValidationOf, type Topic } from '../domain/model';
+import { TtlCache } from '../platform/cache';
+import type { EventTypeStore } from '../storage/event-types';
 import { invalidInput } from './rejection';
 
 /** The meta-schema catalog schemas are written in; a schema's `$schema`, when given, must name it. */
@@ -183,4 +185,37 @@ export function checkEventData(
       );
     }
   });
+}
+
+/**
+ * The publisher's compiled catalogs, keyed by the topic's id, creation time and catalog version:
+ * a catalog's schemas are read and compiled once per version, and then only when the topic (re-read
+ * every topic cache period) shows a new one; an entry is never stale, its TTL only frees memory.
+ */
+export class EventCatalogs {
+  private readonly compiled: TtlCache<CompiledCatalog>;
+
+  constructor(
+    private readonly reader: Pick<EventTypeStore, 'schemas'> | undefined,
+    now: () => number,
+  ) {
+    this.compiled = new TtlCache(10 * 60_000, now, { maxEntries: 200 });
+  }
+
+  /** Checks `events` when the topic validates its events; refuses the publish when one does not match. */
+  async check(
+    topicId: string,
+    topic: Pick<Topic, 'createdAt' | 'catalogVersion' | 'validateEvents' | 'unknownEventTypes'>,
+    events: readonly CheckedEvent[],
+  ): Promise<void> {
+    const settings = eventValidationOf(topic);
+    if (!settings.validateEvents) return;
+    const reader = this.reader;
+    if (reader === undefined) throw new Error('this publisher reads no event catalogs');
+    const catalog = await this.compiled.get(
+      `${topicId.toLowerCase()}#${topic.createdAt}#${topic.catalogVersion ?? 0}`,
+      async () => new CompiledCatalog(await reader.schemas(topicId)),
+    );
+    checkEventData(events, settings, catalog);
+  }
 }

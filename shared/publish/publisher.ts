@@ -13,7 +13,6 @@ import { deliveryTargetOf } from '../delivery/target';
 import type { DeliveryItem, DeliveryTarget, TopicRef } from '../domain/delivery';
 import {
   deduplicationWindowMs,
-  eventValidationOf,
   type Namespace,
   type NamespaceTopic,
   subscriptionExpired,
@@ -49,7 +48,7 @@ import {
   requireNamespaceKey,
 } from './authentication';
 import { acceptOnce, type Deduplication, giveBack } from './deduplication';
-import { CompiledCatalog, checkEventData } from './event-validation';
+import { EventCatalogs } from './event-validation';
 import { type CompiledFilter, compileFilter } from './filter';
 import { checkFanOut } from './limits';
 import { orderedJobsOf } from './ordered-routing';
@@ -133,7 +132,7 @@ export class Publisher {
   private readonly subscriptionLists: TtlCache<FilteredSubscription[]>;
   private readonly namespaces: TtlCache<Namespace | undefined>;
   private readonly namespaceTopics: TtlCache<NamespaceTopic | undefined>;
-  private readonly catalogs: TtlCache<CompiledCatalog>;
+  private readonly catalogs: EventCatalogs;
 
   constructor(private readonly deps: PublisherDeps) {
     // "No such topic" is kept too, as briefly as a topic: a flood of requests naming unknown
@@ -147,10 +146,7 @@ export class Publisher {
     // Keyed by the topic's creation time and subscriptionsVersion, so an entry is never stale (a
     // deleted and re-created topic starts its versions afresh); the TTL only frees memory.
     this.subscriptionLists = new TtlCache(10 * 60_000, deps.clock.now);
-    // Likewise keyed by the topic's creation time and catalogVersion: a catalog's schemas are
-    // read and compiled once per version, and then only when the topic (re-read every
-    // topicCacheMs) shows a new one.
-    this.catalogs = new TtlCache(10 * 60_000, deps.clock.now, { maxEntries: 200 });
+    this.catalogs = new EventCatalogs(deps.catalog, deps.clock.now);
   }
 
   async publish(request: PublishRequest): Promise<PublishResult> {
@@ -202,7 +198,7 @@ export class Publisher {
     started: number,
   ): Promise<PublishResult> {
     const events = parseEvents(topic, request, { publishedAt: started, newId: this.deps.newId });
-    await this.checkCatalog(topic.name, topic, events);
+    await this.catalogs.check(topic.name, topic, events);
     const targets = await this.subscriptionLists.get(
       `${topic.name.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
       () => this.fanOutTargets(topic.name),
@@ -250,7 +246,7 @@ export class Publisher {
     const events = parseNamespaceEvents(request).map(cloudEvent);
     const ref: TopicRef = { namespace: found.name, name: topic.name };
     const topicId = topicIdOf(ref);
-    await this.checkCatalog(topicId, topic, events);
+    await this.catalogs.check(topicId, topic, events);
     const targets = await this.subscriptionLists.get(
       `${topicId.toLowerCase()}#${topic.createdAt}#${topic.subscriptionsVersion}`,
       () => this.fanOutTargets(topicId),
@@ -268,26 +264,6 @@ export class Publisher {
       topic.archive !== undefined,
       request.headers[TRACEPARENT_HEADER],
     );
-  }
-
-  /**
-   * Checks the events against the topic's event catalog when the topic validates its events
-   * (`event-validation.ts`): the catalog of the topic's catalog version, read and kept once.
-   */
-  private async checkCatalog(
-    topicId: string,
-    topic: Pick<Topic, 'createdAt' | 'catalogVersion' | 'validateEvents' | 'unknownEventTypes'>,
-    events: readonly AcceptedEvent[],
-  ): Promise<void> {
-    const settings = eventValidationOf(topic);
-    if (!settings.validateEvents) return;
-    const reader = this.deps.catalog;
-    if (reader === undefined) throw new Error('this publisher reads no event catalogs');
-    const catalog = await this.catalogs.get(
-      `${topicId.toLowerCase()}#${topic.createdAt}#${topic.catalogVersion ?? 0}`,
-      async () => new CompiledCatalog(await reader.schemas(topicId)),
-    );
-    checkEventData(events, settings, catalog);
   }
 
   /**
