@@ -119,6 +119,12 @@ export const backlogMetaSchema = z.object({
   wakeAt: z.number().optional(),
   /** The token whose tick message has been sent (the sweeper sends each once). */
   armedToken: z.string().optional(),
+  /**
+   * Epoch ms a wake the sweeper found lost was first due: kept while the sweeper arms it again
+   * (each time moving `wakeAt` to then), removed when a tick takes the backlog. How overdue the
+   * wake is counts from here, not from the last arming (`OldestOverdueSeconds`).
+   */
+  overdueSince: z.number().optional(),
   /** A tick at work, and until when no other may take over (epoch ms). */
   lease: z.object({ until: z.number() }).optional(),
   /** Epoch ms until which the endpoint is held (probation), as the last tick saw it. */

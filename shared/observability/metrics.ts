@@ -97,6 +97,14 @@ export const METRIC = {
    * (a redriven message, a bug). Stack-wide only (Gridwire's own).
    */
   BacklogWakeLateCount: 'BacklogWakeLateCount',
+  /**
+   * Seconds since the oldest overdue backlog wake was due: a wake still in the timer index more
+   * than the grace (`OVERDUE_GRACE_MS`, 2 minutes) past its time, its tick lost or not yet taken;
+   * 0 when none is. A gauge the sweeper writes at every sweep, counted from when the wake was
+   * first due however often the sweeper armed it again, so it grows until a tick takes it.
+   * Stack-wide only (Gridwire's own).
+   */
+  OldestOverdueSeconds: 'OldestOverdueSeconds',
   /** Events written into their topic's archive (Gridwire's own). */
   ArchivedEventCount: 'ArchivedEventCount',
   /**
@@ -160,6 +168,7 @@ export const METRIC_DIMENSION_SETS: Readonly<Record<MetricName, readonly (readon
   BacklogHeldEvents: [[]],
   BacklogOldestEventAgeSeconds: [[]],
   BacklogWakeLateCount: [[]],
+  OldestOverdueSeconds: [[]],
 };
 
 /** Which of the optional series a function emits (its `RuntimeConfig` settings of the same names). */

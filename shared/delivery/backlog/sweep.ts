@@ -1,7 +1,23 @@
 /**
  * The backlog sweeper: once a minute (an EventBridge rule on AWS, an interval locally) it reads
  * the timer index and sends the tick of every backlog whose wake is near and has none in flight,
- * arms again a wake whose tick was lost, and every few minutes writes what the backlogs hold.
+ * arms again a wake whose tick was lost (the reconciler), writes how overdue the oldest wake is,
+ * and every few minutes writes what the backlogs hold.
+ *
+ * What it watches, and why only this: a backlog's wake is the one due time Gridwire stores whose
+ * only way to come back is a delayed SQS message (its tick) that nothing else remembers, so a
+ * tick lost (deleted by a fault, or parked in the retry queue's redrive queue) would leave the
+ * backlog's events waiting for good. The other stored due times are not like that:
+ * - an ordered message's progress (`storage/ordered-progress.ts`, its `dueAt`) is a note the
+ *   message reads when it comes back; the message itself is hidden, not deleted, so SQS hands it
+ *   out again when its visibility runs out whatever happens to a consumer, and one it could not
+ *   finish is parked in the ordered queue's redrive queue (alarmed), its progress expiring after;
+ * - a retry hop's due time is in its own message, which SQS keeps until it is worked or parked;
+ * - a replay (`archive/replay.ts`) has no due time: its pages are messages sent at once (the first
+ *   delayed at most 15 minutes), each sending the next, and a page that keeps failing is parked in
+ *   the delivery queue's redrive queue (alarmed); a running replay is seen with `gridwire replays`;
+ * - the archive's daily sweep is a schedule of its own, with nothing stored to wake.
+ * None of these has an index to read in one query either: covering them would cost a scan.
  */
 import { randomUUID } from 'node:crypto';
 import type { BacklogMeta } from '../../domain/backlog';
@@ -21,6 +37,19 @@ import { setTimer } from './timer';
 /** A wake this far past due has lost its tick message: the sweeper arms it again with a new token. */
 export const WAKE_LATE_MS = 5 * 60_000;
 
+/**
+ * How long past its time a wake may still be in the timer index before it counts as overdue
+ * (`OldestOverdueSeconds`). A due wake normally leaves the index within seconds: its tick was sent
+ * ahead with its exact delay (by the sweep up to 15 minutes before, or by the store or tick that
+ * set it), arrives when due, and its claim moves the wake to the lease's end. What may keep it a
+ * little longer with nothing lost: a near wake set without its tick (a store or tick that stopped
+ * between META and the send), which the next sweep sends, up to a minute later; the tick waiting
+ * on a busy retry queue; the index showing a claim a moment late. Two sweep intervals cover these
+ * and stay below {@link WAKE_LATE_MS}, so a lost wake shows three minutes before it is armed again.
+ * Real time, as {@link WAKE_LATE_MS}: the local stack's time scale does not shrink either.
+ */
+export const OVERDUE_GRACE_MS = 2 * 60_000;
+
 /** What the sweep needs: the index and META, the queue its ticks ride, and where it counts. */
 export interface BacklogSweepDeps {
   store: BacklogStore;
@@ -33,8 +62,9 @@ export interface BacklogSweepDeps {
   /** New timer tokens (default: random UUIDs). */
   newToken?: () => string;
   /**
-   * Where the sweeper counts late wakes and, every {@link BACKLOG_MEASURE_EVERY_MINUTES} minutes,
-   * writes how many events the backlogs hold and how old the oldest is (default: nowhere).
+   * Where the sweeper counts late wakes, writes how overdue the oldest wake is (every sweep) and,
+   * every {@link BACKLOG_MEASURE_EVERY_MINUTES} minutes, how many events the backlogs hold and how
+   * old the oldest is (default: nowhere).
    */
   metrics?: Pick<MetricBuffer, 'count' | 'gauge'>;
 }
@@ -62,8 +92,13 @@ export class BacklogSweep {
    * crash before the mark sends it again at the next sweep, with the same token: whichever tick
    * claims first moves the token on, and the other does nothing. A wake more than {@link WAKE_LATE_MS} late lost its
    * tick (a redriven message, a bug): it is armed again at once with a new token, and counted
-   * (`BacklogWakeLateCount`). Every {@link BACKLOG_MEASURE_EVERY_MINUTES} minutes it also writes
-   * what the backlogs hold (`BacklogHeldEvents`, `BacklogOldestEventAgeSeconds`) from their METAs.
+   * (`BacklogWakeLateCount`); META keeps when it was first due (`overdueSince`) until a tick takes
+   * it. This re-arm is the reconciler of every wake `OldestOverdueSeconds` reports: each wake it
+   * counts overdue is armed again once it is {@link WAKE_LATE_MS} late, and again every
+   * {@link WAKE_LATE_MS} while no tick takes it. Every sweep writes `OldestOverdueSeconds` as it
+   * found the index (before arming anything; 0 when nothing is overdue), and every
+   * {@link BACKLOG_MEASURE_EVERY_MINUTES} minutes what the backlogs hold (`BacklogHeldEvents`,
+   * `BacklogOldestEventAgeSeconds`) from their METAs.
    */
   async sweep(now: number = this.deps.clock.now()): Promise<BacklogSweepReport> {
     const { store, logger, metrics } = this.deps;
@@ -75,6 +110,8 @@ export class BacklogSweep {
     // there), so a backlog whose wake is hours away is counted too; the others read the near ones.
     const measuring = isMeasuringSweep(now);
     const listed = await store.wakesBy(measuring ? EVERY_WAKE : armBy);
+    // Every due wake is at or before `armBy`: each sweep sees all of them, at no extra read.
+    const overdue = oldestOverdue(listed, now);
     for (const meta of listed) {
       if (!hasWake(meta) || !isWakeBy(meta.wakeAt, armBy)) continue;
       const late = meta.wakeAt < now - WAKE_LATE_MS;
@@ -93,8 +130,14 @@ export class BacklogSweep {
         const profile = this.deps.profiles[target.profile];
         const set = await setTimer(
           { store, queue: this.deps.queue },
-          // A late wake is moved to now, so it is not taken for lost again while its new tick is on the way.
-          { ...meta, token, ...(late ? { wakeAt: now } : {}), updatedAt: now },
+          // A late wake is moved to now, so it is not taken for lost again while its new tick is on
+          // the way; when it was first due is kept, so it still counts as overdue until one takes it.
+          {
+            ...meta,
+            token,
+            ...(late ? { wakeAt: now, overdueSince: meta.overdueSince ?? meta.wakeAt } : {}),
+            updatedAt: now,
+          },
           meta.token,
           { target, delaySeconds: sqsDelaySeconds(meta.wakeAt, now, waitPrecisionOf(profile)) },
         );
@@ -120,6 +163,7 @@ export class BacklogSweep {
       }
     }
     metrics?.count(METRIC.BacklogWakeLateCount, rearmed);
+    metrics?.gauge(METRIC.OldestOverdueSeconds, overdue?.seconds ?? 0, 'Seconds');
     if (measuring && metrics !== undefined) {
       const measure = measureBacklogs(listed, now);
       metrics.gauge(METRIC.BacklogHeldEvents, measure.events, 'Count');
@@ -186,4 +230,46 @@ export function measureBacklogs(metas: readonly BacklogMeta[], now: number): Bac
   }
   const oldestEventAgeSeconds = oldest === undefined ? 0 : Math.max(0, Math.floor((now - oldest) / 1000));
   return { events, oldestEventAgeSeconds };
+}
+
+// ---- overdue wakes ----------------------------------------------------------------------------
+
+/** The oldest overdue wake of the timer index: whose, since when, and how long ago that was. */
+export interface OverdueWake {
+  readonly topic: string;
+  readonly subscription: string;
+  /** Epoch ms the wake was first due (before any arming again by the sweeper). */
+  readonly dueSince: number;
+  /** Whole seconds from `dueSince` to the time the index was looked at. */
+  readonly seconds: number;
+}
+
+/**
+ * The oldest overdue wake of `metas` at `now`, `undefined` when none is: a wake still in the timer
+ * index (no tick has taken it) that was due more than {@link OVERDUE_GRACE_MS} before `now`, or
+ * one the sweeper armed again (`overdueSince`) that is due. Counted from when it was first due.
+ */
+export function oldestOverdue(metas: readonly BacklogMeta[], now: number): OverdueWake | undefined {
+  let oldest: OverdueWake | undefined;
+  for (const meta of metas) {
+    if (!hasWake(meta) || !isWakeBy(meta.wakeAt, now)) continue;
+    if (meta.overdueSince === undefined && meta.wakeAt >= now - OVERDUE_GRACE_MS) continue;
+    const dueSince = Math.min(meta.overdueSince ?? meta.wakeAt, meta.wakeAt);
+    if (oldest !== undefined && oldest.dueSince <= dueSince) continue;
+    oldest = {
+      topic: meta.topic,
+      subscription: meta.subscription,
+      dueSince,
+      seconds: Math.max(0, Math.floor((now - dueSince) / 1000)),
+    };
+  }
+  return oldest;
+}
+
+/** Reads the timer index now and finds its oldest overdue wake (the local stack's status). */
+export async function readOldestOverdue(
+  store: Pick<BacklogStore, 'wakesBy'>,
+  now: number,
+): Promise<OverdueWake | undefined> {
+  return oldestOverdue(await store.wakesBy(now), now);
 }

@@ -255,10 +255,11 @@ export class BacklogTick {
    * picked up within a sweep of the lease's end. No continuation is sent at the claim: almost
    * every tick ends within seconds, and it would arrive later only to find the token moved on.
    * `undefined` when another writer changed META since it was read (the tick then does nothing).
+   * A wake the sweeper armed again is taken now: it is no longer overdue (`overdueSince` goes).
    */
   private async claim(meta: BacklogMeta): Promise<BacklogMeta | undefined> {
     const now = this.deps.clock.now();
-    const { armedToken: _armed, ...unarmed } = meta;
+    const { armedToken: _armed, overdueSince: _overdue, ...unarmed } = meta;
     const claimed: BacklogMeta = {
       ...unarmed,
       token: this.newToken(),

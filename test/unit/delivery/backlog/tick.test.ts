@@ -9,7 +9,13 @@
  */
 
 import { TICK_LEASE_MS } from '../../../../shared/delivery/backlog/drain';
-import { BACKLOG_MEASURE_EVERY_MINUTES, WAKE_LATE_MS } from '../../../../shared/delivery/backlog/sweep';
+import {
+  BACKLOG_MEASURE_EVERY_MINUTES,
+  OVERDUE_GRACE_MS,
+  oldestOverdue,
+  readOldestOverdue,
+  WAKE_LATE_MS,
+} from '../../../../shared/delivery/backlog/sweep';
 import { BacklogTick, type BacklogTickDeps } from '../../../../shared/delivery/backlog/tick';
 import { DropRecorder } from '../../../../shared/delivery/dead-letter';
 import { EngineAttempts } from '../../../../shared/delivery/engine-attempts';
@@ -971,6 +977,189 @@ describe('backlog sweep: metrics', () => {
       [METRIC.BacklogHeldEvents]: { dimensions: {}, unit: 'Count', values: [0] },
       [METRIC.BacklogOldestEventAgeSeconds]: { dimensions: {}, unit: 'Seconds', values: [0] },
     });
+  });
+});
+
+describe('backlog sweep: overdue wakes', () => {
+  /** A META waking at `wakeAt` (another subscription of `orders` for each name). */
+  const wakeOf = (
+    name: string,
+    wakeAt: number | undefined,
+    extra: Partial<BacklogMeta> = {},
+  ): BacklogMeta => ({
+    topic: 'orders',
+    subscription: name,
+    endpointUrl: `https://hooks.example.test/${name}`,
+    token: `${name}-t0`,
+    armedToken: `${name}-t0`,
+    ...(wakeAt === undefined ? {} : { wakeAt }),
+    state: 'waiting',
+    summary: { events: 1, oldestPublishedAt: T0 - H },
+    updatedAt: T0 - H,
+    ...extra,
+  });
+
+  /** The values of `OldestOverdueSeconds` the sweeps since the last call wrote, and forgets them. */
+  const overdueWritten = (metrics: MetricBuffer): number[] =>
+    metrics
+      .drain()
+      .filter((point) => point.name === METRIC.OldestOverdueSeconds)
+      .map((point) => {
+        expect([point.unit, point.dimensions]).toEqual(['Seconds', {}]);
+        return point.values.at(-1) as number;
+      });
+
+  it(`counts a wake overdue only past the ${OVERDUE_GRACE_MS / M}-minute grace, from its due time, in whole seconds`, () => {
+    const metas = [wakeOf('audit', T0)];
+    expect(oldestOverdue(metas, T0 - S)).toBeUndefined();
+    expect(oldestOverdue(metas, T0)).toBeUndefined();
+    // The tick may still be on its way: not overdue up to the grace, included.
+    expect(oldestOverdue(metas, T0 + OVERDUE_GRACE_MS)).toBeUndefined();
+    expect(oldestOverdue(metas, T0 + OVERDUE_GRACE_MS + 1)).toEqual({
+      topic: 'orders',
+      subscription: 'audit',
+      dueSince: T0,
+      seconds: OVERDUE_GRACE_MS / 1000,
+    });
+    expect(oldestOverdue(metas, T0 + 10 * M + 999)?.seconds).toBe(600);
+    expect(oldestOverdue([], T0)).toBeUndefined();
+  });
+
+  it('reports the oldest of several; idle backlogs and wakes to come are not overdue', () => {
+    const now = T0 + H;
+    const metas = [
+      wakeOf('soon', now + M),
+      wakeOf('late', now - 10 * M),
+      wakeOf('idle', undefined, { state: 'idle' }),
+      // Idle with a wake left in META: not in the timer index, not overdue.
+      wakeOf('stopped', now - 50 * M, { state: 'idle' }),
+      wakeOf('later', now - 20 * M),
+      wakeOf('in-grace', now - M),
+    ];
+    expect(oldestOverdue(metas, now)).toMatchObject({ subscription: 'later', seconds: 20 * 60 });
+    expect(oldestOverdue([wakeOf('in-grace', now - M), wakeOf('soon', now + M)], now)).toBeUndefined();
+  });
+
+  it('counts a wake the sweeper armed again from when it was first due, even before its new tick is late', () => {
+    const now = T0 + 6 * M;
+    // Armed again at T0 + 5 min (its wake moved there), first due at T0.
+    const rearmed = wakeOf('audit', T0 + 5 * M, { overdueSince: T0 });
+    expect(oldestOverdue([rearmed], now)).toMatchObject({ dueSince: T0, seconds: 6 * 60 });
+    expect(oldestOverdue([rearmed, wakeOf('other', T0 - M)], now)).toMatchObject({ subscription: 'other' });
+    // Armed again this very moment: still overdue, since no tick has taken it.
+    expect(oldestOverdue([wakeOf('audit', now, { overdueSince: T0 })], now)?.seconds).toBe(6 * 60);
+  });
+
+  it('reads the due wakes of the timer index when asked (the local status)', async () => {
+    const h = harness();
+    expect(await h.store.putMeta(wakeOf('late', T0 - 3 * M), undefined)).toBe(true);
+    expect(await h.store.putMeta(wakeOf('far', T0 + 6 * H), undefined)).toBe(true);
+    const untils: number[] = [];
+    const wakesBy = h.store.wakesBy.bind(h.store);
+    h.store.wakesBy = async (until) => {
+      untils.push(until);
+      return wakesBy(until);
+    };
+
+    expect(await readOldestOverdue(h.store, T0)).toMatchObject({ subscription: 'late', seconds: 180 });
+    expect(untils).toEqual([T0]);
+  });
+
+  it('is written by every sweep, measuring or not, and is 0 with nothing overdue', async () => {
+    const h = harness();
+    const tick = new BacklogTick({ ...h.deps, metrics: h.metrics });
+    await store(h, 'seg-a', [line('a', T0 + H)]);
+    await armed(h, T0 + H);
+
+    // A gauge keeps its last value in the buffer: each sweep's is read before the next.
+    const written: number[] = [];
+    for (let minute = 0; minute <= BACKLOG_MEASURE_EVERY_MINUTES; minute += 1) {
+      h.clock.advanceTo(T0 + minute * M);
+      await tick.sweep();
+      written.push(...overdueWritten(h.metrics));
+    }
+
+    expect(written).toEqual(Array(BACKLOG_MEASURE_EVERY_MINUTES + 1).fill(0));
+  });
+
+  it('follows a lost tick: overdue past the grace, armed again when 5 min late and counted from its first due time until a tick takes it, then 0', async () => {
+    const h = harness();
+    const tick = new BacklogTick({ ...h.deps, metrics: h.metrics });
+    await store(h, 'seg-a', [line('a', T0 - H)]);
+    // Its tick (t0) was sent and is lost: it never reaches `tick.tick`.
+    await armed(h, T0);
+    const sweepAt = async (time: number) => {
+      h.clock.advanceTo(time);
+      const report = await tick.sweep();
+      return { report, overdue: overdueWritten(h.metrics) };
+    };
+
+    expect(await sweepAt(T0 + M)).toMatchObject({ report: { sent: 0 }, overdue: [0] });
+    expect(await sweepAt(T0 + OVERDUE_GRACE_MS + S)).toMatchObject({
+      report: { sent: 0 },
+      overdue: [OVERDUE_GRACE_MS / 1000 + 1],
+    });
+    // The reconciler: 5 min late, armed again with a new token (its tick sent at once); the
+    // sweep reports the wake as it found it.
+    expect(await sweepAt(T0 + WAKE_LATE_MS + S)).toEqual({
+      report: { sent: 1, rearmed: 1, failed: 0 },
+      overdue: [WAKE_LATE_MS / 1000 + 1],
+    });
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({
+      token: 't1',
+      armedToken: 't1',
+      wakeAt: T0 + WAKE_LATE_MS + S,
+      overdueSince: T0,
+    });
+    // That tick is lost too: still overdue since T0, not since it was armed again.
+    expect(await sweepAt(T0 + 7 * M)).toMatchObject({ report: { sent: 0 }, overdue: [7 * 60] });
+    // 5 min after the re-arm: armed again, first due time kept.
+    expect(await sweepAt(T0 + 2 * WAKE_LATE_MS + 2 * S)).toEqual({
+      report: { sent: 1, rearmed: 1, failed: 0 },
+      overdue: [2 * (WAKE_LATE_MS / 1000) + 2],
+    });
+    expect(await h.store.getMeta('orders', 'audit')).toMatchObject({ token: 't2', overdueSince: T0 });
+    expect(ticksOf(sentOf(h.queue)).map((entry) => [entry.job.token, entry.delaySeconds])).toEqual([
+      ['t1', 0],
+      ['t2', 0],
+    ]);
+
+    // This tick arrives: its claim takes the wake, the event is delivered, nothing is overdue.
+    expect((await tick.tick(tickJob(h, 't2'), run)).delivered).toBe(1);
+    const after = await h.store.getMeta('orders', 'audit');
+    expect(after?.overdueSince).toBeUndefined();
+    expect(after?.state).toBe('idle');
+    h.metrics.drain();
+    expect(await sweepAt(T0 + 11 * M)).toMatchObject({ report: { sent: 0 }, overdue: [0] });
+  });
+
+  it('forgets the first due time once a tick claims the backlog, whatever its next wake', async () => {
+    const h = harness();
+    const tick = tickOf(h);
+    await store(h, 'seg-a', [line('a', T0 + H)]);
+    await armed(h, T0, { overdueSince: T0 - 10 * M });
+
+    await tick.tick(tickJob(h, 't0'), run);
+
+    const meta = await h.store.getMeta('orders', 'audit');
+    expect(meta).toMatchObject({ wakeAt: T0 + H, state: 'waiting' });
+    expect(meta?.overdueSince).toBeUndefined();
+    expect(oldestOverdue([meta as BacklogMeta], T0 + M)).toBeUndefined();
+  });
+
+  it('keeps growing past the alarm’s 10 minutes when the sweep cannot arm the wake again', async () => {
+    const h = harness();
+    const tick = new BacklogTick({ ...h.deps, metrics: h.metrics });
+    // A backlog whose subscription is gone and whose segments are too: no target to send a tick for.
+    h.subscriptions.delete('orders/audit');
+    await armed(h, T0);
+    const written: number[] = [];
+    for (let minute = 1; minute <= 12; minute += 1) {
+      h.clock.advanceTo(T0 + minute * M);
+      expect(await tick.sweep()).toMatchObject({ sent: 0, rearmed: 0, ...(minute > 5 ? { failed: 1 } : {}) });
+      written.push(...overdueWritten(h.metrics));
+    }
+    expect(written).toEqual([0, 0, 180, 240, 300, 360, 420, 480, 540, 600, 660, 720]);
   });
 });
 
