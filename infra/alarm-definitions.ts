@@ -34,6 +34,20 @@ export const ALARM_THRESHOLDS = {
   /** Events all backlogs may hold together (`backlogSizeAlarmEvents`). */
   backlogHeldEvents: 1_000_000,
   /**
+   * Seconds the oldest backlog wake may be overdue (`OldestOverdueSeconds`), for
+   * `oldestOverduePeriods` one-minute periods in a row. A lost wake is armed again by the sweep
+   * once it is 5 minutes late (`WAKE_LATE_MS`) and normally taken within seconds, so with the
+   * reconciler working a wake reads at most about 6 minutes; 10 minutes means the sweep could not
+   * arm it (an error, a backlog with no target) or the tick it armed was lost too.
+   */
+  oldestOverdueSeconds: 600,
+  /**
+   * Periods in a row (a minute each, one sweep) `OldestOverdueSeconds` must be above its
+   * threshold: one sweep's reading alone (the first sweep after the delivery function was away,
+   * say after a rollback, finds every wake hours overdue and arms them all) does not page.
+   */
+  oldestOverduePeriods: 2,
+  /**
    * Percent of API requests answered with a 5xx, over two five-minute periods in a row. A healthy
    * pipeline answers none: overload is refused with 429s (the stage throttle, the delivery
    * backlog gate), so a 5xx is a function that could not run (Lambda throttled it: the HTTP API
@@ -249,6 +263,29 @@ export const backlogWakeLateAlarm = (namespace: string): AlarmDefinition => ({
     `none was lost. Read the delivery function's "backlog wake was late" log lines for the ` +
     `subscription, and check the retry queue's parked messages.`,
 });
+
+/**
+ * Written by every sweep (a minute apart), so this alarm looks at one-minute periods: the Maximum,
+ * since two sweeps of one minute (an EventBridge retry) may both write it.
+ */
+export const oldestOverdueAlarm = (namespace: string): AlarmDefinition => {
+  const { oldestOverdueSeconds: seconds, oldestOverduePeriods: periods } = ALARM_THRESHOLDS;
+  return {
+    id: 'OldestOverdueAlarm',
+    metric: pipelineMetric(namespace, METRIC.OldestOverdueSeconds, 'Maximum').with({
+      period: Duration.minutes(1),
+    }),
+    threshold: seconds,
+    periods,
+    description:
+      `a backlog's wake has been overdue more than ${seconds / 60} minutes for ${periods} ` +
+      `minutes running: its tick was lost and the sweep, which arms a lost wake again once it is ` +
+      `5 minutes late, could not bring it back, so the backlog's events are not delivered. Read ` +
+      `the delivery function's "backlog wake was late", "could not arm a backlog wake" and ` +
+      `"backlog has a wake but neither a subscription nor a segment" log lines, and its errors; ` +
+      `"gridwire health" shows the subscription's backlog and its next wake.`,
+  };
+};
 
 export const archiveMissedAlarm = (namespace: string): AlarmDefinition => ({
   id: 'ArchiveMissedAlarm',

@@ -85,14 +85,28 @@ export function createDashboard(scope: Construct, targets: MonitoringTargets): c
     ],
     [
       '## Backlogs of sick endpoints',
+      // Four graphs, a quarter of the row each.
       [
-        graph('Events held in backlogs', [
-          pipelineMetric(METRIC.BacklogHeldEvents, 'Maximum', 'Held events'),
-        ]),
-        graph('Age of the oldest backlogged event (s)', [
-          pipelineMetric(METRIC.BacklogOldestEventAgeSeconds, 'Maximum', 'Oldest event'),
-        ]),
-        graph('Late wakes armed again', [pipelineMetric(METRIC.BacklogWakeLateCount, 'Sum', 'Late wakes')]),
+        graph(
+          'Events held in backlogs',
+          [pipelineMetric(METRIC.BacklogHeldEvents, 'Maximum', 'Held events')],
+          6,
+        ),
+        graph(
+          'Age of the oldest backlogged event (s)',
+          [pipelineMetric(METRIC.BacklogOldestEventAgeSeconds, 'Maximum', 'Oldest event')],
+          6,
+        ),
+        graph(
+          'Late wakes armed again',
+          [pipelineMetric(METRIC.BacklogWakeLateCount, 'Sum', 'Late wakes')],
+          6,
+        ),
+        graph(
+          'Oldest overdue wake (s)',
+          [pipelineMetric(METRIC.OldestOverdueSeconds, 'Maximum', 'Oldest overdue wake')],
+          6,
+        ),
       ],
     ],
     [

@@ -37,6 +37,7 @@ import {
   functionErrorsAlarm,
   functionThrottlesAlarm,
   oldestMessageAlarm,
+  oldestOverdueAlarm,
   PROVIDER_FAILURES,
   type ProviderAlarmedFunction,
   parkedMessagesAlarm,
@@ -72,6 +73,11 @@ export interface PipelineAlarms {
   readonly backlogSize: cloudwatch.Alarm;
   /** A backlog's wake was found late (its tick message lost) and armed again. */
   readonly backlogWakeLate: cloudwatch.Alarm;
+  /**
+   * A backlog's wake has been overdue more than `ALARM_THRESHOLDS.oldestOverdueSeconds`, two
+   * sweeps running: the sweep's re-arm (the reconciler) did not bring it back.
+   */
+  readonly oldestOverdue: cloudwatch.Alarm;
   /** Accepted events of a topic with an archive could not be queued for it (`ArchiveMissedCount`). */
   readonly archiveMissed: cloudwatch.Alarm;
   /**
@@ -104,6 +110,7 @@ export function listAlarms(alarms: PipelineAlarms): cloudwatch.Alarm[] {
     alarms.backlogOldestAge,
     alarms.backlogSize,
     alarms.backlogWakeLate,
+    alarms.oldestOverdue,
     alarms.archiveMissed,
     alarms.apiServerErrors,
     alarms.tableThrottles,
@@ -168,6 +175,7 @@ export function createAlarms(
     backlogOldestAge: create(backlogOldestAgeAlarm(namespace, settings.backlogAgeHours)),
     backlogSize: create(backlogSizeAlarm(namespace, settings.backlogHeldEvents)),
     backlogWakeLate: create(backlogWakeLateAlarm(namespace)),
+    oldestOverdue: create(oldestOverdueAlarm(namespace)),
     archiveMissed: create(archiveMissedAlarm(namespace)),
     apiServerErrors: create(apiServerErrorsAlarm(targets.api)),
     tableThrottles: create(tableThrottlesAlarm(targets.table)),

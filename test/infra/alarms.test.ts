@@ -4,8 +4,8 @@
  *   the TLS Deny, and its key lets CloudWatch use it under the same condition: a topic policy
  *   replaces SNS's default one, so a Deny alone left every alarm unable to notify;
  * - `alarmEmail` subscribes addresses, checked at synth; the topic's ARN is a fixed output;
- * - alarms on API 5xx, table throttling, failed endpoint validations, and the declared
- *   resources' provider framework;
+ * - alarms on API 5xx, table throttling, failed endpoint validations, backlog wakes the sweep
+ *   could not bring back, and the declared resources' provider framework;
  * - admin routes and the validation URL have route-level throttles of their own.
  */
 import { App, Stack } from 'aws-cdk-lib';
@@ -27,7 +27,9 @@ import {
 } from '../../infra/pipeline/capacity';
 import { TABLE } from '../../shared/config/resources';
 import { ROUTES } from '../../shared/config/routes';
+import { WAKE_LATE_MS } from '../../shared/delivery/backlog/sweep';
 import { METRIC, METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/observability/metrics';
+import { BACKLOG_SWEEP_EVERY_MINUTES } from '../../shared/queue/backlog-sweep';
 import { RULE_PACKS, unacknowledged } from '../support/compliance';
 
 // Skip asset bundling: these tests are about the template.
@@ -179,6 +181,7 @@ describe('alarms', () => {
       pipeline.alarms.apiServerErrors,
       pipeline.alarms.tableThrottles,
       pipeline.alarms.endpointValidationFailed,
+      pipeline.alarms.oldestOverdue,
     ]) {
       expect(alarms).toContain(alarm);
       expect(alarmProps(alarm)).toMatchObject({ AlarmActions: [topicRef], OKActions: [topicRef] });
@@ -259,6 +262,49 @@ describe('alarms', () => {
       EvaluationPeriods: 1,
       TreatMissingData: 'notBreaching',
     });
+  });
+});
+
+describe('the oldest overdue backlog wake', () => {
+  const { oldestOverdueSeconds: threshold, oldestOverduePeriods: periods } = ALARM_THRESHOLDS;
+
+  it('fires when a wake has been overdue more than 10 minutes at two sweeps running (one-minute periods)', () => {
+    expect([threshold, periods]).toEqual([600, 2]);
+    expect(alarmProps(pipeline.alarms.oldestOverdue)).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: METRIC.OldestOverdueSeconds,
+      Dimensions: [{ Name: 'service', Value: SERVICE_NAME }],
+      Statistic: 'Maximum',
+      Period: 60,
+      Threshold: threshold,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: periods,
+      DatapointsToAlarm: periods,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [topicRef],
+      OKActions: [topicRef],
+    });
+  });
+
+  it('stays quiet while the sweep’s re-arm works, and fires before a second lost re-arm is armed again', () => {
+    const sweepMs = BACKLOG_SWEEP_EVERY_MINUTES * 60_000;
+    // A lost wake is armed again at the first sweep after it is WAKE_LATE_MS late, and its new
+    // tick is taken within seconds: it reads at most about WAKE_LATE_MS + one sweep, never twice
+    // running above the threshold.
+    expect(threshold * 1000).toBeGreaterThanOrEqual(WAKE_LATE_MS + 2 * sweepMs);
+    // The tick of that re-arm lost too: the wake passes the threshold before the sweep's next
+    // re-arm could have brought it back.
+    expect(threshold * 1000).toBeLessThanOrEqual(2 * WAKE_LATE_MS);
+  });
+
+  it('says what failed and where to look', () => {
+    const description = String(alarmProps(pipeline.alarms.oldestOverdue).AlarmDescription);
+    expect(description).toMatch(
+      /^Gridwire \(Alarms\): a backlog's wake has been overdue more than 10 minutes/,
+    );
+    for (const line of ['backlog wake was late', 'could not arm a backlog wake', 'gridwire health']) {
+      expect(description).toContain(line);
+    }
   });
 });
 

@@ -460,11 +460,11 @@ describe('alarms', () => {
     const alarms = listAlarms(pipeline.alarms);
     // One parked per queue (6), 3 queue ages (not the ordered queue's, whose keys wait behind a
     // failing event by design, nor the archive queue's, gathered a minute by design), failure
-    // rate, drops, errors and throttles of 4 functions, 3 of the backlogs, the archive's missed
+    // rate, drops, errors and throttles of 4 functions, 4 of the backlogs, the archive's missed
     // copies, API 5xx, table throttles, failed endpoint validations (none of the declared
     // resources' provider: this pipeline declares nothing).
     expect(Object.keys(QUEUES)).toHaveLength(6);
-    expect(alarms).toHaveLength(6 + 3 + 1 + 1 + 4 + 4 + 3 + 1 + 3);
+    expect(alarms).toHaveLength(6 + 3 + 1 + 1 + 4 + 4 + 4 + 1 + 3);
     expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm'))).toHaveLength(alarms.length);
     for (const alarm of alarms) {
       expect(alarmProps(alarm)).toMatchObject({ AlarmActions: [topicRef], OKActions: [topicRef] });
@@ -648,6 +648,7 @@ describe('dashboard', () => {
     METRIC.BacklogHeldEvents,
     METRIC.BacklogOldestEventAgeSeconds,
     METRIC.BacklogWakeLateCount,
+    METRIC.OldestOverdueSeconds,
   ])('graphs the stack-wide %s series (namespace and service dimension the functions emit)', (name) => {
     expect(body()).toContain(`[\\"${METRICS_NAMESPACE}\\",\\"${name}\\",\\"service\\",\\"${SERVICE_NAME}\\"`);
   });
