@@ -1,11 +1,17 @@
 /**
  * `gridwire status`: what the running local stack has counted since it started, per topic and per
  * event subscription, from the same metric points the functions emit to CloudWatch on AWS (the
- * local stack's `GET /local/status`), and how many messages each queue holds. On AWS the same
- * figures are on the stack's CloudWatch dashboard.
+ * local stack's `GET /local/status`), how many messages each queue holds, and how overdue the
+ * oldest backlog wake is right now. On AWS the same figures are on the stack's CloudWatch
+ * dashboard (the last as `OldestOverdueSeconds`, written by every sweep).
  */
 import { Command } from 'commander';
-import { LOCAL_STATUS_PATH, type LocalStatusDocument, type QueueDepth } from '../local/status';
+import {
+  type BacklogTimersStatus,
+  LOCAL_STATUS_PATH,
+  type LocalStatusDocument,
+  type QueueDepth,
+} from '../local/status';
 import { METRIC, type MetricName } from '../shared/observability/metrics';
 import { localApiTarget, okText } from './admin-api';
 import { dataDirOption } from './options';
@@ -57,6 +63,8 @@ export interface StatusSummary {
   /** Publish failures by `ErrorType`/`Error`, attempt failures by `Error`/`ErrorType`, drops and dead letters by reason. */
   breakdowns: Breakdown[];
   queues: QueueDepth[];
+  /** The oldest overdue backlog wake, read from the timer index when the status was asked for. */
+  backlogs: BacklogTimersStatus;
 }
 
 const BREAKDOWN_DIMENSIONS: Partial<Record<MetricName, string>> = {
@@ -160,6 +168,7 @@ export function summarizeStatus(document: LocalStatusDocument): StatusSummary {
         byName(JSON.stringify(a.dimensions), JSON.stringify(b.dimensions)),
     ),
     queues: document.queues,
+    backlogs: document.backlogs,
   };
 }
 
@@ -179,6 +188,13 @@ const describe = (dimensions: Record<string, string>) =>
   Object.entries(dimensions)
     .map(([key, value]) => `${key}=${value}`)
     .join(' ');
+
+/** The oldest overdue backlog wake, in a sentence. */
+export function overdueLine(backlogs: BacklogTimersStatus): string {
+  const { oldestOverdue: wake, oldestOverdueSeconds: seconds } = backlogs;
+  if (wake === undefined) return 'Backlog wakes: none overdue.';
+  return `Oldest overdue backlog wake: ${wake.topic}/${wake.subscription}, due since ${wake.dueSince} (${seconds} s).`;
+}
 
 /** The human-readable `status` output. */
 export function formatStatus(summary: StatusSummary): string {
@@ -242,6 +258,7 @@ export function formatStatus(summary: StatusSummary): string {
       ),
     );
   }
+  parts.push(overdueLine(summary.backlogs));
   parts.push(
     numbersTable(
       ['QUEUE', 'WAITING', 'IN FLIGHT', 'DELAYED', 'REDRIVE'],
@@ -266,7 +283,7 @@ export async function statusOutput(options: { dataDir: string; json?: boolean })
 export function statusCommand(): Command {
   return new Command('status')
     .description(
-      'What the running local stack has counted since it started: events published, matched, delivered, failed, dead-lettered and dropped, per topic and per event subscription, and the queue depths.',
+      'What the running local stack has counted since it started: events published, matched, delivered, failed, dead-lettered and dropped, per topic and per event subscription, the queue depths, and the oldest overdue backlog wake.',
     )
     .addOption(dataDirOption('data directory of the local stack to read'))
     .option('--json', 'print the figures as JSON')

@@ -6,10 +6,13 @@
  */
 import { deliveryBatchingOf } from '../shared/config/event-source-mapping';
 import { LOCAL_ENV } from '../shared/config/resources';
+import { readOldestOverdue } from '../shared/delivery/backlog/sweep';
 import type { LoggerLike } from '../shared/observability/logging';
 import type { AwsClients } from '../shared/platform/aws';
+import { type Clock, systemClock } from '../shared/platform/clock';
 import { FileSessionKeys, type SessionKeys } from '../shared/sessions/keys';
 import { bearerToken, openSessionToken } from '../shared/sessions/token';
+import { DynamoBacklogStore } from '../shared/storage/backlog';
 import { admissionSettings, BacklogAdmission } from './admission';
 import { startFunctionUrl } from './function-url';
 import type { LocalFunctions } from './functions';
@@ -44,7 +47,10 @@ export interface HttpApiInput {
   startedAt: number;
   /** The delivery queue's poller, whose finished jobs are the drain rate the admission gate reads. */
   deliveryPoller: QueuePoller | undefined;
-  options: Pick<LocalStackOptions, 'port' | 'functionUrlPort' | 'admission' | 'onInvocation' | 'onExchange'>;
+  options: Pick<
+    LocalStackOptions,
+    'port' | 'functionUrlPort' | 'admission' | 'onInvocation' | 'onExchange' | 'clock'
+  >;
 }
 
 export interface HttpApi {
@@ -81,7 +87,13 @@ export async function startHttpApi(input: HttpApiInput): Promise<HttpApi> {
       ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
       ...(options.onExchange === undefined ? {} : { onExchange: options.onExchange }),
       ...(admission === undefined ? {} : { admission }),
-      localRoutes: localStatusRoutes(input.startedAt, input.metrics, clients, resources),
+      localRoutes: localStatusRoutes(
+        input.startedAt,
+        input.metrics,
+        clients,
+        resources,
+        options.clock ?? systemClock,
+      ),
       // The console reads the status with its session token.
       isOperatorSession: operatorSessionCheck(new FileSessionKeys(input.sessionKeyFile)),
     });
@@ -126,17 +138,30 @@ function createAdmission(
   });
 }
 
-/** `GET /local/status`: the metric totals since `startedAt` and the queue depths. */
+/**
+ * `GET /local/status`: the metric totals since `startedAt`, the queue depths, and the oldest
+ * overdue backlog wake, from the timer index read at that moment by the functions' clock.
+ */
 function localStatusRoutes(
   startedAt: number,
   metrics: LocalMetrics,
   clients: AwsClients,
   resources: LocalResources,
+  clock: Clock,
 ): NonNullable<GatewayOptions['localRoutes']> {
+  const timers = new DynamoBacklogStore(
+    clients.dynamo,
+    resources.tableName,
+    clients.s3,
+    resources.backlogBucketName,
+  );
+  const oldestOverdue = () => readOldestOverdue(timers, clock.now());
   return {
     [`GET ${LOCAL_STATUS_PATH}`]: async () => ({
       status: 200,
-      body: JSON.stringify(await localStatusDocument(startedAt, metrics, clients.sqs, resources)),
+      body: JSON.stringify(
+        await localStatusDocument(startedAt, metrics, clients.sqs, resources, oldestOverdue),
+      ),
     }),
   };
 }

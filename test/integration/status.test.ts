@@ -104,11 +104,14 @@ it('counts publishes, deliveries and failures per topic and per subscription', a
   expect(summary.queues.map((row) => row.queue)).toEqual(
     expect.arrayContaining(['delivery', 'retry', 'ordered']),
   );
+  // No backlog here: no wake is overdue (test/integration/lost-wake.test.ts has one that is).
+  expect(summary.backlogs).toEqual({ oldestOverdueSeconds: 0 });
 
   const text = formatStatus(summary);
   expect(text).toMatch(/^orders\s+3\s+1\s+6\s+0$/m);
   expect(text).toMatch(/^orders\/BROKEN\s+0\s+3\s+0\s+3\s/m);
   expect(text).toContain('1 failed publish request(s) came before the caller authenticated');
+  expect(text).toContain('Backlog wakes: none overdue.');
   const json = JSON.parse(await statusOutput({ dataDir: api.stack.dataDir, json: true }));
   expect(json.topics).toEqual(summary.topics);
 }, 30_000);
