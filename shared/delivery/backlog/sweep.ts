@@ -15,7 +15,7 @@
  * - a retry hop's due time is in its own message, which SQS keeps until it is worked or parked;
  * - a replay (`archive/replay.ts`) has no due time: its pages are messages sent at once (the first
  *   delayed at most 15 minutes), each sending the next, and a page that keeps failing is parked in
- *   the delivery queue's redrive queue (alarmed); a running replay is seen with `gridwire replays`;
+ *   the delivery queue's redrive queue (alarmed); a running replay shows in `gridwire events replays`;
  * - the archive's daily sweep is a schedule of its own, with nothing stored to wake.
  * None of these has an index to read in one query either: covering them would cost a scan.
  */
