@@ -39,12 +39,17 @@ async function main(): Promise<void> {
     .option('--quick', 'smaller runs that finish in under a minute')
     .option('--only <scenarios>', `comma-separated: ${names.join(',')}`)
     .option('--merge', "with --only: keep the last results' other scenarios, replacing those run")
+    .option('--minutes <n>', "the soak's minutes of load (default 30)")
     .addHelpText(
       'after',
-      `\nScenarios, in run order:\n${SCENARIOS.map((s) => `  ${s.name.padEnd(14)} ${s.description}`).join('\n')}`,
+      `\nScenarios, in run order (* only when --only names it):\n${SCENARIOS.map((s) => `  ${s.name.padEnd(14)} ${s.onlyWhenNamed === true ? '* ' : ''}${s.description}`).join('\n')}`,
     )
     .parse(process.argv);
-  const options = program.opts<{ quick?: boolean; only?: string; merge?: boolean }>();
+  const options = program.opts<{ quick?: boolean; only?: string; merge?: boolean; minutes?: string }>();
+  const minutes = options.minutes === undefined ? undefined : Number(options.minutes);
+  if (minutes !== undefined && !(Number.isFinite(minutes) && minutes >= 1 && minutes <= 24 * 60)) {
+    throw new Error(`--minutes must be a number of minutes from 1 to 1440, not ${options.minutes}`);
+  }
   const base = options.merge === true ? await readLastResults() : undefined;
   if (options.merge === true && (options.only === undefined || base === undefined)) {
     throw new Error('--merge needs --only and a results file of an earlier run (bench/results/latest.json)');
@@ -56,7 +61,19 @@ async function main(): Promise<void> {
   const only = options.only?.split(',').map((name) => name.trim());
   const chosen = selectScenarios(SCENARIOS, only);
   const started = Date.now();
-  const { results: scenarios, handedOn } = await runScenarios(chosen, quick);
+  const { results: scenarios, handedOn } = await runScenarios(chosen, quick, minutes);
+  // A run of every scenario keeps the last results of those it leaves out (the soak), which say
+  // when they were measured.
+  const longRuns = SCENARIOS.filter((scenario) => scenario.onlyWhenNamed === true).map(
+    (scenario) => scenario.name,
+  );
+  const carried =
+    only === undefined && base === undefined
+      ? ((await readLastResults())?.scenarios ?? []).filter(
+          (scenario) =>
+            longRuns.includes(scenario.name) && !scenarios.some((ran) => ran.name === scenario.name),
+        )
+      : [];
   const results: Results = {
     date: new Date().toISOString(),
     commit: gitCommit(),
@@ -64,7 +81,7 @@ async function main(): Promise<void> {
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version },
     referenceRates: handedOn.referenceRates ?? null,
     durationSeconds: Math.round((Date.now() - started) / 1000),
-    scenarios,
+    scenarios: [...scenarios, ...carried],
   };
   const table = await writeReports(base === undefined ? results : mergeResults(base, results, names), names);
   log('');

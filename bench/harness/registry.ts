@@ -23,6 +23,7 @@ import { rateLimited } from '../scenarios/rate-limited';
 import { recovery } from '../scenarios/recovery';
 import { reference } from '../scenarios/reference';
 import { simulation } from '../scenarios/simulation';
+import { soak } from '../scenarios/soak';
 import { sqsDestination } from '../scenarios/sqs-destination';
 import { throughput } from '../scenarios/throughput';
 import { validation } from '../scenarios/validation';
@@ -51,4 +52,5 @@ export const SCENARIOS: readonly Scenario[] = [
   recovery,
   bill,
   memory,
+  soak,
 ];

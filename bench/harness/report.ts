@@ -2,10 +2,12 @@
  * Writes benchmark results: bench/results/latest.json, docs/BENCHMARKS.md and an SVG chart of
  * throughput and latency per second; reads the last results file back.
  */
+
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PRICES } from '../prices';
 import { billSection } from './bill-report';
+import { soakSection, soakSvg } from './soak-report';
 import type { Figure, ReferenceKey, ReferenceRates, ScenarioResult, Share } from './types';
 
 export interface Results {
@@ -280,6 +282,9 @@ To run it: \`npm run bench\` runs every scenario (about 40 minutes); \`-- --quic
 load phases (goals that need the full length are then reported, not judged); \`-- --only <names>\`
 runs some, by the comma-separated names ${names.map((name) => `\`${name}\``).join(', ')};
 with \`--merge\` as well, the last results' other scenarios are kept and only those run are replaced.
+The soak runs only when named: \`npm run bench -- --only soak --merge\` (30 minutes of load, then the
+drain and the ledger; \`--minutes 5\` for the short one, about 12 minutes in all), and fails (exit
+status 1) when its ledger does not close.
 The harness is \`bench/run.ts\` (\`bench/harness/\`), each scenario a file in \`bench/scenarios/\`.
 
 The load scenarios run after three seconds of unmeasured load (JIT compilation, connection
@@ -337,7 +342,7 @@ SQS (events that failed together share one retry message).
 ## The AWS bill
 
 ${billSection(results.scenarios)}
-`;
+${soakSection(results.scenarios)}`;
 }
 
 /**
@@ -349,6 +354,8 @@ export async function writeReports(results: Results, scenarioNames: readonly str
   await writeFile(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
   await mkdir(join(ROOT, 'docs'), { recursive: true });
   await writeFile(join(ROOT, 'docs', 'benchmarks.svg'), chartSvg(results));
+  const soak = soakSvg(results.scenarios, results.date);
+  if (soak !== undefined) await writeFile(join(ROOT, 'docs', 'soak.svg'), soak);
   await writeFile(join(ROOT, 'docs', 'BENCHMARKS.md'), markdown(results, scenarioNames));
   return textTable(results);
 }

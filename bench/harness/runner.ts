@@ -57,7 +57,10 @@ class Context implements BenchContext {
     ),
   } satisfies Record<SharedResource, { stop(): Promise<void> }>;
 
-  constructor(readonly quick: boolean) {}
+  constructor(
+    readonly quick: boolean,
+    readonly minutes: number | undefined,
+  ) {}
 
   sink(): Promise<Sink> {
     return this.resources.sink.get();
@@ -87,8 +90,9 @@ class Context implements BenchContext {
 export async function runScenarios(
   scenarios: readonly Scenario[],
   quick: boolean,
+  minutes?: number,
 ): Promise<{ results: ScenarioResult[]; handedOn: Partial<HandOn> }> {
-  const context = new Context(quick);
+  const context = new Context(quick, minutes);
   const results: ScenarioResult[] = [];
   try {
     for (const [index, scenario] of scenarios.entries()) {
@@ -104,7 +108,7 @@ export async function runScenarios(
 }
 
 /**
- * The scenarios `only` names (every one when undefined), in the order of `all`, with the
+ * The scenarios `only` names (when undefined, every one but those run only when named), in the order of `all`, with the
  * scenario that measures the reference rates whenever a chosen one uses them (it comes first in
  * `all`, so it runs first). Throws on a name that is not in `all`.
  */
@@ -113,7 +117,9 @@ export function selectScenarios(all: readonly Scenario[], only: readonly string[
   const unknown = only?.filter((name) => !known.includes(name)) ?? [];
   if (unknown.length > 0)
     throw new Error(`unknown scenario: ${unknown.join(', ')} (known: ${known.join(', ')})`);
-  const chosen = all.filter((scenario) => only === undefined || only.includes(scenario.name));
+  const chosen = all.filter((scenario) =>
+    only === undefined ? scenario.onlyWhenNamed !== true : only.includes(scenario.name),
+  );
   const referenceWanted = chosen.some((scenario) => scenario.usesReferenceRates === true);
   return all.filter(
     (scenario) => chosen.includes(scenario) || (referenceWanted && scenario.measuresReferenceRates === true),

@@ -93,6 +93,8 @@ export type SharedResource = 'sink' | 'loadGenerator' | 'sharedStack';
 export interface BenchContext {
   /** `--quick`: shorter runs. */
   readonly quick: boolean;
+  /** `--minutes`: the length of a long-running scenario's load (the soak's), when given. */
+  readonly minutes: number | undefined;
   /** What the scenarios run before this one handed on. */
   readonly handedOn: Readonly<Partial<HandOn>>;
   sink(): Promise<Sink>;
@@ -113,5 +115,7 @@ export interface Scenario {
   readonly measuresReferenceRates?: boolean;
   /** Its throughput figures are also given as shares of the reference rates, measured before it. */
   readonly usesReferenceRates?: boolean;
+  /** Run only when `--only` names it (a long run that `npm run bench` leaves out). */
+  readonly onlyWhenNamed?: boolean;
   run(ctx: BenchContext): Promise<ScenarioRun>;
 }

@@ -24,10 +24,15 @@ const REFERENCE: ReferenceRates = {
 const names = (scenarios: readonly Scenario[]) => scenarios.map((scenario) => scenario.name);
 
 describe('scenario selection', () => {
-  it('runs every registered scenario, the reference rates first, when none is named', () => {
+  it('runs every registered scenario but the long ones, the reference rates first, when none is named', () => {
     const all = selectScenarios(SCENARIOS, undefined);
-    expect(names(all)).toEqual(names(SCENARIOS));
+    expect(names(all)).toEqual(names(SCENARIOS.filter((scenario) => scenario.onlyWhenNamed !== true)));
+    expect(names(all)).not.toContain('soak');
     expect(all[0]?.measuresReferenceRates).toBe(true);
+  });
+
+  it('runs a long scenario when it is named', () => {
+    expect(names(selectScenarios(SCENARIOS, ['soak']))).toEqual(['soak']);
   });
 
   it('adds the reference rates, first, to a throughput scenario', () => {

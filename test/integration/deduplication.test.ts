@@ -5,7 +5,7 @@
  * fails, the publish is refused whole (503) and nothing of it is queued, so its retry is
  * delivered once.
  */
-import { HttpFaultProxy } from '../support/fault-proxy';
+import { HttpFaultProxy } from '../../bench/fault-proxy';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
 

@@ -7,7 +7,7 @@
  */
 import { FAN_OUT_BUCKET } from '../../shared/config/resources';
 import { parseJob } from '../../shared/queue/job-codec';
-import { type FaultAnswer, HttpFaultProxy, type ProxiedRequest } from '../support/fault-proxy';
+import { type FaultAnswer, HttpFaultProxy, type ProxiedRequest } from '../../bench/fault-proxy';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 

@@ -6,7 +6,7 @@
  * topic to check the key) answer 503 with Retry-After, and once the table is back every event
  * answered 200, before or after the outage, has been delivered.
  */
-import { TcpProxy } from '../support/fault-proxy';
+import { TcpProxy } from '../../bench/fault-proxy';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
 

@@ -1,0 +1,589 @@
+/**
+ * The soak: a local stack in a process of its own under an hour's kind of traffic (a third of the
+ * machine's measured peak, by default 30 minutes), a mix of endpoints, and a schedule of faults;
+ * then the ledger, event by event. See `scenarios/soak.ts` for what it reports.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LOCAL_STATUS_PATH, type LocalStatusDocument } from '../../local/status';
+import { log } from '../harness/log';
+import { sampleTree, type TreeMemory } from '../process-tree-memory';
+import { type FaultKind, faultSchedule, type ScheduledFault } from './faults';
+import { type LedgerClose, SoakLedger } from './ledger';
+import {
+  eventTypeOf,
+  FIRST_SIGNING_SECRET,
+  numberOf,
+  SECOND_SIGNING_SECRET,
+  SOAK_SUBSCRIPTIONS,
+  subscriptionOf,
+} from './mix';
+import { SoakStackControl } from './stack-control';
+import { SoakTraffic, type TrafficCounts } from './traffic';
+import { SoakWebhook, type WebhookCounts } from './webhook';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface SoakOptions {
+  /** Minutes of load. */
+  minutes: number;
+  /** Events offered per second. */
+  eventsPerSecond: number;
+  /** Requests of one event per second (part of `eventsPerSecond`). */
+  singlesPerSecond: number;
+  /** The stack's time scale (retry waits and holds divided by it). */
+  timeScale: number;
+  /** After the load, give up waiting for the ledger to close once nothing settled for this long. */
+  drainStallMs: number;
+}
+
+/** What happened to one fault. */
+export interface FaultRecord {
+  kind: FaultKind;
+  description: string;
+  /** Seconds after the load began. */
+  startedAtSeconds: number;
+  /** Seconds it lasted, including a restart where there was one. */
+  lastedSeconds: number;
+  /** Seconds from the stack gone to serving again, for a restart. */
+  restartSeconds?: number;
+  /** How the killed stack exited, for an emulator kill. */
+  exit?: string;
+  error?: string;
+}
+
+/** One minute of the run. */
+export interface SoakMinute {
+  minute: number;
+  /** Events accepted (answered 200) in that minute. */
+  accepted: number;
+  /** Events delivered (or found dead-lettered) for the first time in that minute. */
+  settled: number;
+  /** The stack's process tree, resident, MB (at the minute's end; absent while it was down). */
+  rssMb?: number;
+  pssMb?: number;
+  /** The most overdue accepted event of an immediate subscription, s, worst sample of the minute. */
+  worstUnattemptedSeconds: number;
+  /** The stack's own oldest overdue wake, s (its status), worst sample of the minute. */
+  worstStackOverdueSeconds?: number;
+  /** Subscriptions whose backlog wake the stack's status named overdue in the minute. */
+  overdueWakes: string[];
+  /** Messages visible in the delivery queues (not yet taken), most at once in the minute's samples. */
+  worstVisibleMessages: number;
+  faults: string[];
+}
+
+export interface SoakOutcome {
+  options: SoakOptions;
+  faults: FaultRecord[];
+  minutes: SoakMinute[];
+  ledger: LedgerClose;
+  traffic: TrafficCounts;
+  webhook: WebhookCounts;
+  unplannedExits: string[];
+  /** Seconds from the load's end until the ledger closed (or the drain gave up). */
+  drainSeconds: number;
+  drainedAll: boolean;
+  /** The stack's process tree at idle, before the load, and a minute after it (settled). */
+  memory: {
+    idleBefore?: TreeMemory;
+    peakRssBytes: number;
+    peakAt?: number;
+    afterMinute?: TreeMemory;
+  };
+  /** Events overdue (accepted, not attempted, immediate subscription) for more than a minute, most at once. */
+  worstUnattemptedSeconds: number;
+  worstUnattemptedId: string | undefined;
+  /** Undefined when the stack's status never reported it. */
+  worstStackOverdueSeconds: number | undefined;
+  /** History lookups made for events not found delivered or dead-lettered. */
+  historyLookups: number;
+}
+
+const TOPIC = 'soak';
+/** Faults that stop or cut off the stack (the others change an endpoint or a setting). */
+const STACK_FAULTS: ReadonlySet<FaultKind> = new Set(['kill-emulator', 'kill-stack', 'table-outage']);
+const ADMIN_TOKEN = 'soak-admin-token';
+const DEAD_CONTAINER = 'soak-dead';
+const DESTINATION_QUEUE = 'soak-destination';
+
+/** Calls the admin API of the stack at `apiUrl`; throws on an answer >= 300. */
+async function admin(apiUrl: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  for (let attempt = 1; ; attempt += 1) {
+    const response = await fetch(`${apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(30_000),
+    }).catch(() => undefined);
+    if (response === undefined || response.status === 503) {
+      // The stack restarting or its table away: the soak's own calls wait for it.
+      if (attempt >= 60) throw new Error(`${method} ${path}: no answer after ${attempt} tries`);
+      await sleep(1000);
+      continue;
+    }
+    const text = await response.text();
+    if (response.status >= 300)
+      throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
+    return text === '' ? undefined : JSON.parse(text);
+  }
+}
+
+const subscriptionPath = (name: string) => `/admin/topics/${TOPIC}/eventSubscriptions/${name}`;
+
+function subscriptionBody(
+  name: string,
+  webhookUrl: string,
+  queueArn: string,
+  changes: { query?: string; destination?: Record<string, unknown> } = {},
+): unknown {
+  const subscription = SOAK_SUBSCRIPTIONS.find((candidate) => candidate.name === name);
+  if (subscription === undefined) throw new Error(`no soak subscription ${name}`);
+  const destination =
+    subscription.behaviour === 'queue'
+      ? { endpointType: 'AwsSqsQueue', properties: { resourceArn: queueArn } }
+      : {
+          endpointType: 'WebHook',
+          properties: {
+            endpointUrl: `${webhookUrl}/${name}${changes.query ?? ''}`,
+            ...subscription.destination,
+            ...changes.destination,
+          },
+        };
+  return {
+    properties: {
+      ...subscription.properties,
+      destination,
+      filter: { includedEventTypes: [eventTypeOf(name)] },
+      deadLetterDestination: {
+        endpointType: 'StorageBlob',
+        properties: { blobContainerName: DEAD_CONTAINER },
+      },
+    },
+  };
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'gridwire-soak-'));
+  const startedAt = Date.now();
+  const ledger = new SoakLedger(
+    subscriptionOf,
+    SOAK_SUBSCRIPTIONS.map((subscription) => subscription.name),
+    SOAK_SUBSCRIPTIONS.map((subscription) => subscription.immediate),
+    startedAt,
+  );
+  const webhook = await new SoakWebhook(ledger).start();
+  webhook.secrets = [FIRST_SIGNING_SECRET];
+  const control = new SoakStackControl(
+    { dataDir, adminToken: ADMIN_TOKEN, timeScale: options.timeScale, destinationQueue: DESTINATION_QUEUE },
+    (ids) => {
+      const at = Date.now();
+      for (const id of ids) ledger.delivered(numberOf(id), at);
+    },
+  );
+  let traffic: SoakTraffic | undefined;
+  let sampling: ReturnType<typeof setInterval> | undefined;
+  try {
+    let running = await control.start();
+    let apiUrl: string | undefined = running.apiUrl;
+    const queueArn = running.destinationQueueArn;
+    log(`soak: stack up at ${apiUrl} (data ${dataDir}), time scale ${options.timeScale}`);
+    await admin(apiUrl, 'PUT', `/admin/topics/${TOPIC}`, { properties: { inputSchema: 'EventGridSchema' } });
+    for (const subscription of SOAK_SUBSCRIPTIONS) {
+      await admin(
+        apiUrl,
+        'PUT',
+        subscriptionPath(subscription.name),
+        subscriptionBody(subscription.name, webhook.url, queueArn),
+      );
+    }
+    let keys = (await admin(apiUrl, 'POST', `/admin/topics/${TOPIC}/listKeys`)) as {
+      key1: string;
+      key2: string;
+    };
+    let key = keys.key1;
+
+    // ---- idle memory: the stack up, nothing sent, a settle first.
+    await sleep(20_000);
+    const idleBefore = await sampleTree(running.child.pid as number).catch(() => undefined);
+    log(
+      `soak: idle ${idleBefore === undefined ? '?' : (idleBefore.totalRssBytes / 1e6).toFixed(0)} MB resident`,
+    );
+
+    // ---- the load, the sampler and the faults
+    const loadStartedAt = Date.now();
+    traffic = new SoakTraffic(ledger, { apiUrl: () => apiUrl, key: () => key }, TOPIC, {
+      eventsPerSecond: options.eventsPerSecond,
+      singlesPerSecond: options.singlesPerSecond,
+      maxInFlight: 64,
+      startedAt: loadStartedAt,
+    });
+    const minutes: SoakMinute[] = [];
+    const minuteOf = (at: number) => Math.max(0, Math.floor((at - loadStartedAt) / 60_000));
+    const minute = (at: number): SoakMinute => {
+      const index = minuteOf(at);
+      while (minutes.length <= index) {
+        minutes.push({
+          minute: minutes.length,
+          accepted: 0,
+          settled: 0,
+          worstUnattemptedSeconds: 0,
+          worstVisibleMessages: 0,
+          overdueWakes: [],
+          faults: [],
+        });
+      }
+      return minutes[index] as SoakMinute;
+    };
+    let peakRssBytes = 0;
+    let peakAt: number | undefined;
+    let worstUnattemptedSeconds = 0;
+    let worstUnattemptedId: string | undefined;
+    let worstStackOverdueSeconds: number | undefined;
+    let lastSettled = { accepted: 0, settled: 0 };
+    let lastMemoryMinute = -1;
+    const sample = async () => {
+      const at = Date.now();
+      const row = minute(at);
+      const progress = ledger.progress();
+      row.accepted += progress.accepted - lastSettled.accepted;
+      row.settled += progress.settled - lastSettled.settled;
+      lastSettled = progress;
+      const overdue = ledger.oldestUnattempted(at);
+      row.worstUnattemptedSeconds = Math.max(row.worstUnattemptedSeconds, overdue.seconds);
+      if (overdue.seconds > worstUnattemptedSeconds) {
+        worstUnattemptedSeconds = overdue.seconds;
+        worstUnattemptedId = overdue.id;
+      }
+      const pid = control.running?.child.pid;
+      if (pid !== undefined) {
+        const tree = await sampleTree(pid, { pss: minuteOf(at) !== lastMemoryMinute }).catch(() => undefined);
+        if (tree !== undefined) {
+          if (tree.totalRssBytes > peakRssBytes) {
+            peakRssBytes = tree.totalRssBytes;
+            peakAt = at;
+          }
+          row.rssMb = Math.round(tree.totalRssBytes / 1e5) / 10;
+          if (tree.totalPssBytes > 0) row.pssMb = Math.round(tree.totalPssBytes / 1e5) / 10;
+          lastMemoryMinute = minuteOf(at);
+        }
+      }
+      const url = apiUrl;
+      if (url !== undefined) {
+        const status = (await admin(url, 'GET', LOCAL_STATUS_PATH).catch(() => undefined)) as
+          | LocalStatusDocument
+          | undefined;
+        if (status !== undefined) {
+          const visible = status.queues.reduce((sum, queue) => sum + queue.visible, 0);
+          row.worstVisibleMessages = Math.max(row.worstVisibleMessages, visible);
+          const overdueSeconds = status.backlogs.oldestOverdueSeconds;
+          const wake = status.backlogs.oldestOverdue;
+          if (wake !== undefined && !row.overdueWakes.includes(wake.subscription))
+            row.overdueWakes.push(wake.subscription);
+          row.worstStackOverdueSeconds = Math.max(row.worstStackOverdueSeconds ?? 0, overdueSeconds);
+          worstStackOverdueSeconds = Math.max(worstStackOverdueSeconds ?? 0, overdueSeconds);
+        }
+      }
+    };
+    let sampling_ = false;
+    sampling = setInterval(() => {
+      if (sampling_) return;
+      sampling_ = true;
+      void sample().finally(() => {
+        sampling_ = false;
+      });
+    }, 10_000);
+
+    const restart = async (): Promise<number> => {
+      apiUrl = undefined;
+      const began = Date.now();
+      running = await control.start();
+      apiUrl = running.apiUrl;
+      return (Date.now() - began) / 1000;
+    };
+    const records: FaultRecord[] = [];
+    const perform = async (fault: ScheduledFault): Promise<FaultRecord> => {
+      const began = Date.now();
+      const record: FaultRecord = {
+        kind: fault.kind,
+        description: fault.description,
+        startedAtSeconds: Math.round((began - loadStartedAt) / 1000),
+        lastedSeconds: 0,
+      };
+      minute(began).faults.push(fault.kind);
+      const window = { name: fault.kind, startMs: began - startedAt, endMs: Number.POSITIVE_INFINITY };
+      // Only a fault of the stack's can leave a delivery unsettled, so only those explain duplicates.
+      if (STACK_FAULTS.has(fault.kind)) ledger.fault(window);
+      log(`soak: ${record.startedAtSeconds} s: ${fault.description}`);
+      const url = () => apiUrl ?? running.apiUrl;
+      try {
+        switch (fault.kind) {
+          case 'rotate-topic-keys': {
+            keys = (await admin(url(), 'POST', `/admin/topics/${TOPIC}/regenerateKey`, {
+              keyName: 'key2',
+            })) as typeof keys;
+            // Every publish function sees a new key within its topic cache time (1 s).
+            await sleep(2000);
+            key = keys.key2;
+            keys = (await admin(url(), 'POST', `/admin/topics/${TOPIC}/regenerateKey`, {
+              keyName: 'key1',
+            })) as typeof keys;
+            break;
+          }
+          case 'kill-emulator': {
+            const exit = await control.killEmulator();
+            record.exit = `code ${exit.code}, signal ${exit.signal}`;
+            record.restartSeconds = await restart();
+            break;
+          }
+          case 'kill-stack': {
+            await control.killAll();
+            record.restartSeconds = await restart();
+            break;
+          }
+          case 'endpoint-dead':
+            webhook.dead = true;
+            await sleep(fault.forMs);
+            webhook.dead = false;
+            break;
+          case 'pause-subscription':
+            await admin(url(), 'POST', `${subscriptionPath('batched')}/pause`);
+            await sleep(fault.forMs);
+            await admin(url(), 'POST', `${subscriptionPath('batched')}/resume`);
+            break;
+          case 'edit-subscriptions':
+            await admin(
+              url(),
+              'PUT',
+              subscriptionPath('flaky'),
+              subscriptionBody('flaky', webhook.url, queueArn, { query: '?edited=1' }),
+            );
+            await admin(
+              url(),
+              'PUT',
+              subscriptionPath('limited'),
+              subscriptionBody('limited', webhook.url, queueArn, {
+                destination: { maxDeliveriesPerSecond: 20 },
+              }),
+            );
+            break;
+          case 'table-outage':
+            await control.table(true);
+            await sleep(fault.forMs);
+            await control.table(false);
+            break;
+          case 'rotate-signing-secret':
+            webhook.secrets = [FIRST_SIGNING_SECRET, SECOND_SIGNING_SECRET];
+            await admin(
+              url(),
+              'PUT',
+              subscriptionPath('signed'),
+              subscriptionBody('signed', webhook.url, queueArn, {
+                destination: { signing: { secret: SECOND_SIGNING_SECRET } },
+              }),
+            );
+            break;
+        }
+      } catch (error) {
+        record.error = (error as Error).message;
+        log(`soak: the fault ${fault.kind} failed: ${record.error}`);
+      }
+      const ended = Date.now();
+      record.lastedSeconds = Math.round((ended - began) / 100) / 10;
+      window.endMs = ended - startedAt;
+      return record;
+    };
+
+    traffic.start();
+    const schedule = faultSchedule(options.minutes);
+    const loadMs = options.minutes * 60_000;
+    // Faults run one after another, each at its time; a concurrent one runs beside those after it.
+    const faultsDone = (async () => {
+      const beside: Array<Promise<void>> = [];
+      for (const fault of schedule) {
+        const wait = loadStartedAt + fault.atMs - Date.now();
+        if (wait > 0) await sleep(wait);
+        const done = perform(fault).then((record) => {
+          records.push(record);
+        });
+        if (fault.concurrent === true) beside.push(done);
+        else await done;
+      }
+      await Promise.all(beside);
+      records.sort((a, b) => a.startedAtSeconds - b.startedAtSeconds);
+    })();
+    // Restarts nobody asked for: the stack died on its own; start it again and say so.
+    const watchdog = setInterval(() => {
+      if (control.running === undefined && apiUrl !== undefined && control.unplannedExits.length > 0) {
+        log(`soak: the stack exited unasked: ${control.unplannedExits.at(-1)}`);
+        void restart();
+      }
+    }, 1000);
+    let lastProgressLog = 0;
+    while (Date.now() - loadStartedAt < loadMs) {
+      await sleep(1000);
+      if (Date.now() - lastProgressLog >= 60_000) {
+        lastProgressLog = Date.now();
+        const progress = ledger.progress();
+        log(
+          `soak: minute ${minuteOf(Date.now())}: offered ${traffic.offered.toLocaleString('en-US')}, accepted ${progress.accepted.toLocaleString('en-US')}, settled ${progress.settled.toLocaleString('en-US')}`,
+        );
+      }
+    }
+    await traffic.stop();
+    await faultsDone;
+    clearInterval(watchdog);
+    const loadEndedAt = Date.now();
+    log(`soak: load over after ${Math.round((loadEndedAt - loadStartedAt) / 1000)} s; draining`);
+
+    // ---- drain: until every accepted event is delivered or ended, or nothing moves for a while
+    const deadLetters = new DeadLetterReader(
+      (method, path) => admin(apiUrl ?? running.apiUrl, method, path),
+      ledger,
+    );
+    let lastMove = Date.now();
+    let best = -1;
+    let drainedAll = false;
+    let lastRead = 0;
+    for (;;) {
+      if (Date.now() - lastRead >= 15_000) {
+        lastRead = Date.now();
+        await deadLetters
+          .readAll()
+          .catch((error: Error) => log(`soak: dead letters not read: ${error.message}`));
+      }
+      const progress = ledger.progress();
+      if (progress.settled >= progress.accepted) {
+        drainedAll = true;
+        break;
+      }
+      if (progress.settled > best) {
+        best = progress.settled;
+        lastMove = Date.now();
+      }
+      // A backlog held until a time still to come is waiting, not stuck: the drain waits for it
+      // (up to the longest hold, 3 h at the time scale, and a minute).
+      const heldUntil = await heldUntilOf(ledger, (path) => admin(apiUrl ?? running.apiUrl, 'GET', path));
+      const longestHoldMs = (3 * 3_600_000) / options.timeScale + 60_000;
+      if (heldUntil !== undefined && heldUntil > Date.now() && Date.now() - loadEndedAt < longestHoldMs) {
+        lastMove = Math.max(lastMove, Date.now());
+      }
+      if (Date.now() - lastMove > options.drainStallMs) break;
+      log(
+        `soak: draining: ${(progress.accepted - progress.settled).toLocaleString('en-US')} accepted events not settled yet${heldUntil === undefined ? '' : `; a backlog held until ${new Date(heldUntil).toISOString()}`}`,
+      );
+      await sleep(5000);
+    }
+    const drainSeconds = Math.round((Date.now() - loadEndedAt) / 1000);
+    // What is still outstanding: its history says whether it was dropped, and why.
+    let historyLookups = 0;
+    for (const n of ledger.outstanding().slice(0, 500)) {
+      historyLookups += 1;
+      const subscription = SOAK_SUBSCRIPTIONS[subscriptionOf(n)]?.name as string;
+      const found = (await admin(
+        apiUrl ?? running.apiUrl,
+        'GET',
+        `${subscriptionPath(subscription)}/deliveries?eventId=s${n}`,
+      ).catch(() => undefined)) as
+        | { value?: Array<{ outcome?: string; state?: string; reason?: string }> }
+        | undefined;
+      const final = found?.value?.find(
+        (delivery) => delivery.state === 'Dropped' || delivery.outcome === 'Dropped',
+      );
+      if (final !== undefined) ledger.dropped(n, final.reason ?? final.outcome ?? 'dropped');
+    }
+
+    // ---- memory a minute after the load (the drain done or given up on)
+    const sinceLoad = Date.now() - loadEndedAt;
+    if (sinceLoad < 60_000) await sleep(60_000 - sinceLoad);
+    const afterMinute = await sampleTree(running.child.pid as number).catch(() => undefined);
+    clearInterval(sampling);
+    sampling = undefined;
+    await sample();
+    return {
+      options,
+      faults: records,
+      minutes,
+      ledger: ledger.close(),
+      traffic: traffic.counts,
+      webhook: webhook.counts,
+      unplannedExits: control.unplannedExits,
+      drainSeconds,
+      drainedAll,
+      memory: {
+        ...(idleBefore === undefined ? {} : { idleBefore }),
+        peakRssBytes,
+        ...(peakAt === undefined ? {} : { peakAt }),
+        ...(afterMinute === undefined ? {} : { afterMinute }),
+      },
+      worstUnattemptedSeconds,
+      worstUnattemptedId,
+      worstStackOverdueSeconds,
+      historyLookups,
+    };
+  } finally {
+    if (sampling !== undefined) clearInterval(sampling);
+    await control.stop().catch(() => undefined);
+    await webhook.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The latest time a backlog of a subscription with events outstanding is held until (its health
+ * document's `held.until`), or undefined when none is held.
+ */
+async function heldUntilOf(
+  ledger: SoakLedger,
+  get: (path: string) => Promise<unknown>,
+): Promise<number | undefined> {
+  const waiting = new Set(ledger.outstanding().map((n) => subscriptionOf(n)));
+  let latest: number | undefined;
+  for (const index of waiting) {
+    const name = SOAK_SUBSCRIPTIONS[index]?.name as string;
+    const health = (await get(`${subscriptionPath(name)}/health`).catch(() => undefined)) as
+      | { held?: { until?: string } | null }
+      | undefined;
+    const until = health?.held?.until === undefined ? Number.NaN : Date.parse(health.held.until);
+    if (Number.isFinite(until)) latest = Math.max(latest ?? until, until);
+  }
+  return latest;
+}
+
+/** Reads every subscription's dead-letter blobs once each, telling the ledger each record's event and reason. */
+class DeadLetterReader {
+  private readonly read = new Set<string>();
+
+  constructor(
+    private readonly call: (method: string, path: string) => Promise<unknown>,
+    private readonly ledger: SoakLedger,
+  ) {}
+
+  async readAll(): Promise<void> {
+    for (const subscription of SOAK_SUBSCRIPTIONS) {
+      let page: string | undefined;
+      do {
+        const listed = (await this.call(
+          'GET',
+          `${subscriptionPath(subscription.name)}/deadLetters${page === undefined ? '' : `?page=${encodeURIComponent(page)}`}`,
+        )) as { value: Array<{ key: string }>; nextPage?: string };
+        for (const { key } of listed.value) {
+          if (this.read.has(key)) continue;
+          const blob = (await this.call(
+            'GET',
+            `${subscriptionPath(subscription.name)}/deadLetters/blob?key=${encodeURIComponent(key)}`,
+          )) as { records: Array<{ id?: unknown; deadLetterReason?: unknown }> };
+          for (const record of blob.records) {
+            this.ledger.deadLettered(
+              numberOf(String(record.id)),
+              String(record.deadLetterReason ?? 'unknown'),
+            );
+          }
+          this.read.add(key);
+        }
+        page = listed.nextPage;
+      } while (page !== undefined);
+    }
+  }
+}
