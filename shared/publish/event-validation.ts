@@ -63,8 +63,9 @@ const isSchemaObject = (value: unknown): value is Record<string, unknown> =>
 /**
  * Why `schema` cannot be a catalog schema, or `undefined` when it can: it must be a JSON object,
  * name draft 2020-12 as its `$schema` if it names one, be valid by the draft's meta-schema and
- * compile (no unknown keywords or formats, every `$ref` resolved within it). The words follow
- * `schema` in an error message.
+ * compile (no unknown keywords or formats, every `$ref` resolved within it), and checking a few
+ * simple values against it must end (no `$ref` loop that checks nothing: {@link ENDLESS}). The
+ * words follow `schema` in an error message.
  */
 export function schemaProblem(schema: unknown): string | undefined {
   if (!isSchemaObject(schema)) return 'must be a JSON Schema (draft 2020-12) object';
@@ -76,19 +77,48 @@ export function schemaProblem(schema: unknown): string | undefined {
   if (!(ajv.validateSchema(schema) as boolean)) {
     return `is not a valid draft 2020-12 schema: ${firstError(ajv.errors, (pointer) => `at ${pointer === '' ? '/' : pointer}:`)}`;
   }
+  let validate: ValidateFunction;
   try {
-    ajv.compile(schema);
+    validate = ajv.compile(schema);
   } catch (error) {
+    if (isStackOverflow(error)) return ENDLESS;
     return `does not compile: ${(error as Error).message}`;
   }
+  if (PROBES.some((probe) => boundedValidate(validate, probe) === 'endless')) return ENDLESS;
   return undefined;
 }
 
 /** Why `example` does not match `schema` (a schema {@link schemaProblem} passed), or `undefined`. */
 export function exampleProblem(schema: Record<string, unknown>, example: unknown): string | undefined {
   const validate = newAjv().compile(schema);
-  if (validate(example)) return undefined;
+  const valid = boundedValidate(validate, example);
+  if (valid === 'endless') return `cannot be checked: ${ENDLESS}`;
+  if (valid) return undefined;
   return `does not match the schema: ${firstError(validate.errors, (pointer) => `example${pointer}`)}`;
+}
+
+/**
+ * What an endless schema is told by. A schema may refer to itself (`{"$ref": "#"}`, a `$ref` or
+ * `$dynamicRef` loop) with nothing in between that stops it: checking a value against it never
+ * ends, and Ajv's validator, which recurses, overflows the stack.
+ */
+const ENDLESS =
+  'the schema refers to itself without end (a $ref loop that checks nothing before it recurses)';
+
+/** Values a schema is tried on when it is put, so one endless for any of them is refused then. */
+const PROBES: readonly unknown[] = [null, true, 0, '', [], {}, [[]], { a: {} }];
+
+const isStackOverflow = (error: unknown) =>
+  (error as Error | undefined)?.name === 'RangeError' && /call stack/i.test((error as Error).message);
+
+/** `validate(value)`, or `'endless'` when checking it never ends (the stack overflowed). */
+function boundedValidate(validate: ValidateFunction, value: unknown): boolean | 'endless' {
+  try {
+    return validate(value) as boolean;
+  } catch (error) {
+    if (isStackOverflow(error)) return 'endless';
+    throw error;
+  }
 }
 
 /** What the checks need of one accepted event: its type and its data. */
@@ -178,7 +208,14 @@ export function checkEventData(
         'EventDataInvalid',
       );
     }
-    if (!validate(event.data === undefined ? null : event.data)) {
+    const valid = boundedValidate(validate, event.data === undefined ? null : event.data);
+    if (valid === 'endless') {
+      throw invalidInput(
+        `Event at index ${index} (type '${event.eventType}'): data cannot be checked: ${ENDLESS}; the type's schema needs changing.`,
+        'EventDataInvalid',
+      );
+    }
+    if (!valid) {
       throw invalidInput(
         `Event at index ${index} (type '${event.eventType}'): data does not match the type's schema: ${firstError(validate.errors, dataPath)}.`,
         'EventDataInvalid',

@@ -36,6 +36,12 @@ const ORDER_SCHEMA = {
   additionalProperties: false,
 };
 
+/** A schema that refers to itself without end for a value with a member `loop`, and only then. */
+const LOOP_SCHEMA = {
+  properties: { loop: { $ref: '#/$defs/l' } },
+  $defs: { l: { allOf: [{ $ref: '#/$defs/l' }] } },
+};
+
 const catalogOf = (...schemas: CatalogSchema[]) => new CompiledCatalog(schemas);
 const order = { name: 'Order.Created', schemaJson: JSON.stringify(ORDER_SCHEMA) };
 const ON: EventValidationSettings = { validateEvents: true, unknownEventTypes: 'allow' };
@@ -80,8 +86,35 @@ describe('a schema for the catalog', () => {
     [{ type: 'string', format: 'no-such-format' }, /does not compile: unknown format "no-such-format"/],
     [{ $ref: '#/$defs/missing' }, /does not compile: can't resolve reference #\/\$defs\/missing/],
     [{ $ref: 'https://example.com/other.json' }, /does not compile: can't resolve reference/],
+    // Checking anything against these never ends: Ajv's validator recursed until the stack overflowed.
+    [{ $ref: '#' }, /refers to itself without end/],
+    [
+      { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' },
+      /refers to itself without end/,
+    ],
+    [{ $dynamicRef: '#x' }, /refers to itself without end/],
+    [
+      { type: 'object', properties: { a: { $ref: '#' } }, allOf: [{ $ref: '#' }] },
+      /refers to itself without end/,
+    ],
   ])('refuses %j, saying why', (schema, message) => {
     expect(schemaProblem(schema)).toMatch(message);
+  });
+
+  it('takes a schema that refers to itself through a member, which ends with the data', () => {
+    const tree = { type: 'object', properties: { children: { type: 'array', items: { $ref: '#' } } } };
+    expect(schemaProblem(tree)).toBeUndefined();
+    expect(exampleProblem(tree, { children: [{ children: [] }] })).toBeUndefined();
+  });
+
+  it('says an example cannot be checked, rather than failing, where the schema is endless for it alone', () => {
+    // Endless only for a value with a member `loop`: the values a schema is tried on when it is put
+    // cannot be every value.
+    expect(schemaProblem(LOOP_SCHEMA)).toBeUndefined();
+    expect(exampleProblem(LOOP_SCHEMA, {})).toBeUndefined();
+    expect(exampleProblem(LOOP_SCHEMA, { loop: 1 })).toMatch(
+      /^cannot be checked: the schema refers to itself without end/,
+    );
   });
 
   it('checks an example against it, naming the path', () => {
@@ -135,6 +168,17 @@ describe('the events of a publish', () => {
     expect(refusal([{ eventType: 'Order.Created', data: undefined }])).toMatch(/: data must be object\.$/);
     expect(refusal([{ eventType: 'Order.Created', data: undefined, binaryData: true }])).toMatch(
       /data_base64 carries binary data/,
+    );
+  });
+
+  it('are refused, not failed on, when their type’s schema is endless for their data', () => {
+    const looped = { name: 'Order.Looped', schemaJson: JSON.stringify(LOOP_SCHEMA) };
+    const catalog = catalogOf(looped);
+    expect(() => checkEventData([{ eventType: 'Order.Looped', data: {} }], ON, catalog)).not.toThrow();
+    expect(
+      refusal([{ eventType: 'Order.Looped', data: { loop: 1 } }], ON, catalog, 'EventDataInvalid'),
+    ).toMatch(
+      /^Event at index 0 \(type 'Order.Looped'\): data cannot be checked: the schema refers to itself without end/,
     );
   });
 
