@@ -70,7 +70,11 @@ const isSchemaObject = (value: unknown): value is Record<string, unknown> =>
 export function schemaProblem(schema: unknown): string | undefined {
   if (!isSchemaObject(schema)) return 'must be a JSON Schema (draft 2020-12) object';
   const declared = schema.$schema;
-  if (declared !== undefined && String(declared).replace(/#$/, '') !== JSON_SCHEMA_DRAFT) {
+  // Not `String(declared)`: an object whose `toString` member is no function cannot be made a string.
+  if (
+    declared !== undefined &&
+    (typeof declared !== 'string' || declared.replace(/#$/, '') !== JSON_SCHEMA_DRAFT)
+  ) {
     return `$schema must be ${JSON_SCHEMA_DRAFT} (or left out): only draft 2020-12 is supported (got ${JSON.stringify(declared)})`;
   }
   const ajv = newAjv();

@@ -77,6 +77,9 @@ describe('a schema for the catalog', () => {
       { $schema: 'http://json-schema.org/draft-07/schema#' },
       /\$schema must be https:\/\/json-schema.org\/draft\/2020-12\/schema .*draft-07/,
     ],
+    // $schema not a string, one with a `toString` member that is no function among them.
+    [{ $schema: { toString: 'nope' } }, /\$schema must be .* \(got \{"toString":"nope"\}\)/],
+    [{ $schema: 2020 }, /\$schema must be .* \(got 2020\)/],
     [{ type: 'objekt' }, /is not a valid draft 2020-12 schema: at \/type: /],
     [
       { properties: { a: { minimum: 'one' } } },
