@@ -1,5 +1,5 @@
 /**
- * Loopback proxies a test puts between the local stack's AWS clients and an emulator (with the
+ * Loopback proxies a test (or the soak) puts between the local stack's AWS clients and an emulator (with the
  * stack's `routeClients` option), to make real network faults:
  *
  * - {@link TcpProxy} passes bytes through until it is taken down: then every open connection is

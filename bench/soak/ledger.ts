@@ -3,9 +3,9 @@
  * what became of it at its one subscription: attempts seen at the webhook, deliveries (a 2xx
  * answer, or a message read from the destination queue), dead letters and drops with their
  * reasons. At the end it closes: each accepted event is delivered, dead-lettered or dropped,
- * else missing; an event delivered more than once is a duplicate, explained when a fault (or the
- * publisher sending it again after an unanswered request) fell between its first delivery and
- * the next. Numbers are per event number in typed arrays, so an hour at a thousand events a
+ * else missing; an event delivered more than once is a duplicate, explained when a fault of the
+ * stack's fell while the stack held it (or the publisher sent it again after an unanswered
+ * request). Numbers are per event number in typed arrays, so an hour at a thousand events a
  * second fits in tens of megabytes.
  */
 
@@ -20,7 +20,7 @@ export interface FaultWindow {
   endMs: number;
 }
 
-/** How long before a fault a first delivery may have been left unsettled by it. */
+/** How long before a fault an event's acceptance may be and still be left unsettled by it. */
 export const DUPLICATE_MARGIN_MS = 120_000;
 
 export interface SubscriptionTally {
@@ -188,12 +188,18 @@ export class SoakLedger {
     if ((deliveries[n] as number) < 255) deliveries[n] = (deliveries[n] as number) + 1;
   }
 
-  /** Whether a second delivery of `n` at `at` has a cause: a resend, or a fault since the first. */
+  /**
+   * Whether a second delivery of `n` at `at` has a cause: a resend, or a fault of the stack's
+   * while the event was in its hands (from its acceptance, or its first delivery when it was
+   * never answered 200, less {@link DUPLICATE_MARGIN_MS}, to this delivery). An event parked in
+   * a backlog may be delivered again long after the crash that left two copies of it.
+   */
   private explained(n: number, at: number): boolean {
     if (this.resent.values[n] === 1) return true;
-    const first = ((this.firstDeliveredAt.values[n] as number) - 1) * 1000 - DUPLICATE_MARGIN_MS;
+    const since = (this.acceptedAt.values[n] as number) || (this.firstDeliveredAt.values[n] as number);
+    const from = (since - 1) * 1000 - DUPLICATE_MARGIN_MS;
     const now = at - this.startedAt;
-    return this.faults.some((fault) => fault.startMs <= now && fault.endMs >= first);
+    return this.faults.some((fault) => fault.startMs <= now && fault.endMs >= from);
   }
 
   /** Event `n` was found dead-lettered, for `reason`. */

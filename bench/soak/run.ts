@@ -470,8 +470,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
         lastMove = Math.max(lastMove, Date.now());
       }
       if (Date.now() - lastMove > options.drainStallMs) break;
+      const waiting = new Map<string, number>();
+      for (const n of ledger.outstanding()) {
+        const name = SOAK_SUBSCRIPTIONS[subscriptionOf(n)]?.name as string;
+        waiting.set(name, (waiting.get(name) ?? 0) + 1);
+      }
       log(
-        `soak: draining: ${(progress.accepted - progress.settled).toLocaleString('en-US')} accepted events not settled yet${heldUntil === undefined ? '' : `; a backlog held until ${new Date(heldUntil).toISOString()}`}`,
+        `soak: draining: ${(progress.accepted - progress.settled).toLocaleString('en-US')} accepted events not settled yet (${[...waiting].map(([name, n]) => `${name} ${n}`).join(', ')})${heldUntil === undefined ? '' : `; a backlog held until ${new Date(heldUntil).toISOString()}`}`,
       );
       await sleep(5000);
     }

@@ -45,32 +45,36 @@ describe('the soak ledger', () => {
     expect(book.close()).toMatchObject({ missing: 0, closed: true, delivered: 4 });
   });
 
-  it('counts a second delivery as a duplicate, explained only by a resend or a fault near it', () => {
+  it('counts a second delivery as a duplicate, explained only by a resend or a fault while the stack held it', () => {
     const book = ledger();
     for (let n = 0; n < 3; n += 1) {
       book.offered(n);
-      book.accepted(n, T0);
+      book.accepted(n, T0 + 500_000);
     }
     book.sentAgain(2);
-    book.fault({ name: 'kill-stack', startMs: 600_000, endMs: 610_000 });
-    // Event 0: first delivered well before the fault's margin, again after it began: explained.
-    book.delivered(0, T0 + 600_000 - DUPLICATE_MARGIN_MS + 1000);
-    book.delivered(0, T0 + 620_000);
+    // Begun, not over yet: a delivery made again during the restart is explained already.
+    const kill = { name: 'kill-stack', startMs: 600_000, endMs: Number.POSITIVE_INFINITY };
+    book.fault(kill);
+    // Event 0: accepted before the fault, delivered again long after it (a backlog): explained.
+    book.delivered(0, T0 + 590_000);
+    book.delivered(0, T0 + 605_000);
+    kill.endMs = 610_000;
+    book.delivered(0, T0 + 2_000_000);
     // Event 1: delivered twice before any fault: unexplained.
-    book.delivered(1, T0 + 10_000);
-    book.delivered(1, T0 + 20_000);
+    book.delivered(1, T0 + 510_000);
+    book.delivered(1, T0 + 520_000);
     // Event 2: published again after an unanswered request: explained.
-    book.delivered(2, T0 + 10_000);
-    book.delivered(2, T0 + 11_000);
+    book.delivered(2, T0 + 510_000);
+    book.delivered(2, T0 + 511_000);
     const closed = book.close();
     expect(closed).toMatchObject({ duplicated: 3, unexplainedDuplicates: 1, resentEvents: 1 });
     expect(closed.bySubscription.find((tally) => tally.subscription === 'b')?.unexplainedDuplicates).toBe(1);
   });
 
-  it('does not explain a duplicate by a fault that ended long before the first delivery', () => {
+  it('does not explain a duplicate of an event accepted after the fault was over', () => {
     const book = ledger();
     book.offered(0);
-    book.accepted(0, T0);
+    book.accepted(0, T0 + 10_000 + DUPLICATE_MARGIN_MS + 2000);
     book.fault({ name: 'table-outage', startMs: 0, endMs: 10_000 });
     book.delivered(0, T0 + 10_000 + DUPLICATE_MARGIN_MS + 5000);
     book.delivered(0, T0 + 10_000 + DUPLICATE_MARGIN_MS + 6000);
