@@ -59,7 +59,8 @@ export interface EventTypeInput {
 
 /** The body, checked by the zod schema, the size limits, the schema's validity and the example's match. */
 export function parseEventTypeBody(body: unknown): EventTypeInput {
-  const parsed = eventTypeBodySchema.safeParse(body ?? {});
+  // A JSON `null` is no object either: refused as the document describes the body, not taken as `{}`.
+  const parsed = eventTypeBodySchema.safeParse(body);
   if (!parsed.success) throw invalidBody(parsed.error, 'event type');
   const { description, schema } = parsed.data;
   const hasExample = typeof body === 'object' && body !== null && Object.hasOwn(body, 'example');

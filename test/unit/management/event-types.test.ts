@@ -196,6 +196,7 @@ describe('a PUT body', () => {
     ],
     [{ other: 1 }, /^other: unknown field in the event type\.$/],
     [[], /^body: must be a JSON object/],
+    [null, /^body: must be a JSON object/],
   ])('%j is refused naming the field', async (body, message) => {
     const answer = await put(body);
     expect(answer.status).toBe(400);
