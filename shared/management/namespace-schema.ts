@@ -95,7 +95,8 @@ export const namespaceBodySchema = z.strictObject({
 });
 
 export function parseNamespaceBody(body: unknown): NamespaceInput {
-  const parsed = namespaceBodySchema.safeParse(body ?? {});
+  // Absent: `{}`. A JSON `null` is no object: refused, as the document describes the body.
+  const parsed = namespaceBodySchema.safeParse(body === undefined ? {} : body);
   if (!parsed.success) throw invalidBody(parsed.error, 'namespace definition');
   return { tags: parsed.data.tags ?? {} };
 }
@@ -140,7 +141,8 @@ export interface NamespaceTopicInput {
 }
 
 export function parseNamespaceTopicBody(body: unknown): NamespaceTopicInput {
-  const parsed = namespaceTopicBodySchema.safeParse(body ?? {});
+  // Absent: `{}`. A JSON `null` is no object: refused, as the document describes the body.
+  const parsed = namespaceTopicBodySchema.safeParse(body === undefined ? {} : body);
   if (!parsed.success) throw invalidBody(parsed.error, 'namespace topic definition');
   return {
     eventRetentionInDays:

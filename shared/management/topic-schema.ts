@@ -175,7 +175,8 @@ function mappingOf(fields: z.infer<typeof inputSchemaMappingSchema>['properties'
 }
 
 export function parseTopicBody(body: unknown): TopicInput {
-  const parsed = topicBodySchema.safeParse(body ?? {});
+  // Absent: `{}`. A JSON `null` is no object: refused, as the document describes the body.
+  const parsed = topicBodySchema.safeParse(body === undefined ? {} : body);
   if (!parsed.success) throw invalidBody(parsed.error, 'topic definition');
   const mapping = parsed.data.properties?.inputSchemaMapping;
   return {

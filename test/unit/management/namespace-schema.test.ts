@@ -94,6 +94,7 @@ describe('namespace bodies', () => {
     [{ properties: { topicSpacesConfiguration: {} } }, 'properties.topicSpacesConfiguration: unknown field'],
     [{ tags: { team: 1 } }, 'tags.team:'],
     [{ sku: 'Standard' }, 'sku: unknown field'],
+    [null, 'body: Invalid input: expected object, received null'],
   ])('rejects %j naming the field', (body, message) => {
     expect(rejection(() => parseNamespaceBody(body))).toContain(message);
   });
@@ -107,6 +108,13 @@ describe('namespace bodies', () => {
 });
 
 describe('namespace topic bodies', () => {
+  it('take an absent body as {}, and refuse a JSON null', () => {
+    expect(parseNamespaceTopicBody(undefined).eventRetentionInDays).toBe(1);
+    expect(rejection(() => parseNamespaceTopicBody(null))).toContain(
+      'body: Invalid input: expected object, received null',
+    );
+  });
+
   it('keeps events 1 day by default, up to 7', () => {
     expect(parseNamespaceTopicBody(undefined)).toEqual({
       eventRetentionInDays: 1,

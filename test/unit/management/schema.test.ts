@@ -293,6 +293,10 @@ describe('topic bodies and names', () => {
     ).toBe('EventGridSchema');
   });
 
+  it('refuses a JSON null body, which is no object (an absent body is taken as {})', () => {
+    expect(() => parseTopicBody(null)).toThrow(/^body: Invalid input: expected object, received null/);
+  });
+
   it('takes the custom input schema with its mapping, keeping only what was given', () => {
     const input = parseTopicBody({
       properties: {
