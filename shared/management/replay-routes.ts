@@ -98,6 +98,24 @@ function requireReplay(replay: Replay | undefined, id: string): Replay {
 
 const replayIdParam = (event: HttpEvent) => pathParam(event, 'replayId');
 
+/**
+ * The shape of the ids `POST .../replays` makes (`rp-` and a UUID), loosely: letters, digits and
+ * hyphens, at most 100. A path id of any other shape names no replay and is not looked up: a long
+ * one could not even be part of a table key (a sort key holds at most 1,024 bytes), and the store
+ * refused it with an error, not an answer.
+ */
+const REPLAY_ID_SHAPE = /^[A-Za-z0-9-]{1,100}$/;
+
+/** The subscription's replay with the path's id, when there is one. */
+async function readReplay(
+  deps: ReplayDeps,
+  subscription: Subscription,
+  id: string,
+): Promise<Replay | undefined> {
+  if (!REPLAY_ID_SHAPE.test(id)) return undefined;
+  return deps.replays.get(subscription.topic, subscription.name, id);
+}
+
 /** The replay routes on the subscriptions under `subscriptionPath`. */
 export function replayOperations<D>(
   subscriptionPath: string,
@@ -153,16 +171,13 @@ export function replayOperations<D>(
     [`GET ${subscriptionPath}/replays/{replayId}`]: async (event, deps) => {
       const subscription = await find(event, deps);
       const id = replayIdParam(event);
-      return jsonResult(
-        200,
-        replayDocument(requireReplay(await deps.replays.get(subscription.topic, subscription.name, id), id)),
-      );
+      return jsonResult(200, replayDocument(requireReplay(await readReplay(deps, subscription, id), id)));
     },
 
     [`DELETE ${subscriptionPath}/replays/{replayId}`]: async (event, deps) => {
       const subscription = await find(event, deps);
       const id = replayIdParam(event);
-      const replay = requireReplay(await deps.replays.get(subscription.topic, subscription.name, id), id);
+      const replay = requireReplay(await readReplay(deps, subscription, id), id);
       if (replay.state !== 'Running') return emptyResult(204);
       await deps.replays.end(replay, 'Cancelled', new Date(deps.clock.now()), 'cancelled (DELETE)');
       return emptyResult(200);
