@@ -3725,6 +3725,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -3804,6 +3805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Topic"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -3849,6 +3851,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -3879,6 +3882,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -3907,6 +3911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Keys"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -3943,6 +3948,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -3968,6 +3974,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventTypeList"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -3998,6 +4005,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventType"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4045,6 +4053,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -4077,6 +4086,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4107,6 +4117,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4137,6 +4148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4218,6 +4230,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4248,6 +4261,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionFullUrls"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4359,6 +4373,7 @@ export interface operations {
                     "application/json": components["schemas"]["SigningSecrets"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4433,6 +4448,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4463,6 +4479,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4493,6 +4510,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4523,6 +4541,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4553,6 +4572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4584,6 +4604,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestEvent"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4616,6 +4637,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4689,6 +4711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Replay"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4726,6 +4749,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4926,6 +4950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Namespace"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -4977,6 +5002,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -5007,6 +5033,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5035,6 +5062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Keys"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5071,6 +5099,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -5098,6 +5127,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5128,6 +5158,7 @@ export interface operations {
                     "application/json": components["schemas"]["NamespaceTopic"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5194,6 +5225,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -5226,6 +5258,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5256,6 +5289,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventTypeList"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5288,6 +5322,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventType"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5337,6 +5372,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -5371,6 +5407,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5403,6 +5440,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5435,6 +5473,7 @@ export interface operations {
                     "application/json": components["schemas"]["NamespaceSubscription"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5520,6 +5559,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5552,6 +5592,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionFullUrls"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5585,6 +5626,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5701,6 +5743,7 @@ export interface operations {
                     "application/json": components["schemas"]["SigningSecrets"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5779,6 +5822,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5811,6 +5855,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5843,6 +5888,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5875,6 +5921,7 @@ export interface operations {
                     "application/json": components["schemas"]["NamespaceSubscription"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5908,6 +5955,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestEvent"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -5942,6 +5990,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6019,6 +6068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Replay"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6058,6 +6108,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6241,6 +6292,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6265,6 +6317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Topic"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6309,6 +6362,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6338,6 +6392,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6365,6 +6420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Keys"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6400,6 +6456,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6424,6 +6481,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventTypeList"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6453,6 +6511,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventType"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6499,6 +6558,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6530,6 +6590,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6559,6 +6620,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6588,6 +6650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6667,6 +6730,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6696,6 +6760,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionFullUrls"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6778,6 +6843,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6804,6 +6870,7 @@ export interface operations {
                     "application/json": components["schemas"]["SigningSecrets"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6876,6 +6943,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6905,6 +6973,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6934,6 +7003,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6963,6 +7033,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -6992,6 +7063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7022,9 +7094,11 @@ export interface operations {
                     "application/json": components["schemas"]["TestEvent"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
     };
@@ -7053,6 +7127,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7124,6 +7199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Replay"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7160,6 +7236,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7202,6 +7279,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
     };
@@ -7305,6 +7383,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
     };
@@ -7330,6 +7409,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
         };
     };
@@ -7354,6 +7434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Namespace"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7404,6 +7485,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             503: components["responses"]["Error503"];
         };
     };
@@ -7433,6 +7515,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7460,6 +7543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Keys"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7495,6 +7579,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             503: components["responses"]["Error503"];
         };
     };
@@ -7521,6 +7606,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7550,6 +7636,7 @@ export interface operations {
                     "application/json": components["schemas"]["NamespaceTopic"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7615,6 +7702,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             503: components["responses"]["Error503"];
         };
     };
@@ -7646,6 +7734,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7675,6 +7764,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventTypeList"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7706,6 +7796,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventType"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7754,6 +7845,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             503: components["responses"]["Error503"];
         };
     };
@@ -7787,6 +7879,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7818,6 +7911,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7849,6 +7943,7 @@ export interface operations {
                     "application/json": components["schemas"]["NamespaceSubscription"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7932,6 +8027,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7963,6 +8059,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionFullUrls"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -7995,6 +8092,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -8080,6 +8178,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
     };
@@ -8108,6 +8207,7 @@ export interface operations {
                     "application/json": components["schemas"]["SigningSecrets"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -8184,6 +8284,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -8215,6 +8316,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -8246,6 +8348,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionHealth"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -8277,6 +8380,7 @@ export interface operations {
                     "application/json": components["schemas"]["NamespaceSubscription"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -8309,9 +8413,11 @@ export interface operations {
                     "application/json": components["schemas"]["TestEvent"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
     };
@@ -8342,6 +8448,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -8417,6 +8524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Replay"];
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -8455,6 +8563,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
@@ -8499,6 +8608,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
     };
@@ -8608,6 +8718,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
     };
@@ -8631,6 +8742,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
         };
     };

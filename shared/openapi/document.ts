@@ -95,7 +95,8 @@ const AUTH_ERRORS: Readonly<Record<RouteAuth, readonly ErrorStatus[]>> = {
   admin: [401, 403, 429],
   iam: [401, 403, 429],
   validationCode: [400, 401],
-  session: [401, 403],
+  // A portal session's request outside its scope is answered as if nothing were there: 404.
+  session: [401, 403, 404],
   public: [],
 };
 
@@ -252,8 +253,14 @@ function operationObject(route: DescribedRoute): ZodOpenApiOperationObject {
           ),
         );
   const errors = new Set<ErrorStatus>([...AUTH_ERRORS[route.auth], ...(spec.errors ?? [])]);
-  if (names.length > 0 && route.auth !== 'public') errors.add(404);
+  if (names.length > 0 && route.auth !== 'public') {
+    // A path parameter naming nothing (404), or not a valid name or not validly percent-encoded (400).
+    errors.add(404);
+    errors.add(400);
+  }
   if (spec.body !== undefined || spec.query !== undefined) errors.add(400);
+  // Every route reads its body with a limit, and refuses a larger one.
+  if (spec.body !== undefined) errors.add(413);
   if (route.auth !== 'public') errors.add(503);
   const body =
     spec.body === undefined

@@ -359,7 +359,8 @@ function subscriptionActions(subscription: z.ZodType): Readonly<Record<string, O
       tags: MESSAGE_LOG,
       body: resendBodySchema,
       answers: { 202: { description: 'Queued as a new delivery.', schema: resendAnswerSchema } },
-      errors: [409, 413],
+      // 429: past the subscription's resends a minute (`call-limits.ts`), through the console too.
+      errors: [409, 413, 429],
     },
     'POST /getSigningSecret': {
       summary: 'Show the signing secrets',
@@ -414,6 +415,8 @@ function subscriptionActions(subscription: z.ZodType): Readonly<Record<string, O
       description: `Sends one \`${TEST_EVENT_TYPE}\` event to this subscription only, as a new delivery; its filter is not applied.`,
       tags: SUBSCRIPTIONS,
       answers: { 202: { description: 'Queued.', schema: testEventAnswerSchema } },
+      // 429: past the subscription's test events a minute (`call-limits.ts`), through the console too.
+      errors: [429],
     },
     'POST /replays': {
       summary: "Replay events from the topic's archive",
@@ -447,7 +450,8 @@ function subscriptionActions(subscription: z.ZodType): Readonly<Record<string, O
       tags: DEAD_LETTERS,
       body: recoverBodySchema,
       answers: ok('What was recovered (or, with `dryRun`, would be).', recoveryAnswerSchema),
-      errors: [413],
+      // 429: past the subscription's recoveries a minute (`call-limits.ts`), through the console too.
+      errors: [413, 429],
     },
     'GET /deadLetters': {
       summary: "List the subscription's dead-letter blobs",
@@ -470,7 +474,8 @@ function subscriptionActions(subscription: z.ZodType): Readonly<Record<string, O
       tags: DEAD_LETTERS,
       body: optionalJson(deadLetterReplayBodySchema),
       answers: ok('What the replay did (or, with `dryRun`, would do).', deadLetterReplayReportSchema),
-      errors: [413],
+      // 429: past the subscription's dead-letter replays a minute (`call-limits.ts`), through the console too.
+      errors: [413, 429],
     },
   };
 }

@@ -65,7 +65,7 @@ describe('holding an exchange to the OpenAPI document', () => {
 
   it('names a status the operation does not describe', () => {
     expect(contractProblem(exchange({ status: 418, answer: { error: {} } })).problem).toMatch(
-      /^status 418 is not described \(described: 200, 401, 403, 404, 429, 503\)/,
+      /^status 418 is not described \(described: 200, 400, 401, 403, 404, 429, 503\)/,
     );
   });
 
