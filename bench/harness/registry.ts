@@ -13,6 +13,7 @@ import { deadLetters } from '../scenarios/dead-letters';
 import { deduplication } from '../scenarios/deduplication';
 import { failures } from '../scenarios/failures';
 import { filters } from '../scenarios/filters';
+import { fuzz } from '../scenarios/fuzz';
 import { held24h } from '../scenarios/held-24h';
 import { latency } from '../scenarios/latency';
 import { memory } from '../scenarios/memory';
@@ -52,5 +53,6 @@ export const SCENARIOS: readonly Scenario[] = [
   recovery,
   bill,
   memory,
+  fuzz,
   soak,
 ];

@@ -284,7 +284,9 @@ runs some, by the comma-separated names ${names.map((name) => `\`${name}\``).joi
 with \`--merge\` as well, the last results' other scenarios are kept and only those run are replaced.
 The soak runs only when named: \`npm run bench -- --only soak --merge\` (30 minutes of load, then the
 drain and the ledger; \`--minutes 5\` for the short one, about 12 minutes in all), and fails (exit
-status 1) when its ledger does not close.
+status 1) when its ledger does not close. The fuzz of the management API runs only when named
+too: \`npm run bench -- --only fuzz --merge\` (20,000 generated requests, five to eight minutes; the
+test suite sends 1,500), its goal no answer of 500 or more.
 The harness is \`bench/run.ts\` (\`bench/harness/\`), each scenario a file in \`bench/scenarios/\`.
 
 The load scenarios run after three seconds of unmeasured load (JIT compilation, connection
