@@ -103,6 +103,13 @@ export function describeRequest(request: FuzzRequest): string {
 
 // ---- Values ------------------------------------------------------------------------------------
 
+/**
+ * A choice whose failing value is shrunk towards its first alternative, the plainest (the
+ * fixture's name, no body, the admin token, JSON): a failure is reported with as little odd about
+ * it as still fails.
+ */
+const SHRINK_TO_FIRST = { withCrossShrink: true } as const;
+
 /** Nested arrays (or objects `{"a": ...}`) `depth` levels deep. */
 function nested(depth: number, objects = false): unknown {
   let value: unknown = 1;
@@ -476,6 +483,7 @@ function fixtureOf(name: string, namespaced: boolean): string {
 
 const segmentFor = (name: string, namespaced: boolean): fc.Arbitrary<string> =>
   fc.oneof(
+    SHRINK_TO_FIRST,
     { weight: 12, arbitrary: fc.constant(fixtureOf(name, namespaced)) },
     { weight: 1, arbitrary: fc.constantFrom(...OTHER_NAMES) },
     { weight: 3, arbitrary: oddSegment },
@@ -642,12 +650,14 @@ const CONTENT_TYPES = [
 
 /** The content type (absent sometimes), mostly JSON. */
 const contentTypes: fc.Arbitrary<string | undefined> = fc.oneof(
+  SHRINK_TO_FIRST,
   { weight: 12, arbitrary: fc.constant('application/json') },
   { weight: 3, arbitrary: fc.constantFrom<string | undefined>(...CONTENT_TYPES, undefined) },
 );
 
 /** Headers a request may carry beside its own. */
 const extraHeaders: fc.Arbitrary<Record<string, string>> = fc.oneof(
+  SHRINK_TO_FIRST,
   { weight: 12, arbitrary: fc.constant({}) },
   {
     weight: 1,
@@ -669,6 +679,7 @@ function callers(route: FuzzRoute): fc.Arbitrary<Caller> {
   if (route.auth === 'validationCode') return fc.constant('none');
   const viaConsole = !route.path.startsWith('/admin/sessions');
   return fc.oneof(
+    SHRINK_TO_FIRST,
     { weight: 10, arbitrary: fc.constant<Caller>('admin') },
     { weight: viaConsole ? 2 : 0, arbitrary: fc.constant<Caller>('operatorSession') },
     { weight: viaConsole ? 2 : 0, arbitrary: fc.constant<Caller>('portalSession') },
@@ -702,6 +713,7 @@ function bodies(route: FuzzRoute, hint: ReturnType<typeof hints>, document: unkn
   const reads = route.body !== undefined;
   const safe = route.method === 'GET' || route.method === 'DELETE';
   return fc.oneof(
+    SHRINK_TO_FIRST,
     { weight: reads ? 1 : safe ? 10 : 5, arbitrary: none },
     { weight: reads ? 4 : 1, arbitrary: valid },
     { weight: reads ? 5 : 1, arbitrary: mutated },
@@ -712,6 +724,7 @@ function bodies(route: FuzzRoute, hint: ReturnType<typeof hints>, document: unkn
 /** `arbitrary`'s values, or null with probability `none`. */
 const maybe = <T>(arbitrary: fc.Arbitrary<T>, none: number): fc.Arbitrary<T | null> =>
   fc.oneof(
+    SHRINK_TO_FIRST,
     { weight: Math.round(none * 40), arbitrary: fc.constant(null) },
     { weight: Math.round((1 - none) * 40), arbitrary },
   );
@@ -727,6 +740,7 @@ function queries(route: FuzzRoute, hint: ReturnType<typeof hints>, document: unk
           ? FIXTURES.subscription
           : undefined;
     return fc.oneof(
+      SHRINK_TO_FIRST,
       { weight: fixture === undefined ? 0 : 4, arbitrary: fc.constant(fixture ?? '') },
       {
         weight: 4,
@@ -1361,15 +1375,28 @@ export async function runFuzz(
     report.failureCount += 1;
     if (report.failures.length < 20) report.failures.push({ request: describeRequest(request), problem });
   };
-  const run = async (arbitrary: fc.Arbitrary<FuzzRequest>, numRuns: number, runSeed: number) => {
+  const run = async (
+    arbitrary: fc.Arbitrary<FuzzRequest>,
+    numRuns: number,
+    runSeed: number,
+    part: string,
+  ) => {
     // What is left of the time limit, for this part of the run.
     const left =
       options.timeLimitMs === undefined ? undefined : options.timeLimitMs - (performance.now() - started);
     if (left !== undefined && left <= 0) return;
     const plugins = left === undefined ? [] : [fc.interruptAfterTimeLimit(left)];
-    const parameters = { numRuns, seed: runSeed, plugins };
+    // The problem in the message itself, not only as its cause, whatever prints it.
+    const parameters = { numRuns, seed: runSeed, plugins, includeErrorInReport: true };
     if (options.mode === 'assert') {
-      await fc.assert(fc.asyncProperty(arbitrary, assertive), parameters);
+      try {
+        await fc.assert(fc.asyncProperty(arbitrary, assertive), parameters);
+      } catch (error) {
+        // fast-check names the seed of this part; the run's seed replays every part in order.
+        throw new Error(
+          `The management API fuzz failed (runFuzz seed ${seed}, ${part}):\n${(error as Error).message}`,
+        );
+      }
       return;
     }
     const details = await fc.check(fc.asyncProperty(arbitrary, surveying), parameters);
@@ -1379,13 +1406,14 @@ export async function runFuzz(
   try {
     // Every route first, however rarely it is picked below: its own runs, seeded after the run's.
     const perRoute = routeRequests(fixtures.sinkUrl);
-    for (const [index, { arbitrary }] of perRoute.entries()) {
-      await run(arbitrary, options.perRoute ?? 1, (seed + index + 1) | 0);
+    for (const [index, { route, arbitrary }] of perRoute.entries()) {
+      await run(arbitrary, options.perRoute ?? 1, (seed + index + 1) | 0, `the requests to ${route} first`);
     }
     await run(
       fc.oneof(...perRoute.map(({ weight, arbitrary }) => ({ weight, arbitrary }))),
       options.runs,
       seed,
+      'the requests at random over every route',
     );
   } finally {
     agent.destroy();

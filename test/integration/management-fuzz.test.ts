@@ -35,10 +35,11 @@ afterAll(async () => {
   await api?.close();
 });
 
-it('answers thousands of generated requests over every admin route without a 5xx, each 4xx with the error body', async () => {
+it('answers generated requests over every admin route, one to each and 1,500 at random, without a 5xx and each 4xx with the error body', async () => {
   const report = await runFuzz(api.stack, fixtures, { runs: RUNS, mode: 'assert', timeLimitMs: 120_000 });
   expect(report.serverErrors).toBe(0);
   const routes = fuzzedRoutes().map((route) => route.key);
+  // Fewer: the time limit stopped the run (a machine far slower than this file is sized for).
   expect(report.sent).toBeGreaterThanOrEqual(routes.length + RUNS);
   // Every route was requested, and many requests got through to the operations.
   expect(report.routes).toEqual(
