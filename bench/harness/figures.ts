@@ -89,3 +89,30 @@ export function throughputFigures(
     },
   };
 }
+
+/**
+ * A chart panel's frame in SVG: its label above, the axes, the top and zero of the scale, and the
+ * end of the time axis.
+ */
+export function panelFrame(panel: {
+  label: string;
+  left: number;
+  right: number;
+  width: number;
+  /** The panel's top edge; `top` and `bottom` bound its plot. */
+  y: number;
+  top: number;
+  bottom: number;
+  max: number;
+  end: string;
+}): string[] {
+  const { label, left, right, width, y, top, bottom, max, end } = panel;
+  return [
+    `<text x="${left}" y="${y + 12}" font-size="12">${label}</text>`,
+    `<line x1="${left}" y1="${bottom}" x2="${width - right}" y2="${bottom}" stroke="#999"/>`,
+    `<line x1="${left}" y1="${top}" x2="${left}" y2="${bottom}" stroke="#999"/>`,
+    `<text x="${left - 6}" y="${top + 4}" font-size="10" text-anchor="end">${Math.round(max)}</text>`,
+    `<text x="${left - 6}" y="${bottom + 4}" font-size="10" text-anchor="end">0</text>`,
+    `<text x="${width - right}" y="${bottom + 14}" font-size="10" text-anchor="end">${end}</text>`,
+  ];
+}

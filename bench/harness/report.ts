@@ -7,6 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PRICES } from '../prices';
 import { billSection } from './bill-report';
+import { panelFrame } from './figures';
 import { soakSection, soakSvg } from './soak-report';
 import type { Figure, ReferenceKey, ReferenceRates, ScenarioResult, Share } from './types';
 
@@ -187,15 +188,18 @@ export function chartSvg(results: Results): string {
       const top = y + 20;
       const bottom = y + panelHeight - 20;
       const scaleY = (value: number) => bottom - (Math.min(value, max) / max) * (bottom - top);
-      parts.push(`<text x="${left}" y="${y + 12}" font-size="12">${run.name}: ${label}</text>`);
-      parts.push(`<line x1="${left}" y1="${bottom}" x2="${width - right}" y2="${bottom}" stroke="#999"/>`);
-      parts.push(`<line x1="${left}" y1="${top}" x2="${left}" y2="${bottom}" stroke="#999"/>`);
       parts.push(
-        `<text x="${left - 6}" y="${top + 4}" font-size="10" text-anchor="end">${Math.round(max)}</text>`,
-      );
-      parts.push(`<text x="${left - 6}" y="${bottom + 4}" font-size="10" text-anchor="end">0</text>`);
-      parts.push(
-        `<text x="${width - right}" y="${bottom + 14}" font-size="10" text-anchor="end">${maxSecond} s</text>`,
+        ...panelFrame({
+          label: `${run.name}: ${label}`,
+          left,
+          right,
+          width,
+          y,
+          top,
+          bottom,
+          max,
+          end: `${maxSecond} s`,
+        }),
       );
       const polyline = (values: readonly number[], stroke: string) =>
         `<polyline fill="none" stroke="${stroke}" stroke-width="1.5" points="${values

@@ -6,6 +6,7 @@
 
 import type { LedgerClose } from '../soak/ledger';
 import type { FaultRecord, SoakMinute } from '../soak/run';
+import { panelFrame } from './figures';
 import type { ScenarioResult } from './types';
 
 interface SoakDetails {
@@ -120,15 +121,18 @@ export function soakSvg(scenarios: readonly ScenarioResult[], date: string): str
     const bottom = y + panelHeight - 20;
     const max = Math.max(1, ...panel.series.flatMap((series) => series.values));
     const scaleY = (value: number) => bottom - (Math.min(value, max) / max) * (bottom - top);
-    parts.push(`<text x="${left}" y="${y + 12}" font-size="12">${panel.label}</text>`);
-    parts.push(`<line x1="${left}" y1="${bottom}" x2="${width - right}" y2="${bottom}" stroke="#999"/>`);
-    parts.push(`<line x1="${left}" y1="${top}" x2="${left}" y2="${bottom}" stroke="#999"/>`);
     parts.push(
-      `<text x="${left - 6}" y="${top + 4}" font-size="10" text-anchor="end">${Math.round(max)}</text>`,
-    );
-    parts.push(`<text x="${left - 6}" y="${bottom + 4}" font-size="10" text-anchor="end">0</text>`);
-    parts.push(
-      `<text x="${width - right}" y="${bottom + 14}" font-size="10" text-anchor="end">minute ${rows.length - 1}</text>`,
+      ...panelFrame({
+        label: panel.label,
+        left,
+        right,
+        width,
+        y,
+        top,
+        bottom,
+        max,
+        end: `minute ${rows.length - 1}`,
+      }),
     );
     for (const row of rows) {
       if (row.faults.length > 0) {
