@@ -5,9 +5,10 @@
  * it is delivered; the caller's retry of the same request delivers every event to every
  * subscription once. All or nothing, nothing lost.
  */
+
+import { type FaultAnswer, HttpFaultProxy, type ProxiedRequest } from '../../bench/fault-proxy';
 import { FAN_OUT_BUCKET } from '../../shared/config/resources';
 import { parseJob } from '../../shared/queue/job-codec';
-import { type FaultAnswer, HttpFaultProxy, type ProxiedRequest } from '../../bench/fault-proxy';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 

@@ -275,6 +275,8 @@ const fullMeta = (topic: string, overrides: Partial<BacklogMeta> = {}): BacklogM
   state: 'holding',
   held: true,
   summary: { events: 7, oldestPublishedAt: AT.getTime() - 3_600_000 },
+  // A wake the sweep armed again keeps when it first fell due.
+  overdueSince: AT.getTime() - 600_000,
   updatedAt: AT.getTime(),
   ...overrides,
 });
