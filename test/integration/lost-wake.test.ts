@@ -178,7 +178,9 @@ it('reports a backlog wake whose tick was lost, arms it again once it is 5 minut
       const retry = (await status()).queues.find((queue) => queue.queue === 'retry');
       return retry !== undefined && retry.visible + retry.inFlight + retry.delayed === 0;
     },
-    WAIT_MS,
+    // Longer than one step: on a loaded machine the ticks and retries in flight once took more
+    // than 30 s to leave the queue (the cause was not pinned down).
+    3 * WAIT_MS,
     'the retry queue empty',
   );
   // From here on nothing is lost any more, and the endpoint answers: only a new tick can help.
@@ -241,4 +243,4 @@ it('reports a backlog wake whose tick was lost, arms it again once it is 5 minut
   expect((await status()).backlogs).toEqual({ oldestOverdueSeconds: 0 });
   expect(formatStatus(await readLocalStatus(api.stack.dataDir))).toContain('Backlog wakes: none overdue.');
   await eventually(async () => (await healthOf()).held === null, WAIT_MS, 'the backlog empty');
-}, 120_000);
+}, 200_000);
