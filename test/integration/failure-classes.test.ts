@@ -69,7 +69,8 @@ it.each([
     const [gap] = gaps(path);
     const scaled = floorMs / TIME_SCALE;
     expect(gap).toBeGreaterThanOrEqual(scaled);
-    expect(gap).toBeLessThan(scaled * 1.1 + 500);
+    // Not grossly later either; the allowance is for a busy machine (a 404's retry came 6.1 s after a 6 s floor once).
+    expect(gap).toBeLessThan(scaled * 1.1 + 2000);
     // The retry is sent before the failed attempt is recorded: wait for the record.
     const entry = await eventually(async () => {
       const current = await history();
