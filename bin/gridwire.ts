@@ -2,7 +2,7 @@
 /**
  * The gridwire command line (see `cli/program.ts`). In the package this file is compiled to
  * JavaScript and run by `node` (the build writes that first line); in this repository `npm run
- * gridwire` runs it from a bundle (`scripts/gridwire.js`), and `npm start` through tsx.
+ * gridwire` and `npm start` run it from a bundle (`scripts/gridwire.js`).
  */
 import * as nodeModule from 'node:module';
 

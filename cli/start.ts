@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option, type OptionValueSource } from 'commander';
 import { consoleUrl } from '../local/console';
 import { parseLambdaArgument } from '../local/lambda-functions';
+import { releaseMemoryWhenQuiet } from '../local/memory-release';
 import type { LocalStack } from '../local/stack';
 import {
   DELIVERY_BATCHING_DEFAULTS,
@@ -356,6 +357,9 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
     'Press Ctrl-C to stop.',
   ];
   console.log(lines.join('\n'));
+  // This process is the stack's alone: what a load left behind goes back to the system once it
+  // stops (local/memory-release.ts).
+  const releaser = releaseMemoryWhenQuiet();
 
   let stoppingSince: number | undefined;
   const shutdown = async (signal: string) => {
@@ -367,6 +371,7 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
       process.exit(130);
     }
     stoppingSince = Date.now();
+    releaser.stop();
     console.log(`\n${signal}: stopping (waiting for deliveries in progress)...`);
     await stack.stop();
     console.log('Gridwire local stack stopped; queued deliveries continue at the next start.');

@@ -19,7 +19,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type LocalCredentials, localSqsAuthorization } from '../shared/platform/aws';
+import { type LocalCredentials, localSqsAuthorization } from '../shared/platform/local-credentials';
 
 /** The data directory's credentials file, in the AWS CLI's shared-credentials format. */
 export const CREDENTIALS_FILE = 'credentials';

@@ -15,9 +15,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import dynalite from 'dynalite';
 import { LOCAL_ENV } from '../shared/config/resources';
-import type { LocalCredentials } from '../shared/platform/aws';
+import type { LocalCredentials } from '../shared/platform/local-credentials';
 import { type EmulatorGate, startEmulatorGate } from './emulator-access';
 import { listeningAt } from './listening-on';
+import { releaseMemoryWhenQuiet } from './memory-release';
 
 export interface EmulatorHostOptions {
   host: string;
@@ -198,6 +199,8 @@ async function main(): Promise<void> {
   // The parent went away without stopping us: close the database cleanly and leave.
   process.on('disconnect', () => void stop().then(() => process.exit(0)));
   send({ type: 'ready', sqsPort: gates[0]?.port ?? 0, dynamodbPort: gates[1]?.port ?? 0 });
+  // What a burst of requests left behind goes back to the system once they stop.
+  releaseMemoryWhenQuiet();
 }
 
 // dynalite reports some failures (a database it cannot open) from callbacks; report and leave.

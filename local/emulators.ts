@@ -33,10 +33,46 @@ export interface EmulatorOptions {
 }
 
 const INSPECT_TIMEOUT_MS = 10_000;
-/** Run from the TypeScript sources (this repository, through tsx) or from the compiled package. */
-const FROM_SOURCE = __filename.endsWith('.ts');
-const HOST_SCRIPT = join(__dirname, FROM_SOURCE ? 'emulator-host.ts' : 'emulator-host.js');
+
+/**
+ * The emulator host built as JavaScript beside the command line's bundle: a bundle that
+ * `scripts/gridwire.js` builds (what `npm start` and `npm run gridwire` run) declares it in its
+ * first line; undefined anywhere else.
+ */
+declare const __gridwireEmulatorHost: string | undefined;
+const BUNDLED_HOST = typeof __gridwireEmulatorHost === 'string' ? __gridwireEmulatorHost : undefined;
+/**
+ * Run from the TypeScript sources through tsx (tests, `node --import tsx bin/gridwire.ts`), or as
+ * JavaScript: the bundle's host or the compiled package's. tsx in the emulator process cost it
+ * about 20 MB, and a compiler process of its own whenever a source had changed.
+ */
+const FROM_SOURCE = BUNDLED_HOST === undefined && __filename.endsWith('.ts');
+const HOST_SCRIPT = BUNDLED_HOST ?? join(__dirname, FROM_SOURCE ? 'emulator-host.ts' : 'emulator-host.js');
 const PROJECT_ROOT = join(__dirname, '..');
+
+/**
+ * V8's young generation in the emulator process at most 2 x 4 MB: by default it grows to some
+ * 50 MB under load on a machine with 16 GB or more, and stays there; the emulators' live heap is
+ * some 25 MB (docs/local-stack.md, "Memory").
+ */
+export const EMULATOR_NODE_FLAGS = ['--max-semi-space-size=4'] as const;
+
+/**
+ * glibc's allocator gives blocks of 8 KB or more their own pages, returned to the system when
+ * freed, instead of carving them from its heap, which freed buffers left fragmented and never
+ * shrank (what `npm start` sets for the stack's process too). The user's own setting wins;
+ * other C libraries ignore it.
+ */
+export const EMULATOR_ENV = { MALLOC_MMAP_THRESHOLD_: '8192' } as const;
+
+/**
+ * The stack's own process, as `npm start` runs it (package.json's `start` script, held to these by
+ * a test): a young generation of at most 2 x 8 MB and an old generation of at most 1 GB, which
+ * makes V8 collect before it grows far past what is live (the stack's live heap is some 40 MB
+ * idle, docs/local-stack.md "Memory"); the same allocator setting as the emulators'.
+ */
+export const STACK_NODE_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=1024'] as const;
+export const STACK_ENV = EMULATOR_ENV;
 
 /**
  * The oldest Node the emulators run on: fauxqs keeps queues in `node:sqlite`, there since 22.5
@@ -90,8 +126,8 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
   const child: ChildProcess = fork(HOST_SCRIPT, [], {
     cwd: PROJECT_ROOT,
     execPath: emulatorNode(),
-    execArgv: FROM_SOURCE ? ['--import', 'tsx', '--no-warnings'] : ['--no-warnings'],
-    env: { ...process.env, [LOCAL_ENV.emulatorOptions]: JSON.stringify(hostOptions) },
+    execArgv: [...(FROM_SOURCE ? ['--import', 'tsx'] : []), '--no-warnings', ...EMULATOR_NODE_FLAGS],
+    env: { ...EMULATOR_ENV, ...process.env, [LOCAL_ENV.emulatorOptions]: JSON.stringify(hostOptions) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 

@@ -12,9 +12,14 @@
  * `cli/` or `shared/` is thus in the very next call. A build that fails (a syntax error) says why
  * and the call fails, as tsx would.
  *
- * `start` runs from the TypeScript sources through tsx, as `npm start` does: the local stack runs
- * TypeScript of its own (its emulator host, the modules `--lambda` names), and a stack that runs
- * for hours gains nothing from a faster start.
+ * `start` (what `npm start` runs) runs from the bundle too, for its memory rather than its speed:
+ * tsx kept its compiler, the source maps of every module it compiled and, whenever a source had
+ * changed, an esbuild process of its own alive for as long as the stack ran (about 40 MB in all,
+ * and as much again for the `tsx` command's own process under the former `npm start`). The
+ * emulator host, which the stack runs in a child process, is built beside the bundle
+ * (`emulator-host.js`, declared to the bundle as `__gridwireEmulatorHost`) and run by node as it
+ * is. Only modules `start --lambda name=module` names are compiled at run time: with that flag,
+ * tsx is loaded first, so they may be TypeScript.
  *
  * The bundle lives in `node_modules/.cache/gridwire/` (`npm ci` removes it; the next call builds
  * it again). Each module in it sees the `__dirname` and `__filename` of its source file, so the
@@ -89,12 +94,18 @@ function withSourcePaths(source, file) {
 const LOADERS = /** @type {const} */ ({ '.ts': 'ts', '.js': 'js', '.json': 'json' });
 
 /**
- * Builds the bundle of `entry` into `bundle`, recording each source's time and size as read, and
- * those of the files the build depends on besides: this file, which holds its options, and the
- * TypeScript options esbuild reads (`tsconfig.json`).
- * @param {{ root?: string, entry?: string, bundle?: string }} [paths]
+ * Builds the bundle of `entry` into `bundle`, and the emulator host (`hostEntry`, if it exists)
+ * into `emulator-host.js` beside it, recording each source's time and size as read, and those of
+ * the files the build depends on besides: this file, which holds its options, and the TypeScript
+ * options esbuild reads (`tsconfig.json`). One manifest, in the bundle, lists the sources of both.
+ * @param {{ root?: string, entry?: string, bundle?: string, hostEntry?: string }} [paths]
  */
-async function buildBundle({ root = ROOT, entry = ENTRY, bundle = BUNDLE } = {}) {
+async function buildBundle({
+  root = ROOT,
+  entry = ENTRY,
+  bundle = BUNDLE,
+  hostEntry = join(root, 'local', 'emulator-host.ts'),
+} = {}) {
   const esbuild = require('esbuild');
   const { readFile, stat } = require('node:fs/promises');
   /** @type {Map<string, Input>} */
@@ -125,15 +136,10 @@ async function buildBundle({ root = ROOT, entry = ENTRY, bundle = BUNDLE } = {})
       });
     },
   };
-  const result = await esbuild.build({
-    stdin: {
-      // The entry runs only when the launcher calls `main`, after the check.
-      contents: `exports.main = () => require(${JSON.stringify(`./${posixPath(relative(root, entry))}`)});`,
-      resolveDir: root,
-      sourcefile: 'gridwire-launcher-entry.js',
-      loader: 'js',
-    },
-    outfile: bundle,
+  const host = existsSync(hostEntry) ? join(dirname(bundle), 'emulator-host.js') : undefined;
+  const sourcePaths = `const __gridwireSource = (path) => require("node:path").join(__dirname, ${JSON.stringify(posixPath(relative(dirname(bundle), root)))}, path);`;
+  /** @type {import('esbuild').BuildOptions} */
+  const common = {
     bundle: true,
     platform: 'node',
     format: 'cjs',
@@ -146,26 +152,74 @@ async function buildBundle({ root = ROOT, entry = ENTRY, bundle = BUNDLE } = {})
     write: false,
     logLevel: 'silent',
     plugins: [sources],
-    banner: {
-      js: `const __gridwireSource = (path) => require("node:path").join(__dirname, ${JSON.stringify(posixPath(relative(dirname(bundle), root)))}, path);`,
-    },
-  });
-  const code = result.outputFiles.find((file) => file.path.endsWith('.js'));
-  const map = result.outputFiles.find((file) => file.path.endsWith('.js.map'));
-  if (code === undefined || map === undefined) throw new Error('esbuild wrote no bundle');
+  };
+  /** The output's code and source map. @param {import('esbuild').BuildResult} result */
+  const outputs = (result) => {
+    const code = result.outputFiles?.find((file) => file.path.endsWith('.js'));
+    const map = result.outputFiles?.find((file) => file.path.endsWith('.js.map'));
+    if (code === undefined || map === undefined) throw new Error('esbuild wrote no bundle');
+    return { code: code.text, map: map.text };
+  };
+  /** @type {{ code: string, map: string }} */
+  let cli;
+  /** @type {{ code: string, map: string } | undefined} */
+  let hostOutputs;
+  try {
+    cli = outputs(
+      await esbuild.build({
+        ...common,
+        stdin: {
+          // The entry runs only when the launcher calls `main`, after the check.
+          contents: `exports.main = () => require(${JSON.stringify(`./${posixPath(relative(root, entry))}`)});`,
+          resolveDir: root,
+          sourcefile: 'gridwire-launcher-entry.js',
+          loader: 'js',
+        },
+        outfile: bundle,
+        banner: {
+          js:
+            host === undefined
+              ? sourcePaths
+              : `${sourcePaths}\nconst __gridwireEmulatorHost = require("node:path").join(__dirname, "emulator-host.js");`,
+        },
+      }),
+    );
+    if (host !== undefined) {
+      hostOutputs = outputs(
+        await esbuild.build({
+          ...common,
+          entryPoints: [hostEntry],
+          outfile: host,
+          banner: { js: sourcePaths },
+        }),
+      );
+    }
+  } finally {
+    // esbuild's service process would otherwise live as long as this one (a stack runs for hours).
+    await esbuild.stop();
+  }
   /** @type {Manifest} */
   const manifest = { inputs: [...read.values()].sort((a, b) => a.path.localeCompare(b.path)) };
   // Before the source map's comment, which ends the file.
-  const text = code.text.replace(
+  const text = cli.code.replace(
     /\/\/# sourceMappingURL=\S+\s*$/,
     (comment) => `module.exports.manifest = ${JSON.stringify(manifest)};\n${comment}`,
   );
   mkdirSync(dirname(bundle), { recursive: true });
-  // Each written whole under another name, then renamed: a concurrent call reads one bundle or the other.
-  for (const [path, contents] of [
-    [`${bundle}.map`, map.text],
+  // Each written whole under another name, then renamed: a concurrent call reads one bundle or the
+  // other. The bundle last: once it is there, so is the host it names.
+  /** @type {Array<[string, string]>} */
+  const files = [
+    ...(host === undefined || hostOutputs === undefined
+      ? []
+      : /** @type {Array<[string, string]>} */ ([
+          [`${host}.map`, hostOutputs.map],
+          [host, hostOutputs.code],
+        ])),
+    [`${bundle}.map`, cli.map],
     [bundle, text],
-  ]) {
+  ];
+  for (const [path, contents] of files) {
     const temporary = `${path}.${process.pid}.tmp`;
     writeFileSync(temporary, contents);
     renameSync(temporary, path);
@@ -182,13 +236,17 @@ function loadBundle(bundle = BUNDLE) {
   return require(bundle);
 }
 
+/**
+ * Whether the command is `start` with local functions (`--lambda name=module`), whose modules may
+ * be TypeScript.
+ * @param {readonly string[]} args the command line's words after the script
+ */
+const startsLocalFunctions = (args) =>
+  args[0] === 'start' && args.slice(1).some((arg) => arg === '--lambda' || arg.startsWith('--lambda='));
+
 /** Runs the command line (`process.argv`) from a bundle as new as its sources. */
 async function runCommandLine() {
-  if (process.argv[2] === 'start') {
-    await import('tsx');
-    require(ENTRY);
-    return;
-  }
+  if (startsLocalFunctions(process.argv.slice(2))) await import('tsx');
   require('node:module').enableCompileCache?.(COMPILE_CACHE);
   for (let builds = 0; builds <= MAX_BUILDS; builds += 1) {
     const bundle = loadBundle();
@@ -211,7 +269,7 @@ async function runCommandLine() {
   throw new Error(`the sources kept changing while ${relative(ROOT, BUNDLE)} was built; try again`);
 }
 
-module.exports = { BUNDLE, buildBundle, changedInputs, loadBundle, withSourcePaths };
+module.exports = { BUNDLE, buildBundle, changedInputs, loadBundle, startsLocalFunctions, withSourcePaths };
 
 if (require.main === module) {
   runCommandLine().catch((/** @type {Error} */ error) => {

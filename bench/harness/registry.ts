@@ -26,6 +26,7 @@ import { reference } from '../scenarios/reference';
 import { simulation } from '../scenarios/simulation';
 import { soak } from '../scenarios/soak';
 import { sqsDestination } from '../scenarios/sqs-destination';
+import { stackMemory } from '../scenarios/stack-memory';
 import { throughput } from '../scenarios/throughput';
 import { validation } from '../scenarios/validation';
 import type { Scenario } from './types';
@@ -53,6 +54,7 @@ export const SCENARIOS: readonly Scenario[] = [
   recovery,
   bill,
   memory,
+  stackMemory,
   fuzz,
   soak,
 ];

@@ -7,6 +7,7 @@
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { STACK_ENV, STACK_NODE_FLAGS } from '../../local/emulators';
 import type { SoakStackCommand, SoakStackMessage, SoakStackOptions } from './stack-protocol';
 
 const run = promisify(execFile);
@@ -39,7 +40,9 @@ export class SoakStackControl {
   /** Starts the stack process; resolves once it serves (at most 90 s). */
   async start(): Promise<RunningSoakStack> {
     const child = fork(join(__dirname, 'stack-process.ts'), [JSON.stringify(this.options)], {
-      execArgv: ['--import', 'tsx', '--no-warnings'],
+      // With the memory settings `npm start` runs the stack with (docs/local-stack.md, "Memory").
+      execArgv: ['--import', 'tsx', '--no-warnings', ...STACK_NODE_FLAGS],
+      env: { ...STACK_ENV, ...process.env },
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });

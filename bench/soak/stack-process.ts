@@ -13,6 +13,7 @@ import {
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
+import { releaseMemoryWhenQuiet } from '../../local/memory-release';
 import { startLocalStack } from '../../local/stack';
 import { TcpProxy } from '../fault-proxy';
 import type { SoakStackCommand, SoakStackMessage, SoakStackOptions } from './stack-protocol';
@@ -60,6 +61,8 @@ async function main(): Promise<void> {
   const { Attributes } = await sqs.send(
     new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }),
   );
+  // As `gridwire start` does: what a burst left behind goes back to the system once it is quiet.
+  releaseMemoryWhenQuiet();
   tell({
     type: 'ready',
     apiUrl: stack.apiUrl,

@@ -3,16 +3,10 @@
  * (`aws.ts`, which re-exports these): a command that reads the local stack's queues (`gridwire
  * parked`) loads the SQS client alone.
  */
-import { createHmac } from 'node:crypto';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { LOCAL_REGION, type LocalCredentials, localSqsAuthorization } from './local-credentials';
 
-/** The local stack's own credentials: random per data directory, the only ones its emulators take. */
-export interface LocalCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-}
-
-export const LOCAL_REGION = 'us-east-1';
+export { LOCAL_REGION, type LocalCredentials, localSqsAuthorization } from './local-credentials';
 
 /**
  * An SQS client for the local emulator. Two integrity checks that guard requests crossing the
@@ -40,12 +34,3 @@ export function localSqsClient(endpoint: string, credentials: LocalCredentials):
     },
   });
 }
-
-/**
- * What the local SQS client sends instead of a signature: the credential scope, and in place of
- * the signature an HMAC of a fixed text with the stack's secret.
- */
-export const localSqsAuthorization = (credentials: LocalCredentials): string => {
-  const proof = createHmac('sha256', credentials.secretAccessKey).update('gridwire local sqs').digest('hex');
-  return `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/20260101/${LOCAL_REGION}/sqs/aws4_request, SignedHeaders=host, Signature=${proof}`;
-};

@@ -23,6 +23,7 @@ interface Launcher {
     stat?: (path: string) => { mtimeMs: number; size: number } | undefined,
   ): string[];
   loadBundle(bundle: string): { manifest: { inputs: Input[] }; main(): unknown } | undefined;
+  startsLocalFunctions(args: readonly string[]): boolean;
   withSourcePaths(source: string, file: string): string;
 }
 
@@ -168,6 +169,40 @@ describe('a bundle built by the launcher', () => {
     expect(rebuilt.main()).toEqual(expect.objectContaining({ said: 'two' }));
   });
 
+  it('builds the emulator host beside it, declared to the bundle, both listed in one manifest', async () => {
+    write(
+      'bin/entry.ts',
+      "declare const __gridwireEmulatorHost: string | undefined;\nexport const host = typeof __gridwireEmulatorHost === 'string' ? __gridwireEmulatorHost : undefined;\n",
+    );
+    write(
+      'local/emulator-host.ts',
+      "import { word } from '../lib/word';\nexport const hosted = word;\nexport const file = __filename;\n",
+    );
+    await launcher.buildBundle(paths());
+    const bundle = load();
+    const hostFile = join(root, 'node_modules', '.cache', 'gridwire', 'emulator-host.js');
+    expect(bundle.main()).toEqual(expect.objectContaining({ host: hostFile }));
+    expect(bundle.manifest.inputs.map((input) => input.path)).toEqual(
+      expect.arrayContaining(['bin/entry.ts', 'lib/word.ts', 'local/emulator-host.ts']),
+    );
+    jest.resetModules();
+    expect(require(hostFile)).toEqual(
+      expect.objectContaining({ hosted: 'one', file: join(root, 'local', 'emulator-host.ts') }),
+    );
+    // A host edited since is a stale bundle.
+    write('local/emulator-host.ts', "export const hosted = 'edited';\n");
+    expect(launcher.changedInputs(bundle.manifest, root)).toEqual(['local/emulator-host.ts']);
+  });
+
+  it('declares no emulator host when there is none to build', async () => {
+    write(
+      'bin/entry.ts',
+      "declare const __gridwireEmulatorHost: string | undefined;\nexport const host = typeof __gridwireEmulatorHost === 'string' ? __gridwireEmulatorHost : 'none';\n",
+    );
+    await launcher.buildBundle(paths());
+    expect(load().main()).toEqual(expect.objectContaining({ host: 'none' }));
+  });
+
   it('is stale once a source is gone', async () => {
     write('lib/other.ts', "export const other = 'x';\n");
     write('lib/word.ts', "export { other as word } from './other';\n");
@@ -175,6 +210,16 @@ describe('a bundle built by the launcher', () => {
     const built = load().manifest;
     rmSync(join(root, 'lib', 'other.ts'));
     expect(launcher.changedInputs(built, root)).toEqual(['lib/other.ts']);
+  });
+});
+
+describe('which calls load tsx first', () => {
+  it('only start with local functions, whose modules may be TypeScript', () => {
+    expect(launcher.startsLocalFunctions(['start', '--lambda', 'orders=./orders.ts'])).toBe(true);
+    expect(launcher.startsLocalFunctions(['start', '--port', '0', '--lambda=orders=./orders.ts'])).toBe(true);
+    expect(launcher.startsLocalFunctions(['start', '--port', '0'])).toBe(false);
+    expect(launcher.startsLocalFunctions(['status', '--lambda'])).toBe(false);
+    expect(launcher.startsLocalFunctions([])).toBe(false);
   });
 });
 
@@ -193,6 +238,7 @@ describe("this repository's bundle", () => {
       'cli/parked/peek.ts',
       'shared/config/resources.ts',
       'local/data-dir-lock.ts',
+      'local/emulator-host.ts',
       'scripts/gridwire.js',
       'tsconfig.json',
     ]) {
