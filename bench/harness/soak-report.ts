@@ -45,7 +45,7 @@ export function soakSection(scenarios: readonly ScenarioResult[]): string {
   const minutes = soak.minutes
     .map(
       (row) =>
-        `| ${row.minute} | ${count(row.accepted)} | ${count(row.settled)} | ${row.rssMb ?? ''} | ${row.pssMb ?? ''} | ${row.worstUnattemptedSeconds} | ${row.worstStackOverdueSeconds ?? ''}${row.overdueWakes.length === 0 ? '' : ` (${row.overdueWakes.join(', ')})`} | ${row.worstVisibleMessages} | ${row.faults.join(', ')} |`,
+        `| ${row.minute} | ${count(row.accepted)} | ${count(row.settled)} | ${row.rssMb ?? ''} | ${row.pssMb ?? ''} | ${row.worstUnattemptedSeconds}${row.worstUnattemptedSubscription === undefined || row.worstUnattemptedSeconds < 10 ? '' : ` (${row.worstUnattemptedSubscription})`} | ${row.worstStackOverdueSeconds ?? ''}${row.overdueWakes.length === 0 ? '' : ` (${row.overdueWakes.join(', ')})`} | ${row.worstVisibleMessages}${row.worstVisibleQueue === undefined || row.worstVisibleMessages < 100 ? '' : ` (${row.worstVisibleQueue})`} | ${row.faults.join(', ')} |`,
     )
     .join('\n');
   return `## Soak
@@ -72,8 +72,9 @@ ${ledger}
 Reasons: ${reasons || 'none'}.${soak.ledger.missingSample.length === 0 ? '' : ` Missing, first ids: ${soak.ledger.missingSample.join(', ')}.`}
 
 **Minute by minute** (memory: the stack's process tree at the minute's last sample; overdue: the
-worst 10 s sample, the ledger's and the stack's own with the subscriptions it named; visible:
-messages waiting in the delivery queues, most at once):
+worst 10 s sample, the ledger's with the subscription of its oldest waiting event (from 10 s) and
+the stack's own with the subscriptions it named; visible: messages waiting in the delivery queues,
+most at once, with the queue that held the most (from 100)):
 
 | minute | accepted | settled | RSS MB | PSS MB | overdue, ledger (s) | overdue, stack (s) | visible | faults |
 |---|---|---|---|---|---|---|---|---|

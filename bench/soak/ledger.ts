@@ -251,6 +251,14 @@ export class SoakLedger {
    * (0 when none waits), and its id: an event is due when it is accepted, so this is how
    * overdue the most overdue one is.
    */
+  /** The subscription (its name) of the ledger's event `s<n>` id, as `oldestUnattempted` names it. */
+  subscriptionOfId(id: string): string | undefined {
+    const n = Number(id.slice(1));
+    return Number.isInteger(n) && n >= 0 && n <= this.highest
+      ? this.names[this.subscriptionOf(n)]
+      : undefined;
+  }
+
   oldestUnattempted(at: number): { seconds: number; id: string | undefined } {
     const now = this.second(at);
     let oldest = 0;

@@ -69,8 +69,12 @@ export interface SoakMinute {
   worstStackOverdueSeconds?: number;
   /** Subscriptions whose backlog wake the stack's status named overdue in the minute. */
   overdueWakes: string[];
+  /** The subscription of the worst sample's waiting event, if one waited. */
+  worstUnattemptedSubscription?: string;
   /** Messages visible in the delivery queues (not yet taken), most at once in the minute's samples. */
   worstVisibleMessages: number;
+  /** The queue with the most visible messages in the sample that had the most. */
+  worstVisibleQueue?: string;
   faults: string[];
 }
 
@@ -251,6 +255,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
       row.settled += progress.settled - lastSettled.settled;
       lastSettled = progress;
       const overdue = ledger.oldestUnattempted(at);
+      if (overdue.id !== undefined && overdue.seconds >= row.worstUnattemptedSeconds) {
+        const subscription = ledger.subscriptionOfId(overdue.id);
+        if (subscription !== undefined) row.worstUnattemptedSubscription = subscription;
+      }
       row.worstUnattemptedSeconds = Math.max(row.worstUnattemptedSeconds, overdue.seconds);
       if (overdue.seconds > worstUnattemptedSeconds) {
         worstUnattemptedSeconds = overdue.seconds;
@@ -276,7 +284,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
           | undefined;
         if (status !== undefined) {
           const visible = status.queues.reduce((sum, queue) => sum + queue.visible, 0);
-          row.worstVisibleMessages = Math.max(row.worstVisibleMessages, visible);
+          if (visible > row.worstVisibleMessages) {
+            row.worstVisibleMessages = visible;
+            const busiest = status.queues.reduce((most, queue) =>
+              queue.visible > most.visible ? queue : most,
+            );
+            if (busiest.visible > 0) row.worstVisibleQueue = busiest.queue;
+          }
           const overdueSeconds = status.backlogs.oldestOverdueSeconds;
           const wake = status.backlogs.oldestOverdue;
           if (wake !== undefined && !row.overdueWakes.includes(wake.subscription))
