@@ -92,6 +92,11 @@ describe('the soak ledger', () => {
     expect(book.oldestUnattempted(T0 + 90_000)).toEqual({ seconds: 90, id: 's0' });
     book.attempted(0, false, T0 + 91_000);
     expect(book.oldestUnattempted(T0 + 100_000)).toEqual({ seconds: 70, id: 's2' });
+    expect([book.subscriptionOfId('s2'), book.subscriptionOfId('s3'), book.subscriptionOfId('s9')]).toEqual([
+      'a',
+      'b',
+      undefined,
+    ]);
     book.attempted(2, true, T0 + 101_000);
     book.deadLettered(4, 'NonRetriableOutcome');
     expect(book.oldestUnattempted(T0 + 120_000)).toEqual({ seconds: 0, id: undefined });
