@@ -53,9 +53,10 @@ const PROJECT_ROOT = join(__dirname, '..');
 /**
  * V8's young generation in the emulator process at most 2 x 4 MB: by default it grows to some
  * 50 MB under load on a machine with 16 GB or more, and stays there; the emulators' live heap is
- * some 25 MB (docs/local-stack.md, "Memory").
+ * some 20 MB (docs/local-stack.md, "Memory"). `--max-lazy`: functions are compiled when first
+ * called, not ahead of it where a bundle's wrappers hint that they will be.
  */
-export const EMULATOR_NODE_FLAGS = ['--max-semi-space-size=4'] as const;
+export const EMULATOR_NODE_FLAGS = ['--max-semi-space-size=4', '--max-lazy'] as const;
 
 /**
  * glibc's allocator gives blocks of 8 KB or more their own pages, returned to the system when
@@ -67,11 +68,17 @@ export const EMULATOR_ENV = { MALLOC_MMAP_THRESHOLD_: '8192' } as const;
 
 /**
  * The stack's own process, as `npm start` runs it (package.json's `start` script, held to these by
- * a test): a young generation of at most 2 x 8 MB and an old generation of at most 1 GB, which
- * makes V8 collect before it grows far past what is live (the stack's live heap is some 40 MB
- * idle, docs/local-stack.md "Memory"); the same allocator setting as the emulators'.
+ * a test): a young generation of at most 2 x 4 MB and an old generation of at most 1 GB, which
+ * makes V8 collect before it grows far past what is live (the stack's live heap is some 35 MB
+ * idle, docs/local-stack.md "Memory"); functions compiled when first called (`--max-lazy`: the
+ * bundle wraps every module in a function V8 would otherwise compile ahead); the same allocator
+ * setting as the emulators'.
  */
-export const STACK_NODE_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=1024'] as const;
+export const STACK_NODE_FLAGS = [
+  '--max-semi-space-size=4',
+  '--max-old-space-size=1024',
+  '--max-lazy',
+] as const;
 export const STACK_ENV = EMULATOR_ENV;
 
 /**

@@ -19,7 +19,7 @@ import {
   SOAK_SUBSCRIPTIONS,
   subscriptionOf,
 } from './mix';
-import { SoakStackControl } from './stack-control';
+import { buildSoakStack, SoakStackControl } from './stack-control';
 import { SoakTraffic, type TrafficCounts } from './traffic';
 import { SoakWebhook, type WebhookCounts } from './webhook';
 
@@ -169,6 +169,8 @@ function subscriptionBody(
 }
 
 export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
+  // Built first: a build that fails leaves nothing running.
+  const built = await buildSoakStack();
   const dataDir = await mkdtemp(join(tmpdir(), 'gridwire-soak-'));
   const startedAt = Date.now();
   const ledger = new SoakLedger(
@@ -185,6 +187,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
       const at = Date.now();
       for (const id of ids) ledger.delivered(numberOf(id), at);
     },
+    built,
   );
   let traffic: SoakTraffic | undefined;
   let sampling: ReturnType<typeof setInterval> | undefined;

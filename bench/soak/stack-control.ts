@@ -5,12 +5,36 @@
  * away and given back. The soak starts it again after each, on the same directory.
  */
 import { type ChildProcess, execFile, fork } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { STACK_ENV, STACK_NODE_FLAGS } from '../../local/emulators';
 import type { SoakStackCommand, SoakStackMessage, SoakStackOptions } from './stack-protocol';
 
 const run = promisify(execFile);
+
+const ROOT = join(__dirname, '..', '..');
+/**
+ * Where the soak's stack is built as JavaScript: beside the command line's bundle, inside the
+ * repository's node_modules, where its packages are found.
+ */
+const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'gridwire-soak');
+
+/**
+ * Builds `stack-process.ts` and the emulator host as JavaScript, as `npm start` runs the stack
+ * (`scripts/gridwire.js`; docs/local-stack.md, "Memory"), so the soak's memory is the stack's and
+ * not a TypeScript compiler's; the script that starts it.
+ */
+export async function buildSoakStack(): Promise<string> {
+  const launcher = require('../../scripts/gridwire') as {
+    buildBundle(paths: { entry: string; bundle: string }): Promise<void>;
+  };
+  const bundle = join(BUILD_DIR, 'soak-stack.js');
+  await launcher.buildBundle({ entry: join(__dirname, 'stack-process.ts'), bundle });
+  const start = join(BUILD_DIR, 'soak-stack-start.js');
+  await writeFile(start, `require(${JSON.stringify(bundle)}).main();\n`);
+  return start;
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface RunningSoakStack {
@@ -31,6 +55,8 @@ export class SoakStackControl {
   constructor(
     private readonly options: SoakStackOptions,
     private readonly onQueued: (ids: readonly string[]) => void,
+    /** The built stack (`buildSoakStack`); the TypeScript through tsx without it. */
+    private readonly built?: string,
   ) {}
 
   get running(): RunningSoakStack | undefined {
@@ -39,9 +65,13 @@ export class SoakStackControl {
 
   /** Starts the stack process; resolves once it serves (at most 90 s). */
   async start(): Promise<RunningSoakStack> {
-    const child = fork(join(__dirname, 'stack-process.ts'), [JSON.stringify(this.options)], {
+    const child = fork(this.built ?? join(__dirname, 'stack-process.ts'), [JSON.stringify(this.options)], {
       // With the memory settings `npm start` runs the stack with (docs/local-stack.md, "Memory").
-      execArgv: ['--import', 'tsx', '--no-warnings', ...STACK_NODE_FLAGS],
+      execArgv: [
+        ...(this.built === undefined ? ['--import', 'tsx'] : []),
+        '--no-warnings',
+        ...STACK_NODE_FLAGS,
+      ],
       env: { ...STACK_ENV, ...process.env },
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
