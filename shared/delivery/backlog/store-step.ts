@@ -290,7 +290,8 @@ export class BacklogStoreStep {
 
   /**
    * Makes sure the backlog wakes by its new events' earliest due time (not before the endpoint's
-   * hold ends): a new wake and token in META, and the tick sent when it is near.
+   * hold ends, while the backlog holds it): a new wake and token in META, and the tick sent when
+   * it is near.
    */
   private async arm(
     backlog: BacklogGroup,
@@ -303,7 +304,9 @@ export class BacklogStoreStep {
       const meta = await store.getMeta(backlog.topic, backlog.subscription);
       if (meta?.lease !== undefined && meta.lease.until > now) return { armed: 'leased' };
       const wakeAt = wakeAtOf({
-        heldUntil: meta?.heldUntil,
+        // Only a hold the backlog is in: a past one (kept for its Probation stamps) may end in
+        // the future, as a pause's look-again time does once the subscription is resumed.
+        heldUntil: meta?.state === 'holding' ? meta.heldUntil : undefined,
         segmentDueAts: [earliest.dueAt],
         endpointAgreed: true,
         now,

@@ -332,15 +332,36 @@ describe('arming the timer', () => {
     expect(ticksSent(recording).map((sent) => sent.tick.token)).toEqual(['token-1']);
   });
 
-  it('does not wake before the hold the backlog last saw ends', async () => {
+  it('does not wake before the hold the backlog is in ends', async () => {
     const memory = new MemoryBacklogStore();
-    await memory.putMeta(existingMeta({ wakeAt: T + 60 * MINUTE, heldUntil: T + 10 * MINUTE }), undefined);
+    await memory.putMeta(
+      existingMeta({ state: 'holding', wakeAt: T + 60 * MINUTE, heldUntil: T + 10 * MINUTE }),
+      undefined,
+    );
     const { step, recording } = harness({ memory });
 
     await step.store([message('m-1', storeJob(audit, T + 2 * MINUTE, ['a']))]);
 
     expect((await memory.getMeta(topic, 'audit'))?.wakeAt).toBe(T + 10 * MINUTE);
     expect(ticksSent(recording).map((sent) => sent.delaySeconds)).toEqual([600]);
+  });
+
+  it('wakes at the due time once the hold is over, though the past hold would have ended later (a resumed pause)', async () => {
+    // A paused subscription's backlog looks again an hour after the pause; resumed, its drain left
+    // it waiting with that past hold kept. Events stored after (routed here while the drain ran)
+    // are due at once, not an hour later.
+    const memory = new MemoryBacklogStore();
+    for (const state of ['waiting', 'idle'] as const) {
+      await memory.putMeta(
+        existingMeta({ state, token: `old-${state}`, wakeAt: T + 60 * MINUTE, heldUntil: T + 59 * MINUTE }),
+        state === 'waiting' ? undefined : 'old-waiting',
+      );
+      const { step } = harness({ memory });
+
+      await step.store([message(`m-${state}`, storeJob(audit, T, [`a-${state}`]))]);
+
+      expect((await memory.getMeta(topic, 'audit'))?.wakeAt).toBe(T);
+    }
   });
 
   it('starts an idle backlog afresh: its new state, the endpoint as it is now', async () => {
