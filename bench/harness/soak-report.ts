@@ -5,7 +5,7 @@
  */
 
 import type { LedgerClose } from '../soak/ledger';
-import type { FaultRecord, SoakMinute } from '../soak/run';
+import type { FaultRecord, SoakMinute } from '../soak/outcome';
 import { panelFrame } from './figures';
 import type { ScenarioResult } from './types';
 

@@ -12,7 +12,8 @@ import { log } from '../harness/log';
 import type { Figure, Scenario, ScenarioResult } from '../harness/types';
 import { faultSchedule } from '../soak/faults';
 import { SOAK_SUBSCRIPTIONS } from '../soak/mix';
-import { runSoak, type SoakOutcome } from '../soak/run';
+import type { SoakOutcome } from '../soak/outcome';
+import { runSoak } from '../soak/run';
 
 const DEFAULT_MINUTES = 30;
 

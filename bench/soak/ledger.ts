@@ -246,11 +246,6 @@ export class SoakLedger {
     return { accepted, settled };
   }
 
-  /**
-   * Seconds the oldest accepted event of an immediate subscription has waited without an attempt
-   * (0 when none waits), and its id: an event is due when it is accepted, so this is how
-   * overdue the most overdue one is.
-   */
   /** The subscription (its name) of the ledger's event `s<n>` id, as `oldestUnattempted` names it. */
   subscriptionOfId(id: string): string | undefined {
     const n = Number(id.slice(1));
@@ -259,6 +254,11 @@ export class SoakLedger {
       : undefined;
   }
 
+  /**
+   * Seconds the oldest accepted event of an immediate subscription has waited without an attempt
+   * (0 when none waits), and its id: an event is due when it is accepted, so this is how
+   * overdue the most overdue one is.
+   */
   oldestUnattempted(at: number): { seconds: number; id: string | undefined } {
     const now = this.second(at);
     let oldest = 0;

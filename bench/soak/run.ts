@@ -8,165 +8,35 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_STATUS_PATH, type LocalStatusDocument } from '../../local/status';
 import { log } from '../harness/log';
-import { sampleTree, type TreeMemory } from '../process-tree-memory';
+import { sampleTree } from '../process-tree-memory';
 import { type FaultKind, faultSchedule, type ScheduledFault } from './faults';
-import { type LedgerClose, SoakLedger } from './ledger';
+import { SoakLedger } from './ledger';
 import {
-  eventTypeOf,
   FIRST_SIGNING_SECRET,
   numberOf,
   SECOND_SIGNING_SECRET,
   SOAK_SUBSCRIPTIONS,
   subscriptionOf,
 } from './mix';
+import type { FaultRecord, SoakMinute, SoakOptions, SoakOutcome } from './outcome';
+import {
+  ADMIN_TOKEN,
+  admin,
+  DeadLetterReader,
+  heldUntilOf,
+  subscriptionBody,
+  subscriptionPath,
+  TOPIC,
+} from './soak-api';
 import { buildSoakStack, SoakStackControl } from './stack-control';
-import { SoakTraffic, type TrafficCounts } from './traffic';
-import { SoakWebhook, type WebhookCounts } from './webhook';
+import { SoakTraffic } from './traffic';
+import { SoakWebhook } from './webhook';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export interface SoakOptions {
-  /** Minutes of load. */
-  minutes: number;
-  /** Events offered per second. */
-  eventsPerSecond: number;
-  /** Requests of one event per second (part of `eventsPerSecond`). */
-  singlesPerSecond: number;
-  /** The stack's time scale (retry waits and holds divided by it). */
-  timeScale: number;
-  /** After the load, give up waiting for the ledger to close once nothing settled for this long. */
-  drainStallMs: number;
-}
-
-/** What happened to one fault. */
-export interface FaultRecord {
-  kind: FaultKind;
-  description: string;
-  /** Seconds after the load began. */
-  startedAtSeconds: number;
-  /** Seconds it lasted, including a restart where there was one. */
-  lastedSeconds: number;
-  /** Seconds from the stack gone to serving again, for a restart. */
-  restartSeconds?: number;
-  /** How the killed stack exited, for an emulator kill. */
-  exit?: string;
-  error?: string;
-}
-
-/** One minute of the run. */
-export interface SoakMinute {
-  minute: number;
-  /** Events accepted (answered 200) in that minute. */
-  accepted: number;
-  /** Events delivered (or found dead-lettered) for the first time in that minute. */
-  settled: number;
-  /** The stack's process tree, resident, MB (at the minute's end; absent while it was down). */
-  rssMb?: number;
-  pssMb?: number;
-  /** The most overdue accepted event of an immediate subscription, s, worst sample of the minute. */
-  worstUnattemptedSeconds: number;
-  /** The stack's own oldest overdue wake, s (its status), worst sample of the minute. */
-  worstStackOverdueSeconds?: number;
-  /** Subscriptions whose backlog wake the stack's status named overdue in the minute. */
-  overdueWakes: string[];
-  /** The subscription of the worst sample's waiting event, if one waited. */
-  worstUnattemptedSubscription?: string;
-  /** Messages visible in the delivery queues (not yet taken), most at once in the minute's samples. */
-  worstVisibleMessages: number;
-  /** The queue with the most visible messages in the sample that had the most. */
-  worstVisibleQueue?: string;
-  faults: string[];
-}
-
-export interface SoakOutcome {
-  options: SoakOptions;
-  faults: FaultRecord[];
-  minutes: SoakMinute[];
-  ledger: LedgerClose;
-  traffic: TrafficCounts;
-  webhook: WebhookCounts;
-  unplannedExits: string[];
-  /** Seconds from the load's end until the ledger closed (or the drain gave up). */
-  drainSeconds: number;
-  drainedAll: boolean;
-  /** The stack's process tree at idle, before the load, and a minute after it (settled). */
-  memory: {
-    idleBefore?: TreeMemory;
-    peakRssBytes: number;
-    peakAt?: number;
-    afterMinute?: TreeMemory;
-  };
-  /** Events overdue (accepted, not attempted, immediate subscription) for more than a minute, most at once. */
-  worstUnattemptedSeconds: number;
-  worstUnattemptedId: string | undefined;
-  /** Undefined when the stack's status never reported it. */
-  worstStackOverdueSeconds: number | undefined;
-  /** History lookups made for events not found delivered or dead-lettered. */
-  historyLookups: number;
-}
-
-const TOPIC = 'soak';
 /** Faults that stop or cut off the stack (the others change an endpoint or a setting). */
 const STACK_FAULTS: ReadonlySet<FaultKind> = new Set(['kill-emulator', 'kill-stack', 'table-outage']);
-const ADMIN_TOKEN = 'soak-admin-token';
-const DEAD_CONTAINER = 'soak-dead';
 const DESTINATION_QUEUE = 'soak-destination';
-
-/** Calls the admin API of the stack at `apiUrl`; throws on an answer >= 300. */
-async function admin(apiUrl: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  for (let attempt = 1; ; attempt += 1) {
-    const response = await fetch(`${apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(30_000),
-    }).catch(() => undefined);
-    if (response === undefined || response.status === 503) {
-      // The stack restarting or its table away: the soak's own calls wait for it.
-      if (attempt >= 60) throw new Error(`${method} ${path}: no answer after ${attempt} tries`);
-      await sleep(1000);
-      continue;
-    }
-    const text = await response.text();
-    if (response.status >= 300)
-      throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
-    return text === '' ? undefined : JSON.parse(text);
-  }
-}
-
-const subscriptionPath = (name: string) => `/admin/topics/${TOPIC}/eventSubscriptions/${name}`;
-
-function subscriptionBody(
-  name: string,
-  webhookUrl: string,
-  queueArn: string,
-  changes: { query?: string; destination?: Record<string, unknown> } = {},
-): unknown {
-  const subscription = SOAK_SUBSCRIPTIONS.find((candidate) => candidate.name === name);
-  if (subscription === undefined) throw new Error(`no soak subscription ${name}`);
-  const destination =
-    subscription.behaviour === 'queue'
-      ? { endpointType: 'AwsSqsQueue', properties: { resourceArn: queueArn } }
-      : {
-          endpointType: 'WebHook',
-          properties: {
-            endpointUrl: `${webhookUrl}/${name}${changes.query ?? ''}`,
-            ...subscription.destination,
-            ...changes.destination,
-          },
-        };
-  return {
-    properties: {
-      ...subscription.properties,
-      destination,
-      filter: { includedEventTypes: [eventTypeOf(name)] },
-      deadLetterDestination: {
-        endpointType: 'StorageBlob',
-        properties: { blobContainerName: DEAD_CONTAINER },
-      },
-    },
-  };
-}
 
 export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
   // Built first: a build that fails leaves nothing running.
@@ -549,63 +419,5 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
     await control.stop().catch(() => undefined);
     await webhook.stop();
     await rm(dataDir, { recursive: true, force: true });
-  }
-}
-
-/**
- * The latest time a backlog of a subscription with events outstanding is held until (its health
- * document's `held.until`), or undefined when none is held.
- */
-async function heldUntilOf(
-  ledger: SoakLedger,
-  get: (path: string) => Promise<unknown>,
-): Promise<number | undefined> {
-  const waiting = new Set(ledger.outstanding().map((n) => subscriptionOf(n)));
-  let latest: number | undefined;
-  for (const index of waiting) {
-    const name = SOAK_SUBSCRIPTIONS[index]?.name as string;
-    const health = (await get(`${subscriptionPath(name)}/health`).catch(() => undefined)) as
-      | { held?: { until?: string } | null }
-      | undefined;
-    const until = health?.held?.until === undefined ? Number.NaN : Date.parse(health.held.until);
-    if (Number.isFinite(until)) latest = Math.max(latest ?? until, until);
-  }
-  return latest;
-}
-
-/** Reads every subscription's dead-letter blobs once each, telling the ledger each record's event and reason. */
-class DeadLetterReader {
-  private readonly read = new Set<string>();
-
-  constructor(
-    private readonly call: (method: string, path: string) => Promise<unknown>,
-    private readonly ledger: SoakLedger,
-  ) {}
-
-  async readAll(): Promise<void> {
-    for (const subscription of SOAK_SUBSCRIPTIONS) {
-      let page: string | undefined;
-      do {
-        const listed = (await this.call(
-          'GET',
-          `${subscriptionPath(subscription.name)}/deadLetters${page === undefined ? '' : `?page=${encodeURIComponent(page)}`}`,
-        )) as { value: Array<{ key: string }>; nextPage?: string };
-        for (const { key } of listed.value) {
-          if (this.read.has(key)) continue;
-          const blob = (await this.call(
-            'GET',
-            `${subscriptionPath(subscription.name)}/deadLetters/blob?key=${encodeURIComponent(key)}`,
-          )) as { records: Array<{ id?: unknown; deadLetterReason?: unknown }> };
-          for (const record of blob.records) {
-            this.ledger.deadLettered(
-              numberOf(String(record.id)),
-              String(record.deadLetterReason ?? 'unknown'),
-            );
-          }
-          this.read.add(key);
-        }
-        page = listed.nextPage;
-      } while (page !== undefined);
-    }
   }
 }

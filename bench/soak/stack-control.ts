@@ -12,6 +12,7 @@ import { STACK_ENV, STACK_NODE_FLAGS } from '../../local/emulators';
 import type { SoakStackCommand, SoakStackMessage, SoakStackOptions } from './stack-protocol';
 
 const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const ROOT = join(__dirname, '..', '..');
 /**
@@ -35,7 +36,6 @@ export async function buildSoakStack(): Promise<string> {
   await writeFile(start, `require(${JSON.stringify(bundle)}).main();\n`);
   return start;
 }
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface RunningSoakStack {
   readonly child: ChildProcess;

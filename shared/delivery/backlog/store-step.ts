@@ -42,7 +42,7 @@ import { done, poison, type RecordOutcome, retryLater } from '../../queue/record
 import type { JobQueue } from '../../queue/sqs-job-queue';
 import type { BacklogStore } from '../../storage/backlog';
 import { hasWake, segmentLineBytes } from '../../storage/backlog';
-import { byDueOrder, RELEASE_AHEAD_MS, segmentIdOf, wakeAtOf } from '../rules/backlog';
+import { byDueOrder, currentHoldOf, RELEASE_AHEAD_MS, segmentIdOf, wakeAtOf } from '../rules/backlog';
 import { sqsDelaySeconds } from '../rules/retry';
 import { setTimer } from './timer';
 
@@ -304,9 +304,7 @@ export class BacklogStoreStep {
       const meta = await store.getMeta(backlog.topic, backlog.subscription);
       if (meta?.lease !== undefined && meta.lease.until > now) return { armed: 'leased' };
       const wakeAt = wakeAtOf({
-        // Only a hold the backlog is in: a past one (kept for its Probation stamps) may end in
-        // the future, as a pause's look-again time does once the subscription is resumed.
-        heldUntil: meta?.state === 'holding' ? meta.heldUntil : undefined,
+        heldUntil: currentHoldOf(meta),
         segmentDueAts: [earliest.dueAt],
         endpointAgreed: true,
         now,

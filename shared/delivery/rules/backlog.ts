@@ -8,7 +8,7 @@
  * is as it would be on the queue.
  */
 import { createHash } from 'node:crypto';
-import { type BacklogCheckpoint, type BacklogLine, byDueOrder } from '../../domain/backlog';
+import { type BacklogCheckpoint, type BacklogLine, type BacklogMeta, byDueOrder } from '../../domain/backlog';
 import type { DeliveryItem } from '../../domain/delivery';
 import type { RetryLimits } from '../../domain/model';
 import { stampProbation } from './decide';
@@ -67,6 +67,16 @@ export function storeOrQueue(input: StoreOrQueueInput): 'store' | 'queue' {
   if (health.unhealthy || health.draining) return 'store';
   return dueAt !== undefined && dueAt - now > backlogAfterMs ? 'store' : 'queue';
 }
+
+/**
+ * The hold a backlog's new events wait for: META's `heldUntil` while the backlog is holding its
+ * endpoint, none otherwise. A backlog that is no longer holding keeps its past hold (for the
+ * `Probation` stamps of events it kept), and that may end in the future: a pause's look-again
+ * time, an hour on, once the subscription is resumed; a probation a successful probe ended early.
+ */
+export const currentHoldOf = (
+  meta: Pick<BacklogMeta, 'state' | 'heldUntil'> | undefined,
+): number | undefined => (meta?.state === 'holding' ? meta.heldUntil : undefined);
 
 export interface WakeInput {
   /** Epoch ms until which the endpoint is held (probation), if it is. */

@@ -8,6 +8,7 @@ import {
   type BacklogHealthView,
   checkpointOf,
   classifyAtTick,
+  currentHoldOf,
   isDone,
   liveDueAt,
   ON_TIME_SLACK_MS,
@@ -77,6 +78,23 @@ describe('storeOrQueue', () => {
   it('is above one SQS hop plus the release window, so a stored event is never hopped', () => {
     expect(BACKLOG_AFTER_MS).toBeGreaterThan(RELEASE_AHEAD_MS);
     expect(RELEASE_AHEAD_MS).toBe(900 * S);
+  });
+});
+
+describe('currentHoldOf', () => {
+  it.each<[string, Parameters<typeof currentHoldOf>[0], number | undefined]>([
+    ['no META', undefined, undefined],
+    ['holding: its hold', { state: 'holding', heldUntil: T0 + H }, T0 + H],
+    ['holding, no hold recorded', { state: 'holding' }, undefined],
+    [
+      'waiting after a resume: the past hold (an hour on) is not waited for',
+      { state: 'waiting', heldUntil: T0 + H },
+      undefined,
+    ],
+    ['idle with a past hold', { state: 'idle', heldUntil: T0 + H }, undefined],
+    ['draining with a past hold', { state: 'draining', heldUntil: T0 + H }, undefined],
+  ])('%s', (_name, meta, expected) => {
+    expect(currentHoldOf(meta)).toBe(expected);
   });
 });
 
