@@ -109,6 +109,18 @@ export const ENV = {
    * default on AWS; the local stack's `--block-private-endpoints`.
    */
   blockPrivateEndpoints: 'GRIDWIRE_BLOCK_PRIVATE_ENDPOINTS',
+  /**
+   * An HTTP proxy every request to an endpoint goes through (`http://[user:pass@]host:port`): a
+   * CONNECT tunnel per connection, the SSRF guard still applied to the endpoint itself. The
+   * `egress.proxyUrl` prop on AWS, `--egress-proxy` locally; absent: requests go direct.
+   */
+  egressProxyUrl: 'GRIDWIRE_EGRESS_PROXY_URL',
+  /**
+   * The fixed public addresses requests to endpoints leave from (comma-separated), shown by the
+   * management API's `GET /status` and `gridwire status --api`: the Elastic IPs of the NAT
+   * gateways the `egress` prop made (or named). Absent: no fixed addresses.
+   */
+  egressAddresses: 'GRIDWIRE_EGRESS_ADDRESSES',
   resourceDestinations: 'GRIDWIRE_RESOURCE_DESTINATIONS',
   /**
    * The S3 buckets subscriptions may have their dead letters written to beside the stack's own

@@ -96,6 +96,10 @@ export interface RuntimeConfig {
   validateEndpoints: boolean;
   /** Whether endpoint URLs aimed at non-public addresses are refused (SSRF protection). */
   blockPrivateEndpoints: boolean;
+  /** The HTTP proxy requests to endpoints go through (`ENV.egressProxyUrl`); absent: direct. */
+  egressProxyUrl?: string;
+  /** The fixed public addresses requests to endpoints leave from (`ENV.egressAddresses`); empty: none. */
+  egressAddresses: string[];
   /**
    * The AWS resources subscriptions may deliver to: ARNs, `*` standing for any run of characters
    * within one segment, `<resource>|<role>` pairing a resource with another account's role
@@ -246,6 +250,8 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
   if (publicUrl !== undefined) checkPublicUrl(ENV.publicUrl, publicUrl);
   const publishUrl = read.optional(ENV.publishUrl);
   if (publishUrl !== undefined) checkPublicUrl(ENV.publishUrl, publishUrl);
+  const egressProxyUrl = read.optional(ENV.egressProxyUrl);
+  if (egressProxyUrl !== undefined) checkProxyUrl(ENV.egressProxyUrl, egressProxyUrl);
   const deadLetterBucket = read.optional(ENV.deadLetterBucket);
   const fanOutBucket = read.optional(ENV.fanOutBucket);
   const backlogBucket = read.optional(ENV.backlogBucket);
@@ -299,12 +305,14 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     archiveLagMs: setting('archiveLagSeconds') * 1000,
     validateEndpoints: read.boolean(ENV.validateEndpoints, CONFIG_DEFAULTS.validateEndpoints),
     blockPrivateEndpoints: read.boolean(ENV.blockPrivateEndpoints, CONFIG_DEFAULTS.blockPrivateEndpoints),
+    egressAddresses: listSetting(read.optional(ENV.egressAddresses)),
     resourceDestinations: listSetting(read.optional(ENV.resourceDestinations)),
     deadLetterBuckets: listSetting(read.optional(ENV.deadLetterBuckets)),
     subscriptionMetrics: read.boolean(ENV.subscriptionMetrics, CONFIG_DEFAULTS.subscriptionMetrics),
     metricsFlushSeconds: setting('metricsFlushSeconds'),
     metricsNamespace,
     ...(publicUrl === undefined ? {} : { publicUrl }),
+    ...(egressProxyUrl === undefined ? {} : { egressProxyUrl }),
     ...(publishUrl === undefined ? {} : { publishUrl }),
     ...(deadLetterBucket === undefined ? {} : { deadLetterBucket }),
     ...(fanOutBucket === undefined ? {} : { fanOutBucket }),
@@ -319,6 +327,25 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     portalFrameAncestors,
     portalBranding,
   };
+}
+
+/**
+ * An egress proxy's URL: `http://host:port`, user credentials allowed (sent as
+ * `Proxy-Authorization`), no path beyond `/`; refused at start-up otherwise, naming the variable.
+ */
+export function checkProxyUrl(name: string, value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${name}: '${value}' is not a URL; give the proxy as http://host:port`);
+  }
+  if (url.protocol !== 'http:') {
+    throw new Error(`${name}: the proxy is reached over plain HTTP (http://host:port); got ${url.protocol}`);
+  }
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '') {
+    throw new Error(`${name}: give the proxy as http://host:port, without a path, query or fragment`);
+  }
 }
 
 /** A comma-separated list setting, entries trimmed, empty ones left out. */
