@@ -377,11 +377,17 @@ export function pipelineOutputNames(prefix = ''): {
   readonly apiUrl: string;
   readonly tableName: string;
   readonly deadLetterBucketName: string;
+  /**
+   * The public addresses requests to endpoints leave from, comma-separated (`ENV.egressAddresses`);
+   * only with the `egress` prop's fixed addresses.
+   */
+  readonly egressAddresses: string;
 } {
   return {
     apiUrl: `${prefix}ApiUrl`,
     tableName: `${prefix}TableName`,
     deadLetterBucketName: `${prefix}DeadLetterBucketName`,
+    egressAddresses: `${prefix}EgressAddresses`,
   };
 }
 

@@ -197,7 +197,8 @@ export class EngineAttempts {
       ...built.headers,
       [TRACEPARENT_HEADER]: deliveryTraceparent(items[0]?.traceparent, randomHex),
     };
-    let outgoing: WebhookRequest = { ...built, headers };
+    const tls = await this.secrets.tlsOptions(subscription);
+    let outgoing: WebhookRequest = { ...built, headers, ...(tls === undefined ? {} : { tls }) };
     if (isWebhook(subscription.destination) && subscription.destination.signing !== undefined) {
       const now = this.deps.clock.now();
       const secrets = await this.secrets.signingSecrets(subscription, now);

@@ -29,6 +29,7 @@ import {
   judgeAnswer,
 } from './rules/handshake';
 import { NoSealingKeyError, openEndpointUrl, storedTokenUrlOf } from './sealed-endpoint';
+import { openEndpointTls } from './opened-secrets';
 
 export interface HandshakeExchange {
   exchange(request: HandshakeRequest): Promise<HandshakeAnswer | { error: string }>;
@@ -118,6 +119,12 @@ export class EndpointHandshake {
     request: HandshakeRequest,
   ): Promise<HandshakeAnswer | { error: string }> {
     const { auth, opener, exchange } = this.deps;
+    // Through the same client certificate and CAs deliveries use.
+    const tls = await openEndpointTls(subscription.destination, opener).catch((error: unknown) => ({
+      error: `the client certificate's key could not be opened: ${(error as Error).message}`,
+    }));
+    if (tls !== undefined && 'error' in tls) return tls;
+    if (tls !== undefined) request = { ...request, tls };
     const endpointAuth = webhookAuthOf(subscription.destination);
     if (endpointAuth === undefined) return exchange.exchange(request);
     if (auth === undefined) return { error: 'this worker cannot put credentials on requests' };

@@ -4,10 +4,19 @@
  * Opening rejects when a secret cannot be opened (no key, or the key store is down): the job's
  * message then comes back and is tried again, as when any dependency fails.
  */
-import { isWebhook, type Subscription, webhookAuthOf, webhookSigningOf } from '../domain/model';
+import { rootCertificates } from 'node:tls';
+import {
+  type Destination,
+  isWebhook,
+  type Subscription,
+  webhookAuthOf,
+  webhookSigningOf,
+  webhookTlsOf,
+} from '../domain/model';
 import { LoadedOnce } from '../platform/cache';
 import type { SecretOpener } from '../platform/sealing';
 import type { ClientOpener } from './endpoint-auth';
+import { type EndpointTlsOptions, endpointTlsOptionsOf } from './rules/endpoint-tls';
 import { type CustomHeader, customHeadersOf } from './rules/headers';
 import { queryValuesOf } from './rules/redact';
 import { openEndpointUrl, storedTokenUrlOf } from './sealed-endpoint';
@@ -49,12 +58,30 @@ export interface OpenedSigningSecret {
   expiresAt?: number;
 }
 
+/**
+ * The TLS options a destination's connections are made with, its client key opened; `undefined`
+ * without TLS settings of its own. Rejects when the key can't be opened.
+ */
+export async function openEndpointTls(
+  destination: Destination,
+  opener: SecretOpener | undefined,
+): Promise<EndpointTlsOptions | undefined> {
+  const tls = webhookTlsOf(destination);
+  if (tls === undefined) return undefined;
+  if (tls.sealedClientKey === undefined) return endpointTlsOptionsOf(tls, undefined, rootCertificates);
+  if (opener === undefined) {
+    throw new Error('a client certificate\'s key cannot be opened: this function has no sealing key');
+  }
+  return endpointTlsOptionsOf(tls, await opener.open(tls.sealedClientKey), rootCertificates);
+}
+
 export class OpenedSecrets {
   private readonly headers = new OpenedByVersion<readonly CustomHeader[]>();
   private readonly urls = new OpenedByVersion<string>();
   private readonly signing = new OpenedByVersion<readonly OpenedSigningSecret[]>();
   private readonly clients = new OpenedByVersion<string>();
   private readonly tokenUrls = new OpenedByVersion<string>();
+  private readonly tls = new OpenedByVersion<EndpointTlsOptions | undefined>();
 
   /** Without a sealer, nothing sealed can be opened (subscriptions without secrets still work). */
   constructor(private readonly sealer: SecretOpener | undefined) {}
@@ -174,6 +201,12 @@ export class OpenedSecrets {
         known.push(...queryValuesOf(await this.tokenUrl(subscription)));
     }
     return known;
+  }
+
+  /** The subscription's TLS options, its client key opened; `undefined` without settings of its own. */
+  tlsOptions(subscription: Subscription): Promise<EndpointTlsOptions | undefined> {
+    if (webhookTlsOf(subscription.destination) === undefined) return Promise.resolve(undefined);
+    return this.tls.get(subscription, () => openEndpointTls(subscription.destination, this.sealer));
   }
 
   /** The subscription's whole endpoint URL, its sealed query string opened. */

@@ -6,7 +6,9 @@
 import { Agent, buildConnector, request } from 'undici';
 import { type AttemptResult, RESPONSE_EXCERPT_BYTES } from '../domain/attempts';
 import type { Clock } from '../platform/clock';
+import { proxiedConnector } from './egress-proxy';
 import { blockedHost, EndpointBlockedError, guardedLookup, type Resolver } from './endpoint-guard';
+import type { EndpointTlsOptions } from './rules/endpoint-tls';
 import type { HandshakeAnswer, HandshakeRequest } from './rules/handshake';
 import { LATE_ANSWER_WINDOW_MS } from './rules/late-answer';
 import { classifyError, isSuccessStatus, outcomeForStatus, parseRetryAfter } from './rules/outcomes';
@@ -18,6 +20,8 @@ export interface WebhookRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** The subscription's own TLS settings (a client certificate, CAs); absent: none. */
+  tls?: EndpointTlsOptions;
 }
 
 /** Asks the sender to keep listening to a request that times out (`rules/late-answer.ts`). */
@@ -68,7 +72,12 @@ export interface UndiciSenderOptions {
   resolve?: Resolver;
   /** How long a timed-out request may still be listened to at most (default 3 minutes). */
   lateWindowMs?: number;
+  /** An HTTP proxy every connection tunnels through (`egress-proxy.ts`); absent: direct. */
+  proxyUrl?: string;
 }
+
+/** Connection pools kept for subscriptions' own TLS settings at most (the oldest is closed past it). */
+export const MAX_TLS_AGENTS = 100;
 
 export class UndiciWebhookSender implements WebhookSender {
   private readonly agent: Agent;
@@ -78,26 +87,71 @@ export class UndiciWebhookSender implements WebhookSender {
 
   constructor(private readonly options: UndiciSenderOptions) {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    this.agent = this.newAgent(undefined);
+  }
+
+  /** Pools for subscriptions' own TLS settings, by their id, the most recently used last. */
+  private readonly tlsAgents = new Map<string, Agent>();
+
+  /** The pool requests with `tls` go out on: the shared one without. */
+  private agentFor(tls: EndpointTlsOptions | undefined): Agent {
+    if (tls === undefined) return this.agent;
+    const kept = this.tlsAgents.get(tls.id);
+    if (kept !== undefined) {
+      this.tlsAgents.delete(tls.id);
+      this.tlsAgents.set(tls.id, kept);
+      return kept;
+    }
+    const agent = this.newAgent(tls);
+    this.tlsAgents.set(tls.id, agent);
+    if (this.tlsAgents.size > MAX_TLS_AGENTS) {
+      const [oldestId, oldest] = this.tlsAgents.entries().next().value as [string, Agent];
+      this.tlsAgents.delete(oldestId);
+      // Requests under way on it finish first.
+      oldest.close().catch(() => {});
+    }
+    return agent;
+  }
+
+  /**
+   * A pool: the private-endpoint guard on every new connection, through the proxy when there is
+   * one, with the subscription's client certificate and CAs when it has them (its CAs beside the
+   * public ones unless it trusts only its own).
+   */
+  private newAgent(tls: EndpointTlsOptions | undefined): Agent {
+    const { options } = this;
     const blockPrivate = options.blockPrivateEndpoints ?? false;
     const lookup =
       blockPrivate || options.resolve !== undefined
         ? guardedLookup({ blockPrivate, resolve: options.resolve })
         : undefined;
-    const connector = buildConnector({
+    const direct = buildConnector({
       timeout: this.timeoutMs,
       ...(lookup === undefined ? {} : { lookup }),
+      ...(tls?.cert === undefined ? {} : { cert: tls.cert }),
+      ...(tls?.key === undefined ? {} : { key: tls.key }),
+      ...(tls?.ca === undefined ? {} : { ca: [...tls.ca] }),
     });
-    this.agent = new Agent({
+    const connector =
+      options.proxyUrl === undefined
+        ? direct
+        : proxiedConnector(
+            { proxyUrl: options.proxyUrl, blockPrivate, resolve: options.resolve, timeoutMs: this.timeoutMs },
+            direct,
+          );
+    return new Agent({
       connections: options.connectionsPerOrigin ?? null,
       keepAliveTimeout: 10_000,
-      // An IP literal is connected to without a lookup, so it is checked here.
-      connect: blockPrivate
-        ? (connectOptions, callback) => {
-            const blocked = blockedHost(connectOptions.hostname);
-            if (blocked === undefined) connector(connectOptions, callback);
-            else callback(blocked, null);
-          }
-        : connector,
+      // An IP literal is connected to without a lookup, so it is checked here (through a proxy,
+      // the proxy's connector checks the endpoint).
+      connect:
+        blockPrivate && options.proxyUrl === undefined
+          ? (connectOptions, callback) => {
+              const blocked = blockedHost(connectOptions.hostname);
+              if (blocked === undefined) connector(connectOptions, callback);
+              else callback(blocked, null);
+            }
+          : connector,
       // A request's own signal ends it at the timeout, or when a late listen ends; these only
       // bound the longest a socket can wait.
       headersTimeout: this.timeoutMs + (options.lateWindowMs ?? LATE_ANSWER_WINDOW_MS),
@@ -179,7 +233,7 @@ export class UndiciWebhookSender implements WebhookSender {
       method: 'POST',
       headers: webhook.headers,
       body: webhook.body,
-      dispatcher: this.agent,
+      dispatcher: this.agentFor(webhook.tls),
       signal,
     });
     const excerpt = await drain(response.body, this.options.maxResponseBytes ?? 64 * 1024);
@@ -234,7 +288,7 @@ export class UndiciWebhookSender implements WebhookSender {
         method: handshake.method,
         headers: handshake.headers,
         ...(handshake.body === undefined ? {} : { body: handshake.body }),
-        dispatcher: this.agent,
+        dispatcher: this.agentFor(handshake.tls),
         signal,
       });
       const body = await readText(response.body, this.options.maxResponseBytes ?? 64 * 1024);
@@ -249,7 +303,9 @@ export class UndiciWebhookSender implements WebhookSender {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    const agents = [this.agent, ...this.tlsAgents.values()];
+    this.tlsAgents.clear();
+    await Promise.all(agents.map((agent) => agent.close()));
   }
 }
 

@@ -81,6 +81,23 @@ export const deliveryAuthSchema = z.discriminatedUnion('type', [
 export type DeliveryAuth = z.infer<typeof deliveryAuthSchema>;
 
 /**
+ * A webhook's own TLS settings (`shared/delivery/rules/endpoint-tls.ts`): a client certificate
+ * presented when the endpoint asks for one, its private key sealed like a secret header value,
+ * and CA certificates trusted for this endpoint beside the public ones (or instead of them).
+ */
+export const endpointTlsSchema = z.object({
+  /** The client certificate and its chain (PEM), the leaf first: public, but only summarized when shown. */
+  clientCertificate: z.string().optional(),
+  /** The client certificate's private key (PEM), sealed. */
+  sealedClientKey: z.string().optional(),
+  /** CA certificates (a PEM bundle) trusted for this endpoint. */
+  caCertificates: z.string().optional(),
+  /** `false`: only `caCertificates` are trusted; absent: the public CAs too. */
+  trustPublicCas: z.literal(false).optional(),
+});
+export type EndpointTls = z.infer<typeof endpointTlsSchema>;
+
+/**
  * The window `maxDeliveriesPerSecond` counts requests in: one second. The delivery rules spread
  * each window's requests over it (`shared/delivery/rules/rate-limit.ts`); the shared budget keeps
  * one counter per subscription and window (`shared/storage/rate-budget.ts`).
@@ -115,6 +132,8 @@ export const webhookDestinationSchema = z.object({
   signing: signingSchema.optional(),
   /** How requests authenticate to the endpoint; absent: they carry no credentials of their own. */
   auth: deliveryAuthSchema.optional(),
+  /** A client certificate and CAs of its own; absent: no client certificate, the public CAs. */
+  tls: endpointTlsSchema.optional(),
 });
 export type WebhookDestination = z.infer<typeof webhookDestinationSchema>;
 
@@ -165,6 +184,10 @@ export const endpointIdOf = (destination: Destination): string =>
 /** A destination's endpoint auth: a webhook's, when it has one (a resource has none). */
 export const webhookAuthOf = (destination: Destination): DeliveryAuth | undefined =>
   isWebhook(destination) ? destination.auth : undefined;
+
+/** A destination's TLS settings: a webhook's, when it has some. */
+export const webhookTlsOf = (destination: Destination): EndpointTls | undefined =>
+  isWebhook(destination) ? destination.tls : undefined;
 
 /** A destination's signing: a webhook's, when it signs (a resource's messages are never signed). */
 export const webhookSigningOf = (destination: Destination): Signing | undefined =>

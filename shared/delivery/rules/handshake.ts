@@ -16,6 +16,7 @@ import type {
   ProvisioningState,
   Subscription,
 } from '../../domain/model';
+import type { EndpointTlsOptions } from './endpoint-tls';
 import { JSON_CONTENT_TYPE, USER_AGENT } from './headers';
 
 /** How long the validation URL validates, from the start of a validation (at time scale 1). */
@@ -94,6 +95,8 @@ export interface HandshakeRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /** The subscription's own TLS settings, as deliveries use them; absent: none. */
+  tls?: EndpointTlsOptions;
 }
 
 /** What the endpoint answered (only what the rules look at). */

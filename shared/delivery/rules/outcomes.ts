@@ -45,7 +45,37 @@ export const ERROR_CODE_OUTCOMES: Readonly<Record<string, DeliveryOutcome>> = {
   AbortError: 'Canceled',
   // The request could not be built (a bad header value): not the network's fault.
   UND_ERR_INVALID_ARG: 'GenericError',
+  // The egress proxy would not open a tunnel to the endpoint.
+  EgressProxyRefused: 'SocketError',
 };
+
+/**
+ * Certificate checks OpenSSL reports by name (a server certificate no trusted CA signed, expired,
+ * for another host...): the connection failed in its TLS handshake.
+ */
+const TLS_VERIFY_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'HOSTNAME_MISMATCH',
+]);
+
+/**
+ * Whether an error code is a TLS handshake's failure: a certificate check (`TLS_VERIFY_CODES`,
+ * `ERR_TLS_CERT_ALTNAME_INVALID`) or an alert or error of OpenSSL's (`ERR_SSL_*`: the endpoint
+ * refused the client certificate, or wanted one and got none). Retried as a socket error, the code
+ * kept so the message log says which.
+ */
+export const isTlsErrorCode = (code: string): boolean =>
+  TLS_VERIFY_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_');
 
 /** An error thrown while sending, as the retry rules see it: its outcome and the code behind it. */
 export interface ErrorOutcome {
@@ -66,6 +96,7 @@ export function classifyError(error: unknown): ErrorOutcome {
       const outcome = typeof key === 'string' ? ERROR_CODE_OUTCOMES[key] : undefined;
       if (outcome !== undefined) return { outcome, errorCode: key as string };
     }
+    if (typeof code === 'string' && isTlsErrorCode(code)) return { outcome: 'SocketError', errorCode: code };
     current = (current as { cause?: unknown }).cause;
   }
   return { outcome: 'SocketError' };

@@ -98,6 +98,7 @@ export function buildDeliveryWorker(
   const http = new UndiciWebhookSender({
     clock,
     blockPrivateEndpoints: runtime.config.blockPrivateEndpoints,
+    ...(runtime.config.egressProxyUrl === undefined ? {} : { proxyUrl: runtime.config.egressProxyUrl }),
     ...(requestTimes === undefined
       ? {}
       : { timeoutMs: requestTimes.timeoutMs, lateWindowMs: requestTimes.lateWindowMs }),
