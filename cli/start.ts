@@ -5,6 +5,7 @@ import { consoleUrl } from '../local/console';
 import { parseLambdaArgument } from '../local/lambda-functions';
 import { releaseMemoryWhenQuiet } from '../local/memory-release';
 import type { LocalStack } from '../local/stack';
+import { checkProxyUrl } from '../shared/config/egress';
 import {
   DELIVERY_BATCHING_DEFAULTS,
   deliveryBatchingProblems,
@@ -28,6 +29,8 @@ interface StartOptions {
   timeScale: number;
   validateEndpoints: boolean;
   blockPrivateEndpoints: boolean;
+  /** `--egress-proxy`: the HTTP proxy requests to endpoints tunnel through. */
+  egressProxy?: string;
   /** `--portal-frame-ancestors`: the origins that may frame the portal. */
   portalFrameAncestors?: string[];
   /** `--portal-branding`: the portal's title, logo and accent colour. */
@@ -42,6 +45,13 @@ interface StartOptions {
   /** `--delivery-batch-size`: messages per delivery invocation at most. */
   deliveryBatchSize: number;
 }
+
+/** A proxy URL as printed: its password left out. */
+const redactedProxy = (proxyUrl: string): string => {
+  const url = new URL(proxyUrl);
+  if (url.password !== '') url.password = '***';
+  return url.href.replace(/\/$/, '');
+};
 
 /** The exit code of a stack that stopped because it broke (its emulator process died). */
 export const FATAL_EXIT_CODE = 1;
@@ -107,6 +117,21 @@ export function startCommand(): Command {
         .default(false)
         .preset(true)
         .argParser(flag),
+    )
+    .addOption(
+      new Option(
+        '--egress-proxy <url>',
+        'send requests to endpoints through this HTTP proxy (http://[user:pass@]host:port; CONNECT tunnels, the private-endpoint check still made)',
+      )
+        .env(ENV.egressProxyUrl)
+        .argParser((value: string) => {
+          try {
+            checkProxyUrl('--egress-proxy', value);
+          } catch (error) {
+            throw new InvalidArgumentError((error as Error).message.replace(/^--egress-proxy: /, ''));
+          }
+          return value;
+        }),
     )
     .addOption(
       new Option(
@@ -314,6 +339,7 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
       timeScale: options.timeScale,
       validateEndpoints: options.validateEndpoints,
       blockPrivateEndpoints: options.blockPrivateEndpoints,
+      ...(options.egressProxy === undefined ? {} : { egressProxyUrl: options.egressProxy }),
       ...(options.lambda === undefined ? {} : { lambdaFunctions: options.lambda }),
       ...(options.portalFrameAncestors === undefined
         ? {}
@@ -353,6 +379,7 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
       : [`  Time scale   ${options.timeScale} (delays and TTLs divided by ${options.timeScale})`]),
     ...(options.validateEndpoints ? ['  Endpoints    must pass the validation handshake'] : []),
     ...(options.blockPrivateEndpoints ? ['  Endpoints    non-public addresses refused'] : []),
+    ...(options.egressProxy === undefined ? [] : [`  Egress proxy ${redactedProxy(options.egressProxy)}`]),
     ...(framers.length > 0 ? [`  Portal       may be framed by ${framers.join(' ')}`] : []),
     'Press Ctrl-C to stop.',
   ];

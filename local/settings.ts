@@ -50,6 +50,7 @@ export function localFunctionSettings(options: LocalStackOptions): Record<string
     [ENV.allowHttpEndpoints]: 'true',
     [ENV.validateEndpoints]: String(options.validateEndpoints ?? false),
     [ENV.blockPrivateEndpoints]: String(options.blockPrivateEndpoints ?? false),
+    ...(options.egressProxyUrl === undefined ? {} : { [ENV.egressProxyUrl]: options.egressProxyUrl }),
     // The emulators' queues and topics are this machine's own: any of them.
     [ENV.resourceDestinations]: (options.resourceDestinations ?? ['*']).join(','),
     // Every bucket of the emulator, with any role (kept, not assumed): it has no accounts to keep apart.

@@ -43,6 +43,8 @@ export interface LocalStackOptions {
   validateEndpoints?: boolean;
   /** Refuse endpoint URLs aimed at loopback, private and other non-public addresses (default off). */
   blockPrivateEndpoints?: boolean;
+  /** An HTTP proxy requests to endpoints tunnel through (`http://[user:pass@]host:port`); default direct. */
+  egressProxyUrl?: string;
   /** The AWS resources subscriptions may deliver to (ARN patterns); default any (`*`). */
   resourceDestinations?: string[];
   /** The S3 buckets subscriptions may name for their dead letters (bucket ARN patterns); default any (`*`). */

@@ -2337,6 +2337,20 @@ export type components = {
                             service: "execute-api" | "lambda";
                             region?: string;
                         }) | null;
+                        tls?: {
+                            clientCertificate?: string | ({
+                                sha256Fingerprint: string;
+                            } & {
+                                [key: string]: unknown;
+                            });
+                            clientKey?: string | null;
+                            caCertificates?: string | ({
+                                sha256Fingerprint: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            trustPublicCas?: boolean;
+                        } | null;
                     };
                 } | {
                     /** @enum {string} */
@@ -2481,6 +2495,20 @@ export type components = {
                                     service: "execute-api" | "lambda";
                                     region?: string;
                                 }) | null;
+                                tls?: {
+                                    clientCertificate?: string | ({
+                                        sha256Fingerprint: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    });
+                                    clientKey?: string | null;
+                                    caCertificates?: string | ({
+                                        sha256Fingerprint: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[];
+                                    trustPublicCas?: boolean;
+                                } | null;
                             };
                         } | {
                             /** @enum {string} */
@@ -2736,6 +2764,8 @@ export type components = {
                 signing?: components["schemas"]["Signing"];
                 /** @description Absent: requests carry no credentials. */
                 auth?: components["schemas"]["EndpointAuth"];
+                /** @description Absent: no client certificate, the public CAs only. */
+                tls?: components["schemas"]["EndpointTls"];
             };
         };
         DeliveryAttributeMapping: {
@@ -2792,6 +2822,26 @@ export type components = {
             service: "execute-api" | "lambda";
             /** @description Absent: the endpoint host's region, else the stack's. */
             region?: string;
+        };
+        EndpointTls: {
+            /** @description The client certificate presented when the endpoint asks for one. */
+            clientCertificate?: components["schemas"]["CertificateSummary"];
+            /** @description Never shown; present with clientCertificate. */
+            clientKey?: null;
+            /** @description CA certificates trusted for this endpoint. */
+            caCertificates?: components["schemas"]["CertificateSummary"][];
+            /** @description `false`: only caCertificates are trusted. */
+            trustPublicCas: boolean;
+        };
+        CertificateSummary: {
+            /** @description SHA-256 of the certificate, `AB:CD:...`. */
+            sha256Fingerprint: string;
+            subject: string;
+            issuer: string;
+            /** Format: date-time */
+            validFromTime: string;
+            /** Format: date-time */
+            expiresTime: string;
         };
         ResourceDestination: {
             /**
@@ -3047,6 +3097,16 @@ export type components = {
             /** @enum {string} */
             provisioningState: "Succeeded" | "AwaitingManualAction" | "Failed";
             endpointValidation?: components["schemas"]["EndpointValidation"];
+            /** @description Present when the client certificate expires within 30 days, or has. */
+            warnings?: {
+                /** @enum {string} */
+                code: "ClientCertificateExpiring" | "ClientCertificateExpired";
+                message: string;
+                /** Format: date-time */
+                expiresTime: string;
+                /** @description Whole days left; negative once expired. */
+                daysLeft: number;
+            }[];
         };
         TestEvent: {
             eventId: string;

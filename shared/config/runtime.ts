@@ -7,6 +7,7 @@
 
 import { isValidMetricsNamespace, METRICS_NAMESPACE, METRICS_NAMESPACE_RULE } from '../observability/metrics';
 import { firstControlCharacter } from '../platform/control-characters';
+import { checkProxyUrl } from './egress';
 import { type PortalBranding, parseFrameAncestors, parsePortalBranding } from './portal';
 import { ARCHIVE_WINDOW_SECONDS, ENV, QUEUES, type QueueKey } from './resources';
 
@@ -327,25 +328,6 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     portalFrameAncestors,
     portalBranding,
   };
-}
-
-/**
- * An egress proxy's URL: `http://host:port`, user credentials allowed (sent as
- * `Proxy-Authorization`), no path beyond `/`; refused at start-up otherwise, naming the variable.
- */
-export function checkProxyUrl(name: string, value: string): void {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new Error(`${name}: '${value}' is not a URL; give the proxy as http://host:port`);
-  }
-  if (url.protocol !== 'http:') {
-    throw new Error(`${name}: the proxy is reached over plain HTTP (http://host:port); got ${url.protocol}`);
-  }
-  if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '') {
-    throw new Error(`${name}: give the proxy as http://host:port, without a path, query or fragment`);
-  }
 }
 
 /** A comma-separated list setting, entries trimmed, empty ones left out. */

@@ -77,7 +77,11 @@ async function guard(hostname: string, protocol: string, port: string, options: 
   if (blocked !== undefined) throw blocked;
   const check = await checkEndpointUrl(`${protocol}//${hostname}:${port}/`, { resolve: options.resolve });
   if (!check.allowed) {
-    throw new EndpointBlockedError(hostname, { public: false, address: hostname, range: 'reserved' }, check.reason);
+    throw new EndpointBlockedError(
+      hostname,
+      { public: false, address: hostname, range: 'reserved' },
+      check.reason,
+    );
   }
 }
 
@@ -118,9 +122,12 @@ function openTunnel(
     });
     connect.once('timeout', () => {
       connect.destroy(
-        Object.assign(new Error(`the egress proxy ${proxy.host} did not open a tunnel within ${timeoutMs / 1000} s`), {
-          code: 'ETIMEDOUT',
-        }),
+        Object.assign(
+          new Error(`the egress proxy ${proxy.host} did not open a tunnel within ${timeoutMs / 1000} s`),
+          {
+            code: 'ETIMEDOUT',
+          },
+        ),
       );
     });
     connect.once('error', (error: NodeJS.ErrnoException) => {

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { AttemptResult } from '../domain/attempts';
 import type { DeliveryItem } from '../domain/delivery';
 import { isWebhook, type ResourceDestination, type Subscription } from '../domain/model';
+import { METRIC, subscriptionDimensions } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
 import { FairSlots } from '../platform/concurrency';
 import { InProcessRateBudget } from '../storage/rate-budget';
@@ -30,6 +31,7 @@ import {
 import { resourceFailure } from './resource-sender';
 import { batchPolicyOf } from './rules/batching';
 import type { Attempted } from './rules/decide';
+import { daysLeftToWarn } from './rules/endpoint-tls';
 import { customHeaderValues } from './rules/headers';
 import { gateOf, type HealthSignal, isProbing } from './rules/health';
 import { pushesBack } from './rules/outcomes';
@@ -230,7 +232,9 @@ export class EngineAttempts {
     };
     let result: AttemptResult;
     try {
-      const first = await this.deps.sender.send(await outgoing(false), late);
+      const made = await outgoing(false);
+      this.warnOfCertificate(subscription, made.tls);
+      const first = await this.deps.sender.send(made, late);
       result =
         first.delivered || first.httpStatus !== 401 || !this.auth.refreshes(subscription)
           ? first
@@ -246,6 +250,18 @@ export class EngineAttempts {
       };
     }
     return this.withoutSecrets(subscription, sent, result);
+  }
+
+  /** Records how many days the client certificate has left, once that is 30 or fewer. */
+  private warnOfCertificate(subscription: Subscription, tls: WebhookRequest['tls']): void {
+    const daysLeft = daysLeftToWarn(tls?.certificateExpiresAt, this.deps.clock.now());
+    if (daysLeft === undefined) return;
+    this.deps.metrics.gauge(
+      METRIC.ClientCertificateDaysLeft,
+      daysLeft,
+      'Count',
+      subscriptionDimensions(subscription.topic, subscription.name),
+    );
   }
 
   /**

@@ -21,6 +21,7 @@ import type { SecretOpener } from '../platform/sealing';
 import type { SubscriptionStore } from '../storage/subscriptions';
 import { ConcurrentChangeError } from '../storage/table';
 import { type EndpointAuth, EndpointAuthError } from './endpoint-auth';
+import { openEndpointTls } from './opened-secrets';
 import {
   type HandshakeAnswer,
   type HandshakeRequest,
@@ -29,7 +30,6 @@ import {
   judgeAnswer,
 } from './rules/handshake';
 import { NoSealingKeyError, openEndpointUrl, storedTokenUrlOf } from './sealed-endpoint';
-import { openEndpointTls } from './opened-secrets';
 
 export interface HandshakeExchange {
   exchange(request: HandshakeRequest): Promise<HandshakeAnswer | { error: string }>;

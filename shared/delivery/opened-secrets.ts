@@ -70,7 +70,7 @@ export async function openEndpointTls(
   if (tls === undefined) return undefined;
   if (tls.sealedClientKey === undefined) return endpointTlsOptionsOf(tls, undefined, rootCertificates);
   if (opener === undefined) {
-    throw new Error('a client certificate\'s key cannot be opened: this function has no sealing key');
+    throw new Error("a client certificate's key cannot be opened: this function has no sealing key");
   }
   return endpointTlsOptionsOf(tls, await opener.open(tls.sealedClientKey), rootCertificates);
 }

@@ -3,9 +3,10 @@
  * subscriptions alike: only how the subscription is found differs. Health records are keyed by
  * the subscription's topic identity (a classic topic's name, or `<namespace>/<topic>`).
  */
+import { certificateWarning } from '../delivery/rules/endpoint-tls';
 import { currentHealth } from '../delivery/rules/health';
 import { deliveryTargetOf } from '../delivery/target';
-import { endpointIdOf, type Subscription } from '../domain/model';
+import { endpointIdOf, type Subscription, webhookTlsOf } from '../domain/model';
 import { jsonResult } from '../http/api-gateway';
 import { resetHealth, rewriteHealth } from '../storage/health';
 import { type BacklogWakeDeps, wakeBacklog } from './backlog-wake';
@@ -29,10 +30,13 @@ async function healthOf(deps: HealthRouteDeps, subscription: Subscription) {
     deps.backlog.overview(topic, name, subscription.uid),
   ]);
   const nowMs = deps.clock.now();
+  const certificate = certificateWarning(webhookTlsOf(destination), nowMs);
   return {
     ...healthDocument(currentHealth(stored, topic, name, endpointIdOf(destination)), nowMs, backlog),
     // Whether the endpoint agreed to receive: one that has not is sent nothing, however healthy.
     ...provisioningProperties(subscription, nowMs),
+    // A client certificate that expires within 30 days (or has).
+    ...(certificate === undefined ? {} : { warnings: [certificate] }),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 
 import { batchPolicyOf } from '../delivery/rules/batching';
+import { caSummaries, certificateSummary, leafOf } from '../delivery/rules/endpoint-tls';
 import { provisioningStateOf } from '../delivery/rules/handshake';
 import { healthState } from '../delivery/rules/health';
 import type { BacklogState } from '../domain/backlog';
@@ -15,6 +16,7 @@ import {
   type DeliveryAttributeMapping,
   type DeliveryAuth,
   type Destination,
+  type EndpointTls,
   type InputSchemaMapping,
   isWebhook,
   type RetryLimits,
@@ -128,6 +130,22 @@ export function destinationPropertiesDocument(destination: Destination) {
     ...settings,
     ...(destination.signing === undefined ? {} : { signing: signingDocument(destination.signing) }),
     ...(destination.auth === undefined ? {} : { auth: authDocument(destination.auth) }),
+    ...(destination.tls === undefined ? {} : { tls: tlsDocument(destination.tls) }),
+  };
+}
+
+/**
+ * TLS settings as shown: the client certificate's summary (fingerprint, names, validity), never
+ * the certificate or its key (`null`, as a client secret is shown), and each CA certificate's
+ * summary. Sent back, the summaries keep what they stand for.
+ */
+export function tlsDocument(tls: EndpointTls) {
+  return {
+    ...(tls.clientCertificate === undefined
+      ? {}
+      : { clientCertificate: certificateSummary(leafOf(tls.clientCertificate)), clientKey: null }),
+    ...(tls.caCertificates === undefined ? {} : { caCertificates: caSummaries(tls.caCertificates) }),
+    trustPublicCas: tls.trustPublicCas !== false,
   };
 }
 

@@ -105,6 +105,11 @@ export const METRIC = {
    * Stack-wide only (Gridwire's own).
    */
   OldestOverdueSeconds: 'OldestOverdueSeconds',
+  /**
+   * Whole days until a subscription's client certificate expires (negative once it has), written
+   * with its deliveries only from 30 days before: a gauge an alarm watches (Gridwire's own).
+   */
+  ClientCertificateDaysLeft: 'ClientCertificateDaysLeft',
   /** Events written into their topic's archive (Gridwire's own). */
   ArchivedEventCount: 'ArchivedEventCount',
   /**
@@ -169,6 +174,7 @@ export const METRIC_DIMENSION_SETS: Readonly<Record<MetricName, readonly (readon
   BacklogOldestEventAgeSeconds: [[]],
   BacklogWakeLateCount: [[]],
   OldestOverdueSeconds: [[]],
+  ClientCertificateDaysLeft: [[], SUBSCRIPTION],
 };
 
 /** Which of the optional series a function emits (its `RuntimeConfig` settings of the same names). */

@@ -32,14 +32,14 @@ export interface EndpointTlsOptions {
   readonly cert?: string;
   readonly key?: string;
   readonly ca?: readonly string[];
+  /** When the client certificate expires (epoch ms), for the warnings. */
+  readonly certificateExpiresAt?: number;
 }
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /** The certificates of a PEM text, in order, or why it holds none that parse. */
-export function parseCertificates(
-  pem: string,
-): { certificates: X509Certificate[] } | { problem: string } {
+export function parseCertificates(pem: string): { certificates: X509Certificate[] } | { problem: string } {
   const blocks = pem.match(PEM_CERTIFICATE) ?? [];
   if (blocks.length === 0) {
     return {
@@ -63,7 +63,9 @@ export function parseCertificates(
 /** A private key given as PEM, or why it can't be used (not a key, or encrypted). */
 export function parsePrivateKey(pem: string): { key: KeyObject } | { problem: string } {
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
-    return { problem: 'is not a PEM private key (-----BEGIN PRIVATE KEY----- or -----BEGIN RSA/EC PRIVATE KEY-----)' };
+    return {
+      problem: 'is not a PEM private key (-----BEGIN PRIVATE KEY----- or -----BEGIN RSA/EC PRIVATE KEY-----)',
+    };
   }
   if (/-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(pem)) {
     return { problem: 'is encrypted: give it without a passphrase (it is sealed at rest, never shown)' };
@@ -130,6 +132,16 @@ export function clientCertificateExpiry(tls: EndpointTls | undefined): number | 
   return expiryOf(leafOf(tls.clientCertificate)).getTime();
 }
 
+/**
+ * Whole days left until a client certificate expiring at `expiresAt` does (negative once it has),
+ * when that is within {@link CERTIFICATE_WARNING_DAYS}; else `undefined`: what the
+ * `ClientCertificateDaysLeft` metric records.
+ */
+export function daysLeftToWarn(expiresAt: number | undefined, nowMs: number): number | undefined {
+  if (expiresAt === undefined || expiresAt - nowMs > CERTIFICATE_WARNING_DAYS * DAY_MS) return undefined;
+  return Math.floor((expiresAt - nowMs) / DAY_MS);
+}
+
 /** What a subscription's health says of its client certificate at `nowMs`. */
 export interface CertificateWarning {
   code: 'ClientCertificateExpiring' | 'ClientCertificateExpired';
@@ -142,11 +154,13 @@ export interface CertificateWarning {
  * A warning when the client certificate expires within {@link CERTIFICATE_WARNING_DAYS} (or has),
  * else `undefined`.
  */
-export function certificateWarning(tls: EndpointTls | undefined, nowMs: number): CertificateWarning | undefined {
+export function certificateWarning(
+  tls: EndpointTls | undefined,
+  nowMs: number,
+): CertificateWarning | undefined {
   const expiresAt = clientCertificateExpiry(tls);
-  if (expiresAt === undefined) return undefined;
-  const daysLeft = Math.floor((expiresAt - nowMs) / DAY_MS);
-  if (expiresAt - nowMs > CERTIFICATE_WARNING_DAYS * DAY_MS) return undefined;
+  const daysLeft = daysLeftToWarn(expiresAt, nowMs);
+  if (expiresAt === undefined || daysLeft === undefined) return undefined;
   const expiresTime = new Date(expiresAt).toISOString();
   return expiresAt <= nowMs
     ? {
@@ -185,7 +199,11 @@ export function endpointTlsOptionsOf(
     id,
     ...(tls.clientCertificate === undefined || clientKey === undefined
       ? {}
-      : { cert: tls.clientCertificate, key: clientKey }),
+      : {
+          cert: tls.clientCertificate,
+          key: clientKey,
+          certificateExpiresAt: expiryOf(leafOf(tls.clientCertificate)).getTime(),
+        }),
     ...(own.length === 0 && tls.trustPublicCas !== false
       ? {}
       : { ca: tls.trustPublicCas === false ? own : [...publicCas, ...own] }),

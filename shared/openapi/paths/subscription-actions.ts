@@ -156,6 +156,17 @@ export const healthDocumentSchema = z
     held: heldSchema.nullable(),
     provisioningState: z.enum(PROVISIONING_STATES),
     endpointValidation: endpointValidationDocumentSchema.optional(),
+    warnings: z
+      .array(
+        z.object({
+          code: z.enum(['ClientCertificateExpiring', 'ClientCertificateExpired']),
+          message: z.string(),
+          expiresTime: isoTime,
+          daysLeft: z.number().int().meta({ description: 'Whole days left; negative once expired.' }),
+        }),
+      )
+      .optional()
+      .meta({ description: 'Present when the client certificate expires within 30 days, or has.' }),
   })
   .meta({ id: 'SubscriptionHealth' });
 

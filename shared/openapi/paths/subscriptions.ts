@@ -93,6 +93,32 @@ export const endpointAuthDocumentSchema = z
   ])
   .meta({ id: 'EndpointAuth' });
 
+/** A certificate as shown: never the certificate itself. Sent back, it keeps the stored one. */
+const certificateSummarySchema = z
+  .object({
+    sha256Fingerprint: z.string().meta({ description: 'SHA-256 of the certificate, `AB:CD:...`.' }),
+    subject: z.string(),
+    issuer: z.string(),
+    validFromTime: isoTime,
+    expiresTime: isoTime,
+  })
+  .meta({ id: 'CertificateSummary' });
+
+/** A webhook's own TLS settings as shown: summaries, never a certificate or key. */
+export const endpointTlsDocumentSchema = z
+  .object({
+    clientCertificate: certificateSummarySchema
+      .optional()
+      .meta({ description: 'The client certificate presented when the endpoint asks for one.' }),
+    clientKey: z.null().optional().meta({ description: 'Never shown; present with clientCertificate.' }),
+    caCertificates: z
+      .array(certificateSummarySchema)
+      .optional()
+      .meta({ description: 'CA certificates trusted for this endpoint.' }),
+    trustPublicCas: z.boolean().meta({ description: '`false`: only caCertificates are trusted.' }),
+  })
+  .meta({ id: 'EndpointTls' });
+
 /** What every destination shows: batching (always, as delivery reads it), headers, the rate limit. */
 const deliverySettingsDocumentShape = {
   maxEventsPerBatch: z.number().int(),
@@ -117,6 +143,9 @@ export const webhookDestinationDocumentSchema = z
       auth: endpointAuthDocumentSchema
         .optional()
         .meta({ description: 'Absent: requests carry no credentials.' }),
+      tls: endpointTlsDocumentSchema
+        .optional()
+        .meta({ description: 'Absent: no client certificate, the public CAs only.' }),
     }),
   })
   .meta({ id: 'WebhookDestination' });
