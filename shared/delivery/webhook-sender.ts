@@ -3,6 +3,8 @@
  * answer mapped onto a delivery outcome. Asked to, it keeps listening to a request that timed
  * out, and says whether a success came late (`rules/late-answer.ts`).
  */
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
 import { type AttemptResult, RESPONSE_EXCERPT_BYTES } from '../domain/attempts';
 import type { Clock } from '../platform/clock';
@@ -11,7 +13,13 @@ import { blockedHost, EndpointBlockedError, guardedLookup, type Resolver } from 
 import type { EndpointTlsOptions } from './rules/endpoint-tls';
 import type { HandshakeAnswer, HandshakeRequest } from './rules/handshake';
 import { LATE_ANSWER_WINDOW_MS } from './rules/late-answer';
-import { classifyError, isSuccessStatus, outcomeForStatus, parseRetryAfter } from './rules/outcomes';
+import {
+  classifyError,
+  isSuccessStatus,
+  isTlsErrorCode,
+  outcomeForStatus,
+  parseRetryAfter,
+} from './rules/outcomes';
 
 /** How long the sender waits for an answer before the attempt counts as `TimedOut`. */
 export const DELIVERY_TIMEOUT_MS = 30_000;
@@ -90,6 +98,9 @@ export class UndiciWebhookSender implements WebhookSender {
     this.agent = this.newAgent(undefined);
   }
 
+  /** TLS alerts endpoints sent before closing a connection (a client certificate refused). */
+  private readonly alerts = new TlsAlerts();
+
   /** Pools for subscriptions' own TLS settings, by their id, the most recently used last. */
   private readonly tlsAgents = new Map<string, Agent>();
 
@@ -139,19 +150,24 @@ export class UndiciWebhookSender implements WebhookSender {
             { proxyUrl: options.proxyUrl, blockPrivate, resolve: options.resolve, timeoutMs: this.timeoutMs },
             direct,
           );
+    // An IP literal is connected to without a lookup, so it is checked here (through a proxy,
+    // the proxy's connector checks the endpoint).
+    const guarded: buildConnector.connector =
+      blockPrivate && options.proxyUrl === undefined
+        ? (connectOptions, callback) => {
+            const blocked = blockedHost(connectOptions.hostname);
+            if (blocked === undefined) connector(connectOptions, callback);
+            else callback(blocked, null);
+          }
+        : connector;
     return new Agent({
       connections: options.connectionsPerOrigin ?? null,
       keepAliveTimeout: 10_000,
-      // An IP literal is connected to without a lookup, so it is checked here (through a proxy,
-      // the proxy's connector checks the endpoint).
-      connect:
-        blockPrivate && options.proxyUrl === undefined
-          ? (connectOptions, callback) => {
-              const blocked = blockedHost(connectOptions.hostname);
-              if (blocked === undefined) connector(connectOptions, callback);
-              else callback(blocked, null);
-            }
-          : connector,
+      connect: (connectOptions, callback) =>
+        guarded(connectOptions, (error, socket) => {
+          if (error === null) this.alerts.watch(socket);
+          callback(error as null, socket as Socket);
+        }),
       // A request's own signal ends it at the timeout, or when a late listen ends; these only
       // bound the longest a socket can wait.
       headersTimeout: this.timeoutMs + (options.lateWindowMs ?? LATE_ANSWER_WINDOW_MS),
@@ -203,7 +219,8 @@ export class UndiciWebhookSender implements WebhookSender {
         ...response,
         ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
       };
-    } catch (error) {
+    } catch (thrown) {
+      const error = this.alerts.behind(thrown);
       const { outcome, errorCode } = isEndpointBlocked(error)
         ? { outcome: 'Forbidden' as const, errorCode: 'EndpointBlocked' }
         : classifyError(error);
@@ -212,7 +229,7 @@ export class UndiciWebhookSender implements WebhookSender {
         outcome,
         ...(errorCode === undefined ? {} : { errorCode }),
         durationMs: clock.now() - started,
-        error: describeError(error),
+        error: describeError(error) + closedHint(error, webhook.tls),
       };
     } finally {
       clearTimeout(timer);
@@ -298,7 +315,11 @@ export class UndiciWebhookSender implements WebhookSender {
       }
       return { status: response.statusCode, headers, body };
     } catch (error) {
-      return { error: signal.aborted ? `no answer within ${this.timeoutMs / 1000} s` : describeError(error) };
+      return {
+        error: signal.aborted
+          ? `no answer within ${this.timeoutMs / 1000} s`
+          : describeError(this.alerts.behind(error)),
+      };
     }
   }
 
@@ -359,6 +380,41 @@ async function readText(
   return Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
 }
 
+/**
+ * The TLS alerts endpoints sent on connections that then closed. Under TLS 1.3 a server checks the
+ * client certificate after the handshake: one it refuses (or a missing one) is answered with an
+ * alert and the connection closed, which the HTTP client reports only as "other side closed".
+ * The alert is kept here by the connection's ports for a few seconds, so the attempt can name it.
+ */
+class TlsAlerts {
+  private readonly byConnection = new Map<string, Error>();
+
+  watch(socket: Socket | TLSSocket): void {
+    if (!('encrypted' in socket)) return;
+    const key = `${socket.localPort}/${socket.remotePort}`;
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (typeof error.code === 'string' && isTlsErrorCode(error.code)) this.byConnection.set(key, error);
+    });
+    socket.once('close', () => {
+      setTimeout(() => this.byConnection.delete(key), TLS_ALERT_KEPT_MS).unref();
+    });
+  }
+
+  /** The TLS alert behind a closed connection's error, when one came; else the error itself. */
+  behind(error: unknown): unknown {
+    const socket = (error as { code?: unknown; socket?: { localPort?: number; remotePort?: number } }).socket;
+    if ((error as { code?: unknown }).code !== 'UND_ERR_SOCKET' || socket === undefined) return error;
+    const key = `${socket.localPort}/${socket.remotePort}`;
+    const alert = this.byConnection.get(key);
+    if (alert === undefined) return error;
+    this.byConnection.delete(key);
+    return alert;
+  }
+}
+
+/** How long a closed connection's TLS alert is kept for its request's error to find. */
+const TLS_ALERT_KEPT_MS = 5000;
+
 /** Whether the connection was refused by the private-endpoint guard (possibly as another error's cause). */
 function isEndpointBlocked(error: unknown): boolean {
   let current: unknown = error;
@@ -373,5 +429,37 @@ function describeError(error: unknown): string {
   const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code;
   const message = err.message ?? String(error);
-  return code === undefined ? message : `${code}: ${message}`;
+  if (code === undefined) return message;
+  if (!isTlsErrorCode(code)) return `${code}: ${message}`;
+  // OpenSSL's text is one line of its own; Node's advice about its flags is no use to a subscriber.
+  const reason = message.split('\n')[0]?.replace(/; if the root CA is installed locally.*$/, '');
+  return `${code}: TLS: ${reason}${tlsHint(code)}`;
+}
+
+/**
+ * A connection presenting a client certificate that the endpoint closed without an answer or an
+ * alert: how a server that checks client certificates after a TLS 1.3 handshake (Node's, for one)
+ * refuses a certificate it does not trust. Said as a possibility: the close tells no reason.
+ */
+function closedHint(error: unknown, tls: EndpointTlsOptions | undefined): string {
+  if (tls?.cert === undefined || (error as { code?: unknown }).code !== 'UND_ERR_SOCKET') return '';
+  return ' (the endpoint closed the connection without an answer: it may have refused the client certificate)';
+}
+
+/** What a subscriber can do about a TLS failure, by its code. */
+function tlsHint(code: string): string {
+  if (code.includes('CERTIFICATE_REQUIRED')) {
+    return ' (the endpoint asks for a client certificate: give one in destination.properties.tls)';
+  }
+  if (
+    code.startsWith('ERR_SSL_') &&
+    /ALERT_(BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|ACCESS_DENIED|DECRYPT_ERROR|UNSUPPORTED_CERTIFICATE|CERTIFICATE_EXPIRED|CERTIFICATE_REVOKED)/.test(
+      code,
+    )
+  ) {
+    return ' (the endpoint refused the client certificate)';
+  }
+  if (code.startsWith('ERR_SSL_')) return '';
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return " (the endpoint's certificate is for another host)";
+  return " (the endpoint's certificate is not signed by a CA trusted for it: give its CA in destination.properties.tls.caCertificates)";
 }

@@ -3,7 +3,19 @@
  * every request is kept with the time it arrived.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+
+/**
+ * An https webhook: its certificate and key, and with `clientCa` it asks every client for a
+ * certificate that CA signed and refuses the connection without one.
+ */
+export interface WebhookTls {
+  cert: string;
+  key: string;
+  clientCa?: string;
+}
 
 export interface ReceivedRequest {
   path: string;
@@ -16,6 +28,8 @@ export interface ReceivedRequest {
   arrivedAt: number;
   /** When the connection it came on was opened (a sender's requests after a point in time are told apart by it). */
   connectedAt: number;
+  /** An https webhook's: the common name of the client certificate the request came with, if any. */
+  clientCertificate?: string;
 }
 
 export type Responder = (request: ReceivedRequest) => {
@@ -34,13 +48,19 @@ export class WebhookServer {
   private base = '';
   /** When each open connection was accepted. */
   private readonly connected = new WeakMap<object, number>();
+  /** TLS connections refused (an https webhook's handshake failed: no client certificate, a wrong one). */
+  readonly tlsFailures: string[] = [];
+
+  constructor(private readonly tls?: WebhookTls) {}
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => {
+    const handle = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
       const arrivedAt = Date.now();
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
+        const peer =
+          this.tls === undefined ? undefined : (req.socket as TLSSocket).getPeerCertificate().subject?.CN;
         const request: ReceivedRequest = {
           path: req.url ?? '/',
           method: req.method ?? 'GET',
@@ -49,6 +69,7 @@ export class WebhookServer {
           at: Date.now(),
           arrivedAt,
           connectedAt: this.connected.get(req.socket) ?? arrivedAt,
+          ...(typeof peer === 'string' ? { clientCertificate: peer } : {}),
         };
         this.received.push(request);
         const responder: Responder = this.responders.get(request.path) ?? (() => ({ status: 200 }));
@@ -67,10 +88,26 @@ export class WebhookServer {
           this.delayed.add(timer);
         }
       });
-    });
-    this.server.on('connection', (socket) => this.connected.set(socket, Date.now()));
+    };
+    const { tls } = this;
+    this.server =
+      tls === undefined
+        ? createServer(handle)
+        : createHttpsServer(
+            {
+              cert: tls.cert,
+              key: tls.key,
+              ...(tls.clientCa === undefined
+                ? {}
+                : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true }),
+            },
+            handle,
+          ).on('tlsClientError', (error) => this.tlsFailures.push(error.message));
+    this.server.on(tls === undefined ? 'connection' : 'secureConnection', (socket) =>
+      this.connected.set(socket, Date.now()),
+    );
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.base = `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
   }
 
