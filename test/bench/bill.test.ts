@@ -11,7 +11,17 @@ import {
 } from '../../bench/cost';
 import { emfRecordsOf } from '../../bench/emf-size';
 import { fixedMonthly } from '../../bench/fixed-monthly';
+import { billSection } from '../../bench/harness/bill-report';
 import { captureFunctionOutput } from '../../bench/log-capture';
+import { staticEgressDetails } from '../../bench/scenarios/bill-figures';
+import {
+  interfaceEndpointBreakEven,
+  natBytesPerWebhookRequest,
+  sqsCallBytes,
+  staticEgressMonthly,
+  staticEgressPerMillion,
+  WEBHOOK_ANSWER,
+} from '../../bench/static-egress';
 
 /**
  * One million events of about 1 KB, published 1 per request and delivered 1 per webhook request,
@@ -313,5 +323,121 @@ describe('what the functions write', () => {
     // A quiet hour: 2 instances writing every 60 s, whatever the durations need.
     const quiet = emfRecordsOf(publishes, { everySeconds: 60, seconds: 3600, instances });
     expect(quiet.records).toBe(120);
+  });
+});
+
+/** The NAT's data processing price, per GB. */
+const PRICES_NAT_GB = 0.045;
+
+describe('static egress addresses (egress.staticIps)', () => {
+  it('bills each NAT gateway and its Elastic IP by the hour: $72.00 a month with two, $36.00 with one', () => {
+    // 2 x 720 h x $0.045 = $64.80; 2 x 720 h x $0.005 = $7.20.
+    expect(staticEgressMonthly(2)).toEqual({
+      natGatewayHours: expect.closeTo(64.8, 9),
+      publicIpv4Hours: expect.closeTo(7.2, 9),
+      interfaceEndpointHours: 0,
+      total: expect.closeTo(72, 9),
+    });
+    expect(staticEgressMonthly(1).total).toBeCloseTo(36, 9);
+  });
+
+  it('adds the interface endpoints by the hour in each zone when on: 2 x 2 zones x 720 h x $0.01', () => {
+    expect(staticEgressMonthly(2, true).interfaceEndpointHours).toBeCloseTo(28.8, 9);
+    expect(staticEgressMonthly(2, true).total).toBeCloseTo(100.8, 9);
+    expect(staticEgressMonthly(1, true).interfaceEndpointHours).toBeCloseTo(14.4, 9);
+  });
+
+  it('processes each webhook request and its answer on the wire, and the server handshake share', () => {
+    // A 1,400 B request: 1,534 B on the wire; the 125 B answer: 125 + 134 = 259 B; the server's
+    // handshake: 4,000 B over 100 requests, 40 B.
+    expect(Buffer.byteLength(WEBHOOK_ANSWER)).toBe(125);
+    expect(natBytesPerWebhookRequest(1400)).toBe(wireBytes(1400) + 259 + 40);
+    expect(natBytesPerWebhookRequest(1400)).toBe(1833);
+  });
+
+  it('prices the NAT data processing per million events: 1.833 GB x $0.045', () => {
+    const { natBytes, natDataProcessing } = staticEgressPerMillion(usage());
+    expect(natBytes).toBeCloseTo(1.833e9, 0);
+    expect(natDataProcessing).toBeCloseTo(0.082485, 9);
+    // Ten 1 KB events to a request of 10,400 B: the headers, answers and framing of nine requests
+    // fewer (the bodies still cross).
+    const batched = staticEgressPerMillion({
+      events: 1_000_000,
+      webhookRequests: 100_000,
+      webhookBytes: 100_000 * 10_400,
+    });
+    expect(batched.natDataProcessing).toBeLessThan(natDataProcessing * 0.65);
+    // No less than the bodies alone: 1e5 x 10,000 B = 1 GB.
+    expect(batched.natDataProcessing).toBeGreaterThan(1 * PRICES_NAT_GB);
+    expect(
+      staticEgressPerMillion({ events: 10, webhookRequests: 0, webhookBytes: 0 }).natDataProcessing,
+    ).toBe(0);
+  });
+
+  it('finds the interface endpoints pay off only past about 823 GB a month of SQS calls', () => {
+    const even = interfaceEndpointBreakEven();
+    // $28.80 a month / ($0.045 - $0.01) per GB.
+    expect(even.monthly).toBeCloseTo(28.8, 9);
+    expect(even.savedPerGb).toBeCloseTo(0.035, 9);
+    expect(even.gbPerMonth).toBeCloseTo(822.857, 2);
+    expect(even.sqsCallBytes).toBe(sqsCallBytes());
+    expect(even.sqsCallBytes).toBeGreaterThan(3000);
+    expect(even.sqsCallsPerMonth).toBeCloseTo((even.gbPerMonth * 1e9) / even.sqsCallBytes, 0);
+    // Half the endpoint hours with one zone: half the volume.
+    expect(interfaceEndpointBreakEven(1).gbPerMonth).toBeCloseTo(even.gbPerMonth / 2, 6);
+  });
+});
+
+describe("the bill section's static egress", () => {
+  const section = billSection([
+    {
+      name: 'bill',
+      description: 'The bill.',
+      figures: [],
+      details: {
+        cases: [
+          {
+            case: { key: 'one case' },
+            perMillion: { total: 0.1 },
+            perMillionStaticEgress: { natBytes: 1e9, natDataProcessing: 0.045 },
+            comparisonPerMillion: { eventGrid: 1.2, eventBridge: 1.2 },
+          },
+        ],
+        fixedMonthly: {
+          stack: { total: 17 },
+          perTopic: 0,
+          perSubscription: 0,
+          inputs: {
+            alarms: 0,
+            alarmMetrics: 0,
+            dashboards: 0,
+            secrets: 0,
+            customerManagedKeys: 0,
+            customMetrics: {
+              happyPath: { stack: 0, perTopic: 0, perSubscription: 0 },
+              atMost: { stack: 0, perTopic: 0, perSubscription: 0 },
+            },
+          },
+        },
+        staticEgress: staticEgressDetails(),
+      },
+    },
+  ]);
+
+  it('adds the NAT data processing per million events, and the all-in with it', () => {
+    expect(section).toContain('| static egress: NAT data processing (`egress.staticIps`) | 0.0450 |');
+    expect(section).toContain('| **all-in with static egress addresses** | 0.1450 |');
+  });
+
+  it('shows each monthly line with its arithmetic, and the stack without and with it', () => {
+    expect(section).toContain(
+      '| NAT gateway hours | 64.80 | 2 NAT gateways (one per zone) × 720 h × $0.045 |',
+    );
+    expect(section).toContain('| public IPv4 addresses | 7.20 | 2 Elastic IPs × 720 h × $0.005 |');
+    expect(section).toContain('| **added, 2 NAT gateways (the default)** | **72.00** | |');
+    expect(section).toContain('| added, `natGateways: 1` (one zone) | 36.00 | |');
+    expect(section).toContain('| interface endpoints (`interfaceEndpoints: true`) | +28.80 |');
+    expect(section).toContain('| stack without / with static egress | 17.00 / 89.00 | |');
+    expect(section).toMatch(/only past 823 GB a month/);
   });
 });

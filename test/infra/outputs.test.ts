@@ -27,6 +27,7 @@ describe('the API, table and dead-letter bucket outputs', () => {
       apiUrl: 'ApiUrl',
       tableName: 'TableName',
       deadLetterBucketName: 'DeadLetterBucketName',
+      egressAddresses: 'EgressAddresses',
     });
     expect(outputs.ApiUrl?.Description).toBe('Base URL of the Gridwire API');
     expect(outputs.TableName).toMatchObject({ Value: ref(first.table) });

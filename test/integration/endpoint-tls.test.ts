@@ -11,6 +11,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { systemClock } from '../../shared/platform/clock';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { type KeyPair, TestPki } from '../support/test-pki';
 import { eventually, WebhookServer } from '../support/webhook-server';
@@ -230,6 +231,34 @@ describe('checked when saved', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toContain(message);
     expect((await api.call('GET', route('refused'))).status).toBe(404);
+  });
+
+  it("refuses a client certificate or CA that has expired, by the stack's clock", async () => {
+    const yearOn = 365 * 24 * 3600 * 1000;
+    const later = await startTestStack({ clock: { ...systemClock, now: () => Date.now() + yearOn } });
+    try {
+      await later.createTopic('later');
+      const save = (tls: Record<string, unknown>) =>
+        later.call('PUT', '/admin/topics/later/eventSubscriptions/hook', {
+          properties: {
+            destination: { endpointType: 'WebHook', properties: { endpointUrl: mutual.url('/later'), tls } },
+          },
+        });
+      const certificate = await save(mutualTls());
+      expect(certificate.status).toBe(400);
+      expect(certificate.body.error.message).toMatch(
+        new RegExp(
+          `^${field.replace(/\./g, '\\.')}\\.clientCertificate: expired on .* \\(CN=gridwire-client\\)\\.$`,
+        ),
+      );
+      const authority = await save({ caCertificates: serverCa.cert });
+      expect(authority.status).toBe(400);
+      expect(authority.body.error.message).toMatch(
+        /\.caCertificates: certificate 1 expired on .*Gridwire Test Server CA/,
+      );
+    } finally {
+      await later.close();
+    }
   });
 
   it('refuses TLS settings for an http endpoint', async () => {

@@ -7,7 +7,10 @@
  */
 import { LAMBDA_UNRESERVED_MINIMUM, NEW_ACCOUNT_CONCURRENCY_LIMIT } from '../../infra/pipeline/capacity';
 import {
+  type EgressResourceCounts,
+  egressQuotaProblems,
   environmentBytes,
+  FRESH_ACCOUNT_QUOTAS,
   LAMBDA_ENVIRONMENT_LIMIT_BYTES,
   longestValue,
 } from '../../infra/pipeline/deploy-limits';
@@ -278,7 +281,45 @@ export const DEPLOY_RULES: readonly DeployRule[] = [
         .map(([role, characters]) => `${role}'s inline policies may reach ${characters} characters`);
     },
   },
+  {
+    rule: `stays within a fresh account's default quotas of the egress VPC: ${FRESH_ACCOUNT_QUOTAS.elasticIpsPerRegion} Elastic IPs and ${FRESH_ACCOUNT_QUOTAS.vpcsPerRegion} VPCs a region (the default VPC one of them), ${FRESH_ACCOUNT_QUOTAS.natGatewaysPerZone} NAT gateways a zone`,
+    why: 'EC2 refuses the Elastic IP, VPC or NAT gateway past the quota, and the create fails partway with the network half made (each quota can be raised, but not during a deploy).',
+    check: (template) => egressQuotaProblems(egressResourceCountsOfTemplate(template)),
+  },
 ];
+
+/**
+ * What a template adds of each resource a fresh account's default quotas count: Elastic IPs,
+ * VPCs, internet gateways, NAT gateways in one zone (by their subnet's zone), gateway endpoints,
+ * interface endpoints in one VPC.
+ */
+export function egressResourceCountsOfTemplate(template: TemplateJson): EgressResourceCounts {
+  const count = (type: string) => entriesOf(template, type).length;
+  const mostInOne = (keys: string[]) => {
+    const byKey = new Map<string, number>();
+    for (const key of keys) byKey.set(key, (byKey.get(key) ?? 0) + 1);
+    return Math.max(0, ...byKey.values());
+  };
+  const zoneOfSubnet = (subnet: string | undefined) =>
+    JSON.stringify(template.Resources[subnet ?? '']?.Properties?.AvailabilityZone ?? subnet);
+  const endpoints = entriesOf(template, 'AWS::EC2::VPCEndpoint');
+  const ofType = (type: string) =>
+    endpoints.filter(([, endpoint]) => endpoint.Properties?.VpcEndpointType === type);
+  return {
+    elasticIps: count('AWS::EC2::EIP'),
+    vpcs: count('AWS::EC2::VPC'),
+    internetGateways: count('AWS::EC2::InternetGateway'),
+    natGatewaysInOneZone: mostInOne(
+      entriesOf(template, 'AWS::EC2::NatGateway').map(([, nat]) =>
+        zoneOfSubnet(refId(nat.Properties?.SubnetId)),
+      ),
+    ),
+    gatewayEndpoints: ofType('Gateway').length,
+    interfaceEndpointsInOneVpc: mostInOne(
+      ofType('Interface').map(([, endpoint]) => JSON.stringify(endpoint.Properties?.VpcId)),
+    ),
+  };
+}
 
 /** Every rule's problems in `template`, as `rule: problem` lines; empty when all hold. */
 export const deployProblems = (template: TemplateJson): string[] =>

@@ -1,6 +1,7 @@
 import {
   classifyError,
   isSuccessStatus,
+  isTlsErrorCode,
   outcomeForStatus,
   parseRetryAfter,
   pushesBack,
@@ -80,5 +81,29 @@ describe('push-back', () => {
       false,
     );
     expect(pushesBack(undefined)).toBe(false);
+  });
+});
+
+describe('TLS failures', () => {
+  it.each([
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'CERT_HAS_EXPIRED',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
+    'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE',
+  ])('%s is a socket error that keeps its code', (code) => {
+    expect(isTlsErrorCode(code)).toBe(true);
+    expect(classifyError(Object.assign(new Error('tls'), { code }))).toEqual({
+      outcome: 'SocketError',
+      errorCode: code,
+    });
+  });
+
+  it('leaves other codes to the table', () => {
+    expect(isTlsErrorCode('ECONNRESET')).toBe(false);
+    expect(classifyError(Object.assign(new Error('x'), { code: 'ESOMETHING' }))).toEqual({
+      outcome: 'SocketError',
+    });
   });
 });
