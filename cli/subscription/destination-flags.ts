@@ -45,6 +45,8 @@ function resourceDestinationOf(flags: SubscriptionFlags, base: Json | undefined)
     flags.signingSecret === undefined ? undefined : '--signing-secret',
     flags.oauth2TokenUrl === undefined && flags.oauth2ClientId === undefined ? undefined : '--oauth2-*',
     flags.awsSigv4 === undefined ? undefined : '--aws-sigv4',
+    flags.clientCertificate === undefined && flags.clientKey === undefined ? undefined : '--client-*',
+    flags.caCertificates === undefined && flags.publicCas !== false ? undefined : '--ca-certificates',
   ].filter((name) => name !== undefined);
   if (webhookOnly.length > 0) {
     throw new InvalidArgumentError(`${webhookOnly.join(', ')}: for webhooks only, not an AWS resource`);
@@ -119,6 +121,7 @@ export function destinationOf(flags: SubscriptionFlags, base: Json | undefined):
       ...deliverySettingsOf(flags),
       ...signingOf(flags, properties.signing),
       ...authOf(flags, properties.auth),
+      ...tlsOf(flags, properties.tls),
     },
   };
 }
@@ -172,6 +175,34 @@ function authOf(flags: SubscriptionFlags, base: unknown): Json {
   if (Object.keys(oauth2).length === 0) return base === undefined ? {} : { auth: base };
   const kept = (base as Json | undefined)?.type === 'OAuth2ClientCredentials' ? (base as Json) : {};
   return { auth: { ...kept, type: 'OAuth2ClientCredentials', ...oauth2 } };
+}
+
+/**
+ * `destination.properties.tls` from the flags, over what `update` read (its summaries keep the
+ * stored certificate, key and CAs): a certificate given needs its key; `--no-public-cas` trusts
+ * only the CAs given (or kept); `--no-tls` removes them all.
+ */
+function tlsOf(flags: SubscriptionFlags, base: unknown): Json {
+  if (flags.tls === false) {
+    const given = [
+      flags.clientCertificate === undefined ? undefined : '--client-certificate',
+      flags.clientKey === undefined ? undefined : '--client-key',
+      flags.caCertificates === undefined ? undefined : '--ca-certificates',
+    ].filter((name) => name !== undefined);
+    if (given.length > 0)
+      throw new InvalidArgumentError(`--no-tls and ${given.join(', ')}: give one or the other.`);
+    return { tls: undefined };
+  }
+  const changes = {
+    ...(flags.clientCertificate === undefined ? {} : { clientCertificate: flags.clientCertificate }),
+    ...(flags.clientKey === undefined ? {} : { clientKey: flags.clientKey }),
+    ...(flags.caCertificates === undefined ? {} : { caCertificates: flags.caCertificates }),
+    ...(flags.publicCas === false ? { trustPublicCas: false } : {}),
+  };
+  if (Object.keys(changes).length === 0) return base === undefined ? {} : { tls: base };
+  // A new certificate without its key would keep the old key: the API refuses the pair, naming it.
+  const kept = (base ?? {}) as Json;
+  return { tls: { ...kept, ...changes } };
 }
 
 /**

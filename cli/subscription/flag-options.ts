@@ -4,7 +4,8 @@
  * are delivered, signed and authenticated, and what the message log keeps. What they read as is
  * in `flags.ts`.
  */
-import { type Command, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { RESOURCE_ENDPOINT_TYPES } from '../../shared/domain/model';
 import { LABEL_LIMITS } from '../../shared/sessions/scope';
 import { labelsArgument } from '../labels';
@@ -187,7 +188,37 @@ function withAuthFlags(command: Command): Command {
       '--aws-sigv4-region <region>',
       'the region to sign for (default: from the endpoint host, else the stack’s)',
     )
-    .option('--no-auth', 'send no credentials of its own (update: remove the auth)');
+    .option('--no-auth', 'send no credentials of its own (update: remove the auth)')
+    .option(
+      '--client-certificate <file>',
+      'mutual TLS: a PEM file with the client certificate (and its chain) presented to the endpoint; with --client-key',
+      pemFileArgument('--client-certificate'),
+    )
+    .option(
+      '--client-key <file>',
+      "mutual TLS: a PEM file with the client certificate's private key, unencrypted (sealed, never shown)",
+      pemFileArgument('--client-key'),
+    )
+    .option(
+      '--ca-certificates <file>',
+      "a PEM bundle of CA certificates trusted for this endpoint (a private CA's), beside the public ones",
+      pemFileArgument('--ca-certificates'),
+    )
+    .option('--no-public-cas', 'trust only --ca-certificates for this endpoint, not the public CAs')
+    .option('--no-tls', 'no client certificate or CAs of its own (update: remove them)');
+}
+
+/** Reads a PEM file named by a flag; a file that can't be read is refused naming the flag. */
+function pemFileArgument(name: string) {
+  return (path: string): string => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new InvalidArgumentError(
+        `${name} ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
+    }
+  };
 }
 
 /** The flags that shape a subscription (create and update take the same ones). */

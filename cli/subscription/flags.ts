@@ -79,4 +79,12 @@ export interface SubscriptionFlags {
   awsSigv4Region?: string;
   /** `--no-auth` (commander's `auth: false`): no credentials on requests again. */
   auth?: boolean;
+  /** `--client-certificate`, `--client-key`, `--ca-certificates`: the PEM texts of the files named. */
+  clientCertificate?: string;
+  clientKey?: string;
+  caCertificates?: string;
+  /** `--no-public-cas` (commander's `publicCas: false`): only `--ca-certificates` trusted. */
+  publicCas?: boolean;
+  /** `--no-tls` (commander's `tls: false`): no TLS settings of its own again. */
+  tls?: boolean;
 }

@@ -211,6 +211,54 @@ describe('classic subscription bodies', () => {
     expect(limitOf({ maxDeliveriesPerSecond: false })).toBeUndefined();
   });
 
+  it('put TLS settings in the destination: the summaries kept, the files given over them, or none', () => {
+    const summary = { sha256Fingerprint: 'AA:BB', subject: 'CN=c', issuer: 'CN=ca' };
+    const document = {
+      name: 'billing',
+      properties: {
+        destination: {
+          endpointType: 'WebHook',
+          properties: {
+            endpointBaseUrl: 'https://a.example/h',
+            tls: {
+              clientCertificate: summary,
+              clientKey: null,
+              caCertificates: [summary],
+              trustPublicCas: true,
+            },
+          },
+        },
+      },
+    };
+    const gaps = { endpointUrl: 'https://a.example/h' };
+    const tlsOf = (flags: Parameters<typeof classicSubscriptionBody>[0]) =>
+      JSON.parse(JSON.stringify(classicSubscriptionBody(flags, classicBodyOf(document, gaps, flags))))
+        .properties.destination.properties.tls;
+    // Sent back as shown: the API keeps the certificate, key and CAs it has.
+    expect(tlsOf({})).toEqual(document.properties.destination.properties.tls);
+    expect(tlsOf({ clientCertificate: 'CERT PEM', clientKey: 'KEY PEM' })).toEqual({
+      clientCertificate: 'CERT PEM',
+      clientKey: 'KEY PEM',
+      caCertificates: [summary],
+      trustPublicCas: true,
+    });
+    expect(tlsOf({ caCertificates: 'CA PEM', publicCas: false })).toMatchObject({
+      clientCertificate: summary,
+      caCertificates: 'CA PEM',
+      trustPublicCas: false,
+    });
+    expect(tlsOf({ tls: false })).toBeUndefined();
+    expect(() => tlsOf({ tls: false, caCertificates: 'CA PEM' })).toThrow(
+      '--no-tls and --ca-certificates: give one or the other.',
+    );
+    expect(() =>
+      classicSubscriptionBody({
+        resourceArn: 'arn:aws:sqs:us-east-1:123456789012:q',
+        clientCertificate: 'C',
+      }),
+    ).toThrow('--client-*: for webhooks only, not an AWS resource');
+  });
+
   it('put endpoint auth in the destination: OAuth 2.0 over the client it has, SigV4, or none', () => {
     const document = {
       name: 'billing',
