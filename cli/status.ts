@@ -5,7 +5,7 @@
  * oldest backlog wake is right now. On AWS the same figures are on the stack's CloudWatch
  * dashboard (the last as `OldestOverdueSeconds`, written by every sweep).
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import {
   type BacklogTimersStatus,
   LOCAL_STATUS_PATH,
@@ -13,7 +13,8 @@ import {
   type QueueDepth,
 } from '../local/status';
 import { METRIC, type MetricName } from '../shared/observability/metrics';
-import { localApiTarget, okText } from './admin-api';
+import { localApiTarget, okData, okText, resolveApiTarget } from './admin-api';
+import { CliError } from './errors';
 import { dataDirOption } from './options';
 import { table } from './output';
 
@@ -280,14 +281,78 @@ export async function statusOutput(options: { dataDir: string; json?: boolean })
   return options.json === true ? JSON.stringify(summary, null, 2) : formatStatus(summary);
 }
 
+/** Where a stack's requests to endpoints leave from (`GET /admin/egress`). */
+export interface EgressStatus {
+  addresses: string[];
+  staticAddresses: boolean;
+  proxy: boolean;
+}
+
+/** The egress lines: the addresses receivers allow-list, or that there are none fixed. */
+export function formatEgress(egress: EgressStatus, where: 'aws' | 'local'): string {
+  const via = egress.proxy ? ' through the egress proxy' : '';
+  if (egress.staticAddresses) {
+    return `Egress       ${egress.addresses.join(', ')}${via}  (fixed: receivers may allow-list these)`;
+  }
+  return where === 'aws'
+    ? `Egress       no fixed addresses${via}: requests leave from Lambda's shared addresses (the egress prop's staticIps gives fixed ones)`
+    : `Egress       this machine's addresses${via}`;
+}
+
+/**
+ * What `gridwire status --api <url>` prints of a deployed stack: where its requests leave from.
+ * Its counts are on the stack's CloudWatch dashboard, not behind the API.
+ */
+export async function deployedStatusOutput(options: {
+  api: string;
+  region?: string;
+  json?: boolean;
+}): Promise<string> {
+  const target = await resolveApiTarget({
+    dataDir: '',
+    api: options.api,
+    ...(options.region === undefined ? {} : { region: options.region }),
+  });
+  const egress = okData(
+    await target.client.GET('/admin/egress'),
+    'read where requests leave from',
+  ) as EgressStatus;
+  if (options.json === true) return JSON.stringify({ egress }, null, 2);
+  return [
+    `Gridwire at ${options.api}`,
+    formatEgress(egress, 'aws'),
+    "Counts       on the stack's CloudWatch dashboard (gridwire status counts the local stack's)",
+  ].join('\n');
+}
+
 export function statusCommand(): Command {
   return new Command('status')
     .description(
-      'What the running local stack has counted since it started: events published, matched, delivered, failed, dead-lettered and dropped, per topic and per event subscription, the queue depths, and the oldest overdue backlog wake.',
+      "What the running local stack has counted since it started: events published, matched, delivered, failed, dead-lettered and dropped, per topic and per event subscription, the queue depths, and the oldest overdue backlog wake. With --api, where a deployed stack's requests to endpoints leave from (its fixed egress addresses).",
     )
     .addOption(dataDirOption('data directory of the local stack to read'))
+    .addOption(
+      new Option(
+        '--api <url>',
+        'a deployed API (the ApiUrl stack output): show where its deliveries leave from (signed with your AWS credentials)',
+      ),
+    )
+    .addOption(
+      new Option('--region <region>', "the API's AWS region (default: from the URL, else AWS_REGION)"),
+    )
     .option('--json', 'print the figures as JSON')
-    .action(async (options: { dataDir: string; json?: boolean }) => {
-      console.log(await statusOutput(options));
+    .action(async (options: { dataDir: string; json?: boolean; api?: string; region?: string }) => {
+      if (options.api === undefined) {
+        if (options.region !== undefined) throw new CliError('--region goes with --api');
+        console.log(await statusOutput(options));
+        return;
+      }
+      console.log(
+        await deployedStatusOutput({
+          api: options.api,
+          ...(options.region === undefined ? {} : { region: options.region }),
+          ...(options.json === undefined ? {} : { json: options.json }),
+        }),
+      );
     });
 }

@@ -151,6 +151,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/admin/egress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where requests to endpoints leave from
+         * @description The fixed public addresses deliveries come from, for receivers' allow-lists: the Elastic IPs of the NAT gateways the stack's `egress` prop made (or the addresses named for an existing VPC). Empty without static egress.
+         */
+        get: operations["getAdminEgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/sessions": {
         parameters: {
             query?: never;
@@ -1171,6 +1191,26 @@ export type paths = {
          * @description Sends the events of dead-letter blobs (by keys or window) again as new deliveries, and marks the blobs replayed.
          */
         post: operations["postAdminNamespacesNamespaceTopicsTopicEventSubscriptionsSubscriptionDeadLettersReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/api/egress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where requests to endpoints leave from
+         * @description The fixed public addresses deliveries come from, for receivers' allow-lists: the Elastic IPs of the NAT gateways the stack's `egress` prop made (or the addresses named for an existing VPC). Empty without static egress.
+         */
+        get: operations["getConsoleApiEgress"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2588,6 +2628,13 @@ export type components = {
         GatewayError: {
             message: string;
         };
+        Egress: {
+            /** @description Public IPv4 addresses; empty: none fixed. */
+            addresses: string[];
+            staticAddresses: boolean;
+            /** @description Requests go through an egress proxy. */
+            proxy: boolean;
+        };
         Topic: {
             /** @description The resource id, ARM-shaped. */
             id: string;
@@ -3716,6 +3763,30 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
+        };
+    };
+    getAdminEgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where requests leave from. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Egress"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     postAdminSessions: {
@@ -6327,6 +6398,30 @@ export interface operations {
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getConsoleApiEgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where requests leave from. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Egress"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
         };
     };

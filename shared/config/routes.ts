@@ -77,6 +77,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'GET', path: `${CONSOLE_PATH}/{file+}`, function: 'management', auth: 'public' },
   { method: 'GET', path: PORTAL_PATH, function: 'management', auth: 'public' },
   { method: 'GET', path: OPENAPI_PATH, function: 'management', auth: 'public' },
+  admin('GET', '/egress'),
   admin('POST', '/sessions'),
   admin('POST', '/sessions/revokeAll'),
   admin('GET', '/topics'),

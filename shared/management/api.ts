@@ -22,6 +22,7 @@ import { deadLetterOperations } from './dead-letter-routes';
 import { checkDeadLetterBucket } from './dead-letters';
 import { deliverySchemaFor } from './delivery-schema';
 import type { ClockDeps, ManagementDeps, PropagationDeps, TopicStoreDeps, UrlDeps } from './deps';
+import { egressOperations } from './egress-routes';
 import { type CatalogTopicFinder, eventTypeOperations } from './event-type-routes';
 import { healthOperations } from './health-routes';
 import { MAX_BODY_BYTES, subscriptionParam, topicParam } from './http-helpers';
@@ -206,6 +207,7 @@ const operations: Readonly<Operations<ManagementDeps>> = {
 const allOperations: Readonly<Operations<ManagementDeps>> = {
   ...operations,
   ...sessionOperations,
+  ...egressOperations,
   ...consoleOperations({ ...operations }),
 };
 

@@ -147,6 +147,13 @@ export interface EndpointRuleDeps {
   allowHttpEndpoints: boolean;
   /** Endpoint URLs aimed at loopback, private or other non-public addresses are refused. */
   blockPrivateEndpoints: boolean;
+  /**
+   * The fixed public addresses requests to endpoints leave from (the `egress` prop's Elastic IPs);
+   * empty: none (Lambda's shared addresses, or this machine's).
+   */
+  egressAddresses?: readonly string[];
+  /** Whether requests to endpoints go through an egress proxy. */
+  egressProxy?: boolean;
 }
 
 /** Which AWS resources subscriptions may deliver to. */

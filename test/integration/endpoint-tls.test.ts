@@ -354,6 +354,11 @@ describe('an egress proxy', () => {
       const request = await mutual.requestWith('/proxied', '"id":"p-1"');
       expect(request.clientCertificate).toBe('gridwire-client');
       expect(tunnels).toContain(new URL(mutual.url('/proxied')).host);
+      expect((await proxied.call('GET', '/admin/egress')).body).toEqual({
+        addresses: [],
+        staticAddresses: false,
+        proxy: true,
+      });
     } finally {
       await proxied.close();
     }

@@ -129,6 +129,12 @@ const fullSubscription = (topic: string, name: string): Subscription =>
         // Every field set: a secret with the expiry only earlier secrets have.
         secrets: [{ sealed: 'v1.sealed.old', publicKey: 'whpk_public', createdAt: 1, expiresAt: 3 }],
       },
+      tls: {
+        clientCertificate: '-----BEGIN CERTIFICATE-----\nclient\n-----END CERTIFICATE-----\n',
+        sealedClientKey: 'v1.sealed.client-key',
+        caCertificates: '-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n',
+        trustPublicCas: false,
+      },
     },
     filter: {
       includedEventTypes: ['Order.Created'],

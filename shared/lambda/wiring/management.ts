@@ -84,6 +84,8 @@ export function buildManagementDeps(
     validationWindowMs: VALIDATION_WINDOW_MS / runtime.config.timeScale,
     allowHttpEndpoints: runtime.config.allowHttpEndpoints,
     blockPrivateEndpoints: runtime.config.blockPrivateEndpoints,
+    egressAddresses: runtime.config.egressAddresses,
+    egressProxy: runtime.config.egressProxyUrl !== undefined,
     resourceDestinations: runtime.config.resourceDestinations,
     declaredDestinations,
     // The local stack brings its emulator's clients (SQS and SNS); on AWS every type is reachable.

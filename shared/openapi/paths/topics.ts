@@ -112,6 +112,22 @@ export const TOPIC_OPERATIONS: OperationSpecs = {
     body: regenerateKeyBodySchema,
     answers: ok('The keys, one of them new.', keysSchema),
   },
+  'GET /admin/egress': {
+    summary: 'Where requests to endpoints leave from',
+    description:
+      "The fixed public addresses deliveries come from, for receivers' allow-lists: the Elastic IPs of the NAT gateways the stack's `egress` prop made (or the addresses named for an existing VPC). Empty without static egress.",
+    tags: ['Stack'],
+    answers: ok(
+      'Where requests leave from.',
+      z
+        .object({
+          addresses: z.array(z.string()).meta({ description: 'Public IPv4 addresses; empty: none fixed.' }),
+          staticAddresses: z.boolean(),
+          proxy: z.boolean().meta({ description: 'Requests go through an egress proxy.' }),
+        })
+        .meta({ id: 'Egress' }),
+    ),
+  },
   'POST /admin/sessions': {
     summary: 'Make a console or portal session',
     description: 'A short-lived bearer token for the console (`operator`) or the portal (`portal`, scoped).',

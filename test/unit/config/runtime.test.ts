@@ -70,6 +70,7 @@ describe('readConfig(env)', () => {
       archiveLagMs: CONFIG_DEFAULTS.archiveLagSeconds * 1000,
       validateEndpoints: false,
       blockPrivateEndpoints: false,
+      egressAddresses: [],
       resourceDestinations: [],
       deadLetterBuckets: [],
       subscriptionMetrics: false,

@@ -50,6 +50,7 @@ describe('the round trips’ field check', () => {
         'destination.maxEventsPerBatch',
         'destination.preferredBatchSizeInKilobytes',
         'destination.signing',
+        'destination.tls',
         'destination.maxDeliveriesPerSecond',
         'destination.auth',
         'disableAfterFailingForMs',
