@@ -25,13 +25,7 @@ export class TestPki {
     openssl([
       'req',
       '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      `${base}.key`,
+      ...newKey(base),
       '-out',
       `${base}.crt`,
       '-subj',
@@ -53,20 +47,7 @@ export class TestPki {
         ? 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n'
         : 'extendedKeyUsage=clientAuth\n',
     );
-    openssl([
-      'req',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      `${base}.key`,
-      '-out',
-      `${base}.csr`,
-      '-subj',
-      `/CN=${name}`,
-    ]);
+    openssl(['req', ...newKey(base), '-out', `${base}.csr`, '-subj', `/CN=${name}`]);
     openssl([
       'x509',
       '-req',
@@ -101,6 +82,17 @@ export class TestPki {
     return { cert: readFileSync(`${base}.crt`, 'utf8'), key: readFileSync(`${base}.key`, 'utf8') };
   }
 }
+
+/** `openssl req` arguments making a new unencrypted P-256 key, written to `<base>.key`. */
+const newKey = (base: string): string[] => [
+  '-newkey',
+  'ec',
+  '-pkeyopt',
+  'ec_paramgen_curve:P-256',
+  '-nodes',
+  '-keyout',
+  `${base}.key`,
+];
 
 function openssl(args: string[]): void {
   execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
