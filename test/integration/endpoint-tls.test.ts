@@ -111,6 +111,17 @@ describe('mutual TLS', () => {
     ]);
     expect(health.warnings[0].daysLeft).toBeGreaterThanOrEqual(9);
     expect(health.warnings[0].daysLeft).toBeLessThanOrEqual(10);
+
+    // Its deliveries wrote the days left, per subscription, for the alarm to watch.
+    const { metrics } = (await api.call('GET', '/local/status')).body as {
+      metrics: { name: string; dimensions: Record<string, string>; max: number }[];
+    };
+    const daysLeft = metrics.find(
+      (metric) =>
+        metric.name === 'ClientCertificateDaysLeft' &&
+        /^mtls$/i.test(metric.dimensions.EventSubscriptionName ?? ''),
+    );
+    expect(daysLeft?.max).toBe(health.warnings[0].daysLeft);
   });
 
   it('keeps the certificate, key and CAs when the document is sent back, and rotates by PUT', async () => {
