@@ -181,6 +181,12 @@ export interface DeclaredWebhookProps {
    */
   readonly auth?: DeclaredEndpointAuth;
   /**
+   * The endpoint's own TLS settings: a client certificate (PEM, in the template: it is public)
+   * whose private key is read from Secrets Manager by the management function when the
+   * subscription is put (never in the template), and CA certificates trusted for the endpoint.
+   */
+  readonly tls?: DeclaredEndpointTls;
+  /**
    * Where the events whose delivery ended are written (the dead-letter destination): a container
    * (the top-level key prefix of its dead letters) in the stack's dead-letter bucket, or in a
    * bucket of your own (`bucket`), which declaring it allows and grants. Without it, ended events
@@ -298,6 +304,25 @@ export type DeclaredEndpointAuth =
     }
   | { readonly type: 'AwsSigV4'; readonly service: 'execute-api' | 'lambda'; readonly region?: string };
 
+/** A declared webhook's client certificate and CAs (`destination.properties.tls`). */
+export interface DeclaredEndpointTls {
+  /** The client certificate and its chain, PEM; given with `clientKey`. */
+  readonly clientCertificate?: string;
+  /** A secret whose text is the client certificate's private key (PEM, unencrypted). */
+  readonly clientKey?: ISecret;
+  /** CA certificates (a PEM bundle) trusted for the endpoint. */
+  readonly caCertificates?: string;
+  /** `false`: only `caCertificates` are trusted. Default true. */
+  readonly trustPublicCas?: boolean;
+}
+
+/** The TLS settings as the admin API's body names them, without the key (set from its ARN on deploy). */
+const tlsBody = (tls: DeclaredEndpointTls) => ({
+  ...(tls.clientCertificate === undefined ? {} : { clientCertificate: tls.clientCertificate }),
+  ...(tls.caCertificates === undefined ? {} : { caCertificates: tls.caCertificates }),
+  ...(tls.trustPublicCas === undefined ? {} : { trustPublicCas: tls.trustPublicCas }),
+});
+
 /** The auth as the admin API's body names it, without the client secret (set from its ARN on deploy). */
 const authBody = (auth: DeclaredEndpointAuth) =>
   auth.type === 'AwsSigV4'
@@ -402,6 +427,7 @@ export function webhookDestinationBody(props: DeclaredWebhookProps) {
         ? {}
         : { signing: { generate: true, ...(props.signing === 'v1a' ? { scheme: 'v1a' } : {}) } }),
       ...(props.auth === undefined ? {} : { auth: authBody(props.auth) }),
+      ...(props.tls === undefined ? {} : { tls: tlsBody(props.tls) }),
       ...batching,
     },
   };

@@ -193,7 +193,11 @@ export class DeclaredNamespaceTopic extends Construct {
       'NamespaceSubscription',
       { Namespace: this.namespace.namespaceName, Topic: this.topicName, Subscription: name },
       body,
-      { ...wait, ...this.declarations.authProperties(props.auth) },
+      {
+        ...wait,
+        ...this.declarations.authProperties(props.auth),
+        ...this.declarations.tlsProperties(props.tls),
+      },
     );
     this.declarations.allowDestination(props.destination, resource);
     resource.node.addDependency(this.resource);

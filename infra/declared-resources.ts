@@ -36,6 +36,7 @@ import {
   checkRange,
   type DeclaredDeadLetter,
   type DeclaredEndpointAuth,
+  type DeclaredEndpointTls,
   type DeclaredEventTypeProps,
   type DeclaredSubscriptionProps,
   deadLetterDestinationBody,
@@ -225,6 +226,16 @@ export class DeclaredResources extends Construct {
   }
 
   /**
+   * The custom resource properties a subscription's client certificate adds: its key's secret ARN,
+   * which the management function is granted to read.
+   */
+  tlsProperties(tls: DeclaredEndpointTls | undefined): Record<string, string> {
+    if (tls?.clientKey === undefined) return {};
+    tls.clientKey.grantRead(this.management);
+    return { ClientKeySecretArn: tls.clientKey.secretArn };
+  }
+
+  /**
    * A declared topic's event type (`kind` `EventType`, or `NamespaceEventType`), made after its
    * topic (`topic`) and deleted before it; ids stay apart per name (`EventType<name>`, the name's
    * characters that ids do not take replaced).
@@ -365,7 +376,11 @@ export class DeclaredTopic extends Construct {
       'Subscription',
       { Topic: this.topicName, Subscription: name },
       body,
-      { ...wait, ...this.declarations.authProperties(props.auth) },
+      {
+        ...wait,
+        ...this.declarations.authProperties(props.auth),
+        ...this.declarations.tlsProperties(props.tls),
+      },
     );
     this.declarations.allowDestination(props.destination, resource);
     // Created after its topic, deleted before it.

@@ -7,6 +7,7 @@
 export type {
   DeclaredDeadLetter,
   DeclaredEndpointAuth,
+  DeclaredEndpointTls,
   DeclaredOrderedDelivery,
   DeclaredSubscriptionProps,
 } from './declared-bodies';

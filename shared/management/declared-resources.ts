@@ -87,6 +87,8 @@ export const declaredPropertiesSchema = z.object({
    * resource: CloudFormation resolves no secret reference there).
    */
   ClientSecretArn: z.string().min(1).optional(),
+  /** A Secrets Manager secret holding a subscription's client certificate key: read when put, set in `tls.clientKey`. */
+  ClientKeySecretArn: z.string().min(1).optional(),
   /**
    * Whether the deployment waits for a subscription's endpoint to agree (default
    * {@link DEFAULT_DECLARED_VALIDATION}). Resources declared before this property existed carry
@@ -208,13 +210,17 @@ export interface DeclaredResourcesDeps {
   readonly readSecret: (arn: string) => Promise<string>;
 }
 
-/** The body with the client secret read from `ClientSecretArn` set in its endpoint auth. */
-async function bodyWithClientSecret(
+/**
+ * The body with the secrets the template can't carry read and set: the OAuth 2.0 client secret
+ * from `ClientSecretArn` in its endpoint auth, the client certificate's key from
+ * `ClientKeySecretArn` in its TLS settings.
+ */
+async function bodyWithSecrets(
   properties: DeclaredProperties,
   deps: DeclaredResourcesDeps,
 ): Promise<string> {
-  const arn = properties.ClientSecretArn;
-  if (arn === undefined) return properties.Body;
+  const { ClientSecretArn: secretArn, ClientKeySecretArn: keyArn } = properties;
+  if (secretArn === undefined && keyArn === undefined) return properties.Body;
   const body = JSON.parse(properties.Body) as { properties?: Record<string, unknown> };
   const destination = (
     properties.Kind === 'NamespaceSubscription'
@@ -222,12 +228,25 @@ async function bodyWithClientSecret(
           | Record<string, unknown>
           | undefined)
       : body.properties
-  )?.destination as { properties?: { auth?: Record<string, unknown> } } | undefined;
-  const auth = destination?.properties?.auth;
-  if (auth?.type !== 'OAuth2ClientCredentials') {
-    throw new Error('ClientSecretArn is given but the subscription has no OAuth2ClientCredentials auth.');
+  )?.destination as
+    | { properties?: { auth?: Record<string, unknown>; tls?: Record<string, unknown> } }
+    | undefined;
+  if (secretArn !== undefined) {
+    const auth = destination?.properties?.auth;
+    if (auth?.type !== 'OAuth2ClientCredentials') {
+      throw new Error('ClientSecretArn is given but the subscription has no OAuth2ClientCredentials auth.');
+    }
+    auth.clientSecret = await deps.readSecret(secretArn);
   }
-  auth.clientSecret = await deps.readSecret(arn);
+  if (keyArn !== undefined) {
+    const tls = destination?.properties?.tls;
+    if (tls?.clientCertificate === undefined) {
+      throw new Error(
+        'ClientKeySecretArn is given but the subscription has no client certificate (tls.clientCertificate).',
+      );
+    }
+    tls.clientKey = await deps.readSecret(keyArn);
+  }
   return JSON.stringify(body);
 }
 
@@ -313,7 +332,7 @@ export async function applyDeclaredResource(
   const target = pathOf(properties);
   const document = await call(
     deps.management,
-    requestOf('PUT', target, await bodyWithClientSecret(properties, deps)),
+    requestOf('PUT', target, await bodyWithSecrets(properties, deps)),
   );
   const data: Record<string, string> = { Path: target.path };
   if (typeof document.id === 'string') data.Id = document.id;

@@ -233,6 +233,30 @@ describe('declared subscriptions with the settings beyond the original', () => {
     expect(JSON.stringify(template.toJSON())).not.toContain('whsec_');
   });
 
+  it("take a client certificate's key from Secrets Manager, granting the management function to read it, never in the body", () => {
+    const stack = new Stack(newApp(), 'Tls');
+    const pipeline = new DeliveryPipeline(stack, 'Events');
+    const clientKey = new Secret(stack, 'ClientKey');
+    const certificate = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    pipeline.addTopic('orders').addSubscription('partner', {
+      endpointUrl: 'https://partner.example.com/hook',
+      tls: { clientCertificate: certificate, clientKey, caCertificates: certificate, trustPublicCas: false },
+    });
+    const template = Template.fromStack(stack);
+    const [[, partner]] = resources(template, 'Custom::GridwireSubscription') as [
+      [string, { Properties: Record<string, unknown> }],
+    ];
+    expect(JSON.parse(partner.Properties.Body as string).properties.destination.properties.tls).toEqual({
+      clientCertificate: certificate,
+      caCertificates: certificate,
+      trustPublicCas: false,
+    });
+    const keyId = stack.getLogicalId(clientKey.node.defaultChild as CfnElement);
+    expect(partner.Properties.ClientKeySecretArn).toEqual({ Ref: keyId });
+    const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+    expect(policies).toContain(keyId);
+  });
+
   it("take an OAuth 2.0 client's secret from Secrets Manager, granting the management function to read it, never in the body", () => {
     const stack = new Stack(newApp(), 'Auth');
     const pipeline = new DeliveryPipeline(stack, 'Events');

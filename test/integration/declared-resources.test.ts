@@ -19,6 +19,7 @@ import { DynamoSubscriptionStore } from '../../shared/storage/subscriptions';
 import { namespacePushBody } from '../support/fakes';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { quietObservability } from '../support/sqs-events';
+import { TestPki } from '../support/test-pki';
 import { allowingOrigin, eventually, type ReceivedRequest, WebhookServer } from '../support/webhook-server';
 
 let api: TestStack;
@@ -65,6 +66,7 @@ beforeAll(async () => {
     clock: systemClock,
     // Secrets Manager, as the deployed function reads it: here one secret, by its ARN.
     readSecret: async (arn) => {
+      if (arn === CLIENT_KEY_ARN) return clientPair.key;
       if (arn !== CLIENT_SECRET_ARN) throw new Error(`ResourceNotFoundException: ${arn}`);
       return 's3cret';
     },
@@ -72,6 +74,10 @@ beforeAll(async () => {
 }, 30_000);
 
 const CLIENT_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:hooks-client-AbCdEf';
+const CLIENT_KEY_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:hooks-client-key-AbCdEf';
+const pki = new TestPki();
+const clientPair = pki.leaf(pki.ca('Declared CA'), 'declared-client', 'client');
+afterAll(() => pki.dispose());
 
 afterAll(async () => {
   await api?.close();
@@ -328,6 +334,44 @@ describe('declared topics and subscriptions', () => {
         }),
       ),
     ).rejects.toThrow('ResourceNotFoundException');
+  });
+
+  it("sets a client certificate's key read from its secret, never carried by the template", async () => {
+    await apply(topicEvent('Create', 'declared-tls'));
+    const properties = {
+      destination: {
+        endpointType: 'WebHook',
+        properties: {
+          endpointUrl: 'https://hooks.example.test/in',
+          tls: { clientCertificate: clientPair.cert },
+        },
+      },
+    };
+    await apply(
+      subscriptionEvent('Create', 'declared-tls', 'mtls', properties, { ClientKeySecretArn: CLIENT_KEY_ARN }),
+    );
+    const shown = (await api.call('GET', '/admin/topics/declared-tls/eventSubscriptions/mtls')).body;
+    expect(shown.properties.destination.properties.tls).toMatchObject({
+      clientCertificate: { subject: 'CN=declared-client' },
+      clientKey: null,
+    });
+    // A key secret for a subscription without a certificate is a mistake in the declaration.
+    await expect(
+      handle(
+        subscriptionEvent(
+          'Create',
+          'declared-tls',
+          'keyless',
+          {
+            destination: {
+              endpointType: 'WebHook',
+              properties: { endpointUrl: 'https://hooks.example.test/in' },
+            },
+          },
+          { ClientKeySecretArn: CLIENT_KEY_ARN },
+        ),
+      ),
+    ).rejects.toThrow('ClientKeySecretArn is given but the subscription has no client certificate');
   });
 
   it('fails a request the API refuses, naming the field and the limit', async () => {
