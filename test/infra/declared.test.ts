@@ -243,9 +243,9 @@ describe('declared subscriptions with the settings beyond the original', () => {
       tls: { clientCertificate: certificate, clientKey, caCertificates: certificate, trustPublicCas: false },
     });
     const template = Template.fromStack(stack);
-    const [[, partner]] = resources(template, 'Custom::GridwireSubscription') as [
-      [string, { Properties: Record<string, unknown> }],
-    ];
+    const partner = resources(template, 'Custom::GridwireSubscription').map(([, r]) => r)[0] as {
+      Properties: Record<string, unknown>;
+    };
     expect(JSON.parse(partner.Properties.Body as string).properties.destination.properties.tls).toEqual({
       clientCertificate: certificate,
       caCertificates: certificate,
