@@ -3,6 +3,7 @@
  * synthesis by `validateProps` (`pipeline/props.ts`).
  */
 import type { RemovalPolicy } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -309,6 +310,67 @@ export interface DeliveryPipelineProps {
    * @default Gridwire's own title and colours, no logo
    */
   readonly portalBranding?: PortalBrandingProps;
+  /**
+   * Where requests to endpoints leave from (docs/deploy.md, "Static egress addresses"): fixed
+   * public addresses receivers behind a firewall can allow-list, and an HTTP proxy. Only the
+   * delivery function calls endpoints (deliveries, the validation handshake, OAuth token
+   * requests), so only it is put in a VPC. Off by default: the delivery function runs outside
+   * any VPC, as every other function does, and requests leave from Lambda's shared addresses.
+   * @default none: no VPC, no fixed addresses, no proxy
+   */
+  readonly egress?: EgressProps;
+}
+
+/** How requests to endpoints leave AWS (`egress`); each field optional. */
+export interface EgressProps {
+  /**
+   * Put the delivery function in private subnets whose NAT gateways have Elastic IPs (created by
+   * the construct, one per NAT gateway): every request to an endpoint leaves from one of those
+   * addresses, output as `<outputPrefix>EgressAddresses`. NAT gateways bill by the hour and by the
+   * GB processed (docs/cost.md, "Static egress addresses").
+   * @default false
+   */
+  readonly staticIps?: boolean;
+  /**
+   * NAT gateways of the VPC the construct creates: one per Availability Zone used, each with its
+   * own Elastic IP (so this many addresses). 1 is cheaper, but the delivery function then runs in
+   * one zone, and stops delivering while that zone is down. More than 2 needs a stack with an
+   * account and region (`env`): an environment-agnostic stack knows two zones only. A fresh
+   * account may hold 5 Elastic IPs a region.
+   * @default 2
+   */
+  readonly natGateways?: number;
+  /**
+   * An existing VPC to put the delivery function in instead of a new one: its
+   * `PRIVATE_WITH_EGRESS` subnets (synthesis fails when it has none). Nothing is created in it
+   * but the function's security group; the addresses requests leave from are then its NAT's,
+   * shown only when given in `addresses`.
+   * @default a new VPC when `staticIps` is true
+   */
+  readonly vpc?: ec2.IVpc;
+  /**
+   * The public addresses requests leave from through `vpc` (its NAT gateways' Elastic IPs), to
+   * output and show (`GET /admin/egress`, `gridwire status --api`). Only with `vpc`: the construct's
+   * own VPC shows its Elastic IPs.
+   * @default none shown
+   */
+  readonly addresses?: readonly string[];
+  /**
+   * Interface endpoints (SQS, Secrets Manager) in the construct's VPC, so the delivery function's
+   * calls to them skip the NAT gateways. They bill by the hour in each zone and by the GB, and
+   * only pay for themselves from several hundred GB a month of such calls (docs/cost.md, "Static
+   * egress addresses"), far beyond what a delivery function sends; S3 and DynamoDB always have
+   * gateway endpoints, which are free.
+   * @default false
+   */
+  readonly interfaceEndpoints?: boolean;
+  /**
+   * An HTTP proxy every request to an endpoint goes through: `http://[user:pass@]host:port`
+   * (a CONNECT tunnel per connection; the SSRF guard still checks the endpoint itself). Given to
+   * the delivery function as `GRIDWIRE_EGRESS_PROXY_URL`; checked at synthesis.
+   * @default none: requests go direct
+   */
+  readonly proxyUrl?: string;
 }
 
 /** The portal's look (`portalBranding`); each field optional. */

@@ -30,7 +30,13 @@ import {
   stageThrottleFor,
 } from './pipeline/capacity';
 import { DeadLetterBucketAllowList } from './pipeline/dead-letter-buckets';
-import { environmentProblems } from './pipeline/deploy-limits';
+import { environmentProblems, warnOfEgressQuotas } from './pipeline/deploy-limits';
+import {
+  addEgressOutput,
+  createDeliveryNetwork,
+  type DeliveryNetwork,
+  egressAddressesValue,
+} from './pipeline/egress';
 import {
   allowResourceDestinations,
   createFunctions,
@@ -142,6 +148,11 @@ export class DeliveryPipeline extends Construct {
   readonly metricsNamespace: string;
   /** What this pipeline's CLI-read output names begin with (see the `outputPrefix` prop). */
   readonly outputPrefix: string;
+  /**
+   * The delivery function's VPC, security group and the public addresses its requests leave
+   * from; undefined unless the `egress` prop puts it in a VPC (`staticIps` or `vpc`).
+   */
+  readonly egress?: DeliveryNetwork;
   /** The provider of topics and subscriptions declared in code, made by the first `addTopic`. */
   private declarations: DeclaredResources | undefined;
   private readonly logRetention: RetentionDays;
@@ -182,6 +193,8 @@ export class DeliveryPipeline extends Construct {
     const publishReservedConcurrency = props.reservedConcurrency ?? false;
     const deliveryReservedConcurrency = props.deliveryReservedConcurrency ?? false;
     warnOfReservations(this, publishReservedConcurrency, deliveryReservedConcurrency);
+    // Before the functions: the delivery function is made in its VPC, if the egress prop asks.
+    const deliveryNetwork = createDeliveryNetwork(this, props.egress);
     const functions = createFunctions(this, {
       storage,
       queues,
@@ -197,7 +210,18 @@ export class DeliveryPipeline extends Construct {
       maxInvocations,
       batchingWindows,
       batchSizes,
+      ...(deliveryNetwork === undefined
+        ? {}
+        : {
+            deliveryNetwork: {
+              vpc: deliveryNetwork.vpc,
+              subnets: deliveryNetwork.subnets,
+              securityGroups: [deliveryNetwork.securityGroup],
+            },
+          }),
     });
+    addEgressEnvironment(functions, deliveryNetwork, props.egress?.proxyUrl);
+    if (deliveryNetwork !== undefined) warnOfEgressQuotas(this, deliveryNetwork);
     allowResourceDestinations(functions.delivery, props.resourceDestinations ?? []);
     // The prop's patterns, for the function that checks a subscription's destination when it is
     // written (management); the delivery function's role enforces them (its grants), so it needs
@@ -259,6 +283,7 @@ export class DeliveryPipeline extends Construct {
       prefix: outputPrefix,
     });
     addAlarmTopicOutput(this, alarmTopic, outputPrefix);
+    addEgressOutput(this, deliveryNetwork, outputPrefix);
 
     this.api = api;
     this.table = storage.table;
@@ -285,6 +310,7 @@ export class DeliveryPipeline extends Construct {
     this.dashboard = dashboard;
     this.metricsNamespace = metricsNamespace;
     this.outputPrefix = outputPrefix;
+    if (deliveryNetwork !== undefined) this.egress = deliveryNetwork;
   }
 
   /**
@@ -355,6 +381,24 @@ export class DeliveryPipeline extends Construct {
       resourceArns: [this.api.arnForExecuteApi('*', '/admin/*')],
     });
   }
+}
+
+/**
+ * The addresses requests to endpoints leave from, for the delivery function and the management
+ * function (which shows them: `GET /admin/egress`), and the proxy they go through, for the delivery
+ * function; nothing when the `egress` prop gives neither, so the environment stays as it was.
+ */
+function addEgressEnvironment(
+  functions: { readonly delivery: PipelineFunction; readonly management: PipelineFunction },
+  network: DeliveryNetwork | undefined,
+  proxyUrl: string | undefined,
+): void {
+  if (network !== undefined && network.addresses.length > 0) {
+    const addresses = egressAddressesValue(network.addresses);
+    functions.delivery.addEnvironment(ENV.egressAddresses, addresses);
+    functions.management.addEnvironment(ENV.egressAddresses, addresses);
+  }
+  if (proxyUrl !== undefined) functions.delivery.addEnvironment(ENV.egressProxyUrl, proxyUrl);
 }
 
 /**

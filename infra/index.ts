@@ -28,7 +28,7 @@ export {
   DEFAULT_THROTTLE,
   DeliveryPipeline,
 } from './delivery-pipeline';
-export type { DeliveryPipelineProps, PortalBrandingProps } from './delivery-pipeline-props';
+export type { DeliveryPipelineProps, EgressProps, PortalBrandingProps } from './delivery-pipeline-props';
 export { type DeclaredDestination, Destination, type DestinationOptions } from './destinations';
 export { GridwireStack, type GridwireStackProps } from './gridwire-stack';
 export {
@@ -42,5 +42,6 @@ export {
   VALIDATION_ROUTE_THROTTLE,
 } from './pipeline/capacity';
 export type { DeadLetterBucketPair } from './pipeline/dead-letter-buckets';
+export type { DeliveryNetwork } from './pipeline/egress';
 export type { ResourceDestinationPair } from './pipeline/functions';
 export { FUNCTION_RUNTIME } from './pipeline-function';

@@ -1,5 +1,6 @@
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import {
   ApplicationLogLevel,
@@ -64,7 +65,36 @@ export interface PipelineFunctionProps {
    * @default ApplicationLogLevel.INFO
    */
   readonly applicationLogLevel?: ApplicationLogLevel;
+  /**
+   * The VPC subnets and security group the function runs in (its role is granted the network
+   * interface actions Lambda needs for them, inline).
+   * @default none: the function runs outside any VPC
+   */
+  readonly network?: FunctionNetwork;
 }
+
+/** Where a function runs in a VPC. */
+export interface FunctionNetwork {
+  readonly vpc: ec2.IVpc;
+  readonly subnets: ec2.SubnetSelection;
+  readonly securityGroups: readonly ec2.ISecurityGroup[];
+}
+
+/**
+ * What Lambda does with a function's role to attach it to a VPC (the actions of the AWS managed
+ * AWSLambdaVPCAccessExecutionRole, without its log actions): create, describe and delete the
+ * function's network interfaces and assign their addresses. CreateNetworkInterface and the
+ * Describe actions take no resource narrower than `*` (Lambda checks CreateNetworkInterface on
+ * `*` when the function is created); the others act on network interfaces only.
+ */
+export const VPC_ACCESS_ACTIONS = {
+  anyResource: ['ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets'],
+  networkInterfaces: [
+    'ec2:DeleteNetworkInterface',
+    'ec2:AssignPrivateIpAddresses',
+    'ec2:UnassignPrivateIpAddresses',
+  ],
+} as const;
 
 /**
  * A Gridwire function: Node.js on ARM64, JSON logs in its own log group (Lambda's START, END and
@@ -111,6 +141,13 @@ export class PipelineFunction extends LambdaFunction {
       ...(props.reservedConcurrency === undefined
         ? {}
         : { reservedConcurrentExecutions: props.reservedConcurrency }),
+      ...(props.network === undefined
+        ? {}
+        : {
+            vpc: props.network.vpc,
+            vpcSubnets: props.network.subnets,
+            securityGroups: [...props.network.securityGroups],
+          }),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
@@ -118,13 +155,44 @@ export class PipelineFunction extends LambdaFunction {
       },
     });
     this.executionRole = role;
+    // Instead of the AWS managed AWSLambdaVPCAccessExecutionRole (CDK adds it only to roles it makes).
+    const wildcardReasons: string[] = [];
+    if (props.network !== undefined) {
+      role.addToPolicy(
+        new iam.PolicyStatement({ actions: [...VPC_ACCESS_ACTIONS.anyResource], resources: ['*'] }),
+      );
+      const networkInterfaces = Stack.of(this).formatArn({
+        service: 'ec2',
+        resource: 'network-interface',
+        resourceName: '*',
+      });
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: [...VPC_ACCESS_ACTIONS.networkInterfaces],
+          resources: [networkInterfaces],
+        }),
+      );
+      wildcardReasons.push(
+        'VPC access: Lambda creates and describes the network interfaces of the function\'s subnets with ec2:CreateNetworkInterface, ec2:DescribeNetworkInterfaces and ec2:DescribeSubnets, which support no resource narrower than "*".',
+      );
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:network-interface/*]',
+        reason:
+          "VPC access: Lambda deletes and re-addresses the network interfaces it made for the function, whose ids it picks when it makes them; the grant covers this account and region's network interfaces, with only those three actions.",
+      });
+    }
     if (props.tracing === true) {
+      wildcardReasons.push(
+        'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so their only resource is "*".',
+      );
+    }
+    if (wildcardReasons.length > 0) {
       Validations.of(role).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so their only resource is "*".',
+        reason: wildcardReasons.join(' '),
       });
-    } else {
+    }
+    if (props.tracing !== true) {
       Validations.of(this).acknowledge({
         id: 'Serverless-LambdaTracing',
         reason:

@@ -7,11 +7,15 @@
  * Today: each function's environment against Lambda's 4 KB, where the lists of AWS resources
  * subscriptions may deliver to (`resourceDestinations`) and of the buckets their dead letters may
  * be written to (`deadLetterBuckets`) are the parts that grow. The same estimates size the resource policies in `test/infra/reuse.test.ts`.
+ * And the default quotas of a fresh account the `egress` prop's VPC counts against (Elastic IPs,
+ * VPCs, NAT gateways, endpoints), warned of at synthesis since each can be raised.
  */
-import { CfnResource, Stack } from 'aws-cdk-lib';
+import { Annotations, CfnResource, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import type { IConstruct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
 import { ENV } from '../../shared/config/resources';
+import type { DeliveryNetwork } from './egress';
 
 /** Lambda's limit on a function's environment variables, names and values together (not adjustable). */
 export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4_096;
@@ -87,6 +91,11 @@ export const LONGEST_PHYSICAL: Readonly<
     // Secrets Manager ARNs end with a dash and six random characters.
     ref: `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${name(128)}-AbCdEf`,
     attributes: {},
+  },
+  // An IPv4 address at its longest; the allocation id is `eipalloc-` and 17 hex digits.
+  'AWS::EC2::EIP': {
+    ref: '255.255.255.255',
+    attributes: { PublicIp: '255.255.255.255', AllocationId: `eipalloc-${'0'.repeat(17)}` },
   },
   'AWS::Lambda::Url': {
     ref: name(64),
@@ -189,6 +198,9 @@ const GROWING_VARIABLES: Readonly<Record<string, string>> = {
   [ENV.portalFrameAncestors]:
     'the origins that may frame the portal (the portalFrameAncestors prop: cover many subdomains with one origin, such as https://*.example.com)',
   [ENV.portalBranding]: "the portal's look (the portalBranding prop: a shorter logoUrl)",
+  [ENV.egressProxyUrl]: 'the egress proxy (the egress.proxyUrl prop: a shorter host name or credentials)',
+  [ENV.egressAddresses]:
+    'the egress addresses (the egress.addresses prop, or egress.natGateways: fewer NAT gateways)',
 };
 
 /**
@@ -205,4 +217,110 @@ export function environmentProblems(functions: Readonly<Record<string, IConstruc
       `The ${key} function's environment may reach ${bytes} bytes at the longest names AWS can generate, over Lambda's limit of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES}: ${size} bytes of it are ${source}.`,
     ];
   });
+}
+
+/**
+ * A fresh account's default quotas that the `egress` prop's VPC counts against, each adjustable
+ * in Service Quotas (its code given). Lambda's network interfaces in the VPC are Hyperplane ENIs,
+ * one per subnet and security group the function uses (2 with the default two zones), shared by
+ * all its instances: far from the 5,000 network interfaces a region allows, and not counted here.
+ */
+export const FRESH_ACCOUNT_QUOTAS = {
+  /** Elastic IP addresses per region (L-0263D0A3): one per NAT gateway of the construct's VPC. */
+  elasticIpsPerRegion: 5,
+  /** VPCs per region (L-F678F1CE); a fresh account's default VPC is one of them. */
+  vpcsPerRegion: 5,
+  /** VPCs a fresh account has before any deploy: its default VPC. */
+  vpcsAlreadyThere: 1,
+  /** Internet gateways per region (L-A4707A72); the default VPC has one. */
+  internetGatewaysPerRegion: 5,
+  /** NAT gateways per Availability Zone (L-FE5A380F): the construct's VPC puts one in each zone. */
+  natGatewaysPerZone: 5,
+  /** Gateway VPC endpoints per region (L-1B52E74A): S3 and DynamoDB, two per VPC made. */
+  gatewayEndpointsPerRegion: 20,
+  /** Interface VPC endpoints per VPC (L-29B6F2EB): SQS and Secrets Manager with `interfaceEndpoints`. */
+  interfaceEndpointsPerVpc: 50,
+} as const;
+
+/** What a template (or a pipeline's network) adds of each resource a fresh account's quotas count. */
+export interface EgressResourceCounts {
+  readonly elasticIps: number;
+  readonly vpcs: number;
+  readonly internetGateways: number;
+  /** The most NAT gateways in one Availability Zone. */
+  readonly natGatewaysInOneZone: number;
+  readonly gatewayEndpoints: number;
+  /** The most interface endpoints in one VPC. */
+  readonly interfaceEndpointsInOneVpc: number;
+}
+
+/**
+ * Each default quota of a fresh account `counts` would exceed, as a message naming the quota, its
+ * code and what to change; none when all fit. Several stacks in one region share the quotas: two
+ * pipelines with the default two NAT gateways hold 4 of the 5 Elastic IPs.
+ */
+export function egressQuotaProblems(counts: EgressResourceCounts): string[] {
+  const q = FRESH_ACCOUNT_QUOTAS;
+  const problems: string[] = [];
+  if (counts.elasticIps > q.elasticIpsPerRegion) {
+    problems.push(
+      `${counts.elasticIps} Elastic IPs, over the ${q.elasticIpsPerRegion} a fresh account may hold in a region (L-0263D0A3): give egress.natGateways ${q.elasticIpsPerRegion} or fewer, or have the quota raised first`,
+    );
+  }
+  const vpcsLeft = q.vpcsPerRegion - q.vpcsAlreadyThere;
+  if (counts.vpcs > vpcsLeft) {
+    problems.push(
+      `${counts.vpcs} VPCs, over the ${vpcsLeft} a fresh account has left in a region beside its default VPC (L-F678F1CE, ${q.vpcsPerRegion}): share one with egress.vpc`,
+    );
+  }
+  const gatewaysLeft = q.internetGatewaysPerRegion - q.vpcsAlreadyThere;
+  if (counts.internetGateways > gatewaysLeft) {
+    problems.push(
+      `${counts.internetGateways} internet gateways, over the ${gatewaysLeft} a fresh account has left in a region (L-A4707A72, ${q.internetGatewaysPerRegion}): share one VPC with egress.vpc`,
+    );
+  }
+  if (counts.natGatewaysInOneZone > q.natGatewaysPerZone) {
+    problems.push(
+      `${counts.natGatewaysInOneZone} NAT gateways in one Availability Zone, over the ${q.natGatewaysPerZone} a zone allows (L-FE5A380F)`,
+    );
+  }
+  if (counts.gatewayEndpoints > q.gatewayEndpointsPerRegion) {
+    problems.push(
+      `${counts.gatewayEndpoints} gateway VPC endpoints, over the ${q.gatewayEndpointsPerRegion} a region allows (L-1B52E74A)`,
+    );
+  }
+  if (counts.interfaceEndpointsInOneVpc > q.interfaceEndpointsPerVpc) {
+    problems.push(
+      `${counts.interfaceEndpointsInOneVpc} interface endpoints in one VPC, over the ${q.interfaceEndpointsPerVpc} a VPC allows (L-29B6F2EB)`,
+    );
+  }
+  return problems;
+}
+
+/** What one pipeline's delivery network adds of each resource the quotas count. */
+export function egressResourceCountsOf(network: DeliveryNetwork): EgressResourceCounts {
+  const made = network.createdVpc;
+  const within = made === undefined ? [] : made.node.findAll();
+  return {
+    elasticIps: network.elasticIps.length,
+    vpcs: made === undefined ? 0 : 1,
+    internetGateways: made === undefined ? 0 : 1,
+    // One NAT gateway in each of the VPC's zones.
+    natGatewaysInOneZone: made === undefined ? 0 : 1,
+    gatewayEndpoints: within.filter((c) => c instanceof ec2.GatewayVpcEndpoint).length,
+    interfaceEndpointsInOneVpc: within.filter((c) => c instanceof ec2.InterfaceVpcEndpoint).length,
+  };
+}
+
+/**
+ * A synth-time warning for each default quota of a fresh account the pipeline's VPC would exceed
+ * (adjustable, so not an error): the deploy would otherwise fail partway with the VPC half made.
+ */
+export function warnOfEgressQuotas(scope: Construct, network: DeliveryNetwork): void {
+  for (const problem of egressQuotaProblems(egressResourceCountsOf(network))) {
+    Annotations.of(scope).addWarningV2(
+      'gridwire:egressQuota',
+      `The egress prop's VPC needs ${problem}. Check the account's quotas ("aws service-quotas get-service-quota --service-code ec2 --quota-code L-0263D0A3" for Elastic IPs) before deploying.`,
+    );
+  }
 }

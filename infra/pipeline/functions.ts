@@ -24,7 +24,7 @@ import {
   arnServiceOf,
   PAIR_SEPARATOR,
 } from '../../shared/delivery/rules/resource-destinations';
-import { PipelineFunction, type PipelineFunctionProps } from '../pipeline-function';
+import { type FunctionNetwork, PipelineFunction, type PipelineFunctionProps } from '../pipeline-function';
 import type { PipelineStorage } from './storage';
 
 export type PipelineFunctions = Readonly<Record<FunctionKey, PipelineFunction>>;
@@ -189,6 +189,11 @@ export interface FunctionsOptions {
   readonly batchingWindows: Partial<Record<QueueKey, number>>;
   /** Per queue, the most messages per invocation of its consumer; else the queue's own. */
   readonly batchSizes: Partial<Record<QueueKey, number>>;
+  /**
+   * Where the delivery function runs in a VPC (the `egress` prop); the other functions call no
+   * endpoint, and run outside any VPC.
+   */
+  readonly deliveryNetwork?: FunctionNetwork;
 }
 
 /**
@@ -304,12 +309,13 @@ function createManagementFunction(scope: Construct, options: FunctionsOptions): 
 }
 
 function createDeliveryFunction(scope: Construct, options: FunctionsOptions): PipelineFunction {
-  const { storage, queues, deliveryReservedConcurrency } = options;
+  const { storage, queues, deliveryReservedConcurrency, deliveryNetwork } = options;
   return (
     new PipelineFunction(scope, {
       definition: FUNCTIONS.delivery,
       ...commonProps(options),
       ...(deliveryReservedConcurrency === false ? {} : { reservedConcurrency: deliveryReservedConcurrency }),
+      ...(deliveryNetwork === undefined ? {} : { network: deliveryNetwork }),
     })
       // Reads subscriptions; writes attempt history (batches) and endpoint health (conditional
       // puts); the validation handshake records consent on the subscription (a conditional put)

@@ -13,6 +13,7 @@ import { isValidMetricsNamespace, METRICS_NAMESPACE_RULE } from '../../shared/ob
 import { alarmEmailsOf } from '../alarm-topic';
 import type { DeliveryPipelineProps } from '../delivery-pipeline-props';
 import { deliveryEventSourceConcurrency, minimumDeliveryReservedConcurrency } from './capacity';
+import { egressProblems } from './egress';
 import { PUBLISH_INGRESSES } from './publish-url';
 
 /** Lambda's bounds on an SQS event source's maximum concurrency. */
@@ -129,6 +130,7 @@ export function validateProps(props: DeliveryPipelineProps): void {
   }
   for (const problem of alarmEmailProblems(props.alarmEmail)) problems.push(problem);
   problems.push(...portalProblems(props));
+  problems.push(...egressProblems(props.egress));
   if (problems.length > 0) throw new Error(`Invalid DeliveryPipeline props: ${problems.join('; ')}`);
 }
 
