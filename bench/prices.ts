@@ -7,7 +7,7 @@
  */
 export const PRICES = {
   source:
-    'aws.amazon.com/{lambda,sqs,dynamodb,s3,api-gateway,ec2,cloudwatch,xray,secrets-manager,kms}/pricing, us-east-1 list prices',
+    'aws.amazon.com/{lambda,sqs,dynamodb,s3,api-gateway,ec2,vpc,privatelink,cloudwatch,xray,secrets-manager,kms}/pricing, us-east-1 list prices',
   takenOn: '2026-11-25',
   /** The page each group of prices was read from. */
   sources: {
@@ -17,6 +17,8 @@ export const PRICES = {
     dynamodb: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
     s3: 'https://aws.amazon.com/s3/pricing/',
     dataTransfer: 'https://aws.amazon.com/ec2/pricing/on-demand/ (Data Transfer)',
+    natGateway: 'https://aws.amazon.com/vpc/pricing/ (NAT gateway, public IPv4 address)',
+    privateLink: 'https://aws.amazon.com/privatelink/pricing/ (interface endpoints)',
     cloudWatch: 'https://aws.amazon.com/cloudwatch/pricing/',
     xray: 'https://aws.amazon.com/xray/pricing/',
     secretsManager: 'https://aws.amazon.com/secrets-manager/pricing/',
@@ -80,6 +82,27 @@ export const PRICES = {
      * API's answers to publishers are billed at the same rate. Data in is free.
      */
     outToInternetPerGb: 0.09,
+  },
+  /**
+   * NAT gateway (the `egress` prop's static addresses): each gateway by the hour it exists, and
+   * each GB it processes, either way, on top of data transfer out.
+   */
+  natGateway: {
+    perHour: 0.045,
+    perGbProcessed: 0.045,
+  },
+  /** Public IPv4 addresses, an Elastic IP of a NAT gateway included, by the hour (in use or not). */
+  publicIpv4: {
+    perAddressHour: 0.005,
+  },
+  /**
+   * Interface VPC endpoints (`egress.interfaceEndpoints`): each endpoint by the hour in each zone
+   * it is in, and each GB it processes (the first PB a month). Gateway endpoints (S3, DynamoDB)
+   * cost nothing.
+   */
+  privateLink: {
+    perEndpointZoneHour: 0.01,
+    perGbProcessed: 0.01,
   },
   cloudWatch: {
     logs: {

@@ -83,6 +83,33 @@ interface BillCaseDetails {
   /** Absent in results written before metrics kept across invocations were priced. */
   perMillionViaFunctionUrlKeptMetrics?: Record<string, number>;
   comparisonPerMillion: { eventGrid: number; eventBridge: number };
+  /** Absent in results written before static egress addresses were priced. */
+  perMillionStaticEgress?: { natBytes: number; natDataProcessing: number };
+}
+
+/** What the bill scenario's details say static egress adds (absent in results written before). */
+interface StaticEgressDetails {
+  natGateways: number;
+  hoursPerMonth: number;
+  monthly: { natGatewayHours: number; publicIpv4Hours: number; total: number };
+  monthlyOneNatGateway: { total: number };
+  monthlyWithInterfaceEndpoints: { interfaceEndpointHours: number; total: number };
+  interfaceEndpointServices: number;
+  webhookAnswerBytes: number;
+  serverHandshakeBytesPerRequest: number;
+  interfaceEndpointBreakEven: {
+    monthly: number;
+    savedPerGb: number;
+    gbPerMonth: number;
+    sqsCallBytes: number;
+    sqsCallsPerMonth: number;
+    sqsCallsPerSecond: number;
+  };
+  prices: {
+    natGateway: { perHour: number; perGbProcessed: number };
+    publicIpv4: { perAddressHour: number };
+    privateLink: { perEndpointZoneHour: number; perGbProcessed: number };
+  };
 }
 
 interface PerTopicAndSubscription {
@@ -167,6 +194,42 @@ $${perTopicMonthly.toFixed(2)} a month per topic with a window (its \`PublishDup
 metric). The \`deduplication\` scenario measures the writes.`;
 }
 
+/** The static egress table and the interface endpoints' break-even, when the run priced them. */
+function staticEgressPart(details: StaticEgressDetails | undefined, fixed: FixedDetails | undefined): string {
+  if (details === undefined) return '';
+  const { natGateways, hoursPerMonth, monthly, prices } = details;
+  const endpoints = details.monthlyWithInterfaceEndpoints.interfaceEndpointHours;
+  const even = details.interfaceEndpointBreakEven;
+  const stack = fixed?.stack.total;
+  return `
+
+Static egress addresses (\`egress: { staticIps: true }\`, off by default, so in none of the cases
+above: the delivery function in private subnets behind NAT gateways with Elastic IPs):
+
+| static egress | USD/month | from |
+|---|---:|---|
+| NAT gateway hours | ${monthly.natGatewayHours.toFixed(2)} | ${natGateways} NAT gateways (one per zone) × ${hoursPerMonth} h × $${prices.natGateway.perHour} |
+| public IPv4 addresses | ${monthly.publicIpv4Hours.toFixed(2)} | ${natGateways} Elastic IPs × ${hoursPerMonth} h × $${prices.publicIpv4.perAddressHour} |
+| **added, ${natGateways} NAT gateways (the default)** | **${monthly.total.toFixed(2)}** | |
+| added, \`natGateways: 1\` (one zone) | ${details.monthlyOneNatGateway.total.toFixed(2)} | |
+| interface endpoints (\`interfaceEndpoints: true\`) | +${endpoints.toFixed(2)} | ${details.interfaceEndpointServices} endpoints (SQS, Secrets Manager) × ${natGateways} zones × ${hoursPerMonth} h × $${prices.privateLink.perEndpointZoneHour}, and $${prices.privateLink.perGbProcessed}/GB |${
+    stack === undefined
+      ? ''
+      : `
+| stack without / with static egress | ${stack.toFixed(2)} / ${(stack + monthly.total).toFixed(2)} | |`
+  }
+
+Per million events, the NAT gateways' data processing ($${prices.natGateway.perGbProcessed}/GB, both ways, on top of
+data transfer out) is the row "static egress: NAT data processing" above: each webhook request as the
+sink received it and a ${details.webhookAnswerBytes} B answer, each with the TCP/TLS overhead the data transfer line
+assumes, and ${details.serverHandshakeBytesPerRequest} B per request of the server's TLS handshake (4,000 B over 100 requests a
+connection). S3 and DynamoDB go through gateway endpoints (free, no NAT processing); the delivery
+function's SQS sends (none in these cases) and secret reads cross the NAT. The interface endpoints
+pay for themselves only past ${Math.round(even.gbPerMonth)} GB a month of such calls ($${even.monthly.toFixed(2)} a month over the
+$${even.savedPerGb.toFixed(3)} each GB saves): about ${Math.round(even.sqsCallsPerMonth / 1_000_000)} million SQS sends of a 1 KB job (${even.sqsCallBytes.toLocaleString('en-US')} B each
+with SigV4 headers and the answer), ${Math.round(even.sqsCallsPerSecond)} a second all month; so they are off by default.`;
+}
+
 /** The section, or a note when the run did not include the `bill` scenario. */
 export function billSection(scenarios: readonly ScenarioResult[]): string {
   const bill = scenarios.find((scenario) => scenario.name === 'bill');
@@ -207,6 +270,18 @@ export function billSection(scenarios: readonly ScenarioResult[]): string {
     row(
       '**all-in with the function URL ingress and metrics every 60 s, excluding data transfer out**',
       cases.map((c) => c.perMillionViaFunctionUrlKeptMetrics?.totalExcludingDataTransferOut),
+    ),
+    row(
+      'static egress: NAT data processing (`egress.staticIps`)',
+      cases.map((c) => c.perMillionStaticEgress?.natDataProcessing),
+    ),
+    row(
+      '**all-in with static egress addresses**',
+      cases.map((c) =>
+        c.perMillionStaticEgress === undefined || c.perMillion.total === undefined
+          ? undefined
+          : c.perMillion.total + c.perMillionStaticEgress.natDataProcessing,
+      ),
     ),
     row(
       'Event Grid (basic), same work',
@@ -254,7 +329,7 @@ Dollars per million delivered events:
 ${header}
 ${rule}
 ${rows.join('\n')}
-${fixedTable}${deduplicationPart(bill.details.deduplication as DeduplicationDetails | undefined)}${breakEvenPart}
+${fixedTable}${staticEgressPart(bill.details.staticEgress as StaticEgressDetails | undefined, fixed)}${deduplicationPart(bill.details.deduplication as DeduplicationDetails | undefined)}${breakEvenPart}
 
 What each line item is and where it comes from (prices: us-east-1 list prices taken ${PRICES.takenOn}
 from ${Object.values(PRICES.sources).join(', ')}):

@@ -18,6 +18,17 @@ import { round } from '../harness/figures';
 import type { Figure, ScenarioResult } from '../harness/types';
 import { PRICES } from '../prices';
 import {
+  DEFAULT_STATIC_EGRESS_NAT_GATEWAYS,
+  HOURS_PER_MONTH,
+  INTERFACE_ENDPOINT_SERVICES,
+  interfaceEndpointBreakEven,
+  natBytesPerWebhookRequest,
+  SERVER_HANDSHAKE_BYTES_PER_REQUEST,
+  staticEgressMonthly,
+  staticEgressPerMillion,
+  WEBHOOK_ANSWER,
+} from '../static-egress';
+import {
   type CaseBill,
   type MeasuredCases,
   SINGLE_EVENT_BATCHED_KEY,
@@ -215,6 +226,57 @@ function deduplicationFigures(): Figure[] {
   ];
 }
 
+/**
+ * What static egress addresses (`egress.staticIps`) add: by the month with the default two NAT
+ * gateways and with one, and per million events of the main case (the NAT's data processing of its
+ * webhook requests and answers).
+ */
+function staticEgressFigures(cases: readonly CaseBill[]): Figure[] {
+  const main = cases.find((c) => c.case.key === '100 per request, 100 ms webhook');
+  return [
+    {
+      metric: `static egress addresses (egress.staticIps, ${DEFAULT_STATIC_EGRESS_NAT_GATEWAYS} NAT gateways, each with an Elastic IP): added fixed monthly cost`,
+      value: `+${round(staticEgressMonthly(DEFAULT_STATIC_EGRESS_NAT_GATEWAYS).total, 2)}`,
+      unit: 'USD/month',
+    },
+    {
+      metric: 'static egress addresses, natGateways: 1: added fixed monthly cost',
+      value: `+${round(staticEgressMonthly(1).total, 2)}`,
+      unit: 'USD/month',
+    },
+    ...(main === undefined
+      ? []
+      : [
+          {
+            metric: `static egress addresses: added cost per million events, ${main.case.key} (NAT data processing of webhook requests and answers)`,
+            value: `+${usd(staticEgressPerMillion(main.usage).natDataProcessing)}`,
+            unit: 'USD',
+          },
+        ]),
+  ];
+}
+
+/** Static egress in the details: the monthly lines, the model's assumptions, the endpoints' break-even. */
+export function staticEgressDetails() {
+  return {
+    natGateways: DEFAULT_STATIC_EGRESS_NAT_GATEWAYS,
+    hoursPerMonth: HOURS_PER_MONTH,
+    monthly: roundAll(staticEgressMonthly(DEFAULT_STATIC_EGRESS_NAT_GATEWAYS), 4),
+    monthlyOneNatGateway: roundAll(staticEgressMonthly(1), 4),
+    monthlyWithInterfaceEndpoints: roundAll(staticEgressMonthly(DEFAULT_STATIC_EGRESS_NAT_GATEWAYS, true), 4),
+    interfaceEndpointServices: INTERFACE_ENDPOINT_SERVICES,
+    webhookAnswerBytes: Buffer.byteLength(WEBHOOK_ANSWER),
+    serverHandshakeBytesPerRequest: SERVER_HANDSHAKE_BYTES_PER_REQUEST,
+    natBytesPer1KbRequest: natBytesPerWebhookRequest(1000),
+    interfaceEndpointBreakEven: roundAll(interfaceEndpointBreakEven(), 4),
+    prices: {
+      natGateway: PRICES.natGateway,
+      publicIpv4: PRICES.publicIpv4,
+      privateLink: PRICES.privateLink,
+    },
+  };
+}
+
 function billFigures(
   setUp: BillSetUp,
   cases: readonly CaseBill[],
@@ -275,6 +337,7 @@ function billFigures(
       unit: 'USD/month',
     },
     ...deduplicationFigures(),
+    ...staticEgressFigures(cases),
     {
       metric: 'measured cold start (process start to first answer), publish / delivery',
       value: `${round(setUp.initMs('publish'), 0)} / ${round(setUp.initMs('delivery'), 0)}`,
@@ -299,6 +362,8 @@ function caseDetails(c: CaseBill) {
     perMillion: roundAll(c.bill.breakdown, 6),
     perMillionViaFunctionUrl: roundAll(c.viaFunctionUrl.breakdown, 6),
     perMillionViaFunctionUrlKeptMetrics: roundAll(c.viaFunctionUrlKeptMetrics.breakdown, 6),
+    // With static egress addresses (`egress.staticIps`): the NAT gateways' data processing.
+    perMillionStaticEgress: roundAll(staticEgressPerMillion(c.usage), 6),
     keptMetrics: { ...c.kept, instances: roundAll(c.kept.instances, 2) },
     gateReads: roundAll(c.gateReads, 2),
     windowSeconds: c.windowSeconds,
@@ -424,6 +489,7 @@ export function billResult(setUp: BillSetUp, { cases, emitted }: MeasuredCases):
         wireOverheadBytesPerRequest: WIRE_OVERHEAD_BYTES_PER_REQUEST,
       },
       deduplication: deduplicationDetails(),
+      staticEgress: staticEgressDetails(),
       coldStarts: setUp.coldStarts,
       prices: { source: PRICES.source, takenOn: PRICES.takenOn, sources: PRICES.sources },
     },
