@@ -9,6 +9,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { type FunctionKey, QUEUES, type QueueKey, TABLE } from '../shared/config/resources';
+import { CERTIFICATE_WARNING_DAYS } from '../shared/delivery/rules/endpoint-tls';
 import { METRIC } from '../shared/observability/metrics';
 import { FIVE_MINUTES, pipelineMetric } from './metric-series';
 import type { PipelineFunction } from './pipeline-function';
@@ -385,6 +386,21 @@ export const endpointValidationFailedAlarm = (namespace: string): AlarmDefinitio
     `subscription receives nothing until it is validated. Find it with "gridwire health" (or ` +
     `the subscription's provisioningState); its owner can open the validation URL within its ` +
     `window, or ask again once the endpoint is fixed ("gridwire subscription validate").`,
+});
+
+export const clientCertificateExpiringAlarm = (namespace: string): AlarmDefinition => ({
+  id: 'ClientCertificateExpiringAlarm',
+  metric: pipelineMetric(namespace, METRIC.ClientCertificateDaysLeft, 'Minimum').with({
+    period: Duration.hours(1),
+  }),
+  threshold: CERTIFICATE_WARNING_DAYS,
+  comparison: cloudwatch.ComparisonOperator.LESS_THAN_OR_EQUAL_TO_THRESHOLD,
+  periods: 1,
+  description:
+    `a subscription's client certificate expires within ${CERTIFICATE_WARNING_DAYS} days (or has): ` +
+    `endpoints that check it will refuse its deliveries from then on. "gridwire health" names it ` +
+    `(the ClientCertificateExpiring warning); give it a new certificate and key ` +
+    `(destination.properties.tls, or --client-certificate and --client-key).`,
 });
 
 /** What a failure of each alarmed provider function leaves behind. */

@@ -22,7 +22,7 @@ const hasSeries = (metric: MetricName, dimensions: readonly string[]): boolean =
 export function pipelineMetric(
   namespace: string,
   metric: MetricName,
-  statistic: 'Sum' | 'Average' | 'Maximum' | 'p99',
+  statistic: 'Sum' | 'Average' | 'Maximum' | 'Minimum' | 'p99',
   label?: string,
 ): cloudwatch.Metric {
   if (!hasSeries(metric, [])) throw new Error(`${metric} has no stack-wide series in METRIC_DIMENSION_SETS`);

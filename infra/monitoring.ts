@@ -31,6 +31,7 @@ import {
   backlogOldestAgeAlarm,
   backlogSizeAlarm,
   backlogWakeLateAlarm,
+  clientCertificateExpiringAlarm,
   deliveryFailureRateAlarm,
   droppedEventsAlarm,
   endpointValidationFailedAlarm,
@@ -89,6 +90,8 @@ export interface PipelineAlarms {
   readonly tableThrottles: cloudwatch.Alarm;
   /** An endpoint refused the validation handshake or did not answer it (`EndpointValidationFailCount`). */
   readonly endpointValidationFailed: cloudwatch.Alarm;
+  /** A subscription's client certificate expires within 30 days. */
+  readonly clientCertificateExpiring: cloudwatch.Alarm;
   /**
    * Errors of the provider framework that carries out topics and subscriptions declared in code
    * (`onEvent`: CloudFormation was not answered; `onTimeout`: a timed-out declaration could not
@@ -115,6 +118,7 @@ export function listAlarms(alarms: PipelineAlarms): cloudwatch.Alarm[] {
     alarms.apiServerErrors,
     alarms.tableThrottles,
     alarms.endpointValidationFailed,
+    alarms.clientCertificateExpiring,
     ...Object.values(alarms.declaredResourcesErrors),
   ];
 }
@@ -180,6 +184,7 @@ export function createAlarms(
     apiServerErrors: create(apiServerErrorsAlarm(targets.api)),
     tableThrottles: create(tableThrottlesAlarm(targets.table)),
     endpointValidationFailed: create(endpointValidationFailedAlarm(namespace)),
+    clientCertificateExpiring: create(clientCertificateExpiringAlarm(namespace)),
     // Filled when the pipeline's first declaration creates the provider (`addDeclaredResourcesAlarms`).
     declaredResourcesErrors: {},
   };

@@ -181,6 +181,7 @@ describe('alarms', () => {
       pipeline.alarms.apiServerErrors,
       pipeline.alarms.tableThrottles,
       pipeline.alarms.endpointValidationFailed,
+      pipeline.alarms.clientCertificateExpiring,
       pipeline.alarms.oldestOverdue,
     ]) {
       expect(alarms).toContain(alarm);
@@ -263,224 +264,241 @@ describe('alarms', () => {
       TreatMissingData: 'notBreaching',
     });
   });
-});
 
-describe('the oldest overdue backlog wake', () => {
-  const { oldestOverdueSeconds: threshold, oldestOverduePeriods: periods } = ALARM_THRESHOLDS;
-
-  it('fires when a wake has been overdue more than 10 minutes at two sweeps running (one-minute periods)', () => {
-    expect([threshold, periods]).toEqual([600, 2]);
-    expect(alarmProps(pipeline.alarms.oldestOverdue)).toMatchObject({
+  it("fire when a subscription's client certificate has 30 days left or fewer", () => {
+    expect(alarmProps(pipeline.alarms.clientCertificateExpiring)).toMatchObject({
       Namespace: METRICS_NAMESPACE,
-      MetricName: METRIC.OldestOverdueSeconds,
+      MetricName: METRIC.ClientCertificateDaysLeft,
       Dimensions: [{ Name: 'service', Value: SERVICE_NAME }],
-      Statistic: 'Maximum',
-      Period: 60,
-      Threshold: threshold,
-      ComparisonOperator: 'GreaterThanThreshold',
-      EvaluationPeriods: periods,
-      DatapointsToAlarm: periods,
-      TreatMissingData: 'notBreaching',
-      AlarmActions: [topicRef],
-      OKActions: [topicRef],
-    });
-  });
-
-  it('stays quiet while the sweep’s re-arm works, and fires before a second lost re-arm is armed again', () => {
-    const sweepMs = BACKLOG_SWEEP_EVERY_MINUTES * 60_000;
-    // A lost wake is armed again at the first sweep after it is WAKE_LATE_MS late, and its new
-    // tick is taken within seconds: it reads at most about WAKE_LATE_MS + one sweep, never twice
-    // running above the threshold.
-    expect(threshold * 1000).toBeGreaterThanOrEqual(WAKE_LATE_MS + 2 * sweepMs);
-    // The tick of that re-arm lost too: the wake passes the threshold before the sweep's next
-    // re-arm could have brought it back.
-    expect(threshold * 1000).toBeLessThanOrEqual(2 * WAKE_LATE_MS);
-  });
-
-  it('says what failed and where to look', () => {
-    const description = String(alarmProps(pipeline.alarms.oldestOverdue).AlarmDescription);
-    expect(description).toMatch(
-      /^Gridwire \(Alarms\): a backlog's wake has been overdue more than 10 minutes/,
-    );
-    for (const line of ['backlog wake was late', 'could not arm a backlog wake', 'gridwire health']) {
-      expect(description).toContain(line);
-    }
-  });
-});
-
-describe('alarms on the declared resources’ provider', () => {
-  it('are none while the pipeline declares nothing (there is no provider)', () => {
-    expect(pipeline.alarms.declaredResourcesErrors).toEqual({});
-  });
-
-  const app = newApp();
-  const declaring = new Stack(app, 'Declaring');
-  const withDeclarations = new DeliveryPipeline(declaring, 'Pipeline');
-  withDeclarations.addTopic('orders');
-  withDeclarations.addTopic('audit');
-  const declaredTemplate = Template.fromStack(declaring);
-  const frameworkFunction = (entrypoint: string) => {
-    const found = declaredTemplate.findResources('AWS::Lambda::Function', {
-      Properties: { Handler: `framework.${entrypoint}` },
-    });
-    const ids = Object.keys(found);
-    expect(ids).toHaveLength(1);
-    return ids[0] as string;
-  };
-
-  it.each([
-    ['onEvent', 'CloudFormation may not have been answered'],
-    ['onTimeout', 'could not be reported failed'],
-  ] as const)('fire on any error of the framework’s %s function', (key, meaning) => {
-    const alarm = withDeclarations.alarms.declaredResourcesErrors[key] as cloudwatch.Alarm;
-    expect(alarm).toBeDefined();
-    expect(listAlarms(withDeclarations.alarms)).toContain(alarm);
-    const topic = { Ref: declaring.getLogicalId(withDeclarations.alarmTopic.node.defaultChild as never) };
-    const props = alarmProps(alarm, declaredTemplate, declaring);
-    expect(props).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      MetricName: 'Errors',
-      Dimensions: [{ Name: 'FunctionName', Value: { Ref: frameworkFunction(key) } }],
-      Statistic: 'Sum',
-      Period: 300,
-      Threshold: 0,
-      ComparisonOperator: 'GreaterThanThreshold',
+      Statistic: 'Minimum',
+      Period: 3600,
+      Threshold: 30,
+      ComparisonOperator: 'LessThanOrEqualToThreshold',
       EvaluationPeriods: 1,
-      AlarmActions: [topic],
-      OKActions: [topic],
+      // Written only with a near certificate's deliveries: no data is no certificate near its end.
+      TreatMissingData: 'notBreaching',
     });
-    expect(props.AlarmDescription).toContain(meaning);
   });
 
-  it('leave out isComplete, whose errors are the framework’s own “not yet” on every poll', () => {
-    const watched = Object.values(declaredTemplate.findResources('AWS::CloudWatch::Alarm')).map((alarm) =>
-      JSON.stringify(alarm.Properties.Dimensions ?? []),
-    );
-    expect(watched.some((dimensions) => dimensions.includes(frameworkFunction('isComplete')))).toBe(false);
-    expect(Object.keys(withDeclarations.alarms.declaredResourcesErrors).sort()).toEqual([
-      'onEvent',
-      'onTimeout',
-    ]);
-  });
+  describe('the oldest overdue backlog wake', () => {
+    const { oldestOverdueSeconds: threshold, oldestOverduePeriods: periods } = ALARM_THRESHOLDS;
 
-  it.each(RULE_PACKS)('leave the %s rule pack nothing unacknowledged', (_name, pack) => {
-    expect(unacknowledged(pack, app)).toEqual([]);
-  });
-});
-
-describe('route-level throttles', () => {
-  type Stage = { Properties: Record<string, unknown>; DependsOn?: string[] };
-  const stageOf = (of: Template): Stage => {
-    const [stage] = Object.values(of.findResources('AWS::ApiGatewayV2::Stage')) as Stage[];
-    return stage as Stage;
-  };
-  const routeIdsByKey = (of: Template) =>
-    new Map(
-      Object.entries(of.findResources('AWS::ApiGatewayV2::Route')).map(([id, route]) => [
-        route.Properties.RouteKey as string,
-        id,
-      ]),
-    );
-  const adminKeys = ROUTES.filter((route) => route.auth === 'admin').map((r) => `${r.method} ${r.path}`);
-  const validationKey = ROUTES.filter((route) => route.auth === 'validationCode').map(
-    (r) => `${r.method} ${r.path}`,
-  );
-  const publishKeys = ROUTES.filter((route) => route.function === 'publish').map(
-    (r) => `${r.method} ${r.path}`,
-  );
-  const sessionKeys = ROUTES.filter((route) => route.auth === 'session').map((r) => `${r.method} ${r.path}`);
-  const publicKeys = ROUTES.filter((route) => route.auth === 'public').map((r) => `${r.method} ${r.path}`);
-  const ownKeys = [...adminKeys, ...validationKey, ...sessionKeys, ...publicKeys];
-
-  it('give every admin route, the validation URL, the console’s routes and the API description a throttle of their own, publishing the stage’s', () => {
-    const settings = stageOf(template).Properties.RouteSettings as Record<string, unknown>;
-    expect(adminKeys.length).toBeGreaterThan(40);
-    expect(validationKey).toEqual(['GET /eventSubscriptions/validate']);
-    expect(sessionKeys).toEqual(['ANY /console/api/{proxy+}']);
-    expect(publicKeys.sort()).toEqual([
-      'GET /console',
-      'GET /console/{file+}',
-      'GET /openapi.json',
-      'GET /portal',
-    ]);
-    expect(Object.keys(settings).sort()).toEqual([...ownKeys].sort());
-    for (const key of adminKeys) {
-      expect(settings[key]).toEqual({
-        ThrottlingRateLimit: ADMIN_ROUTE_THROTTLE.rateLimit,
-        ThrottlingBurstLimit: ADMIN_ROUTE_THROTTLE.burstLimit,
+    it('fires when a wake has been overdue more than 10 minutes at two sweeps running (one-minute periods)', () => {
+      expect([threshold, periods]).toEqual([600, 2]);
+      expect(alarmProps(pipeline.alarms.oldestOverdue)).toMatchObject({
+        Namespace: METRICS_NAMESPACE,
+        MetricName: METRIC.OldestOverdueSeconds,
+        Dimensions: [{ Name: 'service', Value: SERVICE_NAME }],
+        Statistic: 'Maximum',
+        Period: 60,
+        Threshold: threshold,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: periods,
+        DatapointsToAlarm: periods,
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [topicRef],
+        OKActions: [topicRef],
       });
-    }
-    expect(settings['GET /eventSubscriptions/validate']).toEqual({
-      ThrottlingRateLimit: VALIDATION_ROUTE_THROTTLE.rateLimit,
-      ThrottlingBurstLimit: VALIDATION_ROUTE_THROTTLE.burstLimit,
     });
-    expect(settings['ANY /console/api/{proxy+}']).toEqual({
-      ThrottlingRateLimit: SESSION_ROUTE_THROTTLE.rateLimit,
-      ThrottlingBurstLimit: SESSION_ROUTE_THROTTLE.burstLimit,
+
+    it('stays quiet while the sweep’s re-arm works, and fires before a second lost re-arm is armed again', () => {
+      const sweepMs = BACKLOG_SWEEP_EVERY_MINUTES * 60_000;
+      // A lost wake is armed again at the first sweep after it is WAKE_LATE_MS late, and its new
+      // tick is taken within seconds: it reads at most about WAKE_LATE_MS + one sweep, never twice
+      // running above the threshold.
+      expect(threshold * 1000).toBeGreaterThanOrEqual(WAKE_LATE_MS + 2 * sweepMs);
+      // The tick of that re-arm lost too: the wake passes the threshold before the sweep's next
+      // re-arm could have brought it back.
+      expect(threshold * 1000).toBeLessThanOrEqual(2 * WAKE_LATE_MS);
     });
-    for (const key of publicKeys) {
-      expect(settings[key]).toEqual({
-        ThrottlingRateLimit: PUBLIC_FILE_ROUTE_THROTTLE.rateLimit,
-        ThrottlingBurstLimit: PUBLIC_FILE_ROUTE_THROTTLE.burstLimit,
+
+    it('says what failed and where to look', () => {
+      const description = String(alarmProps(pipeline.alarms.oldestOverdue).AlarmDescription);
+      expect(description).toMatch(
+        /^Gridwire \(Alarms\): a backlog's wake has been overdue more than 10 minutes/,
+      );
+      for (const line of ['backlog wake was late', 'could not arm a backlog wake', 'gridwire health']) {
+        expect(description).toContain(line);
+      }
+    });
+  });
+
+  describe('alarms on the declared resources’ provider', () => {
+    it('are none while the pipeline declares nothing (there is no provider)', () => {
+      expect(pipeline.alarms.declaredResourcesErrors).toEqual({});
+    });
+
+    const app = newApp();
+    const declaring = new Stack(app, 'Declaring');
+    const withDeclarations = new DeliveryPipeline(declaring, 'Pipeline');
+    withDeclarations.addTopic('orders');
+    withDeclarations.addTopic('audit');
+    const declaredTemplate = Template.fromStack(declaring);
+    const frameworkFunction = (entrypoint: string) => {
+      const found = declaredTemplate.findResources('AWS::Lambda::Function', {
+        Properties: { Handler: `framework.${entrypoint}` },
       });
-    }
-    for (const key of publishKeys) expect(settings[key]).toBeUndefined();
-    expect(ADMIN_ROUTE_THROTTLE).toEqual({ rateLimit: 200, burstLimit: 100 });
-    expect(VALIDATION_ROUTE_THROTTLE).toEqual({ rateLimit: 20, burstLimit: 50 });
-    expect(SESSION_ROUTE_THROTTLE).toEqual(ADMIN_ROUTE_THROTTLE);
-    expect(PUBLIC_FILE_ROUTE_THROTTLE).toEqual({ rateLimit: 50, burstLimit: 100 });
-  });
+      const ids = Object.keys(found);
+      expect(ids).toHaveLength(1);
+      return ids[0] as string;
+    };
 
-  it('keep admin routes their own size when the stage is sized down for a small publish function', () => {
-    const small = build({ throttle: { rateLimit: 10, burstLimit: 1 } }).template;
-    const stage = stageOf(small);
-    expect(stage.Properties.DefaultRouteSettings).toMatchObject({
-      ThrottlingRateLimit: 10,
-      ThrottlingBurstLimit: 1,
+    it.each([
+      ['onEvent', 'CloudFormation may not have been answered'],
+      ['onTimeout', 'could not be reported failed'],
+    ] as const)('fire on any error of the framework’s %s function', (key, meaning) => {
+      const alarm = withDeclarations.alarms.declaredResourcesErrors[key] as cloudwatch.Alarm;
+      expect(alarm).toBeDefined();
+      expect(listAlarms(withDeclarations.alarms)).toContain(alarm);
+      const topic = { Ref: declaring.getLogicalId(withDeclarations.alarmTopic.node.defaultChild as never) };
+      const props = alarmProps(alarm, declaredTemplate, declaring);
+      expect(props).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: frameworkFunction(key) } }],
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 1,
+        AlarmActions: [topic],
+        OKActions: [topic],
+      });
+      expect(props.AlarmDescription).toContain(meaning);
     });
-    expect((stage.Properties.RouteSettings as Record<string, unknown>)['GET /admin/topics']).toEqual({
-      ThrottlingRateLimit: 200,
-      ThrottlingBurstLimit: 100,
+
+    it('leave out isComplete, whose errors are the framework’s own “not yet” on every poll', () => {
+      const watched = Object.values(declaredTemplate.findResources('AWS::CloudWatch::Alarm')).map((alarm) =>
+        JSON.stringify(alarm.Properties.Dimensions ?? []),
+      );
+      expect(watched.some((dimensions) => dimensions.includes(frameworkFunction('isComplete')))).toBe(false);
+      expect(Object.keys(withDeclarations.alarms.declaredResourcesErrors).sort()).toEqual([
+        'onEvent',
+        'onTimeout',
+      ]);
+    });
+
+    it.each(RULE_PACKS)('leave the %s rule pack nothing unacknowledged', (_name, pack) => {
+      expect(unacknowledged(pack, app)).toEqual([]);
     });
   });
 
-  it('make the stage wait for the routes its settings name (CloudFormation refuses unknown route keys)', () => {
-    const ids = routeIdsByKey(template);
-    const dependsOn = stageOf(template).DependsOn ?? [];
-    for (const key of ownKeys) expect(dependsOn).toContain(ids.get(key));
+  describe('route-level throttles', () => {
+    type Stage = { Properties: Record<string, unknown>; DependsOn?: string[] };
+    const stageOf = (of: Template): Stage => {
+      const [stage] = Object.values(of.findResources('AWS::ApiGatewayV2::Stage')) as Stage[];
+      return stage as Stage;
+    };
+    const routeIdsByKey = (of: Template) =>
+      new Map(
+        Object.entries(of.findResources('AWS::ApiGatewayV2::Route')).map(([id, route]) => [
+          route.Properties.RouteKey as string,
+          id,
+        ]),
+      );
+    const adminKeys = ROUTES.filter((route) => route.auth === 'admin').map((r) => `${r.method} ${r.path}`);
+    const validationKey = ROUTES.filter((route) => route.auth === 'validationCode').map(
+      (r) => `${r.method} ${r.path}`,
+    );
+    const publishKeys = ROUTES.filter((route) => route.function === 'publish').map(
+      (r) => `${r.method} ${r.path}`,
+    );
+    const sessionKeys = ROUTES.filter((route) => route.auth === 'session').map(
+      (r) => `${r.method} ${r.path}`,
+    );
+    const publicKeys = ROUTES.filter((route) => route.auth === 'public').map((r) => `${r.method} ${r.path}`);
+    const ownKeys = [...adminKeys, ...validationKey, ...sessionKeys, ...publicKeys];
+
+    it('give every admin route, the validation URL, the console’s routes and the API description a throttle of their own, publishing the stage’s', () => {
+      const settings = stageOf(template).Properties.RouteSettings as Record<string, unknown>;
+      expect(adminKeys.length).toBeGreaterThan(40);
+      expect(validationKey).toEqual(['GET /eventSubscriptions/validate']);
+      expect(sessionKeys).toEqual(['ANY /console/api/{proxy+}']);
+      expect(publicKeys.sort()).toEqual([
+        'GET /console',
+        'GET /console/{file+}',
+        'GET /openapi.json',
+        'GET /portal',
+      ]);
+      expect(Object.keys(settings).sort()).toEqual([...ownKeys].sort());
+      for (const key of adminKeys) {
+        expect(settings[key]).toEqual({
+          ThrottlingRateLimit: ADMIN_ROUTE_THROTTLE.rateLimit,
+          ThrottlingBurstLimit: ADMIN_ROUTE_THROTTLE.burstLimit,
+        });
+      }
+      expect(settings['GET /eventSubscriptions/validate']).toEqual({
+        ThrottlingRateLimit: VALIDATION_ROUTE_THROTTLE.rateLimit,
+        ThrottlingBurstLimit: VALIDATION_ROUTE_THROTTLE.burstLimit,
+      });
+      expect(settings['ANY /console/api/{proxy+}']).toEqual({
+        ThrottlingRateLimit: SESSION_ROUTE_THROTTLE.rateLimit,
+        ThrottlingBurstLimit: SESSION_ROUTE_THROTTLE.burstLimit,
+      });
+      for (const key of publicKeys) {
+        expect(settings[key]).toEqual({
+          ThrottlingRateLimit: PUBLIC_FILE_ROUTE_THROTTLE.rateLimit,
+          ThrottlingBurstLimit: PUBLIC_FILE_ROUTE_THROTTLE.burstLimit,
+        });
+      }
+      for (const key of publishKeys) expect(settings[key]).toBeUndefined();
+      expect(ADMIN_ROUTE_THROTTLE).toEqual({ rateLimit: 200, burstLimit: 100 });
+      expect(VALIDATION_ROUTE_THROTTLE).toEqual({ rateLimit: 20, burstLimit: 50 });
+      expect(SESSION_ROUTE_THROTTLE).toEqual(ADMIN_ROUTE_THROTTLE);
+      expect(PUBLIC_FILE_ROUTE_THROTTLE).toEqual({ rateLimit: 50, burstLimit: 100 });
+    });
+
+    it('keep admin routes their own size when the stage is sized down for a small publish function', () => {
+      const small = build({ throttle: { rateLimit: 10, burstLimit: 1 } }).template;
+      const stage = stageOf(small);
+      expect(stage.Properties.DefaultRouteSettings).toMatchObject({
+        ThrottlingRateLimit: 10,
+        ThrottlingBurstLimit: 1,
+      });
+      expect((stage.Properties.RouteSettings as Record<string, unknown>)['GET /admin/topics']).toEqual({
+        ThrottlingRateLimit: 200,
+        ThrottlingBurstLimit: 100,
+      });
+    });
+
+    it('make the stage wait for the routes its settings name (CloudFormation refuses unknown route keys)', () => {
+      const ids = routeIdsByKey(template);
+      const dependsOn = stageOf(template).DependsOn ?? [];
+      for (const key of ownKeys) expect(dependsOn).toContain(ids.get(key));
+    });
+
+    it.each(['functionUrl', 'both'] as const)(
+      'name only routes the HTTP API serves with publishIngress %s',
+      (publishIngress) => {
+        const served = build({ publishIngress }).template;
+        const ids = routeIdsByKey(served);
+        const settings = stageOf(served).Properties.RouteSettings as Record<string, unknown>;
+        for (const key of Object.keys(settings)) expect(ids.has(key)).toBe(true);
+      },
+    );
+
+    it('are derived from the route table alone', () => {
+      expect(Object.keys(routeSettingsOf(ROUTES))).toHaveLength(ownKeys.length);
+      expect(
+        routeSettingsOf([
+          { method: 'POST', path: '/topics/{topic}/api/events', function: 'publish', auth: 'topicKey' },
+        ]),
+      ).toEqual({});
+    });
   });
 
-  it.each(['functionUrl', 'both'] as const)(
-    'name only routes the HTTP API serves with publishIngress %s',
-    (publishIngress) => {
-      const served = build({ publishIngress }).template;
-      const ids = routeIdsByKey(served);
-      const settings = stageOf(served).Properties.RouteSettings as Record<string, unknown>;
-      for (const key of Object.keys(settings)) expect(ids.has(key)).toBe(true);
+  it.each(RULE_PACKS)(
+    'a pipeline with alarmEmail leaves the %s rule pack nothing unacknowledged',
+    (_name, pack) => {
+      const { app } = build({ alarmEmail: ['oncall@example.com'] });
+      expect(unacknowledged(pack, app)).toEqual([]);
     },
   );
 
-  it('are derived from the route table alone', () => {
-    expect(Object.keys(routeSettingsOf(ROUTES))).toHaveLength(ownKeys.length);
-    expect(
-      routeSettingsOf([
-        { method: 'POST', path: '/topics/{topic}/api/events', function: 'publish', auth: 'topicKey' },
-      ]),
-    ).toEqual({});
-  });
-});
-
-it.each(RULE_PACKS)(
-  'a pipeline with alarmEmail leaves the %s rule pack nothing unacknowledged',
-  (_name, pack) => {
-    const { app } = build({ alarmEmail: ['oncall@example.com'] });
-    expect(unacknowledged(pack, app)).toEqual([]);
-  },
-);
-
-it('the stage keeps its default throttle for the routes without their own', () => {
-  template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
-    StageName: '$default',
-    DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: Match.anyValue() }),
+  it('the stage keeps its default throttle for the routes without their own', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: Match.anyValue() }),
+    });
   });
 });

@@ -461,10 +461,10 @@ describe('alarms', () => {
     // One parked per queue (6), 3 queue ages (not the ordered queue's, whose keys wait behind a
     // failing event by design, nor the archive queue's, gathered a minute by design), failure
     // rate, drops, errors and throttles of 4 functions, 4 of the backlogs, the archive's missed
-    // copies, API 5xx, table throttles, failed endpoint validations (none of the declared
-    // resources' provider: this pipeline declares nothing).
+    // copies, API 5xx, table throttles, failed endpoint validations, client certificates near
+    // their end (none of the declared resources' provider: this pipeline declares nothing).
     expect(Object.keys(QUEUES)).toHaveLength(6);
-    expect(alarms).toHaveLength(6 + 3 + 1 + 1 + 4 + 4 + 4 + 1 + 3);
+    expect(alarms).toHaveLength(6 + 3 + 1 + 1 + 4 + 4 + 4 + 1 + 4);
     expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm'))).toHaveLength(alarms.length);
     for (const alarm of alarms) {
       expect(alarmProps(alarm)).toMatchObject({ AlarmActions: [topicRef], OKActions: [topicRef] });
