@@ -6,6 +6,7 @@
  * against the same routes; IAM publishing only through the HTTP API.
  */
 import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ROUTES, type RouteDefinition } from '../shared/config/routes';
 import { readConfig } from '../shared/config/runtime';
 import { TRACEPARENT_HEADER } from '../shared/delivery/rules/trace-context';
@@ -39,6 +40,7 @@ import type { DeliveryBacklogGate } from '../shared/publish/admission';
 import { credentialOf, namespaceKeyOf } from '../shared/publish/authentication';
 import type { Publisher, PublishResult } from '../shared/publish/publisher';
 import { PublishRejection, type RejectionKind } from '../shared/publish/rejection';
+import { ingestSourceMessages, type SourceDefinition } from '../shared/publish/sources';
 
 export interface PublishHandlerDeps {
   publisher: Publisher;
@@ -195,19 +197,64 @@ export function createPublishHandler({ publisher, observability, deliveryBacklog
 }
 
 /**
- * The publish handler on `runtime`, as Lambda runs it: its publisher and, when the configuration
- * sets `deliveryBacklogLimit`, its gate on the delivery queue's backlog.
+ * The publish function's other work: the batches of the source queues topics take events from
+ * (`topic.addSource`), published as publish requests are, each message reported failed (so it
+ * comes back, and reaches its queue's dead-letter queue) when it is refused or a dependency fails.
  */
-export function buildPublishHandler(runtime: Runtime, observability: Observability) {
-  const deliveryBacklog = buildDeliveryBacklogGate(runtime, observability);
-  return createPublishHandler({
-    publisher: buildPublisher(runtime, observability),
-    observability,
-    ...(deliveryBacklog === undefined ? {} : { deliveryBacklog }),
-  });
+export function createSourceHandler(deps: {
+  publisher: Publisher;
+  observability: Observability;
+  sources: readonly SourceDefinition[];
+}) {
+  const { publisher, observability, sources } = deps;
+  const ingest = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const outcomes = await ingestSourceMessages(event.Records, {
+      sources,
+      topicOf: (name) => publisher.topic(name),
+      publish: (request) => publisher.publish(request),
+      metrics: observability.buffer,
+      logger: observability.logger,
+    });
+    return {
+      batchItemFailures: event.Records.flatMap((record, index) =>
+        outcomes[index]?.kind === 'published' ? [] : [{ itemIdentifier: record.messageId }],
+      ),
+    };
+  };
+  return middy<SQSEvent, SQSBatchResponse>(ingest)
+    .use(logContext(observability.logger))
+    .use(flushMetrics(observability.flusher));
 }
+
+/** Whether an invocation is an SQS batch (a source queue's) rather than an HTTP request. */
+export const isSqsBatch = (event: unknown): event is SQSEvent =>
+  typeof event === 'object' && event !== null && Array.isArray((event as { Records?: unknown }).Records);
+
+/**
+ * The publish function's handlers on `runtime`, sharing one publisher: HTTP requests (behind,
+ * when the configuration sets `deliveryBacklogLimit`, its gate on the delivery queue's backlog),
+ * and the batches of its source queues.
+ */
+export function buildPublishHandlers(runtime: Runtime, observability: Observability) {
+  const deliveryBacklog = buildDeliveryBacklogGate(runtime, observability);
+  const publisher = buildPublisher(runtime, observability);
+  return {
+    http: createPublishHandler({
+      publisher,
+      observability,
+      ...(deliveryBacklog === undefined ? {} : { deliveryBacklog }),
+    }),
+    sources: createSourceHandler({ publisher, observability, sources: runtime.config.sources }),
+  };
+}
+
+/** The publish function's HTTP handler on `runtime`. */
+export const buildPublishHandler = (runtime: Runtime, observability: Observability) =>
+  buildPublishHandlers(runtime, observability).http;
 
 export const handler = lazyHandler(() => {
   const runtime = { config: readConfig(), clients: createAwsClients() };
-  return buildPublishHandler(runtime, createObservability('publish', runtime.config));
+  const { http, sources } = buildPublishHandlers(runtime, createObservability('publish', runtime.config));
+  return (event: HttpEvent | SQSEvent, context: Context): Promise<HttpResult | SQSBatchResponse> =>
+    isSqsBatch(event) ? sources(event, context) : http(event, context);
 });

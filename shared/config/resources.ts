@@ -123,6 +123,12 @@ export const ENV = {
   egressAddresses: 'GRIDWIRE_EGRESS_ADDRESSES',
   resourceDestinations: 'GRIDWIRE_RESOURCE_DESTINATIONS',
   /**
+   * The queues topics take events from (`shared/publish/sources.ts`): a JSON array of
+   * `{name, kind, queueArn, topic, format}`, set by the construct's `topic.addSource(...)` on the
+   * publish and management functions, by `gridwire start --source` locally. Absent: none.
+   */
+  sources: 'GRIDWIRE_SOURCES',
+  /**
    * The S3 buckets subscriptions may have their dead letters written to beside the stack's own
    * (`deadLetterDestination.properties.resourceId`): comma-separated bucket ARNs
    * (`arn:aws:s3:::<name>`, `*` standing for any run of characters of a name), an entry

@@ -7,6 +7,7 @@
 
 import { isValidMetricsNamespace, METRICS_NAMESPACE, METRICS_NAMESPACE_RULE } from '../observability/metrics';
 import { firstControlCharacter } from '../platform/control-characters';
+import { parseSources, type SourceDefinition } from '../publish/sources';
 import { checkProxyUrl } from './egress';
 import { type PortalBranding, parseFrameAncestors, parsePortalBranding } from './portal';
 import { ARCHIVE_WINDOW_SECONDS, ENV, QUEUES, type QueueKey } from './resources';
@@ -101,6 +102,8 @@ export interface RuntimeConfig {
   egressProxyUrl?: string;
   /** The fixed public addresses requests to endpoints leave from (`ENV.egressAddresses`); empty: none. */
   egressAddresses: string[];
+  /** The queues topics take events from (`ENV.sources`); empty: none. */
+  sources: SourceDefinition[];
   /**
    * The AWS resources subscriptions may deliver to: ARNs, `*` standing for any run of characters
    * within one segment, `<resource>|<role>` pairing a resource with another account's role
@@ -307,6 +310,7 @@ export function readConfig(env: Environment = process.env): RuntimeConfig {
     validateEndpoints: read.boolean(ENV.validateEndpoints, CONFIG_DEFAULTS.validateEndpoints),
     blockPrivateEndpoints: read.boolean(ENV.blockPrivateEndpoints, CONFIG_DEFAULTS.blockPrivateEndpoints),
     egressAddresses: listSetting(read.optional(ENV.egressAddresses)),
+    sources: parseSources(ENV.sources, read.optional(ENV.sources)),
     resourceDestinations: listSetting(read.optional(ENV.resourceDestinations)),
     deadLetterBuckets: listSetting(read.optional(ENV.deadLetterBuckets)),
     subscriptionMetrics: read.boolean(ENV.subscriptionMetrics, CONFIG_DEFAULTS.subscriptionMetrics),

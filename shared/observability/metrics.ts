@@ -110,6 +110,13 @@ export const METRIC = {
    * with its deliveries only from 30 days before: a gauge an alarm watches (Gridwire's own).
    */
   ClientCertificateDaysLeft: 'ClientCertificateDaysLeft',
+  /** Events a source (an SQS queue, an EventBridge bus) brought into its topic (Gridwire's own). */
+  SourceEventCount: 'SourceEventCount',
+  /**
+   * Source messages the publish rules refused (each stays in its queue until its dead-letter queue
+   * takes it), counted at every receive (Gridwire's own).
+   */
+  SourceRefusedCount: 'SourceRefusedCount',
   /** Events written into their topic's archive (Gridwire's own). */
   ArchivedEventCount: 'ArchivedEventCount',
   /**
@@ -175,6 +182,9 @@ export const METRIC_DIMENSION_SETS: Readonly<Record<MetricName, readonly (readon
   BacklogWakeLateCount: [[]],
   OldestOverdueSeconds: [[]],
   ClientCertificateDaysLeft: [[], SUBSCRIPTION],
+  // A few sources per stack, named by their deployer: one series each.
+  SourceEventCount: [[], ['Source']],
+  SourceRefusedCount: [[], ['Source']],
 };
 
 /** Which of the optional series a function emits (its `RuntimeConfig` settings of the same names). */

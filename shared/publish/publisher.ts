@@ -173,6 +173,15 @@ export class Publisher {
   }
 
   /**
+   * A classic topic as publishing reads it (through the same short cache), for a source that
+   * converts its messages to the topic's schema; `undefined` when there is none by that name.
+   */
+  topic(name: string): Promise<Topic | undefined> {
+    if (!isValidName('topic', name)) return Promise.resolve(undefined);
+    return this.topics.get(name.toLowerCase(), () => this.deps.store.getTopic(name, { consistent: true }));
+  }
+
+  /**
    * Publishes events Gridwire raises itself (dead-letter notices) to its own topic `name`, an
    * Event Grid schema topic: no credential is checked, and nothing is published while the topic
    * does not exist (it is made with its first subscription, so then nobody listens). Answers

@@ -71,6 +71,7 @@ describe('readConfig(env)', () => {
       validateEndpoints: false,
       blockPrivateEndpoints: false,
       egressAddresses: [],
+      sources: [],
       resourceDestinations: [],
       deadLetterBuckets: [],
       subscriptionMetrics: false,
