@@ -215,10 +215,7 @@ export interface DeclaredResourcesDeps {
  * from `ClientSecretArn` in its endpoint auth, the client certificate's key from
  * `ClientKeySecretArn` in its TLS settings.
  */
-async function bodyWithSecrets(
-  properties: DeclaredProperties,
-  deps: DeclaredResourcesDeps,
-): Promise<string> {
+async function bodyWithSecrets(properties: DeclaredProperties, deps: DeclaredResourcesDeps): Promise<string> {
   const { ClientSecretArn: secretArn, ClientKeySecretArn: keyArn } = properties;
   if (secretArn === undefined && keyArn === undefined) return properties.Body;
   const body = JSON.parse(properties.Body) as { properties?: Record<string, unknown> };
