@@ -13,6 +13,7 @@
  * declarations. Its checks run every 5 s within {@link DECLARED_TOTAL_TIMEOUT_MINUTES}, which
  * bounds how long a subscription may wait for its endpoint (`validationWaitSeconds`).
  */
+
 import {
   type CfnResource,
   CustomResource,
@@ -30,6 +31,7 @@ import { Construct, type IConstruct, type IDependable } from 'constructs';
 import { TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import { PAIR_SEPARATOR } from '../shared/delivery/rules/resource-destinations';
 import type { DeclaredKind } from '../shared/management/declared-resources';
+import type { SourceDefinition } from '../shared/publish/sources';
 import {
   archiveBody,
   checkName,
@@ -49,6 +51,7 @@ import {
   webhookSettingsOf,
 } from './declared-bodies';
 import type { DeclaredDestination } from './destinations';
+import type { DeclaredSource } from './sources';
 
 /** The provider's time limit for one declaration: under CloudFormation's hour for a custom resource. */
 export const DECLARED_TOTAL_TIMEOUT_MINUTES = 55;
@@ -102,6 +105,8 @@ export interface DeclaredResourcesOptions {
    * given) to the pipeline's dead-letter buckets: allowed and granted.
    */
   readonly allowDeadLetterBucket?: (bucket: s3.IBucket | string, role: string | undefined) => void;
+  /** Adds a source of a declared topic: its queue consumed by the publish function once `after` exists. */
+  readonly addSource?: (topic: string, source: DeclaredSource, after: IDependable) => SourceDefinition;
 }
 
 /**
@@ -126,6 +131,8 @@ export class DeclaredResources extends Construct {
   private readonly dependsOn: readonly IDependable[];
   private readonly allow: (destination: DeclaredDestination) => void;
   private readonly allowBucket: (bucket: s3.IBucket | string, role: string | undefined) => void;
+  /** Adds a declared topic's source (the pipeline's). */
+  readonly addSource: (topic: string, source: DeclaredSource, after: IDependable) => SourceDefinition;
   /** The resources and roles declared subscriptions deliver to, as the list resource puts them. */
   private readonly declaredArns: string[] = [];
   /**
@@ -144,6 +151,11 @@ export class DeclaredResources extends Construct {
     this.dependsOn = options.dependsOn ?? [];
     this.allow = options.allow ?? (() => {});
     this.allowBucket = options.allowDeadLetterBucket ?? (() => {});
+    this.addSource =
+      options.addSource ??
+      (() => {
+        throw new Error('addSource: this declaration has no pipeline to consume a source');
+      });
     this.provider = new Provider(this, 'Provider', {
       onEventHandler: management,
       isCompleteHandler: management,
@@ -327,6 +339,15 @@ export class DeclaredTopic extends Construct {
    */
   addEventType(props: DeclaredEventTypeProps): CustomResource {
     return this.declarations.eventType(this, this.resource, 'EventType', { Topic: this.topicName }, props);
+  }
+
+  /**
+   * Brings events already in AWS into this topic, without an HTTP hop: the messages of an SQS
+   * queue (`Source.sqs(queue)`), or the events of an EventBridge bus that match a pattern
+   * (`Source.eventBridge(bus, { eventPattern })`), published by the publish rules of the topic.
+   */
+  addSource(source: DeclaredSource): SourceDefinition {
+    return this.declarations.addSource(this.topicName, source, this.resource);
   }
 
   /** Declares a webhook subscription of this topic. */

@@ -50,6 +50,7 @@ import { createQueues } from './pipeline/queues';
 import { scheduleArchiveSweep, scheduleBacklogSweep } from './pipeline/schedules';
 import { createStorage } from './pipeline/storage';
 import type { PipelineFunction } from './pipeline-function';
+import { PipelineSources } from './sources';
 
 /**
  * Requests per second and burst the API stage accepts by default (see `throttle`): with no
@@ -338,6 +339,22 @@ export class DeliveryPipeline extends Construct {
     return this.declarations;
   }
 
+  /** The sources of declared topics, made with the first (`topic.addSource`). */
+  private sources: PipelineSources | undefined;
+
+  /** The sources of the pipeline's declared topics: their queues, the functions' setting, their alarms. */
+  pipelineSources(): PipelineSources {
+    this.sources ??= new PipelineSources(
+      this,
+      'Sources',
+      this.publishFunction,
+      this.managementFunction,
+      this.alarmTopic,
+      this.metricsNamespace,
+    );
+    return this.sources;
+  }
+
   private createDeclaredResources(): DeclaredResources {
     return new DeclaredResources(this, 'Declared', this.managementFunction, {
       logRetention: this.logRetention,
@@ -346,6 +363,7 @@ export class DeliveryPipeline extends Construct {
       // declared subscription runs there, so they exist before any declaration is carried out.
       dependsOn: [this.deliveryFunction],
       allow: (destination) => destination.grant(this.deliveryFunction),
+      addSource: (topic, source, after) => this.pipelineSources().add(topic, source, after),
       allowDeadLetterBucket: (bucket, role) =>
         this.deadLetterBuckets.allow(
           [role === undefined ? bucket : { bucket, role }],

@@ -45,3 +45,10 @@ export type { DeadLetterBucketPair } from './pipeline/dead-letter-buckets';
 export type { DeliveryNetwork } from './pipeline/egress';
 export type { ResourceDestinationPair } from './pipeline/functions';
 export { FUNCTION_RUNTIME } from './pipeline-function';
+export {
+  type DeclaredSource,
+  type EventBridgeSourceOptions,
+  PipelineSources,
+  Source,
+  type SqsSourceOptions,
+} from './sources';
