@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option, type OptionValueSource } from 'c
 import { consoleUrl } from '../local/console';
 import { parseLambdaArgument } from '../local/lambda-functions';
 import { releaseMemoryWhenQuiet } from '../local/memory-release';
+import { type LocalSourceSpec, parseSourceArgument } from '../local/source-spec';
 import type { LocalStack } from '../local/stack';
 import { checkProxyUrl } from '../shared/config/egress';
 import {
@@ -31,6 +32,8 @@ interface StartOptions {
   blockPrivateEndpoints: boolean;
   /** `--egress-proxy`: the HTTP proxy requests to endpoints tunnel through. */
   egressProxy?: string;
+  /** `--source` (repeatable): queues polled into topics. */
+  source?: LocalSourceSpec[];
   /** `--portal-frame-ancestors`: the origins that may frame the portal. */
   portalFrameAncestors?: string[];
   /** `--portal-branding`: the portal's title, logo and accent colour. */
@@ -132,6 +135,18 @@ export function startCommand(): Command {
           }
           return value;
         }),
+    )
+    .addOption(
+      new Option(
+        '--source <source>',
+        "poll a queue into a topic: sqs:<queue>=<topic> (its messages events in the topic's schema; :eventBridge when they are EventBridge events), or eventbridge:<name>=<topic> (events POSTed to /local/eventbridge/<name>, as a rule on a bus would send them); a missing queue is created with a dead-letter queue; repeatable",
+      ).argParser((value: string, previous: LocalSourceSpec[] | undefined) => {
+        try {
+          return [...(previous ?? []), parseSourceArgument(value)];
+        } catch (error) {
+          throw new InvalidArgumentError((error as Error).message);
+        }
+      }),
     )
     .addOption(
       new Option(
@@ -340,6 +355,7 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
       validateEndpoints: options.validateEndpoints,
       blockPrivateEndpoints: options.blockPrivateEndpoints,
       ...(options.egressProxy === undefined ? {} : { egressProxyUrl: options.egressProxy }),
+      ...(options.source === undefined ? {} : { sources: options.source }),
       ...(options.lambda === undefined ? {} : { lambdaFunctions: options.lambda }),
       ...(options.portalFrameAncestors === undefined
         ? {}
@@ -380,6 +396,11 @@ async function runStart(options: StartOptions, adminToken: string | undefined): 
     ...(options.validateEndpoints ? ['  Endpoints    must pass the validation handshake'] : []),
     ...(options.blockPrivateEndpoints ? ['  Endpoints    non-public addresses refused'] : []),
     ...(options.egressProxy === undefined ? [] : [`  Egress proxy ${redactedProxy(options.egressProxy)}`]),
+    ...(options.source ?? []).map((source) =>
+      source.kind === 'sqs'
+        ? `  Source       queue ${source.name} -> topic ${source.topic}${source.format === 'eventBridge' ? ' (EventBridge events)' : ''}`
+        : `  Source       POST ${stack.apiUrl}/local/eventbridge/${source.name} -> topic ${source.topic}`,
+    ),
     ...(framers.length > 0 ? [`  Portal       may be framed by ${framers.join(' ')}`] : []),
     'Press Ctrl-C to stop.',
   ];

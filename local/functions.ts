@@ -10,7 +10,7 @@ import {
   type InvocationTimes,
 } from '../functions/delivery';
 import { createManagementHandler } from '../functions/management';
-import { buildPublishHandler } from '../functions/publish';
+import { buildPublishHandlers } from '../functions/publish';
 import { archiveForwarding } from '../shared/archive/forward';
 import type { RuntimeConfig } from '../shared/config/runtime';
 import { DELIVERY_TIMEOUT_MS } from '../shared/delivery/webhook-sender';
@@ -44,6 +44,8 @@ export interface LocalFunctions {
   http: Record<'publish' | 'management', HttpHandler>;
   /** The queue consumers, by function (`consumer.function` of `QUEUES`). */
   consumers: Record<'delivery' | 'deadLetter', LocalConsumer>;
+  /** The publish function as the consumer of the sources' queues (`--source`). */
+  sources: LocalConsumer;
   /** The delivery function's handler, also for the scheduled backlog sweep. */
   delivery: DeliveryFunctionHandler;
   /** The dead-letter function's handler, also for the scheduled archive sweep. */
@@ -108,7 +110,8 @@ export function buildLocalFunctions({
   const managementObs = observability('management');
   const deliveryObs = observability('delivery');
   // Its backlog gate stays off (no `deliveryBacklogLimit` locally): the stack's gate refuses first.
-  const realPublishHandler: HttpHandler = buildPublishHandler(runtime, publishObs);
+  const publishHandlers = buildPublishHandlers(runtime, publishObs);
+  const realPublishHandler: HttpHandler = publishHandlers.http;
   const handlers = {
     publish: asFunction('publish', options.wrapPublishHandler?.(realPublishHandler) ?? realPublishHandler),
     management: asFunction(
@@ -178,6 +181,7 @@ export function buildLocalFunctions({
         logger: deadLetterObs.logger,
       },
     },
+    sources: { handler: asFunction('publish', publishHandlers.sources), logger: publishObs.logger },
     delivery: deliveryHandler,
     deadLetter: deadLetterHandler,
     stopListening: () => deliveryWorker.stopListening(),

@@ -31,9 +31,10 @@ export interface GatewayOptions {
   onInvocation?: (stats: InvocationStats) => void;
   /**
    * Routes of the local stack itself (not of the AWS API), by `METHOD /path`, each behind the
-   * admin token or an operator session: `GET /local/status`.
+   * admin token or an operator session: `GET /local/status`, `POST /local/eventbridge/<name>`.
+   * Each is given the request's body as text (at most {@link LOCAL_ROUTE_MAX_BODY_BYTES}).
    */
-  localRoutes?: Readonly<Record<string, () => Promise<LocalAnswer>>>;
+  localRoutes?: Readonly<Record<string, (request: { body: string }) => Promise<LocalAnswer>>>;
   /** Whether an `Authorization` header carries an operator session's token (the console's). */
   isOperatorSession?: (authorization: string | undefined) => Promise<boolean>;
   /** Whether a publish request may come in now (throttling); every request is let in without one. */
@@ -255,6 +256,24 @@ const ADMIN_TOKEN_REQUIRED = {
   },
 };
 
+/** The largest body a local route reads (an EventBridge `PutEvents` request's limit). */
+export const LOCAL_ROUTE_MAX_BODY_BYTES = 256 * 1024;
+
+/** A local route's request body as text; `undefined` (the rest left unread) when it is too large. */
+async function readLocalBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > LOCAL_ROUTE_MAX_BODY_BYTES) {
+      req.resume();
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const routes = ROUTES.filter((route) => options.handlers[route.function] !== undefined).map(compileRoute);
 
@@ -265,16 +284,30 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const routeKey = `${req.method} ${url.pathname}`;
     const local = options.localRoutes?.[routeKey];
     if (found === undefined && local !== undefined) {
-      req.resume();
       const { authorization } = req.headers;
       if (
         !isAdminAuthorized(authorization, options.adminToken) &&
         !(await options.isOperatorSession?.(authorization))
       ) {
+        req.resume();
         send(res, 401, JSON.stringify(ADMIN_TOKEN_REQUIRED));
         return;
       }
-      const answer = await local();
+      const body = await readLocalBody(req);
+      if (body === undefined) {
+        send(
+          res,
+          413,
+          JSON.stringify({
+            error: {
+              code: 'PayloadTooLarge',
+              message: `The body is over ${LOCAL_ROUTE_MAX_BODY_BYTES} bytes.`,
+            },
+          }),
+        );
+        return;
+      }
+      const answer = await local({ body });
       send(res, answer.status, answer.body, {
         ...(answer.contentType === undefined ? {} : { 'content-type': answer.contentType }),
         ...answer.headers,

@@ -4,6 +4,7 @@
  * function's URL beside it, and the admission gate that throttles publishing at both while fresh
  * deliveries back up.
  */
+
 import { deliveryBatchingOf } from '../shared/config/event-source-mapping';
 import { LOCAL_ENV } from '../shared/config/resources';
 import { readOldestOverdue } from '../shared/delivery/backlog/sweep';
@@ -20,6 +21,7 @@ import { type Gateway, type GatewayOptions, type Listener, startGateway } from '
 import type { LocalMetrics } from './metrics';
 import type { QueuePoller } from './poller';
 import type { LocalResources } from './provision';
+import { LOCAL_EVENTBRIDGE_PATH, type LocalSource, sendToEventBridgeSource } from './sources';
 import { LocalStackError } from './stack-error';
 import type { LocalStackOptions } from './stack-options';
 import { attributesOf, LOCAL_STATUS_PATH, localStatusDocument } from './status';
@@ -47,6 +49,8 @@ export interface HttpApiInput {
   startedAt: number;
   /** The delivery queue's poller, whose finished jobs are the drain rate the admission gate reads. */
   deliveryPoller: QueuePoller | undefined;
+  /** The sources `--source` gave: each `eventbridge:` one has its route standing for its rule. */
+  sources?: readonly LocalSource[];
   options: Pick<
     LocalStackOptions,
     'port' | 'functionUrlPort' | 'admission' | 'onInvocation' | 'onExchange' | 'clock'
@@ -87,13 +91,16 @@ export async function startHttpApi(input: HttpApiInput): Promise<HttpApi> {
       ...(options.onInvocation === undefined ? {} : { onInvocation: options.onInvocation }),
       ...(options.onExchange === undefined ? {} : { onExchange: options.onExchange }),
       ...(admission === undefined ? {} : { admission }),
-      localRoutes: localStatusRoutes(
-        input.startedAt,
-        input.metrics,
-        clients,
-        resources,
-        options.clock ?? systemClock,
-      ),
+      localRoutes: {
+        ...localStatusRoutes(
+          input.startedAt,
+          input.metrics,
+          clients,
+          resources,
+          options.clock ?? systemClock,
+        ),
+        ...eventBridgeRoutes(clients, input.sources ?? []),
+      },
       // The console reads the status with its session token.
       isOperatorSession: operatorSessionCheck(new FileSessionKeys(input.sessionKeyFile)),
     });
@@ -164,6 +171,28 @@ function localStatusRoutes(
       ),
     }),
   };
+}
+
+/** `POST /local/eventbridge/<name>` for each `eventbridge:` source: the events sent to its queue, as its rule would. */
+function eventBridgeRoutes(
+  clients: AwsClients,
+  sources: readonly LocalSource[],
+): NonNullable<GatewayOptions['localRoutes']> {
+  return Object.fromEntries(
+    sources
+      .filter((source) => source.spec.kind === 'eventBridge')
+      .map((source) => [
+        `POST ${LOCAL_EVENTBRIDGE_PATH}${source.spec.name}`,
+        async ({ body }: { body: string }) => {
+          const answer = await sendToEventBridgeSource(clients.sqs, sources, source.spec.name, body);
+          return {
+            status: answer.status,
+            body: JSON.stringify(answer.body),
+            contentType: 'application/json',
+          };
+        },
+      ]),
+  );
 }
 
 /** Whether an `Authorization` header carries an operator session's token, good now. */

@@ -12,6 +12,7 @@ import type { Clock, Random } from '../shared/platform/clock';
 import type { AdmissionOptions } from './admission';
 import type { GatewayOptions, HttpHandler } from './gateway';
 import type { InvocationStats } from './lambda-context';
+import type { LocalSourceSpec } from './source-spec';
 
 export interface LocalStackOptions {
   /** Directory for DynamoDB files, the admin token, endpoints.json and saved queue contents. */
@@ -45,6 +46,8 @@ export interface LocalStackOptions {
   blockPrivateEndpoints?: boolean;
   /** An HTTP proxy requests to endpoints tunnel through (`http://[user:pass@]host:port`); default direct. */
   egressProxyUrl?: string;
+  /** Queues polled into topics (`--source`, `local/sources.ts`); default none. */
+  sources?: LocalSourceSpec[];
   /** The AWS resources subscriptions may deliver to (ARN patterns); default any (`*`). */
   resourceDestinations?: string[];
   /** The S3 buckets subscriptions may name for their dead letters (bucket ARN patterns); default any (`*`). */

@@ -8,6 +8,7 @@
  * `bucket-mirror.ts`), `functions.ts`, `event-sources.ts` and `http-api.ts`.
  */
 import { resolve } from 'node:path';
+import { ENV } from '../shared/config/resources';
 import type { RuntimeConfig } from '../shared/config/runtime';
 import {
   type AwsClients,
@@ -33,6 +34,7 @@ import { type LocalResources, provisionLocalResources } from './provision';
 import { localResourceClients } from './resource-clients';
 import { restoreQueues } from './saved-queues';
 import { checkedFunctionSettings, localFunctionConfig } from './settings';
+import { provisionLocalSources, sourcePollers } from './sources';
 import { LocalStackError } from './stack-error';
 import type { LocalStackOptions } from './stack-options';
 import { ARCHIVE_SWEEP_SCHEDULE, BACKLOG_SWEEP_SCHEDULE, Sweeper } from './sweeper';
@@ -79,7 +81,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const parts: RunningParts = { emulators, unlock, pollers: [] };
   try {
     const { clients, resources, restored } = await prepareResources(emulators.endpoints, dataDir, options);
-    const config = localFunctionConfig(settings, resources, sealingKeys);
+    const sources = await provisionLocalSources(clients.sqs, options.sources ?? [], options.timeScale ?? 1);
+    const config = localFunctionConfig(
+      sources.length === 0
+        ? settings
+        : { ...settings, [ENV.sources]: JSON.stringify(sources.map((source) => source.definition)) },
+      resources,
+      sealingKeys,
+    );
     const metrics = new LocalMetrics();
     const startedAt = Date.now();
     const functions = buildLocalFunctions({
@@ -94,6 +103,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       resources,
       functions.consumers,
       options,
+    );
+    pollers.push(
+      ...sourcePollers(clients.sqs, sources, functions.sources, {
+        ...(options.receiveWaitSeconds === undefined
+          ? {}
+          : { receiveWaitSeconds: options.receiveWaitSeconds }),
+        ...(options.pollersPerQueue === undefined ? {} : { pollersPerQueue: options.pollersPerQueue }),
+      }),
     );
     parts.pollers = pollers;
     parts.stopListening = functions.stopListening;
@@ -123,6 +140,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       metrics,
       startedAt,
       deliveryPoller,
+      sources,
       options,
     });
     parts.gateway = gateway;

@@ -148,8 +148,9 @@ export function sourcePublishRequest(
   }
   return {
     topic: topic.name,
+    // A caller the stack trusts, as the IAM route's (the path is the one that route would have).
     credential: { kind: 'iam', caller: `source:${source.name}` },
-    path: '',
+    path: `/iam/topics/${topic.name}/api/events`,
     body: Buffer.from(JSON.stringify(events)),
     contentType:
       topic.inputSchema === 'CloudEventSchemaV1_0' ? CLOUD_EVENTS_CONTENT_TYPES.batch : 'application/json',
