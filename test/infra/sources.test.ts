@@ -109,7 +109,9 @@ describe('sources', () => {
   it('tell the publish and management functions of every source', () => {
     for (const fn of [stack.pipeline.publishFunction, stack.pipeline.managementFunction]) {
       const variables = (
-        json.Resources[idOf(fn)]?.Properties.Environment as { Variables: Record<string, unknown> }
+        (json.Resources[idOf(fn)] as Resource).Properties.Environment as {
+          Variables: Record<string, unknown>;
+        }
       ).Variables;
       const value = JSON.stringify(variables[ENV.sources]);
       expect(value).toContain('"topic\\":\\"orders\\"');
