@@ -102,7 +102,14 @@ const listedTopic = (document, namespace) => ({
   archive: document.properties?.archive ?? null,
   validateEvents: document.properties?.validateEvents ?? false,
   unknownEventTypes: document.properties?.unknownEventTypes ?? 'allow',
+  sources: document.properties?.sources ?? [],
 });
+
+/** A topic's source in a few words: the queue it reads, or the bus and the rule's pattern. */
+const sourceText = (source) =>
+  source.kind === 'eventBridge'
+    ? `EventBridge bus ${source.bus ?? ''}: ${JSON.stringify(source.eventPattern ?? {})}`
+    : `SQS queue ${source.queueArn.split(':').at(-1)}${source.format === 'eventBridge' ? ' (EventBridge events)' : ''}`;
 
 /** A de-duplication window in a few words: `off`, or `60 min`. */
 const deduplicationWindowText = (minutes) => (minutes > 0 ? `${minutes} min` : 'off');
@@ -227,6 +234,16 @@ function TopicSettings({ topic }) {
         <dt>Archive</dt>
         <dd data-testid="topic-archive">${archiveText(topic.archive)}</dd>
       </div>
+      ${
+        (topic.sources ?? []).length === 0
+          ? null
+          : html`<div>
+              <dt>Sources</dt>
+              <dd data-testid="topic-sources">
+                ${topic.sources.map((source) => html`<div title=${source.queueArn}>${sourceText(source)}</div>`)}
+              </dd>
+            </div>`
+      }
     </dl>
   `;
 }

@@ -31,6 +31,15 @@ export interface TopicDocument {
     /** Absent from an API older than the setting. */
     validateEvents?: boolean;
     unknownEventTypes?: 'allow' | 'reject';
+    /** The queues and buses the stack brings events in from (absent: none). */
+    sources?: {
+      kind: 'sqs' | 'eventBridge';
+      name: string;
+      queueArn: string;
+      format: 'topic' | 'eventBridge';
+      bus?: string;
+      eventPattern?: unknown;
+    }[];
   };
 }
 

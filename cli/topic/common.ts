@@ -59,5 +59,16 @@ export function formatTopic(target: ApiTarget, ref: TopicRef, document: TopicDoc
     `archive:       ${archiveText(document)}`,
     `validation:    ${validationText(document)}`,
     `publish URL:   ${publishUrlOf(target, ref, document)}`,
+    ...(p.sources ?? []).map(
+      (source, index) => `${index === 0 ? 'sources:      ' : '              '} ${sourceText(source)}`,
+    ),
   ].join('\n');
+}
+
+/** A topic's source in one line: a queue (and what its messages hold), or a bus and its pattern. */
+export function sourceText(source: NonNullable<TopicDocument['properties']['sources']>[number]): string {
+  if (source.kind === 'eventBridge') {
+    return `EventBridge bus ${source.bus ?? '?'} (${source.name}), pattern ${JSON.stringify(source.eventPattern ?? {})}, via ${source.queueArn}`;
+  }
+  return `SQS queue ${source.queueArn}${source.format === 'eventBridge' ? ' (EventBridge events)' : ''}`;
 }

@@ -2672,6 +2672,8 @@ export type components = {
                  * @enum {string}
                  */
                 unknownEventTypes: "allow" | "reject";
+                /** @description Present when the stack brings events into the topic from queues or buses. */
+                sources?: components["schemas"]["TopicSource"][];
             };
             systemData: {
                 /** Format: date-time */
@@ -2679,6 +2681,19 @@ export type components = {
                 /** Format: date-time */
                 lastModifiedAt: string;
             };
+        };
+        TopicSource: {
+            /** @enum {string} */
+            kind: "sqs" | "eventBridge";
+            name: string;
+            /** @description The queue the publish function consumes. */
+            queueArn: string;
+            /** @enum {string} */
+            format: "topic" | "eventBridge";
+            /** @description A bus source's bus. */
+            bus?: string;
+            /** @description A bus source's rule pattern. */
+            eventPattern?: unknown;
         };
         Keys: {
             key1: string;

@@ -21,7 +21,7 @@ import { consoleOperations } from './console-routes';
 import { deadLetterOperations } from './dead-letter-routes';
 import { checkDeadLetterBucket } from './dead-letters';
 import { deliverySchemaFor } from './delivery-schema';
-import type { ClockDeps, ManagementDeps, PropagationDeps, TopicStoreDeps, UrlDeps } from './deps';
+import type { ClockDeps, ManagementDeps, PropagationDeps, SourceDeps, TopicStoreDeps, UrlDeps } from './deps';
 import { egressOperations } from './egress-routes';
 import { type CatalogTopicFinder, eventTypeOperations } from './event-type-routes';
 import { healthOperations } from './health-routes';
@@ -52,7 +52,7 @@ import { validationOperations, validationUrlOperations } from './validation-rout
 
 export type { ManagementDeps } from './deps';
 
-const TOPICS: KeyedResourceApi<Topic, TopicInput, TopicStoreDeps & UrlDeps> = {
+const TOPICS: KeyedResourceApi<Topic, TopicInput, TopicStoreDeps & UrlDeps & SourceDeps> = {
   label: 'topic',
   path: '/admin/topics',
   nameOf: topicParam,
@@ -77,10 +77,11 @@ const TOPICS: KeyedResourceApi<Topic, TopicInput, TopicStoreDeps & UrlDeps> = {
       );
     }
   },
-  document: (topic, deps) => topicDocument(topic, publicBaseUrl(deps.publishUrl())),
+  document: (topic, deps) => topicDocument(topic, publicBaseUrl(deps.publishUrl()), deps.sources),
 };
 
-const requireTopic = (deps: TopicStoreDeps & UrlDeps, name: string) => requireResource(TOPICS, deps, name);
+const requireTopic = (deps: TopicStoreDeps & UrlDeps & SourceDeps, name: string) =>
+  requireResource(TOPICS, deps, name);
 
 /**
  * The dead-letter notices' topic, made with its first subscription (an Event Grid schema topic,

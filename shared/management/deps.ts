@@ -17,6 +17,7 @@ import type { LoggerLike } from '../observability/logging';
 import type { MetricBuffer } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
 import type { SecretSealer } from '../platform/sealing';
+import type { SourceDefinition } from '../publish/sources';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { SessionKeys } from '../sessions/keys';
 import type { AttemptHistoryLookup } from '../storage/attempt-history';
@@ -187,6 +188,11 @@ export interface SealingDeps {
   sealing: SecretSealing;
 }
 
+/** The sources topics take events from (`ENV.sources`), which topic documents show. */
+export interface SourceDeps {
+  sources?: readonly SourceDefinition[];
+}
+
 /** The URLs documents and handshakes name. */
 export interface UrlDeps {
   /**
@@ -260,6 +266,7 @@ export interface ManagementDeps
     ResourceDestinationDeps,
     SealingDeps,
     UrlDeps,
+    SourceDeps,
     LoggingDeps,
     MetricsDeps,
     SessionDeps {}

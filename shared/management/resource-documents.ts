@@ -28,6 +28,7 @@ import {
 } from '../domain/model';
 import { topicResourceId } from '../domain/names';
 import { isoDurationOfSeconds } from '../platform/iso-duration';
+import type { SourceDefinition } from '../publish/sources';
 import type { BacklogOverview } from '../storage/backlog';
 
 /** `systemData` of a resource document. */
@@ -49,7 +50,13 @@ export const filterDocument = (filter: SubscriptionFilter) => ({
 });
 
 /** The topic as the management API returns it. */
-export function topicDocument(topic: Omit<Topic, 'keys'>, baseUrl: string) {
+export function topicDocument(
+  topic: Omit<Topic, 'keys'>,
+  baseUrl: string,
+  /** The stack's sources: those of this topic are shown. */
+  sources: readonly SourceDefinition[] = [],
+) {
+  const own = sources.filter((source) => source.topic.toLowerCase() === topic.name.toLowerCase());
   return {
     id: topicResourceId(topic.name),
     name: topic.name,
@@ -66,10 +73,22 @@ export function topicDocument(topic: Omit<Topic, 'keys'>, baseUrl: string) {
       archive: topic.archive ?? null,
       validateEvents: topic.validateEvents ?? false,
       unknownEventTypes: topic.unknownEventTypes ?? 'allow',
+      // Present when the stack brings events into the topic from queues or buses (`addSource`).
+      ...(own.length === 0 ? {} : { sources: own.map(sourceDocument) }),
     },
     systemData: systemData(topic),
   };
 }
+
+/** A topic's source as shown: its kind, name, queue and format, and a bus source's bus and pattern. */
+export const sourceDocument = (source: SourceDefinition) => ({
+  kind: source.kind,
+  name: source.name,
+  queueArn: source.queueArn,
+  format: source.format,
+  ...(source.bus === undefined ? {} : { bus: source.bus }),
+  ...(source.eventPattern === undefined ? {} : { eventPattern: JSON.parse(source.eventPattern) as unknown }),
+});
 
 /** The endpoint URL without query string or fragment, which may carry secrets. */
 export function endpointBaseUrl(endpointUrl: string): string {

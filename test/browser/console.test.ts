@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { CONSOLE_PATH, consoleUrl } from '../../local/console';
+import { parseSourceArgument } from '../../local/source-spec';
 import { LOCAL_STATUS_PATH } from '../../local/status';
 import { RESEND_HEADER } from '../../shared/delivery/rules/headers';
 import { namespacePushBody } from '../support/fakes';
@@ -58,7 +59,7 @@ async function publishedTotal(): Promise<number> {
 
 beforeAll(async () => {
   webhook = await new WebhookServer().start();
-  api = await startTestStack({ timeScale: 60 });
+  api = await startTestStack({ timeScale: 60, sources: [parseSourceArgument(`sqs:console-in=${TOPIC}`)] });
   // A topic without subscriptions, listed first: the page opens on the first one that has some.
   await api.createTopic('audit');
   key = await api.createTopic(TOPIC);
@@ -357,6 +358,22 @@ describe('the console page', () => {
     } finally {
       // As the other tests found it: no window, no archive.
       await api.call('PUT', '/admin/namespaces/shop/topics/carts', { properties: {} });
+      await other.close();
+    }
+  });
+
+  it('shows the queues a topic takes events from', async () => {
+    const other = await browser.newContext();
+    try {
+      const own = await other.newPage();
+      const problems = watch(own).problems;
+      await own.goto(consoleUrl(api.stack.apiUrl, token));
+      await own
+        .getByTestId('topic-sources')
+        .filter({ hasText: /^SQS queue console-in$/ })
+        .waitFor({ timeout: WAIT_MS });
+      expect(problems).toEqual([]);
+    } finally {
       await other.close();
     }
   });

@@ -86,6 +86,7 @@ export function buildManagementDeps(
     blockPrivateEndpoints: runtime.config.blockPrivateEndpoints,
     egressAddresses: runtime.config.egressAddresses,
     egressProxy: runtime.config.egressProxyUrl !== undefined,
+    sources: runtime.config.sources,
     resourceDestinations: runtime.config.resourceDestinations,
     declaredDestinations,
     // The local stack brings its emulator's clients (SQS and SNS); on AWS every type is reachable.

@@ -46,6 +46,21 @@ export const topicDocumentSchema = z
       archive: z.object({ retentionInDays: z.number().int() }).nullable(),
       validateEvents: validateEventsSchema,
       unknownEventTypes: unknownEventTypesSchema,
+      sources: z
+        .array(
+          z
+            .object({
+              kind: z.enum(['sqs', 'eventBridge']),
+              name: z.string(),
+              queueArn: z.string().meta({ description: 'The queue the publish function consumes.' }),
+              format: z.enum(['topic', 'eventBridge']),
+              bus: z.string().optional().meta({ description: "A bus source's bus." }),
+              eventPattern: z.unknown().optional().meta({ description: "A bus source's rule pattern." }),
+            })
+            .meta({ id: 'TopicSource' }),
+        )
+        .optional()
+        .meta({ description: 'Present when the stack brings events into the topic from queues or buses.' }),
     }),
     systemData: systemDataSchema,
   })
