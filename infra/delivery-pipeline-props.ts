@@ -367,7 +367,7 @@ export interface EgressProps {
   /**
    * An HTTP proxy every request to an endpoint goes through: `http://[user:pass@]host:port`
    * (a CONNECT tunnel per connection; the SSRF guard still checks the endpoint itself). Given to
-   * the delivery function as `GRIDWIRE_EGRESS_PROXY_URL`; checked at synthesis.
+   * the delivery function as `ENV.egressProxyUrl`; checked at synthesis.
    * @default none: requests go direct
    */
   readonly proxyUrl?: string;

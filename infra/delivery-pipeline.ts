@@ -402,9 +402,8 @@ export class DeliveryPipeline extends Construct {
 }
 
 /**
- * The addresses requests to endpoints leave from, for the delivery function and the management
- * function (which shows them: `GET /admin/egress`), and the proxy they go through, for the delivery
- * function; nothing when the `egress` prop gives neither, so the environment stays as it was.
+ * The addresses requests to endpoints leave from, and the proxy they go through, for the delivery
+ * function and the management function (which shows them: `GET /admin/egress`); nothing when the `egress` prop gives neither, so the environment stays as it was.
  */
 function addEgressEnvironment(
   functions: { readonly delivery: PipelineFunction; readonly management: PipelineFunction },
@@ -416,7 +415,11 @@ function addEgressEnvironment(
     functions.delivery.addEnvironment(ENV.egressAddresses, addresses);
     functions.management.addEnvironment(ENV.egressAddresses, addresses);
   }
-  if (proxyUrl !== undefined) functions.delivery.addEnvironment(ENV.egressProxyUrl, proxyUrl);
+  if (proxyUrl !== undefined) {
+    functions.delivery.addEnvironment(ENV.egressProxyUrl, proxyUrl);
+    // Management sends nothing through it; it says there is one (`GET /admin/egress`).
+    functions.management.addEnvironment(ENV.egressProxyUrl, proxyUrl);
+  }
 }
 
 /**

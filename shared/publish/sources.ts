@@ -38,7 +38,7 @@ export const sourceSchema = z.object({
 });
 export type SourceDefinition = z.infer<typeof sourceSchema>;
 
-/** The `GRIDWIRE_SOURCES` setting: a JSON array of {@link SourceDefinition}; empty or absent: none. */
+/** The sources setting (`ENV.sources`): a JSON array of {@link SourceDefinition}; empty or absent: none. */
 export function parseSources(name: string, text: string | undefined): SourceDefinition[] {
   if (text === undefined || text.trim() === '') return [];
   let value: unknown;

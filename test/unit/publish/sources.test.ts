@@ -4,6 +4,7 @@
  * checked, and each message's outcome (published, refused with the reason logged and counted, or
  * failed when a dependency is down) with nothing dropped.
  */
+import { ENV } from '../../../shared/config/resources';
 import { ApiError } from '../../../shared/http/errors';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import { invalidInput } from '../../../shared/publish/rejection';
@@ -118,12 +119,12 @@ describe('sourcePublishRequest', () => {
 
 describe('parseSources', () => {
   it('reads the setting, and names what is wrong', () => {
-    expect(parseSources('GRIDWIRE_SOURCES', undefined)).toEqual([]);
-    expect(parseSources('GRIDWIRE_SOURCES', JSON.stringify([queueSource]))).toEqual([queueSource]);
-    expect(() => parseSources('GRIDWIRE_SOURCES', '{')).toThrow('GRIDWIRE_SOURCES: is not JSON');
-    expect(() =>
-      parseSources('GRIDWIRE_SOURCES', JSON.stringify([{ ...queueSource, format: 'xml' }])),
-    ).toThrow(/^GRIDWIRE_SOURCES: 0\.format: /);
+    expect(parseSources(ENV.sources, undefined)).toEqual([]);
+    expect(parseSources(ENV.sources, JSON.stringify([queueSource]))).toEqual([queueSource]);
+    expect(() => parseSources(ENV.sources, '{')).toThrow(`${ENV.sources}: is not JSON`);
+    expect(() => parseSources(ENV.sources, JSON.stringify([{ ...queueSource, format: 'xml' }]))).toThrow(
+      new RegExp(`^${ENV.sources}: 0\\.format: `),
+    );
   });
 });
 
