@@ -9,6 +9,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ROUTES, type RouteDefinition } from '../shared/config/routes';
 import { readConfig } from '../shared/config/runtime';
+import type { SourceDefinition } from '../shared/config/sources';
 import { TRACEPARENT_HEADER } from '../shared/delivery/rules/trace-context';
 import { isValidName, namespaceTopicId } from '../shared/domain/names';
 import {
@@ -40,7 +41,7 @@ import type { DeliveryBacklogGate } from '../shared/publish/admission';
 import { credentialOf, namespaceKeyOf } from '../shared/publish/authentication';
 import type { Publisher, PublishResult } from '../shared/publish/publisher';
 import { PublishRejection, type RejectionKind } from '../shared/publish/rejection';
-import { ingestSourceMessages, type SourceDefinition } from '../shared/publish/sources';
+import { ingestSourceMessages } from '../shared/publish/sources';
 
 export interface PublishHandlerDeps {
   publisher: Publisher;

@@ -28,10 +28,10 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct, type IDependable } from 'constructs';
+import type { SourceDefinition } from '../shared/config/sources';
 import { TOPIC_PROFILE } from '../shared/delivery/rules/profiles';
 import { PAIR_SEPARATOR } from '../shared/delivery/rules/resource-destinations';
 import type { DeclaredKind } from '../shared/management/declared-resources';
-import type { SourceDefinition } from '../shared/publish/sources';
 import {
   archiveBody,
   checkName,

@@ -17,8 +17,8 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IDependable } from 'constructs';
 import { ENV, FUNCTIONS, SQS_LIMITS } from '../shared/config/resources';
+import type { SourceDefinition, SourceFormat } from '../shared/config/sources';
 import { METRIC } from '../shared/observability/metrics';
-import type { SourceDefinition, SourceFormat } from '../shared/publish/sources';
 import { FIVE_MINUTES, pipelineMetric } from './metric-series';
 import type { PipelineFunction } from './pipeline-function';
 

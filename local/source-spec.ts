@@ -2,8 +2,9 @@
  * A `--source` of `gridwire start`, as given and checked (`local/sources.ts` provisions and polls
  * it): in a module of its own, without the AWS SDK, so the command line's start-up stays light.
  */
+
+import type { SourceFormat } from '../shared/config/sources';
 import { isValidName } from '../shared/domain/names';
-import type { SourceFormat } from '../shared/publish/sources';
 
 /** A source as `--source` gives it. */
 export interface LocalSourceSpec {

@@ -18,7 +18,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { FUNCTIONS } from '../shared/config/resources';
-import type { SourceDefinition } from '../shared/publish/sources';
+import type { SourceDefinition } from '../shared/config/sources';
 import type { LocalConsumer } from './functions';
 import { INITIAL_POLLERS, QueuePoller } from './poller';
 import { eventBridgeQueueName, type LocalSourceSpec } from './source-spec';

@@ -7,10 +7,10 @@
 
 import { isValidMetricsNamespace, METRICS_NAMESPACE, METRICS_NAMESPACE_RULE } from '../observability/metrics';
 import { firstControlCharacter } from '../platform/control-characters';
-import { parseSources, type SourceDefinition } from '../publish/sources';
 import { checkProxyUrl } from './egress';
 import { type PortalBranding, parseFrameAncestors, parsePortalBranding } from './portal';
 import { ARCHIVE_WINDOW_SECONDS, ENV, QUEUES, type QueueKey } from './resources';
+import { parseSources, type SourceDefinition } from './sources';
 
 /** Environment variables as `process.env` holds them. */
 export type Environment = Readonly<Record<string, string | undefined>>;

@@ -11,13 +11,13 @@
  */
 
 import type { PortalBranding } from '../config/portal';
+import type { SourceDefinition } from '../config/sources';
 import type { ConsoleFiles } from '../console/files';
 import type { ResourceEndpointType } from '../domain/model';
 import type { LoggerLike } from '../observability/logging';
 import type { MetricBuffer } from '../observability/metrics';
 import type { Clock } from '../platform/clock';
 import type { SecretSealer } from '../platform/sealing';
-import type { SourceDefinition } from '../publish/sources';
 import type { JobQueue } from '../queue/sqs-job-queue';
 import type { SessionKeys } from '../sessions/keys';
 import type { AttemptHistoryLookup } from '../storage/attempt-history';

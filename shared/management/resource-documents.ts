@@ -4,6 +4,7 @@
  * is never shown.
  */
 
+import type { SourceDefinition } from '../config/sources';
 import { batchPolicyOf } from '../delivery/rules/batching';
 import { caSummaries, certificateSummary, leafOf } from '../delivery/rules/endpoint-tls';
 import { provisioningStateOf } from '../delivery/rules/handshake';
@@ -28,7 +29,6 @@ import {
 } from '../domain/model';
 import { topicResourceId } from '../domain/names';
 import { isoDurationOfSeconds } from '../platform/iso-duration';
-import type { SourceDefinition } from '../publish/sources';
 import type { BacklogOverview } from '../storage/backlog';
 
 /** `systemData` of a resource document. */

@@ -9,6 +9,10 @@
  * policy moves it to the source's own dead-letter queue. Nothing is dropped silently.
  */
 import { z } from 'zod';
+import type { SourceDefinition } from '../config/sources';
+
+export type { SourceDefinition, SourceFormat } from '../config/sources';
+
 import type { Topic } from '../domain/model';
 import { ApiError } from '../http/errors';
 import type { LoggerLike } from '../observability/logging';
@@ -16,45 +20,6 @@ import { METRIC, type MetricBuffer } from '../observability/metrics';
 import { CLOUD_EVENTS_CONTENT_TYPES } from './cloud-events-schema';
 import type { PublishRequest } from './publish-request';
 import { PublishRejection } from './rejection';
-
-/** What a source's messages hold. */
-export const SOURCE_FORMATS = ['topic', 'eventBridge'] as const;
-export type SourceFormat = (typeof SOURCE_FORMATS)[number];
-
-/** A queue a topic takes its events from, as the functions' configuration names it. */
-export const sourceSchema = z.object({
-  /** The source's name: metrics and logs name it (the queue's name, or `<bus>/<rule>`). */
-  name: z.string().min(1),
-  /** The kind the deployer declared: a queue of theirs, or a bus whose rule feeds a queue of the stack's. */
-  kind: z.enum(['sqs', 'eventBridge']),
-  /** The queue's ARN (an SQS record's `eventSourceARN`). */
-  queueArn: z.string().min(1),
-  /** The topic its events are published to (`<namespace>/<topic>` is not taken: classic topics only). */
-  topic: z.string().min(1),
-  format: z.enum(SOURCE_FORMATS),
-  /** A bus source's bus and event pattern, for documents. */
-  bus: z.string().optional(),
-  eventPattern: z.string().optional(),
-});
-export type SourceDefinition = z.infer<typeof sourceSchema>;
-
-/** The sources setting (`ENV.sources`): a JSON array of {@link SourceDefinition}; empty or absent: none. */
-export function parseSources(name: string, text: string | undefined): SourceDefinition[] {
-  if (text === undefined || text.trim() === '') return [];
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new Error(`${name}: is not JSON (an array of sources)`);
-  }
-  const parsed = z.array(sourceSchema).safeParse(value);
-  if (!parsed.success) {
-    throw new Error(
-      `${name}: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
-    );
-  }
-  return parsed.data;
-}
 
 /** An EventBridge event as a rule's target receives it (the members conversion reads). */
 const eventBridgeEventSchema = z.object({

@@ -7,6 +7,7 @@
  */
 import { GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { parseSourceArgument } from '../../local/source-spec';
+import { S3_OBJECT_CREATED } from '../support/eventbridge-events';
 import { event, startTestStack, type TestStack } from '../support/local-stack';
 import { eventually, WebhookServer } from '../support/webhook-server';
 
@@ -93,17 +94,8 @@ it("ends a malformed message and one the publish rules refuse in the queue's DLQ
 });
 
 it('converts the EventBridge events of a queue, and those the bus route is given', async () => {
-  const s3Event = {
-    version: '0',
-    id: 'eb-1',
-    'detail-type': 'Object Created',
-    source: 'aws.s3',
-    account: '123456789012',
-    time: '2026-12-01T10:00:00Z',
-    region: 'eu-west-1',
-    resources: ['arn:aws:s3:::uploads'],
-    detail: { object: { key: 'a.png' } },
-  };
+  const s3Event = { ...S3_OBJECT_CREATED, id: 'eb-1', detail: { object: { key: 'a.png' } } };
+
   // An Event Grid topic's queue of EventBridge events.
   await put('bridged-in', JSON.stringify(s3Event));
   const bridged = JSON.parse((await webhook.requestWith('/orders', '"id":"eb-1"')).body)[0];

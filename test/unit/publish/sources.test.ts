@@ -5,6 +5,7 @@
  * failed when a dependency is down) with nothing dropped.
  */
 import { ENV } from '../../../shared/config/resources';
+import { parseSources, type SourceDefinition } from '../../../shared/config/sources';
 import { ApiError } from '../../../shared/http/errors';
 import { METRIC, MetricBuffer } from '../../../shared/observability/metrics';
 import { invalidInput } from '../../../shared/publish/rejection';
@@ -12,22 +13,11 @@ import {
   type EventBridgeEvent,
   fromEventBridge,
   ingestSourceMessages,
-  parseSources,
-  type SourceDefinition,
   sourcePublishRequest,
 } from '../../../shared/publish/sources';
+import { S3_OBJECT_CREATED } from '../../support/eventbridge-events';
 
-const S3_EVENT: EventBridgeEvent = {
-  version: '0',
-  id: '7bf73129-1428-4cd3-a780-95db273d1602',
-  'detail-type': 'Object Created',
-  source: 'aws.s3',
-  account: '123456789012',
-  time: '2026-12-01T10:00:00Z',
-  region: 'eu-west-1',
-  resources: ['arn:aws:s3:::uploads'],
-  detail: { bucket: { name: 'uploads' }, object: { key: 'a.png' } },
-};
+const S3_EVENT: EventBridgeEvent = S3_OBJECT_CREATED;
 
 describe('fromEventBridge', () => {
   it('makes an Event Grid event: id, detail-type, source and first resource, time, detail, version 1', () => {
