@@ -1,7 +1,8 @@
 /**
  * A function in a process of its own, to measure its memory and CPU time (`function-process.ts`
  * bundles this file as the construct bundles a function and starts it). The handler is built as
- * `functions/publish.ts` or `functions/delivery.ts` builds it, with the local stack's
+ * `functions/publish.ts` or `functions/delivery.ts` builds it (the publish function's source
+ * queue batches to its source handler, as deployed), with the local stack's
  * configuration and emulator clients (sent in the first message) in place of the environment's
  * and AWS's. Invocations arrive and answer as IPC messages; the process's resident size and V8
  * heap are sampled every 10 ms, and their peaks, with the CPU time the process used, since the
@@ -12,7 +13,7 @@ import { cpuUsage, memoryUsage } from 'node:process';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { createDeliveryHandler } from '../functions/delivery';
-import { buildPublishHandler } from '../functions/publish';
+import { buildPublishHandlers, isSqsBatch } from '../functions/publish';
 import { lambdaContext } from '../local/lambda-context';
 import { FUNCTIONS } from '../shared/config/resources';
 import type { RuntimeConfig } from '../shared/config/runtime';
@@ -63,11 +64,18 @@ const build = (
       reply({ kind: 'metrics', points: [...points] });
     },
   });
-  return (
-    measured === 'publish'
-      ? buildPublishHandler(runtime, observability)
-      : createDeliveryHandler({ worker: buildDeliveryWorker(runtime, observability), observability })
-  ) as Handler;
+  if (measured === 'publish') {
+    // As the deployed handler: a source queue's batch to the source handler, anything else to HTTP.
+    const { http, sources } = buildPublishHandlers(runtime, observability);
+    return ((event: unknown, context: Context) =>
+      isSqsBatch(event)
+        ? sources(event, context)
+        : http(event as Parameters<typeof http>[0], context)) as Handler;
+  }
+  return createDeliveryHandler({
+    worker: buildDeliveryWorker(runtime, observability),
+    observability,
+  }) as Handler;
 };
 
 process.on('message', (message: FunctionProcessMessage) => {

@@ -25,6 +25,7 @@ import { recovery } from '../scenarios/recovery';
 import { reference } from '../scenarios/reference';
 import { simulation } from '../scenarios/simulation';
 import { soak } from '../scenarios/soak';
+import { sources } from '../scenarios/sources';
 import { sqsDestination } from '../scenarios/sqs-destination';
 import { stackMemory } from '../scenarios/stack-memory';
 import { throughput } from '../scenarios/throughput';
@@ -53,6 +54,7 @@ export const SCENARIOS: readonly Scenario[] = [
   sqsDestination,
   recovery,
   bill,
+  sources,
   memory,
   stackMemory,
   fuzz,

@@ -9,6 +9,7 @@ import { PRICES } from '../prices';
 import { billSection } from './bill-report';
 import { panelFrame } from './figures';
 import { soakSection, soakSvg } from './soak-report';
+import { sourcesSection } from './sources-report';
 import type { Figure, ReferenceKey, ReferenceRates, ScenarioResult, Share } from './types';
 
 export interface Results {
@@ -348,6 +349,10 @@ SQS (events that failed together share one retry message).
 ## The AWS bill
 
 ${billSection(results.scenarios)}
+
+## Sources
+
+${sourcesSection(results.scenarios)}
 ${soakSection(results.scenarios)}`;
 }
 
