@@ -94,7 +94,14 @@ function requestsOf(call: RecordedCall): IamRequest[] {
 
 // The buckets of their own that `test/integration/dead-letter-buckets.test.ts` has subscriptions
 // name for their dead letters (one made, one never made), allowed as a deployer would allow them.
-const roles = synthesizedFunctionRoles({ deadLetterBuckets: ['team-dead-*', 'never-made-*'] });
+// The source queues the integration and browser tests start their stacks with (`--source`), declared
+// as a deployer would declare them (a bus source's queue is `gridwire-source-<name>`).
+const roles = synthesizedFunctionRoles({ deadLetterBuckets: ['team-dead-*', 'never-made-*'] }, [
+  'orders-in',
+  'bridged-in',
+  'gridwire-source-uploads',
+  'console-in',
+]);
 const calls = readRecordedCalls();
 const functionKeys = Object.keys(FUNCTIONS) as FunctionKey[];
 

@@ -5,11 +5,14 @@
  * name (`shared/config/resources.ts`), so the ARN of what a local call names is the ARN the
  * policy grants. The check of recorded calls (`test/iam/`) simulates requests against these.
  */
+
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App, CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { DeliveryPipelineProps } from '../../infra/delivery-pipeline-props';
 import { GridwireStack } from '../../infra/gridwire-stack';
+import { Source } from '../../infra/sources';
 import {
   ARCHIVE_BUCKET,
   BACKLOG_BUCKET,
@@ -149,10 +152,20 @@ function resolver(resources: Map<string, Resolved>) {
  */
 export function synthesizedFunctionRoles(
   pipeline: DeliveryPipelineProps = {},
+  /**
+   * Queues a declared topic takes events from (`topic.addSource(Source.sqs(queue))`), by name, as
+   * a deployer would declare the sources the local stacks were started with: the publish
+   * function's grant to consume each is then in its role (a bus source's queue gets the same).
+   */
+  sourceQueues: readonly string[] = [],
 ): Record<FunctionKey, FunctionRole> {
   const stack = new GridwireStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Test', {
     pipeline,
   });
+  if (sourceQueues.length > 0) {
+    const topic = stack.pipeline.addTopic('sourced');
+    for (const name of sourceQueues) topic.addSource(Source.sqs(new Queue(stack, name)));
+  }
   const template = Template.fromStack(stack).toJSON() as { Resources: Record<string, TemplateResource> };
 
   const resources = new Map<string, Resolved>();
