@@ -170,12 +170,15 @@ export function ingestLines(ingest: SourceIngestUsage, settings: BillSettings): 
   const traced = settings.tracing
     ? invocations * sampledShare(ingest.publishInvocations / ingest.seconds, settings.sampling)
     : 0;
-  const producer =
-    ingest.producerOperation === 'SendMessageBatch'
-      ? 'producer: SendMessageBatch to the source queue'
-      : 'producer: SendMessage to the source queue';
   return [
-    costLine('sqsProducer', producer, ingest.producerRequests * scale, 'requests', sqs, 'measured'),
+    costLine(
+      'sqsProducer',
+      "producer: SendMessage or SendMessageBatch to the source queue (the case's)",
+      ingest.producerRequests * scale,
+      'requests',
+      sqs,
+      'measured',
+    ),
     costLine(
       'sqsReceives',
       'event source mapping: ReceiveMessage (source queue)',
