@@ -292,8 +292,9 @@ describe('the console page', () => {
         .locator('[data-testid="subscription-row"][data-name="billing"]')
         .waitFor({ timeout: WAIT_MS });
       await windowText('off').waitFor({ timeout: WAIT_MS });
+      // Its settings, the queue it takes events from (its source) last.
       expect(await own.locator('dl[aria-label="Topic settings"]').innerText()).toMatch(
-        /^De-duplication window\s+off\s+Archive\s+off$/,
+        /^De-duplication window\s+off\s+Archive\s+off\s+Sources\s+SQS queue console-in$/,
       );
 
       const setWindow = async (minutes: number) =>
