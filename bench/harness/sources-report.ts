@@ -4,18 +4,11 @@
  * publish API (the `bill` scenario's cases) and a forwarder of your own.
  */
 import { PRICES } from '../prices';
+import type { CostLine } from '../sources';
 import type { ScenarioResult } from './types';
 
-interface LineDetails {
-  key: string;
-  label: string;
-  quantity: number;
-  unit: string;
-  unitPrice: number;
-  cost: number;
-  basis: string;
-  dataTransferOut?: boolean;
-}
+/** A line as the results file keeps it: its basis in words. */
+type LineDetails = Omit<CostLine, 'basis'> & { basis: string };
 
 interface OptionDetails {
   label: string;
