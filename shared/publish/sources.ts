@@ -80,40 +80,46 @@ export class SourceMessageError extends Error {
 }
 
 /**
- * The publish request a source message makes for `topic`: its body as the topic's schema takes it
- * (one event or an array; an EventBridge event converted), with the content type that says which.
+ * The events a source message holds for `topic`: one event or an array, in the topic's schema,
+ * or EventBridge events converted to it. A `SourceMessageError` says why a message can't be read.
  */
-export function sourcePublishRequest(
+export function sourceEventsOf(
   body: string,
-  source: SourceDefinition,
-  topic: Pick<Topic, 'name' | 'inputSchema'>,
-): PublishRequest {
+  source: Pick<SourceDefinition, 'format'>,
+  schema: Topic['inputSchema'],
+): unknown[] {
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch (error) {
     throw new SourceMessageError(`the message body is not JSON (${(error as Error).message})`);
   }
-  let events: unknown[];
-  if (source.format === 'eventBridge') {
-    const list = Array.isArray(value) ? value : [value];
-    events = list.map((item, index) => {
-      const parsed = eventBridgeEventSchema.safeParse(item);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const where = list.length > 1 ? `event ${index}: ` : '';
-        throw new SourceMessageError(
-          `${where}the message is not an EventBridge event: ${issue?.path.join('.') || 'the event'} ${issue?.message ?? 'is malformed'}`,
-        );
-      }
-      return fromEventBridge(item as EventBridgeEvent, topic.inputSchema);
-    });
-  } else {
-    events = Array.isArray(value) ? value : [value];
-  }
+  const list = Array.isArray(value) ? value : [value];
+  if (source.format !== 'eventBridge') return list;
+  return list.map((item, index) => {
+    const parsed = eventBridgeEventSchema.safeParse(item);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = list.length > 1 ? `event ${index}: ` : '';
+      throw new SourceMessageError(
+        `${where}the message is not an EventBridge event: ${issue?.path.join('.') || 'the event'} ${issue?.message ?? 'is malformed'}`,
+      );
+    }
+    return fromEventBridge(item as EventBridgeEvent, schema);
+  });
+}
+
+/**
+ * The publish request of `events` for `topic`, as a caller the stack trusts (the IAM route's, its
+ * path the one that route would have), with the content type that says they are an array.
+ */
+export function sourceRequestOf(
+  events: readonly unknown[],
+  source: Pick<SourceDefinition, 'name'>,
+  topic: Pick<Topic, 'name' | 'inputSchema'>,
+): PublishRequest {
   return {
     topic: topic.name,
-    // A caller the stack trusts, as the IAM route's (the path is the one that route would have).
     credential: { kind: 'iam', caller: `source:${source.name}` },
     path: `/iam/topics/${topic.name}/api/events`,
     body: Buffer.from(JSON.stringify(events)),
@@ -121,6 +127,13 @@ export function sourcePublishRequest(
       topic.inputSchema === 'CloudEventSchemaV1_0' ? CLOUD_EVENTS_CONTENT_TYPES.batch : 'application/json',
   };
 }
+
+/** The publish request one source message makes for `topic`. */
+export const sourcePublishRequest = (
+  body: string,
+  source: SourceDefinition,
+  topic: Pick<Topic, 'name' | 'inputSchema'>,
+): PublishRequest => sourceRequestOf(sourceEventsOf(body, source, topic.inputSchema), source, topic);
 
 /** An SQS record as a source reads it. */
 export interface SourceRecord {
@@ -147,52 +160,145 @@ export interface SourceIngestDeps {
 }
 
 /**
- * Publishes each source message to its source's topic, the messages at once, and says what became
- * of each (in order): published, refused (the publish rules' reason, logged and counted as
- * `SourceRefusedCount`), or failed (a dependency; retried). A message from a queue no source names
- * is refused (the event source mapping and the configuration disagree).
+ * Publishes the messages of a batch to their sources' topics and says what became of each (in
+ * order): published, refused (the publish rules' reason, logged and counted as
+ * `SourceRefusedCount`), or failed (a dependency; retried). The readable messages of one source
+ * are published together, as one publish request (one queued message for their deliveries rather
+ * than one per message); should the topic refuse that request, each is published alone, so only
+ * the messages at fault are refused. A message from a queue no source names is refused (the event
+ * source mapping and the configuration disagree).
  */
 export async function ingestSourceMessages(
   records: readonly SourceRecord[],
   deps: SourceIngestDeps,
 ): Promise<SourceOutcome[]> {
   const byQueue = new Map(deps.sources.map((source) => [source.queueArn, source]));
-  return Promise.all(
-    records.map(async (record): Promise<SourceOutcome> => {
-      const source = byQueue.get(record.eventSourceARN);
-      if (source === undefined) {
-        return refused(
-          deps,
-          undefined,
-          record,
-          `no source of this stack reads the queue ${record.eventSourceARN}`,
-        );
-      }
-      try {
-        const topic = await deps.topicOf(source.topic);
-        if (topic === undefined)
-          return refused(deps, source, record, `the topic '${source.topic}' does not exist`);
-        const result = await deps.publish(sourcePublishRequest(record.body, source, topic));
-        deps.metrics.count(METRIC.SourceEventCount, result.accepted, { Source: source.name });
-        return { kind: 'published', events: result.accepted };
-      } catch (error) {
-        if (
-          error instanceof SourceMessageError ||
-          error instanceof PublishRejection ||
-          (error instanceof ApiError && error.statusCode < 500)
-        ) {
-          return refused(deps, source, record, (error as Error).message);
-        }
-        deps.logger.warn('a source message could not be published; it is received again', {
-          source: source.name,
-          topic: source.topic,
-          messageId: record.messageId,
-          error: (error as Error).message,
-        });
-        return { kind: 'failed', reason: (error as Error).message };
-      }
+  const outcomes: SourceOutcome[] = [];
+  const groups = new Map<SourceDefinition, number[]>();
+  records.forEach((record, index) => {
+    const source = byQueue.get(record.eventSourceARN);
+    if (source === undefined) {
+      outcomes[index] = refused(
+        deps,
+        undefined,
+        record,
+        `no source of this stack reads the queue ${record.eventSourceARN}`,
+      );
+      return;
+    }
+    groups.set(source, [...(groups.get(source) ?? []), index]);
+  });
+  await Promise.all(
+    [...groups].map(async ([source, indexes]) => {
+      const results = await ingestGroup(
+        source,
+        indexes.map((index) => records[index] as SourceRecord),
+        deps,
+      );
+      results.forEach((result, position) => {
+        outcomes[indexes[position] as number] = result;
+      });
     }),
   );
+  return outcomes;
+}
+
+/** The messages of one source: read, published together, alone when together is refused. */
+async function ingestGroup(
+  source: SourceDefinition,
+  records: readonly SourceRecord[],
+  deps: SourceIngestDeps,
+): Promise<SourceOutcome[]> {
+  let topic: Pick<Topic, 'name' | 'inputSchema'> | undefined;
+  try {
+    topic = await deps.topicOf(source.topic);
+  } catch (error) {
+    return records.map((record) => failed(deps, source, record, error));
+  }
+  if (topic === undefined) {
+    return records.map((record) =>
+      refused(deps, source, record, `the topic '${source.topic}' does not exist`),
+    );
+  }
+  const known = topic;
+  const outcomes: SourceOutcome[] = [];
+  const readable: { position: number; record: SourceRecord; events: unknown[] }[] = [];
+  records.forEach((record, position) => {
+    try {
+      readable.push({ position, record, events: sourceEventsOf(record.body, source, known.inputSchema) });
+    } catch (error) {
+      outcomes[position] = refused(deps, source, record, (error as Error).message);
+    }
+  });
+  const alone = async (entry: (typeof readable)[number]) => {
+    outcomes[entry.position] = await publishAlone(entry.record, entry.events, source, known, deps);
+  };
+  if (readable.length === 1) {
+    await alone(readable[0] as (typeof readable)[number]);
+    return outcomes;
+  }
+  if (readable.length > 1) {
+    try {
+      const result = await deps.publish(
+        sourceRequestOf(
+          readable.flatMap((entry) => entry.events),
+          source,
+          known,
+        ),
+      );
+      deps.metrics.count(METRIC.SourceEventCount, result.accepted, { Source: source.name });
+      for (const entry of readable)
+        outcomes[entry.position] = { kind: 'published', events: entry.events.length };
+    } catch (error) {
+      if (!isRefusal(error)) {
+        for (const entry of readable) outcomes[entry.position] = failed(deps, source, entry.record, error);
+        return outcomes;
+      }
+      // Refused together: each alone, so only the messages at fault are refused.
+      await Promise.all(readable.map(alone));
+    }
+  }
+  return outcomes;
+}
+
+/** One message published alone. */
+async function publishAlone(
+  record: SourceRecord,
+  events: readonly unknown[],
+  source: SourceDefinition,
+  topic: Pick<Topic, 'name' | 'inputSchema'>,
+  deps: SourceIngestDeps,
+): Promise<SourceOutcome> {
+  try {
+    const result = await deps.publish(sourceRequestOf(events, source, topic));
+    deps.metrics.count(METRIC.SourceEventCount, result.accepted, { Source: source.name });
+    return { kind: 'published', events: result.accepted };
+  } catch (error) {
+    return isRefusal(error)
+      ? refused(deps, source, record, (error as Error).message)
+      : failed(deps, source, record, error);
+  }
+}
+
+/** Whether the publish rules refused (the message is at fault), rather than a dependency failing. */
+const isRefusal = (error: unknown): boolean =>
+  error instanceof SourceMessageError ||
+  error instanceof PublishRejection ||
+  (error instanceof ApiError && error.statusCode < 500);
+
+function failed(
+  deps: SourceIngestDeps,
+  source: SourceDefinition,
+  record: SourceRecord,
+  error: unknown,
+): SourceOutcome {
+  deps.logger.warn('a source message could not be published; it is received again', {
+    source: source.name,
+    topic: source.topic,
+    messageId: record.messageId,
+    error: (error as Error).message,
+  });
+  return { kind: 'failed', reason: (error as Error).message };
 }
 
 function refused(

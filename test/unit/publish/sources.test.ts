@@ -172,6 +172,65 @@ describe('ingestSourceMessages', () => {
     expect(totals(metrics)).toEqual({ [METRIC.SourceEventCount]: 3 });
   });
 
+  it("publishes a batch's messages of one source together, in one publish request", async () => {
+    const bodies: string[] = [];
+    const { deps: d, metrics } = deps(async (body) => {
+      bodies.push(body);
+      return { accepted: (JSON.parse(body) as unknown[]).length };
+    });
+    const outcomes = await ingestSourceMessages(
+      [
+        record('{"id":"1"}', queueSource.queueArn, 'm-1'),
+        record('[{"id":"2"},{"id":"3"}]', queueSource.queueArn, 'm-2'),
+      ],
+      d,
+    );
+    expect(outcomes).toEqual([
+      { kind: 'published', events: 1 },
+      { kind: 'published', events: 2 },
+    ]);
+    expect(bodies.map((body) => JSON.parse(body))).toEqual([[{ id: '1' }, { id: '2' }, { id: '3' }]]);
+    expect(totals(metrics)).toEqual({ [METRIC.SourceEventCount]: 3 });
+  });
+
+  it('publishes each alone when the topic refuses them together, so only the one at fault is refused', async () => {
+    const bodies: string[] = [];
+    const { deps: d } = deps(async (body) => {
+      bodies.push(body);
+      if (body.includes('"bad"')) throw invalidInput("event 1: 'eventType' is required");
+      return { accepted: (JSON.parse(body) as unknown[]).length };
+    });
+    const outcomes = await ingestSourceMessages(
+      [
+        record('{"id":"1"}', queueSource.queueArn, 'm-1'),
+        record('{"id":"bad"}', queueSource.queueArn, 'm-2'),
+        record('not json', queueSource.queueArn, 'm-3'),
+      ],
+      d,
+    );
+    expect(outcomes).toEqual([
+      { kind: 'published', events: 1 },
+      { kind: 'refused', reason: "event 1: 'eventType' is required" },
+      { kind: 'refused', reason: expect.stringMatching(/^the message body is not JSON/) },
+    ]);
+    // Together first (the unreadable message left out), then each readable one alone.
+    expect(bodies).toEqual(['[{"id":"1"},{"id":"bad"}]', '[{"id":"1"}]', '[{"id":"bad"}]']);
+  });
+
+  it('fails every message of a publish together when a dependency is down', async () => {
+    const { deps: d } = deps(async () => {
+      throw new ApiError(503, 'ServiceUnavailable', 'the queue refused');
+    });
+    const outcomes = await ingestSourceMessages(
+      [record('{"id":"1"}', queueSource.queueArn, 'm-1'), record('{"id":"2"}', queueSource.queueArn, 'm-2')],
+      d,
+    );
+    expect(outcomes).toEqual([
+      { kind: 'failed', reason: 'the queue refused' },
+      { kind: 'failed', reason: 'the queue refused' },
+    ]);
+  });
+
   it('refuses what the publish rules refuse, with their reason logged and counted', async () => {
     const { deps: d, metrics } = deps(async () => {
       throw invalidInput("event 0: 'eventType' is required", 'InputJsonInvalid');
