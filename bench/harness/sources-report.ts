@@ -195,8 +195,9 @@ What is measured and what is not:
   trip, one HTTP API request of the whole batch, its access log line); cold starts (10 per million
   events per function, INIT as the bill measured it).
 
-A source publishes each message of a batch as its own publish: one send to the delivery queue per
-message (and per subscription), so ten events in one message cost a tenth of ten messages of one.
+A source publishes the readable messages of a batch together, as one publish (each alone only
+when the topic refuses them together), so a batch's events cost one send to the delivery queue
+(per subscription), whatever the messages they came in.
 EventBridge API destinations deliver each event as one request (no batching), sign nothing
 (a connection adds a header: an API key, basic or OAuth credentials), keep no per-endpoint
 health, send events that failed to an SQS dead-letter queue (not to S3 with the request and its
