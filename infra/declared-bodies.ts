@@ -6,7 +6,6 @@
  */
 import { type Duration, Token } from 'aws-cdk-lib';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { describeRange, isInRange, type SettingRange } from '../shared/config/runtime';
 import type { DeliveryProfile } from '../shared/delivery/rules/profiles';
 import { RATE_LIMITS } from '../shared/delivery/rules/rate-limit';
@@ -34,6 +33,12 @@ import {
   labelsSchema,
   retryScheduleSchema,
 } from '../shared/management/subscription-schema';
+import {
+  authBody,
+  type DeclaredEndpointAuth,
+  type DeclaredEndpointTls,
+  tlsBody,
+} from './declared-credentials';
 import type { DeclaredDestination } from './destinations';
 import { BUCKET_ARN_PREFIX, deadLetterBucketOf } from './pipeline/dead-letter-buckets';
 
@@ -291,48 +296,6 @@ export function deadLetterDestinationBody(deadLetter: DeclaredDeadLetter) {
     },
   };
 }
-
-/** How a declared subscription's requests authenticate to its endpoint. */
-export type DeclaredEndpointAuth =
-  | {
-      readonly type: 'OAuth2ClientCredentials';
-      readonly tokenUrl: string;
-      readonly clientId: string;
-      /** The client secret's text; the management function is granted to read it. */
-      readonly clientSecret: ISecret;
-      readonly scope?: string;
-    }
-  | { readonly type: 'AwsSigV4'; readonly service: 'execute-api' | 'lambda'; readonly region?: string };
-
-/** A declared webhook's client certificate and CAs (`destination.properties.tls`). */
-export interface DeclaredEndpointTls {
-  /** The client certificate and its chain, PEM; given with `clientKey`. */
-  readonly clientCertificate?: string;
-  /** A secret whose text is the client certificate's private key (PEM, unencrypted). */
-  readonly clientKey?: ISecret;
-  /** CA certificates (a PEM bundle) trusted for the endpoint. */
-  readonly caCertificates?: string;
-  /** `false`: only `caCertificates` are trusted. Default true. */
-  readonly trustPublicCas?: boolean;
-}
-
-/** The TLS settings as the admin API's body names them, without the key (set from its ARN on deploy). */
-const tlsBody = (tls: DeclaredEndpointTls) => ({
-  ...(tls.clientCertificate === undefined ? {} : { clientCertificate: tls.clientCertificate }),
-  ...(tls.caCertificates === undefined ? {} : { caCertificates: tls.caCertificates }),
-  ...(tls.trustPublicCas === undefined ? {} : { trustPublicCas: tls.trustPublicCas }),
-});
-
-/** The auth as the admin API's body names it, without the client secret (set from its ARN on deploy). */
-const authBody = (auth: DeclaredEndpointAuth) =>
-  auth.type === 'AwsSigV4'
-    ? { ...auth }
-    : {
-        type: auth.type,
-        tokenUrl: auth.tokenUrl,
-        clientId: auth.clientId,
-        ...(auth.scope === undefined ? {} : { scope: auth.scope }),
-      };
 
 /**
  * The settings of `props` beyond the original's: the retry schedule (whose place in the body

@@ -37,8 +37,6 @@ import {
   checkName,
   checkRange,
   type DeclaredDeadLetter,
-  type DeclaredEndpointAuth,
-  type DeclaredEndpointTls,
   type DeclaredEventTypeProps,
   type DeclaredSubscriptionProps,
   deadLetterDestinationBody,
@@ -50,6 +48,7 @@ import {
   webhookDestinationBody,
   webhookSettingsOf,
 } from './declared-bodies';
+import type { DeclaredEndpointAuth, DeclaredEndpointTls } from './declared-credentials';
 import type { DeclaredDestination } from './destinations';
 import type { DeclaredSource } from './sources';
 

@@ -6,11 +6,10 @@
 
 export type {
   DeclaredDeadLetter,
-  DeclaredEndpointAuth,
-  DeclaredEndpointTls,
   DeclaredOrderedDelivery,
   DeclaredSubscriptionProps,
 } from './declared-bodies';
+export type { DeclaredEndpointAuth, DeclaredEndpointTls } from './declared-credentials';
 export {
   DeclaredNamespace,
   type DeclaredNamespaceProps,

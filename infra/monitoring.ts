@@ -208,7 +208,7 @@ export function addDeclaredResourcesAlarms(
 }
 
 /** Makes alarms under `scope` that notify `alarmTopic` when they fire and when they clear. */
-function alarmMaker(
+export function alarmMaker(
   scope: Construct,
   alarmTopic: sns.ITopic,
 ): (definition: AlarmDefinition) => cloudwatch.Alarm {

@@ -8,8 +8,7 @@
  * in the queue and what the topic refused both end in the source's dead-letter queue, alarmed.
  */
 import { Duration, Lazy, Stack, Token, Validations } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import { EventSourceMapping } from 'aws-cdk-lib/aws-lambda';
@@ -17,16 +16,17 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IDependable } from 'constructs';
 import { ENV, FUNCTIONS, SQS_LIMITS } from '../shared/config/resources';
-import type { SourceDefinition, SourceFormat } from '../shared/config/sources';
+import {
+  SOURCE_BATCH_SIZE,
+  SOURCE_MAX_RECEIVES,
+  type SourceDefinition,
+  type SourceFormat,
+} from '../shared/config/sources';
+
 import { METRIC } from '../shared/observability/metrics';
 import { FIVE_MINUTES, pipelineMetric } from './metric-series';
+import { alarmMaker } from './monitoring';
 import type { PipelineFunction } from './pipeline-function';
-
-/** Messages the publish function takes from a source queue at once (one receive's worth). */
-export const SOURCE_BATCH_SIZE = 10;
-
-/** Receives of a bus source's message before its queue moves it to the source's dead-letter queue. */
-export const SOURCE_MAX_RECEIVES = 5;
 
 /** Days a bus source's queues keep a message (SQS's longest). */
 const SOURCE_RETENTION_DAYS = 14;
@@ -228,9 +228,14 @@ export class PipelineSources extends Construct {
     const value = Lazy.string({ produce: () => Stack.of(this).toJsonString(this.definitions) });
     this.publish.addEnvironment(ENV.sources, value);
     this.management.addEnvironment(ENV.sources, value);
-    this.refusedAlarm = this.alarm('SourceRefusedAlarm', {
+    this.refusedAlarm = alarmMaker(
+      this,
+      this.alarmTopic,
+    )({
+      id: 'SourceRefusedAlarm',
       metric: pipelineMetric(this.metricsNamespace, METRIC.SourceRefusedCount, 'Sum'),
-      threshold: 1,
+      threshold: 0,
+      periods: 1,
       description:
         'a source message was refused by its topic (the publish rules, or a topic that does not exist): it stays in its queue until the queue\'s dead-letter queue takes it. The publish function\'s "a source message was refused" lines say why.',
     });
@@ -238,33 +243,19 @@ export class PipelineSources extends Construct {
 
   private alarmOn(scope: Construct, definition: SourceDefinition, deadLetters: sqs.IQueue): void {
     this.deadLetterAlarms.push(
-      this.alarm(`SourceDeadLettersAlarm${this.deadLetterAlarms.length}`, {
+      alarmMaker(
+        scope,
+        this.alarmTopic,
+      )({
+        id: `SourceDeadLettersAlarm${this.deadLetterAlarms.length}`,
         metric: deadLetters.metricApproximateNumberOfMessagesVisible({
           period: FIVE_MINUTES,
           statistic: 'Maximum',
         }),
-        threshold: 1,
+        threshold: 0,
+        periods: 1,
         description: `the dead-letter queue of the source ${definition.name} holds messages: events of its bus the rule could not queue, or that its topic refused. Read them in the SQS console; send them again to the source's queue once the cause is fixed.`,
-        scope,
       }),
     );
-  }
-
-  private alarm(
-    id: string,
-    options: { metric: cloudwatch.IMetric; threshold: number; description: string; scope?: Construct },
-  ): cloudwatch.Alarm {
-    const alarm = new cloudwatch.Alarm(options.scope ?? this, id, {
-      metric: options.metric,
-      threshold: options.threshold,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `Gridwire (${Stack.of(this).stackName}): ${options.description}`,
-    });
-    const action = new SnsAction(this.alarmTopic);
-    alarm.addAlarmAction(action);
-    alarm.addOkAction(action);
-    return alarm;
   }
 }

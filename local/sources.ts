@@ -6,7 +6,7 @@
  *   takes the events `POST /local/eventbridge/<name>` is given, as the rule's target would, and is
  *   polled into the topic, its messages converted.
  * A queue that does not exist is created, with a dead-letter queue (`<queue>-dlq`) that takes a
- * message after {@link LOCAL_SOURCE_MAX_RECEIVES} receives, as the construct's bus sources have; a
+ * message after {@link SOURCE_MAX_RECEIVES} receives, as the construct's bus sources have; a
  * queue that exists keeps its own settings. The topic may be created after the stack starts:
  * messages for a topic that does not exist yet come back until it does (or their DLQ takes them).
  */
@@ -18,14 +18,11 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { FUNCTIONS } from '../shared/config/resources';
-import type { SourceDefinition } from '../shared/config/sources';
+import { SOURCE_BATCH_SIZE, SOURCE_MAX_RECEIVES, type SourceDefinition } from '../shared/config/sources';
 import type { LocalConsumer } from './functions';
 import { INITIAL_POLLERS, QueuePoller } from './poller';
 import { eventBridgeQueueName, type LocalSourceSpec } from './source-spec';
 import { LocalStackError } from './stack-error';
-
-/** Receives of a message of a queue the stack creates before its dead-letter queue takes it. */
-export const LOCAL_SOURCE_MAX_RECEIVES = 5;
 
 /**
  * How long a created source queue hides a message being published (the publish function's timeout,
@@ -88,7 +85,7 @@ async function createSourceQueue(sqs: SQSClient, name: string, timeScale: number
         VisibilityTimeout: String(Math.max(1, Math.round(LOCAL_SOURCE_VISIBILITY_SECONDS / timeScale))),
         RedrivePolicy: JSON.stringify({
           deadLetterTargetArn: Attributes?.QueueArn,
-          maxReceiveCount: LOCAL_SOURCE_MAX_RECEIVES,
+          maxReceiveCount: SOURCE_MAX_RECEIVES,
         }),
       },
     }),
@@ -111,7 +108,7 @@ export function sourcePollers(
         sqs,
         queueUrl: source.queueUrl,
         queueArn: source.definition.queueArn,
-        batchSize: 10,
+        batchSize: SOURCE_BATCH_SIZE,
         batchingWindowMs: 0,
         initialPollers: Math.min(options.pollersPerQueue ?? INITIAL_POLLERS, 2),
         ...(options.receiveWaitSeconds === undefined ? {} : { waitTimeSeconds: options.receiveWaitSeconds }),

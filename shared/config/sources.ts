@@ -6,6 +6,15 @@
  */
 import { z } from 'zod';
 
+/** Messages the publish function takes from a source queue at once (one receive's worth). */
+export const SOURCE_BATCH_SIZE = 10;
+
+/**
+ * Receives of a message of a queue the stack makes for a source (a bus source's on AWS, a missing
+ * queue locally) before its dead-letter queue takes it.
+ */
+export const SOURCE_MAX_RECEIVES = 5;
+
 /** What a source's messages hold. */
 export const SOURCE_FORMATS = ['topic', 'eventBridge'] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];

@@ -151,12 +151,7 @@ export class Publisher {
 
   async publish(request: PublishRequest): Promise<PublishResult> {
     const started = this.deps.clock.now();
-    // A name no topic can have is not looked up (DynamoDB would refuse an oversized key).
-    const topic = isValidName('topic', request.topic)
-      ? await this.topics.get(request.topic.toLowerCase(), () =>
-          this.deps.store.getTopic(request.topic, { consistent: true }),
-        )
-      : undefined;
+    const topic = await this.topic(request.topic);
     if (topic === undefined) {
       // IAM callers are authenticated by the gateway, so they may learn that a topic is missing.
       if (request.credential?.kind === 'iam') throw notFound(`The topic '${request.topic}' does not exist.`);
@@ -173,8 +168,9 @@ export class Publisher {
   }
 
   /**
-   * A classic topic as publishing reads it (through the same short cache), for a source that
-   * converts its messages to the topic's schema; `undefined` when there is none by that name.
+   * A classic topic as publishing reads it, through the short cache (also for a source, which
+   * converts its messages to the topic's schema); `undefined` when there is none by that name. A
+   * name no topic can have is not looked up (DynamoDB would refuse an oversized key).
    */
   topic(name: string): Promise<Topic | undefined> {
     if (!isValidName('topic', name)) return Promise.resolve(undefined);

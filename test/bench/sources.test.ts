@@ -1,7 +1,8 @@
 import { type BillSettings, type BillUsage, billPerMillionEvents, emptyLambdaUsage } from '../../bench/cost';
 import { sourcesSection, unitPrice } from '../../bench/harness/sources-report';
 import { PRICES } from '../../bench/prices';
-import { sourceCases, sourcesResult } from '../../bench/scenarios/sources';
+import { sourceCases } from '../../bench/scenarios/sources';
+import { sourcesResult } from '../../bench/scenarios/sources-figures';
 import {
   apiDestinationsOption,
   FORWARDER,
@@ -13,7 +14,7 @@ import {
   priceSourceCase,
   type SourceIngestUsage,
 } from '../../bench/sources';
-import { SOURCE_BATCH_SIZE } from '../../infra/sources';
+import { SOURCE_BATCH_SIZE } from '../../shared/config/sources';
 
 const SETTINGS: BillSettings = {
   systemLogLevel: 'WARN',
